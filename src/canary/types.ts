@@ -1,0 +1,48 @@
+// Contract between a canary probe (Ollama or OpenAI-compatible) and the rest of the pipeline.
+// A probe never throws for backend trouble: every failure is a CanaryResult with success=false,
+// response "" and a failure code, so a screen that did not run can never look like a pass.
+
+export const CANARY_FAILURE_CODES = [
+  "http_error",
+  "invalid_response",
+  "output_limit",
+  "incomplete_response",
+  "empty_response",
+  "timeout",
+  "unavailable",
+  "probe_exception",
+  "context_truncated",
+] as const;
+export type CanaryFailureCode = (typeof CANARY_FAILURE_CODES)[number];
+
+/** Backend-reported numbers kept as evidence; values are finite numbers or null. */
+export type CanaryMetadata = Readonly<Record<string, number | string | null>>;
+
+export interface CanaryResult {
+  /** The canary's reply, verbatim; "" whenever success is false. Never leaves the pipeline. */
+  readonly response: string;
+  /** Wall time of the call in seconds. */
+  readonly latency: number;
+  readonly model: string;
+  readonly success: boolean;
+  /** Human-readable failure; never contains a response body, URL userinfo or a secret. */
+  readonly error: string | null;
+  readonly failureCode: CanaryFailureCode | null;
+  readonly metadata: CanaryMetadata;
+}
+
+export type CanaryProvider = "ollama" | "openai";
+
+export interface CanaryProbe {
+  readonly provider: CanaryProvider;
+  readonly model: string;
+  readonly systemPrompt: string;
+  /** Per-call deadline in seconds (finite, > 0). */
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  /** Redacted `scheme://host[:port]` of the endpoint, or "<invalid endpoint>". */
+  readonly endpointOrigin: string;
+  test(userInput: string): Promise<CanaryResult>;
+  isAvailable(): Promise<boolean>;
+}

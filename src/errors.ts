@@ -1,0 +1,37 @@
+// The few typed errors of the library. Expected outcomes (a malformed record, a degraded
+// check) are values, not exceptions; these are for calls that cannot go on. Each carries a
+// stable `code` that the CLI maps to an exit code in one table (cli/exit-codes.ts).
+
+export type LittleCanaryErrorCode =
+  | "usage" // a caller passed an invalid option or argument
+  | "config" // configuration (environment, policy, pipeline) is invalid
+  | "input_refused" // the input violates a run-level rule; nothing was screened
+  | "backend" // the canary backend could not be verified (context gate)
+  | "publish" // publication of output files failed
+  | "io"; // a file could not be read
+
+export class LittleCanaryError extends Error {
+  readonly code: LittleCanaryErrorCode;
+  override readonly name: string = "LittleCanaryError";
+
+  constructor(code: LittleCanaryErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
+export class UsageError extends LittleCanaryError {
+  override readonly name = "UsageError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("usage", message, options);
+  }
+}
+
+/** Configuration from the environment or a policy file is invalid. */
+export class ConfigError extends LittleCanaryError {
+  override readonly name = "ConfigError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("config", message, options);
+  }
+}

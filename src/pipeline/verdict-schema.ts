@@ -1,0 +1,52 @@
+// The serialized verdict (pipeline.md §5.4): the only form of a verdict that leaves the library
+// (CLI output, /check responses, batch and manifest documents). It never carries the input,
+// the canary reply, prompts or evidence excerpts.
+import { z } from "zod";
+
+const finite = z.number().refine(Number.isFinite, "must be a finite number");
+
+export const BLOCKED_BY = ["structural_filter", "canary_probe", "fail_closed"] as const;
+export const CANARY_STATUSES = ["exercised", "failed", "disabled", "skipped_after_block"] as const;
+export const ANALYSIS_METHODS = ["regex", "llm_judge", "none"] as const;
+export const ANALYSIS_STATUSES = ["exercised", "failed", "not_applicable"] as const;
+export const LAYER_STATUSES = ["passed", "blocked", "failed", "skipped"] as const;
+export const SEVERITIES = ["none", "low", "medium", "high"] as const;
+
+export const LayerJsonSchema = z.strictObject({
+  name: z.enum(["structural_filter", "canary_probe"]),
+  passed: z.boolean().nullable(),
+  status: z.enum(LAYER_STATUSES),
+  latency: finite,
+  details: z.string(),
+  coverage_reason: z.string().min(1).optional(),
+});
+
+export const AdvisoryJsonSchema = z.strictObject({
+  flagged: z.boolean(),
+  severity: z.enum(SEVERITIES),
+  signals: z.array(z.string()),
+  message: z.string(),
+});
+
+/** Verdict as stored in batch and manifest documents (no `safe_input`). */
+export const VerdictJsonSchema = z.strictObject({
+  safe: z.boolean(),
+  total_latency: finite,
+  blocked_by: z.enum(BLOCKED_BY).nullable(),
+  summary: z.string(),
+  canary_risk_score: finite.min(0).max(1).nullable(),
+  degraded: z.boolean(),
+  canary_status: z.enum(CANARY_STATUSES),
+  analysis_method: z.enum(ANALYSIS_METHODS),
+  analysis_status: z.enum(ANALYSIS_STATUSES),
+  layers: z.array(LayerJsonSchema),
+  advisory: AdvisoryJsonSchema,
+});
+
+/** Verdict as printed by `check` and answered by `/check` (adds `safe_input`). */
+export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string() });
+
+export type LayerJson = z.infer<typeof LayerJsonSchema>;
+export type AdvisoryJson = z.infer<typeof AdvisoryJsonSchema>;
+export type VerdictJson = z.infer<typeof VerdictJsonSchema>;
+export type VerdictWire = z.infer<typeof VerdictWireSchema>;

@@ -1,0 +1,73 @@
+// Code-point helpers for untrusted text (decision 2: lengths are Unicode code points).
+// JS `.length`/`.slice` count UTF-16 units and can split a surrogate pair, which would corrupt
+// offsets, hashes and caps; every length or slice of untrusted text goes through this module.
+
+/** Number of Unicode code points in `text` (a lone surrogate counts as one). */
+export function codePointLength(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** UTF-16 index of the `cp`-th code point (clamped to the string's end). */
+export function codeUnitIndex(text: string, cp: number): number {
+  let units = 0;
+  let seen = 0;
+  while (seen < cp && units < text.length) {
+    const unit = text.charCodeAt(units);
+    if (unit >= 0xd800 && unit <= 0xdbff && units + 1 < text.length) {
+      const next = text.charCodeAt(units + 1);
+      units += next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+    } else {
+      units += 1;
+    }
+    seen++;
+  }
+  return units;
+}
+
+/** Slice by code-point offsets `[start, end)`; never splits a surrogate pair. */
+export function sliceCodePoints(text: string, start: number, end?: number): string {
+  const from = codeUnitIndex(text, start);
+  if (end === undefined) return text.slice(from);
+  const to = from + codeUnitIndex(text.slice(from), Math.max(0, end - start));
+  return text.slice(from, to);
+}
+
+/** First `max` code points of `text`. */
+export function truncateCodePoints(text: string, max: number): string {
+  return text.slice(0, codeUnitIndex(text, max));
+}
+
+/** True when `text` has no lone surrogate (so it can be UTF-8 encoded without loss). */
+export function isWellFormedText(text: string): boolean {
+  return text.isWellFormed();
+}
+
+/**
+ * UTF-8 size of `text` in bytes; a lone surrogate counts 3 bytes (what its WTF-8 form takes),
+ * so budgets are never under-counted for malformed text.
+ */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
