@@ -1,0 +1,172 @@
+// A real HTTP stand-in for an OpenAI-compatible API on 127.0.0.1 (decision 9). Same shape as the
+// Ollama stand-in: scripted replies, latency and faults, and a record of every request
+// (including headers, so tests can check the Authorization header).
+//
+// Usage:
+//   const api = await startOpenAIStandIn({ apiKey: "sk-test" });   // 401 unless that bearer key
+//   new OpenAICanaryProbe({ baseUrl: api.baseUrl, apiKey: "sk-test" });
+//   api.enqueue({ fault: "length" }, "plain reply");
+//   await api.close();
+//
+// Routes (under /v1; `baseUrl` is `<url>/v1`):
+//   POST /v1/chat/completions -> the next reply (queue first, then the default / function)
+//   GET  /v1/models           -> {object:"list", data:[{id, object:"model"}]}
+//   anything else             -> 404
+//
+// A completion reply (OpenAIReply) is one of:
+//   "text"                                      content with finish_reason "stop" and usage
+//   { content?, finish_reason?, usage?, latencyMs? }
+//                                               finish_reason undefined -> "stop", null -> the
+//                                               key is omitted; usage undefined -> estimated
+//   { fault: "length", content? }               finish_reason "length"
+//   { fault: "empty" }                          content ""
+//   { fault: "no_choices" }                     a body without `choices`
+//   { fault: "drop" | "garbage" | "hang" }, { fault: "status", status, body? }, { rawBody, status? }
+import type { ServerResponse } from "node:http";
+import {
+  isTransportFault,
+  sendJson,
+  startLoopbackServer,
+  type RecordedRequest,
+  type TransportFault,
+} from "./_loopback-server.js";
+
+export type { RecordedRequest, TransportFault } from "./_loopback-server.js";
+
+export interface OpenAICompletionReply {
+  readonly content?: string | null;
+  readonly finish_reason?: string | null;
+  readonly usage?: Record<string, unknown> | null;
+  readonly latencyMs?: number;
+}
+
+export type OpenAIReply =
+  | string
+  | OpenAICompletionReply
+  | { readonly fault: "length"; readonly content?: string; readonly latencyMs?: number }
+  | { readonly fault: "empty"; readonly latencyMs?: number }
+  | { readonly fault: "no_choices"; readonly latencyMs?: number }
+  | TransportFault;
+
+export type OpenAIReplyFn = (request: RecordedRequest, index: number) => OpenAIReply | Promise<OpenAIReply>;
+
+export interface OpenAIStandInOptions {
+  readonly reply?: OpenAIReply | OpenAIReplyFn;
+  /** Model ids listed by /v1/models. Default: gpt-4o-mini. */
+  readonly models?: readonly string[];
+  /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
+  readonly apiKey?: string;
+  readonly latencyMs?: number;
+}
+
+export interface OpenAIStandIn {
+  readonly url: string;
+  /** `<url>/v1`, what a client uses as its base URL. */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly requests: RecordedRequest[];
+  completionRequests(): RecordedRequest[];
+  setReply(reply: OpenAIReply | OpenAIReplyFn): void;
+  enqueue(...replies: OpenAIReply[]): void;
+  setModels(models: readonly string[]): void;
+  setLatency(ms: number): void;
+  setRouteFault(path: string, fault: TransportFault | null): void;
+  close(): Promise<void>;
+}
+
+export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Promise<OpenAIStandIn> {
+  let defaultReply: OpenAIReply | OpenAIReplyFn = options.reply ?? "Hello! How can I help you today?";
+  const queue: OpenAIReply[] = [];
+  let models: readonly string[] = options.models ?? ["gpt-4o-mini"];
+  let latencyMs = options.latencyMs ?? 0;
+  const routeFaults = new Map<string, TransportFault>();
+  let index = 0;
+
+  const answer = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
+    const queued = queue.shift();
+    const reply: OpenAIReply =
+      queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
+    if (queued !== undefined) index++;
+    if (isTransportFault(reply)) {
+      const withLatency =
+        "fault" in reply && reply.fault !== "hang" && reply.latencyMs === undefined && latencyMs > 0
+          ? { ...reply, latencyMs }
+          : reply;
+      return server.sendFault(req, res, withLatency);
+    }
+    if (typeof reply === "object" && "fault" in reply && reply.fault === "no_choices") {
+      if (!(await server.sleep(reply.latencyMs ?? latencyMs))) return;
+      return sendJson(res, 200, { id: "chatcmpl-stand-in", object: "chat.completion" });
+    }
+    const scripted: OpenAICompletionReply =
+      typeof reply === "string"
+        ? { content: reply }
+        : "fault" in reply
+          ? reply.fault === "length"
+            ? { content: reply.content ?? "The answer was cut", finish_reason: "length", latencyMs: reply.latencyMs }
+            : { content: "", latencyMs: reply.latencyMs }
+          : reply;
+    if (!(await server.sleep(scripted.latencyMs ?? latencyMs))) return;
+    const content = scripted.content === undefined ? "" : scripted.content;
+    const choice: Record<string, unknown> = { index: 0, message: { role: "assistant", content } };
+    if (scripted.finish_reason !== null) choice["finish_reason"] = scripted.finish_reason ?? "stop";
+    const completionTokens = typeof content === "string" ? Math.ceil([...content].length / 4) : 0;
+    const body: Record<string, unknown> = {
+      id: "chatcmpl-stand-in",
+      object: "chat.completion",
+      model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
+      choices: [choice],
+    };
+    if (scripted.usage !== null) {
+      body["usage"] = scripted.usage ?? {
+        prompt_tokens: 42,
+        completion_tokens: completionTokens,
+        total_tokens: 42 + completionTokens,
+      };
+    }
+    sendJson(res, 200, body);
+  };
+
+  const server = await startLoopbackServer(async (req, res) => {
+    const fault = routeFaults.get(req.path);
+    if (fault) return server.sendFault(req, res, fault);
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return sendJson(res, 401, { error: { message: "invalid api key", type: "invalid_request_error" } });
+    }
+    const route = `${req.method} ${req.path}`;
+    switch (route) {
+      case "POST /v1/chat/completions":
+        return answer(req, res);
+      case "GET /v1/models":
+        return sendJson(res, 200, { object: "list", data: models.map((id) => ({ id, object: "model" })) });
+      default:
+        res.writeHead(404);
+        res.end();
+    }
+  });
+
+  return {
+    url: server.url,
+    baseUrl: `${server.url}/v1`,
+    port: server.port,
+    requests: server.requests,
+    completionRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions"),
+    setReply: (reply) => {
+      defaultReply = reply;
+    },
+    enqueue: (...replies) => {
+      queue.push(...replies);
+    },
+    setModels: (next) => {
+      models = next;
+    },
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    setRouteFault: (path, fault) => {
+      if (fault === null) routeFaults.delete(path);
+      else routeFaults.set(path, fault);
+    },
+    close: () => server.close(),
+  };
+}

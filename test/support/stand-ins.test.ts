@@ -1,0 +1,144 @@
+// The stand-ins are test infrastructure that several stages rely on, so their contract is pinned
+// here: routes, scripted replies in order, faults, and a close() that never leaves a socket open.
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "./free-port.js";
+import { startOllamaStandIn, type OllamaStandIn } from "./ollama-stand-in.js";
+import { startOpenAIStandIn, type OpenAIStandIn } from "./openai-stand-in.js";
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+async function ollama(): Promise<OllamaStandIn> {
+  const s = await startOllamaStandIn();
+  open.push(s);
+  return s;
+}
+
+async function openai(apiKey?: string): Promise<OpenAIStandIn> {
+  const s = await startOpenAIStandIn(apiKey === undefined ? {} : { apiKey });
+  open.push(s);
+  return s;
+}
+
+const chat = (url: string, body: unknown = { model: "qwen2.5:1.5b", messages: [] }) =>
+  fetch(`${url}/api/chat`, { method: "POST", body: JSON.stringify(body) });
+
+describe("Ollama stand-in", () => {
+  it("listens on 127.0.0.1 and records the parsed chat body", async () => {
+    const s = await ollama();
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await chat(s.url, { model: "m", messages: [{ role: "user", content: "hi" }] });
+    const json = (await res.json()) as { message: { content: string }; done: boolean; done_reason: string };
+    expect(json.done).toBe(true);
+    expect(json.done_reason).toBe("stop");
+    expect(json.message.content).toBe("Hello! How can I help you today?");
+    expect(s.chatRequests()).toHaveLength(1);
+    expect(s.chatRequests()[0]?.body).toEqual({ model: "m", messages: [{ role: "user", content: "hi" }] });
+  });
+
+  it("serves queued replies first, in order, then the default or function", async () => {
+    const s = await ollama();
+    s.setReply((_req, i) => `call ${i}`);
+    s.enqueue("first", { content: "second", prompt_eval_count: 7 });
+    const bodies = [];
+    for (let i = 0; i < 3; i++) bodies.push((await (await chat(s.url)).json()) as Record<string, unknown>);
+    expect(bodies.map((b) => (b["message"] as { content: string }).content)).toEqual(["first", "second", "call 2"]);
+    expect(bodies[1]?.["prompt_eval_count"]).toBe(7);
+  });
+
+  it("scripts the length, status, garbage and raw faults", async () => {
+    const s = await ollama();
+    s.enqueue({ fault: "length" }, { fault: "status", status: 503, body: "secret" }, { fault: "garbage" }, {
+      rawBody: [1, 2],
+    });
+    expect(((await (await chat(s.url)).json()) as { done_reason: string }).done_reason).toBe("length");
+    const failed = await chat(s.url);
+    expect(failed.status).toBe(503);
+    expect(await failed.text()).toBe("secret");
+    await expect((await chat(s.url)).json()).rejects.toThrow();
+    expect(await (await chat(s.url)).json()).toEqual([1, 2]);
+  });
+
+  it("drops a connection on the drop fault", async () => {
+    const s = await ollama();
+    s.enqueue({ fault: "drop" });
+    await expect(chat(s.url)).rejects.toThrow();
+  });
+
+  it("close() ends a hanging request instead of leaking it", async () => {
+    const s = await startOllamaStandIn({ reply: { fault: "hang" } });
+    const pending = chat(s.url);
+    while (s.chatRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    await s.close();
+    await expect(pending).rejects.toThrow();
+  });
+
+  it("lists models with digests and answers /api/show for known models only", async () => {
+    const s = await ollama();
+    s.setModels([{ name: "tiny:1b", digest: "abc" }, { name: "nodigest:1b", digest: null }]);
+    const tags = (await (await fetch(`${s.url}/api/tags`)).json()) as { models: Array<Record<string, unknown>> };
+    expect(tags.models.map((m) => [m["name"], m["digest"]])).toEqual([
+      ["tiny:1b", "abc"],
+      ["nodigest:1b", undefined],
+    ]);
+    const show = await fetch(`${s.url}/api/show`, { method: "POST", body: JSON.stringify({ model: "tiny" }) });
+    expect(((await show.json()) as { model_info: unknown }).model_info).toEqual({
+      "general.architecture": "qwen2",
+      "qwen2.context_length": 32768,
+    });
+    const unknown = await fetch(`${s.url}/api/show`, { method: "POST", body: JSON.stringify({ model: "other" }) });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("can fail any route", async () => {
+    const s = await ollama();
+    s.setRouteFault("/api/tags", { fault: "status", status: 500 });
+    expect((await fetch(`${s.url}/api/tags`)).status).toBe(500);
+    s.setRouteFault("/api/tags", null);
+    expect((await fetch(`${s.url}/api/tags`)).status).toBe(200);
+    expect(((await (await fetch(`${s.url}/api/version`)).json()) as { version: string }).version).toBeTruthy();
+  });
+
+  it("applies latency and counts concurrent chats", async () => {
+    const s = await startOllamaStandIn({ latencyMs: 60 });
+    open.push(s);
+    const started = Date.now();
+    await Promise.all([chat(s.url), chat(s.url)]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+    expect(s.maxConcurrentChats).toBe(2);
+  });
+});
+
+describe("OpenAI-compatible stand-in", () => {
+  it("answers completions with finish_reason and usage, and lists models", async () => {
+    const s = await openai();
+    const res = await fetch(`${s.baseUrl}/chat/completions`, { method: "POST", body: "{}" });
+    const json = (await res.json()) as { choices: Array<{ finish_reason: string }>; usage: unknown };
+    expect(json.choices[0]?.finish_reason).toBe("stop");
+    expect(json.usage).toBeTruthy();
+    const models = (await (await fetch(`${s.baseUrl}/models`)).json()) as { data: Array<{ id: string }> };
+    expect(models.data.map((m) => m.id)).toEqual(["gpt-4o-mini"]);
+  });
+
+  it("requires the configured bearer key and scripts missing choices", async () => {
+    const s = await openai("sk-test");
+    expect((await fetch(`${s.baseUrl}/models`)).status).toBe(401);
+    s.enqueue({ fault: "no_choices" });
+    const res = await fetch(`${s.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-test" },
+      body: "{}",
+    });
+    expect(await res.json()).not.toHaveProperty("choices");
+    expect(s.completionRequests()[0]?.headers.authorization).toBe("Bearer sk-test");
+  });
+});
+
+describe("freePort", () => {
+  it("returns a port where a connection is refused", async () => {
+    const port = await freePort();
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+});
