@@ -1,0 +1,111 @@
+// Append-only audit log of pipeline checks (pipeline.md §7, with its weak points fixed):
+// - blocked lines keep their block reasons (structural labels or canary categories);
+// - the input is identified by an HMAC keyed with a per-directory random key, not a bare
+//   SHA-256 that anyone can confirm by hashing a guessed text;
+// - each line is one `appendFileSync` of a single JSON line (O_APPEND), so concurrent checks in
+//   one process never interleave partial lines. Raw input is never written; write errors are
+//   reported through `onWarning` and swallowed, so logging can never fail a check.
+import { createHmac, randomBytes } from "node:crypto";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PipelineVerdict } from "./verdict.js";
+
+export const AUDIT_FILE = "canary-audit.jsonl";
+export const ALERTS_FILE = "canary-alerts.jsonl";
+export const AUDIT_KEY_FILE = "audit-hmac.key";
+
+export type AuditLabel = "blocked" | "degraded" | "flagged" | "structural_only" | "unscreened" | "safe";
+
+export interface AuditLine {
+  readonly timestamp: string;
+  readonly input_hmac: string;
+  readonly verdict: AuditLabel;
+  readonly blocked_by: string | null;
+  readonly risk_score: number | null;
+  readonly degraded: boolean;
+  readonly canary_status: string;
+  readonly analysis_method: string;
+  readonly analysis_status: string;
+  readonly signals: readonly string[];
+  readonly latency_ms: number;
+}
+
+/** Label precedence of §7: blocked, degraded, flagged, structural_only/unscreened, safe. */
+export function auditLabel(verdict: PipelineVerdict): AuditLabel {
+  if (!verdict.safe) return "blocked";
+  if (verdict.degraded) return "degraded";
+  if (verdict.advisory.flagged) return "flagged";
+  if (verdict.canaryStatus !== "exercised") {
+    return verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened";
+  }
+  return "safe";
+}
+
+/** Reasons behind a verdict: the advisory's signals, else the blocking layer's signals. */
+export function verdictSignals(verdict: PipelineVerdict): string[] {
+  if (verdict.advisory.signals.length > 0) return [...verdict.advisory.signals];
+  const blocking = verdict.layers.find((layer) => layer.status === "blocked");
+  return blocking ? [...blocking.signals] : [];
+}
+
+export class AuditLogger {
+  readonly logDir: string;
+  readonly #key: Buffer;
+  readonly #onWarning: (message: string) => void;
+  readonly #clock: () => Date;
+
+  constructor(logDir: string, options: { onWarning?: (message: string) => void; clock?: () => Date } = {}) {
+    this.logDir = logDir;
+    this.#onWarning = options.onWarning ?? (() => {});
+    this.#clock = options.clock ?? (() => new Date());
+    mkdirSync(logDir, { recursive: true, mode: 0o700 });
+    this.#key = loadOrCreateKey(join(logDir, AUDIT_KEY_FILE));
+  }
+
+  /** Keyed digest of an input, for correlating log lines without storing the text. */
+  inputDigest(text: string): string {
+    return createHmac("sha256", this.#key).update(text, "utf8").digest("hex");
+  }
+
+  record(text: string, verdict: PipelineVerdict): void {
+    try {
+      const line: AuditLine = {
+        timestamp: this.#clock().toISOString(),
+        input_hmac: this.inputDigest(text),
+        verdict: auditLabel(verdict),
+        blocked_by: verdict.blockedBy,
+        risk_score: verdict.canaryRiskScore,
+        degraded: verdict.degraded,
+        canary_status: verdict.canaryStatus,
+        analysis_method: verdict.analysisMethod,
+        analysis_status: verdict.analysisStatus,
+        signals: verdictSignals(verdict),
+        latency_ms: Math.round(verdict.totalLatency * 100_000) / 100,
+      };
+      const serialized = `${JSON.stringify(line)}\n`;
+      appendFileSync(join(this.logDir, AUDIT_FILE), serialized, { mode: 0o600 });
+      if (line.verdict !== "safe") appendFileSync(join(this.logDir, ALERTS_FILE), serialized, { mode: 0o600 });
+    } catch (error) {
+      this.#onWarning(`audit log write failed (${error instanceof Error ? error.constructor.name : "unknown"})`);
+    }
+  }
+}
+
+function loadOrCreateKey(path: string): Buffer {
+  try {
+    const existing = readFileSync(path, "utf8").trim();
+    if (/^[0-9a-f]{64}$/.test(existing)) return Buffer.from(existing, "hex");
+  } catch {
+    // No key yet: create one below.
+  }
+  const key = randomBytes(32);
+  try {
+    writeFileSync(path, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+    return key;
+  } catch {
+    // Another logger created it between our read and write: use theirs.
+    const raced = readFileSync(path, "utf8").trim();
+    if (/^[0-9a-f]{64}$/.test(raced)) return Buffer.from(raced, "hex");
+    throw new Error("audit key file is unreadable or malformed");
+  }
+}

@@ -1,0 +1,143 @@
+// SecurityPipeline options: defaults of pipeline.md §5.1 (camelCased), validated once at
+// construction so a bad option fails loudly before any text is screened.
+import { UsageError } from "../errors.js";
+import type { PipelineVerdict } from "./verdict.js";
+
+export type PipelineMode = "block" | "advisory" | "full";
+export const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
+export type DegradedPolicy = "fail_open" | "fail_closed";
+export type CanaryProviderName = "ollama" | "openai";
+
+export interface PipelineCallbacks {
+  readonly onPass?: (verdict: PipelineVerdict) => void;
+  readonly onBlock?: (verdict: PipelineVerdict) => void;
+  readonly onFlag?: (verdict: PipelineVerdict) => void;
+  readonly onDegraded?: (verdict: PipelineVerdict) => void;
+  readonly onUnexercised?: (verdict: PipelineVerdict) => void;
+}
+
+export interface SecurityPipelineOptions {
+  readonly mode?: PipelineMode;
+  readonly provider?: CanaryProviderName;
+  readonly canaryModel?: string;
+  /** Ollama endpoint. Default http://127.0.0.1:11434 (an IP, so "localhost" never resolves to ::1 first). */
+  readonly ollamaUrl?: string;
+  /** OpenAI-compatible base URL; default https://api.openai.com/v1. */
+  readonly baseUrl?: string;
+  /** API key for the OpenAI-compatible provider; never logged or serialized. */
+  readonly apiKey?: string;
+  readonly canarySystemPrompt?: string;
+  /** Seconds per canary call (library default 10; the CLI uses 600 / LITTLE_CANARY_TIMEOUT). */
+  readonly canaryTimeout?: number;
+  readonly canaryMaxTokens?: number;
+  readonly canaryNumCtx?: number | null;
+  readonly temperature?: number;
+  readonly seed?: number;
+  readonly blockThreshold?: number;
+  readonly maxInputLength?: number;
+  readonly skipCanaryIfStructuralBlocks?: boolean;
+  readonly enableStructuralFilter?: boolean;
+  readonly enableCanary?: boolean;
+  readonly customPatterns?: ReadonlyArray<{ pattern: string | RegExp; reason: string }>;
+  readonly judgeModel?: string | null;
+  readonly judgeTimeout?: number;
+  readonly auditLogDir?: string | null;
+  /** What a degraded or unexercised verdict means: allowed (default, as upstream) or denied. */
+  readonly onDegraded?: DegradedPolicy;
+  readonly callbacks?: PipelineCallbacks;
+  /** Receives operational warnings (swallowed callback/audit errors); never input text. */
+  readonly onWarning?: (message: string) => void;
+  /** Injected transport for the canary and judge (tests); defaults to global fetch. */
+  readonly fetch?: typeof fetch;
+  /** Monotonic clock in milliseconds (tests); defaults to performance.now. */
+  readonly now?: () => number;
+}
+
+export interface ResolvedPipelineOptions {
+  readonly mode: PipelineMode;
+  readonly provider: CanaryProviderName;
+  readonly canaryModel: string;
+  readonly ollamaUrl: string;
+  readonly baseUrl: string;
+  readonly canaryTimeout: number;
+  readonly canaryMaxTokens: number;
+  readonly canaryNumCtx: number | null;
+  readonly temperature: number;
+  readonly seed: number;
+  readonly blockThreshold: number;
+  readonly maxInputLength: number;
+  readonly skipCanaryIfStructuralBlocks: boolean;
+  readonly enableStructuralFilter: boolean;
+  readonly enableCanary: boolean;
+  readonly judgeModel: string | null;
+  readonly judgeTimeout: number;
+  readonly onDegraded: DegradedPolicy;
+}
+
+function positiveFinite(name: string, value: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${name} must be a finite number greater than 0`);
+  }
+  return value;
+}
+
+function nonEmpty(name: string, value: string): string {
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
+  return value;
+}
+
+export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
+  const mode = options.mode ?? "block";
+  if (!PIPELINE_MODES.includes(mode)) {
+    throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
+  }
+  const provider = options.provider ?? "ollama";
+  if (provider !== "ollama" && provider !== "openai") {
+    throw new UsageError(`provider must be one of ollama, openai; got '${String(provider).slice(0, 40)}'`);
+  }
+  const onDegraded = options.onDegraded ?? "fail_open";
+  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") {
+    throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
+  }
+  const judgeModel = options.judgeModel ?? null;
+  if (judgeModel !== null) nonEmpty("judgeModel", judgeModel);
+  const maxTokens = options.canaryMaxTokens ?? 256;
+  if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) throw new UsageError("canaryMaxTokens must be a positive integer");
+  const maxInputLength = options.maxInputLength ?? 4000;
+  if (!Number.isSafeInteger(maxInputLength) || maxInputLength <= 0) {
+    throw new UsageError("maxInputLength must be a positive integer");
+  }
+  const blockThreshold = options.blockThreshold ?? 0.6;
+  if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
+    throw new UsageError("blockThreshold must be a finite number from 0 to 1");
+  }
+  const temperature = options.temperature ?? 0;
+  if (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0) {
+    throw new UsageError("temperature must be a finite number ≥ 0");
+  }
+  const seed = options.seed ?? 42;
+  if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
+  if (provider === "openai" && options.canaryNumCtx != null) {
+    throw new UsageError("canaryNumCtx is supported by the Ollama provider only");
+  }
+  return {
+    mode,
+    provider,
+    canaryModel: nonEmpty("canaryModel", options.canaryModel ?? (provider === "openai" ? "gpt-4o-mini" : "qwen2.5:1.5b")),
+    ollamaUrl: options.ollamaUrl ?? "http://127.0.0.1:11434",
+    baseUrl: options.baseUrl || "https://api.openai.com/v1",
+    canaryTimeout: positiveFinite("canaryTimeout", options.canaryTimeout ?? 10),
+    canaryMaxTokens: maxTokens,
+    canaryNumCtx: options.canaryNumCtx ?? null,
+    temperature,
+    seed,
+    blockThreshold,
+    maxInputLength,
+    skipCanaryIfStructuralBlocks: options.skipCanaryIfStructuralBlocks ?? true,
+    enableStructuralFilter: options.enableStructuralFilter ?? true,
+    enableCanary: options.enableCanary ?? true,
+    judgeModel,
+    judgeTimeout: positiveFinite("judgeTimeout", options.judgeTimeout ?? 15),
+    onDegraded,
+  };
+}

@@ -1,0 +1,463 @@
+// SecurityPipeline: structural filter → canary probe → behavioural analysis (or LLM judge),
+// then mode routing, the degraded policy, one callback and one audit line per check.
+// Contract: `check` never throws for backend trouble (it returns a degraded verdict); it throws
+// only a TypeError for a non-string input. The instance is frozen after construction, so no
+// caller can swap its probe, analyzer or `check` (ingest relies on that to trust its verdicts).
+import type { Analyzer, AnalysisResult } from "../analysis/types.js";
+import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import type { CanaryProbe, CanaryResult } from "../canary/types.js";
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+import { OllamaJudge } from "../judge/ollama-judge.js";
+import { OpenAIJudge } from "../judge/openai-judge.js";
+import { StructuralFilter } from "../structural/filter.js";
+import { AuditLogger } from "./audit.js";
+import { SecurityAdvisory } from "./advisory.js";
+import type { CoverageReason } from "./coverage.js";
+import { buildHealthReport, type HealthReport } from "./health.js";
+import {
+  resolvePipelineOptions,
+  type PipelineCallbacks,
+  type ResolvedPipelineOptions,
+  type SecurityPipelineOptions,
+} from "./options.js";
+import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
+import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
+
+const KNOWN_CATEGORIES = new Set([
+  "persona_shift",
+  "instruction_echo",
+  "system_prompt_leak",
+  "refusal_collapse",
+  "tool_hallucination",
+  "format_anomaly",
+  "semantic_discontinuity",
+  "attack_compliance",
+  "canary_compromise",
+  "llm_judge",
+]);
+
+/** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
+export interface PipelineDescription {
+  readonly mode: ResolvedPipelineOptions["mode"];
+  readonly provider: ResolvedPipelineOptions["provider"] | null;
+  readonly canaryModel: string | null;
+  readonly analysisMethod: "judge" | "regex";
+  readonly structuralFilter: boolean;
+  readonly canaryEnabled: boolean;
+  readonly canaryNumCtx: number | null;
+  readonly canaryTimeout: number | null;
+  readonly onDegraded: ResolvedPipelineOptions["onDegraded"];
+}
+
+export class SecurityPipeline {
+  readonly options: ResolvedPipelineOptions;
+  readonly structuralFilter: StructuralFilter;
+  readonly probe: CanaryProbe;
+  readonly analyzer: Analyzer;
+  readonly systemPrompt: string;
+  readonly #callbacks: PipelineCallbacks;
+  readonly #audit: AuditLogger | null;
+  readonly #now: () => number;
+  readonly #warn: (message: string) => void;
+
+  constructor(options: SecurityPipelineOptions = {}) {
+    const resolved = resolvePipelineOptions(options);
+    this.options = Object.freeze(resolved);
+    this.systemPrompt = options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT;
+    this.#now = options.now ?? (() => performance.now());
+    this.#warn = options.onWarning ?? (() => {});
+    this.#callbacks = Object.freeze({ ...(options.callbacks ?? {}) });
+    this.structuralFilter = new StructuralFilter({
+      maxInputLength: resolved.maxInputLength,
+      ...(options.customPatterns ? { customPatterns: options.customPatterns } : {}),
+      onWarning: this.#warn,
+    });
+    const transport = options.fetch ? { fetch: options.fetch } : {};
+    this.probe =
+      resolved.provider === "openai"
+        ? new OpenAICanaryProbe({
+            model: resolved.canaryModel,
+            baseUrl: resolved.baseUrl,
+            ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+            systemPrompt: this.systemPrompt,
+            timeoutSeconds: resolved.canaryTimeout,
+            maxTokens: resolved.canaryMaxTokens,
+            temperature: resolved.temperature,
+            seed: resolved.seed,
+            ...transport,
+          })
+        : new OllamaCanaryProbe({
+            model: resolved.canaryModel,
+            ollamaUrl: resolved.ollamaUrl,
+            systemPrompt: this.systemPrompt,
+            timeoutSeconds: resolved.canaryTimeout,
+            maxTokens: resolved.canaryMaxTokens,
+            temperature: resolved.temperature,
+            seed: resolved.seed,
+            numCtx: resolved.canaryNumCtx,
+            ...transport,
+          });
+    if (resolved.judgeModel !== null) {
+      this.analyzer =
+        resolved.provider === "openai"
+          ? new OpenAIJudge({
+              model: resolved.judgeModel,
+              baseUrl: resolved.baseUrl,
+              ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+              timeoutSeconds: resolved.judgeTimeout,
+              seed: resolved.seed,
+              ...transport,
+            })
+          : new OllamaJudge({
+              model: resolved.judgeModel,
+              ollamaUrl: resolved.ollamaUrl,
+              timeoutSeconds: resolved.judgeTimeout,
+              seed: resolved.seed,
+              ...transport,
+            });
+    } else {
+      this.analyzer = new BehavioralAnalyzer({ blockThreshold: resolved.blockThreshold, systemPrompt: this.systemPrompt });
+    }
+    this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, { onWarning: this.#warn }) : null;
+    Object.freeze(this);
+  }
+
+  /** True when callbacks were configured (ingest refuses such pipelines: callbacks see verdicts). */
+  get hasCallbacks(): boolean {
+    return Object.values(this.#callbacks).some((callback) => typeof callback === "function");
+  }
+
+  describe(): PipelineDescription {
+    const o = this.options;
+    return {
+      mode: o.mode,
+      provider: o.enableCanary ? o.provider : null,
+      canaryModel: o.enableCanary ? o.canaryModel : null,
+      analysisMethod: o.judgeModel !== null ? "judge" : "regex",
+      structuralFilter: o.enableStructuralFilter,
+      canaryEnabled: o.enableCanary,
+      canaryNumCtx: o.enableCanary && o.provider === "ollama" ? o.canaryNumCtx : null,
+      canaryTimeout: o.enableCanary ? o.canaryTimeout : null,
+      onDegraded: o.onDegraded,
+    };
+  }
+
+  async healthCheck(): Promise<HealthReport> {
+    return buildHealthReport(this);
+  }
+
+  async check(text: string): Promise<PipelineVerdict> {
+    if (typeof text !== "string") {
+      throw new TypeError(`text must be a string, got ${describeType(text)}`);
+    }
+    const o = this.options;
+    const started = this.#now();
+    const layers: LayerResult[] = [];
+    let canaryStatus: CanaryStatus = o.enableCanary ? "failed" : "disabled";
+    let analysisMethod: AnalysisMethod = o.enableCanary ? (o.judgeModel !== null ? "llm_judge" : "regex") : "none";
+    let analysisStatus: AnalysisStatus = "not_applicable";
+    let degraded = false;
+    let risk: number | null = null;
+    let blockedBy: BlockedBy | null = null;
+    let advisory = SecurityAdvisory.none();
+
+    if (o.enableStructuralFilter) {
+      const t0 = this.#now();
+      const filtered = this.structuralFilter.check(text);
+      const reasons = filtered.reasons;
+      layers.push({
+        name: "structural_filter",
+        passed: !filtered.blocked,
+        latency: seconds(this.#now() - t0),
+        details: filtered.blocked ? reasons.join("; ") : "Clean",
+        status: filtered.blocked ? "blocked" : "passed",
+        coverageReason: null,
+        snapshot: null,
+        signals: reasons,
+      });
+      if (filtered.blocked) {
+        if (o.mode === "advisory") {
+          advisory = new SecurityAdvisory(true, "high", reasons.slice(0, 3), `Structural filter: ${reasons.slice(0, 2).join("; ")}`);
+        } else {
+          blockedBy = "structural_filter";
+          if (o.skipCanaryIfStructuralBlocks) {
+            layers.push(skippedCanaryLayer(o.enableCanary ? "Skipped after structural filter block." : "Canary disabled by configuration."));
+            return this.#finish(text, started, {
+              layers,
+              blockedBy,
+              advisory,
+              degraded: false,
+              canaryStatus: o.enableCanary ? "skipped_after_block" : "disabled",
+              analysisMethod: "none",
+              analysisStatus: "not_applicable",
+              risk: null,
+              summaryOverride: `Blocked by structural filter: ${reasons.join("; ")}`,
+            });
+          }
+        }
+      }
+    }
+
+    if (o.enableCanary) {
+      const t1 = this.#now();
+      const outcome = await this.#runCanary(text);
+      const latency = seconds(this.#now() - t1);
+      if (outcome.kind === "exercised") {
+        const snap = outcome.snapshot;
+        canaryStatus = "exercised";
+        analysisStatus = "exercised";
+        analysisMethod = snap.analysisMethod;
+        risk = snap.riskScore;
+        const names = uniqueCategories(snap);
+        const listed = names.length > 0 ? names.join(", ") : "none";
+        const details = snap.shouldBlock
+          ? `Behavioral analysis blocked; signals: ${listed}.`
+          : (snap.riskScore ?? 0) > 0
+            ? `Behavioral risk ${(snap.riskScore ?? 0).toFixed(2)}; signals: ${listed}.`
+            : "No behavioral anomalies detected.";
+        layers.push({
+          name: "canary_probe",
+          passed: !snap.shouldBlock,
+          latency,
+          details,
+          status: snap.shouldBlock ? "blocked" : "passed",
+          coverageReason: null,
+          snapshot: snap,
+          signals: names,
+        });
+        const canaryAdvisory = routeExercised(o.mode, snap, names, details);
+        if (canaryAdvisory.block) blockedBy ??= "canary_probe";
+        advisory = SecurityAdvisory.merge(advisory, canaryAdvisory.advisory);
+      } else {
+        degraded = true;
+        canaryStatus = outcome.canaryStatus;
+        analysisStatus = outcome.analysisStatus;
+        layers.push({
+          name: "canary_probe",
+          passed: null,
+          latency,
+          details: this.#failureDetails(outcome),
+          status: "failed",
+          coverageReason: outcome.coverageReason,
+          snapshot: outcome.snapshot,
+          signals: [],
+        });
+      }
+    } else {
+      layers.push(skippedCanaryLayer("Canary disabled by configuration."));
+    }
+
+    return this.#finish(text, started, { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk });
+  }
+
+  async #runCanary(text: string): Promise<CanaryOutcome> {
+    let result: CanaryResult;
+    try {
+      result = await this.probe.test(text);
+    } catch {
+      return { kind: "failed", canaryStatus: "failed", analysisStatus: "not_applicable", coverageReason: "probe_exception", threw: true, snapshot: null, timeout: false };
+    }
+    if (!result.success) {
+      return {
+        kind: "failed",
+        canaryStatus: "failed",
+        analysisStatus: "not_applicable",
+        coverageReason: result.failureCode ?? "probe_failed",
+        threw: false,
+        snapshot: null,
+        timeout: result.failureCode === "timeout",
+      };
+    }
+    let analysis: AnalysisResult;
+    try {
+      analysis = await this.analyzer.analyze(text, result);
+    } catch {
+      return { kind: "failed", canaryStatus: "exercised", analysisStatus: "failed", coverageReason: "analysis_failed", threw: false, snapshot: null, timeout: false, analysisFailed: true };
+    }
+    const snap = snapshotOf(analysis);
+    if (snap.degraded || snap.analysisStatus !== "exercised" || snap.riskScore === null || snap.canaryStatus !== "exercised") {
+      return {
+        kind: "failed",
+        canaryStatus: snap.canaryStatus === "exercised" ? "exercised" : "failed",
+        analysisStatus: snap.analysisStatus === "exercised" ? "failed" : snap.analysisStatus,
+        coverageReason: "analysis_failed",
+        threw: false,
+        snapshot: snap,
+        timeout: false,
+        analysisFailed: true,
+      };
+    }
+    return { kind: "exercised", snapshot: snap };
+  }
+
+  #failureDetails(outcome: FailedCanary): string {
+    const routing = this.options.onDegraded === "fail_closed" ? "fail-closed routing applies" : "fail-open routing applies";
+    if (outcome.analysisFailed) return `Behavioral analysis failed; ${routing}.`;
+    if (outcome.threw) return `Canary probe failed unexpectedly; ${routing}.`;
+    let details = `Canary probe failed; ${routing}.`;
+    if (outcome.timeout) {
+      details +=
+        ` The canary call timed out after ${String(this.options.canaryTimeout)}s;` +
+        " raise the limit with --timeout SECONDS, LITTLE_CANARY_TIMEOUT or the canaryTimeout option.";
+    }
+    return details;
+  }
+
+  #finish(text: string, started: number, state: FinishState): PipelineVerdict {
+    const o = this.options;
+    const exercised = state.canaryStatus === "exercised" && state.analysisStatus === "exercised";
+    let blockedBy = state.blockedBy;
+    if (blockedBy === null && o.onDegraded === "fail_closed" && (state.degraded || !exercised)) {
+      blockedBy = "fail_closed";
+    }
+    const safe = blockedBy === null;
+    const totalLatency = seconds(this.#now() - started);
+    const t = totalLatency.toFixed(3);
+    let summary: string;
+    if (state.summaryOverride !== undefined) summary = state.summaryOverride;
+    else if (blockedBy === "fail_closed") {
+      summary = state.degraded
+        ? `Input denied by fail-closed policy because behavioral coverage failed; not inspected (${t}s)`
+        : `Input denied by fail-closed policy because behavioral canary screening did not run (${t}s)`;
+    } else if (state.degraded && safe) {
+      summary = `Input allowed by fail-open policy because behavioral coverage failed; not inspected-safe (${t}s)`;
+    } else if (state.degraded) summary = `Input blocked by ${blockedBy}; behavioral coverage also failed (${t}s)`;
+    else if (!safe) summary = `Input blocked by ${blockedBy} (${t}s)`;
+    else if (state.advisory.flagged) summary = `Input allowed with security advisory (${t}s)`;
+    else if (exercised) summary = `Input passed all enabled security layers; behavioral probe exercised (${t}s)`;
+    else summary = `Input allowed without behavioral canary screening (${t}s)`;
+
+    const verdict = mintVerdict(text, {
+      safe,
+      totalLatency,
+      layers: state.layers,
+      blockedBy,
+      summary,
+      canaryRiskScore: state.risk,
+      advisory: state.advisory,
+      degraded: state.degraded,
+      canaryStatus: state.canaryStatus,
+      analysisMethod: state.analysisMethod,
+      analysisStatus: state.analysisStatus,
+    });
+    this.#fireCallback(verdict);
+    this.#audit?.record(text, verdict);
+    return verdict;
+  }
+
+  #fireCallback(verdict: PipelineVerdict): void {
+    const c = this.#callbacks;
+    const callback = !verdict.safe
+      ? c.onBlock
+      : verdict.degraded
+        ? c.onDegraded
+        : verdict.advisory.flagged
+          ? c.onFlag
+          : verdict.canaryStatus !== "exercised"
+            ? c.onUnexercised
+            : c.onPass;
+    if (!callback) return;
+    try {
+      callback(verdict);
+    } catch (error) {
+      this.#warn(`pipeline callback failed (${errorClass(error)})`);
+    }
+  }
+}
+
+interface FinishState {
+  readonly layers: LayerResult[];
+  readonly blockedBy: BlockedBy | null;
+  readonly advisory: SecurityAdvisory;
+  readonly degraded: boolean;
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisMethod: AnalysisMethod;
+  readonly analysisStatus: AnalysisStatus;
+  readonly risk: number | null;
+  readonly summaryOverride?: string;
+}
+
+interface FailedCanary {
+  readonly kind: "failed";
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisStatus: AnalysisStatus;
+  readonly coverageReason: CoverageReason;
+  readonly threw: boolean;
+  readonly timeout: boolean;
+  readonly analysisFailed?: boolean;
+  readonly snapshot: AnalysisSnapshot | null;
+}
+
+type CanaryOutcome = { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot } | FailedCanary;
+
+function routeExercised(
+  mode: ResolvedPipelineOptions["mode"],
+  snap: AnalysisSnapshot,
+  names: readonly string[],
+  details: string,
+): { block: boolean; advisory: SecurityAdvisory } {
+  if (snap.shouldBlock && snap.hardBlocked) {
+    if (mode === "advisory") return { block: false, advisory: new SecurityAdvisory(true, "high", names, details) };
+    return { block: true, advisory: SecurityAdvisory.none() };
+  }
+  if (snap.shouldBlock) {
+    if (mode === "block") return { block: true, advisory: SecurityAdvisory.none() };
+    return { block: false, advisory: new SecurityAdvisory(true, "medium", names, details) };
+  }
+  if ((snap.riskScore ?? 0) > 0 && names.length > 0) {
+    return { block: false, advisory: new SecurityAdvisory(true, "low", names, `Low-confidence signals: ${names.join(", ")}`) };
+  }
+  return { block: false, advisory: SecurityAdvisory.none() };
+}
+
+function skippedCanaryLayer(details: string): LayerResult {
+  return { name: "canary_probe", passed: null, latency: 0, details, status: "skipped", coverageReason: null, snapshot: null, signals: [] };
+}
+
+function uniqueCategories(snap: AnalysisSnapshot): string[] {
+  return [...new Set(snap.signals.map((signal) => signal.category))];
+}
+
+/** The privacy-preserving view of an analysis (§5.5): categories and numbers only. */
+function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
+  const finiteOrNull = (value: unknown): number | null =>
+    typeof value === "number" && Number.isFinite(value) ? value : null;
+  const canaryStatuses: readonly CanaryStatus[] = ["exercised", "failed", "disabled", "skipped_after_block"];
+  const methods: readonly AnalysisMethod[] = ["regex", "llm_judge", "none"];
+  const statuses: readonly AnalysisStatus[] = ["exercised", "failed", "not_applicable"];
+  return Object.freeze({
+    riskScore: finiteOrNull(analysis.riskScore),
+    shouldBlock: analysis.shouldBlock === true,
+    signals: Object.freeze(
+      (Array.isArray(analysis.signals) ? analysis.signals : []).map((signal) =>
+        Object.freeze({
+          category: KNOWN_CATEGORIES.has(signal.category) ? signal.category : "unknown",
+          severity: finiteOrNull(signal.severity),
+        }),
+      ),
+    ),
+    hardBlocked: analysis.hardBlocked === true,
+    degraded: analysis.degraded === true,
+    canaryStatus: canaryStatuses.includes(analysis.canaryStatus) ? analysis.canaryStatus : "failed",
+    analysisMethod: methods.includes(analysis.analysisMethod) ? analysis.analysisMethod : "none",
+    analysisStatus: statuses.includes(analysis.analysisStatus) ? analysis.analysisStatus : "failed",
+  });
+}
+
+function seconds(ms: number): number {
+  const value = ms / 1000;
+  return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (value instanceof Uint8Array) return "bytes";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function errorClass(error: unknown): string {
+  return error instanceof Error ? error.constructor.name : typeof error;
+}

@@ -1,0 +1,178 @@
+// The immutable result of one SecurityPipeline.check. A verdict knows its input (so that
+// `safe_input` can be produced) but keeps it in a private field: serialization and inspection
+// show only the fields of pipeline.md §5.4, never the input when unsafe, the canary reply,
+// prompts or evidence. Only the pipeline can mint a genuine verdict (`isGenuineVerdict`).
+import { inspect } from "node:util";
+import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
+import type { CoverageReason } from "./coverage.js";
+import { SecurityAdvisory } from "./advisory.js";
+import { roundHalfEven } from "./round.js";
+import type { LayerJson, VerdictJson, VerdictWire } from "./verdict-schema.js";
+
+export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
+export type LayerName = "structural_filter" | "canary_probe";
+export type LayerStatus = "passed" | "blocked" | "failed" | "skipped";
+
+/** What callbacks may see of the canary layer: no reply, prompt or evidence (§5.5). */
+export interface AnalysisSnapshot {
+  readonly riskScore: number | null;
+  readonly shouldBlock: boolean;
+  readonly signals: readonly { readonly category: string; readonly severity: number | null }[];
+  readonly hardBlocked: boolean;
+  readonly degraded: boolean;
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisMethod: AnalysisMethod;
+  readonly analysisStatus: AnalysisStatus;
+}
+
+export interface LayerResult {
+  readonly name: LayerName;
+  readonly passed: boolean | null;
+  /** Seconds. */
+  readonly latency: number;
+  readonly details: string;
+  readonly status: LayerStatus;
+  readonly coverageReason: CoverageReason | null;
+  readonly snapshot: AnalysisSnapshot | null;
+  /** Structural reason labels or canary signal categories of this layer (never text). */
+  readonly signals: readonly string[];
+}
+
+export interface VerdictFields {
+  readonly safe: boolean;
+  readonly totalLatency: number;
+  readonly layers: readonly LayerResult[];
+  readonly blockedBy: BlockedBy | null;
+  readonly summary: string;
+  readonly canaryRiskScore: number | null;
+  readonly advisory: SecurityAdvisory;
+  readonly degraded: boolean;
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisMethod: AnalysisMethod;
+  readonly analysisStatus: AnalysisStatus;
+}
+
+const genuine = new WeakSet<PipelineVerdict>();
+let minting = false;
+
+export class PipelineVerdict implements VerdictFields {
+  readonly safe: boolean;
+  readonly totalLatency: number;
+  readonly layers: readonly LayerResult[];
+  readonly blockedBy: BlockedBy | null;
+  readonly summary: string;
+  readonly canaryRiskScore: number | null;
+  readonly advisory: SecurityAdvisory;
+  readonly degraded: boolean;
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisMethod: AnalysisMethod;
+  readonly analysisStatus: AnalysisStatus;
+  readonly #input: string;
+
+  /** @internal Use SecurityPipeline.check; direct construction is refused. */
+  constructor(input: string, fields: VerdictFields) {
+    if (!minting) throw new TypeError("PipelineVerdict is created by SecurityPipeline.check only");
+    this.#input = input;
+    this.safe = fields.safe;
+    this.totalLatency = fields.totalLatency;
+    this.layers = Object.freeze(fields.layers.map((layer) => Object.freeze({ ...layer })));
+    this.blockedBy = fields.blockedBy;
+    this.summary = fields.summary;
+    this.canaryRiskScore = fields.canaryRiskScore;
+    this.advisory = fields.advisory;
+    this.degraded = fields.degraded;
+    this.canaryStatus = fields.canaryStatus;
+    this.analysisMethod = fields.analysisMethod;
+    this.analysisStatus = fields.analysisStatus;
+    Object.freeze(this);
+  }
+
+  /** The input when it is safe to forward, else "". */
+  get safeInput(): string {
+    return this.safe ? this.#input : "";
+  }
+
+  /** True when the verdict was produced for exactly `text` (ingest checks this per segment). */
+  isFor(text: string): boolean {
+    return this.#input === text;
+  }
+
+  /** Both the canary and its analysis ran to completion. */
+  get exercised(): boolean {
+    return this.canaryStatus === "exercised" && this.analysisStatus === "exercised" && !this.degraded;
+  }
+
+  /** The serialized verdict without `safe_input`, as stored in batch and manifest documents. */
+  toRecord(): VerdictJson {
+    return {
+      safe: this.safe,
+      total_latency: roundHalfEven(this.totalLatency, 4),
+      blocked_by: this.blockedBy,
+      summary: this.summary,
+      canary_risk_score: this.canaryRiskScore,
+      degraded: this.degraded,
+      canary_status: this.canaryStatus,
+      analysis_method: this.analysisMethod,
+      analysis_status: this.analysisStatus,
+      layers: this.layers.map(layerToJson),
+      advisory: this.advisory.toJSON(),
+    };
+  }
+
+  /** The wire form of pipeline.md §5.4 (key order kept), as printed by `check` and `/check`. */
+  toDict(): VerdictWire {
+    const record = this.toRecord();
+    return {
+      safe: record.safe,
+      safe_input: this.safeInput,
+      total_latency: record.total_latency,
+      blocked_by: record.blocked_by,
+      summary: record.summary,
+      canary_risk_score: record.canary_risk_score,
+      degraded: record.degraded,
+      canary_status: record.canary_status,
+      analysis_method: record.analysis_method,
+      analysis_status: record.analysis_status,
+      layers: record.layers,
+      advisory: record.advisory,
+    };
+  }
+
+  toJSON(): VerdictWire {
+    return this.toDict();
+  }
+
+  [inspect.custom](): string {
+    const { safe_input: _omitted, ...shown } = this.toDict();
+    return `PipelineVerdict ${inspect(shown, { depth: 4 })}`;
+  }
+}
+
+function layerToJson(layer: LayerResult): LayerJson {
+  const json: LayerJson = {
+    name: layer.name,
+    passed: layer.passed,
+    status: layer.status,
+    latency: roundHalfEven(layer.latency, 4),
+    details: layer.details,
+  };
+  if (layer.coverageReason) json.coverage_reason = layer.coverageReason;
+  return json;
+}
+
+/** @internal Mints a verdict; only the pipeline module calls this. */
+export function mintVerdict(input: string, fields: VerdictFields): PipelineVerdict {
+  minting = true;
+  try {
+    const verdict = new PipelineVerdict(input, fields);
+    genuine.add(verdict);
+    return verdict;
+  } finally {
+    minting = false;
+  }
+}
+
+/** True only for verdicts produced by this library's pipeline (not look-alikes). */
+export function isGenuineVerdict(value: unknown): value is PipelineVerdict {
+  return typeof value === "object" && value !== null && genuine.has(value as PipelineVerdict);
+}
