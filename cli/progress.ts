@@ -1,0 +1,46 @@
+// Progress on stderr for long runs: items done/total, elapsed, rate and ETA. Drawn only when
+// stderr is a TTY (never in CI logs or pipes), at most a few times per second, and cleared at
+// the end. Colour is not used, so NO_COLOR needs nothing here.
+import type { CliIo } from "./io.js";
+
+export interface ProgressReporter {
+  update(done: number, total: number): void;
+  finish(): void;
+}
+
+const SILENT: ProgressReporter = { update() {}, finish() {} };
+
+function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "--:--";
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const r = s % 60;
+  const mm = String(m).padStart(2, "0");
+  const ss = String(r).padStart(2, "0");
+  return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+export function createProgress(io: CliIo, label: string, now: () => number = () => Date.now()): ProgressReporter {
+  if (!io.stderrIsTTY) return SILENT;
+  const started = now();
+  let lastDraw = 0;
+  let drawn = false;
+  return {
+    update(done, total) {
+      const t = now();
+      if (done < total && t - lastDraw < 200) return;
+      lastDraw = t;
+      const elapsed = (t - started) / 1000;
+      const rate = elapsed > 0 ? done / elapsed : 0;
+      const eta = rate > 0 ? (total - done) / rate : Number.NaN;
+      io.stderr.write(
+        `\r${label}: ${done}/${total}  elapsed ${formatDuration(elapsed)}  ${rate.toFixed(2)}/s  ETA ${formatDuration(eta)}\x1b[K`,
+      );
+      drawn = true;
+    },
+    finish() {
+      if (drawn) io.stderr.write("\r\x1b[K");
+    },
+  };
+}
