@@ -1,0 +1,141 @@
+// The ingest policy `strict/v1` (ingest.md §2, §4.1): the limits one ingest run works under.
+// The document form (snake_case, `name` first) is what the manifest records and what
+// `policies/strict-v1.json` holds; `STRICT_V1` must equal that file (a test pins it).
+// `resolvePolicy` applies caller overrides and validates them in the spec's order, throwing a
+// UsageError that carries the first problem's sentence, so the CLI and the library refuse the
+// same inputs with the same words.
+import { z } from "zod";
+import { UsageError } from "../errors.js";
+
+export const POLICY_NAME = "strict/v1";
+
+/** Largest `max_item_bytes` (and `segment_chars`) a policy may ask for: 64 MiB. */
+export const MAX_ITEM_BYTES_CEILING = 67_108_864;
+
+/** Fixed label caps (not part of the policy document). */
+export const MAX_LABEL_CHARS = 256;
+export const MAX_METADATA_KEY_CHARS = 128;
+
+/** Truncation limits for per-record evidence. */
+export const MAX_SIGNAL_CHARS = 128;
+export const MAX_SIGNALS_PER_RECORD = 32;
+export const MAX_DETAIL_CHARS = 200;
+
+/** The integer limits, in the order `resolvePolicy` validates them. */
+export const POLICY_LIMIT_NAMES = [
+  "segment_chars",
+  "segment_overlap",
+  "max_segments",
+  "max_item_bytes",
+  "max_items",
+  "max_total_bytes",
+  "max_metadata_keys",
+  "max_metadata_value_chars",
+] as const;
+export type PolicyLimitName = (typeof POLICY_LIMIT_NAMES)[number];
+
+// JS numbers lose integer precision above 2^53; a limit there could not be compared exactly,
+// so limits without a spec ceiling are capped at the largest safe integer instead.
+const ceilingOf = (name: PolicyLimitName): number =>
+  name === "segment_chars" || name === "max_item_bytes"
+    ? MAX_ITEM_BYTES_CEILING
+    : Number.MAX_SAFE_INTEGER;
+
+const limit = (name: PolicyLimitName) => z.int().min(0).max(ceilingOf(name));
+
+export const IngestPolicySchema = z
+  .strictObject({
+    name: z.literal(POLICY_NAME),
+    segment_chars: limit("segment_chars").min(1),
+    segment_overlap: limit("segment_overlap"),
+    max_segments: limit("max_segments"),
+    max_item_bytes: limit("max_item_bytes"),
+    max_items: limit("max_items"),
+    max_total_bytes: limit("max_total_bytes"),
+    max_metadata_keys: limit("max_metadata_keys"),
+    max_metadata_value_chars: limit("max_metadata_value_chars"),
+    stop_after_hold: z.boolean(),
+  })
+  .refine((p) => p.segment_overlap < p.segment_chars, {
+    message: "segment_overlap must be smaller than segment_chars",
+    path: ["segment_overlap"],
+  });
+
+export type IngestPolicy = z.infer<typeof IngestPolicySchema>;
+
+export const STRICT_V1: Readonly<IngestPolicy> = Object.freeze({
+  name: POLICY_NAME,
+  segment_chars: 3500,
+  segment_overlap: 500,
+  max_segments: 8,
+  max_item_bytes: 65536,
+  max_items: 1000,
+  max_total_bytes: 8_388_608,
+  max_metadata_keys: 32,
+  max_metadata_value_chars: 1024,
+  stop_after_hold: true,
+});
+
+/** Overrides a caller (the CLI flags) may apply; values are checked, not trusted. */
+export type PolicyOverrides = Partial<Record<PolicyLimitName | "stop_after_hold", unknown>>;
+
+const OVERRIDABLE = new Set<string>([...POLICY_LIMIT_NAMES, "stop_after_hold"]);
+
+/** `check_limit`: the first problem with one limit value, or null. */
+export function checkLimit(name: string, value: unknown, max?: number): string | null {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    return `${name} must be a non-negative integer`;
+  }
+  if (max !== undefined && value > max) return `${name} must not exceed ${max}`;
+  return null;
+}
+
+/**
+ * The first problem of a would-be policy, in the order of ingest.md §2, or null when valid.
+ * Works on unknown values so the same checks guard CLI flags and policy documents.
+ */
+export function policyProblem(candidate: Record<string, unknown>): string | null {
+  const first = (...checks: Array<() => string | null>): string | null => {
+    for (const check of checks) {
+      const problem = check();
+      if (problem !== null) return problem;
+    }
+    return null;
+  };
+  const chars = candidate["segment_chars"];
+  const overlap = candidate["segment_overlap"];
+  return first(
+    () => checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
+    () => ((chars as number) < 1 ? "segment_chars must be at least 1" : null),
+    () => checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
+    () =>
+      (overlap as number) >= (chars as number)
+        ? "segment_overlap must be smaller than segment_chars"
+        : null,
+    ...POLICY_LIMIT_NAMES.slice(2).map(
+      (name) => () => checkLimit(name, candidate[name], ceilingOf(name)),
+    ),
+    () =>
+      typeof candidate["stop_after_hold"] === "boolean"
+        ? null
+        : "stop_after_hold must be a boolean",
+  );
+}
+
+/**
+ * `STRICT_V1` with `overrides` applied. Throws UsageError on an unknown override name or on
+ * the first invalid value (ingest.md §2 order). Zero is legal for every limit except
+ * `segment_chars`. An override whose value is `undefined` is treated as absent.
+ */
+export function resolvePolicy(overrides: PolicyOverrides = {}): IngestPolicy {
+  const candidate: Record<string, unknown> = { ...STRICT_V1 };
+  for (const key of Object.keys(overrides)) {
+    if (!OVERRIDABLE.has(key)) throw new UsageError("unknown policy setting");
+    const value = (overrides as Record<string, unknown>)[key];
+    if (value !== undefined) candidate[key] = value;
+  }
+  const problem = policyProblem(candidate);
+  if (problem !== null) throw new UsageError(problem);
+  // The ordered checks above cover every rule of the schema; parsing still guards the shape.
+  return IngestPolicySchema.parse(candidate);
+}

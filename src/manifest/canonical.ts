@@ -1,0 +1,133 @@
+// Canonical JSON (decision 3): the exact bytes that are hashed and written for the manifest,
+// export and batch documents. A document is first checked by a guard (plain JSON values only,
+// finite numbers, no lone surrogate in any string or key, bounded depth) and by its zod
+// schema; then it is serialized with `fast-json-stable-stringify` and encoded as UTF-8.
+//
+// Why this equals RFC 8785 (JCS) for such documents: JCS sorts object keys by UTF-16 code
+// units and fast-json-stable-stringify uses JS's default sort, which also compares UTF-16
+// code units; strings are escaped by JSON.stringify, which for well-formed strings emits the
+// same minimal escapes JCS prescribes (\" \\ \b \f \n \r \t, other controls as lowercase
+// \u00xx, everything else verbatim); finite numbers are printed with the ECMAScript
+// Number-to-String algorithm, which is the one JCS adopts. (Metadata material and
+// `metadata_keys` use code-point order instead; that is a separate, documented choice.)
+import stringify from "fast-json-stable-stringify";
+import type { z } from "zod";
+import { UsageError } from "../errors.js";
+
+/** Deepest nesting a canonical document may have; ours need fewer than 10 levels. */
+export const MAX_CANONICAL_DEPTH = 64;
+
+export type CanonicalRejection = "non_finite" | "lone_surrogate" | "non_plain" | "too_deep" | "schema";
+
+/** A document could not be made canonical. The message names a path, never a value. */
+export class CanonicalJsonError extends UsageError {
+  readonly reason: CanonicalRejection;
+  constructor(reason: CanonicalRejection, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+// Paths may include object keys taken from the document; only short plain keys are shown so
+// that hostile keys are never echoed.
+function pathText(path: ReadonlyArray<string | number>): string {
+  if (path.length === 0) return "(root)";
+  return path
+    .map((part) =>
+      typeof part === "number" ? `[${part}]` : /^[A-Za-z0-9_]{1,40}$/.test(part) ? `.${part}` : ".<key>",
+    )
+    .join("");
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Throws CanonicalJsonError unless `value` is made only of null, booleans, finite numbers,
+ * well-formed strings, dense plain arrays and plain objects with data properties, nested at
+ * most MAX_CANONICAL_DEPTH deep. Iterative, so hostile nesting cannot exhaust the stack.
+ */
+export function assertCanonicalValue(value: unknown): void {
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop() as { value: unknown; path: Array<string | number> };
+    if (path.length > MAX_CANONICAL_DEPTH) {
+      throw new CanonicalJsonError("too_deep", `document nests deeper than ${MAX_CANONICAL_DEPTH} levels`);
+    }
+    if (node === null || typeof node === "boolean") continue;
+    if (typeof node === "number") {
+      if (!Number.isFinite(node)) {
+        throw new CanonicalJsonError("non_finite", `non-finite number at ${pathText(path)}`);
+      }
+      continue;
+    }
+    if (typeof node === "string") {
+      if (!node.isWellFormed()) {
+        throw new CanonicalJsonError("lone_surrogate", `lone surrogate in a string at ${pathText(path)}`);
+      }
+      continue;
+    }
+    if (typeof node !== "object") {
+      throw new CanonicalJsonError("non_plain", `value that is not JSON at ${pathText(path)}`);
+    }
+    if (Array.isArray(node)) {
+      if (Object.getPrototypeOf(node) !== Array.prototype) {
+        throw new CanonicalJsonError("non_plain", `array subclass at ${pathText(path)}`);
+      }
+      for (let i = node.length - 1; i >= 0; i--) {
+        if (!Object.prototype.hasOwnProperty.call(node, i)) {
+          throw new CanonicalJsonError("non_plain", `sparse array at ${pathText(path)}`);
+        }
+        stack.push({ value: node[i], path: [...path, i] });
+      }
+      continue;
+    }
+    if (!isPlainObject(node) || Object.getOwnPropertySymbols(node).length > 0) {
+      throw new CanonicalJsonError("non_plain", `object that is not a plain record at ${pathText(path)}`);
+    }
+    const descriptors = Object.getOwnPropertyDescriptors(node);
+    for (const key of Object.keys(descriptors)) {
+      const descriptor = descriptors[key] as PropertyDescriptor;
+      const at = [...path, key];
+      if (!key.isWellFormed()) {
+        throw new CanonicalJsonError("lone_surrogate", `lone surrogate in a key at ${pathText(path)}`);
+      }
+      if (!("value" in descriptor) || !descriptor.enumerable) {
+        throw new CanonicalJsonError("non_plain", `accessor or hidden property at ${pathText(at)}`);
+      }
+      stack.push({ value: descriptor.value, path: at });
+    }
+  }
+}
+
+/**
+ * Canonical JSON text of a value that passes the guard, without a schema. Used where a
+ * document's hash must be recomputed even though it may not match its schema (verify).
+ */
+export function canonicalJsonUnchecked(value: unknown): string {
+  assertCanonicalValue(value);
+  return stringify(value);
+}
+
+/**
+ * Canonical JSON text of `doc` after it passed the guard and `schema`. The input object
+ * itself is serialized (not zod's output copy), so keys such as `__proto__` that a zod record
+ * would drop on copying stay exactly as given; schemas must therefore not transform values.
+ */
+export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown): string {
+  assertCanonicalValue(doc);
+  const parsed = schema.safeParse(doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? pathText(issue.path.filter((p): p is string | number => typeof p !== "symbol")) : "(root)";
+    throw new CanonicalJsonError("schema", `document does not match its schema at ${where}`);
+  }
+  return stringify(doc);
+}
+
+/** UTF-8 bytes of `canonicalJson(schema, doc)`. */
+export function canonicalBytes<S extends z.ZodType>(schema: S, doc: unknown): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(schema, doc));
+}

@@ -1,0 +1,179 @@
+// zod schemas of the documents ingest and screen write (ingest.md §3, §5.1, §5.2, plus
+// decision 7's digest and prompt_eval_count evidence). They are the single source of truth:
+// TypeScript types are inferred from them, `schemas/*.schema.json` is generated from them,
+// and every document passes its schema before it is hashed or written (canonical.ts).
+// Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
+import { z } from "zod";
+import { IngestPolicySchema } from "../ingest/policy.js";
+import { VerdictJsonSchema } from "../pipeline/verdict-schema.js";
+import { MetadataMapSchema } from "./metadata-map.js";
+
+export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
+export const EXPORT_SCHEMA = "little-canary-ingest-export/v1";
+export const BATCH_SCHEMA = "little-canary-batch/v1";
+
+export const HOLD_REASONS = [
+  "malformed",
+  "over_budget",
+  "blocked",
+  "flagged",
+  "degraded",
+  "unexercised",
+  "error",
+  "incomplete",
+] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
+export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
+export type SegmentState = (typeof SEGMENT_STATES)[number];
+
+export const DETECTIONS = ["none", "flag", "block"] as const;
+export type Detection = (typeof DETECTIONS)[number];
+export const COVERAGES = ["complete", "partial", "none"] as const;
+export type Coverage = (typeof COVERAGES)[number];
+export const ADMISSIONS = ["admitted", "held"] as const;
+export type Admission = (typeof ADMISSIONS)[number];
+
+const count = z.int().min(0);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256");
+/** Malformed records have no digest of their text: `""`. */
+const sha256OrEmpty = z.union([sha256, z.literal("")]);
+/** UTC, millisecond precision, `Z` suffix: what `Date.prototype.toISOString` produces. */
+export const TimestampSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+export const PipelineInfoSchema = z.strictObject({
+  mode: z.enum(["block", "advisory", "full"]),
+  provider: z.string().nullable(),
+  canary_model: z.string().nullable(),
+  /** Digest of the canary model as Ollama lists it in /api/tags (decision 7). */
+  canary_model_digest: z.string().nullable(),
+  analysis_method: z.enum(["judge", "regex"]),
+  structural_filter: z.boolean().nullable(),
+  canary_enabled: z.boolean().nullable(),
+  canary_num_ctx: z.int().min(1).nullable(),
+  canary_context_length: z.int().min(1).nullable(),
+  canary_context_verified: z.boolean(),
+});
+
+export const ManifestSegmentSchema = z.strictObject({
+  kind: z.enum(["metadata", "text"]),
+  index: count,
+  start: count,
+  end: count,
+  sha256,
+  state: z.enum(SEGMENT_STATES),
+  exercised: z.boolean(),
+  verdict: VerdictJsonSchema.nullable(),
+  error: z.string().nullable(),
+  latency: z.number().min(0).nullable(),
+  /** Prompt tokens the backend reported evaluating for this segment, when it reported any. */
+  prompt_eval_count: count.nullable(),
+});
+
+export const ManifestRecordSchema = z.strictObject({
+  index: count,
+  id: z.string().nullable(),
+  source: z.string().nullable(),
+  id_sha256: sha256.nullable(),
+  source_sha256: sha256.nullable(),
+  sha256: sha256OrEmpty,
+  material_sha256: sha256OrEmpty,
+  length: count,
+  metadata_key_count: count,
+  metadata_keys: z.array(z.string()).nullable(),
+  detection: z.enum(DETECTIONS),
+  coverage: z.enum(COVERAGES),
+  admission: z.enum(ADMISSIONS),
+  hold_reasons: z.array(z.enum(HOLD_REASONS)),
+  detection_signals: z.array(z.string()).max(32),
+  detail: z.string().nullable(),
+  segments_total: count,
+  segments_checked: count,
+  chars_total: count,
+  chars_covered: count,
+  segments: z.array(ManifestSegmentSchema),
+});
+
+const reasonCounts = z.strictObject(
+  Object.fromEntries(HOLD_REASONS.map((r) => [r, count])) as Record<HoldReason, typeof count>,
+);
+
+export const ManifestCountsSchema = z.strictObject({
+  admitted: count,
+  held: count,
+  by_reason: reasonCounts,
+  detection: z.strictObject({ none: count, flag: count, block: count }),
+  coverage: z.strictObject({ complete: count, partial: count, none: count }),
+});
+
+export const ManifestRunSchema = z.strictObject({
+  status: z.literal("complete"),
+  records_total: count,
+  checks_performed: count,
+  input_sha256: sha256.nullable(),
+  export_requested: z.boolean(),
+});
+
+export const IngestManifestSchema = z.strictObject({
+  schema: z.literal(MANIFEST_SCHEMA),
+  little_canary_version: z.string(),
+  started_at: TimestampSchema,
+  finished_at: TimestampSchema,
+  pipeline: PipelineInfoSchema,
+  policy: IngestPolicySchema,
+  run: ManifestRunSchema,
+  counts: ManifestCountsSchema,
+  records: z.array(ManifestRecordSchema),
+});
+
+export const ExportRecordSchema = z.strictObject({
+  index: count,
+  id: z.string().nullable(),
+  source: z.string().nullable(),
+  sha256,
+  material_sha256: sha256,
+  metadata: MetadataMapSchema,
+  text: z.string().min(1),
+});
+
+export const IngestExportSchema = z.strictObject({
+  schema: z.literal(EXPORT_SCHEMA),
+  manifest_schema: z.literal(MANIFEST_SCHEMA),
+  manifest_sha256: sha256,
+  policy_name: z.literal("strict/v1"),
+  records: z.array(ExportRecordSchema),
+});
+
+export const BATCH_STATES = ["block", "flag", "pass", "degraded", "unexercised"] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+
+export const BatchItemSchema = z.strictObject({
+  index: count,
+  id: z.string().nullable(),
+  source: z.string().nullable(),
+  sha256,
+  length: count,
+  state: z.enum(BATCH_STATES),
+  /** Present only when the check returned a verdict. */
+  verdict: VerdictJsonSchema.optional(),
+  /** Present only when the check failed; a stable name, never exception text. */
+  error: z.string().optional(),
+});
+
+export const BatchDocumentSchema = z.strictObject({
+  schema: z.literal(BATCH_SCHEMA),
+  total: count,
+  counts: z.strictObject({ block: count, flag: count, pass: count, degraded: count, unexercised: count }),
+  items: z.array(BatchItemSchema),
+});
+
+export type PipelineInfo = z.infer<typeof PipelineInfoSchema>;
+export type ManifestSegment = z.infer<typeof ManifestSegmentSchema>;
+export type ManifestRecord = z.infer<typeof ManifestRecordSchema>;
+export type ManifestCounts = z.infer<typeof ManifestCountsSchema>;
+export type ManifestRun = z.infer<typeof ManifestRunSchema>;
+export type IngestManifest = z.infer<typeof IngestManifestSchema>;
+export type ExportRecord = z.infer<typeof ExportRecordSchema>;
+export type IngestExport = z.infer<typeof IngestExportSchema>;
+export type BatchItem = z.infer<typeof BatchItemSchema>;
+export type BatchDocument = z.infer<typeof BatchDocumentSchema>;

@@ -1,0 +1,116 @@
+// The segment plan of a validated record (ingest.md §4.5, §4.6, §4.8): metadata segments
+// first (only when the material is non-empty), then text segments, each kind indexed from 0,
+// each with its code-point span, its slice and the SHA-256 of that slice. Checks run in plan
+// order, so metadata is screened before text. Also decides `over_budget` (text bytes above
+// `max_item_bytes` first, then more planned segments than `max_segments`); an over-budget
+// plan carries its counts but no segments, so a hostile record never gets sliced.
+// Pure: the same record and policy always give the same plan; `verify` rebuilds it.
+import type { IngestPolicy } from "../ingest/policy.js";
+import { sha256Hex } from "../manifest/hash.js";
+import { codePointLength, utf8ByteLength } from "../text/codepoints.js";
+import { metadataMaterial, type MaterialSource } from "./material.js";
+import { segmentCount, segmentSpans, type Span } from "./spans.js";
+
+export type SegmentKind = "metadata" | "text";
+
+export interface PlannedSegment {
+  readonly kind: SegmentKind;
+  /** Position among the segments of the same kind, from 0. */
+  readonly index: number;
+  /** Code-point offsets into the kind's material, `[start, end)`. */
+  readonly start: number;
+  readonly end: number;
+  /** The slice that is screened. */
+  readonly text: string;
+  /** SHA-256 hex of the slice's UTF-8. */
+  readonly sha256: string;
+}
+
+export interface OverBudget {
+  readonly code: "text_bytes" | "segments";
+  /** Detail without the `record i: ` prefix, which the caller adds. */
+  readonly message: string;
+}
+
+export interface SegmentPlan {
+  readonly material: string;
+  readonly segments: readonly PlannedSegment[];
+  readonly segments_total: number;
+  readonly over_budget: boolean;
+  readonly over_budget_reason: OverBudget | null;
+  /** Code points of text plus material. */
+  readonly chars_total: number;
+}
+
+export interface SegmentableRecord extends MaterialSource {
+  readonly text: string;
+}
+
+export type PlanPolicy = Pick<
+  IngestPolicy,
+  "segment_chars" | "segment_overlap" | "max_segments" | "max_item_bytes"
+>;
+
+/**
+ * Slices of `text` for spans whose starts and ends both ascend, found in one pass over the
+ * string (a per-span code-point walk would be quadratic for tiny segments).
+ */
+export function sliceSpans(text: string, spans: readonly Span[]): string[] {
+  const wanted = [...new Set(spans.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
+  const unitAt = new Map<number, number>();
+  let unit = 0;
+  let cp = 0;
+  for (const target of wanted) {
+    while (cp < target && unit < text.length) {
+      const code = text.charCodeAt(unit);
+      const pair =
+        code >= 0xd800 && code <= 0xdbff && unit + 1 < text.length &&
+        text.charCodeAt(unit + 1) >= 0xdc00 && text.charCodeAt(unit + 1) <= 0xdfff;
+      unit += pair ? 2 : 1;
+      cp++;
+    }
+    unitAt.set(target, unit);
+  }
+  return spans.map((s) => text.slice(unitAt.get(s.start) as number, unitAt.get(s.end) as number));
+}
+
+function planKind(kind: SegmentKind, material: string, length: number, policy: PlanPolicy): PlannedSegment[] {
+  const spans = segmentSpans(length, policy.segment_chars, policy.segment_overlap);
+  const slices = sliceSpans(material, spans);
+  return spans.map((span, index) => {
+    const slice = slices[index] as string;
+    return { kind, index, start: span.start, end: span.end, text: slice, sha256: sha256Hex(slice) };
+  });
+}
+
+/**
+ * Plan the segments of a validated record (every string well-formed; sha256Hex refuses
+ * otherwise). Throws UsageError when the policy's segment geometry is invalid.
+ */
+export function planSegments(record: SegmentableRecord, policy: PlanPolicy): SegmentPlan {
+  const material = metadataMaterial(record);
+  const materialLength = codePointLength(material);
+  const textLength = codePointLength(record.text);
+  const { segment_chars: chars, segment_overlap: overlap } = policy;
+  const total = segmentCount(materialLength, chars, overlap) + segmentCount(textLength, chars, overlap);
+  const charsTotal = textLength + materialLength;
+
+  let reason: OverBudget | null = null;
+  if (utf8ByteLength(record.text) > policy.max_item_bytes) {
+    reason = { code: "text_bytes", message: `text exceeds ${policy.max_item_bytes} bytes` };
+  } else if (total > policy.max_segments) {
+    reason = { code: "segments", message: `needs ${total} segments, limit ${policy.max_segments}` };
+  }
+  const segments =
+    reason === null
+      ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy)]
+      : [];
+  return {
+    material,
+    segments,
+    segments_total: total,
+    over_budget: reason !== null,
+    over_budget_reason: reason,
+    chars_total: charsTotal,
+  };
+}

@@ -1,0 +1,47 @@
+// Segment spans (ingest.md §4.5, exact): how a material of `length` code points is cut into
+// windows of `chars` code points that overlap by `overlap`. Offsets are code points
+// (decision 2). The arithmetic lives apart from slicing so budgets can be checked without
+// materializing anything, and so `verify` can rebuild the same spans from a manifest.
+import { UsageError } from "../errors.js";
+
+/** A half-open `[start, end)` range of code-point offsets. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+function assertGeometry(length: number, chars: number, overlap: number): void {
+  if (!Number.isSafeInteger(length) || length < 0) {
+    throw new UsageError("segment length must be a non-negative integer");
+  }
+  if (!Number.isSafeInteger(chars) || chars < 1) {
+    throw new UsageError("segment_chars must be at least 1");
+  }
+  if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap >= chars) {
+    throw new UsageError("segment_overlap must be smaller than segment_chars");
+  }
+}
+
+/** Number of segments `segmentSpans` would return, computed without building them. */
+export function segmentCount(length: number, chars: number, overlap: number): number {
+  assertGeometry(length, chars, overlap);
+  if (length === 0) return 0;
+  const stride = chars - overlap;
+  return 1 + Math.max(0, Math.ceil((length - chars) / stride));
+}
+
+/**
+ * Spans of a material of `length` code points: `n = 1 + max(0, ceil((length-C)/(C-O)))`
+ * windows, window `i` = `[i*(C-O), min(i*(C-O)+C, length))`. Empty material → no spans.
+ * Throws UsageError unless `C ≥ 1` and `0 ≤ O < C` (all integers).
+ */
+export function segmentSpans(length: number, chars: number, overlap: number): Span[] {
+  const count = segmentCount(length, chars, overlap);
+  const stride = chars - overlap;
+  const spans: Span[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = i * stride;
+    spans.push({ start, end: Math.min(start + chars, length) });
+  }
+  return spans;
+}
