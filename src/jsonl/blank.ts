@@ -1,0 +1,35 @@
+// Blank-line test with Python's `str.strip()` whitespace set.
+//
+// The reader skips a line that is empty after stripping, and the batch format was defined by a
+// Python reader, so "blank" must mean exactly what `str.isspace()` means there. That set differs
+// from JS `String.prototype.trim()`: it includes the separators \x1c-\x1f and \x85, and it does
+// NOT include U+FEFF (a stray BOM is never silently skipped; the reader refuses it instead).
+
+function isPythonWhitespace(unit: number): boolean {
+  if (unit <= 0x20) {
+    // \t \n \v \f \r, the information separators \x1c-\x1f, and space.
+    return (unit >= 0x09 && unit <= 0x0d) || (unit >= 0x1c && unit <= 0x20);
+  }
+  if (unit < 0x85) return false;
+  switch (unit) {
+    case 0x85:
+    case 0xa0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202f:
+    case 0x205f:
+    case 0x3000:
+      return true;
+    default:
+      return unit >= 0x2000 && unit <= 0x200a;
+  }
+}
+
+/** True when every character of `line` is Python whitespace (or the line is empty). */
+export function isBlankLine(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    if (!isPythonWhitespace(line.charCodeAt(i))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,120 @@
+// Reader limits: the defaults, their validation, and the per-line byte cap derived from them.
+//
+// Contract: every limit is a non-negative safe integer; `maxItemBytes` never exceeds
+// MAX_ITEM_BYTES_CEILING. Invalid limits are a caller error (UsageError), checked once before
+// any byte is read, so a bad flag can never turn into a partially read run.
+//
+// The per-line cap exists so that memory stays bounded while reading hostile input: a line
+// longer than the cap is refused before it is assembled. It is measured in UTF-8 bytes of the
+// raw line, terminator included, and chosen so that a compact record within every other limit
+// always fits, whatever characters it uses and however they are escaped.
+
+import { UsageError } from "../errors.js";
+
+export interface ReaderLimits {
+  /** Most records (non-blank lines) accepted; one more refuses the run. */
+  maxItems: number;
+  /** Most UTF-8 bytes of one record's text (a budget, reported per record). */
+  maxItemBytes: number;
+  /** Most UTF-8 bytes of all texts together; more refuses the run. */
+  maxTotalBytes: number;
+  /** Most metadata keys per record (ingest only). */
+  maxMetadataKeys: number;
+  /** Most code points of one metadata value (ingest only). */
+  maxMetadataValueChars: number;
+}
+
+export type ReaderKind = "screen" | "ingest";
+
+export const DEFAULT_MAX_ITEMS = 1000;
+export const DEFAULT_MAX_ITEM_BYTES = 65536;
+export const MAX_ITEM_BYTES_CEILING = 67108864; // 64 MiB
+export const DEFAULT_MAX_TOTAL_BYTES = 8388608; // 8 MiB
+export const DEFAULT_MAX_METADATA_KEYS = 32;
+export const DEFAULT_MAX_METADATA_VALUE_CHARS = 1024;
+/** Most code points of `id` and `source`. */
+export const MAX_LABEL_CHARS = 256;
+/** Most code points of a metadata key (fixed, not configurable). */
+export const MAX_METADATA_KEY_CHARS = 128;
+
+/**
+ * Room in the per-line cap for everything except the text (and metadata).
+ *
+ * The worst case for a label is an astral character written as a pair of escapes
+ * (`\ud83d\ude00`): 12 bytes per code point, so two labels of MAX_LABEL_CHARS take
+ * 2 × 12 × 256 = 6144 bytes. The keys, quotes, colons, commas and braces of a compact record
+ * (`{"text":"","id":"","source":""}`) and a `\r\n` terminator need under 40 bytes; the
+ * remaining 4096 leave room for modest whitespace. 4096 + 6144 = 10240.
+ */
+export const LINE_SLACK = 10240;
+
+/**
+ * Escaping multiplies a text's size by at most 6: a one-byte control character becomes
+ * `\u0001` (6 bytes); larger characters grow less (a 4-byte astral character becomes 12 bytes).
+ */
+const TEXT_ESCAPE_FACTOR = 6;
+/** Worst-case bytes per code point of an escaped metadata key or value (see LINE_SLACK). */
+const ESCAPED_BYTES_PER_CODE_POINT = 12;
+/** `"":"",` around one metadata entry, rounded up. */
+const METADATA_ENTRY_OVERHEAD = 8;
+/** `,"metadata":{}` rounded up. */
+const METADATA_OBJECT_OVERHEAD = 16;
+
+export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({
+  maxItems: DEFAULT_MAX_ITEMS,
+  maxItemBytes: DEFAULT_MAX_ITEM_BYTES,
+  maxTotalBytes: DEFAULT_MAX_TOTAL_BYTES,
+  maxMetadataKeys: DEFAULT_MAX_METADATA_KEYS,
+  maxMetadataValueChars: DEFAULT_MAX_METADATA_VALUE_CHARS,
+});
+
+/** The CLI flag that sets each limit, so messages name what the user typed. */
+const FLAG_NAMES: Readonly<Record<keyof ReaderLimits, string>> = {
+  maxItems: "--max-items",
+  maxItemBytes: "--max-item-bytes",
+  maxTotalBytes: "--max-total-bytes",
+  maxMetadataKeys: "--max-metadata-keys",
+  maxMetadataValueChars: "--max-metadata-value-chars",
+};
+
+const LIMIT_ORDER: readonly (keyof ReaderLimits)[] = [
+  "maxItemBytes",
+  "maxItems",
+  "maxTotalBytes",
+  "maxMetadataKeys",
+  "maxMetadataValueChars",
+];
+
+function isNonNegativeSafeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Throws UsageError naming the first invalid limit; returns the limits unchanged otherwise. */
+export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
+  if (typeof limits !== "object" || limits === null) {
+    throw new UsageError("reader limits must be an object");
+  }
+  for (const name of LIMIT_ORDER) {
+    const value: unknown = limits[name];
+    if (!isNonNegativeSafeInteger(value)) {
+      throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
+    }
+  }
+  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) {
+    throw new UsageError(`--max-item-bytes must not exceed ${MAX_ITEM_BYTES_CEILING}`);
+  }
+  return limits;
+}
+
+/**
+ * The per-line cap in UTF-8 bytes (terminator included): a line of exactly this size is read,
+ * one byte more refuses the run. Ingest adds room for the largest allowed metadata.
+ */
+export function maxLineBytes(limits: ReaderLimits, kind: ReaderKind): number {
+  const base = TEXT_ESCAPE_FACTOR * limits.maxItemBytes + LINE_SLACK;
+  if (kind === "screen") return base;
+  const entry =
+    ESCAPED_BYTES_PER_CODE_POINT * (MAX_METADATA_KEY_CHARS + limits.maxMetadataValueChars) +
+    METADATA_ENTRY_OVERHEAD;
+  return base + limits.maxMetadataKeys * entry + METADATA_OBJECT_OVERHEAD;
+}

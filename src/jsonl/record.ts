@@ -1,0 +1,207 @@
+// Turns one parsed JSONL value into a RawRecord and lists its record-level problems.
+//
+// Contract (decision 4): a line that is neither a string nor an object is a run-level refusal
+// (returned as `null` here; the reader refuses). Everything else becomes a RawRecord; problems
+// that make the record unusable are listed with severity "malformed", and a text over the byte
+// budget with severity "budget" (screen refuses on any problem; ingest holds the record as
+// malformed, or as over_budget when only budget problems are present).
+//
+// Problem messages follow the spec's wording and never contain input text: paths name fields,
+// and a metadata entry is addressed by its 0-based position in the object's own-key order
+// (the order `Object.keys` gives), never by its key.
+
+import { codePointLength, utf8ByteLength } from "../text/codepoints.js";
+import {
+  MAX_LABEL_CHARS,
+  MAX_METADATA_KEY_CHARS,
+  type ReaderKind,
+  type ReaderLimits,
+} from "./limits.js";
+
+export type RecordProblemCode =
+  | "unknown_key"
+  | "text_invalid"
+  | "lone_surrogate"
+  | "label_invalid"
+  | "label_too_long"
+  | "metadata_invalid"
+  | "metadata_too_many_keys"
+  | "metadata_key_invalid"
+  | "metadata_value_invalid"
+  | "metadata_value_too_long"
+  | "text_too_large";
+
+export interface RecordProblem {
+  code: RecordProblemCode;
+  /** Field path; metadata entries by position. Never contains input text. */
+  path: (string | number)[];
+  message: string;
+  /** "malformed": the record is unusable. "budget": well-formed but over a size budget. */
+  severity: "malformed" | "budget";
+}
+
+export interface RawRecord {
+  /** 0-based among non-blank lines. */
+  index: number;
+  /** 1-based line number (blank lines count). */
+  line: number;
+  /** Raw field values as parsed; `undefined` when the key is absent (see `keys`). */
+  text: unknown;
+  id: unknown;
+  source: unknown;
+  metadata: unknown;
+  /** Which of the known keys were present (a string line has only `text`). */
+  keys: { text: boolean; id: boolean; source: boolean; metadata: boolean };
+  /** Keys other than the allowed ones, in input order (input text: never put into messages). */
+  unknownKeys: string[];
+  /** UTF-8 size of `text` when it is a string (a lone surrogate counts 3 bytes), else 0. */
+  textBytes: number;
+  problems: RecordProblem[];
+}
+
+const SCREEN_KEYS: ReadonlySet<string> = new Set(["text", "id", "source"]);
+const INGEST_KEYS: ReadonlySet<string> = new Set(["text", "id", "source", "metadata"]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function own(object: Record<string, unknown>, key: string): { present: boolean; value: unknown } {
+  return Object.hasOwn(object, key) ? { present: true, value: object[key] } : { present: false, value: undefined };
+}
+
+interface BuildContext {
+  index: number;
+  kind: ReaderKind;
+  limits: ReaderLimits;
+  /** The parser saw an escaped lone surrogate somewhere in this line. */
+  loneSurrogate: boolean;
+}
+
+/**
+ * Builds the record for a parsed line, or returns null when the value is not a string or an
+ * object (the caller refuses the run).
+ */
+export function buildRecord(value: unknown, line: number, context: BuildContext): RawRecord | null {
+  let fields: Record<string, unknown>;
+  if (typeof value === "string") fields = { text: value };
+  else if (isPlainObject(value)) fields = value;
+  else return null;
+
+  const allowed = context.kind === "screen" ? SCREEN_KEYS : INGEST_KEYS;
+  const text = own(fields, "text");
+  const id = own(fields, "id");
+  const source = own(fields, "source");
+  // Screen has no metadata: a `metadata` key there is simply unknown.
+  const metadata = context.kind === "ingest" ? own(fields, "metadata") : { present: false, value: undefined };
+  const unknownKeys = Object.keys(fields).filter((key) => !allowed.has(key));
+
+  const record: RawRecord = {
+    index: context.index,
+    line,
+    text: text.value,
+    id: id.value,
+    source: source.value,
+    metadata: metadata.value,
+    keys: { text: text.present, id: id.present, source: source.present, metadata: metadata.present },
+    unknownKeys,
+    textBytes: typeof text.value === "string" ? utf8ByteLength(text.value) : 0,
+    problems: [],
+  };
+  record.problems = listProblems(record, context);
+  return record;
+}
+
+function listProblems(record: RawRecord, context: BuildContext): RecordProblem[] {
+  const problems: RecordProblem[] = [];
+  const i = context.index;
+  const item = context.kind === "screen" ? `item ${i}` : `record ${i}`;
+  const add = (
+    code: RecordProblemCode,
+    path: (string | number)[],
+    message: string,
+    severity: RecordProblem["severity"] = "malformed",
+  ): void => {
+    problems.push({ code, path, message, severity });
+  };
+
+  if (record.unknownKeys.length > 0) {
+    const allowed = context.kind === "screen" ? "text, id, source" : "text, id, source, metadata";
+    add("unknown_key", [], `${item}: unknown_keys (allowed: ${allowed})`);
+  }
+
+  const text = record.text;
+  if (typeof text !== "string" || text.length === 0) {
+    add("text_invalid", ["text"], `item ${i}: 'text' must be a non-empty string`);
+  } else {
+    if (!text.isWellFormed()) {
+      add("lone_surrogate", ["text"], `item ${i}: 'text' is not valid Unicode (lone surrogate)`);
+    }
+    if (record.textBytes > context.limits.maxItemBytes) {
+      const message =
+        context.kind === "screen"
+          ? `item ${i}: 'text' exceeds ${context.limits.maxItemBytes} bytes`
+          : `record ${i}: text exceeds ${context.limits.maxItemBytes} bytes`;
+      add("text_too_large", ["text"], message, "budget");
+    }
+  }
+
+  for (const label of ["id", "source"] as const) {
+    const value = record[label];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "string") {
+      add("label_invalid", [label], `item ${i}: '${label}' must be a string`);
+    } else if (codePointLength(value) > MAX_LABEL_CHARS) {
+      add("label_too_long", [label], `item ${i}: '${label}' exceeds ${MAX_LABEL_CHARS} characters`);
+    } else if (!value.isWellFormed()) {
+      add("lone_surrogate", [label], `item ${i}: '${label}' is not valid Unicode (lone surrogate)`);
+    }
+  }
+
+  if (record.keys.metadata) {
+    const problem = metadataProblem(record.metadata, i, context.limits);
+    if (problem !== null) problems.push(problem);
+  }
+
+  // Every string of a record without other problems is one of the fields checked above, so this
+  // only fires if that reasoning is ever broken by a change; it keeps "any string" true.
+  if (context.loneSurrogate && !problems.some((p) => p.code === "lone_surrogate") && problems.every((p) => p.severity === "budget")) {
+    add("lone_surrogate", [], `${item}: a string is not valid Unicode (lone surrogate)`);
+  }
+  return problems;
+}
+
+/** The first metadata problem in the spec's order (object, key count, then entry by entry). */
+function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): RecordProblem | null {
+  const problem = (code: RecordProblemCode, path: (string | number)[], message: string): RecordProblem => ({
+    code,
+    path,
+    message: `record ${i}: ${message}`,
+    severity: "malformed",
+  });
+  if (!isPlainObject(metadata)) return problem("metadata_invalid", ["metadata"], "'metadata' must be an object");
+  const entries = Object.entries(metadata);
+  if (entries.length > limits.maxMetadataKeys) {
+    return problem("metadata_too_many_keys", ["metadata"], `'metadata' exceeds ${limits.maxMetadataKeys} keys`);
+  }
+  for (let position = 0; position < entries.length; position++) {
+    const [key, value] = entries[position] as [string, unknown];
+    const path = ["metadata", position];
+    if (key.length === 0 || codePointLength(key) > MAX_METADATA_KEY_CHARS) {
+      return problem(
+        "metadata_key_invalid",
+        path,
+        `metadata keys must be non-empty strings of at most ${MAX_METADATA_KEY_CHARS} characters`,
+      );
+    }
+    if (!key.isWellFormed()) return problem("lone_surrogate", path, "metadata key is not valid Unicode (lone surrogate)");
+    if (typeof value !== "string") return problem("metadata_value_invalid", path, "metadata values must be strings");
+    if (codePointLength(value) > limits.maxMetadataValueChars) {
+      return problem("metadata_value_too_long", path, `metadata value exceeds ${limits.maxMetadataValueChars} characters`);
+    }
+    if (!value.isWellFormed()) {
+      return problem("lone_surrogate", path, "metadata value is not valid Unicode (lone surrogate)");
+    }
+  }
+  return null;
+}
