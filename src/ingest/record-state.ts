@@ -1,0 +1,102 @@
+// Record state from segment outcomes (ingest.md §4.8): detection, coverage, hold reasons,
+// admission and the counting fields of a record that was planned and (partly) checked.
+// Pure and shared: the ingest run loop uses it to build a record, and `verify` uses it to
+// recompute a manifest record from its own segments and catch a forged state.
+//
+// `chars_covered` counts every code point that some exercised segment inspected, once: the
+// union of exercised spans per kind (metadata and text are separate materials). When every
+// segment is exercised this equals `chars_total`; when some are not, it is the honest amount
+// inspected (a record is only ever admitted with full coverage, so admission never relies on
+// this number alone).
+import type { Coverage, Detection, HoldReason, SegmentState } from "../manifest/schemas.js";
+import { HOLD_REASONS } from "../manifest/schemas.js";
+
+export interface SegmentOutcome {
+  readonly kind: "metadata" | "text";
+  readonly start: number;
+  readonly end: number;
+  readonly state: SegmentState;
+  readonly exercised: boolean;
+}
+
+export interface RecordState {
+  readonly detection: Detection;
+  readonly coverage: Coverage;
+  readonly hold_reasons: HoldReason[];
+  readonly admission: "admitted" | "held";
+  readonly segments_checked: number;
+  readonly chars_covered: number;
+}
+
+const REASON_OF_STATE: Partial<Record<SegmentState, HoldReason>> = {
+  block: "blocked",
+  flag: "flagged",
+  degraded: "degraded",
+  unexercised: "unexercised",
+  error: "error",
+};
+
+/** With `stop_after_hold`, a segment in one of these states ends checking of its record. */
+export function stopsChecking(state: SegmentState): boolean {
+  return state === "block" || state === "flag" || state === "degraded" || state === "unexercised" || state === "error";
+}
+
+/** Code points inspected by exercised segments, each counted once per kind. */
+export function charsCovered(segments: readonly SegmentOutcome[]): number {
+  let covered = 0;
+  for (const kind of ["metadata", "text"] as const) {
+    const spans = segments
+      .filter((s) => s.kind === kind && s.exercised && s.end > s.start)
+      .map((s) => [s.start, s.end] as const)
+      .sort((a, b) => a[0] - b[0]);
+    let reach = -Infinity;
+    for (const [start, end] of spans) {
+      if (end <= reach) continue;
+      covered += end - Math.max(start, reach);
+      reach = end;
+    }
+  }
+  return covered;
+}
+
+/** Reasons sorted into the fixed manifest order. */
+export function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
+  const present = new Set(reasons);
+  return HOLD_REASONS.filter((r) => present.has(r));
+}
+
+/** State of a record whose planned segments have these outcomes (in plan order). */
+export function recordState(segments: readonly SegmentOutcome[]): RecordState {
+  const states = new Set(segments.map((s) => s.state));
+  const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : "none";
+  const exercisedCount = segments.filter((s) => s.exercised).length;
+  const coverage: Coverage =
+    exercisedCount === 0 ? "none" : exercisedCount === segments.length ? "complete" : "partial";
+  const reasons: HoldReason[] = [];
+  for (const state of states) {
+    const reason = REASON_OF_STATE[state];
+    if (reason !== undefined) reasons.push(reason);
+  }
+  if (states.has("not_checked") || coverage !== "complete") reasons.push("incomplete");
+  const hold_reasons = orderReasons(reasons);
+  return {
+    detection,
+    coverage,
+    hold_reasons,
+    admission: hold_reasons.length === 0 ? "admitted" : "held",
+    segments_checked: exercisedCount,
+    chars_covered: charsCovered(segments),
+  };
+}
+
+/** State of a record held before any check (`malformed` or `over_budget`, always alone). */
+export function uncheckedHoldState(reason: "malformed" | "over_budget"): RecordState {
+  return {
+    detection: "none",
+    coverage: "none",
+    hold_reasons: [reason],
+    admission: "held",
+    segments_checked: 0,
+    chars_covered: 0,
+  };
+}

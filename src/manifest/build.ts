@@ -1,0 +1,154 @@
+// Assembling the manifest and export documents (ingest.md §5) from plain run data, and
+// producing their canonical bytes. The run loop collects records; these functions add the
+// derived totals, validate against the schemas, and cross-check the export against the
+// manifest before anything could be written (§5.2 step 3), so an inconsistent pair is
+// refused here rather than discovered by a consumer.
+import { LittleCanaryError, UsageError } from "../errors.js";
+import type { IngestPolicy } from "../ingest/policy.js";
+import { sortByCodePoint } from "../segment/code-point-order.js";
+import type { SegmentableRecord } from "../segment/plan.js";
+import { canonicalJson } from "./canonical.js";
+import { countRecords } from "./counts.js";
+import { materialSha256, sha256Hex } from "./hash.js";
+import {
+  EXPORT_SCHEMA,
+  IngestExportSchema,
+  IngestManifestSchema,
+  MANIFEST_SCHEMA,
+  type ExportRecord,
+  type IngestExport,
+  type IngestManifest,
+  type ManifestRecord,
+  type PipelineInfo,
+} from "./schemas.js";
+
+/** A document with its canonical serialization. */
+export interface CanonicalDocument<D> {
+  readonly document: D;
+  /** Canonical JSON text (no trailing newline). */
+  readonly json: string;
+  /** UTF-8 of `json`: the exact file bytes. */
+  readonly bytes: Uint8Array;
+  /** Lowercase hex SHA-256 of `bytes`. */
+  readonly sha256: string;
+}
+
+function canonicalDocument<D>(schema: Parameters<typeof canonicalJson>[0], document: D): CanonicalDocument<D> {
+  const json = canonicalJson(schema, document);
+  const bytes = new TextEncoder().encode(json);
+  return { document, json, bytes, sha256: sha256Hex(bytes) };
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC (milliseconds truncated, as Date keeps them). */
+export function formatTimestamp(date: Date): string {
+  return date.toISOString();
+}
+
+export interface ManifestInput {
+  readonly little_canary_version: string;
+  readonly started_at: string;
+  readonly finished_at: string;
+  readonly pipeline: PipelineInfo;
+  readonly policy: IngestPolicy;
+  readonly checks_performed: number;
+  readonly input_sha256: string | null;
+  /** True when an export is produced alongside; covered by the manifest hash. */
+  readonly export_requested: boolean;
+  /** Entries in input order; `index` must equal the position. */
+  readonly records: readonly ManifestRecord[];
+}
+
+/** The manifest of a complete run, validated, with its canonical bytes. */
+export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest> {
+  input.records.forEach((record, position) => {
+    if (record.index !== position) throw new UsageError(`manifest record at position ${position} has index ${record.index}`);
+  });
+  const manifest: IngestManifest = {
+    schema: MANIFEST_SCHEMA,
+    little_canary_version: input.little_canary_version,
+    started_at: input.started_at,
+    finished_at: input.finished_at,
+    pipeline: input.pipeline,
+    policy: input.policy,
+    run: {
+      status: "complete",
+      records_total: input.records.length,
+      checks_performed: input.checks_performed,
+      input_sha256: input.input_sha256,
+      export_requested: input.export_requested,
+    },
+    counts: countRecords(input.records),
+    records: [...input.records],
+  };
+  return canonicalDocument(IngestManifestSchema, manifest);
+}
+
+/** An admitted record's snapshot, as the run loop kept it. */
+export interface AdmittedSnapshot {
+  readonly index: number;
+  readonly record: SegmentableRecord;
+}
+
+function exportRefused(message: string): LittleCanaryError {
+  return new LittleCanaryError("publish", `export refused: ${message}`);
+}
+
+function sameKeys(a: readonly string[] | null, b: readonly string[]): boolean {
+  return a !== null && a.length === b.length && a.every((k, i) => k === b[i]);
+}
+
+/**
+ * The export for `manifest` (already built with `export_requested: true`) holding the
+ * admitted snapshots. Refuses (LittleCanaryError code "publish") unless the snapshots are
+ * exactly the manifest's admitted records, each matching its recorded digests and labels.
+ */
+export function buildExport(
+  manifest: CanonicalDocument<IngestManifest>,
+  admitted: readonly AdmittedSnapshot[],
+): CanonicalDocument<IngestExport> {
+  const doc = manifest.document;
+  if (doc.run.status !== "complete") throw exportRefused("export requires a complete ingest run");
+  if (!doc.run.export_requested) throw exportRefused("the manifest does not record that an export was requested");
+  const admittedIndices = doc.records.filter((r) => r.admission === "admitted").map((r) => r.index);
+  const snapshots = [...admitted].sort((a, b) => a.index - b.index);
+  const distinct = new Set(snapshots.map((s) => s.index));
+  if (
+    distinct.size !== snapshots.length ||
+    snapshots.length !== admittedIndices.length ||
+    snapshots.some((s, i) => s.index !== admittedIndices[i])
+  ) {
+    throw exportRefused("admitted entries do not match the run's records");
+  }
+  const records: ExportRecord[] = snapshots.map(({ index, record }) => {
+    const entry = doc.records[index] as ManifestRecord;
+    const sha = sha256Hex(record.text);
+    const material = materialSha256(record);
+    if (
+      entry.hold_reasons.length !== 0 ||
+      entry.sha256 !== sha ||
+      entry.material_sha256 !== material ||
+      entry.id !== record.id ||
+      entry.source !== record.source ||
+      !sameKeys(entry.metadata_keys, sortByCodePoint(Object.keys(record.metadata)))
+    ) {
+      throw exportRefused(`admitted entry ${index} does not match the run's records`);
+    }
+    return {
+      index,
+      id: record.id,
+      source: record.source,
+      sha256: sha,
+      material_sha256: material,
+      metadata: record.metadata as Record<string, string>,
+      text: record.text,
+    };
+  });
+  const exportDoc: IngestExport = {
+    schema: EXPORT_SCHEMA,
+    manifest_schema: MANIFEST_SCHEMA,
+    manifest_sha256: manifest.sha256,
+    policy_name: "strict/v1",
+    records,
+  };
+  return canonicalDocument(IngestExportSchema, exportDoc);
+}

@@ -1,0 +1,156 @@
+// Manifest record entries (ingest.md §4.6, §4.8, §5.1) built from plain run data: a record
+// held before checking (malformed or over budget) or a record whose planned segments were
+// checked. The run loop decides what happened; these functions only derive every recorded
+// field from it, so the derivation exists once and `verify` can recompute it.
+// No record text or metadata value ever lands in an entry; labels are plaintext only when
+// the record is admitted.
+import { detectionSignals, extractSignals } from "../ingest/classify.js";
+import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS } from "../ingest/policy.js";
+import { recordState, uncheckedHoldState } from "../ingest/record-state.js";
+import type { VerdictJson } from "../pipeline/verdict-schema.js";
+import { sortByCodePoint } from "../segment/code-point-order.js";
+import type { SegmentableRecord, SegmentPlan } from "../segment/plan.js";
+import { codePointLength, truncateCodePoints } from "../text/codepoints.js";
+import { UsageError } from "../errors.js";
+import { materialSha256, sha256Hex } from "./hash.js";
+import type { ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
+
+/** What the run loop learned about one planned segment. */
+export interface SegmentResult {
+  readonly state: SegmentState;
+  readonly exercised: boolean;
+  readonly verdict: VerdictJson | null;
+  readonly error: string | null;
+  readonly latency: number | null;
+  readonly prompt_eval_count: number | null;
+}
+
+/** A segment that was planned but not checked because an earlier one stopped the record. */
+export const NOT_CHECKED: SegmentResult = Object.freeze({
+  state: "not_checked",
+  exercised: false,
+  verdict: null,
+  error: null,
+  latency: null,
+  prompt_eval_count: null,
+});
+
+const CLASSIFIED = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);
+
+function labelDigest(label: unknown): string | null {
+  return typeof label === "string" && label.isWellFormed() && codePointLength(label) <= MAX_LABEL_CHARS
+    ? sha256Hex(label)
+    : null;
+}
+
+const detailText = (detail: string): string =>
+  truncateCodePoints(detail.isWellFormed() ? detail : detail.toWellFormed(), MAX_DETAIL_CHARS);
+
+/** A record the reader or validation found malformed. Fields are read defensively. */
+export function malformedRecordEntry(input: {
+  readonly index: number;
+  readonly text: unknown;
+  readonly id: unknown;
+  readonly source: unknown;
+  readonly detail: string;
+}): ManifestRecord {
+  const state = uncheckedHoldState("malformed");
+  return {
+    index: input.index,
+    id: null,
+    source: null,
+    id_sha256: labelDigest(input.id),
+    source_sha256: labelDigest(input.source),
+    sha256: "",
+    material_sha256: "",
+    length: typeof input.text === "string" ? codePointLength(input.text) : 0,
+    metadata_key_count: 0,
+    metadata_keys: null,
+    ...state,
+    detection_signals: [],
+    detail: detailText(input.detail),
+    segments_total: 0,
+    chars_total: 0,
+    segments: [],
+  };
+}
+
+function validRecordFields(index: number, record: SegmentableRecord) {
+  return {
+    index,
+    id_sha256: record.id === null ? null : sha256Hex(record.id),
+    source_sha256: record.source === null ? null : sha256Hex(record.source),
+    sha256: sha256Hex(record.text),
+    material_sha256: materialSha256(record),
+    length: codePointLength(record.text),
+    metadata_key_count: Object.keys(record.metadata).length,
+  };
+}
+
+/** A valid record whose plan is over budget (the plan's reason becomes the detail). */
+export function overBudgetRecordEntry(input: {
+  readonly index: number;
+  readonly record: SegmentableRecord;
+  readonly plan: SegmentPlan;
+}): ManifestRecord {
+  const reason = input.plan.over_budget_reason;
+  if (reason === null) throw new UsageError("overBudgetRecordEntry needs an over-budget plan");
+  return {
+    ...validRecordFields(input.index, input.record),
+    id: null,
+    source: null,
+    metadata_keys: null,
+    ...uncheckedHoldState("over_budget"),
+    detection_signals: [],
+    detail: detailText(`record ${input.index}: ${reason.message}`),
+    segments_total: input.plan.segments_total,
+    chars_total: input.plan.chars_total,
+    segments: [],
+  };
+}
+
+/** A record whose planned segments were checked; `results[i]` belongs to `plan.segments[i]`. */
+export function checkedRecordEntry(input: {
+  readonly index: number;
+  readonly record: SegmentableRecord;
+  readonly plan: SegmentPlan;
+  readonly results: readonly SegmentResult[];
+}): ManifestRecord {
+  const { plan, results, record } = input;
+  if (plan.over_budget || results.length !== plan.segments.length) {
+    throw new UsageError("checkedRecordEntry needs one result per planned segment of a plan within budget");
+  }
+  const segments: ManifestSegment[] = plan.segments.map((planned, i) => {
+    const result = results[i] as SegmentResult;
+    return {
+      kind: planned.kind,
+      index: planned.index,
+      start: planned.start,
+      end: planned.end,
+      sha256: planned.sha256,
+      state: result.state,
+      exercised: result.exercised,
+      verdict: result.verdict,
+      error: result.error,
+      latency: result.latency,
+      prompt_eval_count: result.prompt_eval_count,
+    };
+  });
+  const state = recordState(segments);
+  const admitted = state.admission === "admitted";
+  const signals = detectionSignals(
+    results.filter((r) => CLASSIFIED.has(r.state) && r.verdict !== null).map((r) => extractSignals(r.verdict)),
+  );
+  return {
+    ...validRecordFields(input.index, record),
+    id: admitted ? record.id : null,
+    source: admitted ? record.source : null,
+    metadata_keys: admitted ? sortByCodePoint(Object.keys(record.metadata)) : null,
+    ...state,
+    detection_signals: signals,
+    detail: null,
+    segments_total: plan.segments_total,
+    chars_total: plan.chars_total,
+    segments,
+  };
+}
