@@ -1,0 +1,71 @@
+// `little-canary check`: screen one text (stdin or --text) and print the verdict JSON.
+// Exit 0 only when the text is safe AND both layers were exercised; 1 for a detection
+// (block or flag); 2 when coverage failed or did not run, or the input/usage was invalid.
+import { UsageError } from "../../src/errors.js";
+import { apiKeyFromEnv } from "../../src/canary/openai-probe.js";
+import { validateServiceUrl } from "../../src/canary/endpoint.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
+import type { CliIo } from "../io.js";
+import { writeOut } from "../io.js";
+import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
+import { readBoundedText } from "../read-text.js";
+
+export interface CheckFlags extends CanaryFlags {
+  text?: string;
+  provider: "ollama" | "openai";
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  judgeModel?: string;
+}
+
+export function checkExitCode(verdict: PipelineVerdict): 0 | 1 | 2 {
+  if (!verdict.safe && verdict.blockedBy !== "fail_closed") return 1;
+  if (verdict.degraded || !verdict.exercised) return 2;
+  if (verdict.advisory.flagged) return 1;
+  return 0;
+}
+
+/** `echo` appends one newline; it is not part of the text the user meant to screen. */
+function dropOneTrailingNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  if (text.endsWith("\n")) return text.slice(0, -1);
+  return text;
+}
+
+export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
+  const options = { ...pipelineOptionsFromFlags(flags, io) };
+  if (flags.provider === "openai") {
+    if (!flags.baseUrl) throw new UsageError("--provider openai needs --base-url");
+    validateServiceUrlAllowingPath(flags.baseUrl);
+    Object.assign(options, {
+      provider: "openai",
+      baseUrl: flags.baseUrl,
+      canaryModel: flags.canaryModel === "qwen2.5:1.5b" ? "gpt-4o-mini" : flags.canaryModel,
+      ...(flags.apiKeyEnv ? { apiKey: apiKeyFromEnv(flags.apiKeyEnv, io.env) } : {}),
+    });
+  }
+  if (flags.judgeModel !== undefined) {
+    if (flags.judgeModel.trim() === "") throw new UsageError("--judge-model must not be empty");
+    Object.assign(options, { judgeModel: flags.judgeModel });
+  }
+  const text = flags.text !== undefined ? flags.text : dropOneTrailingNewline(await readBoundedText(io.stdin));
+  if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
+  const pipeline = new SecurityPipeline(options);
+  const verdict = await pipeline.check(text);
+  await writeOut(io.stdout, `${JSON.stringify(verdict.toDict())}\n`);
+  return checkExitCode(verdict);
+}
+
+/** OpenAI-compatible base URLs carry a path (…/v1); only scheme, host and secrets are checked. */
+function validateServiceUrlAllowingPath(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError("--base-url is not a valid URL");
+  }
+  if (url.username || url.password) throw new UsageError("--base-url must not contain credentials");
+  if (url.search || url.hash) throw new UsageError("--base-url must not contain a query or fragment");
+  validateServiceUrl(`${url.protocol}//${url.host}`, "--base-url");
+}

@@ -1,0 +1,64 @@
+// All-or-nothing admission of a screen batch: every item is validated (same record rules as the
+// JSONL reader, decision 4) and the count and total-size limits are enforced before any check
+// runs. Any problem refuses the whole batch with a message that names the rule, never the text.
+import { LittleCanaryError } from "../errors.js";
+import type { ReaderLimits } from "../jsonl/limits.js";
+import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../jsonl/limits.js";
+import { buildRecord, type RawRecord } from "../jsonl/record.js";
+
+export type ScreenInput = string | { readonly text: string; readonly id?: string | null; readonly source?: string | null };
+
+/** A validated, snapshotted batch item. */
+export interface ScreenItem {
+  readonly index: number;
+  readonly id: string | null;
+  readonly source: string | null;
+  readonly text: string;
+}
+
+export class BatchRefusedError extends LittleCanaryError {
+  override readonly name = "BatchRefusedError";
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super("input_refused", message);
+    this.reason = reason;
+  }
+}
+
+/** Items from reader records; refuses on the first record-level problem. */
+export function itemsFromRecords(records: readonly RawRecord[]): ScreenItem[] {
+  return records.map((record) => {
+    const problem = record.problems[0];
+    if (problem) throw new BatchRefusedError(problem.code, problem.message);
+    return Object.freeze({
+      index: record.index,
+      id: typeof record.id === "string" ? record.id : null,
+      source: typeof record.source === "string" ? record.source : null,
+      text: record.text as string,
+    });
+  });
+}
+
+/** Validates in-memory inputs with the reader's rules and limits. */
+export function admitScreenInputs(inputs: readonly ScreenInput[], limits: Partial<ReaderLimits> = {}): ScreenItem[] {
+  const resolved = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...limits });
+  if (inputs.length > resolved.maxItems) {
+    throw new BatchRefusedError("too_many_items", `batch exceeds the limit of ${resolved.maxItems} items`);
+  }
+  const records: RawRecord[] = [];
+  let totalBytes = 0;
+  inputs.forEach((input, index) => {
+    // Copy plain fields once so later mutation by the caller cannot change what is screened.
+    const value = typeof input === "string" ? input : input !== null && typeof input === "object" ? { ...input } : input;
+    const record = buildRecord(value, index + 1, { index, kind: "screen", limits: resolved, loneSurrogate: false });
+    if (record === null) {
+      throw new BatchRefusedError("not_a_record", `item ${index}: must be a string or object with 'text'`);
+    }
+    totalBytes += record.textBytes;
+    if (totalBytes > resolved.maxTotalBytes) {
+      throw new BatchRefusedError("total_bytes", `batch exceeds the limit of ${resolved.maxTotalBytes} total bytes`);
+    }
+    records.push(record);
+  });
+  return itemsFromRecords(records);
+}
