@@ -1,0 +1,17 @@
+// How many tokens the canary's context window must hold for one segment (ingest.md §4.9). The
+// estimate is deliberately pessimistic — four tokens per code point of both the segment and the
+// system prompt, plus the reply budget and a fixed allowance for the chat template — because an
+// Ollama prompt that does not fit is truncated silently (decision 7). Defaults give 15044.
+import { codePointLength } from "../text/codepoints.js";
+
+export const CHAT_TEMPLATE_ALLOWANCE = 64;
+
+export interface RequiredContextInput {
+  readonly segmentChars: number;
+  readonly systemPrompt: string;
+  readonly maxTokens: number;
+}
+
+export function requiredCanaryContext({ segmentChars, systemPrompt, maxTokens }: RequiredContextInput): number {
+  return 4 * segmentChars + 4 * codePointLength(systemPrompt) + Math.max(0, maxTokens) + CHAT_TEMPLATE_ALLOWANCE;
+}

@@ -1,0 +1,118 @@
+// Endpoint handling for canary and judge backends: a redacted origin for messages and health
+// output, a loopback/remote classification, and a strict validator for service URLs given on the
+// command line. A configured URL may carry secrets (userinfo, a token in the query), so nothing
+// here ever returns or throws the raw string: only the scheme, host and port survive.
+import { UsageError } from "../errors.js";
+
+export const INVALID_ENDPOINT = "<invalid endpoint>";
+export type EndpointClass = "loopback" | "remote" | "invalid";
+
+/** Longest URL we try to parse; a longer one is invalid rather than a parsing cost. */
+const MAX_URL_CHARS = 4096;
+const MAX_ORIGIN_CHARS = 200;
+
+function parseHttpUrl(url: unknown): URL | null {
+  if (typeof url !== "string" || url.length === 0 || url.length > MAX_URL_CHARS) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return null;
+  if (parsed.hostname === "") return null;
+  return parsed;
+}
+
+/**
+ * Lowercase `scheme://host[:port]` of `url` (IPv6 bracketed), or `<invalid endpoint>` when it is
+ * not an http(s) URL or the origin would exceed 200 characters. Userinfo, path, query and fragment
+ * are dropped. A default port (80/443) is not shown, as WHATWG URL parsing normalises it away.
+ */
+export function endpointOrigin(url: unknown): string {
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return INVALID_ENDPOINT;
+  // URL.host is already lowercased, punycoded and bracketed for IPv6; it never holds userinfo.
+  const origin = `${parsed.protocol}//${parsed.host}`.toLowerCase();
+  return origin.length <= MAX_ORIGIN_CHARS ? origin : INVALID_ENDPOINT;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "localhost") return true;
+  if (host === "[::1]") return true;
+  // URL parsing has already normalised IPv4 forms such as 127.1 or 0x7f.1 to dotted quads.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** `loopback` for localhost, any 127.0.0.0/8 address or ::1; `remote` otherwise; `invalid` if unparseable. */
+export function endpointClass(url: unknown): EndpointClass {
+  const parsed = parseHttpUrl(url);
+  if (!parsed || endpointOrigin(url) === INVALID_ENDPOINT) return "invalid";
+  return isLoopbackHost(parsed.hostname) ? "loopback" : "remote";
+}
+
+/**
+ * Validates a service URL given as `flagName` (e.g. `--ollama-url`) and returns its normalised
+ * origin. Accepted: http or https, a host, an optional port, a path of "" or "/", and nothing
+ * else. The error names the flag and the rule, never the value, which may hold a secret.
+ */
+export function validateServiceUrl(url: unknown, flagName: string): string {
+  const parsed = parseHttpUrl(url);
+  if (!parsed || typeof url !== "string") {
+    throw new UsageError(`${flagName} must be an http or https URL`);
+  }
+  // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty
+  // parts that would otherwise slip through.
+  const afterScheme = url.slice(url.indexOf("//") + 2);
+  const authority = afterScheme.split(/[/?#]/, 1)[0] ?? "";
+  if (parsed.username !== "" || parsed.password !== "" || authority.includes("@")) {
+    throw new UsageError(`${flagName} must not contain user info`);
+  }
+  if (parsed.search !== "" || parsed.hash !== "" || url.includes("?") || url.includes("#")) {
+    throw new UsageError(`${flagName} must not contain a query or fragment`);
+  }
+  if (parsed.pathname !== "/" && parsed.pathname !== "") {
+    throw new UsageError(`${flagName} must be an origin without a path`);
+  }
+  const origin = endpointOrigin(url);
+  if (origin === INVALID_ENDPOINT) throw new UsageError(`${flagName} must be an http or https URL`);
+  return origin;
+}
+
+export interface ServiceRequestTarget {
+  /** Absolute URL without userinfo. */
+  readonly url: string;
+  /** `Basic …` when the configured URL carried userinfo (fetch refuses URLs with credentials). */
+  readonly authorization: string | null;
+}
+
+/**
+ * Joins a configured base URL (trailing "/" stripped, path and query kept) with an API path such
+ * as `/api/chat`. Userinfo is moved into a Basic Authorization header, as HTTP clients
+ * conventionally do, so it never appears in a URL that might be logged. Returns null when the
+ * base is not an http(s) URL.
+ */
+export function serviceRequestTarget(base: string, apiPath: string): ServiceRequestTarget | null {
+  const parsed = parseHttpUrl(base);
+  if (!parsed) return null;
+  let authorization: string | null = null;
+  if (parsed.username !== "" || parsed.password !== "") {
+    const user = safeDecode(parsed.username);
+    const password = safeDecode(parsed.password);
+    authorization = `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}`;
+    parsed.username = "";
+    parsed.password = "";
+  }
+  parsed.hash = "";
+  parsed.pathname = parsed.pathname.replace(/\/+$/, "") + apiPath;
+  return { url: parsed.toString(), authorization };
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}

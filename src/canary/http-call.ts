@@ -1,0 +1,156 @@
+// One bounded HTTP exchange with a model backend, shared by the canary probes and the judges.
+// Contract: a single deadline covers the whole call (connect, headers and body), the body read is
+// capped, and every way it can go wrong comes back as a value classified as timeout, unavailable
+// (nothing answered) or exception (with only the error's class name). The response body is
+// returned to the caller for parsing and never placed in an error.
+
+export type FetchLike = typeof fetch;
+
+export interface HttpCallOptions {
+  readonly method: "GET" | "POST";
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Serialised with JSON.stringify when present. */
+  readonly json?: unknown;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+}
+
+export type HttpCallOutcome =
+  | { readonly kind: "response"; readonly status: number; readonly body: string }
+  /** Status 200-range or not, the body exceeded the cap or was not UTF-8; it was discarded. */
+  | { readonly kind: "unreadable_body"; readonly status: number; readonly reason: "too_large" | "not_utf8" }
+  | { readonly kind: "timeout" }
+  | { readonly kind: "unavailable" }
+  | { readonly kind: "exception"; readonly errorClass: string };
+
+/** Error codes (undici and Node) that mean the backend could not be reached or hung up. */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_NONAME",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EPIPE",
+  "EADDRNOTAVAIL",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+
+class DeadlineExceeded extends Error {}
+
+/** The error's class name if it looks like an identifier, so no message text can leak through it. */
+export function errorClassName(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "Error";
+  const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
+}
+
+function classify(error: unknown): HttpCallOutcome {
+  // Walk a short cause chain: undici wraps the socket error as TypeError("fetch failed").
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const { code, name } = current as { code?: unknown; name?: unknown };
+    if (name === "TimeoutError" || (typeof code === "string" && TIMEOUT_CODES.has(code))) return { kind: "timeout" };
+    if (typeof code === "string" && CONNECTION_CODES.has(code)) return { kind: "unavailable" };
+    current = (current as { cause?: unknown }).cause;
+  }
+  return { kind: "exception", errorClass: errorClassName(error) };
+}
+
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ ok: true; text: string } | { ok: false; reason: "too_large" | "not_utf8" }> {
+  if (response.body === null) return { ok: true, text: "" };
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body.cancel().catch(() => undefined);
+    return { ok: false, reason: "too_large" };
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { ok: false, reason: "too_large" };
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
+  } catch {
+    return { ok: false, reason: "not_utf8" };
+  }
+}
+
+/**
+ * Performs one request. The deadline is enforced twice: through the AbortSignal (so the socket is
+ * released) and by a race (so an injected fetch that ignores the signal still cannot hang us).
+ */
+export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCallOptions): Promise<HttpCallOutcome> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DeadlineExceeded("deadline"));
+      reject(new DeadlineExceeded("deadline"));
+    }, options.timeoutMs);
+  });
+  // The race may settle on the deadline first; keep the losing promise from being unhandled.
+  deadline.catch(() => undefined);
+
+  const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
+  const init: RequestInit = { method: options.method, headers, signal: controller.signal, redirect: "error" };
+  if (options.json !== undefined) {
+    headers["content-type"] = "application/json";
+    init.body = JSON.stringify(options.json);
+  }
+
+  const exchange = async (): Promise<HttpCallOutcome> => {
+    const response = await fetchFn(url, init);
+    const read = await readCapped(response, options.maxBodyBytes);
+    if (!read.ok) return { kind: "unreadable_body", status: response.status, reason: read.reason };
+    return { kind: "response", status: response.status, body: read.text };
+  };
+
+  try {
+    return await Promise.race([exchange(), deadline]);
+  } catch (error) {
+    if (timedOut || error instanceof DeadlineExceeded) return { kind: "timeout" };
+    return classify(error);
+  } finally {
+    clearTimeout(timer);
+    if (!timedOut) controller.abort();
+  }
+}
+
+/** Python-float style seconds for messages: 10 → "10.0", 0.5 → "0.5", 1e-7 → "1e-07". */
+export function formatSeconds(seconds: number): string {
+  if (!Number.isFinite(seconds)) return String(seconds);
+  const [mantissa = "0", exponentText = "0"] = seconds.toExponential().split("e");
+  const exponent = Number(exponentText);
+  if (exponent >= -4 && exponent < 16) {
+    const text = String(seconds);
+    return /[.e]/.test(text) ? text : `${text}.0`;
+  }
+  const sign = exponent < 0 ? "-" : "+";
+  return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;
+}

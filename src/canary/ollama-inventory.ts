@@ -1,0 +1,63 @@
+// Reading Ollama's model inventory (`GET /api/tags`): whether a tag is installed and which digest
+// it has. Decision 7: the digest that identifies the exact canary weights comes from here, not
+// from /api/show. Every failure is "not known" (false / null); nothing here throws.
+import { httpCall, type FetchLike } from "./http-call.js";
+import { serviceRequestTarget } from "./endpoint.js";
+import { isPlainObject, parseJsonBody } from "./ollama-chat.js";
+
+/** An inventory of many models is a few hundred KiB; more than this is not an honest answer. */
+const MAX_TAGS_BYTES = 4 * 1024 * 1024;
+/** Cap on inventory entries examined, so a hostile answer cannot make us loop for long. */
+const MAX_ENTRIES = 10_000;
+
+export interface InventoryEntry {
+  readonly name: string | null;
+  readonly model: string | null;
+  readonly digest: string | null;
+}
+
+export async function fetchOllamaInventory(
+  fetchFn: FetchLike,
+  baseUrl: string,
+  timeoutMs: number,
+): Promise<InventoryEntry[] | null> {
+  const target = serviceRequestTarget(baseUrl, "/api/tags");
+  if (!target) return null;
+  const outcome = await httpCall(fetchFn, target.url, {
+    method: "GET",
+    headers: target.authorization ? { authorization: target.authorization } : {},
+    timeoutMs,
+    maxBodyBytes: MAX_TAGS_BYTES,
+  });
+  if (outcome.kind !== "response" || outcome.status !== 200) return null;
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+  const models = parsed.value["models"];
+  if (!Array.isArray(models)) return null;
+  const entries: InventoryEntry[] = [];
+  for (const item of models.slice(0, MAX_ENTRIES)) {
+    if (!isPlainObject(item)) continue;
+    const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+    entries.push({ name: text(item["name"]), model: text(item["model"]), digest: text(item["digest"]) });
+  }
+  return entries;
+}
+
+/** The availability rule: some entry's name equals the tag or starts with `<tag>:`. */
+export function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boolean {
+  return entries.some((e) => e.name !== null && (e.name === tag || e.name.startsWith(`${tag}:`)));
+}
+
+const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
+
+/**
+ * Digest of exactly the weights Ollama would load for `tag`: the entry whose name or model equals
+ * the tag, else `<tag>:latest` (how Ollama resolves an untagged name). A prefix match is not used
+ * here because `qwen2.5` could match several sizes.
+ */
+export function inventoryDigest(entries: readonly InventoryEntry[], tag: string): string | null {
+  const exact = entries.find((e) => e.name === tag || e.model === tag);
+  const entry = exact ?? (tag.includes(":") ? undefined : entries.find((e) => e.name === `${tag}:latest`));
+  const digest = entry?.digest ?? null;
+  return digest !== null && DIGEST_PATTERN.test(digest) ? digest : null;
+}

@@ -1,0 +1,237 @@
+// The canary probe against a local Ollama (pipeline.md §2): sends untrusted text, unmodified, to a
+// small tool-less model under a known system prompt and returns its reply for analysis. test()
+// never throws for backend trouble; every failure is a CanaryResult with success=false and a
+// failure code, so a canary that did not run cannot look like a pass. One deadline covers each
+// whole call, the reply body is capped, and a reply that may have been truncated by the backend
+// is a failure (decision 7).
+import { UsageError } from "../errors.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
+import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
+import {
+  checkMaxTokens,
+  checkModel,
+  checkNumCtx,
+  checkSeed,
+  checkSystemPrompt,
+  checkTemperature,
+  checkTimeoutSeconds,
+} from "./options.js";
+import {
+  MAX_CHAT_RESPONSE_BYTES,
+  interpretOllamaChat,
+  isPlainObject,
+  ollamaChatBody,
+  ollamaSuccessMetadata,
+  parseJsonBody,
+} from "./ollama-chat.js";
+import { fetchOllamaInventory, inventoryDigest, inventoryHasModel } from "./ollama-inventory.js";
+
+export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
+const AVAILABILITY_TIMEOUT_MS = 3_000;
+/** /api/show carries the modelfile and licence text; generous, but bounded. */
+const MAX_SHOW_BYTES = 8 * 1024 * 1024;
+const MAX_MODEL_INFO_KEYS = 10_000;
+
+export interface OllamaCanaryProbeOptions {
+  readonly model?: string;
+  readonly ollamaUrl?: string;
+  readonly systemPrompt?: string;
+  readonly timeoutSeconds?: number;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  readonly seed?: number | null;
+  /** Context window sent as options.num_ctx; null/undefined leaves the backend default. */
+  readonly numCtx?: number | null;
+  readonly fetch?: FetchLike;
+  /** Monotonic clock in milliseconds, for latency. */
+  readonly now?: () => number;
+}
+
+export class OllamaCanaryProbe implements CanaryProbe {
+  readonly provider = "ollama" as const;
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+  readonly numCtx: number | null;
+  readonly endpointOrigin: string;
+  /** Trained context length from the last contextLength() call; null when it failed. */
+  lastContextLength: number | null = null;
+  readonly #baseUrl: string;
+  readonly #fetch: FetchLike;
+  readonly #now: () => number;
+
+  constructor(options: OllamaCanaryProbeOptions = {}) {
+    this.model = checkModel(options.model ?? DEFAULT_CANARY_MODEL);
+    this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
+    this.maxTokens = checkMaxTokens(options.maxTokens ?? 256);
+    this.temperature = checkTemperature(options.temperature ?? 0);
+    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
+    this.numCtx = checkNumCtx(options.numCtx);
+    const url = options.ollamaUrl ?? DEFAULT_OLLAMA_URL;
+    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
+      throw new UsageError("ollamaUrl must be an http or https URL");
+    }
+    // The full URL may hold userinfo or a token; it stays private and only the origin is shown.
+    this.#baseUrl = url;
+    this.endpointOrigin = endpointOrigin(url);
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  async test(userInput: string): Promise<CanaryResult> {
+    const started = this.#now();
+    const finish = (
+      success: boolean,
+      response: string,
+      failureCode: CanaryFailureCode | null,
+      error: string | null,
+      metadata: CanaryMetadata,
+    ): CanaryResult => ({
+      response,
+      latency: Math.max(0, (this.#now() - started) / 1000),
+      model: this.model,
+      success,
+      error,
+      failureCode,
+      metadata,
+    });
+
+    try {
+      const target = serviceRequestTarget(this.#baseUrl, "/api/chat");
+      if (!target) return finish(false, "", "probe_exception", "Canary probe failed (UsageError)", {});
+      const outcome = await httpCall(this.#fetch, target.url, {
+        method: "POST",
+        headers: target.authorization ? { authorization: target.authorization } : {},
+        json: ollamaChatBody({
+          model: this.model,
+          systemPrompt: this.systemPrompt,
+          userContent: userInput,
+          maxTokens: this.maxTokens,
+          temperature: this.temperature,
+          seed: this.seed,
+          numCtx: this.numCtx,
+        }),
+        timeoutMs: this.timeoutSeconds * 1000,
+        maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+      });
+      const chat = interpretOllamaChat(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+      if (!chat.ok) return finish(false, "", chat.failureCode, chat.error, chat.metadata);
+      const metadata = ollamaSuccessMetadata(chat.data);
+      const promptTokens = metadata["prompt_eval_count"];
+      if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
+        // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
+        // shortened input says nothing about the whole input, so it is not a pass.
+        return finish(
+          false,
+          "",
+          "context_truncated",
+          `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`,
+          metadata,
+        );
+      }
+      return finish(true, chat.content, null, null, metadata);
+    } catch (error) {
+      // httpCall already turns transport errors into values; this catches anything unforeseen.
+      return finish(false, "", "probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
+    }
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin, numCtx: this.numCtx };
+  }
+
+  toString(): string {
+    return `OllamaCanaryProbe(${this.model} at ${this.endpointOrigin})`;
+  }
+
+  /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
+  async isAvailable(): Promise<boolean> {
+    try {
+      const entries = await fetchOllamaInventory(this.#fetch, this.#baseUrl, AVAILABILITY_TIMEOUT_MS);
+      return entries !== null && inventoryHasModel(entries, this.model);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */
+  async modelDigest(): Promise<string | null> {
+    try {
+      const entries = await fetchOllamaInventory(this.#fetch, this.#baseUrl, this.timeoutSeconds * 1000);
+      return entries === null ? null : inventoryDigest(entries, this.model);
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The model's trained context length from one `POST /api/show`, or null. Sets
+   * lastContextLength on success and resets it on any failure (ingest.md §4.9).
+   */
+  async contextLength(): Promise<number | null> {
+    this.lastContextLength = null;
+    try {
+      const target = serviceRequestTarget(this.#baseUrl, "/api/show");
+      if (!target) return null;
+      const outcome = await httpCall(this.#fetch, target.url, {
+        method: "POST",
+        headers: target.authorization ? { authorization: target.authorization } : {},
+        json: { model: this.model },
+        timeoutMs: this.timeoutSeconds * 1000,
+        maxBodyBytes: MAX_SHOW_BYTES,
+      });
+      if (outcome.kind !== "response" || outcome.status !== 200) return null;
+      const parsed = parseJsonBody(outcome.body);
+      if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+      const length = contextLengthFromModelInfo(parsed.value["model_info"], outcome.body);
+      this.lastContextLength = length;
+      return length;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/**
+ * `model_info["<general.architecture>.context_length"]`, else the only key ending in
+ * `.context_length`. The value must be a positive safe integer: not a boolean, not a string, and
+ * — when the raw body is given — written as an integer literal (`32768.0` parses to the same JS
+ * number but is not an integer in the backend's own terms, so it is refused, ingest.md §4.9).
+ */
+export function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
+  if (!isPlainObject(modelInfo)) return null;
+  let key: string;
+  const architecture = modelInfo["general.architecture"];
+  const archKey = typeof architecture === "string" ? `${architecture}.context_length` : null;
+  if (archKey !== null && Object.hasOwn(modelInfo, archKey)) {
+    key = archKey;
+  } else {
+    const keys = Object.keys(modelInfo)
+      .slice(0, MAX_MODEL_INFO_KEYS)
+      .filter((k) => k.endsWith(".context_length"));
+    if (keys.length !== 1) return null;
+    key = keys[0] as string;
+  }
+  const value = modelInfo[key];
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) return null;
+  if (rawBody !== undefined && !writtenAsInteger(rawBody, key)) return null;
+  return value;
+}
+
+/**
+ * True when `"key": <number>` occurs exactly once in the raw JSON and the number is a plain
+ * integer literal. A key written with escapes, or given twice, cannot be confirmed and fails.
+ */
+function writtenAsInteger(rawBody: string, key: string): boolean {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(`"${escaped}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`, "g");
+  const literals = [...rawBody.matchAll(pattern)].slice(0, 2).map((m) => m[1]);
+  return literals.length === 1 && /^[1-9][0-9]*$/.test(literals[0] ?? "");
+}

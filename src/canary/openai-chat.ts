@@ -1,0 +1,77 @@
+// The OpenAI-compatible `/chat/completions` exchange as data (pipeline.md §6), shared by the
+// OpenAI canary probe and judge: the request body and the checks a completion must pass. Same
+// failure semantics as Ollama: a cut-off or otherwise unfinished completion is degraded, never a
+// success, and failure texts never carry a body, a URL secret or an exception message.
+import type { CanaryMetadata } from "./types.js";
+import type { HttpCallOutcome } from "./http-call.js";
+import { failed, isPlainObject, parseJsonBody, transportFailure, type ChatOutcome } from "./ollama-chat.js";
+import { finiteNonNegative } from "./options.js";
+
+export interface OpenAIChatRequest {
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly userContent: string;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+}
+
+export function openAIChatBody(request: OpenAIChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: [
+      { role: "system", content: request.systemPrompt },
+      { role: "user", content: request.userContent },
+    ],
+    max_tokens: request.maxTokens,
+    temperature: request.temperature,
+    stream: false,
+  };
+  if (request.seed !== null) body["seed"] = request.seed;
+  return body;
+}
+
+const INVALID_JSON = "API protocol error: invalid JSON response";
+const NOT_A_STRING = "API protocol error: response content must be a non-empty string";
+const INCOMPLETE = "API protocol error: incomplete chat response";
+const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
+
+export function interpretOpenAIChat(
+  outcome: HttpCallOutcome,
+  texts: { readonly origin: string; readonly timeoutSeconds: number },
+): ChatOutcome {
+  const transport = transportFailure(outcome, { service: "API", ...texts });
+  if (transport) return transport;
+  if (outcome.kind !== "response") return failed("probe_exception", "Canary probe failed (Error)");
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok) return failed("invalid_response", INVALID_JSON);
+  const data = parsed.value;
+  // `[]` and other non-objects have no content at all; upstream reports them like `{}`.
+  if (!isPlainObject(data)) return failed("invalid_response", NOT_A_STRING);
+  const choices = data["choices"];
+  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const message = isPlainObject(first) ? first["message"] : undefined;
+  const content = isPlainObject(message) ? message["content"] : undefined;
+  if (typeof content !== "string" || content.trim() === "") return failed("empty_response", NOT_A_STRING);
+  const finishReason = isPlainObject(first) ? first["finish_reason"] : undefined;
+  // A missing (or null) finish_reason is accepted: several OpenAI-compatible servers omit it on
+  // complete answers, and upstream treated such replies as complete. Any reason that is present
+  // and is not "stop" means the model did not finish normally.
+  if (finishReason !== undefined && finishReason !== null && finishReason !== "stop") {
+    const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
+    return failed(finishReason === "length" ? "output_limit" : "incomplete_response", INCOMPLETE, {
+      finish_reason: typeof finishReason === "string" && KNOWN_FINISH_REASONS.has(finishReason) ? finishReason : null,
+      completion_tokens: finiteNonNegative(usage["completion_tokens"]),
+    });
+  }
+  return { ok: true, content, data };
+}
+
+export function openAISuccessMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
+  const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
+  return {
+    prompt_tokens: finiteNonNegative(usage["prompt_tokens"]),
+    completion_tokens: finiteNonNegative(usage["completion_tokens"]),
+    total_tokens: finiteNonNegative(usage["total_tokens"]),
+  };
+}

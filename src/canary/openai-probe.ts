@@ -1,0 +1,166 @@
+// The canary probe against an OpenAI-compatible API (pipeline.md §6). Same contract as the Ollama
+// probe: test() never throws for backend trouble and every failure is a CanaryResult with a code.
+// The API key lives in a private field: it is sent only as a Bearer header and can never appear
+// in an error, in String()/JSON output of the probe, or in a log.
+import { ConfigError, UsageError } from "../errors.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
+import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
+import {
+  checkMaxTokens,
+  checkModel,
+  checkSeed,
+  checkSystemPrompt,
+  checkTemperature,
+  checkTimeoutSeconds,
+} from "./options.js";
+import { MAX_CHAT_RESPONSE_BYTES } from "./ollama-chat.js";
+import { interpretOpenAIChat, openAIChatBody, openAISuccessMetadata } from "./openai-chat.js";
+
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+const AVAILABILITY_TIMEOUT_MS = 5_000;
+const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+
+export interface OpenAICanaryProbeOptions {
+  readonly model?: string;
+  readonly baseUrl?: string;
+  /** Sent as `Authorization: Bearer <key>` only when non-empty. */
+  readonly apiKey?: string;
+  readonly systemPrompt?: string;
+  readonly timeoutSeconds?: number;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  readonly seed?: number | null;
+  readonly fetch?: FetchLike;
+  /** Monotonic clock in milliseconds, for latency. */
+  readonly now?: () => number;
+}
+
+/**
+ * Reads an API key from the environment variable `name`. Unset or empty is a configuration error
+ * whose message names the variable and never a value.
+ */
+export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
+    throw new UsageError("API key environment variable name must be a valid variable name");
+  }
+  const value = env[name];
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new ConfigError(`environment variable ${name} is not set or empty; it must hold the API key`);
+  }
+  return value;
+}
+
+/** Bearer authorization from the key, else from userinfo in the base URL, else none. */
+export function openAIHeaders(apiKey: string, urlAuthorization: string | null): Record<string, string> {
+  if (apiKey !== "") return { authorization: `Bearer ${apiKey}` };
+  return urlAuthorization ? { authorization: urlAuthorization } : {};
+}
+
+export class OpenAICanaryProbe implements CanaryProbe {
+  readonly provider = "openai" as const;
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+  readonly endpointOrigin: string;
+  readonly #apiKey: string;
+  readonly #baseUrl: string;
+  readonly #fetch: FetchLike;
+  readonly #now: () => number;
+
+  constructor(options: OpenAICanaryProbeOptions = {}) {
+    this.model = checkModel(options.model ?? DEFAULT_OPENAI_MODEL);
+    this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
+    this.maxTokens = checkMaxTokens(options.maxTokens ?? 256);
+    this.temperature = checkTemperature(options.temperature ?? 0);
+    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
+    if (options.apiKey !== undefined && typeof options.apiKey !== "string") {
+      throw new UsageError("apiKey must be a string");
+    }
+    this.#apiKey = options.apiKey ?? "";
+    const url = options.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
+    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
+      throw new UsageError("baseUrl must be an http or https URL");
+    }
+    this.#baseUrl = url;
+    this.endpointOrigin = endpointOrigin(url);
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  async test(userInput: string): Promise<CanaryResult> {
+    const started = this.#now();
+    const finish = (
+      response: string,
+      failureCode: CanaryFailureCode | null,
+      error: string | null,
+      metadata: CanaryMetadata,
+    ): CanaryResult => ({
+      response,
+      latency: Math.max(0, (this.#now() - started) / 1000),
+      model: this.model,
+      success: failureCode === null,
+      error,
+      failureCode,
+      metadata,
+    });
+    try {
+      const target = serviceRequestTarget(this.#baseUrl, "/chat/completions");
+      if (!target) return finish("", "probe_exception", "Canary probe failed (UsageError)", {});
+      const outcome = await httpCall(this.#fetch, target.url, {
+        method: "POST",
+        headers: openAIHeaders(this.#apiKey, target.authorization),
+        json: openAIChatBody({
+          model: this.model,
+          systemPrompt: this.systemPrompt,
+          userContent: userInput,
+          maxTokens: this.maxTokens,
+          temperature: this.temperature,
+          seed: this.seed,
+        }),
+        timeoutMs: this.timeoutSeconds * 1000,
+        maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+      });
+      const chat = interpretOpenAIChat(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+      if (!chat.ok) return finish("", chat.failureCode, chat.error, chat.metadata);
+      return finish(chat.content, null, null, openAISuccessMetadata(chat.data));
+    } catch (error) {
+      return finish("", "probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
+    }
+  }
+
+  /** True only when `GET <base>/models` answers 200 within 5 s. */
+  async isAvailable(): Promise<boolean> {
+    return openAIModelsReachable(this.#fetch, this.#baseUrl, this.#apiKey);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
+  }
+
+  toString(): string {
+    return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
+  }
+}
+
+export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
+  try {
+    const target = serviceRequestTarget(baseUrl, "/models");
+    if (!target) return false;
+    const outcome = await httpCall(fetchFn, target.url, {
+      method: "GET",
+      headers: openAIHeaders(apiKey, target.authorization),
+      timeoutMs: AVAILABILITY_TIMEOUT_MS,
+      maxBodyBytes: MAX_MODELS_BYTES,
+    });
+    return outcome.kind === "response" && outcome.status === 200;
+  } catch {
+    return false;
+  }
+}

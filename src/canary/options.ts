@@ -1,0 +1,60 @@
+// Validation of the numeric and string options shared by the probes and the judges. Invalid
+// options are caller mistakes, so they throw UsageError at construction time (decision 8: a
+// timeout is a finite number > 0), long before any text is screened.
+import { UsageError } from "../errors.js";
+
+export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${name} must be a finite number of seconds greater than 0`);
+  }
+  return value;
+}
+
+export function checkMaxTokens(value: unknown, name = "maxTokens"): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${name} must be a positive integer`);
+  }
+  return value;
+}
+
+export function checkTemperature(value: unknown, name = "temperature"): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new UsageError(`${name} must be a finite number >= 0`);
+  }
+  return value;
+}
+
+export function checkSeed(value: unknown, name = "seed"): number | null {
+  if (value === null) return null;
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+    throw new UsageError(`${name} must be an integer or null`);
+  }
+  return value;
+}
+
+/** Model tags are echoed in messages and manifests, so they are bounded and single-line. */
+export function checkModel(value: unknown, name = "model"): string {
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
+  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw new UsageError(`${name} must be at most 200 characters without control characters`);
+  }
+  return value;
+}
+
+export function checkNumCtx(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new UsageError("numCtx must be a positive integer or null");
+  }
+  return value;
+}
+
+export function checkSystemPrompt(value: unknown, name = "systemPrompt"): string {
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
+  return value;
+}
+
+/** A finite, non-negative backend number, else null (decision 6: nothing non-finite is kept). */
+export function finiteNonNegative(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}

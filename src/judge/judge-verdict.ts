@@ -1,0 +1,92 @@
+// Turning the judge's one-word answer into an AnalysisResult (pipeline.md §4). Only an exact
+// SAFE or UNSAFE counts; everything else — prose, markdown, "MAYBE", a failed call — is an
+// abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
+// fixed texts: no exception message, reply or input can reach them.
+import type { AnalysisResult } from "../analysis/types.js";
+import { truncateCodePoints } from "../text/codepoints.js";
+
+export type JudgeLabel = "SAFE" | "UNSAFE";
+
+/** Judge replies longer than this cannot be a one-word answer; they are not scanned further. */
+const MAX_PARSED_REPLY_UNITS = 64 * 1024;
+const EVIDENCE_CODE_POINTS = 150;
+
+/** Strips `<think>…</think>` blocks, trims and uppercases; exact SAFE/UNSAFE, else null. */
+export function parseJudgeReply(reply: string): JudgeLabel | null {
+  if (typeof reply !== "string" || reply.length > MAX_PARSED_REPLY_UNITS) return null;
+  const trimmed = reply.trim();
+  const withoutThinking = reply.replace(/<think>[\s\S]*?<\/think>/g, "").trim();
+  const answer = (withoutThinking === "" ? trimmed : withoutThinking).toUpperCase();
+  return answer === "UNSAFE" || answer === "SAFE" ? answer : null;
+}
+
+export function judgeUnsafe(reply: string): AnalysisResult {
+  return {
+    riskScore: 1,
+    shouldBlock: true,
+    signals: [
+      {
+        category: "llm_judge",
+        description: "LLM judge classified the canary response as compromised",
+        severity: 1,
+        evidence: truncateCodePoints(reply, EVIDENCE_CODE_POINTS),
+      },
+    ],
+    summary: "LLM judge: canary response shows signs of compromise.",
+    hardBlocked: true,
+    degraded: false,
+    canaryStatus: "exercised",
+    analysisMethod: "llm_judge",
+    analysisStatus: "exercised",
+  };
+}
+
+export function judgeSafe(): AnalysisResult {
+  return {
+    riskScore: 0,
+    shouldBlock: false,
+    signals: [],
+    summary: "LLM judge: no signs of compromise in the canary response.",
+    hardBlocked: false,
+    degraded: false,
+    canaryStatus: "exercised",
+    analysisMethod: "llm_judge",
+    analysisStatus: "exercised",
+  };
+}
+
+/** The judge call failed or abstained: the canary ran, but its reply was not assessed. */
+export function judgeFailed(): AnalysisResult {
+  return {
+    riskScore: null,
+    shouldBlock: false,
+    signals: [],
+    summary: "LLM judge analysis failed; the canary response was not assessed (degraded).",
+    hardBlocked: false,
+    degraded: true,
+    canaryStatus: "exercised",
+    analysisMethod: "llm_judge",
+    analysisStatus: "failed",
+  };
+}
+
+/** The canary itself failed, so there is nothing to judge and no judge call is made. */
+export function canaryNotExercised(): AnalysisResult {
+  return {
+    riskScore: null,
+    shouldBlock: false,
+    signals: [],
+    summary: "Canary probe failed; no behavioral analysis was possible (degraded).",
+    hardBlocked: false,
+    degraded: true,
+    canaryStatus: "failed",
+    analysisMethod: "llm_judge",
+    analysisStatus: "not_applicable",
+  };
+}
+
+export function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResult {
+  if (label === "UNSAFE") return judgeUnsafe(reply);
+  if (label === "SAFE") return judgeSafe();
+  return judgeFailed();
+}
