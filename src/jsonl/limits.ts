@@ -1,6 +1,6 @@
 // Reader limits: the defaults, their validation, and the per-line byte cap derived from them.
 //
-// Contract: every limit is a non-negative safe integer; `maxItemBytes` never exceeds
+// Contract: every limit is a non-negative integer; `maxItemBytes` never exceeds
 // MAX_ITEM_BYTES_CEILING. Invalid limits are a caller error (UsageError), checked once before
 // any byte is read, so a bad flag can never turn into a partially read run.
 //
@@ -85,8 +85,10 @@ const LIMIT_ORDER: readonly (keyof ReaderLimits)[] = [
   "maxMetadataValueChars",
 ];
 
-function isNonNegativeSafeInteger(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+// Any finite integer counts (even above 2^53), so `--max-item-bytes 1e30` is reported as too
+// large rather than as not an integer.
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
 /** Throws UsageError naming the first invalid limit; returns the limits unchanged otherwise. */
@@ -96,7 +98,7 @@ export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
   }
   for (const name of LIMIT_ORDER) {
     const value: unknown = limits[name];
-    if (!isNonNegativeSafeInteger(value)) {
+    if (!isNonNegativeInteger(value)) {
       throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
     }
   }

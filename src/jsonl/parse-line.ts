@@ -115,26 +115,26 @@ class LineParser {
       case QUOTE:
         return this.parseString();
       case 0x7b /* { */: {
+        this.checkDepth(stack);
         this.pos++;
         this.skipWhitespace();
         if (this.text.charCodeAt(this.pos) === 0x7d /* } */) {
           this.pos++;
           return {};
         }
-        this.checkDepth(stack);
         const entries = new Map<string, unknown>();
         const key = this.parseKey(entries);
         stack.push({ kind: "object", entries, key });
         return undefined;
       }
       case 0x5b /* [ */: {
+        this.checkDepth(stack);
         this.pos++;
         this.skipWhitespace();
         if (this.text.charCodeAt(this.pos) === 0x5d /* ] */) {
           this.pos++;
           return [];
         }
-        this.checkDepth(stack);
         stack.push({ kind: "array", items: [] });
         return undefined;
       }
