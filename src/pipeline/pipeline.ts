@@ -162,6 +162,7 @@ export class SecurityPipeline {
     let risk: number | null = null;
     let blockedBy: BlockedBy | null = null;
     let advisory = SecurityAdvisory.none();
+    let promptEvalCount: number | null = null;
 
     if (o.enableStructuralFilter) {
       const t0 = this.#now();
@@ -206,6 +207,7 @@ export class SecurityPipeline {
       const latency = seconds(this.#now() - t1);
       if (outcome.kind === "exercised") {
         const snap = outcome.snapshot;
+        promptEvalCount = outcome.promptEvalCount;
         canaryStatus = "exercised";
         analysisStatus = "exercised";
         analysisMethod = snap.analysisMethod;
@@ -249,7 +251,7 @@ export class SecurityPipeline {
       layers.push(skippedCanaryLayer("Canary disabled by configuration."));
     }
 
-    return this.#finish(text, started, { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk });
+    return this.#finish(text, started, { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount });
   }
 
   async #runCanary(text: string): Promise<CanaryOutcome> {
@@ -289,7 +291,7 @@ export class SecurityPipeline {
         analysisFailed: true,
       };
     }
-    return { kind: "exercised", snapshot: snap };
+    return { kind: "exercised", snapshot: snap, promptEvalCount: promptEvalCountOf(result) };
   }
 
   #failureDetails(outcome: FailedCanary): string {
@@ -341,6 +343,7 @@ export class SecurityPipeline {
       canaryStatus: state.canaryStatus,
       analysisMethod: state.analysisMethod,
       analysisStatus: state.analysisStatus,
+      promptEvalCount: state.promptEvalCount ?? null,
     });
     this.#fireCallback(verdict);
     this.#audit?.record(text, verdict);
@@ -377,6 +380,7 @@ interface FinishState {
   readonly analysisStatus: AnalysisStatus;
   readonly risk: number | null;
   readonly summaryOverride?: string;
+  readonly promptEvalCount?: number | null;
 }
 
 interface FailedCanary {
@@ -390,7 +394,14 @@ interface FailedCanary {
   readonly snapshot: AnalysisSnapshot | null;
 }
 
-type CanaryOutcome = { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot } | FailedCanary;
+type CanaryOutcome =
+  | { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot; readonly promptEvalCount: number | null }
+  | FailedCanary;
+
+function promptEvalCountOf(result: CanaryResult): number | null {
+  const value = result.metadata.prompt_eval_count;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
 
 function routeExercised(
   mode: ResolvedPipelineOptions["mode"],

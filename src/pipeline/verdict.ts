@@ -50,6 +50,8 @@ export interface VerdictFields {
   readonly canaryStatus: CanaryStatus;
   readonly analysisMethod: AnalysisMethod;
   readonly analysisStatus: AnalysisStatus;
+  /** Prompt tokens the backend reports it evaluated (evidence for ingest; not serialized). */
+  readonly promptEvalCount: number | null;
 }
 
 const genuine = new WeakSet<PipelineVerdict>();
@@ -67,6 +69,7 @@ export class PipelineVerdict implements VerdictFields {
   readonly canaryStatus: CanaryStatus;
   readonly analysisMethod: AnalysisMethod;
   readonly analysisStatus: AnalysisStatus;
+  readonly promptEvalCount: number | null;
   readonly #input: string;
 
   /** @internal Use SecurityPipeline.check; direct construction is refused. */
@@ -84,6 +87,7 @@ export class PipelineVerdict implements VerdictFields {
     this.canaryStatus = fields.canaryStatus;
     this.analysisMethod = fields.analysisMethod;
     this.analysisStatus = fields.analysisStatus;
+    this.promptEvalCount = fields.promptEvalCount;
     Object.freeze(this);
   }
 

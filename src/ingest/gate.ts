@@ -1,0 +1,108 @@
+// The canary context gate (ingest.md §4.9): before any record is checked, prove that the canary
+// can see a whole segment. Ollama silently truncates an over-long prompt and still answers 200,
+// so without this gate a long segment could be "screened" while the model saw only its start.
+// The gate trusts only a genuine, frozen SecurityPipeline with the library's own Ollama probe;
+// anything else runs only when the caller opts into `unverifiedPipeline`, and the manifest then
+// records `canary_context_verified: false` (which `verify` refuses).
+import { LittleCanaryError } from "../errors.js";
+import { requiredCanaryContext } from "../canary/context.js";
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import { SecurityPipeline } from "../pipeline/pipeline.js";
+import type { IngestPolicy } from "./policy.js";
+
+export interface GateResult {
+  readonly verified: boolean;
+  readonly required: number | null;
+  readonly contextLength: number | null;
+  readonly modelDigest: string | null;
+}
+
+/** The gate refused the pipeline or its backend; the run must not start. */
+export class IngestGateError extends LittleCanaryError {
+  override readonly name = "IngestGateError";
+}
+
+/** Structural duck type for stand-in pipelines accepted with `unverifiedPipeline`. */
+export interface CheckingPipeline {
+  check(text: string): Promise<unknown>;
+}
+
+export function isGenuinePipeline(pipeline: unknown): pipeline is SecurityPipeline {
+  return (
+    pipeline instanceof SecurityPipeline &&
+    Object.getPrototypeOf(pipeline) === SecurityPipeline.prototype &&
+    Object.isFrozen(pipeline)
+  );
+}
+
+function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
+  return (
+    probe instanceof OllamaCanaryProbe &&
+    Object.getPrototypeOf(probe) === OllamaCanaryProbe.prototype &&
+    !Object.hasOwn(probe, "test") &&
+    !Object.hasOwn(probe, "contextLength") &&
+    !Object.hasOwn(probe, "modelDigest")
+  );
+}
+
+export async function runContextGate(
+  pipeline: CheckingPipeline,
+  policy: IngestPolicy,
+  options: { readonly unverifiedPipeline?: boolean } = {},
+): Promise<GateResult> {
+  if (!isGenuinePipeline(pipeline)) {
+    if (options.unverifiedPipeline === true) {
+      return { verified: false, required: null, contextLength: null, modelDigest: null };
+    }
+    throw new IngestGateError(
+      "config",
+      "ingest needs a SecurityPipeline: the pipeline is not one this library built (pass unverifiedPipeline to run a stand-in, recorded as unverified)",
+    );
+  }
+  if (pipeline.hasCallbacks) {
+    throw new IngestGateError("config", "ingest does not support pipeline callbacks: they would see every segment's verdict");
+  }
+  const o = pipeline.options;
+  if (o.maxInputLength < policy.segment_chars) {
+    throw new IngestGateError(
+      "config",
+      `segment_chars (${policy.segment_chars}) exceeds the pipeline's max_input_length (${o.maxInputLength})`,
+    );
+  }
+  if (!o.enableCanary) return { verified: false, required: null, contextLength: null, modelDigest: null };
+  if (o.judgeModel !== null || !(pipeline.analyzer instanceof BehavioralAnalyzer)) {
+    throw new IngestGateError("config", "ingest does not support judgeModel: strict/v1 classifies regex analysis only");
+  }
+  const probe = pipeline.probe;
+  if (o.provider !== "ollama" || !isGenuineOllamaProbe(probe)) {
+    throw new IngestGateError("config", "ingest does not support provider 'openai': its context window cannot be verified");
+  }
+  const required = requiredCanaryContext({
+    segmentChars: policy.segment_chars,
+    systemPrompt: probe.systemPrompt,
+    maxTokens: probe.maxTokens,
+  });
+  if (probe.numCtx === null || probe.numCtx < required) {
+    throw new IngestGateError(
+      "config",
+      `the canary context window (num_ctx=${probe.numCtx ?? "unset"}) cannot hold a whole segment; ` +
+        `construct SecurityPipeline({ canaryNumCtx: ${required} }) or larger, or lower segment_chars`,
+    );
+  }
+  const contextLength = await probe.contextLength();
+  if (contextLength === null) {
+    throw new IngestGateError(
+      "backend",
+      "could not verify the canary model's context length (backend unreachable or model unknown); ingest refuses to run without it",
+    );
+  }
+  if (contextLength < required) {
+    throw new IngestGateError(
+      "backend",
+      `the canary model's trained context length (${contextLength}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
+    );
+  }
+  const modelDigest = await probe.modelDigest();
+  return { verified: true, required, contextLength, modelDigest };
+}

@@ -1,0 +1,241 @@
+// The ingest run (ingest.md §4.2): gate the pipeline, admit records one by one under strict/v1,
+// and build the manifest (and, when asked, the export) in memory. Nothing is written here;
+// publication is a separate step (src/publish), so a run that fails leaves no file behind.
+//
+// Order never depends on timing: records are checked up to `concurrency` at a time, but each
+// record's segments run in plan order (stop_after_hold needs that) and results are placed by
+// index, so the manifest is the same for any concurrency apart from timestamps and latencies.
+import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../jsonl/limits.js";
+import { buildRecord, type RawRecord } from "../jsonl/record.js";
+import { buildExport, buildManifest, formatTimestamp, type AdmittedSnapshot, type CanonicalDocument } from "../manifest/build.js";
+import { canonicalJsonUnchecked } from "../manifest/canonical.js";
+import {
+  NOT_CHECKED,
+  checkedRecordEntry,
+  malformedRecordEntry,
+  overBudgetRecordEntry,
+  type SegmentResult,
+} from "../manifest/records.js";
+import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../manifest/schemas.js";
+import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
+import { mapOrdered } from "../schedule/map-ordered.js";
+import { planSegments, type SegmentableRecord } from "../segment/plan.js";
+import { LittleCanaryError } from "../errors.js";
+import { VERSION } from "../version.js";
+import { classifySegmentVerdict, isClassifyError } from "./classify.js";
+import { isGenuinePipeline, runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
+import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "./policy.js";
+import { stopsChecking } from "./record-state.js";
+
+export type IngestInput =
+  | string
+  | {
+      readonly text: unknown;
+      readonly id?: unknown;
+      readonly source?: unknown;
+      readonly metadata?: unknown;
+    };
+
+export interface IngestOptions {
+  /** strict/v1 with these overrides (a whole policy document is accepted too). */
+  readonly policy?: PolicyOverrides | IngestPolicy;
+  /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
+  readonly unverifiedPipeline?: boolean;
+  readonly concurrency?: number;
+  /** Produce the export document too (sets run.export_requested, covered by the hash). */
+  readonly exportRequested?: boolean;
+  /** SHA-256 of the raw input, when the caller read it from bytes (the CLI does). */
+  readonly inputSha256?: string | null;
+  readonly signal?: AbortSignal;
+  /** Records done so far (a record is done when all its checks are). */
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly clock?: () => Date;
+}
+
+export interface IngestRun {
+  readonly manifest: CanonicalDocument<IngestManifest>;
+  readonly export: CanonicalDocument<IngestExport> | null;
+  readonly gate: GateResult;
+}
+
+/** Reader limits implied by a policy (so the reader and the policy can never disagree). */
+export function readerLimitsForPolicy(policy: IngestPolicy): ReaderLimits {
+  return {
+    ...DEFAULT_READER_LIMITS,
+    maxItems: policy.max_items,
+    maxItemBytes: policy.max_item_bytes,
+    maxTotalBytes: policy.max_total_bytes,
+    maxMetadataKeys: policy.max_metadata_keys,
+    maxMetadataValueChars: policy.max_metadata_value_chars,
+  };
+}
+
+/** In-memory records through the reader's record rules, with the run-level count/size limits. */
+export function admitIngestInputs(inputs: readonly IngestInput[], policy: IngestPolicy): RawRecord[] {
+  const limits = readerLimitsForPolicy(policy);
+  if (inputs.length > limits.maxItems) {
+    throw new LittleCanaryError("input_refused", `ingest exceeds the limit of ${limits.maxItems} records`);
+  }
+  let total = 0;
+  return inputs.map((input, index) => {
+    const value =
+      typeof input === "string" ? input : input !== null && typeof input === "object" && !Array.isArray(input) ? structuredClone({ ...input }) : input;
+    const record = buildRecord(value, index + 1, { index, kind: "ingest", limits, loneSurrogate: false });
+    if (record === null) {
+      throw new LittleCanaryError("input_refused", `record ${index}: must be a string or object`);
+    }
+    total += record.textBytes;
+    if (total > limits.maxTotalBytes) {
+      throw new LittleCanaryError("input_refused", `ingest exceeds the limit of ${limits.maxTotalBytes} total bytes`);
+    }
+    return record;
+  });
+}
+
+function snapshotOf(record: RawRecord): SegmentableRecord {
+  const metadata: Record<string, string> = {};
+  if (record.metadata !== null && typeof record.metadata === "object") {
+    for (const [key, value] of Object.entries(record.metadata as Record<string, unknown>)) {
+      Object.defineProperty(metadata, key, { value: value as string, enumerable: true, writable: false });
+    }
+  }
+  return Object.freeze({
+    text: record.text as string,
+    id: typeof record.id === "string" ? record.id : null,
+    source: typeof record.source === "string" ? record.source : null,
+    metadata: Object.freeze(metadata),
+  });
+}
+
+const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
+
+/** One check of one segment, reduced to plain JSON and classified (§4.7). Never throws. */
+async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<SegmentResult> {
+  const failed = (error: string): SegmentResult => ({ ...NOT_CHECKED, state: "error", error });
+  try {
+    const verdict = await pipeline.check(slice);
+    if (!isGenuineVerdict(verdict)) return failed("TypeError");
+    if (!verdict.isFor(slice)) return failed("VerdictMismatchError");
+    // The class method, not anything an instance could carry, and a JSON round trip so only
+    // plain values are classified.
+    const json: unknown = JSON.parse(canonicalJsonUnchecked(PipelineVerdict.prototype.toRecord.call(verdict)));
+    const classified = classifySegmentVerdict(json);
+    if (isClassifyError(classified)) return failed(classified.error);
+    const latency = verdict.totalLatency;
+    return {
+      state: classified.state,
+      exercised: classified.exercised,
+      verdict: json as SegmentResult["verdict"],
+      error: null,
+      latency: Number.isFinite(latency) ? Math.round(latency * 10_000) / 10_000 : 0,
+      prompt_eval_count: verdict.promptEvalCount,
+    };
+  } catch (error) {
+    return failed(errorName(error));
+  }
+}
+
+interface RecordOutcome {
+  readonly entry: ManifestRecord;
+  readonly checks: number;
+  readonly admitted: AdmittedSnapshot | null;
+}
+
+async function admitRecord(pipeline: CheckingPipeline, record: RawRecord, policy: IngestPolicy): Promise<RecordOutcome> {
+  const malformed = record.problems.find((problem) => problem.severity === "malformed");
+  if (malformed) {
+    return {
+      entry: malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message }),
+      checks: 0,
+      admitted: null,
+    };
+  }
+  const snapshot = snapshotOf(record);
+  const plan = planSegments(snapshot, policy);
+  if (plan.over_budget) {
+    return { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null };
+  }
+  const results: SegmentResult[] = [];
+  let checks = 0;
+  let stopped = false;
+  for (const segment of plan.segments) {
+    if (stopped) {
+      results.push(NOT_CHECKED);
+      continue;
+    }
+    checks++;
+    const result = await checkSegment(pipeline, segment.text);
+    results.push(result);
+    if (policy.stop_after_hold && stopsChecking(result.state)) stopped = true;
+  }
+  const entry = checkedRecordEntry({ index: record.index, record: snapshot, plan, results });
+  return { entry, checks, admitted: entry.admission === "admitted" ? { index: record.index, record: snapshot } : null };
+}
+
+function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
+  if (!isGenuinePipeline(pipeline)) {
+    return {
+      mode: "block",
+      provider: null,
+      canary_model: null,
+      canary_model_digest: null,
+      analysis_method: "regex",
+      structural_filter: null,
+      canary_enabled: null,
+      canary_num_ctx: null,
+      canary_context_length: null,
+      canary_context_verified: false,
+    };
+  }
+  const d = pipeline.describe();
+  return {
+    mode: d.mode,
+    provider: d.provider,
+    canary_model: d.canaryModel,
+    canary_model_digest: gate.modelDigest,
+    analysis_method: d.analysisMethod,
+    structural_filter: d.structuralFilter,
+    canary_enabled: d.canaryEnabled,
+    canary_num_ctx: d.canaryNumCtx,
+    canary_context_length: gate.contextLength,
+    canary_context_verified: gate.verified,
+  };
+}
+
+/**
+ * Runs a whole ingest over records already read (RawRecord from the JSONL reader, or in-memory
+ * inputs) and returns the manifest and export documents with their canonical bytes.
+ */
+export async function ingestRecords(
+  pipeline: CheckingPipeline,
+  input: readonly RawRecord[] | { readonly inputs: readonly IngestInput[] },
+  options: IngestOptions = {},
+): Promise<IngestRun> {
+  const { name: _name, ...overrides } = { ...(options.policy ?? {}) } as Record<string, unknown>;
+  if (_name !== undefined && _name !== "strict/v1") throw new LittleCanaryError("usage", "only the strict/v1 policy is supported");
+  const policy = resolvePolicy(overrides as PolicyOverrides);
+  const clock = options.clock ?? (() => new Date());
+  const gate = await runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
+  const records = "inputs" in input ? admitIngestInputs(input.inputs, policy) : input;
+  const startedAt = formatTimestamp(clock());
+  const outcomes = await mapOrdered(records, (record) => admitRecord(pipeline, record, policy), {
+    concurrency: options.concurrency ?? 1,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  const finishedAt = formatTimestamp(clock());
+  const exportRequested = options.exportRequested === true;
+  const manifest = buildManifest({
+    little_canary_version: VERSION,
+    started_at: startedAt,
+    finished_at: finishedAt,
+    pipeline: pipelineInfo(pipeline, gate),
+    policy,
+    checks_performed: outcomes.reduce((sum, outcome) => sum + outcome.checks, 0),
+    input_sha256: options.inputSha256 ?? null,
+    export_requested: exportRequested,
+    records: outcomes.map((outcome) => outcome.entry),
+  });
+  const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));
+  return { manifest, export: exportRequested ? buildExport(manifest, admitted) : null, gate };
+}
