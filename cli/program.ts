@@ -4,15 +4,12 @@
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../src/version.js";
 import { runCheck, type CheckFlags } from "./commands/check.js";
-import { describeFailure, type CommandName } from "./exit-codes.js";
+import { describeFailure } from "./exit-codes.js";
 import { processIo, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 
-interface RunState {
-  command: CommandName;
-  exitCode: number;
-}
+import type { RunState } from "./run-state.js";
 
 function checkCommand(io: CliIo, state: RunState): Command {
   const command = new Command("check")

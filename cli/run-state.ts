@@ -1,0 +1,8 @@
+// What a command hands back to runMain: which command ran (for the refused exit code of
+// exit-codes.ts) and the exit code of its result.
+import type { CommandName } from "./exit-codes.js";
+
+export interface RunState {
+  command: CommandName;
+  exitCode: number;
+}
