@@ -1,0 +1,36 @@
+// Defensive reads of documents that have not been validated. Only own data properties count,
+// so an inherited or prototype-polluting key can never satisfy a check.
+
+export type Obj = Record<string, unknown>;
+
+export function isObj(value: unknown): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Own property `key` of `obj`, or undefined. */
+export function own(obj: Obj, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+}
+
+/** A number that is an exact integer (booleans and unsafe magnitudes excluded). */
+export function isInt(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value);
+}
+
+export function isWellFormedString(value: unknown): value is string {
+  return typeof value === "string" && value.isWellFormed();
+}
+
+export function sameKeySet(obj: Obj, keys: readonly string[]): boolean {
+  const present = Object.keys(obj);
+  return present.length === keys.length && keys.every((k) => Object.prototype.hasOwnProperty.call(obj, k));
+}
+
+/** Segment geometry of a manifest policy, when it is usable to rebuild plans. */
+export function planGeometry(policy: unknown): { chars: number; overlap: number } | null {
+  if (!isObj(policy)) return null;
+  const chars = own(policy, "segment_chars");
+  const overlap = own(policy, "segment_overlap");
+  if (!isInt(chars) || !isInt(overlap) || chars < 1 || overlap < 0 || overlap >= chars) return null;
+  return { chars, overlap };
+}

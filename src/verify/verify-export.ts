@@ -1,0 +1,331 @@
+// `verifyExport` (ingest.md §7): is an export consistent with the manifest it names, and
+// does the manifest's own evidence support admitting every exported record? Returns the
+// problem list ([] = consistent) and never throws: wrong types, huge numbers, deep nesting
+// and non-object items all become problems. Problems name indices only.
+//
+// This checks consistency, not authenticity: whoever can write both files can forge a pair.
+// Pin the manifest's SHA-256 out of band to get authenticity.
+//
+// Stricter than upstream on purpose: a manifest must also match its zod schema
+// (`manifest_invalid`), and every manifest record must be recomputable from its segments
+// (manifest-checks.ts). A hand-forged pair that is consistent but off-schema is refused.
+import { classifySegmentVerdict } from "../ingest/classify.js";
+import { canonicalJsonUnchecked } from "../manifest/canonical.js";
+import { sha256Hex } from "../manifest/hash.js";
+import { isStringMap } from "../manifest/metadata-map.js";
+import { EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../manifest/schemas.js";
+import { sortByCodePoint } from "../segment/code-point-order.js";
+import { metadataMaterial } from "../segment/material.js";
+import { sliceSpans } from "../segment/plan.js";
+import { segmentCount, segmentSpans } from "../segment/spans.js";
+import { codePointLength } from "../text/codepoints.js";
+import { isInt, isObj, isWellFormedString, own, planGeometry, sameKeySet, type Obj } from "./_values.js";
+import { checkCounts, checkManifestRecords, checkRunAndContext } from "./manifest-checks.js";
+import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
+
+export interface VerifyOptions {
+  /** The manifest file's bytes as read; they must be its canonical serialization. */
+  readonly manifestBytes?: Uint8Array | string;
+}
+
+const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_name", "records"] as const;
+const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
+
+/** SHA-256 of the manifest's canonical JSON, or null when it has no canonical form. */
+function canonicalSha(manifest: unknown): string | null {
+  try {
+    return sha256Hex(canonicalJsonUnchecked(manifest));
+  } catch {
+    return null;
+  }
+}
+
+function bytesSha(bytes: unknown): string | null {
+  try {
+    if (bytes instanceof Uint8Array || typeof bytes === "string") return sha256Hex(bytes);
+  } catch {
+    // A string with a lone surrogate has no UTF-8 form.
+  }
+  return null;
+}
+
+function checkManifestSchema(manifest: Obj, problems: ProblemList): void {
+  if (own(manifest, "schema") !== MANIFEST_SCHEMA) return; // reported as a schema mismatch
+  const parsed = IngestManifestSchema.safeParse(manifest);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const path = (issue?.path ?? [])
+    .map((p) => (typeof p === "number" ? `[${p}]` : typeof p === "string" && /^[a-z0-9_]{1,40}$/.test(p) ? `.${p}` : ".<key>"))
+    .join("");
+  problems.add("manifest_invalid", `manifest does not match the ${MANIFEST_SCHEMA} schema (first problem at ${path || "(root)"})`);
+}
+
+function checkManifestBytesOnly(manifest: Obj, options: VerifyOptions, problems: ProblemList): void {
+  if (!("manifestBytes" in options) || options.manifestBytes === undefined) return;
+  const computed = canonicalSha(manifest);
+  if (computed === null || bytesSha(options.manifestBytes) !== computed) {
+    problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
+  }
+}
+
+/** Step 13.5: the manifest record's own evidence for admission. */
+function evidenceSupportsAdmission(record: Obj): boolean {
+  const segments = own(record, "segments");
+  const total = own(record, "segments_total");
+  const checked = own(record, "segments_checked");
+  const covered = own(record, "chars_covered");
+  const charsTotal = own(record, "chars_total");
+  if (!Array.isArray(segments) || segments.length === 0) return false;
+  if (!isInt(total) || !isInt(checked) || total !== segments.length || checked !== segments.length) return false;
+  if (!isInt(covered) || !isInt(charsTotal) || covered !== charsTotal || charsTotal < 1) return false;
+  return segments.every((segment) => {
+    if (!isObj(segment) || own(segment, "state") !== "pass" || own(segment, "exercised") !== true) return false;
+    const classified = classifySegmentVerdict(own(segment, "verdict"));
+    return !("error" in classified) && classified.state === "pass" && classified.exercised;
+  });
+}
+
+/** Step 13.14: the plan rebuilt over the exported material equals the recorded segments. */
+function segmentsCoverMaterial(
+  record: Obj,
+  text: string,
+  material: string,
+  geometry: { chars: number; overlap: number } | null,
+): boolean {
+  if (geometry === null) return false;
+  const segments = own(record, "segments");
+  if (!Array.isArray(segments)) return false;
+  const textLength = codePointLength(text);
+  const materialLength = codePointLength(material);
+  if (own(record, "chars_total") !== textLength + materialLength) return false;
+  const { chars, overlap } = geometry;
+  // Compare counts before slicing so a hostile policy cannot make us build a huge plan.
+  if (segmentCount(materialLength, chars, overlap) + segmentCount(textLength, chars, overlap) !== segments.length) {
+    return false;
+  }
+  const expected: Array<{ kind: string; index: number; start: number; end: number; sha256: string }> = [];
+  for (const [kind, source, length] of [["metadata", material, materialLength], ["text", text, textLength]] as const) {
+    const spans = segmentSpans(length, chars, overlap);
+    const slices = sliceSpans(source, spans);
+    spans.forEach((span, index) => expected.push({ kind, index, ...span, sha256: sha256Hex(slices[index] as string) }));
+  }
+  return expected.every((e, i) => {
+    const s: unknown = segments[i];
+    return (
+      isObj(s) &&
+      own(s, "kind") === e.kind &&
+      own(s, "index") === e.index &&
+      own(s, "start") === e.start &&
+      own(s, "end") === e.end &&
+      own(s, "sha256") === e.sha256
+    );
+  });
+}
+
+function checkExportRecord(
+  item: Obj,
+  index: number,
+  manifestRecord: Obj | undefined,
+  geometry: { chars: number; overlap: number } | null,
+  problems: ProblemList,
+): void {
+  const at = `record ${index}: `;
+  if (!sameKeySet(item, EXPORT_RECORD_KEYS)) problems.add("record_fields", `${at}unexpected or missing fields`);
+  if (manifestRecord === undefined) {
+    problems.add("record_not_in_manifest", `${at}not in manifest`);
+    return;
+  }
+  const m = manifestRecord;
+  const reasons = own(m, "hold_reasons");
+  if (
+    own(m, "admission") !== "admitted" ||
+    !Array.isArray(reasons) ||
+    reasons.length !== 0 ||
+    own(m, "coverage") !== "complete" ||
+    own(m, "detection") !== "none"
+  ) {
+    problems.add("record_not_admitted", `${at}not admitted in manifest`);
+  }
+  if (!evidenceSupportsAdmission(m)) {
+    problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
+  }
+  const text = own(item, "text");
+  if (!isWellFormedString(text)) {
+    problems.add("text_invalid", `${at}text missing or invalid`);
+    return;
+  }
+  const metadata = own(item, "metadata");
+  if (!isStringMap(metadata) || !Object.keys(metadata).every((k) => k.isWellFormed() && (metadata[k] as string).isWellFormed())) {
+    problems.add("metadata_invalid", `${at}metadata invalid`);
+    return;
+  }
+  const sha = sha256Hex(text);
+  if (own(item, "sha256") !== sha || own(m, "sha256") !== sha) problems.add("sha256_mismatch", `${at}sha256 mismatch`);
+  if (own(m, "length") !== codePointLength(text)) problems.add("length_mismatch", `${at}length mismatch`);
+
+  const id = own(item, "id");
+  const source = own(item, "source");
+  const labelsUsable = (id === null || isWellFormedString(id)) && (source === null || isWellFormedString(source));
+  let materialSha: string | null = null;
+  if (labelsUsable) {
+    try {
+      materialSha = sha256Hex(canonicalJsonUnchecked({ id, source, metadata, text }));
+    } catch {
+      materialSha = null;
+    }
+  }
+  if (materialSha === null || own(item, "material_sha256") !== materialSha || own(m, "material_sha256") !== materialSha) {
+    problems.add("material_sha256_mismatch", `${at}material_sha256 mismatch`);
+  }
+  if (id !== own(m, "id") || source !== own(m, "source")) problems.add("provenance_mismatch", `${at}provenance mismatch`);
+  for (const [name, value] of [["id", id], ["source", source]] as const) {
+    const recorded = own(m, name);
+    const okType = (v: unknown) => v === null || typeof v === "string";
+    if (!okType(value) || !okType(recorded)) {
+      problems.add("label_type", `${at}${name} must be a string or null`);
+      continue;
+    }
+    const digest = value === null ? null : isWellFormedString(value) ? sha256Hex(value) : undefined;
+    if (own(m, `${name}_sha256`) !== digest) problems.add("label_digest", `${at}${name} digest mismatch`);
+  }
+  const keys = sortByCodePoint(Object.keys(metadata));
+  const recordedKeys = own(m, "metadata_keys");
+  if (
+    !Array.isArray(recordedKeys) ||
+    recordedKeys.length !== keys.length ||
+    !keys.every((k, i) => recordedKeys[i] === k) ||
+    own(m, "metadata_key_count") !== keys.length
+  ) {
+    problems.add("metadata_keys_mismatch", `${at}metadata keys mismatch`);
+  }
+  const material = labelsUsable
+    ? metadataMaterial({ id: id as string | null, source: source as string | null, metadata })
+    : null;
+  if (material === null || !segmentsCoverMaterial(m, text, material, geometry)) {
+    problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
+  }
+}
+
+function verifyPair(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions, problems: ProblemList): void {
+  // Step 1.
+  if (!isObj(exportDoc)) return problems.add("export_not_object", "export is not an object");
+  if (!isObj(manifestDoc)) return problems.add("manifest_not_object", "manifest is not an object");
+  const ex = exportDoc;
+  const manifest = manifestDoc;
+  // Steps 2–4.
+  if (!sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
+  if (own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
+  if (own(ex, "manifest_schema") !== MANIFEST_SCHEMA || own(manifest, "schema") !== MANIFEST_SCHEMA) {
+    problems.add("manifest_schema", "manifest schema mismatch");
+  }
+  checkManifestSchema(manifest, problems);
+  // Step 5.
+  const computed = canonicalSha(manifest);
+  const claimed = own(ex, "manifest_sha256");
+  if (computed === null || claimed !== computed) {
+    problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
+  }
+  // Step 6: the file bytes must be exactly the canonical form the export names.
+  if ("manifestBytes" in options && options.manifestBytes !== undefined) {
+    const fileSha = bytesSha(options.manifestBytes);
+    if (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed)) {
+      problems.add("manifest_bytes", "manifest_sha256 does not match the manifest file bytes");
+    }
+  }
+  // Step 7.
+  const policy = own(manifest, "policy");
+  const policyName = own(ex, "policy_name");
+  if (policyName !== "strict/v1" || !isObj(policy) || own(policy, "name") !== policyName) {
+    problems.add("policy_name", "policy name mismatch");
+  }
+  // Steps 8–9.
+  checkRunAndContext(manifest, problems);
+  const run = own(manifest, "run");
+  if (isObj(run) && own(run, "export_requested") !== true) {
+    problems.add("export_not_requested", "manifest does not record that an export was requested");
+  }
+  // Steps 10–11.
+  const view = checkManifestRecords(manifest, problems);
+  // Step 12.
+  const records = own(ex, "records");
+  if (!Array.isArray(records)) return problems.add("export_records_missing", "export records missing");
+  // Step 13.
+  const geometry = planGeometry(policy);
+  const admittedSet = new Set(view.admitted);
+  const seen = new Set<number>();
+  const order: number[] = [];
+  let foreign = false;
+  records.forEach((item: unknown, position) => {
+    const index = isObj(item) ? own(item, "index") : undefined;
+    if (!isObj(item) || !isInt(index)) {
+      problems.add("export_record_malformed", `export record at position ${position}: malformed`);
+      foreign = true;
+      return;
+    }
+    if (seen.has(index)) {
+      problems.add("record_duplicated", `record ${index}: duplicated in export`);
+      foreign = true;
+    }
+    seen.add(index);
+    order.push(index);
+    if (!admittedSet.has(index)) foreign = true;
+    checkExportRecord(item, index, view.byIndex.get(index), geometry, problems);
+  });
+  // Steps 14–16.
+  const missing = view.admitted.filter((i) => !seen.has(i));
+  if (missing.length > 0) problems.add("admitted_missing", `admitted records missing from export: [${missing.join(", ")}]`);
+  if (missing.length === 0 && !foreign && order.some((i, p) => i !== view.admitted[p])) {
+    problems.add("export_order", "export records are not in manifest order");
+  }
+  const counts = own(manifest, "counts");
+  if (!isObj(counts) || own(counts, "admitted") !== records.length) {
+    problems.add("admitted_count", "export record count does not match manifest admitted count");
+  }
+  // Step 17.
+  checkCounts(manifest, view.list, problems);
+  // Belt and braces: a pair with no other problem must also match the export schema.
+  if (problems.items.length === 0 && !IngestExportSchema.safeParse(ex).success) {
+    problems.add("export_fields", "export does not match the little-canary-ingest-export/v1 schema");
+  }
+}
+
+/**
+ * Problems that make `exportDoc` inconsistent with `manifestDoc` ([] = consistent).
+ * With `manifestBytes`, the manifest file must be byte-for-byte its canonical form.
+ */
+export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
+  const problems = new ProblemList();
+  try {
+    verifyPair(exportDoc, manifestDoc, options ?? {}, problems);
+  } catch (error) {
+    problems.items.push(failureProblem(error));
+  }
+  return problems.items;
+}
+
+/**
+ * Problems of a manifest checked without its export (`verify --manifest M`): internal
+ * consistency, plus `export_missing` when the manifest records that an export was produced.
+ */
+export function verifyManifestOnly(manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
+  const problems = new ProblemList();
+  try {
+    if (!isObj(manifestDoc)) {
+      problems.add("manifest_not_object", "manifest is not an object");
+      return problems.items;
+    }
+    if (own(manifestDoc, "schema") !== MANIFEST_SCHEMA) problems.add("manifest_schema", "manifest schema mismatch");
+    checkManifestSchema(manifestDoc, problems);
+    checkManifestBytesOnly(manifestDoc, options ?? {}, problems);
+    checkRunAndContext(manifestDoc, problems);
+    const run = own(manifestDoc, "run");
+    if (isObj(run) && own(run, "export_requested") === true) {
+      problems.add("export_missing", "manifest records that an export was produced, but no export was given");
+    }
+    const view = checkManifestRecords(manifestDoc, problems);
+    checkCounts(manifestDoc, view.list, problems);
+  } catch (error) {
+    problems.items.push(failureProblem(error));
+  }
+  return problems.items;
+}
