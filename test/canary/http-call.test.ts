@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { errorClassName, formatSeconds } from "../../src/canary/http-call.js";
+
+describe("formatSeconds", () => {
+  it.each([
+    [10, "10.0"],
+    [45, "45.0"],
+    [600, "600.0"],
+    [0.5, "0.5"],
+    [0.2, "0.2"],
+    [1.25, "1.25"],
+    [1e-7, "1e-07"],
+    [1.5e-7, "1.5e-07"],
+    [1e16, "1e+16"],
+    [123456789012345.6, "123456789012345.6"],
+  ])("prints %s seconds as %s, like a Python float", (seconds, text) => {
+    expect(formatSeconds(seconds)).toBe(text);
+  });
+});
+
+describe("errorClassName", () => {
+  it("gives the class name only, never the message", () => {
+    class RuntimeError extends Error {}
+    expect(errorClassName(new RuntimeError("secret"))).toBe("RuntimeError");
+    expect(errorClassName("a thrown string")).toBe("Error");
+    expect(errorClassName(Object.create(null))).toBe("Error");
+  });
+});
