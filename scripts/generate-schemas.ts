@@ -1,0 +1,51 @@
+// Generates `schemas/*.schema.json` from the zod schemas, which stay the single source of
+// truth. `renderSchemas()` is pure so a test can compare its output with the checked-in
+// files; running this module as a script (`npm run schemas`, from the package root) writes
+// them. JSON Schema cannot express every zod refinement (finite numbers, the overlap rule,
+// own `__proto__` metadata keys); the zod schemas remain authoritative for those.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { IngestPolicySchema } from "../src/ingest/policy.js";
+import {
+  BATCH_SCHEMA,
+  BatchDocumentSchema,
+  EXPORT_SCHEMA,
+  IngestExportSchema,
+  IngestManifestSchema,
+  MANIFEST_SCHEMA,
+} from "../src/manifest/schemas.js";
+
+const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType }> = [
+  { file: "ingest-manifest.schema.json", title: MANIFEST_SCHEMA, schema: IngestManifestSchema },
+  { file: "ingest-export.schema.json", title: EXPORT_SCHEMA, schema: IngestExportSchema },
+  { file: "batch.schema.json", title: BATCH_SCHEMA, schema: BatchDocumentSchema },
+  { file: "ingest-policy.schema.json", title: "little-canary ingest policy (strict/v1)", schema: IngestPolicySchema },
+];
+
+/** File name → pretty-printed JSON Schema text (with a trailing newline). */
+export function renderSchemas(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { file, title, schema } of DOCUMENTS) {
+    const json = { ...z.toJSONSchema(schema), title };
+    out[file] = `${JSON.stringify(json, null, 2)}\n`;
+  }
+  return out;
+}
+
+/** Writes every rendered schema into `dir`; returns the paths written. */
+export function writeSchemas(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  return Object.entries(renderSchemas()).map(([file, text]) => {
+    const path = join(dir, file);
+    writeFileSync(path, text);
+    return path;
+  });
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+if (invokedDirectly) {
+  for (const path of writeSchemas(resolve(process.cwd(), "schemas"))) process.stdout.write(`wrote ${path}\n`);
+}
