@@ -1,0 +1,68 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LittleCanaryError } from "../../src/errors.js";
+import { DEFAULT_READER_LIMITS } from "../../src/jsonl/limits.js";
+import { readRecords } from "../../src/jsonl/read.js";
+import { fromBytes, fromFile, fromNodeStream, READ_CHUNK_BYTES } from "../../src/jsonl/sources.js";
+
+async function collect(source: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  return chunks;
+}
+
+describe("byte sources", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lc-jsonl-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reads a file in chunks of at most 64 KiB, byte for byte", async () => {
+    const path = join(dir, "big.jsonl");
+    const bytes = Buffer.alloc(3 * READ_CHUNK_BYTES + 17, 0x61);
+    await writeFile(path, bytes);
+    const chunks = await collect(fromFile(path));
+    expect(chunks.every((c) => c.byteLength <= READ_CHUNK_BYTES)).toBe(true);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+  });
+
+  it("turns a missing file into an io error with a stable code", async () => {
+    const error = await collect(fromFile(join(dir, "missing.jsonl"))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LittleCanaryError);
+    expect((error as LittleCanaryError).code).toBe("io");
+    expect((error as Error).message).toMatch(/ENOENT/);
+  });
+
+  it("reads stdin-like streams and refuses a stream with an encoding set", async () => {
+    const stream = Readable.from([Buffer.from('{"text":"a"}\n'), Buffer.from('"b"')]);
+    const outcome = await readRecords(fromNodeStream(stream), { kind: "screen", limits: DEFAULT_READER_LIMITS });
+    expect(outcome.ok && outcome.records.map((r) => r.text)).toEqual(["a", "b"]);
+
+    const text = new PassThrough();
+    text.setEncoding("utf8");
+    text.end('"a"\n');
+    await expect(readRecords(fromNodeStream(text), { kind: "screen", limits: DEFAULT_READER_LIMITS })).rejects.toThrow(
+      /do not set an encoding/,
+    );
+  });
+
+  it("stops reading a stream as soon as the input is refused", async () => {
+    const stream = new PassThrough();
+    stream.write(Buffer.from([0xef, 0xbb, 0xbf, 0x22, 0x22, 0x0a]));
+    const outcome = await readRecords(fromNodeStream(stream), { kind: "ingest", limits: DEFAULT_READER_LIMITS });
+    expect(outcome.ok ? null : outcome.refusal.code).toBe("bom");
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it("splits in-memory bytes and encodes strings as UTF-8", async () => {
+    const chunks = await collect(fromBytes("caf\u00e9", 2));
+    expect(chunks.map((c) => Array.from(c))).toEqual([[0x63, 0x61], [0x66, 0xc3], [0xa9]]);
+    await expect(collect(fromBytes("x", 0))).rejects.toThrow(/positive integer/);
+  });
+});
