@@ -1,0 +1,100 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { STRICT_V1 } from "../../src/ingest/policy.js";
+import { planSegments } from "../../src/segment/plan.js";
+import { codePointLength } from "../../src/text/codepoints.js";
+
+const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+const policy = (segment_chars: number, segment_overlap: number, max_segments = 8, max_item_bytes = 65536) => ({
+  segment_chars,
+  segment_overlap,
+  max_segments,
+  max_item_bytes,
+});
+const record = (text: string, extra: Partial<{ id: string | null; source: string | null; metadata: Record<string, string> }> = {}) => ({
+  id: null,
+  source: null,
+  metadata: {},
+  text,
+  ...extra,
+});
+
+// Text mixing ASCII, BMP and astral characters, so surrogate pairs sit at arbitrary offsets.
+const mixedText = fc
+  .array(fc.constantFrom("a", "é", "\u{1F600}", "\u{10348}", "\uFF01", "\n", "z"), { minLength: 1, maxLength: 120 })
+  .map((chars) => chars.join(""));
+
+describe("planSegments", () => {
+  it("plans metadata segments first, then text, each kind indexed from 0", () => {
+    const plan = planSegments(record("t".repeat(20), { id: "abcdef" }), policy(10, 0));
+    expect(plan.material).toBe("id: abcdef");
+    expect(plan.segments.map((s) => [s.kind, s.index, s.start, s.end])).toEqual([
+      ["metadata", 0, 0, 10],
+      ["text", 0, 0, 10],
+      ["text", 1, 10, 20],
+    ]);
+    expect(plan.segments_total).toBe(3);
+    expect(plan.chars_total).toBe(30);
+    expect(plan.over_budget).toBe(false);
+  });
+
+  it("one more material char than fits makes the record over budget, with counts kept and no segments", () => {
+    const plan = planSegments(record("t".repeat(20), { id: "abcdefg" }), policy(10, 0, 3));
+    expect(plan.over_budget).toBe(true);
+    expect(plan.segments_total).toBe(4);
+    expect(plan.chars_total).toBe(31);
+    expect(plan.segments).toEqual([]);
+    expect(plan.over_budget_reason).toEqual({ code: "segments", message: "needs 4 segments, limit 3" });
+  });
+
+  it("text bytes above max_item_bytes take precedence over the segment count", () => {
+    const plan = planSegments(record("x".repeat(20)), policy(1, 0, 0, 10));
+    expect(plan.over_budget_reason).toEqual({ code: "text_bytes", message: "text exceeds 10 bytes" });
+    expect(planSegments(record("é".repeat(5)), policy(10, 0, 8, 10)).over_budget).toBe(false);
+    expect(planSegments(record("é".repeat(6)), policy(10, 0, 8, 10)).over_budget).toBe(true);
+  });
+
+  it("max_segments 0 makes every record over budget", () => {
+    expect(planSegments(record("a"), policy(10, 0, 0)).over_budget).toBe(true);
+  });
+
+  it("each segment hashes the UTF-8 of its own slice", () => {
+    const plan = planSegments(record("Quarterly numbers attached.", { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" } }), STRICT_V1);
+    expect(plan.material).toBe("id: doc-1\nsource: shared-drive\nauthor: ops\ntitle: Q3 notes");
+    expect(plan.chars_total).toBe(85);
+    // The spec's worked example digests.
+    expect(plan.segments[0]?.sha256).toBe("47a669947538fce5eff823ca7ad1dc9a96812a995bc6c6dc0aa17927f01c5697");
+    expect(plan.segments[1]?.sha256).toBe("54c210e6f5853a676f1a85eebe67cea37e00f1629eda41068ecf21440f2fd385");
+  });
+
+  it("never splits a surrogate pair and reassembles the text from its slices", () => {
+    fc.assert(
+      fc.property(mixedText, fc.integer({ min: 1, max: 12 }), fc.nat(), (text, chars, o) => {
+        const overlap = o % chars;
+        const plan = planSegments(record(text), policy(chars, overlap, 10_000));
+        const cps = Array.from(text);
+        let rebuilt = "";
+        for (const s of plan.segments) {
+          expect(s.text.isWellFormed()).toBe(true);
+          expect(s.text).toBe(cps.slice(s.start, s.end).join(""));
+          expect(codePointLength(s.text)).toBe(s.end - s.start);
+          expect(s.sha256).toBe(sha(s.text));
+          rebuilt += Array.from(s.text).slice(Math.max(0, codePointLength(rebuilt) - s.start)).join("");
+        }
+        expect(rebuilt).toBe(text);
+      }),
+    );
+  });
+
+  it("is a pure function of the record and the policy", () => {
+    fc.assert(
+      fc.property(mixedText, fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 8 }), { maxKeys: 4 }), (text, metadata) => {
+        const r = record(text, { id: "x", metadata });
+        const first = planSegments(r, policy(7, 2, 1000));
+        const second = planSegments(structuredClone(r), policy(7, 2, 1000));
+        expect(second).toEqual(first);
+      }),
+    );
+  });
+});
