@@ -1,0 +1,200 @@
+// The OpenAI-compatible probe against a real loopback stand-in (pipeline.md §6): request shape,
+// every failure text, the length cut-off as degraded, and an API key that never leaks.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError, UsageError } from "../../src/errors.js";
+import { OpenAICanaryProbe, apiKeyFromEnv, type OpenAICanaryProbeOptions } from "../../src/canary/openai-probe.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import type { CanaryResult } from "../../src/canary/types.js";
+import { startOpenAIStandIn, type OpenAIStandIn } from "../support/openai-stand-in.js";
+import { freePort } from "../support/free-port.js";
+
+const KEY = "sk-test-SECRET-0123456789";
+let api: OpenAIStandIn;
+beforeEach(async () => {
+  api = await startOpenAIStandIn({ apiKey: KEY });
+});
+afterEach(async () => {
+  await api.close();
+});
+
+function probe(options: OpenAICanaryProbeOptions = {}): OpenAICanaryProbe {
+  return new OpenAICanaryProbe({ baseUrl: api.baseUrl, apiKey: KEY, ...options });
+}
+
+function expectFailure(result: CanaryResult, code: string, error: string): void {
+  expect(result.success).toBe(false);
+  expect(result.response).toBe("");
+  expect(result.failureCode).toBe(code);
+  expect(result.error).toBe(error);
+  expect(JSON.stringify(result)).not.toContain(KEY);
+}
+
+const NOT_A_STRING = "API protocol error: response content must be a non-empty string";
+const INCOMPLETE = "API protocol error: incomplete chat response";
+
+describe("a successful completion", () => {
+  it("returns the content verbatim with usage as metadata", async () => {
+    api.setReply({ content: " Paris. ", usage: { prompt_tokens: 30, completion_tokens: 2, total_tokens: 32 } });
+    const result = await probe().test("Capital of France?");
+    expect(result).toMatchObject({ success: true, response: " Paris. ", failureCode: null, error: null });
+    expect(result.metadata).toEqual({ prompt_tokens: 30, completion_tokens: 2, total_tokens: 32 });
+  });
+
+  it("sends the documented body and a Bearer header", async () => {
+    await probe().test("hello");
+    const request = api.completionRequests()[0];
+    expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.body).toEqual({
+      model: "gpt-4o-mini",
+      messages: [
+        { role: "system", content: DEFAULT_CANARY_SYSTEM_PROMPT },
+        { role: "user", content: "hello" },
+      ],
+      max_tokens: 256,
+      temperature: 0,
+      stream: false,
+      seed: 42,
+    });
+  });
+
+  it("omits the seed when null and the Authorization header when no key is set", async () => {
+    const open = await startOpenAIStandIn();
+    try {
+      await new OpenAICanaryProbe({ baseUrl: `${open.baseUrl}/`, seed: null }).test("hi");
+      const request = open.completionRequests()[0];
+      expect(request?.headers.authorization).toBeUndefined();
+      expect(request?.body).not.toHaveProperty("seed");
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("accepts a completion without finish_reason", async () => {
+    api.setReply({ content: "ok", finish_reason: null });
+    expect((await probe().test("hi")).success).toBe(true);
+  });
+});
+
+describe("the §6 failures", () => {
+  it("an error status is http_error without the body", async () => {
+    api.setReply({ fault: "status", status: 429, body: "rate limited for key sk-leak" });
+    const result = await probe().test("hi");
+    expectFailure(result, "http_error", "API returned HTTP status 429");
+    expect(JSON.stringify(result)).not.toContain("sk-leak");
+  });
+
+  it("a wrong key is http_error 401 and the key is not echoed", async () => {
+    expectFailure(await probe({ apiKey: "sk-wrong-key" }).test("hi"), "http_error", "API returned HTTP status 401");
+  });
+
+  it("garbage is invalid_response", async () => {
+    api.setReply({ fault: "garbage" });
+    expectFailure(await probe().test("hi"), "invalid_response", "API protocol error: invalid JSON response");
+  });
+
+  it.each([
+    ["[]", "invalid_response", []],
+    ["{}", "empty_response", {}],
+    ["choices null", "empty_response", { choices: null }],
+    ["empty choices", "empty_response", { choices: [] }],
+    ["missing message", "empty_response", { choices: [{ finish_reason: "stop" }] }],
+    ["null content", "empty_response", { choices: [{ message: { content: null } }] }],
+    ["numeric content", "empty_response", { choices: [{ message: { content: 3 } }] }],
+    ["blank content", "empty_response", { choices: [{ message: { content: " \n" } }] }],
+  ])("%s is %s", async (_name, code, body) => {
+    api.setReply({ rawBody: body });
+    expectFailure(await probe().test("hi"), code, NOT_A_STRING);
+  });
+
+  it("missing choices and empty content faults are empty_response", async () => {
+    api.enqueue({ fault: "no_choices" }, { fault: "empty" });
+    expectFailure(await probe().test("hi"), "empty_response", NOT_A_STRING);
+    expectFailure(await probe().test("hi"), "empty_response", NOT_A_STRING);
+  });
+
+  it("finish_reason length is output_limit, never success", async () => {
+    api.setReply({ fault: "length" });
+    const result = await probe().test("hi");
+    expectFailure(result, "output_limit", INCOMPLETE);
+    expect(result.metadata["finish_reason"]).toBe("length");
+  });
+
+  it("any other finish_reason is incomplete_response", async () => {
+    api.setReply({ content: "partial", finish_reason: "content_filter" });
+    expectFailure(await probe().test("hi"), "incomplete_response", INCOMPLETE);
+  });
+
+  it("a hang is a timeout", async () => {
+    api.setReply({ fault: "hang" });
+    expectFailure(await probe({ timeoutSeconds: 0.2 }).test("hi"), "timeout", "Canary timed out after 0.2s");
+  });
+
+  it("a refused connection is unavailable, naming the origin only", async () => {
+    const port = await freePort();
+    const result = await new OpenAICanaryProbe({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: KEY }).test("hi");
+    expectFailure(result, "unavailable", `Cannot connect to API at http://127.0.0.1:${port}`);
+  });
+
+  it("another exception is probe_exception with the class name only", async () => {
+    const throwing: typeof fetch = async () => {
+      throw new RangeError(`bad ${KEY}`);
+    };
+    expectFailure(await probe({ fetch: throwing }).test("hi"), "probe_exception", "Canary probe failed (RangeError)");
+  });
+});
+
+describe("the API key", () => {
+  it("never appears in JSON, String() or inspection of the probe", async () => {
+    const p = probe();
+    const { inspect } = await import("node:util");
+    expect(JSON.stringify(p)).not.toContain(KEY);
+    expect(String(p)).not.toContain(KEY);
+    expect(inspect(p, { depth: 5 })).not.toContain(KEY);
+  });
+
+  it("is read from a named environment variable", () => {
+    expect(apiKeyFromEnv("MY_KEY", { MY_KEY: KEY })).toBe(KEY);
+  });
+
+  it("an unset or empty variable is a ConfigError naming the variable only", () => {
+    for (const env of [{}, { MY_KEY: "" }, { MY_KEY: "   " }]) {
+      let caught: unknown;
+      try {
+        apiKeyFromEnv("MY_KEY", env);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).message).toContain("MY_KEY");
+    }
+    expect(() => apiKeyFromEnv("not a name", {})).toThrow(UsageError);
+  });
+});
+
+describe("isAvailable", () => {
+  it("is true on 200 from /models with the key", async () => {
+    expect(await probe().isAvailable()).toBe(true);
+    expect(api.requests.at(-1)?.path).toBe("/v1/models");
+    expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it("is false on an error status or a refused connection", async () => {
+    expect(await probe({ apiKey: "wrong" }).isAvailable()).toBe(false);
+    const port = await freePort();
+    expect(await new OpenAICanaryProbe({ baseUrl: `http://127.0.0.1:${port}/v1` }).isAvailable()).toBe(false);
+  });
+});
+
+describe("options", () => {
+  it("has the documented defaults", () => {
+    const p = new OpenAICanaryProbe();
+    expect([p.model, p.timeoutSeconds, p.maxTokens, p.temperature, p.seed]).toEqual(["gpt-4o-mini", 10, 256, 0, 42]);
+    expect(p.endpointOrigin).toBe("https://api.openai.com");
+  });
+
+  it("refuses an empty model and a bad timeout", () => {
+    expect(() => new OpenAICanaryProbe({ model: "" })).toThrow(UsageError);
+    expect(() => new OpenAICanaryProbe({ timeoutSeconds: 0 })).toThrow(UsageError);
+  });
+});
