@@ -4,10 +4,12 @@
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../src/version.js";
 import { runCheck, type CheckFlags } from "./commands/check.js";
-import { describeFailure } from "./exit-codes.js";
+import { describeFailure, type CommandName } from "./exit-codes.js";
 import { processIo, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
+import { runIngest, type IngestFlags } from "./commands/ingest.js";
+import { runVerify, type VerifyFlags } from "./commands/verify.js";
 
 import type { RunState } from "./run-state.js";
 
@@ -66,6 +68,65 @@ Examples:
   return command;
 }
 
+function ingestCommand(io: CliIo, state: RunState): Command {
+  const command = new Command("ingest")
+    .description("Admit JSONL records for a RAG index under strict/v1; publish a hash-bound manifest and an export of admitted records.")
+    .argument("[input]", "JSONL file (a JSON string or {text, id?, source?, metadata?} per line), or - for stdin", "-")
+    .requiredOption("--manifest <path>", "where to write the manifest (written last)")
+    .option("--export <path>", "where to write the admitted records (written before the manifest)")
+    .option("--overwrite", "replace an existing manifest/export (the old pair is removed once all settings are valid)")
+    .option("--json", "print the canonical manifest on stdout instead of the summary");
+  addCanaryFlags(command, "full")
+    .option("--segment-chars <n>", "code points per segment (strict/v1: 3500)", nonNegativeIntArg)
+    .option("--segment-overlap <n>", "code points shared by consecutive segments (strict/v1: 500)", nonNegativeIntArg)
+    .option("--max-segments <n>", "most segments per record, metadata included (strict/v1: 8)", nonNegativeIntArg)
+    .option("--max-item-bytes <n>", "most UTF-8 bytes of one text (strict/v1: 65536; ceiling 67108864)", nonNegativeIntArg)
+    .option("--max-items <n>", "most records (strict/v1: 1000)", nonNegativeIntArg)
+    .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts (strict/v1: 8388608)", nonNegativeIntArg)
+    .option("--max-metadata-keys <n>", "most metadata keys per record (strict/v1: 32)", nonNegativeIntArg)
+    .option("--max-metadata-value-chars <n>", "most code points per metadata value (strict/v1: 1024)", nonNegativeIntArg)
+    .option("--concurrency <n>", "records checked at once (the manifest is identical for any value)", positiveIntArg, 1)
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 every record admitted; 1 records held for detection only (blocked/flagged);
+2 records held for an operational or coverage reason (malformed, over budget, degraded,
+unexercised, error, incomplete); 3 refused: nothing was written.
+Before any check, the canary model's context window is verified against the segment size
+(Ollama /api/show); an unreachable backend or a too-small model refuses the run.
+
+Examples:
+  little-canary ingest records.jsonl --manifest manifest.json --export admitted.json
+  little-canary verify --manifest manifest.json --export admitted.json
+  little-canary ingest records.jsonl --manifest m.json --no-canary   # structural only: nothing admitted`,
+    )
+    .action(async (input: string, flags: IngestFlags) => {
+      state.exitCode = await runIngest(input, flags, io);
+    });
+  return command;
+}
+
+function verifyCommand(io: CliIo, state: RunState): Command {
+  return new Command("verify")
+    .description("Check that a manifest (and export) are consistent, and optionally that the manifest matches a pinned SHA-256.")
+    .requiredOption("--manifest <path>", "manifest file")
+    .option("--export <path>", "export file to check against the manifest")
+    .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value")
+    .option("--json", "print a JSON report")
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files or usage.
+
+Example:
+  little-canary verify --manifest manifest.json --export admitted.json \
+    --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"`,
+    )
+    .action(async (flags: VerifyFlags) => {
+      state.exitCode = await runVerify(flags, io);
+    });
+}
+
 export function buildProgram(io: CliIo, state: RunState): Command {
   const program = new Command("little-canary")
     .description("Screen untrusted text for prompt injection before an agent or a RAG index consumes it.")
@@ -79,7 +140,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand]) {
+  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand]) {
     program.addCommand(make(io, state).exitOverride().configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),

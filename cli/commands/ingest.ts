@@ -1,0 +1,135 @@
+// `little-canary ingest [FILE|-] --manifest PATH [--export PATH]`: admit records for a RAG index
+// under strict/v1 and publish a hash-bound manifest (and export of admitted records).
+// Every refusal prints `error: …` and exits 3 with nothing written. The summary on stdout never
+// contains record text.
+import { resolve } from "node:path";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { requiredCanaryContext } from "../../src/canary/context.js";
+import { resolveCanaryTimeout } from "../../src/config/timeout.js";
+import { LittleCanaryError, UsageError } from "../../src/errors.js";
+import { EXIT_EXPLANATIONS, ingestExitCode } from "../../src/ingest/exit-code.js";
+import { resolvePolicy } from "../../src/ingest/policy.js";
+import { ingestRecords, readerLimitsForPolicy } from "../../src/ingest/run.js";
+import { readRecords } from "../../src/jsonl/read.js";
+import { fromFile, fromNodeStream } from "../../src/jsonl/sources.js";
+import { HOLD_REASONS, type IngestManifest } from "../../src/manifest/schemas.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { validateServiceUrl } from "../../src/canary/endpoint.js";
+import { publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
+import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../../src/publish/targets.js";
+import type { CliIo } from "../io.js";
+import { writeOut } from "../io.js";
+import type { CanaryFlags } from "../options.js";
+import { createProgress } from "../progress.js";
+
+export interface IngestFlags extends CanaryFlags {
+  manifest: string;
+  export?: string;
+  overwrite?: boolean;
+  json?: boolean;
+  segmentChars?: number;
+  segmentOverlap?: number;
+  maxSegments?: number;
+  maxItemBytes?: number;
+  maxItems?: number;
+  maxTotalBytes?: number;
+  maxMetadataKeys?: number;
+  maxMetadataValueChars?: number;
+  concurrency: number;
+}
+
+export class IngestRefusedError extends LittleCanaryError {
+  override readonly name = "IngestRefusedError";
+  constructor(message: string) {
+    super("input_refused", message);
+  }
+}
+
+/** The nine summary lines of ingest.md §8. */
+export function formatIngestSummary(manifest: IngestManifest, published: PublishResult, exitCode: 0 | 1 | 2): string {
+  const c = manifest.counts;
+  const reasons = HOLD_REASONS.filter((reason) => c.by_reason[reason] > 0).map((reason) => `${reason}=${c.by_reason[reason]}`);
+  const lines = [
+    `ingest (${manifest.policy.name}): ${manifest.run.records_total} records, ${c.admitted} admitted, ${c.held} held`,
+    `hold reasons: ${reasons.length > 0 ? reasons.join(" ") : "none"}`,
+    `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block}`,
+    `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
+    `checks performed: ${manifest.run.checks_performed}`,
+    `input sha256=${manifest.run.input_sha256 ?? "None"}`,
+    `manifest: ${published.manifestPath} sha256=${published.manifestSha256}`,
+    published.exportPath !== null
+      ? `export: ${published.exportPath} sha256=${published.exportSha256} (${c.admitted} admitted records)`
+      : "export: not requested",
+    `exit ${exitCode}: ${EXIT_EXPLANATIONS[exitCode]}`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export async function runIngest(input: string, flags: IngestFlags, io: CliIo): Promise<number> {
+  const targets: PublishTargets = {
+    manifestPath: resolve(io.cwd, flags.manifest),
+    exportPath: flags.export === undefined ? null : resolve(io.cwd, flags.export),
+    inputPath: input === "-" ? null : resolve(io.cwd, input),
+    overwrite: flags.overwrite === true,
+  };
+  // 1. Targets, 2. every setting — all before anything is read, checked or deleted.
+  await preflightTargets(targets);
+  const policy = resolvePolicy({
+    segment_chars: flags.segmentChars,
+    segment_overlap: flags.segmentOverlap,
+    max_segments: flags.maxSegments,
+    max_item_bytes: flags.maxItemBytes,
+    max_items: flags.maxItems,
+    max_total_bytes: flags.maxTotalBytes,
+    max_metadata_keys: flags.maxMetadataKeys,
+    max_metadata_value_chars: flags.maxMetadataValueChars,
+  });
+  const timeout = resolveCanaryTimeout(flags.timeout, io.env);
+  if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
+  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  // The canary's context window is set once for the whole run to what a segment needs
+  // (decision 7: Ollama reloads the model whenever num_ctx changes).
+  const numCtx = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
+  const pipeline = new SecurityPipeline({
+    mode: flags.mode,
+    canaryModel: flags.canaryModel,
+    ollamaUrl: flags.ollamaUrl,
+    canaryTimeout: timeout,
+    enableCanary: flags.canary,
+    ...(flags.canary ? { canaryNumCtx: numCtx } : {}),
+  });
+  // 3. With --overwrite the previous pair goes now: from here on, a failure leaves no pair,
+  //    never an old pair that looks current.
+  if (targets.overwrite) await removePreviousPair(targets);
+  await checkTargetDirectories(targets);
+  if (!flags.canary) {
+    await writeOut(io.stderr, "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n");
+  }
+
+  const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(targets.inputPath as string);
+  const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) });
+  if (!read.ok) throw new IngestRefusedError(`${read.refusal.message}; nothing written`);
+  if (read.records.length === 0) throw new IngestRefusedError("no records in input; nothing written");
+
+  const controller = new AbortController();
+  const unregister = io.onSignal(() => controller.abort(new IngestRefusedError("interrupted; nothing written")));
+  const progress = createProgress(io, "ingest");
+  try {
+    const run = await ingestRecords(pipeline, read.records, {
+      policy,
+      concurrency: flags.concurrency,
+      exportRequested: targets.exportPath !== null,
+      inputSha256: read.inputSha256,
+      signal: controller.signal,
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.finish();
+    const published = await publish({ manifest: run.manifest, export: run.export }, targets);
+    const exitCode = ingestExitCode(run.manifest.document);
+    await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode));
+    return exitCode;
+  } finally {
+    progress.finish();
+    unregister();
+  }
+}

@@ -1,0 +1,27 @@
+// The ingest outcome as an exit code (ingest.md §8, seed 001): 0 every record admitted;
+// 1 held for detection only (blocked/flagged); 2 any record held for an operational or coverage
+// reason, or held with no detection reason at all. Exit 3 (refused) is decided by the caller.
+import type { IngestManifest } from "../manifest/schemas.js";
+
+const OPERATIONAL = new Set(["malformed", "over_budget", "degraded", "unexercised", "error"]);
+const DETECTION = new Set(["blocked", "flagged"]);
+
+export type IngestOutcomeCode = 0 | 1 | 2;
+
+export function ingestExitCode(manifest: IngestManifest): IngestOutcomeCode {
+  let anyHeld = false;
+  for (const record of manifest.records) {
+    if (record.admission !== "held") continue;
+    anyHeld = true;
+    const reasons = record.hold_reasons;
+    if (reasons.some((reason) => OPERATIONAL.has(reason))) return 2;
+    if (!reasons.some((reason) => DETECTION.has(reason))) return 2;
+  }
+  return anyHeld ? 1 : 0;
+}
+
+export const EXIT_EXPLANATIONS: Readonly<Record<IngestOutcomeCode, string>> = {
+  0: "every record admitted",
+  1: "held for detection only (blocked/flagged)",
+  2: "held for an operational/coverage reason",
+};

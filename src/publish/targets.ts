@@ -1,0 +1,79 @@
+// Pre-flight rules for output paths (ingest.md §8 step 1), checked before anything is read,
+// screened or deleted: distinct targets, never the input file, never a directory, never an
+// existing file without --overwrite, and a writable parent directory.
+import { constants } from "node:fs";
+import { access, realpath, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { LittleCanaryError } from "../errors.js";
+
+export interface PublishTargets {
+  readonly manifestPath: string;
+  readonly exportPath: string | null;
+  /** The input file, when the input is a file (never published over). */
+  readonly inputPath: string | null;
+  readonly overwrite: boolean;
+}
+
+export class PublishError extends LittleCanaryError {
+  override readonly name = "PublishError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("publish", message, options);
+  }
+}
+
+async function canonicalPath(path: string): Promise<string> {
+  // realpath of the deepest existing ancestor, so "m.json" and "./m.json" (or a symlinked
+  // directory) compare equal even before the file exists.
+  const absolute = resolve(path);
+  try {
+    return await realpath(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    if (parent === absolute) return absolute;
+    return resolve(await canonicalPath(parent), absolute.slice(parent.length + 1));
+  }
+}
+
+async function statOrNull(path: string) {
+  try {
+    return await stat(path);
+  } catch {
+    return null;
+  }
+}
+
+export async function preflightTargets(targets: PublishTargets): Promise<void> {
+  const manifest = await canonicalPath(targets.manifestPath);
+  const exported = targets.exportPath === null ? null : await canonicalPath(targets.exportPath);
+  if (exported !== null && exported === manifest) {
+    throw new PublishError("--manifest and --export must be different paths");
+  }
+  if (targets.inputPath !== null) {
+    const input = await canonicalPath(targets.inputPath);
+    if (input === manifest) throw new PublishError("--manifest must not be the input file");
+    if (exported !== null && input === exported) throw new PublishError("--export must not be the input file");
+  }
+  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
+  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
+  for (const [flag, path] of checks) {
+    const info = await statOrNull(path);
+    if (info?.isDirectory()) throw new PublishError(`${flag} ${path} is a directory`);
+    if (info && !targets.overwrite) throw new PublishError(`${flag} ${path} already exists (use --overwrite to replace it)`);
+  }
+}
+
+/** Each target's directory must exist and be writable. */
+export async function checkTargetDirectories(targets: PublishTargets): Promise<void> {
+  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
+  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
+  for (const [flag, path] of checks) {
+    const dir = dirname(resolve(path));
+    try {
+      const info = await stat(dir);
+      if (!info.isDirectory()) throw new Error("not a directory");
+      await access(dir, constants.W_OK);
+    } catch {
+      throw new PublishError(`${flag} directory is not writable: ${dir}`);
+    }
+  }
+}
