@@ -1,0 +1,52 @@
+// Caller-supplied `(pattern, reason)` pairs (§1 check 4, after the built-in rows).
+//
+// A string pattern is compiled without flags, as upstream does; a RegExp keeps its own flags
+// except `g`/`y`, whose `lastIndex` state would make repeated checks disagree. A pattern that
+// does not compile is skipped and reported through `onWarning` (never printed), so one typo
+// does not disable the filter. A malformed entry (reason not a non-empty string, pattern of
+// another type) is a programming error and throws UsageError. The cost of a custom pattern
+// is the caller's responsibility: it is not vetted for catastrophic backtracking.
+
+import { UsageError } from "../errors.js";
+
+export interface CustomPattern {
+  readonly pattern: string | RegExp;
+  readonly reason: string;
+}
+
+export interface CompiledCustomPattern {
+  readonly re: RegExp;
+  readonly reason: string;
+}
+
+export function compileCustomPatterns(
+  patterns: ReadonlyArray<CustomPattern> | undefined,
+  onWarning: (message: string) => void,
+): readonly CompiledCustomPattern[] {
+  if (patterns === undefined) return Object.freeze([]);
+  if (!Array.isArray(patterns)) throw new UsageError("customPatterns must be an array");
+  const compiled: CompiledCustomPattern[] = [];
+  patterns.forEach((entry: unknown, index) => {
+    if (typeof entry !== "object" || entry === null) {
+      throw new UsageError(`customPatterns[${index}] must be an object with pattern and reason`);
+    }
+    const { pattern, reason } = entry as { pattern?: unknown; reason?: unknown };
+    if (typeof reason !== "string" || reason.length === 0) {
+      throw new UsageError(`customPatterns[${index}].reason must be a non-empty string`);
+    }
+    if (pattern instanceof RegExp) {
+      compiled.push({ re: new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "")), reason });
+      return;
+    }
+    if (typeof pattern !== "string") {
+      throw new UsageError(`customPatterns[${index}].pattern must be a string or a RegExp`);
+    }
+    try {
+      compiled.push({ re: new RegExp(pattern), reason });
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : "invalid regular expression";
+      onWarning(`customPatterns[${index}] skipped: ${detail}`);
+    }
+  });
+  return Object.freeze(compiled);
+}

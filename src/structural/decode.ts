@@ -1,0 +1,138 @@
+// Decode-then-recheck (§1.1): find text hidden as base64 (standard or URL alphabet, possibly
+// wrapped over several lines), hex (plain pairs, \xNN, %NN or 0xNN), ROT13/Caesar or reversed
+// text, decode it, and ask the caller's recheck whether the decoded text is an injection.
+//
+// Decoded text is searched again (base64 inside base64, hex inside base64, …) up to
+// `maxDepth` layers. Every loop is bounded: a layer's runs are disjoint slices of its text, the
+// total number of decoded candidates is capped, and so is the total decoded size. When a cap
+// is hit the search stops early; the verdict then rests on what was decoded so far. The label
+// names the outermost encoding, the one that is visible in the input.
+
+import type { EncodingKind } from "./labels.js";
+import { codePointLength } from "../text/codepoints.js";
+
+export interface DecodeLimits {
+  /** Layers of encoding undone, counting the outermost as 1. */
+  readonly maxDepth: number;
+  /** Decoded candidates examined in total, over all layers. */
+  readonly maxCandidates: number;
+  /** UTF-16 units of decoded text examined in total, over all layers. */
+  readonly maxDecodedUnits: number;
+}
+
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
+  maxDepth: 3,
+  maxCandidates: 512,
+  maxDecodedUnits: 1 << 20,
+});
+
+const MIN_BASE64_CHARS = 20;
+const MIN_DECODED_CODE_POINTS = 6; // upstream: "more than 5 characters"
+
+// Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding.
+// The segment class excludes the newline, so the repetition is unambiguous (no backtracking blow-up).
+const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
+// 10+ hex byte pairs, each optionally prefixed (\x, %, 0x) and followed by a short separator.
+const HEX_RUN = /(?:(?:\\x|%|0x)?[0-9A-Fa-f]{2}[ \t\n,:]{0,2}){10,}/g;
+const HEX_PAIR = /(?:\\x|%|0x)?([0-9A-Fa-f]{2})/g;
+
+const ROT13_CUE = /\b(?:rot-?13|caesar|cipher|decrypt|decipher|decode this)\b/i;
+const CAESAR_CUE = /\bcaesar\b/i;
+const REVERSE_CUE = /\b(?:revers(?:e|ed|ing)|backwards?|sdrawkcab|mirror(?:ed)?)\b/i;
+
+// Python's str.isprintable() (no Cc/Cf/Cs/Co/Cn/Zl/Zp, no Zs but the space), except that tab,
+// newline and CR are allowed: a hidden multi-line payload is still a payload.
+const NON_PRINTABLE = /(?![ \t\n\r])[\p{C}\p{Z}]/u;
+
+const UTF8 = new TextDecoder("utf-8");
+
+/** UTF-8 decode that drops invalid bytes (Python's errors="ignore"), not U+FFFD them. */
+export function utf8DropInvalid(bytes: Uint8Array): string {
+  return UTF8.decode(bytes).replace(/\uFFFD/g, "");
+}
+
+/** Decoded text worth rechecking: long enough and made only of printable characters. */
+export function asPrintableText(decoded: string): string | null {
+  if (codePointLength(decoded) < MIN_DECODED_CODE_POINTS) return null;
+  return NON_PRINTABLE.test(decoded) ? null : decoded;
+}
+
+/** Lenient base64/base64url decode of `run` to printable text, or null. */
+export function decodeBase64Text(run: string): string | null {
+  const symbols = run.replace(/[\s=]/g, "");
+  if (symbols.length < MIN_BASE64_CHARS || symbols.length % 4 === 1) return null;
+  // One payload uses one alphabet; a mix is prose or a path, not base64.
+  if (/[+/]/.test(symbols) && /[-_]/.test(symbols)) return null;
+  return asPrintableText(utf8DropInvalid(Buffer.from(symbols, "base64")));
+}
+
+/** Decode a run of hex byte pairs (any of the accepted prefixes) to printable text, or null. */
+export function decodeHexText(run: string): string | null {
+  const bytes: number[] = [];
+  for (const m of run.matchAll(HEX_PAIR)) bytes.push(Number.parseInt(m[1] as string, 16));
+  return asPrintableText(utf8DropInvalid(Uint8Array.from(bytes)));
+}
+
+/** Shift ASCII letters by `k` places (13 = ROT13); everything else is kept. */
+export function caesarShift(text: string, k: number): string {
+  return text.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + k) % 26) + base);
+  });
+}
+
+/** Reverse by code points (never splits a surrogate pair). */
+export function reverseCodePoints(text: string): string {
+  return Array.from(text).reverse().join("");
+}
+
+interface Candidate {
+  readonly kind: EncodingKind;
+  readonly text: string;
+}
+
+/** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
+function* candidatesOf(text: string): Generator<Candidate> {
+  for (const m of text.matchAll(BASE64_RUN)) {
+    const decoded = decodeBase64Text(m[0]);
+    if (decoded !== null) yield { kind: "base64", text: decoded };
+  }
+  for (const m of text.matchAll(HEX_RUN)) {
+    const decoded = decodeHexText(m[0]);
+    if (decoded !== null) yield { kind: "hex", text: decoded };
+  }
+  if (ROT13_CUE.test(text)) yield { kind: "rot13", text: caesarShift(text, 13) };
+  if (CAESAR_CUE.test(text)) {
+    for (let k = 1; k < 26; k++) if (k !== 13) yield { kind: "caesar", text: caesarShift(text, k) };
+  }
+  if (REVERSE_CUE.test(text)) yield { kind: "reverse", text: reverseCodePoints(text) };
+}
+
+/**
+ * The outermost encoding under which some decoded layer satisfies `isInjection`, or null.
+ * Breadth-first, so a shallow hit is found before deeper layers are decoded.
+ */
+export function findEncodedInjection(
+  text: string,
+  isInjection: (decoded: string) => boolean,
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): EncodingKind | null {
+  let layer: Array<{ outer: EncodingKind | null; text: string }> = [{ outer: null, text }];
+  let candidates = 0;
+  let units = 0;
+  for (let depth = 1; depth <= limits.maxDepth && layer.length > 0; depth++) {
+    const next: Array<{ outer: EncodingKind; text: string }> = [];
+    for (const item of layer) {
+      for (const candidate of candidatesOf(item.text)) {
+        candidates++;
+        units += candidate.text.length;
+        if (candidates > limits.maxCandidates || units > limits.maxDecodedUnits) return null;
+        const outer = item.outer ?? candidate.kind;
+        if (isInjection(candidate.text)) return outer;
+        next.push({ outer, text: candidate.text });
+      }
+    }
+    layer = next;
+  }
+  return null;
+}

@@ -1,0 +1,132 @@
+// StructuralFilter: the in-process first layer of screening (§1). No model, no network.
+//
+// Contract: `check(text)` runs every check in §1 order — length (code points), control
+// characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
+// decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
+// in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
+// when clean and "" otherwise. A clean result means only that no covered shape was found.
+// Every check runs even when an earlier one fired, so the reasons show all that was seen;
+// the work per call is linear in the input apart from the capped decode search.
+
+import { UsageError } from "../errors.js";
+import { codePointLength } from "../text/codepoints.js";
+import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
+import { DEFAULT_DECODE_LIMITS, findEncodedInjection } from "./decode.js";
+import * as L from "./labels.js";
+import { deobfuscatedView, foldedView, scriptView } from "./normalize.js";
+import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
+import { scanCharacters } from "./unicode.js";
+
+export interface FilterResult {
+  readonly blocked: boolean;
+  readonly reasons: readonly string[];
+  readonly inputSanitized: string;
+}
+
+export interface StructuralFilterOptions {
+  /** Longest accepted input, in Unicode code points. Default 4000. */
+  readonly maxInputLength?: number;
+  readonly customPatterns?: ReadonlyArray<CustomPattern>;
+  /** Receives configuration warnings (an invalid custom pattern). Never given input text. */
+  readonly onWarning?: (message: string) => void;
+}
+
+export const DEFAULT_MAX_INPUT_LENGTH = 4000;
+
+interface Views {
+  readonly folded: string;
+  readonly deobfuscated: string | null;
+  readonly script: string;
+}
+
+function viewsOf(text: string, withDeobfuscation: boolean): Views {
+  const folded = foldedView(text);
+  return {
+    folded,
+    deobfuscated: withDeobfuscation ? deobfuscatedView(folded) : null,
+    script: scriptView(text),
+  };
+}
+
+function ruleHits(r: Rule, views: Views, includeEncoding: boolean): boolean {
+  switch (r.scope) {
+    case "script":
+      return ruleMatches(r, views.script);
+    case "encoding":
+      return includeEncoding && ruleMatches(r, views.folded);
+    case "code":
+      return ruleMatches(r, views.folded);
+    case "language":
+      return ruleMatches(r, views.folded) || (views.deobfuscated !== null && ruleMatches(r, views.deobfuscated));
+  }
+}
+
+/** Whether decoded text holds an injection: the main rule set minus the visible-encoding rows. */
+function decodedIsInjection(decoded: string): boolean {
+  const views = viewsOf(decoded, true);
+  return BUILTIN_RULES.some((r) => ruleHits(r, views, false));
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (value instanceof Uint8Array) return value.constructor.name;
+  return typeof value;
+}
+
+export class StructuralFilter {
+  readonly maxInputLength: number;
+  readonly #custom: readonly CompiledCustomPattern[];
+
+  constructor(options: StructuralFilterOptions = {}) {
+    const max = options.maxInputLength ?? DEFAULT_MAX_INPUT_LENGTH;
+    if (typeof max !== "number" || !Number.isSafeInteger(max) || max <= 0) {
+      throw new UsageError("maxInputLength must be a positive safe integer");
+    }
+    const onWarning = options.onWarning ?? (() => undefined);
+    if (typeof onWarning !== "function") throw new UsageError("onWarning must be a function");
+    this.maxInputLength = max;
+    this.#custom = compileCustomPatterns(options.customPatterns, onWarning);
+  }
+
+  check(text: string): FilterResult {
+    if (typeof text !== "string") {
+      throw new TypeError(`text must be a string, got ${typeName(text)}`);
+    }
+    const reasons: string[] = [];
+    const length = codePointLength(text);
+    if (length > this.maxInputLength) reasons.push(L.lengthReason(length, this.maxInputLength));
+
+    const chars = scanCharacters(text);
+    if (chars.control) reasons.push(L.CONTROL);
+    if (chars.suspiciousUnicode) reasons.push(L.UNICODE);
+
+    const views = viewsOf(text, true);
+    const seen = new Set<string>();
+    for (const r of BUILTIN_RULES) {
+      if (seen.has(r.label)) continue;
+      if (ruleHits(r, views, true)) {
+        seen.add(r.label);
+        reasons.push(r.label);
+      }
+    }
+    for (const c of this.#custom) {
+      if (seen.has(c.reason)) continue;
+      c.re.lastIndex = 0;
+      if (c.re.test(text) || c.re.test(views.folded)) {
+        seen.add(c.reason);
+        reasons.push(c.reason);
+      }
+    }
+
+    const encoded = findEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    if (encoded !== null) reasons.push(L.encodedReason(encoded));
+
+    const blocked = reasons.length > 0;
+    return Object.freeze({
+      blocked,
+      reasons: Object.freeze(reasons),
+      inputSanitized: blocked ? "" : text,
+    });
+  }
+}

@@ -1,0 +1,73 @@
+// The reason labels the structural filter can emit. Callers (audit log, guard, CLI, benchmark
+// reports) match on these exact strings, so they are defined once here and nowhere else.
+//
+// | label                                   | origin  | shape it names                                    |
+// |-----------------------------------------|---------|---------------------------------------------------|
+// | LENGTH (function)                       | §1.1    | more code points than `maxInputLength`            |
+// | CONTROL                                 | §1.2    | C0/C1 controls, zero-width, line/para sep, BOM    |
+// | UNICODE                                 | §1.3    | bidi overrides/isolates, tags, stray selectors    |
+// | INSTRUCTION_OVERRIDE                    | row 1   | override verb + earlier/previous + instructions   |
+// | OVERRIDE_INSTRUCTIONS                   | row 2   | override verb + your/all/any + instructions       |
+// | FORCED_PERSONA                          | row 3   | "you are now …" + new persona/role                |
+// | FAKE_PROMPT_UPDATE                      | row 4   | "new system instructions:" style headers          |
+// | FAKE_AUTHORITY_TAG                      | row 5   | [system] / [admin] / … tags                       |
+// | FAKE_AUTHORITY_PREFIX                   | row 6   | "SYSTEM OVERRIDE:" style prefixes                 |
+// | EXTRACT_SYSTEM_PROMPT                   | row 7   | reveal/print verb + YOUR/the system prompt        |
+// | EXTRACT_PROMPT_ECHO                     | row 8   | "begin your reply with your system prompt"        |
+// | DAN                                     | row 9   | activation of the DAN persona                     |
+// | PRIVILEGE_MODE                          | row 10  | activation of developer/god/sudo/… mode           |
+// | HYPOTHETICAL                            | row 11  | pretend/imagine you have no restrictions          |
+// | BASE64_CUE                              | row 12  | decode cue + base64 text payload                  |
+// | BASE64_LONG                             | row 13  | long padded base64 hiding text                    |
+// | HEX_ESCAPES                             | row 14  | run of \xNN escapes spelling text                 |
+// | UNICODE_ESCAPES                         | row 15  | run of \uNNNN escapes spelling ASCII text         |
+// | PIPED_SHELL                             | row 16  | curl/wget/nc … | shell interpreter                |
+// | DANGEROUS_SHELL                         | row 17  | rm -rf /, chmod 777 on system paths, sudo su …    |
+// | XSS                                     | row 18  | <script, javascript: URLs, on*= in a tag          |
+// | FAKE_DELIMITER                          | row 19  | ---/===/#### + system/end of … on one line        |
+// | FAKE_SPECIAL_TOKEN                      | row 20  | chat-template tokens (<|im_start|>, [INST], …)    |
+// | UNRESTRICTED_PERSONA                    | new     | "you are an unfiltered AI", "AI with no rules"    |
+// | SAFETY_BYPASS                           | new     | disable/bypass safety filters, answer without them|
+// | FAKE_TURN                               | new     | line-start "System:" turn or "### Instruction:"   |
+// | DECODE_AND_OBEY                         | new     | decode/reverse/translate this … and execute it    |
+// | ENCODED (function)                      | §1.1    | decoded candidate hits an injection rule          |
+
+export const CONTROL = "Input contains control characters or null bytes";
+export const UNICODE = "Input contains suspicious Unicode (homoglyphs, zero-width, RTL)";
+
+export const INSTRUCTION_OVERRIDE = "Direct injection (instruction override)";
+export const OVERRIDE_INSTRUCTIONS = "Direct injection: override instructions";
+export const FORCED_PERSONA = "Role hijacking: forced persona assignment";
+export const FAKE_PROMPT_UPDATE = "Injection: fake system prompt update";
+export const FAKE_AUTHORITY_TAG = "Injection: fake authority tag";
+export const FAKE_AUTHORITY_PREFIX = "Injection: fake authority prefix";
+export const EXTRACT_SYSTEM_PROMPT = "Extraction attempt: requesting system prompt";
+export const EXTRACT_PROMPT_ECHO = "Extraction attempt: requesting prompt echo";
+export const DAN = "Known jailbreak: DAN pattern";
+export const PRIVILEGE_MODE = "Known jailbreak: privilege escalation mode";
+export const HYPOTHETICAL = "Known jailbreak: hypothetical framing";
+export const BASE64_CUE = "Encoding: base64-encoded payload with decode cue";
+export const BASE64_LONG = "Encoding: long base64 string (60+ chars with padding)";
+export const HEX_ESCAPES = "Encoding: hex-encoded payload";
+export const UNICODE_ESCAPES = "Encoding: unicode escape sequence payload";
+export const PIPED_SHELL = "Code injection: piped shell command";
+export const DANGEROUS_SHELL = "Code injection: dangerous shell command";
+export const XSS = "Code injection: XSS pattern";
+export const FAKE_DELIMITER = "Boundary attack: fake delimiter";
+export const FAKE_SPECIAL_TOKEN = "Boundary attack: fake special token";
+
+export const UNRESTRICTED_PERSONA = "Known jailbreak: unrestricted persona";
+export const SAFETY_BYPASS = "Safety bypass: request to disable safeguards";
+export const FAKE_TURN = "Boundary attack: fake conversation turn";
+export const DECODE_AND_OBEY = "Encoding: instruction to decode and obey";
+
+/** The ways a payload can be hidden that decode-then-recheck undoes. */
+export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";
+
+export function lengthReason(length: number, max: number): string {
+  return `Input exceeds maximum length (${length} > ${max})`;
+}
+
+export function encodedReason(kind: EncodingKind): string {
+  return `Encoded payload (${kind}): decoded content contains injection pattern`;
+}

@@ -1,0 +1,228 @@
+// The built-in pattern rules (§1 check 4, broadened per §11 items 4–8).
+//
+// Each rule pairs one reason label with a regular expression over a matching view (see
+// normalize.ts), and optionally an `accept` predicate that inspects a match (for example,
+// "does this base64 decode to text?"). Rules are written as word classes (override verbs ×
+// earlier/your × instruction nouns, activation verbs × mode names, …) rather than phrase lists,
+// so they generalise to wordings nobody has seen yet and stay readable.
+//
+// ReDoS discipline: every gap is bounded (`[^\n.!?]{0,40}?` style), no quantified group
+// contains an unbounded quantifier whose matches can overlap, and rules that need context
+// use look-behind/look-ahead rather than backtracking over the text.
+//
+// Scopes say where a rule runs:
+//   - "language": injection wording — folded view, de-obfuscated view, and decoded payloads;
+//   - "code": markup, shell and chat-template shapes — folded view and decoded payloads;
+//   - "encoding": visible encodings (rows 12–15) — folded view only (decoding is decode.ts's job);
+//   - "script": non-Latin-script wording — script view (no look-alike folding) and decoded payloads.
+
+import * as L from "./labels.js";
+import { decodeBase64Text } from "./decode.js";
+
+export type RuleScope = "language" | "code" | "encoding" | "script";
+
+export interface Rule {
+  readonly label: string;
+  readonly scope: RuleScope;
+  /** Always compiled with the `g` flag so matches can be enumerated (bounded) for `accept`. */
+  readonly re: RegExp;
+  readonly accept?: (match: RegExpExecArray) => boolean;
+}
+
+/** At most this many matches of one rule are inspected by an `accept` predicate. */
+const MAX_MATCHES_PER_RULE = 64;
+
+function rule(label: string, scope: RuleScope, source: string, flags: string, accept?: Rule["accept"]): Rule {
+  const re = new RegExp(source, `${flags}g`);
+  return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
+}
+
+/** Whether `r` matches `text` (and one of its first matches passes `accept`). */
+export function ruleMatches(r: Rule, text: string): boolean {
+  r.re.lastIndex = 0;
+  if (r.accept === undefined) return r.re.test(text);
+  let seen = 0;
+  for (const m of text.matchAll(r.re)) {
+    if (r.accept(m)) return true;
+    if (++seen >= MAX_MATCHES_PER_RULE) break;
+  }
+  return false;
+}
+
+// ---- shared word classes -------------------------------------------------------------------
+
+const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
+
+const OVERRIDE_VERB =
+  "(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|neglect|dismiss|set\\s+aside|throw\\s+out)";
+const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
+const INSTRUCTION_NOUN =
+  "(?:instructions?|directives?|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
+const OWNED_INSTRUCTION_NOUN =
+  "(?:instructions?|directives?|rules|guidelines|system\\s+prompt|prompts?|programming|guardrails|safeguards|restrictions|polic(?:y|ies)|training|filters)";
+// "attackers can ignore previous instructions" reports an attack; it does not issue one.
+// Likewise a phrase quoted right after a word that names or reports it ("the payload 'ignore
+// previous instructions'", "an email saying '…'") is mentioned, not used.
+const NOT_REPORTED =
+  "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+)" +
+  "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|saying|says|said|wrote|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«])";
+
+const SAFETY_QUALIFIER = "(?:content|safety|ethical|ethics|moral|moderation)";
+const SAFEGUARD_NOUN =
+  "(?:filters?|filtering|restrictions?|guidelines|rules|module|checks|mode|protocols?|polic(?:y|ies)|guardrails|safeguards|constraints|training|measures|settings|layers?|parameters|classifiers?)";
+const PERSONA_NOUN = "(?:AI|assistant|chatbot|bot|model|persona|character|version|entity|hacker|villain)";
+const NO_LIMITS_NOUN =
+  "(?:restrictions|filters|filtering|censorship|content\\s+polic(?:y|ies)|ethics|morals|guardrails|safeguards|(?:safety|ethical|moral)\\s+(?:filters|guidelines|rules|restrictions|training|protocols|measures|constraints|limits))";
+
+const PERSONA_TAIL =
+  "(?:(?:be|become)\\s+(?:an?\\s+|the\\s+|my\\s+)?(?:[\\w-]+\\s+){0,2}?" +
+  PERSONA_NOUN +
+  "\\b|act(?:ing)?\\s+as\\b|pretend(?:ing)?\\b|role-?play(?:ing)?\\b|play(?:ing)?\\s+(?:the\\s+role|as)\\b|operat(?:e|ing)\\s+as\\b|simulat(?:e|ing)\\b|respond(?:ing)?\\s+as\\b|speak(?:ing)?\\s+as\\b|(?:known\\s+as|called|named)\\b|(?:an?\\s+|the\\s+)?(?:DAN|jailbroken|unrestricted|unfiltered|uncensored|evil|rogue)\\b)";
+
+const REVEAL_VERB =
+  "(?:show|tell|reveal|repeat|display|print|output|share|give|dump|disclose|leak|expose|recite|list|provide|send|paste|copy|echo|return|quote|spell\\s+out|type\\s+out|write\\s+out|read\\s+(?:out|aloud|back)|what(?:'s|\\s+is|\\s+are|\\s+were|\\s+was))";
+const PROMPT_QUALIFIER =
+  "(?:full|complete|exact|entire|actual|real|raw|current|original|initial|hidden|secret|internal|underlying|verbatim|whole|first|true|base|core|starting)";
+// "your rules" alone is a shop's returns policy; only YOUR prompt/instructions, or qualified
+// rules ("your hidden rules"), or THE system/hidden prompt that YOU were given, is extraction.
+const PROMPT_OBJECT =
+  "(?:your|ur)\\s+(?:" + PROMPT_QUALIFIER + "\\s+){0,3}(?:system\\s+(?:prompt|instructions?|message|directives?|configuration|config|rules|settings)|(?:developer|pre)[\\s-]?(?:prompt|instructions|message)|prompt|instructions(?!\\s+(?:for|on|about|regarding)\\b)|directives)\\b" +
+  "|(?:your|ur)\\s+(?:" + PROMPT_QUALIFIER + "\\s+){1,3}(?:rules|guidelines|configuration|programming)\\b" +
+  "|the\\s+(?:" + PROMPT_QUALIFIER + "\\s+){0,2}(?:system|hidden|initial|secret|internal|developer|original|pre)[\\s-]?(?:prompt|instructions|message)\\b(?=[^\\n.!?]{0,40}\\b(?:you|your|this\\s+(?:conversation|chat|session)|at\\s+the\\s+start|initiali[sz]ation)\\b)" +
+  "|(?:instructions|directives|prompt|rules)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|are\\s+being)\\s+given|(?:were|was)\\s+given\\s+to\\s+you|you(?:\\s+are|'re)\\s+(?:following|operating\\s+under|bound\\s+by)|you\\s+were\\s+(?:told|programmed\\s+with))\\b";
+
+const STRONG_MODE =
+  "(?:developer|dev|god|sudo|admin|administrator|root|superuser|unrestricted|unfiltered|uncensored|jailbreak|jailbroken|privileged|elevated|DAN|evil|chaos|no[\\s-]?limits?)";
+const WEAK_MODE = "(?:debug|debugging|maintenance|diagnostic|test|testing|override|bypass|raw)";
+const NOT_HOW_TO =
+  "(?<!\\bhow\\s+(?:do|can|could|would|should)\\s+(?:I|we|you|one)\\s+|\\bhow\\s+to\\s+|\\bhow\\s+I\\s+can\\s+)";
+const DEVICE_CONTEXT =
+  "(?!\\s+(?:on|in|for)\\s+(?:your\\s+|my\\s+|the\\s+|an?\\s+)?(?:[\\w-]+\\s+)?(?:android|iphone|ios|phone|device|chrome|firefox|edge|browser|windows|mac|macos|pc|laptop|tablet|xbox|playstation|console|settings|extensions?|app|router)\\b)";
+
+// ---- decode helpers for the encoding rows ---------------------------------------------------
+
+/** Escapes that spell plain ASCII text (not control bytes, shellcode or accented letters). */
+function escapesSpellText(codes: readonly number[]): boolean {
+  let letters = 0;
+  for (const c of codes) {
+    if (c < 0x20 || c > 0x7e) return false;
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
+  }
+  return letters >= 2;
+}
+
+function escapeCodes(run: string, prefixLength: number, digits: number): number[] {
+  const codes: number[] = [];
+  const step = prefixLength + digits;
+  for (let i = 0; i + step <= run.length; i += step) {
+    codes.push(Number.parseInt(run.slice(i + prefixLength, i + step), 16));
+  }
+  return codes;
+}
+
+// ---- the rule table, in reason order ---------------------------------------------------------
+
+export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
+  // Row 1: override verb + earlier/previous + instruction noun (English), and the same shape in
+  // other languages (script view: no look-alike folding, so Cyrillic stays Cyrillic).
+  rule(L.INSTRUCTION_OVERRIDE, "language",
+    `${NOT_REPORTED}\\b${OVERRIDE_VERB}\\b${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b`, "i"),
+  rule(L.INSTRUCTION_OVERRIDE, "script",
+    "(?<!\\bn['’]\\s?|\\bne\\s|\\bno\\s|\\bnon\\s|\\bnão\\s|\\bnao\\s)(?<!\\p{L})(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)(?!\\p{L})[^\\n.!?]{0,30}?(?<!\\p{L})(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales)(?!\\p{L})[^\\n.!?]{0,30}?(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras)" +
+    "|(?<!不要|别|勿|不能|不可|請勿|请勿)(?:忽略|无视|忽视|無視|忽視|忘记|忘記)[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)" +
+    "|(?<!не\\s)(?:игнорируй|проигнорируй|забудь|игнорируйте|забудьте)[^\\n.!?]{0,50}(?:инструкци|указани|правил)",
+    "iu"),
+  // Row 2: override verb + your/all/any + instruction noun.
+  rule(L.OVERRIDE_INSTRUCTIONS, "language",
+    `${NOT_REPORTED}\\b${OVERRIDE_VERB}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your|all|any|every|the\\s+system)\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}\\b`, "i"),
+  // Row 3: "you are now / from now on" + a new persona.
+  rule(L.FORCED_PERSONA, "language",
+    `\\b(?:(?:you\\s+are|you're|you\\s+will|you'll|you\\s+shall|you\\s+must)\\s+(?:now|henceforth|from\\s+now\\s+on)|from\\s+now\\s+on,?\\s+(?:you\\s+(?:are|will|shall|must)|you're|you'll))\\b,?\\s+${PERSONA_TAIL}`, "i"),
+  // Row 4: a header announcing replacement instructions.
+  rule(L.FAKE_PROMPT_UPDATE, "language",
+    "\\b(?:new|updated|revised|corrected|modified|real|actual|true|replacement|override)\\s+(?:system\\s+)?(?:instructions|directives?|system\\s+prompt|system\\s+message|system\\s+rules|prompt)\\s*[:;]", "i"),
+  // Row 5.
+  rule(L.FAKE_AUTHORITY_TAG, "code",
+    "\\[\\s*(?:system|admin|administrator|root|developer|internal|sys|operator)\\s*\\]", "i"),
+  // Row 6.
+  rule(L.FAKE_AUTHORITY_PREFIX, "language",
+    "\\b(?:system|admin|administrator|root|developer|sudo|operator)[\\s_-]{0,3}(?:override|command|instruction|directive)s?\\s*:", "i"),
+  // Row 7: reveal verb + YOUR prompt/instructions (see PROMPT_OBJECT).
+  rule(L.EXTRACT_SYSTEM_PROMPT, "language",
+    `\\b${REVEAL_VERB}\\b(?:\\s+(?:me|us))?${GAP(40)}\\b(?:${PROMPT_OBJECT})`, "i"),
+  // Row 8: start your reply with the system prompt / repeat everything above.
+  rule(L.EXTRACT_PROMPT_ECHO, "language",
+    "\\b(?:begin|start|preface|prefix|open)\\s+(?:your\\s+|each\\s+|every\\s+|the\\s+)?(?:response|output|reply|answer|message)s?\\s+(?:with|by\\s+(?:repeating|printing|quoting|stating))\\s+[^\\n.!?]{0,30}?\\b(?:system|initial|original|hidden|first)\\s+(?:prompt|message|instructions)" +
+    "|\\b(?:repeat|print|output|echo|recite)\\s+(?:back\\s+)?(?:everything|all(?:\\s+of)?(?:\\s+the)?\\s+(?:text|words|content|messages?))\\s+(?:above|before\\s+this|so\\s+far|from\\s+the\\s+(?:start|beginning))\\b", "i"),
+  // Row 9: the DAN persona being switched on; "DAN" must be upper case and a whole word, so
+  // "Dan Brown", "Dan's mode", "DAN-style" and "tell me about DAN mode" are not hits.
+  rule(L.DAN, "language",
+    "\\b(?:(?:enable|activate|enter|start|engage|switch\\s+(?:on|to|into)|turn\\s+on|become|be|act\\s+as|respond\\s+as|answer\\s+as|reply\\s+as|speak\\s+as|stay\\s+(?:in|as)|you\\s+are(?:\\s+now)?|you're(?:\\s+now)?|as|I\\s+am|I'm)\\s+(?:the\\s+)?(DAN)(?![-'’\\w])" +
+    "|(DAN)(?![-'’\\w])[^\\n]{0,80}?\\bdo\\s+anything\\s+now\\b" +
+    "|(DAN)\\s+(?:mode\\s+)?(?:is\\s+)?(?:enabled|activated|engaged|unlocked|has\\s+no\\s+(?:restrictions|rules|limits|filters))\\b)", "i",
+    (m) => m[1] === "DAN" || m[2] === "DAN" || m[3] === "DAN"),
+  // Row 10: activation verb + privileged mode; ops modes (debug, maintenance) only when the
+  // reader is told it is in them. "How do I enable developer mode on my phone?" is a question.
+  rule(L.PRIVILEGE_MODE, "language",
+    `${NOT_HOW_TO}\\b(?:enable|activate|enter|engage|unlock|switch\\s+(?:on|to|into)|turn\\s+on|go\\s+into|boot\\s+into|put\\s+(?:yourself|you)\\s+(?:in|into)|(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:operating\\s+|running\\s+)?in|(?:now\\s+)?operating\\s+in)\\s+(?:the\\s+|a\\s+|your\\s+)?(?:[\\w-]+\\s+)?${STRONG_MODE}(?:\\s+[\\w-]+)?\\s+mode\\b${DEVICE_CONTEXT}` +
+    `|\\b(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:operating\\s+|running\\s+)?in\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+)?${WEAK_MODE}\\s+mode\\b` +
+    "|\\bsudo\\b[^\\n]{0,60}?(?:--?|\\b)(?:no-?safety|unfiltered|unrestricted|jailbreak|disable[-_]?safety|ignore[-_]?rules)\\b", "i"),
+  // Row 11: hypothetical framing + "you" + no restrictions.
+  rule(L.HYPOTHETICAL, "language",
+    `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`, "i"),
+  // Row 12: a decode cue right before a base64 run that decodes to text (a data URI or key
+  // decodes to binary and is not a hidden message).
+  rule(L.BASE64_CUE, "encoding",
+    "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", "i",
+    (m) => decodeBase64Text(m[1] as string) !== null),
+  // Row 13: a long padded base64 run that decodes to text.
+  rule(L.BASE64_LONG, "encoding",
+    "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)", "",
+    (m) => decodeBase64Text(m[0]) !== null),
+  // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
+  rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "",
+    (m) => escapesSpellText(escapeCodes(m[0], 2, 2))),
+  // Row 15: \uNNNN escapes spelling ASCII text (JSON-escaped accents are not).
+  rule(L.UNICODE_ESCAPES, "encoding", "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "",
+    (m) => escapesSpellText(escapeCodes(m[0], 2, 4))),
+  // Row 16: a download tool piped into an interpreter ("sync … | sort" is not one).
+  rule(L.PIPED_SHELL, "code",
+    "\\b(?:curl|wget|nc|ncat|netcat|iwr|Invoke-WebRequest|Invoke-RestMethod)\\b[^\\n|]{1,200}\\|\\s*(?:sudo\\s+(?:-\\w+\\s+){0,3})?(?:(?:ba|z|k|c|tc|da|fi|a)?sh|python[23]?|perl|ruby|node|php|pwsh|powershell|iex|source)\\b", "i"),
+  // Row 17: destructive commands on system targets; sudo only when it grabs a root shell or
+  // runs a destructive command ("sudo apt install" is ordinary documentation).
+  rule(L.DANGEROUS_SHELL, "code",
+    "\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])" +
+    "|\\bchmod\\s+(?:-R\\s+)?(?:0?777|a\\+rwx|ugo\\+rwx)\\s+\\/(?:(?:etc|usr|bin|sbin|var|boot|lib|root|sys|proc|dev)\\b|(?=$|\\s))" +
+    "|(?:^|[;&|`]|\\$\\()[ \\t]*(?:[$#>][ \\t]*)?sudo\\s+(?:-[A-Za-z]+\\s+){0,3}(?:su\\b|-s\\b|-i\\b|(?:ba|z)?sh\\b|rm\\s+-[a-zA-Z]{0,4}r|chmod\\s+(?:-R\\s+)?777|dd\\s|mkfs|passwd\\b|visudo\\b)" +
+    "|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:" +
+    "|\\bdd\\s[^\\n]{0,80}?\\bof=\\/dev\\/(?:sd|nvme|hd|disk|mmcblk)" +
+    "|\\bmkfs(?:\\.\\w+)?\\s+\\/dev\\/", "im"),
+  // Row 18: script tags (any case), javascript: URLs, inline event handlers inside a tag.
+  rule(L.XSS, "code",
+    "<\\s*script[\\s>/]|\\bjavascript\\s*:(?!\\s)|\\b(?:href|src|action|formaction|xlink:href)\\s*=\\s*[\"']?\\s*(?:vbscript|data:text\\/html)|<[a-z][^<>\\n]{0,200}?\\son[a-z]{3,20}\\s*=", "i"),
+  // Row 19: a separator line that announces a system/admin section or the end of the input.
+  rule(L.FAKE_DELIMITER, "code",
+    "(?:-{3,}|={3,}|#{4,}|\\*{3,}|_{3,})[ \\t]*\\[?[ \\t]*(?:(?:begin|start|end)\\s+(?:of\\s+)?)?(?:(?:system|admin|developer|root)(?:\\s+(?:prompt|message|instructions?|override|note|notice|update|mode|command|end|ends|begins?|start|reset)\\b|[ \\t]*(?:[:\\]]|-{2,}|={2,}|#{2,}|$))|end\\s+of\\s+(?:the\\s+)?(?:conversation|instructions?|system|prompt|context|input|session|user|chat|roleplay|transcript)\\b|(?:new|override)\\s+instructions?\\b|instructions?\\s+(?:begin|start|end|override)\\b)", "im"),
+  // Row 20: chat-template control tokens.
+  rule(L.FAKE_SPECIAL_TOKEN, "code",
+    "<\\|\\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|end_of_text|begin_of_text|eot_id|start_header_id|end_header_id|fim_\\w{1,10})\\s*\\|>|\\[\\/?INST\\]|<<\\/?SYS>>|<\\/?(?:start_of_turn|end_of_turn)>", "i"),
+  // New: "you are an unfiltered AI", "an AI with no content filters".
+  rule(L.UNRESTRICTED_PERSONA, "language",
+    "\\b(?:you\\s+are|you're|you\\s+will\\s+be|you'll\\s+be|I\\s+am|I'm|act(?:ing)?\\s+as|pretend(?:ing)?\\s+to\\s+be|role-?play(?:ing)?\\s+as|become|simulat(?:e|es|ing))\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,2}?(?:unrestricted|unfiltered|uncensored|jailbroken|unbound|unaligned|amoral)\\b" +
+    `|\\b(?:${PERSONA_NOUN}|DAN)\\b${GAP(30)}\\b(?:with\\s+no|has\\s+no|have\\s+no|having\\s+no|without\\s+(?:any\\s+)?|free\\s+(?:of|from)\\s+(?:all\\s+|any\\s+)?|no\\s+longer\\s+(?:has|bound\\s+by|restricted\\s+by)\\s+(?:any\\s+)?)${NO_LIMITS_NOUN}\\b`, "i"),
+  // New: switching safeguards off, or answering without them.
+  rule(L.SAFETY_BYPASS, "language",
+    `${NOT_REPORTED}\\b(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+|the\\s+|its\\s+|these\\s+|those\\s+)?(?:${SAFETY_QUALIFIER}\\s+){1,2}${SAFEGUARD_NOUN}\\b` +
+    `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:(?:any|your|the|all)\\s+(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|restrictions|censorship|moderation|guardrails|safeguards)|(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|censorship|moderation|guardrails|safeguards)|${SAFETY_QUALIFIER}\\s+restrictions)\\b` +
+    `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been)\\s+(?:now\\s+)?(?:disabled|off|removed|lifted|suspended|bypassed|deactivated)\\b`, "i"),
+  // New: a line that opens a fake system/developer turn with a directive, or an instruction
+  // template header ("### Instruction:").
+  rule(L.FAKE_TURN, "code",
+    "^[ \\t>*_#-]{0,8}[\\[(]?(?:system|developer)(?:\\s+(?:message|prompt|note|instructions?))?[\\])]?[ \\t]*[:：][ \\t]*(?:you\\b|your\\b|from\\s+now|ignore|disregard|forget|new\\b|always\\b|never\\b|do\\s+not|don't|respond|reply|answer|act\\b|pretend|override|the\\s+(?:user|assistant)\\b|all\\s+(?:previous|prior|safety))" +
+    "|^[ \\t]*#{2,}[ \\t]*(?:instruction|system(?:\\s+prompt)?|human|assistant|response)[ \\t]*:", "im"),
+  // New: decode/reverse/translate the payload, then obey it.
+  rule(L.DECODE_AND_OBEY, "language",
+    "\\b(?:decode|decipher|decrypt|unscramble|deobfuscate|reverse|read\\s+(?:it|this|the\\s+\\w+(?:\\s+\\w+)?)\\s+backwards?)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:execute|follow|obey|comply|run|act\\s+on|carry\\s+out|perform|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
+    "|\\b(?:translate|convert|expand|concatenate|combine|assemble|interpret|transliterate|substitute|replace)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:follow|obey|comply|act\\s+on|carry\\s+out|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says)|execute(?=\\s*(?::|it\\b)))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
+    "|\\b(?:follow|obey|execute|carry\\s+out)\\s+(?:this|the|these)\\s+(?:[\\w-]+\\s+)?(?:instructions?|commands?|directives?)\\s+(?:spelled|encoded|encrypted|hidden|obfuscated|reversed)\\b", "im"),
+]);
