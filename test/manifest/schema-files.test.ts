@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { renderSchemas } from "../../scripts/generate-schemas.js";
+
+describe("checked-in JSON Schemas", () => {
+  it("match what the zod schemas generate", () => {
+    const rendered = renderSchemas();
+    expect(Object.keys(rendered).sort()).toEqual([
+      "batch.schema.json",
+      "ingest-export.schema.json",
+      "ingest-manifest.schema.json",
+      "ingest-policy.schema.json",
+    ]);
+    for (const [file, text] of Object.entries(rendered)) {
+      const onDisk = readFileSync(new URL(`../../schemas/${file}`, import.meta.url), "utf8");
+      expect(onDisk, `schemas/${file} is stale: run \`npm run schemas\``).toBe(text);
+    }
+  });
+
+  it("are strict about unknown keys", () => {
+    const manifest = JSON.parse(renderSchemas()["ingest-manifest.schema.json"]!);
+    expect(manifest.additionalProperties).toBe(false);
+    expect(manifest.properties.records.items.properties.segments.items.additionalProperties).toBe(false);
+  });
+});
