@@ -1,0 +1,168 @@
+// A downstream consumer of an ingest export (ingest.md §9): the code an indexing job runs
+// before it trusts `admitted.json`. It refuses unless the manifest's SHA-256 is pinned
+// (or --allow-unpinned is given), verifies the pair with the library, re-checks every record
+// independently, and then hands each admitted record on exactly once, all or nothing.
+// It never prints record text, ids, sources or metadata values.
+//
+//   node dist/examples/ingest-consumer.js --manifest manifest.json --export admitted.json \
+//     --expect-manifest-sha256 <hex from the ingest summary>
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { materialSha256, sha256Hex, verifyExport } from "../src/index.js";
+import { parseJsonLine } from "../src/jsonl/parse-line.js";
+import { codePointLength } from "../src/text/codepoints.js";
+
+export interface ConsumedRecord {
+  readonly index: number;
+  readonly id: string | null;
+  readonly source: string | null;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly text: string;
+}
+
+export interface ConsumeOptions {
+  readonly manifestPath: string;
+  readonly exportPath: string;
+  readonly expectManifestSha256?: string;
+  readonly allowUnpinned?: boolean;
+}
+
+export type ConsumeOutcome =
+  | { readonly ok: true; readonly consumed: readonly number[]; readonly held: ReadonlyArray<{ index: number; reasons: string[] }>; readonly warnings: string[] }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+type Obj = Record<string, unknown>;
+const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+
+async function readStrict(path: string, label: string): Promise<{ value: unknown; bytes: Uint8Array } | string> {
+  try {
+    const bytes = await readFile(path);
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    if (text.startsWith("\uFEFF")) return `cannot read ${label} (ByteOrderMark)`;
+    const parsed = parseJsonLine(text);
+    if (!parsed.ok) return `cannot read ${label} (${parsed.code})`;
+    return { value: parsed.value, bytes };
+  } catch (error) {
+    return `cannot read ${label} (${error instanceof Error ? error.constructor.name : "Error"})`;
+  }
+}
+
+/** Independent re-check of the export against the manifest (not relying on verifyExport). */
+function recheck(exportDoc: unknown, manifestDoc: unknown): { problems: string[]; records: ConsumedRecord[] } {
+  const problems: string[] = [];
+  const records: ConsumedRecord[] = [];
+  if (!isObj(exportDoc) || !isObj(manifestDoc) || !Array.isArray(exportDoc.records) || !Array.isArray(manifestDoc.records)) {
+    return { problems: ["export or manifest structure invalid"], records };
+  }
+  const manifestByIndex = new Map<number, Obj>();
+  for (const entry of manifestDoc.records) {
+    if (!isObj(entry) || !Number.isSafeInteger(entry.index)) return { problems: ["export or manifest structure invalid"], records };
+    if (manifestByIndex.has(entry.index as number)) problems.push(`record ${String(entry.index)}: duplicated in manifest`);
+    manifestByIndex.set(entry.index as number, entry);
+  }
+  const seen = new Set<number>();
+  for (const item of exportDoc.records) {
+    if (!isObj(item) || !Number.isSafeInteger(item.index)) return { problems: ["export or manifest structure invalid"], records };
+    const index = item.index as number;
+    if (seen.has(index)) {
+      problems.push(`record ${index}: duplicated in export`);
+      continue;
+    }
+    seen.add(index);
+    const entry = manifestByIndex.get(index);
+    if (!entry || entry.admission !== "admitted" || !Array.isArray(entry.hold_reasons) || entry.hold_reasons.length !== 0) {
+      problems.push(`record ${index}: not admitted in manifest`);
+      continue;
+    }
+    const { text, id, source, metadata } = item;
+    if (typeof text !== "string" || !text.isWellFormed() || !isObj(metadata) || Object.values(metadata).some((v) => typeof v !== "string")) {
+      problems.push("export or manifest structure invalid");
+      continue;
+    }
+    const labels = { id: typeof id === "string" ? id : null, source: typeof source === "string" ? source : null };
+    if (sha256Hex(text) !== entry.sha256 || sha256Hex(text) !== item.sha256) problems.push(`record ${index}: sha256 does not match the text`);
+    const material = materialSha256({ ...labels, metadata: metadata as Record<string, string>, text });
+    if (material !== entry.material_sha256 || material !== item.material_sha256) problems.push(`record ${index}: material_sha256 does not match`);
+    records.push({ index, ...labels, metadata: metadata as Record<string, string>, text });
+  }
+  return { problems, records };
+}
+
+/**
+ * Verifies and consumes an export. `handOn` is called once per admitted record, in index
+ * order, only after every check passed; a refusal calls it for none.
+ */
+export async function consumeExport(options: ConsumeOptions, handOn: (record: ConsumedRecord) => void): Promise<ConsumeOutcome> {
+  const pin = options.expectManifestSha256?.trim().toLowerCase();
+  if (!pin && !options.allowUnpinned) {
+    return { ok: false, problems: ["no --expect-manifest-sha256 given (pass --allow-unpinned to check consistency only)"] };
+  }
+  const manifest = await readStrict(options.manifestPath, "manifest");
+  const exported = await readStrict(options.exportPath, "export");
+  const readProblems = [manifest, exported].filter((r): r is string => typeof r === "string");
+  if (readProblems.length > 0) return { ok: false, problems: readProblems };
+  const m = manifest as { value: unknown; bytes: Uint8Array };
+  const e = exported as { value: unknown; bytes: Uint8Array };
+  const warnings: string[] = [];
+  if (pin) {
+    if (sha256Hex(m.bytes) !== pin) return { ok: false, problems: ["manifest sha256 does not match --expect-manifest-sha256"] };
+  } else {
+    warnings.push("WARNING: manifest not pinned; only the pair's consistency was checked, not its authenticity");
+  }
+  let problems: string[];
+  try {
+    problems = verifyExport(e.value, m.value, { manifestBytes: m.bytes }).map((problem) => problem.message);
+  } catch (error) {
+    problems = [`verification failed (${error instanceof Error ? error.constructor.name : "Error"})`];
+  }
+  const independent = recheck(e.value, m.value);
+  problems.push(...independent.problems);
+  if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+
+  const consumed = independent.records.sort((a, b) => a.index - b.index);
+  for (const record of consumed) handOn(Object.freeze({ ...record }));
+  const held = ((m.value as Obj).records as Obj[])
+    .filter((entry) => entry.admission !== "admitted")
+    .map((entry) => ({ index: entry.index as number, reasons: Array.isArray(entry.hold_reasons) ? (entry.hold_reasons as string[]) : [] }));
+  return { ok: true, consumed: consumed.map((record) => record.index), held, warnings };
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      manifest: { type: "string" },
+      export: { type: "string" },
+      "expect-manifest-sha256": { type: "string" },
+      "allow-unpinned": { type: "boolean", default: false },
+    },
+  });
+  if (!values.manifest || !values.export) {
+    process.stderr.write("usage: ingest-consumer --manifest M --export E (--expect-manifest-sha256 HEX | --allow-unpinned)\n");
+    return 2;
+  }
+  const lines: string[] = [];
+  const outcome = await consumeExport(
+    {
+      manifestPath: values.manifest,
+      exportPath: values.export,
+      ...(values["expect-manifest-sha256"] ? { expectManifestSha256: values["expect-manifest-sha256"] } : {}),
+      allowUnpinned: values["allow-unpinned"] === true,
+    },
+    // A real consumer would index the record here; the example only reports its size.
+    (record) => lines.push(`  consumed record ${record.index} (${codePointLength(record.text)} chars)`),
+  );
+  if (!outcome.ok) {
+    process.stderr.write(`REFUSED: nothing consumed\n${outcome.problems.map((p) => `  - ${p}`).join("\n")}\n`);
+    return 2;
+  }
+  for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
+  lines.push(`consumed indices (verified against the manifest): [${outcome.consumed.join(", ")}]`);
+  for (const held of outcome.held) lines.push(`  held record ${held.index}: ${held.reasons.length > 0 ? held.reasons.join(", ") : "unspecified"}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.exitCode = await main();
+}

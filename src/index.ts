@@ -1,0 +1,105 @@
+// The public surface of little-canary. Everything a user can do from the CLI can be done from
+// here; anything not exported is internal and may change.
+
+// Pipeline
+export { SecurityPipeline, type PipelineDescription } from "./pipeline/pipeline.js";
+export type {
+  SecurityPipelineOptions,
+  PipelineMode,
+  DegradedPolicy,
+  PipelineCallbacks,
+  ResolvedPipelineOptions,
+} from "./pipeline/options.js";
+export { PipelineVerdict, isGenuineVerdict, type LayerResult, type AnalysisSnapshot, type BlockedBy } from "./pipeline/verdict.js";
+export { SecurityAdvisory, type Severity } from "./pipeline/advisory.js";
+export { AuditLogger, auditLabel, type AuditLine, type AuditLabel } from "./pipeline/audit.js";
+export type { HealthReport } from "./pipeline/health.js";
+export {
+  VerdictJsonSchema,
+  VerdictWireSchema,
+  type VerdictJson,
+  type VerdictWire,
+  type LayerJson,
+  type AdvisoryJson,
+} from "./pipeline/verdict-schema.js";
+export type { CoverageReason } from "./pipeline/coverage.js";
+
+// Structural filter
+export { StructuralFilter, DEFAULT_MAX_INPUT_LENGTH, type FilterResult, type StructuralFilterOptions } from "./structural/index.js";
+
+// Canary probes and judges
+export { OllamaCanaryProbe, DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL } from "./canary/ollama-probe.js";
+export { OpenAICanaryProbe, apiKeyFromEnv } from "./canary/openai-probe.js";
+export { requiredCanaryContext } from "./canary/context.js";
+export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";
+export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./canary/system-prompt.js";
+export type { CanaryProbe, CanaryResult, CanaryFailureCode } from "./canary/types.js";
+export { OllamaJudge } from "./judge/ollama-judge.js";
+export { OpenAIJudge } from "./judge/openai-judge.js";
+
+// Behavioural analysis
+export { BehavioralAnalyzer } from "./analysis/behavioral.js";
+export { SIGNAL_CATEGORIES, HARD_BLOCK_CATEGORIES, DEFAULT_BLOCK_THRESHOLD } from "./analysis/signals.js";
+export type { Analyzer, AnalysisResult, Signal, CanaryStatus, AnalysisMethod, AnalysisStatus } from "./analysis/types.js";
+
+// Reading JSONL
+export { readRecords, type ReadOutcome, type ReaderRefusal } from "./jsonl/read.js";
+export { fromBytes, fromFile, fromNodeStream } from "./jsonl/sources.js";
+export {
+  DEFAULT_READER_LIMITS,
+  DEFAULT_MAX_ITEMS,
+  DEFAULT_MAX_ITEM_BYTES,
+  DEFAULT_MAX_TOTAL_BYTES,
+  MAX_ITEM_BYTES_CEILING,
+  MAX_LABEL_CHARS,
+  LINE_SLACK,
+  maxLineBytes,
+  validateReaderLimits,
+  type ReaderLimits,
+} from "./jsonl/limits.js";
+export type { RawRecord, RecordProblem } from "./jsonl/record.js";
+
+// Screening batches
+export { screenBatch, screenItems, serializeBatch, batchExitCode, type ScreenOptions } from "./screen/screen-batch.js";
+export { admitScreenInputs, BatchRefusedError, type ScreenInput, type ScreenItem } from "./screen/admit.js";
+export { batchState } from "./screen/state.js";
+export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
+
+// Ingest
+export { ingestRecords, admitIngestInputs, readerLimitsForPolicy, type IngestOptions, type IngestRun, type IngestInput } from "./ingest/run.js";
+export { runContextGate, IngestGateError, type GateResult } from "./ingest/gate.js";
+export { STRICT_V1, resolvePolicy, IngestPolicySchema, type IngestPolicy, type PolicyOverrides } from "./ingest/policy.js";
+export { ingestExitCode } from "./ingest/exit-code.js";
+export { classifySegmentVerdict } from "./ingest/classify.js";
+export { planSegments, type SegmentPlan, type PlannedSegment } from "./segment/plan.js";
+export { segmentSpans } from "./segment/spans.js";
+export { metadataMaterial } from "./segment/material.js";
+
+// Documents
+export {
+  IngestManifestSchema,
+  IngestExportSchema,
+  BatchDocumentSchema,
+  MANIFEST_SCHEMA,
+  EXPORT_SCHEMA,
+  BATCH_SCHEMA,
+  HOLD_REASONS,
+  type IngestManifest,
+  type IngestExport,
+  type BatchDocument,
+  type ManifestRecord,
+} from "./manifest/schemas.js";
+export { canonicalJson, CanonicalJsonError } from "./manifest/canonical.js";
+export { sha256Hex, materialSha256 } from "./manifest/hash.js";
+export type { CanonicalDocument } from "./manifest/build.js";
+
+// Publication and verification
+export { publish, removePreviousPair, type PublishResult } from "./publish/publish.js";
+export { preflightTargets, PublishError, type PublishTargets } from "./publish/targets.js";
+export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify/verify-export.js";
+export type { VerifyProblem, VerifyProblemCode } from "./verify/problems.js";
+
+// Configuration and errors
+export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./config/timeout.js";
+export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./errors.js";
+export { VERSION } from "./version.js";
