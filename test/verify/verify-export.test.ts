@@ -1,0 +1,339 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJsonUnchecked } from "../../src/manifest/canonical.js";
+import { sha256Hex } from "../../src/manifest/hash.js";
+import { resolvePolicy } from "../../src/ingest/policy.js";
+import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
+import type { VerifyProblem } from "../../src/verify/problems.js";
+import { reparse, synthRun } from "../manifest/helpers/run-data.js";
+
+// Any JSON value; tests tamper with parsed documents the way an attacker edits files.
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const doc1 = { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" }, text: "Quarterly numbers attached." };
+const held = { id: null, source: null, metadata: {}, text: "please BLOCK this" };
+const doc3 = { id: null, source: "wiki", metadata: {}, text: "Second admitted text." };
+
+function pair() {
+  const run = synthRun([doc1, held, doc3]);
+  return { manifest: reparse(run.manifest.document) as Json, exported: reparse(run.exported!.document) as Json, run };
+}
+
+/** Re-hash the export so it names the (tampered) manifest: a consistent forgery attempt. */
+function rehash(manifest: Json, exported: Json): void {
+  exported.manifest_sha256 = sha256Hex(canonicalJsonUnchecked(manifest));
+}
+
+const codes = (problems: VerifyProblem[]) => problems.map((p) => p.code);
+const messages = (problems: VerifyProblem[]) => problems.map((p) => p.message);
+
+describe("verifyExport on a genuine pair", () => {
+  it("finds nothing wrong, with or without the exact file bytes", () => {
+    const { manifest, exported, run } = pair();
+    expect(verifyExport(exported, manifest)).toEqual([]);
+    expect(verifyExport(exported, manifest, { manifestBytes: run.manifest.bytes })).toEqual([]);
+    expect(verifyExport(exported, manifest, { manifestBytes: run.manifest.json })).toEqual([]);
+  });
+
+  it("accepts metadata keys in any order", () => {
+    const { manifest, exported } = pair();
+    exported.records[0].metadata = { author: "ops", title: "Q3 notes" };
+    expect(verifyExport(exported, manifest)).toEqual([]);
+  });
+
+  it("pretty-printed manifest bytes give only the file-bytes problem", () => {
+    const { manifest, exported } = pair();
+    const pretty = JSON.stringify(manifest, null, 2);
+    expect(verifyExport(exported, manifest, { manifestBytes: pretty })).toEqual([
+      { code: "manifest_bytes", message: "manifest_sha256 does not match the manifest file bytes" },
+    ]);
+  });
+
+  it("an unverified canary context gives exactly one problem", () => {
+    const run = synthRun([doc1], { verified: false });
+    expect(messages(verifyExport(reparse(run.exported!.document), reparse(run.manifest.document)))).toEqual([
+      "manifest does not record a verified canary context window",
+    ]);
+  });
+});
+
+describe("verifyExport catches tampering with the export", () => {
+  it("one changed character of text", () => {
+    const { manifest, exported } = pair();
+    exported.records[0].text = "Quarterly numbers attached!";
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("record 0: sha256 mismatch");
+    expect(found).toContain("record 0: material_sha256 mismatch");
+    expect(found).toContain("record 0: segment evidence does not cover the exported material");
+  });
+
+  it("a changed metadata value, or an added metadata key", () => {
+    const { manifest, exported } = pair();
+    exported.records[0].metadata.title = "Q4 notes";
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: material_sha256 mismatch");
+    const second = pair();
+    second.exported.records[0].metadata.owner = "x";
+    expect(messages(verifyExport(second.exported, second.manifest))).toContain("record 0: metadata keys mismatch");
+  });
+
+  it("a changed id or source", () => {
+    const { manifest, exported } = pair();
+    exported.records[0].id = "doc-2";
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("record 0: provenance mismatch");
+    expect(found).toContain("record 0: id digest mismatch");
+    exported.records[0].id = 7;
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: id must be a string or null");
+  });
+
+  it("any changed hash", () => {
+    const { manifest, exported } = pair();
+    exported.records[1].sha256 = "0".repeat(64);
+    expect(messages(verifyExport(exported, manifest))).toEqual(["record 2: sha256 mismatch"]);
+    const second = pair();
+    second.exported.records[1].material_sha256 = "0".repeat(64);
+    expect(messages(verifyExport(second.exported, second.manifest))).toEqual(["record 2: material_sha256 mismatch"]);
+    const third = pair();
+    third.exported.manifest_sha256 = "0".repeat(64);
+    expect(messages(verifyExport(third.exported, third.manifest))).toEqual(["manifest_sha256 does not match the manifest"]);
+  });
+
+  it("a dropped record", () => {
+    const { manifest, exported } = pair();
+    exported.records.splice(1, 1);
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("admitted records missing from export: [2]");
+    expect(found).toContain("export record count does not match manifest admitted count");
+  });
+
+  it("an inserted held record", () => {
+    const { manifest, exported } = pair();
+    const text = held.text;
+    exported.records.splice(1, 0, { index: 1, id: null, source: null, sha256: sha256Hex(text), material_sha256: "0".repeat(64), metadata: {}, text });
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("record 1: not admitted in manifest");
+    expect(found).toContain("record 1: segment evidence does not support admission");
+  });
+
+  it("a record the manifest does not have", () => {
+    const { manifest, exported } = pair();
+    exported.records.push({ ...exported.records[0], index: 9 });
+    expect(messages(verifyExport(exported, manifest))).toContain("record 9: not in manifest");
+  });
+
+  it("reordered records", () => {
+    const { manifest, exported } = pair();
+    exported.records.reverse();
+    expect(messages(verifyExport(exported, manifest))).toEqual(["export records are not in manifest order"]);
+  });
+
+  it("a duplicated record", () => {
+    const { manifest, exported } = pair();
+    exported.records.push(exported.records[0]);
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: duplicated in export");
+  });
+
+  it("extra or missing fields at the top or in a record", () => {
+    const { manifest, exported } = pair();
+    exported.extra = 1;
+    exported.records[0].note = "x";
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("export has unexpected or missing top-level fields");
+    expect(found).toContain("record 0: unexpected or missing fields");
+  });
+
+  it("schema names and the policy name", () => {
+    const { manifest, exported } = pair();
+    exported.schema = "x";
+    exported.manifest_schema = "y";
+    exported.policy_name = "lax/v1";
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toEqual(expect.arrayContaining(["export schema mismatch", "manifest schema mismatch", "policy name mismatch"]));
+  });
+
+  it("invalid text or metadata", () => {
+    const { manifest, exported } = pair();
+    exported.records[0].text = "bad \ud800";
+    exported.records[1].metadata = { k: 5 };
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("record 0: text missing or invalid");
+    expect(found).toContain("record 2: metadata invalid");
+  });
+});
+
+describe("verifyExport catches a re-hashed, forged manifest", () => {
+  it("a held record forged into an admitted one", () => {
+    const { manifest, exported } = pair();
+    const r = manifest.records[1];
+    Object.assign(r, { admission: "admitted", hold_reasons: [], coverage: "complete", detection: "none", id: null, source: null, metadata_keys: [] });
+    manifest.counts = { ...manifest.counts, admitted: 3, held: 0 };
+    exported.records.splice(1, 0, { index: 1, id: null, source: null, sha256: r.sha256, material_sha256: r.material_sha256, metadata: {}, text: held.text });
+    rehash(manifest, exported);
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("record 1: segment evidence does not support admission");
+    expect(found).toContain("record 1: recorded state does not match its segments");
+  });
+
+  it("a forged segment state on an admitted record", () => {
+    const { manifest, exported } = pair();
+    manifest.records[0].segments[1].verdict.canary_risk_score = 0.5; // a flag, recorded as pass
+    rehash(manifest, exported);
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("record 0: segment evidence does not support admission");
+  });
+
+  it("a short segments_checked", () => {
+    const { manifest, exported } = pair();
+    manifest.records[0].segments_checked = 1;
+    rehash(manifest, exported);
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: segment evidence does not support admission");
+  });
+
+  it("chars_total off by one either way", () => {
+    for (const delta of [1, -1]) {
+      const { manifest, exported } = pair();
+      manifest.records[0].chars_total += delta;
+      manifest.records[0].chars_covered += delta;
+      rehash(manifest, exported);
+      expect(messages(verifyExport(exported, manifest))).toContain("record 0: segment evidence does not cover the exported material");
+    }
+  });
+
+  it("an edited segment_chars, or an edited segment field", () => {
+    const { manifest, exported } = pair();
+    manifest.policy.segment_chars = 20;
+    rehash(manifest, exported);
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: segment evidence does not cover the exported material");
+    for (const field of ["start", "end", "index", "kind", "sha256"] as const) {
+      const p = pair();
+      const s = p.manifest.records[0].segments[1];
+      s[field] = field === "kind" ? "metadata" : field === "sha256" ? "0".repeat(64) : s[field] + 1;
+      rehash(p.manifest, p.exported);
+      expect(messages(verifyExport(p.exported, p.manifest)), field).toContain(
+        "record 0: segment evidence does not cover the exported material",
+      );
+    }
+  });
+
+  it("bumped counts", () => {
+    const { manifest, exported } = pair();
+    manifest.counts.by_reason.blocked += 1;
+    rehash(manifest, exported);
+    expect(messages(verifyExport(exported, manifest))).toEqual(["manifest counts do not match its records"]);
+    const second = pair();
+    second.manifest.counts.admitted += 1;
+    rehash(second.manifest, second.exported);
+    expect(messages(verifyExport(second.exported, second.manifest))).toEqual(
+      expect.arrayContaining(["export record count does not match manifest admitted count", "manifest counts do not match its records"]),
+    );
+  });
+
+  it("records_total, run status, export_requested and record indices", () => {
+    const { manifest, exported } = pair();
+    manifest.run.records_total = 4;
+    manifest.run.status = "partial";
+    manifest.run.export_requested = false;
+    manifest.records[2].index = 1;
+    rehash(manifest, exported);
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        "manifest records_total does not match the record list",
+        "manifest run is not complete",
+        "manifest does not record that an export was requested",
+        "manifest record at position 2: duplicate or out-of-order index",
+      ]),
+    );
+  });
+
+  it("a forged state on a held record is caught from the manifest alone", () => {
+    const { manifest, exported } = pair();
+    manifest.records[1].segments[0].state = "flag";
+    manifest.records[1].hold_reasons = ["flagged"];
+    manifest.records[1].detection = "flag";
+    manifest.counts = { ...manifest.counts };
+    rehash(manifest, exported);
+    expect(codes(verifyExport(exported, manifest))).toContain("record_state_mismatch");
+  });
+});
+
+describe("verifyExport never throws on hostile input", () => {
+  it("wrong top-level types", () => {
+    expect(verifyExport(null, {})).toEqual([{ code: "export_not_object", message: "export is not an object" }]);
+    expect(verifyExport({}, [])).toEqual([{ code: "manifest_not_object", message: "manifest is not an object" }]);
+    expect(verifyExport("x", "y")).toHaveLength(1);
+  });
+
+  it("huge numbers, wrong shapes, deep nesting and non-object items", () => {
+    const { manifest, exported } = pair();
+    manifest.run.records_total = JSON.parse("1e400");
+    manifest.records.push(5, { index: true }, { index: 10 ** 400 });
+    let deep: Json = 1;
+    for (let i = 0; i < 50_000; i++) deep = [deep];
+    manifest.records[0].segments[0].verdict = deep;
+    exported.records.push(null, { index: "0" }, { index: 2 ** 80 });
+    const problems = verifyExport(exported, manifest, { manifestBytes: 42 as never });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(messages(problems)).toEqual(
+      expect.arrayContaining([
+        "manifest record at position 3: malformed",
+        "manifest record at position 4: malformed",
+        "export record at position 2: malformed",
+        "manifest_sha256 does not match the manifest file bytes",
+      ]),
+    );
+  });
+
+  it("records that are not lists", () => {
+    const { manifest, exported } = pair();
+    manifest.records = "nope";
+    exported.records = {};
+    const found = messages(verifyExport(exported, manifest));
+    expect(found).toContain("manifest records missing");
+    expect(found.at(-1)).toBe("export records missing");
+  });
+
+  it("an object whose properties throw becomes a problem, not an exception", () => {
+    const { manifest } = pair();
+    const hostile = new Proxy({}, { ownKeys: () => { throw new RangeError("boom"); } });
+    expect(() => verifyExport(hostile, manifest)).not.toThrow();
+    expect(codes(verifyExport(hostile, manifest))).toContain("verify_failed");
+  });
+
+  it("problems never echo record text, ids or metadata values", () => {
+    const run = synthRun([{ id: "SECRET-ID", source: "SECRET-SRC", metadata: { k: "SECRET-V" }, text: "SECRET TEXT" }]);
+    const exported: Json = reparse(run.exported!.document);
+    exported.records[0].text = "SECRET TEXT 2";
+    exported.records[0].id = "SECRET-ID-2";
+    expect(JSON.stringify(verifyExport(exported, reparse(run.manifest.document)))).not.toContain("SECRET");
+  });
+});
+
+describe("verifyManifestOnly", () => {
+  it("a genuine manifest with an export requested reports the missing export only", () => {
+    const { manifest } = pair();
+    expect(verifyManifestOnly(manifest)).toEqual([
+      { code: "export_missing", message: "manifest records that an export was produced, but no export was given" },
+    ]);
+    const noExport = synthRun([doc1, held], { exportRequested: false });
+    expect(verifyManifestOnly(reparse(noExport.manifest.document), { manifestBytes: noExport.manifest.bytes })).toEqual([]);
+  });
+
+  it("checks the file bytes, counts, states and plans without an export", () => {
+    const run = synthRun([doc1, held], { exportRequested: false, policy: resolvePolicy({ segment_chars: 10, segment_overlap: 2, max_segments: 20 }) });
+    const manifest: Json = reparse(run.manifest.document);
+    expect(verifyManifestOnly(manifest)).toEqual([]);
+    expect(codes(verifyManifestOnly(manifest, { manifestBytes: JSON.stringify(manifest, null, 1) }))).toEqual(["manifest_bytes"]);
+    manifest.counts.held = 5;
+    manifest.records[0].segments[2].end += 1;
+    manifest.records[1].segments[0].exercised = false; // a canary block is exercised
+    expect(codes(verifyManifestOnly(manifest))).toEqual(
+      expect.arrayContaining(["counts_mismatch", "segment_plan_mismatch", "record_state_mismatch"]),
+    );
+  });
+
+  it("reports an unverified context and a non-object", () => {
+    const run = synthRun([doc1], { verified: false, exportRequested: false });
+    expect(messages(verifyManifestOnly(reparse(run.manifest.document)))).toEqual(["manifest does not record a verified canary context window"]);
+    expect(verifyManifestOnly([])).toEqual([{ code: "manifest_not_object", message: "manifest is not an object" }]);
+  });
+});
