@@ -1,0 +1,79 @@
+// The request ladder of the service (cli-server-demo.md §2.2–2.4) as pure functions: routing,
+// then the `/check` header rules, then the body rules. The first failing rule wins and the
+// pipeline is never called on an error. Kept free of sockets so the same ladder also answers
+// requests the HTTP parser itself refused (see raw-head.ts).
+import { MAX_REQUEST_BYTES } from "./limits.js";
+import { methodNotAllowed, REPLIES, type Reply } from "./json-reply.js";
+
+/** What the ladder needs to know about a request before its body is read. */
+export interface RequestHead {
+  readonly method: string;
+  /** The request target exactly as sent: `/health?x=1` is not `/health`. */
+  readonly target: string;
+  readonly contentType: string | undefined;
+  /** Raw Content-Length header value, if any. */
+  readonly contentLength: string | undefined;
+  readonly transferEncoding: string | undefined;
+}
+
+export type Route = "health" | "check";
+
+const ROUTES: Readonly<Record<string, { route: Route; method: string }>> = {
+  "/health": { route: "health", method: "GET" },
+  "/check": { route: "check", method: "POST" },
+};
+
+/** The route, or the 404/405 reply. Unknown paths are 404 whatever the method. */
+export function routeRequest(head: Pick<RequestHead, "method" | "target">): Route | Reply {
+  const entry = Object.hasOwn(ROUTES, head.target) ? ROUTES[head.target] : undefined;
+  if (!entry) return REPLIES.notFound;
+  if (head.method !== entry.method) return methodNotAllowed(entry.method);
+  return entry.route;
+}
+
+/** Media type without parameters, lowercased; a missing header counts as text/plain. */
+export function mediaType(contentType: string | undefined): string {
+  if (contentType === undefined) return "text/plain";
+  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+}
+
+/** Rules 1–5: the declared body length, or the reply that refuses the request. */
+export function checkHeaders(head: RequestHead): { readonly length: number } | Reply {
+  if (mediaType(head.contentType) !== "application/json") return REPLIES.unsupportedMediaType;
+  // A chunked body has no Content-Length; it is refused rather than read without a known size.
+  if (head.contentLength === undefined || head.transferEncoding !== undefined) return REPLIES.lengthRequired;
+  const raw = head.contentLength.trim();
+  if (!/^[+-]?\d{1,20}$/.test(raw)) return REPLIES.invalidLength;
+  const length = Number(raw);
+  if (length <= 0) return REPLIES.emptyBody;
+  if (length > MAX_REQUEST_BYTES) return REPLIES.tooLarge;
+  return { length };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
+export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return REPLIES.malformedJson;
+  }
+  if (!isPlainObject(value)) return REPLIES.notAnObject;
+  if (!Object.hasOwn(value, "text")) return REPLIES.textRequired;
+  const text = value["text"];
+  if (typeof text !== "string") return REPLIES.textNotString;
+  if (text === "") return REPLIES.textEmpty;
+  // Lengths are code points (decision 2); an escaped lone surrogate has no code point to count.
+  if (!text.isWellFormed()) return REPLIES.textNotWellFormed;
+  return { text };
+}
+
+export function isReply(value: unknown): value is Reply {
+  return isPlainObject(value) && typeof value["status"] === "number" && isPlainObject(value["body"]);
+}

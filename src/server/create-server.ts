@@ -1,0 +1,223 @@
+// The loopback screening service as a Node `http.Server`: `GET /health` and `POST /check` with the
+// ladder of cli-server-demo.md §2.4, answered concurrently behind a bounded queue, with header and
+// body deadlines, JSON bodies for every answer (404/405 included) and a health report that never
+// waits on the canary backend. Binding and shutdown live in lifecycle.ts; this module only
+// decides what each request gets.
+//
+// Contract: the pipeline is called only for a request that passed every ladder rule; a check that
+// throws becomes 503 with a fixed body and one log line naming the error class; request text,
+// verdict contents and exception messages are never logged.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { checkHeaders, isReply, parseCheckBody, routeRequest, type RequestHead } from "./check-request.js";
+import { CheckQueue, type QueueState } from "./check-queue.js";
+import { HealthCache, pendingReport } from "./health-cache.js";
+import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
+import {
+  DEFAULT_HEALTH_TTL_MS,
+  DEFAULT_MAX_CONCURRENT,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_QUEUE,
+  DEFAULT_READ_TIMEOUT_MS,
+  RETRY_AFTER_SECONDS,
+} from "./limits.js";
+import { errorClass, silentLog, type ServerLog } from "./log.js";
+import { parseRawHead } from "./raw-head.js";
+import { readBody } from "./read-body.js";
+
+export interface ServeOptions {
+  /** Checks running at once (default 4). */
+  readonly maxConcurrent?: number;
+  /** Checks waiting for a slot before 503 + Retry-After (default 64). */
+  readonly maxQueue?: number;
+  /** Deadline for the headers and, separately, for the body of a request (default 10 000 ms). */
+  readonly readTimeoutMs?: number;
+  /** Age at which the cached readiness result is refreshed (default 5000 ms). */
+  readonly healthTtlMs?: number;
+  /** Open connections accepted at once (default 256). */
+  readonly maxConnections?: number;
+  readonly log?: ServerLog;
+  /** Monotonic clock in milliseconds (tests). */
+  readonly now?: () => number;
+}
+
+/** What lifecycle.ts and `/health` need to know about a running service. */
+export interface ServiceControl {
+  readonly pipeline: SecurityPipeline | null;
+  readonly queue: CheckQueue;
+  readonly health: HealthCache | null;
+  readonly log: ServerLog;
+  draining: boolean;
+  activeRequests: number;
+  readonly idleWaiters: Array<() => void>;
+}
+
+const controls = new WeakMap<Server, ServiceControl>();
+
+/** The control block of a server made by createServer, or undefined for any other server. */
+export function serviceControl(server: Server): ServiceControl | undefined {
+  return controls.get(server);
+}
+
+/** Queue occupancy of a server made by createServer. */
+export function queueState(server: Server): QueueState | undefined {
+  return controls.get(server)?.queue.state();
+}
+
+function positiveInt(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be an integer ≥ 1`);
+  return value;
+}
+
+function headOf(req: IncomingMessage): RequestHead {
+  const header = (name: string): string | undefined => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return {
+    method: req.method ?? "",
+    target: req.url ?? "",
+    contentType: header("content-type"),
+    contentLength: header("content-length"),
+    transferEncoding: header("transfer-encoding"),
+  };
+}
+
+function healthBody(control: ServiceControl): Record<string, unknown> {
+  const pipeline = control.pipeline;
+  if (pipeline === null || control.health === null) {
+    return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
+  }
+  const cached = control.health.current();
+  return {
+    ...(cached.report ?? pendingReport(pipeline)),
+    // Integrations read these to see how the service will treat their requests (weak point 11).
+    canary_timeout: pipeline.describe().canaryTimeout,
+    health_checked: cached.report !== null,
+    health_age_seconds: cached.ageMs === null ? null : Math.round(cached.ageMs) / 1000,
+    queue: control.queue.state(),
+  };
+}
+
+async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+  const declared = checkHeaders(headOf(req));
+  if (isReply(declared)) return sendReply(res, declared);
+  const read = await readBody(req, declared.length, readTimeoutMs);
+  if (read.kind === "timeout") return sendReply(res, REPLIES.bodyTimeout);
+  if (read.kind === "aborted") {
+    // Nobody is left to answer, or the client broke its own Content-Length promise.
+    res.destroy();
+    return;
+  }
+  const parsed = parseCheckBody(read.bytes);
+  if (isReply(parsed)) return sendReply(res, parsed);
+  const pipeline = control.pipeline;
+  if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
+  const abandoned = new Promise<void>((resolve) => res.once("close", () => resolve()));
+  const outcome = await control.queue.run(() => pipeline.check(parsed.text), abandoned);
+  switch (outcome.kind) {
+    case "full":
+      return sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
+    case "cancelled":
+      return;
+    case "failed":
+      control.log("ERROR", `Pipeline check failed (${errorClass(outcome.error)})`);
+      return sendReply(res, REPLIES.pipelineFailed);
+    case "done": {
+      let wire: Record<string, unknown>;
+      try {
+        wire = { ...outcome.value.toDict() };
+      } catch (error) {
+        control.log("ERROR", `Pipeline check failed (${errorClass(error)})`);
+        return sendReply(res, REPLIES.pipelineFailed);
+      }
+      return sendReply(res, { status: 200, body: wire }, control.draining);
+    }
+  }
+}
+
+async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+  if (control.draining) return sendReply(res, REPLIES.shuttingDown);
+  const route = routeRequest(headOf(req));
+  if (isReply(route)) return sendReply(res, route);
+  if (route === "health") return sendReply(res, { status: 200, body: healthBody(control) }, control.draining);
+  return answerCheck(control, req, res, readTimeoutMs);
+}
+
+/** The reply for a request the HTTP parser refused, following the same ladder where it can. */
+function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): Reply {
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
+  if (error.code === "HPE_HEADER_OVERFLOW") return { ...REPLIES.badRequest, status: 431, body: { error: "request headers too large" } };
+  const head = parseRawHead(error.rawPacket);
+  if (head === null) return REPLIES.badRequest;
+  const route = routeRequest(head);
+  if (isReply(route)) return route;
+  if (route === "check") {
+    const declared = checkHeaders(head);
+    if (isReply(declared)) return declared;
+  }
+  return REPLIES.badRequest;
+}
+
+/**
+ * Builds the service around one pipeline (null answers `/check` with 503 "pipeline unavailable"
+ * and `/health` with "not initialized"). The server is not listening yet: use listenLoopback.
+ */
+export function createServer(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Server {
+  const readTimeoutMs = positiveInt("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const healthTtlMs = positiveInt("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
+  const control: ServiceControl = {
+    pipeline,
+    queue: new CheckQueue(
+      positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
+      options.maxQueue ?? DEFAULT_MAX_QUEUE,
+    ),
+    health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, options.now),
+    log: options.log ?? silentLog,
+    draining: false,
+    activeRequests: 0,
+    idleWaiters: [],
+  };
+  const server = createHttpServer(
+    {
+      headersTimeout: readTimeoutMs,
+      // Covers headers plus body; our own body deadline fires first and answers in JSON.
+      requestTimeout: 2 * readTimeoutMs + 1000,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(readTimeoutMs / 4))),
+      keepAliveTimeout: 5000,
+    },
+    (req, res) => {
+      control.activeRequests++;
+      res.once("close", () => {
+        control.activeRequests--;
+        if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
+      });
+      handle(control, req, res, readTimeoutMs).catch((error: unknown) => {
+        control.log("ERROR", `Request handling failed (${errorClass(error)})`);
+        if (!res.headersSent) sendReply(res, REPLIES.pipelineFailed);
+        else res.destroy();
+      });
+    },
+  );
+  server.maxConnections = positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  server.maxHeadersCount = 100;
+  server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    // A response already under way (e.g. a timed-out body being answered) must not get a second one.
+    const inProgress = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inProgress && inProgress.headersSent) {
+      socket.destroy();
+      return;
+    }
+    writeRawReply(socket, replyForClientError(error));
+  });
+  server.once("listening", () => {
+    void control.health?.refresh();
+  });
+  controls.set(server, control);
+  return server;
+}

@@ -1,0 +1,92 @@
+// Every answer of the service is one JSON document with an exact Content-Length (§2.4, weak
+// point 3: no HTML pages, no empty 404s). Error bodies are fixed strings chosen by the server;
+// request text, canary replies and exception messages never reach them.
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { STATUS_CODES } from "node:http";
+import { MAX_REQUEST_BYTES } from "./limits.js";
+
+export interface Reply {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Close the connection after answering (the request body may not have been read). */
+  readonly close?: boolean;
+}
+
+export function errorReply(status: number, error: string, extra: Partial<Reply> = {}): Reply {
+  return { status, body: { error }, ...extra };
+}
+
+/** The fixed error replies of the ladder, by name, so tests and docs can refer to them. */
+export const REPLIES = {
+  notFound: errorReply(404, "not found", { close: true }),
+  unsupportedMediaType: errorReply(415, "content type must be application/json", { close: true }),
+  lengthRequired: errorReply(411, "content length required", { close: true }),
+  invalidLength: errorReply(400, "invalid content length", { close: true }),
+  emptyBody: errorReply(400, "request body must not be empty", { close: true }),
+  tooLarge: {
+    status: 413,
+    body: { error: "request body too large", max_request_bytes: MAX_REQUEST_BYTES },
+    close: true,
+  } satisfies Reply,
+  malformedJson: errorReply(400, "malformed JSON"),
+  notAnObject: errorReply(400, "request body must be a JSON object"),
+  textRequired: errorReply(400, "text is required"),
+  textNotString: errorReply(400, "text must be a string"),
+  textEmpty: errorReply(400, "text must not be empty"),
+  textNotWellFormed: errorReply(400, "text must not contain lone surrogates"),
+  pipelineUnavailable: errorReply(503, "pipeline unavailable"),
+  pipelineFailed: errorReply(503, "pipeline check failed"),
+  busy: errorReply(503, "server busy: check queue is full", { close: true }),
+  bodyTimeout: errorReply(408, "request body timeout", { close: true }),
+  headerTimeout: errorReply(408, "request timeout", { close: true }),
+  badRequest: errorReply(400, "bad request", { close: true }),
+  shuttingDown: errorReply(503, "server shutting down", { close: true }),
+} as const;
+
+export function methodNotAllowed(allow: string): Reply {
+  return errorReply(405, "method not allowed", { headers: { allow }, close: true });
+}
+
+function encode(body: Readonly<Record<string, unknown>>): Buffer {
+  return Buffer.from(JSON.stringify(body), "utf8");
+}
+
+/** Sends `reply` on a response that has not started yet. */
+export function sendReply(res: ServerResponse, reply: Reply, forceClose = false): void {
+  if (res.headersSent || res.destroyed) return;
+  const bytes = encode(reply.body);
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": bytes.byteLength,
+    "cache-control": "no-store",
+    ...(reply.headers ?? {}),
+  };
+  if (reply.close || forceClose) headers["connection"] = "close";
+  res.writeHead(reply.status, headers);
+  res.end(bytes);
+}
+
+/**
+ * Writes `reply` straight onto a socket whose request the HTTP parser refused (clientError), then
+ * ends the connection. Node would otherwise answer with a bare status line and no JSON.
+ */
+export function writeRawReply(socket: Socket, reply: Reply): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const bytes = encode(reply.body);
+  const extra = Object.entries(reply.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  const head =
+    `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\n` +
+    "Content-Type: application/json; charset=utf-8\r\n" +
+    `Content-Length: ${bytes.byteLength}\r\n` +
+    "Cache-Control: no-store\r\n" +
+    extra +
+    "Connection: close\r\n\r\n";
+  socket.end(Buffer.concat([Buffer.from(head, "latin1"), bytes]));
+}

@@ -1,0 +1,62 @@
+// Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and
+// reports the port the OS actually gave (port 0 works, weak point 5); a bind failure is a typed
+// error with the system code, for a one-line message. Shutdown stops accepting, lets every
+// accepted request finish (queued checks included), then closes the remaining connections; a
+// `force` promise (a second Ctrl-C) cuts the wait short.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { BIND_HOST } from "./limits.js";
+import { serviceControl } from "./create-server.js";
+
+/** The service could not bind its loopback port. `reason` is the system code (EADDRINUSE, …). */
+export class ServerBindError extends Error {
+  readonly code = "bind_failed";
+  override readonly name = "ServerBindError";
+  readonly reason: string;
+  readonly port: number;
+  constructor(port: number, reason: string) {
+    super(`cannot listen on ${BIND_HOST}:${port} (${reason})`);
+    this.port = port;
+    this.reason = reason;
+  }
+}
+
+export function isValidPort(port: number): boolean {
+  return Number.isSafeInteger(port) && port >= 0 && port <= 65535;
+}
+
+/** Listens on 127.0.0.1:`port` and resolves with the bound port. */
+export function listenLoopback(server: Server, port: number): Promise<number> {
+  if (!isValidPort(port)) return Promise.reject(new RangeError("port must be an integer from 0 to 65535"));
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off("listening", onListening);
+      const reason = typeof error.code === "string" && /^[A-Z0-9_]{1,40}$/.test(error.code) ? error.code : "error";
+      reject(new ServerBindError(port, reason));
+    };
+    const onListening = (): void => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen({ host: BIND_HOST, port, exclusive: true });
+  });
+}
+
+/** Stops the service after in-flight requests finish (or when `force` settles). */
+export async function closeGracefully(server: Server, force?: Promise<unknown>): Promise<void> {
+  const control = serviceControl(server);
+  if (control) control.draining = true;
+  const closed = new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+  });
+  server.closeIdleConnections();
+  if (control && control.activeRequests > 0) {
+    const idle = new Promise<void>((resolve) => control.idleWaiters.push(resolve));
+    await (force ? Promise.race([idle, force.then(() => undefined, () => undefined)]) : idle);
+  }
+  server.closeAllConnections();
+  await closed;
+}

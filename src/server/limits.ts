@@ -1,0 +1,28 @@
+// Limits and defaults of the loopback screening service (cli-server-demo.md §2, §7 items 1–3).
+// Stated once here so the request ladder, the CLI flags and the docs agree.
+
+/** Largest accepted `/check` request body, measured on the whole JSON envelope (§2.4 rule 5). */
+export const MAX_REQUEST_BYTES = 65536;
+
+/** Only address the service ever binds: it screens raw text and must not face a network. */
+export const BIND_HOST = "127.0.0.1";
+
+export const DEFAULT_PORT = 18421;
+
+/** Canary checks running at once; a local Ollama rarely serves more in parallel. */
+export const DEFAULT_MAX_CONCURRENT = 4;
+
+/** Checks waiting for a slot; beyond this a request is answered 503 with Retry-After. */
+export const DEFAULT_MAX_QUEUE = 64;
+
+/** Deadline for a client to deliver its headers, and separately its body (milliseconds). */
+export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+/** How long a `/health` readiness result is served before it is refreshed in the background. */
+export const DEFAULT_HEALTH_TTL_MS = 5_000;
+
+/** Open connections accepted at once; each holds at most one 64 KiB body. */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+
+/** Seconds suggested to a client that met a full queue. */
+export const RETRY_AFTER_SECONDS = 1;

@@ -1,0 +1,23 @@
+// Log lines of the service: `<ISO time> [<LEVEL>] <message>` (cli-server-demo.md §2.1), written
+// to stderr by the CLI and to nothing by default in the library. Messages are built by the
+// server from fixed text, configuration and error class names; request text, canary replies
+// and exception messages are never passed here.
+import type { Writable } from "node:stream";
+
+export type LogLevel = "INFO" | "WARNING" | "ERROR";
+export type ServerLog = (level: LogLevel, message: string) => void;
+
+export const silentLog: ServerLog = () => {};
+
+export function streamLog(stream: Writable, now: () => Date = () => new Date()): ServerLog {
+  return (level, message) => {
+    stream.write(`${now().toISOString()} [${level}] ${message}\n`);
+  };
+}
+
+/** Class name of a thrown value, never its message (which could quote input or a reply). */
+export function errorClass(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "Error";
+  const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
+}

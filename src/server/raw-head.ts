@@ -1,0 +1,32 @@
+// Reads the method, target and the few headers the ladder needs from the raw bytes of a request
+// that Node's HTTP parser refused (for example `Content-Length: abc`, which it rejects before any
+// handler runs). Only the head is examined, at most MAX_HEAD_BYTES, and nothing from it is
+// logged or echoed: it only selects one of the fixed ladder replies.
+import type { RequestHead } from "./check-request.js";
+
+/** Node's default limit for the whole header block. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const MAX_HEADER_LINES = 200;
+
+export function parseRawHead(packet: Buffer | undefined): RequestHead | null {
+  if (!packet || packet.byteLength === 0) return null;
+  const text = packet.subarray(0, MAX_HEAD_BYTES).toString("latin1");
+  const end = text.indexOf("\r\n\r\n");
+  const lines = (end >= 0 ? text.slice(0, end) : text).split("\r\n", MAX_HEADER_LINES);
+  const requestLine = /^([A-Z]{1,20}) (\S{1,8192}) HTTP\/1\.[01]$/.exec(lines[0] ?? "");
+  if (!requestLine) return null;
+  const headers = new Map<string, string>();
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
+  }
+  return {
+    method: requestLine[1] ?? "",
+    target: requestLine[2] ?? "",
+    contentType: headers.get("content-type"),
+    contentLength: headers.get("content-length"),
+    transferEncoding: headers.get("transfer-encoding"),
+  };
+}

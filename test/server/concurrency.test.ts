@@ -1,0 +1,145 @@
+// Concurrency, deadlines, readiness caching and shutdown (cli-server-demo.md §2.5, §7 items 1–2, 5).
+import { afterEach, describe, expect, it } from "vitest";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { createServer } from "../../src/server/create-server.js";
+import { closeGracefully, listenLoopback, ServerBindError } from "../../src/server/lifecycle.js";
+import { pipelineFor, postJson, stalledRequest, startService, type RunningService } from "./_harness.js";
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of cleanup.splice(0).reverse()) await close();
+});
+
+async function standIn(latencyMs = 0): Promise<OllamaStandIn> {
+  const ollama = await startOllamaStandIn({ reply: "Paris is the capital of France.", latencyMs });
+  cleanup.push(() => ollama.close());
+  return ollama;
+}
+
+async function service(...args: Parameters<typeof startService>): Promise<RunningService> {
+  const running = await startService(...args);
+  cleanup.push(() => running.close());
+  return running;
+}
+
+describe("bounded concurrency", () => {
+  it("answers 50 concurrent checks correctly with 8 at a time and loses none", async () => {
+    const ollama = await standIn(100);
+    const running = await service(pipelineFor(ollama.url), { maxConcurrent: 8, maxQueue: 64 });
+    const texts = Array.from({ length: 50 }, (_, i) => `What is the capital of country number ${i}?`);
+    const responses = await Promise.all(texts.map((text) => postJson(running.url, { text })));
+    const verdicts = await Promise.all(responses.map((r) => r.json() as Promise<Record<string, unknown>>));
+    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
+    // Each answer belongs to its own request: safe_input carries exactly that request's text.
+    expect(verdicts.map((v) => v["safe_input"])).toEqual(texts);
+    expect(verdicts.every((v) => v["canary_status"] === "exercised" && v["degraded"] === false)).toBe(true);
+    expect(ollama.chatRequests()).toHaveLength(50);
+    expect(ollama.maxConcurrentChats).toBeLessThanOrEqual(8);
+    expect(ollama.maxConcurrentChats).toBeGreaterThan(1);
+  });
+
+  it("answers 503 with Retry-After when the queue is full", async () => {
+    const ollama = await standIn(400);
+    const running = await service(pipelineFor(ollama.url), { maxConcurrent: 1, maxQueue: 1 });
+    const first = postJson(running.url, { text: "one" });
+    await waitFor(() => ollama.chatRequests().length === 1);
+    const second = postJson(running.url, { text: "two" });
+    await waitFor(async () => ((await (await fetch(`${running.url}/health`)).json()) as { queue: { queued: number } }).queue.queued === 1);
+    const third = await postJson(running.url, { text: "three" });
+    expect(third.status).toBe(503);
+    expect(third.headers.get("retry-after")).toBe("1");
+    expect(await third.json()).toEqual({ error: "server busy: check queue is full" });
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    expect(ollama.chatRequests()).toHaveLength(2);
+  });
+});
+
+describe("deadlines and readiness", () => {
+  it("times out a client that sends headers then stalls, while /health answers within 100 ms", async () => {
+    const ollama = await standIn();
+    const running = await service(pipelineFor(ollama.url), { readTimeoutMs: 600 });
+    const stalled = stalledRequest(
+      running.port,
+      "POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":",
+    );
+    cleanup.push(async () => void stalled.socket.destroy());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const health = await fetch(`${running.url}/health`);
+    const elapsed = performance.now() - started;
+    expect(health.status).toBe(200);
+    expect(elapsed).toBeLessThan(100);
+    const answer = await stalled.answer;
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toEqual({ error: "request body timeout" });
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+
+  it("times out a client that never finishes its headers with a JSON 408", async () => {
+    const ollama = await standIn();
+    const running = await service(pipelineFor(ollama.url), { readTimeoutMs: 300 });
+    const stalled = stalledRequest(running.port, "POST /check HTTP/1.1\r\nHost: x\r\n");
+    cleanup.push(async () => void stalled.socket.destroy());
+    const answer = await stalled.answer;
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toEqual({ error: "request timeout" });
+  });
+
+  it("answers /health from its cache while every check slot waits on a slow canary", async () => {
+    const ollama = await standIn(1500);
+    const running = await service(pipelineFor(ollama.url), { maxConcurrent: 1 });
+    const slow = postJson(running.url, { text: "hello" });
+    await waitFor(() => ollama.chatRequests().length === 1);
+    const tagsBefore = ollama.requests.filter((r) => r.path === "/api/tags").length;
+    const started = performance.now();
+    const body = (await (await fetch(`${running.url}/health`)).json()) as Record<string, unknown>;
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(body).toMatchObject({
+      mode: "advisory",
+      canary_timeout: 5,
+      ready: true,
+      health_checked: true,
+      queue: { active: 1, queued: 0, max_concurrent: 1, max_queue: 64 },
+    });
+    // Within the cache lifetime no new inventory request was made for it.
+    expect(ollama.requests.filter((r) => r.path === "/api/tags").length).toBe(tagsBefore);
+    expect((await slow).status).toBe(200);
+  });
+});
+
+describe("lifecycle", () => {
+  it("binds 127.0.0.1 on an OS-chosen port and reports a busy port as a typed bind error", async () => {
+    const ollama = await standIn();
+    const running = await service(pipelineFor(ollama.url));
+    const address = running.server.address();
+    expect(address).toMatchObject({ address: "127.0.0.1", port: running.port });
+    expect(running.port).toBeGreaterThan(0);
+    const second = createServer(pipelineFor(ollama.url));
+    const error = await listenLoopback(second, running.port).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerBindError);
+    expect((error as ServerBindError).reason).toBe("EADDRINUSE");
+    expect((error as ServerBindError).message).toBe(`cannot listen on 127.0.0.1:${running.port} (EADDRINUSE)`);
+  });
+
+  it("finishes in-flight and queued checks on shutdown and then stops accepting", async () => {
+    const ollama = await standIn(300);
+    const running = await startService(pipelineFor(ollama.url), { maxConcurrent: 1 });
+    const inFlight = postJson(running.url, { text: "first" });
+    const queued = postJson(running.url, { text: "second" });
+    await waitFor(() => ollama.chatRequests().length === 1);
+    await closeGracefully(running.server);
+    expect((await inFlight).status).toBe(200);
+    expect((await queued).status).toBe(200);
+    expect(running.server.listening).toBe(false);
+    await expect(fetch(`${running.url}/health`)).rejects.toThrow();
+  });
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
