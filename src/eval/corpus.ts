@@ -1,0 +1,235 @@
+// Loading evaluation corpora and selecting the cases of a run (cli-server-demo.md §4.1).
+// A corpus file is a JSON array of cases, or an object whose `cases` member is that array. Files
+// are read strictly: UTF-8 without a BOM, no duplicate keys, no escaped lone surrogates, bounded
+// size and case count. Case text is hostile: it is validated and hashed here, never echoed in an
+// error (errors name the file, the case index or the id only).
+import { createHash } from "node:crypto";
+import { readFile as fsReadFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { LittleCanaryError } from "../errors.js";
+import { parseJsonLine } from "../jsonl/parse-line.js";
+import { isWellFormedText, truncateCodePoints } from "../text/codepoints.js";
+import { asciiJson } from "./_inert.js";
+
+/** A corpus file larger than this is refused before it is decoded. */
+export const MAX_CORPUS_BYTES = 64 * 1024 * 1024;
+/** Most cases in one run (all corpora together). */
+export const MAX_CASES = 100_000;
+const MAX_ID_CHARS = 200;
+const MAX_LABEL_CHARS = 200;
+/** Ids listed in an error message; the rest are counted. */
+const MAX_IDS_IN_MESSAGE = 10;
+
+export type Adjudication = "positive" | "benign_control";
+export type CaseKind = "attack" | "benign";
+
+/** Provenance keys of paired-probe cases, carried through to the results (never scored). */
+export const PROVENANCE_KEYS = ["source_case_id", "source_input_sha256", "paired_case_id", "source_expected_result"] as const;
+
+export interface EvalCase {
+  readonly id: string;
+  readonly prompt: string;
+  readonly expectedSafe: boolean;
+  readonly kind: CaseKind;
+  readonly category: string;
+  readonly goal: string;
+  readonly stealth: number;
+  readonly failureMode: string;
+  readonly adjudication: Adjudication | null;
+  readonly provenance: Readonly<Record<string, string | number | boolean | null>>;
+  /** Index of the corpus file (in load order) the case came from. */
+  readonly corpusIndex: number;
+}
+
+export interface CorpusFile {
+  /** The path as the user gave it (recorded in the run header). */
+  readonly path: string;
+  readonly sha256: string;
+  readonly cases: number;
+}
+
+export interface LoadedCorpora {
+  readonly files: readonly CorpusFile[];
+  readonly cases: readonly EvalCase[];
+}
+
+export interface IdsFile {
+  readonly path: string;
+  readonly sha256: string;
+  readonly ids: readonly string[];
+}
+
+/** A corpus or ids file could not be used; the run does not start. */
+export class CorpusError extends LittleCanaryError {
+  override readonly name = "CorpusError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("input_refused", message, options);
+  }
+}
+
+export type ReadFileFn = (path: string) => Promise<Uint8Array>;
+
+const label = z.string().max(MAX_LABEL_CHARS).refine(isWellFormedText);
+const provenanceValue = z.union([z.string().max(MAX_LABEL_CHARS), z.number(), z.boolean(), z.null()]);
+
+const CaseSchema = z.object({
+  id: z.string().min(1).max(MAX_ID_CHARS).refine(isWellFormedText),
+  prompt: z.string(),
+  expected_safe: z.boolean(),
+  category: label.optional(),
+  goal: z.string().max(2000).optional(),
+  stealth: z.number().int().optional(),
+  failure_mode: z.string().max(2000).optional(),
+  adjudication: z.enum(["positive", "benign_control"]).optional(),
+  source_case_id: provenanceValue.optional(),
+  source_input_sha256: provenanceValue.optional(),
+  paired_case_id: provenanceValue.optional(),
+  source_expected_result: provenanceValue.optional(),
+});
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Strict UTF-8 text of a whole file, or a CorpusError naming `what`. */
+function decodeStrict(bytes: Uint8Array, what: string): string {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    throw new CorpusError(`${what}: not valid UTF-8`, { cause: error });
+  }
+}
+
+function parseStrict(text: string, what: string): unknown {
+  const parsed = parseJsonLine(text);
+  if (!parsed.ok) throw new CorpusError(`${what}: ${parsed.message}`);
+  if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
+  return parsed.value;
+}
+
+async function readBounded(readFile: ReadFileFn, path: string, what: string): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    throw new CorpusError(`${what}: cannot be read${typeof code === "string" ? ` (${code})` : ""}`, { cause: error });
+  }
+  if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
+  return bytes;
+}
+
+function listIds(ids: readonly string[]): string {
+  const shown = ids.slice(0, MAX_IDS_IN_MESSAGE).map((id) => asciiJson(truncateCodePoints(id, 60))).join(", ");
+  return ids.length > MAX_IDS_IN_MESSAGE ? `${shown} and ${ids.length - MAX_IDS_IN_MESSAGE} more` : shown;
+}
+
+function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
+  const parsed = CaseSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "case";
+    throw new CorpusError(`${where}: field '${truncateCodePoints(field, 40)}' is invalid (${issue?.code ?? "invalid"})`);
+  }
+  const c = parsed.data;
+  if (!isWellFormedText(c.prompt)) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
+  if (c.adjudication === "positive" && c.expected_safe) {
+    throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
+  }
+  if (c.adjudication === "benign_control" && !c.expected_safe) {
+    throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
+  }
+  const provenance: Record<string, string | number | boolean | null> = {};
+  for (const key of PROVENANCE_KEYS) {
+    const value = c[key];
+    if (value !== undefined) provenance[key] = value;
+  }
+  return Object.freeze({
+    id: c.id,
+    prompt: c.prompt,
+    expectedSafe: c.expected_safe,
+    kind: c.expected_safe ? "benign" : "attack",
+    category: c.category ?? "uncategorized",
+    goal: c.goal ?? "",
+    stealth: c.stealth ?? 3,
+    failureMode: c.failure_mode ?? "",
+    adjudication: c.adjudication ?? null,
+    provenance: Object.freeze(provenance),
+    corpusIndex,
+  });
+}
+
+export interface LoadOptions {
+  /** Relative paths resolve against this directory. */
+  readonly cwd: string;
+  readonly readFile?: ReadFileFn;
+}
+
+/** Loads every corpus in order; ids must be unique across all of them. */
+export async function loadCorpora(paths: readonly string[], options: LoadOptions): Promise<LoadedCorpora> {
+  if (paths.length === 0) throw new CorpusError("at least one --corpus file is required");
+  const readFile = options.readFile ?? ((path: string) => fsReadFile(path));
+  const files: CorpusFile[] = [];
+  const cases: EvalCase[] = [];
+  for (const [corpusIndex, path] of paths.entries()) {
+    const what = `corpus ${corpusIndex + 1}`;
+    const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
+    const document = parseStrict(decodeStrict(bytes, what), what);
+    const list =
+      Array.isArray(document)
+        ? document
+        : document !== null && typeof document === "object" && Array.isArray((document as { cases?: unknown }).cases)
+          ? ((document as { cases: unknown[] }).cases)
+          : null;
+    if (list === null) throw new CorpusError(`${what}: must be a JSON array of cases or an object with a 'cases' array`);
+    if (cases.length + list.length > MAX_CASES) throw new CorpusError(`corpora hold more than ${MAX_CASES} cases`);
+    list.forEach((raw, index) => cases.push(toCase(raw, corpusIndex, `${what}, case ${index}`)));
+    files.push({ path, sha256: sha256Hex(bytes), cases: list.length });
+  }
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const c of cases) (seen.has(c.id) ? duplicates : seen).add(c.id);
+  if (duplicates.size > 0) throw new CorpusError(`Corpora contain duplicate IDs: ${listIds([...duplicates])}`);
+  return { files, cases };
+}
+
+/** Reads an ids file: a JSON list of unique case-id strings. */
+export async function loadIdsFile(path: string, options: LoadOptions): Promise<IdsFile> {
+  const readFile = options.readFile ?? ((p: string) => fsReadFile(p));
+  const what = "IDs file";
+  const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
+  const value = parseStrict(decodeStrict(bytes, what), what);
+  if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
+    throw new CorpusError("IDs file must be a JSON list of case ID strings");
+  }
+  const ids = value as string[];
+  if (new Set(ids).size !== ids.length) throw new CorpusError("IDs file contains duplicates");
+  return { path, sha256: sha256Hex(bytes), ids };
+}
+
+/**
+ * The cases of the run: all loaded cases in file order, or exactly the ids of the ids file in its
+ * order. A paired probe (cases with `adjudication`) is never mixed with ordinary cases, because
+ * its counts are reported per pair type and must not be pooled into attack/benign rates.
+ */
+export function selectCases(loaded: LoadedCorpora, idsFile: IdsFile | null): EvalCase[] {
+  let selected: EvalCase[];
+  if (idsFile === null) {
+    selected = [...loaded.cases];
+  } else {
+    const byId = new Map(loaded.cases.map((c) => [c.id, c]));
+    const unknown = idsFile.ids.filter((id) => !byId.has(id));
+    if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}`);
+    selected = idsFile.ids.map((id) => byId.get(id) as EvalCase);
+  }
+  if (selected.length === 0) throw new CorpusError("no cases selected");
+  const paired = selected.filter((c) => c.adjudication !== null).length;
+  if (paired > 0 && paired < selected.length) {
+    throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");
+  }
+  return selected;
+}

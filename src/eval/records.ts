@@ -1,0 +1,108 @@
+// The lines of the headless eval JSONL (cli-server-demo.md §4.4): one `run` header that freezes
+// everything needed to compare runs, one `result` per case, and one `complete` line with the
+// summary. A file without the `complete` line is an interrupted run. Case text appears only as a
+// short preview plus its SHA-256 and length, and every line is serialised inertly (_inert.ts).
+import { createHash } from "node:crypto";
+import { codePointLength, truncateCodePoints } from "../text/codepoints.js";
+import { inertJson } from "./_inert.js";
+import type { CorpusFile, EvalCase } from "./corpus.js";
+import type { CaseScore, EvalMode } from "./score.js";
+import type { EvalSummary } from "./summary.js";
+
+export const EVAL_SCHEMA = "little-canary-eval/v1";
+/** Code points of a prompt kept in each result line, as upstream. */
+export const PREVIEW_CHARS = 100;
+
+export interface RunHeader {
+  readonly type: "run";
+  readonly schema: typeof EVAL_SCHEMA;
+  readonly little_canary_version: string;
+  readonly started_at: string;
+  readonly mode: EvalMode;
+  readonly model: string | null;
+  readonly model_digest: string | null;
+  readonly judge: string | null;
+  readonly judge_digest: string | null;
+  readonly threshold: number;
+  readonly timeout_s: number | null;
+  readonly warmup: boolean;
+  readonly temperature: number | null;
+  readonly seed: number | null;
+  readonly max_tokens: number | null;
+  readonly num_ctx: number | null;
+  readonly system_prompt_sha256: string | null;
+  readonly thinking: "disabled" | "not_applicable";
+  /** Redacted origin and reported version of the Ollama endpoint (null in structural-only). */
+  readonly backend: { readonly endpoint_origin: string; readonly version: string | null } | null;
+  readonly runtime: { readonly node: string; readonly platform: string; readonly arch: string };
+  readonly corpus: readonly CorpusFile[];
+  readonly ids_file: { readonly path: string; readonly sha256: string } | null;
+  readonly total: number;
+  readonly case_ids: readonly string[];
+}
+
+export interface ResultLine {
+  readonly type: "result";
+  readonly index: number;
+  readonly total: number;
+  readonly id: string;
+  readonly corpus_index: number;
+  readonly category: string;
+  readonly goal: string;
+  readonly adjudication?: string;
+  readonly [provenance: string]: unknown;
+}
+
+export interface CompleteLine {
+  readonly type: "complete";
+  readonly finished_at: string;
+  readonly summary: EvalSummary;
+}
+
+export function promptPreview(prompt: string): string {
+  return codePointLength(prompt) > PREVIEW_CHARS ? `${truncateCodePoints(prompt, PREVIEW_CHARS)}...` : prompt;
+}
+
+export function resultLine(c: EvalCase, index: number, total: number, score: CaseScore, latencyMs: number): ResultLine {
+  return {
+    type: "result",
+    index,
+    total,
+    id: c.id,
+    corpus_index: c.corpusIndex,
+    category: c.category,
+    goal: c.goal,
+    ...(c.adjudication !== null ? { adjudication: c.adjudication, ...c.provenance } : {}),
+    prompt_sha256: createHash("sha256").update(c.prompt, "utf8").digest("hex"),
+    prompt_length: codePointLength(c.prompt),
+    prompt_preview: promptPreview(c.prompt),
+    stealth: c.stealth,
+    expected_safe: c.expectedSafe,
+    actual_safe: score.actualSafe,
+    correct: score.correct,
+    outcome: score.outcome,
+    scored: score.scored,
+    unscored_reason: score.unscoredReason,
+    raw_actual_safe: score.rawActualSafe,
+    degraded: score.degraded,
+    canary_status: score.canaryStatus,
+    analysis_status: score.analysisStatus,
+    coverage_reason: score.coverageReason,
+    risk_score: score.riskScore,
+    blocked_by: score.blockedBy,
+    structural_blocked: score.structuralBlocked,
+    canary_blocked: score.canaryBlocked,
+    structural_reasons: score.structuralReasons,
+    latency_ms: latencyMs,
+    structural_layer_latency_ms: score.structuralLayerLatencyMs,
+    canary_layer_latency_ms: score.canaryLayerLatencyMs,
+    error_type: score.errorType,
+    failure_mode: c.failureMode,
+    signals: score.signals.map((s) => ({ category: s.category, severity: s.severity })),
+  };
+}
+
+/** One JSONL line (with its newline) for any eval record. */
+export function jsonlLine(record: RunHeader | ResultLine | CompleteLine): string {
+  return `${inertJson(record)}\n`;
+}

@@ -1,0 +1,244 @@
+// runEval: the library entry of `little-canary eval` (cli-server-demo.md §4). It loads and selects
+// the cases, builds a block-mode SecurityPipeline for the chosen mode, refuses to start when a
+// canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
+// skewed by contention), writing and flushing one JSONL line per case and a completion line at the
+// end. Cases whose layers did not run are unscored and stay in the full-population denominators.
+import { UsageError, LittleCanaryError } from "../errors.js";
+import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
+import { httpCall, type FetchLike } from "../canary/http-call.js";
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
+import { isPlainObject, parseJsonBody } from "../canary/ollama-chat.js";
+import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { roundHalfEven } from "../pipeline/round.js";
+import { VERSION } from "../version.js";
+import { createHash } from "node:crypto";
+import { resolve } from "node:path";
+import { asciiJson } from "./_inert.js";
+import { loadCorpora, loadIdsFile, selectCases, type EvalCase, type ReadFileFn } from "./corpus.js";
+import { EVAL_SCHEMA, jsonlLine, resultLine, type RunHeader } from "./records.js";
+import { renderReport, type ReportCase } from "./report.js";
+import { EVAL_MODES, scoreException, scoreVerdict, type EvalMode } from "./score.js";
+import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
+import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
+
+/** The harness default per canary call (upstream `--timeout` default), not the CLI-wide 600 s. */
+export const DEFAULT_EVAL_TIMEOUT_SECONDS = 10;
+export const DEFAULT_EVAL_THRESHOLD = 0.6;
+const VERSION_PROBE_TIMEOUT_MS = 3_000;
+const WARMUP_TEXT = "Hello.";
+
+export interface EvalOptions {
+  /** Corpus files, in order (relative paths resolve against cwd). */
+  readonly corpus: readonly string[];
+  readonly idsFile?: string | null;
+  /** Default: pipeline when a model is given, else structural-only. */
+  readonly mode?: EvalMode;
+  readonly model?: string | null;
+  readonly judge?: string | null;
+  readonly threshold?: number;
+  /** Seconds per canary (and judge) call. */
+  readonly timeoutSeconds?: number;
+  readonly warmup?: boolean;
+  readonly ollamaUrl?: string;
+  /** JSONL output path (relative to cwd). */
+  readonly output: string;
+  /** Optional HTML report path (relative to cwd). */
+  readonly report?: string | null;
+  readonly cwd?: string;
+  readonly fetch?: FetchLike;
+  /** Monotonic milliseconds (latencies). */
+  readonly now?: () => number;
+  /** Wall clock (timestamps). */
+  readonly clock?: () => Date;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Called once the header is written, before the first case runs. */
+  readonly onHeader?: (header: RunHeader) => void;
+  readonly readFile?: ReadFileFn;
+  readonly openSink?: (path: string) => Promise<LineSink>;
+}
+
+/** A canary mode's backend (model or judge) is not ready; nothing was run. */
+export class BackendUnavailableError extends LittleCanaryError {
+  override readonly name = "BackendUnavailableError";
+  constructor(message: string) {
+    super("backend", message);
+  }
+}
+
+/** The run was stopped (signal); the JSONL has no completion line. */
+export class EvalInterruptedError extends LittleCanaryError {
+  override readonly name = "EvalInterruptedError";
+  constructor(readonly written: number, readonly total: number) {
+    super("input_refused", `interrupted after ${written} of ${total} cases; the output has no completion line`);
+  }
+}
+
+interface ResolvedEval {
+  readonly mode: EvalMode;
+  readonly model: string | null;
+  readonly judge: string | null;
+  readonly threshold: number;
+  readonly timeoutSeconds: number | null;
+  readonly ollamaUrl: string;
+}
+
+function resolveOptions(options: EvalOptions): ResolvedEval {
+  const model = options.model ?? null;
+  if (model !== null && (typeof model !== "string" || model.trim() === "")) throw new UsageError("--model must not be empty");
+  const mode = options.mode ?? (model !== null ? "pipeline" : "structural-only");
+  if (!EVAL_MODES.includes(mode)) throw new UsageError("--mode must be one of pipeline, model-only, structural-only");
+  const canary = mode !== "structural-only";
+  if (canary && model === null) throw new UsageError("--canary/--model is required for pipeline and model-only modes");
+  const judge = options.judge ?? null;
+  if (judge !== null && (typeof judge !== "string" || judge.trim() === "")) throw new UsageError("--judge must not be empty");
+  if (judge !== null && !canary) throw new UsageError("--judge requires a canary mode");
+  const threshold = options.threshold ?? DEFAULT_EVAL_THRESHOLD;
+  if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
+    throw new UsageError("--threshold must be a number from 0 to 1");
+  }
+  const timeout = options.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
+  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) throw new UsageError("--timeout must be positive");
+  if (typeof options.output !== "string" || options.output.trim() === "") throw new UsageError("--output is required");
+  const ollamaUrl = options.ollamaUrl ?? "http://127.0.0.1:11434";
+  if (canary) validateServiceUrl(ollamaUrl, "--ollama-url");
+  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl };
+}
+
+function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
+  const canary = r.mode !== "structural-only";
+  return new SecurityPipeline({
+    mode: "block",
+    enableCanary: canary,
+    enableStructuralFilter: r.mode !== "model-only",
+    // Run the canary even on structurally blocked cases, so pipeline mode measures both layers.
+    skipCanaryIfStructuralBlocks: false,
+    blockThreshold: r.threshold,
+    ollamaUrl: r.ollamaUrl,
+    ...(r.model !== null ? { canaryModel: r.model } : {}),
+    ...(r.timeoutSeconds !== null ? { canaryTimeout: r.timeoutSeconds, judgeTimeout: r.timeoutSeconds } : {}),
+    ...(r.judge !== null ? { judgeModel: r.judge } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+}
+
+/** The backend's self-reported version (`/api/version`), a short safe token, or null. */
+async function backendVersion(fetchFn: FetchLike, url: string): Promise<string | null> {
+  const target = serviceRequestTarget(url, "/api/version");
+  if (!target) return null;
+  const outcome = await httpCall(fetchFn, target.url, {
+    method: "GET",
+    headers: target.authorization ? { authorization: target.authorization } : {},
+    timeoutMs: VERSION_PROBE_TIMEOUT_MS,
+    maxBodyBytes: 4096,
+  });
+  if (outcome.kind !== "response" || outcome.status !== 200) return null;
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+  const version = parsed.value["version"];
+  return typeof version === "string" && /^[A-Za-z0-9._+-]{1,64}$/.test(version) ? version : null;
+}
+
+async function buildHeader(
+  r: ResolvedEval,
+  pipeline: SecurityPipeline,
+  cases: readonly EvalCase[],
+  loaded: Awaited<ReturnType<typeof loadCorpora>>,
+  idsFile: { path: string; sha256: string } | null,
+  options: EvalOptions,
+  startedAt: Date,
+): Promise<RunHeader> {
+  const canary = r.mode !== "structural-only";
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  let modelDigest: string | null = null;
+  let judgeDigest: string | null = null;
+  let version: string | null = null;
+  if (canary) {
+    const probe = pipeline.probe;
+    modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : null;
+    if (r.judge !== null) {
+      const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
+      judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
+    }
+    version = await backendVersion(fetchFn, r.ollamaUrl);
+  }
+  const o = pipeline.options;
+  return {
+    type: "run",
+    schema: EVAL_SCHEMA,
+    little_canary_version: VERSION,
+    started_at: startedAt.toISOString(),
+    mode: r.mode,
+    model: r.model,
+    model_digest: modelDigest,
+    judge: r.judge,
+    judge_digest: judgeDigest,
+    threshold: r.threshold,
+    timeout_s: r.timeoutSeconds,
+    warmup: options.warmup === true,
+    temperature: canary ? o.temperature : null,
+    seed: canary ? o.seed : null,
+    max_tokens: canary ? o.canaryMaxTokens : null,
+    num_ctx: canary ? o.canaryNumCtx : null,
+    system_prompt_sha256: canary ? createHash("sha256").update(pipeline.systemPrompt, "utf8").digest("hex") : null,
+    thinking: canary ? "disabled" : "not_applicable",
+    backend: canary ? { endpoint_origin: endpointOrigin(r.ollamaUrl), version } : null,
+    runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
+    corpus: loaded.files,
+    ids_file: idsFile,
+    total: cases.length,
+    case_ids: cases.map((c) => c.id),
+  };
+}
+
+export async function runEval(options: EvalOptions): Promise<EvalSummary> {
+  const r = resolveOptions(options);
+  const cwd = options.cwd ?? process.cwd();
+  const now = options.now ?? (() => performance.now());
+  const clock = options.clock ?? (() => new Date());
+  const loadOptions = { cwd, ...(options.readFile ? { readFile: options.readFile } : {}) };
+  const loaded = await loadCorpora(options.corpus, loadOptions);
+  const ids = options.idsFile ? await loadIdsFile(options.idsFile, loadOptions) : null;
+  const cases = selectCases(loaded, ids);
+  const pipeline = buildPipeline(r, options);
+
+  if (r.mode !== "structural-only") {
+    const health = await pipeline.healthCheck();
+    if (!health.ready) throw new BackendUnavailableError(`Model or judge unavailable: ${asciiJson(health)}`);
+  }
+  if (options.warmup === true) await pipeline.check(WARMUP_TEXT);
+  const header = await buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock());
+
+  const sink = await (options.openSink ?? openFileSink)(resolve(cwd, options.output));
+  const finished: ReportCase[] = [];
+  const scored: ScoredCase[] = [];
+  try {
+    await sink.write(jsonlLine(header));
+    options.onHeader?.(header);
+    for (const [index, c] of cases.entries()) {
+      if (options.signal?.aborted) throw new EvalInterruptedError(index, cases.length);
+      const started = now();
+      let score;
+      try {
+        score = scoreVerdict(await pipeline.check(c.prompt), r.mode, c.kind);
+      } catch (error) {
+        score = scoreException(error);
+      }
+      const elapsed = now() - started;
+      const latencyMs = Number.isFinite(elapsed) && elapsed > 0 ? roundHalfEven(elapsed, 1) : 0;
+      await sink.write(jsonlLine(resultLine(c, index, cases.length, score, latencyMs)));
+      finished.push({ case: c, score, latencyMs });
+      scored.push({ kind: c.kind, category: c.category, stealth: c.stealth, adjudication: c.adjudication, score, latencyMs });
+      options.onProgress?.(index + 1, cases.length);
+    }
+    const summary = summarize(scored);
+    await sink.write(jsonlLine({ type: "complete", finished_at: clock().toISOString(), summary }));
+    await sink.close();
+    if (options.report) await writeFileAtomically(resolve(cwd, options.report), renderReport(header, summary, finished));
+    return summary;
+  } finally {
+    await sink.close();
+  }
+}

@@ -1,0 +1,170 @@
+// The completion summary of an eval run (cli-server-demo.md §4.5, v2 naming). Rules it enforces:
+// attacks and benign cases are never pooled (there is no accuracy or precision across both);
+// unscored cases stay in the full-population denominators; every scored-only rate names its
+// smaller denominator; a paired probe is reported per pair type, in counts only.
+import type { Adjudication, CaseKind } from "./corpus.js";
+import { percentile, rate, type Rate } from "./rates.js";
+import type { CaseScore, Outcome } from "./score.js";
+
+/** What the summary needs to know about one finished case. */
+export interface ScoredCase {
+  readonly kind: CaseKind;
+  readonly category: string;
+  readonly stealth: number;
+  readonly adjudication: Adjudication | null;
+  readonly score: CaseScore;
+  readonly latencyMs: number;
+}
+
+export interface KindCounts {
+  readonly total: number;
+  readonly scored: number;
+  readonly unscored: number;
+  readonly blocked: number;
+  readonly passed: number;
+}
+
+export interface KindRates {
+  readonly blocked_of_all: Rate;
+  readonly passed_of_all: Rate;
+  readonly unscored_of_all: Rate;
+  readonly blocked_of_scored: Rate;
+}
+
+export interface GroupSummary {
+  readonly total: number;
+  readonly attack: (KindCounts & { readonly rates: KindRates | null }) | null;
+  readonly benign: (KindCounts & { readonly rates: KindRates | null }) | null;
+}
+
+export interface PairCounts {
+  readonly total: number;
+  readonly blocked: number;
+  readonly not_blocked: number;
+  readonly unscored: number;
+}
+
+export interface EvalSummary {
+  readonly total: number;
+  readonly scored: number;
+  readonly unscored: number;
+  /** Verdicts that were degraded or threw (an analysis failure alone does not count). */
+  readonly degraded: number;
+  readonly unscored_reasons: Readonly<Record<string, number>>;
+  readonly attack_blocked: number;
+  readonly attack_passed: number;
+  readonly benign_blocked: number;
+  readonly benign_passed: number;
+  readonly attack: KindCounts;
+  readonly benign: KindCounts;
+  /** Null for a paired probe: too few cases for rates, so counts only (as upstream). */
+  readonly rates: { readonly attack: KindRates; readonly benign: KindRates } | null;
+  readonly categories: Readonly<Record<string, GroupSummary>>;
+  readonly stealth: Readonly<Record<string, GroupSummary>>;
+  readonly paired_probe: { readonly positive: PairCounts; readonly benign_control: PairCounts } | null;
+  readonly latency_ms: {
+    readonly total_p50: number | null;
+    readonly total_p95: number | null;
+    readonly canary_layer_p50: number | null;
+    readonly canary_layer_p95: number | null;
+    readonly scored_total_p50: number | null;
+    readonly scored_total_p95: number | null;
+    readonly scored_canary_layer_p50: number | null;
+    readonly scored_canary_layer_p95: number | null;
+  };
+}
+
+function countKind(cases: readonly ScoredCase[], kind: CaseKind): KindCounts {
+  const mine = cases.filter((c) => c.kind === kind);
+  const blockedCell: Outcome = kind === "attack" ? "attack_blocked" : "benign_blocked";
+  const passedCell: Outcome = kind === "attack" ? "attack_passed" : "benign_passed";
+  const scored = mine.filter((c) => c.score.scored).length;
+  return {
+    total: mine.length,
+    scored,
+    unscored: mine.length - scored,
+    blocked: mine.filter((c) => c.score.outcome === blockedCell).length,
+    passed: mine.filter((c) => c.score.outcome === passedCell).length,
+  };
+}
+
+function kindRates(counts: KindCounts, kind: CaseKind): KindRates {
+  return {
+    blocked_of_all: rate(counts.blocked, counts.total, `${kind}_total`),
+    passed_of_all: rate(counts.passed, counts.total, `${kind}_total`),
+    unscored_of_all: rate(counts.unscored, counts.total, `${kind}_total`),
+    blocked_of_scored: rate(counts.blocked, counts.scored, `${kind}_scored`),
+  };
+}
+
+function group(cases: readonly ScoredCase[], withRates: boolean): GroupSummary {
+  const part = (kind: CaseKind) => {
+    const counts = countKind(cases, kind);
+    if (counts.total === 0) return null;
+    return { ...counts, rates: withRates ? kindRates(counts, kind) : null };
+  };
+  return { total: cases.length, attack: part("attack"), benign: part("benign") };
+}
+
+function groupBy(cases: readonly ScoredCase[], key: (c: ScoredCase) => string | null, withRates: boolean): Record<string, GroupSummary> {
+  const buckets = new Map<string, ScoredCase[]>();
+  for (const c of cases) {
+    const k = key(c);
+    if (k === null) continue;
+    const bucket = buckets.get(k);
+    if (bucket) bucket.push(c);
+    else buckets.set(k, [c]);
+  }
+  // Sorted keys, built with defineProperty semantics so a category named "__proto__" is data.
+  return Object.fromEntries([...buckets.keys()].sort().map((k) => [k, group(buckets.get(k) ?? [], withRates)]));
+}
+
+function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication): PairCounts {
+  const mine = cases.filter((c) => c.adjudication === adjudication);
+  const blocked = mine.filter((c) => c.score.outcome === "attack_blocked" || c.score.outcome === "benign_blocked").length;
+  const notBlocked = mine.filter((c) => c.score.outcome === "attack_passed" || c.score.outcome === "benign_passed").length;
+  return { total: mine.length, blocked, not_blocked: notBlocked, unscored: mine.length - blocked - notBlocked };
+}
+
+export function summarize(cases: readonly ScoredCase[]): EvalSummary {
+  const paired = cases.length > 0 && cases.every((c) => c.adjudication !== null);
+  const attack = countKind(cases, "attack");
+  const benign = countKind(cases, "benign");
+  const scoredCases = cases.filter((c) => c.score.scored);
+  const reasons: Record<string, number> = {};
+  for (const c of cases) {
+    const reason = c.score.unscoredReason;
+    if (reason !== null) reasons[reason] = (reasons[reason] ?? 0) + 1;
+  }
+  const canaryLatencies = (list: readonly ScoredCase[]) =>
+    list.flatMap((c) => (c.score.canaryLayerLatencyMs === null ? [] : [c.score.canaryLayerLatencyMs]));
+  const totals = (list: readonly ScoredCase[]) => list.map((c) => c.latencyMs);
+  const stealthKey = (c: ScoredCase) => (Number.isInteger(c.stealth) && c.stealth >= 1 && c.stealth <= 5 ? String(c.stealth) : null);
+  return {
+    total: cases.length,
+    scored: scoredCases.length,
+    unscored: cases.length - scoredCases.length,
+    degraded: cases.filter((c) => c.score.countsAsDegraded).length,
+    unscored_reasons: Object.fromEntries(Object.keys(reasons).sort().map((k) => [k, reasons[k] as number])),
+    attack_blocked: attack.blocked,
+    attack_passed: attack.passed,
+    benign_blocked: benign.blocked,
+    benign_passed: benign.passed,
+    attack,
+    benign,
+    rates: paired ? null : { attack: kindRates(attack, "attack"), benign: kindRates(benign, "benign") },
+    categories: groupBy(cases, (c) => c.category, !paired),
+    stealth: paired ? {} : groupBy(cases, stealthKey, true),
+    paired_probe: paired ? { positive: pairCounts(cases, "positive"), benign_control: pairCounts(cases, "benign_control") } : null,
+    latency_ms: {
+      total_p50: percentile(totals(cases), 0.5),
+      total_p95: percentile(totals(cases), 0.95),
+      canary_layer_p50: percentile(canaryLatencies(cases), 0.5),
+      canary_layer_p95: percentile(canaryLatencies(cases), 0.95),
+      scored_total_p50: percentile(totals(scoredCases), 0.5),
+      scored_total_p95: percentile(totals(scoredCases), 0.95),
+      scored_canary_layer_p50: percentile(canaryLatencies(scoredCases), 0.5),
+      scored_canary_layer_p95: percentile(canaryLatencies(scoredCases), 0.95),
+    },
+  };
+}
