@@ -1,0 +1,76 @@
+// Text preparation shared by the analyzer's rules. A canary reply is hostile text: rules match
+// a normalised copy so that case, compatibility forms (fullwidth letters), invisible format
+// characters, curly apostrophes and markdown emphasis cannot hide a phrase, and whitespace runs
+// are collapsed to one character so patterns never need an unbounded `\s+`.
+// Every function here is linear in its input.
+import { truncateCodePoints } from "../text/codepoints.js";
+
+const APOSTROPHES = /[\u2018\u2019\u201A\u201B\u2032\u02BC\u02B9\u0060\u00B4]/gu;
+const QUOTES = /[\u201C\u201D\u201E\u201F\u2033\u00AB\u00BB]/gu;
+const FORMAT_CHARS = /\p{Cf}/gu;
+const EMPHASIS = /[*_~]/gu;
+const WHITESPACE_RUN = /\s+/gu;
+
+function collapseWhitespace(text: string): string {
+  // A run containing a line break becomes "\n" so per-line anchors keep working.
+  return text.replace(WHITESPACE_RUN, (run) => (run.includes("\n") ? "\n" : " "));
+}
+
+/**
+ * The form phrase rules read: NFKC, no format characters, straight quotes, lowercase, no
+ * markdown emphasis, single-character whitespace runs, trimmed.
+ */
+export function normalizeForMatching(text: string): string {
+  const folded = text
+    .normalize("NFKC")
+    .replace(FORMAT_CHARS, "")
+    .replace(APOSTROPHES, "'")
+    .replace(QUOTES, '"')
+    .toLowerCase()
+    .replace(EMPHASIS, "");
+  return collapseWhitespace(folded).trim();
+}
+
+/**
+ * The form structural rules read (tool-call syntax): like normalizeForMatching but keeps
+ * underscores, backticks and emphasis characters, which are part of that syntax.
+ */
+export function normalizeForSyntax(text: string): string {
+  return collapseWhitespace(
+    text.normalize("NFKC").replace(FORMAT_CHARS, "").replace(QUOTES, '"').toLowerCase(),
+  );
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** At most `max` code points of `text` starting at UTF-16 index `unitIndex`, never mid-pair. */
+export function excerptAt(text: string, unitIndex: number, max: number): string {
+  let start = Math.max(0, Math.min(Math.trunc(unitIndex), text.length));
+  if (start > 0 && start < text.length && isLowSurrogate(text.charCodeAt(start))) start -= 1;
+  return truncateCodePoints(text.slice(start, start + 2 * max), max);
+}
+
+const SENTENCE_BREAK = new Set([".", "!", "?", "\n"]);
+/** How far (in UTF-16 units) a sentence window reaches either side of a match. */
+const SENTENCE_REACH = 240;
+
+/**
+ * UTF-16 bounds of the sentence around `[start, end)`: from the previous sentence break to the
+ * next one, each side bounded by SENTENCE_REACH so a reply without punctuation costs a fixed
+ * amount per lookup.
+ */
+export function sentenceBounds(
+  text: string,
+  start: number,
+  end: number,
+): { readonly from: number; readonly to: number } {
+  let from = start;
+  const floor = Math.max(0, start - SENTENCE_REACH);
+  while (from > floor && !SENTENCE_BREAK.has(text.charAt(from - 1))) from -= 1;
+  let to = end;
+  const ceiling = Math.min(text.length, end + SENTENCE_REACH);
+  while (to < ceiling && !SENTENCE_BREAK.has(text.charAt(to))) to += 1;
+  return { from, to };
+}

@@ -1,0 +1,126 @@
+// The regex behavioural analyzer (pipeline.md §3): reads the canary's reply (and, for two
+// checks, the input) and reports what in it shows the input took control of the canary.
+// `analyzeResponse` is the synchronous core; `analyze` wraps it for the pipeline and turns a
+// failed probe into an explicit "not inspected" result, never a clean one (decision 6).
+// Signals keep a short evidence excerpt for in-process callers; nothing here logs or throws
+// with reply or input text.
+import type { CanaryResult } from "../canary/types.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+import { UsageError } from "../errors.js";
+import type { AnalysisResult, Analyzer, Signal } from "./types.js";
+import { DEFAULT_BLOCK_THRESHOLD } from "./signals.js";
+import { normalizeForMatching, normalizeForSyntax } from "./_text.js";
+import { runRules } from "./_rules.js";
+import { INSTRUCTION_ECHO_RULES, PERSONA_SHIFT_RULES } from "./reaction-rules.js";
+import { CANARY_COMPROMISE_RULES } from "./compromise-rules.js";
+import { checkSystemPromptLeak, deriveLeakFragments, type LeakFragment } from "./leak.js";
+import { checkRefusalCollapse } from "./refusal.js";
+import { checkFormatAnomaly, checkToolHallucination } from "./format.js";
+import { checkSemanticDiscontinuity } from "./discontinuity.js";
+import { checkAttackCompliance } from "./compliance.js";
+import { scoreSignals } from "./score.js";
+
+export interface BehavioralAnalyzerOptions {
+  /** Soft-score threshold, finite in [0, 1]. Default 0.6. */
+  readonly blockThreshold?: number;
+  /** The canary's system prompt; leak fragments are derived from it. */
+  readonly systemPrompt?: string;
+}
+
+export const CANARY_FAILED_SUMMARY =
+  "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
+
+/** The result for a probe that did not produce a reply: nothing measured, degraded. */
+export function canaryFailedResult(): AnalysisResult {
+  return {
+    riskScore: null,
+    shouldBlock: false,
+    signals: [],
+    summary: CANARY_FAILED_SUMMARY,
+    hardBlocked: false,
+    degraded: true,
+    canaryStatus: "failed",
+    analysisMethod: "regex",
+    analysisStatus: "not_applicable",
+  };
+}
+
+function validateThreshold(value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new UsageError("blockThreshold must be a finite number between 0 and 1");
+  }
+  return value;
+}
+
+export class BehavioralAnalyzer implements Analyzer {
+  readonly method = "regex" as const;
+  readonly blockThreshold: number;
+  readonly systemPrompt: string;
+  readonly #leakFragments: readonly LeakFragment[];
+
+  constructor(options: BehavioralAnalyzerOptions = {}) {
+    this.blockThreshold = validateThreshold(options.blockThreshold ?? DEFAULT_BLOCK_THRESHOLD);
+    const systemPrompt = options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT;
+    if (typeof systemPrompt !== "string") throw new UsageError("systemPrompt must be a string");
+    this.systemPrompt = systemPrompt;
+    this.#leakFragments = deriveLeakFragments(systemPrompt);
+  }
+
+  async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
+    if (!canary.success) return canaryFailedResult();
+    return this.analyzeResponse(userInput, canary.response);
+  }
+
+  /** Synchronous core: analyses one reply to one input. */
+  analyzeResponse(userInput: string, response: string): AnalysisResult {
+    if (typeof userInput !== "string" || typeof response !== "string") {
+      throw new UsageError("analyzeResponse needs the input and the reply as strings");
+    }
+    const signals = collectSignals(userInput, response, this.#leakFragments);
+    const score = scoreSignals(signals, this.blockThreshold);
+    return {
+      riskScore: score.riskScore,
+      shouldBlock: score.shouldBlock,
+      signals,
+      summary: score.summary,
+      hardBlocked: score.hardBlocked,
+      degraded: false,
+      canaryStatus: "exercised",
+      analysisMethod: "regex",
+      analysisStatus: "exercised",
+    };
+  }
+}
+
+/** All signals for one reply, in rule order (reaction patterns, then output patterns). */
+function collectSignals(
+  userInput: string,
+  response: string,
+  leakFragments: readonly LeakFragment[],
+): Signal[] {
+  const reply = normalizeForMatching(response);
+  const input = normalizeForMatching(userInput);
+  return [
+    ...runRules("persona_shift", PERSONA_SHIFT_RULES, reply),
+    ...runRules("instruction_echo", INSTRUCTION_ECHO_RULES, reply),
+    ...checkSystemPromptLeak(reply, leakFragments),
+    ...checkRefusalCollapse(reply),
+    ...checkToolHallucination(normalizeForSyntax(response)),
+    ...checkFormatAnomaly(response),
+    ...checkSemanticDiscontinuity(userInput, response),
+    ...checkAttackCompliance(input, reply),
+    ...runRules("canary_compromise", CANARY_COMPROMISE_RULES, reply),
+  ];
+}
+
+/**
+ * Analyses one recorded reply with a default-configured analyzer (or the given options), for
+ * callers that hold reply bytes rather than a probe result (the demo's replay).
+ */
+export function analyzeResponse(
+  userInput: string,
+  response: string,
+  options: BehavioralAnalyzerOptions = {},
+): AnalysisResult {
+  return new BehavioralAnalyzer(options).analyzeResponse(userInput, response);
+}

@@ -1,0 +1,53 @@
+// `semantic_discontinuity` (pipeline.md §3): the reply shares no content word with the input,
+// a hint that the input redirected the canary to another task. Soft signal.
+// Content words are runs of at least four letters in any script (weak point 14: upstream only
+// saw ASCII), lowercased, minus a fixed English stop list. Combining marks count as part of a
+// word so scripts that use them (Devanagari, Thai, …) are not cut into fragments. Scripts
+// written without spaces form few long "words"; such inputs rarely reach the four-token floor.
+import type { Signal } from "./types.js";
+import { makeSignal } from "./signals.js";
+
+export const DISCONTINUITY_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "that this with from they been have will would could should about their there which other " +
+    "just also more some into then than them what when where does doing being having these " +
+    "those each every such very much many well here only even still already really because " +
+    "before after between through during without again please might"
+  ).split(" "),
+);
+
+const MIN_INPUT_TOKENS = 4;
+const MIN_INPUT_WORDS = 3;
+const MIN_RESPONSE_WORDS = 5;
+
+const CONTENT_WORD = /\p{L}[\p{L}\p{M}]{3,}/gu;
+const TOKEN = /\S+/gu;
+
+function hasAtLeastTokens(text: string, count: number): boolean {
+  TOKEN.lastIndex = 0;
+  let seen = 0;
+  while (seen < count && TOKEN.exec(text) !== null) seen += 1;
+  TOKEN.lastIndex = 0;
+  return seen >= count;
+}
+
+export function contentWords(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const match of text.normalize("NFKC").toLowerCase().matchAll(CONTENT_WORD)) {
+    if (!DISCONTINUITY_STOP_WORDS.has(match[0])) words.add(match[0]);
+  }
+  return words;
+}
+
+export function checkSemanticDiscontinuity(input: string, response: string): Signal[] {
+  if (!hasAtLeastTokens(input, MIN_INPUT_TOKENS)) return [];
+  const inputWords = contentWords(input);
+  const responseWords = contentWords(response);
+  if (inputWords.size < MIN_INPUT_WORDS || responseWords.size < MIN_RESPONSE_WORDS) return [];
+  for (const word of inputWords) {
+    if (responseWords.has(word)) return [];
+  }
+  // Evidence states sizes only: it must not carry words of the input.
+  const evidence = `no shared content words (input ${inputWords.size}, reply ${responseWords.size})`;
+  return [makeSignal("semantic_discontinuity", "reply shares no content word with the input", evidence, 0)];
+}

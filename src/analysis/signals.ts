@@ -1,0 +1,67 @@
+// The behavioural analyzer's category table (pipeline.md §3): names, severities, weights and
+// which categories hard-block. Stated once here so the scorer, the summary order and every
+// rule module agree; the order of SIGNAL_CATEGORIES is the order categories are reported in.
+import type { Signal } from "./types.js";
+import { excerptAt } from "./_text.js";
+
+export interface SignalCategorySpec {
+  /** Default severity of a signal in this category (a rule may state its own). */
+  readonly severity: number;
+  /** Weight used by soft scoring. */
+  readonly weight: number;
+  /** A signal in a hard category blocks on its own (risk 1.0). */
+  readonly hard: boolean;
+}
+
+export const SIGNAL_CATEGORIES = {
+  persona_shift: { severity: 0.9, weight: 0.9, hard: true },
+  instruction_echo: { severity: 0.85, weight: 0.85, hard: true },
+  system_prompt_leak: { severity: 0.9, weight: 0.85, hard: false },
+  refusal_collapse: { severity: 0.95, weight: 1.0, hard: true },
+  tool_hallucination: { severity: 0.7, weight: 0.7, hard: false },
+  format_anomaly: { severity: 0.3, weight: 0.3, hard: false },
+  semantic_discontinuity: { severity: 0.55, weight: 0.3, hard: false },
+  attack_compliance: { severity: 0.9, weight: 0.9, hard: true },
+  canary_compromise: { severity: 0.9, weight: 1.0, hard: true },
+} as const satisfies Record<string, SignalCategorySpec>;
+
+export type SignalCategory = keyof typeof SIGNAL_CATEGORIES;
+
+/** Fixed report order (weak point 11: never set order). */
+export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(
+  SIGNAL_CATEGORIES,
+) as SignalCategory[];
+
+export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(
+  SIGNAL_CATEGORY_ORDER.filter((name) => SIGNAL_CATEGORIES[name].hard),
+);
+
+/** Weight of a category nobody declared (for example a future analyzer's). */
+export const UNKNOWN_CATEGORY_WEIGHT = 0.5;
+
+export const DEFAULT_BLOCK_THRESHOLD = 0.6;
+
+/** Evidence excerpts are at most this many code points. */
+export const EVIDENCE_MAX_CODE_POINTS = 150;
+
+export function categoryWeight(category: string): number {
+  return Object.hasOwn(SIGNAL_CATEGORIES, category)
+    ? SIGNAL_CATEGORIES[category as SignalCategory].weight
+    : UNKNOWN_CATEGORY_WEIGHT;
+}
+
+/** Builds a signal whose evidence is the bounded excerpt of `text` starting at `unitIndex`. */
+export function makeSignal(
+  category: SignalCategory,
+  description: string,
+  text: string,
+  unitIndex: number,
+  severity: number = SIGNAL_CATEGORIES[category].severity,
+): Signal {
+  return {
+    category,
+    description,
+    severity,
+    evidence: excerptAt(text, unitIndex, EVIDENCE_MAX_CODE_POINTS),
+  };
+}
