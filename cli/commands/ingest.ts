@@ -1,7 +1,9 @@
 // `little-canary ingest [FILE|-] --manifest PATH [--export PATH]`: admit records for a RAG index
 // under strict/v1 and publish a hash-bound manifest (and export of admitted records).
 // Every refusal prints `error: …` and exits 3 with nothing written. The summary on stdout never
-// contains record text.
+// contains record text. The run holds the publication lock on the manifest path from pre-flight
+// to the end of publication; SIGINT/SIGTERM at any point roll back and exit 3
+// (docs/publication.md).
 import { resolve } from "node:path";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";
@@ -15,7 +17,9 @@ import { fromFile, fromNodeStream } from "../../src/jsonl/sources.js";
 import { HOLD_REASONS, type IngestManifest } from "../../src/manifest/schemas.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { validateServiceUrl } from "../../src/canary/endpoint.js";
-import { publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
+import { nodePublishFs, type PublishFs } from "../../src/publish/fs.js";
+import { acquirePublicationLock, type PublicationLock } from "../../src/publish/lock.js";
+import { lockTarget, publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
 import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../../src/publish/targets.js";
 import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
@@ -36,6 +40,8 @@ export interface IngestFlags extends CanaryFlags {
   maxMetadataKeys?: number;
   maxMetadataValueChars?: number;
   concurrency: number;
+  /** Seconds to wait for another run's publication lock on the same manifest (default 0). */
+  waitLock?: number;
 }
 
 export class IngestRefusedError extends LittleCanaryError {
@@ -65,57 +71,87 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
   return `${lines.join("\n")}\n`;
 }
 
-export async function runIngest(input: string, flags: IngestFlags, io: CliIo): Promise<number> {
+export interface IngestRunOptions {
+  /** File system for publication (tests and the crash bench inject faults and delays here). */
+  readonly fs?: PublishFs;
+}
+
+export async function runIngest(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
+  const fs = options.fs ?? nodePublishFs;
   const targets: PublishTargets = {
     manifestPath: resolve(io.cwd, flags.manifest),
     exportPath: flags.export === undefined ? null : resolve(io.cwd, flags.export),
     inputPath: input === "-" ? null : resolve(io.cwd, input),
     overwrite: flags.overwrite === true,
   };
-  // 1. Targets, 2. every setting — all before anything is read, checked or deleted.
-  await preflightTargets(targets);
-  const policy = resolvePolicy({
-    segment_chars: flags.segmentChars,
-    segment_overlap: flags.segmentOverlap,
-    max_segments: flags.maxSegments,
-    max_item_bytes: flags.maxItemBytes,
-    max_items: flags.maxItems,
-    max_total_bytes: flags.maxTotalBytes,
-    max_metadata_keys: flags.maxMetadataKeys,
-    max_metadata_value_chars: flags.maxMetadataValueChars,
-  });
-  const timeout = resolveCanaryTimeout(flags.timeout, io.env);
-  if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
-  // The canary's context window is set once for the whole run to what a segment needs
-  // (decision 7: Ollama reloads the model whenever num_ctx changes).
-  const numCtx = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
-  const pipeline = new SecurityPipeline({
-    mode: flags.mode,
-    canaryModel: flags.canaryModel,
-    ollamaUrl: flags.ollamaUrl,
-    canaryTimeout: timeout,
-    enableCanary: flags.canary,
-    ...(flags.canary ? { canaryNumCtx: numCtx } : {}),
-  });
-  // 3. With --overwrite the previous pair goes now: from here on, a failure leaves no pair,
-  //    never an old pair that looks current.
-  if (targets.overwrite) await removePreviousPair(targets);
-  await checkTargetDirectories(targets);
-  if (!flags.canary) {
-    await writeOut(io.stderr, "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n");
-  }
-
-  const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(targets.inputPath as string);
-  const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) });
-  if (!read.ok) throw new IngestRefusedError(`${read.refusal.message}; nothing written`);
-  if (read.records.length === 0) throw new IngestRefusedError("no records in input; nothing written");
-
+  // SIGINT/SIGTERM at any point: stop, roll back whatever publication started, exit 3. The
+  // handler is registered first so no phase of the run can be interrupted without cleanup.
   const controller = new AbortController();
-  const unregister = io.onSignal(() => controller.abort(new IngestRefusedError("interrupted; nothing written")));
+  const unregister = io.onSignal((signal) => {
+    if (controller.signal.aborted) return;
+    controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written`));
+    // A read from stdin can wait forever; destroying the stream ends it.
+    if (input === "-") io.stdin.destroy();
+  });
+  const stopIfInterrupted = (): void => {
+    if (controller.signal.aborted) throw controller.signal.reason;
+  };
+  let lock: PublicationLock | null = null;
   const progress = createProgress(io, "ingest");
   try {
-    const run = await ingestRecords(pipeline, read.records, {
+    // 1. Targets, 2. every setting — all before anything is read, checked or deleted.
+    await preflightTargets(targets);
+    const policy = resolvePolicy({
+      segment_chars: flags.segmentChars,
+      segment_overlap: flags.segmentOverlap,
+      max_segments: flags.maxSegments,
+      max_item_bytes: flags.maxItemBytes,
+      max_items: flags.maxItems,
+      max_total_bytes: flags.maxTotalBytes,
+      max_metadata_keys: flags.maxMetadataKeys,
+      max_metadata_value_chars: flags.maxMetadataValueChars,
+    });
+    const timeout = resolveCanaryTimeout(flags.timeout, io.env);
+    if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
+    if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+    // The canary's context window is set once for the whole run to what a segment needs
+    // (decision 7: Ollama reloads the model whenever num_ctx changes).
+    const numCtx = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
+    const pipeline = new SecurityPipeline({
+      mode: flags.mode,
+      canaryModel: flags.canaryModel,
+      ollamaUrl: flags.ollamaUrl,
+      canaryTimeout: timeout,
+      enableCanary: flags.canary,
+      ...(flags.canary ? { canaryNumCtx: numCtx } : {}),
+    });
+    // The lock on the manifest path is held from here to the end of publication, so a second
+    // run on the same paths cannot check, delete or link in between. Step 1 is repeated under
+    // the lock: only answers given while holding it are final.
+    lock = await acquirePublicationLock(await lockTarget(targets.manifestPath), {
+      waitSeconds: flags.waitLock ?? 0,
+      signal: controller.signal,
+    });
+    await preflightTargets(targets);
+    stopIfInterrupted();
+    // 3. With --overwrite the previous pair goes now: from here on, a failure leaves no pair,
+    //    never an old pair that looks current.
+    if (targets.overwrite) await removePreviousPair(targets, fs);
+    await checkTargetDirectories(targets);
+    if (!flags.canary) {
+      await writeOut(io.stderr, "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n");
+    }
+
+    const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(targets.inputPath as string);
+    const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }).catch((error: unknown) => {
+      stopIfInterrupted();
+      throw error;
+    });
+    stopIfInterrupted();
+    if (!read.ok) throw new IngestRefusedError(`${read.refusal.message}; nothing written`);
+    if (read.records.length === 0) throw new IngestRefusedError("no records in input; nothing written");
+
+    const running = ingestRecords(pipeline, read.records, {
       policy,
       concurrency: flags.concurrency,
       exportRequested: targets.exportPath !== null,
@@ -123,13 +159,33 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo): P
       signal: controller.signal,
       onProgress: (done, total) => progress.update(done, total),
     });
+    // A check in flight can take minutes on a CPU canary; an interrupt answers now, and the
+    // abandoned run's late outcome is dropped.
+    running.catch(() => undefined);
+    const run = await Promise.race([running, aborted(controller.signal)]);
     progress.finish();
-    const published = await publish({ manifest: run.manifest, export: run.export }, targets);
+    stopIfInterrupted();
+    // The previous pair (with --overwrite) was removed under this same lock, so anything at a
+    // target now was put there by someone else during the run: publish never replaces it.
+    const published = await publish(
+      { manifest: run.manifest, export: run.export },
+      { manifestPath: targets.manifestPath, exportPath: targets.exportPath, overwrite: false },
+      { fs, lock, signal: controller.signal, log: (message) => io.stderr.write(`warning: ${message}\n`) },
+    );
     const exitCode = ingestExitCode(run.manifest.document);
     await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode));
     return exitCode;
   } finally {
     progress.finish();
     unregister();
+    await lock?.release();
   }
+}
+
+/** Rejects with the signal's reason once it aborts (never resolves). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
 }

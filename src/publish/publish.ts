@@ -1,12 +1,49 @@
-// Publication of an ingest run: the export first, the manifest last, each written atomically
-// (temp file + rename), so a reader never sees a manifest whose export is missing or partial.
-// This is the first version; crash safety under signals, locking and rollback are specified in
-// docs/publication.md.
-import writeFileAtomic from "write-file-atomic";
-import { rm } from "node:fs/promises";
-import type { CanonicalDocument } from "../manifest/build.js";
-import type { IngestExport, IngestManifest } from "../manifest/schemas.js";
-import { PublishError, type PublishTargets } from "./targets.js";
+// Crash-safe publication of an ingest run (ingest.md §6; docs/publication.md is the user-facing
+// account of the same rules).
+//
+// Order: validate both documents in memory → take the lock (unless the caller holds it) → with
+// `overwrite`, remove the previous pair (manifest first) → write both temps (0600, fsynced) →
+// link the export (no-clobber) → fsync its directory → link the manifest (no-clobber): COMMIT →
+// remove the temps, fsync the directory.
+//
+// Invariants:
+// - A manifest only ever appears after its export is in place, so no crash, kill or error can
+//   leave a manifest without its export (the reverse, an export alone, can follow a kill -9).
+// - A target is created with link(2), which fails with EEXIST instead of replacing: a file that
+//   someone else put at the path during the run is never overwritten.
+// - Before the commit, any failure, abort signal or lost lock rolls back (rollback.ts): temps are
+//   removed and our published export is taken back only if it is still ours.
+// - After the commit, the publication stands: later errors (removing a temp, fsyncing the
+//   directory) are logged, never thrown, and can leave at most a hidden byte-identical `.tmp`.
+import { basename, dirname, join, resolve } from "node:path";
+import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
+import { acquirePublicationLock, type PublicationLock } from "./lock.js";
+import { validateDocuments, type PublishDocuments } from "./prepare.js";
+import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
+import { PublishError, canonicalPath } from "./targets.js";
+import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
+
+export type { PublishDocuments } from "./prepare.js";
+
+export interface PublishRequest {
+  readonly manifestPath: string;
+  readonly exportPath?: string | null;
+  /** Remove an existing manifest/export first (under the lock); otherwise an existing target fails. */
+  readonly overwrite: boolean;
+}
+
+export interface PublishOptions {
+  readonly fs?: PublishFs;
+  /** A lock the caller already holds on this manifest path (the CLI holds it from pre-flight on). */
+  readonly lock?: PublicationLock;
+  /** Without `lock`: how long to wait for another run's lock (default 0: fail at once). */
+  readonly waitLockSeconds?: number;
+  /** Aborting before the commit rolls back and rejects with PublishError. */
+  readonly signal?: AbortSignal;
+  /** Rollback and cleanup notes (a retained concurrent file, a leftover temp). */
+  readonly log?: RollbackLog;
+  readonly randomName?: () => string;
+}
 
 export interface PublishResult {
   readonly manifestPath: string;
@@ -15,37 +52,102 @@ export interface PublishResult {
   readonly exportSha256: string | null;
 }
 
-export interface PublishDocuments {
-  readonly manifest: CanonicalDocument<IngestManifest>;
-  readonly export: CanonicalDocument<IngestExport> | null;
-}
-
-/** With --overwrite: remove the previous pair once every pre-flight check has passed. */
-export async function removePreviousPair(targets: PublishTargets): Promise<void> {
-  // Manifest first: if removal of the export fails, no manifest is left pointing at it.
-  await rm(targets.manifestPath, { force: true });
-  if (targets.exportPath !== null) await rm(targets.exportPath, { force: true });
-}
-
-export async function publish(documents: PublishDocuments, targets: PublishTargets): Promise<PublishResult> {
-  if ((documents.export === null) !== (targets.exportPath === null)) {
-    throw new PublishError("an export path needs an export document and the reverse");
+/** Removes the previous manifest, then the previous export. Missing files are fine. */
+export async function removePreviousPair(
+  request: Pick<PublishRequest, "manifestPath" | "exportPath">,
+  fs: PublishFs = nodePublishFs,
+): Promise<void> {
+  // Manifest first: if the export cannot be removed, no manifest is left that vouches for it.
+  const targets: Array<[string, string]> = [["manifest", request.manifestPath]];
+  if (request.exportPath != null) targets.push(["export", request.exportPath]);
+  for (const [label, path] of targets) {
+    const failure = await unlinkQuietly(fs, path);
+    if (failure !== null) throw new PublishError(`could not remove the previous ${label} ${path} (${failure})`);
   }
-  const written: string[] = [];
+  for (const directory of new Set(targets.map(([, path]) => dirname(path)))) await syncDirectory(fs, directory);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof PublishError) return error.message;
+  const code = errorCode(error);
+  const path = (error as { path?: unknown } | null)?.path;
+  if (code !== null) return `${code}${typeof path === "string" ? ` on ${path}` : ""}`;
+  return error instanceof Error ? error.message : "write failed";
+}
+
+async function linkNoClobber(fs: PublishFs, temp: string, target: string): Promise<void> {
   try {
-    if (documents.export !== null && targets.exportPath !== null) {
-      await writeFileAtomic(targets.exportPath, Buffer.from(documents.export.bytes), { mode: 0o644, fsync: true });
-      written.push(targets.exportPath);
-    }
-    await writeFileAtomic(targets.manifestPath, Buffer.from(documents.manifest.bytes), { mode: 0o644, fsync: true });
+    await fs.link(temp, target);
   } catch (error) {
-    for (const path of written) await rm(path, { force: true });
-    throw new PublishError(`${error instanceof Error ? error.message : "write failed"}; nothing written`, { cause: error });
+    if (errorCode(error) === "EEXIST") {
+      throw new PublishError(`refusing to overwrite existing file: ${target} (it appeared during the run; it was left untouched)`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export async function publish(documents: PublishDocuments, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
+  const fs = options.fs ?? nodePublishFs;
+  const log = options.log ?? (() => undefined);
+  const random = options.randomName ?? randomName;
+  const manifestPath = resolve(request.manifestPath);
+  const exportPath = request.exportPath == null ? null : resolve(request.exportPath);
+  if (exportPath === manifestPath) throw new PublishError("manifest and export paths must be different files");
+  validateDocuments(documents, exportPath !== null);
+
+  const lock = options.lock ?? (await acquirePublicationLock(await lockTarget(manifestPath), { waitSeconds: options.waitLockSeconds ?? 0 }));
+  const temps = new Set<string>();
+  const published: PublishedTarget[] = [];
+  const checkpoint = (): void => {
+    if (options.signal?.aborted) throw new PublishError("interrupted during publication");
+    if (lock.compromised !== null) throw new PublishError(`the publication lock ${lock.lockPath} was lost (${lock.compromised.message})`);
+  };
+  try {
+    let manifestTemp: string;
+    try {
+      checkpoint();
+      if (request.overwrite) await removePreviousPair({ manifestPath, exportPath }, fs);
+      checkpoint();
+      const manifest = await writeTemp(fs, manifestPath, documents.manifest.bytes, (path) => temps.add(path), random);
+      manifestTemp = manifest.path;
+      checkpoint();
+      if (documents.export !== null && exportPath !== null) {
+        const exported = await writeTemp(fs, exportPath, documents.export.bytes, (path) => temps.add(path), random);
+        checkpoint();
+        await linkNoClobber(fs, exported.path, exportPath);
+        published.push({ path: exportPath, identity: exported.identity });
+        // The temp is now a second name of the published export; if it cannot go, rollback or
+        // the post-commit cleanup tries again.
+        if ((await unlinkQuietly(fs, exported.path)) === null) temps.delete(exported.path);
+        // The export's directory entry must be durable before the manifest can vouch for it.
+        await syncDirectory(fs, dirname(exportPath));
+      }
+      checkpoint();
+      await linkNoClobber(fs, manifest.path, manifestPath);
+    } catch (error) {
+      // Newest first: the export is the only target that can have been published here.
+      await removeTemps(fs, temps, log);
+      for (const target of published.reverse()) await withdrawTarget(fs, target, log, random);
+      throw new PublishError(`${describe(error)}; nothing published`, { cause: error });
+    }
+    // Committed. Nothing below may undo or fail the publication.
+    if ((await unlinkQuietly(fs, manifestTemp)) === null) temps.delete(manifestTemp);
+    await removeTemps(fs, temps, log);
+    for (const path of temps) log(`published; a byte-identical temporary file remains at ${path}`);
+    await syncDirectory(fs, dirname(manifestPath));
+  } finally {
+    if (options.lock === undefined) await lock.release();
   }
   return {
-    manifestPath: targets.manifestPath,
+    manifestPath,
     manifestSha256: documents.manifest.sha256,
-    exportPath: targets.exportPath,
+    exportPath,
     exportSha256: documents.export?.sha256 ?? null,
   };
+}
+
+/** The path the lock is named after: the manifest's name in its canonical directory. */
+export async function lockTarget(manifestPath: string): Promise<string> {
+  const absolute = resolve(manifestPath);
+  return join(await canonicalPath(dirname(absolute)), basename(absolute));
 }

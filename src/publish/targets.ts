@@ -1,8 +1,10 @@
 // Pre-flight rules for output paths (ingest.md §8 step 1), checked before anything is read,
 // screened or deleted: distinct targets, never the input file, never a directory, never an
 // existing file without --overwrite, and a writable parent directory.
+// "Existing" is lstat-based, so a dangling symlink counts: publication links without following
+// symlinks and would otherwise refuse it only at the end of a long run.
 import { constants } from "node:fs";
-import { access, realpath, stat } from "node:fs/promises";
+import { access, lstat, realpath, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { LittleCanaryError } from "../errors.js";
 
@@ -21,7 +23,7 @@ export class PublishError extends LittleCanaryError {
   }
 }
 
-async function canonicalPath(path: string): Promise<string> {
+export async function canonicalPath(path: string): Promise<string> {
   // realpath of the deepest existing ancestor, so "m.json" and "./m.json" (or a symlinked
   // directory) compare equal even before the file exists.
   const absolute = resolve(path);
@@ -34,9 +36,9 @@ async function canonicalPath(path: string): Promise<string> {
   }
 }
 
-async function statOrNull(path: string) {
+async function statOrNull(path: string, follow: boolean) {
   try {
-    return await stat(path);
+    return follow ? await stat(path) : await lstat(path);
   } catch {
     return null;
   }
@@ -56,9 +58,8 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
   if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
   for (const [flag, path] of checks) {
-    const info = await statOrNull(path);
-    if (info?.isDirectory()) throw new PublishError(`${flag} ${path} is a directory`);
-    if (info && !targets.overwrite) throw new PublishError(`${flag} ${path} already exists (use --overwrite to replace it)`);
+    if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${path} is a directory`);
+    if ((await statOrNull(path, false)) !== null && !targets.overwrite) throw new PublishError(`${flag} ${path} already exists (use --overwrite to replace it)`);
   }
 }
 

@@ -1,0 +1,76 @@
+// The file-system operations publication performs, as an injectable interface (conventions:
+// inject the world). Production uses `nodePublishFs`; tests and the crash bench wrap it
+// (see fs-hooks.ts) to fail or slow down any single operation. Tests run as root, so permission
+// bits cannot simulate a failure: injection is the only honest way to exercise every error path.
+//
+// Contract: each method performs exactly one system call (or one logical write for `write`), so
+// "fail the Nth operation" means one precise point in the publication sequence.
+import { constants } from "node:fs";
+import { link, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
+
+/** What makes a file "ours": the same inode on the same device, still of the size we wrote. */
+export interface FileIdentity {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: bigint;
+}
+
+export interface PublishFileHandle {
+  /** Writes every byte (looping over short writes). */
+  write(data: Uint8Array): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PublishFs {
+  /** "create" is O_CREAT|O_EXCL|O_WRONLY (never reuses a path); "directory" opens for fsync. */
+  open(path: string, purpose: "create" | "directory", mode?: number): Promise<PublishFileHandle>;
+  /** Hard link: fails with EEXIST when `target` exists, so it never replaces anything. */
+  link(existing: string, target: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  /** lstat with bigint fields: a symlink is identified as itself, never as what it points to. */
+  stat(path: string): Promise<FileIdentity>;
+  mkdir(path: string, mode: number): Promise<void>;
+  rmdir(path: string): Promise<void>;
+}
+
+export const nodePublishFs: PublishFs = {
+  async open(path, purpose, mode = 0o600) {
+    const flags =
+      purpose === "create" ? constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY : constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
+    const handle = await open(path, flags, mode);
+    return {
+      async write(data) {
+        let offset = 0;
+        while (offset < data.byteLength) {
+          const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
+          offset += bytesWritten;
+        }
+      },
+      sync: () => handle.sync(),
+      close: () => handle.close(),
+    };
+  },
+  link: (existing, target) => link(existing, target),
+  rename: (from, to) => rename(from, to),
+  unlink: (path) => unlink(path),
+  async stat(path) {
+    const info = await lstat(path, { bigint: true });
+    return { dev: info.dev, ino: info.ino, size: info.size };
+  },
+  async mkdir(path, mode) {
+    await mkdir(path, { mode });
+  },
+  rmdir: (path) => rmdir(path),
+};
+
+export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size;
+}
+
+/** The `code` of a Node system error, or null. */
+export function errorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : null;
+}

@@ -1,0 +1,103 @@
+// The publication lock: one `proper-lockfile` lock per manifest path, so two runs that target
+// the same files cannot interleave their pre-flight checks, deletions and links.
+//
+// Why on the manifest path: the manifest is what a consumer trusts, and every run that could
+// write a pair writes a manifest. The manifest may not exist yet, so the lock is taken with
+// `realpath: false` on the canonical path and lives at `<manifest>.lock` (a directory created
+// with mkdir, which is atomic). The holder refreshes its mtime; a lock whose mtime is older than
+// STALE_LOCK_MS belonged to a process that died (kill -9, power loss) and is taken over.
+//
+// A lock that is compromised while held (removed or taken over by someone else) is recorded,
+// never thrown from a timer: publication checks `compromised` before it commits and rolls back.
+import { dirname } from "node:path";
+import lockfile from "proper-lockfile";
+import { errorCode } from "./fs.js";
+import { PublishError } from "./targets.js";
+
+/** A holder refreshes its lock every STALE_LOCK_MS / 2; this long without a refresh = dead. */
+export const STALE_LOCK_MS = 20_000;
+const RETRY_INTERVAL_MS = 250;
+
+export interface PublicationLock {
+  readonly manifestPath: string;
+  readonly lockPath: string;
+  /** Set when the lock was lost while held; publication must not commit after that. */
+  readonly compromised: Error | null;
+  /** Idempotent; never throws (a lock that cannot be removed goes stale and is recovered). */
+  release(): Promise<void>;
+}
+
+export interface LockOptions {
+  /** How long to wait for a lock held by another run; 0 (default) fails at once. */
+  readonly waitSeconds?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => number;
+  /** Stops waiting (an interrupted run must not sit in the wait loop). */
+  readonly signal?: AbortSignal;
+}
+
+export function lockPathFor(manifestPath: string): string {
+  return `${manifestPath}.lock`;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `manifestPath` should be canonical (targets.ts canonicalPath), so aliases share one lock. */
+export async function acquirePublicationLock(manifestPath: string, options: LockOptions = {}): Promise<PublicationLock> {
+  const waitSeconds = options.waitSeconds ?? 0;
+  if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new PublishError("--wait-lock must be a finite number of seconds >= 0");
+  const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
+  const lockPath = lockPathFor(manifestPath);
+  const deadline = now() + waitSeconds * 1000;
+  let compromised: Error | null = null;
+  for (;;) {
+    try {
+      const unlock = await lockfile.lock(manifestPath, {
+        realpath: false,
+        lockfilePath: lockPath,
+        stale: STALE_LOCK_MS,
+        retries: 0,
+        onCompromised: (error) => {
+          compromised = error;
+        },
+      });
+      let released = false;
+      return {
+        manifestPath,
+        lockPath,
+        get compromised() {
+          return compromised;
+        },
+        async release() {
+          if (released) return;
+          released = true;
+          try {
+            await unlock();
+          } catch {
+            // Already compromised or removed: nothing of ours is left to remove.
+          }
+        },
+      };
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ELOCKED") {
+        if (options.signal?.aborted) throw new PublishError("interrupted while waiting for the publication lock", { cause: error });
+        if (now() < deadline) {
+          await sleep(Math.min(RETRY_INTERVAL_MS, Math.max(1, deadline - now())));
+          continue;
+        }
+        throw new PublishError(
+          `another run is publishing to ${manifestPath} (lock ${lockPath} is held)` +
+            (waitSeconds > 0 ? `; still held after waiting ${waitSeconds}s` : "; retry later or pass --wait-lock SECONDS"),
+          { cause: error },
+        );
+      }
+      if (code === "ENOENT" || code === "ENOTDIR") {
+        // Same message as the directory check, so a missing directory reads the same either way.
+        throw new PublishError(`--manifest directory is not writable: ${dirname(manifestPath)}`, { cause: error });
+      }
+      throw new PublishError(`could not lock ${manifestPath} (${code ?? "unknown error"})`, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,113 @@
+// Rollback of a publication that did not commit: remove our temp files, then take back every
+// target this call published — but only while it is still ours.
+//
+// Checking then deleting a path is racy: a concurrent writer could replace the file between our
+// stat and our unlink, and we would delete their file. So a published target is first moved
+// (rename, atomic) into a private `.ingest-recovery-<random>/` directory next to it; what we
+// moved is now out of everyone's reach and is compared with the identity we recorded
+// (dev + ino + size). Ours → deleted. Anything else is a concurrent replacement → linked back to
+// the target path (no-clobber, so never over a newer file); if that fails it stays in the
+// recovery directory, and the path is logged. Rollback never deletes a file that is not ours.
+import { basename, dirname, join } from "node:path";
+import { errorCode, sameIdentity, type FileIdentity, type PublishFs } from "./fs.js";
+import { randomName, unlinkQuietly } from "./temp.js";
+
+export const RECOVERY_PREFIX = ".ingest-recovery-";
+
+export type RollbackLog = (message: string) => void;
+
+export interface PublishedTarget {
+  readonly path: string;
+  readonly identity: FileIdentity;
+}
+
+/** Removes each registered temp; what cannot be removed stays in the set and is logged. */
+export async function removeTemps(fs: PublishFs, temps: Set<string>, log: RollbackLog): Promise<void> {
+  for (const path of [...temps]) {
+    const failure = await unlinkQuietly(fs, path);
+    if (failure === null) temps.delete(path);
+    else log(`could not remove temporary file ${path} (${failure})`);
+  }
+}
+
+async function retryOnce<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch {
+    return operation();
+  }
+}
+
+async function removeRecoveryDir(fs: PublishFs, directory: string, log: RollbackLog): Promise<void> {
+  try {
+    await retryOnce(() => fs.rmdir(directory));
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") log(`could not remove recovery directory ${directory} (${errorCode(error) ?? "unknown error"})`);
+  }
+}
+
+/** Takes back one published target if it is still ours; never deletes anyone else's file. */
+export async function withdrawTarget(
+  fs: PublishFs,
+  target: PublishedTarget,
+  log: RollbackLog,
+  random: () => string = randomName,
+): Promise<void> {
+  const recovery = join(dirname(target.path), `${RECOVERY_PREFIX}${random()}`);
+  const held = join(recovery, basename(target.path));
+  try {
+    await retryOnce(async () => {
+      try {
+        await fs.mkdir(recovery, 0o700);
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") throw error;
+      }
+    });
+  } catch (error) {
+    log(`rollback could not create ${recovery} (${errorCode(error) ?? "unknown error"}); ${target.path} is left in place`);
+    return;
+  }
+  try {
+    await fs.rename(target.path, held);
+  } catch (first) {
+    if (errorCode(first) === "ENOENT") {
+      // Someone removed it already: nothing of ours is at the target any more.
+      await removeRecoveryDir(fs, recovery, log);
+      return;
+    }
+    try {
+      await fs.rename(target.path, held);
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") {
+        log(`rollback could not move ${target.path} aside (${errorCode(error) ?? "unknown error"}); it is left in place`);
+      }
+      await removeRecoveryDir(fs, recovery, log);
+      return;
+    }
+  }
+  let ours = false;
+  try {
+    ours = sameIdentity(await retryOnce(() => fs.stat(held)), target.identity);
+  } catch {
+    // Identity unknown: treat it as someone else's, which is the case that never loses data.
+    ours = false;
+  }
+  if (ours) {
+    const failure = await unlinkQuietly(fs, held);
+    if (failure !== null) {
+      log(`rollback could not remove ${held} (${failure}); it is our own unpublished file`);
+      return;
+    }
+    await removeRecoveryDir(fs, recovery, log);
+    return;
+  }
+  try {
+    await retryOnce(() => fs.link(held, target.path));
+  } catch (error) {
+    log(`ingest rollback retained a concurrent file at ${held} (it had replaced ${target.path}; ${errorCode(error) ?? "unknown error"})`);
+    return;
+  }
+  log(`ingest rollback kept a concurrent replacement of ${target.path}`);
+  if ((await unlinkQuietly(fs, held)) === null) await removeRecoveryDir(fs, recovery, log);
+  else log(`a second link to the concurrent file remains at ${held}`);
+}

@@ -1,0 +1,84 @@
+// Temp files for publication: `.<target name>.<random>.tmp` in the target's own directory (so a
+// hard link to the target never crosses a file system), created exclusively with mode 0600,
+// written in full, fsynced and closed before anyone links them.
+//
+// The path is handed to `register` the moment the file exists, before the first byte is
+// written, so rollback can remove it whatever fails next. Only the instant between the kernel
+// creating the file and `open` returning is uncovered (the seed's "empty temp" case).
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join } from "node:path";
+import { errorCode, type FileIdentity, type PublishFs } from "./fs.js";
+
+export const TEMP_SUFFIX = ".tmp";
+
+export interface TempFile {
+  readonly path: string;
+  /** Recorded after fsync; a published target is "ours" only while it still has this identity. */
+  readonly identity: FileIdentity;
+}
+
+export function randomName(): string {
+  return randomBytes(8).toString("hex");
+}
+
+export function tempPathFor(target: string, random: string): string {
+  return join(dirname(target), `.${basename(target)}.${random}${TEMP_SUFFIX}`);
+}
+
+export async function writeTemp(
+  fs: PublishFs,
+  target: string,
+  bytes: Uint8Array,
+  register: (path: string) => void,
+  random: () => string = randomName,
+): Promise<TempFile> {
+  const path = tempPathFor(target, random());
+  const handle = await fs.open(path, "create", 0o600);
+  register(path);
+  try {
+    await handle.write(bytes);
+    await handle.sync();
+  } catch (error) {
+    // The write error is the one worth reporting; a close failure after it adds nothing.
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  // A failed close can mean lost data on some file systems: it fails the publication too.
+  await handle.close();
+  const identity = await fs.stat(path);
+  if (identity.size !== BigInt(bytes.byteLength)) {
+    throw Object.assign(new Error(`temp file ${path} has ${identity.size} bytes, expected ${bytes.byteLength}`), { code: "EIO" });
+  }
+  return { path, identity };
+}
+
+/** fsync a directory so the links and unlinks in it survive a power loss; best effort. */
+export async function syncDirectory(fs: PublishFs, directory: string): Promise<boolean> {
+  try {
+    const handle = await fs.open(directory, "directory");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+    return true;
+  } catch {
+    // Some platforms and file systems refuse to open or fsync a directory (EISDIR, EINVAL,
+    // EPERM); durability of the entry is then up to the file system.
+    return false;
+  }
+}
+
+/** unlink that treats "already gone" as done and retries once (a transient EIO, EAGAIN). */
+export async function unlinkQuietly(fs: PublishFs, path: string): Promise<string | null> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.unlink(path);
+      return null;
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT") return null;
+      if (attempt >= 1) return code ?? "unknown error";
+    }
+  }
+}
