@@ -1,0 +1,103 @@
+// `little-canary serve` through its command builder: flags, startup log, signals, exit codes
+// (cli-server-demo.md §1.3, §2.1, §6 items 7, 9–11).
+import { createServer as createNetServer } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { serveCommand } from "../../cli/commands/serve.js";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { runLocal } from "./_cli.js";
+
+let ollama: OllamaStandIn | undefined;
+afterEach(async () => {
+  await ollama?.close();
+  ollama = undefined;
+});
+
+describe("serve flags", () => {
+  for (const port of ["-1", "65536", "abc"]) {
+    it(`refuses --port ${port} with exit 2 before starting`, async () => {
+      const run = runLocal(serveCommand, ["serve", "--port", port]);
+      expect(await run.done).toBe(2);
+      expect(run.stderr.text).toContain("invalid port");
+      if (port !== "abc") expect(run.stderr.text).toContain("0..65535");
+      expect(run.stderr.text).not.toContain("starting");
+    });
+  }
+
+  it("refuses an --ollama-url with user info without echoing it", async () => {
+    const run = runLocal(serveCommand, ["serve", "--port", "0", "--ollama-url", "http://user:hunter2@127.0.0.1:11434"]);
+    expect(await run.done).toBe(2);
+    expect(run.stderr.text).toContain("--ollama-url must not contain user info");
+    expect(run.stderr.text).not.toContain("hunter2");
+  });
+
+  it("refuses a bad LITTLE_CANARY_TIMEOUT naming the variable", async () => {
+    const run = runLocal(serveCommand, ["serve", "--port", "0"], { env: { LITTLE_CANARY_TIMEOUT: "soon" } });
+    expect(await run.done).toBe(2);
+    expect(run.stderr.text).toContain("LITTLE_CANARY_TIMEOUT");
+  });
+
+  it("refuses --timeout 0 and a non-integer --max-concurrent as usage errors", async () => {
+    expect(await runLocal(serveCommand, ["serve", "--timeout", "0"]).done).toBe(2);
+    expect(await runLocal(serveCommand, ["serve", "--max-concurrent", "0"]).done).toBe(2);
+  });
+});
+
+describe("serve run", () => {
+  it("binds port 0, logs the real port and defaults to stderr, serves, and exits 0 on SIGINT", async () => {
+    ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
+    const run = runLocal(serveCommand, ["serve", "--port", "0", "--ollama-url", ollama.url]);
+    const ready = await run.stderr.waitFor(/\[INFO\] 🐤 Canary server ready on http:\/\/127\.0\.0\.1:(\d+)/);
+    const port = Number(ready[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(run.stderr.text).toContain(`   Port: ${port}`);
+    expect(run.stderr.text).toContain("   Mode: advisory");
+    expect(run.stderr.text).toContain("   Model: qwen2.5:1.5b");
+    expect(run.stderr.text).toContain("   Canary timeout: 600s");
+    expect(run.stderr.text).toContain("   Available: true");
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ mode: "advisory", canary_timeout: 600, endpoint_class: "loopback", on_degraded: "fail_open" });
+    const secret = "my private sentence for the canary";
+    const check = await fetch(`http://127.0.0.1:${port}/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: secret }),
+    });
+    expect(check.status).toBe(200);
+    run.signal("SIGINT");
+    expect(await run.done).toBe(0);
+    expect(run.stderr.text).toContain("🐤 Shutting down...");
+    expect(run.stderr.text).not.toContain(secret);
+    expect(run.stdout.text).toBe("");
+  });
+
+  it("reports a degraded start when Ollama lacks the model, with --fail-closed visible in /health", async () => {
+    ollama = await startOllamaStandIn({ models: [{ name: "other:1b" }], reply: { fault: "status", status: 404 } });
+    const run = runLocal(serveCommand, ["serve", "--port", "0", "--ollama-url", ollama.url, "--fail-closed", "--mode", "block"]);
+    const line = await run.stderr.waitFor(/\[WARNING\] 🐤 Canary server listening — DEGRADED on http:\/\/127\.0\.0\.1:(\d+)/);
+    const health = (await (await fetch(`http://127.0.0.1:${line[1]}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ mode: "block", on_degraded: "fail_closed", ready: false, status: "degraded" });
+    const verdict = (await (
+      await fetch(`http://127.0.0.1:${line[1]}/check`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "hello" }),
+      })
+    ).json()) as Record<string, unknown>;
+    expect(verdict).toMatchObject({ safe: false, degraded: true, blocked_by: "fail_closed" });
+    run.signal("SIGTERM");
+    expect(await run.done).toBe(0);
+  });
+
+  it("reports a busy port in one line and exits 1", async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const run = runLocal(serveCommand, ["serve", "--port", String(port), "--no-canary"]);
+      expect(await run.done).toBe(1);
+      expect(run.stderr.text).toBe(`error: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+});
