@@ -4,9 +4,13 @@
 // `maxDepth` and only finite numbers, the result equals `JSON.parse(text)`. Anything else is a
 // failure value with a stable code; the parser never throws on any input and never echoes it.
 //
-// Why not `JSON.parse`: it lets the last duplicate key win silently, and it cannot tell us which
-// strings came from an escaped lone surrogate. Why iterative: hostile nesting must end in a
-// refusal, never in a stack overflow. Objects are built with `Object.fromEntries`, which
+// Why not `JSON.parse` for the line: it lets the last duplicate key win silently, and it cannot
+// tell us which strings came from an escaped lone surrogate. The structure, keys, duplicates,
+// depth and numbers are all handled here; `JSON.parse` is used only as a native unescaper for a
+// single string token that contains a backslash (its string grammar is exactly RFC 8259's, and
+// it keeps `\ud800` as a lone code unit, which we then detect).
+//
+// Why iterative: hostile nesting must end in a refusal, never in a stack overflow. Objects are built with `Object.fromEntries`, which
 // defines own data properties, so a `__proto__` key is an ordinary key and never touches a
 // prototype (the same thing `JSON.parse` does).
 //
@@ -30,6 +34,8 @@ type Frame =
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+/** A quote, a backslash or a control character: the only characters a string scan stops at. */
+const STRING_STOP = /["\\\u0000-\u001f]/g;
 
 class ParseFailure {
   constructor(
@@ -40,13 +46,6 @@ class ParseFailure {
 
 function malformed(rule: string): ParseFailure {
   return new ParseFailure("malformed_json", `malformed JSON (${rule})`);
-}
-
-function hexValue(unit: number): number {
-  if (unit >= 0x30 && unit <= 0x39) return unit - 0x30;
-  if (unit >= 0x61 && unit <= 0x66) return unit - 0x57;
-  if (unit >= 0x41 && unit <= 0x46) return unit - 0x37;
-  return -1;
 }
 
 function isDigit(unit: number): boolean {
@@ -174,12 +173,13 @@ class LineParser {
 
   private skipWhitespace(): void {
     const text = this.text;
+    const length = text.length;
     let pos = this.pos;
-    for (;;) {
+    while (pos < length) {
       const unit = text.charCodeAt(pos);
       // JSON whitespace only: space, tab, line feed, carriage return.
-      if (unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0d) pos++;
-      else break;
+      if (unit > 0x20 || (unit !== 0x20 && unit !== 0x09 && unit !== 0x0a && unit !== 0x0d)) break;
+      pos++;
     }
     this.pos = pos;
   }
@@ -227,70 +227,40 @@ class LineParser {
   /** Parses a string starting at the opening quote; `pos` ends after the closing quote. */
   private parseString(): string {
     const text = this.text;
-    let pos = this.pos + 1;
-    let runStart = pos;
-    let out = "";
-    let sawSurrogateEscape = false;
+    const open = this.pos;
+    let pos = open + 1;
+    let escaped = false;
+    // Jump from one interesting character to the next natively instead of char by char.
     for (;;) {
-      const unit = text.charCodeAt(pos);
+      STRING_STOP.lastIndex = pos;
+      const match = STRING_STOP.exec(text);
+      if (match === null) throw malformed("unterminated string");
+      const at = match.index;
+      const unit = text.charCodeAt(at);
       if (unit === QUOTE) {
-        out += text.slice(runStart, pos);
-        this.pos = pos + 1;
-        // Raw input is well-formed (strict UTF-8), so only an escape can leave a lone half.
-        if (sawSurrogateEscape && !out.isWellFormed()) this.loneSurrogate = true;
-        return out;
+        pos = at;
+        break;
       }
       if (unit === BACKSLASH) {
-        out += text.slice(runStart, pos);
-        const escape = text.charCodeAt(pos + 1);
-        pos += 2;
-        switch (escape) {
-          case QUOTE:
-            out += '"';
-            break;
-          case BACKSLASH:
-            out += "\\";
-            break;
-          case 0x2f /* / */:
-            out += "/";
-            break;
-          case 0x62 /* b */:
-            out += "\b";
-            break;
-          case 0x66 /* f */:
-            out += "\f";
-            break;
-          case 0x6e /* n */:
-            out += "\n";
-            break;
-          case 0x72 /* r */:
-            out += "\r";
-            break;
-          case 0x74 /* t */:
-            out += "\t";
-            break;
-          case 0x75 /* u */: {
-            let code = 0;
-            for (let k = 0; k < 4; k++) {
-              const digit = hexValue(text.charCodeAt(pos + k));
-              if (digit < 0) throw malformed("invalid \\u escape");
-              code = code * 16 + digit;
-            }
-            pos += 4;
-            if (code >= 0xd800 && code <= 0xdfff) sawSurrogateEscape = true;
-            out += String.fromCharCode(code);
-            break;
-          }
-          default:
-            throw malformed(Number.isNaN(escape) ? "unterminated string" : "invalid escape");
-        }
-        runStart = pos;
+        escaped = true;
+        // Skip the escaped character so an escaped quote does not end the string; the escape
+        // itself is validated when the string is unescaped below.
+        pos = at + 2;
         continue;
       }
-      if (unit < 0x20) throw malformed("control character in string");
-      if (Number.isNaN(unit)) throw malformed("unterminated string");
-      pos++;
+      throw malformed("control character in string");
     }
+    this.pos = pos + 1;
+    if (!escaped) return text.slice(open + 1, pos);
+    let value: string;
+    try {
+      value = JSON.parse(text.slice(open, pos + 1)) as string;
+    } catch {
+      throw malformed("invalid escape");
+    }
+    // Raw input is well-formed (strict UTF-8), so only an escape can leave a lone half.
+    if (!value.isWellFormed()) this.loneSurrogate = true;
+    return value;
   }
 }
 

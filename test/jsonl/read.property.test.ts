@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_READER_LIMITS, type ReaderKind, type ReaderLimits } from "../../src/jsonl/limits.js";
 import { readRecords, type ReadOutcome } from "../../src/jsonl/read.js";
+import { textByteLength } from "../../src/jsonl/record.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
+import { utf8ByteLength } from "../../src/text/codepoints.js";
 
 const REFUSAL_CODES = [
   "line_too_long", "invalid_utf8", "bom", "too_many_items", "malformed_json", "duplicate_key",
@@ -166,6 +168,21 @@ describe("readRecords properties", () => {
         expect(outcome.ok ? "ok" : outcome.refusal.code).toBe("too_deep");
       }),
       { numRuns: 25 },
+    );
+  });
+});
+
+describe("text byte size", () => {
+  it("counts exactly like utf8ByteLength, a lone surrogate as 3 bytes", () => {
+    const unit = fc.oneof(
+      fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u)),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (text) => {
+        expect(textByteLength(text)).toBe(utf8ByteLength(text));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
