@@ -1,0 +1,105 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { CorpusError, loadCorpora, loadIdsFile, selectCases } from "../../src/eval/corpus.js";
+
+const REPO = resolve(import.meta.dirname, "../..");
+const PROMPTS = resolve(REPO, "../shared/corpora/prompts.json");
+const FP = resolve(REPO, "../shared/corpora/prompts_fp_realistic.json");
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "lc-corpus-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(name: string, content: string | Uint8Array): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+describe("loading corpora", () => {
+  test("the original corpora load as they are: 160 attacks and 20 benign, then 40 benign", async () => {
+    const loaded = await loadCorpora([PROMPTS, FP], { cwd: REPO });
+    expect(loaded.files.map((f) => f.cases)).toEqual([180, 40]);
+    expect(loaded.files[0]?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const first = loaded.cases.slice(0, 180);
+    expect(first.filter((c) => c.kind === "attack")).toHaveLength(160);
+    expect(first.filter((c) => c.kind === "benign")).toHaveLength(20);
+    expect(loaded.cases.slice(180).every((c) => c.kind === "benign" && c.corpusIndex === 1)).toBe(true);
+  });
+
+  test("an object with a cases array is a corpus; defaults fill category, stealth and failure mode", async () => {
+    const path = await file("c.json", JSON.stringify({ cases: [{ id: "a", prompt: "hi", expected_safe: true }] }));
+    const loaded = await loadCorpora([path], { cwd: dir });
+    expect(loaded.cases[0]).toMatchObject({ id: "a", category: "uncategorized", stealth: 3, failureMode: "", adjudication: null });
+  });
+
+  test("a duplicate key anywhere in a corpus refuses it", async () => {
+    const path = await file("d.json", '[{"id":"a","prompt":"x","prompt":"y","expected_safe":true}]');
+    await expect(loadCorpora([path], { cwd: dir })).rejects.toThrow(/duplicate key/);
+  });
+
+  test("a byte order mark, invalid UTF-8 and an escaped lone surrogate are refused", async () => {
+    const bom = await file("bom.json", new Uint8Array([0xef, 0xbb, 0xbf, 0x5b, 0x5d]));
+    await expect(loadCorpora([bom], { cwd: dir })).rejects.toThrow(/byte order mark/);
+    const bad = await file("bad.json", new Uint8Array([0x5b, 0x22, 0xff, 0x22, 0x5d]));
+    await expect(loadCorpora([bad], { cwd: dir })).rejects.toThrow(/UTF-8/);
+    const lone = await file("lone.json", '[{"id":"a","prompt":"\\ud800","expected_safe":false}]');
+    await expect(loadCorpora([lone], { cwd: dir })).rejects.toThrow(/lone surrogate/);
+  });
+
+  test("ids must be unique across all corpora, and the error names ids, never prompts", async () => {
+    const a = await file("a.json", JSON.stringify([{ id: "dup", prompt: "SECRET-PROMPT", expected_safe: false }]));
+    const b = await file("b.json", JSON.stringify([{ id: "dup", prompt: "other", expected_safe: true }]));
+    const error = await loadCorpora([a, b], { cwd: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorpusError);
+    expect((error as Error).message).toContain('"dup"');
+    expect((error as Error).message).not.toContain("SECRET-PROMPT");
+  });
+
+  test("a case with a wrong field type is refused with the field name and the case index", async () => {
+    const path = await file("t.json", JSON.stringify([{ id: "a", prompt: "x", expected_safe: "no" }]));
+    await expect(loadCorpora([path], { cwd: dir })).rejects.toThrow(/case 0: field 'expected_safe'/);
+  });
+
+  test("a paired-probe case whose adjudication contradicts expected_safe is refused", async () => {
+    const path = await file("p.json", JSON.stringify([{ id: "a", prompt: "x", expected_safe: true, adjudication: "positive" }]));
+    await expect(loadCorpora([path], { cwd: dir })).rejects.toThrow(/adjudication 'positive'/);
+  });
+});
+
+describe("selecting cases", () => {
+  test("an ids file runs exactly those cases in its order, across corpora (fp-h01 before c1-01)", async () => {
+    const loaded = await loadCorpora([PROMPTS, FP], { cwd: REPO });
+    const ids = await loadIdsFile(await file("ids.json", '["fp-h01","c1-01"]'), { cwd: dir });
+    expect(selectCases(loaded, ids).map((c) => c.id)).toEqual(["fp-h01", "c1-01"]);
+  });
+
+  test("ids file errors: not a list of strings, duplicates, unknown ids", async () => {
+    const loaded = await loadCorpora([PROMPTS], { cwd: REPO });
+    await expect(loadIdsFile(await file("n.json", '[1]'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
+    await expect(loadIdsFile(await file("o.json", '{"ids":[]}'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
+    await expect(loadIdsFile(await file("d.json", '["c1-01","c1-01"]'), { cwd: dir })).rejects.toThrow("IDs file contains duplicates");
+    const unknown = await loadIdsFile(await file("u.json", '["c1-01","nope-1","nope-2"]'), { cwd: dir });
+    expect(() => selectCases(loaded, unknown)).toThrow('Unknown case IDs: "nope-1", "nope-2"');
+  });
+
+  test("a paired probe cannot be mixed with ordinary cases", async () => {
+    const paired = await file(
+      "p.json",
+      JSON.stringify([
+        { id: "jb-1", prompt: "x", expected_safe: false, adjudication: "positive", paired_case_id: "jb-1c" },
+        { id: "jb-1c", prompt: "y", expected_safe: true, adjudication: "benign_control", paired_case_id: "jb-1" },
+      ]),
+    );
+    const loaded = await loadCorpora([PROMPTS, paired], { cwd: REPO });
+    expect(() => selectCases(loaded, null)).toThrow(/paired probe/);
+    const alone = await loadCorpora([paired], { cwd: dir });
+    expect(selectCases(alone, null)).toHaveLength(2);
+  });
+});
