@@ -175,7 +175,8 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
 
   // Every string of a record without other problems is one of the fields checked above, so this
   // only fires if that reasoning is ever broken by a change; it keeps "any string" true.
-  if (context.loneSurrogate && !problems.some((p) => p.code === "lone_surrogate") && problems.every((p) => p.severity === "budget")) {
+  const alreadyMalformed = problems.some((p) => p.severity === "malformed");
+  if (context.loneSurrogate && !alreadyMalformed) {
     add("lone_surrogate", [], `${item}: a string is not valid Unicode (lone surrogate)`);
   }
   return problems;
