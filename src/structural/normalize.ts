@@ -39,6 +39,8 @@ const LEET: Readonly<Record<string, string>> = {
 const LEET_TOKEN = /[A-Za-z0-9@$]*[A-Za-z][A-Za-z0-9@$]*/g;
 const HAS_LEET = /[0-9@$]/;
 // Three or more single letters separated by single spaces: "i g n o r e".
+const LEET_HINT = /[A-Za-z][0-9@$]|[0-9@$][A-Za-z]/;
+const SPACED_HINT = /\b[A-Za-z] [A-Za-z] [A-Za-z]\b/;
 const SPACED_LETTERS = /\b[A-Za-z](?: [A-Za-z]){2,}\b/g;
 
 /**
@@ -46,9 +48,16 @@ const SPACED_LETTERS = /\b[A-Za-z](?: [A-Za-z]){2,}\b/g;
  * nothing (so callers can skip a redundant pass).
  */
 export function deobfuscatedView(folded: string): string | null {
-  const unleet = folded.replace(LEET_TOKEN, (token) =>
-    HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token,
-  );
-  const unspaced = unleet.replace(SPACED_LETTERS, (run) => run.replace(/ /g, ""));
-  return unspaced === folded ? null : unspaced;
+  // Cheap pre-tests: most text has neither shape, and the token pass below is not free.
+  const leet = LEET_HINT.test(folded);
+  const spaced = SPACED_HINT.test(folded);
+  if (!leet && !spaced) return null;
+  let out = folded;
+  if (leet) {
+    out = out.replace(LEET_TOKEN, (token) =>
+      HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token,
+    );
+  }
+  if (spaced) out = out.replace(SPACED_LETTERS, (run) => run.replace(/ /g, ""));
+  return out === folded ? null : out;
 }

@@ -62,11 +62,15 @@ const OWNED_INSTRUCTION_NOUN =
   "(?:instructions?|directives?|rules|guidelines|system\\s+prompt|prompts?|programming|guardrails|safeguards|restrictions|polic(?:y|ies)|training|filters)";
 // "attackers can ignore previous instructions" reports an attack; it does not issue one.
 // Likewise a phrase quoted right after a word that names or reports it ("the payload 'ignore
-// previous instructions'", "an email saying '…'") is mentioned, not used.
-const NOT_REPORTED =
-  "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+)" +
-  "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|saying|says|said|wrote|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«])";
+// previous instructions'", "an email saying '…'") is mentioned, not used. `notReported(verbs)`
+// is placed right AFTER the verb: a look-behind at the start of a pattern would be evaluated at
+// every position of the text, one after a literal only where the verb matched.
+const notReported = (verbs: string): string =>
+  "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+" + verbs + ")" +
+  "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|saying|says|said|wrote|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«]" + verbs + ")";
 
+const SWITCH_OFF_VERB =
+  "(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)";
 const SAFETY_QUALIFIER = "(?:content|safety|ethical|ethics|moral|moderation)";
 const SAFEGUARD_NOUN =
   "(?:filters?|filtering|restrictions?|guidelines|rules|module|checks|mode|protocols?|polic(?:y|ies)|guardrails|safeguards|constraints|training|measures|settings|layers?|parameters|classifiers?)";
@@ -99,6 +103,18 @@ const NOT_HOW_TO =
 const DEVICE_CONTEXT =
   "(?!\\s+(?:on|in|for)\\s+(?:your\\s+|my\\s+|the\\s+|an?\\s+)?(?:[\\w-]+\\s+)?(?:android|iphone|ios|phone|device|chrome|firefox|edge|browser|windows|mac|macos|pc|laptop|tablet|xbox|playstation|console|settings|extensions?|app|router)\\b)";
 
+// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT), and
+// the same for Chinese and Russian; a negation right before the verb ("n'oubliez pas les
+// instructions" = "do not forget the instructions") is not an override.
+const ML_VERB =
+  "(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)";
+const ML_OWNER =
+  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales)";
+const ML_NOUN =
+  "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras)";
+const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
+const RU_VERB = "(?:игнорируй|проигнорируй|забудь|игнорируйте|забудьте)";
+
 // ---- decode helpers for the encoding rows ---------------------------------------------------
 
 /** Escapes that spell plain ASCII text (not control bytes, shellcode or accented letters). */
@@ -126,15 +142,15 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // Row 1: override verb + earlier/previous + instruction noun (English), and the same shape in
   // other languages (script view: no look-alike folding, so Cyrillic stays Cyrillic).
   rule(L.INSTRUCTION_OVERRIDE, "language",
-    `${NOT_REPORTED}\\b${OVERRIDE_VERB}\\b${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b`, "i"),
+    `\\b${OVERRIDE_VERB}\\b${notReported(OVERRIDE_VERB)}${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b`, "i"),
   rule(L.INSTRUCTION_OVERRIDE, "script",
-    "(?<!\\bn['’]\\s?|\\bne\\s|\\bno\\s|\\bnon\\s|\\bnão\\s|\\bnao\\s)(?<!\\p{L})(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)(?!\\p{L})[^\\n.!?]{0,30}?(?<!\\p{L})(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales)(?!\\p{L})[^\\n.!?]{0,30}?(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras)" +
-    "|(?<!不要|别|勿|不能|不可|請勿|请勿)(?:忽略|无视|忽视|無視|忽視|忘记|忘記)[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)" +
-    "|(?<!не\\s)(?:игнорируй|проигнорируй|забудь|игнорируйте|забудьте)[^\\n.!?]{0,50}(?:инструкци|указани|правил)",
+    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+    `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB})[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
+    `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
     "iu"),
   // Row 2: override verb + your/all/any + instruction noun.
   rule(L.OVERRIDE_INSTRUCTIONS, "language",
-    `${NOT_REPORTED}\\b${OVERRIDE_VERB}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your|all|any|every|the\\s+system)\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}\\b`, "i"),
+    `\\b${OVERRIDE_VERB}${notReported(OVERRIDE_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your|all|any|every|the\\s+system)\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}\\b`, "i"),
   // Row 3: "you are now / from now on" + a new persona.
   rule(L.FORCED_PERSONA, "language",
     `\\b(?:(?:you\\s+are|you're|you\\s+will|you'll|you\\s+shall|you\\s+must)\\s+(?:now|henceforth|from\\s+now\\s+on)|from\\s+now\\s+on,?\\s+(?:you\\s+(?:are|will|shall|must)|you're|you'll))\\b,?\\s+${PERSONA_TAIL}`, "i"),
@@ -202,7 +218,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "<\\s*script[\\s>/]|\\bjavascript\\s*:(?!\\s)|\\b(?:href|src|action|formaction|xlink:href)\\s*=\\s*[\"']?\\s*(?:vbscript|data:text\\/html)|<[a-z][^<>\\n]{0,200}?\\son[a-z]{3,20}\\s*=", "i"),
   // Row 19: a separator line that announces a system/admin section or the end of the input.
   rule(L.FAKE_DELIMITER, "code",
-    "(?:-{3,}|={3,}|#{4,}|\\*{3,}|_{3,})[ \\t]*\\[?[ \\t]*(?:(?:begin|start|end)\\s+(?:of\\s+)?)?(?:(?:system|admin|developer|root)(?:\\s+(?:prompt|message|instructions?|override|note|notice|update|mode|command|end|ends|begins?|start|reset)\\b|[ \\t]*(?:[:\\]]|-{2,}|={2,}|#{2,}|$))|end\\s+of\\s+(?:the\\s+)?(?:conversation|instructions?|system|prompt|context|input|session|user|chat|roleplay|transcript)\\b|(?:new|override)\\s+instructions?\\b|instructions?\\s+(?:begin|start|end|override)\\b)", "im"),
+    "(?:(?<!-)-{3,}|(?<!=)={3,}|(?<!#)#{4,}|(?<!\\*)\\*{3,}|(?<!_)_{3,})[ \\t]*\\[?[ \\t]*(?:(?:begin|start|end)\\s+(?:of\\s+)?)?(?:(?:system|admin|developer|root)(?:\\s+(?:prompt|message|instructions?|override|note|notice|update|mode|command|end|ends|begins?|start|reset)\\b|[ \\t]*(?:[:\\]]|-{2,}|={2,}|#{2,}|$))|end\\s+of\\s+(?:the\\s+)?(?:conversation|instructions?|system|prompt|context|input|session|user|chat|roleplay|transcript)\\b|(?:new|override)\\s+instructions?\\b|instructions?\\s+(?:begin|start|end|override)\\b)", "im"),
   // Row 20: chat-template control tokens.
   rule(L.FAKE_SPECIAL_TOKEN, "code",
     "<\\|\\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|end_of_text|begin_of_text|eot_id|start_header_id|end_header_id|fim_\\w{1,10})\\s*\\|>|\\[\\/?INST\\]|<<\\/?SYS>>|<\\/?(?:start_of_turn|end_of_turn)>", "i"),
@@ -212,7 +228,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     `|\\b(?:${PERSONA_NOUN}|DAN)\\b${GAP(30)}\\b(?:with\\s+no|has\\s+no|have\\s+no|having\\s+no|without\\s+(?:any\\s+)?|free\\s+(?:of|from)\\s+(?:all\\s+|any\\s+)?|no\\s+longer\\s+(?:has|bound\\s+by|restricted\\s+by)\\s+(?:any\\s+)?)${NO_LIMITS_NOUN}\\b`, "i"),
   // New: switching safeguards off, or answering without them.
   rule(L.SAFETY_BYPASS, "language",
-    `${NOT_REPORTED}\\b(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+|the\\s+|its\\s+|these\\s+|those\\s+)?(?:${SAFETY_QUALIFIER}\\s+){1,2}${SAFEGUARD_NOUN}\\b` +
+    `\\b${SWITCH_OFF_VERB}${notReported(SWITCH_OFF_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+|the\\s+|its\\s+|these\\s+|those\\s+)?(?:${SAFETY_QUALIFIER}\\s+){1,2}${SAFEGUARD_NOUN}\\b` +
     `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:(?:any|your|the|all)\\s+(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|restrictions|censorship|moderation|guardrails|safeguards)|(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|censorship|moderation|guardrails|safeguards)|${SAFETY_QUALIFIER}\\s+restrictions)\\b` +
     `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been)\\s+(?:now\\s+)?(?:disabled|off|removed|lifted|suspended|bypassed|deactivated)\\b`, "i"),
   // New: a line that opens a fake system/developer turn with a directive, or an instruction

@@ -1,0 +1,61 @@
+import { describe, expect, test } from "vitest";
+import {
+  caesarShift,
+  decodeBase64Text,
+  decodeHexText,
+  findEncodedInjection,
+  reverseCodePoints,
+  utf8DropInvalid,
+} from "../../src/structural/decode.js";
+
+const b64 = (s: string): string => Buffer.from(s).toString("base64");
+const isTarget = (t: string): boolean => t.includes("TARGET");
+
+describe("decoding primitives", () => {
+  test("invalid UTF-8 bytes are dropped, not replaced", () => {
+    expect(utf8DropInvalid(Uint8Array.from([0x68, 0xff, 0x69]))).toBe("hi");
+  });
+
+  test("base64 and base64url decode to printable text; binary does not", () => {
+    expect(decodeBase64Text(b64("hello there, general reader"))).toBe("hello there, general reader");
+    expect(decodeBase64Text(Buffer.from("hello there?>?>?> general").toString("base64url"))).toBe("hello there?>?>?> general");
+    expect(decodeBase64Text(Buffer.from(Array.from({ length: 40 }, (_, i) => i)).toString("base64"))).toBeNull();
+  });
+
+  test("a mix of both base64 alphabets is not base64", () => {
+    expect(decodeBase64Text("abcd+efgh_ijklmnopqrstuvwx")).toBeNull();
+  });
+
+  test("hex runs decode with any prefix style", () => {
+    expect(decodeHexText("\\x68\\x65\\x6c\\x6c\\x6f\\x20\\x77\\x6f\\x72\\x6c\\x64")).toBe("hello world");
+    expect(decodeHexText("%68%65%6c%6c%6f%20%77%6f%72%6c%64")).toBe("hello world");
+  });
+
+  test("caesar and reverse keep non-letters and surrogate pairs intact", () => {
+    expect(caesarShift("Abc, xyz!", 13)).toBe("Nop, klm!");
+    expect(reverseCodePoints("a😀b")).toBe("b😀a");
+  });
+});
+
+describe("bounded layered search", () => {
+  test("three layers of base64 are undone within the default depth", () => {
+    expect(findEncodedInjection(`x ${b64(b64(b64("the TARGET phrase here")))}`, isTarget)).toBe("base64");
+  });
+
+  test("a payload deeper than maxDepth is not reached", () => {
+    const deep = b64(b64(b64("the TARGET phrase here")));
+    expect(findEncodedInjection(`x ${deep}`, isTarget, { maxDepth: 2, maxCandidates: 512, maxDecodedUnits: 1 << 20 })).toBeNull();
+  });
+
+  test("the candidate cap stops the search", () => {
+    const decoys = Array.from({ length: 5 }, (_, i) => b64(`decoy number ${i} padding text`)).join(" ");
+    const text = `${decoys} ${b64("the TARGET phrase here")}`;
+    expect(findEncodedInjection(text, isTarget)).toBe("base64");
+    expect(findEncodedInjection(text, isTarget, { maxDepth: 3, maxCandidates: 3, maxDecodedUnits: 1 << 20 })).toBeNull();
+  });
+
+  test("the decoded-size cap stops the search", () => {
+    const text = `${b64("x".repeat(3000))} ${b64("the TARGET phrase here")}`;
+    expect(findEncodedInjection(text, isTarget, { maxDepth: 3, maxCandidates: 512, maxDecodedUnits: 1000 })).toBeNull();
+  });
+});
