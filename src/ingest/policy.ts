@@ -6,15 +6,12 @@
 // same inputs with the same words.
 import { z } from "zod";
 import { UsageError } from "../errors.js";
+// The reader enforces these caps while reading; the policy shares them rather than restating them.
+import { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS } from "../jsonl/limits.js";
+
+export { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS };
 
 export const POLICY_NAME = "strict/v1";
-
-/** Largest `max_item_bytes` (and `segment_chars`) a policy may ask for: 64 MiB. */
-export const MAX_ITEM_BYTES_CEILING = 67_108_864;
-
-/** Fixed label caps (not part of the policy document). */
-export const MAX_LABEL_CHARS = 256;
-export const MAX_METADATA_KEY_CHARS = 128;
 
 /** Truncation limits for per-record evidence. */
 export const MAX_SIGNAL_CHARS = 128;
