@@ -172,6 +172,9 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       { manifestPath: targets.manifestPath, exportPath: targets.exportPath, overwrite: false },
       { fs, lock, signal: controller.signal, log: (message) => io.stderr.write(`warning: ${message}\n`) },
     );
+    if (controller.signal.aborted) {
+      await writeOut(io.stderr, "warning: interrupted, but the publication had already committed: the pair below is complete\n");
+    }
     const exitCode = ingestExitCode(run.manifest.document);
     await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode));
     return exitCode;

@@ -274,6 +274,21 @@ describe("rollback of a published export", () => {
   });
 });
 
+describe("publication under a lost lock", () => {
+  it("does not commit once the lock is compromised: the export is taken back, nothing published", async () => {
+    const dir = await scratch();
+    let lost: Error | null = null;
+    const lock = { manifestPath: join(dir, "m.json"), lockPath: join(dir, "m.json.lock"), get compromised() { return lost; }, release: async () => undefined };
+    const fs = recordingFs((call) => {
+      if (call.op === "link" && call.to?.endsWith("e.json")) lost = new Error("lock taken over");
+    }).fs;
+    await expect(publish(fresh, { manifestPath: join(dir, "m.json"), exportPath: join(dir, "e.json"), overwrite: false }, { fs, lock })).rejects.toThrow(
+      "publication lock",
+    );
+    expect((await dirState(dir)).files).toEqual([]);
+  });
+});
+
 describe("publication inputs", () => {
   it("refuses a manifest that does not record the export it is published with, before touching the disk", async () => {
     const dir = await scratch();

@@ -1,0 +1,91 @@
+// The publication lock on the manifest path: one holder at a time, a bounded wait, recovery of a
+// lock left by a killed process, and a lost lock that stops publication before it commits.
+import { mkdir, rm, stat, utimes } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { acquirePublicationLock, lockPathFor, STALE_LOCK_MS } from "../../src/publish/lock.js";
+import { tempDir } from "./_support.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(() => cleanup());
+
+describe("publication lock", () => {
+  it("is a <manifest>.lock directory that exists while held and is gone after release", async () => {
+    const manifest = join(dir, "m.json");
+    const lock = await acquirePublicationLock(manifest);
+    expect((await stat(lockPathFor(manifest))).isDirectory()).toBe(true);
+    await lock.release();
+    await lock.release();
+    await expect(stat(lockPathFor(manifest))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("refuses a second holder at once with a message that names the lock and --wait-lock", async () => {
+    const manifest = join(dir, "m.json");
+    const first = await acquirePublicationLock(manifest);
+    try {
+      await expect(acquirePublicationLock(manifest)).rejects.toMatchObject({
+        code: "publish",
+        message: expect.stringMatching(/another run is publishing to .*m\.json \(lock .*m\.json\.lock is held\); retry later or pass --wait-lock SECONDS/),
+      });
+    } finally {
+      await first.release();
+    }
+  });
+
+  it("waits up to --wait-lock seconds and gets the lock once the holder releases it", async () => {
+    const manifest = join(dir, "m.json");
+    const first = await acquirePublicationLock(manifest);
+    setTimeout(() => void first.release(), 300);
+    const started = Date.now();
+    const second = await acquirePublicationLock(manifest, { waitSeconds: 5 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    await second.release();
+  });
+
+  it("gives up after the wait and says so", async () => {
+    const manifest = join(dir, "m.json");
+    const first = await acquirePublicationLock(manifest);
+    try {
+      await expect(acquirePublicationLock(manifest, { waitSeconds: 0.3 })).rejects.toThrow("still held after waiting 0.3s");
+    } finally {
+      await first.release();
+    }
+  });
+
+  it("stops waiting when the run is interrupted", async () => {
+    const manifest = join(dir, "m.json");
+    const first = await acquirePublicationLock(manifest);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    try {
+      await expect(acquirePublicationLock(manifest, { waitSeconds: 30, signal: controller.signal })).rejects.toThrow("interrupted");
+    } finally {
+      await first.release();
+    }
+  });
+
+  it("recovers a lock left by a killed process once it is older than the stale threshold", async () => {
+    const manifest = join(dir, "m.json");
+    await mkdir(lockPathFor(manifest));
+    const old = new Date(Date.now() - STALE_LOCK_MS - 5_000);
+    await utimes(lockPathFor(manifest), old, old);
+    const lock = await acquirePublicationLock(manifest);
+    expect(lock.compromised).toBeNull();
+    await lock.release();
+  });
+
+  it("does not take over a recent lock of another process", async () => {
+    const manifest = join(dir, "m.json");
+    await mkdir(lockPathFor(manifest));
+    await expect(acquirePublicationLock(manifest)).rejects.toThrow("another run is publishing");
+    await rm(lockPathFor(manifest), { recursive: true });
+  });
+
+  it("reports a missing directory the way the directory check does", async () => {
+    await expect(acquirePublicationLock(join(dir, "missing", "m.json"))).rejects.toThrow(`--manifest directory is not writable: ${join(dir, "missing")}`);
+  });
+});
