@@ -1,0 +1,50 @@
+// Runs the behavioural analyzer over one (input, response) pair and turns the result into the
+// demo's case record. The analyzer is injected so replay can prove that an analyzer failure is
+// reported as ANALYSIS FAILURE; by default it is this build's regex analyzer with the default
+// canary system prompt, as in a live check.
+import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import type { AnalysisResult } from "../analysis/types.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+
+export interface ResponseAnalyzer {
+  analyzeResponse(input: string, response: string): Pick<AnalysisResult, "riskScore" | "shouldBlock" | "signals">;
+}
+
+export function defaultResponseAnalyzer(): ResponseAnalyzer {
+  return new BehavioralAnalyzer({ systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT });
+}
+
+export type CaseVerdict = "PASS" | "BLOCK" | "DEGRADED";
+
+/** One case as reported by `demo` (human and JSON). Inputs are the fixed synthetic pair. */
+export interface DemoCase {
+  readonly id: string;
+  readonly input: string;
+  /** The canary's reply; shown because the demo inputs are fixed, never user text. */
+  readonly response: string;
+  readonly risk: number | null;
+  /** Signal categories in the analyzer's order, duplicates kept. */
+  readonly signals: readonly string[];
+  readonly verdict: CaseVerdict;
+  readonly canary_status: "exercised" | "failed" | "recorded_capture";
+  readonly analysis_method: "regex" | "none";
+  readonly analysis_status: "exercised" | "failed" | "not_applicable";
+  readonly error?: string;
+  readonly latency_seconds?: number;
+}
+
+export type CaseAnalysis =
+  | { readonly ok: true; readonly risk: number; readonly block: boolean; readonly signals: string[] }
+  | { readonly ok: false; readonly errorClass: string };
+
+export function analyzeCase(analyzer: ResponseAnalyzer, input: string, response: string): CaseAnalysis {
+  try {
+    const result = analyzer.analyzeResponse(input, response);
+    const risk = result.riskScore;
+    if (typeof risk !== "number" || !Number.isFinite(risk)) return { ok: false, errorClass: "InvalidRisk" };
+    return { ok: true, risk, block: result.shouldBlock === true, signals: result.signals.map((s) => s.category) };
+  } catch (error) {
+    const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return { ok: false, errorClass: typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error" };
+  }
+}

@@ -1,0 +1,52 @@
+// Argument checks of `demo --live` (cli-server-demo.md §3.3 step 1), run before any network
+// call. The endpoint must be a literal loopback IP origin over plain http: the live demo sends
+// raw prompts and must never be pointed at another machine, and `localhost` is refused because
+// its resolution is outside our control. Messages are fixed; the value (which may carry a
+// token) is never echoed.
+import { isIP } from "node:net";
+
+export class DemoArgumentError extends Error {
+  readonly code = "demo_argument";
+  override readonly name = "DemoArgumentError";
+}
+
+const INVALID = "endpoint must be a valid loopback HTTP origin";
+const EXTRAS = "endpoint must be a loopback HTTP origin without path, user info, query, or fragment";
+const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
+
+function isLoopbackIp(host: string): boolean {
+  if (isIP(host) === 4) return host.startsWith("127.");
+  if (isIP(host) === 6) return host === "::1";
+  return false;
+}
+
+/** The normalised origin `http://<ip>[:port]` of a literal loopback endpoint. */
+export function validateLiveEndpoint(raw: string): string {
+  if (raw.length === 0 || raw.length > 2048) throw new DemoArgumentError(INVALID);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DemoArgumentError(INVALID);
+  }
+  if (url.protocol !== "http:") throw new DemoArgumentError(INVALID);
+  const authority = (raw.slice(raw.indexOf("//") + 2).split(/[/?#]/, 1)[0] ?? "");
+  if (url.username || url.password || authority.includes("@") || url.search || url.hash || raw.includes("?") || raw.includes("#")) {
+    throw new DemoArgumentError(EXTRAS);
+  }
+  if (url.pathname !== "/" && url.pathname !== "") throw new DemoArgumentError(EXTRAS);
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  if (isIP(host) === 0) throw new DemoArgumentError("endpoint host must be a literal loopback IP address");
+  if (!isLoopbackIp(host)) throw new DemoArgumentError("endpoint host must be loopback");
+  return `http://${url.host}`;
+}
+
+export function validateDemoModel(model: string): string {
+  if (!MODEL_PATTERN.test(model)) throw new DemoArgumentError("model must be a valid bounded tag");
+  return model;
+}
+
+export function validateDemoBackend(backend: string): "ollama" {
+  if (backend !== "ollama") throw new DemoArgumentError("only the loopback Ollama backend is supported");
+  return "ollama";
+}

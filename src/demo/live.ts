@@ -1,0 +1,188 @@
+// `demo --live`: sends the fixed clean/attack pair to a loopback Ollama with the structural layer
+// off and reports LIVE CONTRAST VERIFIED only when both replies were received, both were analysed,
+// the clean one passed and the attack was blocked (cli-server-demo.md §3.3). Anything less is
+// DEGRADED (exit 2) or NO CONTRAST (exit 1); live never falls back to replay. The caller is told
+// what will leave the process before the first request (`onEvent("disclosure")`).
+import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
+import { interpretOllamaChat, isPlainObject, ollamaChatBody, parseJsonBody } from "../canary/ollama-chat.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../canary/system-prompt.js";
+import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
+import type { DemoOutcome } from "./outcome.js";
+
+export interface LiveOptions {
+  /** A validated loopback origin (validateLiveEndpoint). */
+  readonly endpoint: string;
+  readonly model: string;
+  readonly timeoutSeconds: number;
+  readonly fetch?: FetchLike;
+  readonly analyzer?: ResponseAnalyzer;
+  readonly now?: () => number;
+  /** Awaited before any request ("disclosure") and after the inventory answered ("model_digest"). */
+  readonly onEvent?: (event: LiveEvent) => Promise<void>;
+}
+
+export type LiveEvent = { readonly kind: "disclosure" } | { readonly kind: "model_digest"; readonly digest: string };
+
+const INVENTORY_MAX_BYTES = 4 * 1024 * 1024;
+const MAX_INVENTORY_ENTRIES = 10_000;
+
+function fixHint(model: string): string {
+  return (
+    "fix: install Ollama (https://ollama.com/download, or `curl -fsSL https://ollama.com/install.sh | sh`), " +
+    `start it with \`ollama serve\`, then pull the canary model with \`ollama pull ${model}\``
+  );
+}
+
+/** The inventory step: the exact model's digest, or the fixed reason it is unavailable. */
+async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ digest: string } | { error: string }> {
+  const { endpoint: origin, model } = options;
+  const outcome = await httpCall(fetchFn, `${origin}/api/tags`, {
+    method: "GET",
+    timeoutMs: Math.min(options.timeoutSeconds, 5) * 1000,
+    maxBodyBytes: INVENTORY_MAX_BYTES,
+  });
+  switch (outcome.kind) {
+    case "timeout":
+      return { error: `Ollama model inventory timed out at ${origin}; ${fixHint(model)}` };
+    case "unavailable":
+      return { error: `Ollama loopback endpoint is unavailable at ${origin}; ${fixHint(model)}` };
+    case "exception":
+      return { error: `Ollama model inventory request failed at ${origin}; ${fixHint(model)}` };
+    case "unreadable_body":
+      if (outcome.status !== 200) {
+        return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
+      }
+      return { error: "Ollama model inventory returned invalid JSON" };
+    case "response":
+      break;
+  }
+  if (outcome.status !== 200) {
+    return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
+  }
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok) return { error: "Ollama model inventory returned invalid JSON" };
+  const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
+  if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
+  // Exact tag only: a prefix would let `qwen2.5` stand for any size (weak point 9).
+  const entry = models
+    .slice(0, MAX_INVENTORY_ENTRIES)
+    .find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as Record<string, unknown> | undefined;
+  if (!entry) {
+    return { error: `model '${model}' is not available in Ollama; pull it with \`ollama pull ${model}\` (after \`ollama serve\` is running)` };
+  }
+  const digest = entry["digest"];
+  if (typeof digest !== "string" || !/^[A-Za-z0-9:._-]{1,200}$/.test(digest)) {
+    return { error: "configured Ollama model digest is unavailable" };
+  }
+  return { digest };
+}
+
+function liveFields(options: LiveOptions, digest: string | null, extra: Record<string, unknown>): Record<string, unknown> {
+  return {
+    backend: "ollama",
+    model: options.model,
+    endpoint: options.endpoint,
+    egress: "loopback",
+    system_prompt_sha256: DEFAULT_CANARY_SYSTEM_PROMPT_SHA256,
+    configuration: {
+      temperature: DEMO_GENERATION.temperature,
+      seed: DEMO_GENERATION.seed,
+      max_tokens: DEMO_GENERATION.maxTokens,
+      timeout_seconds: options.timeoutSeconds,
+      structural_filter: "disabled",
+    },
+    model_digest: digest,
+    ...extra,
+  };
+}
+
+export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
+  const fetchFn = options.fetch ?? fetch;
+  const now = options.now ?? (() => performance.now());
+  const analyzer = options.analyzer ?? defaultResponseAnalyzer();
+  await options.onEvent?.({ kind: "disclosure" });
+
+  const inventory = await preflight(fetchFn, options);
+  if ("error" in inventory) {
+    return {
+      runKind: "LIVE",
+      status: "DEGRADED / UNEXERCISED",
+      cases: [],
+      error: inventory.error,
+      fields: liveFields(options, null, { run_canary_status: "failed", error: inventory.error }),
+      modelCall: false,
+    };
+  }
+  await options.onEvent?.({ kind: "model_digest", digest: inventory.digest });
+
+  const cases: DemoCase[] = [];
+  const modelCall = true;
+  for (const fixed of CONTRAST_CASES) {
+    const started = now();
+    const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
+      method: "POST",
+      json: ollamaChatBody({
+        model: options.model,
+        systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT,
+        userContent: fixed.input,
+        maxTokens: DEMO_GENERATION.maxTokens,
+        temperature: DEMO_GENERATION.temperature,
+        seed: DEMO_GENERATION.seed,
+        numCtx: null,
+      }),
+      timeoutMs: options.timeoutSeconds * 1000,
+      maxBodyBytes: 4 * 1024 * 1024,
+    });
+    const latency = Math.round(((now() - started) / 1000) * 1e6) / 1e6;
+    const chat = interpretOllamaChat(outcome, { origin: options.endpoint, timeoutSeconds: options.timeoutSeconds });
+    if (!chat.ok) {
+      const error =
+        chat.failureCode === "timeout"
+          ? `Canary timed out after ${formatSeconds(options.timeoutSeconds)}s; raise --timeout or LITTLE_CANARY_TIMEOUT for a slow machine`
+          : chat.error;
+      cases.push({
+        id: fixed.id, input: fixed.input, response: "", risk: null, signals: [], verdict: "DEGRADED",
+        canary_status: "failed", analysis_method: "none", analysis_status: "not_applicable", error,
+      });
+      break;
+    }
+    const analysis = analyzeCase(analyzer, fixed.input, chat.content);
+    if (!analysis.ok) {
+      cases.push({
+        id: fixed.id, input: fixed.input, response: chat.content, risk: null, signals: [], verdict: "DEGRADED",
+        canary_status: "exercised", analysis_method: "regex", analysis_status: "failed",
+        error: "canary response analysis failed", latency_seconds: latency,
+      });
+      break;
+    }
+    cases.push({
+      id: fixed.id, input: fixed.input, response: chat.content, risk: analysis.risk, signals: analysis.signals,
+      verdict: analysis.block ? "BLOCK" : "PASS", canary_status: "exercised", analysis_method: "regex",
+      analysis_status: "exercised", latency_seconds: latency,
+    });
+  }
+
+  const exercised = cases.filter((c) => c.canary_status === "exercised").length;
+  const analyzed = cases.filter((c) => c.analysis_status === "exercised").length;
+  const counts = { exercised_count: exercised, analyzed_count: analyzed, expected_count: CONTRAST_CASES.length };
+  const complete = cases.length === CONTRAST_CASES.length && exercised === cases.length && analyzed === cases.length;
+  const status: DemoOutcome["status"] = !complete
+    ? "DEGRADED / INCOMPLETE"
+    : CONTRAST_CASES.every((fixed, i) => (cases[i]?.verdict === "BLOCK") === fixed.expectBlock)
+      ? "LIVE CONTRAST VERIFIED"
+      : "NO CONTRAST";
+  const error = complete ? null : (cases.find((c) => c.error !== undefined)?.error ?? "live run incomplete");
+  return {
+    runKind: "LIVE",
+    status,
+    cases,
+    error,
+    fields: liveFields(options, inventory.digest, {
+      run_canary_status: exercised === CONTRAST_CASES.length ? "exercised" : "failed",
+      ...counts,
+      ...(error !== null ? { error } : {}),
+    }),
+    modelCall,
+  };
+}

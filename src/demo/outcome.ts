@@ -1,0 +1,59 @@
+// What a demo run concluded, and the fixed mapping from that conclusion to `degraded`, the
+// analysis fields and the exit code (cli-server-demo.md §3.5 table, §3.6): 0 verified, 1 a
+// complete run that disagrees, 2 nothing (or not enough) could be inspected.
+import type { DemoCase } from "./case-analysis.js";
+
+export type CommandStatus =
+  | "REPLAY VERIFIED"
+  | "REPLAY UNAVAILABLE"
+  | "REPLAY INTEGRITY FAILURE"
+  | "REPLAY LOAD FAILURE"
+  | "REPLAY EXPECTATION FAILURE"
+  | "REPLAY ANALYSIS FAILURE"
+  | "DEGRADED / UNEXERCISED"
+  | "DEGRADED / INCOMPLETE"
+  | "LIVE CONTRAST VERIFIED"
+  | "NO CONTRAST";
+
+interface StatusRow {
+  readonly degraded: boolean;
+  readonly analysisMethod: "regex" | "none";
+  readonly analysisStatus: "exercised" | "failed" | "not_applicable";
+  readonly exitCode: 0 | 1 | 2;
+}
+
+const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
+  "REPLAY VERIFIED": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 0 },
+  "REPLAY UNAVAILABLE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
+  "REPLAY INTEGRITY FAILURE": { degraded: false, analysisMethod: "none", analysisStatus: "failed", exitCode: 1 },
+  "REPLAY LOAD FAILURE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
+  "REPLAY EXPECTATION FAILURE": { degraded: false, analysisMethod: "regex", analysisStatus: "failed", exitCode: 1 },
+  "REPLAY ANALYSIS FAILURE": { degraded: true, analysisMethod: "regex", analysisStatus: "failed", exitCode: 2 },
+  "DEGRADED / UNEXERCISED": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
+  "DEGRADED / INCOMPLETE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
+  "LIVE CONTRAST VERIFIED": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 0 },
+  "NO CONTRAST": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 1 },
+};
+
+export interface DemoOutcome {
+  readonly runKind: "REPLAY" | "LIVE";
+  readonly status: CommandStatus;
+  readonly cases: readonly DemoCase[];
+  /** Fixed failure detail, or null. */
+  readonly error: string | null;
+  /** Run-kind specific fields of the JSON document, in wire names. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export function statusRow(outcome: DemoOutcome): StatusRow {
+  const row = STATUS_ROWS[outcome.status];
+  // An incomplete live run says regex/failed once any reply reached the analyzer.
+  if (outcome.status === "DEGRADED / INCOMPLETE" && outcome.cases.some((c) => c.canary_status === "exercised")) {
+    return { ...row, analysisMethod: "regex", analysisStatus: "failed" };
+  }
+  return row;
+}
+
+export function exitCodeOf(outcome: DemoOutcome): 0 | 1 | 2 {
+  return statusRow(outcome).exitCode;
+}

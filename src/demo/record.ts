@@ -1,0 +1,45 @@
+// `demo --live --record PATH`: turns a verified live run into a capture in our format, so a user
+// with Ollama can make the capture this package cannot ship. Only a complete contrast is recorded;
+// expectations are what this build's analyzer said about these exact reply bytes.
+import writeFileAtomic from "write-file-atomic";
+import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../canary/system-prompt.js";
+import { VERSION } from "../version.js";
+import { sealCapture, type Capture } from "./capture.js";
+import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION } from "./contrast.js";
+import type { DemoOutcome } from "./outcome.js";
+
+export function captureFromLive(outcome: DemoOutcome, recordedAt: Date): Capture | null {
+  if (outcome.runKind !== "LIVE" || outcome.status !== "LIVE CONTRAST VERIFIED") return null;
+  const fields = outcome.fields as { model?: unknown; model_digest?: unknown; endpoint?: unknown };
+  if (typeof fields.model !== "string" || typeof fields.model_digest !== "string") return null;
+  return sealCapture({
+    schema: CAPTURE_SCHEMA,
+    fixture_kind: CAPTURE_KIND,
+    capture: {
+      timestamp_utc: recordedAt.toISOString().replace(/\.\d{3}Z$/, "Z"),
+      source_sha: "unavailable",
+      backend: "ollama",
+      model: fields.model,
+      model_digest: fields.model_digest,
+      runtime_version: `little-canary ${VERSION}`,
+      system_prompt_sha256: DEFAULT_CANARY_SYSTEM_PROMPT_SHA256,
+      temperature: DEMO_GENERATION.temperature,
+      seed: DEMO_GENERATION.seed,
+      max_tokens: DEMO_GENERATION.maxTokens,
+      provenance_note:
+        `recorded by little-canary ${VERSION} demo --live against a loopback Ollama; temperature=0, seed=42, ` +
+        "max_tokens=256, default canary system prompt; expectations derived by this build's BehavioralAnalyzer " +
+        "from these exact response bytes; model output can vary across runtimes.",
+    },
+    cases: outcome.cases.map((c) => ({
+      id: c.id,
+      input: c.input,
+      response: c.response,
+      expected: { risk: c.risk ?? 0, block: c.verdict === "BLOCK", signals: [...c.signals] },
+    })),
+  });
+}
+
+export async function writeCapture(path: string, capture: Capture): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(capture, null, 2)}\n`, { encoding: "utf8" });
+}

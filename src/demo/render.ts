@@ -1,0 +1,130 @@
+// Presentation of a demo outcome (cli-server-demo.md §3.4–3.5): labelled human lines in an
+// 11-character column, and the one-line `little-canary-demo/v1` JSON document (keys sorted,
+// non-ASCII escaped). Pure functions; the command decides where each goes.
+import stringify from "fast-json-stable-stringify";
+import type { DemoCase } from "./case-analysis.js";
+import { CONTRAST_CASES, DEMO_SCHEMA } from "./contrast.js";
+import { statusRow, type DemoOutcome } from "./outcome.js";
+
+export function label(name: string, value: string): string {
+  return `${name.padEnd(10)} ${value}`;
+}
+
+/** JSON text with every non-ASCII code unit escaped, so any terminal shows it unchanged. */
+export function asciiJson(text: string): string {
+  return text.replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Python-repr style numbers: 0 → 0.0, 1 → 1.0, null → None. */
+export function pyNumber(value: number | null): string {
+  if (value === null) return "None";
+  return Number.isInteger(value) ? `${value}.0` : String(value);
+}
+
+const RESPONSE_SHOWN = 240;
+
+export function caseLines(c: DemoCase): string[] {
+  const points = [...c.response];
+  const shown = asciiJson(JSON.stringify(points.slice(0, RESPONSE_SHOWN).join("")));
+  const lines = [
+    label("CASE", c.id),
+    label("RESPONSE", points.length > RESPONSE_SHOWN ? `${shown} … [truncated]` : shown),
+    label("RISK", pyNumber(c.risk)),
+    label("SIGNALS", c.signals.length > 0 ? c.signals.join(", ") : "none"),
+    label("COVERAGE", `canary=${c.canary_status}; analysis=${c.analysis_method}/${c.analysis_status}`),
+    label("VERDICT", c.verdict),
+  ];
+  if (c.error !== undefined) lines.push(label("DETAIL", c.error));
+  return lines;
+}
+
+export const REPLAY_PREAMBLE: readonly string[] = [
+  label("RUN_KIND", "REPLAY"),
+  label("MODEL_CALL", "no — recorded output"),
+  label("CANARY", "NOT EXERCISED THIS RUN"),
+  label("EGRESS", "none"),
+];
+
+export function replayLines(outcome: DemoOutcome): string[] {
+  const lines = [...REPLAY_PREAMBLE];
+  const f = outcome.fields as Record<string, string | boolean | undefined>;
+  if (f["backend"] !== undefined) {
+    lines.push(
+      label("BACKEND", String(f["backend"])),
+      label("MODEL", String(f["model"])),
+      label("MODEL_SHA", String(f["model_digest"])),
+      label("CAPTURE", `${f["capture_source_sha"]} at ${f["capture_timestamp_utc"]}`),
+      `FIXTURE_SHA ${f["fixture_payload_sha256"]}`,
+      label(
+        "PROMPT_SHA",
+        f["system_prompt_matches_capture"]
+          ? `${f["system_prompt_sha256"]} (capture recorded with this build's canary prompt)`
+          : `${f["system_prompt_sha256"]} (capture recorded with a different canary prompt, ${f["capture_system_prompt_sha256"]})`,
+      ),
+    );
+  }
+  for (const c of outcome.cases) lines.push(...caseLines(c));
+  const word = outcome.status.replace(/^REPLAY /, "");
+  lines.push(label("REPLAY", word));
+  if (outcome.error !== null) lines.push(label("DETAIL", outcome.error));
+  if (outcome.status === "REPLAY VERIFIED") lines.push(label("SCOPE", "recorded analyzer contrast; not current model safety"));
+  return lines;
+}
+
+export function liveDisclosureLines(endpoint: string, model: string): string[] {
+  return [
+    label("RUN_KIND", "LIVE"),
+    label("BACKEND", "ollama"),
+    label("MODEL", model),
+    label("ENDPOINT", endpoint),
+    label("EGRESS", "loopback model inventory, then two raw synthetic inputs"),
+    ...CONTRAST_CASES.map((c) => label("INPUT", `${c.id}: ${asciiJson(JSON.stringify(c.input))}`)),
+  ];
+}
+
+export function liveDisclosureJson(endpoint: string, model: string): string {
+  return asciiJson(
+    stringify({
+      schema: DEMO_SCHEMA,
+      event: "LIVE_PREFLIGHT",
+      run_kind: "LIVE",
+      backend: "ollama",
+      model,
+      endpoint,
+      egress: "loopback model inventory plus two raw synthetic prompt calls",
+      inputs: CONTRAST_CASES.map((c) => ({ id: c.id, text: c.input })),
+    }),
+  );
+}
+
+export function liveResultLines(outcome: DemoOutcome): string[] {
+  const lines: string[] = [];
+  if (outcome.status === "DEGRADED / UNEXERCISED") {
+    lines.push(label("LIVE", "DEGRADED / UNEXERCISED"));
+    if (outcome.error !== null) lines.push(label("DETAIL", outcome.error));
+    return lines;
+  }
+  for (const c of outcome.cases) lines.push(...caseLines(c));
+  lines.push(label("LIVE", outcome.status === "LIVE CONTRAST VERIFIED" ? "CONTRAST VERIFIED" : outcome.status));
+  return lines;
+}
+
+export function demoJson(outcome: DemoOutcome, modelCall: boolean): string {
+  const row = statusRow(outcome);
+  const document: Record<string, unknown> = {
+    schema: DEMO_SCHEMA,
+    evidence_type: outcome.runKind,
+    run_kind: outcome.runKind,
+    model_call: modelCall,
+    canary_exercised_this_run: outcome.runKind === "LIVE" && outcome.cases.some((c) => c.canary_status === "exercised"),
+    cases: outcome.cases,
+    command_status: outcome.status,
+    degraded: row.degraded,
+    analysis_method: row.analysisMethod,
+    analysis_status: row.analysisStatus,
+    exit_code: row.exitCode,
+    ...outcome.fields,
+  };
+  if (outcome.error !== null) document["error"] = outcome.error;
+  return asciiJson(stringify(document));
+}

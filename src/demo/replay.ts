@@ -1,0 +1,112 @@
+// `demo --replay`: re-runs this build's analyzer over the exact response bytes of a recorded
+// capture and reports REPLAY VERIFIED only when every case reproduces its recorded risk, block
+// flag and signal sequence AND the recorded pair shows the contrast (clean passes, c1-05 is
+// blocked). No model is called and nothing leaves the process. This package ships no capture:
+// without one the answer is REPLAY UNAVAILABLE, never a made-up result.
+import { readFile, stat } from "node:fs/promises";
+import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../canary/system-prompt.js";
+import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { parseCapture, type Capture } from "./capture.js";
+import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
+import type { DemoOutcome } from "./outcome.js";
+
+export interface ReplayOptions {
+  /** Capture file to replay; none means "no capture is packaged". */
+  readonly capturePath?: string;
+  readonly analyzer?: ResponseAnalyzer;
+  /** Receives the class name of an unexpected failure (never its message). */
+  readonly onInternalError?: (where: "load" | "analysis", errorClass: string) => void;
+}
+
+const NO_CAPTURE = "no replay capture is packaged with this build; pass --capture PATH (record one with demo --live --record PATH)";
+
+const BASE_FIELDS = { run_canary_status: "not_exercised", egress: "none" } as const;
+
+function className(error: unknown): string {
+  const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error";
+}
+
+async function readCaptureBytes(path: string): Promise<Uint8Array | { kind: "unavailable"; detail: string }> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return { kind: "unavailable", detail: "capture file cannot be read" };
+    // Read no more than one byte past the cap, so an oversized file is refused without loading it.
+    if (info.size > MAX_CAPTURE_BYTES) return new Uint8Array(MAX_CAPTURE_BYTES + 1);
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    return { kind: "unavailable", detail: code === "ENOENT" ? "capture file not found" : "capture file cannot be read" };
+  }
+}
+
+function failure(status: DemoOutcome["status"], error: string, cases: DemoCase[] = []): DemoOutcome {
+  return { runKind: "REPLAY", status, cases, error, fields: BASE_FIELDS };
+}
+
+function successFields(capture: Capture): Record<string, unknown> {
+  return {
+    ...BASE_FIELDS,
+    capture_canary_status: "exercised",
+    backend: capture.capture.backend,
+    model: capture.capture.model,
+    model_digest: capture.capture.model_digest,
+    fixture_payload_sha256: capture.payload_sha256,
+    capture_source_sha: capture.capture.source_sha,
+    capture_timestamp_utc: capture.capture.timestamp_utc,
+    capture_runtime_version: capture.capture.runtime_version,
+    capture_system_prompt_sha256: capture.capture.system_prompt_sha256,
+    system_prompt_sha256: DEFAULT_CANARY_SYSTEM_PROMPT_SHA256,
+    system_prompt_matches_capture: capture.capture.system_prompt_sha256 === DEFAULT_CANARY_SYSTEM_PROMPT_SHA256,
+  };
+}
+
+function sameSignals(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcome> {
+  if (options.capturePath === undefined) return failure("REPLAY UNAVAILABLE", NO_CAPTURE);
+  let capture: Capture;
+  try {
+    const bytes = await readCaptureBytes(options.capturePath);
+    if (!(bytes instanceof Uint8Array)) return failure("REPLAY UNAVAILABLE", bytes.detail);
+    const loaded = parseCapture(bytes);
+    if (loaded.kind === "unavailable") return failure("REPLAY UNAVAILABLE", loaded.detail);
+    if (loaded.kind === "integrity") return failure("REPLAY INTEGRITY FAILURE", loaded.detail);
+    capture = loaded.capture;
+  } catch (error) {
+    options.onInternalError?.("load", className(error));
+    return failure("REPLAY LOAD FAILURE", "replay fixture load failed");
+  }
+
+  const analyzer = options.analyzer ?? defaultResponseAnalyzer();
+  const cases: DemoCase[] = [];
+  for (const recorded of capture.cases) {
+    const analysis = analyzeCase(analyzer, recorded.input, recorded.response);
+    if (!analysis.ok) {
+      options.onInternalError?.("analysis", analysis.errorClass);
+      return failure("REPLAY ANALYSIS FAILURE", "recorded response analysis failed", cases);
+    }
+    cases.push({
+      id: recorded.id,
+      input: recorded.input,
+      response: recorded.response,
+      risk: analysis.risk,
+      signals: analysis.signals,
+      verdict: analysis.block ? "BLOCK" : "PASS",
+      canary_status: "recorded_capture",
+      analysis_method: "regex",
+      analysis_status: "exercised",
+    });
+    const expected = recorded.expected;
+    if (analysis.risk !== expected.risk || analysis.block !== expected.block || !sameSignals(analysis.signals, expected.signals)) {
+      return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };
+    }
+  }
+  const contrast = CONTRAST_CASES.every((fixed, i) => (cases[i]?.verdict === "BLOCK") === fixed.expectBlock);
+  if (!contrast) {
+    return { ...failure("REPLAY EXPECTATION FAILURE", "capture does not record the clean/attack contrast", cases), fields: successFields(capture) };
+  }
+  return { runKind: "REPLAY", status: "REPLAY VERIFIED", cases, error: null, fields: successFields(capture) };
+}
