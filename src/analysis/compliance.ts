@@ -3,7 +3,8 @@
 // Tightened over upstream so ordinary requests are not read as attacks: a request for "the
 // rules of chess" is not a prompt-extraction request, an authority claim needs a privileged
 // ask beside it, a benign role-play ("act as a tour guide") needs an unrestricted cue, and an
-// acknowledgement followed by a refusal ("Sure, but I can't…") does not count as compliance.
+// acknowledgement followed by a refusal ("Sure, but I can't…") or by an ordinary task product
+// ("Sure! Here is a summary of the email…") does not count as compliance.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
 import { GAP, WORD, rx } from "./_rules.js";
@@ -38,9 +39,9 @@ const AUTHORITY_ROLE = r`(?:ceo|cto|cfo|admin|administrator|developer|manager|su
 const AUTHORITY_CLAIM = rx(
   r`\bi(?:'m|\sam)\s(?:(?:the|a|an|your)\s)?(?:${WORD}\s)?${AUTHORITY_ROLE}\b|\b(?:ceo|admin|administrator|root|sudo|legal|compliance|board|anthropic|openai|security|internal|executive|system|developer)\s(?:speaking|here|request|override|command|directive|resolution|memo|briefing|audit|alert|notice|order|mandate)\b|\bthis is\s(?:the|your)\s(?:${WORD}\s)?(?:ceo|admin|administrator|manager|supervisor|officer|compliance|security|it support|legal|board|internal|executive|anthropic|openai|emergency|developer|system)\b|\bthis is an?\s(?:urgent\s)?(?:emergency|official|authori[sz]ed)\s(?:request|override|directive|order|notice)\b`,
 );
-/** (c) …and asks for something only authority would get. */
+/** (c) …and asks the assistant for something only authority would get. */
 const PRIVILEGED_ASK = rx(
-  r`\b(?:override|bypass|disable|unlock|grant|authori[sz]\p{L}{0,8}|clearance|credentials?|passwords?|confidential|classified|restricted|admin(?:istrator)?\saccess|root\saccess|system\sprompt|instructions|restrictions|protocols?|elevated|privileges?|permissions?|exception|access\s(?:to|level|code|key)|api\skeys?|secrets?|internal\s(?:data|documents|files|config(?:uration)?))\b`,
+  r`\b(?:override|bypass|disable|unlock|grant|give|reveal|show|share|send|provide|tell|disclose|release|export|dump|lift|remove|ignore|skip|waive)\b${GAP}\b(?:access|credentials?|passwords?|confidential|classified|restricted|your\s(?:system\s)?(?:prompt|instructions|rules|restrictions|guidelines|filters|safeguards)|admin|root|privileges|permissions|internal|api\skeys?|secrets?|clearance|safety|security\s(?:checks|protocols|controls|review)|restrictions|verification|authentication|approval)\b|\b(?:authori[sz]ation code|override code|clearance level|admin override|emergency override|executive override)\b`,
 );
 /** (c) The reply plays along. */
 const AUTHORITY_COMPLIANCE = rx(
@@ -65,8 +66,21 @@ const REFUSAL_NEAR_START = rx(
   r`\b(?:cannot|can not|unable|not able|decline|refuse|not allowed|not permitted|not possible|against my|must not|should not|i'm afraid|sorry|apologi[sz]e)\b|\b(?:can't|won't|shouldn't)\b`,
 );
 
+/**
+ * An opening that delivers an ordinary task product ("Sure! Here is a summary…", "The email
+ * describes…") is the canary doing its job on text that merely mentions an attack.
+ */
+const TASK_PRODUCT = rx(
+  r`\bhere(?:'s|\sis|\sare)\s(?:a|an|the|your|my)\s(?:(?:short|brief|quick|concise)\s)?(?:summary|translation|overview|explanation|breakdown|rundown|recap|analysis|review|rewrite|draft|outline)\b|\b(?:the|this)\s(?:email|article|message|text|document|newsletter|note|alert|notification|passage|post|story|report)\s(?:is|discusses|describes|reports|explains|says|mentions|warns|contains|highlights|talks|covers|notes)\b`,
+);
+
+/** The reply's opening agrees to the request, without refusing or doing an ordinary task. */
 function acknowledged(opening100: string, opening200: string): boolean {
-  return ACKNOWLEDGEMENT.test(opening100) && !REFUSAL_NEAR_START.test(opening200);
+  return (
+    ACKNOWLEDGEMENT.test(opening100) &&
+    !REFUSAL_NEAR_START.test(opening200) &&
+    !TASK_PRODUCT.test(opening200)
+  );
 }
 
 /**
@@ -96,7 +110,8 @@ export function checkAttackCompliance(inputText: string, replyText: string): Sig
     AUTHORITY_CLAIM.test(inputText) &&
     PRIVILEGED_ASK.test(inputText) &&
     AUTHORITY_COMPLIANCE.test(opening200) &&
-    !REFUSAL_NEAR_START.test(opening200)
+    !REFUSAL_NEAR_START.test(opening200) &&
+    !TASK_PRODUCT.test(opening200)
   ) {
     signals.push(makeSignal("attack_compliance", "complied with a claim of authority", replyText, 0, 0.8));
   }
