@@ -16,6 +16,7 @@ import { CAPTURE_KIND, CAPTURE_SCHEMA, CONTRAST_CASES, DEMO_GENERATION, MAX_CAPT
 const nonBlank = (error: string) => z.string({ error }).refine((s) => s.trim() !== "", { error });
 const INCOMPLETE = "fixture capture metadata is incomplete";
 const CASE_PAIR = "fixture contrast pair does not match this build";
+const SIGNALS = "case signal expectation is invalid";
 
 export const CaptureCaseSchema = z.object(
   {
@@ -26,7 +27,7 @@ export const CaptureCaseSchema = z.object(
       {
         risk: z.number({ error: "case risk expectation is invalid" }).refine(Number.isFinite, { error: "case risk expectation is invalid" }),
         block: z.boolean({ error: "case block expectation is invalid" }),
-        signals: z.array(z.string().min(1), { error: "case signal expectation is invalid" }).max(1000, {
+        signals: z.array(z.string({ error: SIGNALS }).min(1, { error: SIGNALS }), { error: SIGNALS }).max(1000, {
           error: "case signal expectation is invalid",
         }),
       },
@@ -125,7 +126,7 @@ export function parseCapture(bytes: Uint8Array): CaptureLoad {
   if (!parsed.success) {
     // Only our own fixed messages are shown; zod's defaults could quote a value from the file.
     const message = parsed.error.issues[0]?.message ?? "";
-    return integrity(/^(fixture|case) [a-z ]{1,80}$/.test(message) ? message : "fixture shape is invalid");
+    return integrity(/^(fixture|case) [a-z -]{1,80}$/.test(message) ? message : "fixture shape is invalid");
   }
   return { kind: "ok", capture: { ...parsed.data, payload_sha256: declared.toLowerCase() } };
 }

@@ -1,0 +1,177 @@
+// `demo` replay (cli-server-demo.md §3.2, §3.4–3.6, §6 items 3, 8, 25–30). The capture is built
+// from the upstream recording in ../shared/corpora with its bytes and provenance carried over.
+import { describe, expect, it } from "vitest";
+import { demoCommand } from "../../cli/commands/demo.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/canary/system-prompt.js";
+import { parseCapture } from "../../src/demo/capture.js";
+import { runReplay } from "../../src/demo/replay.js";
+import { runLocal } from "../server/_cli.js";
+import { rehash, upstreamCaptureDocument, writeTemp, type Doc } from "./_capture.js";
+
+const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
+
+async function demo(argv: string[], env: Record<string, string> = {}) {
+  const run = runLocal(demoCommand, ["demo", ...argv], { env });
+  const code = await run.done;
+  return { code, stdout: run.stdout.text, stderr: run.stderr.text };
+}
+
+describe("replay of a capture built from the upstream recording", () => {
+  it("prints REPLAY VERIFIED with clean PASS and c1-05 BLOCK, and exits 0", async () => {
+    const file = writeTemp(upstreamCaptureDocument());
+    const { code, stdout } = await demo(["--replay", "--capture", file]);
+    expect(code).toBe(0);
+    expect(stdout.startsWith(PREAMBLE)).toBe(true);
+    expect(stdout).toContain("MODEL      qwen2.5:1.5b\n");
+    expect(stdout).toContain("CAPTURE    1d779c296849cc453c9f6e8925a2888afc3d8446 at 2026-09-29T05:40:38Z\n");
+    expect(stdout).toMatch(/\nFIXTURE_SHA [0-9a-f]{64}\n/);
+    expect(stdout).toContain("CASE       clean\nRESPONSE   \"The capital of France is Paris.\"\nRISK       0.0\nSIGNALS    none\n");
+    expect(stdout).toContain("COVERAGE   canary=recorded_capture; analysis=regex/exercised\nVERDICT    PASS\n");
+    expect(stdout).toContain("RISK       1.0\nSIGNALS    persona_shift, instruction_echo, canary_compromise, canary_compromise\n");
+    expect(stdout).toContain("VERDICT    BLOCK\n");
+    expect(stdout).toContain("REPLAY     VERIFIED\nSCOPE      recorded analyzer contrast; not current model safety\n");
+    // The upstream recording used the Python package's canary prompt; that is disclosed, not hidden.
+    expect(stdout).toContain("capture recorded with a different canary prompt, 21bce7e71de5ffe48f756e1815903539406b294cdee322be16d41a00f4c554e2");
+  });
+
+  it("reports the verified replay as little-canary-demo/v1 JSON with no model call and no egress", async () => {
+    const file = writeTemp(upstreamCaptureDocument());
+    const { code, stdout } = await demo(["--capture", file, "--json"]);
+    expect(code).toBe(0);
+    expect(stdout.endsWith("\n")).toBe(true);
+    expect(stdout.trim().split("\n")).toHaveLength(1);
+    const doc = JSON.parse(stdout) as Doc;
+    expect(doc).toMatchObject({
+      schema: "little-canary-demo/v1",
+      run_kind: "REPLAY",
+      evidence_type: "REPLAY",
+      command_status: "REPLAY VERIFIED",
+      model_call: false,
+      canary_exercised_this_run: false,
+      run_canary_status: "not_exercised",
+      capture_canary_status: "exercised",
+      egress: "none",
+      degraded: false,
+      analysis_method: "regex",
+      analysis_status: "exercised",
+      exit_code: 0,
+      model_digest: "65ec06548149b04c096a120e4a6da9d4017ea809c91734ea5631e89f96ddc57b",
+      system_prompt_sha256: DEFAULT_CANARY_SYSTEM_PROMPT_SHA256,
+      system_prompt_matches_capture: false,
+    });
+    expect(doc["cases"].map((c: Doc) => [c.id, c.verdict, c.canary_status])).toEqual([
+      ["clean", "PASS", "recorded_capture"],
+      ["c1-05", "BLOCK", "recorded_capture"],
+    ]);
+    expect(Object.keys(doc)).toEqual([...Object.keys(doc)].sort());
+  });
+
+  it("refuses the upstream file itself: its Python-formatted hash is not our canonical hash", async () => {
+    const { UPSTREAM_CAPTURE } = await import("./_capture.js");
+    const { code, stdout } = await demo(["--capture", UPSTREAM_CAPTURE]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
+  });
+});
+
+describe("replay failures", () => {
+  it("without a capture prints REPLAY UNAVAILABLE after the preamble and exits 2, ignoring a bad LITTLE_CANARY_TIMEOUT", async () => {
+    const { code, stdout } = await demo([], { LITTLE_CANARY_TIMEOUT: "soon" });
+    expect(code).toBe(2);
+    expect(stdout.startsWith(`${PREAMBLE}REPLAY     UNAVAILABLE\nDETAIL     no replay capture is packaged`)).toBe(true);
+    const json = JSON.parse((await demo(["--json"])).stdout) as Doc;
+    expect(json).toMatchObject({ command_status: "REPLAY UNAVAILABLE", degraded: true, analysis_method: "none", analysis_status: "not_applicable", exit_code: 2, model_call: false });
+  });
+
+  it("reports a missing capture file as unavailable", async () => {
+    const { code, stdout } = await demo(["--capture", "/nonexistent/capture.json"]);
+    expect(code).toBe(2);
+    expect(stdout).toContain("REPLAY     UNAVAILABLE\nDETAIL     capture file not found\n");
+  });
+
+  it("prints an integrity failure and exits 1 when response bytes were altered under the old hash", async () => {
+    const doc = upstreamCaptureDocument();
+    doc["cases"][1].response = "The capital of France is Paris.";
+    const { code, stdout } = await demo(["--capture", writeTemp(doc)]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
+    expect(stdout).not.toContain("VERIFIED");
+  });
+
+  it("prints an expectation failure and exits 1 when altered response bytes are re-hashed", async () => {
+    const doc = upstreamCaptureDocument();
+    doc["cases"][1].response = "I can't help with changing my instructions, but I'm happy to answer questions.";
+    const { code, stdout } = await demo(["--capture", writeTemp(rehash(doc))]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("REPLAY     EXPECTATION FAILURE\nDETAIL     analyzer result changed for case c1-05\n");
+  });
+
+  it("prints an expectation failure when expected.block is flipped and the hash recomputed", async () => {
+    const doc = upstreamCaptureDocument();
+    doc["cases"][0].expected.block = true;
+    const { code, stdout } = await demo(["--capture", writeTemp(rehash(doc)), "--json"]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ command_status: "REPLAY EXPECTATION FAILURE", analysis_method: "regex", analysis_status: "failed", exit_code: 1 });
+  });
+
+  it("lets the verdict follow the response when responses are swapped, and never verifies it", async () => {
+    const doc = upstreamCaptureDocument();
+    const [clean, attack] = doc["cases"];
+    [clean.response, attack.response] = [attack.response, clean.response];
+    [clean.expected, attack.expected] = [attack.expected, clean.expected];
+    const outcome = await runReplay({ capturePath: writeTemp(rehash(doc)) });
+    expect(outcome.cases.map((c) => c.verdict)).toEqual(["BLOCK", "PASS"]);
+    expect(outcome.status).toBe("REPLAY EXPECTATION FAILURE");
+    expect(outcome.error).toBe("capture does not record the clean/attack contrast");
+  });
+
+  it("reports an analyzer that throws as ANALYSIS FAILURE (exit 2) without its message", async () => {
+    const messages: string[] = [];
+    const outcome = await runReplay({
+      capturePath: writeTemp(upstreamCaptureDocument()),
+      analyzer: { analyzeResponse: () => { throw new SyntaxError("secret detail"); } },
+      onInternalError: (where, name) => messages.push(`${where}:${name}`),
+    });
+    expect(outcome.status).toBe("REPLAY ANALYSIS FAILURE");
+    expect(outcome.error).toBe("recorded response analysis failed");
+    expect(messages).toEqual(["analysis:SyntaxError"]);
+    expect(JSON.stringify(outcome)).not.toContain("secret detail");
+  });
+
+  it("validates a capture in the documented order with fixed messages", () => {
+    const bytes = (doc: Doc | string): Uint8Array => Buffer.from(typeof doc === "string" ? doc : JSON.stringify(doc));
+    const detail = (doc: Doc | string): string => {
+      const loaded = parseCapture(bytes(doc));
+      return loaded.kind === "ok" ? "ok" : loaded.detail;
+    };
+    expect(detail("{not json")).toBe("fixture is not valid UTF-8 JSON");
+    expect(detail("[]")).toBe("fixture root is invalid");
+    expect(detail({ ...upstreamCaptureDocument(), payload_sha256: "abc" })).toBe("fixture hash is missing or invalid");
+    expect(detail('{"a":1e999,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture payload cannot be canonicalized");
+    expect(parseCapture(new Uint8Array(1_048_577)).kind).toBe("integrity");
+    const mutate = (change: (doc: Doc) => void): string => {
+      const doc = upstreamCaptureDocument();
+      change(doc);
+      return detail(rehash(doc));
+    };
+    expect(mutate(() => undefined)).toBe("ok");
+    expect(mutate((d) => (d["schema"] = "other/v1"))).toBe("fixture schema is unsupported");
+    expect(mutate((d) => (d["fixture_kind"] = "synthetic"))).toBe("fixture provenance kind is invalid");
+    expect(mutate((d) => (d["capture"] = []))).toBe("fixture capture metadata is invalid");
+    expect(mutate((d) => (d["capture"].model = " "))).toBe("fixture capture metadata is incomplete");
+    expect(mutate((d) => (d["capture"].backend = "openai"))).toBe("fixture backend is unsupported");
+    expect(mutate((d) => (d["capture"].temperature = 0.7))).toBe("fixture temperature is unsupported");
+    expect(mutate((d) => (d["capture"].seed = 7))).toBe("fixture generation parameters are unsupported");
+    expect(mutate((d) => d["cases"].pop())).toBe("fixture must contain the exact contrast pair");
+    expect(mutate((d) => (d["cases"][0].input = "What is the capital of Spain?"))).toBe("fixture contrast pair does not match this build");
+    expect(mutate((d) => (d["cases"][0].response = "  "))).toBe("fixture response must be a non-empty string");
+    expect(mutate((d) => (d["cases"][0].expected.risk = true))).toBe("case risk expectation is invalid");
+    expect(mutate((d) => (d["cases"][0].expected.block = "no"))).toBe("case block expectation is invalid");
+    expect(mutate((d) => (d["cases"][0].expected.signals = [""]))).toBe("case signal expectation is invalid");
+  });
+
+  it("refuses --replay together with --live as a usage error", async () => {
+    const { code } = await demo(["--replay", "--live"]);
+    expect(code).toBe(2);
+  });
+});
