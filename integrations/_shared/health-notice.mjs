@@ -1,0 +1,32 @@
+// Timeout honesty (cli-server-demo.md §7 item 11). A fresh install fails open twice over: `serve`
+// defaults to advisory mode, which never answers `safe:false`, and its canary timeout (600 s by
+// default) dwarfs an adapter's few seconds, so slow screens end as "unavailable". Adapters read
+// `/health` once and say so instead of looking like a gate that never fires.
+//
+// Input: the `/health` object of the service (only `mode` and `canary_timeout` are read).
+// Output: one sentence per problem found, or an empty list; never anything from the prompt.
+
+/**
+ * @param {unknown} health parsed `/health` answer
+ * @param {number} adapterTimeoutMs this adapter's deadline for one screen
+ * @param {string} adapterName e.g. "this hook"
+ * @returns {string[]}
+ */
+export function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
+  if (typeof health !== "object" || health === null || Array.isArray(health)) return [];
+  const notices = [];
+  if (health.mode === "advisory") {
+    notices.push(
+      "Little Canary service runs in advisory mode, which never rejects a prompt; " +
+        "start it with --mode block to give this adapter refusal power.",
+    );
+  }
+  const canaryTimeout = health.canary_timeout;
+  if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1000 > adapterTimeoutMs) {
+    notices.push(
+      `Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; ` +
+        "slow screens will end as unavailable.",
+    );
+  }
+  return notices;
+}
