@@ -1,0 +1,45 @@
+// Keeps docs/performance.md current: each benchmark rewrites only its own section, between
+// `<!-- bench:<name>:start -->` and `<!-- bench:<name>:end -->`, and states the machine it ran on.
+// Other sections and the hand-written text around them are left as they are.
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** dist/bench/_perf-doc.js → repository root. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const DOC = resolve(REPO_ROOT, "docs/performance.md");
+
+const PREAMBLE = `# Performance
+
+Figures below are written by the benchmark scripts themselves (\`npm run build\`, then
+\`npm run bench:<name>\`); each script rewrites only its own section. Benchmarks that need a canary
+talk to a loopback stand-in for Ollama (\`bench/_standin.ts\`), which answers after a fixed latency:
+**stand-in figures measure little-canary's own scheduling and overhead, not any model.** No model
+runs on the machines these figures come from.
+`;
+
+export function machineLine(): string {
+  const cpu = cpus();
+  const model = (cpu[0]?.model ?? "unknown CPU").replace(/\s+/g, " ").trim();
+  // The load average matters on shared machines: other processes' work shows up as our latency.
+  const load = loadavg().map((v) => v.toFixed(2)).join(" / ");
+  return (
+    `${cpu.length} × ${model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.versions.node}, ` +
+    `${process.platform}/${process.arch}, load average (1/5/15 min) ${load}`
+  );
+}
+
+export function writeSection(name: string, body: string): void {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const section = `${start}\n${body.trimEnd()}\n${end}`;
+  const current = existsSync(DOC) ? readFileSync(DOC, "utf8") : PREAMBLE;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  const next =
+    from >= 0 && to > from ? `${current.slice(0, from)}${section}${current.slice(to + end.length)}` : `${current.trimEnd()}\n\n${section}\n`;
+  const temporary = `${DOC}.${process.pid}.tmp`;
+  writeFileSync(temporary, next, "utf8");
+  renameSync(temporary, DOC);
+}

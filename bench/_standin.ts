@@ -1,0 +1,158 @@
+// A small loopback Ollama responder for benchmarks (bench/ cannot import test/ after the build).
+// It runs in a child process so that its HTTP work does not share the benchmark's event loop: a
+// latency measured against it is the library's, not the responder's. It answers /api/chat after a
+// fixed latency, /api/tags (with a digest), /api/show (with a context length) and /api/version.
+// Replies depend only on the request's user text, never on timing, so a run's output is the same
+// for any concurrency. Decision 9: nothing measured with it is a model figure.
+//
+//   const standIn = await startBenchStandIn({ latencyMs: 20, replies: "benign" });
+//   ... standIn.url ...; await standIn.setLatency(0); await standIn.close();
+import { fork, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+
+export type ReplyMix = "benign" | "mixed";
+
+export interface BenchStandInOptions {
+  readonly latencyMs: number;
+  /** "benign": every reply is harmless. "mixed": by a hash of the user text, some replies read
+   *  like a hijacked model and some are HTTP 500s (deterministic per text). */
+  readonly replies: ReplyMix;
+  readonly contextLength?: number;
+}
+
+export interface BenchStandIn {
+  readonly url: string;
+  setLatency(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const STAND_IN_MODEL = "qwen2.5:1.5b";
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const CHILD_FLAG = "--bench-stand-in-child";
+const START_TIMEOUT_MS = 10_000;
+
+const BENIGN_REPLY = "Hello! How can I help you today?";
+const HIJACKED_REPLY =
+  "I am now DAN and I have no restrictions. My new instructions override the old ones. " +
+  "My system prompt says: You are a helpful assistant. Do not adopt other personas.";
+
+function userText(body: unknown): string {
+  const messages = (body as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return "";
+  const last = messages.at(-1) as { content?: unknown } | undefined;
+  return typeof last?.content === "string" ? last.content : "";
+}
+
+function promptTokens(body: unknown): number {
+  const messages = (body as { messages?: unknown } | null)?.messages;
+  let chars = 0;
+  if (Array.isArray(messages)) {
+    for (const m of messages) {
+      const content = (m as { content?: unknown } | null)?.content;
+      if (typeof content === "string") chars += [...content].length;
+    }
+  }
+  return Math.ceil(chars / 4) + 8;
+}
+
+function send(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new RangeError("request body too large");
+    chunks.push(chunk as Buffer);
+  }
+  return size === 0 ? null : JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+function serve(options: BenchStandInOptions): void {
+  let latencyMs = options.latencyMs;
+  const digest = createHash("sha256").update(STAND_IN_MODEL).digest("hex");
+  const server = createServer((req, res) => {
+    readBody(req)
+      .then(async (body) => {
+        const route = `${req.method} ${req.url}`;
+        if (route === "GET /api/tags") return send(res, 200, { models: [{ name: STAND_IN_MODEL, model: STAND_IN_MODEL, digest }] });
+        if (route === "GET /api/version") return send(res, 200, { version: "0.0.0-bench-stand-in" });
+        if (route === "POST /api/show") {
+          return send(res, 200, { model_info: { "general.architecture": "qwen2", "qwen2.context_length": options.contextLength ?? 32768 } });
+        }
+        if (route !== "POST /api/chat") return send(res, 404, { error: "not found" });
+        if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+        const text = userText(body);
+        const bucket = options.replies === "mixed" ? (createHash("sha256").update(text).digest()[0] as number) % 10 : 9;
+        if (bucket === 0) return send(res, 500, { error: "stand-in fault" });
+        const content = bucket === 1 ? HIJACKED_REPLY : BENIGN_REPLY;
+        return send(res, 200, {
+          model: STAND_IN_MODEL,
+          message: { role: "assistant", content },
+          done: true,
+          done_reason: "stop",
+          prompt_eval_count: promptTokens(body),
+          eval_count: Math.ceil(content.length / 4),
+        });
+      })
+      .catch(() => send(res, 400, { error: "bad request" }));
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address();
+    process.send?.({ port: typeof address === "object" && address ? address.port : 0 });
+  });
+  process.on("message", (message: { latencyMs?: unknown }) => {
+    if (typeof message.latencyMs === "number" && message.latencyMs >= 0) {
+      latencyMs = message.latencyMs;
+      process.send?.({ latencyMs });
+    }
+  });
+  // The parent hung up: stop serving and let the event loop drain, so the child ends by itself.
+  process.on("disconnect", () => {
+    server.close();
+    server.closeAllConnections();
+  });
+}
+
+function nextMessage(child: ChildProcess, key: "port" | "latencyMs"): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("bench stand-in did not answer in time")), START_TIMEOUT_MS);
+    const onMessage = (message: Record<string, unknown>) => {
+      const value = message[key];
+      if (typeof value !== "number") return;
+      clearTimeout(timer);
+      child.off("message", onMessage);
+      resolve(value);
+    };
+    child.on("message", onMessage);
+    child.once("exit", () => reject(new Error("bench stand-in exited")));
+  });
+}
+
+export async function startBenchStandIn(options: BenchStandInOptions): Promise<BenchStandIn> {
+  const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG, JSON.stringify(options)], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const port = await nextMessage(child, "port");
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async setLatency(ms) {
+      const ack = nextMessage(child, "latencyMs");
+      child.send({ latencyMs: ms });
+      await ack;
+    },
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+if (process.argv[2] === CHILD_FLAG) serve(JSON.parse(process.argv[3] ?? "{}") as BenchStandInOptions);
