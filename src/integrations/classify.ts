@@ -1,0 +1,104 @@
+// classifyForHost: the decision every host adapter takes from one `/check` verdict
+// (cli-server-demo.md §5, §7 item 10). This is the library twin of the dependency-free
+// integrations/_shared/classify.mjs that the command hooks run with `node` alone; the two
+// implement the same table and test/integrations/classify-matrix.test.ts runs both over the same
+// verdicts, so they cannot drift apart unnoticed.
+//
+// Order (first match wins): required fields → `blocked_by: "fail_closed"` (a service that refused
+// because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
+// (degraded, canary or analysis not exercised: unscreened) → advisory (missing: unscreened;
+// flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
+import { UsageError } from "../errors.js";
+
+export type HostDecision = "allow" | "warn" | "deny" | "unscreened";
+export type FailureMode = "allow" | "deny";
+/** Why a verdict is unscreened: no usable verdict at all, or a verdict whose coverage is incomplete. */
+export type UnscreenedCause = "unavailable" | "incomplete";
+
+export interface HostClassification {
+  readonly decision: HostDecision;
+  readonly cause: UnscreenedCause | null;
+  /** For `unscreened`: what failed, in words safe to show a user (never input text). */
+  readonly reason: string | null;
+  /** `advisory.flagged === true`, also on an unscreened verdict. */
+  readonly flagged: boolean;
+  /** The host should refuse the input: `deny`, or `unscreened` under the `deny` failure mode. */
+  readonly block: boolean;
+  readonly failureMode: FailureMode;
+}
+
+export const FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
+export const INVALID_FAILURE_MODE = "failure mode must be 'allow' or 'deny'";
+export const REASON_MISSING_FIELDS = "verdict omitted required coverage fields";
+export const REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
+
+export type FailureModeParse = { readonly ok: true; readonly mode: FailureMode } | { readonly ok: false; readonly error: string };
+
+/**
+ * LITTLE_CANARY_FAILURE_MODE: `allow`|`deny`, trimmed, case-insensitive; unset, empty or
+ * whitespace means `allow`. Anything else is an error value, never a silent allow.
+ */
+export function parseFailureMode(raw: unknown): FailureModeParse {
+  if (raw === undefined || raw === null) return { ok: true, mode: "allow" };
+  if (typeof raw !== "string") return { ok: false, error: INVALID_FAILURE_MODE };
+  const value = raw.trim().toLowerCase();
+  if (value === "") return { ok: true, mode: "allow" };
+  if (value === "allow" || value === "deny") return { ok: true, mode: value };
+  return { ok: false, error: INVALID_FAILURE_MODE };
+}
+
+type Classified = Omit<HostClassification, "block" | "failureMode">;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
+export function classifyVerdict(verdict: unknown): Classified {
+  if (
+    !isRecord(verdict) ||
+    typeof verdict["safe"] !== "boolean" ||
+    typeof verdict["degraded"] !== "boolean" ||
+    typeof verdict["canary_status"] !== "string" ||
+    typeof verdict["analysis_status"] !== "string"
+  ) {
+    return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
+  }
+  const advisory = verdict["advisory"];
+  const flagged = isRecord(advisory) && advisory["flagged"] === true;
+  if (verdict["blocked_by"] === "fail_closed") {
+    return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
+  }
+  if (verdict["safe"] === false) return { decision: "deny", cause: null, reason: null, flagged };
+  if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") {
+    return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
+  }
+  if (!isRecord(advisory) || typeof advisory["flagged"] !== "boolean") {
+    return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
+  }
+  if (flagged) return { decision: "warn", cause: null, reason: null, flagged: true };
+  return { decision: "allow", cause: null, reason: null, flagged: false };
+}
+
+function checkedMode(failureMode: unknown): FailureMode {
+  if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
+  return failureMode;
+}
+
+function withPolicy(classified: Classified, failureMode: FailureMode): HostClassification {
+  const block = classified.decision === "deny" || (classified.decision === "unscreened" && failureMode === "deny");
+  return Object.freeze({ ...classified, block, failureMode });
+}
+
+/**
+ * What a host should do with one serialized verdict. Throws UsageError for a failure mode other
+ * than `allow`/`deny` (read the environment with parseFailureMode and report its error).
+ */
+export function classifyForHost(verdict: unknown, options: { readonly failureMode: FailureMode }): HostClassification {
+  return withPolicy(classifyVerdict(verdict), checkedMode(options?.failureMode));
+}
+
+/** The outcome when no verdict could be used (transport error, bad configuration): unscreened. */
+export function unscreenedForHost(reason: string, options: { readonly failureMode: FailureMode }): HostClassification {
+  return withPolicy({ decision: "unscreened", cause: "unavailable", reason, flagged: false }, checkedMode(options?.failureMode));
+}

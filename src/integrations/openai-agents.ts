@@ -1,0 +1,229 @@
+// littleCanaryInputGuardrail: an input guardrail for the OpenAI Agents SDK for JavaScript
+// (`@openai/agents`), in-process, no HTTP (cli-server-demo.md §5.6).
+//
+// Contract:
+// - The guardrail is a plain object of the SDK's InputGuardrail shape ({ name, runInParallel,
+//   execute }), written against a minimal structural type so this package needs no dependency on
+//   the SDK; pass it in an Agent's `inputGuardrails`.
+// - `runInParallel: false`: the SDK waits for the screen before the model starts, so a tripped
+//   guardrail means the model never saw the text.
+// - Decisions come from classifyForHost, like every other adapter. The tripwire fires on `deny`
+//   always; under `fail_closed` it fires on anything that is not an exercised clean pass
+//   (`unscreened` and also `warn`: this host has no channel to show a warning, §6 item 57).
+// - Only user text is screened: a string input, or `role: "user"` items' string content and
+//   `input_text` parts. Empty text is `unexercised` and the checker is not called.
+// - A checker that throws or returns something other than a genuine verdict yields `degraded`
+//   with the error's class name only. `outputInfo` never contains the input text.
+import { UsageError } from "../errors.js";
+import type { DegradedPolicy } from "../pipeline/options.js";
+import { isGenuineVerdict } from "../pipeline/verdict.js";
+import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV, type HostClassification } from "./classify.js";
+
+/** What the guardrail can screen with: a SecurityPipeline, anything with `check`, or a function. */
+export type GuardrailChecker =
+  | { check(text: string): unknown }
+  | ((text: string) => unknown);
+
+export type GuardrailCoverage = "unsafe" | "degraded" | "flagged" | "unexercised" | "safe";
+
+/** `outputInfo` of every result: exactly these keys, never the input text. */
+export interface LittleCanaryGuardrailInfo {
+  readonly coverage: GuardrailCoverage;
+  readonly tripwire_triggered: boolean;
+  readonly policy: DegradedPolicy;
+  readonly safe: boolean | null;
+  readonly degraded: boolean;
+  readonly canary_status: string | null;
+  readonly analysis_method: string | null;
+  readonly analysis_status: string | null;
+  readonly risk_score: number | null;
+  readonly signals: readonly string[];
+  readonly summary: string;
+  readonly error: string | null;
+  readonly screened_chars: number;
+}
+
+/** The SDK's GuardrailFunctionOutput, structurally. */
+export interface LittleCanaryGuardrailOutput {
+  readonly tripwireTriggered: boolean;
+  readonly outputInfo: LittleCanaryGuardrailInfo;
+}
+
+/** The SDK's InputGuardrail, structurally (execute receives { agent, input, context }). */
+export interface LittleCanaryInputGuardrail {
+  readonly name: string;
+  readonly runInParallel: false;
+  execute(args: { readonly input: string | readonly unknown[]; readonly agent?: unknown; readonly context?: unknown }): Promise<LittleCanaryGuardrailOutput>;
+}
+
+export interface LittleCanaryGuardrailOptions {
+  /** `fail_open` or `fail_closed`; when omitted, LITTLE_CANARY_FAILURE_MODE decides (deny → fail_closed). */
+  readonly onDegraded?: DegradedPolicy;
+  /** Default `little_canary`. */
+  readonly name?: string;
+  /** Receives one line whenever coverage is not `safe` (and a configuration notice); never input text. */
+  readonly onInfo?: (message: string) => void;
+  /** Environment for LITTLE_CANARY_FAILURE_MODE (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export const CHECKER_FAILED_SUMMARY = "Checker raised; behavioral coverage unavailable.";
+export const NOTHING_TO_SCREEN_SUMMARY = "No user text to screen; the checker was not called.";
+
+function resolvePolicy(options: LittleCanaryGuardrailOptions): DegradedPolicy {
+  if (options.onDegraded !== undefined) {
+    if (options.onDegraded !== "fail_open" && options.onDegraded !== "fail_closed") {
+      throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
+    }
+    return options.onDegraded;
+  }
+  const env = options.env ?? process.env;
+  const parsed = parseFailureMode(env[FAILURE_MODE_ENV]);
+  // Reported, never read as allow: a guardrail built under an unreadable policy refuses to exist.
+  if (!parsed.ok) throw new UsageError(`${FAILURE_MODE_ENV}: ${parsed.error}`);
+  return parsed.mode === "deny" ? "fail_closed" : "fail_open";
+}
+
+function checkFunction(checker: GuardrailChecker): (text: string) => unknown {
+  if (typeof checker === "function") return checker;
+  if (typeof checker === "object" && checker !== null && typeof (checker as { check?: unknown }).check === "function") {
+    return (text) => (checker as { check(text: string): unknown }).check(text);
+  }
+  throw new TypeError("littleCanaryInputGuardrail needs a checker with .check(text) or a function");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** User text of an Agents SDK input: chunks joined with "\n", empty chunks dropped. */
+export function extractUserText(input: unknown): string {
+  if (typeof input === "string") return input;
+  if (!Array.isArray(input)) return "";
+  const chunks: string[] = [];
+  for (const item of input) {
+    if (!isRecord(item) || item["role"] !== "user") continue;
+    const content = item["content"];
+    if (typeof content === "string") chunks.push(content);
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (isRecord(part) && part["type"] === "input_text" && typeof part["text"] === "string") chunks.push(part["text"]);
+      }
+    }
+  }
+  return chunks.filter((chunk) => chunk !== "").join("\n");
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+function errorName(error: unknown): string {
+  const name = error instanceof Error ? error.name : "Error";
+  return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : "Error";
+}
+
+function coverageOf(outcome: HostClassification, degraded: boolean): GuardrailCoverage {
+  switch (outcome.decision) {
+    case "deny":
+      return "unsafe";
+    case "warn":
+      return "flagged";
+    case "allow":
+      return "safe";
+    case "unscreened":
+      return degraded ? "degraded" : "unexercised";
+  }
+}
+
+/**
+ * Builds the input guardrail around `pipeline` (a SecurityPipeline, or any checker returning a
+ * genuine PipelineVerdict). Throws UsageError for an invalid policy and TypeError for a checker
+ * that cannot be called, before any check runs.
+ */
+export function littleCanaryInputGuardrail(
+  pipeline: GuardrailChecker,
+  options: LittleCanaryGuardrailOptions = {},
+): LittleCanaryInputGuardrail {
+  const policy = resolvePolicy(options);
+  const check = checkFunction(pipeline);
+  const failureMode = policy === "fail_closed" ? "deny" : "allow";
+  const info = options.onInfo ?? (() => {});
+  const describe = (pipeline as { describe?: () => { mode?: string } }).describe;
+  if (typeof describe === "function" && describe.call(pipeline).mode === "advisory") {
+    info("little-canary guardrail: the pipeline runs in advisory mode, which never answers safe:false; the tripwire fires only under fail_closed.");
+  }
+
+  async function execute(args: { readonly input: string | readonly unknown[] }): Promise<LittleCanaryGuardrailOutput> {
+    const text = extractUserText(args?.input);
+    const screenedChars = codePoints(text);
+    let result: LittleCanaryGuardrailInfo;
+    if (text === "") {
+      result = finish(unscreenedForHost("no user text", { failureMode }), false, {
+        safe: null, degraded: false, canary_status: null, analysis_method: null, analysis_status: null,
+        risk_score: null, signals: [], summary: NOTHING_TO_SCREEN_SUMMARY, error: null, screened_chars: 0,
+      });
+    } else {
+      let verdict: unknown;
+      let error: string | null = null;
+      try {
+        verdict = await check(text);
+        if (!isGenuineVerdict(verdict)) error = "TypeError";
+      } catch (caught) {
+        error = errorName(caught);
+      }
+      if (error !== null || !isGenuineVerdict(verdict)) {
+        result = finish(unscreenedForHost("checker failed", { failureMode }), true, {
+          safe: null, degraded: true, canary_status: "failed", analysis_method: "none", analysis_status: "failed",
+          risk_score: null, signals: [], summary: CHECKER_FAILED_SUMMARY, error: error ?? "TypeError", screened_chars: screenedChars,
+        });
+      } else {
+        const wire = verdict.toDict();
+        result = finish(classifyForHost(wire, { failureMode }), wire.degraded, {
+          safe: wire.safe, degraded: wire.degraded, canary_status: wire.canary_status, analysis_method: wire.analysis_method,
+          analysis_status: wire.analysis_status, risk_score: wire.canary_risk_score, signals: [...wire.advisory.signals],
+          summary: wire.summary, error: null, screened_chars: screenedChars,
+        });
+      }
+    }
+    if (result.coverage !== "safe") {
+      info(`little-canary guardrail: coverage=${result.coverage} tripwire=${String(result.tripwire_triggered)} policy=${policy}`);
+    }
+    return { tripwireTriggered: result.tripwire_triggered, outputInfo: result };
+  }
+
+  function finish(
+    outcome: HostClassification,
+    degraded: boolean,
+    fields: Omit<LittleCanaryGuardrailInfo, "coverage" | "tripwire_triggered" | "policy">,
+  ): LittleCanaryGuardrailInfo {
+    const coverage = coverageOf(outcome, degraded);
+    const tripwire = outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe");
+    return Object.freeze({
+      coverage,
+      tripwire_triggered: tripwire,
+      policy,
+      safe: fields.safe,
+      degraded: fields.degraded,
+      canary_status: fields.canary_status,
+      analysis_method: fields.analysis_method,
+      analysis_status: fields.analysis_status,
+      risk_score: fields.risk_score,
+      signals: Object.freeze([...fields.signals]),
+      summary: fields.summary,
+      error: fields.error,
+      screened_chars: fields.screened_chars,
+    });
+  }
+
+  return Object.freeze({ name: options.name ?? "little_canary", runInParallel: false as const, execute });
+}
