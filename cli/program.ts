@@ -10,6 +10,8 @@ import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js"
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
 import { runVerify, type VerifyFlags } from "./commands/verify.js";
+import { serveCommand } from "./commands/serve.js";
+import { demoCommand } from "./commands/demo.js";
 
 import type { RunState } from "./run-state.js";
 
@@ -140,7 +142,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand]) {
+  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand]) {
     program.addCommand(make(io, state).exitOverride().configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),

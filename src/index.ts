@@ -25,7 +25,14 @@ export {
 export type { CoverageReason } from "./pipeline/coverage.js";
 
 // Structural filter
-export { StructuralFilter, DEFAULT_MAX_INPUT_LENGTH, type FilterResult, type StructuralFilterOptions } from "./structural/index.js";
+export {
+  StructuralFilter,
+  DEFAULT_MAX_INPUT_LENGTH,
+  StructuralReasons,
+  type FilterResult,
+  type StructuralFilterOptions,
+  type CustomPattern,
+} from "./structural/index.js";
 
 // Canary probes and judges
 export { OllamaCanaryProbe, DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL } from "./canary/ollama-probe.js";
@@ -38,12 +45,13 @@ export { OllamaJudge } from "./judge/ollama-judge.js";
 export { OpenAIJudge } from "./judge/openai-judge.js";
 
 // Behavioural analysis
-export { BehavioralAnalyzer } from "./analysis/behavioral.js";
+export { BehavioralAnalyzer, analyzeResponse, type BehavioralAnalyzerOptions } from "./analysis/behavioral.js";
 export { SIGNAL_CATEGORIES, HARD_BLOCK_CATEGORIES, DEFAULT_BLOCK_THRESHOLD } from "./analysis/signals.js";
 export type { Analyzer, AnalysisResult, Signal, CanaryStatus, AnalysisMethod, AnalysisStatus } from "./analysis/types.js";
 
 // Reading JSONL
-export { readRecords, type ReadOutcome, type ReaderRefusal } from "./jsonl/read.js";
+export { readRecords, type ReadOutcome, type ReaderRefusal, type ReaderRefusalCode, type ReadOptions } from "./jsonl/read.js";
+export { parseJsonLine, MAX_NESTING_DEPTH } from "./jsonl/parse-line.js";
 export { fromBytes, fromFile, fromNodeStream } from "./jsonl/sources.js";
 export {
   DEFAULT_READER_LIMITS,
@@ -89,7 +97,8 @@ export {
   type BatchDocument,
   type ManifestRecord,
 } from "./manifest/schemas.js";
-export { canonicalJson, CanonicalJsonError } from "./manifest/canonical.js";
+export { canonicalJson, canonicalBytes, CanonicalJsonError } from "./manifest/canonical.js";
+export { buildManifest, buildExport } from "./manifest/build.js";
 export { sha256Hex, materialSha256 } from "./manifest/hash.js";
 export type { CanonicalDocument } from "./manifest/build.js";
 
@@ -98,6 +107,16 @@ export { publish, removePreviousPair, type PublishResult } from "./publish/publi
 export { preflightTargets, PublishError, type PublishTargets } from "./publish/targets.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify/verify-export.js";
 export type { VerifyProblem, VerifyProblemCode } from "./verify/problems.js";
+
+// Loopback service and demo
+export { createServer, queueState, type ServeOptions } from "./server/create-server.js";
+export { listenLoopback, closeGracefully, ServerBindError } from "./server/lifecycle.js";
+export { MAX_REQUEST_BYTES } from "./server/limits.js";
+export { runReplay, type ReplayOptions } from "./demo/replay.js";
+export { runLive, type LiveOptions } from "./demo/live.js";
+export { parseCapture, capturePayloadSha256, sealCapture, CaptureSchema, type Capture } from "./demo/capture.js";
+export { captureFromLive } from "./demo/record.js";
+export type { DemoOutcome, CommandStatus } from "./demo/outcome.js";
 
 // Configuration and errors
 export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./config/timeout.js";

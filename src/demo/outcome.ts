@@ -25,7 +25,9 @@ interface StatusRow {
 const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
   "REPLAY VERIFIED": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 0 },
   "REPLAY UNAVAILABLE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
-  "REPLAY INTEGRITY FAILURE": { degraded: false, analysisMethod: "none", analysisStatus: "failed", exitCode: 1 },
+  // A capture whose hash does not match is refused before any analysis (issue 6): exit 2, like
+  // any input that could not be inspected, rather than 1, which means "inspected and disagrees".
+  "REPLAY INTEGRITY FAILURE": { degraded: false, analysisMethod: "none", analysisStatus: "failed", exitCode: 2 },
   "REPLAY LOAD FAILURE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
   "REPLAY EXPECTATION FAILURE": { degraded: false, analysisMethod: "regex", analysisStatus: "failed", exitCode: 1 },
   "REPLAY ANALYSIS FAILURE": { degraded: true, analysisMethod: "regex", analysisStatus: "failed", exitCode: 2 },

@@ -69,7 +69,7 @@ describe("replay of a capture built from the upstream recording", () => {
   it("refuses the upstream file itself: its Python-formatted hash is not our canonical hash", async () => {
     const { UPSTREAM_CAPTURE } = await import("./_capture.js");
     const { code, stdout } = await demo(["--capture", UPSTREAM_CAPTURE]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
   });
 });
@@ -89,11 +89,11 @@ describe("replay failures", () => {
     expect(stdout).toContain("REPLAY     UNAVAILABLE\nDETAIL     capture file not found\n");
   });
 
-  it("prints an integrity failure and exits 1 when response bytes were altered under the old hash", async () => {
+  it("refuses a capture whose payload_sha256 is wrong (response altered under the old hash) with exit 2", async () => {
     const doc = upstreamCaptureDocument();
     doc["cases"][1].response = "The capital of France is Paris.";
     const { code, stdout } = await demo(["--capture", writeTemp(doc)]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
     expect(stdout).not.toContain("VERIFIED");
   });
