@@ -1,0 +1,2 @@
+import type { OpenCodeHooks } from "./plugin.mjs";
+export declare const LittleCanaryPlugin: (input: { client?: unknown }) => Promise<OpenCodeHooks>;
