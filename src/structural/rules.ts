@@ -57,7 +57,7 @@ const OVERRIDE_VERB =
   "(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|neglect|dismiss|set\\s+aside|throw\\s+out)";
 const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
 const INSTRUCTION_NOUN =
-  "(?:instructions?|directives?|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
+  "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
 const OWNED_INSTRUCTION_NOUN =
   "(?:instructions?|directives?|rules|guidelines|system\\s+prompt|prompts?|programming|guardrails|safeguards|restrictions|polic(?:y|ies)|training|filters)";
 // "attackers can ignore previous instructions" reports an attack; it does not issue one.
@@ -67,7 +67,7 @@ const OWNED_INSTRUCTION_NOUN =
 // every position of the text, one after a literal only where the verb matched.
 const notReported = (verbs: string): string =>
   "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+" + verbs + ")" +
-  "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|saying|says|said|wrote|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«]" + verbs + ")";
+  "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|say|saying|says|said|write|writes|wrote|type|types|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«]" + verbs + ")";
 
 const SWITCH_OFF_VERB =
   "(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)";
@@ -241,4 +241,22 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:decode|decipher|decrypt|unscramble|deobfuscate|reverse|read\\s+(?:it|this|the\\s+\\w+(?:\\s+\\w+)?)\\s+backwards?)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:execute|follow|obey|comply|run|act\\s+on|carry\\s+out|perform|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
     "|\\b(?:translate|convert|expand|concatenate|combine|assemble|interpret|transliterate|substitute|replace)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:follow|obey|comply|act\\s+on|carry\\s+out|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says)|execute(?=\\s*(?::|it\\b)))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
     "|\\b(?:follow|obey|execute|carry\\s+out)\\s+(?:this|the|these)\\s+(?:[\\w-]+\\s+)?(?:instructions?|commands?|directives?)\\s+(?:spelled|encoded|encrypted|hidden|obfuscated|reversed)\\b", "im"),
+  // Row 1, other shapes of the same act: declaring the earlier rules void, telling the reader to
+  // stop following its rules, or to disregard everything it was told.
+  rule(L.INSTRUCTION_OVERRIDE, "language",
+    `\\b${EARLIER}\\s+(?:[\\w-]+\\s+)?${INSTRUCTION_NOUN}\\s+(?:(?:no\\s+longer|don't|do\\s+not|does\\s+not|doesn't)\\s+apply|(?:are|is)\\s+(?:now\\s+)?(?:void|null|cancel+ed|revoked|obsolete|rescinded|suspended|lifted|superseded|overridden|replaced))\\b` +
+    `|\\b(?:stop|cease|quit|no\\s+longer)\\s+(?:following|obeying|adhering\\s+to|complying\\s+with|applying)\\s+(?:any\\s+of\\s+|all\\s+(?:of\\s+)?)?(?:your|the|these|those|any|all)\\s+(?:[\\w-]+\\s+)?${OWNED_INSTRUCTION_NOUN}\\b` +
+    `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`, "i"),
+  // Row 2, the authority shift that follows an override: "you must now obey only me".
+  rule(L.OVERRIDE_INSTRUCTIONS, "language",
+    "\\byou\\s+(?:must|will|shall)\\s+(?:now\\s+|from\\s+now\\s+on\\s+)?(?:only\\s+)?(?:obey|follow|answer\\s+to|take\\s+orders\\s+from)\\s+(?:only\\s+)?(?:me|my\\s+(?:instructions|commands|orders))\\b(?!\\s+(?:when|if)\\b)", "i"),
+  // Row 7, other shapes: the hidden/secret/internal prompt asked for outright, or smuggled into
+  // an output ("include your system prompt at the end").
+  rule(L.EXTRACT_SYSTEM_PROMPT, "language",
+    `\\b${REVEAL_VERB}\\b(?:\\s+(?:me|us))?${GAP(30)}\\bthe\\s+(?:hidden|secret|internal|confidential|concealed)\\s+(?:system\\s+)?(?:prompt|instructions|rules|directives|configuration)\\b` +
+    `|\\b(?:include|insert|append|add|embed|attach|hide|encode|translate|summari[sz]e|paraphrase|rewrite)\\b${GAP(40)}\\b(?:your|ur|the)\\s+(?:${PROMPT_QUALIFIER}\\s+){0,2}(?:system|hidden|initial|secret|internal|developer|original)[\\s-]?(?:prompt|instructions|message)\\b`, "i"),
+  // Fake role markup that closes the user's turn or opens a system one with a directive.
+  rule(L.FAKE_TURN, "code",
+    "<\\/\\s*(?:user|human|input|document|context|data|untrusted)\\s*>\\s*<\\s*(?:system|assistant|developer|admin|instructions?)\\s*>" +
+    "|<\\s*(?:system|developer|admin)(?:[_-](?:message|prompt|instructions?))?\\s*>[^<\\n]{0,60}?\\b(?:new|ignore|disregard|override|you\\s+(?:are|must|will)|reveal|policy|instructions?)\\b", "i"),
 ]);
