@@ -104,6 +104,8 @@ async function main(): Promise<void> {
         `items=${ITEMS} latency_ms=${LATENCY_MS} exit_code=${c1.code} ${countsText}`,
         final,
         "```",
+        "",
+        `Result: speed-up target ${speedup >= REQUIRED_SPEEDUP ? "met" : "missed"}; output ${identical ? "identical" : "DIFFERENT"} apart from latencies.`,
       ].join("\n"),
     );
     console.log(final);
