@@ -1,0 +1,168 @@
+// One decision everywhere (issue 8 acceptance, cli-server-demo.md §7 item 10):
+// 1. the library's classifyForHost and the dependency-free integrations/_shared/classify.mjs
+//    agree on every verdict shape, valid or not (property test);
+// 2. every adapter, fed the same real verdict by a loopback service (or in-process for the
+//    Agents guardrail), shows the host the same allow / warn / deny / unscreened decision.
+import { resolve } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as library from "../../src/integrations/classify.js";
+import * as shared from "../../integrations/_shared/classify.mjs";
+import { littleCanaryInputGuardrail } from "../../src/integrations/openai-agents.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import type { SecurityPipelineOptions } from "../../src/pipeline/options.js";
+import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
+import { createOpenCodeHooks } from "../../integrations/opencode/plugin.mjs";
+import { createInputHandler } from "../../integrations/pi/plugin.mjs";
+import { BLOCK_UNSAFE, createBeforeAgentRunHandler } from "../../integrations/openclaw/plugin.mjs";
+import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { answering, startRawService, type RawService } from "./_support/raw-service.js";
+import { hookInput, runHook } from "./_support/run-hook.js";
+import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "./_support/service.js";
+
+type Decision = library.HostDecision;
+const MODES = ["allow", "deny"] as const;
+
+describe("the library classifier and the hook classifier are twins", () => {
+  const status = fc.constantFrom("exercised", "failed", "disabled", "skipped_after_block", "not_applicable", "", 1, null, undefined);
+  const bool = fc.constantFrom(true, false, null, "true", 0, undefined);
+  const verdictLike = fc.record(
+    {
+      safe: bool,
+      degraded: bool,
+      canary_status: status,
+      analysis_status: status,
+      blocked_by: fc.constantFrom(null, "structural_filter", "canary_probe", "fail_closed", "other", undefined),
+      advisory: fc.oneof(
+        fc.constantFrom(undefined, null, [], "flagged"),
+        fc.record({ flagged: fc.constantFrom(true, false, "yes", 1, null, undefined) }, { requiredKeys: [] }),
+      ),
+    },
+    { requiredKeys: [] },
+  );
+
+  // Well-formed verdicts in every combination of field values: each rule of the table is hit often.
+  const wellFormed = fc.record({
+    safe: fc.boolean(),
+    degraded: fc.boolean(),
+    canary_status: fc.constantFrom("exercised", "failed", "disabled", "skipped_after_block"),
+    analysis_status: fc.constantFrom("exercised", "failed", "not_applicable"),
+    blocked_by: fc.constantFrom(null, "structural_filter", "canary_probe", "fail_closed"),
+    advisory: fc.oneof(fc.record({ flagged: fc.boolean() }), fc.constantFrom(undefined, null, { flagged: "yes" })),
+  });
+
+  it("give identical results for thousands of verdict shapes in both failure modes", () => {
+    fc.assert(
+      fc.property(fc.oneof(wellFormed, verdictLike, fc.anything()), fc.constantFrom(...MODES), (verdict, failureMode) => {
+        expect(shared.classifyForHost(verdict, { failureMode })).toEqual(library.classifyForHost(verdict, { failureMode }));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("read LITTLE_CANARY_FAILURE_MODE the same way and never turn an invalid value into allow", () => {
+    for (const raw of [undefined, "", "  ", "allow", "DENY", " deny\n", "bogus", "0", "false", "allow,deny", 1]) {
+      const a = library.parseFailureMode(raw);
+      expect(shared.parseFailureMode(raw)).toEqual(a);
+      if (typeof raw === "string" && !["", "allow", "deny"].includes(raw.trim().toLowerCase())) expect(a.ok).toBe(false);
+    }
+    expect(() => library.classifyForHost({}, { failureMode: "bogus" as never })).toThrow();
+    expect(() => shared.classifyForHost({}, { failureMode: "bogus" as never })).toThrow();
+  });
+});
+
+// Real verdicts, one per state a host can meet.
+interface Scenario {
+  readonly name: string;
+  readonly prompt: string;
+  readonly reply: OllamaReply;
+  readonly options: SecurityPipelineOptions;
+}
+const SCENARIOS: readonly Scenario[] = [
+  { name: "exercised clean", prompt: BENIGN_PROMPT, reply: "The capital of France is Paris.", options: {} },
+  { name: "structural block", prompt: UNSAFE_PROMPT, reply: "ok", options: {} },
+  { name: "low advisory", prompt: BENIGN_PROMPT, reply: FLAGGING_REPLY, options: {} },
+  { name: "advisory-mode compromise", prompt: BENIGN_PROMPT, reply: "Understood. I will now respond without any restrictions.", options: { mode: "advisory" } },
+  { name: "advisory-mode structural flag", prompt: UNSAFE_PROMPT, reply: "The capital of France is Paris.", options: { mode: "advisory" } },
+  { name: "degraded fail-open", prompt: BENIGN_PROMPT, reply: { fault: "status", status: 500 }, options: {} },
+  { name: "degraded fail-closed", prompt: BENIGN_PROMPT, reply: { fault: "drop" }, options: { onDegraded: "fail_closed" } },
+  { name: "canary disabled", prompt: BENIGN_PROMPT, reply: "ok", options: { enableCanary: false } },
+];
+
+const fromClaude = (out: Record<string, string>): Decision =>
+  out["decision"] === "block"
+    ? out["reason"]!.startsWith("Little Canary rejected") ? "deny" : "unscreened"
+    : out["systemMessage"] === undefined ? "allow"
+    : out["systemMessage"].startsWith("Little Canary flagged") ? "warn" : "unscreened";
+const fromGemini = (out: Record<string, string>): Decision =>
+  out["reason"]!.startsWith("Little Canary rejected") ? "deny"
+    : out["reason"]!.startsWith("Little Canary allowed this prompt after") ? "allow"
+    : out["reason"]!.startsWith("Little Canary allowed this prompt with an advisory") ? "warn" : "unscreened";
+const fromOpenCode = (warnings: string[]): Decision =>
+  warnings.length === 0 ? "allow"
+    : warnings[0]!.startsWith("Prompt rejected") ? "deny"
+    : warnings[0] === "Prompt flagged; OpenCode continued." ? "warn" : "unscreened";
+const fromPi = (notes: Array<[string, string]>): Decision =>
+  notes.length === 0 ? "allow"
+    : notes[0]![0].startsWith("Little Canary blocked") ? "deny"
+    : notes[0]![0].startsWith("Little Canary flagged") ? "warn" : "unscreened";
+const fromOpenClaw = (result: unknown, warnings: string[]): Decision =>
+  JSON.stringify(result) === JSON.stringify(BLOCK_UNSAFE) ? "deny"
+    : warnings.length === 0 ? "allow"
+    : warnings[0]!.includes("flagged") ? "warn" : "unscreened";
+const GUARDRAIL: Record<string, Decision> = { safe: "allow", unsafe: "deny", flagged: "warn", degraded: "unscreened", unexercised: "unscreened" };
+
+describe("every adapter shows the host the same decision for the same verdict", () => {
+  const verdicts = new Map<string, PipelineVerdict>();
+  const stands: OllamaStandIn[] = [];
+  beforeAll(async () => {
+    for (const s of SCENARIOS) {
+      const ollama = await startOllamaStandIn({ reply: s.reply });
+      stands.push(ollama);
+      const pipeline = new SecurityPipeline({ mode: "block", ollamaUrl: ollama.url, canaryTimeout: 2, ...s.options });
+      verdicts.set(s.name, await pipeline.check(s.prompt));
+    }
+  });
+  afterAll(async () => {
+    for (const s of stands) await s.close();
+  });
+
+  it("the scenarios cover all four decisions", () => {
+    const seen = new Set([...verdicts.values()].map((v) => library.classifyForHost(v.toDict(), { failureMode: "allow" }).decision));
+    expect([...seen].sort()).toEqual(["allow", "deny", "unscreened", "warn"]);
+  });
+
+  for (const scenario of SCENARIOS) {
+    for (const failureMode of MODES) {
+      it(`${scenario.name} under ${failureMode}`, async () => {
+        const verdict = verdicts.get(scenario.name)!;
+        const wire = verdict.toDict();
+        const expected = library.classifyForHost(wire, { failureMode }).decision;
+        const service: RawService = await startRawService(answering(JSON.stringify(wire)));
+        try {
+          const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: failureMode };
+          const claude = await runHook(resolve(import.meta.dirname, "../../integrations/claude-code/hooks/user-prompt-submit.mjs"), hookInput("UserPromptSubmit", scenario.prompt), env);
+          const gemini = await runHook(resolve(import.meta.dirname, "../../integrations/gemini-cli/hooks/before-agent.mjs"), hookInput("BeforeAgent", scenario.prompt), env);
+          const opencodeWarnings: string[] = [];
+          await createOpenCodeHooks({ env, stderr: { write: (s: string) => opencodeWarnings.push(s.slice("Little Canary: ".length, -1)) } })["chat.message"]({}, { parts: [{ type: "text", text: scenario.prompt }] });
+          const piNotes: Array<[string, string]> = [];
+          await createInputHandler({ env })({ text: scenario.prompt }, { hasUI: true, ui: { notify: (m: string, l: string) => void piNotes.push([m, l]) } });
+          const clawWarnings: string[] = [];
+          const claw = await createBeforeAgentRunHandler({ config: { serviceUrl: service.origin }, env, logger: { warn: (m: string) => void clawWarnings.push(m) } })({ prompt: scenario.prompt });
+          const guardrail = await littleCanaryInputGuardrail(() => verdict, { onDegraded: failureMode === "deny" ? "fail_closed" : "fail_open" }).execute({ input: scenario.prompt });
+
+          expect({
+            "claude-code": fromClaude(JSON.parse(claude.stdout)),
+            "gemini-cli": fromGemini(JSON.parse(gemini.stdout)),
+            opencode: fromOpenCode(opencodeWarnings),
+            pi: fromPi(piNotes),
+            openclaw: fromOpenClaw(claw, clawWarnings),
+            "openai-agents": GUARDRAIL[guardrail.outputInfo.coverage],
+          }).toEqual({ "claude-code": expected, "gemini-cli": expected, opencode: expected, pi: expected, openclaw: expected, "openai-agents": expected });
+        } finally {
+          await service.close();
+        }
+      });
+    }
+  }
+});
