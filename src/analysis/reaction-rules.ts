@@ -134,7 +134,7 @@ export const INSTRUCTION_ECHO_RULES: readonly PatternRule[] = [
     id: "following-new-instructions",
     description: "follows new instructions",
     pattern: rx(
-      r`\b(?:following|per|according to|in line with|obeying|complying with)\s(?:your|these)\s(?:new|updated|latest|revised|corrected|modified|changed)\s(?:system\s)?(?:instructions|rules|directives|orders|commands|prompt|guidelines|programming)\b|\b${I_WILL}\s(?:now\s|henceforth\s|from now on\s)?(?:(?:obey|follow|comply with|abide by|adhere to)\s(?:only\s)?(?:your|these|the)\s(?:new|updated|revised|corrected)\s(?:instructions|rules|directives|orders|commands|prompt|guidelines)\b|obey\b)`,
+      r`\b(?:following|per|according to|in line with|obeying|complying with)\s(?:your|these)\s(?:new|updated|latest|revised|corrected|modified|changed)\s(?:system\s)?(?:instructions|rules|directives|orders|commands|prompt|guidelines|programming)\b|\b${I_WILL}\s(?:now\s|henceforth\s|from now on\s)?(?:(?:obey|follow|comply with|abide by|adhere to)\s(?:only\s)?(?:your|these|the)\s(?:new|updated|revised|corrected)\s(?:instructions|rules|directives|orders|commands|prompt|guidelines)\b|obey\b)|\b(?:from now on|henceforth)\b,?\s(?:i\s|i'll\s|i will\s)(?:now\s)?(?:only\s)?(?:obey|serve|answer to|take orders from)\s(?:only\s)?you\b|\bi\s(?:now\s)?only\s(?:obey|serve|answer to|take orders from)\syou\b`,
     ),
   },
   {
