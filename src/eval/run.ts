@@ -18,7 +18,7 @@ import { asciiJson } from "./_inert.js";
 import { loadCorpora, loadIdsFile, selectCases, type EvalCase, type ReadFileFn } from "./corpus.js";
 import { EVAL_SCHEMA, jsonlLine, resultLine, type RunHeader } from "./records.js";
 import { renderReport, type ReportCase } from "./report.js";
-import { EVAL_MODES, scoreException, scoreVerdict, type EvalMode } from "./score.js";
+import { EVAL_MODES, scoreException, scoreVerdict, type CaseScore, type EvalMode } from "./score.js";
 import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
@@ -220,7 +220,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
     for (const [index, c] of cases.entries()) {
       if (options.signal?.aborted) throw new EvalInterruptedError(index, cases.length);
       const started = now();
-      let score;
+      let score: CaseScore;
       try {
         score = scoreVerdict(await pipeline.check(c.prompt), r.mode, c.kind);
       } catch (error) {
