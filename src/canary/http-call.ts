@@ -58,6 +58,9 @@ function classify(error: unknown): HttpCallOutcome {
     const { code, name } = current as { code?: unknown; name?: unknown };
     if (name === "TimeoutError" || (typeof code === "string" && TIMEOUT_CODES.has(code))) return { kind: "timeout" };
     if (typeof code === "string" && CONNECTION_CODES.has(code)) return { kind: "unavailable" };
+    // fetch refuses "bad ports" (e.g. 9, 25) without connecting; to the user that is an
+    // endpoint that cannot be reached, not an internal failure.
+    if (current instanceof Error && current.message === "bad port") return { kind: "unavailable" };
     current = (current as { cause?: unknown }).cause;
   }
   return { kind: "exception", errorClass: errorClassName(error) };

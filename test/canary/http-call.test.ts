@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorClassName, formatSeconds } from "../../src/canary/http-call.js";
+import { errorClassName, formatSeconds, httpCall } from "../../src/canary/http-call.js";
 
 describe("formatSeconds", () => {
   it.each([
@@ -24,5 +24,12 @@ describe("errorClassName", () => {
     expect(errorClassName(new RuntimeError("secret"))).toBe("RuntimeError");
     expect(errorClassName("a thrown string")).toBe("Error");
     expect(errorClassName(Object.create(null))).toBe("Error");
+  });
+});
+
+describe("ports fetch refuses to use", () => {
+  it("a blocked port (9) is reported as unavailable, not as an internal exception", async () => {
+    const outcome = await httpCall(fetch, "http://127.0.0.1:9/api/tags", { method: "GET", timeoutMs: 2000, maxBodyBytes: 1024 });
+    expect(outcome.kind).toBe("unavailable");
   });
 });
