@@ -18,8 +18,8 @@ import { HOLD_REASONS, type IngestManifest } from "../../src/manifest/schemas.js
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { validateServiceUrl } from "../../src/canary/endpoint.js";
 import { nodePublishFs, type PublishFs } from "../../src/publish/fs.js";
-import { acquirePublicationLock, type PublicationLock } from "../../src/publish/lock.js";
-import { lockTarget, publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
+import type { PublicationLock } from "../../src/publish/lock.js";
+import { lockTargets, publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
 import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../../src/publish/targets.js";
 import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
@@ -125,13 +125,10 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       enableCanary: flags.canary,
       ...(flags.canary ? { canaryNumCtx: numCtx } : {}),
     });
-    // The lock on the manifest path is held from here to the end of publication, so a second
-    // run on the same paths cannot check, delete or link in between. Step 1 is repeated under
+    // The locks on the manifest and export paths are held from here to the end of publication,
+    // so a second run on the same paths cannot check, delete or link in between. Step 1 is repeated under
     // the lock: only answers given while holding it are final.
-    lock = await acquirePublicationLock(await lockTarget(targets.manifestPath), {
-      waitSeconds: flags.waitLock ?? 0,
-      signal: controller.signal,
-    });
+    lock = await lockTargets(targets, flags.waitLock ?? 0, controller.signal);
     await preflightTargets(targets);
     stopIfInterrupted();
     // 3. With --overwrite the previous pair goes now: from here on, a failure leaves no pair,

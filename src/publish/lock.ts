@@ -7,6 +7,11 @@
 // with mkdir, which is atomic). The holder refreshes its mtime; a lock whose mtime is older than
 // STALE_LOCK_MS belonged to a process that died (kill -9, power loss) and is taken over.
 //
+// The export path is locked too (acquireTargetLocks): two runs with different manifests but the
+// same export would otherwise let one run's --overwrite remove the export the other just
+// published, leaving that run's manifest without its export. Locks are taken in sorted path
+// order, so two waiting runs can never each hold the lock the other waits for.
+//
 // A lock that is compromised while held (removed or taken over by someone else) is recorded,
 // never thrown from a timer: publication checks `compromised` before it commits and rolls back.
 import { dirname } from "node:path";
@@ -100,4 +105,28 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       throw new PublishError(`could not lock ${manifestPath} (${code ?? "unknown error"})`, { cause: error });
     }
   }
+}
+
+/** Locks every target path (sorted, duplicates once) as one lock; releases all on failure. */
+export async function acquireTargetLocks(paths: readonly string[], options: LockOptions = {}): Promise<PublicationLock> {
+  const ordered = [...new Set(paths)].sort();
+  const held: PublicationLock[] = [];
+  try {
+    for (const path of ordered) held.push(await acquirePublicationLock(path, options));
+  } catch (error) {
+    for (const lock of held.reverse()) await lock.release();
+    throw error;
+  }
+  const first = held[0];
+  if (first === undefined) throw new PublishError("no target to lock");
+  return {
+    manifestPath: first.manifestPath,
+    lockPath: held.map((lock) => lock.lockPath).join(", "),
+    get compromised() {
+      return held.find((lock) => lock.compromised !== null)?.compromised ?? null;
+    },
+    async release() {
+      for (const lock of [...held].reverse()) await lock.release();
+    },
+  };
 }

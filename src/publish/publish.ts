@@ -17,7 +17,7 @@
 //   directory) are logged, never thrown, and can leave at most a hidden byte-identical `.tmp`.
 import { basename, dirname, join, resolve } from "node:path";
 import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
-import { acquirePublicationLock, type PublicationLock } from "./lock.js";
+import { acquireTargetLocks, type PublicationLock } from "./lock.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, canonicalPath } from "./targets.js";
@@ -95,7 +95,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
   if (exportPath === manifestPath) throw new PublishError("manifest and export paths must be different files");
   validateDocuments(documents, exportPath !== null);
 
-  const lock = options.lock ?? (await acquirePublicationLock(await lockTarget(manifestPath), { waitSeconds: options.waitLockSeconds ?? 0 }));
+  const lock = options.lock ?? (await lockTargets({ manifestPath, exportPath }, options.waitLockSeconds ?? 0));
   const temps = new Set<string>();
   const published: PublishedTarget[] = [];
   const checkpoint = (): void => {
@@ -146,7 +146,18 @@ export async function publish(documents: PublishDocuments, request: PublishReque
   };
 }
 
-/** The path the lock is named after: the manifest's name in its canonical directory. */
+/** Locks the manifest path and the export path (see lock.ts for why both). */
+export async function lockTargets(
+  request: Pick<PublishRequest, "manifestPath" | "exportPath">,
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<PublicationLock> {
+  const paths = [await lockTarget(request.manifestPath)];
+  if (request.exportPath != null) paths.push(await lockTarget(request.exportPath));
+  return acquireTargetLocks(paths, { waitSeconds, ...(signal ? { signal } : {}) });
+}
+
+/** The path a lock is named after: the file's name in its canonical directory. */
 export async function lockTarget(manifestPath: string): Promise<string> {
   const absolute = resolve(manifestPath);
   return join(await canonicalPath(dirname(absolute)), basename(absolute));

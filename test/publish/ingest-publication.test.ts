@@ -85,7 +85,7 @@ describe("two runs on the same paths", () => {
     const codes = runs.map((run) => run.code).sort();
     expect(codes).toEqual([0, 3]);
     const refused = runs.find((run) => run.code === 3)!;
-    expect(refused.stderr).toMatch(/^error: another run is publishing to .*m\.json \(lock .*m\.json\.lock is held\); retry later or pass --wait-lock SECONDS\n$/);
+    expect(refused.stderr).toMatch(/^error: another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS\n$/);
     expect(refused.stdout).toBe("");
     const state = await dirState(dir);
     expect(state.files).toEqual(["e.json", "in.jsonl", "m.json"]);
@@ -101,6 +101,22 @@ describe("two runs on the same paths", () => {
     ]);
     expect(runs.map((run) => run.code).sort()).toEqual([0, 3]);
     expect((await verifyPair()).code).toBe(0);
+  });
+
+  it("runs with different manifests but the same export cannot take each other's export away", async () => {
+    ollama.setLatency(150);
+    const first = await writePreviousPair();
+    expect(first.export.length).toBeGreaterThan(0);
+    const runs = await Promise.all([
+      runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir }),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
+        runCli(["ingest", "in.jsonl", "--manifest", "other.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir }),
+      ),
+    ]);
+    expect(runs.map((run) => run.code)).toEqual([0, 3]);
+    expect(runs[1]!.stderr).toContain("e.json.lock is held");
+    expect((await verifyPair()).code).toBe(0);
+    expect((await dirState(dir)).files).not.toContain("other.json");
   });
 
   it("with a lock wait, the second run waits, then refuses the pair the first one published", async () => {
