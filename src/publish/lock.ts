@@ -1,11 +1,11 @@
-// The publication lock: one `proper-lockfile` lock per manifest path, so two runs that target
-// the same files cannot interleave their pre-flight checks, deletions and links.
+// The publication lock: one `proper-lockfile` lock per target path (the manifest, and the
+// export), so two runs that target the same files cannot interleave their pre-flight checks,
+// deletions and links.
 //
-// Why on the manifest path: the manifest is what a consumer trusts, and every run that could
-// write a pair writes a manifest. The manifest may not exist yet, so the lock is taken with
-// `realpath: false` on the canonical path and lives at `<manifest>.lock` (a directory created
-// with mkdir, which is atomic). The holder refreshes its mtime; a lock whose mtime is older than
-// STALE_LOCK_MS belonged to a process that died (kill -9, power loss) and is taken over.
+// A target may not exist yet, so each lock is taken with `realpath: false` on the canonical path
+// and lives at `<target>.lock` (a directory created with mkdir, which is atomic). The holder
+// refreshes its mtime; a lock whose mtime is older than STALE_LOCK_MS belonged to a process that
+// died (kill -9, power loss) and is taken over.
 //
 // The export path is locked too (acquireTargetLocks): two runs with different manifests but the
 // same export would otherwise let one run's --overwrite remove the export the other just
