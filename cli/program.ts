@@ -12,6 +12,7 @@ import { runIngest, type IngestFlags } from "./commands/ingest.js";
 import { runVerify, type VerifyFlags } from "./commands/verify.js";
 import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
+import { evalCommand } from "./commands/eval.js";
 
 import type { RunState } from "./run-state.js";
 
@@ -142,7 +143,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand]) {
+  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand, evalCommand]) {
     program.addCommand(make(io, state).exitOverride().configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),

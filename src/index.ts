@@ -118,6 +118,15 @@ export { parseCapture, capturePayloadSha256, sealCapture, CaptureSchema, type Ca
 export { captureFromLive } from "./demo/record.js";
 export type { DemoOutcome, CommandStatus } from "./demo/outcome.js";
 
+// Evaluation
+export { runEval, type EvalOptions, BackendUnavailableError, EvalInterruptedError, DEFAULT_EVAL_TIMEOUT_SECONDS } from "./eval/run.js";
+export { summarize, type EvalSummary } from "./eval/summary.js";
+export { loadCorpora, loadIdsFile, selectCases, CorpusError, type EvalCase } from "./eval/corpus.js";
+export { rate, wilsonInterval, type Rate } from "./eval/rates.js";
+export { EVAL_SCHEMA, type RunHeader } from "./eval/records.js";
+export { renderReport } from "./eval/report.js";
+export type { EvalMode, Outcome } from "./eval/score.js";
+
 // Configuration and errors
 export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./config/timeout.js";
 export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./errors.js";

@@ -5,7 +5,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { demoCommand } from "../../cli/commands/demo.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";
 import { runLocal, type LocalRun } from "../server/_cli.js";
@@ -31,7 +30,7 @@ async function contrastStandIn(): Promise<OllamaStandIn> {
 }
 
 async function live(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string; run: LocalRun }> {
-  const run = runLocal(demoCommand, ["demo", "--live", ...argv], { env });
+  const run = runLocal(["demo", "--live", ...argv], { env });
   const code = await run.done;
   return { code, stdout: run.stdout.text, stderr: run.stderr.text, run };
 }
@@ -46,7 +45,7 @@ describe("live contrast", () => {
         return userContent(req.body).startsWith("What is") ? CLEAN : COMPROMISED;
       },
     });
-    run = runLocal(demoCommand, ["demo", "--live", "--endpoint", ollama.url]);
+    run = runLocal(["demo", "--live", "--endpoint", ollama.url]);
     const code = await run.done;
     expect(code).toBe(0);
     const preamble = seenBeforeChat[0] ?? "";
@@ -92,7 +91,7 @@ describe("live contrast", () => {
     const capture = JSON.parse(readFileSync(file, "utf8")) as Record<string, any>;
     expect(capture["schema"]).toBe("little-canary-demo-replay/v1");
     expect(capture["capture"].provenance_note).toContain("demo --live");
-    const replay = runLocal(demoCommand, ["demo", "--replay", "--capture", file]);
+    const replay = runLocal(["demo", "--replay", "--capture", file]);
     expect(await replay.done).toBe(0);
     expect(replay.stdout.text).toContain("REPLAY     VERIFIED\n");
     expect(replay.stdout.text).toContain("(capture recorded with this build's canary prompt)");

@@ -1,7 +1,6 @@
 // `demo` replay (cli-server-demo.md §3.2, §3.4–3.6, §6 items 3, 8, 25–30). The capture is built
 // from the upstream recording in ../shared/corpora with its bytes and provenance carried over.
 import { describe, expect, it } from "vitest";
-import { demoCommand } from "../../cli/commands/demo.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/canary/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
 import { runReplay } from "../../src/demo/replay.js";
@@ -11,7 +10,7 @@ import { rehash, upstreamCaptureDocument, writeTemp, type Doc } from "./_capture
 const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
 
 async function demo(argv: string[], env: Record<string, string> = {}) {
-  const run = runLocal(demoCommand, ["demo", ...argv], { env });
+  const run = runLocal(["demo", ...argv], { env });
   const code = await run.done;
   return { code, stdout: run.stdout.text, stderr: run.stderr.text };
 }

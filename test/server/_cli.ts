@@ -1,11 +1,8 @@
-// Runs one command builder (serveCommand, demoCommand) in-process inside a minimal program that
-// maps errors like cli/program.ts runMain does, so the commands are tested before the lead wires
-// them into the real program. stderr can be watched while the command runs (serve logs its port).
-import { Command, CommanderError } from "commander";
+// Runs the CLI in-process through runMain with output that can be watched while the command
+// runs (serve logs its bound port on stderr before it is stopped).
 import { Readable, Writable } from "node:stream";
-import { describeFailure } from "../../cli/exit-codes.js";
 import type { CliIo } from "../../cli/io.js";
-import type { RunState } from "../../cli/run-state.js";
+import { runMain } from "../../cli/program.js";
 
 export class LiveCapture extends Writable {
   text = "";
@@ -43,13 +40,11 @@ export interface LocalRun {
   readonly done: Promise<number>;
 }
 
-export type CommandBuilder = (io: CliIo, state: RunState) => Command;
-
-export function runLocal(
-  builder: CommandBuilder,
-  argv: readonly string[],
-  options: { env?: Record<string, string | undefined> } = {},
-): LocalRun {
+/**
+ * Runs `little-canary <argv>` through the real runMain (cli/program.ts) with watchable output,
+ * so serve/demo are tested exactly as users run them.
+ */
+export function runLocal(argv: readonly string[], options: { env?: Record<string, string | undefined> } = {}): LocalRun {
   const stdout = new LiveCapture();
   const stderr = new LiveCapture();
   const handlers = new Set<(signal: NodeJS.Signals) => void>();
@@ -65,24 +60,6 @@ export function runLocal(
       return () => handlers.delete(handler);
     },
   };
-  const state: RunState = { command: "main", exitCode: 0 };
-  const output = { writeOut: (text: string) => stdout.write(text), writeErr: (text: string) => stderr.write(text) };
-  const program = new Command("little-canary").exitOverride().configureOutput(output);
-  const command = builder(io, state).exitOverride().configureOutput(output);
-  program.addCommand(command);
-  program.hook("preSubcommand", () => {
-    state.command = command.name() as RunState["command"];
-  });
-  const done = (async (): Promise<number> => {
-    try {
-      await program.parseAsync([...argv], { from: "user" });
-      return state.exitCode;
-    } catch (error) {
-      if (error instanceof CommanderError && (error.code === "commander.helpDisplayed" || error.code === "commander.help")) return 0;
-      const failure = describeFailure(state.command, error);
-      if (failure.message !== null) stderr.write(`error: ${failure.message}\n`);
-      return failure.exitCode;
-    }
-  })();
+  const done = runMain(argv, io);
   return { stdout, stderr, signal: (signal = "SIGINT") => handlers.forEach((handler) => handler(signal)), done };
 }

@@ -2,7 +2,6 @@
 // (cli-server-demo.md §1.3, §2.1, §6 items 7, 9–11).
 import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { serveCommand } from "../../cli/commands/serve.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { runLocal } from "./_cli.js";
 
@@ -15,7 +14,7 @@ afterEach(async () => {
 describe("serve flags", () => {
   for (const port of ["-1", "65536", "abc"]) {
     it(`refuses --port ${port} with exit 2 before starting`, async () => {
-      const run = runLocal(serveCommand, ["serve", "--port", port]);
+      const run = runLocal(["serve", "--port", port]);
       expect(await run.done).toBe(2);
       expect(run.stderr.text).toContain("invalid port");
       if (port !== "abc") expect(run.stderr.text).toContain("0..65535");
@@ -24,28 +23,28 @@ describe("serve flags", () => {
   }
 
   it("refuses an --ollama-url with user info without echoing it", async () => {
-    const run = runLocal(serveCommand, ["serve", "--port", "0", "--ollama-url", "http://user:hunter2@127.0.0.1:11434"]);
+    const run = runLocal(["serve", "--port", "0", "--ollama-url", "http://user:hunter2@127.0.0.1:11434"]);
     expect(await run.done).toBe(2);
     expect(run.stderr.text).toContain("--ollama-url must not contain user info");
     expect(run.stderr.text).not.toContain("hunter2");
   });
 
   it("refuses a bad LITTLE_CANARY_TIMEOUT naming the variable", async () => {
-    const run = runLocal(serveCommand, ["serve", "--port", "0"], { env: { LITTLE_CANARY_TIMEOUT: "soon" } });
+    const run = runLocal(["serve", "--port", "0"], { env: { LITTLE_CANARY_TIMEOUT: "soon" } });
     expect(await run.done).toBe(2);
     expect(run.stderr.text).toContain("LITTLE_CANARY_TIMEOUT");
   });
 
   it("refuses --timeout 0 and a non-integer --max-concurrent as usage errors", async () => {
-    expect(await runLocal(serveCommand, ["serve", "--timeout", "0"]).done).toBe(2);
-    expect(await runLocal(serveCommand, ["serve", "--max-concurrent", "0"]).done).toBe(2);
+    expect(await runLocal(["serve", "--timeout", "0"]).done).toBe(2);
+    expect(await runLocal(["serve", "--max-concurrent", "0"]).done).toBe(2);
   });
 });
 
 describe("serve run", () => {
   it("binds port 0, logs the real port and defaults to stderr, serves, and exits 0 on SIGINT", async () => {
     ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
-    const run = runLocal(serveCommand, ["serve", "--port", "0", "--ollama-url", ollama.url]);
+    const run = runLocal(["serve", "--port", "0", "--ollama-url", ollama.url]);
     const ready = await run.stderr.waitFor(/\[INFO\] 🐤 Canary server ready on http:\/\/127\.0\.0\.1:(\d+)/);
     const port = Number(ready[1]);
     expect(port).toBeGreaterThan(0);
@@ -72,7 +71,7 @@ describe("serve run", () => {
 
   it("reports a degraded start when Ollama lacks the model, with --fail-closed visible in /health", async () => {
     ollama = await startOllamaStandIn({ models: [{ name: "other:1b" }], reply: { fault: "status", status: 404 } });
-    const run = runLocal(serveCommand, ["serve", "--port", "0", "--ollama-url", ollama.url, "--fail-closed", "--mode", "block"]);
+    const run = runLocal(["serve", "--port", "0", "--ollama-url", ollama.url, "--fail-closed", "--mode", "block"]);
     const line = await run.stderr.waitFor(/\[WARNING\] 🐤 Canary server listening — DEGRADED on http:\/\/127\.0\.0\.1:(\d+)/);
     const health = (await (await fetch(`http://127.0.0.1:${line[1]}/health`)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ mode: "block", on_degraded: "fail_closed", ready: false, status: "degraded" });
@@ -93,7 +92,7 @@ describe("serve run", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const run = runLocal(serveCommand, ["serve", "--port", String(port), "--no-canary"]);
+      const run = runLocal(["serve", "--port", String(port), "--no-canary"]);
       expect(await run.done).toBe(1);
       expect(run.stderr.text).toBe(`error: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
     } finally {
