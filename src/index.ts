@@ -118,6 +118,32 @@ export { parseCapture, capturePayloadSha256, sealCapture, CaptureSchema, type Ca
 export { captureFromLive } from "./demo/record.js";
 export type { DemoOutcome, CommandStatus } from "./demo/outcome.js";
 
+// Host integrations
+export {
+  classifyForHost,
+  classifyVerdict,
+  unscreenedForHost,
+  parseFailureMode,
+  FAILURE_MODE_ENV,
+  REASON_MISSING_FIELDS,
+  REASON_NOT_EXERCISED,
+  type HostDecision,
+  type HostClassification,
+  type FailureMode,
+  type UnscreenedCause,
+} from "./integrations/classify.js";
+export {
+  littleCanaryInputGuardrail,
+  extractUserText,
+  type GuardrailChecker,
+  type LittleCanaryInputGuardrail,
+  type LittleCanaryGuardrailOptions,
+  type LittleCanaryGuardrailOutput,
+  type LittleCanaryGuardrailInfo,
+  type GuardrailCoverage,
+} from "./integrations/openai-agents.js";
+export { HostCapabilityMatrixSchema, renderIntegrationsDoc, type HostCapabilityMatrix } from "./integrations/capability-matrix.js";
+
 // Evaluation
 export { runEval, type EvalOptions, BackendUnavailableError, EvalInterruptedError, DEFAULT_EVAL_TIMEOUT_SECONDS } from "./eval/run.js";
 export { summarize, type EvalSummary } from "./eval/summary.js";

@@ -44,6 +44,12 @@ const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEO
 
 class DeadlineExceeded extends Error {}
 
+/**
+ * Reason for releasing a finished request's signal. A fixed object, because `abort()` with no
+ * reason allocates a DOMException on every call, a measurable cost at hundreds of checks a second.
+ */
+const RELEASED = Object.freeze(new Error("request finished"));
+
 /** The error's class name if it looks like an identifier, so no message text can leak through it. */
 export function errorClassName(error: unknown): string {
   if (typeof error !== "object" || error === null) return "Error";
@@ -141,7 +147,7 @@ export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCal
     return classify(error);
   } finally {
     clearTimeout(timer);
-    if (!timedOut) controller.abort();
+    if (!timedOut) controller.abort(RELEASED);
   }
 }
 

@@ -8,7 +8,6 @@
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../jsonl/limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
 import { buildExport, buildManifest, formatTimestamp, type AdmittedSnapshot, type CanonicalDocument } from "../manifest/build.js";
-import { canonicalJsonUnchecked } from "../manifest/canonical.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
@@ -107,6 +106,11 @@ function snapshotOf(record: RawRecord): SegmentableRecord {
   });
 }
 
+function refuseNonFinite(_key: string, value: unknown): unknown {
+  if (typeof value === "number" && !Number.isFinite(value)) throw new RangeError("non-finite number in verdict");
+  return value;
+}
+
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
 /** One check of one segment, reduced to plain JSON and classified (§4.7). Never throws. */
@@ -117,8 +121,8 @@ async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<
     if (!isGenuineVerdict(verdict)) return failed("TypeError");
     if (!verdict.isFor(slice)) return failed("VerdictMismatchError");
     // The class method, not anything an instance could carry, and a JSON round trip so only
-    // plain values are classified.
-    const json: unknown = JSON.parse(canonicalJsonUnchecked(PipelineVerdict.prototype.toRecord.call(verdict)));
+    // plain values are classified (a non-finite number is an error here, never a null).
+    const json: unknown = JSON.parse(JSON.stringify(PipelineVerdict.prototype.toRecord.call(verdict), refuseNonFinite));
     const classified = classifySegmentVerdict(json);
     if (isClassifyError(classified)) return failed(classified.error);
     const latency = verdict.totalLatency;
