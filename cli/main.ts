@@ -2,4 +2,10 @@
 // Executable entry point: the only place that touches process exit state.
 import { runMain } from "./program.js";
 
-process.exitCode = await runMain(process.argv.slice(2));
+const code = await runMain(process.argv.slice(2));
+process.exitCode = code;
+// A command has finished and flushed its output. Work it abandoned (a canary call still in
+// flight after Ctrl-C, which may wait minutes for its deadline) must not keep the process
+// alive: give it a moment, then exit with the command's code. The timer does not by itself
+// keep the process running.
+setTimeout(() => process.exit(code), 500).unref();

@@ -89,6 +89,7 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     .option("--max-metadata-keys <n>", "most metadata keys per record (strict/v1: 32)", nonNegativeIntArg)
     .option("--max-metadata-value-chars <n>", "most code points per metadata value (strict/v1: 1024)", nonNegativeIntArg)
     .option("--concurrency <n>", "records checked at once (the manifest is identical for any value)", positiveIntArg, 1)
+    .option("--wait-lock <seconds>", "wait up to SECONDS for another run's publication lock on the same paths (default: fail at once)", nonNegativeIntArg)
     .addHelpText(
       "after",
       `

@@ -103,8 +103,19 @@ export { sha256Hex, materialSha256 } from "./manifest/hash.js";
 export type { CanonicalDocument } from "./manifest/build.js";
 
 // Publication and verification
-export { publish, removePreviousPair, type PublishResult } from "./publish/publish.js";
-export { preflightTargets, PublishError, type PublishTargets } from "./publish/targets.js";
+export {
+  publish,
+  removePreviousPair,
+  lockTargets,
+  type PublishRequest,
+  type PublishOptions,
+  type PublishResult,
+  type PublishDocuments,
+} from "./publish/publish.js";
+export { preflightTargets, checkTargetDirectories, PublishError, type PublishTargets } from "./publish/targets.js";
+export { acquirePublicationLock, acquireTargetLocks, STALE_LOCK_MS, type PublicationLock } from "./publish/lock.js";
+export { nodePublishFs, type PublishFs, type FileIdentity } from "./publish/fs.js";
+export { hookedFs, injectedFsError, type PublishFsCall, type PublishFsHook } from "./publish/fs-hooks.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify/verify-export.js";
 export type { VerifyProblem, VerifyProblemCode } from "./verify/problems.js";
 

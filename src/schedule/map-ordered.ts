@@ -1,7 +1,8 @@
 // Bounded-concurrency map that keeps input order: results[i] always belongs to items[i], no
 // matter which call finishes first, so output documents are identical for any concurrency.
 // Used by `screen` and `ingest`. At most `concurrency` calls run at once; once `signal` aborts,
-// no new call starts and the promise rejects with the abort reason after running calls settle.
+// no new call starts and the promise rejects with the abort reason at once: a canary call in
+// flight may take minutes to time out, and an interrupted run must not wait for it.
 
 export interface MapOrderedOptions {
   readonly concurrency: number;
@@ -43,7 +44,21 @@ export async function mapOrdered<T, R>(
   };
 
   const lanes = Array.from({ length: Math.min(concurrency, items.length) }, () => lane());
-  await Promise.all(lanes);
+  if (signal) {
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([Promise.all(lanes), aborted]);
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+  } else {
+    await Promise.all(lanes);
+  }
   if (failure !== null) throw (failure as { error: unknown }).error;
   return results;
 }

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { mapOrdered } from "../../src/schedule/map-ordered.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("mapOrdered", () => {
+  it("keeps input order whatever the completion order, with at most N calls at once", async () => {
+    let running = 0;
+    let peak = 0;
+    const delays = [30, 5, 20, 1, 15, 8, 2, 25];
+    const results = await mapOrdered(
+      delays,
+      async (delay, index) => {
+        running++;
+        peak = Math.max(peak, running);
+        await sleep(delay);
+        running--;
+        return index * 10;
+      },
+      { concurrency: 3 },
+    );
+    expect(results).toEqual([0, 10, 20, 30, 40, 50, 60, 70]);
+    expect(peak).toBe(3);
+  });
+
+  it("rejects at once on abort instead of waiting for calls in flight", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const run = mapOrdered([1, 2, 3], () => sleep(5_000), { concurrency: 2, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("interrupted")), 20);
+    await expect(run).rejects.toThrow("interrupted");
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("stops starting new calls after a failure and rethrows it", async () => {
+    const seen: number[] = [];
+    const run = mapOrdered([0, 1, 2, 3, 4], async (item) => {
+      seen.push(item);
+      if (item === 1) throw new Error("boom");
+      await sleep(5);
+      return item;
+    }, { concurrency: 1 });
+    await expect(run).rejects.toThrow("boom");
+    expect(seen).toEqual([0, 1]);
+  });
+
+  it("refuses a concurrency that is not a positive integer", async () => {
+    await expect(mapOrdered([1], async (x) => x, { concurrency: 0 })).rejects.toThrow(RangeError);
+  });
+});
