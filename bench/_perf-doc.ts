@@ -43,3 +43,11 @@ export function writeSection(name: string, body: string): void {
   writeFileSync(temporary, next, "utf8");
   renameSync(temporary, DOC);
 }
+
+/** Writes a standard section: title, what was measured, the machine, and the printed lines. */
+export function recordBench(name: string, title: string, description: string, lines: readonly string[]): void {
+  writeSection(
+    name,
+    `## bench:${name} — ${title}\n\n${description}\n\nMachine: ${machineLine()}. Generated ${new Date().toISOString().slice(0, 10)}.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\``,
+  );
+}

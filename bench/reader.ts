@@ -13,6 +13,7 @@ import os from "node:os";
 import { maxLineBytes, type ReaderLimits } from "../src/jsonl/limits.js";
 import { readRecords } from "../src/jsonl/read.js";
 import { fromBytes, READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
+import { recordBench } from "./_perf-doc.js";
 
 const MIB = 1024 * 1024;
 const INPUT_BYTES = 64 * MIB;
@@ -130,6 +131,14 @@ async function measureThroughput(input: Buffer): Promise<Throughput> {
   return { mbPerSecond: median(wall), cpuMbPerSecond: median(cpu), records };
 }
 
+/** Every line this run printed, for docs/performance.md. */
+const printed: string[] = [];
+const print = console.log;
+console.log = (...parts: unknown[]): void => {
+  printed.push(parts.map(String).join(" "));
+  print(...parts);
+};
+
 async function main(): Promise<void> {
   if (gc === undefined) console.log("warning: run with node --expose-gc for a stable RSS baseline");
   const cap = maxLineBytes(LIMITS, "ingest");
@@ -158,6 +167,12 @@ async function main(): Promise<void> {
   }
   console.log(
     `reader_mb_per_s=${throughput.mbPerSecond.toFixed(1)} refuse_256mib_peak_rss_delta_mb=${refusal.deltaMb.toFixed(1)}`,
+  );
+  recordBench(
+    "reader",
+    "strict JSONL reader",
+    "Throughput of the strict reader (kind ingest, raised limits) over a generated 64 MiB JSONL, and the peak RSS above the process baseline while it refuses a single 256 MiB line (the per-line cap must refuse it before it is held; budget: under 64 MiB).",
+    printed,
   );
 }
 

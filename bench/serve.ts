@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { createServer } from "../src/server/create-server.js";
 import { closeGracefully, listenLoopback } from "../src/server/lifecycle.js";
+import { recordBench } from "./_perf-doc.js";
 
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? 2000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16);
@@ -115,6 +116,14 @@ async function measure(label: string, pipeline: SecurityPipeline): Promise<void>
   }
 }
 
+/** Every line this run printed, for docs/performance.md. */
+const printed: string[] = [];
+const print = console.log;
+console.log = (...parts: unknown[]): void => {
+  printed.push(parts.map(String).join(" "));
+  print(...parts);
+};
+
 async function main(): Promise<void> {
   if (!Number.isSafeInteger(REQUESTS) || REQUESTS < 1 || REQUESTS > 1_000_000) throw new RangeError("BENCH_REQUESTS out of range");
   if (!Number.isSafeInteger(CONCURRENCY) || CONCURRENCY < 1 || CONCURRENCY > 1024) throw new RangeError("BENCH_CONCURRENCY out of range");
@@ -127,6 +136,12 @@ async function main(): Promise<void> {
     ollama.server.closeAllConnections();
     await new Promise<void>((resolve) => ollama.server.close(() => resolve()));
   }
+  recordBench(
+    "serve",
+    "`POST /check` on the loopback service",
+    `Requests per second and latency percentiles of \`/check\` on 127.0.0.1 (${REQUESTS} requests, ${CONCURRENCY} at a time), once with an inline Ollama stand-in answering at once (0 ms) and once with the canary off. Stand-in figures, not model figures.`,
+    printed,
+  );
 }
 
 await main();

@@ -5,6 +5,14 @@
 
 import { StructuralFilter } from "../src/structural/index.js";
 import { loadCorpus, type CorpusCase } from "./_corpora.js";
+import { recordBench } from "./_perf-doc.js";
+
+/** Every line this run printed, for docs/performance.md. */
+const printed: string[] = [];
+function print(line: string): void {
+  printed.push(line);
+  console.log(line);
+}
 
 interface Tally {
   blocked: number;
@@ -40,15 +48,21 @@ function main(): void {
   const fp = tallyByCategory(filter, loadCorpus("prompts_fp_realistic.json"));
 
   for (const [title, table] of [["prompts.json attacks", attacks], ["prompts.json safe", safe], ["prompts_fp_realistic.json", fp]] as const) {
-    console.log(`${title}:`);
+    print(`${title}:`);
     for (const [category, t] of [...table].sort(([a], [b]) => a.localeCompare(b))) {
-      console.log(`  ${category.padEnd(24)} ${t.blocked}/${t.total} blocked`);
+      print(`  ${category.padEnd(24)} ${t.blocked}/${t.total} blocked`);
     }
   }
   const a = sum(attacks.values());
   const s = sum(safe.values());
   const f = sum(fp.values());
-  console.log(`attacks_blocked=${a.blocked}/${a.total} safe_blocked=${s.blocked}/${s.total} fp_realistic_blocked=${f.blocked}/${f.total}`);
+  print(`attacks_blocked=${a.blocked}/${a.total} safe_blocked=${s.blocked}/${s.total} fp_realistic_blocked=${f.blocked}/${f.total}`);
+  recordBench(
+    "structural",
+    "structural layer on the evaluation corpora",
+    "Decisions of the structural filter alone on ../shared/corpora/prompts.json (attacks and safe/mixed cases, counted separately) and prompts_fp_realistic.json (benign hard negatives). These are tuning corpora: the rules are general, not fitted to these cases.",
+    printed,
+  );
 }
 
 main();
