@@ -150,17 +150,17 @@ export function buildProgram(io: CliIo, state: RunState): Command {
       writeErr: (text) => io.stderr.write(text),
     }));
   }
-  program.action(() => {
-    // No subcommand: show help on stdout and exit 1, so a bare call in a script is not "success".
-    io.stdout.write(program.helpInformation());
-    state.exitCode = 1;
-  });
   return program;
 }
 
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const state: RunState = { command: "main", exitCode: 0 };
   const program = buildProgram(io, state);
+  if (argv.length === 0) {
+    // No subcommand: help on stdout and exit 1, so a bare call in a script is not "success".
+    await writeOut(io.stdout, program.helpInformation());
+    return 1;
+  }
   try {
     await program.parseAsync([...argv], { from: "user" });
     return state.exitCode;

@@ -21,7 +21,18 @@ export async function readJsonDocument(path: string, label: "manifest" | "export
     if (info.size > MAX_DOCUMENT_BYTES) throw new Error("too large");
     bytes = await readFile(path);
   } catch (error) {
-    throw new LittleCanaryError("io", `cannot read ${label} (${error instanceof Error && error.message === "too large" ? `larger than ${MAX_DOCUMENT_BYTES} bytes` : "unreadable"})`);
+    const code = (error as { code?: unknown }).code;
+    const reason =
+      error instanceof Error && error.message === "too large"
+        ? `larger than ${MAX_DOCUMENT_BYTES} bytes`
+        : error instanceof Error && error.message === "not a file"
+          ? "not a regular file"
+          : code === "ENOENT"
+            ? "file not found"
+            : typeof code === "string" && /^E[A-Z]{2,12}$/.test(code)
+              ? code
+              : "unreadable";
+    throw new LittleCanaryError("io", `cannot read ${label} ${path} (${reason})`);
   }
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     throw new LittleCanaryError("io", `cannot read ${label} (starts with a byte order mark)`);
