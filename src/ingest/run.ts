@@ -18,7 +18,7 @@ import {
 import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../manifest/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
-import { planSegments, type SegmentableRecord } from "../segment/plan.js";
+import { planSegments, type SegmentableRecord, type SegmentPlan } from "../segment/plan.js";
 import { LittleCanaryError } from "../errors.js";
 import { VERSION } from "../version.js";
 import { classifySegmentVerdict, isClassifyError } from "./classify.js";
@@ -145,20 +145,30 @@ interface RecordOutcome {
   readonly admitted: AdmittedSnapshot | null;
 }
 
-async function admitRecord(pipeline: CheckingPipeline, record: RawRecord, policy: IngestPolicy): Promise<RecordOutcome> {
+/** A record held before any check, or one whose segments are planned and ready to check. */
+type PreparedRecord =
+  | { readonly kind: "held"; readonly outcome: RecordOutcome }
+  | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
+
+/** Validation and planning, no checks: pure and cheap, so every record is prepared up front. */
+function prepareRecord(record: RawRecord, policy: IngestPolicy): PreparedRecord {
   const malformed = record.problems.find((problem) => problem.severity === "malformed");
   if (malformed) {
-    return {
-      entry: malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message }),
-      checks: 0,
-      admitted: null,
-    };
+    const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
+    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
   }
   const snapshot = snapshotOf(record);
   const plan = planSegments(snapshot, policy);
   if (plan.over_budget) {
-    return { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null };
+    return { kind: "held", outcome: { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null } };
   }
+  return { kind: "planned", index: record.index, snapshot, plan };
+}
+
+/** Checks a planned record's segments in plan order, stopping after a hold when the policy says so. */
+async function checkRecord(pipeline: CheckingPipeline, prepared: PreparedRecord, policy: IngestPolicy): Promise<RecordOutcome> {
+  if (prepared.kind === "held") return prepared.outcome;
+  const { index, snapshot, plan } = prepared;
   const results: SegmentResult[] = [];
   let checks = 0;
   let stopped = false;
@@ -172,8 +182,19 @@ async function admitRecord(pipeline: CheckingPipeline, record: RawRecord, policy
     results.push(result);
     if (policy.stop_after_hold && stopsChecking(result.state)) stopped = true;
   }
-  const entry = checkedRecordEntry({ index: record.index, record: snapshot, plan, results });
-  return { entry, checks, admitted: entry.admission === "admitted" ? { index: record.index, record: snapshot } : null };
+  const entry = checkedRecordEntry({ index, record: snapshot, plan, results });
+  return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
+}
+
+/**
+ * The order in which records are checked: most planned segments first (index order among
+ * equals). A record's segments run one after another, so a long record started last would keep
+ * the run going alone after every other lane is idle; starting long records first shortens the
+ * whole run. Results are still placed by index, so the manifest does not depend on this order.
+ */
+function checkingOrder(prepared: readonly PreparedRecord[]): number[] {
+  const weight = (p: PreparedRecord): number => (p.kind === "planned" ? p.plan.segments.length : 0);
+  return prepared.map((_, position) => position).sort((a, b) => weight(prepared[b] as PreparedRecord) - weight(prepared[a] as PreparedRecord) || a - b);
 }
 
 function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
@@ -222,10 +243,16 @@ export async function ingestRecords(
   const gate = await runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
   const records = "inputs" in input ? admitIngestInputs(input.inputs, policy) : input;
   const startedAt = formatTimestamp(clock());
-  const outcomes = await mapOrdered(records, (record) => admitRecord(pipeline, record, policy), {
+  const prepared = records.map((record) => prepareRecord(record, policy));
+  const order = checkingOrder(prepared);
+  const checked = await mapOrdered(order, (position) => checkRecord(pipeline, prepared[position] as PreparedRecord, policy), {
     concurrency: options.concurrency ?? 1,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  const outcomes: RecordOutcome[] = new Array(records.length);
+  order.forEach((position, k) => {
+    outcomes[position] = checked[k] as RecordOutcome;
   });
   const finishedAt = formatTimestamp(clock());
   const exportRequested = options.exportRequested === true;
