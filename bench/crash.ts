@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { IngestExportSchema, IngestManifestSchema } from "../src/manifest/schemas.js";
 import { verifyExport } from "../src/verify/verify-export.js";
-import { startCrashCanary } from "./_crash-canary.js";
+import { startBenchStandIn } from "./_standin.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "crash-child.js");
 const CHILD_TIMEOUT_MS = 60_000;
@@ -161,7 +161,7 @@ async function inspect(dir: string, old: { manifest: Buffer; export: Buffer } | 
 }
 
 async function main(): Promise<void> {
-  const canary = await startCrashCanary();
+  const canary = await startBenchStandIn({ latencyMs: 0, replies: "benign" });
   const root = await mkdtemp(join(tmpdir(), "lc-crash-"));
   try {
     // Calibration: the previous pair every --overwrite trial starts from, and the length of an

@@ -15,6 +15,7 @@
 // - A checker that throws or returns something other than a genuine verdict yields `degraded`
 //   with the error's class name only. `outputInfo` never contains the input text.
 import { UsageError } from "../errors.js";
+import { codePointLength } from "../text/codepoints.js";
 import type { DegradedPolicy } from "../pipeline/options.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV, type HostClassification } from "./classify.js";
@@ -114,19 +115,6 @@ export function extractUserText(input: unknown): string {
   return chunks.filter((chunk) => chunk !== "").join("\n");
 }
 
-function codePoints(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
-}
-
 function errorName(error: unknown): string {
   const name = error instanceof Error ? error.name : "Error";
   return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : "Error";
@@ -165,7 +153,7 @@ export function littleCanaryInputGuardrail(
 
   async function execute(args: { readonly input: string | readonly unknown[] }): Promise<LittleCanaryGuardrailOutput> {
     const text = extractUserText(args?.input);
-    const screenedChars = codePoints(text);
+    const screenedChars = codePointLength(text);
     let result: LittleCanaryGuardrailInfo;
     if (text === "") {
       result = finish(unscreenedForHost("no user text", { failureMode }), false, {
