@@ -116,3 +116,14 @@ function safeDecode(part: string): string {
     return part;
   }
 }
+
+/**
+ * A client's endpoint: the full URL kept private by the caller (it may hold userinfo or a token)
+ * and the redacted origin that is safe to show. Throws UsageError for a URL no request can use.
+ */
+export function resolveClientEndpoint(url: unknown, optionName: string): { readonly baseUrl: string; readonly endpointOrigin: string } {
+  if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
+    throw new UsageError(`${optionName} must be an http or https URL`);
+  }
+  return { baseUrl: url, endpointOrigin: endpointOrigin(url) };
+}

@@ -4,20 +4,11 @@
 // failure code, so a canary that did not run cannot look like a pass. One deadline covers each
 // whole call, the reply body is capped, and a reply that may have been truncated by the backend
 // is a failure (decision 7).
-import { UsageError } from "../errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
-import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
-import {
-  checkMaxTokens,
-  checkModel,
-  checkNumCtx,
-  checkSeed,
-  checkSystemPrompt,
-  checkTemperature,
-  checkTimeoutSeconds,
-} from "./options.js";
+import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import {
   MAX_CHAT_RESPONSE_BYTES,
   interpretOllamaChat,
@@ -67,20 +58,12 @@ export class OllamaCanaryProbe implements CanaryProbe {
   readonly #now: () => number;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
-    this.model = checkModel(options.model ?? DEFAULT_CANARY_MODEL);
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
+      resolveChatSettings(options, { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
-    this.maxTokens = checkMaxTokens(options.maxTokens ?? 256);
-    this.temperature = checkTemperature(options.temperature ?? 0);
-    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
     this.numCtx = checkNumCtx(options.numCtx);
-    const url = options.ollamaUrl ?? DEFAULT_OLLAMA_URL;
-    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
-      throw new UsageError("ollamaUrl must be an http or https URL");
-    }
     // The full URL may hold userinfo or a token; it stays private and only the origin is shown.
-    this.#baseUrl = url;
-    this.endpointOrigin = endpointOrigin(url);
+    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "ollamaUrl"));
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#now = options.now ?? (() => performance.now());
   }

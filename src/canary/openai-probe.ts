@@ -5,16 +5,9 @@
 import { ConfigError, UsageError } from "../errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
-import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
-import {
-  checkMaxTokens,
-  checkModel,
-  checkSeed,
-  checkSystemPrompt,
-  checkTemperature,
-  checkTimeoutSeconds,
-} from "./options.js";
+import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { MAX_CHAT_RESPONSE_BYTES } from "./ollama-chat.js";
 import { interpretOpenAIChat, openAIChatBody, openAISuccessMetadata } from "./openai-chat.js";
 
@@ -74,22 +67,11 @@ export class OpenAICanaryProbe implements CanaryProbe {
   readonly #now: () => number;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
-    this.model = checkModel(options.model ?? DEFAULT_OPENAI_MODEL);
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
+      resolveChatSettings(options, { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
-    this.maxTokens = checkMaxTokens(options.maxTokens ?? 256);
-    this.temperature = checkTemperature(options.temperature ?? 0);
-    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
-    if (options.apiKey !== undefined && typeof options.apiKey !== "string") {
-      throw new UsageError("apiKey must be a string");
-    }
-    this.#apiKey = options.apiKey ?? "";
-    const url = options.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
-    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
-      throw new UsageError("baseUrl must be an http or https URL");
-    }
-    this.#baseUrl = url;
-    this.endpointOrigin = endpointOrigin(url);
+    this.#apiKey = checkApiKey(options.apiKey);
+    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "baseUrl"));
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#now = options.now ?? (() => performance.now());
   }

@@ -58,3 +58,37 @@ export function checkSystemPrompt(value: unknown, name = "systemPrompt"): string
 export function finiteNonNegative(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
+
+/** The generation settings every chat client (probe or judge) has. */
+export interface ChatSettings {
+  readonly model: string;
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+}
+
+/**
+ * Validated chat settings from caller options and the client's defaults. `role` prefixes the
+ * option names in messages ("judge timeoutSeconds …") so a caller knows which client refused.
+ */
+export function resolveChatSettings(
+  options: { readonly model?: unknown; readonly timeoutSeconds?: unknown; readonly maxTokens?: unknown; readonly temperature?: unknown; readonly seed?: unknown },
+  defaults: { readonly model: string; readonly timeoutSeconds: number; readonly maxTokens: number },
+  role = "",
+): ChatSettings {
+  const name = (option: string): string => (role ? `${role} ${option}` : option);
+  return {
+    model: checkModel(options.model ?? defaults.model, name("model")),
+    timeoutSeconds: checkTimeoutSeconds(options.timeoutSeconds ?? defaults.timeoutSeconds, name("timeoutSeconds")),
+    maxTokens: checkMaxTokens(options.maxTokens ?? defaults.maxTokens, name("maxTokens")),
+    temperature: checkTemperature(options.temperature ?? 0, name("temperature")),
+    seed: checkSeed(options.seed === undefined ? 42 : options.seed, name("seed")),
+  };
+}
+
+/** An API key is optional; when given it must be a string (it is never shown anywhere). */
+export function checkApiKey(value: unknown): string {
+  if (value !== undefined && typeof value !== "string") throw new UsageError("apiKey must be a string");
+  return value ?? "";
+}

@@ -4,10 +4,9 @@
 // calls the backend when the canary itself failed.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { UsageError } from "../errors.js";
-import { endpointOrigin, serviceRequestTarget } from "../canary/endpoint.js";
+import { resolveClientEndpoint, serviceRequestTarget } from "../canary/endpoint.js";
 import { httpCall, type FetchLike } from "../canary/http-call.js";
-import { checkMaxTokens, checkModel, checkSeed, checkTemperature, checkTimeoutSeconds } from "../canary/options.js";
+import { resolveChatSettings } from "../canary/options.js";
 import { MAX_CHAT_RESPONSE_BYTES, interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
 import { fetchOllamaInventory, inventoryHasModel } from "../canary/ollama-inventory.js";
 import { DEFAULT_OLLAMA_URL } from "../canary/ollama-probe.js";
@@ -41,17 +40,9 @@ export class OllamaJudge implements Analyzer {
 
   constructor(options: OllamaJudgeOptions = {}) {
     // An empty judge model used to switch the judge on while the regex analyzer ran (weak point 12).
-    this.model = checkModel(options.model ?? DEFAULT_OLLAMA_JUDGE_MODEL, "judge model");
-    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 15, "judge timeoutSeconds");
-    this.maxTokens = checkMaxTokens(options.maxTokens ?? 512, "judge maxTokens");
-    this.temperature = checkTemperature(options.temperature ?? 0, "judge temperature");
-    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed, "judge seed");
-    const url = options.ollamaUrl ?? DEFAULT_OLLAMA_URL;
-    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
-      throw new UsageError("judge ollamaUrl must be an http or https URL");
-    }
-    this.#baseUrl = url;
-    this.endpointOrigin = endpointOrigin(url);
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
+      resolveChatSettings(options, { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 }, "judge"));
+    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "judge ollamaUrl"));
     this.#fetch = options.fetch ?? globalThis.fetch;
   }
 

@@ -3,10 +3,9 @@
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { UsageError } from "../errors.js";
-import { endpointOrigin, serviceRequestTarget } from "../canary/endpoint.js";
+import { resolveClientEndpoint, serviceRequestTarget } from "../canary/endpoint.js";
 import { httpCall, type FetchLike } from "../canary/http-call.js";
-import { checkMaxTokens, checkModel, checkSeed, checkTemperature, checkTimeoutSeconds } from "../canary/options.js";
+import { checkApiKey, resolveChatSettings } from "../canary/options.js";
 import { MAX_CHAT_RESPONSE_BYTES } from "../canary/ollama-chat.js";
 import { interpretOpenAIChat, openAIChatBody } from "../canary/openai-chat.js";
 import {
@@ -43,21 +42,10 @@ export class OpenAIJudge implements Analyzer {
   readonly #fetch: FetchLike;
 
   constructor(options: OpenAIJudgeOptions = {}) {
-    this.model = checkModel(options.model ?? DEFAULT_OPENAI_MODEL, "judge model");
-    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 15, "judge timeoutSeconds");
-    this.maxTokens = checkMaxTokens(options.maxTokens ?? 512, "judge maxTokens");
-    this.temperature = checkTemperature(options.temperature ?? 0, "judge temperature");
-    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed, "judge seed");
-    if (options.apiKey !== undefined && typeof options.apiKey !== "string") {
-      throw new UsageError("apiKey must be a string");
-    }
-    this.#apiKey = options.apiKey ?? "";
-    const url = options.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
-    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
-      throw new UsageError("judge baseUrl must be an http or https URL");
-    }
-    this.#baseUrl = url;
-    this.endpointOrigin = endpointOrigin(url);
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
+      resolveChatSettings(options, { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 15, maxTokens: 512 }, "judge"));
+    this.#apiKey = checkApiKey(options.apiKey);
+    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "judge baseUrl"));
     this.#fetch = options.fetch ?? globalThis.fetch;
   }
 

@@ -7,7 +7,6 @@ const anyUnit = fc.oneof(
   fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
   fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u)),
 );
-const hostileString = fc.string({ unit: anyUnit, maxLength: 12 });
 const jsonValue = fc.jsonValue({ maxDepth: 6, stringUnit: anyUnit });
 
 function hasLoneSurrogate(value: unknown): boolean {
