@@ -51,3 +51,14 @@ export function recordBench(name: string, title: string, description: string, li
     `## bench:${name} — ${title}\n\n${description}\n\nMachine: ${machineLine()}. Generated ${new Date().toISOString().slice(0, 10)}.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\``,
   );
 }
+
+/** From now on, every console.log line is also kept in the returned array (still printed). */
+export function recordPrintedLines(): string[] {
+  const printed: string[] = [];
+  const print = console.log;
+  console.log = (...parts: unknown[]): void => {
+    printed.push(parts.map(String).join(" "));
+    print(...parts);
+  };
+  return printed;
+}

@@ -13,7 +13,7 @@ import os from "node:os";
 import { maxLineBytes, type ReaderLimits } from "../src/jsonl/limits.js";
 import { readRecords } from "../src/jsonl/read.js";
 import { fromBytes, READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
-import { recordBench } from "./_perf-doc.js";
+import { recordBench, recordPrintedLines } from "./_perf-doc.js";
 
 const MIB = 1024 * 1024;
 const INPUT_BYTES = 64 * MIB;
@@ -131,13 +131,8 @@ async function measureThroughput(input: Buffer): Promise<Throughput> {
   return { mbPerSecond: median(wall), cpuMbPerSecond: median(cpu), records };
 }
 
-/** Every line this run printed, for docs/performance.md. */
-const printed: string[] = [];
-const print = console.log;
-console.log = (...parts: unknown[]): void => {
-  printed.push(parts.map(String).join(" "));
-  print(...parts);
-};
+/** Every line this run prints, for docs/performance.md. */
+const printed = recordPrintedLines();
 
 async function main(): Promise<void> {
   if (gc === undefined) console.log("warning: run with node --expose-gc for a stable RSS baseline");

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { createServer } from "../src/server/create-server.js";
 import { closeGracefully, listenLoopback } from "../src/server/lifecycle.js";
-import { recordBench } from "./_perf-doc.js";
+import { recordBench, recordPrintedLines } from "./_perf-doc.js";
 
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? 2000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16);
@@ -116,13 +116,8 @@ async function measure(label: string, pipeline: SecurityPipeline): Promise<void>
   }
 }
 
-/** Every line this run printed, for docs/performance.md. */
-const printed: string[] = [];
-const print = console.log;
-console.log = (...parts: unknown[]): void => {
-  printed.push(parts.map(String).join(" "));
-  print(...parts);
-};
+/** Every line this run prints, for docs/performance.md. */
+const printed = recordPrintedLines();
 
 async function main(): Promise<void> {
   if (!Number.isSafeInteger(REQUESTS) || REQUESTS < 1 || REQUESTS > 1_000_000) throw new RangeError("BENCH_REQUESTS out of range");
