@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runContextGate, IngestGateError } from "../../src/ingest/gate.js";
+import { ingestRecords } from "../../src/ingest/run.js";
+import { STRICT_V1 } from "../../src/ingest/policy.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { requiredCanaryContext } from "../../src/canary/context.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+
+const REQUIRED = requiredCanaryContext({ segmentChars: STRICT_V1.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
+
+let ollama: OllamaStandIn;
+beforeEach(async () => {
+  ollama = await startOllamaStandIn({ reply: "A summary.", contextLength: 32768 });
+});
+afterEach(async () => {
+  await ollama.close();
+});
+
+const showRequests = () => ollama.requests.filter((request) => request.path === "/api/show");
+const gated = (extra: ConstructorParameters<typeof SecurityPipeline>[0] = {}) =>
+  new SecurityPipeline({ ollamaUrl: ollama.url, canaryNumCtx: REQUIRED, ...extra });
+
+describe("the canary context gate", () => {
+  it("passes a genuine pipeline whose num_ctx and trained length hold a segment, after one /api/show", async () => {
+    const gate = await runContextGate(gated(), STRICT_V1);
+    expect(gate).toMatchObject({ verified: true, required: REQUIRED, contextLength: 32768 });
+    expect(gate.modelDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(showRequests()).toHaveLength(1);
+  });
+
+  it("refuses before any network call when num_ctx is unset or one short", async () => {
+    for (const canaryNumCtx of [null, REQUIRED - 1]) {
+      await expect(runContextGate(gated({ canaryNumCtx }), STRICT_V1)).rejects.toThrow(/cannot hold a whole segment/);
+    }
+    expect(ollama.requests).toHaveLength(0);
+  });
+
+  it("refuses a trained context length below what a segment needs, and an unknown model", async () => {
+    ollama.setContextLength(REQUIRED - 1);
+    await expect(runContextGate(gated(), STRICT_V1)).rejects.toThrow(/trained context length/);
+    await expect(runContextGate(gated({ canaryModel: "not-installed:7b" }), STRICT_V1)).rejects.toThrow(/could not verify/);
+  });
+
+  it("refuses callbacks, a judge model and the OpenAI provider", async () => {
+    await expect(runContextGate(gated({ callbacks: { onPass: () => {} } }), STRICT_V1)).rejects.toThrow(/callbacks/);
+    await expect(runContextGate(gated({ judgeModel: "qwen3:4b" }), STRICT_V1)).rejects.toThrow(/judgeModel/);
+    const openai = new SecurityPipeline({ provider: "openai", baseUrl: `${ollama.url}/v1` });
+    await expect(runContextGate(openai, STRICT_V1)).rejects.toThrow(/openai/);
+  });
+
+  it("refuses segment_chars above the pipeline's max input length", async () => {
+    await expect(runContextGate(gated({ maxInputLength: 1000 }), STRICT_V1)).rejects.toThrow(/exceeds the pipeline's max_input_length/);
+  });
+
+  it("refuses a look-alike or subclassed pipeline unless unverifiedPipeline is given, and records it as unverified", async () => {
+    const real = gated();
+    const wrapper = { check: (text: string) => real.check(text) };
+    await expect(runContextGate(wrapper, STRICT_V1)).rejects.toBeInstanceOf(IngestGateError);
+    class Sub extends SecurityPipeline {}
+    await expect(runContextGate(new Sub({ ollamaUrl: ollama.url, canaryNumCtx: REQUIRED }), STRICT_V1)).rejects.toThrow(/needs a SecurityPipeline/);
+    const run = await ingestRecords(wrapper, { inputs: ["hello"] }, { unverifiedPipeline: true });
+    expect(run.manifest.document.pipeline.canary_context_verified).toBe(false);
+  });
+
+  it("unverifiedPipeline never relaxes the gate for a genuine pipeline", async () => {
+    await expect(runContextGate(gated({ canaryNumCtx: null }), STRICT_V1, { unverifiedPipeline: true })).rejects.toThrow(/cannot hold/);
+  });
+
+  it("a genuine pipeline's verdicts cannot be swapped for another text's (a reused verdict is an error)", async () => {
+    const real = gated();
+    const cached = await real.check("some other text entirely");
+    const liar = { check: async () => cached };
+    const run = await ingestRecords(liar, { inputs: ["hello"] }, { unverifiedPipeline: true });
+    const record = run.manifest.document.records[0];
+    expect(record?.segments[0]?.state).toBe("error");
+    expect(record?.hold_reasons).toContain("error");
+  });
+});
