@@ -73,7 +73,7 @@ const SWITCH_OFF_VERB =
   "(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)";
 const SAFETY_QUALIFIER = "(?:content|safety|ethical|ethics|moral|moderation)";
 const SAFEGUARD_NOUN =
-  "(?:filters?|filtering|restrictions?|guidelines|rules|module|checks|mode|protocols?|polic(?:y|ies)|guardrails|safeguards|constraints|training|measures|settings|layers?|parameters|classifiers?)";
+  "(?:filters?|filtering|restrictions?|guidelines|rules|module|checks|mode|protocols?|polic(?:y|ies)|guardrails|safeguards|constraints|training|measures|settings|layers?|parameters|classifiers?|moderation|responses)";
 const PERSONA_NOUN = "(?:AI|assistant|chatbot|bot|model|persona|character|version|entity|hacker|villain)";
 const NO_LIMITS_NOUN =
   "(?:restrictions|filters|filtering|censorship|content\\s+polic(?:y|ies)|ethics|morals|guardrails|safeguards|(?:safety|ethical|moral)\\s+(?:filters|guidelines|rules|restrictions|training|protocols|measures|constraints|limits))";
@@ -85,6 +85,11 @@ const PERSONA_TAIL =
 
 const REVEAL_VERB =
   "(?:show|tell|reveal|repeat|display|print|output|share|give|dump|disclose|leak|expose|recite|list|provide|send|paste|copy|echo|return|quote|spell\\s+out|type\\s+out|write\\s+out|read\\s+(?:out|aloud|back)|what(?:'s|\\s+is|\\s+are|\\s+were|\\s+was))";
+// Verbs that move the assistant's configuration out: show it, send it, export it, report it.
+const DISCLOSE_VERB =
+  "show|tell|reveal|repeat|display|print|output|share|give|dump|disclose|leak|expose|recite|list|provide|send|post|upload|email|paste|copy|echo|return|quote|export|report|enumerate|type\\s+out|write\\s+out|read\\s+(?:out|aloud)|contribute";
+// A gap within one sentence; a period inside a URL, number or file name does not end it.
+const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
 const PROMPT_QUALIFIER =
   "(?:full|complete|exact|entire|actual|real|raw|current|original|initial|hidden|secret|internal|underlying|verbatim|whole|first|true|base|core|starting)";
 // "your rules" alone is a shop's returns policy; only YOUR prompt/instructions, or qualified
@@ -230,7 +235,12 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(L.SAFETY_BYPASS, "language",
     `\\b${SWITCH_OFF_VERB}${notReported(SWITCH_OFF_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+|the\\s+|its\\s+|these\\s+|those\\s+)?(?:${SAFETY_QUALIFIER}\\s+){1,2}${SAFEGUARD_NOUN}\\b` +
     `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:(?:any|your|the|all)\\s+(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|restrictions|censorship|moderation|guardrails|safeguards)|(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|censorship|moderation|guardrails|safeguards)|${SAFETY_QUALIFIER}\\s+restrictions)\\b` +
-    `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been)\\s+(?:now\\s+)?(?:disabled|off|removed|lifted|suspended|bypassed|deactivated)\\b`, "i"),
+    `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been)\\s+(?:now\\s+)?(?:disabled|off|removed|lifted|suspended|bypassed|deactivated)\\b` +
+    // A notice that suspends safeguards for this exchange ("… are temporarily suspended for this
+    // interaction"); the same words about a fire drill or a forum are news, not a directive.
+    `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been|will\\s+be)\\s+(?:(?:now|hereby|temporarily|officially|fully|completely)\\s+)?(?:disabled|removed|lifted|suspended|bypassed|deactivated|relaxed|waived|revoked|void|null|no\\s+longer\\s+(?:active|in\\s+effect|enforced))\\b` +
+    `(?=${GAP(40)}\\b(?:(?:for|during|in)\\s+(?:(?:this|the|your|our|an?|all)\\s+)?(?:[\\w-]+\\s+)?(?:interaction|session|conversation|chat|exchange|request|query|test|testing|evaluation|research|audit)s?\\b|effective\\s+immediately|for\\s+you\\b))` +
+    `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:any\\s+|your\\s+|the\\s+)?(?:${SAFETY_QUALIFIER})\\s+(?:checks|measures|protocols|guidelines|rules|training)\\b`, "i"),
   // New: a line that opens a fake system/developer turn with a directive, or an instruction
   // template header ("### Instruction:").
   rule(L.FAKE_TURN, "code",
@@ -255,6 +265,16 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(L.EXTRACT_SYSTEM_PROMPT, "language",
     `\\b${REVEAL_VERB}\\b(?:\\s+(?:me|us))?${GAP(30)}\\bthe\\s+(?:hidden|secret|internal|confidential|concealed)\\s+(?:system\\s+)?(?:prompt|instructions|rules|directives|configuration)\\b` +
     `|\\b(?:include|insert|append|add|embed|attach|hide|encode|translate|summari[sz]e|paraphrase|rewrite)\\b${GAP(40)}\\b(?:your|ur|the)\\s+(?:${PROMPT_QUALIFIER}\\s+){0,2}(?:system|hidden|initial|secret|internal|developer|original)[\\s-]?(?:prompt|instructions|message)\\b`, "i"),
+  // Row 7, the assistant's own system prompt asked for with a wider gap and any inflection of a
+  // disclosure verb ("outputs your system instructions", "send … with your full system prompt"),
+  // "all/the full system instructions" disclosed, or "yours" when the text is about system prompts.
+  rule(L.EXTRACT_SYSTEM_PROMPT, "language",
+    `\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\b${WIDE_GAP(80)}\\b(?:your|ur)\\s+(?:(?:own|full|complete|current|entire|exact|actual|original|initial|hidden|internal|real)\\s+){0,2}system[\\s_-]?(?:prompts?|instructions?|messages?|directives|configuration|config)\\b` +
+    `|\\b(?:your|ur)\\s+(?:(?:own|full|complete|current|entire|exact|actual|original|initial|hidden|internal|real)\\s+){0,2}system[\\s_-]?(?:prompt|instructions?)\\s+(?:says|said|contains|reads|states|instructs|tells|looks\\s+like|is)\\b` +
+    `|\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\b${WIDE_GAP(60)}\\b(?:all|every|the\\s+(?:full|complete|entire|exact))\\s+(?:(?:of\\s+)?(?:the|your)\\s+)?(?:[\\w-]+\\s+){0,2}?system[\\s_-]?(?:prompts?|instructions|directives)\\b` +
+    `|\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\b${WIDE_GAP(80)}\\bincluding\\s+(?:the\\s+|your\\s+|any\\s+|all\\s+)?(?:[\\w-]+\\s+){0,4}?system[\\s_-]?(?:prompts?|instructions|directives)\\b` +
+    `|\\bsystem[\\s_-]?prompts?\\b[^\\n]{0,300}?\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\s+(?:(?:me|us)\\s+)?yours\\b` +
+    `|\\b(?:explain|describe|recall|recite|display|list|tell|include|share|show)\\b${GAP(40)}\\b(?:exact\\s+)?(?:every\\s+|all\\s+|the\\s+|what\\s+)?(?:specific\\s+|exact\\s+)?instructions?\\s+(?:that\\s+)?you\\s+(?:were|have\\s+been)\\s+(?:given|provided|told)\\b(?!\\s+(?:by|from)\\s+(?!(?:the\\s+|your\\s+)?(?:system|developers?|operators?|admins?|administrators?|creators?|makers?|company|openai|anthropic)\\b))`, "i"),
   // Fake role markup that closes the user's turn or opens a system one with a directive.
   rule(L.FAKE_TURN, "code",
     "<\\/\\s*(?:user|human|input|document|context|data|untrusted)\\s*>\\s*<\\s*(?:system|assistant|developer|admin|instructions?)\\s*>" +
