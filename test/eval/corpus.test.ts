@@ -74,10 +74,10 @@ describe("loading corpora", () => {
 });
 
 describe("selecting cases", () => {
-  test("an ids file runs exactly those cases in its order, across corpora (fp-h01 before c1-01)", async () => {
+  test("an ids file runs exactly those cases in its order, across corpora (a realistic benign case before c1-01)", async () => {
     const loaded = await loadCorpora([PROMPTS, FP], { cwd: REPO });
-    const ids = await loadIdsFile(await file("ids.json", '["fp-h01","c1-01"]'), { cwd: dir });
-    expect(selectCases(loaded, ids).map((c) => c.id)).toEqual(["fp-h01", "c1-01"]);
+    const ids = await loadIdsFile(await file("ids.json", '["fp-h07","c1-01"]'), { cwd: dir });
+    expect(selectCases(loaded, ids).map((c) => c.id)).toEqual(["fp-h07", "c1-01"]);
   });
 
   test("ids file errors: not a list of strings, duplicates, unknown ids", async () => {
