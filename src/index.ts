@@ -127,6 +127,7 @@ export { runReplay, type ReplayOptions } from "./demo/replay.js";
 export { runLive, type LiveOptions } from "./demo/live.js";
 export { parseCapture, capturePayloadSha256, sealCapture, CaptureSchema, type Capture } from "./demo/capture.js";
 export { captureFromLive } from "./demo/record.js";
+export { importForeignCapture } from "./demo/import.js";
 export type { DemoOutcome, CommandStatus } from "./demo/outcome.js";
 
 // Host integrations

@@ -9,6 +9,7 @@
 // texts; nothing from the file is echoed.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
+import { parseJsonLine } from "../jsonl/parse-line.js";
 import { canonicalJsonUnchecked } from "../manifest/canonical.js";
 import { sha256Hex } from "../manifest/hash.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, CONTRAST_CASES, DEMO_GENERATION, MAX_CAPTURE_BYTES } from "./contrast.js";
@@ -99,15 +100,27 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const integrity = (detail: string): CaptureLoad => ({ kind: "integrity", detail });
 
+/**
+ * Strict UTF-8 JSON (no BOM, no duplicate keys at any depth, no non-finite numbers), so a
+ * capture cannot mean one thing to this parser and another to the hash; undefined when invalid.
+ */
+export function parseCaptureJson(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  if (text.startsWith("\uFEFF")) return undefined;
+  const parsed = parseJsonLine(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
 /** Validates capture bytes in the §3.2 order; the first failure decides. */
 export function parseCapture(bytes: Uint8Array): CaptureLoad {
   if (bytes.byteLength > MAX_CAPTURE_BYTES) return integrity("fixture exceeds the one-megabyte limit");
-  let document: unknown;
-  try {
-    document = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
-  } catch {
-    return integrity("fixture is not valid UTF-8 JSON");
-  }
+  const document = parseCaptureJson(bytes);
+  if (document === undefined) return integrity("fixture is not valid UTF-8 JSON");
   if (!isPlainObject(document)) return integrity("fixture root is invalid");
   const declared = document["payload_sha256"];
   if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) {

@@ -1,13 +1,14 @@
 // Builds a capture in our format from the upstream recording in ../shared/corpora (read at test
-// time, never copied into the repository). Input and response bytes, capture metadata and
-// expectations are carried over unchanged; only the payload hash is recomputed over our
-// canonical JSON, and the provenance note says so.
+// time, never copied into the repository) with the library's importer: input and response bytes,
+// capture metadata and expectations are carried over unchanged; only the payload hash is
+// recomputed over our canonical JSON, and the provenance note says so.
 import { readFileSync } from "node:fs";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { capturePayloadSha256 } from "../../src/demo/capture.js";
+import { importForeignCapture } from "../../src/demo/import.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const UPSTREAM_CAPTURE = path.resolve(repoRoot, "../shared/corpora/upstream_demo_replay.json");
@@ -15,16 +16,7 @@ export const UPSTREAM_CAPTURE = path.resolve(repoRoot, "../shared/corpora/upstre
 export type Doc = Record<string, any>;
 
 export function upstreamCaptureDocument(): Doc {
-  const upstream = JSON.parse(readFileSync(UPSTREAM_CAPTURE, "utf8")) as Doc;
-  const upstreamHash = upstream["payload_sha256"] as string;
-  const { payload_sha256: _dropped, ...payload } = upstream;
-  payload["capture"] = {
-    ...payload["capture"],
-    provenance_note:
-      `${payload["capture"].provenance_note} [Re-hashed for little-canary (TypeScript) from the upstream ` +
-      `capture whose Python-formatted payload_sha256 was ${upstreamHash}.]`,
-  };
-  return { ...payload, payload_sha256: capturePayloadSha256(payload) };
+  return importForeignCapture(readFileSync(UPSTREAM_CAPTURE), "upstream_demo_replay.json") as unknown as Doc;
 }
 
 export function rehash(doc: Doc): Doc {

@@ -146,7 +146,9 @@ describe("replay failures", () => {
     expect(detail("{not json")).toBe("fixture is not valid UTF-8 JSON");
     expect(detail("[]")).toBe("fixture root is invalid");
     expect(detail({ ...upstreamCaptureDocument(), payload_sha256: "abc" })).toBe("fixture hash is missing or invalid");
-    expect(detail('{"a":1e999,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture payload cannot be canonicalized");
+    // Non-finite numbers and duplicate keys are refused by the strict parser, before hashing.
+    expect(detail('{"a":1e999,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture is not valid UTF-8 JSON");
+    expect(detail('{"a":1,"a":2,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture is not valid UTF-8 JSON");
     expect(parseCapture(new Uint8Array(1_048_577)).kind).toBe("integrity");
     const mutate = (change: (doc: Doc) => void): string => {
       const doc = upstreamCaptureDocument();

@@ -1,0 +1,29 @@
+// Importing a capture recorded by another implementation (the Python package writes the same
+// `little-canary-demo-replay/v1` document, but hashes it with Python's float formatting, so our
+// canonical hash never matches it). Importing keeps every input, response byte, expectation and
+// metadata field as recorded, re-hashes the payload over our canonical JSON, and appends to the
+// provenance note where the capture came from and which hash it carried. Nothing is fabricated:
+// a capture without recorded responses cannot be imported.
+import { LittleCanaryError } from "../errors.js";
+import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "./capture.js";
+import { MAX_CAPTURE_BYTES } from "./contrast.js";
+
+export function importForeignCapture(bytes: Uint8Array, sourceLabel: string): Capture {
+  if (bytes.byteLength > MAX_CAPTURE_BYTES) throw new LittleCanaryError("input_refused", "capture exceeds the one-megabyte limit");
+  const document = parseCaptureJson(bytes);
+  if (typeof document !== "object" || document === null || Array.isArray(document)) {
+    throw new LittleCanaryError("input_refused", "capture is not a strict UTF-8 JSON object");
+  }
+  const { payload_sha256: foreignHash, ...payload } = document as Record<string, unknown>;
+  const parsed = CapturePayloadSchema.safeParse(payload);
+  if (!parsed.success) {
+    throw new LittleCanaryError("input_refused", `capture is not a ${"little-canary-demo-replay/v1"} document: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  }
+  const hashNote = typeof foreignHash === "string" && /^[0-9a-fA-F]{64}$/.test(foreignHash) ? ` whose own payload_sha256 was ${foreignHash.toLowerCase()}` : "";
+  const note = parsed.data.capture.provenance_note;
+  const imported = `[Imported into little-canary (TypeScript) from ${sourceLabel}${hashNote}; payload re-hashed over canonical JSON, recorded bytes unchanged.]`;
+  return sealCapture({
+    ...parsed.data,
+    capture: { ...parsed.data.capture, provenance_note: note ? `${note} ${imported}` : imported },
+  });
+}
