@@ -106,11 +106,6 @@ function snapshotOf(record: RawRecord): SegmentableRecord {
   });
 }
 
-function refuseNonFinite(_key: string, value: unknown): unknown {
-  if (typeof value === "number" && !Number.isFinite(value)) throw new RangeError("non-finite number in verdict");
-  return value;
-}
-
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
 /** One check of one segment, reduced to plain JSON and classified (§4.7). Never throws. */
@@ -120,9 +115,10 @@ async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<
     const verdict = await pipeline.check(slice);
     if (!isGenuineVerdict(verdict)) return failed("TypeError");
     if (!verdict.isFor(slice)) return failed("VerdictMismatchError");
-    // The class method, not anything an instance could carry, and a JSON round trip so only
-    // plain values are classified (a non-finite number is an error here, never a null).
-    const json: unknown = JSON.parse(JSON.stringify(PipelineVerdict.prototype.toRecord.call(verdict), refuseNonFinite));
+    // The class method, not anything an instance could carry: it builds fresh plain objects
+    // from the frozen verdict, and classification validates every value (finite numbers
+    // included) against the verdict schema before anything is recorded.
+    const json: unknown = PipelineVerdict.prototype.toRecord.call(verdict);
     const classified = classifySegmentVerdict(json);
     if (isClassifyError(classified)) return failed(classified.error);
     const latency = verdict.totalLatency;
