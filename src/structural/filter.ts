@@ -39,12 +39,17 @@ interface Views {
   readonly script: string;
 }
 
+// Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
+// views equal the text itself and the normalisation passes can be skipped.
+const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
+
 function viewsOf(text: string, withDeobfuscation: boolean): Views {
-  const folded = foldedView(text);
+  const plain = PLAIN_ASCII.test(text);
+  const folded = plain ? text : foldedView(text);
   return {
     folded,
     deobfuscated: withDeobfuscation ? deobfuscatedView(folded) : null,
-    script: scriptView(text),
+    script: plain ? text : scriptView(text),
   };
 }
 

@@ -152,3 +152,13 @@ describe("spec edge cases (§9 Filter)", () => {
     expect(r.reasons.some((x) => x.startsWith("Encoded payload"))).toBe(false);
   });
 });
+
+describe("plain-ASCII fast path", () => {
+  it("the folded and script views of printable ASCII are the text itself, so skipping them changes nothing", async () => {
+    const { foldedView, scriptView } = await import("../../src/structural/normalize.js");
+    let all = "\t\n\r";
+    for (let c = 0x20; c < 0x7f; c++) all += String.fromCharCode(c);
+    expect(foldedView(all)).toBe(all);
+    expect(scriptView(all)).toBe(all);
+  });
+});
