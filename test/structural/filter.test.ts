@@ -154,7 +154,7 @@ describe("spec edge cases (§9 Filter)", () => {
 });
 
 describe("plain-ASCII fast path", () => {
-  it("the folded and script views of printable ASCII are the text itself, so skipping them changes nothing", async () => {
+  test("the folded and script views of printable ASCII are the text itself, so skipping them changes nothing", async () => {
     const { foldedView, scriptView } = await import("../../src/structural/normalize.js");
     let all = "\t\n\r";
     for (let c = 0x20; c < 0x7f; c++) all += String.fromCharCode(c);
