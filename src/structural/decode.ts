@@ -109,14 +109,18 @@ function* candidatesOf(text: string): Generator<Candidate> {
 }
 
 /**
- * The outermost encoding under which some decoded layer satisfies `isInjection`, or null.
- * Breadth-first, so a shallow hit is found before deeper layers are decoded.
+ * The outermost encoding under which some decoded layer satisfies `isInjection`; "budget" when
+ * the search had to stop with encoded content left uninspected (more candidates, decoded text or
+ * layers than the limits allow, which ordinary text never comes near); null when everything
+ * decodable was inspected and nothing matched. Breadth-first, so a shallow hit is found first.
+ * A budget stop is a finding, not a pass: padding a payload with decoys or nesting it one layer
+ * deeper must not buy a clean verdict.
  */
 export function findEncodedInjection(
   text: string,
   isInjection: (decoded: string) => boolean,
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
-): EncodingKind | null {
+): EncodingKind | "budget" | null {
   let layer: Array<{ outer: EncodingKind | null; text: string }> = [{ outer: null, text }];
   let candidates = 0;
   let units = 0;
@@ -126,7 +130,7 @@ export function findEncodedInjection(
       for (const candidate of candidatesOf(item.text)) {
         candidates++;
         units += candidate.text.length;
-        if (candidates > limits.maxCandidates || units > limits.maxDecodedUnits) return null;
+        if (candidates > limits.maxCandidates || units > limits.maxDecodedUnits) return "budget";
         const outer = item.outer ?? candidate.kind;
         if (isInjection(candidate.text)) return outer;
         next.push({ outer, text: candidate.text });
@@ -134,5 +138,7 @@ export function findEncodedInjection(
     }
     layer = next;
   }
+  // Depth exhausted: decoded text that still holds a decodable layer was never inspected.
+  if (layer.some((item) => !candidatesOf(item.text).next().done)) return "budget";
   return null;
 }

@@ -125,7 +125,8 @@ export class StructuralFilter {
     }
 
     const encoded = findEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
-    if (encoded !== null) reasons.push(L.encodedReason(encoded));
+    if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
+    else if (encoded !== null) reasons.push(L.encodedReason(encoded));
 
     const blocked = reasons.length > 0;
     return Object.freeze({

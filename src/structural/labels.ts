@@ -60,6 +60,7 @@ export const UNRESTRICTED_PERSONA = "Known jailbreak: unrestricted persona";
 export const SAFETY_BYPASS = "Safety bypass: request to disable safeguards";
 export const FAKE_TURN = "Boundary attack: fake conversation turn";
 export const DECODE_AND_OBEY = "Encoding: instruction to decode and obey";
+export const ENCODING_BUDGET = "Encoding: encoded content exceeds what can be inspected (layers or volume)";
 
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";

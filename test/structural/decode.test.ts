@@ -42,20 +42,25 @@ describe("bounded layered search", () => {
     expect(findEncodedInjection(`x ${b64(b64(b64("the TARGET phrase here")))}`, isTarget)).toBe("base64");
   });
 
-  test("a payload deeper than maxDepth is not reached", () => {
+  test("a payload deeper than maxDepth is not reached, and that is reported as a budget stop, not a pass", () => {
     const deep = b64(b64(b64("the TARGET phrase here")));
-    expect(findEncodedInjection(`x ${deep}`, isTarget, { maxDepth: 2, maxCandidates: 512, maxDecodedUnits: 1 << 20 })).toBeNull();
+    expect(findEncodedInjection(`x ${deep}`, isTarget, { maxDepth: 2, maxCandidates: 512, maxDecodedUnits: 1 << 20 })).toBe("budget");
   });
 
-  test("the candidate cap stops the search", () => {
+  test("the candidate cap stops the search with a budget finding (decoys cannot buy a clean verdict)", () => {
     const decoys = Array.from({ length: 5 }, (_, i) => b64(`decoy number ${i} padding text`)).join(" ");
     const text = `${decoys} ${b64("the TARGET phrase here")}`;
     expect(findEncodedInjection(text, isTarget)).toBe("base64");
-    expect(findEncodedInjection(text, isTarget, { maxDepth: 3, maxCandidates: 3, maxDecodedUnits: 1 << 20 })).toBeNull();
+    expect(findEncodedInjection(text, isTarget, { maxDepth: 3, maxCandidates: 3, maxDecodedUnits: 1 << 20 })).toBe("budget");
   });
 
-  test("the decoded-size cap stops the search", () => {
+  test("the decoded-size cap stops the search with a budget finding", () => {
     const text = `${b64("x".repeat(3000))} ${b64("the TARGET phrase here")}`;
-    expect(findEncodedInjection(text, isTarget, { maxDepth: 3, maxCandidates: 512, maxDecodedUnits: 1000 })).toBeNull();
+    expect(findEncodedInjection(text, isTarget, { maxDepth: 3, maxCandidates: 512, maxDecodedUnits: 1000 })).toBe("budget");
+  });
+
+  test("text whose decodable content was all inspected without a match is not a finding", () => {
+    expect(findEncodedInjection(`note: ${b64("an ordinary sentence about the weather")}`, isTarget)).toBeNull();
+    expect(findEncodedInjection("plain prose without any encoded content at all", isTarget)).toBeNull();
   });
 });
