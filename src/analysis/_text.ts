@@ -21,14 +21,19 @@ function collapseWhitespace(text: string): string {
  * markdown emphasis, single-character whitespace runs, trimmed.
  */
 export function normalizeForMatching(text: string): string {
-  const folded = text
-    .normalize("NFKC")
-    .replace(FORMAT_CHARS, "")
-    .replace(APOSTROPHES, "'")
-    .replace(QUOTES, '"')
+  const folded = (PLAIN_ASCII.test(text) ? text.replace(BACKTICK, "'") : unicodeFolded(text).replace(APOSTROPHES, "'"))
     .toLowerCase()
     .replace(EMPHASIS, "");
   return collapseWhitespace(folded).trim();
+}
+
+// Printable ASCII and whitespace: NFKC, format-character removal and curly-quote folding are
+// identities on it, so those passes are skipped (the backtick is the only ASCII apostrophe form).
+const PLAIN_ASCII = /^[\t\n\v\f\r\x20-\x7e]*$/;
+const BACKTICK = /`/g;
+
+function unicodeFolded(text: string): string {
+  return text.normalize("NFKC").replace(FORMAT_CHARS, "").replace(QUOTES, '"');
 }
 
 /**
@@ -36,9 +41,7 @@ export function normalizeForMatching(text: string): string {
  * underscores, backticks and emphasis characters, which are part of that syntax.
  */
 export function normalizeForSyntax(text: string): string {
-  return collapseWhitespace(
-    text.normalize("NFKC").replace(FORMAT_CHARS, "").replace(QUOTES, '"').toLowerCase(),
-  );
+  return collapseWhitespace((PLAIN_ASCII.test(text) ? text : unicodeFolded(text)).toLowerCase());
 }
 
 function isLowSurrogate(unit: number): boolean {

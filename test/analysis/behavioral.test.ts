@@ -302,3 +302,15 @@ describe("further compromise shapes (written for this test)", () => {
     expect(analyzer.analyzeResponse(input, reply).hardBlocked).toBe(false);
   });
 });
+
+describe("plain-ASCII fast path of the matching form", () => {
+  it("gives the same form as the full Unicode path on every printable ASCII character", async () => {
+    const { normalizeForMatching, normalizeForSyntax } = await import("../../src/analysis/_text.js");
+    let all = "\t\n\r";
+    for (let c = 0x20; c < 0x7f; c++) all += String.fromCharCode(c);
+    // A non-ASCII character at the end forces the full path over the same ASCII prefix.
+    const viaFull = normalizeForMatching(`${all}\u00e9`).slice(0, -1);
+    expect(normalizeForMatching(all)).toBe(viaFull.trimEnd());
+    expect(normalizeForSyntax(all)).toBe(normalizeForSyntax(`${all}\u00e9`).slice(0, -1));
+  });
+});
