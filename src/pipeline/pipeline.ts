@@ -3,19 +3,17 @@
 // Contract: `check` never throws for backend trouble (it returns a degraded verdict); it throws
 // only a TypeError for a non-string input. The instance is frozen after construction, so no
 // caller can swap its probe, analyzer or `check` (ingest relies on that to trust its verdicts).
-import type { Analyzer, AnalysisResult } from "../analysis/types.js";
-import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import type { Analyzer, AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { CanaryProbe, CanaryResult } from "../canary/types.js";
-import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
-import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
-import { OllamaJudge } from "../judge/ollama-judge.js";
-import { OpenAIJudge } from "../judge/openai-judge.js";
 import { StructuralFilter } from "../structural/filter.js";
+import { buildAnalyzer, buildProbe } from "./clients.js";
 import { AuditLogger } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
 import type { CoverageReason } from "./coverage.js";
 import { buildHealthReport, type HealthReport } from "./health.js";
+import { routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
+import { snapshotOf } from "./snapshot.js";
 import {
   resolvePipelineOptions,
   type PipelineCallbacks,
@@ -23,20 +21,6 @@ import {
   type SecurityPipelineOptions,
 } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
-import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
-
-const KNOWN_CATEGORIES = new Set([
-  "persona_shift",
-  "instruction_echo",
-  "system_prompt_leak",
-  "refusal_collapse",
-  "tool_hallucination",
-  "format_anomaly",
-  "semantic_discontinuity",
-  "attack_compliance",
-  "canary_compromise",
-  "llm_judge",
-]);
 
 /** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
 export interface PipelineDescription {
@@ -74,52 +58,8 @@ export class SecurityPipeline {
       ...(options.customPatterns ? { customPatterns: options.customPatterns } : {}),
       onWarning: this.#warn,
     });
-    const transport = options.fetch ? { fetch: options.fetch } : {};
-    this.probe =
-      resolved.provider === "openai"
-        ? new OpenAICanaryProbe({
-            model: resolved.canaryModel,
-            baseUrl: resolved.baseUrl,
-            ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-            systemPrompt: this.systemPrompt,
-            timeoutSeconds: resolved.canaryTimeout,
-            maxTokens: resolved.canaryMaxTokens,
-            temperature: resolved.temperature,
-            seed: resolved.seed,
-            ...transport,
-          })
-        : new OllamaCanaryProbe({
-            model: resolved.canaryModel,
-            ollamaUrl: resolved.ollamaUrl,
-            systemPrompt: this.systemPrompt,
-            timeoutSeconds: resolved.canaryTimeout,
-            maxTokens: resolved.canaryMaxTokens,
-            temperature: resolved.temperature,
-            seed: resolved.seed,
-            numCtx: resolved.canaryNumCtx,
-            ...transport,
-          });
-    if (resolved.judgeModel !== null) {
-      this.analyzer =
-        resolved.provider === "openai"
-          ? new OpenAIJudge({
-              model: resolved.judgeModel,
-              baseUrl: resolved.baseUrl,
-              ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-              timeoutSeconds: resolved.judgeTimeout,
-              seed: resolved.seed,
-              ...transport,
-            })
-          : new OllamaJudge({
-              model: resolved.judgeModel,
-              ollamaUrl: resolved.ollamaUrl,
-              timeoutSeconds: resolved.judgeTimeout,
-              seed: resolved.seed,
-              ...transport,
-            });
-    } else {
-      this.analyzer = new BehavioralAnalyzer({ blockThreshold: resolved.blockThreshold, systemPrompt: this.systemPrompt });
-    }
+    this.probe = buildProbe(resolved, options, this.systemPrompt);
+    this.analyzer = buildAnalyzer(resolved, options, this.systemPrompt);
     this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, { onWarning: this.#warn }) : null;
     Object.freeze(this);
   }
@@ -401,60 +341,6 @@ type CanaryOutcome =
 function promptEvalCountOf(result: CanaryResult): number | null {
   const value = result.metadata.prompt_eval_count;
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
-}
-
-function routeExercised(
-  mode: ResolvedPipelineOptions["mode"],
-  snap: AnalysisSnapshot,
-  names: readonly string[],
-  details: string,
-): { block: boolean; advisory: SecurityAdvisory } {
-  if (snap.shouldBlock && snap.hardBlocked) {
-    if (mode === "advisory") return { block: false, advisory: new SecurityAdvisory(true, "high", names, details) };
-    return { block: true, advisory: SecurityAdvisory.none() };
-  }
-  if (snap.shouldBlock) {
-    if (mode === "block") return { block: true, advisory: SecurityAdvisory.none() };
-    return { block: false, advisory: new SecurityAdvisory(true, "medium", names, details) };
-  }
-  if ((snap.riskScore ?? 0) > 0 && names.length > 0) {
-    return { block: false, advisory: new SecurityAdvisory(true, "low", names, `Low-confidence signals: ${names.join(", ")}`) };
-  }
-  return { block: false, advisory: SecurityAdvisory.none() };
-}
-
-function skippedCanaryLayer(details: string): LayerResult {
-  return { name: "canary_probe", passed: null, latency: 0, details, status: "skipped", coverageReason: null, snapshot: null, signals: [] };
-}
-
-function uniqueCategories(snap: AnalysisSnapshot): string[] {
-  return [...new Set(snap.signals.map((signal) => signal.category))];
-}
-
-/** The privacy-preserving view of an analysis (§5.5): categories and numbers only. */
-function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
-  const finiteOrNull = (value: unknown): number | null =>
-    typeof value === "number" && Number.isFinite(value) ? value : null;
-  const canaryStatuses: readonly CanaryStatus[] = ["exercised", "failed", "disabled", "skipped_after_block"];
-  const methods: readonly AnalysisMethod[] = ["regex", "llm_judge", "none"];
-  const statuses: readonly AnalysisStatus[] = ["exercised", "failed", "not_applicable"];
-  return Object.freeze({
-    riskScore: finiteOrNull(analysis.riskScore),
-    shouldBlock: analysis.shouldBlock === true,
-    signals: Object.freeze(
-      (Array.isArray(analysis.signals) ? analysis.signals : []).map((signal) =>
-        Object.freeze({
-          category: KNOWN_CATEGORIES.has(signal.category) ? signal.category : "unknown",
-          severity: finiteOrNull(signal.severity),
-        }),
-      ),
-    ),
-    hardBlocked: analysis.hardBlocked === true,
-    degraded: analysis.degraded === true,
-    canaryStatus: canaryStatuses.includes(analysis.canaryStatus) ? analysis.canaryStatus : "failed",
-    analysisMethod: methods.includes(analysis.analysisMethod) ? analysis.analysisMethod : "none",
-    analysisStatus: statuses.includes(analysis.analysisStatus) ? analysis.analysisStatus : "failed",
-  });
 }
 
 function seconds(ms: number): number {

@@ -1,0 +1,41 @@
+// The backend clients a pipeline owns: its canary probe (Ollama or OpenAI-compatible) and its
+// analyzer (the regex behavioural analyzer, or an LLM judge on the same provider). Built once
+// from validated options; the API key is passed through to the client and kept nowhere else.
+import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import type { Analyzer } from "../analysis/types.js";
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import type { CanaryProbe } from "../canary/types.js";
+import { OllamaJudge } from "../judge/ollama-judge.js";
+import { OpenAIJudge } from "../judge/openai-judge.js";
+import type { ResolvedPipelineOptions, SecurityPipelineOptions } from "./options.js";
+
+type Transport = { fetch?: typeof fetch };
+
+const transportOf = (options: SecurityPipelineOptions): Transport => (options.fetch ? { fetch: options.fetch } : {});
+const apiKeyOf = (options: SecurityPipelineOptions): { apiKey?: string } => (options.apiKey ? { apiKey: options.apiKey } : {});
+
+export function buildProbe(resolved: ResolvedPipelineOptions, options: SecurityPipelineOptions, systemPrompt: string): CanaryProbe {
+  const common = {
+    model: resolved.canaryModel,
+    systemPrompt,
+    timeoutSeconds: resolved.canaryTimeout,
+    maxTokens: resolved.canaryMaxTokens,
+    temperature: resolved.temperature,
+    seed: resolved.seed,
+    ...transportOf(options),
+  };
+  return resolved.provider === "openai"
+    ? new OpenAICanaryProbe({ ...common, baseUrl: resolved.baseUrl, ...apiKeyOf(options) })
+    : new OllamaCanaryProbe({ ...common, ollamaUrl: resolved.ollamaUrl, numCtx: resolved.canaryNumCtx });
+}
+
+export function buildAnalyzer(resolved: ResolvedPipelineOptions, options: SecurityPipelineOptions, systemPrompt: string): Analyzer {
+  if (resolved.judgeModel === null) {
+    return new BehavioralAnalyzer({ blockThreshold: resolved.blockThreshold, systemPrompt });
+  }
+  const common = { model: resolved.judgeModel, timeoutSeconds: resolved.judgeTimeout, seed: resolved.seed, ...transportOf(options) };
+  return resolved.provider === "openai"
+    ? new OpenAIJudge({ ...common, baseUrl: resolved.baseUrl, ...apiKeyOf(options) })
+    : new OllamaJudge({ ...common, ollamaUrl: resolved.ollamaUrl });
+}
