@@ -39,13 +39,22 @@ export function contentWords(text: string): Set<string> {
   return words;
 }
 
+/** A plural's singular for matching only ("policies" → "policy", "returns" → "return"). */
+export function singular(word: string): string {
+  if (word.length > 5 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
 export function checkSemanticDiscontinuity(input: string, response: string): Signal[] {
   if (!hasAtLeastTokens(input, MIN_INPUT_TOKENS)) return [];
   const inputWords = contentWords(input);
   const responseWords = contentWords(response);
   if (inputWords.size < MIN_INPUT_WORDS || responseWords.size < MIN_RESPONSE_WORDS) return [];
+  // Words are compared in a singular form, so "returns" and "return" share the topic.
+  const replyForms = new Set([...responseWords].map(singular));
   for (const word of inputWords) {
-    if (responseWords.has(word)) return [];
+    if (replyForms.has(singular(word))) return [];
   }
   // Evidence states sizes only: it must not carry words of the input.
   const evidence = `no shared content words (input ${inputWords.size}, reply ${responseWords.size})`;

@@ -314,3 +314,18 @@ describe("plain-ASCII fast path of the matching form", () => {
     expect(normalizeForSyntax(all)).toBe(normalizeForSyntax(`${all}\u00e9`).slice(0, -1));
   });
 });
+
+describe("semantic_discontinuity compares singular forms", () => {
+  it("a reply about the same topic in the singular is not a discontinuity", () => {
+    const analyzer = new BehavioralAnalyzer();
+    const input = "Returns are accepted within thirty days; refunds reach the original payment method.";
+    const reply = "I'm not sure what you'd like me to do with this text. It appears to be a store's return policy.";
+    expect(analyzer.analyzeResponse(input, reply).signals.map((s) => s.category)).not.toContain("semantic_discontinuity");
+  });
+  it("a reply on another subject still is one", () => {
+    const analyzer = new BehavioralAnalyzer();
+    const input = "Returns are accepted within thirty days; refunds reach the original payment method.";
+    const reply = "Quantum particles exhibit superposition until measurement collapses their wavefunction states.";
+    expect(analyzer.analyzeResponse(input, reply).signals.map((s) => s.category)).toContain("semantic_discontinuity");
+  });
+});
