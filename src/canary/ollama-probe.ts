@@ -5,18 +5,13 @@
 // whole call, the reply body is capped, and a reply that may have been truncated by the backend
 // is a failure (decision 7).
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
-import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import type { CanaryProbe, CanaryResult } from "./types.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
+import { startCanaryResult } from "./result.js";
 import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import {
-  MAX_CHAT_RESPONSE_BYTES,
-  interpretOllamaChat,
-  isPlainObject,
-  ollamaChatBody,
-  ollamaSuccessMetadata,
-  parseJsonBody,
-} from "./ollama-chat.js";
+import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
+import { ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest, inventoryHasModel } from "./ollama-inventory.js";
 
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
@@ -69,60 +64,35 @@ export class OllamaCanaryProbe implements CanaryProbe {
   }
 
   async test(userInput: string): Promise<CanaryResult> {
-    const started = this.#now();
-    const finish = (
-      success: boolean,
-      response: string,
-      failureCode: CanaryFailureCode | null,
-      error: string | null,
-      metadata: CanaryMetadata,
-    ): CanaryResult => ({
-      response,
-      latency: Math.max(0, (this.#now() - started) / 1000),
-      model: this.model,
-      success,
-      error,
-      failureCode,
-      metadata,
-    });
+    const result = startCanaryResult(this.model, this.#now);
 
     try {
-      const target = serviceRequestTarget(this.#baseUrl, "/api/chat");
-      if (!target) return finish(false, "", "probe_exception", "Canary probe failed (UsageError)", {});
-      const outcome = await httpCall(this.#fetch, target.url, {
-        method: "POST",
-        headers: target.authorization ? { authorization: target.authorization } : {},
-        json: ollamaChatBody({
-          model: this.model,
-          systemPrompt: this.systemPrompt,
-          userContent: userInput,
-          maxTokens: this.maxTokens,
-          temperature: this.temperature,
-          seed: this.seed,
-          numCtx: this.numCtx,
-        }),
-        timeoutMs: this.timeoutSeconds * 1000,
-        maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+      const chat = await postOllamaChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, {
+        model: this.model,
+        systemPrompt: this.systemPrompt,
+        userContent: userInput,
+        maxTokens: this.maxTokens,
+        temperature: this.temperature,
+        seed: this.seed,
+        numCtx: this.numCtx,
       });
-      const chat = interpretOllamaChat(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
-      if (!chat.ok) return finish(false, "", chat.failureCode, chat.error, chat.metadata);
+      if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
+      if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
       const metadata = ollamaSuccessMetadata(chat.data);
       const promptTokens = metadata["prompt_eval_count"];
       if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
         // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
         // shortened input says nothing about the whole input, so it is not a pass.
-        return finish(
-          false,
-          "",
+        return result.failure(
           "context_truncated",
           `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`,
           metadata,
         );
       }
-      return finish(true, chat.content, null, null, metadata);
+      return result.success(chat.content, metadata);
     } catch (error) {
       // httpCall already turns transport errors into values; this catches anything unforeseen.
-      return finish(false, "", "probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
+      return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
     }
   }
 

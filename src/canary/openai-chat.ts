@@ -4,7 +4,7 @@
 // success, and failure texts never carry a body, a URL secret or an exception message.
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
-import { failed, isPlainObject, parseJsonBody, transportFailure, type ChatOutcome } from "./ollama-chat.js";
+import { failed, isPlainObject, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
 export interface OpenAIChatRequest {
@@ -31,7 +31,6 @@ export function openAIChatBody(request: OpenAIChatRequest): Record<string, unkno
   return body;
 }
 
-const INVALID_JSON = "API protocol error: invalid JSON response";
 const NOT_A_STRING = "API protocol error: response content must be a non-empty string";
 const INCOMPLETE = "API protocol error: incomplete chat response";
 const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
@@ -40,14 +39,9 @@ export function interpretOpenAIChat(
   outcome: HttpCallOutcome,
   texts: { readonly origin: string; readonly timeoutSeconds: number },
 ): ChatOutcome {
-  const transport = transportFailure(outcome, { service: "API", ...texts });
-  if (transport) return transport;
-  if (outcome.kind !== "response") return failed("probe_exception", "Canary probe failed (Error)");
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok) return failed("invalid_response", INVALID_JSON);
-  const data = parsed.value;
-  // `[]` and other non-objects have no content at all; upstream reports them like `{}`.
-  if (!isPlainObject(data)) return failed("invalid_response", NOT_A_STRING);
+  const read = readChatObject(outcome, { service: "API", ...texts });
+  if (!read.ok) return read;
+  const data = read.data;
   const choices = data["choices"];
   const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
   const message = isPlainObject(first) ? first["message"] : undefined;
@@ -74,4 +68,18 @@ export function openAISuccessMetadata(data: Readonly<Record<string, unknown>>): 
     completion_tokens: finiteNonNegative(usage["completion_tokens"]),
     total_tokens: finiteNonNegative(usage["total_tokens"]),
   };
+}
+
+/** Authorization for an OpenAI-compatible call: the API key when set, else URL userinfo. */
+export function openAIHeaders(apiKey: string, urlAuthorization: string | null): Record<string, string> {
+  if (apiKey !== "") return { authorization: `Bearer ${apiKey}` };
+  return urlAuthorization ? { authorization: urlAuthorization } : {};
+}
+
+/** One `/chat/completions` exchange and its §6 checks; null when no request can be built. */
+export async function postOpenAIChat(endpoint: ChatEndpoint, apiKey: string, request: OpenAIChatRequest): Promise<ChatOutcome | null> {
+  const outcome = await postChat(endpoint, "/chat/completions", openAIChatBody(request), (authorization) =>
+    openAIHeaders(apiKey, authorization),
+  );
+  return outcome === null ? null : interpretOpenAIChat(outcome, { origin: endpoint.origin, timeoutSeconds: endpoint.timeoutSeconds });
 }

@@ -4,12 +4,12 @@
 // in an error, in String()/JSON output of the probe, or in a log.
 import { ConfigError, UsageError } from "../errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
-import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import type { CanaryProbe, CanaryResult } from "./types.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
+import { startCanaryResult } from "./result.js";
 import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { MAX_CHAT_RESPONSE_BYTES } from "./ollama-chat.js";
-import { interpretOpenAIChat, openAIChatBody, openAISuccessMetadata } from "./openai-chat.js";
+import { openAIHeaders, openAISuccessMetadata, postOpenAIChat } from "./openai-chat.js";
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -47,11 +47,6 @@ export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string 
 }
 
 /** Bearer authorization from the key, else from userinfo in the base URL, else none. */
-export function openAIHeaders(apiKey: string, urlAuthorization: string | null): Record<string, string> {
-  if (apiKey !== "") return { authorization: `Bearer ${apiKey}` };
-  return urlAuthorization ? { authorization: urlAuthorization } : {};
-}
-
 export class OpenAICanaryProbe implements CanaryProbe {
   readonly provider = "openai" as const;
   readonly model: string;
@@ -77,43 +72,21 @@ export class OpenAICanaryProbe implements CanaryProbe {
   }
 
   async test(userInput: string): Promise<CanaryResult> {
-    const started = this.#now();
-    const finish = (
-      response: string,
-      failureCode: CanaryFailureCode | null,
-      error: string | null,
-      metadata: CanaryMetadata,
-    ): CanaryResult => ({
-      response,
-      latency: Math.max(0, (this.#now() - started) / 1000),
-      model: this.model,
-      success: failureCode === null,
-      error,
-      failureCode,
-      metadata,
-    });
+    const result = startCanaryResult(this.model, this.#now);
     try {
-      const target = serviceRequestTarget(this.#baseUrl, "/chat/completions");
-      if (!target) return finish("", "probe_exception", "Canary probe failed (UsageError)", {});
-      const outcome = await httpCall(this.#fetch, target.url, {
-        method: "POST",
-        headers: openAIHeaders(this.#apiKey, target.authorization),
-        json: openAIChatBody({
-          model: this.model,
-          systemPrompt: this.systemPrompt,
-          userContent: userInput,
-          maxTokens: this.maxTokens,
-          temperature: this.temperature,
-          seed: this.seed,
-        }),
-        timeoutMs: this.timeoutSeconds * 1000,
-        maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+      const chat = await postOpenAIChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, this.#apiKey, {
+        model: this.model,
+        systemPrompt: this.systemPrompt,
+        userContent: userInput,
+        maxTokens: this.maxTokens,
+        temperature: this.temperature,
+        seed: this.seed,
       });
-      const chat = interpretOpenAIChat(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
-      if (!chat.ok) return finish("", chat.failureCode, chat.error, chat.metadata);
-      return finish(chat.content, null, null, openAISuccessMetadata(chat.data));
+      if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
+      if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
+      return result.success(chat.content, openAISuccessMetadata(chat.data));
     } catch (error) {
-      return finish("", "probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
+      return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
     }
   }
 

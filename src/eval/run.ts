@@ -8,7 +8,7 @@ import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../can
 import { httpCall, type FetchLike } from "../canary/http-call.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
-import { isPlainObject, parseJsonBody } from "../canary/ollama-chat.js";
+import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../version.js";

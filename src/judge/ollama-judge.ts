@@ -4,10 +4,10 @@
 // calls the backend when the canary itself failed.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "../canary/endpoint.js";
-import { httpCall, type FetchLike } from "../canary/http-call.js";
+import { resolveClientEndpoint } from "../canary/endpoint.js";
+import type { FetchLike } from "../canary/http-call.js";
 import { resolveChatSettings } from "../canary/options.js";
-import { MAX_CHAT_RESPONSE_BYTES, interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
+import { postOllamaChat } from "../canary/ollama-chat.js";
 import { fetchOllamaInventory, inventoryHasModel } from "../canary/ollama-inventory.js";
 import { DEFAULT_OLLAMA_URL } from "../canary/ollama-probe.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
@@ -49,24 +49,16 @@ export class OllamaJudge implements Analyzer {
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
-      const target = serviceRequestTarget(this.#baseUrl, "/api/chat");
-      if (!target) return judgeFailed();
-      const outcome = await httpCall(this.#fetch, target.url, {
-        method: "POST",
-        headers: target.authorization ? { authorization: target.authorization } : {},
-        json: ollamaChatBody({
-          model: this.model,
-          systemPrompt: JUDGE_SYSTEM_PROMPT,
-          userContent: judgeUserContent(userInput, canary.response),
-          maxTokens: this.maxTokens,
-          temperature: this.temperature,
-          seed: this.seed,
-          numCtx: null,
-        }),
-        timeoutMs: this.timeoutSeconds * 1000,
-        maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+      const chat = await postOllamaChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, {
+        model: this.model,
+        systemPrompt: JUDGE_SYSTEM_PROMPT,
+        userContent: judgeUserContent(userInput, canary.response),
+        maxTokens: this.maxTokens,
+        temperature: this.temperature,
+        seed: this.seed,
+        numCtx: null,
       });
-      const chat = interpretOllamaChat(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+      if (chat === null) return judgeFailed();
       if (!chat.ok) return judgeFailed();
       return fromLabel(parseJudgeReply(chat.content), canary.response);
     } catch {

@@ -3,17 +3,11 @@
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "../canary/endpoint.js";
-import { httpCall, type FetchLike } from "../canary/http-call.js";
+import { resolveClientEndpoint } from "../canary/endpoint.js";
+import type { FetchLike } from "../canary/http-call.js";
 import { checkApiKey, resolveChatSettings } from "../canary/options.js";
-import { MAX_CHAT_RESPONSE_BYTES } from "../canary/ollama-chat.js";
-import { interpretOpenAIChat, openAIChatBody } from "../canary/openai-chat.js";
-import {
-  DEFAULT_OPENAI_BASE_URL,
-  DEFAULT_OPENAI_MODEL,
-  openAIHeaders,
-  openAIModelsReachable,
-} from "../canary/openai-probe.js";
+import { postOpenAIChat } from "../canary/openai-chat.js";
+import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "../canary/openai-probe.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromLabel, judgeFailed, parseJudgeReply } from "./judge-verdict.js";
 
@@ -52,23 +46,15 @@ export class OpenAIJudge implements Analyzer {
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
-      const target = serviceRequestTarget(this.#baseUrl, "/chat/completions");
-      if (!target) return judgeFailed();
-      const outcome = await httpCall(this.#fetch, target.url, {
-        method: "POST",
-        headers: openAIHeaders(this.#apiKey, target.authorization),
-        json: openAIChatBody({
-          model: this.model,
-          systemPrompt: JUDGE_SYSTEM_PROMPT,
-          userContent: judgeUserContent(userInput, canary.response),
-          maxTokens: this.maxTokens,
-          temperature: this.temperature,
-          seed: this.seed,
-        }),
-        timeoutMs: this.timeoutSeconds * 1000,
-        maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+      const chat = await postOpenAIChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, this.#apiKey, {
+        model: this.model,
+        systemPrompt: JUDGE_SYSTEM_PROMPT,
+        userContent: judgeUserContent(userInput, canary.response),
+        maxTokens: this.maxTokens,
+        temperature: this.temperature,
+        seed: this.seed,
       });
-      const chat = interpretOpenAIChat(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+      if (chat === null) return judgeFailed();
       if (!chat.ok) return judgeFailed();
       return fromLabel(parseJudgeReply(chat.content), canary.response);
     } catch {

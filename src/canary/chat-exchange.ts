@@ -1,0 +1,108 @@
+// One chat exchange with a backend, as values: the bounded POST, and the part of the reply
+// checks every provider shares (transport outcome, HTTP status, JSON, a JSON object). The
+// provider modules (ollama-chat.ts, openai-chat.ts) add their own body shape and content rules.
+// Failure texts are fixed strings: a response body, a URL secret or an exception message can
+// never reach them.
+import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
+import { serviceRequestTarget } from "./endpoint.js";
+import { formatSeconds, httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
+
+/** Enough for any honest chat reply of a few hundred tokens; a larger body is not trusted. */
+export const MAX_CHAT_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+export type ChatOutcome =
+  | { readonly ok: true; readonly content: string; readonly data: Readonly<Record<string, unknown>> }
+  | {
+      readonly ok: false;
+      readonly failureCode: CanaryFailureCode;
+      readonly error: string;
+      readonly metadata: CanaryMetadata;
+    };
+
+/** Where a chat client sends its requests. `baseUrl` may hold userinfo; only `origin` is shown. */
+export interface ChatEndpoint {
+  readonly fetch: FetchLike;
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly timeoutSeconds: number;
+}
+
+export function failed(failureCode: CanaryFailureCode, error: string, metadata: CanaryMetadata = {}): ChatOutcome {
+  return { ok: false, failureCode, error, metadata };
+}
+
+/** Maps transport outcomes that carry no usable body; null when there is a body to parse. */
+export function transportFailure(
+  outcome: HttpCallOutcome,
+  texts: { readonly service: string; readonly origin: string; readonly timeoutSeconds: number },
+): ChatOutcome | null {
+  switch (outcome.kind) {
+    case "timeout":
+      return failed("timeout", `Canary timed out after ${formatSeconds(texts.timeoutSeconds)}s`);
+    case "unavailable":
+      return failed("unavailable", `Cannot connect to ${texts.service} at ${texts.origin}`);
+    case "exception":
+      return failed("probe_exception", `Canary probe failed (${outcome.errorClass})`);
+    case "unreadable_body":
+      if (outcome.status !== 200) {
+        return failed("http_error", `${texts.service} returned HTTP status ${outcome.status}`);
+      }
+      return failed(
+        "invalid_response",
+        `${texts.service} protocol error: ` +
+          (outcome.reason === "too_large" ? "response body too large" : "invalid JSON response"),
+      );
+    case "response":
+      if (outcome.status !== 200) {
+        return failed("http_error", `${texts.service} returned HTTP status ${outcome.status}`);
+      }
+      return null;
+  }
+}
+
+export function parseJsonBody(body: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(body) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The reply as a JSON object, or the failure every provider reports the same way. */
+export function readChatObject(
+  outcome: HttpCallOutcome,
+  texts: { readonly service: string; readonly origin: string; readonly timeoutSeconds: number },
+): { readonly ok: true; readonly data: Record<string, unknown> } | Extract<ChatOutcome, { ok: false }> {
+  const transport = transportFailure(outcome, texts);
+  if (transport && !transport.ok) return transport;
+  if (outcome.kind !== "response") return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (Error)", metadata: {} };
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok) return { ok: false, failureCode: "invalid_response", error: `${texts.service} protocol error: invalid JSON response`, metadata: {} };
+  // `[]` and other non-objects have no content at all; upstream reports them like `{}`.
+  if (!isPlainObject(parsed.value)) {
+    return { ok: false, failureCode: "invalid_response", error: `${texts.service} protocol error: response content must be a non-empty string`, metadata: {} };
+  }
+  return { ok: true, data: parsed.value };
+}
+
+/** POSTs `body` to `path` under the endpoint, bounded in time and size; null when no request can be built. */
+export async function postChat(
+  endpoint: ChatEndpoint,
+  path: string,
+  body: Record<string, unknown>,
+  headersFor: (urlAuthorization: string | null) => Record<string, string>,
+): Promise<HttpCallOutcome | null> {
+  const target = serviceRequestTarget(endpoint.baseUrl, path);
+  if (!target) return null;
+  return httpCall(endpoint.fetch, target.url, {
+    method: "POST",
+    headers: headersFor(target.authorization),
+    json: body,
+    timeoutMs: endpoint.timeoutSeconds * 1000,
+    maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
+  });
+}
