@@ -1,7 +1,10 @@
 // A small loopback Ollama responder for benchmarks (bench/ cannot import test/ after the build).
 // It runs in a child process so that its HTTP work does not share the benchmark's event loop: a
-// latency measured against it is the library's, not the responder's. It answers /api/chat after a
-// fixed latency, /api/tags (with a digest), /api/show (with a context length) and /api/version.
+// latency measured against it is the library's, not the responder's. It answers /api/chat a
+// fixed latency after the request arrives (its own body parsing happens inside that time, as a
+// real server's would), /api/tags (with a digest), /api/show (with a context length) and
+// /api/version. It keeps the service time it actually achieved per chat request (arrival to
+// reply written), so a benchmark can print how close to the nominal latency it stayed.
 // Replies depend only on the request's user text, never on timing, so a run's output is the same
 // for any concurrency. Decision 9: nothing measured with it is a model figure.
 //
@@ -22,9 +25,18 @@ export interface BenchStandInOptions {
   readonly contextLength?: number;
 }
 
+/** Chat requests answered since the last reset, and how long each took from arrival to reply. */
+export interface ServiceTimes {
+  readonly requests: number;
+  readonly meanMs: number;
+  readonly maxMs: number;
+}
+
 export interface BenchStandIn {
   readonly url: string;
   setLatency(ms: number): Promise<void>;
+  /** Service times since the previous call (or the start); resets the tally. */
+  takeServiceTimes(): Promise<ServiceTimes>;
   close(): Promise<void>;
 }
 
@@ -45,13 +57,27 @@ function userText(body: unknown): string {
   return typeof last?.content === "string" ? last.content : "";
 }
 
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
 function promptTokens(body: unknown): number {
   const messages = (body as { messages?: unknown } | null)?.messages;
   let chars = 0;
   if (Array.isArray(messages)) {
     for (const m of messages) {
       const content = (m as { content?: unknown } | null)?.content;
-      if (typeof content === "string") chars += [...content].length;
+      if (typeof content === "string") chars += codePoints(content);
     }
   }
   return Math.ceil(chars / 4) + 8;
@@ -77,7 +103,9 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 function serve(options: BenchStandInOptions): void {
   let latencyMs = options.latencyMs;
   const digest = createHash("sha256").update(STAND_IN_MODEL).digest("hex");
+  let served = { requests: 0, totalMs: 0, maxMs: 0 };
   const server = createServer((req, res) => {
+    const arrived = performance.now();
     readBody(req)
       .then(async (body) => {
         const route = `${req.method} ${req.url}`;
@@ -87,7 +115,17 @@ function serve(options: BenchStandInOptions): void {
           return send(res, 200, { model_info: { "general.architecture": "qwen2", "qwen2.context_length": options.contextLength ?? 32768 } });
         }
         if (route !== "POST /api/chat") return send(res, 404, { error: "not found" });
-        if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+        // Timers have millisecond resolution and are due by the event loop's cached clock, which
+        // can lag the real one, so one timer may fire early; wait again until the reply is due
+        // to within half a millisecond (the achieved times are kept and reported, see above).
+        const remaining = (): number => latencyMs - (performance.now() - arrived);
+        for (let ms = remaining(); ms > 0.5; ms = remaining()) {
+          await new Promise((resolve) => setTimeout(resolve, Math.round(ms)));
+        }
+        res.once("finish", () => {
+          const ms = performance.now() - arrived;
+          served = { requests: served.requests + 1, totalMs: served.totalMs + ms, maxMs: Math.max(served.maxMs, ms) };
+        });
         const text = userText(body);
         const bucket = options.replies === "mixed" ? (createHash("sha256").update(text).digest()[0] as number) % 10 : 9;
         if (bucket === 0) return send(res, 500, { error: "stand-in fault" });
@@ -108,10 +146,15 @@ function serve(options: BenchStandInOptions): void {
     const address = server.address();
     process.send?.({ port: typeof address === "object" && address ? address.port : 0 });
   });
-  process.on("message", (message: { latencyMs?: unknown }) => {
+  process.on("message", (message: { latencyMs?: unknown; serviceTimes?: unknown }) => {
     if (typeof message.latencyMs === "number" && message.latencyMs >= 0) {
       latencyMs = message.latencyMs;
       process.send?.({ latencyMs });
+    }
+    if (message.serviceTimes === true) {
+      const { requests, totalMs, maxMs } = served;
+      served = { requests: 0, totalMs: 0, maxMs: 0 };
+      process.send?.({ serviceTimes: { requests, meanMs: requests > 0 ? totalMs / requests : 0, maxMs } });
     }
   });
   // The parent hung up: stop serving and let the event loop drain, so the child ends by itself.
@@ -121,12 +164,13 @@ function serve(options: BenchStandInOptions): void {
   });
 }
 
-function nextMessage(child: ChildProcess, key: "port" | "latencyMs"): Promise<number> {
+function nextMessage<K extends "port" | "latencyMs" | "serviceTimes">(child: ChildProcess, key: K): Promise<K extends "serviceTimes" ? ServiceTimes : number> {
+  type Value = K extends "serviceTimes" ? ServiceTimes : number;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("bench stand-in did not answer in time")), START_TIMEOUT_MS);
     const onMessage = (message: Record<string, unknown>) => {
-      const value = message[key];
-      if (typeof value !== "number") return;
+      const value = message[key] as Value | undefined;
+      if (value === undefined || (key !== "serviceTimes" && typeof value !== "number")) return;
       clearTimeout(timer);
       child.off("message", onMessage);
       resolve(value);
@@ -145,6 +189,11 @@ export async function startBenchStandIn(options: BenchStandInOptions): Promise<B
       const ack = nextMessage(child, "latencyMs");
       child.send({ latencyMs: ms });
       await ack;
+    },
+    async takeServiceTimes() {
+      const reply = nextMessage(child, "serviceTimes");
+      child.send({ serviceTimes: true });
+      return reply;
     },
     async close() {
       if (child.exitCode !== null) return;

@@ -12,8 +12,11 @@ import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
 
 const LATENCY_MS = Number(process.env.BENCH_INGEST_LATENCY_MS ?? "20");
 const NUM_CTX = 16384;
-/** Target checks per concurrency level: enough that the slowest record's tail stays small. */
-const CHECKS_TARGET: Readonly<Record<number, number>> = { 1: 150, 4: 600, 16: 2400 };
+/**
+ * Target checks per concurrency level: enough that the run start (gate) and the slowest record's
+ * tail stay small beside the sustained rate, about six seconds of work at each level.
+ */
+const CHECKS_TARGET: Readonly<Record<number, number>> = { 1: 300, 4: 1200, 16: 4800 };
 const OVERHEAD_CHECKS = 400;
 /** The issue's target: at L = 20 ms, concurrency 16 reaches at least 0.8 of the ideal rate. */
 const TARGET_C16_RATIO = 0.8;
@@ -135,9 +138,11 @@ async function main(): Promise<void> {
   const ratios: Record<number, number> = {};
   try {
     // Overhead first (stand-in answering at once), which also tells us checks per record.
-    await measure(standIn.url, all.slice(0, 50), 1); // warm-up: JIT, sockets
     const probe = await measure(standIn.url, all.slice(0, 400), 1);
     const checksPerRecord = probe.checks / probe.records;
+    // Warm-up, not measured: a sustained ingest is what the figures describe, so the JIT gets
+    // to optimise the screening and HTTP paths first, and all 16 keep-alive sockets are open.
+    await measure(standIn.url, recordsFor(all, checksPerRecord, CHECKS_TARGET[16] as number), 16);
     const overheadSet = recordsFor(all, checksPerRecord, OVERHEAD_CHECKS);
     const overhead = await measure(standIn.url, overheadSet, 1);
     const overheadMs = (overhead.seconds * 1000) / overhead.checks;
@@ -145,13 +150,18 @@ async function main(): Promise<void> {
     await standIn.setLatency(LATENCY_MS);
     for (const concurrency of [1, 4, 16]) {
       const set = recordsFor(all, checksPerRecord, CHECKS_TARGET[concurrency] as number);
+      await standIn.takeServiceTimes();
       const m = await measure(standIn.url, set, concurrency);
+      const served = await standIn.takeServiceTimes();
       const checksPerSecond = m.checks / m.seconds;
       const ideal = concurrency / (LATENCY_MS / 1000);
       ratios[concurrency] = checksPerSecond / ideal;
+      // The stand-in's own achieved latency (arrival to reply written): the ideal assumes
+      // exactly L, so this shows how much of any shortfall is the responder's, not ours.
       const line =
         `concurrency=${concurrency} latency_ms=${LATENCY_MS} records=${m.records} checks=${m.checks} seconds=${m.seconds.toFixed(2)} ` +
-        `records_per_s=${(m.records / m.seconds).toFixed(1)} checks_per_s=${checksPerSecond.toFixed(1)} ideal_checks_per_s=${ideal.toFixed(1)} ratio=${ratios[concurrency].toFixed(3)}`;
+        `records_per_s=${(m.records / m.seconds).toFixed(1)} checks_per_s=${checksPerSecond.toFixed(1)} ideal_checks_per_s=${ideal.toFixed(1)} ratio=${ratios[concurrency].toFixed(3)} ` +
+        `standin_service_ms_mean=${served.meanMs.toFixed(2)} standin_service_ms_max=${served.maxMs.toFixed(1)}`;
       lines.push(line);
       console.log(line);
     }
@@ -174,7 +184,11 @@ async function main(): Promise<void> {
         "",
         `Records: mixed sizes up to 64 KiB (half under 1 KiB, a few over the strict/v1 segment budget), 30% with metadata; ` +
           `a gated SecurityPipeline (canaryNumCtx ${NUM_CTX}); stand-in latency L = ${LATENCY_MS} ms per canary call; ` +
-          "ideal rate = concurrency / L checks per second. Peak RSS is the benchmark process (the stand-in runs in a child process).",
+          "ideal rate = concurrency / L checks per second. Before the measured runs, one unmeasured ingest at concurrency 16 " +
+          "warms the JIT and opens the keep-alive sockets (the figures describe a sustained ingest). The stand-in answers " +
+          "L ms after a request arrives, to within 0.5 ms (millisecond timers); `standin_service_ms_mean` is what it " +
+          "actually achieved, so a shortfall can be told apart from the responder's own lateness. " +
+          "Peak RSS is the benchmark process (the stand-in runs in a child process).",
         "",
         `Target: c16_ratio ≥ ${TARGET_C16_RATIO} at L = 20 ms (ideal 800 checks/s, so at most 1.25 ms of single-thread CPU per check).`,
         "",
