@@ -44,61 +44,72 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
+/** A guard failure on its way up: each level adds its key, so no path is built for valid nodes. */
+class GuardFailure {
+  readonly path: Array<string | number> = [];
+  constructor(
+    readonly reason: CanonicalRejection,
+    readonly describe: (where: string) => string,
+  ) {}
+}
+
+function checkNode(node: unknown, depth: number): void {
+  if (depth > MAX_CANONICAL_DEPTH) throw new GuardFailure("too_deep", () => `document nests deeper than ${MAX_CANONICAL_DEPTH} levels`);
+  if (node === null || typeof node === "boolean") return;
+  if (typeof node === "number") {
+    if (!Number.isFinite(node)) throw new GuardFailure("non_finite", (where) => `non-finite number at ${where}`);
+    return;
+  }
+  if (typeof node === "string") {
+    if (!node.isWellFormed()) throw new GuardFailure("lone_surrogate", (where) => `lone surrogate in a string at ${where}`);
+    return;
+  }
+  if (typeof node !== "object") throw new GuardFailure("non_plain", (where) => `value that is not JSON at ${where}`);
+  if (Array.isArray(node)) {
+    if (Object.getPrototypeOf(node) !== Array.prototype) throw new GuardFailure("non_plain", (where) => `array subclass at ${where}`);
+    for (let i = 0; i < node.length; i++) {
+      if (!Object.prototype.hasOwnProperty.call(node, i)) throw new GuardFailure("non_plain", (where) => `sparse array at ${where}`);
+      checkChild(node[i], depth, i);
+    }
+    return;
+  }
+  if (!isPlainObject(node) || Object.getOwnPropertySymbols(node).length > 0) {
+    throw new GuardFailure("non_plain", (where) => `object that is not a plain record at ${where}`);
+  }
+  // Own string keys, hidden ones included: a non-enumerable or accessor property is refused.
+  for (const key of Object.getOwnPropertyNames(node)) {
+    const descriptor = Object.getOwnPropertyDescriptor(node, key) as PropertyDescriptor;
+    if (!key.isWellFormed()) throw new GuardFailure("lone_surrogate", (where) => `lone surrogate in a key at ${where}`);
+    if (!("value" in descriptor) || !descriptor.enumerable) {
+      const failure = new GuardFailure("non_plain", (where) => `accessor or hidden property at ${where}`);
+      failure.path.push(key);
+      throw failure;
+    }
+    checkChild(descriptor.value, depth, key);
+  }
+}
+
+function checkChild(child: unknown, depth: number, step: string | number): void {
+  try {
+    checkNode(child, depth + 1);
+  } catch (error) {
+    if (error instanceof GuardFailure) error.path.unshift(step);
+    throw error;
+  }
+}
+
 /**
  * Throws CanonicalJsonError unless `value` is made only of null, booleans, finite numbers,
  * well-formed strings, dense plain arrays and plain objects with data properties, nested at
- * most MAX_CANONICAL_DEPTH deep. Iterative, so hostile nesting cannot exhaust the stack.
+ * most MAX_CANONICAL_DEPTH deep. Recursion stops at that depth, so hostile nesting (or a cycle)
+ * cannot exhaust the stack; the path in a message is assembled only when something failed.
  */
 export function assertCanonicalValue(value: unknown): void {
-  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
-  while (stack.length > 0) {
-    const { value: node, path } = stack.pop() as { value: unknown; path: Array<string | number> };
-    if (path.length > MAX_CANONICAL_DEPTH) {
-      throw new CanonicalJsonError("too_deep", `document nests deeper than ${MAX_CANONICAL_DEPTH} levels`);
-    }
-    if (node === null || typeof node === "boolean") continue;
-    if (typeof node === "number") {
-      if (!Number.isFinite(node)) {
-        throw new CanonicalJsonError("non_finite", `non-finite number at ${pathText(path)}`);
-      }
-      continue;
-    }
-    if (typeof node === "string") {
-      if (!node.isWellFormed()) {
-        throw new CanonicalJsonError("lone_surrogate", `lone surrogate in a string at ${pathText(path)}`);
-      }
-      continue;
-    }
-    if (typeof node !== "object") {
-      throw new CanonicalJsonError("non_plain", `value that is not JSON at ${pathText(path)}`);
-    }
-    if (Array.isArray(node)) {
-      if (Object.getPrototypeOf(node) !== Array.prototype) {
-        throw new CanonicalJsonError("non_plain", `array subclass at ${pathText(path)}`);
-      }
-      for (let i = node.length - 1; i >= 0; i--) {
-        if (!Object.prototype.hasOwnProperty.call(node, i)) {
-          throw new CanonicalJsonError("non_plain", `sparse array at ${pathText(path)}`);
-        }
-        stack.push({ value: node[i], path: [...path, i] });
-      }
-      continue;
-    }
-    if (!isPlainObject(node) || Object.getOwnPropertySymbols(node).length > 0) {
-      throw new CanonicalJsonError("non_plain", `object that is not a plain record at ${pathText(path)}`);
-    }
-    const descriptors = Object.getOwnPropertyDescriptors(node);
-    for (const key of Object.keys(descriptors)) {
-      const descriptor = descriptors[key] as PropertyDescriptor;
-      const at = [...path, key];
-      if (!key.isWellFormed()) {
-        throw new CanonicalJsonError("lone_surrogate", `lone surrogate in a key at ${pathText(path)}`);
-      }
-      if (!("value" in descriptor) || !descriptor.enumerable) {
-        throw new CanonicalJsonError("non_plain", `accessor or hidden property at ${pathText(at)}`);
-      }
-      stack.push({ value: descriptor.value, path: at });
-    }
+  try {
+    checkNode(value, 0);
+  } catch (error) {
+    if (!(error instanceof GuardFailure)) throw error;
+    throw new CanonicalJsonError(error.reason, error.describe(pathText(error.path)));
   }
 }
 

@@ -56,6 +56,32 @@ describe("canonicalJson", () => {
     expect(rejection(cyclic)).toBe("too_deep");
   });
 
+  it("names where the guard failed, never the value", () => {
+    const message = (value: unknown): string => {
+      try {
+        canonicalJson(Any, value);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error("expected a rejection");
+    };
+    expect(message({ a: [1, { b: Number.NaN }] })).toBe("non-finite number at .a[1].b");
+    expect(message({ records: [{ text: "ok" }, { text: "x\ud800secret" }] })).toBe("lone surrogate in a string at .records[1].text");
+    expect(message({ a: Object.defineProperty({}, "k", { get: () => 1, enumerable: true }) })).toBe("accessor or hidden property at .a.k");
+    expect(message({ a: Object.defineProperty({}, "h", { value: 1, enumerable: false }) })).toBe("accessor or hidden property at .a.h");
+    expect(message({ "<evil key>": [Infinity] })).toBe("non-finite number at .<key>[0]");
+  });
+
+  it("accepts nesting up to the limit and refuses one level more", () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = 1;
+      for (let i = 0; i < levels; i++) value = [value];
+      return value;
+    };
+    expect(canonicalJson(Any, nested(64))).toBe(`${"[".repeat(64)}1${"]".repeat(64)}`);
+    expect(rejection(nested(65))).toBe("too_deep");
+  });
+
   it("refuses a document that fails its schema, naming a path but no value", () => {
     const schema = z.strictObject({ a: z.string() });
     expect(rejection({ a: 5 }, schema)).toBe("schema");
