@@ -7,7 +7,15 @@
 // index, so the manifest is the same for any concurrency apart from timestamps and latencies.
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../jsonl/limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
-import { buildExport, buildManifest, formatTimestamp, type AdmittedSnapshot, type CanonicalDocument } from "../manifest/build.js";
+import {
+  buildExport,
+  buildManifestFromEntries,
+  canonicalRecordEntry,
+  formatTimestamp,
+  type AdmittedSnapshot,
+  type CanonicalDocument,
+  type CanonicalRecordEntry,
+} from "../manifest/build.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
@@ -141,12 +149,25 @@ interface RecordOutcome {
   readonly admitted: AdmittedSnapshot | null;
 }
 
+/** A finished record: its outcome, with the manifest entry validated and serialized. */
+interface FinishedRecord {
+  readonly entry: CanonicalRecordEntry;
+  readonly checks: number;
+  readonly admitted: AdmittedSnapshot | null;
+}
+
+// Made canonical as soon as the record is final, while other records wait on the canary, so
+// the end of the run only joins texts. A record that cannot be made canonical fails the run.
+function finish(outcome: RecordOutcome, index: number): FinishedRecord {
+  return { entry: canonicalRecordEntry(outcome.entry, index), checks: outcome.checks, admitted: outcome.admitted };
+}
+
 /** A record held before any check, or one whose segments are planned and ready to check. */
 type PreparedRecord =
   | { readonly kind: "held"; readonly outcome: RecordOutcome }
   | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
 
-/** Validation and planning, no checks: pure and cheap, so every record is prepared up front. */
+/** Validation and planning, no checks: pure, done as a lane takes the record. */
 function prepareRecord(record: RawRecord, policy: IngestPolicy): PreparedRecord {
   const malformed = record.problems.find((problem) => problem.severity === "malformed");
   if (malformed) {
@@ -183,14 +204,17 @@ async function checkRecord(pipeline: CheckingPipeline, prepared: PreparedRecord,
 }
 
 /**
- * The order in which records are checked: most planned segments first (index order among
- * equals). A record's segments run one after another, so a long record started last would keep
- * the run going alone after every other lane is idle; starting long records first shortens the
- * whole run. Results are still placed by index, so the manifest does not depend on this order.
+ * The order in which records are checked: longest text first (index order among equals), by
+ * UTF-8 size as a stand-in for the segment count, which is only known once a record is
+ * planned. A record's segments run one after another, so a long record started last would
+ * keep the run going alone after every other lane is idle; starting long records first
+ * shortens the whole run. Planning then happens in the lanes, as each record is taken, so
+ * the first checks do not wait for every record to be planned. Results are still placed by
+ * index, so the manifest does not depend on this order.
  */
-function checkingOrder(prepared: readonly PreparedRecord[]): number[] {
-  const weight = (p: PreparedRecord): number => (p.kind === "planned" ? p.plan.segments.length : 0);
-  return prepared.map((_, position) => position).sort((a, b) => weight(prepared[b] as PreparedRecord) - weight(prepared[a] as PreparedRecord) || a - b);
+function checkingOrder(records: readonly RawRecord[]): number[] {
+  const weight = (record: RawRecord): number => (record.problems.some((p) => p.severity === "malformed") ? 0 : record.textBytes);
+  return records.map((_, position) => position).sort((a, b) => weight(records[b] as RawRecord) - weight(records[a] as RawRecord) || a - b);
 }
 
 function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
@@ -239,20 +263,19 @@ export async function ingestRecords(
   const gate = await runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
   const records = "inputs" in input ? admitIngestInputs(input.inputs, policy) : input;
   const startedAt = formatTimestamp(clock());
-  const prepared = records.map((record) => prepareRecord(record, policy));
-  const order = checkingOrder(prepared);
-  const checked = await mapOrdered(order, (position) => checkRecord(pipeline, prepared[position] as PreparedRecord, policy), {
+  const order = checkingOrder(records);
+  const checked = await mapOrdered(order, async (position) => finish(await checkRecord(pipeline, prepareRecord(records[position] as RawRecord, policy), policy), position), {
     concurrency: options.concurrency ?? 1,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
-  const outcomes: RecordOutcome[] = new Array(records.length);
+  const outcomes: FinishedRecord[] = new Array(records.length);
   order.forEach((position, k) => {
-    outcomes[position] = checked[k] as RecordOutcome;
+    outcomes[position] = checked[k] as FinishedRecord;
   });
   const finishedAt = formatTimestamp(clock());
   const exportRequested = options.exportRequested === true;
-  const manifest = buildManifest({
+  const manifest = buildManifestFromEntries({
     little_canary_version: VERSION,
     started_at: startedAt,
     finished_at: finishedAt,

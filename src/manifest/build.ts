@@ -7,7 +7,7 @@ import { LittleCanaryError, UsageError } from "../errors.js";
 import type { IngestPolicy } from "../ingest/policy.js";
 import { sortByCodePoint } from "../segment/code-point-order.js";
 import type { SegmentableRecord } from "../segment/plan.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "./canonical.js";
 import { countRecords } from "./counts.js";
 import { materialSha256, sha256Hex } from "./hash.js";
 import {
@@ -15,6 +15,7 @@ import {
   IngestExportSchema,
   IngestManifestSchema,
   MANIFEST_SCHEMA,
+  ManifestRecordSchema,
   type ExportRecord,
   type IngestExport,
   type IngestManifest,
@@ -58,12 +59,66 @@ export interface ManifestInput {
   readonly records: readonly ManifestRecord[];
 }
 
+/**
+ * One manifest record entry that passed the guard and the record schema at its place in the
+ * manifest, with its canonical text. Only `canonicalRecordEntry` makes these (checked by
+ * identity), so a manifest assembled from them carries exactly the texts that were validated.
+ */
+export interface CanonicalRecordEntry {
+  readonly entry: ManifestRecord;
+  readonly json: string;
+}
+
+const mintedEntries = new WeakSet<CanonicalRecordEntry>();
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+function mintRecordEntry(entry: ManifestRecord, position: number, freeze: boolean): CanonicalRecordEntry {
+  if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
+  const json = canonicalJsonAt(ManifestRecordSchema, entry, ["records", position]);
+  if (freeze) deepFreeze(entry);
+  const minted: CanonicalRecordEntry = Object.freeze({ entry, json });
+  mintedEntries.add(minted);
+  return minted;
+}
+
+/**
+ * Validates and serializes a finished record entry for the manifest at `position`, and freezes
+ * it so the text cannot go stale. The ingest run calls this as each record completes, so the
+ * end of a run only joins texts instead of serializing every record at once.
+ */
+export function canonicalRecordEntry(entry: ManifestRecord, position: number): CanonicalRecordEntry {
+  return mintRecordEntry(entry, position, true);
+}
+
 /** The manifest of a complete run, validated, with its canonical bytes. */
 export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest> {
-  input.records.forEach((record, position) => {
-    if (record.index !== position) throw new UsageError(`manifest record at position ${position} has index ${record.index}`);
+  // The caller's objects are not frozen here: the texts are joined before this returns.
+  return buildManifestFromEntries({ ...input, records: input.records.map((record, position) => mintRecordEntry(record, position, false)) });
+}
+
+export interface CanonicalManifestInput extends Omit<ManifestInput, "records"> {
+  /** From `canonicalRecordEntry`, in input order. */
+  readonly records: readonly CanonicalRecordEntry[];
+}
+
+/**
+ * The manifest of a complete run from record entries already made canonical. The bytes are
+ * those of serializing the whole validated document: the rest of the document is checked
+ * against the manifest schema (with no records, which the schema constrains one by one and
+ * nowhere else) and the record texts are joined by the serializer's own rules.
+ */
+export function buildManifestFromEntries(input: CanonicalManifestInput): CanonicalDocument<IngestManifest> {
+  input.records.forEach((minted, position) => {
+    if (!mintedEntries.has(minted)) throw new UsageError(`manifest record at position ${position} was not made canonical`);
+    if (minted.entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${minted.entry.index}`);
   });
-  const manifest: IngestManifest = {
+  const entries = input.records.map((minted) => minted.entry);
+  const { records: _none, ...rest }: IngestManifest = {
     schema: MANIFEST_SCHEMA,
     little_canary_version: input.little_canary_version,
     started_at: input.started_at,
@@ -72,15 +127,18 @@ export function buildManifest(input: ManifestInput): CanonicalDocument<IngestMan
     policy: input.policy,
     run: {
       status: "complete",
-      records_total: input.records.length,
+      records_total: entries.length,
       checks_performed: input.checks_performed,
       input_sha256: input.input_sha256,
       export_requested: input.export_requested,
     },
-    counts: countRecords(input.records),
-    records: [...input.records],
+    counts: countRecords(entries),
+    records: [],
   };
-  return canonicalDocument(IngestManifestSchema, manifest);
+  canonicalJson(IngestManifestSchema, { ...rest, records: [] });
+  const json = canonicalObjectWithArray(rest, "records", input.records.map((minted) => minted.json));
+  const bytes = new TextEncoder().encode(json);
+  return { document: { ...rest, records: entries }, json, bytes, sha256: sha256Hex(bytes) };
 }
 
 /** An admitted record's snapshot, as the run loop kept it. */

@@ -105,11 +105,19 @@ function checkChild(child: unknown, depth: number, step: string | number): void 
  * cannot exhaust the stack; the path in a message is assembled only when something failed.
  */
 export function assertCanonicalValue(value: unknown): void {
+  assertCanonicalValueAt(value, []);
+}
+
+/**
+ * The guard for a value that sits at `at` inside a larger document: depth counts from the
+ * document's root and messages name the full path, exactly as checking the whole would.
+ */
+export function assertCanonicalValueAt(value: unknown, at: ReadonlyArray<string | number>): void {
   try {
-    checkNode(value, 0);
+    checkNode(value, at.length);
   } catch (error) {
     if (!(error instanceof GuardFailure)) throw error;
-    throw new CanonicalJsonError(error.reason, error.describe(pathText(error.path)));
+    throw new CanonicalJsonError(error.reason, error.describe(pathText([...at, ...error.path])));
   }
 }
 
@@ -128,14 +136,42 @@ export function canonicalJsonUnchecked(value: unknown): string {
  * would drop on copying stay exactly as given; schemas must therefore not transform values.
  */
 export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown): string {
-  assertCanonicalValue(doc);
+  return canonicalJsonAt(schema, doc, []);
+}
+
+/**
+ * `canonicalJson` for a part of a larger document found at `at` (for example one manifest
+ * record at ["records", 7]), with depth and messages as if the whole were checked. The
+ * canonical text of a whole is its parts' texts joined by the serializer's own rules, so parts
+ * can be serialized as they become final (see manifest/build.ts).
+ */
+export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
+  assertCanonicalValueAt(doc, at);
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue ? pathText(issue.path.filter((p): p is string | number => typeof p !== "symbol")) : "(root)";
-    throw new CanonicalJsonError("schema", `document does not match its schema at ${where}`);
+    const path = issue ? issue.path.filter((p): p is string | number => typeof p !== "symbol") : [];
+    throw new CanonicalJsonError("schema", `document does not match its schema at ${pathText([...at, ...path])}`);
   }
   return stringify(doc);
+}
+
+/**
+ * The canonical text of `{ ...rest, [key]: items }` given `rest` (already checked) and the
+ * canonical texts of the items, each produced by the serializer. It applies the serializer's two
+ * composition rules one level deep: an object is "{" + its members (JSON key text, ":", value
+ * text) in default-sorted key order joined by "," + "}", and an array is "[" + its item texts
+ * joined by "," + "]". A property test holds this equal to serializing the whole at once.
+ */
+export function canonicalObjectWithArray(rest: Readonly<Record<string, unknown>>, key: string, itemTexts: readonly string[]): string {
+  if (Object.prototype.hasOwnProperty.call(rest, key)) throw new UsageError(`the rest of the document already has "${key}"`);
+  const members: string[] = [];
+  for (const k of [...Object.keys(rest), key].sort()) {
+    const value: string | undefined = k === key ? `[${itemTexts.join(",")}]` : stringify(rest[k]);
+    // The serializer leaves out a member whose value has no JSON text (undefined).
+    if (value !== undefined) members.push(`${JSON.stringify(k)}:${value}`);
+  }
+  return `{${members.join(",")}}`;
 }
 
 /** UTF-8 bytes of `canonicalJson(schema, doc)`. */

@@ -1,12 +1,27 @@
+import fc from "fast-check";
+import stringify from "fast-json-stable-stringify";
 import { describe, expect, it } from "vitest";
 import { LittleCanaryError } from "../../src/errors.js";
 import { STRICT_V1, resolvePolicy } from "../../src/ingest/policy.js";
-import { buildExport, buildManifest, formatTimestamp } from "../../src/manifest/build.js";
+import { buildExport, buildManifest, buildManifestFromEntries, canonicalRecordEntry, formatTimestamp } from "../../src/manifest/build.js";
+import { CanonicalJsonError, canonicalObjectWithArray } from "../../src/manifest/canonical.js";
 import { sha256Hex } from "../../src/manifest/hash.js";
 import { IngestExportSchema, IngestManifestSchema } from "../../src/manifest/schemas.js";
 import { PIPELINE_INFO, synthRun } from "./helpers/run-data.js";
 
 const doc1 = { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" }, text: "Quarterly numbers attached." };
+
+/** Everything buildManifest takes besides the records. */
+const RUN_SHELL = {
+  little_canary_version: "0.1.0",
+  started_at: formatTimestamp(new Date(0)),
+  finished_at: formatTimestamp(new Date(0)),
+  pipeline: PIPELINE_INFO,
+  policy: STRICT_V1,
+  checks_performed: 0,
+  input_sha256: null,
+  export_requested: false,
+};
 
 describe("buildManifest", () => {
   it("derives totals and counts, validates, and hashes the canonical bytes", () => {
@@ -92,18 +107,47 @@ describe("buildManifest", () => {
   it("refuses records whose index is not their position", () => {
     const [record] = synthRun([doc1]).records;
     expect(() =>
-      buildManifest({
-        little_canary_version: "0.1.0",
-        started_at: formatTimestamp(new Date(0)),
-        finished_at: formatTimestamp(new Date(0)),
-        pipeline: PIPELINE_INFO,
-        policy: STRICT_V1,
-        checks_performed: 0,
-        input_sha256: null,
-        export_requested: false,
-        records: [{ ...record!, index: 1 }],
-      }),
+      buildManifest({ ...RUN_SHELL, records: [{ ...record!, index: 1 }] }),
     ).toThrow(/position 0/);
+  });
+
+  it("gives the bytes of serializing the whole document at once, with or without pre-made entries", () => {
+    const inputs = [doc1, { id: null, source: null, metadata: {}, text: "please BLOCK this" }, { malformed: { text: "", detail: "record 2: bad" } }];
+    const run = synthRun(inputs);
+    expect(run.manifest.json).toBe(stringify(run.manifest.document));
+    const shell = { ...RUN_SHELL, checks_performed: 3 };
+    const whole = buildManifest({ ...shell, records: synthRun(inputs).records });
+    const joined = buildManifestFromEntries({ ...shell, records: synthRun(inputs).records.map((r, i) => canonicalRecordEntry(r, i)) });
+    expect(joined.json).toBe(whole.json);
+    expect(joined.sha256).toBe(whole.sha256);
+    expect(joined.json).toBe(stringify(joined.document));
+  });
+
+  it("made-canonical entries are frozen, checked at their place, and cannot be forged", () => {
+    const [record] = synthRun([doc1]).records;
+    const minted = canonicalRecordEntry(record!, 0);
+    expect(Object.isFrozen(minted.entry)).toBe(true);
+    expect(Object.isFrozen(minted.entry.segments[0])).toBe(true);
+    expect(() => buildManifestFromEntries({ ...RUN_SHELL, records: [{ entry: record!, json: '{"forged":true}' }] })).toThrow(/not made canonical/);
+    const [other] = synthRun([doc1]).records;
+    expect(() => canonicalRecordEntry({ ...other!, latency: 1 } as never, 0)).toThrow(/schema at \.records\[0\]/);
+    const bad = structuredClone(other!);
+    (bad.segments[0] as { latency: number }).latency = Number.NaN;
+    expect(() => canonicalRecordEntry(bad, 0)).toThrow(CanonicalJsonError);
+    expect(() => canonicalRecordEntry(bad, 0)).toThrow("non-finite number at .records[0].segments[0].latency");
+    expect(() => canonicalRecordEntry(other!, 3)).toThrow(/position 3/);
+  });
+
+  it("joining member texts equals serializing the whole, for any JSON document", () => {
+    const wellFormed = fc.jsonValue().filter((v) => JSON.stringify(v).isWellFormed());
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), wellFormed), fc.string(), fc.array(wellFormed, { maxLength: 8 }), (rest, key, items) => {
+        fc.pre(!Object.prototype.hasOwnProperty.call(rest, key));
+        const texts = items.map((item) => stringify(item) ?? "null");
+        expect(canonicalObjectWithArray(rest, key, texts)).toBe(stringify({ ...rest, [key]: items }));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("formatTimestamp gives UTC with milliseconds", () => {
