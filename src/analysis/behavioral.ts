@@ -99,7 +99,10 @@ function collectSignals(
   leakFragments: readonly LeakFragment[],
 ): Signal[] {
   const reply = normalizeForMatching(response);
-  const input = normalizeForMatching(userInput);
+  // Normalised on first use: only attack_compliance reads it, and only when the reply could
+  // complete one of its signals.
+  let normalizedInput: string | undefined;
+  const input = (): string => (normalizedInput ??= normalizeForMatching(userInput));
   return [
     ...runRules("persona_shift", PERSONA_SHIFT_RULES, reply),
     ...runRules("instruction_echo", INSTRUCTION_ECHO_RULES, reply),

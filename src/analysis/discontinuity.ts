@@ -48,9 +48,11 @@ export function singular(word: string): string {
 
 export function checkSemanticDiscontinuity(input: string, response: string): Signal[] {
   if (!hasAtLeastTokens(input, MIN_INPUT_TOKENS)) return [];
-  const inputWords = contentWords(input);
+  // The reply first: it is usually far shorter than the input, and too few reply words settle it.
   const responseWords = contentWords(response);
-  if (inputWords.size < MIN_INPUT_WORDS || responseWords.size < MIN_RESPONSE_WORDS) return [];
+  if (responseWords.size < MIN_RESPONSE_WORDS) return [];
+  const inputWords = contentWords(input);
+  if (inputWords.size < MIN_INPUT_WORDS) return [];
   // Words are compared in a singular form, so "returns" and "return" share the topic.
   const replyForms = new Set([...responseWords].map(singular));
   for (const word of inputWords) {

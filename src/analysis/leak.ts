@@ -73,6 +73,13 @@ export function deriveLeakFragments(systemPrompt: string): LeakFragment[] {
   return fragments;
 }
 
+/** Words in a trigger (its words are joined by single spaces). */
+function wordCountOf(trigger: string): number {
+  let count = 1;
+  for (let i = trigger.indexOf(" "); i !== -1; i = trigger.indexOf(" ", i + 1)) count++;
+  return count;
+}
+
 /** Every run of `size` consecutive words of `tokens`, joined by spaces. */
 function runsOf(tokens: readonly string[], size: number): Set<string> {
   const runs = new Set<string>();
@@ -93,7 +100,9 @@ export function checkSystemPromptLeak(
   const signals: Signal[] = [];
   fragments.forEach((fragment, index) => {
     for (const trigger of fragment.triggers) {
-      const size = trigger.split(" ").length;
+      const size = wordCountOf(trigger);
+      // A run longer than the reply cannot be in it.
+      if (size > tokens.length) continue;
       let runs = runsBySize.get(size);
       if (runs === undefined) {
         runs = runsOf(tokens, size);
