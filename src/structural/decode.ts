@@ -31,7 +31,10 @@ const MIN_DECODED_CODE_POINTS = 6; // upstream: "more than 5 characters"
 
 // Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding.
 // The segment class excludes the newline, so the repetition is unambiguous (no backtracking blow-up).
-const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
+// A match can only begin where a run of symbols begins (a longer match from the run's start
+// would have been found first), so the look-behind changes no match; it only stops the engine
+// from trying every position inside each word of prose.
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
 // 10+ hex byte pairs, each optionally prefixed (\x, %, 0x) and followed by a short separator.
 const HEX_RUN = /(?:(?:\\x|%|0x)?[0-9A-Fa-f]{2}[ \t\n,:]{0,2}){10,}/g;
 const HEX_PAIR = /(?:\\x|%|0x)?([0-9A-Fa-f]{2})/g;
@@ -55,6 +58,11 @@ export function utf8DropInvalid(bytes: Uint8Array): string {
 export function asPrintableText(decoded: string): string | null {
   if (codePointLength(decoded) < MIN_DECODED_CODE_POINTS) return null;
   return NON_PRINTABLE.test(decoded) ? null : decoded;
+}
+
+/** The runs of `text` that may be base64 (one or more wrapped lines of symbols), in order. */
+export function* base64Runs(text: string): Generator<string> {
+  for (const m of text.matchAll(BASE64_RUN)) yield m[0];
 }
 
 /** Lenient base64/base64url decode of `run` to printable text, or null. */
@@ -93,8 +101,8 @@ interface Candidate {
 
 /** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
 function* candidatesOf(text: string): Generator<Candidate> {
-  for (const m of text.matchAll(BASE64_RUN)) {
-    const decoded = decodeBase64Text(m[0]);
+  for (const run of base64Runs(text)) {
+    const decoded = decodeBase64Text(run);
     if (decoded !== null) yield { kind: "base64", text: decoded };
   }
   for (const m of text.matchAll(HEX_RUN)) {

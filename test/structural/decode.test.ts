@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
+  base64Runs,
   caesarShift,
   decodeBase64Text,
   decodeHexText,
@@ -12,6 +14,22 @@ const b64 = (s: string): string => Buffer.from(s).toString("base64");
 const isTarget = (t: string): boolean => t.includes("TARGET");
 
 describe("decoding primitives", () => {
+  test("base64 runs are exactly the matches of the plain run pattern (the start guard only saves work)", () => {
+    const plain = /[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
+    const alphabet = fc.constantFrom("a", "Z", "0", "+", "/", "_", "-", "=", "\n", "\r", " ", ".", "é");
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 200 }).map((cs) => cs.join("")), fc.integer({ min: 1, max: 12 }), (text, repeat) => {
+        const input = text.repeat(repeat);
+        expect([...base64Runs(input)]).toEqual(Array.from(input.matchAll(plain), (m) => m[0]));
+      }),
+      { numRuns: 500 },
+    );
+    // Past the cap of 256 continuation lines, a new run starts on the next line.
+    const wrapped = `${"QUJDREVGR0g=\n".repeat(3)}${"AAAAAAAAAA\n".repeat(300)}`;
+    expect([...base64Runs(wrapped)]).toEqual(Array.from(wrapped.matchAll(plain), (m) => m[0]));
+    expect([...base64Runs(wrapped)].length).toBeGreaterThan(2);
+  });
+
   test("invalid UTF-8 bytes are dropped, not replaced", () => {
     expect(utf8DropInvalid(Uint8Array.from([0x68, 0xff, 0x69]))).toBe("hi");
   });
