@@ -107,9 +107,13 @@ async function readCapped(
   return decodeUtf8(bytes);
 }
 
+// One decoder for every call: without `stream`, each decode() starts fresh, and a fatal error
+// leaves no state behind, so sharing it is safe and saves building a decoder per reply.
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false; reason: "not_utf8" } {
   try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes) };
+    return { ok: true, text: STRICT_UTF8.decode(bytes) };
   } catch {
     return { ok: false, reason: "not_utf8" };
   }
