@@ -14,6 +14,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
+import { codePointLength } from "../src/text/codepoints.js";
 
 export type ReplyMix = "benign" | "mixed";
 
@@ -57,27 +58,13 @@ function userText(body: unknown): string {
   return typeof last?.content === "string" ? last.content : "";
 }
 
-function codePoints(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
-}
-
 function promptTokens(body: unknown): number {
   const messages = (body as { messages?: unknown } | null)?.messages;
   let chars = 0;
   if (Array.isArray(messages)) {
     for (const m of messages) {
       const content = (m as { content?: unknown } | null)?.content;
-      if (typeof content === "string") chars += codePoints(content);
+      if (typeof content === "string") chars += codePointLength(content);
     }
   }
   return Math.ceil(chars / 4) + 8;
