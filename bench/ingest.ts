@@ -10,6 +10,7 @@ import { ingestRecords, type IngestInput } from "../src/ingest/run.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { machineLine, writeSection } from "./_perf-doc.js";
 import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
+import { median } from "./_stats.js";
 
 const LATENCY_MS = Number(process.env.BENCH_INGEST_LATENCY_MS ?? "20");
 /**
@@ -134,12 +135,6 @@ async function transportFloor(url: string, concurrency: number, requests: number
   await Promise.all(Array.from({ length: concurrency }, lane));
   const seconds = (performance.now() - started) / 1000;
   return requests / seconds / (concurrency / (LATENCY_MS / 1000));
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 async function main(): Promise<void> {

@@ -14,6 +14,7 @@ import { maxLineBytes, type ReaderLimits } from "../src/jsonl/limits.js";
 import { readRecords } from "../src/jsonl/read.js";
 import { fromBytes, READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
 import { recordBench, recordPrintedLines } from "./_perf-doc.js";
+import { median } from "./_stats.js";
 
 const MIB = 1024 * 1024;
 const INPUT_BYTES = 64 * MIB;
@@ -109,8 +110,6 @@ interface Throughput {
   cpuMbPerSecond: number;
   records: number;
 }
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function measureThroughput(input: Buffer): Promise<Throughput> {
   const wall: number[] = [];
