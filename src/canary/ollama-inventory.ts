@@ -43,6 +43,19 @@ export async function fetchOllamaInventory(
   return entries;
 }
 
+/** How long an availability check waits for /api/tags. */
+const AVAILABILITY_TIMEOUT_MS = 3_000;
+
+/** Whether /api/tags answers within 3 s and lists `tag` (the availability rule below). */
+export async function ollamaModelInstalled(fetchFn: FetchLike, baseUrl: string, tag: string): Promise<boolean> {
+  try {
+    const entries = await fetchOllamaInventory(fetchFn, baseUrl, AVAILABILITY_TIMEOUT_MS);
+    return entries !== null && inventoryHasModel(entries, tag);
+  } catch {
+    return false;
+  }
+}
+
 /** The availability rule: some entry's name equals the tag or starts with `<tag>:`. */
 export function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boolean {
   return entries.some((e) => e.name !== null && (e.name === tag || e.name.startsWith(`${tag}:`)));

@@ -10,13 +10,12 @@ import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
 import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
+import { isPlainObject, parseJsonBody, type ChatEndpoint } from "./chat-exchange.js";
 import { ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
-import { fetchOllamaInventory, inventoryDigest, inventoryHasModel } from "./ollama-inventory.js";
+import { fetchOllamaInventory, inventoryDigest, ollamaModelInstalled } from "./ollama-inventory.js";
 
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
 export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
-const AVAILABILITY_TIMEOUT_MS = 3_000;
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;
@@ -48,8 +47,8 @@ export class OllamaCanaryProbe implements CanaryProbe {
   readonly endpointOrigin: string;
   /** Trained context length from the last contextLength() call; null when it failed. */
   lastContextLength: number | null = null;
-  readonly #baseUrl: string;
-  readonly #fetch: FetchLike;
+  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
@@ -58,8 +57,9 @@ export class OllamaCanaryProbe implements CanaryProbe {
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
     this.numCtx = checkNumCtx(options.numCtx);
     // The full URL may hold userinfo or a token; it stays private and only the origin is shown.
-    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "ollamaUrl"));
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "ollamaUrl");
+    this.endpointOrigin = endpointOrigin;
+    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -67,7 +67,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
     const result = startCanaryResult(this.model, this.#now);
 
     try {
-      const chat = await postOllamaChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, {
+      const chat = await postOllamaChat(this.#endpoint, {
         model: this.model,
         systemPrompt: this.systemPrompt,
         userContent: userInput,
@@ -106,18 +106,13 @@ export class OllamaCanaryProbe implements CanaryProbe {
 
   /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
   async isAvailable(): Promise<boolean> {
-    try {
-      const entries = await fetchOllamaInventory(this.#fetch, this.#baseUrl, AVAILABILITY_TIMEOUT_MS);
-      return entries !== null && inventoryHasModel(entries, this.model);
-    } catch {
-      return false;
-    }
+    return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
   }
 
   /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */
   async modelDigest(): Promise<string | null> {
     try {
-      const entries = await fetchOllamaInventory(this.#fetch, this.#baseUrl, this.timeoutSeconds * 1000);
+      const entries = await fetchOllamaInventory(this.#endpoint.fetch, this.#endpoint.baseUrl, this.timeoutSeconds * 1000);
       return entries === null ? null : inventoryDigest(entries, this.model);
     } catch {
       return null;
@@ -131,9 +126,9 @@ export class OllamaCanaryProbe implements CanaryProbe {
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
     try {
-      const target = serviceRequestTarget(this.#baseUrl, "/api/show");
+      const target = serviceRequestTarget(this.#endpoint.baseUrl, "/api/show");
       if (!target) return null;
-      const outcome = await httpCall(this.#fetch, target.url, {
+      const outcome = await httpCall(this.#endpoint.fetch, target.url, {
         method: "POST",
         headers: target.authorization ? { authorization: target.authorization } : {},
         json: { model: this.model },

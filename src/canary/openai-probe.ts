@@ -10,6 +10,7 @@ import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
 import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { openAIHeaders, openAISuccessMetadata, postOpenAIChat } from "./openai-chat.js";
+import type { ChatEndpoint } from "./chat-exchange.js";
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -57,8 +58,8 @@ export class OpenAICanaryProbe implements CanaryProbe {
   readonly seed: number | null;
   readonly endpointOrigin: string;
   readonly #apiKey: string;
-  readonly #baseUrl: string;
-  readonly #fetch: FetchLike;
+  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
@@ -66,15 +67,16 @@ export class OpenAICanaryProbe implements CanaryProbe {
       resolveChatSettings(options, { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
     this.#apiKey = checkApiKey(options.apiKey);
-    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "baseUrl"));
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "baseUrl");
+    this.endpointOrigin = endpointOrigin;
+    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
     this.#now = options.now ?? (() => performance.now());
   }
 
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
     try {
-      const chat = await postOpenAIChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, this.#apiKey, {
+      const chat = await postOpenAIChat(this.#endpoint, this.#apiKey, {
         model: this.model,
         systemPrompt: this.systemPrompt,
         userContent: userInput,
@@ -92,7 +94,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
 
   /** True only when `GET <base>/models` answers 200 within 5 s. */
   async isAvailable(): Promise<boolean> {
-    return openAIModelsReachable(this.#fetch, this.#baseUrl, this.#apiKey);
+    return openAIModelsReachable(this.#endpoint.fetch, this.#endpoint.baseUrl, this.#apiKey);
   }
 
   toJSON(): Record<string, unknown> {

@@ -3,6 +3,7 @@
 // abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
 // fixed texts: no exception message, reply or input can reach them.
 import type { AnalysisResult } from "../analysis/types.js";
+import type { ChatOutcome } from "../canary/chat-exchange.js";
 import { truncateCodePoints } from "../text/codepoints.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
@@ -89,4 +90,13 @@ export function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResu
   if (label === "UNSAFE") return judgeUnsafe(reply);
   if (label === "SAFE") return judgeSafe();
   return judgeFailed();
+}
+
+/**
+ * The judge's result from its chat exchange (null: no request could be built). The canary's
+ * reply is the evidence an UNSAFE label quotes, never the judge's own words.
+ */
+export function fromJudgeChat(chat: ChatOutcome | null, canaryReply: string): AnalysisResult {
+  if (chat === null || !chat.ok) return judgeFailed();
+  return fromLabel(parseJudgeReply(chat.content), canaryReply);
 }

@@ -8,13 +8,13 @@ import { resolveClientEndpoint } from "../canary/endpoint.js";
 import type { FetchLike } from "../canary/http-call.js";
 import { resolveChatSettings } from "../canary/options.js";
 import { postOllamaChat } from "../canary/ollama-chat.js";
-import { fetchOllamaInventory, inventoryHasModel } from "../canary/ollama-inventory.js";
+import { ollamaModelInstalled } from "../canary/ollama-inventory.js";
 import { DEFAULT_OLLAMA_URL } from "../canary/ollama-probe.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
-import { canaryNotExercised, fromLabel, judgeFailed, parseJudgeReply } from "./judge-verdict.js";
+import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
+import type { ChatEndpoint } from "../canary/chat-exchange.js";
 
 export const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
-const AVAILABILITY_TIMEOUT_MS = 3_000;
 
 export interface OllamaJudgeOptions {
   readonly model?: string;
@@ -35,21 +35,22 @@ export class OllamaJudge implements Analyzer {
   readonly temperature: number;
   readonly seed: number | null;
   readonly endpointOrigin: string;
-  readonly #baseUrl: string;
-  readonly #fetch: FetchLike;
+  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  readonly #endpoint: ChatEndpoint;
 
   constructor(options: OllamaJudgeOptions = {}) {
     // An empty judge model used to switch the judge on while the regex analyzer ran (weak point 12).
     ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
       resolveChatSettings(options, { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 }, "judge"));
-    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "judge ollamaUrl"));
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "judge ollamaUrl");
+    this.endpointOrigin = endpointOrigin;
+    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
   }
 
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
-      const chat = await postOllamaChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, {
+      const chat = await postOllamaChat(this.#endpoint, {
         model: this.model,
         systemPrompt: JUDGE_SYSTEM_PROMPT,
         userContent: judgeUserContent(userInput, canary.response),
@@ -58,21 +59,14 @@ export class OllamaJudge implements Analyzer {
         seed: this.seed,
         numCtx: null,
       });
-      if (chat === null) return judgeFailed();
-      if (!chat.ok) return judgeFailed();
-      return fromLabel(parseJudgeReply(chat.content), canary.response);
+      return fromJudgeChat(chat, canary.response);
     } catch {
       return judgeFailed();
     }
   }
 
   async isAvailable(): Promise<boolean> {
-    try {
-      const entries = await fetchOllamaInventory(this.#fetch, this.#baseUrl, AVAILABILITY_TIMEOUT_MS);
-      return entries !== null && inventoryHasModel(entries, this.model);
-    } catch {
-      return false;
-    }
+    return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
   }
 
   toJSON(): Record<string, unknown> {

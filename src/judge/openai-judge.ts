@@ -9,7 +9,8 @@ import { checkApiKey, resolveChatSettings } from "../canary/options.js";
 import { postOpenAIChat } from "../canary/openai-chat.js";
 import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "../canary/openai-probe.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
-import { canaryNotExercised, fromLabel, judgeFailed, parseJudgeReply } from "./judge-verdict.js";
+import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
+import type { ChatEndpoint } from "../canary/chat-exchange.js";
 
 export interface OpenAIJudgeOptions {
   readonly model?: string;
@@ -32,21 +33,22 @@ export class OpenAIJudge implements Analyzer {
   readonly seed: number | null;
   readonly endpointOrigin: string;
   readonly #apiKey: string;
-  readonly #baseUrl: string;
-  readonly #fetch: FetchLike;
+  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  readonly #endpoint: ChatEndpoint;
 
   constructor(options: OpenAIJudgeOptions = {}) {
     ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
       resolveChatSettings(options, { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 15, maxTokens: 512 }, "judge"));
     this.#apiKey = checkApiKey(options.apiKey);
-    ({ baseUrl: this.#baseUrl, endpointOrigin: this.endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "judge baseUrl"));
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "judge baseUrl");
+    this.endpointOrigin = endpointOrigin;
+    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
   }
 
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
-      const chat = await postOpenAIChat({ fetch: this.#fetch, baseUrl: this.#baseUrl, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds }, this.#apiKey, {
+      const chat = await postOpenAIChat(this.#endpoint, this.#apiKey, {
         model: this.model,
         systemPrompt: JUDGE_SYSTEM_PROMPT,
         userContent: judgeUserContent(userInput, canary.response),
@@ -54,16 +56,14 @@ export class OpenAIJudge implements Analyzer {
         temperature: this.temperature,
         seed: this.seed,
       });
-      if (chat === null) return judgeFailed();
-      if (!chat.ok) return judgeFailed();
-      return fromLabel(parseJudgeReply(chat.content), canary.response);
+      return fromJudgeChat(chat, canary.response);
     } catch {
       return judgeFailed();
     }
   }
 
   async isAvailable(): Promise<boolean> {
-    return openAIModelsReachable(this.#fetch, this.#baseUrl, this.#apiKey);
+    return openAIModelsReachable(this.#endpoint.fetch, this.#endpoint.baseUrl, this.#apiKey);
   }
 
   toJSON(): Record<string, unknown> {
