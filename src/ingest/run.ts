@@ -143,23 +143,20 @@ async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<
   }
 }
 
-interface RecordOutcome {
-  readonly entry: ManifestRecord;
+/** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
+interface RecordOutcome<Entry = ManifestRecord> {
+  readonly entry: Entry;
   readonly checks: number;
   readonly admitted: AdmittedSnapshot | null;
 }
 
 /** A finished record: its outcome, with the manifest entry validated and serialized. */
-interface FinishedRecord {
-  readonly entry: CanonicalRecordEntry;
-  readonly checks: number;
-  readonly admitted: AdmittedSnapshot | null;
-}
+type FinishedRecord = RecordOutcome<CanonicalRecordEntry>;
 
 // Made canonical as soon as the record is final, while other records wait on the canary, so
 // the end of the run only joins texts. A record that cannot be made canonical fails the run.
 function finish(outcome: RecordOutcome, index: number): FinishedRecord {
-  return { entry: canonicalRecordEntry(outcome.entry, index), checks: outcome.checks, admitted: outcome.admitted };
+  return { ...outcome, entry: canonicalRecordEntry(outcome.entry, index) };
 }
 
 /** A record held before any check, or one whose segments are planned and ready to check. */
@@ -213,8 +210,8 @@ async function checkRecord(pipeline: CheckingPipeline, prepared: PreparedRecord,
  * index, so the manifest does not depend on this order.
  */
 function checkingOrder(records: readonly RawRecord[]): number[] {
-  const weight = (record: RawRecord): number => (record.problems.some((p) => p.severity === "malformed") ? 0 : record.textBytes);
-  return records.map((_, position) => position).sort((a, b) => weight(records[b] as RawRecord) - weight(records[a] as RawRecord) || a - b);
+  const weights = records.map((record) => (record.problems.some((p) => p.severity === "malformed") ? 0 : record.textBytes));
+  return records.map((_, position) => position).sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b);
 }
 
 function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
