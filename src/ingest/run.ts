@@ -28,7 +28,15 @@ import {
 import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../manifest/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
-import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, observeCanary, type BreakerTrip, type CanaryObservation } from "../schedule/circuit-breaker.js";
+import {
+  CanaryCircuitBreaker,
+  DEFAULT_MAX_CANARY_FAILURES,
+  canaryProfile,
+  observeCanary,
+  type BreakerTrip,
+  type CanaryObservation,
+  type CanaryProfile,
+} from "../schedule/circuit-breaker.js";
 import type { VerdictJson } from "../pipeline/verdict-schema.js";
 import { planSegments, type SegmentableRecord, type SegmentPlan } from "../segment/plan.js";
 import { LittleCanaryError } from "../errors.js";
@@ -202,29 +210,6 @@ function layerSignals(verdict: PipelineVerdict): string[] {
 
 /** A segment the run did not send because the circuit breaker had opened. */
 const CIRCUIT_OPEN: SegmentResult = Object.freeze({ ...NOT_CHECKED, state: "error", error: CIRCUIT_OPEN_ERROR });
-
-/**
- * How a pipeline's checks relate to the canary, read once per run. `canaryCalls` is false only
- * for a genuine pipeline with the canary disabled: its checks are structural only and cost
- * microseconds. `skipsCanaryOn` tells, for a slice, whether a check is certain to end at a
- * structural block without calling the canary (so it can run after a stop, or with the
- * breaker open, at no canary cost); null when that cannot be known.
- */
-interface CanaryProfile {
-  readonly canaryCalls: boolean;
-  readonly skipsCanaryOn: ((slice: string) => boolean) | null;
-}
-
-function canaryProfile(pipeline: CheckingPipeline): CanaryProfile {
-  if (!isGenuinePipeline(pipeline)) return { canaryCalls: true, skipsCanaryOn: null };
-  const o = pipeline.options;
-  if (!o.enableCanary) return { canaryCalls: false, skipsCanaryOn: () => true };
-  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") {
-    return { canaryCalls: true, skipsCanaryOn: null };
-  }
-  const filter = pipeline.structuralFilter;
-  return { canaryCalls: true, skipsCanaryOn: (slice) => filter.check(slice).blocked };
-}
 
 /** Per-run state the record checks share. */
 interface RunContext {
