@@ -105,7 +105,7 @@ export function ingestRunWarnings(run: IngestRun, target: CanaryTarget, uniqueId
   const duplicates = run.duplicateIds;
   if (duplicates.length > 0) {
     const first = duplicates[0] as DuplicateId;
-    const repeat = `${duplicates.length} ${plural(duplicates.length, "record")} repeat an earlier record's id (first: record ${first.index} repeats record ${first.firstIndex})`;
+    const repeat = `${duplicates.length} ${duplicates.length === 1 ? "record repeats" : "records repeat"} an earlier record's id (first: record ${first.index} repeats record ${first.firstIndex})`;
     warnings.push(
       uniqueIds
         ? `warning: ${repeat}; held as malformed (--unique-ids)\n`
