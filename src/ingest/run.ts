@@ -5,6 +5,13 @@
 // Order never depends on timing: records are checked up to `concurrency` at a time, but each
 // record's segments run in plan order (stop_after_hold needs that) and results are placed by
 // index, so the manifest is the same for any concurrency apart from timestamps and latencies.
+// One exception is deliberate: when the canary backend dies or hangs, the circuit breaker
+// opens after so many consecutive failures in completion order, and which records were still
+// unsent at that moment depends on timing. Such a run is held (exit 2) whatever the order.
+//
+// Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
+// every segment of every planned record still goes through it, and a record's detection is
+// "none" only when every segment was inspected.
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../jsonl/limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
 import {
@@ -17,7 +24,6 @@ import {
   type CanonicalRecordEntry,
 } from "../manifest/build.js";
 import {
-  CIRCUIT_OPEN_ERROR,
   NOT_CHECKED,
   checkedRecordEntry,
   duplicateIdRecordEntry,
@@ -30,6 +36,7 @@ import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
 import {
   CanaryCircuitBreaker,
+  CIRCUIT_OPEN_ERROR,
   DEFAULT_MAX_CANARY_FAILURES,
   canaryProfile,
   observeCanary,

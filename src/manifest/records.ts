@@ -30,8 +30,6 @@ export interface SegmentResult {
   readonly signals?: readonly string[];
 }
 
-/** The `error` of a segment not sent to the canary because the run's circuit breaker had opened. */
-export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";
 
 /** A segment that was planned but not checked because an earlier one stopped the record. */
 export const NOT_CHECKED: SegmentResult = Object.freeze({

@@ -15,6 +15,9 @@ import type { VerdictJson } from "../pipeline/verdict-schema.js";
 /** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
 export const DEFAULT_MAX_CANARY_FAILURES = 5;
 
+/** The `error` of a segment or item not sent to the canary because the breaker had opened. */
+export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";
+
 /** The canary failures that say "the backend is not there" rather than "this one reply was bad". */
 export type CanaryOutageReason = "unavailable" | "timeout";
 

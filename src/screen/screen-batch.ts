@@ -7,7 +7,7 @@ import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, ty
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
-import { CanaryCircuitBreaker, canaryProfile, observeCanary, type CanaryProfile } from "../schedule/circuit-breaker.js";
+import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, canaryProfile, observeCanary, type CanaryProfile } from "../schedule/circuit-breaker.js";
 import { codePointLength } from "../text/codepoints.js";
 import type { ReaderLimits } from "../jsonl/limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
@@ -26,9 +26,7 @@ export interface ScreenOptions {
    */
   readonly breaker?: CanaryCircuitBreaker;
 }
-
-/** The `error` of an item not sent to the canary because the batch's circuit breaker had opened. */
-export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";
+export { CIRCUIT_OPEN_ERROR };
 
 type BatchItem = BatchDocument["items"][number];
 
