@@ -62,7 +62,8 @@ export const SUMMARY_HELD_LIMIT = 20;
 
 /**
  * The summary: nine lines (ingest.md §8), then the held records, one `held:` line each
- * (index, the first 16 hex digits of the id's SHA-256, reasons), the first 20 and then a count.
+ * (index, the first 16 hex digits of the id's SHA-256, reasons, and for an over-budget record
+ * the limit it exceeds and the flag that raises it), the first 20 and then a count.
  * No record text and no plaintext label of a held record is ever printed.
  */
 export function formatIngestSummary(manifest: IngestManifest, published: PublishResult, exitCode: 0 | 1 | 2): string {
@@ -84,7 +85,10 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
   const held = manifest.records.filter((record) => record.admission === "held");
   for (const record of held.slice(0, SUMMARY_HELD_LIMIT)) {
     const id = record.id_sha256 === null ? "id none" : `id_sha256=${record.id_sha256.slice(0, 16)}`;
-    lines.push(`held: record ${record.index} ${id} ${record.hold_reasons.join(",")}`);
+    // An over-budget detail is built from numbers and flag names only, so it can be shown; a
+    // malformed record's detail is not repeated here.
+    const detail = record.hold_reasons[0] === "over_budget" && record.detail !== null ? ` (${record.detail.replace(/^record \d+: /, "")})` : "";
+    lines.push(`held: record ${record.index} ${id} ${record.hold_reasons.join(",")}${detail}`);
   }
   if (held.length > SUMMARY_HELD_LIMIT) {
     const more = held.length - SUMMARY_HELD_LIMIT;

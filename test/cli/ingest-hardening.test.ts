@@ -79,6 +79,9 @@ describe("issue 12 A2: the structural layer runs on every segment", () => {
     expect(record?.segments.map((s) => s.state)).toEqual(["degraded", "block"]);
     expect(record?.detection).toBe("block");
     expect(record?.hold_reasons).toEqual(["blocked", "degraded", "incomplete"]);
+    // verify recomputes the record from its segments and agrees.
+    const verified = await runCli(["verify", "--manifest", manifestPath(), "--export", join(dir, "export.json")], { cwd: dir });
+    expect(verified.code).toBe(0);
   });
 
   it("issue 12 A2: a record with a segment that was never inspected and no detection is counted not_checked, never none", async () => {
@@ -131,10 +134,11 @@ describe("issue 12 D18: the summary lists held records and holds name their flag
   });
 
   it("issue 12 D18: an over_budget hold names the flag that raises the limit", async () => {
-    await ingest(jsonl([{ text: "x".repeat(40) }]), ["--no-canary", "--segment-chars", "10", "--segment-overlap", "0", "--max-segments", "2"]);
+    const run = await ingest(jsonl([{ text: "x".repeat(40) }]), ["--no-canary", "--segment-chars", "10", "--segment-overlap", "0", "--max-segments", "2"]);
     const [record] = (await readManifest()).records;
     expect(record?.hold_reasons).toEqual(["over_budget"]);
     expect(record?.detail).toMatch(/needs 4 segments, limit 2; raise it with --max-segments/);
+    expect(run.stdout).toContain("held: record 0 id none over_budget (needs 4 segments, limit 2; raise it with --max-segments (or a larger --segment-chars))");
   });
 });
 
@@ -199,6 +203,8 @@ describe("issue 12 A3: a dead or hung canary mid-run trips the circuit breaker",
     const notSent = manifest.records.slice(5);
     expect(notSent.every((r) => r.segments[0]?.error === "canary_circuit_open" && r.admission === "held")).toBe(true);
     expect(notSent.every((r) => r.detection === "not_checked" && r.hold_reasons.includes("error"))).toBe(true);
+    const verified = await runCli(["verify", "--manifest", manifestPath(), "--export", join(dir, "export.json")], { cwd: dir });
+    expect(verified.code).toBe(0);
   });
 
   it("issue 12 A3: a hung backend with a short timeout costs N timeouts, not one per record", async () => {
