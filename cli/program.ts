@@ -111,7 +111,9 @@ Exit codes: 0 every record admitted; 1 records held for detection only (blocked/
 2 records held for an operational or coverage reason (malformed, over budget, degraded,
 unexercised, error, incomplete); 3 refused: nothing was written.
 Before any check, the canary model's context window is verified against the segment size
-(Ollama /api/show); an unreachable backend or a too-small model refuses the run.
+(Ollama /api/show); an unreachable backend or a too-small model refuses the run. A canary that
+stops answering mid-run (--max-canary-failures consecutive unreachable/timeout failures, default
+5) stops the canary calls: the remaining records are held (exit 2) and one warning names it.
 
 Examples:
   little-canary ingest records.jsonl --manifest manifest.json --export admitted.json
