@@ -26,7 +26,6 @@ export interface ScreenOptions {
    */
   readonly breaker?: CanaryCircuitBreaker;
 }
-export { CIRCUIT_OPEN_ERROR };
 
 type BatchItem = BatchDocument["items"][number];
 
