@@ -9,6 +9,7 @@ import { processIo, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/circuit-breaker.js";
 import { runVerify, type VerifyFlags } from "./commands/verify.js";
 import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
@@ -53,6 +54,12 @@ function screenCommand(io: CliIo, state: RunState): Command {
     .option("--max-item-bytes <n>", "most UTF-8 bytes of one item's text (ceiling 67108864)", nonNegativeIntArg, 65536)
     .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts together", nonNegativeIntArg, 8388608)
     .option("--concurrency <n>", "pipeline checks run at once (output is identical for any value)", positiveIntArg, 1)
+    .option(
+      "--max-canary-failures <n>",
+      "stop sending canary checks after N consecutive unreachable/timeout failures; the rest are degraded (0: never stop)",
+      nonNegativeIntArg,
+      DEFAULT_MAX_CANARY_FAILURES,
+    )
     .addHelpText(
       "after",
       `
@@ -90,6 +97,13 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     .option("--max-metadata-value-chars <n>", "most code points per metadata value (strict/v1: 1024)", nonNegativeIntArg)
     .option("--concurrency <n>", "records checked at once (the manifest is identical for any value)", positiveIntArg, 1)
     .option("--wait-lock <seconds>", "wait up to SECONDS for another run's publication lock on the same paths (default: fail at once)", nonNegativeIntArg)
+    .option(
+      "--max-canary-failures <n>",
+      "stop sending canary checks after N consecutive unreachable/timeout failures; the rest are held (0: never stop)",
+      nonNegativeIntArg,
+      DEFAULT_MAX_CANARY_FAILURES,
+    )
+    .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
     .addHelpText(
       "after",
       `
@@ -97,7 +111,9 @@ Exit codes: 0 every record admitted; 1 records held for detection only (blocked/
 2 records held for an operational or coverage reason (malformed, over budget, degraded,
 unexercised, error, incomplete); 3 refused: nothing was written.
 Before any check, the canary model's context window is verified against the segment size
-(Ollama /api/show); an unreachable backend or a too-small model refuses the run.
+(Ollama /api/show); an unreachable backend or a too-small model refuses the run. A canary that
+stops answering mid-run (--max-canary-failures consecutive unreachable/timeout failures, default
+5) stops the canary calls: the remaining records are held (exit 2) and one warning names it.
 
 Examples:
   little-canary ingest records.jsonl --manifest manifest.json --export admitted.json

@@ -72,9 +72,27 @@ export { screenBatch, screenItems, serializeBatch, batchExitCode, type ScreenOpt
 export { admitScreenInputs, BatchRefusedError, type ScreenInput, type ScreenItem } from "./screen/admit.js";
 export { batchState } from "./screen/state.js";
 export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
+export {
+  CanaryCircuitBreaker,
+  CIRCUIT_OPEN_ERROR,
+  DEFAULT_MAX_CANARY_FAILURES,
+  observeCanary,
+  type BreakerTrip,
+  type CanaryObservation,
+  type CanaryOutageReason,
+} from "./schedule/circuit-breaker.js";
 
 // Ingest
-export { ingestRecords, admitIngestInputs, readerLimitsForPolicy, type IngestOptions, type IngestRun, type IngestInput } from "./ingest/run.js";
+export {
+  ingestRecords,
+  admitIngestInputs,
+  findDuplicateIds,
+  readerLimitsForPolicy,
+  type DuplicateId,
+  type IngestOptions,
+  type IngestRun,
+  type IngestInput,
+} from "./ingest/run.js";
 export { runContextGate, IngestGateError, type GateResult } from "./ingest/gate.js";
 export { STRICT_V1, resolvePolicy, IngestPolicySchema, type IngestPolicy, type PolicyOverrides } from "./ingest/policy.js";
 export { ingestExitCode } from "./ingest/exit-code.js";

@@ -10,6 +10,8 @@ import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { readBoundedText } from "../read-text.js";
+import { canaryOutageWarning, canaryTarget } from "../../src/config/canary-warning.js";
+import { observeCanary } from "../../src/schedule/circuit-breaker.js";
 
 export interface CheckFlags extends CanaryFlags {
   text?: string;
@@ -53,6 +55,8 @@ export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   const pipeline = new SecurityPipeline(options);
   const verdict = await pipeline.check(text);
+  const canary = observeCanary(verdict.toRecord());
+  if (canary.kind === "outage") await writeOut(io.stderr, canaryOutageWarning(canaryTarget(pipeline), canary.reason));
   await writeOut(io.stdout, `${JSON.stringify(verdict.toDict())}\n`);
   return checkExitCode(verdict);
 }

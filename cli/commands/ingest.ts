@@ -11,7 +11,9 @@ import { resolveCanaryTimeout } from "../../src/config/timeout.js";
 import { LittleCanaryError, UsageError } from "../../src/errors.js";
 import { EXIT_EXPLANATIONS, ingestExitCode } from "../../src/ingest/exit-code.js";
 import { resolvePolicy } from "../../src/ingest/policy.js";
-import { ingestRecords, readerLimitsForPolicy } from "../../src/ingest/run.js";
+import { ingestRecords, readerLimitsForPolicy, type DuplicateId, type IngestRun } from "../../src/ingest/run.js";
+import { CIRCUIT_OPEN_ERROR, DEFAULT_MAX_CANARY_FAILURES, observeCanary } from "../../src/schedule/circuit-breaker.js";
+import { canaryOutageWarning, canaryTarget, circuitOpenWarning, type CanaryTarget } from "../../src/config/canary-warning.js";
 import { readRecords } from "../../src/jsonl/read.js";
 import { fromFile, fromNodeStream } from "../../src/jsonl/sources.js";
 import { HOLD_REASONS, type IngestManifest } from "../../src/manifest/schemas.js";
@@ -42,6 +44,10 @@ export interface IngestFlags extends CanaryFlags {
   concurrency: number;
   /** Seconds to wait for another run's publication lock on the same manifest (default 0). */
   waitLock?: number;
+  /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
+  maxCanaryFailures?: number;
+  /** Hold a record whose id repeats an earlier record's id. */
+  uniqueIds?: boolean;
 }
 
 export class IngestRefusedError extends LittleCanaryError {
@@ -51,14 +57,22 @@ export class IngestRefusedError extends LittleCanaryError {
   }
 }
 
-/** The nine summary lines of ingest.md §8. */
+/** Held records listed one per line in the summary; the rest are only counted. */
+export const SUMMARY_HELD_LIMIT = 20;
+
+/**
+ * The summary: nine lines (ingest.md §8), then the held records, one `held:` line each
+ * (index, the first 16 hex digits of the id's SHA-256, reasons, and for an over-budget record
+ * the limit it exceeds and the flag that raises it), the first 20 and then a count.
+ * No record text and no plaintext label of a held record is ever printed.
+ */
 export function formatIngestSummary(manifest: IngestManifest, published: PublishResult, exitCode: 0 | 1 | 2): string {
   const c = manifest.counts;
   const reasons = HOLD_REASONS.filter((reason) => c.by_reason[reason] > 0).map((reason) => `${reason}=${c.by_reason[reason]}`);
   const lines = [
     `ingest (${manifest.policy.name}): ${manifest.run.records_total} records, ${c.admitted} admitted, ${c.held} held`,
     `hold reasons: ${reasons.length > 0 ? reasons.join(" ") : "none"}`,
-    `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block}`,
+    `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block} not_checked=${c.detection.not_checked}`,
     `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
     `checks performed: ${manifest.run.checks_performed}`,
     `input sha256=${manifest.run.input_sha256 ?? "None"}`,
@@ -68,7 +82,55 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
       : "export: not requested",
     `exit ${exitCode}: ${EXIT_EXPLANATIONS[exitCode]}`,
   ];
+  const held = manifest.records.filter((record) => record.admission === "held");
+  for (const record of held.slice(0, SUMMARY_HELD_LIMIT)) {
+    const id = record.id_sha256 === null ? "id none" : `id_sha256=${record.id_sha256.slice(0, 16)}`;
+    // An over-budget detail is built from numbers and flag names only, so it can be shown; a
+    // malformed record's detail is not repeated here.
+    const detail = record.hold_reasons[0] === "over_budget" && record.detail !== null ? ` (${record.detail.replace(/^record \d+: /, "")})` : "";
+    lines.push(`held: record ${record.index} ${id} ${record.hold_reasons.join(",")}${detail}`);
+  }
+  if (held.length > SUMMARY_HELD_LIMIT) {
+    const more = held.length - SUMMARY_HELD_LIMIT;
+    lines.push(`held: … and ${more} more held ${plural(more, "record")} (see the manifest's records)`);
+  }
   return `${lines.join("\n")}\n`;
+}
+
+const plural = (count: number, noun: string): string => (count === 1 ? noun : `${noun}s`);
+
+/**
+ * The warnings a finished run earns, one line each, none when all went well: repeated ids, and
+ * the canary backend failing (the breaker opening, else checks that found it unreachable).
+ */
+export function ingestRunWarnings(run: IngestRun, target: CanaryTarget, uniqueIds: boolean): string[] {
+  const warnings: string[] = [];
+  const duplicates = run.duplicateIds;
+  if (duplicates.length > 0) {
+    const first = duplicates[0] as DuplicateId;
+    const repeat = `${duplicates.length} ${duplicates.length === 1 ? "record repeats" : "records repeat"} an earlier record's id (first: record ${first.index} repeats record ${first.firstIndex})`;
+    warnings.push(
+      uniqueIds
+        ? `warning: ${repeat}; held as malformed (--unique-ids)\n`
+        : `warning: ${repeat}; counted in counts.duplicate_ids, checked and admitted like any other; pass --unique-ids to hold them\n`,
+    );
+  }
+  const records = run.manifest.document.records;
+  if (run.circuitOpen !== null) {
+    const notSent = records.filter((r) => r.segments.some((s) => s.error === CIRCUIT_OPEN_ERROR)).length;
+    warnings.push(circuitOpenWarning(target, run.circuitOpen, `${notSent} ${plural(notSent, "record")} of ${records.length}`));
+    return warnings;
+  }
+  let reason: "unavailable" | "timeout" | null = null;
+  let affected = 0;
+  for (const record of records) {
+    const outage = record.segments.map((s) => (s.verdict === null ? null : observeCanary(s.verdict))).find((o) => o?.kind === "outage");
+    if (outage === undefined || outage === null || outage.kind !== "outage") continue;
+    reason ??= outage.reason;
+    affected++;
+  }
+  if (reason !== null) warnings.push(canaryOutageWarning(target, reason, `${affected} ${plural(affected, "record")} of ${records.length}`));
+  return warnings;
 }
 
 export interface IngestRunOptions {
@@ -155,6 +217,8 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       inputSha256: read.inputSha256,
       signal: controller.signal,
       onProgress: (done, total) => progress.update(done, total),
+      maxCanaryFailures: flags.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
+      uniqueIds: flags.uniqueIds === true,
     });
     // A check in flight can take minutes on a CPU canary; an interrupt answers now, and the
     // abandoned run's late outcome is dropped.
@@ -162,6 +226,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     const run = await Promise.race([running, aborted(controller.signal)]);
     progress.finish();
     stopIfInterrupted();
+    for (const warning of ingestRunWarnings(run, canaryTarget(pipeline), flags.uniqueIds === true)) await writeOut(io.stderr, warning);
     // The previous pair (with --overwrite) was removed under this same lock, so anything at a
     // target now was put there by someone else during the run: publish never replaces it.
     const published = await publish(

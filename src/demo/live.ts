@@ -10,6 +10,7 @@ import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } fro
 import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
+import { ollamaFixHint as fixHint } from "../config/canary-warning.js";
 
 export interface LiveOptions {
   /** A validated loopback origin (validateLiveEndpoint). */
@@ -27,13 +28,6 @@ export type LiveEvent = { readonly kind: "disclosure" } | { readonly kind: "mode
 
 const INVENTORY_MAX_BYTES = 4 * 1024 * 1024;
 const MAX_INVENTORY_ENTRIES = 10_000;
-
-function fixHint(model: string): string {
-  return (
-    "fix: install Ollama (https://ollama.com/download, or `curl -fsSL https://ollama.com/install.sh | sh`), " +
-    `start it with \`ollama serve\`, then pull the canary model with \`ollama pull ${model}\``
-  );
-}
 
 /** The inventory step: the exact model's digest, or the fixed reason it is unavailable. */
 async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ digest: string } | { error: string }> {

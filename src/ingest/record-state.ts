@@ -36,6 +36,9 @@ const REASON_OF_STATE: Partial<Record<SegmentState, HoldReason>> = {
   error: "error",
 };
 
+/** States that carry a classified verdict: the segment's text went through the pipeline. */
+const INSPECTED = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);
+
 /** With `stop_after_hold`, a segment in one of these states ends checking of its record. */
 export function stopsChecking(state: SegmentState): boolean {
   return state === "block" || state === "flag" || state === "degraded" || state === "unexercised" || state === "error";
@@ -68,7 +71,11 @@ export function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
 /** State of a record whose planned segments have these outcomes (in plan order). */
 export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   const states = new Set(segments.map((s) => s.state));
-  const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : "none";
+  // "none" is a claim about the whole record: it needs every planned segment to have been
+  // inspected (a verdict was classified). A segment that errored or was never checked leaves
+  // the record "not_checked" unless something was detected elsewhere.
+  const inspectedAll = segments.length > 0 && segments.every((s) => INSPECTED.has(s.state));
+  const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : inspectedAll ? "none" : "not_checked";
   const exercisedCount = segments.filter((s) => s.exercised).length;
   const coverage: Coverage =
     exercisedCount === 0 ? "none" : exercisedCount === segments.length ? "complete" : "partial";
@@ -92,7 +99,8 @@ export function recordState(segments: readonly SegmentOutcome[]): RecordState {
 /** State of a record held before any check (`malformed` or `over_budget`, always alone). */
 export function uncheckedHoldState(reason: "malformed" | "over_budget"): RecordState {
   return {
-    detection: "none",
+    // Its text was never inspected, so nothing can be said about detection.
+    detection: "not_checked",
     coverage: "none",
     hold_reasons: [reason],
     admission: "held",

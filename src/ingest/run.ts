@@ -5,6 +5,13 @@
 // Order never depends on timing: records are checked up to `concurrency` at a time, but each
 // record's segments run in plan order (stop_after_hold needs that) and results are placed by
 // index, so the manifest is the same for any concurrency apart from timestamps and latencies.
+// One exception is deliberate: when the canary backend dies or hangs, the circuit breaker
+// opens after so many consecutive failures in completion order, and which records were still
+// unsent at that moment depends on timing. Such a run is held (exit 2) whatever the order.
+//
+// Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
+// every segment of every planned record still goes through it, and a record's detection is
+// "none" only when every segment was inspected.
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../jsonl/limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
 import {
@@ -19,6 +26,7 @@ import {
 import {
   NOT_CHECKED,
   checkedRecordEntry,
+  duplicateIdRecordEntry,
   malformedRecordEntry,
   overBudgetRecordEntry,
   type SegmentResult,
@@ -26,6 +34,17 @@ import {
 import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../manifest/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
+import {
+  CanaryCircuitBreaker,
+  CIRCUIT_OPEN_ERROR,
+  DEFAULT_MAX_CANARY_FAILURES,
+  canaryProfile,
+  observeCanary,
+  type BreakerTrip,
+  type CanaryObservation,
+  type CanaryProfile,
+} from "../schedule/circuit-breaker.js";
+import type { VerdictJson } from "../pipeline/verdict-schema.js";
 import { planSegments, type SegmentableRecord, type SegmentPlan } from "../segment/plan.js";
 import { LittleCanaryError } from "../errors.js";
 import { VERSION } from "../version.js";
@@ -57,12 +76,46 @@ export interface IngestOptions {
   /** Records done so far (a record is done when all its checks are). */
   readonly onProgress?: (done: number, total: number) => void;
   readonly clock?: () => Date;
+  /**
+   * Consecutive unreachable/timeout canary failures after which no more canary calls are sent
+   * (default 5; 0 never stops). The rest of the run's segments are then `error`
+   * (`canary_circuit_open`) unless the structural layer blocks them.
+   */
+  readonly maxCanaryFailures?: number;
+  /** Hold a record whose id repeats an earlier record's id (as `malformed`), instead of only counting it. */
+  readonly uniqueIds?: boolean;
 }
 
 export interface IngestRun {
   readonly manifest: CanonicalDocument<IngestManifest>;
   readonly export: CanonicalDocument<IngestExport> | null;
   readonly gate: GateResult;
+  /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
+  readonly circuitOpen: BreakerTrip | null;
+  /** Records whose id repeats an earlier record's (by index), with the index of the first. */
+  readonly duplicateIds: readonly DuplicateId[];
+}
+
+/** A record whose id equals an earlier record's id. */
+export interface DuplicateId {
+  readonly index: number;
+  readonly firstIndex: number;
+}
+
+/**
+ * Records (by index) whose string id was already used by an earlier record, in input order.
+ * Only valid records count; a malformed record's id is not a label.
+ */
+export function findDuplicateIds(records: readonly RawRecord[]): DuplicateId[] {
+  const first = new Map<string, number>();
+  const duplicates: DuplicateId[] = [];
+  for (const record of records) {
+    if (typeof record.id !== "string" || record.problems.some((p) => p.severity === "malformed")) continue;
+    const seen = first.get(record.id);
+    if (seen === undefined) first.set(record.id, record.index);
+    else duplicates.push({ index: record.index, firstIndex: seen });
+  }
+  return duplicates;
 }
 
 /** Reader limits implied by a policy (so the reader and the policy can never disagree). */
@@ -116,9 +169,12 @@ function snapshotOf(record: RawRecord): SegmentableRecord {
 
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
-/** One check of one segment, reduced to plain JSON and classified (§4.7). Never throws. */
-async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<SegmentResult> {
-  const failed = (error: string): SegmentResult => ({ ...NOT_CHECKED, state: "error", error });
+/** One check of one segment, reduced to plain JSON and classified (§4.7), and what it says about the canary. Never throws. */
+async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
+  const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
+    result: { ...NOT_CHECKED, state: "error", error },
+    canary: { kind: "not_called" },
+  });
   try {
     const verdict = await pipeline.check(slice);
     if (!isGenuineVerdict(verdict)) return failed("TypeError");
@@ -130,17 +186,44 @@ async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<
     const classified = classifySegmentVerdict(json);
     if (isClassifyError(classified)) return failed(classified.error);
     const latency = verdict.totalLatency;
-    return {
+    const result: SegmentResult = {
       state: classified.state,
       exercised: classified.exercised,
       verdict: json as SegmentResult["verdict"],
       error: null,
       latency: Number.isFinite(latency) ? Math.round(latency * 10_000) / 10_000 : 0,
       prompt_eval_count: verdict.promptEvalCount,
+      signals: classified.state === "block" || classified.state === "flag" ? layerSignals(verdict) : [],
     };
+    return { result, canary: observeCanary(json as VerdictJson) };
   } catch (error) {
     return failed(errorName(error));
   }
+}
+
+/**
+ * What a detecting verdict's layers name: the structural filter's reason labels when it
+ * blocked, and the canary analysis's categories. Both are fixed labels chosen by this library
+ * (or the caller's own custom-pattern reasons), never text from the record.
+ */
+function layerSignals(verdict: PipelineVerdict): string[] {
+  const signals: string[] = [];
+  for (const layer of verdict.layers) {
+    if (layer.status !== "blocked" && layer.name !== "canary_probe") continue;
+    for (const signal of layer.signals) if (typeof signal === "string" && signal !== "") signals.push(signal);
+  }
+  return signals;
+}
+
+/** A segment the run did not send because the circuit breaker had opened. */
+const CIRCUIT_OPEN: SegmentResult = Object.freeze({ ...NOT_CHECKED, state: "error", error: CIRCUIT_OPEN_ERROR });
+
+/** Per-run state the record checks share. */
+interface RunContext {
+  readonly pipeline: CheckingPipeline;
+  readonly policy: IngestPolicy;
+  readonly profile: CanaryProfile;
+  readonly breaker: CanaryCircuitBreaker;
 }
 
 /** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
@@ -165,10 +248,14 @@ type PreparedRecord =
   | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
 
 /** Validation and planning, no checks: pure, done as a lane takes the record. */
-function prepareRecord(record: RawRecord, policy: IngestPolicy): PreparedRecord {
+function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
   const malformed = record.problems.find((problem) => problem.severity === "malformed");
   if (malformed) {
     const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
+    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
+  }
+  if (duplicateOf !== undefined) {
+    const entry = duplicateIdRecordEntry({ index: record.index, id: record.id as string, source: record.source, text: record.text as string, firstIndex: duplicateOf });
     return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
   }
   const snapshot = snapshotOf(record);
@@ -179,22 +266,32 @@ function prepareRecord(record: RawRecord, policy: IngestPolicy): PreparedRecord 
   return { kind: "planned", index: record.index, snapshot, plan };
 }
 
-/** Checks a planned record's segments in plan order, stopping after a hold when the policy says so. */
-async function checkRecord(pipeline: CheckingPipeline, prepared: PreparedRecord, policy: IngestPolicy): Promise<RecordOutcome> {
+/**
+ * Checks a planned record's segments in plan order. With `stop_after_hold`, the first hold
+ * stops the canary calls for the record, but not the structural layer: every later segment
+ * still goes through it, and one it blocks is recorded as that block (the check ends before
+ * the canary). A pipeline without a canary checks every segment. Once the breaker is open, no
+ * segment is sent to the canary; such a segment is an `error` (`canary_circuit_open`).
+ */
+async function checkRecord(run: RunContext, prepared: PreparedRecord): Promise<RecordOutcome> {
   if (prepared.kind === "held") return prepared.outcome;
   const { index, snapshot, plan } = prepared;
+  const { pipeline, policy, profile, breaker } = run;
   const results: SegmentResult[] = [];
   let checks = 0;
   let stopped = false;
   for (const segment of plan.segments) {
-    if (stopped) {
-      results.push(NOT_CHECKED);
+    // The structural pre-check is only needed when the canary may not be called.
+    if ((stopped || breaker.open) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
+      results.push(stopped ? NOT_CHECKED : CIRCUIT_OPEN);
+      stopped = stopped || policy.stop_after_hold;
       continue;
     }
     checks++;
-    const result = await checkSegment(pipeline, segment.text);
+    const { result, canary } = await checkSegment(pipeline, segment.text);
+    breaker.record(canary);
     results.push(result);
-    if (policy.stop_after_hold && stopsChecking(result.state)) stopped = true;
+    if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
   }
   const entry = checkedRecordEntry({ index, record: snapshot, plan, results });
   return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
@@ -261,7 +358,19 @@ export async function ingestRecords(
   const records = "inputs" in input ? admitIngestInputs(input.inputs, policy) : input;
   const startedAt = formatTimestamp(clock());
   const order = checkingOrder(records);
-  const checked = await mapOrdered(order, async (position) => finish(await checkRecord(pipeline, prepareRecord(records[position] as RawRecord, policy), policy), position), {
+  const duplicateIds = findDuplicateIds(records);
+  const heldDuplicates = new Map(options.uniqueIds === true ? duplicateIds.map((d) => [d.index, d.firstIndex] as const) : []);
+  const context: RunContext = {
+    pipeline,
+    policy,
+    profile: canaryProfile(pipeline),
+    breaker: new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES),
+  };
+  const checkAt = async (position: number): Promise<FinishedRecord> => {
+    const record = records[position] as RawRecord;
+    return finish(await checkRecord(context, prepareRecord(record, policy, heldDuplicates.get(record.index))), position);
+  };
+  const checked = await mapOrdered(order, checkAt, {
     concurrency: options.concurrency ?? 1,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -284,5 +393,11 @@ export async function ingestRecords(
     records: outcomes.map((outcome) => outcome.entry),
   });
   const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));
-  return { manifest, export: exportRequested ? buildExport(manifest, admitted) : null, gate };
+  return {
+    manifest,
+    export: exportRequested ? buildExport(manifest, admitted) : null,
+    gate,
+    circuitOpen: context.breaker.trip,
+    duplicateIds,
+  };
 }

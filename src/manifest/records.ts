@@ -5,7 +5,7 @@
 // No record text or metadata value ever lands in an entry; labels are plaintext only when
 // the record is admitted.
 import { detectionSignals, extractSignals } from "../ingest/classify.js";
-import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS } from "../ingest/policy.js";
+import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS, MAX_SIGNAL_CHARS } from "../ingest/policy.js";
 import { recordState, uncheckedHoldState } from "../ingest/record-state.js";
 import type { VerdictJson } from "../pipeline/verdict-schema.js";
 import { sortByCodePoint } from "../segment/code-point-order.js";
@@ -23,7 +23,13 @@ export interface SegmentResult {
   readonly error: string | null;
   readonly latency: number | null;
   readonly prompt_eval_count: number | null;
+  /**
+   * Labels of what was detected, beyond what the serialized verdict names: the structural
+   * reason labels and the canary's signal categories (the run reads them from the live verdict).
+   */
+  readonly signals?: readonly string[];
 }
+
 
 /** A segment that was planned but not checked because an earlier one stopped the record. */
 export const NOT_CHECKED: SegmentResult = Object.freeze({
@@ -75,6 +81,32 @@ export function malformedRecordEntry(input: {
   };
 }
 
+/**
+ * A valid record held because its id repeats an earlier record's id and unique ids were
+ * required (`--unique-ids`). It is held before any check, as a record-level problem.
+ */
+export function duplicateIdRecordEntry(input: {
+  readonly index: number;
+  readonly id: string;
+  readonly source: unknown;
+  readonly text: unknown;
+  readonly firstIndex: number;
+}): ManifestRecord {
+  return malformedRecordEntry({
+    index: input.index,
+    text: input.text,
+    id: input.id,
+    source: input.source,
+    detail: `record ${input.index}: id repeats the id of record ${input.firstIndex} (unique ids required by --unique-ids)`,
+  });
+}
+
+/** The flag that raises each over-budget limit, so the hold says how to change it. */
+const OVER_BUDGET_FLAG: Readonly<Record<string, string>> = {
+  text_bytes: "--max-item-bytes",
+  segments: "--max-segments (or a larger --segment-chars)",
+};
+
 function validRecordFields(index: number, record: SegmentableRecord) {
   return {
     index,
@@ -102,7 +134,7 @@ export function overBudgetRecordEntry(input: {
     metadata_keys: null,
     ...uncheckedHoldState("over_budget"),
     detection_signals: [],
-    detail: detailText(`record ${input.index}: ${reason.message}`),
+    detail: detailText(`record ${input.index}: ${reason.message}${OVER_BUDGET_FLAG[reason.code] ? `; raise it with ${OVER_BUDGET_FLAG[reason.code]}` : ""}`),
     segments_total: input.plan.segments_total,
     chars_total: input.plan.chars_total,
     segments: [],
@@ -139,7 +171,9 @@ export function checkedRecordEntry(input: {
   const state = recordState(segments);
   const admitted = state.admission === "admitted";
   const signals = detectionSignals(
-    results.filter((r) => CLASSIFIED.has(r.state) && r.verdict !== null).map((r) => extractSignals(r.verdict)),
+    results
+      .filter((r) => CLASSIFIED.has(r.state) && r.verdict !== null)
+      .map((r) => [...extractSignals(r.verdict), ...(r.signals ?? []).map((s) => truncateCodePoints(s, MAX_SIGNAL_CHARS))]),
   );
   return {
     ...validRecordFields(input.index, record),

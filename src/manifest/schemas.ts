@@ -27,7 +27,8 @@ export type HoldReason = (typeof HOLD_REASONS)[number];
 export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
 export type SegmentState = (typeof SEGMENT_STATES)[number];
 
-export const DETECTIONS = ["none", "flag", "block"] as const;
+/** `not_checked`: some planned part of the record was never inspected and nothing was detected in the rest. */
+export const DETECTIONS = ["none", "flag", "block", "not_checked"] as const;
 export type Detection = (typeof DETECTIONS)[number];
 export const COVERAGES = ["complete", "partial", "none"] as const;
 export type Coverage = (typeof COVERAGES)[number];
@@ -102,8 +103,10 @@ export const ManifestCountsSchema = z.strictObject({
   admitted: count,
   held: count,
   by_reason: reasonCounts,
-  detection: z.strictObject({ none: count, flag: count, block: count }),
+  detection: z.strictObject({ none: count, flag: count, block: count, not_checked: count }),
   coverage: z.strictObject({ complete: count, partial: count, none: count }),
+  /** Records whose id equals an earlier record's id (each repeat counted once). */
+  duplicate_ids: count,
 });
 
 export const ManifestRunSchema = z.strictObject({

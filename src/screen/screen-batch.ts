@@ -7,6 +7,7 @@ import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, ty
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
+import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, canaryProfile, observeCanary, type CanaryProfile } from "../schedule/circuit-breaker.js";
 import { codePointLength } from "../text/codepoints.js";
 import type { ReaderLimits } from "../jsonl/limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
@@ -17,11 +18,23 @@ export interface ScreenOptions {
   readonly limits?: Partial<ReaderLimits>;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Stops canary calls after consecutive unreachable/timeout failures; read its `trip` after
+   * the batch. Items then not sent are `degraded` with error `canary_circuit_open`, unless the
+   * structural layer blocks them (that check needs no canary call). Default: a breaker with
+   * the default threshold.
+   */
+  readonly breaker?: CanaryCircuitBreaker;
 }
 
 type BatchItem = BatchDocument["items"][number];
 
-async function screenItem(item: ScreenItem, pipeline: Pick<SecurityPipeline, "check">): Promise<BatchItem> {
+async function screenItem(
+  item: ScreenItem,
+  pipeline: Pick<SecurityPipeline, "check">,
+  breaker: CanaryCircuitBreaker,
+  profile: CanaryProfile,
+): Promise<BatchItem> {
   const provenance = {
     index: item.index,
     id: item.id,
@@ -29,10 +42,15 @@ async function screenItem(item: ScreenItem, pipeline: Pick<SecurityPipeline, "ch
     sha256: createHash("sha256").update(item.text, "utf8").digest("hex"),
     length: codePointLength(item.text),
   };
+  if (breaker.open && !(profile.skipsCanaryOn?.(item.text) ?? false)) {
+    return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
+  }
   try {
     const verdict = await pipeline.check(item.text);
     if (!isGenuineVerdict(verdict)) throw new TypeError("check did not return a PipelineVerdict");
-    return { ...provenance, state: batchState(verdict), verdict: verdict.toRecord() };
+    const record = verdict.toRecord();
+    breaker.record(observeCanary(record));
+    return { ...provenance, state: batchState(verdict), verdict: record };
   } catch (error) {
     // An item whose check failed was not screened: degraded, with only the error's class name.
     const name = error instanceof Error ? error.constructor.name : "Error";
@@ -46,7 +64,9 @@ export async function screenItems(
   pipeline: Pick<SecurityPipeline, "check">,
   options: ScreenOptions = {},
 ): Promise<BatchDocument> {
-  const results = await mapOrdered(items, (item) => screenItem(item, pipeline), {
+  const breaker = options.breaker ?? new CanaryCircuitBreaker();
+  const profile = canaryProfile(pipeline);
+  const results = await mapOrdered(items, (item) => screenItem(item, pipeline, breaker, profile), {
     concurrency: options.concurrency ?? 1,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -49,8 +49,9 @@ describe("ingest end to end against the stand-in canary", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(1);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(10);
     expect(lines[0]).toBe("ingest (strict/v1): 3 records, 2 admitted, 1 held");
+    expect(lines[9]).toBe(`held: record 1 id_sha256=${sha256Hex("web-2").slice(0, 16)} blocked,incomplete`);
     expect(lines[1]).toMatch(/^hold reasons: blocked=1/);
     expect(lines[8]).toBe("exit 1: held for detection only (blocked/flagged)");
     const manifestBytes = await readFile(join(dir, "manifest.json"));

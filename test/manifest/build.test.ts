@@ -39,8 +39,9 @@ describe("buildManifest", () => {
       admitted: 1,
       held: 2,
       by_reason: { malformed: 1, over_budget: 0, blocked: 1, flagged: 0, degraded: 0, unexercised: 0, error: 0, incomplete: 0 },
-      detection: { none: 2, flag: 0, block: 1 },
+      detection: { none: 1, flag: 0, block: 1, not_checked: 1 },
       coverage: { complete: 2, partial: 0, none: 1 },
+      duplicate_ids: 0,
     });
     expect(run.manifest.sha256).toBe(sha256Hex(run.manifest.bytes));
     expect(new TextDecoder().decode(run.manifest.bytes)).toBe(run.manifest.json);
@@ -90,7 +91,7 @@ describe("buildManifest", () => {
   it("holds over-budget records with their planned counts and no segments", () => {
     const policy = resolvePolicy({ segment_chars: 10, segment_overlap: 0, max_segments: 3 });
     const run = synthRun([{ id: "abcdefg", source: null, metadata: {}, text: "t".repeat(20) }, { id: "abcdef", source: null, metadata: {}, text: "t".repeat(20) }], { policy });
-    expect(run.records[0]).toMatchObject({ hold_reasons: ["over_budget"], segments_total: 4, chars_total: 31, segments: [], detail: "record 0: needs 4 segments, limit 3" });
+    expect(run.records[0]).toMatchObject({ hold_reasons: ["over_budget"], segments_total: 4, chars_total: 31, segments: [], detail: "record 0: needs 4 segments, limit 3; raise it with --max-segments (or a larger --segment-chars)" });
     expect(run.records[1]).toMatchObject({ admission: "admitted", segments_checked: 3 });
     expect(run.checks).toHaveLength(3);
   });

@@ -1,0 +1,112 @@
+// A circuit breaker for canary calls in a batch (`ingest`, `screen`). A backend that has died or
+// hangs mid-run otherwise costs every remaining check its own failure or full timeout (a hung
+// Ollama at the default 600 s timeout is about a week for 1,000 records), and the run ends with
+// thousands of degraded results and no word of why. After `threshold` consecutive checks whose
+// canary call failed as unreachable or timed out, the breaker opens for the rest of the run:
+// callers stop sending canary calls and report the remaining items as not screened, and the
+// command prints one warning naming the endpoint and the failure.
+//
+// The breaker only reads serialized verdicts, so it works with any genuine pipeline and needs
+// nothing from the canary clients. "Consecutive" is in completion order: with concurrency the
+// checks already in flight when it opens still finish on their own.
+import { SecurityPipeline } from "../pipeline/pipeline.js";
+import type { VerdictJson } from "../pipeline/verdict-schema.js";
+
+/** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
+export const DEFAULT_MAX_CANARY_FAILURES = 5;
+
+/** The `error` of a segment or item not sent to the canary because the breaker had opened. */
+export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";
+
+/** The canary failures that say "the backend is not there" rather than "this one reply was bad". */
+export type CanaryOutageReason = "unavailable" | "timeout";
+
+/** What one check says about the canary backend. */
+export type CanaryObservation =
+  | { readonly kind: "outage"; readonly reason: CanaryOutageReason }
+  | { readonly kind: "answered" }
+  | { readonly kind: "not_called" };
+
+/** Why and when the breaker opened. */
+export interface BreakerTrip {
+  readonly reason: CanaryOutageReason;
+  /** The consecutive failures that opened it (the threshold). */
+  readonly failures: number;
+}
+
+/**
+ * Reads the canary layer of a serialized verdict: an `unavailable` or `timeout` coverage reason
+ * is an outage; any other canary attempt (a reply, even a bad one, means the backend is there)
+ * is `answered`; a check that skipped or disabled the canary says nothing about it.
+ */
+export function observeCanary(verdict: VerdictJson): CanaryObservation {
+  const layer = verdict.layers.find((l) => l.name === "canary_probe");
+  if (layer === undefined || layer.status === "skipped") return { kind: "not_called" };
+  if (layer.status === "failed" && (layer.coverage_reason === "unavailable" || layer.coverage_reason === "timeout")) {
+    return { kind: "outage", reason: layer.coverage_reason };
+  }
+  return { kind: "answered" };
+}
+
+/** Counts consecutive canary outages; once open it stays open for the rest of the run. */
+export class CanaryCircuitBreaker {
+  readonly threshold: number;
+  #consecutive = 0;
+  #trip: BreakerTrip | null = null;
+
+  /** `threshold` 0 never opens (every check is sent whatever happens). */
+  constructor(threshold: number = DEFAULT_MAX_CANARY_FAILURES) {
+    if (!Number.isSafeInteger(threshold) || threshold < 0) throw new RangeError("threshold must be a non-negative integer");
+    this.threshold = threshold;
+  }
+
+  /** True once the breaker has opened: send no more canary calls. */
+  get open(): boolean {
+    return this.#trip !== null;
+  }
+
+  /** Why it opened, or null while closed. */
+  get trip(): BreakerTrip | null {
+    return this.#trip;
+  }
+
+  /** Feeds one check's outcome. */
+  record(observation: CanaryObservation): void {
+    if (this.#trip !== null || observation.kind === "not_called") return;
+    if (observation.kind === "answered") {
+      this.#consecutive = 0;
+      return;
+    }
+    this.#consecutive++;
+    if (this.threshold > 0 && this.#consecutive >= this.threshold) {
+      this.#trip = Object.freeze({ reason: observation.reason, failures: this.#consecutive });
+    }
+  }
+}
+
+/**
+ * How a pipeline's checks relate to the canary, read once per run. `canaryCalls` is false only
+ * for a library pipeline with the canary disabled: its checks are structural only and cost
+ * microseconds. `skipsCanaryOn` tells, for a text, whether a check of it is certain not to call
+ * the canary (no canary at all, or a structural block that ends the check first), so it can
+ * still run after the breaker opened, or after a record stopped, at no canary cost; null when
+ * that cannot be known.
+ */
+export interface CanaryProfile {
+  readonly canaryCalls: boolean;
+  readonly skipsCanaryOn: ((text: string) => boolean) | null;
+}
+
+export function canaryProfile(pipeline: unknown): CanaryProfile {
+  // Only a frozen pipeline of this library's own class is known to behave as its options say.
+  if (!(pipeline instanceof SecurityPipeline) || Object.getPrototypeOf(pipeline) !== SecurityPipeline.prototype || !Object.isFrozen(pipeline)) {
+    return { canaryCalls: true, skipsCanaryOn: null };
+  }
+  const o = pipeline.options;
+  if (!o.enableCanary) return { canaryCalls: false, skipsCanaryOn: () => true };
+  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") {
+    return { canaryCalls: true, skipsCanaryOn: null };
+  }
+  const filter = pipeline.structuralFilter;
+  return { canaryCalls: true, skipsCanaryOn: (text) => filter.check(text).blocked };
+}
