@@ -12,7 +12,7 @@ import type { Socket } from "node:net";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { checkHeaders, isReply, parseCheckBody, routeRequest, type RequestHead } from "./check-request.js";
 import { CheckQueue, type QueueState } from "./check-queue.js";
-import { HealthCache, pendingReport } from "./health-cache.js";
+import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
 import {
   DEFAULT_HEALTH_TTL_MS,
@@ -35,6 +35,8 @@ export interface ServeOptions {
   readonly readTimeoutMs?: number;
   /** Age at which the cached readiness result is refreshed (default 5000 ms). */
   readonly healthTtlMs?: number;
+  /** Longest wait of `/health` for a refresh of a result older than `healthTtlMs` (default 250 ms). */
+  readonly healthStaleWaitMs?: number;
   /** Open connections accepted at once (default 256). */
   readonly maxConnections?: number;
   readonly log?: ServerLog;
@@ -84,17 +86,20 @@ function headOf(req: IncomingMessage): RequestHead {
   };
 }
 
-function healthBody(control: ServiceControl): Record<string, unknown> {
+async function healthBody(control: ServiceControl): Promise<Record<string, unknown>> {
   const pipeline = control.pipeline;
   if (pipeline === null || control.health === null) {
     return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
   }
-  const cached = control.health.current();
+  const cached = await control.health.current();
   return {
+    // A missing or too old result is never passed off as current readiness: the configuration
+    // part is reported with ready:false (unless there is no backend to wait for).
     ...(cached.report ?? pendingReport(pipeline)),
     // Integrations read these to see how the service will treat their requests (weak point 11).
     canary_timeout: pipeline.describe().canaryTimeout,
-    health_checked: cached.report !== null,
+    health_checked: cached.ageMs !== null,
+    health_stale: cached.stale,
     health_age_seconds: cached.ageMs === null ? null : Math.round(cached.ageMs) / 1000,
     queue: control.queue.state(),
   };
@@ -141,7 +146,7 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(headOf(req));
   if (isReply(route)) return sendReply(res, route);
-  if (route === "health") return sendReply(res, { status: 200, body: healthBody(control) }, control.draining);
+  if (route === "health") return sendReply(res, { status: 200, body: await healthBody(control) }, control.draining);
   return answerCheck(control, req, res, readTimeoutMs);
 }
 
@@ -167,13 +172,15 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
 export function createServer(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Server {
   const readTimeoutMs = positiveInt("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
   const healthTtlMs = positiveInt("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
+  const healthStaleWaitMs = options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS;
+  if (!Number.isSafeInteger(healthStaleWaitMs) || healthStaleWaitMs < 0) throw new RangeError("healthStaleWaitMs must be an integer ≥ 0");
   const control: ServiceControl = {
     pipeline,
     queue: new CheckQueue(
       positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
       options.maxQueue ?? DEFAULT_MAX_QUEUE,
     ),
-    health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, options.now),
+    health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
     draining: false,
     activeRequests: 0,
