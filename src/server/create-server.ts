@@ -10,7 +10,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { checkHeaders, isReply, parseCheckBody, routeRequest, type RequestHead } from "./check-request.js";
+import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
+import { checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type RequestHead } from "./check-request.js";
 import { CheckQueue, type QueueState } from "./check-queue.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
@@ -39,6 +40,12 @@ export interface ServeOptions {
   readonly healthStaleWaitMs?: number;
   /** Open connections accepted at once (default 256). */
   readonly maxConnections?: number;
+  /**
+   * Origins (`scheme://host[:port]`) whose browser requests are answered, with CORS headers.
+   * Requests with any other `Origin` are refused with 403 (the service's own loopback origin
+   * is always accepted).
+   */
+  readonly allowOrigins?: readonly string[];
   readonly log?: ServerLog;
   /** Monotonic clock in milliseconds (tests). */
   readonly now?: () => number;
@@ -49,6 +56,7 @@ export interface ServiceControl {
   readonly pipeline: SecurityPipeline | null;
   readonly queue: CheckQueue;
   readonly health: HealthCache | null;
+  readonly allowedOrigins: ReadonlySet<string>;
   readonly log: ServerLog;
   draining: boolean;
   activeRequests: number;
@@ -143,6 +151,19 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
 }
 
 async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+  // First of all, before routing and before a body byte is read: a foreign Host or Origin learns
+  // nothing, not even whether a path exists.
+  const caller = admitCaller(callerHeadFromRaw(req.rawHeaders), req.socket.localPort ?? -1, control.allowedOrigins);
+  if (!caller.admitted) return sendReply(res, caller.reply);
+  for (const [name, value] of Object.entries(corsHeaders(caller.corsOrigin))) res.setHeader(name, value);
+  if (caller.corsOrigin !== null && req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+    const method = routeMethod(req.url ?? "");
+    if (method !== undefined) {
+      res.writeHead(204, preflightHeaders(caller.corsOrigin, method, req.headers["access-control-request-private-network"] === "true"));
+      res.end();
+      return;
+    }
+  }
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(headOf(req));
   if (isReply(route)) return sendReply(res, route);
@@ -151,11 +172,17 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
-function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): Reply {
+function replyForClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  port: number,
+  allowedOrigins: ReadonlySet<string>,
+): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
   if (error.code === "HPE_HEADER_OVERFLOW") return { ...REPLIES.badRequest, status: 431, body: { error: "request headers too large" } };
   const head = parseRawHead(error.rawPacket);
   if (head === null) return REPLIES.badRequest;
+  const caller = admitCaller(head, port, allowedOrigins);
+  if (!caller.admitted) return caller.reply;
   const route = routeRequest(head);
   if (isReply(route)) return route;
   if (route === "check") {
@@ -163,6 +190,16 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
     if (isReply(declared)) return declared;
   }
   return REPLIES.badRequest;
+}
+
+function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
+  const origins = new Set<string>();
+  for (const entry of entries) {
+    const origin = normalizeAllowedOrigin(entry);
+    if (origin === null) throw new RangeError("allowOrigins entries must be http(s) origins such as http://localhost:3000");
+    origins.add(origin);
+  }
+  return origins;
 }
 
 /**
@@ -180,6 +217,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
       options.maxQueue ?? DEFAULT_MAX_QUEUE,
     ),
+    allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
     health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
     draining: false,
@@ -193,6 +231,8 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       requestTimeout: 2 * readTimeoutMs + 1000,
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(readTimeoutMs / 4))),
       keepAliveTimeout: 5000,
+      // A missing Host is refused by the caller check with a JSON answer, not Node's bare 400.
+      requireHostHeader: false,
     },
     (req, res) => {
       control.activeRequests++;
@@ -220,7 +260,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       socket.destroy();
       return;
     }
-    writeRawReply(socket, replyForClientError(error));
+    writeRawReply(socket, replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins));
   });
   server.once("listening", () => {
     void control.health?.refresh();
