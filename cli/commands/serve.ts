@@ -131,7 +131,7 @@ export function serveCommand(io: CliIo, state: RunState): Command {
     .option("--max-concurrent <n>", "checks running at once", positiveIntArg, DEFAULT_MAX_CONCURRENT)
     .option("--max-queue <n>", "checks waiting for a slot before 503 + Retry-After", nonNegativeIntArg, DEFAULT_MAX_QUEUE)
     .addOption(
-      new Option("--read-timeout <seconds>", "deadline for a client's headers, and for its body")
+      new Option("--read-timeout <seconds>", "deadline for a client's body, and for its headers (those at most 5 s)")
         .argParser(timeoutArg)
         .default(DEFAULT_READ_TIMEOUT_MS / 1000),
     )

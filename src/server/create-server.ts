@@ -13,10 +13,13 @@ import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
 import { checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type RequestHead } from "./check-request.js";
 import { CheckQueue, type QueueState } from "./check-queue.js";
+import { ConnectionLimiter } from "./connection-limiter.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
 import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HEALTH_TTL_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_QUEUE,
@@ -32,13 +35,20 @@ export interface ServeOptions {
   readonly maxConcurrent?: number;
   /** Checks waiting for a slot before 503 + Retry-After (default 64). */
   readonly maxQueue?: number;
-  /** Deadline for the headers and, separately, for the body of a request (default 10 000 ms). */
+  /** Deadline for the body of a request, and for its headers when shorter than `headersTimeoutMs` (default 10 000 ms). */
   readonly readTimeoutMs?: number;
+  /** Deadline for a request's headers (default: the smaller of 5000 ms and `readTimeoutMs`). */
+  readonly headersTimeoutMs?: number;
+  /** How long a kept-alive connection may sit idle between requests (default 2000 ms). */
+  readonly keepAliveTimeoutMs?: number;
   /** Age at which the cached readiness result is refreshed (default 5000 ms). */
   readonly healthTtlMs?: number;
   /** Longest wait of `/health` for a refresh of a result older than `healthTtlMs` (default 250 ms). */
   readonly healthStaleWaitMs?: number;
-  /** Open connections accepted at once (default 256). */
+  /**
+   * Open connections at once (default 256). At the cap a new connection is still accepted and
+   * the oldest idle or stalled one is closed instead (see connection-limiter.ts).
+   */
   readonly maxConnections?: number;
   /**
    * Origins (`scheme://host[:port]`) whose browser requests are answered, with CORS headers.
@@ -55,6 +65,7 @@ export interface ServeOptions {
 export interface ServiceControl {
   readonly pipeline: SecurityPipeline | null;
   readonly queue: CheckQueue;
+  readonly connections: ConnectionLimiter;
   readonly health: HealthCache | null;
   readonly allowedOrigins: ReadonlySet<string>;
   readonly log: ServerLog;
@@ -123,6 +134,8 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
     res.destroy();
     return;
   }
+  // From here the connection carries real work and is never closed to make room for another.
+  control.connections.workStarted(req.socket);
   const parsed = parseCheckBody(read.bytes);
   if (isReply(parsed)) return sendReply(res, parsed);
   const pipeline = control.pipeline;
@@ -208,6 +221,9 @@ function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
  */
 export function createServer(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Server {
   const readTimeoutMs = positiveInt("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const headersTimeoutMs = positiveInt("headersTimeoutMs", options.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, readTimeoutMs));
+  const keepAliveTimeoutMs = positiveInt("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
+  const connections = new ConnectionLimiter(positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
   const healthTtlMs = positiveInt("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
   const healthStaleWaitMs = options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS;
   if (!Number.isSafeInteger(healthStaleWaitMs) || healthStaleWaitMs < 0) throw new RangeError("healthStaleWaitMs must be an integer ≥ 0");
@@ -217,6 +233,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
       options.maxQueue ?? DEFAULT_MAX_QUEUE,
     ),
+    connections,
     allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
     health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
@@ -226,17 +243,20 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
   };
   const server = createHttpServer(
     {
-      headersTimeout: readTimeoutMs,
+      headersTimeout: headersTimeoutMs,
       // Covers headers plus body; our own body deadline fires first and answers in JSON.
-      requestTimeout: 2 * readTimeoutMs + 1000,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(readTimeoutMs / 4))),
-      keepAliveTimeout: 5000,
+      requestTimeout: headersTimeoutMs + readTimeoutMs + 1000,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, readTimeoutMs) / 4))),
+      keepAliveTimeout: keepAliveTimeoutMs,
       // A missing Host is refused by the caller check with a JSON answer, not Node's bare 400.
       requireHostHeader: false,
     },
     (req, res) => {
       control.activeRequests++;
+      const socket = req.socket;
+      connections.requestStarted(socket);
       res.once("close", () => {
+        connections.responseDone(socket);
         control.activeRequests--;
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });
@@ -247,7 +267,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       });
     },
   );
-  server.maxConnections = positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  connections.attach(server);
   server.maxHeadersCount = 100;
   server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
