@@ -27,7 +27,8 @@ export interface ServeFlags extends CanaryFlags {
   maxQueue: number;
   readTimeout: number;
   maxConnections: number;
-  allowOrigin: string[];
+  /** Absent when the flag was not given. */
+  allowOrigin?: string[];
 }
 
 /** `--allow-origin` (repeatable): each value an http(s) origin, kept in normalised form. */
@@ -74,7 +75,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
     maxQueue: flags.maxQueue,
     readTimeoutMs: Math.max(1, Math.round(flags.readTimeout * 1000)),
     maxConnections: flags.maxConnections,
-    allowOrigins: flags.allowOrigin,
+    allowOrigins: flags.allowOrigin ?? [],
     log,
   });
   const signals = waitForSignals(io);
@@ -107,7 +108,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
     if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);
     log("INFO", `   Queue: ${flags.maxConcurrent} concurrent, ${flags.maxQueue} waiting`);
     log("INFO", `   Connections: at most ${flags.maxConnections}`);
-    if (flags.allowOrigin.length > 0) log("INFO", `   Allowed origins: ${flags.allowOrigin.join(", ")}`);
+    if (flags.allowOrigin !== undefined) log("INFO", `   Allowed origins: ${flags.allowOrigin.join(", ")}`);
     log("INFO", `   Port: ${port}`);
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
     else log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
@@ -145,7 +146,6 @@ export function serveCommand(io: CliIo, state: RunState): Command {
       "--allow-origin <origin>",
       "answer browser requests from this origin, with CORS headers (repeatable; others get 403)",
       allowOriginArg,
-      [] as string[],
     )
     .addHelpText(
       "after",
