@@ -6,7 +6,14 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { endpointClass, endpointOrigin } from "../../src/canary/endpoint.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { createServer, serviceControl } from "../../src/server/create-server.js";
-import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/server/limits.js";
+import { normalizeAllowedOrigin } from "../../src/server/caller-origin.js";
+import {
+  DEFAULT_MAX_CONCURRENT,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_QUEUE,
+  DEFAULT_PORT,
+  DEFAULT_READ_TIMEOUT_MS,
+} from "../../src/server/limits.js";
 import { closeGracefully, listenLoopback, ServerBindError } from "../../src/server/lifecycle.js";
 import { streamLog } from "../../src/server/log.js";
 import type { CliIo } from "../io.js";
@@ -19,6 +26,18 @@ export interface ServeFlags extends CanaryFlags {
   maxConcurrent: number;
   maxQueue: number;
   readTimeout: number;
+  maxConnections: number;
+  /** Absent when the flag was not given. */
+  allowOrigin?: string[];
+}
+
+/** `--allow-origin` (repeatable): each value an http(s) origin, kept in normalised form. */
+export function allowOriginArg(raw: string, previous: string[] = []): string[] {
+  const origin = normalizeAllowedOrigin(raw);
+  if (origin === null) {
+    throw new InvalidArgumentError("must be an http(s) origin such as http://localhost:3000 (no path, query or user info)");
+  }
+  return previous.includes(origin) ? previous : [...previous, origin];
 }
 
 /** `--port`: an integer 0..65535 (0 = a port chosen by the OS). */
@@ -55,6 +74,8 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
     maxConcurrent: flags.maxConcurrent,
     maxQueue: flags.maxQueue,
     readTimeoutMs: Math.max(1, Math.round(flags.readTimeout * 1000)),
+    maxConnections: flags.maxConnections,
+    allowOrigins: flags.allowOrigin ?? [],
     log,
   });
   const signals = waitForSignals(io);
@@ -86,6 +107,8 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
     const report = await serviceControl(server)?.health?.refresh();
     if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);
     log("INFO", `   Queue: ${flags.maxConcurrent} concurrent, ${flags.maxQueue} waiting`);
+    log("INFO", `   Connections: at most ${flags.maxConnections}`);
+    if (flags.allowOrigin !== undefined) log("INFO", `   Allowed origins: ${flags.allowOrigin.join(", ")}`);
     log("INFO", `   Port: ${port}`);
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
     else log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
@@ -109,9 +132,20 @@ export function serveCommand(io: CliIo, state: RunState): Command {
     .option("--max-concurrent <n>", "checks running at once", positiveIntArg, DEFAULT_MAX_CONCURRENT)
     .option("--max-queue <n>", "checks waiting for a slot before 503 + Retry-After", nonNegativeIntArg, DEFAULT_MAX_QUEUE)
     .addOption(
-      new Option("--read-timeout <seconds>", "deadline for a client's headers, and for its body")
+      new Option("--read-timeout <seconds>", "deadline for a client's body, and for its headers (those at most 5 s)")
         .argParser(timeoutArg)
         .default(DEFAULT_READ_TIMEOUT_MS / 1000),
+    )
+    .option(
+      "--max-connections <n>",
+      "open connections at once; beyond it the oldest idle or stalled one is closed",
+      positiveIntArg,
+      DEFAULT_MAX_CONNECTIONS,
+    )
+    .option(
+      "--allow-origin <origin>",
+      "answer browser requests from this origin, with CORS headers (repeatable; others get 403)",
+      allowOriginArg,
     )
     .addHelpText(
       "after",

@@ -23,6 +23,11 @@ const ROUTES: Readonly<Record<string, { route: Route; method: string }>> = {
   "/check": { route: "check", method: "POST" },
 };
 
+/** The method a known path accepts, or undefined for an unknown path. */
+export function routeMethod(target: string): string | undefined {
+  return Object.hasOwn(ROUTES, target) ? ROUTES[target]?.method : undefined;
+}
+
 /** The route, or the 404/405 reply. Unknown paths are 404 whatever the method. */
 export function routeRequest(head: Pick<RequestHead, "method" | "target">): Route | Reply {
   const entry = Object.hasOwn(ROUTES, head.target) ? ROUTES[head.target] : undefined;

@@ -10,12 +10,16 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { checkHeaders, isReply, parseCheckBody, routeRequest, type RequestHead } from "./check-request.js";
+import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
+import { checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type RequestHead } from "./check-request.js";
 import { CheckQueue, type QueueState } from "./check-queue.js";
-import { HealthCache, pendingReport } from "./health-cache.js";
+import { ConnectionLimiter } from "./connection-limiter.js";
+import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
 import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HEALTH_TTL_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_QUEUE,
@@ -31,12 +35,27 @@ export interface ServeOptions {
   readonly maxConcurrent?: number;
   /** Checks waiting for a slot before 503 + Retry-After (default 64). */
   readonly maxQueue?: number;
-  /** Deadline for the headers and, separately, for the body of a request (default 10 000 ms). */
+  /** Deadline for the body of a request, and for its headers when shorter than `headersTimeoutMs` (default 10 000 ms). */
   readonly readTimeoutMs?: number;
+  /** Deadline for a request's headers (default: the smaller of 5000 ms and `readTimeoutMs`). */
+  readonly headersTimeoutMs?: number;
+  /** How long a kept-alive connection may sit idle between requests (default 2000 ms). */
+  readonly keepAliveTimeoutMs?: number;
   /** Age at which the cached readiness result is refreshed (default 5000 ms). */
   readonly healthTtlMs?: number;
-  /** Open connections accepted at once (default 256). */
+  /** Longest wait of `/health` for a refresh of a result older than `healthTtlMs` (default 250 ms). */
+  readonly healthStaleWaitMs?: number;
+  /**
+   * Open connections at once (default 256). At the cap a new connection is still accepted and
+   * the oldest idle or stalled one is closed instead (see connection-limiter.ts).
+   */
   readonly maxConnections?: number;
+  /**
+   * Origins (`scheme://host[:port]`) whose browser requests are answered, with CORS headers.
+   * Requests with any other `Origin` are refused with 403 (the service's own loopback origin
+   * is always accepted).
+   */
+  readonly allowOrigins?: readonly string[];
   readonly log?: ServerLog;
   /** Monotonic clock in milliseconds (tests). */
   readonly now?: () => number;
@@ -46,7 +65,9 @@ export interface ServeOptions {
 export interface ServiceControl {
   readonly pipeline: SecurityPipeline | null;
   readonly queue: CheckQueue;
+  readonly connections: ConnectionLimiter;
   readonly health: HealthCache | null;
+  readonly allowedOrigins: ReadonlySet<string>;
   readonly log: ServerLog;
   draining: boolean;
   activeRequests: number;
@@ -84,17 +105,20 @@ function headOf(req: IncomingMessage): RequestHead {
   };
 }
 
-function healthBody(control: ServiceControl): Record<string, unknown> {
+async function healthBody(control: ServiceControl): Promise<Record<string, unknown>> {
   const pipeline = control.pipeline;
   if (pipeline === null || control.health === null) {
     return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
   }
-  const cached = control.health.current();
+  const cached = await control.health.current();
   return {
+    // A missing or too old result is never passed off as current readiness: the configuration
+    // part is reported with ready:false (unless there is no backend to wait for).
     ...(cached.report ?? pendingReport(pipeline)),
     // Integrations read these to see how the service will treat their requests (weak point 11).
     canary_timeout: pipeline.describe().canaryTimeout,
-    health_checked: cached.report !== null,
+    health_checked: cached.ageMs !== null,
+    health_stale: cached.stale,
     health_age_seconds: cached.ageMs === null ? null : Math.round(cached.ageMs) / 1000,
     queue: control.queue.state(),
   };
@@ -110,6 +134,8 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
     res.destroy();
     return;
   }
+  // From here the connection carries real work and is never closed to make room for another.
+  control.connections.workStarted(req.socket);
   const parsed = parseCheckBody(read.bytes);
   if (isReply(parsed)) return sendReply(res, parsed);
   const pipeline = control.pipeline;
@@ -138,19 +164,38 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
 }
 
 async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+  // First of all, before routing and before a body byte is read: a foreign Host or Origin learns
+  // nothing, not even whether a path exists.
+  const caller = admitCaller(callerHeadFromRaw(req.rawHeaders), req.socket.localPort ?? -1, control.allowedOrigins);
+  if (!caller.admitted) return sendReply(res, caller.reply);
+  for (const [name, value] of Object.entries(corsHeaders(caller.corsOrigin))) res.setHeader(name, value);
+  if (caller.corsOrigin !== null && req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+    const method = routeMethod(req.url ?? "");
+    if (method !== undefined) {
+      res.writeHead(204, preflightHeaders(caller.corsOrigin, method, req.headers["access-control-request-private-network"] === "true"));
+      res.end();
+      return;
+    }
+  }
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(headOf(req));
   if (isReply(route)) return sendReply(res, route);
-  if (route === "health") return sendReply(res, { status: 200, body: healthBody(control) }, control.draining);
+  if (route === "health") return sendReply(res, { status: 200, body: await healthBody(control) }, control.draining);
   return answerCheck(control, req, res, readTimeoutMs);
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
-function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): Reply {
+function replyForClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  port: number,
+  allowedOrigins: ReadonlySet<string>,
+): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
   if (error.code === "HPE_HEADER_OVERFLOW") return { ...REPLIES.badRequest, status: 431, body: { error: "request headers too large" } };
   const head = parseRawHead(error.rawPacket);
   if (head === null) return REPLIES.badRequest;
+  const caller = admitCaller(head, port, allowedOrigins);
+  if (!caller.admitted) return caller.reply;
   const route = routeRequest(head);
   if (isReply(route)) return route;
   if (route === "check") {
@@ -160,20 +205,37 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
   return REPLIES.badRequest;
 }
 
+function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
+  const origins = new Set<string>();
+  for (const entry of entries) {
+    const origin = normalizeAllowedOrigin(entry);
+    if (origin === null) throw new RangeError("allowOrigins entries must be http(s) origins such as http://localhost:3000");
+    origins.add(origin);
+  }
+  return origins;
+}
+
 /**
  * Builds the service around one pipeline (null answers `/check` with 503 "pipeline unavailable"
  * and `/health` with "not initialized"). The server is not listening yet: use listenLoopback.
  */
 export function createServer(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Server {
   const readTimeoutMs = positiveInt("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const headersTimeoutMs = positiveInt("headersTimeoutMs", options.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, readTimeoutMs));
+  const keepAliveTimeoutMs = positiveInt("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
+  const connections = new ConnectionLimiter(positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
   const healthTtlMs = positiveInt("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
+  const healthStaleWaitMs = options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS;
+  if (!Number.isSafeInteger(healthStaleWaitMs) || healthStaleWaitMs < 0) throw new RangeError("healthStaleWaitMs must be an integer ≥ 0");
   const control: ServiceControl = {
     pipeline,
     queue: new CheckQueue(
       positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
       options.maxQueue ?? DEFAULT_MAX_QUEUE,
     ),
-    health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, options.now),
+    connections,
+    allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
+    health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
     draining: false,
     activeRequests: 0,
@@ -181,15 +243,20 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
   };
   const server = createHttpServer(
     {
-      headersTimeout: readTimeoutMs,
+      headersTimeout: headersTimeoutMs,
       // Covers headers plus body; our own body deadline fires first and answers in JSON.
-      requestTimeout: 2 * readTimeoutMs + 1000,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(readTimeoutMs / 4))),
-      keepAliveTimeout: 5000,
+      requestTimeout: headersTimeoutMs + readTimeoutMs + 1000,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, readTimeoutMs) / 4))),
+      keepAliveTimeout: keepAliveTimeoutMs,
+      // A missing Host is refused by the caller check with a JSON answer, not Node's bare 400.
+      requireHostHeader: false,
     },
     (req, res) => {
       control.activeRequests++;
+      const socket = req.socket;
+      connections.requestStarted(socket);
       res.once("close", () => {
+        connections.responseDone(socket);
         control.activeRequests--;
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });
@@ -200,7 +267,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       });
     },
   );
-  server.maxConnections = positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  connections.attach(server);
   server.maxHeadersCount = 100;
   server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
@@ -213,7 +280,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       socket.destroy();
       return;
     }
-    writeRawReply(socket, replyForClientError(error));
+    writeRawReply(socket, replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins));
   });
   server.once("listening", () => {
     void control.health?.refresh();

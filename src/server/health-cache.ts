@@ -1,49 +1,95 @@
-// Readiness for `/health` without waiting on the canary backend (weak point 2). The pipeline's
-// health check (a GET /api/tags with its own short deadline) runs in the background at most once
-// at a time; `/health` answers at once with the last result, which is at most `ttlMs` old when
-// the backend answers promptly. Before the first result exists the report says so and is never
-// "ready": an unknown backend is not a working one.
+// Readiness for `/health` without a long wait on the canary backend (weak point 2). The
+// pipeline's health check (a GET /api/tags with its own short deadline) runs at most once at a
+// time. A result is reused for `ttlMs`, measured from the moment its check started (the backend
+// was in that state no earlier than then), and refreshed in the background once it is half that
+// old, so a service polled regularly never waits. A result older than `ttlMs` is never served as
+// the current readiness: the caller waits up to `staleWaitMs` for the refresh, and when the
+// backend has not answered by then the report says it is stale and not ready. Before the first
+// result exists the report is likewise never "ready": an unknown backend is not a working one.
 import type { HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 
 export interface CachedHealth {
+  /**
+   * The readiness result, taken less than `ttlMs` ago; null before the first one exists or when
+   * the last one is older than the reuse window (see `stale`).
+   */
   readonly report: HealthReport | null;
-  /** Milliseconds since the report was taken, or null before the first one. */
+  /** Milliseconds since the last result's check started, or null before the first one. */
   readonly ageMs: number | null;
+  /** True when a result exists but is older than the reuse window and no fresher one came in time. */
+  readonly stale: boolean;
+}
+
+/** How long `/health` waits for a refresh of a result older than its reuse window. */
+export const DEFAULT_STALE_WAIT_MS = 250;
+
+export interface HealthCacheOptions {
+  /** Monotonic clock in milliseconds (tests). */
+  readonly now?: () => number;
+  /** Upper bound of the wait for a refresh when the cached result is too old (default 250 ms). */
+  readonly staleWaitMs?: number;
 }
 
 export class HealthCache {
   readonly #pipeline: SecurityPipeline;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  readonly #staleWaitMs: number;
   #report: HealthReport | null = null;
   #takenAt = 0;
   #inFlight: Promise<HealthReport> | null = null;
 
-  constructor(pipeline: SecurityPipeline, ttlMs: number, now: () => number = () => performance.now()) {
+  constructor(pipeline: SecurityPipeline, ttlMs: number, options: HealthCacheOptions = {}) {
     this.#pipeline = pipeline;
     this.#ttlMs = ttlMs;
-    this.#now = now;
+    this.#now = options.now ?? (() => performance.now());
+    this.#staleWaitMs = options.staleWaitMs ?? DEFAULT_STALE_WAIT_MS;
   }
 
-  /** The cached report; starts a background refresh when it is missing or stale. */
-  current(): CachedHealth {
-    if (this.#report === null || this.#now() - this.#takenAt >= this.#ttlMs) void this.refresh();
-    return { report: this.#report, ageMs: this.#report === null ? null : Math.max(0, this.#now() - this.#takenAt) };
+  #age(): number | null {
+    return this.#report === null ? null : Math.max(0, this.#now() - this.#takenAt);
+  }
+
+  #snapshot(): CachedHealth | null {
+    const ageMs = this.#age();
+    if (ageMs === null || ageMs >= this.#ttlMs) return null;
+    // Refresh ahead of expiry so the next caller still finds a result inside the window.
+    if (ageMs >= this.#ttlMs / 2) void this.refresh();
+    return { report: this.#report, ageMs, stale: false };
+  }
+
+  /**
+   * The readiness result to serve now. A result inside the reuse window is returned at once;
+   * otherwise a refresh starts and is awaited for at most `staleWaitMs`.
+   */
+  async current(): Promise<CachedHealth> {
+    const fresh = this.#snapshot();
+    if (fresh !== null) return fresh;
+    const refreshed = this.refresh();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#staleWaitMs)));
+    await Promise.race([refreshed, waited]);
+    clearTimeout(timer);
+    const after = this.#snapshot();
+    if (after !== null) return after;
+    return { report: null, ageMs: this.#age(), stale: this.#report !== null };
   }
 
   /** One refresh (shared by concurrent callers). Never rejects: a throwing check is "not ready". */
   refresh(): Promise<HealthReport> {
     if (this.#inFlight) return this.#inFlight;
+    const startedAt = this.#now();
     const run = (async () => {
+      let report: HealthReport;
       try {
-        const report = await this.#pipeline.healthCheck();
-        this.#report = report;
+        report = await this.#pipeline.healthCheck();
       } catch {
-        this.#report = { ...(this.#report ?? pendingReport(this.#pipeline)), canary_available: false, canary_check: "failed", ready: false, degraded: true, status: "degraded" };
+        report = { ...pendingReport(this.#pipeline), canary_available: false, canary_check: "failed", ready: false, degraded: true, status: "degraded" };
       }
-      this.#takenAt = this.#now();
-      return this.#report;
+      this.#report = report;
+      this.#takenAt = startedAt;
+      return report;
     })();
     this.#inFlight = run;
     void run.finally(() => {

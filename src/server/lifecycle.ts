@@ -5,7 +5,7 @@
 // `force` promise (a second Ctrl-C) cuts the wait short.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { BIND_HOST } from "./limits.js";
+import { BIND_HOST, LISTEN_BACKLOG } from "./limits.js";
 import { serviceControl } from "./create-server.js";
 
 /** The service could not bind its loopback port. `reason` is the system code (EADDRINUSE, …). */
@@ -40,7 +40,9 @@ export function listenLoopback(server: Server, port: number): Promise<number> {
     };
     server.once("error", onError);
     server.once("listening", onListening);
-    server.listen({ host: BIND_HOST, port, exclusive: true });
+    // A deep accept queue: while a flood of connections is being accepted and evicted, a full
+    // queue would drop a real caller's SYN and cost it a one-second retransmission.
+    server.listen({ host: BIND_HOST, port, exclusive: true, backlog: LISTEN_BACKLOG });
   });
 }
 

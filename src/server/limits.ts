@@ -9,19 +9,34 @@ export const BIND_HOST = "127.0.0.1";
 
 export const DEFAULT_PORT = 18421;
 
+/** Pending-connection queue requested from the OS (Linux caps it at net.core.somaxconn). */
+export const LISTEN_BACKLOG = 4096;
+
 /** Canary checks running at once; a local Ollama rarely serves more in parallel. */
 export const DEFAULT_MAX_CONCURRENT = 4;
 
 /** Checks waiting for a slot; beyond this a request is answered 503 with Retry-After. */
 export const DEFAULT_MAX_QUEUE = 64;
 
-/** Deadline for a client to deliver its headers, and separately its body (milliseconds). */
+/** Deadline for a client to deliver its body, once its headers are in (milliseconds). */
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+/**
+ * Deadline for a client to deliver its request headers (milliseconds; capped by the read
+ * timeout). A loopback client sends them in one packet; a slower one is stalling.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 5_000;
+
+/** How long a kept-alive connection may sit idle between requests (milliseconds). */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 2_000;
 
 /** How long a `/health` readiness result is served before it is refreshed in the background. */
 export const DEFAULT_HEALTH_TTL_MS = 5_000;
 
-/** Open connections accepted at once; each holds at most one 64 KiB body. */
+/**
+ * Open connections at once; each holds at most one 64 KiB body. At the cap the oldest idle or
+ * stalled connection is closed to admit the new one (connection-limiter.ts).
+ */
 export const DEFAULT_MAX_CONNECTIONS = 256;
 
 /** Seconds suggested to a client that met a full queue. */

@@ -2,13 +2,14 @@
 // that Node's HTTP parser refused (for example `Content-Length: abc`, which it rejects before any
 // handler runs). Only the head is examined, at most MAX_HEAD_BYTES, and nothing from it is
 // logged or echoed: it only selects one of the fixed ladder replies.
+import type { CallerHead } from "./caller-origin.js";
 import type { RequestHead } from "./check-request.js";
 
 /** Node's default limit for the whole header block. */
 const MAX_HEAD_BYTES = 16 * 1024;
 const MAX_HEADER_LINES = 200;
 
-export function parseRawHead(packet: Buffer | undefined): RequestHead | null {
+export function parseRawHead(packet: Buffer | undefined): (RequestHead & CallerHead) | null {
   if (!packet || packet.byteLength === 0) return null;
   const text = packet.subarray(0, MAX_HEAD_BYTES).toString("latin1");
   const end = text.indexOf("\r\n\r\n");
@@ -16,11 +17,16 @@ export function parseRawHead(packet: Buffer | undefined): RequestHead | null {
   const requestLine = /^([A-Z]{1,20}) (\S{1,8192}) HTTP\/1\.[01]$/.exec(lines[0] ?? "");
   if (!requestLine) return null;
   const headers = new Map<string, string>();
+  const hosts: string[] = [];
+  const origins: string[] = [];
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim().toLowerCase();
-    if (!headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
+    const value = line.slice(colon + 1).trim();
+    if (!headers.has(name)) headers.set(name, value);
+    if (name === "host") hosts.push(value);
+    else if (name === "origin") origins.push(value);
   }
   return {
     method: requestLine[1] ?? "",
@@ -28,5 +34,7 @@ export function parseRawHead(packet: Buffer | undefined): RequestHead | null {
     contentType: headers.get("content-type"),
     contentLength: headers.get("content-length"),
     transferEncoding: headers.get("transfer-encoding"),
+    hosts,
+    origins,
   };
 }

@@ -61,7 +61,7 @@ describe("deadlines and readiness", () => {
     const running = await service(pipelineFor(ollama.url), { readTimeoutMs: 600 });
     const stalled = stalledRequest(
       running.port,
-      "POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":",
+      `POST /check HTTP/1.1\r\nHost: 127.0.0.1:${running.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":`,
     );
     cleanup.push(async () => void stalled.socket.destroy());
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -79,7 +79,7 @@ describe("deadlines and readiness", () => {
   it("times out a client that never finishes its headers with a JSON 408", async () => {
     const ollama = await standIn();
     const running = await service(pipelineFor(ollama.url), { readTimeoutMs: 300 });
-    const stalled = stalledRequest(running.port, "POST /check HTTP/1.1\r\nHost: x\r\n");
+    const stalled = stalledRequest(running.port, `POST /check HTTP/1.1\r\nHost: 127.0.0.1:${running.port}\r\n`);
     cleanup.push(async () => void stalled.socket.destroy());
     const answer = await stalled.answer;
     expect(answer.status).toBe(408);

@@ -62,7 +62,7 @@ describe("POST /check ladder", () => {
   it("refuses a body that is not application/json with 415 (a missing header counts as text/plain)", async () => {
     const plain = await fetch(`${service.url}/check`, { method: "POST", headers: { "content-type": "text/plain" }, body: '{"text":"x"}' });
     await expectJsonError(plain, 415, "content type must be application/json");
-    const missing = await rawRequest(service.port, head(["POST /check HTTP/1.1", "Host: x", "Content-Length: 12"]) + '{"text":"x"}');
+    const missing = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Length: 12"]) + '{"text":"x"}');
     expect(missing.status).toBe(415);
     const withCharset = await postJson(service.url, { text: "x" }, { "content-type": "Application/JSON; charset=utf-8" });
     expect(withCharset.status).toBe(200);
@@ -70,28 +70,28 @@ describe("POST /check ladder", () => {
   });
 
   it("answers 411 without Content-Length, chunked bodies included", async () => {
-    const noLength = await rawRequest(service.port, head(["POST /check HTTP/1.1", "Host: x", "Content-Type: application/json"]));
+    const noLength = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json"]));
     expect(noLength.status).toBe(411);
     expect(JSON.parse(noLength.body)).toEqual({ error: "content length required" });
     const chunked = await rawRequest(
       service.port,
-      head(["POST /check HTTP/1.1", "Host: x", "Content-Type: application/json", "Transfer-Encoding: chunked"]) + "c\r\n{\"text\":\"x\"}\r\n0\r\n\r\n",
+      head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", "Transfer-Encoding: chunked"]) + "c\r\n{\"text\":\"x\"}\r\n0\r\n\r\n",
     );
     expect(chunked.status).toBe(411);
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
   it("answers 400 for a Content-Length that is not an integer, and for 0 or a negative length", async () => {
-    const abc = await rawRequest(service.port, head(["POST /check HTTP/1.1", "Host: x", "Content-Type: application/json", "Content-Length: abc"]));
+    const abc = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", "Content-Length: abc"]));
     expect(abc.status).toBe(400);
     expect(JSON.parse(abc.body)).toEqual({ error: "invalid content length" });
     for (const length of ["0", "-1"]) {
-      const answer = await rawRequest(service.port, head(["POST /check HTTP/1.1", "Host: x", "Content-Type: application/json", `Content-Length: ${length}`]));
+      const answer = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", `Content-Length: ${length}`]));
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body)).toEqual({ error: "request body must not be empty" });
     }
     // The parser-level refusal still follows the ladder order: a wrong media type wins.
-    const plainAbc = await rawRequest(service.port, head(["POST /check HTTP/1.1", "Host: x", "Content-Type: text/plain", "Content-Length: abc"]));
+    const plainAbc = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: text/plain", "Content-Length: abc"]));
     expect(plainAbc.status).toBe(415);
   });
 
