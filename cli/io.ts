@@ -1,6 +1,7 @@
 // The world as the CLI sees it. Commands receive this instead of touching `process`, so tests
 // run them in-process with captured streams, a chosen environment and no TTY.
 import type { Readable, Writable } from "node:stream";
+import { LittleCanaryError } from "../src/errors.js";
 
 export interface CliIo {
   readonly stdin: Readable;
@@ -38,9 +39,74 @@ export function useColor(io: CliIo): boolean {
   return io.stderrIsTTY && io.env.NO_COLOR === undefined;
 }
 
+/**
+ * The reader of stdout (or stderr) went away before the output was complete: `… | head -c 100`
+ * closed the pipe (EPIPE). The command's result never reached its reader, so this is a failure
+ * with the command's refused exit code, never 0 (success) or 1 (detections).
+ */
+export class OutputClosedError extends LittleCanaryError {
+  override readonly name = "OutputClosedError";
+  constructor(
+    readonly streamName: string,
+    options?: { cause?: unknown; note?: string },
+  ) {
+    super("io", `${streamName} was closed before all output was written (EPIPE): the output is incomplete${options?.note ? `; ${options.note}` : ""}`, options);
+  }
+
+  /** The same failure with a note on what was already done (for example a committed publication). */
+  withNote(note: string): OutputClosedError {
+    return new OutputClosedError(this.streamName, { cause: this.cause, note });
+  }
+}
+
+/** Errors a write gets once the reader has closed the pipe, or once the stream was destroyed for it. */
+export function isClosedOutputError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || code === "ERR_STREAM_WRITE_AFTER_END" || code === "ECONNRESET";
+}
+
+const watchedNames = new WeakMap<Writable, { name: string; failure: Error | null }>();
+
+/**
+ * Watches an output stream for the whole run: a closed pipe then surfaces as an error event that
+ * is recorded here instead of crashing the process with a stack trace (an 'error' event without
+ * a listener is thrown). Returns the first error the stream reported, if any.
+ */
+export function watchOutput(stream: Writable, name: string): { failure(): Error | null } {
+  let entry = watchedNames.get(stream);
+  if (entry === undefined) {
+    const created = { name, failure: null as Error | null };
+    watchedNames.set(stream, created);
+    stream.on("error", (error: Error) => {
+      created.failure ??= error;
+    });
+    entry = created;
+  }
+  const watched = entry;
+  return { failure: () => watched.failure };
+}
+
 /** Writes and waits until the stream accepted the data (so exit codes never cut output short). */
 export function writeOut(stream: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    stream.write(text, (error) => (error ? reject(error) : resolve()));
+    const fail = (error: Error): void => {
+      const watched = watchedNames.get(stream);
+      if (watched) watched.failure ??= error;
+      reject(isClosedOutputError(error) ? new OutputClosedError(watched?.name ?? "output", { cause: error }) : error);
+    };
+    if (stream.destroyed || stream.writableEnded) {
+      fail(Object.assign(new Error("write after the stream was closed"), { code: "ERR_STREAM_DESTROYED" }));
+      return;
+    }
+    stream.write(text, (error) => (error ? fail(error) : resolve()));
   });
+}
+
+/** Like writeOut, for last words (an error line): a closed stream is ignored, never thrown. */
+export async function writeLastWords(stream: Writable, text: string): Promise<void> {
+  try {
+    await writeOut(stream, text);
+  } catch {
+    // Nobody is reading: there is nowhere left to report to.
+  }
 }

@@ -22,7 +22,7 @@ import type { PublicationLock } from "../../src/publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
 import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../../src/publish/targets.js";
 import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
+import { OutputClosedError, writeOut } from "../io.js";
 import type { CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 
@@ -173,7 +173,12 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       await writeOut(io.stderr, "warning: interrupted, but the publication had already committed: the pair below is complete\n");
     }
     const exitCode = ingestExitCode(run.manifest.document);
-    await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode));
+    await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode)).catch(
+      (error: unknown) => {
+        // The pair is published; only its summary did not reach the reader.
+        throw error instanceof OutputClosedError ? error.withNote(`the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`) : error;
+      },
+    );
     return exitCode;
   } finally {
     progress.finish();
