@@ -182,8 +182,10 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     return exitCode;
   } finally {
     progress.finish();
-    unregister();
+    // The lock goes before the handler: an interrupt during the release is still handled, never
+    // the default action that would kill the process with the lock left on disk.
     await lock?.release();
+    unregister();
   }
 }
 
