@@ -13,6 +13,16 @@ export interface CliIo {
   readonly stderrIsTTY: boolean;
   /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
   readonly onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+  /**
+   * Ends the process now with `code`, for a second Ctrl-C that must not wait for anything.
+   * Tests record the call instead; without it, a second interrupt is only reported.
+   */
+  readonly forceExit?: (code: number) => void;
+}
+
+/** The conventional exit code of a process ended by `signal` (128 + its number). */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return signal === "SIGTERM" ? 143 : 130;
 }
 
 export function processIo(): CliIo {
@@ -23,6 +33,7 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
+    forceExit: (code) => process.exit(code),
     onSignal(handler) {
       process.on("SIGINT", handler);
       process.on("SIGTERM", handler);
