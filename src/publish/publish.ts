@@ -18,6 +18,7 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
 import { acquireTargetLocks, type PublicationLock } from "./lock.js";
+import { assertExportBelongsToManifest } from "./pair.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, canonicalPath } from "./targets.js";
@@ -52,11 +53,15 @@ export interface PublishResult {
   readonly exportSha256: string | null;
 }
 
-/** Removes the previous manifest, then the previous export. Missing files are fine. */
+/**
+ * Removes the previous manifest, then the previous export. Missing files are fine. Refuses,
+ * before removing anything, an export that belongs to a different manifest (pair.ts).
+ */
 export async function removePreviousPair(
   request: Pick<PublishRequest, "manifestPath" | "exportPath">,
   fs: PublishFs = nodePublishFs,
 ): Promise<void> {
+  if (request.exportPath != null) await assertExportBelongsToManifest(request.manifestPath, request.exportPath);
   // Manifest first: if the export cannot be removed, no manifest is left that vouches for it.
   const targets: Array<[string, string]> = [["manifest", request.manifestPath]];
   if (request.exportPath != null) targets.push(["export", request.exportPath]);
