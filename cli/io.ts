@@ -11,6 +11,8 @@ export interface CliIo {
   readonly cwd: string;
   /** True when progress may be drawn on stderr. */
   readonly stderrIsTTY: boolean;
+  /** True when stdin is a terminal (someone would have to type the input). */
+  readonly stdinIsTTY?: boolean;
   /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
   readonly onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
   /**
@@ -33,6 +35,7 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
     forceExit: (code) => process.exit(code),
     onSignal(handler) {
       process.on("SIGINT", handler);
@@ -43,6 +46,15 @@ export function processIo(): CliIo {
       };
     },
   };
+}
+
+/**
+ * A command about to read its input from a terminal would otherwise wait in silence: say what
+ * it is waiting for and how to end or avoid it. `alternative` names the other way to give input.
+ */
+export async function hintIfTerminalStdin(io: CliIo, what: string, alternative: string): Promise<void> {
+  if (io.stdinIsTTY !== true) return;
+  await writeOut(io.stderr, `reading ${what} from stdin (a terminal): type it and end with Ctrl-D, or pipe it in, or ${alternative}\n`);
 }
 
 /** Colour only on a TTY and never when NO_COLOR is set (any value, per no-color.org). */

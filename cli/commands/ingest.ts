@@ -22,7 +22,7 @@ import type { PublicationLock } from "../../src/publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
 import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../../src/publish/targets.js";
 import type { CliIo } from "../io.js";
-import { OutputClosedError, writeOut } from "../io.js";
+import { hintIfTerminalStdin, OutputClosedError, writeOut } from "../io.js";
 import type { CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 
@@ -139,6 +139,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       await writeOut(io.stderr, "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n");
     }
 
+    if (input === "-") await hintIfTerminalStdin(io, "JSONL records", "pass FILE");
     const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(targets.inputPath as string);
     const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }).catch((error: unknown) => {
       stopIfInterrupted();
