@@ -123,7 +123,7 @@ function verifyCommand(io: CliIo, state: RunState): Command {
 Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files or usage.
 
 Example:
-  little-canary verify --manifest manifest.json --export admitted.json \
+  little-canary verify --manifest manifest.json --export admitted.json \\
     --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"`,
     )
     .action(async (flags: VerifyFlags) => {

@@ -13,6 +13,7 @@ import { asciiJson } from "../../src/eval/_inert.js";
 import type { CliIo } from "../io.js";
 import { signalExitCode, writeOut } from "../io.js";
 import { timeoutArg } from "../options.js";
+import { plural } from "../plural.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
@@ -89,7 +90,7 @@ function banner(header: RunHeader): string {
   const model = header.model === null ? "none" : `${header.model} (digest ${header.model_digest ?? "unknown"})`;
   return (
     `little-canary eval: mode ${header.mode}, model ${model}, judge ${header.judge ?? "none"}, ` +
-    `threshold ${header.threshold}, timeout ${header.timeout_s === null ? "n/a" : `${header.timeout_s}s`}, ${header.total} cases\n`
+    `threshold ${header.threshold}, timeout ${header.timeout_s === null ? "n/a" : `${header.timeout_s}s`}, ${plural(header.total, "case")}\n`
   );
 }
 

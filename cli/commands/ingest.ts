@@ -24,6 +24,7 @@ import { checkTargetDirectories, preflightTargets, type PublishTargets } from ".
 import type { CliIo } from "../io.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut } from "../io.js";
 import type { CanaryFlags } from "../options.js";
+import { plural } from "../plural.js";
 import { createProgress } from "../progress.js";
 
 export interface IngestFlags extends CanaryFlags {
@@ -56,7 +57,7 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
   const c = manifest.counts;
   const reasons = HOLD_REASONS.filter((reason) => c.by_reason[reason] > 0).map((reason) => `${reason}=${c.by_reason[reason]}`);
   const lines = [
-    `ingest (${manifest.policy.name}): ${manifest.run.records_total} records, ${c.admitted} admitted, ${c.held} held`,
+    `ingest (${manifest.policy.name}): ${plural(manifest.run.records_total, "record")}, ${c.admitted} admitted, ${c.held} held`,
     `hold reasons: ${reasons.length > 0 ? reasons.join(" ") : "none"}`,
     `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block}`,
     `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
@@ -64,7 +65,7 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
     `input sha256=${manifest.run.input_sha256 ?? "None"}`,
     `manifest: ${published.manifestPath} sha256=${published.manifestSha256}`,
     published.exportPath !== null
-      ? `export: ${published.exportPath} sha256=${published.exportSha256} (${c.admitted} admitted records)`
+      ? `export: ${published.exportPath} sha256=${published.exportSha256} (${plural(c.admitted, "admitted record")})`
       : "export: not requested",
     `exit ${exitCode}: ${EXIT_EXPLANATIONS[exitCode]}`,
   ];

@@ -75,7 +75,7 @@ export class EvalInterruptedError extends LittleCanaryError {
     super(
       "input_refused",
       started
-        ? `interrupted after ${written} of ${total} cases; the output has no completion line`
+        ? `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line`
         : `interrupted before the first case; no output was written`,
     );
   }

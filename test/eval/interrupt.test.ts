@@ -113,3 +113,19 @@ describe("eval interrupts", () => {
     expect(code).toBe(2);
   });
 });
+
+describe("eval messages", () => {
+  test("issue 12 D22: a missing --model names the real flag, a missing corpus names its file, an unavailable model is one readable line", async () => {
+    const h1 = harness();
+    expect(await runMain(["eval", "--corpus", PROMPTS, "--mode", "pipeline", "--output", join(dir, "a.jsonl")], h1.io)).toBe(2);
+    expect(h1.stderr.text).toContain("--model is required with --mode pipeline");
+    expect(h1.stderr.text).not.toContain("--canary/");
+    const h2 = harness();
+    expect(await runMain(["eval", "--corpus", join(dir, "nope.json"), "--output", join(dir, "b.jsonl")], h2.io)).toBe(2);
+    expect(h2.stderr.text).toContain(`corpus 1 (${join(dir, "nope.json")}): cannot be read (ENOENT)`);
+    const h3 = harness();
+    ollama.setModels([]);
+    expect(await runMain(["eval", "--corpus", PROMPTS, "--model", "absent:1b", "--ollama-url", ollama.url, "--output", join(dir, "c.jsonl")], h3.io)).toBe(2);
+    expect(h3.stderr.text).toBe(`error: canary model "absent:1b" not available at ${ollama.url}; nothing was run (is \`ollama serve\` running? ollama pull "absent:1b")\n`);
+  });
+});
