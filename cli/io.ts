@@ -1,6 +1,7 @@
 // The world as the CLI sees it. Commands receive this instead of touching `process`, so tests
 // run them in-process with captured streams, a chosen environment and no TTY.
 import type { Readable, Writable } from "node:stream";
+import { LittleCanaryError } from "../src/errors.js";
 
 export interface CliIo {
   readonly stdin: Readable;
@@ -10,8 +11,20 @@ export interface CliIo {
   readonly cwd: string;
   /** True when progress may be drawn on stderr. */
   readonly stderrIsTTY: boolean;
+  /** True when stdin is a terminal (someone would have to type the input). */
+  readonly stdinIsTTY?: boolean;
   /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
   readonly onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+  /**
+   * Ends the process now with `code`, for a second Ctrl-C that must not wait for anything.
+   * Tests record the call instead; without it, a second interrupt is only reported.
+   */
+  readonly forceExit?: (code: number) => void;
+}
+
+/** The conventional exit code of a process ended by `signal` (128 + its number). */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return signal === "SIGTERM" ? 143 : 130;
 }
 
 export function processIo(): CliIo {
@@ -22,6 +35,8 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
+    forceExit: (code) => process.exit(code),
     onSignal(handler) {
       process.on("SIGINT", handler);
       process.on("SIGTERM", handler);
@@ -33,14 +48,88 @@ export function processIo(): CliIo {
   };
 }
 
+/**
+ * A command about to read its input from a terminal would otherwise wait in silence: say what
+ * it is waiting for and how to end or avoid it. `alternative` names the other way to give input.
+ */
+export async function hintIfTerminalStdin(io: CliIo, what: string, alternative: string): Promise<void> {
+  if (io.stdinIsTTY !== true) return;
+  await writeOut(io.stderr, `reading ${what} from stdin (a terminal): type it and end with Ctrl-D, or pipe it in, or ${alternative}\n`);
+}
+
 /** Colour only on a TTY and never when NO_COLOR is set (any value, per no-color.org). */
 export function useColor(io: CliIo): boolean {
   return io.stderrIsTTY && io.env.NO_COLOR === undefined;
 }
 
+/**
+ * The reader of stdout (or stderr) went away before the output was complete: `… | head -c 100`
+ * closed the pipe (EPIPE). The command's result never reached its reader, so this is a failure
+ * with the command's refused exit code, never 0 (success) or 1 (detections).
+ */
+export class OutputClosedError extends LittleCanaryError {
+  override readonly name = "OutputClosedError";
+  constructor(
+    readonly streamName: string,
+    options?: { cause?: unknown; note?: string },
+  ) {
+    super("io", `${streamName} was closed before all output was written (EPIPE): the output is incomplete${options?.note ? `; ${options.note}` : ""}`, options);
+  }
+
+  /** The same failure with a note on what was already done (for example a committed publication). */
+  withNote(note: string): OutputClosedError {
+    return new OutputClosedError(this.streamName, { cause: this.cause, note });
+  }
+}
+
+/** Errors a write gets once the reader has closed the pipe, or once the stream was destroyed for it. */
+export function isClosedOutputError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || code === "ERR_STREAM_WRITE_AFTER_END" || code === "ECONNRESET";
+}
+
+const watchedNames = new WeakMap<Writable, { name: string; failure: Error | null }>();
+
+/**
+ * Watches an output stream for the whole run: a closed pipe then surfaces as an error event that
+ * is recorded here instead of crashing the process with a stack trace (an 'error' event without
+ * a listener is thrown). Returns the first error the stream reported, if any.
+ */
+export function watchOutput(stream: Writable, name: string): { failure(): Error | null } {
+  let entry = watchedNames.get(stream);
+  if (entry === undefined) {
+    const created = { name, failure: null as Error | null };
+    watchedNames.set(stream, created);
+    stream.on("error", (error: Error) => {
+      created.failure ??= error;
+    });
+    entry = created;
+  }
+  const watched = entry;
+  return { failure: () => watched.failure };
+}
+
 /** Writes and waits until the stream accepted the data (so exit codes never cut output short). */
 export function writeOut(stream: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    stream.write(text, (error) => (error ? reject(error) : resolve()));
+    const fail = (error: Error): void => {
+      const watched = watchedNames.get(stream);
+      if (watched) watched.failure ??= error;
+      reject(isClosedOutputError(error) ? new OutputClosedError(watched?.name ?? "output", { cause: error }) : error);
+    };
+    if (stream.destroyed || stream.writableEnded) {
+      fail(Object.assign(new Error("write after the stream was closed"), { code: "ERR_STREAM_DESTROYED" }));
+      return;
+    }
+    stream.write(text, (error) => (error ? fail(error) : resolve()));
   });
+}
+
+/** Like writeOut, for last words (an error line): a closed stream is ignored, never thrown. */
+export async function writeLastWords(stream: Writable, text: string): Promise<void> {
+  try {
+    await writeOut(stream, text);
+  } catch {
+    // Nobody is reading: there is nowhere left to report to.
+  }
 }

@@ -4,6 +4,11 @@ import { runMain } from "./program.js";
 
 const code = await runMain(process.argv.slice(2));
 process.exitCode = code;
+// The command has finished: its output is written, its locks released. An interrupt now can no
+// longer change what happened, so it must not turn the result into a signal death (exit 130).
+const keepResult = (): void => undefined;
+process.on("SIGINT", keepResult);
+process.on("SIGTERM", keepResult);
 // A command has finished and flushed its output. Work it abandoned (a canary call still in
 // flight after Ctrl-C, which may wait minutes for its deadline) must not keep the process
 // alive: give it a moment, then exit with the command's code. The timer does not by itself

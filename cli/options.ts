@@ -36,10 +36,51 @@ export interface CanaryFlags {
   failClosed?: boolean;
 }
 
+/** Why each command defaults to its mode (printed in its --help). */
+const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
+  check: [
+    'it answers one question for a script, "may this text go on?", so every',
+    "finding, strong or weak, blocks (safe:false, empty safe_input).",
+  ],
+  screen: [
+    "it reports each item for a CI gate: strong evidence is a block, weaker",
+    "canary evidence a flag, and both fail the gate (exit 1), so the batch keeps",
+    "the two apart without letting either pass.",
+  ],
+  ingest: [
+    "the manifest keeps strong evidence (block) and weaker canary evidence (flag)",
+    "apart; a flagged record is held just like a blocked one, so no mode admits",
+    "more records.",
+  ],
+  serve: [
+    "the service is often put in front of a working agent to observe first: it",
+    "never refuses, so adding it cannot break a flow. Use --mode block (and",
+    "--fail-closed) where its answer routes text.",
+  ],
+};
+
+/** The --mode paragraph of a command's --help: what each mode does and why this default. */
+export function modeHelpText(command: string, defaultMode: CanaryFlags["mode"]): string {
+  const reason = MODE_DEFAULT_REASONS[command] ?? [];
+  return `
+Modes (--mode: what a finding does to the verdict):
+  block     every finding blocks: structural, and canary findings strong or weak
+  full      structural and strong (hard) canary findings block; weaker canary findings
+            pass with an advisory (flagged, severity medium)
+  advisory  nothing blocks: every finding is an advisory (structural and strong canary
+            findings high, weaker ones medium), and safe stays true
+  In every mode, low-confidence canary signals are a low advisory, and a check whose
+  canary did not run is degraded or unexercised, never clean.
+  ${command} defaults to ${defaultMode}${reason.length > 0 ? `:\n${reason.map((line) => `    ${line}`).join("\n")}` : "."}`;
+}
+
 /** Adds --mode, --canary-model, --ollama-url, --timeout and --no-canary. */
 export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
   return command
-    .addOption(new Option("--mode <mode>", "routing mode").choices(["block", "advisory", "full"]).default(defaultMode))
+    .addOption(
+      new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
+    )
+    .addHelpText("after", modeHelpText(command.name(), defaultMode))
     .option("--canary-model <tag>", "canary model tag", "qwen2.5:1.5b")
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)

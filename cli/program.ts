@@ -5,7 +5,7 @@ import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../src/version.js";
 import { runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
-import { processIo, writeOut, type CliIo } from "./io.js";
+import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
@@ -84,7 +84,7 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     .argument("[input]", "JSONL file (a JSON string or {text, id?, source?, metadata?} per line), or - for stdin", "-")
     .requiredOption("--manifest <path>", "where to write the manifest (written last)")
     .option("--export <path>", "where to write the admitted records (written before the manifest)")
-    .option("--overwrite", "replace an existing manifest/export (the old pair is removed once all settings are valid)")
+    .option("--overwrite", "replace an existing manifest/export (the old pair is removed once all settings are valid; an export that belongs to another manifest is refused)")
     .option("--json", "print the canonical manifest on stdout instead of the summary");
   addCanaryFlags(command, "full")
     .option("--segment-chars <n>", "code points per segment (strict/v1: 3500)", nonNegativeIntArg)
@@ -139,7 +139,7 @@ function verifyCommand(io: CliIo, state: RunState): Command {
 Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files or usage.
 
 Example:
-  little-canary verify --manifest manifest.json --export admitted.json \
+  little-canary verify --manifest manifest.json --export admitted.json \\
     --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"`,
     )
     .action(async (flags: VerifyFlags) => {
@@ -171,12 +171,36 @@ export function buildProgram(io: CliIo, state: RunState): Command {
 
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const state: RunState = { command: "main", exitCode: 0 };
+  // A reader that closes stdout early (`| head -c 100`) must not crash the process with a stack
+  // trace and exit 1 ("detections"): its error is caught here and becomes the refused code.
+  const stdout = watchOutput(io.stdout, "stdout");
+  watchOutput(io.stderr, "stderr");
   const program = buildProgram(io, state);
-  if (argv.length === 0) {
-    // No subcommand: help on stdout and exit 1, so a bare call in a script is not "success".
-    await writeOut(io.stdout, program.helpInformation());
-    return 1;
+  let code: number;
+  try {
+    if (argv.length === 0) {
+      // No subcommand: help on stdout and exit 1, so a bare call in a script is not "success".
+      await writeOut(io.stdout, program.helpInformation());
+      code = 1;
+    } else {
+      code = await runProgram(program, argv, state);
+    }
+  } catch (error) {
+    return fail(io, state, error);
   }
+  // Output written without waiting (commander's help) can also meet a closed pipe: an empty
+  // write settles only after everything before it, so its outcome covers all of stdout.
+  try {
+    await writeOut(io.stdout, "");
+  } catch (error) {
+    return fail(io, state, error);
+  }
+  const closed = stdout.failure();
+  if (closed !== null) return fail(io, state, new OutputClosedError("stdout", { cause: closed }));
+  return code;
+}
+
+async function runProgram(program: Command, argv: readonly string[], state: RunState): Promise<number> {
   try {
     await program.parseAsync([...argv], { from: "user" });
     return state.exitCode;
@@ -186,8 +210,12 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
         return 0;
       }
     }
-    const failure = describeFailure(state.command, error);
-    if (failure.message !== null) await writeOut(io.stderr, `error: ${failure.message}\n`);
-    return failure.exitCode;
+    throw error;
   }
+}
+
+async function fail(io: CliIo, state: RunState, error: unknown): Promise<number> {
+  const failure = describeFailure(state.command, error);
+  if (failure.message !== null) await writeLastWords(io.stderr, `error: ${failure.message}\n`);
+  return failure.exitCode;
 }

@@ -5,6 +5,7 @@ import type { CliIo } from "./io.js";
 
 export interface ProgressReporter {
   update(done: number, total: number): void;
+  /** Clears the line; later updates are ignored. */
   finish(): void;
 }
 
@@ -26,8 +27,12 @@ export function createProgress(io: CliIo, label: string, now: () => number = () 
   const started = now();
   let lastDraw = 0;
   let drawn = false;
+  let finished = false;
   return {
     update(done, total) {
+      // A check abandoned by an interrupt can still report late: after finish() (the line is
+      // cleared and an error or summary may follow) nothing is drawn again.
+      if (finished) return;
       const t = now();
       if (done < total && t - lastDraw < 200) return;
       lastDraw = t;
@@ -40,6 +45,8 @@ export function createProgress(io: CliIo, label: string, now: () => number = () 
       drawn = true;
     },
     finish() {
+      if (finished) return;
+      finished = true;
       if (drawn) io.stderr.write("\r\x1b[K");
     },
   };

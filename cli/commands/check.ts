@@ -7,7 +7,7 @@ import { validateServiceUrl } from "../../src/canary/endpoint.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
 import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
+import { hintIfTerminalStdin, writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { readBoundedText } from "../read-text.js";
 import { canaryOutageWarning, canaryTarget } from "../../src/config/canary-warning.js";
@@ -51,6 +51,7 @@ export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
     if (flags.judgeModel.trim() === "") throw new UsageError("--judge-model must not be empty");
     Object.assign(options, { judgeModel: flags.judgeModel });
   }
+  if (flags.text === undefined) await hintIfTerminalStdin(io, "the text", "pass --text");
   const text = flags.text !== undefined ? flags.text : dropOneTrailingNewline(await readBoundedText(io.stdin));
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   const pipeline = new SecurityPipeline(options);

@@ -8,7 +8,7 @@ import { Command, Option } from "commander";
 import { resolveCanaryTimeout } from "../../src/config/timeout.js";
 import { runLive } from "../../src/demo/live.js";
 import { DemoArgumentError, validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "../../src/demo/live-endpoint.js";
-import { exitCodeOf, type DemoOutcome } from "../../src/demo/outcome.js";
+import { demoExitCode, type DemoOutcome, type RecordResult } from "../../src/demo/outcome.js";
 import { captureFromLive, writeCapture } from "../../src/demo/record.js";
 import { demoJson, liveDisclosureJson, liveDisclosureLines, liveResultLines, replayLines, label } from "../../src/demo/render.js";
 import { runReplay } from "../../src/demo/replay.js";
@@ -32,10 +32,10 @@ export interface DemoFlags {
 
 const lines = (items: readonly string[]): string => items.map((line) => `${line}\n`).join("");
 
-async function finish(io: CliIo, flags: DemoFlags, outcome: DemoOutcome, modelCall: boolean, human: string[]): Promise<number> {
-  if (flags.json) await writeOut(io.stdout, `${demoJson(outcome, modelCall)}\n`);
+async function finish(io: CliIo, flags: DemoFlags, outcome: DemoOutcome, modelCall: boolean, human: string[], exitCode: 0 | 1 | 2): Promise<number> {
+  if (flags.json) await writeOut(io.stdout, `${demoJson(outcome, modelCall, exitCode)}\n`);
   else await writeOut(io.stdout, lines(human));
-  return exitCodeOf(outcome);
+  return exitCode;
 }
 
 async function runReplayCommand(flags: DemoFlags, io: CliIo): Promise<number> {
@@ -43,7 +43,7 @@ async function runReplayCommand(flags: DemoFlags, io: CliIo): Promise<number> {
     ...(flags.capture !== undefined ? { capturePath: flags.capture } : {}),
     onInternalError: (where, errorClass) => void io.stderr.write(`demo: replay ${where} failed (${errorClass})\n`),
   });
-  return finish(io, flags, outcome, false, replayLines(outcome));
+  return finish(io, flags, outcome, false, replayLines(outcome), demoExitCode(outcome));
 }
 
 async function runLiveCommand(flags: DemoFlags, io: CliIo): Promise<number> {
@@ -74,23 +74,26 @@ async function runLiveCommand(flags: DemoFlags, io: CliIo): Promise<number> {
       }
     },
   });
-  let code = await finish(io, flags, outcome, outcome.modelCall, liveResultLines(outcome));
-  if (flags.record !== undefined) {
-    const capture = captureFromLive(outcome, new Date());
-    if (capture === null) {
-      await writeOut(io.stderr, "DEMO ERROR: no capture recorded: only a verified live contrast is recorded\n");
-      code = Math.max(code, 2);
-    } else {
-      try {
-        await writeCapture(flags.record, capture);
-        await writeOut(io.stderr, `demo: capture recorded (payload_sha256 ${capture.payload_sha256})\n`);
-      } catch {
-        await writeOut(io.stderr, "DEMO ERROR: the capture file could not be written\n");
-        code = 2;
-      }
-    }
+  // The capture is written (or not) before anything is printed, so the JSON's exit_code is the
+  // process's exit code.
+  const record = flags.record === undefined ? "not_requested" : await recordCapture(flags.record, outcome, io);
+  return finish(io, flags, outcome, outcome.modelCall, liveResultLines(outcome), demoExitCode(outcome, record));
+}
+
+async function recordCapture(path: string, outcome: DemoOutcome, io: CliIo): Promise<RecordResult> {
+  const capture = captureFromLive(outcome, new Date());
+  if (capture === null) {
+    await writeOut(io.stderr, "DEMO ERROR: no capture recorded: only a verified live contrast is recorded\n");
+    return "not_recorded";
   }
-  return code;
+  try {
+    await writeCapture(path, capture);
+  } catch {
+    await writeOut(io.stderr, `DEMO ERROR: the capture file ${path} could not be written\n`);
+    return "write_failed";
+  }
+  await writeOut(io.stderr, `demo: capture recorded in ${path} (payload_sha256 ${capture.payload_sha256})\n`);
+  return "recorded";
 }
 
 export async function runDemo(flags: DemoFlags, io: CliIo): Promise<number> {
@@ -119,8 +122,9 @@ This package ships no capture: record one where Ollama runs, then replay it anyw
 Replay calls no model and sends nothing; REPLAY VERIFIED means this build's analyzer reproduces
 the recorded verdicts for the recorded replies, not that any model is safe today.
 
-Exit codes: 0 verified; 1 a complete run that disagrees (integrity failure, changed analyzer
-result, no contrast); 2 usage error, no capture, backend/model unavailable, or incomplete run.
+Exit codes: 0 verified; 1 a complete run that disagrees (changed analyzer result, no contrast);
+2 usage error, no capture, integrity failure, backend/model unavailable, incomplete run, or
+--record that wrote no capture. With --json, "exit_code" is always the process exit code.
 
 Examples:
   little-canary demo --live --record capture.json     # needs ollama serve + ollama pull qwen2.5:1.5b

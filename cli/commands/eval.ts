@@ -11,8 +11,9 @@ import type { EvalSummary, KindCounts } from "../../src/eval/summary.js";
 import type { RunHeader } from "../../src/eval/records.js";
 import { asciiJson } from "../../src/eval/_inert.js";
 import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
+import { signalExitCode, writeOut } from "../io.js";
 import { timeoutArg } from "../options.js";
+import { plural } from "../plural.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
@@ -89,14 +90,21 @@ function banner(header: RunHeader): string {
   const model = header.model === null ? "none" : `${header.model} (digest ${header.model_digest ?? "unknown"})`;
   return (
     `little-canary eval: mode ${header.mode}, model ${model}, judge ${header.judge ?? "none"}, ` +
-    `threshold ${header.threshold}, timeout ${header.timeout_s === null ? "n/a" : `${header.timeout_s}s`}, ${header.total} cases\n`
+    `threshold ${header.threshold}, timeout ${header.timeout_s === null ? "n/a" : `${header.timeout_s}s`}, ${plural(header.total, "case")}\n`
   );
 }
 
 export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<number> {
   const canaryMode = (flags.mode ?? (flags.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
   const controller = new AbortController();
-  const unregister = io.onSignal(() => controller.abort());
+  // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
+  // second one ends the process whatever is still running.
+  let interrupts = 0;
+  const unregister = io.onSignal((signal) => {
+    interrupts++;
+    if (interrupts === 1) controller.abort();
+    else io.forceExit?.(signalExitCode(signal));
+  });
   const progress = createProgress(io, "eval");
   let bannerText = "";
   try {
@@ -147,7 +155,8 @@ export function evalCommand(io: CliIo, state: RunState): Command {
       "after",
       `
 Exit codes: 0 the run completed (whatever it measured); 2 usage, corpus or backend error, or
-interrupted (the JSONL then has no completion line).
+interrupted (the JSONL then has no completion line). Ctrl-C stops the run at once (a canary
+call in flight is dropped); a second Ctrl-C exits 130 at once.
 Attacks and benign cases are reported separately. A case whose layers did not all run is
 unscored: neither blocked nor passed, and still counted in the "of all" denominators.
 

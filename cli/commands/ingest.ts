@@ -24,8 +24,9 @@ import type { PublicationLock } from "../../src/publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../../src/publish/publish.js";
 import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../../src/publish/targets.js";
 import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
+import { hintIfTerminalStdin, OutputClosedError, writeOut } from "../io.js";
 import type { CanaryFlags } from "../options.js";
+import { plural } from "../plural.js";
 import { createProgress } from "../progress.js";
 
 export interface IngestFlags extends CanaryFlags {
@@ -70,7 +71,7 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
   const c = manifest.counts;
   const reasons = HOLD_REASONS.filter((reason) => c.by_reason[reason] > 0).map((reason) => `${reason}=${c.by_reason[reason]}`);
   const lines = [
-    `ingest (${manifest.policy.name}): ${manifest.run.records_total} records, ${c.admitted} admitted, ${c.held} held`,
+    `ingest (${manifest.policy.name}): ${plural(manifest.run.records_total, "record")}, ${c.admitted} admitted, ${c.held} held`,
     `hold reasons: ${reasons.length > 0 ? reasons.join(" ") : "none"}`,
     `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block} not_checked=${c.detection.not_checked}`,
     `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
@@ -78,7 +79,7 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
     `input sha256=${manifest.run.input_sha256 ?? "None"}`,
     `manifest: ${published.manifestPath} sha256=${published.manifestSha256}`,
     published.exportPath !== null
-      ? `export: ${published.exportPath} sha256=${published.exportSha256} (${c.admitted} admitted records)`
+      ? `export: ${published.exportPath} sha256=${published.exportSha256} (${plural(c.admitted, "admitted record")})`
       : "export: not requested",
     `exit ${exitCode}: ${EXIT_EXPLANATIONS[exitCode]}`,
   ];
@@ -201,6 +202,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       await writeOut(io.stderr, "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n");
     }
 
+    if (input === "-") await hintIfTerminalStdin(io, "JSONL records", "pass FILE");
     const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(targets.inputPath as string);
     const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }).catch((error: unknown) => {
       stopIfInterrupted();
@@ -238,12 +240,19 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       await writeOut(io.stderr, "warning: interrupted, but the publication had already committed: the pair below is complete\n");
     }
     const exitCode = ingestExitCode(run.manifest.document);
-    await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode));
+    await writeOut(io.stdout, flags.json ? `${run.manifest.json}\n` : formatIngestSummary(run.manifest.document, published, exitCode)).catch(
+      (error: unknown) => {
+        // The pair is published; only its summary did not reach the reader.
+        throw error instanceof OutputClosedError ? error.withNote(`the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`) : error;
+      },
+    );
     return exitCode;
   } finally {
     progress.finish();
-    unregister();
+    // The lock goes before the handler: an interrupt during the release is still handled, never
+    // the default action that would kill the process with the lock left on disk.
     await lock?.release();
+    unregister();
   }
 }
 

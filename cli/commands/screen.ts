@@ -12,7 +12,7 @@ import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, DEFAULT_MAX_CANARY_FAILURES, 
 import { canaryOutageWarning, canaryTarget, circuitOpenWarning, type CanaryTarget } from "../../src/config/canary-warning.js";
 import type { BatchDocument } from "../../src/manifest/schemas.js";
 import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
+import { hintIfTerminalStdin, writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 
@@ -41,6 +41,7 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
   });
   // Build (and so validate) the pipeline before reading: a bad flag or environment refuses first.
   const pipeline = new SecurityPipeline(pipelineOptionsFromFlags(flags, io));
+  if (input === "-") await hintIfTerminalStdin(io, "JSONL", "pass FILE");
   const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(resolve(io.cwd, input));
   const outcome = await readRecords(source, { kind: "screen", limits });
   if (!outcome.ok) throw new InputRefusedError(outcome.refusal.message);

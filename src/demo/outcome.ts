@@ -59,3 +59,17 @@ export function statusRow(outcome: DemoOutcome): StatusRow {
 export function exitCodeOf(outcome: DemoOutcome): 0 | 1 | 2 {
   return statusRow(outcome).exitCode;
 }
+
+/** What became of `demo --live --record PATH`. */
+export type RecordResult = "not_requested" | "recorded" | "not_recorded" | "write_failed";
+
+/**
+ * The one exit code of a demo run, printed in the JSON document (`exit_code`) and returned to
+ * the shell alike: the outcome's code, raised to 2 when a capture was asked for and not written
+ * (only a verified live contrast is recorded, so a requested capture that is missing means the
+ * run did not deliver what it was asked for).
+ */
+export function demoExitCode(outcome: DemoOutcome, record: RecordResult = "not_requested"): 0 | 1 | 2 {
+  if (record === "not_recorded" || record === "write_failed") return 2;
+  return exitCodeOf(outcome);
+}

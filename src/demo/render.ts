@@ -109,7 +109,8 @@ export function liveResultLines(outcome: DemoOutcome): string[] {
   return lines;
 }
 
-export function demoJson(outcome: DemoOutcome, modelCall: boolean): string {
+/** `exitCode` is the process exit code of the run (outcome.ts demoExitCode), so the two agree. */
+export function demoJson(outcome: DemoOutcome, modelCall: boolean, exitCode: 0 | 1 | 2 = statusRow(outcome).exitCode): string {
   const row = statusRow(outcome);
   const document: Record<string, unknown> = {
     schema: DEMO_SCHEMA,
@@ -122,7 +123,7 @@ export function demoJson(outcome: DemoOutcome, modelCall: boolean): string {
     degraded: row.degraded,
     analysis_method: row.analysisMethod,
     analysis_status: row.analysisStatus,
-    exit_code: row.exitCode,
+    exit_code: exitCode,
     ...outcome.fields,
   };
   if (outcome.error !== null) document["error"] = outcome.error;

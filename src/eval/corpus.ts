@@ -111,6 +111,11 @@ function parseStrict(text: string, what: string): unknown {
   return parsed.value;
 }
 
+/** A path as the user gave it, for messages: control and non-ASCII characters escaped. */
+function shownPath(path: string): string {
+  return asciiJson(path).slice(1, -1);
+}
+
 async function readBounded(readFile: ReadFileFn, path: string, what: string): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
@@ -176,7 +181,7 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
   const files: CorpusFile[] = [];
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
-    const what = `corpus ${corpusIndex + 1}`;
+    const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
     const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
     const document = parseStrict(decodeStrict(bytes, what), what);
     const list =
@@ -200,7 +205,7 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
 /** Reads an ids file: a JSON list of unique case-id strings. */
 export async function loadIdsFile(path: string, options: LoadOptions): Promise<IdsFile> {
   const readFile = options.readFile ?? ((p: string) => fsReadFile(p));
-  const what = "IDs file";
+  const what = `IDs file (${shownPath(path)})`;
   const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
   const value = parseStrict(decodeStrict(bytes, what), what);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {

@@ -9,6 +9,7 @@ import { httpCall, type FetchLike } from "../canary/http-call.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
 import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
+import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../version.js";
@@ -70,9 +71,44 @@ export class BackendUnavailableError extends LittleCanaryError {
 /** The run was stopped (signal); the JSONL has no completion line. */
 export class EvalInterruptedError extends LittleCanaryError {
   override readonly name = "EvalInterruptedError";
-  constructor(readonly written: number, readonly total: number) {
-    super("input_refused", `interrupted after ${written} of ${total} cases; the output has no completion line`);
+  constructor(readonly written: number, readonly total: number, started = true) {
+    super(
+      "input_refused",
+      started
+        ? `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line`
+        : `interrupted before the first case; no output was written`,
+    );
   }
+}
+
+/**
+ * `work`, or a rejection with `interrupted()` as soon as `signal` aborts. A canary call in flight
+ * can wait for its whole timeout; an interrupted run answers now and drops the late result (as
+ * ingest and screen do).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, interrupted: () => Error): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(interrupted());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      work.catch(() => undefined);
+      reject(interrupted());
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 interface ResolvedEval {
@@ -90,7 +126,7 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
   const mode = options.mode ?? (model !== null ? "pipeline" : "structural-only");
   if (!EVAL_MODES.includes(mode)) throw new UsageError("--mode must be one of pipeline, model-only, structural-only");
   const canary = mode !== "structural-only";
-  if (canary && model === null) throw new UsageError("--canary/--model is required for pipeline and model-only modes");
+  if (canary && model === null) throw new UsageError(`--model is required with --mode ${mode} (or use --mode structural-only)`);
   const judge = options.judge ?? null;
   if (judge !== null && (typeof judge !== "string" || judge.trim() === "")) throw new UsageError("--judge must not be empty");
   if (judge !== null && !canary) throw new UsageError("--judge requires a canary mode");
@@ -122,6 +158,17 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
+}
+
+/** One readable line naming what is missing and where; never the raw health report. */
+function unavailableMessage(r: ResolvedEval, health: HealthReport): string {
+  const origin = endpointOrigin(r.ollamaUrl);
+  const missing: string[] = [];
+  if (health.canary_available !== true && r.model !== null) missing.push(`canary model ${asciiJson(r.model)}`);
+  if (r.judge !== null && health.judge_available !== true) missing.push(`judge model ${asciiJson(r.judge)}`);
+  const what = missing.length > 0 ? missing.join(" and ") : "the backend";
+  const pulls = [r.model, r.judge].filter((tag): tag is string => tag !== null).map((tag) => `ollama pull ${asciiJson(tag)}`);
+  return `${what} not available at ${origin}; nothing was run (is \`ollama serve\` running? ${pulls.join(", ")})`;
 }
 
 /** The backend's self-reported version (`/api/version`), a short safe token, or null. */
@@ -204,12 +251,18 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const cases = selectCases(loaded, ids);
   const pipeline = buildPipeline(r, options);
 
+  const signal = options.signal;
+  const beforeStart = (): Error => new EvalInterruptedError(0, cases.length, false);
   if (r.mode !== "structural-only") {
-    const health = await pipeline.healthCheck();
-    if (!health.ready) throw new BackendUnavailableError(`Model or judge unavailable: ${asciiJson(health)}`);
+    const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
+    if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
   }
-  if (options.warmup === true) await pipeline.check(WARMUP_TEXT);
-  const header = await buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock());
+  if (options.warmup === true) await untilAborted(pipeline.check(WARMUP_TEXT), signal, beforeStart);
+  const header = await untilAborted(
+    buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock()),
+    signal,
+    beforeStart,
+  );
 
   const sink = await (options.openSink ?? openFileSink)(resolve(cwd, options.output));
   const finished: ReportCase[] = [];
@@ -218,12 +271,14 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
     await sink.write(jsonlLine(header));
     options.onHeader?.(header);
     for (const [index, c] of cases.entries()) {
-      if (options.signal?.aborted) throw new EvalInterruptedError(index, cases.length);
+      const interrupted = (): Error => new EvalInterruptedError(index, cases.length);
+      if (signal?.aborted) throw interrupted();
       const started = now();
       let score: CaseScore;
       try {
-        score = scoreVerdict(await pipeline.check(c.prompt), r.mode, c.kind);
+        score = scoreVerdict(await untilAborted(pipeline.check(c.prompt), signal, interrupted), r.mode, c.kind);
       } catch (error) {
+        if (error instanceof EvalInterruptedError) throw error;
         score = scoreException(error);
       }
       const elapsed = now() - started;

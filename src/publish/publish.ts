@@ -18,6 +18,7 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
 import { acquireTargetLocks, type PublicationLock } from "./lock.js";
+import { assertExportBelongsToManifest } from "./pair.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, canonicalPath } from "./targets.js";
@@ -52,11 +53,15 @@ export interface PublishResult {
   readonly exportSha256: string | null;
 }
 
-/** Removes the previous manifest, then the previous export. Missing files are fine. */
+/**
+ * Removes the previous manifest, then the previous export. Missing files are fine. Refuses,
+ * before removing anything, an export that belongs to a different manifest (pair.ts).
+ */
 export async function removePreviousPair(
   request: Pick<PublishRequest, "manifestPath" | "exportPath">,
   fs: PublishFs = nodePublishFs,
 ): Promise<void> {
+  if (request.exportPath != null) await assertExportBelongsToManifest(request.manifestPath, request.exportPath);
   // Manifest first: if the export cannot be removed, no manifest is left that vouches for it.
   const targets: Array<[string, string]> = [["manifest", request.manifestPath]];
   if (request.exportPath != null) targets.push(["export", request.exportPath]);
@@ -67,12 +72,13 @@ export async function removePreviousPair(
   for (const directory of new Set(targets.map(([, path]) => dirname(path)))) await syncDirectory(fs, directory);
 }
 
-function describe(error: unknown): string {
+/** `step` names the file being written, for errors that carry no path (a write on a handle). */
+function describe(error: unknown, step: string): string {
   if (error instanceof PublishError) return error.message;
   const code = errorCode(error);
   const path = (error as { path?: unknown } | null)?.path;
-  if (code !== null) return `${code}${typeof path === "string" ? ` on ${path}` : ""}`;
-  return error instanceof Error ? error.message : "write failed";
+  if (code !== null) return typeof path === "string" ? `${code} on ${path}` : `${code} while ${step}`;
+  return `${error instanceof Error ? error.message : "write failed"} while ${step}`;
 }
 
 async function linkNoClobber(fs: PublishFs, temp: string, target: string): Promise<void> {
@@ -104,14 +110,17 @@ export async function publish(documents: PublishDocuments, request: PublishReque
   };
   try {
     let manifestTemp: string;
+    let step = `removing the previous pair of ${manifestPath}`;
     try {
       checkpoint();
       if (request.overwrite) await removePreviousPair({ manifestPath, exportPath }, fs);
       checkpoint();
+      step = `writing the manifest ${manifestPath}`;
       const manifest = await writeTemp(fs, manifestPath, documents.manifest.bytes, (path) => temps.add(path), random);
       manifestTemp = manifest.path;
       checkpoint();
       if (documents.export !== null && exportPath !== null) {
+        step = `writing the export ${exportPath}`;
         const exported = await writeTemp(fs, exportPath, documents.export.bytes, (path) => temps.add(path), random);
         checkpoint();
         await linkNoClobber(fs, exported.path, exportPath);
@@ -123,12 +132,13 @@ export async function publish(documents: PublishDocuments, request: PublishReque
         await syncDirectory(fs, dirname(exportPath));
       }
       checkpoint();
+      step = `publishing the manifest ${manifestPath}`;
       await linkNoClobber(fs, manifest.path, manifestPath);
     } catch (error) {
       // Newest first: the export is the only target that can have been published here.
       await removeTemps(fs, temps, log);
       for (const target of published.reverse()) await withdrawTarget(fs, target, log, random);
-      throw new PublishError(`${describe(error)}; nothing published`, { cause: error });
+      throw new PublishError(`${describe(error, step)}; nothing published`, { cause: error });
     }
     // Committed. Nothing below may undo or fail the publication.
     if ((await unlinkQuietly(fs, manifestTemp)) === null) temps.delete(manifestTemp);

@@ -5,7 +5,7 @@
 // symlinks and would otherwise refuse it only at the end of a long run.
 import { constants } from "node:fs";
 import { access, lstat, realpath, stat } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { LittleCanaryError } from "../errors.js";
 
 export interface PublishTargets {
@@ -32,7 +32,8 @@ export async function canonicalPath(path: string): Promise<string> {
   } catch {
     const parent = dirname(absolute);
     if (parent === absolute) return absolute;
-    return resolve(await canonicalPath(parent), absolute.slice(parent.length + 1));
+    // basename, not a slice after the parent's length: the parent "/" has no separator to skip.
+    return resolve(await canonicalPath(parent), basename(absolute));
   }
 }
 

@@ -110,6 +110,36 @@ describe("live contrast", () => {
   });
 });
 
+describe("live --record exit codes", () => {
+  it("issue 12 B10: --record with no contrast exits 2 and its JSON says exit_code 2", async () => {
+    ollama = await startOllamaStandIn({ reply: CLEAN });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "lc-record-")), "capture.json");
+    const { code, stdout } = await live(["--endpoint", ollama.url, "--record", file, "--json"]);
+    const doc = JSON.parse(stdout) as Record<string, unknown>;
+    expect(doc["command_status"]).toBe("NO CONTRAST");
+    expect(code).toBe(2);
+    expect(doc["exit_code"]).toBe(code);
+  });
+
+  it("issue 12 B10: a verified contrast whose capture cannot be written exits 2 and its JSON agrees, naming the file", async () => {
+    const stand = await contrastStandIn();
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "lc-record-")), "missing-dir", "capture.json");
+    const { code, stdout, stderr } = await live(["--endpoint", stand.url, "--record", file, "--json"]);
+    const doc = JSON.parse(stdout) as Record<string, unknown>;
+    expect(doc["command_status"]).toBe("LIVE CONTRAST VERIFIED");
+    expect(code).toBe(2);
+    expect(doc["exit_code"]).toBe(2);
+    expect(stderr).toContain(`the capture file ${file} could not be written`);
+  });
+
+  it("issue 12 B10: without --record the JSON exit_code is the process exit code", async () => {
+    ollama = await startOllamaStandIn({ reply: CLEAN });
+    const { code, stdout } = await live(["--endpoint", ollama.url, "--json"]);
+    expect(code).toBe(1);
+    expect((JSON.parse(stdout) as Record<string, unknown>)["exit_code"]).toBe(1);
+  });
+});
+
 describe("live degraded runs", () => {
   it("stops before any chat when the model is not installed, naming ollama pull", async () => {
     ollama = await startOllamaStandIn({ models: [{ name: "qwen2.5:1.5b-instruct" }] });

@@ -1,0 +1,76 @@
+// Which manifest an existing export belongs to, so `--overwrite` never removes the export of a
+// different manifest. An export names its manifest by hash (`manifest_sha256`), and a manifest
+// cannot name its export (the hash would be circular), so the binding is read from the export.
+//
+// Two runs with different manifests and the same export, one after the other with --overwrite,
+// would otherwise let the second remove the export the first manifest vouches for: that manifest
+// would be left without its export. The locks cannot prevent this (the runs do not overlap).
+//
+// Only exports this package wrote are recognised: canonical JSON with sorted keys, so the binding
+// is in the first bytes and the file is never read in full. A file at the export path that is not
+// recognisable as one (another tool's file, a hand-edited export) cannot be any manifest's pair
+// and is replaced as before.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { lstat, open } from "node:fs/promises";
+import { MANIFEST_SCHEMA } from "../manifest/schemas.js";
+import { PublishError } from "./targets.js";
+
+/** The canonical export starts with these two keys (sorted: manifest_schema, manifest_sha256). */
+const BINDING_PREFIX = new RegExp(`^\\{"manifest_schema":"${MANIFEST_SCHEMA.replace(/[/.]/g, "\\$&")}","manifest_sha256":"([0-9a-f]{64})"`);
+const PREFIX_BYTES = 256;
+
+async function isRegularFile(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The manifest sha256 an export written by this package is bound to, or null when it is not one. */
+export async function exportBinding(exportPath: string): Promise<string | null> {
+  if (!(await isRegularFile(exportPath))) return null;
+  let handle;
+  try {
+    handle = await open(exportPath, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.alloc(PREFIX_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, PREFIX_BYTES, 0);
+    const match = BINDING_PREFIX.exec(buffer.subarray(0, bytesRead).toString("latin1"));
+    return match?.[1] ?? null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fileSha256(path: string): Promise<string | null> {
+  if (!(await isRegularFile(path))) return null;
+  try {
+    const hash = createHash("sha256");
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+    return hash.digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses (PublishError, nothing touched) when the file at `exportPath` is an export bound to a
+ * manifest other than the one at `manifestPath`: removing it would orphan that manifest.
+ */
+export async function assertExportBelongsToManifest(manifestPath: string, exportPath: string): Promise<void> {
+  const bound = await exportBinding(exportPath);
+  if (bound === null) return;
+  if ((await fileSha256(manifestPath)) === bound) return;
+  throw new PublishError(
+    `refusing to replace --export ${exportPath}: it is the export of another manifest (manifest_sha256 ${bound}), ` +
+      `not of --manifest ${manifestPath}, and replacing it would leave that manifest without its export. ` +
+      `Choose another --export, or delete ${exportPath} yourself if no manifest needs it (for example one left by an interrupted run)`,
+  );
+}

@@ -1,0 +1,64 @@
+// Runs the CLI as a real child process, for behaviour that only a real process shows (a closed
+// stdout pipe, signals). The CLI is bundled once per test file from the current sources with Vite
+// (a dev dependency), so these tests never depend on a stale `dist/`.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { build } from "vite";
+
+const REPO = resolve(import.meta.dirname, "../..");
+
+export interface BundledCli {
+  readonly entry: string;
+  dispose(): Promise<void>;
+}
+
+/** Bundles cli/main.ts (dependencies included) into a temp directory. */
+export async function bundleCli(): Promise<BundledCli> {
+  const outDir = await mkdtemp(join(tmpdir(), "lc-cli-bundle-"));
+  await build({
+    root: REPO,
+    configFile: false,
+    logLevel: "silent",
+    ssr: { noExternal: true },
+    build: { ssr: join(REPO, "cli/main.ts"), outDir, emptyOutDir: true, minify: false, target: "node20", rollupOptions: { output: { format: "es" } } },
+  });
+  return { entry: join(outDir, "main.js"), dispose: () => rm(outDir, { recursive: true, force: true }) };
+}
+
+export interface ChildRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface ChildOptions {
+  readonly cwd: string;
+  readonly stdin?: string;
+  /** Close our end of the child's stdout before it writes anything (a reader that went away). */
+  readonly closeStdout?: boolean;
+  readonly env?: Record<string, string>;
+}
+
+export function runChild(cli: BundledCli, args: readonly string[], options: ChildOptions): Promise<ChildRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cli.entry, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env["PATH"] ?? "", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    if (options.closeStdout) child.stdout.destroy();
+    else child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdin.on("error", () => {});
+    child.on("error", reject);
+    child.on("close", (code, signal) =>
+      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+    child.stdin.end(options.stdin ?? "");
+  });
+}

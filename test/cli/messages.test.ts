@@ -1,0 +1,80 @@
+// Messages a new user reads: counts pluralised, help text without stray spaces, a progress line
+// that stays cleared after an interrupt, and errors that name their file.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CliIo } from "../../cli/io.js";
+import { createProgress } from "../../cli/progress.js";
+import { runIngest } from "../../cli/commands/ingest.js";
+import { hookedFs } from "../../src/publish/fs-hooks.js";
+import { nodePublishFs } from "../../src/publish/fs.js";
+import { runCli } from "../support/cli.js";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { ingestFlags, testIo } from "../publish/_support.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "lc-msg-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("messages", () => {
+  it("issue 12 D22: a one-record ingest says '1 record', not '1 records'", async () => {
+    await writeFile(join(dir, "one.jsonl"), `${JSON.stringify({ text: "hello" })}\n`);
+    const run = await runCli(["ingest", "one.jsonl", "--manifest", "m.json", "--no-canary"], { cwd: dir });
+    expect(run.stdout).toContain("ingest (strict/v1): 1 record, 0 admitted, 1 held");
+    expect(run.stdout).not.toMatch(/\b1 records\b/);
+  });
+
+  it("issue 12 D22: verify --help shows its example on two lines without a run of stray spaces", async () => {
+    const run = await runCli(["verify", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("--export admitted.json \\\n    --expect-manifest-sha256");
+    expect(run.stdout).not.toMatch(/admitted\.json {2,}--expect/);
+  });
+
+  it("issue 12 D22: a progress line is never drawn again after finish() (a late result after an interrupt)", () => {
+    let text = "";
+    const stderr = new Writable({
+      write(chunk, _encoding, callback) {
+        text += chunk.toString();
+        callback();
+      },
+    });
+    const io = { stderr, stderrIsTTY: true } as unknown as CliIo;
+    let t = 0;
+    const progress = createProgress(io, "screen", () => (t += 1000));
+    progress.update(1, 3);
+    progress.finish();
+    const cleared = text;
+    progress.update(2, 3);
+    progress.finish();
+    expect(cleared).toContain("screen: 1/3");
+    expect(text).toBe(cleared);
+  });
+
+  describe("publication errors", () => {
+    let ollama: OllamaStandIn;
+    beforeEach(async () => {
+      ollama = await startOllamaStandIn({ reply: "The capital of France is Paris." });
+    });
+    afterEach(() => ollama.close());
+
+    it("issue 12 D22: a write error without a path names the file being written", async () => {
+      await writeFile(join(dir, "in.jsonl"), `${JSON.stringify({ text: "A note about lakes." })}\n`);
+      // Node reports a failed write on an open file handle without a path: the message must still
+      // say which file it was.
+      const fs = hookedFs(nodePublishFs, (call) => {
+        if (call.op === "write") throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+      });
+      const t = testIo(dir);
+      await expect(runIngest("in.jsonl", ingestFlags(ollama.url), t.io, { fs })).rejects.toThrow(
+        `ENOSPC while writing the manifest ${join(dir, "m.json")}; nothing published`,
+      );
+    });
+  });
+});

@@ -1,0 +1,84 @@
+// --overwrite replaces a pair, never another manifest's export: two ingests with different
+// manifests and the same export, run one after the other, must not leave the first manifest
+// without its export.
+import { readFile, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runIngest } from "../../cli/commands/ingest.js";
+import { exportBinding } from "../../src/publish/pair.js";
+import { removePreviousPair } from "../../src/publish/publish.js";
+import { sha256Hex } from "../../src/manifest/hash.js";
+import { runCli } from "../support/cli.js";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { RECORDS, ingestFlags, tempDir, testIo } from "./_support.js";
+
+let ollama: OllamaStandIn;
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ollama = await startOllamaStandIn({ reply: "The capital of France is Paris." });
+  ({ dir, cleanup } = await tempDir());
+  await writeFile(join(dir, "in.jsonl"), RECORDS);
+  await writeFile(join(dir, "other.jsonl"), JSON.stringify({ text: "A different note about rivers." }) + "\n");
+});
+afterEach(async () => {
+  await ollama.close();
+  await cleanup();
+});
+
+const ingest = (input: string, manifest: string, extra: string[] = []) =>
+  runCli(["ingest", input, "--manifest", manifest, "--export", "e.json", "--ollama-url", ollama.url, ...extra], { cwd: dir });
+const verify = (manifest: string) =>
+  runCli(["verify", "--manifest", join(dir, manifest), "--export", join(dir, "e.json")], { cwd: dir });
+
+describe("pair identity under --overwrite", () => {
+  it("issue 12 B12: a second ingest with another manifest and the same export is refused, naming the file; the first pair still verifies", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const before = await readFile(join(dir, "e.json"));
+    const second = await ingest("other.jsonl", "m2.json", ["--overwrite"]);
+    expect(second.code).toBe(3);
+    expect(second.stderr).toContain(`refusing to replace --export ${join(dir, "e.json")}: it is the export of another manifest`);
+    expect(second.stderr).toContain(`not of --manifest ${join(dir, "m2.json")}`);
+    expect(await readFile(join(dir, "e.json"))).toEqual(before);
+    await expect(readFile(join(dir, "m2.json"))).rejects.toThrow(/ENOENT/);
+    expect((await verify("m1.json")).code).toBe(0);
+  });
+
+  it("issue 12 B12: the same manifest and export with --overwrite still replace their own pair", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const again = await ingest("other.jsonl", "m1.json", ["--overwrite"]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect((await verify("m1.json")).code).toBe(0);
+  });
+
+  it("issue 12 B12: an export whose manifest is gone is refused too, and replaced once the user deletes it", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    await unlink(join(dir, "m1.json"));
+    const refused = await ingest("other.jsonl", "m2.json", ["--overwrite"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("delete");
+    await unlink(join(dir, "e.json"));
+    expect((await ingest("other.jsonl", "m2.json", ["--overwrite"])).code).toBe(0);
+    expect((await verify("m2.json")).code).toBe(0);
+  });
+
+  it("issue 12 B12: a file at the export path that is not an export of this package is replaced as before", async () => {
+    await writeFile(join(dir, "e.json"), '{"old":"export"}');
+    const run = await runIngest("in.jsonl", ingestFlags(ollama.url, { manifest: "m2.json", overwrite: true }), testIo(dir).io);
+    expect(run).toBe(0);
+    expect((await verify("m2.json")).code).toBe(0);
+  });
+
+  it("issue 12 B12: the library's removePreviousPair refuses before removing anything", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const manifest = await readFile(join(dir, "m1.json"));
+    expect(await exportBinding(join(dir, "e.json"))).toBe(sha256Hex(manifest));
+    await writeFile(join(dir, "m2.json"), "{}");
+    await expect(removePreviousPair({ manifestPath: join(dir, "m2.json"), exportPath: join(dir, "e.json") })).rejects.toThrow(
+      "it is the export of another manifest",
+    );
+    expect(await readFile(join(dir, "m2.json"), "utf8")).toBe("{}");
+    expect((await verify("m1.json")).code).toBe(0);
+  });
+});
