@@ -37,7 +37,8 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
   // Build (and so validate) the pipeline before reading: a bad flag or environment refuses first.
   const pipeline = new SecurityPipeline(pipelineOptionsFromFlags(flags, io));
   const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(resolve(io.cwd, input));
-  const outcome = await readRecords(source, { kind: "screen", limits });
+  // The batch is refused on any record-level problem, so reading stops at the first one.
+  const outcome = await readRecords(source, { kind: "screen", limits, stopOnRecordProblem: true });
   if (!outcome.ok) throw new InputRefusedError(outcome.refusal.message);
   const items = itemsFromRecords(outcome.records);
 
