@@ -116,11 +116,14 @@ function valueBytes(value: unknown): number {
   return 0;
 }
 
-function recordBytes(fields: Record<string, unknown>, allowed: ReadonlySet<string>): number {
+/** `textBytes` is the text's size, already measured. */
+function recordBytes(fields: Record<string, unknown>, allowed: ReadonlySet<string>, textBytes: number): number {
   let bytes = 0;
   for (const [key, value] of Object.entries(fields)) {
     if (!allowed.has(key)) bytes += textByteLength(key);
-    if (key === "metadata" && allowed.has(key) && isPlainObject(value)) {
+    if (key === "text") {
+      bytes += typeof value === "string" ? textBytes : valueBytes(value);
+    } else if (key === "metadata" && allowed.has(key) && isPlainObject(value)) {
       for (const [name, entry] of Object.entries(value)) bytes += textByteLength(name) + valueBytes(entry);
     } else {
       bytes += valueBytes(value);
@@ -167,6 +170,7 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
   // Screen has no metadata: a `metadata` key there is simply unknown.
   const metadata = context.kind === "ingest" ? own(fields, "metadata") : { present: false, value: undefined };
   const unknownKeys = Object.keys(fields).filter((key) => !allowed.has(key));
+  const textBytes = typeof text.value === "string" ? textByteLength(text.value) : 0;
 
   const record: RawRecord = {
     index: context.index,
@@ -177,8 +181,8 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
     metadata: metadata.value,
     keys: { text: text.present, id: id.present, source: source.present, metadata: metadata.present },
     unknownKeys,
-    textBytes: typeof text.value === "string" ? textByteLength(text.value) : 0,
-    bytes: recordBytes(fields, allowed),
+    textBytes,
+    bytes: recordBytes(fields, allowed, textBytes),
     problems: [],
   };
   record.problems = listProblems(record, context);

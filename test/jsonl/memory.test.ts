@@ -159,3 +159,25 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
     expect((await readdir(dir)).sort()).toEqual(["hostile.jsonl"]);
   });
 });
+
+describe("issue 12 D18: reader refusals name the flag that changes the limit", () => {
+  it.each([
+    [["--max-items", "2"], '"a"\n"b"\n"c"\n', "batch exceeds the limit of 2 items (--max-items)"],
+    [["--max-total-bytes", "3"], '"ab"\n"cd"\n', "batch exceeds the limit of 3 total bytes (--max-total-bytes)"],
+    [["--max-item-bytes", "2"], '"abc"\n', "item 0: 'text' exceeds 2 bytes (--max-item-bytes)"],
+  ])("issue 12 D18: screen %j names its flag", async (flags, input, message) => {
+    const run = await runCli(["screen", "-", "--no-canary", ...flags], { stdin: input });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`error: ${message}\n`);
+  });
+
+  it("issue 12 D18: ingest's refusal at the default 1,000 records names --max-items", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lc-reader-flags-"));
+    const run = await runCli(["ingest", "-", "--manifest", join(dir, "m.json"), "--no-canary"], {
+      stdin: `${Array(1001).fill('"x"').join("\n")}\n`,
+      cwd: dir,
+    });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/error: ingest exceeds the limit of 1000 records \(--max-items\); nothing written/);
+  });
+});
