@@ -1,8 +1,12 @@
-// Strict JSON parser for one JSONL line or one document (already decoded; terminator removed).
+// Strict JSON parser for one JSONL line or one document (terminator removed).
 //
 // Contract: for a well-formed RFC 8259 text with no duplicate keys, no nesting deeper than
 // `maxDepth` and only finite numbers, `parseJsonLine` equals `JSON.parse(text)`. Anything else is a
 // failure value with a stable code; the parser never throws on any input and never echoes it.
+//
+// It parses UTF-8 bytes (`parseJsonBytes`; a string is encoded first), after checking that they
+// are strict UTF-8: the structure is ASCII, so only string tokens are ever decoded, and a large
+// document is never held twice (as bytes and as decoded text).
 //
 // Why not `JSON.parse` for the line: it lets the last duplicate key win silently, and it cannot
 // tell us which strings came from an escaped lone surrogate. The structure, keys, duplicates,
@@ -28,11 +32,17 @@
 //   number whose value is not finite (`1e400`) is refused as `non_finite_number` rather than
 //   silently becoming Infinity.
 
-import { Buffer } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 
 export const MAX_NESTING_DEPTH = 64;
 
-export type LineParseErrorCode = "malformed_json" | "duplicate_key" | "too_deep" | "non_finite_number" | "too_many_values";
+export type LineParseErrorCode =
+  | "malformed_json"
+  | "duplicate_key"
+  | "too_deep"
+  | "non_finite_number"
+  | "too_many_values"
+  | "invalid_utf8";
 
 export type LineParseResult =
   | { ok: true; value: unknown; /** some string (key or value) holds an escaped lone surrogate */ loneSurrogate: boolean }
@@ -98,8 +108,6 @@ type Frame = BuildFrame | SkipFrame;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** A quote, a backslash or a control character: the only characters a string scan stops at. */
-const STRING_STOP = /["\\\u0000-\u001f]/g;
 /** A container was opened; its first member comes next. */
 const OPENED: unique symbol = Symbol("opened");
 /** A value inside a skipped container: checked, not kept. */
@@ -120,17 +128,25 @@ function isDigit(unit: number): boolean {
   return unit >= 0x30 && unit <= 0x39;
 }
 
-/** One parse over `text`; every loop advances `pos`, so work is linear in the line length. */
+/** One parse over `bytes` (valid UTF-8); every loop advances `pos`, so work is linear in the size. */
 class LineParser {
   private pos = 0;
   private built = 0;
   loneSurrogate = false;
+  private readonly length: number;
 
   constructor(
-    private readonly text: string,
+    private readonly bytes: Buffer,
     private readonly maxDepth: number,
     private readonly maxValues: number,
-  ) {}
+  ) {
+    this.length = bytes.length;
+  }
+
+  /** The byte at `pos`, or -1 past the end. */
+  private unitAt(pos: number): number {
+    return pos < this.length ? (this.bytes[pos] as number) : -1;
+  }
 
   parse(rootShape: Shape): unknown {
     const stack: Frame[] = [];
@@ -147,11 +163,11 @@ class LineParser {
         const top = stack[stack.length - 1];
         if (top === undefined) {
           this.skipWhitespace();
-          if (this.pos !== this.text.length) throw malformed("unexpected content after the value");
+          if (this.pos !== this.length) throw malformed("unexpected content after the value");
           return value;
         }
         this.skipWhitespace();
-        const unit = this.text.charCodeAt(this.pos);
+        const unit = this.unitAt(this.pos);
         if (top.kind === "array") {
           if (top.build) top.items.push(value);
           if (unit === 0x2c /* , */) {
@@ -196,7 +212,7 @@ class LineParser {
 
   private skipped(type: JsonType, start: number): SkippedValue {
     this.count();
-    return new SkippedValue(type, Buffer.byteLength(this.text.slice(start, this.pos), "utf8"));
+    return new SkippedValue(type, this.pos - start);
   }
 
   private count(): void {
@@ -216,7 +232,7 @@ class LineParser {
   /** Parses a scalar or an empty container; opens a non-empty container and returns OPENED. */
   private parseValueOrOpen(stack: Frame[], shape: Shape | null): unknown {
     const start = this.pos;
-    const unit = this.text.charCodeAt(this.pos);
+    const unit = this.unitAt(this.pos);
     switch (unit) {
       case QUOTE:
         return this.scalar(shape, "string", this.parseString(), start);
@@ -227,7 +243,7 @@ class LineParser {
         this.pos++;
         this.skipWhitespace();
         const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
-        if (this.text.charCodeAt(this.pos) === (kind === "object" ? 0x7d /* } */ : 0x5d) /* ] */) {
+        if (this.unitAt(this.pos) === (kind === "object" ? 0x7d /* } */ : 0x5d) /* ] */) {
           this.pos++;
           if (shape === null) return IGNORED;
           if (!build) return this.skipped(kind, start);
@@ -256,7 +272,7 @@ class LineParser {
         return this.scalar(shape, "null", this.parseLiteral("null", null), start);
       default:
         if (unit === 0x2d /* - */ || isDigit(unit)) return this.scalar(shape, "number", this.parseNumber(), start);
-        throw malformed(Number.isNaN(unit) ? "expected a value, found the end of the line" : "expected a value");
+        throw malformed(unit === -1 ? "expected a value, found the end of the line" : "expected a value");
     }
   }
 
@@ -269,7 +285,7 @@ class LineParser {
 
   /** Parses `"key" :` into the object frame and leaves `pos` at the member's value. */
   private parseKey(frame: Frame): void {
-    if (this.text.charCodeAt(this.pos) !== QUOTE) throw malformed("expected a string key");
+    if (this.unitAt(this.pos) !== QUOTE) throw malformed("expected a string key");
     const key = this.parseString();
     // Compared after unescaping: "a" and "\u0061" are the same key. A skipped object keeps
     // its keys too (only while it is open), so duplicates are refused at every depth.
@@ -278,17 +294,17 @@ class LineParser {
     if (frame.build) (frame as { key: string }).key = key;
     else (frame.keys as Set<string>).add(key);
     this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) !== 0x3a /* : */) throw malformed("expected ':'");
+    if (this.unitAt(this.pos) !== 0x3a /* : */) throw malformed("expected ':'");
     this.pos++;
     this.skipWhitespace();
   }
 
   private skipWhitespace(): void {
-    const text = this.text;
-    const length = text.length;
+    const bytes = this.bytes;
+    const length = this.length;
     let pos = this.pos;
     while (pos < length) {
-      const unit = text.charCodeAt(pos);
+      const unit = bytes[pos] as number;
       // JSON whitespace only: space, tab, line feed, carriage return.
       if (unit > 0x20 || (unit !== 0x20 && unit !== 0x09 && unit !== 0x0a && unit !== 0x0d)) break;
       pos++;
@@ -297,39 +313,41 @@ class LineParser {
   }
 
   private parseLiteral<T>(word: string, value: T): T {
-    if (!this.text.startsWith(word, this.pos)) throw malformed("invalid literal");
+    for (let i = 0; i < word.length; i++) {
+      if (this.unitAt(this.pos + i) !== word.charCodeAt(i)) throw malformed("invalid literal");
+    }
     this.pos += word.length;
     return value;
   }
 
   private parseNumber(): number {
-    const text = this.text;
     const start = this.pos;
     let pos = start;
-    if (text.charCodeAt(pos) === 0x2d /* - */) pos++;
-    const first = text.charCodeAt(pos);
+    const at = (p: number): number => this.unitAt(p);
+    if (at(pos) === 0x2d /* - */) pos++;
+    const first = at(pos);
     if (first === 0x30 /* 0 */) {
       pos++;
     } else if (isDigit(first)) {
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      while (isDigit(at(pos))) pos++;
     } else {
       throw malformed("invalid number");
     }
-    if (text.charCodeAt(pos) === 0x2e /* . */) {
+    if (at(pos) === 0x2e /* . */) {
       pos++;
-      if (!isDigit(text.charCodeAt(pos))) throw malformed("invalid number");
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      if (!isDigit(at(pos))) throw malformed("invalid number");
+      while (isDigit(at(pos))) pos++;
     }
-    const e = text.charCodeAt(pos);
+    const e = at(pos);
     if (e === 0x65 || e === 0x45 /* e E */) {
       pos++;
-      const sign = text.charCodeAt(pos);
+      const sign = at(pos);
       if (sign === 0x2b || sign === 0x2d /* + - */) pos++;
-      if (!isDigit(text.charCodeAt(pos))) throw malformed("invalid number");
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      if (!isDigit(at(pos))) throw malformed("invalid number");
+      while (isDigit(at(pos))) pos++;
     }
     this.pos = pos;
-    const value = Number(text.slice(start, pos));
+    const value = Number(this.bytes.toString("latin1", start, pos));
     if (!Number.isFinite(value)) {
       throw new ParseFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
     }
@@ -338,54 +356,61 @@ class LineParser {
 
   /** Parses a string starting at the opening quote; `pos` ends after the closing quote. */
   private parseString(): string {
-    const text = this.text;
+    const bytes = this.bytes;
+    const length = this.length;
     const open = this.pos;
     let pos = open + 1;
     let escaped = false;
-    // Jump from one interesting character to the next natively instead of char by char.
+    // Only ASCII bytes end or break a string: UTF-8 continuation and lead bytes are >= 0x80.
     for (;;) {
-      STRING_STOP.lastIndex = pos;
-      const match = STRING_STOP.exec(text);
-      if (match === null) throw malformed("unterminated string");
-      const at = match.index;
-      const unit = text.charCodeAt(at);
-      if (unit === QUOTE) {
-        pos = at;
-        break;
-      }
+      if (pos >= length) throw malformed("unterminated string");
+      const unit = bytes[pos] as number;
+      if (unit === QUOTE) break;
       if (unit === BACKSLASH) {
         escaped = true;
         // Skip the escaped character so an escaped quote does not end the string; the escape
         // itself is validated when the string is unescaped below.
-        pos = at + 2;
+        pos += 2;
         continue;
       }
-      throw malformed("control character in string");
+      if (unit < 0x20) throw malformed("control character in string");
+      pos++;
     }
     this.pos = pos + 1;
-    if (!escaped) return text.slice(open + 1, pos);
+    if (!escaped) return bytes.toString("utf8", open + 1, pos);
     let value: string;
     try {
-      value = JSON.parse(text.slice(open, pos + 1)) as string;
+      value = JSON.parse(bytes.toString("utf8", open, pos + 1)) as string;
     } catch {
       throw malformed("invalid escape");
     }
-    // Raw input is well-formed (strict UTF-8), so only an escape can leave a lone half.
+    // The bytes are strict UTF-8, so only an escape can leave a lone half.
     if (!value.isWellFormed()) this.loneSurrogate = true;
     return value;
   }
 }
 
 /**
- * Parses one line or document strictly; never throws for any string input. With a `shape`,
- * values the shape does not accept come back as SkippedValue (see the module comment).
+ * Parses one line or document strictly; never throws for any string input. The string is
+ * encoded as UTF-8 first (it should be well-formed: a raw lone surrogate becomes U+FFFD). With a
+ * `shape`, values the shape does not accept come back as SkippedValue (see the module comment).
  * The second argument may also be a plain depth, as in earlier versions.
  */
 export function parseJsonLine(text: string, options: number | ParseOptions = {}): LineParseResult {
-  const resolved: ParseOptions = typeof options === "number" ? { maxDepth: options } : options;
-  const parser = new LineParser(text, resolved.maxDepth ?? MAX_NESTING_DEPTH, resolved.maxValues ?? Number.POSITIVE_INFINITY);
+  return parseJsonBytes(Buffer.from(text, "utf8"), typeof options === "number" ? { maxDepth: options } : options);
+}
+
+/**
+ * Parses UTF-8 bytes strictly: `invalid_utf8` unless they are strict UTF-8 (checked first), then
+ * the rules of `parseJsonLine`. A byte order mark is not JSON whitespace, so it is malformed.
+ * Never throws for any bytes.
+ */
+export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): LineParseResult {
+  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (!isUtf8(bytes)) return { ok: false, code: "invalid_utf8", message: "invalid UTF-8" };
+  const parser = new LineParser(bytes, options.maxDepth ?? MAX_NESTING_DEPTH, options.maxValues ?? Number.POSITIVE_INFINITY);
   try {
-    const value = parser.parse(resolved.shape ?? ANY_SHAPE);
+    const value = parser.parse(options.shape ?? ANY_SHAPE);
     return { ok: true, value, loneSurrogate: parser.loneSurrogate };
   } catch (error) {
     if (error instanceof ParseFailure) return { ok: false, code: error.code, message: error.message };

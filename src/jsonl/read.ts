@@ -20,12 +20,13 @@
 // numbers), a string or object per line, the running total of record bytes, then (when asked)
 // the record's own problems. A refusal caused by a limit names the flag that changes it.
 
+import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { UsageError } from "../errors.js";
-import { isBlankLine } from "./blank.js";
+import { isBlankBytes } from "./blank.js";
 import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "./limits.js";
 import { BoundedLineSplitter } from "./lines.js";
-import { MAX_NESTING_DEPTH, parseJsonLine } from "./parse-line.js";
+import { MAX_NESTING_DEPTH, parseJsonBytes } from "./parse-line.js";
 import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 export type ReaderRefusalCode =
@@ -85,7 +86,10 @@ const LINE_CAP_FLAGS: Readonly<Record<ReaderKind, string>> = {
   ingest: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
 };
 
-const BYTE_ORDER_MARK = 0xfeff;
+/** U+FEFF in UTF-8. */
+function startsWithByteOrderMark(bytes: Buffer): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
 
 function refusal(code: ReaderRefusalCode, line: number | null, message: string): ReaderRefusal {
   return { code, line, message };
@@ -102,8 +106,6 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
   const scope = kind === "screen" ? "batch" : "ingest";
   const unit = kind === "screen" ? "items" : "records";
   const what = kind === "screen" ? "item" : "record";
-  // fatal: invalid UTF-8 is refused, never replaced; ignoreBOM: keep U+FEFF so we can refuse it.
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const hash = createHash("sha256");
   const records: RawRecord[] = [];
   let bytesRead = 0;
@@ -114,23 +116,25 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
   );
 
   const onLine = (bytes: Buffer, line: number): ReaderRefusal | null => {
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
+    // Invalid UTF-8 is refused, never replaced. The line is parsed as bytes, never decoded whole.
+    if (!isUtf8(bytes)) {
       return refusal("invalid_utf8", line, `line ${line}: invalid UTF-8 (input must be strict utf-8)`);
     }
-    if (text.charCodeAt(0) === BYTE_ORDER_MARK) {
+    if (startsWithByteOrderMark(bytes)) {
       return refusal("bom", line, `line ${line}: starts with a byte order mark (U+FEFF is not allowed)`);
     }
-    if (isBlankLine(text)) return null;
+    if (isBlankBytes(bytes)) return null;
     // Checked before the line is parsed: the (maxItems+1)-th record is never accepted.
     if (records.length >= limits.maxItems) {
       return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit} (--max-items)`);
     }
-    const parsed = parseJsonLine(text, { maxDepth: MAX_NESTING_DEPTH, shape });
-    // No value budget is set here, so "too_many_values" cannot occur; the line cap bounds a line.
-    if (!parsed.ok) return refusal(parsed.code === "too_many_values" ? "malformed_json" : parsed.code, line, `line ${line}: ${parsed.message}`);
+    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape });
+    if (!parsed.ok) {
+      // UTF-8 was checked above and no value budget is set (the line cap bounds a line), so
+      // only the JSON rules can fail here.
+      const code = parsed.code === "too_many_values" || parsed.code === "invalid_utf8" ? "malformed_json" : parsed.code;
+      return refusal(code, line, `line ${line}: ${parsed.message}`);
+    }
     const index = records.length;
     const record = buildRecord(parsed.value, line, { index, kind, limits, loneSurrogate: parsed.loneSurrogate });
     if (record === null) {

@@ -2,15 +2,15 @@
 // strict duplicate-rejecting parser of the JSONL reader (a document with two `text` keys could
 // otherwise mean different things to different consumers). Content is never echoed.
 //
-// Memory: the file's bytes and their decoded text (together about twice the file, at most
-// 2 × MAX_DOCUMENT_BYTES), plus the parsed values. An export is parsed with EXPORT_SHAPE, so
+// Memory: the file's bytes (at most MAX_DOCUMENT_BYTES; they are parsed as bytes, never decoded
+// whole), plus the parsed values. An export is parsed with EXPORT_SHAPE, so
 // a value where the export format has no use for one (`{"x":[{},{},…]}`) is checked but not
 // built; a manifest is parsed whole, within MAX_DOCUMENT_VALUES. Both bounds are in
 // docs/ingest.md ("Verify memory").
 import { readFile, stat } from "node:fs/promises";
 import { LittleCanaryError } from "../errors.js";
 import { sha256Hex } from "../manifest/hash.js";
-import { ANY_SHAPE, parseJsonLine, SKIP_SHAPE, type Shape } from "../jsonl/parse-line.js";
+import { ANY_SHAPE, parseJsonBytes, SKIP_SHAPE, type Shape } from "../jsonl/parse-line.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
@@ -87,32 +87,22 @@ export function parseJsonDocument(
   path: string | null = null,
   maxValues: number = MAX_DOCUMENT_VALUES,
 ): ReadDocument {
-  let text: string;
-  let sha256: string;
-  if (typeof input === "string") {
-    if (!input.isWellFormed()) throw unreadable(label, path, "not valid UTF-8");
-    if (Buffer.byteLength(input, "utf8") > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
-    if (input.charCodeAt(0) === 0xfeff) throw unreadable(label, path, "starts with a byte order mark");
-    text = input;
-    sha256 = sha256Hex(input);
-  } else {
-    if (input.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
-    if (input.length >= 3 && input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) {
-      throw unreadable(label, path, "starts with a byte order mark");
-    }
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(input);
-    } catch {
-      throw unreadable(label, path, "not valid UTF-8");
-    }
-    sha256 = sha256Hex(input);
+  if (typeof input === "string" && !input.isWellFormed()) throw unreadable(label, path, "not valid UTF-8");
+  const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw unreadable(label, path, "starts with a byte order mark");
   }
-  const parsed = parseJsonLine(text, { shape: SHAPES[label], maxValues });
+  const sha256 = sha256Hex(bytes);
+  // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
+  const parsed = parseJsonBytes(bytes, { shape: SHAPES[label], maxValues });
   if (!parsed.ok) {
     const reason =
       parsed.code === "too_many_values"
         ? `more than ${maxValues} JSON values, the most verify holds`
-        : parsed.code.replaceAll("_", " ");
+        : parsed.code === "invalid_utf8"
+          ? "not valid UTF-8"
+          : parsed.code.replaceAll("_", " ");
     throw unreadable(label, path, reason);
   }
   return { value: parsed.value, sha256 };
