@@ -51,7 +51,16 @@ export type { Analyzer, AnalysisResult, Signal, CanaryStatus, AnalysisMethod, An
 
 // Reading JSONL
 export { readRecords, type ReadOutcome, type ReaderRefusal, type ReaderRefusalCode, type ReadOptions } from "./jsonl/read.js";
-export { parseJsonLine, MAX_NESTING_DEPTH } from "./jsonl/parse-line.js";
+export {
+  parseJsonLine,
+  MAX_NESTING_DEPTH,
+  SkippedValue,
+  ANY_SHAPE,
+  SKIP_SHAPE,
+  type Shape,
+  type ParseOptions,
+  type JsonType,
+} from "./jsonl/parse-line.js";
 export { fromBytes, fromFile, fromNodeStream } from "./jsonl/sources.js";
 export {
   DEFAULT_READER_LIMITS,
@@ -134,8 +143,22 @@ export { preflightTargets, checkTargetDirectories, PublishError, type PublishTar
 export { acquirePublicationLock, acquireTargetLocks, STALE_LOCK_MS, type PublicationLock } from "./publish/lock.js";
 export { nodePublishFs, type PublishFs, type FileIdentity } from "./publish/fs.js";
 export { hookedFs, injectedFsError, type PublishFsCall, type PublishFsHook } from "./publish/fs-hooks.js";
+/**
+ * Verification of a published pair. `verifyFiles` is the easy path: it reads both files
+ * strictly (duplicate keys, UTF-8, size and memory bounds), checks the pin and returns every
+ * problem as data. `verifyExport`/`verifyManifestOnly` take the documents; pass them as the
+ * bytes you read (Uint8Array) so duplicate keys are seen.
+ */
+export { verifyFiles, type VerifyFilesOptions, type VerifyFilesResult } from "./verify/verify-files.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify/verify-export.js";
-export type { VerifyProblem, VerifyProblemCode } from "./verify/problems.js";
+export { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES } from "./verify/read-document.js";
+export {
+  problemsToShow,
+  STRUCTURAL_PROBLEM_CODES,
+  VERIFY_PROBLEM_CODES,
+  type VerifyProblem,
+  type VerifyProblemCode,
+} from "./verify/problems.js";
 
 // Loopback service and demo
 export { createServer, queueState, type ServeOptions } from "./server/create-server.js";

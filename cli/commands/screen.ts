@@ -43,7 +43,8 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
   const pipeline = new SecurityPipeline(pipelineOptionsFromFlags(flags, io));
   if (input === "-") await hintIfTerminalStdin(io, "JSONL", "pass FILE");
   const source = input === "-" ? fromNodeStream(io.stdin) : fromFile(resolve(io.cwd, input));
-  const outcome = await readRecords(source, { kind: "screen", limits });
+  // The batch is refused on any record-level problem, so reading stops at the first one.
+  const outcome = await readRecords(source, { kind: "screen", limits, stopOnRecordProblem: true });
   if (!outcome.ok) throw new InputRefusedError(outcome.refusal.message);
   const items = itemsFromRecords(outcome.records);
 

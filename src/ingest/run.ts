@@ -144,7 +144,7 @@ export function admitIngestInputs(inputs: readonly IngestInput[], policy: Ingest
     if (record === null) {
       throw new LittleCanaryError("input_refused", `record ${index}: must be a string or object`);
     }
-    total += record.textBytes;
+    total += record.bytes;
     if (total > limits.maxTotalBytes) {
       throw new LittleCanaryError("input_refused", `ingest exceeds the limit of ${limits.maxTotalBytes} total bytes`);
     }

@@ -5,6 +5,8 @@
 // from JS `String.prototype.trim()`: it includes the separators \x1c-\x1f and \x85, and it does
 // NOT include U+FEFF (a stray BOM is never silently skipped; the reader refuses it instead).
 
+import { Buffer } from "node:buffer";
+
 function isPythonWhitespace(unit: number): boolean {
   if (unit <= 0x20) {
     // \t \n \v \f \r, the information separators \x1c-\x1f, and space.
@@ -30,6 +32,20 @@ function isPythonWhitespace(unit: number): boolean {
 export function isBlankLine(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
     if (!isPythonWhitespace(line.charCodeAt(i))) return false;
+  }
+  return true;
+}
+
+/**
+ * `isBlankLine` for a line's UTF-8 bytes (already known to be valid): ASCII is tested byte by
+ * byte, and only a line that is still blank when a non-ASCII character appears is decoded. A
+ * JSON line starts with `{` or `"`, so this is normally one byte of work.
+ */
+export function isBlankBytes(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const unit = bytes[i] as number;
+    if (unit >= 0x80) return isBlankLine(Buffer.from(bytes.buffer, bytes.byteOffset + i, bytes.length - i).toString("utf8"));
+    if (!isPythonWhitespace(unit)) return false;
   }
   return true;
 }

@@ -1,8 +1,12 @@
-// Strict JSON parser for one JSONL line (already decoded; terminator removed).
+// Strict JSON parser for one JSONL line or one document (terminator removed).
 //
 // Contract: for a well-formed RFC 8259 text with no duplicate keys, no nesting deeper than
-// `maxDepth` and only finite numbers, the result equals `JSON.parse(text)`. Anything else is a
+// `maxDepth` and only finite numbers, `parseJsonLine` equals `JSON.parse(text)`. Anything else is a
 // failure value with a stable code; the parser never throws on any input and never echoes it.
+//
+// It parses UTF-8 bytes (`parseJsonBytes`; a string is encoded first), after checking that they
+// are strict UTF-8: the structure is ASCII, so only string tokens are ever decoded, and a large
+// document is never held twice (as bytes and as decoded text).
 //
 // Why not `JSON.parse` for the line: it lets the last duplicate key win silently, and it cannot
 // tell us which strings came from an escaped lone surrogate. The structure, keys, duplicates,
@@ -14,28 +18,100 @@
 // defines own data properties, so a `__proto__` key is an ordinary key and never touches a
 // prototype (the same thing `JSON.parse` does).
 //
+// Why shapes: memory. A caller that knows what it can use (a JSONL record: a string `text`,
+// string labels, an object of strings as metadata) passes a `Shape`, and a value the shape does
+// not accept is still checked by every rule above (syntax, duplicate keys at any depth, depth,
+// finite numbers) but never built: it becomes one small `SkippedValue` that records its JSON
+// type and its size in UTF-8 bytes. So `{"text":[{},{},…]}` costs a few bytes, not a tree of
+// a hundred thousand objects. A value budget (`maxValues`) bounds what is built when the
+// shape accepts anything.
+//
 // Choices beyond RFC 8259 (documented for users):
 // - `NaN`, `Infinity` and `-Infinity` are not JSON and are malformed.
 // - Numbers become JS numbers (integers above 2^53 lose precision, as with `JSON.parse`); a
 //   number whose value is not finite (`1e400`) is refused as `non_finite_number` rather than
 //   silently becoming Infinity.
 
+import { Buffer, isUtf8 } from "node:buffer";
+
 export const MAX_NESTING_DEPTH = 64;
 
-export type LineParseErrorCode = "malformed_json" | "duplicate_key" | "too_deep" | "non_finite_number";
+export type LineParseErrorCode =
+  | "malformed_json"
+  | "duplicate_key"
+  | "too_deep"
+  | "non_finite_number"
+  | "too_many_values"
+  | "invalid_utf8";
 
 export type LineParseResult =
   | { ok: true; value: unknown; /** some string (key or value) holds an escaped lone surrogate */ loneSurrogate: boolean }
   | { ok: false; code: LineParseErrorCode; message: string };
 
-type Frame =
-  | { kind: "array"; items: unknown[] }
-  | { kind: "object"; entries: Map<string, unknown>; key: string };
+/** The JSON type of a value. */
+export type JsonType = "string" | "number" | "boolean" | "null" | "object" | "array";
+
+/**
+ * A value that was checked but not built because its shape did not accept it. It holds no
+ * input text: only the JSON type and the value's size in UTF-8 bytes as written in the input.
+ */
+export class SkippedValue {
+  constructor(
+    readonly type: JsonType,
+    readonly bytes: number,
+  ) {
+    Object.freeze(this);
+  }
+}
+
+/**
+ * What the parser builds at one position. `scalars` lists the scalar types built as values;
+ * `object` and `array` say how a container is built, and a missing one means a container of
+ * that kind becomes a SkippedValue. Inside a skipped container nothing is built at all.
+ */
+export interface Shape {
+  readonly scalars: ReadonlySet<"string" | "number" | "boolean" | "null">;
+  readonly object?: { readonly fields?: ReadonlyMap<string, Shape>; readonly rest: Shape };
+  readonly array?: { readonly items: Shape };
+}
+
+/** Builds everything: plain JSON. */
+export const ANY_SHAPE: Shape = (() => {
+  const shape = {
+    scalars: new Set(["string", "number", "boolean", "null"] as const),
+    object: { rest: undefined as unknown as Shape },
+    array: { items: undefined as unknown as Shape },
+  };
+  shape.object.rest = shape;
+  shape.array.items = shape;
+  return Object.freeze(shape) as Shape;
+})();
+
+/** Builds nothing: every value becomes a SkippedValue. */
+export const SKIP_SHAPE: Shape = Object.freeze({ scalars: new Set<never>() });
+
+export interface ParseOptions {
+  /** Deepest nesting accepted (containers); default MAX_NESTING_DEPTH. */
+  readonly maxDepth?: number;
+  /** What to build; default ANY_SHAPE. */
+  readonly shape?: Shape;
+  /** Most values built (scalars, containers and skipped values); default unlimited. */
+  readonly maxValues?: number;
+}
+
+type BuildFrame =
+  | { kind: "array"; build: true; items: unknown[]; itemShape: Shape }
+  | { kind: "object"; build: true; entries: Map<string, unknown>; key: string; shape: NonNullable<Shape["object"]> };
+/** A container being checked but not built; `start` is set on the outermost one only. */
+type SkipFrame = { kind: "array" | "object"; build: false; keys: Set<string> | null; start: number | null };
+type Frame = BuildFrame | SkipFrame;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** A quote, a backslash or a control character: the only characters a string scan stops at. */
-const STRING_STOP = /["\\\u0000-\u001f]/g;
+/** A container was opened; its first member comes next. */
+const OPENED: unique symbol = Symbol("opened");
+/** A value inside a skipped container: checked, not kept. */
+const IGNORED: unique symbol = Symbol("ignored");
 
 class ParseFailure {
   constructor(
@@ -52,35 +128,48 @@ function isDigit(unit: number): boolean {
   return unit >= 0x30 && unit <= 0x39;
 }
 
-/** One parse over `text`; every loop advances `pos`, so work is linear in the line length. */
+/** One parse over `bytes` (valid UTF-8); every loop advances `pos`, so work is linear in the size. */
 class LineParser {
   private pos = 0;
+  private built = 0;
   loneSurrogate = false;
+  private readonly length: number;
 
   constructor(
-    private readonly text: string,
+    private readonly bytes: Buffer,
     private readonly maxDepth: number,
-  ) {}
+    private readonly maxValues: number,
+  ) {
+    this.length = bytes.length;
+  }
 
-  parse(): unknown {
+  /** The byte at `pos`, or -1 past the end. */
+  private unitAt(pos: number): number {
+    return pos < this.length ? (this.bytes[pos] as number) : -1;
+  }
+
+  parse(rootShape: Shape): unknown {
     const stack: Frame[] = [];
     this.skipWhitespace();
+    let shape: Shape | null = rootShape; // null: inside a skipped container
     for (;;) {
-      let value = this.parseValueOrOpen(stack);
-      // `undefined` means a container was opened and its first member must be parsed next.
-      if (value === undefined) continue;
+      let value: unknown = this.parseValueOrOpen(stack, shape);
+      if (value === OPENED) {
+        shape = this.memberShape(stack);
+        continue;
+      }
       // Attach the finished value to enclosing containers, closing as many as end here.
       for (;;) {
         const top = stack[stack.length - 1];
         if (top === undefined) {
           this.skipWhitespace();
-          if (this.pos !== this.text.length) throw malformed("unexpected content after the value");
+          if (this.pos !== this.length) throw malformed("unexpected content after the value");
           return value;
         }
         this.skipWhitespace();
-        const unit = this.text.charCodeAt(this.pos);
+        const unit = this.unitAt(this.pos);
         if (top.kind === "array") {
-          top.items.push(value);
+          if (top.build) top.items.push(value);
           if (unit === 0x2c /* , */) {
             this.pos++;
             this.skipWhitespace();
@@ -89,63 +178,101 @@ class LineParser {
           if (unit !== 0x5d /* ] */) throw malformed("expected ',' or ']'");
           this.pos++;
           stack.pop();
-          value = top.items;
+          value = top.build ? top.items : this.closeSkipped(top);
         } else {
-          top.entries.set(top.key, value);
+          if (top.build) top.entries.set(top.key, value);
           if (unit === 0x2c /* , */) {
             this.pos++;
             this.skipWhitespace();
-            top.key = this.parseKey(top.entries);
+            this.parseKey(top);
             break;
           }
           if (unit !== 0x7d /* } */) throw malformed("expected ',' or '}'");
           this.pos++;
           stack.pop();
-          value = Object.fromEntries(top.entries);
+          value = top.build ? Object.fromEntries(top.entries) : this.closeSkipped(top);
         }
       }
+      shape = this.memberShape(stack);
     }
   }
 
-  /** Parses a scalar or an empty container; opens a non-empty container and returns undefined. */
-  private parseValueOrOpen(stack: Frame[]): unknown {
-    const unit = this.text.charCodeAt(this.pos);
+  /** The shape of the next member of the innermost container (null while skipping). */
+  private memberShape(stack: Frame[]): Shape | null {
+    const top = stack[stack.length - 1] as Frame;
+    if (!top.build) return null;
+    if (top.kind === "array") return top.itemShape;
+    return top.shape.fields?.get(top.key) ?? top.shape.rest;
+  }
+
+  private closeSkipped(frame: SkipFrame): unknown {
+    if (frame.start === null) return IGNORED;
+    return this.skipped(frame.kind, frame.start);
+  }
+
+  private skipped(type: JsonType, start: number): SkippedValue {
+    this.count();
+    return new SkippedValue(type, this.pos - start);
+  }
+
+  private count(): void {
+    if (++this.built > this.maxValues) {
+      throw new ParseFailure("too_many_values", `more than ${this.maxValues} JSON values`);
+    }
+  }
+
+  /** A scalar that was parsed at `start`: built, skipped, or ignored per the shape. */
+  private scalar(shape: Shape | null, type: "string" | "number" | "boolean" | "null", value: unknown, start: number): unknown {
+    if (shape === null) return IGNORED;
+    if (!shape.scalars.has(type)) return this.skipped(type, start);
+    this.count();
+    return value;
+  }
+
+  /** Parses a scalar or an empty container; opens a non-empty container and returns OPENED. */
+  private parseValueOrOpen(stack: Frame[], shape: Shape | null): unknown {
+    const start = this.pos;
+    const unit = this.unitAt(this.pos);
     switch (unit) {
       case QUOTE:
-        return this.parseString();
-      case 0x7b /* { */: {
-        this.checkDepth(stack);
-        this.pos++;
-        this.skipWhitespace();
-        if (this.text.charCodeAt(this.pos) === 0x7d /* } */) {
-          this.pos++;
-          return {};
-        }
-        const entries = new Map<string, unknown>();
-        const key = this.parseKey(entries);
-        stack.push({ kind: "object", entries, key });
-        return undefined;
-      }
+        return this.scalar(shape, "string", this.parseString(), start);
+      case 0x7b /* { */:
       case 0x5b /* [ */: {
+        const kind = unit === 0x7b ? "object" : "array";
         this.checkDepth(stack);
         this.pos++;
         this.skipWhitespace();
-        if (this.text.charCodeAt(this.pos) === 0x5d /* ] */) {
+        const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
+        if (this.unitAt(this.pos) === (kind === "object" ? 0x7d /* } */ : 0x5d) /* ] */) {
           this.pos++;
-          return [];
+          if (shape === null) return IGNORED;
+          if (!build) return this.skipped(kind, start);
+          this.count();
+          return kind === "object" ? {} : [];
         }
-        stack.push({ kind: "array", items: [] });
-        return undefined;
+        let frame: Frame;
+        if (!build) {
+          frame = { kind, build: false, keys: kind === "object" ? new Set() : null, start: shape === null ? null : start };
+        } else if (kind === "object") {
+          this.count();
+          frame = { kind, build: true, entries: new Map(), key: "", shape: (shape as Shape).object as NonNullable<Shape["object"]> };
+        } else {
+          this.count();
+          frame = { kind, build: true, items: [], itemShape: ((shape as Shape).array as NonNullable<Shape["array"]>).items };
+        }
+        if (frame.kind === "object") this.parseKey(frame);
+        stack.push(frame);
+        return OPENED;
       }
       case 0x74 /* t */:
-        return this.parseLiteral("true", true);
+        return this.scalar(shape, "boolean", this.parseLiteral("true", true), start);
       case 0x66 /* f */:
-        return this.parseLiteral("false", false);
+        return this.scalar(shape, "boolean", this.parseLiteral("false", false), start);
       case 0x6e /* n */:
-        return this.parseLiteral("null", null);
+        return this.scalar(shape, "null", this.parseLiteral("null", null), start);
       default:
-        if (unit === 0x2d /* - */ || isDigit(unit)) return this.parseNumber();
-        throw malformed(Number.isNaN(unit) ? "expected a value, found the end of the line" : "expected a value");
+        if (unit === 0x2d /* - */ || isDigit(unit)) return this.scalar(shape, "number", this.parseNumber(), start);
+        throw malformed(unit === -1 ? "expected a value, found the end of the line" : "expected a value");
     }
   }
 
@@ -156,27 +283,28 @@ class LineParser {
     }
   }
 
-  /** Parses `"key" :` and leaves `pos` at the member's value. */
-  private parseKey(entries: Map<string, unknown>): string {
-    if (this.text.charCodeAt(this.pos) !== QUOTE) throw malformed("expected a string key");
+  /** Parses `"key" :` into the object frame and leaves `pos` at the member's value. */
+  private parseKey(frame: Frame): void {
+    if (this.unitAt(this.pos) !== QUOTE) throw malformed("expected a string key");
     const key = this.parseString();
-    // Compared after unescaping: "a" and "\u0061" are the same key.
-    if (entries.has(key)) {
-      throw new ParseFailure("duplicate_key", "duplicate key (keys must be unique at every depth)");
-    }
+    // Compared after unescaping: "a" and "\u0061" are the same key. A skipped object keeps
+    // its keys too (only while it is open), so duplicates are refused at every depth.
+    const seen = frame.build ? (frame as { entries: Map<string, unknown> }).entries.has(key) : (frame.keys as Set<string>).has(key);
+    if (seen) throw new ParseFailure("duplicate_key", "duplicate key (keys must be unique at every depth)");
+    if (frame.build) (frame as { key: string }).key = key;
+    else (frame.keys as Set<string>).add(key);
     this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) !== 0x3a /* : */) throw malformed("expected ':'");
+    if (this.unitAt(this.pos) !== 0x3a /* : */) throw malformed("expected ':'");
     this.pos++;
     this.skipWhitespace();
-    return key;
   }
 
   private skipWhitespace(): void {
-    const text = this.text;
-    const length = text.length;
+    const bytes = this.bytes;
+    const length = this.length;
     let pos = this.pos;
     while (pos < length) {
-      const unit = text.charCodeAt(pos);
+      const unit = bytes[pos] as number;
       // JSON whitespace only: space, tab, line feed, carriage return.
       if (unit > 0x20 || (unit !== 0x20 && unit !== 0x09 && unit !== 0x0a && unit !== 0x0d)) break;
       pos++;
@@ -185,39 +313,41 @@ class LineParser {
   }
 
   private parseLiteral<T>(word: string, value: T): T {
-    if (!this.text.startsWith(word, this.pos)) throw malformed("invalid literal");
+    for (let i = 0; i < word.length; i++) {
+      if (this.unitAt(this.pos + i) !== word.charCodeAt(i)) throw malformed("invalid literal");
+    }
     this.pos += word.length;
     return value;
   }
 
   private parseNumber(): number {
-    const text = this.text;
     const start = this.pos;
     let pos = start;
-    if (text.charCodeAt(pos) === 0x2d /* - */) pos++;
-    const first = text.charCodeAt(pos);
+    const at = (p: number): number => this.unitAt(p);
+    if (at(pos) === 0x2d /* - */) pos++;
+    const first = at(pos);
     if (first === 0x30 /* 0 */) {
       pos++;
     } else if (isDigit(first)) {
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      while (isDigit(at(pos))) pos++;
     } else {
       throw malformed("invalid number");
     }
-    if (text.charCodeAt(pos) === 0x2e /* . */) {
+    if (at(pos) === 0x2e /* . */) {
       pos++;
-      if (!isDigit(text.charCodeAt(pos))) throw malformed("invalid number");
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      if (!isDigit(at(pos))) throw malformed("invalid number");
+      while (isDigit(at(pos))) pos++;
     }
-    const e = text.charCodeAt(pos);
+    const e = at(pos);
     if (e === 0x65 || e === 0x45 /* e E */) {
       pos++;
-      const sign = text.charCodeAt(pos);
+      const sign = at(pos);
       if (sign === 0x2b || sign === 0x2d /* + - */) pos++;
-      if (!isDigit(text.charCodeAt(pos))) throw malformed("invalid number");
-      while (isDigit(text.charCodeAt(pos))) pos++;
+      if (!isDigit(at(pos))) throw malformed("invalid number");
+      while (isDigit(at(pos))) pos++;
     }
     this.pos = pos;
-    const value = Number(text.slice(start, pos));
+    const value = Number(this.bytes.toString("latin1", start, pos));
     if (!Number.isFinite(value)) {
       throw new ParseFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
     }
@@ -226,49 +356,61 @@ class LineParser {
 
   /** Parses a string starting at the opening quote; `pos` ends after the closing quote. */
   private parseString(): string {
-    const text = this.text;
+    const bytes = this.bytes;
+    const length = this.length;
     const open = this.pos;
     let pos = open + 1;
     let escaped = false;
-    // Jump from one interesting character to the next natively instead of char by char.
+    // Only ASCII bytes end or break a string: UTF-8 continuation and lead bytes are >= 0x80.
     for (;;) {
-      STRING_STOP.lastIndex = pos;
-      const match = STRING_STOP.exec(text);
-      if (match === null) throw malformed("unterminated string");
-      const at = match.index;
-      const unit = text.charCodeAt(at);
-      if (unit === QUOTE) {
-        pos = at;
-        break;
-      }
+      if (pos >= length) throw malformed("unterminated string");
+      const unit = bytes[pos] as number;
+      if (unit === QUOTE) break;
       if (unit === BACKSLASH) {
         escaped = true;
         // Skip the escaped character so an escaped quote does not end the string; the escape
         // itself is validated when the string is unescaped below.
-        pos = at + 2;
+        pos += 2;
         continue;
       }
-      throw malformed("control character in string");
+      if (unit < 0x20) throw malformed("control character in string");
+      pos++;
     }
     this.pos = pos + 1;
-    if (!escaped) return text.slice(open + 1, pos);
+    if (!escaped) return bytes.toString("utf8", open + 1, pos);
     let value: string;
     try {
-      value = JSON.parse(text.slice(open, pos + 1)) as string;
+      value = JSON.parse(bytes.toString("utf8", open, pos + 1)) as string;
     } catch {
       throw malformed("invalid escape");
     }
-    // Raw input is well-formed (strict UTF-8), so only an escape can leave a lone half.
+    // The bytes are strict UTF-8, so only an escape can leave a lone half.
     if (!value.isWellFormed()) this.loneSurrogate = true;
     return value;
   }
 }
 
-/** Parses one line strictly; never throws for any string input. */
-export function parseJsonLine(text: string, maxDepth: number = MAX_NESTING_DEPTH): LineParseResult {
-  const parser = new LineParser(text, maxDepth);
+/**
+ * Parses one line or document strictly; never throws for any string input. The string is
+ * encoded as UTF-8 first (it should be well-formed: a raw lone surrogate becomes U+FFFD). With a
+ * `shape`, values the shape does not accept come back as SkippedValue (see the module comment).
+ * The second argument may also be a plain depth, as in earlier versions.
+ */
+export function parseJsonLine(text: string, options: number | ParseOptions = {}): LineParseResult {
+  return parseJsonBytes(Buffer.from(text, "utf8"), typeof options === "number" ? { maxDepth: options } : options);
+}
+
+/**
+ * Parses UTF-8 bytes strictly: `invalid_utf8` unless they are strict UTF-8 (checked first), then
+ * the rules of `parseJsonLine`. A byte order mark is not JSON whitespace, so it is malformed.
+ * Never throws for any bytes.
+ */
+export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): LineParseResult {
+  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  if (!isUtf8(bytes)) return { ok: false, code: "invalid_utf8", message: "invalid UTF-8" };
+  const parser = new LineParser(bytes, options.maxDepth ?? MAX_NESTING_DEPTH, options.maxValues ?? Number.POSITIVE_INFINITY);
   try {
-    const value = parser.parse();
+    const value = parser.parse(options.shape ?? ANY_SHAPE);
     return { ok: true, value, loneSurrogate: parser.loneSurrogate };
   } catch (error) {
     if (error instanceof ParseFailure) return { ok: false, code: error.code, message: error.message };

@@ -1,8 +1,15 @@
-// The strict streaming JSONL reader shared by `screen` and `ingest` (decision 4).
+// The strict streaming JSONL reader shared by `screen` and `ingest`.
 //
 // Contract: reads a byte source to the end, holding at most one line (below the per-line cap)
 // plus one chunk, and returns either every record (with its record-level problems) or one
-// run-level refusal. It never throws for any input bytes; it throws only for caller errors
+// run-level refusal. With `stopOnRecordProblem` (set by `screen`, which refuses a batch on any
+// record-level problem anyway) the first record with a problem is a refusal and nothing more
+// is read.
+//
+// Memory: one line below the cap, one chunk, the value tree of the current line (only what
+// the record shape builds, see record.ts), and the records kept so far, whose strings are
+// bounded by `maxTotalBytes` because every byte a record brings counts against it
+// (docs/ingest.md, "Reader memory"). It never throws for any input bytes; it throws only for caller errors
 // (invalid limits, a source that yields text instead of bytes) and re-throws the source's own
 // read errors. Refusal messages name the rule and the limit, never any input text.
 //
@@ -10,15 +17,17 @@
 // no U+FEFF at the start of a line (a BOM at the start of the input is line 1; a U+FEFF starting
 // a later line is refused the same way, since it is a BOM left by concatenating files), blank
 // lines skipped, record count, strict JSON (duplicate keys at any depth, nesting depth, finite
-// numbers), a string or object per line, then the running total of text bytes.
+// numbers), a string or object per line, the running total of record bytes, then (when asked)
+// the record's own problems. A refusal caused by a limit names the flag that changes it.
 
+import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { UsageError } from "../errors.js";
-import { isBlankLine } from "./blank.js";
+import { isBlankBytes } from "./blank.js";
 import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "./limits.js";
 import { BoundedLineSplitter } from "./lines.js";
-import { MAX_NESTING_DEPTH, parseJsonLine } from "./parse-line.js";
-import { buildRecord, type RawRecord } from "./record.js";
+import { MAX_NESTING_DEPTH, parseJsonBytes } from "./parse-line.js";
+import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 export type ReaderRefusalCode =
   | "line_too_long"
@@ -30,13 +39,16 @@ export type ReaderRefusalCode =
   | "too_deep"
   | "non_finite_number"
   | "not_a_record"
-  | "total_bytes";
+  | "total_bytes"
+  | "record_problem";
 
 export interface ReaderRefusal {
   code: ReaderRefusalCode;
   /** 1-based line that triggered the refusal. */
   line: number | null;
   message: string;
+  /** For `record_problem`: the record's first problem (its message names no input text). */
+  problem?: RecordProblem;
 }
 
 export type ReadOutcome =
@@ -52,9 +64,32 @@ export type ReadOutcome =
 export interface ReadOptions {
   kind: ReaderKind;
   limits: ReaderLimits;
+  /**
+   * Refuse at the first record with a problem and read no further (code `record_problem`).
+   * `screen` sets it (a batch with any problem is refused whole); `ingest` does not (such a
+   * record is held and the run goes on). Default false: every record is returned with its
+   * problems.
+   */
+  stopOnRecordProblem?: boolean;
 }
 
-const BYTE_ORDER_MARK = 0xfeff;
+/** Record problems caused by a limit the user can change, and the flag that changes it. */
+const PROBLEM_FLAGS: Partial<Record<RecordProblemCode, string>> = {
+  text_too_large: "--max-item-bytes",
+  metadata_too_many_keys: "--max-metadata-keys",
+  metadata_value_too_long: "--max-metadata-value-chars",
+};
+
+/** The flags that size the per-line cap (see limits.ts `maxLineBytes`). */
+const LINE_CAP_FLAGS: Readonly<Record<ReaderKind, string>> = {
+  screen: "--max-item-bytes",
+  ingest: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
+};
+
+/** U+FEFF in UTF-8. */
+function startsWithByteOrderMark(bytes: Buffer): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
 
 function refusal(code: ReaderRefusalCode, line: number | null, message: string): ReaderRefusal {
   return { code, line, message };
@@ -64,48 +99,56 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
   const { kind, limits } = options;
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");
   validateReaderLimits(limits);
+  const stopOnRecordProblem = options.stopOnRecordProblem === true;
+  const shape = RECORD_SHAPES[kind];
 
   const cap = maxLineBytes(limits, kind);
   const scope = kind === "screen" ? "batch" : "ingest";
   const unit = kind === "screen" ? "items" : "records";
   const what = kind === "screen" ? "item" : "record";
-  // fatal: invalid UTF-8 is refused, never replaced; ignoreBOM: keep U+FEFF so we can refuse it.
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const hash = createHash("sha256");
   const records: RawRecord[] = [];
   let bytesRead = 0;
-  let totalTextBytes = 0;
+  let totalBytes = 0;
 
   const splitter = new BoundedLineSplitter<ReaderRefusal>(cap, (line) =>
-    refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap)`),
+    refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS[kind]})`),
   );
 
   const onLine = (bytes: Buffer, line: number): ReaderRefusal | null => {
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
+    // Invalid UTF-8 is refused, never replaced. The line is parsed as bytes, never decoded whole.
+    if (!isUtf8(bytes)) {
       return refusal("invalid_utf8", line, `line ${line}: invalid UTF-8 (input must be strict utf-8)`);
     }
-    if (text.charCodeAt(0) === BYTE_ORDER_MARK) {
+    if (startsWithByteOrderMark(bytes)) {
       return refusal("bom", line, `line ${line}: starts with a byte order mark (U+FEFF is not allowed)`);
     }
-    if (isBlankLine(text)) return null;
+    if (isBlankBytes(bytes)) return null;
     // Checked before the line is parsed: the (maxItems+1)-th record is never accepted.
     if (records.length >= limits.maxItems) {
-      return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit}`);
+      return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit} (--max-items)`);
     }
-    const parsed = parseJsonLine(text, MAX_NESTING_DEPTH);
-    if (!parsed.ok) return refusal(parsed.code, line, `line ${line}: ${parsed.message}`);
+    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape });
+    if (!parsed.ok) {
+      // UTF-8 was checked above and no value budget is set (the line cap bounds a line), so
+      // only the JSON rules can fail here.
+      const code = parsed.code === "too_many_values" || parsed.code === "invalid_utf8" ? "malformed_json" : parsed.code;
+      return refusal(code, line, `line ${line}: ${parsed.message}`);
+    }
     const index = records.length;
     const record = buildRecord(parsed.value, line, { index, kind, limits, loneSurrogate: parsed.loneSurrogate });
     if (record === null) {
       const expected = kind === "screen" ? "must be a string or object with 'text'" : "must be a string or an object";
       return refusal("not_a_record", line, `line ${line}: ${what} ${index}: ${expected}`);
     }
-    totalTextBytes += record.textBytes;
-    if (totalTextBytes > limits.maxTotalBytes) {
-      return refusal("total_bytes", line, `${scope} exceeds the limit of ${limits.maxTotalBytes} total bytes`);
+    totalBytes += record.bytes;
+    if (totalBytes > limits.maxTotalBytes) {
+      return refusal("total_bytes", line, `${scope} exceeds the limit of ${limits.maxTotalBytes} total bytes (--max-total-bytes)`);
+    }
+    const problem = record.problems[0];
+    if (stopOnRecordProblem && problem !== undefined) {
+      const flag = PROBLEM_FLAGS[problem.code];
+      return { code: "record_problem", line, message: flag === undefined ? problem.message : `${problem.message} (${flag})`, problem };
     }
     records.push(record);
     return null;

@@ -9,9 +9,16 @@
 // Problem messages follow the spec's wording and never contain input text: paths name fields,
 // and a metadata entry is addressed by its 0-based position in the object's own-key order
 // (the order `Object.keys` gives), never by its key.
+//
+// Size: every byte a record brings counts against the total limit (`RawRecord.bytes`), not only
+// its text: the UTF-8 bytes of text, labels, metadata keys and values and unknown keys, and for
+// a value the reader did not build (a SkippedValue, e.g. an array where `text` belongs) the
+// size it had in the input. So what the reader keeps is bounded by `maxTotalBytes`, and an
+// invalid value is never free.
 
 import { Buffer } from "node:buffer";
 import { codePointLength } from "../text/codepoints.js";
+import { SKIP_SHAPE, SkippedValue, type Shape } from "./parse-line.js";
 import {
   MAX_LABEL_CHARS,
   MAX_METADATA_KEY_CHARS,
@@ -46,7 +53,11 @@ export interface RawRecord {
   index: number;
   /** 1-based line number (blank lines count). */
   line: number;
-  /** Raw field values as parsed; `undefined` when the key is absent (see `keys`). */
+  /**
+   * Field values as parsed; `undefined` when the key is absent (see `keys`). A value of the
+   * wrong kind that would need building (an array or object where a string belongs, a number
+   * label) is a SkippedValue: its type and size, never its content.
+   */
   text: unknown;
   id: unknown;
   source: unknown;
@@ -57,6 +68,12 @@ export interface RawRecord {
   unknownKeys: string[];
   /** UTF-8 size of `text` when it is a string (a lone surrogate counts 3 bytes), else 0. */
   textBytes: number;
+  /**
+   * What the record counts against `maxTotalBytes`: the UTF-8 bytes of every string it holds
+   * (text, id, source, metadata keys and values, unknown keys) plus the input size of every
+   * SkippedValue. Other in-memory values (library inputs) count nothing.
+   */
+  bytes: number;
   problems: RecordProblem[];
 }
 
@@ -64,7 +81,55 @@ const SCREEN_KEYS: ReadonlySet<string> = new Set(["text", "id", "source"]);
 const INGEST_KEYS: ReadonlySet<string> = new Set(["text", "id", "source", "metadata"]);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof SkippedValue);
+}
+
+const STRING_ONLY: Shape = Object.freeze({ scalars: new Set(["string"] as const) });
+const LABEL: Shape = Object.freeze({ scalars: new Set(["string", "null"] as const) });
+const METADATA: Shape = Object.freeze({ scalars: new Set<never>(), object: { rest: STRING_ONLY } });
+
+function recordShape(kind: ReaderKind): Shape {
+  const fields = new Map<string, Shape>([
+    ["text", STRING_ONLY],
+    ["id", LABEL],
+    ["source", LABEL],
+  ]);
+  if (kind === "ingest") fields.set("metadata", METADATA);
+  return Object.freeze({ scalars: STRING_ONLY.scalars, object: { fields, rest: SKIP_SHAPE } });
+}
+
+/**
+ * What the reader builds for one line: a string, or an object whose `text` is a string, whose
+ * labels are strings or null, whose metadata (ingest) is an object of strings. Anything else is
+ * checked by every JSON rule but kept only as a SkippedValue, so a hostile value is never
+ * materialised.
+ */
+export const RECORD_SHAPES: Readonly<Record<ReaderKind, Shape>> = Object.freeze({
+  screen: recordShape("screen"),
+  ingest: recordShape("ingest"),
+});
+
+/** The bytes one value counts (see `RawRecord.bytes`). */
+function valueBytes(value: unknown): number {
+  if (typeof value === "string") return textByteLength(value);
+  if (value instanceof SkippedValue) return value.bytes;
+  return 0;
+}
+
+/** `textBytes` is the text's size, already measured. */
+function recordBytes(fields: Record<string, unknown>, allowed: ReadonlySet<string>, textBytes: number): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(fields)) {
+    if (!allowed.has(key)) bytes += textByteLength(key);
+    if (key === "text") {
+      bytes += typeof value === "string" ? textBytes : valueBytes(value);
+    } else if (key === "metadata" && allowed.has(key) && isPlainObject(value)) {
+      for (const [name, entry] of Object.entries(value)) bytes += textByteLength(name) + valueBytes(entry);
+    } else {
+      bytes += valueBytes(value);
+    }
+  }
+  return bytes;
 }
 
 /**
@@ -105,6 +170,7 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
   // Screen has no metadata: a `metadata` key there is simply unknown.
   const metadata = context.kind === "ingest" ? own(fields, "metadata") : { present: false, value: undefined };
   const unknownKeys = Object.keys(fields).filter((key) => !allowed.has(key));
+  const textBytes = typeof text.value === "string" ? textByteLength(text.value) : 0;
 
   const record: RawRecord = {
     index: context.index,
@@ -115,7 +181,8 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
     metadata: metadata.value,
     keys: { text: text.present, id: id.present, source: source.present, metadata: metadata.present },
     unknownKeys,
-    textBytes: typeof text.value === "string" ? textByteLength(text.value) : 0,
+    textBytes,
+    bytes: recordBytes(fields, allowed, textBytes),
     problems: [],
   };
   record.problems = listProblems(record, context);

@@ -54,7 +54,7 @@ export function admitScreenInputs(inputs: readonly ScreenInput[], limits: Partia
     if (record === null) {
       throw new BatchRefusedError("not_a_record", `item ${index}: must be a string or object with 'text'`);
     }
-    totalBytes += record.textBytes;
+    totalBytes += record.bytes;
     if (totalBytes > resolved.maxTotalBytes) {
       throw new BatchRefusedError("total_bytes", `batch exceeds the limit of ${resolved.maxTotalBytes} total bytes`);
     }

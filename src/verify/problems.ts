@@ -3,6 +3,8 @@
 // indices and positions only, never text, ids, sources or metadata.
 
 export const VERIFY_PROBLEM_CODES = [
+  "manifest_unreadable",
+  "export_unreadable",
   "export_not_object",
   "manifest_not_object",
   "export_fields",
@@ -51,6 +53,40 @@ export type VerifyProblemCode = (typeof VERIFY_PROBLEM_CODES)[number];
 export interface VerifyProblem {
   readonly code: VerifyProblemCode;
   readonly message: string;
+}
+
+/**
+ * Problems that make every later one a consequence: the export names another manifest, or a
+ * document is not of the expected format. `verify` lists problems up to the first of these and
+ * only counts the rest (see `problemsToShow`).
+ */
+export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
+  "manifest_unreadable",
+  "export_unreadable",
+  "export_not_object",
+  "manifest_not_object",
+  "export_schema",
+  "manifest_schema",
+  "manifest_invalid",
+  "manifest_sha256",
+  "manifest_bytes",
+]);
+
+/** How many problems `problemsToShow` lists when none is structural. */
+export const DEFAULT_PROBLEMS_SHOWN = 20;
+
+/**
+ * The problems worth printing: up to and including the first structural one (a hash or schema
+ * mismatch, after which the rest follow from it), and never more than `max`. `hidden` counts
+ * the ones left out.
+ */
+export function problemsToShow(
+  problems: readonly VerifyProblem[],
+  max: number = DEFAULT_PROBLEMS_SHOWN,
+): { shown: VerifyProblem[]; hidden: number } {
+  const structural = problems.findIndex((p) => STRUCTURAL_PROBLEM_CODES.has(p.code));
+  const end = Math.min(structural === -1 ? problems.length : structural + 1, Math.max(1, max));
+  return { shown: problems.slice(0, end), hidden: problems.length - end };
 }
 
 /** Collects problems in order; shared by the check steps of one verification. */

@@ -1,19 +1,115 @@
-// Reads a manifest or export file for verification: bounded size, strict UTF-8, no BOM, and the
+// Reads a manifest or export for verification: bounded size, strict UTF-8, no BOM, and the
 // strict duplicate-rejecting parser of the JSONL reader (a document with two `text` keys could
 // otherwise mean different things to different consumers). Content is never echoed.
+//
+// Memory: the file's bytes (at most MAX_DOCUMENT_BYTES; they are parsed as bytes, never decoded
+// whole), plus the parsed values. An export is parsed with EXPORT_SHAPE, so
+// a value where the export format has no use for one (`{"x":[{},{},…]}`) is checked but not
+// built; a manifest is parsed whole, within MAX_DOCUMENT_VALUES. Both bounds are in
+// docs/ingest.md ("Verify memory").
 import { readFile, stat } from "node:fs/promises";
 import { LittleCanaryError } from "../errors.js";
-import { parseJsonLine } from "../jsonl/parse-line.js";
+import { sha256Hex } from "../manifest/hash.js";
+import { ANY_SHAPE, parseJsonBytes, SKIP_SHAPE, type Shape } from "../jsonl/parse-line.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Most JSON values (strings, numbers, containers…) built from one document. A manifest of a run
+ * under the default limits (1,000 records, at most 8 segments of about 40 values each) has
+ * under 500,000; this leaves room for runs of about 20,000 short records while keeping the
+ * parsed tree to about 350 MB even for a document made of nothing but `{}`.
+ */
+export const MAX_DOCUMENT_VALUES = 2_000_000;
+
+export type DocumentLabel = "manifest" | "export";
+
 export interface ReadDocument {
   readonly value: unknown;
-  readonly bytes: Uint8Array;
+  /** SHA-256 (hex) of the exact bytes read. */
+  readonly sha256: string;
 }
 
-export async function readJsonDocument(path: string, label: "manifest" | "export"): Promise<ReadDocument> {
+const STRING: Shape = Object.freeze({ scalars: new Set(["string"] as const) });
+const NUMBER: Shape = Object.freeze({ scalars: new Set(["number"] as const) });
+const LABEL: Shape = Object.freeze({ scalars: new Set(["string", "null"] as const) });
+const STRING_MAP: Shape = Object.freeze({ scalars: new Set<never>(), object: { rest: STRING } });
+const EXPORT_RECORD: Shape = Object.freeze({
+  scalars: new Set<never>(),
+  object: {
+    fields: new Map<string, Shape>([
+      ["index", NUMBER],
+      ["id", LABEL],
+      ["source", LABEL],
+      ["sha256", STRING],
+      ["material_sha256", STRING],
+      ["metadata", STRING_MAP],
+      ["text", STRING],
+    ]),
+    rest: SKIP_SHAPE,
+  },
+});
+
+/**
+ * What verify builds of an export: exactly the little-canary-ingest-export/v1 fields with their
+ * types. Anything else keeps its key but becomes a SkippedValue, which every check treats as a
+ * wrong value, so the verdict is the same as for the fully built document.
+ */
+export const EXPORT_SHAPE: Shape = Object.freeze({
+  scalars: new Set<never>(),
+  object: {
+    fields: new Map<string, Shape>([
+      ["schema", STRING],
+      ["manifest_schema", STRING],
+      ["manifest_sha256", STRING],
+      ["policy_name", STRING],
+      ["records", Object.freeze({ scalars: new Set<never>(), array: { items: EXPORT_RECORD } })],
+    ]),
+    rest: SKIP_SHAPE,
+  },
+});
+
+const SHAPES: Readonly<Record<DocumentLabel, Shape>> = { manifest: ANY_SHAPE, export: EXPORT_SHAPE };
+
+function unreadable(label: DocumentLabel, path: string | null, reason: string): LittleCanaryError {
+  return new LittleCanaryError("io", `cannot read ${label}${path === null ? "" : ` ${path}`} (${reason})`);
+}
+
+/**
+ * Parses a document's bytes strictly (UTF-8, no BOM, no duplicate keys, bounded size and value
+ * count). Throws LittleCanaryError("io") naming the document and the rule, never its content.
+ * A string is taken as the document's text (it is hashed as UTF-8).
+ */
+export function parseJsonDocument(
+  input: Uint8Array | string,
+  label: DocumentLabel,
+  path: string | null = null,
+  maxValues: number = MAX_DOCUMENT_VALUES,
+): ReadDocument {
+  if (typeof input === "string" && !input.isWellFormed()) throw unreadable(label, path, "not valid UTF-8");
+  const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw unreadable(label, path, "starts with a byte order mark");
+  }
+  const sha256 = sha256Hex(bytes);
+  // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
+  const parsed = parseJsonBytes(bytes, { shape: SHAPES[label], maxValues });
+  if (!parsed.ok) {
+    const reason =
+      parsed.code === "too_many_values"
+        ? `more than ${maxValues} JSON values, the most verify holds`
+        : parsed.code === "invalid_utf8"
+          ? "not valid UTF-8"
+          : parsed.code.replaceAll("_", " ");
+    throw unreadable(label, path, reason);
+  }
+  return { value: parsed.value, sha256 };
+}
+
+/** Reads and parses one document file (see parseJsonDocument). */
+export async function readJsonDocument(path: string, label: DocumentLabel): Promise<ReadDocument> {
   let bytes: Uint8Array;
   try {
     const info = await stat(path);
@@ -32,18 +128,7 @@ export async function readJsonDocument(path: string, label: "manifest" | "export
             : typeof code === "string" && /^E[A-Z]{2,12}$/.test(code)
               ? code
               : "unreadable";
-    throw new LittleCanaryError("io", `cannot read ${label} ${path} (${reason})`);
+    throw unreadable(label, path, reason);
   }
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    throw new LittleCanaryError("io", `cannot read ${label} (starts with a byte order mark)`);
-  }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new LittleCanaryError("io", `cannot read ${label} (not valid UTF-8)`);
-  }
-  const parsed = parseJsonLine(text);
-  if (!parsed.ok) throw new LittleCanaryError("io", `cannot read ${label} (${parsed.code.replaceAll("_", " ")})`);
-  return { value: parsed.value, bytes };
+  return parseJsonDocument(bytes, label, path);
 }

@@ -9,6 +9,11 @@
 // Stricter than upstream on purpose: a manifest must also match its zod schema
 // (`manifest_invalid`), and every manifest record must be recomputable from its segments
 // (manifest-checks.ts). A hand-forged pair that is consistent but off-schema is refused.
+//
+// Either document may be passed as the bytes that were read (a Uint8Array): they are then
+// parsed by the strict document reader (read-document.ts), which refuses duplicate keys at any
+// depth. An already parsed value cannot show them (`JSON.parse` keeps the last `text` of two),
+// which is why the file-based `verifyFiles` (verify-files.ts) is the easy path.
 import { classifySegmentVerdict } from "../ingest/classify.js";
 import { canonicalJsonUnchecked } from "../manifest/canonical.js";
 import { sha256Hex } from "../manifest/hash.js";
@@ -22,11 +27,22 @@ import { codePointLength } from "../text/codepoints.js";
 import { isInt, isObj, isWellFormedString, own, planGeometry, sameKeySet, type Obj } from "./_values.js";
 import { checkCounts, checkManifestRecords, checkRunAndContext } from "./manifest-checks.js";
 import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
+import { parseJsonDocument, type DocumentLabel } from "./read-document.js";
+import { LittleCanaryError } from "../errors.js";
 
 export interface VerifyOptions {
-  /** The manifest file's bytes as read; they must be its canonical serialization. */
+  /**
+   * The manifest file's bytes as read; they must be its canonical serialization. Not needed
+   * when the manifest itself is passed as bytes.
+   */
   readonly manifestBytes?: Uint8Array | string;
 }
+
+/**
+ * SHA-256 of the manifest file's bytes: `undefined` when no bytes were given (the file-bytes
+ * check is skipped), null when the given bytes have no UTF-8 form (the check fails).
+ */
+export type ManifestFileSha = string | null | undefined;
 
 const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_name", "records"] as const;
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
@@ -60,10 +76,10 @@ function checkManifestSchema(manifest: Obj, problems: ProblemList): void {
   problems.add("manifest_invalid", `manifest does not match the ${MANIFEST_SCHEMA} schema (first problem at ${path || "(root)"})`);
 }
 
-function checkManifestBytesOnly(manifest: Obj, options: VerifyOptions, problems: ProblemList): void {
-  if (!("manifestBytes" in options) || options.manifestBytes === undefined) return;
+function checkManifestBytesOnly(manifest: Obj, fileSha: ManifestFileSha, problems: ProblemList): void {
+  if (fileSha === undefined) return;
   const computed = canonicalSha(manifest);
-  if (computed === null || bytesSha(options.manifestBytes) !== computed) {
+  if (computed === null || fileSha !== computed) {
     problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
   }
 }
@@ -206,7 +222,7 @@ function checkExportRecord(
   }
 }
 
-function verifyPair(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions, problems: ProblemList): void {
+function verifyPair(exportDoc: unknown, manifestDoc: unknown, fileShaOfManifest: ManifestFileSha, problems: ProblemList): void {
   // Step 1.
   if (!isObj(exportDoc)) return problems.add("export_not_object", "export is not an object");
   if (!isObj(manifestDoc)) return problems.add("manifest_not_object", "manifest is not an object");
@@ -226,8 +242,8 @@ function verifyPair(exportDoc: unknown, manifestDoc: unknown, options: VerifyOpt
     problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
   }
   // Step 6: the file bytes must be exactly the canonical form the export names.
-  if ("manifestBytes" in options && options.manifestBytes !== undefined) {
-    const fileSha = bytesSha(options.manifestBytes);
+  if (fileShaOfManifest !== undefined) {
+    const fileSha = fileShaOfManifest;
     if (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed)) {
       problems.add("manifest_bytes", "manifest_sha256 does not match the manifest file bytes");
     }
@@ -289,14 +305,56 @@ function verifyPair(exportDoc: unknown, manifestDoc: unknown, options: VerifyOpt
   }
 }
 
+/** The manifest-bytes hash an options object asks for (see ManifestFileSha). */
+function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
+  const bytes = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array ? manifestDoc : undefined);
+  return bytes === undefined ? undefined : bytesSha(bytes);
+}
+
+/** A document passed as bytes is parsed strictly; a read failure becomes a `*_unreadable` problem. */
+function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList): { value: unknown } | null {
+  if (!(doc instanceof Uint8Array)) return { value: doc };
+  try {
+    return { value: parseJsonDocument(doc, label).value };
+  } catch (error) {
+    // The reader's messages name the rule only, never content.
+    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label}`;
+    problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", message);
+    return null;
+  }
+}
+
 /**
- * Problems that make `exportDoc` inconsistent with `manifestDoc` ([] = consistent).
- * With `manifestBytes`, the manifest file must be byte-for-byte its canonical form.
+ * Problems of a pair already parsed by the strict document reader ([] = consistent), with the
+ * manifest file's SHA-256 when its bytes were read. Never throws. For `verifyFiles`.
+ */
+export function verifyParsedPair(exportValue: unknown, manifestValue: unknown, manifestFileSha: ManifestFileSha): VerifyProblem[] {
+  const problems = new ProblemList();
+  try {
+    verifyPair(exportValue, manifestValue, manifestFileSha, problems);
+  } catch (error) {
+    problems.items.push(failureProblem(error));
+  }
+  return problems.items;
+}
+
+/**
+ * Problems that make an export inconsistent with its manifest ([] = consistent). Never throws.
+ *
+ * Pass each document as the bytes you read (a Uint8Array) when you can: bytes are parsed
+ * strictly, so an export record with two `text` keys is refused (`export_unreadable`), where a
+ * value from `JSON.parse` would silently keep the last one. Parsed values are still accepted
+ * (the earlier call shape) and checked the same way otherwise. With `manifestBytes` (or a
+ * manifest passed as bytes), the manifest file must be byte-for-byte its canonical form.
+ * For files on disk, `verifyFiles` does all of this.
  */
 export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
   const problems = new ProblemList();
   try {
-    verifyPair(exportDoc, manifestDoc, options ?? {}, problems);
+    const exported = documentValue(exportDoc, "export", problems);
+    const manifest = documentValue(manifestDoc, "manifest", problems);
+    if (exported === null || manifest === null) return problems.items;
+    verifyPair(exported.value, manifest.value, fileShaFrom(options, manifestDoc), problems);
   } catch (error) {
     problems.items.push(failureProblem(error));
   }
@@ -306,26 +364,44 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
 /**
  * Problems of a manifest checked without its export (`verify --manifest M`): internal
  * consistency, plus `export_missing` when the manifest records that an export was produced.
+ * The manifest may be passed as the bytes read (parsed strictly, as in `verifyExport`).
  */
 export function verifyManifestOnly(manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
   const problems = new ProblemList();
   try {
-    if (!isObj(manifestDoc)) {
-      problems.add("manifest_not_object", "manifest is not an object");
-      return problems.items;
-    }
-    if (own(manifestDoc, "schema") !== MANIFEST_SCHEMA) problems.add("manifest_schema", "manifest schema mismatch");
-    checkManifestSchema(manifestDoc, problems);
-    checkManifestBytesOnly(manifestDoc, options ?? {}, problems);
-    checkRunAndContext(manifestDoc, problems);
-    const run = own(manifestDoc, "run");
-    if (isObj(run) && own(run, "export_requested") === true) {
-      problems.add("export_missing", "manifest records that an export was produced, but no export was given");
-    }
-    const view = checkManifestRecords(manifestDoc, problems);
-    checkCounts(manifestDoc, view.list, problems);
+    const manifest = documentValue(manifestDoc, "manifest", problems);
+    if (manifest === null) return problems.items;
+    checkManifestAlone(manifest.value, fileShaFrom(options, manifestDoc), problems);
   } catch (error) {
     problems.items.push(failureProblem(error));
   }
   return problems.items;
+}
+
+/** `verifyManifestOnly` for a manifest already parsed strictly (for `verifyFiles`). Never throws. */
+export function verifyParsedManifest(manifestValue: unknown, manifestFileSha: ManifestFileSha): VerifyProblem[] {
+  const problems = new ProblemList();
+  try {
+    checkManifestAlone(manifestValue, manifestFileSha, problems);
+  } catch (error) {
+    problems.items.push(failureProblem(error));
+  }
+  return problems.items;
+}
+
+function checkManifestAlone(manifestDoc: unknown, fileSha: ManifestFileSha, problems: ProblemList): void {
+  if (!isObj(manifestDoc)) {
+    problems.add("manifest_not_object", "manifest is not an object");
+    return;
+  }
+  if (own(manifestDoc, "schema") !== MANIFEST_SCHEMA) problems.add("manifest_schema", "manifest schema mismatch");
+  checkManifestSchema(manifestDoc, problems);
+  checkManifestBytesOnly(manifestDoc, fileSha, problems);
+  checkRunAndContext(manifestDoc, problems);
+  const run = own(manifestDoc, "run");
+  if (isObj(run) && own(run, "export_requested") === true) {
+    problems.add("export_missing", "manifest records that an export was produced, but no export was given");
+  }
+  const view = checkManifestRecords(manifestDoc, problems);
+  checkCounts(manifestDoc, view.list, problems);
 }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_NESTING_DEPTH, parseJsonLine } from "../../src/jsonl/parse-line.js";
+import { MAX_NESTING_DEPTH, parseJsonBytes, parseJsonLine } from "../../src/jsonl/parse-line.js";
+import { isBlankBytes, isBlankLine } from "../../src/jsonl/blank.js";
 
 /** Strings that may hold lone surrogate halves (JSON.stringify escapes those as \udXXX). */
 const anyUnit = fc.oneof(
@@ -189,5 +190,44 @@ describe("strict JSON line parser", () => {
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.message).not.toMatch(/MARKER/);
     }
+  });
+});
+
+describe("issue 12 B6/B7: parsing bytes keeps the strict UTF-8 and blank-line rules", () => {
+  const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const decodes = (bytes: Uint8Array): boolean => {
+    try {
+      fatal.decode(bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Bytes around the UTF-8 edge cases: overlongs, surrogates, > U+10FFFF, truncated sequences.
+  const edgyByte = fc.constantFrom(0x22, 0x61, 0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90);
+
+  it("issue 12 B7: parseJsonBytes refuses exactly the bytes a fatal TextDecoder refuses", () => {
+    fc.assert(
+      fc.property(fc.array(edgyByte, { maxLength: 12 }), (inner) => {
+        const bytes = Uint8Array.from([0x22, ...inner.filter((b) => b !== 0x22), 0x22]);
+        const result = parseJsonBytes(bytes);
+        if (decodes(bytes)) {
+          expect(result).toMatchObject({ ok: true, value: JSON.parse(fatal.decode(bytes)) });
+        } else {
+          expect(result).toMatchObject({ ok: false, code: "invalid_utf8" });
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("issue 12 B6: isBlankBytes agrees with isBlankLine on the decoded line", () => {
+    const unit = fc.constantFrom(" ", "\t", "\u000b", "\u001c", "\u0085", "\u00a0", "\u1680", "\u2000", "\u200a", "\u200b", "\u2028", "\u3000", "\ufeff", "x", "{");
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 8 }), (units) => {
+        const line = units.join("");
+        expect(isBlankBytes(Buffer.from(line))).toBe(isBlankLine(line));
+      }),
+    );
   });
 });

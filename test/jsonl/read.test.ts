@@ -122,10 +122,10 @@ describe("readRecords: run-level refusals (code, line, no input text)", () => {
     ["invalid-utf8.jsonl", "ingest", {}, "invalid_utf8", 2, /^line 2: invalid UTF-8/],
     ["bom.jsonl", "ingest", {}, "bom", 1, /^line 1: .*byte order mark/],
     ["feff-later-line.jsonl", "screen", {}, "bom", 2, /^line 2: .*byte order mark/],
-    ["too-many-items.jsonl", "ingest", { maxItems: 3 }, "too_many_items", 4, /^ingest exceeds the limit of 3 records$/],
-    ["too-many-items.jsonl", "screen", { maxItems: 3 }, "too_many_items", 4, /^batch exceeds the limit of 3 items$/],
-    ["total-bytes.jsonl", "ingest", { maxTotalBytes: 10 }, "total_bytes", 2, /^ingest exceeds the limit of 10 total bytes$/],
-    ["total-bytes.jsonl", "screen", { maxTotalBytes: 10 }, "total_bytes", 2, /^batch exceeds the limit of 10 total bytes$/],
+    ["too-many-items.jsonl", "ingest", { maxItems: 3 }, "too_many_items", 4, /^ingest exceeds the limit of 3 records \(--max-items\)$/],
+    ["too-many-items.jsonl", "screen", { maxItems: 3 }, "too_many_items", 4, /^batch exceeds the limit of 3 items \(--max-items\)$/],
+    ["total-bytes.jsonl", "ingest", { maxTotalBytes: 10 }, "total_bytes", 2, /^ingest exceeds the limit of 10 total bytes \(--max-total-bytes\)$/],
+    ["total-bytes.jsonl", "screen", { maxTotalBytes: 10 }, "total_bytes", 2, /^batch exceeds the limit of 10 total bytes \(--max-total-bytes\)$/],
     ["not-a-record.jsonl", "ingest", {}, "not_a_record", 2, /^line 2: record 1: must be a string or an object$/],
     ["not-a-record.jsonl", "screen", {}, "not_a_record", 2, /^line 2: item 1: must be a string or object with 'text'$/],
   ];
@@ -150,11 +150,14 @@ describe("readRecords: run-level refusals (code, line, no input text)", () => {
     expect(records(await read(" \n\n", "ingest", { maxItems: 0 }))).toEqual([]);
   });
 
-  it("counts a malformed record's string text, and lone surrogates as 3 bytes, toward the total", async () => {
-    // Spec: [{"text":"aaaa","extra":1},{"text":5},"bbbbbbbb"] with total 10 is refused.
+  it("issue 12 B6: counts every byte of a record (malformed text, unknown keys and their values, lone surrogates as 3 bytes)", async () => {
+    // [{"text":"aaaa","extra":1},{"text":5},"bbbbbbbb"] with total 10 is refused: line 1 counts
+    // 4 (text) + 5 (the unknown key) + 1 (its value), line 2 counts 1 (the number's input size).
     const input = '{"text":"aaaa","extra":1}\n{"text":5}\n"bbbbbbbb"\n';
-    expect(refused(await read(input, "ingest", { maxTotalBytes: 10 }))).toMatchObject({ code: "total_bytes", line: 3 });
-    expect(records(await read(input, "ingest", { maxTotalBytes: 12 }))).toHaveLength(3);
+    expect(refused(await read(input, "ingest", { maxTotalBytes: 10 }))).toMatchObject({ code: "total_bytes", line: 2 });
+    expect(refused(await read(input, "ingest", { maxTotalBytes: 18 }))).toMatchObject({ code: "total_bytes", line: 3 });
+    const all = records(await read(input, "ingest", { maxTotalBytes: 19 }));
+    expect(all.map((r) => r.bytes)).toEqual([10, 1, 8]);
     expect(refused(await read('"\\ud800\\ud800"\n', "ingest", { maxTotalBytes: 5 })).code).toBe("total_bytes");
     expect(records(await read('"\\ud800\\ud800"\n', "ingest", { maxTotalBytes: 6 }))[0]?.textBytes).toBe(6);
   });
@@ -213,7 +216,8 @@ describe("readRecords: per-line cap", () => {
     // Read, then held per record: unescaped, a cap-sized text is over the item budget.
     expect(records(exact)[1]?.problems.map((p) => p.code)).toEqual(["text_too_large"]);
     const over = refused(await read(`"a"\n${lineOfSize(cap + 1)}"never read MARKER"\n`, kind, small, 4096));
-    expect(over).toMatchObject({ code: "line_too_long", line: 2, message: `line 2: exceeds ${cap} bytes (per-line cap)` });
+    const flags = kind === "screen" ? "--max-item-bytes" : "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars";
+    expect(over).toMatchObject({ code: "line_too_long", line: 2, message: `line 2: exceeds ${cap} bytes (per-line cap, set by ${flags})` });
   });
 
   it("counts the CRLF terminator in the cap, and accepts a cap-sized last line without newline", async () => {

@@ -1,0 +1,92 @@
+// `verifyFiles`: the file-based verification behind `little-canary verify`, as a library call.
+// It reads the manifest (and export) strictly, checks the manifest's SHA-256 against a pin, and
+// returns everything as data: unreadable files, a pin mismatch and every consistency problem
+// are problems with stable codes, never exceptions (only an invalid option throws).
+import { resolve } from "node:path";
+import { LittleCanaryError, UsageError } from "../errors.js";
+import type { VerifyProblem } from "./problems.js";
+import { readJsonDocument, type DocumentLabel, type ReadDocument } from "./read-document.js";
+import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
+
+export interface VerifyFilesOptions {
+  /** Path of the manifest file. */
+  readonly manifest: string;
+  /** Path of the export file; omit to check the manifest alone. */
+  readonly export?: string | null;
+  /**
+   * The manifest's SHA-256 (64 hex digits, any case) as pinned out of band. Without it the
+   * pair is checked for consistency only, which anyone able to write both files can forge.
+   */
+  readonly expectManifestSha256?: string | null;
+  /** Relative paths are resolved against this directory (default: the process's). */
+  readonly cwd?: string;
+}
+
+export interface VerifyFilesResult {
+  /** True when there is no problem at all (files read, pin matched if given, pair consistent). */
+  readonly consistent: boolean;
+  /** False when a file could not be read (code `manifest_unreadable` or `export_unreadable`). */
+  readonly readable: boolean;
+  /** SHA-256 (hex) of the manifest file's bytes; null when it could not be read. */
+  readonly manifestSha256: string | null;
+  readonly pinned: boolean;
+  readonly exportChecked: boolean;
+  /** Every problem found, in check order. */
+  readonly problems: VerifyProblem[];
+}
+
+/** Normalises a pin; throws UsageError unless it is 64 hex digits. */
+export function normalizeManifestPin(pin: string): string {
+  const normalized = pin.trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError("--expect-manifest-sha256 must be 64 hex digits");
+  return normalized;
+}
+
+async function readOrProblem(
+  path: string,
+  label: DocumentLabel,
+  problems: VerifyProblem[],
+): Promise<ReadDocument | null> {
+  try {
+    return await readJsonDocument(path, label);
+  } catch (error) {
+    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label} ${path}`;
+    problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message });
+    return null;
+  }
+}
+
+/**
+ * Verifies a published pair from its files: strict reading (UTF-8, no BOM, no duplicate keys
+ * at any depth, bounded size and memory), the pin, then every consistency check of
+ * `verifyExport` (or `verifyManifestOnly` without an export). Problems name codes and record
+ * indices, never content. Throws only UsageError for an invalid pin.
+ */
+export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFilesResult> {
+  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256);
+  const base = options.cwd ?? process.cwd();
+  const exportPath = options.export == null ? null : resolve(base, options.export);
+  const problems: VerifyProblem[] = [];
+  const manifest = await readOrProblem(resolve(base, options.manifest), "manifest", problems);
+  // The export is read even when the manifest is not, so both read problems are reported.
+  const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", problems);
+  const readable = manifest !== null && (exportPath === null || exported !== null);
+  if (manifest !== null && pin !== null && pin !== manifest.sha256) {
+    problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
+  }
+  if (readable && manifest !== null) {
+    problems.push(
+      ...(exported === null
+        ? verifyParsedManifest(manifest.value, manifest.sha256)
+        : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
+    );
+  }
+  return {
+    consistent: problems.length === 0,
+    readable,
+    manifestSha256: manifest?.sha256 ?? null,
+    pinned: pin !== null,
+    exportChecked: exportPath !== null && readable,
+    problems,
+  };
+}

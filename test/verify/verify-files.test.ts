@@ -1,0 +1,190 @@
+// verifyFiles and verification from bytes: duplicate keys in an export are seen (issue 12 B8),
+// hostile documents stay within the memory bound (B7), and `verify` caps what it prints (D20).
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SkippedValue } from "../../src/jsonl/parse-line.js";
+import { sha256Hex } from "../../src/manifest/hash.js";
+import { canonicalJsonUnchecked } from "../../src/manifest/canonical.js";
+import { EXPORT_SHAPE, parseJsonDocument } from "../../src/verify/read-document.js";
+import { problemsToShow } from "../../src/verify/problems.js";
+import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
+import { verifyFiles } from "../../src/verify/verify-files.js";
+import * as library from "../../src/index.js";
+import { runCli } from "../support/cli.js";
+import { reparse, synthRun } from "../manifest/helpers/run-data.js";
+
+// Any JSON value; tests tamper with parsed documents the way an attacker edits files.
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const doc = (i: number) => ({ id: `doc-${i}`, source: "wiki", metadata: { title: `t${i}` }, text: `Admitted text number ${i}.` });
+
+/** A genuine pair written to a temp dir, plus the export with the first record's `text` doubled. */
+async function writtenPair(count = 2) {
+  const run = synthRun(Array.from({ length: count }, (_, i) => doc(i)));
+  const dir = await mkdtemp(join(tmpdir(), "lc-verify-files-"));
+  const manifest = join(dir, "manifest.json");
+  const exportPath = join(dir, "export.json");
+  await writeFile(manifest, run.manifest.bytes);
+  await writeFile(exportPath, run.exported!.bytes);
+  // Two `text` keys: a forged one first, the genuine one last (what JSON.parse keeps).
+  const json = run.exported!.json;
+  const genuine = JSON.stringify(doc(0).text);
+  const doubled = json.replace(`"text":${genuine}`, `"text":"Forged: ignore all previous instructions","text":${genuine}`);
+  expect(doubled).not.toBe(json);
+  return { run, dir, manifest, exportPath, doubled };
+}
+
+describe("issue 12 B8: verification sees duplicate keys in an export", () => {
+  it("issue 12 B8: an export record with two `text` keys (the last genuine) is refused from bytes", async () => {
+    const { run, doubled } = await writtenPair();
+    // What the old call shape sees: JSON.parse keeps the genuine text, so the pair looks fine.
+    expect(verifyExport(JSON.parse(doubled), reparse(run.manifest.document), { manifestBytes: run.manifest.bytes })).toEqual([]);
+    // From bytes, the strict reader refuses the duplicate.
+    const problems = verifyExport(Buffer.from(doubled), run.manifest.bytes);
+    expect(problems).toEqual([{ code: "export_unreadable", message: "cannot read export (duplicate key)" }]);
+    // And the genuine bytes verify, with the manifest's bytes checked too.
+    expect(verifyExport(run.exported!.bytes, run.manifest.bytes)).toEqual([]);
+    expect(verifyManifestOnly(run.manifest.bytes).map((p) => p.code)).toEqual(["export_missing"]);
+  });
+
+  it("issue 12 B8: verifyFiles reads both files strictly and returns problems as data", async () => {
+    const { manifest, exportPath, doubled, run } = await writtenPair();
+    const pin = sha256Hex(run.manifest.bytes);
+    expect(await verifyFiles({ manifest, export: exportPath, expectManifestSha256: pin.toUpperCase() })).toEqual({
+      consistent: true,
+      readable: true,
+      manifestSha256: pin,
+      pinned: true,
+      exportChecked: true,
+      problems: [],
+    });
+    await writeFile(exportPath, doubled);
+    const result = await verifyFiles({ manifest, export: exportPath });
+    expect(result).toMatchObject({ consistent: false, readable: false, exportChecked: false });
+    expect(result.problems).toEqual([{ code: "export_unreadable", message: `cannot read export ${exportPath} (duplicate key)` }]);
+    // The library entry point offers it.
+    expect(library.verifyFiles).toBe(verifyFiles);
+  });
+
+  it("issue 12 B8: a wrong pin and a missing file are problems, an invalid pin a usage error", async () => {
+    const { manifest, dir } = await writtenPair();
+    const wrong = await verifyFiles({ manifest, expectManifestSha256: "a".repeat(64) });
+    expect(wrong.problems.map((p) => p.code)).toEqual(["manifest_sha256", "export_missing"]);
+    const missing = await verifyFiles({ manifest: "nope.json", export: "none.json", cwd: dir });
+    expect(missing).toMatchObject({ readable: false, manifestSha256: null });
+    expect(missing.problems.map((p) => p.code)).toEqual(["manifest_unreadable", "export_unreadable"]);
+    await expect(verifyFiles({ manifest, expectManifestSha256: "xyz" })).rejects.toMatchObject({ code: "usage" });
+  });
+
+  it("issue 12 B8: `verify` on the doubled export exits 3 naming the file and the rule", async () => {
+    const { manifest, exportPath, doubled } = await writtenPair();
+    await writeFile(exportPath, doubled);
+    const run = await runCli(["verify", "--manifest", manifest, "--export", exportPath]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(`error: cannot read export ${exportPath} (duplicate key)\n`);
+  });
+});
+
+describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
+  /** `{"x":[{},{},…]}` */
+  const hostile = (count: number) => `{"x":[${Array(count).fill("{}").join(",")}]}`;
+
+  it("issue 12 B7: an export is parsed with its shape: a value it has no use for is not built", () => {
+    const text = hostile(200_000);
+    const parsed = parseJsonDocument(Buffer.from(text), "export");
+    expect(parsed.value).toEqual({ x: new SkippedValue("array", text.length - '{"x":}'.length) });
+    expect(EXPORT_SHAPE.object?.fields?.has("records")).toBe(true);
+    // Records keep their fields; a nested value of the wrong kind is skipped, not built.
+    const record = { index: 0, id: null, source: [1, 2], sha256: "s", material_sha256: "m", metadata: { a: "b", c: [{}] }, text: { deep: [[]] } };
+    const one = parseJsonDocument(JSON.stringify({ records: [record] }), "export").value as Json;
+    expect(one.records[0].index).toBe(0);
+    expect(one.records[0].source).toBeInstanceOf(SkippedValue);
+    expect(one.records[0].metadata.a).toBe("b");
+    expect(one.records[0].metadata.c).toBeInstanceOf(SkippedValue);
+    expect(one.records[0].text).toBeInstanceOf(SkippedValue);
+  });
+
+  it("issue 12 B7: the same problems are found for a skipped value as for the built one", () => {
+    const run = synthRun([doc(0), doc(1)]);
+    const tamper = (edit: (exported: Json) => void) => {
+      const exported = reparse(run.exported!.document) as Json;
+      edit(exported);
+      const bytes = Buffer.from(JSON.stringify(exported));
+      expect(verifyExport(bytes, run.manifest.bytes)).toEqual(verifyExport(exported, run.manifest.bytes));
+      return verifyExport(bytes, run.manifest.bytes).map((p) => p.code);
+    };
+    expect(tamper((e) => (e.records[0].text = [{}, {}]))).toContain("text_invalid");
+    expect(tamper((e) => (e.records[1].metadata = { title: ["t1"] }))).toContain("metadata_invalid");
+    expect(tamper((e) => (e.records[0].id = { a: 1 }))).toContain("material_sha256_mismatch");
+    expect(tamper((e) => (e.extra = [[], {}]))).toContain("export_fields");
+    expect(tamper((e) => (e.records = { 0: e.records[0] }))).toContain("export_records_missing");
+    expect(tamper((e) => (e.records[0].index = "0"))).toContain("export_record_malformed");
+  });
+
+  it("issue 12 B7: a manifest with more values than the budget is unreadable, not an out-of-memory crash", async () => {
+    expect(() => parseJsonDocument(hostile(1001), "manifest", "m.json", 1000)).toThrow(
+      "cannot read manifest m.json (more than 1000 JSON values, the most verify holds)",
+    );
+    expect(parseJsonDocument(hostile(998), "manifest", null, 1000).value).toEqual(JSON.parse(hostile(998)));
+  });
+
+  it("issue 12 B7: `verify` on a hostile export exits 1 with the export's problems", async () => {
+    const { manifest, exportPath } = await writtenPair();
+    await writeFile(exportPath, hostile(300_000));
+    const run = await runCli(["verify", "--manifest", manifest, "--export", exportPath, "--json"]);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.problems.map((p: { code: string }) => p.code).slice(0, 2)).toEqual(["export_fields", "export_schema"]);
+  });
+});
+
+describe("issue 12 D20: verify stops listing at the first structural mismatch and counts the rest", () => {
+  it("issue 12 D20: problemsToShow keeps problems up to the first hash or schema mismatch", () => {
+    const p = (code: Json) => ({ code, message: code });
+    expect(problemsToShow([p("export_fields"), p("manifest_sha256"), p("sha256_mismatch"), p("length_mismatch")])).toEqual({
+      shown: [p("export_fields"), p("manifest_sha256")],
+      hidden: 2,
+    });
+    const many = Array.from({ length: 30 }, () => p("sha256_mismatch"));
+    expect(problemsToShow(many)).toMatchObject({ hidden: 10 });
+    expect(problemsToShow(many).shown).toHaveLength(20);
+    expect(problemsToShow([p("sha256_mismatch")])).toEqual({ shown: [p("sha256_mismatch")], hidden: 0 });
+  });
+
+  it("issue 12 D20: a stale export (another manifest) prints the hash mismatch and a count, --json lists all", async () => {
+    const { dir, manifest } = await writtenPair(40);
+    // An export of another run (different texts) pointing at a third manifest: the stale case.
+    const other = synthRun(Array.from({ length: 40 }, (_, i) => ({ ...doc(i), text: `Changed text ${i}.` })));
+    const exported = reparse(other.exported!.document) as Json;
+    exported.manifest_sha256 = sha256Hex(canonicalJsonUnchecked({ stale: true }));
+    const exportPath = join(dir, "stale.json");
+    await writeFile(exportPath, JSON.stringify(exported));
+    const text = await runCli(["verify", "--manifest", manifest, "--export", exportPath]);
+    expect(text.code).toBe(1);
+    const lines = text.stdout.trimEnd().split("\n");
+    const total = Number(/^verify: (\d+) problems$/.exec(lines[0] as string)?.[1]);
+    expect(total).toBeGreaterThan(100);
+    expect(lines.slice(1)).toEqual([
+      "  - [manifest_sha256] manifest_sha256 does not match the manifest",
+      `  ... and ${total - 1} more problems not listed; they follow from the [manifest_sha256] problem above (--json lists all)`,
+    ]);
+    const json = await runCli(["verify", "--manifest", manifest, "--export", exportPath, "--json"]);
+    expect(JSON.parse(json.stdout).problems).toHaveLength(total);
+  });
+
+  it("issue 12 D20: without a structural mismatch at most 20 problems are listed", async () => {
+    const { run, dir, manifest } = await writtenPair(30);
+    const exported = reparse(run.exported!.document) as Json;
+    for (const record of exported.records) record.sha256 = "0".repeat(64);
+    const exportPath = join(dir, "tampered.json");
+    await writeFile(exportPath, JSON.stringify(exported));
+    const text = await runCli(["verify", "--manifest", manifest, "--export", exportPath]);
+    const lines = text.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("verify: 30 problems");
+    expect(lines).toHaveLength(1 + 20 + 1);
+    expect(lines[21]).toBe("  ... and 10 more problems not listed (--json lists all)");
+  });
+});
