@@ -1,6 +1,8 @@
 // SecurityPipeline options: defaults of pipeline.md §5.1 (camelCased), validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../errors.js";
+import { requiredCanaryContext } from "../canary/context.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
 
 export type PipelineMode = "block" | "advisory" | "full";
@@ -30,6 +32,11 @@ export interface SecurityPipelineOptions {
   /** Seconds per canary call (library default 10; the CLI uses 600 / LITTLE_CANARY_TIMEOUT). */
   readonly canaryTimeout?: number;
   readonly canaryMaxTokens?: number;
+  /**
+   * Context window sent to Ollama as num_ctx. Default: sized for the largest prompt the pipeline
+   * sends (a `maxInputLength` segment, see canary/context.ts), one value for the pipeline's life.
+   * `null` sends none and leaves the server's default, which may cut long prompts.
+   */
   readonly canaryNumCtx?: number | null;
   readonly temperature?: number;
   readonly seed?: number;
@@ -128,7 +135,16 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     baseUrl: options.baseUrl || "https://api.openai.com/v1",
     canaryTimeout: positiveFinite("canaryTimeout", options.canaryTimeout ?? 10),
     canaryMaxTokens: maxTokens,
-    canaryNumCtx: options.canaryNumCtx ?? null,
+    canaryNumCtx:
+      options.canaryNumCtx !== undefined
+        ? options.canaryNumCtx
+        : provider === "ollama"
+          ? requiredCanaryContext({
+              segmentChars: maxInputLength,
+              systemPrompt: options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT,
+              maxTokens,
+            })
+          : null,
     temperature,
     seed,
     blockThreshold,
