@@ -202,7 +202,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     try {
       const answer = await postJson(service.url, { text: CJK_RECORD });
       expect(answer.status).toBe(200);
-      const verdict = await answer.json();
+      const verdict = (await answer.json()) as { degraded: boolean; canary_status: string; layers: Array<{ name: string; coverage_reason?: string }> };
       expect(verdict.degraded).toBe(true);
       expect(verdict.canary_status).toBe("failed");
       expect(canaryLayer(verdict)?.coverage_reason).toBe("context_truncated");
