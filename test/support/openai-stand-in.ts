@@ -22,6 +22,11 @@
 //   { fault: "empty" }                          content ""
 //   { fault: "no_choices" }                     a body without `choices`
 //   { fault: "drop" | "garbage" | "hang" }, { fault: "status", status, body? }, { rawBody, status? }
+//
+// Context window (setContextCap / the contextCap option): a prompt of more tokens than the cap
+// gets 400 with overflow "reject" (the usual OpenAI-compatible answer), or with "keep_half" (an
+// Ollama /v1 endpoint) is answered 200 with usage.prompt_tokens = floor(cap/2) + 2. Estimated
+// usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
 import type { ServerResponse } from "node:http";
 import {
   isTransportFault,
@@ -57,6 +62,21 @@ export interface OpenAIStandInOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
   readonly apiKey?: string;
   readonly latencyMs?: number;
+  /** Prompt tokens the server holds; more is rejected or cut (see `overflow`). Default: no cap. */
+  readonly contextCap?: number;
+  readonly overflow?: "keep_half" | "reject";
+}
+
+/** The stand-in's token estimate of a chat prompt (the same rule as the Ollama stand-in). */
+function promptTokens(body: unknown): number {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return 8;
+  let bytes = 0;
+  for (const message of messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (typeof content === "string") bytes += Buffer.byteLength(content, "utf8");
+  }
+  return Math.ceil(bytes / 4) + 8;
 }
 
 export interface OpenAIStandIn {
@@ -70,6 +90,7 @@ export interface OpenAIStandIn {
   enqueue(...replies: OpenAIReply[]): void;
   setModels(models: readonly string[]): void;
   setLatency(ms: number): void;
+  setContextCap(cap: number | null, overflow?: "keep_half" | "reject"): void;
   setRouteFault(path: string, fault: TransportFault | null): void;
   close(): Promise<void>;
 }
@@ -81,8 +102,18 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   let latencyMs = options.latencyMs ?? 0;
   const routeFaults = new Map<string, TransportFault>();
   let index = 0;
+  let contextCap: number | null = options.contextCap ?? null;
+  let overflow: "keep_half" | "reject" = options.overflow ?? "reject";
 
   const answer = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
+    const tokens = promptTokens(req.body);
+    const over = contextCap !== null && tokens > contextCap;
+    if (over && overflow === "reject") {
+      return sendJson(res, 400, {
+        error: { message: `This model's maximum context length is ${contextCap} tokens`, type: "invalid_request_error", code: "context_length_exceeded" },
+      });
+    }
+    const evaluated = over && contextCap !== null ? Math.floor(contextCap / 2) + 2 : tokens;
     const queued = queue.shift();
     const reply: OpenAIReply =
       queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
@@ -119,9 +150,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     };
     if (scripted.usage !== null) {
       body["usage"] = scripted.usage ?? {
-        prompt_tokens: 42,
+        prompt_tokens: evaluated,
         completion_tokens: completionTokens,
-        total_tokens: 42 + completionTokens,
+        total_tokens: evaluated + completionTokens,
       };
     }
     sendJson(res, 200, body);
@@ -162,6 +193,10 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     },
     setLatency: (ms) => {
       latencyMs = ms;
+    },
+    setContextCap: (cap, mode) => {
+      contextCap = cap;
+      if (mode !== undefined) overflow = mode;
     },
     setRouteFault: (path, fault) => {
       if (fault === null) routeFaults.delete(path);
