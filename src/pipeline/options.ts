@@ -41,7 +41,15 @@ export interface SecurityPipelineOptions {
   readonly temperature?: number;
   readonly seed?: number;
   readonly blockThreshold?: number;
+  /**
+   * Code points per screened window. A longer text is never blocked for its length: it is
+   * screened in windows of this size (see segments.ts). Default 4000.
+   */
   readonly maxInputLength?: number;
+  /** Code points shared by neighbouring windows of a long text. Default min(500, maxInputLength / 2). */
+  readonly segmentOverlap?: number;
+  /** Most windows one text may need; a longer text is degraded (`input_too_long`). Default 64. */
+  readonly maxSegments?: number;
   readonly skipCanaryIfStructuralBlocks?: boolean;
   readonly enableStructuralFilter?: boolean;
   readonly enableCanary?: boolean;
@@ -73,6 +81,8 @@ export interface ResolvedPipelineOptions {
   readonly seed: number;
   readonly blockThreshold: number;
   readonly maxInputLength: number;
+  readonly segmentOverlap: number;
+  readonly maxSegments: number;
   readonly skipCanaryIfStructuralBlocks: boolean;
   readonly enableStructuralFilter: boolean;
   readonly enableCanary: boolean;
@@ -114,6 +124,12 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   if (!Number.isSafeInteger(maxInputLength) || maxInputLength <= 0) {
     throw new UsageError("maxInputLength must be a positive integer");
   }
+  const segmentOverlap = options.segmentOverlap ?? Math.min(500, Math.floor(maxInputLength / 2));
+  if (!Number.isSafeInteger(segmentOverlap) || segmentOverlap < 0 || segmentOverlap >= maxInputLength) {
+    throw new UsageError("segmentOverlap must be an integer from 0 to maxInputLength - 1");
+  }
+  const maxSegments = options.maxSegments ?? 64;
+  if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new UsageError("maxSegments must be a positive integer");
   const blockThreshold = options.blockThreshold ?? 0.6;
   if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
     throw new UsageError("blockThreshold must be a finite number from 0 to 1");
@@ -149,6 +165,8 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     seed,
     blockThreshold,
     maxInputLength,
+    segmentOverlap,
+    maxSegments,
     skipCanaryIfStructuralBlocks: options.skipCanaryIfStructuralBlocks ?? true,
     enableStructuralFilter: options.enableStructuralFilter ?? true,
     enableCanary: options.enableCanary ?? true,
