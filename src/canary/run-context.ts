@@ -1,4 +1,4 @@
-// Proof that an Ollama canary sees whole prompts (docs/canary.md, "Context window checks").
+// Proof that an Ollama canary sees whole prompts (docs/canary.md).
 // Ollama may cap or ignore the `num_ctx` it is sent, keep only the second half of an over-long
 // prompt, answer 200 and report the post-truncation `prompt_eval_count`, so a reply alone cannot
 // show that the model read the whole input. Once per run the probe sends a known calibration

@@ -1,4 +1,4 @@
-// Long texts (docs/pipeline.md, "Long texts"): length is never a detection. A text longer than
+// Long texts (docs/canary.md): length is never a detection. A text longer than
 // `maxInputLength` code points is cut with the ingest segmenter (segment/spans.ts) into windows of
 // `maxInputLength` that overlap by `segmentOverlap`, each window is screened like a short text,
 // and the verdict is the worst window's: a block anywhere blocks, a failed canary anywhere is
