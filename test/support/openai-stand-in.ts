@@ -23,11 +23,15 @@
 //   { fault: "no_choices" }                     a body without `choices`
 //   { fault: "drop" | "garbage" | "hang" }, { fault: "status", status, body? }, { rawBody, status? }
 //
+// The canary's warm-up (its last message is CALIBRATION_PROBE_TEXT) is answered outside the
+// reply queue with estimated usage and is listed by warmUpRequests(), not completionRequests().
+//
 // Context window (setContextCap / the contextCap option): a prompt of more tokens than the cap
 // gets 400 with overflow "reject" (the usual OpenAI-compatible answer), or with "keep_half" (an
 // Ollama /v1 endpoint) is answered 200 with usage.prompt_tokens = floor(cap/2) + 2. Estimated
 // usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
 import type { ServerResponse } from "node:http";
+import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
 import {
   isTransportFault,
   sendJson,
@@ -67,6 +71,13 @@ export interface OpenAIStandInOptions {
   readonly overflow?: "keep_half" | "reject";
 }
 
+/** The canary's warm-up call: its last message is the calibration paragraph. */
+function isWarmUp(body: unknown): boolean {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  return (messages[messages.length - 1] as { content?: unknown } | null)?.content === CALIBRATION_PROBE_TEXT;
+}
+
 /** The stand-in's token estimate of a chat prompt (the same rule as the Ollama stand-in). */
 function promptTokens(body: unknown): number {
   const messages = (body as { messages?: unknown } | undefined)?.messages;
@@ -86,6 +97,8 @@ export interface OpenAIStandIn {
   readonly port: number;
   readonly requests: RecordedRequest[];
   completionRequests(): RecordedRequest[];
+  /** Only the canary warm-up requests (answered outside the queue, not in completionRequests). */
+  warmUpRequests(): RecordedRequest[];
   setReply(reply: OpenAIReply | OpenAIReplyFn): void;
   enqueue(...replies: OpenAIReply[]): void;
   setModels(models: readonly string[]): void;
@@ -114,6 +127,15 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
       });
     }
     const evaluated = over && contextCap !== null ? Math.floor(contextCap / 2) + 2 : tokens;
+    if (isWarmUp(req.body)) {
+      return sendJson(res, 200, {
+        id: "chatcmpl-stand-in",
+        object: "chat.completion",
+        model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
+        choices: [{ index: 0, message: { role: "assistant", content: "Noted." }, finish_reason: "length" }],
+        usage: { prompt_tokens: evaluated, completion_tokens: 1, total_tokens: evaluated + 1 },
+      });
+    }
     const queued = queue.shift();
     const reply: OpenAIReply =
       queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
@@ -181,7 +203,8 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     baseUrl: `${server.url}/v1`,
     port: server.port,
     requests: server.requests,
-    completionRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions"),
+    completionRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions" && !isWarmUp(r.body)),
+    warmUpRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions" && isWarmUp(r.body)),
     setReply: (reply) => {
       defaultReply = reply;
     },
