@@ -68,6 +68,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
   readonly #now: () => number;
   /** The run's warm-up and /api/ps proof; kept once conclusive, retried after a transport failure. */
   #runContext: Promise<RunContextOutcome> | null = null;
+  #settledContext: RunContext | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
     ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
@@ -132,10 +133,16 @@ export class OllamaCanaryProbe implements CanaryProbe {
       const attempt = this.#warmUp();
       this.#runContext = attempt;
       void attempt.then((outcome) => {
-        if (!outcome.ok && this.#runContext === attempt) this.#runContext = null;
+        if (outcome.ok) this.#settledContext = outcome.value;
+        else if (this.#runContext === attempt) this.#runContext = null;
       });
     }
     return this.#runContext;
+  }
+
+  /** The run's context proof once the warm-up has answered, else null; never makes a request. */
+  get knownRunContext(): RunContext | null {
+    return this.#settledContext;
   }
 
   async #warmUp(): Promise<RunContextOutcome> {

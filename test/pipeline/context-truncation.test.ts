@@ -13,6 +13,7 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { pipelineFor, postJson, startService } from "../server/_harness.js";
+import { serviceControl } from "../../src/server/create-server.js";
 
 /** 3,400 CJK characters: about 2,600 stand-in tokens with the system prompt, over a 2,048 cap. */
 const CJK_RECORD = "数据安全".repeat(850);
@@ -207,6 +208,19 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
       expect(verdict.canary_status).toBe("failed");
       expect(canaryLayer(verdict)?.coverage_reason).toBe("context_truncated");
       expect(sentText(CJK_RECORD)).toBe(false);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("issue 12 A1: /health reports the capped context once known and is then not ready", async () => {
+    const service = await startService(pipelineFor(ollama.url));
+    try {
+      const before = await serviceControl(service.server)?.health?.refresh();
+      expect(before).toMatchObject({ ready: true, canary_context: "unknown" });
+      await postJson(service.url, { text: "hello" });
+      const after = await serviceControl(service.server)?.health?.refresh();
+      expect(after).toMatchObject({ ready: false, status: "degraded", canary_context: "too_small" });
     } finally {
       await service.close();
     }
