@@ -2,8 +2,9 @@
 // It runs in a child process so that its HTTP work does not share the benchmark's event loop: a
 // latency measured against it is the library's, not the responder's. It answers /api/chat a
 // fixed latency after the request arrives (its own body parsing happens inside that time, as a
-// real server's would), /api/tags (with a digest), /api/show (with a context length) and
-// /api/version. It keeps the service time it actually achieved per chat request (arrival to
+// real server's would), /api/tags (with a digest), /api/show (with a context length),
+// /api/ps (the num_ctx of the last chat as the loaded context_length) and /api/version. The
+// canary's warm-up call is answered at once and is not counted as a served request. It keeps the service time it actually achieved per chat request (arrival to
 // reply written), so a benchmark can print how close to the nominal latency it stayed.
 // Replies depend only on the request's user text, never on timing, so a run's output is the same
 // for any concurrency. Decision 9: nothing measured with it is a model figure.
@@ -14,7 +15,8 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
-import { codePointLength } from "../src/text/codepoints.js";
+import { utf8ByteLength } from "../src/text/codepoints.js";
+import { CALIBRATION_PROBE_TEXT } from "../src/canary/run-context.js";
 
 export type ReplyMix = "benign" | "mixed";
 
@@ -60,14 +62,15 @@ function userText(body: unknown): string {
 
 function promptTokens(body: unknown): number {
   const messages = (body as { messages?: unknown } | null)?.messages;
-  let chars = 0;
+  // Bytes, not code points: about 0.75 tokens per CJK character, as real tokenizers give.
+  let bytes = 0;
   if (Array.isArray(messages)) {
     for (const m of messages) {
       const content = (m as { content?: unknown } | null)?.content;
-      if (typeof content === "string") chars += codePointLength(content);
+      if (typeof content === "string") bytes += utf8ByteLength(content);
     }
   }
-  return Math.ceil(chars / 4) + 8;
+  return Math.ceil(bytes / 4) + 8;
 }
 
 function send(res: ServerResponse, status: number, value: unknown): void {
@@ -91,6 +94,7 @@ function serve(options: BenchStandInOptions): void {
   let latencyMs = options.latencyMs;
   const digest = createHash("sha256").update(STAND_IN_MODEL).digest("hex");
   let served = { requests: 0, totalMs: 0, maxMs: 0 };
+  let loadedContext: number | null = null;
   const server = createServer((req, res) => {
     const arrived = performance.now();
     readBody(req)
@@ -101,7 +105,16 @@ function serve(options: BenchStandInOptions): void {
         if (route === "POST /api/show") {
           return send(res, 200, { model_info: { "general.architecture": "qwen2", "qwen2.context_length": options.contextLength ?? 32768 } });
         }
+        if (route === "GET /api/ps") {
+          const models = loadedContext === null ? [] : [{ name: STAND_IN_MODEL, model: STAND_IN_MODEL, digest, context_length: loadedContext }];
+          return send(res, 200, { models });
+        }
         if (route !== "POST /api/chat") return send(res, 404, { error: "not found" });
+        const numCtx = (body as { options?: { num_ctx?: unknown } } | null)?.options?.num_ctx;
+        loadedContext = typeof numCtx === "number" ? numCtx : 4096;
+        if (userText(body) === CALIBRATION_PROBE_TEXT) {
+          return send(res, 200, { model: STAND_IN_MODEL, message: { role: "assistant", content: "Noted." }, done: true, done_reason: "length", prompt_eval_count: promptTokens(body), eval_count: 1 });
+        }
         // Timers have millisecond resolution and are due by the event loop's cached clock, which
         // can lag the real one, so one timer may fire early; wait again until the reply is due
         // to within half a millisecond (the achieved times are kept and reported, see above).

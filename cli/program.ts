@@ -3,7 +3,7 @@
 // drive the whole CLI in-process with a fake CliIo.
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../src/version.js";
-import { runCheck, type CheckFlags } from "./commands/check.js";
+import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
 import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
@@ -32,6 +32,7 @@ function checkCommand(io: CliIo, state: RunState): Command {
       `
 Exit codes: 0 safe and both layers exercised; 1 blocked or flagged; 2 degraded, unexercised,
 or invalid input/usage.
+${LONG_TEXT_HELP}
 
 Examples:
   echo "What is the capital of France?" | little-canary check
@@ -66,6 +67,7 @@ function screenCommand(io: CliIo, state: RunState): Command {
 Exit codes: 0 every item passed with both layers exercised; 1 any item blocked or flagged;
 2 refused or empty input, or any item degraded or unexercised (this wins over 1).
 Item text is never printed: items carry index, id, source, sha256 and length.
+${LONG_TEXT_HELP}
 
 Examples:
   little-canary screen messages.jsonl > batch.json
@@ -111,9 +113,12 @@ Exit codes: 0 every record admitted; 1 records held for detection only (blocked/
 2 records held for an operational or coverage reason (malformed, over budget, degraded,
 unexercised, error, incomplete); 3 refused: nothing was written.
 Before any check, the canary model's context window is verified against the segment size
-(Ollama /api/show); an unreachable backend or a too-small model refuses the run. A canary that
-stops answering mid-run (--max-canary-failures consecutive unreachable/timeout failures, default
-5) stops the canary calls: the remaining records are held (exit 2) and one warning names it.
+(Ollama /api/show), and a warm-up call plus GET /api/ps must show the server loaded the
+num_ctx it was sent; an unreachable backend, a too-small model, a capped server or one that
+cannot report its loaded context refuses the run.
+A canary that stops answering mid-run (--max-canary-failures consecutive unreachable/timeout
+failures, default 5) stops the canary calls: the remaining records are held (exit 2) and one
+warning names it.
 
 Examples:
   little-canary ingest records.jsonl --manifest manifest.json --export admitted.json

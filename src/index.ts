@@ -10,7 +10,15 @@ export type {
   PipelineCallbacks,
   ResolvedPipelineOptions,
 } from "./pipeline/options.js";
-export { PipelineVerdict, isGenuineVerdict, type LayerResult, type AnalysisSnapshot, type BlockedBy } from "./pipeline/verdict.js";
+export {
+  PipelineVerdict,
+  isGenuineVerdict,
+  type LayerResult,
+  type AnalysisSnapshot,
+  type BlockedBy,
+  type SegmentCoverage,
+  type SegmentState,
+} from "./pipeline/verdict.js";
 export { SecurityAdvisory, type Severity } from "./pipeline/advisory.js";
 export { AuditLogger, auditLabel, type AuditLine, type AuditLabel } from "./pipeline/audit.js";
 export type { HealthReport } from "./pipeline/health.js";
@@ -35,7 +43,8 @@ export {
 } from "./structural/index.js";
 
 // Canary probes and judges
-export { OllamaCanaryProbe, DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL } from "./canary/ollama-probe.js";
+export { OllamaCanaryProbe, DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL, type RunContextOutcome } from "./canary/ollama-probe.js";
+export { CALIBRATION_PROBE_TEXT, LOWER_BOUND_MARGIN, type LoadedContext, type RunContext } from "./canary/run-context.js";
 export { OpenAICanaryProbe, apiKeyFromEnv } from "./canary/openai-probe.js";
 export { requiredCanaryContext } from "./canary/context.js";
 export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";

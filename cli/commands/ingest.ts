@@ -93,12 +93,11 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
   }
   if (held.length > SUMMARY_HELD_LIMIT) {
     const more = held.length - SUMMARY_HELD_LIMIT;
-    lines.push(`held: … and ${more} more held ${plural(more, "record")} (see the manifest's records)`);
+    lines.push(`held: … and ${plural(more, "more held record")} (see the manifest's records)`);
   }
   return `${lines.join("\n")}\n`;
 }
 
-const plural = (count: number, noun: string): string => (count === 1 ? noun : `${noun}s`);
 
 /**
  * The warnings a finished run earns, one line each, none when all went well: repeated ids, and
@@ -119,7 +118,7 @@ export function ingestRunWarnings(run: IngestRun, target: CanaryTarget, uniqueId
   const records = run.manifest.document.records;
   if (run.circuitOpen !== null) {
     const notSent = records.filter((r) => r.segments.some((s) => s.error === CIRCUIT_OPEN_ERROR)).length;
-    warnings.push(circuitOpenWarning(target, run.circuitOpen, `${notSent} ${plural(notSent, "record")} of ${records.length}`));
+    warnings.push(circuitOpenWarning(target, run.circuitOpen, `${plural(notSent, "record")} of ${records.length}`));
     return warnings;
   }
   let reason: "unavailable" | "timeout" | null = null;
@@ -130,7 +129,7 @@ export function ingestRunWarnings(run: IngestRun, target: CanaryTarget, uniqueId
     reason ??= outage.reason;
     affected++;
   }
-  if (reason !== null) warnings.push(canaryOutageWarning(target, reason, `${affected} ${plural(affected, "record")} of ${records.length}`));
+  if (reason !== null) warnings.push(canaryOutageWarning(target, reason, `${plural(affected, "record")} of ${records.length}`));
   return warnings;
 }
 

@@ -20,6 +20,7 @@ import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
 import { addCanaryFlags, nonNegativeIntArg, pipelineOptionsFromFlags, positiveIntArg, timeoutArg, type CanaryFlags } from "../options.js";
 import type { RunState } from "../run-state.js";
+import { LONG_TEXT_HELP } from "./check.js";
 
 export interface ServeFlags extends CanaryFlags {
   port: number;
@@ -154,6 +155,7 @@ The service binds 127.0.0.1 only. Mode defaults to advisory (flag, never block) 
 use --mode block or --fail-closed where the service routes text. HTTP 200 does not mean
 screened: read safe, degraded, canary_status and analysis_status of each verdict.
 Logs go to stderr and never contain request text. Stop with Ctrl-C (twice to skip the drain).
+${LONG_TEXT_HELP}
 
 Exit codes: 0 after shutdown; 1 the port could not be bound; 2 usage or configuration error.
 

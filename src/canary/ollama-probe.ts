@@ -3,16 +3,27 @@
 // never throws for backend trouble; every failure is a CanaryResult with success=false and a
 // failure code, so a canary that did not run cannot look like a pass. One deadline covers each
 // whole call, the reply body is capped, and a reply that may have been truncated by the backend
-// is a failure (decision 7).
+// is a failure (decision 7). Before its first check the probe proves, once per instance, that the
+// backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
+// tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
-import type { CanaryProbe, CanaryResult } from "./types.js";
+import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
 import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { isPlainObject, parseJsonBody, type ChatEndpoint } from "./chat-exchange.js";
-import { ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
+import { isPlainObject, parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
+import { ollamaChatBody, ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest, ollamaModelInstalled } from "./ollama-inventory.js";
+import {
+  CALIBRATION_PROBE_TEXT,
+  UNVERIFIED_TEXT,
+  calibrate,
+  minimumPromptTokens,
+  readLoadedContext,
+  tooSmallMessage,
+  type RunContext,
+} from "./run-context.js";
 
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
 export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
@@ -35,6 +46,11 @@ export interface OllamaCanaryProbeOptions {
   readonly now?: () => number;
 }
 
+/** The run's context proof, or the transport failure that kept the warm-up from answering. */
+export type RunContextOutcome =
+  | { readonly ok: true; readonly value: RunContext }
+  | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
+
 export class OllamaCanaryProbe implements CanaryProbe {
   readonly provider = "ollama" as const;
   readonly model: string;
@@ -50,6 +66,9 @@ export class OllamaCanaryProbe implements CanaryProbe {
   /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
+  /** The run's warm-up and /api/ps proof; kept once conclusive, retried after a transport failure. */
+  #runContext: Promise<RunContextOutcome> | null = null;
+  #settledContext: RunContext | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
     ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
@@ -67,6 +86,11 @@ export class OllamaCanaryProbe implements CanaryProbe {
     const result = startCanaryResult(this.model, this.#now);
 
     try {
+      const context = await this.runContext();
+      if (!context.ok) return result.failure(context.failureCode, context.error);
+      const loaded = context.value.loaded;
+      // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
+      if (loaded.kind === "too_small") return result.failure("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx));
       const chat = await postOllamaChat(this.#endpoint, {
         model: this.model,
         systemPrompt: this.systemPrompt,
@@ -89,11 +113,79 @@ export class OllamaCanaryProbe implements CanaryProbe {
           metadata,
         );
       }
-      return result.success(chat.content, metadata);
+      const cut = this.#lowerBoundFailure(userInput, promptTokens, context.value);
+      if (cut !== null) return result.failure("context_truncated", cut, metadata);
+      return result.success(chat.content, { ...metadata, context_check: loaded.kind === "verified" ? "api_ps" : "lower_bound" });
     } catch (error) {
       // httpCall already turns transport errors into values; this catches anything unforeseen.
       return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
     }
+  }
+
+  /**
+   * The run's context proof: on first use, one warm-up chat with a known calibration prompt (same
+   * model and num_ctx as every check, one output token), then one `GET /api/ps`. Concurrent
+   * callers share one attempt; a conclusive answer is kept for the life of the probe, while a
+   * warm-up that could not reach the backend is retried by the next call.
+   */
+  runContext(): Promise<RunContextOutcome> {
+    if (this.#runContext === null) {
+      const attempt = this.#warmUp();
+      this.#runContext = attempt;
+      void attempt.then((outcome) => {
+        if (outcome.ok) this.#settledContext = outcome.value;
+        else if (this.#runContext === attempt) this.#runContext = null;
+      });
+    }
+    return this.#runContext;
+  }
+
+  /** The run's context proof once the warm-up has answered, else null; never makes a request. */
+  get knownRunContext(): RunContext | null {
+    return this.#settledContext;
+  }
+
+  async #warmUp(): Promise<RunContextOutcome> {
+    try {
+      const outcome = await postChat(
+        this.#endpoint,
+        "/api/chat",
+        ollamaChatBody({
+          model: this.model,
+          systemPrompt: this.systemPrompt,
+          userContent: CALIBRATION_PROBE_TEXT,
+          maxTokens: 1,
+          temperature: this.temperature,
+          seed: this.seed,
+          numCtx: this.numCtx,
+        }),
+        (authorization): Record<string, string> => (authorization ? { authorization } : {}),
+      );
+      if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
+      const read = readChatObject(outcome, { service: "Ollama", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
+      if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
+      const bytesPerToken = calibrate(this.systemPrompt, read.data["prompt_eval_count"]);
+      const loaded = await readLoadedContext(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model, this.numCtx, this.timeoutSeconds * 1000);
+      return { ok: true, value: { loaded, bytesPerToken } };
+    } catch (error) {
+      return { ok: false, failureCode: "probe_exception", error: `Canary probe failed (${errorClassName(error)})` };
+    }
+  }
+
+  /** Why a reply cannot count as covering the whole prompt, or null when it can. */
+  #lowerBoundFailure(userInput: string, promptTokens: CanaryMetadata[string] | undefined, context: RunContext): string | null {
+    const counted = typeof promptTokens === "number" && Number.isSafeInteger(promptTokens) ? promptTokens : null;
+    if (counted !== null && context.bytesPerToken !== null) {
+      const minimum = minimumPromptTokens(this.systemPrompt, userInput, context.bytesPerToken);
+      if (counted < minimum) {
+        return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
+      }
+      return null;
+    }
+    if (context.loaded.kind === "verified") return null;
+    // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
+    const why = context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
+    return `Canary context cannot be confirmed: ${why}, and the backend reported no usable prompt_eval_count`;
   }
 
   toJSON(): Record<string, unknown> {

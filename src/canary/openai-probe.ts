@@ -1,7 +1,10 @@
 // The canary probe against an OpenAI-compatible API (pipeline.md §6). Same contract as the Ollama
 // probe: test() never throws for backend trouble and every failure is a CanaryResult with a code.
 // The API key lives in a private field: it is sent only as a Bearer header and can never appear
-// in an error, in String()/JSON output of the probe, or in a log.
+// in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe
+// makes one warm-up call with a known calibration prompt (run-context.ts); a reply whose
+// usage.prompt_tokens is below what its prompt must cost is `context_truncated` (an Ollama /v1
+// endpoint cuts over-long prompts silently, as its native API does).
 import { ConfigError, UsageError } from "../errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
@@ -10,7 +13,10 @@ import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
 import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { openAIHeaders, openAISuccessMetadata, postOpenAIChat } from "./openai-chat.js";
-import type { ChatEndpoint } from "./chat-exchange.js";
+import { postChat, readChatObject, isPlainObject, type ChatEndpoint } from "./chat-exchange.js";
+import { openAIChatBody } from "./openai-chat.js";
+import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-context.js";
+import type { CanaryFailureCode } from "./types.js";
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -47,6 +53,11 @@ export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string 
   return value;
 }
 
+/** The warm-up's calibration, or the failure that kept it from answering. */
+export type CalibrationOutcome =
+  | { readonly ok: true; readonly bytesPerToken: number | null }
+  | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
+
 /** Bearer authorization from the key, else from userinfo in the base URL, else none. */
 export class OpenAICanaryProbe implements CanaryProbe {
   readonly provider = "openai" as const;
@@ -61,6 +72,8 @@ export class OpenAICanaryProbe implements CanaryProbe {
   /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
+  /** The warm-up's bytes per token; kept once answered, retried after a transport failure. */
+  #calibration: Promise<CalibrationOutcome> | null = null;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
     ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
@@ -76,6 +89,8 @@ export class OpenAICanaryProbe implements CanaryProbe {
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
     try {
+      const calibration = await this.calibration();
+      if (!calibration.ok) return result.failure(calibration.failureCode, calibration.error);
       const chat = await postOpenAIChat(this.#endpoint, this.#apiKey, {
         model: this.model,
         systemPrompt: this.systemPrompt,
@@ -86,9 +101,60 @@ export class OpenAICanaryProbe implements CanaryProbe {
       });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
-      return result.success(chat.content, openAISuccessMetadata(chat.data));
+      const metadata = openAISuccessMetadata(chat.data);
+      const promptTokens = metadata["prompt_tokens"];
+      if (calibration.bytesPerToken !== null && typeof promptTokens === "number") {
+        const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
+        if (promptTokens < minimum) {
+          return result.failure(
+            "context_truncated",
+            `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${minimum} tokens the whole prompt needs)`,
+            metadata,
+          );
+        }
+        return result.success(chat.content, { ...metadata, context_check: "lower_bound" });
+      }
+      // No usage to measure: OpenAI-compatible servers reject an over-long prompt (HTTP 400).
+      return result.success(chat.content, { ...metadata, context_check: "none" });
     } catch (error) {
       return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
+    }
+  }
+
+  /**
+   * The warm-up: one completion of the calibration prompt with one output token; its
+   * usage.prompt_tokens gives the backend's bytes per token (null when it reports no usage).
+   * Concurrent callers share it; a call that could not reach the backend is retried next time.
+   */
+  calibration(): Promise<CalibrationOutcome> {
+    if (this.#calibration === null) {
+      const attempt = this.#warmUp();
+      this.#calibration = attempt;
+      void attempt.then((outcome) => {
+        if (!outcome.ok && this.#calibration === attempt) this.#calibration = null;
+      });
+    }
+    return this.#calibration;
+  }
+
+  async #warmUp(): Promise<CalibrationOutcome> {
+    try {
+      const body = openAIChatBody({
+        model: this.model,
+        systemPrompt: this.systemPrompt,
+        userContent: CALIBRATION_PROBE_TEXT,
+        maxTokens: 1,
+        temperature: this.temperature,
+        seed: this.seed,
+      });
+      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => openAIHeaders(this.#apiKey, authorization));
+      if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
+      const read = readChatObject(outcome, { service: "API", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
+      if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
+      const usage = isPlainObject(read.data["usage"]) ? read.data["usage"] : {};
+      return { ok: true, bytesPerToken: calibrate(this.systemPrompt, usage["prompt_tokens"]) };
+    } catch (error) {
+      return { ok: false, failureCode: "probe_exception", error: `Canary probe failed (${errorClassName(error)})` };
     }
   }
 

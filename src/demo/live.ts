@@ -7,6 +7,8 @@ import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js"
 import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
 import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../canary/system-prompt.js";
+import { requiredCanaryContext } from "../canary/context.js";
+import { codePointLength } from "../text/codepoints.js";
 import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
@@ -27,6 +29,17 @@ export interface LiveOptions {
 export type LiveEvent = { readonly kind: "disclosure" } | { readonly kind: "model_digest"; readonly digest: string };
 
 const INVENTORY_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The context window every live call sends: sized for the longest contrast case, and the same
+ * for both calls so Ollama does not reload the model between them. Without it the server's
+ * default applies, which is not known to hold the prompt.
+ */
+export const LIVE_NUM_CTX: number = requiredCanaryContext({
+  segmentChars: Math.max(...CONTRAST_CASES.map((fixed) => codePointLength(fixed.input))),
+  systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT,
+  maxTokens: DEMO_GENERATION.maxTokens,
+});
 const MAX_INVENTORY_ENTRIES = 10_000;
 
 /** The inventory step: the exact model's digest, or the fixed reason it is unavailable. */
@@ -124,7 +137,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
         maxTokens: DEMO_GENERATION.maxTokens,
         temperature: DEMO_GENERATION.temperature,
         seed: DEMO_GENERATION.seed,
-        numCtx: null,
+        numCtx: LIVE_NUM_CTX,
       }),
       timeoutMs: options.timeoutSeconds * 1000,
       maxBodyBytes: 4 * 1024 * 1024,

@@ -3,10 +3,13 @@
 // so without this gate a long segment could be "screened" while the model saw only its start.
 // The gate trusts only a genuine, frozen SecurityPipeline with the library's own Ollama probe;
 // anything else runs only when the caller opts into `unverifiedPipeline`, and the manifest then
-// records `canary_context_verified: false` (which `verify` refuses).
+// records `canary_context_verified: false` (which `verify` refuses). Beyond the trained length,
+// the gate makes the probe's warm-up call and reads GET /api/ps: a server that loaded a smaller
+// context than the num_ctx sent, or that cannot say what it loaded, refuses the run.
 import { LittleCanaryError } from "../errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { IngestPolicy } from "./policy.js";
@@ -42,6 +45,7 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
     Object.getPrototypeOf(probe) === OllamaCanaryProbe.prototype &&
     !Object.hasOwn(probe, "test") &&
     !Object.hasOwn(probe, "contextLength") &&
+    !Object.hasOwn(probe, "runContext") &&
     !Object.hasOwn(probe, "modelDigest")
   );
 }
@@ -101,6 +105,22 @@ export async function runContextGate(
     throw new IngestGateError(
       "backend",
       `the canary model's trained context length (${contextLength}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
+    );
+  }
+  // The trained length says what the model can hold; only the loaded context says what the
+  // server gave it. The warm-up call and GET /api/ps prove the num_ctx was honoured.
+  const run = await probe.runContext();
+  if (!run.ok) {
+    throw new IngestGateError("backend", `the canary warm-up call failed (${run.failureCode}); ingest refuses to run without proof of the loaded context`);
+  }
+  const loaded = run.value.loaded;
+  if (loaded.kind === "too_small") {
+    throw new IngestGateError("backend", `${tooSmallMessage(loaded.contextLength, loaded.numCtx)}; ingest refuses to run`);
+  }
+  if (loaded.kind === "unverified") {
+    throw new IngestGateError(
+      "backend",
+      `could not verify the canary's loaded context: ${UNVERIFIED_TEXT[loaded.reason]}; ingest refuses to run without it (an Ollama that reports context_length in /api/ps is needed)`,
     );
   }
   const modelDigest = await probe.modelDigest();

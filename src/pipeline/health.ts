@@ -1,6 +1,7 @@
 // Readiness report of a pipeline (pipeline.md §5.5): configuration and whether the canary (and
 // judge) backends answer. It never contains secrets, URL userinfo/paths or exception text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import type { SecurityPipeline } from "./pipeline.js";
 
 export interface HealthReport {
@@ -13,6 +14,11 @@ export interface HealthReport {
   readonly canary_model?: string;
   readonly canary_available?: boolean;
   readonly canary_check?: "failed";
+  /**
+   * Ollama only: what the run's warm-up and GET /api/ps showed (docs/canary.md). `unknown`
+   * until the first check; `too_small` means every check is degraded, so the report is not ready.
+   */
+  readonly canary_context?: "unknown" | "verified" | "too_small" | "unverified";
   readonly canary_timeout?: number;
   readonly temperature?: number;
   readonly ollama_url?: string;
@@ -65,6 +71,12 @@ export async function buildHealthReport(pipeline: SecurityPipeline): Promise<Hea
     report.endpoint_origin = origin === "<invalid endpoint>" ? "invalid" : origin;
     report.endpoint_class = endpointClass(url);
     ready = canary.available;
+    if (pipeline.probe instanceof OllamaCanaryProbe) {
+      // Read without a request: the health check never waits on a chat call.
+      const known = pipeline.probe.knownRunContext;
+      report.canary_context = known === null ? "unknown" : known.loaded.kind;
+      if (known?.loaded.kind === "too_small") ready = false;
+    }
     if (judge !== null) {
       report.judge_model = o.judgeModel;
       report.judge_available = judge.available;

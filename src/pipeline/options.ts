@@ -1,6 +1,8 @@
 // SecurityPipeline options: defaults of pipeline.md §5.1 (camelCased), validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../errors.js";
+import { requiredCanaryContext } from "../canary/context.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
 
 export type PipelineMode = "block" | "advisory" | "full";
@@ -30,11 +32,24 @@ export interface SecurityPipelineOptions {
   /** Seconds per canary call (library default 10; the CLI uses 600 / LITTLE_CANARY_TIMEOUT). */
   readonly canaryTimeout?: number;
   readonly canaryMaxTokens?: number;
+  /**
+   * Context window sent to Ollama as num_ctx. Default: sized for the largest prompt the pipeline
+   * sends (a `maxInputLength` segment, see canary/context.ts), one value for the pipeline's life.
+   * `null` sends none and leaves the server's default, which may cut long prompts.
+   */
   readonly canaryNumCtx?: number | null;
   readonly temperature?: number;
   readonly seed?: number;
   readonly blockThreshold?: number;
+  /**
+   * Code points per screened window. A longer text is never blocked for its length: it is
+   * screened in windows of this size (see segments.ts). Default 4000.
+   */
   readonly maxInputLength?: number;
+  /** Code points shared by neighbouring windows of a long text. Default min(500, maxInputLength / 2). */
+  readonly segmentOverlap?: number;
+  /** Most windows one text may need; a longer text is degraded (`input_too_long`). Default 64. */
+  readonly maxSegments?: number;
   readonly skipCanaryIfStructuralBlocks?: boolean;
   readonly enableStructuralFilter?: boolean;
   readonly enableCanary?: boolean;
@@ -66,6 +81,8 @@ export interface ResolvedPipelineOptions {
   readonly seed: number;
   readonly blockThreshold: number;
   readonly maxInputLength: number;
+  readonly segmentOverlap: number;
+  readonly maxSegments: number;
   readonly skipCanaryIfStructuralBlocks: boolean;
   readonly enableStructuralFilter: boolean;
   readonly enableCanary: boolean;
@@ -107,6 +124,12 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   if (!Number.isSafeInteger(maxInputLength) || maxInputLength <= 0) {
     throw new UsageError("maxInputLength must be a positive integer");
   }
+  const segmentOverlap = options.segmentOverlap ?? Math.min(500, Math.floor(maxInputLength / 2));
+  if (!Number.isSafeInteger(segmentOverlap) || segmentOverlap < 0 || segmentOverlap >= maxInputLength) {
+    throw new UsageError("segmentOverlap must be an integer from 0 to maxInputLength - 1");
+  }
+  const maxSegments = options.maxSegments ?? 64;
+  if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new UsageError("maxSegments must be a positive integer");
   const blockThreshold = options.blockThreshold ?? 0.6;
   if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
     throw new UsageError("blockThreshold must be a finite number from 0 to 1");
@@ -128,11 +151,22 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     baseUrl: options.baseUrl || "https://api.openai.com/v1",
     canaryTimeout: positiveFinite("canaryTimeout", options.canaryTimeout ?? 10),
     canaryMaxTokens: maxTokens,
-    canaryNumCtx: options.canaryNumCtx ?? null,
+    canaryNumCtx:
+      options.canaryNumCtx !== undefined
+        ? options.canaryNumCtx
+        : provider === "ollama"
+          ? requiredCanaryContext({
+              segmentChars: maxInputLength,
+              systemPrompt: options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT,
+              maxTokens,
+            })
+          : null,
     temperature,
     seed,
     blockThreshold,
     maxInputLength,
+    segmentOverlap,
+    maxSegments,
     skipCanaryIfStructuralBlocks: options.skipCanaryIfStructuralBlocks ?? true,
     enableStructuralFilter: options.enableStructuralFilter ?? true,
     enableCanary: options.enableCanary ?? true,

@@ -1,5 +1,7 @@
 // SecurityPipeline: structural filter → canary probe → behavioural analysis (or LLM judge),
-// then mode routing, the degraded policy, one callback and one audit line per check.
+// then mode routing, the degraded policy, one callback and one audit line per check. A text
+// longer than maxInputLength is screened in overlapping windows (segments.ts), never blocked for
+// its length.
 // Contract: `check` never throws for backend trouble (it returns a degraded verdict); it throws
 // only a TypeError for a non-string input. The instance is frozen after construction, so no
 // caller can swap its probe, analyzer or `check` (ingest relies on that to trust its verdicts).
@@ -21,6 +23,10 @@ import {
   type SecurityPipelineOptions,
 } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
+import { combineSegments, type FinishState, type ScreenedSegment } from "./segments.js";
+import { segmentSpans } from "../segment/spans.js";
+import { sliceSpans } from "../segment/plan.js";
+import { codePointLength } from "../text/codepoints.js";
 
 /** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
 export interface PipelineDescription {
@@ -94,6 +100,28 @@ export class SecurityPipeline {
     }
     const o = this.options;
     const started = this.#now();
+    const length = codePointLength(text);
+    if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, "run"));
+    // Length is never a detection: a long text is screened window by window (segments.ts).
+    const spans = segmentSpans(length, o.maxInputLength, o.segmentOverlap);
+    const slices = sliceSpans(text, spans);
+    const overBudget = spans.length > o.maxSegments;
+    // skipCanaryIfStructuralBlocks holds for the text as a whole: a structural block in any
+    // window (outside advisory mode) spares the canary every window.
+    const structurallyBlocked =
+      o.enableStructuralFilter && o.mode !== "advisory" && o.skipCanaryIfStructuralBlocks && slices.some((slice) => this.structuralFilter.check(slice).blocked);
+    const canaryPlan: CanaryPlan = overBudget ? { kind: "over_budget", needed: spans.length } : structurallyBlocked ? { kind: "skip_after_block" } : { kind: "run" };
+    const screened: ScreenedSegment[] = [];
+    for (const [index, span] of spans.entries()) {
+      screened.push({ start: span.start, end: span.end, state: await this.#evaluate(slices[index] as string, canaryPlan) });
+    }
+    return this.#finish(text, started, combineSegments(screened));
+  }
+
+  /** Screens one window (a whole short text, or one window of a long one) without finishing it. */
+  async #evaluate(text: string, plan: CanaryPlan | "run"): Promise<FinishState> {
+    const o = this.options;
+    const canaryPlan: CanaryPlan = plan === "run" ? { kind: "run" } : plan;
     const layers: LayerResult[] = [];
     let canaryStatus: CanaryStatus = o.enableCanary ? "failed" : "disabled";
     let analysisMethod: AnalysisMethod = o.enableCanary ? (o.judgeModel !== null ? "llm_judge" : "regex") : "none";
@@ -125,7 +153,7 @@ export class SecurityPipeline {
           blockedBy = "structural_filter";
           if (o.skipCanaryIfStructuralBlocks) {
             layers.push(skippedCanaryLayer(o.enableCanary ? "Skipped after structural filter block." : "Canary disabled by configuration."));
-            return this.#finish(text, started, {
+            return {
               layers,
               blockedBy,
               advisory,
@@ -135,12 +163,31 @@ export class SecurityPipeline {
               analysisStatus: "not_applicable",
               risk: null,
               summaryOverride: `Blocked by structural filter: ${reasons.join("; ")}`,
-            });
+            };
           }
         }
       }
     }
 
+    if (o.enableCanary && canaryPlan.kind === "skip_after_block") {
+      layers.push(skippedCanaryLayer("Skipped after structural filter block in another segment."));
+      return { layers, blockedBy, advisory, degraded: false, canaryStatus: "skipped_after_block", analysisMethod: "none", analysisStatus: "not_applicable", risk: null };
+    }
+    if (o.enableCanary && canaryPlan.kind === "over_budget") {
+      layers.push({
+        name: "canary_probe",
+        passed: null,
+        latency: 0,
+        details:
+          `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
+          "split the text or raise maxSegments.",
+        status: "failed",
+        coverageReason: "input_too_long",
+        snapshot: null,
+        signals: [],
+      });
+      return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
+    }
     if (o.enableCanary) {
       const t1 = this.#now();
       const outcome = await this.#runCanary(text);
@@ -191,7 +238,7 @@ export class SecurityPipeline {
       layers.push(skippedCanaryLayer("Canary disabled by configuration."));
     }
 
-    return this.#finish(text, started, { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount });
+    return { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount };
   }
 
   async #runCanary(text: string): Promise<CanaryOutcome> {
@@ -284,6 +331,7 @@ export class SecurityPipeline {
       analysisMethod: state.analysisMethod,
       analysisStatus: state.analysisStatus,
       promptEvalCount: state.promptEvalCount ?? null,
+      segments: state.segments ?? null,
     });
     this.#fireCallback(verdict);
     this.#audit?.record(text, verdict);
@@ -310,18 +358,11 @@ export class SecurityPipeline {
   }
 }
 
-interface FinishState {
-  readonly layers: LayerResult[];
-  readonly blockedBy: BlockedBy | null;
-  readonly advisory: SecurityAdvisory;
-  readonly degraded: boolean;
-  readonly canaryStatus: CanaryStatus;
-  readonly analysisMethod: AnalysisMethod;
-  readonly analysisStatus: AnalysisStatus;
-  readonly risk: number | null;
-  readonly summaryOverride?: string;
-  readonly promptEvalCount?: number | null;
-}
+/** Whether a window's canary runs: normally, skipped for a block elsewhere, or not at all (too many windows). */
+type CanaryPlan =
+  | { readonly kind: "run" }
+  | { readonly kind: "skip_after_block" }
+  | { readonly kind: "over_budget"; readonly needed: number };
 
 interface FailedCanary {
   readonly kind: "failed";

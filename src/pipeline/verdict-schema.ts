@@ -21,6 +21,17 @@ export const LayerJsonSchema = z.strictObject({
   coverage_reason: z.string().min(1).optional(),
 });
 
+const offset = z.number().int().min(0);
+
+/** One window of a long text: its span in code points, its state and why coverage failed. */
+export const SegmentJsonSchema = z.strictObject({
+  index: offset,
+  start: offset,
+  end: offset,
+  state: z.enum(["pass", "flag", "block", "degraded", "unexercised"]),
+  coverage_reason: z.string().min(1).optional(),
+});
+
 export const AdvisoryJsonSchema = z.strictObject({
   flagged: z.boolean(),
   severity: z.enum(SEVERITIES),
@@ -41,12 +52,15 @@ export const VerdictJsonSchema = z.strictObject({
   analysis_status: z.enum(ANALYSIS_STATUSES),
   layers: z.array(LayerJsonSchema),
   advisory: AdvisoryJsonSchema,
+  /** Present only for a text screened in windows (longer than the pipeline's maxInputLength). */
+  segments: z.array(SegmentJsonSchema).min(2).optional(),
 });
 
 /** Verdict as printed by `check` and answered by `/check` (adds `safe_input`). */
 export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string() });
 
 export type LayerJson = z.infer<typeof LayerJsonSchema>;
+export type SegmentJson = z.infer<typeof SegmentJsonSchema>;
 export type AdvisoryJson = z.infer<typeof AdvisoryJsonSchema>;
 export type VerdictJson = z.infer<typeof VerdictJsonSchema>;
 export type VerdictWire = z.infer<typeof VerdictWireSchema>;

@@ -7,7 +7,7 @@ import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/t
 import type { CoverageReason } from "./coverage.js";
 import { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
-import type { LayerJson, VerdictJson, VerdictWire } from "./verdict-schema.js";
+import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "./verdict-schema.js";
 
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
 export type LayerName = "structural_filter" | "canary_probe";
@@ -38,6 +38,20 @@ export interface LayerResult {
   readonly signals: readonly string[];
 }
 
+/** The state of one window of a long text (the same states as a screened batch item). */
+export type SegmentState = "pass" | "flag" | "block" | "degraded" | "unexercised";
+
+/** Coverage of one window of a text longer than `maxInputLength` (see segments.ts). */
+export interface SegmentCoverage {
+  readonly index: number;
+  /** Code-point offsets into the whole text, `[start, end)`. */
+  readonly start: number;
+  readonly end: number;
+  readonly state: SegmentState;
+  /** Why the window's canary gave no coverage, or null. */
+  readonly coverageReason: CoverageReason | null;
+}
+
 export interface VerdictFields {
   readonly safe: boolean;
   readonly totalLatency: number;
@@ -52,6 +66,8 @@ export interface VerdictFields {
   readonly analysisStatus: AnalysisStatus;
   /** Prompt tokens the backend reports it evaluated (evidence for ingest; not serialized). */
   readonly promptEvalCount: number | null;
+  /** Per-window coverage when the text was screened in segments; null for a single window. */
+  readonly segments: readonly SegmentCoverage[] | null;
 }
 
 const genuine = new WeakSet<PipelineVerdict>();
@@ -70,6 +86,7 @@ export class PipelineVerdict implements VerdictFields {
   readonly analysisMethod: AnalysisMethod;
   readonly analysisStatus: AnalysisStatus;
   readonly promptEvalCount: number | null;
+  readonly segments: readonly SegmentCoverage[] | null;
   readonly #input: string;
 
   /** @internal Use SecurityPipeline.check; direct construction is refused. */
@@ -88,6 +105,7 @@ export class PipelineVerdict implements VerdictFields {
     this.analysisMethod = fields.analysisMethod;
     this.analysisStatus = fields.analysisStatus;
     this.promptEvalCount = fields.promptEvalCount;
+    this.segments = fields.segments === null ? null : Object.freeze(fields.segments.map((segment) => Object.freeze({ ...segment })));
     Object.freeze(this);
   }
 
@@ -108,7 +126,7 @@ export class PipelineVerdict implements VerdictFields {
 
   /** The serialized verdict without `safe_input`, as stored in batch and manifest documents. */
   toRecord(): VerdictJson {
-    return {
+    const record: VerdictJson = {
       safe: this.safe,
       total_latency: roundHalfEven(this.totalLatency, 4),
       blocked_by: this.blockedBy,
@@ -121,6 +139,8 @@ export class PipelineVerdict implements VerdictFields {
       layers: this.layers.map(layerToJson),
       advisory: this.advisory.toJSON(),
     };
+    if (this.segments !== null) record.segments = this.segments.map(segmentToJson);
+    return record;
   }
 
   /** The wire form of pipeline.md §5.4 (key order kept), as printed by `check` and `/check`. */
@@ -139,6 +159,7 @@ export class PipelineVerdict implements VerdictFields {
       analysis_status: record.analysis_status,
       layers: record.layers,
       advisory: record.advisory,
+      ...(record.segments !== undefined ? { segments: record.segments } : {}),
     };
   }
 
@@ -161,6 +182,12 @@ function layerToJson(layer: LayerResult): LayerJson {
     details: layer.details,
   };
   if (layer.coverageReason) json.coverage_reason = layer.coverageReason;
+  return json;
+}
+
+function segmentToJson(segment: SegmentCoverage): SegmentJson {
+  const json: SegmentJson = { index: segment.index, start: segment.start, end: segment.end, state: segment.state };
+  if (segment.coverageReason !== null) json.coverage_reason = segment.coverageReason;
   return json;
 }
 

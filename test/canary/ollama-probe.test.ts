@@ -47,6 +47,8 @@ describe("a successful chat", () => {
       prompt_eval_count: 61,
       eval_count: 9,
       eval_duration: 500_000,
+      // No num_ctx was sent, so /api/ps proves nothing; the calibrated lower bound vouched for it.
+      context_check: "lower_bound",
     });
   });
 
@@ -80,8 +82,10 @@ describe("a successful chat", () => {
 
   it("keeps only finite non-negative metadata numbers", async () => {
     ollama.setReply({ rawBody: { message: { content: "ok" }, done: true, done_reason: "stop", eval_count: -1, total_duration: "7", load_duration: 1e400 } });
-    const result = await probe().test("hi");
+    // num_ctx is sent and /api/ps confirms it, so a reply without prompt_eval_count can pass.
+    const result = await probe({ numCtx: 8192 }).test("hi");
     expect(result.success).toBe(true);
+    expect(result.metadata["context_check"]).toBe("api_ps");
     expect(result.metadata["eval_count"]).toBeNull();
     expect(result.metadata["total_duration"]).toBeNull();
     expect(result.metadata["load_duration"]).toBeNull();

@@ -34,10 +34,31 @@ const INCOMPLETE = "API protocol error: incomplete chat response";
 
 describe("a successful completion", () => {
   it("returns the content verbatim with usage as metadata", async () => {
-    api.setReply({ content: " Paris. ", usage: { prompt_tokens: 30, completion_tokens: 2, total_tokens: 32 } });
+    api.setReply({ content: " Paris. ", usage: { prompt_tokens: 60, completion_tokens: 2, total_tokens: 62 } });
     const result = await probe().test("Capital of France?");
     expect(result).toMatchObject({ success: true, response: " Paris. ", failureCode: null, error: null });
-    expect(result.metadata).toEqual({ prompt_tokens: 30, completion_tokens: 2, total_tokens: 32 });
+    expect(result.metadata).toEqual({ prompt_tokens: 60, completion_tokens: 2, total_tokens: 62, context_check: "lower_bound" });
+  });
+
+  it("issue 12 A1: a server that keeps half of an over-long prompt (Ollama /v1) is context_truncated, never a pass", async () => {
+    api.setContextCap(2048, "keep_half");
+    const result = await probe().test("数据安全".repeat(850));
+    expect(result.success).toBe(false);
+    expect(result.failureCode).toBe("context_truncated");
+    expect(result.metadata["prompt_tokens"]).toBe(1026);
+    expect(api.warmUpRequests()).toHaveLength(1);
+    expect((api.warmUpRequests()[0]?.body as { max_tokens: number }).max_tokens).toBe(1);
+  });
+
+  it("issue 12 A1: a server that rejects an over-long prompt with 400 is a failure; one without usage is not measured", async () => {
+    api.setContextCap(2048, "reject");
+    const rejected = await probe().test("数据安全".repeat(850));
+    expect(rejected.failureCode).toBe("http_error");
+    api.setContextCap(null);
+    api.setReply({ content: "fine", usage: null });
+    const unmeasured = await probe().test("hello");
+    expect(unmeasured.success).toBe(true);
+    expect(unmeasured.metadata["context_check"]).toBe("none");
   });
 
   it("sends the documented body and a Bearer header", async () => {

@@ -100,6 +100,10 @@ describe("canary modes against the stand-in", () => {
     expect(header.model_digest).toMatch(/^[0-9a-f]{64}$/);
     expect(header.system_prompt_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(header.backend).toEqual({ endpoint_origin: ollama.url, version: "0.0.0-stand-in" });
+    // issue 12 A1: one explicit num_ctx for the whole run, recorded in the header.
+    const sentCtx = new Set(ollama.chatRequests().map((r) => (r.body as { options: Record<string, unknown> }).options["num_ctx"]));
+    expect([...sentCtx]).toEqual([header.num_ctx]);
+    expect(header.num_ctx).toBeGreaterThan(16000);
     const results = lines.slice(1, -1) as Array<Record<string, any>>;
     const failed = results.filter((r) => r.index % 3 === 2);
     expect(failed).toHaveLength(60);

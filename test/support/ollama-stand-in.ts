@@ -16,8 +16,21 @@
 //   GET  /api/tags     -> {models:[{name, model, digest, size, ...}]} from setModels()
 //   POST /api/show     -> {model_info:{"general.architecture":A, "<A>.context_length":N}, ...};
 //                         404 for a model not in the inventory (exact name or "<name>:" prefix)
+//   GET  /api/ps       -> {models:[{name, model, size, digest, size_vram, context_length, ...}]}
+//                         for the model of the last chat call, with the context it was "loaded"
+//                         with: min(num_ctx sent (default 4096), contextCap); setPs() can make
+//                         it 404, drop context_length, or report a fixed (lying) value
 //   GET  /api/version  -> {version:"0.0.0-stand-in"}
 //   anything else      -> 404
+//
+// Context window, as Ollama behaves (ollama/ollama#11283, #17427): a prompt of more tokens than
+// the loaded context is, with overflow "keep_half" (default), cut to its second half and answered
+// 200 with prompt_eval_count = floor(context/2) + 2; with overflow "reject" it gets 400. Tokens
+// are estimated as ceil(UTF-8 bytes of all messages / 4) + 8 (about 0.75 per CJK character).
+//
+// The canary's warm-up call (its user message is CALIBRATION_PROBE_TEXT) is answered outside the
+// reply queue and is not listed by chatRequests(), so scripted replies still meet the checks
+// they were written for; warmUpRequests() lists it.
 //
 // A chat reply (OllamaReply) is one of:
 //   "text"                                  content, done:true, done_reason:"stop"
@@ -34,6 +47,7 @@
 //   { rawBody: <any JSON>, status? }        that value verbatim
 // Any route can be given a fault with setRouteFault("/api/tags", {fault:"status", status:500}).
 import { createHash } from "node:crypto";
+import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
 import type { ServerResponse } from "node:http";
 import {
   isTransportFault,
@@ -81,7 +95,17 @@ export interface OllamaStandInOptions {
   readonly architecture?: string;
   /** Latency added to every chat reply that does not set its own latencyMs. */
   readonly latencyMs?: number;
+  /** Server-side cap on the loaded context, whatever num_ctx asks for (OLLAMA_CONTEXT_LENGTH-like). */
+  readonly contextCap?: number;
+  /** What an over-long prompt gets: cut to its second half (default) or HTTP 400. */
+  readonly overflow?: "keep_half" | "reject";
 }
+
+/** How /api/ps answers: normally, 404, without context_length, or with a fixed context_length. */
+export type PsMode = "normal" | "missing" | "no_context_length" | { readonly contextLength: number };
+
+/** Context a request without num_ctx gets (recent Ollama defaults). */
+export const STAND_IN_DEFAULT_CONTEXT = 4096;
 
 export interface OllamaStandIn {
   readonly url: string;
@@ -90,6 +114,10 @@ export interface OllamaStandIn {
   readonly requests: RecordedRequest[];
   /** Only the POST /api/chat requests. */
   chatRequests(): RecordedRequest[];
+  /** Only the canary warm-up chat requests. */
+  warmUpRequests(): RecordedRequest[];
+  setPs(mode: PsMode): void;
+  setContextCap(cap: number | null, overflow?: "keep_half" | "reject"): void;
   /** Highest number of chat requests that were in flight at the same time. */
   readonly maxConcurrentChats: number;
   setReply(reply: OllamaReply | OllamaReplyFn): void;
@@ -112,15 +140,28 @@ function digestOf(model: StandInModel): string | null {
   return model.digest ?? createHash("sha256").update(model.name, "utf8").digest("hex");
 }
 
-function messagesCodePoints(body: unknown): number {
+function messageContents(body: unknown): string[] {
   const messages = (body as { messages?: unknown } | undefined)?.messages;
-  if (!Array.isArray(messages)) return 0;
-  let total = 0;
-  for (const message of messages) {
-    const content = (message as { content?: unknown } | null)?.content;
-    if (typeof content === "string") total += [...content].length;
-  }
-  return total;
+  if (!Array.isArray(messages)) return [];
+  return messages
+    .map((message) => (message as { content?: unknown } | null)?.content)
+    .filter((content): content is string => typeof content === "string");
+}
+
+/** The stand-in's token estimate of a chat prompt. */
+export function standInPromptTokens(body: unknown): number {
+  const bytes = messageContents(body).reduce((sum, content) => sum + Buffer.byteLength(content, "utf8"), 0);
+  return Math.ceil(bytes / 4) + 8;
+}
+
+function isWarmUp(body: unknown): boolean {
+  const contents = messageContents(body);
+  return contents[contents.length - 1] === CALIBRATION_PROBE_TEXT;
+}
+
+function requestedNumCtx(body: unknown): number | null {
+  const value = (body as { options?: { num_ctx?: unknown } } | undefined)?.options?.num_ctx;
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null;
 }
 
 function findModel(models: readonly StandInModel[], tag: unknown): StandInModel | undefined {
@@ -138,10 +179,41 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
   let latencyMs = options.latencyMs ?? 0;
   const routeFaults = new Map<string, TransportFault>();
   let chatIndex = 0;
+  let contextCap: number | null = options.contextCap ?? null;
+  let overflow: "keep_half" | "reject" = options.overflow ?? "keep_half";
+  let psMode: PsMode = "normal";
+  let loaded: { model: string; context: number } | null = null;
   let inFlight = 0;
   let maxInFlight = 0;
 
+  /** "Loads" the model with the context the request gets; returns it. */
+  const load = (req: RecordedRequest): number => {
+    const requested = requestedNumCtx(req.body) ?? STAND_IN_DEFAULT_CONTEXT;
+    const context = contextCap === null ? requested : Math.min(requested, contextCap);
+    const model = (req.body as { model?: unknown } | undefined)?.model;
+    loaded = { model: typeof model === "string" ? model : "unknown", context };
+    return context;
+  };
+
   const answerChat = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
+    const context = load(req);
+    const tokens = standInPromptTokens(req.body);
+    if (tokens > context && overflow === "reject") {
+      return sendJson(res, 400, { error: `the input length exceeds the context length (${context})` });
+    }
+    // Keep-half: the backend evaluates only the second half and reports that count.
+    const evaluated = tokens > context ? Math.floor(context / 2) + 2 : tokens;
+    if (isWarmUp(req.body)) {
+      return sendJson(res, 200, {
+        model: loaded?.model ?? "unknown",
+        created_at: "2025-01-01T00:00:00.000Z",
+        message: { role: "assistant", content: "Noted." },
+        done: true,
+        done_reason: "length",
+        prompt_eval_count: evaluated,
+        eval_count: 1,
+      });
+    }
     const index = chatIndex++;
     const queued = queue.shift();
     const reply: OllamaReply =
@@ -174,10 +246,7 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
       done_reason: scripted.done_reason === undefined ? "stop" : scripted.done_reason,
       total_duration: 1_000_000,
       load_duration: 100_000,
-      prompt_eval_count:
-        scripted.prompt_eval_count === undefined
-          ? Math.ceil(messagesCodePoints(req.body) / 4) + 8
-          : scripted.prompt_eval_count,
+      prompt_eval_count: scripted.prompt_eval_count === undefined ? evaluated : scripted.prompt_eval_count,
       prompt_eval_duration: 200_000,
       eval_count: scripted.eval_count === undefined ? Math.ceil([...content].length / 4) : scripted.eval_count,
       eval_duration: 500_000,
@@ -217,6 +286,30 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
           model_info: modelInfoOverride ?? generated,
         });
       }
+      case "GET /api/ps": {
+        if (psMode === "missing") {
+          res.writeHead(404);
+          res.end();
+          return;
+        }
+        const running = loaded === null ? [] : [loaded];
+        return sendJson(res, 200, {
+          models: running.map((m) => {
+            const known = models.find((entry) => entry.name === m.model);
+            const entry: Record<string, unknown> = {
+              name: m.model,
+              model: m.model,
+              size: 986_061_892,
+              digest: known ? digestOf(known) : null,
+              details: { format: "gguf", family: architecture },
+              expires_at: "2099-01-01T00:00:00Z",
+              size_vram: 0,
+            };
+            if (psMode !== "no_context_length") entry["context_length"] = typeof psMode === "object" ? psMode.contextLength : m.context;
+            return entry;
+          }),
+        });
+      }
       case "GET /api/version":
         return sendJson(res, 200, { version: "0.0.0-stand-in" });
       default:
@@ -229,7 +322,15 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     url: server.url,
     port: server.port,
     requests: server.requests,
-    chatRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat"),
+    chatRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && !isWarmUp(r.body)),
+    warmUpRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && isWarmUp(r.body)),
+    setPs: (mode) => {
+      psMode = mode;
+    },
+    setContextCap: (cap, mode) => {
+      contextCap = cap;
+      if (mode !== undefined) overflow = mode;
+    },
     get maxConcurrentChats() {
       return maxInFlight;
     },

@@ -22,7 +22,16 @@
 //   { fault: "empty" }                          content ""
 //   { fault: "no_choices" }                     a body without `choices`
 //   { fault: "drop" | "garbage" | "hang" }, { fault: "status", status, body? }, { rawBody, status? }
+//
+// The canary's warm-up (its last message is CALIBRATION_PROBE_TEXT) is answered outside the
+// reply queue with estimated usage and is listed by warmUpRequests(), not completionRequests().
+//
+// Context window (setContextCap / the contextCap option): a prompt of more tokens than the cap
+// gets 400 with overflow "reject" (the usual OpenAI-compatible answer), or with "keep_half" (an
+// Ollama /v1 endpoint) is answered 200 with usage.prompt_tokens = floor(cap/2) + 2. Estimated
+// usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
 import type { ServerResponse } from "node:http";
+import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
 import {
   isTransportFault,
   sendJson,
@@ -57,6 +66,28 @@ export interface OpenAIStandInOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
   readonly apiKey?: string;
   readonly latencyMs?: number;
+  /** Prompt tokens the server holds; more is rejected or cut (see `overflow`). Default: no cap. */
+  readonly contextCap?: number;
+  readonly overflow?: "keep_half" | "reject";
+}
+
+/** The canary's warm-up call: its last message is the calibration paragraph. */
+function isWarmUp(body: unknown): boolean {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  return (messages[messages.length - 1] as { content?: unknown } | null)?.content === CALIBRATION_PROBE_TEXT;
+}
+
+/** The stand-in's token estimate of a chat prompt (the same rule as the Ollama stand-in). */
+function promptTokens(body: unknown): number {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return 8;
+  let bytes = 0;
+  for (const message of messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (typeof content === "string") bytes += Buffer.byteLength(content, "utf8");
+  }
+  return Math.ceil(bytes / 4) + 8;
 }
 
 export interface OpenAIStandIn {
@@ -66,10 +97,13 @@ export interface OpenAIStandIn {
   readonly port: number;
   readonly requests: RecordedRequest[];
   completionRequests(): RecordedRequest[];
+  /** Only the canary warm-up requests (answered outside the queue, not in completionRequests). */
+  warmUpRequests(): RecordedRequest[];
   setReply(reply: OpenAIReply | OpenAIReplyFn): void;
   enqueue(...replies: OpenAIReply[]): void;
   setModels(models: readonly string[]): void;
   setLatency(ms: number): void;
+  setContextCap(cap: number | null, overflow?: "keep_half" | "reject"): void;
   setRouteFault(path: string, fault: TransportFault | null): void;
   close(): Promise<void>;
 }
@@ -81,8 +115,27 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   let latencyMs = options.latencyMs ?? 0;
   const routeFaults = new Map<string, TransportFault>();
   let index = 0;
+  let contextCap: number | null = options.contextCap ?? null;
+  let overflow: "keep_half" | "reject" = options.overflow ?? "reject";
 
   const answer = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
+    const tokens = promptTokens(req.body);
+    const over = contextCap !== null && tokens > contextCap;
+    if (over && overflow === "reject") {
+      return sendJson(res, 400, {
+        error: { message: `This model's maximum context length is ${contextCap} tokens`, type: "invalid_request_error", code: "context_length_exceeded" },
+      });
+    }
+    const evaluated = over && contextCap !== null ? Math.floor(contextCap / 2) + 2 : tokens;
+    if (isWarmUp(req.body)) {
+      return sendJson(res, 200, {
+        id: "chatcmpl-stand-in",
+        object: "chat.completion",
+        model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
+        choices: [{ index: 0, message: { role: "assistant", content: "Noted." }, finish_reason: "length" }],
+        usage: { prompt_tokens: evaluated, completion_tokens: 1, total_tokens: evaluated + 1 },
+      });
+    }
     const queued = queue.shift();
     const reply: OpenAIReply =
       queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
@@ -119,9 +172,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     };
     if (scripted.usage !== null) {
       body["usage"] = scripted.usage ?? {
-        prompt_tokens: 42,
+        prompt_tokens: evaluated,
         completion_tokens: completionTokens,
-        total_tokens: 42 + completionTokens,
+        total_tokens: evaluated + completionTokens,
       };
     }
     sendJson(res, 200, body);
@@ -150,7 +203,8 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     baseUrl: `${server.url}/v1`,
     port: server.port,
     requests: server.requests,
-    completionRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions"),
+    completionRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions" && !isWarmUp(r.body)),
+    warmUpRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions" && isWarmUp(r.body)),
     setReply: (reply) => {
       defaultReply = reply;
     },
@@ -162,6 +216,10 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     },
     setLatency: (ms) => {
       latencyMs = ms;
+    },
+    setContextCap: (cap, mode) => {
+      contextCap = cap;
+      if (mode !== undefined) overflow = mode;
     },
     setRouteFault: (path, fault) => {
       if (fault === null) routeFaults.delete(path);

@@ -111,7 +111,58 @@ describe("Ollama stand-in", () => {
   });
 });
 
+describe("issue 12 A1: the Ollama stand-in caps the context like Ollama", () => {
+  const long = { model: "qwen2.5:1.5b", options: { num_ctx: 16384 }, messages: [{ role: "user", content: "数".repeat(3400) }] };
+
+  it("issue 12 A1: keep-half answers 200 with prompt_eval_count cap/2+2 and /api/ps reports the capped context", async () => {
+    const s = await startOllamaStandIn({ contextCap: 2048 });
+    open.push(s);
+    const json = (await (await chat(s.url, long)).json()) as { prompt_eval_count: number; done_reason: string };
+    expect(json.done_reason).toBe("stop");
+    expect(json.prompt_eval_count).toBe(1026);
+    const ps = (await (await fetch(`${s.url}/api/ps`)).json()) as { models: Array<Record<string, unknown>> };
+    expect(ps.models).toHaveLength(1);
+    expect(ps.models[0]).toMatchObject({ name: "qwen2.5:1.5b", model: "qwen2.5:1.5b", context_length: 2048, size_vram: 0 });
+  });
+
+  it("issue 12 A1: overflow reject answers 400; without a cap the requested num_ctx is loaded", async () => {
+    const s = await startOllamaStandIn({ contextCap: 2048, overflow: "reject" });
+    open.push(s);
+    expect((await chat(s.url, long)).status).toBe(400);
+    s.setContextCap(null);
+    const ok = (await (await chat(s.url, long)).json()) as { prompt_eval_count: number };
+    expect(ok.prompt_eval_count).toBe(Math.ceil((3400 * 3) / 4) + 8);
+    const ps = (await (await fetch(`${s.url}/api/ps`)).json()) as { models: Array<Record<string, unknown>> };
+    expect(ps.models[0]?.["context_length"]).toBe(16384);
+  });
+
+  it("issue 12 A1: /api/ps can be missing, lack context_length, or lie", async () => {
+    const s = await ollama();
+    expect(((await (await fetch(`${s.url}/api/ps`)).json()) as { models: unknown[] }).models).toEqual([]);
+    await chat(s.url, long);
+    s.setPs("missing");
+    expect((await fetch(`${s.url}/api/ps`)).status).toBe(404);
+    s.setPs("no_context_length");
+    const bare = (await (await fetch(`${s.url}/api/ps`)).json()) as { models: Array<Record<string, unknown>> };
+    expect(bare.models[0]).not.toHaveProperty("context_length");
+    s.setPs({ contextLength: 99 });
+    const lying = (await (await fetch(`${s.url}/api/ps`)).json()) as { models: Array<Record<string, unknown>> };
+    expect(lying.models[0]?.["context_length"]).toBe(99);
+  });
+});
+
 describe("OpenAI-compatible stand-in", () => {
+  it("issue 12 A1: a context cap answers 400 (reject) or keeps half and reports cap/2+2 prompt tokens", async () => {
+    const s = await startOpenAIStandIn({ contextCap: 2048 });
+    open.push(s);
+    const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "数".repeat(3400) }] });
+    const rejected = await fetch(`${s.baseUrl}/chat/completions`, { method: "POST", body });
+    expect(rejected.status).toBe(400);
+    s.setContextCap(2048, "keep_half");
+    const kept = (await (await fetch(`${s.baseUrl}/chat/completions`, { method: "POST", body })).json()) as { usage: { prompt_tokens: number } };
+    expect(kept.usage.prompt_tokens).toBe(1026);
+  });
+
   it("answers completions with finish_reason and usage, and lists models", async () => {
     const s = await openai();
     const res = await fetch(`${s.baseUrl}/chat/completions`, { method: "POST", body: "{}" });

@@ -1,0 +1,102 @@
+// Long texts (docs/canary.md): length is never a detection. A text longer than
+// `maxInputLength` code points is cut with the ingest segmenter (segment/spans.ts) into windows of
+// `maxInputLength` that overlap by `segmentOverlap`, each window is screened like a short text,
+// and the verdict is the worst window's: a block anywhere blocks, a failed canary anywhere is
+// degraded, and every window's own state and coverage is reported in `segments`.
+import { SecurityAdvisory } from "./advisory.js";
+import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
+import type { BlockedBy, LayerName, LayerResult, LayerStatus, SegmentCoverage, SegmentState } from "./verdict.js";
+
+/** What one screened text (or window) contributed, before policy and summary are applied. */
+export interface FinishState {
+  readonly layers: LayerResult[];
+  readonly blockedBy: BlockedBy | null;
+  readonly advisory: SecurityAdvisory;
+  readonly degraded: boolean;
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisMethod: AnalysisMethod;
+  readonly analysisStatus: AnalysisStatus;
+  readonly risk: number | null;
+  readonly summaryOverride?: string;
+  readonly promptEvalCount?: number | null;
+  readonly segments?: readonly SegmentCoverage[];
+}
+
+/** One screened window: its code-point span in the whole text and what its screen found. */
+export interface ScreenedSegment {
+  readonly start: number;
+  readonly end: number;
+  readonly state: FinishState;
+}
+
+/** The window's own state, by the rule screen uses for batch items (a denial is not a detection). */
+export function segmentState(state: FinishState): SegmentState {
+  if (state.blockedBy !== null) return "block";
+  if (state.degraded) return "degraded";
+  if (state.advisory.flagged) return "flag";
+  if (state.canaryStatus !== "exercised" || state.analysisStatus !== "exercised") return "unexercised";
+  return "pass";
+}
+
+const LAYER_RANK: Readonly<Record<LayerStatus, number>> = { passed: 0, skipped: 1, failed: 2, blocked: 3 };
+const CANARY_RANK: Readonly<Record<CanaryStatus, number>> = { exercised: 0, disabled: 1, skipped_after_block: 2, failed: 3 };
+
+/** One layer for the whole text: the worst window's layer, with summed latency and every signal. */
+function combineLayer(name: LayerName, layers: readonly LayerResult[]): LayerResult | null {
+  const same = layers.filter((layer) => layer.name === name);
+  const worst = same.reduce<LayerResult | null>(
+    (current, layer) => (current === null || LAYER_RANK[layer.status] > LAYER_RANK[current.status] ? layer : current),
+    null,
+  );
+  if (worst === null) return null;
+  return {
+    ...worst,
+    latency: same.reduce((sum, layer) => sum + layer.latency, 0),
+    signals: [...new Set(same.flatMap((layer) => layer.signals))],
+  };
+}
+
+/** The state of a whole text from its windows, in order (at least one). */
+export function combineSegments(screened: readonly ScreenedSegment[]): FinishState {
+  const states = screened.map((segment) => segment.state);
+  const allLayers = states.flatMap((state) => state.layers);
+  const layers = (["structural_filter", "canary_probe"] as const)
+    .map((name) => combineLayer(name, allLayers))
+    .filter((layer): layer is LayerResult => layer !== null);
+  const blockedAt = states.findIndex((state) => state.blockedBy !== null);
+  const blocked = blockedAt >= 0 ? (states[blockedAt] as FinishState) : null;
+  const allExercised = (key: "canaryStatus" | "analysisStatus"): boolean => states.every((state) => state[key] === "exercised");
+  const canaryStatus = states.reduce<CanaryStatus>(
+    (worst, state) => (CANARY_RANK[state.canaryStatus] > CANARY_RANK[worst] ? state.canaryStatus : worst),
+    "exercised",
+  );
+  const analysisStatus: AnalysisStatus = allExercised("analysisStatus")
+    ? "exercised"
+    : states.some((state) => state.analysisStatus === "failed")
+      ? "failed"
+      : "not_applicable";
+  const risks = states.map((state) => state.risk).filter((risk): risk is number => risk !== null);
+  const total = screened.length;
+  return {
+    layers,
+    blockedBy: blocked?.blockedBy ?? null,
+    advisory: states.reduce((merged, state) => SecurityAdvisory.merge(merged, state.advisory), SecurityAdvisory.none()),
+    degraded: states.some((state) => state.degraded),
+    canaryStatus,
+    analysisMethod: states.find((state) => state.analysisMethod !== "none")?.analysisMethod ?? "none",
+    analysisStatus,
+    risk: risks.length > 0 ? Math.max(...risks) : null,
+    ...(blocked?.summaryOverride !== undefined ? { summaryOverride: `${blocked.summaryOverride} (segment ${blockedAt + 1} of ${total})` } : {}),
+    promptEvalCount: null,
+    segments: screened.map((segment, index) => {
+      const coverageReason = segment.state.layers.find((layer) => layer.name === "canary_probe")?.coverageReason ?? null;
+      return {
+        index,
+        start: segment.start,
+        end: segment.end,
+        state: segmentState(segment.state),
+        coverageReason,
+      };
+    }),
+  };
+}
