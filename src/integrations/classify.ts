@@ -1,8 +1,6 @@
-// classifyForHost: the decision every host adapter takes from one `/check` verdict
-// (cli-server-demo.md §5, §7 item 10). This is the library twin of the dependency-free
-// integrations/_shared/classify.mjs that the command hooks run with `node` alone; the two
-// implement the same table and test/integrations/classify-matrix.test.ts runs both over the same
-// verdicts, so they cannot drift apart unnoticed.
+// classifyForHost: the decision every host adapter takes from one `/check` verdict. This is the
+// only copy: the host plugins under integrations/ are bundled from these sources by
+// scripts/build-integrations.ts, and the in-process OpenAI Agents guardrail imports it directly.
 //
 // Order (first match wins): required fields → `blocked_by: "fail_closed"` (a service that refused
 // because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
