@@ -19,9 +19,13 @@ var UsageError = class extends LittleCanaryError {
 	}
 };
 // src/integrations/classify.ts
+/** Environment variable holding the failure mode (`allow` or `deny`). */
 var FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
+/** The error text for a failure mode other than `allow`/`deny`. */
 var INVALID_FAILURE_MODE = "failure mode must be 'allow' or 'deny'";
+/** The reason given when a verdict lacks a required coverage field. */
 var REASON_MISSING_FIELDS = "verdict omitted required coverage fields";
+/** The reason given when a verdict is degraded or its canary or analysis did not run. */
 var REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 /**
 * LITTLE_CANARY_FAILURE_MODE: `allow`|`deny`, trimmed, case-insensitive; unset, empty or

@@ -44,6 +44,7 @@ const HostSchema = z.strictObject({
   caveats: z.array(nonBlank).min(1),
 });
 
+/** docs/host-capability-matrix.json: what each host lets an adapter intercept, with its cross-field rules. */
 export const HostCapabilityMatrixSchema = z
   .strictObject({
     schema: z.literal("little-canary-host-capability-matrix/v1"),
@@ -71,7 +72,9 @@ export const HostCapabilityMatrixSchema = z
     });
   });
 
+/** A validated host capability matrix. */
 export type HostCapabilityMatrix = z.infer<typeof HostCapabilityMatrixSchema>;
+/** One host's row of the matrix. */
 export type HostCapability = HostCapabilityMatrix["hosts"][number];
 
 const yes = (value: boolean): string => (value ? "yes" : "no");

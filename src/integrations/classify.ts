@@ -8,11 +8,14 @@
 // flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
 import { UsageError } from "../errors.js";
 
+/** What a host does with one input: pass it, warn, refuse it, or report that it was not screened. */
 export type HostDecision = "allow" | "warn" | "deny" | "unscreened";
+/** What a host does with `unscreened` input: let it through with a warning, or refuse it. */
 export type FailureMode = "allow" | "deny";
 /** Why a verdict is unscreened: no usable verdict at all, or a verdict whose coverage is incomplete. */
 export type UnscreenedCause = "unavailable" | "incomplete";
 
+/** One verdict classified for a host: the decision, why, and whether to refuse the input. */
 export interface HostClassification {
   readonly decision: HostDecision;
   readonly cause: UnscreenedCause | null;
@@ -25,11 +28,16 @@ export interface HostClassification {
   readonly failureMode: FailureMode;
 }
 
+/** Environment variable holding the failure mode (`allow` or `deny`). */
 export const FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
+/** The error text for a failure mode other than `allow`/`deny`. */
 export const INVALID_FAILURE_MODE = "failure mode must be 'allow' or 'deny'";
+/** The reason given when a verdict lacks a required coverage field. */
 export const REASON_MISSING_FIELDS = "verdict omitted required coverage fields";
+/** The reason given when a verdict is degraded or its canary or analysis did not run. */
 export const REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 
+/** A failure-mode setting, read: the mode, or the error to report. */
 export type FailureModeParse = { readonly ok: true; readonly mode: FailureMode } | { readonly ok: false; readonly error: string };
 
 /**
