@@ -44,6 +44,7 @@ const HostSchema = z.strictObject({
   caveats: z.array(nonBlank).min(1),
 });
 
+/** docs/host-capability-matrix.json: what each host lets an adapter intercept, with its cross-field rules. */
 export const HostCapabilityMatrixSchema = z
   .strictObject({
     schema: z.literal("little-canary-host-capability-matrix/v1"),
@@ -71,12 +72,50 @@ export const HostCapabilityMatrixSchema = z
     });
   });
 
+/** A validated host capability matrix. */
 export type HostCapabilityMatrix = z.infer<typeof HostCapabilityMatrixSchema>;
+/** One host's row of the matrix. */
 export type HostCapability = HostCapabilityMatrix["hosts"][number];
 
 const yes = (value: boolean): string => (value ? "yes" : "no");
 const cell = (text: string): string => text.replaceAll("|", "\\|").replaceAll("\n", " ");
 const code = (text: string | null): string => (text === null ? "—" : `\`${cell(text)}\``);
+
+// How the plugin folders come to be and how a user installs them: one story, stated once here
+// and rendered into docs/integrations.md (the host READMEs point to it).
+const BUILD_AND_INSTALL: readonly string[] = [
+  "## How the plugins are built and installed",
+  "",
+  "Every adapter is written once, in TypeScript, under `src/integrations/`: `classify.ts` (the one classifier),",
+  "`adapter/` (loopback endpoint rules, the HTTP client, configuration, `/health` notices, the command-hook runner)",
+  "and one folder per host. `scripts/build-integrations.ts` bundles each host entry into one self-contained ES module",
+  "in the host's folder under `integrations/`:",
+  "",
+  "| Host | Entry | Bundle |",
+  "|---|---|---|",
+  "| Claude Code, Codex CLI | `src/integrations/claude-code/user-prompt-submit.ts` | `integrations/claude-code/hooks/user-prompt-submit.mjs` |",
+  "| Gemini CLI | `src/integrations/gemini-cli/before-agent.ts` | `integrations/gemini-cli/hooks/before-agent.mjs` |",
+  "| OpenCode | `src/integrations/opencode/entry.ts` | `integrations/opencode/index.mjs` |",
+  "| Pi | `src/integrations/pi/entry.ts` | `integrations/pi/index.mjs` |",
+  "| OpenClaw | `src/integrations/openclaw/entry.ts` | `integrations/openclaw/index.mjs` |",
+  "",
+  "A bundle imports nothing but `node:` builtins, so it runs with `node` (20.19+) alone: no `npm install`, no",
+  "`node_modules`, no symlinks. The bundles are checked in, so a clone, a copied folder and the npm package all carry",
+  "working plugins. `npm run integrations` rebuilds them after a change under `src/integrations/`; `npm run build`",
+  "fails while a checked-in bundle is stale, and `test/integrations/build.test.ts` compares every bundle with a fresh",
+  "build. Edit the TypeScript, never the `.mjs`.",
+  "",
+  "The bundler is Vite's (Rolldown), already a pinned development dependency: the sources import each other with",
+  "`.js` specifiers that name `.ts` files, and a bundler resolves those, strips the types and inlines every module",
+  "into one file in one call. Compiling with `tsc` and concatenating the output would mean rewriting import and",
+  "export statements by hand. Vite is needed only to rebuild the bundles, never to run them.",
+  "",
+  "To install a plugin, point the host at its folder, either in a clone of the repository or in the installed npm",
+  "package (`npm install little-canary`, then `node_modules/little-canary/integrations/<host>`). Host installers that",
+  "copy the folder get a complete copy: every file in it is a plain file. Each host folder's README gives the host's",
+  "own install command. Programs that wire a host themselves can import the same adapters from",
+  "`little-canary/integrations`.",
+];
 
 /** docs/integrations.md, generated from the matrix (deterministic: same matrix, same bytes). */
 export function renderIntegrationsDoc(matrix: HostCapabilityMatrix): string {
@@ -116,6 +155,8 @@ export function renderIntegrationsDoc(matrix: HostCapabilityMatrix): string {
     "",
     "No adapter screens conversation history, files read later, images or (except OpenCode's tool-result hook) tool output.",
     "Screen those yourself with the library or `POST /check` before an authority-bearing agent reads them.",
+    "",
+    ...BUILD_AND_INSTALL,
     "",
     "## Hosts",
   );

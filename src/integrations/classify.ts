@@ -1,8 +1,6 @@
-// classifyForHost: the decision every host adapter takes from one `/check` verdict
-// (cli-server-demo.md §5, §7 item 10). This is the library twin of the dependency-free
-// integrations/_shared/classify.mjs that the command hooks run with `node` alone; the two
-// implement the same table and test/integrations/classify-matrix.test.ts runs both over the same
-// verdicts, so they cannot drift apart unnoticed.
+// classifyForHost: the decision every host adapter takes from one `/check` verdict. This is the
+// only copy: the host plugins under integrations/ are bundled from these sources by
+// scripts/build-integrations.ts, and the in-process OpenAI Agents guardrail imports it directly.
 //
 // Order (first match wins): required fields → `blocked_by: "fail_closed"` (a service that refused
 // because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
@@ -10,11 +8,14 @@
 // flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
 import { UsageError } from "../errors.js";
 
+/** What a host does with one input: pass it, warn, refuse it, or report that it was not screened. */
 export type HostDecision = "allow" | "warn" | "deny" | "unscreened";
+/** What a host does with `unscreened` input: let it through with a warning, or refuse it. */
 export type FailureMode = "allow" | "deny";
 /** Why a verdict is unscreened: no usable verdict at all, or a verdict whose coverage is incomplete. */
 export type UnscreenedCause = "unavailable" | "incomplete";
 
+/** One verdict classified for a host: the decision, why, and whether to refuse the input. */
 export interface HostClassification {
   readonly decision: HostDecision;
   readonly cause: UnscreenedCause | null;
@@ -27,11 +28,16 @@ export interface HostClassification {
   readonly failureMode: FailureMode;
 }
 
+/** Environment variable holding the failure mode (`allow` or `deny`). */
 export const FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
+/** The error text for a failure mode other than `allow`/`deny`. */
 export const INVALID_FAILURE_MODE = "failure mode must be 'allow' or 'deny'";
+/** The reason given when a verdict lacks a required coverage field. */
 export const REASON_MISSING_FIELDS = "verdict omitted required coverage fields";
+/** The reason given when a verdict is degraded or its canary or analysis did not run. */
 export const REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 
+/** A failure-mode setting, read: the mode, or the error to report. */
 export type FailureModeParse = { readonly ok: true; readonly mode: FailureMode } | { readonly ok: false; readonly error: string };
 
 /**

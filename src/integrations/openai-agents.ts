@@ -25,6 +25,7 @@ export type GuardrailChecker =
   | { check(text: string): unknown }
   | ((text: string) => unknown);
 
+/** How far one input was screened, as `outputInfo.coverage` reports it. */
 export type GuardrailCoverage = "unsafe" | "degraded" | "flagged" | "unexercised" | "safe";
 
 /** `outputInfo` of every result: exactly these keys, never the input text. */
@@ -57,6 +58,7 @@ export interface LittleCanaryInputGuardrail {
   execute(args: { readonly input: string | readonly unknown[]; readonly agent?: unknown; readonly context?: unknown }): Promise<LittleCanaryGuardrailOutput>;
 }
 
+/** Options of littleCanaryInputGuardrail. */
 export interface LittleCanaryGuardrailOptions {
   /** `fail_open` or `fail_closed`; when omitted, LITTLE_CANARY_FAILURE_MODE decides (deny → fail_closed). */
   readonly onDegraded?: DegradedPolicy;
@@ -68,7 +70,9 @@ export interface LittleCanaryGuardrailOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** `outputInfo.summary` when the checker threw or returned something that is not a verdict. */
 export const CHECKER_FAILED_SUMMARY = "Checker raised; behavioral coverage unavailable.";
+/** `outputInfo.summary` when the input held no user text. */
 export const NOTHING_TO_SCREEN_SUMMARY = "No user text to screen; the checker was not called.";
 
 function resolvePolicy(options: LittleCanaryGuardrailOptions): DegradedPolicy {

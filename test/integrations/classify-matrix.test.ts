@@ -1,20 +1,22 @@
 // One decision everywhere (issue 8 acceptance, cli-server-demo.md §7 item 10):
-// 1. the library's classifyForHost and the dependency-free integrations/_shared/classify.mjs
-//    agree on every verdict shape, valid or not (property test);
+// 1. classifyForHost passes nothing that is not an exercised clean verdict, for every verdict
+//    shape, valid or not (property test); the host bundles inline this one module;
 // 2. every adapter, fed the same real verdict by a loopback service (or in-process for the
 //    Agents guardrail), shows the host the same allow / warn / deny / unscreened decision.
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as library from "../../src/integrations/classify.js";
-import * as shared from "../../integrations/_shared/classify.mjs";
 import { littleCanaryInputGuardrail } from "../../src/integrations/openai-agents.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { SecurityPipelineOptions } from "../../src/pipeline/options.js";
 import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
-import { createOpenCodeHooks } from "../../integrations/opencode/plugin.mjs";
-import { createInputHandler } from "../../integrations/pi/plugin.mjs";
-import { BLOCK_UNSAFE, createBeforeAgentRunHandler } from "../../integrations/openclaw/plugin.mjs";
+import { createOpenCodeHooks } from "../../src/integrations/opencode/plugin.js";
+import { createInputHandler } from "../../src/integrations/pi/plugin.js";
+import { BLOCK_UNSAFE, createBeforeAgentRunHandler } from "../../src/integrations/openclaw/plugin.js";
+import { UsageError } from "../../src/errors.js";
+import { HOST_BUNDLES } from "../../scripts/build-integrations.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { answering, startRawService, type RawService } from "./_support/raw-service.js";
 import { hookInput, runHook } from "./_support/run-hook.js";
@@ -23,7 +25,7 @@ import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "./_support/service
 type Decision = library.HostDecision;
 const MODES = ["allow", "deny"] as const;
 
-describe("the library classifier and the hook classifier are twins", () => {
+describe("the one classifier", () => {
   const status = fc.constantFrom("exercised", "failed", "disabled", "skipped_after_block", "not_applicable", "", 1, null, undefined);
   const bool = fc.constantFrom(true, false, null, "true", 0, undefined);
   const verdictLike = fc.record(
@@ -51,23 +53,42 @@ describe("the library classifier and the hook classifier are twins", () => {
     advisory: fc.oneof(fc.record({ flagged: fc.boolean() }), fc.constantFrom(undefined, null, { flagged: "yes" })),
   });
 
-  it("give identical results for thousands of verdict shapes in both failure modes", () => {
+  it("passes only an exercised, clean, complete verdict and refuses exactly deny (and unscreened under deny)", () => {
     fc.assert(
       fc.property(fc.oneof(wellFormed, verdictLike, fc.anything()), fc.constantFrom(...MODES), (verdict, failureMode) => {
-        expect(shared.classifyForHost(verdict, { failureMode })).toEqual(library.classifyForHost(verdict, { failureMode }));
+        const result = library.classifyForHost(verdict, { failureMode });
+        const v = verdict as Record<string, unknown>;
+        if (result.decision === "allow" || result.decision === "warn") {
+          expect(v["safe"]).toBe(true);
+          expect(v["degraded"]).toBe(false);
+          expect(v["canary_status"]).toBe("exercised");
+          expect(v["analysis_status"]).toBe("exercised");
+          expect(v["blocked_by"]).not.toBe("fail_closed");
+        }
+        expect(result.block).toBe(result.decision === "deny" || (result.decision === "unscreened" && failureMode === "deny"));
+        expect(result.failureMode).toBe(failureMode);
       }),
       { numRuns: 3000 },
     );
   });
 
-  it("read LITTLE_CANARY_FAILURE_MODE the same way and never turn an invalid value into allow", () => {
+  it("reads LITTLE_CANARY_FAILURE_MODE and never turns an invalid value into allow", () => {
     for (const raw of [undefined, "", "  ", "allow", "DENY", " deny\n", "bogus", "0", "false", "allow,deny", 1]) {
       const a = library.parseFailureMode(raw);
-      expect(shared.parseFailureMode(raw)).toEqual(a);
       if (typeof raw === "string" && !["", "allow", "deny"].includes(raw.trim().toLowerCase())) expect(a.ok).toBe(false);
+      else expect(a.ok).toBe(typeof raw === "string" || raw === undefined);
     }
-    expect(() => library.classifyForHost({}, { failureMode: "bogus" as never })).toThrow();
-    expect(() => shared.classifyForHost({}, { failureMode: "bogus" as never })).toThrow();
+  });
+
+  it("issue 13 item 4: an invalid failure mode passed in code is a UsageError, in the library and in every hook bundle", () => {
+    expect(() => library.classifyForHost({}, { failureMode: "bogus" as never })).toThrow(UsageError);
+    expect(() => library.unscreenedForHost("x", { failureMode: "bogus" as never })).toThrow(UsageError);
+    // The bundles inline this very module: the error the hosts would see is the library's, not a copy's.
+    for (const bundle of HOST_BUNDLES) {
+      const text = readFileSync(resolve(import.meta.dirname, "../..", bundle.output), "utf8");
+      expect(text, bundle.output).toContain("// src/integrations/classify.ts");
+      expect(text, bundle.output).toContain("throw new UsageError(INVALID_FAILURE_MODE)");
+    }
   });
 });
 

@@ -1,2 +1,0 @@
-import type { OpenCodeHooks } from "./plugin.mjs";
-export declare const LittleCanaryPlugin: (input: { client?: unknown }) => Promise<OpenCodeHooks>;

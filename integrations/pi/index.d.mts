@@ -1,1 +1,0 @@
-export default function littleCanary(pi: { on(event: string, handler: (...args: any[]) => unknown): unknown }): void;

@@ -1,0 +1,114 @@
+// The adapters' only network code: POST /check and GET /health on the validated loopback
+// service, with node:http (no proxies, no redirects, no dependencies).
+//
+// Contract: every exchange ends by its deadline; at most 65 536 response bytes are held; a body
+// over 65 536 request bytes is refused locally (the service would answer 413 anyway); the answer
+// is a JSON object or a failure. Failures are values whose `reason` is a fixed token kept from
+// the original hooks so existing log filters still match: `URLError` (connection refused, reset,
+// closed early), `HTTPError` (any non-2xx status, 3xx included: redirects are not followed),
+// `TimeoutError`, `ValueError` (oversize, not UTF-8, not a JSON object) and `JSONDecodeError`.
+// Neither the prompt nor the response text ever appears in a reason.
+import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";
+import type { ServiceEndpoint } from "./endpoint.js";
+
+/** The most response bytes an adapter holds. */
+export const MAX_RESPONSE_BYTES = 65536;
+/** The largest request body an adapter sends (the service's own limit). */
+export const MAX_REQUEST_BYTES = 65536;
+/** The reason given for a prompt too large to send. */
+export const REQUEST_TOO_LARGE = `prompt exceeded the service's ${MAX_REQUEST_BYTES}-byte request limit`;
+
+/** One exchange with the service: the parsed JSON object, or a fixed failure token. */
+export type Exchange = { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
+
+/** When an exchange must end: an absolute Date.now() deadline and an optional abort signal. */
+export interface ExchangeOptions {
+  readonly deadline: number;
+  readonly signal?: AbortSignal;
+}
+
+function exchange(
+  endpoint: ServiceEndpoint,
+  method: "GET" | "POST",
+  path: string,
+  body: Buffer | null,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<Exchange> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let req: ClientRequest | undefined;
+    const onAbort = (): void => finish({ ok: false, reason: "AbortError" });
+    const finish = (result: Exchange): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      req?.destroy();
+      resolve(result);
+    };
+    if (signal?.aborted) return finish({ ok: false, reason: "AbortError" });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return finish({ ok: false, reason: "TimeoutError" });
+    timer = setTimeout(() => finish({ ok: false, reason: "TimeoutError" }), remaining);
+    const headers: OutgoingHttpHeaders = { host: endpoint.hostHeader, accept: "application/json", connection: "close" };
+    if (body !== null) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(body.length);
+    }
+    req = request({ host: endpoint.connectHost, port: endpoint.port, method, path, headers, agent: false });
+    req.on("error", () => finish({ ok: false, reason: "URLError" }));
+    req.on("response", (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        res.resume();
+        return finish({ ok: false, reason: "HTTPError" });
+      }
+      const declared = Number(res.headers["content-length"]);
+      if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) return finish({ ok: false, reason: "ValueError" });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (settled) return;
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) return finish({ ok: false, reason: "ValueError" });
+        chunks.push(chunk);
+      });
+      res.on("error", () => finish({ ok: false, reason: "URLError" }));
+      res.on("aborted", () => finish({ ok: false, reason: "URLError" }));
+      res.on("end", () => finish(parseObject(Buffer.concat(chunks))));
+    });
+    req.end(body ?? undefined);
+  });
+}
+
+function parseObject(bytes: Buffer): Exchange {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, reason: "ValueError" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: "JSONDecodeError" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "ValueError" };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
+export async function postCheck(endpoint: ServiceEndpoint, text: string, options: ExchangeOptions): Promise<Exchange> {
+  const body = Buffer.from(JSON.stringify({ text }), "utf8");
+  if (body.length > MAX_REQUEST_BYTES) return { ok: false, reason: REQUEST_TOO_LARGE };
+  return exchange(endpoint, "POST", endpoint.checkPath, body, options.deadline, options.signal);
+}
+
+/** The service's `/health` object (mode, canary_timeout, readiness), or a failure. */
+export async function getHealth(endpoint: ServiceEndpoint, options: ExchangeOptions): Promise<Exchange> {
+  return exchange(endpoint, "GET", endpoint.healthPath, null, options.deadline, options.signal);
+}

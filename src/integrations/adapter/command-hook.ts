@@ -1,0 +1,149 @@
+// The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI
+// `BeforeAgent`): read the hook input, check the configuration, screen the prompt, and hand the
+// host-specific renderer one outcome. Evaluation order, the same for both hosts:
+//   1 failure mode, 2 endpoint and timeout, (hook input errors), 3 event name, 4 prompt,
+//   5 HTTP request, 6 required verdict fields, 7 unsafe, 8 coverage, 9 advisory.
+//
+// Hostile input: stdin is capped at 1 MiB and must arrive within STDIN_DEADLINE_MS; parser
+// messages are never repeated (they quote the input); the prompt leaves only for the validated
+// loopback endpoint. The caller writes exactly one JSON object and nothing to stderr.
+import { unscreenedForHost, type HostClassification } from "../classify.js";
+import { readAdapterEnv, type AdapterEnv } from "./config.js";
+import { createScreener, type ScreenResult } from "./screener.js";
+
+/** The most hook-input bytes read from stdin. */
+export const MAX_HOOK_INPUT_BYTES = 1048576;
+/** How long the hook waits for its input to arrive. */
+export const STDIN_DEADLINE_MS = 2000;
+
+/** What was read from stdin: the bytes, or why they could not be used. */
+export type BoundedRead = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly reason: string };
+
+/** A host's answer object (the hook writes it as one JSON line). */
+export type HookAnswer = Record<string, string>;
+
+/** Turns one outcome (plus health notices) into the host's answer object. */
+export type HookRenderer = (outcome: HostClassification, notices: readonly string[]) => HookAnswer;
+
+/**
+ * Reads at most `maxBytes` from `stream`. Past the cap it stops listening and reports oversize
+ * (the host may still be writing; the process ends after answering).
+ */
+export function readBoundedInput(
+  stream: NodeJS.ReadableStream,
+  maxBytes = MAX_HOOK_INPUT_BYTES,
+  deadlineMs = STDIN_DEADLINE_MS,
+): Promise<BoundedRead> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: BoundedRead): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stream.removeListener("data", onData);
+      stream.removeListener("end", onEnd);
+      stream.removeListener("error", onError);
+      if (typeof stream.pause === "function") stream.pause();
+      resolve(result);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      size += bytes.length;
+      if (size > maxBytes) return finish({ ok: false, reason: `hook input exceeded ${maxBytes} bytes` });
+      chunks.push(bytes);
+    };
+    const onEnd = (): void => finish({ ok: true, bytes: Buffer.concat(chunks) });
+    const onError = (): void => finish({ ok: false, reason: "hook input could not be read" });
+    const timer = setTimeout(() => finish({ ok: false, reason: "hook input did not arrive in time" }), deadlineMs);
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+  });
+}
+
+type HookInput = { readonly ok: true; readonly input: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
+
+function parseHookInput(read: BoundedRead): HookInput {
+  if (!read.ok) return read;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
+  } catch {
+    return { ok: false, reason: "hook input was not valid UTF-8" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: "hook input was not valid JSON" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, reason: "hook input was not a JSON object" };
+  }
+  return { ok: true, input: value as Record<string, unknown> };
+}
+
+/** One hook invocation's inputs: what stdin gave, the environment, the expected event. */
+export interface HookInvocation {
+  readonly read: BoundedRead;
+  readonly env: AdapterEnv;
+  readonly event: string;
+  readonly adapterName: string;
+}
+
+/** Decides one hook invocation (configuration, hook input, then the screen itself). */
+export async function decideHook({ read, env, event, adapterName }: HookInvocation): Promise<ScreenResult> {
+  const config = readAdapterEnv(env);
+  // An invalid failure mode is reported in fail-open style and nothing is screened: the operator
+  // asked for a policy we cannot name, so we neither invent `allow` silently nor refuse blindly.
+  if (!config.ok) return { outcome: unscreenedForHost(config.problem, { failureMode: config.failureMode ?? "allow" }), notices: [] };
+  const failureMode = config.failureMode;
+  const parsed = parseHookInput(read);
+  if (!parsed.ok) return { outcome: unscreenedForHost(parsed.reason, { failureMode }), notices: [] };
+  if (parsed.input["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
+  const prompt = parsed.input["prompt"];
+  if (typeof prompt !== "string") return { outcome: unscreenedForHost("prompt was not a string", { failureMode }), notices: [] };
+  const screen = createScreener({ endpoint: config.endpoint, timeoutMs: config.timeoutMs, failureMode, adapterName });
+  return screen(prompt);
+}
+
+/** A command hook: its event, how it names itself in notices, and its host's renderer. */
+export interface CommandHookOptions {
+  readonly event: string;
+  readonly adapterName: string;
+  readonly render: HookRenderer;
+  readonly stdin?: NodeJS.ReadableStream & { destroy?: () => unknown };
+  readonly stdout?: NodeJS.WritableStream;
+  readonly env?: AdapterEnv;
+}
+
+/**
+ * Runs a command hook end to end: stdin → decision → one JSON line on stdout. Never throws and
+ * never writes to stderr; an unexpected error becomes an unscreened outcome named by its class.
+ */
+export async function runCommandHook(options: CommandHookOptions): Promise<void> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const env = options.env ?? process.env;
+  let answer: HookAnswer;
+  try {
+    const read = await readBoundedInput(stdin);
+    // Nothing more is read; a host still writing past the cap must not keep this process alive.
+    if (typeof stdin.destroy === "function") stdin.destroy();
+    const { outcome, notices } = await decideHook({ read, env, event: options.event, adapterName: options.adapterName });
+    answer = options.render(outcome, notices);
+  } catch (error) {
+    const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
+    const mode = readAdapterEnv(env).failureMode ?? "allow";
+    answer = options.render(unscreenedForHost(name, { failureMode: mode }), []);
+  }
+  await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(undefined)));
+}
+
+/** Appends the health notices to an optional message: "<message> <notice> <notice>". */
+export function withNotices(message: string | undefined, notices: readonly string[]): string | undefined {
+  const parts = [message, ...notices].filter((part): part is string => typeof part === "string" && part !== "");
+  return parts.length === 0 ? undefined : parts.join(" ");
+}

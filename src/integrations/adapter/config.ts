@@ -1,0 +1,69 @@
+// Adapter configuration from the environment, checked in a fixed order: failure mode first (so a
+// bad mode is reported, never replaced by a default), then endpoint and timeout. Problems are
+// values: `invalid adapter configuration (<rule>)`, never the raw value.
+import { FAILURE_MODE_ENV, parseFailureMode, type FailureMode } from "../classify.js";
+import { parseCheckEndpoint, type ServiceEndpoint } from "./endpoint.js";
+
+/** Environment variable naming the loopback `/check` URL. */
+export const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
+/** Environment variable holding one screen's deadline in milliseconds. */
+export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT_MS";
+
+/** Bounds and default of an adapter's deadline, in milliseconds. */
+export interface TimeoutLimits {
+  readonly min: number;
+  readonly max: number;
+  readonly fallback: number;
+}
+
+/** The command hooks' and prompt plugins' deadline: 100–5000 ms, default 3000. */
+export const HOOK_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 5000, fallback: 3000 });
+
+/** `invalid adapter configuration (<rule>)`: the wording every adapter reports. */
+export function invalidConfiguration(rule: string): string {
+  return `invalid adapter configuration (${rule})`;
+}
+
+/** A timeout setting, validated: milliseconds, or the rule it broke. */
+export type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readonly ok: false; readonly error: string };
+
+/**
+ * An integer number of milliseconds within `limits`; unset or empty gives `limits.fallback`.
+ * Decimal digits only: "3e3", "0x10" or " 300" are refused rather than guessed.
+ */
+export function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
+  const error = `timeout must be an integer from ${limits.min} to ${limits.max} milliseconds`;
+  if (raw === undefined || raw === null || raw === "") return { ok: true, timeoutMs: limits.fallback };
+  if (typeof raw === "number") {
+    return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? { ok: true, timeoutMs: raw } : { ok: false, error };
+  }
+  if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return { ok: false, error };
+  const value = Number(raw);
+  return value >= limits.min && value <= limits.max ? { ok: true, timeoutMs: value } : { ok: false, error };
+}
+
+/** The environment as adapters read it. */
+export type AdapterEnv = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The configuration read from the environment: everything needed to screen, or the problem.
+ * `failureMode` is null only when the mode itself is invalid.
+ */
+export type AdapterConfig =
+  | { readonly ok: true; readonly failureMode: FailureMode; readonly endpoint: ServiceEndpoint; readonly timeoutMs: number }
+  | { readonly ok: false; readonly failureMode: FailureMode | null; readonly problem: string };
+
+/**
+ * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT and LITTLE_CANARY_TIMEOUT_MS. When
+ * the failure mode itself is invalid the adapters report the problem in their fail-open style
+ * without screening: reported, never silently read as allow.
+ */
+export function readAdapterEnv(env: AdapterEnv, limits: TimeoutLimits = HOOK_TIMEOUT_LIMITS): AdapterConfig {
+  const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
+  if (!mode.ok) return { ok: false, failureMode: null, problem: invalidConfiguration(mode.error) };
+  const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
+  if (!endpoint.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(endpoint.error) };
+  const timeout = parseTimeoutMs(env[TIMEOUT_ENV], limits);
+  if (!timeout.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(timeout.error) };
+  return { ok: true, failureMode: mode.mode, endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs };
+}

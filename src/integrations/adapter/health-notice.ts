@@ -1,0 +1,31 @@
+// Timeout honesty. A fresh install fails open twice over: `serve` defaults to advisory mode,
+// which never answers `safe:false`, and its canary timeout (600 s by default) dwarfs an
+// adapter's few seconds, so slow screens end as "unavailable". Adapters read `/health` once and
+// say so instead of looking like a gate that never fires.
+//
+// Input: the `/health` object of the service (only `mode` and `canary_timeout` are read).
+// Output: one sentence per problem found, or an empty list; never anything from the prompt.
+
+/**
+ * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
+ * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
+ */
+export function healthNotices(health: unknown, adapterTimeoutMs: number, adapterName = "this adapter"): string[] {
+  if (typeof health !== "object" || health === null || Array.isArray(health)) return [];
+  const fields = health as Record<string, unknown>;
+  const notices: string[] = [];
+  if (fields["mode"] === "advisory") {
+    notices.push(
+      "Little Canary service runs in advisory mode, which never rejects a prompt; " +
+        "start it with --mode block to give this adapter refusal power.",
+    );
+  }
+  const canaryTimeout = fields["canary_timeout"];
+  if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1000 > adapterTimeoutMs) {
+    notices.push(
+      `Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; ` +
+        "slow screens will end as unavailable.",
+    );
+  }
+  return notices;
+}

@@ -1,0 +1,62 @@
+// One screen of one text through the loopback service, as every HTTP adapter does it: POST
+// /check, classify the answer with the shared classifier, and (until it has been read once) read
+// `/health` alongside to find a service that cannot gate (health-notice.ts).
+//
+// The health read never delays the verdict by more than HEALTH_GRACE_MS after /check answers,
+// and it shares the screen's deadline; a failed health read is simply tried again next time.
+import { classifyForHost, unscreenedForHost, type FailureMode, type HostClassification } from "../classify.js";
+import { getHealth, postCheck, type Exchange } from "./client.js";
+import type { ServiceEndpoint } from "./endpoint.js";
+import { healthNotices } from "./health-notice.js";
+
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+export const HEALTH_GRACE_MS = 250;
+
+/** What one screen gives a host: the classified outcome and any health notices to show. */
+export interface ScreenResult {
+  readonly outcome: HostClassification;
+  readonly notices: readonly string[];
+}
+
+/** Screens one text; never throws for a service problem (that is an `unscreened` outcome). */
+export type Screen = (text: string) => Promise<ScreenResult>;
+
+/** What a screener needs: a validated endpoint, a deadline, a failure mode and the adapter's name. */
+export interface ScreenerOptions {
+  readonly endpoint: ServiceEndpoint;
+  readonly timeoutMs: number;
+  readonly failureMode: FailureMode;
+  readonly adapterName?: string;
+}
+
+function settleWithin(promise: Promise<Exchange>, ms: number): Promise<Exchange | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A screen function bound to one service; it reads `/health` until one read succeeds. */
+export function createScreener(options: ScreenerOptions): Screen {
+  const { endpoint, timeoutMs, failureMode } = options;
+  const adapterName = options.adapterName ?? "this adapter";
+  let healthRead = false;
+  return async function screen(text: string): Promise<ScreenResult> {
+    const deadline = Date.now() + timeoutMs;
+    const healthAbort = new AbortController();
+    const health = healthRead ? null : getHealth(endpoint, { deadline, signal: healthAbort.signal });
+    const check = await postCheck(endpoint, text, { deadline });
+    let notices: string[] = [];
+    if (health !== null) {
+      const answer = await settleWithin(health, HEALTH_GRACE_MS);
+      healthAbort.abort();
+      if (answer !== null && answer.ok) {
+        healthRead = true;
+        notices = healthNotices(answer.value, timeoutMs, adapterName);
+      }
+    }
+    const outcome = check.ok ? classifyForHost(check.value, { failureMode }) : unscreenedForHost(check.reason, { failureMode });
+    return { outcome, notices };
+  };
+}

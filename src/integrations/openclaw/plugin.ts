@@ -1,0 +1,102 @@
+// OpenClaw `before_agent_run` handler, built on the shared classifier: screens `event.prompt`
+// only (never `event.messages`), answers `{outcome:"block", ...}` for an unsafe verdict and,
+// under LITTLE_CANARY_FAILURE_MODE=deny, for a prompt that could not be screened;
+// `{outcome:"pass"}` otherwise, with exactly one logger warning for anything short of a clean
+// pass. `serviceUrl` must be a loopback origin (127.0.0.1, localhost or [::1]: the same rule as
+// every other adapter). Warnings never contain error messages or prompt text.
+import type { HostClassification } from "../classify.js";
+import type { AdapterEnv, TimeoutLimits } from "../adapter/config.js";
+import { parseServiceOrigin } from "../adapter/endpoint.js";
+import { createPluginScreener } from "../adapter/plugin-screener.js";
+
+/** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
+export const PLUGIN_ID = "little-canary-openclaw";
+/** The budget this plugin asks OpenClaw for; above the longest screen it allows. */
+export const HOOK_TIMEOUT_MS = 12000;
+/** `timeoutMs` bounds: 100–10000 ms, default 10000. */
+export const OPENCLAW_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 10000, fallback: 10000 });
+
+/** What the handler returns to OpenClaw. */
+export type OpenClawResult =
+  | { readonly outcome: "pass" }
+  | { readonly outcome: "block"; readonly reason: string; readonly message: string };
+
+/** The run goes on. */
+export const PASS: OpenClawResult = Object.freeze({ outcome: "pass" });
+/** The run is refused: the service answered unsafe. */
+export const BLOCK_UNSAFE: OpenClawResult = Object.freeze({
+  outcome: "block",
+  reason: "Little Canary returned an unsafe verdict.",
+  message: "Little Canary blocked this run. Review the prompt and screening details before retrying.",
+});
+/** The run is refused: screening did not complete under the `deny` failure mode. */
+export const BLOCK_UNSCREENED: OpenClawResult = Object.freeze({
+  outcome: "block",
+  reason: "Little Canary screening did not complete.",
+  message: "Little Canary blocked this run because screening did not complete and the fail-closed policy applies.",
+});
+
+const PREFIX = `[${PLUGIN_ID}] `;
+const UNREADABLE = new Set<string | null>(["ValueError", "JSONDecodeError", "verdict omitted required coverage fields"]);
+
+/** The warning for an outcome (without prefix), or null when silent. */
+export function warning(outcome: HostClassification): string | null {
+  const tail = outcome.block ? "blocking run (fail-closed policy)" : "allowing run";
+  switch (outcome.decision) {
+    case "allow":
+    case "deny":
+      return null;
+    case "warn":
+      return "screening flagged this prompt; allowing run";
+    case "unscreened":
+      if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
+      if (typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")) return `${outcome.reason}; ${tail}`;
+      if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
+      if (outcome.reason === "HTTPError") return `screening service returned an HTTP error; ${tail}`;
+      return `screening failed (${outcome.reason}); ${tail}`;
+  }
+  return null;
+}
+
+/** The plugin's configuration (`serviceUrl`, `timeoutMs`, as OpenClaw passes it) and its logger. */
+export interface OpenClawHandlerOptions {
+  readonly config?: unknown;
+  readonly env?: AdapterEnv;
+  readonly logger?: { warn(message: string): unknown };
+}
+
+/** OpenClaw's `before_agent_run` handler. */
+export type BeforeAgentRunHandler = (event: unknown) => Promise<OpenClawResult>;
+
+/** Builds the handler; the configuration is checked once, here. */
+export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}): BeforeAgentRunHandler {
+  const config = (typeof options.config === "object" && options.config !== null ? options.config : {}) as Record<string, unknown>;
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? { warn: (message: string) => process.stderr.write(`${message}\n`) };
+  const { screen } = createPluginScreener({
+    env,
+    endpoint: parseServiceOrigin(config["serviceUrl"]),
+    timeoutMs: config["timeoutMs"],
+    limits: OPENCLAW_TIMEOUT_LIMITS,
+    adapterName: "this plugin",
+  });
+
+  function warn(message: string): void {
+    try {
+      logger.warn(PREFIX + message);
+    } catch {
+      // A failing logger must not decide the run.
+    }
+  }
+
+  return async function beforeAgentRun(event: unknown): Promise<OpenClawResult> {
+    const prompt = (event as { prompt?: unknown } | null | undefined)?.prompt;
+    if (typeof prompt !== "string" || prompt === "") return PASS;
+    const { outcome, notices } = await screen(prompt);
+    const message = warning(outcome);
+    if (message !== null) warn(message);
+    for (const notice of notices) warn(notice);
+    if (outcome.decision === "deny") return BLOCK_UNSAFE;
+    return outcome.block ? BLOCK_UNSCREENED : PASS;
+  };
+}

@@ -1,0 +1,184 @@
+// OpenCode hooks, built on the shared classifier:
+// - `chat.message` screens the submitted text parts. This hook cannot reject a message, so it
+//   never changes it: every outcome other than a clean pass becomes a warning (TUI toast and
+//   stderr), and under LITTLE_CANARY_FAILURE_MODE=deny the warning says the policy could not be
+//   applied here.
+// - `tool.execute.after` screens the tool's text output. On `deny`, and on `unscreened` under the
+//   `deny` failure mode, the text is replaced by a withheld notice before OpenCode sends it to the
+//   model (resource URIs and images are kept).
+// Configuration: LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS (or the `timeoutMs` option),
+// LITTLE_CANARY_FAILURE_MODE. Messages never contain the screened text.
+import type { HostClassification } from "../classify.js";
+import { HOOK_TIMEOUT_LIMITS, type AdapterEnv } from "../adapter/config.js";
+import { parseCheckEndpoint } from "../adapter/endpoint.js";
+import { createPluginScreener } from "../adapter/plugin-screener.js";
+
+/** The text that replaces a tool result the service rejected. */
+export const WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool ran; the screening service rejected its text.]";
+/** The text that replaces a tool result that could not be screened under the `deny` failure mode. */
+export const WITHHELD_UNSCREENED =
+  "[Little Canary withheld this tool result after the tool ran; screening did not complete and the fail-closed policy applies.]";
+/** Appended to a prompt warning under `deny`: this hook has no way to refuse the message. */
+export const CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
+
+type Rec = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Rec {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isConfigProblem(reason: unknown): boolean {
+  return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
+}
+
+/** The prompt warning for an outcome, or null when silent. */
+export function promptMessage(outcome: HostClassification): string | null {
+  switch (outcome.decision) {
+    case "allow":
+      return null;
+    case "deny":
+      return "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.";
+    case "warn":
+      return "Prompt flagged; OpenCode continued.";
+    case "unscreened": {
+      let base: string;
+      if (outcome.cause === "incomplete") {
+        base = outcome.flagged
+          ? "Prompt flagged; screening coverage is incomplete; OpenCode continued."
+          : "Screening coverage is incomplete; OpenCode continued.";
+      } else if (isConfigProblem(outcome.reason)) base = `Screening unavailable: ${outcome.reason}; OpenCode continued.`;
+      else base = "Screening unavailable; OpenCode continued.";
+      return outcome.block ? base + CANNOT_BLOCK : base;
+    }
+  }
+  return null;
+}
+
+/** The tool-result warning for an outcome, or null when silent. */
+export function toolMessage(outcome: HostClassification): string | null {
+  switch (outcome.decision) {
+    case "allow":
+      return null;
+    case "deny":
+      return "Tool result withheld before OpenCode sent it to the model.";
+    case "warn":
+      return "Tool result flagged; OpenCode continued.";
+    case "unscreened":
+      if (outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+      if (outcome.cause === "incomplete") {
+        return outcome.flagged
+          ? "Tool result flagged; screening coverage is incomplete; OpenCode continued."
+          : "Tool-result screening coverage is incomplete; OpenCode continued.";
+      }
+      if (isConfigProblem(outcome.reason)) return `Tool-result screening unavailable: ${outcome.reason}; OpenCode continued.`;
+      return "Tool-result screening unavailable; OpenCode continued.";
+  }
+  return null;
+}
+
+/** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
+export function promptText(parts: unknown): string {
+  if (!Array.isArray(parts)) return "";
+  return parts
+    .filter((part): part is Rec => isRecord(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true)
+    .map((part) => part["text"] as string)
+    .join("\n");
+}
+
+/** Tool text: the string output plus `text` parts and `resource` texts of `content[]`. */
+export function toolText(output: unknown): string {
+  if (!isRecord(output)) return "";
+  const chunks: string[] = [];
+  if (typeof output["output"] === "string" && output["output"] !== "") chunks.push(output["output"]);
+  const content = output["content"];
+  if (Array.isArray(content)) {
+    for (const part of content) {
+      if (!isRecord(part)) continue;
+      const resource = part["resource"];
+      if (part["type"] === "text" && typeof part["text"] === "string") chunks.push(part["text"]);
+      else if (part["type"] === "resource" && isRecord(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
+    }
+  }
+  return chunks.join("\n");
+}
+
+function withhold(output: Rec, notice: string): void {
+  if (typeof output["output"] === "string" && output["output"] !== "") output["output"] = notice;
+  const content = output["content"];
+  if (!Array.isArray(content)) return;
+  output["content"] = content.map((part: unknown) => {
+    if (!isRecord(part)) return part;
+    const resource = part["resource"];
+    if (part["type"] === "text" && typeof part["text"] === "string") return { ...part, text: notice };
+    if (part["type"] === "resource" && isRecord(resource) && typeof resource["text"] === "string") {
+      return { ...part, resource: { ...resource, text: notice } };
+    }
+    return part;
+  });
+}
+
+/** The two hooks OpenCode calls; both mutate only what the comments above say. */
+export interface OpenCodeHooks {
+  "chat.message"(input: unknown, output: unknown): Promise<void>;
+  "tool.execute.after"(input: unknown, output: unknown): Promise<void>;
+}
+
+/** What the hooks read: OpenCode's client (for toasts), the environment, a stderr and a deadline. */
+export interface OpenCodeHookOptions {
+  readonly client?: unknown;
+  readonly env?: AdapterEnv;
+  readonly stderr?: { write(s: string): unknown };
+  readonly timeoutMs?: number;
+}
+
+interface ToastClient {
+  tui?: { showToast?: (toast: { body: { title: string; message: string; variant: string } }) => unknown };
+}
+
+/** Builds the OpenCode hooks; the configuration is checked once, here. */
+export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCodeHooks {
+  const env = options.env ?? process.env;
+  const stderr = options.stderr ?? process.stderr;
+  const client = options.client as ToastClient | undefined;
+  const { screen } = createPluginScreener({
+    env,
+    endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
+    timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
+    limits: HOOK_TIMEOUT_LIMITS,
+    adapterName: "this plugin",
+  });
+
+  async function warn(message: string): Promise<void> {
+    try {
+      await client?.tui?.showToast?.({ body: { title: "Little Canary", message, variant: "warning" } });
+    } catch {
+      // A toast that fails must not break the host's turn; stderr below still carries it.
+    }
+    try {
+      stderr.write(`Little Canary: ${message}\n`);
+    } catch {
+      // Nothing else to report to.
+    }
+  }
+
+  async function report(message: string | null, notices: readonly string[]): Promise<void> {
+    if (message !== null) await warn(message);
+    for (const notice of notices) await warn(notice);
+  }
+
+  return {
+    "chat.message": async (_input, output) => {
+      const text = promptText(isRecord(output) ? output["parts"] : undefined);
+      if (text === "") return;
+      const { outcome, notices } = await screen(text);
+      await report(promptMessage(outcome), notices);
+    },
+    "tool.execute.after": async (_input, output) => {
+      const text = toolText(output);
+      if (text === "") return;
+      const { outcome, notices } = await screen(text);
+      if (outcome.block && isRecord(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
+      await report(toolMessage(outcome), notices);
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// Pi `input` handler, built on the shared classifier. Returns `{action:"handled"}` (Pi does not
+// start the turn) for an unsafe verdict and, under LITTLE_CANARY_FAILURE_MODE=deny, for input
+// that could not be screened; `{action:"continue"}` otherwise, with a notification for anything
+// short of a clean pass. The endpoint and the rest of the configuration are read once, when the
+// handler is created. Notifications go to `ctx.ui.notify` when Pi has a UI, else to stderr; they
+// never contain the input text.
+import type { HostClassification } from "../classify.js";
+import { HOOK_TIMEOUT_LIMITS, type AdapterEnv } from "../adapter/config.js";
+import { parseCheckEndpoint } from "../adapter/endpoint.js";
+import { createPluginScreener } from "../adapter/plugin-screener.js";
+
+/** What a Pi input handler returns. */
+export type PiAction = { readonly action: "continue" } | { readonly action: "handled" };
+
+/** Pi goes on with the turn. */
+export const CONTINUE: PiAction = Object.freeze({ action: "continue" });
+/** Pi does not start the turn. */
+export const HANDLED: PiAction = Object.freeze({ action: "handled" });
+
+/** A notification level Pi's `ctx.ui.notify` understands. */
+export type PiLevel = "error" | "warning";
+
+/** The notification for an outcome: [message, level], or null when silent. */
+export function notification(outcome: HostClassification): [string, PiLevel] | null {
+  switch (outcome.decision) {
+    case "allow":
+      return null;
+    case "deny":
+      return ["Little Canary blocked this input before Pi started the turn.", "error"];
+    case "warn":
+      return ["Little Canary flagged this input; Pi continued.", "warning"];
+    case "unscreened": {
+      const what =
+        outcome.cause === "incomplete"
+          ? "Little Canary coverage is incomplete"
+          : typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")
+            ? `Little Canary screening unavailable: ${outcome.reason}`
+            : "Little Canary screening unavailable";
+      return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
+    }
+  }
+  return null;
+}
+
+/** What the handler reads: the environment, a stderr (when Pi has no UI) and a deadline. */
+export interface PiHandlerOptions {
+  readonly env?: AdapterEnv;
+  readonly stderr?: { write(s: string): unknown };
+  readonly timeoutMs?: number;
+}
+
+/** Pi's handler context, as far as this handler uses it. */
+interface PiContext {
+  hasUI?: boolean;
+  ui?: { notify?: (message: string, level: PiLevel) => unknown };
+}
+
+/** Pi's `input` handler: `(event, ctx) => {action}`. */
+export type PiInputHandler = (event: unknown, ctx: unknown) => Promise<PiAction>;
+
+/** Builds the `input` handler; the configuration is checked once, here. */
+export function createInputHandler(options: PiHandlerOptions = {}): PiInputHandler {
+  const env = options.env ?? process.env;
+  const stderr = options.stderr ?? process.stderr;
+  const { screen } = createPluginScreener({
+    env,
+    endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
+    timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
+    limits: HOOK_TIMEOUT_LIMITS,
+    adapterName: "this extension",
+  });
+
+  function notify(ctx: PiContext | undefined, message: string, level: PiLevel): void {
+    try {
+      if (ctx?.hasUI && typeof ctx.ui?.notify === "function") ctx.ui.notify(message, level);
+      else stderr.write(`Little Canary: ${message}\n`);
+    } catch {
+      // A failing notifier must not decide the turn.
+    }
+  }
+
+  return async function onInput(event: unknown, ctx: unknown): Promise<PiAction> {
+    const text = (event as { text?: unknown } | null | undefined)?.text;
+    if (typeof text !== "string" || text === "") return CONTINUE;
+    const context = ctx as PiContext | undefined;
+    const { outcome, notices } = await screen(text);
+    const note = notification(outcome);
+    if (note !== null) notify(context, note[0], note[1]);
+    for (const notice of notices) notify(context, notice, "warning");
+    return outcome.block ? HANDLED : CONTINUE;
+  };
+}

@@ -1,0 +1,247 @@
+// The Claude Code UserPromptSubmit hook as Claude Code runs it: `node` on the script, hook input
+// on stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in), with the
+// host-facing stdout compared byte for byte with cli-server-demo.md §5.1 and §6 items 50–53.
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  BENIGN_PROMPT,
+  serviceFor,
+  startScreeningService,
+  type CaseName,
+  type ScreeningService,
+} from "../_support/service.js";
+import { answering, startRawService, type RawService } from "../_support/raw-service.js";
+import { hookInput, runHook } from "../_support/run-hook.js";
+
+const SCRIPT = resolve(import.meta.dirname, "../../../integrations/claude-code/hooks/user-prompt-submit.mjs");
+const EVENT = "UserPromptSubmit";
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await item.close();
+});
+
+function line(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+const REJECTED = { decision: "block", reason: "Little Canary rejected this prompt before Claude Code started the turn." };
+const FLAGGED = { systemMessage: "Little Canary flagged this prompt but the server's routing policy allowed it." };
+const failOpen = (r: string) => ({
+  systemMessage: `Little Canary screening unavailable: ${r}. Claude Code continued because Little Canary is fail-open.`,
+});
+const failClosed = (r: string) => ({
+  decision: "block",
+  reason: `Little Canary screening unavailable: ${r}. Prompt blocked by configured fail-closed policy.`,
+});
+
+async function track<T extends { close(): Promise<void> }>(item: T): Promise<T> {
+  open.push(item);
+  return item;
+}
+
+describe("the four acceptance cases in both failure modes (§5.1 table)", () => {
+  const table: Array<[CaseName, "allow" | "deny", unknown]> = [
+    ["benign", "allow", {}],
+    ["benign", "deny", {}],
+    ["unsafe", "allow", REJECTED],
+    ["unsafe", "deny", REJECTED],
+    ["flagged", "allow", FLAGGED],
+    ["flagged", "deny", FLAGGED],
+    ["down", "allow", failOpen("URLError")],
+    ["down", "deny", failClosed("URLError")],
+  ];
+  it.each(table)("%s prompt with failure mode %s answers exactly the table's object", async (name, mode, expected) => {
+    const { service, prompt } = await serviceFor(name);
+    await track(service);
+    const run = await runHook(SCRIPT, hookInput(EVENT, prompt), {
+      LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
+      LITTLE_CANARY_FAILURE_MODE: mode,
+    });
+    expect(run.stdout).toBe(line(expected));
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+  });
+});
+
+describe("coverage that did not run is never a pass (§6 item 50)", () => {
+  async function degradedService(onDegraded: "fail_open" | "fail_closed"): Promise<ScreeningService> {
+    return track(await startScreeningService({ reply: { fault: "status", status: 500 }, onDegraded }));
+  }
+
+  it("a degraded verdict warns under allow and blocks under deny", async () => {
+    const service = await degradedService("fail_open");
+    const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+    const allow = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), env);
+    const deny = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(allow.stdout).toBe(line(failOpen("behavioral coverage was not exercised")));
+    expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
+  });
+
+  it("a fail-closed service's refusal is reported as unscreened, not as a detection", async () => {
+    const service = await degradedService("fail_closed");
+    const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+    const allow = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), env);
+    const deny = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "Deny " });
+    expect(allow.stdout).toBe(line(failOpen("behavioral coverage was not exercised")));
+    expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
+  });
+});
+
+describe("transport failures and bad answers (§6 items 51–52)", () => {
+  async function raw(body: string | Buffer, status = 200): Promise<RawService> {
+    return track(await startRawService(answering(body, status)));
+  }
+
+  it.each([
+    ["a JSON array", "[]", 200, "ValueError"],
+    ["non-JSON", "<html>busy</html>", 200, "JSONDecodeError"],
+    ["an answer over 64 KiB", `{"pad":"${"x".repeat(70_000)}"}`, 200, "ValueError"],
+    ["HTTP 503", '{"error":"pipeline check failed"}', 503, "HTTPError"],
+    ["a verdict without coverage fields", '{"safe":true}', 200, "verdict omitted required coverage fields"],
+  ])("%s blocks under deny and is never a pass", async (_label, body, status, reason) => {
+    const service = await raw(body, status);
+    const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" };
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), env);
+    expect(run.stdout).toBe(line(failClosed(reason)));
+    expect(run.stderr).toBe("");
+  });
+
+  it("a prompt over the service's 64 KiB request limit is not sent and is reported", async () => {
+    const service = await raw("{}");
+    const run = await runHook(SCRIPT, hookInput(EVENT, "a".repeat(70_000)), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });
+    expect(run.stdout).toBe(line(failOpen("prompt exceeded the service's 65536-byte request limit")));
+    expect(service.requests.filter((r) => r.url === "/check")).toHaveLength(0);
+  });
+
+  it("a redirect is not followed and counts as an HTTP failure", async () => {
+    const target = await raw("{}");
+    const redirecting = await track(
+      await startRawService((_req, res) => {
+        res.writeHead(307, { location: target.checkEndpoint });
+        res.end();
+      }),
+    );
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: redirecting.checkEndpoint });
+    expect(run.stdout).toBe(line(failOpen("HTTPError")));
+    expect(target.requests).toHaveLength(0);
+  });
+
+  it("a service that never answers ends at the adapter's deadline", async () => {
+    const hanging = await track(await startRawService(() => {}));
+    const started = performance.now();
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), {
+      LITTLE_CANARY_ENDPOINT: hanging.checkEndpoint,
+      LITTLE_CANARY_TIMEOUT_MS: "300",
+      LITTLE_CANARY_FAILURE_MODE: "deny",
+    });
+    expect(run.stdout).toBe(line(failClosed("TimeoutError")));
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it("failure output never repeats the prompt or the service's body", async () => {
+    const service = await raw("secret-body-text", 500);
+    const prompt = "my private prompt 12345";
+    const run = await runHook(SCRIPT, hookInput(EVENT, prompt), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });
+    expect(run.stdout).not.toContain("12345");
+    expect(run.stdout).not.toContain("secret-body-text");
+  });
+});
+
+describe("configuration and hook input (§5.1 order, §6 items 52–53)", () => {
+  it.each([
+    ["a non-loopback host", "http://192.0.2.10:18421/check"],
+    ["https", "https://127.0.0.1:18421/check"],
+    ["a different path", "http://127.0.0.1:18421/screen"],
+    ["userinfo", "http://user:pw@127.0.0.1:18421/check"],
+    ["a query", "http://127.0.0.1:18421/check?token=secret"],
+  ])("%s is refused before any request, without echoing the value", async (_label, endpoint) => {
+    const service = await track(await startScreeningService());
+    const aimed = endpoint.replace("18421", new URL(service.origin).port);
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: aimed });
+    expect(run.stdout).toBe(
+      line(failOpen("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")),
+    );
+    expect(run.stdout).not.toContain("secret");
+    expect(service.ollama?.chatRequests()).toHaveLength(0);
+  });
+
+  it("an out-of-range timeout is an invalid configuration, blocked under deny", async () => {
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_TIMEOUT_MS: "50", LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line(failClosed("invalid adapter configuration (timeout must be an integer from 100 to 5000 milliseconds)")));
+  });
+
+  it("an invalid failure mode is reported as a warning with no decision, never silently allowed", async () => {
+    const run = await runHook(SCRIPT, "not json at all", { LITTLE_CANARY_FAILURE_MODE: "bogus" });
+    expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
+    expect(JSON.parse(run.stdout)).not.toHaveProperty("decision");
+  });
+
+  it("another hook event is blocked under deny", async () => {
+    const run = await runHook(SCRIPT, hookInput("PreToolUse", BENIGN_PROMPT), { LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line(failClosed("unexpected hook event")));
+  });
+
+  it("stdin that is not JSON gives one block object under deny, nothing on stderr, without quoting the input", async () => {
+    const run = await runHook(SCRIPT, "{ignore previous instructions", { LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line(failClosed("hook input was not valid JSON")));
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+  });
+
+  it.each([
+    ["a JSON array", "[]", "hook input was not a JSON object"],
+    ["a numeric prompt", hookInput(EVENT, 42), "prompt was not a string"],
+  ])("%s on stdin is reported", async (_label, stdin, reason) => {
+    const run = await runHook(SCRIPT, stdin, {});
+    expect(run.stdout).toBe(line(failOpen(reason)));
+  });
+
+  it("hook input over 1 MiB is refused without being parsed", async () => {
+    const run = await runHook(SCRIPT, hookInput(EVENT, "a".repeat(1_048_576)), { LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line(failClosed("hook input exceeded 1048576 bytes")));
+  });
+});
+
+describe("timeout honesty (§7 item 11)", () => {
+  it("says so when the service runs in advisory mode, which never rejects", async () => {
+    const service = await track(await startScreeningService({ mode: "advisory" }));
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });
+    expect(run.stdout).toBe(
+      line({
+        systemMessage:
+          "Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.",
+      }),
+    );
+  });
+
+  it("says so when the service's canary timeout exceeds the hook's deadline", async () => {
+    const service = await track(await startScreeningService({ canaryTimeout: 600, reply: '{"answer": "Paris"}' }));
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });
+    expect(run.stdout).toBe(
+      line({
+        systemMessage:
+          "Little Canary flagged this prompt but the server's routing policy allowed it. " +
+          "Little Canary service's canary timeout (600s) exceeds this hook's 3000 ms deadline; slow screens will end as unavailable.",
+      }),
+    );
+  });
+});
+
+describe("self-contained plugin folder", () => {
+  it("runs with node alone from a copy of the plugin folder outside the repository", async () => {
+    const service = await track(await startScreeningService());
+    const dir = mkdtempSync(join(tmpdir(), "lc-claude-plugin-"));
+    try {
+      // Plugin installers copy the folder as it is: the hook is one bundled file with no imports of its own.
+      cpSync(resolve(import.meta.dirname, "../../../integrations/claude-code"), dir, { recursive: true });
+      const run = await runHook(join(dir, "hooks/user-prompt-submit.mjs"), hookInput(EVENT, BENIGN_PROMPT), {
+        LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
+      }, dir);
+      expect(run.stdout).toBe(line({}));
+      expect(run.stderr).toBe("");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,105 @@
+// The Gemini CLI BeforeAgent hook as Gemini runs it: `node` on the script with the hook input on
+// stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in); stdout is
+// compared byte for byte with cli-server-demo.md §5.2 and §6 item 54.
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BENIGN_PROMPT, serviceFor, startScreeningService, type CaseName } from "../_support/service.js";
+import { hookInput, runHook } from "../_support/run-hook.js";
+
+const SCRIPT = resolve(import.meta.dirname, "../../../integrations/gemini-cli/hooks/before-agent.mjs");
+const EVENT = "BeforeAgent";
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await item.close();
+});
+
+const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
+const CLEAN = { decision: "allow", reason: "Little Canary allowed this prompt after exercised screening." };
+const REJECTED = { decision: "deny", reason: "Little Canary rejected this prompt before the Gemini agent started." };
+const FLAGGED = {
+  decision: "allow",
+  reason: "Little Canary allowed this prompt with an advisory.",
+  systemMessage: "Little Canary flagged this prompt but the server's routing policy allowed it.",
+};
+const failOpen = (r: string) => ({
+  decision: "allow",
+  reason: `Little Canary screening unavailable: ${r}. Prompt allowed by configured fail-open policy.`,
+  systemMessage: `Little Canary screening unavailable: ${r}. Gemini CLI continued because Little Canary is fail-open.`,
+});
+const failClosed = (r: string) => ({
+  decision: "deny",
+  reason: `Little Canary screening unavailable: ${r}. Prompt denied by configured fail-closed policy.`,
+});
+
+describe("the four acceptance cases in both failure modes (§5.2 table)", () => {
+  const table: Array<[CaseName, "allow" | "deny", unknown]> = [
+    ["benign", "allow", CLEAN],
+    ["benign", "deny", CLEAN],
+    ["unsafe", "allow", REJECTED],
+    ["unsafe", "deny", REJECTED],
+    ["flagged", "allow", FLAGGED],
+    ["flagged", "deny", FLAGGED],
+    ["down", "allow", failOpen("URLError")],
+    ["down", "deny", failClosed("URLError")],
+  ];
+  it.each(table)("%s prompt with failure mode %s answers exactly the table's object", async (name, mode, expected) => {
+    const { service, prompt } = await serviceFor(name);
+    open.push(service);
+    const run = await runHook(SCRIPT, hookInput(EVENT, prompt), {
+      LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
+      LITTLE_CANARY_FAILURE_MODE: mode,
+    });
+    expect(run.stdout).toBe(line(expected));
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+  });
+});
+
+describe("failures and configuration", () => {
+  it("a degraded verdict is allowed with a warning under allow and denied under deny", async () => {
+    const service = await startScreeningService({ reply: { fault: "drop" } });
+    open.push(service);
+    const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+    const allow = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), env);
+    const deny = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(allow.stdout).toBe(line(failOpen("behavioral coverage was not exercised")));
+    expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
+  });
+
+  it("a non-loopback endpoint is denied under deny without a request (§6 item 54)", async () => {
+    const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), {
+      LITTLE_CANARY_ENDPOINT: "http://192.0.2.10:18421/check",
+      LITTLE_CANARY_FAILURE_MODE: "deny",
+    });
+    expect(run.stdout).toBe(
+      line(failClosed("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")),
+    );
+  });
+
+  it("an invalid failure mode is reported even when stdin is bad (no quiet allow, §7 item 10)", async () => {
+    const run = await runHook(SCRIPT, "{broken", { LITTLE_CANARY_FAILURE_MODE: "sometimes" });
+    expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
+  });
+
+  it("a Claude Code event name is not accepted as BeforeAgent", async () => {
+    const run = await runHook(SCRIPT, hookInput("UserPromptSubmit", BENIGN_PROMPT), { LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line(failClosed("unexpected hook event")));
+  });
+
+  it("runs with node alone from a copy of the extension folder outside the repository", async () => {
+    const service = await startScreeningService();
+    open.push(service);
+    const dir = mkdtempSync(join(tmpdir(), "lc-gemini-ext-"));
+    try {
+      cpSync(resolve(import.meta.dirname, "../../../integrations/gemini-cli"), dir, { recursive: true });
+      const run = await runHook(join(dir, "hooks/before-agent.mjs"), hookInput(EVENT, BENIGN_PROMPT), {
+        LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
+      }, dir);
+      expect(run.stdout).toBe(line(CLEAN));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
