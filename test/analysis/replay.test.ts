@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
-import { foreignCaptureDocument, UPSTREAM_ABSENT, UPSTREAM_CAPTURE } from "../demo/_capture.js";
+import { foreignCaptureDocument, UPSTREAM_ABSENT, UPSTREAM_CAPTURE } from "../support/demo-capture.js";
 
 interface ReplayCase {
   readonly id: string;

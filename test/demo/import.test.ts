@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseCapture } from "../../src/demo/capture.js";
 import { importForeignCapture } from "../../src/demo/import.js";
-import { foreignCaptureBytes, HAND_WRITTEN, UPSTREAM_ABSENT, UPSTREAM_CAPTURE } from "./_capture.js";
+import { foreignCaptureBytes, HAND_WRITTEN, UPSTREAM_ABSENT, UPSTREAM_CAPTURE } from "../support/demo-capture.js";
 
 function expectFaithfulImport(bytes: Uint8Array, label: string): void {
   const original = JSON.parse(new TextDecoder().decode(bytes));

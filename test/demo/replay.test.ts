@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/canary/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
 import { runReplay } from "../../src/demo/replay.js";
-import { runLocal } from "../server/_cli.js";
-import { captureDocument, foreignCaptureDocument, HAND_WRITTEN, rehash, UPSTREAM_ABSENT, UPSTREAM_CAPTURE, writeTemp, type Doc } from "./_capture.js";
+import { runLocal } from "../support/run-local.js";
+import { captureDocument, foreignCaptureDocument, HAND_WRITTEN, rehash, UPSTREAM_ABSENT, UPSTREAM_CAPTURE, writeTemp, type Doc } from "../support/demo-capture.js";
 
 const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
 

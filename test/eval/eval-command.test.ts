@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { runEvalCli } from "./_eval-cli.js";
+import { runEvalCli } from "../support/eval-cli.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const PROMPTS = "fixtures/corpora/mixed.json";
