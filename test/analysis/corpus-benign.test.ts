@@ -2,6 +2,7 @@
 // them quote or discuss attacks ("attackers write 'ignore previous instructions' into pages…").
 // When the canary does its ordinary job on them (summarises, describes), the analyzer must not
 // hard-block. The replies are written here; no model produced them.
+// The same check on the evaluation corpora is `npm run bench:analysis-benign -- --corpus <file>`.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
