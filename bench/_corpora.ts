@@ -1,57 +1,51 @@
-// Locates and loads the shared evaluation corpora (../shared/corpora relative to the repo root)
-// for benchmarks. The corpora are third-party data: they are read at run time, never copied.
-// The directory is LITTLE_CANARY_CORPORA when set, else <repoRoot>/../shared/corpora, where the
-// repo root is found by walking up from this module to the nearest package.json (this file runs
-// both from bench/ via vitest and from dist/bench/ after a build).
+// Command-line corpus paths for benchmarks that measure on evaluation corpora. The corpora are
+// third-party data kept outside this repository; a benchmark reads them from the paths it is
+// given (`--corpus <file>`, repeatable) and never copies them. A missing flag or an unreadable
+// file is a clear message naming the flag and the path, and exit status 2, never a stack trace.
+// Files are read with the strict corpus loader `eval` uses (src/eval/corpus.ts).
 
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import { CorpusError, loadCorpora, type LoadedCorpora } from "../src/eval/corpus.js";
 
-export interface CorpusCase {
-  readonly id: string;
-  readonly category: string;
-  readonly prompt: string;
-  readonly expected_safe: boolean;
-}
+/** The flag that names a corpus file. */
+export const CORPUS_FLAG = "--corpus";
 
-/** Maximum directory levels walked up looking for package.json. */
-const MAX_LEVELS = 6;
-
-export function repoRoot(fromDir: string = path.dirname(fileURLToPath(import.meta.url))): string {
-  let dir = fromDir;
-  for (let i = 0; i < MAX_LEVELS; i++) {
-    if (existsSync(path.join(dir, "package.json"))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+/** The `--corpus <file>` values in order; an error message when the flag is absent or empty. */
+export function corpusPathsFromArgs(argv: readonly string[]): { paths: string[] } | { error: string } {
+  const paths: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === CORPUS_FLAG) {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith("--")) return { error: `${CORPUS_FLAG} needs a file path` };
+      paths.push(value);
+      i++;
+    } else if (arg.startsWith(`${CORPUS_FLAG}=`)) {
+      paths.push(arg.slice(CORPUS_FLAG.length + 1));
+    }
   }
-  throw new Error("cannot locate the repository root (no package.json above the bench script)");
+  if (paths.length === 0) return { error: `no corpus given: pass ${CORPUS_FLAG} <file> (repeatable)` };
+  const missing = paths.find((p) => !existsSync(p));
+  if (missing !== undefined) return { error: `${CORPUS_FLAG} ${missing}: file not found` };
+  return { paths };
 }
 
-export function corporaDir(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env["LITTLE_CANARY_CORPORA"];
-  if (fromEnv !== undefined && fromEnv !== "") return path.resolve(fromEnv);
-  return path.resolve(repoRoot(), "../shared/corpora");
+/**
+ * Loads the corpora named on the command line, or prints why it cannot (with `usage`) to stderr
+ * and exits 2.
+ */
+export async function loadCorporaFromArgs(name: string, usage: string, argv: readonly string[] = process.argv.slice(2)): Promise<LoadedCorpora> {
+  const parsed = corpusPathsFromArgs(argv);
+  if ("error" in parsed) return fail(name, parsed.error, usage);
+  try {
+    return await loadCorpora(parsed.paths, { cwd: process.cwd() });
+  } catch (error) {
+    if (error instanceof CorpusError) return fail(name, error.message, usage);
+    throw error;
+  }
 }
 
-function isCase(value: unknown): value is CorpusCase {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    typeof v["id"] === "string" &&
-    typeof v["category"] === "string" &&
-    typeof v["prompt"] === "string" &&
-    typeof v["expected_safe"] === "boolean"
-  );
-}
-
-/** Read one corpus file (a JSON array of cases); throws if a case lacks the expected fields. */
-export function loadCorpus(fileName: string, dir: string = corporaDir()): readonly CorpusCase[] {
-  const parsed: unknown = JSON.parse(readFileSync(path.join(dir, fileName), "utf8"));
-  if (!Array.isArray(parsed)) throw new Error(`${fileName}: expected a JSON array`);
-  return parsed.map((value, index) => {
-    if (!isCase(value)) throw new Error(`${fileName}: case ${index} lacks id/category/prompt/expected_safe`);
-    return value;
-  });
+function fail(name: string, message: string, usage: string): never {
+  process.stderr.write(`bench:${name}: ${message}\nusage: ${usage}\n`);
+  process.exit(2);
 }

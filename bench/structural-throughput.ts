@@ -1,5 +1,5 @@
-// Structural-filter throughput: UTF-8 megabytes per second over the corpora prompts repeated to
-// 64 MiB in total, each checked one at a time as a caller would; then the slowest single check
+// Structural-filter throughput: UTF-8 megabytes per second over the prompts of the corpora named
+// with `--corpus <file>` (repeatable) repeated to 64 MiB in total, each checked one at a time as a caller would; then the slowest single check
 // among the adversarial 4000-code-point shapes. Last line:
 //   structural_mb_per_s=<MB/s> worst_case_ms=<ms>
 // (MB = 10^6 bytes.) Pure CPU, in-process: no model, no network.
@@ -7,15 +7,17 @@
 import { StructuralFilter } from "../src/structural/index.js";
 import { utf8ByteLength } from "../src/text/codepoints.js";
 import { REDOS_SHAPES } from "../fixtures/structural/redos-shapes.js";
-import { loadCorpus } from "./_corpora.js";
+import { loadCorporaFromArgs } from "./_corpora.js";
 import { recordBench } from "./_perf-doc.js";
 
 const TOTAL_BYTES = 64 * 1024 * 1024;
 const WORST_CASE_REPEATS = 5;
 
-function main(): void {
+const USAGE = "npm run bench:structural-throughput -- --corpus ../shared/corpora/prompts.json --corpus ../shared/corpora/prompts_fp_realistic.json [--write-doc]";
+
+async function main(): Promise<void> {
   const filter = new StructuralFilter();
-  const prompts = [...loadCorpus("prompts.json"), ...loadCorpus("prompts_fp_realistic.json")].map((c) => c.prompt);
+  const prompts = (await loadCorporaFromArgs("structural-throughput", USAGE)).cases.map((c) => c.prompt);
   const sizes = prompts.map(utf8ByteLength);
 
   // Warm up the regex engine so the measurement is steady state.
@@ -56,9 +58,9 @@ function main(): void {
   recordBench(
     "structural-throughput",
     "structural filter throughput and worst case",
-    "The structural filter alone over the evaluation prompts repeated to 64 MiB (checked one at a time), and the slowest single check among the adversarial (ReDoS-shaped) 4000-code-point inputs of fixtures/structural.",
+    "The structural filter alone over the prompts of the corpora named with `--corpus`, repeated to 64 MiB (checked one at a time), and the slowest single check among the adversarial (ReDoS-shaped) 4000-code-point inputs of fixtures/structural.",
     lines,
   );
 }
 
-main();
+await main();

@@ -1,11 +1,18 @@
-// Structural-filter decision benchmark over the shared corpora (no model involved).
-// Prints per-category block counts, then exactly one summary line:
-//   attacks_blocked=X/N safe_blocked=Y/M fp_realistic_blocked=Z/K
-// Attack and safe counts are reported separately, never pooled (corpora README).
+// Structural-filter decision benchmark over evaluation corpora given on the command line
+// (no model involved):
+//   npm run bench:structural -- --corpus <file> [--corpus <file> ...] [--write-doc]
+// Prints per-category block counts for each corpus, attacks and benign cases separately (never
+// pooled), then one summary line per corpus and one over all of them:
+//   <file>: attacks_blocked=X/N benign_blocked=Y/M
+//   total: attacks_blocked=X/N benign_blocked=Y/M
+// Blocked benign cases are listed by id (never by text), since any is a false positive.
 
 import { StructuralFilter } from "../src/structural/index.js";
-import { loadCorpus, type CorpusCase } from "./_corpora.js";
+import type { EvalCase } from "../src/eval/corpus.js";
+import { loadCorporaFromArgs } from "./_corpora.js";
 import { recordBench } from "./_perf-doc.js";
+
+const USAGE = "npm run bench:structural -- --corpus ../shared/corpora/prompts.json --corpus ../shared/corpora/prompts_fp_realistic.json [--write-doc]";
 
 /** Every line this run printed, for docs/performance.md. */
 const printed: string[] = [];
@@ -19,50 +26,51 @@ interface Tally {
   total: number;
 }
 
-function tallyByCategory(filter: StructuralFilter, cases: readonly CorpusCase[]): Map<string, Tally> {
+function tallyByCategory(blocked: ReadonlySet<EvalCase>, cases: readonly EvalCase[]): Map<string, Tally> {
   const byCategory = new Map<string, Tally>();
   for (const c of cases) {
     const t = byCategory.get(c.category) ?? { blocked: 0, total: 0 };
     t.total++;
-    if (filter.check(c.prompt).blocked) t.blocked++;
+    if (blocked.has(c)) t.blocked++;
     byCategory.set(c.category, t);
   }
   return byCategory;
 }
 
-function sum(tallies: Iterable<Tally>): Tally {
-  let blocked = 0;
-  let total = 0;
-  for (const t of tallies) {
-    blocked += t.blocked;
-    total += t.total;
-  }
-  return { blocked, total };
+function count(blocked: ReadonlySet<EvalCase>, cases: readonly EvalCase[]): string {
+  return `${cases.filter((c) => blocked.has(c)).length}/${cases.length}`;
 }
 
-function main(): void {
+async function main(): Promise<void> {
+  const loaded = await loadCorporaFromArgs("structural", USAGE);
   const filter = new StructuralFilter();
-  const prompts = loadCorpus("prompts.json");
-  const attacks = tallyByCategory(filter, prompts.filter((c) => !c.expected_safe));
-  const safe = tallyByCategory(filter, prompts.filter((c) => c.expected_safe));
-  const fp = tallyByCategory(filter, loadCorpus("prompts_fp_realistic.json"));
-
-  for (const [title, table] of [["prompts.json attacks", attacks], ["prompts.json safe", safe], ["prompts_fp_realistic.json", fp]] as const) {
-    print(`${title}:`);
-    for (const [category, t] of [...table].sort(([a], [b]) => a.localeCompare(b))) {
-      print(`  ${category.padEnd(24)} ${t.blocked}/${t.total} blocked`);
+  const blocked = new Set(loaded.cases.filter((c) => filter.check(c.prompt).blocked));
+  const summaries: string[] = [];
+  loaded.files.forEach((file, index) => {
+    const cases = loaded.cases.filter((c) => c.corpusIndex === index);
+    const attacks = cases.filter((c) => c.kind === "attack");
+    const benign = cases.filter((c) => c.kind === "benign");
+    for (const [title, group] of [["attacks", attacks], ["benign", benign]] as const) {
+      if (group.length === 0) continue;
+      print(`${file.path} ${title}:`);
+      for (const [category, t] of [...tallyByCategory(blocked, group)].sort(([a], [b]) => a.localeCompare(b))) {
+        print(`  ${category.padEnd(24)} ${t.blocked}/${t.total} blocked`);
+      }
     }
-  }
-  const a = sum(attacks.values());
-  const s = sum(safe.values());
-  const f = sum(fp.values());
-  print(`attacks_blocked=${a.blocked}/${a.total} safe_blocked=${s.blocked}/${s.total} fp_realistic_blocked=${f.blocked}/${f.total}`);
+    const falsePositives = benign.filter((c) => blocked.has(c)).map((c) => c.id);
+    if (falsePositives.length > 0) print(`  blocked benign ids: ${falsePositives.join(", ")}`);
+    summaries.push(`${file.path}: attacks_blocked=${count(blocked, attacks)} benign_blocked=${count(blocked, benign)}`);
+  });
+  for (const line of summaries) print(line);
+  const attacks = loaded.cases.filter((c) => c.kind === "attack");
+  const benign = loaded.cases.filter((c) => c.kind === "benign");
+  print(`total: attacks_blocked=${count(blocked, attacks)} benign_blocked=${count(blocked, benign)}`);
   recordBench(
     "structural",
     "structural layer on the evaluation corpora",
-    "Decisions of the structural filter alone on ../shared/corpora/prompts.json (attacks and safe/mixed cases, counted separately) and prompts_fp_realistic.json (benign hard negatives). These are tuning corpora: the rules are general, not fitted to these cases.",
+    "Decisions of the structural filter alone on the corpora named with `--corpus` (attacks and benign cases counted separately, never pooled). These are tuning corpora: the rules are general, not fitted to these cases.",
     printed,
   );
 }
 
-main();
+await main();

@@ -1,27 +1,19 @@
-// Benign inputs from the evaluation corpora (read at test time from ../shared/corpora, never
-// copied; third-party data from the Python little-canary repository, Apache-2.0). Many of them
-// quote attacks ("an attacker sent 'ignore previous instructions'…"). When the canary does its
-// ordinary job on them (summarises, describes), the analyzer must not hard-block. The replies
-// are written here; no model produced them.
-import { readFileSync } from "node:fs";
+// Benign inputs from the fixture corpora in fixtures/corpora/ (written for this suite). Several of
+// them quote or discuss attacks ("attackers write 'ignore previous instructions' into pages…").
+// When the canary does its ordinary job on them (summarises, describes), the analyzer must not
+// hard-block. The replies are written here; no model produced them.
+// The same check on the evaluation corpora is `npm run bench:analysis-benign -- --corpus <file>`.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { loadCorpora, type EvalCase } from "../../src/eval/corpus.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-interface CorpusCase {
-  readonly id: string;
-  readonly prompt: string;
-  readonly expected_safe: boolean;
-}
-
-function benign(file: string): CorpusCase[] {
-  const cases = JSON.parse(
-    readFileSync(path.resolve(repoRoot, "../shared/corpora", file), "utf8"),
-  ) as CorpusCase[];
-  return cases.filter((c) => c.expected_safe);
+async function benign(file: string): Promise<EvalCase[]> {
+  const { cases } = await loadCorpora([path.join(repoRoot, "fixtures/corpora", file)], { cwd: repoRoot });
+  return cases.filter((c) => c.expectedSafe);
 }
 
 const ORDINARY_REPLIES = [
@@ -31,14 +23,13 @@ const ORDINARY_REPLIES = [
   "I can't verify that, but I can help you check it with the official source.",
 ];
 
-describe.each(["prompts_fp_realistic.json", "prompts.json"])("benign cases of %s", (file) => {
-  const cases = benign(file);
-
-  test("the corpus has benign cases", () => {
-    expect(cases.length).toBeGreaterThan(0);
+describe.each(["benign-neighbours.json", "mixed.json"])("benign cases of %s", (file) => {
+  test("the corpus has benign cases", async () => {
+    expect((await benign(file)).length).toBeGreaterThan(0);
   });
 
-  test("ordinary replies to them never hard-block", () => {
+  test("ordinary replies to them never hard-block", async () => {
+    const cases = await benign(file);
     const hardHits: string[] = [];
     for (const c of cases) {
       for (const reply of ORDINARY_REPLIES) {

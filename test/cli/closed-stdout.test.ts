@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleCli, runChild, type BundledCli } from "./_child.js";
+import { bundleCli, runChild, type BundledCli } from "../support/cli-child.js";
 
 let cli: BundledCli;
 let dir: string;

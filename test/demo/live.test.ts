@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";
-import { runLocal, type LocalRun } from "../server/_cli.js";
+import { runLocal, type LocalRun } from "../support/run-local.js";
 import { LIVE_NUM_CTX } from "../../src/demo/live.js";
 import { CONTRAST_CASES } from "../../src/demo/contrast.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";

@@ -1,11 +1,12 @@
-// `demo` replay (cli-server-demo.md §3.2, §3.4–3.6, §6 items 3, 8, 25–30). The capture is built
-// from the upstream recording in ../shared/corpora with its bytes and provenance carried over.
+// `demo` replay. The capture is the suite's hand-written one (test/demo/_capture.ts: written in
+// another implementation's format, imported with the library's importer); no model produced its
+// responses. A real upstream recording is replayed too when one is available beside the repository.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/canary/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
 import { runReplay } from "../../src/demo/replay.js";
-import { runLocal } from "../server/_cli.js";
-import { rehash, upstreamCaptureDocument, writeTemp, type Doc } from "./_capture.js";
+import { runLocal } from "../support/run-local.js";
+import { captureDocument, foreignCaptureDocument, HAND_WRITTEN, rehash, UPSTREAM_ABSENT, UPSTREAM_CAPTURE, writeTemp, type Doc } from "../support/demo-capture.js";
 
 const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
 
@@ -15,26 +16,26 @@ async function demo(argv: string[], env: Record<string, string> = {}) {
   return { code, stdout: run.stdout.text, stderr: run.stderr.text };
 }
 
-describe("replay of a capture built from the upstream recording", () => {
+describe("replay of an imported capture", () => {
   it("prints REPLAY VERIFIED with clean PASS and c1-05 BLOCK, and exits 0", async () => {
-    const file = writeTemp(upstreamCaptureDocument());
+    const file = writeTemp(captureDocument());
     const { code, stdout } = await demo(["--replay", "--capture", file]);
     expect(code).toBe(0);
     expect(stdout.startsWith(PREAMBLE)).toBe(true);
-    expect(stdout).toContain("MODEL      qwen2.5:1.5b\n");
-    expect(stdout).toContain("CAPTURE    1d779c296849cc453c9f6e8925a2888afc3d8446 at 2026-09-29T05:40:38Z\n");
+    expect(stdout).toContain(`MODEL      ${HAND_WRITTEN.model}\n`);
+    expect(stdout).toContain(`CAPTURE    ${HAND_WRITTEN.sourceSha} at ${HAND_WRITTEN.timestamp}\n`);
     expect(stdout).toMatch(/\nFIXTURE_SHA [0-9a-f]{64}\n/);
     expect(stdout).toContain("CASE       clean\nRESPONSE   \"The capital of France is Paris.\"\nRISK       0.0\nSIGNALS    none\n");
     expect(stdout).toContain("COVERAGE   canary=recorded_capture; analysis=regex/exercised\nVERDICT    PASS\n");
-    expect(stdout).toContain("RISK       1.0\nSIGNALS    persona_shift, instruction_echo, canary_compromise, canary_compromise\n");
+    expect(stdout).toContain(`RISK       1.0\nSIGNALS    ${HAND_WRITTEN.attackSignals.join(", ")}\n`);
     expect(stdout).toContain("VERDICT    BLOCK\n");
     expect(stdout).toContain("REPLAY     VERIFIED\nSCOPE      recorded analyzer contrast; not current model safety\n");
-    // The upstream recording used the Python package's canary prompt; that is disclosed, not hidden.
-    expect(stdout).toContain("capture recorded with a different canary prompt, 21bce7e71de5ffe48f756e1815903539406b294cdee322be16d41a00f4c554e2");
+    // The capture names a canary prompt other than ours; that is disclosed, not hidden.
+    expect(stdout).toContain(`capture recorded with a different canary prompt, ${HAND_WRITTEN.systemPromptSha256}`);
   });
 
   it("reports the verified replay as little-canary-demo/v1 JSON with no model call and no egress", async () => {
-    const file = writeTemp(upstreamCaptureDocument());
+    const file = writeTemp(captureDocument());
     const { code, stdout } = await demo(["--capture", file, "--json"]);
     expect(code).toBe(0);
     expect(stdout.endsWith("\n")).toBe(true);
@@ -54,7 +55,7 @@ describe("replay of a capture built from the upstream recording", () => {
       analysis_method: "regex",
       analysis_status: "exercised",
       exit_code: 0,
-      model_digest: "65ec06548149b04c096a120e4a6da9d4017ea809c91734ea5631e89f96ddc57b",
+      model_digest: HAND_WRITTEN.modelDigest,
       system_prompt_sha256: DEFAULT_CANARY_SYSTEM_PROMPT_SHA256,
       system_prompt_matches_capture: false,
     });
@@ -65,9 +66,8 @@ describe("replay of a capture built from the upstream recording", () => {
     expect(Object.keys(doc)).toEqual([...Object.keys(doc)].sort());
   });
 
-  it("refuses the upstream file itself: its Python-formatted hash is not our canonical hash", async () => {
-    const { UPSTREAM_CAPTURE } = await import("./_capture.js");
-    const { code, stdout } = await demo(["--capture", UPSTREAM_CAPTURE]);
+  it("refuses the foreign file itself: its own payload hash is not our canonical hash", async () => {
+    const { code, stdout } = await demo(["--capture", writeTemp(foreignCaptureDocument())]);
     expect(code).toBe(2);
     expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
   });
@@ -89,7 +89,7 @@ describe("replay failures", () => {
   });
 
   it("refuses a capture whose payload_sha256 is wrong (response altered under the old hash) with exit 2", async () => {
-    const doc = upstreamCaptureDocument();
+    const doc = captureDocument();
     doc["cases"][1].response = "The capital of France is Paris.";
     const { code, stdout } = await demo(["--capture", writeTemp(doc)]);
     expect(code).toBe(2);
@@ -98,7 +98,7 @@ describe("replay failures", () => {
   });
 
   it("prints an expectation failure and exits 1 when altered response bytes are re-hashed", async () => {
-    const doc = upstreamCaptureDocument();
+    const doc = captureDocument();
     doc["cases"][1].response = "I can't help with changing my instructions, but I'm happy to answer questions.";
     const { code, stdout } = await demo(["--capture", writeTemp(rehash(doc))]);
     expect(code).toBe(1);
@@ -106,7 +106,7 @@ describe("replay failures", () => {
   });
 
   it("prints an expectation failure when expected.block is flipped and the hash recomputed", async () => {
-    const doc = upstreamCaptureDocument();
+    const doc = captureDocument();
     doc["cases"][0].expected.block = true;
     const { code, stdout } = await demo(["--capture", writeTemp(rehash(doc)), "--json"]);
     expect(code).toBe(1);
@@ -114,7 +114,7 @@ describe("replay failures", () => {
   });
 
   it("lets the verdict follow the response when responses are swapped, and never verifies it", async () => {
-    const doc = upstreamCaptureDocument();
+    const doc = captureDocument();
     const [clean, attack] = doc["cases"];
     [clean.response, attack.response] = [attack.response, clean.response];
     [clean.expected, attack.expected] = [attack.expected, clean.expected];
@@ -127,7 +127,7 @@ describe("replay failures", () => {
   it("reports an analyzer that throws as ANALYSIS FAILURE (exit 2) without its message", async () => {
     const messages: string[] = [];
     const outcome = await runReplay({
-      capturePath: writeTemp(upstreamCaptureDocument()),
+      capturePath: writeTemp(captureDocument()),
       analyzer: { analyzeResponse: () => { throw new SyntaxError("secret detail"); } },
       onInternalError: (where, name) => messages.push(`${where}:${name}`),
     });
@@ -145,13 +145,13 @@ describe("replay failures", () => {
     };
     expect(detail("{not json")).toBe("fixture is not valid UTF-8 JSON");
     expect(detail("[]")).toBe("fixture root is invalid");
-    expect(detail({ ...upstreamCaptureDocument(), payload_sha256: "abc" })).toBe("fixture hash is missing or invalid");
+    expect(detail({ ...captureDocument(), payload_sha256: "abc" })).toBe("fixture hash is missing or invalid");
     // Non-finite numbers and duplicate keys are refused by the strict parser, before hashing.
     expect(detail('{"a":1e999,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture is not valid UTF-8 JSON");
     expect(detail('{"a":1,"a":2,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture is not valid UTF-8 JSON");
     expect(parseCapture(new Uint8Array(1_048_577)).kind).toBe("integrity");
     const mutate = (change: (doc: Doc) => void): string => {
-      const doc = upstreamCaptureDocument();
+      const doc = captureDocument();
       change(doc);
       return detail(rehash(doc));
     };
@@ -174,5 +174,29 @@ describe("replay failures", () => {
   it("refuses --replay together with --live as a usage error", async () => {
     const { code } = await demo(["--replay", "--live"]);
     expect(code).toBe(2);
+  });
+});
+
+if (UPSTREAM_ABSENT) console.warn(`skipping the upstream capture replay test: ${UPSTREAM_ABSENT}`);
+
+// The capture recorded by the Python package 0.3.10 with Ollama qwen2.5:1.5b, when present.
+describe.skipIf(Boolean(UPSTREAM_ABSENT))("replay of the imported upstream recording", () => {
+  it("verifies the recorded contrast, names the recorded model and discloses the other canary prompt", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { importForeignCapture } = await import("../../src/demo/import.js");
+    const imported = importForeignCapture(readFileSync(UPSTREAM_CAPTURE), "upstream_demo_replay.json");
+    const { code, stdout } = await demo(["--replay", "--capture", writeTemp(imported as unknown as Doc)]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("MODEL      qwen2.5:1.5b\n");
+    expect(stdout).toContain("CAPTURE    1d779c296849cc453c9f6e8925a2888afc3d8446 at 2026-09-29T05:40:38Z\n");
+    expect(stdout).toContain("RISK       1.0\nSIGNALS    persona_shift, instruction_echo, canary_compromise, canary_compromise\n");
+    expect(stdout).toContain("REPLAY     VERIFIED\n");
+    expect(stdout).toContain("capture recorded with a different canary prompt, 21bce7e71de5ffe48f756e1815903539406b294cdee322be16d41a00f4c554e2");
+  });
+
+  it("refuses the upstream file itself: its Python-formatted hash is not our canonical hash", async () => {
+    const { code, stdout } = await demo(["--capture", UPSTREAM_CAPTURE]);
+    expect(code).toBe(2);
+    expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
   });
 });

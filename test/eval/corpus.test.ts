@@ -5,8 +5,9 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { CorpusError, loadCorpora, loadIdsFile, selectCases } from "../../src/eval/corpus.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
-const PROMPTS = resolve(REPO, "../shared/corpora/prompts.json");
-const FP = resolve(REPO, "../shared/corpora/prompts_fp_realistic.json");
+// Fixture corpora written for this suite: 12 attacks and 5 benign neighbours, then 8 benign cases.
+const PROMPTS = resolve(REPO, "fixtures/corpora/mixed.json");
+const FP = resolve(REPO, "fixtures/corpora/benign-neighbours.json");
 
 let dir: string;
 beforeEach(async () => {
@@ -23,14 +24,14 @@ async function file(name: string, content: string | Uint8Array): Promise<string>
 }
 
 describe("loading corpora", () => {
-  test("the original corpora load as they are: 160 attacks and 20 benign, then 40 benign", async () => {
+  test("corpora load as they are, in order: 12 attacks and 5 benign, then 8 benign", async () => {
     const loaded = await loadCorpora([PROMPTS, FP], { cwd: REPO });
-    expect(loaded.files.map((f) => f.cases)).toEqual([180, 40]);
+    expect(loaded.files.map((f) => f.cases)).toEqual([17, 8]);
     expect(loaded.files[0]?.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const first = loaded.cases.slice(0, 180);
-    expect(first.filter((c) => c.kind === "attack")).toHaveLength(160);
-    expect(first.filter((c) => c.kind === "benign")).toHaveLength(20);
-    expect(loaded.cases.slice(180).every((c) => c.kind === "benign" && c.corpusIndex === 1)).toBe(true);
+    const first = loaded.cases.slice(0, 17);
+    expect(first.filter((c) => c.kind === "attack")).toHaveLength(12);
+    expect(first.filter((c) => c.kind === "benign")).toHaveLength(5);
+    expect(loaded.cases.slice(17).every((c) => c.kind === "benign" && c.corpusIndex === 1)).toBe(true);
   });
 
   test("an object with a cases array is a corpus; defaults fill category, stealth and failure mode", async () => {
@@ -74,18 +75,18 @@ describe("loading corpora", () => {
 });
 
 describe("selecting cases", () => {
-  test("an ids file runs exactly those cases in its order, across corpora (a realistic benign case before c1-01)", async () => {
+  test("an ids file runs exactly those cases in its order, across corpora (a benign case of the second corpus before an attack of the first)", async () => {
     const loaded = await loadCorpora([PROMPTS, FP], { cwd: REPO });
-    const ids = await loadIdsFile(await file("ids.json", '["fp-h07","c1-01"]'), { cwd: dir });
-    expect(selectCases(loaded, ids).map((c) => c.id)).toEqual(["fp-h07", "c1-01"]);
+    const ids = await loadIdsFile(await file("ids.json", '["hn-07","ov-01"]'), { cwd: dir });
+    expect(selectCases(loaded, ids).map((c) => c.id)).toEqual(["hn-07", "ov-01"]);
   });
 
   test("ids file errors: not a list of strings, duplicates, unknown ids", async () => {
     const loaded = await loadCorpora([PROMPTS], { cwd: REPO });
     await expect(loadIdsFile(await file("n.json", '[1]'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
     await expect(loadIdsFile(await file("o.json", '{"ids":[]}'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
-    await expect(loadIdsFile(await file("d.json", '["c1-01","c1-01"]'), { cwd: dir })).rejects.toThrow("IDs file contains duplicates");
-    const unknown = await loadIdsFile(await file("u.json", '["c1-01","nope-1","nope-2"]'), { cwd: dir });
+    await expect(loadIdsFile(await file("d.json", '["ov-01","ov-01"]'), { cwd: dir })).rejects.toThrow("IDs file contains duplicates");
+    const unknown = await loadIdsFile(await file("u.json", '["ov-01","nope-1","nope-2"]'), { cwd: dir });
     expect(() => selectCases(loaded, unknown)).toThrow('Unknown case IDs: "nope-1", "nope-2"');
   });
 

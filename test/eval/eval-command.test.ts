@@ -1,15 +1,18 @@
-// `little-canary eval` end to end: real corpora from ../shared/corpora, the real pipeline, and
-// the loopback Ollama stand-in (decision 9). Figures from the stand-in describe the harness, not
-// any model.
+// `little-canary eval` end to end: the fixture corpus fixtures/corpora/mixed.json (written for this
+// suite: 12 attacks and 5 benign neighbours), the real pipeline, and the loopback Ollama stand-in.
+// Figures from the stand-in describe the harness, not any model.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { runEvalCli } from "./_eval-cli.js";
+import { runEvalCli } from "../support/eval-cli.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
-const PROMPTS = "../shared/corpora/prompts.json";
+const PROMPTS = "fixtures/corpora/mixed.json";
+const TOTAL = 17;
+const ATTACKS = 12;
+const BENIGN = 5;
 
 let dir: string;
 let ollama: OllamaStandIn | null = null;
@@ -43,27 +46,30 @@ async function corpus(name: string, cases: unknown[]): Promise<string> {
 }
 
 describe("structural-only", () => {
-  test("the original corpus runs with exit 0 and reports 160 attacks and 20 benign separately", async () => {
+  test("a mixed corpus runs with exit 0 and reports attacks and benign cases separately", async () => {
     const out = join(dir, "runs", "s.jsonl");
     const run = await runEvalCli(["--corpus", PROMPTS, "--mode", "structural-only", "--output", out], { cwd: REPO });
     expect(run.code).toBe(0);
     const lines = await readLines(out);
-    expect(lines.map((l) => l.type)).toEqual(["run", ...Array(180).fill("result"), "complete"]);
+    expect(lines.map((l) => l.type)).toEqual(["run", ...Array(TOTAL).fill("result"), "complete"]);
     const header = lines[0] as Record<string, any>;
-    expect(header).toMatchObject({ mode: "structural-only", model: null, temperature: null, thinking: "not_applicable", total: 180 });
-    expect(header.corpus[0]).toMatchObject({ path: PROMPTS, cases: 180 });
-    expect(header.case_ids).toHaveLength(180);
+    expect(header).toMatchObject({ mode: "structural-only", model: null, temperature: null, thinking: "not_applicable", total: TOTAL });
+    expect(header.corpus[0]).toMatchObject({ path: PROMPTS, cases: TOTAL });
+    expect(header.case_ids).toHaveLength(TOTAL);
     const summary = summaryOf(lines);
-    expect(summary.attack).toMatchObject({ total: 160, scored: 160, unscored: 0 });
-    expect(summary.benign).toMatchObject({ total: 20, scored: 20, unscored: 0 });
-    expect(summary.attack_blocked + summary.attack_passed).toBe(160);
-    expect(summary.benign_blocked + summary.benign_passed).toBe(20);
+    expect(summary.attack).toMatchObject({ total: ATTACKS, scored: ATTACKS, unscored: 0 });
+    expect(summary.benign).toMatchObject({ total: BENIGN, scored: BENIGN, unscored: 0 });
+    expect(summary.attack_blocked + summary.attack_passed).toBe(ATTACKS);
+    expect(summary.benign_blocked + summary.benign_passed).toBe(BENIGN);
+    // The structural layer blocks some attacks of this corpus and none of its benign neighbours.
+    expect(summary.attack_blocked).toBeGreaterThan(0);
+    expect(summary.benign_blocked).toBe(0);
     // Never pooled: no accuracy, precision or tp/tn across attacks and benign.
     for (const pooled of ["accuracy", "precision", "recall", "tp", "tn", "fp", "fn"]) expect(summary).not.toHaveProperty(pooled);
-    expect(summary.rates.attack.blocked_of_all).toMatchObject({ denominator: 160, of: "attack_total" });
-    expect(summary.rates.benign.blocked_of_all).toMatchObject({ denominator: 20, of: "benign_total" });
-    expect(run.stdout).toContain("attacks: 160 total");
-    expect(run.stdout).toContain("benign: 20 total");
+    expect(summary.rates.attack.blocked_of_all).toMatchObject({ denominator: ATTACKS, of: "attack_total" });
+    expect(summary.rates.benign.blocked_of_all).toMatchObject({ denominator: BENIGN, of: "benign_total" });
+    expect(run.stdout).toContain(`attacks: ${ATTACKS} total`);
+    expect(run.stdout).toContain(`benign: ${BENIGN} total`);
   });
 
   test("stdout and stderr never carry case text; the JSONL escapes invisible and reordering characters", async () => {
@@ -93,7 +99,7 @@ describe("canary modes against the stand-in", () => {
       { cwd: REPO },
     );
     expect(run.code).toBe(0);
-    expect(ollama.chatRequests()).toHaveLength(180);
+    expect(ollama.chatRequests()).toHaveLength(TOTAL);
     const lines = await readLines(out);
     const header = lines[0] as Record<string, any>;
     expect(header).toMatchObject({ mode: "pipeline", model: "qwen2.5:1.5b", thinking: "disabled", timeout_s: 5, temperature: 0 });
@@ -106,7 +112,8 @@ describe("canary modes against the stand-in", () => {
     expect(header.num_ctx).toBeGreaterThan(16000);
     const results = lines.slice(1, -1) as Array<Record<string, any>>;
     const failed = results.filter((r) => r.index % 3 === 2);
-    expect(failed).toHaveLength(60);
+    const FAILED = Math.floor(TOTAL / 3); // indices 2, 5, 8, …
+    expect(failed).toHaveLength(FAILED);
     for (const r of failed) {
       expect(r).toMatchObject({ scored: false, unscored_reason: "degraded", actual_safe: null, outcome: null, coverage_reason: "http_error", degraded: true });
       expect(typeof r.raw_actual_safe).toBe("boolean");
@@ -114,13 +121,15 @@ describe("canary modes against the stand-in", () => {
     for (const r of results.filter((r) => r.index % 3 !== 2)) expect(r.scored).toBe(true);
     const summary = summaryOf(lines);
     const attacksFailed = failed.filter((r) => r.expected_safe === false).length;
-    expect(summary).toMatchObject({ total: 180, scored: 120, unscored: 60, degraded: 60, unscored_reasons: { degraded: 60 } });
-    expect(summary.attack).toMatchObject({ total: 160, unscored: attacksFailed });
-    expect(summary.rates.attack.blocked_of_all.denominator).toBe(160);
-    expect(summary.rates.attack.blocked_of_scored.denominator).toBe(160 - attacksFailed);
+    expect(attacksFailed).toBeGreaterThan(0);
+    expect(attacksFailed).toBeLessThan(FAILED);
+    expect(summary).toMatchObject({ total: TOTAL, scored: TOTAL - FAILED, unscored: FAILED, degraded: FAILED, unscored_reasons: { degraded: FAILED } });
+    expect(summary.attack).toMatchObject({ total: ATTACKS, unscored: attacksFailed });
+    expect(summary.rates.attack.blocked_of_all.denominator).toBe(ATTACKS);
+    expect(summary.rates.attack.blocked_of_scored.denominator).toBe(ATTACKS - attacksFailed);
     expect(summary.rates.attack.unscored_of_all.numerator).toBe(attacksFailed);
-    expect(summary.rates.benign.passed_of_all.denominator).toBe(20);
-    expect(run.stdout).toMatch(/unscored: 60 of 180 \(degraded 60\).*"of all" denominators/);
+    expect(summary.rates.benign.passed_of_all.denominator).toBe(BENIGN);
+    expect(run.stdout).toMatch(new RegExp(`unscored: ${FAILED} of ${TOTAL} \\(degraded ${FAILED}\\).*"of all" denominators`));
     expect(await readFile(out, "utf8")).not.toContain("backend secret");
   });
 
@@ -234,7 +243,7 @@ describe("usage and interruption", () => {
     );
     expect(run.code).toBe(2);
     // The third case's call was in flight when the interrupt came: it is dropped, not awaited.
-    expect(run.stderr).toMatch(/interrupted after 2 of 180 cases/);
+    expect(run.stderr).toContain(`interrupted after 2 of ${TOTAL} cases`);
     const lines = await readLines(out);
     expect(lines.map((l) => l.type)).toEqual(["run", "result", "result"]);
   });
@@ -242,7 +251,7 @@ describe("usage and interruption", () => {
   test("progress is drawn on stderr only when it is a TTY", async () => {
     const out = join(dir, "t.jsonl");
     const tty = await runEvalCli(["--corpus", PROMPTS, "--output", out], { cwd: REPO, tty: true });
-    expect(tty.stderr).toContain("eval: 180/180");
+    expect(tty.stderr).toContain(`eval: ${TOTAL}/${TOTAL}`);
     const pipe = await runEvalCli(["--corpus", PROMPTS, "--output", out], { cwd: REPO, tty: false });
     expect(pipe.stderr).toBe("");
   });

@@ -10,7 +10,8 @@ import { runMain } from "../../cli/program.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
-const PROMPTS = "../shared/corpora/prompts.json";
+// A fixture corpus written for this suite (17 cases).
+const PROMPTS = "fixtures/corpora/mixed.json";
 
 class Capture extends Writable {
   text = "";
@@ -80,7 +81,7 @@ describe("eval interrupts", () => {
     const code = await runMain(args(out), h.io);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(code).toBe(2);
-    expect(h.stderr.text).toContain("interrupted after 2 of 180 cases; the output has no completion line");
+    expect(h.stderr.text).toContain("interrupted after 2 of 17 cases; the output has no completion line");
     const lines = (await readFile(out, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
     expect(lines.map((l) => l.type)).toEqual(["run", "result", "result"]);
     expect(h.exits).toEqual([]);

@@ -6,7 +6,7 @@ import {
   flagVerdict,
   passVerdict,
   structuralBlockVerdict,
-} from "../manifest/helpers/verdicts.js";
+} from "../support/verdicts.js";
 
 const classify = (v: unknown) => classifySegmentVerdict(v);
 

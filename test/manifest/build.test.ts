@@ -7,7 +7,7 @@ import { buildExport, buildManifest, buildManifestFromEntries, canonicalRecordEn
 import { CanonicalJsonError, canonicalObjectWithArray } from "../../src/manifest/canonical.js";
 import { sha256Hex } from "../../src/manifest/hash.js";
 import { IngestExportSchema, IngestManifestSchema } from "../../src/manifest/schemas.js";
-import { PIPELINE_INFO, synthRun } from "./helpers/run-data.js";
+import { PIPELINE_INFO, synthRun } from "../support/run-data.js";
 
 const doc1 = { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" }, text: "Quarterly numbers attached." };
 

@@ -12,7 +12,7 @@ import { requiredCanaryContext } from "../../src/canary/context.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { pipelineFor, postJson, startService } from "../server/_harness.js";
+import { pipelineFor, postJson, startService } from "../support/server-harness.js";
 import { serviceControl } from "../../src/server/create-server.js";
 
 /** 3,400 CJK characters: about 2,600 stand-in tokens with the system prompt, over a 2,048 cap. */

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { normalizeAllowedOrigin } from "../../src/server/caller-origin.js";
 import { createServer } from "../../src/server/create-server.js";
-import { pipelineFor, rawRequest, startService, type RunningService } from "./_harness.js";
-import { runLocal } from "./_cli.js";
+import { pipelineFor, rawRequest, startService, type RunningService } from "../support/server-harness.js";
+import { runLocal } from "../support/run-local.js";
 
 let ollama: OllamaStandIn;
 let service: RunningService;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { createServer } from "../../src/server/create-server.js";
 import { closeGracefully, listenLoopback, ServerBindError } from "../../src/server/lifecycle.js";
-import { pipelineFor, postJson, stalledRequest, startService, type RunningService } from "./_harness.js";
+import { pipelineFor, postJson, stalledRequest, startService, type RunningService } from "../support/server-harness.js";
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { serviceControl } from "../../src/server/create-server.js";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS } from "../../src/server/limits.js";
-import { pipelineFor, postJson, rawRequest, startService, type RunningService } from "./_harness.js";
+import { pipelineFor, postJson, rawRequest, startService, type RunningService } from "../support/server-harness.js";
 
 const STALLED = 1000;
 
@@ -301,7 +301,7 @@ describe("issue 12 C13: connection exhaustion", () => {
   });
 
   it("issue 12 C13: serve --max-connections sets the cap and refuses 0", async () => {
-    const { runLocal } = await import("./_cli.js");
+    const { runLocal } = await import("../support/run-local.js");
     expect(await runLocal(["serve", "--port", "0", "--no-canary", "--max-connections", "0"]).done).toBe(2);
     const run = runLocal(["serve", "--port", "0", "--no-canary", "--max-connections", "3"]);
     const line = await run.stderr.waitFor(/on http:\/\/127\.0\.0\.1:(\d+)/);

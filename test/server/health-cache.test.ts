@@ -5,7 +5,7 @@ import type { HealthReport } from "../../src/pipeline/health.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { HealthCache } from "../../src/server/health-cache.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
-import { pipelineFor, startService } from "./_harness.js";
+import { pipelineFor, startService } from "../support/server-harness.js";
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-
 import { refusedUrl } from "../support/free-port.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { MAX_REQUEST_BYTES } from "../../src/server/limits.js";
-import { pipelineFor, postJson, rawRequest, startService, type RunningService } from "./_harness.js";
+import { pipelineFor, postJson, rawRequest, startService, type RunningService } from "../support/server-harness.js";
 
 let ollama: OllamaStandIn;
 let service: RunningService;

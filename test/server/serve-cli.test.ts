@@ -3,7 +3,7 @@
 import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { runLocal } from "./_cli.js";
+import { runLocal } from "../support/run-local.js";
 
 let ollama: OllamaStandIn | undefined;
 afterEach(async () => {

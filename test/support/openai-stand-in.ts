@@ -38,9 +38,9 @@ import {
   startLoopbackServer,
   type RecordedRequest,
   type TransportFault,
-} from "./_loopback-server.js";
+} from "./loopback-server.js";
 
-export type { RecordedRequest, TransportFault } from "./_loopback-server.js";
+export type { RecordedRequest, TransportFault } from "./loopback-server.js";
 
 export interface OpenAICompletionReply {
   readonly content?: string | null;

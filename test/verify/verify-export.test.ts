@@ -4,7 +4,7 @@ import { sha256Hex } from "../../src/manifest/hash.js";
 import { resolvePolicy } from "../../src/ingest/policy.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
 import type { VerifyProblem } from "../../src/verify/problems.js";
-import { reparse, synthRun } from "../manifest/helpers/run-data.js";
+import { reparse, synthRun } from "../support/run-data.js";
 
 // Any JSON value; tests tamper with parsed documents the way an attacker edits files.
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any

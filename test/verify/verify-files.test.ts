@@ -13,7 +13,7 @@ import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import * as library from "../../src/index.js";
 import { runCli } from "../support/cli.js";
-import { reparse, synthRun } from "../manifest/helpers/run-data.js";
+import { reparse, synthRun } from "../support/run-data.js";
 
 // Any JSON value; tests tamper with parsed documents the way an attacker edits files.
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any

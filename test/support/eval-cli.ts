@@ -1,5 +1,5 @@
 // Runs `little-canary eval` in-process through the real runMain (cli/program.ts).
-import { runCli } from "../support/cli.js";
+import { runCli } from "./cli.js";
 
 export interface EvalCliRun {
   readonly code: number;
