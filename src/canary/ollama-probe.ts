@@ -21,6 +21,8 @@ import {
   calibrate,
   minimumPromptTokens,
   readLoadedContext,
+  UNVERIFIED_SAFE_CONTEXT,
+  worstCasePromptTokens,
   tooSmallMessage,
   type RunContext,
 } from "./run-context.js";
@@ -180,12 +182,23 @@ export class OllamaCanaryProbe implements CanaryProbe {
       if (counted < minimum) {
         return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
       }
-      return null;
+      if (context.loaded.kind === "verified") return null;
+      // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
+      // a prompt too small to be cut by any default context is vouched for without /api/ps.
+      const worst = worstCasePromptTokens(this.systemPrompt, userInput);
+      if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
+      return (
+        `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and this prompt may need up to ${worst} tokens, ` +
+        `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
+      );
     }
     if (context.loaded.kind === "verified") return null;
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
-    const why = context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
-    return `Canary context cannot be confirmed: ${why}, and the backend reported no usable prompt_eval_count`;
+    return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
+  }
+
+  #unverifiedWhy(context: RunContext): string {
+    return context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
   }
 
   toJSON(): Record<string, unknown> {
