@@ -103,7 +103,12 @@ export class OllamaCanaryProbe implements CanaryProbe {
         numCtx: this.numCtx,
       });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
-      if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
+      if (!chat.ok) {
+        // A backend that could not be reached may have been restarted, possibly with another
+        // context cap: the proof no longer describes it, so the next check proves it again.
+        if (chat.failureCode === "unavailable") this.#forgetRunContext();
+        return result.failure(chat.failureCode, chat.error, chat.metadata);
+      }
       const metadata = ollamaSuccessMetadata(chat.data);
       const promptTokens = metadata["prompt_eval_count"];
       if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
@@ -127,7 +132,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
   /**
    * The run's context proof: on first use, one warm-up chat with a known calibration prompt (same
    * model and num_ctx as every check, one output token), then one `GET /api/ps`. Concurrent
-   * callers share one attempt; a conclusive answer is kept for the life of the probe, while a
+   * callers share one attempt; a conclusive answer is kept until a check cannot reach the backend, while a
    * warm-up that could not reach the backend is retried by the next call.
    */
   runContext(): Promise<RunContextOutcome> {
@@ -135,11 +140,18 @@ export class OllamaCanaryProbe implements CanaryProbe {
       const attempt = this.#warmUp();
       this.#runContext = attempt;
       void attempt.then((outcome) => {
-        if (outcome.ok) this.#settledContext = outcome.value;
+        if (outcome.ok) {
+          if (this.#runContext === attempt) this.#settledContext = outcome.value;
+        }
         else if (this.#runContext === attempt) this.#runContext = null;
       });
     }
     return this.#runContext;
+  }
+
+  #forgetRunContext(): void {
+    this.#runContext = null;
+    this.#settledContext = null;
   }
 
   /** The run's context proof once the warm-up has answered, else null; never makes a request. */

@@ -62,4 +62,20 @@ describe("issue 12 A1: a cut prompt of finely tokenized text is never a pass wit
     expect(result.success).toBe(true);
     expect(result.metadata["context_check"]).toBe("api_ps");
   });
+
+  it("issue 12 A1: a backend that went away and came back with a smaller cap is proven again, not trusted from the old proof", async () => {
+    ollama.setContextCap(null);
+    const probe = new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 });
+    expect((await probe.test("hello")).metadata["context_check"]).toBe("api_ps");
+    // Ollama restarts with OLLAMA_CONTEXT_LENGTH=2048: one check cannot connect meanwhile.
+    ollama.setRouteFault("/api/chat", { fault: "drop" });
+    expect((await probe.test("hello")).failureCode).toBe("unavailable");
+    ollama.setRouteFault("/api/chat", null);
+    ollama.setContextCap(2048);
+    const after = await probe.test(DIGIT_RECORD);
+    expect(after.success).toBe(false);
+    expect(after.failureCode).toBe("context_truncated");
+    expect(after.error).toContain("context of 2048 tokens");
+    expect(ollama.warmUpRequests()).toHaveLength(2);
+  });
 });
