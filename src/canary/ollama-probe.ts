@@ -21,6 +21,8 @@ import {
   calibrate,
   minimumPromptTokens,
   readLoadedContext,
+  UNVERIFIED_SAFE_CONTEXT,
+  worstCasePromptTokens,
   tooSmallMessage,
   type RunContext,
 } from "./run-context.js";
@@ -101,7 +103,12 @@ export class OllamaCanaryProbe implements CanaryProbe {
         numCtx: this.numCtx,
       });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
-      if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
+      if (!chat.ok) {
+        // A backend that could not be reached may have been restarted, possibly with another
+        // context cap: the proof no longer describes it, so the next check proves it again.
+        if (chat.failureCode === "unavailable") this.#forgetRunContext();
+        return result.failure(chat.failureCode, chat.error, chat.metadata);
+      }
       const metadata = ollamaSuccessMetadata(chat.data);
       const promptTokens = metadata["prompt_eval_count"];
       if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
@@ -125,7 +132,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
   /**
    * The run's context proof: on first use, one warm-up chat with a known calibration prompt (same
    * model and num_ctx as every check, one output token), then one `GET /api/ps`. Concurrent
-   * callers share one attempt; a conclusive answer is kept for the life of the probe, while a
+   * callers share one attempt; a conclusive answer is kept until a check cannot reach the backend, while a
    * warm-up that could not reach the backend is retried by the next call.
    */
   runContext(): Promise<RunContextOutcome> {
@@ -133,11 +140,18 @@ export class OllamaCanaryProbe implements CanaryProbe {
       const attempt = this.#warmUp();
       this.#runContext = attempt;
       void attempt.then((outcome) => {
-        if (outcome.ok) this.#settledContext = outcome.value;
+        if (outcome.ok) {
+          if (this.#runContext === attempt) this.#settledContext = outcome.value;
+        }
         else if (this.#runContext === attempt) this.#runContext = null;
       });
     }
     return this.#runContext;
+  }
+
+  #forgetRunContext(): void {
+    this.#runContext = null;
+    this.#settledContext = null;
   }
 
   /** The run's context proof once the warm-up has answered, else null; never makes a request. */
@@ -180,12 +194,23 @@ export class OllamaCanaryProbe implements CanaryProbe {
       if (counted < minimum) {
         return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
       }
-      return null;
+      if (context.loaded.kind === "verified") return null;
+      // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
+      // a prompt too small to be cut by any default context is vouched for without /api/ps.
+      const worst = worstCasePromptTokens(this.systemPrompt, userInput);
+      if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
+      return (
+        `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and this prompt may need up to ${worst} tokens, ` +
+        `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
+      );
     }
     if (context.loaded.kind === "verified") return null;
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
-    const why = context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
-    return `Canary context cannot be confirmed: ${why}, and the backend reported no usable prompt_eval_count`;
+    return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
+  }
+
+  #unverifiedWhy(context: RunContext): string {
+    return context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
   }
 
   toJSON(): Record<string, unknown> {

@@ -12,6 +12,7 @@ import { serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type FetchLike } from "./http-call.js";
 import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
 import { utf8ByteLength } from "../text/codepoints.js";
+import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
 /**
  * The warm-up's user message: fixed, benign English prose, long enough (about 1 KB) that the
@@ -36,6 +37,23 @@ export const CALIBRATION_PROBE_TEXT =
  * `context_truncated` although it fitted: a false "degraded", never a false pass.
  */
 export const LOWER_BOUND_MARGIN = 1.6;
+
+/**
+ * The context the lower bound may assume without `/api/ps`: the smallest default Ollama loads.
+ * The byte-based lower bound sees a keep-half cut only for text that packs at least 0.8 times the
+ * calibration's bytes per token; text that tokenizes more finely (digit runs on tokenizers that
+ * split numbers digit by digit, base64, emoji, scripts that fall back to bytes) can lose half its
+ * tokens and still report more than the bound. So when the loaded context is not proven, a
+ * reply vouches for its prompt only if the prompt cannot have needed more than this many tokens
+ * even at one token per UTF-8 byte (the most any byte-level tokenizer spends), plus the chat
+ * template allowance.
+ */
+export const UNVERIFIED_SAFE_CONTEXT = 2048;
+
+/** Most tokens a prompt can cost: one per UTF-8 byte of system prompt and text, plus the template. */
+export function worstCasePromptTokens(systemPrompt: string, userContent: string): number {
+  return utf8ByteLength(systemPrompt) + utf8ByteLength(userContent) + CHAT_TEMPLATE_ALLOWANCE;
+}
 
 /** A `/api/ps` answer listing every loaded model is small; more than this is not trusted. */
 const MAX_PS_BYTES = 1024 * 1024;

@@ -118,6 +118,8 @@ export interface OllamaStandIn {
   warmUpRequests(): RecordedRequest[];
   setPs(mode: PsMode): void;
   setContextCap(cap: number | null, overflow?: "keep_half" | "reject"): void;
+  /** Count prompt tokens with this tokenizer (null: the default bytes/4 estimate). */
+  setTokenizer(tokenizer: StandInTokenizer | null): void;
   /** Highest number of chat requests that were in flight at the same time. */
   readonly maxConcurrentChats: number;
   setReply(reply: OllamaReply | OllamaReplyFn): void;
@@ -154,6 +156,19 @@ export function standInPromptTokens(body: unknown): number {
   return Math.ceil(bytes / 4) + 8;
 }
 
+/** Counts the tokens of one message's content (setTokenizer); the stand-in adds 8 per prompt. */
+export type StandInTokenizer = (content: string) => number;
+
+/**
+ * A tokenizer that splits every ASCII digit into its own token and counts everything else at
+ * 4 bytes per token: how tokenizers that split numbers digit by digit (the Qwen2 family does)
+ * treat digit runs. Text like this costs far more tokens per byte than prose.
+ */
+export const digitSplittingTokenizer: StandInTokenizer = (content) => {
+  const digits = content.replace(/[^0-9]/g, "").length;
+  return digits + Math.ceil((Buffer.byteLength(content, "utf8") - digits) / 4);
+};
+
 function isWarmUp(body: unknown): boolean {
   const contents = messageContents(body);
   return contents[contents.length - 1] === CALIBRATION_PROBE_TEXT;
@@ -182,6 +197,7 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
   let contextCap: number | null = options.contextCap ?? null;
   let overflow: "keep_half" | "reject" = options.overflow ?? "keep_half";
   let psMode: PsMode = "normal";
+  let tokenizer: StandInTokenizer | null = null;
   let loaded: { model: string; context: number } | null = null;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -197,7 +213,8 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
 
   const answerChat = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
     const context = load(req);
-    const tokens = standInPromptTokens(req.body);
+    const count = tokenizer;
+    const tokens = count === null ? standInPromptTokens(req.body) : messageContents(req.body).reduce((sum, c) => sum + count(c), 0) + 8;
     if (tokens > context && overflow === "reject") {
       return sendJson(res, 400, { error: `the input length exceeds the context length (${context})` });
     }
@@ -330,6 +347,9 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     setContextCap: (cap, mode) => {
       contextCap = cap;
       if (mode !== undefined) overflow = mode;
+    },
+    setTokenizer: (next) => {
+      tokenizer = next;
     },
     get maxConcurrentChats() {
       return maxInFlight;
