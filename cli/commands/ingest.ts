@@ -2,59 +2,23 @@
 // owns pre-flight, locking, reading, the run, publication and rollback) → summary → exit code.
 // Every refusal prints `error: …` and exits 3 with nothing written. SIGINT/SIGTERM before the
 // commit roll back and exit 3; after it, the pair stands and a warning says so (docs/publication.md).
-import { resolveCanaryTimeout } from "../../src/config/timeout.js";
 import { canaryTarget } from "../../src/config/canary-warning.js";
-import { validateServiceUrl } from "../../src/canary/endpoint.js";
-import { UsageError } from "../../src/errors.js";
-import { canaryNumCtxForPolicy, ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
-import type { IngestPolicy } from "../../src/ingest/policy.js";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
+import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PublishFs } from "../../src/publish/fs.js";
 import { INGEST_EXIT } from "../exit-codes.js";
+import { pipelineFromFlags, policyFromFlags, type IngestFlags } from "../ingest-flags.js";
 import { formatIngestSummary, ingestRunWarnings } from "../ingest-output.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
-import type { CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 
+export type { IngestFlags } from "../ingest-flags.js";
 export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
 export { IngestRefusedError };
-
-export interface IngestFlags extends CanaryFlags {
-  manifest: string;
-  export?: string;
-  overwrite?: boolean;
-  json?: boolean;
-  segmentChars?: number;
-  segmentOverlap?: number;
-  maxSegments?: number;
-  maxItemBytes?: number;
-  maxItems?: number;
-  maxTotalBytes?: number;
-  maxMetadataKeys?: number;
-  maxMetadataValueChars?: number;
-  concurrency: number;
-  /** Seconds to wait for another run's publication lock on the same manifest (default 0). */
-  waitLock?: number;
-  /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
-  maxCanaryFailures?: number;
-  /** Hold a record whose id repeats an earlier record's id. */
-  uniqueIds?: boolean;
-}
 
 export interface IngestRunOptions {
   /** File system for publication (tests inject faults and delays here). */
   readonly fs?: PublishFs;
-}
-
-/** The pipeline from the canary flags, once the policy is known (its segment size sets num_ctx). */
-function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestPolicy): SecurityPipeline {
-  const canaryTimeout = resolveCanaryTimeout(flags.timeout, io.env);
-  if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
-  // One context window for the whole run: Ollama reloads the model whenever num_ctx changes.
-  const numCtx = canaryNumCtxForPolicy(policy);
-  const { mode, canaryModel, ollamaUrl, canary } = flags;
-  return new SecurityPipeline({ mode, canaryModel, ollamaUrl, canaryTimeout, enableCanary: canary, ...(canary ? { canaryNumCtx: numCtx } : {}) });
 }
 
 export async function runIngest(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
@@ -71,16 +35,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       manifest: flags.manifest,
       export: flags.export ?? null,
       overwrite: flags.overwrite === true,
-      policy: {
-        segment_chars: flags.segmentChars,
-        segment_overlap: flags.segmentOverlap,
-        max_segments: flags.maxSegments,
-        max_item_bytes: flags.maxItemBytes,
-        max_items: flags.maxItems,
-        max_total_bytes: flags.maxTotalBytes,
-        max_metadata_keys: flags.maxMetadataKeys,
-        max_metadata_value_chars: flags.maxMetadataValueChars,
-      },
+      policy: policyFromFlags(flags),
       pipeline: (policy) => (pipeline = pipelineFromFlags(flags, io, policy)),
       concurrency: flags.concurrency,
       waitLockSeconds: flags.waitLock ?? 0,
