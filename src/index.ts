@@ -89,6 +89,8 @@ export type { RawRecord, RecordProblem } from "./jsonl/record.js";
 export { screenBatch, screenItems, serializeBatch, batchExitCode, type ScreenOptions } from "./screen/screen-batch.js";
 export { admitScreenInputs, BatchRefusedError, type ScreenInput, type ScreenItem } from "./screen/admit.js";
 export { batchState } from "./screen/state.js";
+/** File-based screening: what `little-canary screen` runs (read strictly, admit, screen). */
+export { screenFile, InputRefusedError, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
 export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
 export {
   CanaryCircuitBreaker,
