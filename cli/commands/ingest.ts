@@ -16,6 +16,9 @@ export type { IngestFlags } from "../ingest-flags.js";
 export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
 export { IngestRefusedError };
 
+const NO_CANARY_WARNING = "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n";
+const COMMITTED_WARNING = "warning: interrupted, but the publication had already committed: the pair below is complete\n";
+
 export interface IngestRunOptions {
   /** File system for publication (tests inject faults and delays here). */
   readonly fs?: PublishFs;
@@ -46,23 +49,25 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       cwd: io.cwd,
       hooks: {
         beforeRead: async () => {
-          if (!flags.canary) await writeOut(io.stderr, "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n");
+          if (!flags.canary) await writeOut(io.stderr, NO_CANARY_WARNING);
           if (input === "-") await hintIfTerminalStdin(io, "JSONL records", "pass FILE");
         },
         onProgress: (done, total) => progress.update(done, total),
         afterRun: async (run) => {
           progress.finish();
-          for (const warning of ingestRunWarnings(run, canaryTarget(pipeline as SecurityPipeline), flags.uniqueIds === true)) await writeOut(io.stderr, warning);
+          const target = canaryTarget(pipeline as SecurityPipeline);
+          for (const warning of ingestRunWarnings(run, target, flags.uniqueIds === true)) await writeOut(io.stderr, warning);
         },
         onPublishNote: (message) => io.stderr.write(`warning: ${message}\n`),
       },
     });
-    if (result.interruptedAfterCommit) await writeOut(io.stderr, "warning: interrupted, but the publication had already committed: the pair below is complete\n");
+    if (result.interruptedAfterCommit) await writeOut(io.stderr, COMMITTED_WARNING);
     const { published, outcome } = result;
     const text = flags.json ? `${result.run.manifest.json}\n` : formatIngestSummary(result.manifest, published, outcome);
     await writeOut(io.stdout, text).catch((error: unknown) => {
       // The pair is published; only its summary did not reach the reader.
-      throw error instanceof OutputClosedError ? error.withNote(`the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`) : error;
+      const note = `the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`;
+      throw error instanceof OutputClosedError ? error.withNote(note) : error;
     });
     return INGEST_EXIT[outcome];
   } finally {

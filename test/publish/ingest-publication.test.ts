@@ -89,7 +89,10 @@ describe("ingest publication", () => {
 
   it("issue 13: a refused input is an input_refused error, nothing written and the locks released", async () => {
     await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
-    await expect(ingestFiles(options({ input: "bad.jsonl" }))).rejects.toMatchObject({ code: "input_refused", message: expect.stringContaining("nothing written") });
+    await expect(ingestFiles(options({ input: "bad.jsonl" }))).rejects.toMatchObject({
+      code: "input_refused",
+      message: expect.stringContaining("nothing written"),
+    });
     expect((await dirState(dir)).files).toEqual(["bad.jsonl", "in.jsonl"]);
   });
 
@@ -118,7 +121,10 @@ describe("two runs on the same paths", () => {
     ]);
     expect(runs.map((run) => run.status).sort()).toEqual(["fulfilled", "rejected"]);
     const refused = runs.find((run) => run.status === "rejected") as PromiseRejectedResult;
-    expect(refused.reason).toMatchObject({ code: "publish", message: expect.stringMatching(/^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS$/) });
+    expect(refused.reason).toMatchObject({
+      code: "publish",
+      message: expect.stringMatching(/^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS$/),
+    });
     expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
     expect((await verifyPair()).consistent).toBe(true);
   });
