@@ -1,15 +1,16 @@
-// One ingest run for the crash bench: the real CLI command (runIngest) with the production file
-// system, except that every fsync is slowed down, so a `kill -9` from the parent lands inside the
-// publication window far more often than it would on a fast disk. When publication writes its
-// first temp file, the child writes "publishing\n" on fd 3 so the parent knows the window began.
+// One ingest run for the crash bench: the library's `ingestFiles` (the same call
+// `little-canary ingest` makes) with the production file system, except that every fsync is
+// slowed down, so a `kill -9` from the parent lands inside the publication window far more often
+// than it would on a fast disk. When publication writes its first temp file, the child writes
+// "publishing\n" on fd 3 so the parent knows the window began. Exit codes follow the CLI's:
+// the run's outcome (0-2), or 3 for a refused run.
 //
 //   node dist/bench/crash-child.js INPUT --manifest M --export E --ollama-url URL \
 //     --fsync-delay-ms 25 [--overwrite]
 import { writeSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { runIngest } from "../cli/commands/ingest.js";
-import { describeFailure } from "../cli/exit-codes.js";
-import { processIo, writeOut } from "../cli/io.js";
+import { canaryNumCtxForPolicy, ingestFiles } from "../src/ingest/files.js";
+import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { hookedFs } from "../src/publish/fs-hooks.js";
 import { nodePublishFs } from "../src/publish/fs.js";
 
@@ -36,26 +37,25 @@ const fs = hookedFs(nodePublishFs, async (call) => {
   if (call.op === "fsync" && delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
 });
 
-const io = processIo();
+const REFUSED_EXIT = 3;
 try {
-  process.exitCode = await runIngest(
-    positionals[0] ?? "-",
-    {
-      manifest: values.manifest ?? "manifest.json",
-      ...(values.export !== undefined ? { export: values.export } : {}),
-      overwrite: values.overwrite,
-      mode: "full",
-      canaryModel: "qwen2.5:1.5b",
-      ollamaUrl: values["ollama-url"] ?? "http://127.0.0.1:11434",
-      timeout: 30,
-      canary: true,
-      concurrency: 1,
-    },
-    io,
-    { fs },
-  );
+  const result = await ingestFiles({
+    input: positionals[0] === undefined || positionals[0] === "-" ? process.stdin : positionals[0],
+    manifest: values.manifest ?? "manifest.json",
+    export: values.export ?? null,
+    overwrite: values.overwrite,
+    pipeline: (policy) =>
+      new SecurityPipeline({
+        mode: "full",
+        canaryModel: "qwen2.5:1.5b",
+        ollamaUrl: values["ollama-url"] ?? "http://127.0.0.1:11434",
+        canaryTimeout: 30,
+        canaryNumCtx: canaryNumCtxForPolicy(policy),
+      }),
+    fs,
+  });
+  process.exitCode = result.outcome;
 } catch (error) {
-  const failure = describeFailure("ingest", error);
-  if (failure.message !== null) await writeOut(io.stderr, `error: ${failure.message}\n`);
-  process.exitCode = failure.exitCode;
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = REFUSED_EXIT;
 }

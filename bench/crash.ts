@@ -1,8 +1,8 @@
 // Crash bench for publication (`npm run test:crash`, after `npm run build`). It runs real ingest
-// runs in child processes (bench/crash-child.ts: the built CLI command with a slow fsync) against
-// a loopback Ollama stand-in, and `kill -9`s each one at a random moment of its publication
-// window. A SIGKILL runs no cleanup, so this checks what the order of operations alone
-// guarantees. After each kill the target directory is inspected:
+// runs in child processes (bench/crash-child.ts: the library's ingestFiles, the call the CLI
+// makes, with a slow fsync) against a loopback Ollama stand-in, and `kill -9`s each one at a
+// random moment of its publication window. A SIGKILL runs no cleanup, so this checks what the
+// order of operations alone guarantees. After each kill the target directory is inspected:
 //
 //   manifest_without_export  a manifest is present whose requested export is missing
 //   partial_targets          a target path holds something that is not a complete document, or a

@@ -1,6 +1,6 @@
 // bench:screen — `little-canary screen` on 200 items with the bench stand-in canary answering
-// after 50 ms, at --concurrency 1 and --concurrency 8, through the real CLI (in-process runMain,
-// captured stdout). Reports the speed-up (the issue asks for at least 5×) and whether the two
+// after 50 ms, at --concurrency 1 and --concurrency 8, through `screenFile` (the library call the CLI
+// makes) and the canonical document the CLI prints. Reports the speed-up (the issue asks for at least 5×) and whether the two
 // batch documents are identical apart from latencies. Replies depend only on each item's text
 // (some read like a hijacked model, some are HTTP 500s, a few items trip the structural filter),
 // so identical output is a real check of ordering, not of a uniform stream. Last line:
@@ -9,26 +9,15 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { runMain } from "../cli/program.js";
-import type { CliIo } from "../cli/io.js";
+import { SecurityPipeline } from "../src/pipeline/pipeline.js";
+import { screenFile } from "../src/screen/files.js";
+import { batchExitCode, serializeBatch } from "../src/screen/screen-batch.js";
 import { machineLine, writeSection } from "./_perf-doc.js";
 import { startBenchStandIn } from "./_standin.js";
 
 const ITEMS = 200;
 const LATENCY_MS = 50;
 const REQUIRED_SPEEDUP = 5;
-
-class Capture extends Writable {
-  readonly chunks: Buffer[] = [];
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-    callback();
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
-  }
-}
 
 function items(): string {
   const lines: string[] = [];
@@ -43,23 +32,12 @@ function items(): string {
 }
 
 async function screen(file: string, url: string, concurrency: number): Promise<{ seconds: number; code: number; stdout: string }> {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const io: CliIo = {
-    stdin: Readable.from([]),
-    stdout,
-    stderr,
-    env: {},
-    cwd: process.cwd(),
-    stderrIsTTY: false,
-    onSignal: () => () => {},
-  };
+  const pipeline = new SecurityPipeline({ mode: "full", ollamaUrl: url, canaryTimeout: 30 });
   const started = performance.now();
-  const code = await runMain(["screen", file, "--concurrency", String(concurrency), "--ollama-url", url, "--timeout", "30"], io);
+  const { document } = await screenFile({ input: file, pipeline, concurrency });
+  const stdout = `${serializeBatch(document)}\n`;
   const seconds = (performance.now() - started) / 1000;
-  if (code !== 0 && code !== 1 && code !== 2) throw new Error(`screen exited ${code}`);
-  if (stdout.text() === "") throw new Error(`screen printed nothing: ${stderr.text().slice(0, 200)}`);
-  return { seconds, code, stdout: stdout.text() };
+  return { seconds, code: batchExitCode(document), stdout };
 }
 
 /**

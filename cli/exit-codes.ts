@@ -1,7 +1,9 @@
-// The one place where outcomes become process exit codes (decision 5). A usage or configuration
-// error exits with the command's "refused" code, so scripts can tell "did not run" from a result.
+// The one place where outcomes become process exit codes. A usage or configuration error exits
+// with the command's "refused" code, so scripts can tell "did not run" from a result. Library
+// errors carry a stable `code` (src/errors.ts); ERROR_OUTCOME says what each one means here.
 import { CommanderError } from "commander";
-import { LittleCanaryError } from "../src/errors.js";
+import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/errors.js";
+import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
 
 export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "serve" | "demo" | "eval";
 
@@ -16,6 +18,40 @@ export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   eval: 2,
 };
 
+/** How an error ends a command; "refused" is the only kind today. */
+export type ErrorOutcome = "refused";
+
+const OUTCOME_EXIT: Readonly<Record<ErrorOutcome, (command: CommandName) => number>> = {
+  refused: (command) => REFUSED_EXIT[command],
+};
+
+/**
+ * What each stable error code ends a command as. Every one is "refused": the command did not
+ * produce its result (bad flags or configuration, a refused input, an unverifiable backend, a
+ * failed publication, an unreadable file), which is never a result code such as 0 or 1.
+ */
+export const ERROR_OUTCOME: Readonly<Record<LittleCanaryErrorCode, ErrorOutcome>> = {
+  usage: "refused",
+  config: "refused",
+  input_refused: "refused",
+  backend: "refused",
+  publish: "refused",
+  io: "refused",
+};
+
+/** `ingest`: 0 every record admitted, 1 held for detection only, 2 held for an operational reason. */
+export const INGEST_EXIT: Readonly<Record<IngestOutcomeCode, number>> = { 0: 0, 1: 1, 2: 2 };
+
+/** `verify`: consistent (and the pin matches), any problem, or a file that could not be read. */
+export const VERIFY_EXIT = { consistent: 0, problems: 1, unreadable: REFUSED_EXIT.verify } as const;
+
+/** The exit code of a library error with this stable code, for this command. */
+export function exitCodeForError(command: CommandName, code: LittleCanaryErrorCode): number {
+  // An unknown code (from a newer library) is still a failure, never a result.
+  const outcome: ErrorOutcome = (ERROR_OUTCOME as Partial<Record<string, ErrorOutcome>>)[code] ?? "refused";
+  return OUTCOME_EXIT[outcome](command);
+}
+
 /** Exit code and stderr message for an error that stopped a command. */
 export function describeFailure(command: CommandName, error: unknown): { exitCode: number; message: string | null } {
   const refused = REFUSED_EXIT[command];
@@ -23,7 +59,7 @@ export function describeFailure(command: CommandName, error: unknown): { exitCod
     // Commander has already printed its own message (usage text included) to stderr.
     return { exitCode: refused, message: null };
   }
-  if (error instanceof LittleCanaryError) return { exitCode: refused, message: error.message };
+  if (error instanceof LittleCanaryError) return { exitCode: exitCodeForError(command, error.code), message: error.message };
   if (error instanceof TypeError || error instanceof RangeError) {
     return { exitCode: refused, message: `${error.constructor.name}: ${error.message}` };
   }

@@ -1,8 +1,10 @@
-// A downstream consumer of an ingest export (ingest.md §9): the code an indexing job runs
-// before it trusts `admitted.json`. It refuses unless the manifest's SHA-256 is pinned
-// (or --allow-unpinned is given), verifies the pair with the library, re-checks every record
+// A downstream consumer of an ingest export (docs/ingest.md, "Pinning and verifying"): the code
+// an indexing job runs before it trusts `admitted.json`. It refuses unless the manifest's
+// SHA-256 is pinned (or --allow-unpinned is given), verifies the pair with the public library
+// (which reads both documents strictly: UTF-8, no BOM, no duplicate key), re-checks every record
 // independently, and then hands each admitted record on exactly once, all or nothing.
-// It never prints record text, ids, sources or metadata values.
+// It never prints record text, ids, sources or metadata values. It uses only the package's
+// public entry point, as a consumer outside this repository would.
 //
 //   node dist/examples/ingest-consumer.js --manifest manifest.json --export admitted.json \
 //     --expect-manifest-sha256 <hex from the ingest summary>
@@ -10,8 +12,6 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { materialSha256, sha256Hex, verifyExport } from "../src/index.js";
-import { parseJsonLine } from "../src/jsonl/parse-line.js";
-import { codePointLength } from "../src/text/codepoints.js";
 
 export interface ConsumedRecord {
   readonly index: number;
@@ -35,14 +35,10 @@ export type ConsumeOutcome =
 type Obj = Record<string, unknown>;
 const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
-async function readStrict(path: string, label: string): Promise<{ value: unknown; bytes: Uint8Array } | string> {
+/** The file's bytes, exactly as read once: the pin, verification and the records all come from them. */
+async function readBytes(path: string, label: string): Promise<Uint8Array | string> {
   try {
-    const bytes = await readFile(path);
-    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    if (text.startsWith("\uFEFF")) return `cannot read ${label} (ByteOrderMark)`;
-    const parsed = parseJsonLine(text);
-    if (!parsed.ok) return `cannot read ${label} (${parsed.code})`;
-    return { value: parsed.value, bytes };
+    return await readFile(path);
   } catch (error) {
     return `cannot read ${label} (${error instanceof Error ? error.constructor.name : "Error"})`;
   }
@@ -98,31 +94,36 @@ export async function consumeExport(options: ConsumeOptions, handOn: (record: Co
   if (!pin && !options.allowUnpinned) {
     return { ok: false, problems: ["no --expect-manifest-sha256 given (pass --allow-unpinned to check consistency only)"] };
   }
-  const manifest = await readStrict(options.manifestPath, "manifest");
-  const exported = await readStrict(options.exportPath, "export");
+  const manifest = await readBytes(options.manifestPath, "manifest");
+  const exported = await readBytes(options.exportPath, "export");
   const readProblems = [manifest, exported].filter((r): r is string => typeof r === "string");
   if (readProblems.length > 0) return { ok: false, problems: readProblems };
-  const m = manifest as { value: unknown; bytes: Uint8Array };
-  const e = exported as { value: unknown; bytes: Uint8Array };
+  const m = manifest as Uint8Array;
+  const e = exported as Uint8Array;
   const warnings: string[] = [];
   if (pin) {
-    if (sha256Hex(m.bytes) !== pin) return { ok: false, problems: ["manifest sha256 does not match --expect-manifest-sha256"] };
+    if (sha256Hex(m) !== pin) return { ok: false, problems: ["manifest sha256 does not match --expect-manifest-sha256"] };
   } else {
     warnings.push("WARNING: manifest not pinned; only the pair's consistency was checked, not its authenticity");
   }
+  // Passed as bytes, both documents are parsed strictly by the library: a BOM, invalid UTF-8 or
+  // a duplicate key at any depth is a problem, never silently resolved.
   let problems: string[];
   try {
-    problems = verifyExport(e.value, m.value, { manifestBytes: m.bytes }).map((problem) => problem.message);
+    problems = verifyExport(e, m, { manifestBytes: m }).map((problem) => problem.message);
   } catch (error) {
     problems = [`verification failed (${error instanceof Error ? error.constructor.name : "Error"})`];
   }
-  const independent = recheck(e.value, m.value);
-  problems.push(...independent.problems);
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+  // Verified strict documents: a plain parse of the same bytes now sees what the library saw.
+  const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  const mValue = decode(m);
+  const independent = recheck(decode(e), mValue);
+  if (independent.problems.length > 0) return { ok: false, problems: [...new Set(independent.problems)] };
 
   const consumed = independent.records.sort((a, b) => a.index - b.index);
   for (const record of consumed) handOn(Object.freeze({ ...record }));
-  const held = ((m.value as Obj).records as Obj[])
+  const held = ((mValue as Obj).records as Obj[])
     .filter((entry) => entry.admission !== "admitted")
     .map((entry) => ({ index: entry.index as number, reasons: Array.isArray(entry.hold_reasons) ? (entry.hold_reasons as string[]) : [] }));
   return { ok: true, consumed: consumed.map((record) => record.index), held, warnings };
@@ -150,7 +151,7 @@ async function main(): Promise<number> {
       allowUnpinned: values["allow-unpinned"] === true,
     },
     // A real consumer would index the record here; the example only reports its size.
-    (record) => lines.push(`  consumed record ${record.index} (${codePointLength(record.text)} chars)`),
+    (record) => lines.push(`  consumed record ${record.index} (${Array.from(record.text).length} chars)`),
   );
   if (!outcome.ok) {
     process.stderr.write(`REFUSED: nothing consumed\n${outcome.problems.map((p) => `  - ${p}`).join("\n")}\n`);

@@ -89,6 +89,8 @@ export type { RawRecord, RecordProblem } from "./jsonl/record.js";
 export { screenBatch, screenItems, serializeBatch, batchExitCode, type ScreenOptions } from "./screen/screen-batch.js";
 export { admitScreenInputs, BatchRefusedError, type ScreenInput, type ScreenItem } from "./screen/admit.js";
 export { batchState } from "./screen/state.js";
+/** File-based screening: what `little-canary screen` runs (read strictly, admit, screen). */
+export { screenFile, InputRefusedError, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
 export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
 export {
   CanaryCircuitBreaker,
@@ -111,9 +113,23 @@ export {
   type IngestRun,
   type IngestInput,
 } from "./ingest/run.js";
-export { runContextGate, IngestGateError, type GateResult } from "./ingest/gate.js";
+/**
+ * File-based ingest: `ingestFiles` reads a JSONL file (or stream), runs the checks and publishes
+ * the manifest (and export) crash-safely, holding the publication locks from pre-flight to the
+ * end and rolling back on any failure or abort before the commit. It is what
+ * `little-canary ingest` runs; see docs/ingest.md ("Library").
+ */
+export {
+  ingestFiles,
+  canaryNumCtxForPolicy,
+  IngestRefusedError,
+  type IngestFilesOptions,
+  type IngestFilesResult,
+  type IngestFilesHooks,
+} from "./ingest/files.js";
+export { runContextGate, IngestGateError, type GateResult, type CheckingPipeline } from "./ingest/gate.js";
 export { STRICT_V1, resolvePolicy, IngestPolicySchema, type IngestPolicy, type PolicyOverrides } from "./ingest/policy.js";
-export { ingestExitCode } from "./ingest/exit-code.js";
+export { ingestExitCode, type IngestOutcomeCode } from "./ingest/exit-code.js";
 export { classifySegmentVerdict } from "./ingest/classify.js";
 export { planSegments, type SegmentPlan, type PlannedSegment } from "./segment/plan.js";
 export { segmentSpans } from "./segment/spans.js";

@@ -1,9 +1,10 @@
 // `little-canary verify --manifest M [--export E] [--expect-manifest-sha256 HEX] [--json]`:
 // consistency of a published pair (and the manifest's hash against a pin). Exit 0 consistent,
 // 1 any problem, 3 unreadable files or usage. Problems name indices and codes, never text.
-// The work is `verifyFiles` (src/verify/verify-files.ts); this file only prints.
+// Flags → `verifyFiles` (src/verify/verify-files.ts) → print → VERIFY_EXIT (cli/exit-codes.ts).
 import { problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../../src/verify/problems.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
+import { VERIFY_EXIT } from "../exit-codes.js";
 import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
 
@@ -28,7 +29,7 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
         await writeOut(io.stderr, `error: ${problem.message}\n`);
       }
     }
-    return 3;
+    return VERIFY_EXIT.unreadable;
   }
   const { consistent, manifestSha256, problems } = result;
   if (flags.json) {
@@ -54,5 +55,5 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
     }
     await writeOut(io.stdout, `verify: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${lines.join("\n")}\n`);
   }
-  return consistent ? 0 : 1;
+  return consistent ? VERIFY_EXIT.consistent : VERIFY_EXIT.problems;
 }

@@ -1,12 +1,12 @@
-// Helpers for publication tests: real temp directories, an in-process CliIo whose signals a test
-// can trigger, ingest flags aimed at the loopback Ollama stand-in, a fault-injecting file system
-// and a classifier of what a directory holds after a publication.
+// Helpers for publication tests: real temp directories, ingestFiles options aimed at the loopback
+// Ollama stand-in, verifyFiles on a pair, a fault-injecting file system and a classifier of what
+// a directory holds after a publication. (The CLI's in-process io lives in test/cli/_ingest-io.ts.)
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import type { CliIo } from "../../cli/io.js";
-import type { IngestFlags } from "../../cli/commands/ingest.js";
+import { canaryNumCtxForPolicy, type IngestFilesOptions } from "../../src/ingest/files.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { verifyFiles, type VerifyFilesResult } from "../../src/verify/verify-files.js";
 import { hookedFs, injectedFsError, type PublishFsCall, type PublishFsOperation } from "../../src/publish/fs-hooks.js";
 import { nodePublishFs, type PublishFs } from "../../src/publish/fs.js";
 
@@ -15,59 +15,22 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-class Capture extends Writable {
-  private chunks: Buffer[] = [];
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-    callback();
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
-  }
-}
-
-export interface TestIo {
-  readonly io: CliIo;
-  stdout(): string;
-  stderr(): string;
-  trigger(signal: NodeJS.Signals): void;
-}
-
-export function testIo(cwd: string, stdin: Readable = Readable.from([])): TestIo {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const handlers = new Set<(signal: NodeJS.Signals) => void>();
+/** ingestFiles options for a run in `dir` against the loopback Ollama stand-in at `ollamaUrl`. */
+export function ingestOptions(dir: string, ollamaUrl: string, overrides: Partial<IngestFilesOptions> = {}): IngestFilesOptions {
   return {
-    io: {
-      stdin,
-      stdout,
-      stderr,
-      env: {},
-      cwd,
-      stderrIsTTY: false,
-      onSignal(handler) {
-        handlers.add(handler);
-        return () => handlers.delete(handler);
-      },
-    },
-    stdout: () => stdout.text(),
-    stderr: () => stderr.text(),
-    trigger: (signal) => handlers.forEach((handler) => handler(signal)),
-  };
-}
-
-export function ingestFlags(ollamaUrl: string, overrides: Partial<IngestFlags> = {}): IngestFlags {
-  return {
+    input: "in.jsonl",
     manifest: "m.json",
     export: "e.json",
-    mode: "full",
-    canaryModel: "qwen2.5:1.5b",
-    ollamaUrl,
-    timeout: 10,
-    canary: true,
-    concurrency: 1,
+    cwd: dir,
+    pipeline: (policy) =>
+      new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl, canaryTimeout: 10, canaryNumCtx: canaryNumCtxForPolicy(policy) }),
     ...overrides,
   };
+}
+
+/** verifyFiles on a pair in `dir` (no export checked when `exported` is null). */
+export function verifyPairIn(dir: string, manifest = "m.json", exported: string | null = "e.json"): Promise<VerifyFilesResult> {
+  return verifyFiles({ manifest, export: exported, cwd: dir });
 }
 
 export const RECORDS = [

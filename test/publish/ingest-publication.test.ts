@@ -1,16 +1,15 @@
-// The CLI's publication flow end to end, in-process, against the loopback Ollama stand-in:
-// locking between concurrent runs, --overwrite, interrupts, stdin input and leftovers that
-// `verify` must report.
+// The library's publication flow end to end (ingestFiles), in-process, against the loopback Ollama
+// stand-in: locking between concurrent runs, overwrite, aborts, stream input and leftovers that
+// verifyFiles must report. What the CLI prints for these is in test/cli/ingest-publication.test.ts.
 import { mkdir, readFile, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runIngest } from "../../cli/commands/ingest.js";
-import { describeFailure } from "../../cli/exit-codes.js";
+import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
 import { lockPathFor } from "../../src/publish/lock.js";
-import { runCli } from "../support/cli.js";
+import { verifyFiles } from "../../src/verify/verify-files.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, dirState, ingestFlags, recordingFs, tempDir, testIo } from "./_support.js";
+import { RECORDS, dirState, ingestOptions, recordingFs, tempDir, verifyPairIn } from "./_support.js";
 
 const BENIGN = "The capital of France is Paris.";
 
@@ -27,151 +26,165 @@ afterEach(async () => {
   await cleanup();
 });
 
-async function verifyPair(manifest = "m.json", exported: string | null = "e.json") {
-  const args = ["verify", "--manifest", join(dir, manifest)];
-  if (exported !== null) args.push("--export", join(dir, exported));
-  return runCli(args, { cwd: dir });
-}
-
-const DUPLICATE_KEY_LINE = '{"text":"a","text":"b"}\n';
+const options = (overrides: Parameters<typeof ingestOptions>[2] = {}) => ingestOptions(dir, ollama.url, overrides);
+const verifyPair = (manifest = "m.json", exported: string | null = "e.json") => verifyPairIn(dir, manifest, exported);
+/** An AbortController whose abort carries the reason the CLI gives an interrupt. */
+const interrupter = (signal: NodeJS.Signals = "SIGINT") => {
+  const controller = new AbortController();
+  return { signal: controller.signal, interrupt: () => controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written`)) };
+};
 
 async function writePreviousPair(): Promise<{ manifest: Buffer; export: Buffer }> {
-  const t = testIo(dir);
   await writeFile(join(dir, "old.jsonl"), JSON.stringify({ text: "An older note about lakes." }) + "\n");
-  expect(await runIngest("old.jsonl", ingestFlags(ollama.url), t.io)).toBe(0);
+  expect((await ingestFiles(options({ input: "old.jsonl" }))).outcome).toBe(0);
   return { manifest: await readFile(join(dir, "m.json")), export: await readFile(join(dir, "e.json")) };
 }
 
 describe("ingest publication", () => {
-  it("publishes a pair that verifies, leaving no temp, recovery or lock file", async () => {
-    const t = testIo(dir);
-    const code = await runIngest("in.jsonl", ingestFlags(ollama.url), t.io);
-    expect(t.stderr()).toBe("");
-    expect(code).toBe(0);
+  it("issue 13: ingestFiles publishes a pair that verifies, leaving no temp, recovery or lock file", async () => {
+    const notes: string[] = [];
+    const result = await ingestFiles(options({ hooks: { onPublishNote: (note) => notes.push(note) } }));
+    expect(notes).toEqual([]);
+    expect(result.outcome).toBe(0);
+    expect(result.interruptedAfterCommit).toBe(false);
+    expect(result.published).toMatchObject({ manifestPath: join(dir, "m.json"), exportPath: join(dir, "e.json") });
+    expect(result.manifest.counts.admitted).toBe(2);
     expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
     const verified = await verifyPair();
-    expect(verified.stdout).toContain("verify: consistent");
-    expect(verified.code).toBe(0);
+    expect(verified.consistent).toBe(true);
+    expect(verified.manifestSha256).toBe(result.published.manifestSha256);
   });
 
-  it("publishes when the input is stdin", async () => {
-    const t = testIo(dir, Readable.from([Buffer.from(RECORDS)]));
-    expect(await runIngest("-", ingestFlags(ollama.url), t.io)).toBe(0);
-    expect(t.stdout()).toContain("input sha256=");
-    expect((await verifyPair()).code).toBe(0);
+  it("issue 13: ingestFiles reads a stream input and records its hash", async () => {
+    const result = await ingestFiles(options({ input: Readable.from([Buffer.from(RECORDS)]) }));
+    expect(result.outcome).toBe(0);
+    expect(result.manifest.run.input_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect((await verifyPair()).consistent).toBe(true);
   });
 
-  it("a write failure during publication is a publish error (exit 3) with nothing published", async () => {
-    const t = testIo(dir);
+  it("issue 13: ingestFiles calls its hooks in order: before the read, progress, after the run", async () => {
+    const events: string[] = [];
+    await ingestFiles(
+      options({
+        hooks: {
+          beforeRead: () => void events.push("beforeRead"),
+          onProgress: (done, total) => void events.push(`progress ${done}/${total}`),
+          afterRun: (run) => void events.push(`afterRun ${run.manifest.document.records.length}`),
+        },
+      }),
+    );
+    expect(events[0]).toBe("beforeRead");
+    expect(events.at(-1)).toBe("afterRun 2");
+    expect(events).toContain("progress 2/2");
+  });
+
+  it("a write failure during publication is a publish error with nothing published", async () => {
     const { fs } = recordingFs((call) => {
       if (call.op === "write" && call.path.includes(".e.json.")) throw Object.assign(new Error("ENOSPC"), { code: "ENOSPC", path: call.path });
     });
-    const error = await runIngest("in.jsonl", ingestFlags(ollama.url), t.io, { fs }).catch((caught: unknown) => caught);
+    const error = await ingestFiles(options({ fs })).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "publish", message: expect.stringMatching(/^ENOSPC on .*\/\.e\.json\.[0-9a-f]{16}\.tmp; nothing published$/) });
-    expect(describeFailure("ingest", error).exitCode).toBe(3);
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
+  });
+
+  it("issue 13: a refused input is an input_refused error, nothing written and the locks released", async () => {
+    await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
+    await expect(ingestFiles(options({ input: "bad.jsonl" }))).rejects.toMatchObject({
+      code: "input_refused",
+      message: expect.stringContaining("nothing written"),
+    });
+    expect((await dirState(dir)).files).toEqual(["bad.jsonl", "in.jsonl"]);
+  });
+
+  it("issue 13: an existing target is refused before the pipeline is even built", async () => {
+    await writeFile(join(dir, "m.json"), "{}");
+    let built = false;
+    const run = ingestFiles(
+      options({
+        pipeline: () => {
+          built = true;
+          throw new Error("must not be built");
+        },
+      }),
+    );
+    await expect(run).rejects.toMatchObject({ code: "publish", message: `--manifest ${join(dir, "m.json")} already exists (use --overwrite to replace it)` });
+    expect(built).toBe(false);
   });
 });
 
 describe("two runs on the same paths", () => {
-  it("cannot interleave: exactly one pair is published and verifies, the other run exits 3", async () => {
+  it("cannot interleave: exactly one pair is published and verifies, the other is refused naming the lock", async () => {
     ollama.setLatency(150);
-    const runs = await Promise.all([
-      runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url], { cwd: dir }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
-        runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url], { cwd: dir }),
-      ),
+    const runs = await Promise.allSettled([
+      ingestFiles(options()),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options())),
     ]);
-    const codes = runs.map((run) => run.code).sort();
-    expect(codes).toEqual([0, 3]);
-    const refused = runs.find((run) => run.code === 3)!;
-    expect(refused.stderr).toMatch(/^error: another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS\n$/);
-    expect(refused.stdout).toBe("");
-    const state = await dirState(dir);
-    expect(state.files).toEqual(["e.json", "in.jsonl", "m.json"]);
-    expect((await verifyPair()).code).toBe(0);
-  });
-
-  it("with --overwrite on both, the second run's lock attempt still exits 3 without touching the first run's pair", async () => {
-    ollama.setLatency(150);
-    const args = ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url];
-    const runs = await Promise.all([
-      runCli(args, { cwd: dir }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => runCli(args, { cwd: dir })),
-    ]);
-    expect(runs.map((run) => run.code).sort()).toEqual([0, 3]);
-    expect((await verifyPair()).code).toBe(0);
+    expect(runs.map((run) => run.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = runs.find((run) => run.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({
+      code: "publish",
+      message: expect.stringMatching(/^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS$/),
+    });
+    expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
+    expect((await verifyPair()).consistent).toBe(true);
   });
 
   it("runs with different manifests but the same export cannot take each other's export away", async () => {
     ollama.setLatency(150);
-    const first = await writePreviousPair();
-    expect(first.export.length).toBeGreaterThan(0);
-    const runs = await Promise.all([
-      runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
-        runCli(["ingest", "in.jsonl", "--manifest", "other.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir }),
-      ),
+    await writePreviousPair();
+    const runs = await Promise.allSettled([
+      ingestFiles(options({ overwrite: true })),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options({ manifest: "other.json", overwrite: true }))),
     ]);
-    expect(runs.map((run) => run.code)).toEqual([0, 3]);
-    expect(runs[1]!.stderr).toContain("e.json.lock is held");
-    expect((await verifyPair()).code).toBe(0);
+    expect(runs.map((run) => run.status)).toEqual(["fulfilled", "rejected"]);
+    expect(String((runs[1] as PromiseRejectedResult).reason.message)).toContain("e.json.lock is held");
+    expect((await verifyPair()).consistent).toBe(true);
     expect((await dirState(dir)).files).not.toContain("other.json");
   });
 
   it("with a lock wait, the second run waits, then refuses the pair the first one published", async () => {
     ollama.setLatency(100);
-    const first = testIo(dir);
-    const second = testIo(dir);
     const [a, b] = await Promise.all([
-      runIngest("in.jsonl", ingestFlags(ollama.url), first.io),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => runIngest("in.jsonl", ingestFlags(ollama.url, { waitLock: 10 }), second.io).catch((error: Error) => error)),
+      ingestFiles(options()),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options({ waitLockSeconds: 10 })).catch((error: Error) => error)),
     ]);
-    expect(a).toBe(0);
+    expect(a.outcome).toBe(0);
     expect(b).toBeInstanceOf(Error);
     expect((b as Error).message).toContain("already exists (use --overwrite to replace it)");
-    expect((await verifyPair()).code).toBe(0);
+    expect((await verifyPair()).consistent).toBe(true);
   });
 
-  it("with a lock wait and --overwrite, the second run replaces the first run's pair with its own", async () => {
+  it("with a lock wait and overwrite, the second run replaces the first run's pair with its own", async () => {
     ollama.setLatency(100);
-    const first = testIo(dir);
-    const second = testIo(dir);
-    const [a, b] = await Promise.all([
-      runIngest("in.jsonl", ingestFlags(ollama.url), first.io),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => runIngest("in.jsonl", ingestFlags(ollama.url, { waitLock: 10, overwrite: true }), second.io)),
+    const [, b] = await Promise.all([
+      ingestFiles(options()),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options({ waitLockSeconds: 10, overwrite: true }))),
     ]);
-    expect([a, b]).toEqual([0, 0]);
-    const manifestSha = /manifest: .* sha256=([0-9a-f]{64})/.exec(second.stdout())![1];
-    const verified = await runCli(["verify", "--manifest", "m.json", "--export", "e.json", "--expect-manifest-sha256", manifestSha!], { cwd: dir });
-    expect(verified.code).toBe(0);
+    const verified = await verifyFiles({ manifest: "m.json", export: "e.json", expectManifestSha256: b.published.manifestSha256, cwd: dir });
+    expect(verified.consistent).toBe(true);
   });
 
   it("recovers a lock left behind by a killed run", async () => {
     await mkdir(lockPathFor(join(dir, "m.json")));
     const old = new Date(Date.now() - 60_000);
     await utimes(lockPathFor(join(dir, "m.json")), old, old);
-    const t = testIo(dir);
-    expect(await runIngest("in.jsonl", ingestFlags(ollama.url), t.io)).toBe(0);
+    expect((await ingestFiles(options())).outcome).toBe(0);
     expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
   });
 });
 
-describe("--overwrite", () => {
-  it("a refused setting exits 3 with the previous pair untouched", async () => {
+describe("overwrite", () => {
+  it("a refused setting is a usage error with the previous pair untouched", async () => {
     const previous = await writePreviousPair();
-    const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--segment-chars", "0", "--ollama-url", ollama.url], { cwd: dir });
-    expect(run.code).toBe(3);
+    await expect(ingestFiles(options({ overwrite: true, policy: { segment_chars: 0 } }))).rejects.toMatchObject({ code: "usage" });
     expect((await readFile(join(dir, "m.json"))).equals(previous.manifest)).toBe(true);
     expect((await readFile(join(dir, "e.json"))).equals(previous.export)).toBe(true);
   });
 
   it("a failure after the pre-flight checks leaves no pair rather than the old one", async () => {
     await writePreviousPair();
-    await writeFile(join(dir, "bad.jsonl"), RECORDS + DUPLICATE_KEY_LINE);
-    const run = await runCli(["ingest", "bad.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir });
-    expect(run.code).toBe(3);
-    expect(run.stderr).toContain("nothing written");
+    await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
+    await expect(ingestFiles(options({ input: "bad.jsonl", overwrite: true }))).rejects.toThrow("nothing written");
     expect((await dirState(dir)).files).toEqual(["bad.jsonl", "in.jsonl", "old.jsonl"]);
   });
 
@@ -180,105 +193,100 @@ describe("--overwrite", () => {
     const { fs } = recordingFs((call) => {
       if (call.op === "link" && call.to?.endsWith("m.json")) throw Object.assign(new Error("EIO"), { code: "EIO" });
     });
-    const t = testIo(dir);
-    await expect(runIngest("in.jsonl", ingestFlags(ollama.url, { overwrite: true }), t.io, { fs })).rejects.toThrow("nothing published");
+    await expect(ingestFiles(options({ overwrite: true, fs }))).rejects.toThrow("nothing published");
     expect((await dirState(dir)).files).toEqual(["in.jsonl", "old.jsonl"]);
   });
 
   it("replaces the previous pair with a new one that verifies", async () => {
     const previous = await writePreviousPair();
-    const t = testIo(dir);
-    expect(await runIngest("in.jsonl", ingestFlags(ollama.url, { overwrite: true }), t.io)).toBe(0);
+    expect((await ingestFiles(options({ overwrite: true }))).outcome).toBe(0);
     expect((await readFile(join(dir, "m.json"))).equals(previous.manifest)).toBe(false);
-    expect((await verifyPair()).code).toBe(0);
+    expect((await verifyPair()).consistent).toBe(true);
   });
 });
 
-describe("interrupts", () => {
-  it("SIGINT during publication rolls back: exit 3, no file, no temp, no lock", async () => {
-    const t = testIo(dir);
+describe("aborts", () => {
+  it("an abort during publication rolls back: nothing published, no file, no temp, no lock", async () => {
+    const { signal, interrupt } = interrupter();
     const { fs } = recordingFs((call) => {
-      if (call.op === "fsync" && call.path.includes(".m.json.")) t.trigger("SIGINT");
+      if (call.op === "fsync" && call.path.includes(".m.json.")) interrupt();
     });
-    const run = runIngest("in.jsonl", ingestFlags(ollama.url), t.io, { fs });
-    await expect(run).rejects.toThrow("interrupted during publication; nothing published");
+    await expect(ingestFiles(options({ fs, signal }))).rejects.toThrow("interrupted during publication; nothing published");
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("SIGTERM after the export is linked takes the export back", async () => {
-    const t = testIo(dir);
+  it("an abort after the export is linked takes the export back", async () => {
+    const { signal, interrupt } = interrupter("SIGTERM");
     let exportLinked = false;
     const { fs } = recordingFs((call) => {
       if (call.op === "link" && call.to?.endsWith("e.json")) exportLinked = true;
-      else if (exportLinked && call.op === "fsync") t.trigger("SIGTERM");
+      else if (exportLinked && call.op === "fsync") interrupt();
     });
-    await expect(runIngest("in.jsonl", ingestFlags(ollama.url), t.io, { fs })).rejects.toThrow("interrupted");
+    await expect(ingestFiles(options({ fs, signal }))).rejects.toThrow("interrupted");
     expect(exportLinked).toBe(true);
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("a signal that arrives during the manifest link (the commit) leaves the complete pair and says so", async () => {
-    const t = testIo(dir);
+  it("issue 13: an abort during the manifest link (the commit) leaves the complete pair and the result says so", async () => {
+    const { signal, interrupt } = interrupter();
     const { fs } = recordingFs((call) => {
-      if (call.op === "link" && call.to?.endsWith("m.json")) t.trigger("SIGINT");
+      if (call.op === "link" && call.to?.endsWith("m.json")) interrupt();
     });
-    expect(await runIngest("in.jsonl", ingestFlags(ollama.url), t.io, { fs })).toBe(0);
-    expect(t.stderr()).toContain("the publication had already committed");
-    expect((await verifyPair()).code).toBe(0);
+    const result = await ingestFiles(options({ fs, signal }));
+    expect(result.outcome).toBe(0);
+    expect(result.interruptedAfterCommit).toBe(true);
+    expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
+    expect((await verifyPair()).consistent).toBe(true);
   });
 
-  it("SIGINT while records are being checked exits 3 at once with nothing written", async () => {
+  it("an abort while records are being checked rejects at once with the abort reason, nothing written", async () => {
     ollama.setLatency(2_000);
-    const t = testIo(dir);
+    const { signal, interrupt } = interrupter();
     const started = Date.now();
-    const run = runIngest("in.jsonl", ingestFlags(ollama.url), t.io);
+    const run = ingestFiles(options({ signal }));
     while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    t.trigger("SIGINT");
+    interrupt();
     await expect(run).rejects.toThrow("interrupted by SIGINT; nothing written");
     expect(Date.now() - started).toBeLessThan(1_500);
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("SIGTERM while waiting for stdin ends the read and the run, nothing written", async () => {
+  it("an abort while waiting for a stream input destroys the stream and ends the run, nothing written", async () => {
     const stdin = new PassThrough();
-    const t = testIo(dir, stdin);
-    const run = runIngest("-", ingestFlags(ollama.url), t.io);
+    const { signal, interrupt } = interrupter("SIGTERM");
+    const run = ingestFiles(options({ input: stdin, signal }));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    t.trigger("SIGTERM");
+    interrupt();
     await expect(run).rejects.toMatchObject({ code: "input_refused", message: "interrupted by SIGTERM; nothing written" });
     expect(stdin.destroyed).toBe(true);
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("maps an interrupt to exit 3 through the CLI", async () => {
-    const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
-    ollama.setLatency(1_000);
-    const run = runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--ollama-url", ollama.url], { cwd: dir, signals });
+  it("issue 13: an abort whose reason is not a library error rejects with an input_refused error that keeps it as the cause", async () => {
+    ollama.setLatency(2_000);
+    const controller = new AbortController();
+    const run = ingestFiles(options({ signal: controller.signal }));
     while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    signals.trigger!("SIGINT");
-    const result = await run;
-    expect(result.code).toBe(3);
-    expect(result.stderr).toBe("error: interrupted by SIGINT; nothing written\n");
+    controller.abort("stop");
+    await expect(run).rejects.toMatchObject({ code: "input_refused", message: "interrupted; nothing written", cause: "stop" });
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 });
 
 describe("leftovers and verify", () => {
-  it("verify reports a manifest whose requested export is missing (export_missing, exit 1)", async () => {
-    const t = testIo(dir);
-    expect(await runIngest("in.jsonl", ingestFlags(ollama.url), t.io)).toBe(0);
+  it("verify reports a manifest whose requested export is missing (export_missing)", async () => {
+    await ingestFiles(options());
     // What a crash between two non-cooperating tools, or a lost file, leaves behind.
     await unlink(join(dir, "e.json"));
     const verified = await verifyPair("m.json", null);
-    expect(verified.code).toBe(1);
-    expect(verified.stdout).toContain("[export_missing]");
+    expect(verified.consistent).toBe(false);
+    expect(verified.problems.map((problem) => problem.code)).toContain("export_missing");
   });
 
-  it("an export left without its manifest (kill -9 mid-publication) is not a pair: verify refuses it", async () => {
-    const t = testIo(dir);
-    expect(await runIngest("in.jsonl", ingestFlags(ollama.url), t.io)).toBe(0);
+  it("an export left without its manifest (kill -9 mid-publication) is not a pair: verify cannot read it", async () => {
+    await ingestFiles(options());
     await unlink(join(dir, "m.json"));
     const verified = await verifyPair();
-    expect(verified.code).toBe(3);
+    expect(verified.readable).toBe(false);
   });
 });

@@ -4,13 +4,12 @@
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runIngest } from "../../cli/commands/ingest.js";
+import { ingestFiles } from "../../src/ingest/files.js";
 import { exportBinding } from "../../src/publish/pair.js";
 import { removePreviousPair } from "../../src/publish/publish.js";
 import { sha256Hex } from "../../src/manifest/hash.js";
-import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, ingestFlags, tempDir, testIo } from "./_support.js";
+import { RECORDS, ingestOptions, tempDir, verifyPairIn } from "./_support.js";
 
 let ollama: OllamaStandIn;
 let dir: string;
@@ -26,19 +25,22 @@ afterEach(async () => {
   await cleanup();
 });
 
-const ingest = (input: string, manifest: string, extra: string[] = []) =>
-  runCli(["ingest", input, "--manifest", manifest, "--export", "e.json", "--ollama-url", ollama.url, ...extra], { cwd: dir });
-const verify = (manifest: string) =>
-  runCli(["verify", "--manifest", join(dir, manifest), "--export", join(dir, "e.json")], { cwd: dir });
+/** One run through the library: its outcome, or the message of the error that refused it. */
+const ingest = (input: string, manifest: string, overwrite = false) =>
+  ingestFiles(ingestOptions(dir, ollama.url, { input, manifest, overwrite })).then(
+    (result) => ({ code: result.outcome as number, error: "" }),
+    (error: Error & { code?: string }) => ({ code: error.code === "publish" ? 3 : -1, error: error.message }),
+  );
+const verify = async (manifest: string) => ({ code: (await verifyPairIn(dir, manifest)).consistent ? 0 : 1 });
 
 describe("pair identity under --overwrite", () => {
   it("issue 12 B12: a second ingest with another manifest and the same export is refused, naming the file; the first pair still verifies", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
     const before = await readFile(join(dir, "e.json"));
-    const second = await ingest("other.jsonl", "m2.json", ["--overwrite"]);
+    const second = await ingest("other.jsonl", "m2.json", true);
     expect(second.code).toBe(3);
-    expect(second.stderr).toContain(`refusing to replace --export ${join(dir, "e.json")}: it is the export of another manifest`);
-    expect(second.stderr).toContain(`not of --manifest ${join(dir, "m2.json")}`);
+    expect(second.error).toContain(`refusing to replace --export ${join(dir, "e.json")}: it is the export of another manifest`);
+    expect(second.error).toContain(`not of --manifest ${join(dir, "m2.json")}`);
     expect(await readFile(join(dir, "e.json"))).toEqual(before);
     await expect(readFile(join(dir, "m2.json"))).rejects.toThrow(/ENOENT/);
     expect((await verify("m1.json")).code).toBe(0);
@@ -46,8 +48,8 @@ describe("pair identity under --overwrite", () => {
 
   it("issue 12 B12: the same manifest and export with --overwrite still replace their own pair", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
-    const again = await ingest("other.jsonl", "m1.json", ["--overwrite"]);
-    expect(again.stderr).toBe("");
+    const again = await ingest("other.jsonl", "m1.json", true);
+    expect(again.error).toBe("");
     expect(again.code).toBe(0);
     expect((await verify("m1.json")).code).toBe(0);
   });
@@ -55,18 +57,18 @@ describe("pair identity under --overwrite", () => {
   it("issue 12 B12: an export whose manifest is gone is refused too, and replaced once the user deletes it", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
     await unlink(join(dir, "m1.json"));
-    const refused = await ingest("other.jsonl", "m2.json", ["--overwrite"]);
+    const refused = await ingest("other.jsonl", "m2.json", true);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain("delete");
+    expect(refused.error).toContain("delete");
     await unlink(join(dir, "e.json"));
-    expect((await ingest("other.jsonl", "m2.json", ["--overwrite"])).code).toBe(0);
+    expect((await ingest("other.jsonl", "m2.json", true)).code).toBe(0);
     expect((await verify("m2.json")).code).toBe(0);
   });
 
   it("issue 12 B12: a file at the export path that is not an export of this package is replaced as before", async () => {
     await writeFile(join(dir, "e.json"), '{"old":"export"}');
-    const run = await runIngest("in.jsonl", ingestFlags(ollama.url, { manifest: "m2.json", overwrite: true }), testIo(dir).io);
-    expect(run).toBe(0);
+    const run = await ingestFiles(ingestOptions(dir, ollama.url, { manifest: "m2.json", overwrite: true }));
+    expect(run.outcome).toBe(0);
     expect((await verify("m2.json")).code).toBe(0);
   });
 

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runIngest } from "../../cli/commands/ingest.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, dirState, ingestFlags, recordingFs, tempDir, testIo } from "./_support.js";
+import { RECORDS, dirState, recordingFs, tempDir } from "../publish/_support.js";
+import { ingestFlags, testIo } from "./_ingest-io.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

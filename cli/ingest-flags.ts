@@ -1,0 +1,57 @@
+// The flags of `little-canary ingest` and what they configure: the policy overrides and the
+// pipeline (built once the policy is known, because its segment size sets the canary's num_ctx).
+import { validateServiceUrl } from "../src/canary/endpoint.js";
+import { resolveCanaryTimeout } from "../src/config/timeout.js";
+import { UsageError } from "../src/errors.js";
+import { canaryNumCtxForPolicy } from "../src/ingest/files.js";
+import type { IngestPolicy, PolicyOverrides } from "../src/ingest/policy.js";
+import { SecurityPipeline } from "../src/pipeline/pipeline.js";
+import type { CliIo } from "./io.js";
+import type { CanaryFlags } from "./options.js";
+
+export interface IngestFlags extends CanaryFlags {
+  manifest: string;
+  export?: string;
+  overwrite?: boolean;
+  json?: boolean;
+  segmentChars?: number;
+  segmentOverlap?: number;
+  maxSegments?: number;
+  maxItemBytes?: number;
+  maxItems?: number;
+  maxTotalBytes?: number;
+  maxMetadataKeys?: number;
+  maxMetadataValueChars?: number;
+  concurrency: number;
+  /** Seconds to wait for another run's publication lock on the same manifest (default 0). */
+  waitLock?: number;
+  /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
+  maxCanaryFailures?: number;
+  /** Hold a record whose id repeats an earlier record's id. */
+  uniqueIds?: boolean;
+}
+
+/** The strict/v1 overrides the flags ask for (an unset flag keeps the policy's value). */
+export function policyFromFlags(flags: IngestFlags): PolicyOverrides {
+  return {
+    segment_chars: flags.segmentChars,
+    segment_overlap: flags.segmentOverlap,
+    max_segments: flags.maxSegments,
+    max_item_bytes: flags.maxItemBytes,
+    max_items: flags.maxItems,
+    max_total_bytes: flags.maxTotalBytes,
+    max_metadata_keys: flags.maxMetadataKeys,
+    max_metadata_value_chars: flags.maxMetadataValueChars,
+  };
+}
+
+/** The pipeline from the canary flags, once the policy is known (its segment size sets num_ctx). */
+export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestPolicy): SecurityPipeline {
+  const canaryTimeout = resolveCanaryTimeout(flags.timeout, io.env);
+  if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
+  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  // One context window for the whole run: Ollama reloads the model whenever num_ctx changes.
+  const numCtx = canaryNumCtxForPolicy(policy);
+  const { mode, canaryModel, ollamaUrl, canary } = flags;
+  return new SecurityPipeline({ mode, canaryModel, ollamaUrl, canaryTimeout, enableCanary: canary, ...(canary ? { canaryNumCtx: numCtx } : {}) });
+}

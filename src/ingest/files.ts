@@ -1,0 +1,247 @@
+// `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
+// pair, crash-safe, as a library call. It owns the whole sequence that `little-canary ingest`
+// runs, in this order:
+//
+//   1. pre-flight the targets (distinct paths, never the input, no existing file without
+//      `overwrite`), then resolve the policy and build the pipeline: every setting is checked
+//      before anything is read, checked or deleted;
+//   2. take the publication locks on the manifest and export paths, and repeat the pre-flight
+//      under them (only answers given while holding the lock are final);
+//   3. with `overwrite`, remove the previous pair now: from here on a failure leaves no pair,
+//      never an old pair that looks current; then check the target directories;
+//   4. read the input strictly (reader limits from the policy);
+//   5. run the checks (an abort answers at once, the abandoned run's late outcome is dropped);
+//   6. publish (the one step that writes: see `publishRun`), which rolls back on any failure,
+//      abort or lost lock before its commit;
+//   7. release the locks, whatever happened.
+//
+// An abort before the commit rejects with the signal's reason (wrapped in IngestRefusedError
+// when it is not one of this library's errors) and leaves nothing written. An abort after the
+// commit does not undo it: the result says `interruptedAfterCommit` and the pair stands.
+import { resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { requiredCanaryContext } from "../canary/context.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+import { LittleCanaryError } from "../errors.js";
+import { readRecords } from "../jsonl/read.js";
+import type { RawRecord } from "../jsonl/record.js";
+import { fromFile, fromNodeStream } from "../jsonl/sources.js";
+import type { IngestManifest } from "../manifest/schemas.js";
+import { nodePublishFs, type PublishFs } from "../publish/fs.js";
+import type { PublicationLock } from "../publish/lock.js";
+import { lockTargets, publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
+import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../publish/targets.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../schedule/circuit-breaker.js";
+import { ingestExitCode, type IngestOutcomeCode } from "./exit-code.js";
+import type { CheckingPipeline } from "./gate.js";
+import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "./policy.js";
+import { ingestRecords, readerLimitsForPolicy, type IngestRun } from "./run.js";
+
+/** The run refused its input or was interrupted before publishing; nothing was written. */
+export class IngestRefusedError extends LittleCanaryError {
+  override readonly name = "IngestRefusedError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("input_refused", message, options);
+  }
+}
+
+/**
+ * Points in the run where a caller may report progress. Each awaited hook runs inside the
+ * sequence (the locks are held), so a hook that throws fails the run before anything is
+ * published.
+ */
+export interface IngestFilesHooks {
+  /** Targets checked under the lock (and the previous pair removed): the input is read next. */
+  readonly beforeRead?: () => void | Promise<void>;
+  /** Records done so far (a record is done when all its checks are). */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** The checks finished; `run` holds both documents, which are published next. */
+  readonly afterRun?: (run: IngestRun) => void | Promise<void>;
+  /** Notes from publication cleanup or rollback (a retained concurrent file, a leftover temp). */
+  readonly onPublishNote?: (message: string) => void;
+}
+
+export interface IngestFilesOptions {
+  /** The JSONL input: a path (resolved against `cwd`) or a stream (destroyed on abort). */
+  readonly input: string | Readable;
+  /** Where the manifest is published (resolved against `cwd`). */
+  readonly manifest: string;
+  /** Where the export of admitted records is published; omit for a manifest only. */
+  readonly export?: string | null;
+  /** Replace an existing pair (removed under the lock once every setting is valid). */
+  readonly overwrite?: boolean;
+  /** strict/v1 with these overrides; an invalid value throws UsageError before anything is read. */
+  readonly policy?: PolicyOverrides;
+  /**
+   * The pipeline that checks each segment, or a function that builds it from the resolved
+   * policy (called after the target pre-flight, so its errors come in the same order as the
+   * CLI's). `canaryNumCtxForPolicy` gives the context window a segment needs.
+   */
+  readonly pipeline: CheckingPipeline | ((policy: IngestPolicy) => CheckingPipeline);
+  /** Records checked at once (default 1); the manifest is the same for any value. */
+  readonly concurrency?: number;
+  /** Seconds to wait for another run's publication lock (default 0: fail at once). */
+  readonly waitLockSeconds?: number;
+  /** Consecutive unreachable/timeout canary failures that stop the canary calls (default 5; 0 never). */
+  readonly maxCanaryFailures?: number;
+  /** Hold (as malformed) a record whose id repeats an earlier record's id. */
+  readonly uniqueIds?: boolean;
+  /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
+  readonly unverifiedPipeline?: boolean;
+  /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
+  readonly signal?: AbortSignal;
+  /** File system for publication (tests and the crash bench inject faults and delays here). */
+  readonly fs?: PublishFs;
+  /** Directory relative paths are resolved against (default: the process's). */
+  readonly cwd?: string;
+  readonly clock?: () => Date;
+  readonly hooks?: IngestFilesHooks;
+}
+
+export interface IngestFilesResult {
+  /** The run: both documents with their canonical bytes, the gate, breaker trip and repeated ids. */
+  readonly run: IngestRun;
+  /** The published manifest (the run's document). */
+  readonly manifest: IngestManifest;
+  /** Where the pair went and the SHA-256 of each file. */
+  readonly published: PublishResult;
+  /** 0 every record admitted, 1 held for detection only, 2 held for an operational reason. */
+  readonly outcome: IngestOutcomeCode;
+  /** The signal aborted once the publication had committed: the pair is complete and stands. */
+  readonly interruptedAfterCommit: boolean;
+}
+
+/** The canary context window (num_ctx) a segment of this policy needs with the default prompt. */
+export function canaryNumCtxForPolicy(policy: IngestPolicy): number {
+  return requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
+}
+
+/** What an abort rejects with: the caller's own error when it is one of ours. */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof LittleCanaryError) return reason;
+  return new IngestRefusedError("interrupted; nothing written", { cause: reason });
+}
+
+/** Rejects with the abort reason once the signal aborts (never resolves). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(abortReason(signal));
+    else signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true });
+  });
+}
+
+/** Steps 2 and 3: locks, the repeated pre-flight, the previous pair, the directories. */
+async function prepareTargets(targets: PublishTargets, options: IngestFilesOptions, fs: PublishFs, stop: () => void): Promise<PublicationLock> {
+  const lock = await lockTargets(targets, options.waitLockSeconds ?? 0, options.signal);
+  try {
+    await preflightTargets(targets);
+    stop();
+    if (targets.overwrite) await removePreviousPair(targets, fs);
+    await checkTargetDirectories(targets);
+    return lock;
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Step 4: the strict read; a refusal or an empty input refuses the run. */
+async function readInput(options: IngestFilesOptions, targets: PublishTargets, policy: IngestPolicy, stop: () => void) {
+  const source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
+  const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }).catch((error: unknown) => {
+    stop();
+    throw error;
+  });
+  stop();
+  if (!read.ok) throw new IngestRefusedError(`${read.refusal.message}; nothing written`);
+  if (read.records.length === 0) throw new IngestRefusedError("no records in input; nothing written");
+  return { records: read.records as readonly RawRecord[], inputSha256: read.inputSha256 };
+}
+
+/**
+ * Step 6, the only step that writes: the run's documents to their targets under the lock the
+ * run holds. This is the seam for a run that streams its documents to temporary files: it
+ * would hand those here instead of in-memory documents, and nothing before or after changes.
+ * The previous pair (with `overwrite`) was removed under this same lock, so anything at a
+ * target now was put there by someone else during the run: publication never replaces it.
+ */
+async function publishRun(run: IngestRun, targets: PublishTargets, lock: PublicationLock, options: IngestFilesOptions, fs: PublishFs): Promise<PublishResult> {
+  const note = options.hooks?.onPublishNote;
+  return publish(
+    { manifest: run.manifest, export: run.export },
+    { manifestPath: targets.manifestPath, exportPath: targets.exportPath, overwrite: false },
+    { fs, lock, ...(options.signal ? { signal: options.signal } : {}), ...(note ? { log: note } : {}) },
+  );
+}
+
+/**
+ * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely:
+ * pre-flight → lock → read → check → publish → (rollback) → unlock. Returns the run and where
+ * the pair went; throws a LittleCanaryError with a stable `code` when the run is refused
+ * (`usage`, `config`, `input_refused`, `backend`, `publish`, `io`), in which case nothing was
+ * written and, with `overwrite`, the previous pair is either untouched (a refusal before the
+ * locks) or gone (a failure after it was removed), never half replaced.
+ */
+export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFilesResult> {
+  const fs = options.fs ?? nodePublishFs;
+  const cwd = options.cwd ?? process.cwd();
+  const signal = options.signal;
+  const targets: PublishTargets = {
+    manifestPath: resolve(cwd, options.manifest),
+    exportPath: options.export == null ? null : resolve(cwd, options.export),
+    inputPath: typeof options.input === "string" ? resolve(cwd, options.input) : null,
+    overwrite: options.overwrite === true,
+  };
+  const stop = (): void => {
+    if (signal?.aborted) throw abortReason(signal);
+  };
+  // A read from a stream (stdin) can wait forever; destroying the stream ends it.
+  const stream = typeof options.input === "string" ? null : options.input;
+  const endStream = (): void => {
+    stream?.destroy();
+  };
+  if (stream !== null) {
+    if (signal?.aborted) endStream();
+    else signal?.addEventListener("abort", endStream, { once: true });
+  }
+  let lock: PublicationLock | null = null;
+  try {
+    // Step 1: targets, then every setting, before anything is read, checked or deleted.
+    await preflightTargets(targets);
+    const policy = resolvePolicy(options.policy ?? {});
+    const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
+    lock = await prepareTargets(targets, options, fs, stop);
+    await options.hooks?.beforeRead?.();
+    const read = await readInput(options, targets, policy, stop);
+    const running = ingestRecords(pipeline, read.records, {
+      policy,
+      concurrency: options.concurrency ?? 1,
+      exportRequested: targets.exportPath !== null,
+      inputSha256: read.inputSha256,
+      ...(signal ? { signal } : {}),
+      ...(options.hooks?.onProgress ? { onProgress: options.hooks.onProgress } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
+      uniqueIds: options.uniqueIds === true,
+      unverifiedPipeline: options.unverifiedPipeline === true,
+    });
+    // A check in flight can take minutes on a CPU canary; an abort answers now, and the
+    // abandoned run's late outcome is dropped.
+    running.catch(() => undefined);
+    const run = signal ? await Promise.race([running, aborted(signal)]) : await running;
+    stop();
+    await options.hooks?.afterRun?.(run);
+    const published = await publishRun(run, targets, lock, options, fs);
+    return {
+      run,
+      manifest: run.manifest.document,
+      published,
+      outcome: ingestExitCode(run.manifest.document),
+      interruptedAfterCommit: signal?.aborted === true,
+    };
+  } finally {
+    signal?.removeEventListener("abort", endStream);
+    await lock?.release();
+  }
+}
