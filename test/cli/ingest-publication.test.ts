@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, dirState, tempDir } from "../publish/_support.js";
+import { RECORDS, dirState, tempDir } from "../support/publish-fixtures.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

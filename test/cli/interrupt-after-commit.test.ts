@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runIngest } from "../../cli/commands/ingest.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, dirState, recordingFs, tempDir } from "../publish/_support.js";
-import { ingestFlags, testIo } from "./_ingest-io.js";
+import { RECORDS, dirState, recordingFs, tempDir } from "../support/publish-fixtures.js";
+import { ingestFlags, testIo } from "../support/ingest-io.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

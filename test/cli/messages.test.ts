@@ -12,7 +12,7 @@ import { hookedFs } from "../../src/publish/fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { ingestFlags, testIo } from "./_ingest-io.js";
+import { ingestFlags, testIo } from "../support/ingest-io.js";
 
 let dir: string;
 beforeEach(async () => {

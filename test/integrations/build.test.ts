@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOST_BUNDLES, renderIntegrations } from "../../scripts/build-integrations.js";
-import { EXPECTED_SMOKE, runEveryHost } from "./_support/host-smoke.js";
+import { EXPECTED_SMOKE, runEveryHost } from "../support/integrations/host-smoke.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const INTEGRATIONS = join(ROOT, "integrations");

@@ -18,9 +18,9 @@ import { BLOCK_UNSAFE, createBeforeAgentRunHandler } from "../../src/integration
 import { UsageError } from "../../src/errors.js";
 import { HOST_BUNDLES } from "../../scripts/build-integrations.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { answering, startRawService, type RawService } from "./_support/raw-service.js";
-import { hookInput, runHook } from "./_support/run-hook.js";
-import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "./_support/service.js";
+import { answering, startRawService, type RawService } from "../support/integrations/raw-service.js";
+import { hookInput, runHook } from "../support/integrations/run-hook.js";
+import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "../support/integrations/service.js";
 
 type Decision = library.HostDecision;
 const MODES = ["allow", "deny"] as const;

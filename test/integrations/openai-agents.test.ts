@@ -6,7 +6,7 @@ import type { PipelineMode } from "../../src/pipeline/options.js";
 import { UsageError } from "../../src/errors.js";
 import { littleCanaryInputGuardrail, extractUserText } from "../../src/integrations/openai-agents.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "./_support/service.js";
+import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "../support/integrations/service.js";
 
 const stands: OllamaStandIn[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXPECTED_SMOKE, runEveryHost } from "./_support/host-smoke.js";
+import { EXPECTED_SMOKE, runEveryHost } from "../support/integrations/host-smoke.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {

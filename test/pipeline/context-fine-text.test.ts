@@ -9,7 +9,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
-import { pipelineFor, postJson, startService } from "../server/_harness.js";
+import { pipelineFor, postJson, startService } from "../support/server-harness.js";
 import { digitSplittingTokenizer, startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 
 /** The attack sits at the start, which a keep-half cut drops; 3,000 digits follow. */

@@ -9,7 +9,7 @@ import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
 import { lockPathFor } from "../../src/publish/lock.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, dirState, ingestOptions, recordingFs, tempDir, verifyPairIn } from "./_support.js";
+import { RECORDS, dirState, ingestOptions, recordingFs, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
 
 const BENIGN = "The capital of France is Paris.";
 

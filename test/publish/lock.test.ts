@@ -4,7 +4,7 @@ import { mkdir, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquirePublicationLock, lockPathFor, STALE_LOCK_MS } from "../../src/publish/lock.js";
-import { tempDir } from "./_support.js";
+import { tempDir } from "../support/publish-fixtures.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

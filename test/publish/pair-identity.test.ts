@@ -9,7 +9,7 @@ import { exportBinding } from "../../src/publish/pair.js";
 import { removePreviousPair } from "../../src/publish/publish.js";
 import { sha256Hex } from "../../src/manifest/hash.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, ingestOptions, tempDir, verifyPairIn } from "./_support.js";
+import { RECORDS, ingestOptions, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

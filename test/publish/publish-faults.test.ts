@@ -11,7 +11,7 @@ import { publish, type PublishDocuments } from "../../src/publish/publish.js";
 import { PublishError } from "../../src/publish/targets.js";
 import type { PublishFsCall } from "../../src/publish/fs-hooks.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
-import { ERROR_CODES, dirState, failingFs, recordingFs, tempDir, type DirState } from "./_support.js";
+import { ERROR_CODES, dirState, failingFs, recordingFs, tempDir, type DirState } from "../support/publish-fixtures.js";
 
 let fresh: PublishDocuments;
 let fresher: PublishDocuments;

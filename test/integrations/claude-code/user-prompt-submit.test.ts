@@ -11,9 +11,9 @@ import {
   startScreeningService,
   type CaseName,
   type ScreeningService,
-} from "../_support/service.js";
-import { answering, startRawService, type RawService } from "../_support/raw-service.js";
-import { hookInput, runHook } from "../_support/run-hook.js";
+} from "../../support/integrations/service.js";
+import { answering, startRawService, type RawService } from "../../support/integrations/raw-service.js";
+import { hookInput, runHook } from "../../support/integrations/run-hook.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../../integrations/claude-code/hooks/user-prompt-submit.mjs");
 const EVENT = "UserPromptSubmit";

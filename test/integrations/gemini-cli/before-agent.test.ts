@@ -5,8 +5,8 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BENIGN_PROMPT, serviceFor, startScreeningService, type CaseName } from "../_support/service.js";
-import { hookInput, runHook } from "../_support/run-hook.js";
+import { BENIGN_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
+import { hookInput, runHook } from "../../support/integrations/run-hook.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../../integrations/gemini-cli/hooks/before-agent.mjs");
 const EVENT = "BeforeAgent";

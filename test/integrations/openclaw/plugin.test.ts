@@ -3,9 +3,9 @@
 // acceptance cases in both failure modes (cli-server-demo.md §5.5, §6 item 56).
 import { afterEach, describe, expect, it } from "vitest";
 import { BLOCK_UNSAFE, BLOCK_UNSCREENED, createBeforeAgentRunHandler } from "../../../src/integrations/openclaw/plugin.js";
-import { openClawBundle } from "../_support/bundles.js";
-import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName } from "../_support/service.js";
-import { answering, startRawService } from "../_support/raw-service.js";
+import { openClawBundle } from "../../support/integrations/bundles.js";
+import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
+import { answering, startRawService } from "../../support/integrations/raw-service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

@@ -3,9 +3,9 @@
 // in both failure modes, plus the §6 item 55 cases.
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenCodeHooks, WITHHELD_REJECTED, WITHHELD_UNSCREENED, CANNOT_BLOCK } from "../../../src/integrations/opencode/plugin.js";
-import { openCodeBundle } from "../_support/bundles.js";
-import { BENIGN_PROMPT, serviceFor, type CaseName } from "../_support/service.js";
-import { answering, startRawService } from "../_support/raw-service.js";
+import { openCodeBundle } from "../../support/integrations/bundles.js";
+import { BENIGN_PROMPT, serviceFor, type CaseName } from "../../support/integrations/service.js";
+import { answering, startRawService } from "../../support/integrations/raw-service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

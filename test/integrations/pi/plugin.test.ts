@@ -3,9 +3,9 @@
 // both failure modes (cli-server-demo.md §5.4).
 import { afterEach, describe, expect, it } from "vitest";
 import { createInputHandler } from "../../../src/integrations/pi/plugin.js";
-import { piBundle } from "../_support/bundles.js";
-import { BENIGN_PROMPT, serviceFor, type CaseName } from "../_support/service.js";
-import { answering, startRawService } from "../_support/raw-service.js";
+import { piBundle } from "../../support/integrations/bundles.js";
+import { BENIGN_PROMPT, serviceFor, type CaseName } from "../../support/integrations/service.js";
+import { answering, startRawService } from "../../support/integrations/raw-service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -60,7 +60,7 @@ describe("edges", () => {
   });
 
   it("a degraded verdict is stopped under deny", async () => {
-    const { startScreeningService } = await import("../_support/service.js");
+    const { startScreeningService } = await import("../../support/integrations/service.js");
     const service = await startScreeningService({ reply: { fault: "empty" } });
     open.push(service);
     const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" } });
