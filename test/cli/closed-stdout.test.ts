@@ -72,7 +72,7 @@ describe("stdout on a full disk", () => {
       const child = spawn(process.execPath, [cli.entry, ...args], { cwd: dir, env: { PATH: process.env["PATH"] ?? "" }, stdio: ["ignore", fd, "pipe"] });
       closeSync(fd);
       const err: Buffer[] = [];
-      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+      child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
       child.on("error", reject);
       child.on("close", (code) => resolvePromise({ code, stderr: Buffer.concat(err).toString("utf8") }));
     });
