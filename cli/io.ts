@@ -63,9 +63,11 @@ export function useColor(io: CliIo): boolean {
 }
 
 /**
- * The reader of stdout (or stderr) went away before the output was complete: `… | head -c 100`
- * closed the pipe (EPIPE). The command's result never reached its reader, so this is a failure
- * with the command's refused exit code, never 0 (success) or 1 (detections).
+ * The output did not reach its reader: the reader of stdout (or stderr) went away before the
+ * output was complete (`… | head -c 100` closed the pipe: EPIPE), or the write itself failed
+ * (stdout redirected to a full disk: ENOSPC, or EIO, EFBIG…). The command's result never
+ * reached its reader, so this is a failure with the command's refused exit code, never 0
+ * (success) or 1 (detections), and its message names the stream and the error code.
  */
 export class OutputClosedError extends LittleCanaryError {
   override readonly name = "OutputClosedError";
@@ -73,7 +75,12 @@ export class OutputClosedError extends LittleCanaryError {
     readonly streamName: string,
     options?: { cause?: unknown; note?: string },
   ) {
-    super("io", `${streamName} was closed before all output was written (EPIPE): the output is incomplete${options?.note ? `; ${options.note}` : ""}`, options);
+    const failedCode = isClosedOutputError(options?.cause) ? null : writeFailureCode(options?.cause);
+    const what =
+      failedCode === null
+        ? `${streamName} was closed before all output was written (EPIPE)`
+        : `${streamName} could not be written (${failedCode})`;
+    super("io", `${what}: the output is incomplete${options?.note ? `; ${options.note}` : ""}`, options);
   }
 
   /** The same failure with a note on what was already done (for example a committed publication). */
@@ -86,6 +93,12 @@ export class OutputClosedError extends LittleCanaryError {
 export function isClosedOutputError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "EPIPE" || code === "ERR_STREAM_DESTROYED" || code === "ERR_STREAM_WRITE_AFTER_END" || code === "ECONNRESET";
+}
+
+/** The system error code of a failed write (`ENOSPC`, `EIO`…), or null for anything else. */
+function writeFailureCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^E[A-Z0-9]{2,15}$/.test(code) ? code : null;
 }
 
 const watchedNames = new WeakMap<Writable, { name: string; failure: Error | null }>();
@@ -115,7 +128,8 @@ export function writeOut(stream: Writable, text: string): Promise<void> {
     const fail = (error: Error): void => {
       const watched = watchedNames.get(stream);
       if (watched) watched.failure ??= error;
-      reject(isClosedOutputError(error) ? new OutputClosedError(watched?.name ?? "output", { cause: error }) : error);
+      const outputFailed = isClosedOutputError(error) || writeFailureCode(error) !== null;
+      reject(outputFailed ? new OutputClosedError(watched?.name ?? "output", { cause: error }) : error);
     };
     if (stream.destroyed || stream.writableEnded) {
       fail(Object.assign(new Error("write after the stream was closed"), { code: "ERR_STREAM_DESTROYED" }));

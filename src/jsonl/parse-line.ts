@@ -24,7 +24,8 @@
 // finite numbers) but never built: it becomes one small `SkippedValue` that records its JSON
 // type and its size in UTF-8 bytes. So `{"text":[{},{},…]}` costs a few bytes, not a tree of
 // a hundred thousand objects. A value budget (`maxValues`) bounds what is built when the
-// shape accepts anything.
+// shape accepts anything, together with the keys a skipped object must hold while it is open
+// (to refuse duplicates).
 //
 // Choices beyond RFC 8259 (documented for users):
 // - `NaN`, `Infinity` and `-Infinity` are not JSON and are malformed.
@@ -132,6 +133,12 @@ function isDigit(unit: number): boolean {
 class LineParser {
   private pos = 0;
   private built = 0;
+  /**
+   * Keys held by open skipped objects (for the duplicate-key rule). They are freed when their
+   * object closes, but while open they cost memory like built values, so they count against
+   * `maxValues` too: a flat skipped object of millions of keys is refused, not a heap blow-up.
+   */
+  private heldKeys = 0;
   loneSurrogate = false;
   private readonly length: number;
 
@@ -206,6 +213,7 @@ class LineParser {
   }
 
   private closeSkipped(frame: SkipFrame): unknown {
+    if (frame.keys !== null) this.heldKeys -= frame.keys.size;
     if (frame.start === null) return IGNORED;
     return this.skipped(frame.kind, frame.start);
   }
@@ -216,7 +224,7 @@ class LineParser {
   }
 
   private count(): void {
-    if (++this.built > this.maxValues) {
+    if (++this.built + this.heldKeys > this.maxValues) {
       throw new ParseFailure("too_many_values", `more than ${this.maxValues} JSON values`);
     }
   }
@@ -292,7 +300,13 @@ class LineParser {
     const seen = frame.build ? (frame as { entries: Map<string, unknown> }).entries.has(key) : (frame.keys as Set<string>).has(key);
     if (seen) throw new ParseFailure("duplicate_key", "duplicate key (keys must be unique at every depth)");
     if (frame.build) (frame as { key: string }).key = key;
-    else (frame.keys as Set<string>).add(key);
+    else {
+      (frame.keys as Set<string>).add(key);
+      this.heldKeys++;
+      if (this.built + this.heldKeys > this.maxValues) {
+        throw new ParseFailure("too_many_values", `more than ${this.maxValues} JSON values`);
+      }
+    }
     this.skipWhitespace();
     if (this.unitAt(this.pos) !== 0x3a /* : */) throw malformed("expected ':'");
     this.pos++;

@@ -260,7 +260,7 @@ function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): Re
   if (!isPlainObject(metadata)) return problem("metadata_invalid", ["metadata"], "'metadata' must be an object");
   const entries = Object.entries(metadata);
   if (entries.length > limits.maxMetadataKeys) {
-    return problem("metadata_too_many_keys", ["metadata"], `'metadata' exceeds ${limits.maxMetadataKeys} keys`);
+    return problem("metadata_too_many_keys", ["metadata"], `'metadata' exceeds ${limits.maxMetadataKeys} keys (--max-metadata-keys)`);
   }
   for (let position = 0; position < entries.length; position++) {
     const [key, value] = entries[position] as [string, unknown];
@@ -275,7 +275,7 @@ function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): Re
     if (!key.isWellFormed()) return problem("lone_surrogate", path, "metadata key is not valid Unicode (lone surrogate)");
     if (typeof value !== "string") return problem("metadata_value_invalid", path, "metadata values must be strings");
     if (codePointLength(value) > limits.maxMetadataValueChars) {
-      return problem("metadata_value_too_long", path, `metadata value exceeds ${limits.maxMetadataValueChars} characters`);
+      return problem("metadata_value_too_long", path, `metadata value exceeds ${limits.maxMetadataValueChars} characters (--max-metadata-value-chars)`);
     }
     if (!value.isWellFormed()) {
       return problem("lone_surrogate", path, "metadata value is not valid Unicode (lone surrogate)");

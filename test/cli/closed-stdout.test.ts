@@ -1,6 +1,8 @@
 // A reader that closes stdout early (`little-canary … | head -c 100`): real child processes whose
 // stdout pipe is closed before they write. No stack trace, one stderr line, and the command's
 // refused exit code, never 0 (success) or 1 (what CI reads as "detections").
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,4 +62,34 @@ describe("closed stdout", () => {
     expect(help.code).toBe(2);
     expect(help.stderr).not.toMatch(/^\s+at /m);
   });
+});
+
+describe("stdout on a full disk", () => {
+  /** Runs the bundled CLI with stdout redirected to /dev/full (every write fails with ENOSPC). */
+  function runOnFullDisk(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolvePromise, reject) => {
+      const fd = openSync("/dev/full", "w");
+      const child = spawn(process.execPath, [cli.entry, ...args], { cwd: dir, env: { PATH: process.env["PATH"] ?? "" }, stdio: ["ignore", fd, "pipe"] });
+      closeSync(fd);
+      const err: Buffer[] = [];
+      child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolvePromise({ code, stderr: Buffer.concat(err).toString("utf8") }));
+    });
+  }
+
+  it.skipIf(!existsSync("/dev/full"))(
+    "issue 12 B4: a failed stdout write (ENOSPC) is named with its code and the refused exit code, not an 'unexpected failure'",
+    async () => {
+      const check = await runOnFullDisk(["check", "--text", "hello", "--no-canary"]);
+      expect(check.code).toBe(2);
+      expect(check.stderr).toBe("error: stdout could not be written (ENOSPC): the output is incomplete\n");
+      const ingest = await runOnFullDisk(["ingest", "in.jsonl", "--manifest", "full-m.json", "--json", "--no-canary"]);
+      expect(ingest.code).toBe(3);
+      expect(ingest.stderr).toContain("error: stdout could not be written (ENOSPC): the output is incomplete; the pair was published");
+      const verify = await runOnFullDisk(["verify", "--manifest", "full-m.json"]);
+      expect(verify.code).toBe(3);
+      expect(verify.stderr).toBe("error: stdout could not be written (ENOSPC): the output is incomplete\n");
+    },
+  );
 });

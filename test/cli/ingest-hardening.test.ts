@@ -140,6 +140,21 @@ describe("issue 12 D18: the summary lists held records and holds name their flag
     expect(record?.detail).toMatch(/needs 4 segments, limit 2; raise it with --max-segments/);
     expect(run.stdout).toContain("held: record 0 id none over_budget (needs 4 segments, limit 2; raise it with --max-segments (or a larger --segment-chars))");
   });
+
+  it("issue 12 D18: a hold for too many metadata keys or a too-long metadata value names the flag that raises it", async () => {
+    const keys = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`k${i}`, "v"]));
+    await ingest(jsonl([{ text: "t", metadata: keys }, { text: "t", metadata: { k: "v".repeat(6) } }]), [
+      "--no-canary",
+      "--max-metadata-keys",
+      "2",
+      "--max-metadata-value-chars",
+      "5",
+    ]);
+    const [tooMany, tooLong] = (await readManifest()).records;
+    expect(tooMany?.hold_reasons).toEqual(["malformed"]);
+    expect(tooMany?.detail).toBe("record 0: 'metadata' exceeds 2 keys (--max-metadata-keys)");
+    expect(tooLong?.detail).toBe("record 1: metadata value exceeds 5 characters (--max-metadata-value-chars)");
+  });
 });
 
 describe("issue 12 D19: repeated record ids", () => {

@@ -131,6 +131,20 @@ describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
     expect(parseJsonDocument(hostile(998), "manifest", null, 1000).value).toEqual(JSON.parse(hostile(998)));
   });
 
+  it("issue 12 B7: keys held by a skipped object count against the value budget (a flat object of many keys)", () => {
+    /** `{"x":{"k0":0,"k1":0,…}}`: `x` is skipped, but its keys are held to refuse duplicates. */
+    const flat = (count: number) => `{"x":{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(",")}}}`;
+    expect(() => parseJsonDocument(flat(1001), "export", "e.json", 1000)).toThrow(
+      "cannot read export e.json (more than 1000 JSON values, the most verify holds)",
+    );
+    expect(parseJsonDocument(flat(900), "export", null, 1000).value).toEqual({ x: new SkippedValue("object", flat(900).length - '{"x":}'.length) });
+    // Keys are released when their object closes: many small skipped objects stay within budget.
+    const small = `{"x":[${Array.from({ length: 50 }, () => flat(100).slice(5, -1)).join(",")}]}`;
+    expect(parseJsonDocument(small, "export", null, 1000).value).toMatchObject({ x: expect.any(SkippedValue) });
+    // A duplicate inside a skipped object is still refused.
+    expect(() => parseJsonDocument('{"x":{"a":1,"\\u0061":2}}', "export", null, 1000)).toThrow("duplicate key");
+  });
+
   it("issue 12 B7: `verify` on a hostile export exits 1 with the export's problems", async () => {
     const { manifest, exportPath } = await writtenPair();
     await writeFile(exportPath, hostile(300_000));
