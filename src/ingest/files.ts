@@ -23,6 +23,7 @@ import type { Readable } from "node:stream";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
 import { LittleCanaryError } from "../errors.js";
+import { refusalInInput } from "../jsonl/refusal-text.js";
 import { readRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
@@ -154,7 +155,7 @@ async function readInput(options: IngestFilesOptions, targets: PublishTargets, p
     throw error;
   });
   stop();
-  if (!read.ok) throw new IngestRefusedError(`${read.refusal.message}; nothing written`);
+  if (!read.ok) throw new IngestRefusedError(`${refusalInInput(read.refusal.message, targets.inputPath)}; nothing written`);
   if (read.records.length === 0) throw new IngestRefusedError("no records in input; nothing written");
   return { records: read.records as readonly RawRecord[], inputSha256: read.inputSha256 };
 }

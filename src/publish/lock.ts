@@ -100,7 +100,8 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       }
       if (code === "ENOENT" || code === "ENOTDIR") {
         // Same message as the directory check, so a missing directory reads the same either way.
-        throw new PublishError(`--manifest directory is not writable: ${dirname(manifestPath)}`, { cause: error });
+        const what = code === "ENOENT" ? "does not exist" : "is not a directory";
+        throw new PublishError(`--manifest directory ${what}: ${dirname(manifestPath)}`, { cause: error });
       }
       throw new PublishError(`could not lock ${manifestPath} (${code ?? "unknown error"})`, { cause: error });
     }

@@ -64,15 +64,17 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   }
 }
 
-/** Each target's directory must exist and be writable. */
+/** Each target's directory must exist, be a directory and be writable; the error says which failed. */
 export async function checkTargetDirectories(targets: PublishTargets): Promise<void> {
   const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
   if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
   for (const [flag, path] of checks) {
     const dir = dirname(resolve(path));
+    const info = await stat(dir).catch(() => null);
+    // A missing directory is named as missing: "not writable" sends the user after permissions.
+    if (info === null) throw new PublishError(`${flag} directory does not exist: ${dir}`);
+    if (!info.isDirectory()) throw new PublishError(`${flag} directory is not a directory: ${dir}`);
     try {
-      const info = await stat(dir);
-      if (!info.isDirectory()) throw new Error("not a directory");
       await access(dir, constants.W_OK);
     } catch {
       throw new PublishError(`${flag} directory is not writable: ${dir}`);

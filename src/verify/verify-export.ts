@@ -307,15 +307,18 @@ function verifyPair(exportDoc: unknown, manifestDoc: unknown, fileShaOfManifest:
 
 /** The manifest-bytes hash an options object asks for (see ManifestFileSha). */
 function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
-  const bytes = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array ? manifestDoc : undefined);
+  const bytes = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array || typeof manifestDoc === "string" ? manifestDoc : undefined);
   return bytes === undefined ? undefined : bytesSha(bytes);
 }
 
 /** A document passed as bytes is parsed strictly; a read failure becomes a `*_unreadable` problem. */
 function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList): { value: unknown } | null {
-  if (!(doc instanceof Uint8Array)) return { value: doc };
+  // A string is a document's text (a file read as UTF-8), never a parsed document: neither
+  // document can be a JSON string, so reading it as text cannot hide a valid pair.
+  const bytes = typeof doc === "string" ? new TextEncoder().encode(doc) : doc;
+  if (!(bytes instanceof Uint8Array)) return { value: doc };
   try {
-    return { value: parseJsonDocument(doc, label).value };
+    return { value: parseJsonDocument(bytes, label).value };
   } catch (error) {
     // The reader's messages name the rule only, never content.
     const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label}`;
@@ -344,8 +347,11 @@ export function verifyParsedPair(exportValue: unknown, manifestValue: unknown, m
  * Pass each document as the bytes you read (a Uint8Array) when you can: bytes are parsed
  * strictly, so an export record with two `text` keys is refused (`export_unreadable`), where a
  * value from `JSON.parse` would silently keep the last one. Parsed values are still accepted
- * (the earlier call shape) and checked the same way otherwise. With `manifestBytes` (or a
- * manifest passed as bytes), the manifest file must be byte-for-byte its canonical form.
+ * (the earlier call shape) and checked the same way otherwise. A string is taken as the
+ * document's text (as `readFileSync(path, "utf8")` gives it) and parsed strictly too; bytes are
+ * still better, because decoding to a string has already replaced any invalid UTF-8. With
+ * `manifestBytes` (or a manifest passed as bytes or text), the manifest file must be
+ * byte-for-byte its canonical form.
  * For files on disk, `verifyFiles` does all of this.
  */
 export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {

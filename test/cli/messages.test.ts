@@ -23,6 +23,19 @@ afterEach(async () => {
 });
 
 describe("messages", () => {
+  it("issue 12 D22: a refused input names its file in screen and ingest; stdin needs no name", async () => {
+    await writeFile(join(dir, "dup.jsonl"), '{"text":"a"}\n{"text":"a","text":"b"}\n');
+    const screen = await runCli(["screen", "dup.jsonl", "--no-canary"], { cwd: dir });
+    expect(screen.code).toBe(2);
+    expect(screen.stderr).toContain(`error: line 2: duplicate key (keys must be unique at every depth) (in ${join(dir, "dup.jsonl")})`);
+    const ingest = await runCli(["ingest", "dup.jsonl", "--manifest", "m.json", "--no-canary"], { cwd: dir });
+    expect(ingest.code).toBe(3);
+    expect(ingest.stderr).toContain(`line 2: duplicate key (keys must be unique at every depth) (in ${join(dir, "dup.jsonl")}); nothing written`);
+    const piped = await runCli(["screen", "-", "--no-canary"], { cwd: dir, stdin: '{"text":5}\n' });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain("error: item 0: 'text' must be a non-empty string\n");
+  });
+
   it("issue 12 D22: a one-record ingest says '1 record', not '1 records'", async () => {
     await writeFile(join(dir, "one.jsonl"), `${JSON.stringify({ text: "hello" })}\n`);
     const run = await runCli(["ingest", "one.jsonl", "--manifest", "m.json", "--no-canary"], { cwd: dir });

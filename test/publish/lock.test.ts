@@ -86,6 +86,6 @@ describe("publication lock", () => {
   });
 
   it("reports a missing directory the way the directory check does", async () => {
-    await expect(acquirePublicationLock(join(dir, "missing", "m.json"))).rejects.toThrow(`--manifest directory is not writable: ${join(dir, "missing")}`);
+    await expect(acquirePublicationLock(join(dir, "missing", "m.json"))).rejects.toThrow(`--manifest directory does not exist: ${join(dir, "missing")}`);
   });
 });

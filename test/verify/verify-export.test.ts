@@ -260,7 +260,8 @@ describe("verifyExport never throws on hostile input", () => {
   it("wrong top-level types", () => {
     expect(verifyExport(null, {})).toEqual([{ code: "export_not_object", message: "export is not an object" }]);
     expect(verifyExport({}, [])).toEqual([{ code: "manifest_not_object", message: "manifest is not an object" }]);
-    expect(verifyExport("x", "y")).toHaveLength(1);
+    // Strings are document text: "x" and "y" are not JSON, so both documents are unreadable.
+    expect(verifyExport("x", "y").map((p) => p.code)).toEqual(["export_unreadable", "manifest_unreadable"]);
   });
 
   it("huge numbers, wrong shapes, deep nesting and non-object items", () => {

@@ -49,6 +49,15 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
     expect(verifyManifestOnly(run.manifest.bytes).map((p) => p.code)).toEqual(["export_missing"]);
   });
 
+  it("issue 12 B8: documents passed as text (a file read as UTF-8) are parsed strictly, not taken as values", async () => {
+    const { run, doubled } = await writtenPair();
+    const manifestText = Buffer.from(run.manifest.bytes).toString("utf8");
+    const exportText = Buffer.from(run.exported!.bytes).toString("utf8");
+    expect(verifyExport(exportText, manifestText)).toEqual([]);
+    expect(verifyExport(doubled, manifestText)).toEqual([{ code: "export_unreadable", message: "cannot read export (duplicate key)" }]);
+    expect(verifyManifestOnly(manifestText).map((p) => p.code)).toEqual(["export_missing"]);
+  });
+
   it("issue 12 B8: verifyFiles reads both files strictly and returns problems as data", async () => {
     const { manifest, exportPath, doubled, run } = await writtenPair();
     const pin = sha256Hex(run.manifest.bytes);
