@@ -18,6 +18,7 @@
 // An abort before the commit rejects with the signal's reason (wrapped in IngestRefusedError
 // when it is not one of this library's errors) and leaves nothing written. An abort after the
 // commit does not undo it: the result says `interruptedAfterCommit` and the pair stands.
+import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { requiredCanaryContext } from "../canary/context.js";
@@ -133,12 +134,24 @@ function aborted(signal: AbortSignal): Promise<never> {
 }
 
 /** Steps 2 and 3: locks, the repeated pre-flight, the previous pair, the directories. */
-async function prepareTargets(targets: PublishTargets, options: IngestFilesOptions, fs: PublishFs, stop: () => void): Promise<PublicationLock> {
+async function prepareTargets(
+  targets: PublishTargets,
+  options: IngestFilesOptions,
+  fs: PublishFs,
+  stop: () => void,
+  state: { previousPairRemoved: boolean },
+): Promise<PublicationLock> {
   const lock = await lockTargets(targets, options.waitLockSeconds ?? 0, options.signal);
   try {
     await preflightTargets(targets);
     stop();
-    if (targets.overwrite) await removePreviousPair(targets, fs);
+    if (targets.overwrite) {
+      const existing = [targets.manifestPath, targets.exportPath].filter((path): path is string => path !== null);
+      const present = await Promise.all(existing.map((path) => lstat(path).then(() => true, () => false)));
+      // Marked once the removal is done: its own errors say what they did and did not remove.
+      await removePreviousPair(targets, fs);
+      state.previousPairRemoved = present.some(Boolean);
+    }
     await checkTargetDirectories(targets);
     return lock;
   } catch (error) {
@@ -207,12 +220,13 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     else signal?.addEventListener("abort", endStream, { once: true });
   }
   let lock: PublicationLock | null = null;
+  const state = { previousPairRemoved: false };
   try {
     // Step 1: targets, then every setting, before anything is read, checked or deleted.
     await preflightTargets(targets);
     const policy = resolvePolicy(options.policy ?? {});
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
-    lock = await prepareTargets(targets, options, fs, stop);
+    lock = await prepareTargets(targets, options, fs, stop, state);
     await options.hooks?.beforeRead?.();
     const read = await readInput(options, targets, policy, stop);
     const running = ingestRecords(pipeline, read.records, {
@@ -241,8 +255,20 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       outcome: ingestExitCode(run.manifest.document),
       interruptedAfterCommit: signal?.aborted === true,
     };
+  } catch (error) {
+    throw state.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
     await lock?.release();
   }
+}
+
+/**
+ * A refusal after `overwrite` removed the previous pair says so: "nothing written" alone would
+ * let a user believe the old pair still stands.
+ */
+function previousPairGone(error: unknown): unknown {
+  if (!(error instanceof LittleCanaryError) || error.message.includes("previous pair")) return error;
+  error.message = `${error.message} (the previous pair was already removed by --overwrite)`;
+  return error;
 }

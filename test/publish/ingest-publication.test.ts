@@ -188,6 +188,20 @@ describe("overwrite", () => {
     expect((await dirState(dir)).files).toEqual(["bad.jsonl", "in.jsonl", "old.jsonl"]);
   });
 
+  it("issue 12 D22: a refusal after --overwrite removed the old pair says the old pair is gone", async () => {
+    await writePreviousPair();
+    await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
+    await expect(ingestFiles(options({ input: "bad.jsonl", overwrite: true }))).rejects.toThrow(
+      /nothing written \(the previous pair was already removed by --overwrite\)$/,
+    );
+  });
+
+  it("issue 12 D22: with no previous pair, --overwrite adds nothing to the refusal", async () => {
+    await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
+    const refusal = await ingestFiles(options({ input: "bad.jsonl", overwrite: true })).catch((error: unknown) => error as Error);
+    expect(refusal.message).toMatch(/nothing written$/);
+  });
+
   it("a publication failure after the old pair was removed leaves no pair either", async () => {
     await writePreviousPair();
     const { fs } = recordingFs((call) => {
