@@ -49,6 +49,15 @@ export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notS
   return (
     `warning: ${what(trip.reason, target)}: ${trip.failures} checks in a row failed (${trip.reason}); ` +
     `stopped sending checks, ${notSent} not screened by the canary (error canary_circuit_open); ` +
-    `--max-canary-failures N changes when this happens (0 never stops); ${fix(target)}\n`
+    `--max-canary-failures N changes when this happens (0 never stops); ${tripFix(target, trip)}\n`
+  );
+}
+
+/** A backend that answered earlier in the run is installed: it stopped or hung, so say that. */
+function tripFix(target: CanaryTarget, trip: BreakerTrip): string {
+  if (trip.answeredBefore === 0) return fix(target);
+  return (
+    `it had answered ${trip.answeredBefore} ${trip.answeredBefore === 1 ? "check" : "checks"} earlier in this run, so it stopped or hung mid-run: ` +
+    `check that the server at ${target.url} is still running and not overloaded, then run again`
   );
 }

@@ -32,6 +32,8 @@ export interface BreakerTrip {
   readonly reason: CanaryOutageReason;
   /** The consecutive failures that opened it (the threshold). */
   readonly failures: number;
+  /** Checks of this run the canary had answered before it failed: > 0 means it died mid-run. */
+  readonly answeredBefore: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export function observeCanary(verdict: VerdictJson): CanaryObservation {
 export class CanaryCircuitBreaker {
   readonly threshold: number;
   #consecutive = 0;
+  #answered = 0;
   #trip: BreakerTrip | null = null;
 
   /** `threshold` 0 never opens (every check is sent whatever happens). */
@@ -75,11 +78,12 @@ export class CanaryCircuitBreaker {
     if (this.#trip !== null || observation.kind === "not_called") return;
     if (observation.kind === "answered") {
       this.#consecutive = 0;
+      this.#answered++;
       return;
     }
     this.#consecutive++;
     if (this.threshold > 0 && this.#consecutive >= this.threshold) {
-      this.#trip = Object.freeze({ reason: observation.reason, failures: this.#consecutive });
+      this.#trip = Object.freeze({ reason: observation.reason, failures: this.#consecutive, answeredBefore: this.#answered });
     }
   }
 }

@@ -13,7 +13,7 @@ describe("issue 12 A3: CanaryCircuitBreaker", () => {
     expect(breaker.open).toBe(false);
     breaker.record(timeout);
     expect(breaker.open).toBe(true);
-    expect(breaker.trip).toEqual({ reason: "timeout", failures: 3 });
+    expect(breaker.trip).toEqual({ reason: "timeout", failures: 3, answeredBefore: 0 });
     // Once open it stays open.
     breaker.record({ kind: "answered" });
     expect(breaker.open).toBe(true);
