@@ -6,7 +6,7 @@
 // is a failure (decision 7). Before its first check the probe proves, once per instance, that the
 // backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";

@@ -5,8 +5,8 @@
 // makes one warm-up call with a known calibration prompt (run-context.ts); a reply whose
 // usage.prompt_tokens is below what its prompt must cost is `context_truncated` (an Ollama /v1
 // endpoint cuts over-long prompts silently, as its native API does).
-import { ConfigError, UsageError } from "../errors.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
+import { ConfigError, UsageError } from "../core/errors.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";

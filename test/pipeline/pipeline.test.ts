@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inspect } from "node:util";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { PipelineVerdict } from "../../src/pipeline/verdict.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";
 

@@ -3,9 +3,9 @@
 // silently turn it into U+FFFD and two different strings would share a digest.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { UsageError } from "../errors.js";
+import { UsageError } from "./errors.js";
 import { canonicalJson } from "./canonical.js";
-import { MetadataMapSchema } from "./metadata-map.js";
+import { MetadataMapSchema } from "../documents/metadata-map.js";
 
 /** Lowercase hex SHA-256 of `data` (a string is hashed as its UTF-8). */
 export function sha256Hex(data: string | Uint8Array): string {
