@@ -151,7 +151,8 @@ export {
 } from "./documents/schemas.js";
 export { canonicalJson, canonicalBytes, CanonicalJsonError } from "./core/canonical.js";
 export { buildManifest, buildExport } from "./documents/manifest-build.js";
-export { sha256Hex, materialSha256 } from "./core/hash.js";
+export { sha256Hex } from "./core/hash.js";
+export { materialSha256 } from "./documents/material-hash.js";
 export type { CanonicalDocument } from "./documents/manifest-build.js";
 
 // Publication and verification

@@ -9,7 +9,8 @@ import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
 import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
 import { countRecords } from "./counts.js";
-import { materialSha256, sha256Hex } from "../core/hash.js";
+import { sha256Hex } from "../core/hash.js";
+import { materialSha256 } from "./material-hash.js";
 import {
   EXPORT_SCHEMA,
   IngestExportSchema,

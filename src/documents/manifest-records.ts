@@ -12,7 +12,8 @@ import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord, SegmentPlan } from "./segment-plan.js";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
 import { UsageError } from "../core/errors.js";
-import { materialSha256, sha256Hex } from "../core/hash.js";
+import { sha256Hex } from "../core/hash.js";
+import { materialSha256 } from "./material-hash.js";
 import type { ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
 
 /** What the run loop learned about one planned segment. */
