@@ -8,6 +8,7 @@
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
@@ -27,8 +28,7 @@ import {
   type RunContext,
 } from "./run-context.js";
 
-export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
-export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
+export { DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL } from "./defaults.js";
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;

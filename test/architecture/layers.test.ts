@@ -35,6 +35,13 @@ describe("layers of src/", () => {
     expect(folderCycles(srcEdges)).toEqual([]);
   });
 
+  it("issue 13: judges take provider defaults and checks from canary/ modules, not from the probe classes; analysis reads no canary backend", () => {
+    const probeImports = srcEdges.filter((e) => e.from.startsWith("src/judge/") && /^src\/canary\/[a-z-]*-probe\.ts$/.test(e.to));
+    expect(probeImports).toEqual([]);
+    const analysisToCanary = srcEdges.filter((e) => e.from.startsWith("src/analysis/") && e.to.startsWith("src/canary/"));
+    expect(analysisToCanary.map((e) => e.to).filter((to) => to !== "src/canary/types.ts")).toEqual([]);
+  });
+
   it("issue 13: nothing under src/ imports cli/; bench/ and test/publish/ import no cli/ module", () => {
     const files = [...tsFiles(ROOT, "src"), ...tsFiles(ROOT, "bench"), ...tsFiles(ROOT, "test/publish")];
     expect(cliImporters(importGraph(ROOT, files))).toEqual([]);
