@@ -1,7 +1,7 @@
 // The layering of src/ (docs/architecture.md) checked on the real import graph: no import goes
 // up the table, no two folders import each other even indirectly, and only cli/ itself, the
 // CLI tests and scripts reach cli/ modules.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,6 +25,12 @@ describe("layers of src/", () => {
     const folders = new Set(tsFiles(ROOT, "src").map((file) => file.split("/")[1]));
     const tabled = new Set(LAYERS.flatMap((layer) => layer.folders));
     expect([...folders].filter((folder) => !tabled.has(folder as string))).toEqual([]);
+  });
+
+  it("issue 13: docs/architecture.md shows the same layering table as the check", () => {
+    const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+    const rows = [...doc.matchAll(/^\| \d+ \| (\w+) \| `([^`/]+)\/?` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
+    expect(rows).toEqual(LAYERS.flatMap((layer) => layer.folders.map((folder) => `${layer.name}:${folder}`)));
   });
 
   it("issue 13: no import in src/ goes against the layering table", () => {
