@@ -15,7 +15,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
-import { utf8ByteLength } from "../src/text/codepoints.js";
+import { utf8ByteLength } from "../src/core/codepoints.js";
 import { CALIBRATION_PROBE_TEXT } from "../src/canary/run-context.js";
 
 export type ReplyMix = "benign" | "mixed";

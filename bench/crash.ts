@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { IngestExportSchema, IngestManifestSchema } from "../src/manifest/schemas.js";
+import { IngestExportSchema, IngestManifestSchema } from "../src/documents/schemas.js";
 import { verifyExport } from "../src/verify/verify-export.js";
 import { startBenchStandIn } from "./_standin.js";
 

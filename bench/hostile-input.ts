@@ -13,7 +13,7 @@
 
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { DEFAULT_READER_LIMITS, maxLineBytes } from "../src/jsonl/limits.js";
+import { DEFAULT_READER_LIMITS, maxLineBytes } from "../src/documents/reader-limits.js";
 
 const MIB = 1024 * 1024;
 

@@ -10,7 +10,7 @@
 // A failed expectation sets process.exitCode = 1.
 
 import os from "node:os";
-import { maxLineBytes, type ReaderLimits } from "../src/jsonl/limits.js";
+import { maxLineBytes, type ReaderLimits } from "../src/documents/reader-limits.js";
 import { readRecords } from "../src/jsonl/read.js";
 import { fromBytes, READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
 import { recordBench, recordPrintedLines } from "./_perf-doc.js";

@@ -5,7 +5,7 @@
 // (MB = 10^6 bytes.) Pure CPU, in-process: no model, no network.
 
 import { StructuralFilter } from "../src/structural/index.js";
-import { utf8ByteLength } from "../src/text/codepoints.js";
+import { utf8ByteLength } from "../src/core/codepoints.js";
 import { REDOS_SHAPES } from "../fixtures/structural/redos-shapes.js";
 import { loadCorporaFromArgs } from "./_corpora.js";
 import { recordBench } from "./_perf-doc.js";

@@ -2,7 +2,7 @@
 // with the command's "refused" code, so scripts can tell "did not run" from a result. Library
 // errors carry a stable `code` (src/errors.ts); ERROR_OUTCOME says what each one means here.
 import { CommanderError } from "commander";
-import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/errors.js";
+import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
 import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
 
 export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "serve" | "demo" | "eval";

@@ -2,9 +2,9 @@
 // pipeline (built once the policy is known, because its segment size sets the canary's num_ctx).
 import { validateServiceUrl } from "../src/canary/endpoint.js";
 import { resolveCanaryTimeout } from "../src/config/timeout.js";
-import { UsageError } from "../src/errors.js";
+import { UsageError } from "../src/core/errors.js";
 import { canaryNumCtxForPolicy } from "../src/ingest/files.js";
-import type { IngestPolicy, PolicyOverrides } from "../src/ingest/policy.js";
+import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
 import type { CanaryFlags } from "./options.js";

@@ -4,7 +4,7 @@ import type { IngestRun, DuplicateId } from "../src/ingest/run.js";
 import { EXIT_EXPLANATIONS } from "../src/ingest/exit-code.js";
 import { CIRCUIT_OPEN_ERROR, observeCanary } from "../src/schedule/circuit-breaker.js";
 import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/config/canary-warning.js";
-import { HOLD_REASONS, type IngestManifest } from "../src/manifest/schemas.js";
+import { HOLD_REASONS, type IngestManifest } from "../src/documents/schemas.js";
 import type { PublishResult } from "../src/publish/publish.js";
 import { plural } from "./plural.js";
 

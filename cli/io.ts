@@ -1,7 +1,7 @@
 // The world as the CLI sees it. Commands receive this instead of touching `process`, so tests
 // run them in-process with captured streams, a chosen environment and no TTY.
 import type { Readable, Writable } from "node:stream";
-import { LittleCanaryError } from "../src/errors.js";
+import { LittleCanaryError } from "../src/core/errors.js";
 
 export interface CliIo {
   readonly stdin: Readable;

@@ -1,7 +1,7 @@
 // Option parsers and the flags shared by commands that build a SecurityPipeline.
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseTimeoutFlag, resolveCanaryTimeout } from "../src/config/timeout.js";
-import { UsageError } from "../src/errors.js";
+import { UsageError } from "../src/core/errors.js";
 import { validateServiceUrl } from "../src/canary/endpoint.js";
 import type { SecurityPipelineOptions } from "../src/pipeline/options.js";
 import type { CliIo } from "./io.js";

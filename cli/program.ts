@@ -2,7 +2,7 @@
 // error into an exit code (via exit-codes.ts). `runMain` never calls process.exit, so tests
 // drive the whole CLI in-process with a fake CliIo.
 import { Command, CommanderError, Option } from "commander";
-import { VERSION } from "../src/version.js";
+import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
 import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";

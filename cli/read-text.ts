@@ -1,6 +1,6 @@
 // Reads one text argument for `check`: bounded, strict UTF-8, BOM refused.
 import type { Readable } from "node:stream";
-import { UsageError } from "../src/errors.js";
+import { UsageError } from "../src/core/errors.js";
 
 /** Far above the structural limit (4000 code points) so the filter, not the reader, decides. */
 export const MAX_CHECK_INPUT_BYTES = 1024 * 1024;

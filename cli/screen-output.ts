@@ -2,7 +2,7 @@
 // during a batch. Data in, one line out.
 import { CIRCUIT_OPEN_ERROR, observeCanary, type BreakerTrip } from "../src/schedule/circuit-breaker.js";
 import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/config/canary-warning.js";
-import type { BatchDocument } from "../src/manifest/schemas.js";
+import type { BatchDocument } from "../src/documents/schemas.js";
 
 /**
  * The one warning line a batch earns: the breaker opening, else items whose canary call found

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { IngestPolicySchema } from "../src/ingest/policy.js";
+import { IngestPolicySchema } from "../src/documents/policy.js";
 import {
   BATCH_SCHEMA,
   BatchDocumentSchema,
@@ -15,7 +15,7 @@ import {
   IngestExportSchema,
   IngestManifestSchema,
   MANIFEST_SCHEMA,
-} from "../src/manifest/schemas.js";
+} from "../src/documents/schemas.js";
 
 const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType }> = [
   { file: "ingest-manifest.schema.json", title: MANIFEST_SCHEMA, schema: IngestManifestSchema },

@@ -29,7 +29,7 @@ export {
   type VerdictWire,
   type LayerJson,
   type AdvisoryJson,
-} from "./pipeline/verdict-schema.js";
+} from "./documents/verdict-schema.js";
 export type { CoverageReason } from "./pipeline/coverage.js";
 
 // Structural filter
@@ -48,7 +48,7 @@ export { CALIBRATION_PROBE_TEXT, LOWER_BOUND_MARGIN, type LoadedContext, type Ru
 export { OpenAICanaryProbe, apiKeyFromEnv } from "./canary/openai-probe.js";
 export { requiredCanaryContext } from "./canary/context.js";
 export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";
-export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./canary/system-prompt.js";
+export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./documents/system-prompt.js";
 export type { CanaryProbe, CanaryResult, CanaryFailureCode } from "./canary/types.js";
 export { OllamaJudge } from "./judge/ollama-judge.js";
 export { OpenAIJudge } from "./judge/openai-judge.js";
@@ -69,7 +69,7 @@ export {
   type Shape,
   type ParseOptions,
   type JsonType,
-} from "./jsonl/parse-line.js";
+} from "./core/parse-line.js";
 export { fromBytes, fromFile, fromNodeStream } from "./jsonl/sources.js";
 export {
   DEFAULT_READER_LIMITS,
@@ -82,7 +82,7 @@ export {
   maxLineBytes,
   validateReaderLimits,
   type ReaderLimits,
-} from "./jsonl/limits.js";
+} from "./documents/reader-limits.js";
 export type { RawRecord, RecordProblem } from "./jsonl/record.js";
 
 // Screening batches
@@ -128,12 +128,12 @@ export {
   type IngestFilesHooks,
 } from "./ingest/files.js";
 export { runContextGate, IngestGateError, type GateResult, type CheckingPipeline } from "./ingest/gate.js";
-export { STRICT_V1, resolvePolicy, IngestPolicySchema, type IngestPolicy, type PolicyOverrides } from "./ingest/policy.js";
+export { STRICT_V1, resolvePolicy, IngestPolicySchema, type IngestPolicy, type PolicyOverrides } from "./documents/policy.js";
 export { ingestExitCode, type IngestOutcomeCode } from "./ingest/exit-code.js";
-export { classifySegmentVerdict } from "./ingest/classify.js";
-export { planSegments, type SegmentPlan, type PlannedSegment } from "./segment/plan.js";
-export { segmentSpans } from "./segment/spans.js";
-export { metadataMaterial } from "./segment/material.js";
+export { classifySegmentVerdict } from "./documents/classify.js";
+export { planSegments, type SegmentPlan, type PlannedSegment } from "./documents/segment-plan.js";
+export { segmentSpans } from "./documents/segment-spans.js";
+export { metadataMaterial } from "./documents/segment-material.js";
 
 // Documents
 export {
@@ -148,11 +148,12 @@ export {
   type IngestExport,
   type BatchDocument,
   type ManifestRecord,
-} from "./manifest/schemas.js";
-export { canonicalJson, canonicalBytes, CanonicalJsonError } from "./manifest/canonical.js";
-export { buildManifest, buildExport } from "./manifest/build.js";
-export { sha256Hex, materialSha256 } from "./manifest/hash.js";
-export type { CanonicalDocument } from "./manifest/build.js";
+} from "./documents/schemas.js";
+export { canonicalJson, canonicalBytes, CanonicalJsonError } from "./core/canonical.js";
+export { buildManifest, buildExport } from "./documents/manifest-build.js";
+export { sha256Hex } from "./core/hash.js";
+export { materialSha256 } from "./documents/material-hash.js";
+export type { CanonicalDocument } from "./documents/manifest-build.js";
 
 // Publication and verification
 export {
@@ -176,7 +177,7 @@ export { hookedFs, injectedFsError, type PublishFsCall, type PublishFsHook } fro
  */
 export { verifyFiles, type VerifyFilesOptions, type VerifyFilesResult } from "./verify/verify-files.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify/verify-export.js";
-export { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES } from "./verify/read-document.js";
+export { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES } from "./core/read-document.js";
 export {
   problemsToShow,
   STRUCTURAL_PROBLEM_CODES,
@@ -233,5 +234,5 @@ export type { EvalMode, Outcome } from "./eval/score.js";
 
 // Configuration and errors
 export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./config/timeout.js";
-export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./errors.js";
-export { VERSION } from "./version.js";
+export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./core/errors.js";
+export { VERSION } from "./core/version.js";

@@ -1,7 +1,7 @@
 // `little-canary check`: screen one text (stdin or --text) and print the verdict JSON.
 // Exit 0 only when the text is safe AND both layers were exercised; 1 for a detection
 // (block or flag); 2 when coverage failed or did not run, or the input/usage was invalid.
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { apiKeyFromEnv } from "../../src/canary/openai-probe.js";
 import { validateServiceUrl } from "../../src/canary/endpoint.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";

@@ -12,7 +12,7 @@ import { demoExitCode, type DemoOutcome, type RecordResult } from "../../src/dem
 import { captureFromLive, writeCapture } from "../../src/demo/record.js";
 import { demoJson, liveDisclosureJson, liveDisclosureLines, liveResultLines, replayLines, label } from "../../src/demo/render.js";
 import { runReplay } from "../../src/demo/replay.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
 import { timeoutArg } from "../options.js";

@@ -51,7 +51,7 @@ function parseServiceOrigin(raw) {
 		error: SERVICE_URL_RULE
 	};
 }
-// src/errors.ts
+// src/core/errors.ts
 var LittleCanaryError = class extends Error {
 	code;
 	name = "LittleCanaryError";

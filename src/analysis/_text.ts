@@ -3,7 +3,7 @@
 // characters, curly apostrophes and markdown emphasis cannot hide a phrase, and whitespace runs
 // are collapsed to one character so patterns never need an unbounded `\s+`.
 // Every function here is linear in its input.
-import { truncateCodePoints } from "../text/codepoints.js";
+import { truncateCodePoints } from "../core/codepoints.js";
 
 const APOSTROPHES = /[\u2018\u2019\u201A\u201B\u2032\u02BC\u02B9\u0060\u00B4]/gu;
 const QUOTES = /[\u201C\u201D\u201E\u201F\u2033\u00AB\u00BB]/gu;

@@ -5,8 +5,8 @@
 // Signals keep a short evidence excerpt for in-process callers; nothing here logs or throws
 // with reply or input text.
 import type { CanaryResult } from "../canary/types.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
-import { UsageError } from "../errors.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
+import { UsageError } from "../core/errors.js";
 import type { AnalysisResult, Analyzer, Signal } from "./types.js";
 import { DEFAULT_BLOCK_THRESHOLD } from "./signals.js";
 import { normalizeForMatching, normalizeForSyntax } from "./_text.js";

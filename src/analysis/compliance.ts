@@ -8,7 +8,7 @@
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
 import { GAP, WORD, rx } from "./_rules.js";
-import { sliceCodePoints } from "../text/codepoints.js";
+import { sliceCodePoints } from "../core/codepoints.js";
 
 const r = String.raw;
 

@@ -12,7 +12,7 @@ import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
 import { normalizeForMatching } from "./_text.js";
 import { DISCONTINUITY_STOP_WORDS } from "./discontinuity.js";
-import { codePointLength } from "../text/codepoints.js";
+import { codePointLength } from "../core/codepoints.js";
 
 export interface LeakFragment {
   /** The clause's words joined by single spaces. */

@@ -29,4 +29,9 @@ export interface AnalysisResult {
 export interface Analyzer {
   readonly method: "regex" | "llm_judge";
   analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult>;
+  /**
+   * Whether the analyzer's backend answers, for analyzers that call one (the LLM judges). The
+   * regex analyzer has none; the health report then leaves the judge fields out.
+   */
+  isAvailable?(): Promise<boolean>;
 }

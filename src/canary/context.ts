@@ -2,7 +2,7 @@
 // estimate is deliberately pessimistic — four tokens per code point of both the segment and the
 // system prompt, plus the reply budget and a fixed allowance for the chat template — because an
 // Ollama prompt that does not fit is truncated silently (decision 7). Defaults give 15044.
-import { codePointLength } from "../text/codepoints.js";
+import { codePointLength } from "../core/codepoints.js";
 
 export const CHAT_TEMPLATE_ALLOWANCE = 64;
 

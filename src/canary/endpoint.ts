@@ -2,7 +2,7 @@
 // output, a loopback/remote classification, and a strict validator for service URLs given on the
 // command line. A configured URL may carry secrets (userinfo, a token in the query), so nothing
 // here ever returns or throws the raw string: only the scheme, host and port survive.
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 export const INVALID_ENDPOINT = "<invalid endpoint>";
 export type EndpointClass = "loopback" | "remote" | "invalid";

@@ -6,8 +6,9 @@
 // is a failure (decision 7). Before its first check the probe proves, once per instance, that the
 // backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
@@ -27,8 +28,7 @@ import {
   type RunContext,
 } from "./run-context.js";
 
-export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
-export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
+export { DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL } from "./defaults.js";
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;

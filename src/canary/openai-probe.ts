@@ -5,11 +5,13 @@
 // makes one warm-up call with a known calibration prompt (run-context.ts); a reply whose
 // usage.prompt_tokens is below what its prompt must cost is `context_truncated` (an Ollama /v1
 // endpoint cuts over-long prompts silently, as its native API does).
-import { ConfigError, UsageError } from "../errors.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
+import { ConfigError, UsageError } from "../core/errors.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
-import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
+import { resolveClientEndpoint } from "./endpoint.js";
+import { errorClassName, type FetchLike } from "./http-call.js";
+import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
+import { openAIModelsReachable } from "./openai-inventory.js";
 import { startCanaryResult } from "./result.js";
 import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { openAIHeaders, openAISuccessMetadata, postOpenAIChat } from "./openai-chat.js";
@@ -18,10 +20,8 @@ import { openAIChatBody } from "./openai-chat.js";
 import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-context.js";
 import type { CanaryFailureCode } from "./types.js";
 
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
-const AVAILABILITY_TIMEOUT_MS = 5_000;
-const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
+export { openAIModelsReachable } from "./openai-inventory.js";
 
 export interface OpenAICanaryProbeOptions {
   readonly model?: string;
@@ -169,21 +169,5 @@ export class OpenAICanaryProbe implements CanaryProbe {
 
   toString(): string {
     return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
-}
-
-export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
-  try {
-    const target = serviceRequestTarget(baseUrl, "/models");
-    if (!target) return false;
-    const outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: openAIHeaders(apiKey, target.authorization),
-      timeoutMs: AVAILABILITY_TIMEOUT_MS,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
-    return outcome.kind === "response" && outcome.status === 200;
-  } catch {
-    return false;
   }
 }

@@ -1,7 +1,7 @@
 // Validation of the numeric and string options shared by the probes and the judges. Invalid
 // options are caller mistakes, so they throw UsageError at construction time (decision 8: a
 // timeout is a finite number > 0), long before any text is screened.
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {

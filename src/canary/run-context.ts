@@ -11,7 +11,7 @@
 import { serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type FetchLike } from "./http-call.js";
 import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
-import { utf8ByteLength } from "../text/codepoints.js";
+import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
 /**

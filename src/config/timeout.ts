@@ -1,7 +1,7 @@
 // One validation for every canary timeout (decision 8): a finite number of seconds > 0, from
 // `--timeout`, else LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the
 // original, because an infinite deadline is a hang and NaN disables the deadline entirely.
-import { ConfigError, UsageError } from "../errors.js";
+import { ConfigError, UsageError } from "../core/errors.js";
 
 export const DEFAULT_CANARY_TIMEOUT_SECONDS = 600;
 export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT";

@@ -9,9 +9,9 @@
 // texts; nothing from the file is echoed.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { parseJsonLine } from "../jsonl/parse-line.js";
-import { canonicalJsonUnchecked } from "../manifest/canonical.js";
-import { sha256Hex } from "../manifest/hash.js";
+import { parseJsonLine } from "../core/parse-line.js";
+import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { sha256Hex } from "../core/hash.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, CONTRAST_CASES, DEMO_GENERATION, MAX_CAPTURE_BYTES } from "./contrast.js";
 
 const nonBlank = (error: string) => z.string({ error }).refine((s) => s.trim() !== "", { error });

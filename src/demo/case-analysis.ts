@@ -4,7 +4,7 @@
 // canary system prompt, as in a live check.
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import type { AnalysisResult } from "../analysis/types.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 
 export interface ResponseAnalyzer {
   analyzeResponse(input: string, response: string): Pick<AnalysisResult, "riskScore" | "shouldBlock" | "signals">;

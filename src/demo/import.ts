@@ -4,7 +4,7 @@
 // metadata field as recorded, re-hashes the payload over our canonical JSON, and appends to the
 // provenance note where the capture came from and which hash it carried. Nothing is fabricated:
 // a capture without recorded responses cannot be imported.
-import { LittleCanaryError } from "../errors.js";
+import { LittleCanaryError } from "../core/errors.js";
 import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "./capture.js";
 import { MAX_CAPTURE_BYTES } from "./contrast.js";
 

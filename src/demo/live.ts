@@ -6,9 +6,9 @@
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
 import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
 import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";
-import { codePointLength } from "../text/codepoints.js";
+import { codePointLength } from "../core/codepoints.js";
 import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";

@@ -2,8 +2,8 @@
 // with Ollama can make the capture this package cannot ship. Only a complete contrast is recorded;
 // expectations are what this build's analyzer said about these exact reply bytes.
 import writeFileAtomic from "write-file-atomic";
-import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../canary/system-prompt.js";
-import { VERSION } from "../version.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
+import { VERSION } from "../core/version.js";
 import { sealCapture, type Capture } from "./capture.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";

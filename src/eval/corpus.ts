@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { LittleCanaryError } from "../errors.js";
-import { parseJsonLine } from "../jsonl/parse-line.js";
-import { isWellFormedText, truncateCodePoints } from "../text/codepoints.js";
+import { LittleCanaryError } from "../core/errors.js";
+import { parseJsonLine } from "../core/parse-line.js";
+import { isWellFormedText, truncateCodePoints } from "../core/codepoints.js";
 import { asciiJson } from "./_inert.js";
 
 /** A corpus file larger than this is refused before it is decoded. */

@@ -3,7 +3,7 @@
 // summary. A file without the `complete` line is an interrupted run. Case text appears only as a
 // short preview plus its SHA-256 and length, and every line is serialised inertly (_inert.ts).
 import { createHash } from "node:crypto";
-import { codePointLength, truncateCodePoints } from "../text/codepoints.js";
+import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
 import { inertJson } from "./_inert.js";
 import type { CorpusFile, EvalCase } from "./corpus.js";
 import type { CaseScore, EvalMode } from "./score.js";

@@ -3,7 +3,7 @@
 // canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
 // skewed by contention), writing and flushing one JSONL line per case and a completion line at the
 // end. Cases whose layers did not run are unscored and stay in the full-population denominators.
-import { UsageError, LittleCanaryError } from "../errors.js";
+import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
 import { httpCall, type FetchLike } from "../canary/http-call.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
@@ -12,7 +12,7 @@ import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { roundHalfEven } from "../pipeline/round.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../core/version.js";
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { asciiJson } from "./_inert.js";

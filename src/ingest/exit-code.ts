@@ -1,7 +1,7 @@
 // The ingest outcome as an exit code (ingest.md §8, seed 001): 0 every record admitted;
 // 1 held for detection only (blocked/flagged); 2 any record held for an operational or coverage
 // reason, or held with no detection reason at all. Exit 3 (refused) is decided by the caller.
-import type { IngestManifest } from "../manifest/schemas.js";
+import type { IngestManifest } from "../documents/schemas.js";
 
 const OPERATIONAL = new Set(["malformed", "over_budget", "degraded", "unexercised", "error"]);
 const DETECTION = new Set(["blocked", "flagged"]);

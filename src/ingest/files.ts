@@ -22,13 +22,13 @@ import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { requiredCanaryContext } from "../canary/context.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
-import { LittleCanaryError } from "../errors.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
+import { LittleCanaryError } from "../core/errors.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { readRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import type { IngestManifest } from "../manifest/schemas.js";
+import type { IngestManifest } from "../documents/schemas.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublicationLock } from "../publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
@@ -36,7 +36,7 @@ import { checkTargetDirectories, preflightTargets, type PublishTargets } from ".
 import { DEFAULT_MAX_CANARY_FAILURES } from "../schedule/circuit-breaker.js";
 import { ingestExitCode, type IngestOutcomeCode } from "./exit-code.js";
 import type { CheckingPipeline } from "./gate.js";
-import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "./policy.js";
+import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import { ingestRecords, readerLimitsForPolicy, type IngestRun } from "./run.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */

@@ -6,13 +6,13 @@
 // records `canary_context_verified: false` (which `verify` refuses). Beyond the trained length,
 // the gate makes the probe's warm-up call and reads GET /api/ps: a server that loaded a smaller
 // context than the num_ctx sent, or that cannot say what it loaded, refuses the run.
-import { LittleCanaryError } from "../errors.js";
+import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
-import type { IngestPolicy } from "./policy.js";
+import type { IngestPolicy } from "../documents/policy.js";
 
 export interface GateResult {
   readonly verified: boolean;

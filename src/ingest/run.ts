@@ -12,7 +12,7 @@
 // Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
 // every segment of every planned record still goes through it, and a record's detection is
 // "none" only when every segment was inspected.
-import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../jsonl/limits.js";
+import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../documents/reader-limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
 import {
   buildExport,
@@ -22,7 +22,7 @@ import {
   type AdmittedSnapshot,
   type CanonicalDocument,
   type CanonicalRecordEntry,
-} from "../manifest/build.js";
+} from "../documents/manifest-build.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
@@ -30,8 +30,8 @@ import {
   malformedRecordEntry,
   overBudgetRecordEntry,
   type SegmentResult,
-} from "../manifest/records.js";
-import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../manifest/schemas.js";
+} from "../documents/manifest-records.js";
+import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../documents/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
 import {
@@ -44,14 +44,14 @@ import {
   type CanaryObservation,
   type CanaryProfile,
 } from "../schedule/circuit-breaker.js";
-import type { VerdictJson } from "../pipeline/verdict-schema.js";
-import { planSegments, type SegmentableRecord, type SegmentPlan } from "../segment/plan.js";
-import { LittleCanaryError } from "../errors.js";
-import { VERSION } from "../version.js";
-import { classifySegmentVerdict, isClassifyError } from "./classify.js";
+import type { VerdictJson } from "../documents/verdict-schema.js";
+import { planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
+import { LittleCanaryError } from "../core/errors.js";
+import { VERSION } from "../core/version.js";
+import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
 import { isGenuinePipeline, runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
-import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "./policy.js";
-import { stopsChecking } from "./record-state.js";
+import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
+import { stopsChecking } from "../documents/record-state.js";
 
 export type IngestInput =
   | string

@@ -6,7 +6,7 @@
 // because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
 // (degraded, canary or analysis not exercised: unscreened) → advisory (missing: unscreened;
 // flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 /** What a host does with one input: pass it, warn, refuse it, or report that it was not screened. */
 export type HostDecision = "allow" | "warn" | "deny" | "unscreened";

@@ -14,8 +14,8 @@
 //   `input_text` parts. Empty text is `unexercised` and the checker is not called.
 // - A checker that throws or returns something other than a genuine verdict yields `degraded`
 //   with the error's class name only. `outputInfo` never contains the input text.
-import { UsageError } from "../errors.js";
-import { codePointLength } from "../text/codepoints.js";
+import { UsageError } from "../core/errors.js";
+import { codePointLength } from "../core/codepoints.js";
 import type { DegradedPolicy } from "../pipeline/options.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV, type HostClassification } from "./classify.js";

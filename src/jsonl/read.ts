@@ -22,11 +22,11 @@
 
 import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 import { isBlankBytes } from "./blank.js";
-import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "./limits.js";
+import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 import { BoundedLineSplitter } from "./lines.js";
-import { MAX_NESTING_DEPTH, parseJsonBytes } from "./parse-line.js";
+import { MAX_NESTING_DEPTH, parseJsonBytes } from "../core/parse-line.js";
 import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 export type ReaderRefusalCode =

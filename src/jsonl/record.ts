@@ -17,14 +17,14 @@
 // invalid value is never free.
 
 import { Buffer } from "node:buffer";
-import { codePointLength } from "../text/codepoints.js";
-import { SKIP_SHAPE, SkippedValue, type Shape } from "./parse-line.js";
+import { codePointLength } from "../core/codepoints.js";
+import { SKIP_SHAPE, SkippedValue, type Shape } from "../core/parse-line.js";
 import {
   MAX_LABEL_CHARS,
   MAX_METADATA_KEY_CHARS,
   type ReaderKind,
   type ReaderLimits,
-} from "./limits.js";
+} from "../documents/reader-limits.js";
 
 export type RecordProblemCode =
   | "unknown_key"

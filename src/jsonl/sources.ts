@@ -6,7 +6,7 @@
 // before the reader would hide invalid UTF-8 that must be refused.
 
 import { createReadStream } from "node:fs";
-import { LittleCanaryError, UsageError } from "../errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 
 export const READ_CHUNK_BYTES = 65536;
 

@@ -4,7 +4,7 @@
 // fixed texts: no exception message, reply or input can reach them.
 import type { AnalysisResult } from "../analysis/types.js";
 import type { ChatOutcome } from "../canary/chat-exchange.js";
-import { truncateCodePoints } from "../text/codepoints.js";
+import { truncateCodePoints } from "../core/codepoints.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
 

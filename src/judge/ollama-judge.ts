@@ -9,7 +9,7 @@ import type { FetchLike } from "../canary/http-call.js";
 import { resolveChatSettings } from "../canary/options.js";
 import { postOllamaChat } from "../canary/ollama-chat.js";
 import { ollamaModelInstalled } from "../canary/ollama-inventory.js";
-import { DEFAULT_OLLAMA_URL } from "../canary/ollama-probe.js";
+import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
 import type { ChatEndpoint } from "../canary/chat-exchange.js";

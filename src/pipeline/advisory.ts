@@ -1,6 +1,6 @@
 // A security advisory travels with an allowed input when something looked wrong but the mode
 // let it through. It carries category names or structural reason labels only, never text.
-import type { AdvisoryJson } from "./verdict-schema.js";
+import type { AdvisoryJson } from "../documents/verdict-schema.js";
 
 export type Severity = "none" | "low" | "medium" | "high";
 

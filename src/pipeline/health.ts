@@ -2,6 +2,7 @@
 // judge) backends answer. It never contains secrets, URL userinfo/paths or exception text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import type { Analyzer } from "../analysis/types.js";
 import type { SecurityPipeline } from "./pipeline.js";
 
 export interface HealthReport {
@@ -42,9 +43,18 @@ async function probeAvailability(check: () => Promise<boolean>): Promise<{ avail
   }
 }
 
+/** The report before its verdict fields; built in the order its keys are serialized. */
+type HealthDraft = { -readonly [K in keyof Omit<HealthReport, "ready" | "degraded" | "status" | "coverage">]: HealthReport[K] };
+
+/** The analyzer's own readiness check, bound to it, or null when it has none (the regex analyzer). */
+function analyzerCheck(analyzer: Analyzer): (() => Promise<boolean>) | null {
+  const isAvailable = analyzer.isAvailable;
+  return isAvailable === undefined ? null : () => isAvailable.call(analyzer);
+}
+
 export async function buildHealthReport(pipeline: SecurityPipeline): Promise<HealthReport> {
   const o = pipeline.options;
-  const report: Record<string, unknown> = {
+  const report: HealthDraft = {
     structural_filter: o.enableStructuralFilter,
     canary_enabled: o.enableCanary,
     mode: o.mode,
@@ -55,11 +65,10 @@ export async function buildHealthReport(pipeline: SecurityPipeline): Promise<Hea
   let ready = true;
   if (o.enableCanary) {
     const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
+    const judgeCheck = o.judgeModel !== null ? analyzerCheck(pipeline.analyzer) : null;
     const [canary, judge] = await Promise.all([
       probeAvailability(() => pipeline.probe.isAvailable()),
-      o.judgeModel !== null && "isAvailable" in pipeline.analyzer
-        ? probeAvailability(() => (pipeline.analyzer as unknown as { isAvailable(): Promise<boolean> }).isAvailable())
-        : Promise.resolve(null),
+      judgeCheck !== null ? probeAvailability(judgeCheck) : Promise.resolve(null),
     ]);
     report.canary_model = o.canaryModel;
     report.canary_available = canary.available;
@@ -77,16 +86,19 @@ export async function buildHealthReport(pipeline: SecurityPipeline): Promise<Hea
       report.canary_context = known === null ? "unknown" : known.loaded.kind;
       if (known?.loaded.kind === "too_small") ready = false;
     }
-    if (judge !== null) {
+    // `judge` is non-null only when a judge model is set; the second test says so to the compiler.
+    if (judge !== null && o.judgeModel !== null) {
       report.judge_model = o.judgeModel;
       report.judge_available = judge.available;
       if (judge.threw) report.judge_check = "failed";
       ready = ready && judge.available;
     }
   }
-  report.ready = ready;
-  report.degraded = !ready;
-  report.status = ready ? "ready" : "degraded";
-  report.coverage = o.enableCanary ? "behavioral" : o.enableStructuralFilter ? "structural_only" : "unscreened";
-  return report as unknown as HealthReport;
+  return {
+    ...report,
+    ready,
+    degraded: !ready,
+    status: ready ? "ready" : "degraded",
+    coverage: o.enableCanary ? "behavioral" : o.enableStructuralFilter ? "structural_only" : "unscreened",
+  };
 }

@@ -1,8 +1,8 @@
 // SecurityPipeline options: defaults of pipeline.md §5.1 (camelCased), validated once at
 // construction so a bad option fails loudly before any text is screened.
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
 
 export type PipelineMode = "block" | "advisory" | "full";

@@ -7,7 +7,7 @@
 // caller can swap its probe, analyzer or `check` (ingest relies on that to trust its verdicts).
 import type { Analyzer, AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { CanaryProbe, CanaryResult } from "../canary/types.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { StructuralFilter } from "../structural/filter.js";
 import { buildAnalyzer, buildProbe } from "./clients.js";
 import { AuditLogger } from "./audit.js";
@@ -24,9 +24,9 @@ import {
 } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
 import { combineSegments, type FinishState, type ScreenedSegment } from "./segments.js";
-import { segmentSpans } from "../segment/spans.js";
-import { sliceSpans } from "../segment/plan.js";
-import { codePointLength } from "../text/codepoints.js";
+import { segmentSpans } from "../documents/segment-spans.js";
+import { sliceSpans } from "../documents/segment-plan.js";
+import { codePointLength } from "../core/codepoints.js";
 
 /** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
 export interface PipelineDescription {

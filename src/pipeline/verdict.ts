@@ -7,7 +7,7 @@ import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/t
 import type { CoverageReason } from "./coverage.js";
 import { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
-import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "./verdict-schema.js";
+import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
 
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
 export type LayerName = "structural_filter" | "canary_probe";

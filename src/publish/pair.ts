@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, open } from "node:fs/promises";
-import { MANIFEST_SCHEMA } from "../manifest/schemas.js";
+import { MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";
 
 /** The canonical export starts with these two keys (sorted: manifest_schema, manifest_sha256). */

@@ -1,9 +1,9 @@
 // In-memory validation of what is about to be published. Nothing touches the disk until both
 // documents are known to be complete, schema-valid and bound to each other, so a bug upstream
 // can never produce a file that verify would have to refuse later.
-import type { CanonicalDocument } from "../manifest/build.js";
-import { sha256Hex } from "../manifest/hash.js";
-import { IngestExportSchema, IngestManifestSchema, type IngestExport, type IngestManifest } from "../manifest/schemas.js";
+import type { CanonicalDocument } from "../documents/manifest-build.js";
+import { sha256Hex } from "../core/hash.js";
+import { IngestExportSchema, IngestManifestSchema, type IngestExport, type IngestManifest } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";
 
 export interface PublishDocuments {

@@ -6,7 +6,7 @@
 import { constants } from "node:fs";
 import { access, lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
-import { LittleCanaryError } from "../errors.js";
+import { LittleCanaryError } from "../core/errors.js";
 
 export interface PublishTargets {
   readonly manifestPath: string;

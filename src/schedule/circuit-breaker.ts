@@ -10,7 +10,7 @@
 // nothing from the canary clients. "Consecutive" is in completion order: with concurrency the
 // checks already in flight when it opens still finish on their own.
 import { SecurityPipeline } from "../pipeline/pipeline.js";
-import type { VerdictJson } from "../pipeline/verdict-schema.js";
+import type { VerdictJson } from "../documents/verdict-schema.js";
 
 /** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
 export const DEFAULT_MAX_CANARY_FAILURES = 5;

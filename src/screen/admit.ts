@@ -1,9 +1,9 @@
 // All-or-nothing admission of a screen batch: every item is validated (same record rules as the
 // JSONL reader, decision 4) and the count and total-size limits are enforced before any check
 // runs. Any problem refuses the whole batch with a message that names the rule, never the text.
-import { LittleCanaryError } from "../errors.js";
-import type { ReaderLimits } from "../jsonl/limits.js";
-import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../jsonl/limits.js";
+import { LittleCanaryError } from "../core/errors.js";
+import type { ReaderLimits } from "../documents/reader-limits.js";
+import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../documents/reader-limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
 
 export type ScreenInput = string | { readonly text: string; readonly id?: string | null; readonly source?: string | null };

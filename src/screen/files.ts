@@ -5,12 +5,12 @@
 // InputRefusedError (`input_refused`); nothing is printed or written here.
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { LittleCanaryError } from "../errors.js";
-import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../jsonl/limits.js";
+import { LittleCanaryError } from "../core/errors.js";
+import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
 import { readRecords } from "../jsonl/read.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import type { BatchDocument } from "../manifest/schemas.js";
+import type { BatchDocument } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { itemsFromRecords } from "./admit.js";

@@ -2,14 +2,14 @@
 // input order. There is no batch verdict: each item carries its own state and verdict, and the
 // document never contains item text (only its SHA-256 and code-point length).
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../manifest/canonical.js";
-import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, type BatchState } from "../manifest/schemas.js";
+import { canonicalJson } from "../core/canonical.js";
+import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, type BatchState } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
 import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, canaryProfile, observeCanary, type CanaryProfile } from "../schedule/circuit-breaker.js";
-import { codePointLength } from "../text/codepoints.js";
-import type { ReaderLimits } from "../jsonl/limits.js";
+import { codePointLength } from "../core/codepoints.js";
+import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import { batchState } from "./state.js";
 

@@ -7,7 +7,7 @@
 // another type) is a programming error and throws UsageError. The cost of a custom pattern
 // is the caller's responsibility: it is not vetted for catastrophic backtracking.
 
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 export interface CustomPattern {
   readonly pattern: string | RegExp;

@@ -9,7 +9,7 @@
 // names the outermost encoding, the one that is visible in the input.
 
 import type { EncodingKind } from "./labels.js";
-import { codePointLength } from "../text/codepoints.js";
+import { codePointLength } from "../core/codepoints.js";
 
 export interface DecodeLimits {
   /** Layers of encoding undone, counting the outermost as 1. */

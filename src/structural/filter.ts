@@ -8,8 +8,8 @@
 // Every check runs even when an earlier one fired, so the reasons show all that was seen;
 // the work per call is linear in the input apart from the capped decode search.
 
-import { UsageError } from "../errors.js";
-import { codePointLength } from "../text/codepoints.js";
+import { UsageError } from "../core/errors.js";
+import { codePointLength } from "../core/codepoints.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
 import { DEFAULT_DECODE_LIMITS, findEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";

@@ -7,7 +7,7 @@
  */
 export { verifyFiles, type VerifyFilesOptions, type VerifyFilesResult } from "./verify-files.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify-export.js";
-export { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES } from "./read-document.js";
+export { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES } from "../core/read-document.js";
 export {
   problemsToShow,
   STRUCTURAL_PROBLEM_CODES,

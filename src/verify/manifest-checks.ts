@@ -6,12 +6,12 @@
 // hold reasons, admission and counters must follow from its segments (record-state.ts), and
 // its segment spans must be the plan the manifest's policy gives for its recorded lengths.
 // This catches a forged state on held records too, where no export text is available.
-import { classifySegmentVerdict } from "../ingest/classify.js";
-import { recordState, uncheckedHoldState, type SegmentOutcome } from "../ingest/record-state.js";
-import { canonicalJsonUnchecked } from "../manifest/canonical.js";
-import { countRecords } from "../manifest/counts.js";
-import { ManifestRecordSchema, type ManifestRecord } from "../manifest/schemas.js";
-import { segmentCount, segmentSpans } from "../segment/spans.js";
+import { classifySegmentVerdict } from "../documents/classify.js";
+import { recordState, uncheckedHoldState, type SegmentOutcome } from "../documents/record-state.js";
+import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { countRecords } from "../documents/counts.js";
+import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
+import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
 

@@ -14,21 +14,21 @@
 // parsed by the strict document reader (read-document.ts), which refuses duplicate keys at any
 // depth. An already parsed value cannot show them (`JSON.parse` keeps the last `text` of two),
 // which is why the file-based `verifyFiles` (verify-files.ts) is the easy path.
-import { classifySegmentVerdict } from "../ingest/classify.js";
-import { canonicalJsonUnchecked } from "../manifest/canonical.js";
-import { sha256Hex } from "../manifest/hash.js";
-import { isStringMap } from "../manifest/metadata-map.js";
-import { EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../manifest/schemas.js";
-import { sortByCodePoint } from "../segment/code-point-order.js";
-import { metadataMaterial } from "../segment/material.js";
-import { sliceSpans } from "../segment/plan.js";
-import { segmentCount, segmentSpans } from "../segment/spans.js";
-import { codePointLength } from "../text/codepoints.js";
+import { classifySegmentVerdict } from "../documents/classify.js";
+import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { sha256Hex } from "../core/hash.js";
+import { isStringMap } from "../documents/metadata-map.js";
+import { EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../documents/schemas.js";
+import { sortByCodePoint } from "../core/code-point-order.js";
+import { metadataMaterial } from "../documents/segment-material.js";
+import { sliceSpans } from "../documents/segment-plan.js";
+import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
+import { codePointLength } from "../core/codepoints.js";
 import { isInt, isObj, isWellFormedString, own, planGeometry, sameKeySet, type Obj } from "./_values.js";
 import { checkCounts, checkManifestRecords, checkRunAndContext } from "./manifest-checks.js";
 import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
-import { parseJsonDocument, type DocumentLabel } from "./read-document.js";
-import { LittleCanaryError } from "../errors.js";
+import { parseJsonDocument, type DocumentLabel } from "../core/read-document.js";
+import { LittleCanaryError } from "../core/errors.js";
 
 export interface VerifyOptions {
   /**

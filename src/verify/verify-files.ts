@@ -3,9 +3,9 @@
 // returns everything as data: unreadable files, a pin mismatch and every consistency problem
 // are problems with stable codes, never exceptions (only an invalid option throws).
 import { resolve } from "node:path";
-import { LittleCanaryError, UsageError } from "../errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { VerifyProblem } from "./problems.js";
-import { readJsonDocument, type DocumentLabel, type ReadDocument } from "./read-document.js";
+import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
 
 export interface VerifyFilesOptions {

@@ -13,8 +13,8 @@ import {
 } from "../../src/analysis/signals.js";
 import { checkAttackCompliance } from "../../src/analysis/compliance.js";
 import type { CanaryResult } from "../../src/canary/types.js";
-import { UsageError } from "../../src/errors.js";
-import { codePointLength } from "../../src/text/codepoints.js";
+import { UsageError } from "../../src/core/errors.js";
+import { codePointLength } from "../../src/core/codepoints.js";
 
 function canary(response: string, success = true): CanaryResult {
   return {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { BehavioralAnalyzer } from "../../src/analysis/behavioral.js";
 import { deriveLeakFragments } from "../../src/analysis/leak.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 
 const leaks = (analyzer: BehavioralAnalyzer, reply: string): number =>
   analyzer.analyzeResponse("q", reply).signals.filter((s) => s.category === "system_prompt_leak").length;

@@ -2,7 +2,7 @@
 // fragments that partially match many rules is analysed in under a second.
 import { beforeAll, describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
-import { codePointLength } from "../../src/text/codepoints.js";
+import { codePointLength } from "../../src/core/codepoints.js";
 
 const SIZE = 20_000;
 const UNITS = [

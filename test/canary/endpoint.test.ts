@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import {
   endpointClass,
   endpointOrigin,

@@ -1,9 +1,9 @@
 // The Ollama canary probe against a real loopback stand-in: every row of the pipeline.md §2
 // failure table, the §9 probe bullets, the context checks of ingest.md §4.9 and decision 7.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { OllamaCanaryProbe, type OllamaCanaryProbeOptions } from "../../src/canary/ollama-probe.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";
 import type { CanaryResult } from "../../src/canary/types.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

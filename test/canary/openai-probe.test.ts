@@ -1,9 +1,9 @@
 // The OpenAI-compatible probe against a real loopback stand-in (pipeline.md §6): request shape,
 // every failure text, the length cut-off as degraded, and an API key that never leaks.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, UsageError } from "../../src/errors.js";
+import { ConfigError, UsageError } from "../../src/core/errors.js";
 import { OpenAICanaryProbe, apiKeyFromEnv, type OpenAICanaryProbeOptions } from "../../src/canary/openai-probe.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import type { CanaryResult } from "../../src/canary/types.js";
 import { startOpenAIStandIn, type OpenAIStandIn } from "../support/openai-stand-in.js";
 import { freePort } from "../support/free-port.js";

@@ -3,7 +3,7 @@ import { runCli } from "../support/cli.js";
 import { refusedUrl } from "../support/free-port.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { startOpenAIStandIn } from "../support/openai-stand-in.js";
-import { VERSION } from "../../src/version.js";
+import { VERSION } from "../../src/core/version.js";
 
 let ollama: OllamaStandIn;
 beforeEach(async () => {

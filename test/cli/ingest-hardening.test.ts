@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { sha256Hex } from "../../src/manifest/hash.js";
+import { sha256Hex } from "../../src/core/hash.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

@@ -5,14 +5,14 @@ import { join } from "node:path";
 import { runCli } from "../support/cli.js";
 import { refusedUrl } from "../support/free-port.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { canonicalJsonUnchecked } from "../../src/manifest/canonical.js";
-import { sha256Hex } from "../../src/manifest/hash.js";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
 import { readRecords } from "../../src/jsonl/read.js";
 import { readerLimitsForPolicy } from "../../src/ingest/run.js";
-import { STRICT_V1 } from "../../src/ingest/policy.js";
+import { STRICT_V1 } from "../../src/documents/policy.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

@@ -2,7 +2,7 @@
 // another implementation's format, imported with the library's importer); no model produced its
 // responses. A real upstream recording is replayed too when one is available beside the repository.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/documents/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
 import { runReplay } from "../../src/demo/replay.js";
 import { runLocal } from "../support/run-local.js";

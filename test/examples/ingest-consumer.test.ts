@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { consumeExport, type ConsumedRecord } from "../../examples/ingest-consumer.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { sha256Hex } from "../../src/manifest/hash.js";
-import { canonicalJsonUnchecked } from "../../src/manifest/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

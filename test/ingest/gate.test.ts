@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runContextGate, IngestGateError } from "../../src/ingest/gate.js";
 import { ingestRecords } from "../../src/ingest/run.js";
-import { STRICT_V1 } from "../../src/ingest/policy.js";
+import { STRICT_V1 } from "../../src/documents/policy.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 
 const REQUIRED = requiredCanaryContext({ segmentChars: STRICT_V1.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });

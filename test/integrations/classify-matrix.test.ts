@@ -15,7 +15,7 @@ import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
 import { createOpenCodeHooks } from "../../src/integrations/opencode/plugin.js";
 import { createInputHandler } from "../../src/integrations/pi/plugin.js";
 import { BLOCK_UNSAFE, createBeforeAgentRunHandler } from "../../src/integrations/openclaw/plugin.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { HOST_BUNDLES } from "../../scripts/build-integrations.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { answering, startRawService, type RawService } from "../support/integrations/raw-service.js";

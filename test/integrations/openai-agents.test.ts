@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PipelineMode } from "../../src/pipeline/options.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { littleCanaryInputGuardrail, extractUserText } from "../../src/integrations/openai-agents.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "../support/integrations/service.js";

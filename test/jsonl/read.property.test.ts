@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_READER_LIMITS, type ReaderKind, type ReaderLimits } from "../../src/jsonl/limits.js";
+import { DEFAULT_READER_LIMITS, type ReaderKind, type ReaderLimits } from "../../src/documents/reader-limits.js";
 import { readRecords, type ReadOutcome } from "../../src/jsonl/read.js";
 import { textByteLength } from "../../src/jsonl/record.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
-import { utf8ByteLength } from "../../src/text/codepoints.js";
+import { utf8ByteLength } from "../../src/core/codepoints.js";
 
 const REFUSAL_CODES = [
   "line_too_long", "invalid_utf8", "bom", "too_many_items", "malformed_json", "duplicate_key",

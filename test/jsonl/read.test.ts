@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_READER_LIMITS, maxLineBytes, type ReaderKind, type ReaderLimits } from "../../src/jsonl/limits.js";
+import { DEFAULT_READER_LIMITS, maxLineBytes, type ReaderKind, type ReaderLimits } from "../../src/documents/reader-limits.js";
 import { readRecords, type ReadOutcome, type ReaderRefusal } from "../../src/jsonl/read.js";
 import type { RawRecord } from "../../src/jsonl/record.js";
 import { fromBytes, fromFile } from "../../src/jsonl/sources.js";

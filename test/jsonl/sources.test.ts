@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LittleCanaryError } from "../../src/errors.js";
-import { DEFAULT_READER_LIMITS } from "../../src/jsonl/limits.js";
+import { LittleCanaryError } from "../../src/core/errors.js";
+import { DEFAULT_READER_LIMITS } from "../../src/documents/reader-limits.js";
 import { readRecords } from "../../src/jsonl/read.js";
 import { fromBytes, fromFile, fromNodeStream, READ_CHUNK_BYTES } from "../../src/jsonl/sources.js";
 

@@ -2,7 +2,7 @@
 // one-word parsing, degraded results on every failure, no call after a failed canary, and no
 // exception text or secret in any result.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { OllamaJudge } from "../../src/judge/ollama-judge.js";
 import { OpenAIJudge } from "../../src/judge/openai-judge.js";
 import { parseJudgeReply } from "../../src/judge/judge-verdict.js";

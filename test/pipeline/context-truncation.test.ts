@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OllamaCanaryProbe } from "../../src/canary/ollama-probe.js";
 import { CALIBRATION_PROBE_TEXT, LOWER_BOUND_MARGIN, minimumPromptTokens, psEntryContextLength } from "../../src/canary/run-context.js";
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/canary/system-prompt.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { runCli } from "../support/cli.js";

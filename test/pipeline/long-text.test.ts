@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { segmentSpans } from "../../src/segment/spans.js";
+import { segmentSpans } from "../../src/documents/segment-spans.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { pipelineFor, postJson, startService } from "../support/server-harness.js";

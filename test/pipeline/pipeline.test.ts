@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inspect } from "node:util";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { PipelineVerdict } from "../../src/pipeline/verdict.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";
 
@@ -266,6 +266,35 @@ describe("health check", () => {
   it("reports ready and loopback for a reachable stand-in", async () => {
     const health = await pipeline().healthCheck();
     expect(health).toMatchObject({ ready: true, status: "ready", coverage: "behavioral", endpoint_class: "loopback", canary_available: true });
+  });
+
+  it("issue 13: the typed health report keeps its key order and asks the judge through the analyzer's own check", async () => {
+    const health = await pipeline({ judgeModel: "judge-model" }).healthCheck();
+    expect(Object.keys(health)).toEqual([
+      "structural_filter",
+      "canary_enabled",
+      "mode",
+      "provider",
+      "analyzer",
+      "on_degraded",
+      "canary_model",
+      "canary_available",
+      "canary_timeout",
+      "temperature",
+      "ollama_url",
+      "endpoint_origin",
+      "endpoint_class",
+      "canary_context",
+      "judge_model",
+      "judge_available",
+      "ready",
+      "degraded",
+      "status",
+      "coverage",
+    ]);
+    expect(health).toMatchObject({ analyzer: "llm_judge", judge_model: "judge-model", judge_available: expect.any(Boolean) });
+    const regex = await pipeline().healthCheck();
+    expect(Object.keys(regex).filter((key) => key.startsWith("judge_"))).toEqual([]);
   });
 
   it("reports structural_only when the canary is off", async () => {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestFiles } from "../../src/ingest/files.js";
 import { exportBinding } from "../../src/publish/pair.js";
 import { removePreviousPair } from "../../src/publish/publish.js";
-import { sha256Hex } from "../../src/manifest/hash.js";
+import { sha256Hex } from "../../src/core/hash.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { RECORDS, ingestOptions, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, observeCanary } from "../../src/schedule/circuit-breaker.js";
-import type { VerdictJson } from "../../src/pipeline/verdict-schema.js";
+import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 
 const outage = { kind: "outage", reason: "unavailable" } as const;
 const timeout = { kind: "outage", reason: "timeout" } as const;

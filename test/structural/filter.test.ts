@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { StructuralFilter, StructuralReasons as R } from "../../src/structural/index.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 
 const filter = new StructuralFilter();
 const reasons = (text: string): readonly string[] => filter.check(text).reasons;

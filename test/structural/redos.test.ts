@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { StructuralFilter } from "../../src/structural/index.js";
 import { REDOS_SHAPES } from "../../fixtures/structural/redos-shapes.js";
-import { codePointLength } from "../../src/text/codepoints.js";
+import { codePointLength } from "../../src/core/codepoints.js";
 
 const filter = new StructuralFilter();
 

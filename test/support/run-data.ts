@@ -1,20 +1,20 @@
 // Synthetic ingest runs for tests: a tiny stand-in for the run loop that plans each record,
 // "checks" each segment with a scripted verdict (keyword in the slice → verdict), and builds
 // the manifest and export with the real building blocks. No pipeline, no network.
-import { classifySegmentVerdict } from "../../src/ingest/classify.js";
-import { STRICT_V1, type IngestPolicy } from "../../src/ingest/policy.js";
-import { stopsChecking } from "../../src/ingest/record-state.js";
-import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "../../src/manifest/build.js";
+import { classifySegmentVerdict } from "../../src/documents/classify.js";
+import { STRICT_V1, type IngestPolicy } from "../../src/documents/policy.js";
+import { stopsChecking } from "../../src/documents/record-state.js";
+import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "../../src/documents/manifest-build.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
   malformedRecordEntry,
   overBudgetRecordEntry,
   type SegmentResult,
-} from "../../src/manifest/records.js";
-import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../../src/manifest/schemas.js";
-import type { VerdictJson } from "../../src/pipeline/verdict-schema.js";
-import { planSegments, type SegmentableRecord } from "../../src/segment/plan.js";
+} from "../../src/documents/manifest-records.js";
+import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../../src/documents/schemas.js";
+import type { VerdictJson } from "../../src/documents/verdict-schema.js";
+import { planSegments, type SegmentableRecord } from "../../src/documents/segment-plan.js";
 import { canaryBlockVerdict, degradedVerdict, flagVerdict, passVerdict, structuralBlockVerdict } from "./verdicts.js";
 
 export const PIPELINE_INFO: PipelineInfo = {

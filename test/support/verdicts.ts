@@ -1,5 +1,5 @@
 // Serialized verdicts for tests, shaped like the pipeline's (pipeline.md §5.4).
-import type { VerdictJson } from "../../src/pipeline/verdict-schema.js";
+import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 
 /** An exercised pass: structural clean, canary exercised, regex analysis, risk 0. */
 export function passVerdict(overrides: Partial<VerdictJson> = {}): VerdictJson {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJsonUnchecked } from "../../src/manifest/canonical.js";
-import { sha256Hex } from "../../src/manifest/hash.js";
-import { resolvePolicy } from "../../src/ingest/policy.js";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { resolvePolicy } from "../../src/documents/policy.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
 import type { VerifyProblem } from "../../src/verify/problems.js";
 import { reparse, synthRun } from "../support/run-data.js";

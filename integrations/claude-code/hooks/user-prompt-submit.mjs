@@ -2,7 +2,7 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
-// src/errors.ts
+// src/core/errors.ts
 var LittleCanaryError = class extends Error {
 	code;
 	name = "LittleCanaryError";

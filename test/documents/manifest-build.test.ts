@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import stringify from "fast-json-stable-stringify";
 import { describe, expect, it } from "vitest";
-import { LittleCanaryError } from "../../src/errors.js";
-import { STRICT_V1, resolvePolicy } from "../../src/ingest/policy.js";
-import { buildExport, buildManifest, buildManifestFromEntries, canonicalRecordEntry, formatTimestamp } from "../../src/manifest/build.js";
-import { CanonicalJsonError, canonicalObjectWithArray } from "../../src/manifest/canonical.js";
-import { sha256Hex } from "../../src/manifest/hash.js";
-import { IngestExportSchema, IngestManifestSchema } from "../../src/manifest/schemas.js";
+import { LittleCanaryError } from "../../src/core/errors.js";
+import { STRICT_V1, resolvePolicy } from "../../src/documents/policy.js";
+import { buildExport, buildManifest, buildManifestFromEntries, canonicalRecordEntry, formatTimestamp } from "../../src/documents/manifest-build.js";
+import { CanonicalJsonError, canonicalObjectWithArray } from "../../src/core/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { IngestExportSchema, IngestManifestSchema } from "../../src/documents/schemas.js";
 import { PIPELINE_INFO, synthRun } from "../support/run-data.js";
 
 const doc1 = { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" }, text: "Quarterly numbers attached." };

@@ -9,7 +9,7 @@
 // raw line, terminator included, and chosen so that a compact record within every other limit
 // always fits, whatever characters it uses and however they are escaped.
 
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 export interface ReaderLimits {
   /** Most records (non-blank lines) accepted; one more refuses the run. */

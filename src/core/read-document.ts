@@ -8,9 +8,9 @@
 // built; a manifest is parsed whole, within MAX_DOCUMENT_VALUES. Both bounds are in
 // docs/ingest.md ("Verify memory").
 import { readFile, stat } from "node:fs/promises";
-import { LittleCanaryError } from "../errors.js";
-import { sha256Hex } from "../manifest/hash.js";
-import { ANY_SHAPE, parseJsonBytes, SKIP_SHAPE, type Shape } from "../jsonl/parse-line.js";
+import { LittleCanaryError } from "./errors.js";
+import { sha256Hex } from "./hash.js";
+import { ANY_SHAPE, parseJsonBytes, SKIP_SHAPE, type Shape } from "./parse-line.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;

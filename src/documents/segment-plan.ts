@@ -5,11 +5,11 @@
 // `max_item_bytes` first, then more planned segments than `max_segments`); an over-budget
 // plan carries its counts but no segments, so a hostile record never gets sliced.
 // Pure: the same record and policy always give the same plan; `verify` rebuilds it.
-import type { IngestPolicy } from "../ingest/policy.js";
-import { sha256Hex } from "../manifest/hash.js";
-import { codePointLength, utf8ByteLength } from "../text/codepoints.js";
-import { metadataMaterial, type MaterialSource } from "./material.js";
-import { segmentCount, segmentSpans, type Span } from "./spans.js";
+import type { IngestPolicy } from "./policy.js";
+import { sha256Hex } from "../core/hash.js";
+import { codePointLength, utf8ByteLength } from "../core/codepoints.js";
+import { metadataMaterial, type MaterialSource } from "./segment-material.js";
+import { segmentCount, segmentSpans, type Span } from "./segment-spans.js";
 
 export type SegmentKind = "metadata" | "text";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifySegmentVerdict, detectionSignals, extractSignals } from "../../src/ingest/classify.js";
+import { classifySegmentVerdict, detectionSignals, extractSignals } from "../../src/documents/classify.js";
 import {
   canaryBlockVerdict,
   degradedVerdict,

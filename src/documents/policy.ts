@@ -5,9 +5,9 @@
 // UsageError that carries the first problem's sentence, so the CLI and the library refuse the
 // same inputs with the same words.
 import { z } from "zod";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 // The reader enforces these caps while reading; the policy shares them rather than restating them.
-import { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS } from "../jsonl/limits.js";
+import { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS } from "./reader-limits.js";
 
 export { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS };
 

@@ -4,8 +4,8 @@
 // and every document passes its schema before it is hashed or written (canonical.ts).
 // Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
 import { z } from "zod";
-import { IngestPolicySchema } from "../ingest/policy.js";
-import { VerdictJsonSchema } from "../pipeline/verdict-schema.js";
+import { IngestPolicySchema } from "./policy.js";
+import { VerdictJsonSchema } from "./verdict-schema.js";
 import { MetadataMapSchema } from "./metadata-map.js";
 
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";

@@ -8,9 +8,9 @@
 // "fail_closed"`) is classified `degraded`, not `block`: the denial says coverage failed, not
 // that anything was detected. Ingest never enables fail-closed; this keeps such a verdict
 // visible as operational if one ever arrives. Its `blocked_by` is not a detection signal.
-import { compareCodePoints } from "../segment/code-point-order.js";
-import { truncateCodePoints } from "../text/codepoints.js";
-import { VerdictJsonSchema, type VerdictJson } from "../pipeline/verdict-schema.js";
+import { compareCodePoints } from "../core/code-point-order.js";
+import { truncateCodePoints } from "../core/codepoints.js";
+import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
 import { MAX_SIGNAL_CHARS, MAX_SIGNALS_PER_RECORD } from "./policy.js";
 
 export type ClassifiedState = "pass" | "flag" | "block" | "degraded" | "unexercised";

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CanonicalJsonError, canonicalBytes, canonicalJson, canonicalJsonUnchecked } from "../../src/manifest/canonical.js";
-import { materialSha256, sha256Hex } from "../../src/manifest/hash.js";
-import { UsageError } from "../../src/errors.js";
+import { CanonicalJsonError, canonicalBytes, canonicalJson, canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { materialSha256 } from "../../src/documents/material-hash.js";
+import { UsageError } from "../../src/core/errors.js";
 
 const Any = z.unknown();
 

@@ -12,7 +12,7 @@
 // `metadata_keys` use code-point order instead; that is a separate, documented choice.)
 import stringify from "fast-json-stable-stringify";
 import type { z } from "zod";
-import { UsageError } from "../errors.js";
+import { UsageError } from "./errors.js";
 
 /** Deepest nesting a canonical document may have; ours need fewer than 10 levels. */
 export const MAX_CANONICAL_DEPTH = 64;

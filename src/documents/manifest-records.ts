@@ -4,15 +4,16 @@
 // field from it, so the derivation exists once and `verify` can recompute it.
 // No record text or metadata value ever lands in an entry; labels are plaintext only when
 // the record is admitted.
-import { detectionSignals, extractSignals } from "../ingest/classify.js";
-import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS, MAX_SIGNAL_CHARS } from "../ingest/policy.js";
-import { recordState, uncheckedHoldState } from "../ingest/record-state.js";
-import type { VerdictJson } from "../pipeline/verdict-schema.js";
-import { sortByCodePoint } from "../segment/code-point-order.js";
-import type { SegmentableRecord, SegmentPlan } from "../segment/plan.js";
-import { codePointLength, truncateCodePoints } from "../text/codepoints.js";
-import { UsageError } from "../errors.js";
-import { materialSha256, sha256Hex } from "./hash.js";
+import { detectionSignals, extractSignals } from "./classify.js";
+import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS, MAX_SIGNAL_CHARS } from "./policy.js";
+import { recordState, uncheckedHoldState } from "./record-state.js";
+import type { VerdictJson } from "./verdict-schema.js";
+import { sortByCodePoint } from "../core/code-point-order.js";
+import type { SegmentableRecord, SegmentPlan } from "./segment-plan.js";
+import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
+import { UsageError } from "../core/errors.js";
+import { sha256Hex } from "../core/hash.js";
+import { materialSha256 } from "./material-hash.js";
 import type { ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
 
 /** What the run loop learned about one planned segment. */

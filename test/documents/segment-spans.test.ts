@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
-import { segmentCount, segmentSpans } from "../../src/segment/spans.js";
+import { UsageError } from "../../src/core/errors.js";
+import { segmentCount, segmentSpans } from "../../src/documents/segment-spans.js";
 
 const pairs = (spans: { start: number; end: number }[]) => spans.map((s) => [s.start, s.end]);
 

@@ -4,7 +4,7 @@
 // and `<key>: <value>` per metadata entry sorted by key in code-point order, joined by "\n"
 // with no trailing newline. Values are inserted verbatim. The material is not injective
 // (`{id:"x"}` and `{metadata:{id:"x"}}` give the same text); `material_sha256` tells them apart.
-import { compareCodePoints } from "./code-point-order.js";
+import { compareCodePoints } from "../core/code-point-order.js";
 
 /** The labels and metadata of a validated record. */
 export interface MaterialSource {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { charsCovered, recordState, stopsChecking, type SegmentOutcome } from "../../src/ingest/record-state.js";
-import type { SegmentState } from "../../src/manifest/schemas.js";
-import { segmentSpans } from "../../src/segment/spans.js";
+import { charsCovered, recordState, stopsChecking, type SegmentOutcome } from "../../src/documents/record-state.js";
+import type { SegmentState } from "../../src/documents/schemas.js";
+import { segmentSpans } from "../../src/documents/segment-spans.js";
 
 function text(length: number, chars: number, overlap: number, outcomes: Array<[SegmentState, boolean]>): SegmentOutcome[] {
   return segmentSpans(length, chars, overlap).map((span, i) => {

@@ -2,7 +2,7 @@
 // windows of `chars` code points that overlap by `overlap`. Offsets are code points
 // (decision 2). The arithmetic lives apart from slicing so budgets can be checked without
 // materializing anything, and so `verify` can rebuild the same spans from a manifest.
-import { UsageError } from "../errors.js";
+import { UsageError } from "../core/errors.js";
 
 /** A half-open `[start, end)` range of code-point offsets. */
 export interface Span {

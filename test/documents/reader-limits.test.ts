@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import {
   DEFAULT_READER_LIMITS,
   LINE_SLACK,
@@ -8,7 +8,7 @@ import {
   maxLineBytes,
   validateReaderLimits,
   type ReaderLimits,
-} from "../../src/jsonl/limits.js";
+} from "../../src/documents/reader-limits.js";
 
 const limits = (overrides: Partial<ReaderLimits> = {}): ReaderLimits => ({ ...DEFAULT_READER_LIMITS, ...overrides });
 

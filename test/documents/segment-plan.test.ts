@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { STRICT_V1 } from "../../src/ingest/policy.js";
-import { planSegments } from "../../src/segment/plan.js";
-import { codePointLength } from "../../src/text/codepoints.js";
+import { STRICT_V1 } from "../../src/documents/policy.js";
+import { planSegments } from "../../src/documents/segment-plan.js";
+import { codePointLength } from "../../src/core/codepoints.js";
 
 const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 const policy = (segment_chars: number, segment_overlap: number, max_segments = 8, max_item_bytes = 65536) => ({

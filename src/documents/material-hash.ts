@@ -1,19 +1,9 @@
-// Hashes used by ingest evidence (ingest.md §4.6): SHA-256 in lowercase hex over UTF-8.
-// A string with a lone surrogate is refused rather than hashed, because TextEncoder would
-// silently turn it into U+FFFD and two different strings would share a digest.
-import { createHash } from "node:crypto";
+// `material_sha256`: the digest of the record fields a manifest vouches for. It lives with the
+// documents because its input shape is a document schema; the hash itself is core/hash.ts.
 import { z } from "zod";
-import { UsageError } from "../errors.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../core/canonical.js";
+import { sha256Hex } from "../core/hash.js";
 import { MetadataMapSchema } from "./metadata-map.js";
-
-/** Lowercase hex SHA-256 of `data` (a string is hashed as its UTF-8). */
-export function sha256Hex(data: string | Uint8Array): string {
-  if (typeof data === "string" && !data.isWellFormed()) {
-    throw new UsageError("cannot hash a string with a lone surrogate");
-  }
-  return createHash("sha256").update(data).digest("hex");
-}
 
 /** The record fields `material_sha256` covers. */
 export const MaterialSchema = z.strictObject({

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/core/errors.js";
 import {
   IngestPolicySchema,
   MAX_ITEM_BYTES_CEILING,
   STRICT_V1,
   resolvePolicy,
-} from "../../src/ingest/policy.js";
+} from "../../src/documents/policy.js";
 
 const refusal = (overrides: Parameters<typeof resolvePolicy>[0]): string => {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareCodePoints } from "../../src/segment/code-point-order.js";
-import { metadataMaterial } from "../../src/segment/material.js";
+import { compareCodePoints } from "../../src/core/code-point-order.js";
+import { metadataMaterial } from "../../src/documents/segment-material.js";
 
 describe("metadataMaterial", () => {
   it("joins id, source and sorted metadata lines without a trailing newline", () => {

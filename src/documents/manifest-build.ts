@@ -3,13 +3,14 @@
 // derived totals, validate against the schemas, and cross-check the export against the
 // manifest before anything could be written (§5.2 step 3), so an inconsistent pair is
 // refused here rather than discovered by a consumer.
-import { LittleCanaryError, UsageError } from "../errors.js";
-import type { IngestPolicy } from "../ingest/policy.js";
-import { sortByCodePoint } from "../segment/code-point-order.js";
-import type { SegmentableRecord } from "../segment/plan.js";
-import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "./canonical.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
+import type { IngestPolicy } from "./policy.js";
+import { sortByCodePoint } from "../core/code-point-order.js";
+import type { SegmentableRecord } from "./segment-plan.js";
+import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
 import { countRecords } from "./counts.js";
-import { materialSha256, sha256Hex } from "./hash.js";
+import { sha256Hex } from "../core/hash.js";
+import { materialSha256 } from "./material-hash.js";
 import {
   EXPORT_SCHEMA,
   IngestExportSchema,

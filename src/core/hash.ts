@@ -1,0 +1,13 @@
+// Hashes used by ingest evidence (ingest.md §4.6): SHA-256 in lowercase hex over UTF-8.
+// A string with a lone surrogate is refused rather than hashed, because TextEncoder would
+// silently turn it into U+FFFD and two different strings would share a digest.
+import { createHash } from "node:crypto";
+import { UsageError } from "./errors.js";
+
+/** Lowercase hex SHA-256 of `data` (a string is hashed as its UTF-8). */
+export function sha256Hex(data: string | Uint8Array): string {
+  if (typeof data === "string" && !data.isWellFormed()) {
+    throw new UsageError("cannot hash a string with a lone surrogate");
+  }
+  return createHash("sha256").update(data).digest("hex");
+}
