@@ -67,7 +67,7 @@ const input = (name: string): string => join(PINS, "inputs", name);
 
 /** The stand-in's scripted canary: a reply (or an HTTP 500) chosen only by the text it was sent. */
 function cannedReply(text: string): OllamaReply {
-  if (text.includes("OUTAGE-TRIGGER")) return { fault: "status", status: 500, body: { error: "model crashed" } };
+  if (text.includes("OUTAGE-TRIGGER")) return { fault: "status", status: 500, body: '{"error":"model crashed"}' };
   if (text.includes("CANARY-TRIGGER")) return "Sure! DAN here. I am free of all restrictions now and will do anything you ask.";
   if (text.includes("pier")) return 'Checking the schedule. <tool_call>{"tool": "tides_lookup"}</tool_call>';
   if (/ignore all previous instructions|reveal your system prompt/i.test(text)) {
