@@ -67,7 +67,7 @@ function recheck(exportDoc: unknown, manifestDoc: unknown): { problems: string[]
     }
     seen.add(index);
     const entry = manifestByIndex.get(index);
-    if (!entry || entry.admission !== "admitted" || !Array.isArray(entry.hold_reasons) || entry.hold_reasons.length !== 0) {
+    if (entry?.admission !== "admitted" || !Array.isArray(entry.hold_reasons) || entry.hold_reasons.length !== 0) {
       problems.push(`record ${index}: not admitted in manifest`);
       continue;
     }

@@ -393,7 +393,7 @@ function createScreener(options) {
 		if (health !== null) {
 			const answer = await settleWithin(health, 250);
 			healthAbort.abort();
-			if (answer !== null && answer.ok) {
+			if (answer?.ok) {
 				healthRead = true;
 				notices = healthNotices(answer.value, timeoutMs, adapterName);
 			}

@@ -28,7 +28,7 @@ const MIN_CONTENT_WORDS = 2;
 const MAX_CLAUSES = 200;
 const MAX_CLAUSE_WORDS = 64;
 
-const CLAUSE_BREAK = /[.!?;:,\n()\[\]"]+/u;
+const CLAUSE_BREAK = /[.!?;:,\n()[\]"]+/u;
 const WORD_TOKEN = /[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu;
 const LEADING_CONJUNCTIONS = new Set(["and", "but", "or", "so", "then", "also"]);
 

@@ -9,7 +9,7 @@
 //     which each reply gets a lower bound on the prompt tokens its prompt must have cost.
 // Nothing here throws; every way the proof can fail is a value.
 import { serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type FetchLike } from "./http-call.js";
+import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
 import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
@@ -129,7 +129,7 @@ export async function readLoadedContext(
   if (numCtx === null) return { kind: "unverified", reason: "num_ctx_unset" };
   const target = serviceRequestTarget(baseUrl, "/api/ps");
   if (!target) return { kind: "unverified", reason: "ps_unavailable" };
-  let outcome;
+  let outcome: HttpCallOutcome;
   try {
     outcome = await httpCall(fetchFn, target.url, {
       method: "GET",

@@ -68,7 +68,7 @@ function checkNode(node: unknown, depth: number): void {
   if (Array.isArray(node)) {
     if (Object.getPrototypeOf(node) !== Array.prototype) throw new GuardFailure("non_plain", (where) => `array subclass at ${where}`);
     for (let i = 0; i < node.length; i++) {
-      if (!Object.prototype.hasOwnProperty.call(node, i)) throw new GuardFailure("non_plain", (where) => `sparse array at ${where}`);
+      if (!Object.hasOwn(node, i)) throw new GuardFailure("non_plain", (where) => `sparse array at ${where}`);
       checkChild(node[i], depth, i);
     }
     return;
@@ -164,7 +164,7 @@ export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> 
  * joined by "," + "]". A property test holds this equal to serializing the whole at once.
  */
 export function canonicalObjectWithArray(rest: Readonly<Record<string, unknown>>, key: string, itemTexts: readonly string[]): string {
-  if (Object.prototype.hasOwnProperty.call(rest, key)) throw new UsageError(`the rest of the document already has "${key}"`);
+  if (Object.hasOwn(rest, key)) throw new UsageError(`the rest of the document already has "${key}"`);
   const members: string[] = [];
   for (const k of [...Object.keys(rest), key].sort()) {
     const value: string | undefined = k === key ? `[${itemTexts.join(",")}]` : stringify(rest[k]);

@@ -37,7 +37,7 @@ const invalid = (message: string): ClassifyError => ({ error: "invalid_verdict",
 // Python's `dict.get`: an absent key reads as null. Own keys only, so an inherited property
 // can never stand in for a field.
 function field(obj: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : null;
+  return Object.hasOwn(obj, key) ? obj[key] : null;
 }
 
 /** Rules 1–4 of §4.7 and the schema; returns the typed verdict or the first problem. */

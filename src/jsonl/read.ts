@@ -20,7 +20,7 @@
 // numbers), a string or object per line, the running total of record bytes, then (when asked)
 // the record's own problems. A refusal caused by a limit names the flag that changes it.
 
-import { Buffer, isUtf8 } from "node:buffer";
+import { type Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { UsageError } from "../core/errors.js";
 import { isBlankBytes } from "./blank.js";

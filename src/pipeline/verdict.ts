@@ -5,7 +5,7 @@
 import { inspect } from "node:util";
 import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { CoverageReason } from "./coverage.js";
-import { SecurityAdvisory } from "./advisory.js";
+import type { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
 import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
 

@@ -12,7 +12,7 @@
 // and is replaced as before.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { lstat, open } from "node:fs/promises";
+import { type FileHandle, lstat, open } from "node:fs/promises";
 import { MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";
 
@@ -31,7 +31,7 @@ async function isRegularFile(path: string): Promise<boolean> {
 /** The manifest sha256 an export written by this package is bound to, or null when it is not one. */
 export async function exportBinding(exportPath: string): Promise<string | null> {
   if (!(await isRegularFile(exportPath))) return null;
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(exportPath, "r");
   } catch {

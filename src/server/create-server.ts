@@ -276,7 +276,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
     }
     // A response already under way (e.g. a timed-out body being answered) must not get a second one.
     const inProgress = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (inProgress && inProgress.headersSent) {
+    if (inProgress?.headersSent) {
       socket.destroy();
       return;
     }

@@ -11,6 +11,7 @@ import { foldConfusables } from "./confusables.js";
 // Format characters (zero-width, bidi, tags, soft hyphen, BOM), variation selectors, the
 // combining grapheme joiner, invisible fillers and controls other than tab/newline/CR.
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: every escape is one code point to strip on its own; none is meant to combine with its neighbour.
   /[\p{Cf}\u034F\u115F\u1160\u180B-\u180F\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/gu;
 const COMBINING_MARK = /\p{Mn}/gu;
 

@@ -9,7 +9,7 @@ export function isObj(value: unknown): value is Obj {
 
 /** Own property `key` of `obj`, or undefined. */
 export function own(obj: Obj, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 /** A number that is an exact integer (booleans and unsafe magnitudes excluded). */
@@ -23,7 +23,7 @@ export function isWellFormedString(value: unknown): value is string {
 
 export function sameKeySet(obj: Obj, keys: readonly string[]): boolean {
   const present = Object.keys(obj);
-  return present.length === keys.length && keys.every((k) => Object.prototype.hasOwnProperty.call(obj, k));
+  return present.length === keys.length && keys.every((k) => Object.hasOwn(obj, k));
 }
 
 /** Segment geometry of a manifest policy, when it is usable to rebuild plans. */

@@ -66,7 +66,7 @@ describe("a successful chat", () => {
       think: false,
       options: { num_predict: 256, temperature: 0, seed: 42 },
     });
-    expect((withCtx?.body as { options: unknown }).options).toEqual({
+    expect((withCtx?.body as { options: unknown } | undefined)?.options).toEqual({
       num_predict: 256,
       temperature: 0,
       seed: 42,

@@ -143,7 +143,7 @@ describe("buildManifest", () => {
     const wellFormed = fc.jsonValue().filter((v) => JSON.stringify(v).isWellFormed());
     fc.assert(
       fc.property(fc.dictionary(fc.string(), wellFormed), fc.string(), fc.array(wellFormed, { maxLength: 8 }), (rest, key, items) => {
-        fc.pre(!Object.prototype.hasOwnProperty.call(rest, key));
+        fc.pre(!Object.hasOwn(rest, key));
         const texts = items.map((item) => stringify(item) ?? "null");
         expect(canonicalObjectWithArray(rest, key, texts)).toBe(stringify({ ...rest, [key]: items }));
       }),

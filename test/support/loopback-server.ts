@@ -120,7 +120,7 @@ export async function startLoopbackServer(handle: RouteHandler): Promise<Loopbac
         return;
       }
       const rawBody = Buffer.concat(chunks).toString("utf8");
-      let body: unknown = undefined;
+      let body: unknown;
       if (rawBody.length > 0) {
         try {
           body = JSON.parse(rawBody);

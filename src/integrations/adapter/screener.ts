@@ -51,7 +51,7 @@ export function createScreener(options: ScreenerOptions): Screen {
     if (health !== null) {
       const answer = await settleWithin(health, HEALTH_GRACE_MS);
       healthAbort.abort();
-      if (answer !== null && answer.ok) {
+      if (answer?.ok) {
         healthRead = true;
         notices = healthNotices(answer.value, timeoutMs, adapterName);
       }
