@@ -12,7 +12,8 @@ import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
 import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { isPlainObject, parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
 import { ollamaChatBody, ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest, ollamaModelInstalled } from "./ollama-inventory.js";
 import {
