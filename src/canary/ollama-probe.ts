@@ -8,14 +8,15 @@
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
+import { OllamaChatBackend, type ChatRole } from "./chat-backend.js";
+import { serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
-import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
+import { checkNumCtx, checkSystemPrompt } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
-import { ollamaChatBody, ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
-import { fetchOllamaInventory, inventoryDigest, ollamaModelInstalled } from "./ollama-inventory.js";
+import { ollamaChatBody, ollamaSuccessMetadata } from "./ollama-chat.js";
+import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
   CALIBRATION_PROBE_TEXT,
   UNVERIFIED_TEXT,
@@ -28,8 +29,9 @@ import {
   type RunContext,
 } from "./run-context.js";
 
-export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+export { DEFAULT_OLLAMA_URL } from "./chat-backend.js";
 export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
+const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "ollamaUrl" });
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;
@@ -66,7 +68,9 @@ export class OllamaCanaryProbe implements CanaryProbe {
   readonly endpointOrigin: string;
   /** Trained context length from the last contextLength() call; null when it failed. */
   lastContextLength: number | null = null;
-  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  /** The Ollama backend the judge uses too (settings, endpoint, chat, availability). */
+  readonly #backend: OllamaChatBackend;
+  /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
   /** The run's warm-up and /api/ps proof; kept once conclusive, retried after a transport failure. */
@@ -74,14 +78,21 @@ export class OllamaCanaryProbe implements CanaryProbe {
   #settledContext: RunContext | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
-      resolveChatSettings(options, { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
-    this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.numCtx = checkNumCtx(options.numCtx);
-    // The full URL may hold userinfo or a token; it stays private and only the origin is shown.
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "ollamaUrl");
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    // The probe's own settings are checked after the generation settings and before the URL.
+    const own: { systemPrompt?: string; numCtx?: number | null } = {};
+    // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
+    this.#backend = new OllamaChatBackend(options, {
+      ...PROBE_ROLE,
+      check: () => {
+        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+        own.numCtx = checkNumCtx(options.numCtx);
+      },
+    });
+    this.systemPrompt = own.systemPrompt as string;
+    this.numCtx = own.numCtx ?? null;
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = this.#backend);
+    this.endpointOrigin = this.#backend.endpointOrigin;
+    this.#endpoint = this.#backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -94,15 +105,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
       const loaded = context.value.loaded;
       // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
       if (loaded.kind === "too_small") return result.failure("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx));
-      const chat = await postOllamaChat(this.#endpoint, {
-        model: this.model,
-        systemPrompt: this.systemPrompt,
-        userContent: userInput,
-        maxTokens: this.maxTokens,
-        temperature: this.temperature,
-        seed: this.seed,
-        numCtx: this.numCtx,
-      });
+      const chat = await this.#backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens }, this.numCtx);
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) {
         // A backend that could not be reached may have been restarted, possibly with another
@@ -215,7 +218,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
   }
 
   toJSON(): Record<string, unknown> {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin, numCtx: this.numCtx };
+    return { ...this.#backend.describe(), numCtx: this.numCtx };
   }
 
   toString(): string {
@@ -224,7 +227,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
 
   /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
   async isAvailable(): Promise<boolean> {
-    return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
+    return this.#backend.isAvailable();
   }
 
   /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */

@@ -8,21 +8,19 @@
 import { ConfigError, UsageError } from "../errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
-import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
+import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "./chat-backend.js";
+import { errorClassName, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
-import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { openAIHeaders, openAISuccessMetadata, postOpenAIChat } from "./openai-chat.js";
+import { checkSystemPrompt } from "./options.js";
+import { openAISuccessMetadata } from "./openai-chat.js";
 import { isPlainObject } from "../core/guards.js";
 import { postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
 import { openAIChatBody } from "./openai-chat.js";
 import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-context.js";
 import type { CanaryFailureCode } from "./types.js";
 
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
-const AVAILABILITY_TIMEOUT_MS = 5_000;
-const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
+const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "baseUrl" });
 
 export interface OpenAICanaryProbeOptions {
   readonly model?: string;
@@ -69,21 +67,27 @@ export class OpenAICanaryProbe implements CanaryProbe {
   readonly temperature: number;
   readonly seed: number | null;
   readonly endpointOrigin: string;
-  readonly #apiKey: string;
-  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  /** The OpenAI-compatible backend the judge uses too; it holds the API key. */
+  readonly #backend: OpenAIChatBackend;
+  /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
   /** The warm-up's bytes per token; kept once answered, retried after a transport failure. */
   #calibration: Promise<CalibrationOutcome> | null = null;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
-      resolveChatSettings(options, { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
-    this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.#apiKey = checkApiKey(options.apiKey);
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "baseUrl");
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    // The system prompt is checked after the generation settings and before the key and URL.
+    const own: { systemPrompt?: string } = {};
+    this.#backend = new OpenAIChatBackend(options, {
+      ...PROBE_ROLE,
+      check: () => {
+        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+      },
+    });
+    this.systemPrompt = own.systemPrompt as string;
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = this.#backend);
+    this.endpointOrigin = this.#backend.endpointOrigin;
+    this.#endpoint = this.#backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -92,14 +96,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     try {
       const calibration = await this.calibration();
       if (!calibration.ok) return result.failure(calibration.failureCode, calibration.error);
-      const chat = await postOpenAIChat(this.#endpoint, this.#apiKey, {
-        model: this.model,
-        systemPrompt: this.systemPrompt,
-        userContent: userInput,
-        maxTokens: this.maxTokens,
-        temperature: this.temperature,
-        seed: this.seed,
-      });
+      const chat = await this.#backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
       const metadata = openAISuccessMetadata(chat.data);
@@ -148,7 +145,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
         temperature: this.temperature,
         seed: this.seed,
       });
-      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => openAIHeaders(this.#apiKey, authorization));
+      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => this.#backend.headers(authorization));
       if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
       const read = readChatObject(outcome, { service: "API", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
       if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
@@ -161,30 +158,14 @@ export class OpenAICanaryProbe implements CanaryProbe {
 
   /** True only when `GET <base>/models` answers 200 within 5 s. */
   async isAvailable(): Promise<boolean> {
-    return openAIModelsReachable(this.#endpoint.fetch, this.#endpoint.baseUrl, this.#apiKey);
+    return this.#backend.isAvailable();
   }
 
   toJSON(): Record<string, unknown> {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
+    return this.#backend.describe();
   }
 
   toString(): string {
     return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
-}
-
-export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
-  try {
-    const target = serviceRequestTarget(baseUrl, "/models");
-    if (!target) return false;
-    const outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: openAIHeaders(apiKey, target.authorization),
-      timeoutMs: AVAILABILITY_TIMEOUT_MS,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
-    return outcome.kind === "response" && outcome.status === 200;
-  } catch {
-    return false;
   }
 }
