@@ -47,23 +47,19 @@ export interface ChatTurn {
 }
 
 /** Settings and endpoint shared by both providers. */
-abstract class ChatBackendBase implements ChatSettings {
-  readonly model: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
+abstract class ChatBackendBase {
+  /** The validated generation settings (model, timeout, reply budget, temperature, seed). */
+  readonly settings: ChatSettings;
   readonly endpointOrigin: string;
   readonly #endpoint: ChatEndpoint;
 
   protected constructor(options: ChatClientOptions, url: string, role: ChatRole, checkProvider: () => void) {
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
-      resolveChatSettings(options, role.defaults, role.name));
+    this.settings = Object.freeze(resolveChatSettings(options, role.defaults, role.name));
     role.check?.();
     checkProvider();
     const { baseUrl, endpointOrigin } = resolveClientEndpoint(url, role.urlOption);
     this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds });
   }
 
   /** Where and how chat requests go (holds the full base URL: for the owning client only). */
@@ -82,17 +78,17 @@ export class OllamaChatBackend extends ChatBackendBase {
 
   /** One chat; null when the request could not be built (see postOllamaChat). */
   chat(turn: ChatTurn, numCtx: number | null): Promise<ChatOutcome | null> {
-    return postOllamaChat(this.endpoint, { model: this.model, temperature: this.temperature, seed: this.seed, numCtx, ...turn });
+    return postOllamaChat(this.endpoint, { model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
   }
 
   /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
   isAvailable(): Promise<boolean> {
-    return ollamaModelInstalled(this.endpoint.fetch, this.endpoint.baseUrl, this.model);
+    return ollamaModelInstalled(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model);
   }
 
   /** What a client shows of itself: never the full URL. */
   describe(): { provider: "ollama"; model: string; endpointOrigin: string } {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
+    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 }
 
@@ -111,7 +107,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   /** One chat; null when the request could not be built (see postOpenAIChat). */
   chat(turn: ChatTurn): Promise<ChatOutcome | null> {
-    return postOpenAIChat(this.endpoint, this.#apiKey, { model: this.model, temperature: this.temperature, seed: this.seed, ...turn });
+    return postOpenAIChat(this.endpoint, this.#apiKey, { model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
   }
 
   /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
@@ -126,7 +122,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   /** What a client shows of itself: never the full URL or the key. */
   describe(): { provider: "openai"; model: string; endpointOrigin: string } {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
+    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 }
 
@@ -144,5 +140,41 @@ export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string,
     return outcome.kind === "response" && outcome.status === 200;
   } catch {
     return false;
+  }
+}
+
+/**
+ * What the probe and the judge of a provider share as clients: the settings they show (copied
+ * from the backend), the availability check and the JSON description. The backend itself is
+ * private; a subclass reaches it through the protected `backend` accessor.
+ */
+export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> implements ChatSettings {
+  readonly model: string;
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+  readonly endpointOrigin: string;
+  readonly #backend: Backend;
+
+  protected constructor(backend: Backend) {
+    this.#backend = backend;
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = backend.settings);
+    this.endpointOrigin = backend.endpointOrigin;
+  }
+
+  /** The provider's backend (holds the full URL and any key: never expose it). */
+  protected get backend(): Backend {
+    return this.#backend;
+  }
+
+  /** Whether the backend answers and, for Ollama, lists the model (see the backend's isAvailable). */
+  async isAvailable(): Promise<boolean> {
+    return this.#backend.isAvailable();
+  }
+
+  /** Provider, model and endpoint origin: never the full URL or a key. */
+  toJSON(): Record<string, unknown> {
+    return this.#backend.describe();
   }
 }

@@ -8,7 +8,7 @@
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
-import { OllamaChatBackend, type ChatRole } from "./chat-backend.js";
+import { ChatClient, OllamaChatBackend, type ChatRole } from "./chat-backend.js";
 import { serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
@@ -56,20 +56,12 @@ export type RunContextOutcome =
   | { readonly ok: true; readonly value: RunContext }
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
-export class OllamaCanaryProbe implements CanaryProbe {
+export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements CanaryProbe {
   readonly provider = "ollama" as const;
-  readonly model: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
   readonly numCtx: number | null;
-  readonly endpointOrigin: string;
   /** Trained context length from the last contextLength() call; null when it failed. */
   lastContextLength: number | null = null;
-  /** The Ollama backend the judge uses too (settings, endpoint, chat, availability). */
-  readonly #backend: OllamaChatBackend;
   /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
@@ -81,18 +73,16 @@ export class OllamaCanaryProbe implements CanaryProbe {
     // The probe's own settings are checked after the generation settings and before the URL.
     const own: { systemPrompt?: string; numCtx?: number | null } = {};
     // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
-    this.#backend = new OllamaChatBackend(options, {
+    super(new OllamaChatBackend(options, {
       ...PROBE_ROLE,
       check: () => {
         own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
         own.numCtx = checkNumCtx(options.numCtx);
       },
-    });
+    }));
     this.systemPrompt = own.systemPrompt as string;
     this.numCtx = own.numCtx ?? null;
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = this.#backend);
-    this.endpointOrigin = this.#backend.endpointOrigin;
-    this.#endpoint = this.#backend.endpoint;
+    this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -105,7 +95,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
       const loaded = context.value.loaded;
       // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
       if (loaded.kind === "too_small") return result.failure("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx));
-      const chat = await this.#backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens }, this.numCtx);
+      const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens }, this.numCtx);
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) {
         // A backend that could not be reached may have been restarted, possibly with another
@@ -217,17 +207,12 @@ export class OllamaCanaryProbe implements CanaryProbe {
     return context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
   }
 
-  toJSON(): Record<string, unknown> {
-    return { ...this.#backend.describe(), numCtx: this.numCtx };
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), numCtx: this.numCtx };
   }
 
-  toString(): string {
+  override toString(): string {
     return `OllamaCanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
-
-  /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
-  async isAvailable(): Promise<boolean> {
-    return this.#backend.isAvailable();
   }
 
   /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */

@@ -8,7 +8,7 @@
 import { ConfigError, UsageError } from "../errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
-import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "./chat-backend.js";
+import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "./chat-backend.js";
 import { errorClassName, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
 import { checkSystemPrompt } from "./options.js";
@@ -58,17 +58,9 @@ export type CalibrationOutcome =
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
 /** Bearer authorization from the key, else from userinfo in the base URL, else none. */
-export class OpenAICanaryProbe implements CanaryProbe {
+export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements CanaryProbe {
   readonly provider = "openai" as const;
-  readonly model: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
-  readonly endpointOrigin: string;
-  /** The OpenAI-compatible backend the judge uses too; it holds the API key. */
-  readonly #backend: OpenAIChatBackend;
   /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
@@ -78,16 +70,14 @@ export class OpenAICanaryProbe implements CanaryProbe {
   constructor(options: OpenAICanaryProbeOptions = {}) {
     // The system prompt is checked after the generation settings and before the key and URL.
     const own: { systemPrompt?: string } = {};
-    this.#backend = new OpenAIChatBackend(options, {
+    super(new OpenAIChatBackend(options, {
       ...PROBE_ROLE,
       check: () => {
         own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
       },
-    });
+    }));
     this.systemPrompt = own.systemPrompt as string;
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = this.#backend);
-    this.endpointOrigin = this.#backend.endpointOrigin;
-    this.#endpoint = this.#backend.endpoint;
+    this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -96,7 +86,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     try {
       const calibration = await this.calibration();
       if (!calibration.ok) return result.failure(calibration.failureCode, calibration.error);
-      const chat = await this.#backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
+      const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
       const metadata = openAISuccessMetadata(chat.data);
@@ -145,7 +135,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
         temperature: this.temperature,
         seed: this.seed,
       });
-      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => this.#backend.headers(authorization));
+      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => this.backend.headers(authorization));
       if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
       const read = readChatObject(outcome, { service: "API", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
       if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
@@ -156,16 +146,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     }
   }
 
-  /** True only when `GET <base>/models` answers 200 within 5 s. */
-  async isAvailable(): Promise<boolean> {
-    return this.#backend.isAvailable();
-  }
-
-  toJSON(): Record<string, unknown> {
-    return this.#backend.describe();
-  }
-
-  toString(): string {
+  override toString(): string {
     return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
   }
 }

@@ -4,7 +4,7 @@
 // calls the backend when the canary itself failed.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { OllamaChatBackend, type ChatRole } from "../canary/chat-backend.js";
+import { ChatClient, OllamaChatBackend, type ChatRole } from "../canary/chat-backend.js";
 import type { FetchLike } from "../canary/http-call.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
@@ -27,40 +27,23 @@ export interface OllamaJudgeOptions {
   readonly fetch?: FetchLike;
 }
 
-export class OllamaJudge implements Analyzer {
+export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "ollama" as const;
-  readonly model: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
-  readonly endpointOrigin: string;
-  /** The Ollama backend the probe uses too; it keeps the base URL (which may hold secrets) private. */
-  readonly #backend: OllamaChatBackend;
 
   constructor(options: OllamaJudgeOptions = {}) {
     // An empty judge model would otherwise switch the judge on while the regex analyzer ran.
-    this.#backend = new OllamaChatBackend(options, JUDGE_ROLE);
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = this.#backend);
-    this.endpointOrigin = this.#backend.endpointOrigin;
+    super(new OllamaChatBackend(options, JUDGE_ROLE));
   }
 
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
       const turn = { systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens: this.maxTokens };
-      return fromJudgeChat(await this.#backend.chat(turn, null), canary.response);
+      return fromJudgeChat(await this.backend.chat(turn, null), canary.response);
     } catch {
       return judgeFailed();
     }
   }
 
-  async isAvailable(): Promise<boolean> {
-    return this.#backend.isAvailable();
-  }
-
-  toJSON(): Record<string, unknown> {
-    return this.#backend.describe();
-  }
 }

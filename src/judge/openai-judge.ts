@@ -3,7 +3,7 @@
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "../canary/chat-backend.js";
+import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "../canary/chat-backend.js";
 import type { FetchLike } from "../canary/http-call.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
@@ -25,43 +25,26 @@ const JUDGE_ROLE: ChatRole = Object.freeze({
   urlOption: "judge baseUrl",
 });
 
-export class OpenAIJudge implements Analyzer {
+export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "openai" as const;
-  readonly model: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
-  readonly endpointOrigin: string;
-  /** The OpenAI-compatible backend the probe uses too; it keeps the key and the base URL private. */
-  readonly #backend: OpenAIChatBackend;
 
   constructor(options: OpenAIJudgeOptions = {}) {
-    this.#backend = new OpenAIChatBackend(options, JUDGE_ROLE);
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = this.#backend);
-    this.endpointOrigin = this.#backend.endpointOrigin;
+    super(new OpenAIChatBackend(options, JUDGE_ROLE));
   }
 
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
       const turn = { systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens: this.maxTokens };
-      return fromJudgeChat(await this.#backend.chat(turn), canary.response);
+      return fromJudgeChat(await this.backend.chat(turn), canary.response);
     } catch {
       return judgeFailed();
     }
   }
 
-  async isAvailable(): Promise<boolean> {
-    return this.#backend.isAvailable();
-  }
 
-  toJSON(): Record<string, unknown> {
-    return this.#backend.describe();
-  }
-
-  toString(): string {
+  override toString(): string {
     return `OpenAIJudge(${this.model} at ${this.endpointOrigin})`;
   }
 }
