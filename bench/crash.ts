@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { readStrictDocument } from "../src/core/strict-document.js";
 import { IngestExportSchema, IngestManifestSchema } from "../src/documents/schemas.js";
 import { verifyExport } from "../src/verify/verify-export.js";
 import { startBenchStandIn } from "./_standin.js";
@@ -114,12 +115,10 @@ async function readOrNull(path: string): Promise<Buffer | null> {
   }
 }
 
+/** The strict value of a document left behind (the library's one strict reader), or undefined. */
 function parseJson(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    return undefined;
-  }
+  const read = readStrictDocument(bytes);
+  return read.ok ? read.value : undefined;
 }
 
 type Shape = "no_pair" | "export_only" | "complete_pair";

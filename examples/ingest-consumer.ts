@@ -11,7 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { materialSha256, sha256Hex, verifyExport } from "../src/index.js";
+import { materialSha256, readStrictDocument, sha256Hex, verifyExport } from "../src/index.js";
 
 export interface ConsumedRecord {
   readonly index: number;
@@ -115,8 +115,12 @@ export async function consumeExport(options: ConsumeOptions, handOn: (record: Co
     problems = [`verification failed (${error instanceof Error ? error.constructor.name : "Error"})`];
   }
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
-  // Verified strict documents: a plain parse of the same bytes now sees what the library saw.
-  const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  // The library's one strict reader: the values are exactly the documents verifyExport checked.
+  const decode = (bytes: Uint8Array): unknown => {
+    const read = readStrictDocument(bytes);
+    if (!read.ok) throw new Error(`unreadable document (${read.code})`);
+    return read.value;
+  };
   const mValue = decode(m);
   const independent = recheck(decode(e), mValue);
   if (independent.problems.length > 0) return { ok: false, problems: [...new Set(independent.problems)] };

@@ -71,6 +71,17 @@ export {
   type JsonType,
 } from "./core/parse-line.js";
 export { fromBytes, fromFile, fromNodeStream } from "./jsonl/sources.js";
+/** The one strict reader of whole documents (strict UTF-8, no byte order mark, no duplicate keys). */
+export {
+  readStrictDocument,
+  decodeStrictText,
+  type StrictDocumentResult,
+  type StrictDocumentProblemCode,
+  type StrictDocumentOptions,
+  type StrictTextResult,
+  type StrictTextProblemCode,
+  type StrictProblem,
+} from "./core/strict-document.js";
 export {
   DEFAULT_READER_LIMITS,
   DEFAULT_MAX_ITEMS,
@@ -84,6 +95,9 @@ export {
   type ReaderLimits,
 } from "./documents/reader-limits.js";
 export type { RawRecord, RecordProblem } from "./jsonl/record.js";
+
+/** Checking one text: what `little-canary check` runs (read stdin strictly, screen, exit code). */
+export { checkText, checkExitCode, MAX_CHECK_INPUT_BYTES, type CheckTextOptions, type CheckTextResult } from "./check/check-text.js";
 
 // Screening batches
 export { screenBatch, screenItems, serializeBatch, batchExitCode, type ScreenOptions } from "./screen/screen-batch.js";

@@ -1,17 +1,16 @@
-// `little-canary check`: screen one text (stdin or --text) and print the verdict JSON.
+// `little-canary check`: flags → `checkText` (reads stdin strictly when no --text, screens the
+// text) → the verdict JSON on stdout → exit code (checkExitCode).
 // Exit 0 only when the text is safe AND both layers were exercised; 1 for a detection
 // (block or flag); 2 when coverage failed or did not run, or the input/usage was invalid.
 import { UsageError } from "../../src/core/errors.js";
 import { apiKeyFromEnv } from "../../src/canary/openai-probe.js";
 import { validateServiceUrl } from "../../src/canary/endpoint.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
+import { checkExitCode, checkText } from "../../src/check/check-text.js";
 import type { CliIo } from "../io.js";
 import { hintIfTerminalStdin, writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
-import { readBoundedText } from "../read-text.js";
 import { canaryOutageWarning, canaryTarget } from "../../src/config/canary-warning.js";
-import { observeCanary } from "../../src/schedule/circuit-breaker.js";
 
 /**
  * The long-text rule of check, screen and serve, for their --help: length is never a detection.
@@ -30,19 +29,7 @@ export interface CheckFlags extends CanaryFlags {
   judgeModel?: string;
 }
 
-export function checkExitCode(verdict: PipelineVerdict): 0 | 1 | 2 {
-  if (!verdict.safe && verdict.blockedBy !== "fail_closed") return 1;
-  if (verdict.degraded || !verdict.exercised) return 2;
-  if (verdict.advisory.flagged) return 1;
-  return 0;
-}
-
-/** `echo` appends one newline; it is not part of the text the user meant to screen. */
-function dropOneTrailingNewline(text: string): string {
-  if (text.endsWith("\r\n")) return text.slice(0, -2);
-  if (text.endsWith("\n")) return text.slice(0, -1);
-  return text;
-}
+export { checkExitCode };
 
 export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
   const options = { ...pipelineOptionsFromFlags(flags, io) };
@@ -61,12 +48,13 @@ export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
     Object.assign(options, { judgeModel: flags.judgeModel });
   }
   if (flags.text === undefined) await hintIfTerminalStdin(io, "the text", "pass --text");
-  const text = flags.text !== undefined ? flags.text : dropOneTrailingNewline(await readBoundedText(io.stdin));
-  if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
-  const pipeline = new SecurityPipeline(options);
-  const verdict = await pipeline.check(text);
-  const canary = observeCanary(verdict.toRecord());
-  if (canary.kind === "outage") await writeOut(io.stderr, canaryOutageWarning(canaryTarget(pipeline), canary.reason));
+  const built: { pipeline?: SecurityPipeline } = {};
+  const { verdict, canaryOutage } = await checkText({
+    input: flags.text !== undefined ? flags.text : io.stdin,
+    // Built after the input is read: an empty input is refused before a bad pipeline setting.
+    pipeline: () => (built.pipeline = new SecurityPipeline(options)),
+  });
+  if (canaryOutage !== null) await writeOut(io.stderr, canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
   await writeOut(io.stdout, `${JSON.stringify(verdict.toDict())}\n`);
   return checkExitCode(verdict);
 }

@@ -51,6 +51,15 @@ function parseServiceOrigin(raw) {
 		error: SERVICE_URL_RULE
 	};
 }
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 // src/core/errors.ts
 var LittleCanaryError = class extends Error {
 	code;
@@ -103,19 +112,16 @@ function parseFailureMode(raw) {
 		error: INVALID_FAILURE_MODE
 	};
 }
-function isRecord(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isRecord(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
 		decision: "unscreened",
 		cause: "unavailable",
 		reason: REASON_MISSING_FIELDS,
 		flagged: false
 	};
 	const advisory = verdict["advisory"];
-	const flagged = isRecord(advisory) && advisory["flagged"] === true;
+	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
 	if (verdict["blocked_by"] === "fail_closed") return {
 		decision: "unscreened",
 		cause: "incomplete",
@@ -134,7 +140,7 @@ function classifyVerdict(verdict) {
 		reason: REASON_NOT_EXERCISED,
 		flagged
 	};
-	if (!isRecord(advisory) || typeof advisory["flagged"] !== "boolean") return {
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
 		decision: "unscreened",
 		cause: "unavailable",
 		reason: REASON_MISSING_FIELDS,

@@ -2,6 +2,15 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 // src/core/errors.ts
 var LittleCanaryError = class extends Error {
 	code;
@@ -54,19 +63,16 @@ function parseFailureMode(raw) {
 		error: INVALID_FAILURE_MODE
 	};
 }
-function isRecord$1(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isRecord$1(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
 		decision: "unscreened",
 		cause: "unavailable",
 		reason: REASON_MISSING_FIELDS,
 		flagged: false
 	};
 	const advisory = verdict["advisory"];
-	const flagged = isRecord$1(advisory) && advisory["flagged"] === true;
+	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
 	if (verdict["blocked_by"] === "fail_closed") return {
 		decision: "unscreened",
 		cause: "incomplete",
@@ -85,7 +91,7 @@ function classifyVerdict(verdict) {
 		reason: REASON_NOT_EXERCISED,
 		flagged
 	};
-	if (!isRecord$1(advisory) || typeof advisory["flagged"] !== "boolean") return {
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
 		decision: "unscreened",
 		cause: "unavailable",
 		reason: REASON_MISSING_FIELDS,
@@ -452,9 +458,6 @@ var WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool
 var WITHHELD_UNSCREENED = "[Little Canary withheld this tool result after the tool ran; screening did not complete and the fail-closed policy applies.]";
 /** Appended to a prompt warning under `deny`: this hook has no way to refuse the message. */
 var CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
-function isRecord(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 function isConfigProblem(reason) {
 	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
@@ -491,19 +494,19 @@ function toolMessage(outcome) {
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
 function promptText(parts) {
 	if (!Array.isArray(parts)) return "";
-	return parts.filter((part) => isRecord(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true).map((part) => part["text"]).join("\n");
+	return parts.filter((part) => isPlainObject(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true).map((part) => part["text"]).join("\n");
 }
 /** Tool text: the string output plus `text` parts and `resource` texts of `content[]`. */
 function toolText(output) {
-	if (!isRecord(output)) return "";
+	if (!isPlainObject(output)) return "";
 	const chunks = [];
 	if (typeof output["output"] === "string" && output["output"] !== "") chunks.push(output["output"]);
 	const content = output["content"];
 	if (Array.isArray(content)) for (const part of content) {
-		if (!isRecord(part)) continue;
+		if (!isPlainObject(part)) continue;
 		const resource = part["resource"];
 		if (part["type"] === "text" && typeof part["text"] === "string") chunks.push(part["text"]);
-		else if (part["type"] === "resource" && isRecord(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
+		else if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
 	}
 	return chunks.join("\n");
 }
@@ -512,13 +515,13 @@ function withhold(output, notice) {
 	const content = output["content"];
 	if (!Array.isArray(content)) return;
 	output["content"] = content.map((part) => {
-		if (!isRecord(part)) return part;
+		if (!isPlainObject(part)) return part;
 		const resource = part["resource"];
 		if (part["type"] === "text" && typeof part["text"] === "string") return {
 			...part,
 			text: notice
 		};
-		if (part["type"] === "resource" && isRecord(resource) && typeof resource["text"] === "string") return {
+		if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") return {
 			...part,
 			resource: {
 				...resource,
@@ -558,7 +561,7 @@ function createOpenCodeHooks(options = {}) {
 	}
 	return {
 		"chat.message": async (_input, output) => {
-			const text = promptText(isRecord(output) ? output["parts"] : void 0);
+			const text = promptText(isPlainObject(output) ? output["parts"] : void 0);
 			if (text === "") return;
 			const { outcome, notices } = await screen(text);
 			await report(promptMessage(outcome), notices);
@@ -567,7 +570,7 @@ function createOpenCodeHooks(options = {}) {
 			const text = toolText(output);
 			if (text === "") return;
 			const { outcome, notices } = await screen(text);
-			if (outcome.block && isRecord(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
+			if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
 			await report(toolMessage(outcome), notices);
 		}
 	};

@@ -2,6 +2,15 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 // src/core/errors.ts
 var LittleCanaryError = class extends Error {
 	code;
@@ -54,19 +63,16 @@ function parseFailureMode(raw) {
 		error: INVALID_FAILURE_MODE
 	};
 }
-function isRecord(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isRecord(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
 		decision: "unscreened",
 		cause: "unavailable",
 		reason: REASON_MISSING_FIELDS,
 		flagged: false
 	};
 	const advisory = verdict["advisory"];
-	const flagged = isRecord(advisory) && advisory["flagged"] === true;
+	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
 	if (verdict["blocked_by"] === "fail_closed") return {
 		decision: "unscreened",
 		cause: "incomplete",
@@ -85,7 +91,7 @@ function classifyVerdict(verdict) {
 		reason: REASON_NOT_EXERCISED,
 		flagged
 	};
-	if (!isRecord(advisory) || typeof advisory["flagged"] !== "boolean") return {
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
 		decision: "unscreened",
 		cause: "unavailable",
 		reason: REASON_MISSING_FIELDS,

@@ -3,6 +3,7 @@
 // provider modules (ollama-chat.ts, openai-chat.ts) add their own body shape and content rules.
 // Failure texts are fixed strings: a response body, a URL secret or an exception message can
 // never reach them.
+import { isPlainObject } from "../core/guards.js";
 import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
 import { serviceRequestTarget } from "./endpoint.js";
 import { formatSeconds, httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
@@ -66,10 +67,6 @@ export function parseJsonBody(body: string): { ok: true; value: unknown } | { ok
   } catch {
     return { ok: false };
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The reply as a JSON object, or the failure every provider reports the same way. */

@@ -3,7 +3,8 @@
 // both read the backend the same way.
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
-import { failed, isPlainObject, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { failed, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
 export interface OllamaChatRequest {

@@ -3,7 +3,8 @@
 // from /api/show. Every failure is "not known" (false / null); nothing here throws.
 import { httpCall, type FetchLike } from "./http-call.js";
 import { serviceRequestTarget } from "./endpoint.js";
-import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody } from "./chat-exchange.js";
 
 /** An inventory of many models is a few hundred KiB; more than this is not an honest answer. */
 const MAX_TAGS_BYTES = 4 * 1024 * 1024;

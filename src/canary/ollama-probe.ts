@@ -8,14 +8,15 @@
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
-import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
+import { ChatClient, OllamaChatBackend, type ChatRole } from "./chat-backend.js";
+import { serviceRequestTarget } from "./endpoint.js";
 import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
 import { startCanaryResult } from "./result.js";
-import { checkNumCtx, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { isPlainObject, parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
-import { ollamaChatBody, ollamaSuccessMetadata, postOllamaChat } from "./ollama-chat.js";
-import { fetchOllamaInventory, inventoryDigest, ollamaModelInstalled } from "./ollama-inventory.js";
+import { checkNumCtx, checkSystemPrompt } from "./options.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
+import { ollamaChatBody, ollamaSuccessMetadata } from "./ollama-chat.js";
+import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
   CALIBRATION_PROBE_TEXT,
   UNVERIFIED_TEXT,
@@ -28,7 +29,9 @@ import {
   type RunContext,
 } from "./run-context.js";
 
-export { DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL } from "./defaults.js";
+export { DEFAULT_OLLAMA_URL } from "./chat-backend.js";
+export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
+const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "ollamaUrl" });
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;
@@ -53,19 +56,13 @@ export type RunContextOutcome =
   | { readonly ok: true; readonly value: RunContext }
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
-export class OllamaCanaryProbe implements CanaryProbe {
+export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements CanaryProbe {
   readonly provider = "ollama" as const;
-  readonly model: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
   readonly numCtx: number | null;
-  readonly endpointOrigin: string;
   /** Trained context length from the last contextLength() call; null when it failed. */
   lastContextLength: number | null = null;
-  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
   /** The run's warm-up and /api/ps proof; kept once conclusive, retried after a transport failure. */
@@ -73,14 +70,19 @@ export class OllamaCanaryProbe implements CanaryProbe {
   #settledContext: RunContext | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
-      resolveChatSettings(options, { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
-    this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.numCtx = checkNumCtx(options.numCtx);
-    // The full URL may hold userinfo or a token; it stays private and only the origin is shown.
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "ollamaUrl");
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    // The probe's own settings are checked after the generation settings and before the URL.
+    const own: { systemPrompt?: string; numCtx?: number | null } = {};
+    // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
+    super(new OllamaChatBackend(options, {
+      ...PROBE_ROLE,
+      check: () => {
+        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+        own.numCtx = checkNumCtx(options.numCtx);
+      },
+    }));
+    this.systemPrompt = own.systemPrompt as string;
+    this.numCtx = own.numCtx ?? null;
+    this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -93,15 +95,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
       const loaded = context.value.loaded;
       // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
       if (loaded.kind === "too_small") return result.failure("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx));
-      const chat = await postOllamaChat(this.#endpoint, {
-        model: this.model,
-        systemPrompt: this.systemPrompt,
-        userContent: userInput,
-        maxTokens: this.maxTokens,
-        temperature: this.temperature,
-        seed: this.seed,
-        numCtx: this.numCtx,
-      });
+      const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens }, this.numCtx);
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) {
         // A backend that could not be reached may have been restarted, possibly with another
@@ -213,17 +207,12 @@ export class OllamaCanaryProbe implements CanaryProbe {
     return context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
   }
 
-  toJSON(): Record<string, unknown> {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin, numCtx: this.numCtx };
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), numCtx: this.numCtx };
   }
 
-  toString(): string {
+  override toString(): string {
     return `OllamaCanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
-
-  /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
-  async isAvailable(): Promise<boolean> {
-    return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
   }
 
   /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */

@@ -4,7 +4,8 @@
 // success, and failure texts never carry a body, a URL secret or an exception message.
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
-import { failed, isPlainObject, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { failed, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
 export interface OpenAIChatRequest {

@@ -8,20 +8,19 @@
 import { ConfigError, UsageError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
-import { resolveClientEndpoint } from "./endpoint.js";
+import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "./chat-backend.js";
 import { errorClassName, type FetchLike } from "./http-call.js";
-import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
-import { openAIModelsReachable } from "./openai-inventory.js";
 import { startCanaryResult } from "./result.js";
-import { checkApiKey, checkSystemPrompt, resolveChatSettings } from "./options.js";
-import { openAIHeaders, openAISuccessMetadata, postOpenAIChat } from "./openai-chat.js";
-import { postChat, readChatObject, isPlainObject, type ChatEndpoint } from "./chat-exchange.js";
+import { checkSystemPrompt } from "./options.js";
+import { openAISuccessMetadata } from "./openai-chat.js";
+import { isPlainObject } from "../core/guards.js";
+import { postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
 import { openAIChatBody } from "./openai-chat.js";
 import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-context.js";
 import type { CanaryFailureCode } from "./types.js";
 
-export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
-export { openAIModelsReachable } from "./openai-inventory.js";
+export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
+const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "baseUrl" });
 
 export interface OpenAICanaryProbeOptions {
   readonly model?: string;
@@ -59,30 +58,26 @@ export type CalibrationOutcome =
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
 /** Bearer authorization from the key, else from userinfo in the base URL, else none. */
-export class OpenAICanaryProbe implements CanaryProbe {
+export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements CanaryProbe {
   readonly provider = "openai" as const;
-  readonly model: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
-  readonly endpointOrigin: string;
-  readonly #apiKey: string;
-  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
+  /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
   /** The warm-up's bytes per token; kept once answered, retried after a transport failure. */
   #calibration: Promise<CalibrationOutcome> | null = null;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
-      resolveChatSettings(options, { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }));
-    this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.#apiKey = checkApiKey(options.apiKey);
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "baseUrl");
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    // The system prompt is checked after the generation settings and before the key and URL.
+    const own: { systemPrompt?: string } = {};
+    super(new OpenAIChatBackend(options, {
+      ...PROBE_ROLE,
+      check: () => {
+        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+      },
+    }));
+    this.systemPrompt = own.systemPrompt as string;
+    this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -91,14 +86,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     try {
       const calibration = await this.calibration();
       if (!calibration.ok) return result.failure(calibration.failureCode, calibration.error);
-      const chat = await postOpenAIChat(this.#endpoint, this.#apiKey, {
-        model: this.model,
-        systemPrompt: this.systemPrompt,
-        userContent: userInput,
-        maxTokens: this.maxTokens,
-        temperature: this.temperature,
-        seed: this.seed,
-      });
+      const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
       const metadata = openAISuccessMetadata(chat.data);
@@ -147,7 +135,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
         temperature: this.temperature,
         seed: this.seed,
       });
-      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => openAIHeaders(this.#apiKey, authorization));
+      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => this.backend.headers(authorization));
       if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
       const read = readChatObject(outcome, { service: "API", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
       if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
@@ -158,16 +146,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     }
   }
 
-  /** True only when `GET <base>/models` answers 200 within 5 s. */
-  async isAvailable(): Promise<boolean> {
-    return openAIModelsReachable(this.#endpoint.fetch, this.#endpoint.baseUrl, this.#apiKey);
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
-  }
-
-  toString(): string {
+  override toString(): string {
     return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
   }
 }

@@ -10,7 +10,8 @@
 // Nothing here throws; every way the proof can fail is a value.
 import { serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
-import { isPlainObject, parseJsonBody } from "./chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 

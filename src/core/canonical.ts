@@ -39,7 +39,8 @@ function pathText(path: ReadonlyArray<string | number>): string {
     .join("");
 }
 
-function isPlainObject(value: object): boolean {
+/** Only `{}`-made or null-prototype objects are canonical JSON objects (class instances are not). */
+function hasPlainPrototype(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
@@ -73,7 +74,7 @@ function checkNode(node: unknown, depth: number): void {
     }
     return;
   }
-  if (!isPlainObject(node) || Object.getOwnPropertySymbols(node).length > 0) {
+  if (!hasPlainPrototype(node) || Object.getOwnPropertySymbols(node).length > 0) {
     throw new GuardFailure("non_plain", (where) => `object that is not a plain record at ${where}`);
   }
   // Own string keys, hidden ones included: a non-enumerable or accessor property is refused.

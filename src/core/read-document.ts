@@ -10,7 +10,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { LittleCanaryError } from "./errors.js";
 import { sha256Hex } from "./hash.js";
-import { ANY_SHAPE, parseJsonBytes, SKIP_SHAPE, type Shape } from "./parse-line.js";
+import { readStrictDocument } from "../core/strict-document.js";
+import { ANY_SHAPE, SKIP_SHAPE, type Shape } from "./parse-line.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
@@ -90,22 +91,20 @@ export function parseJsonDocument(
   if (typeof input === "string" && !input.isWellFormed()) throw unreadable(label, path, "not valid UTF-8");
   const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    throw unreadable(label, path, "starts with a byte order mark");
-  }
-  const sha256 = sha256Hex(bytes);
   // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
-  const parsed = parseJsonBytes(bytes, { shape: SHAPES[label], maxValues });
+  const parsed = readStrictDocument(bytes, { shape: SHAPES[label], maxValues });
   if (!parsed.ok) {
     const reason =
       parsed.code === "too_many_values"
         ? `more than ${maxValues} JSON values, the most verify holds`
         : parsed.code === "invalid_utf8"
           ? "not valid UTF-8"
-          : parsed.code.replaceAll("_", " ");
+          : parsed.code === "byte_order_mark"
+            ? "starts with a byte order mark"
+            : parsed.code.replaceAll("_", " ");
     throw unreadable(label, path, reason);
   }
-  return { value: parsed.value, sha256 };
+  return { value: parsed.value, sha256: sha256Hex(bytes) };
 }
 
 /** Reads and parses one document file (see parseJsonDocument). */

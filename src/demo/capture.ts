@@ -9,7 +9,8 @@
 // texts; nothing from the file is echoed.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { parseJsonLine } from "../core/parse-line.js";
+import { isPlainObject } from "../core/guards.js";
+import { readStrictDocument } from "../core/strict-document.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, CONTRAST_CASES, DEMO_GENERATION, MAX_CAPTURE_BYTES } from "./contrast.js";
@@ -94,10 +95,6 @@ export type CaptureLoad =
   | { readonly kind: "unavailable"; readonly detail: string }
   | { readonly kind: "integrity"; readonly detail: string };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 const integrity = (detail: string): CaptureLoad => ({ kind: "integrity", detail });
 
 /**
@@ -105,14 +102,7 @@ const integrity = (detail: string): CaptureLoad => ({ kind: "integrity", detail 
  * capture cannot mean one thing to this parser and another to the hash; undefined when invalid.
  */
 export function parseCaptureJson(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-  if (text.startsWith("\uFEFF")) return undefined;
-  const parsed = parseJsonLine(text);
+  const parsed = readStrictDocument(bytes);
   return parsed.ok ? parsed.value : undefined;
 }
 

@@ -4,7 +4,8 @@
 // DEGRADED (exit 2) or NO CONTRAST (exit 1); live never falls back to replay. The caller is told
 // what will leave the process before the first request (`onEvent("disclosure")`).
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
-import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody } from "../canary/chat-exchange.js";
 import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";

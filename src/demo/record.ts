@@ -1,8 +1,8 @@
 // `demo --live --record PATH`: turns a verified live run into a capture in our format, so a user
 // with Ollama can make the capture this package cannot ship. Only a complete contrast is recorded;
 // expectations are what this build's analyzer said about these exact reply bytes.
-import writeFileAtomic from "write-file-atomic";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
+import { writeFileAtomic } from "../publish/atomic-write.js";
 import { VERSION } from "../core/version.js";
 import { sealCapture, type Capture } from "./capture.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION } from "./contrast.js";
@@ -40,6 +40,7 @@ export function captureFromLive(outcome: DemoOutcome, recordedAt: Date): Capture
   });
 }
 
+/** Writes the capture file atomically and durably (the one atomic write). */
 export async function writeCapture(path: string, capture: Capture): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(capture, null, 2)}\n`, { encoding: "utf8" });
+  await writeFileAtomic(path, `${JSON.stringify(capture, null, 2)}\n`);
 }

@@ -3,12 +3,12 @@
 // are read strictly: UTF-8 without a BOM, no duplicate keys, no escaped lone surrogates, bounded
 // size and case count. Case text is hostile: it is validated and hashed here, never echoed in an
 // error (errors name the file, the case index or the id only).
-import { createHash } from "node:crypto";
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { LittleCanaryError } from "../core/errors.js";
-import { parseJsonLine } from "../core/parse-line.js";
+import { sha256Hex } from "../core/hash.js";
+import { readStrictDocument } from "../core/strict-document.js";
 import { isWellFormedText, truncateCodePoints } from "../core/codepoints.js";
 import { asciiJson } from "./_inert.js";
 
@@ -88,25 +88,15 @@ const CaseSchema = z.object({
   source_expected_result: provenanceValue.optional(),
 });
 
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-
-/** Strict UTF-8 text of a whole file, or a CorpusError naming `what`. */
-function decodeStrict(bytes: Uint8Array, what: string): string {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
+/** The strict JSON value of a whole file (see readStrictDocument), or a CorpusError naming `what`. */
+function parseStrict(bytes: Uint8Array, what: string): unknown {
+  const parsed = readStrictDocument(bytes);
+  if (!parsed.ok) {
+    if (parsed.code === "byte_order_mark") {
+      throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
+    }
+    throw new CorpusError(`${what}: ${parsed.code === "invalid_utf8" ? "not valid UTF-8" : parsed.message}`);
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch (error) {
-    throw new CorpusError(`${what}: not valid UTF-8`, { cause: error });
-  }
-}
-
-function parseStrict(text: string, what: string): unknown {
-  const parsed = parseJsonLine(text);
-  if (!parsed.ok) throw new CorpusError(`${what}: ${parsed.message}`);
   if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
   return parsed.value;
 }
@@ -183,7 +173,7 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
     const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
-    const document = parseStrict(decodeStrict(bytes, what), what);
+    const document = parseStrict(bytes, what);
     const list =
       Array.isArray(document)
         ? document
@@ -207,7 +197,7 @@ export async function loadIdsFile(path: string, options: LoadOptions): Promise<I
   const readFile = options.readFile ?? ((p: string) => fsReadFile(p));
   const what = `IDs file (${shownPath(path)})`;
   const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
-  const value = parseStrict(decodeStrict(bytes, what), what);
+  const value = parseStrict(bytes, what);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
     throw new CorpusError("IDs file must be a JSON list of case ID strings");
   }

@@ -8,7 +8,8 @@ import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../can
 import { httpCall, type FetchLike } from "../canary/http-call.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
-import { isPlainObject, parseJsonBody } from "../canary/chat-exchange.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { roundHalfEven } from "../pipeline/round.js";

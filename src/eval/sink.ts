@@ -1,8 +1,9 @@
 // Where eval lines go. The file sink creates parent directories, truncates the file, and hands
 // each line to the kernel as soon as it is written (no user-space buffering), so a run that is
 // killed keeps every finished case and visibly lacks its `complete` line.
-import { mkdir, open, rename, writeFile } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
+import { writeFileAtomic } from "../publish/atomic-write.js";
 
 export interface LineSink {
   write(line: string): Promise<void>;
@@ -30,10 +31,8 @@ export async function openFileSink(path: string): Promise<LineSink> {
   };
 }
 
-/** Writes a whole file via a temporary sibling and a rename, so readers never see half a page. */
+/** Writes a whole file atomically and durably (the one atomic write), creating its directory. */
 export async function writeFileAtomically(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, "utf8");
-  await rename(temporary, path);
+  await writeFileAtomic(path, text);
 }

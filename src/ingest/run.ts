@@ -13,7 +13,8 @@
 // every segment of every planned record still goes through it, and a record's detection is
 // "none" only when every segment was inspected.
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../documents/reader-limits.js";
-import { buildRecord, type RawRecord } from "../jsonl/record.js";
+import { admitInMemoryInputs } from "../jsonl/admit.js";
+import type { RawRecord } from "../jsonl/record.js";
 import {
   buildExport,
   buildManifestFromEntries,
@@ -133,22 +134,18 @@ export function readerLimitsForPolicy(policy: IngestPolicy): ReaderLimits {
 /** In-memory records through the reader's record rules, with the run-level count/size limits. */
 export function admitIngestInputs(inputs: readonly IngestInput[], policy: IngestPolicy): RawRecord[] {
   const limits = readerLimitsForPolicy(policy);
-  if (inputs.length > limits.maxItems) {
-    throw new LittleCanaryError("input_refused", `ingest exceeds the limit of ${limits.maxItems} records`);
-  }
-  let total = 0;
-  return inputs.map((input, index) => {
-    const value =
-      typeof input === "string" ? input : input !== null && typeof input === "object" && !Array.isArray(input) ? structuredClone({ ...input }) : input;
-    const record = buildRecord(value, index + 1, { index, kind: "ingest", limits, loneSurrogate: false });
-    if (record === null) {
-      throw new LittleCanaryError("input_refused", `record ${index}: must be a string or object`);
-    }
-    total += record.bytes;
-    if (total > limits.maxTotalBytes) {
-      throw new LittleCanaryError("input_refused", `ingest exceeds the limit of ${limits.maxTotalBytes} total bytes`);
-    }
-    return record;
+  return admitInMemoryInputs(inputs, {
+    kind: "ingest",
+    limits,
+    refuse: (code, index) =>
+      new LittleCanaryError(
+        "input_refused",
+        code === "too_many_items"
+          ? `ingest exceeds the limit of ${limits.maxItems} records`
+          : code === "not_a_record"
+            ? `record ${index}: must be a string or object`
+            : `ingest exceeds the limit of ${limits.maxTotalBytes} total bytes`,
+      ),
   });
 }
 

@@ -6,6 +6,7 @@
 // because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
 // (degraded, canary or analysis not exercised: unscreened) → advisory (missing: unscreened;
 // flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
+import { isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 
 /** What a host does with one input: pass it, warn, refuse it, or report that it was not screened. */
@@ -55,14 +56,10 @@ export function parseFailureMode(raw: unknown): FailureModeParse {
 
 type Classified = Omit<HostClassification, "block" | "failureMode">;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 export function classifyVerdict(verdict: unknown): Classified {
   if (
-    !isRecord(verdict) ||
+    !isPlainObject(verdict) ||
     typeof verdict["safe"] !== "boolean" ||
     typeof verdict["degraded"] !== "boolean" ||
     typeof verdict["canary_status"] !== "string" ||
@@ -71,7 +68,7 @@ export function classifyVerdict(verdict: unknown): Classified {
     return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
   }
   const advisory = verdict["advisory"];
-  const flagged = isRecord(advisory) && advisory["flagged"] === true;
+  const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
   if (verdict["blocked_by"] === "fail_closed") {
     return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
   }
@@ -79,7 +76,7 @@ export function classifyVerdict(verdict: unknown): Classified {
   if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") {
     return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
   }
-  if (!isRecord(advisory) || typeof advisory["flagged"] !== "boolean") {
+  if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") {
     return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
   }
   if (flagged) return { decision: "warn", cause: null, reason: null, flagged: true };

@@ -14,6 +14,7 @@
 //   `input_text` parts. Empty text is `unexercised` and the checker is not called.
 // - A checker that throws or returns something other than a genuine verdict yields `degraded`
 //   with the error's class name only. `outputInfo` never contains the input text.
+import { isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import type { DegradedPolicy } from "../pipeline/options.js";
@@ -97,22 +98,18 @@ function checkFunction(checker: GuardrailChecker): (text: string) => unknown {
   throw new TypeError("littleCanaryInputGuardrail needs a checker with .check(text) or a function");
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** User text of an Agents SDK input: chunks joined with "\n", empty chunks dropped. */
 export function extractUserText(input: unknown): string {
   if (typeof input === "string") return input;
   if (!Array.isArray(input)) return "";
   const chunks: string[] = [];
   for (const item of input) {
-    if (!isRecord(item) || item["role"] !== "user") continue;
+    if (!isPlainObject(item) || item["role"] !== "user") continue;
     const content = item["content"];
     if (typeof content === "string") chunks.push(content);
     else if (Array.isArray(content)) {
       for (const part of content) {
-        if (isRecord(part) && part["type"] === "input_text" && typeof part["text"] === "string") chunks.push(part["text"]);
+        if (isPlainObject(part) && part["type"] === "input_text" && typeof part["text"] === "string") chunks.push(part["text"]);
       }
     }
   }

@@ -26,6 +26,7 @@ import { UsageError } from "../core/errors.js";
 import { isBlankBytes } from "./blank.js";
 import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 import { BoundedLineSplitter } from "./lines.js";
+import { startsWithByteOrderMark } from "../core/strict-document.js";
 import { MAX_NESTING_DEPTH, parseJsonBytes } from "../core/parse-line.js";
 import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
@@ -85,11 +86,6 @@ const LINE_CAP_FLAGS: Readonly<Record<ReaderKind, string>> = {
   screen: "--max-item-bytes",
   ingest: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
 };
-
-/** U+FEFF in UTF-8. */
-function startsWithByteOrderMark(bytes: Buffer): boolean {
-  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-}
 
 function refusal(code: ReaderRefusalCode, line: number | null, message: string): ReaderRefusal {
   return { code, line, message };

@@ -17,6 +17,7 @@
 // invalid value is never free.
 
 import { Buffer } from "node:buffer";
+import { isPlainObject } from "../core/guards.js";
 import { codePointLength } from "../core/codepoints.js";
 import { SKIP_SHAPE, SkippedValue, type Shape } from "../core/parse-line.js";
 import {
@@ -80,8 +81,9 @@ export interface RawRecord {
 const SCREEN_KEYS: ReadonlySet<string> = new Set(["text", "id", "source"]);
 const INGEST_KEYS: ReadonlySet<string> = new Set(["text", "id", "source", "metadata"]);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof SkippedValue);
+/** A built JSON object: a SkippedValue (an object the shape did not build) is not one. */
+function isBuiltObject(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && !(value instanceof SkippedValue);
 }
 
 const STRING_ONLY: Shape = Object.freeze({ scalars: new Set(["string"] as const) });
@@ -123,7 +125,7 @@ function recordBytes(fields: Record<string, unknown>, allowed: ReadonlySet<strin
     if (!allowed.has(key)) bytes += textByteLength(key);
     if (key === "text") {
       bytes += typeof value === "string" ? textBytes : valueBytes(value);
-    } else if (key === "metadata" && allowed.has(key) && isPlainObject(value)) {
+    } else if (key === "metadata" && allowed.has(key) && isBuiltObject(value)) {
       for (const [name, entry] of Object.entries(value)) bytes += textByteLength(name) + valueBytes(entry);
     } else {
       bytes += valueBytes(value);
@@ -160,7 +162,7 @@ interface BuildContext {
 export function buildRecord(value: unknown, line: number, context: BuildContext): RawRecord | null {
   let fields: Record<string, unknown>;
   if (typeof value === "string") fields = { text: value };
-  else if (isPlainObject(value)) fields = value;
+  else if (isBuiltObject(value)) fields = value;
   else return null;
 
   const allowed = context.kind === "screen" ? SCREEN_KEYS : INGEST_KEYS;
@@ -257,7 +259,7 @@ function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): Re
     message: `record ${i}: ${message}`,
     severity: "malformed",
   });
-  if (!isPlainObject(metadata)) return problem("metadata_invalid", ["metadata"], "'metadata' must be an object");
+  if (!isBuiltObject(metadata)) return problem("metadata_invalid", ["metadata"], "'metadata' must be an object");
   const entries = Object.entries(metadata);
   if (entries.length > limits.maxMetadataKeys) {
     return problem("metadata_too_many_keys", ["metadata"], `'metadata' exceeds ${limits.maxMetadataKeys} keys (--max-metadata-keys)`);

@@ -4,17 +4,18 @@
 // calls the backend when the canary itself failed.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { resolveClientEndpoint } from "../canary/endpoint.js";
+import { ChatClient, OllamaChatBackend, type ChatRole } from "../canary/chat-backend.js";
 import type { FetchLike } from "../canary/http-call.js";
-import { resolveChatSettings } from "../canary/options.js";
-import { postOllamaChat } from "../canary/ollama-chat.js";
-import { ollamaModelInstalled } from "../canary/ollama-inventory.js";
-import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
-import type { ChatEndpoint } from "../canary/chat-exchange.js";
 
 export const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
+
+const JUDGE_ROLE: ChatRole = Object.freeze({
+  defaults: { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 },
+  name: "judge",
+  urlOption: "judge ollamaUrl",
+});
 
 export interface OllamaJudgeOptions {
   readonly model?: string;
@@ -26,50 +27,23 @@ export interface OllamaJudgeOptions {
   readonly fetch?: FetchLike;
 }
 
-export class OllamaJudge implements Analyzer {
+export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "ollama" as const;
-  readonly model: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
-  readonly endpointOrigin: string;
-  /** Where and how chat requests go; built once, the base URL (which may hold secrets) stays private. */
-  readonly #endpoint: ChatEndpoint;
 
   constructor(options: OllamaJudgeOptions = {}) {
-    // An empty judge model used to switch the judge on while the regex analyzer ran (weak point 12).
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
-      resolveChatSettings(options, { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 }, "judge"));
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "judge ollamaUrl");
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    // An empty judge model would otherwise switch the judge on while the regex analyzer ran.
+    super(new OllamaChatBackend(options, JUDGE_ROLE));
   }
 
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
-      const chat = await postOllamaChat(this.#endpoint, {
-        model: this.model,
-        systemPrompt: JUDGE_SYSTEM_PROMPT,
-        userContent: judgeUserContent(userInput, canary.response),
-        maxTokens: this.maxTokens,
-        temperature: this.temperature,
-        seed: this.seed,
-        numCtx: null,
-      });
-      return fromJudgeChat(chat, canary.response);
+      const turn = { systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens: this.maxTokens };
+      return fromJudgeChat(await this.backend.chat(turn, null), canary.response);
     } catch {
       return judgeFailed();
     }
   }
 
-  async isAvailable(): Promise<boolean> {
-    return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
-  }
 }

@@ -31,9 +31,10 @@ export async function writeTemp(
   bytes: Uint8Array,
   register: (path: string) => void,
   random: () => string = randomName,
+  mode: number = 0o600,
 ): Promise<TempFile> {
   const path = tempPathFor(target, random());
-  const handle = await fs.open(path, "create", 0o600);
+  const handle = await fs.open(path, "create", mode);
   register(path);
   try {
     await handle.write(bytes);

@@ -4,7 +4,8 @@
 import { LittleCanaryError } from "../core/errors.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../documents/reader-limits.js";
-import { buildRecord, type RawRecord } from "../jsonl/record.js";
+import { admitInMemoryInputs } from "../jsonl/admit.js";
+import type { RawRecord } from "../jsonl/record.js";
 
 export type ScreenInput = string | { readonly text: string; readonly id?: string | null; readonly source?: string | null };
 
@@ -39,26 +40,18 @@ export function itemsFromRecords(records: readonly RawRecord[]): ScreenItem[] {
   });
 }
 
-/** Validates in-memory inputs with the reader's rules and limits. */
+/** Validates in-memory inputs with the reader's rules and limits (the one in-memory admission). */
 export function admitScreenInputs(inputs: readonly ScreenInput[], limits: Partial<ReaderLimits> = {}): ScreenItem[] {
   const resolved = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...limits });
-  if (inputs.length > resolved.maxItems) {
-    throw new BatchRefusedError("too_many_items", `batch exceeds the limit of ${resolved.maxItems} items`);
-  }
-  const records: RawRecord[] = [];
-  let totalBytes = 0;
-  inputs.forEach((input, index) => {
-    // Copy plain fields once so later mutation by the caller cannot change what is screened.
-    const value = typeof input === "string" ? input : input !== null && typeof input === "object" ? { ...input } : input;
-    const record = buildRecord(value, index + 1, { index, kind: "screen", limits: resolved, loneSurrogate: false });
-    if (record === null) {
-      throw new BatchRefusedError("not_a_record", `item ${index}: must be a string or object with 'text'`);
-    }
-    totalBytes += record.bytes;
-    if (totalBytes > resolved.maxTotalBytes) {
-      throw new BatchRefusedError("total_bytes", `batch exceeds the limit of ${resolved.maxTotalBytes} total bytes`);
-    }
-    records.push(record);
+  const records = admitInMemoryInputs(inputs, {
+    kind: "screen",
+    limits: resolved,
+    refuse: (code, index) =>
+      code === "too_many_items"
+        ? new BatchRefusedError(code, `batch exceeds the limit of ${resolved.maxItems} items`)
+        : code === "not_a_record"
+          ? new BatchRefusedError(code, `item ${index}: must be a string or object with 'text'`)
+          : new BatchRefusedError(code, `batch exceeds the limit of ${resolved.maxTotalBytes} total bytes`),
   });
   return itemsFromRecords(records);
 }

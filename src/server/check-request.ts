@@ -2,6 +2,7 @@
 // then the `/check` header rules, then the body rules. The first failing rule wins and the
 // pipeline is never called on an error. Kept free of sockets so the same ladder also answers
 // requests the HTTP parser itself refused (see raw-head.ts).
+import { isPlainObject } from "../core/guards.js";
 import { MAX_REQUEST_BYTES } from "./limits.js";
 import { methodNotAllowed, REPLIES, type Reply } from "./json-reply.js";
 
@@ -56,10 +57,6 @@ export function checkHeaders(head: RequestHead): { readonly length: number } | R
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
 export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {

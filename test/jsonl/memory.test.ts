@@ -155,7 +155,7 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
     await writeFile(path, `${Array(40).fill(hostileLine(100_000)).join("\n")}\n`);
     const run = await runCli(["ingest", path, "--manifest", join(dir, "m.json"), "--export", join(dir, "e.json"), "--no-canary"], { cwd: dir });
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/exceeds the limit of 8388608 total bytes \(--max-total-bytes\); nothing written/);
+    expect(run.stderr).toMatch(/exceeds the limit of 8388608 total bytes \(--max-total-bytes\) \(in [^)]+\); nothing written/);
     expect((await readdir(dir)).sort()).toEqual(["hostile.jsonl"]);
   });
 });

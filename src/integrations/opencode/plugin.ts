@@ -8,6 +8,7 @@
 //   model (resource URIs and images are kept).
 // Configuration: LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS (or the `timeoutMs` option),
 // LITTLE_CANARY_FAILURE_MODE. Messages never contain the screened text.
+import { isPlainObject } from "../../core/guards.js";
 import type { HostClassification } from "../classify.js";
 import { HOOK_TIMEOUT_LIMITS, type AdapterEnv } from "../adapter/config.js";
 import { parseCheckEndpoint } from "../adapter/endpoint.js";
@@ -22,10 +23,6 @@ export const WITHHELD_UNSCREENED =
 export const CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
 
 type Rec = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Rec {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isConfigProblem(reason: unknown): boolean {
   return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
@@ -80,23 +77,23 @@ export function toolMessage(outcome: HostClassification): string | null {
 export function promptText(parts: unknown): string {
   if (!Array.isArray(parts)) return "";
   return parts
-    .filter((part): part is Rec => isRecord(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true)
+    .filter((part): part is Rec => isPlainObject(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true)
     .map((part) => part["text"] as string)
     .join("\n");
 }
 
 /** Tool text: the string output plus `text` parts and `resource` texts of `content[]`. */
 export function toolText(output: unknown): string {
-  if (!isRecord(output)) return "";
+  if (!isPlainObject(output)) return "";
   const chunks: string[] = [];
   if (typeof output["output"] === "string" && output["output"] !== "") chunks.push(output["output"]);
   const content = output["content"];
   if (Array.isArray(content)) {
     for (const part of content) {
-      if (!isRecord(part)) continue;
+      if (!isPlainObject(part)) continue;
       const resource = part["resource"];
       if (part["type"] === "text" && typeof part["text"] === "string") chunks.push(part["text"]);
-      else if (part["type"] === "resource" && isRecord(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
+      else if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
     }
   }
   return chunks.join("\n");
@@ -107,10 +104,10 @@ function withhold(output: Rec, notice: string): void {
   const content = output["content"];
   if (!Array.isArray(content)) return;
   output["content"] = content.map((part: unknown) => {
-    if (!isRecord(part)) return part;
+    if (!isPlainObject(part)) return part;
     const resource = part["resource"];
     if (part["type"] === "text" && typeof part["text"] === "string") return { ...part, text: notice };
-    if (part["type"] === "resource" && isRecord(resource) && typeof resource["text"] === "string") {
+    if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") {
       return { ...part, resource: { ...resource, text: notice } };
     }
     return part;
@@ -168,7 +165,7 @@ export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCode
 
   return {
     "chat.message": async (_input, output) => {
-      const text = promptText(isRecord(output) ? output["parts"] : undefined);
+      const text = promptText(isPlainObject(output) ? output["parts"] : undefined);
       if (text === "") return;
       const { outcome, notices } = await screen(text);
       await report(promptMessage(outcome), notices);
@@ -177,7 +174,7 @@ export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCode
       const text = toolText(output);
       if (text === "") return;
       const { outcome, notices } = await screen(text);
-      if (outcome.block && isRecord(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
+      if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
       await report(toolMessage(outcome), notices);
     },
   };

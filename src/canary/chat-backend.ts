@@ -1,0 +1,180 @@
+// One chat backend per provider, shared by the two roles that talk to a model: the canary probe
+// and the LLM judge. A backend owns what both roles had written twice: the validated generation
+// settings, the endpoint (the full base URL, which may hold credentials, stays private; only
+// the origin is shown), the chat call, the availability check and the public description.
+// The roles keep only what is theirs (system prompt, context proofs, verdict rules).
+import type { FetchLike } from "./http-call.js";
+import { httpCall } from "./http-call.js";
+import type { ChatEndpoint, ChatOutcome } from "./chat-exchange.js";
+import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
+import { postOllamaChat } from "./ollama-chat.js";
+import { ollamaModelInstalled } from "./ollama-inventory.js";
+import { openAIHeaders, postOpenAIChat } from "./openai-chat.js";
+import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
+
+export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+const AVAILABILITY_TIMEOUT_MS = 5_000;
+const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+
+/** Caller options every chat client takes. */
+export interface ChatClientOptions {
+  readonly model?: string;
+  readonly timeoutSeconds?: number;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  readonly seed?: number | null;
+  readonly fetch?: FetchLike;
+}
+
+/** How one role uses a backend: its defaults and the names its messages use. */
+export interface ChatRole {
+  readonly defaults: { readonly model: string; readonly timeoutSeconds: number; readonly maxTokens: number };
+  /** Prefix of option names in messages ("judge"), empty for the probe. */
+  readonly name: string;
+  /** The option name of the URL in messages ("ollamaUrl", "judge baseUrl"…). */
+  readonly urlOption: string;
+  /** The role's own checks, run after the settings and before the endpoint (the order of refusals). */
+  readonly check?: () => void;
+}
+
+/** One request: the role's prompt and reply budget; model, temperature and seed are the backend's. */
+export interface ChatTurn {
+  readonly systemPrompt: string;
+  readonly userContent: string;
+  readonly maxTokens: number;
+}
+
+/** Settings and endpoint shared by both providers. */
+abstract class ChatBackendBase {
+  /** The validated generation settings (model, timeout, reply budget, temperature, seed). */
+  readonly settings: ChatSettings;
+  readonly endpointOrigin: string;
+  readonly #endpoint: ChatEndpoint;
+
+  protected constructor(options: ChatClientOptions, url: string, role: ChatRole, checkProvider: () => void) {
+    this.settings = Object.freeze(resolveChatSettings(options, role.defaults, role.name));
+    role.check?.();
+    checkProvider();
+    const { baseUrl, endpointOrigin } = resolveClientEndpoint(url, role.urlOption);
+    this.endpointOrigin = endpointOrigin;
+    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds });
+  }
+
+  /** Where and how chat requests go (holds the full base URL: for the owning client only). */
+  get endpoint(): ChatEndpoint {
+    return this.#endpoint;
+  }
+}
+
+/** The Ollama backend (`/api/chat`, `/api/tags`). */
+export class OllamaChatBackend extends ChatBackendBase {
+  readonly provider = "ollama" as const;
+
+  constructor(options: ChatClientOptions & { readonly ollamaUrl?: string }, role: ChatRole) {
+    super(options, options.ollamaUrl ?? DEFAULT_OLLAMA_URL, role, () => undefined);
+  }
+
+  /** One chat; null when the request could not be built (see postOllamaChat). */
+  chat(turn: ChatTurn, numCtx: number | null): Promise<ChatOutcome | null> {
+    return postOllamaChat(this.endpoint, { model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
+  }
+
+  /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
+  isAvailable(): Promise<boolean> {
+    return ollamaModelInstalled(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model);
+  }
+
+  /** What a client shows of itself: never the full URL. */
+  describe(): { provider: "ollama"; model: string; endpointOrigin: string } {
+    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
+  }
+}
+
+/** The OpenAI-compatible backend (`/chat/completions`, `/models`); the API key stays private. */
+export class OpenAIChatBackend extends ChatBackendBase {
+  readonly provider = "openai" as const;
+  #apiKey = "";
+
+  constructor(options: ChatClientOptions & { readonly baseUrl?: string; readonly apiKey?: string }, role: ChatRole) {
+    let apiKey = "";
+    super(options, options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, role, () => {
+      apiKey = checkApiKey(options.apiKey);
+    });
+    this.#apiKey = apiKey;
+  }
+
+  /** One chat; null when the request could not be built (see postOpenAIChat). */
+  chat(turn: ChatTurn): Promise<ChatOutcome | null> {
+    return postOpenAIChat(this.endpoint, this.#apiKey, { model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
+  }
+
+  /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
+  headers(urlAuthorization: string | null): Record<string, string> {
+    return openAIHeaders(this.#apiKey, urlAuthorization);
+  }
+
+  /** True only when `GET <base>/models` answers 200 within 5 s. */
+  isAvailable(): Promise<boolean> {
+    return openAIModelsReachable(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey);
+  }
+
+  /** What a client shows of itself: never the full URL or the key. */
+  describe(): { provider: "openai"; model: string; endpointOrigin: string } {
+    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
+  }
+}
+
+/** True only when `GET <base>/models` answers 200 within 5 s (the key sent as Bearer when set). */
+export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
+  try {
+    const target = serviceRequestTarget(baseUrl, "/models");
+    if (!target) return false;
+    const outcome = await httpCall(fetchFn, target.url, {
+      method: "GET",
+      headers: openAIHeaders(apiKey, target.authorization),
+      timeoutMs: AVAILABILITY_TIMEOUT_MS,
+      maxBodyBytes: MAX_MODELS_BYTES,
+    });
+    return outcome.kind === "response" && outcome.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What the probe and the judge of a provider share as clients: the settings they show (copied
+ * from the backend), the availability check and the JSON description. The backend itself is
+ * private; a subclass reaches it through the protected `backend` accessor.
+ */
+export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> implements ChatSettings {
+  readonly model: string;
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+  readonly endpointOrigin: string;
+  readonly #backend: Backend;
+
+  protected constructor(backend: Backend) {
+    this.#backend = backend;
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = backend.settings);
+    this.endpointOrigin = backend.endpointOrigin;
+  }
+
+  /** The provider's backend (holds the full URL and any key: never expose it). */
+  protected get backend(): Backend {
+    return this.#backend;
+  }
+
+  /** Whether the backend answers and, for Ollama, lists the model (see the backend's isAvailable). */
+  async isAvailable(): Promise<boolean> {
+    return this.#backend.isAvailable();
+  }
+
+  /** Provider, model and endpoint origin: never the full URL or a key. */
+  toJSON(): Record<string, unknown> {
+    return this.#backend.describe();
+  }
+}

@@ -1,0 +1,65 @@
+// The one strict reader for a whole document held as bytes: strict UTF-8, no byte order mark,
+// then the strict JSON parser of the JSONL reader (no duplicate keys at any depth, bounded
+// nesting, finite numbers, optional shape and value budget). Every file little-canary reads
+// as one JSON document (manifests, exports, eval corpora, demo captures) goes through here, so
+// a document cannot mean one thing to one command and another to the next. Problems are
+// values with a stable code; the input is never echoed.
+import { parseJsonBytes, type LineParseErrorCode, type ParseOptions } from "./parse-line.js";
+
+/** Why strict text could not be taken from bytes. */
+export type StrictTextProblemCode = "byte_order_mark" | "invalid_utf8";
+
+/** Why a strict document could not be read. */
+export type StrictDocumentProblemCode = StrictTextProblemCode | LineParseErrorCode;
+
+/** A refusal: a stable code and a fixed message (never any of the input). */
+export interface StrictProblem<Code extends string> {
+  readonly ok: false;
+  readonly code: Code;
+  readonly message: string;
+}
+
+/** The text of strictly decoded bytes, or why not. */
+export type StrictTextResult = { readonly ok: true; readonly text: string } | StrictProblem<StrictTextProblemCode>;
+
+/** The parsed value of a strict document, or why not. */
+export type StrictDocumentResult =
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      /** Some string (key or value) holds an escaped lone surrogate; callers decide if that is allowed. */
+      readonly loneSurrogate: boolean;
+    }
+  | StrictProblem<StrictDocumentProblemCode>;
+
+/** Options of readStrictDocument: those of the parser (shape, depth, value budget). */
+export type StrictDocumentOptions = ParseOptions;
+
+/** U+FEFF encoded as UTF-8 at the start. */
+export function startsWithByteOrderMark(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+const BOM_PROBLEM = { ok: false, code: "byte_order_mark", message: "starts with a byte order mark" } as const;
+const UTF8_PROBLEM = { ok: false, code: "invalid_utf8", message: "invalid UTF-8" } as const;
+
+/** Bytes as text: refused when they start with a byte order mark or are not strict UTF-8. */
+export function decodeStrictText(bytes: Uint8Array): StrictTextResult {
+  if (startsWithByteOrderMark(bytes)) return BOM_PROBLEM;
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
+  } catch {
+    return UTF8_PROBLEM;
+  }
+}
+
+/**
+ * Parses a whole document's bytes strictly: a byte order mark first, then strict UTF-8 (the
+ * bytes are parsed as bytes, never decoded whole), then the JSON rules of parseJsonBytes.
+ * Never throws for any bytes. Size limits are the caller's: they differ by document, and a
+ * caller should refuse an oversized file before reading it.
+ */
+export function readStrictDocument(bytes: Uint8Array, options: StrictDocumentOptions = {}): StrictDocumentResult {
+  if (startsWithByteOrderMark(bytes)) return BOM_PROBLEM;
+  return parseJsonBytes(bytes, options);
+}

@@ -1,0 +1,44 @@
+// The one admission of in-memory inputs (strings or objects a library caller passes instead of
+// JSONL bytes): each input goes through the JSONL reader's record rules (buildRecord), and the
+// run-level count and total-size limits are enforced as the reader enforces them, before any
+// check runs. `screenBatch` and `ingestRecords` both admit through here, each naming its own
+// refusals; what an input may be and how it is measured is decided once.
+import type { ReaderKind, ReaderLimits } from "../documents/reader-limits.js";
+import { buildRecord, type RawRecord } from "./record.js";
+
+/** A run-level rule an in-memory input broke. */
+export type AdmissionRefusalCode = "too_many_items" | "not_a_record" | "total_bytes";
+
+export interface AdmitOptions {
+  /** Which record rules apply (screen: text, id, source; ingest: metadata too). */
+  readonly kind: ReaderKind;
+  /** Already validated reader limits. */
+  readonly limits: ReaderLimits;
+  /** The error to throw for a broken rule; `index` is the input's position for `not_a_record`. */
+  readonly refuse: (code: AdmissionRefusalCode, index: number) => Error;
+}
+
+/**
+ * The caller's input copied once, so that later mutation by the caller cannot change what is
+ * checked. Screen inputs hold only strings, so a shallow copy is a snapshot; ingest inputs may
+ * carry a metadata object, so they are cloned deeply (and an array stays an array, which the
+ * record rules then refuse).
+ */
+const SNAPSHOT: Readonly<Record<ReaderKind, (input: unknown) => unknown>> = {
+  screen: (input) => (input !== null && typeof input === "object" ? { ...input } : input),
+  ingest: (input) => (input !== null && typeof input === "object" && !Array.isArray(input) ? structuredClone({ ...input }) : input),
+};
+
+/** Records from in-memory inputs, or the `refuse` error of the first broken run-level rule. */
+export function admitInMemoryInputs(inputs: readonly unknown[], options: AdmitOptions): RawRecord[] {
+  const { kind, limits, refuse } = options;
+  if (inputs.length > limits.maxItems) throw refuse("too_many_items", inputs.length);
+  let totalBytes = 0;
+  return inputs.map((input, index) => {
+    const record = buildRecord(SNAPSHOT[kind](input), index + 1, { index, kind, limits, loneSurrogate: false });
+    if (record === null) throw refuse("not_a_record", index);
+    totalBytes += record.bytes;
+    if (totalBytes > limits.maxTotalBytes) throw refuse("total_bytes", index);
+    return record;
+  });
+}

@@ -1,0 +1,36 @@
+// The one atomic whole-file write: the publication's temp-file step (an exclusive temp file in
+// the target's own directory, every byte written, fsynced, closed and its size checked), then a
+// rename over the target and an fsync of the directory. A reader sees the old file or the whole
+// new one, never half of it, and a crash leaves at most a `.<name>.<random>.tmp` sibling.
+// Publication itself links instead of renaming (it must never replace a file); everything else
+// that rewrites a whole file (eval reports, demo captures) comes through here.
+import { dirname } from "node:path";
+import { nodePublishFs, type PublishFs } from "./fs.js";
+import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
+
+export interface AtomicWriteOptions {
+  /** The file system (default the real one); tests and benches wrap it (see fs-hooks.ts). */
+  readonly fs?: PublishFs;
+  /** Mode of the new file before the umask (default 0o666, as for any new file). */
+  readonly mode?: number;
+}
+
+/**
+ * Replaces `path` with `data` (a string is written as UTF-8) atomically and durably. On any
+ * failure the temp file is removed and the error (a Node system error with its `code`) is
+ * rethrown; the target is then unchanged.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const fs = options.fs ?? nodePublishFs;
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  let temporary: string | null = null;
+  try {
+    const temp = await writeTemp(fs, path, bytes, (p) => (temporary = p), randomName, options.mode ?? 0o666);
+    await fs.rename(temp.path, path);
+    temporary = null;
+  } catch (error) {
+    if (temporary !== null) await unlinkQuietly(fs, temporary);
+    throw error;
+  }
+  await syncDirectory(fs, dirname(path));
+}
