@@ -1,4 +1,4 @@
-// One validation for every canary timeout (decision 8): a finite number of seconds > 0, from
+// One validation for every canary timeout, shared by every command: a finite number of seconds > 0, from
 // `--timeout`, else LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the
 // original, because an infinite deadline is a hang and NaN disables the deadline entirely.
 import { ConfigError, UsageError } from "../errors.js";

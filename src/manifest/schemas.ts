@@ -1,5 +1,6 @@
-// zod schemas of the documents ingest and screen write (ingest.md §3, §5.1, §5.2, plus
-// decision 7's digest and prompt_eval_count evidence). They are the single source of truth:
+// zod schemas of the documents ingest and screen write (batch document, manifest, export, with
+// the canary model's digest and per-segment prompt_eval_count as evidence of what exactly
+// screened each record). They are the single source of truth:
 // TypeScript types are inferred from them, `schemas/*.schema.json` is generated from them,
 // and every document passes its schema before it is hashed or written (canonical.ts).
 // Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
@@ -46,7 +47,7 @@ export const PipelineInfoSchema = z.strictObject({
   mode: z.enum(["block", "advisory", "full"]),
   provider: z.string().nullable(),
   canary_model: z.string().nullable(),
-  /** Digest of the canary model as Ollama lists it in /api/tags (decision 7). */
+  /** Digest of the canary model as Ollama lists it in /api/tags (the only place it gives it). */
   canary_model_digest: z.string().nullable(),
   analysis_method: z.enum(["judge", "regex"]),
   structural_filter: z.boolean().nullable(),

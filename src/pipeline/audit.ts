@@ -1,4 +1,4 @@
-// Append-only audit log of pipeline checks (pipeline.md §7, with its weak points fixed):
+// Append-only audit log of pipeline checks:
 // - blocked lines keep their block reasons (structural labels or canary categories);
 // - the input is identified by an HMAC keyed with a per-directory random key, not a bare
 //   SHA-256 that anyone can confirm by hashing a guessed text;
@@ -30,7 +30,7 @@ export interface AuditLine {
   readonly latency_ms: number;
 }
 
-/** Label precedence of §7: blocked, degraded, flagged, structural_only/unscreened, safe. */
+/** Label precedence: blocked, degraded, flagged, structural_only/unscreened, safe. */
 export function auditLabel(verdict: PipelineVerdict): AuditLabel {
   if (!verdict.safe) return "blocked";
   if (verdict.degraded) return "degraded";

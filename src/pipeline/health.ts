@@ -1,4 +1,4 @@
-// Readiness report of a pipeline (pipeline.md §5.5): configuration and whether the canary (and
+// Readiness report of a pipeline: configuration and whether the canary (and
 // judge) backends answer. It never contains secrets, URL userinfo/paths or exception text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";

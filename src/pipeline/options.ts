@@ -1,4 +1,4 @@
-// SecurityPipeline options: defaults of pipeline.md §5.1 (camelCased), validated once at
+// SecurityPipeline options and their defaults, validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
@@ -57,7 +57,7 @@ export interface SecurityPipelineOptions {
   readonly judgeModel?: string | null;
   readonly judgeTimeout?: number;
   readonly auditLogDir?: string | null;
-  /** What a degraded or unexercised verdict means: allowed (default, as upstream) or denied. */
+  /** What a degraded or unexercised verdict means: allowed (default, as in the Python package) or denied. */
   readonly onDegraded?: DegradedPolicy;
   readonly callbacks?: PipelineCallbacks;
   /** Receives operational warnings (swallowed callback/audit errors); never input text. */

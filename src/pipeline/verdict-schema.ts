@@ -1,4 +1,4 @@
-// The serialized verdict (pipeline.md §5.4): the only form of a verdict that leaves the library
+// The serialized verdict: the only form of a verdict that leaves the library
 // (CLI output, /check responses, batch and manifest documents). It never carries the input,
 // the canary reply, prompts or evidence excerpts.
 import { z } from "zod";

@@ -1,6 +1,6 @@
 // The immutable result of one SecurityPipeline.check. A verdict knows its input (so that
 // `safe_input` can be produced) but keeps it in a private field: serialization and inspection
-// show only the fields of pipeline.md §5.4, never the input when unsafe, the canary reply,
+// show only the fields of the serialized verdict (verdict-schema.ts), never the input when unsafe, the canary reply,
 // prompts or evidence. Only the pipeline can mint a genuine verdict (`isGenuineVerdict`).
 import { inspect } from "node:util";
 import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
@@ -13,7 +13,7 @@ export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
 export type LayerName = "structural_filter" | "canary_probe";
 export type LayerStatus = "passed" | "blocked" | "failed" | "skipped";
 
-/** What callbacks may see of the canary layer: no reply, prompt or evidence (§5.5). */
+/** What callbacks may see of the canary layer: no reply, prompt or evidence. */
 export interface AnalysisSnapshot {
   readonly riskScore: number | null;
   readonly shouldBlock: boolean;
@@ -143,7 +143,7 @@ export class PipelineVerdict implements VerdictFields {
     return record;
   }
 
-  /** The wire form of pipeline.md §5.4 (key order kept), as printed by `check` and `/check`. */
+  /** The wire form of the verdict (key order kept), as printed by `check` and `/check`. */
   toDict(): VerdictWire {
     const record = this.toRecord();
     return {

@@ -1,5 +1,5 @@
 // In-memory validation of what is about to be published. Nothing touches the disk until both
-// documents are known to be complete, schema-valid and bound to each other, so a bug upstream
+// documents are known to be complete, schema-valid and bound to each other, so a bug earlier in the run
 // can never produce a file that verify would have to refuse later.
 import type { CanonicalDocument } from "../manifest/build.js";
 import { sha256Hex } from "../manifest/hash.js";

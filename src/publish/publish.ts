@@ -1,4 +1,4 @@
-// Crash-safe publication of an ingest run (ingest.md §6; docs/publication.md is the user-facing
+// Crash-safe publication of an ingest run (docs/publication.md is the user-facing
 // account of the same rules).
 //
 // Order: validate both documents in memory → take the lock (unless the caller holds it) → with

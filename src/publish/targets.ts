@@ -1,4 +1,4 @@
-// Pre-flight rules for output paths (ingest.md §8 step 1), checked before anything is read,
+// Pre-flight rules for output paths, checked before anything is read,
 // screened or deleted: distinct targets, never the input file, never a directory, never an
 // existing file without --overwrite, and a writable parent directory.
 // "Existing" is lstat-based, so a dangling symlink counts: publication links without following

@@ -1,6 +1,6 @@
-// StructuralFilter: the in-process first layer of screening (§1). No model, no network.
+// StructuralFilter: the in-process first layer of screening. No model, no network.
 //
-// Contract: `check(text)` runs every check in §1 order — length (code points), control
+// Contract: `check(text)` runs every check in this order — length (code points), control
 // characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
 // decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
 // in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input

@@ -1,11 +1,11 @@
 // The reason labels the structural filter can emit. Callers (audit log, guard, CLI, benchmark
 // reports) match on these exact strings, so they are defined once here and nowhere else.
 //
-// | label                                   | origin  | shape it names                                    |
+// | label                                   | check   | shape it names                                    |
 // |-----------------------------------------|---------|---------------------------------------------------|
-// | LENGTH (function)                       | §1.1    | more code points than `maxInputLength`            |
-// | CONTROL                                 | §1.2    | C0/C1 controls, zero-width, line/para sep, BOM    |
-// | UNICODE                                 | §1.3    | bidi overrides/isolates, tags, stray selectors    |
+// | LENGTH (function)                       | length  | more code points than `maxInputLength`            |
+// | CONTROL                                 | chars   | C0/C1 controls, zero-width, line/para sep, BOM    |
+// | UNICODE                                 | chars   | bidi overrides/isolates, tags, stray selectors    |
 // | INSTRUCTION_OVERRIDE                    | row 1   | override verb + earlier/previous + instructions   |
 // | OVERRIDE_INSTRUCTIONS                   | row 2   | override verb + your/all/any + instructions       |
 // | FORCED_PERSONA                          | row 3   | "you are now …" + new persona/role                |
@@ -30,7 +30,7 @@
 // | SAFETY_BYPASS                           | new     | disable/bypass safety filters, answer without them|
 // | FAKE_TURN                               | new     | line-start "System:" turn or "### Instruction:"   |
 // | DECODE_AND_OBEY                         | new     | decode/reverse/translate this … and execute it    |
-// | ENCODED (function)                      | §1.1    | decoded candidate hits an injection rule          |
+// | ENCODED (function)                      | decode  | decoded candidate hits an injection rule          |
 
 export const CONTROL = "Input contains control characters or null bytes";
 export const UNICODE = "Input contains suspicious Unicode (homoglyphs, zero-width, RTL)";
