@@ -1,7 +1,7 @@
-// How many tokens the canary's context window must hold for one segment (ingest.md §4.9). The
+// How many tokens the canary's context window must hold for one segment. The
 // estimate is deliberately pessimistic — four tokens per code point of both the segment and the
 // system prompt, plus the reply budget and a fixed allowance for the chat template — because an
-// Ollama prompt that does not fit is truncated silently (decision 7). Defaults give 15044.
+// Ollama prompt that does not fit is truncated silently. Defaults give 15044.
 import { codePointLength } from "../text/codepoints.js";
 
 export const CHAT_TEMPLATE_ALLOWANCE = 64;

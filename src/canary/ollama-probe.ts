@@ -1,9 +1,10 @@
-// The canary probe against a local Ollama (pipeline.md §2): sends untrusted text, unmodified, to a
+// The canary probe against a local Ollama: sends untrusted text, unmodified, to a
 // small tool-less model under a known system prompt and returns its reply for analysis. test()
 // never throws for backend trouble; every failure is a CanaryResult with success=false and a
 // failure code, so a canary that did not run cannot look like a pass. One deadline covers each
 // whole call, the reply body is capped, and a reply that may have been truncated by the backend
-// is a failure (decision 7). Before its first check the probe proves, once per instance, that the
+// is a failure (Ollama truncates an over-long prompt silently and still answers 200). Before its
+// first check the probe proves, once per instance, that the
 // backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "./system-prompt.js";
@@ -226,7 +227,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
     return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
   }
 
-  /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */
+  /** Digest of the installed model from /api/tags (where Ollama gives it), or null when unknown. */
   async modelDigest(): Promise<string | null> {
     try {
       const entries = await fetchOllamaInventory(this.#endpoint.fetch, this.#endpoint.baseUrl, this.timeoutSeconds * 1000);
@@ -238,7 +239,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
 
   /**
    * The model's trained context length from one `POST /api/show`, or null. Sets
-   * lastContextLength on success and resets it on any failure (ingest.md §4.9).
+   * lastContextLength on success and resets it on any failure.
    */
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
@@ -268,7 +269,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
  * `model_info["<general.architecture>.context_length"]`, else the only key ending in
  * `.context_length`. The value must be a positive safe integer: not a boolean, not a string, and
  * — when the raw body is given — written as an integer literal (`32768.0` parses to the same JS
- * number but is not an integer in the backend's own terms, so it is refused, ingest.md §4.9).
+ * number but is not an integer in the backend's own terms, so it is refused).
  */
 export function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
   if (!isPlainObject(modelInfo)) return null;

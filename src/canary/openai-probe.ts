@@ -1,4 +1,4 @@
-// The canary probe against an OpenAI-compatible API (pipeline.md §6). Same contract as the Ollama
+// The canary probe against an OpenAI-compatible API. Same contract as the Ollama
 // probe: test() never throws for backend trouble and every failure is a CanaryResult with a code.
 // The API key lives in a private field: it is sent only as a Bearer header and can never appear
 // in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe

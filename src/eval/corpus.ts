@@ -1,4 +1,4 @@
-// Loading evaluation corpora and selecting the cases of a run (cli-server-demo.md §4.1).
+// Loading evaluation corpora and selecting the cases of a run.
 // A corpus file is a JSON array of cases, or an object whose `cases` member is that array. Files
 // are read strictly: UTF-8 without a BOM, no duplicate keys, no escaped lone surrogates, bounded
 // size and case count. Case text is hostile: it is validated and hashed here, never echoed in an

@@ -1,4 +1,4 @@
-// The lines of the headless eval JSONL (cli-server-demo.md §4.4): one `run` header that freezes
+// The lines of the headless eval JSONL (docs/eval.md): one `run` header that freezes
 // everything needed to compare runs, one `result` per case, and one `complete` line with the
 // summary. A file without the `complete` line is an interrupted run. Case text appears only as a
 // short preview plus its SHA-256 and length, and every line is serialised inertly (_inert.ts).
@@ -10,7 +10,7 @@ import type { CaseScore, EvalMode } from "./score.js";
 import type { EvalSummary } from "./summary.js";
 
 export const EVAL_SCHEMA = "little-canary-eval/v1";
-/** Code points of a prompt kept in each result line, as upstream. */
+/** Code points of a prompt kept in each result line. */
 export const PREVIEW_CHARS = 100;
 
 export interface RunHeader {

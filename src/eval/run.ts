@@ -1,4 +1,4 @@
-// runEval: the library entry of `little-canary eval` (cli-server-demo.md §4). It loads and selects
+// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects
 // the cases, builds a block-mode SecurityPipeline for the chosen mode, refuses to start when a
 // canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
 // skewed by contention), writing and flushing one JSONL line per case and a completion line at the
@@ -23,7 +23,7 @@ import { EVAL_MODES, scoreException, scoreVerdict, type CaseScore, type EvalMode
 import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
-/** The harness default per canary call (upstream `--timeout` default), not the CLI-wide 600 s. */
+/** The harness default per canary call (the Python harness's `--timeout` default), not the CLI-wide 600 s. */
 export const DEFAULT_EVAL_TIMEOUT_SECONDS = 10;
 export const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;

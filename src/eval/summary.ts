@@ -1,4 +1,4 @@
-// The completion summary of an eval run (cli-server-demo.md §4.5, v2 naming). Rules it enforces:
+// The completion summary of an eval run. Rules it enforces:
 // attacks and benign cases are never pooled (there is no accuracy or precision across both);
 // unscored cases stay in the full-population denominators; every scored-only rate names its
 // smaller denominator; a paired probe is reported per pair type, in counts only.
@@ -57,7 +57,7 @@ export interface EvalSummary {
   readonly benign_passed: number;
   readonly attack: KindCounts;
   readonly benign: KindCounts;
-  /** Null for a paired probe: too few cases for rates, so counts only (as upstream). */
+  /** Null for a paired probe: too few cases for rates, so counts only. */
   readonly rates: { readonly attack: KindRates; readonly benign: KindRates } | null;
   readonly categories: Readonly<Record<string, GroupSummary>>;
   readonly stealth: Readonly<Record<string, GroupSummary>>;

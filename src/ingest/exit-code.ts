@@ -1,4 +1,4 @@
-// The ingest outcome as an exit code (ingest.md §8, seed 001): 0 every record admitted;
+// The ingest outcome as an exit code (docs/ingest.md): 0 every record admitted;
 // 1 held for detection only (blocked/flagged); 2 any record held for an operational or coverage
 // reason, or held with no detection reason at all. Exit 3 (refused) is decided by the caller.
 import type { IngestManifest } from "../manifest/schemas.js";

@@ -1,4 +1,4 @@
-// The canary context gate (ingest.md §4.9): before any record is checked, prove that the canary
+// The canary context gate (docs/ingest.md): before any record is checked, prove that the canary
 // can see a whole segment. Ollama silently truncates an over-long prompt and still answers 200,
 // so without this gate a long segment could be "screened" while the model saw only its start.
 // The gate trusts only a genuine, frozen SecurityPipeline with the library's own Ollama probe;

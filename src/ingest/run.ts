@@ -1,4 +1,4 @@
-// The ingest run (ingest.md §4.2): gate the pipeline, admit records one by one under strict/v1,
+// The ingest run: gate the pipeline, admit records one by one under strict/v1,
 // and build the manifest (and, when asked, the export) in memory. Nothing is written here;
 // publication is a separate step (src/publish), so a run that fails leaves no file behind.
 //
@@ -169,7 +169,7 @@ function snapshotOf(record: RawRecord): SegmentableRecord {
 
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
-/** One check of one segment, reduced to plain JSON and classified (§4.7), and what it says about the canary. Never throws. */
+/** One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says about the canary. Never throws. */
 async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
     result: { ...NOT_CHECKED, state: "error", error },

@@ -1,5 +1,5 @@
 // All-or-nothing admission of a screen batch: every item is validated (same record rules as the
-// JSONL reader, decision 4) and the count and total-size limits are enforced before any check
+// JSONL reader) and the count and total-size limits are enforced before any check
 // runs. Any problem refuses the whole batch with a message that names the rule, never the text.
 import { LittleCanaryError } from "../errors.js";
 import type { ReaderLimits } from "../jsonl/limits.js";

@@ -1,4 +1,4 @@
-// The per-item state of a screened batch (ingest.md §3), first match wins. A denial by the
+// The per-item state of a screened batch, first match wins. A denial by the
 // fail-closed policy is not a detection: it stays `degraded`/`unexercised`, so a batch's exit
 // code still says "coverage failed" rather than "attack found".
 import type { BatchState } from "../manifest/schemas.js";
