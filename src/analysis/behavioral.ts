@@ -1,7 +1,7 @@
-// The regex behavioural analyzer (pipeline.md §3): reads the canary's reply (and, for two
+// The regex behavioural analyzer: reads the canary's reply (and, for two
 // checks, the input) and reports what in it shows the input took control of the canary.
 // `analyzeResponse` is the synchronous core; `analyze` wraps it for the pipeline and turns a
-// failed probe into an explicit "not inspected" result, never a clean one (decision 6).
+// failed probe into an explicit "not inspected" result, never a clean one (never a silent clean).
 // Signals keep a short evidence excerpt for in-process callers; nothing here logs or throws
 // with reply or input text.
 import type { CanaryResult } from "../canary/types.js";

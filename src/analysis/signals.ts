@@ -1,4 +1,4 @@
-// The behavioural analyzer's category table (pipeline.md §3): names, severities, weights and
+// The behavioural analyzer's category table: names, severities, weights and
 // which categories hard-block. Stated once here so the scorer, the summary order and every
 // rule module agree; the order of SIGNAL_CATEGORIES is the order categories are reported in.
 import type { Signal } from "./types.js";
@@ -27,7 +27,7 @@ export const SIGNAL_CATEGORIES = {
 
 export type SignalCategory = keyof typeof SIGNAL_CATEGORIES;
 
-/** Fixed report order (weak point 11: never set order). */
+/** Fixed report order (never insertion or set order, so reports are deterministic). */
 export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(
   SIGNAL_CATEGORIES,
 ) as SignalCategory[];

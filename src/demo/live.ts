@@ -1,6 +1,6 @@
 // `demo --live`: sends the fixed clean/attack pair to a loopback Ollama with the structural layer
 // off and reports LIVE CONTRAST VERIFIED only when both replies were received, both were analysed,
-// the clean one passed and the attack was blocked (cli-server-demo.md §3.3). Anything less is
+// the clean one passed and the attack was blocked. Anything less is
 // DEGRADED (exit 2) or NO CONTRAST (exit 1); live never falls back to replay. The caller is told
 // what will leave the process before the first request (`onEvent("disclosure")`).
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
@@ -72,7 +72,7 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   if (!parsed.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
-  // Exact tag only: a prefix would let `qwen2.5` stand for any size (weak point 9).
+  // Exact tag only: a prefix would let `qwen2.5` stand for any size.
   const entry = models
     .slice(0, MAX_INVENTORY_ENTRIES)
     .find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as Record<string, unknown> | undefined;

@@ -1,4 +1,4 @@
-// An LLM judge on Ollama (pipeline.md §4): a second model reads the input and the canary's reply
+// An LLM judge on Ollama: a second model reads the input and the canary's reply
 // and answers SAFE or UNSAFE. It replaces the regex analyzer when configured. Any failure or
 // abstention is a degraded, unmeasured result; it never throws for backend trouble and never
 // calls the backend when the canary itself failed.
@@ -39,7 +39,7 @@ export class OllamaJudge implements Analyzer {
   readonly #endpoint: ChatEndpoint;
 
   constructor(options: OllamaJudgeOptions = {}) {
-    // An empty judge model used to switch the judge on while the regex analyzer ran (weak point 12).
+    // An empty judge model is refused: it would switch the judge on while the regex analyzer ran.
     ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } =
       resolveChatSettings(options, { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 }, "judge"));
     const { baseUrl, endpointOrigin } = resolveClientEndpoint(options.ollamaUrl ?? DEFAULT_OLLAMA_URL, "judge ollamaUrl");

@@ -1,4 +1,4 @@
-// An LLM judge on an OpenAI-compatible API (pipeline.md §4, §6): same verdict rules as the Ollama
+// An LLM judge on an OpenAI-compatible API: same verdict rules as the Ollama
 // judge over the same transport as the OpenAI probe. The API key stays in a private field and is
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";

@@ -1,4 +1,4 @@
-// Metadata material (ingest.md §4.4, exact): the text the canary screens for a record's
+// Metadata material (exact: `verify` rebuilds it byte for byte): the text the canary screens for a record's
 // labels and metadata, so an injection hidden in an id, a source or a metadata value is
 // checked like body text. Lines are `id: <id>`, `source: <source>` (each only when not null)
 // and `<key>: <value>` per metadata entry sorted by key in code-point order, joined by "\n"

@@ -1,4 +1,4 @@
-// The segment plan of a validated record (ingest.md §4.5, §4.6, §4.8): metadata segments
+// The segment plan of a validated record (docs/ingest.md, "Segments"): metadata segments
 // first (only when the material is non-empty), then text segments, each kind indexed from 0,
 // each with its code-point span, its slice and the SHA-256 of that slice. Checks run in plan
 // order, so metadata is screened before text. Also decides `over_budget` (text bytes above

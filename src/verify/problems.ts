@@ -1,5 +1,5 @@
 // Verification problems are data: a stable machine-readable `code` plus the human sentence.
-// Sentences follow ingest.md §7 word for word where the spec gives them; they name record
+// Sentences are fixed (consumers and tests match them word for word); they name record
 // indices and positions only, never text, ids, sources or metadata.
 
 export const VERIFY_PROBLEM_CODES = [
