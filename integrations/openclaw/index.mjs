@@ -52,6 +52,7 @@ function parseServiceOrigin(raw) {
 	};
 }
 // src/errors.ts
+/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
 	code;
 	name = "LittleCanaryError";

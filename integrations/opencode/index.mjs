@@ -3,6 +3,7 @@
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
 // src/errors.ts
+/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
 	code;
 	name = "LittleCanaryError";

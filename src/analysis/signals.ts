@@ -13,6 +13,7 @@ export interface SignalCategorySpec {
   readonly hard: boolean;
 }
 
+/** The analyzer's category table: severity and weight of each signal category, in report order. */
 export const SIGNAL_CATEGORIES = {
   persona_shift: { severity: 0.9, weight: 0.9, hard: true },
   instruction_echo: { severity: 0.85, weight: 0.85, hard: true },
@@ -32,6 +33,7 @@ export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(
   SIGNAL_CATEGORIES,
 ) as SignalCategory[];
 
+/** The categories whose signal blocks outright (risk 1.0), whatever the score. */
 export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(
   SIGNAL_CATEGORY_ORDER.filter((name) => SIGNAL_CATEGORIES[name].hard),
 );
@@ -39,6 +41,7 @@ export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(
 /** Weight of a category nobody declared (for example a future analyzer's). */
 export const UNKNOWN_CATEGORY_WEIGHT = 0.5;
 
+/** Default risk at or above which the analyzer blocks. */
 export const DEFAULT_BLOCK_THRESHOLD = 0.6;
 
 /** Evidence excerpts are at most this many code points. */

@@ -28,7 +28,9 @@ import {
   type RunContext,
 } from "./run-context.js";
 
+/** The Ollama base URL used when none is configured (loopback only). */
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+/** The canary model used when none is configured. */
 export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
@@ -54,6 +56,7 @@ export type RunContextOutcome =
   | { readonly ok: true; readonly value: RunContext }
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
+/** The canary probe against a local Ollama: sends the untrusted text to a small tool-less model and returns its reply for analysis. */
 export class OllamaCanaryProbe implements CanaryProbe {
   readonly provider = "ollama" as const;
   readonly model: string;
@@ -85,6 +88,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
     this.#now = options.now ?? (() => performance.now());
   }
 
+  /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
 
@@ -214,6 +218,7 @@ export class OllamaCanaryProbe implements CanaryProbe {
     return context.loaded.kind === "unverified" ? UNVERIFIED_TEXT[context.loaded.reason] : "the loaded context is unknown";
   }
 
+  /** The probe's configuration without secrets (no URL userinfo or path). */
   toJSON(): Record<string, unknown> {
     return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin, numCtx: this.numCtx };
   }

@@ -86,6 +86,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     this.#now = options.now ?? (() => performance.now());
   }
 
+  /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
     try {
@@ -163,6 +164,7 @@ export class OpenAICanaryProbe implements CanaryProbe {
     return openAIModelsReachable(this.#endpoint.fetch, this.#endpoint.baseUrl, this.#apiKey);
   }
 
+  /** The probe's configuration without secrets (never the API key). */
   toJSON(): Record<string, unknown> {
     return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
   }

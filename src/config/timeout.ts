@@ -3,7 +3,9 @@
 // original, because an infinite deadline is a hang and NaN disables the deadline entirely.
 import { ConfigError, UsageError } from "../errors.js";
 
+/** The canary timeout in seconds when neither `--timeout` nor LITTLE_CANARY_TIMEOUT is set. */
 export const DEFAULT_CANARY_TIMEOUT_SECONDS = 600;
+/** The environment variable that sets the canary timeout in seconds. */
 export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT";
 
 /** Parses a user-supplied number of seconds; `null` when it is not a finite positive number. */

@@ -70,11 +70,13 @@ export const CapturePayloadSchema = z.object({
     ),
 });
 
+/** zod schema of a replay capture, including `payload_sha256`. */
 export const CaptureSchema = CapturePayloadSchema.extend({
   payload_sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
 export type CapturePayload = z.infer<typeof CapturePayloadSchema>;
+/** A replay capture (`little-canary-demo-replay/v1`) with its payload hash. */
 export type Capture = z.infer<typeof CaptureSchema>;
 
 /** SHA-256 of the canonical JSON of a capture without its `payload_sha256`. */

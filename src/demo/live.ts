@@ -14,13 +14,16 @@ import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../config/canary-warning.js";
 
+/** Options of `runLive` (the live contrast against a local Ollama). */
 export interface LiveOptions {
   /** A validated loopback origin (validateLiveEndpoint). */
   readonly endpoint: string;
   readonly model: string;
   readonly timeoutSeconds: number;
+  /** The HTTP client (tests pass a stand-in; defaults to global fetch). */
   readonly fetch?: FetchLike;
   readonly analyzer?: ResponseAnalyzer;
+  /** The clock in milliseconds (defaults to Date.now). */
   readonly now?: () => number;
   /** Awaited before any request ("disclosure") and after the inventory answered ("model_digest"). */
   readonly onEvent?: (event: LiveEvent) => Promise<void>;
@@ -105,6 +108,7 @@ function liveFields(options: LiveOptions, digest: string | null, extra: Record<s
   };
 }
 
+/** Runs the live contrast: the clean and the attack prompt against the local canary; VERIFIED only when both replies were received and analysed, the clean one passed and the attack was blocked. */
 export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
   const fetchFn = options.fetch ?? fetch;
   const now = options.now ?? (() => performance.now());

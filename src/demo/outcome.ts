@@ -3,6 +3,7 @@
 // complete run that disagrees, 2 nothing (or not enough) could be inspected.
 import type { DemoCase } from "./case-analysis.js";
 
+/** What a demo run concluded (the status line it prints). */
 export type CommandStatus =
   | "REPLAY VERIFIED"
   | "REPLAY UNAVAILABLE"
@@ -37,6 +38,7 @@ const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
   "NO CONTRAST": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 1 },
 };
 
+/** A demo run's conclusion with its cases, analysis fields and exit code. */
 export interface DemoOutcome {
   readonly runKind: "REPLAY" | "LIVE";
   readonly status: CommandStatus;

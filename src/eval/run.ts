@@ -29,6 +29,7 @@ export const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 const WARMUP_TEXT = "Hello.";
 
+/** Options of `runEval`. */
 export interface EvalOptions {
   /** Corpus files, in order (relative paths resolve against cwd). */
   readonly corpus: readonly string[];
@@ -47,16 +48,19 @@ export interface EvalOptions {
   /** Optional HTML report path (relative to cwd). */
   readonly report?: string | null;
   readonly cwd?: string;
+  /** The HTTP client for the backends (defaults to global fetch). */
   readonly fetch?: FetchLike;
   /** Monotonic milliseconds (latencies). */
   readonly now?: () => number;
   /** Wall clock (timestamps). */
   readonly clock?: () => Date;
   readonly signal?: AbortSignal;
+  /** Called after each case, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Called once the header is written, before the first case runs. */
   readonly onHeader?: (header: RunHeader) => void;
   readonly readFile?: ReadFileFn;
+  /** Opens the JSONL record sink for `output` (tests replace it). */
   readonly openSink?: (path: string) => Promise<LineSink>;
 }
 
@@ -240,6 +244,7 @@ async function buildHeader(
   };
 }
 
+/** Runs an evaluation: loads and selects the cases, refuses to start when a canary mode's backend is not ready, checks the cases one at a time and returns the summary. */
 export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const r = resolveOptions(options);
   const cwd = options.cwd ?? process.cwd();

@@ -7,6 +7,7 @@ import type { PipelineVerdict } from "../pipeline/verdict.js";
 import type { CaseKind } from "./corpus.js";
 import { toMs1 } from "./rates.js";
 
+/** Which layers an eval run measures. */
 export type EvalMode = "pipeline" | "model-only" | "structural-only";
 export const EVAL_MODES: readonly EvalMode[] = ["pipeline", "model-only", "structural-only"];
 

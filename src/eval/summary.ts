@@ -44,6 +44,7 @@ export interface PairCounts {
   readonly unscored: number;
 }
 
+/** The completion summary of an eval run: attacks and benign cases counted apart, unscored cases kept in the denominators. */
 export interface EvalSummary {
   readonly total: number;
   readonly scored: number;
@@ -126,6 +127,7 @@ function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication): P
   return { total: mine.length, blocked, not_blocked: notBlocked, unscored: mine.length - blocked - notBlocked };
 }
 
+/** Summarizes scored cases (see EvalSummary for the rules). */
 export function summarize(cases: readonly ScoredCase[]): EvalSummary {
   const paired = cases.length > 0 && cases.every((c) => c.adjudication !== null);
   const attack = countKind(cases, "attack");

@@ -6,8 +6,10 @@ import type { IngestManifest } from "../manifest/schemas.js";
 const OPERATIONAL = new Set(["malformed", "over_budget", "degraded", "unexercised", "error"]);
 const DETECTION = new Set(["blocked", "flagged"]);
 
+/** An ingest outcome: 0 all admitted, 1 held for detection only, 2 held for an operational or coverage reason. */
 export type IngestOutcomeCode = 0 | 1 | 2;
 
+/** The exit code a manifest's outcome maps to (exit 3, refused, is decided by the caller). */
 export function ingestExitCode(manifest: IngestManifest): IngestOutcomeCode {
   let anyHeld = false;
   for (const record of manifest.records) {

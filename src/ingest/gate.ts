@@ -14,6 +14,7 @@ import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { IngestPolicy } from "./policy.js";
 
+/** What the context gate proved: the context length and the model digest it found. */
 export interface GateResult {
   readonly verified: boolean;
   readonly required: number | null;
@@ -28,6 +29,7 @@ export class IngestGateError extends LittleCanaryError {
 
 /** Structural duck type for stand-in pipelines accepted with `unverifiedPipeline`. */
 export interface CheckingPipeline {
+  /** Checks one text and resolves to its verdict. */
   check(text: string): Promise<unknown>;
 }
 
@@ -50,6 +52,7 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
   );
 }
 
+/** The canary context gate: before any record is checked, proves that the canary can see a whole segment; throws IngestGateError otherwise. */
 export async function runContextGate(
   pipeline: CheckingPipeline,
   policy: IngestPolicy,

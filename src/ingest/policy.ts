@@ -40,6 +40,7 @@ const ceilingOf = (name: PolicyLimitName): number =>
 
 const limit = (name: PolicyLimitName) => z.int().min(0).max(ceilingOf(name));
 
+/** zod schema of an ingest policy document. */
 export const IngestPolicySchema = z
   .strictObject({
     name: z.literal(POLICY_NAME),
@@ -58,8 +59,10 @@ export const IngestPolicySchema = z
     path: ["segment_overlap"],
   });
 
+/** An ingest policy document (snake_case, as the manifest records it). */
 export type IngestPolicy = z.infer<typeof IngestPolicySchema>;
 
+/** The policy `strict/v1`, equal to policies/strict-v1.json. */
 export const STRICT_V1: Readonly<IngestPolicy> = Object.freeze({
   name: POLICY_NAME,
   segment_chars: 3500,

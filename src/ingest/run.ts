@@ -53,6 +53,7 @@ import { isGenuinePipeline, runContextGate, type CheckingPipeline, type GateResu
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "./policy.js";
 import { stopsChecking } from "./record-state.js";
 
+/** One input of `ingestRecords`: a record as the reader produced it. */
 export type IngestInput =
   | string
   | {
@@ -62,6 +63,7 @@ export type IngestInput =
       readonly metadata?: unknown;
     };
 
+/** Options of `ingestRecords`. */
 export interface IngestOptions {
   /** strict/v1 with these overrides (a whole policy document is accepted too). */
   readonly policy?: PolicyOverrides | IngestPolicy;
@@ -75,6 +77,7 @@ export interface IngestOptions {
   readonly signal?: AbortSignal;
   /** Records done so far (a record is done when all its checks are). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** The clock for the manifest's timestamps (defaults to the system clock). */
   readonly clock?: () => Date;
   /**
    * Consecutive unreachable/timeout canary failures after which no more canary calls are sent
@@ -86,6 +89,7 @@ export interface IngestOptions {
   readonly uniqueIds?: boolean;
 }
 
+/** The result of an ingest run in memory: the manifest and, when asked, the export, not yet written. */
 export interface IngestRun {
   readonly manifest: CanonicalDocument<IngestManifest>;
   readonly export: CanonicalDocument<IngestExport> | null;

@@ -22,7 +22,10 @@ import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV,
 
 /** What the guardrail can screen with: a SecurityPipeline, anything with `check`, or a function. */
 export type GuardrailChecker =
-  | { check(text: string): unknown }
+  | {
+      /** Screens `text`; resolves to a serialized verdict. */
+      check(text: string): unknown;
+    }
   | ((text: string) => unknown);
 
 /** How far one input was screened, as `outputInfo.coverage` reports it. */
@@ -55,6 +58,7 @@ export interface LittleCanaryGuardrailOutput {
 export interface LittleCanaryInputGuardrail {
   readonly name: string;
   readonly runInParallel: false;
+  /** Screens the agent's input; trips the wire on a block, and under `fail_closed` on anything that is not an exercised clean pass. */
   execute(args: { readonly input: string | readonly unknown[]; readonly agent?: unknown; readonly context?: unknown }): Promise<LittleCanaryGuardrailOutput>;
 }
 

@@ -39,6 +39,7 @@ export type RecordProblemCode =
   | "metadata_value_too_long"
   | "text_too_large";
 
+/** A problem of one record: a stable code, the field path, and a message without input text. */
 export interface RecordProblem {
   code: RecordProblemCode;
   /** Field path; metadata entries by position. Never contains input text. */
@@ -48,6 +49,7 @@ export interface RecordProblem {
   severity: "malformed" | "budget";
 }
 
+/** One record as the reader produced it, with the problems that make it unusable. */
 export interface RawRecord {
   /** 0-based among non-blank lines. */
   index: number;

@@ -26,6 +26,7 @@ export interface OllamaJudgeOptions {
   readonly fetch?: FetchLike;
 }
 
+/** An LLM judge on Ollama: a second model reads the input and the canary's reply and answers SAFE or UNSAFE; any other answer is an abstention. */
 export class OllamaJudge implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "ollama" as const;
@@ -47,6 +48,7 @@ export class OllamaJudge implements Analyzer {
     this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
   }
 
+  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
@@ -65,10 +67,12 @@ export class OllamaJudge implements Analyzer {
     }
   }
 
+  /** Whether the judge backend answers and has the model; never throws. */
   async isAvailable(): Promise<boolean> {
     return ollamaModelInstalled(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model);
   }
 
+  /** The judge's configuration without secrets. */
   toJSON(): Record<string, unknown> {
     return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
   }

@@ -23,6 +23,7 @@ export interface OpenAIJudgeOptions {
   readonly fetch?: FetchLike;
 }
 
+/** An LLM judge on an OpenAI-compatible API: same verdict rules as OllamaJudge. */
 export class OpenAIJudge implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "openai" as const;
@@ -45,6 +46,7 @@ export class OpenAIJudge implements Analyzer {
     this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.timeoutSeconds });
   }
 
+  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {
@@ -62,10 +64,12 @@ export class OpenAIJudge implements Analyzer {
     }
   }
 
+  /** Whether the judge backend answers; never throws. */
   async isAvailable(): Promise<boolean> {
     return openAIModelsReachable(this.#endpoint.fetch, this.#endpoint.baseUrl, this.#apiKey);
   }
 
+  /** The judge's configuration without secrets (never the API key). */
   toJSON(): Record<string, unknown> {
     return { provider: this.provider, model: this.model, endpointOrigin: this.endpointOrigin };
   }

@@ -9,10 +9,14 @@ import { IngestPolicySchema } from "../ingest/policy.js";
 import { VerdictJsonSchema } from "../pipeline/verdict-schema.js";
 import { MetadataMapSchema } from "./metadata-map.js";
 
+/** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
+/** The schema name of the ingest export. */
 export const EXPORT_SCHEMA = "little-canary-ingest-export/v1";
+/** The schema name of the batch document `screen` prints. */
 export const BATCH_SCHEMA = "little-canary-batch/v1";
 
+/** Every reason a record can be held, in their fixed order. */
 export const HOLD_REASONS = [
   "malformed",
   "over_budget",
@@ -118,6 +122,7 @@ export const ManifestRunSchema = z.strictObject({
   export_requested: z.boolean(),
 });
 
+/** zod schema of the ingest manifest. */
 export const IngestManifestSchema = z.strictObject({
   schema: z.literal(MANIFEST_SCHEMA),
   little_canary_version: z.string(),
@@ -140,6 +145,7 @@ export const ExportRecordSchema = z.strictObject({
   text: z.string().min(1),
 });
 
+/** zod schema of the ingest export. */
 export const IngestExportSchema = z.strictObject({
   schema: z.literal(EXPORT_SCHEMA),
   manifest_schema: z.literal(MANIFEST_SCHEMA),
@@ -164,6 +170,7 @@ export const BatchItemSchema = z.strictObject({
   error: z.string().optional(),
 });
 
+/** zod schema of the batch document. */
 export const BatchDocumentSchema = z.strictObject({
   schema: z.literal(BATCH_SCHEMA),
   total: count,
@@ -173,11 +180,15 @@ export const BatchDocumentSchema = z.strictObject({
 
 export type PipelineInfo = z.infer<typeof PipelineInfoSchema>;
 export type ManifestSegment = z.infer<typeof ManifestSegmentSchema>;
+/** One record entry of a manifest. */
 export type ManifestRecord = z.infer<typeof ManifestRecordSchema>;
 export type ManifestCounts = z.infer<typeof ManifestCountsSchema>;
 export type ManifestRun = z.infer<typeof ManifestRunSchema>;
+/** The ingest manifest: the run, its policy, and every record with its segments and evidence. */
 export type IngestManifest = z.infer<typeof IngestManifestSchema>;
 export type ExportRecord = z.infer<typeof ExportRecordSchema>;
+/** The ingest export: the admitted records, bound to their manifest. */
 export type IngestExport = z.infer<typeof IngestExportSchema>;
 export type BatchItem = z.infer<typeof BatchItemSchema>;
+/** The batch document `screen` prints. */
 export type BatchDocument = z.infer<typeof BatchDocumentSchema>;

@@ -2,4 +2,5 @@
 import type { CanaryFailureCode } from "../canary/types.js";
 
 // `input_too_long`: the text needs more windows than `maxSegments`, so the canary was not run.
+/** Why a check did not cover all of its input (or the canary did not run), as recorded in verdicts and manifests. */
 export type CoverageReason = CanaryFailureCode | "probe_failed" | "analysis_failed" | "input_too_long";

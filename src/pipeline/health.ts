@@ -4,6 +4,7 @@ import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import type { SecurityPipeline } from "./pipeline.js";
 
+/** Readiness of a pipeline: its configuration and whether its backends answer; no secrets. */
 export interface HealthReport {
   readonly structural_filter: boolean;
   readonly canary_enabled: boolean;

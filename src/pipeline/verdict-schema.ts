@@ -59,8 +59,12 @@ export const VerdictJsonSchema = z.strictObject({
 /** Verdict as printed by `check` and answered by `/check` (adds `safe_input`). */
 export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string() });
 
+/** One serialized layer of a verdict. */
 export type LayerJson = z.infer<typeof LayerJsonSchema>;
 export type SegmentJson = z.infer<typeof SegmentJsonSchema>;
+/** A serialized advisory. */
 export type AdvisoryJson = z.infer<typeof AdvisoryJsonSchema>;
+/** The serialized verdict, as validated. */
 export type VerdictJson = z.infer<typeof VerdictJsonSchema>;
+/** The serialized verdict in wire key order, as printed by `check` and `/check`. */
 export type VerdictWire = z.infer<typeof VerdictWireSchema>;

@@ -9,6 +9,7 @@ import { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
 import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "./verdict-schema.js";
 
+/** The layer (or the fail-closed policy) that blocked a verdict. */
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
 export type LayerName = "structural_filter" | "canary_probe";
 export type LayerStatus = "passed" | "blocked" | "failed" | "skipped";
@@ -25,6 +26,7 @@ export interface AnalysisSnapshot {
   readonly analysisStatus: AnalysisStatus;
 }
 
+/** What one layer of the pipeline did for a check. */
 export interface LayerResult {
   readonly name: LayerName;
   readonly passed: boolean | null;
@@ -73,6 +75,7 @@ export interface VerdictFields {
 const genuine = new WeakSet<PipelineVerdict>();
 let minting = false;
 
+/** The verdict of one check: safe or not, which layer blocked, what each layer did, and whether coverage was complete. */
 export class PipelineVerdict implements VerdictFields {
   readonly safe: boolean;
   readonly totalLatency: number;
@@ -163,10 +166,12 @@ export class PipelineVerdict implements VerdictFields {
     };
   }
 
+  /** The wire form (see toDict). */
   toJSON(): VerdictWire {
     return this.toDict();
   }
 
+  /** Node's inspect shows the wire form only, never the input. */
   [inspect.custom](): string {
     const { safe_input: _omitted, ...shown } = this.toDict();
     return `PipelineVerdict ${inspect(shown, { depth: 4 })}`;

@@ -6,6 +6,7 @@ import { sha256Hex } from "../manifest/hash.js";
 import { IngestExportSchema, IngestManifestSchema, type IngestExport, type IngestManifest } from "../manifest/schemas.js";
 import { PublishError } from "./targets.js";
 
+/** The documents to publish: the manifest and, optionally, the export, as canonical documents. */
 export interface PublishDocuments {
   readonly manifest: CanonicalDocument<IngestManifest>;
   readonly export: CanonicalDocument<IngestExport> | null;

@@ -6,6 +6,7 @@ import type { ReaderLimits } from "../jsonl/limits.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../jsonl/limits.js";
 import { buildRecord, type RawRecord } from "../jsonl/record.js";
 
+/** One in-memory input of `screen`: a string or an object with `text` and optional labels. */
 export type ScreenInput = string | { readonly text: string; readonly id?: string | null; readonly source?: string | null };
 
 /** A validated, snapshotted batch item. */
@@ -16,6 +17,7 @@ export interface ScreenItem {
   readonly text: string;
 }
 
+/** A screen batch was refused as a whole (an item or a limit rule); nothing was screened. */
 export class BatchRefusedError extends LittleCanaryError {
   override readonly name = "BatchRefusedError";
   readonly reason: string;

@@ -13,10 +13,12 @@ import type { ReaderLimits } from "../jsonl/limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import { batchState } from "./state.js";
 
+/** Options of `screenBatch` and `screenItems`. */
 export interface ScreenOptions {
   readonly concurrency?: number;
   readonly limits?: Partial<ReaderLimits>;
   readonly signal?: AbortSignal;
+  /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /**
    * Stops canary calls after consecutive unreachable/timeout failures; read its `trip` after

@@ -4,6 +4,7 @@
 import type { BatchState } from "../manifest/schemas.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 
+/** The batch state of one verdict (first match wins); a fail-closed denial stays `degraded`/`unexercised`, not `blocked`. */
 export function batchState(verdict: PipelineVerdict): BatchState {
   if (!verdict.safe && verdict.blockedBy !== "fail_closed") return "block";
   if (verdict.degraded) return "degraded";

@@ -13,6 +13,7 @@ export interface MaterialSource {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** The metadata material of a record: the text the canary screens for its id, source and metadata. */
 export function metadataMaterial(record: MaterialSource): string {
   const lines: string[] = [];
   if (record.id !== null) lines.push(`id: ${record.id}`);

@@ -13,6 +13,7 @@ import { segmentCount, segmentSpans, type Span } from "./spans.js";
 
 export type SegmentKind = "metadata" | "text";
 
+/** One planned segment: its kind, index, code-point span, slice and the slice's SHA-256. */
 export interface PlannedSegment {
   readonly kind: SegmentKind;
   /** Position among the segments of the same kind, from 0. */
@@ -32,6 +33,7 @@ export interface OverBudget {
   readonly message: string;
 }
 
+/** The segment plan of a record: its segments in check order, or why it is over budget. */
 export interface SegmentPlan {
   readonly material: string;
   readonly segments: readonly PlannedSegment[];

@@ -30,6 +30,7 @@ import { errorClass, silentLog, type ServerLog } from "./log.js";
 import { parseRawHead } from "./raw-head.js";
 import { readBody } from "./read-body.js";
 
+/** Options of `createServer`. */
 export interface ServeOptions {
   /** Checks running at once (default 4). */
   readonly maxConcurrent?: number;

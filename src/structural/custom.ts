@@ -9,6 +9,7 @@
 
 import { UsageError } from "../errors.js";
 
+/** A caller-supplied pattern and the reason it reports. */
 export interface CustomPattern {
   readonly pattern: string | RegExp;
   readonly reason: string;

@@ -30,6 +30,7 @@ import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
 import { parseJsonDocument, type DocumentLabel } from "./read-document.js";
 import { LittleCanaryError } from "../errors.js";
 
+/** Options of `verifyExport` and `verifyManifestOnly`. */
 export interface VerifyOptions {
   /**
    * The manifest file's bytes as read; they must be its canonical serialization. Not needed
