@@ -8,7 +8,7 @@ export type AnalysisMethod = "regex" | "llm_judge" | "none";
 /** Whether the analysis ran: exercised, failed (nothing was inspected), or not applicable. */
 export type AnalysisStatus = "exercised" | "failed" | "not_applicable";
 
-/** One finding of the analyzer: its category, severity, weight and a short description. */
+/** One finding of the analyzer: its category, severity, a description and an evidence excerpt. */
 export interface Signal {
   readonly category: string;
   readonly description: string;

@@ -28,7 +28,7 @@ import {
   type RunContext,
 } from "./run-context.js";
 
-/** The Ollama base URL used when none is configured (loopback only). */
+/** The Ollama base URL used when none is configured (Ollama's default port on this machine). */
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
 /** The canary model used when none is configured. */
 export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";

@@ -14,7 +14,7 @@ import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { IngestPolicy } from "./policy.js";
 
-/** What the context gate proved: the context length and the model digest it found. */
+/** What the context gate found: whether it verified the canary, the context required and the one loaded, and the model digest. */
 export interface GateResult {
   readonly verified: boolean;
   readonly required: number | null;

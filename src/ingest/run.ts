@@ -53,7 +53,7 @@ import { isGenuinePipeline, runContextGate, type CheckingPipeline, type GateResu
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "./policy.js";
 import { stopsChecking } from "./record-state.js";
 
-/** One input of `ingestRecords`: a record as the reader produced it. */
+/** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
   | string
   | {

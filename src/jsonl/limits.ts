@@ -11,7 +11,7 @@
 
 import { UsageError } from "../errors.js";
 
-/** The limits the strict JSONL reader enforces (counts and sizes, in bytes). */
+/** The limits the strict JSONL reader enforces (counts, UTF-8 bytes and code points). */
 export interface ReaderLimits {
   /** Most records (non-blank lines) accepted; one more refuses the run. */
   maxItems: number;

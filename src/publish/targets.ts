@@ -17,7 +17,7 @@ export interface PublishTargets {
   readonly overwrite: boolean;
 }
 
-/** Publication failed or a target path is not usable; nothing of the new pair was committed. */
+/** Publication failed, or a target path is not usable; the message names the path or the step. */
 export class PublishError extends LittleCanaryError {
   override readonly name = "PublishError";
   constructor(message: string, options?: { cause?: unknown }) {

@@ -17,7 +17,7 @@ import { deobfuscatedView, foldedView, scriptView } from "./normalize.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
 import { scanCharacters } from "./unicode.js";
 
-/** What the structural filter found: whether the text is safe and the reasons when not. */
+/** What the structural filter found: whether the text is blocked, and why. */
 export interface FilterResult {
   readonly blocked: boolean;
   readonly reasons: readonly string[];
