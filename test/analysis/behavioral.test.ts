@@ -1,4 +1,4 @@
-// The analyzer's contract and the analyzer bullets of pipeline.md §9.
+// The analyzer's contract (src/analysis/types.ts) and its behaviour on failed or odd replies.
 import { describe, expect, it, test } from "vitest";
 import {
   BehavioralAnalyzer,

@@ -1,4 +1,4 @@
-// Scoring and rounding (pipeline.md §3, §10).
+// Scoring and rounding (src/analysis/score.ts).
 import { describe, expect, test } from "vitest";
 import { roundHalfEven2, scoreSignals } from "../../src/analysis/score.js";
 import type { Signal } from "../../src/analysis/types.js";

@@ -1,5 +1,5 @@
-// The Ollama canary probe against a real loopback stand-in: every row of the pipeline.md §2
-// failure table, the §9 probe bullets, the context checks of ingest.md §4.9 and decision 7.
+// The Ollama canary probe against a real loopback stand-in: every failure it reports (with its
+// code and text), the context checks, the model digest and the possibly-truncated reply rule.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { OllamaCanaryProbe, type OllamaCanaryProbeOptions } from "../../src/canary/ollama-probe.js";

@@ -1,4 +1,4 @@
-// The OpenAI-compatible probe against a real loopback stand-in (pipeline.md §6): request shape,
+// The OpenAI-compatible probe against a real loopback stand-in: request shape,
 // every failure text, the length cut-off as degraded, and an API key that never leaks.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, UsageError } from "../../src/errors.js";

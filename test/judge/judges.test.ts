@@ -1,4 +1,4 @@
-// The LLM judges (pipeline.md §4, §6, §9 judge bullets) against real loopback stand-ins: strict
+// The LLM judges against real loopback stand-ins: strict
 // one-word parsing, degraded results on every failure, no call after a failed canary, and no
 // exception text or secret in any result.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The /check validation ladder, routing and JSON error bodies (cli-server-demo.md §2.2–2.4).
+// The /check validation ladder, routing and JSON error bodies (src/server/check-request.ts).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";

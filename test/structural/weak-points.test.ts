@@ -1,4 +1,5 @@
-// Each case here fails on the naive upstream filter (§11 items 4–8) and passes on ours.
+// Each case here fails on a naive phrase-list filter (exact phrases, ASCII only, no decoding)
+// and passes on ours.
 import { describe, expect, test } from "vitest";
 import { StructuralFilter, StructuralReasons as R } from "../../src/structural/index.js";
 

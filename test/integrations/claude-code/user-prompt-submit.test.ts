@@ -1,6 +1,6 @@
 // The Claude Code UserPromptSubmit hook as Claude Code runs it: `node` on the script, hook input
 // on stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in), with the
-// host-facing stdout compared byte for byte with cli-server-demo.md §5.1 and §6 items 50–53.
+// host-facing stdout compared byte for byte with the hook output Claude Code expects.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

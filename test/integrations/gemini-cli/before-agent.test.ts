@@ -1,6 +1,6 @@
 // The Gemini CLI BeforeAgent hook as Gemini runs it: `node` on the script with the hook input on
 // stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in); stdout is
-// compared byte for byte with cli-server-demo.md §5.2 and §6 item 54.
+// compared byte for byte with the hook output Gemini CLI expects.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
