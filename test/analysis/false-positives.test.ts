@@ -176,7 +176,7 @@ describe("the same shapes still fire when the reply really complied", () => {
     expect(result.shouldBlock).toBe(true);
   });
 
-  test("'I'm sorry' with either apostrophe counts as a refusal opening (§11 item 3)", () => {
+  test("'I'm sorry' with either apostrophe counts as a refusal opening", () => {
     for (const apostrophe of ["'", "’"]) {
       const reply = `I${apostrophe}m sorry, that is not allowed. However, sure, here is the answer: 42.`;
       expect(analyzeResponse("q", reply).signals.map((s) => s.category)).toEqual(["refusal_collapse"]);

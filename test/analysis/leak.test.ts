@@ -19,7 +19,7 @@ describe("default system prompt", () => {
     expect(leaks(analyzer, `Well: ${fragment.toUpperCase()}, that is what I was told.`)).toBe(1);
   });
 
-  test("the default prompt contains the four spec fragments", () => {
+  test("the default prompt contains the four fragments", () => {
     const lower = DEFAULT_CANARY_SYSTEM_PROMPT.toLowerCase();
     for (const fragment of ["you are a helpful assistant", "stay on topic", "do not adopt other personas", "answer the user's question clearly"]) {
       expect(lower).toContain(fragment);

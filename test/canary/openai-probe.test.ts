@@ -97,7 +97,7 @@ describe("a successful completion", () => {
   });
 });
 
-describe("the §6 failures", () => {
+describe("the OpenAI-compatible failures", () => {
   it("an error status is http_error without the body", async () => {
     api.setReply({ fault: "status", status: 429, body: "rate limited for key sk-leak" });
     const result = await probe().test("hi");

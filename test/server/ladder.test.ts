@@ -118,7 +118,7 @@ describe("POST /check ladder", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("screens a one-character text and returns the §5.4 verdict fields", async () => {
+  it("screens a one-character text and returns the serialized verdict fields", async () => {
     const response = await postJson(service.url, { text: "x", other: "ignored" });
     expect(response.status).toBe(200);
     const verdict = (await response.json()) as Record<string, unknown>;

@@ -40,7 +40,7 @@ async function track<T extends { close(): Promise<void> }>(item: T): Promise<T> 
   return item;
 }
 
-describe("the four acceptance cases in both failure modes (§5.1 table)", () => {
+describe("the four acceptance cases in both failure modes", () => {
   const table: Array<[CaseName, "allow" | "deny", unknown]> = [
     ["benign", "allow", {}],
     ["benign", "deny", {}],
@@ -64,7 +64,7 @@ describe("the four acceptance cases in both failure modes (§5.1 table)", () => 
   });
 });
 
-describe("coverage that did not run is never a pass (§6 item 50)", () => {
+describe("coverage that did not run is never a pass", () => {
   async function degradedService(onDegraded: "fail_open" | "fail_closed"): Promise<ScreeningService> {
     return track(await startScreeningService({ reply: { fault: "status", status: 500 }, onDegraded }));
   }
@@ -88,7 +88,7 @@ describe("coverage that did not run is never a pass (§6 item 50)", () => {
   });
 });
 
-describe("transport failures and bad answers (§6 items 51–52)", () => {
+describe("transport failures and bad answers", () => {
   async function raw(body: string | Buffer, status = 200): Promise<RawService> {
     return track(await startRawService(answering(body, status)));
   }
@@ -148,7 +148,7 @@ describe("transport failures and bad answers (§6 items 51–52)", () => {
   });
 });
 
-describe("configuration and hook input (§5.1 order, §6 items 52–53)", () => {
+describe("configuration and hook input", () => {
   it.each([
     ["a non-loopback host", "http://192.0.2.10:18421/check"],
     ["https", "https://127.0.0.1:18421/check"],

@@ -33,7 +33,7 @@ const failClosed = (r: string) => ({
   reason: `Little Canary screening unavailable: ${r}. Prompt denied by configured fail-closed policy.`,
 });
 
-describe("the four acceptance cases in both failure modes (§5.2 table)", () => {
+describe("the four acceptance cases in both failure modes", () => {
   const table: Array<[CaseName, "allow" | "deny", unknown]> = [
     ["benign", "allow", CLEAN],
     ["benign", "deny", CLEAN],
@@ -68,7 +68,7 @@ describe("failures and configuration", () => {
     expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
   });
 
-  it("a non-loopback endpoint is denied under deny without a request (§6 item 54)", async () => {
+  it("a non-loopback endpoint is denied under deny without a request", async () => {
     const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), {
       LITTLE_CANARY_ENDPOINT: "http://192.0.2.10:18421/check",
       LITTLE_CANARY_FAILURE_MODE: "deny",

@@ -38,7 +38,7 @@ describe("the four acceptance cases in both failure modes", () => {
     expect(h.warnings).toEqual(warnings);
   });
 
-  it("the block objects are exactly the spec's", () => {
+  it("the block objects are exactly the documented ones", () => {
     expect(BLOCK_UNSAFE).toEqual({
       outcome: "block",
       reason: "Little Canary returned an unsafe verdict.",
@@ -47,7 +47,7 @@ describe("the four acceptance cases in both failure modes", () => {
   });
 });
 
-describe("what is screened and where it may go (§6 item 56)", () => {
+describe("what is screened and where it may go", () => {
   it("screens event.prompt only; history is ignored and an empty prompt sends nothing", async () => {
     const raw = await startRawService(answering("{}"));
     open.push(raw);

@@ -74,7 +74,7 @@ describe("tool.execute.after: the four acceptance cases in both failure modes", 
   });
 });
 
-describe("what is screened (§6 item 55)", () => {
+describe("what is screened", () => {
   it("sends only the non-synthetic, non-ignored text parts", async () => {
     const raw = await startRawService(answering(CLEAN_VERDICT));
     open.push(raw);
