@@ -56,7 +56,10 @@ export type RunContextOutcome =
   | { readonly ok: true; readonly value: RunContext }
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
-/** The canary probe against a local Ollama: sends the untrusted text to a small tool-less model and returns its reply for analysis. */
+/**
+ * The canary probe against a local Ollama: sends the untrusted text to a small tool-less model and
+ * returns its reply for analysis.
+ */
 export class OllamaCanaryProbe implements CanaryProbe {
   readonly provider = "ollama" as const;
   readonly model: string;

@@ -244,7 +244,10 @@ async function buildHeader(
   };
 }
 
-/** Runs an evaluation: loads and selects the cases, refuses to start when a canary mode's backend is not ready, checks the cases one at a time and returns the summary. */
+/**
+ * Runs an evaluation: loads and selects the cases, refuses to start when a canary mode's backend is
+ * not ready, checks the cases one at a time and returns the summary.
+ */
 export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const r = resolveOptions(options);
   const cwd = options.cwd ?? process.cwd();

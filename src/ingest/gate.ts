@@ -52,7 +52,10 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
   );
 }
 
-/** The canary context gate: before any record is checked, proves that the canary can see a whole segment; throws IngestGateError otherwise. */
+/**
+ * The canary context gate: before any record is checked, proves that the canary can see a whole
+ * segment; throws IngestGateError otherwise.
+ */
 export async function runContextGate(
   pipeline: CheckingPipeline,
   policy: IngestPolicy,

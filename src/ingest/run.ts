@@ -173,7 +173,10 @@ function snapshotOf(record: RawRecord): SegmentableRecord {
 
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
-/** One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says about the canary. Never throws. */
+/**
+ * One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says
+ * about the canary. Never throws.
+ */
 async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
     result: { ...NOT_CHECKED, state: "error", error },

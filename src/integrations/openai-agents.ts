@@ -58,7 +58,10 @@ export interface LittleCanaryGuardrailOutput {
 export interface LittleCanaryInputGuardrail {
   readonly name: string;
   readonly runInParallel: false;
-  /** Screens the agent's input; trips the wire on a block, and under `fail_closed` on anything that is not an exercised clean pass. */
+  /**
+   * Screens the agent's input; trips the wire on a block, and under `fail_closed` on anything that
+   * is not an exercised clean pass.
+   */
   execute(args: { readonly input: string | readonly unknown[]; readonly agent?: unknown; readonly context?: unknown }): Promise<LittleCanaryGuardrailOutput>;
 }
 

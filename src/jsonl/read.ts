@@ -99,7 +99,10 @@ function refusal(code: ReaderRefusalCode, line: number | null, message: string):
   return { code, line, message };
 }
 
-/** Reads JSONL strictly (UTF-8, no BOM, no duplicate keys, bounded lines and totals) into records; refusals are values, it throws only for caller errors and the source's own read errors. */
+/**
+ * Reads JSONL strictly (UTF-8, no BOM, no duplicate keys, bounded lines and totals) into records;
+ * refusals are values, it throws only for caller errors and the source's own read errors.
+ */
 export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
   const { kind, limits } = options;
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");

@@ -26,7 +26,10 @@ export interface OllamaJudgeOptions {
   readonly fetch?: FetchLike;
 }
 
-/** An LLM judge on Ollama: a second model reads the input and the canary's reply and answers SAFE or UNSAFE; any other answer is an abstention. */
+/**
+ * An LLM judge on Ollama: a second model reads the input and the canary's reply and answers SAFE or
+ * UNSAFE; any other answer is an abstention.
+ */
 export class OllamaJudge implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "ollama" as const;

@@ -41,7 +41,10 @@ export interface PipelineDescription {
   readonly onDegraded: ResolvedPipelineOptions["onDegraded"];
 }
 
-/** The screening pipeline: the structural filter, then the canary probe and its analysis; every verdict says what was detected and how much was inspected. */
+/**
+ * The screening pipeline: the structural filter, then the canary probe and its analysis; every
+ * verdict says what was detected and how much was inspected.
+ */
 export class SecurityPipeline {
   readonly options: ResolvedPipelineOptions;
   readonly structuralFilter: StructuralFilter;
@@ -97,7 +100,10 @@ export class SecurityPipeline {
     return buildHealthReport(this);
   }
 
-  /** Screens `text` and resolves to its verdict; a layer that did not run is reported as degraded or unexercised, never as clean. */
+  /**
+   * Screens `text` and resolves to its verdict; a layer that did not run is reported as degraded or
+   * unexercised, never as clean.
+   */
   async check(text: string): Promise<PipelineVerdict> {
     if (typeof text !== "string") {
       throw new TypeError(`text must be a string, got ${describeType(text)}`);

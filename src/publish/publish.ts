@@ -96,7 +96,10 @@ async function linkNoClobber(fs: PublishFs, temp: string, target: string): Promi
   }
 }
 
-/** Publishes a manifest (and its export) crash-safely: the export first, the manifest last as the commit; on any failure before the commit, nothing of the new pair remains (docs/publication.md). */
+/**
+ * Publishes a manifest (and its export) crash-safely: the export first, the manifest last as the
+ * commit; on any failure before the commit, nothing of the new pair remains (docs/publication.md).
+ */
 export async function publish(documents: PublishDocuments, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
   const fs = options.fs ?? nodePublishFs;
   const log = options.log ?? (() => undefined);
