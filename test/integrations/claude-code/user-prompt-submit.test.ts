@@ -203,7 +203,7 @@ describe("configuration and hook input", () => {
   });
 });
 
-describe("timeout honesty (§7 item 11)", () => {
+describe("timeout honesty", () => {
   it("says so when the service runs in advisory mode, which never rejects", async () => {
     const service = await track(await startScreeningService({ mode: "advisory" }));
     const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });

@@ -78,7 +78,7 @@ describe("failures and configuration", () => {
     );
   });
 
-  it("an invalid failure mode is reported even when stdin is bad (no quiet allow, §7 item 10)", async () => {
+  it("an invalid failure mode is reported even when stdin is bad (no quiet allow)", async () => {
     const run = await runHook(SCRIPT, "{broken", { LITTLE_CANARY_FAILURE_MODE: "sometimes" });
     expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
   });
