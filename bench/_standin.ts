@@ -7,7 +7,7 @@
 // canary's warm-up call is answered at once and is not counted as a served request. It keeps the service time it actually achieved per chat request (arrival to
 // reply written), so a benchmark can print how close to the nominal latency it stayed.
 // Replies depend only on the request's user text, never on timing, so a run's output is the same
-// for any concurrency. Decision 9: nothing measured with it is a model figure.
+// for any concurrency. No model runs here: nothing measured with it is a model figure.
 //
 //   const standIn = await startBenchStandIn({ latencyMs: 20, replies: "benign" });
 //   ... standIn.url ...; await standIn.setLatency(0); await standIn.close();

@@ -1,6 +1,6 @@
 // `npm run bench:serve`: throughput and latency of POST /check on the loopback service, measured
 // with a bounded load loop on 127.0.0.1 only. Two configurations: the canary answered by a tiny
-// inline Ollama responder with 0 ms latency (decision 9: no model runs here, so this measures the
+// inline Ollama responder with 0 ms latency (no model runs here, so this measures the
 // service and pipeline overhead, never a model), and the structural layer alone (--no-canary).
 // Prints one line per configuration: `<label> rps=… p50_ms=… p99_ms=…`.
 import { Agent, createServer as createHttpServer, request, type Server } from "node:http";

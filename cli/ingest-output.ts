@@ -12,7 +12,7 @@ import { plural } from "./plural.js";
 export const SUMMARY_HELD_LIMIT = 20;
 
 /**
- * The summary: nine lines (ingest.md §8), then the held records, one `held:` line each
+ * The summary: nine lines (docs/ingest.md, "The summary"), then the held records, one `held:` line each
  * (index, the first 16 hex digits of the id's SHA-256, reasons, and for an over-budget record
  * the limit it exceeds and the flag that raises it), the first 20 and then a count.
  * No record text and no plaintext label of a held record is ever printed.

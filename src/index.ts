@@ -182,7 +182,6 @@ export {
 export { preflightTargets, checkTargetDirectories, PublishError, type PublishTargets } from "./publish/targets.js";
 export { acquirePublicationLock, acquireTargetLocks, STALE_LOCK_MS, type PublicationLock } from "./publish/lock.js";
 export { nodePublishFs, type PublishFs, type FileIdentity } from "./publish/fs.js";
-export { hookedFs, injectedFsError, type PublishFsCall, type PublishFsHook } from "./publish/fs-hooks.js";
 /**
  * Verification of a published pair. `verifyFiles` is the easy path: it reads both files
  * strictly (duplicate keys, UTF-8, size and memory bounds), checks the pin and returns every

@@ -1,4 +1,4 @@
-// `little-canary demo`: the replay/live contrast demonstration (cli-server-demo.md §1.4, §3).
+// `little-canary demo`: the replay/live contrast demonstration (docs/demo.md).
 // Bare `demo` is replay. Replay reads a capture (`--capture`), never the network and never
 // LITTLE_CANARY_TIMEOUT; this package ships no capture, so bare `demo` is REPLAY UNAVAILABLE
 // (exit 2). Live checks its arguments before any request, discloses what will be sent, then

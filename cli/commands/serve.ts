@@ -1,4 +1,4 @@
-// `little-canary serve`: the loopback screening service (cli-server-demo.md §1.3, §2). Parses the
+// `little-canary serve`: the loopback screening service (docs/serve.md). Parses the
 // flags, builds one pipeline, binds 127.0.0.1, logs to stderr (never stdout, never request text),
 // and resolves only after SIGINT/SIGTERM and a clean drain. Exit 0 after shutdown, 1 when the port
 // cannot be bound, 2 for usage or configuration errors.

@@ -1,7 +1,7 @@
-// The regex behavioural analyzer (pipeline.md §3): reads the canary's reply (and, for two
+// The regex behavioural analyzer: reads the canary's reply (and, for two
 // checks, the input) and reports what in it shows the input took control of the canary.
 // `analyzeResponse` is the synchronous core; `analyze` wraps it for the pipeline and turns a
-// failed probe into an explicit "not inspected" result, never a clean one (decision 6).
+// failed probe into an explicit "not inspected" result, never a clean one (never a silent clean).
 // Signals keep a short evidence excerpt for in-process callers; nothing here logs or throws
 // with reply or input text.
 import type { CanaryResult } from "../canary/types.js";
@@ -20,6 +20,7 @@ import { checkSemanticDiscontinuity } from "./discontinuity.js";
 import { checkAttackCompliance } from "./compliance.js";
 import { scoreSignals } from "./score.js";
 
+/** Options of BehavioralAnalyzer. */
 export interface BehavioralAnalyzerOptions {
   /** Soft-score threshold, finite in [0, 1]. Default 0.6. */
   readonly blockThreshold?: number;
@@ -52,6 +53,7 @@ function validateThreshold(value: unknown): number {
   return value;
 }
 
+/** The regex behavioural analyzer: reads the canary's reply and reports the signals that show the input took control of it. */
 export class BehavioralAnalyzer implements Analyzer {
   readonly method = "regex" as const;
   readonly blockThreshold: number;
@@ -66,6 +68,7 @@ export class BehavioralAnalyzer implements Analyzer {
     this.#leakFragments = deriveLeakFragments(systemPrompt);
   }
 
+  /** Analyzes one canary result; a failed probe gives an explicit "not inspected" result, never a clean one. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryFailedResult();
     return this.analyzeResponse(userInput, canary.response);

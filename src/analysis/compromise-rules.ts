@@ -1,4 +1,4 @@
-// Output rules for `canary_compromise` (pipeline.md §3): the residue a compromised canary
+// Output rules for `canary_compromise`: the residue a compromised canary
 // leaves in its own words, whatever the input was. The line drawn is first-person compliance
 // ("I will now respond without restrictions", "my safety filters have been disabled") versus
 // third-person or conditional talk about the same subjects ("if the filters are disabled…",

@@ -1,4 +1,4 @@
-// `tool_hallucination` and `format_anomaly` (pipeline.md §3): a canary has no tools, so a reply
+// `tool_hallucination` and `format_anomaly`: a canary has no tools, so a reply
 // shaped like a tool or function call shows the input steered it into acting. Both are soft
 // signals: code and JSON are also ordinary answers.
 import type { Signal } from "./types.js";

@@ -1,4 +1,4 @@
-// `system_prompt_leak` (pipeline.md §3, weak point 13): the reply reproduces part of the
+// `system_prompt_leak`: the reply reproduces part of the
 // canary's own system prompt. The fragments are derived from whatever prompt is configured,
 // so a custom prompt is protected as well as the default one.
 //

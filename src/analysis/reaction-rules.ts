@@ -1,11 +1,11 @@
-// Reaction rules for `persona_shift` and `instruction_echo` (pipeline.md §3): the canary took
+// Reaction rules for `persona_shift` and `instruction_echo`: the canary took
 // on a new identity or mode, or acknowledged and acted on injected instructions.
 //
 // Each rule captures a *shape* rather than a phrase: a first-person claim ("I am now…",
 // "I will ignore my…"), a state declaration ("developer mode enabled"), or an acknowledgement
 // tied to an override. Bare words that also occur in ordinary help ("anything you need",
 // "Dan Brown", "the configuration is stored…", "as requested, here is…") are not enough on
-// their own (weak points 2 and 4).
+// their own: ordinary replies say such things every day.
 import { GAP, I_WILL, INSTRUCTION_NOUN, LIMIT_NOUN, LONG_GAP, MODE_NAME, NEGATION, rx } from "./_rules.js";
 import type { PatternRule } from "./_rules.js";
 

@@ -1,7 +1,7 @@
-// Scoring of a list of signals (pipeline.md §3). Any hard-category signal blocks outright
+// Scoring of a list of signals. Any hard-category signal blocks outright
 // (risk 1.0); otherwise risk = min(1, max(severity × weight) × 0.7 + 0.1 × count), blocking
 // when the *unrounded* risk reaches the threshold, reported rounded to two places half-even.
-// Summaries name categories in the fixed table order (weak point 11) and never quote text.
+// Summaries name categories in the fixed table order (deterministic output) and never quote text.
 import type { Signal } from "./types.js";
 import { HARD_BLOCK_CATEGORIES, SIGNAL_CATEGORY_ORDER, categoryWeight } from "./signals.js";
 

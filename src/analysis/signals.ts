@@ -1,4 +1,4 @@
-// The behavioural analyzer's category table (pipeline.md §3): names, severities, weights and
+// The behavioural analyzer's category table: names, severities, weights and
 // which categories hard-block. Stated once here so the scorer, the summary order and every
 // rule module agree; the order of SIGNAL_CATEGORIES is the order categories are reported in.
 import type { Signal } from "./types.js";
@@ -13,6 +13,7 @@ export interface SignalCategorySpec {
   readonly hard: boolean;
 }
 
+/** The analyzer's category table: severity and weight of each signal category, in report order. */
 export const SIGNAL_CATEGORIES = {
   persona_shift: { severity: 0.9, weight: 0.9, hard: true },
   instruction_echo: { severity: 0.85, weight: 0.85, hard: true },
@@ -27,11 +28,12 @@ export const SIGNAL_CATEGORIES = {
 
 export type SignalCategory = keyof typeof SIGNAL_CATEGORIES;
 
-/** Fixed report order (weak point 11: never set order). */
+/** Fixed report order (never insertion or set order, so reports are deterministic). */
 export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(
   SIGNAL_CATEGORIES,
 ) as SignalCategory[];
 
+/** The categories whose signal blocks outright (risk 1.0), whatever the score. */
 export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(
   SIGNAL_CATEGORY_ORDER.filter((name) => SIGNAL_CATEGORIES[name].hard),
 );
@@ -39,6 +41,7 @@ export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(
 /** Weight of a category nobody declared (for example a future analyzer's). */
 export const UNKNOWN_CATEGORY_WEIGHT = 0.5;
 
+/** Default risk at or above which the analyzer blocks. */
 export const DEFAULT_BLOCK_THRESHOLD = 0.6;
 
 /** Evidence excerpts are at most this many code points. */

@@ -1,10 +1,14 @@
 // Contract between analyzers (regex behavioural analyzer, LLM judge) and the pipeline.
 import type { CanaryResult } from "../canary/types.js";
 
+/** Whether the canary layer ran for a check, and if not, why. */
 export type CanaryStatus = "exercised" | "failed" | "disabled" | "skipped_after_block";
+/** Which analysis read the canary's reply: the regex analyzer, an LLM judge, or none. */
 export type AnalysisMethod = "regex" | "llm_judge" | "none";
+/** Whether the analysis ran: exercised, failed (nothing was inspected), or not applicable. */
 export type AnalysisStatus = "exercised" | "failed" | "not_applicable";
 
+/** One finding of the analyzer: its category, severity, a description and an evidence excerpt. */
 export interface Signal {
   readonly category: string;
   readonly description: string;
@@ -13,6 +17,7 @@ export interface Signal {
   readonly evidence: string;
 }
 
+/** What an analyzer concluded about one canary reply: risk, signals, and whether the reply was inspected at all. */
 export interface AnalysisResult {
   /** null when nothing was measured (failed canary or failed analysis). */
   readonly riskScore: number | null;
@@ -26,8 +31,10 @@ export interface AnalysisResult {
   readonly analysisStatus: AnalysisStatus;
 }
 
+/** A reader of canary replies (the regex analyzer or an LLM judge). */
 export interface Analyzer {
   readonly method: "regex" | "llm_judge";
+  /** Analyzes the canary's reply to `userInput`; reports failure as a result, never by throwing. */
   analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult>;
   /**
    * Whether the analyzer's backend answers, for analyzers that call one (the LLM judges). The

@@ -6,15 +6,15 @@
 import type { FetchLike } from "./http-call.js";
 import { httpCall } from "./http-call.js";
 import type { ChatEndpoint, ChatOutcome } from "./chat-exchange.js";
+import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
 import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
 import { postOllamaChat } from "./ollama-chat.js";
 import { ollamaModelInstalled } from "./ollama-inventory.js";
 import { openAIHeaders, postOpenAIChat } from "./openai-chat.js";
 import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
 
-export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+// The provider defaults live in defaults.ts; re-exported here for the probe and judge modules.
+export { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
 const AVAILABILITY_TIMEOUT_MS = 5_000;
 const MAX_MODELS_BYTES = 4 * 1024 * 1024;
 

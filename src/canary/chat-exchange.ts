@@ -79,7 +79,7 @@ export function readChatObject(
   if (outcome.kind !== "response") return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (Error)", metadata: {} };
   const parsed = parseJsonBody(outcome.body);
   if (!parsed.ok) return { ok: false, failureCode: "invalid_response", error: `${texts.service} protocol error: invalid JSON response`, metadata: {} };
-  // `[]` and other non-objects have no content at all; upstream reports them like `{}`.
+  // `[]` and other non-objects have no content at all; they are reported like `{}`.
   if (!isPlainObject(parsed.value)) {
     return { ok: false, failureCode: "invalid_response", error: `${texts.service} protocol error: response content must be a non-empty string`, metadata: {} };
   }

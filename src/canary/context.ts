@@ -1,7 +1,7 @@
-// How many tokens the canary's context window must hold for one segment (ingest.md §4.9). The
+// How many tokens the canary's context window must hold for one segment. The
 // estimate is deliberately pessimistic — four tokens per code point of both the segment and the
 // system prompt, plus the reply budget and a fixed allowance for the chat template — because an
-// Ollama prompt that does not fit is truncated silently (decision 7). Defaults give 15044.
+// Ollama prompt that does not fit is truncated silently. Defaults give 15044.
 import { codePointLength } from "../core/codepoints.js";
 
 export const CHAT_TEMPLATE_ALLOWANCE = 64;
@@ -12,6 +12,10 @@ export interface RequiredContextInput {
   readonly maxTokens: number;
 }
 
+/**
+ * The context window (in tokens) the canary needs for one segment, estimated pessimistically so an
+ * over-long prompt is never truncated silently.
+ */
 export function requiredCanaryContext({ segmentChars, systemPrompt, maxTokens }: RequiredContextInput): number {
   return 4 * segmentChars + 4 * codePointLength(systemPrompt) + Math.max(0, maxTokens) + CHAT_TEMPLATE_ALLOWANCE;
 }

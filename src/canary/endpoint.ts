@@ -5,6 +5,7 @@
 import { UsageError } from "../core/errors.js";
 
 export const INVALID_ENDPOINT = "<invalid endpoint>";
+/** Where an endpoint points: this machine (loopback), another machine, or nowhere valid. */
 export type EndpointClass = "loopback" | "remote" | "invalid";
 
 /** Longest URL we try to parse; a longer one is invalid rather than a parsing cost. */

@@ -1,5 +1,5 @@
 // The Ollama `/api/chat` exchange: the request body we send and the checks a reply must pass
-// before its content counts (pipeline.md §2). Shared by the canary probe and the Ollama judge so
+// before its content counts. Shared by the canary probe and the Ollama judge so
 // both read the backend the same way.
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
@@ -20,7 +20,7 @@ export interface OllamaChatRequest {
 export function ollamaChatBody(request: OllamaChatRequest): Record<string, unknown> {
   const options: Record<string, unknown> = { num_predict: request.maxTokens, temperature: request.temperature };
   if (request.seed !== null) options["seed"] = request.seed;
-  // Sent only when configured: Ollama reloads the model whenever num_ctx changes (decision 7).
+  // Sent only when configured: Ollama reloads the model whenever num_ctx changes.
   if (request.numCtx !== null) options["num_ctx"] = request.numCtx;
   return {
     model: request.model,
@@ -39,7 +39,7 @@ const NOT_A_STRING = "Ollama protocol error: response content must be a non-empt
 const INCOMPLETE = "Ollama protocol error: incomplete chat response";
 const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
 
-/** Applies the §2 checks to a finished HTTP exchange with `/api/chat`. */
+/** Applies the reply checks to a finished HTTP exchange with `/api/chat`. */
 export function interpretOllamaChat(
   outcome: HttpCallOutcome,
   texts: { readonly origin: string; readonly timeoutSeconds: number },
@@ -47,7 +47,7 @@ export function interpretOllamaChat(
   const read = readChatObject(outcome, { service: "Ollama", ...texts });
   if (!read.ok) return read;
   const data = read.data;
-  // Content is checked before completion, as upstream does: `{}` is an empty reply, not a cut one.
+  // Content is checked before completion: `{}` is an empty reply, not a cut one.
   const message = data["message"];
   const content = isPlainObject(message) ? message["content"] : undefined;
   if (typeof content !== "string" || content.trim() === "") return failed("empty_response", NOT_A_STRING);
@@ -62,7 +62,7 @@ export function interpretOllamaChat(
   return { ok: true, content, data };
 }
 
-/** Backend timings and counts kept as evidence on success (decision 6: finite, non-negative or null). */
+/** Backend timings and counts kept as evidence on success (finite, non-negative or null). */
 export function ollamaSuccessMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
   return {
     done_reason: "stop",
@@ -74,7 +74,7 @@ export function ollamaSuccessMetadata(data: Readonly<Record<string, unknown>>): 
   };
 }
 
-/** One `/api/chat` exchange: the request, then the §2 checks; null when no request can be built. */
+/** One `/api/chat` exchange: the request, then the reply checks; null when no request can be built. */
 export async function postOllamaChat(endpoint: ChatEndpoint, request: OllamaChatRequest): Promise<ChatOutcome | null> {
   const outcome = await postChat(endpoint, "/api/chat", ollamaChatBody(request), (authorization): Record<string, string> =>
     authorization ? { authorization } : {},

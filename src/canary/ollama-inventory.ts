@@ -1,5 +1,5 @@
 // Reading Ollama's model inventory (`GET /api/tags`): whether a tag is installed and which digest
-// it has. Decision 7: the digest that identifies the exact canary weights comes from here, not
+// it has. The digest that identifies the exact canary weights comes from here (Ollama gives it only here), not
 // from /api/show. Every failure is "not known" (false / null); nothing here throws.
 import { httpCall, type FetchLike } from "./http-call.js";
 import { serviceRequestTarget } from "./endpoint.js";

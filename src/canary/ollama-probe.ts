@@ -1,9 +1,10 @@
-// The canary probe against a local Ollama (pipeline.md §2): sends untrusted text, unmodified, to a
+// The canary probe against a local Ollama: sends untrusted text, unmodified, to a
 // small tool-less model under a known system prompt and returns its reply for analysis. test()
 // never throws for backend trouble; every failure is a CanaryResult with success=false and a
 // failure code, so a canary that did not run cannot look like a pass. One deadline covers each
 // whole call, the reply body is capped, and a reply that may have been truncated by the backend
-// is a failure (decision 7). Before its first check the probe proves, once per instance, that the
+// is a failure (Ollama truncates an over-long prompt silently and still answers 200). Before its
+// first check the probe proves, once per instance, that the
 // backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
 // tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
@@ -29,8 +30,8 @@ import {
   type RunContext,
 } from "./run-context.js";
 
-export { DEFAULT_OLLAMA_URL } from "./chat-backend.js";
-export const DEFAULT_CANARY_MODEL = "qwen2.5:1.5b";
+import { DEFAULT_CANARY_MODEL } from "./defaults.js";
+export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "ollamaUrl" });
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
@@ -86,6 +87,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
     this.#now = options.now ?? (() => performance.now());
   }
 
+  /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
 
@@ -227,7 +229,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
 
   /**
    * The model's trained context length from one `POST /api/show`, or null. Sets
-   * lastContextLength on success and resets it on any failure (ingest.md §4.9).
+   * lastContextLength on success and resets it on any failure.
    */
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
@@ -257,7 +259,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
  * `model_info["<general.architecture>.context_length"]`, else the only key ending in
  * `.context_length`. The value must be a positive safe integer: not a boolean, not a string, and
  * — when the raw body is given — written as an integer literal (`32768.0` parses to the same JS
- * number but is not an integer in the backend's own terms, so it is refused, ingest.md §4.9).
+ * number but is not an integer in the backend's own terms, so it is refused).
  */
 export function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
   if (!isPlainObject(modelInfo)) return null;

@@ -1,4 +1,4 @@
-// The OpenAI-compatible `/chat/completions` exchange as data (pipeline.md §6), shared by the
+// The OpenAI-compatible `/chat/completions` exchange as data, shared by the
 // OpenAI canary probe and judge: the request body and the checks a completion must pass. Same
 // failure semantics as Ollama: a cut-off or otherwise unfinished completion is degraded, never a
 // success, and failure texts never carry a body, a URL secret or an exception message.
@@ -50,7 +50,7 @@ export function interpretOpenAIChat(
   if (typeof content !== "string" || content.trim() === "") return failed("empty_response", NOT_A_STRING);
   const finishReason = isPlainObject(first) ? first["finish_reason"] : undefined;
   // A missing (or null) finish_reason is accepted: several OpenAI-compatible servers omit it on
-  // complete answers, and upstream treated such replies as complete. Any reason that is present
+  // complete answers, and the Python package treated such replies as complete. Any reason that is present
   // and is not "stop" means the model did not finish normally.
   if (finishReason !== undefined && finishReason !== null && finishReason !== "stop") {
     const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
@@ -77,7 +77,7 @@ export function openAIHeaders(apiKey: string, urlAuthorization: string | null): 
   return urlAuthorization ? { authorization: urlAuthorization } : {};
 }
 
-/** One `/chat/completions` exchange and its §6 checks; null when no request can be built. */
+/** One `/chat/completions` exchange and its checks; null when no request can be built. */
 export async function postOpenAIChat(endpoint: ChatEndpoint, apiKey: string, request: OpenAIChatRequest): Promise<ChatOutcome | null> {
   const outcome = await postChat(endpoint, "/chat/completions", openAIChatBody(request), (authorization) =>
     openAIHeaders(apiKey, authorization),

@@ -1,4 +1,4 @@
-// The canary probe against an OpenAI-compatible API (pipeline.md §6). Same contract as the Ollama
+// The canary probe against an OpenAI-compatible API. Same contract as the Ollama
 // probe: test() never throws for backend trouble and every failure is a CanaryResult with a code.
 // The API key lives in a private field: it is sent only as a Bearer header and can never appear
 // in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe
@@ -81,6 +81,7 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
     this.#now = options.now ?? (() => performance.now());
   }
 
+  /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
     try {

@@ -1,5 +1,5 @@
 // Validation of the numeric and string options shared by the probes and the judges. Invalid
-// options are caller mistakes, so they throw UsageError at construction time (decision 8: a
+// options are caller mistakes, so they throw UsageError at construction time (a
 // timeout is a finite number > 0), long before any text is screened.
 import { UsageError } from "../core/errors.js";
 
@@ -54,7 +54,7 @@ export function checkSystemPrompt(value: unknown, name = "systemPrompt"): string
   return value;
 }
 
-/** A finite, non-negative backend number, else null (decision 6: nothing non-finite is kept). */
+/** A finite, non-negative backend number, else null (nothing non-finite is kept or serialized). */
 export function finiteNonNegative(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }

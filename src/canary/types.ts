@@ -13,11 +13,13 @@ export const CANARY_FAILURE_CODES = [
   "probe_exception",
   "context_truncated",
 ] as const;
+/** Why a canary call failed (a stable code, kept in verdicts and manifests). */
 export type CanaryFailureCode = (typeof CANARY_FAILURE_CODES)[number];
 
 /** Backend-reported numbers kept as evidence; values are finite numbers or null. */
 export type CanaryMetadata = Readonly<Record<string, number | string | null>>;
 
+/** The outcome of one canary call: the reply on success, else a failure code and message. */
 export interface CanaryResult {
   /** The canary's reply, verbatim; "" whenever success is false. Never leaves the pipeline. */
   readonly response: string;
@@ -33,6 +35,7 @@ export interface CanaryResult {
 
 export type CanaryProvider = "ollama" | "openai";
 
+/** A canary backend: sends untrusted text to a powerless model and returns its reply. */
 export interface CanaryProbe {
   readonly provider: CanaryProvider;
   readonly model: string;
@@ -43,6 +46,8 @@ export interface CanaryProbe {
   readonly temperature: number;
   /** Redacted `scheme://host[:port]` of the endpoint, or "<invalid endpoint>". */
   readonly endpointOrigin: string;
+  /** Sends `userInput` to the canary; never throws for backend trouble. */
   test(userInput: string): Promise<CanaryResult>;
+  /** Whether the backend answers and has the model; never throws. */
   isAvailable(): Promise<boolean>;
 }

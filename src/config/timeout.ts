@@ -1,9 +1,11 @@
-// One validation for every canary timeout (decision 8): a finite number of seconds > 0, from
+// One validation for every canary timeout, shared by every command: a finite number of seconds > 0, from
 // `--timeout`, else LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the
 // original, because an infinite deadline is a hang and NaN disables the deadline entirely.
 import { ConfigError, UsageError } from "../core/errors.js";
 
+/** The canary timeout in seconds when neither `--timeout` nor LITTLE_CANARY_TIMEOUT is set. */
 export const DEFAULT_CANARY_TIMEOUT_SECONDS = 600;
+/** The environment variable that sets the canary timeout in seconds. */
 export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT";
 
 /** Parses a user-supplied number of seconds; `null` when it is not a finite positive number. */

@@ -1,4 +1,4 @@
-// Canonical JSON (decision 3): the exact bytes that are hashed and written for the manifest,
+// Canonical JSON: the exact bytes that are hashed and written for the manifest,
 // export and batch documents. A document is first checked by a guard (plain JSON values only,
 // finite numbers, no lone surrogate in any string or key, bounded depth) and by its zod
 // schema; then it is serialized with `fast-json-stable-stringify` and encoded as UTF-8.

@@ -1,4 +1,4 @@
-// Code-point helpers for untrusted text (decision 2: lengths are Unicode code points).
+// Code-point helpers for untrusted text (every length, offset and cap counts Unicode code points).
 // JS `.length`/`.slice` count UTF-16 units and can split a surrogate pair, which would corrupt
 // offsets, hashes and caps; every length or slice of untrusted text goes through this module.
 

@@ -2,6 +2,7 @@
 // check) are values, not exceptions; these are for calls that cannot go on. Each carries a
 // stable `code` that the CLI maps to an exit code in one table (cli/exit-codes.ts).
 
+/** The stable code of a LittleCanaryError. */
 export type LittleCanaryErrorCode =
   | "usage" // a caller passed an invalid option or argument
   | "config" // configuration (environment, policy, pipeline) is invalid
@@ -10,6 +11,7 @@ export type LittleCanaryErrorCode =
   | "publish" // publication of output files failed
   | "io"; // a file could not be read
 
+/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 export class LittleCanaryError extends Error {
   readonly code: LittleCanaryErrorCode;
   override readonly name: string = "LittleCanaryError";

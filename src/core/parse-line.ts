@@ -35,6 +35,7 @@
 
 import { Buffer, isUtf8 } from "node:buffer";
 
+/** Deepest nesting of arrays and objects the strict parser accepts. */
 export const MAX_NESTING_DEPTH = 64;
 
 export type LineParseErrorCode =
@@ -91,6 +92,7 @@ export const ANY_SHAPE: Shape = (() => {
 /** Builds nothing: every value becomes a SkippedValue. */
 export const SKIP_SHAPE: Shape = Object.freeze({ scalars: new Set<never>() });
 
+/** Options of `parseJsonLine`. */
 export interface ParseOptions {
   /** Deepest nesting accepted (containers); default MAX_NESTING_DEPTH. */
   readonly maxDepth?: number;

@@ -18,4 +18,5 @@ function findVersion(): string {
   return "0.0.0";
 }
 
+/** The package version. */
 export const VERSION: string = findVersion();

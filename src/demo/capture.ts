@@ -1,7 +1,7 @@
 // The replay capture format `little-canary-demo-replay/v1` as we write and read it: a zod
-// schema, the payload hash, and the loading ladder of cli-server-demo.md §3.2. The hash is
-// SHA-256 over our canonical JSON (decision 3) of the document minus `payload_sha256`, so it
-// does not depend on any language's float formatting (weak point 8). A capture hashed by the
+// schema, the payload hash, and the loading ladder (parseCapture). The hash is
+// SHA-256 over our canonical JSON (manifest/canonical.ts) of the document minus `payload_sha256`, so it
+// does not depend on any language's float formatting. A capture hashed by the
 // Python package therefore does not verify here until it is re-hashed in this form.
 //
 // Failures are values: "unavailable" (nothing to replay, exit 2) or "integrity" (the capture is
@@ -71,11 +71,13 @@ export const CapturePayloadSchema = z.object({
     ),
 });
 
+/** zod schema of a replay capture, including `payload_sha256`. */
 export const CaptureSchema = CapturePayloadSchema.extend({
   payload_sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
 export type CapturePayload = z.infer<typeof CapturePayloadSchema>;
+/** A replay capture (`little-canary-demo-replay/v1`) with its payload hash. */
 export type Capture = z.infer<typeof CaptureSchema>;
 
 /** SHA-256 of the canonical JSON of a capture without its `payload_sha256`. */
@@ -106,7 +108,7 @@ export function parseCaptureJson(bytes: Uint8Array): unknown {
   return parsed.ok ? parsed.value : undefined;
 }
 
-/** Validates capture bytes in the §3.2 order; the first failure decides. */
+/** Validates capture bytes in a fixed order (size, UTF-8 JSON, hash, then shape); the first failure decides. */
 export function parseCapture(bytes: Uint8Array): CaptureLoad {
   if (bytes.byteLength > MAX_CAPTURE_BYTES) return integrity("fixture exceeds the one-megabyte limit");
   const document = parseCaptureJson(bytes);

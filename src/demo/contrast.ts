@@ -1,4 +1,4 @@
-// The fixed contrast pair of `demo` (cli-server-demo.md §3.1) and the generation settings a
+// The fixed contrast pair of `demo` and the generation settings a
 // capture must have been recorded with. Both replay and live use exactly these, in this order,
 // so a capture and a live run always answer the same question: does the canary's reaction
 // separate a clean question from a known injection?

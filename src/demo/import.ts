@@ -8,6 +8,10 @@ import { LittleCanaryError } from "../core/errors.js";
 import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "./capture.js";
 import { MAX_CAPTURE_BYTES } from "./contrast.js";
 
+/**
+ * Converts a capture recorded by another implementation into our format (re-hashed over our
+ * canonical JSON); throws LittleCanaryError (`input_refused`) when it is not a usable capture.
+ */
 export function importForeignCapture(bytes: Uint8Array, sourceLabel: string): Capture {
   if (bytes.byteLength > MAX_CAPTURE_BYTES) throw new LittleCanaryError("input_refused", "capture exceeds the one-megabyte limit");
   const document = parseCaptureJson(bytes);

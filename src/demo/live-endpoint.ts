@@ -1,4 +1,4 @@
-// Argument checks of `demo --live` (cli-server-demo.md §3.3 step 1), run before any network
+// Argument checks of `demo --live`, run before any network
 // call. The endpoint must be a literal loopback IP origin over plain http: the live demo sends
 // raw prompts and must never be pointed at another machine, and `localhost` is refused because
 // its resolution is outside our control. Messages are fixed; the value (which may carry a

@@ -1,6 +1,6 @@
 // `demo --live`: sends the fixed clean/attack pair to a loopback Ollama with the structural layer
 // off and reports LIVE CONTRAST VERIFIED only when both replies were received, both were analysed,
-// the clean one passed and the attack was blocked (cli-server-demo.md §3.3). Anything less is
+// the clean one passed and the attack was blocked. Anything less is
 // DEGRADED (exit 2) or NO CONTRAST (exit 1); live never falls back to replay. The caller is told
 // what will leave the process before the first request (`onEvent("disclosure")`).
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
@@ -15,13 +15,16 @@ import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../config/canary-warning.js";
 
+/** Options of `runLive` (the live contrast against a local Ollama). */
 export interface LiveOptions {
   /** A validated loopback origin (validateLiveEndpoint). */
   readonly endpoint: string;
   readonly model: string;
   readonly timeoutSeconds: number;
+  /** The HTTP client (tests pass a stand-in; defaults to global fetch). */
   readonly fetch?: FetchLike;
   readonly analyzer?: ResponseAnalyzer;
+  /** The clock in milliseconds (defaults to Date.now). */
   readonly now?: () => number;
   /** Awaited before any request ("disclosure") and after the inventory answered ("model_digest"). */
   readonly onEvent?: (event: LiveEvent) => Promise<void>;
@@ -73,7 +76,7 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   if (!parsed.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
-  // Exact tag only: a prefix would let `qwen2.5` stand for any size (weak point 9).
+  // Exact tag only: a prefix would let `qwen2.5` stand for any size.
   const entry = models
     .slice(0, MAX_INVENTORY_ENTRIES)
     .find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as Record<string, unknown> | undefined;
@@ -106,6 +109,10 @@ function liveFields(options: LiveOptions, digest: string | null, extra: Record<s
   };
 }
 
+/**
+ * Runs the live contrast: the clean and the attack prompt against the local canary; VERIFIED only
+ * when both replies were received and analysed, the clean one passed and the attack was blocked.
+ */
 export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
   const fetchFn = options.fetch ?? fetch;
   const now = options.now ?? (() => performance.now());

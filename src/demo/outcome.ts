@@ -1,8 +1,9 @@
 // What a demo run concluded, and the fixed mapping from that conclusion to `degraded`, the
-// analysis fields and the exit code (cli-server-demo.md §3.5 table, §3.6): 0 verified, 1 a
+// analysis fields and the exit code (docs/demo.md): 0 verified, 1 a
 // complete run that disagrees, 2 nothing (or not enough) could be inspected.
 import type { DemoCase } from "./case-analysis.js";
 
+/** What a demo run concluded (the status line it prints). */
 export type CommandStatus =
   | "REPLAY VERIFIED"
   | "REPLAY UNAVAILABLE"
@@ -25,7 +26,7 @@ interface StatusRow {
 const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
   "REPLAY VERIFIED": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 0 },
   "REPLAY UNAVAILABLE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
-  // A capture whose hash does not match is refused before any analysis (issue 6): exit 2, like
+  // A capture whose hash does not match is refused before any analysis: exit 2, like
   // any input that could not be inspected, rather than 1, which means "inspected and disagrees".
   "REPLAY INTEGRITY FAILURE": { degraded: false, analysisMethod: "none", analysisStatus: "failed", exitCode: 2 },
   "REPLAY LOAD FAILURE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
@@ -37,6 +38,7 @@ const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
   "NO CONTRAST": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 1 },
 };
 
+/** A demo run's conclusion with its cases, analysis fields and exit code. */
 export interface DemoOutcome {
   readonly runKind: "REPLAY" | "LIVE";
   readonly status: CommandStatus;

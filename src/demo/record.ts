@@ -8,6 +8,7 @@ import { sealCapture, type Capture } from "./capture.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 
+/** A replay capture made from a live outcome, or null when the outcome is not complete enough to replay. */
 export function captureFromLive(outcome: DemoOutcome, recordedAt: Date): Capture | null {
   if (outcome.runKind !== "LIVE" || outcome.status !== "LIVE CONTRAST VERIFIED") return null;
   const fields = outcome.fields as { model?: unknown; model_digest?: unknown; endpoint?: unknown };

@@ -1,4 +1,4 @@
-// Presentation of a demo outcome (cli-server-demo.md §3.4–3.5): labelled human lines in an
+// Presentation of a demo outcome (docs/demo.md): labelled human lines in an
 // 11-character column, and the one-line `little-canary-demo/v1` JSON document (keys sorted,
 // non-ASCII escaped). Pure functions; the command decides where each goes.
 import stringify from "fast-json-stable-stringify";

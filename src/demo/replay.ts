@@ -10,6 +10,7 @@ import { parseCapture, type Capture } from "./capture.js";
 import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 
+/** Options of `runReplay`. */
 export interface ReplayOptions {
   /** Capture file to replay; none means "no capture is packaged". */
   readonly capturePath?: string;
@@ -65,6 +66,7 @@ function sameSignals(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, i) => value === b[i]);
 }
 
+/** Replays a capture through the analyzer, without any network call. */
 export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcome> {
   if (options.capturePath === undefined) return failure("REPLAY UNAVAILABLE", NO_CAPTURE);
   let capture: Capture;

@@ -1,10 +1,10 @@
-// Classification of one segment's serialized verdict under strict/v1 (ingest.md §4.7).
+// Classification of one segment's serialized verdict under strict/v1.
 // It works on the verdict as JSON (after the canonical round trip), never on a live object,
 // so the state recorded in the manifest can be recomputed from the manifest alone: `verify`
 // calls this same function. Anything ambiguous is an error, which holds the record; a verdict
 // can only come out as an exercised pass when every rule agrees.
 //
-// One rule beyond the spec: a verdict denied by a fail-closed policy (`blocked_by:
+// One rule to note: a verdict denied by a fail-closed policy (`blocked_by:
 // "fail_closed"`) is classified `degraded`, not `block`: the denial says coverage failed, not
 // that anything was detected. Ingest never enables fail-closed; this keeps such a verdict
 // visible as operational if one ever arrives. Its `blocked_by` is not a detection signal.
@@ -40,7 +40,7 @@ function field(obj: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(obj, key) ? obj[key] : null;
 }
 
-/** Rules 1–4 of §4.7 and the schema; returns the typed verdict or the first problem. */
+/** The shape rules and the schema; returns the typed verdict or the first problem. */
 function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
   if (!isObject(verdictJson)) return invalid("verdict must be an object");
   const safe = field(verdictJson, "safe");

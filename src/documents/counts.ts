@@ -1,4 +1,4 @@
-// The `counts` block of a manifest (ingest.md §5.1), recounted from records, including how many
+// The `counts` block of a manifest, recounted from records, including how many
 // records repeat an earlier record's id. Tolerant of
 // hostile shapes (unknown values are not counted) because `verify` recounts records it has
 // not validated and compares the result with what the manifest claims.

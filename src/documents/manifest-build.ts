@@ -1,7 +1,7 @@
-// Assembling the manifest and export documents (ingest.md §5) from plain run data, and
+// Assembling the manifest and export documents from plain run data, and
 // producing their canonical bytes. The run loop collects records; these functions add the
 // derived totals, validate against the schemas, and cross-check the export against the
-// manifest before anything could be written (§5.2 step 3), so an inconsistent pair is
+// manifest before anything could be written, so an inconsistent pair is
 // refused here rather than discovered by a consumer.
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { IngestPolicy } from "./policy.js";

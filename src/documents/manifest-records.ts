@@ -1,4 +1,4 @@
-// Manifest record entries (ingest.md §4.6, §4.8, §5.1) built from plain run data: a record
+// Manifest record entries built from plain run data: a record
 // held before checking (malformed or over budget) or a record whose planned segments were
 // checked. The run loop decides what happened; these functions only derive every recorded
 // field from it, so the derivation exists once and `verify` can recompute it.

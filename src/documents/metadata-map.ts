@@ -1,7 +1,7 @@
 // The schema of a metadata map (string keys → string values) as exported and hashed.
 // zod's `z.record` copies into a fresh `{}`, where assigning `__proto__` sets the prototype
-// instead of a key, so it would neither check nor keep an own `__proto__` entry (decision 4
-// makes it an ordinary key). The map is therefore checked on its own keys first, and the
+// instead of a key, so it would neither check nor keep an own `__proto__` entry (the strict
+// reader treats it as an ordinary key). The map is therefore checked on its own keys first, and the
 // record schema after it only gives the JSON Schema its shape.
 import { z } from "zod";
 

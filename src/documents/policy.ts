@@ -1,7 +1,7 @@
-// The ingest policy `strict/v1` (ingest.md §2, §4.1): the limits one ingest run works under.
+// The ingest policy `strict/v1`: the limits one ingest run works under.
 // The document form (snake_case, `name` first) is what the manifest records and what
 // `policies/strict-v1.json` holds; `STRICT_V1` must equal that file (a test pins it).
-// `resolvePolicy` applies caller overrides and validates them in the spec's order, throwing a
+// `resolvePolicy` applies caller overrides and validates them in a fixed order, throwing a
 // UsageError that carries the first problem's sentence, so the CLI and the library refuse the
 // same inputs with the same words.
 import { z } from "zod";
@@ -32,7 +32,7 @@ export const POLICY_LIMIT_NAMES = [
 export type PolicyLimitName = (typeof POLICY_LIMIT_NAMES)[number];
 
 // JS numbers lose integer precision above 2^53; a limit there could not be compared exactly,
-// so limits without a spec ceiling are capped at the largest safe integer instead.
+// so limits without a ceiling of their own are capped at the largest safe integer instead.
 const ceilingOf = (name: PolicyLimitName): number =>
   name === "segment_chars" || name === "max_item_bytes"
     ? MAX_ITEM_BYTES_CEILING
@@ -40,6 +40,7 @@ const ceilingOf = (name: PolicyLimitName): number =>
 
 const limit = (name: PolicyLimitName) => z.int().min(0).max(ceilingOf(name));
 
+/** zod schema of an ingest policy document. */
 export const IngestPolicySchema = z
   .strictObject({
     name: z.literal(POLICY_NAME),
@@ -58,8 +59,10 @@ export const IngestPolicySchema = z
     path: ["segment_overlap"],
   });
 
+/** An ingest policy document (snake_case, as the manifest records it). */
 export type IngestPolicy = z.infer<typeof IngestPolicySchema>;
 
+/** The policy `strict/v1`, equal to policies/strict-v1.json. */
 export const STRICT_V1: Readonly<IngestPolicy> = Object.freeze({
   name: POLICY_NAME,
   segment_chars: 3500,
@@ -88,7 +91,7 @@ export function checkLimit(name: string, value: unknown, max?: number): string |
 }
 
 /**
- * The first problem of a would-be policy, in the order of ingest.md §2, or null when valid.
+ * The first problem of a would-be policy, in the documented order of the limits, or null when valid.
  * Works on unknown values so the same checks guard CLI flags and policy documents.
  */
 export function policyProblem(candidate: Record<string, unknown>): string | null {
@@ -121,7 +124,7 @@ export function policyProblem(candidate: Record<string, unknown>): string | null
 
 /**
  * `STRICT_V1` with `overrides` applied. Throws UsageError on an unknown override name or on
- * the first invalid value (ingest.md §2 order). Zero is legal for every limit except
+ * the first invalid value (in the documented order). Zero is legal for every limit except
  * `segment_chars`. An override whose value is `undefined` is treated as absent.
  */
 export function resolvePolicy(overrides: PolicyOverrides = {}): IngestPolicy {

@@ -11,6 +11,7 @@
 
 import { UsageError } from "../core/errors.js";
 
+/** The limits the strict JSONL reader enforces (counts, UTF-8 bytes and code points). */
 export interface ReaderLimits {
   /** Most records (non-blank lines) accepted; one more refuses the run. */
   maxItems: number;
@@ -26,9 +27,13 @@ export interface ReaderLimits {
 
 export type ReaderKind = "screen" | "ingest";
 
+/** Default largest number of records in one input. */
 export const DEFAULT_MAX_ITEMS = 1000;
+/** Default largest size of one record's text, in UTF-8 bytes. */
 export const DEFAULT_MAX_ITEM_BYTES = 65536;
+/** The highest value `maxItemBytes` may take. */
 export const MAX_ITEM_BYTES_CEILING = 67108864; // 64 MiB
+/** Default largest total size of one input, in bytes. */
 export const DEFAULT_MAX_TOTAL_BYTES = 8388608; // 8 MiB
 export const DEFAULT_MAX_METADATA_KEYS = 32;
 export const DEFAULT_MAX_METADATA_VALUE_CHARS = 1024;
@@ -60,6 +65,7 @@ const METADATA_ENTRY_OVERHEAD = 8;
 /** `,"metadata":{}` rounded up. */
 const METADATA_OBJECT_OVERHEAD = 16;
 
+/** The reader limits used when none are given. */
 export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({
   maxItems: DEFAULT_MAX_ITEMS,
   maxItemBytes: DEFAULT_MAX_ITEM_BYTES,

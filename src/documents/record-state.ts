@@ -1,4 +1,4 @@
-// Record state from segment outcomes (ingest.md §4.8): detection, coverage, hold reasons,
+// Record state from segment outcomes: detection, coverage, hold reasons,
 // admission and the counting fields of a record that was planned and (partly) checked.
 // Pure and shared: the ingest run loop uses it to build a record, and `verify` uses it to
 // recompute a manifest record from its own segments and catch a forged state.

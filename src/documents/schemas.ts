@@ -1,5 +1,6 @@
-// zod schemas of the documents ingest and screen write (ingest.md §3, §5.1, §5.2, plus
-// decision 7's digest and prompt_eval_count evidence). They are the single source of truth:
+// zod schemas of the documents ingest and screen write (batch document, manifest, export, with
+// the canary model's digest and per-segment prompt_eval_count as evidence of what exactly
+// screened each record). They are the single source of truth:
 // TypeScript types are inferred from them, `schemas/*.schema.json` is generated from them,
 // and every document passes its schema before it is hashed or written (canonical.ts).
 // Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
@@ -8,10 +9,14 @@ import { IngestPolicySchema } from "./policy.js";
 import { VerdictJsonSchema } from "./verdict-schema.js";
 import { MetadataMapSchema } from "./metadata-map.js";
 
+/** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
+/** The schema name of the ingest export. */
 export const EXPORT_SCHEMA = "little-canary-ingest-export/v1";
+/** The schema name of the batch document `screen` prints. */
 export const BATCH_SCHEMA = "little-canary-batch/v1";
 
+/** Every reason a record can be held, in their fixed order. */
 export const HOLD_REASONS = [
   "malformed",
   "over_budget",
@@ -46,7 +51,7 @@ export const PipelineInfoSchema = z.strictObject({
   mode: z.enum(["block", "advisory", "full"]),
   provider: z.string().nullable(),
   canary_model: z.string().nullable(),
-  /** Digest of the canary model as Ollama lists it in /api/tags (decision 7). */
+  /** Digest of the canary model as Ollama lists it in /api/tags (the only place it gives it). */
   canary_model_digest: z.string().nullable(),
   analysis_method: z.enum(["judge", "regex"]),
   structural_filter: z.boolean().nullable(),
@@ -117,6 +122,7 @@ export const ManifestRunSchema = z.strictObject({
   export_requested: z.boolean(),
 });
 
+/** zod schema of the ingest manifest. */
 export const IngestManifestSchema = z.strictObject({
   schema: z.literal(MANIFEST_SCHEMA),
   little_canary_version: z.string(),
@@ -139,6 +145,7 @@ export const ExportRecordSchema = z.strictObject({
   text: z.string().min(1),
 });
 
+/** zod schema of the ingest export. */
 export const IngestExportSchema = z.strictObject({
   schema: z.literal(EXPORT_SCHEMA),
   manifest_schema: z.literal(MANIFEST_SCHEMA),
@@ -163,6 +170,7 @@ export const BatchItemSchema = z.strictObject({
   error: z.string().optional(),
 });
 
+/** zod schema of the batch document. */
 export const BatchDocumentSchema = z.strictObject({
   schema: z.literal(BATCH_SCHEMA),
   total: count,
@@ -172,11 +180,15 @@ export const BatchDocumentSchema = z.strictObject({
 
 export type PipelineInfo = z.infer<typeof PipelineInfoSchema>;
 export type ManifestSegment = z.infer<typeof ManifestSegmentSchema>;
+/** One record entry of a manifest. */
 export type ManifestRecord = z.infer<typeof ManifestRecordSchema>;
 export type ManifestCounts = z.infer<typeof ManifestCountsSchema>;
 export type ManifestRun = z.infer<typeof ManifestRunSchema>;
+/** The ingest manifest: the run, its policy, and every record with its segments and evidence. */
 export type IngestManifest = z.infer<typeof IngestManifestSchema>;
 export type ExportRecord = z.infer<typeof ExportRecordSchema>;
+/** The ingest export: the admitted records, bound to their manifest. */
 export type IngestExport = z.infer<typeof IngestExportSchema>;
 export type BatchItem = z.infer<typeof BatchItemSchema>;
+/** The batch document `screen` prints. */
 export type BatchDocument = z.infer<typeof BatchDocumentSchema>;

@@ -1,4 +1,4 @@
-// Metadata material (ingest.md §4.4, exact): the text the canary screens for a record's
+// Metadata material (exact: `verify` rebuilds it byte for byte): the text the canary screens for a record's
 // labels and metadata, so an injection hidden in an id, a source or a metadata value is
 // checked like body text. Lines are `id: <id>`, `source: <source>` (each only when not null)
 // and `<key>: <value>` per metadata entry sorted by key in code-point order, joined by "\n"
@@ -13,6 +13,7 @@ export interface MaterialSource {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** The metadata material of a record: the text the canary screens for its id, source and metadata. */
 export function metadataMaterial(record: MaterialSource): string {
   const lines: string[] = [];
   if (record.id !== null) lines.push(`id: ${record.id}`);

@@ -1,4 +1,4 @@
-// The segment plan of a validated record (ingest.md §4.5, §4.6, §4.8): metadata segments
+// The segment plan of a validated record (docs/ingest.md, "Segments"): metadata segments
 // first (only when the material is non-empty), then text segments, each kind indexed from 0,
 // each with its code-point span, its slice and the SHA-256 of that slice. Checks run in plan
 // order, so metadata is screened before text. Also decides `over_budget` (text bytes above
@@ -13,6 +13,7 @@ import { segmentCount, segmentSpans, type Span } from "./segment-spans.js";
 
 export type SegmentKind = "metadata" | "text";
 
+/** One planned segment: its kind, index, code-point span, slice and the slice's SHA-256. */
 export interface PlannedSegment {
   readonly kind: SegmentKind;
   /** Position among the segments of the same kind, from 0. */
@@ -32,6 +33,7 @@ export interface OverBudget {
   readonly message: string;
 }
 
+/** The segment plan of a record: its segments in check order, or why it is over budget. */
 export interface SegmentPlan {
   readonly material: string;
   readonly segments: readonly PlannedSegment[];

@@ -1,6 +1,6 @@
-// Segment spans (ingest.md §4.5, exact): how a material of `length` code points is cut into
-// windows of `chars` code points that overlap by `overlap`. Offsets are code points
-// (decision 2). The arithmetic lives apart from slicing so budgets can be checked without
+// Segment spans (exact: `verify` recomputes them): how a material of `length` code points is cut into
+// windows of `chars` code points that overlap by `overlap`. Offsets are code points,
+// never UTF-16 units. The arithmetic lives apart from slicing so budgets can be checked without
 // materializing anything, and so `verify` can rebuild the same spans from a manifest.
 import { UsageError } from "../core/errors.js";
 

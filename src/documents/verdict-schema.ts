@@ -1,4 +1,4 @@
-// The serialized verdict (pipeline.md §5.4): the only form of a verdict that leaves the library
+// The serialized verdict: the only form of a verdict that leaves the library
 // (CLI output, /check responses, batch and manifest documents). It never carries the input,
 // the canary reply, prompts or evidence excerpts.
 import { z } from "zod";
@@ -59,8 +59,12 @@ export const VerdictJsonSchema = z.strictObject({
 /** Verdict as printed by `check` and answered by `/check` (adds `safe_input`). */
 export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string() });
 
+/** One serialized layer of a verdict. */
 export type LayerJson = z.infer<typeof LayerJsonSchema>;
 export type SegmentJson = z.infer<typeof SegmentJsonSchema>;
+/** A serialized advisory. */
 export type AdvisoryJson = z.infer<typeof AdvisoryJsonSchema>;
+/** The serialized verdict, as validated. */
 export type VerdictJson = z.infer<typeof VerdictJsonSchema>;
+/** The serialized verdict in wire key order, as printed by `check` and `/check`. */
 export type VerdictWire = z.infer<typeof VerdictWireSchema>;

@@ -1,4 +1,4 @@
-// Loading evaluation corpora and selecting the cases of a run (cli-server-demo.md §4.1).
+// Loading evaluation corpora and selecting the cases of a run.
 // A corpus file is a JSON array of cases, or an object whose `cases` member is that array. Files
 // are read strictly: UTF-8 without a BOM, no duplicate keys, no escaped lone surrogates, bounded
 // size and case count. Case text is hostile: it is validated and hashed here, never echoed in an
@@ -27,6 +27,7 @@ export type CaseKind = "attack" | "benign";
 /** Provenance keys of paired-probe cases, carried through to the results (never scored). */
 export const PROVENANCE_KEYS = ["source_case_id", "source_input_sha256", "paired_case_id", "source_expected_result"] as const;
 
+/** One evaluation case: its prompt, whether it is an attack or benign, and its category. */
 export interface EvalCase {
   readonly id: string;
   readonly prompt: string;

@@ -8,6 +8,7 @@ import { roundHalfEven } from "../pipeline/round.js";
 /** Two-sided 95% normal quantile. */
 const Z95 = 1.959963984540054;
 
+/** A rate with its Wilson interval, numerator, denominator and what it is a rate of. */
 export interface Rate {
   readonly numerator: number;
   readonly denominator: number;
@@ -34,6 +35,7 @@ export function wilsonInterval(k: number, n: number, z: number = Z95): { low: nu
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
+/** A rate of `numerator` over `denominator` with its Wilson interval; null figures when the denominator is 0. */
 export function rate(numerator: number, denominator: number, of: string): Rate {
   const interval = wilsonInterval(numerator, denominator);
   return {

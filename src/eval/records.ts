@@ -1,4 +1,4 @@
-// The lines of the headless eval JSONL (cli-server-demo.md §4.4): one `run` header that freezes
+// The lines of the headless eval JSONL (docs/eval.md): one `run` header that freezes
 // everything needed to compare runs, one `result` per case, and one `complete` line with the
 // summary. A file without the `complete` line is an interrupted run. Case text appears only as a
 // short preview plus its SHA-256 and length, and every line is serialised inertly (_inert.ts).
@@ -9,10 +9,12 @@ import type { CorpusFile, EvalCase } from "./corpus.js";
 import type { CaseScore, EvalMode } from "./score.js";
 import type { EvalSummary } from "./summary.js";
 
+/** The schema name of the eval run record (JSONL). */
 export const EVAL_SCHEMA = "little-canary-eval/v1";
-/** Code points of a prompt kept in each result line, as upstream. */
+/** Code points of a prompt kept in each result line. */
 export const PREVIEW_CHARS = 100;
 
+/** The `run` header line of an eval record: everything needed to compare two runs. */
 export interface RunHeader {
   readonly type: "run";
   readonly schema: typeof EVAL_SCHEMA;

@@ -149,6 +149,7 @@ tr.unscored td{background:#f6f6f6}
 .bar.blocked{fill:#c0392b}.bar.passed{fill:#2e86c1}.bar.unscored{fill:#9e9e9e}
 `;
 
+/** The self-contained HTML report of an eval run. */
 export function renderReport(header: RunHeader, summary: EvalSummary, cases: readonly ReportCase[]): string {
   const r = summary.rates;
   const reasons = Object.entries(summary.unscored_reasons);

@@ -1,4 +1,4 @@
-// runEval: the library entry of `little-canary eval` (cli-server-demo.md §4). It loads and selects
+// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects
 // the cases, builds a block-mode SecurityPipeline for the chosen mode, refuses to start when a
 // canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
 // skewed by contention), writing and flushing one JSONL line per case and a completion line at the
@@ -24,12 +24,13 @@ import { EVAL_MODES, scoreException, scoreVerdict, type CaseScore, type EvalMode
 import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
-/** The harness default per canary call (upstream `--timeout` default), not the CLI-wide 600 s. */
+/** The harness default per canary call (the Python harness's `--timeout` default), not the CLI-wide 600 s. */
 export const DEFAULT_EVAL_TIMEOUT_SECONDS = 10;
 export const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 const WARMUP_TEXT = "Hello.";
 
+/** Options of `runEval`. */
 export interface EvalOptions {
   /** Corpus files, in order (relative paths resolve against cwd). */
   readonly corpus: readonly string[];
@@ -48,16 +49,19 @@ export interface EvalOptions {
   /** Optional HTML report path (relative to cwd). */
   readonly report?: string | null;
   readonly cwd?: string;
+  /** The HTTP client for the backends (defaults to global fetch). */
   readonly fetch?: FetchLike;
   /** Monotonic milliseconds (latencies). */
   readonly now?: () => number;
   /** Wall clock (timestamps). */
   readonly clock?: () => Date;
   readonly signal?: AbortSignal;
+  /** Called after each case, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Called once the header is written, before the first case runs. */
   readonly onHeader?: (header: RunHeader) => void;
   readonly readFile?: ReadFileFn;
+  /** Opens the JSONL record sink for `output` (tests replace it). */
   readonly openSink?: (path: string) => Promise<LineSink>;
 }
 
@@ -241,6 +245,10 @@ async function buildHeader(
   };
 }
 
+/**
+ * Runs an evaluation: loads and selects the cases, refuses to start when a canary mode's backend is
+ * not ready, checks the cases one at a time and returns the summary.
+ */
 export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const r = resolveOptions(options);
   const cwd = options.cwd ?? process.cwd();

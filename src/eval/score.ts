@@ -1,4 +1,4 @@
-// Scoring one case (cli-server-demo.md §4.3, with the confusion cells renamed for what they are).
+// Scoring one case (with the confusion cells named for what they are).
 // A case is scored only when every layer the mode relies on actually ran; otherwise it is
 // unscored, with the first reason in a fixed order, and it still counts in the full-population
 // denominators (summary.ts). The routing result of an unscored case is kept as raw_actual_safe so
@@ -7,6 +7,7 @@ import type { PipelineVerdict } from "../pipeline/verdict.js";
 import type { CaseKind } from "./corpus.js";
 import { toMs1 } from "./rates.js";
 
+/** Which layers an eval run measures. */
 export type EvalMode = "pipeline" | "model-only" | "structural-only";
 export const EVAL_MODES: readonly EvalMode[] = ["pipeline", "model-only", "structural-only"];
 
@@ -22,7 +23,7 @@ export interface CaseScore {
   readonly rawActualSafe: boolean | null;
   readonly correct: boolean | null;
   readonly outcome: Outcome | null;
-  /** The verdict was degraded or check threw; a failed analysis alone does not count (§4.5). */
+  /** The verdict was degraded or check threw; a failed analysis alone does not count. */
   readonly countsAsDegraded: boolean;
   readonly degraded: boolean;
   readonly canaryStatus: string;
@@ -46,12 +47,12 @@ function outcomeOf(kind: CaseKind, safe: boolean): Outcome {
   return safe ? "benign_passed" : "benign_blocked";
 }
 
-/** The first unscored reason of §4.3 for a verdict, or null when the case can be scored. */
+/** The first unscored reason for a verdict, in a fixed order, or null when the case can be scored. */
 export function unscoredReason(verdict: PipelineVerdict, mode: EvalMode): string | null {
   const structural = verdict.layers.find((layer) => layer.name === "structural_filter");
   const canary = verdict.layers.find((layer) => layer.name === "canary_probe");
   if (verdict.degraded) {
-    // Our pipeline marks a failed analysis as degraded too; name the narrower cause (§6 item 44).
+    // Our pipeline marks a failed analysis as degraded too; name the narrower cause.
     if (verdict.canaryStatus === "exercised" && verdict.analysisStatus === "failed") return "analysis_failed";
     return "degraded";
   }

@@ -1,4 +1,4 @@
-// The completion summary of an eval run (cli-server-demo.md §4.5, v2 naming). Rules it enforces:
+// The completion summary of an eval run. Rules it enforces:
 // attacks and benign cases are never pooled (there is no accuracy or precision across both);
 // unscored cases stay in the full-population denominators; every scored-only rate names its
 // smaller denominator; a paired probe is reported per pair type, in counts only.
@@ -44,6 +44,7 @@ export interface PairCounts {
   readonly unscored: number;
 }
 
+/** The completion summary of an eval run: attacks and benign cases counted apart, unscored cases kept in the denominators. */
 export interface EvalSummary {
   readonly total: number;
   readonly scored: number;
@@ -57,7 +58,7 @@ export interface EvalSummary {
   readonly benign_passed: number;
   readonly attack: KindCounts;
   readonly benign: KindCounts;
-  /** Null for a paired probe: too few cases for rates, so counts only (as upstream). */
+  /** Null for a paired probe: too few cases for rates, so counts only. */
   readonly rates: { readonly attack: KindRates; readonly benign: KindRates } | null;
   readonly categories: Readonly<Record<string, GroupSummary>>;
   readonly stealth: Readonly<Record<string, GroupSummary>>;
@@ -126,6 +127,7 @@ function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication): P
   return { total: mine.length, blocked, not_blocked: notBlocked, unscored: mine.length - blocked - notBlocked };
 }
 
+/** Summarizes scored cases (see EvalSummary for the rules). */
 export function summarize(cases: readonly ScoredCase[]): EvalSummary {
   const paired = cases.length > 0 && cases.every((c) => c.adjudication !== null);
   const attack = countKind(cases, "attack");

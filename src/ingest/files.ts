@@ -96,6 +96,7 @@ export interface IngestFilesOptions {
   readonly fs?: PublishFs;
   /** Directory relative paths are resolved against (default: the process's). */
   readonly cwd?: string;
+  /** The clock for the manifest's timestamps (defaults to the system clock). */
   readonly clock?: () => Date;
   readonly hooks?: IngestFilesHooks;
 }

@@ -1,4 +1,4 @@
-// The canary context gate (ingest.md §4.9): before any record is checked, prove that the canary
+// The canary context gate (docs/ingest.md): before any record is checked, prove that the canary
 // can see a whole segment. Ollama silently truncates an over-long prompt and still answers 200,
 // so without this gate a long segment could be "screened" while the model saw only its start.
 // The gate trusts only a genuine, frozen SecurityPipeline with the library's own Ollama probe;
@@ -14,6 +14,7 @@ import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { IngestPolicy } from "../documents/policy.js";
 
+/** What the context gate found: whether it verified the canary, the context required and the one loaded, and the model digest. */
 export interface GateResult {
   readonly verified: boolean;
   readonly required: number | null;
@@ -28,6 +29,7 @@ export class IngestGateError extends LittleCanaryError {
 
 /** Structural duck type for stand-in pipelines accepted with `unverifiedPipeline`. */
 export interface CheckingPipeline {
+  /** Checks one text and resolves to its verdict. */
   check(text: string): Promise<unknown>;
 }
 
@@ -50,6 +52,10 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
   );
 }
 
+/**
+ * The canary context gate: before any record is checked, proves that the canary can see a whole
+ * segment; throws IngestGateError otherwise.
+ */
 export async function runContextGate(
   pipeline: CheckingPipeline,
   policy: IngestPolicy,

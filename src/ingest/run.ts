@@ -1,4 +1,4 @@
-// The ingest run (ingest.md §4.2): gate the pipeline, admit records one by one under strict/v1,
+// The ingest run: gate the pipeline, admit records one by one under strict/v1,
 // and build the manifest (and, when asked, the export) in memory. Nothing is written here;
 // publication is a separate step (src/publish), so a run that fails leaves no file behind.
 //
@@ -54,6 +54,7 @@ import { isGenuinePipeline, runContextGate, type CheckingPipeline, type GateResu
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";
 
+/** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
   | string
   | {
@@ -63,6 +64,7 @@ export type IngestInput =
       readonly metadata?: unknown;
     };
 
+/** Options of `ingestRecords`. */
 export interface IngestOptions {
   /** strict/v1 with these overrides (a whole policy document is accepted too). */
   readonly policy?: PolicyOverrides | IngestPolicy;
@@ -76,6 +78,7 @@ export interface IngestOptions {
   readonly signal?: AbortSignal;
   /** Records done so far (a record is done when all its checks are). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** The clock for the manifest's timestamps (defaults to the system clock). */
   readonly clock?: () => Date;
   /**
    * Consecutive unreachable/timeout canary failures after which no more canary calls are sent
@@ -87,6 +90,7 @@ export interface IngestOptions {
   readonly uniqueIds?: boolean;
 }
 
+/** The result of an ingest run in memory: the manifest and, when asked, the export, not yet written. */
 export interface IngestRun {
   readonly manifest: CanonicalDocument<IngestManifest>;
   readonly export: CanonicalDocument<IngestExport> | null;
@@ -166,7 +170,10 @@ function snapshotOf(record: RawRecord): SegmentableRecord {
 
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
-/** One check of one segment, reduced to plain JSON and classified (§4.7), and what it says about the canary. Never throws. */
+/**
+ * One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says
+ * about the canary. Never throws.
+ */
 async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
     result: { ...NOT_CHECKED, state: "error", error },

@@ -1,7 +1,7 @@
-// The host capability matrix (cli-server-demo.md §5.7): what each agent host lets an adapter
+// The host capability matrix: what each agent host lets an adapter
 // intercept and refuse, what this repository ships for it, and what stays out of reach. The
 // checked-in docs/host-capability-matrix.json is validated against this schema (with the
-// cross-field invariants of §5.7), and docs/integrations.md is rendered from it by
+// cross-field invariants below), and docs/integrations.md is rendered from it by
 // renderIntegrationsDoc, so the table users read cannot disagree with the data.
 import { z } from "zod";
 

@@ -1,5 +1,5 @@
 // littleCanaryInputGuardrail: an input guardrail for the OpenAI Agents SDK for JavaScript
-// (`@openai/agents`), in-process, no HTTP (cli-server-demo.md §5.6).
+// (`@openai/agents`), in-process, no HTTP (docs/integrations.md).
 //
 // Contract:
 // - The guardrail is a plain object of the SDK's InputGuardrail shape ({ name, runInParallel,
@@ -9,7 +9,7 @@
 //   guardrail means the model never saw the text.
 // - Decisions come from classifyForHost, like every other adapter. The tripwire fires on `deny`
 //   always; under `fail_closed` it fires on anything that is not an exercised clean pass
-//   (`unscreened` and also `warn`: this host has no channel to show a warning, §6 item 57).
+//   (`unscreened` and also `warn`: this host has no channel to show a warning).
 // - Only user text is screened: a string input, or `role: "user"` items' string content and
 //   `input_text` parts. Empty text is `unexercised` and the checker is not called.
 // - A checker that throws or returns something other than a genuine verdict yields `degraded`
@@ -23,7 +23,10 @@ import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV,
 
 /** What the guardrail can screen with: a SecurityPipeline, anything with `check`, or a function. */
 export type GuardrailChecker =
-  | { check(text: string): unknown }
+  | {
+      /** Screens `text`; resolves to a serialized verdict. */
+      check(text: string): unknown;
+    }
   | ((text: string) => unknown);
 
 /** How far one input was screened, as `outputInfo.coverage` reports it. */
@@ -56,6 +59,10 @@ export interface LittleCanaryGuardrailOutput {
 export interface LittleCanaryInputGuardrail {
   readonly name: string;
   readonly runInParallel: false;
+  /**
+   * Screens the agent's input; trips the wire on a block, and under `fail_closed` on anything that
+   * is not an exercised clean pass.
+   */
   execute(args: { readonly input: string | readonly unknown[]; readonly agent?: unknown; readonly context?: unknown }): Promise<LittleCanaryGuardrailOutput>;
 }
 

@@ -30,6 +30,7 @@ import { startsWithByteOrderMark } from "../core/strict-document.js";
 import { MAX_NESTING_DEPTH, parseJsonBytes } from "../core/parse-line.js";
 import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
+/** The stable code of a reader refusal. */
 export type ReaderRefusalCode =
   | "line_too_long"
   | "invalid_utf8"
@@ -43,6 +44,7 @@ export type ReaderRefusalCode =
   | "total_bytes"
   | "record_problem";
 
+/** Why the reader refused a whole input, with the line it stopped at; the message never contains input text. */
 export interface ReaderRefusal {
   code: ReaderRefusalCode;
   /** 1-based line that triggered the refusal. */
@@ -52,6 +54,7 @@ export interface ReaderRefusal {
   problem?: RecordProblem;
 }
 
+/** The result of `readRecords`: every record, or a run-level refusal. */
 export type ReadOutcome =
   | {
       ok: true;
@@ -62,6 +65,7 @@ export type ReadOutcome =
     }
   | { ok: false; refusal: ReaderRefusal };
 
+/** Options of `readRecords`: the command whose rules apply and the limits. */
 export interface ReadOptions {
   kind: ReaderKind;
   limits: ReaderLimits;
@@ -91,6 +95,10 @@ function refusal(code: ReaderRefusalCode, line: number | null, message: string):
   return { code, line, message };
 }
 
+/**
+ * Reads JSONL strictly (UTF-8, no BOM, no duplicate keys, bounded lines and totals) into records;
+ * refusals are values, it throws only for caller errors and the source's own read errors.
+ */
 export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
   const { kind, limits } = options;
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");

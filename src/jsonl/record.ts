@@ -1,12 +1,12 @@
 // Turns one parsed JSONL value into a RawRecord and lists its record-level problems.
 //
-// Contract (decision 4): a line that is neither a string nor an object is a run-level refusal
+// Contract (the same for screen and ingest): a line that is neither a string nor an object is a run-level refusal
 // (returned as `null` here; the reader refuses). Everything else becomes a RawRecord; problems
 // that make the record unusable are listed with severity "malformed", and a text over the byte
 // budget with severity "budget" (screen refuses on any problem; ingest holds the record as
 // malformed, or as over_budget when only budget problems are present).
 //
-// Problem messages follow the spec's wording and never contain input text: paths name fields,
+// Problem messages have fixed wording (tests and users match on it) and never contain input text: paths name fields,
 // and a metadata entry is addressed by its 0-based position in the object's own-key order
 // (the order `Object.keys` gives), never by its key.
 //
@@ -40,6 +40,7 @@ export type RecordProblemCode =
   | "metadata_value_too_long"
   | "text_too_large";
 
+/** A problem of one record: a stable code, the field path, and a message without input text. */
 export interface RecordProblem {
   code: RecordProblemCode;
   /** Field path; metadata entries by position. Never contains input text. */
@@ -49,6 +50,7 @@ export interface RecordProblem {
   severity: "malformed" | "budget";
 }
 
+/** One record as the reader produced it, with the problems that make it unusable. */
 export interface RawRecord {
   /** 0-based among non-blank lines. */
   index: number;
@@ -251,7 +253,7 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   return problems;
 }
 
-/** The first metadata problem in the spec's order (object, key count, then entry by entry). */
+/** The first metadata problem in a fixed order (object, key count, then entry by entry). */
 function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): RecordProblem | null {
   const problem = (code: RecordProblemCode, path: (string | number)[], message: string): RecordProblem => ({
     code,

@@ -1,4 +1,4 @@
-// The judge's instructions and the message it classifies (pipeline.md §4). The judge sees the
+// The judge's instructions and the message it classifies. The judge sees the
 // untrusted input and the canary's reply and must answer with exactly one word; anything else is
 // an abstention, so an injection that talks the judge into prose cannot produce a "safe".
 

@@ -1,4 +1,4 @@
-// Turning the judge's one-word answer into an AnalysisResult (pipeline.md §4). Only an exact
+// Turning the judge's one-word answer into an AnalysisResult. Only an exact
 // SAFE or UNSAFE counts; everything else — prose, markdown, "MAYBE", a failed call — is an
 // abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
 // fixed texts: no exception message, reply or input can reach them.

@@ -1,4 +1,4 @@
-// An LLM judge on Ollama (pipeline.md §4): a second model reads the input and the canary's reply
+// An LLM judge on Ollama: a second model reads the input and the canary's reply
 // and answers SAFE or UNSAFE. It replaces the regex analyzer when configured. Any failure or
 // abstention is a degraded, unmeasured result; it never throws for backend trouble and never
 // calls the backend when the canary itself failed.
@@ -36,6 +36,7 @@ export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyz
     super(new OllamaChatBackend(options, JUDGE_ROLE));
   }
 
+  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {

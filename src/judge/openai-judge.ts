@@ -1,4 +1,4 @@
-// An LLM judge on an OpenAI-compatible API (pipeline.md §4, §6): same verdict rules as the Ollama
+// An LLM judge on an OpenAI-compatible API: same verdict rules as the Ollama
 // judge over the same transport as the OpenAI probe. The API key stays in a private field and is
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
@@ -33,6 +33,7 @@ export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyz
     super(new OpenAIChatBackend(options, JUDGE_ROLE));
   }
 
+  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
     if (!canary.success) return canaryNotExercised();
     try {

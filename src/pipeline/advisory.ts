@@ -2,10 +2,12 @@
 // let it through. It carries category names or structural reason labels only, never text.
 import type { AdvisoryJson } from "../documents/verdict-schema.js";
 
+/** Severity of an advisory. */
 export type Severity = "none" | "low" | "medium" | "high";
 
 const SEVERITY_RANK: Readonly<Record<Severity, number>> = { none: 0, low: 1, medium: 2, high: 3 };
 
+/** A warning attached to a verdict that passed: its severity and the categories behind it. */
 export class SecurityAdvisory {
   readonly flagged: boolean;
   readonly severity: Severity;
@@ -20,6 +22,7 @@ export class SecurityAdvisory {
     Object.freeze(this);
   }
 
+  /** The empty advisory (severity `none`). */
   static none(): SecurityAdvisory {
     return new SecurityAdvisory(false, "none", [], "");
   }
@@ -49,6 +52,7 @@ export class SecurityAdvisory {
     );
   }
 
+  /** The serialized advisory. */
   toJSON(): AdvisoryJson {
     return { flagged: this.flagged, severity: this.severity, signals: [...this.signals], message: this.message };
   }

@@ -1,4 +1,4 @@
-// Append-only audit log of pipeline checks (pipeline.md §7, with its weak points fixed):
+// Append-only audit log of pipeline checks:
 // - blocked lines keep their block reasons (structural labels or canary categories);
 // - the input is identified by an HMAC keyed with a per-directory random key, not a bare
 //   SHA-256 that anyone can confirm by hashing a guessed text;
@@ -14,8 +14,10 @@ export const AUDIT_FILE = "canary-audit.jsonl";
 export const ALERTS_FILE = "canary-alerts.jsonl";
 export const AUDIT_KEY_FILE = "audit-hmac.key";
 
+/** The label an audit line gives a check. */
 export type AuditLabel = "blocked" | "degraded" | "flagged" | "structural_only" | "unscreened" | "safe";
 
+/** One line of the audit log (no raw input: the text is identified by a keyed HMAC). */
 export interface AuditLine {
   readonly timestamp: string;
   readonly input_hmac: string;
@@ -30,7 +32,7 @@ export interface AuditLine {
   readonly latency_ms: number;
 }
 
-/** Label precedence of §7: blocked, degraded, flagged, structural_only/unscreened, safe. */
+/** Label precedence: blocked, degraded, flagged, structural_only/unscreened, safe. */
 export function auditLabel(verdict: PipelineVerdict): AuditLabel {
   if (!verdict.safe) return "blocked";
   if (verdict.degraded) return "degraded";
@@ -48,6 +50,7 @@ export function verdictSignals(verdict: PipelineVerdict): string[] {
   return blocking ? [...blocking.signals] : [];
 }
 
+/** Append-only audit log of pipeline checks in a directory; write errors are reported, never thrown. */
 export class AuditLogger {
   readonly logDir: string;
   readonly #key: Buffer;
@@ -67,6 +70,7 @@ export class AuditLogger {
     return createHmac("sha256", this.#key).update(text, "utf8").digest("hex");
   }
 
+  /** Appends one line for a check of `text`. */
   record(text: string, verdict: PipelineVerdict): void {
     try {
       const line: AuditLine = {

@@ -1,10 +1,11 @@
-// Readiness report of a pipeline (pipeline.md §5.5): configuration and whether the canary (and
+// Readiness report of a pipeline: configuration and whether the canary (and
 // judge) backends answer. It never contains secrets, URL userinfo/paths or exception text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import type { Analyzer } from "../analysis/types.js";
 import type { SecurityPipeline } from "./pipeline.js";
 
+/** Readiness of a pipeline: its configuration and whether its backends answer; no secrets. */
 export interface HealthReport {
   readonly structural_filter: boolean;
   readonly canary_enabled: boolean;

@@ -1,23 +1,32 @@
-// SecurityPipeline options: defaults of pipeline.md §5.1 (camelCased), validated once at
+// SecurityPipeline options and their defaults, validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
 
+/** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
 export type PipelineMode = "block" | "advisory" | "full";
 export const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
+/** What a degraded or unexercised verdict means: allowed (`fail_open`) or denied (`fail_closed`). */
 export type DegradedPolicy = "fail_open" | "fail_closed";
 export type CanaryProviderName = "ollama" | "openai";
 
+/** Callbacks a pipeline calls after each check, by outcome. */
 export interface PipelineCallbacks {
+  /** Called for a clean, exercised pass. */
   readonly onPass?: (verdict: PipelineVerdict) => void;
+  /** Called for a blocked verdict. */
   readonly onBlock?: (verdict: PipelineVerdict) => void;
+  /** Called for a verdict that passed with an advisory. */
   readonly onFlag?: (verdict: PipelineVerdict) => void;
+  /** Called for a degraded verdict. */
   readonly onDegraded?: (verdict: PipelineVerdict) => void;
+  /** Called for a verdict whose canary layer did not run. */
   readonly onUnexercised?: (verdict: PipelineVerdict) => void;
 }
 
+/** Options of SecurityPipeline; validated at construction. */
 export interface SecurityPipelineOptions {
   readonly mode?: PipelineMode;
   readonly provider?: CanaryProviderName;
@@ -57,7 +66,7 @@ export interface SecurityPipelineOptions {
   readonly judgeModel?: string | null;
   readonly judgeTimeout?: number;
   readonly auditLogDir?: string | null;
-  /** What a degraded or unexercised verdict means: allowed (default, as upstream) or denied. */
+  /** What a degraded or unexercised verdict means: allowed (default, as in the Python package) or denied. */
   readonly onDegraded?: DegradedPolicy;
   readonly callbacks?: PipelineCallbacks;
   /** Receives operational warnings (swallowed callback/audit errors); never input text. */
@@ -68,6 +77,7 @@ export interface SecurityPipelineOptions {
   readonly now?: () => number;
 }
 
+/** Pipeline options with every default applied. */
 export interface ResolvedPipelineOptions {
   readonly mode: PipelineMode;
   readonly provider: CanaryProviderName;

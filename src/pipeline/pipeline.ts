@@ -41,6 +41,10 @@ export interface PipelineDescription {
   readonly onDegraded: ResolvedPipelineOptions["onDegraded"];
 }
 
+/**
+ * The screening pipeline: the structural filter, then the canary probe and its analysis; every
+ * verdict says what was detected and how much was inspected.
+ */
 export class SecurityPipeline {
   readonly options: ResolvedPipelineOptions;
   readonly structuralFilter: StructuralFilter;
@@ -75,6 +79,7 @@ export class SecurityPipeline {
     return Object.values(this.#callbacks).some((callback) => typeof callback === "function");
   }
 
+  /** The pipeline's configuration without secrets. */
   describe(): PipelineDescription {
     const o = this.options;
     return {
@@ -90,10 +95,15 @@ export class SecurityPipeline {
     };
   }
 
+  /** Readiness of the pipeline and its backends. */
   async healthCheck(): Promise<HealthReport> {
     return buildHealthReport(this);
   }
 
+  /**
+   * Screens `text` and resolves to its verdict; a layer that did not run is reported as degraded or
+   * unexercised, never as clean.
+   */
   async check(text: string): Promise<PipelineVerdict> {
     if (typeof text !== "string") {
       throw new TypeError(`text must be a string, got ${describeType(text)}`);

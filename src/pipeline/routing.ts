@@ -1,4 +1,4 @@
-// Mode routing of an exercised analysis (pipeline.md §5.2 step 4) and the fixed texts of the
+// Mode routing of an exercised analysis and the fixed texts of the
 // canary layer: which analyses block, which become an advisory of which severity, in each mode.
 import { SecurityAdvisory } from "./advisory.js";
 import type { ResolvedPipelineOptions } from "./options.js";

@@ -1,4 +1,4 @@
-// The privacy-preserving view of an analysis (pipeline.md §5.5): categories, severities and
+// The privacy-preserving view of an analysis: categories, severities and
 // statuses only. It is all that verdict layers and callbacks ever see of the canary: no reply,
 // no prompt, no evidence excerpt. Values an analyzer got wrong are normalised, never trusted.
 import type { AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
@@ -17,7 +17,7 @@ const KNOWN_CATEGORIES = new Set([
   "llm_judge",
 ]);
 
-/** The privacy-preserving view of an analysis (§5.5): categories and numbers only. */
+/** The privacy-preserving view of an analysis: categories and numbers only. */
 export function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
   const finiteOrNull = (value: unknown): number | null =>
     typeof value === "number" && Number.isFinite(value) ? value : null;

@@ -1,6 +1,6 @@
 // The immutable result of one SecurityPipeline.check. A verdict knows its input (so that
 // `safe_input` can be produced) but keeps it in a private field: serialization and inspection
-// show only the fields of pipeline.md §5.4, never the input when unsafe, the canary reply,
+// show only the fields of the serialized verdict (verdict-schema.ts), never the input when unsafe, the canary reply,
 // prompts or evidence. Only the pipeline can mint a genuine verdict (`isGenuineVerdict`).
 import { inspect } from "node:util";
 import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
@@ -9,11 +9,12 @@ import type { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
 import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
 
+/** The layer (or the fail-closed policy) that blocked a verdict. */
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
 export type LayerName = "structural_filter" | "canary_probe";
 export type LayerStatus = "passed" | "blocked" | "failed" | "skipped";
 
-/** What callbacks may see of the canary layer: no reply, prompt or evidence (§5.5). */
+/** What callbacks may see of the canary layer: no reply, prompt or evidence. */
 export interface AnalysisSnapshot {
   readonly riskScore: number | null;
   readonly shouldBlock: boolean;
@@ -25,6 +26,7 @@ export interface AnalysisSnapshot {
   readonly analysisStatus: AnalysisStatus;
 }
 
+/** What one layer of the pipeline did for a check. */
 export interface LayerResult {
   readonly name: LayerName;
   readonly passed: boolean | null;
@@ -73,6 +75,7 @@ export interface VerdictFields {
 const genuine = new WeakSet<PipelineVerdict>();
 let minting = false;
 
+/** The verdict of one check: safe or not, which layer blocked, what each layer did, and whether coverage was complete. */
 export class PipelineVerdict implements VerdictFields {
   readonly safe: boolean;
   readonly totalLatency: number;
@@ -143,7 +146,7 @@ export class PipelineVerdict implements VerdictFields {
     return record;
   }
 
-  /** The wire form of pipeline.md §5.4 (key order kept), as printed by `check` and `/check`. */
+  /** The wire form of the verdict (key order kept), as printed by `check` and `/check`. */
   toDict(): VerdictWire {
     const record = this.toRecord();
     return {
@@ -163,10 +166,12 @@ export class PipelineVerdict implements VerdictFields {
     };
   }
 
+  /** The wire form (see toDict). */
   toJSON(): VerdictWire {
     return this.toDict();
   }
 
+  /** Node's inspect shows the wire form only, never the input. */
   [inspect.custom](): string {
     const { safe_input: _omitted, ...shown } = this.toDict();
     return `PipelineVerdict ${inspect(shown, { depth: 4 })}`;

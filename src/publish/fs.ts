@@ -22,19 +22,25 @@ export interface PublishFileHandle {
   close(): Promise<void>;
 }
 
+/** The file-system operations publication uses, injected so tests can fail any single one. */
 export interface PublishFs {
   /** "create" is O_CREAT|O_EXCL|O_WRONLY (never reuses a path); "directory" opens for fsync. */
   open(path: string, purpose: "create" | "directory", mode?: number): Promise<PublishFileHandle>;
   /** Hard link: fails with EEXIST when `target` exists, so it never replaces anything. */
   link(existing: string, target: string): Promise<void>;
+  /** Renames a file (used only in rollback). */
   rename(from: string, to: string): Promise<void>;
+  /** Removes a file. */
   unlink(path: string): Promise<void>;
   /** lstat with bigint fields: a symlink is identified as itself, never as what it points to. */
   stat(path: string): Promise<FileIdentity>;
+  /** Creates a directory with `mode`. */
   mkdir(path: string, mode: number): Promise<void>;
+  /** Removes an empty directory. */
   rmdir(path: string): Promise<void>;
 }
 
+/** The PublishFs on Node's `fs/promises`. */
 export const nodePublishFs: PublishFs = {
   async open(path, purpose, mode = 0o600) {
     const flags =

@@ -23,6 +23,7 @@ import { PublishError } from "./targets.js";
 export const STALE_LOCK_MS = 20_000;
 const RETRY_INTERVAL_MS = 250;
 
+/** A held publication lock; release it when done. */
 export interface PublicationLock {
   readonly manifestPath: string;
   readonly lockPath: string;

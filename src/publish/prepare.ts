@@ -1,11 +1,12 @@
 // In-memory validation of what is about to be published. Nothing touches the disk until both
-// documents are known to be complete, schema-valid and bound to each other, so a bug upstream
+// documents are known to be complete, schema-valid and bound to each other, so a bug earlier in the run
 // can never produce a file that verify would have to refuse later.
 import type { CanonicalDocument } from "../documents/manifest-build.js";
 import { sha256Hex } from "../core/hash.js";
 import { IngestExportSchema, IngestManifestSchema, type IngestExport, type IngestManifest } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";
 
+/** The documents to publish: the manifest and, optionally, the export, as canonical documents. */
 export interface PublishDocuments {
   readonly manifest: CanonicalDocument<IngestManifest>;
   readonly export: CanonicalDocument<IngestExport> | null;

@@ -1,4 +1,4 @@
-// Crash-safe publication of an ingest run (ingest.md §6; docs/publication.md is the user-facing
+// Crash-safe publication of an ingest run (docs/publication.md is the user-facing
 // account of the same rules).
 //
 // Order: validate both documents in memory → take the lock (unless the caller holds it) → with
@@ -26,6 +26,7 @@ import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
 export type { PublishDocuments } from "./prepare.js";
 
+/** Where to publish: the manifest path, the export path (optional), and whether to overwrite. */
 export interface PublishRequest {
   readonly manifestPath: string;
   readonly exportPath?: string | null;
@@ -33,6 +34,7 @@ export interface PublishRequest {
   readonly overwrite: boolean;
 }
 
+/** Options of `publish`. */
 export interface PublishOptions {
   readonly fs?: PublishFs;
   /** A lock the caller already holds on this manifest path (the CLI holds it from pre-flight on). */
@@ -43,9 +45,11 @@ export interface PublishOptions {
   readonly signal?: AbortSignal;
   /** Rollback and cleanup notes (a retained concurrent file, a leftover temp). */
   readonly log?: RollbackLog;
+  /** Random part of temporary file names (tests make it predictable). */
   readonly randomName?: () => string;
 }
 
+/** What publication wrote. */
 export interface PublishResult {
   readonly manifestPath: string;
   readonly manifestSha256: string;
@@ -92,6 +96,10 @@ async function linkNoClobber(fs: PublishFs, temp: string, target: string): Promi
   }
 }
 
+/**
+ * Publishes a manifest (and its export) crash-safely: the export first, the manifest last as the
+ * commit; on any failure before the commit, nothing of the new pair remains (docs/publication.md).
+ */
 export async function publish(documents: PublishDocuments, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
   const fs = options.fs ?? nodePublishFs;
   const log = options.log ?? (() => undefined);

@@ -1,4 +1,4 @@
-// Pre-flight rules for output paths (ingest.md §8 step 1), checked before anything is read,
+// Pre-flight rules for output paths, checked before anything is read,
 // screened or deleted: distinct targets, never the input file, never a directory, never an
 // existing file without --overwrite, and a writable parent directory.
 // "Existing" is lstat-based, so a dangling symlink counts: publication links without following
@@ -8,6 +8,7 @@ import { access, lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
 
+/** The output paths of a run and the input path they must not equal. */
 export interface PublishTargets {
   readonly manifestPath: string;
   readonly exportPath: string | null;
@@ -16,6 +17,7 @@ export interface PublishTargets {
   readonly overwrite: boolean;
 }
 
+/** Publication failed, or a target path is not usable; the message names the path or the step. */
 export class PublishError extends LittleCanaryError {
   override readonly name = "PublishError";
   constructor(message: string, options?: { cause?: unknown }) {
@@ -45,6 +47,7 @@ async function statOrNull(path: string, follow: boolean) {
   }
 }
 
+/** Pre-flight checks of the output paths, before anything is read or deleted; throws PublishError naming the path. */
 export async function preflightTargets(targets: PublishTargets): Promise<void> {
   const manifest = await canonicalPath(targets.manifestPath);
   const exported = targets.exportPath === null ? null : await canonicalPath(targets.exportPath);

@@ -4,6 +4,7 @@
 // no new call starts and the promise rejects with the abort reason at once: a canary call in
 // flight may take minutes to time out, and an interrupted run must not wait for it.
 
+/** Options of `mapOrdered`. */
 export interface MapOrderedOptions {
   readonly concurrency: number;
   readonly signal?: AbortSignal;
@@ -11,6 +12,7 @@ export interface MapOrderedOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
+/** Maps items with at most `concurrency` calls in flight and returns the results in input order, whatever the timing. */
 export async function mapOrdered<T, R>(
   items: readonly T[],
   worker: (item: T, index: number) => Promise<R>,

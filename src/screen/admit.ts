@@ -1,5 +1,5 @@
 // All-or-nothing admission of a screen batch: every item is validated (same record rules as the
-// JSONL reader, decision 4) and the count and total-size limits are enforced before any check
+// JSONL reader) and the count and total-size limits are enforced before any check
 // runs. Any problem refuses the whole batch with a message that names the rule, never the text.
 import { LittleCanaryError } from "../core/errors.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
@@ -7,6 +7,7 @@ import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../documents/reader
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
 
+/** One in-memory input of `screen`: a string or an object with `text` and optional labels. */
 export type ScreenInput = string | { readonly text: string; readonly id?: string | null; readonly source?: string | null };
 
 /** A validated, snapshotted batch item. */
@@ -17,6 +18,7 @@ export interface ScreenItem {
   readonly text: string;
 }
 
+/** A screen batch was refused as a whole (an item or a limit rule); nothing was screened. */
 export class BatchRefusedError extends LittleCanaryError {
   override readonly name = "BatchRefusedError";
   readonly reason: string;

@@ -44,6 +44,7 @@ export interface ScreenFileOptions {
   readonly beforeRead?: () => void | Promise<void>;
   /** Called once the input is read and admitted, before the first check. */
   readonly afterRead?: (itemCount: number) => void | Promise<void>;
+  /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Directory a relative input path is resolved against (default: the process's). */
   readonly cwd?: string;

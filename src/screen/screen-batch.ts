@@ -13,10 +13,12 @@ import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import { batchState } from "./state.js";
 
+/** Options of `screenBatch` and `screenItems`. */
 export interface ScreenOptions {
   readonly concurrency?: number;
   readonly limits?: Partial<ReaderLimits>;
   readonly signal?: AbortSignal;
+  /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /**
    * Stops canary calls after consecutive unreachable/timeout failures; read its `trip` after
@@ -86,12 +88,12 @@ export async function screenBatch(
   return screenItems(admitScreenInputs(records, options.limits), pipeline, options);
 }
 
-/** Canonical JSON of a batch document (decision 3): the exact bytes `screen` prints. */
+/** Canonical JSON of a batch document (manifest/canonical.ts): the exact bytes `screen` prints. */
 export function serializeBatch(document: BatchDocument): string {
   return canonicalJson(BatchDocumentSchema, document);
 }
 
-/** Exit code of §3: 2 for an empty batch or any degraded/unexercised item, else 1 for any block/flag, else 0. */
+/** Exit code of `screen`: 2 for an empty batch or any degraded/unexercised item, else 1 for any block/flag, else 0. */
 export function batchExitCode(document: BatchDocument): 0 | 1 | 2 {
   if (document.total === 0) return 2;
   if (document.counts.degraded > 0 || document.counts.unexercised > 0) return 2;

@@ -1,4 +1,4 @@
-// The request ladder of the service (cli-server-demo.md §2.2–2.4) as pure functions: routing,
+// The request ladder of the service (docs/serve.md) as pure functions: routing,
 // then the `/check` header rules, then the body rules. The first failing rule wins and the
 // pipeline is never called on an error. Kept free of sockets so the same ladder also answers
 // requests the HTTP parser itself refused (see raw-head.ts).
@@ -71,7 +71,7 @@ export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | R
   const text = value["text"];
   if (typeof text !== "string") return REPLIES.textNotString;
   if (text === "") return REPLIES.textEmpty;
-  // Lengths are code points (decision 2); an escaped lone surrogate has no code point to count.
+  // Lengths are code points; an escaped lone surrogate has no code point to count.
   if (!text.isWellFormed()) return REPLIES.textNotWellFormed;
   return { text };
 }

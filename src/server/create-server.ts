@@ -1,5 +1,5 @@
 // The loopback screening service as a Node `http.Server`: `GET /health` and `POST /check` with the
-// ladder of cli-server-demo.md §2.4, answered concurrently behind a bounded queue, with header and
+// request ladder of check-request.ts, answered concurrently behind a bounded queue, with header and
 // body deadlines, JSON bodies for every answer (404/405 included) and a health report that never
 // waits on the canary backend. Binding and shutdown live in lifecycle.ts; this module only
 // decides what each request gets.
@@ -30,6 +30,7 @@ import { errorClass, silentLog, type ServerLog } from "./log.js";
 import { parseRawHead } from "./raw-head.js";
 import { readBody } from "./read-body.js";
 
+/** Options of `createServer`. */
 export interface ServeOptions {
   /** Checks running at once (default 4). */
   readonly maxConcurrent?: number;
@@ -115,7 +116,7 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
     // A missing or too old result is never passed off as current readiness: the configuration
     // part is reported with ready:false (unless there is no backend to wait for).
     ...(cached.report ?? pendingReport(pipeline)),
-    // Integrations read these to see how the service will treat their requests (weak point 11).
+    // Integrations read these to see how the service will treat their requests.
     canary_timeout: pipeline.describe().canaryTimeout,
     health_checked: cached.ageMs !== null,
     health_stale: cached.stale,

@@ -1,4 +1,5 @@
-// Readiness for `/health` without a long wait on the canary backend (weak point 2). The
+// Readiness for `/health` without a long wait on the canary backend (a probe that hangs must not
+// make the service look dead). The
 // pipeline's health check (a GET /api/tags with its own short deadline) runs at most once at a
 // time. A result is reused for `ttlMs`, measured from the moment its check started (the backend
 // was in that state no earlier than then), and refreshed in the background once it is half that

@@ -1,5 +1,5 @@
-// Every answer of the service is one JSON document with an exact Content-Length (§2.4, weak
-// point 3: no HTML pages, no empty 404s). Error bodies are fixed strings chosen by the server;
+// Every answer of the service is one JSON document with an exact Content-Length (no HTML
+// pages, no empty 404s: clients parse every answer the same way). Error bodies are fixed strings chosen by the server;
 // request text, canary replies and exception messages never reach them.
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";

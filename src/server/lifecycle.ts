@@ -1,5 +1,5 @@
 // Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and
-// reports the port the OS actually gave (port 0 works, weak point 5); a bind failure is a typed
+// reports the port the OS actually gave (so port 0 works); a bind failure is a typed
 // error with the system code, for a one-line message. Shutdown stops accepting, lets every
 // accepted request finish (queued checks included), then closes the remaining connections; a
 // `force` promise (a second Ctrl-C) cuts the wait short.

@@ -1,7 +1,7 @@
-// Limits and defaults of the loopback screening service (cli-server-demo.md §2, §7 items 1–3).
+// Limits and defaults of the loopback screening service (docs/serve.md).
 // Stated once here so the request ladder, the CLI flags and the docs agree.
 
-/** Largest accepted `/check` request body, measured on the whole JSON envelope (§2.4 rule 5). */
+/** Largest accepted `/check` request body, measured on the whole JSON envelope. */
 export const MAX_REQUEST_BYTES = 65536;
 
 /** Only address the service ever binds: it screens raw text and must not face a network. */

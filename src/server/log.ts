@@ -1,4 +1,4 @@
-// Log lines of the service: `<ISO time> [<LEVEL>] <message>` (cli-server-demo.md §2.1), written
+// Log lines of the service: `<ISO time> [<LEVEL>] <message>`, written
 // to stderr by the CLI and to nothing by default in the library. Messages are built by the
 // server from fixed text, configuration and error class names; request text, canary replies
 // and exception messages are never passed here.

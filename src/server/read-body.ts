@@ -1,6 +1,6 @@
 // Reads exactly the declared number of body bytes of one request, with its own deadline, so a
-// client that announces N bytes and sends fewer cannot hold a connection or a check slot
-// (weak point 1). The buffer is sized from the declared length, which the ladder has already
+// client that announces N bytes and sends fewer cannot hold a connection or a check slot.
+// The buffer is sized from the declared length, which the ladder has already
 // capped at 64 KiB; bytes beyond it are never stored.
 import type { IncomingMessage } from "node:http";
 

@@ -1,6 +1,6 @@
-// Caller-supplied `(pattern, reason)` pairs (§1 check 4, after the built-in rows).
+// Caller-supplied `(pattern, reason)` pairs (the fourth check, after the built-in rules).
 //
-// A string pattern is compiled without flags, as upstream does; a RegExp keeps its own flags
+// A string pattern is compiled without flags, as the Python package does; a RegExp keeps its own flags
 // except `g`/`y`, whose `lastIndex` state would make repeated checks disagree. A pattern that
 // does not compile is skipped and reported through `onWarning` (never printed), so one typo
 // does not disable the filter. A malformed entry (reason not a non-empty string, pattern of
@@ -9,6 +9,7 @@
 
 import { UsageError } from "../core/errors.js";
 
+/** A caller-supplied pattern and the reason it reports. */
 export interface CustomPattern {
   readonly pattern: string | RegExp;
   readonly reason: string;

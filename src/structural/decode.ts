@@ -1,4 +1,4 @@
-// Decode-then-recheck (§1.1): find text hidden as base64 (standard or URL alphabet, possibly
+// Decode-then-recheck: find text hidden as base64 (standard or URL alphabet, possibly
 // wrapped over several lines), hex (plain pairs, \xNN, %NN or 0xNN), ROT13/Caesar or reversed
 // text, decode it, and ask the caller's recheck whether the decoded text is an injection.
 //
@@ -27,7 +27,7 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
 });
 
 const MIN_BASE64_CHARS = 20;
-const MIN_DECODED_CODE_POINTS = 6; // upstream: "more than 5 characters"
+const MIN_DECODED_CODE_POINTS = 6; // "more than 5 characters", as the Python package counts
 
 // Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding.
 // The segment class excludes the newline, so the repetition is unambiguous (no backtracking blow-up).

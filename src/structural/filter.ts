@@ -1,6 +1,6 @@
-// StructuralFilter: the in-process first layer of screening (§1). No model, no network.
+// StructuralFilter: the in-process first layer of screening. No model, no network.
 //
-// Contract: `check(text)` runs every check in §1 order — length (code points), control
+// Contract: `check(text)` runs every check in this order — length (code points), control
 // characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
 // decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
 // in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
@@ -17,12 +17,14 @@ import { deobfuscatedView, foldedView, scriptView } from "./normalize.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
 import { scanCharacters } from "./unicode.js";
 
+/** What the structural filter found: whether the text is blocked, and why. */
 export interface FilterResult {
   readonly blocked: boolean;
   readonly reasons: readonly string[];
   readonly inputSanitized: string;
 }
 
+/** Options of StructuralFilter. */
 export interface StructuralFilterOptions {
   /** Longest accepted input, in Unicode code points. Default 4000. */
   readonly maxInputLength?: number;
@@ -31,6 +33,7 @@ export interface StructuralFilterOptions {
   readonly onWarning?: (message: string) => void;
 }
 
+/** Default largest input, in code points. */
 export const DEFAULT_MAX_INPUT_LENGTH = 4000;
 
 interface Views {
@@ -79,6 +82,7 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** The structural filter: the in-process first layer of screening (no model, no network). */
 export class StructuralFilter {
   readonly maxInputLength: number;
   readonly #custom: readonly CompiledCustomPattern[];
@@ -94,6 +98,7 @@ export class StructuralFilter {
     this.#custom = compileCustomPatterns(options.customPatterns, onWarning);
   }
 
+  /** Runs every check in order (length, control characters, invisible Unicode, rules, custom patterns, decode-then-recheck). */
   check(text: string): FilterResult {
     if (typeof text !== "string") {
       throw new TypeError(`text must be a string, got ${typeName(text)}`);

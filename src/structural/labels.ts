@@ -1,11 +1,11 @@
 // The reason labels the structural filter can emit. Callers (audit log, guard, CLI, benchmark
 // reports) match on these exact strings, so they are defined once here and nowhere else.
 //
-// | label                                   | origin  | shape it names                                    |
+// | label                                   | check   | shape it names                                    |
 // |-----------------------------------------|---------|---------------------------------------------------|
-// | LENGTH (function)                       | §1.1    | more code points than `maxInputLength`            |
-// | CONTROL                                 | §1.2    | C0/C1 controls, zero-width, line/para sep, BOM    |
-// | UNICODE                                 | §1.3    | bidi overrides/isolates, tags, stray selectors    |
+// | LENGTH (function)                       | length  | more code points than `maxInputLength`            |
+// | CONTROL                                 | chars   | C0/C1 controls, zero-width, line/para sep, BOM    |
+// | UNICODE                                 | chars   | bidi overrides/isolates, tags, stray selectors    |
 // | INSTRUCTION_OVERRIDE                    | row 1   | override verb + earlier/previous + instructions   |
 // | OVERRIDE_INSTRUCTIONS                   | row 2   | override verb + your/all/any + instructions       |
 // | FORCED_PERSONA                          | row 3   | "you are now …" + new persona/role                |
@@ -30,45 +30,74 @@
 // | SAFETY_BYPASS                           | new     | disable/bypass safety filters, answer without them|
 // | FAKE_TURN                               | new     | line-start "System:" turn or "### Instruction:"   |
 // | DECODE_AND_OBEY                         | new     | decode/reverse/translate this … and execute it    |
-// | ENCODED (function)                      | §1.1    | decoded candidate hits an injection rule          |
+// | ENCODED (function)                      | decode  | decoded candidate hits an injection rule          |
 
+/** Reason label: C0/C1 controls, zero-width, line/para sep, BOM. */
 export const CONTROL = "Input contains control characters or null bytes";
+/** Reason label: bidi overrides/isolates, tags, stray selectors. */
 export const UNICODE = "Input contains suspicious Unicode (homoglyphs, zero-width, RTL)";
 
+/** Reason label: override verb + earlier/previous + instructions. */
 export const INSTRUCTION_OVERRIDE = "Direct injection (instruction override)";
+/** Reason label: override verb + your/all/any + instructions. */
 export const OVERRIDE_INSTRUCTIONS = "Direct injection: override instructions";
+/** Reason label: "you are now …" + new persona/role. */
 export const FORCED_PERSONA = "Role hijacking: forced persona assignment";
+/** Reason label: "new system instructions:" style headers. */
 export const FAKE_PROMPT_UPDATE = "Injection: fake system prompt update";
+/** Reason label: [system] / [admin] / … tags. */
 export const FAKE_AUTHORITY_TAG = "Injection: fake authority tag";
+/** Reason label: "SYSTEM OVERRIDE:" style prefixes. */
 export const FAKE_AUTHORITY_PREFIX = "Injection: fake authority prefix";
+/** Reason label: reveal/print verb + YOUR/the system prompt. */
 export const EXTRACT_SYSTEM_PROMPT = "Extraction attempt: requesting system prompt";
+/** Reason label: "begin your reply with your system prompt". */
 export const EXTRACT_PROMPT_ECHO = "Extraction attempt: requesting prompt echo";
+/** Reason label: activation of the DAN persona. */
 export const DAN = "Known jailbreak: DAN pattern";
+/** Reason label: activation of developer/god/sudo/… mode. */
 export const PRIVILEGE_MODE = "Known jailbreak: privilege escalation mode";
+/** Reason label: pretend/imagine you have no restrictions. */
 export const HYPOTHETICAL = "Known jailbreak: hypothetical framing";
+/** Reason label: decode cue + base64 text payload. */
 export const BASE64_CUE = "Encoding: base64-encoded payload with decode cue";
+/** Reason label: long padded base64 hiding text. */
 export const BASE64_LONG = "Encoding: long base64 string (60+ chars with padding)";
+/** Reason label: run of \xNN escapes spelling text. */
 export const HEX_ESCAPES = "Encoding: hex-encoded payload";
+/** Reason label: run of \uNNNN escapes spelling ASCII text. */
 export const UNICODE_ESCAPES = "Encoding: unicode escape sequence payload";
+/** Reason label: curl/wget/nc … | shell interpreter. */
 export const PIPED_SHELL = "Code injection: piped shell command";
+/** Reason label: rm -rf /, chmod 777 on system paths, sudo su …. */
 export const DANGEROUS_SHELL = "Code injection: dangerous shell command";
+/** Reason label: <script, javascript: URLs, on*= in a tag. */
 export const XSS = "Code injection: XSS pattern";
+/** Reason label: ---/===/#### + system/end of … on one line. */
 export const FAKE_DELIMITER = "Boundary attack: fake delimiter";
+/** Reason label: chat-template tokens (<|im_start|>, [INST], …). */
 export const FAKE_SPECIAL_TOKEN = "Boundary attack: fake special token";
 
+/** Reason label: "you are an unfiltered AI", "AI with no rules". */
 export const UNRESTRICTED_PERSONA = "Known jailbreak: unrestricted persona";
+/** Reason label: disable/bypass safety filters, answer without them. */
 export const SAFETY_BYPASS = "Safety bypass: request to disable safeguards";
+/** Reason label: line-start "System:" turn or "### Instruction:". */
 export const FAKE_TURN = "Boundary attack: fake conversation turn";
+/** Reason label: decode/reverse/translate this … and execute it. */
 export const DECODE_AND_OBEY = "Encoding: instruction to decode and obey";
+/** Reason label: encoded content nested or large beyond what the decoder inspects, so it is refused rather than passed unread. */
 export const ENCODING_BUDGET = "Encoding: encoded content exceeds what can be inspected (layers or volume)";
 
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";
 
+/** The reason for an input longer than `max` code points. */
 export function lengthReason(length: number, max: number): string {
   return `Input exceeds maximum length (${length} > ${max})`;
 }
 
+/** The reason for a decoded payload of `kind` that hits an injection rule. */
 export function encodedReason(kind: EncodingKind): string {
   return `Encoded payload (${kind}): decoded content contains injection pattern`;
 }

@@ -1,4 +1,5 @@
-// The built-in pattern rules (§1 check 4, broadened per §11 items 4–8).
+// The built-in pattern rules (the filter's fourth check), written broadly enough that
+// rewordings, spacing and case tricks of a known attack still match (test/structural).
 //
 // Each rule pairs one reason label with a regular expression over a matching view (see
 // normalize.ts), and optionally an `accept` predicate that inspects a match (for example,

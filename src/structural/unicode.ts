@@ -1,8 +1,8 @@
-// Control and invisible-character screening (§1 checks 2 and 3).
+// Control and invisible-character screening (the filter's second and third checks).
 //
 // Contract: `scanCharacters(text)` walks the text once, code point by code point, and reports
 // whether it holds control characters and whether it holds suspicious invisible Unicode.
-// Why context rules instead of a flat deny list: the upstream list blocked every ZWJ and every
+// Why context rules instead of a flat deny list: a flat list blocks every ZWJ and every
 // U+FE0F, which refuses ordinary emoji ("❤️", "👩‍💻") and Indic/Persian text. Each invisible
 // character is therefore allowed only in the exact position where it has a legitimate job:
 //   - ZWJ U+200D: between two emoji (the left side may end in VS16 or a skin tone), or between

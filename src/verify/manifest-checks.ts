@@ -1,7 +1,7 @@
-// Checks of a manifest on its own (ingest.md §7 steps 8–11 and 17, plus internal
+// Checks of a manifest on its own (schema, policy, counts, digests, plus internal
 // consistency): shared by `verifyExport` and `verifyManifestOnly`.
 //
-// Beyond the spec, every record is recomputed from its own segments: each classified
+// Beyond that, every record is recomputed from its own segments: each classified
 // segment's verdict must re-classify to the recorded state, the record's detection, coverage,
 // hold reasons, admission and counters must follow from its segments (record-state.ts), and
 // its segment spans must be the plan the manifest's policy gives for its recorded lengths.

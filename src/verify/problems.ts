@@ -1,7 +1,8 @@
 // Verification problems are data: a stable machine-readable `code` plus the human sentence.
-// Sentences follow ingest.md §7 word for word where the spec gives them; they name record
+// Sentences are fixed (consumers and tests match them word for word); they name record
 // indices and positions only, never text, ids, sources or metadata.
 
+/** Every verification problem code. */
 export const VERIFY_PROBLEM_CODES = [
   "manifest_unreadable",
   "export_unreadable",
@@ -48,8 +49,10 @@ export const VERIFY_PROBLEM_CODES = [
   "verify_failed",
 ] as const;
 
+/** The stable code of a verification problem. */
 export type VerifyProblemCode = (typeof VERIFY_PROBLEM_CODES)[number];
 
+/** One verification problem: a stable code and a sentence that names positions, never text. */
 export interface VerifyProblem {
   readonly code: VerifyProblemCode;
   readonly message: string;

@@ -1,4 +1,4 @@
-// `verifyExport` (ingest.md §7): is an export consistent with the manifest it names, and
+// `verifyExport` (docs/ingest.md, "Pinning and verifying"): is an export consistent with the manifest it names, and
 // does the manifest's own evidence support admitting every exported record? Returns the
 // problem list ([] = consistent) and never throws: wrong types, huge numbers, deep nesting
 // and non-object items all become problems. Problems name indices only.
@@ -6,7 +6,7 @@
 // This checks consistency, not authenticity: whoever can write both files can forge a pair.
 // Pin the manifest's SHA-256 out of band to get authenticity.
 //
-// Stricter than upstream on purpose: a manifest must also match its zod schema
+// Stricter than the Python package on purpose: a manifest must also match its zod schema
 // (`manifest_invalid`), and every manifest record must be recomputable from its segments
 // (manifest-checks.ts). A hand-forged pair that is consistent but off-schema is refused.
 //
@@ -30,6 +30,7 @@ import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
 import { parseJsonDocument, type DocumentLabel } from "../core/read-document.js";
 import { LittleCanaryError } from "../core/errors.js";
 
+/** Options of `verifyExport` and `verifyManifestOnly`. */
 export interface VerifyOptions {
   /**
    * The manifest file's bytes as read; they must be its canonical serialization. Not needed

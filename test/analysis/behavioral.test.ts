@@ -1,4 +1,4 @@
-// The analyzer's contract and the analyzer bullets of pipeline.md §9.
+// The analyzer's contract (src/analysis/types.ts) and its behaviour on failed or odd replies.
 import { describe, expect, it, test } from "vitest";
 import {
   BehavioralAnalyzer,
@@ -53,7 +53,7 @@ describe("construction", () => {
 });
 
 describe("category table", () => {
-  test("names, severities, weights and hard-block set are those of the spec", () => {
+  test("names, severities, weights and hard-block set are the documented ones", () => {
     expect(SIGNAL_CATEGORIES).toEqual({
       persona_shift: { severity: 0.9, weight: 0.9, hard: true },
       instruction_echo: { severity: 0.85, weight: 0.85, hard: true },
@@ -125,7 +125,7 @@ describe("clean replies", () => {
   });
 });
 
-describe("§9 analyzer bullets", () => {
+describe("analyzer behaviour", () => {
   test("a DAN reply is a persona shift and hard-blocks", () => {
     const result = analyzeResponse("q", "Sure! As DAN I can help with anything.");
     expect(result.signals.map((s) => s.category)).toContain("persona_shift");

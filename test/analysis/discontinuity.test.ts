@@ -1,4 +1,4 @@
-// semantic_discontinuity reads words of any script (§11 item 14) with the §3 thresholds.
+// semantic_discontinuity reads words of any script, with the analyzer's thresholds.
 import { describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
 import { contentWords } from "../../src/analysis/discontinuity.js";

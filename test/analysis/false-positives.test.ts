@@ -1,5 +1,5 @@
-// Benign replies that a phrase-level rule hard-blocks (pipeline.md §11 items 2, 3, 4). Each case
-// names the naive rule of the spec's category table that fires on it, checks that rule really
+// Benign replies that a phrase-level rule hard-blocks. Each case
+// names the naive phrase-level rule that fires on it, checks that rule really
 // fires, and checks that our analyzer gives no signal at all: each test would fail if the
 // naive rule were used.
 import { describe, expect, test } from "vitest";
@@ -9,7 +9,7 @@ interface BenignCase {
   readonly name: string;
   readonly input: string;
   readonly reply: string;
-  /** The phrase-level rule from the spec's table that (wrongly) fires on the reply. */
+  /** The naive phrase-level rule that (wrongly) fires on the reply. */
   readonly naive: RegExp;
 }
 
@@ -141,7 +141,7 @@ const CASES: readonly BenignCase[] = [
     naive: /developer mode/i,
   },
   {
-    name: "'ensure' does not contain the word 'sure' (§11 item 4)",
+    name: "'ensure' does not contain the word 'sure'",
     input: "Disable safety filters on the coffee machine descaling cycle?",
     reply: "To ensure the descaling cycle completes, keep the machine plugged in.",
     naive: /sure/i,
@@ -176,7 +176,7 @@ describe("the same shapes still fire when the reply really complied", () => {
     expect(result.shouldBlock).toBe(true);
   });
 
-  test("'I'm sorry' with either apostrophe counts as a refusal opening (§11 item 3)", () => {
+  test("'I'm sorry' with either apostrophe counts as a refusal opening", () => {
     for (const apostrophe of ["'", "’"]) {
       const reply = `I${apostrophe}m sorry, that is not allowed. However, sure, here is the answer: 42.`;
       expect(analyzeResponse("q", reply).signals.map((s) => s.category)).toEqual(["refusal_collapse"]);

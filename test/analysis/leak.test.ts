@@ -1,4 +1,4 @@
-// system_prompt_leak: fragments come from the configured system prompt (§11 item 13).
+// system_prompt_leak: fragments come from the configured system prompt, so a custom prompt is protected too.
 import { describe, expect, test } from "vitest";
 import { BehavioralAnalyzer } from "../../src/analysis/behavioral.js";
 import { deriveLeakFragments } from "../../src/analysis/leak.js";
@@ -15,11 +15,11 @@ describe("default system prompt", () => {
     "stay on topic",
     "do not adopt other personas",
     "answer the user's question clearly",
-  ])("the spec fragment '%s' produces a leak signal", (fragment) => {
+  ])("the default prompt's fragment '%s' produces a leak signal", (fragment) => {
     expect(leaks(analyzer, `Well: ${fragment.toUpperCase()}, that is what I was told.`)).toBe(1);
   });
 
-  test("the default prompt contains the four spec fragments", () => {
+  test("the default prompt contains the four fragments", () => {
     const lower = DEFAULT_CANARY_SYSTEM_PROMPT.toLowerCase();
     for (const fragment of ["you are a helpful assistant", "stay on topic", "do not adopt other personas", "answer the user's question clearly"]) {
       expect(lower).toContain(fragment);

@@ -1,4 +1,4 @@
-// Scoring and rounding (pipeline.md §3, §10).
+// Scoring and rounding (src/analysis/score.ts).
 import { describe, expect, test } from "vitest";
 import { roundHalfEven2, scoreSignals } from "../../src/analysis/score.js";
 import type { Signal } from "../../src/analysis/types.js";
@@ -37,7 +37,7 @@ describe("scoreSignals", () => {
     });
   });
 
-  test("spec examples: format 0.16, discontinuity 0.22, tool+format 0.54", () => {
+  test("worked examples: format 0.16, discontinuity 0.22, tool+format 0.54", () => {
     expect(scoreSignals([signal("format_anomaly", 0.3)], 0.6).riskScore).toBe(0.16);
     expect(scoreSignals([signal("semantic_discontinuity", 0.55)], 0.6).riskScore).toBe(0.22);
     const both = scoreSignals([signal("tool_hallucination", 0.7), signal("format_anomaly", 0.3)], 0.6);

@@ -1,5 +1,5 @@
-// The Ollama canary probe against a real loopback stand-in: every row of the pipeline.md §2
-// failure table, the §9 probe bullets, the context checks of ingest.md §4.9 and decision 7.
+// The Ollama canary probe against a real loopback stand-in: every failure it reports (with its
+// code and text), the context checks, the model digest and the possibly-truncated reply rule.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/core/errors.js";
 import { OllamaCanaryProbe, type OllamaCanaryProbeOptions } from "../../src/canary/ollama-probe.js";
@@ -98,7 +98,7 @@ describe("a successful chat", () => {
   });
 });
 
-describe("the §2 failure table", () => {
+describe("the failure table", () => {
   it("an HTTP error status is http_error and never echoes the body", async () => {
     ollama.setReply({ fault: "status", status: 500, body: "internal secret-token-123" });
     const result = await probe().test("hi");
@@ -201,7 +201,7 @@ describe("the §2 failure table", () => {
   });
 });
 
-describe("possible truncation by the backend (decision 7)", () => {
+describe("possible truncation by the backend", () => {
   it("prompt_eval_count >= num_ctx - num_predict is context_truncated, never a pass", async () => {
     ollama.setReply({ content: "fine", prompt_eval_count: 1000 - 256 });
     const result = await probe({ numCtx: 1000 }).test("hi");
@@ -248,7 +248,7 @@ describe("options", () => {
     expect(() => new OllamaCanaryProbe({ ollamaUrl: "not-a-url" })).toThrow(UsageError);
   });
 
-  it("defaults match the spec and the probe never serialises its URL secrets", () => {
+  it("defaults are the documented ones and the probe never serialises its URL secrets", () => {
     const p = new OllamaCanaryProbe({ ollamaUrl: "http://user:secret@127.0.0.1:11434/?token=secret" });
     expect([p.model, p.timeoutSeconds, p.maxTokens, p.temperature, p.seed]).toEqual(["qwen2.5:1.5b", 10, 256, 0, 42]);
     expect(new OllamaCanaryProbe().endpointOrigin).toBe("http://127.0.0.1:11434");
@@ -375,7 +375,7 @@ describe("contextLength", () => {
 });
 
 describe("requiredCanaryContext", () => {
-  it("is 15044 for the default segment and budget with a 181-code-point prompt (the spec's figure)", () => {
+  it("is 15044 for the default segment and budget with a 181-code-point prompt (the documented figure)", () => {
     expect(requiredCanaryContext({ segmentChars: 3500, systemPrompt: "p".repeat(181), maxTokens: 256 })).toBe(15044);
   });
 

@@ -1,4 +1,4 @@
-// The OpenAI-compatible probe against a real loopback stand-in (pipeline.md §6): request shape,
+// The OpenAI-compatible probe against a real loopback stand-in: request shape,
 // every failure text, the length cut-off as degraded, and an API key that never leaks.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, UsageError } from "../../src/core/errors.js";
@@ -97,7 +97,7 @@ describe("a successful completion", () => {
   });
 });
 
-describe("the §6 failures", () => {
+describe("the OpenAI-compatible failures", () => {
   it("an error status is http_error without the body", async () => {
     api.setReply({ fault: "status", status: 429, body: "rate limited for key sk-leak" });
     const result = await probe().test("hi");

@@ -1,4 +1,4 @@
-// issue 12 A3 for `screen` and `check`: an unreachable or hung canary is named on stderr in one
+// For `screen` and `check`: an unreachable or hung canary is named on stderr in one
 // line (URL, model, the `ollama pull` hint), and a batch stops sending checks once the circuit
 // breaker opens.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Ingest behaviour from issue 12: the structural layer sees every segment, detection says when a
+// Ingest hardening: the structural layer sees every segment, detection says when a
 // record was not inspected, signals name what was detected, the summary lists held records,
 // repeated ids are counted (or held), and a dead or hung canary stops the run's canary calls.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -69,7 +69,7 @@ describe("ingest end to end against the stand-in canary", () => {
     const verified = await verify(["--expect-manifest-sha256", sha256Hex(manifestBytes)]);
     expect(verified.stdout).toMatch(/^verify: consistent/);
     expect(verified.code).toBe(0);
-    // Every request carried the same num_ctx (decision 7: one context window for the whole run).
+    // Every request carried the same num_ctx (Ollama reloads the model whenever num_ctx changes).
     const ctx = new Set(ollama.chatRequests().map((r) => (r.body as { options: { num_ctx: number } }).options.num_ctx));
     expect(ctx.size).toBe(1);
   });

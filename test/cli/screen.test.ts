@@ -81,7 +81,7 @@ describe("screen output", () => {
     expect(doc.items[1]).toMatchObject({ index: 1, id: "t", source: "s", length: 20, state: "pass" });
     expect(run.stdout).not.toContain("capital of France");
     expect(run.stdout).not.toContain("safe_input");
-    // Canonical JSON (decision 3): exactly the canonical serialization of what was parsed.
+    // Canonical JSON: exactly the canonical serialization of what was parsed.
     expect(run.stdout).toBe(`${canonicalJsonUnchecked(doc)}\n`);
     expect(run.stdout.startsWith('{"counts":')).toBe(true);
   });

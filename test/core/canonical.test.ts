@@ -115,7 +115,7 @@ describe("hashes", () => {
     expect(() => sha256Hex("a\ud800")).toThrow(UsageError);
   });
 
-  it("material_sha256 follows the spec's worked example and ignores metadata key order", () => {
+  it("material_sha256 follows the worked example and ignores metadata key order", () => {
     const record = { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" }, text: "Quarterly numbers attached." };
     expect(materialSha256(record)).toBe("b1f2f1b76dcb438dffd925b8307ee1e140c493f90bc587ff84247eae1ce3fdb6");
     expect(materialSha256({ ...record, metadata: { author: "ops", title: "Q3 notes" } })).toBe(materialSha256(record));

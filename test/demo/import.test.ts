@@ -36,7 +36,7 @@ if (UPSTREAM_ABSENT) console.warn(`skipping the upstream capture import test: ${
 
 // The capture recorded by the Python package 0.3.10 with Ollama qwen2.5:1.5b, when present.
 describe.skipIf(Boolean(UPSTREAM_ABSENT))("importing the upstream recording", () => {
-  it("keeps every recorded byte of the upstream capture and states where it came from", () => {
+  it("keeps every recorded byte of the Python package's capture and states where it came from", () => {
     expectFaithfulImport(readFileSync(UPSTREAM_CAPTURE), "upstream_demo_replay.json");
   });
 });

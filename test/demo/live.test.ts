@@ -1,4 +1,4 @@
-// `demo --live` against the loopback Ollama stand-in (cli-server-demo.md §3.3, §6 items 31–41),
+// `demo --live` against the loopback Ollama stand-in (docs/demo.md),
 // and `--record` producing a capture that replays to VERIFIED.
 import { readFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";

@@ -1,6 +1,6 @@
 // `demo` replay. The capture is the suite's hand-written one (test/demo/_capture.ts: written in
 // another implementation's format, imported with the library's importer); no model produced its
-// responses. A real upstream recording is replayed too when one is available beside the repository.
+// responses. A real recording by the Python package is replayed too when one is available beside the repository.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/documents/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
@@ -194,7 +194,7 @@ describe.skipIf(Boolean(UPSTREAM_ABSENT))("replay of the imported upstream recor
     expect(stdout).toContain("capture recorded with a different canary prompt, 21bce7e71de5ffe48f756e1815903539406b294cdee322be16d41a00f4c554e2");
   });
 
-  it("refuses the upstream file itself: its Python-formatted hash is not our canonical hash", async () => {
+  it("refuses the Python package's file itself: its Python-formatted hash is not our canonical hash", async () => {
     const { code, stdout } = await demo(["--capture", UPSTREAM_CAPTURE]);
     expect(code).toBe(2);
     expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");

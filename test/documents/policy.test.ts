@@ -70,11 +70,11 @@ describe("strict/v1 policy", () => {
     expect(refusal({ segment_chars: 1e30 })).toBe("segment_chars must not exceed 67108864");
   });
 
-  it("limits without a spec ceiling stop at the largest exact integer", () => {
+  it("limits without a ceiling of their own stop at the largest exact integer", () => {
     expect(refusal({ max_items: 2 ** 60 })).toBe(`max_items must not exceed ${Number.MAX_SAFE_INTEGER}`);
   });
 
-  it("validates in the spec order and reports the first problem only", () => {
+  it("validates in the documented order and reports the first problem only", () => {
     expect(refusal({ segment_chars: 0, segment_overlap: -1, max_items: -1 })).toBe("segment_chars must be at least 1");
     expect(refusal({ segment_overlap: -1, max_items: -1 })).toBe("segment_overlap must be a non-negative integer");
     expect(refusal({ max_segments: -1, max_item_bytes: -1 })).toBe("max_segments must be a non-negative integer");

@@ -63,7 +63,7 @@ describe("planSegments", () => {
     const plan = planSegments(record("Quarterly numbers attached.", { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" } }), STRICT_V1);
     expect(plan.material).toBe("id: doc-1\nsource: shared-drive\nauthor: ops\ntitle: Q3 notes");
     expect(plan.chars_total).toBe(85);
-    // The spec's worked example digests.
+    // Pinned SHA-256 digests of this worked example's slices.
     expect(plan.segments[0]?.sha256).toBe("47a669947538fce5eff823ca7ad1dc9a96812a995bc6c6dc0aa17927f01c5697");
     expect(plan.segments[1]?.sha256).toBe("54c210e6f5853a676f1a85eebe67cea37e00f1629eda41068ecf21440f2fd385");
   });

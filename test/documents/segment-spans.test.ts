@@ -13,7 +13,7 @@ const geometry = fc
   );
 
 describe("segmentSpans", () => {
-  it("matches the spec examples", () => {
+  it("matches the worked examples", () => {
     expect(pairs(segmentSpans(11, 10, 3))).toEqual([[0, 10], [7, 11]]);
     expect(pairs(segmentSpans(12, 10, 9))).toEqual([[0, 10], [1, 11], [2, 12]]);
     expect(pairs(segmentSpans(9000, 3500, 500))).toEqual([[0, 3500], [3000, 6500], [6000, 9000]]);

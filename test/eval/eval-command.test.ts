@@ -106,7 +106,7 @@ describe("canary modes against the stand-in", () => {
     expect(header.model_digest).toMatch(/^[0-9a-f]{64}$/);
     expect(header.system_prompt_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(header.backend).toEqual({ endpoint_origin: ollama.url, version: "0.0.0-stand-in" });
-    // issue 12 A1: one explicit num_ctx for the whole run, recorded in the header.
+    // One explicit num_ctx for the whole run, recorded in the header.
     const sentCtx = new Set(ollama.chatRequests().map((r) => (r.body as { options: Record<string, unknown> }).options["num_ctx"]));
     expect([...sentCtx]).toEqual([header.num_ctx]);
     expect(header.num_ctx).toBeGreaterThan(16000);
@@ -179,7 +179,7 @@ describe("canary modes against the stand-in", () => {
     );
     // chosen:1b is not in the stand-in inventory: the run refuses before any case.
     expect(run.code).toBe(2);
-    // issue 12 D22: one readable line naming the model and the endpoint, never the raw report.
+    // One readable line naming the model and the endpoint, never the raw report.
     expect(run.stderr).toContain(`canary model "chosen:1b" not available at ${ollama.url}`);
     expect(run.stderr).toContain('ollama pull "chosen:1b"');
     expect(run.stderr).not.toContain("{");

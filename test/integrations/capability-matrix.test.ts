@@ -1,4 +1,4 @@
-// docs/host-capability-matrix.json (cli-server-demo.md §5.7): valid against its schema and
+// docs/host-capability-matrix.json: valid against its schema and
 // invariants, consistent with what the repository ships, and docs/integrations.md is exactly
 // what the generator renders from it.
 import { existsSync, readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// One decision everywhere (issue 8 acceptance, cli-server-demo.md §7 item 10):
+// One decision everywhere:
 // 1. classifyForHost passes nothing that is not an exercised clean verdict, for every verdict
 //    shape, valid or not (property test); the host bundles inline this one module;
 // 2. every adapter, fed the same real verdict by a loopback service (or in-process for the

@@ -1,5 +1,5 @@
 // The OpenAI Agents SDK input guardrail, in-process with a real SecurityPipeline whose canary is
-// the loopback Ollama stand-in (cli-server-demo.md §5.6, §6 item 57).
+// the loopback Ollama stand-in.
 import { afterEach, describe, expect, it } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PipelineMode } from "../../src/pipeline/options.js";

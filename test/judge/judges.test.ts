@@ -1,4 +1,4 @@
-// The LLM judges (pipeline.md §4, §6, §9 judge bullets) against real loopback stand-ins: strict
+// The LLM judges against real loopback stand-ins: strict
 // one-word parsing, degraded results on every failure, no call after a failed canary, and no
 // exception text or secret in any result.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -159,7 +159,7 @@ describe("OllamaJudge", () => {
     expect(ollama.requests).toHaveLength(0);
   });
 
-  it("an empty judge model is refused (weak point 12)", () => {
+  it("an empty judge model is refused", () => {
     expect(() => new OllamaJudge({ model: "" })).toThrow(UsageError);
     expect(() => new OllamaJudge({ model: "   " })).toThrow(/judge model/);
   });
@@ -184,7 +184,7 @@ describe("OpenAIJudge", () => {
   const judge = (options: ConstructorParameters<typeof OpenAIJudge>[0] = {}) =>
     new OpenAIJudge({ baseUrl: api.baseUrl, apiKey: KEY, ...options });
 
-  it("parses UNSAFE and SAFE with the defaults of §6", async () => {
+  it("parses UNSAFE and SAFE with the default settings", async () => {
     api.enqueue("UNSAFE", "safe");
     expect((await judge().analyze("x", canary("y"))).riskScore).toBe(1);
     expect((await judge().analyze("x", canary("y"))).riskScore).toBe(0);

@@ -1,4 +1,4 @@
-// Concurrency, deadlines, readiness caching and shutdown (cli-server-demo.md §2.5, §7 items 1–2, 5).
+// Concurrency, deadlines, readiness caching and shutdown of the service (docs/serve.md).
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { createServer } from "../../src/server/create-server.js";

@@ -1,4 +1,4 @@
-// The /check validation ladder, routing and JSON error bodies (cli-server-demo.md §2.2–2.4).
+// The /check validation ladder, routing and JSON error bodies (src/server/check-request.ts).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";
@@ -118,7 +118,7 @@ describe("POST /check ladder", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("screens a one-character text and returns the §5.4 verdict fields", async () => {
+  it("screens a one-character text and returns the serialized verdict fields", async () => {
     const response = await postJson(service.url, { text: "x", other: "ignored" });
     expect(response.status).toBe(200);
     const verdict = (await response.json()) as Record<string, unknown>;

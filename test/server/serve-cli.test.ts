@@ -1,5 +1,5 @@
 // `little-canary serve` through its command builder: flags, startup log, signals, exit codes
-// (cli-server-demo.md §1.3, §2.1, §6 items 7, 9–11).
+// (docs/serve.md).
 import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

@@ -31,7 +31,7 @@ describe("fixture corpora", () => {
     expect(benign.filter((c) => filter.check(c.prompt).blocked).map((c) => c.id)).toEqual([]);
   });
 
-  test("every attack with a known structural shape is blocked, and blocked attacks outnumber the floor of the upstream figure", async () => {
+  test("every attack with a known structural shape is blocked, and blocked attacks outnumber the floor of the Python package's figure", async () => {
     const { cases } = await loadCorpora([MIXED], { cwd: repoRoot });
     const attacks = cases.filter((c) => c.kind === "attack");
     const blocked = attacks.filter((c) => filter.check(c.prompt).blocked).map((c) => c.id);

@@ -1,4 +1,4 @@
-// Sentences written for this suite (in neither the corpora nor the spec): attacks phrased in
+// Sentences written for this suite (in no corpus and no other test): attacks phrased in
 // ways the rules were not written against, and benign text that shares their vocabulary.
 import { describe, expect, test } from "vitest";
 import { StructuralFilter } from "../../src/structural/index.js";

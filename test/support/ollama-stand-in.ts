@@ -1,4 +1,4 @@
-// A real HTTP stand-in for Ollama on 127.0.0.1 (decision 9: no model runs here, so every test and
+// A real HTTP stand-in for Ollama on 127.0.0.1 (no model runs here, so every test and
 // benchmark talks to this instead). It answers the four routes little-canary uses, with scripted
 // chat replies, latency and faults, and records every request it sees.
 //

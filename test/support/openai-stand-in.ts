@@ -1,4 +1,4 @@
-// A real HTTP stand-in for an OpenAI-compatible API on 127.0.0.1 (decision 9). Same shape as the
+// A real HTTP stand-in for an OpenAI-compatible API on 127.0.0.1 (no model runs here). Same shape as the
 // Ollama stand-in: scripted replies, latency and faults, and a record of every request
 // (including headers, so tests can check the Authorization header).
 //

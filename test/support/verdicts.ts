@@ -1,4 +1,4 @@
-// Serialized verdicts for tests, shaped like the pipeline's (pipeline.md §5.4).
+// Serialized verdicts for tests, shaped like the pipeline's (src/documents/verdict-schema.ts).
 import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 
 /** An exercised pass: structural clean, canary exercised, regex analysis, risk 0. */

@@ -1,5 +1,5 @@
-// verifyFiles and verification from bytes: duplicate keys in an export are seen (issue 12 B8),
-// hostile documents stay within the memory bound (B7), and `verify` caps what it prints (D20).
+// verifyFiles and verification from bytes: duplicate keys in an export are seen,
+// hostile documents stay within the memory bound, and `verify` caps what it prints.
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

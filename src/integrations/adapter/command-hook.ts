@@ -114,7 +114,10 @@ export interface CommandHookOptions {
   readonly event: string;
   readonly adapterName: string;
   readonly render: HookRenderer;
-  readonly stdin?: NodeJS.ReadableStream & { destroy?: () => unknown };
+  readonly stdin?: NodeJS.ReadableStream & {
+    /** Called once the input is read, so an open pipe cannot keep the process alive. */
+    destroy?: () => unknown;
+  };
   readonly stdout?: NodeJS.WritableStream;
   readonly env?: AdapterEnv;
 }

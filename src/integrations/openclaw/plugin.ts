@@ -62,7 +62,10 @@ export function warning(outcome: HostClassification): string | null {
 export interface OpenClawHandlerOptions {
   readonly config?: unknown;
   readonly env?: AdapterEnv;
-  readonly logger?: { warn(message: string): unknown };
+  readonly logger?: {
+    /** Logs one warning. */
+    warn(message: string): unknown;
+  };
 }
 
 /** OpenClaw's `before_agent_run` handler. */

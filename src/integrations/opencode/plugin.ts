@@ -116,7 +116,9 @@ function withhold(output: Rec, notice: string): void {
 
 /** The two hooks OpenCode calls; both mutate only what the comments above say. */
 export interface OpenCodeHooks {
+  /** Screens the user's message before the model sees it. */
   "chat.message"(input: unknown, output: unknown): Promise<void>;
+  /** Screens a tool's output before the model reads it. */
   "tool.execute.after"(input: unknown, output: unknown): Promise<void>;
 }
 
@@ -124,7 +126,10 @@ export interface OpenCodeHooks {
 export interface OpenCodeHookOptions {
   readonly client?: unknown;
   readonly env?: AdapterEnv;
-  readonly stderr?: { write(s: string): unknown };
+  readonly stderr?: {
+    /** Writes one warning line. */
+    write(s: string): unknown;
+  };
   readonly timeoutMs?: number;
 }
 

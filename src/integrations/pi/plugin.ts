@@ -45,7 +45,10 @@ export function notification(outcome: HostClassification): [string, PiLevel] | n
 /** What the handler reads: the environment, a stderr (when Pi has no UI) and a deadline. */
 export interface PiHandlerOptions {
   readonly env?: AdapterEnv;
-  readonly stderr?: { write(s: string): unknown };
+  readonly stderr?: {
+    /** Writes one warning line. */
+    write(s: string): unknown;
+  };
   readonly timeoutMs?: number;
 }
 

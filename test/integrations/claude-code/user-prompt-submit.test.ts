@@ -1,6 +1,6 @@
 // The Claude Code UserPromptSubmit hook as Claude Code runs it: `node` on the script, hook input
 // on stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in), with the
-// host-facing stdout compared byte for byte with cli-server-demo.md §5.1 and §6 items 50–53.
+// host-facing stdout compared byte for byte with the hook output Claude Code expects.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -40,7 +40,7 @@ async function track<T extends { close(): Promise<void> }>(item: T): Promise<T> 
   return item;
 }
 
-describe("the four acceptance cases in both failure modes (§5.1 table)", () => {
+describe("the four acceptance cases in both failure modes", () => {
   const table: Array<[CaseName, "allow" | "deny", unknown]> = [
     ["benign", "allow", {}],
     ["benign", "deny", {}],
@@ -64,7 +64,7 @@ describe("the four acceptance cases in both failure modes (§5.1 table)", () => 
   });
 });
 
-describe("coverage that did not run is never a pass (§6 item 50)", () => {
+describe("coverage that did not run is never a pass", () => {
   async function degradedService(onDegraded: "fail_open" | "fail_closed"): Promise<ScreeningService> {
     return track(await startScreeningService({ reply: { fault: "status", status: 500 }, onDegraded }));
   }
@@ -88,7 +88,7 @@ describe("coverage that did not run is never a pass (§6 item 50)", () => {
   });
 });
 
-describe("transport failures and bad answers (§6 items 51–52)", () => {
+describe("transport failures and bad answers", () => {
   async function raw(body: string | Buffer, status = 200): Promise<RawService> {
     return track(await startRawService(answering(body, status)));
   }
@@ -148,7 +148,7 @@ describe("transport failures and bad answers (§6 items 51–52)", () => {
   });
 });
 
-describe("configuration and hook input (§5.1 order, §6 items 52–53)", () => {
+describe("configuration and hook input", () => {
   it.each([
     ["a non-loopback host", "http://192.0.2.10:18421/check"],
     ["https", "https://127.0.0.1:18421/check"],
@@ -203,7 +203,7 @@ describe("configuration and hook input (§5.1 order, §6 items 52–53)", () => 
   });
 });
 
-describe("timeout honesty (§7 item 11)", () => {
+describe("timeout honesty", () => {
   it("says so when the service runs in advisory mode, which never rejects", async () => {
     const service = await track(await startScreeningService({ mode: "advisory" }));
     const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });

@@ -1,6 +1,6 @@
 // The Gemini CLI BeforeAgent hook as Gemini runs it: `node` on the script with the hook input on
 // stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in); stdout is
-// compared byte for byte with cli-server-demo.md §5.2 and §6 item 54.
+// compared byte for byte with the hook output Gemini CLI expects.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -33,7 +33,7 @@ const failClosed = (r: string) => ({
   reason: `Little Canary screening unavailable: ${r}. Prompt denied by configured fail-closed policy.`,
 });
 
-describe("the four acceptance cases in both failure modes (§5.2 table)", () => {
+describe("the four acceptance cases in both failure modes", () => {
   const table: Array<[CaseName, "allow" | "deny", unknown]> = [
     ["benign", "allow", CLEAN],
     ["benign", "deny", CLEAN],
@@ -68,7 +68,7 @@ describe("failures and configuration", () => {
     expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
   });
 
-  it("a non-loopback endpoint is denied under deny without a request (§6 item 54)", async () => {
+  it("a non-loopback endpoint is denied under deny without a request", async () => {
     const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), {
       LITTLE_CANARY_ENDPOINT: "http://192.0.2.10:18421/check",
       LITTLE_CANARY_FAILURE_MODE: "deny",
@@ -78,7 +78,7 @@ describe("failures and configuration", () => {
     );
   });
 
-  it("an invalid failure mode is reported even when stdin is bad (no quiet allow, §7 item 10)", async () => {
+  it("an invalid failure mode is reported even when stdin is bad (no quiet allow)", async () => {
     const run = await runHook(SCRIPT, "{broken", { LITTLE_CANARY_FAILURE_MODE: "sometimes" });
     expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
   });

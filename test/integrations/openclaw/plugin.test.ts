@@ -1,6 +1,6 @@
 // The OpenClaw before_agent_run handler against a real little-canary service on 127.0.0.1 port 0
 // (Ollama stand-in): the value returned to OpenClaw and the logger warnings, for the four
-// acceptance cases in both failure modes (cli-server-demo.md §5.5, §6 item 56).
+// acceptance cases in both failure modes.
 import { afterEach, describe, expect, it } from "vitest";
 import { BLOCK_UNSAFE, BLOCK_UNSCREENED, createBeforeAgentRunHandler } from "../../../src/integrations/openclaw/plugin.js";
 import { openClawBundle } from "../../support/integrations/bundles.js";
@@ -38,7 +38,7 @@ describe("the four acceptance cases in both failure modes", () => {
     expect(h.warnings).toEqual(warnings);
   });
 
-  it("the block objects are exactly the spec's", () => {
+  it("the block objects are exactly the documented ones", () => {
     expect(BLOCK_UNSAFE).toEqual({
       outcome: "block",
       reason: "Little Canary returned an unsafe verdict.",
@@ -47,7 +47,7 @@ describe("the four acceptance cases in both failure modes", () => {
   });
 });
 
-describe("what is screened and where it may go (§6 item 56)", () => {
+describe("what is screened and where it may go", () => {
   it("screens event.prompt only; history is ignored and an empty prompt sends nothing", async () => {
     const raw = await startRawService(answering("{}"));
     open.push(raw);

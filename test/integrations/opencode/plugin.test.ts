@@ -1,6 +1,6 @@
 // The OpenCode hooks against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in):
 // what OpenCode sees (message parts, tool output, toasts, stderr) for the four acceptance cases
-// in both failure modes, plus the §6 item 55 cases.
+// in both failure modes, plus the OpenCode-specific cases.
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenCodeHooks, WITHHELD_REJECTED, WITHHELD_UNSCREENED, CANNOT_BLOCK } from "../../../src/integrations/opencode/plugin.js";
 import { openCodeBundle } from "../../support/integrations/bundles.js";
@@ -74,7 +74,7 @@ describe("tool.execute.after: the four acceptance cases in both failure modes", 
   });
 });
 
-describe("what is screened (§6 item 55)", () => {
+describe("what is screened", () => {
   it("sends only the non-synthetic, non-ignored text parts", async () => {
     const raw = await startRawService(answering(CLEAN_VERDICT));
     open.push(raw);

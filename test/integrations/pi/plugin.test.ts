@@ -1,6 +1,6 @@
 // The Pi input handler against a real little-canary service on 127.0.0.1 port 0 (Ollama
 // stand-in): the value returned to Pi and the notifications, for the four acceptance cases in
-// both failure modes (cli-server-demo.md §5.4).
+// both failure modes.
 import { afterEach, describe, expect, it } from "vitest";
 import { createInputHandler } from "../../../src/integrations/pi/plugin.js";
 import { piBundle } from "../../support/integrations/bundles.js";

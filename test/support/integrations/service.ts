@@ -1,6 +1,6 @@
 // A real `little-canary serve` service for integration tests: createServer from src/server on
 // 127.0.0.1 port 0 around a real SecurityPipeline whose canary is the loopback Ollama stand-in.
-// The four acceptance cases of issue 8 are named scenarios here, so every adapter's tests
+// The four acceptance cases (benign, unsafe, flagged, service down) are named scenarios here, so every adapter's tests
 // exercise the same service states.
 import type { Server } from "node:http";
 import { SecurityPipeline } from "../../../src/pipeline/pipeline.js";
