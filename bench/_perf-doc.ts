@@ -26,7 +26,9 @@ export function machineLine(): string {
   const cpu = cpus();
   const model = (cpu[0]?.model ?? "unknown CPU").replace(/\s+/g, " ").trim();
   // The load average matters on shared machines: other processes' work shows up as our latency.
-  const load = loadavg().map((v) => v.toFixed(2)).join(" / ");
+  const load = loadavg()
+    .map((v) => v.toFixed(2))
+    .join(" / ");
   return (
     `${cpu.length} × ${model}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.versions.node}, ` +
     `${process.platform}/${process.arch}, load average (1/5/15 min) ${load}`
@@ -56,8 +58,7 @@ export function writeSection(name: string, body: string, options: { readonly wri
   const current = existsSync(DOC) ? readFileSync(DOC, "utf8") : PREAMBLE;
   const from = current.indexOf(start);
   const to = current.indexOf(end);
-  const next =
-    from >= 0 && to > from ? `${current.slice(0, from)}${section}${current.slice(to + end.length)}` : `${current.trimEnd()}\n\n${section}\n`;
+  const next = from >= 0 && to > from ? `${current.slice(0, from)}${section}${current.slice(to + end.length)}` : `${current.trimEnd()}\n\n${section}\n`;
   const temporary = `${DOC}.${process.pid}.tmp`;
   writeFileSync(temporary, next, "utf8");
   renameSync(temporary, DOC);

@@ -113,7 +113,14 @@ function serve(options: BenchStandInOptions): void {
         const numCtx = (body as { options?: { num_ctx?: unknown } } | null)?.options?.num_ctx;
         loadedContext = typeof numCtx === "number" ? numCtx : 4096;
         if (userText(body) === CALIBRATION_PROBE_TEXT) {
-          return send(res, 200, { model: STAND_IN_MODEL, message: { role: "assistant", content: "Noted." }, done: true, done_reason: "length", prompt_eval_count: promptTokens(body), eval_count: 1 });
+          return send(res, 200, {
+            model: STAND_IN_MODEL,
+            message: { role: "assistant", content: "Noted." },
+            done: true,
+            done_reason: "length",
+            prompt_eval_count: promptTokens(body),
+            eval_count: 1,
+          });
         }
         // Timers have millisecond resolution and are due by the event loop's cached clock, which
         // can lag the real one, so one timer may fire early; wait again until the reply is due

@@ -63,9 +63,10 @@ function generator(state: number): () => number {
 }
 const random = generator(seed);
 
-const NEW_RECORDS = ["A report about rivers and their deltas.", "A note about mountain weather.", "Minutes of the garden committee."]
-  .map((text, i) => JSON.stringify({ text, id: `new-${i}` }))
-  .join("\n") + "\n";
+const NEW_RECORDS =
+  ["A report about rivers and their deltas.", "A note about mountain weather.", "Minutes of the garden committee."]
+    .map((text, i) => JSON.stringify({ text, id: `new-${i}` }))
+    .join("\n") + "\n";
 const OLD_RECORDS = JSON.stringify({ text: "An older note about lakes.", id: "old-0" }) + "\n";
 
 interface ChildOutcome {

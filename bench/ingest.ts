@@ -66,16 +66,18 @@ function generate(count: number, seed: number): IngestInput[] {
   for (let i = 0; i < count; i++) {
     const roll = random();
     const bytes =
-      roll < 0.5 ? 200 + Math.floor(random() * 600)
-      : roll < 0.8 ? 1024 + Math.floor(random() * 2048)
-      : roll < 0.95 ? 4096 + Math.floor(random() * 8192)
-      : roll < 0.99 ? 16384 + Math.floor(random() * 4096)
-      : 65536;
+      roll < 0.5
+        ? 200 + Math.floor(random() * 600)
+        : roll < 0.8
+          ? 1024 + Math.floor(random() * 2048)
+          : roll < 0.95
+            ? 4096 + Math.floor(random() * 8192)
+            : roll < 0.99
+              ? 16384 + Math.floor(random() * 4096)
+              : 65536;
     const text = prose(random, bytes);
     records.push(
-      random() < 0.3
-        ? { text, id: `r${i}`, source: "bench", metadata: { lang: "en", topic: WORDS[i % WORDS.length] as string } }
-        : { text, id: `r${i}` },
+      random() < 0.3 ? { text, id: `r${i}`, source: "bench", metadata: { lang: "en", topic: WORDS[i % WORDS.length] as string } } : { text, id: `r${i}` },
     );
   }
   return records;
@@ -119,7 +121,12 @@ async function transportFloor(url: string, concurrency: number, requests: number
     options: { num_predict: 256, temperature: 0, seed: 42, num_ctx: NUM_CTX },
   });
   const once = async (): Promise<void> => {
-    const response = await fetch(`${url}/api/chat`, { method: "POST", body, headers: { "content-type": "application/json" }, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${url}/api/chat`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+      signal: AbortSignal.timeout(30_000),
+    });
     await response.arrayBuffer();
   };
   for (let i = 0; i < concurrency * 4; i++) await once();
@@ -229,7 +236,9 @@ async function main(): Promise<void> {
     console.log(final);
     const c16 = ratios[16] ?? 0;
     if (LATENCY_MS === 20 && c16 < TARGET_C16_RATIO) {
-      console.error(`target missed: c16_ratio ${c16.toFixed(3)} < ${TARGET_C16_RATIO} (see overhead_ms_per_check: the ideal needs well under ${(LATENCY_MS / 16).toFixed(2)} ms of CPU per check)`);
+      console.error(
+        `target missed: c16_ratio ${c16.toFixed(3)} < ${TARGET_C16_RATIO} (see overhead_ms_per_check: the ideal needs well under ${(LATENCY_MS / 16).toFixed(2)} ms of CPU per check)`,
+      );
       process.exitCode = 1;
     }
   } finally {

@@ -66,7 +66,7 @@ function generateInput(): Buffer {
       i % 5 === 0
         ? { text: words.join(" "), id: `rec-${i}`, source: "bench", metadata: { title: `t${i}`, lang: "en" } }
         : i % 5 === 1
-          ? words.join("\n\t\"quoted\" ")
+          ? words.join('\n\t"quoted" ')
           : { text: words.join(" "), id: `rec-${i}`, source: null };
     const line = Buffer.from(`${JSON.stringify(record)}\n`);
     parts.push(line);
@@ -159,9 +159,7 @@ async function main(): Promise<void> {
     console.log(`FAIL: peak RSS delta ${refusal.deltaMb.toFixed(1)} MiB is not under ${RSS_BUDGET_MB} MiB`);
     process.exitCode = 1;
   }
-  console.log(
-    `reader_mb_per_s=${throughput.mbPerSecond.toFixed(1)} refuse_256mib_peak_rss_delta_mb=${refusal.deltaMb.toFixed(1)}`,
-  );
+  console.log(`reader_mb_per_s=${throughput.mbPerSecond.toFixed(1)} refuse_256mib_peak_rss_delta_mb=${refusal.deltaMb.toFixed(1)}`);
   recordBench(
     "reader",
     "strict JSONL reader",

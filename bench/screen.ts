@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     const identical = c1.code === c8.code && withoutLatencies(c1.stdout) === withoutLatencies(c8.stdout);
     const counts = (JSON.parse(c1.stdout) as { counts: Record<string, number> }).counts;
     const speedup = c1.seconds / c8.seconds;
-    const countsText = Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(" ");
+    const countsText = Object.entries(counts)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
     console.log(`items=${ITEMS} latency_ms=${LATENCY_MS} exit_code=${c1.code} ${countsText}`);
     const final = `screen_c1_s=${c1.seconds.toFixed(2)} screen_c8_s=${c8.seconds.toFixed(2)} speedup=${speedup.toFixed(2)} identical=${identical}`;
     writeSection(

@@ -108,8 +108,7 @@ async function measure(label: string, pipeline: SecurityPipeline): Promise<void>
     const { latencies, seconds } = await load(port, REQUESTS, CONCURRENCY);
     const sorted = [...latencies].sort((a, b) => a - b);
     const line =
-      `${label} rps=${(latencies.length / seconds).toFixed(1)} ` +
-      `p50_ms=${percentile(sorted, 50).toFixed(2)} p99_ms=${percentile(sorted, 99).toFixed(2)}`;
+      `${label} rps=${(latencies.length / seconds).toFixed(1)} ` + `p50_ms=${percentile(sorted, 50).toFixed(2)} p99_ms=${percentile(sorted, 99).toFixed(2)}`;
     process.stdout.write(`${line}\n`);
   } finally {
     await closeGracefully(server, Promise.resolve());

@@ -13,7 +13,8 @@ import { recordBench } from "./_perf-doc.js";
 const TOTAL_BYTES = 64 * 1024 * 1024;
 const WORST_CASE_REPEATS = 5;
 
-const USAGE = "npm run bench:structural-throughput -- --corpus ../shared/corpora/prompts.json --corpus ../shared/corpora/prompts_fp_realistic.json [--write-doc]";
+const USAGE =
+  "npm run bench:structural-throughput -- --corpus ../shared/corpora/prompts.json --corpus ../shared/corpora/prompts_fp_realistic.json [--write-doc]";
 
 async function main(): Promise<void> {
   const filter = new StructuralFilter();

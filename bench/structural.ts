@@ -50,7 +50,10 @@ async function main(): Promise<void> {
     const cases = loaded.cases.filter((c) => c.corpusIndex === index);
     const attacks = cases.filter((c) => c.kind === "attack");
     const benign = cases.filter((c) => c.kind === "benign");
-    for (const [title, group] of [["attacks", attacks], ["benign", benign]] as const) {
+    for (const [title, group] of [
+      ["attacks", attacks],
+      ["benign", benign],
+    ] as const) {
       if (group.length === 0) continue;
       print(`${file.path} ${title}:`);
       for (const [category, t] of [...tallyByCategory(blocked, group)].sort(([a], [b]) => a.localeCompare(b))) {

@@ -76,10 +76,7 @@ export class OutputClosedError extends LittleCanaryError {
     options?: { cause?: unknown; note?: string },
   ) {
     const failedCode = isClosedOutputError(options?.cause) ? null : writeFailureCode(options?.cause);
-    const what =
-      failedCode === null
-        ? `${streamName} was closed before all output was written (EPIPE)`
-        : `${streamName} could not be written (${failedCode})`;
+    const what = failedCode === null ? `${streamName} was closed before all output was written (EPIPE)` : `${streamName} could not be written (${failedCode})`;
     super("io", `${what}: the output is incomplete${options?.note ? `; ${options.note}` : ""}`, options);
   }
 

@@ -38,10 +38,7 @@ export interface CanaryFlags {
 
 /** Why each command defaults to its mode (printed in its --help). */
 const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
-  check: [
-    'it answers one question for a script, "may this text go on?", so every',
-    "finding, strong or weak, blocks (safe:false, empty safe_input).",
-  ],
+  check: ['it answers one question for a script, "may this text go on?", so every', "finding, strong or weak, blocks (safe:false, empty safe_input)."],
   screen: [
     "it reports each item for a CI gate: strong evidence is a block, weaker",
     "canary evidence a flag, and both fail the gate (exit 1), so the batch keeps",

@@ -86,7 +86,10 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     .argument("[input]", "JSONL file (a JSON string or {text, id?, source?, metadata?} per line), or - for stdin", "-")
     .requiredOption("--manifest <path>", "where to write the manifest (written last)")
     .option("--export <path>", "where to write the admitted records (written before the manifest)")
-    .option("--overwrite", "replace an existing manifest/export (the old pair is removed once all settings are valid; an export that belongs to another manifest is refused)")
+    .option(
+      "--overwrite",
+      "replace an existing manifest/export (the old pair is removed once all settings are valid; an export that belongs to another manifest is refused)",
+    )
     .option("--json", "print the canonical manifest on stdout instead of the summary");
   addCanaryFlags(command, "full")
     .option("--segment-chars <n>", "code points per segment (strict/v1: 3500)", nonNegativeIntArg)
@@ -166,10 +169,14 @@ export function buildProgram(io: CliIo, state: RunState): Command {
     state.command = sub.name() as CommandName;
   });
   for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand, evalCommand]) {
-    program.addCommand(make(io, state).exitOverride().configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-    }));
+    program.addCommand(
+      make(io, state)
+        .exitOverride()
+        .configureOutput({
+          writeOut: (text) => io.stdout.write(text),
+          writeErr: (text) => io.stderr.write(text),
+        }),
+    );
   }
   return program;
 }

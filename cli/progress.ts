@@ -39,9 +39,7 @@ export function createProgress(io: CliIo, label: string, now: () => number = () 
       const elapsed = (t - started) / 1000;
       const rate = elapsed > 0 ? done / elapsed : 0;
       const eta = rate > 0 ? (total - done) / rate : Number.NaN;
-      io.stderr.write(
-        `\r${label}: ${done}/${total}  elapsed ${formatDuration(elapsed)}  ${rate.toFixed(2)}/s  ETA ${formatDuration(eta)}\x1b[K`,
-      );
+      io.stderr.write(`\r${label}: ${done}/${total}  elapsed ${formatDuration(elapsed)}  ${rate.toFixed(2)}/s  ETA ${formatDuration(eta)}\x1b[K`);
       drawn = true;
     },
     finish() {

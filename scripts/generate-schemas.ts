@@ -8,14 +8,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { IngestPolicySchema } from "../src/documents/policy.js";
-import {
-  BATCH_SCHEMA,
-  BatchDocumentSchema,
-  EXPORT_SCHEMA,
-  IngestExportSchema,
-  IngestManifestSchema,
-  MANIFEST_SCHEMA,
-} from "../src/documents/schemas.js";
+import { BATCH_SCHEMA, BatchDocumentSchema, EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../src/documents/schemas.js";
 
 const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType }> = [
   { file: "ingest-manifest.schema.json", title: MANIFEST_SCHEMA, schema: IngestManifestSchema },
@@ -44,8 +37,7 @@ export function writeSchemas(dir: string): string[] {
   });
 }
 
-const invokedDirectly =
-  process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly) {
   for (const path of writeSchemas(resolve(process.cwd(), "schemas"))) process.stdout.write(`wrote ${path}\n`);
 }

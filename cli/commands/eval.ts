@@ -63,10 +63,7 @@ function kindLine(name: string, counts: KindCounts, rates: EvalSummary["rates"],
 }
 
 export function formatSummary(summary: EvalSummary, outputPath: string, reportPath: string | null): string {
-  const lines = [
-    kindLine("attacks", summary.attack, summary.rates, "attack"),
-    kindLine("benign", summary.benign, summary.rates, "benign"),
-  ];
+  const lines = [kindLine("attacks", summary.attack, summary.rates, "attack"), kindLine("benign", summary.benign, summary.rates, "benign")];
   if (summary.paired_probe) {
     const p = summary.paired_probe;
     lines.push(
@@ -75,7 +72,9 @@ export function formatSummary(summary: EvalSummary, outputPath: string, reportPa
     );
   }
   if (summary.unscored > 0) {
-    const reasons = Object.entries(summary.unscored_reasons).map(([k, v]) => `${asciiJson(k).slice(1, -1)} ${v}`).join(", ");
+    const reasons = Object.entries(summary.unscored_reasons)
+      .map(([k, v]) => `${asciiJson(k).slice(1, -1)} ${v}`)
+      .join(", ");
     lines.push(
       `unscored: ${summary.unscored} of ${summary.total} (${reasons}); they count as neither blocked nor passed and stay in the "of all" denominators`,
     );
@@ -142,7 +141,13 @@ export function evalCommand(io: CliIo, state: RunState): Command {
     .description("Run evaluation corpora through the pipeline and write a JSONL run record (and an HTML report).")
     .requiredOption("--corpus <file>", "corpus JSON (array of cases or {cases:[...]}); repeat for several", collect)
     .option("--ids-file <file>", "JSON list of case ids to run, in that order")
-    .addOption(new Option("--mode <mode>", "what to evaluate (default: pipeline with --model, else structural-only)").choices(["pipeline", "model-only", "structural-only"]))
+    .addOption(
+      new Option("--mode <mode>", "what to evaluate (default: pipeline with --model, else structural-only)").choices([
+        "pipeline",
+        "model-only",
+        "structural-only",
+      ]),
+    )
     .option("--model <tag>", "canary model (required for pipeline and model-only)")
     .option("--judge <tag>", "experimental LLM judge instead of the regex analyzer (canary modes only)")
     .option("--threshold <n>", "behavioural block threshold, 0..1", thresholdArg, 0.6)

@@ -7,13 +7,7 @@ import { endpointClass, endpointOrigin } from "../../src/canary/endpoint.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { createServer, serviceControl } from "../../src/server/create-server.js";
 import { normalizeAllowedOrigin } from "../../src/server/caller-origin.js";
-import {
-  DEFAULT_MAX_CONCURRENT,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_QUEUE,
-  DEFAULT_PORT,
-  DEFAULT_READ_TIMEOUT_MS,
-} from "../../src/server/limits.js";
+import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/server/limits.js";
 import { closeGracefully, listenLoopback, ServerBindError } from "../../src/server/lifecycle.js";
 import { streamLog } from "../../src/server/log.js";
 import type { CliIo } from "../io.js";
@@ -137,17 +131,8 @@ export function serveCommand(io: CliIo, state: RunState): Command {
         .argParser(timeoutArg)
         .default(DEFAULT_READ_TIMEOUT_MS / 1000),
     )
-    .option(
-      "--max-connections <n>",
-      "open connections at once; beyond it the oldest idle or stalled one is closed",
-      positiveIntArg,
-      DEFAULT_MAX_CONNECTIONS,
-    )
-    .option(
-      "--allow-origin <origin>",
-      "answer browser requests from this origin, with CORS headers (repeatable; others get 403)",
-      allowOriginArg,
-    )
+    .option("--max-connections <n>", "open connections at once; beyond it the oldest idle or stalled one is closed", positiveIntArg, DEFAULT_MAX_CONNECTIONS)
+    .option("--allow-origin <origin>", "answer browser requests from this origin, with CORS headers (repeatable; others get 403)", allowOriginArg)
     .addHelpText(
       "after",
       `

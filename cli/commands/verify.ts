@@ -47,10 +47,7 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
     const lines = shown.map((problem) => `  - [${problem.code}] ${problem.message}`);
     if (hidden > 0) {
       const last = shown[shown.length - 1];
-      const why =
-        last !== undefined && STRUCTURAL_PROBLEM_CODES.has(last.code)
-          ? `; they follow from the [${last.code}] problem above`
-          : "";
+      const why = last !== undefined && STRUCTURAL_PROBLEM_CODES.has(last.code) ? `; they follow from the [${last.code}] problem above` : "";
       lines.push(`  ... and ${hidden} more problem${hidden === 1 ? "" : "s"} not listed${why} (--json lists all)`);
     }
     await writeOut(io.stdout, `verify: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${lines.join("\n")}\n`);

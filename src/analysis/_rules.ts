@@ -53,9 +53,7 @@ export const LONG_GAP = String.raw`[^.!?\n]{0,80}?`;
 /** One word (bounded). */
 export const WORD = String.raw`[\p{L}\p{N}'-]{1,24}`;
 /** Sentence negation: cancels rules whose match sits in a refusal or denial. */
-export const NEGATION = rx(
-  String.raw`\b(?:not|never|no longer|cannot|unable|refuse|decline)\b|n't\b`,
-);
+export const NEGATION = rx(String.raw`\b(?:not|never|no longer|cannot|unable|refuse|decline)\b|n't\b`);
 /** Named "modes" that only exist as jailbreak or privileged states of an assistant. */
 export const MODE_NAME = String.raw`(?:developer|dev|dan|jailbreak|jailbroken|god|evil|debug|diagnostic|transparency|admin|administrator|maintenance|root|sudo|unrestricted|unfiltered|uncensored|unlocked|override|chaos|opposite|unsafe|superuser|privileged|elevated|freedom|anarchy|no-?filter|no-?restrictions?)`;
 /** What an assistant's own limits are called. */
@@ -66,11 +64,7 @@ export const INSTRUCTION_NOUN = String.raw`(?:instructions|rules|guidelines|prog
 export const I_WILL = String.raw`i\s?(?:will|'ll|shall|am going to|'m going to)`;
 
 /** Runs `rules` in order over `text`; each matching rule is one signal. */
-export function runRules(
-  category: SignalCategory,
-  rules: readonly PatternRule[],
-  text: string,
-): Signal[] {
+export function runRules(category: SignalCategory, rules: readonly PatternRule[], text: string): Signal[] {
   const signals: Signal[] = [];
   for (const rule of rules) {
     const hit = firstUnvetoedMatch(rule, text);

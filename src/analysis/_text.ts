@@ -21,9 +21,7 @@ function collapseWhitespace(text: string): string {
  * markdown emphasis, single-character whitespace runs, trimmed.
  */
 export function normalizeForMatching(text: string): string {
-  const folded = (PLAIN_ASCII.test(text) ? text.replace(BACKTICK, "'") : unicodeFolded(text).replace(APOSTROPHES, "'"))
-    .toLowerCase()
-    .replace(EMPHASIS, "");
+  const folded = (PLAIN_ASCII.test(text) ? text.replace(BACKTICK, "'") : unicodeFolded(text).replace(APOSTROPHES, "'")).toLowerCase().replace(EMPHASIS, "");
   return collapseWhitespace(folded).trim();
 }
 
@@ -64,11 +62,7 @@ const SENTENCE_REACH = 240;
  * next one, each side bounded by SENTENCE_REACH so a reply without punctuation costs a fixed
  * amount per lookup.
  */
-export function sentenceBounds(
-  text: string,
-  start: number,
-  end: number,
-): { readonly from: number; readonly to: number } {
+export function sentenceBounds(text: string, start: number, end: number): { readonly from: number; readonly to: number } {
   let from = start;
   const floor = Math.max(0, start - SENTENCE_REACH);
   while (from > floor && !SENTENCE_BREAK.has(text.charAt(from - 1))) from -= 1;

@@ -28,8 +28,7 @@ export interface BehavioralAnalyzerOptions {
   readonly systemPrompt?: string;
 }
 
-export const CANARY_FAILED_SUMMARY =
-  "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
+export const CANARY_FAILED_SUMMARY = "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
 
 /** The result for a probe that did not produce a reply: nothing measured, degraded. */
 export function canaryFailedResult(): AnalysisResult {
@@ -96,11 +95,7 @@ export class BehavioralAnalyzer implements Analyzer {
 }
 
 /** All signals for one reply, in rule order (reaction patterns, then output patterns). */
-function collectSignals(
-  userInput: string,
-  response: string,
-  leakFragments: readonly LeakFragment[],
-): Signal[] {
+function collectSignals(userInput: string, response: string, leakFragments: readonly LeakFragment[]): Signal[] {
   const reply = normalizeForMatching(response);
   // Normalised on first use: only attack_compliance reads it, and only when the reply could
   // complete one of its signals.
@@ -123,10 +118,6 @@ function collectSignals(
  * Analyses one recorded reply with a default-configured analyzer (or the given options), for
  * callers that hold reply bytes rather than a probe result (the demo's replay).
  */
-export function analyzeResponse(
-  userInput: string,
-  response: string,
-  options: BehavioralAnalyzerOptions = {},
-): AnalysisResult {
+export function analyzeResponse(userInput: string, response: string, options: BehavioralAnalyzerOptions = {}): AnalysisResult {
   return new BehavioralAnalyzer(options).analyzeResponse(userInput, response);
 }

@@ -90,10 +90,7 @@ function runsOf(tokens: readonly string[], size: number): Set<string> {
 }
 
 /** `replyText` is the normalised reply (see _text.ts). */
-export function checkSystemPromptLeak(
-  replyText: string,
-  fragments: readonly LeakFragment[],
-): Signal[] {
+export function checkSystemPromptLeak(replyText: string, fragments: readonly LeakFragment[]): Signal[] {
   if (fragments.length === 0) return [];
   const tokens = words(replyText);
   const runsBySize = new Map<number, Set<string>>();
@@ -110,9 +107,7 @@ export function checkSystemPromptLeak(
       }
       if (runs.has(trigger)) {
         // Evidence is the prompt's own words, never the reply around them.
-        signals.push(
-          makeSignal("system_prompt_leak", `reply reproduces system prompt clause ${index + 1}`, trigger, 0),
-        );
+        signals.push(makeSignal("system_prompt_leak", `reply reproduces system prompt clause ${index + 1}`, trigger, 0));
         return;
       }
     }

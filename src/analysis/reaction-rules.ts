@@ -31,9 +31,7 @@ export const PERSONA_SHIFT_RULES: readonly PatternRule[] = [
   {
     id: "persona-speaker-tag",
     description: "answers under a jailbreak speaker tag",
-    pattern: rx(
-      r`(?:^|\n)[\[(]?(?:\u{1F513}\s?)?(?:dan|jailbreak|jailbroken|developer mode output|unlocked|evil\s?bot|unfiltered)[\])]?\s?:`,
-    ),
+    pattern: rx(r`(?:^|\n)[\[(]?(?:\u{1F513}\s?)?(?:dan|jailbreak|jailbroken|developer mode output|unlocked|evil\s?bot|unfiltered)[\])]?\s?:`),
   },
   {
     id: "self-declared-unrestricted",

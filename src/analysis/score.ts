@@ -32,9 +32,7 @@ export function roundHalfEven2(value: number): number {
 export function orderedCategories(signals: readonly Signal[]): string[] {
   const present = new Set(signals.map((signal) => signal.category));
   const known = SIGNAL_CATEGORY_ORDER.filter((name) => present.has(name));
-  const unknown = [...present]
-    .filter((name) => !(SIGNAL_CATEGORY_ORDER as readonly string[]).includes(name))
-    .sort();
+  const unknown = [...present].filter((name) => !(SIGNAL_CATEGORY_ORDER as readonly string[]).includes(name)).sort();
   return [...known, ...unknown];
 }
 

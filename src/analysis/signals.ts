@@ -29,14 +29,10 @@ export const SIGNAL_CATEGORIES = {
 export type SignalCategory = keyof typeof SIGNAL_CATEGORIES;
 
 /** Fixed report order (never insertion or set order, so reports are deterministic). */
-export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(
-  SIGNAL_CATEGORIES,
-) as SignalCategory[];
+export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(SIGNAL_CATEGORIES) as SignalCategory[];
 
 /** The categories whose signal blocks outright (risk 1.0), whatever the score. */
-export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(
-  SIGNAL_CATEGORY_ORDER.filter((name) => SIGNAL_CATEGORIES[name].hard),
-);
+export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(SIGNAL_CATEGORY_ORDER.filter((name) => SIGNAL_CATEGORIES[name].hard));
 
 /** Weight of a category nobody declared (for example a future analyzer's). */
 export const UNKNOWN_CATEGORY_WEIGHT = 0.5;
@@ -48,9 +44,7 @@ export const DEFAULT_BLOCK_THRESHOLD = 0.6;
 export const EVIDENCE_MAX_CODE_POINTS = 150;
 
 export function categoryWeight(category: string): number {
-  return Object.hasOwn(SIGNAL_CATEGORIES, category)
-    ? SIGNAL_CATEGORIES[category as SignalCategory].weight
-    : UNKNOWN_CATEGORY_WEIGHT;
+  return Object.hasOwn(SIGNAL_CATEGORIES, category) ? SIGNAL_CATEGORIES[category as SignalCategory].weight : UNKNOWN_CATEGORY_WEIGHT;
 }
 
 /** Builds a signal whose evidence is the bounded excerpt of `text` starting at `unitIndex`. */

@@ -107,7 +107,12 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   /** One chat; null when the request could not be built (see postOpenAIChat). */
   chat(turn: ChatTurn): Promise<ChatOutcome | null> {
-    return postOpenAIChat(this.endpoint, this.#apiKey, { model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
+    return postOpenAIChat(this.endpoint, this.#apiKey, {
+      model: this.settings.model,
+      temperature: this.settings.temperature,
+      seed: this.settings.seed,
+      ...turn,
+    });
   }
 
   /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */

@@ -50,8 +50,7 @@ export function transportFailure(
       }
       return failed(
         "invalid_response",
-        `${texts.service} protocol error: ` +
-          (outcome.reason === "too_large" ? "response body too large" : "invalid JSON response"),
+        `${texts.service} protocol error: ` + (outcome.reason === "too_large" ? "response body too large" : "invalid JSON response"),
       );
     case "response":
       if (outcome.status !== 200) {

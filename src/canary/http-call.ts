@@ -44,7 +44,6 @@ const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEO
 
 class DeadlineExceeded extends Error {}
 
-
 /** The error's class name if it looks like an identifier, so no message text can leak through it. */
 export function errorClassName(error: unknown): string {
   if (typeof error !== "object" || error === null) return "Error";
@@ -67,10 +66,7 @@ function classify(error: unknown): HttpCallOutcome {
   return { kind: "exception", errorClass: errorClassName(error) };
 }
 
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-): Promise<{ ok: true; text: string } | { ok: false; reason: "too_large" | "not_utf8" }> {
+async function readCapped(response: Response, maxBytes: number): Promise<{ ok: true; text: string } | { ok: false; reason: "too_large" | "not_utf8" }> {
   if (response.body === null) return { ok: true, text: "" };
   const declaredText = response.headers.get("content-length");
   const declared = declaredText === null ? Number.NaN : Number(declaredText);

@@ -40,10 +40,7 @@ const INCOMPLETE = "Ollama protocol error: incomplete chat response";
 const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
 
 /** Applies the reply checks to a finished HTTP exchange with `/api/chat`. */
-export function interpretOllamaChat(
-  outcome: HttpCallOutcome,
-  texts: { readonly origin: string; readonly timeoutSeconds: number },
-): ChatOutcome {
+export function interpretOllamaChat(outcome: HttpCallOutcome, texts: { readonly origin: string; readonly timeoutSeconds: number }): ChatOutcome {
   const read = readChatObject(outcome, { service: "Ollama", ...texts });
   if (!read.ok) return read;
   const data = read.data;
@@ -76,8 +73,11 @@ export function ollamaSuccessMetadata(data: Readonly<Record<string, unknown>>): 
 
 /** One `/api/chat` exchange: the request, then the reply checks; null when no request can be built. */
 export async function postOllamaChat(endpoint: ChatEndpoint, request: OllamaChatRequest): Promise<ChatOutcome | null> {
-  const outcome = await postChat(endpoint, "/api/chat", ollamaChatBody(request), (authorization): Record<string, string> =>
-    authorization ? { authorization } : {},
+  const outcome = await postChat(
+    endpoint,
+    "/api/chat",
+    ollamaChatBody(request),
+    (authorization): Record<string, string> => (authorization ? { authorization } : {}),
   );
   return outcome === null ? null : interpretOllamaChat(outcome, { origin: endpoint.origin, timeoutSeconds: endpoint.timeoutSeconds });
 }

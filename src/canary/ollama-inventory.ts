@@ -17,11 +17,7 @@ export interface InventoryEntry {
   readonly digest: string | null;
 }
 
-export async function fetchOllamaInventory(
-  fetchFn: FetchLike,
-  baseUrl: string,
-  timeoutMs: number,
-): Promise<InventoryEntry[] | null> {
+export async function fetchOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryEntry[] | null> {
   const target = serviceRequestTarget(baseUrl, "/api/tags");
   if (!target) return null;
   const outcome = await httpCall(fetchFn, target.url, {

@@ -74,13 +74,15 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
     // The probe's own settings are checked after the generation settings and before the URL.
     const own: { systemPrompt?: string; numCtx?: number | null } = {};
     // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
-    super(new OllamaChatBackend(options, {
-      ...PROBE_ROLE,
-      check: () => {
-        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-        own.numCtx = checkNumCtx(options.numCtx);
-      },
-    }));
+    super(
+      new OllamaChatBackend(options, {
+        ...PROBE_ROLE,
+        check: () => {
+          own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+          own.numCtx = checkNumCtx(options.numCtx);
+        },
+      }),
+    );
     this.systemPrompt = own.systemPrompt as string;
     this.numCtx = own.numCtx ?? null;
     this.#endpoint = this.backend.endpoint;
@@ -138,8 +140,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
       void attempt.then((outcome) => {
         if (outcome.ok) {
           if (this.#runContext === attempt) this.#settledContext = outcome.value;
-        }
-        else if (this.#runContext === attempt) this.#runContext = null;
+        } else if (this.#runContext === attempt) this.#runContext = null;
       });
     }
     return this.#runContext;

@@ -36,10 +36,7 @@ const NOT_A_STRING = "API protocol error: response content must be a non-empty s
 const INCOMPLETE = "API protocol error: incomplete chat response";
 const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
 
-export function interpretOpenAIChat(
-  outcome: HttpCallOutcome,
-  texts: { readonly origin: string; readonly timeoutSeconds: number },
-): ChatOutcome {
+export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: { readonly origin: string; readonly timeoutSeconds: number }): ChatOutcome {
   const read = readChatObject(outcome, { service: "API", ...texts });
   if (!read.ok) return read;
   const data = read.data;
@@ -79,8 +76,6 @@ export function openAIHeaders(apiKey: string, urlAuthorization: string | null): 
 
 /** One `/chat/completions` exchange and its checks; null when no request can be built. */
 export async function postOpenAIChat(endpoint: ChatEndpoint, apiKey: string, request: OpenAIChatRequest): Promise<ChatOutcome | null> {
-  const outcome = await postChat(endpoint, "/chat/completions", openAIChatBody(request), (authorization) =>
-    openAIHeaders(apiKey, authorization),
-  );
+  const outcome = await postChat(endpoint, "/chat/completions", openAIChatBody(request), (authorization) => openAIHeaders(apiKey, authorization));
   return outcome === null ? null : interpretOpenAIChat(outcome, { origin: endpoint.origin, timeoutSeconds: endpoint.timeoutSeconds });
 }

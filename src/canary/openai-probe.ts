@@ -70,12 +70,14 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
   constructor(options: OpenAICanaryProbeOptions = {}) {
     // The system prompt is checked after the generation settings and before the key and URL.
     const own: { systemPrompt?: string } = {};
-    super(new OpenAIChatBackend(options, {
-      ...PROBE_ROLE,
-      check: () => {
-        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-      },
-    }));
+    super(
+      new OpenAIChatBackend(options, {
+        ...PROBE_ROLE,
+        check: () => {
+          own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+        },
+      }),
+    );
     this.systemPrompt = own.systemPrompt as string;
     this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());

@@ -73,7 +73,13 @@ export interface ChatSettings {
  * option names in messages ("judge timeoutSeconds …") so a caller knows which client refused.
  */
 export function resolveChatSettings(
-  options: { readonly model?: unknown; readonly timeoutSeconds?: unknown; readonly maxTokens?: unknown; readonly temperature?: unknown; readonly seed?: unknown },
+  options: {
+    readonly model?: unknown;
+    readonly timeoutSeconds?: unknown;
+    readonly maxTokens?: unknown;
+    readonly temperature?: unknown;
+    readonly seed?: unknown;
+  },
   defaults: { readonly model: string; readonly timeoutSeconds: number; readonly maxTokens: number },
   role = "",
 ): ChatSettings {

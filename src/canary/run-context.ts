@@ -66,11 +66,7 @@ export type LoadedContext =
   | { readonly kind: "too_small"; readonly contextLength: number; readonly numCtx: number }
   | { readonly kind: "unverified"; readonly reason: UnverifiedReason };
 
-export type UnverifiedReason =
-  | "num_ctx_unset"
-  | "ps_unavailable"
-  | "model_not_loaded"
-  | "context_length_missing";
+export type UnverifiedReason = "num_ctx_unset" | "ps_unavailable" | "model_not_loaded" | "context_length_missing";
 
 /** Fixed, secret-free explanation of each unverified state (shown in errors and docs). */
 export const UNVERIFIED_TEXT: Readonly<Record<UnverifiedReason, string>> = {
@@ -120,13 +116,7 @@ export function psEntryContextLength(body: unknown, tag: string): number | "not_
 }
 
 /** Reads `GET /api/ps` and compares the model's loaded context with the `num_ctx` sent. */
-export async function readLoadedContext(
-  fetchFn: FetchLike,
-  baseUrl: string,
-  tag: string,
-  numCtx: number | null,
-  timeoutMs: number,
-): Promise<LoadedContext> {
+export async function readLoadedContext(fetchFn: FetchLike, baseUrl: string, tag: string, numCtx: number | null, timeoutMs: number): Promise<LoadedContext> {
   if (numCtx === null) return { kind: "unverified", reason: "num_ctx_unset" };
   const target = serviceRequestTarget(baseUrl, "/api/ps");
   if (!target) return { kind: "unverified", reason: "ps_unavailable" };

@@ -26,10 +26,7 @@ export function parseTimeoutFlag(raw: string): number {
 }
 
 /** Resolves the canary timeout: flag, then environment, then the default. */
-export function resolveCanaryTimeout(
-  flag: number | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): number {
+export function resolveCanaryTimeout(flag: number | undefined, env: Readonly<Record<string, string | undefined>> = process.env): number {
   if (flag !== undefined) {
     if (!Number.isFinite(flag) || flag <= 0) {
       throw new UsageError("invalid timeout: must be a finite positive number of seconds");

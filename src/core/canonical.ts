@@ -32,11 +32,7 @@ export class CanonicalJsonError extends UsageError {
 // that hostile keys are never echoed.
 function pathText(path: ReadonlyArray<string | number>): string {
   if (path.length === 0) return "(root)";
-  return path
-    .map((part) =>
-      typeof part === "number" ? `[${part}]` : /^[A-Za-z0-9_]{1,40}$/.test(part) ? `.${part}` : ".<key>",
-    )
-    .join("");
+  return path.map((part) => (typeof part === "number" ? `[${part}]` : /^[A-Za-z0-9_]{1,40}$/.test(part) ? `.${part}` : ".<key>")).join("");
 }
 
 /** Only `{}`-made or null-prototype objects are canonical JSON objects (class instances are not). */

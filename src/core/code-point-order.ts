@@ -14,7 +14,7 @@ export function compareCodePoints(a: string, b: string): number {
     i += ca > 0xffff ? 2 : 1;
     j += cb > 0xffff ? 2 : 1;
   }
-  return (a.length - i) - (b.length - j);
+  return a.length - i - (b.length - j);
 }
 
 /** A sorted copy of `values` in code-point order. */

@@ -38,16 +38,10 @@ import { Buffer, isUtf8 } from "node:buffer";
 /** Deepest nesting of arrays and objects the strict parser accepts. */
 export const MAX_NESTING_DEPTH = 64;
 
-export type LineParseErrorCode =
-  | "malformed_json"
-  | "duplicate_key"
-  | "too_deep"
-  | "non_finite_number"
-  | "too_many_values"
-  | "invalid_utf8";
+export type LineParseErrorCode = "malformed_json" | "duplicate_key" | "too_deep" | "non_finite_number" | "too_many_values" | "invalid_utf8";
 
 export type LineParseResult =
-  | { ok: true; value: unknown; /** some string (key or value) holds an escaped lone surrogate */ loneSurrogate: boolean }
+  | { ok: true; value: unknown /** some string (key or value) holds an escaped lone surrogate */; loneSurrogate: boolean }
   | { ok: false; code: LineParseErrorCode; message: string };
 
 /** The JSON type of a value. */
@@ -247,33 +241,34 @@ class LineParser {
       case QUOTE:
         return this.scalar(shape, "string", this.parseString(), start);
       case 0x7b /* { */:
-      case 0x5b /* [ */: {
-        const kind = unit === 0x7b ? "object" : "array";
-        this.checkDepth(stack);
-        this.pos++;
-        this.skipWhitespace();
-        const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
-        if (this.unitAt(this.pos) === (kind === "object" ? 0x7d /* } */ : 0x5d) /* ] */) {
+      case 0x5b /* [ */:
+        {
+          const kind = unit === 0x7b ? "object" : "array";
+          this.checkDepth(stack);
           this.pos++;
-          if (shape === null) return IGNORED;
-          if (!build) return this.skipped(kind, start);
-          this.count();
-          return kind === "object" ? {} : [];
+          this.skipWhitespace();
+          const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
+          if (this.unitAt(this.pos) === (kind === "object" ? 0x7d /* } */ : 0x5d) /* ] */) {
+            this.pos++;
+            if (shape === null) return IGNORED;
+            if (!build) return this.skipped(kind, start);
+            this.count();
+            return kind === "object" ? {} : [];
+          }
+          let frame: Frame;
+          if (!build) {
+            frame = { kind, build: false, keys: kind === "object" ? new Set() : null, start: shape === null ? null : start };
+          } else if (kind === "object") {
+            this.count();
+            frame = { kind, build: true, entries: new Map(), key: "", shape: (shape as Shape).object as NonNullable<Shape["object"]> };
+          } else {
+            this.count();
+            frame = { kind, build: true, items: [], itemShape: ((shape as Shape).array as NonNullable<Shape["array"]>).items };
+          }
+          if (frame.kind === "object") this.parseKey(frame);
+          stack.push(frame);
+          return OPENED;
         }
-        let frame: Frame;
-        if (!build) {
-          frame = { kind, build: false, keys: kind === "object" ? new Set() : null, start: shape === null ? null : start };
-        } else if (kind === "object") {
-          this.count();
-          frame = { kind, build: true, entries: new Map(), key: "", shape: (shape as Shape).object as NonNullable<Shape["object"]> };
-        } else {
-          this.count();
-          frame = { kind, build: true, items: [], itemShape: ((shape as Shape).array as NonNullable<Shape["array"]>).items };
-        }
-        if (frame.kind === "object") this.parseKey(frame);
-        stack.push(frame);
-        return OPENED;
-      }
       case 0x74 /* t */:
         return this.scalar(shape, "boolean", this.parseLiteral("true", true), start);
       case 0x66 /* f */:

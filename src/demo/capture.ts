@@ -65,10 +65,7 @@ export const CapturePayloadSchema = z.object({
   cases: z
     .array(CaptureCaseSchema, { error: "fixture must contain the exact contrast pair" })
     .length(CONTRAST_CASES.length, { error: "fixture must contain the exact contrast pair" })
-    .refine(
-      (cases) => cases.every((c, i) => c.id === CONTRAST_CASES[i]?.id && c.input === CONTRAST_CASES[i]?.input),
-      { error: CASE_PAIR },
-    ),
+    .refine((cases) => cases.every((c, i) => c.id === CONTRAST_CASES[i]?.id && c.input === CONTRAST_CASES[i]?.input), { error: CASE_PAIR }),
 });
 
 /** zod schema of a replay capture, including `payload_sha256`. */

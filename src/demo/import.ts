@@ -21,7 +21,10 @@ export function importForeignCapture(bytes: Uint8Array, sourceLabel: string): Ca
   const { payload_sha256: foreignHash, ...payload } = document as Record<string, unknown>;
   const parsed = CapturePayloadSchema.safeParse(payload);
   if (!parsed.success) {
-    throw new LittleCanaryError("input_refused", `capture is not a ${"little-canary-demo-replay/v1"} document: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    throw new LittleCanaryError(
+      "input_refused",
+      `capture is not a ${"little-canary-demo-replay/v1"} document: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+    );
   }
   const hashNote = typeof foreignHash === "string" && /^[0-9a-fA-F]{64}$/.test(foreignHash) ? ` whose own payload_sha256 was ${foreignHash.toLowerCase()}` : "";
   const note = parsed.data.capture.provenance_note;

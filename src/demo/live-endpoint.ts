@@ -30,7 +30,7 @@ export function validateLiveEndpoint(raw: string): string {
     throw new DemoArgumentError(INVALID);
   }
   if (url.protocol !== "http:") throw new DemoArgumentError(INVALID);
-  const authority = (raw.slice(raw.indexOf("//") + 2).split(/[/?#]/, 1)[0] ?? "");
+  const authority = raw.slice(raw.indexOf("//") + 2).split(/[/?#]/, 1)[0] ?? "";
   if (url.username || url.password || authority.includes("@") || url.search || url.hash || raw.includes("?") || raw.includes("#")) {
     throw new DemoArgumentError(EXTRAS);
   }

@@ -77,9 +77,9 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
   // Exact tag only: a prefix would let `qwen2.5` stand for any size.
-  const entry = models
-    .slice(0, MAX_INVENTORY_ENTRIES)
-    .find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as Record<string, unknown> | undefined;
+  const entry = models.slice(0, MAX_INVENTORY_ENTRIES).find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as
+    | Record<string, unknown>
+    | undefined;
   if (!entry) {
     return { error: `model '${model}' is not available in Ollama; pull it with \`ollama pull ${model}\` (after \`ollama serve\` is running)` };
   }
@@ -158,24 +158,47 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
           ? `Canary timed out after ${formatSeconds(options.timeoutSeconds)}s; raise --timeout or LITTLE_CANARY_TIMEOUT for a slow machine`
           : chat.error;
       cases.push({
-        id: fixed.id, input: fixed.input, response: "", risk: null, signals: [], verdict: "DEGRADED",
-        canary_status: "failed", analysis_method: "none", analysis_status: "not_applicable", error,
+        id: fixed.id,
+        input: fixed.input,
+        response: "",
+        risk: null,
+        signals: [],
+        verdict: "DEGRADED",
+        canary_status: "failed",
+        analysis_method: "none",
+        analysis_status: "not_applicable",
+        error,
       });
       break;
     }
     const analysis = analyzeCase(analyzer, fixed.input, chat.content);
     if (!analysis.ok) {
       cases.push({
-        id: fixed.id, input: fixed.input, response: chat.content, risk: null, signals: [], verdict: "DEGRADED",
-        canary_status: "exercised", analysis_method: "regex", analysis_status: "failed",
-        error: "canary response analysis failed", latency_seconds: latency,
+        id: fixed.id,
+        input: fixed.input,
+        response: chat.content,
+        risk: null,
+        signals: [],
+        verdict: "DEGRADED",
+        canary_status: "exercised",
+        analysis_method: "regex",
+        analysis_status: "failed",
+        error: "canary response analysis failed",
+        latency_seconds: latency,
       });
       break;
     }
     cases.push({
-      id: fixed.id, input: fixed.input, response: chat.content, risk: analysis.risk, signals: analysis.signals,
-      verdict: analysis.block ? "BLOCK" : "PASS", canary_status: "exercised", analysis_method: "regex",
-      analysis_status: "exercised", latency_seconds: latency,
+      id: fixed.id,
+      input: fixed.input,
+      response: chat.content,
+      risk: analysis.risk,
+      signals: analysis.signals,
+      verdict: analysis.block ? "BLOCK" : "PASS",
+      canary_status: "exercised",
+      analysis_method: "regex",
+      analysis_status: "exercised",
+      latency_seconds: latency,
     });
   }
 

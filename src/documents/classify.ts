@@ -29,8 +29,7 @@ export interface ClassifyError {
   readonly message: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const invalid = (message: string): ClassifyError => ({ error: "invalid_verdict", message });
 
@@ -70,8 +69,7 @@ export function classifySegmentVerdict(verdictJson: unknown): Classified | Class
   if ("error" in shaped) return shaped;
   const v = shaped;
   const risk = v.canary_risk_score;
-  const exercised =
-    !v.degraded && v.canary_status === "exercised" && v.analysis_status === "exercised" && risk !== null;
+  const exercised = !v.degraded && v.canary_status === "exercised" && v.analysis_status === "exercised" && risk !== null;
   if (v.blocked_by === "fail_closed") return { state: "degraded", exercised: false };
   if (!v.safe) return { state: "block", exercised };
   if (v.degraded) return { state: "degraded", exercised: false };

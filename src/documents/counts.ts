@@ -4,8 +4,7 @@
 // not validated and compares the result with what the manifest claims.
 import { HOLD_REASONS, type HoldReason, type ManifestCounts } from "./schemas.js";
 
-const zeroReasons = (): Record<HoldReason, number> =>
-  Object.fromEntries(HOLD_REASONS.map((r) => [r, 0])) as Record<HoldReason, number>;
+const zeroReasons = (): Record<HoldReason, number> => Object.fromEntries(HOLD_REASONS.map((r) => [r, 0])) as Record<HoldReason, number>;
 
 export function countRecords(records: readonly unknown[]): ManifestCounts {
   const counts: ManifestCounts = {

@@ -137,7 +137,11 @@ export function buildManifestFromEntries(input: CanonicalManifestInput): Canonic
     records: [],
   };
   canonicalJson(IngestManifestSchema, { ...rest, records: [] });
-  const json = canonicalObjectWithArray(rest, "records", input.records.map((minted) => minted.json));
+  const json = canonicalObjectWithArray(
+    rest,
+    "records",
+    input.records.map((minted) => minted.json),
+  );
   const bytes = new TextEncoder().encode(json);
   return { document: { ...rest, records: entries }, json, bytes, sha256: sha256Hex(bytes) };
 }
@@ -161,21 +165,14 @@ function sameKeys(a: readonly string[] | null, b: readonly string[]): boolean {
  * admitted snapshots. Refuses (LittleCanaryError code "publish") unless the snapshots are
  * exactly the manifest's admitted records, each matching its recorded digests and labels.
  */
-export function buildExport(
-  manifest: CanonicalDocument<IngestManifest>,
-  admitted: readonly AdmittedSnapshot[],
-): CanonicalDocument<IngestExport> {
+export function buildExport(manifest: CanonicalDocument<IngestManifest>, admitted: readonly AdmittedSnapshot[]): CanonicalDocument<IngestExport> {
   const doc = manifest.document;
   if (doc.run.status !== "complete") throw exportRefused("export requires a complete ingest run");
   if (!doc.run.export_requested) throw exportRefused("the manifest does not record that an export was requested");
   const admittedIndices = doc.records.filter((r) => r.admission === "admitted").map((r) => r.index);
   const snapshots = [...admitted].sort((a, b) => a.index - b.index);
   const distinct = new Set(snapshots.map((s) => s.index));
-  if (
-    distinct.size !== snapshots.length ||
-    snapshots.length !== admittedIndices.length ||
-    snapshots.some((s, i) => s.index !== admittedIndices[i])
-  ) {
+  if (distinct.size !== snapshots.length || snapshots.length !== admittedIndices.length || snapshots.some((s, i) => s.index !== admittedIndices[i])) {
     throw exportRefused("admitted entries do not match the run's records");
   }
   const records: ExportRecord[] = snapshots.map(({ index, record }) => {

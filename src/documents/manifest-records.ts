@@ -31,7 +31,6 @@ export interface SegmentResult {
   readonly signals?: readonly string[];
 }
 
-
 /** A segment that was planned but not checked because an earlier one stopped the record. */
 export const NOT_CHECKED: SegmentResult = Object.freeze({
   state: "not_checked",
@@ -45,13 +44,10 @@ export const NOT_CHECKED: SegmentResult = Object.freeze({
 const CLASSIFIED = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);
 
 function labelDigest(label: unknown): string | null {
-  return typeof label === "string" && label.isWellFormed() && codePointLength(label) <= MAX_LABEL_CHARS
-    ? sha256Hex(label)
-    : null;
+  return typeof label === "string" && label.isWellFormed() && codePointLength(label) <= MAX_LABEL_CHARS ? sha256Hex(label) : null;
 }
 
-const detailText = (detail: string): string =>
-  truncateCodePoints(detail.isWellFormed() ? detail : detail.toWellFormed(), MAX_DETAIL_CHARS);
+const detailText = (detail: string): string => truncateCodePoints(detail.isWellFormed() ? detail : detail.toWellFormed(), MAX_DETAIL_CHARS);
 
 /** A record the reader or validation found malformed. Fields are read defensively. */
 export function malformedRecordEntry(input: {
@@ -121,11 +117,7 @@ function validRecordFields(index: number, record: SegmentableRecord) {
 }
 
 /** A valid record whose plan is over budget (the plan's reason becomes the detail). */
-export function overBudgetRecordEntry(input: {
-  readonly index: number;
-  readonly record: SegmentableRecord;
-  readonly plan: SegmentPlan;
-}): ManifestRecord {
+export function overBudgetRecordEntry(input: { readonly index: number; readonly record: SegmentableRecord; readonly plan: SegmentPlan }): ManifestRecord {
   const reason = input.plan.over_budget_reason;
   if (reason === null) throw new UsageError("overBudgetRecordEntry needs an over-budget plan");
   return {

@@ -17,7 +17,4 @@ export function isStringMap(value: unknown): value is Record<string, string> {
   return true;
 }
 
-export const MetadataMapSchema = z
-  .unknown()
-  .refine(isStringMap, "must be an object of string values")
-  .pipe(z.record(z.string(), z.string()));
+export const MetadataMapSchema = z.unknown().refine(isStringMap, "must be an object of string values").pipe(z.record(z.string(), z.string()));

@@ -33,10 +33,7 @@ export type PolicyLimitName = (typeof POLICY_LIMIT_NAMES)[number];
 
 // JS numbers lose integer precision above 2^53; a limit there could not be compared exactly,
 // so limits without a ceiling of their own are capped at the largest safe integer instead.
-const ceilingOf = (name: PolicyLimitName): number =>
-  name === "segment_chars" || name === "max_item_bytes"
-    ? MAX_ITEM_BYTES_CEILING
-    : Number.MAX_SAFE_INTEGER;
+const ceilingOf = (name: PolicyLimitName): number => (name === "segment_chars" || name === "max_item_bytes" ? MAX_ITEM_BYTES_CEILING : Number.MAX_SAFE_INTEGER);
 
 const limit = (name: PolicyLimitName) => z.int().min(0).max(ceilingOf(name));
 
@@ -108,17 +105,9 @@ export function policyProblem(candidate: Record<string, unknown>): string | null
     () => checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
     () => ((chars as number) < 1 ? "segment_chars must be at least 1" : null),
     () => checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
-    () =>
-      (overlap as number) >= (chars as number)
-        ? "segment_overlap must be smaller than segment_chars"
-        : null,
-    ...POLICY_LIMIT_NAMES.slice(2).map(
-      (name) => () => checkLimit(name, candidate[name], ceilingOf(name)),
-    ),
-    () =>
-      typeof candidate["stop_after_hold"] === "boolean"
-        ? null
-        : "stop_after_hold must be a boolean",
+    () => ((overlap as number) >= (chars as number) ? "segment_overlap must be smaller than segment_chars" : null),
+    ...POLICY_LIMIT_NAMES.slice(2).map((name) => () => checkLimit(name, candidate[name], ceilingOf(name))),
+    () => (typeof candidate["stop_after_hold"] === "boolean" ? null : "stop_after_hold must be a boolean"),
   );
 }
 

@@ -83,13 +83,7 @@ const FLAG_NAMES: Readonly<Record<keyof ReaderLimits, string>> = {
   maxMetadataValueChars: "--max-metadata-value-chars",
 };
 
-const LIMIT_ORDER: readonly (keyof ReaderLimits)[] = [
-  "maxItemBytes",
-  "maxItems",
-  "maxTotalBytes",
-  "maxMetadataKeys",
-  "maxMetadataValueChars",
-];
+const LIMIT_ORDER: readonly (keyof ReaderLimits)[] = ["maxItemBytes", "maxItems", "maxTotalBytes", "maxMetadataKeys", "maxMetadataValueChars"];
 
 // Any finite integer counts (even above 2^53), so `--max-item-bytes 1e30` is reported as too
 // large rather than as not an integer.
@@ -121,8 +115,6 @@ export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
 export function maxLineBytes(limits: ReaderLimits, kind: ReaderKind): number {
   const base = TEXT_ESCAPE_FACTOR * limits.maxItemBytes + LINE_SLACK;
   if (kind === "screen") return base;
-  const entry =
-    ESCAPED_BYTES_PER_CODE_POINT * (MAX_METADATA_KEY_CHARS + limits.maxMetadataValueChars) +
-    METADATA_ENTRY_OVERHEAD;
+  const entry = ESCAPED_BYTES_PER_CODE_POINT * (MAX_METADATA_KEY_CHARS + limits.maxMetadataValueChars) + METADATA_ENTRY_OVERHEAD;
   return base + limits.maxMetadataKeys * entry + METADATA_OBJECT_OVERHEAD;
 }

@@ -77,8 +77,7 @@ export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   const inspectedAll = segments.length > 0 && segments.every((s) => INSPECTED.has(s.state));
   const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : inspectedAll ? "none" : "not_checked";
   const exercisedCount = segments.filter((s) => s.exercised).length;
-  const coverage: Coverage =
-    exercisedCount === 0 ? "none" : exercisedCount === segments.length ? "complete" : "partial";
+  const coverage: Coverage = exercisedCount === 0 ? "none" : exercisedCount === segments.length ? "complete" : "partial";
   const reasons: HoldReason[] = [];
   for (const state of states) {
     const reason = REASON_OF_STATE[state];

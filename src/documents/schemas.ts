@@ -17,16 +17,7 @@ export const EXPORT_SCHEMA = "little-canary-ingest-export/v1";
 export const BATCH_SCHEMA = "little-canary-batch/v1";
 
 /** Every reason a record can be held, in their fixed order. */
-export const HOLD_REASONS = [
-  "malformed",
-  "over_budget",
-  "blocked",
-  "flagged",
-  "degraded",
-  "unexercised",
-  "error",
-  "incomplete",
-] as const;
+export const HOLD_REASONS = ["malformed", "over_budget", "blocked", "flagged", "degraded", "unexercised", "error", "incomplete"] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
 export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
@@ -100,9 +91,7 @@ export const ManifestRecordSchema = z.strictObject({
   segments: z.array(ManifestSegmentSchema),
 });
 
-const reasonCounts = z.strictObject(
-  Object.fromEntries(HOLD_REASONS.map((r) => [r, count])) as Record<HoldReason, typeof count>,
-);
+const reasonCounts = z.strictObject(Object.fromEntries(HOLD_REASONS.map((r) => [r, count])) as Record<HoldReason, typeof count>);
 
 export const ManifestCountsSchema = z.strictObject({
   admitted: count,

@@ -48,10 +48,7 @@ export interface SegmentableRecord extends MaterialSource {
   readonly text: string;
 }
 
-export type PlanPolicy = Pick<
-  IngestPolicy,
-  "segment_chars" | "segment_overlap" | "max_segments" | "max_item_bytes"
->;
+export type PlanPolicy = Pick<IngestPolicy, "segment_chars" | "segment_overlap" | "max_segments" | "max_item_bytes">;
 
 /**
  * Slices of `text` for spans whose starts and ends both ascend, found in one pass over the
@@ -65,9 +62,7 @@ export function sliceSpans(text: string, spans: readonly Span[]): string[] {
   for (const target of wanted) {
     while (cp < target && unit < text.length) {
       const code = text.charCodeAt(unit);
-      const pair =
-        code >= 0xd800 && code <= 0xdbff && unit + 1 < text.length &&
-        text.charCodeAt(unit + 1) >= 0xdc00 && text.charCodeAt(unit + 1) <= 0xdfff;
+      const pair = code >= 0xd800 && code <= 0xdbff && unit + 1 < text.length && text.charCodeAt(unit + 1) >= 0xdc00 && text.charCodeAt(unit + 1) <= 0xdfff;
       unit += pair ? 2 : 1;
       cp++;
     }
@@ -103,10 +98,7 @@ export function planSegments(record: SegmentableRecord, policy: PlanPolicy): Seg
   } else if (total > policy.max_segments) {
     reason = { code: "segments", message: `needs ${total} segments, limit ${policy.max_segments}` };
   }
-  const segments =
-    reason === null
-      ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy)]
-      : [];
+  const segments = reason === null ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy)] : [];
   return {
     material,
     segments,

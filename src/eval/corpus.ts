@@ -120,7 +120,10 @@ async function readBounded(readFile: ReadFileFn, path: string, what: string): Pr
 }
 
 function listIds(ids: readonly string[]): string {
-  const shown = ids.slice(0, MAX_IDS_IN_MESSAGE).map((id) => asciiJson(truncateCodePoints(id, 60))).join(", ");
+  const shown = ids
+    .slice(0, MAX_IDS_IN_MESSAGE)
+    .map((id) => asciiJson(truncateCodePoints(id, 60)))
+    .join(", ");
   return ids.length > MAX_IDS_IN_MESSAGE ? `${shown} and ${ids.length - MAX_IDS_IN_MESSAGE} more` : shown;
 }
 
@@ -175,12 +178,11 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
     const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
     const document = parseStrict(bytes, what);
-    const list =
-      Array.isArray(document)
-        ? document
-        : document !== null && typeof document === "object" && Array.isArray((document as { cases?: unknown }).cases)
-          ? ((document as { cases: unknown[] }).cases)
-          : null;
+    const list = Array.isArray(document)
+      ? document
+      : document !== null && typeof document === "object" && Array.isArray((document as { cases?: unknown }).cases)
+        ? (document as { cases: unknown[] }).cases
+        : null;
     if (list === null) throw new CorpusError(`${what}: must be a JSON array of cases or an object with a 'cases' array`);
     if (cases.length + list.length > MAX_CASES) throw new CorpusError(`corpora hold more than ${MAX_CASES} cases`);
     list.forEach((raw, index) => cases.push(toCase(raw, corpusIndex, `${what}, case ${index}`)));

@@ -18,11 +18,13 @@ export interface ReportCase {
 }
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`).replace(
-    // Controls and reordering characters are shown as code points rather than acting on the page.
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
-    (ch) => `\u2039U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}\u203a`,
-  );
+  return text
+    .replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`)
+    .replace(
+      // Controls and reordering characters are shown as code points rather than acting on the page.
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g,
+      (ch) => `\u2039U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}\u203a`,
+    );
 }
 
 const e = escapeHtml;
@@ -57,8 +59,10 @@ function headerRows(header: RunHeader): string {
 }
 
 function kindRow(label: string, counts: KindCounts, rates: KindRates | null): string {
-  return `<tr><th scope="row">${e(label)}</th><td>${counts.total}</td><td>${counts.scored}</td><td>${counts.unscored}</td><td>${counts.blocked}</td><td>${counts.passed}</td>` +
-    `<td>${showRate(rates?.blocked_of_all)}</td><td>${showRate(rates?.blocked_of_scored)}</td><td>${showRate(rates?.unscored_of_all)}</td></tr>`;
+  return (
+    `<tr><th scope="row">${e(label)}</th><td>${counts.total}</td><td>${counts.scored}</td><td>${counts.unscored}</td><td>${counts.blocked}</td><td>${counts.passed}</td>` +
+    `<td>${showRate(rates?.blocked_of_all)}</td><td>${showRate(rates?.blocked_of_scored)}</td><td>${showRate(rates?.unscored_of_all)}</td></tr>`
+  );
 }
 
 interface ChartRow {
@@ -90,7 +94,11 @@ export function renderChart(categories: Readonly<Record<string, GroupSummary>>):
     const kindLabel = row.kind === "attack" ? "attacks" : "benign";
     parts.push(`<text x="${BAR_X - 8}" y="${y + 14}" text-anchor="end" class="lbl">${e(row.label)} · ${kindLabel} (${row.counts.total})</text>`);
     let x = BAR_X;
-    for (const [series, count] of [["blocked", row.counts.blocked], ["passed", row.counts.passed], ["unscored", row.counts.unscored]] as const) {
+    for (const [series, count] of [
+      ["blocked", row.counts.blocked],
+      ["passed", row.counts.passed],
+      ["unscored", row.counts.unscored],
+    ] as const) {
       if (count === 0) continue;
       const width = row.counts.total === 0 ? 0 : (BAR_W * count) / row.counts.total;
       parts.push(
@@ -101,7 +109,10 @@ export function renderChart(categories: Readonly<Record<string, GroupSummary>>):
     }
   });
   const legend = (["blocked", "passed", "unscored"] as const)
-    .map((s, i) => `<rect class="bar ${s}" x="${BAR_X + i * 120}" y="6" width="14" height="14"></rect><text x="${BAR_X + i * 120 + 20}" y="18" class="lbl">${s}</text>`)
+    .map(
+      (s, i) =>
+        `<rect class="bar ${s}" x="${BAR_X + i * 120}" y="6" width="14" height="14"></rect><text x="${BAR_X + i * 120 + 20}" y="18" class="lbl">${s}</text>`,
+    )
     .join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" id="category-chart" role="img" aria-label="blocked, passed and unscored cases per category" width="${BAR_X + BAR_W + 20}" height="${height}" viewBox="0 0 ${BAR_X + BAR_W + 20} ${height}">${legend}${parts.join("")}</svg>`;
 }

@@ -76,7 +76,11 @@ export class BackendUnavailableError extends LittleCanaryError {
 /** The run was stopped (signal); the JSONL has no completion line. */
 export class EvalInterruptedError extends LittleCanaryError {
   override readonly name = "EvalInterruptedError";
-  constructor(readonly written: number, readonly total: number, started = true) {
+  constructor(
+    readonly written: number,
+    readonly total: number,
+    started = true,
+  ) {
     super(
       "input_refused",
       started

@@ -148,7 +148,14 @@ async function prepareTargets(
     stop();
     if (targets.overwrite) {
       const existing = [targets.manifestPath, targets.exportPath].filter((path): path is string => path !== null);
-      const present = await Promise.all(existing.map((path) => lstat(path).then(() => true, () => false)));
+      const present = await Promise.all(
+        existing.map((path) =>
+          lstat(path).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       // Marked once the removal is done: its own errors say what they did and did not remove.
       await removePreviousPair(targets, fs);
       state.previousPairRemoved = present.some(Boolean);

@@ -34,11 +34,7 @@ export interface CheckingPipeline {
 }
 
 export function isGenuinePipeline(pipeline: unknown): pipeline is SecurityPipeline {
-  return (
-    pipeline instanceof SecurityPipeline &&
-    Object.getPrototypeOf(pipeline) === SecurityPipeline.prototype &&
-    Object.isFrozen(pipeline)
-  );
+  return pipeline instanceof SecurityPipeline && Object.getPrototypeOf(pipeline) === SecurityPipeline.prototype && Object.isFrozen(pipeline);
 }
 
 function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
@@ -75,10 +71,7 @@ export async function runContextGate(
   }
   const o = pipeline.options;
   if (o.maxInputLength < policy.segment_chars) {
-    throw new IngestGateError(
-      "config",
-      `segment_chars (${policy.segment_chars}) exceeds the pipeline's max_input_length (${o.maxInputLength})`,
-    );
+    throw new IngestGateError("config", `segment_chars (${policy.segment_chars}) exceeds the pipeline's max_input_length (${o.maxInputLength})`);
   }
   if (!o.enableCanary) return { verified: false, required: null, contextLength: null, modelDigest: null };
   if (o.judgeModel !== null || !(pipeline.analyzer instanceof BehavioralAnalyzer)) {

@@ -259,7 +259,13 @@ function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: num
     return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
   }
   if (duplicateOf !== undefined) {
-    const entry = duplicateIdRecordEntry({ index: record.index, id: record.id as string, source: record.source, text: record.text as string, firstIndex: duplicateOf });
+    const entry = duplicateIdRecordEntry({
+      index: record.index,
+      id: record.id as string,
+      source: record.source,
+      text: record.text as string,
+      firstIndex: duplicateOf,
+    });
     return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
   }
   const snapshot = snapshotOf(record);

@@ -146,10 +146,7 @@ function coverageOf(outcome: HostClassification, degraded: boolean): GuardrailCo
  * genuine PipelineVerdict). Throws UsageError for an invalid policy and TypeError for a checker
  * that cannot be called, before any check runs.
  */
-export function littleCanaryInputGuardrail(
-  pipeline: GuardrailChecker,
-  options: LittleCanaryGuardrailOptions = {},
-): LittleCanaryInputGuardrail {
+export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: LittleCanaryGuardrailOptions = {}): LittleCanaryInputGuardrail {
   const policy = resolvePolicy(options);
   const check = checkFunction(pipeline);
   const failureMode = policy === "fail_closed" ? "deny" : "allow";
@@ -165,8 +162,16 @@ export function littleCanaryInputGuardrail(
     let result: LittleCanaryGuardrailInfo;
     if (text === "") {
       result = finish(unscreenedForHost("no user text", { failureMode }), false, {
-        safe: null, degraded: false, canary_status: null, analysis_method: null, analysis_status: null,
-        risk_score: null, signals: [], summary: NOTHING_TO_SCREEN_SUMMARY, error: null, screened_chars: 0,
+        safe: null,
+        degraded: false,
+        canary_status: null,
+        analysis_method: null,
+        analysis_status: null,
+        risk_score: null,
+        signals: [],
+        summary: NOTHING_TO_SCREEN_SUMMARY,
+        error: null,
+        screened_chars: 0,
       });
     } else {
       let verdict: unknown;
@@ -179,15 +184,30 @@ export function littleCanaryInputGuardrail(
       }
       if (error !== null || !isGenuineVerdict(verdict)) {
         result = finish(unscreenedForHost("checker failed", { failureMode }), true, {
-          safe: null, degraded: true, canary_status: "failed", analysis_method: "none", analysis_status: "failed",
-          risk_score: null, signals: [], summary: CHECKER_FAILED_SUMMARY, error: error ?? "TypeError", screened_chars: screenedChars,
+          safe: null,
+          degraded: true,
+          canary_status: "failed",
+          analysis_method: "none",
+          analysis_status: "failed",
+          risk_score: null,
+          signals: [],
+          summary: CHECKER_FAILED_SUMMARY,
+          error: error ?? "TypeError",
+          screened_chars: screenedChars,
         });
       } else {
         const wire = verdict.toDict();
         result = finish(classifyForHost(wire, { failureMode }), wire.degraded, {
-          safe: wire.safe, degraded: wire.degraded, canary_status: wire.canary_status, analysis_method: wire.analysis_method,
-          analysis_status: wire.analysis_status, risk_score: wire.canary_risk_score, signals: [...wire.advisory.signals],
-          summary: wire.summary, error: null, screened_chars: screenedChars,
+          safe: wire.safe,
+          degraded: wire.degraded,
+          canary_status: wire.canary_status,
+          analysis_method: wire.analysis_method,
+          analysis_status: wire.analysis_status,
+          risk_score: wire.canary_risk_score,
+          signals: [...wire.advisory.signals],
+          summary: wire.summary,
+          error: null,
+          screened_chars: screenedChars,
         });
       }
     }

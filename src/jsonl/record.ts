@@ -20,12 +20,7 @@ import { Buffer } from "node:buffer";
 import { isPlainObject } from "../core/guards.js";
 import { codePointLength } from "../core/codepoints.js";
 import { SKIP_SHAPE, SkippedValue, type Shape } from "../core/parse-line.js";
-import {
-  MAX_LABEL_CHARS,
-  MAX_METADATA_KEY_CHARS,
-  type ReaderKind,
-  type ReaderLimits,
-} from "../documents/reader-limits.js";
+import { MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 
 export type RecordProblemCode =
   | "unknown_key"
@@ -197,12 +192,7 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   const problems: RecordProblem[] = [];
   const i = context.index;
   const item = context.kind === "screen" ? `item ${i}` : `record ${i}`;
-  const add = (
-    code: RecordProblemCode,
-    path: (string | number)[],
-    message: string,
-    severity: RecordProblem["severity"] = "malformed",
-  ): void => {
+  const add = (code: RecordProblemCode, path: (string | number)[], message: string, severity: RecordProblem["severity"] = "malformed"): void => {
     problems.push({ code, path, message, severity });
   };
 
@@ -270,11 +260,7 @@ function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): Re
     const [key, value] = entries[position] as [string, unknown];
     const path = ["metadata", position];
     if (key.length === 0 || codePointLength(key) > MAX_METADATA_KEY_CHARS) {
-      return problem(
-        "metadata_key_invalid",
-        path,
-        `metadata keys must be non-empty strings of at most ${MAX_METADATA_KEY_CHARS} characters`,
-      );
+      return problem("metadata_key_invalid", path, `metadata keys must be non-empty strings of at most ${MAX_METADATA_KEY_CHARS} characters`);
     }
     if (!key.isWellFormed()) return problem("lone_surrogate", path, "metadata key is not valid Unicode (lone surrogate)");
     if (typeof value !== "string") return problem("metadata_value_invalid", path, "metadata values must be strings");

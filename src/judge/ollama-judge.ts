@@ -46,5 +46,4 @@ export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyz
       return judgeFailed();
     }
   }
-
 }

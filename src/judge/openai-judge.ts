@@ -44,7 +44,6 @@ export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyz
     }
   }
 
-
   override toString(): string {
     return `OpenAIJudge(${this.model} at ${this.endpointOrigin})`;
   }

@@ -34,8 +34,7 @@ export class SecurityAdvisory {
   static merge(first: SecurityAdvisory, second: SecurityAdvisory): SecurityAdvisory {
     if (!first.flagged) return second;
     if (!second.flagged) return first;
-    const severity =
-      SEVERITY_RANK[first.severity] >= SEVERITY_RANK[second.severity] ? first.severity : second.severity;
+    const severity = SEVERITY_RANK[first.severity] >= SEVERITY_RANK[second.severity] ? first.severity : second.severity;
     const signals = [...new Set([...first.signals, ...second.signals])];
     return new SecurityAdvisory(true, severity, signals, `${first.message}; ${second.message}`);
   }

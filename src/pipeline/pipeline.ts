@@ -16,12 +16,7 @@ import type { CoverageReason } from "./coverage.js";
 import { buildHealthReport, type HealthReport } from "./health.js";
 import { routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
 import { snapshotOf } from "./snapshot.js";
-import {
-  resolvePipelineOptions,
-  type PipelineCallbacks,
-  type ResolvedPipelineOptions,
-  type SecurityPipelineOptions,
-} from "./options.js";
+import { resolvePipelineOptions, type PipelineCallbacks, type ResolvedPipelineOptions, type SecurityPipelineOptions } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
 import { combineSegments, type FinishState, type ScreenedSegment } from "./segments.js";
 import { segmentSpans } from "../documents/segment-spans.js";
@@ -120,7 +115,11 @@ export class SecurityPipeline {
     // window (outside advisory mode) spares the canary every window.
     const structurallyBlocked =
       o.enableStructuralFilter && o.mode !== "advisory" && o.skipCanaryIfStructuralBlocks && slices.some((slice) => this.structuralFilter.check(slice).blocked);
-    const canaryPlan: CanaryPlan = overBudget ? { kind: "over_budget", needed: spans.length } : structurallyBlocked ? { kind: "skip_after_block" } : { kind: "run" };
+    const canaryPlan: CanaryPlan = overBudget
+      ? { kind: "over_budget", needed: spans.length }
+      : structurallyBlocked
+        ? { kind: "skip_after_block" }
+        : { kind: "run" };
     const screened: ScreenedSegment[] = [];
     for (const [index, span] of spans.entries()) {
       screened.push({ start: span.start, end: span.end, state: await this.#evaluate(slices[index] as string, canaryPlan) });
@@ -181,7 +180,16 @@ export class SecurityPipeline {
 
     if (o.enableCanary && canaryPlan.kind === "skip_after_block") {
       layers.push(skippedCanaryLayer("Skipped after structural filter block in another segment."));
-      return { layers, blockedBy, advisory, degraded: false, canaryStatus: "skipped_after_block", analysisMethod: "none", analysisStatus: "not_applicable", risk: null };
+      return {
+        layers,
+        blockedBy,
+        advisory,
+        degraded: false,
+        canaryStatus: "skipped_after_block",
+        analysisMethod: "none",
+        analysisStatus: "not_applicable",
+        risk: null,
+      };
     }
     if (o.enableCanary && canaryPlan.kind === "over_budget") {
       layers.push({
@@ -256,7 +264,15 @@ export class SecurityPipeline {
     try {
       result = await this.probe.test(text);
     } catch {
-      return { kind: "failed", canaryStatus: "failed", analysisStatus: "not_applicable", coverageReason: "probe_exception", threw: true, snapshot: null, timeout: false };
+      return {
+        kind: "failed",
+        canaryStatus: "failed",
+        analysisStatus: "not_applicable",
+        coverageReason: "probe_exception",
+        threw: true,
+        snapshot: null,
+        timeout: false,
+      };
     }
     if (!result.success) {
       return {
@@ -273,7 +289,16 @@ export class SecurityPipeline {
     try {
       analysis = await this.analyzer.analyze(text, result);
     } catch {
-      return { kind: "failed", canaryStatus: "exercised", analysisStatus: "failed", coverageReason: "analysis_failed", threw: false, snapshot: null, timeout: false, analysisFailed: true };
+      return {
+        kind: "failed",
+        canaryStatus: "exercised",
+        analysisStatus: "failed",
+        coverageReason: "analysis_failed",
+        threw: false,
+        snapshot: null,
+        timeout: false,
+        analysisFailed: true,
+      };
     }
     const snap = snapshotOf(analysis);
     if (snap.degraded || snap.analysisStatus !== "exercised" || snap.riskScore === null || snap.canaryStatus !== "exercised") {
@@ -369,10 +394,7 @@ export class SecurityPipeline {
 }
 
 /** Whether a window's canary runs: normally, skipped for a block elsewhere, or not at all (too many windows). */
-type CanaryPlan =
-  | { readonly kind: "run" }
-  | { readonly kind: "skip_after_block" }
-  | { readonly kind: "over_budget"; readonly needed: number };
+type CanaryPlan = { readonly kind: "run" } | { readonly kind: "skip_after_block" } | { readonly kind: "over_budget"; readonly needed: number };
 
 interface FailedCanary {
   readonly kind: "failed";
@@ -385,9 +407,7 @@ interface FailedCanary {
   readonly snapshot: AnalysisSnapshot | null;
 }
 
-type CanaryOutcome =
-  | { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot; readonly promptEvalCount: number | null }
-  | FailedCanary;
+type CanaryOutcome = { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot; readonly promptEvalCount: number | null } | FailedCanary;
 
 function promptEvalCountOf(result: CanaryResult): number | null {
   const value = result.metadata.prompt_eval_count;

@@ -34,4 +34,3 @@ export function skippedCanaryLayer(details: string): LayerResult {
 export function uniqueCategories(snap: AnalysisSnapshot): string[] {
   return [...new Set(snap.signals.map((signal) => signal.category))];
 }
-

@@ -19,8 +19,7 @@ const KNOWN_CATEGORIES = new Set([
 
 /** The privacy-preserving view of an analysis: categories and numbers only. */
 export function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
-  const finiteOrNull = (value: unknown): number | null =>
-    typeof value === "number" && Number.isFinite(value) ? value : null;
+  const finiteOrNull = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
   const canaryStatuses: readonly CanaryStatus[] = ["exercised", "failed", "disabled", "skipped_after_block"];
   const methods: readonly AnalysisMethod[] = ["regex", "llm_judge", "none"];
   const statuses: readonly AnalysisStatus[] = ["exercised", "failed", "not_applicable"];
@@ -42,4 +41,3 @@ export function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
     analysisStatus: statuses.includes(analysis.analysisStatus) ? analysis.analysisStatus : "failed",
   });
 }
-

@@ -43,8 +43,7 @@ export interface PublishFs {
 /** The PublishFs on Node's `fs/promises`. */
 export const nodePublishFs: PublishFs = {
   async open(path, purpose, mode = 0o600) {
-    const flags =
-      purpose === "create" ? constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY : constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
+    const flags = purpose === "create" ? constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY : constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
     const handle = await open(path, flags, mode);
     return {
       async write(data) {

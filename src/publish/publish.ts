@@ -61,10 +61,7 @@ export interface PublishResult {
  * Removes the previous manifest, then the previous export. Missing files are fine. Refuses,
  * before removing anything, an export that belongs to a different manifest (pair.ts).
  */
-export async function removePreviousPair(
-  request: Pick<PublishRequest, "manifestPath" | "exportPath">,
-  fs: PublishFs = nodePublishFs,
-): Promise<void> {
+export async function removePreviousPair(request: Pick<PublishRequest, "manifestPath" | "exportPath">, fs: PublishFs = nodePublishFs): Promise<void> {
   if (request.exportPath != null) await assertExportBelongsToManifest(request.manifestPath, request.exportPath);
   // Manifest first: if the export cannot be removed, no manifest is left that vouches for it.
   const targets: Array<[string, string]> = [["manifest", request.manifestPath]];

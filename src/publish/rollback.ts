@@ -47,12 +47,7 @@ async function removeRecoveryDir(fs: PublishFs, directory: string, log: Rollback
 }
 
 /** Takes back one published target if it is still ours; never deletes anyone else's file. */
-export async function withdrawTarget(
-  fs: PublishFs,
-  target: PublishedTarget,
-  log: RollbackLog,
-  random: () => string = randomName,
-): Promise<void> {
+export async function withdrawTarget(fs: PublishFs, target: PublishedTarget, log: RollbackLog, random: () => string = randomName): Promise<void> {
   const recovery = join(dirname(target.path), `${RECOVERY_PREFIX}${random()}`);
   const held = join(recovery, basename(target.path));
   try {

@@ -63,7 +63,8 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
   for (const [flag, path] of checks) {
     if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${path} is a directory`);
-    if ((await statOrNull(path, false)) !== null && !targets.overwrite) throw new PublishError(`${flag} ${path} already exists (use --overwrite to replace it)`);
+    if ((await statOrNull(path, false)) !== null && !targets.overwrite)
+      throw new PublishError(`${flag} ${path} already exists (use --overwrite to replace it)`);
   }
 }
 

@@ -13,11 +13,7 @@ export interface MapOrderedOptions {
 }
 
 /** Maps items with at most `concurrency` calls in flight and returns the results in input order, whatever the timing. */
-export async function mapOrdered<T, R>(
-  items: readonly T[],
-  worker: (item: T, index: number) => Promise<R>,
-  options: MapOrderedOptions,
-): Promise<R[]> {
+export async function mapOrdered<T, R>(items: readonly T[], worker: (item: T, index: number) => Promise<R>, options: MapOrderedOptions): Promise<R[]> {
   const { concurrency, signal, onProgress } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new RangeError("concurrency must be a positive integer");

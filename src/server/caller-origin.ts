@@ -28,7 +28,7 @@ export interface CallerHead {
 }
 
 export type CallerDecision =
-  | { readonly admitted: true; /** The allow-listed origin to name in CORS headers, if any. */ readonly corsOrigin: string | null }
+  | { readonly admitted: true /** The allow-listed origin to name in CORS headers, if any. */; readonly corsOrigin: string | null }
   | { readonly admitted: false; readonly reply: Reply };
 
 /**

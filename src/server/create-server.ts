@@ -186,11 +186,7 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
-function replyForClientError(
-  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
-  port: number,
-  allowedOrigins: ReadonlySet<string>,
-): Reply {
+function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, port: number, allowedOrigins: ReadonlySet<string>): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
   if (error.code === "HPE_HEADER_OVERFLOW") return { ...REPLIES.badRequest, status: 431, body: { error: "request headers too large" } };
   const head = parseRawHead(error.rawPacket);
@@ -230,10 +226,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
   if (!Number.isSafeInteger(healthStaleWaitMs) || healthStaleWaitMs < 0) throw new RangeError("healthStaleWaitMs must be an integer ≥ 0");
   const control: ServiceControl = {
     pipeline,
-    queue: new CheckQueue(
-      positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
-      options.maxQueue ?? DEFAULT_MAX_QUEUE,
-    ),
+    queue: new CheckQueue(positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT), options.maxQueue ?? DEFAULT_MAX_QUEUE),
     connections,
     allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
     health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),

@@ -57,7 +57,15 @@ export async function closeGracefully(server: Server, force?: Promise<unknown>):
   server.closeIdleConnections();
   if (control && control.activeRequests > 0) {
     const idle = new Promise<void>((resolve) => control.idleWaiters.push(resolve));
-    await (force ? Promise.race([idle, force.then(() => undefined, () => undefined)]) : idle);
+    await (force
+      ? Promise.race([
+          idle,
+          force.then(
+            () => undefined,
+            () => undefined,
+          ),
+        ])
+      : idle);
   }
   server.closeAllConnections();
   await closed;

@@ -34,7 +34,14 @@ export function scriptView(text: string): string {
 }
 
 const LEET: Readonly<Record<string, string>> = {
-  "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s",
+  "0": "o",
+  "1": "i",
+  "3": "e",
+  "4": "a",
+  "5": "s",
+  "7": "t",
+  "@": "a",
+  "$": "s",
 };
 // A token that mixes letters with leet digits/symbols; pure numbers ("2025") are left alone.
 const LEET_TOKEN = /[A-Za-z0-9@$]*[A-Za-z][A-Za-z0-9@$]*/g;
@@ -63,9 +70,7 @@ export function deobfuscatedView(folded: string): string | null {
   // "disableSafety") read as words, so the language rules see them.
   if (identifier) out = out.replace(SNAKE_JOIN, " ").replace(CAMEL_JOIN, " ");
   if (leet) {
-    out = out.replace(LEET_TOKEN, (token) =>
-      HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token,
-    );
+    out = out.replace(LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token));
   }
   if (spaced) out = out.replace(SPACED_LETTERS, (run) => run.replace(/ /g, ""));
   return out === folded ? null : out;

@@ -125,12 +125,7 @@ function spansMatch(record: ManifestRecord, geometry: { chars: number; overlap: 
   });
 }
 
-function checkRecordConsistency(
-  record: Obj,
-  index: number,
-  geometry: { chars: number; overlap: number } | null,
-  problems: ProblemList,
-): void {
+function checkRecordConsistency(record: Obj, index: number, geometry: { chars: number; overlap: number } | null, problems: ProblemList): void {
   // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
   const parsed = ManifestRecordSchema.safeParse(record);
   if (!parsed.success) return;

@@ -83,10 +83,7 @@ export const DEFAULT_PROBLEMS_SHOWN = 20;
  * mismatch, after which the rest follow from it), and never more than `max`. `hidden` counts
  * the ones left out.
  */
-export function problemsToShow(
-  problems: readonly VerifyProblem[],
-  max: number = DEFAULT_PROBLEMS_SHOWN,
-): { shown: VerifyProblem[]; hidden: number } {
+export function problemsToShow(problems: readonly VerifyProblem[], max: number = DEFAULT_PROBLEMS_SHOWN): { shown: VerifyProblem[]; hidden: number } {
   const structural = problems.findIndex((p) => STRUCTURAL_PROBLEM_CODES.has(p.code));
   const end = Math.min(structural === -1 ? problems.length : structural + 1, Math.max(1, max));
   return { shown: problems.slice(0, end), hidden: problems.length - end };

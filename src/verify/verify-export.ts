@@ -103,12 +103,7 @@ function evidenceSupportsAdmission(record: Obj): boolean {
 }
 
 /** Step 13.14: the plan rebuilt over the exported material equals the recorded segments. */
-function segmentsCoverMaterial(
-  record: Obj,
-  text: string,
-  material: string,
-  geometry: { chars: number; overlap: number } | null,
-): boolean {
+function segmentsCoverMaterial(record: Obj, text: string, material: string, geometry: { chars: number; overlap: number } | null): boolean {
   if (geometry === null) return false;
   const segments = own(record, "segments");
   if (!Array.isArray(segments)) return false;
@@ -121,7 +116,10 @@ function segmentsCoverMaterial(
     return false;
   }
   const expected: Array<{ kind: string; index: number; start: number; end: number; sha256: string }> = [];
-  for (const [kind, source, length] of [["metadata", material, materialLength], ["text", text, textLength]] as const) {
+  for (const [kind, source, length] of [
+    ["metadata", material, materialLength],
+    ["text", text, textLength],
+  ] as const) {
     const spans = segmentSpans(length, chars, overlap);
     const slices = sliceSpans(source, spans);
     spans.forEach((span, index) => expected.push({ kind, index, ...span, sha256: sha256Hex(slices[index] as string) }));
@@ -195,7 +193,10 @@ function checkExportRecord(
     problems.add("material_sha256_mismatch", `${at}material_sha256 mismatch`);
   }
   if (id !== own(m, "id") || source !== own(m, "source")) problems.add("provenance_mismatch", `${at}provenance mismatch`);
-  for (const [name, value] of [["id", id], ["source", source]] as const) {
+  for (const [name, value] of [
+    ["id", id],
+    ["source", source],
+  ] as const) {
     const recorded = own(m, name);
     const okType = (v: unknown) => v === null || typeof v === "string";
     if (!okType(value) || !okType(recorded)) {
@@ -215,9 +216,7 @@ function checkExportRecord(
   ) {
     problems.add("metadata_keys_mismatch", `${at}metadata keys mismatch`);
   }
-  const material = labelsUsable
-    ? metadataMaterial({ id: id as string | null, source: source as string | null, metadata })
-    : null;
+  const material = labelsUsable ? metadataMaterial({ id: id as string | null, source: source as string | null, metadata }) : null;
   if (material === null || !segmentsCoverMaterial(m, text, material, geometry)) {
     problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
   }

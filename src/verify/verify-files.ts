@@ -42,11 +42,7 @@ export function normalizeManifestPin(pin: string): string {
   return normalized;
 }
 
-async function readOrProblem(
-  path: string,
-  label: DocumentLabel,
-  problems: VerifyProblem[],
-): Promise<ReadDocument | null> {
+async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[]): Promise<ReadDocument | null> {
   try {
     return await readJsonDocument(path, label);
   } catch (error) {
@@ -76,9 +72,7 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
   }
   if (readable && manifest !== null) {
     problems.push(
-      ...(exported === null
-        ? verifyParsedManifest(manifest.value, manifest.sha256)
-        : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
+      ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
     );
   }
   return {

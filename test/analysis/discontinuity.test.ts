@@ -3,14 +3,11 @@ import { describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
 import { contentWords } from "../../src/analysis/discontinuity.js";
 
-const flagged = (input: string, reply: string): boolean =>
-  analyzeResponse(input, reply).signals.some((s) => s.category === "semantic_discontinuity");
+const flagged = (input: string, reply: string): boolean => analyzeResponse(input, reply).signals.some((s) => s.category === "semantic_discontinuity");
 
 describe("content words", () => {
   test("letters of any script, at least four, lowercased, stop words removed", () => {
-    expect([...contentWords("Über Straße ÉCOLE этот кошка with about cat")].sort()).toEqual(
-      ["straße", "école", "этот", "кошка", "über"].sort(),
-    );
+    expect([...contentWords("Über Straße ÉCOLE этот кошка with about cat")].sort()).toEqual(["straße", "école", "этот", "кошка", "über"].sort());
   });
 
   test("combining marks stay inside a word", () => {
@@ -37,16 +34,12 @@ describe("discontinuity", () => {
   });
 
   test("one shared word is enough to pass", () => {
-    expect(
-      flagged("How long should I boil fresh pasta noodles?", "Quantum entanglement links particles; also boil them briefly."),
-    ).toBe(false);
+    expect(flagged("How long should I boil fresh pasta noodles?", "Quantum entanglement links particles; also boil them briefly.")).toBe(false);
   });
 
   test("evidence carries counts only, never words of the input", () => {
-    const signal = analyzeResponse(
-      "How long should I boil fresh pasta noodles?",
-      "Quantum entanglement links particles across enormous distances instantly.",
-    ).signals[0];
+    const signal = analyzeResponse("How long should I boil fresh pasta noodles?", "Quantum entanglement links particles across enormous distances instantly.")
+      .signals[0];
     expect(signal?.evidence).not.toMatch(/pasta|noodles/);
   });
 });

@@ -63,10 +63,7 @@ describe("scoreSignals", () => {
   });
 
   test("any hard category blocks with risk 1.0 and names categories in table order", () => {
-    const result = scoreSignals(
-      [signal("canary_compromise", 0.9), signal("format_anomaly", 0.3), signal("persona_shift", 0.9)],
-      1,
-    );
+    const result = scoreSignals([signal("canary_compromise", 0.9), signal("format_anomaly", 0.3), signal("persona_shift", 0.9)], 1);
     expect(result).toEqual({
       riskScore: 1,
       shouldBlock: true,

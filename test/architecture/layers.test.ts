@@ -5,16 +5,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  LAYERS,
-  cliImporters,
-  folderCycles,
-  importGraph,
-  importSpecifiers,
-  layerViolations,
-  tsFiles,
-  type ImportEdge,
-} from "../support/import-graph.js";
+import { LAYERS, cliImporters, folderCycles, importGraph, importSpecifiers, layerViolations, tsFiles, type ImportEdge } from "../support/import-graph.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const srcEdges = importGraph(ROOT, tsFiles(ROOT, "src"));
@@ -94,7 +85,7 @@ describe("the layering check is not vacuous", () => {
       writeFileSync(
         join(dir, "src/core/upward.ts"),
         [
-          "// import { nothing } from \"../ingest/run.js\" (a comment is not an import)",
+          '// import { nothing } from "../ingest/run.js" (a comment is not an import)',
           'import type { SecurityPipeline } from "../pipeline/pipeline.js";',
           'export { sha256Hex } from "./hash.js";',
           'export const later = () => import("../../cli/io.js");',
@@ -122,7 +113,7 @@ describe("the layering check is not vacuous", () => {
       'export * from "./c.js";',
       'const d = await import("./d.js");',
       '// import e from "./e.js";',
-      'const f = "import g from \'./g.js\'";',
+      "const f = \"import g from './g.js'\";",
       'import { readFile } from "node:fs/promises";',
     ].join("\n");
     expect(importSpecifiers(source)).toEqual(["./a.js", "../b.js", "./c.js", "./d.js"]);

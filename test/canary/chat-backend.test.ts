@@ -27,7 +27,10 @@ describe("chat backends", () => {
   it("issue 13 one-of-each: probe and judge of one provider check availability the same way", async () => {
     const userinfo = server.url.replace("http://", "http://user:secret@");
     const ollama = [new OllamaCanaryProbe({ model: "m", ollamaUrl: userinfo }), new OllamaJudge({ model: "m", ollamaUrl: userinfo })];
-    const openai = [new OpenAICanaryProbe({ model: "m", baseUrl: `${server.url}/v1`, apiKey: "k1" }), new OpenAIJudge({ model: "m", baseUrl: `${server.url}/v1`, apiKey: "k1" })];
+    const openai = [
+      new OpenAICanaryProbe({ model: "m", baseUrl: `${server.url}/v1`, apiKey: "k1" }),
+      new OpenAIJudge({ model: "m", baseUrl: `${server.url}/v1`, apiKey: "k1" }),
+    ];
     server.requests.length = 0;
     for (const client of [...ollama, ...openai]) expect(await client.isAvailable()).toBe(true);
     expect(server.requests.map((r) => r.path)).toEqual(["/api/tags", "/api/tags", "/v1/models", "/v1/models"]);

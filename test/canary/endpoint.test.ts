@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/core/errors.js";
-import {
-  endpointClass,
-  endpointOrigin,
-  serviceRequestTarget,
-  validateServiceUrl,
-} from "../../src/canary/endpoint.js";
+import { endpointClass, endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../../src/canary/endpoint.js";
 
 describe("endpointOrigin", () => {
   it("keeps only the lowercase scheme, host and port", () => {
-    expect(endpointOrigin("http://user:secret@Example.TEST:11434/path?token=secret#frag")).toBe(
-      "http://example.test:11434",
-    );
+    expect(endpointOrigin("http://user:secret@Example.TEST:11434/path?token=secret#frag")).toBe("http://example.test:11434");
     expect(endpointOrigin("HTTPS://API.openai.com/v1")).toBe("https://api.openai.com");
   });
 
@@ -76,9 +69,7 @@ describe("validateServiceUrl", () => {
 describe("serviceRequestTarget", () => {
   it("joins the API path after a stripped trailing slash and keeps the base path", () => {
     expect(serviceRequestTarget("http://127.0.0.1:11434/", "/api/chat")?.url).toBe("http://127.0.0.1:11434/api/chat");
-    expect(serviceRequestTarget("https://api.openai.com/v1/", "/chat/completions")?.url).toBe(
-      "https://api.openai.com/v1/chat/completions",
-    );
+    expect(serviceRequestTarget("https://api.openai.com/v1/", "/chat/completions")?.url).toBe("https://api.openai.com/v1/chat/completions");
   });
 
   it("moves userinfo into a Basic header so it is never part of the URL", () => {

@@ -133,7 +133,7 @@ describe("the failure table", () => {
   });
 
   it("done_reason length is output_limit with done_reason and eval_count", async () => {
-    ollama.setReply({ fault: "length", content: "cut", });
+    ollama.setReply({ fault: "length", content: "cut" });
     const result = await probe().test("hi");
     expectFailure(result, "output_limit", INCOMPLETE);
     expect(result.metadata).toEqual({ done_reason: "length", eval_count: 1 });
@@ -205,11 +205,7 @@ describe("possible truncation by the backend", () => {
   it("prompt_eval_count >= num_ctx - num_predict is context_truncated, never a pass", async () => {
     ollama.setReply({ content: "fine", prompt_eval_count: 1000 - 256 });
     const result = await probe({ numCtx: 1000 }).test("hi");
-    expectFailure(
-      result,
-      "context_truncated",
-      "Canary prompt may have been truncated by the backend (prompt_eval_count 744 >= num_ctx - num_predict)",
-    );
+    expectFailure(result, "context_truncated", "Canary prompt may have been truncated by the backend (prompt_eval_count 744 >= num_ctx - num_predict)");
     expect(result.metadata["prompt_eval_count"]).toBe(744);
   });
 
@@ -228,9 +224,7 @@ describe("possible truncation by the backend", () => {
 
 describe("options", () => {
   it.each([0, -1, 1.5, true, "8192", Number.NaN])("numCtx %s is refused", (value) => {
-    expect(() => new OllamaCanaryProbe({ numCtx: value as unknown as number })).toThrow(
-      new UsageError("numCtx must be a positive integer or null"),
-    );
+    expect(() => new OllamaCanaryProbe({ numCtx: value as unknown as number })).toThrow(new UsageError("numCtx must be a positive integer or null"));
   });
 
   it("numCtx null or unset means none, and a positive integer is exposed", () => {
@@ -280,13 +274,19 @@ describe("isAvailable", () => {
 
 describe("modelDigest", () => {
   it("reads the digest of the exact tag from /api/tags", async () => {
-    ollama.setModels([{ name: "qwen2.5:7b", digest: "b".repeat(64) }, { name: "qwen2.5:1.5b", digest: "a".repeat(64) }]);
+    ollama.setModels([
+      { name: "qwen2.5:7b", digest: "b".repeat(64) },
+      { name: "qwen2.5:1.5b", digest: "a".repeat(64) },
+    ]);
     expect(await probe().modelDigest()).toBe("a".repeat(64));
     expect(ollama.requests.map((r) => r.path)).toEqual(["/api/tags"]);
   });
 
   it("resolves an untagged name as :latest, never by prefix", async () => {
-    ollama.setModels([{ name: "tiny:7b", digest: "b".repeat(64) }, { name: "tiny:latest", digest: "c".repeat(64) }]);
+    ollama.setModels([
+      { name: "tiny:7b", digest: "b".repeat(64) },
+      { name: "tiny:latest", digest: "c".repeat(64) },
+    ]);
     expect(await probe({ model: "tiny" }).modelDigest()).toBe("c".repeat(64));
     ollama.setModels([{ name: "tiny:7b", digest: "b".repeat(64) }]);
     expect(await probe({ model: "tiny" }).modelDigest()).toBeNull();
@@ -305,9 +305,7 @@ describe("contextLength", () => {
     const p = probe();
     expect(await p.contextLength()).toBe(32768);
     expect(p.lastContextLength).toBe(32768);
-    expect(ollama.requests.map((r) => [r.method, r.path, r.body])).toEqual([
-      ["POST", "/api/show", { model: "qwen2.5:1.5b" }],
-    ]);
+    expect(ollama.requests.map((r) => [r.method, r.path, r.body])).toEqual([["POST", "/api/show", { model: "qwen2.5:1.5b" }]]);
   });
 
   it("falls back to the single key ending in .context_length", async () => {
@@ -381,9 +379,7 @@ describe("requiredCanaryContext", () => {
 
   it("follows the length of the actual default prompt", () => {
     const promptChars = [...DEFAULT_CANARY_SYSTEM_PROMPT].length;
-    expect(
-      requiredCanaryContext({ segmentChars: 3500, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 }),
-    ).toBe(14000 + 4 * promptChars + 256 + 64);
+    expect(requiredCanaryContext({ segmentChars: 3500, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 })).toBe(14000 + 4 * promptChars + 256 + 64);
   });
 
   it("counts code points and never subtracts a negative token budget", () => {

@@ -13,7 +13,12 @@ describe("checkText", () => {
   it("issue 13 check verb: screens a stream's text without its one trailing newline", async () => {
     const seen: string[] = [];
     const pipeline = structuralOnly();
-    const recording = { check: (text: string) => (seen.push(text), pipeline.check(text)) };
+    const recording = {
+      check: (text: string) => {
+        seen.push(text);
+        return pipeline.check(text);
+      },
+    };
     const { verdict, canaryOutage } = await checkText({ input: Readable.from([Buffer.from("What is 2+2?\n\n")]), pipeline: recording });
     expect(seen).toEqual(["What is 2+2?\n"]);
     expect(verdict.safe).toBe(true);
@@ -29,7 +34,10 @@ describe("checkText", () => {
 
   it("issue 13 check verb: stdin is refused for a BOM, invalid UTF-8 or too many bytes, before any pipeline is built", async () => {
     let built = 0;
-    const pipeline = () => (built++, structuralOnly());
+    const pipeline = () => {
+      built++;
+      return structuralOnly();
+    };
     const run = (bytes: Uint8Array, maxInputBytes?: number) =>
       checkText({ input: Readable.from([Buffer.from(bytes)]), pipeline, ...(maxInputBytes ? { maxInputBytes } : {}) });
     await expect(run(Uint8Array.of(0xef, 0xbb, 0xbf, 0x61))).rejects.toThrow(new UsageError("input starts with a byte order mark; send plain UTF-8"));

@@ -13,8 +13,7 @@ afterEach(async () => {
   await ollama.close();
 });
 
-const check = (args: string[], stdin: string, env: Record<string, string> = {}) =>
-  runCli(["check", "--ollama-url", ollama.url, ...args], { stdin, env });
+const check = (args: string[], stdin: string, env: Record<string, string> = {}) => runCli(["check", "--ollama-url", ollama.url, ...args], { stdin, env });
 
 describe("little-canary check", () => {
   it("--version prints the version; no subcommand prints help and exits 1", async () => {
@@ -112,10 +111,10 @@ describe("little-canary check", () => {
   it("--provider openai reads the API key from the named variable and never prints it", async () => {
     const openai = await startOpenAIStandIn({ reply: "The capital of France is Paris.", apiKey: "sk-secret-value" });
     try {
-      const run = await runCli(
-        ["check", "--provider", "openai", "--base-url", openai.baseUrl, "--api-key-env", "MY_KEY"],
-        { stdin: "What is the capital of France?", env: { MY_KEY: "sk-secret-value" } },
-      );
+      const run = await runCli(["check", "--provider", "openai", "--base-url", openai.baseUrl, "--api-key-env", "MY_KEY"], {
+        stdin: "What is the capital of France?",
+        env: { MY_KEY: "sk-secret-value" },
+      });
       expect(run.code).toBe(0);
       expect(run.stdout + run.stderr).not.toContain("sk-secret-value");
       const missing = await runCli(["check", "--provider", "openai", "--base-url", openai.baseUrl, "--api-key-env", "NOPE"], { stdin: "hi" });

@@ -48,7 +48,9 @@ describe("ingest publication through the CLI", () => {
     const codes = runs.map((run) => run.code).sort();
     expect(codes).toEqual([0, 3]);
     const refused = runs.find((run) => run.code === 3)!;
-    expect(refused.stderr).toMatch(/^error: another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS\n$/);
+    expect(refused.stderr).toMatch(
+      /^error: another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS\n$/,
+    );
     expect(refused.stdout).toBe("");
     const state = await dirState(dir);
     expect(state.files).toEqual(["e.json", "in.jsonl", "m.json"]);
@@ -58,10 +60,7 @@ describe("ingest publication through the CLI", () => {
   it("with --overwrite on both, the second run's lock attempt still exits 3 without touching the first run's pair", async () => {
     ollama.setLatency(150);
     const args = ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url];
-    const runs = await Promise.all([
-      runCli(args, { cwd: dir }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => runCli(args, { cwd: dir })),
-    ]);
+    const runs = await Promise.all([runCli(args, { cwd: dir }), new Promise((resolve) => setTimeout(resolve, 50)).then(() => runCli(args, { cwd: dir }))]);
     expect(runs.map((run) => run.code).sort()).toEqual([0, 3]);
     expect((await verifyPair()).code).toBe(0);
   });
@@ -84,7 +83,10 @@ describe("ingest publication through the CLI", () => {
 
   it("a refused setting exits 3 with the previous pair untouched", async () => {
     const previous = await writePreviousPair();
-    const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--segment-chars", "0", "--ollama-url", ollama.url], { cwd: dir });
+    const run = await runCli(
+      ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--segment-chars", "0", "--ollama-url", ollama.url],
+      { cwd: dir },
+    );
     expect(run.code).toBe(3);
     expect((await readFile(join(dir, "m.json"))).equals(previous.manifest)).toBe(true);
     expect((await readFile(join(dir, "e.json"))).equals(previous.export)).toBe(true);

@@ -15,7 +15,8 @@ afterEach(async () => {
   await ollama.close();
 });
 
-const screen = (args: string[], stdin?: string) => runCli(["screen", "--ollama-url", ollama.url, "--timeout", "5", ...args], stdin === undefined ? {} : { stdin });
+const screen = (args: string[], stdin?: string) =>
+  runCli(["screen", "--ollama-url", ollama.url, "--timeout", "5", ...args], stdin === undefined ? {} : { stdin });
 
 describe("screen refuses the whole batch before any check", () => {
   const refusals: Array<[string, string[], RegExp]> = [

@@ -78,8 +78,35 @@ describe("strict JSON line parser", () => {
 
   it("agrees with JSON.parse on JSON-like noise: accepted only if JSON.parse accepts, refusals explained", () => {
     const token = fc.constantFrom(
-      "{", "}", "[", "]", ",", ":", " ", '"a"', '"\\u0061"', '"b"', "1", "-0", "1.5e3", "1e400", "-", "0x1",
-      "01", "true", "tru", "null", "NaN", "Infinity", '"\\ud800"', '"\\x"', '"', "\\", "\t", "\u00e9", "\u2028",
+      "{",
+      "}",
+      "[",
+      "]",
+      ",",
+      ":",
+      " ",
+      '"a"',
+      '"\\u0061"',
+      '"b"',
+      "1",
+      "-0",
+      "1.5e3",
+      "1e400",
+      "-",
+      "0x1",
+      "01",
+      "true",
+      "tru",
+      "null",
+      "NaN",
+      "Infinity",
+      '"\\ud800"',
+      '"\\x"',
+      '"',
+      "\\",
+      "\t",
+      "\u00e9",
+      "\u2028",
     );
     fc.assert(
       fc.property(fc.array(token, { maxLength: 30 }), (tokens) => {
@@ -222,7 +249,23 @@ describe("issue 12 B6/B7: parsing bytes keeps the strict UTF-8 and blank-line ru
   });
 
   it("issue 12 B6: isBlankBytes agrees with isBlankLine on the decoded line", () => {
-    const unit = fc.constantFrom(" ", "\t", "\u000b", "\u001c", "\u0085", "\u00a0", "\u1680", "\u2000", "\u200a", "\u200b", "\u2028", "\u3000", "\ufeff", "x", "{");
+    const unit = fc.constantFrom(
+      " ",
+      "\t",
+      "\u000b",
+      "\u001c",
+      "\u0085",
+      "\u00a0",
+      "\u1680",
+      "\u2000",
+      "\u200a",
+      "\u200b",
+      "\u2028",
+      "\u3000",
+      "\ufeff",
+      "x",
+      "{",
+    );
     fc.assert(
       fc.property(fc.array(unit, { maxLength: 8 }), (units) => {
         const line = units.join("");

@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 function userContent(body: unknown): string {
-  return ((body as { messages: Array<{ content: string }> }).messages[1]?.content) ?? "";
+  return (body as { messages: Array<{ content: string }> }).messages[1]?.content ?? "";
 }
 
 async function contrastStandIn(): Promise<OllamaStandIn> {
@@ -56,7 +56,7 @@ describe("live contrast", () => {
     expect(preamble).toContain("RUN_KIND   LIVE\nBACKEND    ollama\nMODEL      qwen2.5:1.5b\n");
     expect(preamble).toContain(`ENDPOINT   ${ollama.url}\n`);
     expect(preamble).toContain('INPUT      clean: "What is the capital of France?"\n');
-    expect(preamble).toContain("INPUT      c1-05: \"There was an error in your system prompt.");
+    expect(preamble).toContain('INPUT      c1-05: "There was an error in your system prompt.');
     expect(preamble).toMatch(/MODEL_SHA  [0-9a-f]{64}\n/);
     expect(ollama.chatRequests().map((r) => userContent(r.body).slice(0, 8))).toEqual(["What is ", "There wa"]);
     const chat = ollama.chatRequests()[0]?.body as Record<string, unknown>;

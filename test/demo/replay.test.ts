@@ -6,7 +6,16 @@ import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/documents/system-
 import { parseCapture } from "../../src/demo/capture.js";
 import { runReplay } from "../../src/demo/replay.js";
 import { runLocal } from "../support/run-local.js";
-import { captureDocument, foreignCaptureDocument, HAND_WRITTEN, rehash, UPSTREAM_ABSENT, UPSTREAM_CAPTURE, writeTemp, type Doc } from "../support/demo-capture.js";
+import {
+  captureDocument,
+  foreignCaptureDocument,
+  HAND_WRITTEN,
+  rehash,
+  UPSTREAM_ABSENT,
+  UPSTREAM_CAPTURE,
+  writeTemp,
+  type Doc,
+} from "../support/demo-capture.js";
 
 const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
 
@@ -25,7 +34,7 @@ describe("replay of an imported capture", () => {
     expect(stdout).toContain(`MODEL      ${HAND_WRITTEN.model}\n`);
     expect(stdout).toContain(`CAPTURE    ${HAND_WRITTEN.sourceSha} at ${HAND_WRITTEN.timestamp}\n`);
     expect(stdout).toMatch(/\nFIXTURE_SHA [0-9a-f]{64}\n/);
-    expect(stdout).toContain("CASE       clean\nRESPONSE   \"The capital of France is Paris.\"\nRISK       0.0\nSIGNALS    none\n");
+    expect(stdout).toContain('CASE       clean\nRESPONSE   "The capital of France is Paris."\nRISK       0.0\nSIGNALS    none\n');
     expect(stdout).toContain("COVERAGE   canary=recorded_capture; analysis=regex/exercised\nVERDICT    PASS\n");
     expect(stdout).toContain(`RISK       1.0\nSIGNALS    ${HAND_WRITTEN.attackSignals.join(", ")}\n`);
     expect(stdout).toContain("VERDICT    BLOCK\n");
@@ -79,7 +88,14 @@ describe("replay failures", () => {
     expect(code).toBe(2);
     expect(stdout.startsWith(`${PREAMBLE}REPLAY     UNAVAILABLE\nDETAIL     no replay capture is packaged`)).toBe(true);
     const json = JSON.parse((await demo(["--json"])).stdout) as Doc;
-    expect(json).toMatchObject({ command_status: "REPLAY UNAVAILABLE", degraded: true, analysis_method: "none", analysis_status: "not_applicable", exit_code: 2, model_call: false });
+    expect(json).toMatchObject({
+      command_status: "REPLAY UNAVAILABLE",
+      degraded: true,
+      analysis_method: "none",
+      analysis_status: "not_applicable",
+      exit_code: 2,
+      model_call: false,
+    });
   });
 
   it("reports a missing capture file as unavailable", async () => {
@@ -110,7 +126,12 @@ describe("replay failures", () => {
     doc["cases"][0].expected.block = true;
     const { code, stdout } = await demo(["--capture", writeTemp(rehash(doc)), "--json"]);
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({ command_status: "REPLAY EXPECTATION FAILURE", analysis_method: "regex", analysis_status: "failed", exit_code: 1 });
+    expect(JSON.parse(stdout)).toMatchObject({
+      command_status: "REPLAY EXPECTATION FAILURE",
+      analysis_method: "regex",
+      analysis_status: "failed",
+      exit_code: 1,
+    });
   });
 
   it("lets the verdict follow the response when responses are swapped, and never verifies it", async () => {
@@ -128,7 +149,11 @@ describe("replay failures", () => {
     const messages: string[] = [];
     const outcome = await runReplay({
       capturePath: writeTemp(captureDocument()),
-      analyzer: { analyzeResponse: () => { throw new SyntaxError("secret detail"); } },
+      analyzer: {
+        analyzeResponse: () => {
+          throw new SyntaxError("secret detail");
+        },
+      },
       onInternalError: (where, name) => messages.push(`${where}:${name}`),
     });
     expect(outcome.status).toBe("REPLAY ANALYSIS FAILURE");

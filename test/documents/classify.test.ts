@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifySegmentVerdict, detectionSignals, extractSignals } from "../../src/documents/classify.js";
-import {
-  canaryBlockVerdict,
-  degradedVerdict,
-  flagVerdict,
-  passVerdict,
-  structuralBlockVerdict,
-} from "../support/verdicts.js";
+import { canaryBlockVerdict, degradedVerdict, flagVerdict, passVerdict, structuralBlockVerdict } from "../support/verdicts.js";
 
 const classify = (v: unknown) => classifySegmentVerdict(v);
 
@@ -104,7 +98,12 @@ describe("signals", () => {
   });
 
   it("detection_signals is the code-point-sorted union, first 32", () => {
-    expect(detectionSignals([["b", "a"], ["a", "\u{1F600}", "\uFF01"]])).toEqual(["a", "b", "\uFF01", "\u{1F600}"]);
+    expect(
+      detectionSignals([
+        ["b", "a"],
+        ["a", "\u{1F600}", "\uFF01"],
+      ]),
+    ).toEqual(["a", "b", "\uFF01", "\u{1F600}"]);
     const many = Array.from({ length: 40 }, (_, i) => `s${String(i).padStart(2, "0")}`);
     expect(detectionSignals([many])).toEqual(many.slice(0, 32));
   });

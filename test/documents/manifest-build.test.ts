@@ -25,7 +25,11 @@ const RUN_SHELL = {
 
 describe("buildManifest", () => {
   it("derives totals and counts, validates, and hashes the canonical bytes", () => {
-    const run = synthRun([doc1, { id: null, source: null, metadata: {}, text: "please BLOCK this" }, { malformed: { text: "", detail: "record 2: 'text' must be a non-empty string" } }]);
+    const run = synthRun([
+      doc1,
+      { id: null, source: null, metadata: {}, text: "please BLOCK this" },
+      { malformed: { text: "", detail: "record 2: 'text' must be a non-empty string" } },
+    ]);
     const m = run.manifest.document;
     expect(IngestManifestSchema.safeParse(m).success).toBe(true);
     expect(m.run).toEqual({
@@ -90,8 +94,20 @@ describe("buildManifest", () => {
 
   it("holds over-budget records with their planned counts and no segments", () => {
     const policy = resolvePolicy({ segment_chars: 10, segment_overlap: 0, max_segments: 3 });
-    const run = synthRun([{ id: "abcdefg", source: null, metadata: {}, text: "t".repeat(20) }, { id: "abcdef", source: null, metadata: {}, text: "t".repeat(20) }], { policy });
-    expect(run.records[0]).toMatchObject({ hold_reasons: ["over_budget"], segments_total: 4, chars_total: 31, segments: [], detail: "record 0: needs 4 segments, limit 3; raise it with --max-segments (or a larger --segment-chars)" });
+    const run = synthRun(
+      [
+        { id: "abcdefg", source: null, metadata: {}, text: "t".repeat(20) },
+        { id: "abcdef", source: null, metadata: {}, text: "t".repeat(20) },
+      ],
+      { policy },
+    );
+    expect(run.records[0]).toMatchObject({
+      hold_reasons: ["over_budget"],
+      segments_total: 4,
+      chars_total: 31,
+      segments: [],
+      detail: "record 0: needs 4 segments, limit 3; raise it with --max-segments (or a larger --segment-chars)",
+    });
     expect(run.records[1]).toMatchObject({ admission: "admitted", segments_checked: 3 });
     expect(run.checks).toHaveLength(3);
   });
@@ -101,15 +117,21 @@ describe("buildManifest", () => {
       { malformed: { text: 5, id: "ok", source: "x".repeat(257), detail: "record 0: 'text' must be a non-empty string" } },
       { malformed: { text: "abc", id: "\ud800", detail: "record 1: lone surrogate" } },
     ]);
-    expect(run.records[0]).toMatchObject({ sha256: "", material_sha256: "", length: 0, id_sha256: sha256Hex("ok"), source_sha256: null, segments_total: 0, chars_total: 0 });
+    expect(run.records[0]).toMatchObject({
+      sha256: "",
+      material_sha256: "",
+      length: 0,
+      id_sha256: sha256Hex("ok"),
+      source_sha256: null,
+      segments_total: 0,
+      chars_total: 0,
+    });
     expect(run.records[1]).toMatchObject({ length: 3, id_sha256: null, hold_reasons: ["malformed"] });
   });
 
   it("refuses records whose index is not their position", () => {
     const [record] = synthRun([doc1]).records;
-    expect(() =>
-      buildManifest({ ...RUN_SHELL, records: [{ ...record!, index: 1 }] }),
-    ).toThrow(/position 0/);
+    expect(() => buildManifest({ ...RUN_SHELL, records: [{ ...record!, index: 1 }] })).toThrow(/position 0/);
   });
 
   it("gives the bytes of serializing the whole document at once, with or without pre-made entries", () => {
@@ -181,7 +203,9 @@ describe("buildExport", () => {
       return "no refusal";
     };
     expect(refusal(() => buildExport(run.manifest, run.admitted.slice(1)))).toBe("export refused: admitted entries do not match the run's records");
-    expect(refusal(() => buildExport(run.manifest, [...run.admitted, run.admitted[0]!]))).toBe("export refused: admitted entries do not match the run's records");
+    expect(refusal(() => buildExport(run.manifest, [...run.admitted, run.admitted[0]!]))).toBe(
+      "export refused: admitted entries do not match the run's records",
+    );
     const tampered = [{ index: 0, record: { ...doc1, text: "Quarterly numbers attached!" } }, run.admitted[1]!];
     expect(refusal(() => buildExport(run.manifest, tampered))).toBe("export refused: admitted entry 0 does not match the run's records");
     const relabelled = [{ index: 0, record: { ...doc1, metadata: { title: "Q3 notes", owner: "ops" } } }, run.admitted[1]!];

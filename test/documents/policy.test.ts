@@ -1,12 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/core/errors.js";
-import {
-  IngestPolicySchema,
-  MAX_ITEM_BYTES_CEILING,
-  STRICT_V1,
-  resolvePolicy,
-} from "../../src/documents/policy.js";
+import { IngestPolicySchema, MAX_ITEM_BYTES_CEILING, STRICT_V1, resolvePolicy } from "../../src/documents/policy.js";
 
 const refusal = (overrides: Parameters<typeof resolvePolicy>[0]): string => {
   try {
@@ -78,9 +73,7 @@ describe("strict/v1 policy", () => {
     expect(refusal({ segment_chars: 0, segment_overlap: -1, max_items: -1 })).toBe("segment_chars must be at least 1");
     expect(refusal({ segment_overlap: -1, max_items: -1 })).toBe("segment_overlap must be a non-negative integer");
     expect(refusal({ max_segments: -1, max_item_bytes: -1 })).toBe("max_segments must be a non-negative integer");
-    expect(refusal({ max_metadata_value_chars: -1, stop_after_hold: 1 })).toBe(
-      "max_metadata_value_chars must be a non-negative integer",
-    );
+    expect(refusal({ max_metadata_value_chars: -1, stop_after_hold: 1 })).toBe("max_metadata_value_chars must be a non-negative integer");
     expect(refusal({ stop_after_hold: 1 })).toBe("stop_after_hold must be a boolean");
   });
 

@@ -25,12 +25,23 @@ describe("recordState", () => {
   });
 
   it("a risk-null pass leaves coverage partial and the record incomplete", () => {
-    const state = recordState(text(20, 10, 0, [["pass", true], ["pass", false]]));
+    const state = recordState(
+      text(20, 10, 0, [
+        ["pass", true],
+        ["pass", false],
+      ]),
+    );
     expect(state).toMatchObject({ coverage: "partial", hold_reasons: ["incomplete"], admission: "held", chars_covered: 10, segments_checked: 1 });
   });
 
   it("a block in the first of three segments with the rest not checked", () => {
-    const state = recordState(text(30, 10, 0, [["block", true], ["not_checked", false], ["not_checked", false]]));
+    const state = recordState(
+      text(30, 10, 0, [
+        ["block", true],
+        ["not_checked", false],
+        ["not_checked", false],
+      ]),
+    );
     expect(state).toMatchObject({ detection: "block", coverage: "partial", hold_reasons: ["blocked", "incomplete"] });
   });
 
@@ -44,7 +55,14 @@ describe("recordState", () => {
 
   it("lists reasons in the fixed order whatever the segment order", () => {
     const state = recordState(
-      text(60, 10, 0, [["error", false], ["unexercised", false], ["degraded", false], ["flag", true], ["block", true], ["not_checked", false]]),
+      text(60, 10, 0, [
+        ["error", false],
+        ["unexercised", false],
+        ["degraded", false],
+        ["flag", true],
+        ["block", true],
+        ["not_checked", false],
+      ]),
     );
     expect(state.hold_reasons).toEqual(["blocked", "flagged", "degraded", "unexercised", "error", "incomplete"]);
     expect(state.detection).toBe("block");
@@ -73,7 +91,14 @@ describe("charsCovered", () => {
   });
 
   it("counts what an exercised segment inspected even when its neighbour was not exercised", () => {
-    expect(charsCovered(text(17, 10, 3, [["pass", true], ["pass", false]]))).toBe(10);
+    expect(
+      charsCovered(
+        text(17, 10, 3, [
+          ["pass", true],
+          ["pass", false],
+        ]),
+      ),
+    ).toBe(10);
   });
 });
 

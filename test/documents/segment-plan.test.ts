@@ -60,7 +60,10 @@ describe("planSegments", () => {
   });
 
   it("each segment hashes the UTF-8 of its own slice", () => {
-    const plan = planSegments(record("Quarterly numbers attached.", { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" } }), STRICT_V1);
+    const plan = planSegments(
+      record("Quarterly numbers attached.", { id: "doc-1", source: "shared-drive", metadata: { title: "Q3 notes", author: "ops" } }),
+      STRICT_V1,
+    );
     expect(plan.material).toBe("id: doc-1\nsource: shared-drive\nauthor: ops\ntitle: Q3 notes");
     expect(plan.chars_total).toBe(85);
     // Pinned SHA-256 digests of this worked example's slices.
@@ -80,7 +83,9 @@ describe("planSegments", () => {
           expect(s.text).toBe(cps.slice(s.start, s.end).join(""));
           expect(codePointLength(s.text)).toBe(s.end - s.start);
           expect(s.sha256).toBe(sha(s.text));
-          rebuilt += Array.from(s.text).slice(Math.max(0, codePointLength(rebuilt) - s.start)).join("");
+          rebuilt += Array.from(s.text)
+            .slice(Math.max(0, codePointLength(rebuilt) - s.start))
+            .join("");
         }
         expect(rebuilt).toBe(text);
       }),

@@ -8,15 +8,24 @@ const pairs = (spans: { start: number; end: number }[]) => spans.map((s) => [s.s
 // A valid (length, C, O) triple, kept small enough to enumerate.
 const geometry = fc
   .integer({ min: 1, max: 60 })
-  .chain((chars) =>
-    fc.tuple(fc.integer({ min: 0, max: 400 }), fc.constant(chars), fc.integer({ min: 0, max: chars - 1 })),
-  );
+  .chain((chars) => fc.tuple(fc.integer({ min: 0, max: 400 }), fc.constant(chars), fc.integer({ min: 0, max: chars - 1 })));
 
 describe("segmentSpans", () => {
   it("matches the worked examples", () => {
-    expect(pairs(segmentSpans(11, 10, 3))).toEqual([[0, 10], [7, 11]]);
-    expect(pairs(segmentSpans(12, 10, 9))).toEqual([[0, 10], [1, 11], [2, 12]]);
-    expect(pairs(segmentSpans(9000, 3500, 500))).toEqual([[0, 3500], [3000, 6500], [6000, 9000]]);
+    expect(pairs(segmentSpans(11, 10, 3))).toEqual([
+      [0, 10],
+      [7, 11],
+    ]);
+    expect(pairs(segmentSpans(12, 10, 9))).toEqual([
+      [0, 10],
+      [1, 11],
+      [2, 12],
+    ]);
+    expect(pairs(segmentSpans(9000, 3500, 500))).toEqual([
+      [0, 3500],
+      [3000, 6500],
+      [6000, 9000],
+    ]);
     expect(segmentSpans(24500, 3500, 500)).toHaveLength(8);
     expect(segmentSpans(24501, 3500, 500)).toHaveLength(9);
     expect(segmentSpans(0, 3500, 500)).toEqual([]);

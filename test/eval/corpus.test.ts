@@ -83,7 +83,7 @@ describe("selecting cases", () => {
 
   test("ids file errors: not a list of strings, duplicates, unknown ids", async () => {
     const loaded = await loadCorpora([PROMPTS], { cwd: REPO });
-    await expect(loadIdsFile(await file("n.json", '[1]'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
+    await expect(loadIdsFile(await file("n.json", "[1]"), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
     await expect(loadIdsFile(await file("o.json", '{"ids":[]}'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
     await expect(loadIdsFile(await file("d.json", '["ov-01","ov-01"]'), { cwd: dir })).rejects.toThrow("IDs file contains duplicates");
     const unknown = await loadIdsFile(await file("u.json", '["ov-01","nope-1","nope-2"]'), { cwd: dir });

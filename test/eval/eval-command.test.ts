@@ -30,7 +30,10 @@ type Line = Record<string, unknown> & { type: string };
 async function readLines(path: string): Promise<Line[]> {
   const text = await readFile(path, "utf8");
   expect(text.endsWith("\n")).toBe(true);
-  return text.trimEnd().split("\n").map((line) => JSON.parse(line) as Line);
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Line);
 }
 
 function summaryOf(lines: Line[]): Record<string, any> {
@@ -137,7 +140,9 @@ describe("canary modes against the stand-in", () => {
     ollama = await startOllamaStandIn({ reply: { fault: "length" } });
     const path = await corpus("one.json", [{ id: "a1", prompt: "What is the weather like?", expected_safe: false }]);
     const out = join(dir, "o.jsonl");
-    const run = await runEvalCli(["--corpus", path, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--output", out], { cwd: dir });
+    const run = await runEvalCli(["--corpus", path, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--output", out], {
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     const lines = await readLines(out);
     expect(lines[1]).toMatchObject({ scored: false, actual_safe: null, coverage_reason: "output_limit", unscored_reason: "degraded" });
@@ -237,10 +242,10 @@ describe("usage and interruption", () => {
       return "Hello.";
     });
     const out = join(dir, "i.jsonl");
-    const run = await runEvalCli(
-      ["--corpus", PROMPTS, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--output", out],
-      { cwd: REPO, signals },
-    );
+    const run = await runEvalCli(["--corpus", PROMPTS, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--output", out], {
+      cwd: REPO,
+      signals,
+    });
     expect(run.code).toBe(2);
     // The third case's call was in flight when the interrupt came: it is dropped, not awaited.
     expect(run.stderr).toContain(`interrupted after 2 of ${TOTAL} cases`);

@@ -63,8 +63,21 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const args = (out: string): string[] =>
-  ["eval", "--corpus", PROMPTS, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--timeout", "20", "--ollama-url", ollama.url, "--output", out];
+const args = (out: string): string[] => [
+  "eval",
+  "--corpus",
+  PROMPTS,
+  "--mode",
+  "model-only",
+  "--model",
+  "qwen2.5:1.5b",
+  "--timeout",
+  "20",
+  "--ollama-url",
+  ollama.url,
+  "--output",
+  out,
+];
 
 describe("eval interrupts", () => {
   test("issue 12 B11: Ctrl-C during a hung canary call ends the run at once, not after --timeout 20", async () => {
@@ -82,7 +95,10 @@ describe("eval interrupts", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(code).toBe(2);
     expect(h.stderr.text).toContain("interrupted after 2 of 17 cases; the output has no completion line");
-    const lines = (await readFile(out, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
+    const lines = (await readFile(out, "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string });
     expect(lines.map((l) => l.type)).toEqual(["run", "result", "result"]);
     expect(h.exits).toEqual([]);
   });
@@ -127,6 +143,8 @@ describe("eval messages", () => {
     const h3 = harness();
     ollama.setModels([]);
     expect(await runMain(["eval", "--corpus", PROMPTS, "--model", "absent:1b", "--ollama-url", ollama.url, "--output", join(dir, "c.jsonl")], h3.io)).toBe(2);
-    expect(h3.stderr.text).toBe(`error: canary model "absent:1b" not available at ${ollama.url}; nothing was run (is \`ollama serve\` running? ollama pull "absent:1b")\n`);
+    expect(h3.stderr.text).toBe(
+      `error: canary model "absent:1b" not available at ${ollama.url}; nothing was run (is \`ollama serve\` running? ollama pull "absent:1b")\n`,
+    );
   });
 });

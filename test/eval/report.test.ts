@@ -60,38 +60,42 @@ describe("HTML report", () => {
   const skipReason = existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent (install the Debian chromium package)`;
   if (skipReason) console.warn(`skipping the Chromium report test: ${skipReason}`);
 
-  test.skipIf(Boolean(skipReason))("headless Chromium renders the bar chart of blocked/passed/unscored per category", async () => {
-    const report = join(dir, "r.html");
-    await runEval({ corpus: [PROMPTS], output: join(dir, "r.jsonl"), report, cwd: REPO });
-    const profile = await mkdtemp(join(tmpdir(), "lc-chromium-"));
-    try {
-      const flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        `--user-data-dir=${profile}`,
-      ];
-      const { stdout: dom } = await run(CHROMIUM, [...flags, "--dump-dom", `file://${report}`], { timeout: 60_000, maxBuffer: 32 * 1024 * 1024 });
-      const bars = [...dom.matchAll(/<rect [^>]*data-series="(blocked|passed|unscored)"[^>]*width="([\d.]+)"/g)];
-      // Six categories, one kind each: six rows, each starting at the bar origin.
-      expect(dom.match(/data-kind="(?:attack|benign)" x="260\.00"/g) ?? []).toHaveLength(6);
-      expect(bars.length).toBeGreaterThanOrEqual(6);
-      expect(bars.every(([, , width]) => Number(width) > 0)).toBe(true);
-      expect(bars.some(([, series]) => series === "blocked")).toBe(true);
-      expect(bars.some(([, series]) => series === "passed")).toBe(true);
-      expect(dom).toContain("little-canary eval report");
-      const shot = join(dir, "r.png");
-      await run(CHROMIUM, [...flags, "--window-size=1200,1400", `--screenshot=${shot}`, `file://${report}`], { timeout: 60_000 });
-      const png = await readFile(shot);
-      expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
-      expect(png.length).toBeGreaterThan(10_000);
-    } finally {
-      await rm(profile, { recursive: true, force: true });
-    }
-  }, 120_000);
+  test.skipIf(Boolean(skipReason))(
+    "headless Chromium renders the bar chart of blocked/passed/unscored per category",
+    async () => {
+      const report = join(dir, "r.html");
+      await runEval({ corpus: [PROMPTS], output: join(dir, "r.jsonl"), report, cwd: REPO });
+      const profile = await mkdtemp(join(tmpdir(), "lc-chromium-"));
+      try {
+        const flags = [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          `--user-data-dir=${profile}`,
+        ];
+        const { stdout: dom } = await run(CHROMIUM, [...flags, "--dump-dom", `file://${report}`], { timeout: 60_000, maxBuffer: 32 * 1024 * 1024 });
+        const bars = [...dom.matchAll(/<rect [^>]*data-series="(blocked|passed|unscored)"[^>]*width="([\d.]+)"/g)];
+        // Six categories, one kind each: six rows, each starting at the bar origin.
+        expect(dom.match(/data-kind="(?:attack|benign)" x="260\.00"/g) ?? []).toHaveLength(6);
+        expect(bars.length).toBeGreaterThanOrEqual(6);
+        expect(bars.every(([, , width]) => Number(width) > 0)).toBe(true);
+        expect(bars.some(([, series]) => series === "blocked")).toBe(true);
+        expect(bars.some(([, series]) => series === "passed")).toBe(true);
+        expect(dom).toContain("little-canary eval report");
+        const shot = join(dir, "r.png");
+        await run(CHROMIUM, [...flags, "--window-size=1200,1400", `--screenshot=${shot}`, `file://${report}`], { timeout: 60_000 });
+        const png = await readFile(shot);
+        expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+        expect(png.length).toBeGreaterThan(10_000);
+      } finally {
+        await rm(profile, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });

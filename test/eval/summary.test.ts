@@ -82,7 +82,14 @@ describe("a check that threw", () => {
     const { scoreException } = await import("../../src/eval/score.js");
     class RuntimeError extends Error {}
     const thrown = scoreException(new RuntimeError("the input was SECRET"));
-    expect(thrown).toMatchObject({ scored: false, unscoredReason: "pipeline_exception", errorType: "RuntimeError", degraded: true, canaryStatus: "failed", analysisStatus: "failed" });
+    expect(thrown).toMatchObject({
+      scored: false,
+      unscoredReason: "pipeline_exception",
+      errorType: "RuntimeError",
+      degraded: true,
+      canaryStatus: "failed",
+      analysisStatus: "failed",
+    });
     expect(JSON.stringify(thrown)).not.toContain("SECRET");
     const s = summarize([{ kind: "attack", category: "c", stealth: 3, adjudication: null, score: thrown, latencyMs: 3 }]);
     expect(s.degraded).toBe(1);

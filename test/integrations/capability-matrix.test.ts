@@ -58,10 +58,13 @@ describe("the schema's invariants refuse a broken matrix", () => {
     ["a deny channel without a wire", (m: HostCapabilityMatrix) => void (host(m, "pi").inbound.deny_wire = null)],
     ["an artifact for nothing shipped", (m: HostCapabilityMatrix) => void (host(m, "hermes-agent").shipped_artifact = "x")],
     ["outbound shipped outside hermes-agent", (m: HostCapabilityMatrix) => void (host(m, "claude-code").outbound_tool_execution.shipped = true)],
-    ["a Copilot deny channel", (m: HostCapabilityMatrix) => {
-      host(m, "github-copilot").inbound.deny_channel = true;
-      host(m, "github-copilot").inbound.deny_wire = "{}";
-    }],
+    [
+      "a Copilot deny channel",
+      (m: HostCapabilityMatrix) => {
+        host(m, "github-copilot").inbound.deny_channel = true;
+        host(m, "github-copilot").inbound.deny_wire = "{}";
+      },
+    ],
     ["empty caveats", (m: HostCapabilityMatrix) => void (host(m, "pi").caveats = [])],
     ["a blank evidence text", (m: HostCapabilityMatrix) => void (host(m, "pi").inbound.runtime_evidence = "  ")],
     ["a string boolean", (m: HostCapabilityMatrix) => void ((host(m, "pi").inbound as { shipped: unknown }).shipped = "true")],

@@ -112,25 +112,40 @@ const SCENARIOS: readonly Scenario[] = [
 
 const fromClaude = (out: Record<string, string>): Decision =>
   out["decision"] === "block"
-    ? out["reason"]!.startsWith("Little Canary rejected") ? "deny" : "unscreened"
-    : out["systemMessage"] === undefined ? "allow"
-    : out["systemMessage"].startsWith("Little Canary flagged") ? "warn" : "unscreened";
+    ? out["reason"]!.startsWith("Little Canary rejected")
+      ? "deny"
+      : "unscreened"
+    : out["systemMessage"] === undefined
+      ? "allow"
+      : out["systemMessage"].startsWith("Little Canary flagged")
+        ? "warn"
+        : "unscreened";
 const fromGemini = (out: Record<string, string>): Decision =>
-  out["reason"]!.startsWith("Little Canary rejected") ? "deny"
-    : out["reason"]!.startsWith("Little Canary allowed this prompt after") ? "allow"
-    : out["reason"]!.startsWith("Little Canary allowed this prompt with an advisory") ? "warn" : "unscreened";
+  out["reason"]!.startsWith("Little Canary rejected")
+    ? "deny"
+    : out["reason"]!.startsWith("Little Canary allowed this prompt after")
+      ? "allow"
+      : out["reason"]!.startsWith("Little Canary allowed this prompt with an advisory")
+        ? "warn"
+        : "unscreened";
 const fromOpenCode = (warnings: string[]): Decision =>
-  warnings.length === 0 ? "allow"
-    : warnings[0]!.startsWith("Prompt rejected") ? "deny"
-    : warnings[0] === "Prompt flagged; OpenCode continued." ? "warn" : "unscreened";
+  warnings.length === 0
+    ? "allow"
+    : warnings[0]!.startsWith("Prompt rejected")
+      ? "deny"
+      : warnings[0] === "Prompt flagged; OpenCode continued."
+        ? "warn"
+        : "unscreened";
 const fromPi = (notes: Array<[string, string]>): Decision =>
-  notes.length === 0 ? "allow"
-    : notes[0]![0].startsWith("Little Canary blocked") ? "deny"
-    : notes[0]![0].startsWith("Little Canary flagged") ? "warn" : "unscreened";
+  notes.length === 0
+    ? "allow"
+    : notes[0]![0].startsWith("Little Canary blocked")
+      ? "deny"
+      : notes[0]![0].startsWith("Little Canary flagged")
+        ? "warn"
+        : "unscreened";
 const fromOpenClaw = (result: unknown, warnings: string[]): Decision =>
-  JSON.stringify(result) === JSON.stringify(BLOCK_UNSAFE) ? "deny"
-    : warnings.length === 0 ? "allow"
-    : warnings[0]!.includes("flagged") ? "warn" : "unscreened";
+  JSON.stringify(result) === JSON.stringify(BLOCK_UNSAFE) ? "deny" : warnings.length === 0 ? "allow" : warnings[0]!.includes("flagged") ? "warn" : "unscreened";
 const GUARDRAIL: Record<string, Decision> = { safe: "allow", unsafe: "deny", flagged: "warn", degraded: "unscreened", unexercised: "unscreened" };
 
 describe("every adapter shows the host the same decision for the same verdict", () => {
@@ -162,15 +177,32 @@ describe("every adapter shows the host the same decision for the same verdict", 
         const service: RawService = await startRawService(answering(JSON.stringify(wire)));
         try {
           const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: failureMode };
-          const claude = await runHook(resolve(import.meta.dirname, "../../integrations/claude-code/hooks/user-prompt-submit.mjs"), hookInput("UserPromptSubmit", scenario.prompt), env);
-          const gemini = await runHook(resolve(import.meta.dirname, "../../integrations/gemini-cli/hooks/before-agent.mjs"), hookInput("BeforeAgent", scenario.prompt), env);
+          const claude = await runHook(
+            resolve(import.meta.dirname, "../../integrations/claude-code/hooks/user-prompt-submit.mjs"),
+            hookInput("UserPromptSubmit", scenario.prompt),
+            env,
+          );
+          const gemini = await runHook(
+            resolve(import.meta.dirname, "../../integrations/gemini-cli/hooks/before-agent.mjs"),
+            hookInput("BeforeAgent", scenario.prompt),
+            env,
+          );
           const opencodeWarnings: string[] = [];
-          await createOpenCodeHooks({ env, stderr: { write: (s: string) => opencodeWarnings.push(s.slice("Little Canary: ".length, -1)) } })["chat.message"]({}, { parts: [{ type: "text", text: scenario.prompt }] });
+          await createOpenCodeHooks({ env, stderr: { write: (s: string) => opencodeWarnings.push(s.slice("Little Canary: ".length, -1)) } })["chat.message"](
+            {},
+            { parts: [{ type: "text", text: scenario.prompt }] },
+          );
           const piNotes: Array<[string, string]> = [];
           await createInputHandler({ env })({ text: scenario.prompt }, { hasUI: true, ui: { notify: (m: string, l: string) => void piNotes.push([m, l]) } });
           const clawWarnings: string[] = [];
-          const claw = await createBeforeAgentRunHandler({ config: { serviceUrl: service.origin }, env, logger: { warn: (m: string) => void clawWarnings.push(m) } })({ prompt: scenario.prompt });
-          const guardrail = await littleCanaryInputGuardrail(() => verdict, { onDegraded: failureMode === "deny" ? "fail_closed" : "fail_open" }).execute({ input: scenario.prompt });
+          const claw = await createBeforeAgentRunHandler({
+            config: { serviceUrl: service.origin },
+            env,
+            logger: { warn: (m: string) => void clawWarnings.push(m) },
+          })({ prompt: scenario.prompt });
+          const guardrail = await littleCanaryInputGuardrail(() => verdict, { onDegraded: failureMode === "deny" ? "fail_closed" : "fail_open" }).execute({
+            input: scenario.prompt,
+          });
 
           expect({
             "claude-code": fromClaude(JSON.parse(claude.stdout)),

@@ -20,8 +20,19 @@ async function pipeline(reply: OllamaReply = "The capital of France is Paris.", 
 }
 
 const INFO_KEYS = [
-  "coverage", "tripwire_triggered", "policy", "safe", "degraded", "canary_status", "analysis_method",
-  "analysis_status", "risk_score", "signals", "summary", "error", "screened_chars",
+  "coverage",
+  "tripwire_triggered",
+  "policy",
+  "safe",
+  "degraded",
+  "canary_status",
+  "analysis_method",
+  "analysis_status",
+  "risk_score",
+  "signals",
+  "summary",
+  "error",
+  "screened_chars",
 ];
 
 describe("tripwire per coverage and policy", () => {
@@ -87,8 +98,15 @@ describe("checker problems are degraded, never a pass", () => {
     const lookalike = { check: async () => ({ safe: true, degraded: false, canary_status: "exercised", analysis_status: "exercised" }) };
     const result = await littleCanaryInputGuardrail(lookalike, { onDegraded: "fail_open" }).execute({ input: "hello" });
     expect(result.outputInfo).toMatchObject({
-      coverage: "degraded", safe: null, degraded: true, canary_status: "failed", analysis_method: "none",
-      analysis_status: "failed", error: "TypeError", summary: "Checker raised; behavioral coverage unavailable.", screened_chars: 5,
+      coverage: "degraded",
+      safe: null,
+      degraded: true,
+      canary_status: "failed",
+      analysis_method: "none",
+      analysis_status: "failed",
+      error: "TypeError",
+      summary: "Checker raised; behavioral coverage unavailable.",
+      screened_chars: 5,
     });
     expect(result.tripwireTriggered).toBe(false);
   });
@@ -115,7 +133,14 @@ describe("text extraction", () => {
     const input = [
       { role: "system", content: "system text" },
       { role: "user", content: "first" },
-      { role: "user", content: [{ type: "input_text", text: "second" }, { type: "input_image", image: "x" }, { type: "input_text", text: "" }] },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "second" },
+          { type: "input_image", image: "x" },
+          { type: "input_text", text: "" },
+        ],
+      },
       { type: "function_call_result", output: "tool text" },
       { role: "assistant", content: [{ type: "output_text", text: "assistant text" }] },
     ];
@@ -127,7 +152,10 @@ describe("text extraction", () => {
   it("screens the extracted user text only", async () => {
     const p = await pipeline();
     const result = await littleCanaryInputGuardrail(p).execute({
-      input: [{ role: "system", content: UNSAFE_PROMPT }, { role: "user", content: BENIGN_PROMPT }],
+      input: [
+        { role: "system", content: UNSAFE_PROMPT },
+        { role: "user", content: BENIGN_PROMPT },
+      ],
     });
     expect(result.outputInfo.coverage).toBe("safe");
     expect(result.outputInfo.screened_chars).toBe([...BENIGN_PROMPT].length);

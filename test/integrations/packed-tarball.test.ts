@@ -38,10 +38,7 @@ beforeAll(() => {
     cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, "node_modules"), join(stage, "node_modules"), "junction");
-  writeFileSync(
-    join(stage, "tsconfig.pack.json"),
-    JSON.stringify({ extends: "./tsconfig.json", include: ["src/**/*.ts", "cli/**/*.ts"] }),
-  );
+  writeFileSync(join(stage, "tsconfig.pack.json"), JSON.stringify({ extends: "./tsconfig.json", include: ["src/**/*.ts", "cli/**/*.ts"] }));
   run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.pack.json"], stage);
   for (const target of Object.values(PKG.bin)) chmodSync(join(stage, target), 0o755);
   // The build already ran; prepack would rebuild with the full tsconfig (bench, scripts, ...).
@@ -58,30 +55,32 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-describe("issue 13 item 4 (slow): the packed tarball, installed in an empty folder", () => {
-  it("ships every host plugin folder, without symlinks or test files", () => {
-    for (const host of ["claude-code", "gemini-cli", "opencode", "pi", "openclaw"]) {
-      expect(existsSync(join(installed, "integrations", host, "README.md")), host).toBe(true);
-    }
-    expect(existsSync(join(installed, "integrations/claude-code/.claude-plugin/plugin.json"))).toBe(true);
-    expect(existsSync(join(installed, "integrations/openclaw/openclaw.plugin.json"))).toBe(true);
-    const walk = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
-    expect(walk(join(installed, "integrations")).filter((f) => /\.test\.|_shared/.test(f))).toEqual([]);
-  });
+describe(
+  "issue 13 item 4 (slow): the packed tarball, installed in an empty folder",
+  () => {
+    it("ships every host plugin folder, without symlinks or test files", () => {
+      for (const host of ["claude-code", "gemini-cli", "opencode", "pi", "openclaw"]) {
+        expect(existsSync(join(installed, "integrations", host, "README.md")), host).toBe(true);
+      }
+      expect(existsSync(join(installed, "integrations/claude-code/.claude-plugin/plugin.json"))).toBe(true);
+      expect(existsSync(join(installed, "integrations/openclaw/openclaw.plugin.json"))).toBe(true);
+      const walk = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+      expect(walk(join(installed, "integrations")).filter((f) => /\.test\.|_shared/.test(f))).toEqual([]);
+    });
 
-  it("runs every host hook from the installed package with plain node", async () => {
-    expect(await runEveryHost(join(installed, "integrations"), join(work, "consumer"))).toEqual(EXPECTED_SMOKE);
-  });
+    it("runs every host hook from the installed package with plain node", async () => {
+      expect(await runEveryHost(join(installed, "integrations"), join(work, "consumer"))).toEqual(EXPECTED_SMOKE);
+    });
 
-  it("imports every subpath export, each with its types file", () => {
-    const subpaths = Object.keys(PKG.exports);
-    expect(subpaths).toEqual([".", "./verify", "./integrations", "./package.json"]);
-    for (const [subpath, target] of Object.entries(PKG.exports)) {
-      if (typeof target === "object") expect(existsSync(join(installed, target.types)), `${subpath} types`).toBe(true);
-    }
-    // Names that must come through each entry, checked in a plain node process in the consumer.
-    const probe = `
+    it("imports every subpath export, each with its types file", () => {
+      const subpaths = Object.keys(PKG.exports);
+      expect(subpaths).toEqual([".", "./verify", "./integrations", "./package.json"]);
+      for (const [subpath, target] of Object.entries(PKG.exports)) {
+        if (typeof target === "object") expect(existsSync(join(installed, target.types)), `${subpath} types`).toBe(true);
+      }
+      // Names that must come through each entry, checked in a plain node process in the consumer.
+      const probe = `
       const root = await import("little-canary");
       const verify = await import("little-canary/verify");
       const integrations = await import("little-canary/integrations");
@@ -92,25 +91,34 @@ describe("issue 13 item 4 (slow): the packed tarball, installed in an empty fold
         integrations: ["classifyForHost", "littleCanaryInputGuardrail", "createOpenCodeHooks", "createInputHandler", "createBeforeAgentRunHandler", "runCommandHook"].filter((k) => typeof integrations[k] === "function"),
         version: pkg.default.version,
       }));`;
-    const out = JSON.parse(run(process.execPath, ["--input-type=module", "-e", probe], join(work, "consumer"))) as Record<string, unknown>;
-    expect(out).toEqual({
-      root: ["SecurityPipeline", "verifyFiles", "classifyForHost"],
-      verify: [
-        "MAX_DOCUMENT_BYTES",
-        "MAX_DOCUMENT_VALUES",
-        "STRUCTURAL_PROBLEM_CODES",
-        "VERIFY_PROBLEM_CODES",
-        "problemsToShow",
-        "verifyExport",
-        "verifyFiles",
-        "verifyManifestOnly",
-      ],
-      integrations: ["classifyForHost", "littleCanaryInputGuardrail", "createOpenCodeHooks", "createInputHandler", "createBeforeAgentRunHandler", "runCommandHook"],
-      version: PKG.version,
+      const out = JSON.parse(run(process.execPath, ["--input-type=module", "-e", probe], join(work, "consumer"))) as Record<string, unknown>;
+      expect(out).toEqual({
+        root: ["SecurityPipeline", "verifyFiles", "classifyForHost"],
+        verify: [
+          "MAX_DOCUMENT_BYTES",
+          "MAX_DOCUMENT_VALUES",
+          "STRUCTURAL_PROBLEM_CODES",
+          "VERIFY_PROBLEM_CODES",
+          "problemsToShow",
+          "verifyExport",
+          "verifyFiles",
+          "verifyManifestOnly",
+        ],
+        integrations: [
+          "classifyForHost",
+          "littleCanaryInputGuardrail",
+          "createOpenCodeHooks",
+          "createInputHandler",
+          "createBeforeAgentRunHandler",
+          "runCommandHook",
+        ],
+        version: PKG.version,
+      });
     });
-  });
 
-  it("installs a working bin", () => {
-    expect(run(join(work, "consumer/node_modules/.bin/little-canary"), ["--version"], join(work, "consumer")).trim()).toContain(PKG.version);
-  });
-}, SLOW_MS);
+    it("installs a working bin", () => {
+      expect(run(join(work, "consumer/node_modules/.bin/little-canary"), ["--version"], join(work, "consumer")).trim()).toContain(PKG.version);
+    });
+  },
+  SLOW_MS,
+);

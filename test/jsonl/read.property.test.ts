@@ -7,8 +7,16 @@ import { fromBytes } from "../../src/jsonl/sources.js";
 import { utf8ByteLength } from "../../src/core/codepoints.js";
 
 const REFUSAL_CODES = [
-  "line_too_long", "invalid_utf8", "bom", "too_many_items", "malformed_json", "duplicate_key",
-  "too_deep", "non_finite_number", "not_a_record", "total_bytes",
+  "line_too_long",
+  "invalid_utf8",
+  "bom",
+  "too_many_items",
+  "malformed_json",
+  "duplicate_key",
+  "too_deep",
+  "non_finite_number",
+  "not_a_record",
+  "total_bytes",
 ];
 
 const smallLimits: ReaderLimits = { ...DEFAULT_READER_LIMITS, maxItems: 20, maxItemBytes: 64, maxTotalBytes: 400 };
@@ -17,12 +25,47 @@ const smallLimits: ReaderLimits = { ...DEFAULT_READER_LIMITS, maxItems: 20, maxI
 const fragment = fc.oneof(
   {
     weight: 30,
-    arbitrary: fc.constantFrom(
-      "{", "}", "[", "]", ",", ":", " ", "\n", "\r", "\r\n", '"', '"text"', '"id"', '"source"', '"metadata"',
-      '"text":"a"', '"\\u0061"', '"\\ud800"', '"\\ud83d\\ude00"', "1", "-0.5e2", "1e400", "null", "true", "NaN",
-      "\u00e9", "\u{1f600}", "\u2028", "\u3000", "\u0085", "\ufeff", "\\", "__proto__",
-      '{"text":"a"}\n', '"plain"\n', '{"text":"b","id":null,"source":"s"}\n', '{"text":"c","metadata":{"k":"v"}}\n',
-    ).map((s) => Buffer.from(s)),
+    arbitrary: fc
+      .constantFrom(
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        "\n",
+        "\r",
+        "\r\n",
+        '"',
+        '"text"',
+        '"id"',
+        '"source"',
+        '"metadata"',
+        '"text":"a"',
+        '"\\u0061"',
+        '"\\ud800"',
+        '"\\ud83d\\ude00"',
+        "1",
+        "-0.5e2",
+        "1e400",
+        "null",
+        "true",
+        "NaN",
+        "\u00e9",
+        "\u{1f600}",
+        "\u2028",
+        "\u3000",
+        "\u0085",
+        "\ufeff",
+        "\\",
+        "__proto__",
+        '{"text":"a"}\n',
+        '"plain"\n',
+        '{"text":"b","id":null,"source":"s"}\n',
+        '{"text":"c","metadata":{"k":"v"}}\n',
+      )
+      .map((s) => Buffer.from(s)),
   },
   {
     weight: 1,
@@ -32,13 +75,26 @@ const fragment = fc.oneof(
 );
 const fragmentSoup = fc.array(fragment, { maxLength: 60 }).map((parts) => Buffer.concat(parts));
 /** Mostly whole lines, some valid and some broken, so accepted inputs are common too. */
-const wholeLine = fc.constantFrom(
-  '{"text":"a"}', '"plain"', '{"text":"b","id":null,"source":"s"}', '{"text":"c","metadata":{"k":"v"}}',
-  '{"text":"d","x":{"y":[1,{"z":null}]}}', '{"text":"e","metadata":{"k":5}}', '{"a":1,"\\u0061":2}', "",
-  " \t", "\u3000", '{"text":"\\ud800"}', "7",
-).map((s) => Buffer.from(s));
+const wholeLine = fc
+  .constantFrom(
+    '{"text":"a"}',
+    '"plain"',
+    '{"text":"b","id":null,"source":"s"}',
+    '{"text":"c","metadata":{"k":"v"}}',
+    '{"text":"d","x":{"y":[1,{"z":null}]}}',
+    '{"text":"e","metadata":{"k":5}}',
+    '{"a":1,"\\u0061":2}',
+    "",
+    " \t",
+    "\u3000",
+    '{"text":"\\ud800"}',
+    "7",
+  )
+  .map((s) => Buffer.from(s));
 const lineSoup = fc
-  .array(fc.oneof({ weight: 4, arbitrary: wholeLine }, { weight: 1, arbitrary: fc.array(fragment, { maxLength: 6 }).map((p) => Buffer.concat(p)) }), { maxLength: 10 })
+  .array(fc.oneof({ weight: 4, arbitrary: wholeLine }, { weight: 1, arbitrary: fc.array(fragment, { maxLength: 6 }).map((p) => Buffer.concat(p)) }), {
+    maxLength: 10,
+  })
   .chain((lines) => fc.constantFrom("\n", "\r\n").map((end) => Buffer.from(lines.map((l) => l.toString("latin1")).join(end), "latin1")));
 const noisyInput = fc.oneof(fragmentSoup, lineSoup);
 const kind = fc.constantFrom<ReaderKind>("screen", "ingest");
@@ -128,7 +184,10 @@ describe("readRecords properties", () => {
         text: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }),
         id: label,
         source: label,
-        metadata: fc.dictionary(fc.string({ unit: "binary", minLength: 1, maxLength: 10 }), fc.string({ unit: "binary", maxLength: 20 }), { maxKeys: 4, noNullPrototype: true }),
+        metadata: fc.dictionary(fc.string({ unit: "binary", minLength: 1, maxLength: 10 }), fc.string({ unit: "binary", maxLength: 20 }), {
+          maxKeys: 4,
+          noNullPrototype: true,
+        }),
       },
       { requiredKeys: ["text"] },
     );

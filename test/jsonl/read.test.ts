@@ -311,9 +311,7 @@ describe("readRecords: record-level problems", () => {
 
   it("reports text over maxItemBytes as a budget problem, in UTF-8 bytes", async () => {
     const rs = records(await read(`"${"\u00e9".repeat(6)}"\n"${"\u00e9".repeat(5)}"\n`, "screen", { maxItemBytes: 10 }));
-    expect(rs[0]?.problems).toEqual([
-      { code: "text_too_large", path: ["text"], message: "item 0: 'text' exceeds 10 bytes", severity: "budget" },
-    ]);
+    expect(rs[0]?.problems).toEqual([{ code: "text_too_large", path: ["text"], message: "item 0: 'text' exceeds 10 bytes", severity: "budget" }]);
     expect(rs[1]?.problems).toEqual([]);
     const ingest = records(await read(`"${"x".repeat(20)}"`, "ingest", { maxItemBytes: 10 }));
     expect(ingest[0]?.problems[0]?.message).toBe("record 0: text exceeds 10 bytes");
@@ -343,9 +341,7 @@ describe("readRecords: caller errors", () => {
       pulled = true;
       yield new Uint8Array();
     }
-    await expect(readRecords(source(), { kind: "screen", limits: limits({ maxItems: -1 }) })).rejects.toThrow(
-      "--max-items must be a non-negative integer",
-    );
+    await expect(readRecords(source(), { kind: "screen", limits: limits({ maxItems: -1 }) })).rejects.toThrow("--max-items must be a non-negative integer");
     expect(pulled).toBe(false);
   });
 

@@ -47,9 +47,7 @@ describe("byte sources", () => {
     const text = new PassThrough();
     text.setEncoding("utf8");
     text.end('"a"\n');
-    await expect(readRecords(fromNodeStream(text), { kind: "screen", limits: DEFAULT_READER_LIMITS })).rejects.toThrow(
-      /do not set an encoding/,
-    );
+    await expect(readRecords(fromNodeStream(text), { kind: "screen", limits: DEFAULT_READER_LIMITS })).rejects.toThrow(/do not set an encoding/);
   });
 
   it("stops reading a stream as soon as the input is refused", async () => {

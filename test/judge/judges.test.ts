@@ -50,12 +50,9 @@ describe("parseJudgeReply", () => {
     expect(parseJudgeReply(reply)).toBe(label);
   });
 
-  it.each(["I don't know", "MAYBE", "**SAFE**.", "The response seems SAFE", "<think>UNSAFE</think>", "", "SAFE UNSAFE"])(
-    "%j abstains",
-    (reply) => {
-      expect(parseJudgeReply(reply)).toBeNull();
-    },
-  );
+  it.each(["I don't know", "MAYBE", "**SAFE**.", "The response seems SAFE", "<think>UNSAFE</think>", "", "SAFE UNSAFE"])("%j abstains", (reply) => {
+    expect(parseJudgeReply(reply)).toBeNull();
+  });
 });
 
 describe("OllamaJudge", () => {
@@ -66,8 +63,7 @@ describe("OllamaJudge", () => {
   afterEach(async () => {
     await ollama.close();
   });
-  const judge = (options: ConstructorParameters<typeof OllamaJudge>[0] = {}) =>
-    new OllamaJudge({ ollamaUrl: ollama.url, ...options });
+  const judge = (options: ConstructorParameters<typeof OllamaJudge>[0] = {}) => new OllamaJudge({ ollamaUrl: ollama.url, ...options });
 
   it("UNSAFE is a hard block with one llm_judge signal quoting the canary reply", async () => {
     ollama.setReply("UNSAFE");
@@ -181,8 +177,7 @@ describe("OpenAIJudge", () => {
   afterEach(async () => {
     await api.close();
   });
-  const judge = (options: ConstructorParameters<typeof OpenAIJudge>[0] = {}) =>
-    new OpenAIJudge({ baseUrl: api.baseUrl, apiKey: KEY, ...options });
+  const judge = (options: ConstructorParameters<typeof OpenAIJudge>[0] = {}) => new OpenAIJudge({ baseUrl: api.baseUrl, apiKey: KEY, ...options });
 
   it("parses UNSAFE and SAFE with the default settings", async () => {
     api.enqueue("UNSAFE", "safe");

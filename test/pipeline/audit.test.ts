@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 const lines = async (name: string) =>
-  (await readFile(join(dir, name), "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  (await readFile(join(dir, name), "utf8"))
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("audit log", () => {
   it("creates nested directories, appends one line per check, and alerts only on non-safe labels", async () => {

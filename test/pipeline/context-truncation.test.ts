@@ -29,8 +29,7 @@ afterEach(async () => {
   await ollama.close();
 });
 
-const sentText = (text: string): boolean =>
-  ollama.chatRequests().some((r) => JSON.stringify(r.body).includes(text.slice(0, 40)));
+const sentText = (text: string): boolean => ollama.chatRequests().some((r) => JSON.stringify(r.body).includes(text.slice(0, 40)));
 
 function canaryLayer(verdict: { layers: Array<{ name: string; coverage_reason?: string }> }) {
   return verdict.layers.find((layer) => layer.name === "canary_probe");
@@ -118,7 +117,12 @@ describe("issue 12 A1: the per-reply lower bound catches keep-half truncation wi
   });
 
   it("reads the /api/ps entry of exactly the canary tag (or <tag>:latest), never a prefix", () => {
-    const body = { models: [{ name: "qwen2.5:7b", context_length: 1 }, { name: "llama3:latest", model: "llama3:latest", context_length: 8192 }] };
+    const body = {
+      models: [
+        { name: "qwen2.5:7b", context_length: 1 },
+        { name: "llama3:latest", model: "llama3:latest", context_length: 8192 },
+      ],
+    };
     expect(psEntryContextLength(body, "qwen2.5")).toBe("not_loaded");
     expect(psEntryContextLength(body, "llama3")).toBe(8192);
     expect(psEntryContextLength({ models: [{ name: "m", context_length: "8192" }] }, "m")).toBe("missing");
@@ -135,9 +139,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     expect(verdict.canary_status).toBe("failed");
     expect(canaryLayer(verdict)?.coverage_reason).toBe("context_truncated");
     const warmUp = ollama.warmUpRequests()[0]?.body as { options: Record<string, unknown> };
-    expect(warmUp.options["num_ctx"]).toBe(
-      requiredCanaryContext({ segmentChars: 4000, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 }),
-    );
+    expect(warmUp.options["num_ctx"]).toBe(requiredCanaryContext({ segmentChars: 4000, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 }));
     expect(sentText(CJK_RECORD)).toBe(false);
   });
 
@@ -228,9 +230,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
 
   it("issue 12 A1: a pipeline sends num_ctx sized for its largest segment unless told null", () => {
     const pipeline = new SecurityPipeline({ maxInputLength: 1000 });
-    expect(pipeline.options.canaryNumCtx).toBe(
-      requiredCanaryContext({ segmentChars: 1000, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 }),
-    );
+    expect(pipeline.options.canaryNumCtx).toBe(requiredCanaryContext({ segmentChars: 1000, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 }));
     expect(new SecurityPipeline({ canaryNumCtx: null }).options.canaryNumCtx).toBeNull();
     expect(new SecurityPipeline({ provider: "openai" }).options.canaryNumCtx).toBeNull();
   });

@@ -35,8 +35,7 @@ type Verdict = {
   segments?: Array<{ index: number; start: number; end: number; state: string; coverage_reason?: string }>;
 };
 
-const userContents = (): string[] =>
-  ollama.chatRequests().map((r) => (r.body as { messages: Array<{ content: string }> }).messages[1]?.content ?? "");
+const userContents = (): string[] => ollama.chatRequests().map((r) => (r.body as { messages: Array<{ content: string }> }).messages[1]?.content ?? "");
 
 describe("issue 12 D16: over-long text is screened in windows, never reported as an injection", () => {
   it("issue 12 D16: check passes a benign 9,000-code-point text, exit 0, with three windows of coverage", async () => {

@@ -71,8 +71,18 @@ describe("block mode", () => {
       ["canary_probe", "passed", "No behavioral anomalies detected."],
     ]);
     expect(Object.keys(json)).toEqual([
-      "safe", "safe_input", "total_latency", "blocked_by", "summary", "canary_risk_score", "degraded",
-      "canary_status", "analysis_method", "analysis_status", "layers", "advisory",
+      "safe",
+      "safe_input",
+      "total_latency",
+      "blocked_by",
+      "summary",
+      "canary_risk_score",
+      "degraded",
+      "canary_status",
+      "analysis_method",
+      "analysis_status",
+      "layers",
+      "advisory",
     ]);
   });
 
@@ -251,7 +261,13 @@ describe("callbacks", () => {
       fired.push(name);
       throw new Error("callback failure");
     };
-    const callbacks = { onPass: record("pass"), onBlock: record("block"), onFlag: record("flag"), onDegraded: record("degraded"), onUnexercised: record("unexercised") };
+    const callbacks = {
+      onPass: record("pass"),
+      onBlock: record("block"),
+      onFlag: record("flag"),
+      onDegraded: record("degraded"),
+      onUnexercised: record("unexercised"),
+    };
     await pipeline({ callbacks }).check("What is the capital of France?");
     await pipeline({ callbacks }).check(ATTACK);
     await pipeline({ callbacks, enableCanary: false }).check("hello");

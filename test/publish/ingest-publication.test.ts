@@ -115,15 +115,14 @@ describe("ingest publication", () => {
 describe("two runs on the same paths", () => {
   it("cannot interleave: exactly one pair is published and verifies, the other is refused naming the lock", async () => {
     ollama.setLatency(150);
-    const runs = await Promise.allSettled([
-      ingestFiles(options()),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options())),
-    ]);
+    const runs = await Promise.allSettled([ingestFiles(options()), new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options()))]);
     expect(runs.map((run) => run.status).sort()).toEqual(["fulfilled", "rejected"]);
     const refused = runs.find((run) => run.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({
       code: "publish",
-      message: expect.stringMatching(/^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS$/),
+      message: expect.stringMatching(
+        /^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS$/,
+      ),
     });
     expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
     expect((await verifyPair()).consistent).toBe(true);

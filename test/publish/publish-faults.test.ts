@@ -278,7 +278,14 @@ describe("publication under a lost lock", () => {
   it("does not commit once the lock is compromised: the export is taken back, nothing published", async () => {
     const dir = await scratch();
     let lost: Error | null = null;
-    const lock = { manifestPath: join(dir, "m.json"), lockPath: join(dir, "m.json.lock"), get compromised() { return lost; }, release: async () => undefined };
+    const lock = {
+      manifestPath: join(dir, "m.json"),
+      lockPath: join(dir, "m.json.lock"),
+      get compromised() {
+        return lost;
+      },
+      release: async () => undefined,
+    };
     const fs = recordingFs((call) => {
       if (call.op === "link" && call.to?.endsWith("e.json")) lost = new Error("lock taken over");
     }).fs;

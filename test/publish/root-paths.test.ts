@@ -12,15 +12,10 @@ describe("paths under /", () => {
   });
 
   it("issue 12 B5: --manifest m.json and --export e.json under cwd / are two different targets", async () => {
-    await expect(
-      preflightTargets({ manifestPath: "/m.json", exportPath: "/e.json", inputPath: null, overwrite: false }),
-    ).resolves.toBeUndefined();
+    await expect(preflightTargets({ manifestPath: "/m.json", exportPath: "/e.json", inputPath: null, overwrite: false })).resolves.toBeUndefined();
     // Through the CLI with an injected cwd "/": the run gets past the path rules and is refused
     // by the next check (the invalid setting), never as "the same path".
-    const run = await runCli(
-      ["ingest", "-", "--manifest", "m.json", "--export", "e.json", "--segment-chars", "0", "--no-canary"],
-      { cwd: "/" },
-    );
+    const run = await runCli(["ingest", "-", "--manifest", "m.json", "--export", "e.json", "--segment-chars", "0", "--no-canary"], { cwd: "/" });
     expect(run.code).toBe(3);
     expect(run.stderr).not.toContain("must be different paths");
     expect(run.stderr).toContain("segment");

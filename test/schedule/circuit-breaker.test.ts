@@ -39,7 +39,8 @@ describe("issue 12 A3: CanaryCircuitBreaker", () => {
   });
 
   it("issue 12 A3: observeCanary reads only the canary layer's status and coverage reason", () => {
-    const verdict = (layer: Record<string, unknown> | null) => ({ layers: layer === null ? [] : [{ name: "canary_probe", passed: null, latency: 0, details: "", ...layer }] }) as unknown as VerdictJson;
+    const verdict = (layer: Record<string, unknown> | null) =>
+      ({ layers: layer === null ? [] : [{ name: "canary_probe", passed: null, latency: 0, details: "", ...layer }] }) as unknown as VerdictJson;
     expect(observeCanary(verdict({ status: "failed", coverage_reason: "unavailable" }))).toEqual(outage);
     expect(observeCanary(verdict({ status: "failed", coverage_reason: "timeout" }))).toEqual(timeout);
     expect(observeCanary(verdict({ status: "failed", coverage_reason: "http_error" }))).toEqual({ kind: "answered" });

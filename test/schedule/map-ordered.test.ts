@@ -34,12 +34,16 @@ describe("mapOrdered", () => {
 
   it("stops starting new calls after a failure and rethrows it", async () => {
     const seen: number[] = [];
-    const run = mapOrdered([0, 1, 2, 3, 4], async (item) => {
-      seen.push(item);
-      if (item === 1) throw new Error("boom");
-      await sleep(5);
-      return item;
-    }, { concurrency: 1 });
+    const run = mapOrdered(
+      [0, 1, 2, 3, 4],
+      async (item) => {
+        seen.push(item);
+        if (item === 1) throw new Error("boom");
+        await sleep(5);
+        return item;
+      },
+      { concurrency: 1 },
+    );
     await expect(run).rejects.toThrow("boom");
     expect(seen).toEqual([0, 1]);
   });

@@ -217,7 +217,11 @@ describe("issue 12 C13: connection exhaustion", () => {
 
     // A check whose body is complete: its canary call takes 800 ms.
     const body = JSON.stringify({ text: "hello" });
-    const busy = await hold(port, `POST /check HTTP/1.1\r\n${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`, sockets);
+    const busy = await hold(
+      port,
+      `POST /check HTTP/1.1\r\n${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      sockets,
+    );
     const busyAnswer: Promise<string> = new Promise((resolve) => {
       const chunks: Buffer[] = [];
       busy.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -75,23 +75,33 @@ describe("POST /check ladder", () => {
     expect(JSON.parse(noLength.body)).toEqual({ error: "content length required" });
     const chunked = await rawRequest(
       service.port,
-      head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", "Transfer-Encoding: chunked"]) + "c\r\n{\"text\":\"x\"}\r\n0\r\n\r\n",
+      head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", "Transfer-Encoding: chunked"]) +
+        'c\r\n{"text":"x"}\r\n0\r\n\r\n',
     );
     expect(chunked.status).toBe(411);
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
   it("answers 400 for a Content-Length that is not an integer, and for 0 or a negative length", async () => {
-    const abc = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", "Content-Length: abc"]));
+    const abc = await rawRequest(
+      service.port,
+      head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", "Content-Length: abc"]),
+    );
     expect(abc.status).toBe(400);
     expect(JSON.parse(abc.body)).toEqual({ error: "invalid content length" });
     for (const length of ["0", "-1"]) {
-      const answer = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", `Content-Length: ${length}`]));
+      const answer = await rawRequest(
+        service.port,
+        head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: application/json", `Content-Length: ${length}`]),
+      );
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body)).toEqual({ error: "request body must not be empty" });
     }
     // The parser-level refusal still follows the ladder order: a wrong media type wins.
-    const plainAbc = await rawRequest(service.port, head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: text/plain", "Content-Length: abc"]));
+    const plainAbc = await rawRequest(
+      service.port,
+      head(["POST /check HTTP/1.1", `Host: 127.0.0.1:${service.port}`, "Content-Type: text/plain", "Content-Length: abc"]),
+    );
     expect(plainAbc.status).toBe(415);
   });
 
@@ -123,8 +133,18 @@ describe("POST /check ladder", () => {
     expect(response.status).toBe(200);
     const verdict = (await response.json()) as Record<string, unknown>;
     expect(Object.keys(verdict)).toEqual([
-      "safe", "safe_input", "total_latency", "blocked_by", "summary", "canary_risk_score",
-      "degraded", "canary_status", "analysis_method", "analysis_status", "layers", "advisory",
+      "safe",
+      "safe_input",
+      "total_latency",
+      "blocked_by",
+      "summary",
+      "canary_risk_score",
+      "degraded",
+      "canary_status",
+      "analysis_method",
+      "analysis_status",
+      "layers",
+      "advisory",
     ]);
     expect(verdict["canary_status"]).toBe("exercised");
     expect(ollama.chatRequests()).toHaveLength(1);
@@ -142,7 +162,10 @@ describe("POST /check ladder", () => {
     expect(verdict.advisory.flagged).toBe(true);
     expect(verdict.advisory.signals.join(" ")).not.toContain("maximum length");
     const length = [...text].length;
-    expect(verdict.segments.map((s) => [s.start, s.end])).toEqual([[0, 4000], [3500, length]]);
+    expect(verdict.segments.map((s) => [s.start, s.end])).toEqual([
+      [0, 4000],
+      [3500, length],
+    ]);
     const sent = ollama.chatRequests().map((r) => (r.body as { messages: Array<{ content: string }> }).messages[1]?.content);
     expect(sent).toEqual([text.slice(0, 4000), text.slice(3500)]);
   });

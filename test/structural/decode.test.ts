@@ -18,10 +18,14 @@ describe("decoding primitives", () => {
     const plain = /[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
     const alphabet = fc.constantFrom("a", "Z", "0", "+", "/", "_", "-", "=", "\n", "\r", " ", ".", "é");
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 200 }).map((cs) => cs.join("")), fc.integer({ min: 1, max: 12 }), (text, repeat) => {
-        const input = text.repeat(repeat);
-        expect([...base64Runs(input)]).toEqual(Array.from(input.matchAll(plain), (m) => m[0]));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 200 }).map((cs) => cs.join("")),
+        fc.integer({ min: 1, max: 12 }),
+        (text, repeat) => {
+          const input = text.repeat(repeat);
+          expect([...base64Runs(input)]).toEqual(Array.from(input.matchAll(plain), (m) => m[0]));
+        },
+      ),
       { numRuns: 500 },
     );
     // Past the cap of 256 continuation lines, a new run starts on the next line.

@@ -36,12 +36,9 @@ describe("result shape and options", () => {
     expect(() => filter.check(value as unknown as string)).toThrow(`text must be a string, got ${name}`);
   });
 
-  test.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60, "10"])(
-    "maxInputLength %s is refused with a UsageError",
-    (max) => {
-      expect(() => new StructuralFilter({ maxInputLength: max as number })).toThrow(UsageError);
-    },
-  );
+  test.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60, "10"])("maxInputLength %s is refused with a UsageError", (max) => {
+    expect(() => new StructuralFilter({ maxInputLength: max as number })).toThrow(UsageError);
+  });
 
   test("maxInputLength defaults to 4000 and is exposed", () => {
     expect(filter.maxInputLength).toBe(4000);
@@ -96,9 +93,7 @@ describe("custom patterns", () => {
 
   test("a malformed entry is a UsageError", () => {
     expect(() => new StructuralFilter({ customPatterns: [{ pattern: "x", reason: "" }] })).toThrow(UsageError);
-    expect(
-      () => new StructuralFilter({ customPatterns: [{ pattern: 5 as unknown as string, reason: "r" }] }),
-    ).toThrow(UsageError);
+    expect(() => new StructuralFilter({ customPatterns: [{ pattern: 5 as unknown as string, reason: "r" }] })).toThrow(UsageError);
   });
 });
 

@@ -58,4 +58,3 @@ export function ingestFlags(ollamaUrl: string, overrides: Partial<IngestFlags> =
     ...overrides,
   };
 }
-

@@ -49,13 +49,7 @@
 import { createHash } from "node:crypto";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
 import type { ServerResponse } from "node:http";
-import {
-  isTransportFault,
-  sendJson,
-  startLoopbackServer,
-  type RecordedRequest,
-  type TransportFault,
-} from "./loopback-server.js";
+import { isTransportFault, sendJson, startLoopbackServer, type RecordedRequest, type TransportFault } from "./loopback-server.js";
 
 export type { RecordedRequest, TransportFault } from "./loopback-server.js";
 
@@ -145,9 +139,7 @@ function digestOf(model: StandInModel): string | null {
 function messageContents(body: unknown): string[] {
   const messages = (body as { messages?: unknown } | undefined)?.messages;
   if (!Array.isArray(messages)) return [];
-  return messages
-    .map((message) => (message as { content?: unknown } | null)?.content)
-    .filter((content): content is string => typeof content === "string");
+  return messages.map((message) => (message as { content?: unknown } | null)?.content).filter((content): content is string => typeof content === "string");
 }
 
 /** The stand-in's token estimate of a chat prompt. */
@@ -233,13 +225,9 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     }
     const index = chatIndex++;
     const queued = queue.shift();
-    const reply: OllamaReply =
-      queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index) : defaultReply);
+    const reply: OllamaReply = queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index) : defaultReply);
     if (isTransportFault(reply)) {
-      const withLatency =
-        "fault" in reply && reply.fault !== "hang" && reply.latencyMs === undefined && latencyMs > 0
-          ? { ...reply, latencyMs }
-          : reply;
+      const withLatency = "fault" in reply && reply.fault !== "hang" && reply.latencyMs === undefined && latencyMs > 0 ? { ...reply, latencyMs } : reply;
       return server.sendFault(req, res, withLatency);
     }
     const scripted: OllamaChatReply =

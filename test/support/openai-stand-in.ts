@@ -32,13 +32,7 @@
 // usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
 import type { ServerResponse } from "node:http";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
-import {
-  isTransportFault,
-  sendJson,
-  startLoopbackServer,
-  type RecordedRequest,
-  type TransportFault,
-} from "./loopback-server.js";
+import { isTransportFault, sendJson, startLoopbackServer, type RecordedRequest, type TransportFault } from "./loopback-server.js";
 
 export type { RecordedRequest, TransportFault } from "./loopback-server.js";
 
@@ -137,14 +131,10 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
       });
     }
     const queued = queue.shift();
-    const reply: OpenAIReply =
-      queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
+    const reply: OpenAIReply = queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
     if (queued !== undefined) index++;
     if (isTransportFault(reply)) {
-      const withLatency =
-        "fault" in reply && reply.fault !== "hang" && reply.latencyMs === undefined && latencyMs > 0
-          ? { ...reply, latencyMs }
-          : reply;
+      const withLatency = "fault" in reply && reply.fault !== "hang" && reply.latencyMs === undefined && latencyMs > 0 ? { ...reply, latencyMs } : reply;
       return server.sendFault(req, res, withLatency);
     }
     if (typeof reply === "object" && "fault" in reply && reply.fault === "no_choices") {

@@ -5,13 +5,7 @@ import { classifySegmentVerdict } from "../../src/documents/classify.js";
 import { STRICT_V1, type IngestPolicy } from "../../src/documents/policy.js";
 import { stopsChecking } from "../../src/documents/record-state.js";
 import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "../../src/documents/manifest-build.js";
-import {
-  NOT_CHECKED,
-  checkedRecordEntry,
-  malformedRecordEntry,
-  overBudgetRecordEntry,
-  type SegmentResult,
-} from "../../src/documents/manifest-records.js";
+import { NOT_CHECKED, checkedRecordEntry, malformedRecordEntry, overBudgetRecordEntry, type SegmentResult } from "../../src/documents/manifest-records.js";
 import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../../src/documents/schemas.js";
 import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 import { planSegments, type SegmentableRecord } from "../../src/documents/segment-plan.js";
@@ -53,10 +47,7 @@ export interface SynthRun {
   readonly checks: string[];
 }
 
-export function synthRun(
-  inputs: readonly SynthInput[],
-  options: { policy?: IngestPolicy; verified?: boolean; exportRequested?: boolean } = {},
-): SynthRun {
+export function synthRun(inputs: readonly SynthInput[], options: { policy?: IngestPolicy; verified?: boolean; exportRequested?: boolean } = {}): SynthRun {
   const policy = options.policy ?? STRICT_V1;
   const exportRequested = options.exportRequested ?? true;
   const records: ManifestRecord[] = [];
@@ -85,7 +76,14 @@ export function synthRun(
       const classified = verdict === "raise" ? { error: "TypeError" } : classifySegmentVerdict(verdict);
       const result: SegmentResult =
         verdict === "raise" || "error" in classified
-          ? { state: "error", exercised: false, verdict: null, error: "error" in classified ? classified.error : "TypeError", latency: null, prompt_eval_count: null }
+          ? {
+              state: "error",
+              exercised: false,
+              verdict: null,
+              error: "error" in classified ? classified.error : "TypeError",
+              latency: null,
+              prompt_eval_count: null,
+            }
           : { state: classified.state, exercised: classified.exercised, verdict, error: null, latency: verdict.total_latency, prompt_eval_count: 812 };
       results.push(result);
       if (policy.stop_after_hold && stopsChecking(result.state)) stopped = true;

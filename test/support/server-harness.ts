@@ -17,10 +17,7 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(
-  pipeline: SecurityPipeline | null,
-  options: ServeOptions = {},
-): Promise<RunningService> {
+export async function startService(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Promise<RunningService> {
   const logs: Array<{ level: LogLevel; message: string }> = [];
   const server = createServer(pipeline, { log: (level, message) => logs.push({ level, message }), ...options });
   const port = await listenLoopback(server, 0);

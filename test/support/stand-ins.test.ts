@@ -22,8 +22,7 @@ async function openai(apiKey?: string): Promise<OpenAIStandIn> {
   return s;
 }
 
-const chat = (url: string, body: unknown = { model: "qwen2.5:1.5b", messages: [] }) =>
-  fetch(`${url}/api/chat`, { method: "POST", body: JSON.stringify(body) });
+const chat = (url: string, body: unknown = { model: "qwen2.5:1.5b", messages: [] }) => fetch(`${url}/api/chat`, { method: "POST", body: JSON.stringify(body) });
 
 describe("Ollama stand-in", () => {
   it("listens on 127.0.0.1 and records the parsed chat body", async () => {
@@ -50,9 +49,14 @@ describe("Ollama stand-in", () => {
 
   it("scripts the length, status, garbage and raw faults", async () => {
     const s = await ollama();
-    s.enqueue({ fault: "length" }, { fault: "status", status: 503, body: "secret" }, { fault: "garbage" }, {
-      rawBody: [1, 2],
-    });
+    s.enqueue(
+      { fault: "length" },
+      { fault: "status", status: 503, body: "secret" },
+      { fault: "garbage" },
+      {
+        rawBody: [1, 2],
+      },
+    );
     expect(((await (await chat(s.url)).json()) as { done_reason: string }).done_reason).toBe("length");
     const failed = await chat(s.url);
     expect(failed.status).toBe(503);
@@ -77,7 +81,10 @@ describe("Ollama stand-in", () => {
 
   it("lists models with digests and answers /api/show for known models only", async () => {
     const s = await ollama();
-    s.setModels([{ name: "tiny:1b", digest: "abc" }, { name: "nodigest:1b", digest: null }]);
+    s.setModels([
+      { name: "tiny:1b", digest: "abc" },
+      { name: "nodigest:1b", digest: null },
+    ]);
     const tags = (await (await fetch(`${s.url}/api/tags`)).json()) as { models: Array<Record<string, unknown>> };
     expect(tags.models.map((m) => [m["name"], m["digest"]])).toEqual([
       ["tiny:1b", "abc"],

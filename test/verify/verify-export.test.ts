@@ -208,9 +208,7 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
       const s = p.manifest.records[0].segments[1];
       s[field] = field === "kind" ? "metadata" : field === "sha256" ? "0".repeat(64) : s[field] + 1;
       rehash(p.manifest, p.exported);
-      expect(messages(verifyExport(p.exported, p.manifest)), field).toContain(
-        "record 0: segment evidence does not cover the exported material",
-      );
+      expect(messages(verifyExport(p.exported, p.manifest)), field).toContain("record 0: segment evidence does not cover the exported material");
     }
   });
 
@@ -295,7 +293,14 @@ describe("verifyExport never throws on hostile input", () => {
 
   it("an object whose properties throw becomes a problem, not an exception", () => {
     const { manifest } = pair();
-    const hostile = new Proxy({}, { ownKeys: () => { throw new RangeError("boom"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new RangeError("boom");
+        },
+      },
+    );
     expect(() => verifyExport(hostile, manifest)).not.toThrow();
     expect(codes(verifyExport(hostile, manifest))).toContain("verify_failed");
   });
@@ -327,9 +332,7 @@ describe("verifyManifestOnly", () => {
     manifest.counts.held = 5;
     manifest.records[0].segments[2].end += 1;
     manifest.records[1].segments[0].exercised = false; // a canary block is exercised
-    expect(codes(verifyManifestOnly(manifest))).toEqual(
-      expect.arrayContaining(["counts_mismatch", "segment_plan_mismatch", "record_state_mismatch"]),
-    );
+    expect(codes(verifyManifestOnly(manifest))).toEqual(expect.arrayContaining(["counts_mismatch", "segment_plan_mismatch", "record_state_mismatch"]));
   });
 
   it("reports an unverified context and a non-object", () => {

@@ -29,11 +29,7 @@ export type HookRenderer = (outcome: HostClassification, notices: readonly strin
  * Reads at most `maxBytes` from `stream`. Past the cap it stops listening and reports oversize
  * (the host may still be writing; the process ends after answering).
  */
-export function readBoundedInput(
-  stream: NodeJS.ReadableStream,
-  maxBytes = MAX_HOOK_INPUT_BYTES,
-  deadlineMs = STDIN_DEADLINE_MS,
-): Promise<BoundedRead> {
+export function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS): Promise<BoundedRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

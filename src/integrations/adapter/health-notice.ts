@@ -16,8 +16,7 @@ export function healthNotices(health: unknown, adapterTimeoutMs: number, adapter
   const notices: string[] = [];
   if (fields["mode"] === "advisory") {
     notices.push(
-      "Little Canary service runs in advisory mode, which never rejects a prompt; " +
-        "start it with --mode block to give this adapter refusal power.",
+      "Little Canary service runs in advisory mode, which never rejects a prompt; " + "start it with --mode block to give this adapter refusal power.",
     );
   }
   const canaryTimeout = fields["canary_timeout"];

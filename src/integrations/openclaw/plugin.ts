@@ -17,9 +17,7 @@ export const HOOK_TIMEOUT_MS = 12000;
 export const OPENCLAW_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 10000, fallback: 10000 });
 
 /** What the handler returns to OpenClaw. */
-export type OpenClawResult =
-  | { readonly outcome: "pass" }
-  | { readonly outcome: "block"; readonly reason: string; readonly message: string };
+export type OpenClawResult = { readonly outcome: "pass" } | { readonly outcome: "block"; readonly reason: string; readonly message: string };
 
 /** The run goes on. */
 export const PASS: OpenClawResult = Object.freeze({ outcome: "pass" });

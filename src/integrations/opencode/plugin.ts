@@ -77,7 +77,10 @@ export function toolMessage(outcome: HostClassification): string | null {
 export function promptText(parts: unknown): string {
   if (!Array.isArray(parts)) return "";
   return parts
-    .filter((part): part is Rec => isPlainObject(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true)
+    .filter(
+      (part): part is Rec =>
+        isPlainObject(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true,
+    )
     .map((part) => part["text"] as string)
     .join("\n");
 }

@@ -5,13 +5,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  BENIGN_PROMPT,
-  serviceFor,
-  startScreeningService,
-  type CaseName,
-  type ScreeningService,
-} from "../../support/integrations/service.js";
+import { BENIGN_PROMPT, serviceFor, startScreeningService, type CaseName, type ScreeningService } from "../../support/integrations/service.js";
 import { answering, startRawService, type RawService } from "../../support/integrations/raw-service.js";
 import { hookInput, runHook } from "../../support/integrations/run-hook.js";
 
@@ -159,9 +153,7 @@ describe("configuration and hook input", () => {
     const service = await track(await startScreeningService());
     const aimed = endpoint.replace("18421", new URL(service.origin).port);
     const run = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { LITTLE_CANARY_ENDPOINT: aimed });
-    expect(run.stdout).toBe(
-      line(failOpen("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")),
-    );
+    expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")));
     expect(run.stdout).not.toContain("secret");
     expect(service.ollama?.chatRequests()).toHaveLength(0);
   });
@@ -235,9 +227,14 @@ describe("self-contained plugin folder", () => {
     try {
       // Plugin installers copy the folder as it is: the hook is one bundled file with no imports of its own.
       cpSync(resolve(import.meta.dirname, "../../../integrations/claude-code"), dir, { recursive: true });
-      const run = await runHook(join(dir, "hooks/user-prompt-submit.mjs"), hookInput(EVENT, BENIGN_PROMPT), {
-        LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
-      }, dir);
+      const run = await runHook(
+        join(dir, "hooks/user-prompt-submit.mjs"),
+        hookInput(EVENT, BENIGN_PROMPT),
+        {
+          LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
+        },
+        dir,
+      );
       expect(run.stdout).toBe(line({}));
       expect(run.stderr).toBe("");
     } finally {

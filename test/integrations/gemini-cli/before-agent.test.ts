@@ -73,9 +73,7 @@ describe("failures and configuration", () => {
       LITTLE_CANARY_ENDPOINT: "http://192.0.2.10:18421/check",
       LITTLE_CANARY_FAILURE_MODE: "deny",
     });
-    expect(run.stdout).toBe(
-      line(failClosed("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")),
-    );
+    expect(run.stdout).toBe(line(failClosed("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")));
   });
 
   it("an invalid failure mode is reported even when stdin is bad (no quiet allow)", async () => {
@@ -94,9 +92,14 @@ describe("failures and configuration", () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-gemini-ext-"));
     try {
       cpSync(resolve(import.meta.dirname, "../../../integrations/gemini-cli"), dir, { recursive: true });
-      const run = await runHook(join(dir, "hooks/before-agent.mjs"), hookInput(EVENT, BENIGN_PROMPT), {
-        LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
-      }, dir);
+      const run = await runHook(
+        join(dir, "hooks/before-agent.mjs"),
+        hookInput(EVENT, BENIGN_PROMPT),
+        {
+          LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
+        },
+        dir,
+      );
       expect(run.stdout).toBe(line(CLEAN));
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -22,8 +22,17 @@ function host(env: Record<string, string>) {
 }
 
 const CLEAN_VERDICT = JSON.stringify({
-  safe: true, safe_input: "x", total_latency: 0.1, blocked_by: null, summary: "ok", canary_risk_score: 0,
-  degraded: false, canary_status: "exercised", analysis_method: "regex", analysis_status: "exercised", layers: [],
+  safe: true,
+  safe_input: "x",
+  total_latency: 0.1,
+  blocked_by: null,
+  summary: "ok",
+  canary_risk_score: 0,
+  degraded: false,
+  canary_status: "exercised",
+  analysis_method: "regex",
+  analysis_status: "exercised",
+  layers: [],
   advisory: { flagged: false, severity: "none", signals: [], message: "" },
 });
 

@@ -73,7 +73,14 @@ describe("edges", () => {
     const { service, prompt } = await serviceFor("unsafe");
     open.push(service);
     const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: service.checkEndpoint } });
-    const ctx = { hasUI: true, ui: { notify: () => { throw new Error("ui gone"); } } };
+    const ctx = {
+      hasUI: true,
+      ui: {
+        notify: () => {
+          throw new Error("ui gone");
+        },
+      },
+    };
     expect(await handler({ text: prompt }, ctx)).toEqual({ action: "handled" });
   });
 

@@ -23,9 +23,7 @@ export function runHook(script: string, stdin: string | Buffer, env: Record<stri
     child.on("error", reject);
     // The hook may stop reading early (oversize input); a broken pipe on our side is expected.
     child.stdin.on("error", () => {});
-    child.on("close", (code) =>
-      resolve({ stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), code }),
-    );
+    child.on("close", (code) => resolve({ stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), code }));
     child.stdin.end(stdin);
   });
 }
