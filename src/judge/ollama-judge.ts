@@ -6,6 +6,8 @@ import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
 import { ChatClient, OllamaChatBackend, type ChatRole } from "../canary/chat-backend.js";
 import type { FetchLike } from "../canary/http-call.js";
+import { requiredCanaryContext } from "../canary/context.js";
+import { checkNumCtx } from "../canary/options.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
 
@@ -25,15 +27,32 @@ export interface OllamaJudgeOptions {
   readonly temperature?: number;
   readonly seed?: number | null;
   readonly fetch?: FetchLike;
+  /**
+   * Context window sent as options.num_ctx, sized to hold a checked text and the canary's reply;
+   * null/undefined leaves the backend default, which can silently cut a long judge prompt.
+   */
+  readonly numCtx?: number | null;
+}
+
+/**
+ * The num_ctx a judge call needs: the judge's instructions, one checked text of `windowChars`
+ * code points and a canary reply of up to `canaryReplyTokens` tokens (counted as four code
+ * points each), with the same pessimistic estimate as the canary's own window.
+ */
+export function requiredJudgeContext(windowChars: number, canaryReplyTokens: number, judgeMaxTokens: number = JUDGE_ROLE.defaults.maxTokens): number {
+  return requiredCanaryContext({ segmentChars: windowChars + 4 * canaryReplyTokens, systemPrompt: JUDGE_SYSTEM_PROMPT, maxTokens: judgeMaxTokens });
 }
 
 export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyzer {
   readonly method = "llm_judge" as const;
   readonly provider = "ollama" as const;
+  /** The num_ctx every judge call sends (one value for the judge's life: Ollama reloads on a change). */
+  readonly numCtx: number | null;
 
   constructor(options: OllamaJudgeOptions = {}) {
     // An empty judge model would otherwise switch the judge on while the regex analyzer ran.
     super(new OllamaChatBackend(options, JUDGE_ROLE));
+    this.numCtx = checkNumCtx(options.numCtx);
   }
 
   /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
@@ -41,7 +60,7 @@ export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyz
     if (!canary.success) return canaryNotExercised();
     try {
       const turn = { systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens: this.maxTokens };
-      return fromJudgeChat(await this.backend.chat(turn, null), canary.response);
+      return fromJudgeChat(await this.backend.chat(turn, this.numCtx), canary.response);
     } catch {
       return judgeFailed();
     }

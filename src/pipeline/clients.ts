@@ -6,7 +6,7 @@ import type { Analyzer } from "../analysis/types.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { CanaryProbe } from "../canary/types.js";
-import { OllamaJudge } from "../judge/ollama-judge.js";
+import { OllamaJudge, requiredJudgeContext } from "../judge/ollama-judge.js";
 import { OpenAIJudge } from "../judge/openai-judge.js";
 import type { ResolvedPipelineOptions, SecurityPipelineOptions } from "./options.js";
 
@@ -37,5 +37,11 @@ export function buildAnalyzer(resolved: ResolvedPipelineOptions, options: Securi
   const common = { model: resolved.judgeModel, timeoutSeconds: resolved.judgeTimeout, seed: resolved.seed, ...transportOf(options) };
   return resolved.provider === "openai"
     ? new OpenAIJudge({ ...common, baseUrl: resolved.baseUrl, ...apiKeyOf(options) })
-    : new OllamaJudge({ ...common, ollamaUrl: resolved.ollamaUrl });
+    : new OllamaJudge({
+        ...common,
+        ollamaUrl: resolved.ollamaUrl,
+        // Sized like the canary's window (and only when the canary's is sent): the judge reads the
+        // checked text and the canary's reply, and Ollama would cut an over-long prompt silently.
+        numCtx: resolved.canaryNumCtx === null ? null : requiredJudgeContext(resolved.maxInputLength, resolved.canaryMaxTokens),
+      });
 }
