@@ -218,7 +218,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
     return `OllamaCanaryProbe(${this.model} at ${this.endpointOrigin})`;
   }
 
-  /** Digest of the installed model from /api/tags, or null when unknown (decision 7). */
+  /** Digest of the installed model from /api/tags (where Ollama gives it), or null when unknown. */
   async modelDigest(): Promise<string | null> {
     try {
       const entries = await fetchOllamaInventory(this.#endpoint.fetch, this.#endpoint.baseUrl, this.timeoutSeconds * 1000);

@@ -1,4 +1,4 @@
-// Hashes used by ingest evidence (ingest.md §4.6): SHA-256 in lowercase hex over UTF-8.
+// Hashes used by ingest evidence: SHA-256 in lowercase hex over UTF-8.
 // A string with a lone surrogate is refused rather than hashed, because TextEncoder would
 // silently turn it into U+FFFD and two different strings would share a digest.
 import { createHash } from "node:crypto";
