@@ -66,3 +66,6 @@ export function describeFailure(command: CommandName, error: unknown): { exitCod
   const name = error instanceof Error ? error.constructor.name : "unknown error";
   return { exitCode: refused, message: `unexpected failure (${name})` };
 }
+
+/** `demo`: an invalid live backend, model or endpoint (DemoArgumentError) exits 2, before any request. */
+export const DEMO_ERROR_EXIT = { demo_argument: 2 } as const;
