@@ -69,3 +69,6 @@ export function describeFailure(command: CommandName, error: unknown): { exitCod
 
 /** `demo`: an invalid live backend, model or endpoint (DemoArgumentError) exits 2, before any request. */
 export const DEMO_ERROR_EXIT = { demo_argument: 2 } as const;
+
+/** `serve`: the loopback port could not be bound (ServerBindError) exits 1. */
+export const SERVE_ERROR_EXIT = { bind_failed: 1 } as const;
