@@ -66,3 +66,9 @@ export function describeFailure(command: CommandName, error: unknown): { exitCod
   const name = error instanceof Error ? error.constructor.name : "unknown error";
   return { exitCode: refused, message: `unexpected failure (${name})` };
 }
+
+/** `demo`: an invalid live backend, model or endpoint (DemoArgumentError) exits 2, before any request. */
+export const DEMO_ERROR_EXIT = { demo_argument: 2 } as const;
+
+/** `serve`: the loopback port could not be bound (ServerBindError) exits 1. */
+export const SERVE_ERROR_EXIT = { bind_failed: 1 } as const;

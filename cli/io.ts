@@ -27,6 +27,21 @@ export function signalExitCode(signal: NodeJS.Signals): number {
   return signal === "SIGTERM" ? 143 : 130;
 }
 
+/**
+ * An abort signal for a run: the first SIGINT/SIGTERM aborts it, a second one ends the process
+ * at once (`forceExit`, with the signal's exit code) whatever is still running.
+ */
+export function abortOnSignals(io: CliIo): { readonly signal: AbortSignal; readonly dispose: () => void } {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const dispose = io.onSignal((signal) => {
+    interrupts++;
+    if (interrupts === 1) controller.abort();
+    else io.forceExit?.(signalExitCode(signal));
+  });
+  return { signal: controller.signal, dispose };
+}
+
 export function processIo(): CliIo {
   return {
     stdin: process.stdin,

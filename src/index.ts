@@ -203,8 +203,11 @@ export {
 export { createServer, queueState, type ServeOptions } from "./server/create-server.js";
 export { listenLoopback, closeGracefully, ServerBindError } from "./server/lifecycle.js";
 export { MAX_REQUEST_BYTES } from "./server/limits.js";
+export { runService, type RunServiceOptions } from "./server/run-service.js";
 export { runReplay, type ReplayOptions } from "./demo/replay.js";
 export { runLive, type LiveOptions } from "./demo/live.js";
+export { runDemoCommand, type DemoCommandOptions, type DemoCommandResult } from "./demo/command.js";
+export { DemoArgumentError } from "./demo/live-endpoint.js";
 export { parseCapture, capturePayloadSha256, sealCapture, CaptureSchema, type Capture } from "./demo/capture.js";
 export { captureFromLive } from "./demo/record.js";
 export { importForeignCapture } from "./demo/import.js";

@@ -1,108 +1,45 @@
-// `little-canary demo`: the replay/live contrast demonstration (docs/demo.md).
-// Bare `demo` is replay. Replay reads a capture (`--capture`), never the network and never
-// LITTLE_CANARY_TIMEOUT; this package ships no capture, so bare `demo` is REPLAY UNAVAILABLE
-// (exit 2). Live checks its arguments before any request, discloses what will be sent, then
-// talks to a loopback Ollama only. Exit codes: 0 verified, 1 a complete run that disagrees,
-// 2 usage error, unavailable, or incomplete.
+// `little-canary demo`: flags → `runDemoCommand` (replay or live, and the capture) → text or
+// JSON on stdout → exit code. Bare `demo` is replay, which reads a capture (`--capture`), never
+// the network and never LITTLE_CANARY_TIMEOUT; this package ships no capture, so bare `demo` is
+// REPLAY UNAVAILABLE (exit 2). Live checks its arguments before any request and discloses what
+// will be sent (docs/demo.md). Exit codes: 0 verified, 1 a complete run that disagrees, 2 usage
+// error, unavailable, or incomplete.
 import { Command, Option } from "commander";
-import { resolveCanaryTimeout } from "../../src/config/timeout.js";
-import { runLive } from "../../src/demo/live.js";
-import { DemoArgumentError, validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "../../src/demo/live-endpoint.js";
-import { demoExitCode, type DemoOutcome, type RecordResult } from "../../src/demo/outcome.js";
-import { captureFromLive, writeCapture } from "../../src/demo/record.js";
-import { demoJson, liveDisclosureJson, liveDisclosureLines, liveResultLines, replayLines, label } from "../../src/demo/render.js";
-import { runReplay } from "../../src/demo/replay.js";
-import { UsageError } from "../../src/core/errors.js";
-import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
+import { runDemoCommand } from "../../src/demo/command.js";
+import { DemoArgumentError } from "../../src/demo/live-endpoint.js";
+import { demoJson, label, liveDisclosureJson, liveDisclosureLines } from "../../src/demo/render.js";
+import { demoOptionsFromFlags, type DemoFlags } from "../demo-flags.js";
+import { DEMO_ERROR_EXIT } from "../exit-codes.js";
+import { writeOut, type CliIo } from "../io.js";
 import { timeoutArg } from "../options.js";
 import type { RunState } from "../run-state.js";
 
-export interface DemoFlags {
-  replay?: boolean;
-  live?: boolean;
-  capture?: string;
-  record?: string;
-  backend: string;
-  model: string;
-  endpoint: string;
-  timeout?: number;
-  json?: boolean;
-}
+export type { DemoFlags };
 
 const lines = (items: readonly string[]): string => items.map((line) => `${line}\n`).join("");
 
-async function finish(io: CliIo, flags: DemoFlags, outcome: DemoOutcome, modelCall: boolean, human: string[], exitCode: 0 | 1 | 2): Promise<number> {
-  if (flags.json) await writeOut(io.stdout, `${demoJson(outcome, modelCall, exitCode)}\n`);
-  else await writeOut(io.stdout, lines(human));
-  return exitCode;
-}
-
-async function runReplayCommand(flags: DemoFlags, io: CliIo): Promise<number> {
-  const outcome = await runReplay({
-    ...(flags.capture !== undefined ? { capturePath: flags.capture } : {}),
-    onInternalError: (where, errorClass) => void io.stderr.write(`demo: replay ${where} failed (${errorClass})\n`),
-  });
-  return finish(io, flags, outcome, false, replayLines(outcome), demoExitCode(outcome));
-}
-
-async function runLiveCommand(flags: DemoFlags, io: CliIo): Promise<number> {
-  let endpoint: string;
-  let model: string;
-  try {
-    validateDemoBackend(flags.backend);
-    endpoint = validateLiveEndpoint(flags.endpoint);
-    model = validateDemoModel(flags.model);
-  } catch (error) {
-    if (error instanceof DemoArgumentError) {
-      await writeOut(io.stderr, `DEMO ERROR: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
-  const timeoutSeconds = resolveCanaryTimeout(flags.timeout, io.env);
-  const outcome = await runLive({
-    endpoint,
-    model,
-    timeoutSeconds,
-    onEvent: async (event) => {
-      if (event.kind === "disclosure") {
-        if (flags.json) await writeOut(io.stderr, `${liveDisclosureJson(endpoint, model)}\n`);
-        else await writeOut(io.stdout, lines(liveDisclosureLines(endpoint, model)));
-      } else if (!flags.json) {
-        await writeOut(io.stdout, `${label("MODEL_SHA", event.digest)}\n`);
-      }
-    },
-  });
-  // The capture is written (or not) before anything is printed, so the JSON's exit_code is the
-  // process's exit code.
-  const record = flags.record === undefined ? "not_requested" : await recordCapture(flags.record, outcome, io);
-  return finish(io, flags, outcome, outcome.modelCall, liveResultLines(outcome), demoExitCode(outcome, record));
-}
-
-async function recordCapture(path: string, outcome: DemoOutcome, io: CliIo): Promise<RecordResult> {
-  const capture = captureFromLive(outcome, new Date());
-  if (capture === null) {
-    await writeOut(io.stderr, "DEMO ERROR: no capture recorded: only a verified live contrast is recorded\n");
-    return "not_recorded";
-  }
-  try {
-    await writeCapture(path, capture);
-  } catch {
-    await writeOut(io.stderr, `DEMO ERROR: the capture file ${path} could not be written\n`);
-    return "write_failed";
-  }
-  await writeOut(io.stderr, `demo: capture recorded in ${path} (payload_sha256 ${capture.payload_sha256})\n`);
-  return "recorded";
-}
-
 export async function runDemo(flags: DemoFlags, io: CliIo): Promise<number> {
-  if (flags.replay && flags.live) throw new UsageError("--replay and --live cannot be combined");
-  if (flags.live && flags.capture !== undefined) throw new UsageError("--capture belongs to replay, not --live");
-  if (!flags.live && flags.record !== undefined) throw new UsageError("--record needs --live");
-  return flags.live ? runLiveCommand(flags, io) : runReplayCommand(flags, io);
+  const options = demoOptionsFromFlags(flags, io);
+  try {
+    const result = await runDemoCommand({
+      ...options,
+      onReplayError: (line) => void io.stderr.write(`${line}\n`),
+      onDisclosure: (endpoint, model) =>
+        flags.json ? writeOut(io.stderr, `${liveDisclosureJson(endpoint, model)}\n`) : writeOut(io.stdout, lines(liveDisclosureLines(endpoint, model))),
+      onModelDigest: async (digest) => {
+        if (!flags.json) await writeOut(io.stdout, `${label("MODEL_SHA", digest)}\n`);
+      },
+      onNote: (line) => writeOut(io.stderr, `${line}\n`),
+    });
+    const { outcome, modelCall, exitCode } = result;
+    await writeOut(io.stdout, flags.json ? `${demoJson(outcome, modelCall, exitCode)}\n` : lines(result.lines));
+    return exitCode;
+  } catch (error) {
+    if (!(error instanceof DemoArgumentError)) throw error;
+    await writeOut(io.stderr, `DEMO ERROR: ${error.message}\n`);
+    return DEMO_ERROR_EXIT[error.code];
+  }
 }
-
 export function demoCommand(io: CliIo, state: RunState): Command {
   return new Command("demo")
     .description("Show the canary contrast: replay a recorded capture (default) or run it live against a loopback Ollama.")

@@ -1,129 +1,33 @@
-// `little-canary eval`: run an evaluation corpus through the pipeline in one mode, write the
-// headless JSONL (header, one line per case, completion line) and optionally a static HTML report.
-// Stdout gets a short human summary with counts and rates only; case text is never printed
-// (it appears only in the output files). Usage and loading errors exit 2 (cli/exit-codes.ts).
-import { Command, InvalidArgumentError, Option } from "commander";
-import { resolveCanaryTimeout, TIMEOUT_ENV } from "../../src/config/timeout.js";
-import { runEval, DEFAULT_EVAL_TIMEOUT_SECONDS } from "../../src/eval/run.js";
-import type { Rate } from "../../src/eval/rates.js";
-import type { EvalMode } from "../../src/eval/score.js";
-import type { EvalSummary, KindCounts } from "../../src/eval/summary.js";
-import type { RunHeader } from "../../src/eval/records.js";
-import { asciiJson } from "../../src/eval/_inert.js";
-import type { CliIo } from "../io.js";
-import { signalExitCode, writeOut } from "../io.js";
+// `little-canary eval`: flags → `runEval` (runs the corpus in one mode, writes the headless JSONL:
+// header, one line per case, completion line, and optionally a static HTML report) → a short
+// human summary on stdout with counts and rates only (case text is never printed). Usage and
+// loading errors exit 2 (cli/exit-codes.ts).
+import { Command, Option } from "commander";
+import { TIMEOUT_ENV } from "../../src/config/timeout.js";
+import { DEFAULT_EVAL_TIMEOUT_SECONDS, runEval } from "../../src/eval/run.js";
+import { collect, evalOptionsFromFlags, thresholdArg, type EvalFlags } from "../eval-flags.js";
+import { evalBanner, formatSummary } from "../eval-output.js";
+import { abortOnSignals, writeOut, type CliIo } from "../io.js";
 import { timeoutArg } from "../options.js";
-import { plural } from "../plural.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
-export interface EvalFlags {
-  corpus: string[];
-  idsFile?: string;
-  mode?: EvalMode;
-  model?: string;
-  judge?: string;
-  threshold: number;
-  timeout?: number;
-  warmup?: boolean;
-  ollamaUrl: string;
-  output: string;
-  report?: string;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-function thresholdArg(raw: string): number {
-  const text = raw.trim();
-  const value = /^[+]?(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(value) || value > 1) throw new InvalidArgumentError("must be a number from 0 to 1");
-  return value;
-}
-
-/** --timeout, else LITTLE_CANARY_TIMEOUT (validated like every command), else the harness's 10 s. */
-function evalTimeout(flag: number | undefined, env: CliIo["env"]): number {
-  if (flag !== undefined) return flag;
-  const raw = env[TIMEOUT_ENV];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_EVAL_TIMEOUT_SECONDS;
-  return resolveCanaryTimeout(undefined, env);
-}
-
-function showRate(r: Rate): string {
-  if (r.percent === null || r.wilson95 === null) return `-- (0 ${r.of})`;
-  return `${r.numerator}/${r.denominator} ${r.of} = ${r.percent.toFixed(1)}% (95% CI ${r.wilson95.low.toFixed(1)}-${r.wilson95.high.toFixed(1)})`;
-}
-
-function kindLine(name: string, counts: KindCounts, rates: EvalSummary["rates"], kind: "attack" | "benign"): string {
-  const head = `${name}: ${counts.total} total, ${counts.scored} scored, ${counts.unscored} unscored; blocked ${counts.blocked}, passed ${counts.passed}`;
-  if (rates === null) return head;
-  const mine = rates[kind];
-  return `${head}\n  blocked of all:    ${showRate(mine.blocked_of_all)}\n  blocked of scored: ${showRate(mine.blocked_of_scored)}`;
-}
-
-export function formatSummary(summary: EvalSummary, outputPath: string, reportPath: string | null): string {
-  const lines = [kindLine("attacks", summary.attack, summary.rates, "attack"), kindLine("benign", summary.benign, summary.rates, "benign")];
-  if (summary.paired_probe) {
-    const p = summary.paired_probe;
-    lines.push(
-      `paired probe (counts only): positive ${p.positive.blocked} blocked / ${p.positive.not_blocked} not blocked / ${p.positive.unscored} unscored; ` +
-        `benign_control ${p.benign_control.blocked} blocked / ${p.benign_control.not_blocked} not blocked / ${p.benign_control.unscored} unscored`,
-    );
-  }
-  if (summary.unscored > 0) {
-    const reasons = Object.entries(summary.unscored_reasons)
-      .map(([k, v]) => `${asciiJson(k).slice(1, -1)} ${v}`)
-      .join(", ");
-    lines.push(
-      `unscored: ${summary.unscored} of ${summary.total} (${reasons}); they count as neither blocked nor passed and stay in the "of all" denominators`,
-    );
-  }
-  lines.push(`degraded: ${summary.degraded}`);
-  lines.push(`saved ${outputPath}`);
-  if (reportPath !== null) lines.push(`report ${reportPath}`);
-  return `${lines.join("\n")}\n`;
-}
-
-function banner(header: RunHeader): string {
-  const model = header.model === null ? "none" : `${header.model} (digest ${header.model_digest ?? "unknown"})`;
-  return (
-    `little-canary eval: mode ${header.mode}, model ${model}, judge ${header.judge ?? "none"}, ` +
-    `threshold ${header.threshold}, timeout ${header.timeout_s === null ? "n/a" : `${header.timeout_s}s`}, ${plural(header.total, "case")}\n`
-  );
-}
+export type { EvalFlags };
+export { formatSummary };
 
 export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<number> {
-  const canaryMode = (flags.mode ?? (flags.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
-  const controller = new AbortController();
+  const options = evalOptionsFromFlags(flags, io);
   // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
   // second one ends the process whatever is still running.
-  let interrupts = 0;
-  const unregister = io.onSignal((signal) => {
-    interrupts++;
-    if (interrupts === 1) controller.abort();
-    else io.forceExit?.(signalExitCode(signal));
-  });
+  const interrupt = abortOnSignals(io);
   const progress = createProgress(io, "eval");
   let bannerText = "";
   try {
     const summary = await runEval({
-      corpus: flags.corpus,
-      idsFile: flags.idsFile ?? null,
-      ...(flags.mode !== undefined ? { mode: flags.mode } : {}),
-      model: flags.model ?? null,
-      judge: flags.judge ?? null,
-      threshold: flags.threshold,
-      // The environment is read only when a canary will be called (as `demo` does).
-      ...(canaryMode ? { timeoutSeconds: evalTimeout(flags.timeout, io.env) } : {}),
-      warmup: flags.warmup === true,
-      ollamaUrl: flags.ollamaUrl,
-      output: flags.output,
-      report: flags.report ?? null,
-      cwd: io.cwd,
-      signal: controller.signal,
+      ...options,
+      signal: interrupt.signal,
       onHeader: (header) => {
-        bannerText = banner(header);
+        bannerText = evalBanner(header);
       },
       onProgress: (done, total) => progress.update(done, total),
     });
@@ -132,7 +36,7 @@ export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<numbe
     return 0;
   } finally {
     progress.finish();
-    unregister();
+    interrupt.dispose();
   }
 }
 

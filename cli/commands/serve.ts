@@ -1,120 +1,33 @@
-// `little-canary serve`: the loopback screening service (docs/serve.md). Parses the
-// flags, builds one pipeline, binds 127.0.0.1, logs to stderr (never stdout, never request text),
-// and resolves only after SIGINT/SIGTERM and a clean drain. Exit 0 after shutdown, 1 when the port
-// cannot be bound, 2 for usage or configuration errors.
-import { Command, InvalidArgumentError, Option } from "commander";
-import { endpointClass, endpointOrigin } from "../../src/canary/endpoint.js";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { createServer, serviceControl } from "../../src/server/create-server.js";
-import { normalizeAllowedOrigin } from "../../src/server/caller-origin.js";
+// `little-canary serve`: flags → `runService` (builds one pipeline, binds 127.0.0.1, logs to
+// stderr, never stdout and never request text, and returns only after SIGINT/SIGTERM and a clean
+// drain) → exit code. Exit 0 after shutdown, 1 when the port cannot be bound, 2 for usage or
+// configuration errors.
+import { Command, Option } from "commander";
 import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/server/limits.js";
-import { closeGracefully, listenLoopback, ServerBindError } from "../../src/server/lifecycle.js";
+import { ServerBindError } from "../../src/server/lifecycle.js";
 import { streamLog } from "../../src/server/log.js";
-import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
-import { addCanaryFlags, nonNegativeIntArg, pipelineOptionsFromFlags, positiveIntArg, timeoutArg, type CanaryFlags } from "../options.js";
+import { runService } from "../../src/server/run-service.js";
+import { SERVE_ERROR_EXIT } from "../exit-codes.js";
+import { writeOut, type CliIo } from "../io.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, timeoutArg } from "../options.js";
 import type { RunState } from "../run-state.js";
+import { allowOriginArg, portArg, serviceOptionsFromFlags, waitForSignals, type ServeFlags } from "../serve-flags.js";
 import { LONG_TEXT_HELP } from "./check.js";
 
-export interface ServeFlags extends CanaryFlags {
-  port: number;
-  maxConcurrent: number;
-  maxQueue: number;
-  readTimeout: number;
-  maxConnections: number;
-  /** Absent when the flag was not given. */
-  allowOrigin?: string[];
-}
-
-/** `--allow-origin` (repeatable): each value an http(s) origin, kept in normalised form. */
-export function allowOriginArg(raw: string, previous: string[] = []): string[] {
-  const origin = normalizeAllowedOrigin(raw);
-  if (origin === null) {
-    throw new InvalidArgumentError("must be an http(s) origin such as http://localhost:3000 (no path, query or user info)");
-  }
-  return previous.includes(origin) ? previous : [...previous, origin];
-}
-
-/** `--port`: an integer 0..65535 (0 = a port chosen by the OS). */
-export function portArg(raw: string): number {
-  const text = raw.trim();
-  if (!/^[+-]?\d{1,12}$/.test(text)) {
-    throw new InvalidArgumentError(`invalid port: '${raw.slice(0, 40)}' is not an integer`);
-  }
-  const port = Number(text);
-  if (port < 0 || port > 65535) throw new InvalidArgumentError(`invalid port: ${port} is outside the valid range 0..65535`);
-  return port;
-}
-
-/** Resolves once the first SIGINT/SIGTERM arrives; `second` resolves on the next one. */
-function waitForSignals(io: CliIo): { first: Promise<void>; second: Promise<void>; dispose: () => void } {
-  let count = 0;
-  let wakeFirst: () => void = () => {};
-  let wakeSecond: () => void = () => {};
-  const first = new Promise<void>((resolve) => (wakeFirst = resolve));
-  const second = new Promise<void>((resolve) => (wakeSecond = resolve));
-  const dispose = io.onSignal(() => {
-    count++;
-    if (count === 1) wakeFirst();
-    else wakeSecond();
-  });
-  return { first, second, dispose };
-}
+export { allowOriginArg, portArg, type ServeFlags };
 
 export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
-  const pipelineOptions = pipelineOptionsFromFlags(flags, io);
-  const log = streamLog(io.stderr);
-  const pipeline = new SecurityPipeline({ ...pipelineOptions, onWarning: (message) => log("WARNING", message) });
-  const server = createServer(pipeline, {
-    maxConcurrent: flags.maxConcurrent,
-    maxQueue: flags.maxQueue,
-    readTimeoutMs: Math.max(1, Math.round(flags.readTimeout * 1000)),
-    maxConnections: flags.maxConnections,
-    allowOrigins: flags.allowOrigin ?? [],
-    log,
-  });
+  const options = serviceOptionsFromFlags(flags, io);
   const signals = waitForSignals(io);
   try {
-    let port: number;
-    try {
-      port = await listenLoopback(server, flags.port);
-    } catch (error) {
-      if (error instanceof ServerBindError) {
-        await writeOut(io.stderr, `error: ${error.message}\n`);
-        return 1;
-      }
-      throw error;
-    }
-    const d = pipeline.describe();
-    log("INFO", "🐤 Little Canary server starting...");
-    log("INFO", `   Mode: ${d.mode}${d.onDegraded === "fail_closed" ? " (fail-closed)" : ""}`);
-    if (d.canaryEnabled) {
-      log("INFO", `   Model: ${pipeline.options.canaryModel}`);
-      const origin = endpointOrigin(pipeline.options.ollamaUrl);
-      log("INFO", `   Ollama: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
-      log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
-      if (endpointClass(pipeline.options.ollamaUrl) === "remote") {
-        log("WARNING", `--ollama-url ${origin} is not a loopback address: raw input text will leave this machine`);
-      }
-    } else {
-      log("WARNING", "   Canary: disabled (--no-canary); verdicts are structural only and say so");
-    }
-    const report = await serviceControl(server)?.health?.refresh();
-    if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);
-    log("INFO", `   Queue: ${flags.maxConcurrent} concurrent, ${flags.maxQueue} waiting`);
-    log("INFO", `   Connections: at most ${flags.maxConnections}`);
-    if (flags.allowOrigin !== undefined) log("INFO", `   Allowed origins: ${flags.allowOrigin.join(", ")}`);
-    log("INFO", `   Port: ${port}`);
-    if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
-    else log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
-    await signals.first;
-    log("INFO", "🐤 Shutting down...");
-    await closeGracefully(server, signals.second);
-    log("INFO", "🐤 Stopped");
+    await runService({ ...options, log: streamLog(io.stderr), stop: signals.first, force: signals.second });
     return 0;
+  } catch (error) {
+    if (!(error instanceof ServerBindError)) throw error;
+    await writeOut(io.stderr, `error: ${error.message}\n`);
+    return SERVE_ERROR_EXIT[error.code];
   } finally {
     signals.dispose();
-    if (server.listening) server.closeAllConnections();
   }
 }
 

@@ -5,6 +5,7 @@
 // token) is never echoed.
 import { isIP } from "node:net";
 
+/** An invalid `demo --live` backend, model or endpoint (stable code `demo_argument`); the message never echoes the value. */
 export class DemoArgumentError extends Error {
   readonly code = "demo_argument";
   override readonly name = "DemoArgumentError";

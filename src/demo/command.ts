@@ -1,0 +1,98 @@
+// The `demo` verb: one call runs replay or live, records a live capture when asked, and returns
+// the outcome with its exit code and text, so a caller only prints. Live checks its arguments
+// before any request and reads the timeout only once they are valid; replay never reads it.
+import { resolveCanaryTimeout } from "../config/timeout.js";
+import { runLive, type LiveEvent } from "./live.js";
+import { validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "./live-endpoint.js";
+import { demoExitCode, type DemoOutcome, type RecordResult } from "./outcome.js";
+import { captureFromLive, writeCapture } from "./record.js";
+import { liveResultLines, replayLines } from "./render.js";
+import { runReplay } from "./replay.js";
+
+/** Options of `runDemoCommand`. */
+export interface DemoCommandOptions {
+  /** Live contrast against a loopback Ollama; otherwise replay. */
+  readonly live: boolean;
+  /** Replay only: the capture file to replay (absent: replay is unavailable). */
+  readonly capturePath?: string;
+  /** Live only: where a verified run is written as a capture. */
+  readonly recordPath?: string;
+  /** Live only: backend name, model tag and endpoint, validated before any request. */
+  readonly backend: string;
+  readonly model: string;
+  readonly endpoint: string;
+  /** Live only: the per-call timeout asked for (else LITTLE_CANARY_TIMEOUT in `env`, else the default). */
+  readonly timeoutSeconds?: number;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Live only: awaited before any request, with the validated endpoint and model. */
+  readonly onDisclosure?: (endpoint: string, model: string) => Promise<void>;
+  /** Live only: awaited once the inventory named the model's digest. */
+  readonly onModelDigest?: (digest: string) => Promise<void>;
+  /** Replay only: a diagnostic line (no newline) when loading or analysis failed inside the library. */
+  readonly onReplayError?: (line: string) => void;
+  /** Live only: a diagnostic line (no newline) about the capture, awaited before the result. */
+  readonly onNote?: (line: string) => Promise<void>;
+  /** The capture's recording time (defaults to now). */
+  readonly now?: () => Date;
+}
+
+/** What `runDemoCommand` returns: the outcome, whether a model was called, and the exit code. */
+export interface DemoCommandResult {
+  readonly outcome: DemoOutcome;
+  readonly modelCall: boolean;
+  /** 0 verified, 1 a complete run that disagrees, 2 unavailable, incomplete, or no capture written. */
+  readonly exitCode: 0 | 1 | 2;
+  /** The human-readable result, one line each (no newlines). */
+  readonly lines: readonly string[];
+}
+
+/**
+ * Run the demo: replay a capture, or run the live contrast (and record it when `recordPath` is
+ * set; the capture is written before the result is returned, so `exitCode` covers it). Throws
+ * `DemoArgumentError` for an invalid live backend, model or endpoint, before any request.
+ */
+export async function runDemoCommand(options: DemoCommandOptions): Promise<DemoCommandResult> {
+  if (!options.live) {
+    const outcome = await runReplay({
+      ...(options.capturePath !== undefined ? { capturePath: options.capturePath } : {}),
+      onInternalError: (where, errorClass) => options.onReplayError?.(`demo: replay ${where} failed (${errorClass})`),
+    });
+    return { outcome, modelCall: false, exitCode: demoExitCode(outcome), lines: replayLines(outcome) };
+  }
+  validateDemoBackend(options.backend);
+  const endpoint = validateLiveEndpoint(options.endpoint);
+  const model = validateDemoModel(options.model);
+  const timeoutSeconds = resolveCanaryTimeout(options.timeoutSeconds, options.env);
+  const outcome = await runLive({
+    endpoint,
+    model,
+    timeoutSeconds,
+    onEvent: async (event: LiveEvent) => {
+      if (event.kind === "disclosure") await options.onDisclosure?.(endpoint, model);
+      else await options.onModelDigest?.(event.digest);
+    },
+  });
+  const record =
+    options.recordPath === undefined
+      ? "not_requested"
+      : await recordCapture(options.recordPath, outcome, options.now?.() ?? new Date(), async (line) => {
+          await options.onNote?.(line);
+        });
+  return { outcome, modelCall: outcome.modelCall, exitCode: demoExitCode(outcome, record), lines: liveResultLines(outcome) };
+}
+
+async function recordCapture(path: string, outcome: DemoOutcome, now: Date, note: (line: string) => Promise<void>): Promise<RecordResult> {
+  const capture = captureFromLive(outcome, now);
+  if (capture === null) {
+    await note("DEMO ERROR: no capture recorded: only a verified live contrast is recorded");
+    return "not_recorded";
+  }
+  try {
+    await writeCapture(path, capture);
+  } catch {
+    await note(`DEMO ERROR: the capture file ${path} could not be written`);
+    return "write_failed";
+  }
+  await note(`demo: capture recorded in ${path} (payload_sha256 ${capture.payload_sha256})`);
+  return "recorded";
+}
