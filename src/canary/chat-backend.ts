@@ -4,19 +4,19 @@
 // the origin is shown), the chat call, the availability check and the public description.
 // The roles keep only what is theirs (system prompt, context proofs, verdict rules).
 import type { FetchLike } from "./http-call.js";
-import { httpCall } from "./http-call.js";
 import type { ChatEndpoint, ChatOutcome } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { resolveClientEndpoint, serviceRequestTarget } from "./endpoint.js";
+import { openAIModelsReachable } from "./openai-inventory.js";
+import { resolveClientEndpoint } from "./endpoint.js";
 import { postOllamaChat } from "./ollama-chat.js";
 import { ollamaModelInstalled } from "./ollama-inventory.js";
 import { openAIHeaders, postOpenAIChat } from "./openai-chat.js";
 import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
 
-// The provider defaults live in defaults.ts; re-exported here for the probe and judge modules.
+// The provider defaults live in defaults.ts and the OpenAI availability check in
+// openai-inventory.ts; both are re-exported here for the probe and judge modules.
 export { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
-const AVAILABILITY_TIMEOUT_MS = 5_000;
-const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+export { openAIModelsReachable } from "./openai-inventory.js";
 
 /** Caller options every chat client takes. */
 export interface ChatClientOptions {
@@ -128,23 +128,6 @@ export class OpenAIChatBackend extends ChatBackendBase {
   /** What a client shows of itself: never the full URL or the key. */
   describe(): { provider: "openai"; model: string; endpointOrigin: string } {
     return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
-  }
-}
-
-/** True only when `GET <base>/models` answers 200 within 5 s (the key sent as Bearer when set). */
-export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
-  try {
-    const target = serviceRequestTarget(baseUrl, "/models");
-    if (!target) return false;
-    const outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: openAIHeaders(apiKey, target.authorization),
-      timeoutMs: AVAILABILITY_TIMEOUT_MS,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
-    return outcome.kind === "response" && outcome.status === 200;
-  } catch {
-    return false;
   }
 }
 
