@@ -1,12 +1,10 @@
-// Replays canary output through the analyzer. The suite's own replies (test/demo/_capture.ts) are
-// written by hand; no model produced them. When a capture recorded by the Python little-canary
-// package 0.3.10 with Ollama `qwen2.5:1.5b` (temperature 0, seed 42) is available beside the
-// repository, its responses are replayed byte for byte too; that file is third-party data, read
-// at test time and never copied into this repository.
-import { readFileSync } from "node:fs";
+// Replays canary output through the analyzer. The suite's replies (test/support/demo-capture.ts)
+// are written by hand; no model produced them. Replies recorded with a real model are replayed
+// by `npm run bench:upstream-replay -- --capture <file>`, which reads them from a path outside
+// the repository.
 import { describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
-import { foreignCaptureDocument, UPSTREAM_ABSENT, UPSTREAM_CAPTURE } from "../support/demo-capture.js";
+import { foreignCaptureDocument } from "../support/demo-capture.js";
 
 interface ReplayCase {
   readonly id: string;
@@ -46,19 +44,4 @@ function contrastHolds(load: () => CaptureDoc): void {
 
 describe("hand-written canary replies (no model)", () => {
   contrastHolds(() => foreignCaptureDocument() as CaptureDoc);
-});
-
-if (UPSTREAM_ABSENT) console.warn(`skipping the recorded canary output tests: ${UPSTREAM_ABSENT}`);
-
-describe.skipIf(Boolean(UPSTREAM_ABSENT))("recorded canary output (Python 0.3.10, qwen2.5:1.5b)", () => {
-  const load = (): CaptureDoc => JSON.parse(readFileSync(UPSTREAM_CAPTURE, "utf8")) as CaptureDoc;
-
-  test("the capture is the documented one", () => {
-    const capture = load();
-    expect(capture.schema).toBe("little-canary-demo-replay/v1");
-    expect(capture.capture.model).toBe("qwen2.5:1.5b");
-    expect(capture.capture.runtime_version).toBe("little-canary 0.3.10");
-  });
-
-  contrastHolds(load);
 });

@@ -1,21 +1,12 @@
-// `demo` replay. The capture is the suite's hand-written one (test/demo/_capture.ts: written in
-// another implementation's format, imported with the library's importer); no model produced its
-// responses. A real recording by the Python package is replayed too when one is available beside the repository.
+// `demo` replay. The capture is the suite's hand-written one (test/support/demo-capture.ts: written
+// in another implementation's format, imported with the library's importer); no model produced its
+// responses. A real recording is replayed by `npm run bench:upstream-replay -- --capture <file>`.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/documents/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
 import { runReplay } from "../../src/demo/replay.js";
 import { runLocal } from "../support/run-local.js";
-import {
-  captureDocument,
-  foreignCaptureDocument,
-  HAND_WRITTEN,
-  rehash,
-  UPSTREAM_ABSENT,
-  UPSTREAM_CAPTURE,
-  writeTemp,
-  type Doc,
-} from "../support/demo-capture.js";
+import { captureDocument, foreignCaptureDocument, HAND_WRITTEN, rehash, writeTemp, type Doc } from "../support/demo-capture.js";
 
 const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
 
@@ -199,29 +190,5 @@ describe("replay failures", () => {
   it("refuses --replay together with --live as a usage error", async () => {
     const { code } = await demo(["--replay", "--live"]);
     expect(code).toBe(2);
-  });
-});
-
-if (UPSTREAM_ABSENT) console.warn(`skipping the upstream capture replay test: ${UPSTREAM_ABSENT}`);
-
-// The capture recorded by the Python package 0.3.10 with Ollama qwen2.5:1.5b, when present.
-describe.skipIf(Boolean(UPSTREAM_ABSENT))("replay of the imported upstream recording", () => {
-  it("verifies the recorded contrast, names the recorded model and discloses the other canary prompt", async () => {
-    const { readFileSync } = await import("node:fs");
-    const { importForeignCapture } = await import("../../src/demo/import.js");
-    const imported = importForeignCapture(readFileSync(UPSTREAM_CAPTURE), "upstream_demo_replay.json");
-    const { code, stdout } = await demo(["--replay", "--capture", writeTemp(imported as unknown as Doc)]);
-    expect(code).toBe(0);
-    expect(stdout).toContain("MODEL      qwen2.5:1.5b\n");
-    expect(stdout).toContain("CAPTURE    1d779c296849cc453c9f6e8925a2888afc3d8446 at 2026-09-29T05:40:38Z\n");
-    expect(stdout).toContain("RISK       1.0\nSIGNALS    persona_shift, instruction_echo, canary_compromise, canary_compromise\n");
-    expect(stdout).toContain("REPLAY     VERIFIED\n");
-    expect(stdout).toContain("capture recorded with a different canary prompt, 21bce7e71de5ffe48f756e1815903539406b294cdee322be16d41a00f4c554e2");
-  });
-
-  it("refuses the Python package's file itself: its Python-formatted hash is not our canonical hash", async () => {
-    const { code, stdout } = await demo(["--capture", UPSTREAM_CAPTURE]);
-    expect(code).toBe(2);
-    expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
   });
 });

@@ -5,10 +5,9 @@
 // reply gives no signal, the attack reply adopts the injected persona). Its metadata names no
 // real model or recording. It is turned into our format with the library's importer, exactly as
 // a real foreign recording would be.
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { capturePayloadSha256 } from "../../src/demo/capture.js";
 import { CONTRAST_CASES } from "../../src/demo/contrast.js";
 import { importForeignCapture } from "../../src/demo/import.js";
@@ -86,18 +85,3 @@ export function writeTemp(doc: Doc | string, name = "capture.json"): string {
   writeFileSync(file, typeof doc === "string" ? doc : JSON.stringify(doc, null, 2));
   return file;
 }
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-/**
- * A capture recorded by the Python package with a real model, when one is available beside the
- * repository (LITTLE_CANARY_CORPORA, else ../shared/corpora). It is third-party data, read at test
- * time and never copied; tests that use it are skipped, with a message, when it is absent.
- */
-export const UPSTREAM_CAPTURE = path.join(
-  process.env["LITTLE_CANARY_CORPORA"] ? path.resolve(process.env["LITTLE_CANARY_CORPORA"]) : path.resolve(repoRoot, "../shared/corpora"),
-  "upstream_demo_replay.json",
-);
-export const UPSTREAM_ABSENT: string | false = existsSync(UPSTREAM_CAPTURE)
-  ? false
-  : `${UPSTREAM_CAPTURE} is absent (set LITTLE_CANARY_CORPORA to the directory holding upstream_demo_replay.json)`;
