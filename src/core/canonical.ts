@@ -161,14 +161,37 @@ export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> 
  * joined by "," + "]". A property test holds this equal to serializing the whole at once.
  */
 export function canonicalObjectWithArray(rest: Readonly<Record<string, unknown>>, key: string, itemTexts: readonly string[]): string {
+  const frame = canonicalObjectFrame(rest, key);
+  return `${frame.prefix}${itemTexts.join(",")}${frame.suffix}`;
+}
+
+/** The text around the item texts of one array member: the whole is prefix + items joined by "," + suffix. */
+export interface CanonicalFrame {
+  readonly prefix: string;
+  readonly suffix: string;
+}
+
+/**
+ * The frame of `{ ...rest, [key]: [items] }`: the canonical text before the first item of the
+ * array and after its last, so a writer can put the items (joined by ",") between them as they
+ * become final without holding them (see `canonicalObjectWithArray` for the rules it applies).
+ */
+export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, key: string): CanonicalFrame {
   if (Object.hasOwn(rest, key)) throw new UsageError(`the rest of the document already has "${key}"`);
-  const members: string[] = [];
+  const before: string[] = [];
+  const after: string[] = [];
+  let seen = false;
   for (const k of [...Object.keys(rest), key].sort()) {
-    const value: string | undefined = k === key ? `[${itemTexts.join(",")}]` : stringify(rest[k]);
+    if (k === key) {
+      seen = true;
+      continue;
+    }
+    const value: string | undefined = stringify(rest[k]);
     // The serializer leaves out a member whose value has no JSON text (undefined).
-    if (value !== undefined) members.push(`${JSON.stringify(k)}:${value}`);
+    if (value !== undefined) (seen ? after : before).push(`${JSON.stringify(k)}:${value}`);
   }
-  return `{${members.join(",")}}`;
+  const head = `${before.map((member) => `${member},`).join("")}${JSON.stringify(key)}:[`;
+  return { prefix: `{${head}`, suffix: `]${after.map((member) => `,${member}`).join("")}}` };
 }
 
 /** UTF-8 bytes of `canonicalJson(schema, doc)`. */

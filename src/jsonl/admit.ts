@@ -32,13 +32,13 @@ const SNAPSHOT: Readonly<Record<ReaderKind, (input: unknown) => unknown>> = {
 /** Records from in-memory inputs, or the `refuse` error of the first broken run-level rule. */
 export function admitInMemoryInputs(inputs: readonly unknown[], options: AdmitOptions): RawRecord[] {
   const { kind, limits, refuse } = options;
-  if (inputs.length > limits.maxItems) throw refuse("too_many_items", inputs.length);
+  if (limits.maxItems !== 0 && inputs.length > limits.maxItems) throw refuse("too_many_items", inputs.length);
   let totalBytes = 0;
   return inputs.map((input, index) => {
     const record = buildRecord(SNAPSHOT[kind](input), index + 1, { index, kind, limits, loneSurrogate: false });
     if (record === null) throw refuse("not_a_record", index);
     totalBytes += record.bytes;
-    if (totalBytes > limits.maxTotalBytes) throw refuse("total_bytes", index);
+    if (limits.maxTotalBytes !== 0 && totalBytes > limits.maxTotalBytes) throw refuse("total_bytes", index);
     return record;
   });
 }

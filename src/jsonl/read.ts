@@ -95,11 +95,44 @@ function refusal(code: ReaderRefusalCode, line: number | null, message: string):
   return { code, line, message };
 }
 
+/** The result of `scanRecords`: how much was read, or a run-level refusal. */
+export type ScanOutcome =
+  | {
+      ok: true;
+      /** SHA-256 (hex) of every input byte; the input was read to its end. */
+      inputSha256: string;
+      bytesRead: number;
+      /** Records handed to the callback. */
+      records: number;
+    }
+  | { ok: false; refusal: ReaderRefusal };
+
 /**
  * Reads JSONL strictly (UTF-8, no BOM, no duplicate keys, bounded lines and totals) into records;
  * refusals are values, it throws only for caller errors and the source's own read errors.
+ * Holds every record: for an input of any size, use `scanRecords`.
  */
 export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
+  const records: RawRecord[] = [];
+  const outcome = await scanRecords(source, options, (record) => {
+    records.push(record);
+  });
+  if (!outcome.ok) return outcome;
+  return { ok: true, records, inputSha256: outcome.inputSha256, bytesRead: outcome.bytesRead };
+}
+
+/**
+ * The same strict read as `readRecords`, handing each record to `onRecord` in input order
+ * instead of keeping it, so memory holds one line, one chunk and the records of that chunk
+ * whatever the input's size. `onRecord` is awaited (a slow consumer slows the read); records
+ * of a chunk are handed over once the whole chunk is split, so after a refusal some records
+ * before the refused line may already have been handed over: a refusal refuses the whole input.
+ */
+export async function scanRecords(
+  source: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+  onRecord: (record: RawRecord) => void | Promise<void>,
+): Promise<ScanOutcome> {
   const { kind, limits } = options;
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");
   validateReaderLimits(limits);
@@ -111,7 +144,9 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
   const unit = kind === "screen" ? "items" : "records";
   const what = kind === "screen" ? "item" : "record";
   const hash = createHash("sha256");
-  const records: RawRecord[] = [];
+  let recordCount = 0;
+  // Records of the current chunk, handed to onRecord once the chunk is split.
+  let pending: RawRecord[] = [];
   let bytesRead = 0;
   let totalBytes = 0;
 
@@ -129,7 +164,7 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
     }
     if (isBlankBytes(bytes)) return null;
     // Checked before the line is parsed: the (maxItems+1)-th record is never accepted.
-    if (records.length >= limits.maxItems) {
+    if (limits.maxItems !== 0 && recordCount >= limits.maxItems) {
       return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit} (--max-items)`);
     }
     const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape });
@@ -139,14 +174,14 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
       const code = parsed.code === "too_many_values" || parsed.code === "invalid_utf8" ? "malformed_json" : parsed.code;
       return refusal(code, line, `line ${line}: ${parsed.message}`);
     }
-    const index = records.length;
+    const index = recordCount;
     const record = buildRecord(parsed.value, line, { index, kind, limits, loneSurrogate: parsed.loneSurrogate });
     if (record === null) {
       const expected = kind === "screen" ? "must be a string or object with 'text'" : "must be a string or an object";
       return refusal("not_a_record", line, `line ${line}: ${what} ${index}: ${expected}`);
     }
     totalBytes += record.bytes;
-    if (totalBytes > limits.maxTotalBytes) {
+    if (limits.maxTotalBytes !== 0 && totalBytes > limits.maxTotalBytes) {
       return refusal("total_bytes", line, `${scope} exceeds the limit of ${limits.maxTotalBytes} total bytes (--max-total-bytes)`);
     }
     const problem = record.problems[0];
@@ -154,8 +189,14 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
       const flag = PROBLEM_FLAGS[problem.code];
       return { code: "record_problem", line, message: flag === undefined ? problem.message : `${problem.message} (${flag})`, problem };
     }
-    records.push(record);
+    recordCount++;
+    pending.push(record);
     return null;
+  };
+  const handOver = async (): Promise<void> => {
+    const batch = pending;
+    pending = [];
+    for (const record of batch) await onRecord(record);
   };
 
   for await (const chunk of source) {
@@ -167,8 +208,10 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
     const stop = splitter.push(chunk, onLine);
     // Returning from `for await` closes the source, so nothing more is read.
     if (stop !== null) return { ok: false, refusal: stop };
+    await handOver();
   }
   const stop = splitter.finish(onLine);
   if (stop !== null) return { ok: false, refusal: stop };
-  return { ok: true, records, inputSha256: hash.digest("hex"), bytesRead };
+  await handOver();
+  return { ok: true, inputSha256: hash.digest("hex"), bytesRead, records: recordCount };
 }

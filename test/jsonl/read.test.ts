@@ -145,8 +145,11 @@ describe("readRecords: run-level refusals (code, line, no input text)", () => {
     expect(refusal).toMatchObject({ code: "too_many_items", line: 3 });
   });
 
-  it("refuses any non-blank line when maxItems is 0, but accepts blank-only input", async () => {
-    expect(refused(await read('"a"\n', "ingest", { maxItems: 0 }))).toMatchObject({ code: "too_many_items", line: 1 });
+  it("issue 14 limits: maxItems 0 and maxTotalBytes 0 mean no limit, while 1 still refuses the second record", async () => {
+    const many = Array.from({ length: 1500 }, (_, i) => JSON.stringify(`record ${i}`)).join("\n");
+    expect(records(await read(many, "ingest", { maxItems: 0, maxTotalBytes: 0 }))).toHaveLength(1500);
+    expect(refused(await read('"a"\n"b"\n', "ingest", { maxItems: 1 }))).toMatchObject({ code: "too_many_items", line: 2 });
+    expect(refused(await read('"a"\n"b"\n', "ingest", { maxTotalBytes: 1 }))).toMatchObject({ code: "total_bytes", line: 2 });
     expect(records(await read(" \n\n", "ingest", { maxItems: 0 }))).toEqual([]);
   });
 

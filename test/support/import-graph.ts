@@ -24,7 +24,7 @@ export const LAYERS: readonly Layer[] = [
   { name: "detection", folders: ["structural", "canary", "analysis", "judge", "pipeline"] },
   {
     name: "stages",
-    folders: ["schedule", "config", "cache", "jsonl", "check", "screen", "publish", "ingest", "verify", "server", "demo", "eval", "integrations"],
+    folders: ["schedule", "spool", "config", "cache", "jsonl", "check", "screen", "publish", "ingest", "verify", "server", "demo", "eval", "integrations"],
   },
   // src/index.ts, the public entry point, sits above every folder of src/.
   { name: "entry", folders: ["index.ts"] },

@@ -1,0 +1,97 @@
+// A canonical document whose one large array was spooled to a scratch file: the frame around
+// the array (from `canonicalObjectFrame`) plus the items' texts joined by ",". The document's
+// SHA-256 is computed once by reading the spool, so a document that must name another's digest
+// (the export names its manifest's) can be framed before either is written; every copy-out
+// hashes again and fails if the bytes differ, so a spool changed on disk between the two reads
+// can never be published under the digest computed first.
+import { createHash } from "node:crypto";
+import type { CanonicalFrame } from "../core/canonical.js";
+import { ScratchFile, ScratchFileError } from "./scratch-file.js";
+
+/** The items of one array, appended as they become final (each item's canonical text). */
+export class ArraySpool {
+  private items = 0;
+
+  private constructor(private readonly file: ScratchFile) {}
+
+  /** An empty spool beside `target` (see ScratchFile for where and how). */
+  static async create(target: string, label: string): Promise<ArraySpool> {
+    return new ArraySpool(await ScratchFile.create(target, label));
+  }
+
+  /** Items appended so far. */
+  get count(): number {
+    return this.items;
+  }
+
+  /** Bytes of the items and their separators so far. */
+  get size(): number {
+    return this.file.size;
+  }
+
+  /** Appends one item's canonical text. */
+  async append(itemText: string): Promise<void> {
+    await this.file.append(this.items === 0 ? itemText : `,${itemText}`);
+    this.items++;
+  }
+
+  /** Flushes and closes the spool; no more items. */
+  seal(): Promise<void> {
+    return this.file.seal();
+  }
+
+  /** The spooled bytes (seal first). */
+  chunks(): AsyncGenerator<Buffer> {
+    return this.file.chunks();
+  }
+
+  /** Deletes the spool (never throws). */
+  remove(): Promise<void> {
+    return this.file.remove();
+  }
+}
+
+/** A document to copy out: its size, its digest, and a copy that checks both. */
+export interface FramedDocument {
+  /** Lowercase hex SHA-256 of the document's bytes. */
+  readonly sha256: string;
+  /** Bytes of the document. */
+  readonly size: number;
+  /** Writes the document's bytes in order through `write`; throws if they are not the ones hashed. */
+  writeTo(write: (chunk: Uint8Array) => Promise<void>): Promise<void>;
+}
+
+async function* pieces(prefix: Buffer, items: ArraySpool, suffix: Buffer): AsyncGenerator<Uint8Array> {
+  yield prefix;
+  yield* items.chunks();
+  yield suffix;
+}
+
+/** Frames a sealed spool: reads it once to compute the document's digest and size. */
+export async function frameDocument(frame: CanonicalFrame, items: ArraySpool): Promise<FramedDocument> {
+  const prefix = Buffer.from(frame.prefix, "utf8");
+  const suffix = Buffer.from(frame.suffix, "utf8");
+  const first = createHash("sha256");
+  let size = 0;
+  for await (const piece of pieces(prefix, items, suffix)) {
+    first.update(piece);
+    size += piece.byteLength;
+  }
+  const sha256 = first.digest("hex");
+  return {
+    sha256,
+    size,
+    async writeTo(write) {
+      const again = createHash("sha256");
+      let copied = 0;
+      for await (const piece of pieces(prefix, items, suffix)) {
+        again.update(piece);
+        copied += piece.byteLength;
+        await write(piece);
+      }
+      if (copied !== size || again.digest("hex") !== sha256) {
+        throw new ScratchFileError("a spooled document changed on disk after it was hashed; nothing of it may be published");
+      }
+    },
+  };
+}

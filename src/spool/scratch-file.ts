@@ -1,0 +1,148 @@
+// A scratch file: text appended in order, buffered, then read back in chunks and removed. Runs
+// too large to hold in memory (a manifest of millions of records) keep their pieces here until
+// the whole can be framed and published.
+//
+// It lives in the directory of the file it prepares (same file system, so a full disk shows up
+// as a failed run, never as a half-written target), with a hidden name ending in `.spool` so a
+// file left behind by a killed run is easy to recognise and never mistaken for a target. It is
+// created exclusively with mode 0600 and never fsynced: it is not a result, and a run that
+// stops before publishing throws it away.
+import { randomBytes } from "node:crypto";
+import { type FileHandle, open, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { LittleCanaryError } from "../core/errors.js";
+
+/** The file-name ending of every scratch file. */
+export const SCRATCH_SUFFIX = ".spool";
+
+/** Bytes gathered before one write(2); also the read-back chunk size. */
+const FLUSH_BYTES = 1 << 20;
+
+/** A scratch file could not be created, written, read or removed (code `io`). */
+export class ScratchFileError extends LittleCanaryError {
+  override readonly name = "ScratchFileError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("io", message, options);
+  }
+}
+
+const reason = (error: unknown): string => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : error instanceof Error ? error.message : "unknown error";
+};
+
+/** The path of a scratch file for `target`: `.<name>.<random>.<label>.spool` beside it. */
+export function scratchPathFor(target: string, label: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.${label}${SCRATCH_SUFFIX}`);
+}
+
+/**
+ * Text appended in order to a file beside `target`. `append` buffers and writes a megabyte at a
+ * time (awaiting the write, so a slow disk slows the producer instead of filling memory);
+ * `seal` flushes and closes; `chunks` reads the bytes back; `remove` deletes the file (safe to
+ * call at any point, and more than once).
+ */
+export class ScratchFile {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private written = 0;
+  private sealed = false;
+  private removed = false;
+
+  private constructor(
+    /** Where the file is. */
+    readonly path: string,
+    private handle: FileHandle | null,
+  ) {}
+
+  /** Creates an empty scratch file beside `target` (exclusively, mode 0600). */
+  static async create(target: string, label: string): Promise<ScratchFile> {
+    const path = scratchPathFor(target, label);
+    try {
+      return new ScratchFile(path, await open(path, "wx", 0o600));
+    } catch (error) {
+      throw new ScratchFileError(`could not create the scratch file ${path} (${reason(error)})`, { cause: error });
+    }
+  }
+
+  /** Bytes appended so far (flushed or not). */
+  get size(): number {
+    return this.written + this.pendingBytes;
+  }
+
+  /** Appends `text` as UTF-8. */
+  async append(text: string): Promise<void> {
+    if (this.sealed) throw new ScratchFileError(`scratch file ${this.path} is already sealed`);
+    const bytes = Buffer.from(text, "utf8");
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.byteLength;
+    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pendingBytes === 0 || this.handle === null) return;
+    const data = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      let offset = 0;
+      while (offset < data.byteLength) {
+        const { bytesWritten } = await this.handle.write(data, offset, data.byteLength - offset);
+        offset += bytesWritten;
+      }
+      this.written += data.byteLength;
+    } catch (error) {
+      throw new ScratchFileError(`could not write the scratch file ${this.path} (${reason(error)})`, { cause: error });
+    }
+  }
+
+  /** Flushes and closes the file; no more appends. */
+  async seal(): Promise<void> {
+    if (this.sealed) return;
+    await this.flush();
+    this.sealed = true;
+    const handle = this.handle;
+    this.handle = null;
+    try {
+      await handle?.close();
+    } catch (error) {
+      throw new ScratchFileError(`could not close the scratch file ${this.path} (${reason(error)})`, { cause: error });
+    }
+  }
+
+  /** The file's bytes, in chunks of up to a megabyte (seal first). */
+  async *chunks(): AsyncGenerator<Buffer> {
+    if (!this.sealed) throw new ScratchFileError(`scratch file ${this.path} must be sealed before it is read`);
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, "r");
+    } catch (error) {
+      throw new ScratchFileError(`could not read the scratch file ${this.path} (${reason(error)})`, { cause: error });
+    }
+    try {
+      let position = 0;
+      while (position < this.written) {
+        const buffer = Buffer.allocUnsafe(Math.min(FLUSH_BYTES, this.written - position));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
+        if (bytesRead === 0) throw new ScratchFileError(`scratch file ${this.path} is shorter than what was written to it`);
+        position += bytesRead;
+        yield bytesRead === buffer.byteLength ? buffer : buffer.subarray(0, bytesRead);
+      }
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  /** Closes and deletes the file; a file already gone is fine. Never throws. */
+  async remove(): Promise<void> {
+    if (this.removed) return;
+    this.removed = true;
+    this.pending = [];
+    this.pendingBytes = 0;
+    const handle = this.handle;
+    this.handle = null;
+    this.sealed = true;
+    await handle?.close().catch(() => undefined);
+    await unlink(this.path).catch(() => undefined);
+  }
+}
