@@ -1,15 +1,17 @@
 // What `little-canary ingest` prints: the summary on stdout (never record text) and the warnings
 // a finished run earns on stderr. Data in, lines out; the run itself is `ingestFiles`.
-import type { IngestRun, DuplicateId } from "../src/ingest/run.js";
+import type { IngestRunReport } from "../src/ingest/files.js";
 import { EXIT_EXPLANATIONS } from "../src/ingest/exit-code.js";
-import { CIRCUIT_OPEN_ERROR, observeCanary } from "../src/schedule/circuit-breaker.js";
+import { HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
 import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/config/canary-warning.js";
-import { HOLD_REASONS, type IngestManifest } from "../src/documents/schemas.js";
+import { HOLD_REASONS } from "../src/documents/schemas.js";
 import type { PublishResult } from "../src/publish/publish.js";
+import { copyPublishedFile } from "../src/publish/published-copy.js";
+import { writeOut, type CliIo } from "./io.js";
 import { plural } from "./plural.js";
 
 /** Held records listed one per line in the summary; the rest are only counted. */
-export const SUMMARY_HELD_LIMIT = 20;
+export const SUMMARY_HELD_LIMIT = HELD_SAMPLE_SIZE;
 
 /**
  * The summary: nine lines (docs/ingest.md, "The summary"), then the held records, one `held:` line each
@@ -17,7 +19,9 @@ export const SUMMARY_HELD_LIMIT = 20;
  * the limit it exceeds and the flag that raises it), the first 20 and then a count.
  * No record text and no plaintext label of a held record is ever printed.
  */
-export function formatIngestSummary(manifest: IngestManifest, published: PublishResult, exitCode: 0 | 1 | 2): string {
+export function formatIngestSummary(summary: IngestRunSummary, published: PublishResult): string {
+  const manifest = summary.head;
+  const exitCode = summary.outcome;
   const c = manifest.counts;
   const reasons = HOLD_REASONS.filter((reason) => c.by_reason[reason] > 0).map((reason) => `${reason}=${c.by_reason[reason]}`);
   const lines = [
@@ -33,16 +37,15 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
       : "export: not requested",
     `exit ${exitCode}: ${EXIT_EXPLANATIONS[exitCode]}`,
   ];
-  const held = manifest.records.filter((record) => record.admission === "held");
-  for (const record of held.slice(0, SUMMARY_HELD_LIMIT)) {
+  for (const record of summary.held.slice(0, SUMMARY_HELD_LIMIT)) {
     const id = record.id_sha256 === null ? "id none" : `id_sha256=${record.id_sha256.slice(0, 16)}`;
     // An over-budget detail is built from numbers and flag names only, so it can be shown; a
     // malformed record's detail is not repeated here.
     const detail = record.hold_reasons[0] === "over_budget" && record.detail !== null ? ` (${record.detail.replace(/^record \d+: /, "")})` : "";
     lines.push(`held: record ${record.index} ${id} ${record.hold_reasons.join(",")}${detail}`);
   }
-  if (held.length > SUMMARY_HELD_LIMIT) {
-    const more = held.length - SUMMARY_HELD_LIMIT;
+  if (c.held > SUMMARY_HELD_LIMIT) {
+    const more = c.held - SUMMARY_HELD_LIMIT;
     lines.push(`held: … and ${plural(more, "more held record")} (see the manifest's records)`);
   }
   return `${lines.join("\n")}\n`;
@@ -52,32 +55,30 @@ export function formatIngestSummary(manifest: IngestManifest, published: Publish
  * The warnings a finished run earns, one line each, none when all went well: repeated ids, and
  * the canary backend failing (the breaker opening, else checks that found it unreachable).
  */
-export function ingestRunWarnings(run: IngestRun, target: CanaryTarget, uniqueIds: boolean): string[] {
+export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circuitOpen">, target: CanaryTarget, uniqueIds: boolean): string[] {
   const warnings: string[] = [];
-  const duplicates = run.duplicateIds;
-  if (duplicates.length > 0) {
-    const first = duplicates[0] as DuplicateId;
-    const repeat = `${duplicates.length} ${duplicates.length === 1 ? "record repeats" : "records repeat"} an earlier record's id (first: record ${first.index} repeats record ${first.firstIndex})`;
+  const { duplicateIds, canary, head } = run.summary;
+  if (duplicateIds.count > 0 && duplicateIds.first !== null) {
+    const first = duplicateIds.first;
+    const count = duplicateIds.count;
+    const repeat = `${count} ${count === 1 ? "record repeats" : "records repeat"} an earlier record's id (first: record ${first.index} repeats record ${first.firstIndex})`;
     warnings.push(
       uniqueIds
         ? `warning: ${repeat}; held as malformed (--unique-ids)\n`
         : `warning: ${repeat}; counted in counts.duplicate_ids, checked and admitted like any other; pass --unique-ids to hold them\n`,
     );
   }
-  const records = run.manifest.document.records;
+  const total = head.run.records_total;
   if (run.circuitOpen !== null) {
-    const notSent = records.filter((r) => r.segments.some((s) => s.error === CIRCUIT_OPEN_ERROR)).length;
-    warnings.push(circuitOpenWarning(target, run.circuitOpen, `${plural(notSent, "record")} of ${records.length}`));
+    warnings.push(circuitOpenWarning(target, run.circuitOpen, `${plural(canary.circuitNotSent, "record")} of ${total}`));
     return warnings;
   }
-  let reason: "unavailable" | "timeout" | null = null;
-  let affected = 0;
-  for (const record of records) {
-    const outage = record.segments.map((s) => (s.verdict === null ? null : observeCanary(s.verdict))).find((o) => o?.kind === "outage");
-    if (outage === undefined || outage === null || outage.kind !== "outage") continue;
-    reason ??= outage.reason;
-    affected++;
-  }
-  if (reason !== null) warnings.push(canaryOutageWarning(target, reason, `${plural(affected, "record")} of ${records.length}`));
+  if (canary.outage !== null) warnings.push(canaryOutageWarning(target, canary.outage.reason, `${plural(canary.outage.records, "record")} of ${total}`));
   return warnings;
+}
+
+/** `--json`: the published manifest's bytes (checked against its digest as they go) and a newline. */
+export async function printPublishedManifest(published: PublishResult, io: CliIo): Promise<void> {
+  await copyPublishedFile(published.manifestPath, published.manifestSha256, (chunk) => writeOut(io.stdout, chunk));
+  await writeOut(io.stdout, "\n");
 }

@@ -8,7 +8,7 @@ import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PublishFs } from "../../src/publish/fs.js";
 import { INGEST_EXIT } from "../exit-codes.js";
 import { pipelineFromFlags, policyFromFlags, type IngestFlags } from "../ingest-flags.js";
-import { formatIngestSummary, ingestRunWarnings } from "../ingest-output.js";
+import { formatIngestSummary, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
 
@@ -63,8 +63,8 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     });
     if (result.interruptedAfterCommit) await writeOut(io.stderr, COMMITTED_WARNING);
     const { published, outcome } = result;
-    const text = flags.json ? `${result.run.manifest.json}\n` : formatIngestSummary(result.manifest, published, outcome);
-    await writeOut(io.stdout, text).catch((error: unknown) => {
+    const printing = flags.json ? printPublishedManifest(published, io) : writeOut(io.stdout, formatIngestSummary(result.run.summary, published));
+    await printing.catch((error: unknown) => {
       // The pair is published; only its summary did not reach the reader.
       const note = `the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`;
       throw error instanceof OutputClosedError ? error.withNote(note) : error;

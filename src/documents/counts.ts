@@ -6,8 +6,13 @@ import { HOLD_REASONS, type HoldReason, type ManifestCounts } from "./schemas.js
 
 const zeroReasons = (): Record<HoldReason, number> => Object.fromEntries(HOLD_REASONS.map((r) => [r, 0])) as Record<HoldReason, number>;
 
-export function countRecords(records: readonly unknown[]): ManifestCounts {
-  const counts: ManifestCounts = {
+/**
+ * Counts records one at a time, in input order, for runs too large to hold. `seenBefore`
+ * answers whether an id digest was already seen (and remembers it): a Set for a run in memory,
+ * an index on disk for a streamed one.
+ */
+export class RecordCounter {
+  private readonly tally: ManifestCounts = {
     admitted: 0,
     held: 0,
     by_reason: zeroReasons(),
@@ -15,11 +20,13 @@ export function countRecords(records: readonly unknown[]): ManifestCounts {
     coverage: { complete: 0, partial: 0, none: 0 },
     duplicate_ids: 0,
   };
-  // Records whose id equals an earlier record's id, compared by digest: held records carry
-  // only the digest, and equal ids have equal digests.
-  const idDigests = new Set<string>();
-  for (const record of records) {
-    if (typeof record !== "object" || record === null) continue;
+
+  constructor(private readonly seenBefore: (idDigest: string) => boolean) {}
+
+  /** Counts one record (tolerant of hostile shapes: unknown values are not counted). */
+  add(record: unknown): void {
+    if (typeof record !== "object" || record === null) return;
+    const counts = this.tally;
     const r = record as Record<string, unknown>;
     if (r["admission"] === "admitted") counts.admitted++;
     else if (r["admission"] === "held") counts.held++;
@@ -33,11 +40,27 @@ export function countRecords(records: readonly unknown[]): ManifestCounts {
     if (detection === "none" || detection === "flag" || detection === "block" || detection === "not_checked") counts.detection[detection]++;
     const coverage = r["coverage"];
     if (coverage === "complete" || coverage === "partial" || coverage === "none") counts.coverage[coverage]++;
+    // Records whose id equals an earlier record's id, compared by digest: held records carry
+    // only the digest, and equal ids have equal digests.
     const idDigest = r["id_sha256"];
-    if (typeof idDigest === "string") {
-      if (idDigests.has(idDigest)) counts.duplicate_ids++;
-      else idDigests.add(idDigest);
-    }
+    if (typeof idDigest === "string" && this.seenBefore(idDigest)) counts.duplicate_ids++;
   }
-  return counts;
+
+  /** The counts so far (a fresh copy). */
+  counts(): ManifestCounts {
+    const c = this.tally;
+    return { ...c, by_reason: { ...c.by_reason }, detection: { ...c.detection }, coverage: { ...c.coverage } };
+  }
+}
+
+/** The counts of records held in memory. */
+export function countRecords(records: readonly unknown[]): ManifestCounts {
+  const idDigests = new Set<string>();
+  const counter = new RecordCounter((digest) => {
+    if (idDigests.has(digest)) return true;
+    idDigests.add(digest);
+    return false;
+  });
+  for (const record of records) counter.add(record);
+  return counter.counts();
 }

@@ -20,6 +20,7 @@ import {
   type ExportRecord,
   type IngestExport,
   type IngestManifest,
+  type ManifestCounts,
   type ManifestRecord,
   type PipelineInfo,
 } from "./schemas.js";
@@ -119,24 +120,7 @@ export function buildManifestFromEntries(input: CanonicalManifestInput): Canonic
     if (minted.entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${minted.entry.index}`);
   });
   const entries = input.records.map((minted) => minted.entry);
-  const { records: _none, ...rest }: IngestManifest = {
-    schema: MANIFEST_SCHEMA,
-    little_canary_version: input.little_canary_version,
-    started_at: input.started_at,
-    finished_at: input.finished_at,
-    pipeline: input.pipeline,
-    policy: input.policy,
-    run: {
-      status: "complete",
-      records_total: entries.length,
-      checks_performed: input.checks_performed,
-      input_sha256: input.input_sha256,
-      export_requested: input.export_requested,
-    },
-    counts: countRecords(entries),
-    records: [],
-  };
-  canonicalJson(IngestManifestSchema, { ...rest, records: [] });
+  const rest = manifestHead(input, entries.length, countRecords(entries));
   const json = canonicalObjectWithArray(
     rest,
     "records",
@@ -161,6 +145,67 @@ function sameKeys(a: readonly string[] | null, b: readonly string[]): boolean {
 }
 
 /**
+ * The export record of an admitted record, after checking that the manifest entry describes
+ * exactly this snapshot (digests, labels, metadata keys). Refuses (code "publish") otherwise.
+ */
+export function exportRecordFor(entry: ManifestRecord, record: SegmentableRecord): ExportRecord {
+  const index = entry.index;
+  if (entry.admission !== "admitted") throw exportRefused(`entry ${index} is not admitted`);
+  const sha = sha256Hex(record.text);
+  const material = materialSha256(record);
+  if (
+    entry.hold_reasons.length !== 0 ||
+    entry.sha256 !== sha ||
+    entry.material_sha256 !== material ||
+    entry.id !== record.id ||
+    entry.source !== record.source ||
+    !sameKeys(entry.metadata_keys, sortByCodePoint(Object.keys(record.metadata)))
+  ) {
+    throw exportRefused(`admitted entry ${index} does not match the run's records`);
+  }
+  return {
+    index,
+    id: record.id,
+    source: record.source,
+    sha256: sha,
+    material_sha256: material,
+    metadata: record.metadata as Record<string, string>,
+    text: record.text,
+  };
+}
+
+/** The export document without its records, bound to the manifest whose digest it names. */
+export function exportHead(manifestSha256: string): Omit<IngestExport, "records"> {
+  return { schema: EXPORT_SCHEMA, manifest_schema: MANIFEST_SCHEMA, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
+}
+
+/**
+ * The manifest without its records, for a complete run with these counts and totals; checked
+ * against the manifest schema (with no records, which the schema constrains one by one and
+ * nowhere else).
+ */
+export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal: number, counts: ManifestCounts): Omit<IngestManifest, "records"> {
+  const head: Omit<IngestManifest, "records"> = {
+    schema: MANIFEST_SCHEMA,
+    little_canary_version: input.little_canary_version,
+    started_at: input.started_at,
+    finished_at: input.finished_at,
+    pipeline: input.pipeline,
+    policy: input.policy,
+    run: {
+      status: "complete",
+      records_total: recordsTotal,
+      checks_performed: input.checks_performed,
+      input_sha256: input.input_sha256,
+      export_requested: input.export_requested,
+    },
+    counts,
+  };
+  canonicalJson(IngestManifestSchema, { ...head, records: [] });
+  return head;
+}
+
+/**
  * The export for `manifest` (already built with `export_requested: true`) holding the
  * admitted snapshots. Refuses (LittleCanaryError code "publish") unless the snapshots are
  * exactly the manifest's admitted records, each matching its recorded digests and labels.
@@ -175,36 +220,7 @@ export function buildExport(manifest: CanonicalDocument<IngestManifest>, admitte
   if (distinct.size !== snapshots.length || snapshots.length !== admittedIndices.length || snapshots.some((s, i) => s.index !== admittedIndices[i])) {
     throw exportRefused("admitted entries do not match the run's records");
   }
-  const records: ExportRecord[] = snapshots.map(({ index, record }) => {
-    const entry = doc.records[index] as ManifestRecord;
-    const sha = sha256Hex(record.text);
-    const material = materialSha256(record);
-    if (
-      entry.hold_reasons.length !== 0 ||
-      entry.sha256 !== sha ||
-      entry.material_sha256 !== material ||
-      entry.id !== record.id ||
-      entry.source !== record.source ||
-      !sameKeys(entry.metadata_keys, sortByCodePoint(Object.keys(record.metadata)))
-    ) {
-      throw exportRefused(`admitted entry ${index} does not match the run's records`);
-    }
-    return {
-      index,
-      id: record.id,
-      source: record.source,
-      sha256: sha,
-      material_sha256: material,
-      metadata: record.metadata as Record<string, string>,
-      text: record.text,
-    };
-  });
-  const exportDoc: IngestExport = {
-    schema: EXPORT_SCHEMA,
-    manifest_schema: MANIFEST_SCHEMA,
-    manifest_sha256: manifest.sha256,
-    policy_name: "strict/v1",
-    records,
-  };
+  const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(doc.records[index] as ManifestRecord, record));
+  const exportDoc: IngestExport = { ...exportHead(manifest.sha256), records };
   return canonicalDocument(IngestExportSchema, exportDoc);
 }

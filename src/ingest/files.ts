@@ -25,19 +25,20 @@ import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { LittleCanaryError } from "../core/errors.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
-import { readRecords } from "../jsonl/read.js";
-import type { RawRecord } from "../jsonl/record.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import type { IngestManifest } from "../documents/schemas.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublicationLock } from "../publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
 import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../publish/targets.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../schedule/circuit-breaker.js";
-import { ingestExitCode, type IngestOutcomeCode } from "./exit-code.js";
-import type { CheckingPipeline } from "./gate.js";
+import type { IngestOutcomeCode } from "./exit-code.js";
+import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
-import { ingestRecords, readerLimitsForPolicy, type IngestRun } from "./run.js";
+import type { BreakerTrip } from "../schedule/circuit-breaker.js";
+import { admitPass, type AdmitPassResult } from "./admit-pass.js";
+import { MemoryIdIndex, type RecordIdIndex } from "./id-index.js";
+import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
+import { streamIngestRun, type StreamedRun } from "./stream-run.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -57,8 +58,8 @@ export interface IngestFilesHooks {
   readonly beforeRead?: () => void | Promise<void>;
   /** Records done so far (a record is done when all its checks are). */
   readonly onProgress?: (done: number, total: number) => void;
-  /** The checks finished; `run` holds both documents, which are published next. */
-  readonly afterRun?: (run: IngestRun) => void | Promise<void>;
+  /** The checks finished and both documents are framed; they are published next. */
+  readonly afterRun?: (run: IngestRunReport) => void | Promise<void>;
   /** Notes from publication cleanup or rollback (a retained concurrent file, a leftover temp). */
   readonly onPublishNote?: (message: string) => void;
 }
@@ -101,11 +102,19 @@ export interface IngestFilesOptions {
   readonly hooks?: IngestFilesHooks;
 }
 
+/** What a finished run reports before publication: its summary, the context gate, the breaker. */
+export interface IngestRunReport {
+  readonly summary: IngestRunSummary;
+  readonly gate: GateResult;
+  /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
+  readonly circuitOpen: BreakerTrip | null;
+}
+
 export interface IngestFilesResult {
-  /** The run: both documents with their canonical bytes, the gate, breaker trip and repeated ids. */
-  readonly run: IngestRun;
-  /** The published manifest (the run's document). */
-  readonly manifest: IngestManifest;
+  /** The run's summary, context gate and breaker trip (the records are in the published manifest). */
+  readonly run: IngestRunReport;
+  /** The published manifest without its records. */
+  readonly manifest: ManifestHead;
   /** Where the pair went and the SHA-256 of each file. */
   readonly published: PublishResult;
   /** 0 every record admitted, 1 held for detection only, 2 held for an operational reason. */
@@ -168,30 +177,66 @@ async function prepareTargets(
   }
 }
 
-/** Step 4: the strict read; a refusal or an empty input refuses the run. */
-async function readInput(options: IngestFilesOptions, targets: PublishTargets, policy: IngestPolicy, stop: () => void) {
+/**
+ * Step 4: the strict read, every record validated and prepared before the first check
+ * (admit-pass.ts); a refusal or an empty input refuses the run.
+ */
+async function readInput(
+  options: IngestFilesOptions,
+  targets: PublishTargets,
+  policy: IngestPolicy,
+  ids: RecordIdIndex,
+  stop: () => void,
+): Promise<AdmitPassResult> {
   const source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
-  const read = await readRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }).catch((error: unknown) => {
+  const read = await admitPass(source, {
+    policy,
+    besidePath: targets.manifestPath,
+    ids,
+    uniqueIds: options.uniqueIds === true,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }).catch((error: unknown) => {
     stop();
     throw error;
   });
-  stop();
+  if (read.ok) {
+    try {
+      stop();
+    } catch (error) {
+      await read.result.spool.remove();
+      throw error;
+    }
+  } else stop();
   if (!read.ok) throw new IngestRefusedError(`${refusalInInput(read.refusal.message, targets.inputPath)}; nothing written`);
-  if (read.records.length === 0) throw new IngestRefusedError("no records in input; nothing written");
-  return { records: read.records as readonly RawRecord[], inputSha256: read.inputSha256 };
+  if (read.result.records === 0) {
+    await read.result.spool.remove();
+    throw new IngestRefusedError("no records in input; nothing written");
+  }
+  return read.result;
 }
 
 /**
- * Step 6, the only step that writes: the run's documents to their targets under the lock the
- * run holds. This is the seam for a run that streams its documents to temporary files: it
- * would hand those here instead of in-memory documents, and nothing before or after changes.
+ * Step 6, the only step that writes a target: the run's documents, framed from their spools,
+ * copied to their temps and linked into place under the lock the run holds.
  * The previous pair (with `overwrite`) was removed under this same lock, so anything at a
  * target now was put there by someone else during the run: publication never replaces it.
  */
-async function publishRun(run: IngestRun, targets: PublishTargets, lock: PublicationLock, options: IngestFilesOptions, fs: PublishFs): Promise<PublishResult> {
+async function publishRun(
+  run: StreamedRun,
+  targets: PublishTargets,
+  lock: PublicationLock,
+  options: IngestFilesOptions,
+  fs: PublishFs,
+): Promise<PublishResult> {
   const note = options.hooks?.onPublishNote;
   return publish(
-    { manifest: run.manifest, export: run.export },
+    {
+      framed: true,
+      manifest: run.manifest,
+      export: run.export,
+      exportRequested: run.summary.head.run.export_requested,
+      exportNamesManifest: run.export === null ? null : run.manifest.sha256,
+    },
     { manifestPath: targets.manifestPath, exportPath: targets.exportPath, overwrite: false },
     { fs, lock, ...(options.signal ? { signal: options.signal } : {}), ...(note ? { log: note } : {}) },
   );
@@ -229,6 +274,8 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   }
   let lock: PublicationLock | null = null;
   const state = { previousPairRemoved: false };
+  const clock = options.clock ?? (() => new Date());
+  const ids: RecordIdIndex = new MemoryIdIndex();
   try {
     // Step 1: targets, then every setting, before anything is read, checked or deleted.
     await preflightTargets(targets);
@@ -236,37 +283,49 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
     lock = await prepareTargets(targets, options, fs, stop, state);
     await options.hooks?.beforeRead?.();
-    const read = await readInput(options, targets, policy, stop);
-    const running = ingestRecords(pipeline, read.records, {
-      policy,
-      concurrency: options.concurrency ?? 1,
-      exportRequested: targets.exportPath !== null,
-      inputSha256: read.inputSha256,
-      ...(signal ? { signal } : {}),
-      ...(options.hooks?.onProgress ? { onProgress: options.hooks.onProgress } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-      maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
-      uniqueIds: options.uniqueIds === true,
-      unverifiedPipeline: options.unverifiedPipeline === true,
-    });
-    // A check in flight can take minutes on a CPU canary; an abort answers now, and the
-    // abandoned run's late outcome is dropped.
-    running.catch(() => undefined);
-    const run = signal ? await Promise.race([running, aborted(signal)]) : await running;
-    stop();
-    await options.hooks?.afterRun?.(run);
-    const published = await publishRun(run, targets, lock, options, fs);
-    return {
-      run,
-      manifest: run.manifest.document,
-      published,
-      outcome: ingestExitCode(run.manifest.document),
-      interruptedAfterCommit: signal?.aborted === true,
-    };
+    const read = await readInput(options, targets, policy, ids, stop);
+    let run: StreamedRun | null = null;
+    try {
+      const gating = runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
+      // A gate waiting on a slow backend answers an abort now; its late outcome is dropped.
+      gating.catch(() => undefined);
+      const gate = signal ? await Promise.race([gating, aborted(signal)]) : await gating;
+      run = await streamIngestRun(pipeline, read, {
+        policy,
+        gate,
+        concurrency: options.concurrency ?? 1,
+        maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
+        manifestPath: targets.manifestPath,
+        exportPath: targets.exportPath,
+        ids,
+        clock,
+        startedAt: clock(),
+        ...(signal ? { signal } : {}),
+        ...(options.hooks?.onProgress ? { onProgress: options.hooks.onProgress } : {}),
+      }).catch((error: unknown) => {
+        stop();
+        throw error;
+      });
+      stop();
+      const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen };
+      await options.hooks?.afterRun?.(report);
+      const published = await publishRun(run, targets, lock, options, fs);
+      return {
+        run: report,
+        manifest: run.summary.head,
+        published,
+        outcome: run.summary.outcome,
+        interruptedAfterCommit: signal?.aborted === true,
+      };
+    } finally {
+      await run?.remove();
+      await read.spool.remove();
+    }
   } catch (error) {
     throw state.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
+    ids.close();
     await lock?.release();
   }
 }

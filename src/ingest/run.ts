@@ -9,50 +9,21 @@
 // opens after so many consecutive failures in completion order, and which records were still
 // unsent at that moment depends on timing. Such a run is held (exit 2) whatever the order.
 //
-// Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
-// every segment of every planned record still goes through it, and a record's detection is
-// "none" only when every segment was inspected.
+// This run holds every record; `ingestFiles` streams instead (stream-run.ts). Both check a
+// record with the same code (record-check.ts) and write the same bytes for the same input.
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../documents/reader-limits.js";
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
-import {
-  buildExport,
-  buildManifestFromEntries,
-  canonicalRecordEntry,
-  formatTimestamp,
-  type AdmittedSnapshot,
-  type CanonicalDocument,
-  type CanonicalRecordEntry,
-} from "../documents/manifest-build.js";
-import {
-  NOT_CHECKED,
-  checkedRecordEntry,
-  duplicateIdRecordEntry,
-  malformedRecordEntry,
-  overBudgetRecordEntry,
-  type SegmentResult,
-} from "../documents/manifest-records.js";
-import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../documents/schemas.js";
-import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
+import { buildExport, buildManifestFromEntries, formatTimestamp, type CanonicalDocument } from "../documents/manifest-build.js";
+import type { IngestExport, IngestManifest } from "../documents/schemas.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
-import {
-  CanaryCircuitBreaker,
-  CIRCUIT_OPEN_ERROR,
-  DEFAULT_MAX_CANARY_FAILURES,
-  canaryProfile,
-  observeCanary,
-  type BreakerTrip,
-  type CanaryObservation,
-  type CanaryProfile,
-} from "../schedule/circuit-breaker.js";
-import type { VerdictJson } from "../documents/verdict-schema.js";
-import { planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
+import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, canaryProfile, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { LittleCanaryError } from "../core/errors.js";
 import { VERSION } from "../core/version.js";
-import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
-import { isGenuinePipeline, runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
+import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
-import { stopsChecking } from "../documents/record-state.js";
+import { RunTally, type DuplicateId, type IngestRunSummary } from "./run-summary.js";
+import { checkRecord, finishRecord, pipelineInfo, prepareRecord, type FinishedRecord, type RunContext } from "./record-check.js";
 
 /** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
@@ -99,13 +70,11 @@ export interface IngestRun {
   readonly circuitOpen: BreakerTrip | null;
   /** Records whose id repeats an earlier record's (by index), with the index of the first. */
   readonly duplicateIds: readonly DuplicateId[];
+  /** What the run reports besides its documents (the same summary a streamed run gives). */
+  readonly summary: IngestRunSummary;
 }
 
-/** A record whose id equals an earlier record's id. */
-export interface DuplicateId {
-  readonly index: number;
-  readonly firstIndex: number;
-}
+export type { DuplicateId };
 
 /**
  * Records (by index) whose string id was already used by an earlier record, in input order.
@@ -153,160 +122,6 @@ export function admitIngestInputs(inputs: readonly IngestInput[], policy: Ingest
   });
 }
 
-function snapshotOf(record: RawRecord): SegmentableRecord {
-  const metadata: Record<string, string> = {};
-  if (record.metadata !== null && typeof record.metadata === "object") {
-    for (const [key, value] of Object.entries(record.metadata as Record<string, unknown>)) {
-      Object.defineProperty(metadata, key, { value: value as string, enumerable: true, writable: false });
-    }
-  }
-  return Object.freeze({
-    text: record.text as string,
-    id: typeof record.id === "string" ? record.id : null,
-    source: typeof record.source === "string" ? record.source : null,
-    metadata: Object.freeze(metadata),
-  });
-}
-
-const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
-
-/**
- * One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says
- * about the canary. Never throws.
- */
-async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
-  const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
-    result: { ...NOT_CHECKED, state: "error", error },
-    canary: { kind: "not_called" },
-  });
-  try {
-    const verdict = await pipeline.check(slice);
-    if (!isGenuineVerdict(verdict)) return failed("TypeError");
-    if (!verdict.isFor(slice)) return failed("VerdictMismatchError");
-    // The class method, not anything an instance could carry: it builds fresh plain objects
-    // from the frozen verdict, and classification validates every value (finite numbers
-    // included) against the verdict schema before anything is recorded.
-    const json: unknown = PipelineVerdict.prototype.toRecord.call(verdict);
-    const classified = classifySegmentVerdict(json);
-    if (isClassifyError(classified)) return failed(classified.error);
-    const latency = verdict.totalLatency;
-    const result: SegmentResult = {
-      state: classified.state,
-      exercised: classified.exercised,
-      verdict: json as SegmentResult["verdict"],
-      error: null,
-      latency: Number.isFinite(latency) ? Math.round(latency * 10_000) / 10_000 : 0,
-      prompt_eval_count: verdict.promptEvalCount,
-      signals: classified.state === "block" || classified.state === "flag" ? layerSignals(verdict) : [],
-    };
-    return { result, canary: observeCanary(json as VerdictJson) };
-  } catch (error) {
-    return failed(errorName(error));
-  }
-}
-
-/**
- * What a detecting verdict's layers name: the structural filter's reason labels when it
- * blocked, and the canary analysis's categories. Both are fixed labels chosen by this library
- * (or the caller's own custom-pattern reasons), never text from the record.
- */
-function layerSignals(verdict: PipelineVerdict): string[] {
-  const signals: string[] = [];
-  for (const layer of verdict.layers) {
-    if (layer.status !== "blocked" && layer.name !== "canary_probe") continue;
-    for (const signal of layer.signals) if (typeof signal === "string" && signal !== "") signals.push(signal);
-  }
-  return signals;
-}
-
-/** A segment the run did not send because the circuit breaker had opened. */
-const CIRCUIT_OPEN: SegmentResult = Object.freeze({ ...NOT_CHECKED, state: "error", error: CIRCUIT_OPEN_ERROR });
-
-/** Per-run state the record checks share. */
-interface RunContext {
-  readonly pipeline: CheckingPipeline;
-  readonly policy: IngestPolicy;
-  readonly profile: CanaryProfile;
-  readonly breaker: CanaryCircuitBreaker;
-}
-
-/** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
-interface RecordOutcome<Entry = ManifestRecord> {
-  readonly entry: Entry;
-  readonly checks: number;
-  readonly admitted: AdmittedSnapshot | null;
-}
-
-/** A finished record: its outcome, with the manifest entry validated and serialized. */
-type FinishedRecord = RecordOutcome<CanonicalRecordEntry>;
-
-// Made canonical as soon as the record is final, while other records wait on the canary, so
-// the end of the run only joins texts. A record that cannot be made canonical fails the run.
-function finish(outcome: RecordOutcome, index: number): FinishedRecord {
-  return { ...outcome, entry: canonicalRecordEntry(outcome.entry, index) };
-}
-
-/** A record held before any check, or one whose segments are planned and ready to check. */
-type PreparedRecord =
-  | { readonly kind: "held"; readonly outcome: RecordOutcome }
-  | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
-
-/** Validation and planning, no checks: pure, done as a lane takes the record. */
-function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
-  const malformed = record.problems.find((problem) => problem.severity === "malformed");
-  if (malformed) {
-    const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
-    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
-  }
-  if (duplicateOf !== undefined) {
-    const entry = duplicateIdRecordEntry({
-      index: record.index,
-      id: record.id as string,
-      source: record.source,
-      text: record.text as string,
-      firstIndex: duplicateOf,
-    });
-    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
-  }
-  const snapshot = snapshotOf(record);
-  const plan = planSegments(snapshot, policy);
-  if (plan.over_budget) {
-    return { kind: "held", outcome: { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null } };
-  }
-  return { kind: "planned", index: record.index, snapshot, plan };
-}
-
-/**
- * Checks a planned record's segments in plan order. With `stop_after_hold`, the first hold
- * stops the canary calls for the record, but not the structural layer: every later segment
- * still goes through it, and one it blocks is recorded as that block (the check ends before
- * the canary). A pipeline without a canary checks every segment. Once the breaker is open, no
- * segment is sent to the canary; such a segment is an `error` (`canary_circuit_open`).
- */
-async function checkRecord(run: RunContext, prepared: PreparedRecord): Promise<RecordOutcome> {
-  if (prepared.kind === "held") return prepared.outcome;
-  const { index, snapshot, plan } = prepared;
-  const { pipeline, policy, profile, breaker } = run;
-  const results: SegmentResult[] = [];
-  let checks = 0;
-  let stopped = false;
-  for (const segment of plan.segments) {
-    // The structural pre-check is only needed when the canary may not be called.
-    if ((stopped || breaker.open) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
-      results.push(stopped ? NOT_CHECKED : CIRCUIT_OPEN);
-      stopped = stopped || policy.stop_after_hold;
-      continue;
-    }
-    checks++;
-    const { result, canary } = await checkSegment(pipeline, segment.text);
-    breaker.record(canary);
-    results.push(result);
-    if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
-  }
-  const entry = checkedRecordEntry({ index, record: snapshot, plan, results });
-  return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
-}
-
 /**
  * The order in which records are checked: longest text first (index order among equals), by
  * UTF-8 size as a stand-in for the segment count, which is only known once a record is
@@ -319,36 +134,6 @@ async function checkRecord(run: RunContext, prepared: PreparedRecord): Promise<R
 function checkingOrder(records: readonly RawRecord[]): number[] {
   const weights = records.map((record) => (record.problems.some((p) => p.severity === "malformed") ? 0 : record.textBytes));
   return records.map((_, position) => position).sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b);
-}
-
-function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
-  if (!isGenuinePipeline(pipeline)) {
-    return {
-      mode: "block",
-      provider: null,
-      canary_model: null,
-      canary_model_digest: null,
-      analysis_method: "regex",
-      structural_filter: null,
-      canary_enabled: null,
-      canary_num_ctx: null,
-      canary_context_length: null,
-      canary_context_verified: false,
-    };
-  }
-  const d = pipeline.describe();
-  return {
-    mode: d.mode,
-    provider: d.provider,
-    canary_model: d.canaryModel,
-    canary_model_digest: gate.modelDigest,
-    analysis_method: d.analysisMethod,
-    structural_filter: d.structuralFilter,
-    canary_enabled: d.canaryEnabled,
-    canary_num_ctx: d.canaryNumCtx,
-    canary_context_length: gate.contextLength,
-    canary_context_verified: gate.verified,
-  };
 }
 
 /**
@@ -378,7 +163,7 @@ export async function ingestRecords(
   };
   const checkAt = async (position: number): Promise<FinishedRecord> => {
     const record = records[position] as RawRecord;
-    return finish(await checkRecord(context, prepareRecord(record, policy, heldDuplicates.get(record.index))), position);
+    return finishRecord(await checkRecord(context, prepareRecord(record, policy, heldDuplicates.get(record.index))), position);
   };
   const checked = await mapOrdered(order, checkAt, {
     concurrency: options.concurrency ?? 1,
@@ -403,7 +188,11 @@ export async function ingestRecords(
     records: outcomes.map((outcome) => outcome.entry),
   });
   const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));
+  const tally = new RunTally();
+  for (const record of manifest.document.records) tally.observe(record);
+  const { records: _records, ...head } = manifest.document;
   return {
+    summary: tally.summary(head, { count: duplicateIds.length, first: duplicateIds[0] ?? null }),
     manifest,
     export: exportRequested ? buildExport(manifest, admitted) : null,
     gate,

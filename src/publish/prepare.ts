@@ -2,14 +2,54 @@
 // documents are known to be complete, schema-valid and bound to each other, so a bug earlier in the run
 // can never produce a file that verify would have to refuse later.
 import type { CanonicalDocument } from "../documents/manifest-build.js";
+import type { FramedDocument } from "../spool/framed-document.js";
 import { sha256Hex } from "../core/hash.js";
 import { IngestExportSchema, IngestManifestSchema, type IngestExport, type IngestManifest } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";
 
-/** The documents to publish: the manifest and, optionally, the export, as canonical documents. */
-export interface PublishDocuments {
+/** The documents to publish: the manifest and, optionally, the export, as canonical documents in memory. */
+export interface InMemoryDocuments {
   readonly manifest: CanonicalDocument<IngestManifest>;
   readonly export: CanonicalDocument<IngestExport> | null;
+}
+
+/**
+ * The documents of a streamed run, framed from their spools: each was validated piece by piece
+ * as it was built (every record against its schema, the head against the document schema), so
+ * what is checked here is the binding between them.
+ */
+export interface FramedDocuments {
+  readonly framed: true;
+  readonly manifest: FramedDocument;
+  readonly export: FramedDocument | null;
+  /** What the manifest's run block records as export_requested. */
+  readonly exportRequested: boolean;
+  /** The manifest digest the export's head names (null without an export). */
+  readonly exportNamesManifest: string | null;
+}
+
+/** What `publish` takes: both documents in memory, or both framed from spools. */
+export type PublishDocuments = InMemoryDocuments | FramedDocuments;
+
+/** True for documents framed from spools. */
+export function isFramed(documents: PublishDocuments): documents is FramedDocuments {
+  return "framed" in documents && documents.framed === true;
+}
+
+function exportRequestMismatch(exportRequested: boolean): PublishError {
+  return new PublishError(
+    exportRequested
+      ? "refusing to publish: an export path was given but the manifest records export_requested=false"
+      : "refusing to publish: the manifest records an export but no export path was given",
+  );
+}
+
+function validateFramed(documents: FramedDocuments, exportRequested: boolean): void {
+  if (documents.exportRequested !== exportRequested) throw exportRequestMismatch(exportRequested);
+  if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
+  if (documents.export !== null && documents.exportNamesManifest !== documents.manifest.sha256) {
+    throw new PublishError("refusing to publish: the export is not bound to this manifest");
+  }
 }
 
 function checkBytes(label: string, document: CanonicalDocument<unknown>, schema: typeof IngestManifestSchema | typeof IngestExportSchema): void {
@@ -32,14 +72,12 @@ function checkBytes(label: string, document: CanonicalDocument<unknown>, schema:
 
 /** Throws PublishError unless the documents form a complete, self-consistent pair. */
 export function validateDocuments(documents: PublishDocuments, exportRequested: boolean): void {
-  checkBytes("manifest", documents.manifest, IngestManifestSchema);
-  if (documents.manifest.document.run.export_requested !== exportRequested) {
-    throw new PublishError(
-      exportRequested
-        ? "refusing to publish: an export path was given but the manifest records export_requested=false"
-        : "refusing to publish: the manifest records an export but no export path was given",
-    );
+  if (isFramed(documents)) {
+    validateFramed(documents, exportRequested);
+    return;
   }
+  checkBytes("manifest", documents.manifest, IngestManifestSchema);
+  if (documents.manifest.document.run.export_requested !== exportRequested) throw exportRequestMismatch(exportRequested);
   if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
   if (documents.export !== null) {
     checkBytes("export", documents.export, IngestExportSchema);

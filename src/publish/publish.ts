@@ -19,12 +19,13 @@ import { basename, dirname, join, resolve } from "node:path";
 import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
 import { acquireTargetLocks, type PublicationLock } from "./lock.js";
 import { assertExportBelongsToManifest } from "./pair.js";
+import type { FramedDocument } from "../spool/framed-document.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, canonicalPath } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
-export type { PublishDocuments } from "./prepare.js";
+export type { FramedDocuments, InMemoryDocuments, PublishDocuments } from "./prepare.js";
 
 /** Where to publish: the manifest path, the export path (optional), and whether to overwrite. */
 export interface PublishRequest {
@@ -121,12 +122,12 @@ export async function publish(documents: PublishDocuments, request: PublishReque
       if (request.overwrite) await removePreviousPair({ manifestPath, exportPath }, fs);
       checkpoint();
       step = `writing the manifest ${manifestPath}`;
-      const manifest = await writeTemp(fs, manifestPath, documents.manifest.bytes, (path) => temps.add(path), random);
+      const manifest = await writeTemp(fs, manifestPath, contentOf(documents.manifest), (path) => temps.add(path), random);
       manifestTemp = manifest.path;
       checkpoint();
       if (documents.export !== null && exportPath !== null) {
         step = `writing the export ${exportPath}`;
-        const exported = await writeTemp(fs, exportPath, documents.export.bytes, (path) => temps.add(path), random);
+        const exported = await writeTemp(fs, exportPath, contentOf(documents.export), (path) => temps.add(path), random);
         checkpoint();
         await linkNoClobber(fs, exported.path, exportPath);
         published.push({ path: exportPath, identity: exported.identity });
@@ -159,6 +160,11 @@ export async function publish(documents: PublishDocuments, request: PublishReque
     exportPath,
     exportSha256: documents.export?.sha256 ?? null,
   };
+}
+
+/** What a temp file is written from: the bytes in memory, or the framed document itself. */
+function contentOf(document: { readonly bytes: Uint8Array } | FramedDocument): Uint8Array | FramedDocument {
+  return "bytes" in document ? document.bytes : document;
 }
 
 /** Locks the manifest path and the export path (see lock.ts for why both). */

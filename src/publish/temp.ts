@@ -7,6 +7,7 @@
 // creating the file and `open` returning is uncovered (the seed's "empty temp" case).
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import type { FramedDocument } from "../spool/framed-document.js";
 import { errorCode, type FileIdentity, type PublishFs } from "./fs.js";
 
 export const TEMP_SUFFIX = ".tmp";
@@ -25,10 +26,14 @@ export function tempPathFor(target: string, random: string): string {
   return join(dirname(target), `.${basename(target)}.${random}${TEMP_SUFFIX}`);
 }
 
+/**
+ * Creates the temp for `target` and writes `content` into it: bytes in memory, or a framed
+ * document copied from its spool (which checks its digest as it goes).
+ */
 export async function writeTemp(
   fs: PublishFs,
   target: string,
-  bytes: Uint8Array,
+  content: Uint8Array | FramedDocument,
   register: (path: string) => void,
   random: () => string = randomName,
   mode: number = 0o600,
@@ -37,7 +42,8 @@ export async function writeTemp(
   const handle = await fs.open(path, "create", mode);
   register(path);
   try {
-    await handle.write(bytes);
+    if (content instanceof Uint8Array) await handle.write(content);
+    else await content.writeTo((chunk) => handle.write(chunk));
     await handle.sync();
   } catch (error) {
     // The write error is the one worth reporting; a close failure after it adds nothing.
@@ -47,8 +53,9 @@ export async function writeTemp(
   // A failed close can mean lost data on some file systems: it fails the publication too.
   await handle.close();
   const identity = await fs.stat(path);
-  if (identity.size !== BigInt(bytes.byteLength)) {
-    throw Object.assign(new Error(`temp file ${path} has ${identity.size} bytes, expected ${bytes.byteLength}`), { code: "EIO" });
+  const expected = content instanceof Uint8Array ? content.byteLength : content.size;
+  if (identity.size !== BigInt(expected)) {
+    throw Object.assign(new Error(`temp file ${path} has ${identity.size} bytes, expected ${expected}`), { code: "EIO" });
   }
   return { path, identity };
 }

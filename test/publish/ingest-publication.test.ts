@@ -69,7 +69,7 @@ describe("ingest publication", () => {
         hooks: {
           beforeRead: () => void events.push("beforeRead"),
           onProgress: (done, total) => void events.push(`progress ${done}/${total}`),
-          afterRun: (run) => void events.push(`afterRun ${run.manifest.document.records.length}`),
+          afterRun: (run) => void events.push(`afterRun ${run.summary.head.run.records_total}`),
         },
       }),
     );

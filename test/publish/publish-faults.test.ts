@@ -7,20 +7,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { publish, type PublishDocuments } from "../../src/publish/publish.js";
+import { publish, type InMemoryDocuments } from "../../src/publish/publish.js";
 import { PublishError } from "../../src/publish/targets.js";
 import type { PublishFsCall } from "../../src/publish/fs-hooks.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
 import { ERROR_CODES, dirState, failingFs, recordingFs, tempDir, type DirState } from "../support/publish-fixtures.js";
 
-let fresh: PublishDocuments;
-let fresher: PublishDocuments;
-let manifestOnly: PublishDocuments;
+let fresh: InMemoryDocuments;
+let fresher: InMemoryDocuments;
+let manifestOnly: InMemoryDocuments;
 let root: string;
 let cleanupRoot: () => Promise<void>;
 let counter = 0;
 
-async function documents(url: string, texts: string[], exportRequested: boolean): Promise<PublishDocuments> {
+async function documents(url: string, texts: string[], exportRequested: boolean): Promise<InMemoryDocuments> {
   const pipeline = new SecurityPipeline({ ollamaUrl: url, canaryNumCtx: 32768, mode: "full" });
   const run = await ingestRecords(pipeline, { inputs: texts }, { exportRequested });
   return { manifest: run.manifest, export: run.export };
@@ -51,7 +51,7 @@ const FOREIGN = Buffer.from("a concurrent writer's file\n");
 
 interface Scenario {
   readonly name: string;
-  readonly docs: () => PublishDocuments;
+  readonly docs: () => InMemoryDocuments;
   readonly withExport: boolean;
   readonly previousPair: boolean;
 }
@@ -79,7 +79,7 @@ async function attempt(dir: string, scenario: Scenario, fs: ReturnType<typeof re
   }
 }
 
-function expectNeverUnsafe(state: DirState, docs: PublishDocuments, error?: unknown): void {
+function expectNeverUnsafe(state: DirState, docs: InMemoryDocuments, error?: unknown): void {
   const message = error instanceof Error ? error.message : "";
   if (state.manifest?.equals(OLD_MANIFEST)) {
     // --overwrite could not remove the previous manifest: the run refused with the old pair
@@ -309,7 +309,7 @@ describe("publication inputs", () => {
 
   it("refuses an export bound to another manifest", async () => {
     const dir = await scratch();
-    const mixed: PublishDocuments = { manifest: fresh.manifest, export: fresher.export };
+    const mixed: InMemoryDocuments = { manifest: fresh.manifest, export: fresher.export };
     await expect(publish(mixed, { manifestPath: join(dir, "m.json"), exportPath: join(dir, "e.json"), overwrite: false })).rejects.toThrow(
       "not bound to this manifest",
     );
@@ -320,7 +320,7 @@ describe("publication inputs", () => {
     const dir = await scratch();
     const bytes = Uint8Array.from(fresh.manifest.bytes);
     bytes[bytes.length - 2] = 0x20;
-    const tampered: PublishDocuments = { manifest: { ...fresh.manifest, bytes }, export: fresh.export };
+    const tampered: InMemoryDocuments = { manifest: { ...fresh.manifest, bytes }, export: fresh.export };
     await expect(publish(tampered, { manifestPath: join(dir, "m.json"), exportPath: join(dir, "e.json"), overwrite: false })).rejects.toThrow(
       "do not match its sha256",
     );

@@ -1,0 +1,110 @@
+// The first pass of a streamed ingest run: the whole input is read strictly and every record
+// validated and planned before the first check, exactly as a run held in memory does it, so a
+// refused input is refused with nothing checked and nothing written. Nothing is kept in memory:
+// each record goes to a scratch file beside the manifest, one line each, which the second pass
+// (stream-run.ts) reads back. A record held before any check (malformed, a repeated id under
+// `--unique-ids`, over budget) is written as its finished manifest entry; a planned record as
+// its snapshot. Standard input is therefore read once, and a file is never read twice, so it
+// cannot change between the passes.
+import { canonicalRecordEntry } from "../documents/manifest-build.js";
+import type { IngestPolicy } from "../documents/policy.js";
+import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
+import type { RawRecord } from "../jsonl/record.js";
+import { ScratchFile } from "../spool/scratch-file.js";
+import type { RecordIdIndex } from "./id-index.js";
+import { prepareRecord } from "./record-check.js";
+import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
+import { readerLimitsForPolicy } from "./run.js";
+
+/** One line of the first pass's scratch file. */
+export type PreparedLine =
+  | { readonly held: string }
+  | {
+      readonly index: number;
+      readonly text: string;
+      readonly id: string | null;
+      readonly source: string | null;
+      /** Own keys in input order, as pairs (a key such as `__proto__` stays a plain key). */
+      readonly metadata: ReadonlyArray<readonly [string, string]>;
+    };
+
+/** What the first pass leaves for the second. */
+export interface AdmitPassResult {
+  readonly spool: ScratchFile;
+  readonly records: number;
+  readonly inputSha256: string;
+  readonly duplicateIds: DuplicateIdSummary;
+}
+
+/** Options of `admitPass`. */
+export interface AdmitPassOptions {
+  readonly policy: IngestPolicy;
+  /** The scratch file goes beside this path (the manifest). */
+  readonly besidePath: string;
+  /** Where valid records' ids are looked up (keys prefixed `id:`). */
+  readonly ids: RecordIdIndex;
+  readonly uniqueIds: boolean;
+  /** Checked between chunks: an abort stops the read. */
+  readonly signal?: AbortSignal;
+}
+
+/** Reads and prepares every record; a refusal comes back as a value with the scratch file removed. */
+export async function admitPass(
+  source: AsyncIterable<Uint8Array>,
+  options: AdmitPassOptions,
+): Promise<{ ok: true; result: AdmitPassResult } | { ok: false; refusal: ReaderRefusal }> {
+  const { policy, ids, uniqueIds, signal } = options;
+  const spool = await ScratchFile.create(options.besidePath, "records");
+  let duplicates = 0;
+  let first: DuplicateId | null = null;
+  const onRecord = async (record: RawRecord): Promise<void> => {
+    if (signal?.aborted) throw signal.reason;
+    let duplicateOf: number | undefined;
+    if (typeof record.id === "string" && !record.problems.some((p) => p.severity === "malformed")) {
+      const seen = ids.firstIndex(`id:${record.id}`, record.index);
+      if (seen !== record.index) {
+        duplicates++;
+        first ??= { index: record.index, firstIndex: seen };
+        if (uniqueIds) duplicateOf = seen;
+      }
+    }
+    const prepared = prepareRecord(record, policy, duplicateOf);
+    let line: PreparedLine;
+    if (prepared.kind === "held") line = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json };
+    else {
+      const { snapshot } = prepared;
+      line = { index: prepared.index, text: snapshot.text, id: snapshot.id, source: snapshot.source, metadata: Object.entries(snapshot.metadata) };
+    }
+    // JSON.stringify escapes every line break and writes lone surrogates as escapes, so one
+    // record is one line and reads back as the same strings.
+    await spool.append(`${JSON.stringify(line)}\n`);
+  };
+  try {
+    const outcome = await scanRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }, onRecord);
+    if (!outcome.ok) {
+      await spool.remove();
+      return outcome;
+    }
+    await spool.seal();
+    return { ok: true, result: { spool, records: outcome.records, inputSha256: outcome.inputSha256, duplicateIds: { count: duplicates, first } } };
+  } catch (error) {
+    await spool.remove();
+    throw error;
+  }
+}
+
+/** The prepared lines of a sealed first-pass scratch file, in order. */
+export async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
+  let carry: Buffer | null = null;
+  for await (const chunk of spool.chunks()) {
+    let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
+    let start = 0;
+    for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
+      yield JSON.parse(bytes.toString("utf8", start, newline)) as PreparedLine;
+      start = newline + 1;
+    }
+    bytes = bytes.subarray(start);
+    carry = bytes.byteLength > 0 ? Buffer.from(bytes) : null;
+  }
+  if (carry !== null) throw new Error("the first pass's scratch file ends inside a record");
+}

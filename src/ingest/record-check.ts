@@ -1,0 +1,214 @@
+// Checking one record of an ingest run: validation and planning (`prepareRecord`, no checks),
+// then its segments through the pipeline in plan order (`checkRecord`), and its manifest entry
+// made canonical (`finishRecord`). Shared by the in-memory run (run.ts) and the streaming run
+// (stream-run.ts), so both write the same entry for the same record.
+//
+// Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
+// every segment of every planned record still goes through it, and a record's detection is
+// "none" only when every segment was inspected.
+import type { RawRecord } from "../jsonl/record.js";
+import { canonicalRecordEntry, type AdmittedSnapshot, type CanonicalRecordEntry } from "../documents/manifest-build.js";
+import {
+  NOT_CHECKED,
+  checkedRecordEntry,
+  duplicateIdRecordEntry,
+  malformedRecordEntry,
+  overBudgetRecordEntry,
+  type SegmentResult,
+} from "../documents/manifest-records.js";
+import type { ManifestRecord, PipelineInfo } from "../documents/schemas.js";
+import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
+import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type CanaryObservation, type CanaryProfile } from "../schedule/circuit-breaker.js";
+import type { VerdictJson } from "../documents/verdict-schema.js";
+import { planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
+import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
+import { isGenuinePipeline, type CheckingPipeline, type GateResult } from "./gate.js";
+import type { IngestPolicy } from "../documents/policy.js";
+import { stopsChecking } from "../documents/record-state.js";
+
+/** The record's fields as the checks and the export see them, frozen. */
+export function snapshotOf(record: RawRecord): SegmentableRecord {
+  const metadata: Record<string, string> = {};
+  if (record.metadata !== null && typeof record.metadata === "object") {
+    for (const [key, value] of Object.entries(record.metadata as Record<string, unknown>)) {
+      Object.defineProperty(metadata, key, { value: value as string, enumerable: true, writable: false });
+    }
+  }
+  return Object.freeze({
+    text: record.text as string,
+    id: typeof record.id === "string" ? record.id : null,
+    source: typeof record.source === "string" ? record.source : null,
+    metadata: Object.freeze(metadata),
+  });
+}
+
+const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
+
+/**
+ * One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says
+ * about the canary. Never throws.
+ */
+export async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
+  const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
+    result: { ...NOT_CHECKED, state: "error", error },
+    canary: { kind: "not_called" },
+  });
+  try {
+    const verdict = await pipeline.check(slice);
+    if (!isGenuineVerdict(verdict)) return failed("TypeError");
+    if (!verdict.isFor(slice)) return failed("VerdictMismatchError");
+    // The class method, not anything an instance could carry: it builds fresh plain objects
+    // from the frozen verdict, and classification validates every value (finite numbers
+    // included) against the verdict schema before anything is recorded.
+    const json: unknown = PipelineVerdict.prototype.toRecord.call(verdict);
+    const classified = classifySegmentVerdict(json);
+    if (isClassifyError(classified)) return failed(classified.error);
+    const latency = verdict.totalLatency;
+    const result: SegmentResult = {
+      state: classified.state,
+      exercised: classified.exercised,
+      verdict: json as SegmentResult["verdict"],
+      error: null,
+      latency: Number.isFinite(latency) ? Math.round(latency * 10_000) / 10_000 : 0,
+      prompt_eval_count: verdict.promptEvalCount,
+      signals: classified.state === "block" || classified.state === "flag" ? layerSignals(verdict) : [],
+    };
+    return { result, canary: observeCanary(json as VerdictJson) };
+  } catch (error) {
+    return failed(errorName(error));
+  }
+}
+
+/**
+ * What a detecting verdict's layers name: the structural filter's reason labels when it
+ * blocked, and the canary analysis's categories. Both are fixed labels chosen by this library
+ * (or the caller's own custom-pattern reasons), never text from the record.
+ */
+function layerSignals(verdict: PipelineVerdict): string[] {
+  const signals: string[] = [];
+  for (const layer of verdict.layers) {
+    if (layer.status !== "blocked" && layer.name !== "canary_probe") continue;
+    for (const signal of layer.signals) if (typeof signal === "string" && signal !== "") signals.push(signal);
+  }
+  return signals;
+}
+
+/** A segment the run did not send because the circuit breaker had opened. */
+const CIRCUIT_OPEN: SegmentResult = Object.freeze({ ...NOT_CHECKED, state: "error", error: CIRCUIT_OPEN_ERROR });
+
+/** Per-run state the record checks share. */
+export interface RunContext {
+  readonly pipeline: CheckingPipeline;
+  readonly policy: IngestPolicy;
+  readonly profile: CanaryProfile;
+  readonly breaker: CanaryCircuitBreaker;
+}
+
+/** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
+export interface RecordOutcome<Entry = ManifestRecord> {
+  readonly entry: Entry;
+  readonly checks: number;
+  readonly admitted: AdmittedSnapshot | null;
+}
+
+/** A finished record: its outcome, with the manifest entry validated and serialized. */
+export type FinishedRecord = RecordOutcome<CanonicalRecordEntry>;
+
+// Made canonical as soon as the record is final, while other records wait on the canary, so
+// the end of the run only joins texts. A record that cannot be made canonical fails the run.
+/** The outcome with its entry validated and serialized for position `index`. */
+export function finishRecord(outcome: RecordOutcome, index: number): FinishedRecord {
+  return { ...outcome, entry: canonicalRecordEntry(outcome.entry, index) };
+}
+
+/** A record held before any check, or one whose segments are planned and ready to check. */
+export type PreparedRecord =
+  | { readonly kind: "held"; readonly outcome: RecordOutcome }
+  | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
+
+/** Validation and planning, no checks: pure, done as a lane takes the record. */
+export function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
+  const malformed = record.problems.find((problem) => problem.severity === "malformed");
+  if (malformed) {
+    const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
+    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
+  }
+  if (duplicateOf !== undefined) {
+    const entry = duplicateIdRecordEntry({
+      index: record.index,
+      id: record.id as string,
+      source: record.source,
+      text: record.text as string,
+      firstIndex: duplicateOf,
+    });
+    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
+  }
+  const snapshot = snapshotOf(record);
+  const plan = planSegments(snapshot, policy);
+  if (plan.over_budget) {
+    return { kind: "held", outcome: { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null } };
+  }
+  return { kind: "planned", index: record.index, snapshot, plan };
+}
+
+/**
+ * Checks a planned record's segments in plan order. With `stop_after_hold`, the first hold
+ * stops the canary calls for the record, but not the structural layer: every later segment
+ * still goes through it, and one it blocks is recorded as that block (the check ends before
+ * the canary). A pipeline without a canary checks every segment. Once the breaker is open, no
+ * segment is sent to the canary; such a segment is an `error` (`canary_circuit_open`).
+ */
+export async function checkRecord(run: RunContext, prepared: PreparedRecord): Promise<RecordOutcome> {
+  if (prepared.kind === "held") return prepared.outcome;
+  const { index, snapshot, plan } = prepared;
+  const { pipeline, policy, profile, breaker } = run;
+  const results: SegmentResult[] = [];
+  let checks = 0;
+  let stopped = false;
+  for (const segment of plan.segments) {
+    // The structural pre-check is only needed when the canary may not be called.
+    if ((stopped || breaker.open) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
+      results.push(stopped ? NOT_CHECKED : CIRCUIT_OPEN);
+      stopped = stopped || policy.stop_after_hold;
+      continue;
+    }
+    checks++;
+    const { result, canary } = await checkSegment(pipeline, segment.text);
+    breaker.record(canary);
+    results.push(result);
+    if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
+  }
+  const entry = checkedRecordEntry({ index, record: snapshot, plan, results });
+  return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
+}
+
+/** What the manifest records about the pipeline and the context gate. */
+export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
+  if (!isGenuinePipeline(pipeline)) {
+    return {
+      mode: "block",
+      provider: null,
+      canary_model: null,
+      canary_model_digest: null,
+      analysis_method: "regex",
+      structural_filter: null,
+      canary_enabled: null,
+      canary_num_ctx: null,
+      canary_context_length: null,
+      canary_context_verified: false,
+    };
+  }
+  const d = pipeline.describe();
+  return {
+    mode: d.mode,
+    provider: d.provider,
+    canary_model: d.canaryModel,
+    canary_model_digest: gate.modelDigest,
+    analysis_method: d.analysisMethod,
+    structural_filter: d.structuralFilter,
+    canary_enabled: d.canaryEnabled,
+    canary_num_ctx: d.canaryNumCtx,
+    canary_context_length: gate.contextLength,
+    canary_context_verified: gate.verified,
+  };
+}

@@ -1,0 +1,142 @@
+// The second pass of a streamed ingest run: the prepared records (admit-pass.ts) through the
+// pipeline, up to `concurrency` at a time within a bounded window, each finished record's
+// manifest entry (and, when admitted, its export record) appended in input order to a spool
+// beside its target while the counts and the summary are gathered. At the end both documents
+// are framed: their heads are validated, their SHA-256 computed from the spools, the export's
+// head naming the manifest's digest. Memory holds the window's records, never the run's.
+//
+// The bytes are those of the run held in memory (run.ts) for the same input: the entries come
+// from the same code (record-check.ts), the heads from the same builders (manifest-build.ts),
+// and the frame joins them by the serializer's own rules (a test pins the equality).
+import { canonicalObjectFrame, canonicalJsonAt } from "../core/canonical.js";
+import { VERSION } from "../core/version.js";
+import { RecordCounter } from "../documents/counts.js";
+import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
+import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
+import type { IngestPolicy } from "../documents/policy.js";
+import { ExportRecordSchema, type ManifestRecord } from "../documents/schemas.js";
+import { CanaryCircuitBreaker, canaryProfile, type BreakerTrip } from "../schedule/circuit-breaker.js";
+import { mapOrderedStream } from "../schedule/map-ordered.js";
+import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
+import { preparedLines, type AdmitPassResult, type PreparedLine } from "./admit-pass.js";
+import type { CheckingPipeline, GateResult } from "./gate.js";
+import type { RecordIdIndex } from "./id-index.js";
+import { checkRecord, pipelineInfo, type PreparedRecord, type RunContext } from "./record-check.js";
+import { RunTally, type IngestRunSummary } from "./run-summary.js";
+
+/** Options of `streamIngestRun`. */
+export interface StreamRunOptions {
+  readonly policy: IngestPolicy;
+  readonly gate: GateResult;
+  readonly concurrency: number;
+  readonly maxCanaryFailures: number;
+  /** Where the manifest goes (its spool is created beside it). */
+  readonly manifestPath: string;
+  /** Where the export goes, or null for a manifest only. */
+  readonly exportPath: string | null;
+  /** Id digests are looked up here (keys prefixed `digest:`), for counts.duplicate_ids. */
+  readonly ids: RecordIdIndex;
+  readonly clock: () => Date;
+  readonly startedAt: Date;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
+export interface StreamedRun {
+  readonly summary: IngestRunSummary;
+  readonly manifest: FramedDocument;
+  readonly export: FramedDocument | null;
+  /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
+  readonly circuitOpen: BreakerTrip | null;
+  /** Deletes the spools behind both documents (after publication, or on failure). Never throws. */
+  remove(): Promise<void>;
+}
+
+/** A finished record as the sink receives it: its entry, its canonical text, what the export needs. */
+interface FinishedLine {
+  readonly entry: ManifestRecord;
+  readonly json: string;
+  readonly checks: number;
+  readonly snapshot: SegmentableRecord | null;
+}
+
+function snapshotFromLine(line: Extract<PreparedLine, { text: string }>): SegmentableRecord {
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of line.metadata) Object.defineProperty(metadata, key, { value, enumerable: true, writable: false });
+  return Object.freeze({ text: line.text, id: line.id, source: line.source, metadata: Object.freeze(metadata) });
+}
+
+async function finishLine(run: RunContext, line: PreparedLine): Promise<FinishedLine> {
+  if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, snapshot: null };
+  const snapshot = snapshotFromLine(line);
+  const prepared: PreparedRecord = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
+  const outcome = await checkRecord(run, prepared);
+  // Serialized here, in the lane, while other records wait on the canary.
+  const { json } = canonicalRecordEntry(outcome.entry, line.index);
+  return { entry: outcome.entry, json, checks: outcome.checks, snapshot: outcome.admitted ? snapshot : null };
+}
+
+/**
+ * Runs the prepared records through `pipeline` and frames the manifest (and export). On any
+ * failure or abort the spools are removed before the error propagates.
+ */
+export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
+  const { policy, gate, ids } = options;
+  const context: RunContext = { pipeline, policy, profile: canaryProfile(pipeline), breaker: new CanaryCircuitBreaker(options.maxCanaryFailures) };
+  const manifestItems = await ArraySpool.create(options.manifestPath, "manifest-records");
+  const exportItems = options.exportPath === null ? null : await ArraySpool.create(options.exportPath, "export-records");
+  const remove = async (): Promise<void> => {
+    await manifestItems.remove();
+    await exportItems?.remove();
+  };
+  try {
+    const counter = new RecordCounter((digest) => ids.firstIndex(`digest:${digest}`, position) !== position);
+    const tally = new RunTally();
+    let position = 0;
+    let checks = 0;
+    const sink = async (finished: FinishedLine, index: number): Promise<void> => {
+      if (finished.entry.index !== index) throw new RangeError(`record ${finished.entry.index} arrived at position ${index}`);
+      position = index;
+      counter.add(finished.entry);
+      tally.observe(finished.entry);
+      checks += finished.checks;
+      await manifestItems.append(finished.json);
+      if (exportItems !== null && finished.snapshot !== null) {
+        const record = exportRecordFor(finished.entry, finished.snapshot);
+        await exportItems.append(canonicalJsonAt(ExportRecordSchema, record, ["records", exportItems.count]));
+      }
+    };
+    const total = prepared.records;
+    await mapOrderedStream(preparedLines(prepared.spool), (line) => finishLine(context, line), sink, {
+      concurrency: options.concurrency,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),
+    });
+    const head = manifestHead(
+      {
+        little_canary_version: VERSION,
+        started_at: formatTimestamp(options.startedAt),
+        finished_at: formatTimestamp(options.clock()),
+        pipeline: pipelineInfo(pipeline, gate),
+        policy,
+        checks_performed: checks,
+        input_sha256: prepared.inputSha256,
+        export_requested: exportItems !== null,
+      },
+      manifestItems.count,
+      counter.counts(),
+    );
+    await manifestItems.seal();
+    const manifest = await frameDocument(canonicalObjectFrame(head, "records"), manifestItems);
+    let exported: FramedDocument | null = null;
+    if (exportItems !== null) {
+      await exportItems.seal();
+      exported = await frameDocument(canonicalObjectFrame(exportHead(manifest.sha256), "records"), exportItems);
+    }
+    return { summary: tally.summary(head, prepared.duplicateIds), manifest, export: exported, circuitOpen: context.breaker.trip, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
