@@ -57,6 +57,8 @@ export interface ManifestInput {
   readonly input_sha256: string | null;
   /** True when an export is produced alongside; covered by the manifest hash. */
   readonly export_requested: boolean;
+  /** Verdict-cache hits and misses, only when the run used a cache. */
+  readonly cache?: { readonly hits: number; readonly misses: number };
   /** Entries in input order; `index` must equal the position. */
   readonly records: readonly ManifestRecord[];
 }
@@ -198,6 +200,7 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
       checks_performed: input.checks_performed,
       input_sha256: input.input_sha256,
       export_requested: input.export_requested,
+      ...(input.cache === undefined ? {} : { cache: { hits: input.cache.hits, misses: input.cache.misses } }),
     },
     counts,
   };

@@ -29,6 +29,8 @@ export interface SegmentResult {
    * reason labels and the canary's signal categories (the run reads them from the live verdict).
    */
   readonly signals?: readonly string[];
+  /** Set when the result came from the verdict cache: when the original check was made. */
+  readonly reused?: { readonly checked_at: string };
 }
 
 /** A segment that was planned but not checked because an earlier one stopped the record. */
@@ -159,6 +161,7 @@ export function checkedRecordEntry(input: {
       error: result.error,
       latency: result.latency,
       prompt_eval_count: result.prompt_eval_count,
+      ...(result.reused === undefined ? {} : { reused: true as const, checked_at: result.reused.checked_at }),
     };
   });
   const state = recordState(segments);

@@ -65,6 +65,13 @@ export const ManifestSegmentSchema = z.strictObject({
   latency: z.number().min(0).nullable(),
   /** Prompt tokens the backend reported evaluating for this segment, when it reported any. */
   prompt_eval_count: count.nullable(),
+  /**
+   * Present (always `true`) only when the verdict was taken from the verdict cache instead of a
+   * check in this run: the verdict, latency and prompt_eval_count are the original check's.
+   */
+  reused: z.literal(true).optional(),
+  /** With `reused`: when the original check was made. */
+  checked_at: TimestampSchema.optional(),
 });
 
 export const ManifestRecordSchema = z.strictObject({
@@ -109,6 +116,11 @@ export const ManifestRunSchema = z.strictObject({
   checks_performed: count,
   input_sha256: sha256.nullable(),
   export_requested: z.boolean(),
+  /**
+   * Present only when the run used a verdict cache: segments whose verdict was reused (hits)
+   * and segments looked up and not found, then checked (misses).
+   */
+  cache: z.strictObject({ hits: count, misses: count }).optional(),
 });
 
 /** zod schema of the ingest manifest. */
