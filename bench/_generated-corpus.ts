@@ -42,23 +42,44 @@ export interface GeneratedCorpus {
   readonly changed: number;
 }
 
-/** Writes `records` JSONL records to `path`. */
-export async function writeGeneratedCorpus(path: string, records: number, options: { seed?: number; changedEvery?: number; changeSalt?: string } = {}): Promise<GeneratedCorpus> {
+/** Options of a generated corpus. */
+export interface GeneratedCorpusOptions {
+  readonly seed?: number;
+  /** Rewrite the end of the text of one record in this many. */
+  readonly changedEvery?: number;
+  /** The words the rewritten end says (different salts give different changes). */
+  readonly changeSalt?: string;
+}
+
+/** One generated record and whether its text was rewritten. */
+export interface GeneratedRecord {
+  readonly index: number;
+  readonly record: { readonly id: string; readonly text: string; readonly metadata?: Readonly<Record<string, string>> };
+  readonly changed: boolean;
+}
+
+/** The records of a generated corpus, one at a time (the same seed gives the same records). */
+export function* generatedRecords(records: number, options: GeneratedCorpusOptions = {}): Generator<GeneratedRecord> {
   const random = seeded(options.seed ?? 14);
-  const out = createWriteStream(path);
-  let bytes = 0;
-  let changed = 0;
   for (let index = 0; index < records; index++) {
     const chars = 200 + Math.floor(random() * 3801);
     let text = textOf(random, chars);
     const withMetadata = random() < 0.2;
-    if (options.changedEvery !== undefined && index % options.changedEvery === options.changedEvery - 1) {
-      text = `${text.slice(0, -12)} ${options.changeSalt ?? "changed"}`.slice(0, chars + 20);
-      changed++;
-    }
-    const record: Record<string, unknown> = { id: `doc-${index}`, text };
-    if (withMetadata) record["metadata"] = { lang: "en", section: `s${index % 7}` };
-    const line = `${JSON.stringify(record)}\n`;
+    const changed = options.changedEvery !== undefined && index % options.changedEvery === options.changedEvery - 1;
+    if (changed) text = `${text.slice(0, -12)} ${options.changeSalt ?? "changed"}`;
+    const record = withMetadata ? { id: `doc-${index}`, text, metadata: { lang: "en", section: `s${index % 7}` } } : { id: `doc-${index}`, text };
+    yield { index, record, changed };
+  }
+}
+
+/** Writes `records` JSONL records to `path`. */
+export async function writeGeneratedCorpus(path: string, records: number, options: GeneratedCorpusOptions = {}): Promise<GeneratedCorpus> {
+  const out = createWriteStream(path);
+  let bytes = 0;
+  let changed = 0;
+  for (const generated of generatedRecords(records, options)) {
+    if (generated.changed) changed++;
+    const line = `${JSON.stringify(generated.record)}\n`;
     bytes += Buffer.byteLength(line);
     if (!out.write(line)) await once(out, "drain");
   }

@@ -39,6 +39,7 @@ import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import { MemoryIdIndex, type RecordIdIndex } from "./id-index.js";
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
 import { streamIngestRun, type StreamedRun } from "./stream-run.js";
+import { removeLeftoverScratch } from "../spool/scratch-file.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -170,6 +171,12 @@ async function prepareTargets(
       state.previousPairRemoved = present.some(Boolean);
     }
     await checkTargetDirectories(targets);
+    // Scratch files of a run that was killed before it could remove them; the lock says no
+    // live run owns them.
+    for (const target of [targets.manifestPath, targets.exportPath]) {
+      if (target === null) continue;
+      for (const path of await removeLeftoverScratch(target)) options.hooks?.onPublishNote?.(`removed a scratch file left by an interrupted run: ${path}`);
+    }
     return lock;
   } catch (error) {
     await lock.release();

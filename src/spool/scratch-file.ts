@@ -8,7 +8,7 @@
 // created exclusively with mode 0600 and never fsynced: it is not a result, and a run that
 // stops before publishing throws it away.
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, unlink } from "node:fs/promises";
+import { type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
 
@@ -145,4 +145,32 @@ export class ScratchFile {
     await handle?.close().catch(() => undefined);
     await unlink(this.path).catch(() => undefined);
   }
+}
+
+/**
+ * Deletes the scratch files an earlier run for `target` left behind when it was killed
+ * (`.<name>.<12 hex>.<label>.spool` beside it) and returns their paths. Call it only while
+ * holding the lock on `target`, which guarantees that no live run is still using them.
+ */
+export async function removeLeftoverScratch(target: string): Promise<string[]> {
+  const prefix = `.${basename(target)}.`;
+  const pattern = /^[0-9a-f]{12}\.[a-z-]+\.spool$/;
+  let names: string[];
+  try {
+    names = await readdir(dirname(target));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !pattern.test(name.slice(prefix.length))) continue;
+    const path = join(dirname(target), name);
+    try {
+      await unlink(path);
+      removed.push(path);
+    } catch {
+      // Gone already, or not ours to remove: the next run tries again.
+    }
+  }
+  return removed;
 }

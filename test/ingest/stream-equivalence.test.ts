@@ -81,7 +81,13 @@ describe("issue 14 streaming: the streamed writer and the reference writer agree
           const input = `${lines.join("\n")}\n`;
           const policy = resolvePolicy({ segment_chars: 60, segment_overlap: 10, max_segments: 3 });
           const pipeline = () =>
-            new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 10, canaryNumCtx: canaryNumCtxForPolicy(policy) });
+            new SecurityPipeline({
+              mode: "full",
+              canaryModel: "qwen2.5:1.5b",
+              ollamaUrl: ollama.url,
+              canaryTimeout: 10,
+              canaryNumCtx: canaryNumCtxForPolicy(policy),
+            });
           const clock = () => new Date("2026-12-01T00:00:00.000Z");
           await writeFile(join(dir, `in${run}.jsonl`), input);
           const streamed = await ingestFiles({
@@ -91,7 +97,13 @@ describe("issue 14 streaming: the streamed writer and the reference writer agree
             cwd: dir,
             policy: { segment_chars: 60, segment_overlap: 10, max_segments: 3 },
             pipeline: (p) =>
-              new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 10, canaryNumCtx: canaryNumCtxForPolicy(p) }),
+              new SecurityPipeline({
+                mode: "full",
+                canaryModel: "qwen2.5:1.5b",
+                ollamaUrl: ollama.url,
+                canaryTimeout: 10,
+                canaryNumCtx: canaryNumCtxForPolicy(p),
+              }),
             concurrency,
             uniqueIds,
             clock,
