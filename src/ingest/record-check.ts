@@ -25,6 +25,7 @@ import { classifySegmentVerdict, isClassifyError } from "../documents/classify.j
 import { isGenuinePipeline, type CheckingPipeline, type GateResult } from "./gate.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";
+import type { SegmentVerdictCache } from "./segment-cache.js";
 
 /** The record's fields as the checks and the export see them, frozen. */
 export function snapshotOf(record: RawRecord): SegmentableRecord {
@@ -98,6 +99,8 @@ const CIRCUIT_OPEN: SegmentResult = Object.freeze({ ...NOT_CHECKED, state: "erro
 
 /** Per-run state the record checks share. */
 export interface RunContext {
+  /** The verdict cache of this run's canary identity, when the run uses one. */
+  readonly cache?: SegmentVerdictCache;
   readonly pipeline: CheckingPipeline;
   readonly policy: IngestPolicy;
   readonly profile: CanaryProfile;
@@ -166,6 +169,14 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
   let checks = 0;
   let stopped = false;
   for (const segment of plan.segments) {
+    // A verdict reused from the cache costs no call, even with the breaker open; once the
+    // record has stopped, later segments are not checked, cached or not.
+    const reused = stopped ? null : (run.cache?.lookup(segment.sha256) ?? null);
+    if (reused !== null) {
+      results.push(reused);
+      if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(reused.state)) stopped = true;
+      continue;
+    }
     // The structural pre-check is only needed when the canary may not be called.
     if ((stopped || breaker.open) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
       results.push(stopped ? NOT_CHECKED : CIRCUIT_OPEN);
@@ -175,6 +186,7 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
     checks++;
     const { result, canary } = await checkSegment(pipeline, segment.text);
     breaker.record(canary);
+    run.cache?.store(segment.sha256, result);
     results.push(result);
     if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
   }

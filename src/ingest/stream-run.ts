@@ -23,6 +23,7 @@ import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { checkRecord, pipelineInfo, type PreparedRecord, type RunContext } from "./record-check.js";
 import { RunTally, type IngestRunSummary } from "./run-summary.js";
+import type { SegmentVerdictCache } from "./segment-cache.js";
 
 /** Options of `streamIngestRun`. */
 export interface StreamRunOptions {
@@ -40,6 +41,8 @@ export interface StreamRunOptions {
   readonly startedAt: Date;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
+  /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
+  readonly cache?: SegmentVerdictCache;
 }
 
 /** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
@@ -83,7 +86,13 @@ async function finishLine(run: RunContext, line: PreparedLine): Promise<Finished
  */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const { policy, gate, ids } = options;
-  const context: RunContext = { pipeline, policy, profile: canaryProfile(pipeline), breaker: new CanaryCircuitBreaker(options.maxCanaryFailures) };
+  const context: RunContext = {
+    pipeline,
+    policy,
+    profile: canaryProfile(pipeline),
+    breaker: new CanaryCircuitBreaker(options.maxCanaryFailures),
+    ...(options.cache ? { cache: options.cache } : {}),
+  };
   const manifestItems = await ArraySpool.create(options.manifestPath, "manifest-records");
   const exportItems = options.exportPath === null ? null : await ArraySpool.create(options.exportPath, "export-records");
   const remove = async (): Promise<void> => {
@@ -123,6 +132,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
         checks_performed: checks,
         input_sha256: prepared.inputSha256,
         export_requested: exportItems !== null,
+        ...(options.cache ? { cache: { hits: options.cache.hits, misses: options.cache.misses } } : {}),
       },
       manifestItems.count,
       counter.counts(),

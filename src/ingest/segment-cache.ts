@@ -1,0 +1,102 @@
+// The verdict cache as one ingest run sees it: segment results by the SHA-256 of the segment's
+// text, under the run's canary identity (fixed for the run). A hit comes back marked `reused`
+// with the time of the original check; only exercised passes, flags and blocks are stored.
+//
+// A stored value is not trusted blindly: the verdict is classified again and must give the
+// state and `exercised` it was stored with, and match the verdict schema, or the entry is a
+// miss. A cache file edited by hand can therefore never turn into a pass its verdict does not
+// support.
+import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
+import type { SegmentResult } from "../documents/manifest-records.js";
+import { TimestampSchema } from "../documents/schemas.js";
+import { isPlainObject } from "../core/guards.js";
+
+/** Segment results by segment digest, for one run's identity; counts its hits and misses. */
+export interface SegmentVerdictCache {
+  /** The stored result (marked `reused`), or null; each call counts one hit or one miss. */
+  lookup(segmentSha256: string): SegmentResult | null;
+  /** Stores a result if it is an exercised pass, flag or block; anything else is ignored. */
+  store(segmentSha256: string, result: SegmentResult): void;
+  readonly hits: number;
+  readonly misses: number;
+}
+
+/** A stored entry as the store gives it back: the value it was given and when it was stored. */
+export interface StoredVerdict {
+  readonly value: unknown;
+  readonly checkedAt: string;
+}
+
+/** The store under a SegmentVerdictCache (the SQLite cache, or a map in tests). */
+export interface VerdictStore {
+  get(segmentSha256: string): StoredVerdict | null;
+  put(segmentSha256: string, value: Record<string, unknown>, state: "pass" | "flag" | "block"): void;
+}
+
+const CACHEABLE = new Set(["pass", "flag", "block"]);
+
+/** True for the results the cache keeps: exercised passes, flags and blocks. */
+export function isCacheable(result: SegmentResult): result is SegmentResult & { state: "pass" | "flag" | "block" } {
+  return result.exercised && CACHEABLE.has(result.state) && result.verdict !== null && result.error === null;
+}
+
+/** What is stored for a result: everything the manifest records of it. */
+function valueOf(result: SegmentResult): Record<string, unknown> {
+  return {
+    state: result.state,
+    exercised: result.exercised,
+    verdict: result.verdict,
+    latency: result.latency,
+    prompt_eval_count: result.prompt_eval_count,
+    signals: [...(result.signals ?? [])],
+  };
+}
+
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+/** A stored value back as a result, or null unless it holds together (see the header). */
+function resultOf(stored: StoredVerdict): SegmentResult | null {
+  const v = stored.value;
+  if (!isPlainObject(v) || !TimestampSchema.safeParse(stored.checkedAt).success) return null;
+  const { state, exercised, verdict, latency, prompt_eval_count: promptEvalCount, signals } = v as Record<string, unknown>;
+  if (typeof state !== "string" || !CACHEABLE.has(state) || exercised !== true) return null;
+  const classified = classifySegmentVerdict(verdict);
+  if (isClassifyError(classified) || classified.state !== state || classified.exercised !== true) return null;
+  if (!(latency === null || (typeof latency === "number" && Number.isFinite(latency) && latency >= 0))) return null;
+  if (!(promptEvalCount === null || isCount(promptEvalCount))) return null;
+  if (!Array.isArray(signals) || !signals.every((signal) => typeof signal === "string")) return null;
+  return {
+    state: classified.state,
+    exercised: true,
+    verdict: verdict as SegmentResult["verdict"],
+    error: null,
+    latency: latency as number | null,
+    prompt_eval_count: promptEvalCount as number | null,
+    signals: signals as string[],
+    reused: { checked_at: stored.checkedAt },
+  };
+}
+
+/** A SegmentVerdictCache over `store`. */
+export function segmentVerdictCache(store: VerdictStore): SegmentVerdictCache {
+  let hits = 0;
+  let misses = 0;
+  return {
+    lookup(segmentSha256) {
+      const stored = store.get(segmentSha256);
+      const result = stored === null ? null : resultOf(stored);
+      if (result === null) misses++;
+      else hits++;
+      return result;
+    },
+    store(segmentSha256, result) {
+      if (isCacheable(result)) store.put(segmentSha256, valueOf(result), result.state);
+    },
+    get hits() {
+      return hits;
+    },
+    get misses() {
+      return misses;
+    },
+  };
+}
