@@ -41,7 +41,7 @@ export function isCacheable(result: SegmentResult): result is SegmentResult & { 
 }
 
 /** What is stored for a result: everything the manifest records of it. */
-function valueOf(result: SegmentResult): Record<string, unknown> {
+function storedValueOf(result: SegmentResult): Record<string, unknown> {
   return {
     state: result.state,
     exercised: result.exercised,
@@ -90,7 +90,7 @@ export function segmentVerdictCache(store: VerdictStore): SegmentVerdictCache {
       return result;
     },
     store(segmentSha256, result) {
-      if (isCacheable(result)) store.put(segmentSha256, valueOf(result), result.state);
+      if (isCacheable(result)) store.put(segmentSha256, storedValueOf(result), result.state);
     },
     get hits() {
       return hits;
