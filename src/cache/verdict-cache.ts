@@ -184,12 +184,17 @@ export class VerdictCache {
       throw sqliteFailure(error, path, "unopenable");
     }
     try {
+      // Inspect before any pragma that writes: a file that is not a verdict cache stays untouched.
+      const found = inspectSchema(db, path);
+      if (found === "empty" && readonly) {
+        throw new CacheFileError("foreign", path, `the file ${path} is an empty SQLite database, not a little-canary verdict cache`);
+      }
       if (!readonly) {
         db.pragma("journal_mode = WAL");
         // NORMAL in WAL mode: a committed transaction survives a killed process.
         db.pragma("synchronous = NORMAL");
+        if (found === "empty") createSchema(db, path);
       }
-      prepareSchema(db, path, readonly);
       return new VerdictCache(path, db, options);
     } catch (error) {
       db.close();
@@ -343,36 +348,33 @@ function parseIdentity(text: string): CanaryIdentity | null {
   }
 }
 
-/**
- * Checks the file's schema table, creating the schema in a new (empty) database. Runs under
- * SQLite's write lock when creating, so two processes opening one new file create it once.
- */
-function prepareSchema(db: Database.Database, path: string, readonly: boolean): void {
-  const inspect = (): "cache" | "empty" => {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
-    if (tables.length === 0) return "empty";
-    if (!tables.includes("little_canary_cache")) {
-      throw new CacheFileError("foreign", path, `the file ${path} is an SQLite database but not a little-canary verdict cache; give another path`);
-    }
-    const rows = db.prepare("SELECT schema, version FROM little_canary_cache").all() as Array<{ schema: unknown; version: unknown }>;
-    const row = rows[0];
-    if (rows.length !== 1 || row === undefined || row.schema !== VERDICT_CACHE_SCHEMA) {
-      throw new CacheFileError("foreign", path, `the file ${path} has no valid little-canary verdict cache schema record`);
-    }
-    if (row.version !== VERDICT_CACHE_SCHEMA_VERSION) {
-      throw new CacheFileError(
-        "unknown_schema",
-        path,
-        `the verdict cache ${path} has schema version ${String(row.version).slice(0, 20)}; this little-canary reads version ${VERDICT_CACHE_SCHEMA_VERSION} (use a new cache file, or the little-canary that wrote it)`,
-      );
-    }
-    return "cache";
-  };
-  if (inspect() === "cache") return;
-  if (readonly) throw new CacheFileError("foreign", path, `the file ${path} is an empty SQLite database, not a little-canary verdict cache`);
+/** Whether the database holds a verdict cache of our schema or nothing at all; throws for anything else. */
+function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
+  if (tables.length === 0) return "empty";
+  if (!tables.includes("little_canary_cache")) {
+    throw new CacheFileError("foreign", path, `the file ${path} is an SQLite database but not a little-canary verdict cache; give another path`);
+  }
+  const rows = db.prepare("SELECT schema, version FROM little_canary_cache").all() as Array<{ schema: unknown; version: unknown }>;
+  const row = rows[0];
+  if (rows.length !== 1 || row === undefined || row.schema !== VERDICT_CACHE_SCHEMA) {
+    throw new CacheFileError("foreign", path, `the file ${path} has no valid little-canary verdict cache schema record`);
+  }
+  if (row.version !== VERDICT_CACHE_SCHEMA_VERSION) {
+    throw new CacheFileError(
+      "unknown_schema",
+      path,
+      `the verdict cache ${path} has schema version ${String(row.version).slice(0, 20)}; this little-canary reads version ${VERDICT_CACHE_SCHEMA_VERSION} (use a new cache file, or the little-canary that wrote it)`,
+    );
+  }
+  return "cache";
+}
+
+/** Creates the schema in an empty database under SQLite's write lock, so two processes opening one new file create it once. */
+function createSchema(db: Database.Database, path: string): void {
   db.transaction(() => {
     // Another process may have created the schema between the look and the lock.
-    if (inspect() === "cache") return;
+    if (inspectSchema(db, path) === "cache") return;
     db.exec(SCHEMA_SQL);
     db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
   }).immediate();
