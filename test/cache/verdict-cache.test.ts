@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CacheFileError, UncacheableVerdictError } from "../../src/cache/errors.js";
 import { VerdictCache, VERDICT_CACHE_SCHEMA_VERSION } from "../../src/cache/verdict-cache.js";
-import { LittleCanaryError, UsageError } from "../../src/core/errors.js";
+import { type LittleCanaryError, UsageError } from "../../src/core/errors.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { testIdentity } from "../support/cache-identity.js";
 
