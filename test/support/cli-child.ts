@@ -26,6 +26,11 @@ const nativePaths = (): Record<string, string> => {
 
 /** Bundles cli/main.ts (dependencies included, native addons imported from node_modules) into a temp directory. */
 export async function bundleCli(): Promise<BundledCli> {
+  return bundleScript(join(REPO, "cli/main.ts"));
+}
+
+/** Bundles one TypeScript entry script of this repository the same way, for a test's child process. */
+export async function bundleScript(entryPath: string): Promise<BundledCli> {
   const outDir = await mkdtemp(join(tmpdir(), "lc-cli-bundle-"));
   await build({
     root: REPO,
@@ -33,12 +38,12 @@ export async function bundleCli(): Promise<BundledCli> {
     logLevel: "silent",
     ssr: { noExternal: true },
     build: {
-      ssr: join(REPO, "cli/main.ts"),
+      ssr: entryPath,
       outDir,
       emptyOutDir: true,
       minify: false,
       target: "node20",
-      rollupOptions: { external: NATIVE, output: { format: "es", paths: nativePaths() } },
+      rollupOptions: { external: NATIVE, output: { format: "es", entryFileNames: "main.js", paths: nativePaths() } },
     },
   });
   return { entry: join(outDir, "main.js"), dispose: () => rm(outDir, { recursive: true, force: true }) };
