@@ -102,23 +102,30 @@ export interface PruneOptions {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** TimestampSchema's form as a plain pattern: a get checks it on every hit, without zod's cost. */
+const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+// Verdicts live in a rowid table (appended in put order) with a unique index on (text digest,
+// identity id): a verdict-sized row inside a randomly keyed B-tree would split pages on every put
+// and multiply what each commit writes. Digests are stored as 32-byte blobs to keep the index small.
 const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS little_canary_cache (schema TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS identities (
-  key TEXT PRIMARY KEY NOT NULL,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL UNIQUE,
   identity TEXT NOT NULL
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS verdicts (
-  text_sha256 TEXT NOT NULL,
-  identity_key TEXT NOT NULL,
+  id INTEGER PRIMARY KEY,
+  text_sha256 BLOB NOT NULL,
+  identity_id INTEGER NOT NULL,
   state TEXT NOT NULL,
   value TEXT NOT NULL,
-  checked_at TEXT NOT NULL,
-  PRIMARY KEY (text_sha256, identity_key)
-) WITHOUT ROWID;
+  checked_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS verdicts_by_text ON verdicts (text_sha256, identity_id);
 CREATE INDEX IF NOT EXISTS verdicts_by_age ON verdicts (checked_at);
-CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_key, checked_at);
+CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_id, checked_at);
 `;
 
 function hex64(name: string, value: unknown): string {
@@ -140,7 +147,7 @@ export class VerdictCache {
   readonly #clock: () => Date;
   /** Identity keys already checked against their identity's canonical JSON in this process. */
   readonly #knownKeys = new Map<string, string>();
-  readonly #get: Database.Statement<[string, string], { state: string; value: string; checked_at: string }>;
+  readonly #get: Database.Statement<[string, Buffer], { state: string; value: string; checked_at: string }>;
   readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => void) | null;
 
   private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions) {
@@ -148,17 +155,21 @@ export class VerdictCache {
     this.readonly = options.readonly === true;
     this.#db = db;
     this.#clock = options.clock ?? (() => new Date());
-    this.#get = db.prepare("SELECT state, value, checked_at FROM verdicts WHERE text_sha256 = ? AND identity_key = ?");
+    this.#get = db.prepare(
+      "SELECT v.state, v.value, v.checked_at FROM identities i JOIN verdicts v ON v.identity_id = i.id WHERE i.key = ? AND v.text_sha256 = ?",
+    );
     if (this.readonly) {
       this.#put = null;
     } else {
       const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
-      const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_key, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
+      const identityId = db.prepare("SELECT id FROM identities WHERE key = ?").pluck();
+      const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
       // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
       // never has to upgrade a read snapshot another process has since made stale.
       this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => {
+        // Looked up in the transaction every time: a concurrent prune may forget an identity.
         addIdentity.run(p.key, p.identity);
-        addVerdict.run(p.text, p.key, p.state, p.value, p.checkedAt);
+        addVerdict.run(Buffer.from(p.text, "hex"), identityId.get(p.key), p.state, p.value, p.checkedAt);
       }).immediate;
     }
   }
@@ -193,6 +204,8 @@ export class VerdictCache {
         db.pragma("journal_mode = WAL");
         // NORMAL in WAL mode: a committed transaction survives a killed process.
         db.pragma("synchronous = NORMAL");
+        // The log is reset after each checkpoint; this caps the file it leaves on disk.
+        db.pragma("journal_size_limit = 67108864");
         if (found === "empty") createSchema(db, path);
       }
       return new VerdictCache(path, db, options);
@@ -208,7 +221,7 @@ export class VerdictCache {
     hex64("identityKey", identityKey);
     let row: { state: string; value: string; checked_at: string } | undefined;
     try {
-      row = this.#get.get(textSha256, identityKey);
+      row = this.#get.get(identityKey, Buffer.from(textSha256, "hex"));
     } catch (error) {
       throw sqliteFailure(error, this.path, "unopenable");
     }
@@ -219,7 +232,7 @@ export class VerdictCache {
     } catch {
       value = null;
     }
-    if (!CACHED_STATES.includes(row.state) || !isPlainObject(value) || !TimestampSchema.safeParse(row.checked_at).success) {
+    if (!CACHED_STATES.includes(row.state) || !isPlainObject(value) || !STORED_TIMESTAMP.test(row.checked_at)) {
       throw new CacheFileError("corrupt_entry", this.path, `the cache file ${this.path} holds an entry that does not read back; prune it or use a new cache`);
     }
     return { state: row.state as CachedState, value, checkedAt: row.checked_at };
@@ -259,9 +272,9 @@ export class VerdictCache {
         .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
       const rows = this.#db
         .prepare(
-          `SELECT i.key AS key, i.identity AS identity, count(v.identity_key) AS entries,
+          `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
              min(v.checked_at) AS oldest, max(v.checked_at) AS newest
-           FROM identities i LEFT JOIN verdicts v ON v.identity_key = i.key GROUP BY i.key ORDER BY i.key`,
+           FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
         )
         .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
       const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
@@ -302,11 +315,11 @@ export class VerdictCache {
       params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
     }
     if (options.identityKey !== undefined) {
-      where.push("identity_key = ?");
+      where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("identityKey", options.identityKey));
     }
     if (options.keepIdentity !== undefined) {
-      where.push("identity_key <> ?");
+      where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("keepIdentity", options.keepIdentity));
     }
     if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
@@ -314,7 +327,7 @@ export class VerdictCache {
       return this.#db
         .transaction(() => {
           const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${where.join(" AND ")}`).run(...params).changes;
-          this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_key = identities.key)").run();
+          this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
           return removed;
         })
         .immediate();
