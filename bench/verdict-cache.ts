@@ -54,7 +54,10 @@ function main(): void {
   try {
     const putS = timed(() => {
       for (let i = 0; i < count; i++) {
-        const value = { verdict: { safe: true, degraded: false, layers, summary: "Input passed all enabled security layers" }, prompt_eval_count: 300 + (i % 50) };
+        const value = {
+          verdict: { safe: true, degraded: false, layers, summary: "Input passed all enabled security layers" },
+          prompt_eval_count: 300 + (i % 50),
+        };
         cache.put({ textSha256: texts[i] as string, identity, state: "pass", exercised: true, value });
         if (i % 5000 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
       }
