@@ -15,6 +15,7 @@
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { UsageError } from "../core/errors.js";
+import { isPlainObject } from "../core/guards.js";
 import { TimestampSchema } from "../documents/schemas.js";
 import { CacheFileError, UncacheableVerdictError } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
@@ -131,10 +132,6 @@ CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_id, checke
 function hex64(name: string, value: unknown): string {
   if (typeof value !== "string" || !HEX64.test(value)) throw new UsageError(`${name} must be a lowercase hex SHA-256`);
   return value;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The SQLite verdict cache; see the module header for its guarantees. */
