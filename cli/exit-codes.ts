@@ -5,7 +5,7 @@ import { CommanderError } from "commander";
 import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
 import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
 
-export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "serve" | "demo" | "eval";
+export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "serve" | "demo" | "eval" | "cache";
 
 export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   main: 2,
@@ -16,6 +16,7 @@ export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   serve: 2,
   demo: 2,
   eval: 2,
+  cache: 2,
 };
 
 /** How an error ends a command; "refused" is the only kind today. */

@@ -14,6 +14,7 @@ import { runVerify, type VerifyFlags } from "./commands/verify.js";
 import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalCommand } from "./commands/eval.js";
+import { cacheCommand } from "./commands/cache.js";
 
 import type { RunState } from "./run-state.js";
 
@@ -168,7 +169,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand, evalCommand]) {
+  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
     program.addCommand(
       make(io, state)
         .exitOverride()

@@ -248,6 +248,40 @@ export { EVAL_SCHEMA, type RunHeader } from "./eval/records.js";
 export { renderReport } from "./eval/report.js";
 export type { EvalMode, Outcome } from "./eval/score.js";
 
+// Verdict cache and the run id index
+export {
+  pipelineIdentity,
+  identityKey,
+  cacheIdentity,
+  CACHE_IDENTITY_FORMAT,
+  type CanaryIdentity,
+  type CacheIdentity,
+  type CheckScope,
+  type IdentityOptions,
+  type IdentityOutcome,
+  type RegexAnalysisIdentity,
+  type JudgeAnalysisIdentity,
+} from "./cache/identity.js";
+export {
+  VerdictCache,
+  VERDICT_CACHE_SCHEMA,
+  VERDICT_CACHE_SCHEMA_VERSION,
+  DEFAULT_CACHE_BUSY_TIMEOUT_MS,
+  type VerdictCacheOpenOptions,
+  type CachePut,
+  type CachedVerdict,
+  type CachedState,
+  type CacheStats,
+  type IdentityStats,
+  type PruneOptions,
+} from "./cache/verdict-cache.js";
+export { IdIndex, idHash, withIdIndex, type IdIndexOptions } from "./cache/id-index.js";
+export { cacheStats, cachePrune, parseDuration, type CacheStatsOptions, type CachePruneOptions, type CachePruneResult } from "./cache/command.js";
+export { CacheFileError, UncacheableVerdictError, type CacheFileProblem } from "./cache/errors.js";
+export { STRUCTURAL_RULES_VERSION } from "./structural/rules.js";
+export { REGEX_ANALYZER_VERSION } from "./analysis/behavioral.js";
+export { JUDGE_RULES_VERSION } from "./judge/judge-verdict.js";
+
 // Configuration and errors
 export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./config/timeout.js";
 export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./core/errors.js";

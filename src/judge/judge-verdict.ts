@@ -8,6 +8,13 @@ import { truncateCodePoints } from "../core/codepoints.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
 
+/**
+ * Version of the judge's rules: its instructions (judge-prompt.ts) and how its reply becomes a
+ * result (this file). The verdict cache keys every stored verdict by it (alongside the judge
+ * prompt's SHA-256); bump it in the same change as any edit to how a reply is read.
+ */
+export const JUDGE_RULES_VERSION = 1;
+
 /** Judge replies longer than this cannot be a one-word answer; they are not scanned further. */
 const MAX_PARSED_REPLY_UNITS = 64 * 1024;
 const EVIDENCE_CODE_POINTS = 150;

@@ -98,6 +98,14 @@ export class StructuralFilter {
     this.#custom = compileCustomPatterns(options.customPatterns, onWarning);
   }
 
+  /**
+   * The custom patterns this filter applies, in order, as compiled (source, flags, reason):
+   * what a cache key needs to tell two filters apart. Empty without custom patterns.
+   */
+  get customPatternSummary(): ReadonlyArray<{ readonly source: string; readonly flags: string; readonly reason: string }> {
+    return Object.freeze(this.#custom.map((c) => Object.freeze({ source: c.re.source, flags: c.re.flags, reason: c.reason })));
+  }
+
   /** Runs every check in order (length, control characters, invisible Unicode, rules, custom patterns, decode-then-recheck). */
   check(text: string): FilterResult {
     if (typeof text !== "string") {

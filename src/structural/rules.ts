@@ -20,6 +20,15 @@
 import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 
+/**
+ * Version of the structural rule set: the built-in rules here, the normalised views
+ * (normalize.ts, confusables.ts), the character scan (unicode.ts) and decode-then-recheck
+ * (decode.ts). The verdict cache keys every stored verdict by it, so a cached verdict is reused
+ * only under the rules that produced it. Bump it in the same change as any edit that can alter
+ * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
+ */
+export const STRUCTURAL_RULES_VERSION = 1;
+
 export type RuleScope = "language" | "code" | "encoding" | "script";
 
 export interface Rule {

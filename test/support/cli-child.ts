@@ -4,7 +4,9 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "vite";
 
 const REPO = resolve(import.meta.dirname, "../..");
@@ -14,15 +16,35 @@ export interface BundledCli {
   dispose(): Promise<void>;
 }
 
-/** Bundles cli/main.ts (dependencies included) into a temp directory. */
+// A native addon cannot be bundled (it loads its binary relative to its own files): it stays an
+// import of the installed package, by absolute URL since the bundle lives outside the repository.
+const NATIVE = ["better-sqlite3"];
+const nativePaths = (): Record<string, string> => {
+  const require = createRequire(join(REPO, "package.json"));
+  return Object.fromEntries(NATIVE.map((name) => [name, pathToFileURL(require.resolve(name)).href]));
+};
+
+/** Bundles cli/main.ts (dependencies included, native addons imported from node_modules) into a temp directory. */
 export async function bundleCli(): Promise<BundledCli> {
+  return bundleScript(join(REPO, "cli/main.ts"));
+}
+
+/** Bundles one TypeScript entry script of this repository the same way, for a test's child process. */
+export async function bundleScript(entryPath: string): Promise<BundledCli> {
   const outDir = await mkdtemp(join(tmpdir(), "lc-cli-bundle-"));
   await build({
     root: REPO,
     configFile: false,
     logLevel: "silent",
     ssr: { noExternal: true },
-    build: { ssr: join(REPO, "cli/main.ts"), outDir, emptyOutDir: true, minify: false, target: "node20", rollupOptions: { output: { format: "es" } } },
+    build: {
+      ssr: entryPath,
+      outDir,
+      emptyOutDir: true,
+      minify: false,
+      target: "node20",
+      rollupOptions: { external: NATIVE, output: { format: "es", entryFileNames: "main.js", paths: nativePaths() } },
+    },
   });
   return { entry: join(outDir, "main.js"), dispose: () => rm(outDir, { recursive: true, force: true }) };
 }

@@ -1,0 +1,66 @@
+// `little-canary cache stats --cache PATH` and `little-canary cache prune --cache PATH
+// [--older-than DURATION] [--identity KEY]`: flags → `cacheStats` / `cachePrune`
+// (src/cache/command.ts) → JSON on stdout. Exit 0 on success; 2 for usage errors, a missing cache
+// file, or a file that is not a verdict cache (REFUSED_EXIT in cli/exit-codes.ts).
+import { Command } from "commander";
+import { cachePrune, cacheStats } from "../../src/cache/command.js";
+import { UsageError } from "../../src/core/errors.js";
+import { writeOut, type CliIo } from "../io.js";
+import type { RunState } from "../run-state.js";
+
+interface StatsFlags {
+  cache: string;
+}
+
+interface PruneFlags extends StatsFlags {
+  olderThan?: string;
+  identity?: string;
+}
+
+function sub(io: CliIo, name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .requiredOption("--cache <path>", "the verdict cache file (must exist)")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+}
+
+export function cacheCommand(io: CliIo, state: RunState): Command {
+  const stats = sub(io, "stats", "Print the cache's entries, per-identity counts, time range and size as JSON.").action(async (flags: StatsFlags) => {
+    await writeOut(io.stdout, `${JSON.stringify(cacheStats({ cache: flags.cache, cwd: io.cwd }))}\n`);
+    state.exitCode = 0;
+  });
+  const prune = sub(io, "prune", "Remove cached verdicts by age and/or identity; print {path, removed, remaining} as JSON.")
+    .option("--older-than <duration>", "remove entries checked longer ago than DURATION (e.g. 30d, 12h, 90m)")
+    .option("--identity <key>", "remove entries of this identity key (as `cache stats` lists it)")
+    .action(async (flags: PruneFlags) => {
+      const result = cachePrune({
+        cache: flags.cache,
+        cwd: io.cwd,
+        ...(flags.olderThan !== undefined ? { olderThan: flags.olderThan } : {}),
+        ...(flags.identity !== undefined ? { identity: flags.identity } : {}),
+      });
+      await writeOut(io.stdout, `${JSON.stringify(result)}\n`);
+      state.exitCode = 0;
+    });
+  return new Command("cache")
+    .description("Inspect or prune a verdict cache (the SQLite file given to ingest/screen --cache).")
+    .addCommand(stats)
+    .addCommand(prune)
+    .action(() => {
+      throw new UsageError("cache needs a subcommand: stats or prune (see little-canary cache --help)");
+    })
+    .addHelpText(
+      "after",
+      `
+A cache keeps only exercised pass, flag and block verdicts, keyed by the text's SHA-256 and the
+full canary identity (model, digest, prompt, sampling, analyzer, rules, mode); see docs/cache.md.
+With --older-than and --identity together, only entries matching both are removed.
+Exit codes: 0 done; 2 usage error, a missing cache file, or a file that is not a verdict cache.
+
+Examples:
+  little-canary cache stats --cache verdicts.sqlite
+  little-canary cache prune --cache verdicts.sqlite --older-than 30d
+  little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`,
+    );
+}

@@ -1,0 +1,223 @@
+// The canary identity a cached verdict is keyed by: everything that can change what a check of
+// the same text returns (model and its digest, prompt, sampling, analyzer or judge and their rule
+// versions, structural rules, routing mode, windowing) and what kind of check it was. The key is
+// the SHA-256 of the identity's canonical JSON, so any change of any field is a miss.
+//
+// The identity is derived only from a pipeline this library built (pipeline/genuine.ts) whose
+// probe, analyzer and structural filter are the library's own classes with the settings the
+// pipeline was constructed with; anything else, a disabled canary, or an unknown model digest
+// gives no identity, and then the caller must not use the cache. Being unable to identify a
+// pipeline costs a re-check; identifying it wrongly would reuse a verdict a different check
+// might not have given, so every doubt ends in "no identity". docs/cache.md lists each field.
+import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { sha256Hex } from "../core/hash.js";
+import { BehavioralAnalyzer, REGEX_ANALYZER_VERSION } from "../analysis/behavioral.js";
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import { JUDGE_SYSTEM_PROMPT } from "../judge/judge-prompt.js";
+import { JUDGE_RULES_VERSION } from "../judge/judge-verdict.js";
+import { OllamaJudge } from "../judge/ollama-judge.js";
+import { OpenAIJudge } from "../judge/openai-judge.js";
+import { isGenuinePipeline } from "../pipeline/genuine.js";
+import type { CanaryProviderName, DegradedPolicy, PipelineMode } from "../pipeline/options.js";
+import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { StructuralFilter } from "../structural/filter.js";
+import { STRUCTURAL_RULES_VERSION } from "../structural/rules.js";
+
+/**
+ * Version of how an identity is derived (its fields and their meaning). Part of every identity,
+ * so changing the derivation turns every old entry into a miss; bump it with any such change.
+ */
+export const CACHE_IDENTITY_FORMAT = 1;
+
+/**
+ * What one cached check covered: one ingest segment (a single window, at most segment_chars
+ * code points) or one screen item (a whole text, screened in windows when it is long).
+ */
+export type CheckScope = "ingest_segment" | "screen_item";
+
+/** The regex analyzer as identified: its rule version and block threshold. */
+export interface RegexAnalysisIdentity {
+  readonly method: "regex";
+  readonly version: number;
+  readonly block_threshold: number;
+}
+
+/** An LLM judge as identified: its rules, backend, model (with digest), prompt and sampling. */
+export interface JudgeAnalysisIdentity {
+  readonly method: "llm_judge";
+  readonly version: number;
+  readonly provider: CanaryProviderName;
+  readonly model: string;
+  readonly model_digest: string;
+  readonly prompt_sha256: string;
+  readonly num_ctx: number | null;
+  readonly num_predict: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+}
+
+/** Everything a cached verdict depends on (snake_case: it is stored and printed as JSON). */
+export interface CanaryIdentity {
+  readonly identity_format: number;
+  readonly scope: CheckScope;
+  readonly mode: PipelineMode;
+  readonly provider: CanaryProviderName;
+  readonly model: string;
+  readonly model_digest: string;
+  readonly system_prompt_sha256: string;
+  readonly num_ctx: number | null;
+  readonly temperature: number;
+  readonly seed: number | null;
+  readonly num_predict: number;
+  readonly analysis: RegexAnalysisIdentity | JudgeAnalysisIdentity;
+  readonly structural: {
+    readonly enabled: boolean;
+    readonly rules_version: number;
+    /** SHA-256 of the custom patterns (source, flags, reason, in order), or null without any. */
+    readonly custom_patterns_sha256: string | null;
+    readonly skip_canary_after_block: boolean;
+  };
+  readonly windows: {
+    readonly max_input_length: number;
+    readonly segment_overlap: number;
+    readonly max_segments: number;
+  };
+  readonly on_degraded: DegradedPolicy;
+}
+
+/** An identity with its key (the SHA-256 of its canonical JSON). */
+export interface CacheIdentity {
+  readonly key: string;
+  readonly identity: CanaryIdentity;
+}
+
+/** The identity of a pipeline, or why it has none (then the cache must not be used). */
+export type IdentityOutcome = ({ readonly ok: true } & CacheIdentity) | { readonly ok: false; readonly reason: string };
+
+/** What identifying a pipeline needs besides the pipeline itself. */
+export interface IdentityOptions {
+  /** What the cached checks are: ingest segments or screen items. */
+  readonly scope: CheckScope;
+  /** The canary model's digest, as the run's context gate learned it; null when unknown. */
+  readonly modelDigest: string | null;
+  /** The judge model's digest, for a pipeline with a judge; null or absent when unknown. */
+  readonly judgeModelDigest?: string | null;
+}
+
+const SCOPES: readonly CheckScope[] = ["ingest_segment", "screen_item"];
+// Ollama digests are 64 hex digits, sometimes prefixed ("sha256:"); anything printable and short.
+const DIGEST = /^[\x21-\x7e]{1,256}$/;
+
+/** The key of an identity: lowercase hex SHA-256 of its canonical JSON. */
+export function identityKey(identity: CanaryIdentity): string {
+  return sha256Hex(canonicalJsonUnchecked(identity));
+}
+
+/** `{ key, identity }` for an identity. */
+export function cacheIdentity(identity: CanaryIdentity): CacheIdentity {
+  return Object.freeze({ key: identityKey(identity), identity });
+}
+
+const refuse = (reason: string): IdentityOutcome => ({ ok: false, reason });
+
+/** True when `value` is an instance of exactly `type` with none of `methods` overridden on the instance. */
+function exactly(value: unknown, type: { prototype: object }, methods: readonly string[]): boolean {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === type.prototype && methods.every((name) => !Object.hasOwn(value, name));
+}
+
+function customPatternsSha256(filter: StructuralFilter): string | null {
+  const patterns = filter.customPatternSummary.map((p) => ({ source: p.source, flags: p.flags, reason: p.reason }));
+  return patterns.length === 0 ? null : sha256Hex(canonicalJsonUnchecked(patterns));
+}
+
+function judgeIdentity(pipeline: SecurityPipeline, digest: string | null | undefined): JudgeAnalysisIdentity | string {
+  const o = pipeline.options;
+  const judge = pipeline.analyzer;
+  const type = o.provider === "ollama" ? OllamaJudge : OpenAIJudge;
+  if (!exactly(judge, type, ["analyze"])) return "the pipeline's judge is not the library's own";
+  const j = judge as OllamaJudge | OpenAIJudge;
+  if (j.model !== o.judgeModel || j.seed !== o.seed) return "the judge's settings differ from the pipeline's options";
+  if (typeof digest !== "string" || !DIGEST.test(digest)) return "the judge model's digest is unknown";
+  return {
+    method: "llm_judge",
+    version: JUDGE_RULES_VERSION,
+    provider: j.provider,
+    model: j.model,
+    model_digest: digest,
+    prompt_sha256: sha256Hex(JUDGE_SYSTEM_PROMPT),
+    num_ctx: j instanceof OllamaJudge ? j.numCtx : null,
+    num_predict: j.maxTokens,
+    temperature: j.temperature,
+    seed: j.seed,
+  };
+}
+
+function regexIdentity(pipeline: SecurityPipeline): RegexAnalysisIdentity | string {
+  const analyzer = pipeline.analyzer;
+  if (!exactly(analyzer, BehavioralAnalyzer, ["analyze", "analyzeResponse"])) return "the pipeline's analyzer is not the library's own";
+  const a = analyzer as BehavioralAnalyzer;
+  if (a.blockThreshold !== pipeline.options.blockThreshold || a.systemPrompt !== pipeline.systemPrompt) {
+    return "the analyzer's settings differ from the pipeline's options";
+  }
+  return { method: "regex", version: REGEX_ANALYZER_VERSION, block_threshold: a.blockThreshold };
+}
+
+/**
+ * The canary identity of `pipeline` for checks of `options.scope`, or why there is none: a
+ * pipeline this library did not build (or whose parts were replaced or re-configured), a
+ * disabled canary (nothing it checks could be cached), or an unknown model digest (the same tag
+ * can name different weights; the OpenAI-compatible provider reports none, so it is never cached).
+ */
+export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): IdentityOutcome {
+  if (!SCOPES.includes(options.scope)) return refuse("unknown check scope");
+  if (!isGenuinePipeline(pipeline)) return refuse("the pipeline is not one this library built");
+  const o = pipeline.options;
+  if (!o.enableCanary) return refuse("the canary is disabled, so no check is exercised");
+  if (pipeline.hasCallbacks) return refuse("the pipeline has callbacks");
+  const filter = pipeline.structuralFilter;
+  if (!exactly(filter, StructuralFilter, ["check"]) || filter.maxInputLength !== o.maxInputLength) {
+    return refuse("the pipeline's structural filter is not the library's own");
+  }
+  const probe = pipeline.probe;
+  const probeType = o.provider === "ollama" ? OllamaCanaryProbe : OpenAICanaryProbe;
+  if (!exactly(probe, probeType, ["test"])) return refuse("the pipeline's canary probe is not the library's own");
+  const p = probe as OllamaCanaryProbe | OpenAICanaryProbe;
+  const numCtx = p instanceof OllamaCanaryProbe ? p.numCtx : null;
+  if (
+    p.model !== o.canaryModel ||
+    p.systemPrompt !== pipeline.systemPrompt ||
+    p.maxTokens !== o.canaryMaxTokens ||
+    p.temperature !== o.temperature ||
+    p.seed !== o.seed ||
+    numCtx !== (o.provider === "ollama" ? o.canaryNumCtx : null)
+  ) {
+    return refuse("the canary probe's settings differ from the pipeline's options");
+  }
+  if (typeof options.modelDigest !== "string" || !DIGEST.test(options.modelDigest)) return refuse("the canary model's digest is unknown");
+  const analysis = o.judgeModel === null ? regexIdentity(pipeline) : judgeIdentity(pipeline, options.judgeModelDigest);
+  if (typeof analysis === "string") return refuse(analysis);
+  const identity: CanaryIdentity = {
+    identity_format: CACHE_IDENTITY_FORMAT,
+    scope: options.scope,
+    mode: o.mode,
+    provider: o.provider,
+    model: p.model,
+    model_digest: options.modelDigest,
+    system_prompt_sha256: sha256Hex(p.systemPrompt),
+    num_ctx: numCtx,
+    temperature: p.temperature,
+    seed: p.seed,
+    num_predict: p.maxTokens,
+    analysis,
+    structural: {
+      enabled: o.enableStructuralFilter,
+      rules_version: STRUCTURAL_RULES_VERSION,
+      custom_patterns_sha256: customPatternsSha256(filter),
+      skip_canary_after_block: o.skipCanaryIfStructuralBlocks,
+    },
+    windows: { max_input_length: o.maxInputLength, segment_overlap: o.segmentOverlap, max_segments: o.maxSegments },
+    on_degraded: o.onDegraded,
+  };
+  return { ok: true, ...cacheIdentity(identity) };
+}

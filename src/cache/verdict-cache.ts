@@ -1,0 +1,391 @@
+// The verdict cache: one SQLite file mapping (text SHA-256, identity key) to the verdict a check
+// of that text under that canary identity returned, when it was checked, and its evidence.
+//
+// Invariants:
+// - Only exercised pass, flag and block verdicts are stored; `put` refuses anything else with a
+//   typed error, so a degraded or unexercised result is always checked again.
+// - Every `put` is its own committed transaction in WAL mode: a process killed at any point keeps
+//   every put that returned (synchronous=NORMAL is durable against a process crash; a power loss
+//   may drop the last few, which are then checked again, never reused wrongly).
+// - Several processes may share one file: writers take SQLite's lock in turn and wait up to the
+//   busy timeout for it instead of failing.
+// - Memory does not grow with the entries: lookups are by primary key, `stats` is SQL aggregates.
+// - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
+//   with a CacheFileError naming the path; it is never altered.
+import Database from "better-sqlite3";
+import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { UsageError } from "../core/errors.js";
+import { isPlainObject } from "../core/guards.js";
+import { TimestampSchema } from "../documents/schemas.js";
+import { CacheFileError, UncacheableVerdictError } from "./errors.js";
+import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
+import { assertSqliteHeader, fileSize, sqliteFailure } from "./sqlite-file.js";
+
+/** The schema version this library reads and writes. */
+export const VERDICT_CACHE_SCHEMA_VERSION = 1;
+/** The name in the schema table that marks a file as a little-canary verdict cache. */
+export const VERDICT_CACHE_SCHEMA = "little-canary-verdict-cache";
+/** How long a write waits for another process's lock on the file by default. */
+export const DEFAULT_CACHE_BUSY_TIMEOUT_MS = 10_000;
+
+/** The states a cached verdict can have: the exercised outcomes. */
+export type CachedState = "pass" | "flag" | "block";
+const CACHED_STATES: readonly string[] = ["pass", "flag", "block"];
+
+/** Options of VerdictCache.open. */
+export interface VerdictCacheOpenOptions {
+  /** Clock for `checked_at` of a put without one and for `prune({ olderThan })`; defaults to the system clock. */
+  readonly clock?: () => Date;
+  /** Open for reading only (stats); the file must exist. */
+  readonly readonly?: boolean;
+  /** Refuse (CacheFileError "missing") instead of creating a cache when the file does not exist. */
+  readonly mustExist?: boolean;
+  /** Most milliseconds to wait for another process's lock (default 10 s). */
+  readonly busyTimeoutMs?: number;
+}
+
+/** What `put` stores: a verdict as checked, under an identity, with its state. */
+export interface CachePut {
+  /** Lowercase hex SHA-256 of the checked text (a segment's or item's UTF-8). */
+  readonly textSha256: string;
+  /** The identity the check ran under (from pipelineIdentity). */
+  readonly identity: CacheIdentity;
+  /** The check's state; only pass, flag and block are accepted. */
+  readonly state: string;
+  /** Whether the check was exercised (canary and analysis both ran); must be true. */
+  readonly exercised: boolean;
+  /** The verdict and its evidence (prompt_eval_count, ...) as a plain JSON object. */
+  readonly value: Readonly<Record<string, unknown>>;
+  /** When the check ran (ISO 8601 UTC with milliseconds); defaults to the cache's clock. */
+  readonly checkedAt?: string;
+}
+
+/** A cache hit: the stored verdict and when it was originally checked. */
+export interface CachedVerdict {
+  readonly state: CachedState;
+  /** The stored value, exactly as given to `put` (parsed from its canonical JSON). */
+  readonly value: Record<string, unknown>;
+  /** When the verdict was originally checked, not when it was read. */
+  readonly checkedAt: string;
+}
+
+/** Entries and time range of one identity in the cache. */
+export interface IdentityStats {
+  readonly key: string;
+  /** The stored identity (null only if its stored text no longer parses). */
+  readonly identity: CanaryIdentity | null;
+  readonly entries: number;
+  readonly oldest_checked_at: string | null;
+  readonly newest_checked_at: string | null;
+}
+
+/** What `stats` reports (JSON for `little-canary cache stats`). */
+export interface CacheStats {
+  readonly path: string;
+  readonly schema_version: number;
+  readonly entries: number;
+  readonly by_state: Readonly<Record<CachedState, number>>;
+  /** Bytes on disk: the database file and its write-ahead log. */
+  readonly size_bytes: number;
+  readonly oldest_checked_at: string | null;
+  readonly newest_checked_at: string | null;
+  readonly identities: readonly IdentityStats[];
+}
+
+/** Which entries `prune` removes: those matching every given condition. */
+export interface PruneOptions {
+  /** Entries checked more than this many milliseconds before the clock's now. */
+  readonly olderThan?: number;
+  /** Entries of this identity key. */
+  readonly identityKey?: string;
+  /** Entries of every identity except this key. */
+  readonly keepIdentity?: string;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+/** TimestampSchema's form as a plain pattern: a get checks it on every hit, without zod's cost. */
+const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+// Verdicts live in a rowid table (appended in put order) with a unique index on (text digest,
+// identity id): a verdict-sized row inside a randomly keyed B-tree would split pages on every put
+// and multiply what each commit writes. Digests are stored as 32-byte blobs to keep the index small.
+const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS little_canary_cache (schema TEXT NOT NULL, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS identities (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL UNIQUE,
+  identity TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+  id INTEGER PRIMARY KEY,
+  text_sha256 BLOB NOT NULL,
+  identity_id INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  value TEXT NOT NULL,
+  checked_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS verdicts_by_text ON verdicts (text_sha256, identity_id);
+CREATE INDEX IF NOT EXISTS verdicts_by_age ON verdicts (checked_at);
+CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_id, checked_at);
+`;
+
+function hex64(name: string, value: unknown): string {
+  if (typeof value !== "string" || !HEX64.test(value)) throw new UsageError(`${name} must be a lowercase hex SHA-256`);
+  return value;
+}
+
+/** The SQLite verdict cache; see the module header for its guarantees. */
+export class VerdictCache {
+  /** The file's path as given to `open`. */
+  readonly path: string;
+  /** True when opened read-only. */
+  readonly readonly: boolean;
+  readonly #db: Database.Database;
+  readonly #clock: () => Date;
+  /** Identity keys already checked against their identity's canonical JSON in this process. */
+  readonly #knownKeys = new Map<string, string>();
+  readonly #get: Database.Statement<[string, Buffer], { state: string; value: string; checked_at: string }>;
+  readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => void) | null;
+
+  private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions) {
+    this.path = path;
+    this.readonly = options.readonly === true;
+    this.#db = db;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#get = db.prepare(
+      "SELECT v.state, v.value, v.checked_at FROM identities i JOIN verdicts v ON v.identity_id = i.id WHERE i.key = ? AND v.text_sha256 = ?",
+    );
+    if (this.readonly) {
+      this.#put = null;
+    } else {
+      const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
+      const identityId = db.prepare("SELECT id FROM identities WHERE key = ?").pluck();
+      const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
+      // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
+      // never has to upgrade a read snapshot another process has since made stale.
+      this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => {
+        // Looked up in the transaction every time: a concurrent prune may forget an identity.
+        addIdentity.run(p.key, p.identity);
+        addVerdict.run(Buffer.from(p.text, "hex"), identityId.get(p.key), p.state, p.value, p.checkedAt);
+      }).immediate;
+    }
+  }
+
+  /**
+   * Opens (or, unless `mustExist` or `readonly`, creates) the verdict cache at `path`. Throws
+   * CacheFileError naming the path for a missing file, a file that is not SQLite, an SQLite
+   * database that is not a verdict cache, or a verdict cache of an unknown schema version.
+   */
+  static open(path: string, options: VerdictCacheOpenOptions = {}): VerdictCache {
+    if (typeof path !== "string" || path === "") throw new UsageError("the cache path must be a non-empty string");
+    const timeout = options.busyTimeoutMs ?? DEFAULT_CACHE_BUSY_TIMEOUT_MS;
+    if (!Number.isSafeInteger(timeout) || timeout < 0) throw new UsageError("busyTimeoutMs must be a non-negative integer");
+    const readonly = options.readonly === true;
+    if ((readonly || options.mustExist === true) && fileSize(path) === null) {
+      throw new CacheFileError("missing", path, `the cache file ${path} does not exist`);
+    }
+    assertSqliteHeader(path);
+    let db: Database.Database;
+    try {
+      db = new Database(path, { readonly, fileMustExist: readonly || options.mustExist === true, timeout });
+    } catch (error) {
+      throw sqliteFailure(error, path, "unopenable");
+    }
+    try {
+      // Inspect before any pragma that writes: a file that is not a verdict cache stays untouched.
+      const found = inspectSchema(db, path);
+      if (found === "empty" && readonly) {
+        throw new CacheFileError("foreign", path, `the file ${path} is an empty SQLite database, not a little-canary verdict cache`);
+      }
+      if (!readonly) {
+        db.pragma("journal_mode = WAL");
+        // NORMAL in WAL mode: a committed transaction survives a killed process.
+        db.pragma("synchronous = NORMAL");
+        // The log is reset after each checkpoint; this caps the file it leaves on disk.
+        db.pragma("journal_size_limit = 67108864");
+        if (found === "empty") createSchema(db, path);
+      }
+      return new VerdictCache(path, db, options);
+    } catch (error) {
+      db.close();
+      throw sqliteFailure(error, path, "unopenable");
+    }
+  }
+
+  /** The verdict stored for this text under this identity, or null (a miss). */
+  get(textSha256: string, identityKey: string): CachedVerdict | null {
+    hex64("textSha256", textSha256);
+    hex64("identityKey", identityKey);
+    let row: { state: string; value: string; checked_at: string } | undefined;
+    try {
+      row = this.#get.get(identityKey, Buffer.from(textSha256, "hex"));
+    } catch (error) {
+      throw sqliteFailure(error, this.path, "unopenable");
+    }
+    if (row === undefined) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(row.value);
+    } catch {
+      value = null;
+    }
+    if (!CACHED_STATES.includes(row.state) || !isPlainObject(value) || !STORED_TIMESTAMP.test(row.checked_at)) {
+      throw new CacheFileError("corrupt_entry", this.path, `the cache file ${this.path} holds an entry that does not read back; prune it or use a new cache`);
+    }
+    return { state: row.state as CachedState, value, checkedAt: row.checked_at };
+  }
+
+  /**
+   * Stores one checked verdict, committed before returning. Throws UncacheableVerdictError for
+   * anything but an exercised pass, flag or block, and UsageError for a malformed argument.
+   */
+  put(entry: CachePut): void {
+    if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) {
+      throw new UncacheableVerdictError(entry.state, entry.exercised === true);
+    }
+    if (this.#put === null) throw new UsageError(`the cache file ${this.path} was opened read-only`);
+    const text = hex64("textSha256", entry.textSha256);
+    const key = hex64("identity key", entry.identity?.key);
+    const identity = this.#identityText(entry.identity);
+    if (!isPlainObject(entry.value)) throw new UsageError("a cached value must be a plain JSON object");
+    const value = canonicalJsonUnchecked(entry.value);
+    const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
+    if (!TimestampSchema.safeParse(checkedAt).success) throw new UsageError("checkedAt must be an ISO 8601 UTC timestamp with milliseconds");
+    try {
+      this.#put({ text, key, identity, state: entry.state, value, checkedAt });
+    } catch (error) {
+      throw sqliteFailure(error, this.path);
+    }
+  }
+
+  /** Entry counts (overall, per state, per identity), time range and size on disk, by SQL aggregates. */
+  stats(): CacheStats {
+    try {
+      const total = this.#db
+        .prepare(
+          `SELECT count(*) AS entries, min(checked_at) AS oldest, max(checked_at) AS newest,
+             sum(state = 'pass') AS pass, sum(state = 'flag') AS flag, sum(state = 'block') AS block FROM verdicts`,
+        )
+        .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
+      const rows = this.#db
+        .prepare(
+          `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
+             min(v.checked_at) AS oldest, max(v.checked_at) AS newest
+           FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
+        )
+        .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
+      const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
+      return {
+        path: this.path,
+        schema_version: VERDICT_CACHE_SCHEMA_VERSION,
+        entries: total.entries,
+        by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
+        size_bytes: size,
+        oldest_checked_at: total.oldest,
+        newest_checked_at: total.newest,
+        identities: rows.map((row) => ({
+          key: row.key,
+          identity: parseIdentity(row.identity),
+          entries: row.entries,
+          oldest_checked_at: row.oldest,
+          newest_checked_at: row.newest,
+        })),
+      };
+    } catch (error) {
+      throw sqliteFailure(error, this.path, "unopenable");
+    }
+  }
+
+  /**
+   * Removes the entries matching every given condition and returns how many were removed;
+   * identities left without entries are forgotten too. Throws UsageError when no condition is given.
+   */
+  prune(options: PruneOptions): number {
+    if (this.readonly) throw new UsageError(`the cache file ${this.path} was opened read-only`);
+    const where: string[] = [];
+    const params: string[] = [];
+    if (options.olderThan !== undefined) {
+      if (typeof options.olderThan !== "number" || !Number.isFinite(options.olderThan) || options.olderThan < 0) {
+        throw new UsageError("olderThan must be a non-negative number of milliseconds");
+      }
+      where.push("checked_at < ?");
+      params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
+    }
+    if (options.identityKey !== undefined) {
+      where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
+      params.push(hex64("identityKey", options.identityKey));
+    }
+    if (options.keepIdentity !== undefined) {
+      where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
+      params.push(hex64("keepIdentity", options.keepIdentity));
+    }
+    if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
+    try {
+      return this.#db
+        .transaction(() => {
+          const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${where.join(" AND ")}`).run(...params).changes;
+          this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
+          return removed;
+        })
+        .immediate();
+    } catch (error) {
+      throw sqliteFailure(error, this.path);
+    }
+  }
+
+  /** Closes the file (idempotent). Every completed put is already committed. */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** The canonical JSON of an identity, after checking once that its key is its SHA-256. */
+  #identityText(identity: CacheIdentity): string {
+    const known = this.#knownKeys.get(identity.key);
+    if (known !== undefined) return known;
+    const text = canonicalJsonUnchecked(identity.identity);
+    if (identityKey(identity.identity) !== identity.key) throw new UsageError("the identity key is not the SHA-256 of the identity");
+    this.#knownKeys.set(identity.key, text);
+    return text;
+  }
+}
+
+function parseIdentity(text: string): CanaryIdentity | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? (value as unknown as CanaryIdentity) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the database holds a verdict cache of our schema or nothing at all; throws for anything else. */
+function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
+  if (tables.length === 0) return "empty";
+  if (!tables.includes("little_canary_cache")) {
+    throw new CacheFileError("foreign", path, `the file ${path} is an SQLite database but not a little-canary verdict cache; give another path`);
+  }
+  const rows = db.prepare("SELECT schema, version FROM little_canary_cache").all() as Array<{ schema: unknown; version: unknown }>;
+  const row = rows[0];
+  if (rows.length !== 1 || row === undefined || row.schema !== VERDICT_CACHE_SCHEMA) {
+    throw new CacheFileError("foreign", path, `the file ${path} has no valid little-canary verdict cache schema record`);
+  }
+  if (row.version !== VERDICT_CACHE_SCHEMA_VERSION) {
+    throw new CacheFileError(
+      "unknown_schema",
+      path,
+      `the verdict cache ${path} has schema version ${String(row.version).slice(0, 20)}; this little-canary reads version ${VERDICT_CACHE_SCHEMA_VERSION} (use a new cache file, or the little-canary that wrote it)`,
+    );
+  }
+  return "cache";
+}
+
+/** Creates the schema in an empty database under SQLite's write lock, so two processes opening one new file create it once. */
+function createSchema(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    // Another process may have created the schema between the look and the lock.
+    if (inspectSchema(db, path) === "cache") return;
+    db.exec(SCHEMA_SQL);
+    db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
+  }).immediate();
+}

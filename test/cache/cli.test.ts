@@ -1,0 +1,130 @@
+// `little-canary cache stats|prune` in-process: JSON on stdout, refusals on stderr naming the
+// flag or the file, and the refused exit code (2) for usage errors and unusable files.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cachePrune, parseDuration } from "../../src/cache/command.js";
+import { VerdictCache } from "../../src/cache/verdict-cache.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { testIdentity } from "../support/cache-identity.js";
+import { runCli } from "../support/cli.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "lc-cache-cli-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const ID = testIdentity();
+const OTHER = testIdentity("llama3.2:3b");
+
+/** A cache with 3 entries of ID checked 40, 20 and 1 days ago, and 1 of OTHER checked now. */
+function seed(): string {
+  const path = join(dir, "verdicts.sqlite");
+  const cache = VerdictCache.open(path);
+  const day = 86_400_000;
+  for (const [n, age] of [
+    [1, 40],
+    [2, 20],
+    [3, 1],
+  ] as const) {
+    cache.put({
+      textSha256: sha256Hex(`t${n}`),
+      identity: ID,
+      state: "pass",
+      exercised: true,
+      value: { n },
+      checkedAt: new Date(Date.now() - age * day).toISOString(),
+    });
+  }
+  cache.put({ textSha256: sha256Hex("t1"), identity: OTHER, state: "flag", exercised: true, value: {} });
+  cache.close();
+  return path;
+}
+
+describe("cache CLI", () => {
+  it("issue 14 cache: cache stats prints the entries per identity as JSON (relative path against cwd)", async () => {
+    seed();
+    const run = await runCli(["cache", "stats", "--cache", "verdicts.sqlite"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    const stats = JSON.parse(run.stdout);
+    expect(stats).toMatchObject({ path: join(dir, "verdicts.sqlite"), entries: 4, by_state: { pass: 3, flag: 1, block: 0 } });
+    expect(stats.identities.map((i: { key: string; entries: number }) => [i.key, i.entries]).sort()).toEqual(
+      [
+        [ID.key, 3],
+        [OTHER.key, 1],
+      ].sort(),
+    );
+    expect(stats.identities.find((i: { key: string }) => i.key === ID.key).identity.model).toBe("qwen2.5:1.5b");
+  });
+
+  it("issue 14 cache: cache prune --older-than removes by age; --identity by identity; both together only what matches both", async () => {
+    const path = seed();
+    let run = await runCli(["cache", "prune", "--cache", path, "--older-than", "30d"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ path, removed: 1, remaining: 3 });
+    run = await runCli(["cache", "prune", "--cache", path, "--identity", ID.key, "--older-than", "48h"], { cwd: dir });
+    expect(JSON.parse(run.stdout)).toEqual({ path, removed: 1, remaining: 2 });
+    run = await runCli(["cache", "prune", "--cache", path, "--identity", OTHER.key], { cwd: dir });
+    expect(JSON.parse(run.stdout)).toEqual({ path, removed: 1, remaining: 1 });
+  });
+
+  it("issue 14 cache: cache prune with neither --older-than nor --identity is refused naming both flags, nothing removed", async () => {
+    const path = seed();
+    const run = await runCli(["cache", "prune", "--cache", path], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("--older-than DURATION or --identity KEY");
+    expect((await runCli(["cache", "stats", "--cache", path], { cwd: dir })).stdout).toContain('"entries":4');
+  });
+
+  it("issue 14 cache: a bad duration or identity key is refused naming the flag", async () => {
+    const path = seed();
+    let run = await runCli(["cache", "prune", "--cache", path, "--older-than", "30 days"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--older-than must be a whole number and a unit");
+    run = await runCli(["cache", "prune", "--cache", path, "--identity", "abc"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--identity must be an identity key");
+  });
+
+  it("issue 14 cache: a missing cache file is refused naming the path (exit 2) and is not created", async () => {
+    for (const args of [["stats"], ["prune", "--older-than", "1d"]]) {
+      const run = await runCli(["cache", ...args, "--cache", "absent.sqlite"], { cwd: dir });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(`the cache file ${join(dir, "absent.sqlite")} does not exist`);
+    }
+    expect(() => VerdictCache.open(join(dir, "absent.sqlite"), { mustExist: true })).toThrow(/does not exist/);
+  });
+
+  it("issue 14 cache: a file that is not a verdict cache is refused naming the path (exit 2)", async () => {
+    writeFileSync(join(dir, "manifest.json"), "{}\n");
+    const run = await runCli(["cache", "stats", "--cache", "manifest.json"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(dir, "manifest.json")} is not an SQLite database`);
+  });
+
+  it("issue 14 cache: `cache` without a subcommand, or without --cache, is a usage error (exit 2)", async () => {
+    expect((await runCli(["cache"], { cwd: dir })).code).toBe(2);
+    const run = await runCli(["cache", "stats"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--cache <path>");
+  });
+
+  it("issue 14 cache: help shows examples for stats and prune", async () => {
+    const run = await runCli(["cache", "--help"], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("little-canary cache stats --cache verdicts.sqlite");
+    expect(run.stdout).toContain("little-canary cache prune --cache verdicts.sqlite --older-than 30d");
+  });
+
+  it("issue 14 cache: durations take s, m, h, d and w; the library verb refuses no condition", () => {
+    expect([parseDuration("45s"), parseDuration("90m"), parseDuration("12h"), parseDuration("30d"), parseDuration("2w")]).toEqual([
+      45_000, 5_400_000, 43_200_000, 2_592_000_000, 1_209_600_000,
+    ]);
+    expect(() => parseDuration("-1d")).toThrow(/--older-than/);
+    expect(() => cachePrune({ cache: "x.sqlite", cwd: dir })).toThrow(/--older-than DURATION or --identity KEY/);
+  });
+});

@@ -1,0 +1,135 @@
+// The per-run id index: the first index of every id, with memory independent of the number of
+// ids; equal hashes never make two different ids duplicates; the scratch file never outlives it.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IdIndex, idHash, withIdIndex } from "../../src/cache/id-index.js";
+import { UsageError } from "../../src/core/errors.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "lc-ids-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What a Map would answer: the first index of each id. */
+function expected(ids: readonly string[]): number[] {
+  const first = new Map<string, number>();
+  return ids.map((id, index) => {
+    if (!first.has(id)) first.set(id, index);
+    return first.get(id) as number;
+  });
+}
+
+describe("id index", () => {
+  it("issue 14 ids: firstIndex returns the first record that used each id, across batch commits", () => {
+    const index = IdIndex.create(dir, { batchSize: 3 });
+    try {
+      const ids = ["a", "b", "a", "c", "", "b", "d", "", "a", "é", "e\u0301", "é"];
+      expect(ids.map((id, i) => index.firstIndex(id, i))).toEqual(expected(ids));
+    } finally {
+      index.close();
+    }
+  });
+
+  it("issue 14 ids: matches a Map on random id lists (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 4, unit: fc.constantFrom("a", "b", "\u0000", "é", "😀") }), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 50 }),
+        (ids, batchSize) => {
+          const index = IdIndex.create(dir, { batchSize });
+          try {
+            expect(ids.map((id, i) => index.firstIndex(id, i))).toEqual(expected(ids));
+          } finally {
+            index.close();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("issue 14 ids: ids that share a hash are still different ids (no false duplicate)", () => {
+    // Every id collides with every other: only the stored text can tell them apart.
+    const index = IdIndex.create(dir, { hash: () => 7, batchSize: 2 });
+    try {
+      const ids = ["x", "y", "z", "y", "x", "w", "z"];
+      expect(ids.map((id, i) => index.firstIndex(id, i))).toEqual([0, 1, 2, 1, 0, 5, 2]);
+    } finally {
+      index.close();
+    }
+    const weak = IdIndex.create(dir, { hash: (id) => id.length });
+    try {
+      const ids = Array.from({ length: 300 }, (_, i) => `id${i % 150}`);
+      expect(ids.map((id, i) => weak.firstIndex(id, i))).toEqual(expected(ids));
+    } finally {
+      weak.close();
+    }
+  });
+
+  it("issue 14 ids: batches written with multi-row inserts (and their remainders) keep every id, with either hash", () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `id-${(i * 7919) % 1300}`);
+    for (const options of [{ batchSize: 130 }, { batchSize: 130, hash: (id: string) => id.length }, { batchSize: 64, filterBits: 1024 }]) {
+      const index = IdIndex.create(dir, options);
+      try {
+        expect(ids.map((id, i) => index.firstIndex(id, i))).toEqual(expected(ids));
+      } finally {
+        index.close();
+      }
+    }
+  });
+
+  it("issue 14 ids: the default hash is a 53-bit integer and spreads similar ids", () => {
+    const hashes = new Set<number>();
+    for (let i = 0; i < 10_000; i++) {
+      const h = idHash(`record-${i}`);
+      expect(Number.isSafeInteger(h) && h >= 0).toBe(true);
+      hashes.add(h);
+    }
+    expect(hashes.size).toBe(10_000);
+  });
+
+  it("issue 14 ids: the scratch file lives in the given directory and is removed on close, and when the user throws", async () => {
+    const index = IdIndex.create(dir);
+    expect(existsSync(index.path)).toBe(true);
+    expect(index.path.startsWith(dir)).toBe(true);
+    index.firstIndex("a", 0);
+    index.close();
+    index.close();
+    expect(readdirSync(dir)).toEqual([]);
+    expect(() => index.firstIndex("a", 1)).toThrow(UsageError);
+
+    let seen = "";
+    await expect(
+      withIdIndex(dir, (ids) => {
+        seen = ids.path;
+        ids.firstIndex("a", 0);
+        throw new Error("run failed");
+      }),
+    ).rejects.toThrow("run failed");
+    expect(seen).not.toBe("");
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await withIdIndex(dir, (ids) => [ids.firstIndex("q", 0), ids.firstIndex("q", 1)])).toEqual([0, 0]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("issue 14 ids: a directory that does not exist is refused with a typed error and leaves nothing", () => {
+    expect(() => IdIndex.create(join(dir, "missing"))).toThrow(UsageError);
+    expect(() => IdIndex.create(dir, { batchSize: 0 })).toThrow(UsageError);
+    expect(() => IdIndex.create(dir, { filterBits: 3000 })).toThrow(UsageError);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("issue 14 ids: a hash that is not a safe integer, and an id with a lone surrogate, are refused", () => {
+    const index = IdIndex.create(dir, { hash: () => 0.5 });
+    try {
+      expect(() => index.firstIndex("a", 0)).toThrow(UsageError);
+      expect(() => index.firstIndex("\ud800", 1)).toThrow(UsageError);
+    } finally {
+      index.close();
+    }
+  });
+});
