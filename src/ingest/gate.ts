@@ -11,7 +11,7 @@ import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
-import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { IngestPolicy } from "../documents/policy.js";
 
 /** What the context gate found: whether it verified the canary, the context required and the one loaded, and the model digest. */
@@ -31,10 +31,6 @@ export class IngestGateError extends LittleCanaryError {
 export interface CheckingPipeline {
   /** Checks one text and resolves to its verdict. */
   check(text: string): Promise<unknown>;
-}
-
-export function isGenuinePipeline(pipeline: unknown): pipeline is SecurityPipeline {
-  return pipeline instanceof SecurityPipeline && Object.getPrototypeOf(pipeline) === SecurityPipeline.prototype && Object.isFrozen(pipeline);
 }
 
 function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {

@@ -22,7 +22,8 @@ import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type Cana
 import type { VerdictJson } from "../documents/verdict-schema.js";
 import { planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
-import { isGenuinePipeline, type CheckingPipeline, type GateResult } from "./gate.js";
+import { isGenuinePipeline } from "../pipeline/genuine.js";
+import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
