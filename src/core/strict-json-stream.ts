@@ -70,6 +70,8 @@ export class StrictStreamError extends Error {
   constructor(
     readonly code: StrictStreamProblemCode,
     message: string,
+    /** For a budget code: whether the budget of one streamed element was exceeded (else the rest's). */
+    readonly inElement: boolean = false,
   ) {
     super(message);
     this.name = "StrictStreamError";
@@ -302,14 +304,14 @@ export class StrictJsonStream {
   }
 
   private tooMany(budget: StreamBudget): StrictStreamError {
-    return new StrictStreamError("too_many_values", `more than ${budget.maxValues} JSON values`);
+    return new StrictStreamError("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
   }
 
   private countChars(n: number): void {
     if (this.inElement) {
       this.elementChars += n;
       if (this.elementChars > this.elementBudget.maxChars) {
-        throw new StrictStreamError("too_many_chars", `more than ${this.elementBudget.maxChars} characters`);
+        throw new StrictStreamError("too_many_chars", `more than ${this.elementBudget.maxChars} characters`, true);
       }
     } else {
       this.restChars += n;

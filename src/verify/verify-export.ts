@@ -49,7 +49,7 @@ const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_nam
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
 
 /** SHA-256 of the manifest's canonical JSON, or null when it has no canonical form. */
-function canonicalSha(manifest: unknown): string | null {
+export function canonicalSha(manifest: unknown): string | null {
   try {
     return sha256Hex(canonicalJsonUnchecked(manifest));
   } catch {
@@ -90,7 +90,8 @@ export interface ManifestFacts {
   readonly issuePath: readonly PropertyKey[] | null;
 }
 
-function factsOf(manifest: Obj): ManifestFacts {
+/** The facts of a manifest held whole. */
+export function factsOf(manifest: Obj): ManifestFacts {
   return { canonicalSha: canonicalSha(manifest), issuePath: manifestIssuePath(manifest) };
 }
 
