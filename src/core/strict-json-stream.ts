@@ -27,12 +27,16 @@
 // sits in that same chunk, the syntax problem is named instead. The document is refused
 // either way.
 //
-// Memory: the tokenizer holds at most one chunk of text plus the string or number it is inside;
-// every character of a string, key or number counts against a character budget as it arrives,
-// so one huge string is refused while it is read, not after.
+// Memory: the tokenizer holds at most one chunk of text plus the string or number it is inside.
+// That one token is bounded while it is read: the byte scan refuses a string, key or number whose
+// written form exceeds `maxTokenBytes` (a character takes at least one byte, so the tokenizer
+// never accumulates more characters than that). Once a token is complete, its characters count
+// against the budget of where it sits. (The tokenizer can also hand out strings in pieces, which
+// would let the budget count them as they arrive, but that triples the number of tokens and
+// halves its speed; the scan bounds the same memory for free.)
 import { createRequire } from "node:module";
 import { ANY_SHAPE, MAX_NESTING_DEPTH, SkippedValue, type JsonType, type Shape } from "./parse-line.js";
-import type { StrictDocumentProblemCode } from "./strict-document.js";
+import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
 
 interface Token {
   readonly name: string;
@@ -48,7 +52,7 @@ const NONE = Symbol.for("object-stream.none");
 const MANY = Symbol.for("object-stream.many");
 
 function makeTokenizer(): Tokenizer {
-  const pipe = streamJsonParser({ packValues: true, streamValues: true, jsonStreaming: false });
+  const pipe = streamJsonParser({ packValues: true, streamValues: false, jsonStreaming: false });
   const tokenizer = pipe.fList?.[1];
   if (typeof tokenizer !== "function") throw new Error("stream-json parser has an unexpected shape");
   return tokenizer as Tokenizer;
@@ -99,6 +103,8 @@ export interface StrictJsonStreamOptions {
   readonly rest?: StreamBudget;
   /** Budget of each streamed element, counted afresh for every element; default unlimited. */
   readonly element?: StreamBudget;
+  /** Longest string, key or number accepted, in bytes as written; default unlimited. */
+  readonly maxTokenBytes?: number;
 }
 
 /** Something the reader finished. Element values are final: the reader keeps no reference. */
@@ -144,6 +150,10 @@ export class StrictJsonStream {
   private readonly maxDepth: number;
   private readonly restBudget: StreamBudget;
   private readonly elementBudget: StreamBudget;
+  private readonly maxTokenBytes: number;
+  /** Bytes of the token the scan is inside (a string's, or a number's or literal's). */
+  private tokenBytes = 0;
+  private tokenTooLong = false;
   private failure: StrictStreamError | null = null;
   private utf8Failed = false;
   private head: Uint8Array | null = new Uint8Array(0);
@@ -170,6 +180,7 @@ export class StrictJsonStream {
     this.maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH;
     this.restBudget = options.rest ?? UNLIMITED;
     this.elementBudget = options.element ?? UNLIMITED;
+    this.maxTokenBytes = options.maxTokenBytes ?? Number.POSITIVE_INFINITY;
   }
 
   /** The first problem found so far, if any (the document will be refused). */
@@ -190,7 +201,7 @@ export class StrictJsonStream {
         return [];
       }
       this.head = null;
-      if (joined[0] === 0xef && joined[1] === 0xbb && joined[2] === 0xbf) {
+      if (startsWithByteOrderMark(joined)) {
         this.failure = new StrictStreamError("byte_order_mark", "starts with a byte order mark");
         return [];
       }
@@ -238,7 +249,11 @@ export class StrictJsonStream {
     }
     this.guard(() => this.consume(this.tokenizer(text)));
     if (bad !== -1) {
-      if (this.failure === null) this.failure = malformed("unexpected character outside a string");
+      if (this.failure === null) {
+        this.failure = this.tokenTooLong
+          ? new StrictStreamError("too_many_chars", `a string, key or number longer than ${this.maxTokenBytes} bytes`, this.inElement)
+          : malformed("unexpected character outside a string");
+      }
       this.checkUtf8(bytes.subarray(bad));
     }
     const events = this.events;
@@ -267,26 +282,45 @@ export class StrictJsonStream {
 
   /**
    * Index of the first byte that is not allowed outside a string (non-ASCII, vertical tab,
-   * form feed), or -1. Inside strings every byte is left to the tokenizer and the decoder.
+   * form feed) or that makes one token longer than `maxTokenBytes`, or -1. Inside strings every
+   * byte is left to the tokenizer and the decoder; `tokenTooLong` says which rule stopped it.
    */
   private scanBytes(bytes: Uint8Array): number {
     let state = this.scan;
+    let run = this.tokenBytes;
+    const max = this.maxTokenBytes;
     for (let i = 0; i < bytes.length; i++) {
       const b = bytes[i] as number;
       if (state === 0) {
-        if (b === 0x22) state = 1;
-        else if (b >= 0x80 || b === 0x0b || b === 0x0c) {
+        if (b === 0x22) {
+          state = 1;
+          run = 0;
+        } else if (b >= 0x80 || b === 0x0b || b === 0x0c) {
           this.scan = state;
+          this.tokenBytes = run;
+          return i;
+        } else if (b <= 0x20 || b === 0x2c || b === 0x3a || b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) {
+          run = 0;
+        } else if (++run > max) {
+          this.tokenTooLong = true;
           return i;
         }
-      } else if (state === 1) {
-        if (b === 0x5c) state = 2;
-        else if (b === 0x22) state = 0;
       } else {
-        state = 1;
+        if (state === 2) state = 1;
+        else if (b === 0x5c) state = 2;
+        else if (b === 0x22) {
+          state = 0;
+          run = 0;
+          continue;
+        }
+        if (++run > max) {
+          this.tokenTooLong = true;
+          return i;
+        }
       }
     }
     this.scan = state;
+    this.tokenBytes = run;
     return -1;
   }
 
@@ -445,20 +479,19 @@ export class StrictJsonStream {
         case "endArray":
           this.close();
           break;
-        case "stringChunk":
-        case "numberChunk":
-          this.countChars((token.value as string).length);
-          break;
         case "keyValue":
+          this.countChars((token.value as string).length);
           this.key(token.value as string);
           break;
         case "stringValue": {
           const value = token.value as string;
+          this.countChars(value.length);
           if (!value.isWellFormed()) this.loneSurrogate = true;
           this.scalar("string", value);
           break;
         }
         case "numberValue": {
+          this.countChars((token.value as string).length);
           const value = Number(token.value as string);
           if (!Number.isFinite(value)) {
             throw new StrictStreamError("non_finite_number", "number out of range (non-finite numbers are not accepted)");
@@ -476,7 +509,7 @@ export class StrictJsonStream {
           this.scalar("null", null);
           break;
         default:
-          // startString/endString, startKey/endKey, startNumber/endNumber: framing only.
+          // No other token is asked for (values are packed, not streamed).
           break;
       }
     }

@@ -42,7 +42,9 @@ function readReason(error: unknown): string {
       case "too_many_values":
         return `more than ${MAX_RECORD_VALUES} JSON values${where}, the most verify holds`;
       case "too_many_chars":
-        return `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
+        return error.message.startsWith("a string")
+          ? `a string, key or number longer than ${MAX_RECORD_CHARS} bytes, the most verify holds`
+          : `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
       case "invalid_utf8":
         return "not valid UTF-8";
       case "byte_order_mark":
@@ -75,6 +77,7 @@ class Walk {
       stream: new Map([[RECORDS_KEY, elementShape]]),
       rest: BUDGET,
       element: BUDGET,
+      maxTokenBytes: MAX_RECORD_CHARS,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
     });
   }

@@ -177,6 +177,20 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(enc('{"a":[1,2]}'), [5], budgets)).toMatchObject({ ok: false, code: "too_many_values" });
   });
 
+  it("issue 14 streaming verify: one string, key or number longer than maxTokenBytes is refused while it is read", () => {
+    for (const open of ['{"records":["', '{"records":[{"', '{"records":[1', '{"a":"\\"']) {
+      const reader = new StrictJsonStream({ stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 });
+      reader.write(enc(open));
+      for (let i = 0; i < 9; i++) reader.write(enc("1".repeat(10)));
+      expect(reader.failed).toBeNull();
+      reader.write(enc("1".repeat(11)));
+      expect(reader.failed?.code).toBe("too_many_chars");
+    }
+    // At the cap it is accepted, escapes counting as written; tokens are counted one by one.
+    const ok = enc(`{"records":["${"\\".repeat(50)}",${"9".repeat(100)},"${"y".repeat(100)}"]}`);
+    expect(streamed(ok, [7], { stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 })).toMatchObject({ ok: true });
+  });
+
   it("issue 14 streaming verify: with a shape, unused values are checked but not built (the export's shape)", () => {
     const exportShape = EXPORT_SHAPE.object?.fields?.get("records")?.array?.items;
     expect(exportShape).toBeDefined();
