@@ -34,7 +34,7 @@
 // against the budget of where it sits. (The tokenizer can also hand out strings in pieces, which
 // would let the budget count them as they arrive, but that triples the number of tokens and
 // halves its speed; the scan bounds the same memory for free.)
-import { createRequire } from "node:module";
+import streamJsonParserModule from "stream-json/parser.js";
 import { ANY_SHAPE, MAX_NESTING_DEPTH, SkippedValue, type JsonType, type Shape } from "./parse-line.js";
 import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
 
@@ -44,10 +44,10 @@ interface Token {
 }
 type Tokenizer = (input: string | symbol) => unknown;
 
-const require = createRequire(import.meta.url);
 // The parser factory returns a two-step pipe (its UTF-8 fixer, then the tokenizer); we take the
-// tokenizer alone from its function list and feed it text we decoded strictly ourselves.
-const streamJsonParser = require("stream-json/parser.js") as (options: object) => { fList?: unknown[] };
+// tokenizer alone from its function list and feed it text we decoded strictly ourselves. (A
+// static import, so that bundlers see the dependency.)
+const streamJsonParser = streamJsonParserModule as unknown as (options: object) => { fList?: unknown[] };
 const NONE = Symbol.for("object-stream.none");
 const MANY = Symbol.for("object-stream.many");
 
