@@ -49,7 +49,8 @@ export type JsonType = "string" | "number" | "boolean" | "null" | "object" | "ar
 
 /**
  * A value that was checked but not built because its shape did not accept it. It holds no
- * input text: only the JSON type and the value's size in UTF-8 bytes as written in the input.
+ * input text: only the JSON type and the value's size in UTF-8 bytes as written in the input
+ * (NaN when the streaming reader, strict-json-stream.ts, skipped it: its tokens carry no offsets).
  */
 export class SkippedValue {
   constructor(

@@ -33,7 +33,51 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
   }
 }
 
-/** Steps 10–11 plus the per-record consistency checks. */
+/** What the per-record check of one manifest record found, beyond the problems it added. */
+export interface ManifestRecordCheck {
+  /** The record, when export records can be matched to it (an object whose index is its position). */
+  readonly usable: Obj | null;
+  /** Path inside the record of its first schema issue, or null when it matches its schema. */
+  readonly issuePath: readonly PropertyKey[] | null;
+}
+
+/**
+ * Step 10 for one manifest record at `position` (the one rule set, used by the whole-document
+ * and the streaming verifier): its shape and index, then whether its recorded state and its
+ * segment plan follow from its segments.
+ */
+export function checkManifestRecordAt(
+  record: unknown,
+  position: number,
+  geometry: { chars: number; overlap: number } | null,
+  problems: ProblemList,
+): ManifestRecordCheck {
+  const parsed = ManifestRecordSchema.safeParse(record);
+  const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
+  const index = isObj(record) ? own(record, "index") : undefined;
+  if (!isObj(record) || !isInt(index)) {
+    problems.add("manifest_record_malformed", `manifest record at position ${position}: malformed`);
+    return { usable: null, issuePath };
+  }
+  // Positions are unique, so an index equal to its position is never a duplicate.
+  if (index !== position) {
+    problems.add("manifest_record_index", `manifest record at position ${position}: duplicate or out-of-order index`);
+    return { usable: null, issuePath };
+  }
+  // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
+  if (parsed.success) checkRecordConsistency(parsed.data, index, geometry, problems);
+  return { usable: record, issuePath };
+}
+
+/** Step 11: the run's record total against the number of records. */
+export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: ProblemList): void {
+  const run = own(manifest, "run");
+  if (!isObj(run) || own(run, "records_total") !== recordCount) {
+    problems.add("records_total", "manifest records_total does not match the record list");
+  }
+}
+
+/** Steps 10–11 plus the per-record consistency checks, over a manifest held whole. */
 export function checkManifestRecords(manifest: Obj, problems: ProblemList): ManifestRecordsView {
   const raw = own(manifest, "records");
   const list = Array.isArray(raw) ? raw : [];
@@ -42,31 +86,31 @@ export function checkManifestRecords(manifest: Obj, problems: ProblemList): Mani
   const admitted: number[] = [];
   const geometry = planGeometry(own(manifest, "policy"));
   list.forEach((record, position) => {
-    const index = isObj(record) ? own(record, "index") : undefined;
-    if (!isObj(record) || !isInt(index)) {
-      problems.add("manifest_record_malformed", `manifest record at position ${position}: malformed`);
-      return;
-    }
-    if (byIndex.has(index) || index !== position) {
-      problems.add("manifest_record_index", `manifest record at position ${position}: duplicate or out-of-order index`);
-      return;
-    }
-    byIndex.set(index, record);
-    if (own(record, "admission") === "admitted") admitted.push(index);
-    checkRecordConsistency(record, index, geometry, problems);
+    const { usable } = checkManifestRecordAt(record, position, geometry, problems);
+    if (usable === null) return;
+    byIndex.set(position, usable);
+    if (own(usable, "admission") === "admitted") admitted.push(position);
   });
-  const run = own(manifest, "run");
-  if (!isObj(run) || own(run, "records_total") !== list.length) {
-    problems.add("records_total", "manifest records_total does not match the record list");
-  }
+  checkRecordsTotal(manifest, list.length, problems);
   return { byIndex, admitted, list };
 }
 
-/** Step 17. */
+/** Step 17 over a manifest held whole. */
 export function checkCounts(manifest: Obj, records: readonly unknown[], problems: ProblemList): void {
+  let recount: unknown;
+  try {
+    recount = countRecords(records);
+  } catch {
+    recount = undefined;
+  }
+  checkRecount(manifest, recount, problems);
+}
+
+/** Step 17: the manifest's counts against a recount of its records (undefined: none possible). */
+export function checkRecount(manifest: Obj, recount: unknown, problems: ProblemList): void {
   let same = false;
   try {
-    same = canonicalJsonUnchecked(own(manifest, "counts")) === canonicalJsonUnchecked(countRecords(records));
+    same = recount !== undefined && canonicalJsonUnchecked(own(manifest, "counts")) === canonicalJsonUnchecked(recount);
   } catch {
     same = false;
   }
@@ -125,14 +169,11 @@ function spansMatch(record: ManifestRecord, geometry: { chars: number; overlap: 
   });
 }
 
-function checkRecordConsistency(record: Obj, index: number, geometry: { chars: number; overlap: number } | null, problems: ProblemList): void {
-  // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
-  const parsed = ManifestRecordSchema.safeParse(record);
-  if (!parsed.success) return;
-  if (!stateMatches(parsed.data)) {
+function checkRecordConsistency(record: ManifestRecord, index: number, geometry: { chars: number; overlap: number } | null, problems: ProblemList): void {
+  if (!stateMatches(record)) {
     problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
   }
-  if (geometry !== null && !spansMatch(parsed.data, geometry)) {
+  if (geometry !== null && !spansMatch(record, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);
   }
 }

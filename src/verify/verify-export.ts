@@ -49,7 +49,7 @@ const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_nam
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
 
 /** SHA-256 of the manifest's canonical JSON, or null when it has no canonical form. */
-function canonicalSha(manifest: unknown): string | null {
+export function canonicalSha(manifest: unknown): string | null {
   try {
     return sha256Hex(canonicalJsonUnchecked(manifest));
   } catch {
@@ -66,20 +66,37 @@ function bytesSha(bytes: unknown): string | null {
   return null;
 }
 
-function checkManifestSchema(manifest: Obj, problems: ProblemList): void {
-  if (own(manifest, "schema") !== MANIFEST_SCHEMA) return; // reported as a schema mismatch
+/** Path of the first issue of the whole manifest against its schema, or null when it matches. */
+function manifestIssuePath(manifest: Obj): readonly PropertyKey[] | null {
   const parsed = IngestManifestSchema.safeParse(manifest);
-  if (parsed.success) return;
-  const issue = parsed.error.issues[0];
-  const path = (issue?.path ?? [])
-    .map((p) => (typeof p === "number" ? `[${p}]` : typeof p === "string" && /^[a-z0-9_]{1,40}$/.test(p) ? `.${p}` : ".<key>"))
-    .join("");
+  return parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
+}
+
+/** `manifest_invalid` for the manifest's first schema issue (`issuePath`), named by a safe path. */
+function reportManifestSchema(manifest: Obj, issuePath: readonly PropertyKey[] | null, problems: ProblemList): void {
+  if (own(manifest, "schema") !== MANIFEST_SCHEMA) return; // reported as a schema mismatch
+  if (issuePath === null) return;
+  const path = issuePath.map((p) => (typeof p === "number" ? `[${p}]` : typeof p === "string" && /^[a-z0-9_]{1,40}$/.test(p) ? `.${p}` : ".<key>")).join("");
   problems.add("manifest_invalid", `manifest does not match the ${MANIFEST_SCHEMA} schema (first problem at ${path || "(root)"})`);
 }
 
-function checkManifestBytesOnly(manifest: Obj, fileSha: ManifestFileSha, problems: ProblemList): void {
+/**
+ * What the head checks need to know about the whole manifest: the SHA-256 of its canonical
+ * form (null when it has none) and the path of its first schema issue (null when it matches).
+ * The whole-document verifier computes them from the manifest; the streaming one as it reads.
+ */
+export interface ManifestFacts {
+  readonly canonicalSha: string | null;
+  readonly issuePath: readonly PropertyKey[] | null;
+}
+
+/** The facts of a manifest held whole. */
+export function factsOf(manifest: Obj): ManifestFacts {
+  return { canonicalSha: canonicalSha(manifest), issuePath: manifestIssuePath(manifest) };
+}
+
+function checkManifestBytesOnly(computed: string | null, fileSha: ManifestFileSha, problems: ProblemList): void {
   if (fileSha === undefined) return;
-  const computed = canonicalSha(manifest);
   if (computed === null || fileSha !== computed) {
     problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
   }
@@ -137,7 +154,8 @@ function segmentsCoverMaterial(record: Obj, text: string, material: string, geom
   });
 }
 
-function checkExportRecord(
+/** Step 13 for one export record (the one rule set, used by the whole-document and the streaming verifier). */
+export function checkExportRecord(
   item: Obj,
   index: number,
   manifestRecord: Obj | undefined,
@@ -222,21 +240,21 @@ function checkExportRecord(
   }
 }
 
-function verifyPair(exportDoc: unknown, manifestDoc: unknown, fileShaOfManifest: ManifestFileSha, problems: ProblemList): void {
-  // Step 1.
-  if (!isObj(exportDoc)) return problems.add("export_not_object", "export is not an object");
-  if (!isObj(manifestDoc)) return problems.add("manifest_not_object", "manifest is not an object");
-  const ex = exportDoc;
-  const manifest = manifestDoc;
+/**
+ * Steps 2–9 of a pair: everything about the two documents except their record lists. The
+ * manifest and export may be given without their `records` (the streaming verifier passes
+ * them as `[]`), since no check here reads them.
+ */
+export function checkPairHead(ex: Obj, manifest: Obj, facts: ManifestFacts, fileShaOfManifest: ManifestFileSha, problems: ProblemList): void {
   // Steps 2–4.
   if (!sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
   if (own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
   if (own(ex, "manifest_schema") !== MANIFEST_SCHEMA || own(manifest, "schema") !== MANIFEST_SCHEMA) {
     problems.add("manifest_schema", "manifest schema mismatch");
   }
-  checkManifestSchema(manifest, problems);
+  reportManifestSchema(manifest, facts.issuePath, problems);
   // Step 5.
-  const computed = canonicalSha(manifest);
+  const computed = facts.canonicalSha;
   const claimed = own(ex, "manifest_sha256");
   if (computed === null || claimed !== computed) {
     problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
@@ -260,13 +278,33 @@ function verifyPair(exportDoc: unknown, manifestDoc: unknown, fileShaOfManifest:
   if (isObj(run) && own(run, "export_requested") !== true) {
     problems.add("export_not_requested", "manifest does not record that an export was requested");
   }
+}
+
+/** Step 16: the export's record count against the manifest's admitted count. */
+export function checkAdmittedCount(manifest: Obj, exportCount: number, problems: ProblemList): void {
+  const counts = own(manifest, "counts");
+  if (!isObj(counts) || own(counts, "admitted") !== exportCount) {
+    problems.add("admitted_count", "export record count does not match manifest admitted count");
+  }
+}
+
+/** The message of the final whole-export schema check (a pair with no other problem). */
+export const EXPORT_SCHEMA_PROBLEM = "export does not match the little-canary-ingest-export/v1 schema";
+
+function verifyPair(exportDoc: unknown, manifestDoc: unknown, fileShaOfManifest: ManifestFileSha, problems: ProblemList): void {
+  // Step 1.
+  if (!isObj(exportDoc)) return problems.add("export_not_object", "export is not an object");
+  if (!isObj(manifestDoc)) return problems.add("manifest_not_object", "manifest is not an object");
+  const ex = exportDoc;
+  const manifest = manifestDoc;
+  checkPairHead(ex, manifest, factsOf(manifest), fileShaOfManifest, problems);
   // Steps 10–11.
   const view = checkManifestRecords(manifest, problems);
   // Step 12.
   const records = own(ex, "records");
   if (!Array.isArray(records)) return problems.add("export_records_missing", "export records missing");
   // Step 13.
-  const geometry = planGeometry(policy);
+  const geometry = planGeometry(own(manifest, "policy"));
   const admittedSet = new Set(view.admitted);
   const seen = new Set<number>();
   const order: number[] = [];
@@ -289,20 +327,22 @@ function verifyPair(exportDoc: unknown, manifestDoc: unknown, fileShaOfManifest:
   });
   // Steps 14–16.
   const missing = view.admitted.filter((i) => !seen.has(i));
-  if (missing.length > 0) problems.add("admitted_missing", `admitted records missing from export: [${missing.join(", ")}]`);
+  if (missing.length > 0) problems.add("admitted_missing", admittedMissingMessage(missing));
   if (missing.length === 0 && !foreign && order.some((i, p) => i !== view.admitted[p])) {
     problems.add("export_order", "export records are not in manifest order");
   }
-  const counts = own(manifest, "counts");
-  if (!isObj(counts) || own(counts, "admitted") !== records.length) {
-    problems.add("admitted_count", "export record count does not match manifest admitted count");
-  }
+  checkAdmittedCount(manifest, records.length, problems);
   // Step 17.
   checkCounts(manifest, view.list, problems);
   // Belt and braces: a pair with no other problem must also match the export schema.
   if (problems.items.length === 0 && !IngestExportSchema.safeParse(ex).success) {
-    problems.add("export_fields", "export does not match the little-canary-ingest-export/v1 schema");
+    problems.add("export_fields", EXPORT_SCHEMA_PROBLEM);
   }
+}
+
+/** Step 14's sentence: every admitted index missing from the export. */
+export function admittedMissingMessage(missing: readonly number[]): string {
+  return `admitted records missing from export: [${missing.join(", ")}]`;
 }
 
 /** The manifest-bytes hash an options object asks for (see ManifestFileSha). */
@@ -395,19 +435,24 @@ export function verifyParsedManifest(manifestValue: unknown, manifestFileSha: Ma
   return problems.items;
 }
 
-function checkManifestAlone(manifestDoc: unknown, fileSha: ManifestFileSha, problems: ProblemList): void {
-  if (!isObj(manifestDoc)) {
-    problems.add("manifest_not_object", "manifest is not an object");
-    return;
-  }
+/** The manifest-alone checks before its record list (the streaming verifier shares them). */
+export function checkManifestAloneHead(manifestDoc: Obj, facts: ManifestFacts, fileSha: ManifestFileSha, problems: ProblemList): void {
   if (own(manifestDoc, "schema") !== MANIFEST_SCHEMA) problems.add("manifest_schema", "manifest schema mismatch");
-  checkManifestSchema(manifestDoc, problems);
-  checkManifestBytesOnly(manifestDoc, fileSha, problems);
+  reportManifestSchema(manifestDoc, facts.issuePath, problems);
+  checkManifestBytesOnly(facts.canonicalSha, fileSha, problems);
   checkRunAndContext(manifestDoc, problems);
   const run = own(manifestDoc, "run");
   if (isObj(run) && own(run, "export_requested") === true) {
     problems.add("export_missing", "manifest records that an export was produced, but no export was given");
   }
+}
+
+function checkManifestAlone(manifestDoc: unknown, fileSha: ManifestFileSha, problems: ProblemList): void {
+  if (!isObj(manifestDoc)) {
+    problems.add("manifest_not_object", "manifest is not an object");
+    return;
+  }
+  checkManifestAloneHead(manifestDoc, factsOf(manifestDoc), fileSha, problems);
   const view = checkManifestRecords(manifestDoc, problems);
   checkCounts(manifestDoc, view.list, problems);
 }

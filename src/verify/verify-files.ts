@@ -1,12 +1,14 @@
 // `verifyFiles`: the file-based verification behind `little-canary verify`, as a library call.
-// It reads the manifest (and export) strictly, checks the manifest's SHA-256 against a pin, and
-// returns everything as data: unreadable files, a pin mismatch and every consistency problem
-// are problems with stable codes, never exceptions (only an invalid option throws).
+// It streams the manifest (and export) strictly (stream-pair.ts), checks the manifest's SHA-256
+// against a pin, and returns everything as data: unreadable files, a pin mismatch and every
+// consistency problem are problems with stable codes, never exceptions (only an invalid option
+// throws).
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { VerifyProblem } from "./problems.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
+import { streamPair } from "./stream-pair.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -20,6 +22,8 @@ export interface VerifyFilesOptions {
   readonly expectManifestSha256?: string | null;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
+  /** Size of one read in bytes (default 64 KiB); tests use tiny reads to exercise chunk boundaries. */
+  readonly chunkBytes?: number;
 }
 
 export interface VerifyFilesResult {
@@ -52,18 +56,57 @@ async function readOrProblem(path: string, label: DocumentLabel, problems: Verif
   }
 }
 
+/** How a verification ran: streamed, or over whole documents (see `verifyFilesWithMode`). */
+export type VerifyMode = "streamed" | "whole";
+
 /**
  * Verifies a published pair from its files: strict reading (UTF-8, no BOM, no duplicate keys
- * at any depth, bounded size and memory), the pin, then every consistency check of
- * `verifyExport` (or `verifyManifestOnly` without an export). Problems name codes and record
- * indices, never content. Throws only UsageError for an invalid pin.
+ * at any depth, bounded memory), the pin, then every consistency check of `verifyExport` (or
+ * `verifyManifestOnly` without an export). Problems name codes and record indices, never
+ * content. Throws only UsageError for an invalid pin.
+ *
+ * Both files are streamed (docs/ingest.md, "Verify memory"): memory is bounded by one record
+ * of each, whatever the number of records.
  */
 export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFilesResult> {
+  return (await verifyFilesWithMode(options)).result;
+}
+
+/**
+ * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out
+ * as ingest writes it (export records not in increasing index order, or a manifest member that
+ * sorts before `records` placed after it), which only the whole-document checks can judge
+ * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
+ */
+export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode }> {
   const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256);
   const base = options.cwd ?? process.cwd();
+  const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
+  const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
+  if (streamed === "reread") return { result: await verifyWhole(manifestPath, exportPath, pin), mode: "whole" };
+  const problems: VerifyProblem[] = [...streamed.readProblems];
+  const manifestSha = streamed.manifestSha256;
+  const readable = streamed.readProblems.length === 0;
+  if (manifestSha !== null && pin !== null && pin !== manifestSha) {
+    problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
+  }
+  if (readable) problems.push(...streamed.problems);
+  const result = {
+    consistent: problems.length === 0,
+    readable,
+    manifestSha256: manifestSha,
+    pinned: pin !== null,
+    exportChecked: exportPath !== null && readable,
+    problems,
+  };
+  return { result, mode: "streamed" };
+}
+
+/** The whole-document verification (documents read whole, then checked). */
+async function verifyWhole(manifestPath: string, exportPath: string | null, pin: string | null): Promise<VerifyFilesResult> {
   const problems: VerifyProblem[] = [];
-  const manifest = await readOrProblem(resolve(base, options.manifest), "manifest", problems);
+  const manifest = await readOrProblem(manifestPath, "manifest", problems);
   // The export is read even when the manifest is not, so both read problems are reported.
   const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", problems);
   const readable = manifest !== null && (exportPath === null || exported !== null);

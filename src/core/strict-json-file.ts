@@ -1,0 +1,88 @@
+// Reads one JSON document file through the strict streaming reader (strict-json-stream.ts),
+// chunk by chunk, computing the SHA-256 of the exact bytes on the fly. It is a pull source:
+// the caller takes events when it wants them, so two documents can be walked in lockstep,
+// and only one chunk plus the element being assembled is held at a time.
+import { createHash } from "node:crypto";
+import { open } from "node:fs/promises";
+import { StrictJsonStream, StrictStreamError, type StrictJsonStreamOptions, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";
+
+/** Default size of one read, in bytes. */
+export const DEFAULT_STREAM_CHUNK_BYTES = 1 << 16;
+
+/** Why a file could not be opened or read (not a format problem). */
+export class StrictFileError extends Error {
+  constructor(
+    /** "not_found", "not_a_file", or a short errno code such as "EACCES"; never a path. */
+    readonly reason: string,
+  ) {
+    super(`cannot read file (${reason})`);
+    this.name = "StrictFileError";
+  }
+}
+
+/** The last event of a file: its rest (as StrictStreamResult) and the SHA-256 of its bytes. */
+export interface StrictFileEnd extends StrictStreamResult {
+  readonly type: "end";
+  readonly sha256: string;
+}
+
+/** Options of readStrictJsonFile: the reader's, plus the size of one read. */
+export interface StrictJsonFileOptions extends StrictJsonStreamOptions {
+  readonly chunkBytes?: number;
+}
+
+function fileReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ENOENT") return "not_found";
+  return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
+}
+
+/**
+ * Walks a document file: yields the reader's events as they complete, then one `end` event.
+ * Throws StrictFileError when the file cannot be opened or read, and StrictStreamError (with
+ * the strict reader's code) when its bytes are not a strict JSON document; the error is thrown
+ * only after the whole file was read, so the problem reported is the strict reader's.
+ */
+export async function* readStrictJsonFile(path: string, options: StrictJsonFileOptions = {}): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
+  const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? DEFAULT_STREAM_CHUNK_BYTES));
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, "r");
+    const info = await handle.stat().catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
+    });
+    if (!info.isFile()) {
+      await handle.close();
+      throw new StrictFileError("not_a_file");
+    }
+  } catch (error) {
+    if (error instanceof StrictFileError) throw error;
+    throw new StrictFileError(fileReason(error));
+  }
+  const reader = new StrictJsonStream(options);
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(chunkBytes);
+  try {
+    for (;;) {
+      let read: number;
+      try {
+        ({ bytesRead: read } = await handle.read(buffer, 0, chunkBytes, null));
+      } catch (error) {
+        throw new StrictFileError(fileReason(error));
+      }
+      if (read === 0) break;
+      const chunk = buffer.subarray(0, read);
+      hash.update(chunk);
+      const events = reader.write(chunk);
+      // After a problem the rest is only scanned; its events are not worth handing out.
+      if (reader.failed === null) for (const event of events) yield event;
+    }
+    const result = reader.end();
+    yield { type: "end", ...result, sha256: hash.digest("hex") };
+  } finally {
+    await handle.close();
+  }
+}
+
+export { StrictStreamError };

@@ -1,0 +1,200 @@
+// Walks the manifest and the export file in lockstep (readStrictJsonFile pulls one event at a
+// time from each): the manifest up to its records, the export up to its records, then each
+// export record together with the manifest records up to its index, then the rest of both.
+// Only the record being checked on each side is held. The problems are assembled by
+// verify-stream.ts in the whole-document verifier's order.
+import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, type DocumentLabel } from "../core/read-document.js";
+import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
+import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
+import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
+import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
+import { isObj, type Obj } from "./_values.js";
+import type { VerifyProblem } from "./problems.js";
+import { geometryOf, manifestProblems, pairProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
+
+/**
+ * Most JSON values one streamed record may hold (and, separately, the rest of a document):
+ * the whole-document budget, now per record, so every record of a document that verified
+ * before still does.
+ */
+export const MAX_RECORD_VALUES = MAX_DOCUMENT_VALUES;
+
+/**
+ * Most characters (of strings, keys and numbers) one streamed record may hold, and separately
+ * the rest of a document: the largest input item any policy allows (its `max_item_bytes`
+ * ceiling; a character takes at least one byte) plus 1 MiB for the record's own fields.
+ */
+export const MAX_RECORD_CHARS = MAX_ITEM_BYTES_CEILING + 1024 * 1024;
+
+const BUDGET = { maxValues: MAX_RECORD_VALUES, maxChars: MAX_RECORD_CHARS };
+const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
+
+/** The outcome of a streamed verification, or "reread" when it needs the whole documents. */
+export type StreamedPair = { readonly readProblems: VerifyProblem[]; readonly manifestSha256: string | null; readonly problems: VerifyProblem[] } | "reread";
+
+function readReason(error: unknown): string {
+  if (error instanceof StrictFileError) {
+    return error.reason === "not_found" ? "file not found" : error.reason === "not_a_file" ? "not a regular file" : error.reason;
+  }
+  if (error instanceof StrictStreamError) {
+    const where = error.inElement ? " in one record" : "";
+    switch (error.code) {
+      case "too_many_values":
+        return `more than ${MAX_RECORD_VALUES} JSON values${where}, the most verify holds`;
+      case "too_many_chars":
+        return error.message.startsWith("a string")
+          ? `a string, key or number longer than ${MAX_RECORD_CHARS} bytes, the most verify holds`
+          : `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
+      case "invalid_utf8":
+        return "not valid UTF-8";
+      case "byte_order_mark":
+        return "starts with a byte order mark";
+      default:
+        return error.code.replaceAll("_", " ");
+    }
+  }
+  return "unreadable";
+}
+
+/** One document being walked: pulls events, remembers the end and a read failure. */
+class Walk {
+  private readonly events: AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void>;
+  end: StrictFileEnd | null = null;
+  failure: VerifyProblem | null = null;
+  /** Members before the records array, once it started. */
+  members: Obj | null = null;
+  private inRecords = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly label: DocumentLabel,
+    shape: Shape,
+    elementShape: Shape,
+    chunkBytes: number | undefined,
+  ) {
+    this.events = readStrictJsonFile(path, {
+      shape,
+      stream: new Map([[RECORDS_KEY, elementShape]]),
+      rest: BUDGET,
+      element: BUDGET,
+      maxTokenBytes: MAX_RECORD_CHARS,
+      ...(chunkBytes === undefined ? {} : { chunkBytes }),
+    });
+  }
+
+  private async pull(): Promise<StrictStreamEvent | StrictFileEnd | null> {
+    if (this.end !== null || this.failure !== null) return null;
+    try {
+      const next = await this.events.next();
+      if (next.done) return null;
+      if (next.value.type === "end") this.end = next.value;
+      return next.value;
+    } catch (error) {
+      this.failure = {
+        code: this.label === "manifest" ? "manifest_unreadable" : "export_unreadable",
+        message: `cannot read ${this.label} ${this.path} (${readReason(error)})`,
+      };
+      return null;
+    }
+  }
+
+  /** Reads until the records array starts or the document ends. */
+  async toRecords(): Promise<void> {
+    while (!this.inRecords) {
+      const event = await this.pull();
+      if (event === null) return;
+      if (event.type === "array_start") {
+        this.members = event.members as Obj;
+        this.inRecords = true;
+      }
+    }
+  }
+
+  /** The next record, or null once the records array (or the document, or reading) ended. */
+  async nextRecord(): Promise<{ value: unknown; index: number } | null> {
+    while (this.inRecords) {
+      const event = await this.pull();
+      if (event === null) return null;
+      if (event.type === "element") return { value: event.value, index: event.index };
+      if (event.type === "array_end") this.inRecords = false;
+    }
+    return null;
+  }
+
+  /** Reads to the end (every byte is still checked). */
+  async finish(): Promise<void> {
+    while ((await this.pull()) !== null) {
+      // Nothing to keep: a failure or the end is recorded by pull.
+    }
+  }
+
+  /** Stops reading early (the file is closed). */
+  async stop(): Promise<void> {
+    await this.events.return();
+  }
+}
+
+/**
+ * Streams the manifest (and export, when given) and checks them. Never throws for any file
+ * content; an unreadable file is a read problem.
+ */
+export async function streamPair(manifestPath: string, exportPath: string | null, chunkBytes?: number): Promise<StreamedPair> {
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes);
+  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes);
+  const manifest = new StreamedManifest();
+  const exported = new StreamedExport();
+  try {
+    await m.toRecords();
+    if (m.members !== null) manifest.begin(m.members);
+    let nextManifest = 0;
+    if (e !== null) {
+      await e.toRecords();
+      exported.streamed = e.members !== null;
+      // Known before the records when it streams; otherwise the manifest was read whole already.
+      const known = m.members ?? (m.end !== null && isObj(m.end.value) ? m.end.value : null);
+      const geometry = known === null ? null : geometryOf(known);
+      for (;;) {
+        const item = await e.nextRecord();
+        if (item === null) break;
+        const index = exported.indexOf(item.value, item.index);
+        if (index === null) continue;
+        if (exported.outOfOrder) {
+          // Duplicates and order need the whole lists: the whole-document checks decide.
+          await Promise.all([m.stop(), e.stop()]);
+          return "reread";
+        }
+        let target: Obj | undefined;
+        while (nextManifest <= index) {
+          const record = await m.nextRecord();
+          if (record === null) break;
+          nextManifest = record.index + 1;
+          const usable = manifest.record(record.value, record.index);
+          exported.passed(record.index, usable, index);
+          if (record.index === index && usable !== null) target = usable;
+        }
+        exported.record(item.value as Obj, index, target, geometry);
+      }
+    }
+    for (;;) {
+      const record = await m.nextRecord();
+      if (record === null) break;
+      exported.passed(record.index, manifest.record(record.value, record.index), null);
+    }
+    await m.finish();
+    if (e !== null) await e.finish();
+  } finally {
+    await m.stop();
+    if (e !== null) await e.stop();
+  }
+  const readProblems = [m.failure, e?.failure ?? null].filter((p): p is VerifyProblem => p !== null);
+  const manifestSha256 = m.end?.sha256 ?? null;
+  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, problems: [] };
+  const manifestRoot = m.end.value;
+  const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot) : { canonicalSha: null, issuePath: null };
+  if (facts === "reread") return "reread";
+  const problems =
+    e === null || e.end === null
+      ? manifestProblems(manifestRoot, facts, manifestSha256, manifest)
+      : pairProblems(e.end.value, manifestRoot, facts, manifestSha256, manifest, exported);
+  return { readProblems, manifestSha256, problems: problems.items };
+}

@@ -1,0 +1,275 @@
+// The streaming side of verification: the state a verifier keeps while the manifest's and the
+// export's `records` go by one element at a time (strict-json-stream.ts), so that verify's
+// memory does not grow with the number of records. Every rule comes from the whole-document
+// verifier's steps (manifest-checks.ts, verify-export.ts); this module only keeps what those
+// steps would have computed over the whole lists: the canonical SHA-256 of the manifest, the
+// first schema issue, the recount, the admitted indices missing from the export.
+//
+// What it keeps per record: nothing but problems, plus one entry per distinct `id_sha256`
+// (to recount `duplicate_ids`), stored as 33 characters.
+import { createHash, type Hash } from "node:crypto";
+import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectWithArray } from "../core/canonical.js";
+import { countRecords } from "../documents/counts.js";
+import { ExportRecordSchema, IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
+import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
+import { checkManifestRecordAt, checkRecordsTotal, checkRecount } from "./manifest-checks.js";
+import { ProblemList } from "./problems.js";
+import {
+  admittedMissingMessage,
+  checkAdmittedCount,
+  checkExportRecord,
+  checkManifestAloneHead,
+  checkPairHead,
+  EXPORT_SCHEMA_PROBLEM,
+  factsOf,
+  type ManifestFacts,
+  type ManifestFileSha,
+} from "./verify-export.js";
+
+/** The key of the streamed arrays in both documents. */
+export const RECORDS_KEY = "records";
+
+/** Cannot occur in canonical JSON (control characters are escaped), so it splits a text safely. */
+const MARK = "\u0000";
+
+/** `{...rest, records: []}`: a document's head with its streamed list left empty. */
+function withEmptyRecords(rest: Obj): Obj {
+  return { ...rest, [RECORDS_KEY]: [] };
+}
+
+/** A distinct `id_sha256`, stored compactly but exactly (hex digests as 32 bytes, others as is). */
+function digestKey(digest: string): string {
+  return /^[0-9a-f]{64}$/.test(digest) ? `h${Buffer.from(digest, "hex").toString("latin1")}` : `s${digest}`;
+}
+
+type Counts = ReturnType<typeof countRecords>;
+
+/** Adds the numbers of `b` into `a`, leaf by leaf (both have countRecords' shape). */
+function addCounts(a: Record<string, unknown>, b: Record<string, unknown>): void {
+  for (const key of Object.keys(b)) {
+    const x = a[key];
+    const y = b[key];
+    if (typeof x === "number" && typeof y === "number") a[key] = x + y;
+    else if (isObj(x) && isObj(y)) addCounts(x, y);
+  }
+}
+
+/**
+ * The manifest's side: each record is checked as it arrives (checkManifestRecordAt), hashed in
+ * canonical form, recounted, and dropped.
+ */
+export class StreamedManifest {
+  readonly problems = new ProblemList();
+  /** Records seen so far (the next record's position). */
+  count = 0;
+  /** False when the records array did not stream (it is missing or not an array). */
+  streamed = false;
+  private geometry: { chars: number; overlap: number } | null = null;
+  private hash: Hash | null = createHash("sha256");
+  private prefix: string | null = null;
+  private recordIssue: readonly PropertyKey[] | null = null;
+  private readonly recount: Counts = countRecords([]);
+  private recountable = true;
+  private readonly idDigests = new Set<string>();
+
+  /** The records array starts; `members` are the manifest's members before it in the file. */
+  begin(members: Obj): void {
+    this.streamed = true;
+    this.geometry = planGeometry(own(members, "policy"));
+    try {
+      assertCanonicalValue(members);
+      this.prefix = (canonicalObjectWithArray(members, RECORDS_KEY, [MARK]).split(MARK)[0] as string) ?? null;
+      this.hash?.update(this.prefix, "utf8");
+    } catch {
+      this.hash = null;
+    }
+  }
+
+  /** One record at its position: checked, hashed, counted; returns it when usable by index. */
+  record(value: unknown, position: number): Obj | null {
+    this.count = position + 1;
+    const { usable, issuePath } = checkManifestRecordAt(value, position, this.geometry, this.problems);
+    if (issuePath !== null && this.recordIssue === null) this.recordIssue = [RECORDS_KEY, position, ...issuePath];
+    if (this.hash !== null) {
+      try {
+        const text = canonicalJsonUnchecked(value);
+        this.hash.update(position === 0 ? text : `,${text}`, "utf8");
+      } catch {
+        this.hash = null;
+      }
+    }
+    this.count1(value);
+    return usable;
+  }
+
+  private count1(value: unknown): void {
+    if (!this.recountable) return;
+    try {
+      addCounts(this.recount as unknown as Record<string, unknown>, countRecords([value]) as unknown as Record<string, unknown>);
+    } catch {
+      this.recountable = false;
+      return;
+    }
+    // duplicate_ids is the one count that spans records (countRecords' rule, kept incrementally).
+    if (typeof value !== "object" || value === null) return;
+    const digest = (value as Record<string, unknown>)["id_sha256"];
+    if (typeof digest !== "string") return;
+    const key = digestKey(digest);
+    if (this.idDigests.has(key)) this.recount.duplicate_ids++;
+    else this.idDigests.add(key);
+  }
+
+  /**
+   * The manifest's facts once its rest is known, or "reread" when its members are not in the
+   * order canonical form needs for hashing as it streams (a member that sorts before `records`
+   * came after it): then only the whole-document verifier can tell.
+   */
+  facts(rest: Obj): ManifestFacts | "reread" {
+    if (!this.streamed) return factsOf(rest);
+    let canonical: string | null = null;
+    if (this.hash !== null) {
+      try {
+        assertCanonicalValue(rest);
+        const [prefix, suffix] = canonicalObjectWithArray(rest, RECORDS_KEY, [MARK]).split(MARK) as [string, string];
+        if (prefix !== this.prefix) return "reread";
+        canonical = this.hash.update(`${suffix}`, "utf8").digest("hex");
+      } catch {
+        canonical = null;
+      }
+    }
+    return { canonicalSha: canonical, issuePath: this.issuePath(rest) };
+  }
+
+  /** The whole manifest's first schema issue: the head's issues in shape order around the records'. */
+  private issuePath(rest: Obj): readonly PropertyKey[] | null {
+    const parsed = IngestManifestSchema.safeParse(withEmptyRecords(rest));
+    const issues = parsed.success ? [] : parsed.error.issues;
+    const order = Object.keys(IngestManifestSchema.shape);
+    const recordsAt = order.indexOf(RECORDS_KEY);
+    const before = issues.find((issue) => {
+      const at = typeof issue.path[0] === "string" ? order.indexOf(issue.path[0]) : -1;
+      return at !== -1 && at < recordsAt;
+    });
+    return before?.path ?? this.recordIssue ?? issues[0]?.path ?? null;
+  }
+
+  /** Steps 10–11 into `problems` (the head's problems come first, added by the caller). */
+  addRecordProblems(head: Obj, problems: ProblemList): void {
+    if (!this.streamed) problems.add("manifest_records_missing", "manifest records missing");
+    problems.items.push(...this.problems.items);
+    checkRecordsTotal(head, this.count, problems);
+  }
+
+  /** Step 17. */
+  addCountsProblem(head: Obj, problems: ProblemList): void {
+    checkRecount(head, this.recountable ? this.recount : undefined, problems);
+  }
+}
+
+/**
+ * The export's side, in lockstep with the manifest: export records must come in strictly
+ * increasing index order (ingest writes them so), each checked against the manifest record at
+ * that position with checkExportRecord. `outOfOrder` turns true when they do not: the
+ * duplicate and order steps then need the whole lists (see verify-files.ts).
+ */
+export class StreamedExport {
+  readonly problems = new ProblemList();
+  count = 0;
+  streamed = false;
+  outOfOrder = false;
+  private last = Number.NEGATIVE_INFINITY;
+  private readonly missing: number[] = [];
+  private schemaOk = true;
+
+  /** The index an export element asks for, or null for a malformed one (reported here). */
+  indexOf(item: unknown, position: number): number | null {
+    this.count = position + 1;
+    const index = isObj(item) ? own(item, "index") : undefined;
+    if (!isObj(item) || !isInt(index)) {
+      this.problems.add("export_record_malformed", `export record at position ${position}: malformed`);
+      this.schemaOk = false;
+      return null;
+    }
+    if (index <= this.last) this.outOfOrder = true;
+    this.last = index;
+    return index;
+  }
+
+  /** A manifest record went by: an admitted one the export does not hold at that index is missing. */
+  passed(position: number, usable: Obj | null, wanted: number | null): void {
+    if (usable !== null && own(usable, "admission") === "admitted" && position !== wanted) this.missing.push(position);
+  }
+
+  /** Step 13 for one well-formed export record (`manifestRecord`: the usable one at its index). */
+  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: { chars: number; overlap: number } | null): void {
+    checkExportRecord(item, index, manifestRecord, geometry, this.problems);
+    if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
+  }
+
+  /** Steps 12–16 into `problems`; false when step 12 ended the pair (no record list). */
+  addRecordProblems(manifestHead: Obj, problems: ProblemList): boolean {
+    if (!this.streamed) {
+      problems.add("export_records_missing", "export records missing");
+      return false;
+    }
+    problems.items.push(...this.problems.items);
+    if (this.missing.length > 0) problems.add("admitted_missing", admittedMissingMessage(this.missing));
+    // Strictly increasing, all admitted and none missing means exactly the manifest's order,
+    // so `export_order` cannot arise here.
+    checkAdmittedCount(manifestHead, this.count, problems);
+    return true;
+  }
+
+  /** The final whole-export schema check, for a pair with no other problem. */
+  addSchemaProblem(exportRest: Obj, problems: ProblemList): void {
+    if (problems.items.length > 0) return;
+    if (!this.schemaOk || !IngestExportSchema.safeParse(withEmptyRecords(exportRest)).success) problems.add("export_fields", EXPORT_SCHEMA_PROBLEM);
+  }
+}
+
+/** The geometry of the manifest's policy as known when its records start. */
+export function geometryOf(members: Obj): { chars: number; overlap: number } | null {
+  return planGeometry(own(members, "policy"));
+}
+
+/** Assembles a streamed pair's problems in the whole-document verifier's order. */
+export function pairProblems(
+  exportRoot: unknown,
+  manifestRoot: unknown,
+  facts: ManifestFacts,
+  fileSha: ManifestFileSha,
+  manifest: StreamedManifest,
+  exported: StreamedExport,
+): ProblemList {
+  const problems = new ProblemList();
+  if (!isObj(exportRoot)) {
+    problems.add("export_not_object", "export is not an object");
+    return problems;
+  }
+  if (!isObj(manifestRoot)) {
+    problems.add("manifest_not_object", "manifest is not an object");
+    return problems;
+  }
+  const exportHead = exported.streamed ? withEmptyRecords(exportRoot) : exportRoot;
+  const manifestHead = manifest.streamed ? withEmptyRecords(manifestRoot) : manifestRoot;
+  checkPairHead(exportHead, manifestHead, facts, fileSha, problems);
+  manifest.addRecordProblems(manifestHead, problems);
+  if (!exported.addRecordProblems(manifestHead, problems)) return problems;
+  manifest.addCountsProblem(manifestHead, problems);
+  exported.addSchemaProblem(exportRoot, problems);
+  return problems;
+}
+
+/** Assembles a streamed manifest's problems (checked without its export). */
+export function manifestProblems(manifestRoot: unknown, facts: ManifestFacts, fileSha: ManifestFileSha, manifest: StreamedManifest): ProblemList {
+  const problems = new ProblemList();
+  if (!isObj(manifestRoot)) {
+    problems.add("manifest_not_object", "manifest is not an object");
+    return problems;
+  }
+  const head = manifest.streamed ? withEmptyRecords(manifestRoot) : manifestRoot;
+  checkManifestAloneHead(head, facts, fileSha, problems);
+  manifest.addRecordProblems(head, problems);
+  manifest.addCountsProblem(head, problems);
+  return problems;
+}

@@ -1,0 +1,227 @@
+// The strict streaming reader agrees with the strict whole-document reader: same values, same
+// refusals with the same codes, whatever the chunk boundaries; streamed arrays come out one
+// element at a time, each within its own budget.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ANY_SHAPE, SkippedValue } from "../../src/core/parse-line.js";
+import { EXPORT_SHAPE } from "../../src/core/read-document.js";
+import { readStrictDocument } from "../../src/core/strict-document.js";
+import { readStrictJsonFile, StrictFileError } from "../../src/core/strict-json-file.js";
+import { StrictJsonStream, StrictStreamError, type StrictJsonStreamOptions, type StrictStreamEvent } from "../../src/core/strict-json-stream.js";
+import { sha256Hex } from "../../src/core/hash.js";
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+/** Feeds `bytes` in chunks of the given sizes (cycled); returns the result or the problem code. */
+function streamed(bytes: Uint8Array, sizes: readonly number[] = [1], options: StrictJsonStreamOptions = {}) {
+  const reader = new StrictJsonStream(options);
+  const events: StrictStreamEvent[] = [];
+  let at = 0;
+  let i = 0;
+  while (at < bytes.length) {
+    const size = Math.max(1, sizes[i++ % sizes.length] as number);
+    events.push(...reader.write(bytes.subarray(at, at + size)));
+    at += size;
+  }
+  try {
+    const result = reader.end();
+    return { ok: true as const, value: result.value, loneSurrogate: result.loneSurrogate, streamed: result.streamed, events };
+  } catch (error) {
+    if (error instanceof StrictStreamError) return { ok: false as const, code: error.code };
+    throw error;
+  }
+}
+
+function strict(bytes: Uint8Array) {
+  const r = readStrictDocument(bytes);
+  return r.ok ? { ok: true as const, value: r.value, loneSurrogate: r.loneSurrogate } : { ok: false as const, code: r.code };
+}
+
+const sizesArb = fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 5 });
+
+describe("issue 14 streaming verify: the strict streaming reader", () => {
+  it("issue 14 streaming verify: values equal the strict reader's for random JSON, at any chunk sizes", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), sizesArb, fc.boolean(), (value, sizes, pretty) => {
+        const bytes = enc(JSON.stringify(value, null, pretty ? 2 : undefined));
+        const expected = strict(bytes);
+        const got = streamed(bytes, sizes);
+        expect(got.ok).toBe(expected.ok);
+        if (got.ok && expected.ok) {
+          expect(got.value).toEqual(expected.value);
+          expect(got.loneSurrogate).toBe(expected.loneSurrogate);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("issue 14 streaming verify: mutated documents get the strict reader's verdict and code", () => {
+    const fragments = fc.constantFrom(
+      '{"a":1,"a":2}',
+      '{"k":{"x":1,"\\u0078":2}}',
+      "[1e400]",
+      "[-1e999]",
+      '["\\ud800"]',
+      '{"\\udc00":1}',
+      "[01]",
+      "[1.]",
+      "[.5]",
+      "[tru]",
+      "[true1]",
+      "[NaN]",
+      '["a\tb"]',
+      '["\\x"]',
+      "[1,]",
+      '{"a" 1}',
+      "\u00a0[]",
+      "[\u2028]",
+      "[\v]",
+      "[\f1]",
+      "[1] 2",
+      "",
+      " ",
+      '"x"',
+      "[[[[[[]]]]]]",
+    );
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), fragments, fc.nat(), sizesArb, (value, fragment, cut, sizes) => {
+        const base = JSON.stringify(value);
+        const at = cut % (base.length + 1);
+        for (const [text, alone] of [
+          [fragment, true],
+          [base.slice(0, at) + fragment + base.slice(at), false],
+        ] as const) {
+          const bytes = enc(text);
+          const expected = strict(bytes);
+          const got = streamed(bytes, sizes);
+          expect({ text, ok: got.ok }).toEqual({ text, ok: expected.ok });
+          if (got.ok && expected.ok) expect(got.value).toEqual(expected.value);
+          if (got.ok || expected.ok) continue;
+          // With two problems close together (one chunk), a syntax problem may be named
+          // instead of the earlier one (see strict-json-stream.ts); one problem alone is exact.
+          if (alone) expect({ text, code: got.code }).toEqual({ text, code: expected.code });
+          else expect([expected.code, "malformed_json"]).toContain(got.code);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("issue 14 streaming verify: random byte flips and invalid UTF-8 split across chunks get the strict reader's code", () => {
+    const badBytes = fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x00], [0x0b]);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), badBytes, fc.nat(), sizesArb, (value, bad, cut, sizes) => {
+        const base = enc(JSON.stringify({ v: value, s: "é€😀" }));
+        const at = cut % (base.length + 1);
+        const bytes = Uint8Array.from([...base.subarray(0, at), ...bad, ...base.subarray(at)]);
+        const expected = strict(bytes);
+        const got = streamed(bytes, sizes);
+        expect(got.ok ? null : got.code).toBe(expected.ok ? null : expected.code);
+      }),
+      { numRuns: 400 },
+    );
+    // A multi-byte character split at every boundary is accepted; a truncated one is not.
+    const text = enc('["é€😀"]');
+    for (let size = 1; size <= text.length; size++) expect(streamed(text, [size])).toMatchObject({ ok: true, value: ["é€😀"] });
+    expect(streamed(text.subarray(0, 5), [1])).toMatchObject({ ok: false, code: "invalid_utf8" });
+    // A JSON problem first and invalid UTF-8 later: UTF-8 wins, as with the strict reader.
+    expect(streamed(Uint8Array.from([...enc('{"a":1,"a":2,"b":"'), 0xff, ...enc('"}')]), [3])).toMatchObject({ ok: false, code: "invalid_utf8" });
+    expect(streamed(Uint8Array.of(0xef, 0xbb, 0xbf, 0xff), [1])).toMatchObject({ ok: false, code: "byte_order_mark" });
+  });
+
+  it("issue 14 streaming verify: depth cap, duplicate keys deep inside a streamed element, lone surrogates", () => {
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expect(streamed(enc(deep(64)), [7])).toMatchObject({ ok: true });
+    expect(streamed(enc(deep(65)), [7])).toMatchObject({ ok: false, code: "too_deep" });
+    const stream = new Map([["records", ANY_SHAPE]]);
+    const doc = enc('{"a":1,"records":[{"x":{"y":[{"k":1,"\\u006b":2}]}}]}');
+    expect(streamed(doc, [2], { stream })).toMatchObject({ ok: false, code: "duplicate_key" });
+    expect(streamed(enc('{"records":["\\udbff"]}'), [1], { stream })).toMatchObject({ ok: true, loneSurrogate: true });
+    // A duplicate of the streamed key itself is refused too.
+    expect(streamed(enc('{"records":[],"records":[]}'), [1], { stream })).toMatchObject({ ok: false, code: "duplicate_key" });
+  });
+
+  it("issue 14 streaming verify: a streamed array comes out element by element; the rest is assembled", () => {
+    const stream = new Map([["records", ANY_SHAPE]]);
+    const doc = enc('{"a":{"b":[1]},"records":[{"i":0},[1,2],"s",null],"z":true}');
+    const got = streamed(doc, [3], { stream });
+    expect(got).toMatchObject({ ok: true, value: { a: { b: [1] }, z: true }, streamed: ["records"] });
+    expect(got.ok && got.events).toEqual([
+      { type: "array_start", key: "records", members: { a: { b: [1] } } },
+      { type: "element", key: "records", index: 0, value: { i: 0 } },
+      { type: "element", key: "records", index: 1, value: [1, 2] },
+      { type: "element", key: "records", index: 2, value: "s" },
+      { type: "element", key: "records", index: 3, value: null },
+      { type: "array_end", key: "records", count: 4 },
+    ]);
+    // A streamed key whose value is not an array, or one nested deeper, is assembled normally.
+    expect(streamed(enc('{"records":{"x":1}}'), [1], { stream })).toMatchObject({ ok: true, value: { records: { x: 1 } }, streamed: [] });
+    expect(streamed(enc('{"o":{"records":[1]}}'), [1], { stream })).toMatchObject({ ok: true, value: { o: { records: [1] } }, streamed: [] });
+  });
+
+  it("issue 14 streaming verify: each element has its own budget; one hostile element is refused", () => {
+    const stream = new Map([["records", ANY_SHAPE]]);
+    const many = enc(`{"records":[${Array.from({ length: 200 }, () => "[1,2,3]").join(",")}]}`);
+    // 200 elements of 4 values each pass a per-element budget of 4 and a rest budget of 2.
+    const budgets = { stream, element: { maxValues: 4, maxChars: 100 }, rest: { maxValues: 2, maxChars: 100 } };
+    expect(streamed(many, [5], budgets)).toMatchObject({ ok: true });
+    expect(streamed(enc('{"records":[[1,2,3,4]]}'), [5], budgets)).toMatchObject({ ok: false, code: "too_many_values" });
+    // Characters of strings, keys and numbers count as they arrive, built or not.
+    expect(streamed(enc(`{"records":["${"x".repeat(101)}"]}`), [8], budgets)).toMatchObject({ ok: false, code: "too_many_chars" });
+    expect(streamed(enc(`{"records":[{"${"k".repeat(101)}":1}]}`), [8], budgets)).toMatchObject({ ok: false, code: "too_many_chars" });
+    expect(streamed(enc(`{"records":[${"1".repeat(101)}]}`), [8], budgets)).toMatchObject({ ok: false, code: "too_many_chars" });
+    expect(streamed(enc('{"a":[1,2]}'), [5], budgets)).toMatchObject({ ok: false, code: "too_many_values" });
+  });
+
+  it("issue 14 streaming verify: one string, key or number longer than maxTokenBytes is refused while it is read", () => {
+    for (const open of ['{"records":["', '{"records":[{"', '{"records":[1', '{"a":"\\"']) {
+      const reader = new StrictJsonStream({ stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 });
+      reader.write(enc(open));
+      for (let i = 0; i < 9; i++) reader.write(enc("1".repeat(10)));
+      expect(reader.failed).toBeNull();
+      reader.write(enc("1".repeat(11)));
+      expect(reader.failed?.code).toBe("too_many_chars");
+    }
+    // At the cap it is accepted, escapes counting as written; tokens are counted one by one.
+    const ok = enc(`{"records":["${"\\".repeat(50)}",${"9".repeat(100)},"${"y".repeat(100)}"]}`);
+    expect(streamed(ok, [7], { stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 })).toMatchObject({ ok: true });
+  });
+
+  it("issue 14 streaming verify: with a shape, unused values are checked but not built (the export's shape)", () => {
+    const exportShape = EXPORT_SHAPE.object?.fields?.get("records")?.array?.items;
+    expect(exportShape).toBeDefined();
+    const options = { shape: EXPORT_SHAPE, stream: new Map([["records", exportShape!]]) };
+    const got = streamed(enc('{"x":[{},{}],"records":[{"index":0,"text":[1],"metadata":{"a":"b","c":{}}}]}'), [4], options);
+    expect(got.ok).toBe(true);
+    if (!got.ok) return;
+    expect((got.value as { x: unknown }).x).toBeInstanceOf(SkippedValue);
+    const element = got.events.find((e) => e.type === "element") as { value: { index: number; text: unknown; metadata: { a: string; c: unknown } } };
+    expect(element.value.index).toBe(0);
+    expect(element.value.text).toBeInstanceOf(SkippedValue);
+    expect(element.value.metadata.a).toBe("b");
+    expect(element.value.metadata.c).toBeInstanceOf(SkippedValue);
+    expect(streamed(enc('{"x":{"a":1,"\\u0061":2}}'), [1], options)).toMatchObject({ ok: false, code: "duplicate_key" });
+  });
+
+  it("issue 14 streaming verify: a file is read in chunks with its SHA-256; file problems are typed", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lc-stream-"));
+    const path = join(dir, "doc.json");
+    const text = '{"records":[1,2,3],"z":"é"}';
+    await writeFile(path, text);
+    const events: unknown[] = [];
+    for await (const event of readStrictJsonFile(path, { stream: new Map([["records", ANY_SHAPE]]), chunkBytes: 3 })) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: "end", value: { z: "é" }, sha256: sha256Hex(text), bytes: enc(text).length });
+    expect(events.filter((e) => (e as { type: string }).type === "element")).toHaveLength(3);
+    const drain = async (p: string) => {
+      for await (const _ of readStrictJsonFile(p)) void _;
+    };
+    await expect(drain(join(dir, "none.json"))).rejects.toBeInstanceOf(StrictFileError);
+    await expect(drain(dir)).rejects.toMatchObject({ reason: "not_a_file" });
+    await writeFile(path, '{"a":1,"a":2}');
+    await expect(drain(path)).rejects.toMatchObject({ code: "duplicate_key" });
+  });
+});

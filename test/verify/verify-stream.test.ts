@@ -1,0 +1,338 @@
+// Streaming verification (verifyFiles) agrees with the whole-document verifier (verifyExport /
+// verifyManifestOnly on the same bytes): on random genuine pairs and on tampered ones, read in
+// tiny chunks so that every chunk boundary is exercised.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { resolvePolicy } from "../../src/documents/policy.js";
+import type { VerifyProblem } from "../../src/verify/problems.js";
+import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
+import { verifyFiles, verifyFilesWithMode, type VerifyMode } from "../../src/verify/verify-files.js";
+import { synthRun, type SynthInput } from "../support/run-data.js";
+
+// Any JSON value; tests tamper with parsed documents the way an attacker edits files.
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const dec = (b: Uint8Array): string => Buffer.from(b).toString("utf8");
+
+const inputArb: fc.Arbitrary<SynthInput> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      id: fc.option(fc.constantFrom("doc-a", "doc-b", "é-id", "doc-c"), { nil: null }),
+      source: fc.option(fc.constantFrom("wiki", "drive"), { nil: null }),
+      metadata: fc.dictionary(fc.constantFrom("title", "author", "ключ"), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
+      text: fc.oneof(
+        fc.string({ minLength: 1, maxLength: 60 }),
+        fc.constantFrom("please BLOCK this", "a FLAG here", "DEGRADE me", "RAISE it", "emoji 😀 text"),
+      ),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ malformed: { text: 42, detail: "text must be a string" } } as SynthInput) },
+);
+
+const runArb = fc.record({
+  inputs: fc.array(inputArb, { minLength: 0, maxLength: 8 }),
+  small: fc.boolean(),
+  chunk: fc.constantFrom(5, 7, 61, 509, 4096),
+});
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), "lc-verify-stream-"));
+}
+
+function makeRun(inputs: readonly SynthInput[], small: boolean) {
+  const policy = small ? resolvePolicy({ segment_chars: 10, segment_overlap: 2, max_segments: 20 }) : undefined;
+  return synthRun(inputs, policy === undefined ? {} : { policy });
+}
+
+/** The whole-document verdict with read problems' messages given the file path, as verifyFiles names them. */
+function wholeProblems(manifest: Uint8Array, exported: Uint8Array | null, paths: { manifest: string; export: string }): VerifyProblem[] {
+  const problems = exported === null ? verifyManifestOnly(manifest) : verifyExport(exported, manifest);
+  const named = problems.map((p) =>
+    p.code === "manifest_unreadable" || p.code === "export_unreadable"
+      ? {
+          ...p,
+          message: p.message.replace(
+            /^cannot read (manifest|export)/,
+            (_, l: string) => `cannot read ${l} ${l === "manifest" ? paths.manifest : paths.export}`,
+          ),
+        }
+      : p,
+  );
+  // verifyExport reads the export first, verifyFiles the manifest first.
+  return named.sort((a, b) => Number(b.code === "manifest_unreadable") - Number(a.code === "manifest_unreadable"));
+}
+
+const stats = { streamed: 0, whole: 0 };
+
+/** Writes the pair, verifies it both ways, expects the same problems; returns the mode used. */
+async function agree(dir: string, manifest: Uint8Array, exported: Uint8Array | null, chunkBytes: number): Promise<VerifyMode> {
+  const paths = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json") };
+  await writeFile(paths.manifest, manifest);
+  if (exported !== null) await writeFile(paths.export, exported);
+  const { result, mode } = await verifyFilesWithMode({ manifest: paths.manifest, export: exported === null ? null : paths.export, chunkBytes });
+  stats[mode]++;
+  const expected = wholeProblems(manifest, exported, paths);
+  const unreadable = expected.some((p) => p.code.endsWith("_unreadable"));
+  if (unreadable) {
+    expect(result.readable).toBe(false);
+    expect(result.problems.map((p) => p.code)).toEqual(expected.map((p) => p.code));
+    // The reason is the strict reader's; with two problems in one chunk, a syntax one may be named.
+    result.problems.forEach((p, i) => {
+      const want = (expected[i] as VerifyProblem).message;
+      if (p.message !== want) expect(p.message).toMatch(/\(malformed json\)$/);
+    });
+  } else {
+    expect(result.problems).toEqual(expected);
+    expect(result.manifestSha256).toBe(sha256Hex(manifest));
+  }
+  return mode;
+}
+
+/** A text edit at the `n`-th occurrence (mod count) of `needle`; null when there is none. */
+function editAt(text: string, needle: string, n: number, edit: (at: number) => string): string | null {
+  const hits: number[] = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) hits.push(at);
+  if (hits.length === 0) return null;
+  return edit(hits[n % hits.length] as number);
+}
+
+type Tamper = (m: Json, e: Json, n: number) => { manifest: Uint8Array; exported: Uint8Array } | null;
+const canon = (v: unknown) => enc(canonicalJsonUnchecked(v));
+const relink = (m: Json, e: Json) => {
+  e.manifest_sha256 = sha256Hex(canonicalJsonUnchecked(m));
+  return { manifest: canon(m), exported: canon(e) };
+};
+
+const TAMPERS: Record<string, Tamper> = {
+  "wrong counts": (m, e) => {
+    m.counts.admitted += 1;
+    return relink(m, e);
+  },
+  "wrong duplicate_ids": (m, e) => {
+    m.counts.duplicate_ids += 1;
+    return relink(m, e);
+  },
+  "records_total": (m, e) => {
+    m.run.records_total += 1;
+    return relink(m, e);
+  },
+  "export record missing": (m, e, n) => {
+    if (e.records.length === 0) return null;
+    e.records.splice(n % e.records.length, 1);
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "export record extra (held index, in order)": (m, e, n) => {
+    const held = m.records.filter((r: Json) => r.admission !== "admitted").map((r: Json) => r.index);
+    if (held.length === 0) return null;
+    const index = held[n % held.length];
+    const copy = { index, id: null, source: null, sha256: "0".repeat(64), material_sha256: "0".repeat(64), metadata: {}, text: "x" };
+    e.records.push(copy);
+    e.records.sort((a: Json, b: Json) => a.index - b.index);
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "export record beyond the manifest": (m, e) => {
+    e.records.push({ index: m.records.length + 3, id: null, source: null, sha256: "a", material_sha256: "b", metadata: {}, text: "x" });
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "export record malformed": (m, e, n) => {
+    if (e.records.length === 0) return null;
+    e.records[n % e.records.length] = n % 2 === 0 ? "oops" : { index: "1" };
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "export records duplicated (out of order)": (m, e) => {
+    if (e.records.length === 0) return null;
+    e.records.push(e.records[0]);
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "hash mismatch": (m, e) => {
+    e.manifest_sha256 = "f".repeat(64);
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "manifest record forged state": (m, e, n) => {
+    if (m.records.length === 0) return null;
+    const r = m.records[n % m.records.length];
+    r.detection = r.detection === "none" ? "block" : "none";
+    return relink(m, e);
+  },
+  "manifest record off-schema (first issue path)": (m, e, n) => {
+    if (m.records.length === 0) return null;
+    m.records[n % m.records.length].extra = 1;
+    if (n % 3 === 0) m.started_at = 5;
+    if (n % 4 === 0) m.extra_top = true;
+    return relink(m, e);
+  },
+  "manifest record not an object": (m, e, n) => {
+    if (m.records.length === 0) return null;
+    m.records[n % m.records.length] = [1, 2];
+    return relink(m, e);
+  },
+  "manifest records not an array": (m, e) => {
+    m.records = { a: 1 };
+    return relink(m, e);
+  },
+  "export text changed": (m, e, n) => {
+    if (e.records.length === 0) return null;
+    e.records[n % e.records.length].text += "!";
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "export unknown fields": (m, e, n) => {
+    e.extra = [{}, { a: [1] }];
+    if (e.records.length > 0) e.records[n % e.records.length].more = { x: 1 };
+    return { manifest: canon(m), exported: canon(e) };
+  },
+  "manifest pretty-printed": (m, e) => ({ manifest: enc(JSON.stringify(m, null, 2)), exported: canon(e) }),
+  "manifest members out of canonical order": (m, e) => {
+    const { records, ...rest } = m;
+    return { manifest: enc(JSON.stringify({ records, ...rest })), exported: canon(e) };
+  },
+  "lone surrogate in a manifest string": (m, e, n) => {
+    if (m.records.length === 0) return null;
+    const text = editAt(canonicalJsonUnchecked(m), '"detail":', n, (at) => {
+      const t = canonicalJsonUnchecked(m);
+      return `${t.slice(0, at)}"x\\ud800":1,${t.slice(at)}`;
+    });
+    return text === null ? null : { manifest: enc(text), exported: canon(e) };
+  },
+};
+
+/** Byte-level tampering of the written bytes. */
+type ByteTamper = (manifest: Uint8Array, exported: Uint8Array, n: number, b: number) => { manifest: Uint8Array; exported: Uint8Array } | null;
+const splice = (bytes: Uint8Array, at: number, remove: number, insert: number[]) =>
+  Uint8Array.from([...bytes.subarray(0, at), ...insert, ...bytes.subarray(at + remove)]);
+
+const BYTE_TAMPERS: Record<string, ByteTamper> = {
+  "byte flip in the manifest": (m, e, n, b) => ({ manifest: splice(m, n % m.length, 1, [b]), exported: e }),
+  "byte flip in the export": (m, e, n, b) => ({ manifest: m, exported: splice(e, n % e.length, 1, [b]) }),
+  "truncated manifest": (m, e, n) => ({ manifest: m.subarray(0, n % m.length), exported: e }),
+  "truncated export": (m, e, n) => ({ manifest: m, exported: e.subarray(0, n % e.length) }),
+  "invalid UTF-8 in the export": (m, e, n, b) => ({ manifest: m, exported: splice(e, n % e.length, 0, [0xc0 | (b & 0x1f)]) }),
+  "invalid UTF-8 then a duplicate key": (m, e, n) => {
+    const text = editAt(dec(e), '"text":', n, (at) => `${dec(e).slice(0, at)}"text":"x",${dec(e).slice(at)}`);
+    return text === null ? null : { manifest: splice(m, n % m.length, 0, [0xff]), exported: enc(text) };
+  },
+  "duplicate key deep in a manifest record": (m, e, n) => {
+    const text = editAt(dec(m), '"exercised":', n, (at) => `${dec(m).slice(0, at)}"exercised":true,${dec(m).slice(at)}`);
+    return text === null ? null : { manifest: enc(text), exported: e };
+  },
+  "duplicate key after unescaping in an export record": (m, e, n) => {
+    const text = editAt(dec(e), '"text":', n, (at) => `${dec(e).slice(0, at)}"\\u0074ext":"Forged",${dec(e).slice(at)}`);
+    return text === null ? null : { manifest: m, exported: enc(text) };
+  },
+  "byte order mark": (m, e) => ({ manifest: Uint8Array.from([0xef, 0xbb, 0xbf, ...m]), exported: e }),
+  "non-JSON whitespace": (m, e, n) => ({ manifest: m, exported: n % 2 === 0 ? enc(`\u00a0${dec(e)}`) : enc(`${dec(e)}\u2028`) }),
+};
+
+describe("issue 14 streaming verify: verifyFiles streams and agrees with the whole-document verifier", () => {
+  it("issue 14 streaming verify: random genuine pairs (and manifests alone) agree, in any chunk size", async () => {
+    const dir = await tempDir();
+    await fc.assert(
+      fc.asyncProperty(runArb, async ({ inputs, small, chunk }) => {
+        const run = makeRun(inputs, small);
+        const mode = await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk);
+        expect(mode).toBe("streamed");
+        expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
+        const result = await verifyFiles({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk });
+        expect(result.consistent).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+    // One byte at a time, for a small pair.
+    const run = makeRun(
+      [
+        { id: "é", source: null, metadata: { "ключ": "😀" }, text: "two 😀 words" },
+        { id: null, source: null, metadata: {}, text: "BLOCK" },
+      ],
+      true,
+    );
+    expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, 1)).toBe("streamed");
+  }, 240_000);
+
+  it("issue 14 streaming verify: tampered documents get the same problems, codes and messages", async () => {
+    const dir = await tempDir();
+    for (const [name, tamper] of Object.entries(TAMPERS)) {
+      await fc.assert(
+        fc.asyncProperty(runArb, fc.nat(), async ({ inputs, small, chunk }, n) => {
+          const run = makeRun(inputs, small);
+          const pair = tamper(structuredClone(run.manifest.document) as Json, structuredClone(run.exported!.document) as Json, n);
+          if (pair === null) return;
+          try {
+            await agree(dir, pair.manifest, pair.exported, chunk);
+            await agree(dir, pair.manifest, null, chunk);
+          } catch (error) {
+            throw new Error(`${name}: ${(error as Error).message}`);
+          }
+        }),
+        { numRuns: 10 },
+      );
+    }
+  }, 240_000);
+
+  it("issue 14 streaming verify: byte flips, truncation, invalid UTF-8 and deep duplicate keys agree", async () => {
+    const dir = await tempDir();
+    for (const [name, tamper] of Object.entries(BYTE_TAMPERS)) {
+      await fc.assert(
+        fc.asyncProperty(runArb, fc.nat(), fc.integer({ min: 0, max: 255 }), async ({ inputs, small, chunk }, n, b) => {
+          const run = makeRun(inputs.length === 0 ? [{ id: "x", source: null, metadata: {}, text: "t" }] : inputs, small);
+          const pair = tamper(run.manifest.bytes, run.exported!.bytes, n, b);
+          if (pair === null) return;
+          try {
+            await agree(dir, pair.manifest, pair.exported, chunk);
+          } catch (error) {
+            throw new Error(`${name}: ${(error as Error).message}`);
+          }
+        }),
+        { numRuns: 15 },
+      );
+    }
+    // Most tampered pairs were checked by streaming, not by the whole-document fallback.
+    expect(stats.streamed).toBeGreaterThan(stats.whole * 4);
+  }, 240_000);
+
+  it("issue 14 streaming verify: only pairs not laid out as ingest writes them fall back to the whole documents", async () => {
+    const dir = await tempDir();
+    const run = makeRun(
+      [
+        { id: "a", source: null, metadata: {}, text: "one" },
+        { id: "b", source: null, metadata: {}, text: "two" },
+      ],
+      false,
+    );
+    const m = structuredClone(run.manifest.document) as Json;
+    const e = structuredClone(run.exported!.document) as Json;
+    expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, 5)).toBe("streamed");
+    // Members that sort after `records` may come before it; one that sorts before may not.
+    const { records, run: r, ...rest } = m;
+    expect(await agree(dir, enc(JSON.stringify({ run: r, ...rest, records })), run.exported!.bytes, 5)).toBe("streamed");
+    expect(await agree(dir, enc(JSON.stringify({ records, run: r, ...rest })), run.exported!.bytes, 5)).toBe("whole");
+    e.records.reverse();
+    expect(await agree(dir, run.manifest.bytes, canon(e), 5)).toBe("whole");
+  });
+
+  it("issue 14 streaming verify: one record over the per-record budget is unreadable, naming the rule", async () => {
+    const dir = await tempDir();
+    const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
+    const m = structuredClone(run.manifest.document) as Json;
+    const exportPath = join(dir, "export.json");
+    const manifestPath = join(dir, "manifest.json");
+    await writeFile(exportPath, run.exported!.bytes);
+    // Two records of 1,500,000 values each are fine (each has its own budget)…
+    m.records[0].junk = Array.from({ length: 1_500_000 }, () => 0);
+    m.records.push({ ...m.records[0], index: 1 });
+    await writeFile(manifestPath, canonicalJsonUnchecked(m));
+    expect((await verifyFiles({ manifest: manifestPath, export: exportPath })).readable).toBe(true);
+    // …one of 2,000,001 is not.
+    m.records = [{ ...m.records[0], junk: Array.from({ length: 2_000_001 }, () => 0) }];
+    await writeFile(manifestPath, canonicalJsonUnchecked(m));
+    const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
+    expect(result.problems).toEqual([
+      { code: "manifest_unreadable", message: `cannot read manifest ${manifestPath} (more than 2000000 JSON values in one record, the most verify holds)` },
+    ]);
+  });
+});
