@@ -66,6 +66,9 @@ function ingestArgs(input: string, manifest: string, url: string, cache: string)
     "0",
     "--cache",
     cache,
+    // A killed run's lock goes stale after 20 s; the resumed run waits for it.
+    "--wait-lock",
+    "60",
   ];
 }
 

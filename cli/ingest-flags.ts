@@ -29,6 +29,8 @@ export interface IngestFlags extends CanaryFlags {
   maxCanaryFailures?: number;
   /** Hold a record whose id repeats an earlier record's id. */
   uniqueIds?: boolean;
+  /** `--cache PATH` (a string) or `--no-cache` (false). */
+  cache?: string | false;
 }
 
 /** The strict/v1 overrides the flags ask for (an unset flag keeps the policy's value). */

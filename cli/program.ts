@@ -110,6 +110,8 @@ function ingestCommand(io: CliIo, state: RunState): Command {
       DEFAULT_MAX_CANARY_FAILURES,
     )
     .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
+    .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
+    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
     .addHelpText(
       "after",
       `
@@ -127,7 +129,9 @@ warning names it.
 Examples:
   little-canary ingest records.jsonl --manifest manifest.json --export admitted.json
   little-canary verify --manifest manifest.json --export admitted.json
-  little-canary ingest records.jsonl --manifest m.json --no-canary   # structural only: nothing admitted`,
+  little-canary ingest records.jsonl --manifest m.json --no-canary   # structural only: nothing admitted
+  little-canary ingest records.jsonl --manifest m.json --cache verdicts.sqlite   # re-runs check only what changed
+  little-canary cache stats --cache verdicts.sqlite`,
     )
     .action(async (input: string, flags: IngestFlags) => {
       state.exitCode = await runIngest(input, flags, io);

@@ -8,7 +8,7 @@ import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PublishFs } from "../../src/publish/fs.js";
 import { INGEST_EXIT } from "../exit-codes.js";
 import { pipelineFromFlags, policyFromFlags, type IngestFlags } from "../ingest-flags.js";
-import { formatIngestSummary, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
+import { formatIngestSummary, ingestNoteHooks, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
 
@@ -44,6 +44,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       waitLockSeconds: flags.waitLock ?? 0,
       ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
       uniqueIds: flags.uniqueIds === true,
+      cache: typeof flags.cache === "string" ? flags.cache : null,
       signal: controller.signal,
       ...(options.fs ? { fs: options.fs } : {}),
       cwd: io.cwd,
@@ -58,7 +59,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
           const target = canaryTarget(pipeline as SecurityPipeline);
           for (const warning of ingestRunWarnings(run, target, flags.uniqueIds === true)) await writeOut(io.stderr, warning);
         },
-        onPublishNote: (message) => io.stderr.write(`warning: ${message}\n`),
+        ...ingestNoteHooks(io),
       },
     });
     if (result.interruptedAfterCommit) await writeOut(io.stderr, COMMITTED_WARNING);

@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { UsageError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sqliteFailure } from "./sqlite-file.js";
 
 /** Options of IdIndex.create. */
@@ -85,6 +85,11 @@ export class IdIndex {
 
   /** Creates an empty index in a new file under `dir` (an existing, writable directory). */
   static create(dir: string, options: IdIndexOptions = {}): IdIndex {
+    return IdIndex.createAt(join(dir, `little-canary-ids-${process.pid}-${randomBytes(6).toString("hex")}.sqlite`), options);
+  }
+
+  /** Creates an empty index in a new file at exactly `path` (which must not exist). */
+  static createAt(path: string, options: IdIndexOptions = {}): IdIndex {
     const batch = options.batchSize ?? 16384;
     if (!Number.isSafeInteger(batch) || batch < 1) throw new UsageError("batchSize must be a positive integer");
     const cacheKiB = options.cacheKiB ?? 8192;
@@ -93,12 +98,11 @@ export class IdIndex {
     if (!Number.isSafeInteger(filterBits) || filterBits < 2 ** 10 || filterBits > 2 ** 30 || (filterBits & (filterBits - 1)) !== 0) {
       throw new UsageError("filterBits must be a power of two from 2^10 to 2^30");
     }
-    const path = join(dir, `little-canary-ids-${process.pid}-${randomBytes(6).toString("hex")}.sqlite`);
     // Exclusive create: the name is ours alone, never an existing file someone placed there.
     try {
       closeSync(openSync(path, "wx", 0o600));
     } catch (error) {
-      throw new UsageError(`cannot create the id index in ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"})`, { cause: error });
+      throw new LittleCanaryError("io", `cannot create the id index ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, { cause: error });
     }
     let db: Database.Database | null = null;
     try {

@@ -36,10 +36,14 @@ import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.j
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import type { BreakerTrip } from "../schedule/circuit-breaker.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
-import { MemoryIdIndex, type RecordIdIndex } from "./id-index.js";
+import type { RecordIdIndex } from "./id-index.js";
+import { IdIndex } from "../cache/id-index.js";
+import { pipelineIdentity } from "../cache/identity.js";
+import { VerdictCache } from "../cache/verdict-cache.js";
+import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
 import { streamIngestRun, type StreamedRun } from "./stream-run.js";
-import { removeLeftoverScratch } from "../spool/scratch-file.js";
+import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -63,6 +67,8 @@ export interface IngestFilesHooks {
   readonly afterRun?: (run: IngestRunReport) => void | Promise<void>;
   /** Notes from publication cleanup or rollback (a retained concurrent file, a leftover temp). */
   readonly onPublishNote?: (message: string) => void;
+  /** Why a requested verdict cache is not used for this run (the run goes on without it). */
+  readonly onCacheNote?: (message: string) => void;
 }
 
 export interface IngestFilesOptions {
@@ -90,6 +96,12 @@ export interface IngestFilesOptions {
   readonly maxCanaryFailures?: number;
   /** Hold (as malformed) a record whose id repeats an earlier record's id. */
   readonly uniqueIds?: boolean;
+  /**
+   * A verdict cache file (resolved against `cwd`; created if missing): a segment whose verdict
+   * is stored under this run's canary identity is not sent again, and every new exercised
+   * pass, flag or block is stored as it completes (docs/cache.md).
+   */
+  readonly cache?: string | null;
   /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
   readonly unverifiedPipeline?: boolean;
   /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
@@ -127,6 +139,22 @@ export interface IngestFilesResult {
 /** The canary context window (num_ctx) a segment of this policy needs with the default prompt. */
 export function canaryNumCtxForPolicy(policy: IngestPolicy): number {
   return requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
+}
+
+/**
+ * The run's view of the verdict cache under its canary identity, or undefined (with a note)
+ * when the pipeline has no identity a cached verdict could be trusted under.
+ */
+function runCache(store: VerdictCache, pipeline: CheckingPipeline, gate: GateResult, note?: (message: string) => void): SegmentVerdictCache | undefined {
+  const identity = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: gate.modelDigest });
+  if (!identity.ok) {
+    note?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
+    return undefined;
+  }
+  return segmentVerdictCache({
+    get: (sha) => store.get(sha, identity.key),
+    put: (sha, value, state) => store.put({ textSha256: sha, identity, state, exercised: true, value }),
+  });
 }
 
 /** What an abort rejects with: the caller's own error when it is one of ours. */
@@ -282,29 +310,35 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   let lock: PublicationLock | null = null;
   const state = { previousPairRemoved: false };
   const clock = options.clock ?? (() => new Date());
-  const ids: RecordIdIndex = new MemoryIdIndex();
+  let ids: RecordIdIndex | null = null;
+  let store: VerdictCache | null = null;
   try {
     // Step 1: targets, then every setting, before anything is read, checked or deleted.
     await preflightTargets(targets);
     const policy = resolvePolicy(options.policy ?? {});
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
+    // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
+    store = options.cache == null ? null : VerdictCache.open(resolve(cwd, options.cache), { clock });
     lock = await prepareTargets(targets, options, fs, stop, state);
+    ids = IdIndex.createAt(scratchPathFor(targets.manifestPath, "ids"));
     await options.hooks?.beforeRead?.();
-    const read = await readInput(options, targets, policy, ids, stop);
+    const read = await readInput(options, targets, policy, ids as RecordIdIndex, stop);
     let run: StreamedRun | null = null;
     try {
       const gating = runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
       // A gate waiting on a slow backend answers an abort now; its late outcome is dropped.
       gating.catch(() => undefined);
       const gate = signal ? await Promise.race([gating, aborted(signal)]) : await gating;
+      const cache = store === null ? undefined : runCache(store, pipeline, gate, options.hooks?.onCacheNote);
       run = await streamIngestRun(pipeline, read, {
+        ...(cache ? { cache } : {}),
         policy,
         gate,
         concurrency: options.concurrency ?? 1,
         maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
         manifestPath: targets.manifestPath,
         exportPath: targets.exportPath,
-        ids,
+        ids: ids as RecordIdIndex,
         clock,
         startedAt: clock(),
         ...(signal ? { signal } : {}),
@@ -332,7 +366,8 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     throw state.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
-    ids.close();
+    ids?.close();
+    store?.close();
     await lock?.release();
   }
 }

@@ -2,7 +2,8 @@
 // record first used an id (for `--unique-ids` and the repeated-id warning) and whether an id
 // digest was seen before (for counts.duplicate_ids).
 //
-// `MemoryIdIndex` keeps every key in a Map; it serves runs held in memory and tests.
+// A streamed run uses the on-disk IdIndex (src/cache/id-index.ts), so memory does not grow
+// with the number of ids.
 
 /** Remembers keys in input order and answers which index first used each. */
 export interface RecordIdIndex {
@@ -10,20 +11,4 @@ export interface RecordIdIndex {
   firstIndex(key: string, index: number): number;
   /** Frees the index (its file, for one on disk). Never throws. */
   close(): void;
-}
-
-/** A RecordIdIndex in memory. */
-export class MemoryIdIndex implements RecordIdIndex {
-  private readonly first = new Map<string, number>();
-
-  firstIndex(key: string, index: number): number {
-    const seen = this.first.get(key);
-    if (seen !== undefined) return seen;
-    this.first.set(key, index);
-    return index;
-  }
-
-  close(): void {
-    this.first.clear();
-  }
 }

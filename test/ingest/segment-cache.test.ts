@@ -62,7 +62,7 @@ describe("issue 14 cache: the segment verdict cache of a run", () => {
       const store = new MapStore();
       const cache = segmentVerdictCache(store);
       cache.store(SHA, result);
-      const entry = store.entries.get(SHA) as StoredVerdict & { value: Record<string, unknown> };
+      const entry = store.entries.get(SHA) as StoredVerdict & { state: string; value: Record<string, unknown> };
       entry.value["state"] = "pass";
       expect(cache.lookup(SHA)).toBeNull();
       store.entries.set(SHA, { ...entry, checkedAt: "yesterday" });
