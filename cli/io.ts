@@ -135,7 +135,7 @@ export function watchOutput(stream: Writable, name: string): { failure(): Error 
 }
 
 /** Writes and waits until the stream accepted the data (so exit codes never cut output short). */
-export function writeOut(stream: Writable, text: string): Promise<void> {
+export function writeOut(stream: Writable, text: string | Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (error: Error): void => {
       const watched = watchedNames.get(stream);
