@@ -100,24 +100,42 @@ const BatchRestSchema = BatchDocumentSchema.omit({ items: true });
 /** The scratch files of one run are named after this, in the scratch directory. */
 const SCRATCH_NAME = "little-canary-screen";
 
+/**
+ * The next item of `iterator`, or the signal's reason as soon as it aborts. The abort listener
+ * lives only while this one read waits (a race against one long-lived promise would keep every
+ * chunk ever read reachable from that promise's reactions).
+ */
+function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  return new Promise((resolvePromise, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    iterator.next().then(
+      (result) => {
+        signal.removeEventListener("abort", onAbort);
+        resolvePromise(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** `source`, ending with the signal's reason as soon as it aborts, even while a read waits. */
 async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal?.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
   try {
     for (;;) {
-      const next = signal === undefined ? await iterator.next() : await Promise.race([iterator.next(), aborted]);
+      const next = signal === undefined ? await iterator.next() : await nextOrAbort(iterator, signal);
       if (next.done === true) return;
       yield next.value;
     }
   } finally {
-    signal?.removeEventListener("abort", onAbort);
     // A read still waiting (a terminal) is not awaited: the source is closed once it returns.
     if (signal?.aborted) void iterator.return?.()?.catch(() => undefined);
     else await iterator.return?.();
