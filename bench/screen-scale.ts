@@ -1,24 +1,22 @@
 // bench:screen-scale — memory of `little-canary screen` at scale: 10,000 and then 100,000
 // generated items (200–4,000 characters, a third of them objects with an id and a source)
-// through the real CLI entry (`runMain`, stdout to a file) against the bench stand-in canary
+// through the built CLI (`dist/cli/main.js`, stdout to a file) against the bench stand-in canary
 // answering at once (0 ms), at --concurrency 16 with --max-items 0 and --max-total-bytes 0. Each
-// run is its own child process, so its peak RSS (`process.resourceUsage().maxRSS`) is its own.
+// run is its own process; its peak RSS (`process.resourceUsage().maxRSS`, written at exit by the
+// preloaded _peak-rss.js) is its own.
 // Targets: peak RSS below 256 MB at 100,000 items, and within 1.2× of the 10,000-item run.
 // Last line:
 //   items_10k_per_s=… rss_10k_mb=… items_100k_per_s=… rss_100k_mb=… rss_ratio=… target_met=true|false
 // Stand-in figures, not model figures. Usage: npm run bench:screen-scale [-- --items N --small N --write-doc]
-import { fork } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { processIo } from "../cli/io.js";
-import { runMain } from "../cli/program.js";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { machineLine, writeSection } from "./_perf-doc.js";
 import { startBenchStandIn } from "./_standin.js";
 
-const CHILD_FLAG = "--screen-scale-child";
 const CONCURRENCY = 16;
 const RSS_LIMIT_MB = 256;
 const RSS_RATIO_LIMIT = 1.2;
@@ -64,31 +62,31 @@ async function writeItems(path: string, count: number): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
 
-/** One measured run, in a fresh child process. */
-function measure(file: string, url: string, items: number, dir: string): Promise<RunFigures> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG, file, url, join(dir, `out-${items}.json`), String(items)], {
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    child.once("message", (message) => resolve(message as RunFigures));
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      if (code !== 0) reject(new Error(`measuring child exited with ${code}`));
-    });
-  });
-}
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** dist/bench → the built CLI entry and the peak-RSS preload beside this script. */
+const CLI_ENTRY = join(HERE, "..", "cli", "main.js");
+const PEAK_RSS_PRELOAD = pathToFileURL(join(HERE, "_peak-rss.js")).href;
 
-async function child(file: string, url: string, outPath: string, items: number): Promise<void> {
-  const stdout = createWriteStream(outPath);
-  const io = { ...processIo(), stdout, stderrIsTTY: false };
+/** One measured run of the CLI, in a fresh process. */
+async function measure(file: string, url: string, items: number, dir: string): Promise<RunFigures> {
+  const outPath = join(dir, `out-${items}.json`);
+  const rssPath = join(dir, `rss-${items}.txt`);
   const args = ["screen", file, "--ollama-url", url, "--timeout", "60", "--concurrency", String(CONCURRENCY), "--max-items", "0", "--max-total-bytes", "0"];
+  const out = await open(outPath, "w");
   const started = performance.now();
-  const exitCode = await runMain(args, io);
+  const exitCode = await new Promise<number>((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--import", PEAK_RSS_PRELOAD, CLI_ENTRY, ...args], {
+      env: { PATH: process.env["PATH"] ?? "", LC_PEAK_RSS_FILE: rssPath },
+      stdio: ["ignore", out.fd, "inherit"],
+    });
+    child.once("error", reject);
+    child.once("exit", (code) => resolvePromise(code ?? -1));
+  });
   const seconds = (performance.now() - started) / 1000;
-  await new Promise<void>((resolve) => stdout.end(resolve));
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  await out.close();
+  const peakRssMb = Number(await readFile(rssPath, "utf8")) / 1024;
   const documentBytes = (await stat(outPath)).size;
-  process.send?.({ items, seconds, exitCode, peakRssMb, documentBytes } satisfies RunFigures, () => process.exit(0));
+  return { items, seconds, exitCode, peakRssMb, documentBytes };
 }
 
 const line = (run: RunFigures): string =>
@@ -140,15 +138,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === CHILD_FLAG) {
-  const [file, url, outPath, items] = process.argv.slice(3) as [string, string, string, string];
-  child(file, url, outPath, Number(items)).catch((error: unknown) => {
-    console.error(`bench:screen-scale child failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  });
-} else {
-  main().catch((error: unknown) => {
-    console.error(`bench:screen-scale failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  });
-}
+main().catch((error: unknown) => {
+  console.error(`bench:screen-scale failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});
