@@ -150,6 +150,20 @@ async function* copiedTo(source: AsyncIterable<Uint8Array>, copy: ScratchFile): 
   }
 }
 
+/**
+ * `source`, refused as a changed input as soon as it brings more bytes than the first read did:
+ * a file that grew between the reads must not have its new items checked before the digest
+ * comparison refuses it.
+ */
+async function* atMost(source: AsyncIterable<Uint8Array>, bytes: number): AsyncGenerator<Uint8Array> {
+  let seen = 0;
+  for await (const chunk of source) {
+    seen += chunk.byteLength;
+    if (seen > bytes) throw changedInput();
+    yield chunk;
+  }
+}
+
 /** The items of the second pass, refused as a changed input if the reader finds a problem now. */
 async function* itemsOf(records: AsyncIterable<RawRecord>): AsyncGenerator<ScreenItem> {
   for await (const record of records) {
@@ -196,7 +210,7 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     const check = itemChecker(pipeline, { breaker, ...(options.cache ? { cache: options.cache } : {}) });
     let second: ScanOutcome | null = null;
     const again = copy !== null ? copy.chunks() : fromFile(inputPath as string);
-    const records = pullRecords(untilAborted(again, signal), read, (outcome) => {
+    const records = pullRecords(atMost(untilAborted(again, signal), first.bytesRead), read, (outcome) => {
       second = outcome;
     });
     const total = first.records;

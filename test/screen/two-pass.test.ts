@@ -82,6 +82,17 @@ describe("screenFile two passes", () => {
     expect(written).toEqual([]);
   });
 
+  it("issue 14 screen streams: the new items of a file that grew between the reads are never checked", async () => {
+    const path = join(dir, "in.jsonl");
+    await writeFile(path, lines(5));
+    const pipeline = countingPipeline();
+    const run = screenFile({ input: path, pipeline, output, scratchDir: scratch, afterRead: () => writeFile(path, lines(5_000)) });
+    await expect(run).rejects.toMatchObject({ code: "input_refused", message: expect.stringMatching(/input changed/) });
+    expect(pipeline.calls).toBeLessThanOrEqual(5);
+    expect(written).toEqual([]);
+    expect(await spools()).toEqual([]);
+  });
+
   it("issue 14 screen streams: stdin is copied to a 0600 .spool file in the scratch dir, read back, and removed", async () => {
     let seen: string[] = [];
     let mode = 0;
