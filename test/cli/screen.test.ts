@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
@@ -171,6 +171,7 @@ describe("screen streams (issue 14)", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("interrupted; nothing printed");
     expect(await readdir(scratch)).toEqual([]);
+    await rm(scratch, { recursive: true, force: true });
   });
 
   it("issue 14 screen streams: an unusable --scratch-dir refuses stdin input and names the path", async () => {
