@@ -52,9 +52,10 @@ function screenCommand(io: CliIo, state: RunState): Command {
     .argument("[input]", "JSONL file, or - for stdin", "-");
   addCanaryFlags(command, "full")
     .option("--fail-closed", "deny (safe:false) items whose behavioural coverage failed or did not run")
-    .option("--max-items <n>", "most items accepted", nonNegativeIntArg, 1000)
+    .option("--max-items <n>", "most items accepted (0: no limit)", nonNegativeIntArg, 1000)
     .option("--max-item-bytes <n>", "most UTF-8 bytes of one item's text (ceiling 67108864)", nonNegativeIntArg, 65536)
-    .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts together", nonNegativeIntArg, 8388608)
+    .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts together (0: no limit)", nonNegativeIntArg, 8388608)
+    .option("--scratch-dir <dir>", "where the scratch files go: a copy of stdin, the items until the end (default: $TMPDIR, else the OS temp dir)")
     .option("--concurrency <n>", "pipeline checks run at once (output is identical for any value)", positiveIntArg, 1)
     .option(
       "--max-canary-failures <n>",
@@ -68,6 +69,11 @@ function screenCommand(io: CliIo, state: RunState): Command {
 Exit codes: 0 every item passed with both layers exercised; 1 any item blocked or flagged;
 2 refused or empty input, or any item degraded or unexercised (this wins over 1).
 Item text is never printed: items carry index, id, source, sha256 and length.
+The whole batch is validated before the first check: a file is read twice (a file that
+changes in between is refused), stdin is copied to a scratch file and read back. The
+document is streamed to stdout once every item is checked; memory does not grow with the
+batch. --max-items and --max-total-bytes are policy limits: 0 given explicitly means no
+limit (the defaults stay 1000 items and 8388608 bytes).
 ${LONG_TEXT_HELP}
 
 Examples:

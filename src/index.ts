@@ -105,6 +105,8 @@ export { admitScreenInputs, BatchRefusedError, type ScreenInput, type ScreenItem
 export { batchState } from "./screen/state.js";
 /** File-based screening: what `little-canary screen` runs (read strictly, admit, screen). */
 export { screenFile, InputRefusedError, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
+export { summarizeBatch, type BatchSummary } from "./screen/tally.js";
+export type { ItemVerdictCache } from "./screen/check-item.js";
 export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
 export {
   CanaryCircuitBreaker,

@@ -28,18 +28,21 @@ export class BatchRefusedError extends LittleCanaryError {
   }
 }
 
+/** The item of one reader record; refuses (BatchRefusedError) a record with a problem. */
+export function itemFromRecord(record: RawRecord): ScreenItem {
+  const problem = record.problems[0];
+  if (problem) throw new BatchRefusedError(problem.code, problem.message);
+  return Object.freeze({
+    index: record.index,
+    id: typeof record.id === "string" ? record.id : null,
+    source: typeof record.source === "string" ? record.source : null,
+    text: record.text as string,
+  });
+}
+
 /** Items from reader records; refuses on the first record-level problem. */
 export function itemsFromRecords(records: readonly RawRecord[]): ScreenItem[] {
-  return records.map((record) => {
-    const problem = record.problems[0];
-    if (problem) throw new BatchRefusedError(problem.code, problem.message);
-    return Object.freeze({
-      index: record.index,
-      id: typeof record.id === "string" ? record.id : null,
-      source: typeof record.source === "string" ? record.source : null,
-      text: record.text as string,
-    });
-  });
+  return records.map(itemFromRecord);
 }
 
 /** Validates in-memory inputs with the reader's rules and limits (the one in-memory admission). */

@@ -1,20 +1,37 @@
 // `screenFile`: a JSONL batch from a file (or stream) screened as one library call, the work
-// behind `little-canary screen`. It validates the reader limits, reads strictly (stopping at the
-// first record-level problem, because the batch is refused on any), screens the items and
-// returns the batch document with the circuit breaker's trip. A refused input throws
-// InputRefusedError (`input_refused`); nothing is printed or written here.
-import { resolve } from "node:path";
+// behind `little-canary screen`, in memory bounded by the concurrency, never by the batch's size.
+//
+// 1. First pass: the whole input is read strictly (`scanRecords`, stopping at the first record
+//    problem, because the batch is refused on any) and nothing is kept but its size and
+//    SHA-256; a stream (stdin) is copied to a scratch file on the way, since it cannot be read
+//    twice. A refused batch throws InputRefusedError before the first check.
+// 2. Second pass: the file (or the copy) is read again and each item checked, at most
+//    `concurrency` at once, in input order; each finished item's canonical text is appended to
+//    a scratch file and counted. The input must hash to the first pass's digest, or the batch
+//    is refused: what was admitted is what was checked.
+// 3. The document, the frame of its counts and total around the spooled items, is copied to
+//    `output`; its bytes are the ones the in-memory `serializeBatch(screenBatch(…))` gives.
+// Scratch files are removed whatever happens (success, refusal, error, abort).
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
+import { canonicalJsonAt, canonicalObjectFrame } from "../core/canonical.js";
 import { LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
-import { readRecords } from "../jsonl/read.js";
+import { BatchDocumentSchema, BatchItemSchema } from "../documents/schemas.js";
+import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
+import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import type { BatchDocument } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
-import { itemsFromRecords } from "./admit.js";
-import { screenItems } from "./screen-batch.js";
+import { mapOrderedStream } from "../schedule/map-ordered.js";
+import { ArraySpool, frameDocument } from "../spool/framed-document.js";
+import { ScratchFile } from "../spool/scratch-file.js";
+import { itemFromRecord, type ScreenItem } from "./admit.js";
+import { itemChecker, type ItemVerdictCache } from "./check-item.js";
+import { pullRecords } from "./record-stream.js";
+import { BatchTally, type BatchSummary } from "./tally.js";
 
 /** The batch input was refused (a reader limit, a malformed record) or the run was interrupted. */
 export class InputRefusedError extends LittleCanaryError {
@@ -24,6 +41,7 @@ export class InputRefusedError extends LittleCanaryError {
   }
 }
 
+/** Options of `screenFile`. */
 export interface ScreenFileOptions {
   /** The JSONL input: a path (resolved against `cwd`) or a stream. */
   readonly input: string | Readable;
@@ -32,13 +50,25 @@ export interface ScreenFileOptions {
    * reported before a bad pipeline setting, as the CLI does).
    */
   readonly pipeline: Pick<SecurityPipeline, "check"> | (() => Pick<SecurityPipeline, "check">);
-  /** Reader limits over the defaults (most items, bytes of one text, bytes of all texts…). */
+  /**
+   * Receives the batch document's bytes in order (its canonical JSON, no trailing newline),
+   * once every item is checked; each call is awaited, so a slow reader slows the copy.
+   */
+  readonly output: (chunk: Uint8Array) => Promise<void>;
+  /** Reader limits over the defaults (most items, bytes of one text, bytes of all texts…); 0 for `maxItems` or `maxTotalBytes` is no limit. */
   readonly limits?: Partial<ReaderLimits>;
   /** Items checked at once (default 1); the document is the same for any value. */
   readonly concurrency?: number;
   /** Consecutive unreachable/timeout canary failures that stop the canary calls (default 5; 0 never). */
   readonly maxCanaryFailures?: number;
-  /** Aborting stops the screening and rejects with the signal's reason. */
+  /**
+   * Directory of the scratch files (the copy of a stream input, the spooled items), resolved
+   * against `cwd`. Default: the OS temporary directory (`os.tmpdir()`, which honours TMPDIR).
+   */
+  readonly scratchDir?: string;
+  /** A verdict cache around each item's check (see check-item.ts); none by default. */
+  readonly cache?: ItemVerdictCache;
+  /** Aborting stops the reading or the screening and rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /** Called once the settings are valid, just before the input is read. */
   readonly beforeRead?: () => void | Promise<void>;
@@ -46,34 +76,171 @@ export interface ScreenFileOptions {
   readonly afterRead?: (itemCount: number) => void | Promise<void>;
   /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Called once every item is checked, just before the document is copied to `output`. */
+  readonly beforeOutput?: (summary: BatchSummary, circuitOpen: BreakerTrip | null) => void | Promise<void>;
   /** Directory a relative input path is resolved against (default: the process's). */
   readonly cwd?: string;
 }
 
+/** What `screenFile` wrote, in numbers. */
 export interface ScreenFileResult {
-  /** The little-canary-batch/v1 document (no item text: hashes and lengths only). */
-  readonly document: BatchDocument;
+  /** The document's total and counts, and the facts of its canary warning. */
+  readonly summary: BatchSummary;
   /** Set when the circuit breaker opened part-way: the rest of the items were not sent. */
   readonly circuitOpen: BreakerTrip | null;
+  /** SHA-256 (hex) of the document's bytes as written to `output`. */
+  readonly sha256: string;
+  /** Bytes written to `output`. */
+  readonly size: number;
 }
 
-/** Reads, admits and screens a JSONL batch; throws InputRefusedError when the input is refused. */
+/** The members of a batch document other than its items, checked on their own. */
+const BatchRestSchema = BatchDocumentSchema.omit({ items: true });
+
+/** The scratch files of one run are named after this, in the scratch directory. */
+const SCRATCH_NAME = "little-canary-screen";
+
+/**
+ * The next item of `iterator`, or the signal's reason as soon as it aborts. The abort listener
+ * lives only while this one read waits (a race against one long-lived promise would keep every
+ * chunk ever read reachable from that promise's reactions).
+ */
+function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  return new Promise((resolvePromise, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    iterator.next().then(
+      (result) => {
+        signal.removeEventListener("abort", onAbort);
+        resolvePromise(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** `source`, ending with the signal's reason as soon as it aborts, even while a read waits. */
+async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = signal === undefined ? await iterator.next() : await nextOrAbort(iterator, signal);
+      if (next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    // A read still waiting (a terminal) is not awaited: the source is closed once it returns.
+    if (signal?.aborted) void iterator.return?.()?.catch(() => undefined);
+    else await iterator.return?.();
+  }
+}
+
+/** `source`, each chunk appended to `copy` before it is passed on. */
+async function* copiedTo(source: AsyncIterable<Uint8Array>, copy: ScratchFile): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    await copy.append(chunk);
+    yield chunk;
+  }
+}
+
+/**
+ * `source`, refused as a changed input as soon as it brings more bytes than the first read did:
+ * a file that grew between the reads must not have its new items checked before the digest
+ * comparison refuses it.
+ */
+async function* atMost(source: AsyncIterable<Uint8Array>, bytes: number): AsyncGenerator<Uint8Array> {
+  let seen = 0;
+  for await (const chunk of source) {
+    seen += chunk.byteLength;
+    if (seen > bytes) throw changedInput();
+    yield chunk;
+  }
+}
+
+/** The items of the second pass, refused as a changed input if the reader finds a problem now. */
+async function* itemsOf(records: AsyncIterable<RawRecord>): AsyncGenerator<ScreenItem> {
+  for await (const record of records) {
+    if (record.problems.length > 0) throw changedInput();
+    yield itemFromRecord(record);
+  }
+}
+
+const changedInput = (): InputRefusedError =>
+  new InputRefusedError("the input changed while it was being screened (its second read differs from the first); nothing printed");
+
+/** Reads, admits and screens a JSONL batch and writes its document; throws InputRefusedError when the input is refused. */
 export async function screenFile(options: ScreenFileOptions): Promise<ScreenFileResult> {
   const limits: ReaderLimits = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(options.limits ?? {}) });
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be a positive integer");
   await options.beforeRead?.();
-  const inputPath = typeof options.input === "string" ? resolve(options.cwd ?? process.cwd(), options.input) : null;
-  const source = inputPath !== null ? fromFile(inputPath) : fromNodeStream(options.input as Readable);
-  const outcome = await readRecords(source, { kind: "screen", limits, stopOnRecordProblem: true });
-  if (!outcome.ok) throw new InputRefusedError(refusalInInput(outcome.refusal.message, inputPath));
-  const items = itemsFromRecords(outcome.records);
-  await options.afterRead?.(items.length);
-  const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
-  const document = await screenItems(items, pipeline, {
-    concurrency: options.concurrency ?? 1,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    breaker,
-  });
-  return { document, circuitOpen: breaker.trip };
+  const cwd = options.cwd ?? process.cwd();
+  const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
+  const scratchTarget = join(resolve(cwd, options.scratchDir ?? tmpdir()), SCRATCH_NAME);
+  const { signal } = options;
+  const read: ReadOptions = { kind: "screen", limits, stopOnRecordProblem: true };
+  let copy: ScratchFile | null = null;
+  let items: ArraySpool | null = null;
+  try {
+    // First pass: validation only.
+    let source: AsyncIterable<Uint8Array>;
+    if (inputPath !== null) source = fromFile(inputPath);
+    else {
+      copy = await ScratchFile.create(scratchTarget, "input");
+      source = copiedTo(fromNodeStream(options.input as Readable), copy);
+    }
+    const first = await scanRecords(untilAborted(source, signal), read, () => undefined);
+    if (!first.ok) throw new InputRefusedError(refusalInInput(first.refusal.message, inputPath));
+    await copy?.seal();
+    await options.afterRead?.(first.records);
+
+    // Second pass: the checks, each finished item spooled in order.
+    items = await ArraySpool.create(scratchTarget, "items");
+    const spool = items;
+    const tally = new BatchTally();
+    const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
+    const check = itemChecker(pipeline, { breaker, ...(options.cache ? { cache: options.cache } : {}) });
+    let second: ScanOutcome | null = null;
+    const again = copy !== null ? copy.chunks() : fromFile(inputPath as string);
+    const records = pullRecords(atMost(untilAborted(again, signal), first.bytesRead), read, (outcome) => {
+      second = outcome;
+    });
+    const total = first.records;
+    await mapOrderedStream(
+      itemsOf(records),
+      check,
+      async (item, index) => {
+        await spool.append(canonicalJsonAt(BatchItemSchema, item, ["items", index]));
+        tally.add(item);
+      },
+      {
+        concurrency,
+        ...(signal ? { signal } : {}),
+        ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),
+      },
+    );
+    const reread = second as ScanOutcome | null;
+    if (reread === null || !reread.ok || reread.inputSha256 !== first.inputSha256 || reread.bytesRead !== first.bytesRead) throw changedInput();
+    await spool.seal();
+
+    // The document: its counts and total framed around the spooled items.
+    const rest = tally.rest();
+    canonicalJsonAt(BatchRestSchema, rest, []);
+    const document = await frameDocument(canonicalObjectFrame(rest, "items"), spool);
+    const summary = tally.summary();
+    await options.beforeOutput?.(summary, breaker.trip);
+    await document.writeTo(options.output);
+    return { summary, circuitOpen: breaker.trip, sha256: document.sha256, size: document.size };
+  } finally {
+    await items?.remove();
+    await copy?.remove();
+  }
 }

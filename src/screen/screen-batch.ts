@@ -1,17 +1,15 @@
 // screenBatch: one independent pipeline check per item, up to `concurrency` at once, results in
 // input order. There is no batch verdict: each item carries its own state and verdict, and the
 // document never contains item text (only its SHA-256 and code-point length).
-import { createHash } from "node:crypto";
 import { canonicalJson } from "../core/canonical.js";
-import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, type BatchState } from "../documents/schemas.js";
+import { BatchDocumentSchema, type BatchDocument } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
-import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, canaryProfile, observeCanary, type CanaryProfile } from "../schedule/circuit-breaker.js";
-import { codePointLength } from "../core/codepoints.js";
+import { CanaryCircuitBreaker } from "../schedule/circuit-breaker.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
-import { batchState } from "./state.js";
+import { itemChecker, type ItemVerdictCache } from "./check-item.js";
+import { BatchTally } from "./tally.js";
 
 /** Options of `screenBatch` and `screenItems`. */
 export interface ScreenOptions {
@@ -27,37 +25,8 @@ export interface ScreenOptions {
    * the default threshold.
    */
   readonly breaker?: CanaryCircuitBreaker;
-}
-
-type BatchItem = BatchDocument["items"][number];
-
-async function screenItem(
-  item: ScreenItem,
-  pipeline: Pick<SecurityPipeline, "check">,
-  breaker: CanaryCircuitBreaker,
-  profile: CanaryProfile,
-): Promise<BatchItem> {
-  const provenance = {
-    index: item.index,
-    id: item.id,
-    source: item.source,
-    sha256: createHash("sha256").update(item.text, "utf8").digest("hex"),
-    length: codePointLength(item.text),
-  };
-  if (breaker.open && !(profile.skipsCanaryOn?.(item.text) ?? false)) {
-    return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
-  }
-  try {
-    const verdict = await pipeline.check(item.text);
-    if (!isGenuineVerdict(verdict)) throw new TypeError("check did not return a PipelineVerdict");
-    const record = verdict.toRecord();
-    breaker.record(observeCanary(record));
-    return { ...provenance, state: batchState(verdict), verdict: record };
-  } catch (error) {
-    // An item whose check failed was not screened: degraded, with only the error's class name.
-    const name = error instanceof Error ? error.constructor.name : "Error";
-    return { ...provenance, state: "degraded", error: name };
-  }
+  /** A verdict cache around each item's check (see check-item.ts); none by default. */
+  readonly cache?: ItemVerdictCache;
 }
 
 /** Screens already-admitted items (see admit.ts) and returns the batch document. */
@@ -66,17 +35,15 @@ export async function screenItems(
   pipeline: Pick<SecurityPipeline, "check">,
   options: ScreenOptions = {},
 ): Promise<BatchDocument> {
-  const breaker = options.breaker ?? new CanaryCircuitBreaker();
-  const profile = canaryProfile(pipeline);
-  const results = await mapOrdered(items, (item) => screenItem(item, pipeline, breaker, profile), {
+  const check = itemChecker(pipeline, { breaker: options.breaker ?? new CanaryCircuitBreaker(), ...(options.cache ? { cache: options.cache } : {}) });
+  const results = await mapOrdered(items, (item) => check(item), {
     concurrency: options.concurrency ?? 1,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
-  const counts = Object.fromEntries(BATCH_STATES.map((state) => [state, 0])) as Record<BatchState, number>;
-  for (const result of results) counts[result.state as BatchState] += 1;
-  const document = { schema: BATCH_SCHEMA, total: results.length, counts, items: results };
-  return BatchDocumentSchema.parse(document) as BatchDocument;
+  const tally = new BatchTally();
+  for (const result of results) tally.add(result);
+  return BatchDocumentSchema.parse({ ...tally.rest(), items: results }) as BatchDocument;
 }
 
 /** Library entry: validate `records` all-or-nothing, then screen them. */
@@ -88,13 +55,16 @@ export async function screenBatch(
   return screenItems(admitScreenInputs(records, options.limits), pipeline, options);
 }
 
-/** Canonical JSON of a batch document (manifest/canonical.ts): the exact bytes `screen` prints. */
+/** Canonical JSON of a batch document (core/canonical.ts): the exact bytes `screen` prints. */
 export function serializeBatch(document: BatchDocument): string {
   return canonicalJson(BatchDocumentSchema, document);
 }
 
-/** Exit code of `screen`: 2 for an empty batch or any degraded/unexercised item, else 1 for any block/flag, else 0. */
-export function batchExitCode(document: BatchDocument): 0 | 1 | 2 {
+/**
+ * Exit code of `screen`: 2 for an empty batch or any degraded/unexercised item, else 1 for any
+ * block/flag, else 0. Takes a document or the summary of a streamed one.
+ */
+export function batchExitCode(document: Pick<BatchDocument, "total" | "counts">): 0 | 1 | 2 {
   if (document.total === 0) return 2;
   if (document.counts.degraded > 0 || document.counts.unexercised > 0) return 2;
   if (document.counts.block > 0 || document.counts.flag > 0) return 1;

@@ -1,4 +1,4 @@
-// A scratch file: text appended in order, buffered, then read back in chunks and removed. Runs
+// A scratch file: text or bytes appended in order, buffered, then read back in chunks and removed. Runs
 // too large to hold in memory (a manifest of millions of records) keep their pieces here until
 // the whole can be framed and published.
 //
@@ -8,6 +8,7 @@
 // created exclusively with mode 0600 and never fsynced: it is not a result, and a run that
 // stops before publishing throws it away.
 import { randomBytes } from "node:crypto";
+import { unlinkSync } from "node:fs";
 import { type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
@@ -31,13 +32,33 @@ const reason = (error: unknown): string => {
   return typeof code === "string" ? code : error instanceof Error ? error.message : "unknown error";
 };
 
+// Scratch files not yet removed. A process that ends through process.exit (a second Ctrl-C
+// forcing the exit while a run is still unwinding) runs no async cleanup, so they are unlinked
+// synchronously on the way out; only a process killed outright (SIGKILL) leaves one behind.
+const live = new Set<string>();
+let sweepInstalled = false;
+function track(path: string): void {
+  live.add(path);
+  if (sweepInstalled) return;
+  sweepInstalled = true;
+  process.once("exit", () => {
+    for (const left of live) {
+      try {
+        unlinkSync(left);
+      } catch {
+        // Already gone, or not ours to remove any more: nothing else can be done at exit.
+      }
+    }
+  });
+}
+
 /** The path of a scratch file for `target`: `.<name>.<random>.<label>.spool` beside it. */
 export function scratchPathFor(target: string, label: string): string {
   return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.${label}${SCRATCH_SUFFIX}`);
 }
 
 /**
- * Text appended in order to a file beside `target`. `append` buffers and writes a megabyte at a
+ * Text or bytes appended in order to a file beside `target`. `append` buffers and writes a megabyte at a
  * time (awaiting the write, so a slow disk slows the producer instead of filling memory);
  * `seal` flushes and closes; `chunks` reads the bytes back; `remove` deletes the file (safe to
  * call at any point, and more than once).
@@ -59,7 +80,9 @@ export class ScratchFile {
   static async create(target: string, label: string): Promise<ScratchFile> {
     const path = scratchPathFor(target, label);
     try {
-      return new ScratchFile(path, await open(path, "wx", 0o600));
+      const file = new ScratchFile(path, await open(path, "wx", 0o600));
+      track(path);
+      return file;
     } catch (error) {
       throw new ScratchFileError(`could not create the scratch file ${path} (${reason(error)})`, { cause: error });
     }
@@ -70,10 +93,10 @@ export class ScratchFile {
     return this.written + this.pendingBytes;
   }
 
-  /** Appends `text` as UTF-8. */
-  async append(text: string): Promise<void> {
+  /** Appends `data`: a string as UTF-8, bytes as they are (copied, so the caller may reuse its buffer). */
+  async append(data: string | Uint8Array): Promise<void> {
     if (this.sealed) throw new ScratchFileError(`scratch file ${this.path} is already sealed`);
-    const bytes = Buffer.from(text, "utf8");
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
     this.pending.push(bytes);
     this.pendingBytes += bytes.byteLength;
     if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
@@ -144,6 +167,7 @@ export class ScratchFile {
     this.sealed = true;
     await handle?.close().catch(() => undefined);
     await unlink(this.path).catch(() => undefined);
+    live.delete(this.path);
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
@@ -131,5 +131,55 @@ describe("screen output", () => {
     expect(strip(eight.stdout)).toBe(strip(one.stdout));
     expect(eight.code).toBe(one.code);
     expect(ollama.maxConcurrentChats).toBeGreaterThan(1);
+  });
+});
+
+describe("screen streams (issue 14)", () => {
+  it("issue 14 limits: --max-items 0 and --max-total-bytes 0 given explicitly mean no limit; the defaults stay", async () => {
+    const many = `${Array.from({ length: 1_001 }, (_, i) => JSON.stringify(`note ${i}`)).join("\n")}\n`;
+    const refused = await screen(["-", "--no-canary"], many);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/limit of 1000 items \(--max-items\)/);
+    const unlimited = await screen(["-", "--no-canary", "--max-items", "0"], many);
+    expect(JSON.parse(unlimited.stdout).total).toBe(1_001);
+    const big = `${Array.from({ length: 130 }, (_, i) => JSON.stringify(`${i} ${"the river ".repeat(6_500)}`)).join("\n")}\n`;
+    const tooBig = await screen(["-", "--no-canary"], big);
+    expect(tooBig.stderr).toMatch(/limit of 8388608 total bytes \(--max-total-bytes\)/);
+    const noTotal = await screen(["-", "--no-canary", "--max-total-bytes", "0"], big);
+    expect(JSON.parse(noTotal.stdout).total).toBe(130);
+  }, 60_000);
+
+  it("issue 14 limits: screen --help says what 0 means and where the scratch files go", async () => {
+    const help = await runCli(["screen", "--help"]);
+    expect(help.stdout).toMatch(/--max-items <n>\s+most items accepted \(0: no\s+limit\)/);
+    expect(help.stdout).toMatch(/--max-total-bytes <n>[\s\S]*\(0: no\s+limit\)/);
+    expect(help.stdout).toContain("--scratch-dir <dir>");
+    expect(help.stdout).toMatch(/validated before the first check/);
+  });
+
+  it("issue 14 screen streams: Ctrl-C during the checks exits 2, prints nothing on stdout and leaves no scratch file", async () => {
+    const scratch = await mkdtemp(join(tmpdir(), "lc-screen-scratch-"));
+    ollama.setLatency(5_000);
+    const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
+    const stdin = `${Array.from({ length: 10 }, (_, i) => JSON.stringify(`question ${i}`)).join("\n")}\n`;
+    const running = runCli(["screen", "-", "--ollama-url", ollama.url, "--timeout", "30", "--concurrency", "2", "--scratch-dir", scratch], { stdin, signals });
+    while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await readdir(scratch)).filter((name) => name.endsWith(".spool"))).toHaveLength(2);
+    signals.trigger?.("SIGINT");
+    const run = await running;
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("interrupted; nothing printed");
+    expect(await readdir(scratch)).toEqual([]);
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it("issue 14 screen streams: an unusable --scratch-dir refuses stdin input and names the path", async () => {
+    const run = await screen(["-", "--no-canary", "--scratch-dir", "/nonexistent/lc-scratch"], '"hello"\n');
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(
+      /^error: could not create the scratch file \/nonexistent\/lc-scratch\/\.little-canary-screen\.[0-9a-f]+\.input\.spool \(ENOENT\)/,
+    );
   });
 });

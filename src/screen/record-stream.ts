@@ -1,0 +1,85 @@
+// The strict reader's records as an async iterable that is pulled, for the second pass of
+// `screenFile`: `scanRecords` pushes records to a callback, the checks pull items when a lane is
+// free. A small queue sits between the two and the read waits while it is full, so memory holds
+// at most QUEUE_RECORDS records (plus the reader's one line and chunk) whatever the input's size.
+// When the consumer stops early (a failure, an abort), the read is stopped and its source closed.
+import type { RawRecord } from "../jsonl/record.js";
+import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
+
+/** Records read ahead of the consumer at most. */
+const QUEUE_RECORDS = 64;
+
+/** Thrown into the reader when the consumer has gone, to stop it and close its source. */
+class ConsumerGone extends Error {}
+
+/**
+ * Yields the records `scanRecords` reads from `source`, in order, and hands its outcome (how
+ * much was read, or the refusal) to `onOutcome` once the read is over; the reader's own errors
+ * (a failed read) are thrown from the iteration.
+ */
+export async function* pullRecords(
+  source: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+  onOutcome: (outcome: ScanOutcome) => void,
+): AsyncGenerator<RawRecord> {
+  const queue: RawRecord[] = [];
+  let head = 0;
+  let gone = false;
+  let ended: { outcome: ScanOutcome } | { error: unknown } | null = null;
+  let wakeConsumer: (() => void) | null = null;
+  let wakeReader: (() => void) | null = null;
+  const wake = (which: "consumer" | "reader"): void => {
+    const resolve = which === "consumer" ? wakeConsumer : wakeReader;
+    if (which === "consumer") wakeConsumer = null;
+    else wakeReader = null;
+    resolve?.();
+  };
+  const reading = scanRecords(source, options, async (record) => {
+    if (gone) throw new ConsumerGone();
+    queue.push(record);
+    wake("consumer");
+    while (queue.length - head >= QUEUE_RECORDS && !gone) {
+      await new Promise<void>((resolve) => {
+        wakeReader = resolve;
+      });
+    }
+    if (gone) throw new ConsumerGone();
+  }).then(
+    (outcome) => {
+      ended = { outcome };
+    },
+    (error: unknown) => {
+      ended = { error };
+    },
+  );
+  void reading.then(() => wake("consumer"));
+  try {
+    for (;;) {
+      if (head < queue.length) {
+        const record = queue[head] as RawRecord;
+        queue[head] = undefined as unknown as RawRecord;
+        head++;
+        // Taken slots are dropped in batches, so the array never outgrows the queue bound.
+        if (head >= QUEUE_RECORDS || head === queue.length) {
+          queue.splice(0, head);
+          head = 0;
+        }
+        wake("reader");
+        yield record;
+        continue;
+      }
+      if (ended !== null) break;
+      await new Promise<void>((resolve) => {
+        wakeConsumer = resolve;
+      });
+    }
+    const end = ended as { outcome: ScanOutcome } | { error: unknown };
+    if ("error" in end) throw end.error;
+    onOutcome(end.outcome);
+  } finally {
+    gone = true;
+    wake("reader");
+    // The reader unwinds (closing its source) before the iteration is over.
+    await reading;
+  }
+}
