@@ -117,7 +117,8 @@ describe("id index", () => {
   });
 
   it("issue 14 ids: a directory that does not exist is refused with a typed error and leaves nothing", () => {
-    expect(() => IdIndex.create(join(dir, "missing"))).toThrow(UsageError);
+    // A directory that cannot hold the file is an I/O failure; bad options are the caller's.
+    expect(() => IdIndex.create(join(dir, "missing"))).toThrow(expect.objectContaining({ code: "io", message: expect.stringContaining("missing") }));
     expect(() => IdIndex.create(dir, { batchSize: 0 })).toThrow(UsageError);
     expect(() => IdIndex.create(dir, { filterBits: 3000 })).toThrow(UsageError);
     expect(readdirSync(dir)).toEqual([]);

@@ -40,6 +40,8 @@ const line = fc.oneof(
       { requiredKeys: ["text"] },
     )
     .map((record) => JSON.stringify(record)),
+  // Labelled records from a pool of two ids, so runs repeat ids often.
+  fc.record({ text, id: fc.constantFrom("a", "b") }).map((record) => JSON.stringify(record)),
   // Malformed records (held as such): an unknown key, a number id, text of the wrong type.
   text.map((t) => JSON.stringify({ text: t, extra: 1 })),
   fc.constant('{"text":"x","id":7}'),
