@@ -1,4 +1,4 @@
-// A rule may name a literal every one of its matches contains (`requires`), so a text without it
+// Shortcuts the filter takes must never change a result. A rule may name a literal every one of its matches contains (`requires`), so a text without it
 // is skipped without running the pattern. That is only sound if the pattern really cannot match
 // without the literal: these tests hold every such rule to it.
 import fc from "fast-check";
@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
 import { BUILTIN_RULES, ruleMatches } from "../../src/structural/rules.js";
 import { StructuralFilter } from "../../src/structural/filter.js";
+import { scanCharacters } from "../../src/structural/unicode.js";
 
 const withLiteral = BUILTIN_RULES.filter((rule) => rule.requires !== undefined);
 
@@ -55,5 +56,25 @@ describe("issue 14 overhead: a rule's required literal", () => {
     const filter = new StructuralFilter();
     expect(filter.check(`Summary: ${payload}`).reasons).toContain(L.BASE64_LONG);
     expect(filter.check(`Summary: ${payload.replaceAll("=", "")}`).reasons).not.toContain(L.BASE64_LONG);
+  });
+});
+
+describe("issue 14 overhead: the filter's shortcuts for plain ASCII and short texts", () => {
+  const plainAscii = fc.string({ unit: fc.constantFrom(..."\t\n\r !\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~".split("")), maxLength: 300 });
+
+  it("the character scan finds nothing in printable ASCII with tab, newline and CR", () => {
+    fc.assert(
+      fc.property(plainAscii, (text) => {
+        expect(scanCharacters(text)).toEqual({ control: false, suspiciousUnicode: false });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a text over the limit is still reported with its length in code points", () => {
+    const filter = new StructuralFilter({ maxInputLength: 10 });
+    expect(filter.check("\u{1F600}".repeat(6)).reasons).toEqual([]);
+    expect(filter.check("\u{1F600}".repeat(11)).reasons[0]).toBe(L.lengthReason(11, 10));
+    expect(filter.check("\u0001 abc").reasons).toContain(L.CONTROL);
   });
 });
