@@ -1,6 +1,7 @@
-// Shortcuts the filter takes must never change a result. A rule may name a literal every one of its matches contains (`requires`), so a text without it
-// is skipped without running the pattern. That is only sound if the pattern really cannot match
-// without the literal: these tests hold every such rule to it.
+// Shortcuts the filter takes must never change a result. A rule may name a literal every one of
+// its matches contains (`requires`), so a text without it is skipped without running the
+// pattern; that is only sound if the pattern really cannot match without the literal, and these
+// tests hold every such rule to it. The plain-ASCII and length shortcuts are held the same way.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
