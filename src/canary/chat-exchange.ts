@@ -5,7 +5,7 @@
 // never reach them.
 import { isPlainObject } from "../core/guards.js";
 import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
-import { serviceRequestTarget } from "./endpoint.js";
+import { serviceRequestTarget, type ServiceRequestTarget } from "./endpoint.js";
 import { formatSeconds, httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
 
 /** Enough for any honest chat reply of a few hundred tokens; a larger body is not trusted. */
@@ -85,6 +85,29 @@ export function readChatObject(
   return { ok: true, data: parsed.value };
 }
 
+/**
+ * Request targets by endpoint and path. A backend's endpoint is frozen and every check of a run
+ * posts to the same path, so the base URL is parsed once, not once per check. Keyed by the base
+ * URL too, so an endpoint object that was changed is parsed again. Held only as long as the
+ * endpoint itself.
+ */
+const targetsByEndpoint = new WeakMap<ChatEndpoint, { readonly baseUrl: string; readonly targets: Map<string, ServiceRequestTarget | null> }>();
+
+function chatTarget(endpoint: ChatEndpoint, path: string): ServiceRequestTarget | null {
+  let entry = targetsByEndpoint.get(endpoint);
+  if (entry === undefined || entry.baseUrl !== endpoint.baseUrl) {
+    entry = { baseUrl: endpoint.baseUrl, targets: new Map() };
+    targetsByEndpoint.set(endpoint, entry);
+  }
+  let target = entry.targets.get(path);
+  if (target === undefined) {
+    const fresh = serviceRequestTarget(entry.baseUrl, path);
+    target = fresh === null ? null : Object.freeze(fresh);
+    entry.targets.set(path, target);
+  }
+  return target;
+}
+
 /** POSTs `body` to `path` under the endpoint, bounded in time and size; null when no request can be built. */
 export async function postChat(
   endpoint: ChatEndpoint,
@@ -92,7 +115,7 @@ export async function postChat(
   body: Record<string, unknown>,
   headersFor: (urlAuthorization: string | null) => Record<string, string>,
 ): Promise<HttpCallOutcome | null> {
-  const target = serviceRequestTarget(endpoint.baseUrl, path);
+  const target = chatTarget(endpoint, path);
   if (!target) return null;
   return httpCall(endpoint.fetch, target.url, {
     method: "POST",

@@ -3,8 +3,15 @@
 // capped, and every way it can go wrong comes back as a value classified as timeout, unavailable
 // (nothing answered) or exception (with only the error's class name). The response body is
 // returned to the caller for parsing and never placed in an error.
+// The transport is Node's own HTTP client over keep-alive agents (builtin-transport.ts) unless the
+// caller injected a fetch of its own: Node's global `fetch`, passed or defaulted, means "the
+// built-in transport", and any other function is called as a fetch.
+import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 
 export type FetchLike = typeof fetch;
+
+/** Node's own fetch, as it was when this module loaded (a later replacement is an injected fetch). */
+const NODE_FETCH: FetchLike = globalThis.fetch;
 
 export interface HttpCallOptions {
   readonly method: "GET" | "POST";
@@ -116,10 +123,57 @@ function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false
 }
 
 /**
- * Performs one request. The deadline is enforced twice: through the AbortSignal (so the socket is
- * released) and by a race (so an injected fetch that ignores the signal still cannot hang us).
+ * Performs one request. The deadline is enforced twice on the fetch path: through the
+ * AbortSignal (so the socket is released) and by a race (so an injected fetch that ignores the
+ * signal still cannot hang us). The built-in transport destroys the request at the deadline.
  */
 export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCallOptions): Promise<HttpCallOutcome> {
+  const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(options.json);
+  }
+  const target = fetchFn === NODE_FETCH ? builtinTarget(url) : null;
+  if (target !== null) {
+    return outcomeOf(await builtinExchange(target, options.method, headers, body, options.timeoutMs, options.maxBodyBytes));
+  }
+  return fetchCall(fetchFn, url, options, headers, body);
+}
+
+/** The same outcome the fetch path gives for the same reply or failure. */
+function outcomeOf(exchange: BuiltinExchange): HttpCallOutcome {
+  switch (exchange.kind) {
+    case "body": {
+      const read = decodeUtf8(exchange.bytes);
+      return read.ok
+        ? { kind: "response", status: exchange.status, body: read.text }
+        : { kind: "unreadable_body", status: exchange.status, reason: read.reason };
+    }
+    case "too_large":
+      return { kind: "unreadable_body", status: exchange.status, reason: "too_large" };
+    case "timeout":
+      return { kind: "timeout" };
+    case "redirect":
+      // fetch with `redirect: "error"` rejects with a TypeError for any redirect status.
+      return { kind: "exception", errorClass: "TypeError" };
+    case "error": {
+      // fetch wraps every transport failure in a TypeError ("fetch failed") whose cause it
+      // classifies by; a failure neither transport can name is reported with that class, so
+      // that a message never depends on which transport carried the call.
+      const outcome = classify(exchange.error);
+      return outcome.kind === "exception" ? { kind: "exception", errorClass: "TypeError" } : outcome;
+    }
+  }
+}
+
+async function fetchCall(
+  fetchFn: FetchLike,
+  url: string,
+  options: HttpCallOptions,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<HttpCallOutcome> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
@@ -133,12 +187,8 @@ export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCal
   // The race may settle on the deadline first; keep the losing promise from being unhandled.
   deadline.catch(() => undefined);
 
-  const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
   const init: RequestInit = { method: options.method, headers, signal: controller.signal, redirect: "error" };
-  if (options.json !== undefined) {
-    headers["content-type"] = "application/json";
-    init.body = JSON.stringify(options.json);
-  }
+  if (body !== undefined) init.body = body;
 
   const exchange = async (): Promise<HttpCallOutcome> => {
     const response = await fetchFn(url, init);

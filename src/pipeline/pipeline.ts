@@ -105,6 +105,8 @@ export class SecurityPipeline {
     }
     const o = this.options;
     const started = this.#now();
+    // A text has no more code points than UTF-16 units, so a short one needs no count.
+    if (text.length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, "run"));
     const length = codePointLength(text);
     if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, "run"));
     // Length is never a detection: a long text is screened window by window (segments.ts).

@@ -45,9 +45,9 @@ interface Views {
 // Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
 // views equal the text itself and the normalisation passes can be skipped.
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
+const NOTHING_SCANNED = Object.freeze({ control: false, suspiciousUnicode: false });
 
-function viewsOf(text: string, withDeobfuscation: boolean): Views {
-  const plain = PLAIN_ASCII.test(text);
+function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
   const folded = plain ? text : foldedView(text);
   return {
     folded,
@@ -112,14 +112,20 @@ export class StructuralFilter {
       throw new TypeError(`text must be a string, got ${typeName(text)}`);
     }
     const reasons: string[] = [];
-    const length = codePointLength(text);
-    if (length > this.maxInputLength) reasons.push(L.lengthReason(length, this.maxInputLength));
+    // A text has no more code points than UTF-16 units, so a short one needs no count.
+    if (text.length > this.maxInputLength) {
+      const length = codePointLength(text);
+      if (length > this.maxInputLength) reasons.push(L.lengthReason(length, this.maxInputLength));
+    }
 
-    const chars = scanCharacters(text);
+    // Printable ASCII with tab, newline and CR holds no control or invisible character, so
+    // the character scan would find nothing.
+    const plain = PLAIN_ASCII.test(text);
+    const chars = plain ? NOTHING_SCANNED : scanCharacters(text);
     if (chars.control) reasons.push(L.CONTROL);
     if (chars.suspiciousUnicode) reasons.push(L.UNICODE);
 
-    const views = viewsOf(text, true);
+    const views = viewsOf(text, true, plain);
     const seen = new Set<string>();
     for (const r of BUILTIN_RULES) {
       if (seen.has(r.label)) continue;

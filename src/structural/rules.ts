@@ -37,6 +37,11 @@ export interface Rule {
   /** Always compiled with the `g` flag so matches can be enumerated (bounded) for `accept`. */
   readonly re: RegExp;
   readonly accept?: (match: RegExpExecArray) => boolean;
+  /**
+   * A literal that every match of `re` contains (case-sensitively): a text without it cannot
+   * match, so the search is skipped. Only for literals the pattern itself makes mandatory.
+   */
+  readonly requires?: string;
 }
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
@@ -49,6 +54,7 @@ function rule(label: string, scope: RuleScope, source: string, flags: string, ac
 
 /** Whether `r` matches `text` (and one of its first matches passes `accept`). */
 export function ruleMatches(r: Rule, text: string): boolean {
+  if (r.requires !== undefined && !text.includes(r.requires)) return false;
   r.re.lastIndex = 0;
   if (r.accept === undefined) return r.re.test(text);
   let seen = 0;
@@ -254,7 +260,17 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     (m) => decodeBase64Text(m[1] as string) !== null,
   ),
   // Row 13: a long padded base64 run that decodes to text.
-  rule(L.BASE64_LONG, "encoding", "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)", "", (m) => decodeBase64Text(m[0]) !== null),
+  // Every match ends in padding, so a text without "=" is skipped without scanning its words.
+  {
+    ...rule(
+      L.BASE64_LONG,
+      "encoding",
+      "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)",
+      "",
+      (m) => decodeBase64Text(m[0]) !== null,
+    ),
+    requires: "=",
+  },
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
   rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "", (m) => escapesSpellText(escapeCodes(m[0], 2, 2))),
   // Row 15: \uNNNN escapes spelling ASCII text (JSON-escaped accents are not).
