@@ -56,6 +56,8 @@ function screenCommand(io: CliIo, state: RunState): Command {
     .option("--max-item-bytes <n>", "most UTF-8 bytes of one item's text (ceiling 67108864)", nonNegativeIntArg, 65536)
     .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts together (0: no limit)", nonNegativeIntArg, 8388608)
     .option("--scratch-dir <dir>", "where the scratch files go: a copy of stdin, the items until the end (default: $TMPDIR, else the OS temp dir)")
+    .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged items, store new ones as they complete")
+    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
     .option("--concurrency <n>", "pipeline checks run at once (output is identical for any value)", positiveIntArg, 1)
     .option(
       "--max-canary-failures <n>",
@@ -79,7 +81,8 @@ ${LONG_TEXT_HELP}
 Examples:
   little-canary screen messages.jsonl > batch.json
   cat messages.jsonl | little-canary screen - --concurrency 4 --timeout 120
-  little-canary screen messages.jsonl --no-canary   # structural only: items are "unexercised"`,
+  little-canary screen messages.jsonl --no-canary   # structural only: items are "unexercised"
+  little-canary screen messages.jsonl --cache verdicts.sqlite > batch.json   # unchanged items are not checked again`,
     )
     .action(async (input: string, flags: ScreenFlags) => {
       state.exitCode = await runScreen(input, flags, io);

@@ -25,6 +25,8 @@ export interface ScreenFlags extends CanaryFlags {
   maxCanaryFailures?: number;
   /** Where the scratch files go (default: the OS temporary directory). */
   scratchDir?: string;
+  /** `--cache PATH` (a string) or `--no-cache` (false). */
+  cache?: string | false;
 }
 
 export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): Promise<number> {
@@ -49,6 +51,8 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
       concurrency: flags.concurrency,
       ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
       ...(flags.scratchDir !== undefined ? { scratchDir: flags.scratchDir } : {}),
+      cacheFile: typeof flags.cache === "string" ? flags.cache : null,
+      onCacheNote: (message) => void io.stderr.write(`warning: ${message}\n`),
       signal: controller.signal,
       onProgress: (done, total) => progress.update(done, total),
       cwd: io.cwd,

@@ -169,6 +169,10 @@ export const BatchItemSchema = z.strictObject({
   verdict: VerdictJsonSchema.optional(),
   /** Present only when the check failed; a stable name, never exception text. */
   error: z.string().optional(),
+  /** Present (always `true`) only when the verdict came from the verdict cache (`screen --cache`). */
+  reused: z.literal(true).optional(),
+  /** With `reused`: when the original check was made. */
+  checked_at: TimestampSchema.optional(),
 });
 
 /** zod schema of the batch document. */

@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { canonicalJsonAt, canonicalObjectFrame } from "../core/canonical.js";
-import { LittleCanaryError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { VerdictCache } from "../cache/verdict-cache.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
 import { BatchDocumentSchema, BatchItemSchema } from "../documents/schemas.js";
 import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
@@ -32,6 +33,7 @@ import { itemFromRecord, type ScreenItem } from "./admit.js";
 import { itemChecker, type ItemVerdictCache } from "./check-item.js";
 import { pullRecords } from "./record-stream.js";
 import { BatchTally, type BatchSummary } from "./tally.js";
+import { screenCacheIdentity, screenItemCache } from "./item-cache.js";
 
 /** The batch input was refused (a reader limit, a malformed record) or the run was interrupted. */
 export class InputRefusedError extends LittleCanaryError {
@@ -68,6 +70,14 @@ export interface ScreenFileOptions {
   readonly scratchDir?: string;
   /** A verdict cache around each item's check (see check-item.ts); none by default. */
   readonly cache?: ItemVerdictCache;
+  /**
+   * A verdict cache file (resolved against `cwd`, created if missing; `screen --cache`): opened
+   * before the input is read, used under the pipeline's canary identity (item-cache.ts). Not
+   * together with `cache`.
+   */
+  readonly cacheFile?: string | null;
+  /** Why a requested cache file is not used for this run (the run goes on without it). */
+  readonly onCacheNote?: (message: string) => void;
   /** Aborting stops the reading or the screening and rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /** Called once the settings are valid, just before the input is read. */
@@ -181,8 +191,26 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
   const concurrency = options.concurrency ?? 1;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be a positive integer");
-  await options.beforeRead?.();
   const cwd = options.cwd ?? process.cwd();
+  if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
+  // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
+  const store = options.cacheFile == null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
+  try {
+    return await screenWithStore(options, pipeline, concurrency, limits, cwd, store);
+  } finally {
+    store?.close();
+  }
+}
+
+async function screenWithStore(
+  options: ScreenFileOptions,
+  pipeline: Pick<SecurityPipeline, "check">,
+  concurrency: number,
+  limits: ReaderLimits,
+  cwd: string,
+  store: VerdictCache | null,
+): Promise<ScreenFileResult> {
+  await options.beforeRead?.();
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
   const scratchTarget = join(resolve(cwd, options.scratchDir ?? tmpdir()), SCRATCH_NAME);
   const { signal } = options;
@@ -207,7 +235,13 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     const spool = items;
     const tally = new BatchTally();
     const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
-    const check = itemChecker(pipeline, { breaker, ...(options.cache ? { cache: options.cache } : {}) });
+    let cache = options.cache;
+    if (store !== null) {
+      const identity = await screenCacheIdentity(pipeline);
+      if (identity.ok) cache = screenItemCache(store, identity.identity);
+      else options.onCacheNote?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
+    }
+    const check = itemChecker(pipeline, { breaker, ...(cache ? { cache } : {}) });
     let second: ScanOutcome | null = null;
     const again = copy !== null ? copy.chunks() : fromFile(inputPath as string);
     const records = pullRecords(atMost(untilAborted(again, signal), first.bytesRead), read, (outcome) => {
