@@ -10,7 +10,7 @@ import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
-import { ScratchFile } from "../spool/scratch-file.js";
+import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { prepareRecord } from "./record-check.js";
 import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
@@ -96,7 +96,8 @@ export async function admitPass(
 /** The prepared lines of a sealed first-pass scratch file, in order. */
 export async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
   let carry: Buffer | null = null;
-  for await (const chunk of spool.chunks()) {
+  // Each chunk is parsed or copied (the carry) before the next is read, so one buffer serves all.
+  for await (const chunk of spool.chunks({ reuseBuffer: true })) {
     let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
     let start = 0;
     for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
@@ -106,5 +107,5 @@ export async function* preparedLines(spool: ScratchFile): AsyncGenerator<Prepare
     bytes = bytes.subarray(start);
     carry = bytes.byteLength > 0 ? Buffer.from(bytes) : null;
   }
-  if (carry !== null) throw new Error("the first pass's scratch file ends inside a record");
+  if (carry !== null) throw new ScratchFileError(`the first pass's scratch file ${spool.path} ends inside a record`);
 }

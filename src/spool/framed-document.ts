@@ -40,9 +40,9 @@ export class ArraySpool {
     return this.file.seal();
   }
 
-  /** The spooled bytes (seal first). */
-  chunks(): AsyncGenerator<Buffer> {
-    return this.file.chunks();
+  /** The spooled bytes (seal first); with `reuseBuffer`, each chunk is valid only until the next is asked for. */
+  chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
+    return this.file.chunks(options);
   }
 
   /** Deletes the spool (never throws). */
@@ -63,7 +63,8 @@ export interface FramedDocument {
 
 async function* pieces(prefix: Buffer, items: ArraySpool, suffix: Buffer): AsyncGenerator<Uint8Array> {
   yield prefix;
-  yield* items.chunks();
+  // Every consumer below hashes or writes a chunk (awaited) before it asks for the next one.
+  yield* items.chunks({ reuseBuffer: true });
   yield suffix;
 }
 

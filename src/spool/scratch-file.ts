@@ -134,7 +134,7 @@ export class ScratchFile {
   }
 
   /** The file's bytes, in chunks of up to a megabyte (seal first). */
-  async *chunks(): AsyncGenerator<Buffer> {
+  async *chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
     if (!this.sealed) throw new ScratchFileError(`scratch file ${this.path} must be sealed before it is read`);
     let handle: FileHandle;
     try {
@@ -144,8 +144,12 @@ export class ScratchFile {
     }
     try {
       let position = 0;
+      // With `reuseBuffer`, one buffer serves every chunk (a chunk is valid only until the next
+      // one is asked for): a copy-out of a large spool then allocates one megabyte, not one per chunk.
+      const shared = options.reuseBuffer === true ? Buffer.allocUnsafe(Math.min(FLUSH_BYTES, Math.max(1, this.written))) : null;
       while (position < this.written) {
-        const buffer = Buffer.allocUnsafe(Math.min(FLUSH_BYTES, this.written - position));
+        const size = Math.min(FLUSH_BYTES, this.written - position);
+        const buffer = shared === null ? Buffer.allocUnsafe(size) : shared.subarray(0, size);
         const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
         if (bytesRead === 0) throw new ScratchFileError(`scratch file ${this.path} is shorter than what was written to it`);
         position += bytesRead;
