@@ -121,6 +121,10 @@ const CLASSIFIED = new Set(["pass", "flag", "block", "degraded", "unexercised"])
 
 function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
   return record.segments.every((s) => {
+    // A verdict reused from the cache names when it was checked, and only a cacheable one is
+    // ever reused: an exercised pass, flag or block.
+    if ((s.reused === true) !== (s.checked_at !== undefined)) return false;
+    if (s.reused === true && !(s.exercised && (s.state === "pass" || s.state === "flag" || s.state === "block"))) return false;
     if (CLASSIFIED.has(s.state)) {
       if (s.verdict === null) return false;
       const c = classifySegmentVerdict(s.verdict);

@@ -82,6 +82,12 @@ describe("issue 14 cache: ingest with --cache", () => {
     // A manifest with reused verdicts verifies like any other.
     const verified = await runCli(["verify", "--manifest", "m2.json"], { cwd: dir });
     expect({ code: verified.code, stderr: verified.stderr }).toEqual({ code: 0, stderr: "" });
+    // A reused segment without its checked_at (or a checked_at without reused) does not verify.
+    const text = await readFile(join(dir, "m2.json"), "utf8");
+    await writeFile(join(dir, "m3.json"), text.replace(/"checked_at":"[^"]*",/, ""));
+    const tampered = await runCli(["verify", "--manifest", "m3.json"], { cwd: dir });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout + tampered.stderr).toContain("recorded state does not match its segments");
   });
 
   it("issue 14 cache: a changed record is checked again and only its segment misses", async () => {
