@@ -48,6 +48,8 @@ export interface SegmentableRecord extends MaterialSource {
   readonly text: string;
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
 export type PlanPolicy = Pick<IngestPolicy, "segment_chars" | "segment_overlap" | "max_segments" | "max_item_bytes">;
 
 /**
@@ -55,6 +57,9 @@ export type PlanPolicy = Pick<IngestPolicy, "segment_chars" | "segment_overlap" 
  * string (a per-span code-point walk would be quadratic for tiny segments).
  */
 export function sliceSpans(text: string, spans: readonly Span[]): string[] {
+  // Without surrogates every code point is one UTF-16 unit, so offsets are unit offsets (the
+  // common case, and a native scan instead of a walk in JavaScript).
+  if (!SURROGATE.test(text)) return spans.map((s) => text.slice(s.start, s.end));
   const wanted = [...new Set(spans.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
   const unitAt = new Map<number, number>();
   let unit = 0;

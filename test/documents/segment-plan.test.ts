@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { STRICT_V1 } from "../../src/documents/policy.js";
-import { planSegments } from "../../src/documents/segment-plan.js";
+import { planSegments, sliceSpans } from "../../src/documents/segment-plan.js";
+import { segmentSpans } from "../../src/documents/segment-spans.js";
 import { codePointLength } from "../../src/core/codepoints.js";
 
 const sha = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
@@ -100,6 +101,22 @@ describe("planSegments", () => {
         const second = planSegments(structuredClone(r), policy(7, 2, 1000));
         expect(second).toEqual(first);
       }),
+    );
+  });
+});
+
+describe("issue 14 overhead: sliceSpans' shortcut for texts without surrogates", () => {
+  it("issue 14 overhead: slices equal code-point slicing for any text, with or without astral characters", () => {
+    const unit = fc.constantFrom("a", "é", "東", "😀", "\n", " ", "𝔸", "z");
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 60 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 8 }), (units, chars, overlapRaw) => {
+        const text = units.join("");
+        const points = [...text];
+        const overlap = Math.min(overlapRaw, chars - 1);
+        const spans = segmentSpans(points.length, chars, overlap);
+        expect(sliceSpans(text, spans)).toEqual(spans.map((s) => points.slice(s.start, s.end).join("")));
+      }),
+      { numRuns: 300 },
     );
   });
 });
