@@ -5,23 +5,15 @@
 // that many (for the incremental benchmark), keeping every other line byte for byte.
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
+import { seededRandom } from "./_random.js";
 
 const WORDS =
   "the report quarterly revenue shipment customer invoice review policy meeting schedule draft summary figures budget team project update analysis market sales product release notes support ticket résumé naïve café Zürich 東京 données".split(
     " ",
   );
 
-/** A small, fast, seeded generator (mulberry32). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator the corpora are drawn from. */
+export const seeded = seededRandom;
 
 function textOf(random: () => number, chars: number): string {
   const parts: string[] = [];

@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { STRICT_V1 } from "../src/documents/policy.js";
 import { planSegments } from "../src/documents/segment-plan.js";
+import { positiveIntegerArg } from "./_args.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { generatedRecords, seeded, writeGeneratedCorpus } from "./_generated-corpus.js";
 import { STAND_IN_MODEL, startBenchStandIn, type BenchStandIn } from "./_standin.js";
@@ -34,14 +35,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
   },
 });
-const positive = (name: string, text: string): number => {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) {
-    console.error(`bench:incremental: --${name} must be a positive integer`);
-    process.exit(2);
-  }
-  return n;
-};
+const positive = (name: string, text: string): number => positiveIntegerArg("bench:incremental", name, text);
 const records = positive("records", values.records);
 const killRecords = positive("kill-records", values["kill-records"]);
 const concurrency = positive("concurrency", values.concurrency);

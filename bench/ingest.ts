@@ -11,6 +11,7 @@ import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { machineLine, writeSection } from "./_perf-doc.js";
 import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
 import { median } from "./_stats.js";
+import { PLAIN_WORDS, seededRandom } from "./_random.js";
 
 const LATENCY_MS = Number(process.env.BENCH_INGEST_LATENCY_MS ?? "20");
 /**
@@ -29,23 +30,9 @@ const OVERHEAD_CHECKS = 400;
 const TARGET_C16_RATIO = 0.8;
 const POLICY = { max_items: 10_000, max_total_bytes: 64 * 1024 * 1024 };
 
-const WORDS = (
-  "river garden window morning quiet paper travel kitchen yellow market autumn letter bridge " +
-  "coffee pencil harbor meadow lantern orchard velvet cabinet granite whistle canvas pebble " +
-  "summer ticket blanket forest silver button candle violin maple island thunder"
-).split(" ");
+const WORDS = PLAIN_WORDS;
 
-/** Deterministic PRNG (mulberry32), so every run generates the same records. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 function prose(random: () => number, bytes: number): string {
   const parts: string[] = [];

@@ -21,6 +21,7 @@ import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { machineLine, recordPrintedLines, writeSection } from "./_perf-doc.js";
 import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
 import { median } from "./_stats.js";
+import { PLAIN_WORDS, seededRandom } from "./_random.js";
 
 const TRIALS = Number(process.env.BENCH_OVERHEAD_TRIALS ?? "5");
 const CHECKS_PER_TRIAL = Number(process.env.BENCH_OVERHEAD_CHECKS ?? "500");
@@ -34,23 +35,9 @@ const TARGET_MS = 1.0;
 /** The stand-in's benign reply (bench/_standin.ts), analysed on its own for the breakdown. */
 const STAND_IN_REPLY = "Hello! How can I help you today?";
 
-const WORDS = (
-  "river garden window morning quiet paper travel kitchen yellow market autumn letter bridge " +
-  "coffee pencil harbor meadow lantern orchard velvet cabinet granite whistle canvas pebble " +
-  "summer ticket blanket forest silver button candle violin maple island thunder"
-).split(" ");
+const WORDS = PLAIN_WORDS;
 
-/** Deterministic PRNG (mulberry32), so every run checks the same texts. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 /** Segment-sized prose: half short (200–800 characters), half up to the 3,500-character budget. */
 function texts(count: number, seed: number): string[] {

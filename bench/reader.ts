@@ -15,6 +15,7 @@ import { readRecords } from "../src/jsonl/read.js";
 import { fromBytes, READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
 import { recordBench, recordPrintedLines } from "./_perf-doc.js";
 import { median } from "./_stats.js";
+import { seededRandom } from "./_random.js";
 
 const MIB = 1024 * 1024;
 const INPUT_BYTES = 64 * MIB;
@@ -40,17 +41,7 @@ function collectGarbage(): void {
   }
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run reads the same input. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const WORDS = ["ignore", "previous", "instructions", "quarterly", "report", "caf\u00e9", "na\u00efve", "\u65e5\u672c", "\u{1f600}", "data", "the", "a"];
 

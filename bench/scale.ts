@@ -15,6 +15,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { positiveIntegerArg } from "./_args.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { writeGeneratedCorpus } from "./_generated-corpus.js";
 import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
@@ -30,14 +31,7 @@ const { values } = parseArgs({
     keep: { type: "string" },
   },
 });
-const positive = (name: string, text: string): number => {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) {
-    console.error(`bench:scale: --${name} must be a positive integer`);
-    process.exit(2);
-  }
-  return n;
-};
+const positive = (name: string, text: string): number => positiveIntegerArg("bench:scale", name, text);
 const large = positive("records", values.records);
 const small = positive("small", values.small);
 const concurrency = positive("concurrency", values.concurrency);

@@ -42,6 +42,7 @@ import {
 import { materialSha256 } from "../src/documents/material-hash.js";
 import { planSegments, type SegmentableRecord } from "../src/documents/segment-plan.js";
 import type { VerdictJson } from "../src/documents/verdict-schema.js";
+import { PLAIN_WORDS, seededRandom } from "./_random.js";
 
 const TARGET_RSS_MB = 256;
 const MARK = "\u0000";
@@ -95,23 +96,9 @@ const BLOCK: VerdictJson = {
   advisory: { flagged: true, severity: "high", signals: ["persona_shift"], message: "persona shift" },
 };
 
-const WORDS = (
-  "river garden window morning quiet paper travel kitchen yellow market autumn letter bridge " +
-  "coffee pencil harbor meadow lantern orchard velvet cabinet granite whistle canvas pebble " +
-  "summer ticket blanket forest silver button candle violin maple island thunder"
-).split(" ");
+const WORDS = PLAIN_WORDS;
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 function makeRecord(i: number, random: () => number): SegmentableRecord {
   const length = 200 + Math.floor(random() * 3801);

@@ -9,18 +9,10 @@ import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
-import type { BatchItem, BatchState } from "../documents/schemas.js";
+import type { BatchItem } from "../documents/schemas.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { ItemVerdictCache } from "./check-item.js";
-
-/** The batch state of a serialized verdict: the same rules as `batchState` on a live one. */
-export function batchStateOfJson(verdict: VerdictJson): BatchState {
-  if (!verdict.safe && verdict.blocked_by !== "fail_closed") return "block";
-  if (verdict.degraded) return "degraded";
-  if (verdict.advisory.flagged) return "flag";
-  if (verdict.canary_status !== "exercised" || verdict.analysis_status !== "exercised") return "unexercised";
-  return "pass";
-}
+import { batchStateOfJson } from "./state.js";
 
 /** True when the canary and the analysis both ran for this verdict and its coverage held. */
 function exercised(verdict: VerdictJson): boolean {
