@@ -10,7 +10,7 @@ import type { SegmentableRecord } from "./segment-plan.js";
 import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
 import { countRecords } from "./counts.js";
 import { sha256Hex } from "../core/hash.js";
-import { materialSha256 } from "./material-hash.js";
+import { recordDigests } from "./material-hash.js";
 import {
   EXPORT_SCHEMA,
   IngestExportSchema,
@@ -153,8 +153,7 @@ function sameKeys(a: readonly string[] | null, b: readonly string[]): boolean {
 export function exportRecordFor(entry: ManifestRecord, record: SegmentableRecord): ExportRecord {
   const index = entry.index;
   if (entry.admission !== "admitted") throw exportRefused(`entry ${index} is not admitted`);
-  const sha = sha256Hex(record.text);
-  const material = materialSha256(record);
+  const { sha256: sha, material } = recordDigests(record);
   if (
     entry.hold_reasons.length !== 0 ||
     entry.sha256 !== sha ||

@@ -13,7 +13,7 @@ import type { SegmentableRecord, SegmentPlan } from "./segment-plan.js";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
 import { UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
-import { materialSha256 } from "./material-hash.js";
+import { recordDigests } from "./material-hash.js";
 import type { ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
 
 /** What the run loop learned about one planned segment. */
@@ -111,8 +111,8 @@ function validRecordFields(index: number, record: SegmentableRecord) {
     index,
     id_sha256: record.id === null ? null : sha256Hex(record.id),
     source_sha256: record.source === null ? null : sha256Hex(record.source),
-    sha256: sha256Hex(record.text),
-    material_sha256: materialSha256(record),
+    sha256: recordDigests(record).sha256,
+    material_sha256: recordDigests(record).material,
     length: codePointLength(record.text),
     metadata_key_count: Object.keys(record.metadata).length,
   };

@@ -27,3 +27,24 @@ export function materialSha256(record: {
   const material = { id: record.id, source: record.source, metadata: record.metadata, text: record.text };
   return sha256Hex(canonicalJson(MaterialSchema, material));
 }
+
+const memo = new WeakMap<object, { readonly sha256: string; readonly material: string }>();
+
+/**
+ * `sha256` of the text and `material_sha256` of a record, computed once per frozen record (the
+ * manifest entry and the export record of one record both need them; a record that is not
+ * frozen, metadata included, is hashed every time, since it could have changed in between).
+ */
+export function recordDigests(record: {
+  readonly id: string | null;
+  readonly source: string | null;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly text: string;
+}): { readonly sha256: string; readonly material: string } {
+  const frozen = Object.isFrozen(record) && Object.isFrozen(record.metadata);
+  const known = frozen ? memo.get(record) : undefined;
+  if (known !== undefined) return known;
+  const digests = Object.freeze({ sha256: sha256Hex(record.text), material: materialSha256(record) });
+  if (frozen) memo.set(record, digests);
+  return digests;
+}

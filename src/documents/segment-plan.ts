@@ -87,9 +87,10 @@ function planKind(kind: SegmentKind, material: string, length: number, policy: P
 
 /**
  * Plan the segments of a validated record (every string well-formed; sha256Hex refuses
- * otherwise). Throws UsageError when the policy's segment geometry is invalid.
+ * otherwise). Throws UsageError when the policy's segment geometry is invalid. With
+ * `budgetOnly`, a plan within budget has no segments: it answers only `over_budget`.
  */
-export function planSegments(record: SegmentableRecord, policy: PlanPolicy): SegmentPlan {
+export function planSegments(record: SegmentableRecord, policy: PlanPolicy, options: { readonly budgetOnly?: boolean } = {}): SegmentPlan {
   const material = metadataMaterial(record);
   const materialLength = codePointLength(material);
   const textLength = codePointLength(record.text);
@@ -103,7 +104,12 @@ export function planSegments(record: SegmentableRecord, policy: PlanPolicy): Seg
   } else if (total > policy.max_segments) {
     reason = { code: "segments", message: `needs ${total} segments, limit ${policy.max_segments}` };
   }
-  const segments = reason === null ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy)] : [];
+  // `budgetOnly`: only whether the record is over budget is wanted (the first pass of a streamed
+  // run), so nothing is sliced or hashed.
+  const segments =
+    reason === null && options.budgetOnly !== true
+      ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy)]
+      : [];
   return {
     material,
     segments,

@@ -68,7 +68,8 @@ export async function admitPass(
         if (uniqueIds) duplicateOf = seen;
       }
     }
-    const prepared = prepareRecord(record, policy, duplicateOf);
+    // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
+    const prepared = prepareRecord(record, policy, duplicateOf, { budgetOnly: true });
     let line: PreparedLine;
     if (prepared.kind === "held") line = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json };
     else {

@@ -130,8 +130,17 @@ export type PreparedRecord =
   | { readonly kind: "held"; readonly outcome: RecordOutcome }
   | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
 
-/** Validation and planning, no checks: pure, done as a lane takes the record. */
-export function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
+/**
+ * Validation and planning, no checks: pure, done as a lane takes the record. With `budgetOnly`
+ * a planned record's plan has no segments (only the hold decision is wanted); plan it again
+ * before checking it.
+ */
+export function prepareRecord(
+  record: RawRecord,
+  policy: IngestPolicy,
+  duplicateOf: number | undefined,
+  options: { readonly budgetOnly?: boolean } = {},
+): PreparedRecord {
   const malformed = record.problems.find((problem) => problem.severity === "malformed");
   if (malformed) {
     const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
@@ -148,7 +157,7 @@ export function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicate
     return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
   }
   const snapshot = snapshotOf(record);
-  const plan = planSegments(snapshot, policy);
+  const plan = planSegments(snapshot, policy, options);
   if (plan.over_budget) {
     return { kind: "held", outcome: { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null } };
   }

@@ -64,8 +64,11 @@ export function scratchPathFor(target: string, label: string): string {
  * call at any point, and more than once).
  */
 export class ScratchFile {
-  private pending: Buffer[] = [];
+  // One write buffer for the file's life: appends are copied into it (no allocation per
+  // append), and it is written out, awaited, before it is filled again.
+  private buffer: Buffer | null = null;
   private pendingBytes = 0;
+  private tail: Promise<void> = Promise.resolve();
   private written = 0;
   private sealed = false;
   private removed = false;
@@ -94,19 +97,37 @@ export class ScratchFile {
   }
 
   /** Appends `data`: a string as UTF-8, bytes as they are (copied, so the caller may reuse its buffer). */
-  async append(data: string | Uint8Array): Promise<void> {
+  append(data: string | Uint8Array): Promise<void> {
+    // Appends run one after another even if a caller does not wait, so none writes into the
+    // buffer while it is being written out.
+    this.tail = this.tail.then(() => this.appendNow(data));
+    return this.tail;
+  }
+
+  private async appendNow(data: string | Uint8Array): Promise<void> {
     if (this.sealed) throw new ScratchFileError(`scratch file ${this.path} is already sealed`);
-    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
-    this.pending.push(bytes);
-    this.pendingBytes += bytes.byteLength;
-    if (this.pendingBytes >= FLUSH_BYTES) await this.flush();
+    const size = typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.byteLength;
+    if (this.pendingBytes + size > FLUSH_BYTES) await this.flush();
+    if (size > FLUSH_BYTES) {
+      // Larger than the buffer: written on its own.
+      await this.writeOut(typeof data === "string" ? Buffer.from(data, "utf8") : data);
+      return;
+    }
+    this.buffer ??= Buffer.allocUnsafe(FLUSH_BYTES);
+    if (typeof data === "string") this.buffer.write(data, this.pendingBytes, "utf8");
+    else this.buffer.set(data, this.pendingBytes);
+    this.pendingBytes += size;
   }
 
   private async flush(): Promise<void> {
-    if (this.pendingBytes === 0 || this.handle === null) return;
-    const data = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
+    if (this.pendingBytes === 0 || this.buffer === null) return;
+    const size = this.pendingBytes;
     this.pendingBytes = 0;
+    await this.writeOut(this.buffer.subarray(0, size));
+  }
+
+  private async writeOut(data: Uint8Array): Promise<void> {
+    if (this.handle === null) return;
     try {
       let offset = 0;
       while (offset < data.byteLength) {
@@ -122,6 +143,7 @@ export class ScratchFile {
   /** Flushes and closes the file; no more appends. */
   async seal(): Promise<void> {
     if (this.sealed) return;
+    await this.tail;
     await this.flush();
     this.sealed = true;
     const handle = this.handle;
@@ -164,7 +186,7 @@ export class ScratchFile {
   async remove(): Promise<void> {
     if (this.removed) return;
     this.removed = true;
-    this.pending = [];
+    this.buffer = null;
     this.pendingBytes = 0;
     const handle = this.handle;
     this.handle = null;
