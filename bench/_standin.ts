@@ -175,15 +175,18 @@ function nextMessage<K extends "port" | "latencyMs" | "serviceTimes">(child: Chi
   type Value = K extends "serviceTimes" ? ServiceTimes : number;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("bench stand-in did not answer in time")), START_TIMEOUT_MS);
+    const onExit = () => reject(new Error("bench stand-in exited"));
     const onMessage = (message: Record<string, unknown>) => {
       const value = message[key] as Value | undefined;
       if (value === undefined || (key !== "serviceTimes" && typeof value !== "number")) return;
       clearTimeout(timer);
+      // Both listeners go once answered, so a long benchmark does not pile them up.
       child.off("message", onMessage);
+      child.off("exit", onExit);
       resolve(value);
     };
     child.on("message", onMessage);
-    child.once("exit", () => reject(new Error("bench stand-in exited")));
+    child.once("exit", onExit);
   });
 }
 
