@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 // The reader enforces these caps while reading; the policy shares them rather than restating them.
-import { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS } from "./reader-limits.js";
+import { DEFAULT_READER_LIMITS, MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, type ReaderLimits } from "./reader-limits.js";
 
 export { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS };
 
@@ -127,4 +127,16 @@ export function resolvePolicy(overrides: PolicyOverrides = {}): IngestPolicy {
   if (problem !== null) throw new UsageError(problem);
   // The ordered checks above cover every rule of the schema; parsing still guards the shape.
   return IngestPolicySchema.parse(candidate);
+}
+
+/** Reader limits implied by a policy (so the reader and the policy can never disagree). */
+export function readerLimitsForPolicy(policy: IngestPolicy): ReaderLimits {
+  return {
+    ...DEFAULT_READER_LIMITS,
+    maxItems: policy.max_items,
+    maxItemBytes: policy.max_item_bytes,
+    maxTotalBytes: policy.max_total_bytes,
+    maxMetadataKeys: policy.max_metadata_keys,
+    maxMetadataValueChars: policy.max_metadata_value_chars,
+  };
 }

@@ -7,14 +7,13 @@
 // its snapshot. Standard input is therefore read once, and a file is never read twice, so it
 // cannot change between the passes.
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
-import type { IngestPolicy } from "../documents/policy.js";
+import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { prepareRecord } from "./record-check.js";
 import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
-import { readerLimitsForPolicy } from "./run.js";
 
 /** One line of the first pass's scratch file. */
 export type PreparedLine =

@@ -234,18 +234,17 @@ async function readInput(
     stop();
     throw error;
   });
-  if (read.ok) {
-    try {
-      stop();
-    } catch (error) {
-      await read.result.spool.remove();
-      throw error;
-    }
-  } else stop();
-  if (!read.ok) throw new IngestRefusedError(`${refusalInInput(read.refusal.message, targets.inputPath)}; nothing written`);
-  if (read.result.records === 0) {
+  if (!read.ok) {
+    stop();
+    throw new IngestRefusedError(`${refusalInInput(read.refusal.message, targets.inputPath)}; nothing written`);
+  }
+  try {
+    stop();
+    if (read.result.records === 0) throw new IngestRefusedError("no records in input; nothing written");
+  } catch (error) {
+    // The scratch file is ours until the second pass takes it over.
     await read.result.spool.remove();
-    throw new IngestRefusedError("no records in input; nothing written");
+    throw error;
   }
   return read.result;
 }

@@ -11,7 +11,6 @@
 //
 // This run holds every record; `ingestFiles` streams instead (stream-run.ts). Both check a
 // record with the same code (record-check.ts) and write the same bytes for the same input.
-import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../documents/reader-limits.js";
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { buildExport, buildManifestFromEntries, formatTimestamp, type CanonicalDocument } from "../documents/manifest-build.js";
@@ -21,7 +20,9 @@ import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, canaryProfile, type 
 import { LittleCanaryError } from "../core/errors.js";
 import { VERSION } from "../core/version.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
-import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
+import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
+
+export { readerLimitsForPolicy };
 import { RunTally, type DuplicateId, type IngestRunSummary } from "./run-summary.js";
 import { checkRecord, finishRecord, pipelineInfo, prepareRecord, type FinishedRecord, type RunContext } from "./record-check.js";
 
@@ -90,18 +91,6 @@ export function findDuplicateIds(records: readonly RawRecord[]): DuplicateId[] {
     else duplicates.push({ index: record.index, firstIndex: seen });
   }
   return duplicates;
-}
-
-/** Reader limits implied by a policy (so the reader and the policy can never disagree). */
-export function readerLimitsForPolicy(policy: IngestPolicy): ReaderLimits {
-  return {
-    ...DEFAULT_READER_LIMITS,
-    maxItems: policy.max_items,
-    maxItemBytes: policy.max_item_bytes,
-    maxTotalBytes: policy.max_total_bytes,
-    maxMetadataKeys: policy.max_metadata_keys,
-    maxMetadataValueChars: policy.max_metadata_value_chars,
-  };
 }
 
 /** In-memory records through the reader's record rules, with the run-level count/size limits. */

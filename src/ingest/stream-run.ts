@@ -100,9 +100,11 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     await exportItems?.remove();
   };
   try {
+    // The position of the record being counted: an id digest was seen before when an earlier
+    // position first used it.
+    let position = 0;
     const counter = new RecordCounter((digest) => ids.firstIndex(`digest:${digest}`, position) !== position);
     const tally = new RunTally();
-    let position = 0;
     let checks = 0;
     const sink = async (finished: FinishedLine, index: number): Promise<void> => {
       if (finished.entry.index !== index) throw new RangeError(`record ${finished.entry.index} arrived at position ${index}`);
