@@ -1,5 +1,6 @@
 // The flags of `little-canary ingest` and what they configure: the policy overrides and the
 // pipeline (built once the policy is known, because its segment size sets the canary's num_ctx).
+import type { ReportFlags } from "./report-flags.js";
 import { validateServiceUrl } from "../src/canary/endpoint.js";
 import { resolveCanaryTimeout } from "../src/config/timeout.js";
 import { UsageError } from "../src/core/errors.js";
@@ -9,7 +10,7 @@ import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
 import type { CanaryFlags } from "./options.js";
 
-export interface IngestFlags extends CanaryFlags {
+export interface IngestFlags extends CanaryFlags, ReportFlags {
   manifest: string;
   export?: string;
   overwrite?: boolean;

@@ -8,6 +8,7 @@ import { describeFailure, type CommandName } from "./exit-codes.js";
 import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
+import { addReportFlags } from "./report-flags.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/circuit-breaker.js";
 import { runVerify, type VerifyFlags } from "./commands/verify.js";
@@ -64,7 +65,8 @@ function screenCommand(io: CliIo, state: RunState): Command {
       "stop sending canary checks after N consecutive unreachable/timeout failures; the rest are degraded (0: never stop)",
       nonNegativeIntArg,
       DEFAULT_MAX_CANARY_FAILURES,
-    )
+    );
+  addReportFlags(command, "item")
     .addHelpText(
       "after",
       `
@@ -82,7 +84,8 @@ Examples:
   little-canary screen messages.jsonl > batch.json
   cat messages.jsonl | little-canary screen - --concurrency 4 --timeout 120
   little-canary screen messages.jsonl --no-canary   # structural only: items are "unexercised"
-  little-canary screen messages.jsonl --cache verdicts.sqlite > batch.json   # unchanged items are not checked again`,
+  little-canary screen messages.jsonl --cache verdicts.sqlite > batch.json   # unchanged items are not checked again
+  little-canary screen messages.jsonl --sarif screen.sarif --junit screen.xml > batch.json`,
     )
     .action(async (input: string, flags: ScreenFlags) => {
       state.exitCode = await runScreen(input, flags, io);
@@ -120,7 +123,8 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     )
     .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
     .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
-    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
+    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)");
+  addReportFlags(command, "held record")
     .addHelpText(
       "after",
       `
@@ -140,6 +144,7 @@ Examples:
   little-canary verify --manifest manifest.json --export admitted.json
   little-canary ingest records.jsonl --manifest m.json --no-canary   # structural only: nothing admitted
   little-canary ingest records.jsonl --manifest m.json --cache verdicts.sqlite   # re-runs check only what changed
+  little-canary ingest records.jsonl --manifest m.json --sarif held.sarif   # held records as code-scanning results
   little-canary cache stats --cache verdicts.sqlite`,
     )
     .action(async (input: string, flags: IngestFlags) => {

@@ -107,6 +107,23 @@ export { batchState } from "./screen/state.js";
 export { screenFile, InputRefusedError, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
 export { summarizeBatch, type BatchSummary } from "./screen/tally.js";
 export type { ItemVerdictCache } from "./screen/check-item.js";
+/** CI reports of a screen or ingest run: SARIF 2.1.0, JUnit XML, GitHub annotations and job summary (docs/ci.md). */
+export { screenWithReports, type ScreenWithReportsOptions } from "./report/screen-reports.js";
+export { CiReports, wantsReports, type CiReportOptions, type CiRunFacts, type GithubOutput } from "./report/ci-reports.js";
+export { REPORT_RULES, RULE_LIST, type ReportRule, type ReportLevel, type RuleKind } from "./report/rules.js";
+export { idLabel, reportItemFromBatch, reportItemFromRecord, resultMessage, type ReportItem } from "./report/report-item.js";
+export { SARIF_SCHEMA_URI, SarifLog, artifactUri, type SarifRunFacts } from "./report/sarif.js";
+export { JunitReport, xmlEscape, type JunitCounts } from "./report/junit.js";
+export {
+  GithubReport,
+  MAX_ANNOTATIONS,
+  SUMMARY_ROWS,
+  annotationLine,
+  escapeCommandData,
+  escapeCommandProperty,
+  escapeMarkdown,
+  type OutcomeCounts,
+} from "./report/github.js";
 export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
 export {
   CanaryCircuitBreaker,

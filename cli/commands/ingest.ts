@@ -11,6 +11,7 @@ import { pipelineFromFlags, policyFromFlags, type IngestFlags } from "../ingest-
 import { formatIngestSummary, ingestNoteHooks, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
+import { reportOptionsFromFlags } from "../report-flags.js";
 
 export type { IngestFlags } from "../ingest-flags.js";
 export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
@@ -45,6 +46,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
       uniqueIds: flags.uniqueIds === true,
       cache: typeof flags.cache === "string" ? flags.cache : null,
+      reports: reportOptionsFromFlags(flags, io),
       signal: controller.signal,
       ...(options.fs ? { fs: options.fs } : {}),
       cwd: io.cwd,
@@ -66,15 +68,13 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     const { published, outcome } = result;
     const printing = flags.json ? printPublishedManifest(published, io) : writeOut(io.stdout, formatIngestSummary(result.run.summary, published));
     await printing.catch((error: unknown) => {
-      // The pair is published; only its summary did not reach the reader.
       const note = `the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`;
       throw error instanceof OutputClosedError ? error.withNote(note) : error;
     });
     return INGEST_EXIT[outcome];
   } finally {
     progress.finish();
-    // ingestFiles released the locks before returning: the handler goes last, so an interrupt
-    // during the release is still handled, never the default action that would kill the process.
+    // Last (ingestFiles released the locks): an interrupt during the release is still handled.
     unregister();
   }
 }

@@ -4,17 +4,19 @@
 import { canaryTarget } from "../../src/config/canary-warning.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { batchExitCode } from "../../src/screen/screen-batch.js";
-import { InputRefusedError, screenFile } from "../../src/screen/files.js";
+import { InputRefusedError } from "../../src/screen/files.js";
+import { screenWithReports } from "../../src/report/screen-reports.js";
 import type { CliIo } from "../io.js";
 import { hintIfTerminalStdin, writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
+import { reportOptionsFromFlags, type ReportFlags } from "../report-flags.js";
 import { screenCanaryWarning } from "../screen-output.js";
 
 export { screenCanaryWarning } from "../screen-output.js";
 export { InputRefusedError };
 
-export interface ScreenFlags extends CanaryFlags {
+export interface ScreenFlags extends CanaryFlags, ReportFlags {
   /** 0: no limit. */
   maxItems: number;
   maxItemBytes: number;
@@ -36,7 +38,7 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
   const progress = createProgress(io, "screen");
   const built: { pipeline?: SecurityPipeline } = {};
   try {
-    const { summary } = await screenFile({
+    const { summary } = await screenWithReports({
       input: input === "-" ? io.stdin : input,
       output: (chunk) => writeOut(io.stdout, chunk),
       limits: { maxItems: flags.maxItems, maxItemBytes: flags.maxItemBytes, maxTotalBytes: flags.maxTotalBytes },
@@ -56,6 +58,7 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
       signal: controller.signal,
       onProgress: (done, total) => progress.update(done, total),
       cwd: io.cwd,
+      reports: reportOptionsFromFlags(flags, io),
     });
     await writeOut(io.stdout, "\n");
     if (summary.total === 0) await writeOut(io.stderr, "warning: no items in input\n");

@@ -17,9 +17,11 @@ import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
 
 /** One line of the first pass's scratch file. */
 export type PreparedLine =
-  | { readonly held: string }
+  | { readonly held: string; readonly line: number }
   | {
       readonly index: number;
+      /** 1-based input line the record was read from (blank lines count), for CI reports. */
+      readonly line: number;
       readonly text: string;
       readonly id: string | null;
       readonly source: string | null;
@@ -70,10 +72,17 @@ export async function admitPass(
     // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
     const prepared = prepareRecord(record, policy, duplicateOf, { budgetOnly: true });
     let line: PreparedLine;
-    if (prepared.kind === "held") line = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json };
+    if (prepared.kind === "held") line = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json, line: record.line };
     else {
       const { snapshot } = prepared;
-      line = { index: prepared.index, text: snapshot.text, id: snapshot.id, source: snapshot.source, metadata: Object.entries(snapshot.metadata) };
+      line = {
+        index: prepared.index,
+        line: record.line,
+        text: snapshot.text,
+        id: snapshot.id,
+        source: snapshot.source,
+        metadata: Object.entries(snapshot.metadata),
+      };
     }
     // JSON.stringify escapes every line break and writes lone surrogates as escapes, so one
     // record is one line and reads back as the same strings.

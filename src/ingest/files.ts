@@ -44,6 +44,9 @@ import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.j
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
 import { streamIngestRun, type StreamedRun } from "./stream-run.js";
 import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
+import { CiReports, wantsReports, type CiReportOptions } from "../report/ci-reports.js";
+import { reportItemFromRecord } from "../report/report-item.js";
+import type { ManifestRecord } from "../documents/schemas.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -104,6 +107,11 @@ export interface IngestFilesOptions {
   readonly cache?: string | null;
   /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
   readonly unverifiedPipeline?: boolean;
+  /**
+   * CI reports of the held records (`--sarif`, `--junit`, `--github`; docs/ci.md): opened before
+   * anything is read, fed each record as it is finished, written once the pair is published.
+   */
+  readonly reports?: CiReportOptions;
   /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
   readonly signal?: AbortSignal;
   /** File system for publication (tests and the crash bench inject faults and delays here). */
@@ -311,6 +319,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   const clock = options.clock ?? (() => new Date());
   let ids: RecordIdIndex | null = null;
   let store: VerdictCache | null = null;
+  let reports: CiReports | null = null;
   try {
     // Step 1: targets, then every setting, before anything is read, checked or deleted.
     await preflightTargets(targets);
@@ -318,6 +327,10 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
     // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
     store = options.cache == null ? null : VerdictCache.open(resolve(cwd, options.cache), { clock });
+    const input = typeof options.input === "string" ? options.input : null;
+    const outputs = [targets.manifestPath, ...(targets.exportPath === null ? [] : [targets.exportPath])];
+    reports = wantsReports(options.reports) ? await CiReports.open(options.reports as CiReportOptions, input, cwd, outputs) : null;
+    const reporting = reports;
     lock = await prepareTargets(targets, options, fs, stop, state);
     ids = IdIndex.createAt(scratchPathFor(targets.manifestPath, "ids"));
     await options.hooks?.beforeRead?.();
@@ -342,6 +355,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
         startedAt: clock(),
         ...(signal ? { signal } : {}),
         ...(options.hooks?.onProgress ? { onProgress: options.hooks.onProgress } : {}),
+        ...(reporting ? { onEntry: async (entry: ManifestRecord, line: number) => reporting.add(reportItemFromRecord(entry, line)) } : {}),
       }).catch((error: unknown) => {
         stop();
         throw error;
@@ -350,6 +364,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen };
       await options.hooks?.afterRun?.(report);
       const published = await publishRun(run, targets, lock, options, fs);
+      if (reporting !== null) await writeReports(reporting, run.summary, published);
       return {
         run: report,
         manifest: run.summary.head,
@@ -367,7 +382,27 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     signal?.removeEventListener("abort", endStream);
     ids?.close();
     store?.close();
+    await reports?.remove();
     await lock?.release();
+  }
+}
+
+/**
+ * Writes the CI reports of a published run. The pair stands whatever happens here, so a report
+ * that cannot be written fails with an error that says the pair was published.
+ */
+async function writeReports(reports: CiReports, summary: IngestRunSummary, published: PublishResult): Promise<void> {
+  const { counts, run } = summary.head;
+  try {
+    await reports.finish({
+      command: "ingest",
+      total: run.records_total,
+      counts: { admitted: counts.admitted, ...Object.fromEntries(Object.entries(counts.by_reason).map(([reason, n]) => [`held: ${reason}`, n])) },
+      properties: { manifestSha256: published.manifestSha256, ...(published.exportSha256 ? { exportSha256: published.exportSha256 } : {}) },
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "unknown error";
+    throw new LittleCanaryError("io", `the manifest and export were published, but a CI report could not be written (${reason})`, { cause: error });
   }
 }
 

@@ -43,6 +43,8 @@ export interface StreamRunOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
   readonly cache?: SegmentVerdictCache;
+  /** Given each finished entry in input order with its 1-based input line (the CI reports); awaited. */
+  readonly onEntry?: (entry: ManifestRecord, line: number) => Promise<void>;
 }
 
 /** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
@@ -62,6 +64,7 @@ interface FinishedLine {
   readonly json: string;
   readonly checks: number;
   readonly snapshot: SegmentableRecord | null;
+  readonly line: number;
 }
 
 function snapshotFromLine(line: Extract<PreparedLine, { text: string }>): SegmentableRecord {
@@ -71,13 +74,13 @@ function snapshotFromLine(line: Extract<PreparedLine, { text: string }>): Segmen
 }
 
 async function finishLine(run: RunContext, line: PreparedLine): Promise<FinishedLine> {
-  if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, snapshot: null };
+  if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, snapshot: null, line: line.line };
   const snapshot = snapshotFromLine(line);
   const prepared: PreparedRecord = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
   const outcome = await checkRecord(run, prepared);
   // Serialized here, in the lane, while other records wait on the canary.
   const { json } = canonicalRecordEntry(outcome.entry, line.index);
-  return { entry: outcome.entry, json, checks: outcome.checks, snapshot: outcome.admitted ? snapshot : null };
+  return { entry: outcome.entry, json, checks: outcome.checks, snapshot: outcome.admitted ? snapshot : null, line: line.line };
 }
 
 /**
@@ -117,6 +120,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
         const record = exportRecordFor(finished.entry, finished.snapshot);
         await exportItems.append(canonicalJsonAt(ExportRecordSchema, record, ["records", exportItems.count]));
       }
+      await options.onEntry?.(finished.entry, finished.line);
     };
     const total = prepared.records;
     await mapOrderedStream(preparedLines(prepared.spool), (line) => finishLine(context, line), sink, {

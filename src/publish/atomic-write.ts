@@ -5,6 +5,7 @@
 // Publication itself links instead of renaming (it must never replace a file); everything else
 // that rewrites a whole file (eval reports, demo captures) comes through here.
 import { dirname } from "node:path";
+import type { FramedDocument } from "../spool/framed-document.js";
 import { nodePublishFs, type PublishFs } from "./fs.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
@@ -16,11 +17,12 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Replaces `path` with `data` (a string is written as UTF-8) atomically and durably. On any
+ * Replaces `path` with `data` (a string is written as UTF-8; a framed document is copied from
+ * its spool, its digest checked on the way) atomically and durably. On any
  * failure the temp file is removed and the error (a Node system error with its `code`) is
  * rethrown; the target is then unchanged.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array | FramedDocument, options: AtomicWriteOptions = {}): Promise<void> {
   const fs = options.fs ?? nodePublishFs;
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let temporary: string | null = null;

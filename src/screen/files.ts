@@ -19,7 +19,7 @@ import { canonicalJsonAt, canonicalObjectFrame } from "../core/canonical.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
-import { BatchDocumentSchema, BatchItemSchema } from "../documents/schemas.js";
+import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documents/schemas.js";
 import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
@@ -84,6 +84,11 @@ export interface ScreenFileOptions {
   readonly beforeRead?: () => void | Promise<void>;
   /** Called once the input is read and admitted, before the first check. */
   readonly afterRead?: (itemCount: number) => void | Promise<void>;
+  /**
+   * Called with each finished item, in input order, and the 1-based input line it was read from
+   * (blank lines count); awaited before the next item is taken.
+   */
+  readonly onItem?: (item: BatchItem, line: number) => Promise<void>;
   /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Called once every item is checked, just before the document is copied to `output`. */
@@ -175,9 +180,11 @@ async function* atMost(source: AsyncIterable<Uint8Array>, bytes: number): AsyncG
 }
 
 /** The items of the second pass, refused as a changed input if the reader finds a problem now. */
-async function* itemsOf(records: AsyncIterable<RawRecord>): AsyncGenerator<ScreenItem> {
+/** The items of the second read; each one's input line is queued on `lines` as it is taken. */
+async function* itemsOf(records: AsyncIterable<RawRecord>, lines: number[]): AsyncGenerator<ScreenItem> {
   for await (const record of records) {
     if (record.problems.length > 0) throw changedInput();
+    lines.push(record.line);
     yield itemFromRecord(record);
   }
 }
@@ -248,12 +255,16 @@ async function screenWithStore(
       second = outcome;
     });
     const total = first.records;
+    // The lines of the items taken and not yet finished: at most the concurrency window.
+    const lines: number[] = [];
     await mapOrderedStream(
-      itemsOf(records),
+      itemsOf(records, lines),
       check,
       async (item, index) => {
         await spool.append(canonicalJsonAt(BatchItemSchema, item, ["items", index]));
         tally.add(item);
+        const line = lines.shift() as number;
+        await options.onItem?.(item, line);
       },
       {
         concurrency,

@@ -61,15 +61,25 @@ export interface FramedDocument {
   writeTo(write: (chunk: Uint8Array) => Promise<void>): Promise<void>;
 }
 
-async function* pieces(prefix: Buffer, items: ArraySpool, suffix: Buffer): AsyncGenerator<Uint8Array> {
+/** Spooled bytes that can be read back in order, any number of times (an ArraySpool, a sealed ScratchFile). */
+export interface SpooledBytes {
+  /** The bytes in order; with `reuseBuffer`, each chunk is valid only until the next is asked for. */
+  chunks(options?: { readonly reuseBuffer?: boolean }): AsyncGenerator<Buffer>;
+}
+
+async function* pieces(prefix: Buffer, items: SpooledBytes, suffix: Buffer): AsyncGenerator<Uint8Array> {
   yield prefix;
   // Every consumer below hashes or writes a chunk (awaited) before it asks for the next one.
   yield* items.chunks({ reuseBuffer: true });
   yield suffix;
 }
 
-/** Frames a sealed spool: reads it once to compute the document's digest and size. */
-export async function frameDocument(frame: CanonicalFrame, items: ArraySpool): Promise<FramedDocument> {
+/**
+ * Frames a sealed spool: reads it once to compute the document's digest and size. The spool is
+ * usually an ArraySpool (the items of one JSON array); any sealed spool works, for documents
+ * that are not JSON (a JUnit report's test cases).
+ */
+export async function frameDocument(frame: CanonicalFrame, items: SpooledBytes): Promise<FramedDocument> {
   const prefix = Buffer.from(frame.prefix, "utf8");
   const suffix = Buffer.from(frame.suffix, "utf8");
   const first = createHash("sha256");

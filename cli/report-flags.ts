@@ -1,0 +1,41 @@
+// The CI report flags shared by `screen` and `ingest`: --sarif FILE, --junit FILE and
+// --github / --no-github (on by itself under GitHub Actions, where GITHUB_ACTIONS=true).
+import type { Command } from "commander";
+import type { CiReportOptions } from "../src/report/ci-reports.js";
+import type { CliIo } from "./io.js";
+
+/** The parsed report flags. */
+export interface ReportFlags {
+  sarif?: string;
+  junit?: string;
+  /** true (--github), false (--no-github) or undefined (decided by GITHUB_ACTIONS). */
+  github?: boolean;
+}
+
+/** Adds --sarif, --junit, --github and --no-github, and their help paragraph. */
+export function addReportFlags(command: Command, what: string): Command {
+  return command
+    .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`)
+    .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`)
+    .option("--github", "also print GitHub annotations (stderr) and append a job summary (default under GITHUB_ACTIONS=true)")
+    .option("--no-github", "no GitHub annotations or job summary, even under GitHub Actions")
+    .addHelpText(
+      "after",
+      `
+CI reports (docs/ci.md): --sarif and --junit are extra files, written atomically once the
+run's result is final; stdout stays the JSON document. A ${what} that was not screened
+(degraded, unexercised) is an error result in both, never a pass. No text is written, and
+an id only when it is plain (letters, digits, ._@+/-, at most 100), else its sha256.`,
+    );
+}
+
+/** The report options of the parsed flags; GitHub output is on when asked or when GITHUB_ACTIONS is "true". */
+export function reportOptionsFromFlags(flags: ReportFlags, io: CliIo): CiReportOptions {
+  const github = flags.github ?? io.env.GITHUB_ACTIONS === "true";
+  const summary = io.env.GITHUB_STEP_SUMMARY;
+  return {
+    sarif: flags.sarif ?? null,
+    junit: flags.junit ?? null,
+    github: github ? { write: (text) => void io.stderr.write(text), stepSummary: summary !== undefined && summary !== "" ? summary : null } : null,
+  };
+}

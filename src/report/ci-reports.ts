@@ -1,0 +1,133 @@
+// The CI reports a run was asked for (`--sarif FILE`, `--junit FILE`, `--github`), fed one item
+// at a time in input order and written when the run's result is final: each file atomically
+// (an old report is replaced whole or not at all), the GitHub summary appended to the file the
+// runner names. The files are checked and their spools created before the input is read, so a
+// bad report path refuses the run before anything is checked.
+import { appendFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { UsageError } from "../core/errors.js";
+import { writeFileAtomic } from "../publish/atomic-write.js";
+import { GithubReport, type OutcomeCounts } from "./github.js";
+import { JunitReport } from "./junit.js";
+import type { ReportItem } from "./report-item.js";
+import { SarifLog, artifactUri } from "./sarif.js";
+
+/** Where GitHub Actions output goes. */
+export interface GithubOutput {
+  /** Receives the annotation lines (the CLI's stderr). */
+  readonly write: (text: string) => void;
+  /** The job summary file ($GITHUB_STEP_SUMMARY), or null for none. */
+  readonly stepSummary: string | null;
+}
+
+/** Which CI reports to write. */
+export interface CiReportOptions {
+  /** Where the SARIF 2.1.0 log goes (resolved against `cwd`). */
+  readonly sarif?: string | null;
+  /** Where the JUnit XML report goes (resolved against `cwd`). */
+  readonly junit?: string | null;
+  /**
+   * GitHub Actions output: annotations through `write` (stderr), and the job summary appended
+   * to `stepSummary` (the runner's $GITHUB_STEP_SUMMARY) when it is set.
+   */
+  readonly github?: GithubOutput | null;
+}
+
+/** What the reports say about the run as a whole. */
+export interface CiRunFacts {
+  /** `screen` or `ingest`: names the report's suite and summary. */
+  readonly command: string;
+  readonly total: number;
+  /** Items by outcome, for the summary (e.g. the batch counts). */
+  readonly counts: OutcomeCounts;
+  /** Extra facts for the SARIF run (the manifest's SHA-256 …). */
+  readonly properties?: Readonly<Record<string, string | number>>;
+}
+
+/** Creates a report's spool; a directory that cannot hold it refuses the run, naming the flag. */
+async function opened<T>(flag: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : "the report cannot be written there"}`);
+  }
+}
+
+/** True when at least one report was asked for. */
+export function wantsReports(options: CiReportOptions | undefined): boolean {
+  return options !== undefined && (options.sarif != null || options.junit != null || options.github != null);
+}
+
+/** The reports of one run. */
+export class CiReports {
+  private constructor(
+    private readonly targets: { readonly sarif: string | null; readonly junit: string | null },
+    private readonly sarif: SarifLog | null,
+    private readonly junit: JunitReport | null,
+    private readonly github: GithubReport | null,
+    private readonly stepSummary: string | null,
+    private readonly input: string,
+  ) {}
+
+  /**
+   * Opens the requested reports for a run over `input` (a path as given, or null for standard
+   * input). Refuses, naming the flag, a report path that is the input or the other report.
+   */
+  static async open(options: CiReportOptions, input: string | null, cwd: string, protectedPaths: readonly string[] = []): Promise<CiReports> {
+    const sarifPath = options.sarif == null ? null : resolve(cwd, options.sarif);
+    const junitPath = options.junit == null ? null : resolve(cwd, options.junit);
+    const taken = new Map<string, string>();
+    if (input !== null && input !== "-") taken.set(resolve(cwd, input), "the input");
+    for (const path of protectedPaths) taken.set(resolve(cwd, path), "an output of the run");
+    for (const [flag, path] of [
+      ["--sarif", sarifPath],
+      ["--junit", junitPath],
+    ] as const) {
+      if (path === null) continue;
+      const other = taken.get(path);
+      if (other !== undefined) throw new UsageError(`${flag} names the same file as ${other}`);
+      taken.set(path, flag);
+    }
+    const label = input === null || input === "-" ? "stdin" : input;
+    const sarif = sarifPath === null ? null : await opened("--sarif", () => SarifLog.create(sarifPath, artifactUri(input)));
+    let junit: JunitReport | null = null;
+    try {
+      junit = junitPath === null ? null : await opened("--junit", () => JunitReport.create(junitPath, label));
+    } catch (error) {
+      await sarif?.remove();
+      throw error;
+    }
+    const github = options.github == null ? null : new GithubReport(label, options.github.write);
+    return new CiReports({ sarif: sarifPath, junit: junitPath }, sarif, junit, github, options.github?.stepSummary ?? null, label);
+  }
+
+  /** Adds the next item (in input order). */
+  async add(item: ReportItem): Promise<void> {
+    await this.sarif?.add(item);
+    await this.junit?.add(item);
+    this.github?.add(item);
+  }
+
+  /** Writes every report: the files atomically, then the annotations' last line and the job summary. */
+  async finish(facts: CiRunFacts): Promise<void> {
+    if (this.sarif !== null && this.targets.sarif !== null) {
+      const log = await this.sarif.finish({
+        artifactUri: artifactUri(this.input),
+        total: facts.total,
+        properties: { command: facts.command, ...(facts.properties ?? {}) },
+      });
+      await writeFileAtomic(this.targets.sarif, log);
+    }
+    if (this.junit !== null && this.targets.junit !== null) await writeFileAtomic(this.targets.junit, await this.junit.finish());
+    if (this.github !== null) {
+      this.github.finish();
+      if (this.stepSummary !== null) await appendFile(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts), "utf8");
+    }
+  }
+
+  /** Deletes the spools (never throws); call it whatever happened. */
+  async remove(): Promise<void> {
+    await this.sarif?.remove();
+    await this.junit?.remove();
+  }
+}

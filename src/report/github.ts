@@ -1,0 +1,93 @@
+// GitHub Actions output of one screen or ingest run: `::error` / `::warning` workflow commands
+// (on stderr: stdout carries the JSON document, and the runner reads commands from both), at
+// most 10 of them (GitHub shows no more per step) and then one plain line with the count left
+// out, plus a Markdown job summary appended to the file $GITHUB_STEP_SUMMARY names. Every value
+// goes through the workflow-command escaping, so nothing in an input path can end a command or
+// start another; item text never appears, and ids only as their safe labels (report-item.ts).
+import { resultMessage, type ReportItem } from "./report-item.js";
+
+/** GitHub shows at most this many annotations of a step. */
+export const MAX_ANNOTATIONS = 10;
+/** Rows of findings a job summary lists (the rest are counted). */
+export const SUMMARY_ROWS = 50;
+
+/** Escapes a workflow command's message: `%`, CR and LF. */
+export function escapeCommandData(text: string): string {
+  return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+}
+
+/** Escapes a workflow command's property value: as the message, and also `:` and `,`. */
+export function escapeCommandProperty(text: string): string {
+  return escapeCommandData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
+}
+
+/** One workflow command line for a result (without the newline). */
+export function annotationLine(item: ReportItem, file: string): string {
+  const rule = item.rule;
+  if (rule === null) throw new RangeError("a passing item has no annotation");
+  const props = [`file=${escapeCommandProperty(file)}`, `line=${item.line}`, `title=${escapeCommandProperty(rule.id)}`];
+  return `::${rule.level} ${props.join(",")}::${escapeCommandData(resultMessage(item))}`;
+}
+
+/** `text` safe inside Markdown table cells and headings: HTML and Markdown punctuation escaped, line breaks and pipes removed. */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\r\n\t\u0000-\u001f\u007f]/g, " ")
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replace(/[\\`*_{}[\]()#+\-.!|~]/g, (c) => `\\${c}`);
+}
+
+/** Counts by outcome for the summary table. */
+export type OutcomeCounts = Readonly<Record<string, number>>;
+
+/** Collects what GitHub is shown of one run: the first annotations and the summary's rows. */
+export class GithubReport {
+  private annotated = 0;
+  private notAnnotated = 0;
+  private readonly rows: string[] = [];
+  private notListed = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly write: (line: string) => void,
+  ) {}
+
+  /** Annotates `item` if it broke a rule and the cap allows; keeps its summary row. */
+  add(item: ReportItem): void {
+    if (item.rule === null) return;
+    if (this.annotated < MAX_ANNOTATIONS) {
+      this.annotated++;
+      this.write(`${annotationLine(item, this.file)}\n`);
+    } else this.notAnnotated++;
+    if (this.rows.length < SUMMARY_ROWS) {
+      const id = item.id === null ? "" : escapeMarkdown(item.id);
+      this.rows.push(
+        `| ${item.line} | ${item.index} | ${id} | ${escapeMarkdown(item.outcome)} | ${escapeMarkdown(item.rule.id)} | ${item.sha256.slice(0, 16)} |`,
+      );
+    } else this.notListed++;
+  }
+
+  /** Ends the annotations: the line counting the results not annotated, when there were any. */
+  finish(): void {
+    if (this.notAnnotated > 0) {
+      this.write(
+        `little-canary: ${this.notAnnotated} more result${this.notAnnotated === 1 ? " was" : "s were"} not annotated (GitHub shows at most ${MAX_ANNOTATIONS} per step); see the job summary or the SARIF report\n`,
+      );
+    }
+  }
+
+  /** The Markdown job summary: the run's counts and the first findings. */
+  summary(title: string, counts: OutcomeCounts): string {
+    const lines = [`### little-canary ${escapeMarkdown(title)}`, "", "| outcome | items |", "| --- | ---: |"];
+    for (const [outcome, count] of Object.entries(counts)) lines.push(`| ${escapeMarkdown(outcome)} | ${count} |`);
+    lines.push("");
+    if (this.rows.length === 0) lines.push("No item broke a rule.");
+    else {
+      lines.push("| line | index | id | outcome | rule | sha256 |", "| ---: | ---: | --- | --- | --- | --- |", ...this.rows);
+      if (this.notListed > 0) lines.push("", `${this.notListed} more not listed.`);
+    }
+    return `${lines.join("\n")}\n\n`;
+  }
+}

@@ -1,0 +1,87 @@
+// A JUnit XML report of one screen or ingest run: one <testcase> per item, a <failure> for a
+// detection (block, flag), an <error> for a coverage failure (degraded, unexercised, not
+// screened): a text that was not screened is never a passing test. No item text appears, only
+// positions, id labels and hashes. The test cases are spooled as they finish and the suite's
+// counts, known only at the end, are framed around them.
+import { frameDocument, type FramedDocument } from "../spool/framed-document.js";
+import { ScratchFile } from "../spool/scratch-file.js";
+import { resultMessage, type ReportItem } from "./report-item.js";
+
+/** Characters XML 1.0 cannot carry at all, even escaped: they are replaced by U+FFFD. */
+const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
+/** `text` as an XML attribute value or character data: markup characters escaped, characters XML cannot hold replaced. */
+export function xmlEscape(text: string): string {
+  return text
+    .replace(NOT_XML, "\ufffd")
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&apos;")
+    .replaceAll("\n", "&#10;")
+    .replaceAll("\r", "&#13;")
+    .replaceAll("\t", "&#9;");
+}
+
+/** Counts of a JUnit report. */
+export interface JunitCounts {
+  readonly tests: number;
+  readonly failures: number;
+  readonly errors: number;
+}
+
+function testcase(item: ReportItem, suite: string): string {
+  const name = xmlEscape(`item ${item.index}${item.id === null ? "" : ` (id ${item.id})`} line ${item.line}`);
+  const open = `<testcase classname="${xmlEscape(suite)}" name="${name}">`;
+  const rule = item.rule;
+  if (rule === null) return `${open}</testcase>\n`;
+  const element = rule.kind === "detection" ? "failure" : "error";
+  const body = xmlEscape(`sha256 ${item.sha256 === "" ? "(none)" : item.sha256}`);
+  return `${open}<${element} type="${xmlEscape(rule.id)}" message="${xmlEscape(resultMessage(item))}">${body}</${element}></testcase>\n`;
+}
+
+/** A JUnit report being written: `add` each item in order, then `finish`. */
+export class JunitReport {
+  private tests = 0;
+  private failures = 0;
+  private errors = 0;
+
+  private constructor(
+    private readonly cases: ScratchFile,
+    private readonly suite: string,
+  ) {}
+
+  /** An empty report whose test cases spool beside `target`; `suite` names the suite (the input). */
+  static async create(target: string, suite: string): Promise<JunitReport> {
+    return new JunitReport(await ScratchFile.create(target, "junit-cases"), suite);
+  }
+
+  /** The counts so far. */
+  get counts(): JunitCounts {
+    return { tests: this.tests, failures: this.failures, errors: this.errors };
+  }
+
+  /** Adds one test case for `item`. */
+  async add(item: ReportItem): Promise<void> {
+    this.tests++;
+    if (item.rule?.kind === "detection") this.failures++;
+    else if (item.rule !== null) this.errors++;
+    await this.cases.append(testcase(item, this.suite));
+  }
+
+  /** Seals the cases and frames the report around them with its counts. */
+  async finish(): Promise<FramedDocument> {
+    await this.cases.seal();
+    const counts = `tests="${this.tests}" failures="${this.failures}" errors="${this.errors}"`;
+    const prefix =
+      `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="little-canary" ${counts}>\n` +
+      `<testsuite name="${xmlEscape(this.suite)}" ${counts} skipped="0">\n`;
+    return frameDocument({ prefix, suffix: "</testsuite>\n</testsuites>\n" }, this.cases);
+  }
+
+  /** Deletes the spool (never throws). */
+  remove(): Promise<void> {
+    return this.cases.remove();
+  }
+}

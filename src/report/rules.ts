@@ -1,0 +1,58 @@
+// The CI report rules: one per detection kind and one per coverage failure, the same table for
+// SARIF (its `rules`), JUnit (a failure's `type`) and GitHub annotations (their title). A
+// coverage failure is its own rule with the level of a finding ("error"): a text that was not
+// screened must fail a gate as loudly as one that was caught, never read as a pass.
+
+/** How a CI system should treat a result of this rule. */
+export type ReportLevel = "error" | "warning";
+
+/** Whether a rule reports something found in the text or text that was not (fully) screened. */
+export type RuleKind = "detection" | "coverage";
+
+/** One report rule. */
+export interface ReportRule {
+  /** Stable identifier, e.g. `little-canary/block-structural`. */
+  readonly id: string;
+  /** Short PascalCase name (SARIF `name`). */
+  readonly name: string;
+  readonly kind: RuleKind;
+  readonly level: ReportLevel;
+  /** One sentence for the rule's short description. */
+  readonly summary: string;
+}
+
+const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, summary: string): ReportRule =>
+  Object.freeze({ id: `little-canary/${slug}`, name, kind, level, summary });
+
+/** Every rule, in the order they are listed in a SARIF report (the order is part of the format: results name their rule's index). */
+export const REPORT_RULES = Object.freeze({
+  blockStructural: rule("block-structural", "StructuralInjection", "detection", "error", "The structural checks found a prompt-injection shape in the text."),
+  blockCanary: rule("block-canary", "CanaryTakeover", "detection", "error", "The canary model's reply showed strong signs that the text took control of it."),
+  flagCanary: rule("flag-canary", "CanarySuspicion", "detection", "warning", "The canary model's reply showed weaker signs that the text took control of it."),
+  degraded: rule(
+    "degraded",
+    "ScreenDegraded",
+    "coverage",
+    "error",
+    "The check did not complete (the canary or its analysis failed): the text was not screened.",
+  ),
+  unexercised: rule(
+    "unexercised",
+    "ScreenUnexercised",
+    "coverage",
+    "error",
+    "The canary did not run on the text (disabled or not reached): only part of the screen ran.",
+  ),
+  checkError: rule("check-error", "CheckError", "coverage", "error", "The check failed with an error: the text was not screened."),
+  malformed: rule("malformed", "RecordMalformed", "coverage", "error", "The record is not a valid input record, so it was not screened."),
+  overBudget: rule("over-budget", "RecordOverBudget", "coverage", "error", "The record exceeds a run limit, so it was not screened."),
+  incomplete: rule("incomplete", "ScreenIncomplete", "coverage", "error", "Only part of the record was screened."),
+});
+
+/** The rules as a list, in report order. */
+export const RULE_LIST: readonly ReportRule[] = Object.freeze(Object.values(REPORT_RULES));
+
+/** The position of `rule` in RULE_LIST (SARIF `ruleIndex`). */
+export function ruleIndex(rule: ReportRule): number {
+  return RULE_LIST.indexOf(rule);
+}

@@ -1,0 +1,111 @@
+// A SARIF 2.1.0 log of one screen or ingest run, built as the items finish: every rule is known
+// before the first result (rules.ts), so the results are spooled beside the target one by one
+// and the log is framed around them at the end, in memory bounded by one result, never by the
+// number of items. One result per item that did not pass, at its input line, fingerprinted by
+// the item's SHA-256 so a code-scanning service can follow it across runs.
+import { VERSION } from "../core/version.js";
+import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
+import type { ReportItem } from "./report-item.js";
+import { resultMessage } from "./report-item.js";
+import { RULE_LIST, ruleIndex } from "./rules.js";
+
+/** The JSON schema a SARIF 2.1.0 log names. */
+export const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/** Run-level facts a SARIF log records (never item text). */
+export interface SarifRunFacts {
+  /** The input as a URI reference (see `artifactUri`). */
+  readonly artifactUri: string;
+  /** Items or records read. */
+  readonly total: number;
+  /** Extra run properties (the command, the manifest's SHA-256 …): strings and numbers only. */
+  readonly properties?: Readonly<Record<string, string | number>>;
+}
+
+/**
+ * The URI reference SARIF names the input by: the path as given, with `\` turned into `/` and
+ * each segment percent-encoded; standard input is `stdin`.
+ */
+export function artifactUri(input: string | null): string {
+  if (input === null || input === "-") return "stdin";
+  return input
+    .replaceAll("\\", "/")
+    .split("/")
+    .map((segment) => encodeURIComponent(segment))
+    .join("/");
+}
+
+function driver(): Record<string, unknown> {
+  return {
+    name: "little-canary",
+    version: VERSION,
+    rules: RULE_LIST.map((rule) => ({
+      id: rule.id,
+      name: rule.name,
+      shortDescription: { text: rule.summary },
+      defaultConfiguration: { level: rule.level },
+      properties: { kind: rule.kind },
+    })),
+  };
+}
+
+/** The SARIF result of one item that broke a rule. */
+function resultOf(item: ReportItem, artifact: string): Record<string, unknown> {
+  const rule = item.rule;
+  if (rule === null) throw new RangeError("a passing item has no SARIF result");
+  return {
+    ruleId: rule.id,
+    ruleIndex: ruleIndex(rule),
+    level: rule.level,
+    message: { text: resultMessage(item) },
+    locations: [{ physicalLocation: { artifactLocation: { uri: artifact }, region: { startLine: item.line } } }],
+    // The text's digest: the same text is the same finding, wherever it moves in the file.
+    ...(item.sha256 === "" ? {} : { partialFingerprints: { "itemSha256/v1": item.sha256 } }),
+    properties: { index: item.index, outcome: item.outcome },
+  };
+}
+
+/** A SARIF log being written: `add` each item in order, then `finish`. */
+export class SarifLog {
+  private constructor(
+    private readonly results: ArraySpool,
+    private readonly artifact: string,
+  ) {}
+
+  /** An empty log whose results spool sits beside `target`. */
+  static async create(target: string, artifact: string): Promise<SarifLog> {
+    return new SarifLog(await ArraySpool.create(target, "sarif-results"), artifact);
+  }
+
+  /** Results so far. */
+  get count(): number {
+    return this.results.count;
+  }
+
+  /** Adds `item` (a passing item adds nothing). */
+  async add(item: ReportItem): Promise<void> {
+    if (item.rule !== null) await this.results.append(JSON.stringify(resultOf(item, this.artifact)));
+  }
+
+  /** Seals the results and frames the log around them. */
+  async finish(facts: SarifRunFacts): Promise<FramedDocument> {
+    await this.results.seal();
+    const run = {
+      tool: { driver: driver() },
+      columnKind: "unicodeCodePoints",
+      properties: { total: facts.total, ...(facts.properties ?? {}) },
+    };
+    const head = JSON.stringify({ $schema: SARIF_SCHEMA_URI, version: "2.1.0", runs: [{ ...run, results: [] }] });
+    // The frame: everything before and after the empty results array of the one run.
+    const marker = '"results":[]';
+    const at = head.lastIndexOf(marker);
+    const prefix = `${head.slice(0, at)}"results":[`;
+    const suffix = head.slice(at + marker.length - 1);
+    return frameDocument({ prefix, suffix }, this.results);
+  }
+
+  /** Deletes the spool (never throws). */
+  remove(): Promise<void> {
+    return this.results.remove();
+  }
+}

@@ -1,0 +1,35 @@
+// `screen` with CI reports: the batch screened by `screenFile` exactly as without them (the
+// document on `output` is the same bytes), each finished item also given to the reports, and
+// the reports written once every item is checked, before the document is copied out. A report
+// that cannot be written fails the run before anything reaches `output`.
+import { screenFile, type ScreenFileOptions, type ScreenFileResult } from "../screen/files.js";
+import { CiReports, wantsReports, type CiReportOptions } from "./ci-reports.js";
+import { reportItemFromBatch } from "./report-item.js";
+
+/** Options of `screenWithReports`: those of `screenFile` and the reports wanted. */
+export interface ScreenWithReportsOptions extends ScreenFileOptions {
+  readonly reports?: CiReportOptions;
+}
+
+/** `screenFile`, also writing the requested CI reports (SARIF, JUnit, GitHub annotations and summary). */
+export async function screenWithReports(options: ScreenWithReportsOptions): Promise<ScreenFileResult> {
+  const { reports: wanted, ...screen } = options;
+  if (!wantsReports(wanted)) return screenFile(screen);
+  const input = typeof options.input === "string" ? options.input : null;
+  const reports = await CiReports.open(wanted as CiReportOptions, input, options.cwd ?? process.cwd());
+  try {
+    return await screenFile({
+      ...screen,
+      onItem: async (item, line) => {
+        await reports.add(reportItemFromBatch(item, line));
+        await options.onItem?.(item, line);
+      },
+      beforeOutput: async (summary, circuitOpen) => {
+        await reports.finish({ command: "screen", total: summary.total, counts: summary.counts });
+        await options.beforeOutput?.(summary, circuitOpen);
+      },
+    });
+  } finally {
+    await reports.remove();
+  }
+}
