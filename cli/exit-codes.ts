@@ -37,6 +37,7 @@ export const ERROR_OUTCOME: Readonly<Record<LittleCanaryErrorCode, ErrorOutcome>
   input_refused: "refused",
   backend: "refused",
   publish: "refused",
+  verification: "refused",
   io: "refused",
 };
 

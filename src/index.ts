@@ -107,6 +107,15 @@ export { batchState } from "./screen/state.js";
 export { screenFile, InputRefusedError, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
 export { summarizeBatch, type BatchSummary } from "./screen/tally.js";
 export type { ItemVerdictCache } from "./screen/check-item.js";
+/**
+ * RAG adapters' framework-free core (docs/rag.md): a verified export's admitted records, read
+ * from the bytes that were verified; documents screened as ingest records. The framework
+ * adapters themselves are the `little-canary/langchain` and `little-canary/llamaindex` subpaths.
+ */
+export { loadVerifiedExport, ExportVerificationError, type VerifiedExport, type VerifiedExportOptions } from "./rag/verified-export.js";
+export { screenDocumentRecords, type ScreenDocumentsOptions, type ScreenedDocuments, type HeldDocument, type DocumentFields } from "./rag/screen-documents.js";
+export { flattenMetadata, MAX_METADATA_DEPTH } from "./rag/flatten-metadata.js";
+export { PROVENANCE_KEY, PROVENANCE_PREFIX, provenanceOf, flatProvenance, type Provenance } from "./rag/provenance.js";
 /** CI reports of a screen or ingest run: SARIF 2.1.0, JUnit XML, GitHub annotations and job summary (docs/ci.md). */
 export { screenWithReports, type ScreenWithReportsOptions } from "./report/screen-reports.js";
 export { CiReports, wantsReports, type CiReportOptions, type CiRunFacts, type GithubOutput } from "./report/ci-reports.js";

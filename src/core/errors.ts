@@ -9,6 +9,7 @@ export type LittleCanaryErrorCode =
   | "input_refused" // the input violates a run-level rule; nothing was screened
   | "backend" // the canary backend could not be verified (context gate)
   | "publish" // publication of output files failed
+  | "verification" // a published manifest/export pair failed verification (or was not pinned)
   | "io"; // a file could not be read
 
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */

@@ -36,6 +36,7 @@ export const LAYERS: readonly Layer[] = [
       "report",
       "ingest",
       "verify",
+      "rag",
       "server",
       "demo",
       "eval",

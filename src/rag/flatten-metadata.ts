@@ -1,0 +1,68 @@
+// Framework metadata → an ingest record's string metadata. RAG loaders attach nested, typed
+// metadata (a PDF loader: `pdf.info.Title`, `loc.pageNumber`), and parts of it are as
+// attacker-controlled as the text (a PDF's Title and Author are whatever its maker wrote), so
+// all of it is flattened into string values that ingest screens as metadata segments.
+//
+// The key scheme (documented in docs/rag.md): a value's key is the path of keys and array
+// indices to it joined by "."; inside one path segment "%" is written "%25" and "." "%2E", so
+// `{"a.b": 1}` and `{a: {b: 1}}` stay apart. Leaves: a string as it is; a finite number, a bigint
+// and a boolean as their JSON text; null as "null"; a Date as its ISO text. `undefined` and empty
+// objects or arrays leave no key. Anything else (a function, a symbol, a class instance, a
+// non-finite number, a cycle, nesting deeper than MAX_METADATA_DEPTH) is refused: it cannot be
+// screened as text, and dropping it silently would pass it on unscreened. Keys come out in
+// code-point order, so the same metadata always gives the same record.
+import { UsageError } from "../core/errors.js";
+import { sortByCodePoint } from "../core/code-point-order.js";
+
+/** Deepest nesting flattened; deeper metadata is refused. */
+export const MAX_METADATA_DEPTH = 16;
+
+const segment = (key: string): string => key.replaceAll("%", "%25").replaceAll(".", "%2E");
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function leafText(value: unknown): string | undefined | null {
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : null;
+  if (value === null) return "null";
+  if (value === undefined) return undefined;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  return null;
+}
+
+/**
+ * The flattened string metadata of `metadata` (see the key scheme above). Throws UsageError,
+ * naming `what` and the depth (never a key or value, which may be hostile), for metadata that
+ * cannot be flattened.
+ */
+export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, what = "metadata"): Record<string, string> {
+  const flat = new Map<string, string>();
+  const open = new Set<object>();
+  const walk = (value: unknown, path: string, depth: number): void => {
+    if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+      if (depth > MAX_METADATA_DEPTH) throw new UsageError(`${what} is nested deeper than ${MAX_METADATA_DEPTH} levels`);
+      if (open.has(value)) throw new UsageError(`${what} refers to itself (a cycle at depth ${depth})`);
+      if (!Array.isArray(value) && !isPlainObject(value))
+        throw new UsageError(`${what} holds a value that is not JSON data (a class instance at depth ${depth})`);
+      open.add(value);
+      const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+      for (const [key, child] of entries) walk(child, path === "" ? segment(key) : `${path}.${segment(key)}`, depth + 1);
+      open.delete(value);
+      return;
+    }
+    const text = leafText(value);
+    if (text === null) throw new UsageError(`${what} holds a value that cannot be written as text (at depth ${depth})`);
+    if (text !== undefined) flat.set(path, text);
+  };
+  for (const [key, value] of Object.entries(metadata)) walk(value, segment(key), 1);
+  const out: Record<string, string> = {};
+  // Defined, not assigned: a key such as "__proto__" stays a plain key.
+  for (const key of sortByCodePoint([...flat.keys()]))
+    Object.defineProperty(out, key, { value: flat.get(key), enumerable: true, writable: true, configurable: true });
+  return out;
+}

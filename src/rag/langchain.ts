@@ -1,0 +1,103 @@
+// `little-canary/langchain`: LangChain.js adapters (docs/rag.md). `@langchain/core` is an
+// optional peer dependency: only a program that imports this subpath needs it.
+//
+// - LittleCanaryExportLoader: a document loader over a published ingest pair. `load()` verifies
+//   the pair against the pinned manifest digest and returns one Document per admitted record,
+//   exactly once, in order; any problem throws and nothing is returned.
+// - LittleCanaryTransformer: a document transformer that screens Documents as an ingest run
+//   does (text and flattened metadata, in segments, through the pipeline) and returns the
+//   admitted ones; every held one is reported to `onHeld`, never dropped in silence.
+import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
+import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
+import { UsageError } from "../core/errors.js";
+import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions } from "./screen-documents.js";
+import { loadVerifiedExport, type VerifiedExportOptions } from "./verified-export.js";
+import { provenanceOf, PROVENANCE_KEY, usesReservedKey } from "./provenance.js";
+
+export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
+export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js";
+export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
+export { PROVENANCE_KEY, type Provenance } from "./provenance.js";
+
+/**
+ * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent`
+ * is the record's text, `metadata` its string metadata plus `little_canary` provenance (index,
+ * id, source, sha256, material_sha256, manifest_sha256), and `id` the record's id, or
+ * `little-canary:<index>` for a record without one.
+ */
+export class LittleCanaryExportLoader extends BaseDocumentLoader {
+  private readonly options: VerifiedExportOptions;
+
+  /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
+  constructor(options: VerifiedExportOptions) {
+    super();
+    if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
+      throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
+    }
+    this.options = { ...options };
+  }
+
+  /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
+  async load(): Promise<Document[]> {
+    const verified = await loadVerifiedExport(this.options);
+    return verified.records.map((record) => {
+      if (usesReservedKey(record.metadata)) {
+        throw new UsageError(
+          `record ${record.index} has a metadata key "${PROVENANCE_KEY}" (or one starting "${PROVENANCE_KEY}_"), which the loader reserves for provenance`,
+        );
+      }
+      return new Document({
+        pageContent: record.text,
+        metadata: { ...record.metadata, [PROVENANCE_KEY]: provenanceOf(record, verified.manifestSha256) },
+        id: record.id ?? `little-canary:${record.index}`,
+      });
+    });
+  }
+
+  /**
+   * `load()`, then the splitter's `splitDocuments` when one is given. LangChain's `index()`
+   * recognizes a loader by this method (not by its class), so a loader without it would be
+   * refused there.
+   */
+  async loadAndSplit(splitter?: { splitDocuments(documents: Document[]): Promise<Document[]> }): Promise<Document[]> {
+    const documents = await this.load();
+    return splitter === undefined ? documents : splitter.splitDocuments(documents);
+  }
+}
+
+/** Options of LittleCanaryTransformer: how to screen, and where held documents are reported. */
+export interface LittleCanaryTransformerOptions extends ScreenDocumentsOptions {
+  /**
+   * Receives the documents held by each call (an empty list when none), with their reasons.
+   * Required: a transformer returns only what it admits, so this is where the rest goes.
+   */
+  readonly onHeld: (held: readonly HeldDocument<DocumentInterface>[]) => void | Promise<void>;
+}
+
+/**
+ * Screens LangChain Documents as an ingest run screens records (the text and the flattened
+ * metadata, segment by segment) and returns the admitted ones, unchanged and in order.
+ */
+export class LittleCanaryTransformer extends BaseDocumentTransformer {
+  /** LangChain's serialization namespace of this class. */
+  override lc_namespace = ["little_canary", "langchain"];
+  private readonly options: LittleCanaryTransformerOptions;
+
+  /** The pipeline (and policy) to screen with, and the `onHeld` callback. */
+  constructor(options: LittleCanaryTransformerOptions) {
+    super();
+    if (typeof options.onHeld !== "function") throw new UsageError("onHeld is required: held documents must be reported, not dropped");
+    this.options = options;
+  }
+
+  /** Screens `documents`; returns the admitted ones and reports the held ones to `onHeld`. */
+  async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
+    const outcome = await screenDocumentRecords(
+      documents,
+      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
+      this.options,
+    );
+    await this.options.onHeld(outcome.held);
+    return [...outcome.admitted];
+  }
+}

@@ -1,0 +1,55 @@
+// `little-canary/llamaindex`: a LlamaIndex.TS reader over a published ingest pair (docs/rag.md).
+// `llamaindex` is an optional peer dependency: only a program that imports this subpath needs it.
+//
+// Why a reader and not a screening step inside an IngestionPipeline: the pipeline's docstore
+// strategy records a document before the transformations run, and its cache replays a
+// transformation's earlier output for the same input, so a screen placed there can be skipped
+// or recorded as done while a held document is already in the docstore. Screening belongs
+// before LlamaIndex sees the documents: run `little-canary ingest`, then load the verified
+// export with this reader.
+import { Document, type BaseReader } from "llamaindex";
+import { UsageError } from "../core/errors.js";
+import { loadVerifiedExport, type VerifiedExportOptions } from "./verified-export.js";
+import { flatProvenance, PROVENANCE_PREFIX, usesReservedKey } from "./provenance.js";
+
+export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
+export { PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
+
+/**
+ * Reads the admitted records of a published ingest pair as LlamaIndex Documents: `text` is the
+ * record's text, `id_` its id (or `little-canary:<index>`), `metadata` its string metadata plus
+ * flat provenance keys (`little_canary_index`, `little_canary_sha256`,
+ * `little_canary_material_sha256`, `little_canary_manifest_sha256`, and `little_canary_id` /
+ * `little_canary_source` when set), all listed in `excludedLlmMetadataKeys` and
+ * `excludedEmbedMetadataKeys` so they are neither shown to the model nor embedded.
+ */
+export class LittleCanaryExportReader implements BaseReader<Document> {
+  private readonly options: VerifiedExportOptions;
+
+  /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
+  constructor(options: VerifiedExportOptions) {
+    if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
+      throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
+    }
+    this.options = { ...options };
+  }
+
+  /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
+  async loadData(): Promise<Document[]> {
+    const verified = await loadVerifiedExport(this.options);
+    return verified.records.map((record) => {
+      if (usesReservedKey(record.metadata)) {
+        throw new UsageError(`record ${record.index} has a metadata key starting "${PROVENANCE_PREFIX}", which the reader reserves for provenance`);
+      }
+      const provenance = flatProvenance(record, verified.manifestSha256);
+      const hidden = Object.keys(provenance);
+      return new Document({
+        text: record.text,
+        id_: record.id ?? `little-canary:${record.index}`,
+        metadata: { ...record.metadata, ...provenance },
+        excludedLlmMetadataKeys: [...hidden],
+        excludedEmbedMetadataKeys: [...hidden],
+      });
+    });
+  }
+}

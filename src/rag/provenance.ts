@@ -1,0 +1,53 @@
+// The provenance a RAG adapter attaches to each document it loads from a verified export: where
+// the record sits in the pair and the digests that bind it, under one reserved metadata key so
+// it never mixes with (or is overwritten by) the record's own metadata.
+import type { ExportRecord } from "../documents/schemas.js";
+
+/** The metadata key that holds a loaded document's provenance. */
+export const PROVENANCE_KEY = "little_canary";
+
+/** Where a loaded document came from. */
+export interface Provenance {
+  /** The record's index in the manifest. */
+  readonly index: number;
+  readonly id: string | null;
+  readonly source: string | null;
+  /** SHA-256 of the text. */
+  readonly sha256: string;
+  /** SHA-256 of the record's text, id, source and metadata together. */
+  readonly material_sha256: string;
+  /** SHA-256 of the manifest the record was verified against. */
+  readonly manifest_sha256: string;
+}
+
+/** The provenance of one admitted record of a verified export. */
+export function provenanceOf(record: ExportRecord, manifestSha256: string): Provenance {
+  return {
+    index: record.index,
+    id: record.id,
+    source: record.source,
+    sha256: record.sha256,
+    material_sha256: record.material_sha256,
+    manifest_sha256: manifestSha256,
+  };
+}
+
+/** The prefix of the flat provenance keys (`flatProvenance`). */
+export const PROVENANCE_PREFIX = "little_canary_";
+
+/**
+ * The provenance as flat metadata entries (`little_canary_index`, `little_canary_sha256`, …),
+ * for frameworks that render each metadata value as text (LlamaIndex) and would show a nested
+ * object as "[object Object]". A null id or source is left out.
+ */
+export function flatProvenance(record: ExportRecord, manifestSha256: string): Record<string, string | number> {
+  const provenance = provenanceOf(record, manifestSha256);
+  const flat: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(provenance)) if (value !== null) flat[`${PROVENANCE_PREFIX}${key}`] = value;
+  return flat;
+}
+
+/** True when a record's own metadata uses a key the adapters reserve for provenance. */
+export function usesReservedKey(metadata: Readonly<Record<string, string>>): boolean {
+  return Object.keys(metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX));
+}
