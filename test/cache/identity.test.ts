@@ -16,6 +16,7 @@ import {
   type IdentityOptions,
 } from "../../src/cache/identity.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
+import type { OpenAIContextProof } from "../../src/canary/openai-context-gate.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { JUDGE_RULES_VERSION } from "../../src/judge/judge-verdict.js";
 import type { SecurityPipelineOptions } from "../../src/pipeline/options.js";
@@ -25,13 +26,13 @@ import { STRUCTURAL_RULES_VERSION } from "../../src/structural/rules.js";
 const DIGEST = "a".repeat(64);
 const BASE: SecurityPipelineOptions = { canaryModel: "qwen2.5:1.5b", canaryNumCtx: 8192, maxInputLength: 3500 };
 const SEGMENT: IdentityOptions = { scope: "ingest_segment", modelDigest: DIGEST };
-const SERVED = {
+const SERVED: OpenAIContextProof = {
   served_model: "Qwen/Qwen2.5-1.5B-Instruct@989aa7980e4cf806f80c7fef2b1adb7bc71aa306",
   root: "Qwen/Qwen2.5-1.5B-Instruct",
   max_model_len: 32768,
   system_fingerprint: "fp_1",
   prompt_count: "tokenize",
-} as const;
+};
 
 function identify(options: SecurityPipelineOptions, identityOptions: IdentityOptions = SEGMENT): CacheIdentity {
   const outcome = pipelineIdentity(new SecurityPipeline(options), identityOptions);
@@ -231,7 +232,7 @@ describe("canary identity", () => {
 });
 
 describe("issue 15 vllm: the identity of an OpenAI-compatible canary", () => {
-  const served = (server: Partial<typeof SERVED> = {}, model: string = SERVED.served_model): CacheIdentity =>
+  const served = (server: Partial<OpenAIContextProof> = {}, model: string = SERVED.served_model): CacheIdentity =>
     identify({ ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: model }, { ...SEGMENT, modelDigest: null, server: { ...SERVED, ...server } });
 
   it("issue 15 vllm: the served name's revision stands for the digest and the server's report is in the identity", () => {
