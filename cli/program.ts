@@ -127,7 +127,8 @@ unexercised, error, incomplete); 3 refused: nothing was written.
 Before any check, the canary model's context window is verified against the segment size
 (Ollama /api/show), and a warm-up call plus GET /api/ps must show the server loaded the
 num_ctx it was sent; an unreachable backend, a too-small model, a capped server or one that
-cannot report its loaded context refuses the run.
+cannot report its loaded context refuses the run. With --provider openai (vLLM), GET /v1/models
+must report a max_model_len that holds a segment, else the run is refused (docs/vllm.md).
 A canary that stops answering mid-run (--max-canary-failures consecutive unreachable/timeout
 failures, default 5) stops the canary calls: the remaining records are held (exit 2) and one
 warning names it.
