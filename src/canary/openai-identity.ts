@@ -47,6 +47,7 @@ export type OpenAIIdentityFailure =
   | { readonly kind: "model_not_served"; readonly message: string }
   | { readonly kind: "warm_up_failed"; readonly message: string; readonly outcome: HttpCallOutcome };
 
+/** The identity of an endpoint, or why it could not be identified. */
 export type OpenAIIdentityOutcome = { readonly ok: true; readonly identity: OpenAIServerIdentity } | ({ readonly ok: false } & OpenAIIdentityFailure);
 
 /** Options of `probeOpenAIIdentity`. */
@@ -55,14 +56,16 @@ export interface OpenAIIdentityOptions {
   readonly model: string;
   /** Sent as `Authorization: Bearer <key>` when non-empty (else URL userinfo, else none). */
   readonly apiKey?: string;
+  /** The HTTP client (tests inject one); default the built-in transport. */
   readonly fetch?: FetchLike;
+  /** Deadline of each request, in milliseconds. */
   readonly timeoutMs: number;
   /**
    * One completion of these messages with one output token, to learn `system_fingerprint` and
-   * the prompt tokens it cost; its raw outcome is handed to `onWarmUp`. Omitted: no completion.
+   * the prompt tokens it cost (`body` is sent as is to `path`, default `/chat/completions`).
+   * Omitted: no completion is made.
    */
   readonly warmUp?: {
-    readonly messages: TokenizeMessages;
     readonly body: Record<string, unknown>;
     readonly path?: string;
   };

@@ -33,7 +33,7 @@ describe("issue 15 vllm: probeOpenAIIdentity", () => {
       },
     });
     const body = { model: VLLM_MODEL, messages: [{ role: "user", content: "hello" }], max_tokens: 1, temperature: 0 };
-    const warmed = await probeOpenAIIdentity(vllm.baseUrl, { ...OPTIONS, warmUp: { messages: { systemPrompt: "", userContent: "hello" }, body } });
+    const warmed = await probeOpenAIIdentity(vllm.baseUrl, { ...OPTIONS, warmUp: { body } });
     expect(warmed.ok && warmed.identity).toMatchObject({ systemFingerprint: "fp_stand_in_1", warmUpPromptTokens: 10 });
     // The key went as a Bearer header on every call, /tokenize included.
     expect(vllm.requests.every((request) => request.headers.authorization === "Bearer sk-identity-secret")).toBe(true);
