@@ -129,3 +129,19 @@ describe("issue 15 vllm: the probe's per-check count", () => {
     await expect(preflightCanary(fresh)).rejects.toMatchObject({ name: "CanaryContextError", code: "backend" });
   });
 });
+
+describe("issue 15 vllm: library entries run the gate too", () => {
+  it("issue 15 vllm: screenBatch refuses a server without max_model_len before any check", async () => {
+    const { screenBatch } = await import("../../src/screen/screen-batch.js");
+    vllm.setMaxModelLen(null);
+    const pipeline = new SecurityPipeline({
+      provider: "openai",
+      baseUrl: vllm.baseUrl,
+      apiKey: "sk-identity-secret",
+      canaryModel: VLLM_MODEL,
+      canaryTimeout: 5,
+    });
+    await expect(screenBatch(["hello", "world"], pipeline)).rejects.toThrow(/reports no max_model_len/);
+    expect(vllm.completionRequests()).toHaveLength(0);
+  });
+});

@@ -254,3 +254,32 @@ describe("issue 15 vllm: the served model and system_fingerprint in the cache id
     expect(run.stderr).toContain("is not used for this run: the served model name pins no revision (serve it as <repo>@<sha>, see docs/vllm.md)");
   });
 });
+
+describe("issue 15 vllm: serve", () => {
+  it("issue 15 vllm: serve with --provider openai proves the window before binding, logs it, and screens through the server", async () => {
+    const { runService } = await import("../../src/server/run-service.js");
+    const log: string[] = [];
+    let stop: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const done = runService({
+      pipeline: { provider: "openai", baseUrl: vllm.baseUrl, canaryModel: VLLM_MODEL, canaryTimeout: 5 },
+      service: { maxConcurrent: 2, maxQueue: 3, readTimeoutMs: 1000, maxConnections: 8, allowOrigins: [] },
+      port: 0,
+      log: (level, message) => log.push(`${level} ${message}`),
+      stop: stopped,
+      force: new Promise(() => {}),
+    });
+    await expect.poll(() => log.find((line) => line.includes("Port:"))).toBeDefined();
+    expect(log.join("\n")).toContain(`OpenAI-compatible server: ${vllm.url}`);
+    expect(log.join("\n")).toContain("max_model_len: 32768 (prompts counted by POST /tokenize)");
+    const port = Number(/Port: (\d+)/.exec(log.join("\n"))?.[1]);
+    const reply = await fetch(`http://127.0.0.1:${port}/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "What is the capital of France?" }),
+    });
+    expect(await reply.json()).toMatchObject({ safe: true, canary_status: "exercised" });
+    stop();
+    await done;
+  });
+});
