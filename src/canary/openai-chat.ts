@@ -37,9 +37,10 @@ const INCOMPLETE = "API protocol error: incomplete chat response";
 const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
 
 /**
- * True when a 400 answer's `error.message` (or a bare string `error`/`message`) says the prompt
- * is over the model's maximum context length, as vLLM and OpenAI word it. Only the phrase is
- * looked for; the body itself is never shown anywhere.
+ * True when a 400 answer's `error.message` (or a bare string `error`/`message`, as older vLLM
+ * answers) says the prompt is over the model's maximum context length, as vLLM and OpenAI word
+ * it ("maximum context length", or vLLM's "maximum model length"). Only the phrase is looked
+ * for; the body itself is never shown anywhere.
  */
 export function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
   if (outcome.kind !== "response" || outcome.status !== 400) return false;
@@ -47,7 +48,7 @@ export function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
   if (!parsed.ok || !isPlainObject(parsed.value)) return false;
   const error = parsed.value["error"];
   const texts = [isPlainObject(error) ? error["message"] : error, parsed.value["message"]];
-  return texts.some((text) => typeof text === "string" && /maximum context length/i.test(text.slice(0, 4096)));
+  return texts.some((text) => typeof text === "string" && /maximum (context|model) length/i.test(text.slice(0, 4096)));
 }
 
 export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: { readonly origin: string; readonly timeoutSeconds: number }): ChatOutcome {

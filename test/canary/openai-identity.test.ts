@@ -145,3 +145,24 @@ describe("issue 15 vllm: library entries run the gate too", () => {
     expect(vllm.completionRequests()).toHaveLength(0);
   });
 });
+
+describe("issue 15 vllm: the 400 over-length answer", () => {
+  it("issue 15 vllm: both vLLM error shapes and both phrasings are context_too_long; another 400 stays http_error", async () => {
+    const { interpretOpenAIChat } = await import("../../src/canary/openai-chat.js");
+    const texts = { origin: "http://127.0.0.1:8000", timeoutSeconds: 5 };
+    const answer = (body: unknown) => interpretOpenAIChat({ kind: "response", status: 400, body: JSON.stringify(body) }, texts);
+    const bodies = [
+      { error: { message: "This model's maximum context length is 2048 tokens. However, you requested 3000 tokens.", type: "BadRequestError", code: 400 } },
+      { object: "error", message: "This model's maximum context length is 2048 tokens.", type: "BadRequestError", code: 400 },
+      { error: { message: "The decoder prompt (length 3000) is longer than the maximum model length of 2048.", code: 400 } },
+    ];
+    for (const body of bodies) {
+      const outcome = answer(body);
+      expect(outcome).toMatchObject({ ok: false, failureCode: "context_too_long" });
+      // The body is never echoed: only the origin and the status.
+      expect(JSON.stringify(outcome)).not.toContain("2048");
+    }
+    expect(answer({ error: { message: "invalid temperature" } })).toMatchObject({ ok: false, failureCode: "http_error" });
+    expect(interpretOpenAIChat({ kind: "response", status: 500, body: JSON.stringify(bodies[0]) }, texts)).toMatchObject({ failureCode: "http_error" });
+  });
+});

@@ -35,8 +35,10 @@
 // reply queue with estimated usage and is listed by warmUpRequests(), not completionRequests().
 //
 // Context window (setContextCap / the contextCap option): a prompt of more tokens than the cap
-// gets 400 with overflow "reject" (the usual OpenAI-compatible answer), or with "keep_half" (an
-// Ollama /v1 endpoint) is answered 200 with usage.prompt_tokens = floor(cap/2) + 2. Estimated
+// gets 400 with overflow "reject" (the usual OpenAI-compatible answer, "This model's maximum
+// context length is N tokens"), or with "keep_half" (an Ollama /v1 endpoint) is answered 200
+// with usage.prompt_tokens = floor(cap/2) + 2. Without a contextCap, a maxModelLen is the cap
+// and is always "reject" (vLLM refuses, never cuts). Estimated
 // usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
 import type { ServerResponse } from "node:http";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
