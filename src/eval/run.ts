@@ -13,6 +13,7 @@ import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
+import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../core/version.js";
 import { createHash } from "node:crypto";
@@ -222,6 +223,7 @@ async function buildHeader(
   idsFile: { path: string; sha256: string } | null,
   options: EvalOptions,
   startedAt: Date,
+  served: OpenAIContextProof | null,
 ): Promise<RunHeader> {
   const canary = r.mode !== "structural-only";
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -257,7 +259,9 @@ async function buildHeader(
     num_ctx: canary && o.provider === "ollama" ? o.canaryNumCtx : null,
     system_prompt_sha256: canary ? createHash("sha256").update(pipeline.systemPrompt, "utf8").digest("hex") : null,
     thinking: canary ? "disabled" : "not_applicable",
-    backend: canary ? { endpoint_origin: endpointOrigin(r.backendUrl), version } : null,
+    backend: canary
+      ? { endpoint_origin: endpointOrigin(r.backendUrl), version, ...(served !== null ? { provider: "openai" as const, canary_server: served } : {}) }
+      : null,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
     corpus: loaded.files,
     ids_file: idsFile,
@@ -283,15 +287,16 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
 
   const signal = options.signal;
   const beforeStart = (): Error => new EvalInterruptedError(0, cases.length, false);
+  let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
     const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
     // An OpenAI-compatible server must show it holds a whole window before the first case.
-    await untilAborted(preflightCanary(pipeline), signal, beforeStart);
+    served = await untilAborted(preflightCanary(pipeline), signal, beforeStart);
   }
   if (options.warmup === true) await untilAborted(pipeline.check(WARMUP_TEXT), signal, beforeStart);
   const header = await untilAborted(
-    buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock()),
+    buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served),
     signal,
     beforeStart,
   );

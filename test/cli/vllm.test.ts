@@ -116,6 +116,34 @@ describe("issue 15 vllm: --provider openai on every command that checks", () => 
     expect(JSON.parse(checked.stdout)).toMatchObject({ safe: true, canary_status: "exercised" });
   });
 
+  it("issue 15 vllm: eval runs against it and its header records the server's report", async () => {
+    const corpus = join(dir, "corpus.json");
+    await writeFile(corpus, JSON.stringify([{ id: "b1", prompt: "What is the capital of France?", expected_safe: true }]));
+    const output = join(dir, "eval.jsonl");
+    const run = await runCli(
+      ["eval", "--corpus", corpus, "--model", VLLM_MODEL, "--provider", "openai", "--base-url", vllm.baseUrl, "--timeout", "5", "--output", output],
+      {
+        cwd: dir,
+      },
+    );
+    expect(run.code).toBe(0);
+    const header = JSON.parse((await readFile(output, "utf8")).split("\n")[0] as string);
+    expect(header).toMatchObject({ model: VLLM_MODEL, model_digest: null, num_ctx: null });
+    expect(header.backend).toEqual({
+      endpoint_origin: vllm.url,
+      version: null,
+      provider: "openai",
+      canary_server: {
+        served_model: VLLM_MODEL,
+        root: "Qwen/Qwen2.5-1.5B-Instruct",
+        max_model_len: 32768,
+        system_fingerprint: "fp_stand_in_1",
+        prompt_count: "tokenize",
+      },
+    });
+    expect(vllm.completionRequests()).toHaveLength(1);
+  });
+
   it("issue 15 vllm: the flags are parsed in one place and every refusal names its flag", async () => {
     for (const command of [["check"], ["screen", "-"], ["serve"]]) {
       const noUrl = await runCli([...command, "--provider", "openai"], { stdin: "hi" });
