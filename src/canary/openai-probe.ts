@@ -4,7 +4,10 @@
 // in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe
 // makes one warm-up call with a known calibration prompt (run-context.ts); a reply whose
 // usage.prompt_tokens is below what its prompt must cost is `context_truncated` (an Ollama /v1
-// endpoint cuts over-long prompts silently, as its native API does).
+// endpoint cuts over-long prompts silently, as its native API does). The warm-up also asks the
+// server about itself (openai-identity.ts): where it offers vLLM's `POST /tokenize`, each prompt
+// is counted exactly before it is sent, a prompt that cannot fit `max_model_len` is not sent
+// (`context_too_long`), and a reply reporting fewer prompt tokens than the count is cut.
 import { ConfigError, UsageError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
