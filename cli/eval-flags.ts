@@ -4,8 +4,9 @@ import { resolveCanaryTimeout, TIMEOUT_ENV } from "../src/config/timeout.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS, type EvalOptions } from "../src/eval/run.js";
 import type { EvalMode } from "../src/eval/score.js";
 import type { CliIo } from "./io.js";
+import { providerOptionsFromFlags, type ProviderFlags } from "./options.js";
 
-export interface EvalFlags {
+export interface EvalFlags extends ProviderFlags {
   corpus: string[];
   idsFile?: string;
   mode?: EvalMode;
@@ -41,6 +42,8 @@ function evalTimeout(flag: number | undefined, env: CliIo["env"]): number {
 /** The `runEval` options the flags ask for, apart from the signal and the callbacks. */
 export function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): EvalOptions {
   const canaryMode = (flags.mode ?? (flags.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
+  // --model stays required in canary modes (runEval says so); the provider flags only choose the server.
+  const backend = providerOptionsFromFlags(flags, io, flags.model ?? "", null);
   return {
     corpus: flags.corpus,
     idsFile: flags.idsFile ?? null,
@@ -52,6 +55,7 @@ export function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): EvalOptions {
     ...(canaryMode ? { timeoutSeconds: evalTimeout(flags.timeout, io.env) } : {}),
     warmup: flags.warmup === true,
     ollamaUrl: flags.ollamaUrl,
+    ...(backend.provider === "openai" ? { provider: "openai" as const, baseUrl: backend.baseUrl as string, apiKey: backend.apiKey ?? "" } : {}),
     output: flags.output,
     report: flags.report ?? null,
     cwd: io.cwd,

@@ -1,14 +1,11 @@
 // The flags of `little-canary ingest` and what they configure: the policy overrides and the
 // pipeline (built once the policy is known, because its segment size sets the canary's num_ctx).
 import type { ReportFlags } from "./report-flags.js";
-import { validateServiceUrl } from "../src/canary/endpoint.js";
-import { resolveCanaryTimeout } from "../src/config/timeout.js";
-import { UsageError } from "../src/core/errors.js";
 import { canaryNumCtxForPolicy } from "../src/ingest/files.js";
 import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
-import type { CanaryFlags } from "./options.js";
+import { pipelineOptionsFromFlags, type CanaryFlags } from "./options.js";
 
 export interface IngestFlags extends CanaryFlags, ReportFlags {
   manifest: string;
@@ -50,11 +47,11 @@ export function policyFromFlags(flags: IngestFlags): PolicyOverrides {
 
 /** The pipeline from the canary flags, once the policy is known (its segment size sets num_ctx). */
 export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestPolicy): SecurityPipeline {
-  const canaryTimeout = resolveCanaryTimeout(flags.timeout, io.env);
-  if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
-  // One context window for the whole run: Ollama reloads the model whenever num_ctx changes.
-  const numCtx = canaryNumCtxForPolicy(policy);
-  const { mode, canaryModel, ollamaUrl, canary } = flags;
-  return new SecurityPipeline({ mode, canaryModel, ollamaUrl, canaryTimeout, enableCanary: canary, ...(canary ? { canaryNumCtx: numCtx } : {}) });
+  const options = pipelineOptionsFromFlags(flags, io);
+  // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
+  // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
+  const numCtx = options.provider === "openai" ? {} : { canaryNumCtx: canaryNumCtxForPolicy(policy) };
+  const { mode, canaryModel, ollamaUrl, canaryTimeout, enableCanary, provider, baseUrl, apiKey } = options;
+  const backend = provider === "openai" ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) } : {};
+  return new SecurityPipeline({ mode, canaryModel, ollamaUrl, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}) });
 }

@@ -68,6 +68,12 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
         : `warning: ${repeat}; counted in counts.duplicate_ids, checked and admitted like any other; pass --unique-ids to hold them\n`,
     );
   }
+  const server = head.pipeline.canary_server;
+  if (server !== undefined) {
+    const counted =
+      server.prompt_count === "tokenize" ? "each prompt counted exactly by POST /tokenize" : "no POST /tokenize, so prompts are held to the conservative bound";
+    warnings.push(`note: canary server ${target.url} serves ${server.served_model} with max_model_len ${server.max_model_len}; ${counted}\n`);
+  }
   const total = head.run.records_total;
   if (run.circuitOpen !== null) {
     warnings.push(circuitOpenWarning(target, run.circuitOpen, `${plural(canary.circuitNotSent, "record")} of ${total}`));

@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseTimeoutFlag, resolveCanaryTimeout } from "../src/config/timeout.js";
 import { UsageError } from "../src/core/errors.js";
 import { validateServiceUrl } from "../src/canary/endpoint.js";
+import { apiKeyFromEnv } from "../src/canary/openai-probe.js";
 import type { SecurityPipelineOptions } from "../src/pipeline/options.js";
 import type { CliIo } from "./io.js";
 
@@ -27,7 +28,15 @@ export function positiveIntArg(raw: string): number {
   return value;
 }
 
-export interface CanaryFlags {
+/** --provider, --base-url and --api-key-env: which kind of server the canary runs on. */
+export interface ProviderFlags {
+  /** Absent means ollama (the default). */
+  provider?: "ollama" | "openai";
+  baseUrl?: string;
+  apiKeyEnv?: string;
+}
+
+export interface CanaryFlags extends ProviderFlags {
   mode: "block" | "advisory" | "full";
   canaryModel: string;
   ollamaUrl: string;
@@ -71,9 +80,71 @@ Modes (--mode: what a finding does to the verdict):
   ${command} defaults to ${defaultMode}${reason.length > 0 ? `:\n${reason.map((line) => `    ${line}`).join("\n")}` : "."}`;
 }
 
-/** Adds --mode, --canary-model, --ollama-url, --timeout and --no-canary. */
-export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
+/** Adds --provider, --base-url and --api-key-env (every command that checks has them). */
+export function addProviderFlags(command: Command): Command {
   return command
+    .addOption(
+      new Option("--provider <name>", "canary backend: ollama, or openai for vLLM and other OpenAI-compatible servers")
+        .choices(["ollama", "openai"])
+        .default("ollama"),
+    )
+    .option("--base-url <url>", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (with --provider openai)")
+    .option("--api-key-env <name>", "environment variable holding the API key (with --provider openai; never logged)");
+}
+
+/** The model an OpenAI-compatible provider uses when --canary-model was left at its Ollama default. */
+export const DEFAULT_OPENAI_CANARY_MODEL = "gpt-4o-mini";
+
+/**
+ * The backend part of the pipeline options from --provider, --base-url and --api-key-env, every
+ * refusal naming its flag: the URL is checked (a path such as /v1 is allowed, credentials, a
+ * query or a fragment are not) and the key is read from the named variable.
+ */
+export function providerOptionsFromFlags(
+  flags: ProviderFlags,
+  io: Pick<CliIo, "env">,
+  canaryModel: string,
+  defaultModel: string | null = "qwen2.5:1.5b",
+): Pick<SecurityPipelineOptions, "provider" | "baseUrl" | "apiKey" | "canaryModel"> {
+  if (flags.provider !== "openai") {
+    if (flags.baseUrl !== undefined) throw new UsageError("--base-url needs --provider openai (the Ollama endpoint is --ollama-url)");
+    if (flags.apiKeyEnv !== undefined) throw new UsageError("--api-key-env needs --provider openai");
+    return {};
+  }
+  if (flags.baseUrl === undefined || flags.baseUrl.trim() === "") throw new UsageError("--provider openai needs --base-url");
+  validateBaseUrl(flags.baseUrl);
+  let apiKey: string | undefined;
+  if (flags.apiKeyEnv !== undefined) {
+    try {
+      apiKey = apiKeyFromEnv(flags.apiKeyEnv, io.env);
+    } catch (error) {
+      throw new UsageError(`--api-key-env: ${error instanceof Error ? error.message : "invalid"}`);
+    }
+  }
+  return {
+    provider: "openai",
+    baseUrl: flags.baseUrl,
+    canaryModel: defaultModel !== null && canaryModel === defaultModel ? DEFAULT_OPENAI_CANARY_MODEL : canaryModel,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+  };
+}
+
+/** OpenAI-compatible base URLs carry a path (…/v1); only scheme, host and secrets are checked. */
+function validateBaseUrl(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError("--base-url is not a valid URL");
+  }
+  if (url.username || url.password) throw new UsageError("--base-url must not contain credentials");
+  if (url.search || url.hash || raw.includes("?") || raw.includes("#")) throw new UsageError("--base-url must not contain a query or fragment");
+  validateServiceUrl(`${url.protocol}//${url.host}`, "--base-url");
+}
+
+/** Adds --mode, --canary-model, --ollama-url, --provider, --base-url, --api-key-env, --timeout and --no-canary. */
+export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
+  return addProviderFlags(command)
     .addOption(
       new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
     )
@@ -84,10 +155,11 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
     .option("--no-canary", "structural layer only: the canary is not run and results say so");
 }
 
-/** Pipeline options from the shared flags; validates the endpoint and the timeout. */
+/** Pipeline options from the shared flags; validates the endpoint, the provider and the timeout. */
 export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): SecurityPipelineOptions {
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  const backend = providerOptionsFromFlags(flags, io, flags.canaryModel);
+  if (flags.canary && backend.provider !== "openai") validateServiceUrl(flags.ollamaUrl, "--ollama-url");
   return {
     mode: flags.mode,
     canaryModel: flags.canaryModel,
@@ -95,5 +167,6 @@ export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): Securit
     canaryTimeout: resolveCanaryTimeout(flags.timeout, io.env),
     enableCanary: flags.canary,
     onDegraded: flags.failClosed ? "fail_closed" : "fail_open",
+    ...backend,
   };
 }

@@ -1,7 +1,7 @@
 // The commander program: parses argv, calls one command function, and turns its result or
 // error into an exit code (via exit-codes.ts). `runMain` never calls process.exit, so tests
 // drive the whole CLI in-process with a fake CliIo.
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
 import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
@@ -24,9 +24,6 @@ function checkCommand(io: CliIo, state: RunState): Command {
     .description("Screen one text from stdin (or --text) and print the verdict JSON on stdout.")
     .option("--text <text>", "text to screen instead of stdin");
   addCanaryFlags(command, "block")
-    .addOption(new Option("--provider <name>", "canary backend").choices(["ollama", "openai"]).default("ollama"))
-    .option("--base-url <url>", "OpenAI-compatible base URL (with --provider openai)")
-    .option("--api-key-env <name>", "environment variable holding the API key (never logged)")
     .option("--judge-model <tag>", "experimental: LLM judge model instead of the regex analyzer")
     .option("--fail-closed", "deny (safe:false) when behavioural coverage failed or did not run")
     .addHelpText(
@@ -134,7 +131,8 @@ unexercised, error, incomplete); 3 refused: nothing was written.
 Before any check, the canary model's context window is verified against the segment size
 (Ollama /api/show), and a warm-up call plus GET /api/ps must show the server loaded the
 num_ctx it was sent; an unreachable backend, a too-small model, a capped server or one that
-cannot report its loaded context refuses the run.
+cannot report its loaded context refuses the run. With --provider openai (vLLM), GET /v1/models
+must report a max_model_len that holds a segment, else the run is refused (docs/vllm.md).
 A canary that stops answering mid-run (--max-canary-failures consecutive unreachable/timeout
 failures, default 5) stops the canary calls: the remaining records are held (exit 2) and one
 warning names it.

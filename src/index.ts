@@ -46,6 +46,17 @@ export {
 export { OllamaCanaryProbe, DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL, type RunContextOutcome } from "./canary/ollama-probe.js";
 export { CALIBRATION_PROBE_TEXT, LOWER_BOUND_MARGIN, type LoadedContext, type RunContext } from "./canary/run-context.js";
 export { OpenAICanaryProbe, apiKeyFromEnv } from "./canary/openai-probe.js";
+export {
+  probeOpenAIIdentity,
+  tokenizeCount,
+  type OpenAIServerIdentity,
+  type OpenAIIdentityOutcome,
+  type OpenAIIdentityFailure,
+  type OpenAIIdentityOptions,
+  type TokenizeMessages,
+} from "./canary/openai-identity.js";
+export { proveOpenAIContext, CanaryContextError, type OpenAIContextProof, type ContextNeed } from "./canary/openai-context-gate.js";
+export { preflightCanary } from "./pipeline/canary-preflight.js";
 export { requiredCanaryContext } from "./canary/context.js";
 export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";
 export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./documents/system-prompt.js";

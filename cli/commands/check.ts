@@ -3,8 +3,6 @@
 // Exit 0 only when the text is safe AND both layers were exercised; 1 for a detection
 // (block or flag); 2 when coverage failed or did not run, or the input/usage was invalid.
 import { UsageError } from "../../src/core/errors.js";
-import { apiKeyFromEnv } from "../../src/canary/openai-probe.js";
-import { validateServiceUrl } from "../../src/canary/endpoint.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { checkExitCode, checkText } from "../../src/check/check-text.js";
 import type { CliIo } from "../io.js";
@@ -23,9 +21,6 @@ needing more than 64 windows is degraded (coverage_reason input_too_long).`;
 
 export interface CheckFlags extends CanaryFlags {
   text?: string;
-  provider: "ollama" | "openai";
-  baseUrl?: string;
-  apiKeyEnv?: string;
   judgeModel?: string;
 }
 
@@ -33,16 +28,6 @@ export { checkExitCode };
 
 export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
   const options = { ...pipelineOptionsFromFlags(flags, io) };
-  if (flags.provider === "openai") {
-    if (!flags.baseUrl) throw new UsageError("--provider openai needs --base-url");
-    validateServiceUrlAllowingPath(flags.baseUrl);
-    Object.assign(options, {
-      provider: "openai",
-      baseUrl: flags.baseUrl,
-      canaryModel: flags.canaryModel === "qwen2.5:1.5b" ? "gpt-4o-mini" : flags.canaryModel,
-      ...(flags.apiKeyEnv ? { apiKey: apiKeyFromEnv(flags.apiKeyEnv, io.env) } : {}),
-    });
-  }
   if (flags.judgeModel !== undefined) {
     if (flags.judgeModel.trim() === "") throw new UsageError("--judge-model must not be empty");
     Object.assign(options, { judgeModel: flags.judgeModel });
@@ -57,17 +42,4 @@ export async function runCheck(flags: CheckFlags, io: CliIo): Promise<number> {
   if (canaryOutage !== null) await writeOut(io.stderr, canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
   await writeOut(io.stdout, `${JSON.stringify(verdict.toDict())}\n`);
   return checkExitCode(verdict);
-}
-
-/** OpenAI-compatible base URLs carry a path (…/v1); only scheme, host and secrets are checked. */
-function validateServiceUrlAllowingPath(raw: string): void {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError("--base-url is not a valid URL");
-  }
-  if (url.username || url.password) throw new UsageError("--base-url must not contain credentials");
-  if (url.search || url.hash) throw new UsageError("--base-url must not contain a query or fragment");
-  validateServiceUrl(`${url.protocol}//${url.host}`, "--base-url");
 }

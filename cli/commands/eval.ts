@@ -1,19 +1,18 @@
 // `little-canary eval`: flags → `runEval` (runs the corpus in one mode, writes the headless JSONL:
 // header, one line per case, completion line, and optionally a static HTML report) → a short
-// human summary on stdout with counts and rates only (case text is never printed). Usage and
-// loading errors exit 2 (cli/exit-codes.ts).
+// human summary on stdout with counts and rates only (case text is never printed). Usage,
+// loading and backend errors exit 2 (cli/exit-codes.ts).
 import { Command, Option } from "commander";
 import { TIMEOUT_ENV } from "../../src/config/timeout.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS, runEval } from "../../src/eval/run.js";
 import { collect, evalOptionsFromFlags, thresholdArg, type EvalFlags } from "../eval-flags.js";
 import { evalBanner, formatSummary } from "../eval-output.js";
 import { abortOnSignals, writeOut, type CliIo } from "../io.js";
-import { timeoutArg } from "../options.js";
+import { addProviderFlags, timeoutArg } from "../options.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
-export type { EvalFlags };
-export { formatSummary };
+export { formatSummary, type EvalFlags };
 
 export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<number> {
   const options = evalOptionsFromFlags(flags, io);
@@ -41,7 +40,7 @@ export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<numbe
 }
 
 export function evalCommand(io: CliIo, state: RunState): Command {
-  return new Command("eval")
+  const command = new Command("eval")
     .description("Run evaluation corpora through the pipeline and write a JSONL run record (and an HTML report).")
     .requiredOption("--corpus <file>", "corpus JSON (array of cases or {cases:[...]}); repeat for several", collect)
     .option("--ids-file <file>", "JSON list of case ids to run, in that order")
@@ -57,7 +56,8 @@ export function evalCommand(io: CliIo, state: RunState): Command {
     .option("--threshold <n>", "behavioural block threshold, 0..1", thresholdArg, 0.6)
     .option("--timeout <seconds>", `per-call canary timeout (default: $${TIMEOUT_ENV}, else ${DEFAULT_EVAL_TIMEOUT_SECONDS})`, timeoutArg)
     .option("--warmup", "one unscored check before the cases (loads the model)")
-    .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
+    .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434");
+  return addProviderFlags(command)
     .requiredOption("--output <file>", "JSONL run record: header, one line per case, completion line")
     .option("--report <file>", "also write a self-contained HTML report")
     .addHelpText(

@@ -14,6 +14,7 @@ import { sha256Hex } from "../core/hash.js";
 import { BehavioralAnalyzer, REGEX_ANALYZER_VERSION } from "../analysis/behavioral.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { JUDGE_SYSTEM_PROMPT } from "../judge/judge-prompt.js";
 import { JUDGE_RULES_VERSION } from "../judge/judge-verdict.js";
 import { OllamaJudge } from "../judge/ollama-judge.js";
@@ -84,6 +85,15 @@ export interface CanaryIdentity {
     readonly max_segments: number;
   };
   readonly on_degraded: DegradedPolicy;
+  /**
+   * Only for an OpenAI-compatible canary: what its server reported before the run (the weights
+   * it loaded, its window and its fingerprint), so another server behind the same name is a miss.
+   */
+  readonly server?: {
+    readonly root: string | null;
+    readonly max_model_len: number;
+    readonly system_fingerprint: string | null;
+  };
 }
 
 /** An identity with its key (the SHA-256 of its canonical JSON). */
@@ -103,6 +113,8 @@ export interface IdentityOptions {
   readonly modelDigest: string | null;
   /** The judge model's digest, for a pipeline with a judge; null or absent when unknown. */
   readonly judgeModelDigest?: string | null;
+  /** For an OpenAI-compatible canary: what the run's context gate learned of its server. */
+  readonly server?: OpenAIContextProof | null;
 }
 
 const SCOPES: readonly CheckScope[] = ["ingest_segment", "screen_item"];
@@ -163,11 +175,31 @@ function regexIdentity(pipeline: SecurityPipeline): RegexAnalysisIdentity | stri
   return { method: "regex", version: REGEX_ANALYZER_VERSION, block_threshold: a.blockThreshold };
 }
 
+/** A revision pinned in a served model name: `<repo>@<sha>` (docs/vllm.md). */
+const PINNED_REVISION = /@([0-9a-f]{7,64})$/;
+
+/**
+ * What identifies an OpenAI-compatible server's model: such servers report no digest, so the
+ * revision pinned in the served name (`--served-model-name <repo>@<sha>`) stands for it, and the
+ * server's own report (root, max_model_len, system_fingerprint) is part of the identity. A name
+ * without a pinned revision, or a server the gate did not identify, gives no identity.
+ */
+function servedIdentity(model: string, server: OpenAIContextProof | null): { digest: string; server: NonNullable<CanaryIdentity["server"]> } | string {
+  if (server === null || server.served_model !== model) return "the canary server was not identified before the run";
+  const pinned = PINNED_REVISION.exec(model);
+  if (pinned === null) return "the served model name pins no revision (serve it as <repo>@<sha>, see docs/vllm.md)";
+  return {
+    digest: `revision:${pinned[1] as string}`,
+    server: { root: server.root, max_model_len: server.max_model_len, system_fingerprint: server.system_fingerprint },
+  };
+}
+
 /**
  * The canary identity of `pipeline` for checks of `options.scope`, or why there is none: a
  * pipeline this library did not build (or whose parts were replaced or re-configured), a
  * disabled canary (nothing it checks could be cached), or an unknown model digest (the same tag
- * can name different weights; the OpenAI-compatible provider reports none, so it is never cached).
+ * can name different weights; an OpenAI-compatible server reports none, so its served name must pin
+ * a revision and the server's own report, fingerprint included, is part of the identity).
  */
 export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): IdentityOutcome {
   if (!SCOPES.includes(options.scope)) return refuse("unknown check scope");
@@ -194,7 +226,10 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   ) {
     return refuse("the canary probe's settings differ from the pipeline's options");
   }
-  if (typeof options.modelDigest !== "string" || !DIGEST.test(options.modelDigest)) return refuse("the canary model's digest is unknown");
+  const served = o.provider === "openai" ? servedIdentity(p.model, options.server ?? null) : null;
+  if (typeof served === "string") return refuse(served);
+  const modelDigest = served !== null ? served.digest : options.modelDigest;
+  if (typeof modelDigest !== "string" || !DIGEST.test(modelDigest)) return refuse("the canary model's digest is unknown");
   const analysis = o.judgeModel === null ? regexIdentity(pipeline) : judgeIdentity(pipeline, options.judgeModelDigest);
   if (typeof analysis === "string") return refuse(analysis);
   const identity: CanaryIdentity = {
@@ -203,7 +238,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     mode: o.mode,
     provider: o.provider,
     model: p.model,
-    model_digest: options.modelDigest,
+    model_digest: modelDigest,
     system_prompt_sha256: sha256Hex(p.systemPrompt),
     num_ctx: numCtx,
     temperature: p.temperature,
@@ -218,6 +253,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     },
     windows: { max_input_length: o.maxInputLength, segment_overlap: o.segmentOverlap, max_segments: o.maxSegments },
     on_degraded: o.onDegraded,
+    ...(served !== null ? { server: served.server } : {}),
   };
   return { ok: true, ...cacheIdentity(identity) };
 }

@@ -11,6 +11,7 @@ import { resolveClientEndpoint } from "./endpoint.js";
 import { postOllamaChat } from "./ollama-chat.js";
 import { ollamaModelInstalled } from "./ollama-inventory.js";
 import { openAIHeaders, postOpenAIChat } from "./openai-chat.js";
+import { probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome, type TokenizeMessages } from "./openai-identity.js";
 import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
 
 // The provider defaults live in defaults.ts and the OpenAI availability check in
@@ -118,6 +119,18 @@ export class OpenAIChatBackend extends ChatBackendBase {
   /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
   headers(urlAuthorization: string | null): Record<string, string> {
     return openAIHeaders(this.#apiKey, urlAuthorization);
+  }
+
+  /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
+  tokenize(messages: TokenizeMessages): Promise<number | "absent" | null> {
+    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
+    return tokenizeCount(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 }, messages);
+  }
+
+  /** What the endpoint says about itself and the model (see probeOpenAIIdentity). */
+  identify(): Promise<OpenAIIdentityOutcome> {
+    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
+    return probeOpenAIIdentity(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 });
   }
 
   /** True only when `GET <base>/models` answers 200 within 5 s. */

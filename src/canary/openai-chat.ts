@@ -5,7 +5,7 @@
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { failed, parseJsonBody, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
 export interface OpenAIChatRequest {
@@ -36,7 +36,27 @@ const NOT_A_STRING = "API protocol error: response content must be a non-empty s
 const INCOMPLETE = "API protocol error: incomplete chat response";
 const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
 
+/**
+ * True when a 400 answer's `error.message` (or a bare string `error`/`message`, as older vLLM
+ * answers) says the prompt is over the model's maximum context length, as vLLM and OpenAI word
+ * it ("maximum context length", or vLLM's "maximum model length"). Only the phrase is looked
+ * for; the body itself is never shown anywhere.
+ */
+export function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
+  if (outcome.kind !== "response" || outcome.status !== 400) return false;
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return false;
+  const error = parsed.value["error"];
+  const texts = [isPlainObject(error) ? error["message"] : error, parsed.value["message"]];
+  return texts.some((text) => typeof text === "string" && /maximum (context|model) length/i.test(text.slice(0, 4096)));
+}
+
 export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: { readonly origin: string; readonly timeoutSeconds: number }): ChatOutcome {
+  // An over-long prompt is refused, not cut: the check did not run, and sending the same prompt
+  // again cannot change that, so it is its own failure and never a transport error to retry.
+  if (isContextLengthRefusal(outcome)) {
+    return failed("context_too_long", `the prompt is longer than the maximum context length of the server at ${texts.origin} (HTTP 400)`);
+  }
   const read = readChatObject(outcome, { service: "API", ...texts });
   if (!read.ok) return read;
   const data = read.data;

@@ -4,7 +4,10 @@
 // in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe
 // makes one warm-up call with a known calibration prompt (run-context.ts); a reply whose
 // usage.prompt_tokens is below what its prompt must cost is `context_truncated` (an Ollama /v1
-// endpoint cuts over-long prompts silently, as its native API does).
+// endpoint cuts over-long prompts silently, as its native API does). The warm-up also asks the
+// server about itself (openai-identity.ts): where it offers vLLM's `POST /tokenize`, each prompt
+// is counted exactly before it is sent, a prompt that cannot fit `max_model_len` is not sent
+// (`context_too_long`), and a reply reporting fewer prompt tokens than the count is cut.
 import { ConfigError, UsageError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
@@ -18,6 +21,8 @@ import { postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js"
 import { openAIChatBody } from "./openai-chat.js";
 import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-context.js";
 import type { CanaryFailureCode } from "./types.js";
+import type { OpenAIServerIdentity } from "./openai-identity.js";
+import { finiteNonNegative } from "./options.js";
 
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
 const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "baseUrl" });
@@ -52,9 +57,18 @@ export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string 
   return value;
 }
 
-/** The warm-up's calibration, or the failure that kept it from answering. */
+/**
+ * The warm-up's calibration and what the server said about itself, or the failure that kept
+ * the warm-up from answering. `server` is null when `GET /models` gave no identity (an endpoint
+ * that does not list models, or not this one); `serverProblem` then says why.
+ */
 export type CalibrationOutcome =
-  | { readonly ok: true; readonly bytesPerToken: number | null }
+  | {
+      readonly ok: true;
+      readonly bytesPerToken: number | null;
+      readonly server: OpenAIServerIdentity | null;
+      readonly serverProblem: string | null;
+    }
   | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
 /** Bearer authorization from the key, else from userinfo in the base URL, else none. */
@@ -66,6 +80,7 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
   readonly #now: () => number;
   /** The warm-up's bytes per token; kept once answered, retried after a transport failure. */
   #calibration: Promise<CalibrationOutcome> | null = null;
+  #settled: CalibrationOutcome | null = null;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
     // The system prompt is checked after the generation settings and before the key and URL.
@@ -89,11 +104,33 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
     try {
       const calibration = await this.calibration();
       if (!calibration.ok) return result.failure(calibration.failureCode, calibration.error);
+      const server = calibration.server;
+      const exact = server?.tokenize === true ? await this.#exactPromptTokens(userInput) : null;
+      if (exact !== null && server?.maxModelLen != null && exact + this.maxTokens > server.maxModelLen) {
+        // Known not to fit: the server would refuse it, so it is not sent.
+        return result.failure(
+          "context_too_long",
+          `the prompt needs ${exact} tokens (POST /tokenize) and ${this.maxTokens} for the reply, more than the max_model_len ${server.maxModelLen} of the server at ${this.endpointOrigin}`,
+          { prompt_count: exact },
+        );
+      }
       const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
       if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
       const metadata = openAISuccessMetadata(chat.data);
       const promptTokens = metadata["prompt_tokens"];
+      if (exact !== null) {
+        // The exact count is what the server's own tokenizer makes of this prompt: a reply that
+        // reports fewer prompt tokens was computed on less than the whole prompt.
+        if (typeof promptTokens === "number" && promptTokens < exact) {
+          return result.failure(
+            "context_truncated",
+            `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${exact} tokens POST /tokenize counted)`,
+            { ...metadata, prompt_count: exact },
+          );
+        }
+        return result.success(chat.content, { ...metadata, prompt_count: exact, context_check: "tokenize" });
+      }
       if (calibration.bytesPerToken !== null && typeof promptTokens === "number") {
         const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
         if (promptTokens < minimum) {
@@ -112,6 +149,17 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
     }
   }
 
+  /** The server's exact count of this prompt, or null when `/tokenize` gave none this time. */
+  async #exactPromptTokens(userInput: string): Promise<number | null> {
+    const count = await this.backend.tokenize({ systemPrompt: this.systemPrompt, userContent: userInput });
+    return typeof count === "number" ? count : null;
+  }
+
+  /** What the server said about itself once the warm-up has answered, else null; never makes a request. */
+  get knownServer(): OpenAIServerIdentity | null {
+    return this.#settled?.ok === true ? this.#settled.server : null;
+  }
+
   /**
    * The warm-up: one completion of the calibration prompt with one output token; its
    * usage.prompt_tokens gives the backend's bytes per token (null when it reports no usage).
@@ -122,7 +170,9 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
       const attempt = this.#warmUp();
       this.#calibration = attempt;
       void attempt.then((outcome) => {
-        if (!outcome.ok && this.#calibration === attempt) this.#calibration = null;
+        if (this.#calibration !== attempt) return;
+        if (outcome.ok) this.#settled = outcome;
+        else this.#calibration = null;
       });
     }
     return this.#calibration;
@@ -138,12 +188,28 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
         temperature: this.temperature,
         seed: this.seed,
       });
-      const outcome = await postChat(this.#endpoint, "/chat/completions", body, (authorization) => this.backend.headers(authorization));
+      const [outcome, identity] = await Promise.all([
+        postChat(this.#endpoint, "/chat/completions", body, (authorization) => this.backend.headers(authorization)),
+        this.backend.identify(),
+      ]);
       if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
       const read = readChatObject(outcome, { service: "API", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
       if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
       const usage = isPlainObject(read.data["usage"]) ? read.data["usage"] : {};
-      return { ok: true, bytesPerToken: calibrate(this.systemPrompt, usage["prompt_tokens"]) };
+      const fingerprint = read.data["system_fingerprint"];
+      const server = identity.ok
+        ? Object.freeze({
+            ...identity.identity,
+            systemFingerprint: typeof fingerprint === "string" && /^[\x21-\x7e]{1,200}$/.test(fingerprint) ? fingerprint : null,
+            warmUpPromptTokens: finiteNonNegative(usage["prompt_tokens"]),
+          })
+        : null;
+      return {
+        ok: true,
+        bytesPerToken: calibrate(this.systemPrompt, usage["prompt_tokens"]),
+        server,
+        serverProblem: identity.ok ? null : identity.message,
+      };
     } catch (error) {
       return { ok: false, failureCode: "probe_exception", error: `Canary probe failed (${errorClassName(error)})` };
     }

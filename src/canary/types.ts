@@ -12,6 +12,8 @@ export const CANARY_FAILURE_CODES = [
   "unavailable",
   "probe_exception",
   "context_truncated",
+  /** The server refused the prompt as longer than its context window (HTTP 400); nothing was screened. */
+  "context_too_long",
 ] as const;
 /** Why a canary call failed (a stable code, kept in verdicts and manifests). */
 export type CanaryFailureCode = (typeof CANARY_FAILURE_CODES)[number];

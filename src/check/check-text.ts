@@ -7,6 +7,7 @@ import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
 
@@ -70,6 +71,8 @@ export async function checkText(options: CheckTextOptions): Promise<CheckTextRes
       : dropOneTrailingNewline(await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES));
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
+  // An OpenAI-compatible canary server must show it holds a whole window before the check.
+  await preflightCanary(pipeline);
   const verdict = await pipeline.check(text);
   const canary = observeCanary(verdict.toRecord());
   return { verdict, canaryOutage: canary.kind === "outage" ? canary.reason : null };

@@ -50,6 +50,20 @@ export const PipelineInfoSchema = z.strictObject({
   canary_num_ctx: z.int().min(1).nullable(),
   canary_context_length: z.int().min(1).nullable(),
   canary_context_verified: z.boolean(),
+  /**
+   * Present only for an OpenAI-compatible canary (vLLM): what the server reported before any
+   * check. `prompt_count` says how each prompt was measured: `tokenize` (the server's exact
+   * count) or `conservative_bound` (the server offers no /tokenize).
+   */
+  canary_server: z
+    .strictObject({
+      served_model: z.string(),
+      root: z.string().nullable(),
+      max_model_len: z.int().min(1),
+      system_fingerprint: z.string().nullable(),
+      prompt_count: z.enum(["tokenize", "conservative_bound"]),
+    })
+    .optional(),
 });
 
 export const ManifestSegmentSchema = z.strictObject({
@@ -63,7 +77,10 @@ export const ManifestSegmentSchema = z.strictObject({
   verdict: VerdictJsonSchema.nullable(),
   error: z.string().nullable(),
   latency: z.number().min(0).nullable(),
-  /** Prompt tokens the backend reported evaluating for this segment, when it reported any. */
+  /**
+   * Prompt tokens the backend reported evaluating for this segment, when it reported any:
+   * Ollama's `prompt_eval_count`, or `usage.prompt_tokens` of an OpenAI-compatible server.
+   */
   prompt_eval_count: count.nullable(),
   /**
    * Present (always `true`) only when the verdict was taken from the verdict cache instead of a

@@ -2,6 +2,7 @@
 // everything needed to compare runs, one `result` per case, and one `complete` line with the
 // summary. A file without the `complete` line is an interrupted run. Case text appears only as a
 // short preview plus its SHA-256 and length, and every line is serialised inertly (_inert.ts).
+import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { createHash } from "node:crypto";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
 import { inertJson } from "./_inert.js";
@@ -34,8 +35,17 @@ export interface RunHeader {
   readonly num_ctx: number | null;
   readonly system_prompt_sha256: string | null;
   readonly thinking: "disabled" | "not_applicable";
-  /** Redacted origin and reported version of the Ollama endpoint (null in structural-only). */
-  readonly backend: { readonly endpoint_origin: string; readonly version: string | null } | null;
+  /**
+   * Redacted origin and reported version of the Ollama endpoint (null in structural-only); for an
+   * OpenAI-compatible server also `provider: "openai"` and what it reported before the first
+   * case (`canary_server`: served model, root, max_model_len, system_fingerprint, prompt count).
+   */
+  readonly backend: {
+    readonly endpoint_origin: string;
+    readonly version: string | null;
+    readonly provider?: "openai";
+    readonly canary_server?: OpenAIContextProof;
+  } | null;
   readonly runtime: { readonly node: string; readonly platform: string; readonly arch: string };
   readonly corpus: readonly CorpusFile[];
   readonly ids_file: { readonly path: string; readonly sha256: string } | null;

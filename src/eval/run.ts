@@ -12,6 +12,8 @@ import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { preflightCanary } from "../pipeline/canary-preflight.js";
+import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../core/version.js";
 import { createHash } from "node:crypto";
@@ -44,6 +46,12 @@ export interface EvalOptions {
   readonly timeoutSeconds?: number;
   readonly warmup?: boolean;
   readonly ollamaUrl?: string;
+  /** The canary backend (default ollama); `openai` for vLLM and other OpenAI-compatible servers. */
+  readonly provider?: "ollama" | "openai";
+  /** The OpenAI-compatible base URL (with provider openai), e.g. http://127.0.0.1:8000/v1. */
+  readonly baseUrl?: string;
+  /** The OpenAI-compatible API key (never written anywhere). */
+  readonly apiKey?: string;
   /** JSONL output path (relative to cwd). */
   readonly output: string;
   /** Optional HTML report path (relative to cwd). */
@@ -127,6 +135,9 @@ interface ResolvedEval {
   readonly threshold: number;
   readonly timeoutSeconds: number | null;
   readonly ollamaUrl: string;
+  readonly provider: "ollama" | "openai";
+  /** The URL the canary calls go to (the Ollama URL or the OpenAI-compatible base URL). */
+  readonly backendUrl: string;
 }
 
 function resolveOptions(options: EvalOptions): ResolvedEval {
@@ -147,8 +158,13 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
   if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) throw new UsageError("--timeout must be positive");
   if (typeof options.output !== "string" || options.output.trim() === "") throw new UsageError("--output is required");
   const ollamaUrl = options.ollamaUrl ?? "http://127.0.0.1:11434";
-  if (canary) validateServiceUrl(ollamaUrl, "--ollama-url");
-  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl };
+  const provider = options.provider ?? "ollama";
+  if (provider !== "ollama" && provider !== "openai") throw new UsageError("--provider must be ollama or openai");
+  if (provider === "openai" && (typeof options.baseUrl !== "string" || options.baseUrl.trim() === ""))
+    throw new UsageError("--provider openai needs --base-url");
+  if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
+  const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;
+  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl };
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
@@ -161,6 +177,7 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
     skipCanaryIfStructuralBlocks: false,
     blockThreshold: r.threshold,
     ollamaUrl: r.ollamaUrl,
+    ...(r.provider === "openai" ? { provider: "openai" as const, baseUrl: r.backendUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) } : {}),
     ...(r.model !== null ? { canaryModel: r.model } : {}),
     ...(r.timeoutSeconds !== null ? { canaryTimeout: r.timeoutSeconds, judgeTimeout: r.timeoutSeconds } : {}),
     ...(r.judge !== null ? { judgeModel: r.judge } : {}),
@@ -171,11 +188,12 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
 
 /** One readable line naming what is missing and where; never the raw health report. */
 function unavailableMessage(r: ResolvedEval, health: HealthReport): string {
-  const origin = endpointOrigin(r.ollamaUrl);
+  const origin = endpointOrigin(r.backendUrl);
   const missing: string[] = [];
   if (health.canary_available !== true && r.model !== null) missing.push(`canary model ${asciiJson(r.model)}`);
   if (r.judge !== null && health.judge_available !== true) missing.push(`judge model ${asciiJson(r.judge)}`);
   const what = missing.length > 0 ? missing.join(" and ") : "the backend";
+  if (r.provider === "openai") return `${what} not available at ${origin}; nothing was run (is the server running, and does GET /v1/models answer?)`;
   const pulls = [r.model, r.judge].filter((tag): tag is string => tag !== null).map((tag) => `ollama pull ${asciiJson(tag)}`);
   return `${what} not available at ${origin}; nothing was run (is \`ollama serve\` running? ${pulls.join(", ")})`;
 }
@@ -205,6 +223,7 @@ async function buildHeader(
   idsFile: { path: string; sha256: string } | null,
   options: EvalOptions,
   startedAt: Date,
+  served: OpenAIContextProof | null,
 ): Promise<RunHeader> {
   const canary = r.mode !== "structural-only";
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -214,11 +233,11 @@ async function buildHeader(
   if (canary) {
     const probe = pipeline.probe;
     modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : null;
-    if (r.judge !== null) {
+    if (r.judge !== null && r.provider === "ollama") {
       const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
       judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
     }
-    version = await backendVersion(fetchFn, r.ollamaUrl);
+    version = r.provider === "ollama" ? await backendVersion(fetchFn, r.ollamaUrl) : null;
   }
   const o = pipeline.options;
   return {
@@ -237,10 +256,12 @@ async function buildHeader(
     temperature: canary ? o.temperature : null,
     seed: canary ? o.seed : null,
     max_tokens: canary ? o.canaryMaxTokens : null,
-    num_ctx: canary ? o.canaryNumCtx : null,
+    num_ctx: canary && o.provider === "ollama" ? o.canaryNumCtx : null,
     system_prompt_sha256: canary ? createHash("sha256").update(pipeline.systemPrompt, "utf8").digest("hex") : null,
     thinking: canary ? "disabled" : "not_applicable",
-    backend: canary ? { endpoint_origin: endpointOrigin(r.ollamaUrl), version } : null,
+    backend: canary
+      ? { endpoint_origin: endpointOrigin(r.backendUrl), version, ...(served !== null ? { provider: "openai" as const, canary_server: served } : {}) }
+      : null,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
     corpus: loaded.files,
     ids_file: idsFile,
@@ -266,13 +287,16 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
 
   const signal = options.signal;
   const beforeStart = (): Error => new EvalInterruptedError(0, cases.length, false);
+  let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
     const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
+    // An OpenAI-compatible server must show it holds a whole window before the first case.
+    served = await untilAborted(preflightCanary(pipeline), signal, beforeStart);
   }
   if (options.warmup === true) await untilAborted(pipeline.check(WARMUP_TEXT), signal, beforeStart);
   const header = await untilAborted(
-    buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock()),
+    buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served),
     signal,
     beforeStart,
   );

@@ -154,7 +154,7 @@ export function canaryNumCtxForPolicy(policy: IngestPolicy): number {
  * when the pipeline has no identity a cached verdict could be trusted under.
  */
 function runCache(store: VerdictCache, pipeline: CheckingPipeline, gate: GateResult, note?: (message: string) => void): SegmentVerdictCache | undefined {
-  const identity = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: gate.modelDigest });
+  const identity = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: gate.modelDigest, server: gate.server ?? null });
   if (!identity.ok) {
     note?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
     return undefined;

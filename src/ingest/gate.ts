@@ -5,10 +5,14 @@
 // anything else runs only when the caller opts into `unverifiedPipeline`, and the manifest then
 // records `canary_context_verified: false` (which `verify` refuses). Beyond the trained length,
 // the gate makes the probe's warm-up call and reads GET /api/ps: a server that loaded a smaller
-// context than the num_ctx sent, or that cannot say what it loaded, refuses the run.
+// context than the num_ctx sent, or that cannot say what it loaded, refuses the run. An
+// OpenAI-compatible server (vLLM) must instead report a max_model_len that holds a segment
+// (canary/openai-context-gate.ts).
 import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import { CanaryContextError, proveOpenAIContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
@@ -20,6 +24,8 @@ export interface GateResult {
   readonly required: number | null;
   readonly contextLength: number | null;
   readonly modelDigest: string | null;
+  /** For an OpenAI-compatible canary: what the server proved about itself (absent for Ollama). */
+  readonly server?: OpenAIContextProof;
 }
 
 /** The gate refused the pipeline or its backend; the run must not start. */
@@ -31,6 +37,15 @@ export class IngestGateError extends LittleCanaryError {
 export interface CheckingPipeline {
   /** Checks one text and resolves to its verdict. */
   check(text: string): Promise<unknown>;
+}
+
+function isGenuineOpenAIProbe(probe: unknown): probe is OpenAICanaryProbe {
+  return (
+    probe instanceof OpenAICanaryProbe &&
+    Object.getPrototypeOf(probe) === OpenAICanaryProbe.prototype &&
+    !Object.hasOwn(probe, "test") &&
+    !Object.hasOwn(probe, "calibration")
+  );
 }
 
 function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
@@ -74,8 +89,9 @@ export async function runContextGate(
     throw new IngestGateError("config", "ingest does not support judgeModel: strict/v1 classifies regex analysis only");
   }
   const probe = pipeline.probe;
-  if (o.provider !== "ollama" || !isGenuineOllamaProbe(probe)) {
-    throw new IngestGateError("config", "ingest does not support provider 'openai': its context window cannot be verified");
+  if (o.provider === "openai") return openAIGate(probe, policy);
+  if (!isGenuineOllamaProbe(probe)) {
+    throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
   }
   const required = requiredCanaryContext({
     segmentChars: policy.segment_chars,
@@ -120,4 +136,23 @@ export async function runContextGate(
   }
   const modelDigest = await probe.modelDigest();
   return { verified: true, required, contextLength, modelDigest };
+}
+
+/** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
+async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
+  if (!isGenuineOpenAIProbe(probe)) {
+    throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
+  }
+  const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+  try {
+    const server = await proveOpenAIContext(probe, {
+      required,
+      unit: `a segment of ${policy.segment_chars} code points`,
+      remedy: "lower segment_chars",
+    });
+    return { verified: true, required, contextLength: server.max_model_len, modelDigest: null, server };
+  } catch (error) {
+    if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
+    throw error;
+  }
 }

@@ -411,8 +411,9 @@ interface FailedCanary {
 
 type CanaryOutcome = { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot; readonly promptEvalCount: number | null } | FailedCanary;
 
+/** The prompt tokens the backend reported: Ollama's prompt_eval_count, an OpenAI server's usage.prompt_tokens. */
 function promptEvalCountOf(result: CanaryResult): number | null {
-  const value = result.metadata.prompt_eval_count;
+  const value = result.metadata.prompt_eval_count ?? result.metadata.prompt_tokens;
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 

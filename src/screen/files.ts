@@ -25,6 +25,7 @@ import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
 import { ArraySpool, frameDocument } from "../spool/framed-document.js";
@@ -141,6 +142,13 @@ function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promis
   });
 }
 
+/** `work`, or the signal's reason as soon as it aborts (the late outcome is dropped). */
+function orAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  work.catch(() => undefined);
+  return nextOrAbort<T>({ next: () => work.then((value) => ({ done: false, value })) }, signal).then((result) => result.value as T);
+}
+
 /** `source`, ending with the signal's reason as soon as it aborts, even while a read waits. */
 async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
@@ -236,6 +244,8 @@ async function screenWithStore(
     if (!first.ok) throw new InputRefusedError(refusalInInput(first.refusal.message, inputPath));
     await copy?.seal();
     await options.afterRead?.(first.records);
+    // Before the first check: an OpenAI-compatible canary server must hold a whole window.
+    const served = await orAbort(preflightCanary(pipeline), signal);
 
     // Second pass: the checks, each finished item spooled in order.
     items = await ArraySpool.create(scratchTarget, "items");
@@ -244,7 +254,7 @@ async function screenWithStore(
     const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
     let cache = options.cache;
     if (store !== null) {
-      const identity = await screenCacheIdentity(pipeline);
+      const identity = await screenCacheIdentity(pipeline, served);
       if (identity.ok) cache = screenItemCache(store, identity.identity);
       else options.onCacheNote?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
     }

@@ -8,6 +8,7 @@ import { isPlainObject } from "../core/guards.js";
 import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import type { BatchItem } from "../documents/schemas.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
@@ -20,10 +21,13 @@ function exercised(verdict: VerdictJson): boolean {
 }
 
 /** The identity a screen run's cached verdicts are keyed by, or why there is none. */
-export async function screenCacheIdentity(pipeline: unknown): Promise<{ ok: true; identity: CacheIdentity } | { ok: false; reason: string }> {
+export async function screenCacheIdentity(
+  pipeline: unknown,
+  server: OpenAIContextProof | null = null,
+): Promise<{ ok: true; identity: CacheIdentity } | { ok: false; reason: string }> {
   const probe = isGenuinePipeline(pipeline) ? pipeline.probe : null;
   const modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest().catch(() => null) : null;
-  const outcome = pipelineIdentity(pipeline, { scope: "screen_item", modelDigest });
+  const outcome = pipelineIdentity(pipeline, { scope: "screen_item", modelDigest, server });
   return outcome.ok ? { ok: true, identity: { key: outcome.key, identity: outcome.identity } } : outcome;
 }
 

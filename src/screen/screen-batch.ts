@@ -3,6 +3,7 @@
 // document never contains item text (only its SHA-256 and code-point length).
 import { canonicalJson } from "../core/canonical.js";
 import { BatchDocumentSchema, type BatchDocument } from "../documents/schemas.js";
+import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { mapOrdered } from "../schedule/map-ordered.js";
 import { CanaryCircuitBreaker } from "../schedule/circuit-breaker.js";
@@ -35,6 +36,8 @@ export async function screenItems(
   pipeline: Pick<SecurityPipeline, "check">,
   options: ScreenOptions = {},
 ): Promise<BatchDocument> {
+  // An OpenAI-compatible canary server must show it holds a whole window before the first check.
+  if (items.length > 0) await preflightCanary(pipeline);
   const check = itemChecker(pipeline, { breaker: options.breaker ?? new CanaryCircuitBreaker(), ...(options.cache ? { cache: options.cache } : {}) });
   const results = await mapOrdered(items, (item) => check(item), {
     concurrency: options.concurrency ?? 1,

@@ -5,6 +5,7 @@
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./log.js";
@@ -31,6 +32,8 @@ export interface RunServiceOptions {
 export async function runService(options: RunServiceOptions): Promise<void> {
   const { log } = options;
   const pipeline = new SecurityPipeline({ ...options.pipeline, onWarning: (message) => log("WARNING", message) });
+  // Before the port is bound: a server that cannot hold a whole window refuses the start.
+  const served = await preflightCanary(pipeline);
   const server = createServer(pipeline, { ...options.service, log });
   try {
     const port = await listenLoopback(server, options.port);
@@ -39,11 +42,18 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     log("INFO", `   Mode: ${d.mode}${d.onDegraded === "fail_closed" ? " (fail-closed)" : ""}`);
     if (d.canaryEnabled) {
       log("INFO", `   Model: ${pipeline.options.canaryModel}`);
-      const origin = endpointOrigin(pipeline.options.ollamaUrl);
-      log("INFO", `   Ollama: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
+      const openai = pipeline.options.provider === "openai";
+      const url = openai ? pipeline.options.baseUrl : pipeline.options.ollamaUrl;
+      const origin = endpointOrigin(url);
+      log("INFO", `   ${openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
+      if (served !== null)
+        log(
+          "INFO",
+          `   max_model_len: ${served.max_model_len} (prompts counted by ${served.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound"})`,
+        );
       log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
-      if (endpointClass(pipeline.options.ollamaUrl) === "remote") {
-        log("WARNING", `--ollama-url ${origin} is not a loopback address: raw input text will leave this machine`);
+      if (endpointClass(url) === "remote") {
+        log("WARNING", `${openai ? "--base-url" : "--ollama-url"} ${origin} is not a loopback address: raw input text will leave this machine`);
       }
     } else {
       log("WARNING", "   Canary: disabled (--no-canary); verdicts are structural only and say so");

@@ -16,6 +16,7 @@ import {
   type IdentityOptions,
 } from "../../src/cache/identity.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
+import type { OpenAIContextProof } from "../../src/canary/openai-context-gate.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { JUDGE_RULES_VERSION } from "../../src/judge/judge-verdict.js";
 import type { SecurityPipelineOptions } from "../../src/pipeline/options.js";
@@ -25,6 +26,13 @@ import { STRUCTURAL_RULES_VERSION } from "../../src/structural/rules.js";
 const DIGEST = "a".repeat(64);
 const BASE: SecurityPipelineOptions = { canaryModel: "qwen2.5:1.5b", canaryNumCtx: 8192, maxInputLength: 3500 };
 const SEGMENT: IdentityOptions = { scope: "ingest_segment", modelDigest: DIGEST };
+const SERVED: OpenAIContextProof = {
+  served_model: "Qwen/Qwen2.5-1.5B-Instruct@989aa7980e4cf806f80c7fef2b1adb7bc71aa306",
+  root: "Qwen/Qwen2.5-1.5B-Instruct",
+  max_model_len: 32768,
+  system_fingerprint: "fp_1",
+  prompt_count: "tokenize",
+};
 
 function identify(options: SecurityPipelineOptions, identityOptions: IdentityOptions = SEGMENT): CacheIdentity {
   const outcome = pipelineIdentity(new SecurityPipeline(options), identityOptions);
@@ -69,7 +77,12 @@ function expectMissAcross(stored: CacheIdentity, other: CacheIdentity): void {
 
 // One pipeline option (or identity input) changed alone, and the identity fields it must change.
 const VARIANTS: ReadonlyArray<{ name: string; options?: SecurityPipelineOptions; identity?: Partial<IdentityOptions>; fields: string[] }> = [
-  { name: "provider", options: { ...BASE, provider: "openai", canaryNumCtx: undefined }, fields: ["num_ctx", "provider"] },
+  {
+    name: "provider (an OpenAI-compatible server: its pinned served name and its own report)",
+    options: { ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: SERVED.served_model },
+    identity: { server: SERVED },
+    fields: ["model", "model_digest", "num_ctx", "provider", "server.max_model_len", "server.root", "server.system_fingerprint"],
+  },
   { name: "model", options: { ...BASE, canaryModel: "llama3.2:3b" }, fields: ["model"] },
   { name: "model digest", identity: { modelDigest: "b".repeat(64) }, fields: ["model_digest"] },
   { name: "system prompt", options: { ...BASE, canarySystemPrompt: "You are a terse assistant." }, fields: ["system_prompt_sha256"] },
@@ -215,5 +228,50 @@ describe("canary identity", () => {
     const b = identify({ ...BASE, customPatterns: [{ pattern: /secret/, reason: "custom" }] });
     const c = identify({ ...BASE, customPatterns: [{ pattern: /secret/i, reason: "other" }] });
     expect(new Set([a.key, b.key, c.key, base.key]).size).toBe(4);
+  });
+});
+
+describe("issue 15 vllm: the identity of an OpenAI-compatible canary", () => {
+  const served = (server: Partial<OpenAIContextProof> = {}, model: string = SERVED.served_model): CacheIdentity =>
+    identify({ ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: model }, { ...SEGMENT, modelDigest: null, server: { ...SERVED, ...server } });
+
+  it("issue 15 vllm: the served name's revision stands for the digest and the server's report is in the identity", () => {
+    const id = served();
+    expect(id.identity).toMatchObject({
+      provider: "openai",
+      model: SERVED.served_model,
+      model_digest: "revision:989aa7980e4cf806f80c7fef2b1adb7bc71aa306",
+      num_ctx: null,
+      server: { root: SERVED.root, max_model_len: 32768, system_fingerprint: "fp_1" },
+    });
+    expect(served().key).toBe(id.key);
+  });
+
+  it("issue 15 vllm: another system_fingerprint, max_model_len or served revision alone is a miss", () => {
+    const base15 = served();
+    const fingerprint = served({ system_fingerprint: "fp_2" });
+    expect(changedFields(base15.identity, fingerprint.identity)).toEqual(["server.system_fingerprint"]);
+    expectMissAcross(base15, fingerprint);
+    const window = served({ max_model_len: 16384 });
+    expect(changedFields(base15.identity, window.identity)).toEqual(["server.max_model_len"]);
+    expectMissAcross(base15, window);
+    const otherRevision = "Qwen/Qwen2.5-1.5B-Instruct@0123456789abcdef0123456789abcdef01234567";
+    const revision = served({ served_model: otherRevision }, otherRevision);
+    expect(changedFields(base15.identity, revision.identity)).toEqual(["model", "model_digest"]);
+    expectMissAcross(base15, revision);
+    const noFingerprint = served({ system_fingerprint: null });
+    expect(noFingerprint.key).not.toBe(base15.key);
+  });
+
+  it("issue 15 vllm: a served name without a pinned revision, or a server not identified, gives no identity", () => {
+    const pipeline = new SecurityPipeline({ ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: "qwen" });
+    expect(pipelineIdentity(pipeline, { ...SEGMENT, server: { ...SERVED, served_model: "qwen" } })).toEqual({
+      ok: false,
+      reason: "the served model name pins no revision (serve it as <repo>@<sha>, see docs/vllm.md)",
+    });
+    const pinned = new SecurityPipeline({ ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: SERVED.served_model });
+    expect(pipelineIdentity(pinned, SEGMENT)).toEqual({ ok: false, reason: "the canary server was not identified before the run" });
+    // A report about another served model does not identify this one.
+    expect(pipelineIdentity(pinned, { ...SEGMENT, server: { ...SERVED, served_model: "other@0123456" } }).ok).toBe(false);
   });
 });

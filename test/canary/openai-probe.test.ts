@@ -53,7 +53,8 @@ describe("a successful completion", () => {
   it("issue 12 A1: a server that rejects an over-long prompt with 400 is a failure; one without usage is not measured", async () => {
     api.setContextCap(2048, "reject");
     const rejected = await probe().test("数据安全".repeat(850));
-    expect(rejected.failureCode).toBe("http_error");
+    // Its own code since issue 15: a refusal of the prompt's length, not a transport error.
+    expect(rejected.failureCode).toBe("context_too_long");
     api.setContextCap(null);
     api.setReply({ content: "fine", usage: null });
     const unmeasured = await probe().test("hello");

@@ -109,7 +109,7 @@ describe("little-canary check", () => {
   });
 
   it("--provider openai reads the API key from the named variable and never prints it", async () => {
-    const openai = await startOpenAIStandIn({ reply: "The capital of France is Paris.", apiKey: "sk-secret-value" });
+    const openai = await startOpenAIStandIn({ reply: "The capital of France is Paris.", apiKey: "sk-secret-value", maxModelLen: 32768 });
     try {
       const run = await runCli(["check", "--provider", "openai", "--base-url", openai.baseUrl, "--api-key-env", "MY_KEY"], {
         stdin: "What is the capital of France?",

@@ -9,9 +9,17 @@
 //   await api.close();
 //
 // Routes (under /v1; `baseUrl` is `<url>/v1`):
-//   POST /v1/chat/completions -> the next reply (queue first, then the default / function)
-//   GET  /v1/models           -> {object:"list", data:[{id, object:"model"}]}
+//   POST /v1/chat/completions -> the next reply (queue first, then the default / function),
+//                                with `system_fingerprint` when one is set
+//   GET  /v1/models           -> {object:"list", data:[{id, object:"model"}]}, and vLLM's
+//                                `root` and `max_model_len` on each entry when maxModelLen is set
+//   POST /tokenize            -> (vLLM, at the root, only with `tokenize: true`) body {model,
+//                                messages} or {model, prompt} -> {count, max_model_len, tokens};
+//                                count is the same estimate the completions report as usage
 //   anything else             -> 404
+//
+// `startVllmStandIn()` is this stand-in as vLLM answers: max_model_len 32768, /tokenize, a
+// system_fingerprint, and a served name that pins a revision (`<repo>@<sha>`).
 //
 // A completion reply (OpenAIReply) is one of:
 //   "text"                                      content with finish_reason "stop" and usage
@@ -27,8 +35,10 @@
 // reply queue with estimated usage and is listed by warmUpRequests(), not completionRequests().
 //
 // Context window (setContextCap / the contextCap option): a prompt of more tokens than the cap
-// gets 400 with overflow "reject" (the usual OpenAI-compatible answer), or with "keep_half" (an
-// Ollama /v1 endpoint) is answered 200 with usage.prompt_tokens = floor(cap/2) + 2. Estimated
+// gets 400 with overflow "reject" (the usual OpenAI-compatible answer, "This model's maximum
+// context length is N tokens"), or with "keep_half" (an Ollama /v1 endpoint) is answered 200
+// with usage.prompt_tokens = floor(cap/2) + 2. Without a contextCap, a maxModelLen is the cap
+// and is always "reject" (vLLM refuses, never cuts). Estimated
 // usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
 import type { ServerResponse } from "node:http";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
@@ -63,7 +73,18 @@ export interface OpenAIStandInOptions {
   /** Prompt tokens the server holds; more is rejected or cut (see `overflow`). Default: no cap. */
   readonly contextCap?: number;
   readonly overflow?: "keep_half" | "reject";
+  /** vLLM's `max_model_len`, listed by /v1/models (and a prompt over it gets 400); default: none listed. */
+  readonly maxModelLen?: number | null;
+  /** vLLM's `root` listed with each model (when maxModelLen is set). Default: the model id before any "@". */
+  readonly root?: string;
+  /** Answer POST /tokenize (vLLM); default false (404, as OpenAI and Ollama answer). */
+  readonly tokenize?: boolean;
+  /** `system_fingerprint` of every completion; default none. */
+  readonly systemFingerprint?: string | null;
 }
+
+/** A revision-pinned served model name, as docs/vllm.md recommends. */
+export const VLLM_MODEL = "Qwen/Qwen2.5-1.5B-Instruct@989aa7980e4cf806f80c7fef2b1adb7bc71aa306";
 
 /** The canary's warm-up call: its last message is the calibration paragraph. */
 function isWarmUp(body: unknown): boolean {
@@ -75,6 +96,8 @@ function isWarmUp(body: unknown): boolean {
 /** The stand-in's token estimate of a chat prompt (the same rule as the Ollama stand-in). */
 function promptTokens(body: unknown): number {
   const messages = (body as { messages?: unknown } | undefined)?.messages;
+  const prompt = (body as { prompt?: unknown } | undefined)?.prompt;
+  if (typeof prompt === "string") return Math.ceil(Buffer.byteLength(prompt, "utf8") / 4) + 8;
   if (!Array.isArray(messages)) return 8;
   let bytes = 0;
   for (const message of messages) {
@@ -93,6 +116,11 @@ export interface OpenAIStandIn {
   completionRequests(): RecordedRequest[];
   /** Only the canary warm-up requests (answered outside the queue, not in completionRequests). */
   warmUpRequests(): RecordedRequest[];
+  /** POST /tokenize requests (answered or 404). */
+  tokenizeRequests(): RecordedRequest[];
+  setMaxModelLen(value: number | null): void;
+  setTokenize(on: boolean): void;
+  setSystemFingerprint(value: string | null): void;
   setReply(reply: OpenAIReply | OpenAIReplyFn): void;
   enqueue(...replies: OpenAIReply[]): void;
   setModels(models: readonly string[]): void;
@@ -111,24 +139,38 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   let index = 0;
   let contextCap: number | null = options.contextCap ?? null;
   let overflow: "keep_half" | "reject" = options.overflow ?? "reject";
+  let maxModelLen: number | null = options.maxModelLen ?? null;
+  let tokenize = options.tokenize === true;
+  let systemFingerprint: string | null = options.systemFingerprint ?? null;
+  const fingerprinted = (body: Record<string, unknown>): Record<string, unknown> =>
+    systemFingerprint === null ? body : { ...body, system_fingerprint: systemFingerprint };
+  const modelEntry = (id: string): Record<string, unknown> =>
+    maxModelLen === null
+      ? { id, object: "model" }
+      : { id, object: "model", owned_by: "vllm", root: options.root ?? id.split("@")[0], parent: null, max_model_len: maxModelLen };
 
   const answer = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
     const tokens = promptTokens(req.body);
-    const over = contextCap !== null && tokens > contextCap;
-    if (over && overflow === "reject") {
+    const cap = contextCap ?? maxModelLen;
+    const over = cap !== null && tokens > cap;
+    if (over && (overflow === "reject" || contextCap === null)) {
       return sendJson(res, 400, {
-        error: { message: `This model's maximum context length is ${contextCap} tokens`, type: "invalid_request_error", code: "context_length_exceeded" },
+        error: { message: `This model's maximum context length is ${cap} tokens`, type: "invalid_request_error", code: "context_length_exceeded" },
       });
     }
-    const evaluated = over && contextCap !== null ? Math.floor(contextCap / 2) + 2 : tokens;
+    const evaluated = over && cap !== null ? Math.floor(cap / 2) + 2 : tokens;
     if (isWarmUp(req.body)) {
-      return sendJson(res, 200, {
-        id: "chatcmpl-stand-in",
-        object: "chat.completion",
-        model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
-        choices: [{ index: 0, message: { role: "assistant", content: "Noted." }, finish_reason: "length" }],
-        usage: { prompt_tokens: evaluated, completion_tokens: 1, total_tokens: evaluated + 1 },
-      });
+      return sendJson(
+        res,
+        200,
+        fingerprinted({
+          id: "chatcmpl-stand-in",
+          object: "chat.completion",
+          model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
+          choices: [{ index: 0, message: { role: "assistant", content: "Noted." }, finish_reason: "length" }],
+          usage: { prompt_tokens: evaluated, completion_tokens: 1, total_tokens: evaluated + 1 },
+        }),
+      );
     }
     const queued = queue.shift();
     const reply: OpenAIReply = queued ?? (typeof defaultReply === "function" ? await defaultReply(req, index++) : defaultReply);
@@ -167,7 +209,7 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
         total_tokens: evaluated + completionTokens,
       };
     }
-    sendJson(res, 200, body);
+    sendJson(res, 200, fingerprinted(body));
   };
 
   const server = await startLoopbackServer(async (req, res) => {
@@ -181,11 +223,15 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
       case "POST /v1/chat/completions":
         return answer(req, res);
       case "GET /v1/models":
-        return sendJson(res, 200, { object: "list", data: models.map((id) => ({ id, object: "model" })) });
-      default:
-        res.writeHead(404);
-        res.end();
+        return sendJson(res, 200, { object: "list", data: models.map(modelEntry) });
+      case "POST /tokenize": {
+        if (!tokenize) break;
+        const count = promptTokens(req.body);
+        return sendJson(res, 200, { count, max_model_len: maxModelLen, tokens: Array.from({ length: count }, (_, i) => i) });
+      }
     }
+    res.writeHead(404);
+    res.end();
   });
 
   return {
@@ -195,6 +241,16 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     requests: server.requests,
     completionRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions" && !isWarmUp(r.body)),
     warmUpRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/v1/chat/completions" && isWarmUp(r.body)),
+    tokenizeRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/tokenize"),
+    setMaxModelLen: (value) => {
+      maxModelLen = value;
+    },
+    setTokenize: (on) => {
+      tokenize = on;
+    },
+    setSystemFingerprint: (value) => {
+      systemFingerprint = value;
+    },
     setReply: (reply) => {
       defaultReply = reply;
     },
@@ -217,4 +273,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     },
     close: () => server.close(),
   };
+}
+
+/** The stand-in as vLLM answers: max_model_len 32768, POST /tokenize, a fingerprint, a pinned served name. */
+export function startVllmStandIn(options: OpenAIStandInOptions = {}): Promise<OpenAIStandIn> {
+  return startOpenAIStandIn({ models: [VLLM_MODEL], maxModelLen: 32768, tokenize: true, systemFingerprint: "fp_stand_in_1", ...options });
 }

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "./free-port.js";
 import { startOllamaStandIn, type OllamaStandIn } from "./ollama-stand-in.js";
-import { startOpenAIStandIn, type OpenAIStandIn } from "./openai-stand-in.js";
+import { startOpenAIStandIn, startVllmStandIn, VLLM_MODEL, type OpenAIStandIn } from "./openai-stand-in.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -191,6 +191,39 @@ describe("OpenAI-compatible stand-in", () => {
     });
     expect(await res.json()).not.toHaveProperty("choices");
     expect(s.completionRequests()[0]?.headers.authorization).toBe("Bearer sk-test");
+  });
+});
+
+describe("vLLM-like stand-in", () => {
+  it("issue 15 vllm: lists max_model_len and root, answers /tokenize at the root with the usage estimate, fingerprints completions and refuses over-long prompts", async () => {
+    const s = await startVllmStandIn({ reply: "ok" });
+    open.push(s);
+    const models = (await (await fetch(`${s.baseUrl}/models`)).json()) as { data: Array<Record<string, unknown>> };
+    expect(models.data).toEqual([
+      { id: VLLM_MODEL, object: "model", owned_by: "vllm", root: "Qwen/Qwen2.5-1.5B-Instruct", parent: null, max_model_len: 32768 },
+    ]);
+    const messages = [{ role: "user", content: "hello there" }];
+    const counted = (await (await fetch(`${s.url}/tokenize`, { method: "POST", body: JSON.stringify({ model: VLLM_MODEL, messages }) })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(counted).toMatchObject({ count: 11, max_model_len: 32768 });
+    expect(counted["tokens"]).toHaveLength(11);
+    const prompt = (await (
+      await fetch(`${s.url}/tokenize`, { method: "POST", body: JSON.stringify({ model: VLLM_MODEL, prompt: "hello there" }) })
+    ).json()) as Record<string, unknown>;
+    expect(prompt["count"]).toBe(11);
+    const reply = (await (
+      await fetch(`${s.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify({ model: VLLM_MODEL, messages }) })
+    ).json()) as Record<string, unknown>;
+    expect(reply).toMatchObject({ system_fingerprint: "fp_stand_in_1", usage: { prompt_tokens: 11 } });
+    s.setMaxModelLen(10);
+    const over = await fetch(`${s.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify({ model: VLLM_MODEL, messages }) });
+    expect(over.status).toBe(400);
+    expect(JSON.stringify(await over.json())).toContain("maximum context length is 10 tokens");
+    s.setTokenize(false);
+    expect((await fetch(`${s.url}/tokenize`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect(s.tokenizeRequests()).toHaveLength(3);
   });
 });
 

@@ -1,0 +1,215 @@
+// What an OpenAI-compatible server (vLLM, or anything that speaks its API) says about itself,
+// read before any check: the served model and its `max_model_len` from `GET <base>/models`,
+// whether it offers vLLM's `POST /tokenize` (an exact prompt count), and, from one warm-up
+// completion, its `system_fingerprint` and the prompt tokens the warm-up cost. One function per
+// endpoint, so a caller that talks to several endpoints probes each the same way. Nothing here
+// throws for backend trouble: every failure is a value, and no message carries a response body,
+// a URL secret or a key.
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody } from "./chat-exchange.js";
+import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
+import { openAIHeaders } from "./openai-chat.js";
+
+/** `/models` lists every served model; generous, but bounded. */
+const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+const MAX_MODEL_ENTRIES = 10_000;
+/** A `/tokenize` reply holds one id per prompt token; a segment's prompt is a few thousand. */
+const MAX_TOKENIZE_BYTES = 16 * 1024 * 1024;
+/** A fingerprint is an opaque short token (OpenAI: `fp_…`); anything else is not kept. */
+const FINGERPRINT = /^[\x21-\x7e]{1,200}$/;
+
+/** How a prompt is tokenized: the chat messages as the completion will send them. */
+export interface TokenizeMessages {
+  readonly systemPrompt: string;
+  readonly userContent: string;
+}
+
+/** What one endpoint reported about itself. */
+export interface OpenAIServerIdentity {
+  /** The served model name, exactly as `GET /models` lists it (the `--served-model-name`). */
+  readonly model: string;
+  /** vLLM's `root` of that entry (the weights it loaded), or null when not listed. */
+  readonly root: string | null;
+  /** The context window the server holds for the model, or null when it reports none. */
+  readonly maxModelLen: number | null;
+  /** `system_fingerprint` of the warm-up completion, or null when not asked for or not given. */
+  readonly systemFingerprint: string | null;
+  /** True when `POST /tokenize` answered a count (vLLM); false when it is absent (404) or unusable. */
+  readonly tokenize: boolean;
+  /** `usage.prompt_tokens` of the warm-up completion, or null when not asked for or not given. */
+  readonly warmUpPromptTokens: number | null;
+}
+
+/** Why an endpoint could not be identified (the text is safe to show: origin and numbers only). */
+export type OpenAIIdentityFailure =
+  | { readonly kind: "unreachable" | "timeout" | "http_error" | "invalid_response"; readonly message: string }
+  | { readonly kind: "model_not_served"; readonly message: string }
+  | { readonly kind: "warm_up_failed"; readonly message: string; readonly outcome: HttpCallOutcome };
+
+/** The identity of an endpoint, or why it could not be identified. */
+export type OpenAIIdentityOutcome = { readonly ok: true; readonly identity: OpenAIServerIdentity } | ({ readonly ok: false } & OpenAIIdentityFailure);
+
+/** Options of `probeOpenAIIdentity`. */
+export interface OpenAIIdentityOptions {
+  /** The model name the run asks for; it must be listed by `GET /models`. */
+  readonly model: string;
+  /** Sent as `Authorization: Bearer <key>` when non-empty (else URL userinfo, else none). */
+  readonly apiKey?: string;
+  /** The HTTP client (tests inject one); default the built-in transport. */
+  readonly fetch?: FetchLike;
+  /** Deadline of each request, in milliseconds. */
+  readonly timeoutMs: number;
+  /**
+   * One completion of these messages with one output token, to learn `system_fingerprint` and
+   * the prompt tokens it cost (`body` is sent as is to `path`, default `/chat/completions`).
+   * Omitted: no completion is made.
+   */
+  readonly warmUp?: {
+    readonly body: Record<string, unknown>;
+    readonly path?: string;
+  };
+}
+
+/** Where vLLM serves `/tokenize`: beside `/v1`, at the server's root. */
+export function tokenizeBaseUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    url.pathname = url.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
+    url.search = "";
+    url.hash = "";
+    return url.toString();
+  } catch {
+    return baseUrl;
+  }
+}
+
+async function call(
+  fetchFn: FetchLike,
+  base: string,
+  path: string,
+  apiKey: string,
+  init: { method: "GET" | "POST"; json?: unknown; timeoutMs: number; maxBodyBytes: number },
+): Promise<HttpCallOutcome | null> {
+  const target = serviceRequestTarget(base, path);
+  if (!target) return null;
+  try {
+    return await httpCall(fetchFn, target.url, { ...init, headers: openAIHeaders(apiKey, target.authorization) });
+  } catch {
+    return { kind: "exception", errorClass: "Error" };
+  }
+}
+
+function transportText(outcome: HttpCallOutcome | null, where: string, what: string): OpenAIIdentityFailure | null {
+  if (outcome === null) return { kind: "invalid_response", message: `${what} at ${where}: no request can be built for this URL` };
+  switch (outcome.kind) {
+    case "timeout":
+      return { kind: "timeout", message: `${what} at ${where} did not answer in time` };
+    case "unavailable":
+      return { kind: "unreachable", message: `cannot connect to ${where} (${what})` };
+    case "exception":
+      return { kind: "unreachable", message: `${what} at ${where} failed (${outcome.errorClass})` };
+    case "unreadable_body":
+      return { kind: "invalid_response", message: `${what} at ${where} answered an unreadable body (HTTP ${outcome.status})` };
+    case "response":
+      return outcome.status === 200 ? null : { kind: "http_error", message: `${what} at ${where} answered HTTP ${outcome.status}` };
+  }
+}
+
+const positiveInt = (value: unknown): number | null => (typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null);
+
+/** The listed entry of `model` in a parsed `/models` body, "invalid" for a body of another shape. */
+function modelEntry(body: unknown, model: string): Record<string, unknown> | null | "invalid" {
+  if (!isPlainObject(body) || !Array.isArray(body["data"])) return "invalid";
+  const entries = (body["data"] as unknown[]).slice(0, MAX_MODEL_ENTRIES).filter(isPlainObject);
+  return entries.find((entry) => entry["id"] === model) ?? null;
+}
+
+/**
+ * The exact prompt count of `messages` from `POST /tokenize` (vLLM: `{model, messages}` →
+ * `{count, max_model_len, tokens}`), "absent" when the server has no such route (404 or 405),
+ * or null when it answered something else or nothing (the caller falls back to its bound).
+ */
+export async function tokenizeCount(
+  baseUrl: string,
+  options: { readonly model: string; readonly apiKey?: string; readonly fetch?: FetchLike; readonly timeoutMs: number },
+  messages: TokenizeMessages,
+): Promise<number | "absent" | null> {
+  const outcome = await call(options.fetch ?? globalThis.fetch, tokenizeBaseUrl(baseUrl), "/tokenize", options.apiKey ?? "", {
+    method: "POST",
+    json: {
+      model: options.model,
+      messages: [
+        { role: "system", content: messages.systemPrompt },
+        { role: "user", content: messages.userContent },
+      ],
+      add_generation_prompt: true,
+    },
+    timeoutMs: options.timeoutMs,
+    maxBodyBytes: MAX_TOKENIZE_BYTES,
+  });
+  if (outcome === null) return null;
+  if (outcome.kind === "response" && (outcome.status === 404 || outcome.status === 405)) return "absent";
+  if (outcome.kind !== "response" || outcome.status !== 200) return null;
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+  return positiveInt(parsed.value["count"]);
+}
+
+/**
+ * Identifies one OpenAI-compatible endpoint: `GET <baseUrl>/models` must list `options.model`
+ * (its `max_model_len` and `root` are read when present), `POST /tokenize` is tried once on a
+ * fixed short prompt, and with `warmUp` one completion gives `system_fingerprint`. Resolves to
+ * the identity or to why there is none; never throws.
+ */
+export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdentityOptions): Promise<OpenAIIdentityOutcome> {
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const apiKey = options.apiKey ?? "";
+  const where = endpointOrigin(baseUrl);
+  const listed = await call(fetchFn, baseUrl, "/models", apiKey, { method: "GET", timeoutMs: options.timeoutMs, maxBodyBytes: MAX_MODELS_BYTES });
+  const listFailure = transportText(listed, where, "GET /v1/models");
+  if (listFailure !== null) return { ok: false, ...listFailure };
+  const parsed = parseJsonBody((listed as Extract<HttpCallOutcome, { kind: "response" }>).body);
+  const entry = parsed.ok ? modelEntry(parsed.value, options.model) : "invalid";
+  if (entry === "invalid") return { ok: false, kind: "invalid_response", message: `GET /v1/models at ${where} did not answer a model list` };
+  if (entry === null) {
+    return {
+      ok: false,
+      kind: "model_not_served",
+      message: `the server at ${where} does not list the model ${JSON.stringify(options.model)} in GET /v1/models`,
+    };
+  }
+  const root = typeof entry["root"] === "string" && entry["root"].length <= 1000 ? entry["root"] : null;
+  const maxModelLen = positiveInt(entry["max_model_len"]);
+  const counted = await tokenizeCount(
+    baseUrl,
+    { model: options.model, apiKey, fetch: fetchFn, timeoutMs: options.timeoutMs },
+    { systemPrompt: "", userContent: "ping" },
+  );
+  let systemFingerprint: string | null = null;
+  let warmUpPromptTokens: number | null = null;
+  if (options.warmUp !== undefined) {
+    const outcome = await call(fetchFn, baseUrl, options.warmUp.path ?? "/chat/completions", apiKey, {
+      method: "POST",
+      json: options.warmUp.body,
+      timeoutMs: options.timeoutMs,
+      maxBodyBytes: MAX_MODELS_BYTES,
+    });
+    const failure = transportText(outcome, where, "the warm-up completion");
+    if (failure !== null || outcome === null) {
+      return { ok: false, kind: "warm_up_failed", message: failure?.message ?? "the warm-up completion failed", outcome: outcome ?? { kind: "unavailable" } };
+    }
+    const reply = parseJsonBody((outcome as Extract<HttpCallOutcome, { kind: "response" }>).body);
+    if (!reply.ok || !isPlainObject(reply.value)) {
+      return { ok: false, kind: "warm_up_failed", message: `the warm-up completion at ${where} answered invalid JSON`, outcome };
+    }
+    const fingerprint = reply.value["system_fingerprint"];
+    systemFingerprint = typeof fingerprint === "string" && FINGERPRINT.test(fingerprint) ? fingerprint : null;
+    const usage = isPlainObject(reply.value["usage"]) ? reply.value["usage"] : {};
+    warmUpPromptTokens = positiveInt(usage["prompt_tokens"]);
+  }
+  return {
+    ok: true,
+    identity: Object.freeze({ model: options.model, root, maxModelLen, systemFingerprint, tokenize: typeof counted === "number", warmUpPromptTokens }),
+  };
+}
