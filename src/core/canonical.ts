@@ -13,6 +13,7 @@
 import stringify from "fast-json-stable-stringify";
 import type { z } from "zod";
 import { UsageError } from "./errors.js";
+import { hasPlainPrototype } from "./guards.js";
 
 /** Deepest nesting a canonical document may have; ours need fewer than 10 levels. */
 export const MAX_CANONICAL_DEPTH = 64;
@@ -33,12 +34,6 @@ export class CanonicalJsonError extends UsageError {
 function pathText(path: ReadonlyArray<string | number>): string {
   if (path.length === 0) return "(root)";
   return path.map((part) => (typeof part === "number" ? `[${part}]` : /^[A-Za-z0-9_]{1,40}$/.test(part) ? `.${part}` : ".<key>")).join("");
-}
-
-/** Only `{}`-made or null-prototype objects are canonical JSON objects (class instances are not). */
-function hasPlainPrototype(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** A guard failure on its way up: each level adds its key, so no path is built for valid nodes. */

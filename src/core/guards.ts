@@ -9,3 +9,9 @@
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** True for a `{}`-made or null-prototype object; false for class instances (a Map, a Date, a Buffer). */
+export function hasPlainPrototype(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

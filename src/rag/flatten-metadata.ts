@@ -13,16 +13,12 @@
 // code-point order, so the same metadata always gives the same record.
 import { UsageError } from "../core/errors.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
+import { hasPlainPrototype } from "../core/guards.js";
 
 /** Deepest nesting flattened; deeper metadata is refused. */
 export const MAX_METADATA_DEPTH = 16;
 
 const segment = (key: string): string => key.replaceAll("%", "%25").replaceAll(".", "%2E");
-
-function isPlainObject(value: object): boolean {
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 function leafText(value: unknown): string | undefined | null {
   if (typeof value === "string") return value;
@@ -47,7 +43,7 @@ export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, wha
     if (typeof value === "object" && value !== null && !(value instanceof Date)) {
       if (depth > MAX_METADATA_DEPTH) throw new UsageError(`${what} is nested deeper than ${MAX_METADATA_DEPTH} levels`);
       if (open.has(value)) throw new UsageError(`${what} refers to itself (a cycle at depth ${depth})`);
-      if (!Array.isArray(value) && !isPlainObject(value))
+      if (!Array.isArray(value) && !hasPlainPrototype(value))
         throw new UsageError(`${what} holds a value that is not JSON data (a class instance at depth ${depth})`);
       open.add(value);
       const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
