@@ -7,7 +7,8 @@ import { canaryNumCtxForPolicy } from "../src/ingest/files.js";
 import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
-import type { CanaryFlags } from "./options.js";
+import { resolve } from "node:path";
+import { poolOptionsFromFlags, type CanaryFlags } from "./options.js";
 
 export interface IngestFlags extends CanaryFlags {
   manifest: string;
@@ -51,9 +52,23 @@ export function policyFromFlags(flags: IngestFlags): PolicyOverrides {
 export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestPolicy): SecurityPipeline {
   const canaryTimeout = resolveCanaryTimeout(flags.timeout, io.env);
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  const pool = poolOptionsFromFlags(flags, io);
+  if (flags.canary && pool.canaryPool === undefined) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  if (flags.endpointLog !== undefined) refuseLogOverDocument(flags, io);
   // One context window for the whole run: Ollama reloads the model whenever num_ctx changes.
   const numCtx = canaryNumCtxForPolicy(policy);
   const { mode, canaryModel, ollamaUrl, canary } = flags;
-  return new SecurityPipeline({ mode, canaryModel, ollamaUrl, canaryTimeout, enableCanary: canary, ...(canary ? { canaryNumCtx: numCtx } : {}) });
+  const endpoint = pool.canaryPool !== undefined ? pool : { ollamaUrl };
+  return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary: canary, ...(canary ? { canaryNumCtx: numCtx } : {}) });
+}
+
+/** The endpoint log is a side file: it must never be the manifest or the export it runs beside. */
+function refuseLogOverDocument(flags: IngestFlags, io: CliIo): void {
+  const log = resolve(io.cwd, flags.endpointLog as string);
+  for (const [flag, path] of [
+    ["--manifest", flags.manifest],
+    ["--export", flags.export],
+  ] as const) {
+    if (path !== undefined && resolve(io.cwd, path) === log) throw new UsageError(`--endpoint-log must not be the ${flag} file`);
+  }
 }

@@ -2,7 +2,10 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseTimeoutFlag, resolveCanaryTimeout } from "../src/config/timeout.js";
 import { UsageError } from "../src/core/errors.js";
+import { resolve } from "node:path";
 import { validateServiceUrl } from "../src/canary/endpoint.js";
+import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
+import { endpointLogWriter } from "../src/canary/pool-log.js";
 import type { SecurityPipelineOptions } from "../src/pipeline/options.js";
 import type { CliIo } from "./io.js";
 
@@ -31,9 +34,44 @@ export interface CanaryFlags {
   mode: "block" | "advisory" | "full";
   canaryModel: string;
   ollamaUrl: string;
+  /** Set by a pre-action hook: --ollama-url was given (on the command line), not defaulted. */
+  ollamaUrlGiven?: boolean;
+  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url. */
+  canaryEndpoint?: string[];
+  /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
+  endpointLog?: string;
   timeout?: number;
   canary: boolean;
   failClosed?: boolean;
+}
+
+function collectValue(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/**
+ * The canary pool the flags ask for (`canaryPool` for SecurityPipeline), or nothing without
+ * --canary-endpoint. The pool's endpoints replace --ollama-url, so giving both is refused; take-out
+ * warnings go to stderr and every attempt to the --endpoint-log file.
+ */
+export function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<SecurityPipelineOptions, "canaryPool"> {
+  const raws = flags.canaryEndpoint ?? [];
+  if (raws.length === 0) {
+    if (flags.endpointLog !== undefined) throw new UsageError("--endpoint-log needs --canary-endpoint: it logs the endpoints of a pool");
+    return {};
+  }
+  if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+  if (!flags.canary) throw new UsageError("--canary-endpoint cannot be used with --no-canary");
+  const endpoints = parsePoolEndpoints(raws, "--canary-endpoint");
+  if (flags.endpointLog !== undefined && flags.endpointLog.trim() === "") throw new UsageError("--endpoint-log must not be empty");
+  const logPath = flags.endpointLog === undefined ? null : resolve(io.cwd, flags.endpointLog);
+  return {
+    canaryPool: {
+      endpoints,
+      onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
+      ...(logPath !== null ? { onAttempt: endpointLogWriter(logPath) } : {}),
+    },
+  };
 }
 
 /** Why each command defaults to its mode (printed in its --help). */
@@ -71,7 +109,7 @@ Modes (--mode: what a finding does to the verdict):
   ${command} defaults to ${defaultMode}${reason.length > 0 ? `:\n${reason.map((line) => `    ${line}`).join("\n")}` : "."}`;
 }
 
-/** Adds --mode, --canary-model, --ollama-url, --timeout and --no-canary. */
+/** Adds --mode, --canary-model, --ollama-url, --canary-endpoint, --endpoint-log, --timeout and --no-canary. */
 export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
   return command
     .addOption(
@@ -80,18 +118,30 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
     .addHelpText("after", modeHelpText(command.name(), defaultMode))
     .option("--canary-model <tag>", "canary model tag", "qwen2.5:1.5b")
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
+    .option(
+      "--canary-endpoint <url[#n]>",
+      "a canary endpoint of a pool, at most N checks in flight after #; repeatable, replaces --ollama-url (docs/scale.md)",
+      collectValue,
+    )
+    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
-    .option("--no-canary", "structural layer only: the canary is not run and results say so");
+    .option("--no-canary", "structural layer only: the canary is not run and results say so")
+    .hook("preAction", (self) => {
+      // --ollama-url has a default: only an explicit one conflicts with --canary-endpoint.
+      const source = self.getOptionValueSource("ollamaUrl");
+      self.setOptionValue("ollamaUrlGiven", source !== undefined && source !== "default");
+    });
 }
 
 /** Pipeline options from the shared flags; validates the endpoint and the timeout. */
 export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): SecurityPipelineOptions {
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.canary) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  const pool = poolOptionsFromFlags(flags, io);
+  if (flags.canary && pool.canaryPool === undefined) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
   return {
     mode: flags.mode,
     canaryModel: flags.canaryModel,
-    ollamaUrl: flags.ollamaUrl,
+    ...(pool.canaryPool !== undefined ? pool : { ollamaUrl: flags.ollamaUrl }),
     canaryTimeout: resolveCanaryTimeout(flags.timeout, io.env),
     enableCanary: flags.canary,
     onDegraded: flags.failClosed ? "fail_closed" : "fail_open",

@@ -7,6 +7,8 @@ import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { isGenuinePipeline } from "../pipeline/genuine.js";
+import { pinCanaryPool } from "../canary/pool.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
 
@@ -70,6 +72,8 @@ export async function checkText(options: CheckTextOptions): Promise<CheckTextRes
       : dropOneTrailingNewline(await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES));
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
+  // A pool of canary endpoints is pinned to one identity before the text is sent anywhere.
+  if (isGenuinePipeline(pipeline)) await pinCanaryPool(pipeline.probe);
   const verdict = await pipeline.check(text);
   const canary = observeCanary(verdict.toRecord());
   return { verdict, canaryOutage: canary.kind === "outage" ? canary.reason : null };

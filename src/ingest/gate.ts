@@ -9,6 +9,7 @@
 import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
@@ -20,6 +21,8 @@ export interface GateResult {
   readonly required: number | null;
   readonly contextLength: number | null;
   readonly modelDigest: string | null;
+  /** A canary pool's behavioural fingerprint (canary/pool-identity.ts); absent for one endpoint. */
+  readonly canaryFingerprint?: { readonly sha256: string; readonly probes: number };
 }
 
 /** The gate refused the pipeline or its backend; the run must not start. */
@@ -42,6 +45,45 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
     !Object.hasOwn(probe, "runContext") &&
     !Object.hasOwn(probe, "modelDigest")
   );
+}
+
+/** True for the library's own canary pool, unmodified, whose every endpoint is a genuine Ollama probe. */
+function isGenuineOllamaPool(probe: unknown): probe is CanaryPool {
+  return (
+    probe instanceof CanaryPool &&
+    Object.getPrototypeOf(probe) === CanaryPool.prototype &&
+    !Object.hasOwn(probe, "test") &&
+    !Object.hasOwn(probe, "pin") &&
+    probe.members.every((m) => isGenuineOllamaProbe(m.probe))
+  );
+}
+
+/**
+ * A pool's gate: every endpoint pinned to one identity (same digest, trained and loaded context,
+ * fingerprint), with the same requirements as one probe, before any record is checked.
+ */
+async function poolGate(pool: CanaryPool, required: number): Promise<GateResult> {
+  const pinned = await pool.pin({ minContextLength: required });
+  if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
+  const identity = pinned.identity;
+  if (identity.contextLength === null || identity.contextLength < required) {
+    throw new IngestGateError(
+      "backend",
+      `the canary model's trained context length (${identity.contextLength ?? "unknown"}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
+    );
+  }
+  const loaded = identity.loaded;
+  if (loaded === null || loaded.kind !== "verified") {
+    const why = loaded !== null && loaded.kind === "unverified" ? UNVERIFIED_TEXT[loaded.reason] : "the loaded context is unknown";
+    throw new IngestGateError("backend", `could not verify the canary's loaded context: ${why}; ingest refuses to run without it`);
+  }
+  return {
+    verified: true,
+    required,
+    contextLength: identity.contextLength,
+    modelDigest: identity.modelDigest,
+    canaryFingerprint: { sha256: identity.fingerprintSha256, probes: identity.fingerprintProbes },
+  };
 }
 
 /**
@@ -74,6 +116,14 @@ export async function runContextGate(
     throw new IngestGateError("config", "ingest does not support judgeModel: strict/v1 classifies regex analysis only");
   }
   const probe = pipeline.probe;
+  if (o.provider === "ollama" && isGenuineOllamaPool(probe)) {
+    const numCtx = probe.numCtx;
+    const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+    if (numCtx === null || numCtx < required) {
+      throw new IngestGateError("config", `the canary context window (num_ctx=${numCtx ?? "unset"}) cannot hold a whole segment; lower segment_chars`);
+    }
+    return poolGate(probe, required);
+  }
   if (o.provider !== "ollama" || !isGenuineOllamaProbe(probe)) {
     throw new IngestGateError("config", "ingest does not support provider 'openai': its context window cannot be verified");
   }

@@ -232,5 +232,6 @@ export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): Pipe
     canary_num_ctx: d.canaryNumCtx,
     canary_context_length: gate.contextLength,
     canary_context_verified: gate.verified,
+    ...(gate.canaryFingerprint ? { canary_fingerprint: { sha256: gate.canaryFingerprint.sha256, probes: gate.canaryFingerprint.probes } } : {}),
   };
 }

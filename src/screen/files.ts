@@ -25,6 +25,8 @@ import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { isGenuinePipeline } from "../pipeline/genuine.js";
+import { pinCanaryPool } from "../canary/pool.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
 import { ArraySpool, frameDocument } from "../spool/framed-document.js";
@@ -196,6 +198,8 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
   const store = options.cacheFile == null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
   try {
+    // A pool of canary endpoints is pinned to one identity before anything is read or checked.
+    if (isGenuinePipeline(pipeline)) await pinCanaryPool(pipeline.probe);
     return await screenWithStore(options, pipeline, concurrency, limits, cwd, store);
   } finally {
     store?.close();

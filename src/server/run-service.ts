@@ -5,6 +5,7 @@
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { CanaryPool, pinCanaryPool } from "../canary/pool.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./log.js";
@@ -31,6 +32,8 @@ export interface RunServiceOptions {
 export async function runService(options: RunServiceOptions): Promise<void> {
   const { log } = options;
   const pipeline = new SecurityPipeline({ ...options.pipeline, onWarning: (message) => log("WARNING", message) });
+  // A pool of canary endpoints is pinned to one identity before the service accepts a request.
+  await pinCanaryPool(pipeline.probe);
   const server = createServer(pipeline, { ...options.service, log });
   try {
     const port = await listenLoopback(server, options.port);
@@ -39,8 +42,8 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     log("INFO", `   Mode: ${d.mode}${d.onDegraded === "fail_closed" ? " (fail-closed)" : ""}`);
     if (d.canaryEnabled) {
       log("INFO", `   Model: ${pipeline.options.canaryModel}`);
-      const origin = endpointOrigin(pipeline.options.ollamaUrl);
-      log("INFO", `   Ollama: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
+      const origin = pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(pipeline.options.ollamaUrl);
+      log("INFO", `   ${pipeline.probe instanceof CanaryPool ? "Canary pool" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
       log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
       if (endpointClass(pipeline.options.ollamaUrl) === "remote") {
         log("WARNING", `--ollama-url ${origin} is not a loopback address: raw input text will leave this machine`);
