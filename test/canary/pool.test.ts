@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parsePoolEndpoint, parsePoolEndpoints } from "../../src/canary/pool-endpoints.js";
 import { type CanaryPool, MAX_POOL_ATTEMPTS, TAKE_OUT_AFTER } from "../../src/canary/pool.js";
+import { pipelineIdentity } from "../../src/cache/identity.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { freePort } from "../support/free-port.js";
 import { runCli } from "../support/cli.js";
@@ -97,6 +98,12 @@ describe("issue 15 pool: the URL#N form", () => {
     const log = await runCli(["check", "--text", "hi", "--endpoint-log", "x.jsonl"], { cwd: dir });
     expect(log.code).toBe(2);
     expect(log.stderr).toContain("--endpoint-log needs --canary-endpoint");
+    const over = await runCli(["ingest", writeInput(1), "--manifest", "m.json", "--endpoint-log", "./m.json", ...endpointArgs("http://127.0.0.1:2")], {
+      cwd: dir,
+    });
+    expect(over.code).toBe(3);
+    expect(over.stderr).toContain("--endpoint-log must not be the --manifest file");
+    expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 });
 
@@ -253,6 +260,20 @@ describe("issue 15 pool: faults", () => {
     expect(pool.attempts.map((x) => [x.endpoint, x.outcome, x.retried])).toEqual([[a.url, "http_error", false]]);
   });
 
+  it("issue 15 pool: a timeout is retried on another endpoint", async () => {
+    const a = await standIn();
+    const b = await standIn();
+    const pool = poolPipeline([a.url, b.url], 0.5);
+    await (pool.pipeline.probe as CanaryPool).pin();
+    a.enqueue({ fault: "hang" });
+    const verdict = await pool.pipeline.check("An ordinary sentence about tea.");
+    expect(verdict.degraded).toBe(false);
+    expect(pool.attempts.map((x) => [x.endpoint, x.outcome, x.retried])).toEqual([
+      [a.url, "timeout", true],
+      [b.url, "ok", false],
+    ]);
+  });
+
   it("issue 15 pool: a retried check never goes beyond MAX_POOL_ATTEMPTS endpoints", async () => {
     const s = await Promise.all([standIn(), standIn(), standIn(), standIn()]);
     for (const x of s) x.enqueue({ fault: "status", status: 503 });
@@ -291,6 +312,36 @@ describe("issue 15 pool: faults", () => {
     expect(run.stderr).toContain(`taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (unavailable); no endpoint is left`);
     expect(run.stderr).toContain("stopped sending checks");
     expect(a.chatRequests().length + b.chatRequests().length).toBeLessThanOrEqual(2 * TAKE_OUT_AFTER);
+  });
+});
+
+describe("issue 15 pool: the verdict cache", () => {
+  it("issue 15 pool: the fingerprint is part of the cache identity, and an unpinned pool has none", async () => {
+    const a = await standIn();
+    const b = await standIn();
+    const pool = poolPipeline([a.url, b.url]);
+    expect(pipelineIdentity(pool.pipeline, { scope: "ingest_segment", modelDigest: "a".repeat(64) })).toEqual({
+      ok: false,
+      reason: "the canary pool's identity is not pinned",
+    });
+    const pinned = await (pool.pipeline.probe as CanaryPool).pin();
+    expect(pinned.ok).toBe(true);
+    const identity = pipelineIdentity(pool.pipeline, { scope: "ingest_segment", modelDigest: "a".repeat(64) });
+    if (!identity.ok || !pinned.ok) throw new Error("expected an identity");
+    expect(identity.identity.pool_fingerprint_sha256).toBe(pinned.identity.fingerprintSha256);
+    // Another fingerprint (another server build answering differently) is another key.
+    const c = await standIn();
+    const d = await standIn();
+    c.setFingerprintReply("x");
+    d.setFingerprintReply("x");
+    const other = poolPipeline([c.url, d.url]);
+    await (other.pipeline.probe as CanaryPool).pin();
+    const otherIdentity = pipelineIdentity(other.pipeline, { scope: "ingest_segment", modelDigest: "a".repeat(64) });
+    expect(otherIdentity.ok && otherIdentity.key).not.toBe(identity.key);
+    // A single endpoint's identity has no fingerprint field (its keys are unchanged).
+    const single = new SecurityPipeline({ ollamaUrl: a.url });
+    const singleIdentity = pipelineIdentity(single, { scope: "ingest_segment", modelDigest: "a".repeat(64) });
+    expect(singleIdentity.ok && "pool_fingerprint_sha256" in singleIdentity.identity).toBe(false);
   });
 });
 
@@ -343,7 +394,7 @@ describe("issue 15 pool: dispatch", () => {
   });
 });
 
-function poolPipeline(urls: string[]): { pipeline: SecurityPipeline; attempts: Array<Record<string, unknown>>; warnings: string[] } {
+function poolPipeline(urls: string[], timeout = 5): { pipeline: SecurityPipeline; attempts: Array<Record<string, unknown>>; warnings: string[] } {
   const attempts: Array<Record<string, unknown>> = [];
   const warnings: string[] = [];
   const pipeline = new SecurityPipeline({
@@ -352,7 +403,7 @@ function poolPipeline(urls: string[]): { pipeline: SecurityPipeline; attempts: A
       onAttempt: (attempt) => attempts.push({ ...attempt }),
       onWarning: (message) => warnings.push(message),
     },
-    canaryTimeout: 5,
+    canaryTimeout: timeout,
   });
   return { pipeline, attempts, warnings };
 }
