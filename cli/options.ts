@@ -111,23 +111,31 @@ Modes (--mode: what a finding does to the verdict):
 
 /** Adds --mode, --canary-model, --ollama-url, --canary-endpoint, --endpoint-log, --timeout and --no-canary. */
 export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
-  return command
+  command
     .addOption(
       new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
     )
     .addHelpText("after", modeHelpText(command.name(), defaultMode))
     .option("--canary-model <tag>", "canary model tag", "qwen2.5:1.5b")
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
+    .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
+    .option("--no-canary", "structural layer only: the canary is not run and results say so");
+  return addPoolFlags(command);
+}
+
+/**
+ * Adds --canary-endpoint (repeatable) and --endpoint-log, and records whether --ollama-url was
+ * given explicitly (`ollamaUrlGiven`): it has a default, and only an explicit one conflicts.
+ */
+export function addPoolFlags(command: Command): Command {
+  return command
     .option(
       "--canary-endpoint <url[#n]>",
       "a canary endpoint of a pool, at most N checks in flight after #; repeatable, replaces --ollama-url (docs/scale.md)",
       collectValue,
     )
     .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)")
-    .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
-    .option("--no-canary", "structural layer only: the canary is not run and results say so")
     .hook("preAction", (self) => {
-      // --ollama-url has a default: only an explicit one conflicts with --canary-endpoint.
       const source = self.getOptionValueSource("ollamaUrl");
       self.setOptionValue("ollamaUrlGiven", source !== undefined && source !== "default");
     });

@@ -12,6 +12,8 @@ import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { CanaryPool, pinCanaryPool, type EndpointAttempt } from "../canary/pool.js";
+import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../core/version.js";
 import { createHash } from "node:crypto";
@@ -44,6 +46,12 @@ export interface EvalOptions {
   readonly timeoutSeconds?: number;
   readonly warmup?: boolean;
   readonly ollamaUrl?: string;
+  /** A pool of canary endpoints in place of `ollamaUrl` (docs/scale.md); pinned before the first case. */
+  readonly canaryEndpoints?: readonly PoolEndpointSpec[];
+  /** Receives the pool's warnings (an endpoint taken out, a reply from another model). */
+  readonly onPoolWarning?: (message: string) => void;
+  /** Receives every attempt of every pooled check (the endpoint log). */
+  readonly onPoolAttempt?: (attempt: EndpointAttempt) => void;
   /** JSONL output path (relative to cwd). */
   readonly output: string;
   /** Optional HTML report path (relative to cwd). */
@@ -127,6 +135,7 @@ interface ResolvedEval {
   readonly threshold: number;
   readonly timeoutSeconds: number | null;
   readonly ollamaUrl: string;
+  readonly pool: readonly PoolEndpointSpec[] | null;
 }
 
 function resolveOptions(options: EvalOptions): ResolvedEval {
@@ -147,8 +156,13 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
   if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) throw new UsageError("--timeout must be positive");
   if (typeof options.output !== "string" || options.output.trim() === "") throw new UsageError("--output is required");
   const ollamaUrl = options.ollamaUrl ?? "http://127.0.0.1:11434";
-  if (canary) validateServiceUrl(ollamaUrl, "--ollama-url");
-  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl };
+  const pool = options.canaryEndpoints ?? null;
+  if (pool !== null) {
+    if (options.ollamaUrl !== undefined) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+    if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
+    if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
+  } else if (canary) validateServiceUrl(ollamaUrl, "--ollama-url");
+  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, pool };
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
@@ -160,7 +174,15 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
     // Run the canary even on structurally blocked cases, so pipeline mode measures both layers.
     skipCanaryIfStructuralBlocks: false,
     blockThreshold: r.threshold,
-    ollamaUrl: r.ollamaUrl,
+    ...(r.pool !== null
+      ? {
+          canaryPool: {
+            endpoints: r.pool,
+            ...(options.onPoolWarning ? { onWarning: options.onPoolWarning } : {}),
+            ...(options.onPoolAttempt ? { onAttempt: options.onPoolAttempt } : {}),
+          },
+        }
+      : { ollamaUrl: r.ollamaUrl }),
     ...(r.model !== null ? { canaryModel: r.model } : {}),
     ...(r.timeoutSeconds !== null ? { canaryTimeout: r.timeoutSeconds, judgeTimeout: r.timeoutSeconds } : {}),
     ...(r.judge !== null ? { judgeModel: r.judge } : {}),
@@ -171,7 +193,7 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
 
 /** One readable line naming what is missing and where; never the raw health report. */
 function unavailableMessage(r: ResolvedEval, health: HealthReport): string {
-  const origin = endpointOrigin(r.ollamaUrl);
+  const origin = r.pool !== null ? r.pool.map((endpoint) => endpointOrigin(endpoint.url)).join(", ") : endpointOrigin(r.ollamaUrl);
   const missing: string[] = [];
   if (health.canary_available !== true && r.model !== null) missing.push(`canary model ${asciiJson(r.model)}`);
   if (r.judge !== null && health.judge_available !== true) missing.push(`judge model ${asciiJson(r.judge)}`);
@@ -213,12 +235,13 @@ async function buildHeader(
   let version: string | null = null;
   if (canary) {
     const probe = pipeline.probe;
-    modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : null;
+    const pinned = probe instanceof CanaryPool ? probe.knownPin : null;
+    modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : pinned?.ok ? pinned.identity.modelDigest : null;
     if (r.judge !== null) {
       const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
       judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
     }
-    version = await backendVersion(fetchFn, r.ollamaUrl);
+    version = await backendVersion(fetchFn, r.pool !== null ? (r.pool[0] as PoolEndpointSpec).url : r.ollamaUrl);
   }
   const o = pipeline.options;
   return {
@@ -240,7 +263,7 @@ async function buildHeader(
     num_ctx: canary ? o.canaryNumCtx : null,
     system_prompt_sha256: canary ? createHash("sha256").update(pipeline.systemPrompt, "utf8").digest("hex") : null,
     thinking: canary ? "disabled" : "not_applicable",
-    backend: canary ? { endpoint_origin: endpointOrigin(r.ollamaUrl), version } : null,
+    backend: canary ? { endpoint_origin: pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(r.ollamaUrl), version } : null,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
     corpus: loaded.files,
     ids_file: idsFile,
@@ -269,6 +292,8 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   if (r.mode !== "structural-only") {
     const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
+    // A pool of canary endpoints is pinned to one identity before the first case.
+    await untilAborted(pinCanaryPool(pipeline.probe), signal, beforeStart);
   }
   if (options.warmup === true) await untilAborted(pipeline.check(WARMUP_TEXT), signal, beforeStart);
   const header = await untilAborted(

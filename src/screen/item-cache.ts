@@ -24,8 +24,7 @@ function exercised(verdict: VerdictJson): boolean {
 export async function screenCacheIdentity(pipeline: unknown): Promise<{ ok: true; identity: CacheIdentity } | { ok: false; reason: string }> {
   const probe = isGenuinePipeline(pipeline) ? pipeline.probe : null;
   const pinned = probe instanceof CanaryPool ? probe.knownPin : null;
-  const modelDigest =
-    probe instanceof OllamaCanaryProbe ? await probe.modelDigest().catch(() => null) : pinned?.ok ? pinned.identity.modelDigest : null;
+  const modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest().catch(() => null) : pinned?.ok ? pinned.identity.modelDigest : null;
   const outcome = pipelineIdentity(pipeline, { scope: "screen_item", modelDigest });
   return outcome.ok ? { ok: true, identity: { key: outcome.key, identity: outcome.identity } } : outcome;
 }

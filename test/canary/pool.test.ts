@@ -194,6 +194,25 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(anyChat(a) + anyChat(b)).toBe(0);
   });
 
+  it("issue 15 pool: eval runs through a pool, and refuses a mismatched one with exit 2 before any case", async () => {
+    const a = await standIn();
+    const b = await standIn();
+    writeFileSync(join(dir, "c.json"), JSON.stringify([{ id: "a", prompt: "What is the capital of France?", expected_safe: true }]));
+    const good = await runCli(["eval", "--corpus", "c.json", "--model", "qwen2.5:1.5b", "--output", "run.jsonl", ...endpointArgs(a.url, b.url)], { cwd: dir });
+    expect(good.code).toBe(0);
+    expect(a.chatRequests().length + b.chatRequests().length).toBe(1);
+    const header = JSON.parse(readFileSync(join(dir, "run.jsonl"), "utf8").split("\n")[0] as string) as { model_digest: string | null };
+    expect(header.model_digest).toMatch(/^[0-9a-f]{64}$/);
+    b.setFingerprintReply("another model");
+    const c = await standIn();
+    c.setFingerprintReply("another model");
+    const bad = await runCli(["eval", "--corpus", "c.json", "--model", "qwen2.5:1.5b", "--output", "bad.jsonl", ...endpointArgs(a.url, c.url)], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("answers the fixed fingerprint probes differently");
+    expect(c.chatRequests()).toHaveLength(0);
+    expect(existsSync(join(dir, "bad.jsonl"))).toBe(false);
+  });
+
   it("issue 15 pool: the manifest records the pinned identity and fingerprint, the same for 1 and 3 endpoints apart from timestamps", async () => {
     const a = await standIn({ latencyMs: 5 });
     const b = await standIn({ latencyMs: 5 });
