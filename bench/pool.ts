@@ -11,7 +11,7 @@
 // the first to the last attempt in the --endpoint-log (the pool's identity pinning and process
 // start are printed separately, in the wall time).
 //
-//   npm run build && npm run bench:pool [-- --records 800 --latency 50 --slots 4 --endpoints 4 --keep DIR]
+//   npm run build && npm run bench:pool [-- --records 800 --latency 50 --slots 4 --endpoints 4 --keep DIR --write-doc]
 //
 // No model runs here: the stand-ins answer with fixed text after a fixed delay, so these figures
 // measure little-canary's dispatch, not any model or serving engine.
@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { positiveIntegerArg } from "./_args.js";
+import { recordBench, recordPrintedLines } from "./_perf-doc.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { STAND_IN_MODEL, startBenchStandIn, type BenchStandIn } from "./_standin.js";
 
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     slots: { type: "string", default: "4" },
     endpoints: { type: "string", default: "4" },
     keep: { type: "string" },
+    "write-doc": { type: "boolean" },
   },
 });
 const positive = (name: string, text: string): number => positiveIntegerArg("bench:pool", name, text);
@@ -124,6 +126,7 @@ function degraded(manifest: ManifestDoc): number {
   return manifest.records.filter((r) => r.admission !== "admitted" || r.segments.some((s) => s.state !== "pass")).length;
 }
 
+const printed = recordPrintedLines();
 const dir = values.keep ?? (await mkdtemp(join(tmpdir(), "lc-bench-pool-")));
 const standIns: BenchStandIn[] = [];
 try {
@@ -163,6 +166,14 @@ try {
       `taken_out=${killed.takenOut} target_met=${killedMet ? "yes" : "no"}`,
   );
   console.log(`target_met=${ratioMet && identical && killedMet ? "yes" : "no"}`);
+  recordBench(
+    "pool",
+    "a pool of canary endpoints against one endpoint",
+    "The same records ingested through 1 and through 4 stand-in endpoints (50 ms per reply, 4 slots each, `--concurrency` the pool's total slots), " +
+      "then through 4 with one shut down part-way. Checking throughput: checks per second between the first and the last attempt in the endpoint log. " +
+      "Stand-in figures: no model ran.",
+    printed,
+  );
 } finally {
   await Promise.all(standIns.map((s) => s.close()));
   if (values.keep === undefined) await rm(dir, { recursive: true, force: true });
