@@ -9,9 +9,11 @@ import { parsePoolEndpoint, parsePoolEndpoints } from "../../src/canary/pool-end
 import { type CanaryPool, MAX_POOL_ATTEMPTS, TAKE_OUT_AFTER } from "../../src/canary/pool.js";
 import { pipelineIdentity } from "../../src/cache/identity.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { runService } from "../../src/server/run-service.js";
 import { freePort } from "../support/free-port.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { startOpenAIStandIn } from "../support/openai-stand-in.js";
 
 let dir: string;
 let standIns: OllamaStandIn[] = [];
@@ -213,6 +215,23 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "bad.jsonl"))).toBe(false);
   });
 
+  it("issue 15 pool: serve pins the pool before it binds a port, and refuses a mismatched one", async () => {
+    const a = await standIn();
+    const b = await standIn({ models: [{ name: "qwen2.5:1.5b", digest: "d".repeat(64) }] });
+    const log: string[] = [];
+    const run = runService({
+      pipeline: { canaryPool: { endpoints: parsePoolEndpoints([a.url, b.url], "--canary-endpoint") } },
+      service: { maxConcurrent: 2, maxQueue: 3, readTimeoutMs: 1000, maxConnections: 8, allowOrigins: [] },
+      port: 0,
+      log: (_level, message) => log.push(message),
+      stop: new Promise(() => {}),
+      force: new Promise(() => {}),
+    });
+    await expect(run).rejects.toMatchObject({ code: "backend" });
+    expect(log.some((line) => line.includes("Port:"))).toBe(false);
+    expect(anyChat(a) + anyChat(b)).toBe(0);
+  });
+
   it("issue 15 pool: the manifest records the pinned identity and fingerprint, the same for 1 and 3 endpoints apart from timestamps", async () => {
     const a = await standIn({ latencyMs: 5 });
     const b = await standIn({ latencyMs: 5 });
@@ -331,6 +350,35 @@ describe("issue 15 pool: faults", () => {
     expect(run.stderr).toContain(`taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (unavailable); no endpoint is left`);
     expect(run.stderr).toContain("stopped sending checks");
     expect(a.chatRequests().length + b.chatRequests().length).toBeLessThanOrEqual(2 * TAKE_OUT_AFTER);
+  });
+});
+
+describe("issue 15 pool: provider-agnostic", () => {
+  it("issue 15 pool: a pool of OpenAI-compatible endpoints pins, fingerprints and checks the reply's model name", async () => {
+    const a = await startOpenAIStandIn();
+    const b = await startOpenAIStandIn();
+    try {
+      const warnings: string[] = [];
+      const pipeline = new SecurityPipeline({
+        provider: "openai",
+        apiKey: "sk-test",
+        // The library takes an OpenAI-compatible base URL with its /v1 path as it is.
+        canaryPool: { endpoints: [a, b].map((api) => ({ url: api.baseUrl, concurrency: null })), onWarning: (m) => warnings.push(m) },
+        canaryTimeout: 5,
+      });
+      const pinned = await (pipeline.probe as CanaryPool).pin();
+      expect(pinned.ok).toBe(true);
+      const verdict = await pipeline.check("An ordinary sentence about tea.");
+      expect(verdict.degraded).toBe(false);
+      b.enqueue({ rawBody: { model: "another-model", choices: [{ message: { role: "assistant", content: "Hi." }, finish_reason: "stop" }] } });
+      a.enqueue({ rawBody: { model: "another-model", choices: [{ message: { role: "assistant", content: "Hi." }, finish_reason: "stop" }] } });
+      const mismatched = await pipeline.check("Another ordinary sentence.");
+      expect(mismatched.degraded).toBe(true);
+      expect(warnings.join("\n")).toContain("answered as a model other than gpt-4o-mini");
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
 
