@@ -3,6 +3,10 @@ import { InvalidArgumentError } from "commander";
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../src/config/timeout.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS, type EvalOptions } from "../src/eval/run.js";
 import type { EvalMode } from "../src/eval/score.js";
+import { resolve } from "node:path";
+import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
+import { endpointLogWriter } from "../src/canary/pool-log.js";
+import { UsageError } from "../src/core/errors.js";
 import type { CliIo } from "./io.js";
 import { providerOptionsFromFlags, type ProviderFlags } from "./options.js";
 
@@ -16,6 +20,10 @@ export interface EvalFlags extends ProviderFlags {
   timeout?: number;
   warmup?: boolean;
   ollamaUrl: string;
+  /** Set by addPoolFlags: --ollama-url was given, not defaulted. */
+  ollamaUrlGiven?: boolean;
+  canaryEndpoint?: string[];
+  endpointLog?: string;
   output: string;
   report?: string;
 }
@@ -39,6 +47,34 @@ function evalTimeout(flag: number | undefined, env: CliIo["env"]): number {
   return resolveCanaryTimeout(undefined, env);
 }
 
+/** --ollama-url, or the pool of --canary-endpoint with its warnings on stderr and its --endpoint-log. */
+function poolOrUrl(flags: EvalFlags, io: CliIo): Pick<EvalOptions, "ollamaUrl" | "canaryEndpoints" | "onPoolWarning" | "onPoolAttempt"> {
+  const raws = flags.canaryEndpoint ?? [];
+  if (raws.length === 0) {
+    if (flags.endpointLog !== undefined) throw new UsageError("--endpoint-log needs --canary-endpoint: it logs the endpoints of a pool");
+    return { ollamaUrl: flags.ollamaUrl };
+  }
+  if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+  return {
+    canaryEndpoints: parsePoolEndpoints(raws, "--canary-endpoint"),
+    onPoolWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
+    ...(flags.endpointLog !== undefined ? { onPoolAttempt: endpointLogWriter(resolve(io.cwd, flags.endpointLog)) } : {}),
+  };
+}
+
+/** The help text after the options: exit codes, scoring, examples. */
+export const EVAL_HELP = `
+Exit codes: 0 the run completed (whatever it measured); 2 usage, corpus or backend error, or
+interrupted (the JSONL then has no completion line). Ctrl-C stops the run at once (a canary
+call in flight is dropped); a second Ctrl-C exits 130 at once.
+Attacks and benign cases are reported separately. A case whose layers did not all run is
+unscored: neither blocked nor passed, and still counted in the "of all" denominators.
+
+Examples:
+  little-canary eval --corpus prompts.json --mode structural-only --output runs/s.jsonl
+  little-canary eval --corpus prompts.json --corpus fp.json --model qwen2.5:1.5b --warmup \\
+    --timeout 60 --output runs/p.jsonl --report runs/p.html`;
+
 /** The `runEval` options the flags ask for, apart from the signal and the callbacks. */
 export function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): EvalOptions {
   const canaryMode = (flags.mode ?? (flags.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
@@ -54,7 +90,7 @@ export function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): EvalOptions {
     // The environment is read only when a canary will be called (as `demo` does).
     ...(canaryMode ? { timeoutSeconds: evalTimeout(flags.timeout, io.env) } : {}),
     warmup: flags.warmup === true,
-    ollamaUrl: flags.ollamaUrl,
+    ...poolOrUrl(flags, io),
     ...(backend.provider === "openai" ? { provider: "openai" as const, baseUrl: backend.baseUrl as string, apiKey: backend.apiKey ?? "" } : {}),
     output: flags.output,
     report: flags.report ?? null,

@@ -2,8 +2,11 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseTimeoutFlag, resolveCanaryTimeout } from "../src/config/timeout.js";
 import { UsageError } from "../src/core/errors.js";
+import { resolve } from "node:path";
 import { validateServiceUrl } from "../src/canary/endpoint.js";
 import { apiKeyFromEnv } from "../src/canary/openai-probe.js";
+import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
+import { endpointLogWriter } from "../src/canary/pool-log.js";
 import type { SecurityPipelineOptions } from "../src/pipeline/options.js";
 import type { CliIo } from "./io.js";
 
@@ -40,9 +43,44 @@ export interface CanaryFlags extends ProviderFlags {
   mode: "block" | "advisory" | "full";
   canaryModel: string;
   ollamaUrl: string;
+  /** Set by a pre-action hook: --ollama-url was given (on the command line), not defaulted. */
+  ollamaUrlGiven?: boolean;
+  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url. */
+  canaryEndpoint?: string[];
+  /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
+  endpointLog?: string;
   timeout?: number;
   canary: boolean;
   failClosed?: boolean;
+}
+
+function collectValue(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/**
+ * The canary pool the flags ask for (`canaryPool` for SecurityPipeline), or nothing without
+ * --canary-endpoint. The pool's endpoints replace --ollama-url, so giving both is refused; take-out
+ * warnings go to stderr and every attempt to the --endpoint-log file.
+ */
+export function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<SecurityPipelineOptions, "canaryPool"> {
+  const raws = flags.canaryEndpoint ?? [];
+  if (raws.length === 0) {
+    if (flags.endpointLog !== undefined) throw new UsageError("--endpoint-log needs --canary-endpoint: it logs the endpoints of a pool");
+    return {};
+  }
+  if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+  if (!flags.canary) throw new UsageError("--canary-endpoint cannot be used with --no-canary");
+  const endpoints = parsePoolEndpoints(raws, "--canary-endpoint");
+  if (flags.endpointLog !== undefined && flags.endpointLog.trim() === "") throw new UsageError("--endpoint-log must not be empty");
+  const logPath = flags.endpointLog === undefined ? null : resolve(io.cwd, flags.endpointLog);
+  return {
+    canaryPool: {
+      endpoints,
+      onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
+      ...(logPath !== null ? { onAttempt: endpointLogWriter(logPath) } : {}),
+    },
+  };
 }
 
 /** Why each command defaults to its mode (printed in its --help). */
@@ -142,9 +180,12 @@ function validateBaseUrl(raw: string): void {
   validateServiceUrl(`${url.protocol}//${url.host}`, "--base-url");
 }
 
-/** Adds --mode, --canary-model, --ollama-url, --provider, --base-url, --api-key-env, --timeout and --no-canary. */
+/**
+ * Adds --mode, --canary-model, --ollama-url, --provider, --base-url, --api-key-env, --timeout,
+ * --no-canary, --canary-endpoint and --endpoint-log.
+ */
 export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
-  return addProviderFlags(command)
+  addProviderFlags(command)
     .addOption(
       new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
     )
@@ -153,17 +194,42 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
     .option("--no-canary", "structural layer only: the canary is not run and results say so");
+  return addPoolFlags(command);
+}
+
+/**
+ * Adds --canary-endpoint (repeatable) and --endpoint-log, and records whether --ollama-url was
+ * given explicitly (`ollamaUrlGiven`): it has a default, and only an explicit one conflicts.
+ */
+export function addPoolFlags(command: Command): Command {
+  return command
+    .option(
+      "--canary-endpoint <url[#n]>",
+      "a canary endpoint of a pool, at most N checks in flight after #; repeatable, replaces --ollama-url (docs/scale.md)",
+      collectValue,
+    )
+    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)")
+    .hook("preAction", (self) => {
+      const source = self.getOptionValueSource("ollamaUrl");
+      self.setOptionValue("ollamaUrlGiven", source !== undefined && source !== "default");
+    });
 }
 
 /** Pipeline options from the shared flags; validates the endpoint, the provider and the timeout. */
 export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): SecurityPipelineOptions {
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
   const backend = providerOptionsFromFlags(flags, io, flags.canaryModel);
-  if (flags.canary && backend.provider !== "openai") validateServiceUrl(flags.ollamaUrl, "--ollama-url");
+  const pool = poolOptionsFromFlags(flags, io);
+  if (pool.canaryPool !== undefined && backend.provider === "openai") {
+    throw new UsageError(
+      "--canary-endpoint with --provider openai is not supported on the command line yet: give one --base-url (a router or Service in front of the replicas; docs/scale.md)",
+    );
+  }
+  if (flags.canary && backend.provider !== "openai" && pool.canaryPool === undefined) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
   return {
     mode: flags.mode,
     canaryModel: flags.canaryModel,
-    ollamaUrl: flags.ollamaUrl,
+    ...(pool.canaryPool !== undefined ? pool : { ollamaUrl: flags.ollamaUrl }),
     canaryTimeout: resolveCanaryTimeout(flags.timeout, io.env),
     enableCanary: flags.canary,
     onDegraded: flags.failClosed ? "fail_closed" : "fail_open",

@@ -9,6 +9,7 @@ export type {
   DegradedPolicy,
   PipelineCallbacks,
   ResolvedPipelineOptions,
+  CanaryPoolConfig,
 } from "./pipeline/options.js";
 export {
   PipelineVerdict,
@@ -61,6 +62,20 @@ export { requiredCanaryContext } from "./canary/context.js";
 export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";
 export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./documents/system-prompt.js";
 export type { CanaryProbe, CanaryResult, CanaryFailureCode } from "./canary/types.js";
+export {
+  CanaryPool,
+  CanaryPoolError,
+  MAX_POOL_ATTEMPTS,
+  TAKE_OUT_AFTER,
+  isRetryableFailure,
+  pinCanaryPool,
+  type CanaryPoolOptions,
+  type EndpointAttempt,
+  type PoolMember,
+} from "./canary/pool.js";
+export { FINGERPRINT_PROBE_TEXTS, pinPoolIdentity, type PinOutcome, type PoolIdentity } from "./canary/pool-identity.js";
+export { parsePoolEndpoint, parsePoolEndpoints, MAX_POOL_ENDPOINTS, type PoolEndpointSpec } from "./canary/pool-endpoints.js";
+export { endpointLogWriter } from "./canary/pool-log.js";
 export { OllamaJudge } from "./judge/ollama-judge.js";
 export { OpenAIJudge } from "./judge/openai-judge.js";
 

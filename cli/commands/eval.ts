@@ -5,10 +5,10 @@
 import { Command, Option } from "commander";
 import { TIMEOUT_ENV } from "../../src/config/timeout.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS, runEval } from "../../src/eval/run.js";
-import { collect, evalOptionsFromFlags, thresholdArg, type EvalFlags } from "../eval-flags.js";
+import { collect, EVAL_HELP, evalOptionsFromFlags, thresholdArg, type EvalFlags } from "../eval-flags.js";
 import { evalBanner, formatSummary } from "../eval-output.js";
 import { abortOnSignals, writeOut, type CliIo } from "../io.js";
-import { addProviderFlags, timeoutArg } from "../options.js";
+import { addPoolFlags, addProviderFlags, timeoutArg } from "../options.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
@@ -57,23 +57,10 @@ export function evalCommand(io: CliIo, state: RunState): Command {
     .option("--timeout <seconds>", `per-call canary timeout (default: $${TIMEOUT_ENV}, else ${DEFAULT_EVAL_TIMEOUT_SECONDS})`, timeoutArg)
     .option("--warmup", "one unscored check before the cases (loads the model)")
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434");
-  return addProviderFlags(command)
+  return addPoolFlags(addProviderFlags(command))
     .requiredOption("--output <file>", "JSONL run record: header, one line per case, completion line")
     .option("--report <file>", "also write a self-contained HTML report")
-    .addHelpText(
-      "after",
-      `
-Exit codes: 0 the run completed (whatever it measured); 2 usage, corpus or backend error, or
-interrupted (the JSONL then has no completion line). Ctrl-C stops the run at once (a canary
-call in flight is dropped); a second Ctrl-C exits 130 at once.
-Attacks and benign cases are reported separately. A case whose layers did not all run is
-unscored: neither blocked nor passed, and still counted in the "of all" denominators.
-
-Examples:
-  little-canary eval --corpus prompts.json --mode structural-only --output runs/s.jsonl
-  little-canary eval --corpus prompts.json --corpus fp.json --model qwen2.5:1.5b --warmup \\
-    --timeout 60 --output runs/p.jsonl --report runs/p.html`,
-    )
+    .addHelpText("after", EVAL_HELP)
     .action(async (flags: EvalFlags) => {
       state.exitCode = await runEvalCommand(flags, io);
     });

@@ -15,6 +15,7 @@ import { BehavioralAnalyzer, REGEX_ANALYZER_VERSION } from "../analysis/behavior
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
+import { CanaryPool } from "../canary/pool.js";
 import { JUDGE_SYSTEM_PROMPT } from "../judge/judge-prompt.js";
 import { JUDGE_RULES_VERSION } from "../judge/judge-verdict.js";
 import { OllamaJudge } from "../judge/ollama-judge.js";
@@ -94,6 +95,11 @@ export interface CanaryIdentity {
     readonly max_model_len: number;
     readonly system_fingerprint: string | null;
   };
+  /**
+   * A canary pool's behavioural fingerprint (canary/pool-identity.ts); absent for one endpoint.
+   * Replies that differ on the fixed probes may differ on a check too, so a change is a miss.
+   */
+  readonly pool_fingerprint_sha256?: string;
 }
 
 /** An identity with its key (the SHA-256 of its canonical JSON). */
@@ -211,8 +217,19 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   if (!exactly(filter, StructuralFilter, ["check"]) || filter.maxInputLength !== o.maxInputLength) {
     return refuse("the pipeline's structural filter is not the library's own");
   }
-  const probe = pipeline.probe;
   const probeType = o.provider === "ollama" ? OllamaCanaryProbe : OpenAICanaryProbe;
+  let probe: unknown = pipeline.probe;
+  let fingerprint: string | null = null;
+  if (probe instanceof CanaryPool) {
+    // A pool's endpoints share one set of settings (the pool refuses others) and one pinned identity.
+    if (!exactly(probe, CanaryPool, ["test", "pin"]) || !probe.members.every((m) => exactly(m.probe, probeType, ["test"]))) {
+      return refuse("the pipeline's canary pool is not the library's own");
+    }
+    const pinned = probe.knownPin;
+    if (pinned === null || !pinned.ok) return refuse("the canary pool's identity is not pinned");
+    fingerprint = pinned.identity.fingerprintSha256;
+    probe = (probe.members[0] as { probe: unknown }).probe;
+  }
   if (!exactly(probe, probeType, ["test"])) return refuse("the pipeline's canary probe is not the library's own");
   const p = probe as OllamaCanaryProbe | OpenAICanaryProbe;
   const numCtx = p instanceof OllamaCanaryProbe ? p.numCtx : null;
@@ -254,6 +271,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     windows: { max_input_length: o.maxInputLength, segment_overlap: o.segmentOverlap, max_segments: o.maxSegments },
     on_degraded: o.onDegraded,
     ...(served !== null ? { server: served.server } : {}),
+    ...(fingerprint !== null ? { pool_fingerprint_sha256: fingerprint } : {}),
   };
   return { ok: true, ...cacheIdentity(identity) };
 }

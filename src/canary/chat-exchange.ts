@@ -18,6 +18,8 @@ export type ChatOutcome =
       readonly failureCode: CanaryFailureCode;
       readonly error: string;
       readonly metadata: CanaryMetadata;
+      /** The HTTP status of a non-200 answer (`http_error`), so a caller can tell a 503 from a 400. */
+      readonly httpStatus?: number;
     };
 
 /** Where a chat client sends its requests. `baseUrl` may hold userinfo; only `origin` is shown. */
@@ -28,8 +30,8 @@ export interface ChatEndpoint {
   readonly timeoutSeconds: number;
 }
 
-export function failed(failureCode: CanaryFailureCode, error: string, metadata: CanaryMetadata = {}): ChatOutcome {
-  return { ok: false, failureCode, error, metadata };
+export function failed(failureCode: CanaryFailureCode, error: string, metadata: CanaryMetadata = {}, httpStatus?: number): ChatOutcome {
+  return httpStatus === undefined ? { ok: false, failureCode, error, metadata } : { ok: false, failureCode, error, metadata, httpStatus };
 }
 
 /** Maps transport outcomes that carry no usable body; null when there is a body to parse. */
@@ -46,7 +48,7 @@ export function transportFailure(
       return failed("probe_exception", `Canary probe failed (${outcome.errorClass})`);
     case "unreadable_body":
       if (outcome.status !== 200) {
-        return failed("http_error", `${texts.service} returned HTTP status ${outcome.status}`);
+        return failed("http_error", `${texts.service} returned HTTP status ${outcome.status}`, {}, outcome.status);
       }
       return failed(
         "invalid_response",
@@ -54,7 +56,7 @@ export function transportFailure(
       );
     case "response":
       if (outcome.status !== 200) {
-        return failed("http_error", `${texts.service} returned HTTP status ${outcome.status}`);
+        return failed("http_error", `${texts.service} returned HTTP status ${outcome.status}`, {}, outcome.status);
       }
       return null;
   }

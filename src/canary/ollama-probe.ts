@@ -31,6 +31,7 @@ import {
 } from "./run-context.js";
 
 import { DEFAULT_CANARY_MODEL } from "./defaults.js";
+import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
 export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "ollamaUrl" });
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
@@ -50,6 +51,11 @@ export interface OllamaCanaryProbeOptions {
   readonly fetch?: FetchLike;
   /** Monotonic clock in milliseconds, for latency. */
   readonly now?: () => number;
+  /**
+   * Check the `model` of every reply against `model` (a mismatch fails the check as
+   * `invalid_response`); set for the endpoints of a canary pool, where a URL may be a router.
+   */
+  readonly checkReplyModel?: boolean;
 }
 
 /** The run's context proof, or the transport failure that kept the warm-up from answering. */
@@ -61,6 +67,8 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
   readonly provider = "ollama" as const;
   readonly systemPrompt: string;
   readonly numCtx: number | null;
+  /** Whether every reply's `model` must name this probe's model (see the options). */
+  readonly checkReplyModel: boolean;
   /** Trained context length from the last contextLength() call; null when it failed. */
   lastContextLength: number | null = null;
   /** Where and how requests go; the base URL (which may hold secrets) stays private. */
@@ -85,6 +93,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
     );
     this.systemPrompt = own.systemPrompt as string;
     this.numCtx = own.numCtx ?? null;
+    this.checkReplyModel = options.checkReplyModel === true;
     this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
@@ -105,9 +114,12 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
         // A backend that could not be reached may have been restarted, possibly with another
         // context cap: the proof no longer describes it, so the next check proves it again.
         if (chat.failureCode === "unavailable") this.#forgetRunContext();
-        return result.failure(chat.failureCode, chat.error, chat.metadata);
+        return result.failure(chat.failureCode, chat.error, chat.metadata, chat.httpStatus);
       }
       const metadata = ollamaSuccessMetadata(chat.data);
+      if (this.checkReplyModel && !replyModelMatches("ollama", chat.data["model"], this.model)) {
+        return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
+      }
       const promptTokens = metadata["prompt_eval_count"];
       if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
         // Ollama drops the start of an over-long prompt and still answers 200; a reply to a

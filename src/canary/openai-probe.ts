@@ -23,6 +23,7 @@ import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-co
 import type { CanaryFailureCode } from "./types.js";
 import type { OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
+import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
 
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
 const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "baseUrl" });
@@ -40,6 +41,8 @@ export interface OpenAICanaryProbeOptions {
   readonly fetch?: FetchLike;
   /** Monotonic clock in milliseconds, for latency. */
   readonly now?: () => number;
+  /** Check the `model` of every reply against `model` (see OllamaCanaryProbeOptions). */
+  readonly checkReplyModel?: boolean;
 }
 
 /**
@@ -75,6 +78,8 @@ export type CalibrationOutcome =
 export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements CanaryProbe {
   readonly provider = "openai" as const;
   readonly systemPrompt: string;
+  /** Whether every reply's `model` must name this probe's model. */
+  readonly checkReplyModel: boolean;
   /** Where and how requests go; the base URL (which may hold secrets) stays private. */
   readonly #endpoint: ChatEndpoint;
   readonly #now: () => number;
@@ -94,6 +99,7 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
       }),
     );
     this.systemPrompt = own.systemPrompt as string;
+    this.checkReplyModel = options.checkReplyModel === true;
     this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
   }
@@ -116,8 +122,11 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
       }
       const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
       if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
-      if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata);
+      if (!chat.ok) return result.failure(chat.failureCode, chat.error, chat.metadata, chat.httpStatus);
       const metadata = openAISuccessMetadata(chat.data);
+      if (this.checkReplyModel && !replyModelMatches("openai", chat.data["model"], this.model)) {
+        return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
+      }
       const promptTokens = metadata["prompt_tokens"];
       if (exact !== null) {
         // The exact count is what the server's own tokenizer makes of this prompt: a reply that

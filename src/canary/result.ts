@@ -5,7 +5,7 @@ import type { CanaryFailureCode, CanaryMetadata, CanaryResult } from "./types.js
 
 export interface CanaryResultBuilder {
   success(response: string, metadata: CanaryMetadata): CanaryResult;
-  failure(failureCode: CanaryFailureCode, error: string, metadata?: CanaryMetadata): CanaryResult;
+  failure(failureCode: CanaryFailureCode, error: string, metadata?: CanaryMetadata, httpStatus?: number): CanaryResult;
 }
 
 /** Starts the latency clock of one probe call for `model`. */
@@ -14,6 +14,9 @@ export function startCanaryResult(model: string, now: () => number): CanaryResul
   const latency = (): number => Math.max(0, (now() - started) / 1000);
   return {
     success: (response, metadata) => ({ response, latency: latency(), model, success: true, error: null, failureCode: null, metadata }),
-    failure: (failureCode, error, metadata = {}) => ({ response: "", latency: latency(), model, success: false, error, failureCode, metadata }),
+    failure: (failureCode, error, metadata = {}, httpStatus) => {
+      const failed: CanaryResult = { response: "", latency: latency(), model, success: false, error, failureCode, metadata };
+      return httpStatus === undefined ? failed : { ...failed, httpStatus };
+    },
   };
 }

@@ -33,6 +33,8 @@ export interface CanaryResult {
   readonly error: string | null;
   readonly failureCode: CanaryFailureCode | null;
   readonly metadata: CanaryMetadata;
+  /** The HTTP status of a failed call that got a non-200 answer (`http_error`); absent otherwise. */
+  readonly httpStatus?: number;
 }
 
 export type CanaryProvider = "ollama" | "openai";

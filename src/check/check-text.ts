@@ -71,7 +71,8 @@ export async function checkText(options: CheckTextOptions): Promise<CheckTextRes
       : dropOneTrailingNewline(await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES));
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
-  // An OpenAI-compatible canary server must show it holds a whole window before the check.
+  // A canary pool is pinned to one identity, and an OpenAI-compatible canary server must show
+  // it holds a whole window, before the text is sent anywhere.
   await preflightCanary(pipeline);
   const verdict = await pipeline.check(text);
   const canary = observeCanary(verdict.toRecord());

@@ -64,6 +64,12 @@ export const PipelineInfoSchema = z.strictObject({
       prompt_count: z.enum(["tokenize", "conservative_bound"]),
     })
     .optional(),
+  /**
+   * Present only for a run against a canary pool: the SHA-256 over the replies of every endpoint
+   * to the fixed fingerprint probes (they all agreed) and how many probes were sent. The same for
+   * one endpoint or many, so the manifest does not depend on the pool's size.
+   */
+  canary_fingerprint: z.strictObject({ sha256, probes: z.int().min(1) }).optional(),
 });
 
 export const ManifestSegmentSchema = z.strictObject({

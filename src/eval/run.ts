@@ -14,6 +14,8 @@ import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
+import { CanaryPool, type EndpointAttempt } from "../canary/pool.js";
+import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../core/version.js";
 import { createHash } from "node:crypto";
@@ -52,6 +54,12 @@ export interface EvalOptions {
   readonly baseUrl?: string;
   /** The OpenAI-compatible API key (never written anywhere). */
   readonly apiKey?: string;
+  /** A pool of canary endpoints in place of `ollamaUrl` (docs/scale.md); pinned before the first case. */
+  readonly canaryEndpoints?: readonly PoolEndpointSpec[];
+  /** Receives the pool's warnings (an endpoint taken out, a reply from another model). */
+  readonly onPoolWarning?: (message: string) => void;
+  /** Receives every attempt of every pooled check (the endpoint log). */
+  readonly onPoolAttempt?: (attempt: EndpointAttempt) => void;
   /** JSONL output path (relative to cwd). */
   readonly output: string;
   /** Optional HTML report path (relative to cwd). */
@@ -138,6 +146,7 @@ interface ResolvedEval {
   readonly provider: "ollama" | "openai";
   /** The URL the canary calls go to (the Ollama URL or the OpenAI-compatible base URL). */
   readonly backendUrl: string;
+  readonly pool: readonly PoolEndpointSpec[] | null;
 }
 
 function resolveOptions(options: EvalOptions): ResolvedEval {
@@ -162,9 +171,15 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
   if (provider !== "ollama" && provider !== "openai") throw new UsageError("--provider must be ollama or openai");
   if (provider === "openai" && (typeof options.baseUrl !== "string" || options.baseUrl.trim() === ""))
     throw new UsageError("--provider openai needs --base-url");
-  if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
+  const pool = options.canaryEndpoints ?? null;
+  if (pool !== null) {
+    if (options.ollamaUrl !== undefined) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+    if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
+    if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
+    if (provider === "openai") throw new UsageError("--canary-endpoint cannot be used with --provider openai here: give one --base-url (docs/scale.md)");
+  } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
   const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;
-  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl };
+  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool };
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
@@ -176,7 +191,15 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
     // Run the canary even on structurally blocked cases, so pipeline mode measures both layers.
     skipCanaryIfStructuralBlocks: false,
     blockThreshold: r.threshold,
-    ollamaUrl: r.ollamaUrl,
+    ...(r.pool !== null
+      ? {
+          canaryPool: {
+            endpoints: r.pool,
+            ...(options.onPoolWarning ? { onWarning: options.onPoolWarning } : {}),
+            ...(options.onPoolAttempt ? { onAttempt: options.onPoolAttempt } : {}),
+          },
+        }
+      : { ollamaUrl: r.ollamaUrl }),
     ...(r.provider === "openai" ? { provider: "openai" as const, baseUrl: r.backendUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) } : {}),
     ...(r.model !== null ? { canaryModel: r.model } : {}),
     ...(r.timeoutSeconds !== null ? { canaryTimeout: r.timeoutSeconds, judgeTimeout: r.timeoutSeconds } : {}),
@@ -188,7 +211,7 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
 
 /** One readable line naming what is missing and where; never the raw health report. */
 function unavailableMessage(r: ResolvedEval, health: HealthReport): string {
-  const origin = endpointOrigin(r.backendUrl);
+  const origin = r.pool !== null ? r.pool.map((endpoint) => endpointOrigin(endpoint.url)).join(", ") : endpointOrigin(r.backendUrl);
   const missing: string[] = [];
   if (health.canary_available !== true && r.model !== null) missing.push(`canary model ${asciiJson(r.model)}`);
   if (r.judge !== null && health.judge_available !== true) missing.push(`judge model ${asciiJson(r.judge)}`);
@@ -232,12 +255,13 @@ async function buildHeader(
   let version: string | null = null;
   if (canary) {
     const probe = pipeline.probe;
-    modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : null;
+    const pinned = probe instanceof CanaryPool ? probe.knownPin : null;
+    modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : pinned?.ok ? pinned.identity.modelDigest : null;
     if (r.judge !== null && r.provider === "ollama") {
       const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
       judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
     }
-    version = r.provider === "ollama" ? await backendVersion(fetchFn, r.ollamaUrl) : null;
+    version = r.provider === "ollama" ? await backendVersion(fetchFn, r.pool !== null ? (r.pool[0] as PoolEndpointSpec).url : r.ollamaUrl) : null;
   }
   const o = pipeline.options;
   return {
@@ -260,7 +284,11 @@ async function buildHeader(
     system_prompt_sha256: canary ? createHash("sha256").update(pipeline.systemPrompt, "utf8").digest("hex") : null,
     thinking: canary ? "disabled" : "not_applicable",
     backend: canary
-      ? { endpoint_origin: endpointOrigin(r.backendUrl), version, ...(served !== null ? { provider: "openai" as const, canary_server: served } : {}) }
+      ? {
+          endpoint_origin: pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(r.backendUrl),
+          version,
+          ...(served !== null ? { provider: "openai" as const, canary_server: served } : {}),
+        }
       : null,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
     corpus: loaded.files,
@@ -291,7 +319,8 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   if (r.mode !== "structural-only") {
     const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
-    // An OpenAI-compatible server must show it holds a whole window before the first case.
+    // A canary pool is pinned to one identity, and an OpenAI-compatible server must show it holds
+    // a whole window, before the first case.
     served = await untilAborted(preflightCanary(pipeline), signal, beforeStart);
   }
   if (options.warmup === true) await untilAborted(pipeline.check(WARMUP_TEXT), signal, beforeStart);

@@ -13,6 +13,7 @@ import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import { CanaryContextError, proveOpenAIContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
+import { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
@@ -26,6 +27,8 @@ export interface GateResult {
   readonly modelDigest: string | null;
   /** For an OpenAI-compatible canary: what the server proved about itself (absent for Ollama). */
   readonly server?: OpenAIContextProof;
+  /** A canary pool's behavioural fingerprint (canary/pool-identity.ts); absent for one endpoint. */
+  readonly canaryFingerprint?: { readonly sha256: string; readonly probes: number };
 }
 
 /** The gate refused the pipeline or its backend; the run must not start. */
@@ -59,6 +62,45 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
   );
 }
 
+/** True for the library's own canary pool, unmodified, whose every endpoint is a genuine Ollama probe. */
+function isGenuineOllamaPool(probe: unknown): probe is CanaryPool {
+  return (
+    probe instanceof CanaryPool &&
+    Object.getPrototypeOf(probe) === CanaryPool.prototype &&
+    !Object.hasOwn(probe, "test") &&
+    !Object.hasOwn(probe, "pin") &&
+    probe.members.every((m) => isGenuineOllamaProbe(m.probe))
+  );
+}
+
+/**
+ * A pool's gate: every endpoint pinned to one identity (same digest, trained and loaded context,
+ * fingerprint), with the same requirements as one probe, before any record is checked.
+ */
+async function poolGate(pool: CanaryPool, required: number): Promise<GateResult> {
+  const pinned = await pool.pin({ minContextLength: required });
+  if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
+  const identity = pinned.identity;
+  if (identity.contextLength === null || identity.contextLength < required) {
+    throw new IngestGateError(
+      "backend",
+      `the canary model's trained context length (${identity.contextLength ?? "unknown"}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
+    );
+  }
+  const loaded = identity.loaded;
+  if (loaded === null || loaded.kind !== "verified") {
+    const why = loaded !== null && loaded.kind === "unverified" ? UNVERIFIED_TEXT[loaded.reason] : "the loaded context is unknown";
+    throw new IngestGateError("backend", `could not verify the canary's loaded context: ${why}; ingest refuses to run without it`);
+  }
+  return {
+    verified: true,
+    required,
+    contextLength: identity.contextLength,
+    modelDigest: identity.modelDigest,
+    canaryFingerprint: { sha256: identity.fingerprintSha256, probes: identity.fingerprintProbes },
+  };
+}
+
 /**
  * The canary context gate: before any record is checked, proves that the canary can see a whole
  * segment; throws IngestGateError otherwise.
@@ -90,6 +132,14 @@ export async function runContextGate(
   }
   const probe = pipeline.probe;
   if (o.provider === "openai") return openAIGate(probe, policy);
+  if (isGenuineOllamaPool(probe)) {
+    const numCtx = probe.numCtx;
+    const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+    if (numCtx === null || numCtx < required) {
+      throw new IngestGateError("config", `the canary context window (num_ctx=${numCtx ?? "unset"}) cannot hold a whole segment; lower segment_chars`);
+    }
+    return poolGate(probe, required);
+  }
   if (!isGenuineOllamaProbe(probe)) {
     throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
   }

@@ -233,5 +233,6 @@ export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): Pipe
     canary_context_length: gate.contextLength,
     canary_context_verified: gate.verified,
     ...(gate.server !== undefined ? { canary_server: gate.server } : {}),
+    ...(gate.canaryFingerprint ? { canary_fingerprint: { sha256: gate.canaryFingerprint.sha256, probes: gate.canaryFingerprint.probes } } : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { Analyzer } from "../analysis/types.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { CanaryProbe } from "../canary/types.js";
+import { CanaryPool } from "../canary/pool.js";
 import { OllamaJudge, requiredJudgeContext } from "../judge/ollama-judge.js";
 import { OpenAIJudge } from "../judge/openai-judge.js";
 import type { ResolvedPipelineOptions, SecurityPipelineOptions } from "./options.js";
@@ -25,9 +26,19 @@ export function buildProbe(resolved: ResolvedPipelineOptions, options: SecurityP
     seed: resolved.seed,
     ...transportOf(options),
   };
-  return resolved.provider === "openai"
-    ? new OpenAICanaryProbe({ ...common, baseUrl: resolved.baseUrl, ...apiKeyOf(options) })
-    : new OllamaCanaryProbe({ ...common, ollamaUrl: resolved.ollamaUrl, numCtx: resolved.canaryNumCtx });
+  const one = (url: string, checkReplyModel: boolean): OpenAICanaryProbe | OllamaCanaryProbe =>
+    resolved.provider === "openai"
+      ? new OpenAICanaryProbe({ ...common, baseUrl: url, ...apiKeyOf(options), checkReplyModel })
+      : new OllamaCanaryProbe({ ...common, ollamaUrl: url, numCtx: resolved.canaryNumCtx, checkReplyModel });
+  const pool = options.canaryPool;
+  if (pool === undefined) return one(resolved.provider === "openai" ? resolved.baseUrl : resolved.ollamaUrl, false);
+  // Any pool endpoint may be a router standing for several replicas: every reply's model is checked.
+  return new CanaryPool({
+    members: pool.endpoints.map((endpoint) => ({ probe: one(endpoint.url, true), concurrency: endpoint.concurrency })),
+    ...(pool.onWarning ? { onWarning: pool.onWarning } : {}),
+    ...(pool.onAttempt ? { onAttempt: pool.onAttempt } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
 }
 
 export function buildAnalyzer(resolved: ResolvedPipelineOptions, options: SecurityPipelineOptions, systemPrompt: string): Analyzer {

@@ -4,6 +4,8 @@ import { UsageError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
+import type { EndpointAttempt } from "../canary/pool.js";
+import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 
 /** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
 export type PipelineMode = "block" | "advisory" | "full";
@@ -71,10 +73,26 @@ export interface SecurityPipelineOptions {
   readonly callbacks?: PipelineCallbacks;
   /** Receives operational warnings (swallowed callback/audit errors); never input text. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of
+   * `ollamaUrl` / `baseUrl`: identity pinned before the first check, least-loaded dispatch,
+   * retries on another endpoint. Needs temperature 0 and no judge.
+   */
+  readonly canaryPool?: CanaryPoolConfig;
   /** Injected transport for the canary and judge (tests); defaults to global fetch. */
   readonly fetch?: typeof fetch;
   /** Monotonic clock in milliseconds (tests); defaults to performance.now. */
   readonly now?: () => number;
+}
+
+/** The endpoints of a canary pool and where its events go. */
+export interface CanaryPoolConfig {
+  /** One or more endpoints (canary/pool-endpoints.ts parses the `URL#N` form). */
+  readonly endpoints: readonly PoolEndpointSpec[];
+  /** Receives one line per operational event (an endpoint taken out). */
+  readonly onWarning?: (message: string) => void;
+  /** Receives every attempt of every check (the endpoint log, canary/pool-log.ts). */
+  readonly onAttempt?: (attempt: EndpointAttempt) => void;
 }
 
 /** Pipeline options with every default applied. */
@@ -113,6 +131,17 @@ function nonEmpty(name: string, value: string): string {
   return value;
 }
 
+function checkPoolOptions(options: SecurityPipelineOptions, provider: CanaryProviderName, judgeModel: string | null): void {
+  const endpoints = options.canaryPool?.endpoints;
+  if (!Array.isArray(endpoints) || endpoints.length === 0) throw new UsageError("canaryPool needs at least one endpoint");
+  const urlOption = provider === "openai" ? "baseUrl" : "ollamaUrl";
+  if ((provider === "openai" ? options.baseUrl : options.ollamaUrl) !== undefined) {
+    throw new UsageError(`give ${urlOption} or canaryPool, not both: the pool's endpoints replace ${urlOption}`);
+  }
+  if (judgeModel !== null) throw new UsageError("judgeModel cannot be used with canaryPool: the judge is not pooled");
+  if ((options.temperature ?? 0) !== 0) throw new UsageError("canaryPool needs temperature 0: only then do replicas answer one request alike");
+}
+
 export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) {
@@ -128,6 +157,7 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   }
   const judgeModel = options.judgeModel ?? null;
   if (judgeModel !== null) nonEmpty("judgeModel", judgeModel);
+  if (options.canaryPool !== undefined) checkPoolOptions(options, provider, judgeModel);
   const maxTokens = options.canaryMaxTokens ?? 256;
   if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) throw new UsageError("canaryMaxTokens must be a positive integer");
   const maxInputLength = options.maxInputLength ?? 4000;

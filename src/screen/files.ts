@@ -244,7 +244,8 @@ async function screenWithStore(
     if (!first.ok) throw new InputRefusedError(refusalInInput(first.refusal.message, inputPath));
     await copy?.seal();
     await options.afterRead?.(first.records);
-    // Before the first check: an OpenAI-compatible canary server must hold a whole window.
+    // Before the first check: a canary pool is pinned to one identity, and an OpenAI-compatible
+    // canary server must hold a whole window.
     const served = await orAbort(preflightCanary(pipeline), signal);
 
     // Second pass: the checks, each finished item spooled in order.

@@ -6,6 +6,7 @@ import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
+import { CanaryPool } from "../canary/pool.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./log.js";
@@ -32,7 +33,8 @@ export interface RunServiceOptions {
 export async function runService(options: RunServiceOptions): Promise<void> {
   const { log } = options;
   const pipeline = new SecurityPipeline({ ...options.pipeline, onWarning: (message) => log("WARNING", message) });
-  // Before the port is bound: a server that cannot hold a whole window refuses the start.
+  // Before the port is bound: a canary pool is pinned to one identity, and a server that cannot
+  // hold a whole window refuses the start.
   const served = await preflightCanary(pipeline);
   const server = createServer(pipeline, { ...options.service, log });
   try {
@@ -43,16 +45,21 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     if (d.canaryEnabled) {
       log("INFO", `   Model: ${pipeline.options.canaryModel}`);
       const openai = pipeline.options.provider === "openai";
+      const pooled = pipeline.probe instanceof CanaryPool;
       const url = openai ? pipeline.options.baseUrl : pipeline.options.ollamaUrl;
-      const origin = endpointOrigin(url);
-      log("INFO", `   ${openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
+      const origin = pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(url);
+      log("INFO", `   ${pooled ? "Canary pool" : openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
       if (served !== null)
         log(
           "INFO",
           `   max_model_len: ${served.max_model_len} (prompts counted by ${served.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound"})`,
         );
       log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
-      if (endpointClass(url) === "remote") {
+      const remote =
+        pipeline.probe instanceof CanaryPool
+          ? pipeline.probe.members.some((m) => endpointClass(m.probe.endpointOrigin) === "remote")
+          : endpointClass(url) === "remote";
+      if (remote) {
         log("WARNING", `${openai ? "--base-url" : "--ollama-url"} ${origin} is not a loopback address: raw input text will leave this machine`);
       }
     } else {

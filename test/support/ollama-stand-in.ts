@@ -32,6 +32,11 @@
 // reply queue and is not listed by chatRequests(), so scripted replies still meet the checks
 // they were written for; warmUpRequests() lists it.
 //
+// A canary pool's fingerprint probes (their user message starts with FINGERPRINT_PROBE_PREFIX)
+// are answered outside the reply queue too, by default with a text derived from the requested
+// model and the probe (so two stand-ins serving one model agree, and another model does not);
+// setFingerprintReply() overrides it; fingerprintRequests() lists them, chatRequests() does not.
+//
 // A chat reply (OllamaReply) is one of:
 //   "text"                                  content, done:true, done_reason:"stop"
 //   { content?, done?, done_reason?, prompt_eval_count?, eval_count?, latencyMs?, thinking? }
@@ -48,6 +53,7 @@
 // Any route can be given a fault with setRouteFault("/api/tags", {fault:"status", status:500}).
 import { createHash } from "node:crypto";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
+import { FINGERPRINT_PROBE_PREFIX } from "../../src/canary/pool-identity.js";
 import type { ServerResponse } from "node:http";
 import { isTransportFault, sendJson, startLoopbackServer, type RecordedRequest, type TransportFault } from "./loopback-server.js";
 
@@ -110,6 +116,10 @@ export interface OllamaStandIn {
   chatRequests(): RecordedRequest[];
   /** Only the canary warm-up chat requests. */
   warmUpRequests(): RecordedRequest[];
+  /** Only a canary pool's fingerprint probes. */
+  fingerprintRequests(): RecordedRequest[];
+  /** What fingerprint probes get (a text, or a function of the probe text); null: the default. */
+  setFingerprintReply(reply: string | ((probe: string) => string) | null): void;
   setPs(mode: PsMode): void;
   setContextCap(cap: number | null, overflow?: "keep_half" | "reject"): void;
   /** Count prompt tokens with this tokenizer (null: the default bytes/4 estimate). */
@@ -166,6 +176,11 @@ function isWarmUp(body: unknown): boolean {
   return contents[contents.length - 1] === CALIBRATION_PROBE_TEXT;
 }
 
+function isFingerprint(body: unknown): boolean {
+  const contents = messageContents(body);
+  return contents[contents.length - 1]?.startsWith(FINGERPRINT_PROBE_PREFIX) === true;
+}
+
 function requestedNumCtx(body: unknown): number | null {
   const value = (body as { options?: { num_ctx?: unknown } } | undefined)?.options?.num_ctx;
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null;
@@ -193,6 +208,7 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
   let loaded: { model: string; context: number } | null = null;
   let inFlight = 0;
   let maxInFlight = 0;
+  let fingerprintReply: string | ((probe: string) => string) | null = null;
 
   /** "Loads" the model with the context the request gets; returns it. */
   const load = (req: RecordedRequest): number => {
@@ -221,6 +237,27 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
         done_reason: "length",
         prompt_eval_count: evaluated,
         eval_count: 1,
+      });
+    }
+    if (isFingerprint(req.body)) {
+      const contents = messageContents(req.body);
+      const probe = contents[contents.length - 1] as string;
+      const model = loaded?.model ?? "unknown";
+      const content =
+        fingerprintReply === null
+          ? `Stand-in answer ${createHash("sha256").update(`${model}\n${probe}`, "utf8").digest("hex").slice(0, 16)}.`
+          : typeof fingerprintReply === "function"
+            ? fingerprintReply(probe)
+            : fingerprintReply;
+      if (!(await server.sleep(latencyMs))) return;
+      return sendJson(res, 200, {
+        model,
+        created_at: "2025-01-01T00:00:00.000Z",
+        message: { role: "assistant", content },
+        done: true,
+        done_reason: "stop",
+        prompt_eval_count: evaluated,
+        eval_count: 4,
       });
     }
     const index = chatIndex++;
@@ -327,7 +364,11 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     url: server.url,
     port: server.port,
     requests: server.requests,
-    chatRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && !isWarmUp(r.body)),
+    chatRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && !isWarmUp(r.body) && !isFingerprint(r.body)),
+    fingerprintRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && isFingerprint(r.body)),
+    setFingerprintReply: (reply) => {
+      fingerprintReply = reply;
+    },
     warmUpRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && isWarmUp(r.body)),
     setPs: (mode) => {
       psMode = mode;

@@ -1,0 +1,55 @@
+// The endpoints of a canary pool as a user writes them: `URL` or `URL#N`, where N is how many
+// checks that endpoint may have in flight at once. The URL part follows the same rules as
+// `--ollama-url` (endpoint.ts); every error names the flag and the rule, never the value, which
+// may hold a secret.
+import { UsageError } from "../core/errors.js";
+import { validateServiceUrl } from "./endpoint.js";
+
+/** One endpoint of a pool: its base URL and its own cap on checks in flight (null: none of its own). */
+export interface PoolEndpointSpec {
+  readonly url: string;
+  readonly concurrency: number | null;
+}
+
+/** Most endpoints one pool may have; more is a configuration mistake, not a deployment. */
+export const MAX_POOL_ENDPOINTS = 64;
+/** Highest per-endpoint concurrency accepted after `#`. */
+export const MAX_ENDPOINT_CONCURRENCY = 1024;
+
+/**
+ * Parses one `URL` or `URL#N` given as `flagName`. The URL must be an http(s) origin without
+ * user info, path, query or fragment; N an integer from 1 to 1024.
+ */
+export function parsePoolEndpoint(raw: unknown, flagName: string): PoolEndpointSpec {
+  if (typeof raw !== "string") throw new UsageError(`${flagName} must be an http or https URL`);
+  const hash = raw.lastIndexOf("#");
+  let concurrency: number | null = null;
+  let url = raw;
+  if (hash >= 0) {
+    const count = raw.slice(hash + 1);
+    if (!/^[1-9][0-9]{0,3}$/.test(count) || Number(count) > MAX_ENDPOINT_CONCURRENCY) {
+      throw new UsageError(`${flagName}: the concurrency after "#" must be an integer from 1 to ${MAX_ENDPOINT_CONCURRENCY} (URL#N)`);
+    }
+    concurrency = Number(count);
+    url = raw.slice(0, hash);
+  }
+  validateServiceUrl(url, flagName);
+  return { url, concurrency };
+}
+
+/**
+ * Parses every value of a repeatable `flagName`: at least one, at most 64, no endpoint twice
+ * (two entries for one server would make it count as two replicas).
+ */
+export function parsePoolEndpoints(raws: readonly unknown[], flagName: string): PoolEndpointSpec[] {
+  if (raws.length === 0) throw new UsageError(`${flagName} needs at least one endpoint`);
+  if (raws.length > MAX_POOL_ENDPOINTS) throw new UsageError(`${flagName} accepts at most ${MAX_POOL_ENDPOINTS} endpoints`);
+  const specs = raws.map((raw) => parsePoolEndpoint(raw, flagName));
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    const origin = validateServiceUrl(spec.url, flagName);
+    if (seen.has(origin)) throw new UsageError(`${flagName} lists the endpoint ${origin} more than once`);
+    seen.add(origin);
+  }
+  return specs;
+}

@@ -1,0 +1,191 @@
+// Pinning the identity of a canary pool before its first check. Replicas that disagree about
+// what they serve would make a run's verdicts depend on which endpoint happened to answer, so
+// every endpoint is probed and the pool is refused unless all agree:
+//   1. each endpoint answers and lists the model (Ollama: GET /api/tags; OpenAI-compatible:
+//      GET /models);
+//   2. Ollama: each reports the same digest for the model in /api/tags, the same trained context
+//      length in /api/show, and, after the probe's warm-up, the same loaded context in /api/ps,
+//      never less than the num_ctx sent;
+//   3. a behavioural fingerprint: FINGERPRINT_PROBE_TEXTS, each sent to every endpoint exactly as a
+//      check is sent (the run's system prompt, settings and temperature 0), must get replies with
+//      the same SHA-256 everywhere. A replica serving another model under the same name (a
+//      mislabelled or re-tagged model) answers differently and is caught here.
+// Every refusal is a value with a fixed message naming the endpoint by its redacted origin.
+import { sha256Hex } from "../core/hash.js";
+import type { OllamaCanaryProbe } from "./ollama-probe.js";
+import type { OpenAICanaryProbe } from "./openai-probe.js";
+import { UNVERIFIED_TEXT, tooSmallMessage, type LoadedContext } from "./run-context.js";
+
+/** What the probes of a pool must agree on, as pinned before the first check. */
+export interface PoolIdentity {
+  readonly provider: "ollama" | "openai";
+  readonly model: string;
+  /** The model's digest from /api/tags (Ollama), null for an OpenAI-compatible pool. */
+  readonly modelDigest: string | null;
+  /** The trained context length from /api/show (Ollama), else null. */
+  readonly contextLength: number | null;
+  /** The loaded context every Ollama endpoint reported, or null when none can be proven. */
+  readonly loaded: LoadedContext | null;
+  /** SHA-256 over the SHA-256 of each fingerprint reply, in probe order. */
+  readonly fingerprintSha256: string;
+  /** How many fingerprint probes were sent to each endpoint. */
+  readonly fingerprintProbes: number;
+}
+
+/** The pinned identity, or why the pool is refused. */
+export type PinOutcome = { readonly ok: true; readonly identity: PoolIdentity } | { readonly ok: false; readonly error: string };
+
+/** The first words of every fingerprint probe: fixed, so a log or a stand-in can tell them apart. */
+export const FINGERPRINT_PROBE_PREFIX = "little-canary pool fingerprint probe";
+
+/**
+ * The fixed fingerprint prompts: short, benign, with one plain answer each, so that one model at
+ * temperature 0 answers them the same way on every replica and another model rarely does.
+ */
+export const FINGERPRINT_PROBE_TEXTS: readonly string[] = Object.freeze([
+  `${FINGERPRINT_PROBE_PREFIX} 1 of 3. Name the colour of a clear daytime sky in one word.`,
+  `${FINGERPRINT_PROBE_PREFIX} 2 of 3. What is 17 plus 25? Reply with the number only.`,
+  `${FINGERPRINT_PROBE_PREFIX} 3 of 3. Write one short sentence about a lighthouse at night.`,
+]);
+
+type Probe = OllamaCanaryProbe | OpenAICanaryProbe;
+
+const refuse = (error: string): PinOutcome => ({ ok: false, error });
+
+interface OllamaFacts {
+  readonly digest: string;
+  readonly contextLength: number;
+  readonly loaded: LoadedContext;
+}
+
+/** What a pin is asked to prove besides agreement (the ingest gate's segment requirement). */
+export interface PinRequirement {
+  /** Fewest tokens of trained context every endpoint must report (checked before any chat call). */
+  readonly minContextLength?: number;
+}
+
+/** Phase 1, without a chat call: reachable, the model listed, its digest and trained context. */
+async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<{ digest: string; contextLength: number } | string> {
+  const at = probe.endpointOrigin;
+  if (!(await probe.isAvailable())) return `canary endpoint ${at} is unreachable or does not list the model ${probe.model} in /api/tags`;
+  const digest = await probe.modelDigest();
+  if (digest === null) return `canary endpoint ${at} lists the model ${probe.model} without a usable digest in /api/tags, so its weights cannot be pinned`;
+  const contextLength = await probe.contextLength();
+  if (contextLength === null) return `canary endpoint ${at} did not report the trained context length of ${probe.model} (/api/show)`;
+  const min = requirement.minContextLength;
+  if (min !== undefined && contextLength < min) {
+    return `canary endpoint ${at}: the model's trained context length (${contextLength}) is smaller than the ${min} tokens a segment needs`;
+  }
+  return { digest, contextLength };
+}
+
+/** Phase 2: the probe's warm-up call and GET /api/ps, the context the endpoint really loaded. */
+async function loadedFact(probe: OllamaCanaryProbe): Promise<LoadedContext | string> {
+  const run = await probe.runContext();
+  if (!run.ok) return `the canary warm-up call failed on ${probe.endpointOrigin} (${run.failureCode})`;
+  const loaded = run.value.loaded;
+  if (loaded.kind === "too_small") return `canary endpoint ${probe.endpointOrigin}: ${tooSmallMessage(loaded.contextLength, loaded.numCtx)}`;
+  return loaded;
+}
+
+function describeLoaded(loaded: LoadedContext): string {
+  return loaded.kind === "unverified" ? `an unproven context (${UNVERIFIED_TEXT[loaded.reason]})` : `a loaded context of ${loaded.contextLength}`;
+}
+
+function sameLoaded(a: LoadedContext, b: LoadedContext): boolean {
+  if (a.kind === "unverified" || b.kind === "unverified") return a.kind === b.kind;
+  return a.kind === b.kind && a.contextLength === b.contextLength;
+}
+
+/**
+ * The Ollama part of the identity: every endpoint's facts, which must all be equal. The facts
+ * that need no chat call are gathered and compared first, so a pool that serves other weights
+ * or a shorter context is refused before any prompt is sent.
+ */
+async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinRequirement): Promise<OllamaFacts | string> {
+  const at = (i: number): string => (probes[i] as OllamaCanaryProbe).endpointOrigin;
+  const inventory = await Promise.all(probes.map((probe) => inventoryFacts(probe, requirement)));
+  const refusal = inventory.find((f): f is string => typeof f === "string");
+  if (refusal !== undefined) return refusal;
+  const facts = inventory as { digest: string; contextLength: number }[];
+  const first = facts[0] as { digest: string; contextLength: number };
+  for (let i = 1; i < facts.length; i++) {
+    const f = facts[i] as { digest: string; contextLength: number };
+    if (f.digest !== first.digest)
+      return `canary endpoint ${at(i)} serves ${probes[0]?.model} with digest ${f.digest}, but ${at(0)} with digest ${first.digest}`;
+    if (f.contextLength !== first.contextLength) {
+      return `canary endpoint ${at(i)} reports a trained context length of ${f.contextLength}, but ${at(0)} of ${first.contextLength}`;
+    }
+  }
+  const loaded = await Promise.all(probes.map((probe) => loadedFact(probe)));
+  const loadRefusal = loaded.find((f): f is string => typeof f === "string");
+  if (loadRefusal !== undefined) return loadRefusal;
+  const contexts = loaded as LoadedContext[];
+  const reference = contexts[0] as LoadedContext;
+  for (let i = 1; i < contexts.length; i++) {
+    const c = contexts[i] as LoadedContext;
+    if (!sameLoaded(c, reference)) return `canary endpoint ${at(i)} has ${describeLoaded(c)}, but ${at(0)} has ${describeLoaded(reference)}`;
+  }
+  return { ...first, loaded: reference };
+}
+
+/** One endpoint's fingerprint: SHA-256 over its replies' SHA-256, or the refusal text. */
+async function fingerprintOf(probe: Probe): Promise<string | { readonly refusal: string }> {
+  const hashes: string[] = [];
+  // One probe after another: the fingerprint must not depend on how a replica batches requests.
+  for (const text of FINGERPRINT_PROBE_TEXTS) {
+    const result = await probe.test(text);
+    if (!result.success)
+      return { refusal: `a fingerprint probe failed on canary endpoint ${probe.endpointOrigin} (${result.failureCode ?? "probe_exception"})` };
+    hashes.push(sha256Hex(result.response));
+  }
+  return sha256Hex(hashes.join("\n"));
+}
+
+/**
+ * Pins the identity of the probes of a pool (see the header); never throws for backend trouble.
+ * Every probe must have temperature 0: replicas can only be compared, and checks only be sent to
+ * any of them, when the same request gets the same answer.
+ */
+export async function pinPoolIdentity(probes: readonly Probe[], requirement: PinRequirement = {}): Promise<PinOutcome> {
+  try {
+    const first = probes[0];
+    if (first === undefined) return refuse("a canary pool needs at least one endpoint");
+    if (probes.some((p) => p.temperature !== 0)) return refuse("a canary pool needs temperature 0: only then do replicas answer one request alike");
+    let facts: OllamaFacts | null = null;
+    if (first.provider === "ollama") {
+      const pinned = await pinOllama(probes as readonly OllamaCanaryProbe[], requirement);
+      if (typeof pinned === "string") return refuse(pinned);
+      facts = pinned;
+    } else {
+      const answers = await Promise.all(probes.map((p) => p.isAvailable()));
+      const down = answers.indexOf(false);
+      if (down >= 0) return refuse(`canary endpoint ${probes[down]?.endpointOrigin} is unreachable (GET /models did not answer 200)`);
+    }
+    const prints = await Promise.all(probes.map((probe) => fingerprintOf(probe)));
+    const failedPrint = prints.find((p): p is { refusal: string } => typeof p !== "string");
+    if (failedPrint !== undefined) return refuse(failedPrint.refusal);
+    const reference = prints[0] as string;
+    const odd = prints.findIndex((p) => p !== reference);
+    if (odd >= 0) {
+      return refuse(
+        `canary endpoint ${probes[odd]?.endpointOrigin} answers the fixed fingerprint probes differently from ${first.endpointOrigin}: ` +
+          "it may serve another model under the same name",
+      );
+    }
+    return {
+      ok: true,
+      identity: Object.freeze({
+        provider: first.provider,
+        model: first.model,
+        modelDigest: facts?.digest ?? null,
+        contextLength: facts?.contextLength ?? null,
+        loaded: facts?.loaded ?? null,
+        fingerprintSha256: reference,
+        fingerprintProbes: FINGERPRINT_PROBE_TEXTS.length,
+      }),
+    };
+  } catch {
+    return refuse("the canary pool's identity could not be pinned (unexpected failure)");
+  }
+}

@@ -1,0 +1,362 @@
+// A pool of canary endpoints that serve the same model, used as one canary probe. Every check of
+// a run goes through one queue: it is sent to the least-loaded endpoint that has a free slot
+// (each endpoint may have its own cap on checks in flight; the run's --concurrency caps the
+// whole), and when that endpoint cannot be reached, answers 503 or times out, the identical
+// request is sent to another endpoint, at most MAX_POOL_ATTEMPTS times in all, each time to an
+// endpoint this check has not tried. An endpoint that fails that way TAKE_OUT_AFTER times in a
+// row is taken out for the rest of the run, with a warning; when none is left every check fails
+// as `unavailable`, and the run's circuit breaker does the rest.
+//
+// Before its first check the pool pins the identity of every endpoint (pool-identity.ts): a pool
+// whose endpoints do not provably serve the same model never sends a check. A check, retried or
+// not, yields exactly one result: the caller records it once. Which endpoint answered and how
+// long it took go only to the optional attempt log, never into the result, so a run's documents
+// are the same whatever the number of endpoints.
+import { LittleCanaryError } from "../core/errors.js";
+import { sha256Hex } from "../core/hash.js";
+import type { OllamaCanaryProbe } from "./ollama-probe.js";
+import type { OpenAICanaryProbe } from "./openai-probe.js";
+import { pinPoolIdentity, type PinOutcome, type PinRequirement } from "./pool-identity.js";
+import { replyModelMismatchText } from "./reply-model.js";
+import { startCanaryResult } from "./result.js";
+import type { CanaryFailureCode, CanaryProbe, CanaryProvider, CanaryResult } from "./types.js";
+
+/** Most endpoints one check is sent to (the first try included). */
+export const MAX_POOL_ATTEMPTS = 3;
+/** Consecutive connection errors, 503s or timeouts after which an endpoint is taken out. */
+export const TAKE_OUT_AFTER = 3;
+
+/** A probe the pool can hold: the library's own probe of either provider, one per endpoint. */
+export type PoolMemberProbe = OllamaCanaryProbe | OpenAICanaryProbe;
+
+/** One endpoint of the pool: its probe and its own cap on checks in flight (null: no cap of its own). */
+export interface PoolMember {
+  readonly probe: PoolMemberProbe;
+  readonly concurrency: number | null;
+}
+
+/** One attempt of one check, as the attempt log records it (no text, no URL beyond the origin). */
+export interface EndpointAttempt {
+  /** Number of the check within this pool, from 1 in the order the checks started. */
+  readonly check: number;
+  /** 1 for the first try, 2 and 3 for retries of the same request. */
+  readonly attempt: number;
+  /** Redacted origin of the endpoint that was tried. */
+  readonly endpoint: string;
+  /** "ok", or the failure code of the attempt. */
+  readonly outcome: "ok" | CanaryFailureCode;
+  readonly http_status: number | null;
+  readonly latency_ms: number;
+  /** SHA-256 of the checked text (the manifest's segment sha256 for an ingest segment). */
+  readonly text_sha256: string;
+  /** Whether the request is sent again to another endpoint after this attempt. */
+  readonly retried: boolean;
+  /** Whether this attempt took the endpoint out of the pool. */
+  readonly taken_out: boolean;
+}
+
+/** Options of a CanaryPool. */
+export interface CanaryPoolOptions {
+  readonly members: readonly PoolMember[];
+  /** Receives one line per operational event (an endpoint taken out); never input text. */
+  readonly onWarning?: (message: string) => void;
+  /** Receives every attempt of every check (the endpoint log). */
+  readonly onAttempt?: (attempt: EndpointAttempt) => void;
+  /** Monotonic clock in milliseconds. */
+  readonly now?: () => number;
+}
+
+interface MemberState {
+  readonly index: number;
+  readonly member: PoolMember;
+  inFlight: number;
+  consecutiveFailures: number;
+  active: boolean;
+}
+
+interface Waiter {
+  readonly tried: ReadonlySet<number>;
+  readonly resolve: (state: MemberState | null) => void;
+}
+
+/** Whether a failed attempt may be sent again to another endpoint: the endpoint, not the request, failed. */
+export function isRetryableFailure(result: CanaryResult): boolean {
+  if (result.success) return false;
+  return result.failureCode === "unavailable" || result.failureCode === "timeout" || (result.failureCode === "http_error" && result.httpStatus === 503);
+}
+
+const NONE_LEFT = "no canary endpoint is left in the pool: every endpoint was taken out after repeated failures";
+
+/** Up to four origins, then how many more: what a message shows of a pool. */
+function describeOrigins(origins: readonly string[]): string {
+  const shown = origins.slice(0, 4).join(", ");
+  return origins.length > 4 ? `${shown} and ${origins.length - 4} more` : shown;
+}
+
+/** Several endpoints serving one model, used as one canary probe (see the header). */
+export class CanaryPool implements CanaryProbe {
+  readonly provider: CanaryProvider;
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly timeoutSeconds: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  /** The endpoints' origins, listed (at most four, then a count). */
+  readonly endpointOrigin: string;
+  /** The endpoints' probes, in the order given. */
+  readonly members: readonly PoolMember[];
+  readonly #states: MemberState[];
+  readonly #waiters: Waiter[] = [];
+  readonly #onWarning: (message: string) => void;
+  readonly #onAttempt: ((attempt: EndpointAttempt) => void) | null;
+  readonly #now: () => number;
+  #pin: Promise<PinOutcome> | null = null;
+  #settled: PinOutcome | null = null;
+  #checks = 0;
+  #logBroken = false;
+  readonly #warnedOtherModel = new Set<number>();
+
+  constructor(options: CanaryPoolOptions) {
+    const members = options.members;
+    if (!Array.isArray(members) || members.length === 0) throw new RangeError("a canary pool needs at least one endpoint");
+    const first = (members[0] as PoolMember).probe;
+    for (const { probe, concurrency } of members) {
+      if (concurrency !== null && (!Number.isSafeInteger(concurrency) || concurrency < 1))
+        throw new RangeError("an endpoint's concurrency must be a positive integer");
+      if (
+        probe.provider !== first.provider ||
+        probe.model !== first.model ||
+        probe.systemPrompt !== first.systemPrompt ||
+        probe.maxTokens !== first.maxTokens ||
+        probe.temperature !== first.temperature ||
+        probe.seed !== first.seed ||
+        probe.timeoutSeconds !== first.timeoutSeconds ||
+        ("numCtx" in probe ? probe.numCtx : null) !== ("numCtx" in first ? first.numCtx : null)
+      ) {
+        throw new RangeError("every endpoint of a canary pool must be probed with the same settings");
+      }
+    }
+    this.members = Object.freeze([...members]);
+    this.provider = first.provider;
+    this.model = first.model;
+    this.systemPrompt = first.systemPrompt;
+    this.timeoutSeconds = first.timeoutSeconds;
+    this.maxTokens = first.maxTokens;
+    this.temperature = first.temperature;
+    this.endpointOrigin = describeOrigins(members.map((m) => m.probe.endpointOrigin));
+    this.#states = members.map((member, index) => ({ index, member, inFlight: 0, consecutiveFailures: 0, active: true }));
+    this.#onWarning = options.onWarning ?? (() => {});
+    this.#onAttempt = options.onAttempt ?? null;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** The seed every endpoint is sent (the same for all). */
+  get seed(): number | null {
+    return (this.members[0] as PoolMember).probe.seed;
+  }
+
+  /** The context window sent to Ollama endpoints (null for OpenAI-compatible ones). */
+  get numCtx(): number | null {
+    const probe = (this.members[0] as PoolMember).probe;
+    return "numCtx" in probe ? probe.numCtx : null;
+  }
+
+  /**
+   * Pins the identity of every endpoint once (pool-identity.ts). Concurrent callers share one
+   * attempt and its outcome, refusal included, holds for the pool's life: a pool that was refused
+   * once never sends a check. `requirement` applies to the first call only (the ingest gate makes
+   * it, and checks the pinned identity against its requirement again).
+   */
+  pin(requirement: PinRequirement = {}): Promise<PinOutcome> {
+    if (this.#pin === null) {
+      this.#pin = pinPoolIdentity(
+        this.members.map((m) => m.probe),
+        requirement,
+      ).then((outcome) => {
+        this.#settled = outcome;
+        return outcome;
+      });
+    }
+    return this.#pin;
+  }
+
+  /** The pinned identity once pin() has settled, else null; never makes a request. */
+  get knownPin(): PinOutcome | null {
+    return this.#settled;
+  }
+
+  /** Endpoints still in the pool (not taken out). */
+  get activeEndpoints(): number {
+    return this.#states.filter((s) => s.active).length;
+  }
+
+  /** Sends `userInput` to the pool; never throws for backend trouble. One check, one result. */
+  async test(userInput: string): Promise<CanaryResult> {
+    const pinned = await this.pin();
+    if (!pinned.ok) {
+      return startCanaryResult(this.model, this.#now).failure("unavailable", `Canary pool identity could not be pinned: ${pinned.error}`);
+    }
+    const check = ++this.#checks;
+    const textSha256 = this.#onAttempt === null ? "" : sha256Hex(userInput);
+    const tried = new Set<number>();
+    let last: CanaryResult | null = null;
+    for (let attempt = 1; attempt <= MAX_POOL_ATTEMPTS; attempt++) {
+      const state = await this.#acquire(tried);
+      if (state === null) break;
+      tried.add(state.index);
+      const started = this.#now();
+      let result: CanaryResult;
+      try {
+        result = await state.member.probe.test(userInput);
+      } finally {
+        state.inFlight--;
+      }
+      const retryable = isRetryableFailure(result);
+      let takenOut = false;
+      if (retryable) {
+        state.consecutiveFailures++;
+        if (state.active && state.consecutiveFailures >= TAKE_OUT_AFTER) takenOut = this.#takeOut(state, result.failureCode as CanaryFailureCode);
+      } else {
+        state.consecutiveFailures = 0;
+      }
+      const retried = retryable && attempt < MAX_POOL_ATTEMPTS && this.#hasCandidate(tried);
+      this.#log({
+        check,
+        attempt,
+        endpoint: state.member.probe.endpointOrigin,
+        outcome: result.success ? "ok" : (result.failureCode ?? "probe_exception"),
+        http_status: result.httpStatus ?? null,
+        latency_ms: Math.max(0, Math.round((this.#now() - started) * 1000) / 1000),
+        text_sha256: textSha256,
+        retried,
+        taken_out: takenOut,
+      });
+      this.#serveWaiters();
+      if (!result.success && result.error === replyModelMismatchText(this.model)) this.#warnOtherModel(state);
+      if (!retried) return result;
+      last = result;
+    }
+    return last ?? startCanaryResult(this.model, this.#now).failure("unavailable", NONE_LEFT);
+  }
+
+  /** Whether every endpoint answers and has the model (see each probe's isAvailable); never throws. */
+  async isAvailable(): Promise<boolean> {
+    const answers = await Promise.all(this.members.map((m) => m.probe.isAvailable().catch(() => false)));
+    return answers.every(Boolean);
+  }
+
+  /** Provider, model, how many endpoints and their origins: never a full URL or a key. */
+  toJSON(): Record<string, unknown> {
+    return {
+      provider: this.provider,
+      model: this.model,
+      endpoints: this.members.map((m) => ({ endpointOrigin: m.probe.endpointOrigin, concurrency: m.concurrency })),
+    };
+  }
+
+  toString(): string {
+    return `CanaryPool(${this.model} at ${this.endpointOrigin})`;
+  }
+
+  /** An attempt log that fails must not fail the check it describes: it is reported once and dropped. */
+  #log(attempt: EndpointAttempt): void {
+    if (this.#onAttempt === null || this.#logBroken) return;
+    try {
+      this.#onAttempt(attempt);
+    } catch {
+      this.#logBroken = true;
+      this.#onWarning("the canary endpoint log could not be written; no further attempts are logged");
+    }
+  }
+
+  /** Once per endpoint: a reply named another model (behind a router, another replica answered). */
+  #warnOtherModel(state: MemberState): void {
+    if (this.#warnedOtherModel.has(state.index)) return;
+    this.#warnedOtherModel.add(state.index);
+    this.#onWarning(
+      `canary endpoint ${state.member.probe.endpointOrigin} answered as a model other than ${this.model}: that check is degraded, never a pass ` +
+        "(a router in front of mixed replicas?); every reply from this endpoint is checked",
+    );
+  }
+
+  #takeOut(state: MemberState, reason: CanaryFailureCode): boolean {
+    state.active = false;
+    const left = this.activeEndpoints;
+    this.#onWarning(
+      `canary endpoint ${state.member.probe.endpointOrigin} taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (${reason}); ` +
+        (left === 0 ? "no endpoint is left, so the remaining checks fail as unavailable" : `${left} endpoint${left === 1 ? "" : "s"} left`),
+    );
+    return true;
+  }
+
+  #free(state: MemberState): boolean {
+    return state.active && (state.member.concurrency === null || state.inFlight < state.member.concurrency);
+  }
+
+  #hasCandidate(tried: ReadonlySet<number>): boolean {
+    return this.#states.some((s) => s.active && !tried.has(s.index));
+  }
+
+  /** The least-loaded free endpoint not in `tried` (fewest in flight, then most room, then order). */
+  #pick(tried: ReadonlySet<number>): MemberState | null {
+    let best: MemberState | null = null;
+    for (const state of this.#states) {
+      if (tried.has(state.index) || !this.#free(state)) continue;
+      if (best === null || state.inFlight < best.inFlight || (state.inFlight === best.inFlight && room(state) > room(best))) best = state;
+    }
+    return best;
+  }
+
+  /** A slot on an endpoint not yet tried for this check, waiting in turn for one; null when none can come. */
+  #acquire(tried: ReadonlySet<number>): Promise<MemberState | null> {
+    if (!this.#hasCandidate(tried)) return Promise.resolve(null);
+    // Waiting checks keep their order: a new check queues behind those already waiting, and
+    // the queue is served at once (it takes a free slot now if no earlier check can use it).
+    return new Promise((resolve) => {
+      this.#waiters.push({ tried, resolve });
+      this.#serveWaiters();
+    });
+  }
+
+  /** Hands freed slots to waiting checks in arrival order; resolves null for a check no endpoint is left for. */
+  #serveWaiters(): void {
+    for (let i = 0; i < this.#waiters.length; ) {
+      const waiter = this.#waiters[i] as Waiter;
+      if (!this.#hasCandidate(waiter.tried)) {
+        this.#waiters.splice(i, 1);
+        waiter.resolve(null);
+        continue;
+      }
+      const state = this.#pick(waiter.tried);
+      if (state === null) {
+        i++;
+        continue;
+      }
+      state.inFlight++;
+      this.#waiters.splice(i, 1);
+      waiter.resolve(state);
+    }
+  }
+}
+
+function room(state: MemberState): number {
+  return state.member.concurrency === null ? Number.POSITIVE_INFINITY : state.member.concurrency - state.inFlight;
+}
+
+/** A canary pool whose endpoints could not be pinned to one identity: the run must not start. */
+export class CanaryPoolError extends LittleCanaryError {
+  override readonly name = "CanaryPoolError";
+  constructor(message: string) {
+    super("backend", message);
+  }
+}
+
+/**
+ * Pins `probe`'s identity when it is a canary pool, before the first check of a run; a single
+ * endpoint needs nothing here. Throws CanaryPoolError (code "backend") when the pool is refused.
+ */
+export async function pinCanaryPool(probe: CanaryProbe): Promise<void> {
+  if (!(probe instanceof CanaryPool)) return;
+  const pinned = await probe.pin();
+  if (!pinned.ok) throw new CanaryPoolError(`${pinned.error}; the run is refused before any check`);
+}
