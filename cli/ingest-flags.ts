@@ -3,7 +3,8 @@
 import { validateServiceUrl } from "../src/canary/endpoint.js";
 import { resolveCanaryTimeout } from "../src/config/timeout.js";
 import { UsageError } from "../src/core/errors.js";
-import { canaryNumCtxForPolicy } from "../src/ingest/files.js";
+import { canaryNumCtxForPolicy, type IngestFilesOptions } from "../src/ingest/files.js";
+import type { ShardSpec } from "../src/documents/shard.js";
 import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
@@ -31,6 +32,22 @@ export interface IngestFlags extends CanaryFlags {
   uniqueIds?: boolean;
   /** `--cache PATH` (a string) or `--no-cache` (false). */
   cache?: string | false;
+  /** `--shard K/N`: only the K-th (0-based) of N contiguous line ranges of the input. */
+  shard?: ShardSpec;
+}
+
+/** The run options of `ingestFiles` the flags set (concurrency, lock wait, breaker, ids, cache, shard). */
+export function runOptionsFromFlags(
+  flags: IngestFlags,
+): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard"> {
+  return {
+    concurrency: flags.concurrency,
+    waitLockSeconds: flags.waitLock ?? 0,
+    ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
+    uniqueIds: flags.uniqueIds === true,
+    cache: typeof flags.cache === "string" ? flags.cache : null,
+    shard: flags.shard ?? null,
+  };
 }
 
 /** The strict/v1 overrides the flags ask for (an unset flag keeps the policy's value). */

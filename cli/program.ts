@@ -6,7 +6,7 @@ import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
 import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
-import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/circuit-breaker.js";
@@ -121,6 +121,7 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
     .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
+    .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg)
     .addHelpText(
       "after",
       `
