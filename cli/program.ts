@@ -11,6 +11,7 @@ import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/circuit-breaker.js";
 import { runVerify, type VerifyFlags } from "./commands/verify.js";
+import { indexCommand } from "./commands/index-shards.js";
 import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalCommand } from "./commands/eval.js";
@@ -152,9 +153,11 @@ Examples:
 function verifyCommand(io: CliIo, state: RunState): Command {
   return new Command("verify")
     .description("Check that a manifest (and export) are consistent, and optionally that the manifest matches a pinned SHA-256.")
-    .requiredOption("--manifest <path>", "manifest file")
+    .option("--manifest <path>", "manifest file")
     .option("--export <path>", "export file to check against the manifest")
     .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value")
+    .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists")
+    .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value")
     .option("--json", "print a JSON report")
     .addHelpText(
       "after",
@@ -163,7 +166,8 @@ Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable file
 
 Example:
   little-canary verify --manifest manifest.json --export admitted.json \\
-    --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"`,
+    --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"
+  little-canary verify --index index.json --expect-index-sha256 "$(sha256sum index.json | cut -d' ' -f1)"`,
     )
     .action(async (flags: VerifyFlags) => {
       state.exitCode = await runVerify(flags, io);
@@ -183,7 +187,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
+  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, indexCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
     program.addCommand(
       make(io, state)
         .exitOverride()
