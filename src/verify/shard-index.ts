@@ -198,6 +198,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     manifestPath: resolve(dir, entry.manifest.path),
     exportPath: resolve(dir, entry.export.path),
     pins: { manifest: entry.manifest.sha256, export: entry.export.sha256 },
+    expected: { k: entry.k, n: entry.n },
   }));
   const examined = await examineShards(pairs, dir);
   problems.push(...examined.problems);

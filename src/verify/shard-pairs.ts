@@ -55,6 +55,8 @@ export interface ShardPair {
   readonly exportPath: string;
   /** The SHA-256s an index pins for this pair (verify), or null (build). */
   readonly pins: { readonly manifest: string; readonly export: string } | null;
+  /** The shard an index says this pair is (verify), named when the manifest cannot be read. */
+  readonly expected?: { readonly k: number; readonly n: number };
 }
 
 const HeadSchema = IngestManifestSchema.omit({ records: true });
@@ -85,7 +87,7 @@ export interface ExaminedShards {
 }
 
 function label(entry: ExaminedPair): string {
-  const shard = entry.head?.run.shard;
+  const shard = entry.head?.run.shard ?? entry.pair.expected;
   return shard === undefined ? `pair ${entry.position + 1} (${entry.pair.manifest})` : `shard ${shard.k}/${shard.n} (${entry.pair.manifest})`;
 }
 
