@@ -37,6 +37,7 @@ describe("ingest --shard", () => {
     writeFileSync(join(dir, "in.jsonl"), text);
     const run = await checked(["--shard", "1/2"]);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split("\n")[6]).toBe(`shard 1/2: lines 4-7 of 7 input lines (range sha256=${sha256Hex(`${lines.slice(3).join("\n")}\n`)})`);
     const { run: head, records } = manifest();
     // 7 lines: shard 0 is lines 1-3, shard 1 lines 4-7 (one blank, three records).
     expect(head.shard).toEqual({ k: 1, n: 2, first_line: 4, lines: 4, input_lines: 7, range_sha256: sha256Hex(`${lines.slice(3).join("\n")}\n`) });
