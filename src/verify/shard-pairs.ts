@@ -91,6 +91,9 @@ function label(entry: ExaminedPair): string {
   return shard === undefined ? `pair ${entry.position + 1} (${entry.pair.manifest})` : `shard ${shard.k}/${shard.n} (${entry.pair.manifest})`;
 }
 
+/** A path shown as is in a message: printable ASCII, bounded. */
+const PRINTABLE = /^[\x20-\x7e]{1,1024}$/;
+
 /** Verifies one pair and reports its problems under its label. */
 async function examinePair(pair: ShardPair, position: number, problems: ShardIndexProblem[]): Promise<{ entry: ExaminedPair; readable: boolean }> {
   const { result, documents } = await verifyFilesWithMode({
@@ -104,8 +107,11 @@ async function examinePair(pair: ShardPair, position: number, problems: ShardInd
   const name = label(entry);
   if (!result.readable) {
     for (const problem of result.problems) {
-      if (problem.code === "manifest_unreadable" || problem.code === "export_unreadable")
-        problems.push({ code: "shard_unreadable", message: `${name}: ${problem.message}`, pair: position });
+      if (problem.code !== "manifest_unreadable" && problem.code !== "export_unreadable") continue;
+      // The read problem names the resolved path: one an index lists is never echoed unless printable.
+      let message = problem.message;
+      for (const path of [pair.manifestPath, pair.exportPath]) if (!PRINTABLE.test(path)) message = message.split(path).join("(path not shown)");
+      problems.push({ code: "shard_unreadable", message: `${name}: ${message}`, pair: position });
     }
     return { entry, readable: false };
   }

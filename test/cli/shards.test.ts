@@ -227,6 +227,11 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(gone.code).toBe(3);
     expect(gone.stdout).toBe("");
     expect(gone.stderr).toMatch(/^error: shard 2\/4 \("m2.json"\): cannot read manifest .*m2\.json \(file not found\)\n$/);
+    // A path an index lists is never echoed with control characters in it.
+    writeIndex(dir, { ...recorded, shards: recorded.shards.map((s) => (s.k === 2 ? { ...s, manifest: { ...s.manifest, path: "m\u001b[2J2.json" } } : s)) });
+    const hostile = await verifyIndex(dir);
+    expect(hostile.code).toBe(3);
+    expect(hostile.stderr).toBe("error: shard 2/4 ((path not shown)): cannot read manifest (path not shown) (file not found)\n");
   });
 
   it("issue 15 shard: the same shard twice, or a shard whose range overlaps its neighbour's, fails index and verify --index", async () => {
