@@ -26,9 +26,9 @@ import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
-import { countInputLines, selectLineRange } from "../jsonl/line-range.js";
+import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import { shardRange, validateShardSpec, type ShardSpec } from "../documents/shard.js";
+import { shardRange, validateShardSpec, type LineRange, type ShardSpec } from "../documents/shard.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublicationLock } from "../publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
@@ -235,9 +235,9 @@ async function readInput(
   stop: () => void,
 ): Promise<{ read: AdmitPassResult; shard: StreamRunOptions["shard"] }> {
   let source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
-  let shard: StreamRunOptions["shard"];
+  // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
+  let cut: { counted: InputLineCount; range: LineRange; shard: ShardSpec } | null = null;
   if (options.shard != null) {
-    // Checked before the read: a stream input was refused in step 1.
     const path = targets.inputPath as string;
     const counted = await countInputLines(source, options.signal).catch((error: unknown) => {
       stop();
@@ -245,9 +245,8 @@ async function readInput(
     });
     stop();
     if (counted.lines === 0) throw new IngestRefusedError("no lines in input, nothing to shard; nothing written");
-    const range = shardRange(options.shard, counted.lines);
-    source = selectLineRange(fromFile(path), range, counted, path);
-    shard = { inputSha256: counted.sha256, shard: { ...options.shard, ...range, input_lines: counted.lines, range_sha256: "" } };
+    cut = { counted, range: shardRange(options.shard, counted.lines), shard: options.shard };
+    source = selectLineRange(fromFile(path), cut.range, counted, path);
   }
   const read = await admitPass(source, {
     policy,
@@ -255,7 +254,7 @@ async function readInput(
     ids,
     uniqueIds: options.uniqueIds === true,
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(shard ? { firstLine: shard.shard.first_line } : {}),
+    ...(cut ? { firstLine: cut.range.first_line } : {}),
   }).catch((error: unknown) => {
     stop();
     throw error;
@@ -268,15 +267,19 @@ async function readInput(
     stop();
     // A shard may hold no record (blank lines only, or more shards than lines): its empty pair
     // still tiles the input.
-    if (read.result.records === 0 && shard === undefined) throw new IngestRefusedError("no records in input; nothing written");
+    if (read.result.records === 0 && cut === null) throw new IngestRefusedError("no records in input; nothing written");
   } catch (error) {
     // The scratch file is ours until the second pass takes it over.
     await read.result.spool.remove();
     throw error;
   }
+  if (cut === null) return { read: read.result, shard: undefined };
+  const { counted, range, shard } = cut;
   // The reader hashed exactly the bytes of the shard's range.
-  if (shard) shard = { inputSha256: shard.inputSha256, shard: { ...shard.shard, range_sha256: read.result.inputSha256 } };
-  return { read: read.result, shard };
+  return {
+    read: read.result,
+    shard: { inputSha256: counted.sha256, shard: { k: shard.k, n: shard.n, ...range, input_lines: counted.lines, range_sha256: read.result.inputSha256 } },
+  };
 }
 
 /**
