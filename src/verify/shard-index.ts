@@ -7,12 +7,13 @@
 // SHA-256 against a pin, its schema and canonical form, then checks every pair it lists again,
 // against the SHA-256s it records, and rebuilds the index from them: the result must be the
 // index, byte for byte. Problems are data; only an invalid option or argument throws.
+import { lstat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { canonicalJson, canonicalJsonUnchecked } from "../core/canonical.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readJsonDocument } from "../core/read-document.js";
-import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
+import { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import type { PublishFs } from "../publish/fs.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
@@ -39,7 +40,7 @@ export function parseShardPairArgument(argument: string): { manifest: string; ex
 
 /** Options of `buildShardIndex`. */
 export interface BuildShardIndexOptions {
-  /** Where the index is written (atomically; an existing file is replaced only by a whole new index). */
+  /** Where the index is written, atomically; an existing file there is replaced only when it is an index. */
   readonly out: string;
   /** Every shard's pair, in any order. */
   readonly pairs: readonly ShardPairArgument[];
@@ -70,12 +71,36 @@ export function displayPath(path: string): string {
 }
 
 /**
+ * An existing file at `--out` is replaced only when it is an index itself, so a slip of the
+ * argument cannot overwrite the input, a manifest or anything else.
+ */
+async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof lstat>>;
+  try {
+    info = await lstat(indexPath);
+  } catch {
+    return;
+  }
+  let isIndex = false;
+  if (info.isFile()) {
+    try {
+      const { value } = await readJsonDocument(indexPath, "index");
+      isIndex = typeof value === "object" && value !== null && (value as Record<string, unknown>)["schema"] === INDEX_SCHEMA;
+    } catch {
+      isIndex = false;
+    }
+  }
+  if (!isIndex) throw new UsageError(`index: --out ${displayPath(shown)} exists and is not a ${INDEX_SCHEMA} document; it is never replaced`);
+}
+
+/**
  * Verifies every shard's pair (verifyFiles), requires one input, one shard count, one policy
  * and one canary identity, and that the shards tile the input exactly once; then writes the
  * canonical `little-canary-ingest-index/v1` document to `out` atomically. With any problem,
  * nothing is written. Throws UsageError for an invalid argument (no pair, a pair without its
- * colon, `out` naming a pair's file) and LittleCanaryError("publish") when the index cannot be
- * written (a failed write leaves any previous file at `out` as it was).
+ * colon, `out` naming a pair's file or an existing file that is not an index) and
+ * LittleCanaryError("publish") when the index cannot be written (a failed write leaves any
+ * previous index at `out` as it was).
  */
 export async function buildShardIndex(options: BuildShardIndexOptions): Promise<BuildShardIndexResult> {
   const cwd = options.cwd ?? process.cwd();
@@ -87,6 +112,7 @@ export async function buildShardIndex(options: BuildShardIndexOptions): Promise<
     if (pair.manifestPath === indexPath || pair.exportPath === indexPath) throw new UsageError(`index: --out ${displayPath(options.out)} names a shard's file`);
     return { ...pair, manifest: displayPath(named.manifest) };
   });
+  await refuseToReplaceOther(indexPath, options.out);
   const examined = await examineShards(pairs, dirname(indexPath));
   if (examined.document === null) {
     return { written: false, readable: examined.readable, indexPath, indexSha256: null, index: null, problems: examined.problems };

@@ -49,14 +49,15 @@ describe("buildShardIndex and verifyShardIndex", () => {
   });
 
   it("issue 15 shard: a failed write throws a publish error and leaves the previous index as it was", async () => {
-    writeFileSync(join(dir, "index.json"), "previous");
+    const previous = readFileSync(join(dir, "index.json"));
     const fs = hookedFs(nodePublishFs, (call) => {
       if (call.op === "rename") throw injectedFsError("ENOSPC", call);
     });
     const failed = buildShardIndex({ out: "index.json", pairs, cwd: dir, fs });
     await expect(failed).rejects.toThrow(LittleCanaryError);
     await expect(failed).rejects.toThrow('could not write the index "index.json" (ENOSPC); no index written');
-    expect(readFileSync(join(dir, "index.json"), "utf8")).toBe("previous");
+    expect(readFileSync(join(dir, "index.json")).equals(previous)).toBe(true);
+    writeFileSync(join(dir, "index.json"), "previous");
     // Not JSON: unreadable, as verify treats a manifest that does not parse.
     const unreadable = await verifyShardIndex({ index: "index.json", cwd: dir });
     expect(unreadable.readable).toBe(false);
@@ -65,5 +66,15 @@ describe("buildShardIndex and verifyShardIndex", () => {
     const invalid = await verifyShardIndex({ index: "index.json", cwd: dir });
     expect(invalid).toMatchObject({ readable: true, consistent: false, shards: 0 });
     expect(invalid.problems.map((p) => p.code)).toEqual(["index_invalid"]);
+  });
+
+  it("issue 15 shard: an existing file at --out that is not an index (the input, a manifest) is never replaced", async () => {
+    for (const out of ["in.jsonl", "m0.json"]) {
+      const before = readFileSync(join(dir, out));
+      await expect(buildShardIndex({ out, pairs: pairs.slice(1), cwd: dir })).rejects.toThrow(
+        `index: --out "${out}" exists and is not a little-canary-ingest-index/v1 document; it is never replaced`,
+      );
+      expect(readFileSync(join(dir, out)).equals(before)).toBe(true);
+    }
   });
 });
