@@ -5,7 +5,7 @@ import { CommanderError } from "commander";
 import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
 import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
 
-export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "serve" | "demo" | "eval" | "cache";
+export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "index" | "serve" | "demo" | "eval" | "cache";
 
 export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   main: 2,
@@ -13,6 +13,7 @@ export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   screen: 2,
   ingest: 3,
   verify: 3,
+  index: 3,
   serve: 2,
   demo: 2,
   eval: 2,
@@ -46,6 +47,9 @@ export const INGEST_EXIT: Readonly<Record<IngestOutcomeCode, number>> = { 0: 0, 
 
 /** `verify`: consistent (and the pin matches), any problem, or a file that could not be read. */
 export const VERIFY_EXIT = { consistent: 0, problems: 1, unreadable: REFUSED_EXIT.verify } as const;
+
+/** `index`: written (every pair verified, the shards tile the input), any problem (nothing written), a file that could not be read. */
+export const INDEX_EXIT = { written: 0, problems: 1, unreadable: REFUSED_EXIT.index } as const;
 
 /** The exit code of a library error with this stable code, for this command. */
 export function exitCodeForError(command: CommandName, code: LittleCanaryErrorCode): number {

@@ -1,7 +1,8 @@
 // The flags of `little-canary ingest` and what they configure: the policy overrides and the
 // pipeline (built once the policy is known, because its segment size sets the canary's num_ctx).
-import type { ReportFlags } from "./report-flags.js";
-import { canaryNumCtxForPolicy } from "../src/ingest/files.js";
+import { reportOptionsFromFlags, type ReportFlags } from "./report-flags.js";
+import { canaryNumCtxForPolicy, type IngestFilesOptions } from "../src/ingest/files.js";
+import type { ShardSpec } from "../src/documents/shard.js";
 import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
@@ -31,6 +32,24 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
   uniqueIds?: boolean;
   /** `--cache PATH` (a string) or `--no-cache` (false). */
   cache?: string | false;
+  /** `--shard K/N`: only the K-th (0-based) of N contiguous line ranges of the input. */
+  shard?: ShardSpec;
+}
+
+/** The run options of `ingestFiles` the flags set (concurrency, lock wait, breaker, ids, cache, shard). */
+export function runOptionsFromFlags(
+  flags: IngestFlags,
+  io: CliIo,
+): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard" | "reports"> {
+  return {
+    concurrency: flags.concurrency,
+    waitLockSeconds: flags.waitLock ?? 0,
+    ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
+    uniqueIds: flags.uniqueIds === true,
+    cache: typeof flags.cache === "string" ? flags.cache : null,
+    shard: flags.shard ?? null,
+    reports: reportOptionsFromFlags(flags, io),
+  };
 }
 
 /** The strict/v1 overrides the flags ask for (an unset flag keeps the policy's value). */

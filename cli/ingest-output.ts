@@ -1,5 +1,6 @@
 // What `little-canary ingest` prints: the summary on stdout (never record text) and the warnings
 // a finished run earns on stderr. Data in, lines out; the run itself is `ingestFiles`.
+import { describeRange, type ManifestShard } from "../src/documents/shard.js";
 import type { IngestRunReport } from "../src/ingest/files.js";
 import { EXIT_EXPLANATIONS } from "../src/ingest/exit-code.js";
 import { HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
@@ -13,8 +14,13 @@ import { plural } from "./plural.js";
 /** Held records listed one per line in the summary; the rest are only counted. */
 export const SUMMARY_HELD_LIMIT = HELD_SAMPLE_SIZE;
 
+/** `shard K/N: lines A-B of L (range sha256=…)`, for a sharded run's summary. */
+function shardLine(shard: ManifestShard): string {
+  return `shard ${shard.k}/${shard.n}: ${describeRange(shard)} of ${shard.input_lines} input lines (range sha256=${shard.range_sha256})`;
+}
+
 /**
- * The summary: nine lines (docs/ingest.md, "The summary"), then the held records, one `held:` line each
+ * The summary: nine lines (ten for a sharded run; docs/ingest.md, "The summary"), then the held records, one `held:` line each
  * (index, the first 16 hex digits of the id's SHA-256, reasons, and for an over-budget record
  * the limit it exceeds and the flag that raises it), the first 20 and then a count.
  * No record text and no plaintext label of a held record is ever printed.
@@ -31,6 +37,7 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
     `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
     `checks performed: ${manifest.run.checks_performed}`,
     `input sha256=${manifest.run.input_sha256 ?? "None"}`,
+    ...(manifest.run.shard ? [shardLine(manifest.run.shard)] : []),
     `manifest: ${published.manifestPath} sha256=${published.manifestSha256}`,
     published.exportPath !== null
       ? `export: ${published.exportPath} sha256=${published.exportSha256} (${plural(c.admitted, "admitted record")})`

@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseTimeoutFlag, resolveCanaryTimeout } from "../src/config/timeout.js";
 import { UsageError } from "../src/core/errors.js";
 import { resolve } from "node:path";
+import { parseShardSpec, type ShardSpec } from "../src/documents/shard.js";
 import { validateServiceUrl } from "../src/canary/endpoint.js";
 import { apiKeyFromEnv } from "../src/canary/openai-probe.js";
 import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
@@ -29,6 +30,15 @@ export function positiveIntArg(raw: string): number {
   const value = nonNegativeIntArg(raw);
   if (value < 1) throw new InvalidArgumentError("must be at least 1");
   return value;
+}
+
+/** `--shard K/N` (0-based K): the messages of parseShardSpec, as commander's argument error. */
+export function shardArg(raw: string): ShardSpec {
+  try {
+    return parseShardSpec(raw);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : "invalid shard");
+  }
 }
 
 /** --provider, --base-url and --api-key-env: which kind of server the canary runs on. */

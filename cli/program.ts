@@ -6,12 +6,13 @@ import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
 import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
-import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./options.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { addReportFlags } from "./report-flags.js";
 import { runIngest, type IngestFlags } from "./commands/ingest.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/circuit-breaker.js";
 import { runVerify, type VerifyFlags } from "./commands/verify.js";
+import { indexCommand } from "./commands/index-shards.js";
 import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalCommand } from "./commands/eval.js";
@@ -120,7 +121,8 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     )
     .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
     .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
-    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)");
+    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
+    .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg);
   addReportFlags(command, "held record")
     .addHelpText(
       "after",
@@ -154,9 +156,11 @@ Examples:
 function verifyCommand(io: CliIo, state: RunState): Command {
   return new Command("verify")
     .description("Check that a manifest (and export) are consistent, and optionally that the manifest matches a pinned SHA-256.")
-    .requiredOption("--manifest <path>", "manifest file")
+    .option("--manifest <path>", "manifest file")
     .option("--export <path>", "export file to check against the manifest")
     .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value")
+    .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists")
+    .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value")
     .option("--json", "print a JSON report")
     .addHelpText(
       "after",
@@ -165,7 +169,8 @@ Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable file
 
 Example:
   little-canary verify --manifest manifest.json --export admitted.json \\
-    --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"`,
+    --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"
+  little-canary verify --index index.json --expect-index-sha256 "$(sha256sum index.json | cut -d' ' -f1)"`,
     )
     .action(async (flags: VerifyFlags) => {
       state.exitCode = await runVerify(flags, io);
@@ -185,7 +190,7 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
+  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, indexCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
     program.addCommand(
       make(io, state)
         .exitOverride()

@@ -8,10 +8,18 @@
 //
 //   node dist/examples/ingest-consumer.js --manifest manifest.json --export admitted.json \
 //     --expect-manifest-sha256 <hex from the ingest summary>
+//
+// A sharded run (docs/shards.md) is consumed through its index instead: the index's SHA-256 is
+// pinned, the index and every pair it lists are verified (verifyShardIndex), each pair is then
+// consumed as above against the manifest and export SHA-256s the index records, and the
+// records of all shards are handed on, in order of shard and index, only once every shard passed.
+//
+//   node dist/examples/ingest-consumer.js --index index.json --expect-index-sha256 <hex>
 import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { materialSha256, readStrictDocument, sha256Hex, verifyExport } from "../src/index.js";
+import { IngestIndexSchema, materialSha256, readStrictDocument, sha256Hex, verifyExport, verifyShardIndex } from "../src/index.js";
 
 export interface ConsumedRecord {
   readonly index: number;
@@ -25,6 +33,8 @@ export interface ConsumeOptions {
   readonly manifestPath: string;
   readonly exportPath: string;
   readonly expectManifestSha256?: string;
+  /** The export's SHA-256, when it is pinned too (an index records it). */
+  readonly expectExportSha256?: string;
   readonly allowUnpinned?: boolean;
 }
 
@@ -106,6 +116,9 @@ export async function consumeExport(options: ConsumeOptions, handOn: (record: Co
   } else {
     warnings.push("WARNING: manifest not pinned; only the pair's consistency was checked, not its authenticity");
   }
+  if (options.expectExportSha256 !== undefined && sha256Hex(e) !== options.expectExportSha256) {
+    return { ok: false, problems: ["export sha256 does not match the one pinned for it"] };
+  }
   // Passed as bytes, both documents are parsed strictly by the library: a BOM, invalid UTF-8 or
   // a duplicate key at any depth is a problem, never silently resolved.
   let problems: string[];
@@ -133,17 +146,76 @@ export async function consumeExport(options: ConsumeOptions, handOn: (record: Co
   return { ok: true, consumed: consumed.map((record) => record.index), held, warnings };
 }
 
+/** A record of a sharded run: which shard it came from, and its index within that shard. */
+export interface ConsumedShardRecord extends ConsumedRecord {
+  readonly shard: number;
+}
+
+export interface ConsumeIndexOptions {
+  readonly indexPath: string;
+  readonly expectIndexSha256?: string;
+  readonly allowUnpinned?: boolean;
+}
+
+/**
+ * Verifies and consumes every shard of a sharded run through its index. `handOn` is called once
+ * per admitted record, in order of shard then index, only after the index and every shard
+ * passed; any problem calls it for none. (The records of all shards are held until then: this
+ * example trades memory for all-or-nothing.)
+ */
+export async function consumeIndex(options: ConsumeIndexOptions, handOn: (record: ConsumedShardRecord) => void): Promise<ConsumeOutcome> {
+  const pin = options.expectIndexSha256?.trim().toLowerCase();
+  if (!pin && !options.allowUnpinned) return { ok: false, problems: ["no --expect-index-sha256 given (pass --allow-unpinned to check consistency only)"] };
+  const bytes = await readBytes(options.indexPath, "index");
+  if (typeof bytes === "string") return { ok: false, problems: [bytes] };
+  const warnings: string[] = [];
+  if (pin) {
+    if (sha256Hex(bytes) !== pin) return { ok: false, problems: ["index sha256 does not match --expect-index-sha256"] };
+  } else warnings.push("WARNING: index not pinned; only the shards' consistency was checked, not their authenticity");
+  // The index and every pair it lists, by the library (its read must hash to the same pin).
+  const verified = await verifyShardIndex({ index: options.indexPath, expectIndexSha256: pin || sha256Hex(bytes) });
+  if (!verified.consistent) return { ok: false, problems: verified.problems.map((problem) => problem.message) };
+  const read = readStrictDocument(bytes);
+  const parsed = read.ok ? IngestIndexSchema.safeParse(read.value) : null;
+  if (!parsed?.success) return { ok: false, problems: ["index structure invalid"] };
+  const dir = dirname(options.indexPath);
+  const records: ConsumedShardRecord[] = [];
+  const held: Array<{ index: number; reasons: string[] }> = [];
+  for (const shard of parsed.data.shards) {
+    // Each pair again, independently, against the SHA-256s the pinned index records.
+    const outcome = await consumeExport(
+      {
+        manifestPath: resolve(dir, shard.manifest.path),
+        exportPath: resolve(dir, shard.export.path),
+        expectManifestSha256: shard.manifest.sha256,
+        expectExportSha256: shard.export.sha256,
+      },
+      (record) => records.push({ ...record, shard: shard.k }),
+    );
+    if (!outcome.ok) return { ok: false, problems: outcome.problems.map((problem) => `shard ${shard.k}/${shard.n}: ${problem}`) };
+    held.push(...outcome.held);
+  }
+  for (const record of records) handOn(Object.freeze({ ...record }));
+  return { ok: true, consumed: records.map((record) => record.index), held, warnings };
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       manifest: { type: "string" },
       export: { type: "string" },
       "expect-manifest-sha256": { type: "string" },
+      index: { type: "string" },
+      "expect-index-sha256": { type: "string" },
       "allow-unpinned": { type: "boolean", default: false },
     },
   });
+  if (values.index && !values.manifest && !values.export) return mainIndex(values.index, values["expect-index-sha256"], values["allow-unpinned"] === true);
   if (!values.manifest || !values.export) {
-    process.stderr.write("usage: ingest-consumer --manifest M --export E (--expect-manifest-sha256 HEX | --allow-unpinned)\n");
+    process.stderr.write(
+      "usage: ingest-consumer --manifest M --export E (--expect-manifest-sha256 HEX | --allow-unpinned)\n" +
+        "       ingest-consumer --index INDEX (--expect-index-sha256 HEX | --allow-unpinned)\n",
+    );
     return 2;
   }
   const lines: string[] = [];
@@ -164,6 +236,21 @@ async function main(): Promise<number> {
   for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
   lines.push(`consumed indices (verified against the manifest): [${outcome.consumed.join(", ")}]`);
   for (const held of outcome.held) lines.push(`  held record ${held.index}: ${held.reasons.length > 0 ? held.reasons.join(", ") : "unspecified"}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+async function mainIndex(indexPath: string, pin: string | undefined, allowUnpinned: boolean): Promise<number> {
+  const lines: string[] = [];
+  const outcome = await consumeIndex({ indexPath, ...(pin ? { expectIndexSha256: pin } : {}), allowUnpinned }, (record) =>
+    lines.push(`  consumed shard ${record.shard} record ${record.index} (${Array.from(record.text).length} chars)`),
+  );
+  if (!outcome.ok) {
+    process.stderr.write(`REFUSED: nothing consumed\n${outcome.problems.map((p) => `  - ${p}`).join("\n")}\n`);
+    return 2;
+  }
+  for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
+  lines.push(`consumed ${outcome.consumed.length} records from every shard (verified against the pinned index); ${outcome.held.length} held`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { INDEX_SCHEMA, IngestIndexSchema } from "../src/documents/ingest-index.js";
 import { IngestPolicySchema } from "../src/documents/policy.js";
 import { BATCH_SCHEMA, BatchDocumentSchema, EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../src/documents/schemas.js";
 
@@ -14,6 +15,7 @@ const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType 
   { file: "ingest-manifest.schema.json", title: MANIFEST_SCHEMA, schema: IngestManifestSchema },
   { file: "ingest-export.schema.json", title: EXPORT_SCHEMA, schema: IngestExportSchema },
   { file: "batch.schema.json", title: BATCH_SCHEMA, schema: BatchDocumentSchema },
+  { file: "ingest-index.schema.json", title: INDEX_SCHEMA, schema: IngestIndexSchema },
   { file: "ingest-policy.schema.json", title: "little-canary ingest policy (strict/v1)", schema: IngestPolicySchema },
 ];
 

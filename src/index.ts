@@ -252,6 +252,34 @@ export {
   type VerifyProblem,
   type VerifyProblemCode,
 } from "./verify/problems.js";
+/**
+ * Sharded runs (`ingest --shard K/N`, docs/shards.md): `shardRange` is the line range of shard
+ * K of N; `buildShardIndex` verifies every shard's pair, checks that the shards tile one input
+ * exactly once and writes the canonical `little-canary-ingest-index/v1` document;
+ * `verifyShardIndex` re-checks an index (against a pinned SHA-256) and every pair it lists.
+ */
+export {
+  buildShardIndex,
+  verifyShardIndex,
+  parseShardPairArgument,
+  normalizeIndexPin,
+  type BuildShardIndexOptions,
+  type BuildShardIndexResult,
+  type VerifyShardIndexOptions,
+  type VerifyShardIndexResult,
+  type ShardPairArgument,
+} from "./verify/shard-index.js";
+export { SHARD_INDEX_PROBLEM_CODES, type ShardIndexProblem, type ShardIndexProblemCode } from "./verify/shard-pairs.js";
+export { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex, type IndexShard } from "./documents/ingest-index.js";
+export {
+  MAX_SHARDS,
+  parseShardSpec,
+  shardRange,
+  ManifestShardSchema,
+  type ShardSpec,
+  type LineRange,
+  type ManifestShard,
+} from "./documents/shard.js";
 
 // Loopback service and demo
 export { createServer, queueState, type ServeOptions } from "./server/create-server.js";

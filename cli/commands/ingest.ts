@@ -7,11 +7,10 @@ import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
 import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PublishFs } from "../../src/publish/fs.js";
 import { INGEST_EXIT } from "../exit-codes.js";
-import { pipelineFromFlags, policyFromFlags, type IngestFlags } from "../ingest-flags.js";
+import { pipelineFromFlags, policyFromFlags, runOptionsFromFlags, type IngestFlags } from "../ingest-flags.js";
 import { formatIngestSummary, ingestNoteHooks, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
-import { reportOptionsFromFlags } from "../report-flags.js";
 
 export type { IngestFlags } from "../ingest-flags.js";
 export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
@@ -41,12 +40,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
       overwrite: flags.overwrite === true,
       policy: policyFromFlags(flags),
       pipeline: (policy) => (pipeline = pipelineFromFlags(flags, io, policy)),
-      concurrency: flags.concurrency,
-      waitLockSeconds: flags.waitLock ?? 0,
-      ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
-      uniqueIds: flags.uniqueIds === true,
-      cache: typeof flags.cache === "string" ? flags.cache : null,
-      reports: reportOptionsFromFlags(flags, io),
+      ...runOptionsFromFlags(flags, io),
       signal: controller.signal,
       ...(options.fs ? { fs: options.fs } : {}),
       cwd: io.cwd,

@@ -2,20 +2,22 @@
 // consistency of a published pair (and the manifest's hash against a pin). Exit 0 consistent,
 // 1 any problem, 3 unreadable files or usage. Problems name indices and codes, never text.
 // Flags → `verifyFiles` (src/verify/verify-files.ts) → print → VERIFY_EXIT (cli/exit-codes.ts).
+// With --index, the index of a sharded run instead (cli/verify-index.ts).
 import { problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../../src/verify/problems.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { VERIFY_EXIT } from "../exit-codes.js";
 import type { CliIo } from "../io.js";
 import { writeOut } from "../io.js";
+import { runVerifyIndex, type VerifyIndexFlags } from "../verify-index.js";
+import { UsageError } from "../../src/core/errors.js";
 
-export interface VerifyFlags {
-  manifest: string;
-  export?: string;
-  expectManifestSha256?: string;
-  json?: boolean;
+export interface VerifyFlags extends VerifyIndexFlags {
+  manifest?: string;
 }
 
 export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> {
+  if (flags.index !== undefined || flags.expectIndexSha256 !== undefined) return runVerifyIndex(flags, io);
+  if (flags.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
   const result = await verifyFiles({
     manifest: flags.manifest,
     export: flags.export ?? null,

@@ -24,7 +24,8 @@ export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
  */
 export const MAX_DOCUMENT_VALUES = 2_000_000;
 
-export type DocumentLabel = "manifest" | "export";
+/** Which document is read (named in errors): a manifest, an export, or the index of a sharded run. */
+export type DocumentLabel = "manifest" | "export" | "index";
 
 export interface ReadDocument {
   readonly value: unknown;
@@ -71,7 +72,7 @@ export const EXPORT_SHAPE: Shape = Object.freeze({
   },
 });
 
-const SHAPES: Readonly<Record<DocumentLabel, Shape>> = { manifest: ANY_SHAPE, export: EXPORT_SHAPE };
+const SHAPES: Readonly<Record<DocumentLabel, Shape>> = { manifest: ANY_SHAPE, export: EXPORT_SHAPE, index: ANY_SHAPE };
 
 function unreadable(label: DocumentLabel, path: string | null, reason: string): LittleCanaryError {
   return new LittleCanaryError("io", `cannot read ${label}${path === null ? "" : ` ${path}`} (${reason})`);

@@ -5,6 +5,7 @@
 // refused here rather than discovered by a consumer.
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { IngestPolicy } from "./policy.js";
+import type { ManifestShard } from "./shard.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
 import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
@@ -59,6 +60,8 @@ export interface ManifestInput {
   readonly export_requested: boolean;
   /** Verdict-cache hits and misses, only when the run used a cache. */
   readonly cache?: { readonly hits: number; readonly misses: number };
+  /** The shard of the input this run covered, only for a sharded run. */
+  readonly shard?: ManifestShard;
   /** Entries in input order; `index` must equal the position. */
   readonly records: readonly ManifestRecord[];
 }
@@ -200,6 +203,7 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
       input_sha256: input.input_sha256,
       export_requested: input.export_requested,
       ...(input.cache === undefined ? {} : { cache: { hits: input.cache.hits, misses: input.cache.misses } }),
+      ...(input.shard === undefined ? {} : { shard: { ...input.shard } }),
     },
     counts,
   };

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { IngestPolicySchema } from "./policy.js";
 import { VerdictJsonSchema } from "./verdict-schema.js";
 import { MetadataMapSchema } from "./metadata-map.js";
+import { ManifestShardSchema } from "./shard.js";
 
 /** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
@@ -144,6 +145,11 @@ export const ManifestRunSchema = z.strictObject({
    * and segments looked up and not found, then checked (misses).
    */
   cache: z.strictObject({ hits: count, misses: count }).optional(),
+  /**
+   * Present only for a sharded run (`ingest --shard K/N`): the shard and its range of the
+   * input's lines; `input_sha256` is then the SHA-256 of the whole input, not of the range.
+   */
+  shard: ManifestShardSchema.optional(),
 });
 
 /** zod schema of the ingest manifest. */

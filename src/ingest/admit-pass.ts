@@ -5,7 +5,8 @@
 // (stream-run.ts) reads back. A record held before any check (malformed, a repeated id under
 // `--unique-ids`, over budget) is written as its finished manifest entry; a planned record as
 // its snapshot. Standard input is therefore read once, and a file is never read twice, so it
-// cannot change between the passes.
+// cannot change between the passes. (A sharded run is given only its shard's bytes, from a
+// second read of the file that checks the whole file against its first read: files.ts.)
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
@@ -47,6 +48,8 @@ export interface AdmitPassOptions {
   readonly uniqueIds: boolean;
   /** Checked between chunks: an abort stops the read. */
   readonly signal?: AbortSignal;
+  /** The line number of the source's first line (a shard's lines keep the input's numbers). */
+  readonly firstLine?: number;
 }
 
 /** Reads and prepares every record; a refusal comes back as a value with the scratch file removed. */
@@ -89,7 +92,11 @@ export async function admitPass(
     await spool.append(`${JSON.stringify(line)}\n`);
   };
   try {
-    const outcome = await scanRecords(source, { kind: "ingest", limits: readerLimitsForPolicy(policy) }, onRecord);
+    const outcome = await scanRecords(
+      source,
+      { kind: "ingest", limits: readerLimitsForPolicy(policy), ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }) },
+      onRecord,
+    );
     if (!outcome.ok) {
       await spool.remove();
       return outcome;

@@ -9,7 +9,8 @@
 //      under them (only answers given while holding the lock are final);
 //   3. with `overwrite`, remove the previous pair now: from here on a failure leaves no pair,
 //      never an old pair that looks current; then check the target directories;
-//   4. read the input strictly (reader limits from the policy);
+//   4. read the input strictly (reader limits from the policy); with `shard`, the file is
+//      counted first and only the shard's lines are read (a file changed in between is refused);
 //   5. run the checks (an abort answers at once, the abandoned run's late outcome is dropped);
 //   6. publish (the one step that writes: see `publishRun`), which rolls back on any failure,
 //      abort or lost lock before its commit;
@@ -23,9 +24,11 @@ import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { LittleCanaryError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
+import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
+import { shardRange, validateShardSpec, type LineRange, type ShardSpec } from "../documents/shard.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublicationLock } from "../publish/lock.js";
 import { lockTargets, publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
@@ -42,7 +45,7 @@ import { pipelineIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
-import { streamIngestRun, type StreamedRun } from "./stream-run.js";
+import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
 import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
 import { CiReports, wantsReports, type CiReportOptions } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
@@ -105,6 +108,14 @@ export interface IngestFilesOptions {
    * pass, flag or block is stored as it completes (docs/cache.md).
    */
   readonly cache?: string | null;
+  /**
+   * Check only shard `k` of `n` of the input (0-based k): the k-th of n contiguous ranges of its
+   * physical lines (src/documents/shard.ts), recorded as run.shard with the whole input's
+   * SHA-256. Needs a file input (it is read twice: counted, then read; a file that changed in
+   * between is refused). Ids and duplicates are checked within the shard; an empty shard
+   * publishes an empty pair (docs/shards.md).
+   */
+  readonly shard?: ShardSpec | null;
   /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
   readonly unverifiedPipeline?: boolean;
   /**
@@ -230,14 +241,28 @@ async function readInput(
   policy: IngestPolicy,
   ids: RecordIdIndex,
   stop: () => void,
-): Promise<AdmitPassResult> {
-  const source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
+): Promise<{ read: AdmitPassResult; shard: StreamRunOptions["shard"] }> {
+  let source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
+  // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
+  let cut: { counted: InputLineCount; range: LineRange; shard: ShardSpec } | null = null;
+  if (options.shard != null) {
+    const path = targets.inputPath as string;
+    const counted = await countInputLines(source, options.signal).catch((error: unknown) => {
+      stop();
+      throw error;
+    });
+    stop();
+    if (counted.lines === 0) throw new IngestRefusedError("no lines in input, nothing to shard; nothing written");
+    cut = { counted, range: shardRange(options.shard, counted.lines), shard: options.shard };
+    source = selectLineRange(fromFile(path), cut.range, counted, path);
+  }
   const read = await admitPass(source, {
     policy,
     besidePath: targets.manifestPath,
     ids,
     uniqueIds: options.uniqueIds === true,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(cut ? { firstLine: cut.range.first_line } : {}),
   }).catch((error: unknown) => {
     stop();
     throw error;
@@ -248,13 +273,21 @@ async function readInput(
   }
   try {
     stop();
-    if (read.result.records === 0) throw new IngestRefusedError("no records in input; nothing written");
+    // A shard may hold no record (blank lines only, or more shards than lines): its empty pair
+    // still tiles the input.
+    if (read.result.records === 0 && cut === null) throw new IngestRefusedError("no records in input; nothing written");
   } catch (error) {
     // The scratch file is ours until the second pass takes it over.
     await read.result.spool.remove();
     throw error;
   }
-  return read.result;
+  if (cut === null) return { read: read.result, shard: undefined };
+  const { counted, range, shard } = cut;
+  // The reader hashed exactly the bytes of the shard's range.
+  return {
+    read: read.result,
+    shard: { inputSha256: counted.sha256, shard: { k: shard.k, n: shard.n, ...range, input_lines: counted.lines, range_sha256: read.result.inputSha256 } },
+  };
 }
 
 /**
@@ -323,6 +356,12 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   try {
     // Step 1: targets, then every setting, before anything is read, checked or deleted.
     await preflightTargets(targets);
+    if (options.shard != null) {
+      validateShardSpec(options.shard);
+      if (typeof options.input !== "string") {
+        throw new UsageError("--shard needs an input file: standard input cannot be read twice (save it to a file first)");
+      }
+    }
     const policy = resolvePolicy(options.policy ?? {});
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
     // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
@@ -334,7 +373,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     lock = await prepareTargets(targets, options, fs, stop, state);
     ids = IdIndex.createAt(scratchPathFor(targets.manifestPath, "ids"));
     await options.hooks?.beforeRead?.();
-    const read = await readInput(options, targets, policy, ids as RecordIdIndex, stop);
+    const { read, shard } = await readInput(options, targets, policy, ids as RecordIdIndex, stop);
     let run: StreamedRun | null = null;
     try {
       const gating = runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
@@ -344,6 +383,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       const cache = store === null ? undefined : runCache(store, pipeline, gate, options.hooks?.onCacheNote);
       run = await streamIngestRun(pipeline, read, {
         ...(cache ? { cache } : {}),
+        ...(shard ? { shard } : {}),
         policy,
         gate,
         concurrency: options.concurrency ?? 1,

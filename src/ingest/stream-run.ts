@@ -14,6 +14,7 @@ import { RecordCounter } from "../documents/counts.js";
 import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
 import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
+import type { ManifestShard } from "../documents/shard.js";
 import { ExportRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { CanaryCircuitBreaker, canaryProfile, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
@@ -45,6 +46,11 @@ export interface StreamRunOptions {
   readonly cache?: SegmentVerdictCache;
   /** Given each finished entry in input order with its 1-based input line (the CI reports); awaited. */
   readonly onEntry?: (entry: ManifestRecord, line: number) => Promise<void>;
+  /**
+   * For a sharded run: the shard (recorded as run.shard) and the whole input's SHA-256, which
+   * becomes run.input_sha256 (the first pass only hashed the shard's range).
+   */
+  readonly shard?: { readonly shard: ManifestShard; readonly inputSha256: string };
 }
 
 /** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
@@ -136,9 +142,10 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
         pipeline: pipelineInfo(pipeline, gate),
         policy,
         checks_performed: checks,
-        input_sha256: prepared.inputSha256,
+        input_sha256: options.shard ? options.shard.inputSha256 : prepared.inputSha256,
         export_requested: exportItems !== null,
         ...(options.cache ? { cache: { hits: options.cache.hits, misses: options.cache.misses } } : {}),
+        ...(options.shard ? { shard: options.shard.shard } : {}),
       },
       manifestItems.count,
       counter.counts(),

@@ -20,10 +20,14 @@ export class BoundedLineSplitter<S> {
   private pendingBytes = 0;
   private completedLines = 0;
 
+  /** `firstLineNumber`: the number of the first line (default 1; a shard's lines keep the input's numbers). */
   constructor(
     private readonly capBytes: number,
     private readonly onTooLong: (lineNumber: number) => S,
-  ) {}
+    firstLineNumber = 1,
+  ) {
+    this.completedLines = firstLineNumber - 1;
+  }
 
   /** Feeds one chunk; returns the first stop value (sink result or over-cap line), else null. */
   push(chunk: Uint8Array, sink: LineSink<S>): S | null {

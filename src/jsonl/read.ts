@@ -76,6 +76,11 @@ export interface ReadOptions {
    * problems.
    */
   stopOnRecordProblem?: boolean;
+  /**
+   * The line number of the source's first line (default 1): a shard of a larger input is read
+   * with the input's own line numbers, so a refusal names the line a user can find.
+   */
+  firstLine?: number;
 }
 
 /** Record problems caused by a limit the user can change, and the flag that changes it. */
@@ -137,6 +142,8 @@ export async function scanRecords(
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");
   validateReaderLimits(limits);
   const stopOnRecordProblem = options.stopOnRecordProblem === true;
+  const firstLine = options.firstLine ?? 1;
+  if (!Number.isSafeInteger(firstLine) || firstLine < 1) throw new UsageError("the first line number must be a positive integer");
   const shape = RECORD_SHAPES[kind];
 
   const cap = maxLineBytes(limits, kind);
@@ -150,8 +157,10 @@ export async function scanRecords(
   let bytesRead = 0;
   let totalBytes = 0;
 
-  const splitter = new BoundedLineSplitter<ReaderRefusal>(cap, (line) =>
-    refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS[kind]})`),
+  const splitter = new BoundedLineSplitter<ReaderRefusal>(
+    cap,
+    (line) => refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS[kind]})`),
+    firstLine,
   );
 
   const onLine = (bytes: Buffer, line: number): ReaderRefusal | null => {

@@ -7,6 +7,9 @@
  */
 export { verifyFiles, type VerifyFilesOptions, type VerifyFilesResult } from "./verify-files.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify-export.js";
+/** The index of a sharded run: `verifyShardIndex` re-checks it and every pair it lists (docs/shards.md). */
+export { verifyShardIndex, type VerifyShardIndexOptions, type VerifyShardIndexResult } from "./shard-index.js";
+export { SHARD_INDEX_PROBLEM_CODES, type ShardIndexProblem, type ShardIndexProblemCode } from "./shard-pairs.js";
 // The whole-document caps: for documents passed in memory, and for pairs verifyFiles must read whole.
 export { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES } from "../core/read-document.js";
 export {

@@ -11,6 +11,7 @@ import { recordState, uncheckedHoldState, type SegmentOutcome } from "../documen
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { countRecords } from "../documents/counts.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
+import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
@@ -27,10 +28,27 @@ export interface ManifestRecordsView {
 export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
   const run = own(manifest, "run");
   if (!isObj(run) || own(run, "status") !== "complete") problems.add("run_incomplete", "manifest run is not complete");
+  checkShard(run, problems);
   const pipeline = own(manifest, "pipeline");
   if (!isObj(pipeline) || own(pipeline, "canary_context_verified") !== true) {
     problems.add("context_unverified", "manifest does not record a verified canary context window");
   }
+}
+
+/** A sharded run's `run.shard`, when it matches its schema (a mismatch is the schema check's to report). */
+function shardOf(run: unknown): ManifestShard | null {
+  if (!isObj(run) || own(run, "shard") === undefined) return null;
+  const parsed = ManifestShardSchema.safeParse(own(run, "shard"));
+  return parsed.success ? parsed.data : null;
+}
+
+/** A recorded shard must be the range its k, n and input line count define, of a hashed input. */
+function checkShard(run: unknown, problems: ProblemList): void {
+  const shard = shardOf(run);
+  if (shard === null) return;
+  const why = shardInconsistency(shard);
+  if (why !== null) problems.add("shard_invalid", `manifest run.shard: ${why}`);
+  if (typeof own(run as Obj, "input_sha256") !== "string") problems.add("shard_invalid", "manifest run.shard: a sharded run must record the input's sha256");
 }
 
 /** What the per-record check of one manifest record found, beyond the problems it added. */
@@ -74,6 +92,11 @@ export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: 
   const run = own(manifest, "run");
   if (!isObj(run) || own(run, "records_total") !== recordCount) {
     problems.add("records_total", "manifest records_total does not match the record list");
+  }
+  // Each record is one non-blank line of the shard's range.
+  const shard = shardOf(run);
+  if (shard !== null && recordCount > shard.lines) {
+    problems.add("shard_invalid", `manifest run.shard: ${recordCount} records cannot come from ${describeRange(shard)}`);
   }
 }
 

@@ -46,6 +46,7 @@ export const VERIFY_PROBLEM_CODES = [
   "export_order",
   "admitted_count",
   "counts_mismatch",
+  "shard_invalid",
   "verify_failed",
 ] as const;
 

@@ -30,7 +30,24 @@ const BUDGET = { maxValues: MAX_RECORD_VALUES, maxChars: MAX_RECORD_CHARS };
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
 
 /** The outcome of a streamed verification, or "reread" when it needs the whole documents. */
-export type StreamedPair = { readonly readProblems: VerifyProblem[]; readonly manifestSha256: string | null; readonly problems: VerifyProblem[] } | "reread";
+export type StreamedPair =
+  | {
+      readonly readProblems: VerifyProblem[];
+      readonly manifestSha256: string | null;
+      /** SHA-256 of the export file's bytes as read, when it was read to its end. */
+      readonly exportSha256: string | null;
+      /** The manifest's members other than `records`, when it was read to its end and is an object. */
+      readonly manifestHead: Obj | null;
+      readonly problems: VerifyProblem[];
+    }
+  | "reread";
+
+/** A document's members other than `records`. */
+export function headOf(root: unknown): Obj | null {
+  if (!isObj(root)) return null;
+  const { [RECORDS_KEY]: _records, ...head } = root;
+  return head;
+}
 
 function readReason(error: unknown): string {
   if (error instanceof StrictFileError) {
@@ -188,7 +205,9 @@ export async function streamPair(manifestPath: string, exportPath: string | null
   }
   const readProblems = [m.failure, e?.failure ?? null].filter((p): p is VerifyProblem => p !== null);
   const manifestSha256 = m.end?.sha256 ?? null;
-  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, problems: [] };
+  const exportSha256 = e?.end?.sha256 ?? null;
+  const manifestHead = headOf(m.end?.value);
+  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, problems: [] };
   const manifestRoot = m.end.value;
   const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
@@ -196,5 +215,5 @@ export async function streamPair(manifestPath: string, exportPath: string | null
     e === null || e.end === null
       ? manifestProblems(manifestRoot, facts, manifestSha256, manifest)
       : pairProblems(e.end.value, manifestRoot, facts, manifestSha256, manifest, exported);
-  return { readProblems, manifestSha256, problems: problems.items };
+  return { readProblems, manifestSha256, exportSha256, manifestHead, problems: problems.items };
 }

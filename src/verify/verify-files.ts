@@ -8,7 +8,8 @@ import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { VerifyProblem } from "./problems.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
-import { streamPair } from "./stream-pair.js";
+import { headOf, streamPair } from "./stream-pair.js";
+import type { Obj } from "./_values.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -56,6 +57,16 @@ async function readOrProblem(path: string, label: DocumentLabel, problems: Verif
   }
 }
 
+/**
+ * What the verification read, from the same bytes it checked: the manifest's members other
+ * than `records` and the export file's SHA-256 (null when a file could not be read). The index
+ * of a sharded run is built from these, so what it records is what was verified.
+ */
+export interface VerifiedDocuments {
+  readonly manifestHead: Obj | null;
+  readonly exportSha256: string | null;
+}
+
 /** How a verification ran: streamed, or over whole documents (see `verifyFilesWithMode`). */
 export type VerifyMode = "streamed" | "whole";
 
@@ -78,13 +89,13 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * sorts before `records` placed after it), which only the whole-document checks can judge
  * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
  */
-export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode }> {
+export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
   const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
   const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
-  if (streamed === "reread") return { result: await verifyWhole(manifestPath, exportPath, pin), mode: "whole" };
+  if (streamed === "reread") return { ...(await verifyWhole(manifestPath, exportPath, pin)), mode: "whole" };
   const problems: VerifyProblem[] = [...streamed.readProblems];
   const manifestSha = streamed.manifestSha256;
   const readable = streamed.readProblems.length === 0;
@@ -100,11 +111,15 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     exportChecked: exportPath !== null && readable,
     problems,
   };
-  return { result, mode: "streamed" };
+  return { result, mode: "streamed", documents: { manifestHead: streamed.manifestHead, exportSha256: readable ? streamed.exportSha256 : null } };
 }
 
 /** The whole-document verification (documents read whole, then checked). */
-async function verifyWhole(manifestPath: string, exportPath: string | null, pin: string | null): Promise<VerifyFilesResult> {
+async function verifyWhole(
+  manifestPath: string,
+  exportPath: string | null,
+  pin: string | null,
+): Promise<{ result: VerifyFilesResult; documents: VerifiedDocuments }> {
   const problems: VerifyProblem[] = [];
   const manifest = await readOrProblem(manifestPath, "manifest", problems);
   // The export is read even when the manifest is not, so both read problems are reported.
@@ -118,7 +133,7 @@ async function verifyWhole(manifestPath: string, exportPath: string | null, pin:
       ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
     );
   }
-  return {
+  const result = {
     consistent: problems.length === 0,
     readable,
     manifestSha256: manifest?.sha256 ?? null,
@@ -126,4 +141,5 @@ async function verifyWhole(manifestPath: string, exportPath: string | null, pin:
     exportChecked: exportPath !== null && readable,
     problems,
   };
+  return { result, documents: { manifestHead: manifest === null ? null : headOf(manifest.value), exportSha256: readable ? (exported?.sha256 ?? null) : null } };
 }

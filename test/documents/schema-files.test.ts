@@ -8,6 +8,7 @@ describe("checked-in JSON Schemas", () => {
     expect(Object.keys(rendered).sort()).toEqual([
       "batch.schema.json",
       "ingest-export.schema.json",
+      "ingest-index.schema.json",
       "ingest-manifest.schema.json",
       "ingest-policy.schema.json",
     ]);

@@ -123,12 +123,14 @@ describe(
         verify: [
           "MAX_DOCUMENT_BYTES",
           "MAX_DOCUMENT_VALUES",
+          "SHARD_INDEX_PROBLEM_CODES",
           "STRUCTURAL_PROBLEM_CODES",
           "VERIFY_PROBLEM_CODES",
           "problemsToShow",
           "verifyExport",
           "verifyFiles",
           "verifyManifestOnly",
+          "verifyShardIndex",
         ],
         integrations: [
           "classifyForHost",

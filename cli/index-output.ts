@@ -1,0 +1,40 @@
+// What `index` and `verify --index` print: a summary line on success, the problems (at most
+// DEFAULT_PROBLEMS_SHOWN, the rest counted) otherwise, and unreadable files on stderr.
+import type { BuildShardIndexResult, VerifyShardIndexResult } from "../src/verify/shard-index.js";
+import type { ShardIndexProblem } from "../src/verify/shard-pairs.js";
+import { DEFAULT_PROBLEMS_SHOWN } from "../src/verify/problems.js";
+import { writeOut, type CliIo } from "./io.js";
+
+const UNREADABLE = new Set(["index_unreadable", "shard_unreadable"]);
+
+/** Writes each unreadable-file problem to stderr as `error: …`. */
+export async function printUnreadable(problems: readonly ShardIndexProblem[], io: CliIo): Promise<void> {
+  for (const problem of problems) if (UNREADABLE.has(problem.code)) await writeOut(io.stderr, `error: ${problem.message}\n`);
+}
+
+/** `<what>: N problems<after>` and the first problems, one per line, on stdout. */
+export async function printProblems(what: string, problems: readonly ShardIndexProblem[], io: CliIo, after = ""): Promise<void> {
+  const shown = problems.slice(0, DEFAULT_PROBLEMS_SHOWN);
+  const lines = shown.map((problem) => `  - [${problem.code}] ${problem.message}`);
+  const hidden = problems.length - shown.length;
+  if (hidden > 0) lines.push(`  ... and ${hidden} more problem${hidden === 1 ? "" : "s"} not listed (--json lists all)`);
+  await writeOut(io.stdout, `${what}: ${problems.length} problem${problems.length === 1 ? "" : "s"}${after}\n${lines.join("\n")}\n`);
+}
+
+/** The summary of a written index. */
+export function indexSummary(result: BuildShardIndexResult): string {
+  const index = result.index;
+  if (index === null) return "";
+  const { records_total, counts } = index.totals;
+  return (
+    `index: ${index.shard_count} shard${index.shard_count === 1 ? "" : "s"} of ${index.input_lines} input lines, ` +
+    `${records_total} records, ${counts.admitted} admitted, ${counts.held} held\n` +
+    `index: ${result.indexPath} sha256=${result.indexSha256}\n`
+  );
+}
+
+/** The JSON report of `verify --index --json`. */
+export function verifyIndexReport(result: VerifyShardIndexResult): string {
+  const { consistent, indexSha256, pinned, shards, problems } = result;
+  return `${JSON.stringify({ consistent, index_sha256: indexSha256, pinned, shards, problems })}\n`;
+}

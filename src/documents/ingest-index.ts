@@ -1,0 +1,58 @@
+// The index of a sharded ingest run (`little-canary-ingest-index/v1`): one document naming every
+// shard's published pair by path and SHA-256, with the shard's range of the input, its record
+// count and counts, and the totals. Like the manifest it is written as canonical JSON after it
+// passed this schema, so its SHA-256 can be pinned and checked (`verify --index`).
+//
+// Paths are relative to the directory of the index file, with `/` separators, so the index and
+// its pairs can move together (a shared volume mounted elsewhere, a copied directory).
+import { z } from "zod";
+import { IngestPolicySchema } from "./policy.js";
+import { ManifestCountsSchema, PipelineInfoSchema } from "./schemas.js";
+import { MAX_SHARDS } from "./shard.js";
+
+/** The schema name of the index of a sharded run. */
+export const INDEX_SCHEMA = "little-canary-ingest-index/v1";
+
+const count = z.int().min(0);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256");
+
+/** A published file: its path relative to the index's directory and the SHA-256 of its bytes. */
+export const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
+
+/** One shard of the index: which shard, its range of the input, its pair and what it holds. */
+export const IndexShardSchema = z.strictObject({
+  k: count,
+  n: z.int().min(1).max(MAX_SHARDS),
+  first_line: z.int().min(1),
+  lines: count,
+  /** SHA-256 of the bytes of the shard's lines, as its manifest records it. */
+  range_sha256: sha256,
+  records_total: count,
+  checks_performed: count,
+  manifest: IndexFileSchema,
+  export: IndexFileSchema,
+  counts: ManifestCountsSchema,
+});
+
+/** zod schema of the index of a sharded run. */
+export const IngestIndexSchema = z.strictObject({
+  schema: z.literal(INDEX_SCHEMA),
+  /** The version every shard's manifest names. */
+  little_canary_version: z.string(),
+  /** SHA-256 of the whole input, the same in every shard's manifest. */
+  input_sha256: sha256,
+  input_lines: z.int().min(1),
+  shard_count: z.int().min(1).max(MAX_SHARDS),
+  /** The one policy and the one pipeline (canary identity) of every shard. */
+  policy: IngestPolicySchema,
+  pipeline: PipelineInfoSchema,
+  /** Every shard once, in order of k. */
+  shards: z.array(IndexShardSchema),
+  /** Sums over the shards; `counts.duplicate_ids` sums each shard's own (ids are compared within a shard). */
+  totals: z.strictObject({ records_total: count, checks_performed: count, counts: ManifestCountsSchema }),
+});
+
+/** One shard of the index. */
+export type IndexShard = z.infer<typeof IndexShardSchema>;
+/** The index of a sharded run. */
+export type IngestIndex = z.infer<typeof IngestIndexSchema>;

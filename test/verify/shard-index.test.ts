@@ -1,0 +1,80 @@
+// buildShardIndex and verifyShardIndex as library calls: pairs given as objects, the canonical
+// index they write, and a failed write that leaves the previous index as it was.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LittleCanaryError } from "../../src/core/errors.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { buildShardIndex, parseShardPairArgument, verifyShardIndex } from "../../src/index.js";
+import { hookedFs, injectedFsError } from "../../src/publish/fs-hooks.js";
+import { nodePublishFs } from "../../src/publish/fs.js";
+import { runCli } from "../support/cli.js";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+
+let canary: OllamaStandIn;
+let dir: string;
+const pairs = [0, 1].map((k) => ({ manifest: `m${k}.json`, export: `e${k}.json` }));
+
+beforeAll(async () => {
+  canary = await startOllamaStandIn({ reply: "Here is a short summary of the document.", contextLength: 32768 });
+  dir = mkdtempSync(join(tmpdir(), "lc-shard-index-"));
+  writeFileSync(join(dir, "in.jsonl"), `${["a", "b", "c"].map((t) => JSON.stringify({ text: `record ${t}` })).join("\n")}\n`);
+  for (const k of [0, 1]) {
+    const run = await runCli(["ingest", "in.jsonl", "--shard", `${k}/2`, "--manifest", `m${k}.json`, "--export", `e${k}.json`, "--ollama-url", canary.url], {
+      cwd: dir,
+    });
+    expect(run.code, run.stderr).toBe(0);
+  }
+});
+afterAll(async () => {
+  await canary.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("buildShardIndex and verifyShardIndex", () => {
+  it("issue 15 shard: the index written is canonical, its SHA-256 is returned, and verifyShardIndex accepts it against that pin", async () => {
+    const built = await buildShardIndex({ out: "index.json", pairs, cwd: dir });
+    expect(built.written).toBe(true);
+    expect(built.problems).toEqual([]);
+    const bytes = readFileSync(join(dir, "index.json"));
+    expect(built.indexSha256).toBe(sha256Hex(bytes));
+    expect(built.index?.shards.map((s) => [s.k, s.first_line, s.lines, s.records_total])).toEqual([
+      [0, 1, 1, 1],
+      [1, 2, 2, 2],
+    ]);
+    const verified = await verifyShardIndex({ index: "index.json", expectIndexSha256: built.indexSha256, cwd: dir });
+    expect(verified).toEqual({ consistent: true, readable: true, indexSha256: built.indexSha256, pinned: true, shards: 2, problems: [] });
+    expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
+  });
+
+  it("issue 15 shard: a failed write throws a publish error and leaves the previous index as it was", async () => {
+    const previous = readFileSync(join(dir, "index.json"));
+    const fs = hookedFs(nodePublishFs, (call) => {
+      if (call.op === "rename") throw injectedFsError("ENOSPC", call);
+    });
+    const failed = buildShardIndex({ out: "index.json", pairs, cwd: dir, fs });
+    await expect(failed).rejects.toThrow(LittleCanaryError);
+    await expect(failed).rejects.toThrow('could not write the index "index.json" (ENOSPC); no index written');
+    expect(readFileSync(join(dir, "index.json")).equals(previous)).toBe(true);
+    writeFileSync(join(dir, "index.json"), "previous");
+    // Not JSON: unreadable, as verify treats a manifest that does not parse.
+    const unreadable = await verifyShardIndex({ index: "index.json", cwd: dir });
+    expect(unreadable.readable).toBe(false);
+    expect(unreadable.problems.map((p) => p.code)).toEqual(["index_unreadable"]);
+    writeFileSync(join(dir, "index.json"), "{}");
+    const invalid = await verifyShardIndex({ index: "index.json", cwd: dir });
+    expect(invalid).toMatchObject({ readable: true, consistent: false, shards: 0 });
+    expect(invalid.problems.map((p) => p.code)).toEqual(["index_invalid"]);
+  });
+
+  it("issue 15 shard: an existing file at --out that is not an index (the input, a manifest) is never replaced", async () => {
+    for (const out of ["in.jsonl", "m0.json"]) {
+      const before = readFileSync(join(dir, out));
+      await expect(buildShardIndex({ out, pairs: pairs.slice(1), cwd: dir })).rejects.toThrow(
+        `index: --out "${out}" exists and is not a little-canary-ingest-index/v1 document; it is never replaced`,
+      );
+      expect(readFileSync(join(dir, out)).equals(before)).toBe(true);
+    }
+  });
+});
