@@ -4,7 +4,7 @@ import { parseTimeoutFlag, resolveCanaryTimeout } from "../src/config/timeout.js
 import { UsageError } from "../src/core/errors.js";
 import { resolve } from "node:path";
 import { parseShardSpec, type ShardSpec } from "../src/documents/shard.js";
-import { validateServiceUrl } from "../src/canary/endpoint.js";
+import { validateBaseUrl, validateServiceUrl } from "../src/canary/endpoint.js";
 import { apiKeyFromEnv } from "../src/canary/openai-probe.js";
 import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
 import { endpointLogWriter } from "../src/canary/pool-log.js";
@@ -47,6 +47,8 @@ export interface ProviderFlags {
   provider?: "ollama" | "openai";
   baseUrl?: string;
   apiKeyEnv?: string;
+  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url or --base-url. */
+  canaryEndpoint?: string[];
 }
 
 export interface CanaryFlags extends ProviderFlags {
@@ -55,8 +57,6 @@ export interface CanaryFlags extends ProviderFlags {
   ollamaUrl: string;
   /** Set by a pre-action hook: --ollama-url was given (on the command line), not defaulted. */
   ollamaUrlGiven?: boolean;
-  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url. */
-  canaryEndpoint?: string[];
   /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
   endpointLog?: string;
   timeout?: number;
@@ -81,7 +81,8 @@ export function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<Securi
   }
   if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
   if (!flags.canary) throw new UsageError("--canary-endpoint cannot be used with --no-canary");
-  const endpoints = parsePoolEndpoints(raws, "--canary-endpoint");
+  // OpenAI-compatible replicas are named by their base URLs (…/v1), Ollama ones by their origins.
+  const endpoints = parsePoolEndpoints(raws, "--canary-endpoint", flags.provider === "openai" ? "base_url" : "origin");
   if (flags.endpointLog !== undefined && flags.endpointLog.trim() === "") throw new UsageError("--endpoint-log must not be empty");
   const logPath = flags.endpointLog === undefined ? null : resolve(io.cwd, flags.endpointLog);
   return {
@@ -159,8 +160,11 @@ export function providerOptionsFromFlags(
     if (flags.apiKeyEnv !== undefined) throw new UsageError("--api-key-env needs --provider openai");
     return {};
   }
-  if (flags.baseUrl === undefined || flags.baseUrl.trim() === "") throw new UsageError("--provider openai needs --base-url");
-  validateBaseUrl(flags.baseUrl);
+  const pooled = (flags.canaryEndpoint ?? []).length > 0;
+  if (pooled && flags.baseUrl !== undefined) throw new UsageError("give --base-url or --canary-endpoint, not both: the pool's endpoints replace --base-url");
+  if (!pooled && (flags.baseUrl === undefined || flags.baseUrl.trim() === ""))
+    throw new UsageError("--provider openai needs --base-url (or --canary-endpoint)");
+  if (!pooled) validateBaseUrl(flags.baseUrl, "--base-url");
   let apiKey: string | undefined;
   if (flags.apiKeyEnv !== undefined) {
     try {
@@ -171,23 +175,10 @@ export function providerOptionsFromFlags(
   }
   return {
     provider: "openai",
-    baseUrl: flags.baseUrl,
+    ...(pooled ? {} : { baseUrl: flags.baseUrl as string }),
     canaryModel: defaultModel !== null && canaryModel === defaultModel ? DEFAULT_OPENAI_CANARY_MODEL : canaryModel,
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
-}
-
-/** OpenAI-compatible base URLs carry a path (…/v1); only scheme, host and secrets are checked. */
-function validateBaseUrl(raw: string): void {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError("--base-url is not a valid URL");
-  }
-  if (url.username || url.password) throw new UsageError("--base-url must not contain credentials");
-  if (url.search || url.hash || raw.includes("?") || raw.includes("#")) throw new UsageError("--base-url must not contain a query or fragment");
-  validateServiceUrl(`${url.protocol}//${url.host}`, "--base-url");
 }
 
 /**
@@ -230,11 +221,6 @@ export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): Securit
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
   const backend = providerOptionsFromFlags(flags, io, flags.canaryModel);
   const pool = poolOptionsFromFlags(flags, io);
-  if (pool.canaryPool !== undefined && backend.provider === "openai") {
-    throw new UsageError(
-      "--canary-endpoint with --provider openai is not supported on the command line yet: give one --base-url (a router or Service in front of the replicas; docs/scale.md)",
-    );
-  }
   if (flags.canary && backend.provider !== "openai" && pool.canaryPool === undefined) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
   return {
     mode: flags.mode,

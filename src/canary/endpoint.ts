@@ -81,6 +81,26 @@ export function validateServiceUrl(url: unknown, flagName: string): string {
   return origin;
 }
 
+/**
+ * Validates an OpenAI-compatible base URL given as `flagName` (e.g. `--base-url`): unlike a
+ * service origin it carries a path (`…/v1`); the scheme and host follow `validateServiceUrl`, and
+ * credentials, a query or a fragment are refused. Returns the URL as given. The error names the
+ * flag and the rule, never the value.
+ */
+export function validateBaseUrl(raw: unknown, flagName: string): string {
+  if (typeof raw !== "string") throw new UsageError(`${flagName} is not a valid URL`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${flagName} is not a valid URL`);
+  }
+  if (url.username || url.password) throw new UsageError(`${flagName} must not contain credentials`);
+  if (url.search || url.hash || raw.includes("?") || raw.includes("#")) throw new UsageError(`${flagName} must not contain a query or fragment`);
+  validateServiceUrl(`${url.protocol}//${url.host}`, flagName);
+  return raw;
+}
+
 export interface ServiceRequestTarget {
   /** Absolute URL without userinfo. */
   readonly url: string;

@@ -81,3 +81,35 @@ export async function proveOpenAIContext(probe: OpenAICanaryProbe, need: Context
     prompt_count: server.tokenize ? "tokenize" : "conservative_bound",
   });
 }
+
+/** The members of a proof that every endpoint of a pool must report alike, in message order. */
+const POOL_AGREEMENT: ReadonlyArray<readonly [keyof OpenAIContextProof, string]> = [
+  ["served_model", "serves the model"],
+  ["root", "loaded the weights (root)"],
+  ["max_model_len", "holds max_model_len"],
+  ["system_fingerprint", "reports the engine (system_fingerprint)"],
+  ["prompt_count", "counts prompts by"],
+];
+
+/**
+ * `proveOpenAIContext` for every endpoint of a pool of OpenAI-compatible servers (vLLM replicas),
+ * which must then all report the same served model, weights (`root`), `max_model_len`, engine
+ * (`system_fingerprint`) and prompt count: replicas that differ in any of them would make a
+ * verdict depend on which one answered. Resolves to the one proof they share; throws
+ * CanaryContextError naming both endpoints and both values otherwise.
+ */
+export async function proveOpenAIPoolContext(probes: readonly OpenAICanaryProbe[], need: ContextNeed): Promise<OpenAIContextProof> {
+  const first = probes[0];
+  if (first === undefined) throw new CanaryContextError("a canary pool needs at least one endpoint");
+  const proofs = await Promise.all(probes.map((probe) => proveOpenAIContext(probe, need)));
+  const reference = proofs[0] as OpenAIContextProof;
+  proofs.forEach((proof, i) => {
+    for (const [member, what] of POOL_AGREEMENT) {
+      if (proof[member] === reference[member]) continue;
+      throw new CanaryContextError(
+        `canary endpoint ${(probes[i] as OpenAICanaryProbe).endpointOrigin} ${what} ${JSON.stringify(proof[member])}, but ${first.endpointOrigin} ${JSON.stringify(reference[member])}; the run is refused before any check`,
+      );
+    }
+  });
+  return reference;
+}

@@ -3,7 +3,7 @@
 // `--ollama-url` (endpoint.ts); every error names the flag and the rule, never the value, which
 // may hold a secret.
 import { UsageError } from "../core/errors.js";
-import { validateServiceUrl } from "./endpoint.js";
+import { endpointOrigin, validateBaseUrl, validateServiceUrl } from "./endpoint.js";
 
 /** One endpoint of a pool: its base URL and its own cap on checks in flight (null: none of its own). */
 export interface PoolEndpointSpec {
@@ -16,11 +16,15 @@ export const MAX_POOL_ENDPOINTS = 64;
 /** Highest per-endpoint concurrency accepted after `#`. */
 export const MAX_ENDPOINT_CONCURRENCY = 1024;
 
+/** How a pool's URLs are written: Ollama origins, or OpenAI-compatible base URLs (with a path such as `/v1`). */
+export type PoolUrlKind = "origin" | "base_url";
+
 /**
  * Parses one `URL` or `URL#N` given as `flagName`. The URL must be an http(s) origin without
- * user info, path, query or fragment; N an integer from 1 to 1024.
+ * user info, path, query or fragment (`kind` "origin", Ollama), or an OpenAI-compatible base URL
+ * whose path is kept (`kind` "base_url"); N an integer from 1 to 1024.
  */
-export function parsePoolEndpoint(raw: unknown, flagName: string): PoolEndpointSpec {
+export function parsePoolEndpoint(raw: unknown, flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec {
   if (typeof raw !== "string") throw new UsageError(`${flagName} must be an http or https URL`);
   const hash = raw.lastIndexOf("#");
   let concurrency: number | null = null;
@@ -33,7 +37,8 @@ export function parsePoolEndpoint(raw: unknown, flagName: string): PoolEndpointS
     concurrency = Number(count);
     url = raw.slice(0, hash);
   }
-  validateServiceUrl(url, flagName);
+  if (kind === "base_url") validateBaseUrl(url, flagName);
+  else validateServiceUrl(url, flagName);
   return { url, concurrency };
 }
 
@@ -41,13 +46,14 @@ export function parsePoolEndpoint(raw: unknown, flagName: string): PoolEndpointS
  * Parses every value of a repeatable `flagName`: at least one, at most 64, no endpoint twice
  * (two entries for one server would make it count as two replicas).
  */
-export function parsePoolEndpoints(raws: readonly unknown[], flagName: string): PoolEndpointSpec[] {
+export function parsePoolEndpoints(raws: readonly unknown[], flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec[] {
   if (raws.length === 0) throw new UsageError(`${flagName} needs at least one endpoint`);
   if (raws.length > MAX_POOL_ENDPOINTS) throw new UsageError(`${flagName} accepts at most ${MAX_POOL_ENDPOINTS} endpoints`);
-  const specs = raws.map((raw) => parsePoolEndpoint(raw, flagName));
+  const specs = raws.map((raw) => parsePoolEndpoint(raw, flagName, kind));
   const seen = new Set<string>();
   for (const spec of specs) {
-    const origin = validateServiceUrl(spec.url, flagName);
+    // One server is one replica, whatever path a base URL names on it.
+    const origin = kind === "base_url" ? endpointOrigin(spec.url) : validateServiceUrl(spec.url, flagName);
     if (seen.has(origin)) throw new UsageError(`${flagName} lists the endpoint ${origin} more than once`);
     seen.add(origin);
   }

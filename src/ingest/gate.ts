@@ -12,7 +12,7 @@ import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
-import { CanaryContextError, proveOpenAIContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
+import { CanaryContextError, proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
@@ -71,6 +71,46 @@ function isGenuineOllamaPool(probe: unknown): probe is CanaryPool {
     !Object.hasOwn(probe, "pin") &&
     probe.members.every((m) => isGenuineOllamaProbe(m.probe))
   );
+}
+
+/** True for the library's own canary pool, unmodified, whose every endpoint is a genuine OpenAI-compatible probe. */
+function isGenuineOpenAIPool(probe: unknown): probe is CanaryPool {
+  return (
+    probe instanceof CanaryPool &&
+    Object.getPrototypeOf(probe) === CanaryPool.prototype &&
+    !Object.hasOwn(probe, "test") &&
+    !Object.hasOwn(probe, "pin") &&
+    probe.members.every((m) => isGenuineOpenAIProbe(m.probe))
+  );
+}
+
+/**
+ * The gate for a pool of OpenAI-compatible servers: every replica's GET /v1/models must give the
+ * same served model, weights, engine and a max_model_len that holds a segment, and the pool's pin
+ * (the behavioural fingerprint) must hold, before any record is checked.
+ */
+async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<GateResult> {
+  const members = pool.members.map((m) => m.probe as OpenAICanaryProbe);
+  const first = members[0] as OpenAICanaryProbe;
+  const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: first.systemPrompt, maxTokens: first.maxTokens });
+  let server: OpenAIContextProof;
+  try {
+    server = await proveOpenAIPoolContext(members, { required, unit: `a segment of ${policy.segment_chars} code points`, remedy: "lower segment_chars" });
+  } catch (error) {
+    if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
+    throw error;
+  }
+  const pinned = await pool.pin();
+  if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
+  const identity = pinned.identity;
+  return {
+    verified: true,
+    required,
+    contextLength: server.max_model_len,
+    modelDigest: null,
+    server,
+    canaryFingerprint: { sha256: identity.fingerprintSha256, probes: identity.fingerprintProbes },
+  };
 }
 
 /**
@@ -190,6 +230,7 @@ export async function runContextGate(
 
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
 async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
+  if (isGenuineOpenAIPool(probe)) return openAIPoolGate(probe, policy);
   if (!isGenuineOpenAIProbe(probe)) {
     throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
   }

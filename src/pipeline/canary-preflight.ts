@@ -7,17 +7,17 @@
 // gate sized by the policy's segments (ingest/gate.ts); for both, and for a pipeline without a
 // canary, this does nothing.
 import { requiredCanaryContext } from "../canary/context.js";
-import { proveOpenAIContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
+import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
-import { pinCanaryPool } from "../canary/pool.js";
+import { CanaryPool, pinCanaryPool } from "../canary/pool.js";
 import { isGenuinePipeline } from "./genuine.js";
 
 /**
- * Before any check: pins `pipeline`'s canary pool when it has one (throws CanaryPoolError, code
- * `backend`, when the pool is refused), then proves that an OpenAI-compatible canary server holds
- * a whole window (`maxInputLength` code points). Resolves to what that server reported, or to
- * null when there is no such proof (no canary, Ollama, a pool, a pipeline this library did not
- * build). Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
+ * Before any check: proves that an OpenAI-compatible canary server (or every server of a pool of
+ * them, which must all report alike) holds a whole window (`maxInputLength` code points), and
+ * pins `pipeline`'s canary pool when it has one (throws CanaryPoolError, code `backend`, when the
+ * pool is refused). Resolves to what the server reported, or to null when there is no such proof
+ * (no canary, Ollama, a pipeline this library did not build). Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
  * too small a one.
  */
 export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextProof | null> {
@@ -25,13 +25,20 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
   const o = pipeline.options;
   const probe = pipeline.probe;
   if (!o.enableCanary) return null;
-  // A pool of canary endpoints is pinned to one identity before any text is sent anywhere.
-  await pinCanaryPool(probe);
-  if (o.provider !== "openai" || !(probe instanceof OpenAICanaryProbe)) return null;
-  const required = requiredCanaryContext({ segmentChars: o.maxInputLength, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
-  return proveOpenAIContext(probe, {
-    required,
+  const need = (p: OpenAICanaryProbe) => ({
+    required: requiredCanaryContext({ segmentChars: o.maxInputLength, systemPrompt: p.systemPrompt, maxTokens: p.maxTokens }),
     unit: `a window of ${o.maxInputLength} code points`,
     remedy: "use a model with a longer context",
   });
+  if (probe instanceof CanaryPool) {
+    // Every replica's server report first (the same model, weights, window and engine), then the
+    // pool's pin (reachability and the behavioural fingerprint), all before any text is sent.
+    const members = probe.members.map((m) => m.probe);
+    const openai = o.provider === "openai" && members.every((m): m is OpenAICanaryProbe => m instanceof OpenAICanaryProbe);
+    const proof = openai ? await proveOpenAIPoolContext(members, need(members[0] as OpenAICanaryProbe)) : null;
+    await pinCanaryPool(probe);
+    return proof;
+  }
+  if (o.provider !== "openai" || !(probe instanceof OpenAICanaryProbe)) return null;
+  return proveOpenAIContext(probe, need(probe));
 }
