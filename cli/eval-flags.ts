@@ -56,7 +56,7 @@ function poolOrUrl(flags: EvalFlags, io: CliIo): Pick<EvalOptions, "ollamaUrl" |
   }
   if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
   return {
-    canaryEndpoints: parsePoolEndpoints(raws, "--canary-endpoint"),
+    canaryEndpoints: parsePoolEndpoints(raws, "--canary-endpoint", flags.provider === "openai" ? "base_url" : "origin"),
     onPoolWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
     ...(flags.endpointLog !== undefined ? { onPoolAttempt: endpointLogWriter(resolve(io.cwd, flags.endpointLog)) } : {}),
   };

@@ -169,14 +169,13 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
   const ollamaUrl = options.ollamaUrl ?? "http://127.0.0.1:11434";
   const provider = options.provider ?? "ollama";
   if (provider !== "ollama" && provider !== "openai") throw new UsageError("--provider must be ollama or openai");
-  if (provider === "openai" && (typeof options.baseUrl !== "string" || options.baseUrl.trim() === ""))
-    throw new UsageError("--provider openai needs --base-url");
+  if (provider === "openai" && options.canaryEndpoints === undefined && (typeof options.baseUrl !== "string" || options.baseUrl.trim() === ""))
+    throw new UsageError("--provider openai needs --base-url (or --canary-endpoint)");
   const pool = options.canaryEndpoints ?? null;
   if (pool !== null) {
     if (options.ollamaUrl !== undefined) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
     if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
     if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
-    if (provider === "openai") throw new UsageError("--canary-endpoint cannot be used with --provider openai here: give one --base-url (docs/scale.md)");
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
   const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;
   return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool };
@@ -200,7 +199,9 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
           },
         }
       : { ollamaUrl: r.ollamaUrl }),
-    ...(r.provider === "openai" ? { provider: "openai" as const, baseUrl: r.backendUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) } : {}),
+    ...(r.provider === "openai"
+      ? { provider: "openai" as const, ...(r.pool === null ? { baseUrl: r.backendUrl } : {}), ...(options.apiKey ? { apiKey: options.apiKey } : {}) }
+      : {}),
     ...(r.model !== null ? { canaryModel: r.model } : {}),
     ...(r.timeoutSeconds !== null ? { canaryTimeout: r.timeoutSeconds, judgeTimeout: r.timeoutSeconds } : {}),
     ...(r.judge !== null ? { judgeModel: r.judge } : {}),

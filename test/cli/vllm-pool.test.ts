@@ -79,6 +79,22 @@ describe("issue 15 pool: a pool of vLLM-like replicas", () => {
     for (const replica of replicas) expect(replica.completionRequests()).toEqual([]);
   });
 
+  it("issue 15 pool: eval runs over the replicas and its header records the server report they agreed on", async () => {
+    const corpus = join(dir, "corpus.json");
+    await writeFile(corpus, JSON.stringify([{ id: "b1", prompt: "What is the capital of France?", expected_safe: true }]));
+    const endpoints = replicas.flatMap((replica) => ["--canary-endpoint", replica.baseUrl]);
+    const run = await runCli(
+      ["eval", "--corpus", corpus, "--model", VLLM_MODEL, "--provider", "openai", ...endpoints, "--timeout", "5", "--output", "eval.jsonl"],
+      {
+        cwd: dir,
+      },
+    );
+    expect(run.stderr).not.toMatch(/^error/m);
+    expect(run.code).toBe(0);
+    const header = JSON.parse((await readFile(join(dir, "eval.jsonl"), "utf8")).split("\n")[0] as string);
+    expect(header.backend).toMatchObject({ provider: "openai", canary_server: { served_model: VLLM_MODEL, max_model_len: 32768 } });
+  });
+
   it("issue 15 pool: --base-url and --canary-endpoint together are refused naming both flags; a pool endpoint keeps its /v1 path", async () => {
     await writeFile(join(dir, "in.jsonl"), jsonl(RECORDS));
     const both = await runCli(["screen", "in.jsonl", "--base-url", (replicas[0] as OpenAIStandIn).baseUrl, ...pool()], { cwd: dir });
