@@ -62,27 +62,21 @@ function isGenuineOllamaProbe(probe: unknown): probe is OllamaCanaryProbe {
   );
 }
 
-/** True for the library's own canary pool, unmodified, whose every endpoint is a genuine Ollama probe. */
-function isGenuineOllamaPool(probe: unknown): probe is CanaryPool {
+/** True for the library's own canary pool, unmodified, whose every endpoint passes `genuineMember`. */
+function isGenuinePool(probe: unknown, genuineMember: (member: unknown) => boolean): probe is CanaryPool {
   return (
     probe instanceof CanaryPool &&
     Object.getPrototypeOf(probe) === CanaryPool.prototype &&
     !Object.hasOwn(probe, "test") &&
     !Object.hasOwn(probe, "pin") &&
-    probe.members.every((m) => isGenuineOllamaProbe(m.probe))
+    probe.members.every((m) => genuineMember(m.probe))
   );
 }
 
-/** True for the library's own canary pool, unmodified, whose every endpoint is a genuine OpenAI-compatible probe. */
-function isGenuineOpenAIPool(probe: unknown): probe is CanaryPool {
-  return (
-    probe instanceof CanaryPool &&
-    Object.getPrototypeOf(probe) === CanaryPool.prototype &&
-    !Object.hasOwn(probe, "test") &&
-    !Object.hasOwn(probe, "pin") &&
-    probe.members.every((m) => isGenuineOpenAIProbe(m.probe))
-  );
-}
+/** A pool whose every endpoint is a genuine Ollama probe. */
+const isGenuineOllamaPool = (probe: unknown): probe is CanaryPool => isGenuinePool(probe, isGenuineOllamaProbe);
+/** A pool whose every endpoint is a genuine OpenAI-compatible probe. */
+const isGenuineOpenAIPool = (probe: unknown): probe is CanaryPool => isGenuinePool(probe, isGenuineOpenAIProbe);
 
 /**
  * The gate for a pool of OpenAI-compatible servers: every replica's GET /v1/models must give the

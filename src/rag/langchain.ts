@@ -11,8 +11,8 @@ import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { UsageError } from "../core/errors.js";
 import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions } from "./screen-documents.js";
-import { loadVerifiedExport, type VerifiedExportOptions } from "./verified-export.js";
-import { provenanceOf, PROVENANCE_KEY, usesReservedKey } from "./provenance.js";
+import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
+import { provenanceOf, PROVENANCE_KEY, refuseReservedKeys } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js";
@@ -31,9 +31,7 @@ export class LittleCanaryExportLoader extends BaseDocumentLoader {
   /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
   constructor(options: VerifiedExportOptions) {
     super();
-    if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
-      throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
-    }
+    requirePin(options);
     this.options = { ...options };
   }
 
@@ -41,11 +39,7 @@ export class LittleCanaryExportLoader extends BaseDocumentLoader {
   async load(): Promise<Document[]> {
     const verified = await loadVerifiedExport(this.options);
     return verified.records.map((record) => {
-      if (usesReservedKey(record.metadata)) {
-        throw new UsageError(
-          `record ${record.index} has a metadata key "${PROVENANCE_KEY}" (or one starting "${PROVENANCE_KEY}_"), which the loader reserves for provenance`,
-        );
-      }
+      refuseReservedKeys(record);
       return new Document({
         pageContent: record.text,
         metadata: { ...record.metadata, [PROVENANCE_KEY]: provenanceOf(record, verified.manifestSha256) },

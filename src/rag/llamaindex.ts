@@ -8,9 +8,8 @@
 // before LlamaIndex sees the documents: run `little-canary ingest`, then load the verified
 // export with this reader.
 import { Document, type BaseReader } from "llamaindex";
-import { UsageError } from "../core/errors.js";
-import { loadVerifiedExport, type VerifiedExportOptions } from "./verified-export.js";
-import { flatProvenance, PROVENANCE_PREFIX, usesReservedKey } from "./provenance.js";
+import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
+import { flatProvenance, refuseReservedKeys } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export { PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
@@ -28,9 +27,7 @@ export class LittleCanaryExportReader implements BaseReader<Document> {
 
   /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
   constructor(options: VerifiedExportOptions) {
-    if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
-      throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
-    }
+    requirePin(options);
     this.options = { ...options };
   }
 
@@ -38,9 +35,7 @@ export class LittleCanaryExportReader implements BaseReader<Document> {
   async loadData(): Promise<Document[]> {
     const verified = await loadVerifiedExport(this.options);
     return verified.records.map((record) => {
-      if (usesReservedKey(record.metadata)) {
-        throw new UsageError(`record ${record.index} has a metadata key starting "${PROVENANCE_PREFIX}", which the reader reserves for provenance`);
-      }
+      refuseReservedKeys(record);
       const provenance = flatProvenance(record, verified.manifestSha256);
       const hidden = Object.keys(provenance);
       return new Document({

@@ -55,6 +55,16 @@ function refused(problems: readonly VerifyProblem[]): ExportVerificationError {
   return new ExportVerificationError(`the export did not verify (${shown.join("; ")}${more})`, problems);
 }
 
+/**
+ * Refuses, at construction, an adapter given no pin without `allowUnpinned: true`, so the
+ * mistake shows where the adapter is built rather than at the first load.
+ */
+export function requirePin(options: VerifiedExportOptions): void {
+  if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
+    throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
+  }
+}
+
 function pinOf(value: string | null | undefined): string | null {
   if (value == null) return null;
   const pin = typeof value === "string" ? value.trim().toLowerCase() : "";
@@ -77,10 +87,8 @@ async function readBytes(path: string, label: string): Promise<Uint8Array> {
  * unreadable file.
  */
 export async function loadVerifiedExport(options: VerifiedExportOptions): Promise<VerifiedExport> {
+  requirePin(options);
   const pin = pinOf(options.expectManifestSha256);
-  if (pin === null && options.allowUnpinned !== true) {
-    throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
-  }
   const cwd = options.cwd ?? process.cwd();
   const manifestPath = resolve(cwd, options.manifest);
   const exportPath = resolve(cwd, options.export);
