@@ -44,12 +44,15 @@ export interface CiRunFacts {
   readonly properties?: Readonly<Record<string, string | number>>;
 }
 
-/** Creates a report's spool; a directory that cannot hold it refuses the run, naming the flag. */
-async function opened<T>(flag: string, create: () => Promise<T>): Promise<T> {
+/** Creates a report's spool; a directory that cannot hold it refuses the run, naming the flag and the file. */
+async function opened<T>(flag: string, path: string, create: () => Promise<T>): Promise<T> {
   try {
     return await create();
   } catch (error) {
-    throw new UsageError(`${flag}: ${error instanceof Error ? error.message : "the report cannot be written there"}`);
+    const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+    const code = cause?.code ?? (error as NodeJS.ErrnoException).code ?? "error";
+    const why = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "its directory is not writable" : code;
+    throw new UsageError(`${flag}: cannot write the report ${path} (${why})`);
   }
 }
 
@@ -89,10 +92,10 @@ export class CiReports {
       taken.set(path, flag);
     }
     const label = input === null || input === "-" ? "stdin" : input;
-    const sarif = sarifPath === null ? null : await opened("--sarif", () => SarifLog.create(sarifPath, artifactUri(input)));
+    const sarif = sarifPath === null ? null : await opened("--sarif", sarifPath, () => SarifLog.create(sarifPath, artifactUri(input)));
     let junit: JunitReport | null = null;
     try {
-      junit = junitPath === null ? null : await opened("--junit", () => JunitReport.create(junitPath, label));
+      junit = junitPath === null ? null : await opened("--junit", junitPath, () => JunitReport.create(junitPath, label));
     } catch (error) {
       await sarif?.remove();
       throw error;
