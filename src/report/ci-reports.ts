@@ -70,6 +70,7 @@ export class CiReports {
     private readonly github: GithubReport | null,
     private readonly stepSummary: string | null,
     private readonly input: string,
+    private readonly githubWrite: ((text: string) => void) | null,
   ) {}
 
   /**
@@ -101,7 +102,15 @@ export class CiReports {
       throw error;
     }
     const github = options.github == null ? null : new GithubReport(label, options.github.write);
-    return new CiReports({ sarif: sarifPath, junit: junitPath }, sarif, junit, github, options.github?.stepSummary ?? null, label);
+    return new CiReports(
+      { sarif: sarifPath, junit: junitPath },
+      sarif,
+      junit,
+      github,
+      options.github?.stepSummary ?? null,
+      label,
+      options.github?.write ?? null,
+    );
   }
 
   /** Adds the next item (in input order). */
@@ -124,7 +133,16 @@ export class CiReports {
     if (this.junit !== null && this.targets.junit !== null) await writeFileAtomic(this.targets.junit, await this.junit.finish());
     if (this.github !== null) {
       this.github.finish();
-      if (this.stepSummary !== null) await appendFile(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts), "utf8");
+      if (this.stepSummary !== null) {
+        try {
+          await appendFile(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts), "utf8");
+        } catch (error) {
+          // The summary is a view of what the annotations and files already say: a runner file
+          // that cannot be appended to is worth a warning, not a failed gate.
+          const code = (error as NodeJS.ErrnoException).code ?? "error";
+          this.githubWrite?.(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
+        }
+      }
     }
   }
 

@@ -209,5 +209,10 @@ describe("issue 16 ci: screen --github", () => {
     expect(run.stderr).toContain("little-canary: 3 more results were not annotated");
     const off = await screen(["--no-github"], { GITHUB_ACTIONS: "true" });
     expect(off.stderr).not.toContain("::error");
+    // A summary file that cannot be appended to is a warning; the gate's result stands.
+    const unwritable = await screen(["--github"], { GITHUB_STEP_SUMMARY: join(dir, "no", "such", "summary.md") });
+    expect(unwritable.code).toBe(run.code);
+    expect(unwritable.stderr).toContain("warning: could not append the job summary to $GITHUB_STEP_SUMMARY (ENOENT)");
+    expect(JSON.parse(unwritable.stdout)).toMatchObject({ total: 13 });
   });
 });
