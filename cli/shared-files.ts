@@ -5,7 +5,8 @@
 // is replaced), and the endpoint log and the job summary are appended to (an input, a manifest
 // or a cache there is corrupted). So every side file is refused, naming its flag, when its path
 // is the path of another file of the run, before anything is read or written. (The input, the
-// manifest and the export are kept apart by publication's own target checks.)
+// manifest and the export are kept apart by publication's own target checks.) `eval`'s endpoint
+// log is kept apart from its corpora, its ids file, its run record and its report the same way.
 import { resolve } from "node:path";
 import { UsageError } from "../src/core/errors.js";
 import type { CliIo } from "./io.js";
@@ -23,27 +24,48 @@ export interface RunFileFlags {
   github?: boolean;
 }
 
+/** A file of a run: the flag (or "the input") that names it, and its path (absent: none). */
+export type RunFile = readonly [label: string, path: string | false | null | undefined];
+
 /**
- * Throws UsageError when a side file of the run (`--sarif`, `--junit`, `--cache`,
- * `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub output is on) names the same path as the
- * input (`-` is standard input, no file), the manifest, the export or an earlier side file.
+ * Throws UsageError, naming the flag, when one of `sides` names the same path as one of
+ * `files` or an earlier side file. Paths are resolved against `io.cwd`; `files` are not
+ * compared with each other (their own command keeps them apart).
  */
-export function refuseSharedFiles(input: string | null, flags: RunFileFlags, io: CliIo): void {
+export function refuseSharedPaths(io: CliIo, files: readonly RunFile[], sides: readonly RunFile[]): void {
   const taken = new Map<string, string>();
-  const claim = (label: string, path: string | false | undefined, side: boolean): void => {
+  const claim = ([label, path]: RunFile, side: boolean): void => {
     if (typeof path !== "string" || path === "") return;
     const at = resolve(io.cwd, path);
     const other = taken.get(at);
     if (other !== undefined && side) throw new UsageError(`${label} names the same file as ${other}; give each file of a run its own path`);
     if (other === undefined) taken.set(at, label);
   };
-  if (input !== null && input !== "-") claim("the input", input, false);
-  claim("--manifest", flags.manifest, false);
-  claim("--export", flags.export, false);
-  claim("--sarif", flags.sarif, true);
-  claim("--junit", flags.junit, true);
-  claim("--cache", flags.cache, true);
-  claim("--endpoint-log", flags.endpointLog, true);
+  for (const file of files) claim(file, false);
+  for (const file of sides) claim(file, true);
+}
+
+/**
+ * Throws UsageError when a side file of a `screen` or `ingest` run (`--sarif`, `--junit`,
+ * `--cache`, `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub output is on) names the same
+ * path as the input (`-` is standard input, no file), the manifest, the export or an earlier
+ * side file.
+ */
+export function refuseSharedFiles(input: string | null, flags: RunFileFlags, io: CliIo): void {
   const github = flags.github ?? io.env.GITHUB_ACTIONS === "true";
-  if (github) claim("$GITHUB_STEP_SUMMARY", io.env.GITHUB_STEP_SUMMARY, true);
+  refuseSharedPaths(
+    io,
+    [
+      ["the input", input === "-" ? null : input],
+      ["--manifest", flags.manifest],
+      ["--export", flags.export],
+    ],
+    [
+      ["--sarif", flags.sarif],
+      ["--junit", flags.junit],
+      ["--cache", flags.cache],
+      ["--endpoint-log", flags.endpointLog],
+      ["$GITHUB_STEP_SUMMARY", github ? io.env.GITHUB_STEP_SUMMARY : null],
+    ],
+  );
 }

@@ -61,6 +61,23 @@ describe("issue 16 red: a run's side files never share a path with another file 
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
   });
 
+  it("issue 15 red: eval --endpoint-log naming the corpus or the run record is refused, and the corpus is not appended to", async () => {
+    const corpus = JSON.stringify([{ id: "a", prompt: "What is the capital of France?", expected_safe: true }]);
+    await writeFile(join(dir, "c.json"), corpus);
+    const evalRun = (log: string) =>
+      runCli(["eval", "--corpus", "c.json", "--model", "qwen2.5:1.5b", "--output", "run.jsonl", "--canary-endpoint", ollama.url, "--endpoint-log", log], {
+        cwd: dir,
+      });
+    const onCorpus = await evalRun("./c.json");
+    expect(onCorpus.code).toBe(2);
+    expect(onCorpus.stderr).toContain("--endpoint-log names the same file as --corpus");
+    expect(await readFile(join(dir, "c.json"), "utf8")).toBe(corpus);
+    const onOutput = await evalRun("run.jsonl");
+    expect(onOutput.code).toBe(2);
+    expect(onOutput.stderr).toContain("--endpoint-log names the same file as --output");
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+
   it("issue 16 red: a $GITHUB_STEP_SUMMARY that is the manifest is refused under GitHub output, so the published manifest is never appended to", async () => {
     const run = await ingest(["--github"], { GITHUB_STEP_SUMMARY: join(dir, "m.json") });
     expect(run.code).toBe(3);
