@@ -10,10 +10,24 @@ set -euo pipefail
 cli="${LITTLE_CANARY_CLI:-${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is set by the Actions runner}/dist/cli/main.js}"
 sarif="${INPUT_SARIF:-little-canary.sarif}"
 batch="${INPUT_BATCH:-little-canary-batch.json}"
-# Split on whitespace only: no globbing, no quotes, no expansion of what the input says.
+# Split on whitespace only (newlines too: a multi-line `args:` keeps every line): no globbing,
+# no quotes, no expansion of what the input says. `read -d ''` reads to the end and then
+# reports end of input, which is not an error here.
 set -f
-read -r -a extra <<<"${INPUT_ARGS:-}"
+extra=()
+read -r -d '' -a extra <<<"${INPUT_ARGS:-}" || true
 set +f
+# The batch document is written by the shell's redirection, which truncates its file before
+# screen starts, and the old SARIF log is deleted first: either one naming the input file would
+# destroy the batch to be screened. Refused, recorded as screen's refusal (exit 2).
+refuse() {
+  echo "::error title=little-canary::$1" >&2
+  { echo "exit-code=2"; echo "batch=$batch"; echo "sarif="; } >>"$GITHUB_OUTPUT"
+  exit 0
+}
+if [[ "$batch" -ef "$INPUT_INPUT" ]]; then refuse "the action input 'batch' names the input file"; fi
+if [[ "$sarif" -ef "$INPUT_INPUT" ]]; then refuse "the action input 'sarif' names the input file"; fi
+if [[ "$sarif" == "$batch" || "$sarif" -ef "$batch" ]]; then refuse "the action inputs 'sarif' and 'batch' name the same file"; fi
 rm -f -- "$sarif"
 code=0
 node "$cli" screen "$INPUT_INPUT" \

@@ -9,6 +9,7 @@ import { endpointLogWriter } from "../src/canary/pool-log.js";
 import { UsageError } from "../src/core/errors.js";
 import type { CliIo } from "./io.js";
 import { providerOptionsFromFlags, type ProviderFlags } from "./options.js";
+import { refuseSharedPaths, type RunFile } from "./shared-files.js";
 
 export interface EvalFlags extends ProviderFlags {
   corpus: string[];
@@ -55,6 +56,12 @@ function poolOrUrl(flags: EvalFlags, io: CliIo): Pick<EvalOptions, "ollamaUrl" |
     return { ollamaUrl: flags.ollamaUrl };
   }
   if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+  // The log is appended to: a corpus, the ids file, the run record or the report there would be corrupted.
+  refuseSharedPaths(
+    io,
+    [...flags.corpus.map((path): RunFile => ["--corpus", path]), ["--ids-file", flags.idsFile], ["--output", flags.output], ["--report", flags.report]],
+    [["--endpoint-log", flags.endpointLog]],
+  );
   return {
     canaryEndpoints: parsePoolEndpoints(raws, "--canary-endpoint", flags.provider === "openai" ? "base_url" : "origin"),
     onPoolWarning: (message) => void io.stderr.write(`warning: ${message}\n`),

@@ -6,8 +6,6 @@ import type { ShardSpec } from "../src/documents/shard.js";
 import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { CliIo } from "./io.js";
-import { resolve } from "node:path";
-import { UsageError } from "../src/core/errors.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "./options.js";
 
 export interface IngestFlags extends CanaryFlags, ReportFlags {
@@ -69,7 +67,6 @@ export function policyFromFlags(flags: IngestFlags): PolicyOverrides {
 /** The pipeline from the canary flags, once the policy is known (its segment size sets num_ctx). */
 export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestPolicy): SecurityPipeline {
   const options = pipelineOptionsFromFlags(flags, io);
-  if (flags.endpointLog !== undefined) refuseLogOverDocument(flags, io);
   // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
   // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
   const numCtx = options.provider === "openai" ? {} : { canaryNumCtx: canaryNumCtxForPolicy(policy) };
@@ -77,15 +74,4 @@ export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestP
   const endpoint = canaryPool !== undefined ? { canaryPool } : { ollamaUrl };
   const backend = provider === "openai" ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) } : {};
   return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}) });
-}
-
-/** The endpoint log is a side file: it must never be the manifest or the export it runs beside. */
-function refuseLogOverDocument(flags: IngestFlags, io: CliIo): void {
-  const log = resolve(io.cwd, flags.endpointLog as string);
-  for (const [flag, path] of [
-    ["--manifest", flags.manifest],
-    ["--export", flags.export],
-  ] as const) {
-    if (path !== undefined && resolve(io.cwd, path) === log) throw new UsageError(`--endpoint-log must not be the ${flag} file`);
-  }
 }

@@ -11,6 +11,7 @@ import { pipelineFromFlags, policyFromFlags, runOptionsFromFlags, type IngestFla
 import { formatIngestSummary, ingestNoteHooks, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
+import { refuseSharedFiles } from "../shared-files.js";
 
 export type { IngestFlags } from "../ingest-flags.js";
 export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
@@ -25,6 +26,7 @@ export interface IngestRunOptions {
 }
 
 export async function runIngest(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
+  refuseSharedFiles(input, flags, io);
   // Registered first, so no phase of the run can be interrupted without its cleanup.
   const controller = new AbortController();
   const unregister = io.onSignal((signal) => {

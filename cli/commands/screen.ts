@@ -12,6 +12,7 @@ import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 import { reportOptionsFromFlags, type ReportFlags } from "../report-flags.js";
 import { screenCanaryWarning } from "../screen-output.js";
+import { refuseSharedFiles } from "../shared-files.js";
 
 export { screenCanaryWarning } from "../screen-output.js";
 export { InputRefusedError };
@@ -32,6 +33,7 @@ export interface ScreenFlags extends CanaryFlags, ReportFlags {
 }
 
 export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): Promise<number> {
+  refuseSharedFiles(input, flags, io);
   const controller = new AbortController();
   // From the start: an interrupt while reading must also remove the scratch files.
   const unregister = io.onSignal(() => controller.abort(new InputRefusedError("interrupted; nothing printed")));

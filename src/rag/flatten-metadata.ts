@@ -31,15 +31,33 @@ function leafText(value: unknown): string | undefined | null {
   return null;
 }
 
+/** What one walk over a document's metadata gives: the flattened strings and a copy of the data that was read. */
+export interface MetadataSnapshot {
+  /** The flattened string metadata (see the key scheme above), in code-point order of keys. */
+  readonly flat: Record<string, string>;
+  /**
+   * A plain deep copy of exactly the values the walk read: plain objects, arrays and leaves (a
+   * Date copied). Screening this copy and passing it on, rather than the caller's object, is
+   * what makes the screened metadata the metadata passed on: a getter or a proxy that answers
+   * a second read differently never reaches the caller's output.
+   */
+  readonly copy: Record<string, unknown>;
+}
+
+/** Defines `key` on `target` as plain data: a key such as "__proto__" stays a plain key. */
+function define(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
- * The flattened string metadata of `metadata` (see the key scheme above). Throws UsageError,
- * naming `what` and the depth (never a key or value, which may be hostile), for metadata that
- * cannot be flattened.
+ * Flattens `metadata` and copies it in one walk, reading each property once (see
+ * MetadataSnapshot). Throws UsageError, naming `what` and the depth (never a key or value, which
+ * may be hostile), for metadata that cannot be flattened.
  */
-export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, what = "metadata"): Record<string, string> {
+export function snapshotMetadata(metadata: Readonly<Record<string, unknown>>, what = "metadata"): MetadataSnapshot {
   const flat = new Map<string, string>();
   const open = new Set<object>();
-  const walk = (value: unknown, path: string, depth: number): void => {
+  const walk = (value: unknown, path: string, depth: number): unknown => {
     if (typeof value === "object" && value !== null && !(value instanceof Date)) {
       if (depth > MAX_METADATA_DEPTH) throw new UsageError(`${what} is nested deeper than ${MAX_METADATA_DEPTH} levels`);
       if (open.has(value)) throw new UsageError(`${what} refers to itself (a cycle at depth ${depth})`);
@@ -47,18 +65,31 @@ export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, wha
         throw new UsageError(`${what} holds a value that is not JSON data (a class instance at depth ${depth})`);
       open.add(value);
       const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
-      for (const [key, child] of entries) walk(child, path === "" ? segment(key) : `${path}.${segment(key)}`, depth + 1);
+      const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+      for (const [key, child] of entries) define(copy, key, walk(child, path === "" ? segment(key) : `${path}.${segment(key)}`, depth + 1));
       open.delete(value);
-      return;
+      return copy;
     }
     const text = leafText(value);
     if (text === null) throw new UsageError(`${what} holds a value that cannot be written as text (at depth ${depth})`);
     if (text !== undefined) flat.set(path, text);
+    return value instanceof Date ? new Date(value.getTime()) : value;
   };
-  for (const [key, value] of Object.entries(metadata)) walk(value, segment(key), 1);
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !hasPlainPrototype(metadata)) {
+    throw new UsageError(`${what} is not a plain object`);
+  }
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(metadata)) define(copy, key, walk(value, segment(key), 1));
   const out: Record<string, string> = {};
-  // Defined, not assigned: a key such as "__proto__" stays a plain key.
-  for (const key of sortByCodePoint([...flat.keys()]))
-    Object.defineProperty(out, key, { value: flat.get(key), enumerable: true, writable: true, configurable: true });
-  return out;
+  for (const key of sortByCodePoint([...flat.keys()])) define(out, key, flat.get(key));
+  return { flat: out, copy };
+}
+
+/**
+ * The flattened string metadata of `metadata` (see the key scheme above). Throws UsageError,
+ * naming `what` and the depth (never a key or value, which may be hostile), for metadata that
+ * cannot be flattened.
+ */
+export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, what = "metadata"): Record<string, string> {
+  return snapshotMetadata(metadata, what).flat;
 }

@@ -6,7 +6,7 @@
 //   exactly once, in order; any problem throws and nothing is returned.
 // - LittleCanaryTransformer: a document transformer that screens Documents as an ingest run
 //   does (text and flattened metadata, in segments, through the pipeline) and returns the
-//   admitted ones; every held one is reported to `onHeld`, never dropped in silence.
+//   admitted ones (rebuilt from what was screened); every held one is reported to `onHeld`, never dropped in silence.
 import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { UsageError } from "../core/errors.js";
@@ -70,7 +70,8 @@ export interface LittleCanaryTransformerOptions extends ScreenDocumentsOptions {
 
 /**
  * Screens LangChain Documents as an ingest run screens records (the text and the flattened
- * metadata, segment by segment) and returns the admitted ones, unchanged and in order.
+ * metadata, segment by segment) and returns the admitted ones in order, each a new Document
+ * with the text, id and metadata that were screened (read once from the one given).
  */
 export class LittleCanaryTransformer extends BaseDocumentTransformer {
   /** LangChain's serialization namespace of this class. */
@@ -88,8 +89,13 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
     const outcome = await screenDocumentRecords(
       documents,
-      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
+      (document) => {
+        const id = document.id;
+        return { text: document.pageContent, id: id ?? null, metadata: document.metadata ?? {} };
+      },
       this.options,
+      // The Document passed on holds exactly what was screened (see screenDocumentRecords).
+      (screened) => new Document({ pageContent: screened.text, metadata: screened.metadata, ...(screened.id === null ? {} : { id: screened.id }) }),
     );
     await this.options.onHeld(outcome.held);
     return [...outcome.admitted];

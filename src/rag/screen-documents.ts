@@ -4,12 +4,17 @@
 // admission rules as `little-canary ingest`), and each document comes back admitted or held with
 // the manifest's reasons. A document whose metadata cannot be flattened is held as malformed
 // before any check. Nothing is dropped: every document is in exactly one of the two lists.
+//
+// Each document is read once: its text, id and metadata are taken into a snapshot, the snapshot
+// is screened, and an admitted document is rebuilt from that snapshot. Passing on the caller's
+// object instead would pass on whatever its getters or a proxy answer on the next read, which
+// no screen has seen.
 import { LittleCanaryError } from "../core/errors.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
-import { flattenMetadata } from "./flatten-metadata.js";
+import { snapshotMetadata } from "./flatten-metadata.js";
 
 /** How documents are screened. */
 export interface ScreenDocumentsOptions {
@@ -38,7 +43,7 @@ export interface HeldDocument<D> {
 
 /** Every document, admitted or held. */
 export interface ScreenedDocuments<D> {
-  /** The admitted documents, unchanged, in the order given. */
+  /** The admitted documents, in the order given, each rebuilt from what was screened (see `rebuild`). */
   readonly admitted: readonly D[];
   readonly held: readonly HeldDocument<D>[];
   /** SHA-256 of the run's manifest (in memory; not published). */
@@ -52,20 +57,37 @@ export interface DocumentFields {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-/** Screens `documents` (see the module comment); `fields` picks each one's text, id and metadata. */
+/** What was screened of one admitted document: its text, its id and a plain copy of its metadata. */
+export interface ScreenedFields {
+  readonly text: string;
+  readonly id: string | null;
+  /** A deep copy of the metadata as it was read and screened (plain objects, arrays, leaves). */
+  readonly metadata: Record<string, unknown>;
+}
+
+/**
+ * Screens `documents` (see the module comment): `fields` picks each one's text, id and metadata
+ * (called once per document), and `rebuild` makes the document to pass on from what was
+ * screened, e.g. a new framework Document with exactly that text, id and metadata.
+ */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
   fields: (document: D) => DocumentFields,
   options: ScreenDocumentsOptions,
+  rebuild: (screened: ScreenedFields, original: D) => D,
 ): Promise<ScreenedDocuments<D>> {
   const inputs: IngestInput[] = [];
   const inputOf: number[] = [];
   const early: HeldDocument<D>[] = [];
+  const snapshots = new Map<number, ScreenedFields>();
   documents.forEach((document, index) => {
     const { text, id, metadata } = fields(document);
     try {
-      inputs.push({ text, id, metadata: flattenMetadata(metadata, `document ${index}'s metadata`) });
+      const { flat, copy } = snapshotMetadata(metadata, `document ${index}'s metadata`);
+      inputs.push({ text, id, metadata: flat });
       inputOf.push(index);
+      // Only a string text can be admitted; anything else is held as malformed by ingest.
+      if (typeof text === "string") snapshots.set(index, { text, id, metadata: copy });
     } catch (error) {
       if (!(error instanceof LittleCanaryError)) throw error;
       early.push({ document, index, reasons: ["malformed"], detail: error.message });
@@ -92,8 +114,11 @@ export async function screenDocumentRecords<D>(
   const held: HeldDocument<D>[] = [];
   documents.forEach((document, index) => {
     const result = outcome.get(index);
-    if (result === "admitted") admitted.push(document);
-    else if (result !== undefined) held.push(result);
+    if (result === "admitted") {
+      const screened = snapshots.get(index);
+      if (screened === undefined) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
+      admitted.push(rebuild(screened, document));
+    } else if (result !== undefined) held.push(result);
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
   return { admitted, held, manifestSha256: run.manifest.sha256 };

@@ -3,9 +3,9 @@
 // (an old report is replaced whole or not at all), the GitHub summary appended to the file the
 // runner names. The files are checked and their spools created before the input is read, so a
 // bad report path refuses the run before anything is checked.
-import { appendFile } from "node:fs/promises";
+import { appendFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { UsageError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
 import { JunitReport } from "./junit.js";
@@ -44,8 +44,13 @@ export interface CiRunFacts {
   readonly properties?: Readonly<Record<string, string | number>>;
 }
 
-/** Creates a report's spool; a directory that cannot hold it refuses the run, naming the flag and the file. */
+/**
+ * Creates a report's spool; a directory that cannot hold it, or a report path that is itself a
+ * directory (it could never be renamed over), refuses the run, naming the flag and the file.
+ */
 async function opened<T>(flag: string, path: string, create: () => Promise<T>): Promise<T> {
+  const existing = await stat(path).catch(() => null);
+  if (existing?.isDirectory()) throw new UsageError(`${flag}: cannot write the report ${path} (it is a directory)`);
   try {
     return await create();
   } catch (error) {
@@ -53,6 +58,16 @@ async function opened<T>(flag: string, path: string, create: () => Promise<T>): 
     const code = cause?.code ?? (error as NodeJS.ErrnoException).code ?? "error";
     const why = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "its directory is not writable" : code;
     throw new UsageError(`${flag}: cannot write the report ${path} (${why})`);
+  }
+}
+
+/** Writes a report file atomically; a failure names the flag, the file and the system's code. */
+async function written(flag: string, path: string, data: Parameters<typeof writeFileAtomic>[1]): Promise<void> {
+  try {
+    await writeFileAtomic(path, data);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : "error");
+    throw new LittleCanaryError("io", `${flag}: could not write the report ${path} (${code})`, { cause: error });
   }
 }
 
@@ -128,9 +143,9 @@ export class CiReports {
         total: facts.total,
         properties: { command: facts.command, ...(facts.properties ?? {}) },
       });
-      await writeFileAtomic(this.targets.sarif, log);
+      await written("--sarif", this.targets.sarif, log);
     }
-    if (this.junit !== null && this.targets.junit !== null) await writeFileAtomic(this.targets.junit, await this.junit.finish());
+    if (this.junit !== null && this.targets.junit !== null) await written("--junit", this.targets.junit, await this.junit.finish());
     if (this.github !== null) {
       this.github.finish();
       if (this.stepSummary !== null) {

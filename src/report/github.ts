@@ -1,6 +1,6 @@
 // GitHub Actions output of one screen or ingest run: `::error` / `::warning` workflow commands
-// (on stderr: stdout carries the JSON document, and the runner reads commands from both), at
-// most 10 of them (GitHub shows no more per step) and then one plain line with the count left
+// (on stderr: stdout carries the JSON document, and the runner reads commands from both),
+// printed when the run's result is final, at most 10 of them (GitHub shows no more per step) and then one plain line with the count left
 // out, plus a Markdown job summary appended to the file $GITHUB_STEP_SUMMARY names. Every value
 // goes through the workflow-command escaping, so nothing in an input path can end a command or
 // start another; item text never appears, and ids only as their safe labels (report-item.ts).
@@ -42,9 +42,14 @@ export function escapeMarkdown(text: string): string {
 /** Counts by outcome for the summary table. */
 export type OutcomeCounts = Readonly<Record<string, number>>;
 
-/** Collects what GitHub is shown of one run: the first annotations and the summary's rows. */
+/**
+ * Collects what GitHub is shown of one run: the first annotations and the summary's rows. The
+ * annotations are held (at most MAX_ANNOTATIONS lines) and printed by `finish`, once the run's
+ * result is final: a run that is refused after its checks (nothing published, nothing printed)
+ * shows no finding on GitHub for documents that do not exist.
+ */
 export class GithubReport {
-  private annotated = 0;
+  private readonly annotations: string[] = [];
   private notAnnotated = 0;
   private readonly rows: string[] = [];
   private notListed = 0;
@@ -57,10 +62,8 @@ export class GithubReport {
   /** Annotates `item` if it broke a rule and the cap allows; keeps its summary row. */
   add(item: ReportItem): void {
     if (item.rule === null) return;
-    if (this.annotated < MAX_ANNOTATIONS) {
-      this.annotated++;
-      this.write(`${annotationLine(item, this.file)}\n`);
-    } else this.notAnnotated++;
+    if (this.annotations.length < MAX_ANNOTATIONS) this.annotations.push(`${annotationLine(item, this.file)}\n`);
+    else this.notAnnotated++;
     if (this.rows.length < SUMMARY_ROWS) {
       const id = item.id === null ? "" : escapeMarkdown(item.id);
       this.rows.push(
@@ -69,8 +72,9 @@ export class GithubReport {
     } else this.notListed++;
   }
 
-  /** Ends the annotations: the line counting the results not annotated, when there were any. */
+  /** Prints the annotations held, then the line counting the results not annotated, when there were any. */
   finish(): void {
+    for (const line of this.annotations) this.write(line);
     if (this.notAnnotated > 0) {
       this.write(
         `little-canary: ${this.notAnnotated} more result${this.notAnnotated === 1 ? " was" : "s were"} not annotated (GitHub shows at most ${MAX_ANNOTATIONS} per step); see the job summary or the SARIF report\n`,

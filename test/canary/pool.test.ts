@@ -104,7 +104,7 @@ describe("issue 15 pool: the URL#N form", () => {
       cwd: dir,
     });
     expect(over.code).toBe(3);
-    expect(over.stderr).toContain("--endpoint-log must not be the --manifest file");
+    expect(over.stderr).toContain("--endpoint-log names the same file as --manifest");
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 });

@@ -152,6 +152,34 @@ describe("issue 16 ci: the action's scripts, run locally", () => {
     expect(await outputs()).toMatchObject({ "exit-code": "2", sarif: "" });
   });
 
+  it("issue 16 red: a multi-line args input keeps every line's words, not only the first line's", async () => {
+    await writeFile(join(dir, "batch.jsonl"), `${JSON.stringify("The quarterly report.")}\n${JSON.stringify("A second item.")}\n`);
+    // The second line's limit must reach the CLI: with it the two-item batch is refused (exit 2).
+    const run = await runScript("screen.sh", screenEnv({ INPUT_ARGS: "--concurrency 1\n--max-items 1\n" }));
+    expect(run.code).toBe(0);
+    expect((await outputs())["exit-code"]).toBe("2");
+    expect(run.stderr).toMatch(/max-items|more than 1 item/i);
+  });
+
+  it("issue 16 red: a batch or sarif input naming the input file is refused before the input is truncated or deleted", async () => {
+    const text = `${JSON.stringify("The quarterly report.")}\n`;
+    await writeFile(join(dir, "batch.jsonl"), text);
+    const cases: Record<string, string>[] = [
+      { INPUT_BATCH: "batch.jsonl" },
+      { INPUT_SARIF: "./batch.jsonl" },
+      { INPUT_SARIF: "same.json", INPUT_BATCH: "same.json" },
+    ];
+    for (const extra of cases) {
+      await rm(join(dir, "output.txt"), { force: true });
+      const run = await runScript("screen.sh", screenEnv(extra));
+      expect(run.code).toBe(0);
+      expect(await outputs()).toMatchObject({ "exit-code": "2", sarif: "" });
+      expect(run.stderr).toContain("::error title=little-canary::the action input");
+      expect(await readFile(join(dir, "batch.jsonl"), "utf8")).toBe(text);
+    }
+    expect((await runScript("gate.sh", { SCREEN_EXIT_CODE: "2" })).code).toBe(2);
+  });
+
   it("issue 16 ci: the args input is split on whitespace only: no expansion, no globbing, no command substitution", async () => {
     await writeFile(join(dir, "batch.jsonl"), `${JSON.stringify("The quarterly report.")}\n`);
     const run = await runScript("screen.sh", screenEnv({ INPUT_ARGS: "--max-items 5 $(touch pwned) * `touch pwned2`" }));

@@ -75,7 +75,7 @@ describe("issue 16 ci: ingest reports of held records", () => {
   it("issue 16 ci: a report path that is the manifest or the export is refused naming the flag, with nothing written", async () => {
     const run = await ingest(["--sarif", "manifest.json"]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/--sarif names the same file as an output of the run/);
+    expect(run.stderr).toMatch(/--sarif names the same file as --manifest/);
     const other = await ingest(["--junit", "export.json"]);
     expect(other.code).toBe(3);
     expect((await readdir(dir)).sort()).toEqual(["records.jsonl"]);
