@@ -217,6 +217,9 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     problems.push({ code: "index_invalid", message: "index bytes are not its canonical JSON form", pair: null });
   }
   if (recorded.shards.length === 0) problems.push({ code: "index_invalid", message: "index lists no shard", pair: null });
+  // An index that is not the pinned one is not trusted to name the files to open: its paths may
+  // lead anywhere, so none of its pairs is read.
+  if (pin !== null && pin !== read.sha256) return result(problems, true, read.sha256, recorded.shards.length);
   const dir = dirname(indexPath);
   const pairs: ShardPair[] = recorded.shards.map((entry) => ({
     manifest: displayPath(entry.manifest.path),

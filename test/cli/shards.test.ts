@@ -219,8 +219,11 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     writeIndex(dir, { ...recorded, shards: recorded.shards.filter((s) => s.k !== 2) });
     const forged = await verifyIndex(dir, ["--expect-index-sha256", pin]);
     expect(forged.code).toBe(1);
-    expect(forged.stdout).toContain("[index_sha256] index sha256 does not match --expect-index-sha256");
-    expect(forged.stdout).toContain("[shard_missing] shard 2/4 is missing (no pair covers lines 12-17 of the input)");
+    // Not the pinned index: refused as such, before any file it names is opened.
+    expect(forged.stdout).toBe("verify: 1 problem\n  - [index_sha256] index sha256 does not match --expect-index-sha256\n");
+    const unpinned = await verifyIndex(dir);
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stdout).toContain("[shard_missing] shard 2/4 is missing (no pair covers lines 12-17 of the input)");
     writeIndex(dir, recorded);
     unlinkSync(join(dir, "m2.json"));
     const gone = await verifyIndex(dir);

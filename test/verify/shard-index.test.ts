@@ -48,6 +48,19 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
   });
 
+  it("issue 15 red: an index that does not match its pin is refused before any file it names is opened", async () => {
+    const built = await buildShardIndex({ out: "pinned-index.json", pairs, cwd: dir });
+    const text = readFileSync(join(dir, "pinned-index.json"), "utf8");
+    // The paths are rewritten to lead outside the index's directory, to a file that does not exist:
+    // had it been opened, its pair would be reported unreadable.
+    writeFileSync(join(dir, "pinned-index.json"), text.replaceAll('"m0.json"', '"../../outside/secret.json"'));
+    const verified = await verifyShardIndex({ index: "pinned-index.json", expectIndexSha256: built.indexSha256, cwd: dir });
+    expect(verified.consistent).toBe(false);
+    expect(verified.problems.map((p) => p.code)).toEqual(["index_sha256"]);
+    const unpinned = await verifyShardIndex({ index: "pinned-index.json", cwd: dir });
+    expect(unpinned.problems.map((p) => p.code)).toContain("shard_unreadable");
+  });
+
   it("issue 15 shard: a failed write throws a publish error and leaves the previous index as it was", async () => {
     const previous = readFileSync(join(dir, "index.json"));
     const fs = hookedFs(nodePublishFs, (call) => {
