@@ -34,13 +34,15 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
   cache?: string | false;
   /** `--shard K/N`: only the K-th (0-based) of N contiguous line ranges of the input. */
   shard?: ShardSpec;
+  /** `--allow FILE`: the false-block allowlist. */
+  allow?: string;
 }
 
 /** The run options of `ingestFiles` the flags set (concurrency, lock wait, breaker, ids, cache, shard). */
 export function runOptionsFromFlags(
   flags: IngestFlags,
   io: CliIo,
-): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard" | "reports"> {
+): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard" | "reports" | "allow"> {
   return {
     concurrency: flags.concurrency,
     waitLockSeconds: flags.waitLock ?? 0,
@@ -48,6 +50,7 @@ export function runOptionsFromFlags(
     uniqueIds: flags.uniqueIds === true,
     cache: typeof flags.cache === "string" ? flags.cache : null,
     shard: flags.shard ?? null,
+    allow: flags.allow ?? null,
     reports: reportOptionsFromFlags(flags, io),
   };
 }

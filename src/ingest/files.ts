@@ -50,6 +50,8 @@ import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js"
 import { CiReports, wantsReports, type CiReportOptions } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import type { ManifestRecord } from "../documents/schemas.js";
+import type { Allowlist } from "../documents/allowlist.js";
+import { readAllowlistFile } from "./allow-file.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -118,6 +120,14 @@ export interface IngestFilesOptions {
   readonly shard?: ShardSpec | null;
   /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
   readonly unverifiedPipeline?: boolean;
+  /**
+   * The false-block allowlist (`--allow`): a list parsed by `parseAllowlist`, or the path of an
+   * allow file (resolved against `cwd`, read before anything else is). A record held for
+   * detections alone (never a coverage failure) whose content hash is listed is admitted and
+   * recorded as such (`admission_basis: "allowlist"`, run.allowlist); docs/ingest.md, "False
+   * blocks: the allowlist".
+   */
+  readonly allow?: Allowlist | string | null;
   /**
    * CI reports of the held records (`--sarif`, `--junit`, `--github`; docs/ci.md): opened before
    * anything is read, fed each record as it is finished, written once the pair is published.
@@ -363,6 +373,8 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       }
     }
     const policy = resolvePolicy(options.policy ?? {});
+    const allowlist =
+      options.allow == null ? undefined : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
     // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
     store = options.cache == null ? null : VerdictCache.open(resolve(cwd, options.cache), { clock });
@@ -384,6 +396,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       run = await streamIngestRun(pipeline, read, {
         ...(cache ? { cache } : {}),
         ...(shard ? { shard } : {}),
+        ...(allowlist ? { allowlist } : {}),
         policy,
         gate,
         concurrency: options.concurrency ?? 1,
