@@ -79,7 +79,10 @@ export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestP
   const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey } = options;
   const endpoint = canaryPool !== undefined ? { canaryPool } : { ollamaUrl };
   const backend = provider === "openai" ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) } : {};
-  return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}) });
+  // An allowlist admits only what the canary inspected too, so with --allow the canary also
+  // sees text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
+  const allowing = flags.allow !== undefined ? { skipCanaryIfStructuralBlocks: false } : {};
+  return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}), ...allowing });
 }
 
 /** The endpoint log is a side file: it must never be the manifest or the export it runs beside. */

@@ -125,7 +125,10 @@ export interface IngestFilesOptions {
    * allow file (resolved against `cwd`, read before anything else is). A record held for
    * detections alone (never a coverage failure) whose content hash is listed is admitted and
    * recorded as such (`admission_basis: "allowlist"`, run.allowlist); docs/ingest.md, "False
-   * blocks: the allowlist".
+   * blocks: the allowlist". With it, `policy.stop_after_hold` defaults to false (every segment
+   * is checked, so a record blocked early can still be fully inspected); a pipeline given here
+   * should be built with `skipCanaryIfStructuralBlocks: false`, or text the structural layer
+   * blocks is never inspected by the canary and such a record can never be admitted.
    */
   readonly allow?: Allowlist | string | null;
   /**
@@ -372,7 +375,10 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
         throw new UsageError("--shard needs an input file: standard input cannot be read twice (save it to a file first)");
       }
     }
-    const policy = resolvePolicy(options.policy ?? {});
+    // An allowlist can only admit a record whose every segment was inspected, so with one a
+    // hold does not stop the checks of its record unless the caller asks for that.
+    const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;
+    const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
     const allowlist =
       options.allow == null ? undefined : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
