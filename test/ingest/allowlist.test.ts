@@ -14,6 +14,7 @@ import { canaryNumCtxForPolicy, ingestFiles, type IngestFilesOptions } from "../
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
+import { buildShardIndex, verifyShardIndex } from "../../src/index.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { tempDir } from "../support/publish-fixtures.js";
@@ -249,6 +250,20 @@ describe("issue 17 allow: ingest --allow", () => {
     // The same verdicts and states: the cache stored a block, and a block is what was reused.
     expect(allowed.records[0]?.segments.map((s) => [s.state, s.verdict])).toEqual(plain.records[0]?.segments.map((s) => [s.state, s.verdict]));
     expect(allowed.records[0]?.segments.every((s) => s.reused === true)).toBe(true);
+  });
+
+  it("issue 17 allow: sharded runs with allow-listed admissions index and verify (the totals count them)", async () => {
+    const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
+    await writeRecords([{ id: "ok", text: BENIGN }, quoted]);
+    await writeAllow([entry(material(quoted))]);
+    for (const k of [0, 1]) await run({ allow: "allow.json", shard: { k, n: 2 }, manifest: `m${k}.json`, export: `e${k}.json` });
+    const pairs = [0, 1].map((k) => ({ manifest: `m${k}.json`, export: `e${k}.json` }));
+    const built = await buildShardIndex({ out: "index.json", pairs, cwd: dir });
+    expect(built.problems).toEqual([]);
+    expect(built.index?.totals.counts.allowlisted).toBe(1);
+    expect(built.index?.totals.counts.admitted).toBe(2);
+    const verified = await verifyShardIndex({ index: "index.json", expectIndexSha256: built.indexSha256, cwd: dir });
+    expect(verified.consistent).toBe(true);
   });
 
   it("issue 17 allow: a malformed allow file refuses the run (exit 3, nothing written), naming the flag and the entry index, never a value", async () => {
