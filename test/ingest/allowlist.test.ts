@@ -80,6 +80,10 @@ describe("issue 17 allow: ingest --allow", () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     await writeRecords([{ id: "ok", text: BENIGN }, quoted]);
     const allowSha = await writeAllow([entry(material(quoted))]);
+    // A parsed list and a path give the same run.
+    const parsed = await run({ allow: parseAllowlist(await readFile(join(dir, "allow.json"))), manifest: "parsed.json", export: "parsed-e.json" });
+    expect(parsed.outcome).toBe(0);
+    expect((await manifestOf("parsed.json")).run.allowlist).toEqual({ sha256: allowSha, entries: 1 });
     const result = await run({ allow: "allow.json" });
     expect(result.outcome).toBe(0);
     const m = await manifestOf();
@@ -206,6 +210,10 @@ describe("issue 17 allow: ingest --allow", () => {
     await writeRecords([{ id: "ok", text: BENIGN }]);
     expect((await runCli(["ingest", "in.jsonl", "--manifest", "p.json", ...args], { cwd: dir })).code).toBe(0);
     expect((await runCli(["verify", "--manifest", "p.json", "--no-allowlisted"], { cwd: dir })).code).toBe(0);
+    // Not silently ignored where it cannot apply.
+    const index = await runCli(["verify", "--index", "index.json", "--no-allowlisted"], { cwd: dir });
+    expect(index.code).toBe(3);
+    expect(index.stderr).toContain("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
   });
 
   it("issue 17 allow: verify catches a forged allow-listed admission, streamed and whole alike", async () => {
