@@ -32,13 +32,15 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
   cache?: string | false;
   /** `--shard K/N`: only the K-th (0-based) of N contiguous line ranges of the input. */
   shard?: ShardSpec;
+  /** `--allow FILE`: the false-block allowlist. */
+  allow?: string;
 }
 
 /** The run options of `ingestFiles` the flags set (concurrency, lock wait, breaker, ids, cache, shard). */
 export function runOptionsFromFlags(
   flags: IngestFlags,
   io: CliIo,
-): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard" | "reports"> {
+): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard" | "reports" | "allow"> {
   return {
     concurrency: flags.concurrency,
     waitLockSeconds: flags.waitLock ?? 0,
@@ -46,6 +48,7 @@ export function runOptionsFromFlags(
     uniqueIds: flags.uniqueIds === true,
     cache: typeof flags.cache === "string" ? flags.cache : null,
     shard: flags.shard ?? null,
+    allow: flags.allow ?? null,
     reports: reportOptionsFromFlags(flags, io),
   };
 }
@@ -73,5 +76,8 @@ export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestP
   const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey } = options;
   const endpoint = canaryPool !== undefined ? { canaryPool } : { ollamaUrl };
   const backend = provider === "openai" ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) } : {};
-  return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}) });
+  // An allowlist admits only what the canary inspected too, so with --allow the canary also
+  // sees text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
+  const allowing = flags.allow !== undefined ? { skipCanaryIfStructuralBlocks: false } : {};
+  return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}), ...allowing });
 }

@@ -33,6 +33,11 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
   const lines = [
     `ingest (${manifest.policy.name}): ${plural(manifest.run.records_total, "record")}, ${c.admitted} admitted, ${c.held} held`,
     `hold reasons: ${reasons.length > 0 ? reasons.join(" ") : "none"}`,
+    ...(manifest.run.allowlist
+      ? [
+          `allowlist: ${plural(c.allowlisted ?? 0, "record")} admitted by the allowlist (${plural(manifest.run.allowlist.entries, "entry", "entries")}, sha256=${manifest.run.allowlist.sha256})`,
+        ]
+      : []),
     `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block} not_checked=${c.detection.not_checked}`,
     `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
     `checks performed: ${manifest.run.checks_performed}`,

@@ -122,7 +122,11 @@ function ingestCommand(io: CliIo, state: RunState): Command {
     .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
     .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
-    .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg);
+    .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg)
+    .option(
+      "--allow <file>",
+      "false-block allowlist: a JSON list of {sha256, scope, reason, by}; admits records held for detections only whose content hash is listed (docs/ingest.md)",
+    );
   addReportFlags(command, "held record")
     .addHelpText(
       "after",
@@ -162,6 +166,7 @@ function verifyCommand(io: CliIo, state: RunState): Command {
     .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists")
     .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value")
     .option("--json", "print a JSON report")
+    .option("--no-allowlisted", "a record admitted by an ingest allowlist (--allow) is a problem")
     .addHelpText(
       "after",
       `

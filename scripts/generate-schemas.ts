@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { INDEX_SCHEMA, IngestIndexSchema } from "../src/documents/ingest-index.js";
 import { IngestPolicySchema } from "../src/documents/policy.js";
+import { AllowFileSchema } from "../src/documents/allowlist.js";
 import { BATCH_SCHEMA, BatchDocumentSchema, EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../src/documents/schemas.js";
 
 const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType }> = [
@@ -17,6 +18,7 @@ const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType 
   { file: "batch.schema.json", title: BATCH_SCHEMA, schema: BatchDocumentSchema },
   { file: "ingest-index.schema.json", title: INDEX_SCHEMA, schema: IngestIndexSchema },
   { file: "ingest-policy.schema.json", title: "little-canary ingest policy (strict/v1)", schema: IngestPolicySchema },
+  { file: "ingest-allowlist.schema.json", title: "little-canary ingest allowlist (ingest --allow)", schema: AllowFileSchema },
 ];
 
 /** File name → pretty-printed JSON Schema text (with a trailing newline). */

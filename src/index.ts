@@ -195,6 +195,24 @@ export {
   type IngestFilesResult,
   type IngestFilesHooks,
 } from "./ingest/files.js";
+/**
+ * The false-block allowlist of `ingest --allow FILE`: `parseAllowlist` reads an allow file's
+ * bytes strictly (a list of `{sha256, scope, reason, by}`), `readAllowlistFile` reads one from
+ * disk within its size bound; pass either result (or the path) as `ingestFiles({ allow })`.
+ * Only records held for detections alone are ever admitted, by content hash, never by path or
+ * id; see docs/ingest.md ("False blocks: the allowlist").
+ */
+export {
+  parseAllowlist,
+  AllowEntrySchema,
+  AllowFileSchema,
+  MAX_ALLOW_FILE_BYTES,
+  MAX_ALLOW_ENTRIES,
+  type Allowlist,
+  type AllowEntry,
+  type AllowScope,
+} from "./documents/allowlist.js";
+export { readAllowlistFile } from "./ingest/allow-file.js";
 export { runContextGate, IngestGateError, type GateResult, type CheckingPipeline } from "./ingest/gate.js";
 export { STRICT_V1, resolvePolicy, IngestPolicySchema, type IngestPolicy, type PolicyOverrides } from "./documents/policy.js";
 export { ingestExitCode, type IngestOutcomeCode } from "./ingest/exit-code.js";

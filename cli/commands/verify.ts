@@ -13,16 +13,23 @@ import { UsageError } from "../../src/core/errors.js";
 
 export interface VerifyFlags extends VerifyIndexFlags {
   manifest?: string;
+  /** False with `--no-allowlisted`: an allow-listed admission is a problem. */
+  allowlisted?: boolean;
 }
 
 export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> {
-  if (flags.index !== undefined || flags.expectIndexSha256 !== undefined) return runVerifyIndex(flags, io);
+  if (flags.index !== undefined || flags.expectIndexSha256 !== undefined) {
+    // Never silently ignored: an index run does not apply it to the pairs it lists.
+    if (flags.allowlisted === false) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
+    return runVerifyIndex(flags, io);
+  }
   if (flags.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
   const result = await verifyFiles({
     manifest: flags.manifest,
     export: flags.export ?? null,
     expectManifestSha256: flags.expectManifestSha256 ?? null,
     cwd: io.cwd,
+    refuseAllowlisted: flags.allowlisted === false,
   });
   if (!result.readable) {
     // Nothing was verified: no report on stdout, one line per file that could not be read.
@@ -36,13 +43,20 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
   const { consistent, manifestSha256, problems } = result;
   if (flags.json) {
     // Data: every problem, uncapped.
-    const report = { consistent, manifest_sha256: manifestSha256, pinned: result.pinned, export_checked: result.exportChecked, problems };
+    const report = {
+      consistent,
+      manifest_sha256: manifestSha256,
+      pinned: result.pinned,
+      export_checked: result.exportChecked,
+      allowlisted: result.allowlisted,
+      problems,
+    };
     await writeOut(io.stdout, `${JSON.stringify(report)}\n`);
   } else if (consistent) {
     await writeOut(
       io.stdout,
       `verify: consistent (manifest sha256=${manifestSha256}${result.pinned ? ", matches the pin" : ", not pinned"}` +
-        `${result.exportChecked ? "" : "; export not checked"})\n`,
+        `${result.exportChecked ? "" : "; export not checked"}${result.allowlisted > 0 ? `; ${result.allowlisted} admitted by an allowlist` : ""})\n`,
     );
   } else {
     const { shown, hidden } = problemsToShow(problems);

@@ -21,6 +21,9 @@ export class RecordCounter {
     duplicate_ids: 0,
   };
 
+  /** Records admitted by the allowlist; `counts.allowlisted` only when there is one. */
+  private allowlisted = 0;
+
   constructor(private readonly seenBefore: (idDigest: string) => boolean) {}
 
   /** Counts one record (tolerant of hostile shapes: unknown values are not counted). */
@@ -29,6 +32,7 @@ export class RecordCounter {
     const counts = this.tally;
     const r = record as Record<string, unknown>;
     if (r["admission"] === "admitted") counts.admitted++;
+    if (r["admission"] === "admitted" && r["admission_basis"] === "allowlist") this.allowlisted++;
     else if (r["admission"] === "held") counts.held++;
     const reasons = r["hold_reasons"];
     if (Array.isArray(reasons)) {
@@ -49,7 +53,13 @@ export class RecordCounter {
   /** The counts so far (a fresh copy). */
   counts(): ManifestCounts {
     const c = this.tally;
-    return { ...c, by_reason: { ...c.by_reason }, detection: { ...c.detection }, coverage: { ...c.coverage } };
+    return {
+      ...c,
+      by_reason: { ...c.by_reason },
+      detection: { ...c.detection },
+      coverage: { ...c.coverage },
+      ...(this.allowlisted > 0 ? { allowlisted: this.allowlisted } : {}),
+    };
   }
 }
 

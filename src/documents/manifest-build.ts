@@ -62,6 +62,8 @@ export interface ManifestInput {
   readonly cache?: { readonly hits: number; readonly misses: number };
   /** The shard of the input this run covered, only for a sharded run. */
   readonly shard?: ManifestShard;
+  /** The allow file's SHA-256 and entry count, only for a run with an allowlist. */
+  readonly allowlist?: { readonly sha256: string; readonly entries: number };
   /** Entries in input order; `index` must equal the position. */
   readonly records: readonly ManifestRecord[];
 }
@@ -204,6 +206,7 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
       export_requested: input.export_requested,
       ...(input.cache === undefined ? {} : { cache: { hits: input.cache.hits, misses: input.cache.misses } }),
       ...(input.shard === undefined ? {} : { shard: { ...input.shard } }),
+      ...(input.allowlist === undefined ? {} : { allowlist: { sha256: input.allowlist.sha256, entries: input.allowlist.entries } }),
     },
     counts,
   };

@@ -14,6 +14,7 @@ import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
 import { UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { recordDigests } from "./material-hash.js";
+import { allowlistMatch, type Allowlist } from "./allowlist.js";
 import type { ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
 
 /** What the run loop learned about one planned segment. */
@@ -136,12 +137,18 @@ export function overBudgetRecordEntry(input: { readonly index: number; readonly 
   };
 }
 
-/** A record whose planned segments were checked; `results[i]` belongs to `plan.segments[i]`. */
+/**
+ * A record whose planned segments were checked; `results[i]` belongs to `plan.segments[i]`.
+ * With an allowlist, a record held for detections alone whose hash is listed is admitted
+ * (allowlist.ts): its hold reasons become empty, `detection` and the segments keep what was
+ * detected, and `admission_basis` with the matching entries say why it was admitted.
+ */
 export function checkedRecordEntry(input: {
   readonly index: number;
   readonly record: SegmentableRecord;
   readonly plan: SegmentPlan;
   readonly results: readonly SegmentResult[];
+  readonly allowlist?: Allowlist;
 }): ManifestRecord {
   const { plan, results, record } = input;
   if (plan.over_budget || results.length !== plan.segments.length) {
@@ -164,7 +171,10 @@ export function checkedRecordEntry(input: {
       ...(result.reused === undefined ? {} : { reused: true as const, checked_at: result.reused.checked_at }),
     };
   });
-  const state = recordState(segments);
+  const screened = recordState(segments);
+  const digests = validRecordFields(input.index, record);
+  const allowed = input.allowlist === undefined ? null : allowlistMatch({ ...screened, material_sha256: digests.material_sha256, segments }, input.allowlist);
+  const state = allowed === null ? screened : { ...screened, hold_reasons: [], admission: "admitted" as const };
   const admitted = state.admission === "admitted";
   const signals = detectionSignals(
     results
@@ -172,7 +182,7 @@ export function checkedRecordEntry(input: {
       .map((r) => [...extractSignals(r.verdict), ...(r.signals ?? []).map((s) => truncateCodePoints(s, MAX_SIGNAL_CHARS))]),
   );
   return {
-    ...validRecordFields(input.index, record),
+    ...digests,
     id: admitted ? record.id : null,
     source: admitted ? record.source : null,
     metadata_keys: admitted ? sortByCodePoint(Object.keys(record.metadata)) : null,
@@ -182,5 +192,6 @@ export function checkedRecordEntry(input: {
     segments_total: plan.segments_total,
     chars_total: plan.chars_total,
     segments,
+    ...(allowed === null ? {} : { admission_basis: "allowlist" as const, allowlist_entries: allowed.map((e) => ({ ...e })) }),
   };
 }

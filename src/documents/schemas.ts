@@ -9,6 +9,7 @@ import { IngestPolicySchema } from "./policy.js";
 import { VerdictJsonSchema } from "./verdict-schema.js";
 import { MetadataMapSchema } from "./metadata-map.js";
 import { ManifestShardSchema } from "./shard.js";
+import { AllowEntrySchema, MAX_ALLOW_ENTRIES } from "./allowlist.js";
 
 /** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
@@ -120,6 +121,14 @@ export const ManifestRecordSchema = z.strictObject({
   chars_total: count,
   chars_covered: count,
   segments: z.array(ManifestSegmentSchema),
+  /**
+   * Present (always "allowlist") only for a record held for detections alone and admitted
+   * because `ingest --allow` listed its hash; `hold_reasons` is then empty while `detection`
+   * and the segments keep what was detected.
+   */
+  admission_basis: z.literal("allowlist").optional(),
+  /** With `admission_basis`: the allow-file entries that admitted the record. */
+  allowlist_entries: z.array(AllowEntrySchema).min(1).max(MAX_ALLOW_ENTRIES).optional(),
 });
 
 const reasonCounts = z.strictObject(Object.fromEntries(HOLD_REASONS.map((r) => [r, count])) as Record<HoldReason, typeof count>);
@@ -132,6 +141,8 @@ export const ManifestCountsSchema = z.strictObject({
   coverage: z.strictObject({ complete: count, partial: count, none: count }),
   /** Records whose id equals an earlier record's id (each repeat counted once). */
   duplicate_ids: count,
+  /** Present only when some record was admitted by the allowlist: how many (they count as admitted too). */
+  allowlisted: z.int().min(1).optional(),
 });
 
 export const ManifestRunSchema = z.strictObject({
@@ -150,6 +161,8 @@ export const ManifestRunSchema = z.strictObject({
    * input's lines; `input_sha256` is then the SHA-256 of the whole input, not of the range.
    */
   shard: ManifestShardSchema.optional(),
+  /** Present only for a run with `--allow`: the SHA-256 of the allow file's bytes and its entry count. */
+  allowlist: z.strictObject({ sha256, entries: count }).optional(),
 });
 
 /** zod schema of the ingest manifest. */

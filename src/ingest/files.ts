@@ -50,6 +50,8 @@ import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js"
 import { CiReports, wantsReports, type CiReportOptions } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import type { ManifestRecord } from "../documents/schemas.js";
+import type { Allowlist } from "../documents/allowlist.js";
+import { readAllowlistFile } from "./allow-file.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -118,6 +120,17 @@ export interface IngestFilesOptions {
   readonly shard?: ShardSpec | null;
   /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
   readonly unverifiedPipeline?: boolean;
+  /**
+   * The false-block allowlist (`--allow`): a list parsed by `parseAllowlist`, or the path of an
+   * allow file (resolved against `cwd`, read before anything else is). A record held for
+   * detections alone (never a coverage failure) whose content hash is listed is admitted and
+   * recorded as such (`admission_basis: "allowlist"`, run.allowlist); docs/ingest.md, "False
+   * blocks: the allowlist". With it, `policy.stop_after_hold` defaults to false (every segment
+   * is checked, so a record blocked early can still be fully inspected); a pipeline given here
+   * should be built with `skipCanaryIfStructuralBlocks: false`, or text the structural layer
+   * blocks is never inspected by the canary and such a record can never be admitted.
+   */
+  readonly allow?: Allowlist | string | null;
   /**
    * CI reports of the held records (`--sarif`, `--junit`, `--github`; docs/ci.md): opened before
    * anything is read, fed each record as it is finished, written once the pair is published.
@@ -362,7 +375,12 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
         throw new UsageError("--shard needs an input file: standard input cannot be read twice (save it to a file first)");
       }
     }
-    const policy = resolvePolicy(options.policy ?? {});
+    // An allowlist can only admit a record whose every segment was inspected, so with one a
+    // hold does not stop the checks of its record unless the caller asks for that.
+    const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;
+    const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
+    const allowlist =
+      options.allow == null ? undefined : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
     const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
     // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
     store = options.cache == null ? null : VerdictCache.open(resolve(cwd, options.cache), { clock });
@@ -384,6 +402,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       run = await streamIngestRun(pipeline, read, {
         ...(cache ? { cache } : {}),
         ...(shard ? { shard } : {}),
+        ...(allowlist ? { allowlist } : {}),
         policy,
         gate,
         concurrency: options.concurrency ?? 1,

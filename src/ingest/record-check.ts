@@ -27,6 +27,7 @@ import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
+import type { Allowlist } from "../documents/allowlist.js";
 
 /** The record's fields as the checks and the export see them, frozen. */
 export function snapshotOf(record: RawRecord): SegmentableRecord {
@@ -106,6 +107,11 @@ export interface RunContext {
   readonly policy: IngestPolicy;
   readonly profile: CanaryProfile;
   readonly breaker: CanaryCircuitBreaker;
+  /**
+   * The run's allowlist (`--allow`): applied to each record's state after its segments are
+   * classified, so the verdicts (and the cache) never see it.
+   */
+  readonly allowlist?: Allowlist;
 }
 
 /** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
@@ -200,7 +206,7 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
     results.push(result);
     if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
   }
-  const entry = checkedRecordEntry({ index, record: snapshot, plan, results });
+  const entry = checkedRecordEntry({ index, record: snapshot, plan, results, ...(run.allowlist ? { allowlist: run.allowlist } : {}) });
   return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
 }
 

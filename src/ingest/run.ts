@@ -24,6 +24,7 @@ import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOve
 
 export { readerLimitsForPolicy };
 import { RunTally, type DuplicateId, type IngestRunSummary } from "./run-summary.js";
+import type { Allowlist } from "../documents/allowlist.js";
 import { checkRecord, finishRecord, pipelineInfo, prepareRecord, type FinishedRecord, type RunContext } from "./record-check.js";
 
 /** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
@@ -60,6 +61,8 @@ export interface IngestOptions {
   readonly maxCanaryFailures?: number;
   /** Hold a record whose id repeats an earlier record's id (as `malformed`), instead of only counting it. */
   readonly uniqueIds?: boolean;
+  /** An allowlist (parseAllowlist): held records whose every hold is a detection and whose hash is listed are admitted. */
+  readonly allowlist?: Allowlist;
 }
 
 /** The result of an ingest run in memory: the manifest and, when asked, the export, not yet written. */
@@ -149,6 +152,7 @@ export async function ingestRecords(
     policy,
     profile: canaryProfile(pipeline),
     breaker: new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES),
+    ...(options.allowlist ? { allowlist: options.allowlist } : {}),
   };
   const checkAt = async (position: number): Promise<FinishedRecord> => {
     const record = records[position] as RawRecord;
@@ -174,6 +178,7 @@ export async function ingestRecords(
     checks_performed: outcomes.reduce((sum, outcome) => sum + outcome.checks, 0),
     input_sha256: options.inputSha256 ?? null,
     export_requested: exportRequested,
+    ...(options.allowlist ? { allowlist: { sha256: options.allowlist.sha256, entries: options.allowlist.entries.length } } : {}),
     records: outcomes.map((outcome) => outcome.entry),
   });
   const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));

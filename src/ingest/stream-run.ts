@@ -25,6 +25,7 @@ import type { RecordIdIndex } from "./id-index.js";
 import { checkRecord, pipelineInfo, type PreparedRecord, type RunContext } from "./record-check.js";
 import { RunTally, type IngestRunSummary } from "./run-summary.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
+import type { Allowlist } from "../documents/allowlist.js";
 
 /** Options of `streamIngestRun`. */
 export interface StreamRunOptions {
@@ -51,6 +52,8 @@ export interface StreamRunOptions {
    * becomes run.input_sha256 (the first pass only hashed the shard's range).
    */
   readonly shard?: { readonly shard: ManifestShard; readonly inputSha256: string };
+  /** The allowlist (`--allow`) applied to each checked record, recorded as run.allowlist. */
+  readonly allowlist?: Allowlist;
 }
 
 /** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
@@ -101,6 +104,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     profile: canaryProfile(pipeline),
     breaker: new CanaryCircuitBreaker(options.maxCanaryFailures),
     ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.allowlist ? { allowlist: options.allowlist } : {}),
   };
   const manifestItems = await ArraySpool.create(options.manifestPath, "manifest-records");
   const exportItems = options.exportPath === null ? null : await ArraySpool.create(options.exportPath, "export-records");
@@ -146,6 +150,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
         export_requested: exportItems !== null,
         ...(options.cache ? { cache: { hits: options.cache.hits, misses: options.cache.misses } } : {}),
         ...(options.shard ? { shard: options.shard.shard } : {}),
+        ...(options.allowlist ? { allowlist: { sha256: options.allowlist.sha256, entries: options.allowlist.entries.length } } : {}),
       },
       manifestItems.count,
       counter.counts(),

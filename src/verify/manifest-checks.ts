@@ -7,7 +7,8 @@
 // its segment spans must be the plan the manifest's policy gives for its recorded lengths.
 // This catches a forged state on held records too, where no export text is available.
 import { classifySegmentVerdict } from "../documents/classify.js";
-import { recordState, uncheckedHoldState, type SegmentOutcome } from "../documents/record-state.js";
+import { recordState, uncheckedHoldState, type RecordState, type SegmentOutcome } from "../documents/record-state.js";
+import { allowEntriesFit, heldForDetectionOnly } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { countRecords } from "../documents/counts.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
@@ -32,6 +33,11 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
   const pipeline = own(manifest, "pipeline");
   if (!isObj(pipeline) || own(pipeline, "canary_context_verified") !== true) {
     problems.add("context_unverified", "manifest does not record a verified canary context window");
+  }
+  // The recount ties counts.allowlisted to the records; the allow file must be named with them.
+  const counts = own(manifest, "counts");
+  if (isObj(counts) && own(counts, "allowlisted") !== undefined && (!isObj(run) || own(run, "allowlist") === undefined)) {
+    problems.add("allowlist_unrecorded", "manifest admits records by an allowlist but does not record the allow file");
   }
 }
 
@@ -158,6 +164,21 @@ function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
   });
 }
 
+/**
+ * The state a record must record: the one its segments give, or, for an allow-listed
+ * admission, that state admitted with no hold reason. Null when the allowlist fields cannot be
+ * right: they come together, only on a record its segments hold for detections alone, with
+ * entries that name its material hash or exactly its detecting segments' hashes.
+ */
+function allowlistedState(record: ManifestRecord, expected: RecordState): RecordState | null {
+  const basis = record.admission_basis === "allowlist";
+  if (basis !== (record.allowlist_entries !== undefined)) return null;
+  if (!basis) return expected;
+  if (record.segments.length === 0 || !heldForDetectionOnly(expected.hold_reasons)) return null;
+  if (!allowEntriesFit(record, record.allowlist_entries ?? [])) return null;
+  return { ...expected, hold_reasons: [], admission: "admitted" };
+}
+
 function stateMatches(record: ManifestRecord): boolean {
   const expected =
     record.segments.length === 0
@@ -166,14 +187,16 @@ function stateMatches(record: ManifestRecord): boolean {
         : null
       : recordState(record.segments as readonly SegmentOutcome[]);
   if (expected === null) return false;
+  const want = allowlistedState(record, expected);
+  if (want === null) return false;
   return (
-    expected.detection === record.detection &&
-    expected.coverage === record.coverage &&
-    expected.admission === record.admission &&
-    expected.segments_checked === record.segments_checked &&
-    expected.chars_covered === record.chars_covered &&
-    expected.hold_reasons.length === record.hold_reasons.length &&
-    expected.hold_reasons.every((r, i) => r === record.hold_reasons[i]) &&
+    want.detection === record.detection &&
+    want.coverage === record.coverage &&
+    want.admission === record.admission &&
+    want.segments_checked === record.segments_checked &&
+    want.chars_covered === record.chars_covered &&
+    want.hold_reasons.length === record.hold_reasons.length &&
+    want.hold_reasons.every((r, i) => r === record.hold_reasons[i]) &&
     (record.segments.length === 0 || record.segments_total === record.segments.length) &&
     segmentsAgreeWithVerdicts(record)
   );

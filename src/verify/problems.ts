@@ -47,6 +47,8 @@ export const VERIFY_PROBLEM_CODES = [
   "admitted_count",
   "counts_mismatch",
   "shard_invalid",
+  "allowlist_unrecorded",
+  "allowlisted_admission",
   "verify_failed",
 ] as const;
 

@@ -227,6 +227,8 @@ function addCounts(total: Record<string, unknown>, add: Record<string, unknown>)
   for (const [key, value] of Object.entries(add)) {
     const current = total[key];
     if (typeof value === "number" && typeof current === "number") total[key] = current + value;
+    // A count present only once non-zero (counts.allowlisted) starts with the first shard that has it.
+    else if (typeof value === "number" && current === undefined) total[key] = value;
     else if (typeof value === "object" && value !== null && typeof current === "object" && current !== null) {
       addCounts(current as Record<string, unknown>, value as Record<string, unknown>);
     }

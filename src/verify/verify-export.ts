@@ -29,6 +29,7 @@ import { checkCounts, checkManifestRecords, checkRunAndContext } from "./manifes
 import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
 import { parseJsonDocument, type DocumentLabel } from "../core/read-document.js";
 import { LittleCanaryError } from "../core/errors.js";
+import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
 
 /** Options of `verifyExport` and `verifyManifestOnly`. */
 export interface VerifyOptions {
@@ -37,6 +38,11 @@ export interface VerifyOptions {
    * when the manifest itself is passed as bytes.
    */
   readonly manifestBytes?: Uint8Array | string;
+  /**
+   * Treat a record admitted by an ingest allowlist (`admission_basis: "allowlist"`) as a problem
+   * (`allowlisted_admission`), for consumers who accept only records nothing was detected in.
+   */
+  readonly refuseAllowlisted?: boolean;
 }
 
 /**
@@ -44,6 +50,9 @@ export interface VerifyOptions {
  * check is skipped), null when the given bytes have no UTF-8 form (the check fails).
  */
 export type ManifestFileSha = string | null | undefined;
+
+const PASS_ONLY: ReadonlySet<string> = new Set(["pass"]);
+const ALLOWLISTED_STATES: ReadonlySet<string> = new Set(["pass", "flag", "block"]);
 
 const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_name", "records"] as const;
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
@@ -102,8 +111,13 @@ function checkManifestBytesOnly(computed: string | null, fileSha: ManifestFileSh
   }
 }
 
-/** Step 13.5: the manifest record's own evidence for admission. */
+/**
+ * Step 13.5: the manifest record's own evidence for admission. Every segment exercised with a
+ * verdict that classifies to its state: a pass, or (for an allow-listed admission, whose
+ * entries the manifest checks vouch for) a pass, flag or block.
+ */
 function evidenceSupportsAdmission(record: Obj): boolean {
+  const states = own(record, "admission_basis") === "allowlist" ? ALLOWLISTED_STATES : PASS_ONLY;
   const segments = own(record, "segments");
   const total = own(record, "segments_total");
   const checked = own(record, "segments_checked");
@@ -113,9 +127,11 @@ function evidenceSupportsAdmission(record: Obj): boolean {
   if (!isInt(total) || !isInt(checked) || total !== segments.length || checked !== segments.length) return false;
   if (!isInt(covered) || !isInt(charsTotal) || covered !== charsTotal || charsTotal < 1) return false;
   return segments.every((segment) => {
-    if (!isObj(segment) || own(segment, "state") !== "pass" || own(segment, "exercised") !== true) return false;
+    if (!isObj(segment) || own(segment, "exercised") !== true) return false;
+    const state = own(segment, "state");
+    if (typeof state !== "string" || !states.has(state)) return false;
     const classified = classifySegmentVerdict(own(segment, "verdict"));
-    return !("error" in classified) && classified.state === "pass" && classified.exercised;
+    return !("error" in classified) && classified.state === state && classified.exercised;
   });
 }
 
@@ -154,6 +170,12 @@ function segmentsCoverMaterial(record: Obj, text: string, material: string, geom
   });
 }
 
+/** An admitted record detected nothing, unless the allowlist admitted what it detected. */
+function detectionAllowsAdmission(m: Obj): boolean {
+  const detection = own(m, "detection");
+  return own(m, "admission_basis") === "allowlist" ? detection === "block" || detection === "flag" : detection === "none";
+}
+
 /** Step 13 for one export record (the one rule set, used by the whole-document and the streaming verifier). */
 export function checkExportRecord(
   item: Obj,
@@ -175,7 +197,7 @@ export function checkExportRecord(
     !Array.isArray(reasons) ||
     reasons.length !== 0 ||
     own(m, "coverage") !== "complete" ||
-    own(m, "detection") !== "none"
+    !detectionAllowsAdmission(m)
   ) {
     problems.add("record_not_admitted", `${at}not admitted in manifest`);
   }
@@ -367,6 +389,13 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
   }
 }
 
+/** With `refuseAllowlisted`, the manifest's allow-listed admissions as one problem. */
+function refuseAllowlistedIn(manifest: unknown, options: VerifyOptions, problems: ProblemList): void {
+  if (options.refuseAllowlisted !== true) return;
+  const problem = allowlistedProblem(allowlistedAdmissions(manifest));
+  if (problem !== null) problems.items.push(problem);
+}
+
 /**
  * Problems of a pair already parsed by the strict document reader ([] = consistent), with the
  * manifest file's SHA-256 when its bytes were read. Never throws. For `verifyFiles`.
@@ -401,6 +430,7 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
     const manifest = documentValue(manifestDoc, "manifest", problems);
     if (exported === null || manifest === null) return problems.items;
     verifyPair(exported.value, manifest.value, fileShaFrom(options, manifestDoc), problems);
+    refuseAllowlistedIn(manifest.value, options, problems);
   } catch (error) {
     problems.items.push(failureProblem(error));
   }
@@ -418,6 +448,7 @@ export function verifyManifestOnly(manifestDoc: unknown, options: VerifyOptions 
     const manifest = documentValue(manifestDoc, "manifest", problems);
     if (manifest === null) return problems.items;
     checkManifestAlone(manifest.value, fileShaFrom(options, manifestDoc), problems);
+    refuseAllowlistedIn(manifest.value, options, problems);
   } catch (error) {
     problems.items.push(failureProblem(error));
   }

@@ -10,6 +10,7 @@ import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core
 import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
 import { headOf, streamPair } from "./stream-pair.js";
 import type { Obj } from "./_values.js";
+import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -25,6 +26,11 @@ export interface VerifyFilesOptions {
   readonly cwd?: string;
   /** Size of one read in bytes (default 64 KiB); tests use tiny reads to exercise chunk boundaries. */
   readonly chunkBytes?: number;
+  /**
+   * Treat records admitted by an ingest allowlist as a problem (`allowlisted_admission`):
+   * `verify --no-allowlisted`, for consumers who accept only records nothing was detected in.
+   */
+  readonly refuseAllowlisted?: boolean;
 }
 
 export interface VerifyFilesResult {
@@ -36,6 +42,11 @@ export interface VerifyFilesResult {
   readonly manifestSha256: string | null;
   readonly pinned: boolean;
   readonly exportChecked: boolean;
+  /**
+   * Records the manifest says an ingest allowlist admitted (`counts.allowlisted`; 0 when none
+   * or unreadable). Only as trustworthy as the rest: rely on it when `consistent`.
+   */
+  readonly allowlisted: number;
   /** Every problem found, in check order. */
   readonly problems: VerifyProblem[];
 }
@@ -95,7 +106,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
   const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
-  if (streamed === "reread") return { ...(await verifyWhole(manifestPath, exportPath, pin)), mode: "whole" };
+  if (streamed === "reread") return { ...(await verifyWhole(manifestPath, exportPath, pin, options)), mode: "whole" };
   const problems: VerifyProblem[] = [...streamed.readProblems];
   const manifestSha = streamed.manifestSha256;
   const readable = streamed.readProblems.length === 0;
@@ -103,15 +114,25 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
   }
   if (readable) problems.push(...streamed.problems);
+  const allowlisted = readable ? allowlistedAdmissions(streamed.manifestHead) : 0;
+  refuseAllowlisted(options, allowlisted, problems);
   const result = {
     consistent: problems.length === 0,
     readable,
     manifestSha256: manifestSha,
     pinned: pin !== null,
     exportChecked: exportPath !== null && readable,
+    allowlisted,
     problems,
   };
   return { result, mode: "streamed", documents: { manifestHead: streamed.manifestHead, exportSha256: readable ? streamed.exportSha256 : null } };
+}
+
+/** With `refuseAllowlisted`, allow-listed admissions become one problem. */
+function refuseAllowlisted(options: VerifyFilesOptions, allowlisted: number, problems: VerifyProblem[]): void {
+  if (options.refuseAllowlisted !== true) return;
+  const problem = allowlistedProblem(allowlisted);
+  if (problem !== null) problems.push(problem);
 }
 
 /** The whole-document verification (documents read whole, then checked). */
@@ -119,6 +140,7 @@ async function verifyWhole(
   manifestPath: string,
   exportPath: string | null,
   pin: string | null,
+  options: VerifyFilesOptions,
 ): Promise<{ result: VerifyFilesResult; documents: VerifiedDocuments }> {
   const problems: VerifyProblem[] = [];
   const manifest = await readOrProblem(manifestPath, "manifest", problems);
@@ -133,12 +155,15 @@ async function verifyWhole(
       ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
     );
   }
+  const allowlisted = readable && manifest !== null ? allowlistedAdmissions(manifest.value) : 0;
+  refuseAllowlisted(options, allowlisted, problems);
   const result = {
     consistent: problems.length === 0,
     readable,
     manifestSha256: manifest?.sha256 ?? null,
     pinned: pin !== null,
     exportChecked: exportPath !== null && readable,
+    allowlisted,
     problems,
   };
   return { result, documents: { manifestHead: manifest === null ? null : headOf(manifest.value), exportSha256: readable ? (exported?.sha256 ?? null) : null } };

@@ -44,12 +44,14 @@ function digestKey(digest: string): string {
 
 type Counts = ReturnType<typeof countRecords>;
 
-/** Adds the numbers of `b` into `a`, leaf by leaf (both have countRecords' shape). */
+/** Adds the numbers of `b` into `a`, leaf by leaf (both have countRecords' shape, optional counts aside). */
 function addCounts(a: Record<string, unknown>, b: Record<string, unknown>): void {
   for (const key of Object.keys(b)) {
     const x = a[key];
     const y = b[key];
     if (typeof x === "number" && typeof y === "number") a[key] = x + y;
+    // A count present only once it is non-zero (counts.allowlisted) starts at the first record that has it.
+    else if (x === undefined && typeof y === "number") a[key] = y;
     else if (isObj(x) && isObj(y)) addCounts(x, y);
   }
 }

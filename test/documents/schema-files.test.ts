@@ -7,6 +7,7 @@ describe("checked-in JSON Schemas", () => {
     const rendered = renderSchemas();
     expect(Object.keys(rendered).sort()).toEqual([
       "batch.schema.json",
+      "ingest-allowlist.schema.json",
       "ingest-export.schema.json",
       "ingest-index.schema.json",
       "ingest-manifest.schema.json",

@@ -1,6 +1,7 @@
 // Synthetic ingest runs for tests: a tiny stand-in for the run loop that plans each record,
 // "checks" each segment with a scripted verdict (keyword in the slice → verdict), and builds
 // the manifest and export with the real building blocks. No pipeline, no network.
+import type { Allowlist } from "../../src/documents/allowlist.js";
 import { classifySegmentVerdict } from "../../src/documents/classify.js";
 import { STRICT_V1, type IngestPolicy } from "../../src/documents/policy.js";
 import { stopsChecking } from "../../src/documents/record-state.js";
@@ -47,7 +48,10 @@ export interface SynthRun {
   readonly checks: string[];
 }
 
-export function synthRun(inputs: readonly SynthInput[], options: { policy?: IngestPolicy; verified?: boolean; exportRequested?: boolean } = {}): SynthRun {
+export function synthRun(
+  inputs: readonly SynthInput[],
+  options: { policy?: IngestPolicy; verified?: boolean; exportRequested?: boolean; allowlist?: Allowlist } = {},
+): SynthRun {
   const policy = options.policy ?? STRICT_V1;
   const exportRequested = options.exportRequested ?? true;
   const records: ManifestRecord[] = [];
@@ -88,7 +92,7 @@ export function synthRun(inputs: readonly SynthInput[], options: { policy?: Inge
       results.push(result);
       if (policy.stop_after_hold && stopsChecking(result.state)) stopped = true;
     }
-    const entry = checkedRecordEntry({ index, record: input, plan, results });
+    const entry = checkedRecordEntry({ index, record: input, plan, results, ...(options.allowlist ? { allowlist: options.allowlist } : {}) });
     records.push(entry);
     if (entry.admission === "admitted") admitted.push({ index, record: input });
   });
@@ -101,6 +105,7 @@ export function synthRun(inputs: readonly SynthInput[], options: { policy?: Inge
     checks_performed: checks.length,
     input_sha256: "52e18ffb40c0a56d606ee07d8623cfbcb05315f61286234d1b95f38f84f14158",
     export_requested: exportRequested,
+    ...(options.allowlist ? { allowlist: { sha256: options.allowlist.sha256, entries: options.allowlist.entries.length } } : {}),
     records,
   });
   const exported = exportRequested ? buildExport(manifest, admitted) : null;

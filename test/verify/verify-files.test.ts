@@ -67,6 +67,7 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
       manifestSha256: pin,
       pinned: true,
       exportChecked: true,
+      allowlisted: 0,
       problems: [],
     });
     await writeFile(exportPath, doubled);

@@ -13,6 +13,9 @@ import type { VerifyProblem } from "../../src/verify/problems.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
 import { verifyFiles, verifyFilesWithMode, type VerifyMode } from "../../src/verify/verify-files.js";
 import { synthRun, type SynthInput } from "../support/run-data.js";
+import { parseAllowlist } from "../../src/documents/allowlist.js";
+import { materialSha256 } from "../../src/documents/material-hash.js";
+import { planSegments } from "../../src/documents/segment-plan.js";
 
 // Any JSON value; tests tamper with parsed documents the way an attacker edits files.
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -252,6 +255,38 @@ describe("issue 14 streaming verify: verifyFiles streams and agrees with the who
       true,
     );
     expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, 1)).toBe("streamed");
+  }, 240_000);
+
+  it("issue 17 allow: random pairs with allow-listed admissions agree streamed and whole, and --no-allowlisted agrees too", async () => {
+    const dir = await tempDir();
+    let allowlisted = 0;
+    await fc.assert(
+      fc.asyncProperty(runArb, fc.array(fc.constantFrom("none", "record", "segment"), { maxLength: 8 }), async ({ inputs, small, chunk }, scopes) => {
+        const policy = resolvePolicy(small ? { segment_chars: 10, segment_overlap: 2, max_segments: 20, stop_after_hold: false } : { stop_after_hold: false });
+        // Each valid input listed by its material hash, by all its segments' hashes, or not at all.
+        const entries = inputs.flatMap((input, i) => {
+          if ("malformed" in input || scopes[i] === undefined || scopes[i] === "none") return [];
+          const listed = { reason: "reviewed", by: "tester" };
+          if (scopes[i] === "record") return [{ sha256: materialSha256(input), scope: "record", ...listed }];
+          const plan = planSegments(input, policy);
+          return [...new Set(plan.segments.map((s) => s.sha256))].map((sha256) => ({ sha256, scope: "segment", ...listed }));
+        });
+        const unique = [...new Map(entries.map((e) => [`${e.scope}:${e.sha256}`, e])).values()];
+        const run = synthRun(inputs, { policy, allowlist: parseAllowlist(enc(JSON.stringify(unique))) });
+        allowlisted += run.manifest.document.counts.allowlisted ?? 0;
+        expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk)).toBe("streamed");
+        expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
+        const files = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk };
+        const plain = await verifyFiles(files);
+        expect(plain).toMatchObject({ consistent: true, allowlisted: run.manifest.document.counts.allowlisted ?? 0 });
+        const refused = await verifyFiles({ ...files, refuseAllowlisted: true });
+        expect(refused.problems).toEqual(verifyExport(run.exported!.bytes, run.manifest.bytes, { refuseAllowlisted: true }));
+        expect(refused.consistent).toBe((run.manifest.document.counts.allowlisted ?? 0) === 0);
+      }),
+      { numRuns: 40 },
+    );
+    // The property saw allow-listed admissions, not only runs without any.
+    expect(allowlisted).toBeGreaterThan(0);
   }, 240_000);
 
   it("issue 14 streaming verify: tampered documents get the same problems, codes and messages", async () => {

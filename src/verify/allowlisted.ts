@@ -1,0 +1,24 @@
+// Allow-listed admissions as verify reports them: how many a manifest records, and the problem
+// a consumer who refuses them (`verify --no-allowlisted`) gets. The count is read from the
+// manifest's counts, which the recount ties to its records (a manifest whose records and
+// counts disagree already has `counts_mismatch`), so the streaming and the whole-document
+// verifier report the same number from the same head.
+import { isInt, isObj, own } from "./_values.js";
+import type { VerifyProblem } from "./problems.js";
+
+/** `counts.allowlisted` of a manifest (its head or the whole document), or 0. */
+export function allowlistedAdmissions(manifest: unknown): number {
+  if (!isObj(manifest)) return 0;
+  const counts = own(manifest, "counts");
+  const n = isObj(counts) ? own(counts, "allowlisted") : undefined;
+  return isInt(n) && n > 0 ? n : 0;
+}
+
+/** The problem for `count` allow-listed admissions when the caller refuses them, or null. */
+export function allowlistedProblem(count: number): VerifyProblem | null {
+  if (count === 0) return null;
+  return {
+    code: "allowlisted_admission",
+    message: `${count} record${count === 1 ? " was" : "s were"} admitted by an ingest allowlist (refused by --no-allowlisted)`,
+  };
+}
