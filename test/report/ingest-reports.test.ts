@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import AjvModule from "ajv-draft-04";
+import addFormatsModule from "ajv-formats";
 import { XMLParser } from "fast-xml-parser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/hash.js";
@@ -13,6 +14,8 @@ import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-
 
 const require = createRequire(import.meta.url);
 const Ajv = AjvModule.default;
+// The schema's "uri" and "date-time" formats are checked too, not skipped.
+const addFormats = addFormatsModule.default;
 const SARIF_SCHEMA_PATH = require.resolve("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json");
 
 let ollama: OllamaStandIn;
@@ -55,6 +58,7 @@ describe("issue 16 ci: ingest reports of held records", () => {
       runs: Array<{ results: Result[]; properties: Record<string, unknown> }>;
     };
     const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
+    addFormats(ajv);
     const validate = ajv.compile(JSON.parse(await readFile(SARIF_SCHEMA_PATH, "utf8")) as object);
     expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
     const results = log.runs[0]?.results ?? [];

@@ -4,6 +4,7 @@ import { readFile, readdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import AjvModule from "ajv-draft-04";
+import addFormatsModule from "ajv-formats";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
@@ -14,6 +15,8 @@ import { tempDir } from "../support/publish-fixtures.js";
 const require = createRequire(import.meta.url);
 // ajv-draft-04 is CommonJS: its class is the default export of the default import under NodeNext.
 const Ajv = AjvModule.default;
+// The schema's "uri" and "date-time" formats are checked too, not skipped.
+const addFormats = addFormatsModule.default;
 /** The official SARIF 2.1.0 (rtm.5) schema, as Microsoft's SARIF test package ships it. */
 const SARIF_SCHEMA_PATH = require.resolve("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json");
 
@@ -80,6 +83,7 @@ describe("issue 16 ci: screen --sarif", () => {
     const log = JSON.parse(await readFile(join(dir, "out.sarif"), "utf8")) as SarifLogShape;
     // The schema has a pattern that is valid only without the `u` flag ("[a-zA-Z]{2}]?").
     const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
+    addFormats(ajv);
     const validate = ajv.compile(JSON.parse(await readFile(SARIF_SCHEMA_PATH, "utf8")) as object);
     expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
     // The schema is not a formality: a wrong version or level is refused by it.
