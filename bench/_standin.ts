@@ -44,6 +44,31 @@ export interface BenchStandIn {
 }
 
 export const STAND_IN_MODEL = "qwen2.5:1.5b";
+
+/**
+ * The arguments of an unlimited `ingest` of `input` into `manifest` against the stand-in at
+ * `url` with `concurrency` checks at once (`--max-items 0 --max-total-bytes 0`: the corpus
+ * benchmarks are larger than strict/v1's defaults); `extra` is appended.
+ */
+export function benchIngestArgs(input: string, manifest: string, url: string, concurrency: number, extra: readonly string[] = []): string[] {
+  return [
+    "ingest",
+    input,
+    "--manifest",
+    manifest,
+    "--ollama-url",
+    url,
+    "--canary-model",
+    STAND_IN_MODEL,
+    "--concurrency",
+    String(concurrency),
+    "--max-items",
+    "0",
+    "--max-total-bytes",
+    "0",
+    ...extra,
+  ];
+}
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const CHILD_FLAG = "--bench-stand-in-child";
 const START_TIMEOUT_MS = 10_000;

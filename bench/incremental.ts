@@ -23,7 +23,7 @@ import { planSegments } from "../src/documents/segment-plan.js";
 import { positiveIntegerArg } from "./_args.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { generatedRecords, seeded, writeGeneratedCorpus } from "./_generated-corpus.js";
-import { STAND_IN_MODEL, startBenchStandIn, type BenchStandIn } from "./_standin.js";
+import { benchIngestArgs, startBenchStandIn, type BenchStandIn } from "./_standin.js";
 
 const MIN_MB_PER_S = 20;
 
@@ -42,28 +42,8 @@ const concurrency = positive("concurrency", values.concurrency);
 const random = seeded(positive("seed", values.seed));
 
 function ingestArgs(input: string, manifest: string, url: string, cache: string): string[] {
-  return [
-    "ingest",
-    input,
-    "--manifest",
-    manifest,
-    "--overwrite",
-    "--ollama-url",
-    url,
-    "--canary-model",
-    STAND_IN_MODEL,
-    "--concurrency",
-    String(concurrency),
-    "--max-items",
-    "0",
-    "--max-total-bytes",
-    "0",
-    "--cache",
-    cache,
-    // A killed run's lock goes stale after 20 s; the resumed run waits for it.
-    "--wait-lock",
-    "60",
-  ];
+  // A killed run's lock goes stale after 20 s; the resumed run waits for it.
+  return benchIngestArgs(input, manifest, url, concurrency, ["--overwrite", "--cache", cache, "--wait-lock", "60"]);
 }
 
 async function run(what: string, args: string[], standIn: BenchStandIn): Promise<{ run: ChildRun; calls: number }> {

@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { positiveIntegerArg } from "./_args.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { writeGeneratedCorpus } from "./_generated-corpus.js";
-import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
+import { benchIngestArgs, startBenchStandIn } from "./_standin.js";
 
 const RSS_LIMIT_MB = 256;
 const GROWTH_LIMIT = 1.2;
@@ -57,24 +57,7 @@ async function measure(dir: string, url: string, records: number): Promise<Measu
   const corpus = await writeGeneratedCorpus(input, records);
   const manifest = join(dir, `manifest-${records}.json`);
   const exported = join(dir, `export-${records}.json`);
-  const ingest = await runCliMeasured([
-    "ingest",
-    input,
-    "--manifest",
-    manifest,
-    "--export",
-    exported,
-    "--ollama-url",
-    url,
-    "--canary-model",
-    STAND_IN_MODEL,
-    "--concurrency",
-    String(concurrency),
-    "--max-items",
-    "0",
-    "--max-total-bytes",
-    "0",
-  ]);
+  const ingest = await runCliMeasured(benchIngestArgs(input, manifest, url, concurrency, ["--export", exported]));
   failIfBad(`ingest of ${records} records`, ingest, [0, 1, 2]);
   const checks = Number(/checks performed: (\d+)/.exec(ingest.stdout)?.[1] ?? Number.NaN);
   const verify = await runCliMeasured(["verify", "--manifest", manifest, "--export", exported]);

@@ -3,15 +3,11 @@ import { InvalidArgumentError } from "commander";
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../src/config/timeout.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS, type EvalOptions } from "../src/eval/run.js";
 import type { EvalMode } from "../src/eval/score.js";
-import { resolve } from "node:path";
-import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
-import { endpointLogWriter } from "../src/canary/pool-log.js";
-import { UsageError } from "../src/core/errors.js";
 import type { CliIo } from "./io.js";
-import { providerOptionsFromFlags, type ProviderFlags } from "./options.js";
+import { canaryPoolFromFlags, providerOptionsFromFlags, type PoolFlags, type ProviderFlags } from "./options.js";
 import { refuseSharedPaths, type RunFile } from "./shared-files.js";
 
-export interface EvalFlags extends ProviderFlags {
+export interface EvalFlags extends ProviderFlags, PoolFlags {
   corpus: string[];
   idsFile?: string;
   mode?: EvalMode;
@@ -21,10 +17,6 @@ export interface EvalFlags extends ProviderFlags {
   timeout?: number;
   warmup?: boolean;
   ollamaUrl: string;
-  /** Set by addPoolFlags: --ollama-url was given, not defaulted. */
-  ollamaUrlGiven?: boolean;
-  canaryEndpoint?: string[];
-  endpointLog?: string;
   output: string;
   report?: string;
 }
@@ -50,22 +42,21 @@ function evalTimeout(flag: number | undefined, env: CliIo["env"]): number {
 
 /** --ollama-url, or the pool of --canary-endpoint with its warnings on stderr and its --endpoint-log. */
 function poolOrUrl(flags: EvalFlags, io: CliIo): Pick<EvalOptions, "ollamaUrl" | "canaryEndpoints" | "onPoolWarning" | "onPoolAttempt"> {
-  const raws = flags.canaryEndpoint ?? [];
-  if (raws.length === 0) {
-    if (flags.endpointLog !== undefined) throw new UsageError("--endpoint-log needs --canary-endpoint: it logs the endpoints of a pool");
-    return { ollamaUrl: flags.ollamaUrl };
+  if ((flags.canaryEndpoint ?? []).length > 0) {
+    // The log is appended to: a corpus, the ids file, the run record or the report there would be corrupted.
+    refuseSharedPaths(
+      io,
+      [...flags.corpus.map((path): RunFile => ["--corpus", path]), ["--ids-file", flags.idsFile], ["--output", flags.output], ["--report", flags.report]],
+      [["--endpoint-log", flags.endpointLog]],
+    );
   }
-  if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
-  // The log is appended to: a corpus, the ids file, the run record or the report there would be corrupted.
-  refuseSharedPaths(
-    io,
-    [...flags.corpus.map((path): RunFile => ["--corpus", path]), ["--ids-file", flags.idsFile], ["--output", flags.output], ["--report", flags.report]],
-    [["--endpoint-log", flags.endpointLog]],
-  );
+  // A canary mode is required of a pool by runEval itself, with eval's own message.
+  const pool = canaryPoolFromFlags(flags, io, true);
+  if (pool === null) return { ollamaUrl: flags.ollamaUrl };
   return {
-    canaryEndpoints: parsePoolEndpoints(raws, "--canary-endpoint", flags.provider === "openai" ? "base_url" : "origin"),
-    onPoolWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
-    ...(flags.endpointLog !== undefined ? { onPoolAttempt: endpointLogWriter(resolve(io.cwd, flags.endpointLog)) } : {}),
+    canaryEndpoints: pool.endpoints,
+    ...(pool.onWarning ? { onPoolWarning: pool.onWarning } : {}),
+    ...(pool.onAttempt ? { onPoolAttempt: pool.onAttempt } : {}),
   };
 }
 

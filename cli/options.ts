@@ -8,7 +8,7 @@ import { validateBaseUrl, validateServiceUrl } from "../src/canary/endpoint.js";
 import { apiKeyFromEnv } from "../src/canary/openai-probe.js";
 import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
 import { endpointLogWriter } from "../src/canary/pool-log.js";
-import type { SecurityPipelineOptions } from "../src/pipeline/options.js";
+import type { CanaryPoolConfig, SecurityPipelineOptions } from "../src/pipeline/options.js";
 import type { CliIo } from "./io.js";
 
 export function timeoutArg(raw: string): number {
@@ -47,18 +47,12 @@ export interface ProviderFlags {
   provider?: "ollama" | "openai";
   baseUrl?: string;
   apiKeyEnv?: string;
-  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url or --base-url. */
-  canaryEndpoint?: string[];
 }
 
-export interface CanaryFlags extends ProviderFlags {
+export interface CanaryFlags extends ProviderFlags, PoolFlags {
   mode: "block" | "advisory" | "full";
   canaryModel: string;
   ollamaUrl: string;
-  /** Set by a pre-action hook: --ollama-url was given (on the command line), not defaulted. */
-  ollamaUrlGiven?: boolean;
-  /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
-  endpointLog?: string;
   timeout?: number;
   canary: boolean;
   failClosed?: boolean;
@@ -68,30 +62,45 @@ function collectValue(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+/** The flags that describe a pool of canary endpoints, shared by every command that checks. */
+export interface PoolFlags {
+  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url or --base-url. */
+  canaryEndpoint?: string[];
+  /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
+  endpointLog?: string;
+  /** Set by addPoolFlags' pre-action hook: --ollama-url was given, not defaulted. */
+  ollamaUrlGiven?: boolean;
+  provider?: "ollama" | "openai";
+}
+
 /**
- * The canary pool the flags ask for (`canaryPool` for SecurityPipeline), or nothing without
- * --canary-endpoint. The pool's endpoints replace --ollama-url, so giving both is refused; take-out
- * warnings go to stderr and every attempt to the --endpoint-log file.
+ * The canary pool --canary-endpoint asks for, or null without it. The pool's endpoints replace
+ * --ollama-url, so giving both is refused (and so is a pool when `canary` is false, --no-canary);
+ * take-out warnings go to stderr and every attempt to the --endpoint-log file.
  */
-export function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<SecurityPipelineOptions, "canaryPool"> {
+export function canaryPoolFromFlags(flags: PoolFlags, io: CliIo, canary: boolean): CanaryPoolConfig | null {
   const raws = flags.canaryEndpoint ?? [];
   if (raws.length === 0) {
     if (flags.endpointLog !== undefined) throw new UsageError("--endpoint-log needs --canary-endpoint: it logs the endpoints of a pool");
-    return {};
+    return null;
   }
   if (flags.ollamaUrlGiven === true) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
-  if (!flags.canary) throw new UsageError("--canary-endpoint cannot be used with --no-canary");
+  if (!canary) throw new UsageError("--canary-endpoint cannot be used with --no-canary");
   // OpenAI-compatible replicas are named by their base URLs (…/v1), Ollama ones by their origins.
   const endpoints = parsePoolEndpoints(raws, "--canary-endpoint", flags.provider === "openai" ? "base_url" : "origin");
   if (flags.endpointLog !== undefined && flags.endpointLog.trim() === "") throw new UsageError("--endpoint-log must not be empty");
   const logPath = flags.endpointLog === undefined ? null : resolve(io.cwd, flags.endpointLog);
   return {
-    canaryPool: {
-      endpoints,
-      onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
-      ...(logPath !== null ? { onAttempt: endpointLogWriter(logPath) } : {}),
-    },
+    endpoints,
+    onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
+    ...(logPath !== null ? { onAttempt: endpointLogWriter(logPath) } : {}),
   };
+}
+
+/** `canaryPoolFromFlags` as SecurityPipeline options: `{ canaryPool }`, or nothing without a pool. */
+export function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<SecurityPipelineOptions, "canaryPool"> {
+  const canaryPool = canaryPoolFromFlags(flags, io, flags.canary);
+  return canaryPool === null ? {} : { canaryPool };
 }
 
 /** Why each command defaults to its mode (printed in its --help). */
@@ -150,7 +159,7 @@ export const DEFAULT_OPENAI_CANARY_MODEL = "gpt-4o-mini";
  * query or a fragment are not) and the key is read from the named variable.
  */
 export function providerOptionsFromFlags(
-  flags: ProviderFlags,
+  flags: ProviderFlags & Pick<PoolFlags, "canaryEndpoint">,
   io: Pick<CliIo, "env">,
   canaryModel: string,
   defaultModel: string | null = "qwen2.5:1.5b",
