@@ -11,7 +11,11 @@
 //   busy timeout for it instead of failing.
 // - Memory does not grow with the entries: lookups are by primary key, `stats` is SQL aggregates.
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
-//   with a CacheFileError naming the path; it is never altered.
+//   with a CacheFileError naming the path; it is never altered. A version 1 file (no record
+//   entries) is read as it is and upgraded in place to version 2 when opened for writing.
+// - Record entries (a whole record's finished manifest entry, built from verdicts of this file)
+//   are pruned with the verdicts they were built from: a record entry is as old as its oldest
+//   segment verdict, and goes with its identity.
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { UsageError } from "../core/errors.js";
@@ -22,7 +26,9 @@ import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity
 import { assertSqliteHeader, fileSize, sqliteFailure } from "./sqlite-file.js";
 
 /** The schema version this library reads and writes. */
-export const VERDICT_CACHE_SCHEMA_VERSION = 1;
+export const VERDICT_CACHE_SCHEMA_VERSION = 2;
+/** The older schema version this library still opens (and upgrades when writing). */
+const UPGRADABLE_SCHEMA_VERSION = 1;
 /** The name in the schema table that marks a file as a little-canary verdict cache. */
 export const VERDICT_CACHE_SCHEMA = "little-canary-verdict-cache";
 /** How long a write waits for another process's lock on the file by default. */
@@ -69,6 +75,24 @@ export interface CachedVerdict {
   readonly checkedAt: string;
 }
 
+/** What `putRecord` stores: a record's finished entry under a record key and an identity. */
+export interface RecordEntryPut {
+  /** Lowercase hex SHA-256 naming the record under the run's settings (the caller derives it). */
+  readonly recordKey: string;
+  /** The identity the record's verdicts were checked under. */
+  readonly identity: CacheIdentity;
+  /** The entry's canonical JSON, as the caller will give it back out. */
+  readonly entry: string;
+  /** The oldest checked_at among the verdicts the entry was built from. */
+  readonly oldestCheckedAt: string;
+}
+
+/** A stored record entry: its JSON as given to `putRecord` and its oldest verdict's time. */
+export interface StoredRecordEntry {
+  readonly entry: string;
+  readonly oldestCheckedAt: string;
+}
+
 /** Entries and time range of one identity in the cache. */
 export interface IdentityStats {
   readonly key: string;
@@ -85,6 +109,8 @@ export interface CacheStats {
   readonly schema_version: number;
   readonly entries: number;
   readonly by_state: Readonly<Record<CachedState, number>>;
+  /** Whole-record entries (each built from verdicts counted in `entries`), pruned with them. */
+  readonly record_entries: number;
   /** Bytes on disk: the database file and its write-ahead log. */
   readonly size_bytes: number;
   readonly oldest_checked_at: string | null;
@@ -129,6 +155,20 @@ CREATE INDEX IF NOT EXISTS verdicts_by_age ON verdicts (checked_at);
 CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_id, checked_at);
 `;
 
+// Version 2 adds record entries: one finished manifest entry per (record key, identity), built
+// only from verdicts of this file; `oldest_checked_at` is its oldest segment's checked_at.
+const RECORD_ENTRIES_SQL = `
+CREATE TABLE IF NOT EXISTS record_entries (
+  id INTEGER PRIMARY KEY,
+  record_key BLOB NOT NULL,
+  identity_id INTEGER NOT NULL,
+  entry TEXT NOT NULL,
+  oldest_checked_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS record_entries_by_key ON record_entries (record_key, identity_id);
+CREATE INDEX IF NOT EXISTS record_entries_by_age ON record_entries (oldest_checked_at);
+`;
+
 function hex64(name: string, value: unknown): string {
   if (typeof value !== "string" || !HEX64.test(value)) throw new UsageError(`${name} must be a lowercase hex SHA-256`);
   return value;
@@ -146,6 +186,16 @@ export class VerdictCache {
   readonly #knownKeys = new Map<string, string>();
   readonly #get: Database.Statement<[string, Buffer], { state: string; value: string; checked_at: string }>;
   readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => void) | null;
+  /** Null when the file is a version 1 cache opened read-only (it has no record entries). */
+  readonly #getRecord: Database.Statement<[number, Buffer], { entry: string; oldest_checked_at: string }> | null;
+  readonly #identityId: Database.Statement<[string], number>;
+  /**
+   * Row ids of identities seen in this process. Ids are never reused (AUTOINCREMENT), so an id
+   * whose identity another process has since pruned finds nothing: a miss, never another
+   * identity's entry.
+   */
+  readonly #identityIds = new Map<string, number>();
+  readonly #putRecord: ((put: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => void) | null;
 
   private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions) {
     this.path = path;
@@ -155,8 +205,11 @@ export class VerdictCache {
     this.#get = db.prepare(
       "SELECT v.state, v.value, v.checked_at FROM identities i JOIN verdicts v ON v.identity_id = i.id WHERE i.key = ? AND v.text_sha256 = ?",
     );
+    this.#getRecord = hasRecordEntries(db) ? db.prepare("SELECT entry, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?") : null;
+    this.#identityId = db.prepare<[string], number>("SELECT id FROM identities WHERE key = ?").pluck();
     if (this.readonly) {
       this.#put = null;
+      this.#putRecord = null;
     } else {
       const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
       const identityId = db.prepare("SELECT id FROM identities WHERE key = ?").pluck();
@@ -167,6 +220,11 @@ export class VerdictCache {
         // Looked up in the transaction every time: a concurrent prune may forget an identity.
         addIdentity.run(p.key, p.identity);
         addVerdict.run(Buffer.from(p.text, "hex"), identityId.get(p.key), p.state, p.value, p.checkedAt);
+      }).immediate;
+      const addRecord = db.prepare("INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, oldest_checked_at) VALUES (?, ?, ?, ?)");
+      this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
+        addIdentity.run(p.key, p.identity);
+        addRecord.run(Buffer.from(p.recordKey, "hex"), identityId.get(p.key), p.entry, p.oldest);
       }).immediate;
     }
   }
@@ -204,6 +262,7 @@ export class VerdictCache {
         // The log is reset after each checkpoint; this caps the file it leaves on disk.
         db.pragma("journal_size_limit = 67108864");
         if (found === "empty") createSchema(db, path);
+        else upgradeSchema(db, path);
       }
       return new VerdictCache(path, db, options);
     } catch (error) {
@@ -258,6 +317,49 @@ export class VerdictCache {
     }
   }
 
+  /** The record entry stored under this record key and identity, or null (a miss). */
+  getRecord(recordKey: string, identityKey: string): StoredRecordEntry | null {
+    hex64("recordKey", recordKey);
+    hex64("identityKey", identityKey);
+    if (this.#getRecord === null) return null;
+    let row: { entry: string; oldest_checked_at: string } | undefined;
+    try {
+      let id = this.#identityIds.get(identityKey);
+      if (id === undefined) {
+        id = this.#identityId.get(identityKey);
+        if (id === undefined) return null;
+        this.#identityIds.set(identityKey, id);
+      }
+      row = this.#getRecord.get(id, Buffer.from(recordKey, "hex"));
+    } catch (error) {
+      throw sqliteFailure(error, this.path, "unopenable");
+    }
+    if (row === undefined) return null;
+    if (typeof row.entry !== "string" || !STORED_TIMESTAMP.test(row.oldest_checked_at)) {
+      throw new CacheFileError(
+        "corrupt_entry",
+        this.path,
+        `the cache file ${this.path} holds a record entry that does not read back; prune it or use a new cache`,
+      );
+    }
+    return { entry: row.entry, oldestCheckedAt: row.oldest_checked_at };
+  }
+
+  /** Stores one record entry, committed before returning (replacing one under the same key). */
+  putRecord(put: RecordEntryPut): void {
+    if (this.#putRecord === null) throw new UsageError(`the cache file ${this.path} was opened read-only`);
+    const recordKey = hex64("recordKey", put.recordKey);
+    const key = hex64("identity key", put.identity?.key);
+    const identity = this.#identityText(put.identity);
+    if (typeof put.entry !== "string" || put.entry === "") throw new UsageError("a record entry must be a non-empty string");
+    if (!TimestampSchema.safeParse(put.oldestCheckedAt).success) throw new UsageError("oldestCheckedAt must be an ISO 8601 UTC timestamp with milliseconds");
+    try {
+      this.#putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt });
+    } catch (error) {
+      throw sqliteFailure(error, this.path);
+    }
+  }
+
   /** Entry counts (overall, per state, per identity), time range and size on disk, by SQL aggregates. */
   stats(): CacheStats {
     try {
@@ -274,12 +376,14 @@ export class VerdictCache {
            FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
         )
         .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
+      const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
       const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
       return {
         path: this.path,
         schema_version: VERDICT_CACHE_SCHEMA_VERSION,
         entries: total.entries,
         by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
+        record_entries: records,
         size_bytes: size,
         oldest_checked_at: total.oldest,
         newest_checked_at: total.newest,
@@ -303,20 +407,25 @@ export class VerdictCache {
   prune(options: PruneOptions): number {
     if (this.readonly) throw new UsageError(`the cache file ${this.path} was opened read-only`);
     const where: string[] = [];
+    const recordWhere: string[] = [];
     const params: string[] = [];
     if (options.olderThan !== undefined) {
       if (typeof options.olderThan !== "number" || !Number.isFinite(options.olderThan) || options.olderThan < 0) {
         throw new UsageError("olderThan must be a non-negative number of milliseconds");
       }
       where.push("checked_at < ?");
+      // A record entry is as old as the oldest verdict it was built from.
+      recordWhere.push("oldest_checked_at < ?");
       params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
     }
     if (options.identityKey !== undefined) {
       where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
+      recordWhere.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("identityKey", options.identityKey));
     }
     if (options.keepIdentity !== undefined) {
       where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
+      recordWhere.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("keepIdentity", options.keepIdentity));
     }
     if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
@@ -324,7 +433,10 @@ export class VerdictCache {
       return this.#db
         .transaction(() => {
           const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${where.join(" AND ")}`).run(...params).changes;
+          this.#db.prepare(`DELETE FROM record_entries WHERE ${recordWhere.join(" AND ")}`).run(...params);
           this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
+          // An identity without verdicts has nothing its record entries could rest on.
+          this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
           return removed;
         })
         .immediate();
@@ -370,7 +482,7 @@ function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
   if (rows.length !== 1 || row === undefined || row.schema !== VERDICT_CACHE_SCHEMA) {
     throw new CacheFileError("foreign", path, `the file ${path} has no valid little-canary verdict cache schema record`);
   }
-  if (row.version !== VERDICT_CACHE_SCHEMA_VERSION) {
+  if (row.version !== VERDICT_CACHE_SCHEMA_VERSION && row.version !== UPGRADABLE_SCHEMA_VERSION) {
     throw new CacheFileError(
       "unknown_schema",
       path,
@@ -380,12 +492,31 @@ function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
   return "cache";
 }
 
+/** Whether the database has the record entries of schema version 2. */
+function hasRecordEntries(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_entries'").get() !== undefined;
+}
+
+/** Upgrades a version 1 cache to version 2 (adds the record entries) under SQLite's write lock. */
+function upgradeSchema(db: Database.Database, path: string): void {
+  const version = db.prepare("SELECT version FROM little_canary_cache").pluck().get();
+  if (version === VERDICT_CACHE_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    // Another process may have upgraded it between the look and the lock.
+    if (db.prepare("SELECT version FROM little_canary_cache").pluck().get() === VERDICT_CACHE_SCHEMA_VERSION) return;
+    inspectSchema(db, path);
+    db.exec(RECORD_ENTRIES_SQL);
+    db.prepare("UPDATE little_canary_cache SET version = ?").run(VERDICT_CACHE_SCHEMA_VERSION);
+  }).immediate();
+}
+
 /** Creates the schema in an empty database under SQLite's write lock, so two processes opening one new file create it once. */
 function createSchema(db: Database.Database, path: string): void {
   db.transaction(() => {
     // Another process may have created the schema between the look and the lock.
     if (inspectSchema(db, path) === "cache") return;
     db.exec(SCHEMA_SQL);
+    db.exec(RECORD_ENTRIES_SQL);
     db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
   }).immediate();
 }

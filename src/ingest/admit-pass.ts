@@ -7,6 +7,7 @@
 // its snapshot. Standard input is therefore read once, and a file is never read twice, so it
 // cannot change between the passes. (A sharded run is given only its shard's bytes, from a
 // second read of the file that checks the whole file against its first read: files.ts.)
+import { createHash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
@@ -16,19 +17,35 @@ import type { RecordIdIndex } from "./id-index.js";
 import { prepareRecord } from "./record-check.js";
 import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
 
-/** One line of the first pass's scratch file. */
+/** The fields of a planned record as the first pass wrote them. */
+export interface PreparedFields {
+  readonly text: string;
+  readonly id: string | null;
+  readonly source: string | null;
+  /** Own keys in input order, as pairs (a key such as `__proto__` stays a plain key). */
+  readonly metadata: ReadonlyArray<readonly [string, string]>;
+}
+
+/** One line of the first pass's scratch file, as the second pass reads it. */
 export type PreparedLine =
   | { readonly held: string; readonly line: number }
   | {
       readonly index: number;
       /** 1-based input line the record was read from (blank lines count), for CI reports. */
       readonly line: number;
-      readonly text: string;
-      readonly id: string | null;
-      readonly source: string | null;
-      /** Own keys in input order, as pairs (a key such as `__proto__` stays a plain key). */
-      readonly metadata: ReadonlyArray<readonly [string, string]>;
+      /** SHA-256 of the fields' JSON as written here: names the record for the record cache. */
+      readonly fieldsSha256: string;
+      /**
+       * The fields, decoded on first call: a record whose whole entry is reused (and not
+       * exported) never needs them, and decoding is most of what reading a line costs.
+       */
+      readonly fields: () => PreparedFields;
     };
+
+// A planned record's line: a fixed head the second pass reads without a JSON parser, then the
+// fields' JSON. Held records are `{"held":…}` lines.
+const PLANNED_HEAD = /^\{"index":(\d{1,15}),"line":(\d{1,15}),"fields_sha256":"([0-9a-f]{64})","fields":/;
+const HEAD_BYTES = 200;
 
 /** What the first pass leaves for the second. */
 export interface AdmitPassResult {
@@ -74,22 +91,19 @@ export async function admitPass(
     }
     // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
     const prepared = prepareRecord(record, policy, duplicateOf, { budgetOnly: true });
-    let line: PreparedLine;
-    if (prepared.kind === "held") line = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json, line: record.line };
-    else {
-      const { snapshot } = prepared;
-      line = {
-        index: prepared.index,
-        line: record.line,
-        text: snapshot.text,
-        id: snapshot.id,
-        source: snapshot.source,
-        metadata: Object.entries(snapshot.metadata),
-      };
-    }
     // JSON.stringify escapes every line break and writes lone surrogates as escapes, so one
     // record is one line and reads back as the same strings.
-    await spool.append(`${JSON.stringify(line)}\n`);
+    if (prepared.kind === "held") {
+      const line: PreparedLine = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json, line: record.line };
+      await spool.append(`${JSON.stringify(line)}\n`);
+      return;
+    }
+    const { snapshot } = prepared;
+    const fields: PreparedFields = { text: snapshot.text, id: snapshot.id, source: snapshot.source, metadata: Object.entries(snapshot.metadata) };
+    // Serialized once: the same text is written and hashed, so equal fields give equal digests.
+    const json = JSON.stringify(fields);
+    const digest = createHash("sha256").update(json).digest("hex");
+    await spool.append(`{"index":${prepared.index},"line":${record.line},"fields_sha256":"${digest}","fields":${json}}\n`);
   };
   try {
     const outcome = await scanRecords(
@@ -109,6 +123,26 @@ export async function admitPass(
   }
 }
 
+/** The line in `bytes[start, end)`; its fields are copied out, since the buffer is reused. */
+function lineAt(bytes: Buffer, start: number, end: number, path: string): PreparedLine {
+  const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
+  if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
+  const fieldsAt = start + (head[0] as string).length;
+  // The line ends with the object's closing brace; the fields' JSON is what lies between.
+  if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${path} holds a malformed record line`);
+  const raw = Buffer.from(bytes.subarray(fieldsAt, end - 1));
+  let fields: PreparedFields | null = null;
+  return {
+    index: Number(head[1]),
+    line: Number(head[2]),
+    fieldsSha256: head[3] as string,
+    fields: () => {
+      fields ??= JSON.parse(raw.toString("utf8")) as PreparedFields;
+      return fields;
+    },
+  };
+}
+
 /** The prepared lines of a sealed first-pass scratch file, in order. */
 export async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
   let carry: Buffer | null = null;
@@ -117,7 +151,7 @@ export async function* preparedLines(spool: ScratchFile): AsyncGenerator<Prepare
     let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
     let start = 0;
     for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-      yield JSON.parse(bytes.toString("utf8", start, newline)) as PreparedLine;
+      yield lineAt(bytes, start, newline, spool.path);
       start = newline + 1;
     }
     bytes = bytes.subarray(start);

@@ -44,6 +44,7 @@ import { IdIndex } from "../cache/id-index.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
+import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
 import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
@@ -177,16 +178,30 @@ export function canaryNumCtxForPolicy(policy: IngestPolicy): number {
  * The run's view of the verdict cache under its canary identity, or undefined (with a note)
  * when the pipeline has no identity a cached verdict could be trusted under.
  */
-function runCache(store: VerdictCache, pipeline: CheckingPipeline, gate: GateResult, note?: (message: string) => void): SegmentVerdictCache | undefined {
+function runCache(
+  store: VerdictCache,
+  pipeline: CheckingPipeline,
+  gate: GateResult,
+  settings: RecordEntrySettings,
+  note?: (message: string) => void,
+): { cache: SegmentVerdictCache; records: RecordEntryCache } | undefined {
   const identity = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: gate.modelDigest, server: gate.server ?? null });
   if (!identity.ok) {
     note?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
     return undefined;
   }
-  return segmentVerdictCache({
+  const cache = segmentVerdictCache({
     get: (sha) => store.get(sha, identity.key),
     put: (sha, value, state) => store.put({ textSha256: sha, identity, state, exercised: true, value }),
   });
+  const records = recordEntryCache(
+    {
+      get: (key) => store.getRecord(key, identity.key),
+      put: (key, entry, oldestCheckedAt) => store.putRecord({ recordKey: key, identity, entry, oldestCheckedAt }),
+    },
+    settings,
+  );
+  return { cache, records };
 }
 
 /** What an abort rejects with: the caller's own error when it is one of ours. */
@@ -398,9 +413,9 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       // A gate waiting on a slow backend answers an abort now; its late outcome is dropped.
       gating.catch(() => undefined);
       const gate = signal ? await Promise.race([gating, aborted(signal)]) : await gating;
-      const cache = store === null ? undefined : runCache(store, pipeline, gate, options.hooks?.onCacheNote);
+      const cached = store === null ? undefined : runCache(store, pipeline, gate, { policy, ...(allowlist ? { allowlist } : {}) }, options.hooks?.onCacheNote);
       run = await streamIngestRun(pipeline, read, {
-        ...(cache ? { cache } : {}),
+        ...(cached ? { cache: cached.cache, records: cached.records } : {}),
         ...(shard ? { shard } : {}),
         ...(allowlist ? { allowlist } : {}),
         policy,

@@ -210,6 +210,34 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
   return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
 }
 
+/**
+ * The entry `checkRecord` gives a planned record when every verdict it needs is in the cache,
+ * built from the cache alone (nothing is sent, nothing counted); null when some segment would
+ * have to be checked. The record cache stores it (record-cache.ts): it is exactly the entry a
+ * later run reusing those verdicts makes, since it is made by the same steps from the same
+ * verdicts.
+ */
+export function entryFromCache(run: RunContext, prepared: Extract<PreparedRecord, { kind: "planned" }>): ManifestRecord | null {
+  const { cache, policy, profile } = run;
+  if (cache === undefined) return null;
+  const results: SegmentResult[] = [];
+  let stopped = false;
+  for (const segment of prepared.plan.segments) {
+    if (stopped) {
+      // checkRecord would send this segment through the structural layer: not from the cache.
+      if (profile.skipsCanaryOn?.(segment.text) ?? false) return null;
+      results.push(NOT_CHECKED);
+      continue;
+    }
+    const reused = cache.peek(segment.sha256);
+    if (reused === null) return null;
+    results.push(reused);
+    if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(reused.state)) stopped = true;
+  }
+  const { index, snapshot, plan } = prepared;
+  return checkedRecordEntry({ index, record: snapshot, plan, results, ...(run.allowlist ? { allowlist: run.allowlist } : {}) });
+}
+
 /** What the manifest records about the pipeline and the context gate. */
 export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
   if (!isGenuinePipeline(pipeline)) {

@@ -17,6 +17,10 @@ export interface SegmentVerdictCache {
   lookup(segmentSha256: string): SegmentResult | null;
   /** Stores a result if it is an exercised pass, flag or block; anything else is ignored. */
   store(segmentSha256: string, result: SegmentResult): void;
+  /** As `lookup`, without counting: for building a record entry from what is stored. */
+  peek(segmentSha256: string): SegmentResult | null;
+  /** Counts `count` hits served without a lookup (a whole record's segments reused at once). */
+  countHits(count: number): void;
   readonly hits: number;
   readonly misses: number;
 }
@@ -91,6 +95,13 @@ export function segmentVerdictCache(store: VerdictStore): SegmentVerdictCache {
     },
     store(segmentSha256, result) {
       if (isCacheable(result)) store.put(segmentSha256, storedValueOf(result), result.state);
+    },
+    peek(segmentSha256) {
+      const stored = store.get(segmentSha256);
+      return stored === null ? null : resultOf(stored);
+    },
+    countHits(count) {
+      hits += count;
     },
     get hits() {
       return hits;

@@ -19,10 +19,11 @@ import { ExportRecordSchema, type ManifestRecord } from "../documents/schemas.js
 import { CanaryCircuitBreaker, canaryProfile, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
 import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
-import { preparedLines, type AdmitPassResult, type PreparedLine } from "./admit-pass.js";
+import { preparedLines, type AdmitPassResult, type PreparedFields, type PreparedLine } from "./admit-pass.js";
+import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { checkRecord, pipelineInfo, type PreparedRecord, type RunContext } from "./record-check.js";
+import { checkRecord, entryFromCache, pipelineInfo, type RunContext } from "./record-check.js";
 import { RunTally, type IngestRunSummary } from "./run-summary.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
 import type { Allowlist } from "../documents/allowlist.js";
@@ -45,6 +46,11 @@ export interface StreamRunOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
   readonly cache?: SegmentVerdictCache;
+  /**
+   * Whole-record entries stored beside that cache (only with `cache`): a record found there is
+   * taken as stored; every other record whose verdicts are all stored is offered to it.
+   */
+  readonly records?: RecordEntryCache;
   /** Given each finished entry in input order with its 1-based input line (the CI reports); awaited. */
   readonly onEntry?: (entry: ManifestRecord, line: number) => Promise<void>;
   /**
@@ -54,6 +60,12 @@ export interface StreamRunOptions {
   readonly shard?: { readonly shard: ManifestShard; readonly inputSha256: string };
   /** The allowlist (`--allow`) applied to each checked record, recorded as run.allowlist. */
   readonly allowlist?: Allowlist;
+}
+
+/** The record checks' context, with what only the streamed run has. */
+interface StreamRunContext extends RunContext {
+  readonly records?: RecordEntryCache;
+  readonly exporting: boolean;
 }
 
 /** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
@@ -76,17 +88,42 @@ interface FinishedLine {
   readonly line: number;
 }
 
-function snapshotFromLine(line: Extract<PreparedLine, { text: string }>): SegmentableRecord {
+function snapshotOfFields(fields: PreparedFields): SegmentableRecord {
   const metadata: Record<string, string> = {};
-  for (const [key, value] of line.metadata) Object.defineProperty(metadata, key, { value, enumerable: true, writable: false });
-  return Object.freeze({ text: line.text, id: line.id, source: line.source, metadata: Object.freeze(metadata) });
+  for (const [key, value] of fields.metadata) Object.defineProperty(metadata, key, { value, enumerable: true, writable: false });
+  return Object.freeze({ text: fields.text, id: fields.id, source: fields.source, metadata: Object.freeze(metadata) });
 }
 
-async function finishLine(run: RunContext, line: PreparedLine): Promise<FinishedLine> {
+/** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
+function reusedLine(run: StreamRunContext, line: Extract<PreparedLine, { fieldsSha256: string }>): FinishedLine | null {
+  const reused = run.records?.lookup(line.fieldsSha256, line.index) ?? null;
+  if (reused === null) return null;
+  let snapshot: SegmentableRecord | null = null;
+  if (run.exporting && reused.entry.admission === "admitted") {
+    snapshot = snapshotOfFields(line.fields());
+    // The export binds the entry to the record's digests; one that does not match is a miss.
+    try {
+      exportRecordFor(reused.entry, snapshot);
+    } catch {
+      return null;
+    }
+  }
+  run.cache?.countHits(reused.segments);
+  return { entry: reused.entry, json: reused.json, checks: 0, snapshot, line: line.line };
+}
+
+async function finishLine(run: StreamRunContext, line: PreparedLine): Promise<FinishedLine> {
   if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, snapshot: null, line: line.line };
-  const snapshot = snapshotFromLine(line);
-  const prepared: PreparedRecord = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
+  const reused = reusedLine(run, line);
+  if (reused !== null) return reused;
+  const snapshot = snapshotOfFields(line.fields());
+  const prepared = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) } as const;
   const outcome = await checkRecord(run, prepared);
+  if (run.records !== undefined) {
+    // Built again from the cache alone: the entry a later run would make by reusing verdicts.
+    const reusable = outcome.checks === 0 ? outcome.entry : entryFromCache(run, prepared);
+    if (reusable !== null) run.records.offer(line.fieldsSha256, reusable);
+  }
   // Serialized here, in the lane, while other records wait on the canary.
   const { json } = canonicalRecordEntry(outcome.entry, line.index);
   return { entry: outcome.entry, json, checks: outcome.checks, snapshot: outcome.admitted ? snapshot : null, line: line.line };
@@ -98,7 +135,9 @@ async function finishLine(run: RunContext, line: PreparedLine): Promise<Finished
  */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const { policy, gate, ids } = options;
-  const context: RunContext = {
+  const context: StreamRunContext = {
+    exporting: options.exportPath !== null,
+    ...(options.cache && options.records ? { records: options.records } : {}),
     pipeline,
     policy,
     profile: canaryProfile(pipeline),

@@ -1,0 +1,159 @@
+// Whole-record reuse on top of the verdict cache. A record whose every segment verdict is stored
+// gets the same manifest entry in every run with the same settings, so that entry is stored once,
+// under a key naming the record's fields and the run's settings, and a later run takes it as it
+// is instead of planning, looking up, validating and serializing the record again.
+//
+// The stored entry is only ever one this library built from the cache's own verdicts (see
+// `offer`), and it is not trusted blindly when read back: it must parse, every segment must be a
+// reused verdict that classifies to the state it records, and the record's state must be the one
+// its segments give (record-state.ts). Anything else is a miss, and the record goes the slow way.
+// A record entry therefore never says more than the segment verdicts it was built from.
+//
+// The key covers everything the entry depends on besides the identity (which the store keys on):
+// the record's fields (text, id, source, metadata, as the first pass serialized them), the
+// policy, the allow file, the entry format and this library's version, and the manifest record
+// schema. The entry's position (`index`) is the one field that differs between runs; it is
+// stored as 0 and put in place on the way out.
+import { createHash, type Hash } from "node:crypto";
+import { z } from "zod";
+import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { isPlainObject } from "../core/guards.js";
+import { VERSION } from "../core/version.js";
+import type { Allowlist } from "../documents/allowlist.js";
+import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
+import { canonicalRecordEntry } from "../documents/manifest-build.js";
+import type { IngestPolicy } from "../documents/policy.js";
+import { recordState, type SegmentOutcome } from "../documents/record-state.js";
+import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
+
+/**
+ * Version of the stored entry's form and of the rules that decide when one is stored. Bump it
+ * with any change to how a record's entry is built that the manifest schema does not show.
+ */
+export const RECORD_ENTRY_FORMAT = 1;
+
+/** The store under a RecordEntryCache (the SQLite cache under one identity, or a map in tests). */
+export interface RecordEntryStore {
+  get(recordKey: string): { readonly entry: string } | null;
+  put(recordKey: string, entry: string, oldestCheckedAt: string): void;
+}
+
+/** A record entry taken from the store: the entry at its position, and its canonical JSON. */
+export interface ReusedRecordEntry {
+  readonly entry: ManifestRecord;
+  readonly json: string;
+  /** Segments the entry reused (counted as verdict-cache hits). */
+  readonly segments: number;
+}
+
+/** Whole-record entries by record key, for one run's identity and settings. */
+export interface RecordEntryCache {
+  /** The stored entry for the record with this field digest, placed at `index`, or null. */
+  lookup(fieldsSha256: string, index: number): ReusedRecordEntry | null;
+  /** Stores `entry` (a record's entry built only from reused verdicts) unless it cannot be reused as is. */
+  offer(fieldsSha256: string, entry: ManifestRecord): void;
+  readonly hits: number;
+}
+
+/** The settings the key covers besides the record's fields. */
+export interface RecordEntrySettings {
+  readonly policy: IngestPolicy;
+  readonly allowlist?: Allowlist;
+}
+
+let schemaDigest: string | null = null;
+/** SHA-256 of the manifest record's JSON Schema: a change of the entry's shape changes every key. */
+function recordSchemaDigest(): string {
+  schemaDigest ??= createHash("sha256")
+    .update(JSON.stringify(z.toJSONSchema(ManifestRecordSchema, { io: "input" })))
+    .digest("hex");
+  return schemaDigest;
+}
+
+/** The position marker of a stored entry: canonical JSON sorts `index` between `id_sha256` and `length`. */
+const AT_ZERO = ',"index":0,"length":';
+
+/**
+ * The canonical JSON of `entry` placed at `index`, from the text stored for position 0, or null
+ * when the marker is not where exactly one top-level `index` can be. Strings in JSON escape
+ * every quote, so the marker cannot occur inside a string value; no object nested before
+ * `length` has an `index` key.
+ */
+function placedAt(stored: string, index: number): string | null {
+  const at = stored.indexOf(AT_ZERO);
+  if (at < 0 || stored.indexOf(AT_ZERO, at + 1) !== -1) return null;
+  return `${stored.slice(0, at)},"index":${index},"length":${stored.slice(at + AT_ZERO.length)}`;
+}
+
+const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+
+/** Whether a parsed stored entry holds together (see the header); its fields are then trusted as the manifest's. */
+function holdsTogether(value: unknown): value is ManifestRecord {
+  if (!isPlainObject(value)) return false;
+  const entry = value as Record<string, unknown>;
+  if (entry.index !== 0 || entry.admission_basis !== undefined || !Array.isArray(entry.segments) || entry.segments.length === 0) return false;
+  const outcomes: SegmentOutcome[] = [];
+  for (const segment of entry.segments as unknown[]) {
+    if (!isPlainObject(segment)) return false;
+    const s = segment as Record<string, unknown>;
+    if (s.reused !== true || typeof s.checked_at !== "string") return false;
+    if (s.kind !== "metadata" && s.kind !== "text") return false;
+    if (typeof s.start !== "number" || typeof s.end !== "number") return false;
+    const classified = classifySegmentVerdict(s.verdict);
+    if (isClassifyError(classified) || classified.state !== s.state || classified.exercised !== s.exercised || s.exercised !== true) return false;
+    outcomes.push({ kind: s.kind, start: s.start, end: s.end, state: classified.state, exercised: true });
+  }
+  const state = recordState(outcomes);
+  return (
+    entry.detection === state.detection &&
+    entry.coverage === state.coverage &&
+    entry.admission === state.admission &&
+    Array.isArray(entry.hold_reasons) &&
+    sameList(entry.hold_reasons, state.hold_reasons) &&
+    entry.segments_checked === state.segments_checked &&
+    entry.chars_covered === state.chars_covered
+  );
+}
+
+/** A RecordEntryCache over `store`, keyed under `settings`. */
+export function recordEntryCache(store: RecordEntryStore, settings: RecordEntrySettings): RecordEntryCache {
+  const prefix: Hash = createHash("sha256").update(
+    canonicalJsonUnchecked({
+      format: RECORD_ENTRY_FORMAT,
+      little_canary_version: VERSION,
+      record_schema: recordSchemaDigest(),
+      policy: settings.policy,
+      allowlist: settings.allowlist?.sha256 ?? null,
+    }),
+  );
+  const keyOf = (fieldsSha256: string): string => prefix.copy().update(fieldsSha256).digest("hex");
+  let hits = 0;
+  return {
+    lookup(fieldsSha256, index) {
+      const stored = store.get(keyOf(fieldsSha256));
+      if (stored === null) return null;
+      let value: unknown;
+      try {
+        value = JSON.parse(stored.entry);
+      } catch {
+        return null;
+      }
+      if (!holdsTogether(value)) return null;
+      const json = placedAt(stored.entry, index);
+      if (json === null) return null;
+      hits++;
+      return { entry: { ...value, index }, json, segments: value.segments.length };
+    },
+    offer(fieldsSha256, entry) {
+      if (entry.admission_basis !== undefined || entry.segments.length === 0) return;
+      if (!entry.segments.every((s) => s.reused === true && s.checked_at !== undefined)) return;
+      const { json } = canonicalRecordEntry({ ...entry, index: 0 }, 0);
+      // ISO 8601 UTC timestamps of one form sort as text in time order.
+      const [oldest] = entry.segments.map((s) => s.checked_at as string).sort();
+      store.put(keyOf(fieldsSha256), json, oldest as string);
+    },
+    get hits() {
+      return hits;
+    },
+  };
+}
