@@ -142,7 +142,9 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       const json = placedAt(stored.entry, index);
       if (json === null) return null;
       hits++;
-      return { entry: { ...value, index }, json, segments: value.segments.length };
+      // A fresh parse, nobody else's object: placed where it is instead of copied.
+      (value as { index: number }).index = index;
+      return { entry: value, json, segments: value.segments.length };
     },
     offer(fieldsSha256, entry) {
       if (entry.admission_basis !== undefined || entry.segments.length === 0) return;
