@@ -10,21 +10,13 @@
 import { createHash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
-import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
+import type { SegmentableRecord } from "../documents/segment-plan.js";
+import { recordFromLine, scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { prepareRecord } from "./record-check.js";
+import { prepareRecord, snapshotOf } from "./record-check.js";
 import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
-
-/** The fields of a planned record as the first pass wrote them. */
-export interface PreparedFields {
-  readonly text: string;
-  readonly id: string | null;
-  readonly source: string | null;
-  /** Own keys in input order, as pairs (a key such as `__proto__` stays a plain key). */
-  readonly metadata: ReadonlyArray<readonly [string, string]>;
-}
 
 /** One line of the first pass's scratch file, as the second pass reads it. */
 export type PreparedLine =
@@ -33,18 +25,20 @@ export type PreparedLine =
       readonly index: number;
       /** 1-based input line the record was read from (blank lines count), for CI reports. */
       readonly line: number;
-      /** SHA-256 of the fields' JSON as written here: names the record for the record cache. */
-      readonly fieldsSha256: string;
+      /** SHA-256 of the record's input line as read: names the record for the record cache. */
+      readonly lineSha256: string;
       /**
-       * The fields, decoded on first call: a record whose whole entry is reused (and not
-       * exported) never needs them, and decoding is most of what reading a line costs.
+       * The record, parsed again from its input line on first call: a record whose whole entry
+       * is reused (and not exported) never needs it, and parsing is most of what a line costs.
        */
-      readonly fields: () => PreparedFields;
+      readonly record: () => SegmentableRecord;
     };
 
 // A planned record's line: a fixed head the second pass reads without a JSON parser, then the
-// fields' JSON. Held records are `{"held":…}` lines.
-const PLANNED_HEAD = /^\{"index":(\d{1,15}),"line":(\d{1,15}),"fields_sha256":"([0-9a-f]{64})","fields":/;
+// input line's own bytes (JSON the reader accepted, without a line break), so the first pass
+// neither re-serializes nor transcodes the record. Held records are `{"held":…}` lines.
+const PLANNED_HEAD = /^\{"index":(\d{1,15}),"line":(\d{1,15}),"line_sha256":"([0-9a-f]{64})","record":/;
+const CLOSE = Buffer.from("}\n");
 const HEAD_BYTES = 200;
 
 /** What the first pass leaves for the second. */
@@ -98,17 +92,23 @@ export async function admitPass(
       await spool.append(`${JSON.stringify(line)}\n`);
       return;
     }
-    const { snapshot } = prepared;
-    const fields: PreparedFields = { text: snapshot.text, id: snapshot.id, source: snapshot.source, metadata: Object.entries(snapshot.metadata) };
-    // Serialized once: the same text is written and hashed, so equal fields give equal digests.
-    const json = JSON.stringify(fields);
-    const digest = createHash("sha256").update(json).digest("hex");
-    await spool.append(`{"index":${prepared.index},"line":${record.line},"fields_sha256":"${digest}","fields":${json}}\n`);
+    const bytes = record.lineBytes;
+    if (bytes === undefined) throw new ScratchFileError("the first pass needs each record's line bytes");
+    const digest = createHash("sha256").update(bytes).digest("hex");
+    // Appends run in order; only the last needs waiting for.
+    void spool.append(`{"index":${prepared.index},"line":${record.line},"line_sha256":"${digest}","record":`);
+    void spool.append(bytes);
+    await spool.append(CLOSE);
   };
   try {
     const outcome = await scanRecords(
       source,
-      { kind: "ingest", limits: readerLimitsForPolicy(policy), ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }) },
+      {
+        kind: "ingest",
+        limits: readerLimitsForPolicy(policy),
+        keepLineBytes: true,
+        ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }),
+      },
       onRecord,
     );
     if (!outcome.ok) {
@@ -123,35 +123,40 @@ export async function admitPass(
   }
 }
 
-/** The line in `bytes[start, end)`; its fields are copied out, since the buffer is reused. */
-function lineAt(bytes: Buffer, start: number, end: number, path: string): PreparedLine {
+/** The line in `bytes[start, end)`; a record's line is copied out, since the buffer is reused. */
+function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, policy: IngestPolicy): PreparedLine {
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
-  const fieldsAt = start + (head[0] as string).length;
-  // The line ends with the object's closing brace; the fields' JSON is what lies between.
-  if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${path} holds a malformed record line`);
-  const raw = Buffer.from(bytes.subarray(fieldsAt, end - 1));
-  let fields: PreparedFields | null = null;
+  // The line ends with the object's closing brace; the input line is what lies between.
+  if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a malformed record line`);
+  const raw = Buffer.from(bytes.subarray(start + (head[0] as string).length, end - 1));
+  const index = Number(head[1]);
+  const line = Number(head[2]);
+  let snapshot: SegmentableRecord | null = null;
   return {
-    index: Number(head[1]),
-    line: Number(head[2]),
-    fieldsSha256: head[3] as string,
-    fields: () => {
-      fields ??= JSON.parse(raw.toString("utf8")) as PreparedFields;
-      return fields;
+    index,
+    line,
+    lineSha256: head[3] as string,
+    record: () => {
+      if (snapshot !== null) return snapshot;
+      // The reader's own parse of the same bytes under the same limits: the record the first pass planned.
+      const built = recordFromLine(raw, line, { index, kind: "ingest", limits: readerLimitsForPolicy(policy) });
+      if (!built.ok) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a record that no longer parses`);
+      snapshot = snapshotOf(built.record);
+      return snapshot;
     },
   };
 }
 
-/** The prepared lines of a sealed first-pass scratch file, in order. */
-export async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
+/** The prepared lines of a sealed first-pass scratch file, in order; `policy` is the first pass's. */
+export async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
   let carry: Buffer | null = null;
   // Each chunk is parsed or copied (the carry) before the next is read, so one buffer serves all.
   for await (const chunk of spool.chunks({ reuseBuffer: true })) {
     let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
     let start = 0;
     for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-      yield lineAt(bytes, start, newline, spool.path);
+      yield lineAt(bytes, start, newline, spool, policy);
       start = newline + 1;
     }
     bytes = bytes.subarray(start);

@@ -19,7 +19,7 @@ import { ExportRecordSchema, type ManifestRecord } from "../documents/schemas.js
 import { CanaryCircuitBreaker, canaryProfile, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
 import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
-import { preparedLines, type AdmitPassResult, type PreparedFields, type PreparedLine } from "./admit-pass.js";
+import { preparedLines, type AdmitPassResult, type PreparedLine } from "./admit-pass.js";
 import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
@@ -88,19 +88,13 @@ interface FinishedLine {
   readonly line: number;
 }
 
-function snapshotOfFields(fields: PreparedFields): SegmentableRecord {
-  const metadata: Record<string, string> = {};
-  for (const [key, value] of fields.metadata) Object.defineProperty(metadata, key, { value, enumerable: true, writable: false });
-  return Object.freeze({ text: fields.text, id: fields.id, source: fields.source, metadata: Object.freeze(metadata) });
-}
-
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
-function reusedLine(run: StreamRunContext, line: Extract<PreparedLine, { fieldsSha256: string }>): FinishedLine | null {
-  const reused = run.records?.lookup(line.fieldsSha256, line.index) ?? null;
+function reusedLine(run: StreamRunContext, line: Extract<PreparedLine, { lineSha256: string }>): FinishedLine | null {
+  const reused = run.records?.lookup(line.lineSha256, line.index) ?? null;
   if (reused === null) return null;
   let snapshot: SegmentableRecord | null = null;
   if (run.exporting && reused.entry.admission === "admitted") {
-    snapshot = snapshotOfFields(line.fields());
+    snapshot = line.record();
     // The export binds the entry to the record's digests; one that does not match is a miss.
     try {
       exportRecordFor(reused.entry, snapshot);
@@ -116,13 +110,13 @@ async function finishLine(run: StreamRunContext, line: PreparedLine): Promise<Fi
   if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, snapshot: null, line: line.line };
   const reused = reusedLine(run, line);
   if (reused !== null) return reused;
-  const snapshot = snapshotOfFields(line.fields());
+  const snapshot = line.record();
   const prepared = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) } as const;
   const outcome = await checkRecord(run, prepared);
   if (run.records !== undefined) {
     // Built again from the cache alone: the entry a later run would make by reusing verdicts.
     const reusable = outcome.checks === 0 ? outcome.entry : entryFromCache(run, prepared);
-    if (reusable !== null) run.records.offer(line.fieldsSha256, reusable);
+    if (reusable !== null) run.records.offer(line.lineSha256, reusable);
   }
   // Serialized here, in the lane, while other records wait on the canary.
   const { json } = canonicalRecordEntry(outcome.entry, line.index);
@@ -172,7 +166,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       await options.onEntry?.(finished.entry, finished.line);
     };
     const total = prepared.records;
-    await mapOrderedStream(preparedLines(prepared.spool), (line) => finishLine(context, line), sink, {
+    await mapOrderedStream(preparedLines(prepared.spool, policy), (line) => finishLine(context, line), sink, {
       concurrency: options.concurrency,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),

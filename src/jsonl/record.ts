@@ -73,6 +73,11 @@ export interface RawRecord {
    */
   bytes: number;
   problems: RecordProblem[];
+  /**
+   * The line's bytes as read (without its line break), copied: only when the reader was asked
+   * for them (`keepLineBytes`), for a caller that spools the line instead of re-serializing it.
+   */
+  lineBytes?: Buffer;
 }
 
 const SCREEN_KEYS: ReadonlySet<string> = new Set(["text", "id", "source"]);
