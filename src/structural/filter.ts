@@ -4,16 +4,18 @@
 // characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
 // decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
 // in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
-// when clean and "" otherwise. A clean result means only that no covered shape was found.
+// when clean and "" otherwise. `matches` pairs each reason, in the same order, with its fixed
+// explanation and where it matched (locate.ts): code-point offsets, never the matched text. A clean result means only that no covered shape was found.
 // Every check runs even when an earlier one fired, so the reasons show all that was seen;
 // the work per call is linear in the input apart from the capped decode search.
 
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
-import { DEFAULT_DECODE_LIMITS, findEncodedInjection } from "./decode.js";
+import { DEFAULT_DECODE_LIMITS, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
-import { deobfuscatedView, foldedView, scriptView } from "./normalize.js";
+import { customLocations, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
+import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
 import { scanCharacters } from "./unicode.js";
 
@@ -21,6 +23,11 @@ import { scanCharacters } from "./unicode.js";
 export interface FilterResult {
   readonly blocked: boolean;
   readonly reasons: readonly string[];
+  /**
+   * One entry per reason, in the order of `reasons`: the reason, its one-line explanation and
+   * up to three code-point locations `[start, end)` in the checked text. Never the matched text.
+   */
+  readonly matches: readonly StructuralMatch[];
   readonly inputSanitized: string;
 }
 
@@ -75,6 +82,32 @@ function decodedIsInjection(decoded: string): boolean {
   return BUILTIN_RULES.some((r) => ruleHits(r, views, false));
 }
 
+const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
+
+/**
+ * The `matches` of a text with reasons: what the check already located (length, characters),
+ * then each rule's and custom pattern's matches mapped back from their views, and the encoded
+ * run a payload was decoded from. Reasons without a narrower location (the encoding budget)
+ * cover the whole text.
+ */
+function locateReasons(
+  text: string,
+  plain: boolean,
+  reasons: readonly string[],
+  known: ReadonlyMap<string, readonly MatchLocation[]>,
+  ruleReasons: readonly string[],
+  customHits: readonly CompiledCustomPattern[],
+  encodedUnits: readonly [number, number] | null,
+): readonly StructuralMatch[] {
+  const maps = new TextMaps(text, plain);
+  const located = new Map(known);
+  for (const label of ruleReasons) located.set(label, ruleLocations(label, maps));
+  for (const c of customHits) located.set(c.reason, customLocations(c.re, maps));
+  const last = reasons[reasons.length - 1] as string;
+  if (encodedUnits !== null) located.set(last, [mapViewSpan(maps.identity, encodedUnits[0], encodedUnits[1])]);
+  return Object.freeze(reasons.map((reason) => matchOf(reason, located.get(reason) ?? [], maps)));
+}
+
 function typeName(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
@@ -112,45 +145,70 @@ export class StructuralFilter {
       throw new TypeError(`text must be a string, got ${typeName(text)}`);
     }
     const reasons: string[] = [];
+    // Where each reason matched, as far as the check itself knows; rule and custom-pattern
+    // locations are found afterwards, and only for a text that has reasons.
+    const known = new Map<string, readonly MatchLocation[]>();
     // A text has no more code points than UTF-16 units, so a short one needs no count.
     if (text.length > this.maxInputLength) {
       const length = codePointLength(text);
-      if (length > this.maxInputLength) reasons.push(L.lengthReason(length, this.maxInputLength));
+      if (length > this.maxInputLength) {
+        const reason = L.lengthReason(length, this.maxInputLength);
+        reasons.push(reason);
+        // The part beyond the limit: what the filter would not inspect.
+        known.set(reason, [{ start: this.maxInputLength, end: length }]);
+      }
     }
 
     // Printable ASCII with tab, newline and CR holds no control or invisible character, so
     // the character scan would find nothing.
     const plain = PLAIN_ASCII.test(text);
     const chars = plain ? NOTHING_SCANNED : scanCharacters(text);
-    if (chars.control) reasons.push(L.CONTROL);
-    if (chars.suspiciousUnicode) reasons.push(L.UNICODE);
+    if (chars.control) {
+      reasons.push(L.CONTROL);
+      known.set(L.CONTROL, [{ start: chars.controlAt, end: chars.controlAt + 1 }]);
+    }
+    if (chars.suspiciousUnicode) {
+      reasons.push(L.UNICODE);
+      known.set(L.UNICODE, [{ start: chars.suspiciousAt, end: chars.suspiciousAt + 1 }]);
+    }
 
     const views = viewsOf(text, true, plain);
     const seen = new Set<string>();
+    const ruleReasons: string[] = [];
     for (const r of BUILTIN_RULES) {
       if (seen.has(r.label)) continue;
       if (ruleHits(r, views, true)) {
         seen.add(r.label);
         reasons.push(r.label);
+        ruleReasons.push(r.label);
       }
     }
+    const customHits: CompiledCustomPattern[] = [];
     for (const c of this.#custom) {
       if (seen.has(c.reason)) continue;
       c.re.lastIndex = 0;
       if (c.re.test(text) || c.re.test(views.folded)) {
         seen.add(c.reason);
         reasons.push(c.reason);
+        customHits.push(c);
       }
     }
 
-    const encoded = findEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    const encoded = locateEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    let encodedUnits: readonly [number, number] | null = null;
     if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
-    else if (encoded !== null) reasons.push(L.encodedReason(encoded));
+    else if (encoded !== null) {
+      const reason = L.encodedReason(encoded.kind);
+      reasons.push(reason);
+      encodedUnits = [encoded.start, encoded.end];
+    }
 
+    const matches = reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, encodedUnits);
     const blocked = reasons.length > 0;
     return Object.freeze({
       blocked,
       reasons: Object.freeze(reasons),
+      matches,
       inputSanitized: blocked ? "" : text,
     });
   }
