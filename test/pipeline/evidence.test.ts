@@ -7,6 +7,7 @@ import { VerdictJsonSchema, VerdictWireSchema } from "../../src/documents/verdic
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { explainReason } from "../../src/structural/explanations.js";
 import { StructuralReasons as R } from "../../src/structural/index.js";
+import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/publish-fixtures.js";
 
 const cps = (text: string, l: { start: number; end: number }): string => Array.from(text).slice(l.start, l.end).join("");
@@ -37,6 +38,16 @@ describe("issue 17 evidence: verdicts carry structural match locations", () => {
     expect(json).not.toContain("Ignore all");
     expect(json).not.toContain("system prompt.");
     expect(Object.isFrozen(verdict.layers[0]?.matches?.[0]?.locations)).toBe(true);
+  });
+
+  it("issue 17 evidence: `check --no-canary` prints the matches in its verdict JSON, never the text", async () => {
+    const run = await runCli(["check", "--no-canary", "--text", ATTACK]);
+    expect(run.code).toBe(1);
+    const printed = JSON.parse(run.stdout) as { layers: Array<{ name: string; matches?: Array<{ reason: string; locations: unknown[] }> }> };
+    const matches = printed.layers.find((l) => l.name === "structural_filter")?.matches ?? [];
+    expect(matches.map((m) => m.reason)).toContain(R.INSTRUCTION_OVERRIDE);
+    expect(matches.find((m) => m.reason === R.INSTRUCTION_OVERRIDE)?.locations).toEqual([{ start: 0, end: 32 }]);
+    expect(JSON.stringify(printed.layers)).not.toContain("Ignore all");
   });
 
   it("issue 17 evidence: a clean verdict has no matches field", async () => {
