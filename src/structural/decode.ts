@@ -126,6 +126,12 @@ export interface EncodedFinding {
   /** UTF-16 `[start, end)` of the outermost encoded run in the input (the whole input for rot13, caesar, reverse). */
   readonly start: number;
   readonly end: number;
+  /**
+   * For a rot13, caesar or reverse decoding of the whole input that matched at once (no further
+   * layer): the decoded text, whose code points are the input's own (shifted letters) or the
+   * input's in reverse order, so a match in it can be placed in the input exactly.
+   */
+  readonly wholeDecoded?: string;
 }
 
 /**
@@ -162,7 +168,10 @@ export function locateEncodedInjection(
         units += candidate.text.length;
         if (candidates > limits.maxCandidates || units > limits.maxDecodedUnits) return "budget";
         const outer = item.outer ?? { kind: candidate.kind, start: candidate.start, end: candidate.end };
-        if (isInjection(candidate.text)) return outer;
+        if (isInjection(candidate.text)) {
+          const whole = item.outer === null && (candidate.kind === "rot13" || candidate.kind === "caesar" || candidate.kind === "reverse");
+          return whole ? { ...outer, wholeDecoded: candidate.text } : outer;
+        }
         next.push({ outer, text: candidate.text });
       }
     }

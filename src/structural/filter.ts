@@ -12,9 +12,9 @@
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
-import { DEFAULT_DECODE_LIMITS, locateEncodedInjection } from "./decode.js";
+import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
-import { customLocations, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
+import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
 import { scanCharacters } from "./unicode.js";
@@ -97,15 +97,35 @@ function locateReasons(
   known: ReadonlyMap<string, readonly MatchLocation[]>,
   ruleReasons: readonly string[],
   customHits: readonly CompiledCustomPattern[],
-  encodedUnits: readonly [number, number] | null,
+  encoded: EncodedFinding | null,
 ): readonly StructuralMatch[] {
   const maps = new TextMaps(text, plain);
   const located = new Map(known);
   for (const label of ruleReasons) located.set(label, ruleLocations(label, maps));
   for (const c of customHits) located.set(c.reason, customLocations(c.re, maps));
-  const last = reasons[reasons.length - 1] as string;
-  if (encodedUnits !== null) located.set(last, [mapViewSpan(maps.identity, encodedUnits[0], encodedUnits[1])]);
+  // The encoded reason is always the last one.
+  if (encoded !== null) located.set(reasons[reasons.length - 1] as string, encodedLocations(encoded, maps));
   return Object.freeze(reasons.map((reason) => matchOf(reason, located.get(reason) ?? [], maps)));
+}
+
+/**
+ * Where a decoded payload sits in the text: the encoded run; for a whole-text rotation or
+ * reversal that matched at once, the matches in the decoded text placed back (same code points
+ * for a letter shift, mirrored for a reversal), else the whole text.
+ */
+function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocation[] {
+  if (encoded.wholeDecoded === undefined) return [mapViewSpan(maps.identity, encoded.start, encoded.end)];
+  const decodedMaps = new TextMaps(encoded.wholeDecoded, PLAIN_ASCII.test(encoded.wholeDecoded));
+  const n = maps.length;
+  const spans: MatchLocation[] = [];
+  for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
+    for (const l of ruleLocations(label, decodedMaps)) {
+      const placed = encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l;
+      if (!spans.some((s) => s.start === placed.start && s.end === placed.end)) spans.push(placed);
+      if (spans.length >= MAX_LOCATIONS_PER_REASON) return spans;
+    }
+  }
+  return spans.length > 0 ? spans : [maps.whole];
 }
 
 function typeName(value: unknown): string {
@@ -195,15 +215,14 @@ export class StructuralFilter {
     }
 
     const encoded = locateEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
-    let encodedUnits: readonly [number, number] | null = null;
+    let found: EncodedFinding | null = null;
     if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
     else if (encoded !== null) {
-      const reason = L.encodedReason(encoded.kind);
-      reasons.push(reason);
-      encodedUnits = [encoded.start, encoded.end];
+      reasons.push(L.encodedReason(encoded.kind));
+      found = encoded;
     }
 
-    const matches = reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, encodedUnits);
+    const matches = reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found);
     const blocked = reasons.length > 0;
     return Object.freeze({
       blocked,
