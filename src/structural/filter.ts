@@ -17,7 +17,7 @@ import * as L from "./labels.js";
 import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
-import { scanCharacters } from "./unicode.js";
+import { type CharacterScan, scanCharacters } from "./unicode.js";
 
 /** What the structural filter found: whether the text is blocked, and why. */
 export interface FilterResult {
@@ -52,7 +52,7 @@ interface Views {
 // Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
 // views equal the text itself and the normalisation passes can be skipped.
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
-const NOTHING_SCANNED = Object.freeze({ control: false, suspiciousUnicode: false });
+const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciousUnicode: false, controlAt: -1, suspiciousAt: -1 });
 
 function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
   const folded = plain ? text : foldedView(text);
