@@ -129,6 +129,13 @@ describe("issue 17 evidence: every structural reason says where it matched", () 
     expect(cps(text, { start: 11, end: 12 })).toBe("\u202E");
   });
 
+  it("the character scan counts a subdivision flag's tags as code points before the offender", () => {
+    const flag = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
+    const text = `${flag} a\u202Eb`;
+    expect(len(flag)).toBe(7);
+    expect(matchFor(text, R.UNICODE).locations).toEqual([{ start: 9, end: 10 }]);
+  });
+
   it("LENGTH covers the part beyond the limit", () => {
     const f = new StructuralFilter({ maxInputLength: 10 });
     const text = "😀".repeat(15);
