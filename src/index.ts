@@ -15,6 +15,7 @@ export {
   PipelineVerdict,
   isGenuineVerdict,
   type LayerResult,
+  type LayerMatch,
   type AnalysisSnapshot,
   type BlockedBy,
   type SegmentCoverage,
@@ -29,6 +30,7 @@ export {
   type VerdictJson,
   type VerdictWire,
   type LayerJson,
+  type LayerMatchJson,
   type AdvisoryJson,
 } from "./documents/verdict-schema.js";
 export type { CoverageReason } from "./pipeline/coverage.js";
@@ -41,6 +43,8 @@ export {
   type FilterResult,
   type StructuralFilterOptions,
   type CustomPattern,
+  type StructuralMatch,
+  type MatchLocation,
 } from "./structural/index.js";
 
 // Canary probes and judges
@@ -146,7 +150,7 @@ export { PROVENANCE_KEY, PROVENANCE_PREFIX, provenanceOf, flatProvenance, type P
 export { screenWithReports, type ScreenWithReportsOptions } from "./report/screen-reports.js";
 export { CiReports, wantsReports, type CiReportOptions, type CiRunFacts, type GithubOutput } from "./report/ci-reports.js";
 export { REPORT_RULES, RULE_LIST, type ReportRule, type ReportLevel, type RuleKind } from "./report/rules.js";
-export { idLabel, reportItemFromBatch, reportItemFromRecord, resultMessage, type ReportItem } from "./report/report-item.js";
+export { idLabel, reportItemFromBatch, reportItemFromRecord, resultMessage, type ReportItem, type ReportMatch } from "./report/report-item.js";
 export { SARIF_SCHEMA_URI, SarifLog, artifactUri, type SarifRunFacts } from "./report/sarif.js";
 export { JunitReport, xmlEscape, type JunitCounts } from "./report/junit.js";
 export {

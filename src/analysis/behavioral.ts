@@ -29,13 +29,13 @@ export interface BehavioralAnalyzerOptions {
 }
 
 /**
- * Version of the regex behavioural analyzer: its rules (reaction-rules.ts, compromise-rules.ts,
+ * Version of the regex behavioural analyzer: its rules (_rules.ts, reaction-rules.ts, compromise-rules.ts,
  * leak.ts, refusal.ts, format.ts, discontinuity.ts, compliance.ts), the text views (_text.ts),
  * the category table (signals.ts) and the scoring (score.ts). The verdict cache keys every
  * stored verdict by it; bump it in the same change as any edit that can alter a signal, a score
  * or a block decision, or stale verdicts would be reused.
  */
-export const REGEX_ANALYZER_VERSION = 1;
+export const REGEX_ANALYZER_VERSION = 2;
 
 export const CANARY_FAILED_SUMMARY = "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
 

@@ -28,9 +28,11 @@ import { STRUCTURAL_RULES_VERSION } from "../structural/rules.js";
 
 /**
  * Version of how an identity is derived (its fields and their meaning). Part of every identity,
- * so changing the derivation turns every old entry into a miss; bump it with any such change.
+ * so changing the derivation turns every old entry into a miss; bump it with any such change,
+ * and with any change of what a stored verdict holds (2: structural layers carry `matches`), so
+ * an entry of the old shape is never reused as if it had the new one.
  */
-export const CACHE_IDENTITY_FORMAT = 1;
+export const CACHE_IDENTITY_FORMAT = 2;
 
 /**
  * What one cached check covered: one ingest segment (a single window, at most segment_chars

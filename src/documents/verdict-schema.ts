@@ -12,6 +12,25 @@ export const ANALYSIS_STATUSES = ["exercised", "failed", "not_applicable"] as co
 export const LAYER_STATUSES = ["passed", "blocked", "failed", "skipped"] as const;
 export const SEVERITIES = ["none", "low", "medium", "high"] as const;
 
+const offset = z.number().int().min(0);
+
+/** Where a structural reason matched: code-point offsets `[start, end)` into the window's original text. */
+export const MatchLocationJsonSchema = z
+  .strictObject({ start: offset, end: offset })
+  .refine((l) => l.start <= l.end, "a location's start must not be after its end");
+
+/**
+ * One structural reason in one window of the text: the reason label, the rule's fixed one-line
+ * explanation and up to three locations. Never the matched text.
+ */
+export const LayerMatchJsonSchema = z.strictObject({
+  /** Index into the verdict's `segments` when the text was screened in windows, else 0. */
+  segment: offset,
+  reason: z.string().min(1),
+  explanation: z.string().min(1),
+  locations: z.array(MatchLocationJsonSchema).min(1).max(3),
+});
+
 export const LayerJsonSchema = z.strictObject({
   name: z.enum(["structural_filter", "canary_probe"]),
   passed: z.boolean().nullable(),
@@ -19,9 +38,9 @@ export const LayerJsonSchema = z.strictObject({
   latency: finite,
   details: z.string(),
   coverage_reason: z.string().min(1).optional(),
+  /** Structural layer only, present when it found reasons: each one and where it matched. */
+  matches: z.array(LayerMatchJsonSchema).min(1).optional(),
 });
-
-const offset = z.number().int().min(0);
 
 /** One window of a long text: its span in code points, its state and why coverage failed. */
 export const SegmentJsonSchema = z.strictObject({
@@ -59,6 +78,8 @@ export const VerdictJsonSchema = z.strictObject({
 /** Verdict as printed by `check` and answered by `/check` (adds `safe_input`). */
 export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string() });
 
+/** One serialized structural match of a layer. */
+export type LayerMatchJson = z.infer<typeof LayerMatchJsonSchema>;
 /** One serialized layer of a verdict. */
 export type LayerJson = z.infer<typeof LayerJsonSchema>;
 export type SegmentJson = z.infer<typeof SegmentJsonSchema>;

@@ -471,7 +471,12 @@ async function writeReports(reports: CiReports, summary: IngestRunSummary, publi
     await reports.finish({
       command: "ingest",
       total: run.records_total,
-      counts: { admitted: counts.admitted, ...Object.fromEntries(Object.entries(counts.by_reason).map(([reason, n]) => [`held: ${reason}`, n])) },
+      counts: {
+        admitted: counts.admitted,
+        // Allow-listed admissions are among `admitted`; the summary names them apart so a reviewer sees them.
+        ...(counts.allowlisted !== undefined ? { "admitted by allowlist": counts.allowlisted } : {}),
+        ...Object.fromEntries(Object.entries(counts.by_reason).map(([reason, n]) => [`held: ${reason}`, n])),
+      },
       properties: { manifestSha256: published.manifestSha256, ...(published.exportSha256 ? { exportSha256: published.exportSha256 } : {}) },
     });
   } catch (error) {

@@ -156,6 +156,7 @@ export class SecurityPipeline {
         coverageReason: null,
         snapshot: null,
         signals: reasons,
+        ...(filtered.matches.length > 0 ? { matches: filtered.matches.map((m) => ({ segment: 0, ...m })) } : {}),
       });
       if (filtered.blocked) {
         if (o.mode === "advisory") {

@@ -49,17 +49,23 @@ function combineLayer(name: LayerName, layers: readonly LayerResult[]): LayerRes
     null,
   );
   if (worst === null) return null;
+  const matches = same.flatMap((layer) => layer.matches ?? []);
+  const { matches: _worstOnly, ...rest } = worst;
   return {
-    ...worst,
+    ...rest,
     latency: same.reduce((sum, layer) => sum + layer.latency, 0),
     signals: [...new Set(same.flatMap((layer) => layer.signals))],
+    ...(matches.length > 0 ? { matches } : {}),
   };
 }
 
 /** The state of a whole text from its windows, in order (at least one). */
 export function combineSegments(screened: readonly ScreenedSegment[]): FinishState {
   const states = screened.map((segment) => segment.state);
-  const allLayers = states.flatMap((state) => state.layers);
+  // Each window's structural matches are numbered by the window they were found in.
+  const allLayers = states.flatMap((state, index) =>
+    state.layers.map((layer) => (layer.matches === undefined ? layer : { ...layer, matches: layer.matches.map((m) => ({ ...m, segment: index })) })),
+  );
   const layers = (["structural_filter", "canary_probe"] as const)
     .map((name) => combineLayer(name, allLayers))
     .filter((layer): layer is LayerResult => layer !== null);

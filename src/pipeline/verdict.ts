@@ -38,6 +38,21 @@ export interface LayerResult {
   readonly snapshot: AnalysisSnapshot | null;
   /** Structural reason labels or canary signal categories of this layer (never text). */
   readonly signals: readonly string[];
+  /**
+   * Structural layer only, when it found reasons: each reason with its explanation and where it
+   * matched (code points of the window's text; never the matched text).
+   */
+  readonly matches?: readonly LayerMatch[];
+}
+
+/** One structural reason in one window: its explanation and where in that window's text it matched. */
+export interface LayerMatch {
+  /** Index of the window in `segments` when the text was screened in windows, else 0 (the whole text). */
+  readonly segment: number;
+  readonly reason: string;
+  readonly explanation: string;
+  /** Code-point offsets `[start, end)` into that window's original text. */
+  readonly locations: readonly { readonly start: number; readonly end: number }[];
 }
 
 /** The state of one window of a long text (the same states as a screened batch item). */
@@ -98,7 +113,7 @@ export class PipelineVerdict implements VerdictFields {
     this.#input = input;
     this.safe = fields.safe;
     this.totalLatency = fields.totalLatency;
-    this.layers = Object.freeze(fields.layers.map((layer) => Object.freeze({ ...layer })));
+    this.layers = Object.freeze(fields.layers.map(freezeLayer));
     this.blockedBy = fields.blockedBy;
     this.summary = fields.summary;
     this.canaryRiskScore = fields.canaryRiskScore;
@@ -178,6 +193,14 @@ export class PipelineVerdict implements VerdictFields {
   }
 }
 
+function freezeLayer(layer: LayerResult): LayerResult {
+  if (layer.matches === undefined) return Object.freeze({ ...layer });
+  const matches = Object.freeze(
+    layer.matches.map((m) => Object.freeze({ ...m, locations: Object.freeze(m.locations.map((l) => Object.freeze({ start: l.start, end: l.end }))) })),
+  );
+  return Object.freeze({ ...layer, matches });
+}
+
 function layerToJson(layer: LayerResult): LayerJson {
   const json: LayerJson = {
     name: layer.name,
@@ -187,6 +210,14 @@ function layerToJson(layer: LayerResult): LayerJson {
     details: layer.details,
   };
   if (layer.coverageReason) json.coverage_reason = layer.coverageReason;
+  if (layer.matches !== undefined && layer.matches.length > 0) {
+    json.matches = layer.matches.map((m) => ({
+      segment: m.segment,
+      reason: m.reason,
+      explanation: m.explanation,
+      locations: m.locations.map((l) => ({ start: l.start, end: l.end })),
+    }));
+  }
   return json;
 }
 

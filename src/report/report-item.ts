@@ -5,6 +5,7 @@
 // ids come from the same untrusted input as the text.
 import { sha256Hex } from "../core/hash.js";
 import type { BatchItem, HoldReason, ManifestRecord } from "../documents/schemas.js";
+import type { VerdictJson } from "../documents/verdict-schema.js";
 import { REPORT_RULES, type ReportRule } from "./rules.js";
 
 /** One item or record as the reports see it. */
@@ -21,6 +22,40 @@ export interface ReportItem {
   readonly sha256: string;
   /** A safe label for the item's id, or null when it has none (see `idLabel`). */
   readonly id: string | null;
+  /**
+   * Where the structural layer matched, at most MAX_REPORT_MATCHES: the reason, its fixed
+   * explanation, and code-point offsets `[start, end)` into one segment's text. Never the text.
+   */
+  readonly matches: readonly ReportMatch[];
+}
+
+/** One structural match as the reports name it. */
+export interface ReportMatch {
+  readonly reason: string;
+  readonly explanation: string;
+  /** The manifest segment's `index` (ingest), or the window's index in the verdict's `segments` (screen; 0 for a text screened whole). */
+  readonly segment: number;
+  /** Code-point offsets `[start, end)` into that segment's (or window's) text. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Matches a report item carries, at most (a record can have many segments). */
+export const MAX_REPORT_MATCHES = 12;
+
+/** Appends the structural matches of one verdict; `segment` is the manifest segment's index, or null for a batch item's verdict. */
+function verdictMatches(verdict: VerdictJson | null | undefined, into: ReportMatch[], segment: number | null): void {
+  if (verdict === null || verdict === undefined) return;
+  for (const layer of verdict.layers) {
+    for (const m of layer.matches ?? []) {
+      // A manifest segment screened in windows: offsets move from the window to the segment.
+      const shift = segment === null ? 0 : (verdict.segments?.[m.segment]?.start ?? 0);
+      for (const l of m.locations) {
+        if (into.length >= MAX_REPORT_MATCHES) return;
+        into.push({ reason: m.reason, explanation: m.explanation, segment: segment ?? m.segment, start: l.start + shift, end: l.end + shift });
+      }
+    }
+  }
 }
 
 /** Ids made only of these characters, at most 100 of them, are shown as they are. */
@@ -54,7 +89,9 @@ function batchRule(item: BatchItem): ReportRule | null {
 
 /** The report item of one screened batch item, read from line `line` of the input. */
 export function reportItemFromBatch(item: BatchItem, line: number): ReportItem {
-  return { index: item.index, line, rule: batchRule(item), outcome: item.state, sha256: item.sha256, id: idLabel(item.id) };
+  const matches: ReportMatch[] = [];
+  verdictMatches(item.verdict, matches, null);
+  return { index: item.index, line, rule: batchRule(item), outcome: item.state, sha256: item.sha256, id: idLabel(item.id), matches };
 }
 
 /** The rule of each hold reason; `blocked` is split by what blocked it (see heldRule). */
@@ -79,13 +116,29 @@ function heldRule(record: ManifestRecord): ReportRule | null {
 
 /** The report item of one manifest record (held records break a rule; admitted ones pass), read from line `line`. */
 export function reportItemFromRecord(record: ManifestRecord, line: number): ReportItem {
-  const outcome = record.admission === "admitted" ? "admitted" : `held (${record.hold_reasons.join(", ")})`;
-  return { index: record.index, line, rule: heldRule(record), outcome, sha256: record.sha256, id: idLabel(record.id, record.id_sha256) };
+  const outcome =
+    record.admission === "admitted"
+      ? record.admission_basis === "allowlist"
+        ? "admitted (allowlist)"
+        : "admitted"
+      : `held (${record.hold_reasons.join(", ")})`;
+  const matches: ReportMatch[] = [];
+  for (const segment of record.segments) verdictMatches(segment.verdict, matches, segment.index);
+  return { index: record.index, line, rule: heldRule(record), outcome, sha256: record.sha256, id: idLabel(record.id, record.id_sha256), matches };
 }
 
-/** The one-line message of a result: position, id label, outcome and rule; never the item's text. */
+/** Distinct reasons named in a message, at most. */
+const MESSAGE_REASONS = 3;
+
+/**
+ * The one-line message of a result: position, id label, outcome and rule, then each structural
+ * reason (the first three) with where it first matched and its explanation; never the item's text.
+ */
 export function resultMessage(item: ReportItem): string {
   const id = item.id === null ? "" : ` (id ${item.id})`;
   const rule = item.rule === null ? "" : `: ${item.rule.summary}`;
-  return `item ${item.index}${id} ${item.outcome}${rule}`;
+  const named = new Map<string, ReportMatch>();
+  for (const m of item.matches) if (!named.has(m.reason) && named.size < MESSAGE_REASONS) named.set(m.reason, m);
+  const reasons = [...named.values()].map((m) => ` ${m.reason} (segment ${m.segment}, code points ${m.start}-${m.end}): ${m.explanation}`).join("");
+  return `item ${item.index}${id} ${item.outcome}${rule}${reasons}`;
 }

@@ -19,14 +19,31 @@ export interface ReportRule {
   readonly level: ReportLevel;
   /** One sentence for the rule's short description. */
   readonly summary: string;
+  /** What a reviewer does with a result of the rule (SARIF `help`). */
+  readonly help: string;
 }
 
-const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, summary: string): ReportRule =>
-  Object.freeze({ id: `little-canary/${slug}`, name, kind, level, summary });
+const DETECTION_HELP =
+  "Read the record at this line. A false block can be admitted by listing the record's content hash in an allow file (ingest --allow FILE).";
+const COVERAGE_HELP =
+  "The text was not fully screened: fix the cause named in the message and run again. A coverage failure is never admitted by an allow file.";
+const STRUCTURAL_HELP =
+  "Each related location names one structural reason with a one-line explanation of what the rule looks for, and its offsets (properties textStart and textEnd, code points of the segment's text, half-open) where it matched. " +
+  DETECTION_HELP;
+
+const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, summary: string, help?: string): ReportRule =>
+  Object.freeze({ id: `little-canary/${slug}`, name, kind, level, summary, help: help ?? (kind === "detection" ? DETECTION_HELP : COVERAGE_HELP) });
 
 /** Every rule, in the order they are listed in a SARIF report (the order is part of the format: results name their rule's index). */
 export const REPORT_RULES = Object.freeze({
-  blockStructural: rule("block-structural", "StructuralInjection", "detection", "error", "The structural checks found a prompt-injection shape in the text."),
+  blockStructural: rule(
+    "block-structural",
+    "StructuralInjection",
+    "detection",
+    "error",
+    "The structural checks found a prompt-injection shape in the text.",
+    STRUCTURAL_HELP,
+  ),
   blockCanary: rule("block-canary", "CanaryTakeover", "detection", "error", "The canary model's reply showed strong signs that the text took control of it."),
   flagCanary: rule("flag-canary", "CanarySuspicion", "detection", "warning", "The canary model's reply showed weaker signs that the text took control of it."),
   degraded: rule(

@@ -5,7 +5,7 @@
 // the item's SHA-256 so a code-scanning service can follow it across runs.
 import { VERSION } from "../core/version.js";
 import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
-import type { ReportItem } from "./report-item.js";
+import type { ReportItem, ReportMatch } from "./report-item.js";
 import { resultMessage } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";
 
@@ -43,9 +43,25 @@ function driver(): Record<string, unknown> {
       id: rule.id,
       name: rule.name,
       shortDescription: { text: rule.summary },
+      help: { text: rule.help },
       defaultConfiguration: { level: rule.level },
       properties: { kind: rule.kind },
     })),
+  };
+}
+
+/**
+ * One structural match as a related location: the input line, a message with the reason and its
+ * explanation, and the offsets in properties. The offsets are code points of the segment's text,
+ * not of the input file: the text sits JSON-escaped in its line, so no region of the file (SARIF
+ * `charOffset`, which counts the artifact's characters) would point at the same place.
+ */
+function relatedLocation(m: ReportMatch, id: number, line: number, artifact: string): Record<string, unknown> {
+  return {
+    id,
+    physicalLocation: { artifactLocation: { uri: artifact }, region: { startLine: line } },
+    message: { text: `${m.reason}: ${m.explanation}` },
+    properties: { reason: m.reason, segment: m.segment, textStart: m.start, textEnd: m.end, textOffsetUnit: "unicodeCodePoints" },
   };
 }
 
@@ -59,6 +75,7 @@ function resultOf(item: ReportItem, artifact: string): Record<string, unknown> {
     level: rule.level,
     message: { text: resultMessage(item) },
     locations: [{ physicalLocation: { artifactLocation: { uri: artifact }, region: { startLine: item.line } } }],
+    ...(item.matches.length > 0 ? { relatedLocations: item.matches.map((m, i) => relatedLocation(m, i, item.line, artifact)) } : {}),
     // The text's digest: the same text is the same finding, wherever it moves in the file.
     ...(item.sha256 === "" ? {} : { partialFingerprints: { "itemSha256/v1": item.sha256 } }),
     properties: { index: item.index, outcome: item.outcome },

@@ -97,23 +97,41 @@ export function reverseCodePoints(text: string): string {
 interface Candidate {
   readonly kind: EncodingKind;
   readonly text: string;
+  /** UTF-16 `[start, end)` of the encoded run in the text it was found in (the whole text for rot13, caesar, reverse). */
+  readonly start: number;
+  readonly end: number;
 }
 
 /** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
 function* candidatesOf(text: string): Generator<Candidate> {
-  for (const run of base64Runs(text)) {
-    const decoded = decodeBase64Text(run);
-    if (decoded !== null) yield { kind: "base64", text: decoded };
+  for (const m of text.matchAll(BASE64_RUN)) {
+    const decoded = decodeBase64Text(m[0]);
+    if (decoded !== null) yield { kind: "base64", text: decoded, start: m.index, end: m.index + m[0].length };
   }
   for (const m of text.matchAll(HEX_RUN)) {
     const decoded = decodeHexText(m[0]);
-    if (decoded !== null) yield { kind: "hex", text: decoded };
+    if (decoded !== null) yield { kind: "hex", text: decoded, start: m.index, end: m.index + m[0].length };
   }
-  if (ROT13_CUE.test(text)) yield { kind: "rot13", text: caesarShift(text, 13) };
+  const all = { start: 0, end: text.length };
+  if (ROT13_CUE.test(text)) yield { kind: "rot13", text: caesarShift(text, 13), ...all };
   if (CAESAR_CUE.test(text)) {
-    for (let k = 1; k < 26; k++) if (k !== 13) yield { kind: "caesar", text: caesarShift(text, k) };
+    for (let k = 1; k < 26; k++) if (k !== 13) yield { kind: "caesar", text: caesarShift(text, k), ...all };
   }
-  if (REVERSE_CUE.test(text)) yield { kind: "reverse", text: reverseCodePoints(text) };
+  if (REVERSE_CUE.test(text)) yield { kind: "reverse", text: reverseCodePoints(text), ...all };
+}
+
+/** Where decode-then-recheck found a payload: the outermost encoding and its run in the input. */
+export interface EncodedFinding {
+  readonly kind: EncodingKind;
+  /** UTF-16 `[start, end)` of the outermost encoded run in the input (the whole input for rot13, caesar, reverse). */
+  readonly start: number;
+  readonly end: number;
+  /**
+   * For a rot13, caesar or reverse decoding of the whole input that matched at once (no further
+   * layer): the decoded text, whose code points are the input's own (shifted letters) or the
+   * input's in reverse order, so a match in it can be placed in the input exactly.
+   */
+  readonly wholeDecoded?: string;
 }
 
 /**
@@ -129,18 +147,31 @@ export function findEncodedInjection(
   isInjection: (decoded: string) => boolean,
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
 ): EncodingKind | "budget" | null {
-  let layer: Array<{ outer: EncodingKind | null; text: string }> = [{ outer: null, text }];
+  const found = locateEncodedInjection(text, isInjection, limits);
+  return found === null || found === "budget" ? found : found.kind;
+}
+
+/** findEncodedInjection, with the outermost encoded run the payload was found under. */
+export function locateEncodedInjection(
+  text: string,
+  isInjection: (decoded: string) => boolean,
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): EncodedFinding | "budget" | null {
+  let layer: Array<{ outer: EncodedFinding | null; text: string }> = [{ outer: null, text }];
   let candidates = 0;
   let units = 0;
   for (let depth = 1; depth <= limits.maxDepth && layer.length > 0; depth++) {
-    const next: Array<{ outer: EncodingKind; text: string }> = [];
+    const next: Array<{ outer: EncodedFinding; text: string }> = [];
     for (const item of layer) {
       for (const candidate of candidatesOf(item.text)) {
         candidates++;
         units += candidate.text.length;
         if (candidates > limits.maxCandidates || units > limits.maxDecodedUnits) return "budget";
-        const outer = item.outer ?? candidate.kind;
-        if (isInjection(candidate.text)) return outer;
+        const outer = item.outer ?? { kind: candidate.kind, start: candidate.start, end: candidate.end };
+        if (isInjection(candidate.text)) {
+          const whole = item.outer === null && (candidate.kind === "rot13" || candidate.kind === "caesar" || candidate.kind === "reverse");
+          return whole ? { ...outer, wholeDecoded: candidate.text } : outer;
+        }
         next.push({ outer, text: candidate.text });
       }
     }

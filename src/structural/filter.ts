@@ -4,23 +4,30 @@
 // characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
 // decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
 // in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
-// when clean and "" otherwise. A clean result means only that no covered shape was found.
+// when clean and "" otherwise. `matches` pairs each reason, in the same order, with its fixed
+// explanation and where it matched (locate.ts): code-point offsets, never the matched text. A clean result means only that no covered shape was found.
 // Every check runs even when an earlier one fired, so the reasons show all that was seen;
 // the work per call is linear in the input apart from the capped decode search.
 
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
-import { DEFAULT_DECODE_LIMITS, findEncodedInjection } from "./decode.js";
+import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
-import { deobfuscatedView, foldedView, scriptView } from "./normalize.js";
+import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
+import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
-import { scanCharacters } from "./unicode.js";
+import { type CharacterScan, scanCharacters } from "./unicode.js";
 
 /** What the structural filter found: whether the text is blocked, and why. */
 export interface FilterResult {
   readonly blocked: boolean;
   readonly reasons: readonly string[];
+  /**
+   * One entry per reason, in the order of `reasons`: the reason, its one-line explanation and
+   * up to three code-point locations `[start, end)` in the checked text. Never the matched text.
+   */
+  readonly matches: readonly StructuralMatch[];
   readonly inputSanitized: string;
 }
 
@@ -45,7 +52,7 @@ interface Views {
 // Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
 // views equal the text itself and the normalisation passes can be skipped.
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
-const NOTHING_SCANNED = Object.freeze({ control: false, suspiciousUnicode: false });
+const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciousUnicode: false, controlAt: -1, suspiciousAt: -1 });
 
 function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
   const folded = plain ? text : foldedView(text);
@@ -73,6 +80,52 @@ function ruleHits(r: Rule, views: Views, includeEncoding: boolean): boolean {
 function decodedIsInjection(decoded: string): boolean {
   const views = viewsOf(decoded, true);
   return BUILTIN_RULES.some((r) => ruleHits(r, views, false));
+}
+
+const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
+
+/**
+ * The `matches` of a text with reasons: what the check already located (length, characters),
+ * then each rule's and custom pattern's matches mapped back from their views, and the encoded
+ * run a payload was decoded from. Reasons without a narrower location (the encoding budget)
+ * cover the whole text.
+ */
+function locateReasons(
+  text: string,
+  plain: boolean,
+  reasons: readonly string[],
+  known: ReadonlyMap<string, readonly MatchLocation[]>,
+  ruleReasons: readonly string[],
+  customHits: readonly CompiledCustomPattern[],
+  encoded: EncodedFinding | null,
+): readonly StructuralMatch[] {
+  const maps = new TextMaps(text, plain);
+  const located = new Map(known);
+  for (const label of ruleReasons) located.set(label, ruleLocations(label, maps));
+  for (const c of customHits) located.set(c.reason, customLocations(c.re, maps));
+  // The encoded reason is always the last one.
+  if (encoded !== null) located.set(reasons[reasons.length - 1] as string, encodedLocations(encoded, maps));
+  return Object.freeze(reasons.map((reason) => matchOf(reason, located.get(reason) ?? [], maps)));
+}
+
+/**
+ * Where a decoded payload sits in the text: the encoded run; for a whole-text rotation or
+ * reversal that matched at once, the matches in the decoded text placed back (same code points
+ * for a letter shift, mirrored for a reversal), else the whole text.
+ */
+function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocation[] {
+  if (encoded.wholeDecoded === undefined) return [mapViewSpan(maps.identity, encoded.start, encoded.end)];
+  const decodedMaps = new TextMaps(encoded.wholeDecoded, PLAIN_ASCII.test(encoded.wholeDecoded));
+  const n = maps.length;
+  const spans: MatchLocation[] = [];
+  for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
+    for (const l of ruleLocations(label, decodedMaps)) {
+      const placed = encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l;
+      if (!spans.some((s) => s.start === placed.start && s.end === placed.end)) spans.push(placed);
+      if (spans.length >= MAX_LOCATIONS_PER_REASON) return spans;
+    }
+  }
+  return spans.length > 0 ? spans : [maps.whole];
 }
 
 function typeName(value: unknown): string {
@@ -112,45 +165,69 @@ export class StructuralFilter {
       throw new TypeError(`text must be a string, got ${typeName(text)}`);
     }
     const reasons: string[] = [];
+    // Where each reason matched, as far as the check itself knows; rule and custom-pattern
+    // locations are found afterwards, and only for a text that has reasons.
+    const known = new Map<string, readonly MatchLocation[]>();
     // A text has no more code points than UTF-16 units, so a short one needs no count.
     if (text.length > this.maxInputLength) {
       const length = codePointLength(text);
-      if (length > this.maxInputLength) reasons.push(L.lengthReason(length, this.maxInputLength));
+      if (length > this.maxInputLength) {
+        const reason = L.lengthReason(length, this.maxInputLength);
+        reasons.push(reason);
+        // The part beyond the limit: what the filter would not inspect.
+        known.set(reason, [{ start: this.maxInputLength, end: length }]);
+      }
     }
 
     // Printable ASCII with tab, newline and CR holds no control or invisible character, so
     // the character scan would find nothing.
     const plain = PLAIN_ASCII.test(text);
     const chars = plain ? NOTHING_SCANNED : scanCharacters(text);
-    if (chars.control) reasons.push(L.CONTROL);
-    if (chars.suspiciousUnicode) reasons.push(L.UNICODE);
+    if (chars.control) {
+      reasons.push(L.CONTROL);
+      known.set(L.CONTROL, [{ start: chars.controlAt, end: chars.controlAt + 1 }]);
+    }
+    if (chars.suspiciousUnicode) {
+      reasons.push(L.UNICODE);
+      known.set(L.UNICODE, [{ start: chars.suspiciousAt, end: chars.suspiciousAt + 1 }]);
+    }
 
     const views = viewsOf(text, true, plain);
     const seen = new Set<string>();
+    const ruleReasons: string[] = [];
     for (const r of BUILTIN_RULES) {
       if (seen.has(r.label)) continue;
       if (ruleHits(r, views, true)) {
         seen.add(r.label);
         reasons.push(r.label);
+        ruleReasons.push(r.label);
       }
     }
+    const customHits: CompiledCustomPattern[] = [];
     for (const c of this.#custom) {
       if (seen.has(c.reason)) continue;
       c.re.lastIndex = 0;
       if (c.re.test(text) || c.re.test(views.folded)) {
         seen.add(c.reason);
         reasons.push(c.reason);
+        customHits.push(c);
       }
     }
 
-    const encoded = findEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    const encoded = locateEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    let found: EncodedFinding | null = null;
     if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
-    else if (encoded !== null) reasons.push(L.encodedReason(encoded));
+    else if (encoded !== null) {
+      reasons.push(L.encodedReason(encoded.kind));
+      found = encoded;
+    }
 
+    const matches = reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found);
     const blocked = reasons.length > 0;
     return Object.freeze({
       blocked,
       reasons: Object.freeze(reasons),
+      matches,
       inputSanitized: blocked ? "" : text,
     });
   }

@@ -75,3 +75,174 @@ export function deobfuscatedView(folded: string): string | null {
   if (spaced) out = out.replace(SPACED_LETTERS, (run) => run.replace(/ /g, ""));
   return out === folded ? null : out;
 }
+
+// ---- offset maps: from a view back to the original text --------------------------------------
+//
+// Views are built for matching; a reviewer needs to know where in the original text a match
+// lies. A mapped view records, for every UTF-16 unit of the view, the code-point span
+// `[from, to)` of the original text it came from. A match `[a, b)` in the view maps to the union
+// of its units' spans: exact where the view keeps characters one for one, and widened to the
+// whole source run where a view merges or drops characters (a decomposed letter, a spaced-out
+// word, a stripped invisible character between two kept ones). A map is built only when a rule
+// matched, so clean text never pays for it.
+
+/** A view with the original code-point span of each of its UTF-16 units. */
+export interface MappedView {
+  readonly text: string;
+  /** Length of the original text, in code points. */
+  readonly length: number;
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+}
+
+/** A code-point span `[start, end)` of the original text. */
+export interface CodePointSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The original span covering view units `[a, b)`, never outside `[0, length]`. */
+export function mapViewSpan(view: MappedView, a: number, b: number): CodePointSpan {
+  const lo = Math.max(0, Math.min(a, view.text.length));
+  const hi = Math.max(lo, Math.min(b, view.text.length));
+  if (lo === hi) {
+    const at = lo < view.text.length ? (view.from[lo] as number) : view.length;
+    return { start: at, end: at };
+  }
+  let start = view.length;
+  let end = 0;
+  for (let i = lo; i < hi; i++) {
+    start = Math.min(start, view.from[i] as number);
+    end = Math.max(end, view.to[i] as number);
+  }
+  return { start: Math.max(0, start), end: Math.min(view.length, Math.max(start, end)) };
+}
+
+/** Every unit of `text` mapped to the whole original (used when a view cannot be mapped exactly). */
+function wholeTextMap(text: string, length: number): MappedView {
+  return { text, length, from: new Int32Array(text.length), to: new Int32Array(text.length).fill(length) };
+}
+
+class MapBuilder {
+  text = "";
+  readonly from: number[] = [];
+  readonly to: number[] = [];
+  push(piece: string, from: number, to: number): void {
+    this.text += piece;
+    for (let i = 0; i < piece.length; i++) {
+      this.from.push(from);
+      this.to.push(to);
+    }
+  }
+  done(length: number): MappedView {
+    return { text: this.text, length, from: Int32Array.from(this.from), to: Int32Array.from(this.to) };
+  }
+}
+
+/** The original text as a view of itself: each unit maps to its own code point. */
+export function identityView(text: string): MappedView {
+  const b = new MapBuilder();
+  let k = 0;
+  for (const ch of text) {
+    b.push(ch, k, k + 1);
+    k++;
+  }
+  return b.done(k);
+}
+
+const INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
+const MARK = /^\p{M}$/u;
+
+/**
+ * `text` with invisible characters stripped, cut into chunks of one code point and the marks
+ * that follow it (normalisation reorders and composes only within such a chunk), each chunk
+ * with the original span it covers.
+ */
+function chunksOf(text: string): Array<{ readonly text: string; readonly from: number; readonly to: number }> {
+  const chunks: Array<{ text: string; from: number; to: number }> = [];
+  let k = 0;
+  for (const ch of text) {
+    if (!INVISIBLE_ONE.test(ch)) {
+      const last = chunks[chunks.length - 1];
+      if (last !== undefined && MARK.test(ch)) {
+        last.text += ch;
+        last.to = k + 1;
+      } else chunks.push({ text: ch, from: k, to: k + 1 });
+    }
+    k++;
+  }
+  return chunks;
+}
+
+/** A view built chunk by chunk with `transform`; the whole-text map when that differs from `expected`. */
+function chunkedView(text: string, expected: string, transform: (chunk: string) => string): MappedView {
+  const b = new MapBuilder();
+  for (const chunk of chunksOf(text)) b.push(transform(chunk.text), chunk.from, chunk.to);
+  const length = codePointCount(text);
+  // Normalisation can reach across chunks in rare cases (two starters that compose); the
+  // widened map still covers every match, it just cannot narrow it.
+  return b.text === expected ? b.done(length) : wholeTextMap(expected, length);
+}
+
+function codePointCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** foldedView(text) with its offset map. */
+export function mappedFoldedView(text: string): MappedView {
+  return chunkedView(text, foldedView(text), (chunk) => foldConfusables(chunk.normalize("NFKD").replace(COMBINING_MARK, "")));
+}
+
+/** scriptView(text) with its offset map. */
+export function mappedScriptView(text: string): MappedView {
+  return chunkedView(text, scriptView(text), (chunk) => chunk.normalize("NFKC"));
+}
+
+/** `view` with every match of the global `re` replaced, the map carried along. */
+function mappedReplace(view: MappedView, re: RegExp, replace: (match: string) => string): MappedView {
+  const b = new MapBuilder();
+  let last = 0;
+  const copy = (a: number, z: number): void => {
+    for (let i = a; i < z; i++) b.push(view.text[i] as string, view.from[i] as number, view.to[i] as number);
+  };
+  for (const m of view.text.matchAll(re)) {
+    const at = m.index;
+    const matched = m[0];
+    copy(last, at);
+    const replacement = replace(matched);
+    if (replacement.length === matched.length) {
+      // One for one (leet digits): each unit keeps its own source.
+      for (let i = 0; i < replacement.length; i++) b.push(replacement[i] as string, view.from[at + i] as number, view.to[at + i] as number);
+    } else {
+      const span = mapViewSpan(view, at, at + matched.length);
+      b.push(replacement, span.start, span.end);
+    }
+    last = at + matched.length;
+  }
+  copy(last, view.text.length);
+  return b.done(view.length);
+}
+
+/**
+ * deobfuscatedView of a mapped folded view, with its offset map, or null when the view is null.
+ * The steps are deobfuscatedView's, in its order; if the result ever differed from it, the
+ * whole-text map is returned instead, so a match is never pointed at the wrong place.
+ */
+export function mappedDeobfuscatedView(folded: MappedView): MappedView | null {
+  const expected = deobfuscatedView(folded.text);
+  if (expected === null) return null;
+  let view = folded;
+  if (IDENTIFIER_HINT.test(view.text))
+    view = mappedReplace(
+      mappedReplace(view, SNAKE_JOIN, () => " "),
+      CAMEL_JOIN,
+      () => " ",
+    );
+  if (LEET_HINT.test(folded.text)) {
+    view = mappedReplace(view, LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token));
+  }
+  if (SPACED_HINT.test(folded.text)) view = mappedReplace(view, SPACED_LETTERS, (run) => run.replace(/ /g, ""));
+  return view.text === expected ? view : wholeTextMap(expected, folded.length);
+}

@@ -65,6 +65,26 @@ export function ruleMatches(r: Rule, text: string): boolean {
   return false;
 }
 
+/**
+ * Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass
+ * `accept`, in order (for evidence; `ruleMatches` decides). Inspects at most as many matches as
+ * `ruleMatches` does.
+ */
+export function ruleSpans(r: Rule, text: string, limit: number): Array<readonly [number, number]> {
+  const spans: Array<readonly [number, number]> = [];
+  if (limit <= 0 || (r.requires !== undefined && !text.includes(r.requires))) return spans;
+  r.re.lastIndex = 0;
+  let seen = 0;
+  for (const m of text.matchAll(r.re)) {
+    if (r.accept === undefined || r.accept(m)) {
+      spans.push([m.index, m.index + m[0].length]);
+      if (spans.length >= limit) break;
+    }
+    if (++seen >= MAX_MATCHES_PER_RULE) break;
+  }
+  return spans;
+}
+
 // ---- shared word classes -------------------------------------------------------------------
 
 const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;

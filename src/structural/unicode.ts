@@ -20,6 +20,10 @@
 export interface CharacterScan {
   readonly control: boolean;
   readonly suspiciousUnicode: boolean;
+  /** Code-point index of the first control character, or -1. */
+  readonly controlAt: number;
+  /** Code-point index of the first suspicious invisible character, or -1. */
+  readonly suspiciousAt: number;
 }
 
 const EXT_PICT = /\p{Extended_Pictographic}/u;
@@ -102,9 +106,13 @@ function isVariationSelectorAllowed(cp: number, prev: number | undefined): boole
   return test(HAN, prev);
 }
 
+/** One pass over `text`: whether it holds control or suspicious invisible characters, and where the first of each is. */
 export function scanCharacters(text: string): CharacterScan {
   let control = false;
   let suspicious = false;
+  let controlAt = -1;
+  let suspiciousAt = -1;
+  let index = 0;
   let hasRtl: boolean | undefined;
   let prev: number | undefined;
   let prevPrev: number | undefined;
@@ -130,10 +138,14 @@ export function scanCharacters(text: string): CharacterScan {
     } else if (isAlwaysSuspicious(cp)) {
       suspicious = true;
     }
+    if (control && controlAt < 0) controlAt = index;
+    if (suspicious && suspiciousAt < 0) suspiciousAt = index;
     if (control && suspicious) break;
     prevPrev = prev;
     prev = cp;
+    // Every code point but the first of a flag's tag run is astral (two units each).
+    index += cp > 0xffff ? 1 + (width - 2) / 2 : 1;
     i += width;
   }
-  return { control, suspiciousUnicode: suspicious };
+  return { control, suspiciousUnicode: suspicious, controlAt, suspiciousAt };
 }

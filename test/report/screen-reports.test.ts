@@ -193,9 +193,11 @@ describe("issue 16 ci: screen --github", () => {
     expect(run.stdout.split("\n").some((line) => line.startsWith("::"))).toBe(false);
     const annotations = run.stderr.split("\n").filter((line) => line.startsWith("::"));
     expect(annotations).toHaveLength(3);
-    expect(annotations[0]).toBe(
-      "::error file=in%2Cput%3A100%25.jsonl,line=2,title=little-canary/block-structural::item 1 (id doc-2) block: The structural checks found a prompt-injection shape in the text.",
-    );
+    expect(
+      annotations[0]?.startsWith(
+        "::error file=in%2Cput%3A100%25.jsonl,line=2,title=little-canary/block-structural::item 1 (id doc-2) block: The structural checks found a prompt-injection shape in the text. ",
+      ),
+    ).toBe(true);
     // The hostile id (a newline and a command of its own) appears only as its digest label.
     expect(run.stderr).not.toContain("injected");
     const summary = await readFile(join(dir, "summary.md"), "utf8");

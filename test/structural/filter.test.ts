@@ -10,12 +10,12 @@ const hex = (s: string): string => Buffer.from(s, "utf8").toString("hex");
 describe("result shape and options", () => {
   test("the empty string passes and is returned as its own sanitized form", () => {
     const r = filter.check("");
-    expect(r).toEqual({ blocked: false, reasons: [], inputSanitized: "" });
+    expect(r).toEqual({ blocked: false, reasons: [], matches: [], inputSanitized: "" });
   });
 
   test("a benign question passes and inputSanitized is the input", () => {
     const text = "What is the capital of France?";
-    expect(filter.check(text)).toEqual({ blocked: false, reasons: [], inputSanitized: text });
+    expect(filter.check(text)).toEqual({ blocked: false, reasons: [], matches: [], inputSanitized: text });
   });
 
   test("results and their reason lists are frozen", () => {

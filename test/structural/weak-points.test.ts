@@ -7,7 +7,7 @@ import { StructuralFilter, StructuralReasons as R } from "../../src/structural/i
 const filter = new StructuralFilter();
 const reasons = (text: string): readonly string[] => filter.check(text).reasons;
 const passes = (text: string): void => {
-  expect(filter.check(text)).toEqual({ blocked: false, reasons: [], inputSanitized: text });
+  expect(filter.check(text)).toEqual({ blocked: false, reasons: [], matches: [], inputSanitized: text });
 };
 
 describe("word boundaries", () => {

@@ -1,0 +1,134 @@
+// Evidence for a structural verdict: where in the original text each reason matched.
+//
+// The filter decides on normalised views (normalize.ts) and decoded payloads (decode.ts); this
+// module maps what it found back to the text the caller gave, as code-point offsets `[start,
+// end)`. Only offsets and fixed explanations leave it, never the matched text. It runs only for
+// a text that has reasons, and it is bounded: at most MAX_LOCATIONS_PER_REASON locations per
+// reason, each found by the same bounded match enumeration the rules use.
+
+import { explainReason } from "./explanations.js";
+import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
+import { BUILTIN_RULES, ruleSpans, type Rule } from "./rules.js";
+
+/** Locations reported per reason, at most. */
+export const MAX_LOCATIONS_PER_REASON = 3;
+
+/** Where one reason matched: code-point offsets `[start, end)` into the checked text. */
+export interface MatchLocation {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** One reason with its fixed explanation and where it matched (never the matched text). */
+export interface StructuralMatch {
+  /** The reason label, as in `reasons`. */
+  readonly reason: string;
+  /** One fixed sentence saying what the rule looks for (explanations.ts). */
+  readonly explanation: string;
+  /** 1 to MAX_LOCATIONS_PER_REASON locations, in text order of discovery. */
+  readonly locations: readonly MatchLocation[];
+}
+
+/** The checked text's mapped views, each built on first use. */
+export class TextMaps {
+  readonly #text: string;
+  readonly #plain: boolean;
+  #identity: MappedView | undefined;
+  #folded: MappedView | undefined;
+  #deobfuscated: MappedView | null | undefined;
+  #script: MappedView | undefined;
+
+  /** `plain`: the text is printable ASCII, so every view is the text itself. */
+  constructor(text: string, plain: boolean) {
+    this.#text = text;
+    this.#plain = plain;
+  }
+
+  /** The text itself: maps UTF-16 units to code points. */
+  get identity(): MappedView {
+    this.#identity ??= identityView(this.#text);
+    return this.#identity;
+  }
+
+  /** The folded view's map. */
+  get folded(): MappedView {
+    this.#folded ??= this.#plain ? this.identity : mappedFoldedView(this.#text);
+    return this.#folded;
+  }
+
+  /** The de-obfuscated view's map, or null when that view is not different. */
+  get deobfuscated(): MappedView | null {
+    if (this.#deobfuscated === undefined) this.#deobfuscated = mappedDeobfuscatedView(this.folded);
+    return this.#deobfuscated;
+  }
+
+  /** The script view's map. */
+  get script(): MappedView {
+    this.#script ??= this.#plain ? this.identity : mappedScriptView(this.#text);
+    return this.#script;
+  }
+
+  /** Code points of the text. */
+  get length(): number {
+    return this.identity.length;
+  }
+
+  /** The whole text as one location. */
+  get whole(): MatchLocation {
+    return { start: 0, end: this.length };
+  }
+}
+
+/** Adds `span` unless already present; false once the list is full. */
+function add(list: MatchLocation[], span: CodePointSpan): boolean {
+  if (!list.some((l) => l.start === span.start && l.end === span.end)) list.push({ start: span.start, end: span.end });
+  return list.length < MAX_LOCATIONS_PER_REASON;
+}
+
+function spansIn(r: Rule, view: MappedView, into: MatchLocation[]): void {
+  for (const [a, b] of ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - into.length)) {
+    if (!add(into, mapViewSpan(view, a, b))) return;
+  }
+}
+
+/** Where the built-in rules with `label` match, on the views they run on. */
+export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
+  const found: MatchLocation[] = [];
+  for (const r of BUILTIN_RULES) {
+    if (r.label !== label || found.length >= MAX_LOCATIONS_PER_REASON) continue;
+    if (r.scope === "script") spansIn(r, maps.script, found);
+    else {
+      const before = found.length;
+      spansIn(r, maps.folded, found);
+      // A language rule that matched only once obfuscation was undone.
+      const deobfuscated = r.scope === "language" && found.length === before ? maps.deobfuscated : null;
+      if (deobfuscated !== null) spansIn(r, deobfuscated, found);
+    }
+  }
+  return found;
+}
+
+/** Where a custom pattern matches: on the text itself, else on the folded view (its check order). */
+export function customLocations(re: RegExp, maps: TextMaps): MatchLocation[] {
+  // The compiled pattern has no `g` flag (so `test` keeps no state); a global twin enumerates.
+  const global = new RegExp(re.source, `${re.flags}g`);
+  const found: MatchLocation[] = [];
+  for (const view of [maps.identity, maps.folded]) {
+    let seen = 0;
+    for (const m of view.text.matchAll(global)) {
+      if (!add(found, mapViewSpan(view, m.index, m.index + m[0].length))) break;
+      if (++seen >= 64) break;
+    }
+    if (found.length > 0) break;
+  }
+  return found;
+}
+
+/** A StructuralMatch; a reason whose location could not be narrowed points at the whole text. */
+export function matchOf(reason: string, locations: readonly MatchLocation[], maps: TextMaps): StructuralMatch {
+  return Object.freeze({
+    reason,
+    explanation: explainReason(reason),
+    locations: Object.freeze((locations.length > 0 ? locations : [maps.whole]).map((l) => Object.freeze({ ...l }))),
+  });
+}
