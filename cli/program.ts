@@ -19,6 +19,7 @@ import { evalCommand } from "./commands/eval.js";
 import { cacheCommand } from "./commands/cache.js";
 
 import type { RunState } from "./run-state.js";
+import { disposeEmbeddedCanaries } from "../src/canary/embedded-probe.js";
 
 function checkCommand(io: CliIo, state: RunState): Command {
   const command = new Command("check")
@@ -209,6 +210,16 @@ export function buildProgram(io: CliIo, state: RunState): Command {
 }
 
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    return await runMainCommand(argv, io);
+  } finally {
+    // Whatever ended the command (its result, an error, an interrupt that aborted it), an
+    // embedded canary's model and context are released before the process exits.
+    await disposeEmbeddedCanaries();
+  }
+}
+
+async function runMainCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const state: RunState = { command: "main", exitCode: 0 };
   // A reader that closes stdout early (`| head -c 100`) must not crash the process with a stack
   // trace and exit 1 ("detections"): its error is caught here and becomes the refused code.

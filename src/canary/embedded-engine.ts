@@ -4,7 +4,7 @@
 // whose specifier is a variable (TypeScript does not resolve it, so the build needs no types of
 // it either). A missing package is a ConfigError carrying the exact install lines. The types
 // below are the small part of its API this library uses, declared structurally.
-import { ConfigError } from "../core/errors.js";
+import { LittleCanaryError } from "../core/errors.js";
 
 /** The node-llama-cpp release this library is tested with (the peer dependency pins it). */
 export const EMBEDDED_ENGINE_VERSION = "3.21.1";
@@ -98,8 +98,11 @@ export function engineInstallLines(platform: string = process.platform, arch: st
 }
 
 /** The engine is not installed (or could not be loaded); the message carries the install lines. */
-export class EmbeddedEngineMissingError extends ConfigError {
+export class EmbeddedEngineMissingError extends LittleCanaryError {
   override readonly name = "EmbeddedEngineMissingError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("config", message, options);
+  }
 }
 
 function isModuleNotFound(error: unknown): boolean {

@@ -14,6 +14,7 @@
 // temperature 0 with a fixed seed; a reply that reaches the budget without ending is
 // `output_limit`. `dispose()` (and disposeEmbeddedCanaries, on exit or signal) releases the
 // context, model and engine; a call in flight then ends as `unavailable`.
+import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { ConfigError, LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
@@ -153,8 +154,9 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     this.maxInputLength = checkPositiveInt(options.maxInputLength ?? 4000, "maxInputLength");
     this.contextSize = options.contextSize == null ? null : checkPositiveInt(options.contextSize, "the embedded context size");
     this.sequences = checkPositiveInt(options.sequences ?? 1, "the embedded canary's sequences (--concurrency)");
-    const cores = typeof navigator === "object" ? navigator.hardwareConcurrency : 2;
-    this.threads = checkPositiveInt(options.threads ?? Math.max(1, Math.floor(cores / 2)), "the embedded canary's threads");
+    // Half the cores: llama.cpp's threads spin while they wait, and on a machine shared with other
+    // work every core in use slows evaluation by orders of magnitude (docs/embedded.md).
+    this.threads = checkPositiveInt(options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)), "the embedded canary's threads");
     if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new ConfigError("gpu must be 'auto' or false");
     this.gpu = options.gpu ?? "auto";
     this.#loader = options.loader ?? importEmbeddedEngine;
