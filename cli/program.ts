@@ -17,6 +17,7 @@ import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalCommand } from "./commands/eval.js";
 import { cacheCommand } from "./commands/cache.js";
+import { modelCommand } from "./commands/model.js";
 
 import type { RunState } from "./run-state.js";
 import { disposeEmbeddedCanaries } from "../src/canary/embedded-probe.js";
@@ -196,7 +197,18 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, indexCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
+  for (const make of [
+    checkCommand,
+    screenCommand,
+    ingestCommand,
+    verifyCommand,
+    indexCommand,
+    serveCommand,
+    demoCommand,
+    evalCommand,
+    cacheCommand,
+    modelCommand,
+  ]) {
     program.addCommand(
       make(io, state)
         .exitOverride()
