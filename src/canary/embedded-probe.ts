@@ -15,7 +15,8 @@
 // `output_limit`. `dispose()` (and disposeEmbeddedCanaries, on exit or signal) releases the
 // context, model and engine; a call in flight then ends as `unavailable`.
 import { availableParallelism } from "node:os";
-import { basename } from "node:path";
+import { stat } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { ConfigError, LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { contextTooLongMessage, embeddedRequiredContext } from "./embedded-context.js";
@@ -60,6 +61,8 @@ export interface EmbeddedCanaryProbeOptions {
   readonly gpu?: "auto" | false;
   /** Imports node-llama-cpp (tests inject a missing or stand-in module). */
   readonly loader?: EngineModuleLoader;
+  /** Set when `modelPath` is the default model in the pull cache: a missing file then names `model pull`. */
+  readonly pulled?: boolean;
   /** Monotonic clock in milliseconds, for latency. */
   readonly now?: () => number;
 }
@@ -131,6 +134,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
   /** There is no endpoint: the model runs in this process. */
   readonly endpointOrigin = "embedded";
   readonly #loader: EngineModuleLoader;
+  readonly #pulled: boolean;
   readonly #now: () => number;
   #opening: Promise<OpenEngine | LittleCanaryError> | null = null;
   #engine: OpenEngine | null = null;
@@ -160,6 +164,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new ConfigError("gpu must be 'auto' or false");
     this.gpu = options.gpu ?? "auto";
     this.#loader = options.loader ?? importEmbeddedEngine;
+    this.#pulled = options.pulled === true;
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -188,6 +193,12 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
 
   async #open(): Promise<OpenEngine> {
     const module: EmbeddedEngineModule = await loadEmbeddedEngine(this.#loader);
+    if (this.#pulled && (await stat(this.modelPath).catch(() => null)) === null) {
+      throw new ConfigError(
+        `the default embedded model is not in the model cache ${dirname(this.modelPath)}; run \`little-canary model pull\` ` +
+          "(about 1.1 GB), or give --canary embedded:PATH.gguf --canary-sha256 HEX",
+      );
+    }
     const stamp = await verifyModelFile(this.modelPath, this.sha256);
     if (this.#disposed) throw new Disposed();
     const llama = await module.getLlama({ gpu: this.gpu, build: "never", logLevel: "error", progressLogs: false });

@@ -38,6 +38,7 @@ export function buildProbe(resolved: ResolvedPipelineOptions, options: SecurityP
       contextSize: e.contextSize,
       sequences: e.sequences,
       gpu: e.gpu,
+      pulled: e.pulled,
       ...(e.threads !== undefined ? { threads: e.threads } : {}),
       ...(options.embedded?.loader ? { loader: options.embedded.loader } : {}),
       ...(options.now ? { now: options.now } : {}),

@@ -46,6 +46,8 @@ export interface ResolvedEmbeddedOptions {
   readonly sequences: number;
   readonly threads: number | undefined;
   readonly gpu: "auto" | false;
+  /** The model is the default one from the pull cache. */
+  readonly pulled: boolean;
 }
 
 /** Callbacks a pipeline calls after each check, by outcome. */
@@ -295,5 +297,6 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
     sequences: positive(e.sequences, "embedded.sequences") ?? 1,
     threads: positive(e.threads, "embedded.threads"),
     gpu: e.gpu ?? "auto",
+    pulled: e.modelPath === undefined,
   };
 }
