@@ -68,6 +68,16 @@ function rangeStart(header: string | null): number | null {
   return match === null ? null : Number(match[1]);
 }
 
+/** The whole file's size as the answer declares it (Content-Range total, else Content-Length of a 200), or null. */
+function declaredTotal(response: Response): number | null {
+  if (response.status === 206) {
+    const match = /\/(\d+)$/.exec(response.headers.get("content-range")?.trim() ?? "");
+    return match === null ? null : Number(match[1]);
+  }
+  const length = response.headers.get("content-length");
+  return response.status === 200 && length !== null && /^\d+$/.test(length.trim()) ? Number(length) : null;
+}
+
 /**
  * Downloads `options.model` into `options.dir` (see the module comment for the guarantees) and
  * returns where it is. Throws ModelPullError: code `io` for a transfer or file problem (a partial
@@ -136,6 +146,12 @@ async function download(options: PullModelOptions, target: string, partial: stri
       response = await fetchFn(options.url ?? model.url, { headers: offset > 0 ? { range: `bytes=${offset}-` } : {}, signal: controller.signal });
     } catch (error) {
       throw interrupted(received, error);
+    }
+    const total = declaredTotal(response);
+    if (model.size !== null && total !== null && total !== model.size) {
+      await response.body?.cancel().catch(() => undefined);
+      await rm(partial, { force: true });
+      throw new ModelPullError("verification", `the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
     }
     let digest: Hash = hash;
     if (offset > 0 && response.status === 416 && model.size === offset) {

@@ -352,7 +352,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
 
   /** True when the engine opens (module present, hash right, model loaded); never throws. */
   async isAvailable(): Promise<boolean> {
-    return (await this.open()).ok;
+    return (await this.open()).ok && !this.#disposed;
   }
 
   /** Releases the context, the model and the engine; later checks are `unavailable`. */

@@ -75,8 +75,17 @@ describe("issue 18 model pull", () => {
     expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
   });
 
-  it("issue 18 model pull: more bytes than the pinned size are refused while they arrive", async () => {
+  it("issue 18 model pull: a server that declares another size than the pinned one is refused before anything is kept", async () => {
     const server = await serve();
+    const dir = freshDir();
+    const error = await pullModel({ model: spec(server, { size: BYTES.length + 1 }), dir }).catch((e: unknown) => e);
+    expect((error as ModelPullError).code).toBe("verification");
+    expect((error as Error).message).toBe(`the server offers ${BYTES.length} bytes for tiny, not its pinned ${BYTES.length + 1}; nothing was cached`);
+    expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+  });
+
+  it("issue 18 model pull: more bytes than the pinned size are refused while they arrive", async () => {
+    const server = await serve({ noLength: true });
     const dir = freshDir();
     await expect(pullModel({ model: spec(server, { size: 1000 }), dir })).rejects.toThrow(/larger than its pinned 1000 bytes/);
     expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);

@@ -13,6 +13,8 @@ export interface ModelServerOptions {
   ignoreRange?: boolean;
   /** Send this many bytes, then nothing more while the connection stays open (once). */
   stallAfterBytes?: number;
+  /** Send no Content-Length (chunked), so only the bytes themselves tell the size. */
+  noLength?: boolean;
 }
 
 /** A running server. */
@@ -39,6 +41,7 @@ export async function startModelServer(bytes: Buffer, options: ModelServerOption
     }
     const body = bytes.subarray(start);
     const headers: Record<string, string | number> = { "content-type": "application/octet-stream", "content-length": body.length, "accept-ranges": "bytes" };
+    if (options.noLength === true) delete headers["content-length"];
     if (match !== null) headers["content-range"] = `bytes ${start}-${bytes.length - 1}/${bytes.length}`;
     res.writeHead(match !== null ? 206 : 200, headers);
     const drop = options.dropAfterBytes;
