@@ -23,5 +23,6 @@ if (out === undefined || out === "" || (contextLength !== undefined && !Number.i
   process.exit(2);
 }
 const bytes = tinyGguf({ ...(contextLength !== undefined ? { contextLength } : {}), reply: endless ? "endless" : "short" });
-writeFileSync(resolve(out), bytes);
+// npm runs scripts from the package root; INIT_CWD is where `npm run` was typed.
+writeFileSync(resolve(process.env.INIT_CWD ?? process.cwd(), out), bytes);
 process.stdout.write(`${createHash("sha256").update(bytes).digest("hex")}  ${out}\n`);
