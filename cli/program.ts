@@ -222,8 +222,19 @@ export function buildProgram(io: CliIo, state: RunState): Command {
 }
 
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  // A command that handles an interrupt (screen, ingest, serve, model pull) also releases any
+  // embedded canary at once, so a model evaluation in flight stops at its next token instead of
+  // running to its deadline; its check ends as `unavailable` in a run that is being abandoned.
+  const releasing: CliIo = {
+    ...io,
+    onSignal: (handler) =>
+      io.onSignal((signal) => {
+        handler(signal);
+        void disposeEmbeddedCanaries();
+      }),
+  };
   try {
-    return await runMainCommand(argv, io);
+    return await runMainCommand(argv, releasing);
   } finally {
     // Whatever ended the command (its result, an error, an interrupt that aborted it), an
     // embedded canary's model and context are released before the process exits.

@@ -72,10 +72,24 @@ export {
   type EmbeddedIdentity,
   type EmbeddedOpenOutcome,
 } from "./canary/embedded-probe.js";
-export { EMBEDDED_ENGINE_VERSION, EmbeddedEngineMissingError, engineInstallLines, loadEmbeddedEngine, type EngineModuleLoader } from "./canary/embedded-engine.js";
+export {
+  EMBEDDED_ENGINE_VERSION,
+  EmbeddedEngineMissingError,
+  engineInstallLines,
+  loadEmbeddedEngine,
+  type EngineModuleLoader,
+} from "./canary/embedded-engine.js";
 export { embeddedRequiredContext, MAX_TOKENS_PER_CODE_POINT } from "./canary/embedded-context.js";
 export { fileSha256, verifyModelFile } from "./canary/embedded-model-file.js";
-export { DEFAULT_EMBEDDED_MODEL, PINNED_MODELS, MODEL_DIR_ENV, modelCacheDir, cachedModelPath, pinnedModel, type PinnedModel } from "./canary/embedded-models.js";
+export {
+  DEFAULT_EMBEDDED_MODEL,
+  PINNED_MODELS,
+  MODEL_DIR_ENV,
+  modelCacheDir,
+  cachedModelPath,
+  pinnedModel,
+  type PinnedModel,
+} from "./canary/embedded-models.js";
 export { pullModel, ModelPullError, type PullModelOptions, type PullModelResult } from "./canary/embedded-download.js";
 export {
   CanaryPool,

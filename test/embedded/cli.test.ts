@@ -125,3 +125,28 @@ describe("issue 18: model pull from the command line (loopback server)", () => {
     expect(bad.stderr).toMatch(/--from must be an http or https URL/);
   });
 });
+
+describe.skipIf(!installed)("issue 18: an interrupt during an embedded run", () => {
+  it("issue 18: SIGINT during an embedded ingest rolls back (exit 3) and writes nothing", async () => {
+    const endless = writeTinyModel({ reply: "endless" }, "endless.gguf");
+    const dir = mkdtempSync(join(tmpdir(), "lc-emb-sigint-"));
+    // Enough long records that the run is still evaluating when the interrupt comes.
+    const text = "The quick brown fox jumps over the lazy dog near the river bank. ".repeat(50);
+    writeFileSync(join(dir, "in.jsonl"), Array.from({ length: 200 }, (_, i) => `${JSON.stringify({ id: String(i), text: `${i} ${text}` })}\n`).join(""));
+    const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
+    const started = Date.now();
+    const running = runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--canary", `embedded:${endless.path}`, "--canary-sha256", endless.sha256], {
+      env: { LITTLE_CANARY_TIMEOUT: "600" },
+      cwd: dir,
+      signals,
+    });
+    // The interrupt comes once the engine is open and segments are being evaluated.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    signals.trigger?.("SIGINT");
+    const run = await running;
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/interrupted by SIGINT; nothing written/);
+    expect(existsSync(join(dir, "m.json"))).toBe(false);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});

@@ -103,6 +103,18 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(probe.knownIdentity?.sequences).toBe(2);
   });
 
+  it("issue 18: disposal stops an evaluation in flight at its next token; the check is unavailable", async () => {
+    // A reply budget that fits the context but would take far longer than the test to finish.
+    const long = make(writeTinyModel({ reply: "endless" }), { maxTokens: 32_000, timeoutSeconds: 600, maxInputLength: 100, contextSize: 32768 });
+    const running = long.test("hello");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const disposedAt = Date.now();
+    await long.dispose();
+    const result = await running;
+    expect(result).toMatchObject({ success: false, failureCode: "unavailable", response: "" });
+    expect(Date.now() - disposedAt).toBeLessThan(2000);
+  });
+
   it("issue 18: after disposal a check is unavailable, never a pass", async () => {
     const probe = make(writeTinyModel(), { maxInputLength: 500 });
     expect((await probe.test("hello")).success).toBe(true);
