@@ -114,6 +114,13 @@ function checkPositiveInt(value: unknown, name: string): number {
 
 class Disposed extends Error {}
 
+/** A check waiting for a free sequence; `cancelled` once its deadline passed first. */
+interface Waiter {
+  readonly resolve: (sequence: EngineSequence | null) => void;
+  cancelled: boolean;
+  given: EngineSequence | null;
+}
+
 /** The embedded canary: a GGUF model run in-process, powerless and tool-less, like the HTTP canaries. */
 export class EmbeddedCanaryProbe implements CanaryProbe {
   readonly provider = "embedded" as const;
@@ -139,7 +146,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
   #opening: Promise<OpenEngine | LittleCanaryError> | null = null;
   #engine: OpenEngine | null = null;
   #free: EngineSequence[] = [];
-  #waiting: Array<(sequence: EngineSequence | null) => void> = [];
+  #waiting: Waiter[] = [];
   #disposed = false;
 
   constructor(options: EmbeddedCanaryProbeOptions) {
@@ -284,6 +291,8 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
       if (content.trim() === "") return result.failure("empty_response", "the embedded canary's reply was empty", metadata);
       return result.success(content, { ...metadata, context_check: "tokenizer" });
     } catch (error) {
+      // The engine refuses work on a context that is being released: the check did not run.
+      if (this.#disposed) return result.failure("unavailable", "the embedded canary was disposed before it answered");
       return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
     }
   }
@@ -295,9 +304,13 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     const deadline = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), this.timeoutSeconds * 1000);
     });
-    const sequence = await Promise.race([this.#acquire(), deadline]);
+    const waiting = this.#acquire();
+    const sequence = await Promise.race([waiting.sequence, deadline]);
     if (sequence === "timeout" || sequence === null) {
       clearTimeout(timer);
+      // A deadline that passed while waiting gives up the place in the queue (or the sequence,
+      // when one was handed over at the same moment), so no sequence is ever lost.
+      waiting.cancel();
       return { kind: sequence === null ? "disposed" : "timeout", tokens };
     }
     const generator = sequence.evaluate(prompt, { temperature: this.temperature, ...(this.seed !== null ? { seed: this.seed } : {}) });
@@ -336,18 +349,38 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     return { kind, tokens };
   }
 
-  #acquire(): Promise<EngineSequence | null> {
-    if (this.#disposed) return Promise.resolve(null);
+  /** A free sequence now, or a place in the queue for the next one; null once disposed. */
+  #acquire(): { readonly sequence: Promise<EngineSequence | null>; cancel(): void } {
+    if (this.#disposed) return { sequence: Promise.resolve(null), cancel: () => undefined };
     const free = this.#free.pop();
-    if (free !== undefined) return Promise.resolve(free);
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    if (free !== undefined) {
+      return { sequence: Promise.resolve(free), cancel: () => this.#release1(free) };
+    }
+    let waiter: Waiter | null = null;
+    const sequence = new Promise<EngineSequence | null>((resolve) => {
+      waiter = { resolve, cancelled: false, given: null };
+      this.#waiting.push(waiter);
+    });
+    return {
+      sequence,
+      cancel: () => {
+        const w = waiter as Waiter | null;
+        if (w === null) return;
+        w.cancelled = true;
+        if (w.given !== null) this.#release1(w.given);
+      },
+    };
   }
 
   #release1(sequence: EngineSequence): void {
     if (this.#disposed) return;
-    const waiter = this.#waiting.shift();
-    if (waiter !== undefined) waiter(sequence);
-    else this.#free.push(sequence);
+    for (let waiter = this.#waiting.shift(); waiter !== undefined; waiter = this.#waiting.shift()) {
+      if (waiter.cancelled) continue;
+      waiter.given = sequence;
+      waiter.resolve(sequence);
+      return;
+    }
+    this.#free.push(sequence);
   }
 
   /** True when the engine opens (module present, hash right, model loaded); never throws. */
@@ -359,7 +392,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
   async dispose(): Promise<void> {
     this.#disposed = true;
     OPEN_PROBES.delete(this);
-    for (const waiter of this.#waiting.splice(0)) waiter(null);
+    for (const waiter of this.#waiting.splice(0)) waiter.resolve(null);
     this.#free = [];
     const engine = this.#engine;
     this.#engine = null;

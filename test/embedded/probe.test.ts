@@ -96,6 +96,19 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(second.latency).toBeLessThan(5);
   });
 
+  it("issue 18: a check whose deadline passes while it waits for a sequence gives up its place, and no sequence is lost", async () => {
+    const probe = make(writeTinyModel({ reply: "endless" }), { maxTokens: 30_000, timeoutSeconds: 0.5, maxInputLength: 100, sequences: 1 });
+    await probe.open();
+    const [first, second] = await Promise.all([probe.test("one"), probe.test("two")]);
+    expect([first.failureCode, second.failureCode]).toEqual(["timeout", "timeout"]);
+    expect(Number(first.metadata["eval_count"])).toBeGreaterThan(0);
+    expect(second.metadata["eval_count"]).toBe(0);
+    const third = await probe.test("three");
+    expect(third.failureCode).toBe("timeout");
+    // It ran: the one sequence came back after the first check, not to the abandoned waiter.
+    expect(Number(third.metadata["eval_count"])).toBeGreaterThan(0);
+  });
+
   it("issue 18: one sequence per concurrent slot; concurrent checks all answer, and alike (temperature 0)", async () => {
     const probe = make(writeTinyModel(), { sequences: 2, maxInputLength: 500 });
     const results = await Promise.all(["one", "two", "three", "four", "five"].map((text) => probe.test(text)));
