@@ -272,6 +272,7 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
   if (options.ollamaUrl !== undefined || options.baseUrl !== undefined || options.apiKey !== undefined) {
     throw new UsageError("the embedded canary takes no ollamaUrl, baseUrl or apiKey: it runs in this process");
   }
+  if (options.canaryModel !== undefined) throw new UsageError("canaryModel names a served model; the embedded canary's model is its file (embedded.modelPath)");
   const e = options.embedded ?? {};
   let modelPath: string;
   let sha256: string;

@@ -123,6 +123,26 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     }
   });
 
+  it("issue 18: the library refuses settings that name another backend, and a model path without its SHA-256", () => {
+    const path = "/tmp/x.gguf";
+    const sha256 = "a".repeat(64);
+    const refusals: Array<[ConstructorParameters<typeof SecurityPipeline>[0], RegExp]> = [
+      [{ provider: "embedded", embedded: { modelPath: path } }, /needs the model file's SHA-256/],
+      [{ provider: "embedded", embedded: { sha256 } }, /--canary-sha256 needs a model path/],
+      [{ provider: "embedded", embedded: { modelPath: path, sha256: "xyz" } }, /must be 64 hexadecimal digits/],
+      [{ provider: "embedded", embedded: { modelPath: path, sha256 }, ollamaUrl: "http://127.0.0.1:1" }, /takes no ollamaUrl/],
+      [{ provider: "embedded", embedded: { modelPath: path, sha256 }, judgeModel: "j" }, /judgeModel cannot be used/],
+      [{ provider: "embedded", embedded: { modelPath: path, sha256 }, canaryModel: "m" }, /canaryModel names a served model/],
+      [{ provider: "embedded", embedded: { modelPath: path, sha256 }, canaryNumCtx: 4096 }, /canaryNumCtx is supported by the Ollama provider only/],
+      [{ provider: "embedded", embedded: { modelPath: path, sha256, sequences: 0 } }, /embedded.sequences must be a positive integer/],
+      [
+        { provider: "embedded", embedded: { modelPath: path, sha256 }, canaryPool: { endpoints: [{ url: "http://127.0.0.1:1", concurrency: 1 }] } },
+        /canaryPool cannot be used/,
+      ],
+    ];
+    for (const [options, message] of refusals) expect(() => new SecurityPipeline(options), String(message)).toThrow(message);
+  });
+
   it("issue 18: --canary embedded without a path and without a pulled model names model pull", async () => {
     const tiny = writeTinyModel();
     const engine = recordingEngine();
