@@ -5,7 +5,7 @@ import { CommanderError } from "commander";
 import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
 import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
 
-export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "index" | "serve" | "demo" | "eval" | "cache";
+export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "index" | "serve" | "demo" | "eval" | "cache" | "model";
 
 export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   main: 2,
@@ -18,6 +18,7 @@ export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
   demo: 2,
   eval: 2,
   cache: 2,
+  model: 2,
 };
 
 /** How an error ends a command; "refused" is the only kind today. */

@@ -72,10 +72,15 @@ export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestP
   const options = pipelineOptionsFromFlags(flags, io);
   // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
   // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
-  const numCtx = options.provider === "openai" ? {} : { canaryNumCtx: canaryNumCtxForPolicy(policy) };
-  const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey } = options;
-  const endpoint = canaryPool !== undefined ? { canaryPool } : { ollamaUrl };
-  const backend = provider === "openai" ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) } : {};
+  const numCtx = options.provider === "ollama" || options.provider === undefined ? { canaryNumCtx: canaryNumCtxForPolicy(policy) } : {};
+  const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey, embedded } = options;
+  const endpoint = canaryPool !== undefined ? { canaryPool } : ollamaUrl !== undefined ? { ollamaUrl } : {};
+  const backend =
+    provider === "openai"
+      ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }
+      : provider === "embedded"
+        ? { provider, ...(embedded !== undefined ? { embedded } : {}) }
+        : {};
   // An allowlist admits only what the canary inspected too, so with --allow the canary also
   // sees text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
   const allowing = flags.allow !== undefined ? { skipCanaryIfStructuralBlocks: false } : {};

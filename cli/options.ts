@@ -10,6 +10,8 @@ import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
 import { endpointLogWriter } from "../src/canary/pool-log.js";
 import type { CanaryPoolConfig, SecurityPipelineOptions } from "../src/pipeline/options.js";
 import type { CliIo } from "./io.js";
+import { MODEL_DIR_ENV } from "../src/canary/embedded-models.js";
+import { checkModelSha256 } from "../src/canary/embedded-model-file.js";
 
 export function timeoutArg(raw: string): number {
   try {
@@ -54,7 +56,16 @@ export interface CanaryFlags extends ProviderFlags, PoolFlags {
   canaryModel: string;
   ollamaUrl: string;
   timeout?: number;
+  /** False with --no-canary; `--canary BACKEND` is kept in `canaryBackend` by addCanaryFlags' hook. */
   canary: boolean;
+  /** `--canary embedded[:PATH]`: run the canary in this process (docs/embedded.md). */
+  canaryBackend?: string;
+  /** `--canary-sha256 HEX`: the SHA-256 of the --canary embedded:PATH file. */
+  canarySha256?: string;
+  /** `--model-dir DIR`: where `model pull` keeps models (for --canary embedded without a path). */
+  modelDir?: string;
+  /** Checks in flight (screen, ingest): the embedded canary gets one context sequence per slot. */
+  concurrency?: number;
   failClosed?: boolean;
 }
 
@@ -203,8 +214,53 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
     .option("--canary-model <tag>", "canary model tag", "qwen2.5:1.5b")
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
-    .option("--no-canary", "structural layer only: the canary is not run and results say so");
+    .option("--canary <backend>", "embedded or embedded:PATH.gguf: run the canary in this process with node-llama-cpp (docs/embedded.md)")
+    .option("--canary-sha256 <hex>", "SHA-256 of the --canary embedded:PATH model file (required with a path: it is the model's identity)")
+    .option("--model-dir <dir>", `where \`model pull\` keeps models, for --canary embedded without a path (default: $${MODEL_DIR_ENV}, else the user cache)`)
+    .option("--no-canary", "structural layer only: the canary is not run and results say so")
+    .hook("preAction", (self) => {
+      // --canary BACKEND and --no-canary share one option value: keep the backend apart, and
+      // `canary` a plain boolean (absent means on), as every command reads it.
+      const value: unknown = self.getOptionValue("canary");
+      self.setOptionValue("canaryBackend", typeof value === "string" ? value : undefined);
+      self.setOptionValue("canary", value !== false);
+    });
   return addPoolFlags(command);
+}
+
+/**
+ * The embedded canary from --canary embedded[:PATH], --canary-sha256 and --model-dir, or null
+ * without --canary. Everything that names another backend (--provider openai, --ollama-url, a
+ * pool, a model tag) is refused with it, and so is a hash without a path.
+ */
+export function embeddedOptionsFromFlags(flags: CanaryFlags, io: Pick<CliIo, "cwd">): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
+  const raw = flags.canaryBackend;
+  if (raw === undefined) {
+    if (flags.canarySha256 !== undefined) throw new UsageError("--canary-sha256 needs --canary embedded:PATH");
+    return null;
+  }
+  if (!flags.canary) throw new UsageError("give --canary or --no-canary, not both");
+  const match = /^embedded(?::(.+))?$/s.exec(raw);
+  if (match === null) throw new UsageError("--canary takes embedded or embedded:PATH.gguf (the HTTP canaries are chosen with --provider)");
+  if (flags.provider === "openai") throw new UsageError("--canary embedded cannot be used with --provider openai");
+  if (flags.ollamaUrlGiven === true) throw new UsageError("--canary embedded cannot be used with --ollama-url: it runs in this process");
+  if ((flags.canaryEndpoint ?? []).length > 0) throw new UsageError("--canary embedded cannot be used with --canary-endpoint: it runs in this process");
+  if (flags.canaryModel !== "qwen2.5:1.5b")
+    throw new UsageError("--canary-model names a served model; the embedded canary's model is its file (--canary embedded:PATH)");
+  const path = match[1];
+  if (path !== undefined && flags.canarySha256 === undefined) {
+    throw new UsageError("--canary embedded:PATH needs --canary-sha256 HEX: the file's SHA-256 is the model's identity");
+  }
+  if (path === undefined && flags.canarySha256 !== undefined)
+    throw new UsageError("--canary-sha256 needs a path (--canary embedded:PATH); the default model's hash is pinned");
+  return {
+    provider: "embedded",
+    embedded: {
+      ...(path !== undefined ? { modelPath: resolve(io.cwd, path), sha256: checkModelSha256(flags.canarySha256) } : {}),
+      ...(flags.modelDir !== undefined ? { modelDir: resolve(io.cwd, flags.modelDir) } : {}),
+      ...(flags.concurrency !== undefined ? { sequences: flags.concurrency } : {}),
+    },
+  };
 }
 
 /**
@@ -228,6 +284,16 @@ export function addPoolFlags(command: Command): Command {
 /** Pipeline options from the shared flags; validates the endpoint, the provider and the timeout. */
 export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): SecurityPipelineOptions {
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
+  const embedded = embeddedOptionsFromFlags(flags, io);
+  if (embedded !== null) {
+    return {
+      mode: flags.mode,
+      canaryTimeout: resolveCanaryTimeout(flags.timeout, io.env),
+      enableCanary: true,
+      onDegraded: flags.failClosed ? "fail_closed" : "fail_open",
+      ...embedded,
+    };
+  }
   const backend = providerOptionsFromFlags(flags, io, flags.canaryModel);
   const pool = poolOptionsFromFlags(flags, io);
   if (flags.canary && backend.provider !== "openai" && pool.canaryPool === undefined) validateServiceUrl(flags.ollamaUrl, "--ollama-url");

@@ -17,8 +17,10 @@ import { serveCommand } from "./commands/serve.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalCommand } from "./commands/eval.js";
 import { cacheCommand } from "./commands/cache.js";
+import { modelCommand } from "./commands/model.js";
 
 import type { RunState } from "./run-state.js";
+import { disposeEmbeddedCanaries } from "../src/canary/embedded-probe.js";
 
 function checkCommand(io: CliIo, state: RunState): Command {
   const command = new Command("check")
@@ -195,7 +197,18 @@ export function buildProgram(io: CliIo, state: RunState): Command {
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
   });
-  for (const make of [checkCommand, screenCommand, ingestCommand, verifyCommand, indexCommand, serveCommand, demoCommand, evalCommand, cacheCommand]) {
+  for (const make of [
+    checkCommand,
+    screenCommand,
+    ingestCommand,
+    verifyCommand,
+    indexCommand,
+    serveCommand,
+    demoCommand,
+    evalCommand,
+    cacheCommand,
+    modelCommand,
+  ]) {
     program.addCommand(
       make(io, state)
         .exitOverride()
@@ -209,6 +222,27 @@ export function buildProgram(io: CliIo, state: RunState): Command {
 }
 
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  // A command that handles an interrupt (screen, ingest, serve, model pull) also releases any
+  // embedded canary at once, so a model evaluation in flight stops at its next token instead of
+  // running to its deadline; its check ends as `unavailable` in a run that is being abandoned.
+  const releasing: CliIo = {
+    ...io,
+    onSignal: (handler) =>
+      io.onSignal((signal) => {
+        handler(signal);
+        void disposeEmbeddedCanaries();
+      }),
+  };
+  try {
+    return await runMainCommand(argv, releasing);
+  } finally {
+    // Whatever ended the command (its result, an error, an interrupt that aborted it), an
+    // embedded canary's model and context are released before the process exits.
+    await disposeEmbeddedCanaries();
+  }
+}
+
+async function runMainCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const state: RunState = { command: "main", exitCode: 0 };
   // A reader that closes stdout early (`| head -c 100`) must not crash the process with a stack
   // trace and exit 1 ("detections"): its error is caught here and becomes the refused code.

@@ -54,7 +54,8 @@ export function waitForSignals(io: CliIo): { first: Promise<void>; second: Promi
 /** The `runService` options the flags ask for, apart from the log and the stop signals. */
 export function serviceOptionsFromFlags(flags: ServeFlags, io: CliIo): Pick<RunServiceOptions, "pipeline" | "service" | "port"> {
   return {
-    pipeline: pipelineOptionsFromFlags(flags, io),
+    // One embedded-canary sequence per request served at once.
+    pipeline: pipelineOptionsFromFlags({ ...flags, concurrency: flags.maxConcurrent }, io),
     service: {
       maxConcurrent: flags.maxConcurrent,
       maxQueue: flags.maxQueue,

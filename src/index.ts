@@ -5,6 +5,8 @@
 export { SecurityPipeline, type PipelineDescription } from "./pipeline/pipeline.js";
 export type {
   SecurityPipelineOptions,
+  EmbeddedCanaryOptions,
+  ResolvedEmbeddedOptions,
   PipelineMode,
   DegradedPolicy,
   PipelineCallbacks,
@@ -66,6 +68,33 @@ export { requiredCanaryContext } from "./canary/context.js";
 export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";
 export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./documents/system-prompt.js";
 export type { CanaryProbe, CanaryResult, CanaryFailureCode } from "./canary/types.js";
+/** The embedded canary (node-llama-cpp, an optional peer): the probe, its engine door, model files and `model pull` (docs/embedded.md). */
+export {
+  EmbeddedCanaryProbe,
+  disposeEmbeddedCanaries,
+  type EmbeddedCanaryProbeOptions,
+  type EmbeddedIdentity,
+  type EmbeddedOpenOutcome,
+} from "./canary/embedded-probe.js";
+export {
+  EMBEDDED_ENGINE_VERSION,
+  EmbeddedEngineMissingError,
+  engineInstallLines,
+  loadEmbeddedEngine,
+  type EngineModuleLoader,
+} from "./canary/embedded-engine.js";
+export { embeddedRequiredContext, MAX_TOKENS_PER_CODE_POINT } from "./canary/embedded-context.js";
+export { fileSha256, verifyModelFile } from "./canary/embedded-model-file.js";
+export {
+  DEFAULT_EMBEDDED_MODEL,
+  PINNED_MODELS,
+  MODEL_DIR_ENV,
+  modelCacheDir,
+  cachedModelPath,
+  pinnedModel,
+  type PinnedModel,
+} from "./canary/embedded-models.js";
+export { pullModel, ModelPullError, type PullModelOptions, type PullModelResult } from "./canary/embedded-download.js";
 export {
   CanaryPool,
   CanaryPoolError,

@@ -16,6 +16,7 @@ import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { CanaryPool } from "../canary/pool.js";
+import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { JUDGE_SYSTEM_PROMPT } from "../judge/judge-prompt.js";
 import { JUDGE_RULES_VERSION } from "../judge/judge-verdict.js";
 import { OllamaJudge } from "../judge/ollama-judge.js";
@@ -102,6 +103,11 @@ export interface CanaryIdentity {
    * Replies that differ on the fixed probes may differ on a check too, so a change is a miss.
    */
   readonly pool_fingerprint_sha256?: string;
+  /**
+   * Only for an embedded canary: the engine and the context every check ran in (the model itself
+   * is `model_digest`, `sha256:` and its file's SHA-256). Another engine release is a miss.
+   */
+  readonly engine?: { readonly name: string; readonly version: string; readonly context_size: number };
 }
 
 /** An identity with its key (the SHA-256 of its canonical JSON). */
@@ -219,7 +225,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   if (!exactly(filter, StructuralFilter, ["check"]) || filter.maxInputLength !== o.maxInputLength) {
     return refuse("the pipeline's structural filter is not the library's own");
   }
-  const probeType = o.provider === "ollama" ? OllamaCanaryProbe : OpenAICanaryProbe;
+  const probeType = o.provider === "ollama" ? OllamaCanaryProbe : o.provider === "embedded" ? EmbeddedCanaryProbe : OpenAICanaryProbe;
   let probe: unknown = pipeline.probe;
   let fingerprint: string | null = null;
   if (probe instanceof CanaryPool) {
@@ -233,7 +239,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     probe = (probe.members[0] as { probe: unknown }).probe;
   }
   if (!exactly(probe, probeType, ["test"])) return refuse("the pipeline's canary probe is not the library's own");
-  const p = probe as OllamaCanaryProbe | OpenAICanaryProbe;
+  const p = probe as OllamaCanaryProbe | OpenAICanaryProbe | EmbeddedCanaryProbe;
   const numCtx = p instanceof OllamaCanaryProbe ? p.numCtx : null;
   if (
     p.model !== o.canaryModel ||
@@ -247,7 +253,10 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   }
   const served = o.provider === "openai" ? servedIdentity(p.model, options.server ?? null) : null;
   if (typeof served === "string") return refuse(served);
-  const modelDigest = served !== null ? served.digest : options.modelDigest;
+  // An embedded model is its file: the SHA-256 checked when the engine opened, not a caller's word.
+  const embedded = p instanceof EmbeddedCanaryProbe ? p.knownIdentity : null;
+  if (p instanceof EmbeddedCanaryProbe && embedded === null) return refuse("the embedded canary has not been opened");
+  const modelDigest = served !== null ? served.digest : embedded !== null ? `sha256:${embedded.sha256}` : options.modelDigest;
   if (typeof modelDigest !== "string" || !DIGEST.test(modelDigest)) return refuse("the canary model's digest is unknown");
   const analysis = o.judgeModel === null ? regexIdentity(pipeline) : judgeIdentity(pipeline, options.judgeModelDigest);
   if (typeof analysis === "string") return refuse(analysis);
@@ -274,6 +283,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     on_degraded: o.onDegraded,
     ...(served !== null ? { server: served.server } : {}),
     ...(fingerprint !== null ? { pool_fingerprint_sha256: fingerprint } : {}),
+    ...(embedded !== null ? { engine: { name: embedded.engine, version: embedded.engine_version, context_size: embedded.context_size } } : {}),
   };
   return { ok: true, ...cacheIdentity(identity) };
 }

@@ -37,7 +37,8 @@ export interface CanaryResult {
   readonly httpStatus?: number;
 }
 
-export type CanaryProvider = "ollama" | "openai";
+/** Where the canary runs: an Ollama server, an OpenAI-compatible server, or in this process (node-llama-cpp). */
+export type CanaryProvider = "ollama" | "openai" | "embedded";
 
 /** A canary backend: sends untrusted text to a powerless model and returns its reply. */
 export interface CanaryProbe {

@@ -15,7 +15,7 @@ export function ollamaFixHint(model: string): string {
 
 /** Where the canary calls went: a redacted origin (no userinfo, no path) and the model. */
 export interface CanaryTarget {
-  readonly provider: "ollama" | "openai";
+  readonly provider: "ollama" | "openai" | "embedded";
   readonly url: string;
   readonly model: string;
 }
@@ -26,6 +26,7 @@ export function canaryTarget(pipeline: { readonly probe: CanaryProbe }): CanaryT
 }
 
 function fix(target: CanaryTarget): string {
+  if (target.provider === "embedded") return "fix: a larger --timeout, a smaller model, or fewer --concurrency slots (docs/embedded.md)";
   return target.provider === "ollama"
     ? ollamaFixHint(target.model)
     : `fix: check that the server at ${target.url} is running and serves the model ${target.model}`;

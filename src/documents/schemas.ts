@@ -72,6 +72,20 @@ export const PipelineInfoSchema = z.strictObject({
    * one endpoint or many, so the manifest does not depend on the pool's size.
    */
   canary_fingerprint: z.strictObject({ sha256, probes: z.int().min(1) }).optional(),
+  /**
+   * Present only for an embedded canary (node-llama-cpp): the model is identified by its file's
+   * SHA-256 (`identity: "file-sha256"`), with the engine's version and the context size (tokens
+   * per sequence) every check ran in.
+   */
+  canary_embedded: z
+    .strictObject({
+      identity: z.literal("file-sha256"),
+      sha256,
+      engine: z.literal("node-llama-cpp"),
+      engine_version: z.string().min(1).max(64),
+      context_size: z.int().min(1),
+    })
+    .optional(),
 });
 
 export const ManifestSegmentSchema = z.strictObject({

@@ -7,7 +7,9 @@
 // the gate makes the probe's warm-up call and reads GET /api/ps: a server that loaded a smaller
 // context than the num_ctx sent, or that cannot say what it loaded, refuses the run. An
 // OpenAI-compatible server (vLLM) must instead report a max_model_len that holds a segment
-// (canary/openai-context-gate.ts).
+// (canary/openai-context-gate.ts). An embedded canary (canary/embedded-probe.ts) is opened (engine,
+// model SHA-256, load) and its context must hold the longest segment of the policy, counted with
+// the model's own tokenizer (canary/embedded-context.ts).
 import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
@@ -16,6 +18,8 @@ import { CanaryContextError, proveOpenAIContext, proveOpenAIPoolContext, type Op
 import { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import { embeddedRequiredContext } from "../canary/embedded-context.js";
+import { EmbeddedCanaryProbe, type EmbeddedIdentity } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { IngestPolicy } from "../documents/policy.js";
 
@@ -29,6 +33,8 @@ export interface GateResult {
   readonly server?: OpenAIContextProof;
   /** A canary pool's behavioural fingerprint (canary/pool-identity.ts); absent for one endpoint. */
   readonly canaryFingerprint?: { readonly sha256: string; readonly probes: number };
+  /** For an embedded canary: its file-sha256 identity, engine version and context size. */
+  readonly embedded?: EmbeddedIdentity;
 }
 
 /** The gate refused the pipeline or its backend; the run must not start. */
@@ -165,6 +171,7 @@ export async function runContextGate(
     throw new IngestGateError("config", "ingest does not support judgeModel: strict/v1 classifies regex analysis only");
   }
   const probe = pipeline.probe;
+  if (o.provider === "embedded") return embeddedGate(probe, policy);
   if (o.provider === "openai") return openAIGate(probe, policy);
   if (isGenuineOllamaPool(probe)) {
     const numCtx = probe.numCtx;
@@ -240,4 +247,29 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
     if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
     throw error;
   }
+}
+
+/**
+ * The gate for an embedded canary: the engine opens (module, model SHA-256, load), and its
+ * context holds the templated prompt around the longest segment the policy allows plus the
+ * reply budget, counted with the model's own tokenizer; otherwise the run is refused.
+ */
+async function embeddedGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
+  if (!(probe instanceof EmbeddedCanaryProbe) || Object.getPrototypeOf(probe) !== EmbeddedCanaryProbe.prototype || Object.hasOwn(probe, "test")) {
+    throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
+  }
+  const opened = await probe.open();
+  if (!opened.ok) throw new IngestGateError(opened.error.code, `${opened.error.message}; nothing written`, { cause: opened.error });
+  const templateTokens = await probe.countPromptTokens("");
+  if (templateTokens === null) throw new IngestGateError("backend", "the embedded canary could not count its prompt; nothing written");
+  const required = embeddedRequiredContext({ templateTokens, windowChars: policy.segment_chars, maxTokens: probe.maxTokens });
+  const identity = opened.identity;
+  if (identity.context_size < required) {
+    throw new IngestGateError(
+      "backend",
+      `the embedded canary's context of ${identity.context_size} tokens (the model was trained on ${identity.train_context_size}) cannot hold a segment of ` +
+        `${policy.segment_chars} code points, which may need ${required}; lower segment_chars or use a model with a longer context; nothing written`,
+    );
+  }
+  return { verified: true, required, contextLength: identity.context_size, modelDigest: `sha256:${identity.sha256}`, embedded: identity };
 }

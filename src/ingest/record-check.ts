@@ -267,6 +267,17 @@ export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): Pipe
     canary_context_length: gate.contextLength,
     canary_context_verified: gate.verified,
     ...(gate.server !== undefined ? { canary_server: gate.server } : {}),
+    ...(gate.embedded !== undefined
+      ? {
+          canary_embedded: {
+            identity: gate.embedded.identity,
+            sha256: gate.embedded.sha256,
+            engine: gate.embedded.engine,
+            engine_version: gate.embedded.engine_version,
+            context_size: gate.embedded.context_size,
+          },
+        }
+      : {}),
     ...(gate.canaryFingerprint ? { canary_fingerprint: { sha256: gate.canaryFingerprint.sha256, probes: gate.canaryFingerprint.probes } } : {}),
   };
 }

@@ -5,11 +5,14 @@
 // either failing refuses the run. An Ollama canary proves
 // its loaded context on its first call instead (canary/run-context.ts), and ingest has its own
 // gate sized by the policy's segments (ingest/gate.ts); for both, and for a pipeline without a
-// canary, this does nothing.
+// canary, this does nothing. An embedded canary (canary/embedded-probe.ts) is opened here: the
+// engine imported, the model file's SHA-256 checked, the model loaded and its context created,
+// so a missing engine, a wrong file or a failed load refuses the run before any text is read.
 import { requiredCanaryContext } from "../canary/context.js";
 import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import { CanaryPool, pinCanaryPool } from "../canary/pool.js";
+import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "./genuine.js";
 
 /**
@@ -17,7 +20,9 @@ import { isGenuinePipeline } from "./genuine.js";
  * them, which must all report alike) holds a whole window (`maxInputLength` code points), and
  * pins `pipeline`'s canary pool when it has one (throws CanaryPoolError, code `backend`, when the
  * pool is refused). Resolves to what the server reported, or to null when there is no such proof
- * (no canary, Ollama, a pipeline this library did not build). Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
+ * (no canary, Ollama, embedded, a pipeline this library did not build). Throws the embedded
+ * canary's typed error when it cannot open (code `config`: engine missing, wrong SHA-256; code
+ * `backend`: the engine failed). Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
  * too small a one.
  */
 export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextProof | null> {
@@ -25,6 +30,11 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
   const o = pipeline.options;
   const probe = pipeline.probe;
   if (!o.enableCanary) return null;
+  if (probe instanceof EmbeddedCanaryProbe) {
+    const opened = await probe.open();
+    if (!opened.ok) throw opened.error;
+    return null;
+  }
   const need = (p: OpenAICanaryProbe) => ({
     required: requiredCanaryContext({ segmentChars: o.maxInputLength, systemPrompt: p.systemPrompt, maxTokens: p.maxTokens }),
     unit: `a window of ${o.maxInputLength} code points`,

@@ -7,6 +7,7 @@ import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { CanaryProbe } from "../canary/types.js";
 import { CanaryPool } from "../canary/pool.js";
+import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { OllamaJudge, requiredJudgeContext } from "../judge/ollama-judge.js";
 import { OpenAIJudge } from "../judge/openai-judge.js";
 import type { ResolvedPipelineOptions, SecurityPipelineOptions } from "./options.js";
@@ -26,6 +27,23 @@ export function buildProbe(resolved: ResolvedPipelineOptions, options: SecurityP
     seed: resolved.seed,
     ...transportOf(options),
   };
+  if (resolved.embedded !== null) {
+    const e = resolved.embedded;
+    const { fetch: _unused, ...settings } = common;
+    return new EmbeddedCanaryProbe({
+      ...settings,
+      modelPath: e.modelPath,
+      sha256: e.sha256,
+      maxInputLength: resolved.maxInputLength,
+      contextSize: e.contextSize,
+      sequences: e.sequences,
+      gpu: e.gpu,
+      pulled: e.pulled,
+      ...(e.threads !== undefined ? { threads: e.threads } : {}),
+      ...(options.embedded?.loader ? { loader: options.embedded.loader } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+  }
   const one = (url: string, checkReplyModel: boolean): OpenAICanaryProbe | OllamaCanaryProbe =>
     resolved.provider === "openai"
       ? new OpenAICanaryProbe({ ...common, baseUrl: url, ...apiKeyOf(options), checkReplyModel })

@@ -76,10 +76,15 @@ export async function buildHealthReport(pipeline: SecurityPipeline): Promise<Hea
     if (canary.threw) report.canary_check = "failed";
     report.canary_timeout = o.canaryTimeout;
     report.temperature = o.temperature;
-    const origin = endpointOrigin(url);
-    report[o.provider === "openai" ? "base_url" : "ollama_url"] = origin;
-    report.endpoint_origin = origin === "<invalid endpoint>" ? "invalid" : origin;
-    report.endpoint_class = endpointClass(url);
+    if (o.provider === "embedded") {
+      // In this process: there is no URL to show.
+      report.endpoint_origin = "embedded";
+    } else {
+      const origin = endpointOrigin(url);
+      report[o.provider === "openai" ? "base_url" : "ollama_url"] = origin;
+      report.endpoint_origin = origin === "<invalid endpoint>" ? "invalid" : origin;
+      report.endpoint_class = endpointClass(url);
+    }
     ready = canary.available;
     if (pipeline.probe instanceof OllamaCanaryProbe) {
       // Read without a request: the health check never waits on a chat call.

@@ -6,13 +6,49 @@ import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
 import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
+import type { EngineModuleLoader } from "../canary/embedded-engine.js";
+import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "../canary/embedded-models.js";
+import { checkModelSha256 } from "../canary/embedded-model-file.js";
+import { basename, resolve } from "node:path";
 
 /** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
 export type PipelineMode = "block" | "advisory" | "full";
 export const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
 /** What a degraded or unexercised verdict means: allowed (`fail_open`) or denied (`fail_closed`). */
 export type DegradedPolicy = "fail_open" | "fail_closed";
-export type CanaryProviderName = "ollama" | "openai";
+export type CanaryProviderName = "ollama" | "openai" | "embedded";
+
+/** The embedded canary (node-llama-cpp, optional): which GGUF file, and how the engine runs it. */
+export interface EmbeddedCanaryOptions {
+  /** The GGUF file; absent: the default model pulled by `little-canary model pull`, from `modelDir`. */
+  readonly modelPath?: string;
+  /** The file's SHA-256, required with `modelPath` (the default model's is pinned). */
+  readonly sha256?: string;
+  /** Where pulled models are kept (default: canary/embedded-models.ts, modelCacheDir). */
+  readonly modelDir?: string;
+  /** Tokens per sequence; default: what the longest window needs, at most the trained context. */
+  readonly contextSize?: number | null;
+  /** Concurrent checks, one context sequence each (the CLI passes --concurrency). Default 1. */
+  readonly sequences?: number;
+  /** CPU threads (default: half the available cores). */
+  readonly threads?: number;
+  /** `auto` (default) uses a GPU when the installed engine has one; false stays on the CPU. */
+  readonly gpu?: "auto" | false;
+  /** Imports node-llama-cpp (tests inject a missing or stand-in module). */
+  readonly loader?: EngineModuleLoader;
+}
+
+/** The embedded options with the model file resolved. */
+export interface ResolvedEmbeddedOptions {
+  readonly modelPath: string;
+  readonly sha256: string;
+  readonly contextSize: number | null;
+  readonly sequences: number;
+  readonly threads: number | undefined;
+  readonly gpu: "auto" | false;
+  /** The model is the default one from the pull cache. */
+  readonly pulled: boolean;
+}
 
 /** Callbacks a pipeline calls after each check, by outcome. */
 export interface PipelineCallbacks {
@@ -37,6 +73,8 @@ export interface SecurityPipelineOptions {
   readonly ollamaUrl?: string;
   /** OpenAI-compatible base URL; default https://api.openai.com/v1. */
   readonly baseUrl?: string;
+  /** The embedded canary's model and engine settings (with provider `embedded`). */
+  readonly embedded?: EmbeddedCanaryOptions;
   /** API key for the OpenAI-compatible provider; never logged or serialized. */
   readonly apiKey?: string;
   readonly canarySystemPrompt?: string;
@@ -117,6 +155,8 @@ export interface ResolvedPipelineOptions {
   readonly judgeModel: string | null;
   readonly judgeTimeout: number;
   readonly onDegraded: DegradedPolicy;
+  /** The embedded canary's resolved model and engine settings; null for the other providers. */
+  readonly embedded: ResolvedEmbeddedOptions | null;
 }
 
 function positiveFinite(name: string, value: number): number {
@@ -148,9 +188,10 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
   }
   const provider = options.provider ?? "ollama";
-  if (provider !== "ollama" && provider !== "openai") {
-    throw new UsageError(`provider must be one of ollama, openai; got '${String(provider).slice(0, 40)}'`);
+  if (provider !== "ollama" && provider !== "openai" && provider !== "embedded") {
+    throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
   }
+  const embedded = provider === "embedded" ? resolveEmbedded(options) : null;
   const onDegraded = options.onDegraded ?? "fail_open";
   if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") {
     throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
@@ -180,13 +221,16 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   }
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
-  if (provider === "openai" && options.canaryNumCtx != null) {
+  if (provider !== "ollama" && options.canaryNumCtx != null) {
     throw new UsageError("canaryNumCtx is supported by the Ollama provider only");
   }
   return {
     mode,
     provider,
-    canaryModel: nonEmpty("canaryModel", options.canaryModel ?? (provider === "openai" ? "gpt-4o-mini" : "qwen2.5:1.5b")),
+    canaryModel:
+      embedded !== null
+        ? basename(embedded.modelPath).slice(0, 200)
+        : nonEmpty("canaryModel", options.canaryModel ?? (provider === "openai" ? "gpt-4o-mini" : "qwen2.5:1.5b")),
     ollamaUrl: options.ollamaUrl ?? "http://127.0.0.1:11434",
     baseUrl: options.baseUrl || "https://api.openai.com/v1",
     canaryTimeout: positiveFinite("canaryTimeout", options.canaryTimeout ?? 10),
@@ -213,5 +257,47 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     judgeModel,
     judgeTimeout: positiveFinite("judgeTimeout", options.judgeTimeout ?? 15),
     onDegraded,
+    embedded,
+  };
+}
+
+/**
+ * The embedded canary's model file: `embedded.modelPath` with its `sha256` (required: the hash
+ * is the model's identity), or else the default model in the pull cache under its pinned hash.
+ * Neither a pool nor a judge runs embedded; a model tag, URL or key is refused as meaningless.
+ */
+function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOptions {
+  if (options.canaryPool !== undefined) throw new UsageError("canaryPool cannot be used with the embedded canary: it runs in this process");
+  if (options.judgeModel != null) throw new UsageError("judgeModel cannot be used with the embedded canary");
+  if (options.ollamaUrl !== undefined || options.baseUrl !== undefined || options.apiKey !== undefined) {
+    throw new UsageError("the embedded canary takes no ollamaUrl, baseUrl or apiKey: it runs in this process");
+  }
+  if (options.canaryModel !== undefined) throw new UsageError("canaryModel names a served model; the embedded canary's model is its file (embedded.modelPath)");
+  const e = options.embedded ?? {};
+  let modelPath: string;
+  let sha256: string;
+  if (e.modelPath !== undefined) {
+    if (typeof e.modelPath !== "string" || e.modelPath.trim() === "") throw new UsageError("embedded.modelPath must be a non-empty path");
+    if (e.sha256 === undefined) throw new UsageError("the embedded canary needs the model file's SHA-256 (--canary-sha256 HEX): it is the model's identity");
+    modelPath = resolve(e.modelPath);
+    sha256 = checkModelSha256(e.sha256);
+  } else {
+    if (e.sha256 !== undefined) throw new UsageError("--canary-sha256 needs a model path (--canary embedded:PATH); the default model's hash is pinned");
+    modelPath = cachedModelPath(modelCacheDir(process.env, e.modelDir));
+    sha256 = DEFAULT_EMBEDDED_MODEL.sha256;
+  }
+  const positive = (value: number | undefined, name: string): number | undefined => {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new UsageError(`${name} must be a positive integer`);
+    return value;
+  };
+  if (e.gpu !== undefined && e.gpu !== "auto" && e.gpu !== false) throw new UsageError("embedded.gpu must be 'auto' or false");
+  return {
+    modelPath,
+    sha256,
+    contextSize: e.contextSize == null ? null : (positive(e.contextSize, "embedded.contextSize") as number),
+    sequences: positive(e.sequences, "embedded.sequences") ?? 1,
+    threads: positive(e.threads, "embedded.threads"),
+    gpu: e.gpu ?? "auto",
+    pulled: e.modelPath === undefined,
   };
 }

@@ -47,8 +47,11 @@ export async function runService(options: RunServiceOptions): Promise<void> {
       const openai = pipeline.options.provider === "openai";
       const pooled = pipeline.probe instanceof CanaryPool;
       const url = openai ? pipeline.options.baseUrl : pipeline.options.ollamaUrl;
+      const embedded = pipeline.options.provider === "embedded";
       const origin = pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(url);
-      log("INFO", `   ${pooled ? "Canary pool" : openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
+      if (embedded) log("INFO", `   Embedded canary (in this process): model file SHA-256 ${pipeline.options.embedded?.sha256 ?? "unknown"}`);
+      else
+        log("INFO", `   ${pooled ? "Canary pool" : openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
       if (served !== null)
         log(
           "INFO",
@@ -58,7 +61,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
       const remote =
         pipeline.probe instanceof CanaryPool
           ? pipeline.probe.members.some((m) => endpointClass(m.probe.endpointOrigin) === "remote")
-          : endpointClass(url) === "remote";
+          : !embedded && endpointClass(url) === "remote";
       if (remote) {
         log("WARNING", `${openai ? "--base-url" : "--ollama-url"} ${origin} is not a loopback address: raw input text will leave this machine`);
       }

@@ -6,7 +6,7 @@
 // host plugin shipped in the tarball runs with plain node, every subpath export in package.json
 // imports and carries its types, every relative link of the README and docs resolves inside the
 // package, and the LangChain and LlamaIndex examples run from the installed package.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -202,6 +202,31 @@ describe(
       // As a user runs it: npx finds the installed bin (`--no`: never fetch one).
       const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
       expect(run(NPX, ["--no", "--", "little-canary", "--version"], join(work, "consumer")).trim()).toContain(PKG.version);
+    });
+
+    it("issue 18: without node-llama-cpp (an optional peer, not installed) everything else installs, and --canary embedded prints the install line and refuses", () => {
+      const consumer = join(work, "consumer");
+      expect(existsSync(join(consumer, "node_modules/node-llama-cpp"))).toBe(false);
+      const bin = join(consumer, "node_modules/.bin/little-canary");
+      const attempt = (args: string[], stdin: string): { status: number | null; stderr: string; stdout: string } => {
+        const child = spawnSync(bin, args, {
+          cwd: consumer,
+          input: stdin,
+          encoding: "utf8",
+          env: { ...process.env, LITTLE_CANARY_MODEL_DIR: join(work, "models") },
+        });
+        return { status: child.status, stderr: child.stderr, stdout: child.stdout };
+      };
+      const check = attempt(["check", "--canary", "embedded"], "hello");
+      expect(check.status).toBe(2);
+      expect(check.stdout).toBe("");
+      expect(check.stderr).toContain("--canary embedded needs node-llama-cpp 3.21.1, which is not installed");
+      expect(check.stderr).toContain("npm i node-llama-cpp@3.21.1");
+      // (ingest's missing-engine refusal is covered in-process by test/embedded/missing-engine.test.ts:
+      // this consumer installs with --ignore-scripts, so better-sqlite3, which ingest needs, has no binary here.)
+      const pull = attempt(["model", "pull", "--help"], "");
+      expect(pull.status).toBe(0);
+      expect(pull.stdout).toContain("Download a pinned embedded-canary model");
     });
   },
   SLOW_MS,

@@ -1,0 +1,220 @@
+// `model pull`: downloads a pinned model (embedded-models.ts) into the model cache, so that a bad
+// download can never become the cached model:
+//   - the bytes go to a partial file beside the target (`.<file>.<hash prefix>.partial`), hashed
+//     as they arrive; only a file whose SHA-256 equals the pinned one is renamed onto the target
+//     (atomic, after an fsync); any other is deleted and the pull fails;
+//   - a pull that was cut off keeps its partial file, and the next pull resumes it with an HTTP
+//     Range request (a server that ignores the range sends the whole file, which starts over);
+//   - more bytes than the pinned size are refused as they arrive, and a stalled transfer (no byte
+//     for `idleTimeoutMs`) is aborted, its partial file kept for the next attempt;
+//   - one pull at a time per model: a lock beside the partial file refuses a second one.
+import { createHash, type Hash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import lockfile from "proper-lockfile";
+import { LittleCanaryError } from "../core/errors.js";
+import { fileSha256 } from "./embedded-model-file.js";
+import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
+import { errorClassName } from "./http-call.js";
+
+/** A pull that failed; the message says whether a later pull can resume it. */
+export class ModelPullError extends LittleCanaryError {
+  override readonly name = "ModelPullError";
+}
+
+/** What a pull needs. */
+export interface PullModelOptions {
+  readonly model: PinnedModel;
+  /** The model cache directory (created when missing). */
+  readonly dir: string;
+  /** Download from here instead of the pinned URL (a mirror); the pinned SHA-256 still applies. */
+  readonly url?: string;
+  /** Called as bytes arrive: bytes on disk so far and the total, when known. */
+  readonly onProgress?: (received: number, total: number | null) => void;
+  /** Abort a transfer that delivers no byte for this long (default 60 s). */
+  readonly idleTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Injected fetch (tests); defaults to the global fetch, which follows redirects. */
+  readonly fetch?: typeof fetch;
+}
+
+/** What a pull did. */
+export interface PullModelResult {
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** Bytes of an earlier partial download that were kept (0 when it started from scratch). */
+  readonly resumedFrom: number;
+  /** The cached file was already there with the pinned hash; nothing was downloaded. */
+  readonly alreadyPresent: boolean;
+}
+
+async function sizeOf(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return null;
+  }
+}
+
+async function hashPrefix(path: string, hash: Hash): Promise<void> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+}
+
+/** `bytes START-END/TOTAL` → START, or null. */
+function rangeStart(header: string | null): number | null {
+  const match = header === null ? null : /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(header.trim());
+  return match === null ? null : Number(match[1]);
+}
+
+/** The whole file's size as the answer declares it (Content-Range total, else Content-Length of a 200), or null. */
+function declaredTotal(response: Response): number | null {
+  if (response.status === 206) {
+    const match = /\/(\d+)$/.exec(response.headers.get("content-range")?.trim() ?? "");
+    return match === null ? null : Number(match[1]);
+  }
+  const length = response.headers.get("content-length");
+  return response.status === 200 && length !== null && /^\d+$/.test(length.trim()) ? Number(length) : null;
+}
+
+/**
+ * Downloads `options.model` into `options.dir` (see the module comment for the guarantees) and
+ * returns where it is. Throws ModelPullError: code `io` for a transfer or file problem (a partial
+ * download is kept when it can be resumed), `verification` for bytes that are not the pinned ones.
+ */
+export async function pullModel(options: PullModelOptions): Promise<PullModelResult> {
+  const { model, dir } = options;
+  const target = cachedModelPath(dir, model);
+  const partial = join(dir, `.${model.file}.${model.sha256.slice(0, 16)}.partial`);
+  await mkdir(dir, { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(partial, { realpath: false, lockfilePath: `${partial}.lock`, stale: 30_000, update: 5_000 });
+  } catch (error) {
+    throw new ModelPullError("io", `another model pull of ${model.name} is running in ${dir}`, { cause: error });
+  }
+  try {
+    if ((await sizeOf(target)) !== null && (await fileSha256(target)) === model.sha256) {
+      return { path: target, sha256: model.sha256, bytes: (await sizeOf(target)) ?? 0, alreadyPresent: true, resumedFrom: 0 };
+    }
+    return await download(options, target, partial);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+async function download(options: PullModelOptions, target: string, partial: string): Promise<PullModelResult> {
+  const { model } = options;
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  let offset = (await sizeOf(partial)) ?? 0;
+  if (model.size !== null && offset > model.size) {
+    await rm(partial, { force: true });
+    offset = 0;
+  }
+  const hash = createHash("sha256");
+  if (offset > 0) await hashPrefix(partial, hash);
+  let resumedFrom = offset;
+
+  const controller = new AbortController();
+  const idleMs = options.idleTimeoutMs ?? 60_000;
+  let idle: NodeJS.Timeout | undefined;
+  let stalled = false;
+  const arm = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      stalled = true;
+      controller.abort();
+    }, idleMs);
+  };
+  const onAbort = (): void => controller.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const interrupted = (received: number, cause?: unknown): ModelPullError =>
+    new ModelPullError(
+      "io",
+      `the download of ${model.name} was interrupted after ${received} bytes${stalled ? ` (no data for ${idleMs / 1000}s)` : ""}` +
+        `${cause !== undefined ? ` (${errorClassName(cause)})` : ""}; run model pull again to resume it`,
+      cause !== undefined ? { cause } : undefined,
+    );
+
+  let file: FileHandle | null = null;
+  let received = offset;
+  try {
+    arm();
+    let response: Response;
+    try {
+      response = await fetchFn(options.url ?? model.url, { headers: offset > 0 ? { range: `bytes=${offset}-` } : {}, signal: controller.signal });
+    } catch (error) {
+      throw interrupted(received, error);
+    }
+    const total = declaredTotal(response);
+    if (model.size !== null && total !== null && total !== model.size) {
+      await response.body?.cancel().catch(() => undefined);
+      await rm(partial, { force: true });
+      throw new ModelPullError("verification", `the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
+    }
+    let digest: Hash = hash;
+    if (offset > 0 && response.status === 416 && model.size === offset) {
+      // The partial file already holds every byte; only its hash is left to check.
+      await response.body?.cancel().catch(() => undefined);
+    } else if (response.status === 206 && offset > 0 && rangeStart(response.headers.get("content-range")) === offset) {
+      file = await open(partial, "a");
+    } else if (response.status === 200) {
+      // No range asked, or a server that ignores it: the whole file comes again.
+      digest = offset > 0 ? createHash("sha256") : hash;
+      received = 0;
+      resumedFrom = 0;
+      file = await open(partial, "w");
+    } else {
+      await response.body?.cancel().catch(() => undefined);
+      throw new ModelPullError("io", `the model server answered HTTP ${response.status} for ${model.name}; nothing was cached`);
+    }
+    if (file !== null && response.body !== null) {
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          arm();
+          received += chunk.byteLength;
+          if (model.size !== null && received > model.size) {
+            await file.close();
+            file = null;
+            await rm(partial, { force: true });
+            throw new ModelPullError("verification", `the download of ${model.name} is larger than its pinned ${model.size} bytes; nothing was cached`);
+          }
+          await file.write(chunk);
+          digest.update(chunk);
+          options.onProgress?.(received, model.size);
+        }
+      } catch (error) {
+        if (error instanceof ModelPullError) throw error;
+        throw interrupted(received, error);
+      }
+    }
+    if (model.size !== null && received < model.size) throw interrupted(received);
+    const actual = digest.digest("hex");
+    if (actual !== model.sha256) {
+      await file?.close();
+      file = null;
+      await rm(partial, { force: true });
+      throw new ModelPullError("verification", `the downloaded file's SHA-256 is ${actual}, not the pinned ${model.sha256}; nothing was cached`);
+    }
+    if (file !== null) {
+      await file.sync();
+      await file.close();
+      file = null;
+    }
+    await rename(partial, target);
+    await syncDir(options.dir);
+    return { path: target, sha256: actual, bytes: received, resumedFrom, alreadyPresent: false };
+  } finally {
+    clearTimeout(idle);
+    options.signal?.removeEventListener("abort", onAbort);
+    await file?.close().catch(() => undefined);
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r").catch(() => null);
+  if (handle === null) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close().catch(() => undefined);
+}

@@ -1,0 +1,143 @@
+// The one door to node-llama-cpp, the optional engine of the embedded canary. The package is an
+// optional peer dependency: little-canary installs and runs without it, so nothing may import it
+// when the library loads. It is reached only through `loadEmbeddedEngine`, a lazy `import()`
+// whose specifier is a variable (TypeScript does not resolve it, so the build needs no types of
+// it either). A missing package is a ConfigError carrying the exact install lines. The types
+// below are the small part of its API this library uses, declared structurally.
+import { LittleCanaryError } from "../core/errors.js";
+
+/** The node-llama-cpp release this library is tested with (the peer dependency pins it). */
+export const EMBEDDED_ENGINE_VERSION = "3.21.1";
+/** The package name; kept in a variable so no bundler or compiler resolves it at build time. */
+const ENGINE_PACKAGE = "node-llama-cpp";
+
+/** A llama.cpp token id. */
+export type EngineToken = number & { readonly __token?: never };
+
+/** What a context sequence's `evaluate` takes. */
+export interface EngineEvaluateOptions {
+  readonly temperature: number;
+  readonly seed?: number;
+}
+
+/** One sequence of a context: its own token history, evaluated independently of the others. */
+export interface EngineSequence {
+  readonly contextSize: number;
+  evaluate(tokens: EngineToken[], options: EngineEvaluateOptions): AsyncGenerator<EngineToken, void, unknown>;
+  clearHistory(): Promise<void>;
+  dispose(): void;
+}
+
+/** A context: `sequences` independent sequences of `contextSize` tokens each. */
+export interface EngineContext {
+  readonly contextSize: number;
+  getSequence(): EngineSequence;
+  dispose(): Promise<void>;
+}
+
+/** A loaded model. */
+export interface EngineModel {
+  readonly trainContextSize: number;
+  readonly tokenizer: (text: string, specialTokens?: boolean) => EngineToken[];
+  detokenize(tokens: readonly EngineToken[], specialTokens?: boolean): string;
+  isEogToken(token: EngineToken | undefined): boolean;
+  createContext(options: { contextSize: number; sequences: number; threads: number; batchSize?: number }): Promise<EngineContext>;
+  dispose(): Promise<void>;
+}
+
+/** A rendered prompt, as the model's chat wrapper builds it. */
+export interface EngineLlamaText {
+  tokenize(tokenizer: EngineModel["tokenizer"]): EngineToken[];
+}
+
+/** A model's chat wrapper: renders a conversation as its chat template does. */
+export interface EngineChatWrapper {
+  generateContextState(options: { chatHistory: readonly unknown[] }): { contextText: EngineLlamaText };
+}
+
+/** The llama.cpp binding. */
+export interface EngineLlama {
+  loadModel(options: { modelPath: string; useMmap?: boolean; gpuLayers?: "auto" | number }): Promise<EngineModel>;
+  dispose(): Promise<void>;
+}
+
+/** The part of the node-llama-cpp module the embedded canary calls. */
+export interface EmbeddedEngineModule {
+  getLlama(options: { gpu: "auto" | false; build: "never"; logLevel?: string; progressLogs?: boolean }): Promise<EngineLlama>;
+  resolveChatWrapper(model: EngineModel): EngineChatWrapper;
+  getModuleVersion?: () => Promise<string>;
+}
+
+/** Imports the engine module; tests inject one that fails or a stand-in. */
+export type EngineModuleLoader = () => Promise<unknown>;
+
+/** The default loader: the lazy `import()`, the only place this library touches node-llama-cpp. */
+export const importEmbeddedEngine: EngineModuleLoader = () => import(ENGINE_PACKAGE);
+
+/** The npm platform package that carries the prebuilt CPU binary for this machine, or null. */
+export function enginePlatformPackage(platform: string = process.platform, arch: string = process.arch): string | null {
+  const name: Record<string, string> = {
+    "linux-x64": "linux-x64",
+    "linux-arm64": "linux-arm64",
+    "linux-arm": "linux-armv7l",
+    "darwin-arm64": "mac-arm64-metal",
+    "darwin-x64": "mac-x64",
+    "win32-x64": "win-x64",
+    "win32-arm64": "win-arm64",
+  };
+  const found = name[`${platform}-${arch}`];
+  return found === undefined ? null : `@node-llama-cpp/${found}@${EMBEDDED_ENGINE_VERSION}`;
+}
+
+/** The install lines printed when the engine is missing (docs/embedded.md explains both). */
+export function engineInstallLines(platform: string = process.platform, arch: string = process.arch): string {
+  const pkg = enginePlatformPackage(platform, arch);
+  const small =
+    pkg === null ? "" : `  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION} ${pkg} --omit=optional   (prebuilt binary for this machine only, about 83 MB)\n`;
+  return `${small}  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION}   (every prebuilt binary, CUDA and Vulkan included, about 730 MB)`;
+}
+
+/** The engine is not installed (or could not be loaded); the message carries the install lines. */
+export class EmbeddedEngineMissingError extends LittleCanaryError {
+  override readonly name = "EmbeddedEngineMissingError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("config", message, options);
+  }
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+}
+
+function looksLikeEngine(value: unknown): value is EmbeddedEngineModule {
+  const m = value as Partial<EmbeddedEngineModule> | null;
+  return typeof m === "object" && m !== null && typeof m.getLlama === "function" && typeof m.resolveChatWrapper === "function";
+}
+
+/**
+ * The engine module from `loader`, or EmbeddedEngineMissingError naming the install lines: when
+ * the package is not installed, when it fails to load, or when it is not the API expected.
+ */
+export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbeddedEngine): Promise<EmbeddedEngineModule> {
+  let loaded: unknown;
+  try {
+    loaded = await loader();
+  } catch (error) {
+    const why = isModuleNotFound(error) ? "is not installed" : "could not be loaded";
+    throw new EmbeddedEngineMissingError(
+      `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_VERSION}, which ${why}; install it with\n${engineInstallLines()}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const module =
+    (loaded as { default?: unknown } | null)?.default !== undefined && !looksLikeEngine(loaded) ? (loaded as { default: unknown }).default : loaded;
+  if (!looksLikeEngine(module)) {
+    throw new EmbeddedEngineMissingError(
+      `the installed node-llama-cpp does not offer the API of ${EMBEDDED_ENGINE_VERSION}; install it with\n${engineInstallLines()}`,
+    );
+  }
+  return module;
+}

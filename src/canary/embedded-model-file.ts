@@ -1,0 +1,63 @@
+// The embedded canary's model file and its identity. The file's SHA-256 is the model's identity
+// (`file-sha256`): a GGUF carries no trustworthy name, and the same path can hold other weights
+// tomorrow. The hash is computed streaming (bounded memory for a multi-gigabyte file) and
+// compared before the engine sees the file, so a wrong file is refused without being loaded.
+// The file's inode, size and modification time are taken before hashing and compared after
+// hashing and again after loading: a file replaced during either step refuses the run.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { ConfigError } from "../core/errors.js";
+
+/** A SHA-256 given as `--canary-sha256`: 64 hex digits (case-insensitive, stored lowercase). */
+export function checkModelSha256(value: unknown, name = "--canary-sha256"): string {
+  if (typeof value !== "string" || !/^[0-9a-fA-F]{64}$/.test(value.trim())) throw new ConfigError(`${name} must be 64 hexadecimal digits (a SHA-256)`);
+  return value.trim().toLowerCase();
+}
+
+/** What identifies the file on disk between the hash and the load. */
+export interface ModelFileStamp {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** The stamp of `path`; throws ConfigError naming the flag when it is not a readable regular file. */
+export async function modelFileStamp(path: string, flag = "--canary embedded:PATH"): Promise<ModelFileStamp> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    throw new ConfigError(`${flag}: the model file cannot be read (${(error as { code?: string }).code ?? "error"})`, { cause: error });
+  }
+  if (!info.isFile()) throw new ConfigError(`${flag}: the model path is not a regular file`);
+  return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/** True when two stamps name the same unchanged file. */
+export function sameStamp(a: ModelFileStamp, b: ModelFileStamp): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** Lowercase hex SHA-256 of the file at `path`, read as a stream. */
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/**
+ * Proves that `path` holds the file whose SHA-256 is `expected`, and returns its stamp; throws
+ * ConfigError (before anything loads the file) when it does not, or when it changed meanwhile.
+ */
+export async function verifyModelFile(path: string, expected: string): Promise<ModelFileStamp> {
+  const before = await modelFileStamp(path);
+  const actual = await fileSha256(path);
+  const after = await modelFileStamp(path);
+  if (!sameStamp(before, after)) throw new ConfigError("the model file changed while it was being hashed; nothing was loaded");
+  if (actual !== expected) {
+    throw new ConfigError(`the model file's SHA-256 is ${actual}, not the ${expected} given with --canary-sha256; nothing was loaded`);
+  }
+  return after;
+}

@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ModelPullError, pullModel } from "../../src/canary/embedded-download.js";
+import type { PinnedModel } from "../../src/canary/embedded-models.js";
+import { type ModelServer, type ModelServerOptions, startModelServer } from "../support/model-server.js";
+import { tinyGguf } from "../../scripts/tiny-gguf-model.js";
+
+const BYTES = tinyGguf();
+const SHA = createHash("sha256").update(BYTES).digest("hex");
+const servers: ModelServer[] = [];
+
+async function serve(options: ModelServerOptions = {}): Promise<ModelServer> {
+  const server = await startModelServer(BYTES, options);
+  servers.push(server);
+  return server;
+}
+
+function spec(server: ModelServer, overrides: Partial<PinnedModel> = {}): PinnedModel {
+  return { name: "tiny", file: "tiny.gguf", url: server.url, sha256: SHA, size: BYTES.length, license: "none (generated)", ...overrides };
+}
+
+const freshDir = (): string => join(mkdtempSync(join(tmpdir(), "lc-pull-")), "models");
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe("issue 18 model pull", () => {
+  it("issue 18 model pull: downloads, verifies the pinned SHA-256 and caches the file atomically", async () => {
+    const server = await serve();
+    const dir = freshDir();
+    const seen: number[] = [];
+    const result = await pullModel({ model: spec(server), dir, onProgress: (received) => seen.push(received) });
+    expect(result).toMatchObject({ sha256: SHA, bytes: BYTES.length, resumedFrom: 0, alreadyPresent: false });
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+    expect(seen.at(-1)).toBe(BYTES.length);
+    expect(readdirSync(dir).filter((name) => name.includes("partial"))).toEqual([]);
+    const again = await pullModel({ model: spec(server), dir });
+    expect(again.alreadyPresent).toBe(true);
+    expect(server.ranges).toEqual([null]);
+  });
+
+  it("issue 18 model pull: a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
+    const server = await serve({ dropAfterBytes: 50_000 });
+    const dir = freshDir();
+    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(/interrupted after \d+ bytes.*run model pull again to resume/);
+    expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.resumedFrom).toBeGreaterThan(0);
+    expect(server.ranges[1]).toBe(`bytes=${result.resumedFrom}-`);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+
+  it("issue 18 model pull: a server that ignores the range sends the whole file again, and the pull starts over", async () => {
+    const server = await serve({ dropAfterBytes: 40_000 });
+    const dir = freshDir();
+    await expect(pullModel({ model: spec(server), dir })).rejects.toBeInstanceOf(ModelPullError);
+    server.options.ignoreRange = true;
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.resumedFrom).toBe(0);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+
+  it("issue 18 model pull: bytes with another SHA-256 never become the cached model, and no partial is kept", async () => {
+    const server = await serve();
+    const dir = freshDir();
+    const wrong = spec(server, { sha256: "0".repeat(64) });
+    const error = await pullModel({ model: wrong, dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelPullError);
+    expect((error as ModelPullError).code).toBe("verification");
+    expect((error as Error).message).toMatch(/SHA-256 is [0-9a-f]{64}, not the pinned 0{64}; nothing was cached/);
+    expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+  });
+
+  it("issue 18 model pull: a server that declares another size than the pinned one is refused before anything is kept", async () => {
+    const server = await serve();
+    const dir = freshDir();
+    const error = await pullModel({ model: spec(server, { size: BYTES.length + 1 }), dir }).catch((e: unknown) => e);
+    expect((error as ModelPullError).code).toBe("verification");
+    expect((error as Error).message).toBe(`the server offers ${BYTES.length} bytes for tiny, not its pinned ${BYTES.length + 1}; nothing was cached`);
+    expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+  });
+
+  it("issue 18 model pull: more bytes than the pinned size are refused while they arrive", async () => {
+    const server = await serve({ noLength: true });
+    const dir = freshDir();
+    await expect(pullModel({ model: spec(server, { size: 1000 }), dir })).rejects.toThrow(/larger than its pinned 1000 bytes/);
+    expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
+  });
+
+  it("issue 18 model pull: a stalled transfer is aborted after the idle timeout and resumed later", async () => {
+    const server = await serve({ stallAfterBytes: 30_000 });
+    const dir = freshDir();
+    await expect(pullModel({ model: spec(server), dir, idleTimeoutMs: 300 })).rejects.toThrow(/no data for 0.3s/);
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.resumedFrom).toBe(30_000);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+
+  it("issue 18 model pull: a wrong file already at the target is replaced by the verified download", async () => {
+    const server = await serve();
+    const dir = freshDir();
+    await pullModel({ model: spec(server), dir });
+    writeFileSync(join(dir, "tiny.gguf"), "not the model");
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.alreadyPresent).toBe(false);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+});
