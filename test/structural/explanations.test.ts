@@ -4,7 +4,7 @@ import { explainReason, hasOwnExplanation } from "../../src/structural/explanati
 
 describe("issue 17 evidence: every structural reason has a one-line explanation", () => {
   it("every string label exported by labels.ts has its own explanation", () => {
-    const labels = Object.values(L).filter((v): v is string => typeof v === "string");
+    const labels = (Object.values(L) as unknown[]).filter((v): v is string => typeof v === "string");
     expect(labels.length).toBeGreaterThan(20);
     const missing = labels.filter((label) => !hasOwnExplanation(label));
     expect(missing).toEqual([]);
