@@ -95,7 +95,9 @@ const NOTE_TO_AI =
 const TO_AI_READER = `\\b(?:to|for|attention|dear|hey|hello|hi)\\s+(?:any|all|every|the|whichever)\\s+(?:[\\w-]+\\s+){0,2}?${AI_NOUN}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE_OR_THIRD}\\b${GAP(60)}\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /** "AI assistant processing this mailbox:" */
-const AI_PROCESSING_THIS = `\\b${AI_NOUN}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\s+(?:this|these|the|my|our)\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}\\s*[:,;—–-]`;
+// Matched from the participle, with the addressee checked behind it: starting at every word
+// that could name an AI would try the whole noun class at every word boundary of the text.
+const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE})\\s+(?:this|these|the|my|our)\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}\\s*[:,;—–-]`;
 
 /** "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. */
 const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:reading|processing|parsing|summari[sz]ing|translating|analy[sz]ing|reviewing|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?\\s*`;

@@ -29,7 +29,7 @@ const ML_AI =
 
 /** "Hinweis für die KI", "note pour l'IA", "nota para la IA", "nota per l'IA", "nota para a IA". */
 const ML_NOTE =
-  "(?:Hinweis|Nachricht|Anweisung(?:en)?|Achtung|Notiz|Bitte|note|message|consigne|instructions?|attention|remarque|nota|mensaje|mensagem|instrucciones|instrucoes|atencion|atencao|aviso|messaggio|istruzioni|attenzione|avviso)\\s*(?:an|fur|pour|a|à|para|per|al|alla|ao)\\s+(?:(?:die|den|das|alle|jede[nrs]?|l['’]\\s?|la|le|les|tout(?:e|es)?|toute|el|los|las|cualquier|todo|a|o|os|as|qualquer|lo|gli|ogni|qualsiasi|ai|all['’]\\s?)\\s*){0,2}" +
+  "(?:Hinweis|Nachricht|Anweisung(?:en)?|Achtung|Notiz|Bitte|note|message|consigne|instructions?|attention|remarque|nota|mensaje|mensagem|instrucciones|instrucoes|atencion|atencao|aviso|messaggio|istruzioni|attenzione|avviso)\\s*(?:an|fur|pour|a|para|per|al|alla|ao)\\s+(?:(?:die|den|das|alle|jede[nrs]?|l['’]\\s?|la|le|les|tout(?:e|es)?|toute|el|los|las|cualquier|todo|a|o|os|as|qualquer|lo|gli|ogni|qualsiasi|ai|all['’]\\s?)\\s*){0,2}" +
   ML_AI;
 
 /** "wenn du eine KI bist", "si vous êtes une IA", "si eres una IA", "se você é uma IA", "se sei un'IA". */
@@ -52,7 +52,7 @@ const ML_IMPERATIVE =
   "encaminhe|encaminha|adicione|adiciona|inclua|inclui|recomende|recomenda|diz|clique|execute|executa|baixe|apague|exclua|compartilhe|esqueca|escreva|informe|aprove|voce\\s+deve|" +
   // Italian
   "ignori|inoltra|inoltri|invia|invii|mandi|trasferisci|trasferisca|bonifica|aggiungi|aggiunga|includi|menziona|menzioni|raccomanda|consiglia|consigli|dica|rispondi|risponda|clicca|clicchi|apri|esegui|esegua|scarica|scarichi|cancella|condividi|dimentica|scrivi|scriva|paghi|approva|devi|deve" +
-  ")(?!\\p{L})";
+  ")\\b";
 
 /** "in your answer" (DE, FR, ES, PT, IT). */
 const ML_IN_ANSWER =
@@ -60,23 +60,23 @@ const ML_IN_ANSWER =
 
 /** Verbs that plant or recommend something (DE, FR, ES, PT, IT), imperative forms. */
 const ML_PLANT =
-  "(?:fuge|fugen\\s+Sie|erwahne|erwahnen\\s+Sie|empfiehl|empfehlen\\s+Sie|nenne|nennen\\s+Sie|verlinke|verlinken\\s+Sie|schreibe?|schreiben\\s+Sie|ajoute[rz]?|inclu(?:s|ez|re)|mentionne[rz]?|recommande[zr]?|insere[rz]?|conseille[rz]?|anade|anada|agrega|agregue|incluye|incluya|menciona|mencione|recomienda|recomiende|inserta|inserte|adicione|adiciona|inclua|inclui|mencione|recomende|insira|aggiungi|aggiunga|includi|includa|menziona|menzioni|raccomanda|consiglia|inserisci|inserisca)(?!\\p{L})";
+  "(?:fuge|fugen\\s+Sie|erwahne|erwahnen\\s+Sie|empfiehl|empfehlen\\s+Sie|nenne|nennen\\s+Sie|verlinke|verlinken\\s+Sie|schreibe?|schreiben\\s+Sie|ajoute[rz]?|inclu(?:s|ez|re)|mentionne[rz]?|recommande[zr]?|insere[rz]?|conseille[rz]?|anade|anada|agrega|agregue|incluye|incluya|menciona|mencione|recomienda|recomiende|inserta|inserte|adicione|adiciona|inclua|inclui|mencione|recomende|insira|aggiungi|aggiunga|includi|includa|menziona|menzioni|raccomanda|consiglia|inserisci|inserisca)\\b";
 
 /** "instead of summarizing / translating / answering" (DE, FR, ES, PT, IT). */
 const ML_INSTEAD =
-  "(?:(?:an)?statt\\s+(?:den\\s+Text\\s+|die\\s+\\p{L}+\\s+)?(?:zusammenzufassen|zu\\s+ubersetzen|zu\\s+beantworten|zu\\s+antworten)|au\\s+lieu\\s+de\\s+(?:resumer|traduire|repondre)|en\\s+(?:lugar|vez)\\s+de\\s+(?:resumir|traducir|responder|contestar)|em\\s+vez\\s+de\\s+(?:resumir|traduzir|responder)|ao\\s+inves\\s+de\\s+(?:resumir|traduzir|responder)|invece\\s+di\\s+(?:riassumere|tradurre|rispondere))";
+  "(?:(?:an)?statt\\s+(?:den\\s+Text\\s+|die\\s+\\w+\\s+)?(?:zusammenzufassen|zu\\s+ubersetzen|zu\\s+beantworten|zu\\s+antworten)|au\\s+lieu\\s+de\\s+(?:resumer|traduire|repondre)|en\\s+(?:lugar|vez)\\s+de\\s+(?:resumir|traducir|responder|contestar)|em\\s+vez\\s+de\\s+(?:resumir|traduzir|responder)|ao\\s+inves\\s+de\\s+(?:resumir|traduzir|responder)|invece\\s+di\\s+(?:riassumere|tradurre|rispondere))";
 
 /** "forget everything before" (EN, DE, FR, ES, PT, IT). */
 const FORGET_EVERYTHING =
-  "\\b(?<!\\b(?:not|don't|dont|never|n't)\\s+)(?:forget|ignore|disregard|erase|clear|drop)\\s+(?:about\\s+)?(?:everything|all(?:\\s+of)?\\s+(?:that|this|the\\s+(?:above|previous|prior|earlier)(?:\\s+\\w+)?|(?:the\\s+|your\\s+)?(?:previous|prior|earlier|preceding|above)\\s+(?:information|tasks?|assignments?|context|conversation|input|texts?|articles?|documents?|messages?|content)))(?:\\s+(?:that\\s+)?(?:was\\s+|has\\s+been\\s+|we\\s+|I\\s+|you\\s+(?:were|have\\s+been)\\s+)?(?:said|written|stated|mentioned|provided|given|discussed|told|shown|wrote|sent))?\\s+(?:before(?:\\s+(?:that|this|now))?(?!\\s+(?:the|a|an|our|my|your|his|her|their|we|you|I|it|he|she|they|\\d)\\b)|above|earlier|previously|so\\s+far|beforehand|up\\s+to\\s+(?:now|here|this\\s+point)|until\\s+now)\\b" +
+  "\\b(?:forget|ignore|disregard|erase|clear|drop)(?<!\\b(?:not|don't|dont|never)\\s+\\w+)\\s+(?:about\\s+)?(?:everything|all(?:\\s+of)?\\s+(?:that|this|the\\s+(?:above|previous|prior|earlier)(?:\\s+\\w+)?|(?:the\\s+|your\\s+)?(?:previous|prior|earlier|preceding|above)\\s+(?:information|tasks?|assignments?|context|conversation|input|texts?|articles?|documents?|messages?|content)))(?:\\s+(?:that\\s+)?(?:was\\s+|has\\s+been\\s+|we\\s+|I\\s+|you\\s+(?:were|have\\s+been)\\s+)?(?:said|written|stated|mentioned|provided|given|discussed|told|shown|wrote|sent))?\\s+(?:before(?:\\s+(?:that|this|now))?(?!\\s+(?:the|a|an|our|my|your|his|her|their|we|you|I|it|he|she|they|\\d)\\b)|above|earlier|previously|so\\s+far|beforehand|up\\s+to\\s+(?:now|here|this\\s+point)|until\\s+now)\\b" +
   "|\\b(?:forget|ignore|disregard|leave)\\s+(?:about\\s+)?all\\s+(?:the\\s+|of\\s+the\\s+|your\\s+)?(?:previous|prior|earlier|preceding)\\s+(?:information|tasks|assignments|context|input|texts|articles|documents)\\b" +
   "|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+|the\\s+)?(?:provided|given|retrieved|supplied)\\s+(?:context|documents|articles|sources|search\\s+results|information)\\b" +
   "|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+|the\\s+)?(?:context|documents|articles|sources|search\\s+results)\\s+(?:provided|given|above|supplied)\\b" +
-  "|(?<!\\p{L})(?:vergiss|vergesst|vergessen\\s+Sie|ignoriere|ignorieren\\s+Sie)\\s+(?:nun\\s+|jetzt\\s+|bitte\\s+)?(?:alles(?:,?\\s+was\\s+(?:wir|ich|du|Sie|man)\\s+(?:\\p{L}+\\s+){0,3}?(?:besprochen|gesagt|geschrieben|erzahlt|gegeben|mitgeteilt)(?:\\s+(?:haben|habe|hast|hat))?|\\s+(?:davor|vorher|zuvor|oben|Bisherige|Vorherige|bis\\s+hierher|Obige))|alle\\s+(?:vorherigen\\s+|bisherigen\\s+|vorangegangenen\\s+|fruheren\\s+)?(?:Aufgaben|Auftrage|Angaben|Informationen|Anweisungen|Befehle|Vorgaben))(?!\\p{L})" +
-  "|(?<!\\p{L})(?:oublie|oubliez)\\s+tout\\s+(?:ce\\s+qui\\s+(?:precede|a\\s+ete\\s+dit)|ce\\s+que\\s+(?:je\\s+(?:t['’]|vous\\s+)ai\\s+dit|(?:tu\\s+as|vous\\s+avez)\\s+(?:recu|lu)|l['’]on\\s+a\\s+dit)|avant|ci-dessus|auparavant)(?!\\p{L})" +
-  "|(?<!\\p{L})(?:olvida|olvide|olvidar|olviden)\\s+todo\\s+(?:lo\\s+)?(?:que\\s+)?(?:\\p{L}+\\s+){0,3}?(?:antes|anteriormente|arriba|hasta\\s+ahora)(?!\\p{L})" +
-  "|(?<!\\p{L})(?:dimentica|dimenticate|dimentichi)\\s+tutto\\s+(?:quello\\s+che\\s+|cio\\s+che\\s+)?(?:\\p{L}+\\s+){0,3}?(?:prima|sopra|finora|precedentemente)(?!\\p{L})" +
-  "|(?<!\\p{L})(?:esqueca|esquecam|esquece)\\s+tudo\\s+(?:o\\s+)?(?:que\\s+)?(?:\\p{L}+\\s+){0,3}?(?:antes|acima|anteriormente|ate\\s+agora)(?!\\p{L})";
+  "|\\b(?:vergiss|vergesst|vergessen\\s+Sie|ignoriere|ignorieren\\s+Sie)\\s+(?:nun\\s+|jetzt\\s+|bitte\\s+)?(?:alles(?:,?\\s+was\\s+(?:wir|ich|du|Sie|man)\\s+(?:\\w+\\s+){0,3}?(?:besprochen|gesagt|geschrieben|erzahlt|gegeben|mitgeteilt)(?:\\s+(?:haben|habe|hast|hat))?|\\s+(?:davor|vorher|zuvor|oben|Bisherige|Vorherige|bis\\s+hierher|Obige))|alle\\s+(?:vorherigen\\s+|bisherigen\\s+|vorangegangenen\\s+|fruheren\\s+)?(?:Aufgaben|Auftrage|Angaben|Informationen|Anweisungen|Befehle|Vorgaben))\\b" +
+  "|\\b(?:oublie|oubliez)\\s+tout\\s+(?:ce\\s+qui\\s+(?:precede|a\\s+ete\\s+dit)|ce\\s+que\\s+(?:je\\s+(?:t['’]|vous\\s+)ai\\s+dit|(?:tu\\s+as|vous\\s+avez)\\s+(?:recu|lu)|l['’]on\\s+a\\s+dit)|avant|ci-dessus|auparavant)\\b" +
+  "|\\b(?:olvida|olvide|olvidar|olviden)\\s+todo\\s+(?:lo\\s+)?(?:que\\s+)?(?:\\w+\\s+){0,3}?(?:antes|anteriormente|arriba|hasta\\s+ahora)\\b" +
+  "|\\b(?:dimentica|dimenticate|dimentichi)\\s+tutto\\s+(?:quello\\s+che\\s+|cio\\s+che\\s+)?(?:\\w+\\s+){0,3}?(?:prima|sopra|finora|precedentemente)\\b" +
+  "|\\b(?:esqueca|esquecam|esquece)\\s+tudo\\s+(?:o\\s+)?(?:que\\s+)?(?:\\w+\\s+){0,3}?(?:antes|acima|anteriormente|ate\\s+agora)\\b";
 
 // ---- Chinese, Japanese, Russian (script view) ------------------------------------------------
 
@@ -93,7 +93,7 @@ const RU_IMPERATIVE =
 
 export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
   // An AI addressee followed by an imperative (DE, FR, ES, PT, IT).
-  rule(L.AI_ADDRESSED_INSTRUCTION, "language", `(?<!\\p{L})(?:${ML_NOTE}|${ML_IF_AI})(?!\\p{L})${GAP(60)}${STOP}${ML_IMPERATIVE}`, "iu"),
+  rule(L.AI_ADDRESSED_INSTRUCTION, "language", `\\b(?:${ML_NOTE}|${ML_IF_AI})\\b${GAP(60)}${STOP}${ML_IMPERATIVE}`, "i"),
   // The same in Chinese, Japanese and Russian.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
@@ -102,26 +102,26 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
       `|如果你是(?:一个|一個|一名)?${ZH_AI}[^\\n。！？]{0,20}?[,，:：。]?\\s*${ZH_IMPERATIVE}` +
       `|(?:${JA_AI})(?:の(?:皆様|方))?(?:へ|に)(?:の)?(?:注意|メモ|指示|メッセージ|お願い|注記)?[:：、,]\\s*[^\\n。]{0,60}?${JA_ACTION}` +
       `|(?:あなたが|もしあなたが)${JA_AI}(?:である|なら|の場合|であれば)[^\\n。]{0,60}?${JA_ACTION}` +
-      `|(?<!\\p{L})(?:примечание|заметка|сообщение|инструкци\\p{L}*|внимание|указание)\\s+(?:для|к)\\s+(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[:,;—–-]\\s*${RU_IMPERATIVE}` +
-      `|(?<!\\p{L})если\\s+(?:ты|вы)\\s+(?:—\\s*|-\\s*)?(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[,:;—–-]\\s*${RU_IMPERATIVE}`,
+      `|(?:примечание|заметка|сообщение|инструкци\\p{L}*|внимание|указание)\\s+(?:для|к)\\s+(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[:,;—–-]\\s*${RU_IMPERATIVE}` +
+      `|если(?<!\\p{L}если)\\s+(?:ты|вы)\\s+(?:—\\s*|-\\s*)?(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[,:;—–-]\\s*${RU_IMPERATIVE}`,
     "iu",
   ),
   // Something planted in "your answer", or the task replaced (DE, FR, ES, PT, IT).
   rule(
     L.OUTPUT_TAMPERING,
     "language",
-    `(?<!\\p{L})${ML_IN_ANSWER}\\s*,?\\s+(?:(?:bitte|auch|immer|veuillez|aussi|toujours|por\\s+favor|tambien|sempre|sempre|anche|per\\s+favore)\\s+)?${ML_PLANT}` +
-      `|(?<!\\p{L})${ML_PLANT}${GAP(80)}(?<!\\p{L})${ML_IN_ANSWER}(?!\\p{L})`,
-    "iu",
+    `\\b${ML_IN_ANSWER}\\s*,?\\s+(?:(?:bitte|auch|immer|veuillez|aussi|toujours|por\\s+favor|tambien|sempre|sempre|anche|per\\s+favore)\\s+)?${ML_PLANT}` +
+      `|\\b${ML_PLANT}${GAP(80)}\\b${ML_IN_ANSWER}\\b`,
+    "i",
   ),
-  rule(L.TASK_HIJACK, "language", `(?<!\\p{L})${ML_INSTEAD}(?!\\p{L})${GAP(60)}[,;:]?\\s*${ML_IMPERATIVE}`, "iu"),
+  rule(L.TASK_HIJACK, "language", `\\b${ML_INSTEAD}\\b${GAP(60)}[,;:]?\\s*${ML_IMPERATIVE}`, "i"),
   // The same in Chinese, Japanese and Russian.
   rule(
     L.OUTPUT_TAMPERING,
     "script",
     "在(?:你的|您的|你|您)?(?:回答|回复|回覆|答复|答覆|响应|回應|总结|總結|摘要|翻译|翻譯)(?:中|里|裡|里面|末尾|结尾|結尾|开头|開頭)[,，]?\\s*(?:请|請|务必|務必|一定要|也)?(?:加入|添加|包含|附上|插入|提到|提及|推荐|推薦|告诉|告訴|写上|寫上|加上|注明)" +
       "|(?:回答|返答|応答|返信|要約|翻訳)(?:の(?:中|最後|最初|末尾|冒頭))?に[^\\n。]{0,30}?(?:を)?(?:(?:追加|記載|挿入)(?:し|す)|(?:含め|入れ|付け加え|書き加え)(?:て|る|な))" +
-      "|(?<!\\p{L})в\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})",
+      "|в(?<!\\p{L}в)\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})",
     "iu",
   ),
   rule(
@@ -130,18 +130,18 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
     "(?:不要|别|別|请勿|請勿)(?:总结|總結|翻译|翻譯|回答|概括)[^\\n。！？]{0,20}?[,，;；。]\\s*(?:而是|相反|反而|改为|改為)" +
       "|(?:与其|與其|而不是)(?:总结|總結|翻译|翻譯|回答)[^\\n。！？]{0,30}?(?:请|請|不如|要|应该|應該)" +
       "|(?:要約|翻訳|回答)(?:する)?(?:の)?(?:ではなく|代わりに|かわりに)[、,]?[^\\n。]{0,40}?(?:して|しなさい|ください|せよ|する)" +
-      "|(?<!\\p{L})вместо\\s+того\\s*,?\\s*чтобы\\s+(?:резюмировать|пересказать|перевести|ответить|суммировать|кратко\\s+изложить)(?!\\p{L})[^\\n.!?]{0,60}?[,;:]?\\s*" +
+      "|вместо(?<!\\p{L}вместо)\\s+того\\s*,?\\s*чтобы\\s+(?:резюмировать|пересказать|перевести|ответить|суммировать|кратко\\s+изложить)(?!\\p{L})[^\\n.!?]{0,60}?[,;:]?\\s*" +
       RU_IMPERATIVE,
     "iu",
   ),
   // "forget everything before" and "ignore the provided context" (EN, DE, FR, ES, PT, IT).
-  rule(L.INSTRUCTION_OVERRIDE, "language", FORGET_EVERYTHING, "iu"),
+  rule(L.INSTRUCTION_OVERRIDE, "language", FORGET_EVERYTHING, "i"),
   rule(
     L.INSTRUCTION_OVERRIDE,
     "script",
     "(?<!不要|别|別|请勿|請勿|不能)(?:忘记|忘記|忘掉|忽略|无视|無視)(?:之前|以前|上面|上述|前面|先前|此前)(?:的|所)?(?:所有|一切|全部)?(?:内容|內容|信息|資訊|对话|對話|任务|任務|说明|說明|要求|一切)" +
       "|(?:これまで|以前|前|上記|上)の(?:指示|命令|内容|会話|指令|ルール|すべて|全て|タスク)を?(?:すべて|全て)?(?:無視|忘れ)" +
-      "|(?<!не\\s)(?<!\\p{L})(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй)\\s+(?:вс[её],?\\s+(?:\\p{L}+\\s+){0,4}?(?:выше|раньше|ранее|прежде|до\\s+этого)|все\\s+(?:предыдущие|прошлые|прежние)\\s+(?:задани|задач|сообщени|данн|указани|инструкци)\\p{L}*)(?!\\p{L})",
+      "|(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй)(?<!(?:\\p{L}|не\\s)(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй))\\s+(?:вс[её],?\\s+(?:\\p{L}+\\s+){0,4}?(?:выше|раньше|ранее|прежде|до\\s+этого)|все\\s+(?:предыдущие|прошлые|прежние)\\s+(?:задани|задач|сообщени|данн|указани|инструкци)\\p{L}*)(?!\\p{L})",
     "iu",
   ),
 ]);
