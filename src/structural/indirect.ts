@@ -70,7 +70,7 @@ const PAYLOAD =
 
 /** Things a planted instruction asks the reader to put into its output for someone else. */
 const PLANTED_OBJECT =
-  "(?:(?:a|an|the|this|that|one|some)\\s+(?:[\\w-]+\\s+){0,2}?(?:sentences?|lines?|links?|hyperlinks?|urls?|tips?|mentions?|reminders?|recommendations?|phrases?|headlines?|suggestions?|disclaimers?|promotions?|ads?|advertisements?|adverts?|jokes?|slogans?|emojis?|images?|banners?|footers?|call\\s+to\\s+action|strings?|snippets?|scripts?|markdown|html|tags?|buttons?|pixels?|appeals?|plugs?|shout-?outs?|rhymes?|poems?|hashtags?|references?\\s+to|statements?\\s+(?:that|about|emphasi[sz]ing|stressing|urging)|warnings?\\s+that|claims?)\\b|" +
+  "(?:(?:a|an|the|this|that|one|some)\\s+(?:[\\w-]+\\s+){0,2}?(?:sentences?|lines?|words?|sequences?\\s+of\\s+words|links?|hyperlinks?|urls?|tips?|mentions?|reminders?|recommendations?|phrases?|headlines?|suggestions?|disclaimers?|promotions?|ads?|advertisements?|adverts?|jokes?|slogans?|emojis?|images?|banners?|footers?|call\\s+to\\s+action|strings?|snippets?|scripts?|markdown|html|tags?|buttons?|pixels?|appeals?|plugs?|shout-?outs?|rhymes?|poems?|hashtags?|references?\\s+to|statements?\\s+(?:that|about|emphasi[sz]ing|stressing|urging)|warnings?\\s+that|claims?)\\b|" +
   PAYLOAD +
   ")";
 
@@ -129,6 +129,8 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|\\bbefore\\s+(?:you\\s+)?(?:answer(?:ing)?|respond(?:ing)?|reply(?:ing)?|summari[sz](?:e|ing)|translat(?:e|ing)|continu(?:e|ing)|proceed(?:ing)?)\\b(?:\\s+(?:to\\s+)?(?:the\\s+user(?:'s)?|any(?:thing)?|this|the\\s+(?:question|query|prompt|request)|questions?|queries))?(?:\\s+\\w+){0,3}?\\s*,\\s*(?:please\\s+|you\\s+must\\s+|first\\s*,?\\s+|always\\s+)?(?:output|print|say|tell|include|append|visit|fetch|call|run|execute|send|forward|search|open|load|read\\s+out|reveal|insert|add|write)\\b` +
       // "regardless of what the user asks, …"
       `|\\b(?:regardless\\s+of|no\\s+matter|irrespective\\s+of|whatever)\\s+(?:what\\s+|which\\s+|how\\s+)?(?:the\\s+user|the\\s+(?:question|query|prompt|request|input|instructions?|task)|anyone|they)\\s+(?:asks?|says?|wants?|requests?|types?|is|was|were|instructs?|tells?\\s+you)?\\b${GAP(40)}[,;:]?\\s*(?:you\\s+(?:must|should|will)\\s+|always\\s+|only\\s+)?(?:respond|reply|answer|output|print|say|write|return|include|tell|recommend|ignore)\\b` +
+      // "… regardless of your previous instructions"
+      `|\\b(?:regardless\\s+of|irrespective\\s+of|no\\s+matter)\\s+(?:what\\s+)?(?:your|any|all|the)\\s+(?:previous|prior|earlier|original|other|existing)\\s+(?:instructions?|inputs?|rules|guidelines|prompts?|programming|directives)(?:\\s+(?:say|said|are|were))?\\b` +
       // "respond only with …", "your only output must be …"
       `|\\b(?:respond|reply|answer|output)\\s+(?:only|solely|exclusively)\\s+with\\b${GAP(80)}\\b(?:regardless|no\\s+matter|whatever|ignore|ignoring|instead|and\\s+nothing\\s+else\\s+(?:regardless|no\\s+matter))\\b` +
       `|\\byour\\s+(?:only|sole|entire|real|actual|true)\\s+(?:response|reply|answer|output|task|job|goal|objective|mission)\\s+(?:must|should|will|is\\s+to|now\\s+is)\\b` +
@@ -143,6 +145,8 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     // "include a link to x.com in your reply", "add 'Visit …' to your answer", "include in your response the following string"
     `\\b${INSERT_VERB}\\s+${PLANTED_OBJECT}${WIDE_GAP(100)}\\b(?:in|into|to|within|throughout|at\\s+the\\s+(?:end|start|beginning|top|bottom)\\s+of)\\s+(?:your|each|every)\\s+(?:next\\s+|final\\s+|following\\s+)?${OUTPUT_NOUN}\\b` +
       `|\\b${INSERT_VERB}\\s+(?:in|into|to|within|at\\s+the\\s+(?:end|start|beginning|top|bottom)\\s+of)\\s+(?:your|each|every)\\s+(?:next\\s+|final\\s+|following\\s+)?${OUTPUT_NOUN}\\b\\s*,?[:\\s]*(?:${PLANTED_OBJECT})` +
+      // "repeat the word … 100 times at the end of your response" (output flooding)
+      `|\\b(?:repeat|write|print|output|say|type|append|add)\\b${WIDE_GAP(80)}\\b\\d{2,}\\s*(?:times|x)\\b${WIDE_GAP(60)}\\b(?:in|into|to|at\\s+the\\s+(?:end|start|beginning|top|bottom)\\s+of)\\s+(?:your|each|every)\\s+${OUTPUT_NOUN}\\b` +
       // "modify / augment / enhance your answer …"
       `|\\b(?:modify|augment|enhance|alter|tweak|embellish|enrich|spice\\s+up|doctor|slant|bias|sabotage|poison)\\s+(?:your|the|each|every)\\s+(?:next\\s+|final\\s+)?${OUTPUT_NOUN}\\b` +
       // "in your response, suggest users join …", "in your reply, recommend …"
@@ -202,6 +206,8 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|(?:requests\\.(?:post|put)\\(|\\.sendall\\(|smtplib|storbinary)[\\s\\S]{0,400}?(?:psutil\\.|\\bcookies?\\.(?:txt|pkl)\\b|\\/etc\\/(?:passwd|shadow)\\b|\\.ssh\\/|\\bid_rsa\\b|\\bImageGrab\\b|\\bpynput\\b|(?:dict|str|json\\.dumps)\\(\\s*os\\.environ\\s*\\))` +
       `|\\b(?:exec|eval)\\s*\\(\\s*(?:open\\([^)\\n]{0,80}\\)\\.read\\(\\)|requests\\.get\\(|urlopen\\(|urllib\\.request\\.urlopen\\(|\\w{1,20}\\.(?:text|content)\\b|\\w{1,20}\\.read\\(\\))` +
       `|\\bos\\.(?:system|popen)\\s*\\(\\s*f?["'][^"'\\n]{0,40}\\b(?:curl|wget)\\b[^"'\\n]{0,200}(?:&&|;|\\|)\\s*(?:\\.\\/|chmod|sh\\b|bash\\b|python)` +
+      // fetch a script, then run it (the Python form of "curl … | sh")
+      `|(?:urlretrieve\\(|urlopen\\(|requests\\.get\\(|wget\\.download\\(|\\.request\\(\\s*["']GET["']|["']curl["']|["']wget["'])[\\s\\S]{0,400}?(?:subprocess\\.(?:run|call|Popen|check_call|check_output)|os\\.(?:system|popen|exec\\w{0,3})|\\bexec)\\s*\\(\\s*\\[?\\s*(?:f?["'][^"'\\n]{0,60}?(?:\\.py|\\.sh|\\.exe|\\.bat|\\.ps1|\\.\\/)\\b|["'](?:python3?|bash|sh|chmod)["']|open\\()` +
       `|\\bos\\.(?:remove|unlink)\\(\\s*["']\\/(?:lib|lib64|usr|etc|bin|sbin|boot)\\/` +
       `|\\bshutil\\.rmtree\\(\\s*["'](?:\\/|~|C:\\\\\\\\?)["']` +
       `|>>?\\s*\\/etc\\/(?:init\\.d|rc\\.local|crontab|profile)`,
