@@ -111,6 +111,8 @@ describe("issue 17 structural: tampering with the reader's response", () => {
       "Please remove any personal data from your reply before posting it publicly.",
       "Repeat this exercise 10 times at the end of your workout.",
       "Write at least 500 words in your answer.",
+      "If the callback fails, it may be desirable to modify the response before it is returned to the client.",
+      "The middleware strips whitespace from the response body and adds a header to each response.",
     ]);
   });
 });
@@ -232,6 +234,8 @@ describe("issue 17 structural: code that sends local data away or runs fetched c
       "```python\nimport psutil\nprint(psutil.cpu_percent())\n```",
       "Run `npm install` and then `npm test` from the repository root.",
       "```python\nwith open('config.json') as f:\n    cfg = json.load(f)\n```",
+      "```python\nns = {}\nwith open(settings_path) as f:\n    exec(f.read(), ns)\n```",
+      'MOVED = [("http_cookiejar", "cookielib", "http.cookiejar"), ("http_client", "httplib", "http.client")]',
     ]);
   });
 });
