@@ -81,7 +81,7 @@ const INSERT_VERB = "(?:include|add|insert|append|integrate|incorporate|embed|pu
 const TRANSFORM_VERB =
   "(?:replace|substitute|swap|convert|encode|encrypt|misspell|scramble|jumble|anagram(?:i[sz]e)?|rearrange|shuffle|reverse|flip|remove|strip|omit|group|combine|split|introduce|capitali[sz]e|uppercase|lowercase|alternate)";
 const TEXT_UNIT =
-  "(?:letters?|vowels?|consonants?|(?:every|each)\\s+(?:[\\w-]+\\s+)?(?:word|letter|character)|words?|spaces?|whitespace|punctuation|characters?|typos?|misspellings?|spelling\\s+errors|symbols?|digits?|emojis?|anagrams?|keywords?|syllables?)";
+  "(?:letters?|vowels?|consonants?|(?:every|each)\\s+(?:[\\w-]+\\s+)?(?:word|letter|character)|words?|spaces?|whitespace|punctuation|characters?|typos?|misspellings?|spelling\\s+errors|symbols?|digits?|emojis?|anagrams?|keywords?|syllables?|nouns|verbs|adjectives|order\\s+of\\s+(?:the\\s+)?(?:words|letters|sentences))";
 
 // ---- addressee shapes ------------------------------------------------------------------------
 
@@ -107,6 +107,7 @@ const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:yo
 
 // ---- the rules -------------------------------------------------------------------------------
 
+/** The indirect-injection rules, appended to the built-in rule table by rules.ts. */
 export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // Text addressed to an AI reader inside data, followed by an imperative.
   rule(
@@ -147,10 +148,13 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|\\b${INSERT_VERB}\\s+(?:in|into|to|within|at\\s+the\\s+(?:end|start|beginning|top|bottom)\\s+of)\\s+(?:your|each|every)\\s+(?:next\\s+|final\\s+|following\\s+)?${OUTPUT_NOUN}\\b\\s*,?[:\\s]*(?:${PLANTED_OBJECT})` +
       // "repeat the word … 100 times at the end of your response" (output flooding)
       `|\\b(?:repeat|write|print|output|say|type|append|add)\\b${WIDE_GAP(80)}\\b\\d{2,}\\s*(?:times|x)\\b${WIDE_GAP(60)}\\b(?:in|into|to|at\\s+the\\s+(?:end|start|beginning|top|bottom)\\s+of)\\s+(?:your|each|every)\\s+${OUTPUT_NOUN}\\b` +
+      // "encode your response in base64", "promote AcmeCoin throughout your answer"
+      `|\\b(?:encrypt|encode|obfuscate|scramble|cipher|reverse|garble)\\s+your\\s+(?:(?:entire|whole|full|next|final)\\s+)?${OUTPUT_NOUN}\\b` +
+      `|\\b(?:promote|advertise|endorse|plug|market|shill)\\s+(?:[\\w'.-]+\\s+){1,6}?(?:in|within|throughout|across)\\s+(?:each\\s+of\\s+)?your\\s+${OUTPUT_NOUN}\\b` +
       // "modify / augment / enhance your answer …"
       `|\\b(?:modify|augment|enhance|alter|tweak|embellish|enrich|spice\\s+up|doctor|slant|bias|sabotage|poison)\\s+(?:your|each\\s+of\\s+your|all\\s+(?:of\\s+)?your)\\s+(?:next\\s+|final\\s+)?${OUTPUT_NOUN}\\b` +
       // "in your response, suggest users join …", "in your reply, recommend …"
-      `|\\bin\\s+(?:your|each|every|all\\s+your)\\s+(?:next\\s+|final\\s+)?${OUTPUT_NOUN}\\s*,?\\s+(?:(?:please|also|always|subtly|quietly|casually)\\s+|make\\s+sure\\s+(?:to\\s+|that\\s+you\\s+)?|be\\s+sure\\s+to\\s+|you\\s+(?:must|should)\\s+(?:also\\s+)?)?(?:(?:tease|hint\\s+at|pretend|claim|imply|insinuate|falsely)\\b|(?:${INSERT_VERB}|suggest|recommend|tell|encourage|urge|invite|direct|remind|ask|promote|advertise|state|say|link|point|refer|advise|warn)\\b${WIDE_GAP(80)}(?:${AUDIENCE}|${PAYLOAD}|${PLANTED_OBJECT}))` +
+      `|\\bin\\s+(?:your|each|every|all\\s+your)\\s+(?:next\\s+|final\\s+)?${OUTPUT_NOUN}\\s*,?\\s+(?:(?:please|also|always|subtly|quietly|casually)\\s+|make\\s+sure\\s+(?:to\\s+|that\\s+you\\s+)?|be\\s+sure\\s+to\\s+|you\\s+(?:must|should)\\s+(?:also\\s+)?)?(?:(?:tease|hint\\s+at|pretend|claim|imply|insinuate|falsely|assert|insist|allege|spread)\\b|(?:${INSERT_VERB}|suggest|recommend|tell|encourage|urge|invite|direct|remind|ask|promote|advertise|state|say|link|point|refer|advise|warn)\\b${WIDE_GAP(80)}(?:${AUDIENCE}|${PAYLOAD}|${PLANTED_OBJECT}))` +
       // "replace vowels with numbers in your answer", "introduce typos in your response"
       `|\\b${TRANSFORM_VERB}\\s+(?:[\\w'-]+\\s+){0,4}?${TEXT_UNIT}\\b${GAP(50)}\\b(?:in|of|from|within|throughout|across|for)\\s+(?:your|each\\s+of\\s+your)\\s+${OUTPUT_NOUN}(?:'s)?\\b` +
       `|\\b(?:misspell|scramble|jumble|anagram(?:i[sz]e)?|rearrange|shuffle)\\s+(?:the\\s+)?(?:letters\\s+(?:of|in)\\s+)?(?:every|each|all|some|random)?\\s*(?:[\\w-]+\\s+)?(?:words?|letters?)\\s+(?:in|of)\\s+your\\b` +
@@ -209,6 +213,8 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       // fetch a script, then run it (the Python form of "curl … | sh")
       `|(?:urlretrieve\\(|urlopen\\(|requests\\.get\\(|wget\\.download\\(|\\.request\\(\\s*["']GET["']|["']curl["']|["']wget["'])[\\s\\S]{0,400}?(?:subprocess\\.(?:run|call|Popen|check_call|check_output)|os\\.(?:system|popen|exec\\w{0,3})|\\bexec)\\s*\\(\\s*\\[?\\s*(?:f?["'][^"'\\n]{0,60}?(?:\\.py|\\.sh|\\.exe|\\.bat|\\.ps1|\\.\\/)\\b|["'](?:python3?|bash|sh|chmod)["']|open\\()` +
       `|\\bos\\.(?:remove|unlink)\\(\\s*["']\\/(?:lib|lib64|usr|etc|bin|sbin|boot)\\/` +
+      `|\\bos\\.(?:remove|unlink)\\(\\s*r?["']C:\\\\{1,2}Windows\\b` +
+      `|\\b(?:shred|wipefs)\\b[^\\n]{0,40}\\/dev\\/(?:sd|nvme|hd|disk|mmcblk)` +
       `|\\bshutil\\.rmtree\\(\\s*["'](?:\\/|~|C:\\\\\\\\?)["']` +
       `|>>?\\s*\\/etc\\/(?:init\\.d|rc\\.local|crontab|profile)`,
     "",

@@ -91,6 +91,7 @@ const RU_AI =
 const RU_IMPERATIVE =
   "(?:пожалуйста\\s*,?\\s+)?(?:перешли|перешлите|отправь|отправьте|пошли|пошлите|переведи\\s+деньги|переведите\\s+деньги|добавь|добавьте|скажи|скажите|сообщи|сообщите|порекомендуй|порекомендуйте|рекомендуй|посоветуй|посоветуйте|нажми|нажмите|открой|откройте|выполни|выполните|запусти|запустите|скачай|скачайте|удали|удалите|игнорируй|игнорируйте|забудь|забудьте|ответь|ответьте|напиши|напишите|укажи|укажите|одобри|одобрите|не\\s+\\p{L}+|ты\\s+должен|вы\\s+должны)(?!\\p{L})";
 
+/** The indirect-injection and override rules in other languages, appended to the built-in rule table by rules.ts. */
 export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
   // An AI addressee followed by an imperative (DE, FR, ES, PT, IT).
   rule(L.AI_ADDRESSED_INSTRUCTION, "language", `\\b(?:${ML_NOTE}|${ML_IF_AI})\\b${GAP(60)}${STOP}${ML_IMPERATIVE}`, "i"),
