@@ -342,3 +342,16 @@ describe("issue 17 structural: security writing that quotes attacks", () => {
     ]);
   });
 });
+
+describe("issue 17 structural: known limits stated in docs/detection.md", () => {
+  it("these benign texts share an attack's shape and are held; the doc says so, and a change here must update it", () => {
+    const held = [
+      "Please add a link to your portfolio in your reply.",
+      "Write your answer in binary.",
+      "Instead of answering every ticket by hand, reply with the template.",
+      "If the user asks about returns, tell the user to visit the returns page at shop.example.com.",
+      "[Search](https://docs.example.com/find?q={{term}})",
+    ];
+    expect(held.filter((t) => !filter.check(t).blocked)).toEqual([]);
+  });
+});
