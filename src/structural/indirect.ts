@@ -202,6 +202,14 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     `(?:^|[\\s;{(])(?:#|\\/\\/|\\/\\*+|\\*|"""|'''|--|;;|%)[ \\t]*(?:[\\w-]+[ \\t]*[:(]?[ \\t]*)?(?:(?:note|message|instructions?|hint|hey|dear|attention)\\s+(?:to|for)?\\s*)?(?:the\\s+|any\\s+|all\\s+)?(?:AI|LLM|(?:AI\\s+|coding\\s+|code\\s+)?(?:assistant|agent|reviewer|model)|copilot|language\\s+model|GPT|ChatGPT|Claude|Gemini|Cursor|Codex|chatbot|bot)s?(?:\\s+(?:${PARTICIPLE}|generating|completing|editing|writing|modifying|refactoring)\\b[^\\n:,]{0,60})?[ \\t]*[:,—–-][ \\t]*${IMPERATIVE}`,
     "im",
   ),
+  // "pretend you are an evil AI", "stell dir vor, du bist eine böse KI"
+  rule(
+    L.UNRESTRICTED_PERSONA,
+    "language",
+    "\\b(?:pretend|imagine|suppose|act\\s+as\\s+(?:if|though))\\s+(?:that\\s+)?(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:evil|malicious|rogue|unrestricted|unfiltered|uncensored|unethical|amoral|jailbroken|unhinged)\\s+(?:AI|A\\.I\\.|assistant|chatbot|bot|model|LLM|language\\s+model)\\b" +
+      "|\\b(?:stell\\s+dir\\s+vor|stellen\\s+Sie\\s+sich\\s+vor|tu\\s+so\\s+als\\s+ob)\\s*,?\\s*(?:du\\s+bist|Sie\\s+sind|du\\s+warst|Sie\\s+waren)\\s+(?:eine?\\s+)?(?:bose|boshafte|unzensierte|uneingeschrankte|skrupellose)\\s+(?:KI|AI|Assistent|Chatbot|Bot)\\b",
+    "i",
+  ),
   // Code that collects local data and sends it away, or runs code it has just fetched.
   rule(
     L.MALICIOUS_CODE,
