@@ -175,7 +175,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.EXFILTRATION_URL,
     "code",
-    `!?\\[[^\\]\\n]{0,120}\\]\\(\\s*<?https?:\\/\\/[^\\s)]{1,300}?[?&#/=](?:[^\\s)]{0,200}?)(?:\\{\\{?\\s*[\\w.\\s-]{1,40}\\}\\}?|\\$\\{[\\w.\\s-]{1,40}\\}|%7B%7B|\\[[A-Za-z][\\w\\s-]{1,40}\\]|<[A-Za-z][\\w\\s-]{1,40}>|\\b(?:DATA|QUERY|SECRET|SECRETS|PASSWORD|TOKEN|API_KEY|HISTORY|CONVERSATION|CHAT|SUMMARY|INFO|EMAIL|USER_?\\w{0,20}|INPUT|PROMPT|CONTEXT|MEMORY|MESSAGES?|CONTENT|PLACEHOLDER|PAYLOAD|INSERT_?\\w{0,20}|REPLACE_?\\w{0,20})\\b)` +
+    `!?\\[[^\\]\\n]{0,120}\\]\\(\\s*<?https?:\\/\\/[^\\s)]{1,400}?(?:\\{\\{?\\s*[\\w.\\s-]{1,40}\\}\\}?|\\$\\{[\\w.\\s-]{1,40}\\}|%7B%7B|\\[[A-Za-z][\\w\\s-]{1,40}\\]|<[A-Za-z][\\w\\s-]{1,40}>|\\b(?:DATA|QUERY|SECRET|SECRETS|PASSWORD|TOKEN|API_KEY|HISTORY|CONVERSATION|CHAT|SUMMARY|INFO|EMAIL|USER_?\\w{0,20}|INPUT|PROMPT|CONTEXT|MEMORY|MESSAGES?|CONTENT|PLACEHOLDER|PAYLOAD|INSERT_?\\w{0,20}|REPLACE_?\\w{0,20})\\b)` +
       `|<\\s*img\\b[^>]{0,200}?\\bsrc\\s*=\\s*["']?https?:\\/\\/[^"'\\s>]{1,300}?(?:\\{\\{|\\$\\{|%7B%7B|\\[[A-Z][A-Z_\\s]{1,40}\\])`,
     "",
   ),
