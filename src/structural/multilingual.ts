@@ -62,6 +62,10 @@ const ML_IN_ANSWER =
 const ML_PLANT =
   "(?:fuge|fugen\\s+Sie|erwahne|erwahnen\\s+Sie|empfiehl|empfehlen\\s+Sie|nenne|nennen\\s+Sie|verlinke|verlinken\\s+Sie|schreibe?|schreiben\\s+Sie|ajoute[rz]?|inclu(?:s|ez|re)|mentionne[rz]?|recommande[zr]?|insere[rz]?|conseille[rz]?|anade|anada|agrega|agregue|incluye|incluya|menciona|mencione|recomienda|recomiende|inserta|inserte|adicione|adiciona|inclua|inclui|mencione|recomende|insira|aggiungi|aggiunga|includi|includa|menziona|menzioni|raccomanda|consiglia|inserisci|inserisca)\\b";
 
+/** What a planted instruction puts into the answer: a link, URL, ad, image, "the following …", a quoted string. */
+const ML_PLANTED =
+  "(?:https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|de|fr|es|it|pt|br|io|xyz|info|shop)\\b|[\"“'‘«„][^\"”'’»“\\n]{2,200}[\"”'’»“]|\\b(?:Link|Links|URL|Webseite|Website|Werbung|Satz|folgende[nms]?|Bild|Banner|Empfehlung|lien|site|publicite|phrase|suivante?s?|image|recommandation|enlace|sitio|publicidad|frase|siguiente|imagen|anuncio|recomendacion|seguinte|imagem|recomendacao|collegamento|sito|pubblicita|seguente|immagine|raccomandazione)\\b)";
+
 /** "instead of summarizing / translating / answering" (DE, FR, ES, PT, IT). */
 const ML_INSTEAD =
   "(?:(?:an)?statt\\s+(?:den\\s+Text\\s+|die\\s+\\w+\\s+)?(?:zusammenzufassen|zu\\s+ubersetzen|zu\\s+beantworten|zu\\s+antworten)|au\\s+lieu\\s+de\\s+(?:resumer|traduire|repondre)|en\\s+(?:lugar|vez)\\s+de\\s+(?:resumir|traducir|responder|contestar)|em\\s+vez\\s+de\\s+(?:resumir|traduzir|responder)|ao\\s+inves\\s+de\\s+(?:resumir|traduzir|responder)|invece\\s+di\\s+(?:riassumere|tradurre|rispondere))";
@@ -116,8 +120,10 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.OUTPUT_TAMPERING,
     "language",
-    `\\b${ML_IN_ANSWER}\\s*,?\\s+(?:(?:bitte|auch|immer|veuillez|aussi|toujours|por\\s+favor|tambien|sempre|sempre|anche|per\\s+favore)\\s+)?${ML_PLANT}` +
-      `|\\b${ML_PLANT}${GAP(80)}\\b${ML_IN_ANSWER}\\b`,
+    // Each needs a planted object: "nennen Sie in Ihrer Antwort Ihre Kundennummer" asks a human for their own details.
+    `\\b${ML_IN_ANSWER}\\s*,?\\s+(?:(?:bitte|auch|immer|veuillez|aussi|toujours|por\\s+favor|tambien|sempre|anche|per\\s+favore)\\s+)?${ML_PLANT}${GAP(60)}${ML_PLANTED}` +
+      `|\\b${ML_PLANT}\\s+(?:\\w+\\s+){0,2}?${ML_PLANTED}${GAP(80)}\\b${ML_IN_ANSWER}\\b` +
+      `|\\b${ML_PLANT}\\s+${ML_IN_ANSWER}\\s*,?\\s+(?:\\w+\\s+){0,2}?${ML_PLANTED}`,
     "i",
   ),
   rule(L.TASK_HIJACK, "language", `\\b${ML_INSTEAD}\\b${GAP(60)}[,;:]?\\s*${ML_IMPERATIVE}`, "i"),
@@ -125,9 +131,11 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.OUTPUT_TAMPERING,
     "script",
-    "在(?:你的|您的|你|您)?(?:回答|回复|回覆|答复|答覆|响应|回應|总结|總結|摘要|翻译|翻譯)(?:中|里|裡|里面|末尾|结尾|結尾|开头|開頭)[,，]?\\s*(?:请|請|务必|務必|一定要|也)?(?:加入|添加|包含|附上|插入|提到|提及|推荐|推薦|告诉|告訴|写上|寫上|加上|注明)" +
-      "|(?:回答|返答|応答|返信|要約|翻訳)(?:の(?:中|最後|最初|末尾|冒頭))?に[^\\n。]{0,30}?(?:を)?(?:(?:追加|記載|挿入)(?:し|す)|(?:含め|入れ|付け加え|書き加え)(?:て|る|な))" +
-      "|в(?<!\\p{L}в)\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})",
+    // Each needs a planted object (a link, URL, ad, image, "the following …"), because "please
+    // note your order number in your reply" asks a human for their own details.
+    "在(?:你的|您的|你|您)?(?:回答|回复|回覆|答复|答覆|响应|回應|总结|總結|摘要|翻译|翻譯)(?:中|里|裡|里面|末尾|结尾|結尾|开头|開頭)[,，]?\\s*(?:请|請|务必|務必|一定要|也)?(?:加入|添加|包含|附上|插入|提到|提及|推荐|推薦|告诉|告訴|写上|寫上|加上|注明)[^\\n。！？]{0,12}?(?:链接|鏈接|网址|網址|URL|网站|網站|广告|廣告|这句话|這句話|这段话|這段話|以下|下面的|如下|图片|圖片|推广|推廣)" +
+      "|(?:回答|返答|応答|返信|要約|翻訳)の(?:中|最後|最初|末尾|冒頭)に[^\\n。]{0,30}?(?:リンク|URL|ＵＲＬ|サイト|広告|画像|次の|以下の|この(?:文|文章|メッセージ|フレーズ|テキスト))[^\\n。]{0,20}?(?:を)?(?:(?:追加|記載|挿入)(?:し|す)|(?:含め|入れ|付け加え|書き加え)(?:て|る|な))" +
+      "|в(?<!\\p{L}в)\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})[^\\n.!?]{0,40}?(?:ссылк|URL|сайт|реклам|фраз|следующ|изображени|картинк|промокод)",
     "iu",
   ),
   rule(
