@@ -105,6 +105,10 @@ const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|
 /** "when you summarize this document," — only outside-task actions follow (a translator may be told "keep the brand names"). */
 const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:you\\s+(?:are\\s+)?|you're\\s+)?(?:asked\\s+to\\s+|told\\s+to\\s+)?(?:process|summari[sz]|translat|read|analy[sz]|pars|review|index|ingest|answer\\w*\\s+questions?\\s+about|handl|screen|triag)\\w*\\s+(?:this|these|the\\s+(?:above|following))\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}[,:;—–-]\\s*(?:(?:please|instead|also|first|always)\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+(?:also\\s+|instead\\s+)?)?`;
 
+/** "Dear model," / "Hey AI —": a vocative to a generic AI reader; only outside-task actions follow (a user may greet an assistant and ask for a poem). */
+const DEAR_AI =
+  "\\b(?:dear|hey|hello|hi|attention)\\s+(?:AI|A\\.I\\.|LLM|(?:AI\\s+|language\\s+)?models?|AI\\s+(?:system|reader|agent)s?|summari[sz]ers?)\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*(?:(?:please|kindly|now|immediately|also|first|just)\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+)?";
+
 // ---- the rules -------------------------------------------------------------------------------
 
 /** The indirect-injection rules, appended to the built-in rule table by rules.ts. */
@@ -113,7 +117,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
     "language",
-    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}`,
+    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
     "i",
   ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
