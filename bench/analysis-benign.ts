@@ -1,6 +1,6 @@
 // Analyzer false-positive check on the benign cases of evaluation corpora given on the command
 // line (no model involved):
-//   npm run bench:analysis-benign -- --corpus <file> [--corpus <file> ...] [--write-doc]
+//   npm run bench:analysis-benign -- --corpus <file> [<file> ...] [--corpus <file> ...] [--write-doc]
 // Each benign case is paired with ordinary canary replies written here (a summary, an overview,
 // a description, a polite refusal, acknowledgements of the task, refusals that quote the attack); none may hard-block. Many benign cases quote attacks, so the
 // analyzer must judge the reply, not the quoted words. Prints one line per corpus and a total:

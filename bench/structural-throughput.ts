@@ -1,5 +1,5 @@
 // Structural-filter throughput: UTF-8 megabytes per second over the prompts of the corpora named
-// with `--corpus <file>` (repeatable) repeated to 64 MiB in total, each checked one at a time as a caller would; then the slowest single check
+// with `--corpus <file> [<file> ...]` (repeatable) repeated to 64 MiB in total, each checked one at a time as a caller would; then the slowest single check
 // among the adversarial 4000-code-point shapes. Last line:
 //   structural_mb_per_s=<MB/s> worst_case_ms=<ms>
 // (MB = 10^6 bytes.) Pure CPU, in-process: no model, no network.

@@ -1,18 +1,20 @@
 // Structural-filter decision benchmark over evaluation corpora given on the command line
 // (no model involved):
-//   npm run bench:structural -- --corpus <file> [--corpus <file> ...] [--write-doc]
-// Prints per-category block counts for each corpus, attacks and benign cases separately (never
-// pooled), then one summary line per corpus and one over all of them:
-//   <file>: attacks_blocked=X/N benign_blocked=Y/M
-//   total: attacks_blocked=X/N benign_blocked=Y/M
-// Blocked benign cases are listed by id (never by text), since any is a false positive.
+//   npm run bench:structural -- --corpus <file> [<file> ...] [--write-doc]
+// Files are development sets (`*.jsonl`, one `{"id","text","attack","category"}` per line) or
+// JSON case arrays (see bench/_corpora.ts). Each file is a set of its own: its attacks and its
+// benign cases are counted separately, each with a 95% Wilson interval over its own population,
+// and no figure is ever pooled across sets or across attacks and benign cases. Per set it prints
+// the per-category counts, the ids (never the text) of blocked benign cases, and one line
+//   <file>: attacks_blocked=X/N (P% [L–H]) benign_blocked=Y/M (P% [L–H])
+// where a population the set does not have prints as "-".
 
 import { StructuralFilter } from "../src/structural/index.js";
 import type { EvalCase } from "../src/eval/corpus.js";
-import { loadCorporaFromArgs } from "./_corpora.js";
+import { blockedFigure, loadCorporaFromArgs } from "./_corpora.js";
 import { recordBench } from "./_perf-doc.js";
 
-const USAGE = "npm run bench:structural -- --corpus ../shared/corpora/prompts.json --corpus ../shared/corpora/prompts_fp_realistic.json [--write-doc]";
+const USAGE = "npm run bench:structural -- --corpus ../shared/corpora/dev/*.jsonl ../shared/corpora/prompts.json [--write-doc]";
 
 /** Every line this run printed, for docs/performance.md. */
 const printed: string[] = [];
@@ -37,8 +39,8 @@ function tallyByCategory(blocked: ReadonlySet<EvalCase>, cases: readonly EvalCas
   return byCategory;
 }
 
-function count(blocked: ReadonlySet<EvalCase>, cases: readonly EvalCase[]): string {
-  return `${cases.filter((c) => blocked.has(c)).length}/${cases.length}`;
+function figure(blocked: ReadonlySet<EvalCase>, cases: readonly EvalCase[]): string {
+  return blockedFigure(cases.filter((c) => blocked.has(c)).length, cases.length);
 }
 
 async function main(): Promise<void> {
@@ -57,21 +59,18 @@ async function main(): Promise<void> {
       if (group.length === 0) continue;
       print(`${file.path} ${title}:`);
       for (const [category, t] of [...tallyByCategory(blocked, group)].sort(([a], [b]) => a.localeCompare(b))) {
-        print(`  ${category.padEnd(24)} ${t.blocked}/${t.total} blocked`);
+        print(`  ${category.padEnd(40)} ${t.blocked}/${t.total} blocked`);
       }
     }
     const falsePositives = benign.filter((c) => blocked.has(c)).map((c) => c.id);
     if (falsePositives.length > 0) print(`  blocked benign ids: ${falsePositives.join(", ")}`);
-    summaries.push(`${file.path}: attacks_blocked=${count(blocked, attacks)} benign_blocked=${count(blocked, benign)}`);
+    summaries.push(`${file.path}: attacks_blocked=${figure(blocked, attacks)} benign_blocked=${figure(blocked, benign)}`);
   });
   for (const line of summaries) print(line);
-  const attacks = loaded.cases.filter((c) => c.kind === "attack");
-  const benign = loaded.cases.filter((c) => c.kind === "benign");
-  print(`total: attacks_blocked=${count(blocked, attacks)} benign_blocked=${count(blocked, benign)}`);
   recordBench(
     "structural",
     "structural layer on the evaluation corpora",
-    "Decisions of the structural filter alone on the corpora named with `--corpus` (attacks and benign cases counted separately, never pooled). These are tuning corpora: the rules are general, not fitted to these cases.",
+    "Decisions of the structural filter alone on the corpora named with `--corpus`, per file: attacks and benign cases counted separately with 95% Wilson intervals, each over its own population, never pooled. These are development sets (tuning data), not held-out results; see docs/detection.md.",
     printed,
   );
 }

@@ -31,6 +31,14 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
   [L.SAFETY_BYPASS]: "A request to disable, bypass or answer without the reader's safeguards.",
   [L.FAKE_TURN]: "A line that poses as a new conversation turn or an instruction header.",
   [L.DECODE_AND_OBEY]: "A request to decode or transform a payload and then follow what it says.",
+  [L.AI_ADDRESSED_INSTRUCTION]: "Text inside the content addresses an AI reader and gives it an order, which data meant for reading should not do.",
+  [L.TASK_HIJACK]: "The text tries to replace or extend the reader's task (instead of summarizing, before answering, whatever the user asks).",
+  [L.OUTPUT_TAMPERING]: "The text tells the reader to plant something in its response, or to alter how its response is written.",
+  [L.AUDIENCE_MANIPULATION]: "The text tells the reader to send its users to a link, contact or payment.",
+  [L.EXFILTRATION_URL]: "An image or link whose URL is built to carry data, or an instruction to put conversation or user data into a URL.",
+  [L.HIDDEN_INSTRUCTION]: "A comment or invisible element holds wording aimed at an AI reader, which a human viewing the page would not see.",
+  [L.CODE_COMMENT_INSTRUCTION]: "A code comment, string or docstring addresses an AI and gives it an order.",
+  [L.MALICIOUS_CODE]: "A code sample that collects local data and sends it away, runs code it has just fetched, or destroys system files.",
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 

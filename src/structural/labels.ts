@@ -30,6 +30,14 @@
 // | SAFETY_BYPASS                           | new     | disable/bypass safety filters, answer without them|
 // | FAKE_TURN                               | new     | line-start "System:" turn or "### Instruction:"   |
 // | DECODE_AND_OBEY                         | new     | decode/reverse/translate this … and execute it    |
+// | AI_ADDRESSED_INSTRUCTION                | indirect| "note for the AI:" / "if you are an AI" + order   |
+// | TASK_HIJACK                             | indirect| "instead of summarizing", "before answering, …"   |
+// | OUTPUT_TAMPERING                        | indirect| plant/transform text in "your response"           |
+// | AUDIENCE_MANIPULATION                   | indirect| "tell the user to visit <url>"                    |
+// | EXFILTRATION_URL                        | indirect| image/link URL with a data placeholder            |
+// | HIDDEN_INSTRUCTION                      | indirect| comment / invisible element holding AI wording    |
+// | CODE_COMMENT_INSTRUCTION                | indirect| code comment or docstring addressing an AI        |
+// | MALICIOUS_CODE                          | indirect| code sending local data away / running fetched code|
 // | ENCODED (function)                      | decode  | decoded candidate hits an injection rule          |
 
 /** Reason label: C0/C1 controls, zero-width, line/para sep, BOM. */
@@ -86,6 +94,22 @@ export const SAFETY_BYPASS = "Safety bypass: request to disable safeguards";
 export const FAKE_TURN = "Boundary attack: fake conversation turn";
 /** Reason label: decode/reverse/translate this … and execute it. */
 export const DECODE_AND_OBEY = "Encoding: instruction to decode and obey";
+/** Reason label: "note for the AI:" / "if you are an AI" + an imperative. */
+export const AI_ADDRESSED_INSTRUCTION = "Indirect injection: instruction addressed to an AI reader";
+/** Reason label: "instead of summarizing", "before answering, …", "regardless of what the user asks". */
+export const TASK_HIJACK = "Indirect injection: task hijack";
+/** Reason label: text planted in, or transformations of, the reader's own response. */
+export const OUTPUT_TAMPERING = "Indirect injection: tampering with the reader's response";
+/** Reason label: "tell the user to visit <url>" and similar instructions about the reader's audience. */
+export const AUDIENCE_MANIPULATION = "Indirect injection: instruction to steer the user to a link, contact or payment";
+/** Reason label: an image or link URL with a data placeholder, or an instruction to put conversation data in a URL. */
+export const EXFILTRATION_URL = "Exfiltration: data smuggled into an image or link URL";
+/** Reason label: an HTML/markdown comment or an invisible element holding wording for an AI reader. */
+export const HIDDEN_INSTRUCTION = "Indirect injection: instruction in hidden content";
+/** Reason label: a code comment, string literal or docstring addressing an AI. */
+export const CODE_COMMENT_INSTRUCTION = "Indirect injection: code comment addressed to an AI";
+/** Reason label: code that collects local data and sends it away, runs fetched code, or destroys system files. */
+export const MALICIOUS_CODE = "Code injection: data exfiltration or remote code in a code sample";
 /** Reason label: encoded content nested or large beyond what the decoder inspects, so it is refused rather than passed unread. */
 export const ENCODING_BUDGET = "Encoding: encoded content exceeds what can be inspected (layers or volume)";
 

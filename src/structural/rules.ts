@@ -19,6 +19,8 @@
 
 import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
+import { INDIRECT_RULES } from "./indirect.js";
+import { MULTILINGUAL_RULES } from "./multilingual.js";
 
 /**
  * Version of the structural rule set: the built-in rules here, the normalised views
@@ -27,7 +29,7 @@ import { decodeBase64Text } from "./decode.js";
  * only under the rules that produced it. Bump it in the same change as any edit that can alter
  * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
  */
-export const STRUCTURAL_RULES_VERSION = 1;
+export const STRUCTURAL_RULES_VERSION = 2;
 
 export type RuleScope = "language" | "code" | "encoding" | "script";
 
@@ -157,8 +159,9 @@ const DEVICE_CONTEXT =
 // instructions" = "do not forget the instructions") is not an override.
 const ML_VERB = "(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)";
 const ML_OWNER =
-  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales)";
-const ML_NOUN = "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras)";
+  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra)";
+const ML_NOUN =
+  "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni)";
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
 const RU_VERB = "(?:игнорируй|проигнорируй|забудь|игнорируйте|забудьте)";
 
@@ -424,4 +427,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       "|<\\s*(?:system|developer|admin)(?:[_-](?:message|prompt|instructions?))?\\s*>[^<\\n]{0,60}?\\b(?:new|ignore|disregard|override|you\\s+(?:are|must|will)|reveal|policy|instructions?)\\b",
     "i",
   ),
+  // Indirect injections planted in documents (indirect.ts).
+  ...INDIRECT_RULES,
+  // The same classes in other languages, and overrides of "everything before" (multilingual.ts).
+  ...MULTILINGUAL_RULES,
 ]);
