@@ -7,7 +7,7 @@
 // its snapshot. Standard input is therefore read once, and a file is never read twice, so it
 // cannot change between the passes. (A sharded run is given only its shard's bytes, from a
 // second read of the file that checks the whole file against its first read: files.ts.)
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import type { SegmentableRecord } from "../documents/segment-plan.js";
@@ -94,7 +94,8 @@ export async function admitPass(
     }
     const bytes = record.lineBytes;
     if (bytes === undefined) throw new ScratchFileError("the first pass needs each record's line bytes");
-    const digest = createHash("sha256").update(bytes).digest("hex");
+    // One-shot: no hash object per record.
+    const digest = hash("sha256", bytes, "hex");
     // Appends run in order; only the last needs waiting for.
     void spool.append(`{"index":${prepared.index},"line":${record.line},"line_sha256":"${digest}","record":`);
     void spool.append(bytes);

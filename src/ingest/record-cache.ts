@@ -10,11 +10,11 @@
 // A record entry therefore never says more than the segment verdicts it was built from.
 //
 // The key covers everything the entry depends on besides the identity (which the store keys on):
-// the record's fields (text, id, source, metadata, as the first pass serialized them), the
+// the record's input line as read (its SHA-256), the
 // policy, the allow file, the entry format and this library's version, and the manifest record
 // schema. The entry's position (`index`) is the one field that differs between runs; it is
 // stored as 0 and put in place on the way out.
-import { createHash, type Hash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { z } from "zod";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { isPlainObject } from "../core/guards.js";
@@ -48,10 +48,10 @@ export interface ReusedRecordEntry {
 
 /** Whole-record entries by record key, for one run's identity and settings. */
 export interface RecordEntryCache {
-  /** The stored entry for the record with this field digest, placed at `index`, or null. */
-  lookup(fieldsSha256: string, index: number): ReusedRecordEntry | null;
+  /** The stored entry for the record whose input line has this SHA-256, placed at `index`, or null. */
+  lookup(lineSha256: string, index: number): ReusedRecordEntry | null;
   /** Stores `entry` (a record's entry built only from reused verdicts) unless it cannot be reused as is. */
-  offer(fieldsSha256: string, entry: ManifestRecord): void;
+  offer(lineSha256: string, entry: ManifestRecord): void;
   readonly hits: number;
 }
 
@@ -117,7 +117,8 @@ function holdsTogether(value: unknown): value is ManifestRecord {
 
 /** A RecordEntryCache over `store`, keyed under `settings`. */
 export function recordEntryCache(store: RecordEntryStore, settings: RecordEntrySettings): RecordEntryCache {
-  const prefix: Hash = createHash("sha256").update(
+  const settingsSha256 = hash(
+    "sha256",
     canonicalJsonUnchecked({
       format: RECORD_ENTRY_FORMAT,
       little_canary_version: VERSION,
@@ -125,12 +126,14 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       policy: settings.policy,
       allowlist: settings.allowlist?.sha256 ?? null,
     }),
+    "hex",
   );
-  const keyOf = (fieldsSha256: string): string => prefix.copy().update(fieldsSha256).digest("hex");
+  // Two fixed-length hex digests joined: no two pairs give the same text.
+  const keyOf = (lineSha256: string): string => hash("sha256", `${settingsSha256}${lineSha256}`, "hex");
   let hits = 0;
   return {
-    lookup(fieldsSha256, index) {
-      const stored = store.get(keyOf(fieldsSha256));
+    lookup(lineSha256, index) {
+      const stored = store.get(keyOf(lineSha256));
       if (stored === null) return null;
       let value: unknown;
       try {
@@ -146,13 +149,13 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       (value as { index: number }).index = index;
       return { entry: value, json, segments: value.segments.length };
     },
-    offer(fieldsSha256, entry) {
+    offer(lineSha256, entry) {
       if (entry.admission_basis !== undefined || entry.segments.length === 0) return;
       if (!entry.segments.every((s) => s.reused === true && s.checked_at !== undefined)) return;
       const { json } = canonicalRecordEntry({ ...entry, index: 0 }, 0);
       // ISO 8601 UTC timestamps of one form sort as text in time order.
       const [oldest] = entry.segments.map((s) => s.checked_at as string).sort();
-      store.put(keyOf(fieldsSha256), json, oldest as string);
+      store.put(keyOf(lineSha256), json, oldest as string);
     },
     get hits() {
       return hits;
