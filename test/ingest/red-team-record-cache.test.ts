@@ -117,3 +117,41 @@ describe("red team: whole-record entries edited by hand", () => {
     }
   });
 });
+
+describe("red team: input lines that could confuse the first pass's scratch file", () => {
+  it("red team: CRLF endings, trailing blanks, U+2028, braces and a head-like text give the same warm manifest with and without record entries", async () => {
+    const head = '{"index":0,"line":1,"line_sha256":"' + "0".repeat(64) + '","record":';
+    const lines = [
+      `${JSON.stringify({ id: "crlf", text: "A line that ends with a carriage return." })}\r`,
+      `${JSON.stringify({ id: "blank", text: "Trailing blanks after the object." })}   \t`,
+      JSON.stringify({ id: "sep", text: "Line\u2028separator and paragraph\u2029separator inside." }),
+      JSON.stringify({ id: "brace", text: "}}}" }),
+      JSON.stringify({ id: "head", text: head }),
+      JSON.stringify({ id: "held", text: 42 }),
+      JSON.stringify({ id: "astral", text: "😀".repeat(10), metadata: { k: "}\n" } }),
+    ];
+    await writeFile(join(dir, "in.jsonl"), `${lines.join("\n")}\n`);
+    const cold = await ingest("m1.json", ["--export", "e1.jsonl"]);
+    expect(cold.code, cold.stderr).not.toBe(3);
+    const coldRecords = (await read("m1.json"))["records"] as Json[];
+    expect(coldRecords.map((r) => r["id"])).toEqual(["crlf", "blank", null, "brace", "head", null, "astral"]);
+    expect((await ingest("m2.json", ["--export", "e2.jsonl"])).code).toBe(cold.code);
+    withDb((db) => db.prepare("DELETE FROM record_entries").run());
+    expect((await ingest("m3.json", ["--export", "e3.jsonl"])).code).toBe(cold.code);
+    const [m2, m3] = [await read("m2.json"), await read("m3.json")];
+    // Only the record the character scan blocks (U+2028, never cached: its canary did not run) is checked again.
+    expect((m2["run"] as Json)["checks_performed"]).toBe(1);
+    expect(((m2["records"] as Json[]).filter((r) => r["admission"] === "admitted") as Json[]).map((r) => r["id"])).toEqual([
+      "crlf",
+      "blank",
+      "brace",
+      "head",
+      "astral",
+    ]);
+    expect(timeless(m2)).toEqual(timeless(m3));
+    const strip = (text: string) => text.replace(/"manifest_sha256":"[0-9a-f]{64}"/, "");
+    expect(strip(await readFile(join(dir, "e2.jsonl"), "utf8"))).toBe(strip(await readFile(join(dir, "e3.jsonl"), "utf8")));
+    const verified = await runCli(["verify", "--manifest", "m2.json", "--export", "e2.jsonl"], { cwd: dir });
+    expect({ code: verified.code, stderr: verified.stderr }).toEqual({ code: 0, stderr: "" });
+  });
+});
