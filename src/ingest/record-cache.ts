@@ -5,9 +5,13 @@
 //
 // The stored entry is only ever one this library built from the cache's own verdicts (see
 // `offer`), and it is not trusted blindly when read back: it must parse, every segment must be a
-// reused verdict that classifies to the state it records, and the record's state must be the one
-// its segments give (record-state.ts). Anything else is a miss, and the record goes the slow way.
-// A record entry therefore never says more than the segment verdicts it was built from.
+// reused verdict that classifies to the state it records, the segments must be exactly the
+// policy's plan for the record's stated lengths (none left out), the record's state must be the
+// one its segments give (record-state.ts), the entry must match the manifest record schema, and
+// its text must be the serialization of what was parsed (no key given twice, nothing a reader
+// could take two ways). Anything else is a miss, and the record goes the slow way. A record
+// entry therefore never says more than the segment verdicts it was built from, and a warm run
+// never writes an entry that `verify` would reject.
 //
 // The key covers everything the entry depends on besides the identity (which the store keys on):
 // the record's input line as read (its SHA-256), the
@@ -24,6 +28,7 @@ import { classifySegmentVerdict, isClassifyError } from "../documents/classify.j
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { recordState, type SegmentOutcome } from "../documents/record-state.js";
+import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 
 /**
@@ -87,11 +92,35 @@ function placedAt(stored: string, index: number): string | null {
 
 const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
 
+/**
+ * Whether `segments` are exactly the policy's plan for a record of `length` text and
+ * `charsTotal` code points in all: every metadata window, then every text window, in order.
+ * A segment dropped from a stored entry would otherwise leave part of the record uninspected.
+ */
+function followsPlan(entry: Record<string, unknown>, segments: readonly Record<string, unknown>[], policy: IngestPolicy): boolean {
+  const { length, chars_total: charsTotal, segments_total: total } = entry;
+  if (!Number.isSafeInteger(length) || !Number.isSafeInteger(charsTotal) || total !== segments.length) return false;
+  const material = (charsTotal as number) - (length as number);
+  if ((length as number) < 0 || material < 0) return false;
+  const chars = policy.segment_chars;
+  const overlap = policy.segment_overlap;
+  if (segmentCount(material, chars, overlap) + segmentCount(length as number, chars, overlap) !== segments.length) return false;
+  const expected = [
+    ...segmentSpans(material, chars, overlap).map((span, index) => ({ kind: "metadata", index, ...span })),
+    ...segmentSpans(length as number, chars, overlap).map((span, index) => ({ kind: "text", index, ...span })),
+  ];
+  return expected.every((e, i) => {
+    const s = segments[i] as Record<string, unknown>;
+    return s.kind === e.kind && s.index === e.index && s.start === e.start && s.end === e.end;
+  });
+}
+
 /** Whether a parsed stored entry holds together (see the header); its fields are then trusted as the manifest's. */
-function holdsTogether(value: unknown): value is ManifestRecord {
+function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestRecord {
   if (!isPlainObject(value)) return false;
   const entry = value as Record<string, unknown>;
   if (entry.index !== 0 || entry.admission_basis !== undefined || !Array.isArray(entry.segments) || entry.segments.length === 0) return false;
+  if (!entry.segments.every(isPlainObject) || !followsPlan(entry, entry.segments as Record<string, unknown>[], policy)) return false;
   const outcomes: SegmentOutcome[] = [];
   for (const segment of entry.segments as unknown[]) {
     if (!isPlainObject(segment)) return false;
@@ -141,7 +170,10 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       } catch {
         return null;
       }
-      if (!holdsTogether(value)) return null;
+      if (!holdsTogether(value, settings.policy) || !ManifestRecordSchema.safeParse(value).success) return null;
+      // The text goes into the manifest as stored: it must be exactly what was parsed, so a key
+      // given twice (one value checked, the other written) or stray text is a miss.
+      if (JSON.stringify(value) !== stored.entry) return null;
       const json = placedAt(stored.entry, index);
       if (json === null) return null;
       hits++;

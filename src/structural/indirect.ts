@@ -99,8 +99,12 @@ const TO_AI_READER = `\\b(?:to|for|attention|dear|hey|hello|hi)\\s+(?:any|all|ev
 // that could name an AI would try the whole noun class at every word boundary of the text.
 const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE})\\s+(?:this|these|the|my|our)\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}\\s*[:,;—–-]`;
 
-/** "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. */
-const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:reading|processing|parsing|summari[sz]ing|translating|analy[sz]ing|reviewing|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?\\s*`;
+/**
+ * "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. It ends
+ * without trailing space: the rule's own `\s*` follows, and two adjacent `\s*` would try every
+ * split of a long run of spaces (seconds on 4000 of them).
+ */
+const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:reading|processing|parsing|summari[sz]ing|translating|analy[sz]ing|reviewing|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?`;
 
 /** "when you summarize this document," — only outside-task actions follow (a translator may be told "keep the brand names"). */
 const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:you\\s+(?:are\\s+)?|you're\\s+)?(?:asked\\s+to\\s+|told\\s+to\\s+)?(?:process|summari[sz]|translat|read|analy[sz]|pars|review|index|ingest|answer\\w*\\s+questions?\\s+about|handl|screen|triag)\\w*\\s+(?:this|these|the\\s+(?:above|following))\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}[,:;—–-]\\s*(?:(?:please|instead|also|first|always)\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+(?:also\\s+|instead\\s+)?)?`;

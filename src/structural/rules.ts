@@ -8,7 +8,9 @@
 // so they generalise to wordings nobody has seen yet and stay readable.
 //
 // ReDoS discipline: every gap is bounded (`[^\n.!?]{0,40}?` style), no quantified group
-// contains an unbounded quantifier whose matches can overlap, and rules that need context
+// contains an unbounded quantifier whose matches can overlap, no two quantifiers side by side
+// can take the same characters (a `\s*` ending one piece right before the `\s*` starting the
+// next tries every split of a run of spaces), and rules that need context
 // use look-behind/look-ahead rather than backtracking over the text.
 //
 // Scopes say where a rule runs:
