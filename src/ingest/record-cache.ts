@@ -24,7 +24,7 @@ import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { isPlainObject } from "../core/guards.js";
 import { VERSION } from "../core/version.js";
 import type { Allowlist } from "../documents/allowlist.js";
-import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
+import { classifySchemaCheckedVerdict, isClassifyError } from "../documents/classify.js";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { recordState, type SegmentOutcome } from "../documents/record-state.js";
@@ -128,7 +128,8 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
     if (s.reused !== true || typeof s.checked_at !== "string") return false;
     if (s.kind !== "metadata" && s.kind !== "text") return false;
     if (typeof s.start !== "number" || typeof s.end !== "number") return false;
-    const classified = classifySegmentVerdict(s.verdict);
+    // The caller ran the manifest record schema, verdicts included.
+    const classified = classifySchemaCheckedVerdict(s.verdict);
     if (isClassifyError(classified) || classified.state !== s.state || classified.exercised !== s.exercised || s.exercised !== true) return false;
     outcomes.push({ kind: s.kind, start: s.start, end: s.end, state: classified.state, exercised: true });
   }
@@ -170,7 +171,8 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       } catch {
         return null;
       }
-      if (!holdsTogether(value, settings.policy) || !ManifestRecordSchema.safeParse(value).success) return null;
+      // The schema first: holdsTogether classifies verdicts the schema has validated.
+      if (!ManifestRecordSchema.safeParse(value).success || !holdsTogether(value, settings.policy)) return null;
       // The text goes into the manifest as stored: it must be exactly what was parsed, so a key
       // given twice (one value checked, the other written) or stray text is a miss.
       if (JSON.stringify(value) !== stored.entry) return null;
