@@ -16,6 +16,7 @@
 // - Record entries (a whole record's finished manifest entry, built from verdicts of this file)
 //   are pruned with the verdicts they were built from: a record entry is as old as its oldest
 //   segment verdict, and goes with its identity.
+import { hash } from "node:crypto";
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { UsageError } from "../core/errors.js";
@@ -156,13 +157,15 @@ CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_id, checke
 `;
 
 // Version 2 adds record entries: one finished manifest entry per (record key, identity), built
-// only from verdicts of this file; `oldest_checked_at` is its oldest segment's checked_at.
+// only from verdicts of this file; `entry_sha256` is the SHA-256 of `entry` as written (a row
+// whose text no longer has it reads as a miss); `oldest_checked_at` is its oldest segment's checked_at.
 const RECORD_ENTRIES_SQL = `
 CREATE TABLE IF NOT EXISTS record_entries (
   id INTEGER PRIMARY KEY,
   record_key BLOB NOT NULL,
   identity_id INTEGER NOT NULL,
   entry TEXT NOT NULL,
+  entry_sha256 BLOB NOT NULL,
   oldest_checked_at TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS record_entries_by_key ON record_entries (record_key, identity_id);
@@ -187,7 +190,7 @@ export class VerdictCache {
   readonly #get: Database.Statement<[string, Buffer], { state: string; value: string; checked_at: string }>;
   readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => void) | null;
   /** Null when the file is a version 1 cache opened read-only (it has no record entries). */
-  readonly #getRecord: Database.Statement<[number, Buffer], { entry: string; oldest_checked_at: string }> | null;
+  readonly #getRecord: Database.Statement<[number, Buffer], { entry: string; entry_sha256: Buffer; oldest_checked_at: string }> | null;
   readonly #identityId: Database.Statement<[string], number>;
   /**
    * Row ids of identities seen in this process. Ids are never reused (AUTOINCREMENT), so an id
@@ -205,7 +208,9 @@ export class VerdictCache {
     this.#get = db.prepare(
       "SELECT v.state, v.value, v.checked_at FROM identities i JOIN verdicts v ON v.identity_id = i.id WHERE i.key = ? AND v.text_sha256 = ?",
     );
-    this.#getRecord = hasRecordEntries(db) ? db.prepare("SELECT entry, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?") : null;
+    this.#getRecord = hasRecordEntries(db)
+      ? db.prepare("SELECT entry, entry_sha256, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?")
+      : null;
     this.#identityId = db.prepare<[string], number>("SELECT id FROM identities WHERE key = ?").pluck();
     if (this.readonly) {
       this.#put = null;
@@ -221,10 +226,12 @@ export class VerdictCache {
         addIdentity.run(p.key, p.identity);
         addVerdict.run(Buffer.from(p.text, "hex"), identityId.get(p.key), p.state, p.value, p.checkedAt);
       }).immediate;
-      const addRecord = db.prepare("INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, oldest_checked_at) VALUES (?, ?, ?, ?)");
+      const addRecord = db.prepare(
+        "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
+      );
       this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
         addIdentity.run(p.key, p.identity);
-        addRecord.run(Buffer.from(p.recordKey, "hex"), identityId.get(p.key), p.entry, p.oldest);
+        addRecord.run(Buffer.from(p.recordKey, "hex"), identityId.get(p.key), p.entry, hash("sha256", p.entry, "buffer"), p.oldest);
       }).immediate;
     }
   }
@@ -322,7 +329,7 @@ export class VerdictCache {
     hex64("recordKey", recordKey);
     hex64("identityKey", identityKey);
     if (this.#getRecord === null) return null;
-    let row: { entry: string; oldest_checked_at: string } | undefined;
+    let row: { entry: string; entry_sha256: Buffer; oldest_checked_at: string } | undefined;
     try {
       let id = this.#identityIds.get(identityKey);
       if (id === undefined) {
@@ -342,6 +349,8 @@ export class VerdictCache {
         `the cache file ${this.path} holds a record entry that does not read back; prune it or use a new cache`,
       );
     }
+    // Not the text that was written (edited, or damaged): a miss, and the record is rebuilt.
+    if (!Buffer.isBuffer(row.entry_sha256) || !hash("sha256", row.entry, "buffer").equals(row.entry_sha256)) return null;
     return { entry: row.entry, oldestCheckedAt: row.oldest_checked_at };
   }
 

@@ -39,11 +39,8 @@ function field(obj: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(obj, key) ? obj[key] : null;
 }
 
-/**
- * The shape rules and (unless the caller has just validated it) the schema; returns the typed
- * verdict or the first problem.
- */
-function checkShape(verdictJson: unknown, schemaChecked: boolean): VerdictJson | ClassifyError {
+/** The shape rules and the schema; returns the typed verdict or the first problem. */
+function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
   if (!isObject(verdictJson)) return invalid("verdict must be an object");
   const safe = field(verdictJson, "safe");
   const degraded = field(verdictJson, "degraded");
@@ -61,7 +58,6 @@ function checkShape(verdictJson: unknown, schemaChecked: boolean): VerdictJson |
   if (safe && field(verdictJson, "blocked_by") !== null) {
     return invalid("a safe verdict must not name a blocking layer");
   }
-  if (schemaChecked) return verdictJson as VerdictJson;
   const parsed = VerdictJsonSchema.safeParse(verdictJson);
   if (!parsed.success) return invalid("verdict does not match the verdict schema");
   return parsed.data;
@@ -69,19 +65,7 @@ function checkShape(verdictJson: unknown, schemaChecked: boolean): VerdictJson |
 
 /** `(state, exercised)` of a serialized verdict, or the reason it cannot be classified. */
 export function classifySegmentVerdict(verdictJson: unknown): Classified | ClassifyError {
-  return classify(verdictJson, false);
-}
-
-/**
- * As `classifySegmentVerdict`, for a verdict its caller has just validated against the verdict
- * schema (inside a manifest record, say): every other rule still applies, the schema is not run twice.
- */
-export function classifySchemaCheckedVerdict(verdictJson: unknown): Classified | ClassifyError {
-  return classify(verdictJson, true);
-}
-
-function classify(verdictJson: unknown, schemaChecked: boolean): Classified | ClassifyError {
-  const shaped = checkShape(verdictJson, schemaChecked);
+  const shaped = checkShape(verdictJson);
   if ("error" in shaped) return shaped;
   const v = shaped;
   const risk = v.canary_risk_score;

@@ -3,15 +3,19 @@
 // under a key naming the record's fields and the run's settings, and a later run takes it as it
 // is instead of planning, looking up, validating and serializing the record again.
 //
-// The stored entry is only ever one this library built from the cache's own verdicts (see
-// `offer`), and it is not trusted blindly when read back: it must parse, every segment must be a
-// reused verdict that classifies to the state it records, the segments must be exactly the
-// policy's plan for the record's stated lengths (none left out), the record's state must be the
-// one its segments give (record-state.ts), the entry must match the manifest record schema, and
-// its text must be the serialization of what was parsed (no key given twice, nothing a reader
-// could take two ways). Anything else is a miss, and the record goes the slow way. A record
-// entry therefore never says more than the segment verdicts it was built from, and a warm run
-// never writes an entry that `verify` would reject.
+// The stored entry is only ever one this library built from the cache's own verdicts and
+// validated before storing it (see `offer`: the manifest record schema, canonical JSON, every
+// verdict classified). It is not trusted blindly when read back:
+// - the store gives it back only if its text still has the SHA-256 stored with it, so an entry
+//   edited by hand or damaged (a state flipped, a segment removed, a field added, a key given
+//   twice) is a miss without re-running the schema on every hit;
+// - it must parse, every segment must be a reused exercised verdict, the segments must be
+//   exactly the policy's plan for the record's stated lengths (none left out), and the record's
+//   state must be the one its segments' states give (record-state.ts), so even an edit whose
+//   author recomputed that SHA-256 cannot leave out a segment or overstate the record.
+// Anything else is a miss, and the record goes the slow way. What no check can catch is a
+// forgery that holds together in every respect: whoever can write the cache file can also
+// store a clean verdict for any text (docs/cache.md says so).
 //
 // The key covers everything the entry depends on besides the identity (which the store keys on):
 // the record's input line as read (its SHA-256), the
@@ -24,7 +28,6 @@ import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { isPlainObject } from "../core/guards.js";
 import { VERSION } from "../core/version.js";
 import type { Allowlist } from "../documents/allowlist.js";
-import { classifySchemaCheckedVerdict, isClassifyError } from "../documents/classify.js";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { recordState, type SegmentOutcome } from "../documents/record-state.js";
@@ -39,6 +42,7 @@ export const RECORD_ENTRY_FORMAT = 1;
 
 /** The store under a RecordEntryCache (the SQLite cache under one identity, or a map in tests). */
 export interface RecordEntryStore {
+  /** The entry stored under the key, or null; null too when its text no longer has the SHA-256 stored with it. */
   get(recordKey: string): { readonly entry: string } | null;
   put(recordKey: string, entry: string, oldestCheckedAt: string): void;
 }
@@ -128,10 +132,9 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
     if (s.reused !== true || typeof s.checked_at !== "string") return false;
     if (s.kind !== "metadata" && s.kind !== "text") return false;
     if (typeof s.start !== "number" || typeof s.end !== "number") return false;
-    // The caller ran the manifest record schema, verdicts included.
-    const classified = classifySchemaCheckedVerdict(s.verdict);
-    if (isClassifyError(classified) || classified.state !== s.state || classified.exercised !== s.exercised || s.exercised !== true) return false;
-    outcomes.push({ kind: s.kind, start: s.start, end: s.end, state: classified.state, exercised: true });
+    // Only exercised detections and passes are cached; the state stated is what the record's state is derived from.
+    if (s.exercised !== true || !isPlainObject(s.verdict) || (s.state !== "pass" && s.state !== "flag" && s.state !== "block")) return false;
+    outcomes.push({ kind: s.kind, start: s.start, end: s.end, state: s.state, exercised: true });
   }
   const state = recordState(outcomes);
   return (
@@ -171,11 +174,7 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       } catch {
         return null;
       }
-      // The schema first: holdsTogether classifies verdicts the schema has validated.
-      if (!ManifestRecordSchema.safeParse(value).success || !holdsTogether(value, settings.policy)) return null;
-      // The text goes into the manifest as stored: it must be exactly what was parsed, so a key
-      // given twice (one value checked, the other written) or stray text is a miss.
-      if (JSON.stringify(value) !== stored.entry) return null;
+      if (!holdsTogether(value, settings.policy)) return null;
       const json = placedAt(stored.entry, index);
       if (json === null) return null;
       hits++;

@@ -3,6 +3,7 @@
 // writes the same manifest and export as one that rebuilds them from segment verdicts, a
 // stored entry that does not hold together is a miss, the key changes with the policy and the
 // allow file, and an entry moves with its record to a new position.
+import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -47,15 +48,20 @@ const withDb = <T>(fn: (db: Database.Database) => T): T => {
   }
 };
 const recordRows = (): number => withDb((db) => db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
-/** Rewrites every stored record entry with `edit` (on the parsed JSON). */
-const editStored = (edit: (entry: Json) => void): void =>
+/**
+ * Rewrites every stored record entry with `edit` (on the parsed JSON). With `rehash`, the
+ * entry's stored SHA-256 is recomputed too, as an editor who knows the format would; without
+ * it, the edit is a careless one.
+ */
+const editStored = (edit: (entry: Json) => void, options: { rehash: boolean } = { rehash: true }): void =>
   withDb((db) => {
     const rows = db.prepare("SELECT id, entry FROM record_entries").all() as Array<{ id: number; entry: string }>;
-    const update = db.prepare("UPDATE record_entries SET entry = ? WHERE id = ?");
+    const update = db.prepare("UPDATE record_entries SET entry = ?, entry_sha256 = CASE WHEN ? THEN ? ELSE entry_sha256 END WHERE id = ?");
     for (const row of rows) {
       const entry = JSON.parse(row.entry) as Json;
       edit(entry);
-      update.run(JSON.stringify(entry), row.id);
+      const text = JSON.stringify(entry);
+      update.run(text, options.rehash ? 1 : 0, createHash("sha256").update(text).digest(), row.id);
     }
   });
 const firstSegment = (entry: Json): Json => (entry["segments"] as Json[])[0] as Json;
@@ -105,16 +111,22 @@ describe("issue 14 warm path: whole-record entries in the verdict cache", () => 
     expect((await ingest("m1.json")).code).toBe(0);
     expect((await ingest("m2.json")).code).toBe(0);
     const honest = timeless(await read("m2.json"));
-    for (const [name, edit] of [
-      ["a detection its segments do not give", (e: Json) => void (e["detection"] = "flag")],
-      ["a segment state its verdict does not give", (e: Json) => void (firstSegment(e)["state"] = "block")],
-      ["a verdict that is not a verdict", (e: Json) => void (firstSegment(e)["verdict"] = { safe: true })],
-      ["a segment not marked reused", (e: Json) => void delete firstSegment(e)["reused"]],
+    // Edits whose author recomputed the stored SHA-256 are caught by the consistency checks;
+    // a careless edit (any edit, the verdict replaced here) by the SHA-256 itself.
+    for (const [name, edit, rehash] of [
+      ["a detection its segments do not give", (e: Json) => void (e["detection"] = "flag"), true],
+      ["a segment state the record does not show", (e: Json) => void (firstSegment(e)["state"] = "block"), true],
+      ["a segment not marked reused", (e: Json) => void delete firstSegment(e)["reused"], true],
+      ["a careless edit: a verdict that is not a verdict", (e: Json) => void (firstSegment(e)["verdict"] = { safe: true }), false],
+      ["a careless edit: nothing but the latency changed", (e: Json) => void e, false],
     ] as const) {
-      editStored((entry) => {
-        edit(entry);
-        firstSegment(entry)["latency"] = 99.5;
-      });
+      editStored(
+        (entry) => {
+          edit(entry);
+          firstSegment(entry)["latency"] = 99.5;
+        },
+        { rehash },
+      );
       expect((await ingest("m3.json", ["--overwrite"])).code, name).toBe(0);
       const rebuilt = timeless(await read("m3.json"));
       expect(rebuilt, name).toEqual(honest);

@@ -2,6 +2,7 @@
 // entry edited by hand must never make a warm run admit a record its own segments do not
 // cover, nor write a manifest that `verify` rejects. Each edit below is a miss, and the warm run
 // writes exactly the manifest of a run that rebuilds the record from its verdicts.
+import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -75,7 +76,8 @@ describe("red team: whole-record entries edited by hand", () => {
     expect(((cold[0] as Json)["segments"] as Json[]).length).toBeGreaterThan(1);
     expect((await ingest("m2.json")).code).toBe(1);
     const honest = timeless(await read("m2.json"));
-    // Drop every segment but the first (ordinary) one and restate the record as its segments give.
+    // Drop every segment but the first (ordinary) one and restate the record as its segments give,
+    // also recomputing the entry's stored SHA-256 as an editor who knows the format would.
     editStored((entry) => {
       const segments = entry["segments"] as Json[];
       const first = segments[0] as Json;
@@ -85,6 +87,10 @@ describe("red team: whole-record entries edited by hand", () => {
       entry["admission"] = "admitted";
       entry["segments_checked"] = 1;
       entry["chars_covered"] = (first["end"] as number) - (first["start"] as number);
+    });
+    withDb((db) => {
+      const text = db.prepare("SELECT entry FROM record_entries").pluck().get() as string;
+      db.prepare("UPDATE record_entries SET entry_sha256 = ?").run(createHash("sha256").update(text).digest());
     });
     const warm = await ingest("m3.json");
     expect(warm.code, warm.stderr).toBe(1);
