@@ -56,9 +56,11 @@ const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciou
 
 function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
   const folded = plain ? text : foldedView(text);
+  const deobfuscated = withDeobfuscation ? deobfuscatedView(folded) : null;
   return {
     folded,
-    deobfuscated: withDeobfuscation ? deobfuscatedView(folded) : null,
+    // Most text has nothing to de-obfuscate: the same view again would only run every language rule twice.
+    deobfuscated: deobfuscated === folded ? null : deobfuscated,
     script: plain ? text : scriptView(text),
   };
 }
