@@ -45,3 +45,36 @@ export function segmentSpans(length: number, chars: number, overlap: number): Sp
   }
   return spans;
 }
+
+/** A segment's place in its record, as a manifest states it (values unchecked). */
+export interface StatedSpan {
+  readonly kind?: unknown;
+  readonly index?: unknown;
+  readonly start?: unknown;
+  readonly end?: unknown;
+}
+
+/**
+ * Whether `segments` are exactly the windows `chars`/`overlap` give a record of `length` text
+ * code points and `charsTotal` in all (metadata windows first, then text), none left out:
+ * what `verify` and the verdict cache's record entries both check of a stated record.
+ */
+export function segmentsFollowPlan(
+  length: number,
+  charsTotal: number,
+  segments: readonly StatedSpan[],
+  geometry: { readonly chars: number; readonly overlap: number },
+): boolean {
+  const materialLength = charsTotal - length;
+  if (length < 0 || materialLength < 0) return false;
+  const { chars, overlap } = geometry;
+  if (segmentCount(materialLength, chars, overlap) + segmentCount(length, chars, overlap) !== segments.length) return false;
+  const expected = [
+    ...segmentSpans(materialLength, chars, overlap).map((s, index) => ({ kind: "metadata", index, ...s })),
+    ...segmentSpans(length, chars, overlap).map((s, index) => ({ kind: "text", index, ...s })),
+  ];
+  return expected.every((e, i) => {
+    const s = segments[i];
+    return s !== undefined && s.kind === e.kind && s.index === e.index && s.start === e.start && s.end === e.end;
+  });
+}

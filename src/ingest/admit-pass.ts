@@ -11,6 +11,7 @@ import { hash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import type { SegmentableRecord } from "../documents/segment-plan.js";
+import type { ReaderLimits } from "../documents/reader-limits.js";
 import { recordFromLine, scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
@@ -125,7 +126,7 @@ export async function admitPass(
 }
 
 /** The line in `bytes[start, end)`; a record's line is copied out, since the buffer is reused. */
-function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, policy: IngestPolicy): PreparedLine {
+function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, limits: ReaderLimits): PreparedLine {
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
   // The line ends with the object's closing brace; the input line is what lies between.
@@ -141,7 +142,7 @@ function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, p
     record: () => {
       if (snapshot !== null) return snapshot;
       // The reader's own parse of the same bytes under the same limits: the record the first pass planned.
-      const built = recordFromLine(raw, line, { index, kind: "ingest", limits: readerLimitsForPolicy(policy) });
+      const built = recordFromLine(raw, line, { index, kind: "ingest", limits });
       if (!built.ok) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a record that no longer parses`);
       snapshot = snapshotOf(built.record);
       return snapshot;
@@ -151,13 +152,14 @@ function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, p
 
 /** The prepared lines of a sealed first-pass scratch file, in order; `policy` is the first pass's. */
 export async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
+  const limits = readerLimitsForPolicy(policy);
   let carry: Buffer | null = null;
   // Each chunk is parsed or copied (the carry) before the next is read, so one buffer serves all.
   for await (const chunk of spool.chunks({ reuseBuffer: true })) {
     let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
     let start = 0;
     for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-      yield lineAt(bytes, start, newline, spool, policy);
+      yield lineAt(bytes, start, newline, spool, limits);
       start = newline + 1;
     }
     bytes = bytes.subarray(start);

@@ -1,6 +1,6 @@
 // Whole-record reuse on top of the verdict cache. A record whose every segment verdict is stored
 // gets the same manifest entry in every run with the same settings, so that entry is stored once,
-// under a key naming the record's fields and the run's settings, and a later run takes it as it
+// under a key naming the record's input line and the run's settings, and a later run takes it as it
 // is instead of planning, looking up, validating and serializing the record again.
 //
 // The stored entry is only ever one this library built from the cache's own verdicts and
@@ -31,7 +31,7 @@ import type { Allowlist } from "../documents/allowlist.js";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { recordState, type SegmentOutcome } from "../documents/record-state.js";
-import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
+import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 
 /**
@@ -61,7 +61,6 @@ export interface RecordEntryCache {
   lookup(lineSha256: string, index: number): ReusedRecordEntry | null;
   /** Stores `entry` (a record's entry built only from reused verdicts) unless it cannot be reused as is. */
   offer(lineSha256: string, entry: ManifestRecord): void;
-  readonly hits: number;
 }
 
 /** The settings the key covers besides the record's fields. */
@@ -96,27 +95,11 @@ function placedAt(stored: string, index: number): string | null {
 
 const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
 
-/**
- * Whether `segments` are exactly the policy's plan for a record of `length` text and
- * `charsTotal` code points in all: every metadata window, then every text window, in order.
- * A segment dropped from a stored entry would otherwise leave part of the record uninspected.
- */
+/** Whether the entry's segments are the policy's windows for its stated lengths and count. */
 function followsPlan(entry: Record<string, unknown>, segments: readonly Record<string, unknown>[], policy: IngestPolicy): boolean {
   const { length, chars_total: charsTotal, segments_total: total } = entry;
   if (!Number.isSafeInteger(length) || !Number.isSafeInteger(charsTotal) || total !== segments.length) return false;
-  const material = (charsTotal as number) - (length as number);
-  if ((length as number) < 0 || material < 0) return false;
-  const chars = policy.segment_chars;
-  const overlap = policy.segment_overlap;
-  if (segmentCount(material, chars, overlap) + segmentCount(length as number, chars, overlap) !== segments.length) return false;
-  const expected = [
-    ...segmentSpans(material, chars, overlap).map((span, index) => ({ kind: "metadata", index, ...span })),
-    ...segmentSpans(length as number, chars, overlap).map((span, index) => ({ kind: "text", index, ...span })),
-  ];
-  return expected.every((e, i) => {
-    const s = segments[i] as Record<string, unknown>;
-    return s.kind === e.kind && s.index === e.index && s.start === e.start && s.end === e.end;
-  });
+  return segmentsFollowPlan(length as number, charsTotal as number, segments, { chars: policy.segment_chars, overlap: policy.segment_overlap });
 }
 
 /** Whether a parsed stored entry holds together (see the header); its fields are then trusted as the manifest's. */
@@ -163,7 +146,6 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
   );
   // Two fixed-length hex digests joined: no two pairs give the same text.
   const keyOf = (lineSha256: string): string => hash("sha256", `${settingsSha256}${lineSha256}`, "hex");
-  let hits = 0;
   return {
     lookup(lineSha256, index) {
       const stored = store.get(keyOf(lineSha256));
@@ -177,7 +159,6 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       if (!holdsTogether(value, settings.policy)) return null;
       const json = placedAt(stored.entry, index);
       if (json === null) return null;
-      hits++;
       // A fresh parse, nobody else's object: placed where it is instead of copied.
       (value as { index: number }).index = index;
       return { entry: value, json, segments: value.segments.length };
@@ -189,9 +170,6 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
       // ISO 8601 UTC timestamps of one form sort as text in time order.
       const [oldest] = entry.segments.map((s) => s.checked_at as string).sort();
       store.put(keyOf(lineSha256), json, oldest as string);
-    },
-    get hits() {
-      return hits;
     },
   };
 }

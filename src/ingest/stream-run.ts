@@ -12,10 +12,10 @@ import { canonicalObjectFrame, canonicalJsonAt } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
 import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
-import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
+import { planSegments } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import type { ManifestShard } from "../documents/shard.js";
-import { ExportRecordSchema, type ManifestRecord } from "../documents/schemas.js";
+import { ExportRecordSchema, type ExportRecord, type ManifestRecord } from "../documents/schemas.js";
 import { CanaryCircuitBreaker, canaryProfile, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
 import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
@@ -84,7 +84,8 @@ interface FinishedLine {
   readonly entry: ManifestRecord;
   readonly json: string;
   readonly checks: number;
-  readonly snapshot: SegmentableRecord | null;
+  /** The record's export record when it is admitted and the run exports, else null. */
+  readonly exported: ExportRecord | null;
   readonly line: number;
 }
 
@@ -92,22 +93,21 @@ interface FinishedLine {
 function reusedLine(run: StreamRunContext, line: Extract<PreparedLine, { lineSha256: string }>): FinishedLine | null {
   const reused = run.records?.lookup(line.lineSha256, line.index) ?? null;
   if (reused === null) return null;
-  let snapshot: SegmentableRecord | null = null;
+  let exported: ExportRecord | null = null;
   if (run.exporting && reused.entry.admission === "admitted") {
-    snapshot = line.record();
     // The export binds the entry to the record's digests; one that does not match is a miss.
     try {
-      exportRecordFor(reused.entry, snapshot);
+      exported = exportRecordFor(reused.entry, line.record());
     } catch {
       return null;
     }
   }
   run.cache?.countHits(reused.segments);
-  return { entry: reused.entry, json: reused.json, checks: 0, snapshot, line: line.line };
+  return { entry: reused.entry, json: reused.json, checks: 0, exported, line: line.line };
 }
 
 async function finishLine(run: StreamRunContext, line: PreparedLine): Promise<FinishedLine> {
-  if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, snapshot: null, line: line.line };
+  if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, exported: null, line: line.line };
   const reused = reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
@@ -120,7 +120,8 @@ async function finishLine(run: StreamRunContext, line: PreparedLine): Promise<Fi
   }
   // Serialized here, in the lane, while other records wait on the canary.
   const { json } = canonicalRecordEntry(outcome.entry, line.index);
-  return { entry: outcome.entry, json, checks: outcome.checks, snapshot: outcome.admitted ? snapshot : null, line: line.line };
+  const exported = run.exporting && outcome.admitted ? exportRecordFor(outcome.entry, snapshot) : null;
+  return { entry: outcome.entry, json, checks: outcome.checks, exported, line: line.line };
 }
 
 /**
@@ -159,9 +160,8 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       tally.observe(finished.entry);
       checks += finished.checks;
       await manifestItems.append(finished.json);
-      if (exportItems !== null && finished.snapshot !== null) {
-        const record = exportRecordFor(finished.entry, finished.snapshot);
-        await exportItems.append(canonicalJsonAt(ExportRecordSchema, record, ["records", exportItems.count]));
+      if (exportItems !== null && finished.exported !== null) {
+        await exportItems.append(canonicalJsonAt(ExportRecordSchema, finished.exported, ["records", exportItems.count]));
       }
       await options.onEntry?.(finished.entry, finished.line);
     };

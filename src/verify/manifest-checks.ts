@@ -13,7 +13,7 @@ import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { countRecords } from "../documents/counts.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
-import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
+import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
 
@@ -203,20 +203,7 @@ function stateMatches(record: ManifestRecord): boolean {
 }
 
 function spansMatch(record: ManifestRecord, geometry: { chars: number; overlap: number }): boolean {
-  if (record.segments.length === 0) return true;
-  const materialLength = record.chars_total - record.length;
-  if (materialLength < 0) return false;
-  const { chars, overlap } = geometry;
-  const expectedCount = segmentCount(materialLength, chars, overlap) + segmentCount(record.length, chars, overlap);
-  if (expectedCount !== record.segments.length) return false;
-  const expected = [
-    ...segmentSpans(materialLength, chars, overlap).map((s, index) => ({ kind: "metadata", index, ...s })),
-    ...segmentSpans(record.length, chars, overlap).map((s, index) => ({ kind: "text", index, ...s })),
-  ];
-  return expected.every((e, i) => {
-    const s = record.segments[i];
-    return s !== undefined && s.kind === e.kind && s.index === e.index && s.start === e.start && s.end === e.end;
-  });
+  return record.segments.length === 0 || segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry);
 }
 
 function checkRecordConsistency(record: ManifestRecord, index: number, geometry: { chars: number; overlap: number } | null, problems: ProblemList): void {
