@@ -16,6 +16,7 @@ import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } fr
 import * as L from "./labels.js";
 import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
+import { RuleTriggers } from "./rule-triggers.js";
 import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
 import { type CharacterScan, scanCharacters } from "./unicode.js";
 
@@ -43,10 +44,29 @@ export interface StructuralFilterOptions {
 /** Default largest input, in code points. */
 export const DEFAULT_MAX_INPUT_LENGTH = 4000;
 
+/** The built-in rules' triggers, in BUILTIN_RULES order. */
+const TRIGGERS = new RuleTriggers(BUILTIN_RULES.map((r) => r.re));
+
+/** A view a rule runs on, and which rules it admits (read on first need, see rule-triggers.ts). */
+class View {
+  readonly text: string;
+  #admitted: boolean[] | null = null;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** Whether built-in rule `k` matches this view; a view without any word or literal the rule can begin with is not searched. */
+  hits(k: number): boolean {
+    this.#admitted ??= TRIGGERS.admitted(this.text);
+    return this.#admitted[k] === true && ruleMatches(BUILTIN_RULES[k] as Rule, this.text);
+  }
+}
+
 interface Views {
-  readonly folded: string;
-  readonly deobfuscated: string | null;
-  readonly script: string;
+  readonly folded: View;
+  readonly deobfuscated: View | null;
+  readonly script: View;
 }
 
 // Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
@@ -57,31 +77,33 @@ const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciou
 function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
   const folded = plain ? text : foldedView(text);
   const deobfuscated = withDeobfuscation ? deobfuscatedView(folded) : null;
+  const script = plain ? text : scriptView(text);
+  const foldedOnce = new View(folded);
   return {
-    folded,
+    folded: foldedOnce,
     // Most text has nothing to de-obfuscate: the same view again would only run every language rule twice.
-    deobfuscated: deobfuscated === folded ? null : deobfuscated,
-    script: plain ? text : scriptView(text),
+    deobfuscated: deobfuscated === null || deobfuscated === folded ? null : new View(deobfuscated),
+    script: script === folded ? foldedOnce : new View(script),
   };
 }
 
-function ruleHits(r: Rule, views: Views, includeEncoding: boolean): boolean {
-  switch (r.scope) {
+function ruleHits(k: number, views: Views, includeEncoding: boolean): boolean {
+  switch ((BUILTIN_RULES[k] as Rule).scope) {
     case "script":
-      return ruleMatches(r, views.script);
+      return views.script.hits(k);
     case "encoding":
-      return includeEncoding && ruleMatches(r, views.folded);
+      return includeEncoding && views.folded.hits(k);
     case "code":
-      return ruleMatches(r, views.folded);
+      return views.folded.hits(k);
     case "language":
-      return ruleMatches(r, views.folded) || (views.deobfuscated !== null && ruleMatches(r, views.deobfuscated));
+      return views.folded.hits(k) || views.deobfuscated?.hits(k) === true;
   }
 }
 
 /** Whether decoded text holds an injection: the main rule set minus the visible-encoding rows. */
 function decodedIsInjection(decoded: string): boolean {
   const views = viewsOf(decoded, true);
-  return BUILTIN_RULES.some((r) => ruleHits(r, views, false));
+  return BUILTIN_RULES.some((_r, k) => ruleHits(k, views, false));
 }
 
 const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
@@ -197,9 +219,9 @@ export class StructuralFilter {
     const views = viewsOf(text, true, plain);
     const seen = new Set<string>();
     const ruleReasons: string[] = [];
-    for (const r of BUILTIN_RULES) {
+    for (const [k, r] of BUILTIN_RULES.entries()) {
       if (seen.has(r.label)) continue;
-      if (ruleHits(r, views, true)) {
+      if (ruleHits(k, views, true)) {
         seen.add(r.label);
         reasons.push(r.label);
         ruleReasons.push(r.label);
@@ -209,7 +231,7 @@ export class StructuralFilter {
     for (const c of this.#custom) {
       if (seen.has(c.reason)) continue;
       c.re.lastIndex = 0;
-      if (c.re.test(text) || c.re.test(views.folded)) {
+      if (c.re.test(text) || c.re.test(views.folded.text)) {
         seen.add(c.reason);
         reasons.push(c.reason);
         customHits.push(c);

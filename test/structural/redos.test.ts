@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { StructuralFilter } from "../../src/structural/index.js";
 import { REDOS_SHAPES } from "../../fixtures/structural/redos-shapes.js";
 import { codePointLength } from "../../src/core/codepoints.js";
+import { BUILTIN_RULES, ruleMatches } from "../../src/structural/rules.js";
 
 const filter = new StructuralFilter();
 
@@ -15,5 +16,16 @@ describe("ReDoS shapes", () => {
     const ms = performance.now() - start;
     expect(typeof r.blocked).toBe("boolean");
     expect(ms).toBeLessThan(1000);
+  });
+});
+
+// The filter skips a rule on a text without any word the rule can begin with (rule-triggers.ts),
+// so many shapes never reach most expressions through check(). The expressions must hold on
+// their own too: every rule, searched directly, over every shape.
+describe("ReDoS shapes against every rule, without the trigger pre-check", () => {
+  test.each(REDOS_SHAPES.map((s) => [s.name, s.text] as const))("%s: all rules together in under 1 s", (_name, text) => {
+    const start = performance.now();
+    for (const rule of BUILTIN_RULES) expect(typeof ruleMatches(rule, text)).toBe("boolean");
+    expect(performance.now() - start).toBeLessThan(1000);
   });
 });

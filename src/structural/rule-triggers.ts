@@ -1,0 +1,377 @@
+// Rule triggers: a cheap, sound pre-check that skips a built-in rule on a text it cannot match.
+//
+// Most rules begin with a word class at a word boundary (`\b(?:ignore|disregard|…)\s+…`), and
+// most text holds none of those words. Running the full expression still costs a scan of the
+// text per rule, so the filter first asks whether the text has any word the rule could start
+// with. The answer is derived from the expression's own source (never written by hand, so it
+// cannot drift from the rule): every way a match can begin is walked, and the literal letters
+// it must begin with are collected, up to a few characters:
+//
+//   - "anchored" starts: a word boundary, then word characters. A match can only begin where a
+//     word of the text begins, so the text must have a word starting with those characters;
+//   - "loose" starts: ASCII literals not after a boundary (`psutil.`, `<script`). The text,
+//     lower-cased, must contain them somewhere;
+//   - anything else (a character class, `.`, a non-ASCII literal, an unparsed construct) can
+//     begin anywhere: the rule has no trigger and always runs.
+//
+// Why this is sound (a skipped rule could not have matched):
+//   - every path through the expression is walked, quantifiers and optional parts included;
+//     a walk that is cut short (length cap, step cap, a construct it does not know) keeps the
+//     shorter prefix or gives up on the rule, which only makes the pre-check weaker;
+//   - letters are compared lower-cased on both sides. Outside the `u` flag an ASCII literal
+//     matches only ASCII letters; with `iu`, U+017F (long s) and U+212A (Kelvin sign) also fold
+//     to `s` and `k` and count as word characters, so a text holding either skips the pre-check;
+//   - the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
+
+/** How many leading characters of a word, and of a loose literal, a trigger compares. */
+const WORD_KEY_LENGTH = 4;
+const LOOSE_KEY_LENGTH = 6;
+/** The walk of one expression gives up (no trigger) after this many steps: a guard, never reached by the built-in rules. */
+const MAX_STEPS = 2_000_000;
+/** Deeper than this, a walk keeps the prefix it has (a nullable quantified group would recurse without end). */
+const MAX_DEPTH = 400;
+
+/** What a text must hold for a rule to have any chance of matching; null: it can match anything. */
+export interface RuleTrigger {
+  /** Lower-case starts of a word (at most WORD_KEY_LENGTH characters): one of the text's words must begin so. */
+  readonly wordStarts: readonly string[];
+  /** Lower-case ASCII literals (at most LOOSE_KEY_LENGTH characters): the lower-cased text must contain one. */
+  readonly loose: readonly string[];
+}
+
+// ---- a parser for the subset of regular-expression syntax the walk needs ---------------------
+
+type Node =
+  | { readonly t: "char"; readonly c: string }
+  | { readonly t: "any" } // consumes a character we do not pin (class, `.`, escape class)
+  | { readonly t: "boundary" } // \b
+  | { readonly t: "zero" } // another zero-width assertion (^, $, \B, look-around)
+  | { readonly t: "stop" } // something the walk does not follow (a back-reference): the prefix ends here
+  | { readonly t: "group"; readonly alternatives: readonly (readonly Node[])[] }
+  | { readonly t: "repeat"; readonly body: readonly Node[]; readonly min: number; readonly max: number };
+
+class Unsupported extends Error {}
+
+/** Parses `source` (as the RegExp constructor received it) into the node tree above. */
+function parse(source: string): readonly (readonly Node[])[] {
+  let i = 0;
+  const alternatives = (): Node[][] => {
+    const alts: Node[][] = [[]];
+    while (i < source.length) {
+      const ch = source[i] as string;
+      if (ch === ")") break;
+      if (ch === "|") {
+        i++;
+        alts.push([]);
+        continue;
+      }
+      const atom = parseAtom();
+      const quantified = parseQuantifier(atom);
+      (alts[alts.length - 1] as Node[]).push(quantified);
+    }
+    return alts;
+  };
+  const parseAtom = (): Node => {
+    const ch = source[i] as string;
+    if (ch === "(") {
+      i++;
+      let lookaround = false;
+      if (source.startsWith("?:", i)) i += 2;
+      else if (source.startsWith("?=", i) || source.startsWith("?!", i)) {
+        i += 2;
+        lookaround = true;
+      } else if (source.startsWith("?<=", i) || source.startsWith("?<!", i)) {
+        i += 3;
+        lookaround = true;
+      } else if (source.startsWith("?<", i)) {
+        const close = source.indexOf(">", i);
+        if (close < 0) throw new Unsupported("group name");
+        i = close + 1;
+      } else if (source[i] === "?") throw new Unsupported("group kind");
+      const inner = alternatives();
+      if (source[i] !== ")") throw new Unsupported("unclosed group");
+      i++;
+      return lookaround ? { t: "zero" } : { t: "group", alternatives: inner };
+    }
+    if (ch === "[") {
+      i++;
+      if (source[i] === "^") i++;
+      // A "]" right after "[" or "[^" is a literal in JavaScript only outside the u flag; either way the class is skipped whole.
+      while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
+      if (source[i] !== "]") throw new Unsupported("unclosed class");
+      i++;
+      return { t: "any" };
+    }
+    if (ch === ".") {
+      i++;
+      return { t: "any" };
+    }
+    if (ch === "^" || ch === "$") {
+      i++;
+      return { t: "zero" };
+    }
+    if (ch === "\\") return parseEscape();
+    if (ch === "*" || ch === "+" || ch === "?") throw new Unsupported("quantifier without atom");
+    // A lone surrogate pair is one code point; a non-ASCII literal stops a prefix either way.
+    const cp = source.codePointAt(i) as number;
+    const c = String.fromCodePoint(cp);
+    i += c.length;
+    return { t: "char", c };
+  };
+  const parseEscape = (): Node => {
+    const e = source[i + 1];
+    if (e === undefined) throw new Unsupported("trailing backslash");
+    i += 2;
+    if (e === "b") return { t: "boundary" };
+    if (e === "B") return { t: "zero" };
+    if ("sSwWdD".includes(e)) return { t: "any" };
+    if (e === "p" || e === "P") {
+      if (source[i] !== "{") throw new Unsupported("property escape");
+      const close = source.indexOf("}", i);
+      if (close < 0) throw new Unsupported("property escape");
+      i = close + 1;
+      return { t: "any" };
+    }
+    if (e === "k") {
+      const close = source.indexOf(">", i);
+      if (close < 0) throw new Unsupported("named reference");
+      i = close + 1;
+      return { t: "stop" };
+    }
+    if (e >= "1" && e <= "9") {
+      while (i < source.length && /[0-9]/.test(source[i] as string)) i++;
+      return { t: "stop" };
+    }
+    const simple: Record<string, string> = { n: "\n", r: "\r", t: "\t", f: "\f", v: "\v", "0": "\0" };
+    if (e in simple) return { t: "char", c: simple[e] as string };
+    if (e === "x" || e === "u" || e === "c") {
+      // Encoded characters: never part of a prefix, so only their extent matters.
+      if (e === "x") i += 2;
+      else if (e === "c") i += 1;
+      else if (source[i] === "{") i = source.indexOf("}", i) + 1;
+      else i += 4;
+      if (i <= 0) throw new Unsupported("code point escape");
+      return { t: "stop" };
+    }
+    if (/[A-Za-z0-9]/.test(e)) throw new Unsupported(`escape \\${e}`);
+    return { t: "char", c: e };
+  };
+  const parseQuantifier = (atom: Node): Node => {
+    const ch = source[i];
+    let min: number;
+    let max: number;
+    if (ch === "*") [min, max] = [0, Number.POSITIVE_INFINITY];
+    else if (ch === "+") [min, max] = [1, Number.POSITIVE_INFINITY];
+    else if (ch === "?") [min, max] = [0, 1];
+    else if (ch === "{") {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i, i + 24));
+      if (m === null) throw new Unsupported("brace");
+      min = Number(m[1]);
+      max = m[2] === undefined ? min : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3]);
+      i += m[0].length - 1;
+    } else return atom;
+    i++;
+    if (source[i] === "?") i++; // lazy: same language
+    if (atom.t === "boundary" || atom.t === "zero") return atom;
+    return { t: "repeat", body: [atom], min, max };
+  };
+  const top = alternatives();
+  if (i !== source.length) throw new Unsupported("unbalanced parenthesis");
+  return top;
+}
+
+// ---- the walk --------------------------------------------------------------------------------
+
+/** The rest of a path: a node list from an index, then what follows it. */
+interface Continuation {
+  readonly nodes: readonly Node[];
+  readonly index: number;
+  readonly next: Continuation | null;
+}
+
+class NoTrigger extends Error {}
+
+const isWordChar = (c: string): boolean => /^[a-z0-9_]$/.test(c);
+const isAscii = (c: string): boolean => c.length === 1 && c.charCodeAt(0) < 0x80;
+
+interface Walk {
+  steps: number;
+  readonly words: Set<string>;
+  readonly loose: Set<string>;
+}
+
+/**
+ * Walks every path from `cont` with `prefix` already matched. `boundary`: a \b was passed with
+ * nothing consumed yet; `anchored`: the prefix began right after one (so at a word start).
+ */
+function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: boolean, anchored: boolean, depth: number): void {
+  if (++w.steps > MAX_STEPS) throw new NoTrigger();
+  const emit = (): void => {
+    if (prefix === "") throw new NoTrigger();
+    (anchored ? w.words : w.loose).add(prefix);
+  };
+  if (depth > MAX_DEPTH) return emit();
+  if (prefix.length >= (anchored ? WORD_KEY_LENGTH : LOOSE_KEY_LENGTH)) return emit();
+  let c = cont;
+  while (c !== null && c.index >= c.nodes.length) c = c.next;
+  if (c === null) return emit();
+  const node = c.nodes[c.index] as Node;
+  const rest: Continuation = { nodes: c.nodes, index: c.index + 1, next: c.next };
+  switch (node.t) {
+    case "boundary":
+      return walk(w, rest, prefix, boundary || prefix === "", anchored, depth + 1);
+    case "zero":
+      return walk(w, rest, prefix, boundary, anchored, depth + 1);
+    case "any":
+    case "stop":
+      return emit();
+    case "char": {
+      // Only ASCII literals extend a prefix; a non-ASCII one may fold to letters the text spells otherwise.
+      if (!isAscii(node.c)) return emit();
+      const ch = node.c.toLowerCase();
+      if (prefix === "") {
+        return walk(w, rest, ch, false, boundary && isWordChar(ch), depth + 1);
+      }
+      if (!anchored || isWordChar(ch)) return walk(w, rest, prefix + ch, false, anchored, depth + 1);
+      return emit();
+    }
+    case "group":
+      for (const alternative of node.alternatives) walk(w, { nodes: alternative, index: 0, next: rest }, prefix, boundary, anchored, depth + 1);
+      return;
+    case "repeat": {
+      const again: Node = { t: "repeat", body: node.body, min: Math.max(0, node.min - 1), max: node.max - 1 };
+      const once: Continuation = { nodes: node.body, index: 0, next: { nodes: [again], index: 0, next: rest } };
+      if (node.min === 0) walk(w, rest, prefix, boundary, anchored, depth + 1);
+      if (node.max > 0) walk(w, once, prefix, boundary, anchored, depth + 1);
+      return;
+    }
+  }
+}
+
+/** Keeps only the shortest of overlapping keys: a text holding "ign" also holds what "igno" needs. */
+function minimal(keys: Set<string>): string[] {
+  const sorted = [...keys].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  const kept: string[] = [];
+  for (const k of sorted) if (!kept.some((shorter) => k.startsWith(shorter))) kept.push(k);
+  return kept;
+}
+
+/** The trigger of a compiled rule expression, or null when every text must be searched. */
+export function ruleTrigger(re: RegExp): RuleTrigger | null {
+  try {
+    const top = parse(re.source);
+    const w: Walk = { steps: 0, words: new Set(), loose: new Set() };
+    walk(w, { nodes: [{ t: "group", alternatives: top }], index: 0, next: null }, "", false, false, 0);
+    return Object.freeze({ wordStarts: Object.freeze(minimal(w.words)), loose: Object.freeze(minimal(w.loose)) });
+  } catch (error) {
+    if (error instanceof Unsupported || error instanceof NoTrigger) return null;
+    throw error;
+  }
+}
+
+// Characters that `\b` and letters treat as ASCII word characters under the `iu` flags.
+const FOLDS_TO_ASCII_WORD = /[\u017f\u212a]/;
+
+/** Base-38 digit of an ASCII word character, case-folded (a-z 1-26, 0-9 27-36, _ 37); 0 for anything else. */
+const DIGIT = new Uint8Array(128);
+for (let c = 0; c < 26; c++) {
+  DIGIT[0x61 + c] = 1 + c;
+  DIGIT[0x41 + c] = 1 + c;
+}
+for (let c = 0; c < 10; c++) DIGIT[0x30 + c] = 27 + c;
+DIGIT[0x5f] = 37;
+
+const digitAt = (text: string, i: number): number => {
+  const code = text.charCodeAt(i);
+  return code < 128 ? (DIGIT[code] as number) : 0;
+};
+
+/**
+ * A word start as a number: its characters as base-38 digits, none of them 0, so starts of
+ * different lengths never collide. Comparing numbers instead of strings keeps the words of a
+ * text cheap to collect (no substring per word).
+ */
+function startKey(start: string): number {
+  let key = 0;
+  for (let i = 0; i < start.length; i++) key = key * 38 + digitAt(start, i);
+  return key;
+}
+
+/** Keys of a start of up to WORD_KEY_LENGTH characters are below this. */
+const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
+
+/**
+ * Which word starts the text being read has: `seen[key] === stamp`. One table for the process,
+ * filled for one text at a time (`admitted` reads a text's words and answers for every rule in
+ * one synchronous call, so no two texts share it); a new stamp per text instead of clearing it.
+ * 2 MB, allocated on first use.
+ */
+let seen: Uint8Array | null = null;
+let stamp = 0;
+
+/** The triggers of an ordered list of rule expressions, worked out once, and the rules a text admits. */
+export class RuleTriggers {
+  readonly #expressions: readonly RegExp[];
+  #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
+  #wordKeys: ReadonlyArray<readonly number[]> = [];
+
+  constructor(expressions: readonly RegExp[]) {
+    this.#expressions = expressions;
+  }
+
+  /** The trigger of each expression, in order (worked out on first use: the walk costs more than many checks). */
+  get triggers(): ReadonlyArray<RuleTrigger | null> {
+    if (this.#triggers === null) {
+      const triggers = this.#expressions.map(ruleTrigger);
+      this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
+      this.#triggers = triggers;
+    }
+    return this.#triggers;
+  }
+
+  /**
+   * For each expression, in order, whether `text` could match it: false only when the text has
+   * none of the word starts and none of the literals the expression can begin with.
+   */
+  admitted(text: string): boolean[] {
+    const triggers = this.triggers;
+    // Long s and the Kelvin sign are word characters that fold to ASCII letters under `iu`.
+    if (FOLDS_TO_ASCII_WORD.test(text)) return triggers.map(() => true);
+    const table = markWordStarts(text);
+    let lower: string | null = null;
+    return triggers.map((trigger, k) => {
+      if (trigger === null) return true;
+      for (const key of this.#wordKeys[k] as readonly number[]) if (table[key] === stamp) return true;
+      if (trigger.loose.length === 0) return false;
+      lower ??= text.toLowerCase();
+      for (const literal of trigger.loose) if (lower.includes(literal)) return true;
+      return false;
+    });
+  }
+}
+
+/** Marks, under a new stamp, the key of every start (one to WORD_KEY_LENGTH characters) of every word of `text`: its maximal runs of `[A-Za-z0-9_]`. */
+function markWordStarts(text: string): Uint8Array {
+  seen ??= new Uint8Array(KEY_SPACE);
+  if (++stamp > 255) {
+    seen.fill(0);
+    stamp = 1;
+  }
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let d = digitAt(text, i);
+    if (d === 0) {
+      i++;
+      continue;
+    }
+    let key = 0;
+    for (let length = 0; length < WORD_KEY_LENGTH && d !== 0; length++) {
+      key = key * 38 + d;
+      seen[key] = stamp;
+      d = ++i < n ? digitAt(text, i) : 0;
+    }
+    while (d !== 0) d = ++i < n ? digitAt(text, i) : 0;
+  }
+  return seen;
+}
