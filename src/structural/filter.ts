@@ -6,7 +6,8 @@
 // in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
 // when clean and "" otherwise. `matches` pairs each reason, in the same order, with its fixed
 // explanation and where it matched (locate.ts): code-point offsets, never the matched text. A clean result means only that no covered shape was found.
-// Every check runs even when an earlier one fired, so the reasons show all that was seen;
+// Every check runs even when an earlier one fired, so the reasons show all that was seen (a rule
+// is only skipped on a view it cannot match, see rule-triggers.ts);
 // the work per call is linear in the input apart from the capped decode search.
 
 import { UsageError } from "../core/errors.js";
@@ -75,15 +76,16 @@ const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
 const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciousUnicode: false, controlAt: -1, suspiciousAt: -1 });
 
 function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
-  const folded = plain ? text : foldedView(text);
-  const deobfuscated = withDeobfuscation ? deobfuscatedView(folded) : null;
-  const script = plain ? text : scriptView(text);
-  const foldedOnce = new View(folded);
+  const foldedText = plain ? text : foldedView(text);
+  const deobfuscatedText = withDeobfuscation ? deobfuscatedView(foldedText) : null;
+  const scriptText = plain ? text : scriptView(text);
+  const folded = new View(foldedText);
   return {
-    folded: foldedOnce,
+    folded,
     // Most text has nothing to de-obfuscate: the same view again would only run every language rule twice.
-    deobfuscated: deobfuscated === null || deobfuscated === folded ? null : new View(deobfuscated),
-    script: script === folded ? foldedOnce : new View(script),
+    deobfuscated: deobfuscatedText === null || deobfuscatedText === foldedText ? null : new View(deobfuscatedText),
+    // Equal views share their words, read once.
+    script: scriptText === foldedText ? folded : new View(scriptText),
   };
 }
 
