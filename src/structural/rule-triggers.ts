@@ -172,7 +172,8 @@ function parse(source: string): readonly (readonly Node[])[] {
     } else return atom;
     i++;
     if (source[i] === "?") i++; // lazy: same language
-    if (atom.t === "boundary" || atom.t === "zero") return atom;
+    // A quantified assertion (only a look-ahead may be, outside the u flag) may be skipped: it anchors nothing.
+    if (atom.t === "boundary" || atom.t === "zero") return { t: "zero" };
     return { t: "repeat", body: [atom], min, max };
   };
   const top = alternatives();

@@ -71,6 +71,10 @@ describe("issue 14 overhead: the trigger of an expression", () => {
     expect(ruleTrigger(/(?<!\bnot\s)\b(?=i)ignore/gi)?.wordStarts).toEqual(["igno"]);
     expect(ruleTrigger(/\b(a)\1bc/g)?.wordStarts).toEqual(["a"]);
     expect(ruleTrigger(/^\s*foo/gm)).toBeNull();
+    // A quantified look-ahead (legal without the u flag) can be skipped, so it anchors nothing.
+    const lookahead = new RegExp(["(?=\\b)?", "ignore"].join(""), "g");
+    expect(patternMatches(lookahead, "xignore")).toBe(true);
+    expect(admits(lookahead, "xignore")).toBe(true);
   });
 
   it("an escape the walk does not know gives no trigger rather than a guess", () => {
