@@ -52,8 +52,8 @@ type Node =
 
 class Unsupported extends Error {}
 
-/** Parses `source` (as the RegExp constructor received it) into the node tree above. */
-function parse(source: string): readonly (readonly Node[])[] {
+/** Parses `source` (as the RegExp constructor received it; `unicode`: the u or v flag) into the node tree above. */
+function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
   let i = 0;
   const alternatives = (): Node[][] => {
     const alts: Node[][] = [[]];
@@ -96,7 +96,7 @@ function parse(source: string): readonly (readonly Node[])[] {
     if (ch === "[") {
       i++;
       if (source[i] === "^") i++;
-      // A "]" right after "[" or "[^" is a literal in JavaScript only outside the u flag; either way the class is skipped whole.
+      // In JavaScript "[]" is the empty class and "[^]" any character; either way the class is one "any".
       while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
       if (source[i] !== "]") throw new Unsupported("unclosed class");
       i++;
@@ -125,34 +125,37 @@ function parse(source: string): readonly (readonly Node[])[] {
     if (e === "b") return { t: "boundary" };
     if (e === "B") return { t: "zero" };
     if ("sSwWdD".includes(e)) return { t: "any" };
+    // The escapes below have a fixed form. Without the u (or v) flag JavaScript reads a malformed
+    // one as a literal letter instead, so the walk accepts only the well-formed form and gives up
+    // on anything else: a wrong guess at its extent could swallow a "|" and a whole alternative.
+    const ahead = source.slice(i, i + 64);
+    const take = (form: RegExp, node: Node): Node => {
+      const m = form.exec(ahead);
+      if (m === null) throw new Unsupported(`escape \\${e}`);
+      i += m[0].length;
+      return node;
+    };
     if (e === "p" || e === "P") {
-      if (source[i] !== "{") throw new Unsupported("property escape");
-      const close = source.indexOf("}", i);
-      if (close < 0) throw new Unsupported("property escape");
-      i = close + 1;
-      return { t: "any" };
+      if (!unicode) throw new Unsupported("property escape without the u flag");
+      return take(/^\{[A-Za-z_]+(?:=[A-Za-z0-9_]+)?\}/, { t: "any" });
     }
     if (e === "k") {
-      const close = source.indexOf(">", i);
-      if (close < 0) throw new Unsupported("named reference");
-      i = close + 1;
-      return { t: "stop" };
+      if (!unicode) throw new Unsupported("named reference without the u flag");
+      return take(/^<[A-Za-z_$][\w$]*>/, { t: "stop" });
     }
+    // A back-reference, or without the u flag possibly an octal escape: a prefix ends there either way, and digits are never structure.
     if (e >= "1" && e <= "9") {
       while (i < source.length && /[0-9]/.test(source[i] as string)) i++;
       return { t: "stop" };
     }
+    // "\0" then a digit is an octal escape without the u flag: the prefix ends there too.
+    if (e === "0" && /^[0-9]/.test(ahead)) return { t: "stop" };
     const simple: Record<string, string> = { n: "\n", r: "\r", t: "\t", f: "\f", v: "\v", "0": "\0" };
     if (e in simple) return { t: "char", c: simple[e] as string };
-    if (e === "x" || e === "u" || e === "c") {
-      // Encoded characters: never part of a prefix, so only their extent matters.
-      if (e === "x") i += 2;
-      else if (e === "c") i += 1;
-      else if (source[i] === "{") i = source.indexOf("}", i) + 1;
-      else i += 4;
-      if (i <= 0) throw new Unsupported("code point escape");
-      return { t: "stop" };
-    }
+    // Encoded characters: never part of a prefix, so only their extent matters.
+    if (e === "x") return take(/^[0-9A-Fa-f]{2}/, { t: "stop" });
+    if (e === "c") return take(/^[A-Za-z]/, { t: "stop" });
+    if (e === "u") return take(unicode ? /^(?:[0-9A-Fa-f]{4}|\{[0-9A-Fa-f]{1,6}\})/ : /^[0-9A-Fa-f]{4}/, { t: "stop" });
     if (/[A-Za-z0-9]/.test(e)) throw new Unsupported(`escape \\${e}`);
     return { t: "char", c: e };
   };
@@ -260,7 +263,9 @@ function minimal(keys: Set<string>): string[] {
 /** The trigger of a compiled rule expression, or null when every text must be searched. */
 export function ruleTrigger(re: RegExp): RuleTrigger | null {
   try {
-    const top = parse(re.source);
+    // The v flag's nested classes and set operations are not parsed here.
+    if (re.flags.includes("v")) return null;
+    const top = parse(re.source, re.unicode);
     const w: Walk = { steps: 0, words: new Set(), loose: new Set() };
     walk(w, { nodes: [{ t: "group", alternatives: top }], index: 0, next: null }, "", false, false, 0);
     return Object.freeze({ wordStarts: Object.freeze(minimal(w.words)), loose: Object.freeze(minimal(w.loose)) });

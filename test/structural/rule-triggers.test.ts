@@ -83,6 +83,30 @@ describe("issue 14 overhead: the trigger of an expression", () => {
     expect(ruleTrigger(new RegExp(source, "g"))).toBeNull();
   });
 
+  it("a malformed escape that JavaScript reads as a letter without the u flag gives no trigger, so no alternative is lost", () => {
+    // Each source's escape is malformed, so JavaScript reads it as a plain letter and "|" starts a
+    // second alternative; a walk that guessed the escape's length would swallow that alternative.
+    const cases: Array<[string, string]> = [
+      ["\\bq\\x|zzz", "zzz"],
+      ["\\bq\\u|zzzzz", "zzzzz"],
+      ["\\bq\\c|zz", "zz"],
+      ["\\bq\\k<|zz>", "zz>"],
+      ["\\bq\\p{|zz}", "zz}"],
+      ["\\01abc", "\u0001abc"],
+    ];
+    for (const [source, text] of cases) {
+      const re = new RegExp(source, "gi");
+      expect(patternMatches(re, text)).toBe(true);
+      expect(admits(re, text)).toBe(true);
+    }
+    // Well-formed escapes keep their trigger.
+    expect(ruleTrigger(/\bq\x41|\bzz/gi)?.wordStarts).toEqual(["q", "zz"]);
+    expect(ruleTrigger(/\bq\p{L}|\bzz/giu)?.wordStarts).toEqual(["q", "zz"]);
+    // The v flag (nested classes, set operations) is not parsed at all; built at run time, since the compile target predates it.
+    const vSource = ["\\bab", "[[a]--[b]]"].join("|");
+    expect(ruleTrigger(new RegExp(vSource, "gv"))).toBeNull();
+  });
+
   it("letters compare without case, and long s and the Kelvin sign (which fold to s and k under iu) turn the pre-check off", () => {
     const re = /\bstop\b/giu;
     expect(admits(re, "STOP now")).toBe(true);
