@@ -5,13 +5,12 @@
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Json, readJson, timeless, withSqlite } from "../support/cache-runs.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { tempDir } from "../support/publish-fixtures.js";
-
-type Json = Record<string, unknown>;
 
 let ollama: OllamaStandIn;
 let dir: string;
@@ -35,19 +34,8 @@ const ingest = (manifest: string, extra: string[] = []) =>
   runCli(["ingest", "in.jsonl", "--manifest", manifest, "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b", "--cache", "v.sqlite", ...extra], {
     cwd: dir,
   });
-const read = async (name: string): Promise<Json> => JSON.parse(await readFile(join(dir, name), "utf8")) as Json;
-const timeless = (manifest: Json): Json => {
-  const { started_at: _started, finished_at: _finished, ...rest } = manifest;
-  return rest;
-};
-const withDb = <T>(fn: (db: Database.Database) => T): T => {
-  const db = new Database(join(dir, "v.sqlite"));
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-};
+const read = (name: string): Promise<Json> => readJson(dir, name);
+const withDb = <T>(fn: (db: Database.Database) => T): T => withSqlite(join(dir, "v.sqlite"), fn);
 /** Rewrites every stored record entry's text with `edit`. */
 const editStoredText = (edit: (text: string) => string): void =>
   withDb((db) => {
