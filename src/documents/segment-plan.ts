@@ -86,6 +86,22 @@ function planKind(kind: SegmentKind, material: string, length: number, policy: P
 }
 
 /**
+ * Whether a validated record is over budget: planSegments(record, policy).over_budget, found
+ * without scanning the text for most records. A string of n UTF-16 units has at most n code
+ * points and at most 3n UTF-8 bytes, and a segment count never falls as a length grows, so a
+ * record within budget by those bounds is within budget; only the rest are measured exactly.
+ */
+export function isOverBudget(record: SegmentableRecord, policy: PlanPolicy): boolean {
+  const { segment_chars: chars, segment_overlap: overlap } = policy;
+  const units = record.text.length;
+  const materialUnits = metadataMaterial(record).length;
+  if (3 * units <= policy.max_item_bytes && segmentCount(materialUnits, chars, overlap) + segmentCount(units, chars, overlap) <= policy.max_segments) {
+    return false;
+  }
+  return planSegments(record, policy, { budgetOnly: true }).over_budget;
+}
+
+/**
  * Plan the segments of a validated record (every string well-formed; sha256Hex refuses
  * otherwise). Throws UsageError when the policy's segment geometry is invalid. With
  * `budgetOnly`, a plan within budget has no segments: it answers only `over_budget`.

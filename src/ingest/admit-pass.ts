@@ -16,7 +16,7 @@ import { recordFromLine, scanRecords, type ReaderRefusal } from "../jsonl/read.j
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { prepareRecord, snapshotOf } from "./record-check.js";
+import { holdBeforeChecks, snapshotOf } from "./record-check.js";
 import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
 
 /** One line of the first pass's scratch file, as the second pass reads it. */
@@ -62,6 +62,11 @@ export interface AdmitPassOptions {
   readonly signal?: AbortSignal;
   /** The line number of the source's first line (a shard's lines keep the input's numbers). */
   readonly firstLine?: number;
+  /**
+   * Told of each planned record, in input order, with the SHA-256 of its input line (the record
+   * prefetch, record-prefetch.ts); a promise it gives is awaited before the next record is read.
+   */
+  readonly onPlanned?: (index: number, lineSha256: string) => Promise<void> | undefined;
 }
 
 /** Reads and prepares every record; a refusal comes back as a value with the scratch file removed. */
@@ -85,11 +90,11 @@ export async function admitPass(
       }
     }
     // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
-    const prepared = prepareRecord(record, policy, duplicateOf, { budgetOnly: true });
+    const held = holdBeforeChecks(record, policy, duplicateOf);
     // JSON.stringify escapes every line break and writes lone surrogates as escapes, so one
     // record is one line and reads back as the same strings.
-    if (prepared.kind === "held") {
-      const line: PreparedLine = { held: canonicalRecordEntry(prepared.outcome.entry, record.index).json, line: record.line };
+    if (held !== null) {
+      const line: PreparedLine = { held: canonicalRecordEntry(held.entry, record.index).json, line: record.line };
       await spool.append(`${JSON.stringify(line)}\n`);
       return;
     }
@@ -98,9 +103,10 @@ export async function admitPass(
     // One-shot: no hash object per record.
     const digest = hash("sha256", bytes, "hex");
     // Appends run in order; only the last needs waiting for.
-    void spool.append(`{"index":${prepared.index},"line":${record.line},"line_sha256":"${digest}","record":`);
+    void spool.append(`{"index":${record.index},"line":${record.line},"line_sha256":"${digest}","record":`);
     void spool.append(bytes);
     await spool.append(CLOSE);
+    await options.onPlanned?.(record.index, digest);
   };
   try {
     const outcome = await scanRecords(

@@ -20,7 +20,7 @@ import type { ManifestRecord, PipelineInfo } from "../documents/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type CanaryObservation, type CanaryProfile } from "../schedule/circuit-breaker.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
-import { planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
+import { isOverBudget, planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
@@ -136,21 +136,12 @@ export type PreparedRecord =
   | { readonly kind: "held"; readonly outcome: RecordOutcome }
   | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
 
-/**
- * Validation and planning, no checks: pure, done as a lane takes the record. With `budgetOnly`
- * a planned record's plan has no segments (only the hold decision is wanted); plan it again
- * before checking it.
- */
-export function prepareRecord(
-  record: RawRecord,
-  policy: IngestPolicy,
-  duplicateOf: number | undefined,
-  options: { readonly budgetOnly?: boolean } = {},
-): PreparedRecord {
+/** The entry of a record held before it is planned: malformed, or repeating an earlier id (`duplicateOf`). */
+function heldUnplanned(record: RawRecord, duplicateOf: number | undefined): RecordOutcome | null {
   const malformed = record.problems.find((problem) => problem.severity === "malformed");
   if (malformed) {
     const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
-    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
+    return { entry, checks: 0, admitted: null };
   }
   if (duplicateOf !== undefined) {
     const entry = duplicateIdRecordEntry({
@@ -160,14 +151,38 @@ export function prepareRecord(
       text: record.text as string,
       firstIndex: duplicateOf,
     });
-    return { kind: "held", outcome: { entry, checks: 0, admitted: null } };
+    return { entry, checks: 0, admitted: null };
   }
+  return null;
+}
+
+const overBudget = (index: number, record: SegmentableRecord, plan: SegmentPlan): RecordOutcome => ({
+  entry: overBudgetRecordEntry({ index, record, plan }),
+  checks: 0,
+  admitted: null,
+});
+
+/** Validation and planning, no checks: pure, done as a lane takes the record. */
+export function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
+  const held = heldUnplanned(record, duplicateOf);
+  if (held !== null) return { kind: "held", outcome: held };
   const snapshot = snapshotOf(record);
-  const plan = planSegments(snapshot, policy, options);
-  if (plan.over_budget) {
-    return { kind: "held", outcome: { entry: overBudgetRecordEntry({ index: record.index, record: snapshot, plan }), checks: 0, admitted: null } };
-  }
+  const plan = planSegments(snapshot, policy);
+  if (plan.over_budget) return { kind: "held", outcome: overBudget(record.index, snapshot, plan) };
   return { kind: "planned", index: record.index, snapshot, plan };
+}
+
+/**
+ * The outcome of a record held before any check (malformed, a repeated id, over budget), or
+ * null when it is to be checked: prepareRecord's decision without planning (slicing and
+ * hashing) a record that is within budget.
+ */
+export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): RecordOutcome | null {
+  const held = heldUnplanned(record, duplicateOf);
+  if (held !== null) return held;
+  const snapshot = snapshotOf(record);
+  if (!isOverBudget(snapshot, policy)) return null;
+  return overBudget(record.index, snapshot, planSegments(snapshot, policy, { budgetOnly: true }));
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { STRICT_V1 } from "../../src/documents/policy.js";
-import { planSegments, sliceSpans } from "../../src/documents/segment-plan.js";
+import { isOverBudget, planSegments, sliceSpans } from "../../src/documents/segment-plan.js";
 import { segmentSpans } from "../../src/documents/segment-spans.js";
 import { codePointLength } from "../../src/core/codepoints.js";
 
@@ -118,5 +118,46 @@ describe("issue 14 overhead: sliceSpans' shortcut for texts without surrogates",
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("issue 14 warm path: isOverBudget, the first pass's budget decision", () => {
+  it("issue 14 warm path: gives planSegments' over_budget for any record, near every limit, with astral and multi-byte text", () => {
+    const unit = fc.constantFrom("a", "é", "東", "😀", "𝔸", " ", "\n");
+    const label = fc.option(
+      fc.array(unit, { maxLength: 12 }).map((u) => u.join("")),
+      { nil: null },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(unit, { minLength: 1, maxLength: 80 }),
+        label,
+        label,
+        fc.dictionary(
+          fc.constantFrom("lang", "part", "ключ"),
+          fc.array(unit, { maxLength: 10 }).map((u) => u.join("")),
+        ),
+        fc.integer({ min: 2, max: 12 }),
+        fc.integer({ min: 0, max: 11 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 260 }),
+        (units, id, source, metadata, chars, overlapRaw, maxSegments, maxBytes) => {
+          const p = policy(chars, Math.min(overlapRaw, chars - 1), maxSegments, maxBytes);
+          const r = record(units.join(""), { id, source, metadata });
+          expect(isOverBudget(r, p)).toBe(planSegments(r, p).over_budget);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("issue 14 warm path: a text just over the byte limit only in UTF-8 (not in UTF-16 units) is over budget", () => {
+    // 10 units, 10 code points, 30 bytes: the unit bound says nothing, the exact count decides.
+    const text = "東".repeat(10);
+    expect(isOverBudget(record(text), policy(100, 0, 8, 29))).toBe(true);
+    expect(isOverBudget(record(text), policy(100, 0, 8, 30))).toBe(false);
+    // 4 astral characters: 8 units but 4 code points, so 4 windows of 1, not 8.
+    expect(isOverBudget(record("😀".repeat(4)), policy(1, 0, 4, 1000))).toBe(false);
+    expect(isOverBudget(record("😀".repeat(4)), policy(1, 0, 3, 1000))).toBe(true);
   });
 });
