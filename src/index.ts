@@ -227,7 +227,10 @@ export {
   type IngestFilesOptions,
   type IngestFilesResult,
   type IngestFilesHooks,
+  RECORD_PREFETCH_MIN_BYTES,
 } from "./ingest/files.js";
+/** What a run's record prefetch did (`IngestFilesHooks.recordPrefetch.onStats`; docs/ingest.md, "Warm runs"). */
+export type { RecordPrefetchStats } from "./ingest/record-prefetch.js";
 /**
  * The false-block allowlist of `ingest --allow FILE`: `parseAllowlist` reads an allow file's
  * bytes strictly (a list of `{sha256, scope, reason, by}`), `readAllowlistFile` reads one from

@@ -94,6 +94,17 @@ export interface StoredRecordEntry {
   readonly oldestCheckedAt: string;
 }
 
+/** A stored record entry with its record key and the row id of the identity it is stored under (see `recordEntriesUnder`). */
+export interface StoredRecordEntryRow extends StoredRecordEntry {
+  readonly recordKey: string;
+  readonly identityRowId: number;
+}
+
+/** Record keys `recordEntriesUnder` reads at once, at most (SQLite allows far more bound values). */
+export const RECORD_KEYS_PER_READ = 512;
+
+type RecordRow = { entry: string; entry_sha256: Buffer; oldest_checked_at: string };
+
 /** Entries and time range of one identity in the cache. */
 export interface IdentityStats {
   readonly key: string;
@@ -190,7 +201,9 @@ export class VerdictCache {
   readonly #get: Database.Statement<[string, Buffer], { state: string; value: string; checked_at: string }>;
   readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => void) | null;
   /** Null when the file is a version 1 cache opened read-only (it has no record entries). */
-  readonly #getRecord: Database.Statement<[number, Buffer], { entry: string; entry_sha256: Buffer; oldest_checked_at: string }> | null;
+  readonly #getRecord: Database.Statement<[number, Buffer], RecordRow> | null;
+  /** Statements of `recordEntriesUnder`, by the number of keys they read. */
+  readonly #getRecordsIn = new Map<number, Database.Statement<Buffer[]>>();
   readonly #identityId: Database.Statement<[string], number>;
   /**
    * Row ids of identities seen in this process. Ids are never reused (AUTOINCREMENT), so an id
@@ -329,19 +342,74 @@ export class VerdictCache {
     hex64("recordKey", recordKey);
     hex64("identityKey", identityKey);
     if (this.#getRecord === null) return null;
-    let row: { entry: string; entry_sha256: Buffer; oldest_checked_at: string } | undefined;
+    let row: RecordRow | undefined;
     try {
-      let id = this.#identityIds.get(identityKey);
-      if (id === undefined) {
-        id = this.#identityId.get(identityKey);
-        if (id === undefined) return null;
-        this.#identityIds.set(identityKey, id);
-      }
+      const id = this.identityRowId(identityKey);
+      if (id === null) return null;
       row = this.#getRecord.get(id, Buffer.from(recordKey, "hex"));
     } catch (error) {
       throw sqliteFailure(error, this.path, "unopenable");
     }
-    if (row === undefined) return null;
+    return row === undefined ? null : this.#readBack(row);
+  }
+
+  /**
+   * The row id of the identity with this key, or null when it has none. Ids are never reused,
+   * so an id read earlier names the same identity or, once that identity is pruned, none.
+   */
+  identityRowId(identityKey: string): number | null {
+    hex64("identityKey", identityKey);
+    let id = this.#identityIds.get(identityKey);
+    if (id === undefined) {
+      try {
+        id = this.#identityId.get(identityKey);
+      } catch (error) {
+        throw sqliteFailure(error, this.path, "unopenable");
+      }
+      if (id === undefined) return null;
+      this.#identityIds.set(identityKey, id);
+    }
+    return id;
+  }
+
+  /**
+   * The record entries stored under any of `recordKeys` (at most RECORD_KEYS_PER_READ of them),
+   * whatever their identity: up to `perKey` for each key, in identity row id order. An entry
+   * whose text no longer has its SHA-256 is left out. For reading entries before the run's
+   * identity is known (record-prefetch.ts); one statement for the lot is far cheaper than one each.
+   */
+  recordEntriesUnder(recordKeys: readonly string[], perKey: number): StoredRecordEntryRow[] {
+    if (!Number.isSafeInteger(perKey) || perKey < 1) throw new UsageError("perKey must be a positive integer");
+    if (recordKeys.length > RECORD_KEYS_PER_READ) throw new UsageError(`at most ${RECORD_KEYS_PER_READ} record keys are read at once`);
+    if (this.#getRecord === null || recordKeys.length === 0) return [];
+    const keys = recordKeys.map((key) => Buffer.from(hex64("recordKey", key), "hex"));
+    let statement = this.#getRecordsIn.get(keys.length);
+    const entries: StoredRecordEntryRow[] = [];
+    try {
+      if (statement === undefined) {
+        statement = this.#db.prepare(
+          `SELECT record_key, identity_id, entry, entry_sha256, oldest_checked_at FROM record_entries WHERE record_key IN (${keys.map(() => "?").join(", ")}) ORDER BY record_key, identity_id`,
+        );
+        this.#getRecordsIn.set(keys.length, statement);
+      }
+      let last: Buffer | null = null;
+      let taken = 0;
+      for (const row of statement.iterate(...keys) as IterableIterator<RecordRow & { record_key: Buffer; identity_id: number }>) {
+        taken = last?.equals(row.record_key) ? taken + 1 : 1;
+        last = row.record_key;
+        if (taken > perKey) continue;
+        const stored = this.#readBack(row);
+        if (stored !== null) entries.push({ ...stored, recordKey: row.record_key.toString("hex"), identityRowId: row.identity_id });
+      }
+    } catch (error) {
+      if (error instanceof CacheFileError) throw error;
+      throw sqliteFailure(error, this.path, "unopenable");
+    }
+    return entries;
+  }
+
+  /** A record entry row as stored, or null when its text no longer has its SHA-256; throws for a row that does not read back. */
+  #readBack(row: RecordRow): StoredRecordEntry | null {
     if (typeof row.entry !== "string" || !STORED_TIMESTAMP.test(row.oldest_checked_at)) {
       throw new CacheFileError(
         "corrupt_entry",

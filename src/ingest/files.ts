@@ -19,7 +19,7 @@
 // An abort before the commit rejects with the signal's reason (wrapped in IngestRefusedError
 // when it is not one of this library's errors) and leaves nothing written. An abort after the
 // commit does not undo it: the result says `interruptedAfterCommit` and the pair stands.
-import { lstat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { requiredCanaryContext } from "../canary/context.js";
@@ -45,6 +45,7 @@ import { pipelineIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
+import { RecordPrefetch, type RecordPrefetchStats } from "./record-prefetch.js";
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
 import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
@@ -78,7 +79,26 @@ export interface IngestFilesHooks {
   readonly onPublishNote?: (message: string) => void;
   /** Why a requested verdict cache is not used for this run (the run goes on without it). */
   readonly onCacheNote?: (message: string) => void;
+  /**
+   * The record prefetch of a run with a verdict cache (record-prefetch.ts): where its worker
+   * script is (by default the compiled one beside the library), from what input size it starts
+   * (default RECORD_PREFETCH_MIN_BYTES; standard input never), and what it did.
+   */
+  readonly recordPrefetch?: {
+    /** The worker script (a file: URL); a missing script means no prefetch. */
+    readonly workerUrl?: URL;
+    /** Input files smaller than this are read without a prefetch. */
+    readonly minInputBytes?: number;
+    /** Told what the prefetch did, once the first pass has read the input. */
+    readonly onStats?: (stats: RecordPrefetchStats) => void;
+  };
 }
+
+/**
+ * Input files smaller than this are read without a record prefetch: starting its worker costs
+ * about as much as it saves on a few thousand records.
+ */
+export const RECORD_PREFETCH_MIN_BYTES = 8 * 1024 * 1024;
 
 export interface IngestFilesOptions {
   /** The JSONL input: a path (resolved against `cwd`) or a stream (destroyed on abort). */
@@ -184,7 +204,7 @@ function runCache(
   gate: GateResult,
   settings: RecordEntrySettings,
   note?: (message: string) => void,
-): { cache: SegmentVerdictCache; records: RecordEntryCache } | undefined {
+): { cache: SegmentVerdictCache; records: RecordEntryCache; identityKey: string } | undefined {
   const identity = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: gate.modelDigest, server: gate.server ?? null });
   if (!identity.ok) {
     note?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
@@ -201,7 +221,30 @@ function runCache(
     },
     settings,
   );
-  return { cache, records };
+  return { cache, records, identityKey: identity.key };
+}
+
+/** The record prefetch for this run, or null when the run has no cache, reads standard input or a small file, or the worker script is missing. */
+async function startPrefetch(
+  options: IngestFilesOptions,
+  targets: PublishTargets,
+  store: VerdictCache,
+  settings: RecordEntrySettings,
+): Promise<RecordPrefetch | null> {
+  const hook = options.hooks?.recordPrefetch;
+  if (targets.inputPath === null) return null;
+  // Only a head start: an input that cannot be stat'ed here is refused by the reader, not here.
+  const size = await stat(targets.inputPath).then(
+    (s) => s.size,
+    () => null,
+  );
+  if (size === null || size < (hook?.minInputBytes ?? RECORD_PREFETCH_MIN_BYTES)) return null;
+  return RecordPrefetch.start({
+    cachePath: store.path,
+    settings,
+    besidePath: targets.manifestPath,
+    ...(hook?.workerUrl ? { workerUrl: hook.workerUrl } : {}),
+  });
 }
 
 /** What an abort rejects with: the caller's own error when it is one of ours. */
@@ -269,6 +312,7 @@ async function readInput(
   policy: IngestPolicy,
   ids: RecordIdIndex,
   stop: () => void,
+  prefetch: RecordPrefetch | null,
 ): Promise<{ read: AdmitPassResult; shard: StreamRunOptions["shard"] }> {
   let source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
   // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
@@ -291,6 +335,7 @@ async function readInput(
     uniqueIds: options.uniqueIds === true,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(cut ? { firstLine: cut.range.first_line } : {}),
+    ...(prefetch ? { onPlanned: (index: number, lineSha256: string) => prefetch.offer(index, lineSha256) } : {}),
   }).catch((error: unknown) => {
     stop();
     throw error;
@@ -380,6 +425,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   const clock = options.clock ?? (() => new Date());
   let ids: RecordIdIndex | null = null;
   let store: VerdictCache | null = null;
+  let prefetch: RecordPrefetch | null = null;
   let reports: CiReports | null = null;
   try {
     // Step 1: targets, then every setting, before anything is read, checked or deleted.
@@ -406,16 +452,22 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     lock = await prepareTargets(targets, options, fs, stop, state);
     ids = IdIndex.createAt(scratchPathFor(targets.manifestPath, "ids"));
     await options.hooks?.beforeRead?.();
-    const { read, shard } = await readInput(options, targets, policy, ids as RecordIdIndex, stop);
+    const settings: RecordEntrySettings = { policy, ...(allowlist ? { allowlist } : {}) };
+    prefetch = store === null ? null : await startPrefetch(options, targets, store, settings);
+    const { read, shard } = await readInput(options, targets, policy, ids as RecordIdIndex, stop, prefetch);
+    const prefetched = prefetch === null ? null : await prefetch.finish();
     let run: StreamedRun | null = null;
     try {
+      if (prefetched !== null) options.hooks?.recordPrefetch?.onStats?.(prefetched.stats);
       const gating = runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
       // A gate waiting on a slow backend answers an abort now; its late outcome is dropped.
       gating.catch(() => undefined);
       const gate = signal ? await Promise.race([gating, aborted(signal)]) : await gating;
-      const cached = store === null ? undefined : runCache(store, pipeline, gate, { policy, ...(allowlist ? { allowlist } : {}) }, options.hooks?.onCacheNote);
+      const cached = store === null ? undefined : runCache(store, pipeline, gate, settings, options.hooks?.onCacheNote);
+      const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
       run = await streamIngestRun(pipeline, read, {
         ...(cached ? { cache: cached.cache, records: cached.records } : {}),
+        ...(prefetched !== null && identityRow !== null ? { prefetched: { entries: prefetched, identity: identityRow } } : {}),
         ...(shard ? { shard } : {}),
         ...(allowlist ? { allowlist } : {}),
         policy,
@@ -448,12 +500,14 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       };
     } finally {
       await run?.remove();
+      await prefetched?.remove();
       await read.spool.remove();
     }
   } catch (error) {
     throw state.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
+    await prefetch?.remove();
     ids?.close();
     store?.close();
     await reports?.remove();

@@ -131,8 +131,30 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
   );
 }
 
-/** A RecordEntryCache over `store`, keyed under `settings`. */
-export function recordEntryCache(store: RecordEntryStore, settings: RecordEntrySettings): RecordEntryCache {
+/**
+ * A stored entry's text read back for position `index`: the entry, its canonical JSON there and
+ * its segment count, or null unless it parses and holds together (see the header).
+ */
+export function storedRecordEntry(stored: string, index: number, policy: IngestPolicy): ReusedRecordEntry | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    return null;
+  }
+  if (!holdsTogether(value, policy)) return null;
+  const json = placedAt(stored, index);
+  if (json === null) return null;
+  // A fresh parse, nobody else's object: placed where it is instead of copied.
+  (value as { index: number }).index = index;
+  return { entry: value, json, segments: value.segments.length };
+}
+
+/**
+ * The function naming a record's stored entry under `settings`: the record key for the SHA-256
+ * of the record's input line.
+ */
+export function recordEntryKeyOf(settings: RecordEntrySettings): (lineSha256: string) => string {
   const settingsSha256 = hash(
     "sha256",
     canonicalJsonUnchecked({
@@ -145,23 +167,16 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
     "hex",
   );
   // Two fixed-length hex digests joined: no two pairs give the same text.
-  const keyOf = (lineSha256: string): string => hash("sha256", `${settingsSha256}${lineSha256}`, "hex");
+  return (lineSha256) => hash("sha256", `${settingsSha256}${lineSha256}`, "hex");
+}
+
+/** A RecordEntryCache over `store`, keyed under `settings`. */
+export function recordEntryCache(store: RecordEntryStore, settings: RecordEntrySettings): RecordEntryCache {
+  const keyOf = recordEntryKeyOf(settings);
   return {
     lookup(lineSha256, index) {
       const stored = store.get(keyOf(lineSha256));
-      if (stored === null) return null;
-      let value: unknown;
-      try {
-        value = JSON.parse(stored.entry);
-      } catch {
-        return null;
-      }
-      if (!holdsTogether(value, settings.policy)) return null;
-      const json = placedAt(stored.entry, index);
-      if (json === null) return null;
-      // A fresh parse, nobody else's object: placed where it is instead of copied.
-      (value as { index: number }).index = index;
-      return { entry: value, json, segments: value.segments.length };
+      return stored === null ? null : storedRecordEntry(stored.entry, index, settings.policy);
     },
     offer(lineSha256, entry) {
       if (entry.admission_basis !== undefined || entry.segments.length === 0) return;

@@ -51,6 +51,43 @@ export interface IngestRunSummary {
   readonly canary: CanaryTrouble;
 }
 
+/**
+ * What the run's counts (documents/counts.ts) and this summary read of one finished entry: its
+ * top-level fields, and what its segments say about the canary. A record whose whole entry is
+ * reused is counted from these alone (record-prefetch.ts), without its entry being parsed again.
+ */
+export interface EntryFacts
+  extends Pick<ManifestRecord, "index" | "admission" | "admission_basis" | "hold_reasons" | "detection" | "coverage" | "id_sha256" | "detail"> {
+  /** A segment was not sent because the circuit breaker had opened. */
+  readonly circuit_not_sent: boolean;
+  /** The first canary outage reason a segment's verdict reports, or null. */
+  readonly outage: "unavailable" | "timeout" | null;
+}
+
+/** The facts of `entry` (see EntryFacts). */
+export function entryFacts(entry: ManifestRecord): EntryFacts {
+  let outage: EntryFacts["outage"] = null;
+  for (const segment of entry.segments) {
+    if (segment.verdict === null) continue;
+    const observation = observeCanary(segment.verdict);
+    if (observation.kind !== "outage") continue;
+    outage = observation.reason;
+    break;
+  }
+  return {
+    index: entry.index,
+    admission: entry.admission,
+    ...(entry.admission_basis === undefined ? {} : { admission_basis: entry.admission_basis }),
+    hold_reasons: entry.hold_reasons,
+    detection: entry.detection,
+    coverage: entry.coverage,
+    id_sha256: entry.id_sha256,
+    detail: entry.detail,
+    circuit_not_sent: entry.segments.some((segment) => segment.error === CIRCUIT_OPEN_ERROR),
+    outage,
+  };
+}
+
 /** Gathers the per-record parts of an IngestRunSummary, one record at a time in input order. */
 export class RunTally {
   private code: IngestOutcomeCode = 0;
@@ -59,20 +96,16 @@ export class RunTally {
   private outageReason: "unavailable" | "timeout" | null = null;
   private outageRecords = 0;
 
-  /** Takes one finished record entry. */
-  observe(entry: ManifestRecord): void {
-    this.code = Math.max(this.code, recordOutcomeCode(entry)) as IngestOutcomeCode;
-    if (entry.admission === "held" && this.heldNotes.length < HELD_SAMPLE_SIZE) {
-      this.heldNotes.push({ index: entry.index, id_sha256: entry.id_sha256, hold_reasons: [...entry.hold_reasons], detail: entry.detail });
+  /** Takes one finished record, by its facts (entryFacts). */
+  observe(facts: EntryFacts): void {
+    this.code = Math.max(this.code, recordOutcomeCode(facts)) as IngestOutcomeCode;
+    if (facts.admission === "held" && this.heldNotes.length < HELD_SAMPLE_SIZE) {
+      this.heldNotes.push({ index: facts.index, id_sha256: facts.id_sha256, hold_reasons: [...facts.hold_reasons], detail: facts.detail });
     }
-    if (entry.segments.some((segment) => segment.error === CIRCUIT_OPEN_ERROR)) this.circuitNotSent++;
-    for (const segment of entry.segments) {
-      if (segment.verdict === null) continue;
-      const observation = observeCanary(segment.verdict);
-      if (observation.kind !== "outage") continue;
-      this.outageReason ??= observation.reason;
+    if (facts.circuit_not_sent) this.circuitNotSent++;
+    if (facts.outage !== null) {
+      this.outageReason ??= facts.outage;
       this.outageRecords++;
-      break;
     }
   }
 

@@ -23,7 +23,7 @@ import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.j
 import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 
 export { readerLimitsForPolicy };
-import { RunTally, type DuplicateId, type IngestRunSummary } from "./run-summary.js";
+import { entryFacts, RunTally, type DuplicateId, type IngestRunSummary } from "./run-summary.js";
 import type { Allowlist } from "../documents/allowlist.js";
 import { checkRecord, finishRecord, pipelineInfo, prepareRecord, type FinishedRecord, type RunContext } from "./record-check.js";
 
@@ -183,7 +183,7 @@ export async function ingestRecords(
   });
   const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));
   const tally = new RunTally();
-  for (const record of manifest.document.records) tally.observe(record);
+  for (const record of manifest.document.records) tally.observe(entryFacts(record));
   const { records: _records, ...head } = manifest.document;
   return {
     summary: tally.summary(head, { count: duplicateIds.length, first: duplicateIds[0] ?? null }),

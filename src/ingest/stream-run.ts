@@ -24,7 +24,8 @@ import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { checkRecord, entryFromCache, pipelineInfo, type RunContext } from "./record-check.js";
-import { RunTally, type IngestRunSummary } from "./run-summary.js";
+import { entryFacts, RunTally, type EntryFacts, type IngestRunSummary } from "./run-summary.js";
+import type { PrefetchedEntries, PrefetchedEntry } from "./record-prefetch.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
 import type { Allowlist } from "../documents/allowlist.js";
 
@@ -51,6 +52,12 @@ export interface StreamRunOptions {
    * taken as stored; every other record whose verdicts are all stored is offered to it.
    */
   readonly records?: RecordEntryCache;
+  /**
+   * Whole-record entries read ahead of this pass (record-prefetch.ts; only with `records`),
+   * and the row id of the run's identity in the cache: a record's entry prefetched under that
+   * identity is taken as it is; every other record is looked up in `records`.
+   */
+  readonly prefetched?: { readonly entries: PrefetchedEntries; readonly identity: number };
   /** Given each finished entry in input order with its 1-based input line (the CI reports); awaited. */
   readonly onEntry?: (entry: ManifestRecord, line: number) => Promise<void>;
   /**
@@ -79,18 +86,65 @@ export interface StreamedRun {
   remove(): Promise<void>;
 }
 
-/** A finished record as the sink receives it: its entry, its canonical text, what the export needs. */
+/** A finished record as the sink receives it: what it is counted by, its canonical text, what the export needs. */
 interface FinishedLine {
-  readonly entry: ManifestRecord;
-  readonly json: string;
+  readonly facts: EntryFacts;
+  /** The entry's canonical JSON, as text or as UTF-8. */
+  readonly json: string | Uint8Array;
+  /** The entry itself (parsed on demand when it came as prefetched text). */
+  readonly entry: () => ManifestRecord;
   readonly checks: number;
   /** The record's export record when it is admitted and the run exports, else null. */
   readonly exported: ExportRecord | null;
   readonly line: number;
 }
 
+type PlannedLine = Extract<PreparedLine, { lineSha256: string }>;
+
+/** A prepared line with the entry prefetched for it, if any. */
+interface LineToFinish {
+  readonly line: PreparedLine;
+  readonly prefetched: PrefetchedEntry | null;
+}
+
+const finished = (entry: ManifestRecord, json: string, checks: number, exported: ExportRecord | null, line: number): FinishedLine => ({
+  facts: entryFacts(entry),
+  json,
+  entry: () => entry,
+  checks,
+  exported,
+  line,
+});
+
+/** The prepared lines in order, each with its prefetched entry (taken in the same order). */
+async function* withPrefetched(lines: AsyncIterable<PreparedLine>, prefetched: StreamRunOptions["prefetched"]): AsyncGenerator<LineToFinish> {
+  for await (const line of lines) {
+    const entry = prefetched === undefined || "held" in line ? null : await prefetched.entries.take(line.index, prefetched.identity);
+    yield { line, prefetched: entry };
+  }
+}
+
+/** A prefetched entry as the record's finished line, or null when the export cannot be bound to it. */
+function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
+  let parsed: ManifestRecord | null = null;
+  const entry = (): ManifestRecord => {
+    parsed ??= JSON.parse(Buffer.from(prefetched.json.buffer, prefetched.json.byteOffset, prefetched.json.byteLength).toString("utf8")) as ManifestRecord;
+    return parsed;
+  };
+  let exported: ExportRecord | null = null;
+  if (run.exporting && prefetched.facts.admission === "admitted") {
+    try {
+      exported = exportRecordFor(entry(), line.record());
+    } catch {
+      return null;
+    }
+  }
+  run.cache?.countHits(prefetched.segments);
+  return { facts: prefetched.facts, json: prefetched.json, entry, checks: 0, exported, line: line.line };
+}
+
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
-function reusedLine(run: StreamRunContext, line: Extract<PreparedLine, { lineSha256: string }>): FinishedLine | null {
+function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | null {
   const reused = run.records?.lookup(line.lineSha256, line.index) ?? null;
   if (reused === null) return null;
   let exported: ExportRecord | null = null;
@@ -103,12 +157,12 @@ function reusedLine(run: StreamRunContext, line: Extract<PreparedLine, { lineSha
     }
   }
   run.cache?.countHits(reused.segments);
-  return { entry: reused.entry, json: reused.json, checks: 0, exported, line: line.line };
+  return finished(reused.entry, reused.json, 0, exported, line.line);
 }
 
-async function finishLine(run: StreamRunContext, line: PreparedLine): Promise<FinishedLine> {
-  if ("held" in line) return { entry: JSON.parse(line.held) as ManifestRecord, json: line.held, checks: 0, exported: null, line: line.line };
-  const reused = reusedLine(run, line);
+async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFinish): Promise<FinishedLine> {
+  if ("held" in line) return finished(JSON.parse(line.held) as ManifestRecord, line.held, 0, null, line.line);
+  const reused = (prefetched === null ? null : prefetchedLine(run, line, prefetched)) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
   const prepared = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) } as const;
@@ -121,7 +175,7 @@ async function finishLine(run: StreamRunContext, line: PreparedLine): Promise<Fi
   // Serialized here, in the lane, while other records wait on the canary.
   const { json } = canonicalRecordEntry(outcome.entry, line.index);
   const exported = run.exporting && outcome.admitted ? exportRecordFor(outcome.entry, snapshot) : null;
-  return { entry: outcome.entry, json, checks: outcome.checks, exported, line: line.line };
+  return finished(outcome.entry, json, outcome.checks, exported, line.line);
 }
 
 /**
@@ -153,20 +207,21 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     const counter = new RecordCounter((digest) => ids.firstIndex(`digest:${digest}`, position) !== position);
     const tally = new RunTally();
     let checks = 0;
-    const sink = async (finished: FinishedLine, index: number): Promise<void> => {
-      if (finished.entry.index !== index) throw new RangeError(`record ${finished.entry.index} arrived at position ${index}`);
+    const sink = async (done: FinishedLine, index: number): Promise<void> => {
+      if (done.facts.index !== index) throw new RangeError(`record ${done.facts.index} arrived at position ${index}`);
       position = index;
-      counter.add(finished.entry);
-      tally.observe(finished.entry);
-      checks += finished.checks;
-      await manifestItems.append(finished.json);
-      if (exportItems !== null && finished.exported !== null) {
-        await exportItems.append(canonicalJsonAt(ExportRecordSchema, finished.exported, ["records", exportItems.count]));
+      counter.add(done.facts);
+      tally.observe(done.facts);
+      checks += done.checks;
+      await manifestItems.append(done.json);
+      if (exportItems !== null && done.exported !== null) {
+        await exportItems.append(canonicalJsonAt(ExportRecordSchema, done.exported, ["records", exportItems.count]));
       }
-      await options.onEntry?.(finished.entry, finished.line);
+      await options.onEntry?.(done.entry(), done.line);
     };
     const total = prepared.records;
-    await mapOrderedStream(preparedLines(prepared.spool, policy), (line) => finishLine(context, line), sink, {
+    const lines = withPrefetched(preparedLines(prepared.spool, policy), context.records === undefined ? undefined : options.prefetched);
+    await mapOrderedStream(lines, (line) => finishLine(context, line), sink, {
       concurrency: options.concurrency,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),

@@ -1,0 +1,271 @@
+// Record prefetch: with a verdict cache, the stored whole entries of the run's records are read
+// on a second thread while the first pass (admit-pass.ts) is still parsing the input, so a
+// re-run of an unchanged corpus finds them ready in the second pass instead of reading,
+// hashing and parsing each one on the main thread between records.
+//
+// - The first pass offers each planned record (its position and the SHA-256 of its input line);
+//   a worker thread (record-prefetch-worker.ts), with its own connection to the cache file,
+//   reads every entry stored under the record's key, checks it as a lookup would
+//   (record-prefetch-batch.ts) and sends back the ones that hold together, which are appended,
+//   in input order, to a scratch file beside the manifest. Memory holds at most MAX_IN_FLIGHT
+//   records' keys and one batch of answers: the first pass waits when the worker falls behind.
+// - The run's identity is known only after the context gate, which runs after the first pass,
+//   so the second pass (stream-run.ts) takes, for each record, the entry stored under its own
+//   identity's row id and looks up every other record itself, exactly as without a prefetch.
+// - A prefetch is only a head start: a worker that cannot start, or fails, or a scratch file
+//   that cannot be written, leaves records to the run's own lookup, and the manifest is the same
+//   byte for byte. A cache file damaged in a way the lookup refuses is refused there.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
+import { recordEntryKeyOf, type RecordEntrySettings } from "./record-cache.js";
+import type { PrefetchedHead, PrefetchItem } from "./record-prefetch-batch.js";
+import type { PrefetchWorkerData, PrefetchWorkerReply } from "./record-prefetch-worker.js";
+import type { EntryFacts } from "./run-summary.js";
+
+/** Records sent to the worker in one message. */
+const BATCH = 256;
+/** Records offered and not yet answered, at most: the first pass waits beyond this. */
+const MAX_IN_FLIGHT = 4096;
+
+/** Options of `RecordPrefetch.start`. */
+export interface RecordPrefetchOptions {
+  /** The verdict cache file (already opened by the run, so it exists and is a cache). */
+  readonly cachePath: string;
+  readonly settings: RecordEntrySettings;
+  /** The scratch file goes beside this path (the manifest). */
+  readonly besidePath: string;
+  readonly busyTimeoutMs?: number;
+  /** The worker's script; by default the compiled record-prefetch-worker.js beside this module. */
+  readonly workerUrl?: URL;
+}
+
+/** What a prefetch did, for tests and diagnostics. */
+export interface RecordPrefetchStats {
+  /** Records offered by the first pass. */
+  readonly offered: number;
+  /** Records the worker answered (with an entry or without). */
+  readonly answered: number;
+  /** Entries written for the second pass. */
+  readonly entries: number;
+  /** Why the prefetch stopped early (the failing error's name), or null. */
+  readonly failed: string | null;
+}
+
+/** A prefetched entry, ready for the manifest. */
+export interface PrefetchedEntry {
+  /** The entry's canonical JSON at its position, as UTF-8. */
+  readonly json: Uint8Array;
+  readonly segments: number;
+  readonly facts: EntryFacts;
+}
+
+/** The prefetch while the first pass runs: offered records go to the worker. */
+export class RecordPrefetch {
+  readonly #worker: Worker;
+  readonly #spool: ScratchFile;
+  readonly #keyOf: (lineSha256: string) => string;
+  #batch: PrefetchItem[] = [];
+  #inFlight = 0;
+  #offered = 0;
+  #answered = 0;
+  #entries = 0;
+  #failed: string | null = null;
+  #waiters: (() => void)[] = [];
+  #appended: Promise<void> = Promise.resolve();
+  #appendFailed = false;
+
+  private constructor(worker: Worker, spool: ScratchFile, keyOf: (lineSha256: string) => string) {
+    this.#worker = worker;
+    this.#spool = spool;
+    this.#keyOf = keyOf;
+    worker.unref();
+    worker.on("message", (reply: PrefetchWorkerReply) => this.#onReply(reply));
+    worker.on("error", (error: Error) => this.#fail(error.constructor.name));
+    worker.on("exit", () => this.#fail("WorkerExited"));
+  }
+
+  /** Starts a prefetch, or gives null when its worker script is not there (a bundled or uncompiled build). */
+  static async start(options: RecordPrefetchOptions): Promise<RecordPrefetch | null> {
+    const url = options.workerUrl ?? new URL("./record-prefetch-worker.js", import.meta.url);
+    if (url.protocol !== "file:" || !existsSync(fileURLToPath(url))) return null;
+    const spool = await ScratchFile.create(options.besidePath, "record-prefetch");
+    const workerData: PrefetchWorkerData = {
+      cachePath: options.cachePath,
+      policy: options.settings.policy,
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    };
+    let worker: Worker;
+    try {
+      worker = new Worker(url, { workerData });
+    } catch {
+      await spool.remove();
+      return null;
+    }
+    return new RecordPrefetch(worker, spool, recordEntryKeyOf(options.settings));
+  }
+
+  /**
+   * Offers a planned record; gives a promise (to be awaited before the next offer) only while
+   * the worker is MAX_IN_FLIGHT records behind.
+   */
+  offer(index: number, lineSha256: string): Promise<void> | undefined {
+    if (this.#failed !== null) return undefined;
+    this.#batch.push([index, this.#keyOf(lineSha256)]);
+    this.#offered++;
+    if (this.#batch.length >= BATCH) this.#post();
+    if (this.#inFlight < MAX_IN_FLIGHT) return undefined;
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Sends the last batch, waits for every answer (or the failure), stops the worker and seals the entries. */
+  async finish(): Promise<PrefetchedEntries> {
+    if (this.#failed === null && this.#batch.length > 0) this.#post();
+    while (this.#failed === null && this.#inFlight > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    const failed = this.#failed;
+    await this.#worker.terminate();
+    await this.#appended;
+    const stats: RecordPrefetchStats = { ...this.stats, failed };
+    try {
+      // A failed append may have left part of a line: then nothing written is used.
+      if (this.#appendFailed) throw new ScratchFileError(`could not write the scratch file ${this.#spool.path}`);
+      await this.#spool.seal();
+    } catch {
+      await this.#spool.remove();
+      return new PrefetchedEntries(null, { ...stats, entries: 0, failed: failed ?? "ScratchFileError" });
+    }
+    // Entries written before the worker failed stay good: each was whole when it was appended.
+    return new PrefetchedEntries(this.#spool, stats);
+  }
+
+  /** What the prefetch has done so far. */
+  get stats(): RecordPrefetchStats {
+    return { offered: this.#offered, answered: this.#answered, entries: this.#entries, failed: this.#failed };
+  }
+
+  /** Stops the worker and deletes the scratch file (on failure or abort). Never throws. */
+  async remove(): Promise<void> {
+    this.#fail("Removed");
+    await this.#worker.terminate().catch(() => undefined);
+    await this.#spool.remove();
+  }
+
+  #post(): void {
+    const items = this.#batch;
+    this.#batch = [];
+    this.#inFlight += items.length;
+    this.#worker.postMessage(items);
+  }
+
+  #onReply(reply: PrefetchWorkerReply): void {
+    if ("failed" in reply) {
+      this.#fail(reply.failed);
+      return;
+    }
+    this.#inFlight -= reply.items;
+    this.#answered += reply.items;
+    if (reply.lines.byteLength > 0 && this.#failed === null) {
+      const { lines, entries } = reply;
+      this.#appended = this.#appended
+        .then(() => this.#spool.append(lines))
+        .then(
+          () => {
+            this.#entries += entries;
+          },
+          (error: unknown) => {
+            this.#appendFailed = true;
+            this.#fail(error instanceof Error ? error.constructor.name : "Error");
+          },
+        );
+    }
+    if (this.#inFlight < MAX_IN_FLIGHT) this.#wake();
+  }
+
+  #fail(name: string): void {
+    this.#failed ??= name;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** One line of the scratch file, read back. */
+interface PrefetchedLine {
+  readonly head: PrefetchedHead;
+  readonly json: Uint8Array;
+}
+
+function isHead(value: unknown): value is PrefetchedHead {
+  if (typeof value !== "object" || value === null) return false;
+  const head = value as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(head.identity) &&
+    Number.isSafeInteger(head.index) &&
+    Number.isSafeInteger(head.segments) &&
+    typeof head.facts === "object" &&
+    head.facts !== null
+  );
+}
+
+/** The prefetched entries, taken by the second pass in input order. */
+export class PrefetchedEntries {
+  readonly #spool: ScratchFile | null;
+  readonly #lines: AsyncGenerator<PrefetchedLine> | null;
+  #next: PrefetchedLine | null | undefined = undefined;
+  /** What the prefetch did. */
+  readonly stats: RecordPrefetchStats;
+
+  /** Entries from a sealed scratch file of the prefetch, or none (`spool` null). */
+  constructor(spool: ScratchFile | null, stats: RecordPrefetchStats) {
+    this.#spool = spool;
+    this.#lines = spool === null ? null : readLines(spool);
+    this.stats = stats;
+  }
+
+  /**
+   * The entry prefetched for the record at `index` under the identity with row id `identity`,
+   * or null. Asked in ascending order of `index`; the lines of skipped records are passed over.
+   */
+  async take(index: number, identity: number): Promise<PrefetchedEntry | null> {
+    if (this.#lines === null) return null;
+    let found: PrefetchedEntry | null = null;
+    for (;;) {
+      const line: PrefetchedLine | null = this.#next === undefined ? ((await this.#lines.next()).value ?? null) : this.#next;
+      this.#next = line;
+      if (line === null || line.head.index > index) return found;
+      this.#next = undefined;
+      if (line.head.index === index && line.head.identity === identity) {
+        found = { json: line.json, segments: line.head.segments, facts: line.head.facts };
+      }
+    }
+  }
+
+  /** Deletes the scratch file. Never throws. */
+  async remove(): Promise<void> {
+    await this.#lines?.return(undefined).catch(() => undefined);
+    await this.#spool?.remove();
+  }
+}
+
+async function* readLines(spool: ScratchFile): AsyncGenerator<PrefetchedLine> {
+  let carry: Buffer | null = null;
+  for await (const chunk of spool.chunks()) {
+    const bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
+    let start = 0;
+    for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
+      const tab = bytes.indexOf(0x09, start);
+      if (tab === -1 || tab > newline) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
+      const head: unknown = JSON.parse(bytes.toString("utf8", start, tab));
+      if (!isHead(head)) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
+      yield { head, json: bytes.subarray(tab + 1, newline) };
+      start = newline + 1;
+    }
+    carry = start < bytes.byteLength ? Buffer.from(bytes.subarray(start)) : null;
+  }
+  if (carry !== null) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} ends inside a line`);
+}
