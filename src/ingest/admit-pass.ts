@@ -48,6 +48,12 @@ export interface AdmitPassResult {
   readonly records: number;
   readonly inputSha256: string;
   readonly duplicateIds: DuplicateIdSummary;
+  /**
+   * False when every record with a string id went through the id index and none repeated: the
+   * manifest's id digests are then all different (equal digests come only from equal ids), and
+   * the second pass need not look them up to count `duplicate_ids`.
+   */
+  readonly idDigestsMayRepeat: boolean;
 }
 
 /** Options of `admitPass`. */
@@ -78,10 +84,14 @@ export async function admitPass(
   const spool = await ScratchFile.create(options.besidePath, "records");
   let duplicates = 0;
   let first: DuplicateId | null = null;
+  // Malformed records with a string id: their entries carry its digest, but the id is not indexed.
+  let unindexedIds = 0;
   const onRecord = async (record: RawRecord): Promise<void> => {
     if (signal?.aborted) throw signal.reason;
     let duplicateOf: number | undefined;
-    if (typeof record.id === "string" && !record.problems.some((p) => p.severity === "malformed")) {
+    const malformed = record.problems.some((p) => p.severity === "malformed");
+    if (typeof record.id === "string" && malformed) unindexedIds++;
+    if (typeof record.id === "string" && !malformed) {
       const seen = ids.firstIndex(`id:${record.id}`, record.index);
       if (seen !== record.index) {
         duplicates++;
@@ -124,20 +134,24 @@ export async function admitPass(
       return outcome;
     }
     await spool.seal();
-    return { ok: true, result: { spool, records: outcome.records, inputSha256: outcome.inputSha256, duplicateIds: { count: duplicates, first } } };
+    const idDigestsMayRepeat = duplicates > 0 || unindexedIds > 0;
+    return {
+      ok: true,
+      result: { spool, records: outcome.records, inputSha256: outcome.inputSha256, duplicateIds: { count: duplicates, first }, idDigestsMayRepeat },
+    };
   } catch (error) {
     await spool.remove();
     throw error;
   }
 }
 
-/** The line in `bytes[start, end)`; a record's line is copied out, since the buffer is reused. */
+/** The line in `bytes[start, end)`; a record's line is a view of `bytes`, which no one else writes. */
 function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, limits: ReaderLimits): PreparedLine {
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
   // The line ends with the object's closing brace; the input line is what lies between.
   if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a malformed record line`);
-  const raw = Buffer.from(bytes.subarray(start + (head[0] as string).length, end - 1));
+  const raw = bytes.subarray(start + (head[0] as string).length, end - 1);
   const index = Number(head[1]);
   const line = Number(head[2]);
   let snapshot: SegmentableRecord | null = null;
@@ -160,8 +174,9 @@ function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, l
 export async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
   const limits = readerLimitsForPolicy(policy);
   let carry: Buffer | null = null;
-  // Each chunk is parsed or copied (the carry) before the next is read, so one buffer serves all.
-  for await (const chunk of spool.chunks({ reuseBuffer: true })) {
+  // A fresh buffer per chunk: a record's line stays a view of its chunk (no copy per record; a
+  // record whose entry is reused never reads it), and the chunk is freed once its lines are done.
+  for await (const chunk of spool.chunks()) {
     let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
     let start = 0;
     for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {

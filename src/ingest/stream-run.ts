@@ -204,7 +204,8 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     // The position of the record being counted: an id digest was seen before when an earlier
     // position first used it.
     let position = 0;
-    const counter = new RecordCounter((digest) => ids.firstIndex(`digest:${digest}`, position) !== position);
+    // When the first pass saw no id twice, no digest can repeat (see AdmitPassResult).
+    const counter = new RecordCounter(prepared.idDigestsMayRepeat ? (digest) => ids.firstIndex(`digest:${digest}`, position) !== position : () => false);
     const tally = new RunTally();
     let checks = 0;
     const sink = async (done: FinishedLine, index: number): Promise<void> => {

@@ -45,6 +45,9 @@ const line = fc.oneof(
   // Malformed records (held as such): an unknown key, a number id, text of the wrong type.
   text.map((t) => JSON.stringify({ text: t, extra: 1 })),
   fc.constant('{"text":"x","id":7}'),
+  // A malformed record with a string id: its entry carries the id's digest, though the id is not
+  // indexed, so a valid record with the same id counts as a repeat.
+  fc.constantFrom("a", "b").map((id) => JSON.stringify({ text: "x", id, extra: 1 })),
   fc.constant('{"text":["not","a","string"]}'),
   fc.constant("   "),
 );
