@@ -15,6 +15,7 @@ import type { ReaderLimits } from "../documents/reader-limits.js";
 import { recordFromLine, scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
+import { scratchLines, type ScratchLine } from "../spool/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { holdBeforeChecks, snapshotOf } from "./record-check.js";
 import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
@@ -145,13 +146,16 @@ export async function admitPass(
   }
 }
 
-/** The line in `bytes[start, end)`; a record's line is a view of `bytes`, which no one else writes. */
-function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, limits: ReaderLimits): PreparedLine {
+/**
+ * The line in `bytes[start, end)`, which is valid only until the next line is read: what a
+ * record keeps of it is copied, as a latin1 string (on V8's heap, byte for byte).
+ */
+function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile, limits: ReaderLimits): PreparedLine {
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
   // The line ends with the object's closing brace; the input line is what lies between.
   if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a malformed record line`);
-  const raw = bytes.subarray(start + (head[0] as string).length, end - 1);
+  const raw = bytes.toString("latin1", start + (head[0] as string).length, end - 1);
   const index = Number(head[1]);
   const line = Number(head[2]);
   let snapshot: SegmentableRecord | null = null;
@@ -162,7 +166,7 @@ function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, l
     record: () => {
       if (snapshot !== null) return snapshot;
       // The reader's own parse of the same bytes under the same limits: the record the first pass planned.
-      const built = recordFromLine(raw, line, { index, kind: "ingest", limits });
+      const built = recordFromLine(Buffer.from(raw, "latin1"), line, { index, kind: "ingest", limits });
       if (!built.ok) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a record that no longer parses`);
       snapshot = snapshotOf(built.record);
       return snapshot;
@@ -173,18 +177,5 @@ function lineAt(bytes: Buffer, start: number, end: number, spool: ScratchFile, l
 /** The prepared lines of a sealed first-pass scratch file, in order; `policy` is the first pass's. */
 export async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
   const limits = readerLimitsForPolicy(policy);
-  let carry: Buffer | null = null;
-  // A fresh buffer per chunk: a record's line stays a view of its chunk (no copy per record; a
-  // record whose entry is reused never reads it), and the chunk is freed once its lines are done.
-  for await (const chunk of spool.chunks()) {
-    let bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
-    let start = 0;
-    for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-      yield lineAt(bytes, start, newline, spool, limits);
-      start = newline + 1;
-    }
-    bytes = bytes.subarray(start);
-    carry = bytes.byteLength > 0 ? Buffer.from(bytes) : null;
-  }
-  if (carry !== null) throw new ScratchFileError(`the first pass's scratch file ${spool.path} ends inside a record`);
+  for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool, limits);
 }

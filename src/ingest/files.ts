@@ -455,7 +455,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     const settings: RecordEntrySettings = { policy, ...(allowlist ? { allowlist } : {}) };
     prefetch = store === null ? null : await startPrefetch(options, targets, store, settings);
     const { read, shard } = await readInput(options, targets, policy, ids as RecordIdIndex, stop, prefetch);
-    const prefetched = prefetch === null ? null : await prefetch.finish();
+    const prefetched = prefetch === null ? null : await prefetch.finish(signal);
     let run: StreamedRun | null = null;
     try {
       if (prefetched !== null) options.hooks?.recordPrefetch?.onStats?.(prefetched.stats);

@@ -18,7 +18,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { isAscii } from "node:buffer";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
+import { scratchLines } from "../spool/scratch-lines.js";
 import { recordEntryKeyOf, type RecordEntrySettings } from "./record-cache.js";
 import type { PrefetchedHead, PrefetchItem } from "./record-prefetch-batch.js";
 import type { PrefetchWorkerData, PrefetchWorkerReply } from "./record-prefetch-worker.js";
@@ -28,6 +30,11 @@ import type { EntryFacts } from "./run-summary.js";
 const BATCH = 256;
 /** Records offered and not yet answered, at most: the first pass waits beyond this. */
 const MAX_IN_FLIGHT = 4096;
+/**
+ * How long `finish` waits for the worker's last answers. They are at most MAX_IN_FLIGHT records,
+ * normally well under a second of work, so a worker this late is stuck; the run goes on without it.
+ */
+const FINISH_TIMEOUT_MS = 60_000;
 
 /** Options of `RecordPrefetch.start`. */
 export interface RecordPrefetchOptions {
@@ -55,8 +62,8 @@ export interface RecordPrefetchStats {
 
 /** A prefetched entry, ready for the manifest. */
 export interface PrefetchedEntry {
-  /** The entry's canonical JSON at its position, as UTF-8. */
-  readonly json: Uint8Array;
+  /** The entry's canonical JSON at its position. */
+  readonly json: string;
   readonly segments: number;
   readonly facts: EntryFacts;
 }
@@ -119,10 +126,23 @@ export class RecordPrefetch {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Sends the last batch, waits for every answer (or the failure), stops the worker and seals the entries. */
-  async finish(): Promise<PrefetchedEntries> {
+  /**
+   * Sends the last batch, waits for every answer (or the failure), stops the worker and seals
+   * the entries. An abort of `signal`, or a worker that has not answered within
+   * FINISH_TIMEOUT_MS, ends the wait: what was answered by then is used.
+   */
+  async finish(signal?: AbortSignal): Promise<PrefetchedEntries> {
     if (this.#failed === null && this.#batch.length > 0) this.#post();
-    while (this.#failed === null && this.#inFlight > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    const onAbort = (): void => this.#fail("AbortError");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    const timer = setTimeout(() => this.#fail("TimeoutError"), FINISH_TIMEOUT_MS);
+    try {
+      while (this.#failed === null && this.#inFlight > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
     const failed = this.#failed;
     await this.#worker.terminate();
     await this.#appended;
@@ -197,7 +217,7 @@ export class RecordPrefetch {
 /** One line of the scratch file, read back. */
 interface PrefetchedLine {
   readonly head: PrefetchedHead;
-  readonly json: Uint8Array;
+  readonly json: string;
 }
 
 function isHead(value: unknown): value is PrefetchedHead {
@@ -253,19 +273,13 @@ export class PrefetchedEntries {
 }
 
 async function* readLines(spool: ScratchFile): AsyncGenerator<PrefetchedLine> {
-  let carry: Buffer | null = null;
-  for await (const chunk of spool.chunks()) {
-    const bytes: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
-    let start = 0;
-    for (let newline = bytes.indexOf(0x0a, start); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-      const tab = bytes.indexOf(0x09, start);
-      if (tab === -1 || tab > newline) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
-      const head: unknown = JSON.parse(bytes.toString("utf8", start, tab));
-      if (!isHead(head)) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
-      yield { head, json: bytes.subarray(tab + 1, newline) };
-      start = newline + 1;
-    }
-    carry = start < bytes.byteLength ? Buffer.from(bytes.subarray(start)) : null;
+  for await (const { bytes, start, end } of scratchLines(spool, "the record prefetch's scratch file")) {
+    const tab = bytes.indexOf(0x09, start);
+    if (tab === -1 || tab > end) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
+    const head: unknown = JSON.parse(bytes.toString("utf8", start, tab));
+    if (!isHead(head)) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
+    // Copied out (the line's buffer is reused), as a string on V8's heap; latin1 when that is the same text.
+    const json = isAscii(bytes.subarray(tab + 1, end)) ? bytes.toString("latin1", tab + 1, end) : bytes.toString("utf8", tab + 1, end);
+    yield { head, json };
   }
-  if (carry !== null) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} ends inside a line`);
 }

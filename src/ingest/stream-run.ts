@@ -89,8 +89,8 @@ export interface StreamedRun {
 /** A finished record as the sink receives it: what it is counted by, its canonical text, what the export needs. */
 interface FinishedLine {
   readonly facts: EntryFacts;
-  /** The entry's canonical JSON, as text or as UTF-8. */
-  readonly json: string | Uint8Array;
+  /** The entry's canonical JSON. */
+  readonly json: string;
   /** The entry itself (parsed on demand when it came as prefetched text). */
   readonly entry: () => ManifestRecord;
   readonly checks: number;
@@ -128,7 +128,7 @@ async function* withPrefetched(lines: AsyncIterable<PreparedLine>, prefetched: S
 function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
   let parsed: ManifestRecord | null = null;
   const entry = (): ManifestRecord => {
-    parsed ??= JSON.parse(Buffer.from(prefetched.json.buffer, prefetched.json.byteOffset, prefetched.json.byteLength).toString("utf8")) as ManifestRecord;
+    parsed ??= JSON.parse(prefetched.json) as ManifestRecord;
     return parsed;
   };
   let exported: ExportRecord | null = null;

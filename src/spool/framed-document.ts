@@ -29,14 +29,9 @@ export class ArraySpool {
     return this.file.size;
   }
 
-  /** Appends one item's canonical text (or that text as UTF-8). */
-  async append(itemText: string | Uint8Array): Promise<void> {
-    if (typeof itemText === "string") await this.file.append(this.items === 0 ? itemText : `,${itemText}`);
-    else {
-      // Appends run in order; only the last needs waiting for.
-      if (this.items > 0) void this.file.append(",");
-      await this.file.append(itemText);
-    }
+  /** Appends one item's canonical text. */
+  async append(itemText: string): Promise<void> {
+    await this.file.append(this.items === 0 ? itemText : `,${itemText}`);
     this.items++;
   }
 

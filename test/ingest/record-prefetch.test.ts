@@ -215,6 +215,25 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect((await readdir(dir)).filter((n) => n.startsWith("aborted"))).toEqual([]);
   });
 
+  it("issue 14 warm path: an abort ends the wait for a worker that does not answer, keeping what it had answered", async () => {
+    const prefetch = await RecordPrefetch.start({
+      cachePath: join(dir, "unused.sqlite"),
+      settings: { policy: STRICT_V1 },
+      besidePath: join(dir, "m.json"),
+      workerUrl: await slowEmptyWorker(dir, 60_000),
+    });
+    if (prefetch === null) throw new Error("the stand-in worker did not start");
+    for (let i = 0; i < 10; i++) expect(prefetch.offer(i, "a".repeat(64))).toBeUndefined();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    const entries = await prefetch.finish(controller.signal);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(entries.stats).toEqual({ offered: 10, answered: 0, entries: 0, failed: "AbortError" });
+    await entries.remove();
+    expect(await spools()).toEqual([]);
+  });
+
   it("issue 14 warm path: the first pass waits for a worker that falls behind instead of queueing every record", async () => {
     const prefetch = await RecordPrefetch.start({
       cachePath: join(dir, "unused.sqlite"),
