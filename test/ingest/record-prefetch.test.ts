@@ -3,6 +3,7 @@
 // looks each one up itself; only the entry stored under the run's own identity is taken; an
 // entry that does not read back, a worker that fails and a worker that falls behind leave the
 // records to the run's own lookup; the batch reader caps what it reads per key.
+import { createHash } from "node:crypto";
 import { copyFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -156,6 +157,33 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(fetched.stats?.entries).toBe(LINES.length - 1);
     expect(fetched.chats).toBe(0);
     expect(fetched.manifest.equals(plain.manifest)).toBe(true);
+  });
+
+  it("issue 14 warm path: a stored entry whose SHA-256 was recomputed after a line break or tab was put in it is refused by the lookup and the prefetch alike, and both runs publish the same bytes", async () => {
+    await writeFile(join(dir, "in.jsonl"), corpus(LINES));
+    await run("cold", "v.sqlite");
+    // JSON allows a line break or tab between tokens; canonical JSON never has one, and the
+    // prefetch's scratch file splits its lines on them.
+    withSqlite(join(dir, "v.sqlite"), (db) => {
+      const rows = db.prepare("SELECT id, entry FROM record_entries ORDER BY id LIMIT 2").all() as { id: number; entry: string }[];
+      const update = db.prepare("UPDATE record_entries SET entry = ?, entry_sha256 = ? WHERE id = ?");
+      const edits = [(e: string) => e.replace('{"admission":', '{\n"admission":'), (e: string) => e.replace('{"admission":', '{\t"admission":')];
+      rows.forEach((row, i) => {
+        const edited = (edits[i] as (e: string) => string)(row.entry);
+        expect(edited).not.toBe(row.entry);
+        update.run(edited, createHash("sha256").update(edited).digest(), row.id);
+      });
+    });
+    await copyFile(join(dir, "v.sqlite"), join(dir, "w.sqlite"));
+    const plain = await run("plain", "v.sqlite");
+    const fetched = await run("fetched", "w.sqlite", { prefetch: true });
+    expect(fetched.stats?.entries).toBe(LINES.length - 2);
+    expect(fetched.chats).toBe(plain.chats);
+    expect(fetched.manifest.equals(plain.manifest)).toBe(true);
+    expect(fetched.exported.equals(plain.exported)).toBe(true);
+    expect(plain.manifest.includes(0x0a)).toBe(false);
+    expect(plain.manifest.includes(0x09)).toBe(false);
+    expect(await spools()).toEqual([]);
   });
 
   it("issue 14 warm path: a changed record is checked and the others are prefetched; the manifest is the one a run without a prefetch writes", async () => {
