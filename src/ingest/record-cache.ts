@@ -131,11 +131,19 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
   );
 }
 
+/** Whitespace canonical JSON never holds raw (other than a space inside a string). */
+const NOT_CANONICAL_WHITESPACE = /[\t\n\r]/;
+
 /**
  * A stored entry's text read back for position `index`: the entry, its canonical JSON there and
  * its segment count, or null unless it parses and holds together (see the header).
  */
 export function storedRecordEntry(stored: string, index: number, policy: IngestPolicy): ReusedRecordEntry | null {
+  // Canonical JSON escapes every control character inside strings and puts no whitespace
+  // between tokens, so a raw tab, line break or carriage return means the text is not one this
+  // library stored; its bytes would go into the manifest as they are (and a tab or line break
+  // would split the record prefetch's scratch-file line).
+  if (NOT_CANONICAL_WHITESPACE.test(stored)) return null;
   let value: unknown;
   try {
     value = JSON.parse(stored);
