@@ -262,6 +262,30 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(await spools()).toEqual([]);
   });
 
+  it("issue 14 warm path: an abort while the first pass waits for a worker that has fallen behind ends the run at once, with no scratch file left", async () => {
+    // More planned records than may wait for the worker, which answers nothing for a minute.
+    await writeFile(join(dir, "in.jsonl"), corpus(Array.from({ length: 6000 }, (_, i) => JSON.stringify({ id: `w${i}`, text: `Record ${i}.` }))));
+    const controller = new AbortController();
+    const running = ingestFiles(
+      ingestOptions(dir, ollama.url, {
+        cache: "v.sqlite",
+        manifest: "stuck.json",
+        policy: { max_items: 10_000 },
+        signal: controller.signal,
+        hooks: { recordPrefetch: { minInputBytes: 0, workerUrl: await slowEmptyWorker(dir, 60_000) } },
+      }),
+    );
+    setTimeout(() => controller.abort(new Error("stop")), 1_000);
+    const started = Date.now();
+    await expect(running).rejects.toThrow();
+    // Not before the abort: the first pass was waiting for the worker.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(ollama.chatRequests()).toHaveLength(0);
+    expect(await spools()).toEqual([]);
+    expect((await readdir(dir)).filter((n) => n.startsWith("stuck"))).toEqual([]);
+  }, 90_000);
+
   it("issue 14 warm path: the first pass waits for a worker that falls behind instead of queueing every record", async () => {
     const prefetch = await RecordPrefetch.start({
       cachePath: join(dir, "unused.sqlite"),
