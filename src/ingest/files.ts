@@ -243,6 +243,7 @@ async function startPrefetch(
     cachePath: store.path,
     settings,
     besidePath: targets.manifestPath,
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(hook?.workerUrl ? { workerUrl: hook.workerUrl } : {}),
   });
 }

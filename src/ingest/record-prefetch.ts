@@ -44,6 +44,11 @@ export interface RecordPrefetchOptions {
   /** The scratch file goes beside this path (the manifest). */
   readonly besidePath: string;
   readonly busyTimeoutMs?: number;
+  /**
+   * The run's abort signal: an abort stops the prefetch, so a first pass waiting for a worker
+   * that has fallen behind goes on at once (and meets the abort itself).
+   */
+  readonly signal?: AbortSignal;
   /** The worker's script; by default the compiled record-prefetch-worker.js beside this module. */
   readonly workerUrl?: URL;
 }
@@ -82,11 +87,16 @@ export class RecordPrefetch {
   #waiters: (() => void)[] = [];
   #appended: Promise<void> = Promise.resolve();
   #appendFailed = false;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort = (): void => this.#fail("AbortError");
 
-  private constructor(worker: Worker, spool: ScratchFile, keyOf: (lineSha256: string) => string) {
+  private constructor(worker: Worker, spool: ScratchFile, keyOf: (lineSha256: string) => string, signal: AbortSignal | undefined) {
     this.#worker = worker;
     this.#spool = spool;
     this.#keyOf = keyOf;
+    this.#signal = signal;
+    if (signal?.aborted) this.#onAbort();
+    else signal?.addEventListener("abort", this.#onAbort, { once: true });
     worker.unref();
     worker.on("message", (reply: PrefetchWorkerReply) => this.#onReply(reply));
     worker.on("error", (error: Error) => this.#fail(error.constructor.name));
@@ -110,12 +120,14 @@ export class RecordPrefetch {
       await spool.remove();
       return null;
     }
-    return new RecordPrefetch(worker, spool, recordEntryKeyOf(options.settings));
+    return new RecordPrefetch(worker, spool, recordEntryKeyOf(options.settings), options.signal);
   }
 
   /**
    * Offers a planned record; gives a promise (to be awaited before the next offer) only while
-   * the worker is MAX_IN_FLIGHT records behind.
+   * the worker is MAX_IN_FLIGHT records behind. The promise settles on the worker's next answer,
+   * its failure, an abort of the run's signal, or after FINISH_TIMEOUT_MS without an answer
+   * (a stuck worker: the prefetch stops and the first pass goes on).
    */
   offer(index: number, lineSha256: string): Promise<void> | undefined {
     if (this.#failed !== null) return undefined;
@@ -123,7 +135,13 @@ export class RecordPrefetch {
     this.#offered++;
     if (this.#batch.length >= BATCH) this.#post();
     if (this.#inFlight < MAX_IN_FLIGHT) return undefined;
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.#fail("TimeoutError"), FINISH_TIMEOUT_MS);
+      this.#waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
@@ -142,6 +160,7 @@ export class RecordPrefetch {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      this.#signal?.removeEventListener("abort", this.#onAbort);
     }
     const failed = this.#failed;
     await this.#worker.terminate();
@@ -166,6 +185,7 @@ export class RecordPrefetch {
 
   /** Stops the worker and deletes the scratch file (on failure or abort). Never throws. */
   async remove(): Promise<void> {
+    this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#fail("Removed");
     await this.#worker.terminate().catch(() => undefined);
     await this.#spool.remove();
