@@ -28,7 +28,7 @@ import type { EntryFacts } from "./run-summary.js";
 
 /** Records sent to the worker in one message. */
 const BATCH = 256;
-/** Records offered and not yet answered, at most: the first pass waits beyond this. */
+/** Records offered and not yet answered and written, at most: the first pass waits beyond this. */
 const MAX_IN_FLIGHT = 4096;
 /**
  * How long `finish` waits for the worker's last answers. They are at most MAX_IN_FLIGHT records,
@@ -107,7 +107,9 @@ export class RecordPrefetch {
   static async start(options: RecordPrefetchOptions): Promise<RecordPrefetch | null> {
     const url = options.workerUrl ?? new URL("./record-prefetch-worker.js", import.meta.url);
     if (url.protocol !== "file:" || !existsSync(fileURLToPath(url))) return null;
-    const spool = await ScratchFile.create(options.besidePath, "record-prefetch");
+    // Only a head start: a scratch file that cannot be made means no prefetch, not a failed run.
+    const spool = await ScratchFile.create(options.besidePath, "record-prefetch").catch(() => null);
+    if (spool === null) return null;
     const workerData: PrefetchWorkerData = {
       cachePath: options.cachePath,
       policy: options.settings.policy,
@@ -203,22 +205,31 @@ export class RecordPrefetch {
       this.#fail(reply.failed);
       return;
     }
-    this.#inFlight -= reply.items;
     this.#answered += reply.items;
-    if (reply.lines.byteLength > 0 && this.#failed === null) {
-      const { lines, entries } = reply;
-      this.#appended = this.#appended
-        .then(() => this.#spool.append(lines))
-        .then(
-          () => {
-            this.#entries += entries;
-          },
-          (error: unknown) => {
-            this.#appendFailed = true;
-            this.#fail(error instanceof Error ? error.constructor.name : "Error");
-          },
-        );
+    if (reply.lines.byteLength === 0 || this.#failed !== null) {
+      this.#release(reply.items);
+      return;
     }
+    // The batch's records leave the window only once its lines are written, so answers waiting
+    // on a slow disk are bounded by the window too.
+    const { lines, entries, items } = reply;
+    this.#appended = this.#appended
+      .then(() => this.#spool.append(lines))
+      .then(
+        () => {
+          this.#entries += entries;
+        },
+        (error: unknown) => {
+          this.#appendFailed = true;
+          this.#fail(error instanceof Error ? error.constructor.name : "Error");
+        },
+      )
+      .finally(() => this.#release(items));
+  }
+
+  /** `items` records have left the window (answered, and their lines written). */
+  #release(items: number): void {
+    this.#inFlight -= items;
     if (this.#inFlight < MAX_IN_FLIGHT) this.#wake();
   }
 

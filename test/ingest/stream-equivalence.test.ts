@@ -45,6 +45,8 @@ const line = fc.oneof(
   // Malformed records (held as such): an unknown key, a number id, text of the wrong type.
   text.map((t) => JSON.stringify({ text: t, extra: 1 })),
   fc.constant('{"text":"x","id":7}'),
+  // Over budget for the test's policy (3 segments of 60): always among the kinds generated.
+  fc.constant(JSON.stringify({ text: "quarterly budget report ".repeat(12), id: "c" })),
   // A malformed record with a string id: its entry carries the id's digest, though the id is not
   // indexed, so a valid record with the same id counts as a repeat.
   fc.constantFrom("a", "b").map((id) => JSON.stringify({ text: "x", id, extra: 1 })),
