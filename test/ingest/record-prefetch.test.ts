@@ -105,6 +105,18 @@ async function run(
   };
 }
 
+/** A prefetch whose worker answers every batch with no entries, after `delayMs`. */
+async function slowPrefetch(delayMs: number): Promise<RecordPrefetch> {
+  const prefetch = await RecordPrefetch.start({
+    cachePath: join(dir, "unused.sqlite"),
+    settings: { policy: STRICT_V1 },
+    besidePath: join(dir, "m.json"),
+    workerUrl: await slowEmptyWorker(dir, delayMs),
+  });
+  if (prefetch === null) throw new Error("the stand-in worker did not start");
+  return prefetch;
+}
+
 const spools = async (): Promise<string[]> => (await readdir(dir)).filter((n) => n.endsWith(".spool"));
 
 describe("issue 14 warm path: the record prefetch", () => {
@@ -244,13 +256,7 @@ describe("issue 14 warm path: the record prefetch", () => {
   });
 
   it("issue 14 warm path: an abort ends the wait for a worker that does not answer, keeping what it had answered", async () => {
-    const prefetch = await RecordPrefetch.start({
-      cachePath: join(dir, "unused.sqlite"),
-      settings: { policy: STRICT_V1 },
-      besidePath: join(dir, "m.json"),
-      workerUrl: await slowEmptyWorker(dir, 60_000),
-    });
-    if (prefetch === null) throw new Error("the stand-in worker did not start");
+    const prefetch = await slowPrefetch(60_000);
     for (let i = 0; i < 10; i++) expect(prefetch.offer(i, "a".repeat(64))).toBeUndefined();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
@@ -287,13 +293,7 @@ describe("issue 14 warm path: the record prefetch", () => {
   }, 90_000);
 
   it("issue 14 warm path: the first pass waits for a worker that falls behind instead of queueing every record", async () => {
-    const prefetch = await RecordPrefetch.start({
-      cachePath: join(dir, "unused.sqlite"),
-      settings: { policy: STRICT_V1 },
-      besidePath: join(dir, "m.json"),
-      workerUrl: await slowEmptyWorker(dir, 20),
-    });
-    if (prefetch === null) throw new Error("the stand-in worker did not start");
+    const prefetch = await slowPrefetch(20);
     let waits = 0;
     for (let i = 0; i < 6000; i++) {
       const wait = prefetch.offer(i, "a".repeat(64));
