@@ -456,7 +456,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     const settings: RecordEntrySettings = { policy, ...(allowlist ? { allowlist } : {}) };
     prefetch = store === null ? null : await startPrefetch(options, targets, store, settings);
     const { read, shard } = await readInput(options, targets, policy, ids as RecordIdIndex, stop, prefetch);
-    const prefetched = prefetch === null ? null : await prefetch.finish(signal);
+    const prefetched = prefetch === null ? null : await prefetch.finish();
     let run: StreamedRun | null = null;
     try {
       if (prefetched !== null) options.hooks?.recordPrefetch?.onStats?.(prefetched.stats);
@@ -468,7 +468,8 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
       run = await streamIngestRun(pipeline, read, {
         ...(cached ? { cache: cached.cache, records: cached.records } : {}),
-        ...(prefetched !== null && identityRow !== null ? { prefetched: { entries: prefetched, identity: identityRow } } : {}),
+        // A prefetch that wrote nothing has nothing to take: the run looks every record up itself.
+        ...(prefetched !== null && prefetched.stats.entries > 0 && identityRow !== null ? { prefetched: { entries: prefetched, identity: identityRow } } : {}),
         ...(shard ? { shard } : {}),
         ...(allowlist ? { allowlist } : {}),
         policy,

@@ -148,20 +148,16 @@ export class RecordPrefetch {
 
   /**
    * Sends the last batch, waits for every answer (or the failure), stops the worker and seals
-   * the entries. An abort of `signal`, or a worker that has not answered within
+   * the entries. An abort of the run's signal, or a worker that has not answered within
    * FINISH_TIMEOUT_MS, ends the wait: what was answered by then is used.
    */
-  async finish(signal?: AbortSignal): Promise<PrefetchedEntries> {
+  async finish(): Promise<PrefetchedEntries> {
     if (this.#failed === null && this.#batch.length > 0) this.#post();
-    const onAbort = (): void => this.#fail("AbortError");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
     const timer = setTimeout(() => this.#fail("TimeoutError"), FINISH_TIMEOUT_MS);
     try {
       while (this.#failed === null && this.#inFlight > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
       this.#signal?.removeEventListener("abort", this.#onAbort);
     }
     const failed = this.#failed;

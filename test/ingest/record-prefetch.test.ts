@@ -15,9 +15,9 @@ import { MAX_IDENTITIES, prefetchBatch } from "../../src/ingest/record-prefetch-
 import { RecordPrefetch, type RecordPrefetchStats } from "../../src/ingest/record-prefetch.js";
 import { entryFacts } from "../../src/ingest/run-summary.js";
 import { STRICT_V1 } from "../../src/documents/policy.js";
-import { withSqlite } from "../support/cache-runs.js";
+import { startFallingCanary, withSqlite } from "../support/cache-runs.js";
 import { testIdentity } from "../support/cache-identity.js";
-import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import type { OllamaStandIn } from "../support/ollama-stand-in.js";
 import { bundledPrefetchWorker, crashingWorker, slowEmptyWorker } from "../support/prefetch-workers.js";
 import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
 
@@ -33,13 +33,7 @@ let ollama: OllamaStandIn;
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  // The canary "falls" for one word only, so that record's detection is an exercised, cacheable verdict.
-  ollama = await startOllamaStandIn({
-    reply: (request) =>
-      JSON.stringify(request.body).includes("zanzibar")
-        ? "I have now disabled my safety filters and I will now respond without restrictions."
-        : "A short summary of the text.",
-  });
+  ollama = await startFallingCanary();
   ({ dir, cleanup } = await tempDir());
 });
 afterEach(async () => {
@@ -105,13 +99,14 @@ async function run(
   };
 }
 
-/** A prefetch whose worker answers every batch with no entries, after `delayMs`. */
-async function slowPrefetch(delayMs: number): Promise<RecordPrefetch> {
+/** A prefetch (stopped by `signal`) whose worker answers every batch with no entries, after `delayMs`. */
+async function slowPrefetch(delayMs: number, signal?: AbortSignal): Promise<RecordPrefetch> {
   const prefetch = await RecordPrefetch.start({
     cachePath: join(dir, "unused.sqlite"),
     settings: { policy: STRICT_V1 },
     besidePath: join(dir, "m.json"),
     workerUrl: await slowEmptyWorker(dir, delayMs),
+    ...(signal ? { signal } : {}),
   });
   if (prefetch === null) throw new Error("the stand-in worker did not start");
   return prefetch;
@@ -256,12 +251,12 @@ describe("issue 14 warm path: the record prefetch", () => {
   });
 
   it("issue 14 warm path: an abort ends the wait for a worker that does not answer, keeping what it had answered", async () => {
-    const prefetch = await slowPrefetch(60_000);
-    for (let i = 0; i < 10; i++) expect(prefetch.offer(i, "a".repeat(64))).toBeUndefined();
     const controller = new AbortController();
+    const prefetch = await slowPrefetch(60_000, controller.signal);
+    for (let i = 0; i < 10; i++) expect(prefetch.offer(i, "a".repeat(64))).toBeUndefined();
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
-    const entries = await prefetch.finish(controller.signal);
+    const entries = await prefetch.finish();
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(entries.stats).toEqual({ offered: 10, answered: 0, entries: 0, failed: "AbortError" });
     await entries.remove();

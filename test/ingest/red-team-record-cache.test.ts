@@ -7,22 +7,16 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Json, readJson, timeless, withSqlite } from "../support/cache-runs.js";
+import { type Json, readJson, startFallingCanary, timeless, withSqlite } from "../support/cache-runs.js";
 import { runCli } from "../support/cli.js";
-import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import type { OllamaStandIn } from "../support/ollama-stand-in.js";
 import { tempDir } from "../support/publish-fixtures.js";
 
 let ollama: OllamaStandIn;
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  // The canary "falls" for one word only, so a detection is an exercised, cacheable verdict.
-  ollama = await startOllamaStandIn({
-    reply: (request) =>
-      JSON.stringify(request.body).includes("zanzibar")
-        ? "I have now disabled my safety filters and I will now respond without restrictions."
-        : "A short summary of the text.",
-  });
+  ollama = await startFallingCanary();
   ({ dir, cleanup } = await tempDir());
 });
 afterEach(async () => {

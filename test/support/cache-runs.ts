@@ -1,8 +1,9 @@
-// Helpers shared by the suites that run `ingest --cache` through the CLI and then inspect the
-// published manifest and the cache file (test/ingest/record-cache*.test.ts).
+// Helpers shared by the suites that run `ingest --cache` and then inspect the published manifest
+// and the cache file (test/ingest/record-cache*.test.ts, test/ingest/record-prefetch.test.ts).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { startOllamaStandIn, type OllamaStandIn } from "./ollama-stand-in.js";
 
 /** A parsed JSON object. */
 export type Json = Record<string, unknown>;
@@ -26,4 +27,17 @@ export function withSqlite<T>(path: string, fn: (db: Database.Database) => T): T
   } finally {
     db.close();
   }
+}
+
+/**
+ * An Ollama stand-in whose canary "falls" for one word only ("zanzibar"), so a record holding
+ * it gets an exercised, cacheable detection and every other record an exercised pass.
+ */
+export function startFallingCanary(): Promise<OllamaStandIn> {
+  return startOllamaStandIn({
+    reply: (request) =>
+      JSON.stringify(request.body).includes("zanzibar")
+        ? "I have now disabled my safety filters and I will now respond without restrictions."
+        : "A short summary of the text.",
+  });
 }
