@@ -20,9 +20,24 @@ function shardLine(shard: ManifestShard): string {
 }
 
 /**
- * The summary: nine lines (ten for a sharded run; docs/ingest.md, "The summary"), then the held records, one `held:` line each
- * (index, the first 16 hex digits of the id's SHA-256, reasons, and for an over-budget record
- * the limit it exceeds and the flag that raises it), the first 20 and then a count.
+ * What `incomplete` means (record-state.ts): some planned segment was not exercised by the
+ * canary. Beside `blocked` it reads like a second problem, so the summary says what it is.
+ */
+export const INCOMPLETE_EXPLANATION =
+  "incomplete: some segment of the record was not inspected by the canary (a structural block skips the canary for its segment; after a record's first hold its later segments are not sent; a canary error or a check not sent counts too)";
+
+/** `cache: N segments reused, M checked`: what a run with a verdict cache took from it and what it sent. */
+function cacheLine(run: IngestRunSummary["head"]["run"]): string[] {
+  if (run.cache === undefined) return [];
+  return [`cache: ${plural(run.cache.hits, "segment")} reused, ${run.checks_performed} checked`];
+}
+
+/**
+ * The summary: nine lines (docs/ingest.md, "The summary"; a sharded run, an allowlist, a verdict
+ * cache and an `incomplete` hold reason each add one), then the held records, one `held:` line
+ * each (index, 1-based input line, the first 16 hex digits of the id's SHA-256, reasons, and for
+ * an over-budget record the limit it exceeds and the flag that raises it), the first 20 and then
+ * a count.
  * No record text and no plaintext label of a held record is ever printed.
  */
 export function formatIngestSummary(summary: IngestRunSummary, published: PublishResult): string {
@@ -33,6 +48,7 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
   const lines = [
     `ingest (${manifest.policy.name}): ${plural(manifest.run.records_total, "record")}, ${c.admitted} admitted, ${c.held} held`,
     `hold reasons: ${reasons.length > 0 ? reasons.join(" ") : "none"}`,
+    ...(c.by_reason.incomplete > 0 ? [INCOMPLETE_EXPLANATION] : []),
     ...(manifest.run.allowlist
       ? [
           `allowlist: ${plural(c.allowlisted ?? 0, "record")} admitted by the allowlist (${plural(manifest.run.allowlist.entries, "entry", "entries")}, sha256=${manifest.run.allowlist.sha256})`,
@@ -41,6 +57,7 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
     `detection: none=${c.detection.none} flag=${c.detection.flag} block=${c.detection.block} not_checked=${c.detection.not_checked}`,
     `coverage: complete=${c.coverage.complete} partial=${c.coverage.partial} none=${c.coverage.none}`,
     `checks performed: ${manifest.run.checks_performed}`,
+    ...cacheLine(manifest.run),
     `input sha256=${manifest.run.input_sha256 ?? "None"}`,
     ...(manifest.run.shard ? [shardLine(manifest.run.shard)] : []),
     `manifest: ${published.manifestPath} sha256=${published.manifestSha256}`,
@@ -54,7 +71,7 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
     // An over-budget detail is built from numbers and flag names only, so it can be shown; a
     // malformed record's detail is not repeated here.
     const detail = record.hold_reasons[0] === "over_budget" && record.detail !== null ? ` (${record.detail.replace(/^record \d+: /, "")})` : "";
-    lines.push(`held: record ${record.index} ${id} ${record.hold_reasons.join(",")}${detail}`);
+    lines.push(`held: record ${record.index} (line ${record.line}) ${id} ${record.hold_reasons.join(",")}${detail}`);
   }
   if (c.held > SUMMARY_HELD_LIMIT) {
     const more = c.held - SUMMARY_HELD_LIMIT;
@@ -73,11 +90,13 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
   if (duplicateIds.count > 0 && duplicateIds.first !== null) {
     const first = duplicateIds.first;
     const count = duplicateIds.count;
-    const repeat = `${count} ${count === 1 ? "record repeats" : "records repeat"} an earlier record's id (first: record ${first.index} repeats record ${first.firstIndex})`;
+    // The count is counts.duplicate_ids (run-summary.ts), so it says that definition: a malformed
+    // record's id counts too, though --unique-ids holds only a repeat of a valid record's id.
+    const repeat = `${count} ${count === 1 ? "record repeats" : "records repeat"} an earlier record's id, malformed records included (first: record ${first.index} repeats record ${first.firstIndex}); counted in counts.duplicate_ids`;
     warnings.push(
       uniqueIds
-        ? `warning: ${repeat}; held as malformed (--unique-ids)\n`
-        : `warning: ${repeat}; counted in counts.duplicate_ids, checked and admitted like any other; pass --unique-ids to hold them\n`,
+        ? `warning: ${repeat}; held as malformed (--unique-ids) when the earlier record is valid\n`
+        : `warning: ${repeat}; a valid one is checked and admitted like any other; pass --unique-ids to hold them\n`,
     );
   }
   const server = head.pipeline.canary_server;

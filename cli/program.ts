@@ -66,7 +66,7 @@ function screenCommand(io: CliIo, state: RunState): Command {
       nonNegativeIntArg,
       DEFAULT_MAX_CANARY_FAILURES,
     );
-  addReportFlags(command, "item")
+  addReportFlags(command, "item", "stdout still carries the JSON batch document")
     .addHelpText(
       "after",
       `
@@ -129,7 +129,7 @@ function ingestCommand(io: CliIo, state: RunState): Command {
       "--allow <file>",
       "false-block allowlist: a JSON list of {sha256, scope, reason, by}; admits records held for detections only whose content hash is listed (docs/ingest.md)",
     );
-  addReportFlags(command, "held record")
+  addReportFlags(command, "held record", "stdout still carries the summary (the canonical manifest with --json)")
     .addHelpText(
       "after",
       `

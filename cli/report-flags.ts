@@ -12,8 +12,11 @@ export interface ReportFlags {
   github?: boolean;
 }
 
-/** Adds --sarif, --junit, --github and --no-github, and their help paragraph. */
-export function addReportFlags(command: Command, what: string): Command {
+/**
+ * Adds --sarif, --junit, --github and --no-github, and their help paragraph; `stdout` says what
+ * the command prints on stdout, which the reports leave as it is.
+ */
+export function addReportFlags(command: Command, what: string, stdout: string): Command {
   return command
     .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`)
     .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`)
@@ -23,9 +26,11 @@ export function addReportFlags(command: Command, what: string): Command {
       "after",
       `
 CI reports (docs/ci.md): --sarif and --junit are extra files, written atomically once the
-run's result is final; stdout stays the JSON document. A ${what} that was not screened
-(degraded, unexercised) is an error result in both, never a pass. No text is written, and
-an id only when it is plain (letters, digits, ._@+/-, at most 100), else its sha256.`,
+run's result is final; GitHub annotations go to stderr. None of them changes stdout:
+${stdout}.
+A ${what} that was not screened (degraded, unexercised) is an error result in both reports,
+never a pass. No text is written, and an id only when it is plain (letters, digits,
+._@+/-, at most 100), else its sha256.`,
     );
 }
 

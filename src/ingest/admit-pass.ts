@@ -18,7 +18,6 @@ import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../spool/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { holdBeforeChecks, snapshotOf } from "./record-check.js";
-import type { DuplicateId, DuplicateIdSummary } from "./run-summary.js";
 
 /** One line of the first pass's scratch file, as the second pass reads it. */
 export type PreparedLine =
@@ -48,7 +47,6 @@ export interface AdmitPassResult {
   readonly spool: ScratchFile;
   readonly records: number;
   readonly inputSha256: string;
-  readonly duplicateIds: DuplicateIdSummary;
   /**
    * False when every record with a string id went through the id index and none repeated: the
    * manifest's id digests are then all different (equal digests come only from equal ids), and
@@ -84,7 +82,6 @@ export async function admitPass(
   const { policy, ids, uniqueIds, signal } = options;
   const spool = await ScratchFile.create(options.besidePath, "records");
   let duplicates = 0;
-  let first: DuplicateId | null = null;
   // Malformed records with a string id: their entries carry its digest, but the id is not indexed.
   let unindexedIds = 0;
   const onRecord = async (record: RawRecord): Promise<void> => {
@@ -96,7 +93,6 @@ export async function admitPass(
       const seen = ids.firstIndex(`id:${record.id}`, record.index);
       if (seen !== record.index) {
         duplicates++;
-        first ??= { index: record.index, firstIndex: seen };
         if (uniqueIds) duplicateOf = seen;
       }
     }
@@ -138,7 +134,7 @@ export async function admitPass(
     const idDigestsMayRepeat = duplicates > 0 || unindexedIds > 0;
     return {
       ok: true,
-      result: { spool, records: outcome.records, inputSha256: outcome.inputSha256, duplicateIds: { count: duplicates, first }, idDigestsMayRepeat },
+      result: { spool, records: outcome.records, inputSha256: outcome.inputSha256, idDigestsMayRepeat },
     };
   } catch (error) {
     await spool.remove();

@@ -1,7 +1,9 @@
 // What a finished ingest run reports besides its documents, gathered one record at a time so a
 // run of any size can print its summary and warnings without holding its manifest: the head of
-// the manifest (everything but the records), the outcome, the first held records, and what the
-// canary's failures cost. Fed in input order by both the in-memory and the streaming run.
+// the manifest (everything but the records), the outcome, the first held records with their
+// input lines, the records whose id repeats an earlier record's (counted as counts.duplicate_ids
+// counts them), and what the canary's failures cost. Fed in input order by both the in-memory
+// and the streaming run.
 import { CIRCUIT_OPEN_ERROR, observeCanary } from "../schedule/circuit-breaker.js";
 import type { IngestManifest, ManifestRecord } from "../documents/schemas.js";
 import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";
@@ -15,6 +17,8 @@ export type ManifestHead = Omit<IngestManifest, "records">;
 /** One held record as a summary may show it: never its text, never a plaintext label. */
 export interface HeldRecordNote {
   readonly index: number;
+  /** The record's 1-based input line (blank lines count), so a person can find it in the file. */
+  readonly line: number;
   readonly id_sha256: string | null;
   readonly hold_reasons: ManifestRecord["hold_reasons"];
   /** The record's detail; only an over-budget detail (numbers and flag names) is ever shown. */
@@ -27,7 +31,10 @@ export interface DuplicateId {
   readonly firstIndex: number;
 }
 
-/** Records whose id repeats an earlier record's: how many, and the first such pair. */
+/**
+ * Records whose id repeats an earlier record's, by the definition of `counts.duplicate_ids`
+ * (equal id digests, malformed records included): how many, and the first such pair.
+ */
 export interface DuplicateIdSummary {
   readonly count: number;
   readonly first: DuplicateId | null;
@@ -47,6 +54,7 @@ export interface IngestRunSummary {
   readonly outcome: IngestOutcomeCode;
   /** The first HELD_SAMPLE_SIZE held records, in input order (`head.counts.held` says how many there are). */
   readonly held: readonly HeldRecordNote[];
+  /** Its count is `head.counts.duplicate_ids`: the caller tells `observe` what the counter counted. */
   readonly duplicateIds: DuplicateIdSummary;
   readonly canary: CanaryTrouble;
 }
@@ -95,12 +103,22 @@ export class RunTally {
   private circuitNotSent = 0;
   private outageReason: "unavailable" | "timeout" | null = null;
   private outageRecords = 0;
+  private duplicates = 0;
+  private firstDuplicate: DuplicateId | null = null;
 
-  /** Takes one finished record, by its facts (entryFacts). */
-  observe(facts: EntryFacts): void {
+  /**
+   * Takes one finished record, by its facts (entryFacts), with its 1-based input line and, when
+   * its id digest was first used by an earlier record, that record's index (null otherwise):
+   * the same decision the run's RecordCounter made for `counts.duplicate_ids`.
+   */
+  observe(facts: EntryFacts, line: number, repeatsIndex: number | null): void {
     this.code = Math.max(this.code, recordOutcomeCode(facts)) as IngestOutcomeCode;
     if (facts.admission === "held" && this.heldNotes.length < HELD_SAMPLE_SIZE) {
-      this.heldNotes.push({ index: facts.index, id_sha256: facts.id_sha256, hold_reasons: [...facts.hold_reasons], detail: facts.detail });
+      this.heldNotes.push({ index: facts.index, line, id_sha256: facts.id_sha256, hold_reasons: [...facts.hold_reasons], detail: facts.detail });
+    }
+    if (repeatsIndex !== null) {
+      this.duplicates++;
+      this.firstDuplicate ??= { index: facts.index, firstIndex: repeatsIndex };
     }
     if (facts.circuit_not_sent) this.circuitNotSent++;
     if (facts.outage !== null) {
@@ -110,12 +128,12 @@ export class RunTally {
   }
 
   /** The summary of the records observed, under `head`. */
-  summary(head: ManifestHead, duplicateIds: DuplicateIdSummary): IngestRunSummary {
+  summary(head: ManifestHead): IngestRunSummary {
     return {
       head,
       outcome: this.code,
       held: [...this.heldNotes],
-      duplicateIds,
+      duplicateIds: { count: this.duplicates, first: this.firstDuplicate },
       canary: {
         circuitNotSent: this.circuitNotSent,
         outage: this.outageReason === null ? null : { reason: this.outageReason, records: this.outageRecords },

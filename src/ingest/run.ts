@@ -72,7 +72,11 @@ export interface IngestRun {
   readonly gate: GateResult;
   /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
   readonly circuitOpen: BreakerTrip | null;
-  /** Records whose id repeats an earlier record's (by index), with the index of the first. */
+  /**
+   * Valid records whose id repeats an earlier valid record's (by index), with the index of the
+   * first: the repeats `uniqueIds` holds. `summary.duplicateIds` counts as counts.duplicate_ids
+   * does (malformed records included).
+   */
   readonly duplicateIds: readonly DuplicateId[];
   /** What the run reports besides its documents (the same summary a streamed run gives). */
   readonly summary: IngestRunSummary;
@@ -183,10 +187,17 @@ export async function ingestRecords(
   });
   const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));
   const tally = new RunTally();
-  for (const record of manifest.document.records) tally.observe(entryFacts(record));
+  // Repeated ids as countRecords counts them (counts.duplicate_ids): by id digest, malformed records included.
+  const firstUse = new Map<string, number>();
+  for (const [position, entry] of manifest.document.records.entries()) {
+    const digest = entry.id_sha256;
+    const first = digest === null ? undefined : firstUse.get(digest);
+    if (digest !== null && first === undefined) firstUse.set(digest, position);
+    tally.observe(entryFacts(entry), (records[position] as RawRecord).line, first ?? null);
+  }
   const { records: _records, ...head } = manifest.document;
   return {
-    summary: tally.summary(head, { count: duplicateIds.length, first: duplicateIds[0] ?? null }),
+    summary: tally.summary(head),
     manifest,
     export: exportRequested ? buildExport(manifest, admitted) : null,
     gate,

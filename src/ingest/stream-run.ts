@@ -204,15 +204,24 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     // The position of the record being counted: an id digest was seen before when an earlier
     // position first used it.
     let position = 0;
+    // The earlier record whose id digest the record being counted repeats, as the counter decided
+    // it: the summary's repeated ids are then counts.duplicate_ids, pair by pair.
+    let repeats: number | null = null;
+    const repeatsEarlier = (digest: string): boolean => {
+      const first = ids.firstIndex(`digest:${digest}`, position);
+      repeats = first === position ? null : first;
+      return repeats !== null;
+    };
     // When the first pass saw no id twice, no digest can repeat (see AdmitPassResult).
-    const counter = new RecordCounter(prepared.idDigestsMayRepeat ? (digest) => ids.firstIndex(`digest:${digest}`, position) !== position : () => false);
+    const counter = new RecordCounter(prepared.idDigestsMayRepeat ? repeatsEarlier : () => false);
     const tally = new RunTally();
     let checks = 0;
     const sink = async (done: FinishedLine, index: number): Promise<void> => {
       if (done.facts.index !== index) throw new RangeError(`record ${done.facts.index} arrived at position ${index}`);
       position = index;
+      repeats = null;
       counter.add(done.facts);
-      tally.observe(done.facts);
+      tally.observe(done.facts, done.line, repeats);
       checks += done.checks;
       await manifestItems.append(done.json);
       if (exportItems !== null && done.exported !== null) {
@@ -251,7 +260,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       await exportItems.seal();
       exported = await frameDocument(canonicalObjectFrame(exportHead(manifest.sha256), "records"), exportItems);
     }
-    return { summary: tally.summary(head, prepared.duplicateIds), manifest, export: exported, circuitOpen: context.breaker.trip, remove };
+    return { summary: tally.summary(head), manifest, export: exported, circuitOpen: context.breaker.trip, remove };
   } catch (error) {
     await remove();
     throw error;

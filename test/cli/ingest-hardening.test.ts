@@ -131,9 +131,9 @@ describe("issue 12 D18: the summary lists held records and holds name their flag
     const run = await ingest(jsonl(records), ["--no-canary"]);
     const held = run.stdout.split("\n").filter((line) => line.startsWith("held: "));
     expect(held).toHaveLength(21);
-    expect(held[0]).toBe("held: record 0 id none malformed");
-    expect(held[1]).toBe(`held: record 1 id_sha256=${sha256Hex("doc-1").slice(0, 16)} malformed`);
-    expect(held[19]).toBe("held: record 19 id none malformed");
+    expect(held[0]).toBe("held: record 0 (line 1) id none malformed");
+    expect(held[1]).toBe(`held: record 1 (line 2) id_sha256=${sha256Hex("doc-1").slice(0, 16)} malformed`);
+    expect(held[19]).toBe("held: record 19 (line 20) id none malformed");
     expect(held[20]).toBe("held: … and 3 more held records (see the manifest's records)");
     expect(run.stdout).not.toContain("doc-1");
   });
@@ -143,7 +143,9 @@ describe("issue 12 D18: the summary lists held records and holds name their flag
     const [record] = (await readManifest()).records;
     expect(record?.hold_reasons).toEqual(["over_budget"]);
     expect(record?.detail).toMatch(/needs 4 segments, limit 2; raise it with --max-segments/);
-    expect(run.stdout).toContain("held: record 0 id none over_budget (needs 4 segments, limit 2; raise it with --max-segments (or a larger --segment-chars))");
+    expect(run.stdout).toContain(
+      "held: record 0 (line 1) id none over_budget (needs 4 segments, limit 2; raise it with --max-segments (or a larger --segment-chars))",
+    );
   });
 
   it("issue 12 D18: a hold for too many metadata keys or a too-long metadata value names the flag that raises it", async () => {
@@ -174,7 +176,7 @@ describe("issue 12 D19: repeated record ids", () => {
     expect(run.code).toBe(0);
     const warnings = run.stderr.split("\n").filter((line) => line.startsWith("warning:"));
     expect(warnings).toEqual([
-      "warning: 1 record repeats an earlier record's id (first: record 2 repeats record 0); counted in counts.duplicate_ids, checked and admitted like any other; pass --unique-ids to hold them",
+      "warning: 1 record repeats an earlier record's id, malformed records included (first: record 2 repeats record 0); counted in counts.duplicate_ids; a valid one is checked and admitted like any other; pass --unique-ids to hold them",
     ]);
     const manifest = await readManifest();
     expect(manifest.counts.duplicate_ids).toBe(1);
@@ -185,7 +187,7 @@ describe("issue 12 D19: repeated record ids", () => {
   it("issue 12 D19: --unique-ids holds the repeat as malformed, naming the first record, with no canary call for it", async () => {
     const run = await ingest(jsonl(records), ["--unique-ids"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("held as malformed (--unique-ids)");
+    expect(run.stderr).toContain("held as malformed (--unique-ids) when the earlier record is valid");
     const manifest = await readManifest();
     expect(manifest.records.map((r) => r.admission)).toEqual(["admitted", "admitted", "held"]);
     expect(manifest.records[2]?.hold_reasons).toEqual(["malformed"]);

@@ -49,13 +49,14 @@ describe("ingest end to end against the stand-in canary", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(1);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(10);
+    expect(lines).toHaveLength(11);
     expect(lines[0]).toBe("ingest (strict/v1): 3 records, 2 admitted, 1 held");
-    expect(lines[9]).toBe(`held: record 1 id_sha256=${sha256Hex("web-2").slice(0, 16)} blocked,incomplete`);
+    expect(lines[10]).toBe(`held: record 1 (line 2) id_sha256=${sha256Hex("web-2").slice(0, 16)} blocked,incomplete`);
     expect(lines[1]).toMatch(/^hold reasons: blocked=1/);
-    expect(lines[8]).toBe("exit 1: held for detection only (blocked/flagged)");
+    expect(lines[2]).toMatch(/^incomplete: /);
+    expect(lines[9]).toBe("exit 1: held for detection only (blocked/flagged)");
     const manifestBytes = await readFile(join(dir, "manifest.json"));
-    expect(lines[6]).toBe(`manifest: ${join(dir, "manifest.json")} sha256=${sha256Hex(manifestBytes)}`);
+    expect(lines[7]).toBe(`manifest: ${join(dir, "manifest.json")} sha256=${sha256Hex(manifestBytes)}`);
     const manifest = JSON.parse(manifestBytes.toString("utf8"));
     expect(manifestBytes.toString("utf8")).toBe(canonicalJsonUnchecked(manifest));
     expect(manifest.pipeline).toMatchObject({ canary_context_verified: true, canary_context_length: 32768, canary_model: "qwen2.5:1.5b" });

@@ -130,6 +130,8 @@ describe("issue 14 streaming: the streamed writer and the reference writer agree
           seen.flaggedOrBlocked += counts.by_reason.flagged + counts.by_reason.blocked;
           seen.duplicates += counts.duplicate_ids;
           expect(streamed.run.summary.held).toEqual(reference.summary.held);
+          expect(streamed.run.summary.duplicateIds).toEqual(reference.summary.duplicateIds);
+          expect(streamed.run.summary.duplicateIds.count).toBe(counts.duplicate_ids);
           if (exportRequested) {
             const exported = await readFile(join(dir, `e${run}.json`), "utf8");
             expect(exported).toContain(`"manifest_sha256":"${streamed.published.manifestSha256}"`);

@@ -1,5 +1,5 @@
-// Helpers for publication tests: real temp directories, ingestFiles options aimed at the loopback
-// Ollama stand-in, verifyFiles on a pair, a fault-injecting file system and a classifier of what
+// Helpers for publication tests: real temp directories (with a loopback Ollama stand-in per test,
+// standInAndDirPerTest), ingestFiles options aimed at the stand-in, verifyFiles on a pair, a fault-injecting file system and a classifier of what
 // a directory holds after a publication. (The CLI's in-process io lives in test/cli/_ingest-io.ts.)
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,6 +9,8 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { verifyFiles, type VerifyFilesResult } from "../../src/verify/verify-files.js";
 import { hookedFs, injectedFsError, type PublishFsCall, type PublishFsOperation } from "../../src/publish/fs-hooks.js";
 import { nodePublishFs, type PublishFs } from "../../src/publish/fs.js";
+import { afterEach, beforeEach } from "vitest";
+import { startOllamaStandIn, type OllamaStandIn } from "./ollama-stand-in.js";
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "lc-publish-"));
@@ -92,3 +94,39 @@ export async function dirState(dir: string, manifest = "m.json", exported = "e.j
 }
 
 export type { PublishFsOperation };
+
+/** What `standInAndDirPerTest` gives each test: a fresh stand-in and a fresh temp directory. */
+export interface StandInAndDir {
+  readonly ollama: OllamaStandIn;
+  readonly dir: string;
+}
+
+/**
+ * Registers, for every test of the calling file, an Ollama stand-in that answers every check
+ * with a harmless summary (context 32768) and an empty temp directory, both removed afterwards.
+ * Read them through the returned object inside a test (they change from test to test).
+ */
+export function standInAndDirPerTest(): StandInAndDir {
+  let current: { ollama: OllamaStandIn; dir: string; cleanup: () => Promise<void> } | null = null;
+  const now = () => {
+    if (current === null) throw new Error("standInAndDirPerTest: read inside a test");
+    return current;
+  };
+  beforeEach(async () => {
+    const ollama = await startOllamaStandIn({ reply: "Here is a short summary of the document.", contextLength: 32768 });
+    current = { ollama, ...(await tempDir()) };
+  });
+  afterEach(async () => {
+    await current?.ollama.close();
+    await current?.cleanup();
+    current = null;
+  });
+  return {
+    get ollama() {
+      return now().ollama;
+    },
+    get dir() {
+      return now().dir;
+    },
+  };
+}
