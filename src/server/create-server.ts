@@ -128,6 +128,8 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
 async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
   const declared = checkHeaders(headOf(req));
   if (isReply(declared)) return sendReply(res, declared);
+  // Until the body is in, a stalled body may be closed to make room (after every idle connection).
+  control.connections.bodyStarted(req.socket);
   const read = await readBody(req, declared.length, readTimeoutMs);
   if (read.kind === "timeout") return sendReply(res, REPLIES.bodyTimeout);
   if (read.kind === "aborted") {
