@@ -1,8 +1,8 @@
-// The loopback screening service as a Node `http.Server`: `GET /health` and `POST /check` with the
-// request ladder of check-request.ts, answered concurrently behind a bounded queue, with header and
-// body deadlines, JSON bodies for every answer (404/405 included) and a health report that never
-// waits on the canary backend. Binding and shutdown live in lifecycle.ts; this module only
-// decides what each request gets.
+// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready` and
+// `POST /check` with the request ladder of check-request.ts, answered concurrently behind a
+// bounded queue, with header and body deadlines, JSON bodies for every answer (404/405 included)
+// and a health report that never waits on the canary backend. Binding and shutdown live in
+// lifecycle.ts; this module only decides what each request gets.
 //
 // Contract: the pipeline is called only for a request that passed every ladder rule; a check that
 // throws becomes 503 with a fixed body and one log line naming the error class; request text,
@@ -183,8 +183,12 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(headOf(req));
   if (isReply(route)) return sendReply(res, route);
-  if (route === "health") return sendReply(res, { status: 200, body: await healthBody(control) }, control.draining);
-  return answerCheck(control, req, res, readTimeoutMs);
+  if (route === "check") return answerCheck(control, req, res, readTimeoutMs);
+  const body = await healthBody(control);
+  // /health always answers 200 (liveness); /ready answers 503 unless the report says ready, so a
+  // readiness probe takes a pod whose canary is down (or unchecked for too long) out of traffic.
+  const status = route === "ready" && body["ready"] !== true ? 503 : 200;
+  return sendReply(res, { status, body }, control.draining);
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
