@@ -35,6 +35,7 @@ export interface ConnectionLimiterOptions {
   readonly nextTurn?: (fn: () => void) => void;
 }
 
+/** Holds the service's open connections to `max`, closing stalled ones for newcomers, never a caller's. */
 export class ConnectionLimiter {
   readonly #max: number;
   readonly #slack: number;
