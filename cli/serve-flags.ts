@@ -2,6 +2,7 @@
 // the two interrupts (the first drains, the second cuts the drain short).
 import { InvalidArgumentError } from "commander";
 import { normalizeAllowedOrigin } from "../src/server/caller-origin.js";
+import { streamAccessLog } from "../src/server/access-log.js";
 import type { RunServiceOptions } from "../src/server/run-service.js";
 import type { CliIo } from "./io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "./options.js";
@@ -14,6 +15,8 @@ export interface ServeFlags extends CanaryFlags {
   maxConnections: number;
   /** Absent when the flag was not given. */
   allowOrigin?: string[];
+  /** `--access-log`: one JSON line per request on stderr. */
+  accessLog?: boolean;
 }
 
 /** `--allow-origin` (repeatable): each value an http(s) origin, kept in normalised form. */
@@ -62,6 +65,7 @@ export function serviceOptionsFromFlags(flags: ServeFlags, io: CliIo): Pick<RunS
       readTimeoutMs: Math.max(1, Math.round(flags.readTimeout * 1000)),
       maxConnections: flags.maxConnections,
       allowOrigins: flags.allowOrigin ?? [],
+      ...(flags.accessLog === true ? { accessLog: streamAccessLog(io.stderr) } : {}),
     },
     port: flags.port,
   };

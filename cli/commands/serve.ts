@@ -33,7 +33,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
 
 export function serveCommand(io: CliIo, state: RunState): Command {
   const command = new Command("serve")
-    .description("Run the loopback screening service: GET /health and POST /check on 127.0.0.1.")
+    .description("Run the loopback screening service: GET /health, GET /ready and POST /check on 127.0.0.1.")
     .option("--port <n>", "port on 127.0.0.1 (0 = any free port)", portArg, DEFAULT_PORT);
   addCanaryFlags(command, "advisory")
     .option("--fail-closed", "deny (safe:false) when behavioural coverage failed or did not run")
@@ -46,13 +46,15 @@ export function serveCommand(io: CliIo, state: RunState): Command {
     )
     .option("--max-connections <n>", "open connections at once; beyond it the oldest idle or stalled one is closed", positiveIntArg, DEFAULT_MAX_CONNECTIONS)
     .option("--allow-origin <origin>", "answer browser requests from this origin, with CORS headers (repeatable; others get 403)", allowOriginArg)
+    .option("--access-log", "write one JSON line per request to stderr (time, method, route, status, verdict class, latency; never the text)")
     .addHelpText(
       "after",
       `
 The service binds 127.0.0.1 only. Mode defaults to advisory (flag, never block) on purpose;
 use --mode block or --fail-closed where the service routes text. HTTP 200 does not mean
 screened: read safe, degraded, canary_status and analysis_status of each verdict.
-Logs go to stderr and never contain request text. Stop with Ctrl-C (twice to skip the drain).
+Logs go to stderr and never contain request text. GET /ready is 503 while the canary is down
+(readiness probes); GET /health is always 200 (liveness). Stop with Ctrl-C (twice to skip the drain).
 ${LONG_TEXT_HELP}
 
 Exit codes: 0 after shutdown; 1 the port could not be bound; 2 usage or configuration error.

@@ -17,10 +17,12 @@ export interface RequestHead {
   readonly transferEncoding: string | undefined;
 }
 
-export type Route = "health" | "check";
+/** A known route; `ready` answers the health report with 503 when the service is not ready. */
+export type Route = "health" | "ready" | "check";
 
 const ROUTES: Readonly<Record<string, { route: Route; method: string }>> = {
   "/health": { route: "health", method: "GET" },
+  "/ready": { route: "ready", method: "GET" },
   "/check": { route: "check", method: "POST" },
 };
 

@@ -1,54 +1,124 @@
 // Keeps the service reachable when clients hold connections open without using them (idle
-// keep-alive sockets, slowloris clients that trickle their headers, bodies that never finish).
+// keep-alive sockets, slowloris clients that trickle their headers, bodies that never finish),
+// without ever closing a real caller's connection to make room for them.
+//
 // Node's own `maxConnections` refuses the *new* connection once the cap is reached, so a few
-// hundred stalled sockets would lock every real caller out until they time out. Here the new
-// connection is always accepted and, at the cap, the connection that has been waiting the
-// longest without work in progress is closed instead:
+// hundred stalled sockets would lock every real caller out until they time out. Here, at the cap,
+// the connection that has been waiting the longest without work in progress is closed instead:
 //   1. first the oldest "waiting" one: connected or between requests, no complete request head;
-//   2. then the oldest "reading" one: head received, body not yet read;
-//   3. never one whose check is queued or running, or whose answer is being sent (those are
-//      bounded by the check queue and answer promptly).
-// If every connection is in tier 3 the new one is closed. At most `max` connections stay open.
+//   2. then the oldest "reading" one: a `/check` head received, its body not yet read;
+//   3. never one whose request head has arrived and that is being answered (a `/health` or
+//      `/ready` waiting for its report, a check queued or running, an answer being sent: those
+//      are bounded by the check queue and the health wait and answer promptly).
+//
+// A connection is a candidate only once the event loop has had a full turn to read what it had
+// already sent: libuv accepts a burst of connections in one callback and reads their bytes only on
+// a later turn, so a real caller whose request was already in the kernel would otherwise look
+// exactly like a silent one and be closed by the newcomers accepted after it. So a connection
+// accepted (or changing state) on turn t is not closed before turn t + 2; newcomers beyond the cap
+// are held meanwhile, up to `max + slack` connections, and the excess is closed at the end of the
+// turn, oldest candidate first. When no candidate is left the newest connection goes: a
+// newcomer that has sent nothing is refused, a real caller never is. After each turn at most `max`
+// connections stay open unless more than `max` real callers are being answered at once.
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
+/** Options of ConnectionLimiter (tests inject the turn scheduler). */
+export interface ConnectionLimiterOptions {
+  /**
+   * Connections held beyond `max` for the turn it takes to read what they sent (default: a
+   * quarter of `max`, at least 1). Beyond `max + slack` a newcomer is refused at once when no
+   * settled candidate is left.
+   */
+  readonly slack?: number;
+  /** Runs `fn` after the I/O that is ready now has been read (default `setImmediate`). */
+  readonly nextTurn?: (fn: () => void) => void;
+}
+
+/** Holds the service's open connections to `max`, closing stalled ones for newcomers, never a caller's. */
 export class ConnectionLimiter {
   readonly #max: number;
+  readonly #slack: number;
+  readonly #nextTurn: (fn: () => void) => void;
   /** Every open connection. */
   readonly #open = new Set<Socket>();
-  /** Tier 1, oldest first (Map keeps insertion order; a socket is re-inserted when it goes idle). */
-  readonly #waiting = new Map<Socket, true>();
-  /** Tier 2, oldest first. */
-  readonly #reading = new Map<Socket, true>();
+  /** Tier 1, oldest first, with the turn it entered (Map keeps insertion order). */
+  readonly #waiting = new Map<Socket, number>();
+  /** Tier 2, oldest first, with the turn it entered. */
+  readonly #reading = new Map<Socket, number>();
   #evicted = 0;
+  #turn = 0;
+  /** Latest turn a connection entered a tier: ticking goes on until it is settled. */
+  #latest = 0;
+  #ticking = false;
 
-  constructor(max: number) {
+  constructor(max: number, options: ConnectionLimiterOptions = {}) {
     this.#max = max;
+    this.#slack = options.slack ?? Math.max(1, Math.ceil(max / 4));
+    this.#nextTurn = options.nextTurn ?? ((fn) => void setImmediate(fn));
   }
 
   /** Starts tracking the connections of `server`. */
-  attach(server: Server): void {
+  attach(server: Pick<Server, "on">): void {
     server.on("connection", (socket: Socket) => this.#accept(socket));
   }
 
   #accept(socket: Socket): void {
-    if (this.#open.size >= this.#max && !this.#evictOne()) {
+    if (this.#open.size >= this.#max + this.#slack && !this.#evictOne()) {
+      // Nothing settled to close: the newcomer, which has not been read at all, is refused.
       this.#evicted++;
       socket.destroy();
       return;
     }
     this.#open.add(socket);
-    this.#waiting.set(socket, true);
+    this.#enter(this.#waiting, socket);
     socket.once("close", () => this.#forget(socket));
   }
 
+  /** Puts `socket` at the young end of `tier`, stamped with this turn. */
+  #enter(tier: Map<Socket, number>, socket: Socket): void {
+    this.#waiting.delete(socket);
+    this.#reading.delete(socket);
+    tier.set(socket, this.#turn);
+    this.#latest = this.#turn;
+    this.#schedule();
+  }
+
+  #settled(stamp: number | undefined): boolean {
+    return stamp !== undefined && stamp <= this.#turn - 2;
+  }
+
+  /** The oldest settled candidate (tier 1 first); insertion order is stamp order, so only the first of each tier is looked at. */
+  #candidate(): Socket | undefined {
+    for (const tier of [this.#waiting, this.#reading]) {
+      for (const [socket, stamp] of tier) {
+        if (this.#settled(stamp)) return socket;
+        break;
+      }
+    }
+    return undefined;
+  }
+
   #evictOne(): boolean {
-    const victim = first(this.#waiting) ?? first(this.#reading);
+    const victim = this.#candidate();
     if (victim === undefined) return false;
     this.#forget(victim);
     this.#evicted++;
     victim.destroy();
     return true;
+  }
+
+  #schedule(): void {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    this.#nextTurn(() => this.#tick());
+  }
+
+  #tick(): void {
+    this.#ticking = false;
+    this.#turn++;
+    while (this.#open.size > this.#max && this.#evictOne());
+    if (this.#latest > this.#turn - 2) this.#schedule();
   }
 
   #forget(socket: Socket): void {
@@ -57,11 +127,17 @@ export class ConnectionLimiter {
     this.#reading.delete(socket);
   }
 
-  /** A complete request head arrived on `socket`: it is reading its body (tier 2). */
+  /** A complete request head arrived on `socket`: it is being answered and is never closed for room. */
   requestStarted(socket: Socket): void {
     if (!this.#open.has(socket)) return;
     this.#waiting.delete(socket);
-    this.#reading.set(socket, true);
+    this.#reading.delete(socket);
+  }
+
+  /** A `/check` on `socket` is waiting for its body (tier 2) until workStarted. */
+  bodyStarted(socket: Socket): void {
+    if (!this.#open.has(socket)) return;
+    this.#enter(this.#reading, socket);
   }
 
   /** The request's body is read and its work has begun: not evictable until the answer is sent. */
@@ -72,18 +148,11 @@ export class ConnectionLimiter {
   /** The answer on `socket` is complete; a kept-alive connection waits again, as the newest. */
   responseDone(socket: Socket): void {
     if (!this.#open.has(socket) || socket.destroyed) return;
-    this.#reading.delete(socket);
-    this.#waiting.delete(socket);
-    this.#waiting.set(socket, true);
+    this.#enter(this.#waiting, socket);
   }
 
   /** Open connections and how many were closed to make room, for tests and diagnostics. */
   state(): { readonly open: number; readonly waiting: number; readonly reading: number; readonly evicted: number; readonly max: number } {
     return { open: this.#open.size, waiting: this.#waiting.size, reading: this.#reading.size, evicted: this.#evicted, max: this.#max };
   }
-}
-
-function first<K>(map: Map<K, unknown>): K | undefined {
-  for (const key of map.keys()) return key;
-  return undefined;
 }

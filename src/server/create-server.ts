@@ -1,8 +1,8 @@
-// The loopback screening service as a Node `http.Server`: `GET /health` and `POST /check` with the
-// request ladder of check-request.ts, answered concurrently behind a bounded queue, with header and
-// body deadlines, JSON bodies for every answer (404/405 included) and a health report that never
-// waits on the canary backend. Binding and shutdown live in lifecycle.ts; this module only
-// decides what each request gets.
+// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready` and
+// `POST /check` with the request ladder of check-request.ts, answered concurrently behind a
+// bounded queue, with header and body deadlines, JSON bodies for every answer (404/405 included)
+// and a health report that never waits on the canary backend. Binding and shutdown live in
+// lifecycle.ts; this module only decides what each request gets.
 //
 // Contract: the pipeline is called only for a request that passed every ladder rule; a check that
 // throws becomes 503 with a fixed body and one log line naming the error class; request text,
@@ -10,6 +10,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { batchState } from "../screen/state.js";
+import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
 import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
 import { checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type RequestHead } from "./check-request.js";
 import { CheckQueue, type QueueState } from "./check-queue.js";
@@ -58,6 +60,11 @@ export interface ServeOptions {
    */
   readonly allowOrigins?: readonly string[];
   readonly log?: ServerLog;
+  /**
+   * Receives one entry per request (method, route, status, verdict class, latency; never the
+   * text, headers or query). Off when absent; `serve --access-log` writes them to stderr.
+   */
+  readonly accessLog?: AccessLog;
   /** Monotonic clock in milliseconds (tests). */
   readonly now?: () => number;
 }
@@ -70,6 +77,9 @@ export interface ServiceControl {
   readonly health: HealthCache | null;
   readonly allowedOrigins: ReadonlySet<string>;
   readonly log: ServerLog;
+  readonly accessLog: AccessLog | null;
+  /** What the access log says about a /check answered with a verdict. */
+  readonly verdicts: WeakMap<ServerResponse, Pick<AccessLogEntry, "verdict" | "coverage">>;
   draining: boolean;
   activeRequests: number;
   readonly idleWaiters: Array<() => void>;
@@ -128,6 +138,8 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
 async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
   const declared = checkHeaders(headOf(req));
   if (isReply(declared)) return sendReply(res, declared);
+  // Until the body is in, a stalled body may be closed to make room (after every idle connection).
+  control.connections.bodyStarted(req.socket);
   const read = await readBody(req, declared.length, readTimeoutMs);
   if (read.kind === "timeout") return sendReply(res, REPLIES.bodyTimeout);
   if (read.kind === "aborted") {
@@ -159,6 +171,10 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
         control.log("ERROR", `Pipeline check failed (${errorClass(error)})`);
         return sendReply(res, REPLIES.pipelineFailed);
       }
+      if (control.accessLog !== null) {
+        const coverage = loggedCoverage(wire);
+        control.verdicts.set(res, { verdict: batchState(outcome.value), ...(coverage !== undefined ? { coverage } : {}) });
+      }
       return sendReply(res, { status: 200, body: wire }, control.draining);
     }
   }
@@ -181,8 +197,29 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(headOf(req));
   if (isReply(route)) return sendReply(res, route);
-  if (route === "health") return sendReply(res, { status: 200, body: await healthBody(control) }, control.draining);
-  return answerCheck(control, req, res, readTimeoutMs);
+  if (route === "check") return answerCheck(control, req, res, readTimeoutMs);
+  const body = await healthBody(control);
+  // /health always answers 200 (liveness); /ready answers 503 unless the report says ready, so a
+  // readiness probe takes a pod whose canary is down (or unchecked for too long) out of traffic.
+  const status = route === "ready" && body["ready"] !== true ? 503 : 200;
+  return sendReply(res, { status, body }, control.draining);
+}
+
+/** One access-log entry for an answered (or abandoned) request; nothing from the request but its known method and route. */
+function logAccess(
+  accessLog: AccessLog,
+  req: IncomingMessage,
+  res: ServerResponse,
+  elapsedMs: number,
+  verdict: Pick<AccessLogEntry, "verdict" | "coverage"> | undefined,
+): void {
+  accessLog({
+    method: loggedMethod(req.method),
+    route: loggedRoute(req.url),
+    status: res.headersSent ? res.statusCode : null,
+    ...(verdict ?? {}),
+    latency_ms: Math.round(elapsedMs * 10) / 10,
+  });
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
@@ -223,6 +260,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
   const connections = new ConnectionLimiter(positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
   const healthTtlMs = positiveInt("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
   const healthStaleWaitMs = options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS;
+  const now = options.now ?? (() => performance.now());
   if (!Number.isSafeInteger(healthStaleWaitMs) || healthStaleWaitMs < 0) throw new RangeError("healthStaleWaitMs must be an integer ≥ 0");
   const control: ServiceControl = {
     pipeline,
@@ -231,6 +269,8 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
     allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
     health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
+    accessLog: options.accessLog ?? null,
+    verdicts: new WeakMap(),
     draining: false,
     activeRequests: 0,
     idleWaiters: [],
@@ -248,9 +288,11 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
     (req, res) => {
       control.activeRequests++;
       const socket = req.socket;
+      const startedAt = now();
       connections.requestStarted(socket);
       res.once("close", () => {
         connections.responseDone(socket);
+        if (control.accessLog !== null) logAccess(control.accessLog, req, res, Math.max(0, now() - startedAt), control.verdicts.get(res));
         control.activeRequests--;
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });
@@ -274,7 +316,13 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       socket.destroy();
       return;
     }
-    writeRawReply(socket, replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins));
+    const reply = replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins);
+    // A request already handed to the handler is logged when its response closes, not twice.
+    if (control.accessLog !== null && !inProgress) {
+      const head = parseRawHead(error.rawPacket);
+      control.accessLog({ method: loggedMethod(head?.method), route: loggedRoute(head?.target), status: reply.status, latency_ms: null });
+    }
+    writeRawReply(socket, reply);
   });
   server.once("listening", () => {
     void control.health?.refresh();

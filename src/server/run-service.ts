@@ -74,6 +74,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     log("INFO", `   Connections: at most ${options.service.maxConnections}`);
     const origins = options.service.allowOrigins ?? [];
     if (origins.length > 0) log("INFO", `   Allowed origins: ${origins.join(", ")}`);
+    if (options.service.accessLog !== undefined) log("INFO", "   Access log: one JSON line per request (never the text)");
     log("INFO", `   Port: ${port}`);
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
     else log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);

@@ -2,12 +2,14 @@
 // failure policy fails an index on exit 3 only, the wrapper that turns ingest's published
 // results (0, 1, 2) into a succeeded pod, and an index step over the same N shards.
 // (`yaml` is installed with the documentation tooling; no dependency is added for this test.)
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { startOllamaStandIn } from "../support/ollama-stand-in.js";
+import { pipelineFor, startService } from "../support/server-harness.js";
 
 const DIR = resolve(import.meta.dirname, "../../examples/kubernetes");
 
@@ -96,5 +98,37 @@ describe("examples/kubernetes", () => {
     const missing = spawnSync("sh", [join(DIR, "shard-wrapper.sh")], { env: { PATH: process.env["PATH"] ?? "", SHARDS: "4" }, encoding: "utf8" });
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toContain("JOB_COMPLETION_INDEX");
+  });
+
+  it("the screening sidecar's readiness probe asks /ready (fails while the canary is down) and its liveness probe /health (does not)", async () => {
+    const [deployment] = docs("serve-sidecar.yaml") as [Doc];
+    const sidecar = (deployment["spec"]["template"]["spec"]["containers"] as Doc[]).find((c) => c["name"] === "little-canary")!;
+    expect(sidecar["command"].slice(0, 2)).toEqual(["little-canary", "serve"]);
+    const readiness = sidecar["readinessProbe"]["exec"]["command"] as string[];
+    const liveness = sidecar["livenessProbe"]["exec"]["command"] as string[];
+    expect(readiness.join(" ")).toContain("http://127.0.0.1:18421/ready");
+    expect(liveness.join(" ")).toContain("http://127.0.0.1:18421/health");
+
+    // The probe commands as written, pointed at a service on another port.
+    const ollama = await startOllamaStandIn();
+    let now = 0;
+    const service = await startService(pipelineFor(ollama.url), { now: () => now, healthStaleWaitMs: 30_000 });
+    const probe = (command: string[]): Promise<number | null> =>
+      new Promise((done) => {
+        const [program, ...args] = command.map((part) => part.replace("18421", String(service.port)));
+        const child = spawn(program === "node" ? process.execPath : program!, args, { stdio: "ignore" });
+        child.once("close", (code) => done(code));
+      });
+    try {
+      expect(await probe(readiness)).toBe(0);
+      expect(await probe(liveness)).toBe(0);
+      ollama.setRouteFault("/api/tags", { fault: "drop" });
+      now = 60_000;
+      expect(await probe(readiness)).toBe(1);
+      expect(await probe(liveness)).toBe(0);
+    } finally {
+      await service.close();
+      await ollama.close();
+    }
   });
 });

@@ -1,0 +1,55 @@
+// The access log of `serve --access-log`: one JSON line per request on stderr, saying what was
+// asked and how it ended, never what was sent. An entry is built only from values the server
+// chose or checked against a fixed list: the method and route are named only when they are
+// known ones (anything else is "other", so a query string, a path or a header never reaches the
+// log), the status is the one sent, and for a /check answered 200 the verdict class is the state
+// `screen` gives a batch item. Request text, verdict contents, headers and client addresses are
+// never part of an entry.
+import type { Writable } from "node:stream";
+import type { BatchState } from "../documents/schemas.js";
+import { routeMethod } from "./check-request.js";
+
+/** One request in the access log (the stream writer adds `time`). */
+export interface AccessLogEntry {
+  /** The request method when it is a common one, else "other". */
+  readonly method: string;
+  /** The path when it is one of the service's routes (exactly, no query), else "other". */
+  readonly route: "/health" | "/ready" | "/check" | "other";
+  /** Status sent, or null when the connection closed before an answer was sent. */
+  readonly status: number | null;
+  /** `/check` answered 200 only: pass, flag, block, degraded or unexercised (as `screen` classes an item). */
+  readonly verdict?: BatchState;
+  /** `/check` answered 200 only, when the verdict carries it: complete, partial or none. */
+  readonly coverage?: "complete" | "partial" | "none";
+  /** From the request head's arrival to the end of the answer, in milliseconds; null for a request the HTTP parser refused. */
+  readonly latency_ms: number | null;
+}
+
+/** Receives one entry per request. */
+export type AccessLog = (entry: AccessLogEntry) => void;
+
+const METHODS = new Set(["GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"]);
+const COVERAGES = new Set(["complete", "partial", "none"]);
+
+/** The method as logged: a common method, else "other". */
+export function loggedMethod(method: string | undefined): string {
+  return method !== undefined && METHODS.has(method) ? method : "other";
+}
+
+/** The route as logged: one of the service's paths exactly, else "other". */
+export function loggedRoute(target: string | undefined): AccessLogEntry["route"] {
+  return target !== undefined && routeMethod(target) !== undefined ? (target as AccessLogEntry["route"]) : "other";
+}
+
+/** The verdict's coverage when it carries a known one (read from the wire form, if present). */
+export function loggedCoverage(wire: Readonly<Record<string, unknown>>): AccessLogEntry["coverage"] {
+  const coverage = wire["coverage"];
+  return typeof coverage === "string" && COVERAGES.has(coverage) ? (coverage as AccessLogEntry["coverage"]) : undefined;
+}
+
+/** Writes each entry as one JSON line, `time` (ISO 8601, when it is written) first. */
+export function streamAccessLog(stream: Writable, now: () => Date = () => new Date()): AccessLog {
+  return (entry) => {
+    stream.write(`${JSON.stringify({ time: now().toISOString(), ...entry })}\n`);
+  };
+}
