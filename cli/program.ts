@@ -172,7 +172,9 @@ function verifyCommand(io: CliIo, state: RunState): Command {
     .addHelpText(
       "after",
       `
-Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files or usage.
+Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files, a manifest
+and an export given the wrong way round, or usage. A run whose canary was disabled by choice
+(--no-canary) admits nothing; verify says so in a note, which is not a problem.
 
 Example:
   little-canary verify --manifest manifest.json --export admitted.json \\
