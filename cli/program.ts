@@ -4,8 +4,8 @@
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
-import { describeFailure, type CommandName } from "./exit-codes.js";
-import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
+import { describeFailure, REFUSED_EXIT, type CommandName } from "./exit-codes.js";
+import { isClosedOutputError, OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { addReportFlags } from "./report-flags.js";
@@ -172,7 +172,9 @@ function verifyCommand(io: CliIo, state: RunState): Command {
     .addHelpText(
       "after",
       `
-Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files or usage.
+Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files, a manifest
+and an export given the wrong way round, or usage. A run whose canary was disabled by choice
+(--no-canary) admits nothing; verify says so in a note, which is not a problem.
 
 Example:
   little-canary verify --manifest manifest.json --export admitted.json \\
@@ -249,14 +251,15 @@ async function runMainCommand(argv: readonly string[], io: CliIo): Promise<numbe
   const stdout = watchOutput(io.stdout, "stdout");
   watchOutput(io.stderr, "stderr");
   const program = buildProgram(io, state);
-  let code: number;
+  let result: ProgramResult;
   try {
     if (argv.length === 0) {
-      // No subcommand: help on stdout and exit 1, so a bare call in a script is not "success".
-      await writeOut(io.stdout, program.helpInformation());
-      code = 1;
+      // No subcommand is a usage error: the help goes to stderr (stdout carries data only) and
+      // the exit code is the refused one, so a bare call in a script is never "success".
+      await writeOut(io.stderr, program.helpInformation());
+      result = { code: REFUSED_EXIT.main, informational: false };
     } else {
-      code = await runProgram(program, argv, state);
+      result = await runProgram(program, argv, state);
     }
   } catch (error) {
     return fail(io, state, error);
@@ -266,21 +269,38 @@ async function runMainCommand(argv: readonly string[], io: CliIo): Promise<numbe
   try {
     await writeOut(io.stdout, "");
   } catch (error) {
+    if (result.informational && readerLeft(error)) return result.code;
     return fail(io, state, error);
   }
   const closed = stdout.failure();
-  if (closed !== null) return fail(io, state, new OutputClosedError("stdout", { cause: closed }));
-  return code;
+  if (closed !== null && !(result.informational && isClosedOutputError(closed))) {
+    return fail(io, state, new OutputClosedError("stdout", { cause: closed }));
+  }
+  return result.code;
 }
 
-async function runProgram(program: Command, argv: readonly string[], state: RunState): Promise<number> {
+/**
+ * How the program ended. `informational`: it printed help or the version and nothing else, which
+ * a reader may stop reading early (`--help | head -1`) without anything having gone wrong.
+ */
+interface ProgramResult {
+  readonly code: number;
+  readonly informational: boolean;
+}
+
+/** A write that failed only because the reader closed the pipe (not a full disk or an I/O error). */
+function readerLeft(error: unknown): boolean {
+  return error instanceof OutputClosedError && isClosedOutputError(error.cause);
+}
+
+async function runProgram(program: Command, argv: readonly string[], state: RunState): Promise<ProgramResult> {
   try {
     await program.parseAsync([...argv], { from: "user" });
-    return state.exitCode;
+    return { code: state.exitCode, informational: false };
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
-        return 0;
+        return { code: 0, informational: true };
       }
     }
     throw error;

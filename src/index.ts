@@ -303,6 +303,8 @@ export {
   problemsToShow,
   STRUCTURAL_PROBLEM_CODES,
   VERIFY_PROBLEM_CODES,
+  type VerifyNote,
+  type VerifyNoteCode,
   type VerifyProblem,
   type VerifyProblemCode,
 } from "./verify/problems.js";

@@ -1,18 +1,24 @@
-// `little-canary cache stats --cache PATH` and `little-canary cache prune --cache PATH
+// `little-canary cache stats --cache PATH [--json]` and `little-canary cache prune --cache PATH
 // [--older-than DURATION] [--identity KEY]`: flags → `cacheStats` / `cachePrune`
-// (src/cache/command.ts) → JSON on stdout. Exit 0 on success; 2 for usage errors, a missing cache
-// file, or a file that is not a verdict cache (REFUSED_EXIT in cli/exit-codes.ts).
+// (src/cache/command.ts) → a table (stats; JSON with --json) or JSON (prune) on stdout. Exit 0
+// on success; 2 for usage errors, a missing cache file, or a file that is not a verdict cache
+// (REFUSED_EXIT in cli/exit-codes.ts).
 import { Command } from "commander";
 import { cachePrune, cacheStats } from "../../src/cache/command.js";
 import { UsageError } from "../../src/core/errors.js";
+import { cacheStatsTable } from "../cache-stats-output.js";
 import { writeOut, type CliIo } from "../io.js";
 import type { RunState } from "../run-state.js";
 
-interface StatsFlags {
+interface CacheFlags {
   cache: string;
 }
 
-interface PruneFlags extends StatsFlags {
+interface StatsFlags extends CacheFlags {
+  json?: boolean;
+}
+
+interface PruneFlags extends CacheFlags {
   olderThan?: string;
   identity?: string;
 }
@@ -26,10 +32,13 @@ function sub(io: CliIo, name: string, description: string): Command {
 }
 
 export function cacheCommand(io: CliIo, state: RunState): Command {
-  const stats = sub(io, "stats", "Print the cache's entries, per-identity counts, time range and size as JSON.").action(async (flags: StatsFlags) => {
-    await writeOut(io.stdout, `${JSON.stringify(cacheStats({ cache: flags.cache, cwd: io.cwd }))}\n`);
-    state.exitCode = 0;
-  });
+  const stats = sub(io, "stats", "Print the cache's entries, per-identity counts, time range and size as a table (JSON with --json).")
+    .option("--json", "print the statistics as one JSON object (every field, each identity in full)")
+    .action(async (flags: StatsFlags) => {
+      const result = cacheStats({ cache: flags.cache, cwd: io.cwd });
+      await writeOut(io.stdout, flags.json ? `${JSON.stringify(result)}\n` : cacheStatsTable(result));
+      state.exitCode = 0;
+    });
   const prune = sub(io, "prune", "Remove cached verdicts by age and/or identity; print {path, removed, remaining} as JSON.")
     .option("--older-than <duration>", "remove entries checked longer ago than DURATION (e.g. 30d, 12h, 90m)")
     .option("--identity <key>", "remove entries of this identity key (as `cache stats` lists it)")
@@ -60,6 +69,7 @@ Exit codes: 0 done; 2 usage error, a missing cache file, or a file that is not a
 
 Examples:
   little-canary cache stats --cache verdicts.sqlite
+  little-canary cache stats --cache verdicts.sqlite --json
   little-canary cache prune --cache verdicts.sqlite --older-than 30d
   little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`,
     );

@@ -12,6 +12,7 @@ import { demoOptionsFromFlags, type DemoFlags } from "../demo-flags.js";
 import { DEMO_ERROR_EXIT } from "../exit-codes.js";
 import { writeOut, type CliIo } from "../io.js";
 import { timeoutArg } from "../options.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../../src/canary/defaults.js";
 import type { RunState } from "../run-state.js";
 
 export type { DemoFlags };
@@ -48,8 +49,10 @@ export function demoCommand(io: CliIo, state: RunState): Command {
     .option("--capture <path>", "capture file to replay (little-canary-demo-replay/v1)")
     .option("--record <path>", "with --live: write a verified run as a capture file")
     .addOption(new Option("--backend <name>", "live backend").default("ollama"))
-    .option("--model <tag>", "live canary model", "qwen2.5:1.5b")
-    .option("--endpoint <url>", "live Ollama origin (a literal loopback IP over http)", "http://127.0.0.1:11434")
+    .option("--canary-model <tag>", `live canary model (default: "${DEFAULT_CANARY_MODEL}")`)
+    .option("--ollama-url <url>", `live Ollama origin, a literal loopback IP over http (default: "${DEFAULT_OLLAMA_URL}")`)
+    .option("--model <tag>", "the older name of --canary-model")
+    .option("--endpoint <url>", "the older name of --ollama-url")
     .option("--timeout <seconds>", "live per-call timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
     .option("--json", "print one little-canary-demo/v1 JSON line instead of text")
     .addHelpText(
@@ -65,6 +68,7 @@ Exit codes: 0 verified; 1 a complete run that disagrees (changed analyzer result
 
 Examples:
   little-canary demo --live --record capture.json     # needs ollama serve + ollama pull qwen2.5:1.5b
+  little-canary demo --live --ollama-url http://127.0.0.1:11500 --canary-model llama3.2:1b
   little-canary demo --replay --capture capture.json
   little-canary demo --replay --capture capture.json --json`,
     )

@@ -1,9 +1,11 @@
 // `little-canary verify --manifest M [--export E] [--expect-manifest-sha256 HEX] [--json]`:
 // consistency of a published pair (and the manifest's hash against a pin). Exit 0 consistent,
-// 1 any problem, 3 unreadable files or usage. Problems name indices and codes, never text.
+// 1 any problem, 3 unreadable files, files given the wrong way round, or usage. Notes (a run
+// whose canary was disabled by choice) follow the verdict and never change the exit code.
+// Problems name indices and codes, never text.
 // Flags → `verifyFiles` (src/verify/verify-files.ts) → print → VERIFY_EXIT (cli/exit-codes.ts).
 // With --index, the index of a sharded run instead (cli/verify-index.ts).
-import { problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../../src/verify/problems.js";
+import { problemsToShow, STRUCTURAL_PROBLEM_CODES, UNVERIFIABLE_PROBLEM_CODES } from "../../src/verify/problems.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { VERIFY_EXIT } from "../exit-codes.js";
 import type { CliIo } from "../io.js";
@@ -32,11 +34,10 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
     refuseAllowlisted: flags.allowlisted === false,
   });
   if (!result.readable) {
-    // Nothing was verified: no report on stdout, one line per file that could not be read.
+    // Nothing was verified: no report on stdout, one line per file that could not be read (or
+    // the one line saying the files were given the wrong way round).
     for (const problem of result.problems) {
-      if (problem.code === "manifest_unreadable" || problem.code === "export_unreadable") {
-        await writeOut(io.stderr, `error: ${problem.message}\n`);
-      }
+      if (UNVERIFIABLE_PROBLEM_CODES.has(problem.code)) await writeOut(io.stderr, `error: ${problem.message}\n`);
     }
     return VERIFY_EXIT.unreadable;
   }
@@ -50,6 +51,7 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
       export_checked: result.exportChecked,
       allowlisted: result.allowlisted,
       problems,
+      notes: result.notes,
     };
     await writeOut(io.stdout, `${JSON.stringify(report)}\n`);
   } else if (consistent) {
@@ -68,5 +70,7 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
     }
     await writeOut(io.stdout, `verify: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${lines.join("\n")}\n`);
   }
+  // Facts that are not problems (a run whose canary was disabled by choice), after the verdict.
+  if (!flags.json && result.notes.length > 0) await writeOut(io.stdout, result.notes.map((note) => `note: ${note.message}\n`).join(""));
   return consistent ? VERIFY_EXIT.consistent : VERIFY_EXIT.problems;
 }

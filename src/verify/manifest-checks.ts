@@ -31,7 +31,8 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
   if (!isObj(run) || own(run, "status") !== "complete") problems.add("run_incomplete", "manifest run is not complete");
   checkShard(run, problems);
   const pipeline = own(manifest, "pipeline");
-  if (!isObj(pipeline) || own(pipeline, "canary_context_verified") !== true) {
+  // A run that turned the canary off has no context window to verify, and admits nothing.
+  if ((!isObj(pipeline) || own(pipeline, "canary_context_verified") !== true) && !canaryDisabledByChoice(manifest)) {
     problems.add("context_unverified", "manifest does not record a verified canary context window");
   }
   // The recount ties counts.allowlisted to the records; the allow file must be named with them.
@@ -39,6 +40,27 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
   if (isObj(counts) && own(counts, "allowlisted") !== undefined && (!isObj(run) || own(run, "allowlist") === undefined)) {
     problems.add("allowlist_unrecorded", "manifest admits records by an allowlist but does not record the allow file");
   }
+}
+
+/**
+ * True when the manifest records a run whose canary was disabled by choice (`--no-canary`,
+ * `enableCanary: false`): `canary_enabled` and `canary_context_verified` false, and no record
+ * admitted. Such a run has no canary context to verify, so its unverified context is a fact to
+ * report, not a problem of the pair. Only a run that admitted nothing qualifies: the admitted
+ * count is checked against a recount of the records, and each record's state against its
+ * segments, so a manifest that claims it while admitting a record still fails (`context_unverified`
+ * and the recount's problem). A run whose canary was enabled is never excused.
+ */
+export function canaryDisabledByChoice(manifest: Obj): boolean {
+  const pipeline = own(manifest, "pipeline");
+  const counts = own(manifest, "counts");
+  return (
+    isObj(pipeline) &&
+    own(pipeline, "canary_enabled") === false &&
+    own(pipeline, "canary_context_verified") === false &&
+    isObj(counts) &&
+    own(counts, "admitted") === 0
+  );
 }
 
 /** A sharded run's `run.shard`, when it matches its schema (a mismatch is the schema check's to report). */

@@ -6,6 +6,7 @@
 export const VERIFY_PROBLEM_CODES = [
   "manifest_unreadable",
   "export_unreadable",
+  "manifest_is_export",
   "export_not_object",
   "manifest_not_object",
   "export_fields",
@@ -61,6 +62,29 @@ export interface VerifyProblem {
   readonly message: string;
 }
 
+/** The stable code of a verification note. */
+export type VerifyNoteCode = "canary_disabled";
+
+/**
+ * A fact about a pair that is not a problem: a consistent pair stays consistent. `canary_disabled`:
+ * the run turned the canary off by choice, so only the structural layer ran and nothing was admitted.
+ */
+export interface VerifyNote {
+  readonly code: VerifyNoteCode;
+  readonly message: string;
+}
+
+/**
+ * Problems that mean nothing was verified: a file could not be read, or the file given as the
+ * manifest is an export (the two were given the wrong way round). `verify` refuses such a run
+ * (exit 3) and prints these on stderr instead of a report.
+ */
+export const UNVERIFIABLE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
+  "manifest_unreadable",
+  "export_unreadable",
+  "manifest_is_export",
+]);
+
 /**
  * Problems that make every later one a consequence: the export names another manifest, or a
  * document is not of the expected format. `verify` lists problems up to the first of these and
@@ -69,6 +93,7 @@ export interface VerifyProblem {
 export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
   "manifest_unreadable",
   "export_unreadable",
+  "manifest_is_export",
   "export_not_object",
   "manifest_not_object",
   "export_schema",

@@ -14,6 +14,7 @@ import { IngestManifestSchema, type IngestManifest, type ManifestCounts } from "
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
+import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
 
 /** Every problem code of building or verifying an index. */
 export const SHARD_INDEX_PROBLEM_CODES = [
@@ -107,7 +108,7 @@ async function examinePair(pair: ShardPair, position: number, problems: ShardInd
   const name = label(entry);
   if (!result.readable) {
     for (const problem of result.problems) {
-      if (problem.code !== "manifest_unreadable" && problem.code !== "export_unreadable") continue;
+      if (!UNVERIFIABLE_PROBLEM_CODES.has(problem.code)) continue;
       // The read problem names the resolved path: one an index lists is never echoed unless printable.
       let message = problem.message;
       for (const path of [pair.manifestPath, pair.exportPath]) if (!PRINTABLE.test(path)) message = message.split(path).join("(path not shown)");

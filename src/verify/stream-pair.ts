@@ -38,6 +38,8 @@ export type StreamedPair =
       readonly exportSha256: string | null;
       /** The manifest's members other than `records`, when it was read to its end and is an object. */
       readonly manifestHead: Obj | null;
+      /** The export's members other than `records`, likewise (null without an export). */
+      readonly exportHead: Obj | null;
       readonly problems: VerifyProblem[];
     }
   | "reread";
@@ -207,7 +209,8 @@ export async function streamPair(manifestPath: string, exportPath: string | null
   const manifestSha256 = m.end?.sha256 ?? null;
   const exportSha256 = e?.end?.sha256 ?? null;
   const manifestHead = headOf(m.end?.value);
-  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, problems: [] };
+  const exportHead = headOf(e?.end?.value);
+  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: [] };
   const manifestRoot = m.end.value;
   const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
@@ -215,5 +218,5 @@ export async function streamPair(manifestPath: string, exportPath: string | null
     e === null || e.end === null
       ? manifestProblems(manifestRoot, facts, manifestSha256, manifest)
       : pairProblems(e.end.value, manifestRoot, facts, manifestSha256, manifest, exported);
-  return { readProblems, manifestSha256, exportSha256, manifestHead, problems: problems.items };
+  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: problems.items };
 }

@@ -5,11 +5,13 @@
 // throws).
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import type { VerifyProblem } from "./problems.js";
+import type { VerifyNote, VerifyProblem } from "./problems.js";
+import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
 import { headOf, streamPair } from "./stream-pair.js";
-import type { Obj } from "./_values.js";
+import { own, type Obj } from "./_values.js";
+import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
@@ -36,7 +38,10 @@ export interface VerifyFilesOptions {
 export interface VerifyFilesResult {
   /** True when there is no problem at all (files read, pin matched if given, pair consistent). */
   readonly consistent: boolean;
-  /** False when a file could not be read (code `manifest_unreadable` or `export_unreadable`). */
+  /**
+   * False when nothing could be verified: a file could not be read (code `manifest_unreadable` or
+   * `export_unreadable`), or the file given as the manifest is an export (`manifest_is_export`).
+   */
   readonly readable: boolean;
   /** SHA-256 (hex) of the manifest file's bytes; null when it could not be read. */
   readonly manifestSha256: string | null;
@@ -49,6 +54,17 @@ export interface VerifyFilesResult {
   readonly allowlisted: number;
   /** Every problem found, in check order. */
   readonly problems: VerifyProblem[];
+  /**
+   * Facts that are not problems, such as `canary_disabled` for a run whose canary was turned off
+   * by choice (nothing admitted). Like `allowlisted`, only as trustworthy as the rest.
+   */
+  readonly notes: VerifyNote[];
+}
+
+/** The notes for a manifest's members other than `records` (none when it could not be read). */
+function notesOf(manifestHead: Obj | null): VerifyNote[] {
+  if (manifestHead === null || !canaryDisabledByChoice(manifestHead)) return [];
+  return [{ code: "canary_disabled", message: "canary disabled: nothing admitted (the run turned the canary off, so only the structural layer ran)" }];
 }
 
 /** Normalises a pin; throws UsageError unless it is 64 hex digits. */
@@ -107,9 +123,11 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const exportPath = options.export == null ? null : resolve(base, options.export);
   const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
   if (streamed === "reread") return { ...(await verifyWhole(manifestPath, exportPath, pin, options)), mode: "whole" };
-  const problems: VerifyProblem[] = [...streamed.readProblems];
   const manifestSha = streamed.manifestSha256;
   const readable = streamed.readProblems.length === 0;
+  const swapped = readable ? swappedFiles(streamed.manifestHead, streamed.exportHead, exportPath !== null) : null;
+  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifestSha, pin), mode: "streamed", documents: { manifestHead: null, exportSha256: null } };
+  const problems: VerifyProblem[] = [...streamed.readProblems];
   if (manifestSha !== null && pin !== null && pin !== manifestSha) {
     problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
   }
@@ -124,8 +142,29 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     exportChecked: exportPath !== null && readable,
     allowlisted,
     problems,
+    notes: readable ? notesOf(streamed.manifestHead) : [],
   };
   return { result, mode: "streamed", documents: { manifestHead: streamed.manifestHead, exportSha256: readable ? streamed.exportSha256 : null } };
+}
+
+/**
+ * The file given as the manifest is an export: the two files were given the wrong way round (the
+ * other one is a manifest) or the export was given alone. Nothing can be verified then, and a
+ * list of schema problems would hide the one thing to fix, so it is said plainly instead. Null
+ * when the manifest file is not an export.
+ */
+function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGiven: boolean): VerifyProblem | null {
+  if (manifestHead === null || own(manifestHead, "schema") !== EXPORT_SCHEMA) return null;
+  const message =
+    exportGiven && exportHead !== null && own(exportHead, "schema") === MANIFEST_SCHEMA
+      ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"
+      : `the file given as the manifest looks like an export (${EXPORT_SCHEMA}), not a manifest: give the manifest with --manifest and this file with --export`;
+  return { code: "manifest_is_export", message };
+}
+
+/** The result of a verification refused because the files were given the wrong way round. */
+function refusedAsSwapped(problem: VerifyProblem, manifestSha256: string | null, pin: string | null): VerifyFilesResult {
+  return { consistent: false, readable: false, manifestSha256, pinned: pin !== null, exportChecked: false, allowlisted: 0, problems: [problem], notes: [] };
 }
 
 /** With `refuseAllowlisted`, allow-listed admissions become one problem. */
@@ -147,6 +186,8 @@ async function verifyWhole(
   // The export is read even when the manifest is not, so both read problems are reported.
   const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", problems);
   const readable = manifest !== null && (exportPath === null || exported !== null);
+  const swapped = readable ? swappedFiles(headOf(manifest?.value), headOf(exported?.value), exportPath !== null) : null;
+  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifest?.sha256 ?? null, pin), documents: { manifestHead: null, exportSha256: null } };
   if (manifest !== null && pin !== null && pin !== manifest.sha256) {
     problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
   }
@@ -165,6 +206,7 @@ async function verifyWhole(
     exportChecked: exportPath !== null && readable,
     allowlisted,
     problems,
+    notes: readable && manifest !== null ? notesOf(headOf(manifest.value)) : [],
   };
   return { result, documents: { manifestHead: manifest === null ? null : headOf(manifest.value), exportSha256: readable ? (exported?.sha256 ?? null) : null } };
 }

@@ -1,10 +1,12 @@
-// `little-canary cache stats|prune` in-process: JSON on stdout, refusals on stderr naming the
-// flag or the file, and the refused exit code (2) for usage errors and unusable files.
+// `little-canary cache stats|prune` in-process: a table (stats) or JSON (stats --json, prune) on
+// stdout, refusals on stderr naming the flag or the file, and the refused exit code (2) for usage
+// errors and unusable files.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePrune, parseDuration } from "../../src/cache/command.js";
+import { cachePrune, cacheStats, parseDuration } from "../../src/cache/command.js";
+import { humanBytes } from "../../cli/cache-stats-output.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { testIdentity } from "../support/cache-identity.js";
@@ -44,9 +46,9 @@ function seed(): string {
 }
 
 describe("cache CLI", () => {
-  it("issue 14 cache: cache stats prints the entries per identity as JSON (relative path against cwd)", async () => {
+  it("issue 14 cache: cache stats --json prints the entries per identity as JSON (relative path against cwd)", async () => {
     seed();
-    const run = await runCli(["cache", "stats", "--cache", "verdicts.sqlite"], { cwd: dir });
+    const run = await runCli(["cache", "stats", "--cache", "verdicts.sqlite", "--json"], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
     const stats = JSON.parse(run.stdout);
     expect(stats).toMatchObject({ path: join(dir, "verdicts.sqlite"), entries: 4, by_state: { pass: 3, flag: 1, block: 0 } });
@@ -57,6 +59,56 @@ describe("cache CLI", () => {
       ].sort(),
     );
     expect(stats.identities.find((i: { key: string }) => i.key === ID.key).identity.model).toBe("qwen2.5:1.5b");
+    // The document is exactly the library's CacheStats, one line, as it was before the table.
+    expect(run.stdout).toBe(`${JSON.stringify(cacheStats({ cache: "verdicts.sqlite", cwd: dir }))}\n`);
+  });
+
+  it("cache stats prints a table: the totals, then one aligned row per identity with its full key, sizes in binary units", async () => {
+    seed();
+    const run = await runCli(["cache", "stats", "--cache", "verdicts.sqlite"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(() => JSON.parse(run.stdout)).toThrow();
+    const lines = run.stdout.split("\n");
+    const title = `verdict cache ${join(dir, "verdicts.sqlite")} `;
+    expect(lines[0]?.startsWith(title)).toBe(true);
+    expect(lines[0]?.slice(title.length)).toMatch(/^\(schema \d+, \d+\.\d (KiB|MiB) on disk\)$/);
+    expect(lines[1]).toBe("entries: 4 (pass 3, flag 1, block 0); whole-record entries: 0");
+    expect(lines[2]).toMatch(/^checked: \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ to \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+    const header = lines[4] ?? "";
+    expect(header).toMatch(/^identity key +model +provider +scope +mode +entries +oldest checked +newest checked$/);
+    const rows = lines.slice(5, 7);
+    expect(rows.map((row) => row.split(/ +/).slice(0, 2)).sort()).toEqual(
+      [
+        [ID.key, "qwen2.5:1.5b"],
+        [OTHER.key, "llama3.2:3b"],
+      ].sort(),
+    );
+    // Every column starts where its header starts; the entries column is right-aligned under its header's end.
+    for (const name of ["model", "provider", "scope", "mode", "oldest checked", "newest checked"]) {
+      const at = header.indexOf(name);
+      for (const row of rows) expect(row[at - 1], `${name} in ${row}`).toBe(" ");
+      for (const row of rows) expect(row[at], `${name} in ${row}`).not.toBe(" ");
+    }
+    const entriesEnd = header.indexOf("entries") + "entries".length;
+    expect(rows.map((row) => row.slice(entriesEnd - 1, entriesEnd)).sort()).toEqual(["1", "3"]);
+    expect(lines.slice(7)).toEqual(["", "2 identities; `cache prune --identity KEY` removes one, `--json` prints all fields", ""]);
+  });
+
+  it("cache stats of an empty cache prints the totals and no table", async () => {
+    VerdictCache.open(join(dir, "empty.sqlite")).close();
+    const run = await runCli(["cache", "stats", "--cache", "empty.sqlite"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split("\n").slice(1)).toEqual(["entries: 0 (pass 0, flag 0, block 0); whole-record entries: 0", ""]);
+  });
+
+  it("sizes are shown in binary units", () => {
+    expect([humanBytes(0), humanBytes(1023), humanBytes(1024), humanBytes(49_152), humanBytes(1_288_490_189)]).toEqual([
+      "0 B",
+      "1023 B",
+      "1.0 KiB",
+      "48.0 KiB",
+      "1.2 GiB",
+    ]);
   });
 
   it("issue 14 cache: cache prune --older-than removes by age; --identity by identity; both together only what matches both", async () => {
@@ -76,7 +128,7 @@ describe("cache CLI", () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("--older-than DURATION or --identity KEY");
-    expect((await runCli(["cache", "stats", "--cache", path], { cwd: dir })).stdout).toContain('"entries":4');
+    expect((await runCli(["cache", "stats", "--cache", path, "--json"], { cwd: dir })).stdout).toContain('"entries":4');
   });
 
   it("issue 14 cache: a bad duration or identity key is refused naming the flag", async () => {

@@ -16,13 +16,15 @@ afterEach(async () => {
 const check = (args: string[], stdin: string, env: Record<string, string> = {}) => runCli(["check", "--ollama-url", ollama.url, ...args], { stdin, env });
 
 describe("little-canary check", () => {
-  it("--version prints the version; no subcommand prints help and exits 1", async () => {
+  it("--version prints the version; no subcommand is a usage error: help on stderr, nothing on stdout, exit 2", async () => {
     const version = await runCli(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout).toBe(`little-canary ${VERSION}\n`);
     const bare = await runCli([]);
-    expect(bare.code).toBe(1);
-    expect(bare.stdout).toContain("Usage: little-canary");
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toMatch(/^Usage: little-canary /);
+    expect(bare.stderr).toContain("Commands:");
   });
 
   it("a structural block with --no-canary: safe:false, blocked_by structural_filter, exit 1", async () => {

@@ -54,13 +54,19 @@ describe("closed stdout", () => {
     expect(JSON.parse(await readFile(join(dir, "m.json"), "utf8"))).toHaveProperty("run");
   });
 
-  it("issue 12 B4: verify --json and --help with a closed stdout exit with their refused codes", async () => {
+  it("issue 12 B4: verify --json with a closed stdout exits with its refused code", async () => {
     const verify = await runChild(cli, ["verify", "--manifest", "m.json", "--json"], { cwd: dir, closeStdout: true });
     expect(verify.code).toBe(3);
     expectOneCleanLine(verify.stderr);
-    const help = await runChild(cli, ["screen", "--help"], { cwd: dir, closeStdout: true });
-    expect(help.code).toBe(2);
-    expect(help.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("help and the version into a closed stdout (`--help | head -1`) exit 0 with nothing on stderr", async () => {
+    for (const args of [["--help"], ["screen", "--help"], ["cache", "stats", "--help"], ["help", "ingest"], ["--version"]]) {
+      const open = await runChild(cli, args, { cwd: dir });
+      expect(open.stdout, args.join(" ")).toMatch(/^(Usage: little-canary|little-canary \d)/);
+      const closed = await runChild(cli, args, { cwd: dir, closeStdout: true });
+      expect({ args, code: closed.code, signal: closed.signal, stderr: closed.stderr }).toEqual({ args, code: 0, signal: null, stderr: "" });
+    }
   });
 });
 

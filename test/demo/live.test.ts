@@ -237,6 +237,24 @@ describe("live argument checks", () => {
     });
   }
 
+  it("demo --live takes --ollama-url and --canary-model like every other command, and keeps --endpoint and --model as their older names", async () => {
+    await contrastStandIn();
+    const models = [{ name: "llama3.2:1b", digest: "a".repeat(64) }];
+    ollama?.setModels(models);
+    const url = ollama?.url ?? "";
+    const named = await live(["--ollama-url", url, "--canary-model", "llama3.2:1b"]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toContain(`MODEL      llama3.2:1b\nENDPOINT   ${url}\n`);
+    const older = await live(["--endpoint", url, "--model", "llama3.2:1b"]);
+    expect(older.code, older.stderr).toBe(0);
+    expect(older.stdout).toContain(`MODEL      llama3.2:1b\nENDPOINT   ${url}\n`);
+    expect(ollama?.chatRequests().map((r) => (r.body as { model: string }).model)).toEqual(Array(4).fill("llama3.2:1b"));
+    const both = await live(["--ollama-url", url, "--endpoint", "http://127.0.0.1:1", "--json"]);
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe("");
+    expect(both.stderr).toContain("--endpoint is the older name of --ollama-url: give one of them, not two different values");
+  });
+
   it("refuses an invalid model tag, a non-Ollama backend and --timeout 0", async () => {
     expect((await live(["--model", "-bad"])).stderr).toBe("DEMO ERROR: model must be a valid bounded tag\n");
     expect((await live(["--backend", "openai"])).stderr).toBe("DEMO ERROR: only the loopback Ollama backend is supported\n");

@@ -69,6 +69,7 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
       exportChecked: true,
       allowlisted: 0,
       problems: [],
+      notes: [],
     });
     await writeFile(exportPath, doubled);
     const result = await verifyFiles({ manifest, export: exportPath });
