@@ -7,7 +7,8 @@
 // the gate makes the probe's warm-up call and reads GET /api/ps: a server that loaded a smaller
 // context than the num_ctx sent, or that cannot say what it loaded, refuses the run. An
 // OpenAI-compatible server (vLLM) must instead report a max_model_len that holds a segment
-// (canary/openai-context-gate.ts). An embedded canary (canary/embedded-probe.ts) is opened (engine,
+// (canary/openai-context-gate.ts); without POST /tokenize that window is only the server's word,
+// so the run is recorded as unverified and each segment must prove itself (canary/run-context.ts). An embedded canary (canary/embedded-probe.ts) is opened (engine,
 // model SHA-256, load) and its context must hold the longest segment of the policy, counted with
 // the model's own tokenizer (canary/embedded-context.ts).
 import { LittleCanaryError } from "../core/errors.js";
@@ -104,7 +105,7 @@ async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<G
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
   const identity = pinned.identity;
   return {
-    verified: true,
+    verified: exactlyCounted(server),
     required,
     contextLength: server.max_model_len,
     modelDigest: null,
@@ -229,6 +230,16 @@ export async function runContextGate(
   return { verified: true, required, contextLength, modelDigest };
 }
 
+/**
+ * Whether an OpenAI-compatible server's context is verified: only an exact count of every prompt
+ * (`POST /tokenize`) makes its max_model_len more than its word. Without one the run goes on, each
+ * segment vouched for only when it fits at one token per byte (canary/run-context.ts), and the
+ * manifest says `canary_context_verified: false`.
+ */
+function exactlyCounted(server: OpenAIContextProof): boolean {
+  return server.prompt_count === "tokenize";
+}
+
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
 async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
   if (isGenuineOpenAIPool(probe)) return openAIPoolGate(probe, policy);
@@ -242,7 +253,7 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
       unit: `a segment of ${policy.segment_chars} code points`,
       remedy: "lower segment_chars",
     });
-    return { verified: true, required, contextLength: server.max_model_len, modelDigest: null, server };
+    return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
   } catch (error) {
     if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
     throw error;
