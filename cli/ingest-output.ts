@@ -102,7 +102,9 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
   const server = head.pipeline.canary_server;
   if (server !== undefined) {
     const counted =
-      server.prompt_count === "tokenize" ? "each prompt counted exactly by POST /tokenize" : "no POST /tokenize, so prompts are held to the conservative bound";
+      server.prompt_count === "tokenize"
+        ? "each prompt counted exactly by POST /tokenize"
+        : "no POST /tokenize, so prompts are held to the conservative bound: a segment passes only if it fits at one token per byte, others are degraded (context_unverified), and the manifest records canary_context_verified false";
     warnings.push(`note: canary server ${target.url} serves ${server.served_model} with max_model_len ${server.max_model_len}; ${counted}\n`);
   }
   const total = head.run.records_total;

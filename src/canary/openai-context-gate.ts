@@ -5,6 +5,8 @@
 // budget and the chat template). A server that reports no window, or a window too small, refuses
 // the run: no check is sent. Per check, the probe then counts each prompt exactly with
 // `POST /tokenize` when the server offers it; the proof says which count the run's checks use.
+// Without it max_model_len is only the server's word, so a check passes only when its prompt fits
+// at one token per byte (run-context.ts `provenByByteBound`) and ingest records the run unverified.
 import { LittleCanaryError } from "../core/errors.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 
@@ -19,7 +21,8 @@ export interface OpenAIContextProof {
   readonly system_fingerprint: string | null;
   /**
    * How each check's prompt is measured against `max_model_len`: `tokenize` (an exact count from
-   * the server's own `POST /tokenize`) or `conservative_bound` (no such route: the gate's bound).
+   * the server's own `POST /tokenize`) or `conservative_bound` (no such route: each exercised
+   * check's prompt fitted at one token per UTF-8 byte, see `provenByByteBound`).
    */
   readonly prompt_count: "tokenize" | "conservative_bound";
 }

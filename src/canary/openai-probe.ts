@@ -2,12 +2,14 @@
 // probe: test() never throws for backend trouble and every failure is a CanaryResult with a code.
 // The API key lives in a private field: it is sent only as a Bearer header and can never appear
 // in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe
-// makes one warm-up call with a known calibration prompt (run-context.ts); a reply whose
-// usage.prompt_tokens is below what its prompt must cost is `context_truncated` (an Ollama /v1
-// endpoint cuts over-long prompts silently, as its native API does). The warm-up also asks the
-// server about itself (openai-identity.ts): where it offers vLLM's `POST /tokenize`, each prompt
-// is counted exactly before it is sent, a prompt that cannot fit `max_model_len` is not sent
-// (`context_too_long`), and a reply reporting fewer prompt tokens than the count is cut.
+// makes one warm-up call with a known calibration prompt (run-context.ts). The warm-up also asks
+// the server about itself (openai-identity.ts): where it offers vLLM's `POST /tokenize`, each
+// prompt is counted exactly before it is sent, a prompt that cannot fit `max_model_len` is not
+// sent (`context_too_long`), and a reply reporting fewer prompt tokens than the count is cut.
+// Without that count a server's window is only its word (an Ollama /v1 endpoint, or a proxy, cuts
+// over-long prompts silently): a reply passes only when its prompt fits at one token per byte
+// (`provenByByteBound`), else it is `context_unverified`. A reply without usage is
+// `context_unverified` on either path: nothing shows how much of the prompt was read.
 import { ConfigError, UsageError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
@@ -19,7 +21,7 @@ import { openAISuccessMetadata } from "./openai-chat.js";
 import { isPlainObject } from "../core/guards.js";
 import { postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
 import { openAIChatBody } from "./openai-chat.js";
-import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens } from "./run-context.js";
+import { CALIBRATION_PROBE_TEXT, calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
 import type { CanaryFailureCode } from "./types.js";
 import type { OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
@@ -128,10 +130,19 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
         return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
       }
       const promptTokens = metadata["prompt_tokens"];
+      if (typeof promptTokens !== "number") {
+        // Without usage nothing shows how much of the prompt the model read: a server that cut
+        // it would answer exactly like one that did not.
+        return result.failure(
+          "context_unverified",
+          `Canary context cannot be confirmed: the server at ${this.endpointOrigin} reported no usage.prompt_tokens, so the reply cannot show that the whole prompt was read`,
+          exact === null ? metadata : { ...metadata, prompt_count: exact },
+        );
+      }
       if (exact !== null) {
         // The exact count is what the server's own tokenizer makes of this prompt: a reply that
         // reports fewer prompt tokens was computed on less than the whole prompt.
-        if (typeof promptTokens === "number" && promptTokens < exact) {
+        if (promptTokens < exact) {
           return result.failure(
             "context_truncated",
             `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${exact} tokens POST /tokenize counted)`,
@@ -140,7 +151,9 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
         }
         return result.success(chat.content, { ...metadata, prompt_count: exact, context_check: "tokenize" });
       }
-      if (calibration.bytesPerToken !== null && typeof promptTokens === "number") {
+      if (calibration.bytesPerToken !== null) {
+        // Not a proof (the margin is a guess at the densest prose), only a cheap catch of a cut
+        // that leaves a prompt clearly too few tokens: it can degrade a reply, never pass one.
         const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
         if (promptTokens < minimum) {
           return result.failure(
@@ -149,10 +162,20 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
             metadata,
           );
         }
-        return result.success(chat.content, { ...metadata, context_check: "lower_bound" });
       }
-      // No usage to measure: OpenAI-compatible servers reject an over-long prompt (HTTP 400).
-      return result.success(chat.content, { ...metadata, context_check: "none" });
+      // No exact count: max_model_len is only the server's word, and a server (or a proxy in
+      // front of it) may keep the tail of a prompt and report usage for what it kept. Only a
+      // prompt that fits at one token per byte is vouched for (run-context.ts).
+      const proof = provenByByteBound(this.systemPrompt, userInput, this.maxTokens, server?.maxModelLen ?? null);
+      if (!proof.fits) {
+        return result.failure(
+          "context_unverified",
+          `Canary context cannot be confirmed: the server at ${this.endpointOrigin} offers no POST /tokenize, and this prompt with its reply budget may need up to ${proof.needed} tokens at one token per byte, ` +
+            `more than the ${proof.window} that can be vouched for without an exact count (serve the canary with vLLM, whose POST /tokenize counts each prompt exactly)`,
+          metadata,
+        );
+      }
+      return result.success(chat.content, { ...metadata, context_check: "one_token_per_byte" });
     } catch (error) {
       return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
     }

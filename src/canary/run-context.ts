@@ -56,6 +56,31 @@ export function worstCasePromptTokens(systemPrompt: string, userContent: string)
   return utf8ByteLength(systemPrompt) + utf8ByteLength(userContent) + CHAT_TEMPLATE_ALLOWANCE;
 }
 
+/** What the one-token-per-byte rule found for one prompt (see `provenByByteBound`). */
+export interface ByteBoundProof {
+  /** True when the whole prompt and its reply budget fit `window` even at one token per byte. */
+  readonly fits: boolean;
+  /** Most tokens the prompt and its reply budget can need: `worstCasePromptTokens` + `maxTokens`. */
+  readonly needed: number;
+  /** The window the prompt was held to. */
+  readonly window: number;
+}
+
+/**
+ * The rule for a reply whose prompt nobody counted exactly and whose server's window is only the
+ * server's word (an OpenAI-compatible server without `POST /tokenize`): the prompt provably fits
+ * only when the system prompt and text at one token per UTF-8 byte (the most any byte-level
+ * tokenizer spends), the chat template allowance and the reply budget fit the smaller of the
+ * reported window and UNVERIFIED_SAFE_CONTEXT, the smallest window of the servers known to cut
+ * an over-long prompt silently. Any other reply is `context_unverified`, never a pass: a lower
+ * bound on prompt tokens cannot be sound without the tokenizer's largest bytes per token.
+ */
+export function provenByByteBound(systemPrompt: string, userContent: string, maxTokens: number, reportedWindow: number | null): ByteBoundProof {
+  const needed = worstCasePromptTokens(systemPrompt, userContent) + Math.max(0, maxTokens);
+  const window = reportedWindow === null ? UNVERIFIED_SAFE_CONTEXT : Math.min(reportedWindow, UNVERIFIED_SAFE_CONTEXT);
+  return { fits: needed <= window, needed, window };
+}
+
 /** A `/api/ps` answer listing every loaded model is small; more than this is not trusted. */
 const MAX_PS_BYTES = 1024 * 1024;
 const MAX_PS_ENTRIES = 1_000;

@@ -14,6 +14,11 @@ export const CANARY_FAILURE_CODES = [
   "context_truncated",
   /** The server refused the prompt as longer than its context window (HTTP 400); nothing was screened. */
   "context_too_long",
+  /**
+   * Nothing proves the canary saw the whole prompt: the server's window is only its word (no exact
+   * count) and the prompt could exceed what can be vouched for, or the reply reported no usage.
+   */
+  "context_unverified",
 ] as const;
 /** Why a canary call failed (a stable code, kept in verdicts and manifests). */
 export type CanaryFailureCode = (typeof CANARY_FAILURE_CODES)[number];

@@ -4,10 +4,13 @@
 // The gate trusts only a genuine, frozen SecurityPipeline with the library's own Ollama probe;
 // anything else runs only when the caller opts into `unverifiedPipeline`, and the manifest then
 // records `canary_context_verified: false` (which `verify` refuses). Beyond the trained length,
-// the gate makes the probe's warm-up call and reads GET /api/ps: a server that loaded a smaller
-// context than the num_ctx sent, or that cannot say what it loaded, refuses the run. An
+// the probe's warm-up call and GET /api/ps must show the loaded context: a server that loaded a
+// smaller context than the num_ctx sent, or that cannot say what it loaded, refuses the run.
+// That proof costs a chat call, so it is made before the first check the run sends
+// (`beforeFirstCheck`), never for a run whose every verdict is reused from the cache. An
 // OpenAI-compatible server (vLLM) must instead report a max_model_len that holds a segment
-// (canary/openai-context-gate.ts). An embedded canary (canary/embedded-probe.ts) is opened (engine,
+// (canary/openai-context-gate.ts); without POST /tokenize that window is only the server's word,
+// so the run is recorded as unverified and each segment must prove itself (canary/run-context.ts). An embedded canary (canary/embedded-probe.ts) is opened (engine,
 // model SHA-256, load) and its context must hold the longest segment of the policy, counted with
 // the model's own tokenizer (canary/embedded-context.ts).
 import { LittleCanaryError } from "../core/errors.js";
@@ -35,6 +38,13 @@ export interface GateResult {
   readonly canaryFingerprint?: { readonly sha256: string; readonly probes: number };
   /** For an embedded canary: its file-sha256 identity, engine version and context size. */
   readonly embedded?: EmbeddedIdentity;
+  /**
+   * The part of the proof that needs a chat call (an Ollama canary's warm-up and GET /api/ps),
+   * left to be awaited before the first check the run sends; it rejects with IngestGateError
+   * when the proof fails, and every later call shares that one outcome. Absent when the gate
+   * proved everything itself.
+   */
+  readonly beforeFirstCheck?: () => Promise<void>;
 }
 
 /** The gate refused the pipeline or its backend; the run must not start. */
@@ -104,7 +114,7 @@ async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<G
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
   const identity = pinned.identity;
   return {
-    verified: true,
+    verified: exactlyCounted(server),
     required,
     contextLength: server.max_model_len,
     modelDigest: null,
@@ -209,8 +219,28 @@ export async function runContextGate(
       `the canary model's trained context length (${contextLength}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
     );
   }
-  // The trained length says what the model can hold; only the loaded context says what the
-  // server gave it. The warm-up call and GET /api/ps prove the num_ctx was honoured.
+  // The trained length and the digest come from listing endpoints. Only the loaded context says
+  // what the server gave the model, and proving it takes the warm-up chat and GET /api/ps: that
+  // proof is made before the first check the run really sends, so a re-run whose every verdict
+  // is cached makes no chat call. No check is sent without it, and a failed proof refuses the run.
+  const modelDigest = await probe.modelDigest();
+  return { verified: true, required, contextLength, modelDigest, beforeFirstCheck: once(() => proveLoadedContext(probe)) };
+}
+
+/** `fn` called at most once; every caller shares its one outcome. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let outcome: Promise<void> | null = null;
+  return () => {
+    outcome ??= fn();
+    return outcome;
+  };
+}
+
+/**
+ * The warm-up call and GET /api/ps prove the num_ctx was honoured; throws IngestGateError
+ * (code `backend`) when they do not.
+ */
+async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
   const run = await probe.runContext();
   if (!run.ok) {
     throw new IngestGateError("backend", `the canary warm-up call failed (${run.failureCode}); ingest refuses to run without proof of the loaded context`);
@@ -225,8 +255,16 @@ export async function runContextGate(
       `could not verify the canary's loaded context: ${UNVERIFIED_TEXT[loaded.reason]}; ingest refuses to run without it (an Ollama that reports context_length in /api/ps is needed)`,
     );
   }
-  const modelDigest = await probe.modelDigest();
-  return { verified: true, required, contextLength, modelDigest };
+}
+
+/**
+ * Whether an OpenAI-compatible server's context is verified: only an exact count of every prompt
+ * (`POST /tokenize`) makes its max_model_len more than its word. Without one the run goes on, each
+ * segment vouched for only when it fits at one token per byte (canary/run-context.ts), and the
+ * manifest says `canary_context_verified: false`.
+ */
+function exactlyCounted(server: OpenAIContextProof): boolean {
+  return server.prompt_count === "tokenize";
 }
 
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
@@ -242,7 +280,7 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
       unit: `a segment of ${policy.segment_chars} code points`,
       remedy: "lower segment_chars",
     });
-    return { verified: true, required, contextLength: server.max_model_len, modelDigest: null, server };
+    return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
   } catch (error) {
     if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
     throw error;

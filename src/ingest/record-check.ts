@@ -112,6 +112,11 @@ export interface RunContext {
    * classified, so the verdicts (and the cache) never see it.
    */
   readonly allowlist?: Allowlist;
+  /**
+   * Awaited before each check that is sent (the gate's `beforeFirstCheck`: a proof that costs a
+   * chat call, made once); a rejection fails the run.
+   */
+  readonly beforeCheck?: () => Promise<void>;
 }
 
 /** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
@@ -214,6 +219,7 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
       stopped = stopped || policy.stop_after_hold;
       continue;
     }
+    await run.beforeCheck?.();
     checks++;
     const { result, canary } = await checkSegment(pipeline, segment.text);
     breaker.record(canary);

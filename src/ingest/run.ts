@@ -157,6 +157,7 @@ export async function ingestRecords(
     profile: canaryProfile(pipeline),
     breaker: new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
+    ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
   };
   const checkAt = async (position: number): Promise<FinishedRecord> => {
     const record = records[position] as RawRecord;

@@ -193,6 +193,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     breaker: new CanaryCircuitBreaker(options.maxCanaryFailures),
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
+    ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
   };
   const manifestItems = await ArraySpool.create(options.manifestPath, "manifest-records");
   const exportItems = options.exportPath === null ? null : await ArraySpool.create(options.exportPath, "export-records");

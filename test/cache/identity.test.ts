@@ -81,7 +81,7 @@ const VARIANTS: ReadonlyArray<{ name: string; options?: SecurityPipelineOptions;
     name: "provider (an OpenAI-compatible server: its pinned served name and its own report)",
     options: { ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: SERVED.served_model },
     identity: { server: SERVED },
-    fields: ["model", "model_digest", "num_ctx", "provider", "server.max_model_len", "server.root", "server.system_fingerprint"],
+    fields: ["model", "model_digest", "num_ctx", "provider", "server.max_model_len", "server.prompt_count", "server.root", "server.system_fingerprint"],
   },
   { name: "model", options: { ...BASE, canaryModel: "llama3.2:3b" }, fields: ["model"] },
   { name: "model digest", identity: { modelDigest: "b".repeat(64) }, fields: ["model_digest"] },
@@ -261,6 +261,13 @@ describe("issue 15 vllm: the identity of an OpenAI-compatible canary", () => {
     expectMissAcross(base15, revision);
     const noFingerprint = served({ system_fingerprint: null });
     expect(noFingerprint.key).not.toBe(base15.key);
+  });
+
+  it("a verdict proven by POST /tokenize is never reused where prompts are held to the conservative bound, nor the other way", () => {
+    const exact = served({ prompt_count: "tokenize" });
+    const bound = served({ prompt_count: "conservative_bound" });
+    expect(changedFields(exact.identity, bound.identity)).toEqual(["server.prompt_count"]);
+    expectMissAcross(exact, bound);
   });
 
   it("issue 15 vllm: a served name without a pinned revision, or a server not identified, gives no identity", () => {

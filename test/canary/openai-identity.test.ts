@@ -98,11 +98,11 @@ describe("issue 15 vllm: the probe's per-check count", () => {
     expect(p.knownServer).toMatchObject({ maxModelLen: 600, tokenize: true, systemFingerprint: "fp_stand_in_1" });
   });
 
-  it("issue 15 vllm: without /tokenize the probe falls back to the calibrated lower bound", async () => {
+  it("without /tokenize a short prompt passes on the one-token-per-byte rule", async () => {
     vllm.setTokenize(false);
     const result = await probe().test("What is the capital of France?");
     expect(result.success).toBe(true);
-    expect(result.metadata["context_check"]).toBe("lower_bound");
+    expect(result.metadata["context_check"]).toBe("one_token_per_byte");
     // Only the identity probe asked /tokenize (404); the check did not.
     expect(vllm.tokenizeRequests()).toHaveLength(1);
   });

@@ -7,6 +7,8 @@ import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.
 import type { CanaryResult } from "../../src/canary/types.js";
 import { startOpenAIStandIn, type OpenAIStandIn } from "../support/openai-stand-in.js";
 import { freePort } from "../support/free-port.js";
+import { CHAT_TEMPLATE_ALLOWANCE } from "../../src/canary/context.js";
+import { provenByByteBound, UNVERIFIED_SAFE_CONTEXT } from "../../src/canary/run-context.js";
 
 const KEY = "sk-test-SECRET-0123456789";
 let api: OpenAIStandIn;
@@ -37,7 +39,7 @@ describe("a successful completion", () => {
     api.setReply({ content: " Paris. ", usage: { prompt_tokens: 60, completion_tokens: 2, total_tokens: 62 } });
     const result = await probe().test("Capital of France?");
     expect(result).toMatchObject({ success: true, response: " Paris. ", failureCode: null, error: null });
-    expect(result.metadata).toEqual({ prompt_tokens: 60, completion_tokens: 2, total_tokens: 62, context_check: "lower_bound" });
+    expect(result.metadata).toEqual({ prompt_tokens: 60, completion_tokens: 2, total_tokens: 62, context_check: "one_token_per_byte" });
   });
 
   it("issue 12 A1: a server that keeps half of an over-long prompt (Ollama /v1) is context_truncated, never a pass", async () => {
@@ -50,7 +52,7 @@ describe("a successful completion", () => {
     expect((api.warmUpRequests()[0]?.body as { max_tokens: number } | undefined)?.max_tokens).toBe(1);
   });
 
-  it("issue 12 A1: a server that rejects an over-long prompt with 400 is a failure; one without usage is not measured", async () => {
+  it("a server that rejects an over-long prompt with 400 is context_too_long; a reply without usage is context_unverified, never a pass", async () => {
     api.setContextCap(2048, "reject");
     const rejected = await probe().test("数据安全".repeat(850));
     // Its own code since issue 15: a refusal of the prompt's length, not a transport error.
@@ -58,8 +60,8 @@ describe("a successful completion", () => {
     api.setContextCap(null);
     api.setReply({ content: "fine", usage: null });
     const unmeasured = await probe().test("hello");
-    expect(unmeasured.success).toBe(true);
-    expect(unmeasured.metadata["context_check"]).toBe("none");
+    expect(unmeasured).toMatchObject({ success: false, failureCode: "context_unverified", response: "" });
+    expect(unmeasured.error).toContain(`the server at ${api.url} reported no usage.prompt_tokens`);
   });
 
   it("sends the documented body and a Bearer header", async () => {
@@ -95,6 +97,37 @@ describe("a successful completion", () => {
   it("accepts a completion without finish_reason", async () => {
     api.setReply({ content: "ok", finish_reason: null });
     expect((await probe().test("hi")).success).toBe(true);
+  });
+});
+
+describe("without an exact count, a reply passes only when its prompt fits at one token per byte", () => {
+  const SYSTEM = "You are a canary.";
+  /** Bytes of text that make the system prompt, text, template allowance and reply budget exactly `total`. */
+  const textBytesFor = (total: number, maxTokens: number): number => total - Buffer.byteLength(SYSTEM) - CHAT_TEMPLATE_ALLOWANCE - maxTokens;
+
+  it("counts system prompt, text (in UTF-8 bytes), template allowance and reply budget against the smaller of the reported window and 2048", () => {
+    const fits = "a".repeat(textBytesFor(UNVERIFIED_SAFE_CONTEXT, 256));
+    expect(provenByByteBound(SYSTEM, fits, 256, 32768)).toEqual({ fits: true, needed: UNVERIFIED_SAFE_CONTEXT, window: UNVERIFIED_SAFE_CONTEXT });
+    expect(provenByByteBound(SYSTEM, `${fits}a`, 256, 32768)).toMatchObject({ fits: false, needed: UNVERIFIED_SAFE_CONTEXT + 1 });
+    // A four-byte code point costs four, not one.
+    expect(provenByByteBound(SYSTEM, `${fits.slice(4)}😀`, 256, null)).toMatchObject({ fits: true, needed: UNVERIFIED_SAFE_CONTEXT });
+    expect(provenByByteBound(SYSTEM, `${fits.slice(4)}😀a`, 256, null).fits).toBe(false);
+    // A reported window below 2048 is the one held to; the reply budget is part of the need.
+    expect(provenByByteBound(SYSTEM, "a".repeat(textBytesFor(1000, 256)), 256, 1000)).toEqual({ fits: true, needed: 1000, window: 1000 });
+    expect(provenByByteBound(SYSTEM, "a".repeat(textBytesFor(1000, 256)), 257, 1000).fits).toBe(false);
+  });
+
+  it("a server that keeps the tail of a prompt (a cut the calibrated lower bound cannot see) and reports usage for what it kept is context_unverified", async () => {
+    const text = "The quarterly report covers shipping times, return windows and customer satisfaction. ".repeat(40);
+    // About 15 % of the prompt is cut: well inside what the 1.6x lower bound lets through.
+    api.setContextCap(800, "keep_tail");
+    const result = await probe().test(text);
+    expect(result).toMatchObject({ success: false, failureCode: "context_unverified", response: "" });
+    expect(result.metadata["prompt_tokens"]).toBe(800);
+    expect(result.error).toContain(`the server at ${api.url} offers no POST /tokenize, and this prompt with its reply budget may need up to`);
+    // The same text with nothing cut is no better proven: the rule does not depend on the cut.
+    api.setContextCap(null);
+    expect((await probe().test(text)).failureCode).toBe("context_unverified");
   });
 });
 

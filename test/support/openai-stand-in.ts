@@ -37,9 +37,12 @@
 // Context window (setContextCap / the contextCap option): a prompt of more tokens than the cap
 // gets 400 with overflow "reject" (the usual OpenAI-compatible answer, "This model's maximum
 // context length is N tokens"), or with "keep_half" (an Ollama /v1 endpoint) is answered 200
-// with usage.prompt_tokens = floor(cap/2) + 2. Without a contextCap, a maxModelLen is the cap
+// with usage.prompt_tokens = floor(cap/2) + 2, or with "keep_tail" (a server or proxy that keeps
+// the last `cap` tokens whatever max_model_len it lists) is answered 200 with
+// usage.prompt_tokens = cap, the count of what it kept. Without a contextCap, a maxModelLen is the cap
 // and is always "reject" (vLLM refuses, never cuts). Estimated
-// usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens.
+// usage counts ceil(UTF-8 bytes of all messages / 4) + 8 prompt tokens. With `usage: false`
+// (setUsage) no completion, the warm-up included, carries a `usage` object.
 import type { ServerResponse } from "node:http";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
 import { isTransportFault, sendJson, startLoopbackServer, type RecordedRequest, type TransportFault } from "./loopback-server.js";
@@ -61,6 +64,9 @@ export type OpenAIReply =
   | { readonly fault: "no_choices"; readonly latencyMs?: number }
   | TransportFault;
 
+/** What the stand-in does with a prompt over its context cap (see the header). */
+export type Overflow = "keep_half" | "keep_tail" | "reject";
+
 export type OpenAIReplyFn = (request: RecordedRequest, index: number) => OpenAIReply | Promise<OpenAIReply>;
 
 export interface OpenAIStandInOptions {
@@ -72,7 +78,9 @@ export interface OpenAIStandInOptions {
   readonly latencyMs?: number;
   /** Prompt tokens the server holds; more is rejected or cut (see `overflow`). Default: no cap. */
   readonly contextCap?: number;
-  readonly overflow?: "keep_half" | "reject";
+  readonly overflow?: Overflow;
+  /** Whether completions carry `usage` (default true); false answers as a server that never reports it. */
+  readonly usage?: boolean;
   /** vLLM's `max_model_len`, listed by /v1/models (and a prompt over it gets 400); default: none listed. */
   readonly maxModelLen?: number | null;
   /** vLLM's `root` listed with each model (when maxModelLen is set). Default: the model id before any "@". */
@@ -125,7 +133,8 @@ export interface OpenAIStandIn {
   enqueue(...replies: OpenAIReply[]): void;
   setModels(models: readonly string[]): void;
   setLatency(ms: number): void;
-  setContextCap(cap: number | null, overflow?: "keep_half" | "reject"): void;
+  setContextCap(cap: number | null, overflow?: Overflow): void;
+  setUsage(on: boolean): void;
   setRouteFault(path: string, fault: TransportFault | null): void;
   close(): Promise<void>;
 }
@@ -138,7 +147,8 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   const routeFaults = new Map<string, TransportFault>();
   let index = 0;
   let contextCap: number | null = options.contextCap ?? null;
-  let overflow: "keep_half" | "reject" = options.overflow ?? "reject";
+  let overflow: Overflow = options.overflow ?? "reject";
+  let usage = options.usage !== false;
   let maxModelLen: number | null = options.maxModelLen ?? null;
   let tokenize = options.tokenize === true;
   let systemFingerprint: string | null = options.systemFingerprint ?? null;
@@ -158,7 +168,7 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
         error: { message: `This model's maximum context length is ${cap} tokens`, type: "invalid_request_error", code: "context_length_exceeded" },
       });
     }
-    const evaluated = over && cap !== null ? Math.floor(cap / 2) + 2 : tokens;
+    const evaluated = over && cap !== null ? (overflow === "keep_tail" ? cap : Math.floor(cap / 2) + 2) : tokens;
     if (isWarmUp(req.body)) {
       return sendJson(
         res,
@@ -168,7 +178,7 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
           object: "chat.completion",
           model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
           choices: [{ index: 0, message: { role: "assistant", content: "Noted." }, finish_reason: "length" }],
-          usage: { prompt_tokens: evaluated, completion_tokens: 1, total_tokens: evaluated + 1 },
+          ...(usage ? { usage: { prompt_tokens: evaluated, completion_tokens: 1, total_tokens: evaluated + 1 } } : {}),
         }),
       );
     }
@@ -202,7 +212,7 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
       model: (req.body as { model?: unknown } | undefined)?.model ?? "unknown",
       choices: [choice],
     };
-    if (scripted.usage !== null) {
+    if (scripted.usage !== null && usage) {
       body["usage"] = scripted.usage ?? {
         prompt_tokens: evaluated,
         completion_tokens: completionTokens,
@@ -266,6 +276,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     setContextCap: (cap, mode) => {
       contextCap = cap;
       if (mode !== undefined) overflow = mode;
+    },
+    setUsage: (on) => {
+      usage = on;
     },
     setRouteFault: (path, fault) => {
       if (fault === null) routeFaults.delete(path);
