@@ -26,7 +26,7 @@ export interface IngestRunOptions {
 }
 
 export async function runIngest(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
-  refuseSharedFiles(input, flags, io);
+  await refuseSharedFiles(input, flags, io);
   // Registered first, so no phase of the run can be interrupted without its cleanup.
   const controller = new AbortController();
   const unregister = io.onSignal((signal) => {
