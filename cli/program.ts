@@ -225,13 +225,29 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
   // A command that handles an interrupt (screen, ingest, serve, model pull) also releases any
   // embedded canary at once, so a model evaluation in flight stops at its next token instead of
   // running to its deadline; its check ends as `unavailable` in a run that is being abandoned.
+  //
+  // A command unregisters its handler only once its result is decided (the pair committed, the
+  // summary printed). From then until the process exits an interrupt must not turn that result
+  // into a signal death (exit 130): so before the command's handler goes, one that ignores the
+  // signal is registered in its place, and it stays until the process exits.
+  let resultKept = false;
+  const keepResult = (): void => {
+    if (resultKept) return;
+    resultKept = true;
+    io.onSignal(() => undefined);
+  };
   const releasing: CliIo = {
     ...io,
-    onSignal: (handler) =>
-      io.onSignal((signal) => {
+    onSignal: (handler) => {
+      const unregister = io.onSignal((signal) => {
         handler(signal);
         void disposeEmbeddedCanaries();
-      }),
+      });
+      return () => {
+        keepResult();
+        unregister();
+      };
+    },
   };
   try {
     return await runMainCommand(argv, releasing);
