@@ -42,14 +42,6 @@ function evalTimeout(flag: number | undefined, env: CliIo["env"]): number {
 
 /** --ollama-url, or the pool of --canary-endpoint with its warnings on stderr and its --endpoint-log. */
 function poolOrUrl(flags: EvalFlags, io: CliIo): Pick<EvalOptions, "ollamaUrl" | "canaryEndpoints" | "onPoolWarning" | "onPoolAttempt"> {
-  if ((flags.canaryEndpoint ?? []).length > 0) {
-    // The log is appended to: a corpus, the ids file, the run record or the report there would be corrupted.
-    refuseSharedPaths(
-      io,
-      [...flags.corpus.map((path): RunFile => ["--corpus", path]), ["--ids-file", flags.idsFile], ["--output", flags.output], ["--report", flags.report]],
-      [["--endpoint-log", flags.endpointLog]],
-    );
-  }
   // A canary mode is required of a pool by runEval itself, with eval's own message.
   const pool = canaryPoolFromFlags(flags, io, true);
   if (pool === null) return { ollamaUrl: flags.ollamaUrl };
@@ -73,8 +65,26 @@ Examples:
   little-canary eval --corpus prompts.json --corpus fp.json --model qwen2.5:1.5b --warmup \\
     --timeout 60 --output runs/p.jsonl --report runs/p.html`;
 
+/**
+ * The run record, the report and the endpoint log are written: one that is a corpus, the ids file
+ * or another of them (by identity, symlinks and hard links seen through) would destroy it.
+ */
+function refuseSharedEvalFiles(flags: EvalFlags, io: CliIo): Promise<void> {
+  const pool = (flags.canaryEndpoint ?? []).length > 0;
+  return refuseSharedPaths(
+    io,
+    [...flags.corpus.map((path): RunFile => ["--corpus", path]), ["--ids-file", flags.idsFile]],
+    [
+      ["--output", flags.output],
+      ["--report", flags.report],
+      ["--endpoint-log", pool ? flags.endpointLog : null],
+    ],
+  );
+}
+
 /** The `runEval` options the flags ask for, apart from the signal and the callbacks. */
-export function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): EvalOptions {
+export async function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): Promise<EvalOptions> {
+  await refuseSharedEvalFiles(flags, io);
   const canaryMode = (flags.mode ?? (flags.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
   // --model stays required in canary modes (runEval says so); the provider flags only choose the server.
   const backend = providerOptionsFromFlags(flags, io, flags.model ?? "", null);

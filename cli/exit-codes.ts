@@ -4,6 +4,7 @@
 import { CommanderError } from "commander";
 import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
 import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
+import { OutputClosedError } from "./io.js";
 
 export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "index" | "serve" | "demo" | "eval" | "cache" | "model";
 
@@ -46,6 +47,14 @@ export const ERROR_OUTCOME: Readonly<Record<LittleCanaryErrorCode, ErrorOutcome>
 /** `ingest`: 0 every record admitted, 1 held for detection only, 2 held for an operational reason. */
 export const INGEST_EXIT: Readonly<Record<IngestOutcomeCode, number>> = { 0: 0, 1: 1, 2: 2 };
 
+/**
+ * A command whose result was already committed when its output failed (ingest: the pair was
+ * published, then stdout was closed by its reader or could not be written, so the summary or the
+ * `--json` manifest on stdout is incomplete). Neither the run's outcome (the stdout that would say
+ * it is cut short) nor "refused, nothing written" (3, a lie: the pair stands): ingest exits 4.
+ */
+export const OUTPUT_FAILED_AFTER_COMMIT_EXIT: Readonly<Partial<Record<CommandName, number>>> = { ingest: 4 };
+
 /** `verify`: consistent (and the pin matches), any problem, or a file that could not be read. */
 export const VERIFY_EXIT = { consistent: 0, problems: 1, unreadable: REFUSED_EXIT.verify } as const;
 
@@ -65,6 +74,9 @@ export function describeFailure(command: CommandName, error: unknown): { exitCod
   if (error instanceof CommanderError) {
     // Commander has already printed its own message (usage text included) to stderr.
     return { exitCode: refused, message: null };
+  }
+  if (error instanceof OutputClosedError && error.afterCommit) {
+    return { exitCode: OUTPUT_FAILED_AFTER_COMMIT_EXIT[command] ?? refused, message: error.message };
   }
   if (error instanceof LittleCanaryError) return { exitCode: exitCodeForError(command, error.code), message: error.message };
   if (error instanceof TypeError || error instanceof RangeError) {

@@ -86,18 +86,25 @@ export function useColor(io: CliIo): boolean {
  */
 export class OutputClosedError extends LittleCanaryError {
   override readonly name = "OutputClosedError";
+  /**
+   * True when the command had already committed its result (ingest's published pair) before the
+   * output failed: not a refusal, so it exits with its own code (exit-codes.ts), not "refused".
+   */
+  readonly afterCommit: boolean;
+
   constructor(
     readonly streamName: string,
-    options?: { cause?: unknown; note?: string },
+    options?: { cause?: unknown; note?: string; afterCommit?: boolean },
   ) {
     const failedCode = isClosedOutputError(options?.cause) ? null : writeFailureCode(options?.cause);
     const what = failedCode === null ? `${streamName} was closed before all output was written (EPIPE)` : `${streamName} could not be written (${failedCode})`;
     super("io", `${what}: the output is incomplete${options?.note ? `; ${options.note}` : ""}`, options);
+    this.afterCommit = options?.afterCommit === true;
   }
 
-  /** The same failure with a note on what was already done (for example a committed publication). */
-  withNote(note: string): OutputClosedError {
-    return new OutputClosedError(this.streamName, { cause: this.cause, note });
+  /** The same failure after the command committed its result; `note` says what stands (the published pair). */
+  afterCommitted(note: string): OutputClosedError {
+    return new OutputClosedError(this.streamName, { cause: this.cause, note, afterCommit: true });
   }
 }
 

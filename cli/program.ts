@@ -135,7 +135,9 @@ function ingestCommand(io: CliIo, state: RunState): Command {
       `
 Exit codes: 0 every record admitted; 1 records held for detection only (blocked/flagged);
 2 records held for an operational or coverage reason (malformed, over budget, degraded,
-unexercised, error, incomplete); 3 refused: nothing was written.
+unexercised, error, incomplete); 3 refused: nothing was written; 4 the pair was published, but
+stdout was closed by its reader or could not be written before the summary (or the --json
+manifest) was complete: the files stand, check them with little-canary verify.
 Before any check, the canary model's context window is verified against the segment size
 (Ollama /api/show), and a warm-up call plus GET /api/ps must show the server loaded the
 num_ctx it was sent; an unreachable backend, a too-small model, a capped server or one that
@@ -227,13 +229,29 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
   // A command that handles an interrupt (screen, ingest, serve, model pull) also releases any
   // embedded canary at once, so a model evaluation in flight stops at its next token instead of
   // running to its deadline; its check ends as `unavailable` in a run that is being abandoned.
+  //
+  // A command unregisters its handler only once its result is decided (the pair committed, the
+  // summary printed). From then until the process exits an interrupt must not turn that result
+  // into a signal death (exit 130): so before the command's handler goes, one that ignores the
+  // signal is registered in its place, and it stays until the process exits.
+  let resultKept = false;
+  const keepResult = (): void => {
+    if (resultKept) return;
+    resultKept = true;
+    io.onSignal(() => undefined);
+  };
   const releasing: CliIo = {
     ...io,
-    onSignal: (handler) =>
-      io.onSignal((signal) => {
+    onSignal: (handler) => {
+      const unregister = io.onSignal((signal) => {
         handler(signal);
         void disposeEmbeddedCanaries();
-      }),
+      });
+      return () => {
+        keepResult();
+        unregister();
+      };
+    },
   };
   try {
     return await runMainCommand(argv, releasing);

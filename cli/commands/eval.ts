@@ -15,7 +15,7 @@ import type { RunState } from "../run-state.js";
 export { formatSummary, type EvalFlags };
 
 export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<number> {
-  const options = evalOptionsFromFlags(flags, io);
+  const options = await evalOptionsFromFlags(flags, io);
   // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
   // second one ends the process whatever is still running.
   const interrupt = abortOnSignals(io);

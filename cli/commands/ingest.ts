@@ -26,7 +26,7 @@ export interface IngestRunOptions {
 }
 
 export async function runIngest(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
-  refuseSharedFiles(input, flags, io);
+  await refuseSharedFiles(input, flags, io);
   // Registered first, so no phase of the run can be interrupted without its cleanup.
   const controller = new AbortController();
   const unregister = io.onSignal((signal) => {
@@ -65,7 +65,8 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     const printing = flags.json ? printPublishedManifest(published, io) : writeOut(io.stdout, formatIngestSummary(result.run.summary, published));
     await printing.catch((error: unknown) => {
       const note = `the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`;
-      throw error instanceof OutputClosedError ? error.withNote(note) : error;
+      // Not "refused, nothing written" (3): the pair stands, so this has its own exit code (4).
+      throw error instanceof OutputClosedError ? error.afterCommitted(note) : error;
     });
     return INGEST_EXIT[outcome];
   } finally {

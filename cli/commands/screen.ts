@@ -33,7 +33,7 @@ export interface ScreenFlags extends CanaryFlags, ReportFlags {
 }
 
 export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): Promise<number> {
-  refuseSharedFiles(input, flags, io);
+  await refuseSharedFiles(input, flags, io);
   const controller = new AbortController();
   // From the start: an interrupt while reading must also remove the scratch files.
   const unregister = io.onSignal(() => controller.abort(new InputRefusedError("interrupted; nothing printed")));

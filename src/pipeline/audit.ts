@@ -2,12 +2,13 @@
 // - blocked lines keep their block reasons (structural labels or canary categories);
 // - the input is identified by an HMAC keyed with a per-directory random key, not a bare
 //   SHA-256 that anyone can confirm by hashing a guessed text;
-// - each line is one `appendFileSync` of a single JSON line (O_APPEND), so concurrent checks in
-//   one process never interleave partial lines. Raw input is never written; write errors are
+// - each line is one append of a single JSON line (O_APPEND, never through a symlink:
+//   core/append.ts), so concurrent checks in one process never interleave partial lines. Raw input is never written; write errors are
 //   reported through `onWarning` and swallowed, so logging can never fail a check.
 import { createHmac, randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { appendNoFollowSync } from "../core/append.js";
 import type { PipelineVerdict } from "./verdict.js";
 
 export const AUDIT_FILE = "canary-audit.jsonl";
@@ -87,8 +88,8 @@ export class AuditLogger {
         latency_ms: Math.round(verdict.totalLatency * 100_000) / 100,
       };
       const serialized = `${JSON.stringify(line)}\n`;
-      appendFileSync(join(this.logDir, AUDIT_FILE), serialized, { mode: 0o600 });
-      if (line.verdict !== "safe") appendFileSync(join(this.logDir, ALERTS_FILE), serialized, { mode: 0o600 });
+      appendNoFollowSync(join(this.logDir, AUDIT_FILE), serialized);
+      if (line.verdict !== "safe") appendNoFollowSync(join(this.logDir, ALERTS_FILE), serialized);
     } catch (error) {
       this.#onWarning(`audit log write failed (${error instanceof Error ? error.constructor.name : "unknown"})`);
     }

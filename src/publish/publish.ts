@@ -22,7 +22,8 @@ import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "../spool/framed-document.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
-import { PublishError, canonicalPath } from "./targets.js";
+import { canonicalPath } from "../core/file-identity.js";
+import { PublishError } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
 export type { FramedDocuments, InMemoryDocuments, PublishDocuments } from "./prepare.js";

@@ -4,9 +4,10 @@
 // "Existing" is lstat-based, so a dangling symlink counts: publication links without following
 // symlinks and would otherwise refuse it only at the end of a long run.
 import { constants } from "node:fs";
-import { access, lstat, realpath, stat } from "node:fs/promises";
-import { basename, dirname, resolve } from "node:path";
+import { access, lstat, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
+import { fileIdentity, sameFile } from "../core/file-identity.js";
 
 /** The output paths of a run and the input path they must not equal. */
 export interface PublishTargets {
@@ -25,20 +26,6 @@ export class PublishError extends LittleCanaryError {
   }
 }
 
-export async function canonicalPath(path: string): Promise<string> {
-  // realpath of the deepest existing ancestor, so "m.json" and "./m.json" (or a symlinked
-  // directory) compare equal even before the file exists.
-  const absolute = resolve(path);
-  try {
-    return await realpath(absolute);
-  } catch {
-    const parent = dirname(absolute);
-    if (parent === absolute) return absolute;
-    // basename, not a slice after the parent's length: the parent "/" has no separator to skip.
-    return resolve(await canonicalPath(parent), basename(absolute));
-  }
-}
-
 async function statOrNull(path: string, follow: boolean) {
   try {
     return follow ? await stat(path) : await lstat(path);
@@ -49,15 +36,17 @@ async function statOrNull(path: string, follow: boolean) {
 
 /** Pre-flight checks of the output paths, before anything is read or deleted; throws PublishError naming the path. */
 export async function preflightTargets(targets: PublishTargets): Promise<void> {
-  const manifest = await canonicalPath(targets.manifestPath);
-  const exported = targets.exportPath === null ? null : await canonicalPath(targets.exportPath);
-  if (exported !== null && exported === manifest) {
+  // By identity (core/file-identity.ts): an export that is a symlink to the manifest, a manifest
+  // symlinked or hard-linked to the input, is one file too.
+  const manifest = await fileIdentity(targets.manifestPath);
+  const exported = targets.exportPath === null ? null : await fileIdentity(targets.exportPath);
+  if (exported !== null && sameFile(exported, manifest)) {
     throw new PublishError("--manifest and --export must be different paths");
   }
   if (targets.inputPath !== null) {
-    const input = await canonicalPath(targets.inputPath);
-    if (input === manifest) throw new PublishError("--manifest must not be the input file");
-    if (exported !== null && input === exported) throw new PublishError("--export must not be the input file");
+    const input = await fileIdentity(targets.inputPath);
+    if (sameFile(input, manifest)) throw new PublishError("--manifest must not be the input file");
+    if (exported !== null && sameFile(input, exported)) throw new PublishError("--export must not be the input file");
   }
   const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
   if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);

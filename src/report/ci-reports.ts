@@ -3,9 +3,11 @@
 // (an old report is replaced whole or not at all), the GitHub summary appended to the file the
 // runner names. The files are checked and their spools created before the input is read, so a
 // bad report path refuses the run before anything is checked.
-import { appendFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { appendNoFollow } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { refuseSharedFiles, type RunFile } from "../core/file-identity.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
 import { JunitReport } from "./junit.js";
@@ -90,23 +92,21 @@ export class CiReports {
 
   /**
    * Opens the requested reports for a run over `input` (a path as given, or null for standard
-   * input). Refuses, naming the flag, a report path that is the input or the other report.
+   * input). Refuses, naming the flag, a report path (or the job summary) that is one file with
+   * the input, a protected output or another report (core/file-identity.ts).
    */
   static async open(options: CiReportOptions, input: string | null, cwd: string, protectedPaths: readonly string[] = []): Promise<CiReports> {
     const sarifPath = options.sarif == null ? null : resolve(cwd, options.sarif);
     const junitPath = options.junit == null ? null : resolve(cwd, options.junit);
-    const taken = new Map<string, string>();
-    if (input !== null && input !== "-") taken.set(resolve(cwd, input), "the input");
-    for (const path of protectedPaths) taken.set(resolve(cwd, path), "an output of the run");
-    for (const [flag, path] of [
-      ["--sarif", sarifPath],
-      ["--junit", junitPath],
-    ] as const) {
-      if (path === null) continue;
-      const other = taken.get(path);
-      if (other !== undefined) throw new UsageError(`${flag} names the same file as ${other}`);
-      taken.set(path, flag);
-    }
+    await refuseSharedFiles(
+      cwd,
+      [["the input", input === "-" ? null : input], ...protectedPaths.map((path): RunFile => ["an output of the run", path])],
+      [
+        ["--sarif", sarifPath],
+        ["--junit", junitPath],
+        ["$GITHUB_STEP_SUMMARY", options.github?.stepSummary],
+      ],
+    );
     const label = input === null || input === "-" ? "stdin" : input;
     const sarif = sarifPath === null ? null : await opened("--sarif", sarifPath, () => SarifLog.create(sarifPath, artifactUri(input)));
     let junit: JunitReport | null = null;
@@ -122,7 +122,7 @@ export class CiReports {
       sarif,
       junit,
       github,
-      options.github?.stepSummary ?? null,
+      options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary),
       label,
       options.github?.write ?? null,
     );
@@ -150,7 +150,8 @@ export class CiReports {
       this.github.finish();
       if (this.stepSummary !== null) {
         try {
-          await appendFile(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts), "utf8");
+          // Never through a symlink: one swapped in after the start-up check cannot redirect it.
+          await appendNoFollow(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts));
         } catch (error) {
           // The summary is a view of what the annotations and files already say: a runner file
           // that cannot be appended to is worth a warning, not a failed gate.

@@ -199,12 +199,14 @@ export class ScratchFile {
 
 /**
  * Deletes the scratch files an earlier run for `target` left behind when it was killed
- * (`.<name>.<12 hex>.<label>.spool` beside it) and returns their paths. Call it only while
- * holding the lock on `target`, which guarantees that no live run is still using them.
+ * (`.<name>.<12 hex>.<label>.spool` beside it, and the `-journal`, `-wal` and `-shm` files SQLite
+ * keeps beside a scratch file that is a database: the run's id index) and returns their paths.
+ * Call it only while holding the lock on `target`, which guarantees that no live run is still
+ * using them.
  */
 export async function removeLeftoverScratch(target: string): Promise<string[]> {
   const prefix = `.${basename(target)}.`;
-  const pattern = /^[0-9a-f]{12}\.[a-z-]+\.spool$/;
+  const pattern = /^[0-9a-f]{12}\.[a-z-]+\.spool(-journal|-wal|-shm)?$/;
   let names: string[];
   try {
     names = await readdir(dirname(target));

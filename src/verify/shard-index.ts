@@ -10,6 +10,7 @@
 import { lstat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { canonicalJson, canonicalJsonUnchecked } from "../core/canonical.js";
+import { fileIdentity, sameFile } from "../core/file-identity.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readJsonDocument } from "../core/read-document.js";
@@ -109,9 +110,15 @@ export async function buildShardIndex(options: BuildShardIndexOptions): Promise<
   const pairs: ShardPair[] = options.pairs.map((argument) => {
     const named = typeof argument === "string" ? parseShardPairArgument(argument) : argument;
     const pair = { ...named, manifestPath: resolve(cwd, named.manifest), exportPath: resolve(cwd, named.export), pins: null };
-    if (pair.manifestPath === indexPath || pair.exportPath === indexPath) throw new UsageError(`index: --out ${displayPath(options.out)} names a shard's file`);
     return { ...pair, manifest: displayPath(named.manifest) };
   });
+  // By identity: an --out that is a symlink or a hard link to a shard's file is that file too.
+  const out = await fileIdentity(indexPath);
+  for (const pair of pairs) {
+    for (const path of [pair.manifestPath, pair.exportPath]) {
+      if (sameFile(out, await fileIdentity(path))) throw new UsageError(`index: --out ${displayPath(options.out)} names a shard's file`);
+    }
+  }
   await refuseToReplaceOther(indexPath, options.out);
   const examined = await examineShards(pairs, dirname(indexPath));
   if (examined.document === null) {

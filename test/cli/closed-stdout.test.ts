@@ -2,6 +2,7 @@
 // stdout pipe is closed before they write. No stack trace, one stderr line, and the command's
 // refused exit code, never 0 (success) or 1 (what CI reads as "detections").
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -46,15 +47,43 @@ describe("closed stdout", () => {
     expectOneCleanLine(closed.stderr);
   });
 
-  it("issue 12 B4: ingest --json with a closed stdout exits 3 and says the pair was published", async () => {
+  it("ingest --json with a closed stdout exits 4 (published, output incomplete), not 3, and says the pair was published", async () => {
     const closed = await runChild(cli, ["ingest", "in.jsonl", "--manifest", "m.json", "--json", "--no-canary"], { cwd: dir, closeStdout: true });
-    expect(closed.code).toBe(3);
+    expect(closed.code).toBe(4);
     expectOneCleanLine(closed.stderr);
     expect(closed.stderr).toContain("the pair was published");
     expect(JSON.parse(await readFile(join(dir, "m.json"), "utf8"))).toHaveProperty("run");
   });
 
-  it("issue 12 B4: verify --json with a closed stdout exits with its refused code", async () => {
+  it("ingest --json piped into a reader that stops after 100 bytes exits 4, and the published pair on disk is whole", async () => {
+    // Over 1 MB of manifest: more than any pipe holds, so the write meets the closed pipe.
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ id: `r${i}`, text: `Ordinary record number ${i} about the weather.` }));
+    await writeFile(join(dir, "big.jsonl"), `${lines.join("\n")}\n`);
+    const args = ["ingest", "big.jsonl", "--manifest", "big-m.json", "--export", "big-e.json", "--json", "--no-canary", "--max-items", "0"];
+    const run = await runChild(cli, args, { cwd: dir, closeStdoutAfter: 100 });
+    expect(run.code).toBe(4);
+    expectOneCleanLine(run.stderr);
+    expect(run.stderr).toContain("the pair was published: check it with little-canary verify --manifest");
+    const manifest = await readFile(join(dir, "big-m.json"));
+    expect(manifest.length).toBeGreaterThan(1 << 20);
+    // The export on disk is bound to the manifest on disk: the pair was published whole.
+    const exported = JSON.parse(await readFile(join(dir, "big-e.json"), "utf8")) as { manifest_sha256: string };
+    expect(exported.manifest_sha256).toBe(createHash("sha256").update(manifest).digest("hex"));
+    expect(JSON.parse(manifest.toString("utf8"))).toHaveProperty("run.records_total", 3000);
+  });
+
+  it("ingest with its summary's stdout closed exits 4 with one stderr line, and the pair is on disk", async () => {
+    const closed = await runChild(cli, ["ingest", "in.jsonl", "--manifest", "s-m.json", "--export", "s-e.json", "--no-canary"], {
+      cwd: dir,
+      closeStdout: true,
+    });
+    expect(closed.code).toBe(4);
+    expectOneCleanLine(closed.stderr);
+    expect(closed.stderr).toContain("the pair was published");
+    expect(JSON.parse(await readFile(join(dir, "s-e.json"), "utf8"))).toHaveProperty("manifest_sha256");
+  });
+
+  it("verify --json with a closed stdout exits with its refused code", async () => {
     const verify = await runChild(cli, ["verify", "--manifest", "m.json", "--json"], { cwd: dir, closeStdout: true });
     expect(verify.code).toBe(3);
     expectOneCleanLine(verify.stderr);
@@ -85,13 +114,14 @@ describe("stdout on a full disk", () => {
   }
 
   it.skipIf(!existsSync("/dev/full"))(
-    "issue 12 B4: a failed stdout write (ENOSPC) is named with its code and the refused exit code, not an 'unexpected failure'",
+    "issue 12 B4: a failed stdout write (ENOSPC) is named with its code and the refused exit code (ingest, whose pair was published: 4), not an 'unexpected failure'",
     async () => {
       const check = await runOnFullDisk(["check", "--text", "hello", "--no-canary"]);
       expect(check.code).toBe(2);
       expect(check.stderr).toBe("error: stdout could not be written (ENOSPC): the output is incomplete\n");
       const ingest = await runOnFullDisk(["ingest", "in.jsonl", "--manifest", "full-m.json", "--json", "--no-canary"]);
-      expect(ingest.code).toBe(3);
+      // Published, then stdout failed: exit 4, not 3 ("refused, nothing written").
+      expect(ingest.code).toBe(4);
       expect(ingest.stderr).toContain("error: stdout could not be written (ENOSPC): the output is incomplete; the pair was published");
       const verify = await runOnFullDisk(["verify", "--manifest", "full-m.json"]);
       expect(verify.code).toBe(3);

@@ -6,7 +6,10 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Writable } from "node:stream";
 import { runIngest } from "../../cli/commands/ingest.js";
+import { signalExitCode, type CliIo } from "../../cli/io.js";
+import { runMain } from "../../cli/program.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { RECORDS, dirState, recordingFs, tempDir } from "../support/publish-fixtures.js";
@@ -55,5 +58,46 @@ describe("interrupt after the commit", () => {
     expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
     const verified = await runCli(["verify", "--manifest", join(dir, "m.json"), "--export", join(dir, "e.json")], { cwd: dir });
     expect(verified.code).toBe(0);
+  });
+});
+
+describe("interrupt after the summary", () => {
+  it("a SIGINT that lands after the summary is printed and before the process exits keeps the normal exit code", async () => {
+    // Signals as a process gets them: with no handler registered, a SIGINT ends it (exit 130).
+    const handlers = new Set<(signal: NodeJS.Signals) => void>();
+    let killedWith: number | null = null;
+    const deliver = (signal: NodeJS.Signals): void => {
+      if (handlers.size === 0) killedWith ??= signalExitCode(signal);
+      for (const handler of handlers) handler(signal);
+    };
+    // Every write to stdout once the summary is out (the summary itself, then the final flush
+    // of the command's output) is followed by a SIGINT, and one more lands after runMain returns.
+    const out: string[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        out.push(chunk.toString("utf8"));
+        callback();
+        if (out.join("").includes("records")) deliver("SIGINT");
+      },
+    });
+    const t = testIo(dir);
+    const io: CliIo = {
+      ...t.io,
+      stdout,
+      onSignal(handler) {
+        handlers.add(handler);
+        return () => handlers.delete(handler);
+      },
+    };
+    const code = await runMain(
+      ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b"],
+      io,
+    );
+    deliver("SIGINT");
+    expect(out.join("")).toContain("records");
+    expect(code).toBe(0);
+    expect(killedWith).toBeNull();
+    expect(t.stderr()).not.toContain("error:");
+    expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
   });
 });

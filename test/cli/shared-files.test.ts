@@ -2,7 +2,7 @@
 // never be another file of the same run: a report renamed over a verdict cache destroyed it, an
 // endpoint log or job summary appended to the input or the manifest corrupted it. Each such
 // collision refuses the run before anything is read or written, naming the flag.
-import { readFile, readdir, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
@@ -85,5 +85,109 @@ describe("issue 16 red: a run's side files never share a path with another file 
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
     // Without GitHub output the variable is not used, and the run goes ahead.
     expect((await ingest(["--no-github"], { GITHUB_STEP_SUMMARY: join(dir, "m.json") })).code).toBe(1);
+  });
+});
+
+describe("files of a run that are one file through a symlink or a hard link", () => {
+  const exists = (path: string) =>
+    lstat(join(dir, path)).then(
+      () => true,
+      () => false,
+    );
+
+  it("a job summary that is a symlink to the manifest refuses ingest under GitHub Actions, and no manifest is written", async () => {
+    await mkdir(join(dir, "d"));
+    await symlink("m.json", join(dir, "d/summary.md"));
+    const run = await runCli(["ingest", "in.jsonl", "--manifest", "d/m.json", ...canary(), "--github"], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: "d/summary.md" },
+    });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('$GITHUB_STEP_SUMMARY names the same file as --manifest: "d/summary.md" and "d/m.json" are one file');
+    expect(await exists("d/m.json")).toBe(false);
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+
+  it("a job summary that is a symlink to screen's input refuses the run, and the input is not appended to", async () => {
+    await mkdir(join(dir, "d"));
+    await writeFile(join(dir, "d/in.jsonl"), INPUT);
+    await symlink("in.jsonl", join(dir, "d/summary.md"));
+    const run = await runCli(["screen", "d/in.jsonl", ...canary()], { cwd: dir, env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: "d/summary.md" } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("$GITHUB_STEP_SUMMARY names the same file as the input");
+    expect(run.stdout).toBe("");
+    expect(await readFile(join(dir, "d/in.jsonl"), "utf8")).toBe(INPUT);
+  });
+
+  it("--sarif and --junit naming one file through a symlinked directory refuse the run, and neither report is written", async () => {
+    await mkdir(join(dir, "d/real"), { recursive: true });
+    await symlink("real", join(dir, "d/alias"));
+    const reports = ["--sarif", "d/real/r.out", "--junit", "d/alias/r.out"];
+    const screen = await runCli(["screen", "in.jsonl", ...canary(), ...reports], { cwd: dir });
+    expect(screen.code).toBe(2);
+    expect(screen.stderr).toContain('--junit names the same file as --sarif: "d/alias/r.out" and "d/real/r.out" are one file');
+    const ingestRun = await ingest(reports);
+    expect(ingestRun.code).toBe(3);
+    expect(ingestRun.stderr).toContain("--junit names the same file as --sarif");
+    expect(await readdir(join(dir, "d/real"))).toEqual([]);
+    expect(await exists("m.json")).toBe(false);
+  });
+
+  it("an --endpoint-log that is a symlink to the --cache file refuses the run, and the cache is left as it was", async () => {
+    expect((await ingest(["--cache", "v.sqlite"])).code).toBe(1);
+    const cache = await readFile(join(dir, "v.sqlite"));
+    await symlink("v.sqlite", join(dir, "log.jsonl"));
+    const pool = ["--canary-model", "qwen2.5:1.5b", "--max-canary-failures", "0", "--canary-endpoint", ollama.url];
+    const screen = await runCli(["screen", "in.jsonl", ...pool, "--cache", "v.sqlite", "--endpoint-log", "log.jsonl"], { cwd: dir });
+    expect(screen.code).toBe(2);
+    expect(screen.stderr).toContain('--endpoint-log names the same file as --cache: "log.jsonl" and "v.sqlite" are one file');
+    const ingestRun = await runCli(["ingest", "in.jsonl", "--manifest", "m2.json", ...pool, "--cache", "v.sqlite", "--endpoint-log", "log.jsonl"], {
+      cwd: dir,
+    });
+    expect(ingestRun.code).toBe(3);
+    expect(ingestRun.stderr).toContain("--endpoint-log names the same file as --cache");
+    expect((await readFile(join(dir, "v.sqlite"))).equals(cache)).toBe(true);
+    expect(await exists("m2.json")).toBe(false);
+  });
+
+  it("a hard link counts as the same file: an --endpoint-log hard-linked to the input refuses the run", async () => {
+    await link(join(dir, "in.jsonl"), join(dir, "log.jsonl"));
+    const pool = ["--canary-model", "qwen2.5:1.5b", "--max-canary-failures", "0", "--canary-endpoint", ollama.url];
+    const run = await runCli(["screen", "in.jsonl", ...pool, "--endpoint-log", "log.jsonl"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--endpoint-log names the same file as the input");
+    expect(await readFile(join(dir, "in.jsonl"), "utf8")).toBe(INPUT);
+  });
+
+  it("an --export that is a dangling symlink to the manifest, or a manifest hard-linked to the input, is refused by publication's checks", async () => {
+    await symlink("m.json", join(dir, "e.json"));
+    const exported = await ingest(["--overwrite"]);
+    expect(exported.code).toBe(3);
+    expect(exported.stderr).toContain("--manifest and --export must be different paths");
+    expect(await exists("m.json")).toBe(false);
+    await link(join(dir, "in.jsonl"), join(dir, "hard.json"));
+    const manifest = await runCli(["ingest", "in.jsonl", "--manifest", "hard.json", "--overwrite", ...canary()], { cwd: dir });
+    expect(manifest.code).toBe(3);
+    expect(manifest.stderr).toContain("--manifest must not be the input file");
+    expect(await readFile(join(dir, "hard.json"), "utf8")).toBe(INPUT);
+  });
+
+  it("eval --output that is a symlink to the corpus refuses the run, and the corpus is kept", async () => {
+    const corpus = JSON.stringify([{ id: "a", prompt: "What is the capital of France?", expected_safe: true }]);
+    await writeFile(join(dir, "c.json"), corpus);
+    await symlink("c.json", join(dir, "run.jsonl"));
+    const run = await runCli(["eval", "--corpus", "c.json", "--mode", "structural-only", "--output", "run.jsonl"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--output names the same file as --corpus");
+    expect(await readFile(join(dir, "c.json"), "utf8")).toBe(corpus);
+  });
+
+  it("index --out that is a symlink to a shard's manifest is refused before the manifest is replaced", async () => {
+    await writeFile(join(dir, "m0.json"), "{}");
+    await symlink("m0.json", join(dir, "index.json"));
+    const run = await runCli(["index", "--out", "index.json", "m0.json:e0.json"], { cwd: dir });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("names a shard's file");
+    expect(await readFile(join(dir, "m0.json"), "utf8")).toBe("{}");
   });
 });

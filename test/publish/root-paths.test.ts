@@ -2,7 +2,8 @@
 // form keeps the whole file name, so two names under "/" stay distinct and errors name the real
 // directory. Nothing here writes under "/": every run stops at a refusal before the lock.
 import { describe, expect, it } from "vitest";
-import { canonicalPath, preflightTargets } from "../../src/publish/targets.js";
+import { canonicalPath } from "../../src/core/file-identity.js";
+import { preflightTargets } from "../../src/publish/targets.js";
 import { runCli } from "../support/cli.js";
 
 describe("paths under /", () => {

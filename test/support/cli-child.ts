@@ -61,6 +61,8 @@ export interface ChildOptions {
   readonly stdin?: string;
   /** Close our end of the child's stdout before it writes anything (a reader that went away). */
   readonly closeStdout?: boolean;
+  /** Read this many bytes of the child's stdout, then close our end (`| head -c N`). */
+  readonly closeStdoutAfter?: number;
   readonly env?: Record<string, string>;
 }
 
@@ -73,8 +75,14 @@ export function runChild(cli: BundledCli, args: readonly string[], options: Chil
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let read = 0;
     if (options.closeStdout) child.stdout.destroy();
-    else child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    else
+      child.stdout.on("data", (chunk: Buffer) => {
+        out.push(chunk);
+        read += chunk.length;
+        if (options.closeStdoutAfter !== undefined && read >= options.closeStdoutAfter) child.stdout.destroy();
+      });
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.stdin.on("error", () => {});
     child.on("error", reject);
