@@ -14,6 +14,8 @@ export const CANARY_FAILURE_CODES = [
   "context_truncated",
   /** The server refused the prompt as longer than its context window (HTTP 400); nothing was screened. */
   "context_too_long",
+  /** The server does not have the model (Ollama: HTTP 404 "model '…' not found"); nothing was screened. */
+  "model_not_found",
 ] as const;
 /** Why a canary call failed (a stable code, kept in verdicts and manifests). */
 export type CanaryFailureCode = (typeof CANARY_FAILURE_CODES)[number];
