@@ -4,7 +4,7 @@
 // fits the failure (raise --timeout, pull the model, start the server), instead of a result
 // that only says "degraded".
 import type { CanaryProbe } from "../canary/types.js";
-import { formatSeconds, type NetworkFailureCause } from "../canary/http-call.js";
+import type { NetworkFailureCause } from "../canary/http-call.js";
 import { printableModelName } from "../canary/served-models.js";
 import { lastUnreachableCause } from "../pipeline/canary-model.js";
 import type { BreakerTrip, CanaryOutageReason } from "../schedule/circuit-breaker.js";
@@ -46,7 +46,7 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
   if (target.provider === "embedded") return "fix: a larger --timeout, a smaller model, or fewer --concurrency slots (docs/embedded.md)";
   const model = printableModelName(target.model);
   if (reason === "timeout") {
-    const now = target.timeoutSeconds === undefined ? "" : ` (now ${formatSeconds(target.timeoutSeconds)}s)`;
+    const now = target.timeoutSeconds === undefined ? "" : ` (now ${target.timeoutSeconds}s)`;
     return `fix: the canary answered too slowly: raise --timeout${now}; a CPU canary may need several minutes per check`;
   }
   if (reason === "model_not_found") {

@@ -160,7 +160,7 @@ describe("live degraded runs", () => {
     const { code, stdout } = await live(["--endpoint", ollama.url]);
     expect(code).toBe(2);
     expect(stdout).toContain("LIVE       DEGRADED / UNEXERCISED\n");
-    expect(stdout).toContain("ollama pull qwen2.5:1.5b");
+    expect(stdout).toContain(`canary model qwen2.5:1.5b is not available at ${ollama.url} (it serves: qwen2.5:1.5b-instruct); fix: ollama pull qwen2.5:1.5b`);
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
