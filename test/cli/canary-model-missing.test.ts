@@ -36,12 +36,6 @@ describe("a canary model that was never pulled", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("serve refuses to start with exit 2 and the same line, before the port is bound", async () => {
-    const run = await runCli(["serve", "--port", "0", "--ollama-url", ollama.url, "--canary-model", "llama3.2:1b"]);
-    expect(run.stderr).toBe(`${missingLine(ollama.url)}\n`);
-    expect(run.code).toBe(2);
-  });
-
   it("ingest refuses with exit 3 and the same line, writing nothing", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-model-missing-"));
     const input = join(dir, "in.jsonl");

@@ -39,7 +39,9 @@ describe("the canary context gate", () => {
   it("refuses a trained context length below what a segment needs, and an unknown model", async () => {
     ollama.setContextLength(REQUIRED - 1);
     await expect(runContextGate(gated(), STRICT_V1)).rejects.toThrow(/trained context length/);
-    await expect(runContextGate(gated({ canaryModel: "not-installed:7b" }), STRICT_V1)).rejects.toThrow(/could not verify/);
+    await expect(runContextGate(gated({ canaryModel: "not-installed:7b" }), STRICT_V1)).rejects.toThrow(
+      `canary model not-installed:7b is not available at ${ollama.url} (it serves: qwen2.5:1.5b, qwen3:4b); fix: ollama pull not-installed:7b`,
+    );
   });
 
   it("refuses callbacks, a judge model and an OpenAI-compatible server it cannot identify", async () => {
