@@ -132,6 +132,12 @@ describe("an OpenAI-compatible canary server", () => {
     }
   });
 
+  it("--canary embedded refuses an explicit --canary-model even when it names the default tag", async () => {
+    const run = await runCli(["check", "--canary", "embedded", "--canary-model", "qwen2.5:1.5b"], { stdin: "hello" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("error: --canary-model names a served model; the embedded canary's model is its file (--canary embedded:PATH)\n");
+  });
+
   it("--provider openai with --canary-model left at its default still uses gpt-4o-mini", async () => {
     const api = await startOpenAIStandIn({ models: ["gpt-4o-mini"], maxModelLen: 32768 });
     try {
