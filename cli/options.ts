@@ -257,8 +257,7 @@ export function embeddedOptionsFromFlags(flags: CanaryFlags, io: Pick<CliIo, "cw
   if (flags.provider === "openai") throw new UsageError("--canary embedded cannot be used with --provider openai");
   if (flags.ollamaUrlGiven === true) throw new UsageError("--canary embedded cannot be used with --ollama-url: it runs in this process");
   if ((flags.canaryEndpoint ?? []).length > 0) throw new UsageError("--canary embedded cannot be used with --canary-endpoint: it runs in this process");
-  if (!modelLeftAtDefault(flags))
-    throw new UsageError("--canary-model names a served model; the embedded canary's model is its file (--canary embedded:PATH)");
+  if (!modelLeftAtDefault(flags)) throw new UsageError("--canary-model names a served model; the embedded canary's model is its file (--canary embedded:PATH)");
   const path = match[1];
   if (path !== undefined && flags.canarySha256 === undefined) {
     throw new UsageError("--canary embedded:PATH needs --canary-sha256 HEX: the file's SHA-256 is the model's identity");

@@ -81,7 +81,8 @@ export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notS
 /** A backend that answered earlier in the run is installed: it stopped or hung, so say that. */
 function tripFix(target: CanaryTarget, trip: BreakerTrip): string {
   if (trip.answeredBefore === 0) return fix(target, trip.reason);
-  if (trip.reason === "model_not_found") return `it had answered ${checks(trip.answeredBefore)} earlier in this run, so the model was removed mid-run: ${fix(target, trip.reason)}`;
+  if (trip.reason === "model_not_found")
+    return `it had answered ${checks(trip.answeredBefore)} earlier in this run, so the model was removed mid-run: ${fix(target, trip.reason)}`;
   return (
     `it had answered ${checks(trip.answeredBefore)} earlier in this run, so it stopped or hung mid-run: ` +
     `check that the server at ${target.url} is still running and not overloaded, then run again`

@@ -57,7 +57,9 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   });
   switch (outcome.kind) {
     case "timeout":
-      return { error: `Ollama model inventory timed out at ${origin}; fix: check that Ollama is not overloaded, or raise --timeout (now ${options.timeoutSeconds}s)` };
+      return {
+        error: `Ollama model inventory timed out at ${origin}; fix: check that Ollama is not overloaded, or raise --timeout (now ${options.timeoutSeconds}s)`,
+      };
     case "unavailable":
       // The demo is often the first run on a machine: a refused connection may mean no Ollama yet.
       return { error: `Ollama loopback endpoint is unavailable at ${origin}${outcome.cause ? ` (${outcome.cause})` : ""}; ${fixHint(model)}` };

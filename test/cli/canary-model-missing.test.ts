@@ -17,7 +17,8 @@ afterEach(async () => {
   await ollama.close();
 });
 
-const missingLine = (url: string) => `error: canary model llama3.2:1b is not available at ${url} (it serves: qwen2.5:1.5b, qwen3:4b); fix: ollama pull llama3.2:1b`;
+const missingLine = (url: string) =>
+  `error: canary model llama3.2:1b is not available at ${url} (it serves: qwen2.5:1.5b, qwen3:4b); fix: ollama pull llama3.2:1b`;
 const batch = Array.from({ length: 3 }, (_, i) => JSON.stringify({ id: `r-${i}`, text: `What is item ${i} made of?` })).join("\n") + "\n";
 
 describe("a canary model that was never pulled", () => {

@@ -34,7 +34,9 @@ describe("the fix a canary warning gives", () => {
 
   it("the circuit-open warning of a canary that never answered gives the same hint as its reason", () => {
     const trip = { failures: 5, answeredBefore: 0 };
-    expect(circuitOpenWarning(ollama, { ...trip, reason: "timeout" }, "10 items of 12")).toContain("fix: the canary answered too slowly: raise --timeout (now 600s)");
+    expect(circuitOpenWarning(ollama, { ...trip, reason: "timeout" }, "10 items of 12")).toContain(
+      "fix: the canary answered too slowly: raise --timeout (now 600s)",
+    );
     expect(circuitOpenWarning(ollama, { ...trip, reason: "model_not_found" }, "10 items of 12")).toContain("fix: ollama pull qwen2.5:1.5b\n");
     expect(circuitOpenWarning(ollama, { ...trip, reason: "unavailable" }, "10 items of 12")).toContain("fix: start it (ollama serve) or pass --ollama-url\n");
     expect(circuitOpenWarning(ollama, { failures: 5, answeredBefore: 3, reason: "model_not_found" }, "7 items of 12")).toContain(

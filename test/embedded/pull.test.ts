@@ -48,7 +48,9 @@ describe("issue 18 model pull", () => {
   it("issue 18 model pull: a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
     const server = await serve({ dropAfterBytes: 50_000 });
     const dir = freshDir();
-    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(/interrupted after \d+ bytes \(.+\); the partial file is kept: run model pull again to resume it/);
+    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(
+      /interrupted after \d+ bytes \(.+\); the partial file is kept: run model pull again to resume it/,
+    );
     expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
     const result = await pullModel({ model: spec(server), dir });
     expect(result.resumedFrom).toBeGreaterThan(0);
@@ -119,7 +121,14 @@ describe("model pull without a network", () => {
       // As undici rejects: a TypeError whose cause carries the socket error's code.
       throw new TypeError("fetch failed", { cause: Object.assign(new Error(`getaddrinfo ${code} example.invalid`), { code }) });
     }) as typeof fetch;
-  const model: PinnedModel = { name: "tiny", file: "tiny.gguf", url: "https://models.example/qwen/tiny.gguf?token=s3cret", sha256: SHA, size: BYTES.length, license: "none" };
+  const model: PinnedModel = {
+    name: "tiny",
+    file: "tiny.gguf",
+    url: "https://models.example/qwen/tiny.gguf?token=s3cret",
+    sha256: SHA,
+    size: BYTES.length,
+    license: "none",
+  };
 
   it("a DNS failure names the URL and the cause, says nothing about resuming, and points at --from and the model directory", async () => {
     const dir = freshDir();
@@ -143,7 +152,9 @@ describe("model pull without a network", () => {
   it("a refused port on 127.0.0.1 is 'connection refused', with the URL", async () => {
     const url = `${await refusedUrl()}/tiny.gguf`;
     const error = await pullModel({ model: { ...model, url }, dir: freshDir() }).catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(new RegExp(`^the download of tiny from ${url.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: `));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^the download of tiny from ${url.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: `),
+    );
   });
 
   it("the CLI prints the one line for a --from mirror that refuses, exit 2", async () => {
@@ -152,6 +163,10 @@ describe("model pull without a network", () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1);
-    expect(run.stderr).toMatch(new RegExp(`^error: the download of \\S+ from ${from.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: check the network, or pass --from MIRROR`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: the download of \\S+ from ${from.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: check the network, or pass --from MIRROR`,
+      ),
+    );
   });
 });
