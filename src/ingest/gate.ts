@@ -203,7 +203,7 @@ export async function runContextGate(
   if (contextLength === null) {
     throw new IngestGateError(
       "backend",
-      "could not verify the canary model's context length (backend unreachable or model unknown); ingest refuses to run without it",
+      `could not read the canary model's context length from POST /api/show at ${probe.endpointOrigin}; ingest refuses to run without it`,
     );
   }
   if (contextLength < required) {

@@ -44,6 +44,14 @@ describe("the canary context gate", () => {
     );
   });
 
+  it("a server that lists the model but whose /api/show fails is named, not called unreachable or the model unknown", async () => {
+    ollama.setRouteFault("/api/show", { fault: "status", status: 500 });
+    const error = await runContextGate(gated(), STRICT_V1).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `could not read the canary model's context length from POST /api/show at ${ollama.url}; ingest refuses to run without it`,
+    );
+  });
+
   it("refuses callbacks, a judge model and an OpenAI-compatible server it cannot identify", async () => {
     await expect(runContextGate(gated({ callbacks: { onPass: () => {} } }), STRICT_V1)).rejects.toThrow(/callbacks/);
     await expect(runContextGate(gated({ judgeModel: "qwen3:4b" }), STRICT_V1)).rejects.toThrow(/judgeModel/);
