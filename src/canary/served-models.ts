@@ -19,6 +19,7 @@ export class CanaryModelError extends LittleCanaryError {
   override readonly name = "CanaryModelError";
   /** The coverage reason a check would have had. */
   readonly reason = "model_not_found" as const;
+  /** `message` is the one line shown to the user (modelNotFoundMessage). */
   constructor(message: string) {
     super("backend", message);
   }
