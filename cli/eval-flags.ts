@@ -87,7 +87,7 @@ export async function evalOptionsFromFlags(flags: EvalFlags, io: CliIo): Promise
   await refuseSharedEvalFiles(flags, io);
   const canaryMode = (flags.mode ?? (flags.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
   // --model stays required in canary modes (runEval says so); the provider flags only choose the server.
-  const backend = providerOptionsFromFlags(flags, io, flags.model ?? "", null);
+  const backend = providerOptionsFromFlags(flags, io, flags.model ?? "");
   return {
     corpus: flags.corpus,
     idsFile: flags.idsFile ?? null,

@@ -51,9 +51,17 @@ export interface ProviderFlags {
   apiKeyEnv?: string;
 }
 
+/** The --canary-model default (an Ollama tag). */
+const DEFAULT_CANARY_MODEL_FLAG = "qwen2.5:1.5b";
+
 export interface CanaryFlags extends ProviderFlags, PoolFlags {
   mode: "block" | "advisory" | "full";
   canaryModel: string;
+  /**
+   * Set by addCanaryFlags' hook: --canary-model was given, not defaulted (commander's option
+   * value source). Absent (flags built by a caller): a model equal to the default counts as the default.
+   */
+  canaryModelGiven?: boolean;
   ollamaUrl: string;
   timeout?: number;
   /** False with --no-canary; `--canary BACKEND` is kept in `canaryBackend` by addCanaryFlags' hook. */
@@ -167,13 +175,15 @@ export const DEFAULT_OPENAI_CANARY_MODEL = "gpt-4o-mini";
 /**
  * The backend part of the pipeline options from --provider, --base-url and --api-key-env, every
  * refusal naming its flag: the URL is checked (a path such as /v1 is allowed, credentials, a
- * query or a fragment are not) and the key is read from the named variable.
+ * query or a fragment are not) and the key is read from the named variable. Only a model left
+ * at the Ollama default (`modelLeftAtDefault`) becomes the OpenAI default; a model the user
+ * typed is kept, even when it is the Ollama default's name.
  */
 export function providerOptionsFromFlags(
   flags: ProviderFlags & Pick<PoolFlags, "canaryEndpoint">,
   io: Pick<CliIo, "env">,
   canaryModel: string,
-  defaultModel: string | null = "qwen2.5:1.5b",
+  modelLeftAtDefault = false,
 ): Pick<SecurityPipelineOptions, "provider" | "baseUrl" | "apiKey" | "canaryModel"> {
   if (flags.provider !== "openai") {
     if (flags.baseUrl !== undefined) throw new UsageError("--base-url needs --provider openai (the Ollama endpoint is --ollama-url)");
@@ -196,7 +206,7 @@ export function providerOptionsFromFlags(
   return {
     provider: "openai",
     ...(pooled ? {} : { baseUrl: flags.baseUrl as string }),
-    canaryModel: defaultModel !== null && canaryModel === defaultModel ? DEFAULT_OPENAI_CANARY_MODEL : canaryModel,
+    canaryModel: modelLeftAtDefault ? DEFAULT_OPENAI_CANARY_MODEL : canaryModel,
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
 }
@@ -211,7 +221,7 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
       new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
     )
     .addHelpText("after", modeHelpText(command.name(), defaultMode))
-    .option("--canary-model <tag>", "canary model tag", "qwen2.5:1.5b")
+    .option("--canary-model <tag>", "canary model tag", DEFAULT_CANARY_MODEL_FLAG)
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
     .option("--canary <backend>", "embedded or embedded:PATH.gguf: run the canary in this process with node-llama-cpp (docs/embedded.md)")
@@ -222,6 +232,8 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
       // --canary BACKEND and --no-canary share one option value: keep the backend apart, and
       // `canary` a plain boolean (absent means on), as every command reads it.
       const value: unknown = self.getOptionValue("canary");
+      const modelSource = self.getOptionValueSource("canaryModel");
+      self.setOptionValue("canaryModelGiven", modelSource !== undefined && modelSource !== "default");
       self.setOptionValue("canaryBackend", typeof value === "string" ? value : undefined);
       self.setOptionValue("canary", value !== false);
     });
@@ -245,8 +257,7 @@ export function embeddedOptionsFromFlags(flags: CanaryFlags, io: Pick<CliIo, "cw
   if (flags.provider === "openai") throw new UsageError("--canary embedded cannot be used with --provider openai");
   if (flags.ollamaUrlGiven === true) throw new UsageError("--canary embedded cannot be used with --ollama-url: it runs in this process");
   if ((flags.canaryEndpoint ?? []).length > 0) throw new UsageError("--canary embedded cannot be used with --canary-endpoint: it runs in this process");
-  if (flags.canaryModel !== "qwen2.5:1.5b")
-    throw new UsageError("--canary-model names a served model; the embedded canary's model is its file (--canary embedded:PATH)");
+  if (!modelLeftAtDefault(flags)) throw new UsageError("--canary-model names a served model; the embedded canary's model is its file (--canary embedded:PATH)");
   const path = match[1];
   if (path !== undefined && flags.canarySha256 === undefined) {
     throw new UsageError("--canary embedded:PATH needs --canary-sha256 HEX: the file's SHA-256 is the model's identity");
@@ -281,6 +292,11 @@ export function addPoolFlags(command: Command): Command {
     });
 }
 
+/** Whether --canary-model was left at its default (see CanaryFlags.canaryModelGiven). */
+function modelLeftAtDefault(flags: Pick<CanaryFlags, "canaryModel" | "canaryModelGiven">): boolean {
+  return flags.canaryModelGiven !== true && flags.canaryModel === DEFAULT_CANARY_MODEL_FLAG;
+}
+
 /** Pipeline options from the shared flags; validates the endpoint, the provider and the timeout. */
 export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): SecurityPipelineOptions {
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
@@ -294,7 +310,7 @@ export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): Securit
       ...embedded,
     };
   }
-  const backend = providerOptionsFromFlags(flags, io, flags.canaryModel);
+  const backend = providerOptionsFromFlags(flags, io, flags.canaryModel, modelLeftAtDefault(flags));
   const pool = poolOptionsFromFlags(flags, io);
   if (flags.canary && backend.provider !== "openai" && pool.canaryPool === undefined) validateServiceUrl(flags.ollamaUrl, "--ollama-url");
   return {

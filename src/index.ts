@@ -64,6 +64,8 @@ export {
 } from "./canary/openai-identity.js";
 export { proveOpenAIContext, CanaryContextError, type OpenAIContextProof, type ContextNeed } from "./canary/openai-context-gate.js";
 export { preflightCanary } from "./pipeline/canary-preflight.js";
+export { confirmCanaryModel } from "./pipeline/canary-model.js";
+export { CanaryModelError, type ServedModels } from "./canary/served-models.js";
 export { requiredCanaryContext } from "./canary/context.js";
 export { endpointOrigin, endpointClass, validateServiceUrl, type EndpointClass } from "./canary/endpoint.js";
 export { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "./documents/system-prompt.js";

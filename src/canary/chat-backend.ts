@@ -6,10 +6,11 @@
 import type { FetchLike } from "./http-call.js";
 import type { ChatEndpoint, ChatOutcome } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { openAIModelsReachable } from "./openai-inventory.js";
+import { openAIModelsReachable, openAIServedModels } from "./openai-inventory.js";
 import { resolveClientEndpoint } from "./endpoint.js";
 import { postOllamaChat } from "./ollama-chat.js";
-import { ollamaModelInstalled } from "./ollama-inventory.js";
+import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
+import type { ServedModels } from "./served-models.js";
 import { openAIHeaders, postOpenAIChat } from "./openai-chat.js";
 import { probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome, type TokenizeMessages } from "./openai-identity.js";
 import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
@@ -18,6 +19,11 @@ import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.j
 // openai-inventory.ts; both are re-exported here for the probe and judge modules.
 export { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
 export { openAIModelsReachable } from "./openai-inventory.js";
+
+/** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
+function modelListTimeoutMs(timeoutSeconds: number): number {
+  return Math.min(timeoutSeconds, 30) * 1000;
+}
 
 /** Caller options every chat client takes. */
 export interface ChatClientOptions {
@@ -87,6 +93,11 @@ export class OllamaChatBackend extends ChatBackendBase {
     return ollamaModelInstalled(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model);
   }
 
+  /** What GET /api/tags says about the model (see ollamaServedModels). */
+  servedModels(): Promise<ServedModels> {
+    return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
+  }
+
   /** What a client shows of itself: never the full URL. */
   describe(): { provider: "ollama"; model: string; endpointOrigin: string } {
     return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
@@ -138,6 +149,11 @@ export class OpenAIChatBackend extends ChatBackendBase {
     return openAIModelsReachable(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey);
   }
 
+  /** What `GET <base>/models` says about the model (see openAIServedModels). */
+  servedModels(): Promise<ServedModels> {
+    return openAIServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
+  }
+
   /** What a client shows of itself: never the full URL or the key. */
   describe(): { provider: "openai"; model: string; endpointOrigin: string } {
     return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
@@ -172,6 +188,11 @@ export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatB
   /** Whether the backend answers and, for Ollama, lists the model (see the backend's isAvailable). */
   async isAvailable(): Promise<boolean> {
     return this.#backend.isAvailable();
+  }
+
+  /** What the server's model list says about this client's model; never throws. */
+  servedModels(): Promise<ServedModels> {
+    return this.#backend.servedModels();
   }
 
   /** Provider, model and endpoint origin: never the full URL or a key. */

@@ -16,7 +16,7 @@ import lockfile from "proper-lockfile";
 import { LittleCanaryError } from "../core/errors.js";
 import { fileSha256 } from "./embedded-model-file.js";
 import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
-import { errorClassName } from "./http-call.js";
+import { errorClassName, networkFailureCause } from "./http-call.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */
 export class ModelPullError extends LittleCanaryError {
@@ -129,13 +129,18 @@ async function download(options: PullModelOptions, target: string, partial: stri
   };
   const onAbort = (): void => controller.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  const interrupted = (received: number, cause?: unknown): ModelPullError =>
-    new ModelPullError(
-      "io",
-      `the download of ${model.name} was interrupted after ${received} bytes${stalled ? ` (no data for ${idleMs / 1000}s)` : ""}` +
-        `${cause !== undefined ? ` (${errorClassName(cause)})` : ""}; run model pull again to resume it`,
-      cause !== undefined ? { cause } : undefined,
-    );
+  const source = shownUrl(options.url ?? model.url);
+  const interrupted = (received: number, cause?: unknown): ModelPullError => {
+    const why = options.signal?.aborted === true ? "interrupted" : stalled ? `timeout: no data for ${idleMs / 1000}s` : failureText(cause);
+    // A partial file exists only once bytes arrived (or one was kept from an earlier pull).
+    const message =
+      received > 0
+        ? `the download of ${model.name} from ${source} was interrupted after ${received} bytes (${why}); the partial file is kept: run model pull again to resume it`
+        : `the download of ${model.name} from ${source} failed (${why}); nothing was downloaded; ` +
+          `fix: check the network, or pass --from MIRROR (a copy of the file at another URL), ` +
+          `or copy ${model.file} (SHA-256 ${model.sha256}) into the model directory ${JSON.stringify(options.dir)} by hand`;
+    return new ModelPullError("io", message, cause !== undefined ? { cause } : undefined);
+  };
 
   let file: FileHandle | null = null;
   let received = offset;
@@ -210,6 +215,37 @@ async function download(options: PullModelOptions, target: string, partial: stri
     options.signal?.removeEventListener("abort", onAbort);
     await file?.close().catch(() => undefined);
   }
+}
+
+/** The download URL as shown: scheme, host and path (no query: a mirror's may hold a token), JSON-quoted when odd. */
+function shownUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    const shown = `${url.origin}${url.pathname}`;
+    return /^[\x21-\x7e]+$/.test(shown) ? shown : JSON.stringify(shown);
+  } catch {
+    return "<invalid URL>";
+  }
+}
+
+/** Why a transfer failed, in fixed words: the network cause and its code (`DNS failure, ENOTFOUND`), else the error's class. */
+function failureText(error: unknown): string {
+  if (error === undefined) return "the server closed the transfer early";
+  const cause = networkFailureCause(error);
+  const code = errorCode(error);
+  if (cause !== null) return code === null ? cause : `${cause}, ${code}`;
+  return code === null ? errorClassName(error) : `${errorClassName(error)}, ${code}`;
+}
+
+/** The first `code` on a short cause chain, when it is a plain identifier. */
+function errorCode(error: unknown): string | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
 }
 
 async function syncDir(dir: string): Promise<void> {

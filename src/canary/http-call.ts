@@ -27,8 +27,66 @@ export type HttpCallOutcome =
   /** Status 200-range or not, the body exceeded the cap or was not UTF-8; it was discarded. */
   | { readonly kind: "unreadable_body"; readonly status: number; readonly reason: "too_large" | "not_utf8" }
   | { readonly kind: "timeout" }
-  | { readonly kind: "unavailable" }
+  /** Nothing answered; `cause` names why when the error said so (networkFailureCause). */
+  | { readonly kind: "unavailable"; readonly cause?: NetworkFailureCause }
   | { readonly kind: "exception"; readonly errorClass: string };
+
+/** Why a request got no answer, in words a user can act on (see networkFailureCause). */
+export type NetworkFailureCause = "DNS failure" | "connection refused" | "connection reset" | "host unreachable" | "TLS failure" | "timeout";
+
+/** TLS and certificate error codes (Node's own and OpenSSL's, as undici passes them on). */
+const TLS_CODES = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "EPROTO",
+]);
+
+const CAUSE_BY_CODE: Readonly<Record<string, NetworkFailureCause>> = {
+  ENOTFOUND: "DNS failure",
+  EAI_AGAIN: "DNS failure",
+  EAI_NONAME: "DNS failure",
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ECONNABORTED: "connection reset",
+  EPIPE: "connection reset",
+  UND_ERR_SOCKET: "connection reset",
+  UND_ERR_CLOSED: "connection reset",
+  EHOSTUNREACH: "host unreachable",
+  EHOSTDOWN: "host unreachable",
+  ENETUNREACH: "host unreachable",
+  ENETDOWN: "host unreachable",
+  EADDRNOTAVAIL: "host unreachable",
+  ETIMEDOUT: "timeout",
+  UND_ERR_CONNECT_TIMEOUT: "timeout",
+  UND_ERR_HEADERS_TIMEOUT: "timeout",
+  UND_ERR_BODY_TIMEOUT: "timeout",
+};
+
+/**
+ * The cause of a failed request from its error's `code` (walking a short `cause` chain: undici
+ * wraps the socket error as TypeError("fetch failed")), or null when no code says. An abort or
+ * timeout error is "timeout". Only fixed words come back: never the error's message.
+ */
+export function networkFailureCause(error: unknown): NetworkFailureCause | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const { code, name } = current as { code?: unknown; name?: unknown };
+    if (name === "TimeoutError" || name === "AbortError") return "timeout";
+    if (typeof code === "string") {
+      const known = CAUSE_BY_CODE[code];
+      if (known !== undefined) return known;
+      if (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_")) return "TLS failure";
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
 
 /** Error codes (undici and Node) that mean the backend could not be reached or hung up. */
 const CONNECTION_CODES = new Set([
@@ -64,7 +122,10 @@ function classify(error: unknown): HttpCallOutcome {
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
     const { code, name } = current as { code?: unknown; name?: unknown };
     if (name === "TimeoutError" || (typeof code === "string" && TIMEOUT_CODES.has(code))) return { kind: "timeout" };
-    if (typeof code === "string" && CONNECTION_CODES.has(code)) return { kind: "unavailable" };
+    if (typeof code === "string" && CONNECTION_CODES.has(code)) {
+      const cause = networkFailureCause(current);
+      return cause === null ? { kind: "unavailable" } : { kind: "unavailable", cause };
+    }
     // fetch refuses "bad ports" (e.g. 9, 25) without connecting; to the user that is an
     // endpoint that cannot be reached, not an internal failure.
     if (current instanceof Error && current.message === "bad port") return { kind: "unavailable" };

@@ -4,7 +4,7 @@
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { failed, parseJsonBody, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
 export interface OllamaChatRequest {
@@ -39,8 +39,22 @@ const NOT_A_STRING = "Ollama protocol error: response content must be a non-empt
 const INCOMPLETE = "Ollama protocol error: incomplete chat response";
 const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
 
+/**
+ * `model_not_found` when `/api/chat` answered 404 with Ollama's "model '…' not found" error (the
+ * model was never pulled, or was removed mid-run), else null. The body is read, never echoed.
+ */
+export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): Extract<ChatOutcome, { ok: false }> | null {
+  if (outcome.kind !== "response" || outcome.status !== 404) return null;
+  const parsed = parseJsonBody(outcome.body);
+  const error = parsed.ok && isPlainObject(parsed.value) ? parsed.value["error"] : undefined;
+  if (typeof error !== "string" || !/\bmodel\b.*\bnot found\b/is.test(error.slice(0, 1000))) return null;
+  return { ok: false, failureCode: "model_not_found", error: `Ollama at ${origin} does not have the canary model (HTTP 404)`, metadata: {}, httpStatus: 404 };
+}
+
 /** Applies the reply checks to a finished HTTP exchange with `/api/chat`. */
 export function interpretOllamaChat(outcome: HttpCallOutcome, texts: { readonly origin: string; readonly timeoutSeconds: number }): ChatOutcome {
+  const missing = ollamaModelMissing(outcome, texts.origin);
+  if (missing !== null) return missing;
   const read = readChatObject(outcome, { service: "Ollama", ...texts });
   if (!read.ok) return read;
   const data = read.data;

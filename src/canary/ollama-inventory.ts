@@ -1,7 +1,8 @@
 // Reading Ollama's model inventory (`GET /api/tags`): whether a tag is installed and which digest
 // it has. The digest that identifies the exact canary weights comes from here (Ollama gives it only here), not
 // from /api/show. Every failure is "not known" (false / null); nothing here throws.
-import { httpCall, type FetchLike } from "./http-call.js";
+import { httpCall, type FetchLike, type NetworkFailureCause } from "./http-call.js";
+import type { ServedModels } from "./served-models.js";
 import { serviceRequestTarget } from "./endpoint.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "./chat-exchange.js";
@@ -17,27 +18,51 @@ export interface InventoryEntry {
   readonly digest: string | null;
 }
 
+/** The inventory entries from /api/tags, or null when it gave none (any failure). */
 export async function fetchOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryEntry[] | null> {
+  const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
+  return read.kind === "listed" ? read.entries : null;
+}
+
+type InventoryRead =
+  | { readonly kind: "listed"; readonly entries: InventoryEntry[] }
+  | { readonly kind: "unreachable"; readonly cause: NetworkFailureCause | null }
+  | { readonly kind: "unknown" };
+
+async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryRead> {
   const target = serviceRequestTarget(baseUrl, "/api/tags");
-  if (!target) return null;
+  if (!target) return { kind: "unknown" };
   const outcome = await httpCall(fetchFn, target.url, {
     method: "GET",
     headers: target.authorization ? { authorization: target.authorization } : {},
     timeoutMs,
     maxBodyBytes: MAX_TAGS_BYTES,
   });
-  if (outcome.kind !== "response" || outcome.status !== 200) return null;
+  if (outcome.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+  if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unknown" };
   const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+  if (!parsed.ok || !isPlainObject(parsed.value)) return { kind: "unknown" };
   const models = parsed.value["models"];
-  if (!Array.isArray(models)) return null;
+  if (!Array.isArray(models)) return { kind: "unknown" };
   const entries: InventoryEntry[] = [];
   for (const item of models.slice(0, MAX_ENTRIES)) {
     if (!isPlainObject(item)) continue;
     const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
     entries.push({ name: text(item["name"]), model: text(item["model"]), digest: text(item["digest"]) });
   }
-  return entries;
+  return { kind: "listed", entries };
+}
+
+/** What /api/tags says about `tag` (the availability rule below), for the pre-run model check; never throws. */
+export async function ollamaServedModels(fetchFn: FetchLike, baseUrl: string, tag: string, timeoutMs: number): Promise<ServedModels> {
+  try {
+    const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
+    if (read.kind !== "listed") return read;
+    const names = read.entries.map((e) => e.name).filter((name): name is string => name !== null);
+    return { kind: "listed", names, hasModel: inventoryHasModel(read.entries, tag) };
+  } catch {
+    return { kind: "unknown" };
+  }
 }
 
 /** How long an availability check waits for /api/tags. */

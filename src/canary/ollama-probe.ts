@@ -16,7 +16,7 @@ import { startCanaryResult } from "./result.js";
 import { checkNumCtx, checkSystemPrompt } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
-import { ollamaChatBody, ollamaSuccessMetadata } from "./ollama-chat.js";
+import { ollamaChatBody, ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
   CALIBRATION_PROBE_TEXT,
@@ -185,6 +185,8 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
         (authorization): Record<string, string> => (authorization ? { authorization } : {}),
       );
       if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
+      const missing = ollamaModelMissing(outcome, this.#endpoint.origin);
+      if (missing !== null) return { ok: false, failureCode: missing.failureCode, error: missing.error };
       const read = readChatObject(outcome, { service: "Ollama", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
       if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
       const bytesPerToken = calibrate(this.systemPrompt, read.data["prompt_eval_count"]);

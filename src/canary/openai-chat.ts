@@ -57,6 +57,10 @@ export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: { readonly 
   if (isContextLengthRefusal(outcome)) {
     return failed("context_too_long", `the prompt is longer than the maximum context length of the server at ${texts.origin} (HTTP 400)`);
   }
+  // vLLM and OpenAI answer 404 "The model `x` does not exist" for a model they do not serve.
+  if (outcome.kind === "response" && outcome.status === 404 && /\bmodel\b.*\b(does not exist|not found)\b/is.test(outcome.body.slice(0, 4096))) {
+    return failed("model_not_found", `the server at ${texts.origin} does not serve the canary model (HTTP 404)`, {}, 404);
+  }
   const read = readChatObject(outcome, { service: "API", ...texts });
   if (!read.ok) return read;
   const data = read.data;

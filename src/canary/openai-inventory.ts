@@ -1,7 +1,11 @@
 // Whether an OpenAI-compatible endpoint answers `GET /models` with 200: the availability check
-// shared by the OpenAI probe and the OpenAI judge. Every failure is false; nothing here throws.
+// shared by the OpenAI probe and the OpenAI judge, and which models it lists (the pre-run model
+// check). Every failure is a value; nothing here throws.
 import { serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type FetchLike } from "./http-call.js";
+import { isPlainObject } from "../core/guards.js";
+import { parseJsonBody } from "./chat-exchange.js";
+import type { ServedModels } from "./served-models.js";
 import { openAIHeaders } from "./openai-chat.js";
 
 const AVAILABILITY_TIMEOUT_MS = 5_000;
@@ -21,5 +25,33 @@ export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string,
     return outcome.kind === "response" && outcome.status === 200;
   } catch {
     return false;
+  }
+}
+
+/** Cap on listed entries examined, so a hostile answer cannot make us loop for long. */
+const MAX_MODEL_ENTRIES = 10_000;
+
+/** What `GET {baseUrl}/models` says about `model` (listed when some entry's `id` equals it); never throws. */
+export async function openAIServedModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string, timeoutMs: number): Promise<ServedModels> {
+  try {
+    const target = serviceRequestTarget(baseUrl, "/models");
+    if (!target) return { kind: "unknown" };
+    const outcome = await httpCall(fetchFn, target.url, {
+      method: "GET",
+      headers: openAIHeaders(apiKey, target.authorization),
+      timeoutMs,
+      maxBodyBytes: MAX_MODELS_BYTES,
+    });
+    if (outcome.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+    if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unknown" };
+    const parsed = parseJsonBody(outcome.body);
+    if (!parsed.ok || !isPlainObject(parsed.value) || !Array.isArray(parsed.value["data"])) return { kind: "unknown" };
+    const ids = (parsed.value["data"] as unknown[])
+      .slice(0, MAX_MODEL_ENTRIES)
+      .map((entry) => (isPlainObject(entry) && typeof entry["id"] === "string" ? entry["id"] : null))
+      .filter((id): id is string => id !== null);
+    return { kind: "listed", names: ids, hasModel: ids.includes(model) };
+  } catch {
+    return { kind: "unknown" };
   }
 }

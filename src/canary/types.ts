@@ -19,6 +19,8 @@ export const CANARY_FAILURE_CODES = [
    * count) and the prompt could exceed what can be vouched for, or the reply reported no usage.
    */
   "context_unverified",
+  /** The server does not have the model (Ollama: HTTP 404 "model '…' not found"); nothing was screened. */
+  "model_not_found",
 ] as const;
 /** Why a canary call failed (a stable code, kept in verdicts and manifests). */
 export type CanaryFailureCode = (typeof CANARY_FAILURE_CODES)[number];

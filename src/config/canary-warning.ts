@@ -1,8 +1,12 @@
-// The one-line stderr warnings that say the canary backend could not be reached (check, screen,
-// ingest) and the setup hint that `demo --live` gives too. A user who has not started Ollama
-// or pulled the model sees where the request went, for which model, and how to fix it, instead
-// of a result that only says "degraded".
+// The one-line stderr warnings that say the canary backend could not be reached, answered too
+// slowly, or does not have the model (check, screen, ingest), and the setup hint that
+// `demo --live` gives. A user sees where the request went, for which model, and the fix that
+// fits the failure (raise --timeout, pull the model, start the server), instead of a result
+// that only says "degraded".
 import type { CanaryProbe } from "../canary/types.js";
+import type { NetworkFailureCause } from "../canary/http-call.js";
+import { printableModelName } from "../canary/served-models.js";
+import { lastUnreachableCause } from "../pipeline/canary-model.js";
 import type { BreakerTrip, CanaryOutageReason } from "../schedule/circuit-breaker.js";
 
 /** How to get a local Ollama serving `model`. */
@@ -13,36 +17,56 @@ export function ollamaFixHint(model: string): string {
   );
 }
 
-/** Where the canary calls went: a redacted origin (no userinfo, no path) and the model. */
+/** Where the canary calls went: a redacted origin (no userinfo, no path), the model and the call's deadline. */
 export interface CanaryTarget {
   readonly provider: "ollama" | "openai" | "embedded";
   readonly url: string;
   readonly model: string;
+  /** The per-call timeout in seconds, named by a timeout's hint; absent when unknown. */
+  readonly timeoutSeconds?: number;
+  /** Why the pre-run model check found the server unreachable, when it did and could tell. */
+  readonly unreachableCause?: NetworkFailureCause | null;
 }
 
-/** Where a pipeline's canary calls go (its probe's redacted origin) and for which model. */
+/** Where a pipeline's canary calls go (its probe's redacted origin), for which model, its timeout, and what the model check saw. */
 export function canaryTarget(pipeline: { readonly probe: CanaryProbe }): CanaryTarget {
-  return { provider: pipeline.probe.provider, url: pipeline.probe.endpointOrigin, model: pipeline.probe.model };
+  const probe = pipeline.probe;
+  const cause = lastUnreachableCause(probe);
+  return {
+    provider: probe.provider,
+    url: probe.endpointOrigin,
+    model: probe.model,
+    timeoutSeconds: probe.timeoutSeconds,
+    ...(cause !== undefined ? { unreachableCause: cause } : {}),
+  };
 }
 
-function fix(target: CanaryTarget): string {
+/** The hint that fits the failure: a larger --timeout, the model pulled, or the server started. */
+function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
   if (target.provider === "embedded") return "fix: a larger --timeout, a smaller model, or fewer --concurrency slots (docs/embedded.md)";
-  return target.provider === "ollama"
-    ? ollamaFixHint(target.model)
-    : `fix: check that the server at ${target.url} is running and serves the model ${target.model}`;
+  const model = printableModelName(target.model);
+  if (reason === "timeout") {
+    const now = target.timeoutSeconds === undefined ? "" : ` (now ${target.timeoutSeconds}s)`;
+    return `fix: the canary answered too slowly: raise --timeout${now}; a CPU canary may need several minutes per check`;
+  }
+  if (reason === "model_not_found") {
+    return target.provider === "ollama" ? `fix: ollama pull ${model}` : "fix: serve that model there, or give --canary-model one it serves";
+  }
+  return target.provider === "ollama" ? "fix: start it (ollama serve) or pass --ollama-url" : "fix: start the server or pass --base-url";
 }
 
 function what(reason: CanaryOutageReason, target: CanaryTarget): string {
-  return reason === "timeout"
-    ? `canary at ${target.url} (model ${target.model}) did not answer before the timeout`
-    : `canary unreachable at ${target.url} (model ${target.model})`;
+  const model = printableModelName(target.model);
+  if (reason === "timeout") return `canary at ${target.url} (model ${model}) did not answer before the timeout`;
+  if (reason === "model_not_found") return `canary model ${model} is not available at ${target.url}`;
+  const cause = target.unreachableCause ?? null;
+  return `canary at ${target.url} is not reachable${cause === null ? "" : ` (${cause})`}`;
 }
 
 /** `warning: …` (one line, with a trailing newline) for checks whose canary call failed this way. */
 export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageReason, affected: string | null = null): string {
   const scope = affected === null ? "" : ` for ${affected}`;
-  const timeoutHint = reason === "timeout" ? "; a slow CPU canary may need a larger --timeout" : "";
-  return `warning: ${what(reason, target)}${scope}: ${reason}; the canary did not screen it${timeoutHint}; ${fix(target)}\n`;
+  return `warning: ${what(reason, target)}${scope}: ${reason}; the canary did not screen it; ${fix(target, reason)}\n`;
 }
 
 /** `warning: …` (one line) when the circuit breaker stopped the canary calls of a batch. */
@@ -56,9 +80,15 @@ export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notS
 
 /** A backend that answered earlier in the run is installed: it stopped or hung, so say that. */
 function tripFix(target: CanaryTarget, trip: BreakerTrip): string {
-  if (trip.answeredBefore === 0) return fix(target);
+  if (trip.answeredBefore === 0) return fix(target, trip.reason);
+  if (trip.reason === "model_not_found")
+    return `it had answered ${checks(trip.answeredBefore)} earlier in this run, so the model was removed mid-run: ${fix(target, trip.reason)}`;
   return (
-    `it had answered ${trip.answeredBefore} ${trip.answeredBefore === 1 ? "check" : "checks"} earlier in this run, so it stopped or hung mid-run: ` +
+    `it had answered ${checks(trip.answeredBefore)} earlier in this run, so it stopped or hung mid-run: ` +
     `check that the server at ${target.url} is still running and not overloaded, then run again`
   );
+}
+
+function checks(n: number): string {
+  return `${n} ${n === 1 ? "check" : "checks"}`;
 }

@@ -72,6 +72,9 @@ export async function runDemoCommand(options: DemoCommandOptions): Promise<DemoC
       else await options.onModelDigest?.(event.digest);
     },
   });
+  // A live run that could not start (no Ollama, no model) says why on stderr too, in the one
+  // line every command prints for it; the report on stdout keeps it as well.
+  if (outcome.status === "DEGRADED / UNEXERCISED" && outcome.error !== null) await options.onNote?.(`error: ${outcome.error}`);
   const record =
     options.recordPath === undefined
       ? "not_requested"

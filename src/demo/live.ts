@@ -14,6 +14,7 @@ import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnaly
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../config/canary-warning.js";
+import { modelNotFoundMessage } from "../canary/served-models.js";
 
 /** Options of `runLive` (the live contrast against a local Ollama). */
 export interface LiveOptions {
@@ -56,9 +57,12 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   });
   switch (outcome.kind) {
     case "timeout":
-      return { error: `Ollama model inventory timed out at ${origin}; ${fixHint(model)}` };
+      return {
+        error: `Ollama model inventory timed out at ${origin}; fix: check that Ollama is not overloaded, or raise --timeout (now ${options.timeoutSeconds}s)`,
+      };
     case "unavailable":
-      return { error: `Ollama loopback endpoint is unavailable at ${origin}; ${fixHint(model)}` };
+      // The demo is often the first run on a machine: a refused connection may mean no Ollama yet.
+      return { error: `Ollama loopback endpoint is unavailable at ${origin}${outcome.cause ? ` (${outcome.cause})` : ""}; ${fixHint(model)}` };
     case "exception":
       return { error: `Ollama model inventory request failed at ${origin}; ${fixHint(model)}` };
     case "unreadable_body":
@@ -81,7 +85,11 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
     | Record<string, unknown>
     | undefined;
   if (!entry) {
-    return { error: `model '${model}' is not available in Ollama; pull it with \`ollama pull ${model}\` (after \`ollama serve\` is running)` };
+    const names = models
+      .slice(0, MAX_INVENTORY_ENTRIES)
+      .map((m) => (isPlainObject(m) && typeof m["name"] === "string" ? m["name"] : null))
+      .filter((name): name is string => name !== null);
+    return { error: modelNotFoundMessage("ollama", model, origin, names) };
   }
   const digest = entry["digest"];
   if (typeof digest !== "string" || !/^[A-Za-z0-9:._-]{1,200}$/.test(digest)) {

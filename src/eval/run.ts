@@ -13,6 +13,7 @@ import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
+import { confirmCanaryModel } from "../pipeline/canary-model.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { CanaryPool, type EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
@@ -318,6 +319,8 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const beforeStart = (): Error => new EvalInterruptedError(0, cases.length, false);
   let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
+    // A canary model the server does not serve is named as such (canary-model.ts), not as an unready backend.
+    await untilAborted(confirmCanaryModel(pipeline.probe), signal, beforeStart);
     const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
     // A canary pool is pinned to one identity, and an OpenAI-compatible server must show it holds

@@ -24,6 +24,8 @@ import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import { embeddedRequiredContext } from "../canary/embedded-context.js";
 import { EmbeddedCanaryProbe, type EmbeddedIdentity } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
+import { confirmCanaryModel } from "../pipeline/canary-model.js";
+import { CanaryModelError, unreachableMessage, type ServedModels } from "../canary/served-models.js";
 import type { IngestPolicy } from "../documents/policy.js";
 
 /** What the context gate found: whether it verified the canary, the context required and the one loaded, and the model digest. */
@@ -206,11 +208,12 @@ export async function runContextGate(
         `construct SecurityPipeline({ canaryNumCtx: ${required} }) or larger, or lower segment_chars`,
     );
   }
+  await requireServedModel(probe);
   const contextLength = await probe.contextLength();
   if (contextLength === null) {
     throw new IngestGateError(
       "backend",
-      "could not verify the canary model's context length (backend unreachable or model unknown); ingest refuses to run without it",
+      `could not read the canary model's context length from POST /api/show at ${probe.endpointOrigin}; ingest refuses to run without it`,
     );
   }
   if (contextLength < required) {
@@ -267,6 +270,21 @@ function exactlyCounted(server: OpenAIContextProof): boolean {
   return server.prompt_count === "tokenize";
 }
 
+/**
+ * Before the context proofs: the server must answer and list the canary model, or the run is
+ * refused with the one line that names the model, the origin and the fix (canary-model.ts).
+ */
+async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe): Promise<void> {
+  let served: ServedModels | null;
+  try {
+    served = await confirmCanaryModel(probe);
+  } catch (error) {
+    if (error instanceof CanaryModelError) throw new IngestGateError("backend", error.message, { cause: error });
+    throw error;
+  }
+  if (served?.kind === "unreachable") throw new IngestGateError("backend", unreachableMessage(probe.provider, probe.endpointOrigin, served.cause));
+}
+
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
 async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
   if (isGenuineOpenAIPool(probe)) return openAIPoolGate(probe, policy);
@@ -274,6 +292,7 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
     throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
   }
   const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+  await requireServedModel(probe);
   try {
     const server = await proveOpenAIContext(probe, {
       required,

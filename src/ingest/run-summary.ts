@@ -4,7 +4,7 @@
 // input lines, the records whose id repeats an earlier record's (counted as counts.duplicate_ids
 // counts them), and what the canary's failures cost. Fed in input order by both the in-memory
 // and the streaming run.
-import { CIRCUIT_OPEN_ERROR, observeCanary } from "../schedule/circuit-breaker.js";
+import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
 import type { IngestManifest, ManifestRecord } from "../documents/schemas.js";
 import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";
 
@@ -45,7 +45,7 @@ export interface CanaryTrouble {
   /** Records with a segment the run did not send because the circuit breaker had opened. */
   readonly circuitNotSent: number;
   /** The first outage reason a checked segment reported, and how many records had one. */
-  readonly outage: { readonly reason: "unavailable" | "timeout"; readonly records: number } | null;
+  readonly outage: { readonly reason: CanaryOutageReason; readonly records: number } | null;
 }
 
 /** Everything a run reports besides its documents. */
@@ -69,7 +69,7 @@ export interface EntryFacts
   /** A segment was not sent because the circuit breaker had opened. */
   readonly circuit_not_sent: boolean;
   /** The first canary outage reason a segment's verdict reports, or null. */
-  readonly outage: "unavailable" | "timeout" | null;
+  readonly outage: CanaryOutageReason | null;
 }
 
 /** The facts of `entry` (see EntryFacts). */
@@ -101,7 +101,7 @@ export class RunTally {
   private code: IngestOutcomeCode = 0;
   private readonly heldNotes: HeldRecordNote[] = [];
   private circuitNotSent = 0;
-  private outageReason: "unavailable" | "timeout" | null = null;
+  private outageReason: CanaryOutageReason | null = null;
   private outageRecords = 0;
   private duplicates = 0;
   private firstDuplicate: DuplicateId | null = null;

@@ -14,6 +14,7 @@ import { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import { CanaryPool, pinCanaryPool } from "../canary/pool.js";
 import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "./genuine.js";
+import { confirmCanaryModel } from "./canary-model.js";
 
 /**
  * Before any check: proves that an OpenAI-compatible canary server (or every server of a pool of
@@ -22,7 +23,8 @@ import { isGenuinePipeline } from "./genuine.js";
  * pool is refused). Resolves to what the server reported, or to null when there is no such proof
  * (no canary, Ollama, embedded, a pipeline this library did not build). Throws the embedded
  * canary's typed error when it cannot open (code `config`: engine missing, wrong SHA-256; code
- * `backend`: the engine failed). Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
+ * `backend`: the engine failed). Throws CanaryModelError (code `backend`) when the server does
+ * not list the canary model. Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
  * too small a one.
  */
 export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextProof | null> {
@@ -30,6 +32,8 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
   const o = pipeline.options;
   const probe = pipeline.probe;
   if (!o.enableCanary) return null;
+  // The server must serve the model before anything else is asked of it (canary-model.ts).
+  await confirmCanaryModel(probe);
   if (probe instanceof EmbeddedCanaryProbe) {
     const opened = await probe.open();
     if (!opened.ok) throw opened.error;

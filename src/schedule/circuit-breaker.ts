@@ -18,8 +18,13 @@ export const DEFAULT_MAX_CANARY_FAILURES = 5;
 /** The `error` of a segment or item not sent to the canary because the breaker had opened. */
 export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";
 
-/** The canary failures that say "the backend is not there" rather than "this one reply was bad". */
-export type CanaryOutageReason = "unavailable" | "timeout";
+/**
+ * The canary failures that say "the backend is not there" rather than "this one reply was bad":
+ * no answer, no answer in time, or a server without the canary model (removed mid-run).
+ */
+export type CanaryOutageReason = "unavailable" | "timeout" | "model_not_found";
+
+const OUTAGE_REASONS: ReadonlySet<string> = new Set<CanaryOutageReason>(["unavailable", "timeout", "model_not_found"]);
 
 /** What one check says about the canary backend. */
 export type CanaryObservation =
@@ -37,15 +42,15 @@ export interface BreakerTrip {
 }
 
 /**
- * Reads the canary layer of a serialized verdict: an `unavailable` or `timeout` coverage reason
- * is an outage; any other canary attempt (a reply, even a bad one, means the backend is there)
+ * Reads the canary layer of a serialized verdict: an `unavailable`, `timeout` or `model_not_found`
+ * coverage reason is an outage; any other canary attempt (a reply, even a bad one, means the backend is there)
  * is `answered`; a check that skipped or disabled the canary says nothing about it.
  */
 export function observeCanary(verdict: VerdictJson): CanaryObservation {
   const layer = verdict.layers.find((l) => l.name === "canary_probe");
   if (layer === undefined || layer.status === "skipped") return { kind: "not_called" };
-  if (layer.status === "failed" && (layer.coverage_reason === "unavailable" || layer.coverage_reason === "timeout")) {
-    return { kind: "outage", reason: layer.coverage_reason };
+  if (layer.status === "failed" && layer.coverage_reason !== undefined && OUTAGE_REASONS.has(layer.coverage_reason)) {
+    return { kind: "outage", reason: layer.coverage_reason as CanaryOutageReason };
   }
   return { kind: "answered" };
 }

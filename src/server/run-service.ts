@@ -7,6 +7,7 @@ import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryPool } from "../canary/pool.js";
+import { CanaryModelError } from "../canary/served-models.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./log.js";
@@ -35,7 +36,15 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   const pipeline = new SecurityPipeline({ ...options.pipeline, onWarning: (message) => log("WARNING", message) });
   // Before the port is bound: a canary pool is pinned to one identity, and a server that cannot
   // hold a whole window refuses the start.
-  const served = await preflightCanary(pipeline);
+  const served = await preflightCanary(pipeline).catch((error: unknown) => {
+    // An Ollama without the canary model: the service starts degraded (it never refuses, so
+    // putting it in front of a flow cannot break it) and the start-up log says what to pull.
+    // Its context is proved on the first call; an OpenAI-compatible server's proof was not
+    // made, so that start is refused.
+    if (!(error instanceof CanaryModelError) || pipeline.options.provider !== "ollama") throw error;
+    log("WARNING", error.message);
+    return null;
+  });
   const server = createServer(pipeline, { ...options.service, log });
   try {
     const port = await listenLoopback(server, options.port);

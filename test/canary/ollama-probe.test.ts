@@ -99,6 +99,15 @@ describe("a successful chat", () => {
 });
 
 describe("the failure table", () => {
+  it("a model that is not installed (or was removed) is model_not_found, on the warm-up and on a check", async () => {
+    ollama.setRejectUnknownModels(true);
+    expectFailure(await probe({ model: "llama3.2:1b" }).test("hi"), "model_not_found", `Ollama at ${ollama.url} does not have the canary model (HTTP 404)`);
+    const live = probe();
+    expect((await live.test("hi")).success).toBe(true);
+    ollama.setModels([]);
+    expectFailure(await live.test("hi"), "model_not_found", `Ollama at ${ollama.url} does not have the canary model (HTTP 404)`);
+  });
+
   it("an HTTP error status is http_error and never echoes the body", async () => {
     ollama.setReply({ fault: "status", status: 500, body: "internal secret-token-123" });
     const result = await probe().test("hi");

@@ -132,6 +132,17 @@ describe("without an exact count, a reply passes only when its prompt fits at on
 });
 
 describe("the OpenAI-compatible failures", () => {
+  it("a 404 'model does not exist' on a chat is model_not_found, without the body", async () => {
+    api.setReply({
+      fault: "status",
+      status: 404,
+      body: JSON.stringify({ object: "error", message: "The model `gone` does not exist. sk-leak", type: "NotFoundError", code: 404 }),
+    });
+    const result = await probe().test("hi");
+    expectFailure(result, "model_not_found", `the server at ${api.url} does not serve the canary model (HTTP 404)`);
+    expect(JSON.stringify(result)).not.toContain("sk-leak");
+  });
+
   it("an error status is http_error without the body", async () => {
     api.setReply({ fault: "status", status: 429, body: "rate limited for key sk-leak" });
     const result = await probe().test("hi");

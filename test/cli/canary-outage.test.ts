@@ -1,5 +1,5 @@
 // For `screen` and `check`: an unreachable or hung canary is named on stderr in one
-// line (URL, model, the `ollama pull` hint), and a batch stops sending checks once the circuit
+// line (URL, cause, the hint that fits: start it, or raise --timeout), and a batch stops sending checks once the circuit
 // breaker opens.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
@@ -18,15 +18,16 @@ const batch = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify(
 const warningsOf = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("warning:"));
 
 describe("issue 12 A3: check names an unreachable canary", () => {
-  it("issue 12 A3: check against a refused URL prints one stderr line naming the URL, the model and the ollama pull hint", async () => {
+  it("issue 12 A3: check against a refused URL prints one stderr line naming the URL, the cause, and how to start it", async () => {
     const url = await refusedUrl();
     const run = await runCli(["check", "--ollama-url", url, "--canary-model", "qwen3:4b"], { stdin: "What is the capital of France?\n" });
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ degraded: true, canary_status: "failed" });
     const lines = run.stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^warning: canary unreachable at ${url} \\(model qwen3:4b\\): unavailable;`));
-    expect(lines[0]).toContain("`ollama pull qwen3:4b`");
+    expect(lines[0]).toBe(
+      `warning: canary at ${url} is not reachable (connection refused): unavailable; the canary did not screen it; fix: start it (ollama serve) or pass --ollama-url`,
+    );
   });
 
   it("issue 12 A3: check against a hung canary names the timeout", async () => {
@@ -35,6 +36,8 @@ describe("issue 12 A3: check names an unreachable canary", () => {
     expect(run.code).toBe(2);
     expect(warningsOf(run.stderr)).toHaveLength(1);
     expect(run.stderr).toContain(`canary at ${ollama.url} (model qwen2.5:1.5b) did not answer before the timeout: timeout`);
+    expect(run.stderr).toContain("fix: the canary answered too slowly: raise --timeout (now 0.3s)");
+    expect(run.stderr).not.toContain("install Ollama");
   });
 
   it("issue 12 A3: no warning when the canary answered or is disabled", async () => {
@@ -62,7 +65,7 @@ describe("issue 12 A3: screen stops sending checks to a dead canary", () => {
     expect(notSent.every((item) => item.state === "degraded" && item.error === "canary_circuit_open" && item.verdict === undefined)).toBe(true);
     const warnings = warningsOf(run.stderr);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`canary unreachable at ${url} (model qwen2.5:1.5b): 2 checks in a row failed (unavailable)`);
+    expect(warnings[0]).toContain(`canary at ${url} is not reachable: 2 checks in a row failed (unavailable)`);
     expect(warnings[0]).toContain("5 items of 8 not screened by the canary");
   });
 
@@ -86,13 +89,14 @@ describe("issue 12 A3: screen stops sending checks to a dead canary", () => {
     expect(ollama.chatRequests()).toHaveLength(2);
   });
 
-  it("issue 12 A3: an unreachable canary below the threshold still gets one warning line naming URL and model", async () => {
+  it("issue 12 A3: an unreachable canary below the threshold still gets one warning line naming the URL, the cause and how to start it", async () => {
     const url = await refusedUrl();
     const run = await runCli(["screen", "--ollama-url", url, "--timeout", "5"], { stdin: batch(2) });
     expect(run.code).toBe(2);
     const warnings = warningsOf(run.stderr);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`canary unreachable at ${url} (model qwen2.5:1.5b) for 2 items of 2: unavailable`);
-    expect(warnings[0]).toContain("`ollama pull qwen2.5:1.5b`");
+    expect(warnings[0]).toContain(`canary at ${url} is not reachable (connection refused) for 2 items of 2: unavailable`);
+    expect(warnings[0]).toContain("fix: start it (ollama serve) or pass --ollama-url");
+    expect(warnings[0]).not.toContain("ollama pull");
   });
 });

@@ -150,9 +150,10 @@ describe("ingest refuses with exit 3 and creates no file", () => {
   it("an unreachable backend", async () => {
     const path = join(dir, "records.jsonl");
     await writeFile(path, jsonl(RECORDS));
-    const run = await runCli(["ingest", path, "--manifest", join(dir, "m.json"), "--ollama-url", await refusedUrl()], { cwd: dir });
+    const url = await refusedUrl();
+    const run = await runCli(["ingest", path, "--manifest", join(dir, "m.json"), "--ollama-url", url], { cwd: dir });
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/could not verify the canary model's context length/);
+    expect(run.stderr).toBe(`error: canary at ${url} is not reachable (connection refused); fix: start it (ollama serve) or pass --ollama-url\n`);
     expect(await listing()).toEqual([]);
   });
 

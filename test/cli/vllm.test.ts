@@ -214,7 +214,7 @@ describe("issue 15 vllm: the context gate for OpenAI-compatible servers", () => 
     vllm.setModels(["another/model@0123456"]);
     const run = await ingest(RECORDS);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`the server at ${vllm.url} does not list the model "${VLLM_MODEL}" in GET /v1/models`);
+    expect(run.stderr).toContain(`canary model ${VLLM_MODEL} is not served at ${vllm.url} (it serves: another/model@0123456); fix: serve that model there`);
     expect(vllm.completionRequests()).toHaveLength(0);
   });
 });

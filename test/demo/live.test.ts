@@ -157,10 +157,12 @@ describe("live --record exit codes", () => {
 describe("live degraded runs", () => {
   it("stops before any chat when the model is not installed, naming ollama pull", async () => {
     ollama = await startOllamaStandIn({ models: [{ name: "qwen2.5:1.5b-instruct" }] });
-    const { code, stdout } = await live(["--endpoint", ollama.url]);
+    const { code, stdout, stderr } = await live(["--endpoint", ollama.url]);
     expect(code).toBe(2);
     expect(stdout).toContain("LIVE       DEGRADED / UNEXERCISED\n");
-    expect(stdout).toContain("ollama pull qwen2.5:1.5b");
+    const line = `canary model qwen2.5:1.5b is not available at ${ollama.url} (it serves: qwen2.5:1.5b-instruct); fix: ollama pull qwen2.5:1.5b`;
+    expect(stdout).toContain(line);
+    expect(stderr).toBe(`error: ${line}\n`);
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 

@@ -7,6 +7,8 @@ import { ModelPullError, pullModel } from "../../src/canary/embedded-download.js
 import type { PinnedModel } from "../../src/canary/embedded-models.js";
 import { type ModelServer, type ModelServerOptions, startModelServer } from "../support/model-server.js";
 import { tinyGguf } from "../../scripts/tiny-gguf-model.js";
+import { runCli } from "../support/cli.js";
+import { refusedUrl } from "../support/free-port.js";
 
 const BYTES = tinyGguf();
 const SHA = createHash("sha256").update(BYTES).digest("hex");
@@ -46,7 +48,9 @@ describe("issue 18 model pull", () => {
   it("issue 18 model pull: a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
     const server = await serve({ dropAfterBytes: 50_000 });
     const dir = freshDir();
-    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(/interrupted after \d+ bytes.*run model pull again to resume/);
+    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(
+      /interrupted after \d+ bytes \(.+\); the partial file is kept: run model pull again to resume it/,
+    );
     expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
     const result = await pullModel({ model: spec(server), dir });
     expect(result.resumedFrom).toBeGreaterThan(0);
@@ -108,5 +112,61 @@ describe("issue 18 model pull", () => {
     const result = await pullModel({ model: spec(server), dir });
     expect(result.alreadyPresent).toBe(false);
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+});
+
+describe("model pull without a network", () => {
+  const offline = (code: string): typeof fetch =>
+    (async () => {
+      // As undici rejects: a TypeError whose cause carries the socket error's code.
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error(`getaddrinfo ${code} example.invalid`), { code }) });
+    }) as typeof fetch;
+  const model: PinnedModel = {
+    name: "tiny",
+    file: "tiny.gguf",
+    url: "https://models.example/qwen/tiny.gguf?token=s3cret",
+    sha256: SHA,
+    size: BYTES.length,
+    license: "none",
+  };
+
+  it("a DNS failure names the URL and the cause, says nothing about resuming, and points at --from and the model directory", async () => {
+    const dir = freshDir();
+    const error = await pullModel({ model, dir, fetch: offline("ENOTFOUND") }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelPullError);
+    const message = (error as Error).message;
+    expect(message).toBe(
+      "the download of tiny from https://models.example/qwen/tiny.gguf failed (DNS failure, ENOTFOUND); nothing was downloaded; " +
+        `fix: check the network, or pass --from MIRROR (a copy of the file at another URL), or copy tiny.gguf (SHA-256 ${SHA}) into the model directory ${JSON.stringify(dir)} by hand`,
+    );
+    expect(message).not.toContain("resume");
+    expect(message).not.toContain("s3cret");
+    expect(readdirSync(dir)).not.toContain("tiny.gguf");
+  });
+
+  it("EAI_AGAIN is a DNS failure too, and a certificate error is a TLS failure", async () => {
+    await expect(pullModel({ model, dir: freshDir(), fetch: offline("EAI_AGAIN") })).rejects.toThrow("failed (DNS failure, EAI_AGAIN); nothing was downloaded");
+    await expect(pullModel({ model, dir: freshDir(), fetch: offline("CERT_HAS_EXPIRED") })).rejects.toThrow("failed (TLS failure, CERT_HAS_EXPIRED)");
+  });
+
+  it("a refused port on 127.0.0.1 is 'connection refused', with the URL", async () => {
+    const url = `${await refusedUrl()}/tiny.gguf`;
+    const error = await pullModel({ model: { ...model, url }, dir: freshDir() }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^the download of tiny from ${url.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: `),
+    );
+  });
+
+  it("the CLI prints the one line for a --from mirror that refuses, exit 2", async () => {
+    const from = `${await refusedUrl()}/mirror/model.gguf`;
+    const run = await runCli(["model", "pull", "--model-dir", freshDir(), "--from", from]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: the download of \\S+ from ${from.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: check the network, or pass --from MIRROR`,
+      ),
+    );
   });
 });

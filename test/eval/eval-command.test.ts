@@ -185,8 +185,9 @@ describe("canary modes against the stand-in", () => {
     // chosen:1b is not in the stand-in inventory: the run refuses before any case.
     expect(run.code).toBe(2);
     // One readable line naming the model and the endpoint, never the raw report.
-    expect(run.stderr).toContain(`canary model "chosen:1b" not available at ${ollama.url}`);
-    expect(run.stderr).toContain('ollama pull "chosen:1b"');
+    expect(run.stderr).toBe(
+      `error: canary model chosen:1b is not available at ${ollama.url} (it serves: qwen2.5:1.5b, qwen3:4b); fix: ollama pull chosen:1b\n`,
+    );
     expect(run.stderr).not.toContain("{");
     ollama.setModels([{ name: "chosen:1b" }]);
     const ok = await runEvalCli(

@@ -143,8 +143,6 @@ describe("eval messages", () => {
     const h3 = harness();
     ollama.setModels([]);
     expect(await runMain(["eval", "--corpus", PROMPTS, "--model", "absent:1b", "--ollama-url", ollama.url, "--output", join(dir, "c.jsonl")], h3.io)).toBe(2);
-    expect(h3.stderr.text).toBe(
-      `error: canary model "absent:1b" not available at ${ollama.url}; nothing was run (is \`ollama serve\` running? ollama pull "absent:1b")\n`,
-    );
+    expect(h3.stderr.text).toBe(`error: canary model absent:1b is not available at ${ollama.url} (it serves: nothing); fix: ollama pull absent:1b\n`);
   });
 });

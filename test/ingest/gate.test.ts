@@ -39,7 +39,17 @@ describe("the canary context gate", () => {
   it("refuses a trained context length below what a segment needs, and an unknown model", async () => {
     ollama.setContextLength(REQUIRED - 1);
     await expect(runContextGate(gated(), STRICT_V1)).rejects.toThrow(/trained context length/);
-    await expect(runContextGate(gated({ canaryModel: "not-installed:7b" }), STRICT_V1)).rejects.toThrow(/could not verify/);
+    await expect(runContextGate(gated({ canaryModel: "not-installed:7b" }), STRICT_V1)).rejects.toThrow(
+      `canary model not-installed:7b is not available at ${ollama.url} (it serves: qwen2.5:1.5b, qwen3:4b); fix: ollama pull not-installed:7b`,
+    );
+  });
+
+  it("a server that lists the model but whose /api/show fails is named, not called unreachable or the model unknown", async () => {
+    ollama.setRouteFault("/api/show", { fault: "status", status: 500 });
+    const error = await runContextGate(gated(), STRICT_V1).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `could not read the canary model's context length from POST /api/show at ${ollama.url}; ingest refuses to run without it`,
+    );
   });
 
   it("refuses callbacks, a judge model and an OpenAI-compatible server it cannot identify", async () => {

@@ -73,6 +73,10 @@ describe("serve run", () => {
     ollama = await startOllamaStandIn({ models: [{ name: "other:1b" }], reply: { fault: "status", status: 404 } });
     const run = runLocal(["serve", "--port", "0", "--ollama-url", ollama.url, "--fail-closed", "--mode", "block"]);
     const line = await run.stderr.waitFor(/\[WARNING\] 🐤 Canary server listening — DEGRADED on http:\/\/127\.0\.0\.1:(\d+)/);
+    // The start-up log says which model is missing, what the server serves, and the pull.
+    expect(run.stderr.text).toContain(
+      `[WARNING] canary model qwen2.5:1.5b is not available at ${ollama.url} (it serves: other:1b); fix: ollama pull qwen2.5:1.5b\n`,
+    );
     const health = (await (await fetch(`http://127.0.0.1:${line[1]}/health`)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ mode: "block", on_degraded: "fail_closed", ready: false, status: "degraded" });
     const verdict = (await (

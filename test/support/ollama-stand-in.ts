@@ -12,7 +12,9 @@
 //   ollama.chatRequests()[0].body                          // parsed JSON body of the first chat
 //
 // Routes:
-//   POST /api/chat     -> the next reply (queue first, then the default reply / function)
+//   POST /api/chat     -> the next reply (queue first, then the default reply / function);
+//                         with rejectUnknownModels, 404 {"error":"model 'x' not found"} for a
+//                         model not in the inventory, as Ollama answers
 //   GET  /api/tags     -> {models:[{name, model, digest, size, ...}]} from setModels()
 //   POST /api/show     -> {model_info:{"general.architecture":A, "<A>.context_length":N}, ...};
 //                         404 for a model not in the inventory (exact name or "<name>:" prefix)
@@ -99,6 +101,11 @@ export interface OllamaStandInOptions {
   readonly contextCap?: number;
   /** What an over-long prompt gets: cut to its second half (default) or HTTP 400. */
   readonly overflow?: "keep_half" | "reject";
+  /**
+   * Answer a chat for a model not in the inventory as Ollama does: HTTP 404
+   * {"error":"model '<name>' not found"} (default false: every model is answered).
+   */
+  readonly rejectUnknownModels?: boolean;
 }
 
 /** How /api/ps answers: normally, 404, without context_length, or with a fixed context_length. */
@@ -129,6 +136,8 @@ export interface OllamaStandIn {
   setReply(reply: OllamaReply | OllamaReplyFn): void;
   enqueue(...replies: OllamaReply[]): void;
   setModels(models: readonly StandInModel[]): void;
+  /** See OllamaStandInOptions.rejectUnknownModels. */
+  setRejectUnknownModels(reject: boolean): void;
   /** null omits the context_length key; any other value (e.g. true, "32768", 0) is sent verbatim. */
   setContextLength(value: unknown): void;
   /** Replace model_info entirely (null returns to the generated one). */
@@ -209,6 +218,7 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
   let inFlight = 0;
   let maxInFlight = 0;
   let fingerprintReply: string | ((probe: string) => string) | null = null;
+  let rejectUnknownModels = options.rejectUnknownModels === true;
 
   /** "Loads" the model with the context the request gets; returns it. */
   const load = (req: RecordedRequest): number => {
@@ -220,6 +230,10 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
   };
 
   const answerChat = async (req: RecordedRequest, res: ServerResponse): Promise<void> => {
+    const requested = (req.body as { model?: unknown } | undefined)?.model;
+    if (rejectUnknownModels && !findModel(models, requested)) {
+      return sendJson(res, 404, { error: `model '${typeof requested === "string" ? requested : ""}' not found` });
+    }
     const context = load(req);
     const count = tokenizer;
     const tokens = count === null ? standInPromptTokens(req.body) : messageContents(req.body).reduce((sum, c) => sum + count(c), 0) + 8;
@@ -391,6 +405,9 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     },
     setModels: (next) => {
       models = next;
+    },
+    setRejectUnknownModels: (reject) => {
+      rejectUnknownModels = reject;
     },
     setContextLength: (value) => {
       contextLength = value;

@@ -1,0 +1,77 @@
+// Whether the canary's server serves the canary model, asked once before the first check
+// (Ollama: GET /api/tags; OpenAI-compatible: GET <base>/models), and the one-line messages that
+// say what is wrong and how to fix it: a model that was never pulled, a server that does not
+// answer. A server's model names are untrusted text: the list printed is capped in count and
+// length and stripped of control characters; a model name a user gave is printed JSON-quoted
+// unless it is a plain tag.
+import { LittleCanaryError } from "../core/errors.js";
+import type { NetworkFailureCause } from "./http-call.js";
+
+/** What the server's model list said (or why there is none). */
+export type ServedModels =
+  | { readonly kind: "listed"; readonly names: readonly string[]; readonly hasModel: boolean }
+  | { readonly kind: "unreachable"; readonly cause: NetworkFailureCause | null }
+  /** It answered, but not with a model list (an error status, a timeout, another shape). */
+  | { readonly kind: "unknown" };
+
+/** The canary model is not served where the canary calls go: no check can run. */
+export class CanaryModelError extends LittleCanaryError {
+  override readonly name = "CanaryModelError";
+  /** The coverage reason a check would have had. */
+  readonly reason = "model_not_found" as const;
+  /** `message` is the one line shown to the user (modelNotFoundMessage). */
+  constructor(message: string) {
+    super("backend", message);
+  }
+}
+
+/** Most model names printed from a server's list; the rest are counted. */
+const MAX_LISTED = 12;
+/** Most code points printed of one name. */
+const MAX_NAME_CHARS = 80;
+
+/** A plain model tag (letters, digits and `._:/@+-`) prints as it is; anything else JSON-quoted. */
+export function printableModelName(name: string): string {
+  return /^[A-Za-z0-9._:/@+-]{1,200}$/.test(name) ? name : JSON.stringify(name);
+}
+
+/** One server-supplied name: control and format characters removed, at most MAX_NAME_CHARS code points. */
+function sanitizedName(name: string): string {
+  const points = [...name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "")];
+  const cut = points.length > MAX_NAME_CHARS ? `${points.slice(0, MAX_NAME_CHARS).join("")}…` : points.join("");
+  return cut === "" ? '""' : cut;
+}
+
+/** `a, b, c`, `a, b and 3 more`, or `nothing`: what a server's list shows a user. */
+export function servedList(names: readonly string[]): string {
+  if (names.length === 0) return "nothing";
+  const shown = names.slice(0, MAX_LISTED).map(sanitizedName).join(", ");
+  return names.length > MAX_LISTED ? `${shown} and ${names.length - MAX_LISTED} more` : shown;
+}
+
+/**
+ * `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` for Ollama, and
+ * `canary model M is not served at ORIGIN (it serves: …); fix: …` for an OpenAI-compatible server.
+ */
+export function modelNotFoundMessage(provider: "ollama" | "openai", model: string, origin: string, served: readonly string[]): string {
+  const m = printableModelName(model);
+  return provider === "ollama"
+    ? `canary model ${m} is not available at ${origin} (it serves: ${servedList(served)}); fix: ollama pull ${m}`
+    : `canary model ${m} is not served at ${origin} (it serves: ${servedList(served)}); fix: serve that model there, or give --canary-model one it serves`;
+}
+
+/** `canary at ORIGIN is not reachable (cause); fix: start it … or pass --ollama-url` (or --base-url). */
+export function unreachableMessage(provider: "ollama" | "openai", origin: string, cause: NetworkFailureCause | null): string {
+  const fix = provider === "ollama" ? "start it (ollama serve) or pass --ollama-url" : "start the server or pass --base-url";
+  return `canary at ${origin} is not reachable (${cause ?? "no answer"}); fix: ${fix}`;
+}
+
+/**
+ * The refusal for a model the server does not list, or null when the list has it or there is
+ * no list to judge by (an unreachable server is left to the checks, which fail open or refuse
+ * as each command does).
+ */
+export function missingModelError(provider: "ollama" | "openai", model: string, origin: string, served: ServedModels): CanaryModelError | null {
+  if (served.kind !== "listed" || served.hasModel) return null;
+  return new CanaryModelError(modelNotFoundMessage(provider, model, origin, served.names));
+}

@@ -1,0 +1,35 @@
+// The model check every command that checks runs once before its first check: the canary's
+// server must list the canary model (Ollama: GET /api/tags; OpenAI-compatible: GET /models).
+// A server that lists other models refuses the run with one line that names the model, where
+// it was asked for and what the server does serve, and how to fix it (CanaryModelError, code
+// `backend`). A server that does not answer is not refused here: each command keeps its own rule
+// for that (check and screen fail open and say so, ingest refuses); what the check saw is kept
+// so the command's warning can name the cause (`connection refused`, `DNS failure`, …).
+import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import { missingModelError, type ServedModels } from "../canary/served-models.js";
+import type { NetworkFailureCause } from "../canary/http-call.js";
+import type { CanaryProbe } from "../canary/types.js";
+
+/** What the last model check of a probe found unreachable, by probe (read by the warnings). */
+const unreachableCauses = new WeakMap<CanaryProbe, NetworkFailureCause | null>();
+
+/**
+ * Asks `probe`'s server for its model list, once, and throws CanaryModelError when the list
+ * does not hold the probe's model. Resolves to what the server said, or null for a probe this
+ * check does not apply to (a pool pins its own identity; the embedded canary is a file).
+ */
+export async function confirmCanaryModel(probe: CanaryProbe): Promise<ServedModels | null> {
+  if (!(probe instanceof OllamaCanaryProbe) && !(probe instanceof OpenAICanaryProbe)) return null;
+  const served = await probe.servedModels();
+  if (served.kind === "unreachable") unreachableCauses.set(probe, served.cause);
+  else unreachableCauses.delete(probe);
+  const missing = missingModelError(probe.provider, probe.model, probe.endpointOrigin, served);
+  if (missing !== null) throw missing;
+  return served;
+}
+
+/** The cause the last model check of `probe` found its server unreachable for; undefined when it was reachable or not checked. */
+export function lastUnreachableCause(probe: CanaryProbe): NetworkFailureCause | null | undefined {
+  return unreachableCauses.get(probe);
+}

@@ -1,0 +1,46 @@
+// The hint in a canary warning fits the failure: a timeout asks for a larger --timeout (naming
+// the current one), a missing model for a pull, an unreachable server for starting it.
+import { describe, expect, it } from "vitest";
+import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../../src/config/canary-warning.js";
+
+const ollama: CanaryTarget = { provider: "ollama", url: "http://127.0.0.1:11434", model: "qwen2.5:1.5b", timeoutSeconds: 600 };
+const openai: CanaryTarget = { provider: "openai", url: "http://127.0.0.1:8000", model: "gpt-4o-mini", timeoutSeconds: 30 };
+
+describe("the fix a canary warning gives", () => {
+  it("a timeout from a server that answered asks for a larger --timeout, naming the current value, and never to install Ollama", () => {
+    const line = canaryOutageWarning({ ...ollama, timeoutSeconds: 2.5 }, "timeout", "3 items of 3");
+    expect(line).toBe(
+      "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) did not answer before the timeout for 3 items of 3: timeout; the canary did not screen it; " +
+        "fix: the canary answered too slowly: raise --timeout (now 2.5s); a CPU canary may need several minutes per check\n",
+    );
+    expect(line).not.toMatch(/install|ollama pull/);
+  });
+
+  it("a missing model asks for ollama pull of that model (OpenAI-compatible: serve it or change --canary-model)", () => {
+    expect(canaryOutageWarning(ollama, "model_not_found")).toBe(
+      "warning: canary model qwen2.5:1.5b is not available at http://127.0.0.1:11434: model_not_found; the canary did not screen it; fix: ollama pull qwen2.5:1.5b\n",
+    );
+    expect(canaryOutageWarning(openai, "model_not_found")).toContain("fix: serve that model there, or give --canary-model one it serves\n");
+  });
+
+  it("an unreachable server asks to start it or point --ollama-url (--base-url) elsewhere, naming the cause when known", () => {
+    expect(canaryOutageWarning({ ...ollama, unreachableCause: "connection refused" }, "unavailable")).toBe(
+      "warning: canary at http://127.0.0.1:11434 is not reachable (connection refused): unavailable; the canary did not screen it; fix: start it (ollama serve) or pass --ollama-url\n",
+    );
+    expect(canaryOutageWarning(openai, "unavailable")).toBe(
+      "warning: canary at http://127.0.0.1:8000 is not reachable: unavailable; the canary did not screen it; fix: start the server or pass --base-url\n",
+    );
+  });
+
+  it("the circuit-open warning of a canary that never answered gives the same hint as its reason", () => {
+    const trip = { failures: 5, answeredBefore: 0 };
+    expect(circuitOpenWarning(ollama, { ...trip, reason: "timeout" }, "10 items of 12")).toContain(
+      "fix: the canary answered too slowly: raise --timeout (now 600s)",
+    );
+    expect(circuitOpenWarning(ollama, { ...trip, reason: "model_not_found" }, "10 items of 12")).toContain("fix: ollama pull qwen2.5:1.5b\n");
+    expect(circuitOpenWarning(ollama, { ...trip, reason: "unavailable" }, "10 items of 12")).toContain("fix: start it (ollama serve) or pass --ollama-url\n");
+    expect(circuitOpenWarning(ollama, { failures: 5, answeredBefore: 3, reason: "model_not_found" }, "7 items of 12")).toContain(
+      "it had answered 3 checks earlier in this run, so the model was removed mid-run: fix: ollama pull qwen2.5:1.5b\n",
+    );
+  });
+});
