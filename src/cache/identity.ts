@@ -97,6 +97,11 @@ export interface CanaryIdentity {
     readonly root: string | null;
     readonly max_model_len: number;
     readonly system_fingerprint: string | null;
+    /**
+     * How each prompt was proven whole (`tokenize` or `conservative_bound`): the rules differ, so
+     * a verdict passed under one (or under an older rule, before this field) is never reused.
+     */
+    readonly prompt_count: OpenAIContextProof["prompt_count"];
   };
   /**
    * A canary pool's behavioural fingerprint (canary/pool-identity.ts); absent for one endpoint.
@@ -204,7 +209,7 @@ function servedIdentity(model: string, server: OpenAIContextProof | null): { dig
   if (pinned === null) return "the served model name pins no revision (serve it as <repo>@<sha>, see docs/vllm.md)";
   return {
     digest: `revision:${pinned[1] as string}`,
-    server: { root: server.root, max_model_len: server.max_model_len, system_fingerprint: server.system_fingerprint },
+    server: { root: server.root, max_model_len: server.max_model_len, system_fingerprint: server.system_fingerprint, prompt_count: server.prompt_count },
   };
 }
 
