@@ -50,6 +50,9 @@ export interface ResolvedEmbeddedOptions {
   readonly pulled: boolean;
 }
 
+/** What a pipeline warning is about (the second argument of `onWarning`). */
+export type PipelineWarningCode = "canary_outage" | "callback_failed" | "audit_write_failed" | "custom_pattern_skipped";
+
 /** Callbacks a pipeline calls after each check, by outcome. */
 export interface PipelineCallbacks {
   /** Called for a clean, exercised pass. */
@@ -109,8 +112,12 @@ export interface SecurityPipelineOptions {
   /** What a degraded or unexercised verdict means: allowed (default, as in the Python package) or denied. */
   readonly onDegraded?: DegradedPolicy;
   readonly callbacks?: PipelineCallbacks;
-  /** Receives operational warnings (swallowed callback/audit errors); never input text. */
-  readonly onWarning?: (message: string) => void;
+  /**
+   * Receives operational warnings, one line each, never input text: the canary unreachable or
+   * timing out (once per outage, `canary_outage`), a callback that threw, an audit line not
+   * written, a custom pattern skipped. Default: each line to stderr, `little-canary: warning: …`.
+   */
+  readonly onWarning?: (message: string, code: PipelineWarningCode) => void;
   /**
    * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of
    * `ollamaUrl` / `baseUrl`: identity pinned before the first check, least-loaded dispatch,
