@@ -1,6 +1,7 @@
 // SecurityPipeline options and their defaults, validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../core/errors.js";
+import { isPlainObject, unknownKey } from "../core/guards.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
@@ -189,7 +190,78 @@ function checkPoolOptions(options: SecurityPipelineOptions, provider: CanaryProv
   if ((options.temperature ?? 0) !== 0) throw new UsageError("canaryPool needs temperature 0: only then do replicas answer one request alike");
 }
 
+/** Every option SecurityPipeline takes; `satisfies` keeps the list equal to the interface. */
+const PIPELINE_OPTION_KEYS = Object.keys({
+  mode: true,
+  provider: true,
+  canaryModel: true,
+  ollamaUrl: true,
+  baseUrl: true,
+  embedded: true,
+  apiKey: true,
+  canarySystemPrompt: true,
+  canaryTimeout: true,
+  canaryMaxTokens: true,
+  canaryNumCtx: true,
+  temperature: true,
+  seed: true,
+  blockThreshold: true,
+  maxInputLength: true,
+  segmentOverlap: true,
+  maxSegments: true,
+  skipCanaryIfStructuralBlocks: true,
+  enableStructuralFilter: true,
+  enableCanary: true,
+  customPatterns: true,
+  judgeModel: true,
+  judgeTimeout: true,
+  auditLogDir: true,
+  onDegraded: true,
+  callbacks: true,
+  onWarning: true,
+  canaryPool: true,
+  fetch: true,
+  now: true,
+} satisfies Record<keyof SecurityPipelineOptions, true>);
+
+const NESTED_OPTION_KEYS = {
+  embedded: Object.keys({
+    modelPath: true,
+    sha256: true,
+    modelDir: true,
+    contextSize: true,
+    sequences: true,
+    threads: true,
+    gpu: true,
+    loader: true,
+  } satisfies Record<keyof EmbeddedCanaryOptions, true>),
+  canaryPool: Object.keys({ endpoints: true, onWarning: true, onAttempt: true } satisfies Record<keyof CanaryPoolConfig, true>),
+  callbacks: Object.keys({ onPass: true, onBlock: true, onFlag: true, onDegraded: true, onUnexercised: true } satisfies Record<keyof PipelineCallbacks, true>),
+} as const;
+
+/**
+ * Refuses an options object with a key SecurityPipeline does not know, at the top level or in
+ * `embedded`, `canaryPool` or `callbacks`: from JavaScript, a typo (`modee`, `onBlocked`) would
+ * otherwise be ignored and the pipeline would run with a default its caller did not choose.
+ */
+function refuseUnknownOptions(options: SecurityPipelineOptions): void {
+  if (!isPlainObject(options)) throw new UsageError("SecurityPipeline options must be an object");
+  const problem = (where: string, value: object, known: readonly string[]): void => {
+    const unknown = unknownKey(value, known);
+    if (unknown === null) return;
+    const hint = unknown.suggestion === null ? "" : `; did you mean '${unknown.suggestion}'?`;
+    throw new UsageError(`unknown ${where} option ${JSON.stringify(unknown.key.slice(0, 60))}${hint} (the options are listed in docs/api.md)`);
+  };
+  problem("SecurityPipeline", options, PIPELINE_OPTION_KEYS);
+  for (const [name, known] of Object.entries(NESTED_OPTION_KEYS)) {
+    const nested: unknown = options[name as keyof typeof NESTED_OPTION_KEYS];
+    if (isPlainObject(nested)) problem(name, nested, known);
+  }
+}
+
+/** Validates `options` once (unknown keys, ranges, combinations) and applies every default; throws UsageError. */
 export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
+  refuseUnknownOptions(options);
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) {
     throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
