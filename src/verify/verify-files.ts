@@ -22,6 +22,11 @@ export interface VerifyFilesOptions {
    * pair is checked for consistency only, which anyone able to write both files can forge.
    */
   readonly expectManifestSha256?: string | null;
+  /**
+   * What messages call the pin: `expectManifestSha256` (the default, for a library caller), or
+   * the caller's own name for it (the CLI passes `--expect-manifest-sha256`).
+   */
+  readonly pinName?: string;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
   /** Size of one read in bytes (default 64 KiB); tests use tiny reads to exercise chunk boundaries. */
@@ -51,11 +56,19 @@ export interface VerifyFilesResult {
   readonly problems: VerifyProblem[];
 }
 
-/** Normalises a pin; throws UsageError unless it is 64 hex digits. */
-export function normalizeManifestPin(pin: string): string {
-  const normalized = pin.trim().toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError("--expect-manifest-sha256 must be 64 hex digits");
+/** What a library caller calls the pin (VerifyFilesOptions.pinName). */
+export const DEFAULT_PIN_NAME = "expectManifestSha256";
+
+/** Normalises a pin; throws UsageError (naming the pin as `pinName`) unless it is 64 hex digits. */
+export function normalizeManifestPin(pin: string, pinName: string = DEFAULT_PIN_NAME): string {
+  const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
+  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
   return normalized;
+}
+
+/** The problem of a manifest whose SHA-256 is not the pinned one. */
+function pinMismatch(pinName: string): VerifyProblem {
+  return { code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` };
 }
 
 async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[]): Promise<ReadDocument | null> {
@@ -101,7 +114,8 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
-  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256);
+  const pinName = options.pinName ?? DEFAULT_PIN_NAME;
+  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
@@ -110,9 +124,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const problems: VerifyProblem[] = [...streamed.readProblems];
   const manifestSha = streamed.manifestSha256;
   const readable = streamed.readProblems.length === 0;
-  if (manifestSha !== null && pin !== null && pin !== manifestSha) {
-    problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
-  }
+  if (manifestSha !== null && pin !== null && pin !== manifestSha) problems.push(pinMismatch(pinName));
   if (readable) problems.push(...streamed.problems);
   const allowlisted = readable ? allowlistedAdmissions(streamed.manifestHead) : 0;
   refuseAllowlisted(options, allowlisted, problems);
@@ -147,9 +159,7 @@ async function verifyWhole(
   // The export is read even when the manifest is not, so both read problems are reported.
   const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", problems);
   const readable = manifest !== null && (exportPath === null || exported !== null);
-  if (manifest !== null && pin !== null && pin !== manifest.sha256) {
-    problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
-  }
+  if (manifest !== null && pin !== null && pin !== manifest.sha256) problems.push(pinMismatch(options.pinName ?? DEFAULT_PIN_NAME));
   if (readable && manifest !== null) {
     problems.push(
       ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
