@@ -1,5 +1,6 @@
 // Small type guards shared by every layer. One definition, so "is this a JSON object?" means
 // the same thing in the reader, the canary backends, the server and the integrations.
+import { UsageError } from "./errors.js";
 
 /**
  * True for a non-null object that is not an array: what a parsed JSON object looks like.
@@ -34,6 +35,19 @@ function resembles(known: string, key: string): boolean {
   if (a === b || withinOneEdit(a, b)) return true;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   return short.length >= 3 && long.length - short.length <= 2 && long.startsWith(short);
+}
+
+/**
+ * Throws UsageError for the first key of a library caller's options object that `known` does
+ * not list (`unknown <where> option "modee"; did you mean 'mode'?` plus `note`), and for options
+ * that are not an object. One rule for every entry point that checks its options.
+ */
+export function refuseUnknownOptions(where: string, options: unknown, known: readonly string[], note = ""): void {
+  if (!isPlainObject(options)) throw new UsageError(`${where} options must be an object`);
+  const unknown = unknownKey(options, known);
+  if (unknown === null) return;
+  const hint = unknown.suggestion === null ? "" : `; did you mean '${unknown.suggestion}'?`;
+  throw new UsageError(`unknown ${where} option ${JSON.stringify(unknown.key.slice(0, 60))}${hint}${note}`);
 }
 
 /** True when `a` becomes `b` by one inserted, deleted or replaced UTF-16 unit (names are ASCII). */

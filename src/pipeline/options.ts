@@ -1,7 +1,7 @@
 // SecurityPipeline options and their defaults, validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../core/errors.js";
-import { isPlainObject, unknownKey } from "../core/guards.js";
+import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
@@ -244,24 +244,18 @@ const NESTED_OPTION_KEYS = {
  * `embedded`, `canaryPool` or `callbacks`: from JavaScript, a typo (`modee`, `onBlocked`) would
  * otherwise be ignored and the pipeline would run with a default its caller did not choose.
  */
-function refuseUnknownOptions(options: SecurityPipelineOptions): void {
-  if (!isPlainObject(options)) throw new UsageError("SecurityPipeline options must be an object");
-  const problem = (where: string, value: object, known: readonly string[]): void => {
-    const unknown = unknownKey(value, known);
-    if (unknown === null) return;
-    const hint = unknown.suggestion === null ? "" : `; did you mean '${unknown.suggestion}'?`;
-    throw new UsageError(`unknown ${where} option ${JSON.stringify(unknown.key.slice(0, 60))}${hint} (the options are listed in docs/api.md)`);
-  };
-  problem("SecurityPipeline", options, PIPELINE_OPTION_KEYS);
+function refuseUnknownPipelineOptions(options: SecurityPipelineOptions): void {
+  const note = " (the options are listed in docs/api.md)";
+  refuseUnknownOptions("SecurityPipeline", options, PIPELINE_OPTION_KEYS, note);
   for (const [name, known] of Object.entries(NESTED_OPTION_KEYS)) {
     const nested: unknown = options[name as keyof typeof NESTED_OPTION_KEYS];
-    if (isPlainObject(nested)) problem(name, nested, known);
+    if (isPlainObject(nested)) refuseUnknownOptions(name, nested, known, note);
   }
 }
 
 /** Validates `options` once (unknown keys, ranges, combinations) and applies every default; throws UsageError. */
 export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
-  refuseUnknownOptions(options);
+  refuseUnknownPipelineOptions(options);
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) {
     throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);

@@ -5,6 +5,7 @@
 // throws).
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 import type { VerifyProblem } from "./problems.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
@@ -55,6 +56,17 @@ export interface VerifyFilesResult {
   /** Every problem found, in check order. */
   readonly problems: VerifyProblem[];
 }
+
+/** Every option verifyFiles takes; `satisfies` keeps the list equal to the interface. */
+const VERIFY_FILES_OPTION_KEYS = Object.keys({
+  manifest: true,
+  export: true,
+  expectManifestSha256: true,
+  pinName: true,
+  cwd: true,
+  chunkBytes: true,
+  refuseAllowlisted: true,
+} satisfies Record<keyof VerifyFilesOptions, true>);
 
 /** What a library caller calls the pin (VerifyFilesOptions.pinName). */
 export const DEFAULT_PIN_NAME = "expectManifestSha256";
@@ -114,6 +126,8 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
+  // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
+  refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
   const pinName = options.pinName ?? DEFAULT_PIN_NAME;
   const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();

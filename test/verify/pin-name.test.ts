@@ -34,4 +34,9 @@ describe("the pin's name in verify messages", () => {
     const mismatch = await runCli(["verify", "--manifest", "m.json", "--expect-manifest-sha256", "0".repeat(64), "--json"], { cwd: dir });
     expect(mismatch.stdout).toContain("manifest sha256 does not match --expect-manifest-sha256");
   });
+
+  it("a misspelt pin option is refused, never verified unpinned", async () => {
+    const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
+    await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
+  });
 });
