@@ -64,7 +64,15 @@ export class SecurityPipeline {
     this.options = Object.freeze(resolved);
     this.systemPrompt = options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT;
     this.#now = options.now ?? (() => performance.now());
-    this.#warn = options.onWarning ?? warnOnStderr;
+    const sink = options.onWarning ?? warnOnStderr;
+    // A warning sink that throws must not fail a check (check never throws for trouble).
+    this.#warn = (message, code) => {
+      try {
+        sink(message, code);
+      } catch {
+        // Nowhere left to report it.
+      }
+    };
     this.#callbacks = Object.freeze({ ...(options.callbacks ?? {}) });
     this.structuralFilter = new StructuralFilter({
       maxInputLength: resolved.maxInputLength,

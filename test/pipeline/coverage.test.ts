@@ -127,6 +127,14 @@ describe("the canary outage warning", () => {
     expect(warnings.lines.map(([, code]) => code)).toEqual(["canary_outage", "canary_outage"]);
   });
 
+  it("an onWarning that throws does not make the check throw", async () => {
+    const throwing = () => {
+      throw new Error("logger down");
+    };
+    const verdict = await new SecurityPipeline({ ollamaUrl: await refusedUrl(), onWarning: throwing }).check("hello");
+    expect(verdict.coverage).toBe("none");
+  });
+
   it("a disabled canary is a choice, not an outage: no warning", async () => {
     const warnings = sink();
     await new SecurityPipeline({ enableCanary: false, onWarning: warnings.onWarning }).check("hello");
