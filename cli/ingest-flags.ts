@@ -73,7 +73,7 @@ export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestP
   // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
   // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
   const numCtx = options.provider === "ollama" || options.provider === undefined ? { canaryNumCtx: canaryNumCtxForPolicy(policy) } : {};
-  const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey, embedded } = options;
+  const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey, embedded, onWarning } = options;
   const endpoint = canaryPool !== undefined ? { canaryPool } : ollamaUrl !== undefined ? { ollamaUrl } : {};
   const backend =
     provider === "openai"
@@ -84,5 +84,15 @@ export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestP
   // An allowlist admits only what the canary inspected too, so with --allow the canary also
   // sees text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
   const allowing = flags.allow !== undefined ? { skipCanaryIfStructuralBlocks: false } : {};
-  return new SecurityPipeline({ mode, canaryModel, ...endpoint, canaryTimeout, enableCanary, ...backend, ...(enableCanary ? numCtx : {}), ...allowing });
+  return new SecurityPipeline({
+    mode,
+    canaryModel,
+    ...endpoint,
+    canaryTimeout,
+    enableCanary,
+    ...backend,
+    ...(enableCanary ? numCtx : {}),
+    ...allowing,
+    ...(onWarning !== undefined ? { onWarning } : {}),
+  });
 }

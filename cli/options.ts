@@ -297,6 +297,16 @@ function modelLeftAtDefault(flags: Pick<CanaryFlags, "canaryModel" | "canaryMode
   return flags.canaryModelGiven !== true && flags.canaryModel === DEFAULT_CANARY_MODEL_FLAG;
 }
 
+/**
+ * The pipeline's warnings on the command's stderr, except a canary outage: every command that
+ * checks reports that itself, once, with where the calls went and the fix (config/canary-warning.ts).
+ */
+export function cliPipelineWarnings(io: CliIo): NonNullable<SecurityPipelineOptions["onWarning"]> {
+  return (message, code) => {
+    if (code !== "canary_outage") void io.stderr.write(`warning: ${message}\n`);
+  };
+}
+
 /** Pipeline options from the shared flags; validates the endpoint, the provider and the timeout. */
 export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): SecurityPipelineOptions {
   if (!flags.canaryModel || flags.canaryModel.trim() === "") throw new UsageError("--canary-model must not be empty");
@@ -307,6 +317,7 @@ export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): Securit
       canaryTimeout: resolveCanaryTimeout(flags.timeout, io.env),
       enableCanary: true,
       onDegraded: flags.failClosed ? "fail_closed" : "fail_open",
+      onWarning: cliPipelineWarnings(io),
       ...embedded,
     };
   }
@@ -320,6 +331,7 @@ export function pipelineOptionsFromFlags(flags: CanaryFlags, io: CliIo): Securit
     canaryTimeout: resolveCanaryTimeout(flags.timeout, io.env),
     enableCanary: flags.canary,
     onDegraded: flags.failClosed ? "fail_closed" : "fail_open",
+    onWarning: cliPipelineWarnings(io),
     ...backend,
   };
 }

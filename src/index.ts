@@ -12,6 +12,7 @@ export type {
   PipelineCallbacks,
   ResolvedPipelineOptions,
   CanaryPoolConfig,
+  PipelineWarningCode,
 } from "./pipeline/options.js";
 export {
   PipelineVerdict,
@@ -29,6 +30,8 @@ export type { HealthReport } from "./pipeline/health.js";
 export {
   VerdictJsonSchema,
   VerdictWireSchema,
+  COVERAGES,
+  type Coverage,
   type VerdictJson,
   type VerdictWire,
   type LayerJson,

@@ -30,4 +30,18 @@ describe("public API surface", () => {
     expect(typedoc.validation.notDocumented).toBe(true);
     expect(typedoc.treatValidationWarningsAsErrors).toBe(true);
   });
+
+  it("docs/api.md lists every entry point package.json exports, each with its source file", () => {
+    const pkg = readJson("package.json") as { exports: Record<string, unknown> };
+    const doc = readFileSync(new URL("docs/api.md", repo), "utf8");
+    const rows = [...doc.matchAll(/^\| `(little-canary[^`]*)` \| `([^`]+)` \|/gm)].map((m) => [m[1], m[2]]);
+    const exported = Object.entries(pkg.exports)
+      .filter(([subpath]) => subpath !== "./package.json")
+      .map(([subpath, target]) => [
+        subpath === "." ? "little-canary" : `little-canary/${subpath.slice(2)}`,
+        (target as { import: string }).import.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"),
+      ]);
+    expect(exported).toHaveLength(5);
+    expect(rows).toEqual(exported);
+  });
 });

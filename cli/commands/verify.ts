@@ -30,6 +30,7 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
     manifest: flags.manifest,
     export: flags.export ?? null,
     expectManifestSha256: flags.expectManifestSha256 ?? null,
+    pinName: "--expect-manifest-sha256",
     cwd: io.cwd,
     refuseAllowlisted: flags.allowlisted === false,
   });

@@ -6,6 +6,7 @@
 import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
+import { isBlankText } from "../core/codepoints.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
@@ -63,13 +64,16 @@ export interface CheckTextResult {
   readonly canaryOutage: CanaryOutageReason | null;
 }
 
-/** Reads (when given a stream) and screens one text; throws UsageError for an empty or refused input. */
+/** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
   const text =
     typeof options.input === "string"
       ? options.input
       : dropOneTrailingNewline(await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES));
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
+  // A text of whitespace alone is refused the same way: there is nothing to screen, and a
+  // canary call on it would be spent for a verdict that says nothing.
+  if (isBlankText(text)) throw new UsageError("the input text is only whitespace: nothing to screen; pipe text on stdin or pass --text");
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
   // A canary pool is pinned to one identity, and an OpenAI-compatible canary server must show
   // it holds a whole window, before the text is sent anywhere.

@@ -50,6 +50,19 @@ export function truncateCodePoints(text: string, max: number): string {
   return text.slice(0, codeUnitIndex(text, max));
 }
 
+/** Any code point that is not Unicode White_Space (a lone surrogate is not White_Space). */
+const NOT_WHITE_SPACE = /\P{White_Space}/u;
+
+/**
+ * True when `text` has nothing to screen: it is empty, or every code point is Unicode
+ * White_Space (spaces, tabs, line breaks, NBSP, U+3000…). Format characters such as U+200B or
+ * U+FEFF are not White_Space, so a text of them is screened (the structural layer reads them).
+ * The one rule behind every "no text" refusal: check, /check, screen and ingest records.
+ */
+export function isBlankText(text: string): boolean {
+  return !NOT_WHITE_SPACE.test(text);
+}
+
 /** True when `text` has no lone surrogate (so it can be UTF-8 encoded without loss). */
 export function isWellFormedText(text: string): boolean {
   return text.isWellFormed();

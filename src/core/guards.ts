@@ -1,5 +1,6 @@
 // Small type guards shared by every layer. One definition, so "is this a JSON object?" means
 // the same thing in the reader, the canary backends, the server and the integrations.
+import { UsageError } from "./errors.js";
 
 /**
  * True for a non-null object that is not an array: what a parsed JSON object looks like.
@@ -14,4 +15,46 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function hasPlainPrototype(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The first own key of `value` that `known` does not list, with the known key it was probably
+ * meant to be (see resembles), or null when every key is
+ * known. A JavaScript caller's typo (`modee`) is then an error, never an option silently ignored.
+ */
+export function unknownKey(value: object, known: readonly string[]): { readonly key: string; readonly suggestion: string | null } | null {
+  const allowed = new Set(known);
+  const key = Object.keys(value).find((k) => !allowed.has(k));
+  if (key === undefined) return null;
+  return { key, suggestion: known.find((k) => resembles(k, key)) ?? null };
+}
+
+/** Names alike but for case, one edit, or an ending of up to two letters (`onBlocked`, `onBlock`). */
+function resembles(known: string, key: string): boolean {
+  const [a, b] = [known.toLowerCase(), key.toLowerCase()];
+  if (a === b || withinOneEdit(a, b)) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 3 && long.length - short.length <= 2 && long.startsWith(short);
+}
+
+/**
+ * Throws UsageError for the first key of a library caller's options object that `known` does
+ * not list (`unknown <where> option "modee"; did you mean 'mode'?` plus `note`), and for options
+ * that are not an object. One rule for every entry point that checks its options.
+ */
+export function refuseUnknownOptions(where: string, options: unknown, known: readonly string[], note = ""): void {
+  if (!isPlainObject(options)) throw new UsageError(`${where} options must be an object`);
+  const unknown = unknownKey(options, known);
+  if (unknown === null) return;
+  const hint = unknown.suggestion === null ? "" : `; did you mean '${unknown.suggestion}'?`;
+  throw new UsageError(`unknown ${where} option ${JSON.stringify(unknown.key.slice(0, 60))}${hint}${note}`);
+}
+
+/** True when `a` becomes `b` by one inserted, deleted or replaced UTF-16 unit (names are ASCII). */
+function withinOneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const rest = (x: string, skip: number) => x.slice(i + skip);
+  return rest(a, 1) === rest(b, 1) || rest(a, 1) === rest(b, 0) || rest(a, 0) === rest(b, 1);
 }

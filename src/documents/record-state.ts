@@ -62,6 +62,15 @@ export function charsCovered(segments: readonly SegmentOutcome[]): number {
   return covered;
 }
 
+/**
+ * Coverage from how many of `total` parts (segments of a record, windows of a checked text) were
+ * exercised by the canary: all of them `complete`, none `none`, else `partial`. The one rule
+ * behind a manifest record's `coverage` and a verdict's.
+ */
+export function coverageOf(exercised: number, total: number): Coverage {
+  return exercised === 0 ? "none" : exercised === total ? "complete" : "partial";
+}
+
 /** Reasons sorted into the fixed manifest order. */
 export function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
   const present = new Set(reasons);
@@ -77,7 +86,7 @@ export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   const inspectedAll = segments.length > 0 && segments.every((s) => INSPECTED.has(s.state));
   const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : inspectedAll ? "none" : "not_checked";
   const exercisedCount = segments.filter((s) => s.exercised).length;
-  const coverage: Coverage = exercisedCount === 0 ? "none" : exercisedCount === segments.length ? "complete" : "partial";
+  const coverage = coverageOf(exercisedCount, segments.length);
   const reasons: HoldReason[] = [];
   for (const state of states) {
     const reason = REASON_OF_STATE[state];

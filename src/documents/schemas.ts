@@ -6,7 +6,7 @@
 // Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
 import { z } from "zod";
 import { IngestPolicySchema } from "./policy.js";
-import { VerdictJsonSchema } from "./verdict-schema.js";
+import { COVERAGES, type Coverage, VerdictJsonSchema } from "./verdict-schema.js";
 import { MetadataMapSchema } from "./metadata-map.js";
 import { ManifestShardSchema } from "./shard.js";
 import { AllowEntrySchema, MAX_ALLOW_ENTRIES } from "./allowlist.js";
@@ -28,8 +28,8 @@ export type SegmentState = (typeof SEGMENT_STATES)[number];
 /** `not_checked`: some planned part of the record was never inspected and nothing was detected in the rest. */
 export const DETECTIONS = ["none", "flag", "block", "not_checked"] as const;
 export type Detection = (typeof DETECTIONS)[number];
-export const COVERAGES = ["complete", "partial", "none"] as const;
-export type Coverage = (typeof COVERAGES)[number];
+// One vocabulary for a record's coverage and a verdict's (verdict-schema.ts defines it).
+export { COVERAGES, type Coverage };
 export const ADMISSIONS = ["admitted", "held"] as const;
 export type Admission = (typeof ADMISSIONS)[number];
 

@@ -11,6 +11,13 @@ export const ANALYSIS_METHODS = ["regex", "llm_judge", "none"] as const;
 export const ANALYSIS_STATUSES = ["exercised", "failed", "not_applicable"] as const;
 export const LAYER_STATUSES = ["passed", "blocked", "failed", "skipped"] as const;
 export const SEVERITIES = ["none", "low", "medium", "high"] as const;
+/**
+ * How much of a text the canary inspected: every window (`complete`), some (`partial`) or none
+ * (`none`). The same words, counted the same way, as a manifest record's `coverage`.
+ */
+export const COVERAGES = ["complete", "partial", "none"] as const;
+/** One of COVERAGES. */
+export type Coverage = (typeof COVERAGES)[number];
 
 const offset = z.number().int().min(0);
 
@@ -75,8 +82,12 @@ export const VerdictJsonSchema = z.strictObject({
   segments: z.array(SegmentJsonSchema).min(2).optional(),
 });
 
-/** Verdict as printed by `check` and answered by `/check` (adds `safe_input`). */
-export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string() });
+/**
+ * Verdict as printed by `check` and answered by `/check`: adds `safe_input` and `coverage`. Only
+ * this wire form carries `coverage`: the stored form (VerdictJsonSchema) is embedded in the
+ * published batch and manifest schemas, where a record's own `coverage` says the same.
+ */
+export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string(), coverage: z.enum(COVERAGES) });
 
 /** One serialized structural match of a layer. */
 export type LayerMatchJson = z.infer<typeof LayerMatchJsonSchema>;

@@ -18,7 +18,7 @@
 
 import { Buffer } from "node:buffer";
 import { isPlainObject } from "../core/guards.js";
-import { codePointLength } from "../core/codepoints.js";
+import { codePointLength, isBlankText } from "../core/codepoints.js";
 import { SKIP_SHAPE, SkippedValue, type Shape } from "../core/parse-line.js";
 import { MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 
@@ -209,6 +209,9 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   const text = record.text;
   if (typeof text !== "string" || text.length === 0) {
     add("text_invalid", ["text"], `item ${i}: 'text' must be a non-empty string`);
+  } else if (isBlankText(text)) {
+    // Nothing to screen: refused (screen) or held as malformed (ingest) like an empty text.
+    add("text_invalid", ["text"], `item ${i}: 'text' must not be only whitespace`);
   } else {
     if (!text.isWellFormed()) {
       add("lone_surrogate", ["text"], `item ${i}: 'text' is not valid Unicode (lone surrogate)`);

@@ -1,6 +1,7 @@
 // SecurityPipeline options and their defaults, validated once at
 // construction so a bad option fails loudly before any text is screened.
 import { UsageError } from "../core/errors.js";
+import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
@@ -49,6 +50,9 @@ export interface ResolvedEmbeddedOptions {
   /** The model is the default one from the pull cache. */
   readonly pulled: boolean;
 }
+
+/** What a pipeline warning is about (the second argument of `onWarning`). */
+export type PipelineWarningCode = "canary_outage" | "callback_failed" | "audit_write_failed" | "custom_pattern_skipped";
 
 /** Callbacks a pipeline calls after each check, by outcome. */
 export interface PipelineCallbacks {
@@ -109,8 +113,12 @@ export interface SecurityPipelineOptions {
   /** What a degraded or unexercised verdict means: allowed (default, as in the Python package) or denied. */
   readonly onDegraded?: DegradedPolicy;
   readonly callbacks?: PipelineCallbacks;
-  /** Receives operational warnings (swallowed callback/audit errors); never input text. */
-  readonly onWarning?: (message: string) => void;
+  /**
+   * Receives operational warnings, one line each, never input text: the canary unreachable or
+   * timing out (once per outage, `canary_outage`), a callback that threw, an audit line not
+   * written, a custom pattern skipped. Default: each line to stderr, `little-canary: warning: …`.
+   */
+  readonly onWarning?: (message: string, code: PipelineWarningCode) => void;
   /**
    * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of
    * `ollamaUrl` / `baseUrl`: identity pinned before the first check, least-loaded dispatch,
@@ -182,7 +190,72 @@ function checkPoolOptions(options: SecurityPipelineOptions, provider: CanaryProv
   if ((options.temperature ?? 0) !== 0) throw new UsageError("canaryPool needs temperature 0: only then do replicas answer one request alike");
 }
 
+/** Every option SecurityPipeline takes; `satisfies` keeps the list equal to the interface. */
+const PIPELINE_OPTION_KEYS = Object.keys({
+  mode: true,
+  provider: true,
+  canaryModel: true,
+  ollamaUrl: true,
+  baseUrl: true,
+  embedded: true,
+  apiKey: true,
+  canarySystemPrompt: true,
+  canaryTimeout: true,
+  canaryMaxTokens: true,
+  canaryNumCtx: true,
+  temperature: true,
+  seed: true,
+  blockThreshold: true,
+  maxInputLength: true,
+  segmentOverlap: true,
+  maxSegments: true,
+  skipCanaryIfStructuralBlocks: true,
+  enableStructuralFilter: true,
+  enableCanary: true,
+  customPatterns: true,
+  judgeModel: true,
+  judgeTimeout: true,
+  auditLogDir: true,
+  onDegraded: true,
+  callbacks: true,
+  onWarning: true,
+  canaryPool: true,
+  fetch: true,
+  now: true,
+} satisfies Record<keyof SecurityPipelineOptions, true>);
+
+const NESTED_OPTION_KEYS = {
+  embedded: Object.keys({
+    modelPath: true,
+    sha256: true,
+    modelDir: true,
+    contextSize: true,
+    sequences: true,
+    threads: true,
+    gpu: true,
+    loader: true,
+  } satisfies Record<keyof EmbeddedCanaryOptions, true>),
+  canaryPool: Object.keys({ endpoints: true, onWarning: true, onAttempt: true } satisfies Record<keyof CanaryPoolConfig, true>),
+  callbacks: Object.keys({ onPass: true, onBlock: true, onFlag: true, onDegraded: true, onUnexercised: true } satisfies Record<keyof PipelineCallbacks, true>),
+} as const;
+
+/**
+ * Refuses an options object with a key SecurityPipeline does not know, at the top level or in
+ * `embedded`, `canaryPool` or `callbacks`: from JavaScript, a typo (`modee`, `onBlocked`) would
+ * otherwise be ignored and the pipeline would run with a default its caller did not choose.
+ */
+function refuseUnknownPipelineOptions(options: SecurityPipelineOptions): void {
+  const note = " (the options are listed in docs/api.md)";
+  refuseUnknownOptions("SecurityPipeline", options, PIPELINE_OPTION_KEYS, note);
+  for (const [name, known] of Object.entries(NESTED_OPTION_KEYS)) {
+    const nested: unknown = options[name as keyof typeof NESTED_OPTION_KEYS];
+    if (isPlainObject(nested)) refuseUnknownOptions(name, nested, known, note);
+  }
+}
+
+/** Validates `options` once (unknown keys, ranges, combinations) and applies every default; throws UsageError. */
 export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
+  refuseUnknownPipelineOptions(options);
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) {
     throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);

@@ -16,9 +16,15 @@ import type { CoverageReason } from "./coverage.js";
 import { buildHealthReport, type HealthReport } from "./health.js";
 import { routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
 import { snapshotOf } from "./snapshot.js";
-import { resolvePipelineOptions, type PipelineCallbacks, type ResolvedPipelineOptions, type SecurityPipelineOptions } from "./options.js";
+import {
+  resolvePipelineOptions,
+  type PipelineCallbacks,
+  type PipelineWarningCode,
+  type ResolvedPipelineOptions,
+  type SecurityPipelineOptions,
+} from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
-import { combineSegments, type FinishState, type ScreenedSegment } from "./segments.js";
+import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegment } from "./segments.js";
 import { segmentSpans } from "../documents/segment-spans.js";
 import { sliceSpans } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
@@ -49,23 +55,33 @@ export class SecurityPipeline {
   readonly #callbacks: PipelineCallbacks;
   readonly #audit: AuditLogger | null;
   readonly #now: () => number;
-  readonly #warn: (message: string) => void;
+  readonly #warn: (message: string, code: PipelineWarningCode) => void;
+  /** The canary's last call found it unreachable or timing out (one warning per outage). */
+  #canaryOut = false;
 
   constructor(options: SecurityPipelineOptions = {}) {
     const resolved = resolvePipelineOptions(options);
     this.options = Object.freeze(resolved);
     this.systemPrompt = options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT;
     this.#now = options.now ?? (() => performance.now());
-    this.#warn = options.onWarning ?? (() => {});
+    const sink = options.onWarning ?? warnOnStderr;
+    // A warning sink that throws must not fail a check (check never throws for trouble).
+    this.#warn = (message, code) => {
+      try {
+        sink(message, code);
+      } catch {
+        // Nowhere left to report it.
+      }
+    };
     this.#callbacks = Object.freeze({ ...(options.callbacks ?? {}) });
     this.structuralFilter = new StructuralFilter({
       maxInputLength: resolved.maxInputLength,
       ...(options.customPatterns ? { customPatterns: options.customPatterns } : {}),
-      onWarning: this.#warn,
+      onWarning: (message) => this.#warn(message, "custom_pattern_skipped"),
     });
     this.probe = buildProbe(resolved, options, this.systemPrompt);
     this.analyzer = buildAnalyzer(resolved, options, this.systemPrompt);
-    this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, { onWarning: this.#warn }) : null;
+    this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, { onWarning: (message) => this.#warn(message, "audit_write_failed") }) : null;
     Object.freeze(this);
   }
 
@@ -213,6 +229,7 @@ export class SecurityPipeline {
       const t1 = this.#now();
       const outcome = await this.#runCanary(text);
       const latency = seconds(this.#now() - t1);
+      this.#watchCanary(outcome);
       if (outcome.kind === "exercised") {
         const snap = outcome.snapshot;
         promptEvalCount = outcome.promptEvalCount;
@@ -319,6 +336,29 @@ export class SecurityPipeline {
     return { kind: "exercised", snapshot: snap, promptEvalCount: promptEvalCountOf(result) };
   }
 
+  /**
+   * Warns once when the canary becomes unreachable or starts timing out: its checks are then
+   * not screened by the canary, and under the fail-open default they still read `safe: true`.
+   * The next call that reaches it ends the outage, so a later one is warned about again.
+   */
+  #watchCanary(outcome: CanaryOutcome): void {
+    const reason = outcome.kind === "failed" ? outcome.coverageReason : null;
+    if (reason !== "unavailable" && reason !== "timeout") {
+      this.#canaryOut = false;
+      return;
+    }
+    if (this.#canaryOut) return;
+    this.#canaryOut = true;
+    const o = this.options;
+    const where = `at ${this.probe.endpointOrigin} (model ${this.probe.model})`;
+    const what = reason === "timeout" ? `canary ${where} did not answer within ${String(o.canaryTimeout)}s (timeout)` : `canary unreachable ${where}`;
+    const routing =
+      o.onDegraded === "fail_closed"
+        ? "they are denied (onDegraded fail_closed)"
+        : 'they still read safe: true under the fail-open default: trust only safe && coverage === "complete", or set onDegraded: "fail_closed"';
+    this.#warn(`${what}; checks are not screened by the canary until it answers again (their coverage is not "complete"), and ${routing}`, "canary_outage");
+  }
+
   #failureDetails(outcome: FailedCanary): string {
     const routing = this.options.onDegraded === "fail_closed" ? "fail-closed routing applies" : "fail-open routing applies";
     if (outcome.analysisFailed) return `Behavioral analysis failed; ${routing}.`;
@@ -370,6 +410,7 @@ export class SecurityPipeline {
       analysisStatus: state.analysisStatus,
       promptEvalCount: state.promptEvalCount ?? null,
       segments: state.segments ?? null,
+      coverage: state.coverage ?? verdictCoverage([state]),
     });
     this.#fireCallback(verdict);
     this.#audit?.record(text, verdict);
@@ -391,7 +432,7 @@ export class SecurityPipeline {
     try {
       callback(verdict);
     } catch (error) {
-      this.#warn(`pipeline callback failed (${errorClass(error)})`);
+      this.#warn(`pipeline callback failed (${errorClass(error)})`, "callback_failed");
     }
   }
 }
@@ -416,6 +457,11 @@ type CanaryOutcome = { readonly kind: "exercised"; readonly snapshot: AnalysisSn
 function promptEvalCountOf(result: CanaryResult): number | null {
   const value = result.metadata.prompt_eval_count ?? result.metadata.prompt_tokens;
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+/** The default `onWarning`: one line on stderr (stdout may carry the caller's data). */
+function warnOnStderr(message: string): void {
+  process.stderr.write(`little-canary: warning: ${message}\n`);
 }
 
 function seconds(ms: number): number {

@@ -6,6 +6,8 @@
 import { SecurityAdvisory } from "./advisory.js";
 import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { BlockedBy, LayerName, LayerResult, LayerStatus, SegmentCoverage, SegmentState } from "./verdict.js";
+import { coverageOf } from "../documents/record-state.js";
+import type { Coverage } from "../documents/verdict-schema.js";
 
 /** What one screened text (or window) contributed, before policy and summary are applied. */
 export interface FinishState {
@@ -20,6 +22,21 @@ export interface FinishState {
   readonly summaryOverride?: string;
   readonly promptEvalCount?: number | null;
   readonly segments?: readonly SegmentCoverage[];
+  /** How many windows the canary inspected (see verdictCoverage); set for a text screened in windows. */
+  readonly coverage?: Coverage;
+}
+
+/**
+ * The canary inspected this window: it answered, its reply was analysed, nothing degraded. The
+ * rule that classify.ts applies to a serialized segment verdict when ingest counts coverage.
+ */
+export function windowExercised(state: FinishState): boolean {
+  return !state.degraded && state.canaryStatus === "exercised" && state.analysisStatus === "exercised" && state.risk !== null;
+}
+
+/** Coverage of a text from its windows' states (one state for a short text). */
+export function verdictCoverage(states: readonly FinishState[]): Coverage {
+  return coverageOf(states.filter(windowExercised).length, states.length);
 }
 
 /** One screened window: its code-point span in the whole text and what its screen found. */
@@ -94,6 +111,7 @@ export function combineSegments(screened: readonly ScreenedSegment[]): FinishSta
     risk: risks.length > 0 ? Math.max(...risks) : null,
     ...(blocked?.summaryOverride !== undefined ? { summaryOverride: `${blocked.summaryOverride} (segment ${blockedAt + 1} of ${total})` } : {}),
     promptEvalCount: null,
+    coverage: verdictCoverage(states),
     segments: screened.map((segment, index) => {
       const coverageReason = segment.state.layers.find((layer) => layer.name === "canary_probe")?.coverageReason ?? null;
       return {

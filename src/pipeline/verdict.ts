@@ -7,7 +7,7 @@ import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/t
 import type { CoverageReason } from "./coverage.js";
 import type { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
-import type { LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
+import type { Coverage, LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
 
 /** The layer (or the fail-closed policy) that blocked a verdict. */
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
@@ -85,6 +85,12 @@ export interface VerdictFields {
   readonly promptEvalCount: number | null;
   /** Per-window coverage when the text was screened in segments; null for a single window. */
   readonly segments: readonly SegmentCoverage[] | null;
+  /**
+   * How much of the text the canary inspected: `complete` (every window), `partial` (some),
+   * `none` (the canary did not run, failed, was disabled or skipped after a structural block).
+   * Trust a pass only when `safe && coverage === "complete"` (docs/api.md, "Coverage").
+   */
+  readonly coverage: Coverage;
 }
 
 const genuine = new WeakSet<PipelineVerdict>();
@@ -105,6 +111,7 @@ export class PipelineVerdict implements VerdictFields {
   readonly analysisStatus: AnalysisStatus;
   readonly promptEvalCount: number | null;
   readonly segments: readonly SegmentCoverage[] | null;
+  readonly coverage: Coverage;
   readonly #input: string;
 
   /** @internal Use SecurityPipeline.check; direct construction is refused. */
@@ -123,6 +130,7 @@ export class PipelineVerdict implements VerdictFields {
     this.analysisMethod = fields.analysisMethod;
     this.analysisStatus = fields.analysisStatus;
     this.promptEvalCount = fields.promptEvalCount;
+    this.coverage = fields.coverage;
     this.segments = fields.segments === null ? null : Object.freeze(fields.segments.map((segment) => Object.freeze({ ...segment })));
     Object.freeze(this);
   }
@@ -161,7 +169,10 @@ export class PipelineVerdict implements VerdictFields {
     return record;
   }
 
-  /** The wire form of the verdict (key order kept), as printed by `check` and `/check`. */
+  /**
+   * The wire form of the verdict (key order kept), as printed by `check` and `/check`: the stored
+   * form plus `safe_input` and `coverage`.
+   */
   toDict(): VerdictWire {
     const record = this.toRecord();
     return {
@@ -172,6 +183,7 @@ export class PipelineVerdict implements VerdictFields {
       summary: record.summary,
       canary_risk_score: record.canary_risk_score,
       degraded: record.degraded,
+      coverage: this.coverage,
       canary_status: record.canary_status,
       analysis_method: record.analysis_method,
       analysis_status: record.analysis_status,

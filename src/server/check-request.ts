@@ -3,8 +3,12 @@
 // pipeline is never called on an error. Kept free of sockets so the same ladder also answers
 // requests the HTTP parser itself refused (see raw-head.ts).
 import { isPlainObject } from "../core/guards.js";
+import { isBlankText } from "../core/codepoints.js";
 import { MAX_REQUEST_BYTES } from "./limits.js";
-import { methodNotAllowed, REPLIES, type Reply } from "./json-reply.js";
+import { errorReply, methodNotAllowed, REPLIES, type Reply } from "./json-reply.js";
+
+/** A text of whitespace alone: nothing to screen, refused like an empty one (no canary call). */
+const TEXT_BLANK = errorReply(400, "text must not be only whitespace");
 
 /** What the ladder needs to know about a request before its body is read. */
 export interface RequestHead {
@@ -73,6 +77,7 @@ export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | R
   const text = value["text"];
   if (typeof text !== "string") return REPLIES.textNotString;
   if (text === "") return REPLIES.textEmpty;
+  if (isBlankText(text)) return TEXT_BLANK;
   // Lengths are code points; an escaped lone surrogate has no code point to count.
   if (!text.isWellFormed()) return REPLIES.textNotWellFormed;
   return { text };

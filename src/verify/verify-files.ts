@@ -5,6 +5,7 @@
 // throws).
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 import type { VerifyNote, VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
@@ -24,6 +25,11 @@ export interface VerifyFilesOptions {
    * pair is checked for consistency only, which anyone able to write both files can forge.
    */
   readonly expectManifestSha256?: string | null;
+  /**
+   * What messages call the pin: `expectManifestSha256` (the default, for a library caller), or
+   * the caller's own name for it (the CLI passes `--expect-manifest-sha256`).
+   */
+  readonly pinName?: string;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
   /** Size of one read in bytes (default 64 KiB); tests use tiny reads to exercise chunk boundaries. */
@@ -67,11 +73,30 @@ function notesOf(manifestHead: Obj | null): VerifyNote[] {
   return [{ code: "canary_disabled", message: "canary disabled: nothing admitted (the run turned the canary off, so only the structural layer ran)" }];
 }
 
-/** Normalises a pin; throws UsageError unless it is 64 hex digits. */
-export function normalizeManifestPin(pin: string): string {
-  const normalized = pin.trim().toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError("--expect-manifest-sha256 must be 64 hex digits");
+/** Every option verifyFiles takes; `satisfies` keeps the list equal to the interface. */
+const VERIFY_FILES_OPTION_KEYS = Object.keys({
+  manifest: true,
+  export: true,
+  expectManifestSha256: true,
+  pinName: true,
+  cwd: true,
+  chunkBytes: true,
+  refuseAllowlisted: true,
+} satisfies Record<keyof VerifyFilesOptions, true>);
+
+/** What a library caller calls the pin (VerifyFilesOptions.pinName). */
+export const DEFAULT_PIN_NAME = "expectManifestSha256";
+
+/** Normalises a pin; throws UsageError (naming the pin as `pinName`) unless it is 64 hex digits. */
+export function normalizeManifestPin(pin: string, pinName: string = DEFAULT_PIN_NAME): string {
+  const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
+  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
   return normalized;
+}
+
+/** The problem of a manifest whose SHA-256 is not the pinned one. */
+function pinMismatch(pinName: string): VerifyProblem {
+  return { code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` };
 }
 
 async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[]): Promise<ReadDocument | null> {
@@ -101,7 +126,7 @@ export type VerifyMode = "streamed" | "whole";
  * Verifies a published pair from its files: strict reading (UTF-8, no BOM, no duplicate keys
  * at any depth, bounded memory), the pin, then every consistency check of `verifyExport` (or
  * `verifyManifestOnly` without an export). Problems name codes and record indices, never
- * content. Throws only UsageError for an invalid pin.
+ * content. Throws only UsageError, for an invalid pin or an option it does not know.
  *
  * Both files are streamed (docs/ingest.md, "Verify memory"): memory is bounded by one record
  * of each, whatever the number of records.
@@ -117,7 +142,10 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
-  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256);
+  // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
+  refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
+  const pinName = options.pinName ?? DEFAULT_PIN_NAME;
+  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
@@ -128,9 +156,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const swapped = readable ? swappedFiles(streamed.manifestHead, streamed.exportHead, exportPath !== null) : null;
   if (swapped !== null) return { result: refusedAsSwapped(swapped, manifestSha, pin), mode: "streamed", documents: { manifestHead: null, exportSha256: null } };
   const problems: VerifyProblem[] = [...streamed.readProblems];
-  if (manifestSha !== null && pin !== null && pin !== manifestSha) {
-    problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
-  }
+  if (manifestSha !== null && pin !== null && pin !== manifestSha) problems.push(pinMismatch(pinName));
   if (readable) problems.push(...streamed.problems);
   const allowlisted = readable ? allowlistedAdmissions(streamed.manifestHead) : 0;
   refuseAllowlisted(options, allowlisted, problems);
@@ -188,9 +214,7 @@ async function verifyWhole(
   const readable = manifest !== null && (exportPath === null || exported !== null);
   const swapped = readable ? swappedFiles(headOf(manifest?.value), headOf(exported?.value), exportPath !== null) : null;
   if (swapped !== null) return { result: refusedAsSwapped(swapped, manifest?.sha256 ?? null, pin), documents: { manifestHead: null, exportSha256: null } };
-  if (manifest !== null && pin !== null && pin !== manifest.sha256) {
-    problems.push({ code: "manifest_sha256", message: "manifest sha256 does not match --expect-manifest-sha256" });
-  }
+  if (manifest !== null && pin !== null && pin !== manifest.sha256) problems.push(pinMismatch(options.pinName ?? DEFAULT_PIN_NAME));
   if (readable && manifest !== null) {
     problems.push(
       ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),

@@ -78,6 +78,7 @@ describe("block mode", () => {
       "summary",
       "canary_risk_score",
       "degraded",
+      "coverage",
       "canary_status",
       "analysis_method",
       "analysis_status",

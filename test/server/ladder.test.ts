@@ -140,6 +140,7 @@ describe("POST /check ladder", () => {
       "summary",
       "canary_risk_score",
       "degraded",
+      "coverage",
       "canary_status",
       "analysis_method",
       "analysis_status",

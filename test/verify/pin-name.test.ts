@@ -1,0 +1,42 @@
+// The manifest pin is named the way its caller named it: `expectManifestSha256` for a library
+// call, `--expect-manifest-sha256` for the CLI, in the refusal of a bad pin and in the mismatch.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { verifyFiles } from "../../src/verify/index.js";
+import { UsageError } from "../../src/core/errors.js";
+import { runCli } from "../support/cli.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "lc-pin-"));
+  await writeFile(join(dir, "m.json"), "{}");
+});
+
+describe("the pin's name in verify messages", () => {
+  it("a library call with a malformed pin is refused naming expectManifestSha256, not the CLI flag", async () => {
+    const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSha256: "abc" });
+    await expect(call).rejects.toThrow(new UsageError("expectManifestSha256 must be 64 hex digits"));
+  });
+
+  it("a library call whose manifest does not hash to the pin names expectManifestSha256 in the problem", async () => {
+    const result = await verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSha256: "0".repeat(64) });
+    const mismatch = result.problems.find((p) => p.code === "manifest_sha256");
+    expect(mismatch?.message).toBe("manifest sha256 does not match expectManifestSha256");
+    expect(result.problems.every((p) => !p.message.includes("--expect-manifest-sha256"))).toBe(true);
+  });
+
+  it("the CLI still names its flag", async () => {
+    const bad = await runCli(["verify", "--manifest", "m.json", "--expect-manifest-sha256", "abc"], { cwd: dir });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain("--expect-manifest-sha256 must be 64 hex digits");
+    const mismatch = await runCli(["verify", "--manifest", "m.json", "--expect-manifest-sha256", "0".repeat(64), "--json"], { cwd: dir });
+    expect(mismatch.stdout).toContain("manifest sha256 does not match --expect-manifest-sha256");
+  });
+
+  it("a misspelt pin option is refused, never verified unpinned", async () => {
+    const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
+    await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
+  });
+});
