@@ -11,7 +11,7 @@ import { hintIfTerminalStdin, writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 import { reportOptionsFromFlags, type ReportFlags } from "../report-flags.js";
-import { screenCanaryWarning } from "../screen-output.js";
+import { formatScreenSummary, screenCanaryWarning } from "../screen-output.js";
 import { refuseSharedFiles } from "../shared-files.js";
 
 export { screenCanaryWarning } from "../screen-output.js";
@@ -64,6 +64,8 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
     });
     await writeOut(io.stdout, "\n");
     if (summary.total === 0) await writeOut(io.stderr, "warning: no items in input\n");
+    // After the progress line was cleared (beforeOutput): what the document says, in one line.
+    await writeOut(io.stderr, formatScreenSummary(summary));
     return batchExitCode(summary);
   } finally {
     progress.finish();
