@@ -5,7 +5,7 @@ import { Command, CommanderError } from "commander";
 import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, type CommandName } from "./exit-codes.js";
-import { OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
+import { OutputClosedError, commandSafeStderr, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { addReportFlags } from "./report-flags.js";
@@ -227,6 +227,8 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
   // running to its deadline; its check ends as `unavailable` in a run that is being abandoned.
   const releasing: CliIo = {
     ...io,
+    // The last line of defence against a CI workflow command smuggled in through a file name.
+    stderr: commandSafeStderr(io.stderr),
     onSignal: (handler) =>
       io.onSignal((signal) => {
         handler(signal);

@@ -7,6 +7,7 @@
 // `POST /tokenize` when the server offers it; the proof says which count the run's checks use.
 import { LittleCanaryError } from "../core/errors.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
+import { quotedText } from "../core/display-text.js";
 
 /** What the gate proved about the server, as the manifest records it (snake_case). */
 export interface OpenAIContextProof {
@@ -63,13 +64,13 @@ export async function proveOpenAIContext(probe: OpenAICanaryProbe, need: Context
   }
   if (server.maxModelLen === null) {
     throw new CanaryContextError(
-      `the server at ${where} reports no max_model_len for the model ${JSON.stringify(server.model)} in GET /v1/models, so no prompt can be shown to fit; ` +
+      `the server at ${where} reports no max_model_len for the model ${quotedText(server.model)} in GET /v1/models, so no prompt can be shown to fit; ` +
         "the run is refused (vLLM reports it: see docs/vllm.md)",
     );
   }
   if (server.maxModelLen < need.required) {
     throw new CanaryContextError(
-      `the server at ${where} holds max_model_len ${server.maxModelLen} for the model ${JSON.stringify(server.model)}, fewer than the ${need.required} tokens ${need.unit} may need; ` +
+      `the server at ${where} holds max_model_len ${server.maxModelLen} for the model ${quotedText(server.model)}, fewer than the ${need.required} tokens ${need.unit} may need; ` +
         `start it with --max-model-len ${need.required} or more, or ${need.remedy}`,
     );
   }

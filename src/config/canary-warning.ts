@@ -4,12 +4,13 @@
 // of a result that only says "degraded".
 import type { CanaryProbe } from "../canary/types.js";
 import type { BreakerTrip, CanaryOutageReason } from "../schedule/circuit-breaker.js";
+import { displayText } from "../core/display-text.js";
 
 /** How to get a local Ollama serving `model`. */
 export function ollamaFixHint(model: string): string {
   return (
     "fix: install Ollama (https://ollama.com/download, or `curl -fsSL https://ollama.com/install.sh | sh`), " +
-    `start it with \`ollama serve\`, then pull the canary model with \`ollama pull ${model}\``
+    `start it with \`ollama serve\`, then pull the canary model with \`ollama pull ${displayText(model)}\``
   );
 }
 
@@ -29,13 +30,13 @@ function fix(target: CanaryTarget): string {
   if (target.provider === "embedded") return "fix: a larger --timeout, a smaller model, or fewer --concurrency slots (docs/embedded.md)";
   return target.provider === "ollama"
     ? ollamaFixHint(target.model)
-    : `fix: check that the server at ${target.url} is running and serves the model ${target.model}`;
+    : `fix: check that the server at ${target.url} is running and serves the model ${displayText(target.model)}`;
 }
 
 function what(reason: CanaryOutageReason, target: CanaryTarget): string {
   return reason === "timeout"
-    ? `canary at ${target.url} (model ${target.model}) did not answer before the timeout`
-    : `canary unreachable at ${target.url} (model ${target.model})`;
+    ? `canary at ${target.url} (model ${displayText(target.model)}) did not answer before the timeout`
+    : `canary unreachable at ${target.url} (model ${displayText(target.model)})`;
 }
 
 /** `warning: …` (one line, with a trailing newline) for checks whose canary call failed this way. */

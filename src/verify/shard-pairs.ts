@@ -14,6 +14,7 @@ import { IngestManifestSchema, type IngestManifest, type ManifestCounts } from "
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
+import { displayText } from "../core/display-text.js";
 
 /** Every problem code of building or verifying an index. */
 export const SHARD_INDEX_PROBLEM_CODES = [
@@ -110,7 +111,9 @@ async function examinePair(pair: ShardPair, position: number, problems: ShardInd
       if (problem.code !== "manifest_unreadable" && problem.code !== "export_unreadable") continue;
       // The read problem names the resolved path: one an index lists is never echoed unless printable.
       let message = problem.message;
-      for (const path of [pair.manifestPath, pair.exportPath]) if (!PRINTABLE.test(path)) message = message.split(path).join("(path not shown)");
+      for (const path of [pair.manifestPath, pair.exportPath]) {
+        if (!PRINTABLE.test(path)) message = message.split(displayText(path)).join("(path not shown)").split(path).join("(path not shown)");
+      }
       problems.push({ code: "shard_unreadable", message: `${name}: ${message}`, pair: position });
     }
     return { entry, readable: false };
