@@ -23,6 +23,8 @@ export interface ScreenFlags extends CanaryFlags, ReportFlags {
   maxItemBytes: number;
   /** 0: no limit. */
   maxTotalBytes: number;
+  maxMetadataKeys: number;
+  maxMetadataValueChars: number;
   concurrency: number;
   /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
   maxCanaryFailures?: number;
@@ -43,7 +45,13 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
     const { summary } = await screenWithReports({
       input: input === "-" ? io.stdin : input,
       output: (chunk) => writeOut(io.stdout, chunk),
-      limits: { maxItems: flags.maxItems, maxItemBytes: flags.maxItemBytes, maxTotalBytes: flags.maxTotalBytes },
+      limits: {
+        maxItems: flags.maxItems,
+        maxItemBytes: flags.maxItemBytes,
+        maxTotalBytes: flags.maxTotalBytes,
+        maxMetadataKeys: flags.maxMetadataKeys,
+        maxMetadataValueChars: flags.maxMetadataValueChars,
+      },
       // Built (and so validated) before reading: a bad flag or environment refuses first.
       pipeline: () => (built.pipeline = new SecurityPipeline(pipelineOptionsFromFlags(flags, io))),
       beforeRead: () => (input === "-" ? hintIfTerminalStdin(io, "JSONL", "pass FILE") : undefined),
