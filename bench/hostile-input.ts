@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   }
   let bytes: number;
   if (kind === "reader") {
-    const cap = maxLineBytes(DEFAULT_READER_LIMITS, "screen");
+    const cap = maxLineBytes(DEFAULT_READER_LIMITS);
     const head = '{"text":[';
     const tail = "]}\n";
     // Each `{},` is 3 bytes; the last one loses its comma.

@@ -126,7 +126,7 @@ const printed = recordPrintedLines();
 
 async function main(): Promise<void> {
   if (gc === undefined) console.log("warning: run with node --expose-gc for a stable RSS baseline");
-  const cap = maxLineBytes(LIMITS, "ingest");
+  const cap = maxLineBytes(LIMITS);
 
   const refusal = await measureRefusal();
   console.log(

@@ -5,6 +5,7 @@ import type { Rate } from "../src/eval/rates.js";
 import type { RunHeader } from "../src/eval/records.js";
 import type { EvalSummary, KindCounts } from "../src/eval/summary.js";
 import { plural } from "./plural.js";
+import { displayText } from "../src/core/display-text.js";
 
 function showRate(r: Rate): string {
   if (r.percent === null || r.wilson95 === null) return `-- (0 ${r.of})`;
@@ -36,8 +37,8 @@ export function formatSummary(summary: EvalSummary, outputPath: string, reportPa
     );
   }
   lines.push(`degraded: ${summary.degraded}`);
-  lines.push(`saved ${outputPath}`);
-  if (reportPath !== null) lines.push(`report ${reportPath}`);
+  lines.push(`saved ${displayText(outputPath)}`);
+  if (reportPath !== null) lines.push(`report ${displayText(reportPath)}`);
   return `${lines.join("\n")}\n`;
 }
 

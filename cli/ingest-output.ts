@@ -10,6 +10,7 @@ import type { PublishResult } from "../src/publish/publish.js";
 import { copyPublishedFile } from "../src/publish/published-copy.js";
 import { writeOut, type CliIo } from "./io.js";
 import { plural } from "./plural.js";
+import { displayText } from "../src/core/display-text.js";
 
 /** Held records listed one per line in the summary; the rest are only counted. */
 export const SUMMARY_HELD_LIMIT = HELD_SAMPLE_SIZE;
@@ -60,9 +61,9 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
     ...cacheLine(manifest.run),
     `input sha256=${manifest.run.input_sha256 ?? "None"}`,
     ...(manifest.run.shard ? [shardLine(manifest.run.shard)] : []),
-    `manifest: ${published.manifestPath} sha256=${published.manifestSha256}`,
+    `manifest: ${displayText(published.manifestPath)} sha256=${published.manifestSha256}`,
     published.exportPath !== null
-      ? `export: ${published.exportPath} sha256=${published.exportSha256} (${plural(c.admitted, "admitted record")})`
+      ? `export: ${displayText(published.exportPath)} sha256=${published.exportSha256} (${plural(c.admitted, "admitted record")})`
       : "export: not requested",
     `exit ${exitCode}: ${EXIT_EXPLANATIONS[exitCode]}`,
   ];

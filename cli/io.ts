@@ -1,6 +1,8 @@
 // The world as the CLI sees it. Commands receive this instead of touching `process`, so tests
 // run them in-process with captured streams, a chosen environment and no TTY.
-import type { Readable, Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { type Readable, Writable } from "node:stream";
+import { neutraliseCommandLines } from "../src/core/display-text.js";
 import { LittleCanaryError } from "../src/core/errors.js";
 
 export interface CliIo {
@@ -70,6 +72,26 @@ export function processIo(): CliIo {
 export async function hintIfTerminalStdin(io: CliIo, what: string, alternative: string): Promise<void> {
   if (io.stdinIsTTY !== true) return;
   await writeOut(io.stderr, `reading ${what} from stdin (a terminal): type it and end with Ctrl-D, or pipe it in, or ${alternative}\n`);
+}
+
+/**
+ * The CLI's stderr writer: `target`, with every message passed through `neutraliseCommandLines`,
+ * so no line a message holds after its first one can start a CI workflow command (`::error`,
+ * `::add-mask::`…), whatever a path or id interpolated into it contained. Each write is one
+ * message; the CI annotations, which are meant to be commands, are written one per write. Errors
+ * of `target` (a closed pipe) become errors of the writer, where `watchOutput` sees them.
+ */
+export function commandSafeStderr(target: Writable): Writable {
+  const decoder = new StringDecoder("utf8");
+  const guarded = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, callback) {
+      const text = typeof chunk === "string" ? chunk : decoder.write(chunk);
+      target.write(neutraliseCommandLines(text), (error) => callback(error ?? undefined));
+    },
+  });
+  target.on("error", (error: Error) => guarded.destroy(error));
+  return guarded;
 }
 
 /** Colour only on a TTY and never when NO_COLOR is set (any value, per no-color.org). */

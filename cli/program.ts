@@ -5,7 +5,7 @@ import { Command, CommanderError } from "commander";
 import { VERSION } from "../src/core/version.js";
 import { LONG_TEXT_HELP, runCheck, type CheckFlags } from "./commands/check.js";
 import { describeFailure, REFUSED_EXIT, type CommandName } from "./exit-codes.js";
-import { isClosedOutputError, OutputClosedError, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
+import { isClosedOutputError, OutputClosedError, commandSafeStderr, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg } from "./options.js";
 import { runScreen, type ScreenFlags } from "./commands/screen.js";
 import { addReportFlags } from "./report-flags.js";
@@ -49,13 +49,15 @@ Examples:
 
 function screenCommand(io: CliIo, state: RunState): Command {
   const command = new Command("screen")
-    .description("Screen a JSONL batch (one JSON string or {text, id?, source?} per line) and print a little-canary-batch/v1 document.")
+    .description("Screen a JSONL batch (one JSON string or {text, id?, source?, metadata?} per line) and print a little-canary-batch/v1 document.")
     .argument("[input]", "JSONL file, or - for stdin", "-");
   addCanaryFlags(command, "full")
     .option("--fail-closed", "deny (safe:false) items whose behavioural coverage failed or did not run")
     .option("--max-items <n>", "most items accepted (0: no limit)", nonNegativeIntArg, 1000)
     .option("--max-item-bytes <n>", "most UTF-8 bytes of one item's text (ceiling 67108864)", nonNegativeIntArg, 65536)
     .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts together (0: no limit)", nonNegativeIntArg, 8388608)
+    .option("--max-metadata-keys <n>", "most metadata keys per item (as ingest's strict/v1: 32)", nonNegativeIntArg, 32)
+    .option("--max-metadata-value-chars <n>", "most code points per metadata value (as ingest's strict/v1: 1024)", nonNegativeIntArg, 1024)
     .option("--scratch-dir <dir>", "where the scratch files go: a copy of stdin, the items until the end (default: $TMPDIR, else the OS temp dir)")
     .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged items, store new ones as they complete")
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
@@ -242,6 +244,8 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
   };
   const releasing: CliIo = {
     ...io,
+    // The last line of defence against a CI workflow command smuggled in through a file name.
+    stderr: commandSafeStderr(io.stderr),
     onSignal: (handler) => {
       const unregister = io.onSignal((signal) => {
         handler(signal);

@@ -12,6 +12,7 @@ import { formatIngestSummary, ingestNoteHooks, ingestRunWarnings, printPublished
 import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
 import { refuseSharedFiles } from "../shared-files.js";
+import { displayText } from "../../src/core/display-text.js";
 
 export type { IngestFlags } from "../ingest-flags.js";
 export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
@@ -64,7 +65,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     const { published, outcome } = result;
     const printing = flags.json ? printPublishedManifest(published, io) : writeOut(io.stdout, formatIngestSummary(result.run.summary, published));
     await printing.catch((error: unknown) => {
-      const note = `the pair was published: check it with little-canary verify --manifest ${published.manifestPath}`;
+      const note = `the pair was published: check it with little-canary verify --manifest ${displayText(published.manifestPath)}`;
       // Not "refused, nothing written" (3): the pair stands, so this has its own exit code (4).
       throw error instanceof OutputClosedError ? error.afterCommitted(note) : error;
     });

@@ -2,6 +2,7 @@
 // and streams the document) → one little-canary-batch/v1 document on stdout → exit code.
 // Refusals print `error: …` on stderr and nothing on stdout.
 import { canaryTarget } from "../../src/config/canary-warning.js";
+import type { ReaderLimits } from "../../src/documents/reader-limits.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { batchExitCode } from "../../src/screen/screen-batch.js";
 import { InputRefusedError } from "../../src/screen/files.js";
@@ -11,13 +12,13 @@ import { hintIfTerminalStdin, writeOut } from "../io.js";
 import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
 import { createProgress } from "../progress.js";
 import { reportOptionsFromFlags, type ReportFlags } from "../report-flags.js";
-import { screenCanaryWarning } from "../screen-output.js";
+import { formatScreenSummary, screenCanaryWarning } from "../screen-output.js";
 import { refuseSharedFiles } from "../shared-files.js";
 
 export { screenCanaryWarning } from "../screen-output.js";
 export { InputRefusedError };
 
-export interface ScreenFlags extends CanaryFlags, ReportFlags {
+export interface ScreenFlags extends CanaryFlags, ReportFlags, Pick<ReaderLimits, "maxMetadataKeys" | "maxMetadataValueChars"> {
   /** 0: no limit. */
   maxItems: number;
   maxItemBytes: number;
@@ -39,11 +40,12 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
   const unregister = io.onSignal(() => controller.abort(new InputRefusedError("interrupted; nothing printed")));
   const progress = createProgress(io, "screen");
   const built: { pipeline?: SecurityPipeline } = {};
+  const { maxItems, maxItemBytes, maxTotalBytes, maxMetadataKeys, maxMetadataValueChars } = flags;
   try {
     const { summary } = await screenWithReports({
       input: input === "-" ? io.stdin : input,
       output: (chunk) => writeOut(io.stdout, chunk),
-      limits: { maxItems: flags.maxItems, maxItemBytes: flags.maxItemBytes, maxTotalBytes: flags.maxTotalBytes },
+      limits: { maxItems, maxItemBytes, maxTotalBytes, maxMetadataKeys, maxMetadataValueChars },
       // Built (and so validated) before reading: a bad flag or environment refuses first.
       pipeline: () => (built.pipeline = new SecurityPipeline(pipelineOptionsFromFlags(flags, io))),
       beforeRead: () => (input === "-" ? hintIfTerminalStdin(io, "JSONL", "pass FILE") : undefined),
@@ -64,6 +66,8 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
     });
     await writeOut(io.stdout, "\n");
     if (summary.total === 0) await writeOut(io.stderr, "warning: no items in input\n");
+    // After the progress line was cleared (beforeOutput): what the document says, in one line.
+    await writeOut(io.stderr, formatScreenSummary(summary));
     return batchExitCode(summary);
   } finally {
     progress.finish();

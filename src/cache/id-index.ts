@@ -16,6 +16,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sqliteFailure } from "./sqlite-file.js";
+import { displayText } from "../core/display-text.js";
 
 /** Options of IdIndex.create. */
 export interface IdIndexOptions {
@@ -102,7 +103,9 @@ export class IdIndex {
     try {
       closeSync(openSync(path, "wx", 0o600));
     } catch (error) {
-      throw new LittleCanaryError("io", `cannot create the id index ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, { cause: error });
+      throw new LittleCanaryError("io", `cannot create the id index ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+        cause: error,
+      });
     }
     let db: Database.Database | null = null;
     try {

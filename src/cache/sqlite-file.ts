@@ -3,6 +3,7 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { CacheFileError, type CacheFileProblem } from "./errors.js";
+import { displayText } from "../core/display-text.js";
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
@@ -14,7 +15,9 @@ export function fileSize(path: string): { readonly size: number; readonly isFile
     return { size: stat.size, isFile: stat.isFile() };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new CacheFileError("unopenable", path, `cannot read the cache file ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, { cause: error });
+    throw new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+      cause: error,
+    });
   }
 }
 
@@ -22,7 +25,7 @@ export function fileSize(path: string): { readonly size: number; readonly isFile
 export function assertSqliteHeader(path: string): void {
   const found = fileSize(path);
   if (found === null || found.size === 0) return;
-  if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${path} is not a regular file`);
+  if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${displayText(path)} is not a regular file`);
   const header = Buffer.alloc(SQLITE_MAGIC.length);
   let read = 0;
   const fd = openSync(path, "r");
@@ -32,7 +35,7 @@ export function assertSqliteHeader(path: string): void {
     closeSync(fd);
   }
   if (read < header.length || !header.equals(SQLITE_MAGIC)) {
-    throw new CacheFileError("not_sqlite", path, `the cache file ${path} is not an SQLite database; give a new path or an existing verdict cache`);
+    throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; give a new path or an existing verdict cache`);
   }
 }
 
@@ -61,5 +64,5 @@ export function sqliteFailure(error: unknown, path: string, fallback: CacheFileP
     corrupt_entry: "holds an entry that does not read back",
     write_failed: "could not be written",
   };
-  return new CacheFileError(problem, path, `the cache file ${path} ${what[problem]} (${error.code})`, { cause: error });
+  return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${what[problem]} (${error.code})`, { cause: error });
 }

@@ -25,6 +25,7 @@ import { TimestampSchema } from "../documents/schemas.js";
 import { CacheFileError, UncacheableVerdictError } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
 import { assertSqliteHeader, fileSize, sqliteFailure } from "./sqlite-file.js";
+import { displayText } from "../core/display-text.js";
 
 /** The schema version this library reads and writes. */
 export const VERDICT_CACHE_SCHEMA_VERSION = 2;
@@ -260,7 +261,7 @@ export class VerdictCache {
     if (!Number.isSafeInteger(timeout) || timeout < 0) throw new UsageError("busyTimeoutMs must be a non-negative integer");
     const readonly = options.readonly === true;
     if ((readonly || options.mustExist === true) && fileSize(path) === null) {
-      throw new CacheFileError("missing", path, `the cache file ${path} does not exist`);
+      throw new CacheFileError("missing", path, `the cache file ${displayText(path)} does not exist`);
     }
     assertSqliteHeader(path);
     let db: Database.Database;
@@ -273,7 +274,7 @@ export class VerdictCache {
       // Inspect before any pragma that writes: a file that is not a verdict cache stays untouched.
       const found = inspectSchema(db, path);
       if (found === "empty" && readonly) {
-        throw new CacheFileError("foreign", path, `the file ${path} is an empty SQLite database, not a little-canary verdict cache`);
+        throw new CacheFileError("foreign", path, `the file ${displayText(path)} is an empty SQLite database, not a little-canary verdict cache`);
       }
       if (!readonly) {
         db.pragma("journal_mode = WAL");
@@ -309,7 +310,11 @@ export class VerdictCache {
       value = null;
     }
     if (!CACHED_STATES.includes(row.state) || !isPlainObject(value) || !STORED_TIMESTAMP.test(row.checked_at)) {
-      throw new CacheFileError("corrupt_entry", this.path, `the cache file ${this.path} holds an entry that does not read back; prune it or use a new cache`);
+      throw new CacheFileError(
+        "corrupt_entry",
+        this.path,
+        `the cache file ${displayText(this.path)} holds an entry that does not read back; prune it or use a new cache`,
+      );
     }
     return { state: row.state as CachedState, value, checkedAt: row.checked_at };
   }
@@ -322,7 +327,7 @@ export class VerdictCache {
     if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) {
       throw new UncacheableVerdictError(entry.state, entry.exercised === true);
     }
-    if (this.#put === null) throw new UsageError(`the cache file ${this.path} was opened read-only`);
+    if (this.#put === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const text = hex64("textSha256", entry.textSha256);
     const key = hex64("identity key", entry.identity?.key);
     const identity = this.#identityText(entry.identity);
@@ -414,7 +419,7 @@ export class VerdictCache {
       throw new CacheFileError(
         "corrupt_entry",
         this.path,
-        `the cache file ${this.path} holds a record entry that does not read back; prune it or use a new cache`,
+        `the cache file ${displayText(this.path)} holds a record entry that does not read back; prune it or use a new cache`,
       );
     }
     // Not the text that was written (edited, or damaged): a miss, and the record is rebuilt.
@@ -424,7 +429,7 @@ export class VerdictCache {
 
   /** Stores one record entry, committed before returning (replacing one under the same key). */
   putRecord(put: RecordEntryPut): void {
-    if (this.#putRecord === null) throw new UsageError(`the cache file ${this.path} was opened read-only`);
+    if (this.#putRecord === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const recordKey = hex64("recordKey", put.recordKey);
     const key = hex64("identity key", put.identity?.key);
     const identity = this.#identityText(put.identity);
@@ -482,7 +487,7 @@ export class VerdictCache {
    * identities left without entries are forgotten too. Throws UsageError when no condition is given.
    */
   prune(options: PruneOptions): number {
-    if (this.readonly) throw new UsageError(`the cache file ${this.path} was opened read-only`);
+    if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const where: string[] = [];
     const recordWhere: string[] = [];
     const params: string[] = [];
@@ -552,18 +557,18 @@ function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
   if (tables.length === 0) return "empty";
   if (!tables.includes("little_canary_cache")) {
-    throw new CacheFileError("foreign", path, `the file ${path} is an SQLite database but not a little-canary verdict cache; give another path`);
+    throw new CacheFileError("foreign", path, `the file ${displayText(path)} is an SQLite database but not a little-canary verdict cache; give another path`);
   }
   const rows = db.prepare("SELECT schema, version FROM little_canary_cache").all() as Array<{ schema: unknown; version: unknown }>;
   const row = rows[0];
   if (rows.length !== 1 || row === undefined || row.schema !== VERDICT_CACHE_SCHEMA) {
-    throw new CacheFileError("foreign", path, `the file ${path} has no valid little-canary verdict cache schema record`);
+    throw new CacheFileError("foreign", path, `the file ${displayText(path)} has no valid little-canary verdict cache schema record`);
   }
   if (row.version !== VERDICT_CACHE_SCHEMA_VERSION && row.version !== UPGRADABLE_SCHEMA_VERSION) {
     throw new CacheFileError(
       "unknown_schema",
       path,
-      `the verdict cache ${path} has schema version ${String(row.version).slice(0, 20)}; this little-canary reads version ${VERDICT_CACHE_SCHEMA_VERSION} (use a new cache file, or the little-canary that wrote it)`,
+      `the verdict cache ${displayText(path)} has schema version ${String(row.version).slice(0, 20)}; this little-canary reads version ${VERDICT_CACHE_SCHEMA_VERSION} (use a new cache file, or the little-canary that wrote it)`,
     );
   }
   return "cache";

@@ -17,6 +17,7 @@ import { LittleCanaryError } from "../core/errors.js";
 import { fileSha256 } from "./embedded-model-file.js";
 import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
 import { errorClassName, networkFailureCause } from "./http-call.js";
+import { displayText } from "../core/display-text.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */
 export class ModelPullError extends LittleCanaryError {
@@ -92,7 +93,7 @@ export async function pullModel(options: PullModelOptions): Promise<PullModelRes
   try {
     release = await lockfile.lock(partial, { realpath: false, lockfilePath: `${partial}.lock`, stale: 30_000, update: 5_000 });
   } catch (error) {
-    throw new ModelPullError("io", `another model pull of ${model.name} is running in ${dir}`, { cause: error });
+    throw new ModelPullError("io", `another model pull of ${displayText(model.name)} is running in ${displayText(dir)}`, { cause: error });
   }
   try {
     if ((await sizeOf(target)) !== null && (await fileSha256(target)) === model.sha256) {

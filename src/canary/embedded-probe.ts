@@ -37,6 +37,7 @@ import { errorClassName, formatSeconds } from "./http-call.js";
 import { checkMaxTokens, checkSeed, checkSystemPrompt, checkTemperature, checkTimeoutSeconds } from "./options.js";
 import { startCanaryResult } from "./result.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
+import { displayText } from "../core/display-text.js";
 
 /** Options of the embedded probe; `modelPath` and `sha256` are required. */
 export interface EmbeddedCanaryProbeOptions {
@@ -202,7 +203,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     const module: EmbeddedEngineModule = await loadEmbeddedEngine(this.#loader);
     if (this.#pulled && (await stat(this.modelPath).catch(() => null)) === null) {
       throw new ConfigError(
-        `the default embedded model is not in the model cache ${dirname(this.modelPath)}; run \`little-canary model pull\` ` +
+        `the default embedded model is not in the model cache ${displayText(dirname(this.modelPath))}; run \`little-canary model pull\` ` +
           "(about 1.1 GB), or give --canary embedded:PATH.gguf --canary-sha256 HEX",
       );
     }

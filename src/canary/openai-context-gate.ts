@@ -9,6 +9,7 @@
 // at one token per byte (run-context.ts `provenByByteBound`) and ingest records the run unverified.
 import { LittleCanaryError } from "../core/errors.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
+import { quotedText } from "../core/display-text.js";
 
 /** What the gate proved about the server, as the manifest records it (snake_case). */
 export interface OpenAIContextProof {
@@ -66,13 +67,13 @@ export async function proveOpenAIContext(probe: OpenAICanaryProbe, need: Context
   }
   if (server.maxModelLen === null) {
     throw new CanaryContextError(
-      `the server at ${where} reports no max_model_len for the model ${JSON.stringify(server.model)} in GET /v1/models, so no prompt can be shown to fit; ` +
+      `the server at ${where} reports no max_model_len for the model ${quotedText(server.model)} in GET /v1/models, so no prompt can be shown to fit; ` +
         "the run is refused (vLLM reports it: see docs/vllm.md)",
     );
   }
   if (server.maxModelLen < need.required) {
     throw new CanaryContextError(
-      `the server at ${where} holds max_model_len ${server.maxModelLen} for the model ${JSON.stringify(server.model)}, fewer than the ${need.required} tokens ${need.unit} may need; ` +
+      `the server at ${where} holds max_model_len ${server.maxModelLen} for the model ${quotedText(server.model)}, fewer than the ${need.required} tokens ${need.unit} may need; ` +
         `start it with --max-model-len ${need.required} or more, or ${need.remedy}`,
     );
   }

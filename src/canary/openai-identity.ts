@@ -10,6 +10,7 @@ import { parseJsonBody } from "./chat-exchange.js";
 import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
 import { openAIHeaders } from "./openai-chat.js";
+import { quotedText } from "../core/display-text.js";
 
 /** `/models` lists every served model; generous, but bounded. */
 const MAX_MODELS_BYTES = 4 * 1024 * 1024;
@@ -176,7 +177,7 @@ export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdenti
     return {
       ok: false,
       kind: "model_not_served",
-      message: `the server at ${where} does not list the model ${JSON.stringify(options.model)} in GET /v1/models`,
+      message: `the server at ${where} does not list the model ${quotedText(options.model)} in GET /v1/models`,
     };
   }
   const root = typeof entry["root"] === "string" && entry["root"].length <= 1000 ? entry["root"] : null;

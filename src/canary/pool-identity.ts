@@ -15,6 +15,7 @@ import { sha256Hex } from "../core/hash.js";
 import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 import { UNVERIFIED_TEXT, tooSmallMessage, type LoadedContext } from "./run-context.js";
+import { displayText } from "../core/display-text.js";
 
 /** What the probes of a pool must agree on, as pinned before the first check. */
 export interface PoolIdentity {
@@ -67,11 +68,12 @@ export interface PinRequirement {
 /** Phase 1, without a chat call: reachable, the model listed, its digest and trained context. */
 async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<{ digest: string; contextLength: number } | string> {
   const at = probe.endpointOrigin;
-  if (!(await probe.isAvailable())) return `canary endpoint ${at} is unreachable or does not list the model ${probe.model} in /api/tags`;
+  if (!(await probe.isAvailable())) return `canary endpoint ${at} is unreachable or does not list the model ${displayText(probe.model)} in /api/tags`;
   const digest = await probe.modelDigest();
-  if (digest === null) return `canary endpoint ${at} lists the model ${probe.model} without a usable digest in /api/tags, so its weights cannot be pinned`;
+  if (digest === null)
+    return `canary endpoint ${at} lists the model ${displayText(probe.model)} without a usable digest in /api/tags, so its weights cannot be pinned`;
   const contextLength = await probe.contextLength();
-  if (contextLength === null) return `canary endpoint ${at} did not report the trained context length of ${probe.model} (/api/show)`;
+  if (contextLength === null) return `canary endpoint ${at} did not report the trained context length of ${displayText(probe.model)} (/api/show)`;
   const min = requirement.minContextLength;
   if (min !== undefined && contextLength < min) {
     return `canary endpoint ${at}: the model's trained context length (${contextLength}) is smaller than the ${min} tokens a segment needs`;
@@ -112,7 +114,7 @@ async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinR
   for (let i = 1; i < facts.length; i++) {
     const f = facts[i] as { digest: string; contextLength: number };
     if (f.digest !== first.digest)
-      return `canary endpoint ${at(i)} serves ${probes[0]?.model} with digest ${f.digest}, but ${at(0)} with digest ${first.digest}`;
+      return `canary endpoint ${at(i)} serves ${displayText(String(probes[0]?.model))} with digest ${f.digest}, but ${at(0)} with digest ${first.digest}`;
     if (f.contextLength !== first.contextLength) {
       return `canary endpoint ${at(i)} reports a trained context length of ${f.contextLength}, but ${at(0)} of ${first.contextLength}`;
     }

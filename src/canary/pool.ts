@@ -20,6 +20,7 @@ import { pinPoolIdentity, type PinOutcome, type PinRequirement } from "./pool-id
 import { replyModelMismatchText } from "./reply-model.js";
 import { startCanaryResult } from "./result.js";
 import type { CanaryFailureCode, CanaryProbe, CanaryProvider, CanaryResult } from "./types.js";
+import { displayText } from "../core/display-text.js";
 
 /** Most endpoints one check is sent to (the first try included). */
 export const MAX_POOL_ATTEMPTS = 3;
@@ -274,7 +275,7 @@ export class CanaryPool implements CanaryProbe {
     if (this.#warnedOtherModel.has(state.index)) return;
     this.#warnedOtherModel.add(state.index);
     this.#onWarning(
-      `canary endpoint ${state.member.probe.endpointOrigin} answered as a model other than ${this.model}: that check is degraded, never a pass ` +
+      `canary endpoint ${state.member.probe.endpointOrigin} answered as a model other than ${displayText(this.model)}: that check is degraded, never a pass ` +
         "(a router in front of mixed replicas?); every reply from this endpoint is checked",
     );
   }

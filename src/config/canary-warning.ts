@@ -8,12 +8,13 @@ import type { NetworkFailureCause } from "../canary/http-call.js";
 import { printableModelName } from "../canary/served-models.js";
 import { lastUnreachableCause } from "../pipeline/canary-model.js";
 import type { BreakerTrip, CanaryOutageReason } from "../schedule/circuit-breaker.js";
+import { displayText } from "../core/display-text.js";
 
 /** How to get a local Ollama serving `model`. */
 export function ollamaFixHint(model: string): string {
   return (
     "fix: install Ollama (https://ollama.com/download, or `curl -fsSL https://ollama.com/install.sh | sh`), " +
-    `start it with \`ollama serve\`, then pull the canary model with \`ollama pull ${model}\``
+    `start it with \`ollama serve\`, then pull the canary model with \`ollama pull ${displayText(model)}\``
   );
 }
 

@@ -12,6 +12,7 @@ import { LittleCanaryError } from "./errors.js";
 import { sha256Hex } from "./hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { ANY_SHAPE, SKIP_SHAPE, type Shape } from "./parse-line.js";
+import { displayText } from "./display-text.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
@@ -75,7 +76,7 @@ export const EXPORT_SHAPE: Shape = Object.freeze({
 const SHAPES: Readonly<Record<DocumentLabel, Shape>> = { manifest: ANY_SHAPE, export: EXPORT_SHAPE, index: ANY_SHAPE };
 
 function unreadable(label: DocumentLabel, path: string | null, reason: string): LittleCanaryError {
-  return new LittleCanaryError("io", `cannot read ${label}${path === null ? "" : ` ${path}`} (${reason})`);
+  return new LittleCanaryError("io", `cannot read ${label}${path === null ? "" : ` ${displayText(path)}`} (${reason})`);
 }
 
 /**

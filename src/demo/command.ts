@@ -8,6 +8,7 @@ import { demoExitCode, type DemoOutcome, type RecordResult } from "./outcome.js"
 import { captureFromLive, writeCapture } from "./record.js";
 import { liveResultLines, replayLines } from "./render.js";
 import { runReplay } from "./replay.js";
+import { displayText } from "../core/display-text.js";
 
 /** Options of `runDemoCommand`. */
 export interface DemoCommandOptions {
@@ -93,7 +94,7 @@ async function recordCapture(path: string, outcome: DemoOutcome, now: Date, note
   try {
     await writeCapture(path, capture);
   } catch {
-    await note(`DEMO ERROR: the capture file ${path} could not be written`);
+    await note(`DEMO ERROR: the capture file ${displayText(path)} could not be written`);
     return "write_failed";
   }
   await note(`demo: capture recorded in ${path} (payload_sha256 ${capture.payload_sha256})`);

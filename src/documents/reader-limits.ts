@@ -19,9 +19,9 @@ export interface ReaderLimits {
   maxItemBytes: number;
   /** Most UTF-8 bytes of all texts together; more refuses the run. */
   maxTotalBytes: number;
-  /** Most metadata keys per record (ingest only). */
+  /** Most metadata keys per record. */
   maxMetadataKeys: number;
-  /** Most code points of one metadata value (ingest only). */
+  /** Most code points of one metadata value. */
   maxMetadataValueChars: number;
 }
 
@@ -110,11 +110,11 @@ export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
 
 /**
  * The per-line cap in UTF-8 bytes (terminator included): a line of exactly this size is read,
- * one byte more refuses the run. Ingest adds room for the largest allowed metadata.
+ * one byte more refuses the run. It has room for the largest allowed metadata, the same in
+ * screen and ingest (both read the same records).
  */
-export function maxLineBytes(limits: ReaderLimits, kind: ReaderKind): number {
+export function maxLineBytes(limits: ReaderLimits): number {
   const base = TEXT_ESCAPE_FACTOR * limits.maxItemBytes + LINE_SLACK;
-  if (kind === "screen") return base;
   const entry = ESCAPED_BYTES_PER_CODE_POINT * (MAX_METADATA_KEY_CHARS + limits.maxMetadataValueChars) + METADATA_ENTRY_OVERHEAD;
   return base + limits.maxMetadataKeys * entry + METADATA_OBJECT_OVERHEAD;
 }

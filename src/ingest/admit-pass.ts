@@ -18,6 +18,7 @@ import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../spool/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { holdBeforeChecks, snapshotOf } from "./record-check.js";
+import { displayText } from "../core/display-text.js";
 
 /** One line of the first pass's scratch file, as the second pass reads it. */
 export type PreparedLine =
@@ -150,7 +151,7 @@ function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile, limits: 
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
   // The line ends with the object's closing brace; the input line is what lies between.
-  if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a malformed record line`);
+  if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${displayText(spool.path)} holds a malformed record line`);
   const raw = bytes.toString("latin1", start + (head[0] as string).length, end - 1);
   const index = Number(head[1]);
   const line = Number(head[2]);
@@ -163,7 +164,7 @@ function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile, limits: 
       if (snapshot !== null) return snapshot;
       // The reader's own parse of the same bytes under the same limits: the record the first pass planned.
       const built = recordFromLine(Buffer.from(raw, "latin1"), line, { index, kind: "ingest", limits });
-      if (!built.ok) throw new ScratchFileError(`the first pass's scratch file ${spool.path} holds a record that no longer parses`);
+      if (!built.ok) throw new ScratchFileError(`the first pass's scratch file ${displayText(spool.path)} holds a record that no longer parses`);
       snapshot = snapshotOf(built.record);
       return snapshot;
     },

@@ -4,6 +4,7 @@
 import { open } from "node:fs/promises";
 import { UsageError } from "../core/errors.js";
 import { MAX_ALLOW_FILE_BYTES, parseAllowlist, type Allowlist } from "../documents/allowlist.js";
+import { displayText } from "../core/display-text.js";
 
 const fileProblem = (error: unknown): string => {
   const code = (error as { code?: unknown } | null)?.code;
@@ -21,11 +22,11 @@ export async function readAllowlistFile(path: string): Promise<Allowlist> {
   try {
     handle = await open(path, "r");
   } catch (error) {
-    throw new UsageError(`--allow: cannot read ${path} (${fileProblem(error)})`);
+    throw new UsageError(`--allow: cannot read ${displayText(path)} (${fileProblem(error)})`);
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new UsageError(`--allow: ${path} is not a regular file`);
+    if (!info.isFile()) throw new UsageError(`--allow: ${displayText(path)} is not a regular file`);
     if (info.size > MAX_ALLOW_FILE_BYTES) throw new UsageError(`--allow: the file is larger than ${MAX_ALLOW_FILE_BYTES} bytes`);
     const buffer = Buffer.alloc(MAX_ALLOW_FILE_BYTES + 1);
     let filled = 0;
@@ -37,7 +38,7 @@ export async function readAllowlistFile(path: string): Promise<Allowlist> {
     return parseAllowlist(buffer.subarray(0, filled));
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`--allow: cannot read ${path} (${fileProblem(error)})`);
+    throw new UsageError(`--allow: cannot read ${displayText(path)} (${fileProblem(error)})`);
   } finally {
     await handle.close();
   }

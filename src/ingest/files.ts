@@ -54,6 +54,7 @@ import { reportItemFromRecord } from "../report/report-item.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import type { Allowlist } from "../documents/allowlist.js";
 import { readAllowlistFile } from "./allow-file.js";
+import { displayText } from "../core/display-text.js";
 
 /** The run refused its input or was interrupted before publishing; nothing was written. */
 export class IngestRefusedError extends LittleCanaryError {
@@ -207,7 +208,7 @@ function runCache(
 ): { cache: SegmentVerdictCache; records: RecordEntryCache; identityKey: string } | undefined {
   const identity = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: gate.modelDigest, server: gate.server ?? null });
   if (!identity.ok) {
-    note?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
+    note?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     return undefined;
   }
   const cache = segmentVerdictCache({
@@ -294,7 +295,8 @@ async function prepareTargets(
     // live run owns them.
     for (const target of [targets.manifestPath, targets.exportPath]) {
       if (target === null) continue;
-      for (const path of await removeLeftoverScratch(target)) options.hooks?.onPublishNote?.(`removed a scratch file left by an interrupted run: ${path}`);
+      for (const path of await removeLeftoverScratch(target))
+        options.hooks?.onPublishNote?.(`removed a scratch file left by an interrupted run: ${displayText(path)}`);
     }
     return lock;
   } catch (error) {

@@ -25,6 +25,7 @@ import { recordEntryKeyOf, type RecordEntrySettings } from "./record-cache.js";
 import type { PrefetchedHead, PrefetchItem } from "./record-prefetch-batch.js";
 import type { PrefetchWorkerData, PrefetchWorkerReply } from "./record-prefetch-worker.js";
 import type { EntryFacts } from "./run-summary.js";
+import { displayText } from "../core/display-text.js";
 
 /** Records sent to the worker in one message. */
 const BATCH = 256;
@@ -166,7 +167,7 @@ export class RecordPrefetch {
     const stats: RecordPrefetchStats = { ...this.stats, failed };
     try {
       // A failed append may have left part of a line: then nothing written is used.
-      if (this.#appendFailed) throw new ScratchFileError(`could not write the scratch file ${this.#spool.path}`);
+      if (this.#appendFailed) throw new ScratchFileError(`could not write the scratch file ${displayText(this.#spool.path)}`);
       await this.#spool.seal();
     } catch {
       await this.#spool.remove();
@@ -302,9 +303,9 @@ export class PrefetchedEntries {
 async function* readLines(spool: ScratchFile): AsyncGenerator<PrefetchedLine> {
   for await (const { bytes, start, end } of scratchLines(spool, "the record prefetch's scratch file")) {
     const tab = bytes.indexOf(0x09, start);
-    if (tab === -1 || tab > end) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
+    if (tab === -1 || tab > end) throw new ScratchFileError(`the record prefetch's scratch file ${displayText(spool.path)} holds a malformed line`);
     const head: unknown = JSON.parse(bytes.toString("utf8", start, tab));
-    if (!isHead(head)) throw new ScratchFileError(`the record prefetch's scratch file ${spool.path} holds a malformed line`);
+    if (!isHead(head)) throw new ScratchFileError(`the record prefetch's scratch file ${displayText(spool.path)} holds a malformed line`);
     // Copied out (the line's buffer is reused), as a string on V8's heap; latin1 when that is the same text.
     const json = isAscii(bytes.subarray(tab + 1, end)) ? bytes.toString("latin1", tab + 1, end) : bytes.toString("utf8", tab + 1, end);
     yield { head, json };

@@ -10,7 +10,7 @@ import { buildRecord, type RawRecord } from "./record.js";
 export type AdmissionRefusalCode = "too_many_items" | "not_a_record" | "total_bytes";
 
 export interface AdmitOptions {
-  /** Which record rules apply (screen: text, id, source; ingest: metadata too). */
+  /** Which record rules apply (the messages and the text budget differ; the keys are the same). */
   readonly kind: ReaderKind;
   /** Already validated reader limits. */
   readonly limits: ReaderLimits;
@@ -20,14 +20,10 @@ export interface AdmitOptions {
 
 /**
  * The caller's input copied once, so that later mutation by the caller cannot change what is
- * checked. Screen inputs hold only strings, so a shallow copy is a snapshot; ingest inputs may
- * carry a metadata object, so they are cloned deeply (and an array stays an array, which the
- * record rules then refuse).
+ * checked. An input may carry a metadata object (screen and ingest alike), so it is cloned
+ * deeply (and an array stays an array, which the record rules then refuse).
  */
-const SNAPSHOT: Readonly<Record<ReaderKind, (input: unknown) => unknown>> = {
-  screen: (input) => (input !== null && typeof input === "object" ? { ...input } : input),
-  ingest: (input) => (input !== null && typeof input === "object" && !Array.isArray(input) ? structuredClone({ ...input }) : input),
-};
+const snapshot = (input: unknown): unknown => (input !== null && typeof input === "object" && !Array.isArray(input) ? structuredClone({ ...input }) : input);
 
 /** Records from in-memory inputs, or the `refuse` error of the first broken run-level rule. */
 export function admitInMemoryInputs(inputs: readonly unknown[], options: AdmitOptions): RawRecord[] {
@@ -35,7 +31,7 @@ export function admitInMemoryInputs(inputs: readonly unknown[], options: AdmitOp
   if (limits.maxItems !== 0 && inputs.length > limits.maxItems) throw refuse("too_many_items", inputs.length);
   let totalBytes = 0;
   return inputs.map((input, index) => {
-    const record = buildRecord(SNAPSHOT[kind](input), index + 1, { index, kind, limits, loneSurrogate: false });
+    const record = buildRecord(snapshot(input), index + 1, { index, kind, limits, loneSurrogate: false });
     if (record === null) throw refuse("not_a_record", index);
     totalBytes += record.bytes;
     if (limits.maxTotalBytes !== 0 && totalBytes > limits.maxTotalBytes) throw refuse("total_bytes", index);

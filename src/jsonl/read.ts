@@ -118,7 +118,7 @@ const PROBLEM_FLAGS: Partial<Record<RecordProblemCode, string>> = {
 
 /** The flags that size the per-line cap (see limits.ts `maxLineBytes`). */
 const LINE_CAP_FLAGS: Readonly<Record<ReaderKind, string>> = {
-  screen: "--max-item-bytes",
+  screen: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
   ingest: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
 };
 
@@ -171,7 +171,7 @@ export async function scanRecords(
   const firstLine = options.firstLine ?? 1;
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) throw new UsageError("the first line number must be a positive integer");
 
-  const cap = maxLineBytes(limits, kind);
+  const cap = maxLineBytes(limits);
   const scope = kind === "screen" ? "batch" : "ingest";
   const unit = kind === "screen" ? "items" : "records";
   const what = kind === "screen" ? "item" : "record";
@@ -222,7 +222,10 @@ export async function scanRecords(
     const problem = record.problems[0];
     if (stopOnRecordProblem && problem !== undefined) {
       const flag = PROBLEM_FLAGS[problem.code];
-      return { code: "record_problem", line, message: flag === undefined ? problem.message : `${problem.message} (${flag})`, problem };
+      // Named by its line, counted from 1 like every other refusal, not by its 0-based index.
+      const message = `line ${line}: ${problem.detail}`;
+      // The metadata limits' messages already name their flag.
+      return { code: "record_problem", line, message: flag === undefined || message.includes(flag) ? message : `${message} (${flag})`, problem };
     }
     recordCount++;
     pending.push(record);

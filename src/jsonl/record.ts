@@ -40,7 +40,10 @@ export interface RecordProblem {
   code: RecordProblemCode;
   /** Field path; metadata entries by position. Never contains input text. */
   path: (string | number)[];
+  /** `item N: …` (screen) or `record N: …` (ingest): the detail after the record's name. */
   message: string;
+  /** The message without its `item N: ` / `record N: ` prefix, for a refusal that names the line instead. */
+  detail: string;
   /** "malformed": the record is unusable. "budget": well-formed but over a size budget. */
   severity: "malformed" | "budget";
 }
@@ -80,8 +83,8 @@ export interface RawRecord {
   lineBytes?: Buffer;
 }
 
-const SCREEN_KEYS: ReadonlySet<string> = new Set(["text", "id", "source"]);
-const INGEST_KEYS: ReadonlySet<string> = new Set(["text", "id", "source", "metadata"]);
+/** The keys of a record, the same in screen and ingest (a team screens the JSONL it later ingests). */
+const RECORD_KEYS: ReadonlySet<string> = new Set(["text", "id", "source", "metadata"]);
 
 /** A built JSON object: a SkippedValue (an object the shape did not build) is not one. */
 function isBuiltObject(value: unknown): value is Record<string, unknown> {
@@ -92,25 +95,25 @@ const STRING_ONLY: Shape = Object.freeze({ scalars: new Set(["string"] as const)
 const LABEL: Shape = Object.freeze({ scalars: new Set(["string", "null"] as const) });
 const METADATA: Shape = Object.freeze({ scalars: new Set<never>(), object: { rest: STRING_ONLY } });
 
-function recordShape(kind: ReaderKind): Shape {
+function recordShape(): Shape {
   const fields = new Map<string, Shape>([
     ["text", STRING_ONLY],
     ["id", LABEL],
     ["source", LABEL],
+    ["metadata", METADATA],
   ]);
-  if (kind === "ingest") fields.set("metadata", METADATA);
   return Object.freeze({ scalars: STRING_ONLY.scalars, object: { fields, rest: SKIP_SHAPE } });
 }
 
 /**
  * What the reader builds for one line: a string, or an object whose `text` is a string, whose
- * labels are strings or null, whose metadata (ingest) is an object of strings. Anything else is
+ * labels are strings or null, whose metadata is an object of strings. Anything else is
  * checked by every JSON rule but kept only as a SkippedValue, so a hostile value is never
  * materialised.
  */
 export const RECORD_SHAPES: Readonly<Record<ReaderKind, Shape>> = Object.freeze({
-  screen: recordShape("screen"),
-  ingest: recordShape("ingest"),
+  screen: recordShape(),
+  ingest: recordShape(),
 });
 
 /** The bytes one value counts (see `RawRecord.bytes`). */
@@ -167,12 +170,11 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
   else if (isBuiltObject(value)) fields = value;
   else return null;
 
-  const allowed = context.kind === "screen" ? SCREEN_KEYS : INGEST_KEYS;
+  const allowed = RECORD_KEYS;
   const text = own(fields, "text");
   const id = own(fields, "id");
   const source = own(fields, "source");
-  // Screen has no metadata: a `metadata` key there is simply unknown.
-  const metadata = context.kind === "ingest" ? own(fields, "metadata") : { present: false, value: undefined };
+  const metadata = own(fields, "metadata");
   const unknownKeys = Object.keys(fields).filter((key) => !allowed.has(key));
   const textBytes = typeof text.value === "string" ? textByteLength(text.value) : 0;
 
@@ -197,31 +199,34 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   const problems: RecordProblem[] = [];
   const i = context.index;
   const item = context.kind === "screen" ? `item ${i}` : `record ${i}`;
-  const add = (code: RecordProblemCode, path: (string | number)[], message: string, severity: RecordProblem["severity"] = "malformed"): void => {
-    problems.push({ code, path, message, severity });
+  // `name` prefixes the message; `item i` for the per-field messages, as they were first written.
+  const add = (
+    code: RecordProblemCode,
+    path: (string | number)[],
+    detail: string,
+    severity: RecordProblem["severity"] = "malformed",
+    name = `item ${i}`,
+  ): void => {
+    problems.push({ code, path, message: `${name}: ${detail}`, detail, severity });
   };
 
   if (record.unknownKeys.length > 0) {
-    const allowed = context.kind === "screen" ? "text, id, source" : "text, id, source, metadata";
-    add("unknown_key", [], `${item}: unknown_keys (allowed: ${allowed})`);
+    add("unknown_key", [], "unknown_keys (allowed: text, id, source, metadata)", "malformed", item);
   }
 
   const text = record.text;
   if (typeof text !== "string" || text.length === 0) {
-    add("text_invalid", ["text"], `item ${i}: 'text' must be a non-empty string`);
+    add("text_invalid", ["text"], "'text' must be a non-empty string");
   } else if (isBlankText(text)) {
     // Nothing to screen: refused (screen) or held as malformed (ingest) like an empty text.
-    add("text_invalid", ["text"], `item ${i}: 'text' must not be only whitespace`);
+    add("text_invalid", ["text"], "'text' must not be only whitespace");
   } else {
     if (!text.isWellFormed()) {
-      add("lone_surrogate", ["text"], `item ${i}: 'text' is not valid Unicode (lone surrogate)`);
+      add("lone_surrogate", ["text"], "'text' is not valid Unicode (lone surrogate)");
     }
     if (record.textBytes > context.limits.maxItemBytes) {
-      const message =
-        context.kind === "screen"
-          ? `item ${i}: 'text' exceeds ${context.limits.maxItemBytes} bytes`
-          : `record ${i}: text exceeds ${context.limits.maxItemBytes} bytes`;
-      add("text_too_large", ["text"], message, "budget");
+      if (context.kind === "screen") add("text_too_large", ["text"], `'text' exceeds ${context.limits.maxItemBytes} bytes`, "budget");
+      else add("text_too_large", ["text"], `text exceeds ${context.limits.maxItemBytes} bytes`, "budget", `record ${i}`);
     }
   }
 
@@ -229,16 +234,16 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
     const value = record[label];
     if (value === undefined || value === null) continue;
     if (typeof value !== "string") {
-      add("label_invalid", [label], `item ${i}: '${label}' must be a string`);
+      add("label_invalid", [label], `'${label}' must be a string`);
     } else if (codePointLength(value) > MAX_LABEL_CHARS) {
-      add("label_too_long", [label], `item ${i}: '${label}' exceeds ${MAX_LABEL_CHARS} characters`);
+      add("label_too_long", [label], `'${label}' exceeds ${MAX_LABEL_CHARS} characters`);
     } else if (!value.isWellFormed()) {
-      add("lone_surrogate", [label], `item ${i}: '${label}' is not valid Unicode (lone surrogate)`);
+      add("lone_surrogate", [label], `'${label}' is not valid Unicode (lone surrogate)`);
     }
   }
 
   if (record.keys.metadata) {
-    const problem = metadataProblem(record.metadata, i, context.limits);
+    const problem = metadataProblem(record.metadata, item, context.limits);
     if (problem !== null) problems.push(problem);
   }
 
@@ -246,17 +251,18 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   // only fires if that reasoning is ever broken by a change; it keeps "any string" true.
   const alreadyMalformed = problems.some((p) => p.severity === "malformed");
   if (context.loneSurrogate && !alreadyMalformed) {
-    add("lone_surrogate", [], `${item}: a string is not valid Unicode (lone surrogate)`);
+    add("lone_surrogate", [], "a string is not valid Unicode (lone surrogate)", "malformed", item);
   }
   return problems;
 }
 
-/** The first metadata problem in a fixed order (object, key count, then entry by entry). */
-function metadataProblem(metadata: unknown, i: number, limits: ReaderLimits): RecordProblem | null {
-  const problem = (code: RecordProblemCode, path: (string | number)[], message: string): RecordProblem => ({
+/** The first metadata problem in a fixed order (object, key count, then entry by entry); `name` is `item i` or `record i`. */
+function metadataProblem(metadata: unknown, name: string, limits: ReaderLimits): RecordProblem | null {
+  const problem = (code: RecordProblemCode, path: (string | number)[], detail: string): RecordProblem => ({
     code,
     path,
-    message: `record ${i}: ${message}`,
+    message: `${name}: ${detail}`,
+    detail,
     severity: "malformed",
   });
   if (!isBuiltObject(metadata)) return problem("metadata_invalid", ["metadata"], "'metadata' must be an object");

@@ -7,6 +7,7 @@
 
 import { createReadStream } from "node:fs";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { displayText } from "../core/display-text.js";
 
 export const READ_CHUNK_BYTES = 65536;
 
@@ -36,7 +37,7 @@ export async function* fromFile(path: string): AsyncGenerator<Uint8Array> {
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (error) {
     const reason = typeof (error as { code?: unknown })?.code === "string" ? ` (${(error as { code: string }).code})` : "";
-    throw new LittleCanaryError("io", `could not read input file ${path}${reason}`, { cause: error });
+    throw new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
   } finally {
     stream.destroy();
   }

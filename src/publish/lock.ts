@@ -18,6 +18,7 @@ import { dirname } from "node:path";
 import lockfile from "proper-lockfile";
 import { errorCode } from "./fs.js";
 import { PublishError } from "./targets.js";
+import { displayText } from "../core/display-text.js";
 
 /** A holder refreshes its lock every STALE_LOCK_MS / 2; this long without a refresh = dead. */
 export const STALE_LOCK_MS = 20_000;
@@ -94,7 +95,7 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
           continue;
         }
         throw new PublishError(
-          `another run is publishing to ${manifestPath} (lock ${lockPath} is held)` +
+          `another run is publishing to ${displayText(manifestPath)} (lock ${displayText(lockPath)} is held)` +
             (waitSeconds > 0 ? `; still held after waiting ${waitSeconds}s` : "; retry later or pass --wait-lock SECONDS"),
           { cause: error },
         );
@@ -102,9 +103,9 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       if (code === "ENOENT" || code === "ENOTDIR") {
         // Same message as the directory check, so a missing directory reads the same either way.
         const what = code === "ENOENT" ? "does not exist" : "is not a directory";
-        throw new PublishError(`--manifest directory ${what}: ${dirname(manifestPath)}`, { cause: error });
+        throw new PublishError(`--manifest directory ${what}: ${displayText(dirname(manifestPath))}`, { cause: error });
       }
-      throw new PublishError(`could not lock ${manifestPath} (${code ?? "unknown error"})`, { cause: error });
+      throw new PublishError(`could not lock ${displayText(manifestPath)} (${code ?? "unknown error"})`, { cause: error });
     }
   }
 }

@@ -15,6 +15,7 @@ import { createReadStream } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
 import { MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";
+import { displayText } from "../core/display-text.js";
 
 /** The canonical export starts with these two keys (sorted: manifest_schema, manifest_sha256). */
 const BINDING_PREFIX = new RegExp(`^\\{"manifest_schema":"${MANIFEST_SCHEMA.replace(/[/.]/g, "\\$&")}","manifest_sha256":"([0-9a-f]{64})"`);
@@ -70,7 +71,7 @@ export async function assertExportBelongsToManifest(manifestPath: string, export
   if ((await fileSha256(manifestPath)) === bound) return;
   throw new PublishError(
     `refusing to replace --export ${exportPath}: it is the export of another manifest (manifest_sha256 ${bound}), ` +
-      `not of --manifest ${manifestPath}, and replacing it would leave that manifest without its export. ` +
-      `Choose another --export, or delete ${exportPath} yourself if no manifest needs it (for example one left by an interrupted run)`,
+      `not of --manifest ${displayText(manifestPath)}, and replacing it would leave that manifest without its export. ` +
+      `Choose another --export, or delete ${displayText(exportPath)} yourself if no manifest needs it (for example one left by an interrupted run)`,
   );
 }

@@ -25,6 +25,7 @@ import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } f
 import { canonicalPath } from "../core/file-identity.js";
 import { PublishError } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
+import { displayText } from "../core/display-text.js";
 
 export type { FramedDocuments, InMemoryDocuments, PublishDocuments } from "./prepare.js";
 
@@ -70,7 +71,7 @@ export async function removePreviousPair(request: Pick<PublishRequest, "manifest
   if (request.exportPath != null) targets.push(["export", request.exportPath]);
   for (const [label, path] of targets) {
     const failure = await unlinkQuietly(fs, path);
-    if (failure !== null) throw new PublishError(`could not remove the previous ${label} ${path} (${failure})`);
+    if (failure !== null) throw new PublishError(`could not remove the previous ${label} ${displayText(path)} (${failure})`);
   }
   for (const directory of new Set(targets.map(([, path]) => dirname(path)))) await syncDirectory(fs, directory);
 }
@@ -80,7 +81,7 @@ function describe(error: unknown, step: string): string {
   if (error instanceof PublishError) return error.message;
   const code = errorCode(error);
   const path = (error as { path?: unknown } | null)?.path;
-  if (code !== null) return typeof path === "string" ? `${code} on ${path}` : `${code} while ${step}`;
+  if (code !== null) return typeof path === "string" ? `${code} on ${displayText(path)}` : `${code} while ${step}`;
   return `${error instanceof Error ? error.message : "write failed"} while ${step}`;
 }
 
@@ -113,21 +114,21 @@ export async function publish(documents: PublishDocuments, request: PublishReque
   const published: PublishedTarget[] = [];
   const checkpoint = (): void => {
     if (options.signal?.aborted) throw new PublishError("interrupted during publication");
-    if (lock.compromised !== null) throw new PublishError(`the publication lock ${lock.lockPath} was lost (${lock.compromised.message})`);
+    if (lock.compromised !== null) throw new PublishError(`the publication lock ${displayText(lock.lockPath)} was lost (${lock.compromised.message})`);
   };
   try {
     let manifestTemp: string;
-    let step = `removing the previous pair of ${manifestPath}`;
+    let step = `removing the previous pair of ${displayText(manifestPath)}`;
     try {
       checkpoint();
       if (request.overwrite) await removePreviousPair({ manifestPath, exportPath }, fs);
       checkpoint();
-      step = `writing the manifest ${manifestPath}`;
+      step = `writing the manifest ${displayText(manifestPath)}`;
       const manifest = await writeTemp(fs, manifestPath, contentOf(documents.manifest), (path) => temps.add(path), random);
       manifestTemp = manifest.path;
       checkpoint();
       if (documents.export !== null && exportPath !== null) {
-        step = `writing the export ${exportPath}`;
+        step = `writing the export ${displayText(exportPath)}`;
         const exported = await writeTemp(fs, exportPath, contentOf(documents.export), (path) => temps.add(path), random);
         checkpoint();
         await linkNoClobber(fs, exported.path, exportPath);
@@ -139,7 +140,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
         await syncDirectory(fs, dirname(exportPath));
       }
       checkpoint();
-      step = `publishing the manifest ${manifestPath}`;
+      step = `publishing the manifest ${displayText(manifestPath)}`;
       await linkNoClobber(fs, manifest.path, manifestPath);
     } catch (error) {
       // Newest first: the export is the only target that can have been published here.
@@ -150,7 +151,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
     // Committed. Nothing below may undo or fail the publication.
     if ((await unlinkQuietly(fs, manifestTemp)) === null) temps.delete(manifestTemp);
     await removeTemps(fs, temps, log);
-    for (const path of temps) log(`published; a byte-identical temporary file remains at ${path}`);
+    for (const path of temps) log(`published; a byte-identical temporary file remains at ${displayText(path)}`);
     await syncDirectory(fs, dirname(manifestPath));
   } finally {
     if (options.lock === undefined) await lock.release();

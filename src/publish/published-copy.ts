@@ -4,6 +4,7 @@
 import { createReadStream } from "node:fs";
 import { createHash } from "node:crypto";
 import { PublishError } from "./targets.js";
+import { displayText } from "../core/display-text.js";
 
 /**
  * Hands the bytes of `path` to `write` in order (awaiting each), then throws PublishError if
@@ -26,11 +27,11 @@ export async function copyPublishedFile(path: string, sha256: string, write: (ch
     }
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    throw new PublishError(`could not read the published file ${path}${typeof code === "string" ? ` (${code})` : ""}`, { cause: error });
+    throw new PublishError(`could not read the published file ${displayText(path)}${typeof code === "string" ? ` (${code})` : ""}`, { cause: error });
   } finally {
     stream.destroy();
   }
   if (writeFailure !== null) throw writeFailure.error;
   if (hash.digest("hex") !== sha256)
-    throw new PublishError(`the published file ${path} changed after publication; what was printed is not the published document`);
+    throw new PublishError(`the published file ${displayText(path)} changed after publication; what was printed is not the published document`);
 }

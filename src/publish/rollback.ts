@@ -11,6 +11,7 @@
 import { basename, dirname, join } from "node:path";
 import { errorCode, sameIdentity, type FileIdentity, type PublishFs } from "./fs.js";
 import { randomName, unlinkQuietly } from "./temp.js";
+import { displayText } from "../core/display-text.js";
 
 export const RECOVERY_PREFIX = ".ingest-recovery-";
 
@@ -26,7 +27,7 @@ export async function removeTemps(fs: PublishFs, temps: Set<string>, log: Rollba
   for (const path of [...temps]) {
     const failure = await unlinkQuietly(fs, path);
     if (failure === null) temps.delete(path);
-    else log(`could not remove temporary file ${path} (${failure})`);
+    else log(`could not remove temporary file ${displayText(path)} (${failure})`);
   }
 }
 
@@ -42,7 +43,7 @@ async function removeRecoveryDir(fs: PublishFs, directory: string, log: Rollback
   try {
     await retryOnce(() => fs.rmdir(directory));
   } catch (error) {
-    if (errorCode(error) !== "ENOENT") log(`could not remove recovery directory ${directory} (${errorCode(error) ?? "unknown error"})`);
+    if (errorCode(error) !== "ENOENT") log(`could not remove recovery directory ${displayText(directory)} (${errorCode(error) ?? "unknown error"})`);
   }
 }
 
@@ -59,7 +60,7 @@ export async function withdrawTarget(fs: PublishFs, target: PublishedTarget, log
       }
     });
   } catch (error) {
-    log(`rollback could not create ${recovery} (${errorCode(error) ?? "unknown error"}); ${target.path} is left in place`);
+    log(`rollback could not create ${displayText(recovery)} (${errorCode(error) ?? "unknown error"}); ${displayText(target.path)} is left in place`);
     return;
   }
   try {
@@ -74,7 +75,7 @@ export async function withdrawTarget(fs: PublishFs, target: PublishedTarget, log
       await fs.rename(target.path, held);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") {
-        log(`rollback could not move ${target.path} aside (${errorCode(error) ?? "unknown error"}); it is left in place`);
+        log(`rollback could not move ${displayText(target.path)} aside (${errorCode(error) ?? "unknown error"}); it is left in place`);
       }
       await removeRecoveryDir(fs, recovery, log);
       return;
@@ -99,10 +100,12 @@ export async function withdrawTarget(fs: PublishFs, target: PublishedTarget, log
   try {
     await retryOnce(() => fs.link(held, target.path));
   } catch (error) {
-    log(`ingest rollback retained a concurrent file at ${held} (it had replaced ${target.path}; ${errorCode(error) ?? "unknown error"})`);
+    log(
+      `ingest rollback retained a concurrent file at ${displayText(held)} (it had replaced ${displayText(target.path)}; ${errorCode(error) ?? "unknown error"})`,
+    );
     return;
   }
-  log(`ingest rollback kept a concurrent replacement of ${target.path}`);
+  log(`ingest rollback kept a concurrent replacement of ${displayText(target.path)}`);
   if ((await unlinkQuietly(fs, held)) === null) await removeRecoveryDir(fs, recovery, log);
   else log(`a second link to the concurrent file remains at ${held}`);
 }

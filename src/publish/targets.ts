@@ -8,6 +8,7 @@ import { access, lstat, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
 import { fileIdentity, sameFile } from "../core/file-identity.js";
+import { displayText } from "../core/display-text.js";
 
 /** The output paths of a run and the input path they must not equal. */
 export interface PublishTargets {
@@ -51,9 +52,9 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
   if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
   for (const [flag, path] of checks) {
-    if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${path} is a directory`);
+    if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
     if ((await statOrNull(path, false)) !== null && !targets.overwrite)
-      throw new PublishError(`${flag} ${path} already exists (use --overwrite to replace it)`);
+      throw new PublishError(`${flag} ${displayText(path)} already exists (use --overwrite to replace it)`);
   }
 }
 
@@ -65,12 +66,12 @@ export async function checkTargetDirectories(targets: PublishTargets): Promise<v
     const dir = dirname(resolve(path));
     const info = await stat(dir).catch(() => null);
     // A missing directory is named as missing: "not writable" sends the user after permissions.
-    if (info === null) throw new PublishError(`${flag} directory does not exist: ${dir}`);
-    if (!info.isDirectory()) throw new PublishError(`${flag} directory is not a directory: ${dir}`);
+    if (info === null) throw new PublishError(`${flag} directory does not exist: ${displayText(dir)}`);
+    if (!info.isDirectory()) throw new PublishError(`${flag} directory is not a directory: ${displayText(dir)}`);
     try {
       await access(dir, constants.W_OK);
     } catch {
-      throw new PublishError(`${flag} directory is not writable: ${dir}`);
+      throw new PublishError(`${flag} directory is not writable: ${displayText(dir)}`);
     }
   }
 }

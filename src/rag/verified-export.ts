@@ -13,6 +13,7 @@ import type { ExportRecord, IngestExport } from "../documents/schemas.js";
 import type { VerifyProblem } from "../verify/problems.js";
 import { verifyExport } from "../verify/verify-export.js";
 import { verifyFiles } from "../verify/verify-files.js";
+import { displayText } from "../core/display-text.js";
 
 /** Where the pair is and how it is pinned. */
 export interface VerifiedExportOptions {
@@ -77,7 +78,7 @@ async function readBytes(path: string, label: string): Promise<Uint8Array> {
     return await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new LittleCanaryError("io", `cannot read the ${label} ${path} (${code})`, { cause: error });
+    throw new LittleCanaryError("io", `cannot read the ${label} ${displayText(path)} (${code})`, { cause: error });
   }
 }
 

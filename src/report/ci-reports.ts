@@ -13,6 +13,7 @@ import { GithubReport, type OutcomeCounts } from "./github.js";
 import { JunitReport } from "./junit.js";
 import type { ReportItem } from "./report-item.js";
 import { SarifLog, artifactUri } from "./sarif.js";
+import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */
 export interface GithubOutput {
@@ -52,14 +53,14 @@ export interface CiRunFacts {
  */
 async function opened<T>(flag: string, path: string, create: () => Promise<T>): Promise<T> {
   const existing = await stat(path).catch(() => null);
-  if (existing?.isDirectory()) throw new UsageError(`${flag}: cannot write the report ${path} (it is a directory)`);
+  if (existing?.isDirectory()) throw new UsageError(`${flag}: cannot write the report ${displayText(path)} (it is a directory)`);
   try {
     return await create();
   } catch (error) {
     const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
     const code = cause?.code ?? (error as NodeJS.ErrnoException).code ?? "error";
     const why = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "its directory is not writable" : code;
-    throw new UsageError(`${flag}: cannot write the report ${path} (${why})`);
+    throw new UsageError(`${flag}: cannot write the report ${displayText(path)} (${why})`);
   }
 }
 
@@ -69,7 +70,7 @@ async function written(flag: string, path: string, data: Parameters<typeof write
     await writeFileAtomic(path, data);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : "error");
-    throw new LittleCanaryError("io", `${flag}: could not write the report ${path} (${code})`, { cause: error });
+    throw new LittleCanaryError("io", `${flag}: could not write the report ${displayText(path)} (${code})`, { cause: error });
   }
 }
 

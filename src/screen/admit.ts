@@ -7,8 +7,15 @@ import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../documents/reader
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
 
-/** One in-memory input of `screen`: a string or an object with `text` and optional labels. */
-export type ScreenInput = string | { readonly text: string; readonly id?: string | null; readonly source?: string | null };
+/** One in-memory input of `screen`: a string or an object with `text`, optional labels and optional metadata (as `ingest` takes them). */
+export type ScreenInput =
+  | string
+  | {
+      readonly text: string;
+      readonly id?: string | null;
+      readonly source?: string | null;
+      readonly metadata?: Readonly<Record<string, string>>;
+    };
 
 /** A validated, snapshotted batch item. */
 export interface ScreenItem {
@@ -16,6 +23,8 @@ export interface ScreenItem {
   readonly id: string | null;
   readonly source: string | null;
   readonly text: string;
+  /** The record's metadata (an object of strings); absent or null when it had none. */
+  readonly metadata?: Readonly<Record<string, string>> | null;
 }
 
 /** A screen batch was refused as a whole (an item or a limit rule); nothing was screened. */
@@ -37,6 +46,8 @@ export function itemFromRecord(record: RawRecord): ScreenItem {
     id: typeof record.id === "string" ? record.id : null,
     source: typeof record.source === "string" ? record.source : null,
     text: record.text as string,
+    // Validated by the reader's record rules (an object of strings within the limits).
+    metadata: record.keys.metadata ? Object.freeze({ ...(record.metadata as Record<string, string>) }) : null,
   });
 }
 

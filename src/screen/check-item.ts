@@ -6,9 +6,20 @@
 // A verdict cache wraps the check here and only here (`ItemVerdictCache`): a hit is reused
 // without a pipeline call, and only an item whose layers all ran (pass, flag or block) is
 // offered for storing, so a degraded or unexercised result is never reused.
+//
+// An item with metadata is screened twice: its text, and its metadata as the material `ingest`
+// screens (`metadataMaterial`: `key: value` lines in code-point order of the keys), as its own
+// attacker-controlled text. The item's state is the worse of the two in the batch-state order
+// (block, degraded, flag, unexercised, pass; the text's on a tie) and its verdict (or error) is
+// the one of the part that decided it, a metadata verdict's summary starting `metadata: `. So a
+// block in the metadata blocks the item, a metadata check that did not run leaves the item not
+// fully screened, and the batch document's schema is unchanged (docs/screen.md). Such an item
+// is cached under the SHA-256 of both parts' digests, never under its text's alone.
 import { createHash } from "node:crypto";
 import { codePointLength } from "../core/codepoints.js";
-import type { BatchItem } from "../documents/schemas.js";
+import { sha256Hex } from "../core/hash.js";
+import { BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
+import { metadataMaterial } from "../documents/segment-material.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { type CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, canaryProfile, observeCanary } from "../schedule/circuit-breaker.js";
@@ -20,7 +31,8 @@ const REUSABLE_STATES: ReadonlySet<BatchItem["state"]> = new Set(["pass", "flag"
 
 /**
  * Where a verdict cache plugs in. The cache owns its key: `textSha256` is the item text's
- * SHA-256, and the canary identity (model, prompt, options…) is the cache's own concern.
+ * SHA-256 (for an item with metadata, the SHA-256 of its text's and its material's digests),
+ * and the canary identity (model, prompt, options…) is the cache's own concern.
  */
 export interface ItemVerdictCache {
   /** A stored item for this text, or null. Its index, id and source are replaced by the current item's. */
@@ -36,16 +48,37 @@ export interface ItemCheckOptions {
   readonly cache?: ItemVerdictCache;
 }
 
+/** The order in which a part's state decides an item's: the first that occurs wins (state.ts). */
+const DECIDING_ORDER: readonly BatchState[] = ["block", "degraded", "flag", "unexercised", "pass"];
+const rank = (state: BatchState): number => DECIDING_ORDER.indexOf(state);
+// Every batch state has a rank: a new state must be placed in the order above.
+if (BATCH_STATES.some((state) => rank(state) === -1)) throw new Error("a batch state has no place in DECIDING_ORDER");
+
+/** The metadata material an item is screened with besides its text, or null (no metadata, or none to screen). */
+function metadataText(item: ScreenItem): string | null {
+  if (item.metadata == null) return null;
+  const material = metadataMaterial({ id: null, source: null, metadata: item.metadata });
+  return material === "" ? null : material;
+}
+
+/** The item the text's and the metadata's results give together (see the file comment). */
+function combined(text: BatchItem, metadata: BatchItem): BatchItem {
+  if (rank(metadata.state) >= rank(text.state)) return text;
+  const verdict = metadata.verdict === undefined ? {} : { verdict: { ...metadata.verdict, summary: `metadata: ${metadata.verdict.summary}` } };
+  const { verdict: _text, error: _error, ...rest } = text;
+  return { ...rest, state: metadata.state, ...verdict, ...(metadata.error === undefined ? {} : { error: metadata.error }) };
+}
+
 /** The check of one item against `pipeline`, as a function of the item (see the file comment). */
 export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: ItemCheckOptions): (item: ScreenItem) => Promise<BatchItem> {
   const { breaker, cache } = options;
   const profile = canaryProfile(pipeline);
-  const check = async (item: ScreenItem, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
-    if (breaker.open && !(profile.skipsCanaryOn?.(item.text) ?? false)) {
+  const checkText = async (text: string, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
+    if (breaker.open && !(profile.skipsCanaryOn?.(text) ?? false)) {
       return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
     }
     try {
-      const verdict = await pipeline.check(item.text);
+      const verdict = await pipeline.check(text);
       if (!isGenuineVerdict(verdict)) throw new TypeError("check did not return a PipelineVerdict");
       const record = verdict.toRecord();
       breaker.record(observeCanary(record));
@@ -56,6 +89,12 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
       return { ...provenance, state: "degraded", error: name };
     }
   };
+  const check = async (item: ScreenItem, material: string | null, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
+    // The metadata first, as ingest screens it before the text.
+    const metadata = material === null ? null : await checkText(material, provenance);
+    const text = await checkText(item.text, provenance);
+    return metadata === null ? text : combined(text, metadata);
+  };
   return async (item) => {
     const provenance = {
       index: item.index,
@@ -64,13 +103,15 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
       sha256: createHash("sha256").update(item.text, "utf8").digest("hex"),
       length: codePointLength(item.text),
     };
-    if (cache === undefined) return check(item, provenance);
-    const hit = await cache.lookup(provenance.sha256);
-    if (hit !== null && hit.sha256 === provenance.sha256 && hit.length === provenance.length && REUSABLE_STATES.has(hit.state)) {
-      return { ...hit, index: provenance.index, id: provenance.id, source: provenance.source };
+    const material = metadataText(item);
+    if (cache === undefined) return check(item, material, provenance);
+    const key = material === null ? provenance.sha256 : sha256Hex(`${provenance.sha256}\n${sha256Hex(material)}`);
+    const hit = await cache.lookup(key);
+    if (hit !== null && hit.sha256 === key && hit.length === provenance.length && REUSABLE_STATES.has(hit.state)) {
+      return { ...hit, index: provenance.index, id: provenance.id, source: provenance.source, sha256: provenance.sha256 };
     }
-    const result = await check(item, provenance);
-    if (REUSABLE_STATES.has(result.state)) await cache.store(provenance.sha256, result);
+    const result = await check(item, material, provenance);
+    if (REUSABLE_STATES.has(result.state)) await cache.store(key, result);
     return result;
   };
 }

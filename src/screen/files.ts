@@ -35,6 +35,7 @@ import { itemChecker, type ItemVerdictCache } from "./check-item.js";
 import { pullRecords } from "./record-stream.js";
 import { BatchTally, type BatchSummary } from "./tally.js";
 import { screenCacheIdentity, screenItemCache } from "./item-cache.js";
+import { displayText } from "../core/display-text.js";
 
 /** The batch input was refused (a reader limit, a malformed record) or the run was interrupted. */
 export class InputRefusedError extends LittleCanaryError {
@@ -257,7 +258,7 @@ async function screenWithStore(
     if (store !== null) {
       const identity = await screenCacheIdentity(pipeline, served);
       if (identity.ok) cache = screenItemCache(store, identity.identity);
-      else options.onCacheNote?.(`the verdict cache ${store.path} is not used for this run: ${identity.reason}`);
+      else options.onCacheNote?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     }
     const check = itemChecker(pipeline, { breaker, ...(cache ? { cache } : {}) });
     let second: ScanOutcome | null = null;

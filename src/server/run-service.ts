@@ -11,6 +11,7 @@ import { CanaryModelError } from "../canary/served-models.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./log.js";
+import { displayText } from "../core/display-text.js";
 
 /** Options of `runService`. */
 export interface RunServiceOptions {
@@ -52,7 +53,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     log("INFO", "🐤 Little Canary server starting...");
     log("INFO", `   Mode: ${d.mode}${d.onDegraded === "fail_closed" ? " (fail-closed)" : ""}`);
     if (d.canaryEnabled) {
-      log("INFO", `   Model: ${pipeline.options.canaryModel}`);
+      log("INFO", `   Model: ${displayText(pipeline.options.canaryModel)}`);
       const openai = pipeline.options.provider === "openai";
       const pooled = pipeline.probe instanceof CanaryPool;
       const url = openai ? pipeline.options.baseUrl : pipeline.options.ollamaUrl;

@@ -12,6 +12,7 @@ import { unlinkSync } from "node:fs";
 import { type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
+import { displayText } from "../core/display-text.js";
 
 /** The file-name ending of every scratch file. */
 export const SCRATCH_SUFFIX = ".spool";
@@ -87,7 +88,7 @@ export class ScratchFile {
       track(path);
       return file;
     } catch (error) {
-      throw new ScratchFileError(`could not create the scratch file ${path} (${reason(error)})`, { cause: error });
+      throw new ScratchFileError(`could not create the scratch file ${displayText(path)} (${reason(error)})`, { cause: error });
     }
   }
 
@@ -105,7 +106,7 @@ export class ScratchFile {
   }
 
   private async appendNow(data: string | Uint8Array): Promise<void> {
-    if (this.sealed) throw new ScratchFileError(`scratch file ${this.path} is already sealed`);
+    if (this.sealed) throw new ScratchFileError(`scratch file ${displayText(this.path)} is already sealed`);
     const size = typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.byteLength;
     if (this.pendingBytes + size > FLUSH_BYTES) await this.flush();
     if (size > FLUSH_BYTES) {
@@ -136,7 +137,7 @@ export class ScratchFile {
       }
       this.written += data.byteLength;
     } catch (error) {
-      throw new ScratchFileError(`could not write the scratch file ${this.path} (${reason(error)})`, { cause: error });
+      throw new ScratchFileError(`could not write the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });
     }
   }
 
@@ -151,18 +152,18 @@ export class ScratchFile {
     try {
       await handle?.close();
     } catch (error) {
-      throw new ScratchFileError(`could not close the scratch file ${this.path} (${reason(error)})`, { cause: error });
+      throw new ScratchFileError(`could not close the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });
     }
   }
 
   /** The file's bytes, in chunks of up to a megabyte (seal first). */
   async *chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
-    if (!this.sealed) throw new ScratchFileError(`scratch file ${this.path} must be sealed before it is read`);
+    if (!this.sealed) throw new ScratchFileError(`scratch file ${displayText(this.path)} must be sealed before it is read`);
     let handle: FileHandle;
     try {
       handle = await open(this.path, "r");
     } catch (error) {
-      throw new ScratchFileError(`could not read the scratch file ${this.path} (${reason(error)})`, { cause: error });
+      throw new ScratchFileError(`could not read the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });
     }
     try {
       let position = 0;
@@ -173,7 +174,7 @@ export class ScratchFile {
         const size = Math.min(FLUSH_BYTES, this.written - position);
         const buffer = shared === null ? Buffer.allocUnsafe(size) : shared.subarray(0, size);
         const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
-        if (bytesRead === 0) throw new ScratchFileError(`scratch file ${this.path} is shorter than what was written to it`);
+        if (bytesRead === 0) throw new ScratchFileError(`scratch file ${displayText(this.path)} is shorter than what was written to it`);
         position += bytesRead;
         yield bytesRead === buffer.byteLength ? buffer : buffer.subarray(0, bytesRead);
       }

@@ -5,6 +5,7 @@
 // next one is asked for: whoever keeps a part of it copies that part (into a string, on the heap).
 import type { ScratchFile } from "./scratch-file.js";
 import { ScratchFileError } from "./scratch-file.js";
+import { displayText } from "../core/display-text.js";
 
 /** One line of a scratch file: `bytes[start, end)`, without its line break; valid until the next line is asked for. */
 export interface ScratchLine {
@@ -39,5 +40,5 @@ export async function* scratchLines(spool: ScratchFile, what: string): AsyncGene
     }
     carry = start < chunk.byteLength ? Buffer.from(chunk.subarray(start)) : null;
   }
-  if (carry !== null) throw new ScratchFileError(`${what} ${spool.path} ends inside a line`);
+  if (carry !== null) throw new ScratchFileError(`${what} ${displayText(spool.path)} ends inside a line`);
 }

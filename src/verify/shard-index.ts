@@ -18,6 +18,7 @@ import { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex } from "../documents/
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import type { PublishFs } from "../publish/fs.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
+import { displayText, quotedText } from "../core/display-text.js";
 
 /** One shard's pair as a caller names it: `MANIFEST:EXPORT`, or the two paths. */
 export type ShardPairArgument = string | { readonly manifest: string; readonly export: string };
@@ -30,7 +31,7 @@ export type ShardPairArgument = string | { readonly manifest: string; readonly e
 export function parseShardPairArgument(argument: string): { manifest: string; export: string } {
   const parts = argument.split(":");
   const [manifest, exported] = parts;
-  const shown = JSON.stringify(argument);
+  const shown = quotedText(argument);
   if (parts.length < 2) throw new UsageError(`index: argument ${shown} must be MANIFEST:EXPORT (a manifest path, a colon, its export path)`);
   if (parts.length > 2) throw new UsageError(`index: argument ${shown} has more than one ':'; MANIFEST:EXPORT paths cannot contain a colon`);
   if (manifest === undefined || manifest === "" || exported === undefined || exported === "") {
@@ -209,7 +210,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
   try {
     read = await readJsonDocument(indexPath, "index");
   } catch (error) {
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read index ${indexPath}`;
+    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read index ${displayText(indexPath)}`;
     return result([{ code: "index_unreadable", message, pair: null }], false, null, 0);
   }
   const problems: ShardIndexProblem[] = [];

@@ -15,6 +15,7 @@ import { describeRange, shardRange, type ManifestShard } from "../documents/shar
 import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
 import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
+import { displayText } from "../core/display-text.js";
 
 /** Every problem code of building or verifying an index. */
 export const SHARD_INDEX_PROBLEM_CODES = [
@@ -111,7 +112,9 @@ async function examinePair(pair: ShardPair, position: number, problems: ShardInd
       if (!UNVERIFIABLE_PROBLEM_CODES.has(problem.code)) continue;
       // The read problem names the resolved path: one an index lists is never echoed unless printable.
       let message = problem.message;
-      for (const path of [pair.manifestPath, pair.exportPath]) if (!PRINTABLE.test(path)) message = message.split(path).join("(path not shown)");
+      for (const path of [pair.manifestPath, pair.exportPath]) {
+        if (!PRINTABLE.test(path)) message = message.split(displayText(path)).join("(path not shown)").split(path).join("(path not shown)");
+      }
       problems.push({ code: "shard_unreadable", message: `${name}: ${message}`, pair: position });
     }
     return { entry, readable: false };

@@ -11,6 +11,7 @@ import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
 import { geometryOf, manifestProblems, pairProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
+import { displayText } from "../core/display-text.js";
 
 /**
  * Most JSON values one streamed record may hold (and, separately, the rest of a document):
@@ -111,7 +112,7 @@ class Walk {
     } catch (error) {
       this.failure = {
         code: this.label === "manifest" ? "manifest_unreadable" : "export_unreadable",
-        message: `cannot read ${this.label} ${this.path} (${readReason(error)})`,
+        message: `cannot read ${this.label} ${displayText(this.path)} (${readReason(error)})`,
       };
       return null;
     }

@@ -14,6 +14,7 @@ import { headOf, streamPair } from "./stream-pair.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
+import { displayText } from "../core/display-text.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -103,7 +104,7 @@ async function readOrProblem(path: string, label: DocumentLabel, problems: Verif
   try {
     return await readJsonDocument(path, label);
   } catch (error) {
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label} ${path}`;
+    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label} ${displayText(path)}`;
     problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message });
     return null;
   }

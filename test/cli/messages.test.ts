@@ -33,7 +33,7 @@ describe("messages", () => {
     expect(ingest.stderr).toContain(`line 2: duplicate key (keys must be unique at every depth) (in ${join(dir, "dup.jsonl")}); nothing written`);
     const piped = await runCli(["screen", "-", "--no-canary"], { cwd: dir, stdin: '{"text":5}\n' });
     expect(piped.code).toBe(2);
-    expect(piped.stderr).toContain("error: item 0: 'text' must be a non-empty string\n");
+    expect(piped.stderr).toContain("error: line 1: 'text' must be a non-empty string\n");
   });
 
   it("issue 12 D22: a one-record ingest says '1 record', not '1 records'", async () => {

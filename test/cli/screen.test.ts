@@ -47,10 +47,11 @@ describe("screen refuses the whole batch before any check", () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-screen-"));
     const path = join(dir, "big.jsonl");
     await writeFile(path, `${JSON.stringify({ text: "ok" })}\n${JSON.stringify({ text: "MARKER".repeat(20_000) })}\n`);
-    const run = await screen([path, "--max-item-bytes", "100"]);
+    // No metadata allowed: the line cap is then the text's alone (6 × 100 bytes plus the slack).
+    const run = await screen([path, "--max-item-bytes", "100", "--max-metadata-keys", "0"]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^error: line 2: /);
+    expect(run.stderr).toMatch(/^error: line 2: exceeds \d+ bytes \(per-line cap/);
     expect(run.stderr).not.toContain("MARKER");
     expect(ollama.chatRequests()).toHaveLength(0);
   });

@@ -24,9 +24,8 @@ describe("reader limits", () => {
     expect(MAX_ITEM_BYTES_CEILING).toBe(67108864);
   });
 
-  it("computes the per-line cap for screen and ingest from the defaults", () => {
-    expect(maxLineBytes(limits(), "screen")).toBe(6 * 65536 + LINE_SLACK);
-    expect(maxLineBytes(limits(), "ingest")).toBe(6 * 65536 + LINE_SLACK + 32 * (12 * (128 + 1024) + 8) + 16);
+  it("computes one per-line cap for screen and ingest from the defaults, with room for the largest metadata", () => {
+    expect(maxLineBytes(limits())).toBe(6 * 65536 + LINE_SLACK + 32 * (12 * (128 + 1024) + 8) + 16);
   });
 
   it("leaves room in the slack for two labels of 256 astral characters written as escapes", () => {

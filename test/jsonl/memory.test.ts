@@ -110,9 +110,9 @@ describe("issue 12 B6: every byte of a record counts against --max-total-bytes",
     const records = ok(await readRecords(fromBytes(line), { kind: "ingest", limits: limits() }));
     expect(records[0]?.bytes).toBe(2 + 2 + 0 + 1 + 2);
     expect(records[0]?.textBytes).toBe(2);
-    // In screen, metadata is an unknown key: its name and its (skipped) value count.
+    // Screen reads metadata as ingest does: its keys and values count, the same bytes.
     const screen = ok(await readRecords(fromBytes(line), { kind: "screen", limits: limits() }));
-    expect(screen[0]?.bytes).toBe(2 + 2 + 0 + "metadata".length + '{"k":"vv"}'.length);
+    expect(screen[0]?.bytes).toBe(2 + 2 + 0 + 1 + 2);
   });
 });
 
@@ -129,14 +129,14 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
     const outcome = await readRecords(source(), { kind: "screen", limits: limits(), stopOnRecordProblem: true });
     expect(outcome).toMatchObject({
       ok: false,
-      refusal: { code: "record_problem", line: 2, message: "item 1: 'text' must be a non-empty string", problem: { code: "text_invalid" } },
+      refusal: { code: "record_problem", line: 2, message: "line 2: 'text' must be a non-empty string", problem: { code: "text_invalid" } },
     });
     expect(pulled).toBe(1);
   });
 
   it("issue 12 B6/D18: a text over the item budget is refused naming --max-item-bytes", async () => {
     const outcome = await readRecords(fromBytes('"aaaaaaaaaaa"\n'), { kind: "screen", limits: limits({ maxItemBytes: 10 }), stopOnRecordProblem: true });
-    expect(outcome).toMatchObject({ ok: false, refusal: { message: "item 0: 'text' exceeds 10 bytes (--max-item-bytes)" } });
+    expect(outcome).toMatchObject({ ok: false, refusal: { message: "line 1: 'text' exceeds 10 bytes (--max-item-bytes)" } });
   });
 
   it("issue 12 B6: `screen` on a file of hostile lines exits 2 with the record's problem", async () => {
@@ -146,7 +146,7 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
     const run = await runCli(["screen", path, "--no-canary"], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/item 0: 'text' must be a non-empty string/);
+    expect(run.stderr).toMatch(/line 1: 'text' must be a non-empty string/);
   });
 
   it("issue 12 B6: `ingest` on hostile lines refuses on the total (naming the flag) and leaves no lock behind", async () => {
@@ -164,7 +164,7 @@ describe("issue 12 D18: reader refusals name the flag that changes the limit", (
   it.each([
     [["--max-items", "2"], '"a"\n"b"\n"c"\n', "batch exceeds the limit of 2 items (--max-items)"],
     [["--max-total-bytes", "3"], '"ab"\n"cd"\n', "batch exceeds the limit of 3 total bytes (--max-total-bytes)"],
-    [["--max-item-bytes", "2"], '"abc"\n', "item 0: 'text' exceeds 2 bytes (--max-item-bytes)"],
+    [["--max-item-bytes", "2"], '"abc"\n', "line 1: 'text' exceeds 2 bytes (--max-item-bytes)"],
   ])("issue 12 D18: screen %j names its flag", async (flags, input, message) => {
     const run = await runCli(["screen", "-", "--no-canary", ...flags], { stdin: input });
     expect(run.code).toBe(2);

@@ -169,7 +169,7 @@ describe("readRecords properties", () => {
           expect(record.text).toStrictEqual(object.text);
           expect(record.id).toStrictEqual(object.id);
           expect(record.source).toStrictEqual(object.source);
-          const allowed = k === "screen" ? ["text", "id", "source"] : ["text", "id", "source", "metadata"];
+          const allowed = ["text", "id", "source", "metadata"];
           expect(record.unknownKeys).toStrictEqual(Object.keys(object).filter((key) => !allowed.includes(key)));
         });
       }),

@@ -214,18 +214,18 @@ describe("readRecords: per-line cap", () => {
 
   it.each(["screen", "ingest"] as const)("(%s) reads a line of exactly the cap and refuses one byte more", async (kind) => {
     const small = { maxItemBytes: 100_000, maxMetadataKeys: 0 };
-    const cap = maxLineBytes(limits(small), kind);
+    const cap = maxLineBytes(limits(small));
     const exact = await read(`"a"\n${lineOfSize(cap)}`, kind, small, 4096);
     // Read, then held per record: unescaped, a cap-sized text is over the item budget.
     expect(records(exact)[1]?.problems.map((p) => p.code)).toEqual(["text_too_large"]);
     const over = refused(await read(`"a"\n${lineOfSize(cap + 1)}"never read MARKER"\n`, kind, small, 4096));
-    const flags = kind === "screen" ? "--max-item-bytes" : "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars";
+    const flags = "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars";
     expect(over).toMatchObject({ code: "line_too_long", line: 2, message: `line 2: exceeds ${cap} bytes (per-line cap, set by ${flags})` });
   });
 
   it("counts the CRLF terminator in the cap, and accepts a cap-sized last line without newline", async () => {
     const small = { maxItemBytes: 10, maxMetadataKeys: 0 };
-    const cap = maxLineBytes(limits(small), "screen");
+    const cap = maxLineBytes(limits(small));
     expect(records(await read(lineOfSize(cap, "\r\n"), "screen", small))).toHaveLength(1);
     expect(refused(await read(lineOfSize(cap + 1, "\r\n"), "screen", small)).code).toBe("line_too_long");
     expect(records(await read(lineOfSize(cap + 1, "\n").trimEnd(), "screen", small))).toHaveLength(1);
@@ -233,7 +233,7 @@ describe("readRecords: per-line cap", () => {
 
   it("refuses an over-cap line before reading the rest of the input", async () => {
     const small = { maxItemBytes: 10, maxMetadataKeys: 0 };
-    const cap = maxLineBytes(limits(small), "screen");
+    const cap = maxLineBytes(limits(small));
     let pulled = 0;
     async function* endless(): AsyncGenerator<Uint8Array> {
       const chunk = new Uint8Array(1024).fill(0x61);
@@ -254,29 +254,44 @@ describe("readRecords: record-level problems", () => {
   it("reports an escaped lone surrogate in text as a malformed-record problem, not a refusal", async () => {
     const rs = records(await readFixture("lone-surrogate.jsonl"));
     expect(rs[1]?.problems).toEqual([
-      { code: "lone_surrogate", path: ["text"], message: "item 1: 'text' is not valid Unicode (lone surrogate)", severity: "malformed" },
+      {
+        code: "lone_surrogate",
+        path: ["text"],
+        message: "item 1: 'text' is not valid Unicode (lone surrogate)",
+        detail: "'text' is not valid Unicode (lone surrogate)",
+        severity: "malformed",
+      },
     ]);
   });
 
   it("reports a non-string label and a label over 256 code points (astral counted once)", async () => {
     expect(records(await readFixture("label-not-string.jsonl"))[1]?.problems).toEqual([
-      { code: "label_invalid", path: ["id"], message: "item 1: 'id' must be a string", severity: "malformed" },
+      { code: "label_invalid", path: ["id"], message: "item 1: 'id' must be a string", detail: "'id' must be a string", severity: "malformed" },
     ]);
     expect(records(await readFixture("label-too-long.jsonl"))[0]?.problems).toEqual([
-      { code: "label_too_long", path: ["source"], message: "item 0: 'source' exceeds 256 characters", severity: "malformed" },
+      {
+        code: "label_too_long",
+        path: ["source"],
+        message: "item 0: 'source' exceeds 256 characters",
+        detail: "'source' exceeds 256 characters",
+        severity: "malformed",
+      },
     ]);
     const ok = "\u{1f600}".repeat(256);
     expect(problemCodes(await read(JSON.stringify({ text: "t", id: ok, source: ok })))).toEqual([[]]);
   });
 
-  it("reports unknown keys for both kinds; metadata is unknown to screen", async () => {
+  it("reports unknown keys for both kinds; screen accepts metadata like ingest", async () => {
     const rs = records(await readFixture("unknown-key.jsonl"));
     expect(rs[0]?.unknownKeys).toEqual(["MARKER_UNKNOWN_KEY"]);
     expect(rs[0]?.problems).toHaveLength(1);
     expect(rs[0]?.problems[0]?.message).toBe("record 0: unknown_keys (allowed: text, id, source, metadata)");
-    const screen = records(await read('{"text":"t","metadata":{}}', "screen"));
-    expect(screen[0]?.unknownKeys).toEqual(["metadata"]);
-    expect(screen[0]?.problems[0]?.message).toBe("item 0: unknown_keys (allowed: text, id, source)");
+    const screen = records(await read('{"text":"t","metadata":{"k":"v"}}', "screen"));
+    expect(screen[0]?.unknownKeys).toEqual([]);
+    expect(screen[0]?.problems).toEqual([]);
+    expect(screen[0]?.metadata).toEqual({ k: "v" });
+    const unknown = records(await read('{"text":"t","Text":"x"}', "screen"));
+    expect(unknown[0]?.problems[0]?.message).toBe("item 0: unknown_keys (allowed: text, id, source, metadata)");
     expect(problemCodes(await read('{"text":"t","Text":"x"}'))).toEqual([["unknown_key"]]);
   });
 
@@ -314,7 +329,9 @@ describe("readRecords: record-level problems", () => {
 
   it("reports text over maxItemBytes as a budget problem, in UTF-8 bytes", async () => {
     const rs = records(await read(`"${"\u00e9".repeat(6)}"\n"${"\u00e9".repeat(5)}"\n`, "screen", { maxItemBytes: 10 }));
-    expect(rs[0]?.problems).toEqual([{ code: "text_too_large", path: ["text"], message: "item 0: 'text' exceeds 10 bytes", severity: "budget" }]);
+    expect(rs[0]?.problems).toEqual([
+      { code: "text_too_large", path: ["text"], message: "item 0: 'text' exceeds 10 bytes", detail: "'text' exceeds 10 bytes", severity: "budget" },
+    ]);
     expect(rs[1]?.problems).toEqual([]);
     const ingest = records(await read(`"${"x".repeat(20)}"`, "ingest", { maxItemBytes: 10 }));
     expect(ingest[0]?.problems[0]?.message).toBe("record 0: text exceeds 10 bytes");

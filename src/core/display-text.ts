@@ -1,0 +1,57 @@
+// User-controlled strings (paths, ids, model names, URLs) as they may appear in a message on a
+// terminal or in a CI log. A file name may hold a line break followed by `::error …`, and a CI
+// runner reads every line of a step's output that starts with `::` as a command (GitHub's
+// `::add-mask::`, `::stop-commands::`…); other control characters rewrite a terminal. So:
+//
+// - `displayText` leaves an ordinary string as it is (messages stay readable), and prints any
+//   string that holds a control character (C0, DEL, C1), a line or paragraph separator, a bidi
+//   control, a lone surrogate, or that starts with `:` (after blanks) JSON-quoted, with every
+//   such character as an escape. Its result never holds a line break and never starts a line
+//   with `::`. Every message that interpolates such a string uses it.
+// - `neutraliseCommandLines` is the last line of defence where a whole message is written (the
+//   CLI's stderr): a line break followed by a line that starts with `::` is escaped, so a message
+//   can start a workflow command only with its own first line (the CI annotations do), never
+//   with a line that something interpolated into it.
+
+/** Characters never shown raw: C0, DEL, C1, ALM, LRM/RLM, the line and paragraph separators, bidi embeddings, overrides and isolates. */
+const UNSAFE_CHARS = "\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
+const HAS_UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, "u");
+const EACH_UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, "gu");
+const STARTS_WITH_COLON = /^\s*:/u;
+
+/** `\uXXXX` for one UTF-16 code unit. */
+const escapeUnit = (char: string): string => `\\u${(char.charCodeAt(0) as number).toString(16).padStart(4, "0")}`;
+
+/**
+ * `value` fit to be put in a message: unchanged when it is safe to show, else JSON-quoted with
+ * every control, separator and bidi character escaped (see the file comment).
+ */
+export function displayText(value: string): string {
+  if (!HAS_UNSAFE.test(value) && !STARTS_WITH_COLON.test(value) && value.isWellFormed()) return value;
+  return quotedText(value);
+}
+
+/**
+ * `value` JSON-quoted for a message that always quotes it: `JSON.stringify` (which escapes C0,
+ * quotes, backslashes and lone surrogates) with DEL, C1, the separators and bidi controls, which
+ * JSON keeps raw, escaped as well.
+ */
+export function quotedText(value: string): string {
+  return JSON.stringify(value).replace(EACH_UNSAFE, escapeUnit);
+}
+
+/** Whatever a reader of a log may take for a line break (.NET's readers end a line at a lone CR too). */
+const LINE_BREAKS = "\\n\\r\\v\\f\\u0085\\u2028\\u2029";
+/** A line break that a line starting with `::` (after blanks) follows. */
+const BREAK_BEFORE_COMMAND = new RegExp(`[${LINE_BREAKS}](?=\\s*::)`, "gu");
+/** Separators no message writes on purpose: escaped wherever they are. */
+const RARE_BREAKS = /[\v\f\u0085\u2028\u2029]/gu;
+
+/**
+ * `text` (one message, written whole) with every line break escaped that would start a line
+ * beginning with `::`, and the rare separators (VT, FF, NEL, U+2028, U+2029) escaped everywhere;
+ * its first line and ordinary line breaks are kept, so multi-line help and progress lines work.
+ */
+export function neutraliseCommandLines(text: string): string {
+  return text.replace(BREAK_BEFORE_COMMAND, escapeUnit).replace(RARE_BREAKS, escapeUnit);
+}
