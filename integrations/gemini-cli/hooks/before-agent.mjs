@@ -2,15 +2,6 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
-// src/core/guards.ts
-/**
-* True for a non-null object that is not an array: what a parsed JSON object looks like.
-* It does not look at the prototype (a parsed value never has an unusual one); code that
-* must refuse class instances checks that separately.
-*/
-function isPlainObject(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -28,6 +19,15 @@ var UsageError = class extends LittleCanaryError {
 		super("usage", message, options);
 	}
 };
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 // src/integrations/classify.ts
 /** Environment variable holding the failure mode (`allow` or `deny`). */
 var FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
