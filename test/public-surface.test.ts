@@ -8,14 +8,14 @@ const repo = new URL("../", import.meta.url);
 const readJson = (name: string): unknown => JSON.parse(readFileSync(new URL(name, repo), "utf8"));
 
 describe("public API surface", () => {
-  it("issue 13: the fault-injection hooks of publication are not exported from the root entry", () => {
+  it("the fault-injection hooks of publication are not exported from the root entry", () => {
     const names = Object.keys(root);
     for (const hook of ["hookedFs", "injectedFsError"]) expect(names).not.toContain(hook);
     // The production file system stays public: it is what a caller wraps or replaces.
     expect(names).toContain("nodePublishFs");
   });
 
-  it("issue 13: typedoc.json documents exactly the entry points package.json exports", () => {
+  it("typedoc.json documents exactly the entry points package.json exports", () => {
     const pkg = readJson("package.json") as { exports: Record<string, unknown> };
     const typedoc = readJson("typedoc.json") as {
       entryPoints: string[];

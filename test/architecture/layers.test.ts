@@ -11,35 +11,35 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 const srcEdges = importGraph(ROOT, tsFiles(ROOT, "src"));
 
 describe("layers of src/", () => {
-  it("issue 13: the graph is read (every folder of src/ is in the table and has imports)", () => {
+  it("the graph is read (every folder of src/ is in the table and has imports)", () => {
     expect(srcEdges.length).toBeGreaterThan(300);
     const folders = new Set(tsFiles(ROOT, "src").map((file) => file.split("/")[1]));
     const tabled = new Set(LAYERS.flatMap((layer) => layer.folders));
     expect([...folders].filter((folder) => !tabled.has(folder as string))).toEqual([]);
   });
 
-  it("issue 13: docs/architecture.md shows the same layering table as the check", () => {
+  it("docs/architecture.md shows the same layering table as the check", () => {
     const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
     const rows = [...doc.matchAll(/^\| \d+ \| (\w+) \| `([^`/]+)\/?` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
     expect(rows).toEqual(LAYERS.flatMap((layer) => layer.folders.map((folder) => `${layer.name}:${folder}`)));
   });
 
-  it("issue 13: no import in src/ goes against the layering table", () => {
+  it("no import in src/ goes against the layering table", () => {
     expect(layerViolations(srcEdges).map((v) => `${v.from} -> ${v.to}: ${v.reason}`)).toEqual([]);
   });
 
-  it("issue 13: no folder-level import cycle in src/", () => {
+  it("no folder-level import cycle in src/", () => {
     expect(folderCycles(srcEdges)).toEqual([]);
   });
 
-  it("issue 13: judges take provider defaults and checks from canary/ modules, not from the probe classes; analysis reads no canary backend", () => {
+  it("judges take provider defaults and checks from canary/ modules, not from the probe classes; analysis reads no canary backend", () => {
     const probeImports = srcEdges.filter((e) => e.from.startsWith("src/judge/") && /^src\/canary\/[a-z-]*-probe\.ts$/.test(e.to));
     expect(probeImports).toEqual([]);
     const analysisToCanary = srcEdges.filter((e) => e.from.startsWith("src/analysis/") && e.to.startsWith("src/canary/"));
     expect(analysisToCanary.map((e) => e.to).filter((to) => to !== "src/canary/types.ts")).toEqual([]);
   });
 
-  it("issue 13: nothing under src/ imports cli/; bench/ and test/publish/ import no cli/ module", () => {
+  it("nothing under src/ imports cli/; bench/ and test/publish/ import no cli/ module", () => {
     const files = [...tsFiles(ROOT, "src"), ...tsFiles(ROOT, "bench"), ...tsFiles(ROOT, "test/publish")];
     expect(cliImporters(importGraph(ROOT, files))).toEqual([]);
   });
@@ -48,7 +48,7 @@ describe("layers of src/", () => {
 describe("the layering check is not vacuous", () => {
   const edge = (from: string, to: string): ImportEdge => ({ from, to });
 
-  it("issue 13: an upward import is reported (core importing documents, canary importing pipeline)", () => {
+  it("an upward import is reported (core importing documents, canary importing pipeline)", () => {
     const violations = layerViolations([
       edge("src/core/hash.ts", "src/documents/schemas.ts"),
       edge("src/canary/ollama-probe.ts", "src/pipeline/pipeline.ts"),
@@ -58,7 +58,7 @@ describe("the layering check is not vacuous", () => {
     expect(violations[0]?.reason).toBe("core (core) imports documents (documents), which is above it");
   });
 
-  it("issue 13: a cycle between folders is reported, including one through a third folder", () => {
+  it("a cycle between folders is reported, including one through a third folder", () => {
     expect(
       folderCycles([
         edge("src/ingest/run.ts", "src/documents/schemas.ts"),
@@ -69,7 +69,7 @@ describe("the layering check is not vacuous", () => {
     ).toEqual([["documents", "ingest", "publish"]]);
   });
 
-  it("issue 13: a folder missing from the table and src/ reaching into cli/ are reported", () => {
+  it("a folder missing from the table and src/ reaching into cli/ are reported", () => {
     const reasons = layerViolations([edge("src/newthing/a.ts", "src/core/hash.ts"), edge("src/ingest/files.ts", "cli/io.ts")]).map((v) => v.reason);
     expect(reasons).toEqual(["src/newthing is not in the layering table", "src/ imports code outside src/ (cli/)"]);
     expect(cliImporters([edge("bench/crash-child.ts", "cli/commands/ingest.ts")])).toEqual(["bench/crash-child.ts"]);
@@ -79,7 +79,7 @@ describe("the layering check is not vacuous", () => {
     const dir = mkdtempSync(join(tmpdir(), "layers-"));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it("issue 13: a file in src/core/ that imports src/pipeline/ is caught from its text", () => {
+    it("a file in src/core/ that imports src/pipeline/ is caught from its text", () => {
       mkdirSync(join(dir, "src/core"), { recursive: true });
       mkdirSync(join(dir, "src/pipeline"), { recursive: true });
       writeFileSync(
@@ -106,7 +106,7 @@ describe("the layering check is not vacuous", () => {
     });
   });
 
-  it("issue 13: specifiers come from import, export-from, import type and import(), not from comments or strings", () => {
+  it("specifiers come from import, export-from, import type and import(), not from comments or strings", () => {
     const source = [
       'import a from "./a.js";',
       'import type { B } from "../b.js";',

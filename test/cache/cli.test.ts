@@ -46,7 +46,7 @@ function seed(): string {
 }
 
 describe("cache CLI", () => {
-  it("issue 14 cache: cache stats --json prints the entries per identity as JSON (relative path against cwd)", async () => {
+  it("cache stats --json prints the entries per identity as JSON (relative path against cwd)", async () => {
     seed();
     const run = await runCli(["cache", "stats", "--cache", "verdicts.sqlite", "--json"], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
@@ -111,7 +111,7 @@ describe("cache CLI", () => {
     ]);
   });
 
-  it("issue 14 cache: cache prune --older-than removes by age; --identity by identity; both together only what matches both", async () => {
+  it("cache prune --older-than removes by age; --identity by identity; both together only what matches both", async () => {
     const path = seed();
     let run = await runCli(["cache", "prune", "--cache", path, "--older-than", "30d"], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
@@ -122,7 +122,7 @@ describe("cache CLI", () => {
     expect(JSON.parse(run.stdout)).toEqual({ path, removed: 1, remaining: 1 });
   });
 
-  it("issue 14 cache: cache prune with neither --older-than nor --identity is refused naming both flags, nothing removed", async () => {
+  it("cache prune with neither --older-than nor --identity is refused naming both flags, nothing removed", async () => {
     const path = seed();
     const run = await runCli(["cache", "prune", "--cache", path], { cwd: dir });
     expect(run.code).toBe(2);
@@ -131,7 +131,7 @@ describe("cache CLI", () => {
     expect((await runCli(["cache", "stats", "--cache", path, "--json"], { cwd: dir })).stdout).toContain('"entries":4');
   });
 
-  it("issue 14 cache: a bad duration or identity key is refused naming the flag", async () => {
+  it("a bad duration or identity key is refused naming the flag", async () => {
     const path = seed();
     let run = await runCli(["cache", "prune", "--cache", path, "--older-than", "30 days"], { cwd: dir });
     expect(run.code).toBe(2);
@@ -141,7 +141,7 @@ describe("cache CLI", () => {
     expect(run.stderr).toContain("--identity must be an identity key");
   });
 
-  it("issue 14 cache: a missing cache file is refused naming the path (exit 2) and is not created", async () => {
+  it("a missing cache file is refused naming the path (exit 2) and is not created", async () => {
     for (const args of [["stats"], ["prune", "--older-than", "1d"]]) {
       const run = await runCli(["cache", ...args, "--cache", "absent.sqlite"], { cwd: dir });
       expect(run.code).toBe(2);
@@ -151,28 +151,28 @@ describe("cache CLI", () => {
     expect(() => VerdictCache.open(join(dir, "absent.sqlite"), { mustExist: true })).toThrow(/does not exist/);
   });
 
-  it("issue 14 cache: a file that is not a verdict cache is refused naming the path (exit 2)", async () => {
+  it("a file that is not a verdict cache is refused naming the path (exit 2)", async () => {
     writeFileSync(join(dir, "manifest.json"), "{}\n");
     const run = await runCli(["cache", "stats", "--cache", "manifest.json"], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${join(dir, "manifest.json")} is not an SQLite database`);
   });
 
-  it("issue 14 cache: `cache` without a subcommand, or without --cache, is a usage error (exit 2)", async () => {
+  it("`cache` without a subcommand, or without --cache, is a usage error (exit 2)", async () => {
     expect((await runCli(["cache"], { cwd: dir })).code).toBe(2);
     const run = await runCli(["cache", "stats"], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--cache <path>");
   });
 
-  it("issue 14 cache: help shows examples for stats and prune", async () => {
+  it("help shows examples for stats and prune", async () => {
     const run = await runCli(["cache", "--help"], { cwd: dir });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("little-canary cache stats --cache verdicts.sqlite");
     expect(run.stdout).toContain("little-canary cache prune --cache verdicts.sqlite --older-than 30d");
   });
 
-  it("issue 14 cache: durations take s, m, h, d and w; the library verb refuses no condition", () => {
+  it("durations take s, m, h, d and w; the library verb refuses no condition", () => {
     expect([parseDuration("45s"), parseDuration("90m"), parseDuration("12h"), parseDuration("30d"), parseDuration("2w")]).toEqual([
       45_000, 5_400_000, 43_200_000, 2_592_000_000, 1_209_600_000,
     ]);

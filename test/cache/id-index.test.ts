@@ -24,7 +24,7 @@ function expected(ids: readonly string[]): number[] {
 }
 
 describe("id index", () => {
-  it("issue 14 ids: firstIndex returns the first record that used each id, across batch commits", () => {
+  it("firstIndex returns the first record that used each id, across batch commits", () => {
     const index = IdIndex.create(dir, { batchSize: 3 });
     try {
       const ids = ["a", "b", "a", "c", "", "b", "d", "", "a", "é", "e\u0301", "é"];
@@ -34,7 +34,7 @@ describe("id index", () => {
     }
   });
 
-  it("issue 14 ids: matches a Map on random id lists (property)", () => {
+  it("matches a Map on random id lists (property)", () => {
     fc.assert(
       fc.property(
         fc.array(fc.string({ maxLength: 4, unit: fc.constantFrom("a", "b", "\u0000", "é", "😀") }), { maxLength: 200 }),
@@ -52,7 +52,7 @@ describe("id index", () => {
     );
   });
 
-  it("issue 14 ids: ids that share a hash are still different ids (no false duplicate)", () => {
+  it("ids that share a hash are still different ids (no false duplicate)", () => {
     // Every id collides with every other: only the stored text can tell them apart.
     const index = IdIndex.create(dir, { hash: () => 7, batchSize: 2 });
     try {
@@ -70,7 +70,7 @@ describe("id index", () => {
     }
   });
 
-  it("issue 14 ids: batches written with multi-row inserts (and their remainders) keep every id, with either hash", () => {
+  it("batches written with multi-row inserts (and their remainders) keep every id, with either hash", () => {
     const ids = Array.from({ length: 2000 }, (_, i) => `id-${(i * 7919) % 1300}`);
     for (const options of [{ batchSize: 130 }, { batchSize: 130, hash: (id: string) => id.length }, { batchSize: 64, filterBits: 1024 }]) {
       const index = IdIndex.create(dir, options);
@@ -82,7 +82,7 @@ describe("id index", () => {
     }
   });
 
-  it("issue 14 ids: the default hash is a 53-bit integer and spreads similar ids", () => {
+  it("the default hash is a 53-bit integer and spreads similar ids", () => {
     const hashes = new Set<number>();
     for (let i = 0; i < 10_000; i++) {
       const h = idHash(`record-${i}`);
@@ -92,7 +92,7 @@ describe("id index", () => {
     expect(hashes.size).toBe(10_000);
   });
 
-  it("issue 14 ids: the scratch file lives in the given directory and is removed on close, and when the user throws", async () => {
+  it("the scratch file lives in the given directory and is removed on close, and when the user throws", async () => {
     const index = IdIndex.create(dir);
     expect(existsSync(index.path)).toBe(true);
     expect(index.path.startsWith(dir)).toBe(true);
@@ -116,7 +116,7 @@ describe("id index", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it("issue 14 ids: a directory that does not exist is refused with a typed error and leaves nothing", () => {
+  it("a directory that does not exist is refused with a typed error and leaves nothing", () => {
     // A directory that cannot hold the file is an I/O failure; bad options are the caller's.
     expect(() => IdIndex.create(join(dir, "missing"))).toThrow(expect.objectContaining({ code: "io", message: expect.stringContaining("missing") }));
     expect(() => IdIndex.create(dir, { batchSize: 0 })).toThrow(UsageError);
@@ -124,7 +124,7 @@ describe("id index", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it("issue 14 ids: a hash that is not a safe integer, and an id with a lone surrogate, are refused", () => {
+  it("a hash that is not a safe integer, and an id with a lone surrogate, are refused", () => {
     const index = IdIndex.create(dir, { hash: () => 0.5 });
     try {
       expect(() => index.firstIndex("a", 0)).toThrow(UsageError);

@@ -109,7 +109,7 @@ const VARIANTS: ReadonlyArray<{ name: string; options?: SecurityPipelineOptions;
 describe("canary identity", () => {
   const base = identify(BASE);
 
-  it("issue 14 cache: the identity of a library pipeline holds every field, with the rule-set versions", () => {
+  it("the identity of a library pipeline holds every field, with the rule-set versions", () => {
     expect(base.identity).toEqual({
       identity_format: CACHE_IDENTITY_FORMAT,
       scope: "ingest_segment",
@@ -131,12 +131,12 @@ describe("canary identity", () => {
     expect(base.key).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("issue 14 cache: the same configuration gives the same key (a hit across runs)", () => {
+  it("the same configuration gives the same key (a hit across runs)", () => {
     expect(identify({ ...BASE }).key).toBe(base.key);
   });
 
   for (const variant of VARIANTS) {
-    it(`issue 14 cache: a change of ${variant.name} alone is a miss`, () => {
+    it(`a change of ${variant.name} alone is a miss`, () => {
       const changed = identify(variant.options ?? BASE, { ...SEGMENT, ...variant.identity });
       expect(changedFields(base.identity, changed.identity)).toEqual(variant.fields.sort());
       expect(changed.key).not.toBe(base.key);
@@ -144,7 +144,7 @@ describe("canary identity", () => {
     });
   }
 
-  it("issue 14 cache: judge instead of the regex analyzer, and each judge field alone, is a miss", () => {
+  it("judge instead of the regex analyzer, and each judge field alone, is a miss", () => {
     const judgeOptions = { ...BASE, judgeModel: "qwen3:4b" };
     const judgeIdentity = { ...SEGMENT, judgeModelDigest: "c".repeat(64) };
     const judge = identify(judgeOptions, judgeIdentity);
@@ -161,12 +161,12 @@ describe("canary identity", () => {
     expectMissAcross(judge, otherJudgeDigest);
   });
 
-  it("issue 14 cache: a judge pipeline without the judge model's digest has no identity", () => {
+  it("a judge pipeline without the judge model's digest has no identity", () => {
     const outcome = pipelineIdentity(new SecurityPipeline({ ...BASE, judgeModel: "qwen3:4b" }), SEGMENT);
     expect(outcome).toEqual({ ok: false, reason: "the judge model's digest is unknown" });
   });
 
-  it("issue 14 cache: every leaf of the identity, changed alone, changes the key (rule-set versions and format included)", () => {
+  it("every leaf of the identity, changed alone, changes the key (rule-set versions and format included)", () => {
     const judge = identify({ ...BASE, judgeModel: "qwen3:4b" }, { ...SEGMENT, judgeModelDigest: "c".repeat(64) });
     for (const start of [base.identity, judge.identity]) {
       const key = identityKey(start);
@@ -187,7 +187,7 @@ describe("canary identity", () => {
     for (const [path] of leaves(base.identity)) expect(covered.has(path) || constants.has(path), path).toBe(true);
   });
 
-  it("issue 14 cache: an unknown model digest gives no identity (the caller must not use the cache)", () => {
+  it("an unknown model digest gives no identity (the caller must not use the cache)", () => {
     expect(pipelineIdentity(new SecurityPipeline(BASE), { scope: "ingest_segment", modelDigest: null })).toEqual({
       ok: false,
       reason: "the canary model's digest is unknown",
@@ -195,12 +195,12 @@ describe("canary identity", () => {
     expect(pipelineIdentity(new SecurityPipeline(BASE), { scope: "ingest_segment", modelDigest: "" }).ok).toBe(false);
   });
 
-  it("issue 14 cache: a disabled canary gives no identity", () => {
+  it("a disabled canary gives no identity", () => {
     const outcome = pipelineIdentity(new SecurityPipeline({ ...BASE, enableCanary: false }), SEGMENT);
     expect(outcome).toEqual({ ok: false, reason: "the canary is disabled, so no check is exercised" });
   });
 
-  it("issue 14 cache: a pipeline this library did not build, or one re-wired after construction, gives no identity", () => {
+  it("a pipeline this library did not build, or one re-wired after construction, gives no identity", () => {
     class Sub extends SecurityPipeline {}
     expect(pipelineIdentity(new Sub(BASE), SEGMENT).ok).toBe(false);
     expect(pipelineIdentity({ check: async () => ({}), options: new SecurityPipeline(BASE).options }, SEGMENT).ok).toBe(false);
@@ -223,7 +223,7 @@ describe("canary identity", () => {
     expect(pipelineIdentity(patchedFilter, SEGMENT).ok).toBe(false);
   });
 
-  it("issue 14 cache: custom patterns are told apart by source, flags and reason", () => {
+  it("custom patterns are told apart by source, flags and reason", () => {
     const a = identify({ ...BASE, customPatterns: [{ pattern: /secret/i, reason: "custom" }] });
     const b = identify({ ...BASE, customPatterns: [{ pattern: /secret/, reason: "custom" }] });
     const c = identify({ ...BASE, customPatterns: [{ pattern: /secret/i, reason: "other" }] });
@@ -231,11 +231,11 @@ describe("canary identity", () => {
   });
 });
 
-describe("issue 15 vllm: the identity of an OpenAI-compatible canary", () => {
+describe("the identity of an OpenAI-compatible canary", () => {
   const served = (server: Partial<OpenAIContextProof> = {}, model: string = SERVED.served_model): CacheIdentity =>
     identify({ ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: model }, { ...SEGMENT, modelDigest: null, server: { ...SERVED, ...server } });
 
-  it("issue 15 vllm: the served name's revision stands for the digest and the server's report is in the identity", () => {
+  it("the served name's revision stands for the digest and the server's report is in the identity", () => {
     const id = served();
     expect(id.identity).toMatchObject({
       provider: "openai",
@@ -247,7 +247,7 @@ describe("issue 15 vllm: the identity of an OpenAI-compatible canary", () => {
     expect(served().key).toBe(id.key);
   });
 
-  it("issue 15 vllm: another system_fingerprint, max_model_len or served revision alone is a miss", () => {
+  it("another system_fingerprint, max_model_len or served revision alone is a miss", () => {
     const base15 = served();
     const fingerprint = served({ system_fingerprint: "fp_2" });
     expect(changedFields(base15.identity, fingerprint.identity)).toEqual(["server.system_fingerprint"]);
@@ -270,7 +270,7 @@ describe("issue 15 vllm: the identity of an OpenAI-compatible canary", () => {
     expectMissAcross(exact, bound);
   });
 
-  it("issue 15 vllm: a served name without a pinned revision, or a server not identified, gives no identity", () => {
+  it("a served name without a pinned revision, or a server not identified, gives no identity", () => {
     const pipeline = new SecurityPipeline({ ...BASE, provider: "openai", canaryNumCtx: undefined, canaryModel: "qwen" });
     expect(pipelineIdentity(pipeline, { ...SEGMENT, server: { ...SERVED, served_model: "qwen" } })).toEqual({
       ok: false,

@@ -83,7 +83,7 @@ function startWriter(cache: string, prefix: string, count: number, delayMs: numb
 const key = testIdentity().key;
 
 describe("verdict cache across processes", () => {
-  it("issue 14 cache: a writer killed with SIGKILL mid-run keeps every completed put; a re-run finds them all", async () => {
+  it("a writer killed with SIGKILL mid-run keeps every completed put; a re-run finds them all", async () => {
     const path = join(dir, "cache.sqlite");
     const run = startWriter(path, "k", 100_000, 1);
     await run.after(60);
@@ -105,7 +105,7 @@ describe("verdict cache across processes", () => {
     }
   }, 60_000);
 
-  it("issue 14 cache: two processes writing one new cache file at once both succeed and every entry is there", async () => {
+  it("two processes writing one new cache file at once both succeed and every entry is there", async () => {
     const path = join(dir, "shared.sqlite");
     // Enough puts for the two writers to overlap for a while (asserted below), few enough that
     // SQLite's busy back-off between two tight write loops stays far inside the time limit on

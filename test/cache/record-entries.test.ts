@@ -27,8 +27,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const path = (): string => join(dir, "cache.sqlite");
 const open = (options: { readonly?: boolean } = {}): VerdictCache => VerdictCache.open(path(), { clock, ...options });
 
-describe("issue 14 warm path: record entries in the verdict cache", () => {
-  it("issue 14 warm path: an entry reads back under its key and identity only, and a put replaces it", () => {
+describe("record entries in the verdict cache", () => {
+  it("an entry reads back under its key and identity only, and a put replaces it", () => {
     const cache = open();
     expect(VERDICT_CACHE_SCHEMA_VERSION).toBe(2);
     cache.putRecord({ recordKey: key(1), identity: ID, entry: '{"a":1}', oldestCheckedAt: at(10) });
@@ -43,7 +43,7 @@ describe("issue 14 warm path: record entries in the verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 warm path: prune removes record entries with the verdicts they rest on (by age, by identity) and stats count them", () => {
+  it("prune removes record entries with the verdicts they rest on (by age, by identity) and stats count them", () => {
     const cache = open();
     cache.put({ textSha256: sha256Hex("s1"), identity: ID, state: "pass", exercised: true, value: {}, checkedAt: at(10) });
     cache.put({ textSha256: sha256Hex("s2"), identity: ID, state: "pass", exercised: true, value: {}, checkedAt: at(15) });
@@ -64,7 +64,7 @@ describe("issue 14 warm path: record entries in the verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 warm path: a version 1 cache keeps its verdicts, is read as it is read-only, and is upgraded when opened for writing", () => {
+  it("a version 1 cache keeps its verdicts, is read as it is read-only, and is upgraded when opened for writing", () => {
     let cache = open();
     cache.put({ textSha256: sha256Hex("s1"), identity: ID, state: "flag", exercised: true, value: { v: 1 }, checkedAt: at(9) });
     cache.close();

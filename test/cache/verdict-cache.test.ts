@@ -27,7 +27,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const open = (name = "cache.sqlite"): VerdictCache => VerdictCache.open(join(dir, name), { clock });
 
 describe("verdict cache", () => {
-  it("issue 14 cache: a stored verdict reads back with its original checked_at and evidence, across reopen", () => {
+  it("a stored verdict reads back with its original checked_at and evidence, across reopen", () => {
     const value = { verdict: { safe: true, canary_status: "exercised" }, prompt_eval_count: 311, latency: 0.42 };
     let cache = open();
     cache.put({ textSha256: text(1), identity: ID, state: "pass", exercised: true, value });
@@ -42,7 +42,7 @@ describe("verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 cache: degraded, unexercised, error and not_checked verdicts, and an unexercised pass/flag/block, are refused by put", () => {
+  it("degraded, unexercised, error and not_checked verdicts, and an unexercised pass/flag/block, are refused by put", () => {
     const cache = open();
     for (const state of ["degraded", "unexercised", "error", "not_checked", "anything"]) {
       for (const exercised of [true, false]) {
@@ -66,7 +66,7 @@ describe("verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 cache: put refuses a malformed hash, an identity whose key is not its SHA-256, a non-object value", () => {
+  it("put refuses a malformed hash, an identity whose key is not its SHA-256, a non-object value", () => {
     const cache = open();
     const base = { textSha256: text(1), identity: ID, state: "pass", exercised: true, value: {} };
     expect(() => cache.put({ ...base, textSha256: "ABC" })).toThrow(UsageError);
@@ -78,7 +78,7 @@ describe("verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 cache: stats counts entries per state and per identity with their time range, by aggregates", () => {
+  it("stats counts entries per state and per identity with their time range, by aggregates", () => {
     const cache = open();
     cache.put({ textSha256: text(1), identity: ID, state: "pass", exercised: true, value: {} });
     now += 1000;
@@ -106,7 +106,7 @@ describe("verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 cache: prune by age (injected clock), by identity, keeping one identity, and refuses no condition", () => {
+  it("prune by age (injected clock), by identity, keeping one identity, and refuses no condition", () => {
     const cache = open();
     for (let i = 0; i < 10; i++) {
       cache.put({ textSha256: text(i), identity: i % 2 === 0 ? ID : OTHER, state: "pass", exercised: true, value: { i } });
@@ -127,7 +127,7 @@ describe("verdict cache", () => {
     cache.close();
   });
 
-  it("issue 14 cache: a read-only cache reads and reports but refuses put and prune", () => {
+  it("a read-only cache reads and reports but refuses put and prune", () => {
     const path = join(dir, "cache.sqlite");
     const writer = VerdictCache.open(path, { clock });
     writer.put({ textSha256: text(1), identity: ID, state: "pass", exercised: true, value: { a: 1 } });
@@ -140,7 +140,7 @@ describe("verdict cache", () => {
     reader.close();
   });
 
-  it("issue 14 cache: a missing file is refused (and not created) when it must exist", () => {
+  it("a missing file is refused (and not created) when it must exist", () => {
     const path = join(dir, "absent.sqlite");
     for (const options of [{ mustExist: true }, { readonly: true }]) {
       const error = catchError(() => VerdictCache.open(path, options));
@@ -151,7 +151,7 @@ describe("verdict cache", () => {
     expect(() => readFileSync(path)).toThrow();
   });
 
-  it("issue 14 cache: a file that is not SQLite, a damaged one, another application's database and an unknown schema are refused and left untouched", () => {
+  it("a file that is not SQLite, a damaged one, another application's database and an unknown schema are refused and left untouched", () => {
     const cases: Array<{ name: string; make: (path: string) => void; problem: string; code: string }> = [
       { name: "text.sqlite", make: (p) => writeFileSync(p, '{"schema":"little-canary-ingest-manifest/v1"}\n'), problem: "not_sqlite", code: "io" },
       { name: "short.sqlite", make: (p) => writeFileSync(p, "SQLite"), problem: "not_sqlite", code: "io" },
@@ -199,13 +199,13 @@ describe("verdict cache", () => {
     expect(catchError(() => VerdictCache.open(join(dir, "future.sqlite")))).toHaveProperty("message", expect.stringContaining("schema version 99"));
   });
 
-  it("issue 14 cache: a directory as the cache path is refused with a typed error", () => {
+  it("a directory as the cache path is refused with a typed error", () => {
     const error = catchError(() => VerdictCache.open(dir));
     expect(error).toBeInstanceOf(CacheFileError);
     expect((error as Error).message).toContain(dir);
   });
 
-  it("issue 14 cache: the file is in WAL mode with a busy timeout", () => {
+  it("the file is in WAL mode with a busy timeout", () => {
     const path = join(dir, "cache.sqlite");
     VerdictCache.open(path).close();
     const db = new Database(path, { readonly: true });

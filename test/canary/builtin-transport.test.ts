@@ -157,7 +157,7 @@ afterAll(async () => {
 const viaFetch: typeof fetch = (input, init) => fetch(input, init);
 const OPTIONS: HttpCallOptions = { method: "GET", timeoutMs: 400, maxBodyBytes: 1024 };
 
-describe("issue 14 overhead: the built-in transport gives the fetch path's outcome", () => {
+describe("the built-in transport gives the fetch path's outcome", () => {
   it.each(Object.keys(ROUTES).filter((path) => path !== "/echo"))("%s", async (path) => {
     const built = await httpCall(fetch, `${base}${path}`, OPTIONS);
     const fetched = await httpCall(viaFetch, `${base}${path}`, OPTIONS);
@@ -196,7 +196,7 @@ describe("issue 14 overhead: the built-in transport gives the fetch path's outco
   });
 });
 
-describe("issue 14 overhead: the default transport is Node's HTTP client on a kept-alive socket", () => {
+describe("the default transport is Node's HTTP client on a kept-alive socket", () => {
   it("sends no fetch headers and reuses one connection for consecutive calls", async () => {
     const connectionsBefore = connections.length;
     const marksBefore = fetchMarks.length;

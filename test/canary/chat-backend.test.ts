@@ -24,7 +24,7 @@ afterAll(() => server.close());
 const ROLE = { defaults: { model: "m", timeoutSeconds: 5, maxTokens: 8 }, name: "judge", urlOption: "judge url" };
 
 describe("chat backends", () => {
-  it("issue 13 one-of-each: probe and judge of one provider check availability the same way", async () => {
+  it("probe and judge of one provider check availability the same way", async () => {
     const userinfo = server.url.replace("http://", "http://user:secret@");
     const ollama = [new OllamaCanaryProbe({ model: "m", ollamaUrl: userinfo }), new OllamaJudge({ model: "m", ollamaUrl: userinfo })];
     const openai = [
@@ -44,7 +44,7 @@ describe("chat backends", () => {
     }
   });
 
-  it("issue 13 one-of-each: a backend sends its own model, temperature and seed with the role's prompt", async () => {
+  it("a backend sends its own model, temperature and seed with the role's prompt", async () => {
     server.requests.length = 0;
     const ollama = new OllamaChatBackend({ ollamaUrl: server.url, seed: 7 }, ROLE);
     const openai = new OpenAIChatBackend({ baseUrl: `${server.url}/v1`, apiKey: "k2", temperature: 0.5 }, ROLE);
@@ -56,7 +56,7 @@ describe("chat backends", () => {
     expect(JSON.stringify(openai.describe())).not.toContain("k2");
   });
 
-  it("issue 13 one-of-each: settings are refused in the order the roles always used, named for the role", () => {
+  it("settings are refused in the order the roles always used, named for the role", () => {
     expect(() => new OllamaChatBackend({ timeoutSeconds: -1, ollamaUrl: "not a url" }, ROLE)).toThrow(/judge timeoutSeconds/);
     expect(() => new OpenAIJudge({ apiKey: 5 as never, baseUrl: "not a url" })).toThrow("apiKey must be a string");
     expect(() => new OpenAICanaryProbe({ systemPrompt: "", apiKey: 5 as never })).toThrow(/systemPrompt/i);

@@ -18,8 +18,8 @@ afterEach(async () => {
 
 const OPTIONS = { model: VLLM_MODEL, apiKey: "sk-identity-secret", timeoutMs: 5000 };
 
-describe("issue 15 vllm: probeOpenAIIdentity", () => {
-  it("issue 15 vllm: reads the served model, root, max_model_len and /tokenize, and with a warm-up the fingerprint", async () => {
+describe("probeOpenAIIdentity", () => {
+  it("reads the served model, root, max_model_len and /tokenize, and with a warm-up the fingerprint", async () => {
     const plain = await probeOpenAIIdentity(vllm.baseUrl, OPTIONS);
     expect(plain).toEqual({
       ok: true,
@@ -46,7 +46,7 @@ describe("issue 15 vllm: probeOpenAIIdentity", () => {
     });
   });
 
-  it("issue 15 vllm: a server without max_model_len or /tokenize says so; one that does not list the model is not identified", async () => {
+  it("a server without max_model_len or /tokenize says so; one that does not list the model is not identified", async () => {
     vllm.setMaxModelLen(null);
     vllm.setTokenize(false);
     const bare = await probeOpenAIIdentity(vllm.baseUrl, OPTIONS);
@@ -60,7 +60,7 @@ describe("issue 15 vllm: probeOpenAIIdentity", () => {
     });
   });
 
-  it("issue 15 vllm: an unreachable endpoint or a refused key is a value naming only the origin, never the key or a path secret", async () => {
+  it("an unreachable endpoint or a refused key is a value naming only the origin, never the key or a path secret", async () => {
     const url = await refusedUrl();
     const down = await probeOpenAIIdentity(`${url}/v1`, OPTIONS);
     expect(down).toMatchObject({ ok: false, kind: "unreachable" });
@@ -71,24 +71,24 @@ describe("issue 15 vllm: probeOpenAIIdentity", () => {
     expect(text).not.toContain("secret-path");
   });
 
-  it("issue 15 vllm: /tokenize lives beside /v1, at the server root", () => {
+  it("/tokenize lives beside /v1, at the server root", () => {
     expect(tokenizeBaseUrl("http://127.0.0.1:8000/v1")).toBe("http://127.0.0.1:8000/");
     expect(tokenizeBaseUrl("http://127.0.0.1:8000/v1/")).toBe("http://127.0.0.1:8000/");
     expect(tokenizeBaseUrl("https://gw.example/vllm/v1")).toBe("https://gw.example/vllm");
   });
 });
 
-describe("issue 15 vllm: the probe's per-check count", () => {
+describe("the probe's per-check count", () => {
   const probe = () => new OpenAICanaryProbe({ baseUrl: vllm.baseUrl, apiKey: "sk-identity-secret", model: VLLM_MODEL, timeoutSeconds: 5 });
 
-  it("issue 15 vllm: with /tokenize each prompt is counted exactly and a reply is measured against that count", async () => {
+  it("with /tokenize each prompt is counted exactly and a reply is measured against that count", async () => {
     const result = await probe().test("What is the capital of France?");
     expect(result.success).toBe(true);
     expect(result.metadata).toMatchObject({ context_check: "tokenize" });
     expect(result.metadata["prompt_count"]).toBe(result.metadata["prompt_tokens"]);
   });
 
-  it("issue 15 vllm: a prompt /tokenize shows cannot fit max_model_len is context_too_long and is never sent", async () => {
+  it("a prompt /tokenize shows cannot fit max_model_len is context_too_long and is never sent", async () => {
     vllm.setMaxModelLen(600);
     const p = probe();
     const result = await p.test("Please summarise the following paragraph. ".repeat(80));
@@ -107,7 +107,7 @@ describe("issue 15 vllm: the probe's per-check count", () => {
     expect(vllm.tokenizeRequests()).toHaveLength(1);
   });
 
-  it("issue 15 vllm: the pipeline preflight proves the window before any check, and does nothing for Ollama", async () => {
+  it("the pipeline preflight proves the window before any check, and does nothing for Ollama", async () => {
     const pipeline = new SecurityPipeline({
       provider: "openai",
       baseUrl: vllm.baseUrl,
@@ -130,8 +130,8 @@ describe("issue 15 vllm: the probe's per-check count", () => {
   });
 });
 
-describe("issue 15 vllm: library entries run the gate too", () => {
-  it("issue 15 vllm: screenBatch refuses a server without max_model_len before any check", async () => {
+describe("library entries run the gate too", () => {
+  it("screenBatch refuses a server without max_model_len before any check", async () => {
     const { screenBatch } = await import("../../src/screen/screen-batch.js");
     vllm.setMaxModelLen(null);
     const pipeline = new SecurityPipeline({
@@ -146,8 +146,8 @@ describe("issue 15 vllm: library entries run the gate too", () => {
   });
 });
 
-describe("issue 15 vllm: the 400 over-length answer", () => {
-  it("issue 15 vllm: both vLLM error shapes and both phrasings are context_too_long; another 400 stays http_error", async () => {
+describe("the 400 over-length answer", () => {
+  it("both vLLM error shapes and both phrasings are context_too_long; another 400 stays http_error", async () => {
     const { interpretOpenAIChat } = await import("../../src/canary/openai-chat.js");
     const texts = { origin: "http://127.0.0.1:8000", timeoutSeconds: 5 };
     const answer = (body: unknown) => interpretOpenAIChat({ kind: "response", status: 400, body: JSON.stringify(body) }, texts);

@@ -42,7 +42,7 @@ describe("a successful completion", () => {
     expect(result.metadata).toEqual({ prompt_tokens: 60, completion_tokens: 2, total_tokens: 62, context_check: "one_token_per_byte" });
   });
 
-  it("issue 12 A1: a server that keeps half of an over-long prompt (Ollama /v1) is context_truncated, never a pass", async () => {
+  it("a server that keeps half of an over-long prompt (Ollama /v1) is context_truncated, never a pass", async () => {
     api.setContextCap(2048, "keep_half");
     const result = await probe().test("数据安全".repeat(850));
     expect(result.success).toBe(false);

@@ -75,8 +75,8 @@ function logLines(path: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe("issue 15 pool: the URL#N form", () => {
-  it("issue 15 pool: URL#N parses the per-endpoint concurrency and errors name the flag, never the value", () => {
+describe("the URL#N form", () => {
+  it("URL#N parses the per-endpoint concurrency and errors name the flag, never the value", () => {
     expect(parsePoolEndpoint("http://127.0.0.1:11434#8", "--canary-endpoint")).toEqual({ url: "http://127.0.0.1:11434", concurrency: 8 });
     expect(parsePoolEndpoint("http://127.0.0.1:11434", "--canary-endpoint")).toEqual({ url: "http://127.0.0.1:11434", concurrency: null });
     for (const bad of ["http://h:1#0", "http://h:1#x", "http://h:1#", "http://h:1#1025"]) {
@@ -87,7 +87,7 @@ describe("issue 15 pool: the URL#N form", () => {
     expect(() => parsePoolEndpoints(["http://h:1#2", "http://H:1#4"], "--canary-endpoint")).toThrow("lists the endpoint http://h:1 more than once");
   });
 
-  it("issue 15 pool: the CLI refuses --ollama-url with --canary-endpoint, and a secret in a bad endpoint is never echoed", async () => {
+  it("the CLI refuses --ollama-url with --canary-endpoint, and a secret in a bad endpoint is never echoed", async () => {
     const both = await runCli(["ingest", writeInput(1), "--manifest", "m.json", "--ollama-url", "http://127.0.0.1:1", ...endpointArgs("http://127.0.0.1:2")], {
       cwd: dir,
     });
@@ -109,8 +109,8 @@ describe("issue 15 pool: the URL#N form", () => {
   });
 });
 
-describe("issue 15 pool: identity is pinned before any check", () => {
-  it("issue 15 pool: a digest mismatch refuses the ingest (exit 3) before any /api/chat call, nothing written", async () => {
+describe("identity is pinned before any check", () => {
+  it("a digest mismatch refuses the ingest (exit 3) before any /api/chat call, nothing written", async () => {
     const a = await standIn();
     const b = await standIn({ models: [{ name: "qwen2.5:1.5b", digest: "f".repeat(64) }] });
     const run = await ingest([a.url, b.url]);
@@ -120,7 +120,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 
-  it("issue 15 pool: an endpoint that serves another model refuses before any /api/chat call", async () => {
+  it("an endpoint that serves another model refuses before any /api/chat call", async () => {
     const a = await standIn();
     const b = await standIn({ models: [{ name: "qwen3:4b" }] });
     const run = await ingest([a.url, b.url]);
@@ -130,7 +130,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 
-  it("issue 15 pool: a trained context mismatch refuses before any /api/chat call; an unreachable endpoint refuses too", async () => {
+  it("a trained context mismatch refuses before any /api/chat call; an unreachable endpoint refuses too", async () => {
     const a = await standIn();
     const b = await standIn({ contextLength: 16384 });
     const run = await ingest([a.url, b.url]);
@@ -145,7 +145,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 
-  it("issue 15 pool: a context shorter than a segment needs refuses before any /api/chat call", async () => {
+  it("a context shorter than a segment needs refuses before any /api/chat call", async () => {
     const a = await standIn();
     const b = await standIn();
     a.setContextLength(1024);
@@ -156,7 +156,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(anyChat(a) + anyChat(b)).toBe(0);
   });
 
-  it("issue 15 pool: a loaded context (num_ctx in /api/ps) that differs refuses before any check is sent", async () => {
+  it("a loaded context (num_ctx in /api/ps) that differs refuses before any check is sent", async () => {
     const a = await standIn();
     const b = await standIn();
     b.setPs({ contextLength: 65536 });
@@ -169,7 +169,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 
-  it("issue 15 pool: a behavioural fingerprint mismatch (a mislabelled model) refuses before any check", async () => {
+  it("a behavioural fingerprint mismatch (a mislabelled model) refuses before any check", async () => {
     const a = await standIn();
     const b = await standIn();
     const c = await standIn();
@@ -184,7 +184,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
 
-  it("issue 15 pool: screen and check refuse a mismatched pool with exit 2 before any check", async () => {
+  it("screen and check refuse a mismatched pool with exit 2 before any check", async () => {
     const a = await standIn();
     const b = await standIn({ models: [{ name: "qwen2.5:1.5b", digest: "e".repeat(64) }] });
     const screen = await runCli(["screen", "-", ...endpointArgs(a.url, b.url)], { cwd: dir, stdin: '"hello"\n' });
@@ -196,7 +196,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(anyChat(a) + anyChat(b)).toBe(0);
   });
 
-  it("issue 15 pool: eval runs through a pool, and refuses a mismatched one with exit 2 before any case", async () => {
+  it("eval runs through a pool, and refuses a mismatched one with exit 2 before any case", async () => {
     const a = await standIn();
     const b = await standIn();
     writeFileSync(join(dir, "c.json"), JSON.stringify([{ id: "a", prompt: "What is the capital of France?", expected_safe: true }]));
@@ -215,7 +215,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(existsSync(join(dir, "bad.jsonl"))).toBe(false);
   });
 
-  it("issue 15 pool: serve pins the pool before it binds a port, and refuses a mismatched one", async () => {
+  it("serve pins the pool before it binds a port, and refuses a mismatched one", async () => {
     const a = await standIn();
     const b = await standIn({ models: [{ name: "qwen2.5:1.5b", digest: "d".repeat(64) }] });
     const log: string[] = [];
@@ -232,7 +232,7 @@ describe("issue 15 pool: identity is pinned before any check", () => {
     expect(anyChat(a) + anyChat(b)).toBe(0);
   });
 
-  it("issue 15 pool: the manifest records the pinned identity and fingerprint, the same for 1 and 3 endpoints apart from timestamps", async () => {
+  it("the manifest records the pinned identity and fingerprint, the same for 1 and 3 endpoints apart from timestamps", async () => {
     const a = await standIn({ latencyMs: 5 });
     const b = await standIn({ latencyMs: 5 });
     const c = await standIn({ latencyMs: 5 });
@@ -255,8 +255,8 @@ describe("issue 15 pool: identity is pinned before any check", () => {
   });
 });
 
-describe("issue 15 pool: faults", () => {
-  it("issue 15 pool: a 503 is retried on another endpoint and the check is recorded once", async () => {
+describe("faults", () => {
+  it("a 503 is retried on another endpoint and the check is recorded once", async () => {
     const a = await standIn();
     const b = await standIn();
     a.enqueue({ fault: "status", status: 503, body: "overloaded" });
@@ -280,7 +280,7 @@ describe("issue 15 pool: faults", () => {
     expect(readFileSync(join(dir, "m.json"), "utf8")).not.toContain(a.url);
   });
 
-  it("issue 15 pool: a closed connection is retried on another endpoint; a 400 is not retried", async () => {
+  it("a closed connection is retried on another endpoint; a 400 is not retried", async () => {
     const a = await standIn();
     const b = await standIn();
     const pool = poolPipeline([a.url, b.url]);
@@ -298,7 +298,7 @@ describe("issue 15 pool: faults", () => {
     expect(pool.attempts.map((x) => [x.endpoint, x.outcome, x.retried])).toEqual([[a.url, "http_error", false]]);
   });
 
-  it("issue 15 pool: a timeout is retried on another endpoint", async () => {
+  it("a timeout is retried on another endpoint", async () => {
     const a = await standIn();
     const b = await standIn();
     const pool = poolPipeline([a.url, b.url], 0.5);
@@ -312,7 +312,7 @@ describe("issue 15 pool: faults", () => {
     ]);
   });
 
-  it("issue 15 pool: a retried check never goes beyond MAX_POOL_ATTEMPTS endpoints", async () => {
+  it("a retried check never goes beyond MAX_POOL_ATTEMPTS endpoints", async () => {
     const s = await Promise.all([standIn(), standIn(), standIn(), standIn()]);
     for (const x of s) x.enqueue({ fault: "status", status: 503 });
     const pool = poolPipeline(s.map((x) => x.url));
@@ -322,7 +322,7 @@ describe("issue 15 pool: faults", () => {
     expect(new Set(pool.attempts.map((x) => x.endpoint)).size).toBe(MAX_POOL_ATTEMPTS);
   });
 
-  it("issue 15 pool: an endpoint that keeps failing is taken out with a warning on stderr, and no record is degraded", async () => {
+  it("an endpoint that keeps failing is taken out with a warning on stderr, and no record is degraded", async () => {
     const a = await standIn();
     const b = await standIn();
     a.setReply({ fault: "drop" });
@@ -340,7 +340,7 @@ describe("issue 15 pool: faults", () => {
     expect(log.every((l) => typeof l["latency_ms"] === "number" && typeof l["time"] === "string")).toBe(true);
   });
 
-  it("issue 15 pool: when every endpoint is taken out, checks fail as unavailable and the circuit breaker stops the run", async () => {
+  it("when every endpoint is taken out, checks fail as unavailable and the circuit breaker stops the run", async () => {
     const a = await standIn();
     const b = await standIn();
     a.setReply({ fault: "drop" });
@@ -353,8 +353,8 @@ describe("issue 15 pool: faults", () => {
   });
 });
 
-describe("issue 15 pool: provider-agnostic", () => {
-  it("issue 15 pool: a pool of OpenAI-compatible endpoints pins, fingerprints and checks the reply's model name", async () => {
+describe("provider-agnostic", () => {
+  it("a pool of OpenAI-compatible endpoints pins, fingerprints and checks the reply's model name", async () => {
     const a = await startOpenAIStandIn();
     const b = await startOpenAIStandIn();
     try {
@@ -382,8 +382,8 @@ describe("issue 15 pool: provider-agnostic", () => {
   });
 });
 
-describe("issue 15 pool: the verdict cache", () => {
-  it("issue 15 pool: the fingerprint is part of the cache identity, and an unpinned pool has none", async () => {
+describe("the verdict cache", () => {
+  it("the fingerprint is part of the cache identity, and an unpinned pool has none", async () => {
     const a = await standIn();
     const b = await standIn();
     const pool = poolPipeline([a.url, b.url]);
@@ -412,8 +412,8 @@ describe("issue 15 pool: the verdict cache", () => {
   });
 });
 
-describe("issue 15 pool: dispatch", () => {
-  it("issue 15 pool: least-loaded dispatch respects per-endpoint caps under the global cap", async () => {
+describe("dispatch", () => {
+  it("least-loaded dispatch respects per-endpoint caps under the global cap", async () => {
     const a = await standIn({ latencyMs: 60 });
     const b = await standIn({ latencyMs: 60 });
     const pool = poolPipeline([`${a.url}#1`, `${b.url}#3`]);
@@ -428,7 +428,7 @@ describe("issue 15 pool: dispatch", () => {
     expect(a.chatRequests().length).toBeGreaterThanOrEqual(2);
   });
 
-  it("issue 15 pool: without caps the least-loaded endpoint gets the next check", async () => {
+  it("without caps the least-loaded endpoint gets the next check", async () => {
     const a = await standIn({ latencyMs: 40 });
     const b = await standIn({ latencyMs: 40 });
     const c = await standIn({ latencyMs: 40 });
@@ -438,7 +438,7 @@ describe("issue 15 pool: dispatch", () => {
     expect([a, b, c].map((s) => s.chatRequests().length)).toEqual([2, 2, 2]);
   });
 
-  it("issue 15 pool: behind a router, a reply naming another model degrades that check and warns", async () => {
+  it("behind a router, a reply naming another model degrades that check and warns", async () => {
     const router = await standIn();
     const pool = poolPipeline([router.url]);
     router.enqueue({

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { HEAP_GROWING_PERCENT, tuneHeapGrowth } from "../../cli/heap-tuning.js";
 
-describe("issue 14 memory: the heap growing factor", () => {
+describe("the heap growing factor", () => {
   it("is set when node was started without one", () => {
     expect(HEAP_GROWING_PERCENT).toBe(100);
     expect(tuneHeapGrowth([])).toBe(true);

@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 describe("interrupt after the commit", () => {
-  it("issue 12 B9: SIGINT just after the commit keeps exit 0, prints the committed warning, releases the lock before the handler goes", async () => {
+  it("SIGINT just after the commit keeps exit 0, prints the committed warning, releases the lock before the handler goes", async () => {
     const t = testIo(dir);
     const locksAtUnregister: boolean[] = [];
     const io = {

@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 describe("messages", () => {
-  it("issue 12 D22: a refused input names its file in screen and ingest; stdin needs no name", async () => {
+  it("a refused input names its file in screen and ingest; stdin needs no name", async () => {
     await writeFile(join(dir, "dup.jsonl"), '{"text":"a"}\n{"text":"a","text":"b"}\n');
     const screen = await runCli(["screen", "dup.jsonl", "--no-canary"], { cwd: dir });
     expect(screen.code).toBe(2);
@@ -36,21 +36,21 @@ describe("messages", () => {
     expect(piped.stderr).toContain("error: line 1: 'text' must be a non-empty string\n");
   });
 
-  it("issue 12 D22: a one-record ingest says '1 record', not '1 records'", async () => {
+  it("a one-record ingest says '1 record', not '1 records'", async () => {
     await writeFile(join(dir, "one.jsonl"), `${JSON.stringify({ text: "hello" })}\n`);
     const run = await runCli(["ingest", "one.jsonl", "--manifest", "m.json", "--no-canary"], { cwd: dir });
     expect(run.stdout).toContain("ingest (strict/v1): 1 record, 0 admitted, 1 held");
     expect(run.stdout).not.toMatch(/\b1 records\b/);
   });
 
-  it("issue 12 D22: verify --help shows its example on two lines without a run of stray spaces", async () => {
+  it("verify --help shows its example on two lines without a run of stray spaces", async () => {
     const run = await runCli(["verify", "--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("--export admitted.json \\\n    --expect-manifest-sha256");
     expect(run.stdout).not.toMatch(/admitted\.json {2,}--expect/);
   });
 
-  it("issue 12 D22: a progress line is never drawn again after finish() (a late result after an interrupt)", () => {
+  it("a progress line is never drawn again after finish() (a late result after an interrupt)", () => {
     let text = "";
     const stderr = new Writable({
       write(chunk, _encoding, callback) {
@@ -77,7 +77,7 @@ describe("messages", () => {
     });
     afterEach(() => ollama.close());
 
-    it("issue 12 D22: a write error without a path names the file being written", async () => {
+    it("a write error without a path names the file being written", async () => {
       await writeFile(join(dir, "in.jsonl"), `${JSON.stringify({ text: "A note about lakes." })}\n`);
       // Node reports a failed write on an open file handle without a path: the message must still
       // say which file it was.

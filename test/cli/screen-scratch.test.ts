@@ -20,7 +20,7 @@ afterAll(async () => {
 
 describe("screen scratch files in a real process", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    it(`issue 14 screen streams: ${signal} while stdin is open removes the stdin copy and exits 2 with nothing on stdout`, async () => {
+    it(`${signal} while stdin is open removes the stdin copy and exits 2 with nothing on stdout`, async () => {
       const child = spawn(process.execPath, [cli.entry, "screen", "-", "--no-canary", "--scratch-dir", scratch], {
         env: { PATH: process.env["PATH"] ?? "" },
         stdio: ["pipe", "pipe", "pipe"],

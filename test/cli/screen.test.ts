@@ -136,7 +136,7 @@ describe("screen output", () => {
 });
 
 describe("screen streams (issue 14)", () => {
-  it("issue 14 limits: --max-items 0 and --max-total-bytes 0 given explicitly mean no limit; the defaults stay", async () => {
+  it("--max-items 0 and --max-total-bytes 0 given explicitly mean no limit; the defaults stay", async () => {
     const many = `${Array.from({ length: 1_001 }, (_, i) => JSON.stringify(`note ${i}`)).join("\n")}\n`;
     const refused = await screen(["-", "--no-canary"], many);
     expect(refused.code).toBe(2);
@@ -150,7 +150,7 @@ describe("screen streams (issue 14)", () => {
     expect(JSON.parse(noTotal.stdout).total).toBe(130);
   }, 60_000);
 
-  it("issue 14 limits: screen --help says what 0 means and where the scratch files go", async () => {
+  it("screen --help says what 0 means and where the scratch files go", async () => {
     const help = await runCli(["screen", "--help"]);
     expect(help.stdout).toMatch(/--max-items <n>\s+most items accepted \(0: no\s+limit\)/);
     expect(help.stdout).toMatch(/--max-total-bytes <n>[\s\S]*\(0: no\s+limit\)/);
@@ -158,7 +158,7 @@ describe("screen streams (issue 14)", () => {
     expect(help.stdout).toMatch(/validated before the first check/);
   });
 
-  it("issue 14 screen streams: Ctrl-C during the checks exits 2, prints nothing on stdout and leaves no scratch file", async () => {
+  it("Ctrl-C during the checks exits 2, prints nothing on stdout and leaves no scratch file", async () => {
     const scratch = await mkdtemp(join(tmpdir(), "lc-screen-scratch-"));
     ollama.setLatency(5_000);
     const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
@@ -175,7 +175,7 @@ describe("screen streams (issue 14)", () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it("issue 14 screen streams: an unusable --scratch-dir refuses stdin input and names the path", async () => {
+  it("an unusable --scratch-dir refuses stdin input and names the path", async () => {
     const run = await screen(["-", "--no-canary", "--scratch-dir", "/nonexistent/lc-scratch"], '"hello"\n');
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");

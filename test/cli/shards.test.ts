@@ -115,7 +115,7 @@ afterAll(async () => {
 });
 
 describe("sharded ingest, index and verify --index through the built CLI", () => {
-  it("issue 15 shard: N shard processes in parallel tile the input; index writes one canonical index that verify --index accepts against its pin", async () => {
+  it("N shard processes in parallel tile the input; index writes one canonical index that verify --index accepts against its pin", async () => {
     const dir = copyOfBase();
     // Both stand-ins answered checks: the shards ran against two canary endpoints.
     for (const canary of canaries) expect(canary.chatRequests().length).toBeGreaterThan(0);
@@ -161,7 +161,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(JSON.parse(json.stdout)).toEqual({ consistent: true, index_sha256: sha, pinned: false, shards: 4, problems: [] });
   });
 
-  it("issue 15 shard: the xargs -P script runs the same flow on one machine and prints the index's SHA-256", async () => {
+  it("the xargs -P script runs the same flow on one machine and prints the index's SHA-256", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-shards-xargs-"));
     work.push(dir);
     writeFileSync(join(dir, "in.jsonl"), `${inputLines("in").join("\n")}\n`);
@@ -178,7 +178,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(readFileSync(join(dir, "out/shard-1.exit"), "utf8")).toBe("1\n");
   }, 120_000);
 
-  it("issue 15 shard: a tampered manifest fails index and verify --index, naming the shard", async () => {
+  it("a tampered manifest fails index and verify --index, naming the shard", async () => {
     const dir = copyOfBase();
     expect((await index(dir, pairs())).code).toBe(0);
     const text = readFileSync(join(dir, "m1.json"), "utf8");
@@ -192,7 +192,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(rebuilt.stdout).toMatch(/^index: \d+ problems?; nothing written\n {2}- \[shard_pair\] shard 1\/4 \("m1.json"\)/);
   });
 
-  it("issue 15 shard: a tampered export fails index and verify --index, naming the shard", async () => {
+  it("a tampered export fails index and verify --index, naming the shard", async () => {
     const dir = copyOfBase();
     expect((await index(dir, pairs())).code).toBe(0);
     const before = readFileSync(join(dir, "index.json"));
@@ -208,7 +208,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(readFileSync(join(dir, "index.json")).equals(before)).toBe(true);
   });
 
-  it("issue 15 shard: a missing shard fails index, and verify --index of an index without it or without its file", async () => {
+  it("a missing shard fails index, and verify --index of an index without it or without its file", async () => {
     const dir = copyOfBase();
     const without = await index(dir, pairs([0, 1, 3]));
     expect(without.code).toBe(1);
@@ -237,7 +237,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(hostile.stderr).toBe("error: shard 2/4 ((path not shown)): cannot read manifest (path not shown) (file not found)\n");
   });
 
-  it("issue 15 shard: the same shard twice, or a shard whose range overlaps its neighbour's, fails index and verify --index", async () => {
+  it("the same shard twice, or a shard whose range overlaps its neighbour's, fails index and verify --index", async () => {
     const dir = copyOfBase();
     const twice = await index(dir, [...pairs(), "m1.json:e1.json"]);
     expect(twice.code).toBe(1);
@@ -264,7 +264,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(verified.stdout).toContain('[shard_tiling] shard 1/4 ("m1.json")');
   });
 
-  it("issue 15 shard: a shard of another input fails index and verify --index, naming the shard", async () => {
+  it("a shard of another input fails index and verify --index, naming the shard", async () => {
     const dir = copyOfBase();
     const foreign = await index(dir, [...pairs([0, 1, 2]), "other-m3.json:other-e3.json"]);
     expect(foreign.code).toBe(1);
@@ -283,7 +283,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(verified.stdout).toContain('[shard_input_mismatch] shard 3/4 ("m3.json"): is a shard of another input');
   });
 
-  it("issue 15 shard: an --expect-index-sha256 mismatch, an edited total and an unsharded pair each fail", async () => {
+  it("an --expect-index-sha256 mismatch, an edited total and an unsharded pair each fail", async () => {
     const dir = copyOfBase();
     expect((await index(dir, pairs())).code).toBe(0);
     const wrong = await verifyIndex(dir, ["--expect-index-sha256", "0".repeat(64)]);
@@ -307,7 +307,7 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(unsharded.stdout).toContain('[shard_not_sharded] pair 5 ("plain-m.json"): its manifest records no shard (it was not made with ingest --shard)');
   });
 
-  it("issue 15 shard: index refuses an argument without its colon, --out naming a shard's file, and a missing --out", async () => {
+  it("index refuses an argument without its colon, --out naming a shard's file, and a missing --out", async () => {
     const dir = copyOfBase();
     const noColon = await index(dir, [...pairs([0, 1]), "m2.json"]);
     expect(noColon.code).toBe(3);

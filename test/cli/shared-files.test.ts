@@ -27,8 +27,8 @@ const canary = () => ["--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5
 const ingest = (extra: string[], env: Record<string, string> = {}) =>
   runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", ...canary(), ...extra], { cwd: dir, env });
 
-describe("issue 16 red: a run's side files never share a path with another file of the run", () => {
-  it("issue 16 red: ingest --sarif naming the --cache file is refused before the cache is replaced by the report", async () => {
+describe("a run's side files never share a path with another file of the run", () => {
+  it("ingest --sarif naming the --cache file is refused before the cache is replaced by the report", async () => {
     // A first run fills the cache.
     expect((await ingest(["--cache", "c.db"])).code).toBe(1);
     const cache = await readFile(join(dir, "c.db"));
@@ -42,7 +42,7 @@ describe("issue 16 red: a run's side files never share a path with another file 
     expect((await readFile(join(dir, "c.db"))).equals(cache)).toBe(true);
   });
 
-  it("issue 16 red: --endpoint-log naming the input, a report or the cache is refused, and the input is not appended to", async () => {
+  it("--endpoint-log naming the input, a report or the cache is refused, and the input is not appended to", async () => {
     const pool = ["--canary-endpoint", ollama.url];
     const screenRun = (extra: string[]) =>
       runCli(["screen", "in.jsonl", "--canary-model", "qwen2.5:1.5b", "--max-canary-failures", "0", ...pool, ...extra], { cwd: dir });
@@ -61,7 +61,7 @@ describe("issue 16 red: a run's side files never share a path with another file 
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
   });
 
-  it("issue 15 red: eval --endpoint-log naming the corpus or the run record is refused, and the corpus is not appended to", async () => {
+  it("eval --endpoint-log naming the corpus or the run record is refused, and the corpus is not appended to", async () => {
     const corpus = JSON.stringify([{ id: "a", prompt: "What is the capital of France?", expected_safe: true }]);
     await writeFile(join(dir, "c.json"), corpus);
     const evalRun = (log: string) =>
@@ -78,7 +78,7 @@ describe("issue 16 red: a run's side files never share a path with another file 
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 16 red: a $GITHUB_STEP_SUMMARY that is the manifest is refused under GitHub output, so the published manifest is never appended to", async () => {
+  it("a $GITHUB_STEP_SUMMARY that is the manifest is refused under GitHub output, so the published manifest is never appended to", async () => {
     const run = await ingest(["--github"], { GITHUB_STEP_SUMMARY: join(dir, "m.json") });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain("$GITHUB_STEP_SUMMARY names the same file as --manifest");

@@ -43,7 +43,7 @@ async function run(argv: string[], stdinIsTTY: boolean, stdin = ""): Promise<{ c
 const HINT = /^reading .* from stdin \(a terminal\): type it and end with Ctrl-D, or pipe it in, or /m;
 
 describe("a terminal on stdin", () => {
-  it("issue 12 D23: check without --text prints the stdin hint, naming --text", async () => {
+  it("check without --text prints the stdin hint, naming --text", async () => {
     const result = await run(["check", "--no-canary"], true, "hello\n");
     expect(result.stderr).toMatch(HINT);
     expect(result.stderr).toContain("pass --text");
@@ -51,7 +51,7 @@ describe("a terminal on stdin", () => {
     expect((await run(["check", "--no-canary", "--text", "hello"], true)).stderr).not.toMatch(HINT);
   });
 
-  it("issue 12 D23: screen and ingest reading stdin print the hint, naming FILE", async () => {
+  it("screen and ingest reading stdin print the hint, naming FILE", async () => {
     const line = `${JSON.stringify({ text: "hello" })}\n`;
     const screen = await run(["screen", "--no-canary"], true, line);
     expect(screen.stderr).toMatch(HINT);

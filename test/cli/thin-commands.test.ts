@@ -23,21 +23,21 @@ const SERVICE = { maxConcurrent: 2, maxQueue: 3, readTimeoutMs: 1000, maxConnect
 const NO_CANARY = { enableCanary: false };
 
 describe("thin CLI commands", () => {
-  it("issue 13: every cli/commands/*.ts is at most 80 lines", () => {
+  it("every cli/commands/*.ts is at most 80 lines", () => {
     const files = readdirSync(COMMANDS).filter((name) => name.endsWith(".ts"));
     expect(files).toEqual(expect.arrayContaining(["check.ts", "demo.ts", "eval.ts", "ingest.ts", "screen.ts", "serve.ts", "verify.ts"]));
     const over = files.filter((name) => readFileSync(join(COMMANDS, name), "utf8").split("\n").length - 1 > 80);
     expect(over).toEqual([]);
   });
 
-  it("issue 13: demo, eval and serve commands do no reading, writing, binding or capture work themselves", () => {
+  it("demo, eval and serve commands do no reading, writing, binding or capture work themselves", () => {
     for (const name of ["demo.ts", "eval.ts", "serve.ts"]) {
       const text = readFileSync(join(COMMANDS, name), "utf8");
       expect(text, name).not.toMatch(/node:fs|node:http|writeCapture|captureFromLive|runReplay|runLive|listenLoopback|closeGracefully|new SecurityPipeline/);
     }
   });
 
-  it("issue 13: runDemoCommand replays without a capture as REPLAY UNAVAILABLE, exit 2, no model call", async () => {
+  it("runDemoCommand replays without a capture as REPLAY UNAVAILABLE, exit 2, no model call", async () => {
     const notes: string[] = [];
     const result = await runDemoCommand({ live: false, backend: "ollama", model: "m", endpoint: "x", env: {}, onReplayError: (line) => notes.push(line) });
     expect(result.outcome.status).toBe("REPLAY UNAVAILABLE");
@@ -47,7 +47,7 @@ describe("thin CLI commands", () => {
     expect(notes).toEqual([]);
   });
 
-  it("issue 13: runDemoCommand refuses a non-loopback live endpoint before any request or timeout read", async () => {
+  it("runDemoCommand refuses a non-loopback live endpoint before any request or timeout read", async () => {
     let disclosed = false;
     const run = runDemoCommand({
       live: true,
@@ -64,7 +64,7 @@ describe("thin CLI commands", () => {
     expect(disclosed).toBe(false);
   });
 
-  it("issue 13: runService binds 127.0.0.1, logs the banner without request text, and returns after stop and drain", async () => {
+  it("runService binds 127.0.0.1, logs the banner without request text, and returns after stop and drain", async () => {
     const log: string[] = [];
     let stop: () => void = () => {};
     const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -91,7 +91,7 @@ describe("thin CLI commands", () => {
     expect(log.join("\n")).not.toContain("hello secret");
   });
 
-  it("issue 13: runService rejects with ServerBindError (code bind_failed) on a taken port, before any banner", async () => {
+  it("runService rejects with ServerBindError (code bind_failed) on a taken port, before any banner", async () => {
     const { server, port } = await occupiedPort();
     try {
       const log: string[] = [];

@@ -35,8 +35,8 @@ const pool = (): string[] => [
 /** Completion requests that are checks (not the warm-up, not a fingerprint probe). */
 const checks = (replica: OpenAIStandIn) => replica.completionRequests().filter((r) => !JSON.stringify(r.body).includes(FINGERPRINT_PROBE_PREFIX));
 
-describe("issue 15 pool: a pool of vLLM-like replicas", () => {
-  it("issue 15 pool: ingest over two replicas admits every record, spreads the checks, and records the server report and the fingerprint", async () => {
+describe("a pool of vLLM-like replicas", () => {
+  it("ingest over two replicas admits every record, spreads the checks, and records the server report and the fingerprint", async () => {
     await writeFile(join(dir, "in.jsonl"), jsonl(RECORDS));
     const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--concurrency", "4", ...pool()], { cwd: dir });
     expect(run.stderr).not.toMatch(/^error/m);
@@ -57,7 +57,7 @@ describe("issue 15 pool: a pool of vLLM-like replicas", () => {
     expect((await runCli(["verify", "--manifest", "m.json", "--export", "e.json"], { cwd: dir })).code).toBe(0);
   });
 
-  it("issue 15 pool: a replica with another max_model_len refuses ingest (3, nothing written) and screen (2) before any check", async () => {
+  it("a replica with another max_model_len refuses ingest (3, nothing written) and screen (2) before any check", async () => {
     (replicas[1] as OpenAIStandIn).setMaxModelLen(24576);
     await writeFile(join(dir, "in.jsonl"), jsonl(RECORDS));
     const ingest = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", ...pool()], { cwd: dir });
@@ -70,7 +70,7 @@ describe("issue 15 pool: a pool of vLLM-like replicas", () => {
     for (const replica of replicas) expect(replica.completionRequests()).toEqual([]);
   });
 
-  it("issue 15 pool: a replica reporting another engine (system_fingerprint) is refused before any check", async () => {
+  it("a replica reporting another engine (system_fingerprint) is refused before any check", async () => {
     await writeFile(join(dir, "in.jsonl"), jsonl(RECORDS));
     (replicas[1] as OpenAIStandIn).setSystemFingerprint("fp_other_engine");
     const engine = await runCli(["screen", "in.jsonl", ...pool()], { cwd: dir });
@@ -79,7 +79,7 @@ describe("issue 15 pool: a pool of vLLM-like replicas", () => {
     for (const replica of replicas) expect(replica.completionRequests()).toEqual([]);
   });
 
-  it("issue 15 pool: eval runs over the replicas and its header records the server report they agreed on", async () => {
+  it("eval runs over the replicas and its header records the server report they agreed on", async () => {
     const corpus = join(dir, "corpus.json");
     await writeFile(corpus, JSON.stringify([{ id: "b1", prompt: "What is the capital of France?", expected_safe: true }]));
     const endpoints = replicas.flatMap((replica) => ["--canary-endpoint", replica.baseUrl]);
@@ -95,7 +95,7 @@ describe("issue 15 pool: a pool of vLLM-like replicas", () => {
     expect(header.backend).toMatchObject({ provider: "openai", canary_server: { served_model: VLLM_MODEL, max_model_len: 32768 } });
   });
 
-  it("issue 15 pool: --base-url and --canary-endpoint together are refused naming both flags; a pool endpoint keeps its /v1 path", async () => {
+  it("--base-url and --canary-endpoint together are refused naming both flags; a pool endpoint keeps its /v1 path", async () => {
     await writeFile(join(dir, "in.jsonl"), jsonl(RECORDS));
     const both = await runCli(["screen", "in.jsonl", "--base-url", (replicas[0] as OpenAIStandIn).baseUrl, ...pool()], { cwd: dir });
     expect(both.code).toBe(2);

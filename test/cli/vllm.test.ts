@@ -73,8 +73,8 @@ async function everyCommand(): Promise<Array<{ name: string; code: number; stdou
   return runs;
 }
 
-describe("issue 15 vllm: --provider openai on every command that checks", () => {
-  it("issue 15 vllm: ingest admits against a vLLM-like server; the manifest records the server, usage.prompt_tokens per segment, and verify accepts it", async () => {
+describe("--provider openai on every command that checks", () => {
+  it("ingest admits against a vLLM-like server; the manifest records the server, usage.prompt_tokens per segment, and verify accepts it", async () => {
     const run = await ingest(RECORDS);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(
@@ -106,7 +106,7 @@ describe("issue 15 vllm: --provider openai on every command that checks", () => 
     expect(verified.code).toBe(0);
   });
 
-  it("issue 15 vllm: screen and check run against it and pass benign text with both layers exercised", async () => {
+  it("screen and check run against it and pass benign text with both layers exercised", async () => {
     const screened = await screen(RECORDS);
     expect(screened.code).toBe(0);
     const batch = JSON.parse(screened.stdout);
@@ -116,7 +116,7 @@ describe("issue 15 vllm: --provider openai on every command that checks", () => 
     expect(JSON.parse(checked.stdout)).toMatchObject({ safe: true, canary_status: "exercised" });
   });
 
-  it("issue 15 vllm: eval runs against it and its header records the server's report", async () => {
+  it("eval runs against it and its header records the server's report", async () => {
     const corpus = join(dir, "corpus.json");
     await writeFile(corpus, JSON.stringify([{ id: "b1", prompt: "What is the capital of France?", expected_safe: true }]));
     const output = join(dir, "eval.jsonl");
@@ -144,7 +144,7 @@ describe("issue 15 vllm: --provider openai on every command that checks", () => 
     expect(vllm.completionRequests()).toHaveLength(1);
   });
 
-  it("issue 15 vllm: the flags are parsed in one place and every refusal names its flag", async () => {
+  it("the flags are parsed in one place and every refusal names its flag", async () => {
     for (const command of [["check"], ["screen", "-"], ["serve"]]) {
       const noUrl = await runCli([...command, "--provider", "openai"], { stdin: "hi" });
       expect(noUrl.code).toBe(2);
@@ -167,8 +167,8 @@ describe("issue 15 vllm: --provider openai on every command that checks", () => 
   });
 });
 
-describe("issue 15 vllm: the context gate for OpenAI-compatible servers", () => {
-  it("issue 15 vllm: a server that reports no max_model_len refuses every command before any check (ingest 3 with nothing written, the others 2)", async () => {
+describe("the context gate for OpenAI-compatible servers", () => {
+  it("a server that reports no max_model_len refuses every command before any check (ingest 3 with nothing written, the others 2)", async () => {
     vllm.setMaxModelLen(null);
     const runs = await everyCommand();
     for (const run of runs) {
@@ -181,7 +181,7 @@ describe("issue 15 vllm: the context gate for OpenAI-compatible servers", () => 
     expect(vllm.completionRequests()).toHaveLength(0);
   });
 
-  it("issue 15 vllm: a max_model_len shorter than a segment (or window) needs refuses before any check, naming the endpoint and the numbers", async () => {
+  it("a max_model_len shorter than a segment (or window) needs refuses before any check, naming the endpoint and the numbers", async () => {
     vllm.setMaxModelLen(8192);
     const runs = await everyCommand();
     for (const run of runs) {
@@ -197,7 +197,7 @@ describe("issue 15 vllm: the context gate for OpenAI-compatible servers", () => 
     expect((await ingest(RECORDS)).code).toBe(0);
   });
 
-  it("issue 15 vllm: without /tokenize (404) the run falls back to the conservative bound and says so", async () => {
+  it("without /tokenize (404) the run falls back to the conservative bound and says so", async () => {
     vllm.setTokenize(false);
     const run = await ingest(RECORDS);
     expect(run.code).toBe(0);
@@ -210,7 +210,7 @@ describe("issue 15 vllm: the context gate for OpenAI-compatible servers", () => 
     expect(text.prompt_eval_count).toBe(reported(RECORDS[0]?.text as string));
   });
 
-  it("issue 15 vllm: an endpoint that does not list the model refuses, naming the origin", async () => {
+  it("an endpoint that does not list the model refuses, naming the origin", async () => {
     vllm.setModels(["another/model@0123456"]);
     const run = await ingest(RECORDS);
     expect(run.code).toBe(3);
@@ -219,8 +219,8 @@ describe("issue 15 vllm: the context gate for OpenAI-compatible servers", () => 
   });
 });
 
-describe("issue 15 vllm: over-long prompts and the evidence of each check", () => {
-  it("issue 15 vllm: a 400 'maximum context length' answer is context_too_long: degraded, never a pass, sent once", async () => {
+describe("over-long prompts and the evidence of each check", () => {
+  it("a 400 'maximum context length' answer is context_too_long: degraded, never a pass, sent once", async () => {
     vllm.setTokenize(false);
     // Room for the warm-up (about 300 tokens), not for this prompt (about 800).
     vllm.setContextCap(600, "reject");
@@ -241,7 +241,7 @@ describe("issue 15 vllm: over-long prompts and the evidence of each check", () =
     expect(vllm.completionRequests()).toHaveLength(1 + m.run.checks_performed);
   });
 
-  it("issue 15 vllm: a reply whose usage.prompt_tokens is below the /tokenize count is context_truncated, never a pass", async () => {
+  it("a reply whose usage.prompt_tokens is below the /tokenize count is context_truncated, never a pass", async () => {
     vllm.setReply({ content: REPLY, usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } });
     const checked = await check("What is the capital of France?");
     expect(checked.code).toBe(2);
@@ -249,8 +249,8 @@ describe("issue 15 vllm: over-long prompts and the evidence of each check", () =
   });
 });
 
-describe("issue 15 vllm: the served model and system_fingerprint in the cache identity", () => {
-  it("issue 15 vllm: an unchanged server is a hit; another system_fingerprint is a miss", async () => {
+describe("the served model and system_fingerprint in the cache identity", () => {
+  it("an unchanged server is a hit; another system_fingerprint is a miss", async () => {
     const cache = ["--cache", join(dir, "verdicts.sqlite"), "--overwrite"];
     expect((await ingest(RECORDS, cache)).code).toBe(0);
     const first = vllm.completionRequests().length;
@@ -275,7 +275,7 @@ describe("issue 15 vllm: the served model and system_fingerprint in the cache id
     expect(JSON.parse(changed.stdout).items.some((item: { reused?: boolean }) => item.reused === true)).toBe(false);
   });
 
-  it("issue 15 vllm: a served name without a pinned revision is not cached, and the run says why", async () => {
+  it("a served name without a pinned revision is not cached, and the run says why", async () => {
     vllm.setModels(["qwen-small"]);
     const run = await ingest(RECORDS, ["--cache", join(dir, "verdicts.sqlite"), "--canary-model", "qwen-small"]);
     expect(run.code).toBe(0);
@@ -283,8 +283,8 @@ describe("issue 15 vllm: the served model and system_fingerprint in the cache id
   });
 });
 
-describe("issue 15 vllm: serve", () => {
-  it("issue 15 vllm: serve with --provider openai proves the window before binding, logs it, and screens through the server", async () => {
+describe("serve", () => {
+  it("serve with --provider openai proves the window before binding, logs it, and screens through the server", async () => {
     const { runService } = await import("../../src/server/run-service.js");
     const log: string[] = [];
     let stop: () => void = () => {};

@@ -32,7 +32,7 @@ function referenceUtf8Bytes(text: string): number {
 
 const UNITS = [0x00, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xfffe, 0xffff];
 
-describe("issue 14 warm path: code-point and UTF-8 counts", () => {
+describe("code-point and UTF-8 counts", () => {
   it("codePointLength and utf8ByteLength agree with per-unit counts on every mix of unit kinds", () => {
     let state = 7;
     const next = (): number => {

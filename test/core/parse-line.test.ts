@@ -220,7 +220,7 @@ describe("strict JSON line parser", () => {
   });
 });
 
-describe("issue 12 B6/B7: parsing bytes keeps the strict UTF-8 and blank-line rules", () => {
+describe("parsing bytes keeps the strict UTF-8 and blank-line rules", () => {
   const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const decodes = (bytes: Uint8Array): boolean => {
     try {
@@ -233,7 +233,7 @@ describe("issue 12 B6/B7: parsing bytes keeps the strict UTF-8 and blank-line ru
   // Bytes around the UTF-8 edge cases: overlongs, surrogates, > U+10FFFF, truncated sequences.
   const edgyByte = fc.constantFrom(0x22, 0x61, 0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90);
 
-  it("issue 12 B7: parseJsonBytes refuses exactly the bytes a fatal TextDecoder refuses", () => {
+  it("parseJsonBytes refuses exactly the bytes a fatal TextDecoder refuses", () => {
     fc.assert(
       fc.property(fc.array(edgyByte, { maxLength: 12 }), (inner) => {
         const bytes = Uint8Array.from([0x22, ...inner.filter((b) => b !== 0x22), 0x22]);
@@ -248,7 +248,7 @@ describe("issue 12 B6/B7: parsing bytes keeps the strict UTF-8 and blank-line ru
     );
   });
 
-  it("issue 12 B6: isBlankBytes agrees with isBlankLine on the decoded line", () => {
+  it("isBlankBytes agrees with isBlankLine on the decoded line", () => {
     const unit = fc.constantFrom(
       " ",
       "\t",

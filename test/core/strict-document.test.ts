@@ -13,30 +13,30 @@ const BAD_UTF8 = Uint8Array.of(0x5b, 0x22, 0xc3, 0x28, 0x22, 0x5d);
 const DUPLICATE = enc('{"a":1,"a":2}');
 
 describe("readStrictDocument", () => {
-  it("issue 13 one-of-each: parses strict JSON bytes to the value JSON.parse gives", () => {
+  it("parses strict JSON bytes to the value JSON.parse gives", () => {
     expect(readStrictDocument(enc('{"a":[1,"x",null,true]}'))).toEqual({ ok: true, value: { a: [1, "x", null, true] }, loneSurrogate: false });
   });
 
-  it("issue 13 one-of-each: refuses a byte order mark, invalid UTF-8 and duplicate keys with stable codes", () => {
+  it("refuses a byte order mark, invalid UTF-8 and duplicate keys with stable codes", () => {
     expect(readStrictDocument(BOM)).toMatchObject({ ok: false, code: "byte_order_mark" });
     expect(readStrictDocument(BAD_UTF8)).toMatchObject({ ok: false, code: "invalid_utf8" });
     expect(readStrictDocument(DUPLICATE)).toMatchObject({ ok: false, code: "duplicate_key" });
     expect(readStrictDocument(enc("[1e400]"))).toMatchObject({ ok: false, code: "non_finite_number" });
   });
 
-  it("issue 13 one-of-each: reports an escaped lone surrogate and honours the value budget", () => {
+  it("reports an escaped lone surrogate and honours the value budget", () => {
     expect(readStrictDocument(enc('["\\ud800"]'))).toMatchObject({ ok: true, loneSurrogate: true });
     expect(readStrictDocument(enc("[1,2,3]"), { maxValues: 2 })).toMatchObject({ ok: false, code: "too_many_values" });
   });
 
-  it("issue 13 one-of-each: a refusal never echoes the input", () => {
+  it("a refusal never echoes the input", () => {
     const secret = enc('{"secret-value":1,"secret-value":2}');
     const result = readStrictDocument(secret);
     expect(result.ok).toBe(false);
     expect(JSON.stringify(result)).not.toContain("secret");
   });
 
-  it("issue 13 one-of-each: decodeStrictText refuses a BOM and invalid UTF-8, keeps everything else", () => {
+  it("decodeStrictText refuses a BOM and invalid UTF-8, keeps everything else", () => {
     expect(decodeStrictText(BOM)).toMatchObject({ ok: false, code: "byte_order_mark" });
     expect(decodeStrictText(BAD_UTF8)).toMatchObject({ ok: false, code: "invalid_utf8" });
     expect(decodeStrictText(enc("héllo\n"))).toEqual({ ok: true, text: "héllo\n" });
@@ -46,19 +46,19 @@ describe("readStrictDocument", () => {
 describe("the document readers share the strict rules", () => {
   const corpus = (bytes: Uint8Array) => loadCorpora(["c.json"], { cwd: "/", readFile: async () => bytes });
 
-  it("issue 13 one-of-each: verify, eval corpora and demo captures all refuse a BOM", async () => {
+  it("verify, eval corpora and demo captures all refuse a BOM", async () => {
     expect(() => parseJsonDocument(BOM, "manifest")).toThrow("cannot read manifest (starts with a byte order mark)");
     await expect(corpus(BOM)).rejects.toThrow("a byte order mark is not accepted");
     expect(parseCaptureJson(BOM)).toBeUndefined();
   });
 
-  it("issue 13 one-of-each: verify, eval corpora and demo captures all refuse invalid UTF-8", async () => {
+  it("verify, eval corpora and demo captures all refuse invalid UTF-8", async () => {
     expect(() => parseJsonDocument(BAD_UTF8, "export")).toThrow("cannot read export (not valid UTF-8)");
     await expect(corpus(BAD_UTF8)).rejects.toThrow("corpus 1 (c.json): not valid UTF-8");
     expect(parseCaptureJson(BAD_UTF8)).toBeUndefined();
   });
 
-  it("issue 13 one-of-each: verify, eval corpora and demo captures all refuse duplicate keys", async () => {
+  it("verify, eval corpora and demo captures all refuse duplicate keys", async () => {
     expect(() => parseJsonDocument(DUPLICATE, "manifest")).toThrow("cannot read manifest (duplicate key)");
     await expect(corpus(enc('{"cases":[],"cases":[]}'))).rejects.toBeInstanceOf(CorpusError);
     await expect(corpus(enc('{"cases":[],"cases":[]}'))).rejects.toThrow(/duplicate/);

@@ -42,8 +42,8 @@ function strict(bytes: Uint8Array) {
 
 const sizesArb = fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 5 });
 
-describe("issue 14 streaming verify: the strict streaming reader", () => {
-  it("issue 14 streaming verify: values equal the strict reader's for random JSON, at any chunk sizes", () => {
+describe("the strict streaming reader", () => {
+  it("values equal the strict reader's for random JSON, at any chunk sizes", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 5 }), sizesArb, fc.boolean(), (value, sizes, pretty) => {
         const bytes = enc(JSON.stringify(value, null, pretty ? 2 : undefined));
@@ -59,7 +59,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     );
   });
 
-  it("issue 14 streaming verify: mutated documents get the strict reader's verdict and code", () => {
+  it("mutated documents get the strict reader's verdict and code", () => {
     const fragments = fc.constantFrom(
       '{"a":1,"a":2}',
       '{"k":{"x":1,"\\u0078":2}}',
@@ -111,7 +111,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     );
   });
 
-  it("issue 14 streaming verify: random byte flips and invalid UTF-8 split across chunks get the strict reader's code", () => {
+  it("random byte flips and invalid UTF-8 split across chunks get the strict reader's code", () => {
     const badBytes = fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xef, 0xbb, 0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x00], [0x0b]);
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 3 }), badBytes, fc.nat(), sizesArb, (value, bad, cut, sizes) => {
@@ -133,7 +133,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(Uint8Array.of(0xef, 0xbb, 0xbf, 0xff), [1])).toMatchObject({ ok: false, code: "byte_order_mark" });
   });
 
-  it("issue 14 streaming verify: depth cap, duplicate keys deep inside a streamed element, lone surrogates", () => {
+  it("depth cap, duplicate keys deep inside a streamed element, lone surrogates", () => {
     const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
     expect(streamed(enc(deep(64)), [7])).toMatchObject({ ok: true });
     expect(streamed(enc(deep(65)), [7])).toMatchObject({ ok: false, code: "too_deep" });
@@ -145,7 +145,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(enc('{"records":[],"records":[]}'), [1], { stream })).toMatchObject({ ok: false, code: "duplicate_key" });
   });
 
-  it("issue 14 streaming verify: a streamed array comes out element by element; the rest is assembled", () => {
+  it("a streamed array comes out element by element; the rest is assembled", () => {
     const stream = new Map([["records", ANY_SHAPE]]);
     const doc = enc('{"a":{"b":[1]},"records":[{"i":0},[1,2],"s",null],"z":true}');
     const got = streamed(doc, [3], { stream });
@@ -163,7 +163,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(enc('{"o":{"records":[1]}}'), [1], { stream })).toMatchObject({ ok: true, value: { o: { records: [1] } }, streamed: [] });
   });
 
-  it("issue 14 streaming verify: each element has its own budget; one hostile element is refused", () => {
+  it("each element has its own budget; one hostile element is refused", () => {
     const stream = new Map([["records", ANY_SHAPE]]);
     const many = enc(`{"records":[${Array.from({ length: 200 }, () => "[1,2,3]").join(",")}]}`);
     // 200 elements of 4 values each pass a per-element budget of 4 and a rest budget of 2.
@@ -177,7 +177,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(enc('{"a":[1,2]}'), [5], budgets)).toMatchObject({ ok: false, code: "too_many_values" });
   });
 
-  it("issue 14 streaming verify: one string, key or number longer than maxTokenBytes is refused while it is read", () => {
+  it("one string, key or number longer than maxTokenBytes is refused while it is read", () => {
     for (const open of ['{"records":["', '{"records":[{"', '{"records":[1', '{"a":"\\"']) {
       const reader = new StrictJsonStream({ stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 });
       reader.write(enc(open));
@@ -191,7 +191,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(ok, [7], { stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 })).toMatchObject({ ok: true });
   });
 
-  it("issue 14 streaming verify: with a shape, unused values are checked but not built (the export's shape)", () => {
+  it("with a shape, unused values are checked but not built (the export's shape)", () => {
     const exportShape = EXPORT_SHAPE.object?.fields?.get("records")?.array?.items;
     expect(exportShape).toBeDefined();
     const options = { shape: EXPORT_SHAPE, stream: new Map([["records", exportShape!]]) };
@@ -207,7 +207,7 @@ describe("issue 14 streaming verify: the strict streaming reader", () => {
     expect(streamed(enc('{"x":{"a":1,"\\u0061":2}}'), [1], options)).toMatchObject({ ok: false, code: "duplicate_key" });
   });
 
-  it("issue 14 streaming verify: a file is read in chunks with its SHA-256; file problems are typed", async () => {
+  it("a file is read in chunks with its SHA-256; file problems are typed", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-stream-"));
     const path = join(dir, "doc.json");
     const text = '{"records":[1,2,3],"z":"é"}';

@@ -67,7 +67,7 @@ describe("live contrast", () => {
     expect(run.stdout.text).not.toContain("REPLAY");
   });
 
-  it("issue 12 A1: demo --live sends one explicit num_ctx, sized for the longest case, on both calls", async () => {
+  it("demo --live sends one explicit num_ctx, sized for the longest case, on both calls", async () => {
     const stand = await contrastStandIn();
     const { code } = await live(["--endpoint", stand.url, "--timeout", "30"]);
     expect(code).toBe(0);
@@ -125,7 +125,7 @@ describe("live contrast", () => {
 });
 
 describe("live --record exit codes", () => {
-  it("issue 12 B10: --record with no contrast exits 2 and its JSON says exit_code 2", async () => {
+  it("--record with no contrast exits 2 and its JSON says exit_code 2", async () => {
     ollama = await startOllamaStandIn({ reply: CLEAN });
     const file = path.join(mkdtempSync(path.join(tmpdir(), "lc-record-")), "capture.json");
     const { code, stdout } = await live(["--endpoint", ollama.url, "--record", file, "--json"]);
@@ -135,7 +135,7 @@ describe("live --record exit codes", () => {
     expect(doc["exit_code"]).toBe(code);
   });
 
-  it("issue 12 B10: a verified contrast whose capture cannot be written exits 2 and its JSON agrees, naming the file", async () => {
+  it("a verified contrast whose capture cannot be written exits 2 and its JSON agrees, naming the file", async () => {
     const stand = await contrastStandIn();
     const file = path.join(mkdtempSync(path.join(tmpdir(), "lc-record-")), "missing-dir", "capture.json");
     const { code, stdout, stderr } = await live(["--endpoint", stand.url, "--record", file, "--json"]);
@@ -146,7 +146,7 @@ describe("live --record exit codes", () => {
     expect(stderr).toContain(`the capture file ${file} could not be written`);
   });
 
-  it("issue 12 B10: without --record the JSON exit_code is the process exit code", async () => {
+  it("without --record the JSON exit_code is the process exit code", async () => {
     ollama = await startOllamaStandIn({ reply: CLEAN });
     const { code, stdout } = await live(["--endpoint", ollama.url, "--json"]);
     expect(code).toBe(1);

@@ -105,8 +105,8 @@ describe("planSegments", () => {
   });
 });
 
-describe("issue 14 overhead: sliceSpans' shortcut for texts without surrogates", () => {
-  it("issue 14 overhead: slices equal code-point slicing for any text, with or without astral characters", () => {
+describe("sliceSpans' shortcut for texts without surrogates", () => {
+  it("slices equal code-point slicing for any text, with or without astral characters", () => {
     const unit = fc.constantFrom("a", "é", "東", "😀", "\n", " ", "𝔸", "z");
     fc.assert(
       fc.property(fc.array(unit, { maxLength: 60 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 8 }), (units, chars, overlapRaw) => {
@@ -121,8 +121,8 @@ describe("issue 14 overhead: sliceSpans' shortcut for texts without surrogates",
   });
 });
 
-describe("issue 14 warm path: isOverBudget, the first pass's budget decision", () => {
-  it("issue 14 warm path: gives planSegments' over_budget for any record, near every limit, with astral and multi-byte text", () => {
+describe("isOverBudget, the first pass's budget decision", () => {
+  it("gives planSegments' over_budget for any record, near every limit, with astral and multi-byte text", () => {
     const unit = fc.constantFrom("a", "é", "東", "😀", "𝔸", " ", "\n");
     const label = fc.option(
       fc.array(unit, { maxLength: 12 }).map((u) => u.join("")),
@@ -151,7 +151,7 @@ describe("issue 14 warm path: isOverBudget, the first pass's budget decision", (
     );
   });
 
-  it("issue 14 warm path: a text just over the byte limit only in UTF-8 (not in UTF-16 units) is over budget", () => {
+  it("a text just over the byte limit only in UTF-8 (not in UTF-16 units) is over budget", () => {
     // 10 units, 10 code points, 30 bytes: the unit bound says nothing, the exact count decides.
     const text = "東".repeat(10);
     expect(isOverBudget(record(text), policy(100, 0, 8, 29))).toBe(true);

@@ -4,7 +4,7 @@ import { UsageError } from "../../src/core/errors.js";
 import { MAX_SHARDS, parseShardSpec, shardInconsistency, shardRange, validateShardSpec } from "../../src/documents/shard.js";
 
 describe("shard ranges", () => {
-  it("issue 15 shard: ranges are deterministic, contiguous and cover every line exactly once (property over line counts and N)", () => {
+  it("ranges are deterministic, contiguous and cover every line exactly once (property over line counts and N)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 300 }), (lines, n) => {
         const covered = new Array<number>(lines).fill(0);
@@ -25,7 +25,7 @@ describe("shard ranges", () => {
     );
   });
 
-  it("issue 15 shard: ranges stay exact for line counts where k * lines exceeds 2^53", () => {
+  it("ranges stay exact for line counts where k * lines exceeds 2^53", () => {
     const lines = 2 ** 52 + 7;
     const n = MAX_SHARDS;
     const last = shardRange({ k: n - 1, n }, lines);
@@ -35,7 +35,7 @@ describe("shard ranges", () => {
     expect(a.first_line + a.lines).toBe(b.first_line);
   });
 
-  it("issue 15 shard: K/N is parsed strictly (0-based K, decimal, no sign or spaces) and the error names --shard", () => {
+  it("K/N is parsed strictly (0-based K, decimal, no sign or spaces) and the error names --shard", () => {
     expect(parseShardSpec("0/1")).toEqual({ k: 0, n: 1 });
     expect(parseShardSpec("3/4")).toEqual({ k: 3, n: 4 });
     expect(parseShardSpec(`${MAX_SHARDS - 1}/${MAX_SHARDS}`)).toEqual({ k: MAX_SHARDS - 1, n: MAX_SHARDS });
@@ -65,7 +65,7 @@ describe("shard ranges", () => {
     expect(() => validateShardSpec({ k: 0.5, n: 2 })).toThrow(UsageError);
   });
 
-  it("issue 15 shard: a recorded shard whose range is not the one its k, n and line count define is inconsistent", () => {
+  it("a recorded shard whose range is not the one its k, n and line count define is inconsistent", () => {
     const good = { k: 1, n: 3, first_line: 4, lines: 3, input_lines: 10, range_sha256: "0".repeat(64) };
     expect(shardRange(good, 10)).toEqual({ first_line: 4, lines: 3 });
     expect(shardInconsistency(good)).toBeNull();

@@ -15,7 +15,7 @@ const installed = await engineInstalled();
 if (!installed) console.warn(ENGINE_SKIP_MESSAGE);
 const ENV = { LITTLE_CANARY_TIMEOUT: "60" };
 
-describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary embedded:PATH (tiny GGUF)", () => {
+describe.skipIf(!installed)("check, screen and ingest with --canary embedded:PATH (tiny GGUF)", () => {
   let tiny: TinyModel;
   let small: TinyModel;
   const flags = (model: TinyModel): string[] => ["--canary", `embedded:${model.path}`, "--canary-sha256", model.sha256];
@@ -24,7 +24,7 @@ describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary em
     small = writeTinyModel({ contextLength: 1024 }, "small.gguf");
   });
 
-  it("issue 18: check runs the embedded canary and both layers are exercised", async () => {
+  it("check runs the embedded canary and both layers are exercised", async () => {
     const run = await runCli(["check", "--text", "What is the capital of France?", ...flags(tiny)], { env: ENV });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
@@ -32,14 +32,14 @@ describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary em
     expect(verdict).toMatchObject({ safe: true, degraded: false, canary_status: "exercised", analysis_status: "exercised" });
   });
 
-  it("issue 18: a wrong --canary-sha256 refuses check before loading (exit 2, nothing on stdout)", async () => {
+  it("a wrong --canary-sha256 refuses check before loading (exit 2, nothing on stdout)", async () => {
     const run = await runCli(["check", "--text", "hello", "--canary", `embedded:${tiny.path}`, "--canary-sha256", "0".repeat(64)], { env: ENV });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(`error: the model file's SHA-256 is ${tiny.sha256}, not the ${"0".repeat(64)} given with --canary-sha256; nothing was loaded\n`);
   });
 
-  it("issue 18: an over-long window is degraded context_too_long (exit 2), never a pass", async () => {
+  it("an over-long window is degraded context_too_long (exit 2), never a pass", async () => {
     const run = await runCli(["check", "--text", "日本語のテキスト".repeat(300), ...flags(small)], { env: ENV });
     expect(run.code).toBe(2);
     const verdict = JSON.parse(run.stdout) as { degraded: boolean; canary_status: string; layers: Array<{ name: string; coverage_reason?: string }> };
@@ -48,7 +48,7 @@ describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary em
     expect(verdict.layers.find((l) => l.name === "canary_probe")?.coverage_reason).toBe("context_too_long");
   });
 
-  it("issue 18: screen runs a batch on the embedded canary with one sequence per --concurrency slot", async () => {
+  it("screen runs a batch on the embedded canary with one sequence per --concurrency slot", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-emb-screen-"));
     const items = ["The report is attached.", "Paris is the capital of France.", "日本語のテキスト".repeat(300)];
     writeFileSync(join(dir, "in.jsonl"), `${items.map((text) => JSON.stringify(text)).join("\n")}\n`);
@@ -58,7 +58,7 @@ describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary em
     expect(run.code).toBe(2);
   });
 
-  it("issue 18: ingest runs on the embedded canary and the manifest records the file-sha256 identity, engine version and context size", async () => {
+  it("ingest runs on the embedded canary and the manifest records the file-sha256 identity, engine version and context size", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-emb-ingest-"));
     const records = [
       { id: "a", text: "Returns are accepted within 30 days." },
@@ -86,7 +86,7 @@ describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary em
     expect(verified.code).toBe(0);
   });
 
-  it("issue 18: ingest refuses (exit 3, nothing written) when the context cannot hold the longest segment, counted with the model's tokenizer", async () => {
+  it("ingest refuses (exit 3, nothing written) when the context cannot hold the longest segment, counted with the model's tokenizer", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-emb-gate-"));
     writeFileSync(join(dir, "in.jsonl"), `${JSON.stringify({ text: "hello" })}\n`);
     const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", ...flags(small)], { env: ENV, cwd: dir });
@@ -96,7 +96,7 @@ describe.skipIf(!installed)("issue 18: check, screen and ingest with --canary em
   });
 });
 
-describe("issue 18: model pull from the command line (loopback server)", () => {
+describe("model pull from the command line (loopback server)", () => {
   const bytes = tinyGguf();
   let server: Awaited<ReturnType<typeof startModelServer>>;
   beforeAll(async () => {
@@ -106,7 +106,7 @@ describe("issue 18: model pull from the command line (loopback server)", () => {
     await server.close();
   });
 
-  it("issue 18 model pull: bytes from a mirror that are not the pinned model are refused (exit 2) and never cached", async () => {
+  it("bytes from a mirror that are not the pinned model are refused (exit 2) and never cached", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lc-emb-pull-"));
     const run = await runCli(["model", "pull", "--model-dir", "models", "--from", server.url], { cwd: dir });
     expect(run.code).toBe(2);
@@ -116,7 +116,7 @@ describe("issue 18: model pull from the command line (loopback server)", () => {
     expect(existsSync(join(dir, "models", "qwen2.5-1.5b-instruct-q4_k_m.gguf"))).toBe(false);
   });
 
-  it("issue 18 model pull: an unknown model name and a bad mirror URL are refused", async () => {
+  it("an unknown model name and a bad mirror URL are refused", async () => {
     const unknown = await runCli(["model", "pull", "no-such-model"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown model 'no-such-model'; known: qwen2.5-1.5b-instruct-q4_k_m/);
@@ -126,8 +126,8 @@ describe("issue 18: model pull from the command line (loopback server)", () => {
   });
 });
 
-describe.skipIf(!installed)("issue 18: an interrupt during an embedded run", () => {
-  it("issue 18: SIGINT during an embedded ingest rolls back (exit 3) and writes nothing", async () => {
+describe.skipIf(!installed)("an interrupt during an embedded run", () => {
+  it("SIGINT during an embedded ingest rolls back (exit 3) and writes nothing", async () => {
     const endless = writeTinyModel({ reply: "endless" }, "endless.gguf");
     const dir = mkdtempSync(join(tmpdir(), "lc-emb-sigint-"));
     // Enough long records that the run is still evaluating when the interrupt comes.

@@ -8,12 +8,12 @@ import { ENGINE_SKIP_MESSAGE, engineInstalled, writeTinyModel } from "../support
 const installed = await engineInstalled();
 if (!installed) console.warn(ENGINE_SKIP_MESSAGE);
 
-describe.skipIf(!installed)("issue 18 embedded canary: the verdict-cache identity", () => {
+describe.skipIf(!installed)("the verdict-cache identity", () => {
   afterAll(async () => {
     await disposeEmbeddedCanaries();
   });
 
-  it("issue 18 cache: an embedded pipeline is identified by its file's SHA-256 and the engine, only once the engine is open", async () => {
+  it("an embedded pipeline is identified by its file's SHA-256 and the engine, only once the engine is open", async () => {
     const tiny = writeTinyModel();
     const pipeline = new SecurityPipeline({ provider: "embedded", embedded: { modelPath: tiny.path, sha256: tiny.sha256, gpu: false, threads: 1 } });
     const before = pipelineIdentity(pipeline, { scope: "ingest_segment", modelDigest: "sha256:forged" });

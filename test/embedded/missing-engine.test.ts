@@ -38,8 +38,8 @@ function recordingEngine(): { loader: () => Promise<unknown>; calls: string[] } 
   return { loader: async () => module, calls };
 }
 
-describe("issue 18 embedded canary without node-llama-cpp", () => {
-  it("issue 18: a missing engine is a config error carrying both install lines", async () => {
+describe("embedded canary without node-llama-cpp", () => {
+  it("a missing engine is a config error carrying both install lines", async () => {
     const error = await loadEmbeddedEngine(notFound).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddedEngineMissingError);
     expect((error as EmbeddedEngineMissingError).code).toBe("config");
@@ -51,7 +51,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     expect(engineInstallLines("sunos", "sparc")).not.toContain("--omit=optional");
   });
 
-  it("issue 18: check refuses before any text is screened, with the refused exit code of check (2) and of ingest (3)", async () => {
+  it("check refuses before any text is screened, with the refused exit code of check (2) and of ingest (3)", async () => {
     const tiny = writeTinyModel();
     const pipeline = new SecurityPipeline({ provider: "embedded", embedded: { modelPath: tiny.path, sha256: tiny.sha256, loader: notFound } });
     const error = await checkText({ input: "hello", pipeline }).catch((e: unknown) => e);
@@ -61,7 +61,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     expect(describeFailure("check", error).message).toContain("npm i node-llama-cpp@3.21.1");
   });
 
-  it("issue 18: ingest refuses at its gate with nothing written when the engine is missing", async () => {
+  it("ingest refuses at its gate with nothing written when the engine is missing", async () => {
     const tiny = writeTinyModel();
     writeFileSync(join(tiny.dir, "in.jsonl"), `${JSON.stringify({ text: "hello" })}\n`);
     const error = await ingestFiles({
@@ -77,7 +77,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     expect(existsSync(join(tiny.dir, "e.json"))).toBe(false);
   });
 
-  it("issue 18: a check with a missing engine (no pre-flight) is degraded, never a pass", async () => {
+  it("a check with a missing engine (no pre-flight) is degraded, never a pass", async () => {
     const tiny = writeTinyModel();
     const pipeline = new SecurityPipeline({ provider: "embedded", embedded: { modelPath: tiny.path, sha256: tiny.sha256, loader: notFound } });
     const verdict = await pipeline.check("What is the capital of France?");
@@ -85,7 +85,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     expect(verdict.exercised).toBe(false);
   });
 
-  it("issue 18: a wrong --canary-sha256 refuses before the engine loads anything", async () => {
+  it("a wrong --canary-sha256 refuses before the engine loads anything", async () => {
     const tiny = writeTinyModel();
     const engine = recordingEngine();
     const probe = new EmbeddedCanaryProbe({ modelPath: tiny.path, sha256: "ab".repeat(32), loader: engine.loader });
@@ -104,7 +104,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     expect(engine.calls).toEqual(["getLlama", "loadModel"]);
   });
 
-  it("issue 18: the CLI refuses a path without --canary-sha256, a hash without a path, and other backends' flags", async () => {
+  it("the CLI refuses a path without --canary-sha256, a hash without a path, and other backends' flags", async () => {
     const cases: Array<[string[], RegExp]> = [
       [["--canary", "embedded:/tmp/x.gguf"], /--canary embedded:PATH needs --canary-sha256 HEX/],
       [["--canary", "embedded", "--canary-sha256", "a".repeat(64)], /--canary-sha256 needs a path/],
@@ -123,7 +123,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     }
   });
 
-  it("issue 18: the library refuses settings that name another backend, and a model path without its SHA-256", () => {
+  it("the library refuses settings that name another backend, and a model path without its SHA-256", () => {
     const path = "/tmp/x.gguf";
     const sha256 = "a".repeat(64);
     const refusals: Array<[ConstructorParameters<typeof SecurityPipeline>[0], RegExp]> = [
@@ -143,7 +143,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     for (const [options, message] of refusals) expect(() => new SecurityPipeline(options), String(message)).toThrow(message);
   });
 
-  it("issue 18: --canary embedded without a path and without a pulled model names model pull", async () => {
+  it("--canary embedded without a path and without a pulled model names model pull", async () => {
     const tiny = writeTinyModel();
     const engine = recordingEngine();
     const pipeline = new SecurityPipeline({ provider: "embedded", embedded: { modelDir: join(tiny.dir, "empty"), loader: engine.loader } });
@@ -153,7 +153,7 @@ describe("issue 18 embedded canary without node-llama-cpp", () => {
     expect(engine.calls).toEqual([]);
   });
 
-  it("issue 18: nothing in src/ or cli/ imports node-llama-cpp; the one lazy import() names it through a variable", () => {
+  it("nothing in src/ or cli/ imports node-llama-cpp; the one lazy import() names it through a variable", () => {
     const root = resolve(import.meta.dirname, "../..");
     const files = [...tsFiles(root, "src"), ...tsFiles(root, "cli")];
     const importers = files.filter((file) =>

@@ -4,8 +4,8 @@ import { EMBEDDED_ENGINE_VERSION } from "../../src/canary/embedded-engine.js";
 
 const read = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../../${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
 
-describe("issue 18 packaging of the engine", () => {
-  it("issue 18: node-llama-cpp is an exactly pinned optional peer, the version the loader names, and never a locked package", () => {
+describe("packaging of the engine", () => {
+  it("node-llama-cpp is an exactly pinned optional peer, the version the loader names, and never a locked package", () => {
     const pkg = read("package.json") as {
       peerDependencies: Record<string, string>;
       peerDependenciesMeta: Record<string, { optional?: boolean }>;

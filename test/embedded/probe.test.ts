@@ -20,7 +20,7 @@ describe.skipIf(!installed)("embedded probe with the tiny GGUF", () => {
     await Promise.all(probes.map((p) => p.dispose()));
   });
 
-  it("issue 18: loads, answers, and reports its file-sha256 identity", async () => {
+  it("loads, answers, and reports its file-sha256 identity", async () => {
     const probe = make();
     const result = await probe.test("What is the capital of France?");
     expect(result.success).toBe(true);
@@ -43,7 +43,7 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     await disposeEmbeddedCanaries();
   });
 
-  it("issue 18 context gate: a prompt that does not fit with its reply budget is context_too_long and never evaluated", async () => {
+  it("a prompt that does not fit with its reply budget is context_too_long and never evaluated", async () => {
     const probe = make(writeTinyModel({ contextLength: 4096 }), { contextSize: 512, maxInputLength: 4000 });
     const short = await probe.test("Hello there.");
     expect(short.success).toBe(true);
@@ -62,7 +62,7 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(probe.knownIdentity?.context_size).toBe(512);
   });
 
-  it("issue 18 context gate: without an explicit size the context holds the longest window (4 tokens per code point), capped by the trained context", async () => {
+  it("without an explicit size the context holds the longest window (4 tokens per code point), capped by the trained context", async () => {
     const wide = make(writeTinyModel(), { maxInputLength: 1000 });
     await wide.open();
     const template = (await wide.countPromptTokens("")) as number;
@@ -78,14 +78,14 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(opened.ok ? null : opened.error.message).toBe("the embedded context size 2048 exceeds the model's trained context of 1024 tokens");
   });
 
-  it("issue 18: a reply that reaches the budget without ending is output_limit, never a success", async () => {
+  it("a reply that reaches the budget without ending is output_limit, never a success", async () => {
     const probe = make(writeTinyModel({ reply: "endless" }), { maxTokens: 8 });
     const result = await probe.test("Hello");
     expect(result).toMatchObject({ success: false, failureCode: "output_limit", response: "" });
     expect(result.metadata["eval_count"]).toBe(8);
   });
 
-  it("issue 18: the deadline covers the whole call; the slot is freed for the next check", async () => {
+  it("the deadline covers the whole call; the slot is freed for the next check", async () => {
     const probe = make(writeTinyModel({ reply: "endless" }), { maxTokens: 30_000, timeoutSeconds: 0.3, maxInputLength: 100 });
     const first = await probe.test("Hello");
     expect(first.failureCode).toBe("timeout");
@@ -96,7 +96,7 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(second.latency).toBeLessThan(5);
   });
 
-  it("issue 18: a check whose deadline passes while it waits for a sequence gives up its place, and no sequence is lost", async () => {
+  it("a check whose deadline passes while it waits for a sequence gives up its place, and no sequence is lost", async () => {
     const probe = make(writeTinyModel({ reply: "endless" }), { maxTokens: 30_000, timeoutSeconds: 0.5, maxInputLength: 100, sequences: 1 });
     await probe.open();
     const [first, second] = await Promise.all([probe.test("one"), probe.test("two")]);
@@ -109,14 +109,14 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(Number(third.metadata["eval_count"])).toBeGreaterThan(0);
   });
 
-  it("issue 18: one sequence per concurrent slot; concurrent checks all answer, and alike (temperature 0)", async () => {
+  it("one sequence per concurrent slot; concurrent checks all answer, and alike (temperature 0)", async () => {
     const probe = make(writeTinyModel(), { sequences: 2, maxInputLength: 500 });
     const results = await Promise.all(["one", "two", "three", "four", "five"].map((text) => probe.test(text)));
     expect(results.map((r) => [r.success, r.response])).toEqual(Array(5).fill([true, "Noted"]));
     expect(probe.knownIdentity?.sequences).toBe(2);
   });
 
-  it("issue 18: disposal stops an evaluation in flight at its next token; the check is unavailable", async () => {
+  it("disposal stops an evaluation in flight at its next token; the check is unavailable", async () => {
     // A reply budget that fits the context but would take far longer than the test to finish.
     const long = make(writeTinyModel({ reply: "endless" }), { maxTokens: 32_000, timeoutSeconds: 600, maxInputLength: 100, contextSize: 32768 });
     const running = long.test("hello");
@@ -128,7 +128,7 @@ describe.skipIf(!installed)("embedded probe: the context gate, limits, deadlines
     expect(Date.now() - disposedAt).toBeLessThan(2000);
   });
 
-  it("issue 18: after disposal a check is unavailable, never a pass", async () => {
+  it("after disposal a check is unavailable, never a pass", async () => {
     const probe = make(writeTinyModel(), { maxInputLength: 500 });
     expect((await probe.test("hello")).success).toBe(true);
     await disposeEmbeddedCanaries();

@@ -30,8 +30,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-describe("issue 18 model pull", () => {
-  it("issue 18 model pull: downloads, verifies the pinned SHA-256 and caches the file atomically", async () => {
+describe("model pull", () => {
+  it("downloads, verifies the pinned SHA-256 and caches the file atomically", async () => {
     const server = await serve();
     const dir = freshDir();
     const seen: number[] = [];
@@ -45,7 +45,7 @@ describe("issue 18 model pull", () => {
     expect(server.ranges).toEqual([null]);
   });
 
-  it("issue 18 model pull: a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
+  it("a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
     const server = await serve({ dropAfterBytes: 50_000 });
     const dir = freshDir();
     await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(
@@ -58,7 +58,7 @@ describe("issue 18 model pull", () => {
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
-  it("issue 18 model pull: a server that ignores the range sends the whole file again, and the pull starts over", async () => {
+  it("a server that ignores the range sends the whole file again, and the pull starts over", async () => {
     const server = await serve({ dropAfterBytes: 40_000 });
     const dir = freshDir();
     await expect(pullModel({ model: spec(server), dir })).rejects.toBeInstanceOf(ModelPullError);
@@ -68,7 +68,7 @@ describe("issue 18 model pull", () => {
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
-  it("issue 18 model pull: bytes with another SHA-256 never become the cached model, and no partial is kept", async () => {
+  it("bytes with another SHA-256 never become the cached model, and no partial is kept", async () => {
     const server = await serve();
     const dir = freshDir();
     const wrong = spec(server, { sha256: "0".repeat(64) });
@@ -79,7 +79,7 @@ describe("issue 18 model pull", () => {
     expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
   });
 
-  it("issue 18 model pull: a server that declares another size than the pinned one is refused before anything is kept", async () => {
+  it("a server that declares another size than the pinned one is refused before anything is kept", async () => {
     const server = await serve();
     const dir = freshDir();
     const error = await pullModel({ model: spec(server, { size: BYTES.length + 1 }), dir }).catch((e: unknown) => e);
@@ -88,14 +88,14 @@ describe("issue 18 model pull", () => {
     expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
   });
 
-  it("issue 18 model pull: more bytes than the pinned size are refused while they arrive", async () => {
+  it("more bytes than the pinned size are refused while they arrive", async () => {
     const server = await serve({ noLength: true });
     const dir = freshDir();
     await expect(pullModel({ model: spec(server, { size: 1000 }), dir })).rejects.toThrow(/larger than its pinned 1000 bytes/);
     expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
   });
 
-  it("issue 18 model pull: a stalled transfer is aborted after the idle timeout and resumed later", async () => {
+  it("a stalled transfer is aborted after the idle timeout and resumed later", async () => {
     const server = await serve({ stallAfterBytes: 30_000 });
     const dir = freshDir();
     await expect(pullModel({ model: spec(server), dir, idleTimeoutMs: 300 })).rejects.toThrow(/no data for 0.3s/);
@@ -104,7 +104,7 @@ describe("issue 18 model pull", () => {
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
-  it("issue 18 model pull: a wrong file already at the target is replaced by the verified download", async () => {
+  it("a wrong file already at the target is replaced by the verified download", async () => {
     const server = await serve();
     const dir = freshDir();
     await pullModel({ model: spec(server), dir });

@@ -80,7 +80,7 @@ const args = (out: string): string[] => [
 ];
 
 describe("eval interrupts", () => {
-  test("issue 12 B11: Ctrl-C during a hung canary call ends the run at once, not after --timeout 20", async () => {
+  test("Ctrl-C during a hung canary call ends the run at once, not after --timeout 20", async () => {
     const h = harness();
     let chats = 0;
     ollama.setReply(() => {
@@ -103,7 +103,7 @@ describe("eval interrupts", () => {
     expect(h.exits).toEqual([]);
   });
 
-  test("issue 12 B11: Ctrl-C while the backend check hangs ends the run before anything is written", async () => {
+  test("Ctrl-C while the backend check hangs ends the run before anything is written", async () => {
     const h = harness();
     ollama.setRouteFault("/api/tags", { fault: "hang" });
     setTimeout(() => h.trigger("SIGINT"), 200);
@@ -116,7 +116,7 @@ describe("eval interrupts", () => {
     await expect(readFile(out)).rejects.toThrow(/ENOENT/);
   });
 
-  test("issue 12 B11: a second Ctrl-C exits at once with 130", async () => {
+  test("a second Ctrl-C exits at once with 130", async () => {
     const h = harness();
     ollama.setReply(() => {
       setTimeout(() => {
@@ -132,7 +132,7 @@ describe("eval interrupts", () => {
 });
 
 describe("eval messages", () => {
-  test("issue 12 D22: a missing --model names the real flag, a missing corpus names its file, an unavailable model is one readable line", async () => {
+  test("a missing --model names the real flag, a missing corpus names its file, an unavailable model is one readable line", async () => {
     const h1 = harness();
     expect(await runMain(["eval", "--corpus", PROMPTS, "--mode", "pipeline", "--output", join(dir, "a.jsonl")], h1.io)).toBe(2);
     expect(h1.stderr.text).toContain("--model is required with --mode pipeline");

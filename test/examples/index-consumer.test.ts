@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 describe("examples/ingest-consumer with an index", () => {
-  it("issue 15 shard: hands on every shard's admitted records once, in order of shard and index, when the index pin matches", async () => {
+  it("hands on every shard's admitted records once, in order of shard and index, when the index pin matches", async () => {
     const received: ConsumedShardRecord[] = [];
     const outcome = await consumeIndex({ indexPath: indexPath(), expectIndexSha256: pin }, (r) => received.push(r));
     expect(outcome.ok).toBe(true);
@@ -53,7 +53,7 @@ describe("examples/ingest-consumer with an index", () => {
     if (outcome.ok) expect(outcome.held).toEqual([{ index: 0, reasons: ["blocked", "incomplete"] }]);
   });
 
-  it("issue 15 shard: consumes nothing without a pin, with a wrong pin, or when one shard's export changed", async () => {
+  it("consumes nothing without a pin, with a wrong pin, or when one shard's export changed", async () => {
     let calls = 0;
     const count = () => calls++;
     expect((await consumeIndex({ indexPath: indexPath() }, count)).ok).toBe(false);

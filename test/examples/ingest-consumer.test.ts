@@ -64,13 +64,13 @@ describe("examples/ingest-consumer", () => {
     expect(calls).toBe(0);
   });
 
-  it("issue 13: the example imports only the package's public entry point (no re-implemented strict read)", async () => {
+  it("the example imports only the package's public entry point (no re-implemented strict read)", async () => {
     const source = await readFile(new URL("../../examples/ingest-consumer.ts", import.meta.url), "utf8");
     const imports = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((match) => match[1]);
     expect(imports.filter((path) => path?.startsWith("."))).toEqual(["../src/index.js"]);
   });
 
-  it("issue 13: an export with a duplicate key is refused by the library's strict read, nothing consumed", async () => {
+  it("an export with a duplicate key is refused by the library's strict read, nothing consumed", async () => {
     const text = await readFile(exportPath(), "utf8");
     await writeFile(exportPath(), text.replace('"text":', '"text":"x","text":'));
     let calls = 0;

@@ -27,7 +27,7 @@ describe("examples/kubernetes", () => {
   const scratch = mkdtempSync(join(tmpdir(), "lc-k8s-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("issue 15 shard: every manifest parses, and the kustomization names files that exist", () => {
+  it("every manifest parses, and the kustomization names files that exist", () => {
     const [kustomization] = docs("kustomization.yaml") as [Doc];
     for (const file of [...kustomization["resources"], ...kustomization["configMapGenerator"][0]["files"], "index-job.yaml"]) {
       expect(existsSync(join(DIR, file)), file).toBe(true);
@@ -38,7 +38,7 @@ describe("examples/kubernetes", () => {
     expect(kinds).toEqual(["Deployment", "Service"]);
   });
 
-  it("issue 15 shard: the Indexed Job fails an index on exit 3, retries other failures, and both Jobs agree on N", () => {
+  it("the Indexed Job fails an index on exit 3, retries other failures, and both Jobs agree on N", () => {
     const [job] = docs("shards-job.yaml") as [Doc];
     const spec = job["spec"];
     expect(job["kind"]).toBe("Job");
@@ -64,7 +64,7 @@ describe("examples/kubernetes", () => {
     }
   });
 
-  it("issue 15 shard: the wrapper turns ingest's 0, 1 and 2 into a succeeded pod (keeping the code), and passes 3 and crashes on", () => {
+  it("the wrapper turns ingest's 0, 1 and 2 into a succeeded pod (keeping the code), and passes 3 and crashes on", () => {
     const fake = join(scratch, "fake-canary.sh");
     // Stands in for little-canary: records its arguments, exits with $FAKE_EXIT.
     writeFileSync(fake, 'printf "%s\\n" "$@" > "$OUT/args"\nexit "$FAKE_EXIT"\n');

@@ -31,15 +31,15 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe("issue 16 examples: RAG framework examples", () => {
-  it("issue 16 examples: examples/langchain/index-export indexes the admitted records, and a second run changes nothing", async () => {
+describe("RAG framework examples", () => {
+  it("examples/langchain/index-export indexes the admitted records, and a second run changes nothing", async () => {
     const stores = { recordManager: new MapRecordManager(), vectorStore: new MapVectorStore(new FakeEmbeddings()) };
     const options = { manifest: join(dir, "m.json"), export: join(dir, "e.json"), expectManifestSha256: pin, ...stores };
     expect(await indexExport(options)).toMatchObject({ numAdded: 2, numDeleted: 0, stored: 2 });
     expect(await indexExport(options)).toMatchObject({ numAdded: 0, numSkipped: 2, stored: 2 });
   });
 
-  it("issue 16 examples: examples/llamaindex/read-export returns the admitted documents' ids with their provenance hidden from the model", async () => {
+  it("examples/llamaindex/read-export returns the admitted documents' ids with their provenance hidden from the model", async () => {
     const documents = await readExport({ manifest: join(dir, "m.json"), export: join(dir, "e.json"), expectManifestSha256: pin });
     expect(documents.map((d) => d.id)).toEqual(["a", "c"]);
     expect(documents.every((d) => d.hiddenFromModel.includes("little_canary_manifest_sha256"))).toBe(true);

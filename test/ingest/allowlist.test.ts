@@ -75,8 +75,8 @@ const stable = (record: ManifestRecord) => ({
   segments: record.segments.map((s) => ({ sha256: s.sha256, state: s.state, exercised: s.exercised, blocked_by: s.verdict?.blocked_by ?? null })),
 });
 
-describe("issue 17 allow: ingest --allow", () => {
-  it("issue 17 allow: a blocked record listed by material hash is admitted, recorded, counted, exported and verified", async () => {
+describe("ingest --allow", () => {
+  it("a blocked record listed by material hash is admitted, recorded, counted, exported and verified", async () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     await writeRecords([{ id: "ok", text: BENIGN }, quoted]);
     const allowSha = await writeAllow([entry(material(quoted))]);
@@ -107,7 +107,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(verified).toMatchObject({ consistent: true, allowlisted: 1, problems: [] });
   });
 
-  it("issue 17 allow: a listed hash that does not match (the text sha256 under scope record, the material hash under scope segment) changes nothing", async () => {
+  it("a listed hash that does not match (the text sha256 under scope record, the material hash under scope segment) changes nothing", async () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     await writeRecords([quoted]);
     await run({ manifest: "plain.json", export: "plain-e.json", policy: { stop_after_hold: false } });
@@ -124,7 +124,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(m.run.allowlist?.entries).toBe(3);
   });
 
-  it("issue 17 allow: coverage failures are never allow-listed (blocked+incomplete, blocked+degraded, degraded alone)", async () => {
+  it("coverage failures are never allow-listed (blocked+incomplete, blocked+degraded, degraded alone)", async () => {
     const neverSeen = { id: "never-seen", text: `A blocked text the canary never saw: ${ATTACK}` };
     const degradedAlone = { id: "degraded", text: `An ordinary note ${DEGRADE_MARKER}.` };
     await writeRecords([neverSeen, degradedAlone]);
@@ -162,7 +162,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(m3.records[0]?.admission).toBe("held");
   });
 
-  it("issue 17 allow: scope segment admits only when every detecting segment is listed", async () => {
+  it("scope segment admits only when every detecting segment is listed", async () => {
     const twice = { id: "twice", text: `${ATTACK.padEnd(80, " ")}${ATTACK}` };
     await writeRecords([twice]);
     const policy = { segment_chars: 80, segment_overlap: 0 };
@@ -185,7 +185,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect((await verifyFiles({ manifest: "m.json", export: "e.json", cwd: dir })).consistent).toBe(true);
   });
 
-  it("issue 17 allow: verify --json reports allow-listed admissions and --no-allowlisted fails (exit 1, a stable code)", async () => {
+  it("verify --json reports allow-listed admissions and --no-allowlisted fails (exit 1, a stable code)", async () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     await writeRecords([quoted]);
     await writeAllow([entry(material(quoted))]);
@@ -216,7 +216,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(index.stderr).toContain("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
   });
 
-  it("issue 17 allow: verify catches a forged allow-listed admission, streamed and whole alike", async () => {
+  it("verify catches a forged allow-listed admission, streamed and whole alike", async () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     const other = { id: "other", text: `Another quote: ${ATTACK}` };
     await writeRecords([quoted, other]);
@@ -246,7 +246,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(await forge((m) => delete (m.counts as Record<string, unknown>)["allowlisted"])).toContain("counts_mismatch");
   });
 
-  it("issue 17 allow: the verdict cache keeps the verdicts; the allowlist applies after classification", async () => {
+  it("the verdict cache keeps the verdicts; the allowlist applies after classification", async () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     await writeRecords([quoted]);
     await run({ cache: "v.sqlite", manifest: "plain.json", export: "plain-e.json", policy: { stop_after_hold: false } });
@@ -260,7 +260,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(allowed.records[0]?.segments.every((s) => s.reused === true)).toBe(true);
   });
 
-  it("issue 17 allow: sharded runs with allow-listed admissions index and verify (the totals count them)", async () => {
+  it("sharded runs with allow-listed admissions index and verify (the totals count them)", async () => {
     const quoted = { id: "report-7", text: `Security report. The attack read: ${ATTACK}` };
     await writeRecords([{ id: "ok", text: BENIGN }, quoted]);
     await writeAllow([entry(material(quoted))]);
@@ -274,7 +274,7 @@ describe("issue 17 allow: ingest --allow", () => {
     expect(verified.consistent).toBe(true);
   });
 
-  it("issue 17 allow: a malformed allow file refuses the run (exit 3, nothing written), naming the flag and the entry index, never a value", async () => {
+  it("a malformed allow file refuses the run (exit 3, nothing written), naming the flag and the entry index, never a value", async () => {
     await writeRecords([{ id: "ok", text: BENIGN }]);
     const secret = "SECRET-VALUE-7f3a";
     const good = entry("cd".repeat(32));
@@ -293,7 +293,7 @@ describe("issue 17 allow: ingest --allow", () => {
   });
 });
 
-describe("issue 17 allow: parseAllowlist", () => {
+describe("parseAllowlist", () => {
   const bytes = (text: string) => new TextEncoder().encode(text);
   const good = entry("cd".repeat(32));
   const refused = (text: string | Uint8Array): string => {
@@ -305,7 +305,7 @@ describe("issue 17 allow: parseAllowlist", () => {
     throw new Error("expected a refusal");
   };
 
-  it("issue 17 allow: a valid list parses with the SHA-256 of its bytes", () => {
+  it("a valid list parses with the SHA-256 of its bytes", () => {
     const text = JSON.stringify([good, { ...good, scope: "segment" }]);
     const list = parseAllowlist(bytes(text));
     expect(list.sha256).toBe(sha256Hex(text));
@@ -314,7 +314,7 @@ describe("issue 17 allow: parseAllowlist", () => {
     expect(list.segments.get(good.sha256)?.scope).toBe("segment");
   });
 
-  it("issue 17 allow: each malformed file is refused naming the flag and the entry, without its content", () => {
+  it("each malformed file is refused naming the flag and the entry, without its content", () => {
     const hostile = "\u202eEVIL";
     expect(refused(`[${JSON.stringify(good)},{"sha256":"${"a".repeat(64)}","sha256":"${"b".repeat(64)}","scope":"record","reason":"r","by":"b"}]`)).toBe(
       "--allow: the file is not a strict JSON document (duplicate key (keys must be unique at every depth))",

@@ -52,8 +52,8 @@ const checksSince = (from: number) =>
     .slice(from)
     .filter((r) => !JSON.stringify(r.body).includes(CALIBRATION_PROBE_TEXT));
 
-describe("issue 14 cache: ingest with --cache", () => {
-  it("issue 14 cache: a re-run of the same records makes no canary call and marks every segment reused with its original checked_at", async () => {
+describe("ingest with --cache", () => {
+  it("a re-run of the same records makes no canary call and marks every segment reused with its original checked_at", async () => {
     await writeFile(join(dir, "in.jsonl"), records(6));
     const first = await ingest("m1.json");
     expect(first.code).toBe(0);
@@ -90,7 +90,7 @@ describe("issue 14 cache: ingest with --cache", () => {
     expect(tampered.stdout + tampered.stderr).toContain("recorded state does not match its segments");
   });
 
-  it("issue 14 cache: a changed record is checked again and only its segment misses", async () => {
+  it("a changed record is checked again and only its segment misses", async () => {
     await writeFile(join(dir, "in.jsonl"), records(5));
     expect((await ingest("m1.json")).code).toBe(0);
     await writeFile(join(dir, "in2.jsonl"), records(5, " and one changed clause"));
@@ -103,7 +103,7 @@ describe("issue 14 cache: ingest with --cache", () => {
     expect((await manifestOf("m2.json")).run.cache).toEqual({ hits: segments - 1, misses: 1 });
   });
 
-  it("issue 14 cache: a degraded result is never stored, so the next run checks that segment again", async () => {
+  it("a degraded result is never stored, so the next run checks that segment again", async () => {
     await writeFile(join(dir, "in.jsonl"), records(3));
     ollama.setReply((request) => (JSON.stringify(request.body).includes("record 1 ") ? { status: 500 } : { content: "A short summary of the text." }));
     const first = await ingest("m1.json");
@@ -114,14 +114,14 @@ describe("issue 14 cache: ingest with --cache", () => {
     expect((await manifestOf("m2.json")).run.cache).toEqual({ hits: segments - 1, misses: 1 });
   });
 
-  it("issue 14 cache: with --no-canary the cache is not used, a warning says why, and the manifest records no cache", async () => {
+  it("with --no-canary the cache is not used, a warning says why, and the manifest records no cache", async () => {
     await writeFile(join(dir, "in.jsonl"), records(2));
     const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--no-canary", "--cache", "v.sqlite"], { cwd: dir });
     expect(run.stderr).toMatch(/warning: the verdict cache .*v\.sqlite is not used for this run: the canary is disabled/);
     expect((await manifestOf("m.json")).run.cache).toBeUndefined();
   });
 
-  it("issue 14 cache: a file that is not a verdict cache refuses the run before anything is read, and is left as it was", async () => {
+  it("a file that is not a verdict cache refuses the run before anything is read, and is left as it was", async () => {
     await writeFile(join(dir, "in.jsonl"), records(2));
     await writeFile(join(dir, "v.sqlite"), "not a database at all\n");
     const run = await ingest("m.json");
@@ -131,7 +131,7 @@ describe("issue 14 cache: ingest with --cache", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 14 cache: --no-cache after --cache runs without it", async () => {
+  it("--no-cache after --cache runs without it", async () => {
     await writeFile(join(dir, "in.jsonl"), records(2));
     const run = await ingest("m.json", ["--no-cache"]);
     expect(run.code).toBe(0);
@@ -139,7 +139,7 @@ describe("issue 14 cache: ingest with --cache", () => {
   });
 });
 
-describe("issue 14 cache: runs in separate processes", () => {
+describe("runs in separate processes", () => {
   let cli: BundledCli;
   beforeAll(async () => {
     cli = await bundleCli();
@@ -161,7 +161,7 @@ describe("issue 14 cache: runs in separate processes", () => {
       proc.on("close", (code, signal) => resolve({ code, signal, stderr }));
     });
 
-  it("issue 14 cache: two runs share one cache file at once; both succeed and every verdict is stored", async () => {
+  it("two runs share one cache file at once; both succeed and every verdict is stored", async () => {
     await writeFile(join(dir, "a.jsonl"), records(12));
     await writeFile(join(dir, "b.jsonl"), records(12, " in the second corpus"));
     ollama.setLatency(20);
@@ -179,7 +179,7 @@ describe("issue 14 cache: runs in separate processes", () => {
     expect((await manifestOf("mb2.json")).run.cache).toEqual({ hits: segments, misses: 0 });
   }, 60_000);
 
-  it("issue 14 cache: a run killed with SIGKILL and run again repeats at most the checks that were in flight", async () => {
+  it("a run killed with SIGKILL and run again repeats at most the checks that were in flight", async () => {
     const total = 40;
     const concurrency = 4;
     await writeFile(join(dir, "in.jsonl"), records(total));

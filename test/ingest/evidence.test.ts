@@ -43,8 +43,8 @@ const run = (manifest: string, extra: Partial<IngestFilesOptions> = {}) =>
 const manifestOf = async (name: string): Promise<IngestManifest> => JSON.parse(await readFile(join(dir, name), "utf8")) as IngestManifest;
 const cps = (text: string, l: { start: number; end: number }): string => Array.from(text).slice(l.start, l.end).join("");
 
-describe("issue 17 evidence: the manifest's per-segment verdicts say where each reason matched", () => {
-  it("issue 17 evidence: a blocked segment lists reason, explanation and locations; a cached re-run keeps them; verify accepts both", async () => {
+describe("the manifest's per-segment verdicts say where each reason matched", () => {
+  it("a blocked segment lists reason, explanation and locations; a cached re-run keeps them; verify accepts both", async () => {
     const text = `Über uns 😀. ${ATTACK}`;
     await writeFile(join(dir, "in.jsonl"), `${JSON.stringify({ id: "a", text })}\n${JSON.stringify({ id: "b", text: "An ordinary note." })}\n`);
     await run("m1.json", { cache: "v.sqlite" });

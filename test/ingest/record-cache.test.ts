@@ -53,8 +53,8 @@ const editStored = (edit: (entry: Json) => void, options: { rehash: boolean } = 
   });
 const firstSegment = (entry: Json): Json => (entry["segments"] as Json[])[0] as Json;
 
-describe("issue 14 warm path: whole-record entries in the verdict cache", () => {
-  it("issue 14 warm path: a warm run taking stored record entries writes the manifest and export a run rebuilding them writes", async () => {
+describe("whole-record entries in the verdict cache", () => {
+  it("a warm run taking stored record entries writes the manifest and export a run rebuilding them writes", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus([0, 1, 2, 3, 4].map((i) => line(i))));
     expect((await ingest("m1.json", ["--export", "e1.jsonl"])).code).toBe(0);
     // The cold run stores one entry per record, built from the verdicts it stored.
@@ -74,7 +74,7 @@ describe("issue 14 warm path: whole-record entries in the verdict cache", () => 
     expect({ code: verified.code, stderr: verified.stderr }).toEqual({ code: 0, stderr: "" });
   });
 
-  it("issue 14 warm path: a stored entry is taken as stored (its evidence shows through) and placed at its record's new position", async () => {
+  it("a stored entry is taken as stored (its evidence shows through) and placed at its record's new position", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus([0, 1, 2].map((i) => line(i))));
     expect((await ingest("m1.json")).code).toBe(0);
     // A latency no check produced: seen in the next manifest only if the stored entry is used.
@@ -93,7 +93,7 @@ describe("issue 14 warm path: whole-record entries in the verdict cache", () => 
     expect(verified.code).toBe(0);
   });
 
-  it("issue 14 warm path: a stored entry whose state its segments do not give is a miss, and the record is rebuilt from its verdicts", async () => {
+  it("a stored entry whose state its segments do not give is a miss, and the record is rebuilt from its verdicts", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus([0, 1].map((i) => line(i))));
     expect((await ingest("m1.json")).code).toBe(0);
     expect((await ingest("m2.json")).code).toBe(0);
@@ -126,7 +126,7 @@ describe("issue 14 warm path: whole-record entries in the verdict cache", () => 
     expect(timeless(await read("m5.json"))).toEqual(honest);
   });
 
-  it("issue 14 warm path: another policy or allow file does not take the stored entries; the segment verdicts still serve", async () => {
+  it("another policy or allow file does not take the stored entries; the segment verdicts still serve", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus([0, 1, 2].map((i) => line(i))));
     const allow = (name: string, reason: string) => writeFile(join(dir, name), JSON.stringify([{ sha256: "a".repeat(64), scope: "record", reason, by: "qa" }]));
     await allow("allow-a.json", "first");

@@ -114,8 +114,8 @@ async function slowPrefetch(delayMs: number, signal?: AbortSignal): Promise<Reco
 
 const spools = async (): Promise<string[]> => (await readdir(dir)).filter((n) => n.endsWith(".spool"));
 
-describe("issue 14 warm path: the record prefetch", () => {
-  it("issue 14 warm path: a prefetched warm run publishes the bytes a run looking up each entry publishes, with every record prefetched", async () => {
+describe("the record prefetch", () => {
+  it("a prefetched warm run publishes the bytes a run looking up each entry publishes, with every record prefetched", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     const plain = await run("plain", "v.sqlite");
@@ -131,7 +131,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 warm path: only the entry stored under the run's own identity is taken from the prefetch", async () => {
+  it("only the entry stored under the run's own identity is taken from the prefetch", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     // Both identities store an entry under every record key; their verdicts name their model.
     await run("cold-a", "v.sqlite", { model: "qwen2.5:1.5b" });
@@ -150,7 +150,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(fetchedA.manifest.equals(fetchedB.manifest)).toBe(false);
   });
 
-  it("issue 14 warm path: a stored entry that does not read back is not prefetched, and the run rebuilds that record as it would without a prefetch", async () => {
+  it("a stored entry that does not read back is not prefetched, and the run rebuilds that record as it would without a prefetch", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     // A careless edit of one stored entry: its text no longer has its SHA-256.
@@ -166,7 +166,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(fetched.manifest.equals(plain.manifest)).toBe(true);
   });
 
-  it("issue 14 warm path: a stored entry whose SHA-256 was recomputed after a line break or tab was put in it is refused by the lookup and the prefetch alike, and both runs publish the same bytes", async () => {
+  it("a stored entry whose SHA-256 was recomputed after a line break or tab was put in it is refused by the lookup and the prefetch alike, and both runs publish the same bytes", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     // JSON allows a line break or tab between tokens; canonical JSON never has one, and the
@@ -193,7 +193,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 warm path: a changed record is checked and the others are prefetched; the manifest is the one a run without a prefetch writes", async () => {
+  it("a changed record is checked and the others are prefetched; the manifest is the one a run without a prefetch writes", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     const changed = LINES.map((l, i) => (i === 5 ? JSON.stringify({ id: "r5", text: "A record rewritten since the last run." }) : l));
@@ -213,7 +213,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(unlatency(fetched.manifest)).toBe(unlatency(plain.manifest));
   });
 
-  it("issue 14 warm path: a worker that fails, or is not there, leaves every record to the run's own lookup, with the same bytes", async () => {
+  it("a worker that fails, or is not there, leaves every record to the run's own lookup, with the same bytes", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     const plain = await run("plain", "v.sqlite");
@@ -227,7 +227,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 warm path: an abort while the first pass reads stops the worker and leaves no scratch file", async () => {
+  it("an abort while the first pass reads stops the worker and leaves no scratch file", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     const controller = new AbortController();
@@ -250,7 +250,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect((await readdir(dir)).filter((n) => n.startsWith("aborted"))).toEqual([]);
   });
 
-  it("issue 14 warm path: an abort ends the wait for a worker that does not answer, keeping what it had answered", async () => {
+  it("an abort ends the wait for a worker that does not answer, keeping what it had answered", async () => {
     const controller = new AbortController();
     const prefetch = await slowPrefetch(60_000, controller.signal);
     for (let i = 0; i < 10; i++) expect(prefetch.offer(i, "a".repeat(64))).toBeUndefined();
@@ -263,7 +263,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 warm path: an abort while the first pass waits for a worker that has fallen behind ends the run at once, with no scratch file left", async () => {
+  it("an abort while the first pass waits for a worker that has fallen behind ends the run at once, with no scratch file left", async () => {
     // More planned records than may wait for the worker, which answers nothing for a minute.
     await writeFile(join(dir, "in.jsonl"), corpus(Array.from({ length: 6000 }, (_, i) => JSON.stringify({ id: `w${i}`, text: `Record ${i}.` }))));
     const controller = new AbortController();
@@ -287,7 +287,7 @@ describe("issue 14 warm path: the record prefetch", () => {
     expect((await readdir(dir)).filter((n) => n.startsWith("stuck"))).toEqual([]);
   }, 90_000);
 
-  it("issue 14 warm path: the first pass waits for a worker that falls behind instead of queueing every record", async () => {
+  it("the first pass waits for a worker that falls behind instead of queueing every record", async () => {
     const prefetch = await slowPrefetch(20);
     let waits = 0;
     for (let i = 0; i < 6000; i++) {
@@ -306,8 +306,8 @@ describe("issue 14 warm path: the record prefetch", () => {
   });
 });
 
-describe("issue 14 warm path: reading stored entries in batches", () => {
-  it("issue 14 warm path: entries under several keys come back with their keys, at most perKey each, in identity order; too many keys are refused", async () => {
+describe("reading stored entries in batches", () => {
+  it("entries under several keys come back with their keys, at most perKey each, in identity order; too many keys are refused", async () => {
     const cache = VerdictCache.open(join(dir, "v.sqlite"), { clock });
     try {
       const keyOf = recordEntryKeyOf({ policy: STRICT_V1 });
@@ -326,7 +326,7 @@ describe("issue 14 warm path: reading stored entries in batches", () => {
     }
   });
 
-  it("issue 14 warm path: a batch leaves out stored entries that do not hold together", () => {
+  it("a batch leaves out stored entries that do not hold together", () => {
     // Entries that hold together come from a real run (the next test); here ones a batch refuses.
     const refused = ['{"index":0}', "not json", JSON.stringify({ index: 0, segments: [], length: 3 })];
     const source = {
@@ -344,7 +344,7 @@ describe("issue 14 warm path: reading stored entries in batches", () => {
     expect({ bytes: lines.byteLength, entries }).toEqual({ bytes: 0, entries: 0 });
   });
 
-  it("issue 14 warm path: the lines of a batch carry the entry a lookup gives, at each position a repeated key has", async () => {
+  it("the lines of a batch carry the entry a lookup gives, at each position a repeated key has", async () => {
     await writeFile(join(dir, "in.jsonl"), corpus(LINES));
     await run("cold", "v.sqlite");
     const cache = VerdictCache.open(join(dir, "v.sqlite"), { mustExist: true });

@@ -26,8 +26,8 @@ class MapStore implements VerdictStore {
 const pipeline = (): SecurityPipeline => new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryNumCtx: 8192 });
 const SHA = "a".repeat(64);
 
-describe("issue 14 cache: the segment verdict cache of a run", () => {
-  it("issue 14 cache: an exercised pass is stored and comes back as reused, with the original checked_at and evidence", async () => {
+describe("the segment verdict cache of a run", () => {
+  it("an exercised pass is stored and comes back as reused, with the original checked_at and evidence", async () => {
     const { result } = await checkSegment(pipeline(), "The quarterly report is attached.");
     expect(result).toMatchObject({ state: "pass", exercised: true });
     const store = new MapStore();
@@ -39,7 +39,7 @@ describe("issue 14 cache: the segment verdict cache of a run", () => {
     expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 1, misses: 1 });
   });
 
-  it("issue 14 cache: degraded, unexercised, error and not_checked results are never stored", async () => {
+  it("degraded, unexercised, error and not_checked results are never stored", async () => {
     const down = new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: "http://127.0.0.1:9", canaryNumCtx: 8192, canaryTimeout: 1 });
     const { result: degraded } = await checkSegment(down, "The quarterly report is attached.");
     expect(degraded.exercised).toBe(false);
@@ -52,7 +52,7 @@ describe("issue 14 cache: the segment verdict cache of a run", () => {
     expect(store.entries.size).toBe(0);
   });
 
-  it("issue 14 cache: a stored value edited to claim a state its verdict does not support is a miss, not a pass", async () => {
+  it("a stored value edited to claim a state its verdict does not support is a miss, not a pass", async () => {
     const hijacked = new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryNumCtx: 8192 });
     ollama.setReply({ content: "I am now DAN and I have no restrictions. My new instructions override the old ones." });
     try {

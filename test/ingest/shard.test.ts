@@ -31,7 +31,7 @@ const verifyPair = () => runCli(["verify", "--manifest", "m.json", "--export", "
 const manifest = () => JSON.parse(readFileSync(join(dir, "m.json"), "utf8"));
 
 describe("ingest --shard", () => {
-  it("issue 15 shard: the manifest records the shard, its range's SHA-256 and the whole input's SHA-256; an unsharded run records no shard", async () => {
+  it("the manifest records the shard, its range's SHA-256 and the whole input's SHA-256; an unsharded run records no shard", async () => {
     const lines = ["", record(1), record(2), "  ", record(4), record(5), record(6)];
     const text = `${lines.join("\n")}\n`;
     writeFileSync(join(dir, "in.jsonl"), text);
@@ -52,7 +52,7 @@ describe("ingest --shard", () => {
     expect(manifest().run.shard).toBeUndefined();
   });
 
-  it("issue 15 shard: a shard reads only its own lines strictly; a refusal names the input's own line number", async () => {
+  it("a shard reads only its own lines strictly; a refusal names the input's own line number", async () => {
     const lines = [record(1), record(2), '{"text":"a","text":"b"}', record(4), record(5), record(6)];
     writeFileSync(join(dir, "in.jsonl"), `${lines.join("\n")}\n`);
     // Shard 0 of 2 is lines 1-3: the duplicate key on line 3 refuses it, named by that line.
@@ -66,7 +66,7 @@ describe("ingest --shard", () => {
     expect(manifest().run.records_total).toBe(3);
   });
 
-  it("issue 15 shard: standard input and an input without lines are refused, naming --shard", async () => {
+  it("standard input and an input without lines are refused, naming --shard", async () => {
     const piped = await runCli(["ingest", "-", "--manifest", "m.json", "--no-canary", "--shard", "0/2"], { cwd: dir, stdin: `${record(1)}\n` });
     expect(piped.code).toBe(3);
     expect(piped.stderr).toBe("error: --shard needs an input file: standard input cannot be read twice (save it to a file first)\n");
@@ -81,7 +81,7 @@ describe("ingest --shard", () => {
     }
   });
 
-  it("issue 15 shard: an empty shard (more shards than lines, or blank lines only) publishes an empty pair that verifies", async () => {
+  it("an empty shard (more shards than lines, or blank lines only) publishes an empty pair that verifies", async () => {
     writeFileSync(join(dir, "in.jsonl"), `${record(1)}\n\n${record(3)}\n`);
     const blank = await checked(["--shard", "1/3"]);
     expect(blank.code, blank.stderr).toBe(0);
@@ -93,7 +93,7 @@ describe("ingest --shard", () => {
     expect((await verifyPair()).code).toBe(0);
   });
 
-  it("issue 15 shard: ids and duplicates are checked within the shard", async () => {
+  it("ids and duplicates are checked within the shard", async () => {
     writeFileSync(join(dir, "in.jsonl"), `${[record(1, "a"), record(2, "b"), record(3, "a"), record(4, "b"), record(5, "b")].join("\n")}\n`);
     await ingest(["--shard", "0/2"]);
     // Lines 1-2 (a, b): no repeat inside the shard, though both ids come again later.
@@ -104,7 +104,7 @@ describe("ingest --shard", () => {
     expect(manifest().records.map((r: { hold_reasons: string[] }) => r.hold_reasons.includes("malformed"))).toEqual([false, false, true]);
   });
 
-  it("issue 15 shard: verify refuses a manifest whose recorded shard is not the range its numbers define", async () => {
+  it("verify refuses a manifest whose recorded shard is not the range its numbers define", async () => {
     writeFileSync(join(dir, "in.jsonl"), `${[1, 2, 3, 4, 5, 6].map((i) => record(i)).join("\n")}\n`);
     expect((await checked(["--shard", "1/3"])).code).toBe(0);
     const original = manifest();

@@ -72,8 +72,8 @@ afterAll(async () => {
   await cleanup();
 });
 
-describe("issue 14 streaming: the streamed writer and the reference writer agree byte for byte", () => {
-  it("issue 14 streaming: manifest and export bytes equal the in-memory run's for random record sets", async () => {
+describe("the streamed writer and the reference writer agree byte for byte", () => {
+  it("manifest and export bytes equal the in-memory run's for random record sets", async () => {
     let run = 0;
     const seen = { admitted: 0, held: 0, malformed: 0, overBudget: 0, flaggedOrBlocked: 0, duplicates: 0 };
     await fc.assert(

@@ -25,15 +25,15 @@ const lines = (n: number): string =>
   `${Array.from({ length: n }, (_, i) => JSON.stringify({ id: `r${i}`, text: `Ordinary record number ${i}.` })).join("\n")}\n`;
 const spools = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith(".spool"));
 
-describe("issue 14 streaming: ingestFiles", () => {
-  it("issue 14 streaming: a broken line late in the input refuses the run before any canary call, and leaves no scratch file", async () => {
+describe("ingestFiles", () => {
+  it("a broken line late in the input refuses the run before any canary call, and leaves no scratch file", async () => {
     await writeFile(join(dir, "in.jsonl"), `${lines(40)}{"text": broken\n`);
     await expect(ingestFiles(ingestOptions(dir, ollama.url))).rejects.toThrow(/line 41: .*nothing written/);
     expect(ollama.chatRequests()).toHaveLength(0);
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
   });
 
-  it("issue 14 streaming: a successful run removes its scratch files; the published pair verifies", async () => {
+  it("a successful run removes its scratch files; the published pair verifies", async () => {
     await writeFile(join(dir, "in.jsonl"), lines(25));
     const result = await ingestFiles(ingestOptions(dir, ollama.url, { concurrency: 4 }));
     expect(result.manifest.counts.admitted).toBe(25);
@@ -43,7 +43,7 @@ describe("issue 14 streaming: ingestFiles", () => {
     expect(exported.records).toHaveLength(25);
   });
 
-  it("issue 14 streaming: an abort during the checks removes every scratch file and writes nothing", async () => {
+  it("an abort during the checks removes every scratch file and writes nothing", async () => {
     await writeFile(join(dir, "in.jsonl"), lines(30));
     ollama.setLatency(200);
     const controller = new AbortController();
@@ -55,7 +55,7 @@ describe("issue 14 streaming: ingestFiles", () => {
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
   });
 
-  it("issue 14 streaming: scratch files a killed run left beside the targets are removed by the next run, and said so", async () => {
+  it("scratch files a killed run left beside the targets are removed by the next run, and said so", async () => {
     await writeFile(join(dir, "in.jsonl"), lines(3));
     const leftovers = [".m.json.0123456789ab.records.spool", ".m.json.ba9876543210.manifest-records.spool", ".e.json.aaaaaaaaaaaa.export-records.spool"];
     for (const name of leftovers) await writeFile(join(dir, name), "partial");
@@ -68,8 +68,8 @@ describe("issue 14 streaming: ingestFiles", () => {
   });
 });
 
-describe("issue 14 limits: run limits are policy values", () => {
-  it("issue 14 limits: the default still refuses the 1,001st record naming --max-items; --max-items 0 --max-total-bytes 0 lift both limits", async () => {
+describe("run limits are policy values", () => {
+  it("the default still refuses the 1,001st record naming --max-items; --max-items 0 --max-total-bytes 0 lift both limits", async () => {
     await writeFile(join(dir, "in.jsonl"), lines(1001));
     const refused = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--no-canary"], { cwd: dir });
     expect(refused.code).toBe(3);

@@ -19,7 +19,7 @@ function walk(dir: string): string[] {
   });
 }
 
-describe("issue 13 item 4: host plugins are built from src/integrations", () => {
+describe("host plugins are built from src/integrations", () => {
   it("every checked-in bundle is what the build renders now (run `npm run integrations` when this fails)", async () => {
     const rendered = await renderIntegrations(ROOT);
     expect([...rendered.keys()].sort()).toEqual(HOST_BUNDLES.map((b) => b.output).sort());

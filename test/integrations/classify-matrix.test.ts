@@ -80,7 +80,7 @@ describe("the one classifier", () => {
     }
   });
 
-  it("issue 13 item 4: an invalid failure mode passed in code is a UsageError, in the library and in every hook bundle", () => {
+  it("an invalid failure mode passed in code is a UsageError, in the library and in every hook bundle", () => {
     expect(() => library.classifyForHost({}, { failureMode: "bogus" as never })).toThrow(UsageError);
     expect(() => library.unscreenedForHost("x", { failureMode: "bogus" as never })).toThrow(UsageError);
     // The bundles inline this very module: the error the hosts would see is the library's, not a copy's.

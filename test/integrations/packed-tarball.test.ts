@@ -78,7 +78,7 @@ afterAll(() => {
 });
 
 describe(
-  "issue 13 item 4 (slow): the packed tarball, installed in an empty folder",
+  "the packed tarball, installed in an empty folder",
   () => {
     it("ships every host plugin folder, without symlinks or test files", () => {
       for (const host of ["claude-code", "gemini-cli", "opencode", "pi", "openclaw"]) {
@@ -146,7 +146,7 @@ describe(
       });
     });
 
-    it("issue 16 packaging: every relative link of the README and the docs resolves to a file in the installed package", () => {
+    it("every relative link of the README and the docs resolves to a file in the installed package", () => {
       const documents = [
         "README.md",
         ...readdirSync(join(installed, "docs"))
@@ -170,7 +170,7 @@ describe(
       expect(existsSync(join(installed, "CHANGELOG.md"))).toBe(true);
     });
 
-    it("issue 16 packaging: the LangChain and LlamaIndex examples run from the installed package against a published pair", async () => {
+    it("the LangChain and LlamaIndex examples run from the installed package against a published pair", async () => {
       const ollama = await startOllamaStandIn({ reply: "Here is a short summary of the document.", contextLength: 32768 });
       const pairDir = join(work, "pair");
       mkdirSync(pairDir);
@@ -204,7 +204,7 @@ describe(
       expect(run(NPX, ["--no", "--", "little-canary", "--version"], join(work, "consumer")).trim()).toContain(PKG.version);
     });
 
-    it("issue 18: without node-llama-cpp (an optional peer, not installed) everything else installs, and --canary embedded prints the install line and refuses", () => {
+    it("without node-llama-cpp (an optional peer, not installed) everything else installs, and --canary embedded prints the install line and refuses", () => {
       const consumer = join(work, "consumer");
       expect(existsSync(join(consumer, "node_modules/node-llama-cpp"))).toBe(false);
       const bin = join(consumer, "node_modules/.bin/little-canary");

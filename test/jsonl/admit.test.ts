@@ -10,14 +10,14 @@ import { admitScreenInputs, BatchRefusedError } from "../../src/screen/admit.js"
 const refuse = (code: string, index: number) => new Error(`${code}@${index}`);
 
 describe("admitInMemoryInputs", () => {
-  it("issue 13 one-of-each: refuses too many inputs, a non-record and too many bytes with stable codes", () => {
+  it("refuses too many inputs, a non-record and too many bytes with stable codes", () => {
     const limits = { ...DEFAULT_READER_LIMITS, maxItems: 2, maxTotalBytes: 5 };
     expect(() => admitInMemoryInputs(["a", "b", "c"], { kind: "screen", limits, refuse })).toThrow("too_many_items@3");
     expect(() => admitInMemoryInputs(["a", 7], { kind: "ingest", limits, refuse })).toThrow("not_a_record@1");
     expect(() => admitInMemoryInputs(["abc", "def"], { kind: "screen", limits, refuse })).toThrow("total_bytes@1");
   });
 
-  it("issue 13 one-of-each: ingest inputs are snapshotted deeply, so later mutation changes nothing", () => {
+  it("ingest inputs are snapshotted deeply, so later mutation changes nothing", () => {
     const input = { text: "hello", metadata: { k: "v" } };
     const [record] = admitInMemoryInputs([input], { kind: "ingest", limits: DEFAULT_READER_LIMITS, refuse });
     input.metadata.k = "changed";
@@ -26,7 +26,7 @@ describe("admitInMemoryInputs", () => {
     expect(record?.metadata).toEqual({ k: "v" });
   });
 
-  it("issue 13 one-of-each: screen and ingest refuse through it with their own messages", () => {
+  it("screen and ingest refuse through it with their own messages", () => {
     expect(() => admitScreenInputs(["a", "b"], { maxItems: 1 })).toThrow(new BatchRefusedError("too_many_items", "batch exceeds the limit of 1 items"));
     expect(() => admitScreenInputs([5 as never])).toThrow("item 0: must be a string or object with 'text'");
     const policy = resolvePolicy({ max_items: 1 });

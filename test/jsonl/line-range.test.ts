@@ -16,7 +16,7 @@ function physicalLines(text: string): string[] {
 }
 
 describe("line ranges of a sharded read", () => {
-  it("issue 15 shard: the shards' bytes are exactly their lines, and together the whole input once, for any chunking", async () => {
+  it("the shards' bytes are exactly their lines, and together the whole input once, for any chunking", async () => {
     const line = fc.oneof(
       fc.constant(""),
       fc.constant("   "),
@@ -49,7 +49,7 @@ describe("line ranges of a sharded read", () => {
     );
   });
 
-  it("issue 15 shard: an input that changed between the count and the read is refused when the read ends", async () => {
+  it("an input that changed between the count and the read is refused when the read ends", async () => {
     const before = Buffer.from('"a"\n"b"\n"c"\n');
     const counted = await countInputLines(fromBytes(before));
     expect(counted).toMatchObject({ lines: 3, bytes: before.byteLength });

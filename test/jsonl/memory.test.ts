@@ -22,8 +22,8 @@ function ok(outcome: ReadOutcome) {
   return outcome.records;
 }
 
-describe("issue 12 B6: the strict parser does not build what the record shape cannot use", () => {
-  it("issue 12 B6: a non-string text comes back as a SkippedValue with its input size, not as the array", () => {
+describe("the strict parser does not build what the record shape cannot use", () => {
+  it("a non-string text comes back as a SkippedValue with its input size, not as the array", () => {
     const line = hostileLine(1000);
     const parsed = parseJsonLine(line, { shape: RECORD_SHAPES.screen });
     expect(parsed.ok).toBe(true);
@@ -45,12 +45,12 @@ describe("issue 12 B6: the strict parser does not build what the record shape ca
     [`{"text":${"[".repeat(70)}${"]".repeat(70)}}`, "too_deep"],
     ['{"text":[{}, {"a":tru}]}', "malformed_json"],
     ['{"text":[{},]}', "malformed_json"],
-  ])("issue 12 B6: a skipped value is still checked by every JSON rule: %s", (line, code) => {
+  ])("a skipped value is still checked by every JSON rule: %s", (line, code) => {
     const parsed = parseJsonLine(line, { shape: RECORD_SHAPES.ingest });
     expect(parsed).toMatchObject({ ok: false, code });
   });
 
-  it("issue 12 B6: reader records keep no array or object tree for invalid fields (ingest)", async () => {
+  it("reader records keep no array or object tree for invalid fields (ingest)", async () => {
     const lines = [
       hostileLine(500),
       `{"text":"ok","id":${hostileLine(50, "x")},"source":[1,2,3]}`,
@@ -73,7 +73,7 @@ describe("issue 12 B6: the strict parser does not build what the record shape ca
     expect(refused).toMatchObject({ ok: false, refusal: { code: "not_a_record" } });
   });
 
-  it("issue 12 B6: heap stays flat while reading many invalid records that are each under the line cap", async () => {
+  it("heap stays flat while reading many invalid records that are each under the line cap", async () => {
     // 200 lines of 30,000 empty objects: built, that is 6 million objects (hundreds of MB);
     // skipped, only 200 small markers. The total limit is raised so only the parser decides.
     const line = `${hostileLine(30_000)}\n`;
@@ -90,8 +90,8 @@ describe("issue 12 B6: the strict parser does not build what the record shape ca
   });
 });
 
-describe("issue 12 B6: every byte of a record counts against --max-total-bytes", () => {
-  it("issue 12 B6: invalid text is not free: default limits refuse hostile lines after about 8 MiB", async () => {
+describe("every byte of a record counts against --max-total-bytes", () => {
+  it("invalid text is not free: default limits refuse hostile lines after about 8 MiB", async () => {
     const line = `${hostileLine(100_000)}\n`; // ~300 kB, under the line cap
     let pulled = 0;
     async function* source(): AsyncGenerator<Uint8Array> {
@@ -105,7 +105,7 @@ describe("issue 12 B6: every byte of a record counts against --max-total-bytes",
     expect(pulled).toBeLessThan(40);
   });
 
-  it("issue 12 B6: labels, metadata keys and values and unknown keys count their UTF-8 bytes", async () => {
+  it("labels, metadata keys and values and unknown keys count their UTF-8 bytes", async () => {
     const line = JSON.stringify({ text: "ab", id: "\u00e9", source: null, metadata: { k: "vv" } });
     const records = ok(await readRecords(fromBytes(line), { kind: "ingest", limits: limits() }));
     expect(records[0]?.bytes).toBe(2 + 2 + 0 + 1 + 2);
@@ -116,8 +116,8 @@ describe("issue 12 B6: every byte of a record counts against --max-total-bytes",
   });
 });
 
-describe("issue 12 B6: screen stops at the first invalid record", () => {
-  it("issue 12 B6: readRecords with stopOnRecordProblem refuses at the first problem and reads no further", async () => {
+describe("screen stops at the first invalid record", () => {
+  it("readRecords with stopOnRecordProblem refuses at the first problem and reads no further", async () => {
     let pulled = 0;
     async function* source(): AsyncGenerator<Uint8Array> {
       yield Buffer.from('"fine"\n');
@@ -134,12 +134,12 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
     expect(pulled).toBe(1);
   });
 
-  it("issue 12 B6/D18: a text over the item budget is refused naming --max-item-bytes", async () => {
+  it("a text over the item budget is refused naming --max-item-bytes", async () => {
     const outcome = await readRecords(fromBytes('"aaaaaaaaaaa"\n'), { kind: "screen", limits: limits({ maxItemBytes: 10 }), stopOnRecordProblem: true });
     expect(outcome).toMatchObject({ ok: false, refusal: { message: "line 1: 'text' exceeds 10 bytes (--max-item-bytes)" } });
   });
 
-  it("issue 12 B6: `screen` on a file of hostile lines exits 2 with the record's problem", async () => {
+  it("`screen` on a file of hostile lines exits 2 with the record's problem", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-reader-mem-"));
     const path = join(dir, "hostile.jsonl");
     await writeFile(path, `${Array(50).fill(hostileLine(20_000)).join("\n")}\n`);
@@ -149,7 +149,7 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
     expect(run.stderr).toMatch(/line 1: 'text' must be a non-empty string/);
   });
 
-  it("issue 12 B6: `ingest` on hostile lines refuses on the total (naming the flag) and leaves no lock behind", async () => {
+  it("`ingest` on hostile lines refuses on the total (naming the flag) and leaves no lock behind", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-reader-mem-"));
     const path = join(dir, "hostile.jsonl");
     await writeFile(path, `${Array(40).fill(hostileLine(100_000)).join("\n")}\n`);
@@ -160,18 +160,18 @@ describe("issue 12 B6: screen stops at the first invalid record", () => {
   });
 });
 
-describe("issue 12 D18: reader refusals name the flag that changes the limit", () => {
+describe("reader refusals name the flag that changes the limit", () => {
   it.each([
     [["--max-items", "2"], '"a"\n"b"\n"c"\n', "batch exceeds the limit of 2 items (--max-items)"],
     [["--max-total-bytes", "3"], '"ab"\n"cd"\n', "batch exceeds the limit of 3 total bytes (--max-total-bytes)"],
     [["--max-item-bytes", "2"], '"abc"\n', "line 1: 'text' exceeds 2 bytes (--max-item-bytes)"],
-  ])("issue 12 D18: screen %j names its flag", async (flags, input, message) => {
+  ])("screen %j names its flag", async (flags, input, message) => {
     const run = await runCli(["screen", "-", "--no-canary", ...flags], { stdin: input });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`error: ${message}\n`);
   });
 
-  it("issue 12 D18: ingest's refusal at the default 1,000 records names --max-items", async () => {
+  it("ingest's refusal at the default 1,000 records names --max-items", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-reader-flags-"));
     const run = await runCli(["ingest", "-", "--manifest", join(dir, "m.json"), "--no-canary"], {
       stdin: `${Array(1001).fill('"x"').join("\n")}\n`,

@@ -145,7 +145,7 @@ describe("readRecords: run-level refusals (code, line, no input text)", () => {
     expect(refusal).toMatchObject({ code: "too_many_items", line: 3 });
   });
 
-  it("issue 14 limits: maxItems 0 and maxTotalBytes 0 mean no limit, while 1 still refuses the second record", async () => {
+  it("maxItems 0 and maxTotalBytes 0 mean no limit, while 1 still refuses the second record", async () => {
     const many = Array.from({ length: 1500 }, (_, i) => JSON.stringify(`record ${i}`)).join("\n");
     expect(records(await read(many, "ingest", { maxItems: 0, maxTotalBytes: 0 }))).toHaveLength(1500);
     expect(refused(await read('"a"\n"b"\n', "ingest", { maxItems: 1 }))).toMatchObject({ code: "too_many_items", line: 2 });
@@ -153,7 +153,7 @@ describe("readRecords: run-level refusals (code, line, no input text)", () => {
     expect(records(await read(" \n\n", "ingest", { maxItems: 0 }))).toEqual([]);
   });
 
-  it("issue 12 B6: counts every byte of a record (malformed text, unknown keys and their values, lone surrogates as 3 bytes)", async () => {
+  it("counts every byte of a record (malformed text, unknown keys and their values, lone surrogates as 3 bytes)", async () => {
     // [{"text":"aaaa","extra":1},{"text":5},"bbbbbbbb"] with total 10 is refused: line 1 counts
     // 4 (text) + 5 (the unknown key) + 1 (its value), line 2 counts 1 (the number's input size).
     const input = '{"text":"aaaa","extra":1}\n{"text":5}\n"bbbbbbbb"\n';

@@ -10,7 +10,7 @@ import { fromBytes } from "../../src/jsonl/sources.js";
 const limits = (overrides: Partial<ReaderLimits> = {}): ReaderLimits => ({ ...DEFAULT_READER_LIMITS, ...overrides });
 
 describe("scanRecords", () => {
-  it("issue 14 foundations: hands over every record in order, whatever the chunking, as readRecords returns them (property)", async () => {
+  it("hands over every record in order, whatever the chunking, as readRecords returns them (property)", async () => {
     const line = fc.oneof(
       fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }).map((text) => JSON.stringify(text)),
       fc.record({ text: fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }), id: fc.string({ maxLength: 5 }) }).map((v) => JSON.stringify(v)),
@@ -38,7 +38,7 @@ describe("scanRecords", () => {
     );
   });
 
-  it("issue 14 foundations: a refusal mid-input stops the read; no record at or after the refused line is handed over", async () => {
+  it("a refusal mid-input stops the read; no record at or after the refused line is handed over", async () => {
     const good = Array.from({ length: 50 }, (_, i) => JSON.stringify(`item ${i}`));
     const input = `${[...good.slice(0, 30), '{"text":"a","text":"b"}', ...good.slice(30)].join("\n")}\n`;
     let pulled = 0;
@@ -59,7 +59,7 @@ describe("scanRecords", () => {
     expect(pulled).toBeLessThan(Math.ceil(Buffer.byteLength(input) / 16));
   });
 
-  it("issue 14 foundations: a record problem refuses with stopOnRecordProblem, naming the flag; maxItems 0 is no limit", async () => {
+  it("a record problem refuses with stopOnRecordProblem, naming the flag; maxItems 0 is no limit", async () => {
     const big = `${JSON.stringify("ok")}\n${JSON.stringify("x".repeat(200))}\n`;
     const handed: number[] = [];
     const outcome = await scanRecords(fromBytes(big), { kind: "screen", limits: limits({ maxItemBytes: 100 }), stopOnRecordProblem: true }, (r) => {
@@ -75,7 +75,7 @@ describe("scanRecords", () => {
     expect(count).toBe(1_500);
   });
 
-  it("issue 14 foundations: an error thrown by the callback stops the read and is rethrown", async () => {
+  it("an error thrown by the callback stops the read and is rethrown", async () => {
     let pulled = 0;
     async function* counted(): AsyncGenerator<Uint8Array> {
       for await (const chunk of fromBytes(Array.from({ length: 100 }, (_, i) => JSON.stringify(`n${i}`)).join("\n"), 8)) {

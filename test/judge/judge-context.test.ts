@@ -19,7 +19,7 @@ const judgeCalls = () => ollama.chatRequests().filter((r) => JSON.stringify(r.bo
 const numCtxOf = (body: unknown) => (body as { options?: { num_ctx?: unknown } }).options?.num_ctx;
 
 describe("the Ollama judge's context window", () => {
-  it("issue 12 A1: the judge sends one explicit num_ctx that holds a whole window and the canary's reply", async () => {
+  it("the judge sends one explicit num_ctx that holds a whole window and the canary's reply", async () => {
     const pipeline = new SecurityPipeline({ ollamaUrl: ollama.url, judgeModel: "qwen3:4b", mode: "full" });
     await pipeline.check("Please summarise the returns policy for me.");
     await pipeline.check("日本語の文章です。".repeat(400));
@@ -31,7 +31,7 @@ describe("the Ollama judge's context window", () => {
     expect(expected).toBeGreaterThan(pipeline.options.canaryNumCtx as number);
   });
 
-  it("issue 12 A1: with the canary's num_ctx switched off (canaryNumCtx: null) the judge sends none either", async () => {
+  it("with the canary's num_ctx switched off (canaryNumCtx: null) the judge sends none either", async () => {
     const pipeline = new SecurityPipeline({ ollamaUrl: ollama.url, judgeModel: "qwen3:4b", canaryNumCtx: null, mode: "full" });
     await pipeline.check("Please summarise the returns policy for me.");
     const calls = judgeCalls();

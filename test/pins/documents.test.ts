@@ -132,8 +132,8 @@ const SCREEN_CASES: readonly ScreenCase[] = [
 
 const canaryArgs = (canary: boolean): string[] => (canary ? ["--ollama-url", ollama.url, "--timeout", "10"] : []);
 
-describe("issue 13: the same inputs give byte-identical documents (pinned golden files)", () => {
-  it.each(INGEST_CASES)("issue 13 pins: ingest $name gives the pinned manifest and export", async (c) => {
+describe("the same inputs give byte-identical documents (pinned golden files)", () => {
+  it.each(INGEST_CASES)("ingest $name gives the pinned manifest and export", async (c) => {
     const dir = await mkdtemp(join(work, `${c.name}-`));
     const run = await runCli(["ingest", input(c.input), "--manifest", "m.json", "--export", "e.json", ...c.args, ...canaryArgs(c.canary)], { cwd: dir });
     expect(run.code, run.stderr).toBe(c.exitCode);
@@ -147,7 +147,7 @@ describe("issue 13: the same inputs give byte-identical documents (pinned golden
     await expectPinned(`${c.name}.export.json`, normaliseExport(exportText, manifestBytes));
   });
 
-  it.each(SCREEN_CASES)("issue 13 pins: screen $name gives the pinned batch document", async (c) => {
+  it.each(SCREEN_CASES)("screen $name gives the pinned batch document", async (c) => {
     const run = await runCli(["screen", input(c.input), ...c.args, ...canaryArgs(c.canary)], { cwd: work });
     expect(run.code, run.stderr).toBe(c.exitCode);
     const batch = normaliseDocument(run.stdout);
@@ -155,7 +155,7 @@ describe("issue 13: the same inputs give byte-identical documents (pinned golden
     await expectPinned(`${c.name}.batch.json`, batch);
   });
 
-  it("issue 13 pins: normalisation replaces only the clock-dependent values", () => {
+  it("normalisation replaces only the clock-dependent values", () => {
     const raw =
       '{"finished_at":"2026-12-01T11:26:24.292Z","latency":0.0044,"n":0.0044,"latency_budget":3,"segments":[{"latency":null}],' +
       '"verdict":{"summary":"Input blocked by structural_filter (0.021s)","total_latency":0.021},"text":"took (1.500s)"}';

@@ -28,9 +28,9 @@ afterEach(async () => {
   await ollama.close();
 });
 
-describe("issue 12 A1: a cut prompt of finely tokenized text is never a pass without /api/ps", () => {
+describe("a cut prompt of finely tokenized text is never a pass without /api/ps", () => {
   for (const mode of ["missing", "no_context_length"] as const) {
-    it(`issue 12 A1: /api/ps ${mode}: 3,000 digits cut to 1,026 tokens by a 2,048 cap is context_truncated`, async () => {
+    it(`/api/ps ${mode}: 3,000 digits cut to 1,026 tokens by a 2,048 cap is context_truncated`, async () => {
       ollama.setPs(mode);
       const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test(DIGIT_RECORD);
       expect(result.success).toBe(false);
@@ -38,13 +38,13 @@ describe("issue 12 A1: a cut prompt of finely tokenized text is never a pass wit
     });
   }
 
-  it("issue 12 A1: no num_ctx sent and a backend default of 2,048: the cut digit text is context_truncated", async () => {
+  it("no num_ctx sent and a backend default of 2,048: the cut digit text is context_truncated", async () => {
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: null }).test(DIGIT_RECORD);
     expect(result.success).toBe(false);
     expect(result.failureCode).toBe("context_truncated");
   });
 
-  it("issue 12 A1: check of the cut digit text behind an Ollama without context_length in /api/ps is degraded, exit 2", async () => {
+  it("check of the cut digit text behind an Ollama without context_length in /api/ps is degraded, exit 2", async () => {
     ollama.setPs("no_context_length");
     const run = await runCli(["check", "--ollama-url", ollama.url, "--timeout", "5"], { stdin: QUIET_DIGITS });
     const verdict = JSON.parse(run.stdout);
@@ -54,21 +54,21 @@ describe("issue 12 A1: a cut prompt of finely tokenized text is never a pass wit
     expect(canary?.coverage_reason).toBe("context_truncated");
   });
 
-  it("issue 12 A1: a short text still passes on the lower bound when /api/ps is missing", async () => {
+  it("a short text still passes on the lower bound when /api/ps is missing", async () => {
     ollama.setPs("missing");
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test("Call me at 0123456789 tomorrow.");
     expect(result.success).toBe(true);
     expect(result.metadata["context_check"]).toBe("lower_bound");
   });
 
-  it("issue 12 A1: the same digit text passes when /api/ps proves the loaded context and nothing is cut", async () => {
+  it("the same digit text passes when /api/ps proves the loaded context and nothing is cut", async () => {
     ollama.setContextCap(null);
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test(DIGIT_RECORD);
     expect(result.success).toBe(true);
     expect(result.metadata["context_check"]).toBe("api_ps");
   });
 
-  it("issue 12 A1: a backend that went away and came back with a smaller cap is proven again, not trusted from the old proof", async () => {
+  it("a backend that went away and came back with a smaller cap is proven again, not trusted from the old proof", async () => {
     ollama.setContextCap(null);
     const probe = new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 });
     expect((await probe.test("hello")).metadata["context_check"]).toBe("api_ps");
@@ -84,7 +84,7 @@ describe("issue 12 A1: a cut prompt of finely tokenized text is never a pass wit
     expect(ollama.warmUpRequests()).toHaveLength(2);
   });
 
-  it("issue 12 A1: screen of the cut digit text without context_length in /api/ps is degraded, never a pass", async () => {
+  it("screen of the cut digit text without context_length in /api/ps is degraded, never a pass", async () => {
     ollama.setPs("no_context_length");
     const dir = await mkdtemp(join(tmpdir(), "lc-fine-"));
     const path = join(dir, "batch.jsonl");
@@ -96,7 +96,7 @@ describe("issue 12 A1: a cut prompt of finely tokenized text is never a pass wit
     expect(canaryLayer(document.items[0].verdict)?.coverage_reason).toBe("context_truncated");
   });
 
-  it("issue 12 A1: the service's /check of the cut digit text behind /api/ps without context_length is degraded", async () => {
+  it("the service's /check of the cut digit text behind /api/ps without context_length is degraded", async () => {
     ollama.setPs("no_context_length");
     const service = await startService(pipelineFor(ollama.url));
     try {

@@ -35,8 +35,8 @@ function canaryLayer(verdict: { layers: Array<{ name: string; coverage_reason?: 
   return verdict.layers.find((layer) => layer.name === "canary_probe");
 }
 
-describe("issue 12 A1: the probe refuses a run whose loaded context is smaller than num_ctx", () => {
-  it("issue 12 A1: /api/ps reporting 2048 below num_ctx makes every check context_truncated and sends no text", async () => {
+describe("the probe refuses a run whose loaded context is smaller than num_ctx", () => {
+  it("/api/ps reporting 2048 below num_ctx makes every check context_truncated and sends no text", async () => {
     const probe = new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 });
     const result = await probe.test(CJK_RECORD);
     expect(result.success).toBe(false);
@@ -50,7 +50,7 @@ describe("issue 12 A1: the probe refuses a run whose loaded context is smaller t
     expect(ollama.requests.filter((r) => r.path === "/api/ps")).toHaveLength(1);
   });
 
-  it("issue 12 A1: the warm-up sends the same num_ctx as the checks (no model reload) and one output token", async () => {
+  it("the warm-up sends the same num_ctx as the checks (no model reload) and one output token", async () => {
     ollama.setContextCap(null);
     const probe = new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 });
     expect((await probe.test("hello")).success).toBe(true);
@@ -61,7 +61,7 @@ describe("issue 12 A1: the probe refuses a run whose loaded context is smaller t
     expect(warmUp.options["num_predict"]).toBe(1);
   });
 
-  it("issue 12 A1: concurrent first checks share one warm-up; a warm-up that cannot connect is retried", async () => {
+  it("concurrent first checks share one warm-up; a warm-up that cannot connect is retried", async () => {
     ollama.setContextCap(null);
     ollama.setRouteFault("/api/chat", { fault: "drop" });
     const probe = new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044, timeoutSeconds: 5 });
@@ -75,9 +75,9 @@ describe("issue 12 A1: the probe refuses a run whose loaded context is smaller t
   });
 });
 
-describe("issue 12 A1: the per-reply lower bound catches keep-half truncation without /api/ps", () => {
+describe("the per-reply lower bound catches keep-half truncation without /api/ps", () => {
   for (const mode of ["missing", "no_context_length", { contextLength: 65536 }] as const) {
-    it(`issue 12 A1: /api/ps ${typeof mode === "string" ? mode : "reporting a false 65536"}: prompt_eval_count 1026 for a 2,600-token prompt is context_truncated`, async () => {
+    it(`/api/ps ${typeof mode === "string" ? mode : "reporting a false 65536"}: prompt_eval_count 1026 for a 2,600-token prompt is context_truncated`, async () => {
       ollama.setPs(mode);
       const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test(CJK_RECORD);
       expect(result.success).toBe(false);
@@ -87,7 +87,7 @@ describe("issue 12 A1: the per-reply lower bound catches keep-half truncation wi
     });
   }
 
-  it("issue 12 A1: without /api/ps and without prompt_eval_count a reply cannot pass", async () => {
+  it("without /api/ps and without prompt_eval_count a reply cannot pass", async () => {
     ollama.setPs("missing");
     ollama.setReply({ content: "fine", prompt_eval_count: null });
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test("hello");
@@ -95,14 +95,14 @@ describe("issue 12 A1: the per-reply lower bound catches keep-half truncation wi
     expect(result.error).toContain("Canary context cannot be confirmed: GET /api/ps did not answer");
   });
 
-  it("issue 12 A1: a text that fits passes on the lower bound when /api/ps is missing", async () => {
+  it("a text that fits passes on the lower bound when /api/ps is missing", async () => {
     ollama.setPs("missing");
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test("What is the capital of France?");
     expect(result.success).toBe(true);
     expect(result.metadata["context_check"]).toBe("lower_bound");
   });
 
-  it("issue 12 A1: a backend that answers 400 to an over-long prompt is a failure, never a pass", async () => {
+  it("a backend that answers 400 to an over-long prompt is a failure, never a pass", async () => {
     ollama.setContextCap(2048, "reject");
     ollama.setPs({ contextLength: 65536 });
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test(CJK_RECORD);
@@ -130,8 +130,8 @@ describe("issue 12 A1: the per-reply lower bound catches keep-half truncation wi
   });
 });
 
-describe("issue 12 A1: no entry point admits or passes a truncated text", () => {
-  it("issue 12 A1: check sends an explicit num_ctx and reports degraded context_truncated, exit 2", async () => {
+describe("no entry point admits or passes a truncated text", () => {
+  it("check sends an explicit num_ctx and reports degraded context_truncated, exit 2", async () => {
     const run = await runCli(["check", "--ollama-url", ollama.url, "--timeout", "5"], { stdin: CJK_RECORD });
     expect(run.code).toBe(2);
     const verdict = JSON.parse(run.stdout);
@@ -143,14 +143,14 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     expect(sentText(CJK_RECORD)).toBe(false);
   });
 
-  it("issue 12 A1: check with a lying /api/ps is still degraded by the lower bound", async () => {
+  it("check with a lying /api/ps is still degraded by the lower bound", async () => {
     ollama.setPs({ contextLength: 65536 });
     const run = await runCli(["check", "--ollama-url", ollama.url, "--timeout", "5"], { stdin: CJK_RECORD });
     expect(run.code).toBe(2);
     expect(canaryLayer(JSON.parse(run.stdout))?.coverage_reason).toBe("context_truncated");
   });
 
-  it("issue 12 A1: screen marks the item degraded with context_truncated, exit 2", async () => {
+  it("screen marks the item degraded with context_truncated, exit 2", async () => {
     for (const mode of ["normal", { contextLength: 65536 }] as const) {
       ollama.setPs(mode);
       const path = join(dir, "batch.jsonl");
@@ -164,7 +164,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     }
   });
 
-  it("issue 12 A1: ingest exits 3 with nothing written when /api/ps shows the capped context", async () => {
+  it("ingest exits 3 with nothing written when /api/ps shows the capped context", async () => {
     const path = join(dir, "records.jsonl");
     await writeFile(path, `${JSON.stringify({ id: "cjk", text: CJK_RECORD })}\n`);
     const run = await runCli(
@@ -178,7 +178,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     expect(sentText(CJK_RECORD)).toBe(false);
   });
 
-  it("issue 12 A1: ingest exits 3 with nothing written when /api/ps cannot say what was loaded", async () => {
+  it("ingest exits 3 with nothing written when /api/ps cannot say what was loaded", async () => {
     ollama.setPs("no_context_length");
     const path = join(dir, "records.jsonl");
     await writeFile(path, `${JSON.stringify({ id: "cjk", text: CJK_RECORD })}\n`);
@@ -188,7 +188,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     expect((await readdir(dir)).sort()).toEqual(["records.jsonl"]);
   });
 
-  it("issue 12 A1: ingest behind a lying /api/ps holds the record as degraded, never admits it", async () => {
+  it("ingest behind a lying /api/ps holds the record as degraded, never admits it", async () => {
     ollama.setPs({ contextLength: 65536 });
     const path = join(dir, "records.jsonl");
     await writeFile(path, `${JSON.stringify({ id: "cjk", text: CJK_RECORD })}\n`);
@@ -200,7 +200,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     expect(JSON.stringify(manifest.records)).toContain("context_truncated");
   });
 
-  it("issue 12 A1: the service's /check answers degraded with context_truncated, never an exercised pass", async () => {
+  it("the service's /check answers degraded with context_truncated, never an exercised pass", async () => {
     const service = await startService(pipelineFor(ollama.url));
     try {
       const answer = await postJson(service.url, { text: CJK_RECORD });
@@ -215,7 +215,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     }
   });
 
-  it("issue 12 A1: /health reports the capped context once known and is then not ready", async () => {
+  it("/health reports the capped context once known and is then not ready", async () => {
     const service = await startService(pipelineFor(ollama.url));
     try {
       const before = await serviceControl(service.server)?.health?.refresh();
@@ -228,7 +228,7 @@ describe("issue 12 A1: no entry point admits or passes a truncated text", () => 
     }
   });
 
-  it("issue 12 A1: a pipeline sends num_ctx sized for its largest segment unless told null", () => {
+  it("a pipeline sends num_ctx sized for its largest segment unless told null", () => {
     const pipeline = new SecurityPipeline({ maxInputLength: 1000 });
     expect(pipeline.options.canaryNumCtx).toBe(requiredCanaryContext({ segmentChars: 1000, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 }));
     expect(new SecurityPipeline({ canaryNumCtx: null }).options.canaryNumCtx).toBeNull();

@@ -37,8 +37,8 @@ type Verdict = {
 
 const userContents = (): string[] => ollama.chatRequests().map((r) => (r.body as { messages: Array<{ content: string }> }).messages[1]?.content ?? "");
 
-describe("issue 12 D16: over-long text is screened in windows, never reported as an injection", () => {
-  it("issue 12 D16: check passes a benign 9,000-code-point text, exit 0, with three windows of coverage", async () => {
+describe("over-long text is screened in windows, never reported as an injection", () => {
+  it("check passes a benign 9,000-code-point text, exit 0, with three windows of coverage", async () => {
     const text = prose(9000);
     const run = await runCli(["check", "--ollama-url", ollama.url, "--timeout", "5"], { stdin: text });
     const verdict = JSON.parse(run.stdout) as Verdict;
@@ -54,7 +54,7 @@ describe("issue 12 D16: over-long text is screened in windows, never reported as
     expect(userContents()).toEqual([text.slice(0, 4000), text.slice(3500, 7500), text.slice(7000)]);
   });
 
-  it("issue 12 D16: an attack only in the last window blocks the whole text, and the canary is spared", async () => {
+  it("an attack only in the last window blocks the whole text, and the canary is spared", async () => {
     const text = `${prose(8000)} ${ATTACK}`;
     const run = await runCli(["check", "--ollama-url", ollama.url, "--timeout", "5"], { stdin: text });
     const verdict = JSON.parse(run.stdout) as Verdict;
@@ -66,7 +66,7 @@ describe("issue 12 D16: over-long text is screened in windows, never reported as
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 12 D16: a window whose canary failed makes the whole text degraded and names that window", async () => {
+  it("a window whose canary failed makes the whole text degraded and names that window", async () => {
     ollama.enqueue("fine", { fault: "status", status: 500 });
     const verdict = (await new SecurityPipeline({ ollamaUrl: ollama.url, canaryTimeout: 5 }).check(prose(6000))).toDict() as Verdict;
     expect(verdict.degraded).toBe(true);
@@ -77,7 +77,7 @@ describe("issue 12 D16: over-long text is screened in windows, never reported as
     expect(verdict.layers.find((l) => l.name === "canary_probe")?.coverage_reason).toBe("http_error");
   });
 
-  it("issue 12 D16: a text needing more windows than maxSegments is degraded input_too_long; the structural layer still runs", async () => {
+  it("a text needing more windows than maxSegments is degraded input_too_long; the structural layer still runs", async () => {
     const pipeline = new SecurityPipeline({ ollamaUrl: ollama.url, maxInputLength: 100, segmentOverlap: 10, maxSegments: 2 });
     const verdict = (await pipeline.check(prose(300))).toDict() as Verdict;
     expect(verdict.degraded).toBe(true);
@@ -89,7 +89,7 @@ describe("issue 12 D16: over-long text is screened in windows, never reported as
     expect(attacked.blocked_by).toBe("structural_filter");
   });
 
-  it("issue 12 D16: check --no-canary on a long benign text is unexercised (exit 2), not blocked", async () => {
+  it("check --no-canary on a long benign text is unexercised (exit 2), not blocked", async () => {
     const run = await runCli(["check", "--no-canary"], { stdin: prose(5000) });
     const verdict = JSON.parse(run.stdout) as Verdict;
     expect(run.code).toBe(2);
@@ -97,7 +97,7 @@ describe("issue 12 D16: over-long text is screened in windows, never reported as
     expect(verdict.segments).toHaveLength(2);
   });
 
-  it("issue 12 D16: screen gives a 20,000-code-point item the state of its worst window", async () => {
+  it("screen gives a 20,000-code-point item the state of its worst window", async () => {
     const path = join(dir, "batch.jsonl");
     await writeFile(path, `${JSON.stringify({ id: "long", text: prose(20000) })}\n${JSON.stringify({ id: "short", text: "Hello there." })}\n`);
     const run = await runCli(["screen", path, "--ollama-url", ollama.url, "--timeout", "5"]);
@@ -109,7 +109,7 @@ describe("issue 12 D16: over-long text is screened in windows, never reported as
     expect(document.items[1]?.verdict.segments).toBeUndefined();
   });
 
-  it("issue 12 D16: the service's /check screens a long benign text in windows and never blocks it for length", async () => {
+  it("the service's /check screens a long benign text in windows and never blocks it for length", async () => {
     const service = await startService(pipelineFor(ollama.url, { mode: "block" }));
     try {
       const answer = await postJson(service.url, { text: prose(10000) });

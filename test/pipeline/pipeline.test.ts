@@ -285,7 +285,7 @@ describe("health check", () => {
     expect(health).toMatchObject({ ready: true, status: "ready", coverage: "behavioral", endpoint_class: "loopback", canary_available: true });
   });
 
-  it("issue 13: the typed health report keeps its key order and asks the judge through the analyzer's own check", async () => {
+  it("the typed health report keeps its key order and asks the judge through the analyzer's own check", async () => {
     const health = await pipeline({ judgeModel: "judge-model" }).healthCheck();
     expect(Object.keys(health)).toEqual([
       "structural_filter",

@@ -14,7 +14,7 @@ import { nodePublishFs } from "../../src/publish/fs.js";
 const dir = () => mkdtempSync(join(tmpdir(), "lc-atomic-"));
 
 describe("writeFileAtomic", () => {
-  it("issue 13 one-of-each: writes via an exclusive temp sibling, fsyncs it, renames, fsyncs the directory", async () => {
+  it("writes via an exclusive temp sibling, fsyncs it, renames, fsyncs the directory", async () => {
     const d = dir();
     const target = join(d, "report.md");
     writeFileSync(target, "old");
@@ -28,7 +28,7 @@ describe("writeFileAtomic", () => {
   });
 
   for (const op of ["write", "fsync", "close", "rename"] as const) {
-    it(`issue 13 one-of-each: a failed ${op} leaves the old file and no temp file`, async () => {
+    it(`a failed ${op} leaves the old file and no temp file`, async () => {
       const d = dir();
       const target = join(d, "capture.json");
       writeFileSync(target, "old");
@@ -41,7 +41,7 @@ describe("writeFileAtomic", () => {
     });
   }
 
-  it("issue 13 one-of-each: eval reports and demo captures go through it (no temp file left, parents created for eval)", async () => {
+  it("eval reports and demo captures go through it (no temp file left, parents created for eval)", async () => {
     const d = dir();
     await writeFileAtomically(join(d, "a", "b", "report.md"), "# report\n");
     expect(readFileSync(join(d, "a", "b", "report.md"), "utf8")).toBe("# report\n");

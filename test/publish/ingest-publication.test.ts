@@ -41,7 +41,7 @@ async function writePreviousPair(): Promise<{ manifest: Buffer; export: Buffer }
 }
 
 describe("ingest publication", () => {
-  it("issue 13: ingestFiles publishes a pair that verifies, leaving no temp, recovery or lock file", async () => {
+  it("ingestFiles publishes a pair that verifies, leaving no temp, recovery or lock file", async () => {
     const notes: string[] = [];
     const result = await ingestFiles(options({ hooks: { onPublishNote: (note) => notes.push(note) } }));
     expect(notes).toEqual([]);
@@ -55,14 +55,14 @@ describe("ingest publication", () => {
     expect(verified.manifestSha256).toBe(result.published.manifestSha256);
   });
 
-  it("issue 13: ingestFiles reads a stream input and records its hash", async () => {
+  it("ingestFiles reads a stream input and records its hash", async () => {
     const result = await ingestFiles(options({ input: Readable.from([Buffer.from(RECORDS)]) }));
     expect(result.outcome).toBe(0);
     expect(result.manifest.run.input_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect((await verifyPair()).consistent).toBe(true);
   });
 
-  it("issue 13: ingestFiles calls its hooks in order: before the read, progress, after the run", async () => {
+  it("ingestFiles calls its hooks in order: before the read, progress, after the run", async () => {
     const events: string[] = [];
     await ingestFiles(
       options({
@@ -87,7 +87,7 @@ describe("ingest publication", () => {
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("issue 13: a refused input is an input_refused error, nothing written and the locks released", async () => {
+  it("a refused input is an input_refused error, nothing written and the locks released", async () => {
     await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
     await expect(ingestFiles(options({ input: "bad.jsonl" }))).rejects.toMatchObject({
       code: "input_refused",
@@ -96,7 +96,7 @@ describe("ingest publication", () => {
     expect((await dirState(dir)).files).toEqual(["bad.jsonl", "in.jsonl"]);
   });
 
-  it("issue 13: an existing target is refused before the pipeline is even built", async () => {
+  it("an existing target is refused before the pipeline is even built", async () => {
     await writeFile(join(dir, "m.json"), "{}");
     let built = false;
     const run = ingestFiles(
@@ -187,7 +187,7 @@ describe("overwrite", () => {
     expect((await dirState(dir)).files).toEqual(["bad.jsonl", "in.jsonl", "old.jsonl"]);
   });
 
-  it("issue 12 D22: a refusal after --overwrite removed the old pair says the old pair is gone", async () => {
+  it("a refusal after --overwrite removed the old pair says the old pair is gone", async () => {
     await writePreviousPair();
     await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
     await expect(ingestFiles(options({ input: "bad.jsonl", overwrite: true }))).rejects.toThrow(
@@ -195,7 +195,7 @@ describe("overwrite", () => {
     );
   });
 
-  it("issue 12 D22: with no previous pair, --overwrite adds nothing to the refusal", async () => {
+  it("with no previous pair, --overwrite adds nothing to the refusal", async () => {
     await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
     await expect(ingestFiles(options({ input: "bad.jsonl", overwrite: true }))).rejects.toThrow(/line \d+: duplicate key .*; nothing written$/);
   });
@@ -239,7 +239,7 @@ describe("aborts", () => {
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("issue 13: an abort during the manifest link (the commit) leaves the complete pair and the result says so", async () => {
+  it("an abort during the manifest link (the commit) leaves the complete pair and the result says so", async () => {
     const { signal, interrupt } = interrupter();
     const { fs } = recordingFs((call) => {
       if (call.op === "link" && call.to?.endsWith("m.json")) interrupt();
@@ -274,7 +274,7 @@ describe("aborts", () => {
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 
-  it("issue 13: an abort whose reason is not a library error rejects with an input_refused error that keeps it as the cause", async () => {
+  it("an abort whose reason is not a library error rejects with an input_refused error that keeps it as the cause", async () => {
     ollama.setLatency(2_000);
     const controller = new AbortController();
     const run = ingestFiles(options({ signal: controller.signal }));

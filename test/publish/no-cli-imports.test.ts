@@ -24,13 +24,13 @@ async function importingCli(files: string[]): Promise<string[]> {
 }
 
 describe("no cli/ imports below the CLI", () => {
-  it("issue 13: nothing under src/, test/publish/ or bench/ imports a cli/ module", async () => {
+  it("nothing under src/, test/publish/ or bench/ imports a cli/ module", async () => {
     const files = [...(await tsFiles("src")), ...(await tsFiles("test/publish")), ...(await tsFiles("bench"))];
     expect(files.length).toBeGreaterThan(20);
     expect(await importingCli(files)).toEqual([]);
   });
 
-  it("issue 13: the check sees an import of the CLI (it is not vacuous)", async () => {
+  it("the check sees an import of the CLI (it is not vacuous)", async () => {
     expect(await importingCli([join(ROOT, "test/cli/interrupt-after-commit.test.ts")])).toEqual(["test/cli/interrupt-after-commit.test.ts"]);
   });
 });

@@ -34,7 +34,7 @@ const ingest = (input: string, manifest: string, overwrite = false) =>
 const verify = async (manifest: string) => ({ code: (await verifyPairIn(dir, manifest)).consistent ? 0 : 1 });
 
 describe("pair identity under --overwrite", () => {
-  it("issue 12 B12: a second ingest with another manifest and the same export is refused, naming the file; the first pair still verifies", async () => {
+  it("a second ingest with another manifest and the same export is refused, naming the file; the first pair still verifies", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
     const before = await readFile(join(dir, "e.json"));
     const second = await ingest("other.jsonl", "m2.json", true);
@@ -46,7 +46,7 @@ describe("pair identity under --overwrite", () => {
     expect((await verify("m1.json")).code).toBe(0);
   });
 
-  it("issue 12 B12: the same manifest and export with --overwrite still replace their own pair", async () => {
+  it("the same manifest and export with --overwrite still replace their own pair", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
     const again = await ingest("other.jsonl", "m1.json", true);
     expect(again.error).toBe("");
@@ -54,7 +54,7 @@ describe("pair identity under --overwrite", () => {
     expect((await verify("m1.json")).code).toBe(0);
   });
 
-  it("issue 12 B12: an export whose manifest is gone is refused too, and replaced once the user deletes it", async () => {
+  it("an export whose manifest is gone is refused too, and replaced once the user deletes it", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
     await unlink(join(dir, "m1.json"));
     const refused = await ingest("other.jsonl", "m2.json", true);
@@ -65,14 +65,14 @@ describe("pair identity under --overwrite", () => {
     expect((await verify("m2.json")).code).toBe(0);
   });
 
-  it("issue 12 B12: a file at the export path that is not an export of this package is replaced as before", async () => {
+  it("a file at the export path that is not an export of this package is replaced as before", async () => {
     await writeFile(join(dir, "e.json"), '{"old":"export"}');
     const run = await ingestFiles(ingestOptions(dir, ollama.url, { manifest: "m2.json", overwrite: true }));
     expect(run.outcome).toBe(0);
     expect((await verify("m2.json")).code).toBe(0);
   });
 
-  it("issue 12 B12: the library's removePreviousPair refuses before removing anything", async () => {
+  it("the library's removePreviousPair refuses before removing anything", async () => {
     expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
     const manifest = await readFile(join(dir, "m1.json"));
     expect(await exportBinding(join(dir, "e.json"))).toBe(sha256Hex(manifest));

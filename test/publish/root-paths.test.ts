@@ -7,12 +7,12 @@ import { preflightTargets } from "../../src/publish/targets.js";
 import { runCli } from "../support/cli.js";
 
 describe("paths under /", () => {
-  it("issue 12 B5: canonicalPath keeps the full name of a missing file under / and of a missing directory chain", async () => {
+  it("canonicalPath keeps the full name of a missing file under / and of a missing directory chain", async () => {
     expect(await canonicalPath("/lc-issue12-missing-m.json")).toBe("/lc-issue12-missing-m.json");
     expect(await canonicalPath("/lc-issue12-nonexistent/dir/x.json")).toBe("/lc-issue12-nonexistent/dir/x.json");
   });
 
-  it("issue 12 B5: --manifest m.json and --export e.json under cwd / are two different targets", async () => {
+  it("--manifest m.json and --export e.json under cwd / are two different targets", async () => {
     await expect(preflightTargets({ manifestPath: "/m.json", exportPath: "/e.json", inputPath: null, overwrite: false })).resolves.toBeUndefined();
     // Through the CLI with an injected cwd "/": the run gets past the path rules and is refused
     // by the next check (the invalid setting), never as "the same path".
@@ -22,7 +22,7 @@ describe("paths under /", () => {
     expect(run.stderr).toContain("segment");
   });
 
-  it("issue 12 B5: a manifest in a missing directory is reported with that directory's real name", async () => {
+  it("a manifest in a missing directory is reported with that directory's real name", async () => {
     const run = await runCli(["ingest", "-", "--manifest", "/lc-issue12-nonexistent/dir/x.json", "--no-canary"], { cwd: "/", stdin: "" });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain("/lc-issue12-nonexistent/dir");

@@ -9,12 +9,12 @@ const targets = (manifestPath: string, exportPath: string | null = null) =>
   ({ manifestPath, exportPath, inputPath: null, overwrite: false }) satisfies PublishTargets;
 
 describe("target directories are reported as what they are", () => {
-  it("issue 12 D22: a missing --manifest directory is reported as missing, not as not writable", async () => {
+  it("a missing --manifest directory is reported as missing, not as not writable", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-target-dirs-"));
     await expect(checkTargetDirectories(targets(join(dir, "nope", "m.json")))).rejects.toThrow(`--manifest directory does not exist: ${join(dir, "nope")}`);
   });
 
-  it("issue 12 D22: an --export directory that is a file is reported as not a directory", async () => {
+  it("an --export directory that is a file is reported as not a directory", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-target-dirs-"));
     await writeFile(join(dir, "file"), "x");
     await expect(checkTargetDirectories(targets(join(dir, "m.json"), join(dir, "file", "e.json")))).rejects.toThrow(

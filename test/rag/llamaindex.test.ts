@@ -36,8 +36,8 @@ async function publish(): Promise<string> {
 const reader = (pin: string | null, extra: object = {}) =>
   new LittleCanaryExportReader({ manifest: "m.json", export: "e.json", cwd: dir, expectManifestSha256: pin, ...extra });
 
-describe("issue 16 llamaindex: LittleCanaryExportReader", () => {
-  it("issue 16 llamaindex: loadData() returns the admitted records as Documents with ids and metadata, provenance hidden from the LLM and the embedder", async () => {
+describe("LittleCanaryExportReader", () => {
+  it("loadData() returns the admitted records as Documents with ids and metadata, provenance hidden from the LLM and the embedder", async () => {
     const pin = await publish();
     const documents = await reader(pin).loadData();
     expect(documents.every((d) => d instanceof Document)).toBe(true);
@@ -64,7 +64,7 @@ describe("issue 16 llamaindex: LittleCanaryExportReader", () => {
     expect(documents[0]?.getContent(MetadataMode.ALL)).toContain(pin);
   });
 
-  it("issue 16 llamaindex: a tampered export or a wrong pin throws; no pin refuses unless allowUnpinned", async () => {
+  it("a tampered export or a wrong pin throws; no pin refuses unless allowUnpinned", async () => {
     const pin = await publish();
     expect(() => reader(null)).toThrow(/expectManifestSha256 is required/);
     await expect(reader(null, { allowUnpinned: true }).loadData()).resolves.toHaveLength(2);

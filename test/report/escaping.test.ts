@@ -7,15 +7,15 @@ import { escapeCommandData, escapeCommandProperty, escapeMarkdown } from "../../
 import { xmlEscape } from "../../src/report/junit.js";
 import { idLabel } from "../../src/report/report-item.js";
 
-describe("issue 16 ci: escaping", () => {
-  it("issue 16 ci: workflow-command data escapes %, CR and LF; properties also : and ,", () => {
+describe("escaping", () => {
+  it("workflow-command data escapes %, CR and LF; properties also : and ,", () => {
     expect(escapeCommandData("100% done\r\n::error::x")).toBe("100%25 done%0D%0A::error::x");
     expect(escapeCommandProperty("a,b:c%\n")).toBe("a%2Cb%3Ac%25%0A");
     // Escaping % first: an already-escaped-looking value is not decoded into a line break.
     expect(escapeCommandData("%0A")).toBe("%250A");
   });
 
-  it("issue 16 ci: XML escaping leaves well-formed XML for markup, control characters and lone surrogates", () => {
+  it("XML escaping leaves well-formed XML for markup, control characters and lone surrogates", () => {
     const hostile = `a<b>&"'\u0000\u0007\ud800z\n\t`;
     const escaped = xmlEscape(hostile);
     expect(escaped).toBe("a&lt;b&gt;&amp;&quot;&apos;\ufffd\ufffd\ufffdz&#10;&#9;");
@@ -24,12 +24,12 @@ describe("issue 16 ci: escaping", () => {
     expect(xmlEscape("\u{1F600}")).toBe("\u{1F600}");
   });
 
-  it("issue 16 ci: Markdown escaping removes line breaks and pipes' meaning, and HTML", () => {
+  it("Markdown escaping removes line breaks and pipes' meaning, and HTML", () => {
     expect(escapeMarkdown("a|b\n<img src=x>")).toBe("a\\|b &lt;img src=x&gt;");
     expect(escapeMarkdown("`code` *x* [l](u)")).toBe("\\`code\\` \\*x\\* \\[l\\]\\(u\\)");
   });
 
-  it("issue 16 ci: a plain id is its own label; anything else, or a long one, is its digest label", () => {
+  it("a plain id is its own label; anything else, or a long one, is its digest label", () => {
     expect(idLabel("doc-1.v2@site/a+b")).toBe("doc-1.v2@site/a+b");
     const hostile = "x\n::error::y";
     expect(idLabel(hostile)).toBe(`sha256:${sha256Hex(hostile).slice(0, 16)}`);

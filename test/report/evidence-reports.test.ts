@@ -46,8 +46,8 @@ interface Related {
   };
 }
 
-describe("issue 17 evidence: CI reports name each structural reason and where it matched", () => {
-  it("issue 17 evidence: SARIF results carry one related location per match (reason, explanation, code-point offsets), validate, and hold no matched text; the summary counts allow-listed admissions", async () => {
+describe("CI reports name each structural reason and where it matched", () => {
+  it("SARIF results carry one related location per match (reason, explanation, code-point offsets), validate, and hold no matched text; the summary counts allow-listed admissions", async () => {
     await writeFile(join(dir, "records.jsonl"), `${LINES.join("\n")}\n`);
     const allow = [
       {

@@ -59,8 +59,8 @@ interface Result {
   readonly locations: ReadonlyArray<{ readonly physicalLocation: { readonly region: { readonly startLine: number } } }>;
 }
 
-describe("issue 16 ci: ingest reports of held records", () => {
-  it("issue 16 ci: the SARIF log holds one result per held record at its line, validates, and names the published manifest's SHA-256", async () => {
+describe("ingest reports of held records", () => {
+  it("the SARIF log holds one result per held record at its line, validates, and names the published manifest's SHA-256", async () => {
     const run = await ingest(["--sarif", "held.sarif", "--junit", "held.xml"]);
     expect(run.code).toBe(2);
     const log = JSON.parse(await readFile(join(dir, "held.sarif"), "utf8")) as {
@@ -85,7 +85,7 @@ describe("issue 16 ci: ingest reports of held records", () => {
     expect(text).not.toContain("Ignore all previous");
   });
 
-  it("issue 16 ci: a report path that is the manifest or the export is refused naming the flag, with nothing written", async () => {
+  it("a report path that is the manifest or the export is refused naming the flag, with nothing written", async () => {
     const run = await ingest(["--sarif", "manifest.json"]);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/--sarif names the same file as --manifest/);
@@ -94,7 +94,7 @@ describe("issue 16 ci: ingest reports of held records", () => {
     expect((await readdir(dir)).sort()).toEqual(["records.jsonl"]);
   });
 
-  it("issue 16 ci: a refused run (the canary unreachable at the gate) publishes nothing and writes no report", async () => {
+  it("a refused run (the canary unreachable at the gate) publishes nothing and writes no report", async () => {
     await ollama.close();
     const run = await ingest(["--sarif", "held.sarif", "--junit", "held.xml"]);
     expect(run.code).toBe(3);
@@ -102,7 +102,7 @@ describe("issue 16 ci: ingest reports of held records", () => {
     ollama = await startOllamaStandIn({ reply: "Here is a short summary of the document.", contextLength: 32768 });
   });
 
-  it("issue 16 ci: --github annotates the held records on stderr and appends the job summary; the summary on stdout is unchanged", async () => {
+  it("--github annotates the held records on stderr and appends the job summary; the summary on stdout is unchanged", async () => {
     const plain = await ingest([]);
     const summaryFile = join(dir, "summary.md");
     const run = await ingest(["--overwrite", "--github"], { GITHUB_STEP_SUMMARY: summaryFile });

@@ -26,8 +26,8 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe("issue 16 red: CI reports of a run that fails after its checks", () => {
-  it("issue 16 red: an ingest refused after its checks prints no annotation and publishes nothing", async () => {
+describe("CI reports of a run that fails after its checks", () => {
+  it("an ingest refused after its checks prints no annotation and publishes nothing", async () => {
     const lines: string[] = [];
     const refused = ingestFiles(
       ingestOptions(dir, ollama.url, {
@@ -44,7 +44,7 @@ describe("issue 16 red: CI reports of a run that fails after its checks", () => 
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
   });
 
-  it("issue 16 red: screen --sarif naming a directory is refused before any check, naming the flag, with no annotation", async () => {
+  it("screen --sarif naming a directory is refused before any check, naming the flag, with no annotation", async () => {
     await mkdir(join(dir, "out.sarif"));
     const run = await runCli(["screen", "in.jsonl", "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b", "--sarif", "out.sarif", "--github"], {
       cwd: dir,
@@ -57,7 +57,7 @@ describe("issue 16 red: CI reports of a run that fails after its checks", () => 
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 16 red: a report that cannot be written at the end names its flag and file; no annotation, no output, no scratch file", async () => {
+  it("a report that cannot be written at the end names its flag and file; no annotation, no output, no scratch file", async () => {
     const lines: string[] = [];
     const out: Uint8Array[] = [];
     let blocked = false;

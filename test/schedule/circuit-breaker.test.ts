@@ -5,8 +5,8 @@ import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 const outage = { kind: "outage", reason: "unavailable" } as const;
 const timeout = { kind: "outage", reason: "timeout" } as const;
 
-describe("issue 12 A3: CanaryCircuitBreaker", () => {
-  it("issue 12 A3: opens after N consecutive outages, naming the last reason", () => {
+describe("CanaryCircuitBreaker", () => {
+  it("opens after N consecutive outages, naming the last reason", () => {
     const breaker = new CanaryCircuitBreaker(3);
     breaker.record(outage);
     breaker.record(outage);
@@ -19,7 +19,7 @@ describe("issue 12 A3: CanaryCircuitBreaker", () => {
     expect(breaker.open).toBe(true);
   });
 
-  it("issue 12 A3: a canary answer resets the count; a check that did not call the canary does not", () => {
+  it("a canary answer resets the count; a check that did not call the canary does not", () => {
     const breaker = new CanaryCircuitBreaker(2);
     breaker.record(outage);
     breaker.record({ kind: "answered" });
@@ -30,7 +30,7 @@ describe("issue 12 A3: CanaryCircuitBreaker", () => {
     expect(breaker.open).toBe(true);
   });
 
-  it("issue 12 A3: threshold 0 never opens; the default is documented as 5", () => {
+  it("threshold 0 never opens; the default is documented as 5", () => {
     const breaker = new CanaryCircuitBreaker(0);
     for (let i = 0; i < 100; i++) breaker.record(outage);
     expect(breaker.open).toBe(false);
@@ -38,7 +38,7 @@ describe("issue 12 A3: CanaryCircuitBreaker", () => {
     expect(() => new CanaryCircuitBreaker(-1)).toThrow(RangeError);
   });
 
-  it("issue 12 A3: observeCanary reads only the canary layer's status and coverage reason", () => {
+  it("observeCanary reads only the canary layer's status and coverage reason", () => {
     const verdict = (layer: Record<string, unknown> | null) =>
       ({ layers: layer === null ? [] : [{ name: "canary_probe", passed: null, latency: 0, details: "", ...layer }] }) as unknown as VerdictJson;
     expect(observeCanary(verdict({ status: "failed", coverage_reason: "unavailable" }))).toEqual(outage);

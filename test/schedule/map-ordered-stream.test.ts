@@ -30,7 +30,7 @@ function counting(n: number, options: { failAt?: number; hangAt?: number } = {})
 }
 
 describe("mapOrderedStream", () => {
-  it("issue 14 foundations: order kept, at most `concurrency` in flight and `window` taken-but-not-handed, under random latencies (property)", async () => {
+  it("order kept, at most `concurrency` in flight and `window` taken-but-not-handed, under random latencies (property)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 40 }),
@@ -70,7 +70,7 @@ describe("mapOrderedStream", () => {
     );
   }, 60_000);
 
-  it("issue 14 foundations: one slow item lets the others run ahead by at most the window", async () => {
+  it("one slow item lets the others run ahead by at most the window", async () => {
     const { iterable, state } = counting(100);
     let slowDone = false;
     let pulledWhileSlow = 0;
@@ -92,7 +92,7 @@ describe("mapOrderedStream", () => {
     expect(pulledWhileSlow).toBe(10);
   });
 
-  it("issue 14 foundations: the sink is awaited one result at a time, in order", async () => {
+  it("the sink is awaited one result at a time, in order", async () => {
     const events: string[] = [];
     let inSink = 0;
     await mapOrderedStream(
@@ -114,7 +114,7 @@ describe("mapOrderedStream", () => {
     expect(events).toEqual(Array.from({ length: 12 }, (_, i) => [`start ${i}`, `end ${i}`]).flat());
   });
 
-  it("issue 14 foundations: a worker error rejects, stops pulling and closes the source", async () => {
+  it("a worker error rejects, stops pulling and closes the source", async () => {
     const { iterable, state } = counting(1_000);
     const run = mapOrderedStream(
       iterable,
@@ -134,7 +134,7 @@ describe("mapOrderedStream", () => {
     expect(state.closed).toBe(true);
   });
 
-  it("issue 14 foundations: a sink error rejects and stops pulling; a source error rejects", async () => {
+  it("a sink error rejects and stops pulling; a source error rejects", async () => {
     const { iterable, state } = counting(1_000);
     const sinkFails = mapOrderedStream(
       iterable,
@@ -159,7 +159,7 @@ describe("mapOrderedStream", () => {
     await expect(sourceFails).rejects.toThrow("source broke");
   });
 
-  it("issue 14 foundations: an abort rejects at once, even with calls in flight and the source waiting, and closes the source", async () => {
+  it("an abort rejects at once, even with calls in flight and the source waiting, and closes the source", async () => {
     const controller = new AbortController();
     const { iterable, state } = counting(1_000);
     const started = Date.now();
@@ -202,7 +202,7 @@ describe("mapOrderedStream", () => {
     expect(pre.state.pulled).toBe(0);
   });
 
-  it("issue 14 foundations: an empty source resolves 0 without calling the worker or the sink", async () => {
+  it("an empty source resolves 0 without calling the worker or the sink", async () => {
     let calls = 0;
     const count = await mapOrderedStream(
       counting(0).iterable,
@@ -218,7 +218,7 @@ describe("mapOrderedStream", () => {
     expect(calls).toBe(0);
   });
 
-  it("issue 14 foundations: progress counts handed results; bad concurrency or window is refused", async () => {
+  it("progress counts handed results; bad concurrency or window is refused", async () => {
     const seen: number[] = [];
     await mapOrderedStream(
       counting(4).iterable,

@@ -28,8 +28,8 @@ const checks = () => ollama.chatRequests().filter((r) => !JSON.stringify(r.body)
 const screen = (extra: string[] = []) =>
   runCli(["screen", "in.jsonl", "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b", "--cache", "v.sqlite", ...extra], { cwd: dir });
 
-describe("issue 14 cache: screen --cache", () => {
-  it("issue 14 cache: a re-run reuses every item verdict with no check, marked reused with the original checked_at", async () => {
+describe("screen --cache", () => {
+  it("a re-run reuses every item verdict with no check, marked reused with the original checked_at", async () => {
     await writeFile(
       join(dir, "in.jsonl"),
       ["The quarterly report.", "Paris is in France.", "Minutes of the meeting."].map((t) => JSON.stringify(t)).join("\n"),
@@ -51,7 +51,7 @@ describe("issue 14 cache: screen --cache", () => {
     });
   });
 
-  it("issue 14 cache: a degraded item is not stored and is checked again on the next run", async () => {
+  it("a degraded item is not stored and is checked again on the next run", async () => {
     await writeFile(join(dir, "in.jsonl"), ["The quarterly report.", "Paris is in France."].map((t) => JSON.stringify(t)).join("\n"));
     ollama.setReply((request) => (JSON.stringify(request.body).includes("Paris") ? { status: 500 } : { content: "A short summary of the text." }));
     expect((await screen()).code).toBe(2);
@@ -62,7 +62,7 @@ describe("issue 14 cache: screen --cache", () => {
     expect((JSON.parse(again.stdout) as Batch).items.map((item) => item.reused ?? false)).toEqual([true, false]);
   });
 
-  it("issue 14 cache: with --no-canary the cache is not used and a warning says why", async () => {
+  it("with --no-canary the cache is not used and a warning says why", async () => {
     await writeFile(join(dir, "in.jsonl"), JSON.stringify("The quarterly report."));
     const run = await runCli(["screen", "in.jsonl", "--no-canary", "--cache", "v.sqlite"], { cwd: dir });
     expect(run.stderr).toMatch(/warning: the verdict cache .*v\.sqlite is not used for this run: the canary is disabled/);

@@ -32,7 +32,7 @@ function collect(): { output: (chunk: Uint8Array) => Promise<void>; text: () => 
 }
 
 describe("screenFile", () => {
-  it("issue 13: screens a file into the same batch document the CLI prints", async () => {
+  it("screens a file into the same batch document the CLI prints", async () => {
     const out = collect();
     const { summary, circuitOpen, sha256, size } = await screenFile({ input: "in.jsonl", cwd: dir, pipeline: pipeline(), output: out.output });
     expect(circuitOpen).toBeNull();
@@ -48,7 +48,7 @@ describe("screenFile", () => {
     expect(strip(cli.stdout)).toBe(strip(`${out.text()}\n`));
   });
 
-  it("issue 13: reads a stream, and refuses a batch with a malformed record before any check (input_refused)", async () => {
+  it("reads a stream, and refuses a batch with a malformed record before any check (input_refused)", async () => {
     const fromStream = await screenFile({ input: Readable.from([Buffer.from('"hello"\n')]), pipeline: pipeline(), output: collect().output });
     expect(fromStream.summary.total).toBe(1);
     const before = ollama.chatRequests().length;
@@ -57,7 +57,7 @@ describe("screenFile", () => {
     expect(ollama.chatRequests().length).toBe(before);
   });
 
-  it("issue 13: an invalid limit is refused before the pipeline is built", async () => {
+  it("an invalid limit is refused before the pipeline is built", async () => {
     let built = false;
     const run = screenFile({
       input: "in.jsonl",

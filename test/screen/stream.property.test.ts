@@ -53,7 +53,7 @@ const label = fc.option(fc.string({ unit: "grapheme", maxLength: 12 }), { nil: n
 const input = fc.oneof(text, fc.record({ text, id: label, source: label }, { requiredKeys: ["text"] }));
 
 describe("screen streaming document", () => {
-  it("issue 14 screen streams: the streamed document has the bytes of the in-memory screenBatch document (property)", async () => {
+  it("the streamed document has the bytes of the in-memory screenBatch document (property)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(input, { maxLength: 25 }), fc.integer({ min: 1, max: 6 }), fc.boolean(), async (inputs, concurrency, viaFile) => {
         const pipeline = deterministicPipeline();

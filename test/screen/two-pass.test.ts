@@ -47,7 +47,7 @@ beforeEach(() => {
 });
 
 describe("screenFile two passes", () => {
-  it("issue 14 screen streams: a bad record at the very end refuses the batch before the first check", async () => {
+  it("a bad record at the very end refuses the batch before the first check", async () => {
     const path = join(dir, "in.jsonl");
     await writeFile(path, `${lines(300)}{"text":"a","text":"b"}\n`);
     const pipeline = countingPipeline();
@@ -57,7 +57,7 @@ describe("screenFile two passes", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 screen streams: a file changed between the two reads is refused, nothing is written", async () => {
+  it("a file changed between the two reads is refused, nothing is written", async () => {
     const path = join(dir, "in.jsonl");
     await writeFile(path, lines(20));
     const pipeline = countingPipeline();
@@ -74,7 +74,7 @@ describe("screenFile two passes", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 screen streams: a file that grew a bad line between the reads is refused", async () => {
+  it("a file that grew a bad line between the reads is refused", async () => {
     const path = join(dir, "in.jsonl");
     await writeFile(path, lines(5));
     const run = screenFile({ input: path, pipeline: countingPipeline(), output, scratchDir: scratch, afterRead: () => writeFile(path, `${lines(5)}[1]\n`) });
@@ -82,7 +82,7 @@ describe("screenFile two passes", () => {
     expect(written).toEqual([]);
   });
 
-  it("issue 14 screen streams: the new items of a file that grew between the reads are never checked", async () => {
+  it("the new items of a file that grew between the reads are never checked", async () => {
     const path = join(dir, "in.jsonl");
     await writeFile(path, lines(5));
     const pipeline = countingPipeline();
@@ -93,7 +93,7 @@ describe("screenFile two passes", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 screen streams: stdin is copied to a 0600 .spool file in the scratch dir, read back, and removed", async () => {
+  it("stdin is copied to a 0600 .spool file in the scratch dir, read back, and removed", async () => {
     let seen: string[] = [];
     let mode = 0;
     const result = await screenFile({
@@ -114,7 +114,7 @@ describe("screenFile two passes", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 screen streams: the stdin copy is removed after a refusal, and after a failed output", async () => {
+  it("the stdin copy is removed after a refusal, and after a failed output", async () => {
     const refused = screenFile({ input: Readable.from([Buffer.from(`${lines(3)}not json\n`)]), pipeline: countingPipeline(), output, scratchDir: scratch });
     await expect(refused).rejects.toMatchObject({ code: "input_refused" });
     expect(await spools()).toEqual([]);
@@ -130,7 +130,7 @@ describe("screenFile two passes", () => {
     expect(await spools()).toEqual([]);
   });
 
-  it("issue 14 screen streams: an abort while stdin is still open rejects at once and removes the copy", async () => {
+  it("an abort while stdin is still open rejects at once and removes the copy", async () => {
     const stdin = new PassThrough();
     stdin.write(Buffer.from(lines(2)));
     const controller = new AbortController();
@@ -143,7 +143,7 @@ describe("screenFile two passes", () => {
     stdin.destroy();
   });
 
-  it("issue 14 screen streams: an abort during the checks rejects at once and removes every scratch file", async () => {
+  it("an abort during the checks rejects at once and removes every scratch file", async () => {
     const controller = new AbortController();
     const pipeline = countingPipeline(5_000);
     const run = screenFile({
@@ -165,7 +165,7 @@ describe("screenFile two passes", () => {
     expect(written).toEqual([]);
   });
 
-  it("issue 14 screen streams: maxItems 0 and maxTotalBytes 0 mean no limit", async () => {
+  it("maxItems 0 and maxTotalBytes 0 mean no limit", async () => {
     const result = await screenFile({
       input: Readable.from([Buffer.from(lines(1_200))]),
       pipeline: countingPipeline(),

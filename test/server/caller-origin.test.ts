@@ -46,8 +46,8 @@ function expectRefusal(answer: { status: number | null; body: string }, status: 
   for (const leaked of ["safe", "ollama_url", "canary_model", "mode", "queue", "endpoint_origin"]) expect(answer.body).not.toContain(leaked);
 }
 
-describe("issue 12 C14: foreign Host is refused (DNS rebinding)", () => {
-  it("issue 12 C14: a rebound name in Host gets 421 from /health and /check, with no verdict and no canary call", async () => {
+describe("foreign Host is refused (DNS rebinding)", () => {
+  it("a rebound name in Host gets 421 from /health and /check, with no verdict and no canary call", async () => {
     const port = service.port;
     expectRefusal(await rawRequest(port, healthRequest([`Host: evil.example:${port}`])), 421);
     expectRefusal(await rawRequest(port, checkRequest([`Host: evil.example:${port}`])), 421);
@@ -55,7 +55,7 @@ describe("issue 12 C14: foreign Host is refused (DNS rebinding)", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 12 C14: Host is refused with a wrong port, a non-loopback address, twice, or not at all", async () => {
+  it("Host is refused with a wrong port, a non-loopback address, twice, or not at all", async () => {
     const port = service.port;
     for (const headers of [
       [`Host: 127.0.0.1:${port + 1}`],
@@ -74,7 +74,7 @@ describe("issue 12 C14: foreign Host is refused (DNS rebinding)", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 12 C14: the refusal comes before the body is read (no wait for a promised body)", async () => {
+  it("the refusal comes before the body is read (no wait for a promised body)", async () => {
     const port = service.port;
     const started = performance.now();
     const answer = await rawRequest(
@@ -85,7 +85,7 @@ describe("issue 12 C14: foreign Host is refused (DNS rebinding)", () => {
     expectRefusal(answer, 421);
   });
 
-  it("issue 12 C14: a request the HTTP parser refuses is still refused for its foreign Host", async () => {
+  it("a request the HTTP parser refuses is still refused for its foreign Host", async () => {
     const answer = await rawRequest(
       service.port,
       ["POST /check HTTP/1.1", `Host: evil.example:${service.port}`, "Content-Type: application/json", "Content-Length: abc", "", ""].join("\r\n"),
@@ -93,7 +93,7 @@ describe("issue 12 C14: foreign Host is refused (DNS rebinding)", () => {
     expectRefusal(answer, 421);
   });
 
-  it("issue 12 C14: loopback names with the bound port are answered", async () => {
+  it("loopback names with the bound port are answered", async () => {
     const port = service.port;
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LocalHost:${port}`, `[::1]:${port}`]) {
       const health = await rawRequest(port, healthRequest([`Host: ${host}`]));
@@ -106,8 +106,8 @@ describe("issue 12 C14: foreign Host is refused (DNS rebinding)", () => {
   });
 });
 
-describe("issue 12 C14: foreign Origin is refused", () => {
-  it("issue 12 C14: a foreign Origin gets 403 from /health and /check even with a loopback Host", async () => {
+describe("foreign Origin is refused", () => {
+  it("a foreign Origin gets 403 from /health and /check even with a loopback Host", async () => {
     const port = service.port;
     const host = `Host: 127.0.0.1:${port}`;
     for (const origin of ["http://evil.example", `http://evil.example:${port}`, "null", "https://127.0.0.1", `http://127.0.0.1:${port + 1}`]) {
@@ -126,14 +126,14 @@ describe("issue 12 C14: foreign Origin is refused", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 12 C14: the service's own loopback origin is answered", async () => {
+  it("the service's own loopback origin is answered", async () => {
     const port = service.port;
     const answer = await rawRequest(port, checkRequest([`Host: localhost:${port}`, `Origin: http://localhost:${port}`]));
     expect(answer.status).toBe(200);
     expect(answer.headers.has("access-control-allow-origin")).toBe(false);
   });
 
-  it("issue 12 C14: an allow-listed origin is answered with CORS headers and a preflight; others stay refused", async () => {
+  it("an allow-listed origin is answered with CORS headers and a preflight; others stay refused", async () => {
     const allowed = await startService(pipelineFor(ollama.url), { allowOrigins: ["http://LOCALHOST:3000/"] });
     try {
       const port = allowed.port;
@@ -170,7 +170,7 @@ describe("issue 12 C14: foreign Origin is refused", () => {
     }
   });
 
-  it("issue 12 C14: allow-list entries must be plain http(s) origins", () => {
+  it("allow-list entries must be plain http(s) origins", () => {
     expect(normalizeAllowedOrigin("https://App.Example.com:443")).toBe("https://app.example.com");
     expect(normalizeAllowedOrigin("http://localhost:3000/")).toBe("http://localhost:3000");
     for (const bad of ["localhost:3000", "http://localhost:3000/app", "http://u:p@localhost", "http://x/?q", "file:///tmp/x", "null", "*", ""]) {
@@ -179,7 +179,7 @@ describe("issue 12 C14: foreign Origin is refused", () => {
     expect(() => createServer(null, { allowOrigins: ["*"] })).toThrow(RangeError);
   });
 
-  it("issue 12 C14: serve --allow-origin admits that origin and refuses a malformed value with exit 2", async () => {
+  it("serve --allow-origin admits that origin and refuses a malformed value with exit 2", async () => {
     const bad = runLocal(["serve", "--port", "0", "--no-canary", "--allow-origin", "http://localhost:3000/app"]);
     expect(await bad.done).toBe(2);
     expect(bad.stderr.text).toContain("--allow-origin");

@@ -135,9 +135,9 @@ async function timedHealth(url: string): Promise<{ ms: number; status: number; b
   return { ms: performance.now() - started, status: response.status, body };
 }
 
-describe("issue 12 C13: connection exhaustion", () => {
+describe("connection exhaustion", () => {
   it.runIf(enoughFds)(
-    `issue 12 C13: /health answers within 1 s and /check works while ${STALLED} connections stall (idle keep-alive, slowloris, silent)`,
+    `/health answers within 1 s and /check works while ${STALLED} connections stall (idle keep-alive, slowloris, silent)`,
     async () => {
       const ollama = await standIn();
       const running = await service(pipelineFor(ollama.url));
@@ -178,7 +178,7 @@ describe("issue 12 C13: connection exhaustion", () => {
   );
 
   it.runIf(enoughFds)(
-    "issue 12 C13: /health keeps answering (median under 1 s) while evicted attackers reconnect at once (sustained flood from another process)",
+    "/health keeps answering (median under 1 s) while evicted attackers reconnect at once (sustained flood from another process)",
     async () => {
       const ollama = await standIn();
       const running = await service(pipelineFor(ollama.url));
@@ -204,7 +204,7 @@ describe("issue 12 C13: connection exhaustion", () => {
     60_000,
   );
 
-  it("issue 12 C13: at the cap the oldest waiting connection is closed first, then the oldest unfinished body, never a running check", async () => {
+  it("at the cap the oldest waiting connection is closed first, then the oldest unfinished body, never a running check", async () => {
     const ollama = await standIn();
     ollama.setReply({ content: "Paris.", latencyMs: 800 });
     const running = await service(pipelineFor(ollama.url), { maxConnections: 4 });
@@ -263,7 +263,7 @@ describe("issue 12 C13: connection exhaustion", () => {
     expect(limiter.state().evicted).toBeGreaterThanOrEqual(4);
   });
 
-  it("issue 12 C13: when every connection holds an unfinished body, the oldest of them makes room", async () => {
+  it("when every connection holds an unfinished body, the oldest of them makes room", async () => {
     const ollama = await standIn();
     const running = await service(pipelineFor(ollama.url), { maxConnections: 3 });
     const port = running.port;
@@ -285,7 +285,7 @@ describe("issue 12 C13: connection exhaustion", () => {
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 
-  it("issue 12 C13: headers and keep-alive idleness have short deadlines", async () => {
+  it("headers and keep-alive idleness have short deadlines", async () => {
     const ollama = await standIn();
     const running = await service(pipelineFor(ollama.url));
     expect(DEFAULT_HEADERS_TIMEOUT_MS).toBeLessThanOrEqual(5000);
@@ -304,7 +304,7 @@ describe("issue 12 C13: connection exhaustion", () => {
     expect(await closed).toBeLessThan(2000);
   });
 
-  it("issue 12 C13: serve --max-connections sets the cap and refuses 0", async () => {
+  it("serve --max-connections sets the cap and refuses 0", async () => {
     const { runLocal } = await import("../support/run-local.js");
     expect(await runLocal(["serve", "--port", "0", "--no-canary", "--max-connections", "0"]).done).toBe(2);
     const run = runLocal(["serve", "--port", "0", "--no-canary", "--max-connections", "3"]);

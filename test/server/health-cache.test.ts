@@ -48,8 +48,8 @@ function scriptedPipeline(script: Array<() => Promise<HealthReport>>): { pipelin
   return { pipeline: new ScriptedPipeline({ mode: "advisory", ollamaUrl: "http://127.0.0.1:9" }), calls: () => calls };
 }
 
-describe("issue 12 C15: /health never serves a result older than its reuse window", () => {
-  it("issue 12 C15: after an idle minute the first /health answer comes from a new check, not the old one", async () => {
+describe("/health never serves a result older than its reuse window", () => {
+  it("after an idle minute the first /health answer comes from a new check, not the old one", async () => {
     const clock = new FakeClock();
     const { pipeline, calls } = scriptedPipeline([async () => report(true, "before-idle"), async () => report(false, "after-idle")]);
     const cache = new HealthCache(pipeline, 5000, { now: clock.now });
@@ -63,7 +63,7 @@ describe("issue 12 C15: /health never serves a result older than its reuse windo
     expect(served.stale).toBe(false);
   });
 
-  it("issue 12 C15: when the backend does not answer in time, a too-old result is withdrawn and marked stale", async () => {
+  it("when the backend does not answer in time, a too-old result is withdrawn and marked stale", async () => {
     const clock = new FakeClock();
     const never = new Promise<HealthReport>(() => undefined);
     const { pipeline } = scriptedPipeline([async () => report(true, "old"), () => never]);
@@ -76,7 +76,7 @@ describe("issue 12 C15: /health never serves a result older than its reuse windo
     expect(served).toEqual({ report: null, ageMs: 60_000, stale: true });
   });
 
-  it("issue 12 C15: age counts from the start of the check, so a slow check's result expires on time", async () => {
+  it("age counts from the start of the check, so a slow check's result expires on time", async () => {
     const clock = new FakeClock();
     const slow = async (): Promise<HealthReport> => {
       clock.ms += 4000; // the check itself took 4 s
@@ -93,7 +93,7 @@ describe("issue 12 C15: /health never serves a result older than its reuse windo
     expect(served.ageMs).toBe(5500);
   });
 
-  it("issue 12 C15: a result inside the window is served at once and refreshed ahead of expiry", async () => {
+  it("a result inside the window is served at once and refreshed ahead of expiry", async () => {
     const clock = new FakeClock();
     const { pipeline, calls } = scriptedPipeline([async () => report(true, "first"), async () => report(true, "second")]);
     const cache = new HealthCache(pipeline, 5000, { now: clock.now });
@@ -113,7 +113,7 @@ describe("issue 12 C15: /health never serves a result older than its reuse windo
     expect(next.ageMs).toBe(3000);
   });
 
-  it("issue 12 C15: over HTTP, /health after an idle period reports the backend as it is now", async () => {
+  it("over HTTP, /health after an idle period reports the backend as it is now", async () => {
     const ollama = await startOllamaStandIn();
     cleanup.push(() => ollama.close());
     const clock = new FakeClock();
@@ -130,7 +130,7 @@ describe("issue 12 C15: /health never serves a result older than its reuse windo
     expect(after["health_age_seconds"]).toBeLessThan(5);
   });
 
-  it("issue 12 C15: over HTTP, a hung backend after idle gives ready:false with health_stale:true, within the wait bound", async () => {
+  it("over HTTP, a hung backend after idle gives ready:false with health_stale:true, within the wait bound", async () => {
     const ollama = await startOllamaStandIn();
     cleanup.push(() => ollama.close());
     const clock = new FakeClock();

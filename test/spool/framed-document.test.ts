@@ -29,7 +29,7 @@ async function copyOut(document: { writeTo(write: (chunk: Uint8Array) => Promise
 }
 
 describe("ArraySpool and frameDocument", () => {
-  it("issue 14 foundations: the framed spool is canonicalObjectWithArray's bytes, with their size and SHA-256 (property)", async () => {
+  it("the framed spool is canonicalObjectWithArray's bytes, with their size and SHA-256 (property)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(key, json, { maxKeys: 6 }), key, fc.array(json, { maxLength: 12 }), async (rest, arrayKey, items) => {
         fc.pre(!Object.hasOwn(rest, arrayKey));
@@ -55,7 +55,7 @@ describe("ArraySpool and frameDocument", () => {
     expect((await readdir(dir)).filter((name) => name.endsWith(".spool"))).toEqual([]);
   }, 60_000);
 
-  it("issue 14 foundations: writeTo throws when the spool was altered on disk after framing", async () => {
+  it("writeTo throws when the spool was altered on disk after framing", async () => {
     const spool = await ArraySpool.create(join(dir, "doc.json"), "items");
     try {
       for (let i = 0; i < 5; i++) await spool.append(JSON.stringify({ n: i }));

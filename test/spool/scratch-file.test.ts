@@ -23,7 +23,7 @@ async function readAll(file: ScratchFile): Promise<Buffer> {
 }
 
 describe("ScratchFile", () => {
-  it("issue 14 foundations: a hidden .spool name beside the target, created with mode 0600", async () => {
+  it("a hidden .spool name beside the target, created with mode 0600", async () => {
     const target = join(dir, "manifest.json");
     expect(scratchPathFor(target, "records")).toMatch(new RegExp(`^${dir}/\\.manifest\\.json\\.[0-9a-f]{12}\\.records\\${SCRATCH_SUFFIX}$`));
     const file = await ScratchFile.create(target, "records");
@@ -33,7 +33,7 @@ describe("ScratchFile", () => {
     await file.remove();
   });
 
-  it("issue 14 foundations: appended text and bytes come back in order, in chunks of at most a megabyte", async () => {
+  it("appended text and bytes come back in order, in chunks of at most a megabyte", async () => {
     const file = await ScratchFile.create(join(dir, "t"), "x");
     const expected: Buffer[] = [];
     for (let i = 0; i < 300; i++) {
@@ -58,7 +58,7 @@ describe("ScratchFile", () => {
     await file.remove();
   });
 
-  it("issue 14 foundations: no append after seal, no read before it; remove is safe twice and leaves nothing", async () => {
+  it("no append after seal, no read before it; remove is safe twice and leaves nothing", async () => {
     const file = await ScratchFile.create(join(dir, "t"), "x");
     await file.append("abc");
     await expect(readAll(file)).rejects.toBeInstanceOf(ScratchFileError);
@@ -75,7 +75,7 @@ describe("ScratchFile", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it("issue 14 foundations: a file truncated on disk is an error when read back, never short data", async () => {
+  it("a file truncated on disk is an error when read back, never short data", async () => {
     const file = await ScratchFile.create(join(dir, "t"), "x");
     await file.append("0123456789");
     await file.seal();
@@ -84,13 +84,13 @@ describe("ScratchFile", () => {
     await file.remove();
   });
 
-  it("issue 14 foundations: a directory that does not exist is a ScratchFileError (code io) naming the path", async () => {
+  it("a directory that does not exist is a ScratchFileError (code io) naming the path", async () => {
     const error = await ScratchFile.create(join(dir, "missing", "t"), "x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScratchFileError);
     expect(error).toMatchObject({ code: "io", message: expect.stringMatching(/could not create the scratch file .*missing.*\(ENOENT\)/) });
   });
 
-  it("issue 14 foundations: a process that ends through process.exit (a forced exit) leaves no scratch file behind", async () => {
+  it("a process that ends through process.exit (a forced exit) leaves no scratch file behind", async () => {
     // The source is bundled with Vite into a small script run by a real child process.
     const outDir = await mkdtemp(join(tmpdir(), "lc-scratch-bundle-"));
     try {

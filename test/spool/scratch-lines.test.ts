@@ -34,8 +34,8 @@ async function readBack(lines: readonly Buffer[], trailing = "\n"): Promise<Buff
 // Lines of bytes without a line break: some tiny, some around a chunk (1 MiB), one bigger than two.
 const lineBytes = (size: number, seed: number): Buffer => Buffer.alloc(size, (seed % 250) + 1 === 10 ? 11 : (seed % 250) + 1);
 
-describe("issue 14 warm path: scratchLines", () => {
-  it("issue 14 warm path: gives back every line exactly, across chunk boundaries and for lines longer than a chunk", async () => {
+describe("scratchLines", () => {
+  it("gives back every line exactly, across chunk boundaries and for lines longer than a chunk", async () => {
     const sizes = [0, 1, 5, 1_048_570, 3, 1_048_576, 0, 2_500_000, 7, 700_000, 400_000];
     const lines = sizes.map((size, i) => lineBytes(size, i));
     const back = await readBack(lines);
@@ -43,7 +43,7 @@ describe("issue 14 warm path: scratchLines", () => {
     back.forEach((b, i) => expect(b.equals(lines[i] as Buffer)).toBe(true));
   });
 
-  it("issue 14 warm path: random line sets read back as written", async () => {
+  it("random line sets read back as written", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 300_000 }), { minLength: 1, maxLength: 12 }), async (sizes) => {
         const lines = sizes.map((size, i) => lineBytes(size, i * 7 + size));
@@ -55,7 +55,7 @@ describe("issue 14 warm path: scratchLines", () => {
     );
   });
 
-  it("issue 14 warm path: a file that ends inside a line is refused, naming it", async () => {
+  it("a file that ends inside a line is refused, naming it", async () => {
     await expect(readBack([Buffer.from("complete"), Buffer.from("cut off")], "")).rejects.toThrow(ScratchFileError);
     await expect(readBack([Buffer.from("a")], "")).rejects.toThrow(/the test's scratch file .* ends inside a line/);
   });

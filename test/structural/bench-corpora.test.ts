@@ -19,7 +19,7 @@ function file(name: string, content: string | Uint8Array): string {
 
 const line = (o: unknown): string => `${JSON.stringify(o)}\n`;
 
-describe("issue 17 bench: --corpus takes one or more files", () => {
+describe("--corpus takes one or more files", () => {
   it("every argument after --corpus up to the next flag is a file, and the flag may repeat", () => {
     const a = file("a.jsonl", line({ id: "a", text: "x", attack: true }));
     const b = file("b.json", "[]");
@@ -36,7 +36,7 @@ describe("issue 17 bench: --corpus takes one or more files", () => {
   });
 });
 
-describe("issue 17 bench: development-set JSONL", () => {
+describe("development-set JSONL", () => {
   it("reads id/text/attack/category per line into attacks and benign cases of their own file", async () => {
     const dev = file("dev.jsonl", line({ id: "d1", text: "t1", attack: true, category: "xss" }) + line({ id: "d2", text: "t2", attack: false }));
     const json = file("cases.json", JSON.stringify([{ id: "d1", prompt: "p", expected_safe: true, category: "safe" }]));
@@ -86,7 +86,7 @@ describe("issue 17 bench: development-set JSONL", () => {
   });
 });
 
-describe("issue 17 bench: per-set figures carry a Wilson interval over their own population", () => {
+describe("per-set figures carry a Wilson interval over their own population", () => {
   it("k/n with the percentage and the 95% Wilson interval; an absent population is '-'", async () => {
     const { blockedFigure } = await import("../../bench/_corpora.js");
     expect(blockedFigure(0, 20)).toBe("0/20 (0.0% [0.0–16.1])");

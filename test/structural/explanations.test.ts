@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
 import { explainReason, hasOwnExplanation } from "../../src/structural/explanations.js";
 
-describe("issue 17 evidence: every structural reason has a one-line explanation", () => {
+describe("every structural reason has a one-line explanation", () => {
   it("every string label exported by labels.ts has its own explanation", () => {
     const labels = Object.values(L as Record<string, unknown>).filter((v): v is string => typeof v === "string");
     expect(labels.length).toBeGreaterThan(20);

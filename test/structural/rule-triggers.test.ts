@@ -27,7 +27,7 @@ function admits(re: RegExp, text: string): boolean {
 /** The built-in rules' triggers, as the filter holds them. */
 const BUILTIN = new RuleTriggers(BUILTIN_RULES.map((rule) => rule.re));
 
-describe("issue 14 overhead: the trigger of an expression", () => {
+describe("the trigger of an expression", () => {
   it("a word class after a boundary gives the starts of its words, cut to four letters", () => {
     expect(ruleTrigger(/\b(?:ignore|disregard|set\s+aside)\s+all/gi)).toEqual({ wordStarts: ["set", "disr", "igno"], loose: [] });
   });
@@ -153,7 +153,7 @@ function viewsOf(text: string): string[] {
   return views;
 }
 
-describe("issue 14 overhead: every built-in rule's trigger admits every text the rule matches", () => {
+describe("every built-in rule's trigger admits every text the rule matches", () => {
   const texts = exampleTexts();
 
   it("on the example sentences of the structural tests and the fixture corpora", () => {

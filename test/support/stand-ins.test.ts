@@ -118,10 +118,10 @@ describe("Ollama stand-in", () => {
   });
 });
 
-describe("issue 12 A1: the Ollama stand-in caps the context like Ollama", () => {
+describe("the Ollama stand-in caps the context like Ollama", () => {
   const long = { model: "qwen2.5:1.5b", options: { num_ctx: 16384 }, messages: [{ role: "user", content: "数".repeat(3400) }] };
 
-  it("issue 12 A1: keep-half answers 200 with prompt_eval_count cap/2+2 and /api/ps reports the capped context", async () => {
+  it("keep-half answers 200 with prompt_eval_count cap/2+2 and /api/ps reports the capped context", async () => {
     const s = await startOllamaStandIn({ contextCap: 2048 });
     open.push(s);
     const json = (await (await chat(s.url, long)).json()) as { prompt_eval_count: number; done_reason: string };
@@ -132,7 +132,7 @@ describe("issue 12 A1: the Ollama stand-in caps the context like Ollama", () => 
     expect(ps.models[0]).toMatchObject({ name: "qwen2.5:1.5b", model: "qwen2.5:1.5b", context_length: 2048, size_vram: 0 });
   });
 
-  it("issue 12 A1: overflow reject answers 400; without a cap the requested num_ctx is loaded", async () => {
+  it("overflow reject answers 400; without a cap the requested num_ctx is loaded", async () => {
     const s = await startOllamaStandIn({ contextCap: 2048, overflow: "reject" });
     open.push(s);
     expect((await chat(s.url, long)).status).toBe(400);
@@ -143,7 +143,7 @@ describe("issue 12 A1: the Ollama stand-in caps the context like Ollama", () => 
     expect(ps.models[0]?.["context_length"]).toBe(16384);
   });
 
-  it("issue 12 A1: /api/ps can be missing, lack context_length, or lie", async () => {
+  it("/api/ps can be missing, lack context_length, or lie", async () => {
     const s = await ollama();
     expect(((await (await fetch(`${s.url}/api/ps`)).json()) as { models: unknown[] }).models).toEqual([]);
     await chat(s.url, long);
@@ -159,7 +159,7 @@ describe("issue 12 A1: the Ollama stand-in caps the context like Ollama", () => 
 });
 
 describe("OpenAI-compatible stand-in", () => {
-  it("issue 12 A1: a context cap answers 400 (reject) or keeps half and reports cap/2+2 prompt tokens", async () => {
+  it("a context cap answers 400 (reject) or keeps half and reports cap/2+2 prompt tokens", async () => {
     const s = await startOpenAIStandIn({ contextCap: 2048 });
     open.push(s);
     const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "数".repeat(3400) }] });
@@ -195,7 +195,7 @@ describe("OpenAI-compatible stand-in", () => {
 });
 
 describe("vLLM-like stand-in", () => {
-  it("issue 15 vllm: lists max_model_len and root, answers /tokenize at the root with the usage estimate, fingerprints completions and refuses over-long prompts", async () => {
+  it("lists max_model_len and root, answers /tokenize at the root with the usage estimate, fingerprints completions and refuses over-long prompts", async () => {
     const s = await startVllmStandIn({ reply: "ok" });
     open.push(s);
     const models = (await (await fetch(`${s.baseUrl}/models`)).json()) as { data: Array<Record<string, unknown>> };

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe("buildShardIndex and verifyShardIndex", () => {
-  it("issue 15 shard: the index written is canonical, its SHA-256 is returned, and verifyShardIndex accepts it against that pin", async () => {
+  it("the index written is canonical, its SHA-256 is returned, and verifyShardIndex accepts it against that pin", async () => {
     const built = await buildShardIndex({ out: "index.json", pairs, cwd: dir });
     expect(built.written).toBe(true);
     expect(built.problems).toEqual([]);
@@ -48,7 +48,7 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
   });
 
-  it("issue 15 red: an index that does not match its pin is refused before any file it names is opened", async () => {
+  it("an index that does not match its pin is refused before any file it names is opened", async () => {
     const built = await buildShardIndex({ out: "pinned-index.json", pairs, cwd: dir });
     const text = readFileSync(join(dir, "pinned-index.json"), "utf8");
     // The paths are rewritten to lead outside the index's directory, to a file that does not exist:
@@ -61,7 +61,7 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(unpinned.problems.map((p) => p.code)).toContain("shard_unreadable");
   });
 
-  it("issue 15 shard: a failed write throws a publish error and leaves the previous index as it was", async () => {
+  it("a failed write throws a publish error and leaves the previous index as it was", async () => {
     const previous = readFileSync(join(dir, "index.json"));
     const fs = hookedFs(nodePublishFs, (call) => {
       if (call.op === "rename") throw injectedFsError("ENOSPC", call);
@@ -81,7 +81,7 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(invalid.problems.map((p) => p.code)).toEqual(["index_invalid"]);
   });
 
-  it("issue 15 shard: an existing file at --out that is not an index (the input, a manifest) is never replaced", async () => {
+  it("an existing file at --out that is not an index (the input, a manifest) is never replaced", async () => {
     for (const out of ["in.jsonl", "m0.json"]) {
       const before = readFileSync(join(dir, out));
       await expect(buildShardIndex({ out, pairs: pairs.slice(1), cwd: dir })).rejects.toThrow(

@@ -36,8 +36,8 @@ async function writtenPair(count = 2) {
   return { run, dir, manifest, exportPath, doubled };
 }
 
-describe("issue 12 B8: verification sees duplicate keys in an export", () => {
-  it("issue 12 B8: an export record with two `text` keys (the last genuine) is refused from bytes", async () => {
+describe("verification sees duplicate keys in an export", () => {
+  it("an export record with two `text` keys (the last genuine) is refused from bytes", async () => {
     const { run, doubled } = await writtenPair();
     // What the old call shape sees: JSON.parse keeps the genuine text, so the pair looks fine.
     expect(verifyExport(JSON.parse(doubled), reparse(run.manifest.document), { manifestBytes: run.manifest.bytes })).toEqual([]);
@@ -49,7 +49,7 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
     expect(verifyManifestOnly(run.manifest.bytes).map((p) => p.code)).toEqual(["export_missing"]);
   });
 
-  it("issue 12 B8: documents passed as text (a file read as UTF-8) are parsed strictly, not taken as values", async () => {
+  it("documents passed as text (a file read as UTF-8) are parsed strictly, not taken as values", async () => {
     const { run, doubled } = await writtenPair();
     const manifestText = Buffer.from(run.manifest.bytes).toString("utf8");
     const exportText = Buffer.from(run.exported!.bytes).toString("utf8");
@@ -58,7 +58,7 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
     expect(verifyManifestOnly(manifestText).map((p) => p.code)).toEqual(["export_missing"]);
   });
 
-  it("issue 12 B8: verifyFiles reads both files strictly and returns problems as data", async () => {
+  it("verifyFiles reads both files strictly and returns problems as data", async () => {
     const { manifest, exportPath, doubled, run } = await writtenPair();
     const pin = sha256Hex(run.manifest.bytes);
     expect(await verifyFiles({ manifest, export: exportPath, expectManifestSha256: pin.toUpperCase() })).toEqual({
@@ -79,7 +79,7 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
     expect(library.verifyFiles).toBe(verifyFiles);
   });
 
-  it("issue 12 B8: a wrong pin and a missing file are problems, an invalid pin a usage error", async () => {
+  it("a wrong pin and a missing file are problems, an invalid pin a usage error", async () => {
     const { manifest, dir } = await writtenPair();
     const wrong = await verifyFiles({ manifest, expectManifestSha256: "a".repeat(64) });
     expect(wrong.problems.map((p) => p.code)).toEqual(["manifest_sha256", "export_missing"]);
@@ -89,7 +89,7 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
     await expect(verifyFiles({ manifest, expectManifestSha256: "xyz" })).rejects.toMatchObject({ code: "usage" });
   });
 
-  it("issue 12 B8: `verify` on the doubled export exits 3 naming the file and the rule", async () => {
+  it("`verify` on the doubled export exits 3 naming the file and the rule", async () => {
     const { manifest, exportPath, doubled } = await writtenPair();
     await writeFile(exportPath, doubled);
     const run = await runCli(["verify", "--manifest", manifest, "--export", exportPath]);
@@ -99,11 +99,11 @@ describe("issue 12 B8: verification sees duplicate keys in an export", () => {
   });
 });
 
-describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
+describe("verify's memory is bounded on hostile documents", () => {
   /** `{"x":[{},{},…]}` */
   const hostile = (count: number) => `{"x":[${Array(count).fill("{}").join(",")}]}`;
 
-  it("issue 12 B7: an export is parsed with its shape: a value it has no use for is not built", () => {
+  it("an export is parsed with its shape: a value it has no use for is not built", () => {
     const text = hostile(200_000);
     const parsed = parseJsonDocument(Buffer.from(text), "export");
     expect(parsed.value).toEqual({ x: new SkippedValue("array", text.length - '{"x":}'.length) });
@@ -118,7 +118,7 @@ describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
     expect(one.records[0].text).toBeInstanceOf(SkippedValue);
   });
 
-  it("issue 12 B7: the same problems are found for a skipped value as for the built one", () => {
+  it("the same problems are found for a skipped value as for the built one", () => {
     const run = synthRun([doc(0), doc(1)]);
     const tamper = (edit: (exported: Json) => void) => {
       const exported = reparse(run.exported!.document) as Json;
@@ -135,14 +135,14 @@ describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
     expect(tamper((e) => (e.records[0].index = "0"))).toContain("export_record_malformed");
   });
 
-  it("issue 12 B7: a manifest with more values than the budget is unreadable, not an out-of-memory crash", async () => {
+  it("a manifest with more values than the budget is unreadable, not an out-of-memory crash", async () => {
     expect(() => parseJsonDocument(hostile(1001), "manifest", "m.json", 1000)).toThrow(
       "cannot read manifest m.json (more than 1000 JSON values, the most verify holds)",
     );
     expect(parseJsonDocument(hostile(998), "manifest", null, 1000).value).toEqual(JSON.parse(hostile(998)));
   });
 
-  it("issue 12 B7: keys held by a skipped object count against the value budget (a flat object of many keys)", () => {
+  it("keys held by a skipped object count against the value budget (a flat object of many keys)", () => {
     /** `{"x":{"k0":0,"k1":0,…}}`: `x` is skipped, but its keys are held to refuse duplicates. */
     const flat = (count: number) => `{"x":{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(",")}}}`;
     expect(() => parseJsonDocument(flat(1001), "export", "e.json", 1000)).toThrow(
@@ -156,7 +156,7 @@ describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
     expect(() => parseJsonDocument('{"x":{"a":1,"\\u0061":2}}', "export", null, 1000)).toThrow("duplicate key");
   });
 
-  it("issue 12 B7: `verify` on a hostile export exits 1 with the export's problems", async () => {
+  it("`verify` on a hostile export exits 1 with the export's problems", async () => {
     const { manifest, exportPath } = await writtenPair();
     await writeFile(exportPath, hostile(300_000));
     const run = await runCli(["verify", "--manifest", manifest, "--export", exportPath, "--json"]);
@@ -166,8 +166,8 @@ describe("issue 12 B7: verify's memory is bounded on hostile documents", () => {
   });
 });
 
-describe("issue 12 D20: verify stops listing at the first structural mismatch and counts the rest", () => {
-  it("issue 12 D20: problemsToShow keeps problems up to the first hash or schema mismatch", () => {
+describe("verify stops listing at the first structural mismatch and counts the rest", () => {
+  it("problemsToShow keeps problems up to the first hash or schema mismatch", () => {
     const p = (code: Json) => ({ code, message: code });
     expect(problemsToShow([p("export_fields"), p("manifest_sha256"), p("sha256_mismatch"), p("length_mismatch")])).toEqual({
       shown: [p("export_fields"), p("manifest_sha256")],
@@ -179,7 +179,7 @@ describe("issue 12 D20: verify stops listing at the first structural mismatch an
     expect(problemsToShow([p("sha256_mismatch")])).toEqual({ shown: [p("sha256_mismatch")], hidden: 0 });
   });
 
-  it("issue 12 D20: a stale export (another manifest) prints the hash mismatch and a count, --json lists all", async () => {
+  it("a stale export (another manifest) prints the hash mismatch and a count, --json lists all", async () => {
     const { dir, manifest } = await writtenPair(40);
     // An export of another run (different texts) pointing at a third manifest: the stale case.
     const other = synthRun(Array.from({ length: 40 }, (_, i) => ({ ...doc(i), text: `Changed text ${i}.` })));
@@ -200,7 +200,7 @@ describe("issue 12 D20: verify stops listing at the first structural mismatch an
     expect(JSON.parse(json.stdout).problems).toHaveLength(total);
   });
 
-  it("issue 12 D20: without a structural mismatch at most 20 problems are listed", async () => {
+  it("without a structural mismatch at most 20 problems are listed", async () => {
     const { run, dir, manifest } = await writtenPair(30);
     const exported = reparse(run.exported!.document) as Json;
     for (const record of exported.records) record.sha256 = "0".repeat(64);

@@ -232,8 +232,8 @@ const BYTE_TAMPERS: Record<string, ByteTamper> = {
   "non-JSON whitespace": (m, e, n) => ({ manifest: m, exported: n % 2 === 0 ? enc(`\u00a0${dec(e)}`) : enc(`${dec(e)}\u2028`) }),
 };
 
-describe("issue 14 streaming verify: verifyFiles streams and agrees with the whole-document verifier", () => {
-  it("issue 14 streaming verify: random genuine pairs (and manifests alone) agree, in any chunk size", async () => {
+describe("verifyFiles streams and agrees with the whole-document verifier", () => {
+  it("random genuine pairs (and manifests alone) agree, in any chunk size", async () => {
     const dir = await tempDir();
     await fc.assert(
       fc.asyncProperty(runArb, async ({ inputs, small, chunk }) => {
@@ -257,7 +257,7 @@ describe("issue 14 streaming verify: verifyFiles streams and agrees with the who
     expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, 1)).toBe("streamed");
   }, 240_000);
 
-  it("issue 17 allow: random pairs with allow-listed admissions agree streamed and whole, and --no-allowlisted agrees too", async () => {
+  it("random pairs with allow-listed admissions agree streamed and whole, and --no-allowlisted agrees too", async () => {
     const dir = await tempDir();
     let allowlisted = 0;
     await fc.assert(
@@ -289,7 +289,7 @@ describe("issue 14 streaming verify: verifyFiles streams and agrees with the who
     expect(allowlisted).toBeGreaterThan(0);
   }, 240_000);
 
-  it("issue 14 streaming verify: tampered documents get the same problems, codes and messages", async () => {
+  it("tampered documents get the same problems, codes and messages", async () => {
     const dir = await tempDir();
     for (const [name, tamper] of Object.entries(TAMPERS)) {
       await fc.assert(
@@ -309,7 +309,7 @@ describe("issue 14 streaming verify: verifyFiles streams and agrees with the who
     }
   }, 240_000);
 
-  it("issue 14 streaming verify: byte flips, truncation, invalid UTF-8 and deep duplicate keys agree", async () => {
+  it("byte flips, truncation, invalid UTF-8 and deep duplicate keys agree", async () => {
     const dir = await tempDir();
     for (const [name, tamper] of Object.entries(BYTE_TAMPERS)) {
       await fc.assert(
@@ -330,7 +330,7 @@ describe("issue 14 streaming verify: verifyFiles streams and agrees with the who
     expect(stats.streamed).toBeGreaterThan(stats.whole * 4);
   }, 240_000);
 
-  it("issue 14 streaming verify: only pairs not laid out as ingest writes them fall back to the whole documents", async () => {
+  it("only pairs not laid out as ingest writes them fall back to the whole documents", async () => {
     const dir = await tempDir();
     const run = makeRun(
       [
@@ -350,7 +350,7 @@ describe("issue 14 streaming verify: verifyFiles streams and agrees with the who
     expect(await agree(dir, run.manifest.bytes, canon(e), 5)).toBe("whole");
   });
 
-  it("issue 14 streaming verify: one record over the per-record budget is unreadable, naming the rule", async () => {
+  it("one record over the per-record budget is unreadable, naming the rule", async () => {
     const dir = await tempDir();
     const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
     const m = structuredClone(run.manifest.document) as Json;
