@@ -30,8 +30,9 @@ describe("check's verdict JSON carries coverage", () => {
     const run = await runCli(["check", "--ollama-url", await refusedUrl()], { stdin: "What is the capital of France?\n" });
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ safe: true, coverage: "none" });
-    const lines = run.stderr.split("\n").filter((line) => line.includes("unreachable"));
+    const lines = run.stderr.split("\n").filter((line) => line.includes("not reachable"));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^warning: canary unreachable at /);
+    expect(lines[0]).toMatch(/^warning: canary at http:\/\/127\.0\.0\.1:\d+ is not reachable /);
+    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 });
