@@ -17,7 +17,7 @@ it("the README's structural-only eval example names a corpus in the repository a
   expect(line).toBeDefined();
   const args = (line ?? "").trim().split(/\s+/).slice(1);
   const corpus = args[args.indexOf("--corpus") + 1] ?? "";
-  // Inside the repository (a path that leaves it, such as ../shared/…, is missing from a clone) and present.
+  // Inside the repository (a path that leaves it is missing from a fresh clone) and present.
   expect(resolve(REPO, corpus).startsWith(REPO + sep), `${corpus} is outside the repository`).toBe(true);
   expect(existsSync(join(REPO, corpus)), `${corpus} is not in the repository`).toBe(true);
   const dir = await mkdtemp(join(tmpdir(), "lc-readme-eval-"));
