@@ -7,9 +7,9 @@
 // without a pipeline call, and only an item whose layers all ran (pass, flag or block) is
 // offered for storing, so a degraded or unexercised result is never reused.
 //
-// An item with metadata is screened twice: its text, and its metadata as the material `ingest`
-// screens (`metadataMaterial`: `key: value` lines in code-point order of the keys), as its own
-// attacker-controlled text. The item's state is the worse of the two in the batch-state order
+// An item with an id, a source or metadata is screened twice: its text, and those labels and its
+// metadata as the material `ingest` screens (`metadataMaterial`: `id: …`, `source: …`, then
+// `key: value` lines in code-point order of the keys), as their own attacker-controlled text. The item's state is the worse of the two in the batch-state order
 // (block, degraded, flag, unexercised, pass; the text's on a tie) and its verdict (or error) is
 // the one of the part that decided it, a metadata verdict's summary starting `metadata: `. So a
 // block in the metadata blocks the item, a metadata check that did not run leaves the item not
@@ -54,10 +54,13 @@ const rank = (state: BatchState): number => DECIDING_ORDER.indexOf(state);
 // Every batch state has a rank: a new state must be placed in the order above.
 if (BATCH_STATES.some((state) => rank(state) === -1)) throw new Error("a batch state has no place in DECIDING_ORDER");
 
-/** The metadata material an item is screened with besides its text, or null (no metadata, or none to screen). */
+/**
+ * The material an item is screened with besides its text, or null (no labels and no metadata):
+ * its id, source and metadata exactly as `ingest` screens them, so a record that `ingest` would
+ * hold for an injection in its id or source is not passed by `screen`.
+ */
 function metadataText(item: ScreenItem): string | null {
-  if (item.metadata == null) return null;
-  const material = metadataMaterial({ id: null, source: null, metadata: item.metadata });
+  const material = metadataMaterial({ id: item.id, source: item.source, metadata: item.metadata ?? {} });
   return material === "" ? null : material;
 }
 
