@@ -42,21 +42,13 @@ export async function screenItems(
 ): Promise<BatchDocument> {
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);
+  const { cache, signal, onProgress } = options;
   const concurrency = options.concurrency ?? 1;
+  const breaker = options.breaker ?? new CanaryCircuitBreaker();
+  const window = Math.max(concurrency, items.length);
+  const run = { pipeline, concurrency, window, breaker, cache, signal, onProgress: (done: number) => onProgress?.(done, items.length) };
   const results: BatchItem[] = [];
-  const tally = await screenStream(
-    arraySource(items),
-    {
-      pipeline,
-      concurrency,
-      window: Math.max(concurrency, items.length),
-      breaker: options.breaker ?? new CanaryCircuitBreaker(),
-      cache: options.cache,
-      signal: options.signal,
-      onProgress: (done) => options.onProgress?.(done, items.length),
-    },
-    async (item) => void results.push(item),
-  );
+  const tally = await screenStream(arraySource(items), run, async (item) => void results.push(item));
   return BatchDocumentSchema.parse({ ...tally.rest(), items: results }) as BatchDocument;
 }
 

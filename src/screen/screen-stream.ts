@@ -6,32 +6,20 @@
 // memory is bounded by the window (items taken and not yet handed over), never by the source.
 import type { BatchItem } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import type { CanaryCircuitBreaker } from "../schedule/circuit-breaker.js";
-import { mapOrderedStream } from "../schedule/map-ordered.js";
+import { mapOrderedStream, type MapOrderedStreamOptions } from "../schedule/map-ordered.js";
 import type { ScreenItem } from "./admit.js";
-import { itemChecker, type ItemVerdictCache } from "./check-item.js";
+import { itemChecker, type ItemCheckOptions } from "./check-item.js";
 import { BatchTally } from "./tally.js";
 
-/** How one run checks its items, resolved by its entry point before the first check. */
-export interface ScreenRun {
+/** How one run checks its items (the breaker and cache of each check, the concurrency and window of the run), resolved by its entry point. */
+export interface ScreenRun extends ItemCheckOptions, MapOrderedStreamOptions {
   readonly pipeline: Pick<SecurityPipeline, "check">;
-  /** Items checked at once; the items handed over are the same for any value. */
-  readonly concurrency: number;
-  /** Most items taken and not yet handed over (default: twice the concurrency). */
-  readonly window?: number;
-  /** Shared by every item of the run: once open, items that need the canary are not sent. */
-  readonly breaker: CanaryCircuitBreaker;
-  readonly cache?: ItemVerdictCache;
-  /** Aborting stops taking items and rejects with the signal's reason at once. */
-  readonly signal?: AbortSignal;
-  /** Called after each item is handed over, with the number done so far. */
-  readonly onProgress?: (done: number) => void;
 }
 
 /**
  * Checks `items` and hands each finished one to `sink` (awaited) in input order; resolves with
  * their tally once the last is handed over, or rejects with the first error of the source, the
- * cache or the sink.
+ * cache or the sink, or with the abort reason at once.
  */
 export async function screenStream(
   items: AsyncIterable<ScreenItem>,
@@ -39,11 +27,10 @@ export async function screenStream(
   sink: (item: BatchItem, index: number) => Promise<void>,
 ): Promise<BatchTally> {
   const tally = new BatchTally();
-  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache });
   const handOver = async (item: BatchItem, index: number): Promise<void> => {
     tally.add(item);
     await sink(item, index);
   };
-  await mapOrderedStream(items, check, handOver, { concurrency: run.concurrency, window: run.window, signal: run.signal, onProgress: run.onProgress });
+  await mapOrderedStream(items, itemChecker(run.pipeline, run), handOver, run);
   return tally;
 }
