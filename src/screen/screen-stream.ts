@@ -31,6 +31,8 @@ export async function screenStream(
     tally.add(item);
     await sink(item, index);
   };
-  await mapOrderedStream(items, itemChecker(run.pipeline, run), handOver, run);
+  // A falsy cache (a JavaScript caller's null) is no cache, as it always was.
+  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined });
+  await mapOrderedStream(items, check, handOver, run);
   return tally;
 }
