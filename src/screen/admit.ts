@@ -51,11 +51,6 @@ export function itemFromRecord(record: RawRecord): ScreenItem {
   });
 }
 
-/** Items from reader records; refuses on the first record-level problem. */
-export function itemsFromRecords(records: readonly RawRecord[]): ScreenItem[] {
-  return records.map(itemFromRecord);
-}
-
 /** Validates in-memory inputs with the reader's rules and limits (the one in-memory admission). */
 export function admitScreenInputs(inputs: readonly ScreenInput[], limits: Partial<ReaderLimits> = {}): ScreenItem[] {
   const resolved = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...limits });
@@ -69,5 +64,5 @@ export function admitScreenInputs(inputs: readonly ScreenInput[], limits: Partia
           ? new BatchRefusedError(code, `item ${index}: must be a string or object with 'text'`)
           : new BatchRefusedError(code, `batch exceeds the limit of ${resolved.maxTotalBytes} total bytes`),
   });
-  return itemsFromRecords(records);
+  return records.map(itemFromRecord);
 }

@@ -1,7 +1,8 @@
-// One item's check, the single copy used by the in-memory `screenItems` and the streaming
-// `screenFile`: the item's provenance (index, id, source, SHA-256 and code-point length of its
-// text, never the text), then the pipeline's verdict and its batch state, or `degraded` with a
-// stable error name when the check failed or the circuit breaker stopped canary calls.
+// One item's check, the single copy, run by the one screen path (screen-stream.ts) for
+// `screenItems` and `screenFile` alike: the item's provenance (index, id, source, SHA-256 and
+// code-point length of its text, never the text), then the pipeline's verdict and its batch
+// state, or `degraded` with a stable error name when the check failed or the circuit breaker
+// stopped canary calls.
 //
 // A verdict cache wraps the check here and only here (`ItemVerdictCache`): a hit is reused
 // without a pipeline call, and only an item whose layers all ran (pass, flag or block) is

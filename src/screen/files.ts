@@ -5,10 +5,11 @@
 //    problem, because the batch is refused on any) and nothing is kept but its size and
 //    SHA-256; a stream (stdin) is copied to a scratch file on the way, since it cannot be read
 //    twice. A refused batch throws InputRefusedError before the first check.
-// 2. Second pass: the file (or the copy) is read again and each item checked, at most
-//    `concurrency` at once, in input order; each finished item's canonical text is appended to
-//    a scratch file and counted. The input must hash to the first pass's digest, or the batch
-//    is refused: what was admitted is what was checked.
+// 2. Second pass: the file (or the copy) is read again and its items fed to the one screen path
+//    (screen-stream.ts: checked at most `concurrency` at once, handed over in input order); each
+//    finished item's canonical text is appended to a scratch file and counted. The input must
+//    hash to the first pass's digest, or the batch is refused: what was admitted is what was
+//    checked.
 // 3. The document, the frame of its counts and total around the spooled items, is copied to
 //    `output`; its bytes are the ones the in-memory `serializeBatch(screenBatch(…))` gives.
 // Scratch files are removed whatever happens (success, refusal, error, abort).
@@ -27,13 +28,13 @@ import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
-import { mapOrderedStream } from "../schedule/map-ordered.js";
 import { ArraySpool, frameDocument } from "../spool/framed-document.js";
 import { ScratchFile } from "../spool/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
-import { itemChecker, type ItemVerdictCache } from "./check-item.js";
+import type { ItemVerdictCache } from "./check-item.js";
 import { pullRecords } from "./record-stream.js";
-import { BatchTally, type BatchSummary } from "./tally.js";
+import { screenStream } from "./screen-stream.js";
+import type { BatchSummary } from "./tally.js";
 import { screenCacheIdentity, screenItemCache } from "./item-cache.js";
 import { displayText } from "../core/display-text.js";
 
@@ -188,8 +189,10 @@ async function* atMost(source: AsyncIterable<Uint8Array>, bytes: number): AsyncG
   }
 }
 
-/** The items of the second pass, refused as a changed input if the reader finds a problem now. */
-/** The items of the second read; each one's input line is queued on `lines` as it is taken. */
+/**
+ * The items of the second read; each one's input line is queued on `lines` as it is taken. A
+ * record problem now (the first read found none) refuses the input as changed.
+ */
 async function* itemsOf(records: AsyncIterable<RawRecord>, lines: number[]): AsyncGenerator<ScreenItem> {
   for await (const record of records) {
     if (record.problems.length > 0) throw changedInput();
@@ -252,7 +255,6 @@ async function screenWithStore(
     // Second pass: the checks, each finished item spooled in order.
     items = await ArraySpool.create(scratchTarget, "items");
     const spool = items;
-    const tally = new BatchTally();
     const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
     let cache = options.cache;
     if (store !== null) {
@@ -260,7 +262,6 @@ async function screenWithStore(
       if (identity.ok) cache = screenItemCache(store, identity.identity);
       else options.onCacheNote?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     }
-    const check = itemChecker(pipeline, { breaker, ...(cache ? { cache } : {}) });
     let second: ScanOutcome | null = null;
     const again = copy !== null ? copy.chunks() : fromFile(inputPath as string);
     const records = pullRecords(atMost(untilAborted(again, signal), first.bytesRead), read, (outcome) => {
@@ -269,19 +270,13 @@ async function screenWithStore(
     const total = first.records;
     // The lines of the items taken and not yet finished: at most the concurrency window.
     const lines: number[] = [];
-    await mapOrderedStream(
+    const onProgress = options.onProgress;
+    const tally = await screenStream(
       itemsOf(records, lines),
-      check,
+      { pipeline, concurrency, breaker, cache, signal, onProgress: onProgress && ((done) => onProgress(done, total)) },
       async (item, index) => {
         await spool.append(canonicalJsonAt(BatchItemSchema, item, ["items", index]));
-        tally.add(item);
-        const line = lines.shift() as number;
-        await options.onItem?.(item, line);
-      },
-      {
-        concurrency,
-        ...(signal ? { signal } : {}),
-        ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),
+        await options.onItem?.(item, lines.shift() as number);
       },
     );
     const reread = second as ScanOutcome | null;

@@ -1,23 +1,23 @@
 // screenBatch: one independent pipeline check per item, up to `concurrency` at once, results in
-// input order. There is no batch verdict: each item carries its own state and verdict, and the
-// document never contains item text (only its SHA-256 and code-point length).
+// input order, through the one screen path (screen-stream.ts) that `screenFile` streams too.
+// There is no batch verdict: each item carries its own state and verdict, and the document
+// never contains item text (only its SHA-256 and code-point length).
 import { canonicalJson } from "../core/canonical.js";
-import { BatchDocumentSchema, type BatchDocument } from "../documents/schemas.js";
+import { BatchDocumentSchema, type BatchDocument, type BatchItem } from "../documents/schemas.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { mapOrdered } from "../schedule/map-ordered.js";
 import { CanaryCircuitBreaker } from "../schedule/circuit-breaker.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
-import { itemChecker, type ItemVerdictCache } from "./check-item.js";
-import { BatchTally } from "./tally.js";
+import type { ItemVerdictCache } from "./check-item.js";
+import { screenStream } from "./screen-stream.js";
 
 /** Options of `screenBatch` and `screenItems`. */
 export interface ScreenOptions {
   readonly concurrency?: number;
   readonly limits?: Partial<ReaderLimits>;
   readonly signal?: AbortSignal;
-  /** Called after each item, with the number done so far. */
+  /** Called after each item (as it joins the document, in input order), with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /**
    * Stops canary calls after consecutive unreachable/timeout failures; read its `trip` after
@@ -30,7 +30,11 @@ export interface ScreenOptions {
   readonly cache?: ItemVerdictCache;
 }
 
-/** Screens already-admitted items (see admit.ts) and returns the batch document. */
+/**
+ * Screens already-admitted items (see admit.ts) and returns the batch document: the streaming
+ * path (screen-stream.ts) fed the array, its items kept in order. The window spans the whole
+ * array (it is in memory already), so a free lane always takes the next item.
+ */
 export async function screenItems(
   items: readonly ScreenItem[],
   pipeline: Pick<SecurityPipeline, "check">,
@@ -38,15 +42,19 @@ export async function screenItems(
 ): Promise<BatchDocument> {
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);
-  const check = itemChecker(pipeline, { breaker: options.breaker ?? new CanaryCircuitBreaker(), ...(options.cache ? { cache: options.cache } : {}) });
-  const results = await mapOrdered(items, (item) => check(item), {
-    concurrency: options.concurrency ?? 1,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
-  const tally = new BatchTally();
-  for (const result of results) tally.add(result);
+  const { cache, signal, onProgress } = options;
+  const concurrency = options.concurrency ?? 1;
+  const breaker = options.breaker ?? new CanaryCircuitBreaker();
+  const window = Math.max(concurrency, items.length);
+  const run = { pipeline, concurrency, window, breaker, cache, signal, onProgress: (done: number) => onProgress?.(done, items.length) };
+  const results: BatchItem[] = [];
+  const tally = await screenStream(arraySource(items), run, async (item) => void results.push(item));
   return BatchDocumentSchema.parse({ ...tally.rest(), items: results }) as BatchDocument;
+}
+
+/** The items of an array as a source of the streaming path. */
+async function* arraySource<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
 }
 
 /** Library entry: validate `records` all-or-nothing, then screen them. */

@@ -1,0 +1,38 @@
+// The one screen path: admitted items from any source (the second read of a file or stdin copy,
+// an in-memory array) are checked by the one item checker (check-item.ts), at most `concurrency`
+// at once, and handed to a sink in input order, each counted as it is handed over. `screenFile`
+// feeds it its second read and spools the items; `screenItems` feeds it its array and keeps
+// them. So the checks, the cache, the circuit breaker and the order are one code for both, and
+// memory is bounded by the window (items taken and not yet handed over), never by the source.
+import type { BatchItem } from "../documents/schemas.js";
+import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { mapOrderedStream, type MapOrderedStreamOptions } from "../schedule/map-ordered.js";
+import type { ScreenItem } from "./admit.js";
+import { itemChecker, type ItemCheckOptions } from "./check-item.js";
+import { BatchTally } from "./tally.js";
+
+/** How one run checks its items (the breaker and cache of each check, the concurrency and window of the run), resolved by its entry point. */
+export interface ScreenRun extends ItemCheckOptions, MapOrderedStreamOptions {
+  readonly pipeline: Pick<SecurityPipeline, "check">;
+}
+
+/**
+ * Checks `items` and hands each finished one to `sink` (awaited) in input order; resolves with
+ * their tally once the last is handed over, or rejects with the first error of the source, the
+ * cache or the sink, or with the abort reason at once.
+ */
+export async function screenStream(
+  items: AsyncIterable<ScreenItem>,
+  run: ScreenRun,
+  sink: (item: BatchItem, index: number) => Promise<void>,
+): Promise<BatchTally> {
+  const tally = new BatchTally();
+  const handOver = async (item: BatchItem, index: number): Promise<void> => {
+    tally.add(item);
+    await sink(item, index);
+  };
+  // A falsy cache (a JavaScript caller's null) is no cache, as it always was.
+  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined });
+  await mapOrderedStream(items, check, handOver, run);
+  return tally;
+}

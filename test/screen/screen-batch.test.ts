@@ -1,0 +1,51 @@
+// The in-memory `screenBatch`: the one screen path fed an array. Its scheduling is the one it
+// always had: a free lane takes the next item, however far the others have run ahead of a slow one.
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
+import { screenBatch } from "../../src/screen/screen-batch.js";
+
+/** A pipeline that answers one fixed verdict at once, except for "slow", which waits for `release`. */
+async function gatedPipeline(): Promise<{ check(text: string): Promise<PipelineVerdict>; started: string[]; release: () => void }> {
+  const verdict = await new SecurityPipeline({ mode: "full", enableCanary: false }).check("What is the capital of France?");
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const started: string[] = [];
+  return {
+    started,
+    release,
+    async check(text) {
+      started.push(text);
+      if (text === "slow") await gate;
+      return verdict;
+    },
+  };
+}
+
+describe("screenBatch", () => {
+  it("at concurrency 2, a first item that waits does not hold back the rest; the document keeps input order", async () => {
+    const pipeline = await gatedPipeline();
+    const texts = ["slow", "a", "b", "c", "d", "e", "f", "g"];
+    const progress: Array<[number, number]> = [];
+    const screening = screenBatch(texts, pipeline, { concurrency: 2, onProgress: (done, total) => progress.push([done, total]) });
+    // Every other check answers without a timer, so a few event-loop turns let the free lane run
+    // through all of them while the first still waits.
+    for (let turn = 0; turn < 20 && pipeline.started.length < texts.length; turn++) await nextTurn();
+    expect(pipeline.started).toEqual(texts);
+    pipeline.release();
+    const document = await screening;
+    expect(document.items.map((item) => item.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(document.total).toBe(8);
+    expect(progress.map(([done]) => done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(progress.every(([, total]) => total === 8)).toBe(true);
+  });
+
+  it("an invalid concurrency is refused", async () => {
+    const pipeline = await gatedPipeline();
+    await expect(screenBatch(["a"], pipeline, { concurrency: 0 })).rejects.toThrow(new RangeError("concurrency must be a positive integer"));
+    expect(pipeline.started).toEqual([]);
+  });
+});
