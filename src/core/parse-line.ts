@@ -699,10 +699,11 @@ export function parseJsonLine(text: string, options: number | ParseOptions = {})
 export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): LineParseResult {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (!isUtf8(bytes)) return { ok: false, code: "invalid_utf8", message: "invalid UTF-8" };
+  // Built without spreads: this runs once per JSONL line.
   const parser = new StrictJsonParser({
-    ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
-    ...(options.shape === undefined ? {} : { shape: options.shape }),
-    ...(options.maxValues === undefined ? {} : { rest: { maxValues: options.maxValues, maxChars: Number.POSITIVE_INFINITY } }),
+    maxDepth: options.maxDepth ?? MAX_NESTING_DEPTH,
+    shape: options.shape ?? ANY_SHAPE,
+    rest: options.maxValues === undefined ? UNLIMITED : { maxValues: options.maxValues, maxChars: Number.POSITIVE_INFINITY },
   });
   try {
     parser.feed(bytes, true);
