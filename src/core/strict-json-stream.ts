@@ -162,7 +162,8 @@ export class StrictJsonStream {
       bytes.set(chunk, this.utf8Carry.byteLength);
     }
     const open = unfinishedSequence(bytes);
-    this.utf8Carry = open === 0 ? EMPTY : bytes.slice(bytes.byteLength - open);
+    // A copy: the caller may reuse its chunk's memory (and Buffer#slice would not copy).
+    this.utf8Carry = open === 0 ? EMPTY : Uint8Array.from(bytes.subarray(bytes.byteLength - open));
     return isUtf8(bytes.subarray(0, bytes.byteLength - open));
   }
 }

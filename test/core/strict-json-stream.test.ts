@@ -236,6 +236,16 @@ describe("the strict streaming reader", () => {
     for await (const event of readStrictJsonFile(path, { stream: new Map([["records", ANY_SHAPE]]), chunkBytes: 3 })) events.push(event);
     expect(events.at(-1)).toMatchObject({ type: "end", value: { z: "é" }, sha256: sha256Hex(text), bytes: enc(text).length });
     expect(events.filter((e) => (e as { type: string }).type === "element")).toHaveLength(3);
+    // The file's read buffer is reused between reads: a character or token split across reads
+    // must survive that, at every read size.
+    const wide = '{"metadata":{"ключ":"é€😀"},"records":["\\u00e9x",12345,"ключ"],"text":" "}';
+    await writeFile(path, wide);
+    for (let chunkBytes = 1; chunkBytes <= 9; chunkBytes++) {
+      const read: unknown[] = [];
+      for await (const event of readStrictJsonFile(path, { stream: new Map([["records", ANY_SHAPE]]), chunkBytes })) read.push(event);
+      expect(read.filter((e) => (e as { type: string }).type === "element").map((e) => (e as { value: unknown }).value)).toEqual(["\u00e9x", 12345, "ключ"]);
+      expect(read.at(-1)).toMatchObject({ type: "end", value: { metadata: { ключ: "é€😀" }, text: " " } });
+    }
     const drain = async (p: string) => {
       for await (const _ of readStrictJsonFile(p)) void _;
     };
