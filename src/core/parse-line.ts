@@ -303,51 +303,36 @@ export class StrictJsonParser {
   /** Parses as far as the bytes go; returns when it needs the next chunk or the root is done. */
   private run(): void {
     for (;;) {
+      // Every step starts at the next byte that is not whitespace; without one, it waits for the
+      // next chunk (or, after the final one, meets the end of the input).
+      this.skipWhitespace();
+      if (this.pos >= this.length && !this.final) return;
+      const unit = this.unit();
       switch (this.phase) {
-        case VALUE: {
-          this.skipWhitespace();
-          const unit = this.unit();
-          if (unit === -1) {
-            if (!this.final) return;
-            throw malformed("expected a value, found the end of the line");
-          }
+        case VALUE:
+          if (unit === -1) throw malformed("expected a value, found the end of the line");
           if (!this.parseValue(unit)) return;
           break;
-        }
         case ARRAY_OPENED:
-          this.skipWhitespace();
-          if (this.pos >= this.length && !this.final) return;
-          if (this.unit() === 0x5d /* ] */) {
+        case OBJECT_OPENED: {
+          const array = this.phase === ARRAY_OPENED;
+          if (unit === (array ? 0x5d /* ] */ : 0x7d) /* } */) {
             this.pos++;
             this.close();
-          } else this.phase = VALUE;
+          } else this.phase = array ? VALUE : KEY;
           break;
-        case OBJECT_OPENED:
-          this.skipWhitespace();
-          if (this.pos >= this.length && !this.final) return;
-          if (this.unit() === 0x7d /* } */) {
-            this.pos++;
-            this.close();
-          } else this.phase = KEY;
-          break;
+        }
         case KEY:
-          this.skipWhitespace();
-          if (this.pos >= this.length && !this.final) return;
-          if (this.unit() !== QUOTE) throw malformed("expected a string key");
+          if (unit !== QUOTE) throw malformed("expected a string key");
           if (!this.key()) return;
           break;
         case COLON:
-          this.skipWhitespace();
-          if (this.pos >= this.length && !this.final) return;
-          if (this.unit() !== 0x3a /* : */) throw malformed("expected ':'");
+          if (unit !== 0x3a /* : */) throw malformed("expected ':'");
           this.pos++;
           this.phase = VALUE;
           break;
         default: {
-          this.skipWhitespace();
-          if (this.pos >= this.length && !this.final) return;
           const top = this.stack[this.stack.length - 1];
-          const unit = this.unit();
           if (top === undefined) {
             if (unit !== -1) throw malformed("unexpected content after the value");
             return;
