@@ -1,4 +1,7 @@
-// Strict JSON parser for one JSONL line or one document (terminator removed).
+// The one strict JSON grammar of little-canary: a push parser over UTF-8 bytes. A JSONL line or a
+// whole document is the parser fed one final chunk (`parseJsonBytes`); a document read from a
+// file is the same parser fed chunk by chunk (strict-json-stream.ts adds the byte order mark and
+// UTF-8 checks across chunks). So a line, a document and a streamed export cannot differ on a rule.
 //
 // Contract: for a well-formed RFC 8259 text with no duplicate keys, no nesting deeper than
 // `maxDepth` and only finite numbers, `parseJsonLine` equals `JSON.parse(text)`. Anything else is a
@@ -27,6 +30,13 @@
 // shape accepts anything, together with the keys a skipped object must hold while it is open
 // (to refuse duplicates).
 //
+// Why a push parser: a chunk may end inside a token. The parser then stops at the token's first
+// byte and keeps only that token's bytes for the next chunk (a string or number remembers how far
+// it was scanned, so a long token is scanned once); between tokens it keeps nothing. A token's
+// written length can be capped (`maxTokenBytes`), so the bytes kept are bounded while they arrive.
+// A number or literal is parsed only once the byte after it has arrived (or the input ended), so
+// a chunk boundary never changes where a token ends, and the refusal is the one of the whole text.
+//
 // Choices beyond RFC 8259 (documented for users):
 // - `NaN`, `Infinity` and `-Infinity` are not JSON and are malformed.
 // - Numbers become JS numbers (integers above 2^53 lose precision, as with `JSON.parse`); a
@@ -49,8 +59,7 @@ export type JsonType = "string" | "number" | "boolean" | "null" | "object" | "ar
 
 /**
  * A value that was checked but not built because its shape did not accept it. It holds no
- * input text: only the JSON type and the value's size in UTF-8 bytes as written in the input
- * (NaN when the streaming reader, strict-json-stream.ts, skipped it: its tokens carry no offsets).
+ * input text: only the JSON type and the value's size in UTF-8 bytes as written in the input.
  */
 export class SkippedValue {
   constructor(
@@ -97,222 +106,456 @@ export interface ParseOptions {
   readonly maxValues?: number;
 }
 
-type BuildFrame =
-  | { kind: "array"; build: true; items: unknown[]; itemShape: Shape }
-  | { kind: "object"; build: true; entries: Map<string, unknown>; key: string; shape: NonNullable<Shape["object"]> };
-/** A container being checked but not built; `start` is set on the outermost one only. */
-type SkipFrame = { kind: "array" | "object"; build: false; keys: Set<string> | null; start: number | null };
-type Frame = BuildFrame | SkipFrame;
+/** Limits of one budget: values built (plus keys held by open skipped objects) and characters read. */
+export interface StreamBudget {
+  readonly maxValues: number;
+  readonly maxChars: number;
+}
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-/** A container was opened; its first member comes next. */
-const OPENED: unique symbol = Symbol("opened");
-/** A value inside a skipped container: checked, not kept. */
-const IGNORED: unique symbol = Symbol("ignored");
+/** Options of the grammar when it is fed in chunks (see strict-json-stream.ts). */
+export interface GrammarOptions {
+  /** What to build of the document outside streamed arrays; default ANY_SHAPE. */
+  readonly shape?: Shape;
+  /**
+   * Top-level keys whose value, when it is an array, is streamed element by element, with the
+   * shape of one element. A value of another type under such a key is assembled normally.
+   */
+  readonly stream?: ReadonlyMap<string, Shape>;
+  /** Deepest nesting accepted, counted from the document's root; default MAX_NESTING_DEPTH. */
+  readonly maxDepth?: number;
+  /** Budget of everything outside streamed arrays; default unlimited. */
+  readonly rest?: StreamBudget;
+  /** Budget of each streamed element, counted afresh for every element; default unlimited. */
+  readonly element?: StreamBudget;
+  /** Longest string, key or number accepted, in bytes as written; default unlimited. */
+  readonly maxTokenBytes?: number;
+}
 
-class ParseFailure {
+/** Something the parser finished. Element values are final: the parser keeps no reference. */
+export type StrictStreamEvent =
+  /** A streamed array starts; `members` are the top-level members completed before it. */
+  | { readonly type: "array_start"; readonly key: string; readonly members: Readonly<Record<string, unknown>> }
+  | { readonly type: "element"; readonly key: string; readonly index: number; readonly value: unknown }
+  | { readonly type: "array_end"; readonly key: string; readonly count: number };
+
+/** Why the grammar refused: the codes of parseJsonBytes, plus the character budgets of a stream. */
+export type GrammarErrorCode = LineParseErrorCode | "too_many_chars";
+
+/** A refusal of the grammar: a stable code and a fixed message (never any input). */
+export class GrammarFailure {
   constructor(
-    readonly code: LineParseErrorCode,
+    readonly code: GrammarErrorCode,
     readonly message: string,
+    /** For a budget code: whether the budget of one streamed element was exceeded (else the rest's). */
+    readonly inElement: boolean = false,
   ) {}
 }
 
-function malformed(rule: string): ParseFailure {
-  return new ParseFailure("malformed_json", `malformed JSON (${rule})`);
+type BuildFrame =
+  | { kind: "array"; build: true; items: unknown[]; itemShape: Shape; streamKey: string | null; count: number }
+  | { kind: "object"; build: true; entries: Map<string, unknown>; key: string; shape: NonNullable<Shape["object"]> };
+/** A container being checked but not built; `start` (absolute offset) is set on the outermost one only. */
+type SkipFrame = { kind: "array" | "object"; build: false; keys: Set<string> | null; start: number | null };
+type Frame = BuildFrame | SkipFrame;
+
+/** What the parser expects next (see `run`). */
+type Phase = 0 | 1 | 2 | 3 | 4 | 5;
+/** A value (the root, an array item after ',', a member value after ':'). */
+const VALUE = 0;
+/** Right after '[': ']' or a value. */
+const ARRAY_OPENED = 1;
+/** Right after '{': '}' or a key. */
+const OBJECT_OPENED = 2;
+/** A member's key (after ',' in an object). */
+const KEY = 3;
+/** The ':' after a key. */
+const COLON = 4;
+/** After a value: ',' or the container's close, or the end of the input at the root. */
+const AFTER = 5;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const EMPTY = Buffer.alloc(0);
+/** A value inside a skipped container: checked, not kept. */
+const IGNORED: unique symbol = Symbol("ignored");
+/** Marks a streamed array's key among the root's members until the root closes. */
+const STREAMED: unique symbol = Symbol("streamed");
+const UNLIMITED: StreamBudget = { maxValues: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
+
+function malformed(rule: string): GrammarFailure {
+  return new GrammarFailure("malformed_json", `malformed JSON (${rule})`);
 }
 
 function isDigit(unit: number): boolean {
   return unit >= 0x30 && unit <= 0x39;
 }
 
-/** One parse over `bytes` (valid UTF-8); every loop advances `pos`, so work is linear in the size. */
-class LineParser {
+/** A byte a number token may hold; the number grammar is checked once the token is complete. */
+function isNumberByte(unit: number): boolean {
+  return isDigit(unit) || unit === 0x2e || unit === 0x65 || unit === 0x45 || unit === 0x2b || unit === 0x2d;
+}
+
+/**
+ * The strict JSON push parser. `feed` each chunk of strict UTF-8 bytes (the caller checks UTF-8),
+ * the last with `final`; it throws GrammarFailure on the first problem, in document order. Work is
+ * linear in the input: every step advances, and a token split across chunks is scanned once.
+ */
+export class StrictJsonParser {
+  /** Bytes being parsed: the current chunk, or `store` holding a token's start plus the chunk. */
+  private buf: Buffer = EMPTY;
+  private length = 0;
   private pos = 0;
-  private built = 0;
+  /** Absolute offset of buf[0] in the input. */
+  private base = 0;
+  private final = false;
+  /** Where an unfinished token's bytes are kept between chunks (grown by doubling). */
+  private store: Buffer = EMPTY;
+  /** How far the unfinished token at `pos` was scanned (from its first byte), and whether it held an escape. */
+  private tokenScanned = 0;
+  private tokenEscaped = false;
+  private phase: Phase = VALUE;
+  private readonly stack: Frame[] = [];
+  private done: { value: unknown } | null = null;
+  /** Some string (key or value) holds an escaped lone surrogate. */
+  loneSurrogate = false;
+  /** Keys of the root object whose arrays were streamed (in document order). */
+  readonly streamed: string[] = [];
+  private events: StrictStreamEvent[] = [];
+  private readonly rootShape: Shape;
+  private readonly streamKeys: ReadonlyMap<string, Shape> | null;
+  private readonly maxDepth: number;
+  private readonly restBudget: StreamBudget;
+  private readonly elementBudget: StreamBudget;
+  private readonly maxTokenBytes: number;
+  // Budget in use: the rest's, or the current element's (reset for every element).
+  private restValues = 0;
+  private restChars = 0;
+  private elementValues = 0;
+  private elementChars = 0;
+  private inElement = false;
   /**
    * Keys held by open skipped objects (for the duplicate-key rule). They are freed when their
    * object closes, but while open they cost memory like built values, so they count against
-   * `maxValues` too: a flat skipped object of millions of keys is refused, not a heap blow-up.
+   * the value budget too: a flat skipped object of millions of keys is refused, not a heap blow-up.
    */
   private heldKeys = 0;
-  loneSurrogate = false;
-  private readonly length: number;
 
-  constructor(
-    private readonly bytes: Buffer,
-    private readonly maxDepth: number,
-    private readonly maxValues: number,
-  ) {
-    this.length = bytes.length;
+  constructor(options: GrammarOptions = {}) {
+    this.rootShape = options.shape ?? ANY_SHAPE;
+    this.streamKeys = options.stream !== undefined && options.stream.size > 0 ? options.stream : null;
+    this.maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH;
+    this.restBudget = options.rest ?? UNLIMITED;
+    this.elementBudget = options.element ?? UNLIMITED;
+    this.maxTokenBytes = options.maxTokenBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** The byte at `pos`, or -1 past the end. */
-  private unitAt(pos: number): number {
-    return pos < this.length ? (this.bytes[pos] as number) : -1;
+  /** The root value, once a final chunk was parsed without a problem. */
+  get value(): unknown {
+    return this.done?.value;
   }
 
-  parse(rootShape: Shape): unknown {
-    const stack: Frame[] = [];
-    this.skipWhitespace();
-    let shape: Shape | null = rootShape; // null: inside a skipped container
+  /** The events completed since the last call. */
+  takeEvents(): StrictStreamEvent[] {
+    const events = this.events;
+    this.events = [];
+    return events;
+  }
+
+  /** Parses the next chunk (the last one with `final`); throws GrammarFailure on a problem. */
+  feed(chunk: Buffer, final: boolean): void {
+    if (this.length - this.pos > 0) {
+      // An unfinished token waits in `store` (at its start): append the chunk behind it.
+      const kept = this.length - this.pos;
+      const needed = kept + chunk.length;
+      if (this.store.length < needed) {
+        const grown = Buffer.allocUnsafe(Math.max(needed, this.store.length * 2, 1024));
+        this.buf.copy(grown, 0, this.pos, this.length);
+        this.store = grown;
+      } else if (this.buf !== this.store) {
+        this.buf.copy(this.store, 0, this.pos, this.length);
+      } else if (this.pos !== 0) {
+        this.store.copyWithin(0, this.pos, this.length);
+      }
+      chunk.copy(this.store, kept);
+      this.base += this.pos;
+      this.buf = this.store;
+      this.length = needed;
+    } else {
+      this.base += this.length;
+      this.buf = chunk;
+      this.length = chunk.length;
+    }
+    this.pos = 0;
+    this.final = final;
+    this.run();
+    if (!final && this.buf !== this.store && this.length > this.pos) {
+      // The chunk is the caller's: keep the unfinished token's bytes.
+      const kept = this.length - this.pos;
+      if (this.store.length < kept) this.store = Buffer.allocUnsafe(Math.max(kept * 2, 1024));
+      this.buf.copy(this.store, 0, this.pos, this.length);
+      this.base += this.pos;
+      this.buf = this.store;
+      this.length = kept;
+      this.pos = 0;
+    }
+  }
+
+  /** Parses as far as the bytes go; returns when it needs the next chunk or the root is done. */
+  private run(): void {
     for (;;) {
-      let value: unknown = this.parseValueOrOpen(stack, shape);
-      if (value === OPENED) {
-        shape = this.memberShape(stack);
-        continue;
-      }
-      // Attach the finished value to enclosing containers, closing as many as end here.
-      for (;;) {
-        const top = stack[stack.length - 1];
-        if (top === undefined) {
-          this.skipWhitespace();
-          if (this.pos !== this.length) throw malformed("unexpected content after the value");
-          return value;
+      // Every step starts at the next byte that is not whitespace; without one, it waits for the
+      // next chunk (or, after the final one, meets the end of the input).
+      this.skipWhitespace();
+      if (this.pos >= this.length && !this.final) return;
+      const unit = this.unit();
+      switch (this.phase) {
+        case VALUE:
+          if (unit === -1) throw malformed("expected a value, found the end of the line");
+          if (!this.parseValue(unit)) return;
+          break;
+        case ARRAY_OPENED:
+        case OBJECT_OPENED: {
+          const array = this.phase === ARRAY_OPENED;
+          if (unit === (array ? 0x5d /* ] */ : 0x7d) /* } */) {
+            this.pos++;
+            this.close();
+          } else this.phase = array ? VALUE : KEY;
+          break;
         }
-        this.skipWhitespace();
-        const unit = this.unitAt(this.pos);
-        if (top.kind === "array") {
-          if (top.build) top.items.push(value);
+        case KEY:
+          if (unit !== QUOTE) throw malformed("expected a string key");
+          if (!this.key()) return;
+          break;
+        case COLON:
+          if (unit !== 0x3a /* : */) throw malformed("expected ':'");
+          this.pos++;
+          this.phase = VALUE;
+          break;
+        default: {
+          const top = this.stack[this.stack.length - 1];
+          if (top === undefined) {
+            if (unit !== -1) throw malformed("unexpected content after the value");
+            return;
+          }
           if (unit === 0x2c /* , */) {
             this.pos++;
-            this.skipWhitespace();
-            break;
-          }
-          if (unit !== 0x5d /* ] */) throw malformed("expected ',' or ']'");
-          this.pos++;
-          stack.pop();
-          value = top.build ? top.items : this.closeSkipped(top);
-        } else {
-          if (top.build) top.entries.set(top.key, value);
-          if (unit === 0x2c /* , */) {
+            this.phase = top.kind === "array" ? VALUE : KEY;
+          } else if (top.kind === "array") {
+            if (unit !== 0x5d /* ] */) throw malformed("expected ',' or ']'");
             this.pos++;
-            this.skipWhitespace();
-            this.parseKey(top);
-            break;
+            this.close();
+          } else {
+            if (unit !== 0x7d /* } */) throw malformed("expected ',' or '}'");
+            this.pos++;
+            this.close();
           }
-          if (unit !== 0x7d /* } */) throw malformed("expected ',' or '}'");
-          this.pos++;
-          stack.pop();
-          value = top.build ? Object.fromEntries(top.entries) : this.closeSkipped(top);
+          break;
         }
       }
-      shape = this.memberShape(stack);
+    }
+  }
+
+  /** The byte at `pos`, or -1 past the end (`store` may hold stale bytes there). */
+  private unit(): number {
+    return this.pos < this.length ? (this.buf[this.pos] as number) : -1;
+  }
+
+  /** Parses the value starting with `unit` at `pos`; false when its token needs the next chunk. */
+  private parseValue(unit: number): boolean {
+    const start = this.pos;
+    switch (unit) {
+      case QUOTE: {
+        const value = this.parseString();
+        if (value === null) return false;
+        this.countChars(value.length);
+        this.scalar("string", value, start);
+        return true;
+      }
+      case 0x7b /* { */:
+        this.open("object", start);
+        return true;
+      case 0x5b /* [ */:
+        this.open("array", start);
+        return true;
+      case 0x74 /* t */:
+        return this.literal("true", true, "boolean", start);
+      case 0x66 /* f */:
+        return this.literal("false", false, "boolean", start);
+      case 0x6e /* n */:
+        return this.literal("null", null, "null", start);
+      default: {
+        if (unit !== 0x2d /* - */ && !isDigit(unit)) throw malformed("expected a value");
+        if (!this.numberComplete()) return false;
+        const value = this.parseNumber();
+        this.scalar("number", value, start);
+        return true;
+      }
     }
   }
 
   /** The shape of the next member of the innermost container (null while skipping). */
-  private memberShape(stack: Frame[]): Shape | null {
-    const top = stack[stack.length - 1] as Frame;
+  private memberShape(): Shape | null {
+    const top = this.stack[this.stack.length - 1];
+    if (top === undefined) return this.rootShape;
     if (!top.build) return null;
     if (top.kind === "array") return top.itemShape;
     return top.shape.fields?.get(top.key) ?? top.shape.rest;
   }
 
-  private closeSkipped(frame: SkipFrame): unknown {
-    if (frame.keys !== null) this.heldKeys -= frame.keys.size;
-    if (frame.start === null) return IGNORED;
-    return this.skipped(frame.kind, frame.start);
+  private countValue(): void {
+    if (this.inElement) {
+      if (++this.elementValues + this.heldKeys > this.elementBudget.maxValues) throw this.tooMany(this.elementBudget);
+    } else if (++this.restValues + this.heldKeys > this.restBudget.maxValues) throw this.tooMany(this.restBudget);
+  }
+
+  private tooMany(budget: StreamBudget): GrammarFailure {
+    return new GrammarFailure("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+  }
+
+  /** Characters of a string, key or number, counted against the budget in use. */
+  private countChars(n: number): void {
+    if (this.inElement) {
+      this.elementChars += n;
+      if (this.elementChars > this.elementBudget.maxChars) {
+        throw new GrammarFailure("too_many_chars", `more than ${this.elementBudget.maxChars} characters`, true);
+      }
+    } else {
+      this.restChars += n;
+      if (this.restChars > this.restBudget.maxChars) throw new GrammarFailure("too_many_chars", `more than ${this.restBudget.maxChars} characters`);
+    }
+  }
+
+  private tokenTooLong(written: number): void {
+    if (written > this.maxTokenBytes) {
+      throw new GrammarFailure("too_many_chars", `a string, key or number longer than ${this.maxTokenBytes} bytes`, this.inElement);
+    }
   }
 
   private skipped(type: JsonType, start: number): SkippedValue {
-    this.count();
-    return new SkippedValue(type, this.pos - start);
+    this.countValue();
+    return new SkippedValue(type, this.base + this.pos - start);
   }
 
-  private count(): void {
-    if (++this.built + this.heldKeys > this.maxValues) {
-      throw new ParseFailure("too_many_values", `more than ${this.maxValues} JSON values`);
+  /** A scalar that was parsed at `start` (relative to `buf`): built, skipped, or ignored per the shape. */
+  private scalar(type: "string" | "number" | "boolean" | "null", value: unknown, start: number): void {
+    const shape = this.memberShape();
+    if (shape === null) return this.deliver(IGNORED);
+    if (!shape.scalars.has(type)) return this.deliver(this.skipped(type, this.base + start));
+    this.countValue();
+    this.deliver(value);
+  }
+
+  private literal(word: string, value: boolean | null, type: "boolean" | "null", start: number): boolean {
+    if (this.length - this.pos < word.length && !this.final) return false;
+    for (let i = 0; i < word.length; i++) {
+      if (this.pos + i >= this.length || this.buf[this.pos + i] !== word.charCodeAt(i)) throw malformed("invalid literal");
     }
+    this.pos += word.length;
+    this.scalar(type, value, start);
+    return true;
   }
 
-  /** A scalar that was parsed at `start`: built, skipped, or ignored per the shape. */
-  private scalar(shape: Shape | null, type: "string" | "number" | "boolean" | "null", value: unknown, start: number): unknown {
-    if (shape === null) return IGNORED;
-    if (!shape.scalars.has(type)) return this.skipped(type, start);
-    this.count();
-    return value;
-  }
-
-  /** Parses a scalar or an empty container; opens a non-empty container and returns OPENED. */
-  private parseValueOrOpen(stack: Frame[], shape: Shape | null): unknown {
-    const start = this.pos;
-    const unit = this.unitAt(this.pos);
-    switch (unit) {
-      case QUOTE:
-        return this.scalar(shape, "string", this.parseString(), start);
-      case 0x7b /* { */:
-      case 0x5b /* [ */:
-        {
-          const kind = unit === 0x7b ? "object" : "array";
-          this.checkDepth(stack);
-          this.pos++;
-          this.skipWhitespace();
-          const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
-          if (this.unitAt(this.pos) === (kind === "object" ? 0x7d /* } */ : 0x5d) /* ] */) {
-            this.pos++;
-            if (shape === null) return IGNORED;
-            if (!build) return this.skipped(kind, start);
-            this.count();
-            return kind === "object" ? {} : [];
-          }
-          let frame: Frame;
-          if (!build) {
-            frame = { kind, build: false, keys: kind === "object" ? new Set() : null, start: shape === null ? null : start };
-          } else if (kind === "object") {
-            this.count();
-            frame = { kind, build: true, entries: new Map(), key: "", shape: (shape as Shape).object as NonNullable<Shape["object"]> };
-          } else {
-            this.count();
-            frame = { kind, build: true, items: [], itemShape: ((shape as Shape).array as NonNullable<Shape["array"]>).items };
-          }
-          if (frame.kind === "object") this.parseKey(frame);
-          stack.push(frame);
-          return OPENED;
-        }
-      case 0x74 /* t */:
-        return this.scalar(shape, "boolean", this.parseLiteral("true", true), start);
-      case 0x66 /* f */:
-        return this.scalar(shape, "boolean", this.parseLiteral("false", false), start);
-      case 0x6e /* n */:
-        return this.scalar(shape, "null", this.parseLiteral("null", null), start);
-      default:
-        if (unit === 0x2d /* - */ || isDigit(unit)) return this.scalar(shape, "number", this.parseNumber(), start);
-        throw malformed(unit === -1 ? "expected a value, found the end of the line" : "expected a value");
-    }
-  }
-
-  private checkDepth(stack: Frame[]): void {
+  /** Opens a container at `start` (its bracket), after the depth check. */
+  private open(kind: "object" | "array", start: number): void {
     // The container being opened would sit at depth stack.length + 1.
-    if (stack.length >= this.maxDepth) {
-      throw new ParseFailure("too_deep", `nesting deeper than ${this.maxDepth} levels`);
+    if (this.stack.length >= this.maxDepth) throw new GrammarFailure("too_deep", `nesting deeper than ${this.maxDepth} levels`);
+    this.pos++;
+    this.phase = kind === "object" ? OBJECT_OPENED : ARRAY_OPENED;
+    const parent = this.stack[this.stack.length - 1];
+    // A streamed array: a top-level member of the root object named in `stream`.
+    if (this.streamKeys !== null && kind === "array" && this.stack.length === 1 && parent !== undefined && parent.kind === "object" && parent.build) {
+      const itemShape = this.streamKeys.get(parent.key);
+      if (itemShape !== undefined) {
+        this.streamed.push(parent.key);
+        this.stack.push({ kind: "array", build: true, items: [], itemShape, streamKey: parent.key, count: 0 });
+        const members = Object.fromEntries([...parent.entries].filter(([key]) => key !== parent.key));
+        this.events.push({ type: "array_start", key: parent.key, members });
+        this.inElement = true;
+        this.elementValues = 0;
+        this.elementChars = 0;
+        return;
+      }
+    }
+    const shape = this.memberShape();
+    const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
+    if (!build) {
+      this.stack.push({ kind, build: false, keys: kind === "object" ? new Set() : null, start: shape === null ? null : this.base + start });
+      return;
+    }
+    this.countValue();
+    if (kind === "object") {
+      this.stack.push({ kind, build: true, entries: new Map(), key: "", shape: (shape as Shape).object as NonNullable<Shape["object"]> });
+    } else {
+      const itemShape = ((shape as Shape).array as NonNullable<Shape["array"]>).items;
+      this.stack.push({ kind, build: true, items: [], itemShape, streamKey: null, count: 0 });
     }
   }
 
-  /** Parses `"key" :` into the object frame and leaves `pos` at the member's value. */
-  private parseKey(frame: Frame): void {
-    if (this.unitAt(this.pos) !== QUOTE) throw malformed("expected a string key");
+  /** Closes the innermost container (its closing bracket was consumed) and delivers it. */
+  private close(): void {
+    const frame = this.stack.pop() as Frame;
+    if (!frame.build) {
+      if (frame.keys !== null) this.heldKeys -= frame.keys.size;
+      if (frame.start === null) return this.deliver(IGNORED);
+      // A skipped container counts once, as one value, when it closes.
+      return this.deliver(this.skipped(frame.kind, frame.start));
+    }
+    if (frame.kind === "array") {
+      if (frame.streamKey === null) return this.deliver(frame.items);
+      this.events.push({ type: "array_end", key: frame.streamKey, count: frame.count });
+      this.inElement = false;
+      // The key stays in the root's entries as a marker (duplicates are refused) until the root closes.
+      return this.deliver(STREAMED);
+    }
+    const entries = frame.entries;
+    if (this.stack.length === 0) for (const key of this.streamed) if (entries.get(key) === STREAMED) entries.delete(key);
+    this.deliver(Object.fromEntries(entries));
+  }
+
+  private deliver(value: unknown): void {
+    this.phase = AFTER;
+    const top = this.stack[this.stack.length - 1];
+    if (top === undefined) {
+      this.done = { value };
+      return;
+    }
+    if (!top.build) return;
+    if (top.kind === "object") {
+      top.entries.set(top.key, value);
+      return;
+    }
+    if (top.streamKey === null) {
+      top.items.push(value);
+      return;
+    }
+    this.events.push({ type: "element", key: top.streamKey, index: top.count++, value });
+    this.elementValues = 0;
+    this.elementChars = 0;
+  }
+
+  /** Parses a member's key and checks it; false when it needs the next chunk. */
+  private key(): boolean {
     const key = this.parseString();
+    if (key === null) return false;
+    this.countChars(key.length);
+    const frame = this.stack[this.stack.length - 1] as Frame;
     // Compared after unescaping: "a" and "\u0061" are the same key. A skipped object keeps
     // its keys too (only while it is open), so duplicates are refused at every depth.
     const seen = frame.build ? (frame as { entries: Map<string, unknown> }).entries.has(key) : (frame.keys as Set<string>).has(key);
-    if (seen) throw new ParseFailure("duplicate_key", "duplicate key (keys must be unique at every depth)");
+    if (seen) throw new GrammarFailure("duplicate_key", "duplicate key (keys must be unique at every depth)");
     if (frame.build) (frame as { key: string }).key = key;
     else {
       (frame.keys as Set<string>).add(key);
       this.heldKeys++;
-      if (this.built + this.heldKeys > this.maxValues) {
-        throw new ParseFailure("too_many_values", `more than ${this.maxValues} JSON values`);
-      }
+      const budget = this.inElement ? this.elementBudget : this.restBudget;
+      if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) throw this.tooMany(budget);
     }
-    this.skipWhitespace();
-    if (this.unitAt(this.pos) !== 0x3a /* : */) throw malformed("expected ':'");
-    this.pos++;
-    this.skipWhitespace();
+    this.phase = COLON;
+    return true;
   }
 
   private skipWhitespace(): void {
-    const bytes = this.bytes;
+    const bytes = this.buf;
     const length = this.length;
     let pos = this.pos;
     while (pos < length) {
@@ -324,18 +567,24 @@ class LineParser {
     this.pos = pos;
   }
 
-  private parseLiteral<T>(word: string, value: T): T {
-    for (let i = 0; i < word.length; i++) {
-      if (this.unitAt(this.pos + i) !== word.charCodeAt(i)) throw malformed("invalid literal");
+  /** Whether the number token at `pos` has all its bytes (the byte after it, or the end, arrived). */
+  private numberComplete(): boolean {
+    const start = this.pos;
+    let pos = start + this.tokenScanned;
+    while (pos < this.length && isNumberByte(this.buf[pos] as number)) pos++;
+    this.tokenTooLong(pos - start);
+    if (pos >= this.length && !this.final) {
+      this.tokenScanned = pos - start;
+      return false;
     }
-    this.pos += word.length;
-    return value;
+    this.tokenScanned = 0;
+    return true;
   }
 
   private parseNumber(): number {
     const start = this.pos;
     let pos = start;
-    const at = (p: number): number => this.unitAt(p);
+    const at = (p: number): number => (p < this.length ? (this.buf[p] as number) : -1);
     if (at(pos) === 0x2d /* - */) pos++;
     const first = at(pos);
     if (first === 0x30 /* 0 */) {
@@ -359,23 +608,35 @@ class LineParser {
       while (isDigit(at(pos))) pos++;
     }
     this.pos = pos;
-    const value = Number(this.bytes.toString("latin1", start, pos));
+    this.countChars(pos - start);
+    const value = Number(this.buf.toString("latin1", start, pos));
     if (!Number.isFinite(value)) {
-      throw new ParseFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
+      throw new GrammarFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
     }
     return value;
   }
 
-  /** Parses a string starting at the opening quote; `pos` ends after the closing quote. */
-  private parseString(): string {
-    const bytes = this.bytes;
+  /**
+   * Parses a string starting at the opening quote at `pos`; `pos` ends after the closing quote.
+   * Null when the closing quote has not arrived yet (the scan resumes there on the next chunk).
+   */
+  private parseString(): string | null {
+    const bytes = this.buf;
     const length = this.length;
     const open = this.pos;
-    let pos = open + 1;
-    let escaped = false;
+    let pos = open + 1 + this.tokenScanned;
+    let escaped = this.tokenEscaped;
     // Only ASCII bytes end or break a string: UTF-8 continuation and lead bytes are >= 0x80.
     for (;;) {
-      if (pos >= length) throw malformed("unterminated string");
+      if (pos >= length) {
+        this.tokenTooLong(length - open - 1);
+        if (!this.final) {
+          this.tokenScanned = pos - open - 1;
+          this.tokenEscaped = escaped;
+          return null;
+        }
+        throw malformed("unterminated string");
+      }
       const unit = bytes[pos] as number;
       if (unit === QUOTE) break;
       if (unit === BACKSLASH) {
@@ -388,6 +649,9 @@ class LineParser {
       if (unit < 0x20) throw malformed("control character in string");
       pos++;
     }
+    this.tokenScanned = 0;
+    this.tokenEscaped = false;
+    this.tokenTooLong(pos - open - 1);
     this.pos = pos + 1;
     if (!escaped) return bytes.toString("utf8", open + 1, pos);
     let value: string;
@@ -414,18 +678,24 @@ export function parseJsonLine(text: string, options: number | ParseOptions = {})
 
 /**
  * Parses UTF-8 bytes strictly: `invalid_utf8` unless they are strict UTF-8 (checked first), then
- * the rules of `parseJsonLine`. A byte order mark is not JSON whitespace, so it is malformed.
- * Never throws for any bytes.
+ * the rules of `parseJsonLine`: the grammar fed one final chunk. A byte order mark is not JSON
+ * whitespace, so it is malformed. Never throws for any bytes.
  */
 export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): LineParseResult {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (!isUtf8(bytes)) return { ok: false, code: "invalid_utf8", message: "invalid UTF-8" };
-  const parser = new LineParser(bytes, options.maxDepth ?? MAX_NESTING_DEPTH, options.maxValues ?? Number.POSITIVE_INFINITY);
+  // Built without spreads: this runs once per JSONL line.
+  const parser = new StrictJsonParser({
+    maxDepth: options.maxDepth ?? MAX_NESTING_DEPTH,
+    shape: options.shape ?? ANY_SHAPE,
+    rest: options.maxValues === undefined ? UNLIMITED : { maxValues: options.maxValues, maxChars: Number.POSITIVE_INFINITY },
+  });
   try {
-    const value = parser.parse(options.shape ?? ANY_SHAPE);
-    return { ok: true, value, loneSurrogate: parser.loneSurrogate };
+    parser.feed(bytes, true);
+    return { ok: true, value: parser.value, loneSurrogate: parser.loneSurrogate };
   } catch (error) {
-    if (error instanceof ParseFailure) return { ok: false, code: error.code, message: error.message };
+    // Without a character budget or token cap, the grammar's codes are exactly LineParseErrorCode.
+    if (error instanceof GrammarFailure) return { ok: false, code: error.code as LineParseErrorCode, message: error.message };
     throw error;
   }
 }

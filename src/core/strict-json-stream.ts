@@ -1,70 +1,28 @@
-// Strict streaming JSON reader: the rules of the strict document reader (strict-document.ts,
-// parse-line.ts), applied to a document fed in chunks of bytes, so that a document far larger
-// than memory can be walked. The caller names top-level keys whose array value is *streamed*:
-// each element of such an array is assembled on its own, within its own budget, handed over as
-// an event, and then dropped; everything else (the small rest of the document) is assembled
-// normally and returned at the end.
+// Strict streaming JSON reader: the one strict grammar (parse-line.ts) fed a document chunk by
+// chunk, so that a document far larger than memory can be walked. The caller names top-level keys
+// whose array value is *streamed*: each element of such an array is assembled on its own, within
+// its own budget, handed over as an event, and then dropped; everything else (the small rest of
+// the document) is assembled normally and returned at the end.
 //
-// The tokens come from `stream-json`'s parser. It is wrapped, because on its own it is not
-// strict (docs/development.md, "Dependencies", says the same):
-// - UTF-8: its own decoding step replaces invalid bytes with U+FFFD. We decode the bytes
-//   ourselves with a fatal streaming TextDecoder (a sequence split across two chunks is
-//   joined, an invalid or truncated one is refused) and give the tokenizer text only.
-// - Whitespace: it accepts anything JavaScript's `\s` matches between tokens (U+00A0, U+2028,
-//   a byte order mark, vertical tab, form feed…). A byte scan that tracks whether it is inside
-//   a string refuses every byte outside strings that is neither ASCII nor JSON structure, and
-//   vertical tab and form feed. A byte order mark is refused by its own code first.
-// - Duplicate keys (after unescaping; its key tokens are unescaped), nesting depth, finite
-//   numbers and the value budgets are enforced here, on the tokens.
-// - Lone surrogates: an escaped lone half (`"\ud800"`) stays a lone code unit, as with the
-//   strict reader, and is reported through `loneSurrogate`; raw bytes cannot make one.
+// What this file adds to the grammar is what only a chunked document needs:
+// - A byte order mark is refused by its own code (the first three bytes are held until they can
+//   be compared), as readStrictDocument does for a whole document.
+// - Strict UTF-8 across chunks: each chunk is checked before the grammar sees it, with an
+//   unfinished multi-byte sequence at its end carried to the next; a truncated one at the end is
+//   refused.
+// - Which problem is reported matches the whole-document reader: a byte order mark first, then
+//   invalid UTF-8 anywhere in the document (after a JSON problem the remaining bytes are still
+//   checked for UTF-8), then the first JSON problem in document order.
+// - Problems are thrown from `end` as StrictStreamError (a typed error), not returned as values.
 //
-// Which problem is reported matches the strict reader: a byte order mark first, then invalid
-// UTF-8 anywhere in the document (after a JSON problem the remaining bytes are still checked
-// for UTF-8), then the first JSON problem in document order. One exception: the tokenizer
-// throws on a syntax error without handing out the tokens it read before it in the same
-// chunk, so when an earlier problem of another kind (a duplicate key, a non-finite number…)
-// sits in that same chunk, the syntax problem is named instead. The document is refused
-// either way.
-//
-// Memory: the tokenizer holds at most one chunk of text plus the string or number it is inside.
-// That one token is bounded while it is read: the byte scan refuses a string, key or number whose
-// written form exceeds `maxTokenBytes` (a character takes at least one byte, so the tokenizer
-// never accumulates more characters than that). Once a token is complete, its characters count
-// against the budget of where it sits. (The tokenizer can also hand out strings in pieces, which
-// would let the budget count them as they arrive, but that triples the number of tokens and
-// halves its speed; the scan bounds the same memory for free.)
-import streamJsonParserModule from "stream-json/parser.js";
-import { ANY_SHAPE, MAX_NESTING_DEPTH, SkippedValue, type JsonType, type Shape } from "./parse-line.js";
+// Memory: the grammar holds at most one unfinished token between chunks; `maxTokenBytes` bounds
+// it while it arrives. Once a token is complete, its characters count against the budget of where
+// it sits.
+import { Buffer, isUtf8 } from "node:buffer";
+import { GrammarFailure, StrictJsonParser, type GrammarOptions, type StreamBudget, type StrictStreamEvent } from "./parse-line.js";
 import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
 
-interface Token {
-  readonly name: string;
-  readonly value?: unknown;
-}
-type Tokenizer = (input: string | symbol) => unknown;
-
-// The parser factory returns a two-step pipe (its UTF-8 fixer, then the tokenizer); we take the
-// tokenizer alone from its function list and feed it text we decoded strictly ourselves. (A
-// static import, so that bundlers see the dependency.)
-const streamJsonParser = streamJsonParserModule as unknown as (options: object) => { fList?: unknown[] };
-const NONE = Symbol.for("object-stream.none");
-const MANY = Symbol.for("object-stream.many");
-
-function makeTokenizer(): Tokenizer {
-  const pipe = streamJsonParser({ packValues: true, streamValues: false, jsonStreaming: false });
-  const tokenizer = pipe.fList?.[1];
-  if (typeof tokenizer !== "function") throw new Error("stream-json parser has an unexpected shape");
-  return tokenizer as Tokenizer;
-}
-
-function tokensOf(result: unknown): readonly Token[] {
-  if (result === NONE || result === undefined) return [];
-  if (typeof result === "object" && result !== null && (result as Record<symbol, unknown>)[MANY] === 1) {
-    return (result as { values: Token[] }).values;
-  }
-  return [result as Token];
-}
+export type { StreamBudget, StrictStreamEvent };
 
 /** Why a streamed document could not be read: the strict reader's codes plus a character budget. */
 export type StrictStreamProblemCode = StrictDocumentProblemCode | "too_many_chars";
@@ -82,37 +40,8 @@ export class StrictStreamError extends Error {
   }
 }
 
-/** Limits of one budget: values built (plus keys held by open skipped objects) and characters read. */
-export interface StreamBudget {
-  readonly maxValues: number;
-  readonly maxChars: number;
-}
-
-/** Options of StrictJsonStream. */
-export interface StrictJsonStreamOptions {
-  /** What to build of the document outside streamed arrays (as in parse-line.ts); default ANY_SHAPE. */
-  readonly shape?: Shape;
-  /**
-   * Top-level keys whose value, when it is an array, is streamed element by element, with the
-   * shape of one element. A value of another type under such a key is assembled normally.
-   */
-  readonly stream?: ReadonlyMap<string, Shape>;
-  /** Deepest nesting accepted, counted from the document's root; default MAX_NESTING_DEPTH. */
-  readonly maxDepth?: number;
-  /** Budget of everything outside streamed arrays; default unlimited. */
-  readonly rest?: StreamBudget;
-  /** Budget of each streamed element, counted afresh for every element; default unlimited. */
-  readonly element?: StreamBudget;
-  /** Longest string, key or number accepted, in bytes as written; default unlimited. */
-  readonly maxTokenBytes?: number;
-}
-
-/** Something the reader finished. Element values are final: the reader keeps no reference. */
-export type StrictStreamEvent =
-  /** A streamed array starts; `members` are the top-level members completed before it. */
-  | { readonly type: "array_start"; readonly key: string; readonly members: Readonly<Record<string, unknown>> }
-  | { readonly type: "element"; readonly key: string; readonly index: number; readonly value: unknown }
-  | { readonly type: "array_end"; readonly key: string; readonly count: number };
+/** Options of StrictJsonStream: the grammar's (shape, streamed keys, depth, budgets, token cap). */
+export type StrictJsonStreamOptions = GrammarOptions;
 
 /** The document without its streamed arrays. */
 export interface StrictStreamResult {
@@ -126,16 +55,22 @@ export interface StrictStreamResult {
   readonly bytes: number;
 }
 
-type Frame =
-  | { kind: "object"; build: true; entries: Map<string, unknown>; key: string; shape: NonNullable<Shape["object"]>; root: boolean }
-  | { kind: "array"; build: true; items: unknown[]; itemShape: Shape; streamKey: string | null; count: number }
-  | { kind: "object" | "array"; build: false; keys: Set<string> | null; report: boolean };
+const EMPTY = Buffer.alloc(0);
 
-const UNLIMITED: StreamBudget = { maxValues: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
-/** A value inside a skipped container: checked, not kept. */
-const IGNORED: unique symbol = Symbol("ignored");
-
-const malformed = (rule: string) => new StrictStreamError("malformed_json", `malformed JSON (${rule})`);
+/** How many bytes at the end of `bytes` start a UTF-8 sequence that the next chunk may finish. */
+function unfinishedSequence(bytes: Uint8Array): number {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const unit = bytes[bytes.length - back] as number;
+    if (unit < 0x80) return 0;
+    if (unit >= 0xc0) {
+      // A lead byte: complete when the bytes after it are as many as it announces (an invalid
+      // lead byte is left to the UTF-8 check).
+      const needed = unit >= 0xf8 ? 1 : unit >= 0xf0 ? 4 : unit >= 0xe0 ? 3 : 2;
+      return needed > back ? back : 0;
+    }
+  }
+  return 0;
+}
 
 /**
  * A push reader: `write` each chunk of bytes, then `end`. It never throws from `write`: the first
@@ -143,44 +78,16 @@ const malformed = (rule: string) => new StrictStreamError("malformed_json", `mal
  * problem `end` throws is the one the strict whole-document reader would report.
  */
 export class StrictJsonStream {
-  private readonly tokenizer = makeTokenizer();
-  private readonly decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  private readonly shape: Shape;
-  private readonly streamKeys: ReadonlyMap<string, Shape>;
-  private readonly maxDepth: number;
-  private readonly restBudget: StreamBudget;
-  private readonly elementBudget: StreamBudget;
-  private readonly maxTokenBytes: number;
-  /** Bytes of the token the scan is inside (a string's, or a number's or literal's). */
-  private tokenBytes = 0;
-  private tokenTooLong = false;
+  private readonly parser: StrictJsonParser;
   private failure: StrictStreamError | null = null;
   private utf8Failed = false;
+  /** The start of a UTF-8 sequence that the previous chunk ended in. */
+  private utf8Carry: Uint8Array = EMPTY;
   private head: Uint8Array | null = new Uint8Array(0);
   private bytesRead = 0;
-  // Byte scan state: outside strings, inside one, or just after a backslash inside one.
-  private scan: 0 | 1 | 2 = 0;
-  private readonly stack: Frame[] = [];
-  private result: { value: unknown } | null = null;
-  private readonly streamed: string[] = [];
-  private loneSurrogate = false;
-  private events: StrictStreamEvent[] = [];
-  // Budget in use: the rest's, or the current element's (reset for every element).
-  private restValues = 0;
-  private restChars = 0;
-  private elementValues = 0;
-  private elementChars = 0;
-  private inElement = false;
-  /** Keys held by open skipped objects, per budget. */
-  private heldKeys = 0;
 
   constructor(options: StrictJsonStreamOptions = {}) {
-    this.shape = options.shape ?? ANY_SHAPE;
-    this.streamKeys = options.stream ?? new Map();
-    this.maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH;
-    this.restBudget = options.rest ?? UNLIMITED;
-    this.elementBudget = options.element ?? UNLIMITED;
-    this.maxTokenBytes = options.maxTokenBytes ?? Number.POSITIVE_INFINITY;
+    this.parser = new StrictJsonParser(options);
   }
 
   /** The first problem found so far, if any (the document will be refused). */
@@ -205,9 +112,9 @@ export class StrictJsonStream {
         this.failure = new StrictStreamError("byte_order_mark", "starts with a byte order mark");
         return [];
       }
-      return this.process(joined);
+      return this.process(joined, false);
     }
-    return this.process(chunk);
+    return this.process(chunk, false);
   }
 
   /** Ends the document: its rest, or throws StrictStreamError with the reader's problem. */
@@ -215,306 +122,48 @@ export class StrictJsonStream {
     if (this.head !== null) {
       const head = this.head;
       this.head = null;
-      this.process(head);
+      this.process(head, false);
     }
     if (this.failure?.code !== "byte_order_mark") {
-      try {
-        this.decoder.decode();
-      } catch {
-        this.utf8Failed = true;
-      }
+      if (this.utf8Carry.byteLength > 0) this.utf8Failed = true;
       if (this.utf8Failed) throw new StrictStreamError("invalid_utf8", "invalid UTF-8");
     }
-    if (this.failure === null) this.guard(() => this.consume(this.tokenizer(NONE)));
+    if (this.failure === null) this.process(EMPTY, true);
     if (this.failure !== null) throw this.failure;
-    if (this.result === null) throw malformed("expected a value, found the end of the document");
-    return { value: this.result.value, streamed: this.streamed, loneSurrogate: this.loneSurrogate, bytes: this.bytesRead };
+    return { value: this.parser.value, streamed: this.parser.streamed, loneSurrogate: this.parser.loneSurrogate, bytes: this.bytesRead };
   }
 
-  private process(bytes: Uint8Array): StrictStreamEvent[] {
-    if (this.failure?.code === "byte_order_mark") return [];
-    if (this.failure !== null) {
-      this.checkUtf8(bytes);
+  private process(chunk: Uint8Array, final: boolean): StrictStreamEvent[] {
+    if (this.failure?.code === "byte_order_mark" || this.utf8Failed) return [];
+    if (!this.checkUtf8(chunk)) {
+      this.utf8Failed = true;
+      this.failure ??= new StrictStreamError("invalid_utf8", "invalid UTF-8");
       return [];
     }
-    const bad = this.scanBytes(bytes);
-    const good = bad === -1 ? bytes : bytes.subarray(0, bad);
-    let text: string;
+    if (this.failure !== null) return [];
     try {
-      text = this.decoder.decode(good, { stream: true });
-    } catch {
-      this.utf8Failed = true;
-      this.failure = new StrictStreamError("invalid_utf8", "invalid UTF-8");
-      return [];
-    }
-    this.guard(() => this.consume(this.tokenizer(text)));
-    if (bad !== -1) {
-      if (this.failure === null) {
-        this.failure = this.tokenTooLong
-          ? new StrictStreamError("too_many_chars", `a string, key or number longer than ${this.maxTokenBytes} bytes`, this.inElement)
-          : malformed("unexpected character outside a string");
-      }
-      this.checkUtf8(bytes.subarray(bad));
-    }
-    const events = this.events;
-    this.events = [];
-    return events;
-  }
-
-  private checkUtf8(bytes: Uint8Array): void {
-    if (this.utf8Failed) return;
-    try {
-      this.decoder.decode(bytes, { stream: true });
-    } catch {
-      this.utf8Failed = true;
-    }
-  }
-
-  private guard(step: () => void): void {
-    try {
-      step();
+      this.parser.feed(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), final);
     } catch (error) {
-      if (error instanceof StrictStreamError) this.failure = error;
-      else this.failure = malformed("invalid syntax");
-      this.events = [];
+      if (!(error instanceof GrammarFailure)) throw error;
+      this.failure = new StrictStreamError(error.code, error.message, error.inElement);
+      // The events of a refused chunk are not worth handing out.
+      this.parser.takeEvents();
+      return [];
     }
+    return this.parser.takeEvents();
   }
 
-  /**
-   * Index of the first byte that is not allowed outside a string (non-ASCII, vertical tab,
-   * form feed) or that makes one token longer than `maxTokenBytes`, or -1. Inside strings every
-   * byte is left to the tokenizer and the decoder; `tokenTooLong` says which rule stopped it.
-   */
-  private scanBytes(bytes: Uint8Array): number {
-    let state = this.scan;
-    let run = this.tokenBytes;
-    const max = this.maxTokenBytes;
-    for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i] as number;
-      if (state === 0) {
-        if (b === 0x22) {
-          state = 1;
-          run = 0;
-        } else if (b >= 0x80 || b === 0x0b || b === 0x0c) {
-          this.scan = state;
-          this.tokenBytes = run;
-          return i;
-        } else if (b <= 0x20 || b === 0x2c || b === 0x3a || b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) {
-          run = 0;
-        } else if (++run > max) {
-          this.tokenTooLong = true;
-          return i;
-        }
-      } else {
-        if (state === 2) state = 1;
-        else if (b === 0x5c) state = 2;
-        else if (b === 0x22) {
-          state = 0;
-          run = 0;
-          continue;
-        }
-        if (++run > max) {
-          this.tokenTooLong = true;
-          return i;
-        }
-      }
+  /** Whether the chunk continues strict UTF-8 (a sequence it ends in is carried to the next). */
+  private checkUtf8(chunk: Uint8Array): boolean {
+    let bytes = chunk;
+    if (this.utf8Carry.byteLength > 0) {
+      bytes = new Uint8Array(this.utf8Carry.byteLength + chunk.byteLength);
+      bytes.set(this.utf8Carry);
+      bytes.set(chunk, this.utf8Carry.byteLength);
     }
-    this.scan = state;
-    this.tokenBytes = run;
-    return -1;
-  }
-
-  private countValue(): void {
-    if (this.inElement) {
-      if (++this.elementValues + this.heldKeys > this.elementBudget.maxValues) throw this.tooMany(this.elementBudget);
-    } else if (++this.restValues + this.heldKeys > this.restBudget.maxValues) throw this.tooMany(this.restBudget);
-  }
-
-  private countHeldKey(): void {
-    this.heldKeys++;
-    const budget = this.inElement ? this.elementBudget : this.restBudget;
-    const values = this.inElement ? this.elementValues : this.restValues;
-    if (values + this.heldKeys > budget.maxValues) throw this.tooMany(budget);
-  }
-
-  private tooMany(budget: StreamBudget): StrictStreamError {
-    return new StrictStreamError("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
-  }
-
-  private countChars(n: number): void {
-    if (this.inElement) {
-      this.elementChars += n;
-      if (this.elementChars > this.elementBudget.maxChars) {
-        throw new StrictStreamError("too_many_chars", `more than ${this.elementBudget.maxChars} characters`, true);
-      }
-    } else {
-      this.restChars += n;
-      if (this.restChars > this.restBudget.maxChars) throw new StrictStreamError("too_many_chars", `more than ${this.restBudget.maxChars} characters`);
-    }
-  }
-
-  /** The shape of the next member of the innermost container (null while skipping). */
-  private memberShape(): Shape | null {
-    const top = this.stack[this.stack.length - 1];
-    if (top === undefined) return this.result === null ? this.shape : null;
-    if (!top.build) return null;
-    if (top.kind === "array") return top.itemShape;
-    return top.shape.fields?.get(top.key) ?? top.shape.rest;
-  }
-
-  private skipped(type: JsonType): SkippedValue {
-    this.countValue();
-    // The byte size is not known here (tokens carry no offsets).
-    return new SkippedValue(type, Number.NaN);
-  }
-
-  private scalar(type: "string" | "number" | "boolean" | "null", value: unknown): void {
-    const shape = this.memberShape();
-    if (shape === null) return this.deliver(IGNORED);
-    if (!shape.scalars.has(type)) return this.deliver(this.skipped(type));
-    this.countValue();
-    this.deliver(value);
-  }
-
-  private open(kind: "object" | "array"): void {
-    if (this.stack.length >= this.maxDepth) throw new StrictStreamError("too_deep", `nesting deeper than ${this.maxDepth} levels`);
-    const parent = this.stack[this.stack.length - 1];
-    // A streamed array: a top-level member of the root object named in `stream`.
-    if (kind === "array" && parent !== undefined && parent.kind === "object" && parent.build && parent.root && this.stack.length === 1) {
-      const itemShape = this.streamKeys.get(parent.key);
-      if (itemShape !== undefined) {
-        this.streamed.push(parent.key);
-        this.stack.push({ kind: "array", build: true, items: [], itemShape, streamKey: parent.key, count: 0 });
-        const members = Object.fromEntries([...parent.entries].filter(([key]) => key !== parent.key));
-        this.events.push({ type: "array_start", key: parent.key, members });
-        this.inElement = true;
-        this.elementValues = 0;
-        this.elementChars = 0;
-        return;
-      }
-    }
-    const shape = this.memberShape();
-    const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
-    if (!build) {
-      this.stack.push({ kind, build: false, keys: kind === "object" ? new Set() : null, report: shape !== null });
-      return;
-    }
-    this.countValue();
-    if (kind === "object") {
-      const objectShape = (shape as Shape).object as NonNullable<Shape["object"]>;
-      this.stack.push({ kind, build: true, entries: new Map(), key: "", shape: objectShape, root: parent === undefined });
-    } else {
-      this.stack.push({ kind, build: true, items: [], itemShape: ((shape as Shape).array as NonNullable<Shape["array"]>).items, streamKey: null, count: 0 });
-    }
-  }
-
-  private close(): void {
-    const frame = this.stack.pop() as Frame;
-    if (!frame.build) {
-      if (frame.keys !== null) this.heldKeys -= frame.keys.size;
-      if (!frame.report) return this.deliver(IGNORED);
-      // A skipped container counts once, as one value, when it closes (as in parse-line.ts).
-      return this.deliver(this.skipped(frame.kind));
-    }
-    if (frame.kind === "array") {
-      if (frame.streamKey !== null) {
-        this.events.push({ type: "array_end", key: frame.streamKey, count: frame.count });
-        this.inElement = false;
-        // The key stays in the parent's entries as a marker until the root closes.
-        return this.deliver(STREAMED);
-      }
-      return this.deliver(frame.items);
-    }
-    const entries = frame.entries;
-    if (frame.root) for (const key of this.streamed) if (entries.get(key) === STREAMED) entries.delete(key);
-    this.deliver(Object.fromEntries(entries));
-  }
-
-  private key(key: string): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top === undefined || top.kind !== "object") throw malformed("unexpected key");
-    if (!key.isWellFormed()) this.loneSurrogate = true;
-    const seen = top.build ? top.entries.has(key) : (top.keys as Set<string>).has(key);
-    if (seen) throw new StrictStreamError("duplicate_key", "duplicate key (keys must be unique at every depth)");
-    if (top.build) {
-      top.key = key;
-      // Reserve the key so a duplicate is seen even while its value is still being read.
-      top.entries.set(key, undefined);
-    } else {
-      (top.keys as Set<string>).add(key);
-      this.countHeldKey();
-    }
-  }
-
-  private deliver(value: unknown): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top === undefined) {
-      this.result = { value };
-      return;
-    }
-    if (!top.build) return;
-    if (top.kind === "object") {
-      top.entries.set(top.key, value);
-      return;
-    }
-    if (top.streamKey !== null) {
-      this.events.push({ type: "element", key: top.streamKey, index: top.count++, value });
-      this.elementValues = 0;
-      this.elementChars = 0;
-      return;
-    }
-    top.items.push(value);
-  }
-
-  private consume(result: unknown): void {
-    for (const token of tokensOf(result)) {
-      switch (token.name) {
-        case "startObject":
-          this.open("object");
-          break;
-        case "startArray":
-          this.open("array");
-          break;
-        case "endObject":
-        case "endArray":
-          this.close();
-          break;
-        case "keyValue":
-          this.countChars((token.value as string).length);
-          this.key(token.value as string);
-          break;
-        case "stringValue": {
-          const value = token.value as string;
-          this.countChars(value.length);
-          if (!value.isWellFormed()) this.loneSurrogate = true;
-          this.scalar("string", value);
-          break;
-        }
-        case "numberValue": {
-          this.countChars((token.value as string).length);
-          const value = Number(token.value as string);
-          if (!Number.isFinite(value)) {
-            throw new StrictStreamError("non_finite_number", "number out of range (non-finite numbers are not accepted)");
-          }
-          this.scalar("number", value);
-          break;
-        }
-        case "trueValue":
-          this.scalar("boolean", true);
-          break;
-        case "falseValue":
-          this.scalar("boolean", false);
-          break;
-        case "nullValue":
-          this.scalar("null", null);
-          break;
-        default:
-          // No other token is asked for (values are packed, not streamed).
-          break;
-      }
-    }
+    const open = unfinishedSequence(bytes);
+    // A copy: the caller may reuse its chunk's memory (and Buffer#slice would not copy).
+    this.utf8Carry = open === 0 ? EMPTY : Uint8Array.from(bytes.subarray(bytes.byteLength - open));
+    return isUtf8(bytes.subarray(0, bytes.byteLength - open));
   }
 }
-
-/** Marks a streamed array's key among the root's members until the root closes. */
-const STREAMED: unique symbol = Symbol("streamed");
