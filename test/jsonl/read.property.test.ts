@@ -4,7 +4,7 @@ import { DEFAULT_READER_LIMITS, type ReaderKind, type ReaderLimits } from "../..
 import { readRecords, type ReadOutcome } from "../../src/jsonl/read.js";
 import { textByteLength } from "../../src/jsonl/record.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
-import { utf8ByteLength } from "../../src/core/codepoints.js";
+import { isBlankText, utf8ByteLength } from "../../src/core/codepoints.js";
 
 const REFUSAL_CODES = [
   "line_too_long",
@@ -181,7 +181,8 @@ describe("readRecords properties", () => {
     const label = fc.option(fc.string({ unit: "binary", maxLength: 20 }), { nil: null });
     const item = fc.record(
       {
-        text: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }),
+        // Valid records only: a whitespace-only text is refused like an empty one.
+        text: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((t) => !isBlankText(t)),
         id: label,
         source: label,
         metadata: fc.dictionary(fc.string({ unit: "binary", minLength: 1, maxLength: 10 }), fc.string({ unit: "binary", maxLength: 20 }), {
@@ -192,7 +193,7 @@ describe("readRecords properties", () => {
       { requiredKeys: ["text"] },
     );
     const line = fc.tuple(
-      fc.oneof(item, fc.string({ unit: "binary", minLength: 1, maxLength: 30 })),
+      fc.oneof(item, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((t) => !isBlankText(t))),
       fc.constantFrom("\n", "\r\n"),
       fc.constantFrom("", "\n", " \t\r\n", "\u3000\u2028\n"),
     );
