@@ -2,7 +2,7 @@
 // time from each): the manifest up to its records, the export up to its records, then each
 // export record together with the manifest records up to its index, then the rest of both.
 // Only the record being checked on each side is held. The problems are assembled by
-// verify-stream.ts in the whole-document verifier's order.
+// verify-stream.ts in check order.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
@@ -179,7 +179,7 @@ export async function streamPair(manifestPath: string, exportPath: string | null
         const index = exported.indexOf(item.value, item.index);
         if (index === null) continue;
         if (exported.outOfOrder) {
-          // Duplicates and order need the whole lists: the whole-document checks decide.
+          // Duplicates and order need the whole lists: the pair is read whole and checked held.
           await Promise.all([m.stop(), e.stop()]);
           return "reread";
         }

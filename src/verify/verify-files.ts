@@ -6,11 +6,11 @@
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import type { VerifyNote, VerifyProblem } from "./problems.js";
+import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
 import { headOf, streamPair } from "./stream-pair.js";
+import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
@@ -139,8 +139,8 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
 /**
  * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out
  * as ingest writes it (export records not in increasing index order, or a manifest member that
- * sorts before `records` placed after it), which only the whole-document checks can judge
- * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
+ * sorts before `records` placed after it), which the verifier can judge exactly only over the
+ * whole lists. Those documents are read whole and fed to it from memory, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
@@ -201,7 +201,16 @@ function refuseAllowlisted(options: VerifyFilesOptions, allowlisted: number, pro
   if (problem !== null) problems.push(problem);
 }
 
-/** The whole-document verification (documents read whole, then checked). */
+/** `verifyHeld`, with a failure as the `verify_failed` problem (documents read by the strict reader cannot fail). */
+function heldProblems(exportValue: unknown, manifestValue: unknown, manifestSha256: string): VerifyProblem[] {
+  try {
+    return verifyHeld(exportValue, manifestValue, manifestSha256);
+  } catch (error) {
+    return [failureProblem(error)];
+  }
+}
+
+/** The whole-document verification (documents read whole, then checked by the same verifier fed from memory). */
 async function verifyWhole(
   manifestPath: string,
   exportPath: string | null,
@@ -216,11 +225,7 @@ async function verifyWhole(
   const swapped = readable ? swappedFiles(headOf(manifest?.value), headOf(exported?.value), exportPath !== null) : null;
   if (swapped !== null) return { result: refusedAsSwapped(swapped, manifest?.sha256 ?? null, pin), documents: { manifestHead: null, exportSha256: null } };
   if (manifest !== null && pin !== null && pin !== manifest.sha256) problems.push(pinMismatch(options.pinName ?? DEFAULT_PIN_NAME));
-  if (readable && manifest !== null) {
-    problems.push(
-      ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
-    );
-  }
+  if (readable && manifest !== null) problems.push(...heldProblems(exported === null ? NO_EXPORT : exported.value, manifest.value, manifest.sha256));
   const allowlisted = readable && manifest !== null ? allowlistedAdmissions(manifest.value) : 0;
   refuseAllowlisted(options, allowlisted, problems);
   const result = {
