@@ -38,7 +38,7 @@ const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_nam
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
 
 /** SHA-256 of the manifest's canonical JSON, or null when it has no canonical form. */
-export function canonicalSha(manifest: unknown): string | null {
+function canonicalSha(manifest: unknown): string | null {
   try {
     return sha256Hex(canonicalJsonUnchecked(manifest));
   } catch {
