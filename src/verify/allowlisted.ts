@@ -1,8 +1,8 @@
 // Allow-listed admissions as verify reports them: how many a manifest records, and the problem
 // a consumer who refuses them (`verify --no-allowlisted`) gets. The count is read from the
 // manifest's counts, which the recount ties to its records (a manifest whose records and
-// counts disagree already has `counts_mismatch`), so the streaming and the whole-document
-// verifier report the same number from the same head.
+// counts disagree already has `counts_mismatch`), so the verifier reports the same number
+// from the head whether the records were streamed or held.
 import { isInt, isObj, own } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
 

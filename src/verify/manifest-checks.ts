@@ -1,5 +1,5 @@
 // Checks of a manifest on its own (schema, policy, counts, digests, plus internal
-// consistency): shared by `verifyExport` and `verifyManifestOnly`.
+// consistency), one record at a time as the verifier (verify-stream.ts) walks the list.
 //
 // Beyond that, every record is recomputed from its own segments: each classified
 // segment's verdict must re-classify to the recorded state, the record's detection, coverage,
@@ -10,20 +10,11 @@ import { classifySegmentVerdict } from "../documents/classify.js";
 import { recordState, uncheckedHoldState, type RecordState, type SegmentOutcome } from "../documents/record-state.js";
 import { allowEntriesFit, heldForDetectionOnly } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
-import { countRecords } from "../documents/counts.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
-import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
+import { isInt, isObj, own, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
-
-export interface ManifestRecordsView {
-  /** Manifest records by index (only well-formed positions). */
-  readonly byIndex: Map<number, Obj>;
-  /** Indices of admitted records, in manifest order. */
-  readonly admitted: number[];
-  readonly list: unknown[];
-}
 
 /** Step 8 (status) and step 9. */
 export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
@@ -88,8 +79,8 @@ export interface ManifestRecordCheck {
 }
 
 /**
- * Step 10 for one manifest record at `position` (the one rule set, used by the whole-document
- * and the streaming verifier): its shape and index, then whether its recorded state and its
+ * Step 10 for one manifest record at `position`, as the verifier walks the records: its shape
+ * and index, then whether its recorded state and its
  * segment plan follow from its segments.
  */
 export function checkManifestRecordAt(
@@ -126,35 +117,6 @@ export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: 
   if (shard !== null && recordCount > shard.lines) {
     problems.add("shard_invalid", `manifest run.shard: ${recordCount} records cannot come from ${describeRange(shard)}`);
   }
-}
-
-/** Steps 10–11 plus the per-record consistency checks, over a manifest held whole. */
-export function checkManifestRecords(manifest: Obj, problems: ProblemList): ManifestRecordsView {
-  const raw = own(manifest, "records");
-  const list = Array.isArray(raw) ? raw : [];
-  if (!Array.isArray(raw)) problems.add("manifest_records_missing", "manifest records missing");
-  const byIndex = new Map<number, Obj>();
-  const admitted: number[] = [];
-  const geometry = planGeometry(own(manifest, "policy"));
-  list.forEach((record, position) => {
-    const { usable } = checkManifestRecordAt(record, position, geometry, problems);
-    if (usable === null) return;
-    byIndex.set(position, usable);
-    if (own(usable, "admission") === "admitted") admitted.push(position);
-  });
-  checkRecordsTotal(manifest, list.length, problems);
-  return { byIndex, admitted, list };
-}
-
-/** Step 17 over a manifest held whole. */
-export function checkCounts(manifest: Obj, records: readonly unknown[], problems: ProblemList): void {
-  let recount: unknown;
-  try {
-    recount = countRecords(records);
-  } catch {
-    recount = undefined;
-  }
-  checkRecount(manifest, recount, problems);
 }
 
 /** Step 17: the manifest's counts against a recount of its records (undefined: none possible). */

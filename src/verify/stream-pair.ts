@@ -2,7 +2,7 @@
 // time from each): the manifest up to its records, the export up to its records, then each
 // export record together with the manifest records up to its index, then the rest of both.
 // Only the record being checked on each side is held. The problems are assembled by
-// verify-stream.ts in the whole-document verifier's order.
+// verify-stream.ts in check order.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
@@ -30,20 +30,22 @@ export const MAX_RECORD_CHARS = MAX_ITEM_BYTES_CEILING + 1024 * 1024;
 const BUDGET = { maxValues: MAX_RECORD_VALUES, maxChars: MAX_RECORD_CHARS };
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
 
+/** What verifying a pair's files found, streamed or read whole (verify-files.ts). */
+export interface PairReading {
+  /** `manifest_unreadable` / `export_unreadable`; when there is one, `problems` is empty. */
+  readonly readProblems: VerifyProblem[];
+  readonly manifestSha256: string | null;
+  /** SHA-256 of the export file's bytes as read, when it was read to its end. */
+  readonly exportSha256: string | null;
+  /** The manifest's members other than `records`, when it was read to its end and is an object. */
+  readonly manifestHead: Obj | null;
+  /** The export's members other than `records`, likewise (null without an export). */
+  readonly exportHead: Obj | null;
+  readonly problems: VerifyProblem[];
+}
+
 /** The outcome of a streamed verification, or "reread" when it needs the whole documents. */
-export type StreamedPair =
-  | {
-      readonly readProblems: VerifyProblem[];
-      readonly manifestSha256: string | null;
-      /** SHA-256 of the export file's bytes as read, when it was read to its end. */
-      readonly exportSha256: string | null;
-      /** The manifest's members other than `records`, when it was read to its end and is an object. */
-      readonly manifestHead: Obj | null;
-      /** The export's members other than `records`, likewise (null without an export). */
-      readonly exportHead: Obj | null;
-      readonly problems: VerifyProblem[];
-    }
-  | "reread";
+export type StreamedPair = PairReading | "reread";
 
 /** A document's members other than `records`. */
 export function headOf(root: unknown): Obj | null {
@@ -179,7 +181,7 @@ export async function streamPair(manifestPath: string, exportPath: string | null
         const index = exported.indexOf(item.value, item.index);
         if (index === null) continue;
         if (exported.outOfOrder) {
-          // Duplicates and order need the whole lists: the whole-document checks decide.
+          // Duplicates and order need the whole lists: the pair is read whole and checked held.
           await Promise.all([m.stop(), e.stop()]);
           return "reread";
         }

@@ -6,11 +6,11 @@
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import type { VerifyNote, VerifyProblem } from "./problems.js";
+import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { verifyParsedManifest, verifyParsedPair } from "./verify-export.js";
-import { headOf, streamPair } from "./stream-pair.js";
+import { headOf, streamPair, type PairReading } from "./stream-pair.js";
+import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
@@ -139,8 +139,8 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
 /**
  * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out
  * as ingest writes it (export records not in increasing index order, or a manifest member that
- * sorts before `records` placed after it), which only the whole-document checks can judge
- * exactly. Those documents are read whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
+ * sorts before `records` placed after it), which the verifier can judge exactly only over the
+ * whole lists. Those documents are read whole and fed to it from memory, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
@@ -151,15 +151,16 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
   const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
-  if (streamed === "reread") return { ...(await verifyWhole(manifestPath, exportPath, pin, options)), mode: "whole" };
-  const manifestSha = streamed.manifestSha256;
-  const readable = streamed.readProblems.length === 0;
-  const swapped = readable ? swappedFiles(streamed.manifestHead, streamed.exportHead, exportPath !== null) : null;
-  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifestSha, pin), mode: "streamed", documents: { manifestHead: null, exportSha256: null } };
-  const problems: VerifyProblem[] = [...streamed.readProblems];
+  const mode: VerifyMode = streamed === "reread" ? "whole" : "streamed";
+  const reading = streamed === "reread" ? await readWhole(manifestPath, exportPath) : streamed;
+  const manifestSha = reading.manifestSha256;
+  const readable = reading.readProblems.length === 0;
+  const swapped = readable ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
+  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifestSha, pin), mode, documents: { manifestHead: null, exportSha256: null } };
+  const problems: VerifyProblem[] = [...reading.readProblems];
   if (manifestSha !== null && pin !== null && pin !== manifestSha) problems.push(pinMismatch(pinName));
-  if (readable) problems.push(...streamed.problems);
-  const allowlisted = readable ? allowlistedAdmissions(streamed.manifestHead) : 0;
+  if (readable) problems.push(...reading.problems);
+  const allowlisted = readable ? allowlistedAdmissions(reading.manifestHead) : 0;
   refuseAllowlisted(options, allowlisted, problems);
   const result = {
     consistent: problems.length === 0,
@@ -169,9 +170,9 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     exportChecked: exportPath !== null && readable,
     allowlisted,
     problems,
-    notes: readable ? notesOf(streamed.manifestHead) : [],
+    notes: readable ? notesOf(reading.manifestHead) : [],
   };
-  return { result, mode: "streamed", documents: { manifestHead: streamed.manifestHead, exportSha256: readable ? streamed.exportSha256 : null } };
+  return { result, mode, documents: { manifestHead: reading.manifestHead, exportSha256: readable ? reading.exportSha256 : null } };
 }
 
 /**
@@ -201,37 +202,28 @@ function refuseAllowlisted(options: VerifyFilesOptions, allowlisted: number, pro
   if (problem !== null) problems.push(problem);
 }
 
-/** The whole-document verification (documents read whole, then checked). */
-async function verifyWhole(
-  manifestPath: string,
-  exportPath: string | null,
-  pin: string | null,
-  options: VerifyFilesOptions,
-): Promise<{ result: VerifyFilesResult; documents: VerifiedDocuments }> {
-  const problems: VerifyProblem[] = [];
-  const manifest = await readOrProblem(manifestPath, "manifest", problems);
+/**
+ * The pair read whole (within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES) and fed to the
+ * verifier from memory: for a pair whose layout only the whole lists can judge.
+ */
+async function readWhole(manifestPath: string, exportPath: string | null): Promise<PairReading> {
+  const readProblems: VerifyProblem[] = [];
+  const manifest = await readOrProblem(manifestPath, "manifest", readProblems);
   // The export is read even when the manifest is not, so both read problems are reported.
-  const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", problems);
-  const readable = manifest !== null && (exportPath === null || exported !== null);
-  const swapped = readable ? swappedFiles(headOf(manifest?.value), headOf(exported?.value), exportPath !== null) : null;
-  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifest?.sha256 ?? null, pin), documents: { manifestHead: null, exportSha256: null } };
-  if (manifest !== null && pin !== null && pin !== manifest.sha256) problems.push(pinMismatch(options.pinName ?? DEFAULT_PIN_NAME));
-  if (readable && manifest !== null) {
-    problems.push(
-      ...(exported === null ? verifyParsedManifest(manifest.value, manifest.sha256) : verifyParsedPair(exported.value, manifest.value, manifest.sha256)),
-    );
-  }
-  const allowlisted = readable && manifest !== null ? allowlistedAdmissions(manifest.value) : 0;
-  refuseAllowlisted(options, allowlisted, problems);
-  const result = {
-    consistent: problems.length === 0,
-    readable,
+  const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", readProblems);
+  const reading = {
+    readProblems,
     manifestSha256: manifest?.sha256 ?? null,
-    pinned: pin !== null,
-    exportChecked: exportPath !== null && readable,
-    allowlisted,
-    problems,
-    notes: readable && manifest !== null ? notesOf(headOf(manifest.value)) : [],
+    exportSha256: exported?.sha256 ?? null,
+    manifestHead: headOf(manifest?.value),
+    exportHead: headOf(exported?.value),
+    problems: [],
   };
-  return { result, documents: { manifestHead: manifest === null ? null : headOf(manifest.value), exportSha256: readable ? (exported?.sha256 ?? null) : null } };
+  if (readProblems.length > 0 || manifest === null) return reading;
+  try {
+    return { ...reading, problems: verifyHeld(exported === null ? NO_EXPORT : exported.value, manifest.value, manifest.sha256) };
+  } catch (error) {
+    // Values from the strict reader never throw when read; kept so that verifyFiles never throws.
+    return { ...reading, problems: [failureProblem(error)] };
+  }
 }

@@ -1,19 +1,22 @@
-// The streaming side of verification: the state a verifier keeps while the manifest's and the
-// export's `records` go by one element at a time (strict-json-stream.ts), so that verify's
-// memory does not grow with the number of records. Every rule comes from the whole-document
-// verifier's steps (manifest-checks.ts, verify-export.ts); this module only keeps what those
-// steps would have computed over the whole lists: the canonical SHA-256 of the manifest, the
-// first schema issue, the recount, the admitted indices missing from the export.
+// The one verifier: the state it keeps while the manifest's and the export's `records` go by
+// one element at a time, and the assembly of the problems in check order. Two sources feed it:
+// the files, streamed in lockstep (stream-pair.ts, so that verify's memory does not grow with
+// the number of records), and documents held in memory (`verifyHeld`, behind `verifyExport`,
+// `verifyManifestOnly` and the whole-document reading of a pair not laid out as ingest writes
+// it). The rules are in pair-checks.ts and manifest-checks.ts; this module only keeps what they
+// need over the whole lists: the canonical SHA-256 of the manifest, the first schema issue, the
+// recount, the admitted indices missing from the export.
 //
-// What it keeps per record: nothing but problems, plus one entry per distinct `id_sha256`
-// (to recount `duplicate_ids`), stored as 33 characters.
+// What it keeps per record when streaming: nothing but problems, plus one entry per distinct
+// `id_sha256` (to recount `duplicate_ids`), stored as 33 characters. Held documents also keep
+// the set of exported indices, which duplicates and order need.
 import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectWithArray } from "../core/canonical.js";
 import { countRecords } from "../documents/counts.js";
 import { ExportRecordSchema, IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount } from "./manifest-checks.js";
-import { ProblemList } from "./problems.js";
+import { ProblemList, type VerifyProblem } from "./problems.js";
 import {
   admittedMissingMessage,
   checkAdmittedCount,
@@ -24,7 +27,7 @@ import {
   factsOf,
   type ManifestFacts,
   type ManifestFileSha,
-} from "./verify-export.js";
+} from "./pair-checks.js";
 
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
@@ -58,7 +61,8 @@ function addCounts(a: Record<string, unknown>, b: Record<string, unknown>): void
 
 /**
  * The manifest's side: each record is checked as it arrives (checkManifestRecordAt), hashed in
- * canonical form, recounted, and dropped.
+ * canonical form, recounted, and dropped. A manifest held whole (`held`) is not hashed here:
+ * `verifyHeld` takes its facts from the whole document.
  */
 export class StreamedManifest {
   readonly problems = new ProblemList();
@@ -74,10 +78,16 @@ export class StreamedManifest {
   private recountable = true;
   private readonly idDigests = new Set<string>();
 
+  constructor(private readonly held = false) {}
+
   /** The records array starts; `members` are the manifest's members before it in the file. */
   begin(members: Obj): void {
     this.streamed = true;
     this.geometry = planGeometry(own(members, "policy"));
+    if (this.held) {
+      this.hash = null;
+      return;
+    }
     try {
       assertCanonicalValue(members);
       this.prefix = (canonicalObjectWithArray(members, RECORDS_KEY, [MARK]).split(MARK)[0] as string) ?? null;
@@ -124,7 +134,7 @@ export class StreamedManifest {
   /**
    * The manifest's facts once its rest is known, or "reread" when its members are not in the
    * order canonical form needs for hashing as it streams (a member that sorts before `records`
-   * came after it): then only the whole-document verifier can tell.
+   * came after it): then the pair must be read whole and checked held (`verifyHeld`).
    */
   facts(rest: Obj): ManifestFacts | "reread" {
     if (!this.streamed) return factsOf(rest);
@@ -169,10 +179,11 @@ export class StreamedManifest {
 }
 
 /**
- * The export's side, in lockstep with the manifest: export records must come in strictly
- * increasing index order (ingest writes them so), each checked against the manifest record at
- * that position with checkExportRecord. `outOfOrder` turns true when they do not: the
- * duplicate and order steps then need the whole lists (see verify-files.ts).
+ * The export's side. Streamed, in lockstep with the manifest: export records must come in
+ * strictly increasing index order (ingest writes them so), each checked against the manifest
+ * record at that position with checkExportRecord; `outOfOrder` turns true when they do not, and
+ * then the pair must be read whole (see verify-files.ts). Held whole (`held`), any order: the
+ * exported indices are kept, so duplicates, order and missing records are judged over the lists.
  */
 export class StreamedExport {
   readonly problems = new ProblemList();
@@ -182,6 +193,14 @@ export class StreamedExport {
   private last = Number.NEGATIVE_INFINITY;
   private readonly missing: number[] = [];
   private schemaOk = true;
+  /** The exported indices, kept only for an export held whole. */
+  private readonly seen: Set<number> | null;
+  /** An export record that is malformed, duplicated or not admitted in the manifest. */
+  private foreign = false;
+
+  constructor(held = false) {
+    this.seen = held ? new Set() : null;
+  }
 
   /** The index an export element asks for, or null for a malformed one (reported here). */
   indexOf(item: unknown, position: number): number | null {
@@ -190,20 +209,32 @@ export class StreamedExport {
     if (!isObj(item) || !isInt(index)) {
       this.problems.add("export_record_malformed", `export record at position ${position}: malformed`);
       this.schemaOk = false;
+      this.foreign = true;
       return null;
     }
     if (index <= this.last) this.outOfOrder = true;
     this.last = index;
+    // Strictly increasing indices cannot repeat, so only a held export needs the set.
+    if (this.seen?.has(index) === true) {
+      this.problems.add("record_duplicated", `record ${index}: duplicated in export`);
+      this.foreign = true;
+    }
+    this.seen?.add(index);
     return index;
   }
 
-  /** A manifest record went by: an admitted one the export does not hold at that index is missing. */
+  /**
+   * A manifest record went by, with the index of the export record it was read for (streamed),
+   * or after the whole export (held: null): an admitted one the export does not hold is missing.
+   */
   passed(position: number, usable: Obj | null, wanted: number | null): void {
-    if (usable !== null && own(usable, "admission") === "admitted" && position !== wanted) this.missing.push(position);
+    const held = this.seen === null ? position === wanted : this.seen.has(position);
+    if (usable !== null && own(usable, "admission") === "admitted" && !held) this.missing.push(position);
   }
 
   /** Step 13 for one well-formed export record (`manifestRecord`: the usable one at its index). */
   record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: { chars: number; overlap: number } | null): void {
+    if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
     checkExportRecord(item, index, manifestRecord, geometry, this.problems);
     if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
   }
@@ -216,8 +247,9 @@ export class StreamedExport {
     }
     problems.items.push(...this.problems.items);
     if (this.missing.length > 0) problems.add("admitted_missing", admittedMissingMessage(this.missing));
-    // Strictly increasing, all admitted and none missing means exactly the manifest's order,
-    // so `export_order` cannot arise here.
+    // All admitted, none missing and none repeated is the manifest's admitted set, in its
+    // increasing order exactly when the indices strictly increase (always so when streamed).
+    if (this.missing.length === 0 && !this.foreign && this.outOfOrder) problems.add("export_order", "export records are not in manifest order");
     checkAdmittedCount(manifestHead, this.count, problems);
     return true;
   }
@@ -234,7 +266,7 @@ export function geometryOf(members: Obj): { chars: number; overlap: number } | n
   return planGeometry(own(members, "policy"));
 }
 
-/** Assembles a streamed pair's problems in the whole-document verifier's order. */
+/** Assembles a pair's problems in check order. */
 export function pairProblems(
   exportRoot: unknown,
   manifestRoot: unknown,
@@ -262,7 +294,7 @@ export function pairProblems(
   return problems;
 }
 
-/** Assembles a streamed manifest's problems (checked without its export). */
+/** Assembles a manifest's problems (checked without its export). */
 export function manifestProblems(manifestRoot: unknown, facts: ManifestFacts, fileSha: ManifestFileSha, manifest: StreamedManifest): ProblemList {
   const problems = new ProblemList();
   if (!isObj(manifestRoot)) {
@@ -274,4 +306,50 @@ export function manifestProblems(manifestRoot: unknown, facts: ManifestFacts, fi
   manifest.addRecordProblems(head, problems);
   manifest.addCountsProblem(head, problems);
   return problems;
+}
+
+/** Stands for "no export given" in `verifyHeld` (any value, `undefined` included, may be an export). */
+export const NO_EXPORT: unique symbol = Symbol("no export");
+
+/** The records array of a document held whole, or null when it has none. */
+function recordsOf(root: unknown): unknown[] | null {
+  if (!isObj(root)) return null;
+  const records = own(root, RECORDS_KEY);
+  return Array.isArray(records) ? records : null;
+}
+
+/**
+ * Problems of documents held in memory ([] = consistent): the verifier fed each records array
+ * from memory, the manifest's first, then the export's in any order (without an export, the
+ * manifest is checked alone). Throws only when reading a value throws (a hostile object, never
+ * a parsed document); the callers turn that into `verify_failed`.
+ */
+export function verifyHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: ManifestFileSha): VerifyProblem[] {
+  const manifest = new StreamedManifest(true);
+  const manifestRecords = recordsOf(manifestRoot);
+  const usable: Array<Obj | null> = [];
+  if (manifestRecords !== null) {
+    manifest.begin(manifestRoot as Obj);
+    manifestRecords.forEach((record, position) => {
+      usable[position] = manifest.record(record, position);
+    });
+    // Holes are skipped as the record list is walked, but counted in its length.
+    manifest.count = manifestRecords.length;
+  }
+  // Held whole, the manifest is hashed and schema-checked whole: its members may be in any order.
+  const facts = isObj(manifestRoot) ? factsOf(manifestRoot) : { canonicalSha: null, issuePath: null };
+  if (exportRoot === NO_EXPORT) return manifestProblems(manifestRoot, facts, fileSha, manifest).items;
+  const exported = new StreamedExport(true);
+  const exportRecords = recordsOf(exportRoot);
+  if (exportRecords !== null) {
+    exported.streamed = true;
+    const geometry = isObj(manifestRoot) ? geometryOf(manifestRoot) : null;
+    exportRecords.forEach((item, position) => {
+      const index = exported.indexOf(item, position);
+      if (index !== null) exported.record(item as Obj, index, usable[index] ?? undefined, geometry);
+    });
+    exported.count = exportRecords.length;
+    usable.forEach((record, position) => exported.passed(position, record, null));
+  }
+  return pairProblems(exportRoot, manifestRoot, facts, fileSha, manifest, exported).items;
 }

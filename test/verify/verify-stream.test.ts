@@ -1,6 +1,7 @@
-// Streaming verification (verifyFiles) agrees with the whole-document verifier (verifyExport /
-// verifyManifestOnly on the same bytes): on random genuine pairs and on tampered ones, read in
-// tiny chunks so that every chunk boundary is exercised.
+// The one verifier gives the same problems whichever source feeds it: the files streamed in
+// lockstep (verifyFiles) or the same bytes held in memory (verifyExport / verifyManifestOnly):
+// on random genuine pairs and on tampered ones, read in tiny chunks so that every chunk
+// boundary is exercised.
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -232,7 +233,7 @@ const BYTE_TAMPERS: Record<string, ByteTamper> = {
   "non-JSON whitespace": (m, e, n) => ({ manifest: m, exported: n % 2 === 0 ? enc(`\u00a0${dec(e)}`) : enc(`${dec(e)}\u2028`) }),
 };
 
-describe("verifyFiles streams and agrees with the whole-document verifier", () => {
+describe("verifyFiles streaming the files agrees with the verifier fed the documents from memory", () => {
   it("random genuine pairs (and manifests alone) agree, in any chunk size", async () => {
     const dir = await tempDir();
     await fc.assert(
