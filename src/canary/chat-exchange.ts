@@ -22,6 +22,24 @@ export type ChatOutcome =
       readonly httpStatus?: number;
     };
 
+/** One chat request as both providers take it; a provider adds its own settings (Ollama: num_ctx). */
+export interface ChatRequest {
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly userContent: string;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+}
+
+/** The two messages of every chat we send: the role's system prompt, then the text, unmodified. */
+export function chatMessages(request: ChatRequest): ReadonlyArray<{ readonly role: "system" | "user"; readonly content: string }> {
+  return [
+    { role: "system", content: request.systemPrompt },
+    { role: "user", content: request.userContent },
+  ];
+}
+
 /** Where a chat client sends its requests. `baseUrl` may hold userinfo; only `origin` is shown. */
 export interface ChatEndpoint {
   readonly fetch: FetchLike;
