@@ -10,7 +10,7 @@
 // probe shows only its model and endpoint origin, in String(), JSON and every message.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { ChatClient, type ChatClientOptions, type ChatRole, type ChatTurn, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
-import { readChatObject, type ChatOutcome } from "./chat-exchange.js";
+import { failed, readChatObject, type ChatFailure, type ChatOutcome } from "./chat-exchange.js";
 import { errorClassName, type HttpCallOutcome } from "./http-call.js";
 import { checkSystemPrompt } from "./options.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
@@ -33,23 +33,16 @@ export interface CanaryClientOptions extends ChatClientOptions {
 /** Why the warm-up gave no answer to calibrate on: the failure every check then reports. */
 export type WarmUpFailure = { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
 
-/** A failure found by the provider's own checks, with the evidence the result keeps. */
-export interface CheckFailure {
-  readonly ok: false;
-  readonly failureCode: CanaryFailureCode;
-  readonly error: string;
-  readonly metadata?: CanaryMetadata;
-}
-
 /** The provider's conclusion on one reply: the metadata of a success, or why it is not one. */
-export type ReplyProof = { readonly ok: true; readonly metadata: CanaryMetadata } | CheckFailure;
+export type ReplyProof = { readonly ok: true; readonly metadata: CanaryMetadata } | ChatFailure;
 
 /** The role of a canary probe on `urlOption`: its defaults and the names its messages use. */
 export function probeRole(model: string, urlOption: string): ChatRole {
   return { defaults: { model, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption };
 }
 
-const NO_REQUEST: WarmUpFailure = Object.freeze({ ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" });
+/** A request that could not be built (postChat gave none): reported as the probe's own failure. */
+const NO_REQUEST = failed("probe_exception", "Canary probe failed (UsageError)");
 
 /**
  * A canary probe on a chat backend. `Warm` is what the provider's warm-up learnt (its calibration
@@ -89,24 +82,25 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
   async test(userInput: string): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
+    const fail = (f: WarmUpFailure | ChatFailure): CanaryResult =>
+      "metadata" in f ? result.failure(f.failureCode, f.error, f.metadata, f.httpStatus) : result.failure(f.failureCode, f.error);
     try {
       const warm = await this.warmedUp();
-      if (!warm.ok) return result.failure(warm.failureCode, warm.error);
+      if (!warm.ok) return fail(warm);
       const plan = await this.beforeChat(userInput, warm);
-      if (isFailure(plan)) return result.failure(plan.failureCode, plan.error, plan.metadata);
+      if (isFailure(plan)) return fail(plan);
       const outcome = await this.post({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
-      const chat: ChatOutcome | null = outcome === null ? null : this.backend.interpret(outcome);
-      if (chat === null) return result.failure(NO_REQUEST.failureCode, NO_REQUEST.error);
+      const chat: ChatOutcome = outcome === null ? NO_REQUEST : this.backend.interpret(outcome);
       if (!chat.ok) {
         if (chat.failureCode === "unavailable") this.onUnreachable();
-        return result.failure(chat.failureCode, chat.error, chat.metadata, chat.httpStatus);
+        return fail(chat);
       }
       const metadata = this.replyMetadata(chat.data);
       if (this.checkReplyModel && !replyModelMatches(this.provider, chat.data["model"], this.model)) {
         return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
       }
       const proof = this.proveReply(userInput, metadata, warm, plan);
-      return proof.ok ? result.success(chat.content, proof.metadata) : result.failure(proof.failureCode, proof.error, proof.metadata);
+      return proof.ok ? result.success(chat.content, proof.metadata) : fail(proof);
     } catch (error) {
       // httpCall already turns transport errors into values; this catches anything unforeseen.
       return result.failure("probe_exception", unforeseen(error), {});
@@ -147,13 +141,12 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
    * provider name a failure of its own before the shared checks (Ollama: the model is missing).
    */
   protected async calibrationReply(
-    refusal: (outcome: HttpCallOutcome) => CheckFailure | null = () => null,
+    refusal: (outcome: HttpCallOutcome) => ChatFailure | null = () => null,
   ): Promise<{ readonly ok: true; readonly data: Record<string, unknown> } | WarmUpFailure> {
     const outcome = await this.post({ systemPrompt: this.systemPrompt, userContent: CALIBRATION_PROBE_TEXT, maxTokens: 1 });
-    if (outcome === null) return NO_REQUEST;
-    const refused = refusal(outcome);
-    if (refused !== null) return { ok: false, failureCode: refused.failureCode, error: refused.error };
-    const read = readChatObject(outcome, { service: this.backend.service, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds });
+    const texts = { service: this.backend.service, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds };
+    const read = outcome === null ? NO_REQUEST : (refusal(outcome) ?? readChatObject(outcome, texts));
+    // The warm-up's failure is the run's: only its code and message are kept.
     return read.ok ? read : { ok: false, failureCode: read.failureCode, error: read.error };
   }
 
@@ -164,7 +157,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   protected abstract post(turn: ChatTurn): Promise<HttpCallOutcome | null>;
 
   /** The provider's checks before the text is sent: a failure (nothing is sent), or what they found. */
-  protected abstract beforeChat(userInput: string, warm: Warm): Promise<Plan | CheckFailure>;
+  protected abstract beforeChat(userInput: string, warm: Warm): Promise<Plan | ChatFailure>;
 
   /** The backend's counts and timings a reply keeps as evidence. */
   protected abstract replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata;
@@ -181,6 +174,6 @@ function unforeseen(error: unknown): string {
   return `Canary probe failed (${errorClassName(error)})`;
 }
 
-function isFailure<Plan>(plan: Plan | CheckFailure): plan is CheckFailure {
+function isFailure<Plan>(plan: Plan | ChatFailure): plan is ChatFailure {
   return typeof plan === "object" && plan !== null && (plan as { ok?: unknown }).ok === false;
 }

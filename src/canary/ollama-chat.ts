@@ -4,7 +4,7 @@
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { chatMessages, failed, parseJsonBody, readChatObject, type ChatOutcome, type ChatRequest } from "./chat-exchange.js";
+import { chatMessages, failed, parseJsonBody, readChatObject, type ChatFailure, type ChatOutcome, type ChatRequest } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
 /** A chat request with Ollama's own setting: the context window sent as options.num_ctx. */
@@ -35,12 +35,12 @@ const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
  * `model_not_found` when `/api/chat` answered 404 with Ollama's "model '…' not found" error (the
  * model was never pulled, or was removed mid-run), else null. The body is read, never echoed.
  */
-export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): Extract<ChatOutcome, { ok: false }> | null {
+export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): ChatFailure | null {
   if (outcome.kind !== "response" || outcome.status !== 404) return null;
   const parsed = parseJsonBody(outcome.body);
   const error = parsed.ok && isPlainObject(parsed.value) ? parsed.value["error"] : undefined;
   if (typeof error !== "string" || !/\bmodel\b.*\bnot found\b/is.test(error.slice(0, 1000))) return null;
-  return { ok: false, failureCode: "model_not_found", error: `Ollama at ${origin} does not have the canary model (HTTP 404)`, metadata: {}, httpStatus: 404 };
+  return failed("model_not_found", `Ollama at ${origin} does not have the canary model (HTTP 404)`, {}, 404);
 }
 
 /** Applies the reply checks to a finished HTTP exchange with `/api/chat`. */

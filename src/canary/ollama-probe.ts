@@ -13,7 +13,7 @@ import { serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody } from "./chat-exchange.js";
+import { failed, parseJsonBody, type ChatFailure } from "./chat-exchange.js";
 import { ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
@@ -26,7 +26,7 @@ import {
   tooSmallMessage,
   type RunContext,
 } from "./run-context.js";
-import { CanaryClient, probeRole, type CanaryClientOptions, type CheckFailure, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
+import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
 import { DEFAULT_CANARY_MODEL } from "./defaults.js";
 
 export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
@@ -95,11 +95,10 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     this.forgetWarmUp();
   }
 
-  protected async beforeChat(_userInput: string, warm: Extract<RunContextOutcome, { ok: true }>): Promise<CheckFailure | null> {
+  protected async beforeChat(_userInput: string, warm: Extract<RunContextOutcome, { ok: true }>): Promise<ChatFailure | null> {
     const loaded = warm.value.loaded;
     // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
-    if (loaded.kind === "too_small") return { ok: false, failureCode: "context_truncated", error: tooSmallMessage(loaded.contextLength, loaded.numCtx) };
-    return null;
+    return loaded.kind === "too_small" ? failed("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx)) : null;
   }
 
   protected replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
@@ -111,16 +110,12 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
       // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
       // shortened input says nothing about the whole input, so it is not a pass.
-      return {
-        ok: false,
-        failureCode: "context_truncated",
-        error: `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`,
-        metadata,
-      };
+      const why = `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`;
+      return failed("context_truncated", why, metadata);
     }
     const context = warm.value;
     const cut = this.#lowerBoundFailure(userInput, promptTokens, context);
-    if (cut !== null) return { ok: false, failureCode: "context_truncated", error: cut, metadata };
+    if (cut !== null) return failed("context_truncated", cut, metadata);
     return { ok: true, metadata: { ...metadata, context_check: context.loaded.kind === "verified" ? "api_ps" : "lower_bound" } };
   }
 

@@ -19,7 +19,8 @@ import { isPlainObject } from "../core/guards.js";
 import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
 import type { OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
-import { CanaryClient, probeRole, type CanaryClientOptions, type CheckFailure, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
+import { failed, type ChatFailure } from "./chat-exchange.js";
+import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
 
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
 
@@ -74,17 +75,16 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   }
 
   /** Where the server offers `POST /tokenize`: the exact count, and a prompt that cannot fit is not sent. */
-  protected async beforeChat(userInput: string, calibration: Calibrated): Promise<number | null | CheckFailure> {
+  protected async beforeChat(userInput: string, calibration: Calibrated): Promise<number | null | ChatFailure> {
     const server = calibration.server;
     const exact = server?.tokenize === true ? await this.#exactPromptTokens(userInput) : null;
     if (exact !== null && server?.maxModelLen != null && exact + this.maxTokens > server.maxModelLen) {
       // Known not to fit: the server would refuse it, so it is not sent.
-      return {
-        ok: false,
-        failureCode: "context_too_long",
-        error: `the prompt needs ${exact} tokens (POST /tokenize) and ${this.maxTokens} for the reply, more than the max_model_len ${server.maxModelLen} of the server at ${this.endpointOrigin}`,
-        metadata: { prompt_count: exact },
-      };
+      return failed(
+        "context_too_long",
+        `the prompt needs ${exact} tokens (POST /tokenize) and ${this.maxTokens} for the reply, more than the max_model_len ${server.maxModelLen} of the server at ${this.endpointOrigin}`,
+        { prompt_count: exact },
+      );
     }
     return exact;
   }
@@ -98,23 +98,21 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     if (typeof promptTokens !== "number") {
       // Without usage nothing shows how much of the prompt the model read: a server that cut
       // it would answer exactly like one that did not.
-      return {
-        ok: false,
-        failureCode: "context_unverified",
-        error: `Canary context cannot be confirmed: the server at ${this.endpointOrigin} reported no usage.prompt_tokens, so the reply cannot show that the whole prompt was read`,
-        metadata: exact === null ? metadata : { ...metadata, prompt_count: exact },
-      };
+      return failed(
+        "context_unverified",
+        `Canary context cannot be confirmed: the server at ${this.endpointOrigin} reported no usage.prompt_tokens, so the reply cannot show that the whole prompt was read`,
+        exact === null ? metadata : { ...metadata, prompt_count: exact },
+      );
     }
     if (exact !== null) {
       // The exact count is what the server's own tokenizer makes of this prompt: a reply that
       // reports fewer prompt tokens was computed on less than the whole prompt.
       if (promptTokens < exact) {
-        return {
-          ok: false,
-          failureCode: "context_truncated",
-          error: `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${exact} tokens POST /tokenize counted)`,
-          metadata: { ...metadata, prompt_count: exact },
-        };
+        return failed(
+          "context_truncated",
+          `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${exact} tokens POST /tokenize counted)`,
+          { ...metadata, prompt_count: exact },
+        );
       }
       return { ok: true, metadata: { ...metadata, prompt_count: exact, context_check: "tokenize" } };
     }
@@ -123,12 +121,11 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       // that leaves a prompt clearly too few tokens: it can degrade a reply, never pass one.
       const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
       if (promptTokens < minimum) {
-        return {
-          ok: false,
-          failureCode: "context_truncated",
-          error: `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${minimum} tokens the whole prompt needs)`,
+        return failed(
+          "context_truncated",
+          `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${minimum} tokens the whole prompt needs)`,
           metadata,
-        };
+        );
       }
     }
     // No exact count: max_model_len is only the server's word, and a server (or a proxy in
@@ -136,14 +133,12 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     // prompt that fits at one token per byte is vouched for (run-context.ts).
     const proof = provenByByteBound(this.systemPrompt, userInput, this.maxTokens, calibration.server?.maxModelLen ?? null);
     if (!proof.fits) {
-      return {
-        ok: false,
-        failureCode: "context_unverified",
-        error:
-          `Canary context cannot be confirmed: the server at ${this.endpointOrigin} offers no POST /tokenize, and this prompt with its reply budget may need up to ${proof.needed} tokens at one token per byte, ` +
+      return failed(
+        "context_unverified",
+        `Canary context cannot be confirmed: the server at ${this.endpointOrigin} offers no POST /tokenize, and this prompt with its reply budget may need up to ${proof.needed} tokens at one token per byte, ` +
           `more than the ${proof.window} that can be vouched for without an exact count (serve the canary with vLLM, whose POST /tokenize counts each prompt exactly)`,
         metadata,
-      };
+      );
     }
     return { ok: true, metadata: { ...metadata, context_check: "one_token_per_byte" } };
   }
