@@ -32,11 +32,14 @@ export interface ChatRequest {
   readonly seed: number | null;
 }
 
-/** The two messages of every chat we send: the role's system prompt, then the text, unmodified. */
-export function chatMessages(request: ChatRequest): ReadonlyArray<{ readonly role: "system" | "user"; readonly content: string }> {
+/** The two messages of every chat we send (and count with /tokenize): the system prompt, then the text, unmodified. */
+export function chatMessages(turn: {
+  readonly systemPrompt: string;
+  readonly userContent: string;
+}): ReadonlyArray<{ readonly role: string; readonly content: string }> {
   return [
-    { role: "system", content: request.systemPrompt },
-    { role: "user", content: request.userContent },
+    { role: "system", content: turn.systemPrompt },
+    { role: "user", content: turn.userContent },
   ];
 }
 

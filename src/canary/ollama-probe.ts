@@ -1,12 +1,13 @@
-// The canary probe against a local Ollama: sends untrusted text, unmodified, to a
-// small tool-less model under a known system prompt and returns its reply for analysis. test()
-// never throws for backend trouble; every failure is a CanaryResult with success=false and a
-// failure code, so a canary that did not run cannot look like a pass. One deadline covers each
-// whole call, the reply body is capped, and a reply that may have been truncated by the backend
-// is a failure (Ollama truncates an over-long prompt silently and still answers 200). Before its
-// first check the probe proves, once per instance, that the
-// backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
-// tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
+// The canary probe against a local Ollama: the Ollama part of the probe skeleton
+// (canary-client.ts, which holds the order of a check and its contract: test() never throws for
+// backend trouble, one deadline per call, a capped reply body). What is Ollama's own: the
+// `/api/chat` request with one num_ctx for the run, the reply's timings and counts, and the
+// context proof. Ollama truncates an over-long prompt silently and still answers 200, so before
+// its first check the probe proves, once per instance, that the backend really loaded the context
+// it was sent (`GET /api/ps` after the warm-up) and calibrates a per-reply lower bound on prompt
+// tokens (run-context.ts); a reply whose prompt_eval_count reaches num_ctx − num_predict, or that
+// fails either proof, is `context_truncated`. Also here: the model's digest (/api/tags) and
+// trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
 import { OllamaChatBackend, type ChatTurn } from "./chat-backend.js";
 import { serviceRequestTarget } from "./endpoint.js";

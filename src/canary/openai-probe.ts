@@ -1,15 +1,14 @@
-// The canary probe against an OpenAI-compatible API. Same contract as the Ollama
-// probe: test() never throws for backend trouble and every failure is a CanaryResult with a code.
-// The API key lives in a private field: it is sent only as a Bearer header and can never appear
-// in an error, in String()/JSON output of the probe, or in a log. Before its first check the probe
-// makes one warm-up call with a known calibration prompt (run-context.ts). The warm-up also asks
-// the server about itself (openai-identity.ts): where it offers vLLM's `POST /tokenize`, each
-// prompt is counted exactly before it is sent, a prompt that cannot fit `max_model_len` is not
-// sent (`context_too_long`), and a reply reporting fewer prompt tokens than the count is cut.
-// Without that count a server's window is only its word (an Ollama /v1 endpoint, or a proxy, cuts
-// over-long prompts silently): a reply passes only when its prompt fits at one token per byte
-// (`provenByByteBound`), else it is `context_unverified`. A reply without usage is
-// `context_unverified` on either path: nothing shows how much of the prompt was read.
+// The canary probe against an OpenAI-compatible API: the OpenAI part of the probe skeleton
+// (canary-client.ts, same contract as the Ollama probe). The API key lives in the backend's
+// private field: it is sent only as a Bearer header and can never appear in an error, in
+// String()/JSON output of the probe, or in a log. The warm-up (one calibration completion,
+// run-context.ts) also asks the server about itself (openai-identity.ts): where it offers vLLM's
+// `POST /tokenize`, each prompt is counted exactly before it is sent, a prompt that cannot fit
+// `max_model_len` is not sent (`context_too_long`), and a reply reporting fewer prompt tokens than
+// the count is cut. Without that count a server's window is only its word (an Ollama /v1
+// endpoint, or a proxy, cuts over-long prompts silently): a reply passes only when its prompt fits
+// at one token per byte (`provenByByteBound`), else it is `context_unverified`. A reply without
+// usage is `context_unverified` on either path: nothing shows how much of the prompt was read.
 import { ConfigError, UsageError } from "../core/errors.js";
 import type { CanaryMetadata } from "./types.js";
 import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatTurn } from "./chat-backend.js";
@@ -17,7 +16,7 @@ import type { HttpCallOutcome } from "./http-call.js";
 import { openAISuccessMetadata } from "./openai-chat.js";
 import { isPlainObject } from "../core/guards.js";
 import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
-import type { OpenAIServerIdentity } from "./openai-identity.js";
+import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { failed, type ChatFailure } from "./chat-exchange.js";
 import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
@@ -168,11 +167,10 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     const [read, identity] = await Promise.all([this.calibrationReply(), this.backend.identify()]);
     if (!read.ok) return read;
     const usage = isPlainObject(read.data["usage"]) ? read.data["usage"] : {};
-    const fingerprint = read.data["system_fingerprint"];
     const server = identity.ok
       ? Object.freeze({
           ...identity.identity,
-          systemFingerprint: typeof fingerprint === "string" && /^[\x21-\x7e]{1,200}$/.test(fingerprint) ? fingerprint : null,
+          systemFingerprint: fingerprintOf(read.data["system_fingerprint"]),
           warmUpPromptTokens: finiteNonNegative(usage["prompt_tokens"]),
         })
       : null;
