@@ -74,6 +74,13 @@ abstract class ChatBackendBase {
     return this.#endpoint;
   }
 
+  abstract readonly provider: "ollama" | "openai";
+
+  /** What a client shows of itself: never the full URL or a key. */
+  describe(): { provider: "ollama" | "openai"; model: string; endpointOrigin: string } {
+    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
+  }
+
   /** The texts a failure message may show: the origin and the deadline, never the full URL. */
   protected get replyTexts(): { readonly origin: string; readonly timeoutSeconds: number } {
     return { origin: this.#endpoint.origin, timeoutSeconds: this.#endpoint.timeoutSeconds };
@@ -116,11 +123,6 @@ export class OllamaChatBackend extends ChatBackendBase {
   /** What GET /api/tags says about the model (see ollamaServedModels). */
   servedModels(): Promise<ServedModels> {
     return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
-  }
-
-  /** What a client shows of itself: never the full URL. */
-  describe(): { provider: "ollama"; model: string; endpointOrigin: string } {
-    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 }
 
@@ -182,11 +184,6 @@ export class OpenAIChatBackend extends ChatBackendBase {
   /** What `GET <base>/models` says about the model (see openAIServedModels). */
   servedModels(): Promise<ServedModels> {
     return openAIServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
-  }
-
-  /** What a client shows of itself: never the full URL or the key. */
-  describe(): { provider: "openai"; model: string; endpointOrigin: string } {
-    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 }
 
