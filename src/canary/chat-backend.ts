@@ -3,15 +3,15 @@
 // settings, the endpoint (the full base URL, which may hold credentials, stays private; only
 // the origin is shown), the chat call, the availability check and the public description.
 // The roles keep only what is theirs (system prompt, context proofs, verdict rules).
-import type { FetchLike } from "./http-call.js";
-import type { ChatEndpoint, ChatOutcome } from "./chat-exchange.js";
+import type { FetchLike, HttpCallOutcome } from "./http-call.js";
+import { postChat, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
 import { openAIModelsReachable, openAIServedModels } from "./openai-inventory.js";
 import { resolveClientEndpoint } from "./endpoint.js";
-import { postOllamaChat } from "./ollama-chat.js";
+import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
-import { openAIHeaders, postOpenAIChat } from "./openai-chat.js";
+import { interpretOpenAIChat, openAIChatBody, openAIHeaders } from "./openai-chat.js";
 import { probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome, type TokenizeMessages } from "./openai-identity.js";
 import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
 
@@ -73,6 +73,18 @@ abstract class ChatBackendBase {
   get endpoint(): ChatEndpoint {
     return this.#endpoint;
   }
+
+  abstract readonly provider: "ollama" | "openai";
+
+  /** What a client shows of itself: never the full URL or a key. */
+  describe(): { provider: "ollama" | "openai"; model: string; endpointOrigin: string } {
+    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
+  }
+
+  /** The texts a failure message may show: the origin and the deadline, never the full URL. */
+  protected get replyTexts(): { readonly origin: string; readonly timeoutSeconds: number } {
+    return { origin: this.#endpoint.origin, timeoutSeconds: this.#endpoint.timeoutSeconds };
+  }
 }
 
 /** The Ollama backend (`/api/chat`, `/api/tags`). */
@@ -83,9 +95,24 @@ export class OllamaChatBackend extends ChatBackendBase {
     super(options, options.ollamaUrl ?? DEFAULT_OLLAMA_URL, role, () => undefined);
   }
 
-  /** One chat; null when the request could not be built (see postOllamaChat). */
-  chat(turn: ChatTurn, numCtx: number | null): Promise<ChatOutcome | null> {
-    return postOllamaChat(this.endpoint, { model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
+  /** How failure messages name this provider ("Ollama returned HTTP status 500"). */
+  readonly service = "Ollama";
+
+  /** POSTs one turn to `/api/chat` (numCtx as options.num_ctx); null when no request can be built. */
+  post(turn: ChatTurn, numCtx: number | null): Promise<HttpCallOutcome | null> {
+    const body = ollamaChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
+    return postChat(this.endpoint, "/api/chat", body, (authorization): Record<string, string> => (authorization ? { authorization } : {}));
+  }
+
+  /** The checks a `/api/chat` reply must pass before its content counts (see interpretOllamaChat). */
+  interpret(outcome: HttpCallOutcome): ChatOutcome {
+    return interpretOllamaChat(outcome, this.replyTexts);
+  }
+
+  /** One chat: the request, then the reply checks; null when the request could not be built. */
+  async chat(turn: ChatTurn, numCtx: number | null): Promise<ChatOutcome | null> {
+    const outcome = await this.post(turn, numCtx);
+    return outcome === null ? null : this.interpret(outcome);
   }
 
   /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
@@ -96,11 +123,6 @@ export class OllamaChatBackend extends ChatBackendBase {
   /** What GET /api/tags says about the model (see ollamaServedModels). */
   servedModels(): Promise<ServedModels> {
     return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
-  }
-
-  /** What a client shows of itself: never the full URL. */
-  describe(): { provider: "ollama"; model: string; endpointOrigin: string } {
-    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 }
 
@@ -117,14 +139,24 @@ export class OpenAIChatBackend extends ChatBackendBase {
     this.#apiKey = apiKey;
   }
 
-  /** One chat; null when the request could not be built (see postOpenAIChat). */
-  chat(turn: ChatTurn): Promise<ChatOutcome | null> {
-    return postOpenAIChat(this.endpoint, this.#apiKey, {
-      model: this.settings.model,
-      temperature: this.settings.temperature,
-      seed: this.settings.seed,
-      ...turn,
-    });
+  /** How failure messages name this provider ("API returned HTTP status 500"). */
+  readonly service = "API";
+
+  /** POSTs one turn to `/chat/completions`; null when no request can be built. */
+  post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
+    const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
+    return postChat(this.endpoint, "/chat/completions", body, (authorization) => this.headers(authorization));
+  }
+
+  /** The checks a completion must pass before its content counts (see interpretOpenAIChat). */
+  interpret(outcome: HttpCallOutcome): ChatOutcome {
+    return interpretOpenAIChat(outcome, this.replyTexts);
+  }
+
+  /** One chat: the request, then the reply checks; null when the request could not be built. */
+  async chat(turn: ChatTurn): Promise<ChatOutcome | null> {
+    const outcome = await this.post(turn);
+    return outcome === null ? null : this.interpret(outcome);
   }
 
   /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
@@ -152,11 +184,6 @@ export class OpenAIChatBackend extends ChatBackendBase {
   /** What `GET <base>/models` says about the model (see openAIServedModels). */
   servedModels(): Promise<ServedModels> {
     return openAIServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
-  }
-
-  /** What a client shows of itself: never the full URL or the key. */
-  describe(): { provider: "openai"; model: string; endpointOrigin: string } {
-    return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 }
 

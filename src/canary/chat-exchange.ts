@@ -22,6 +22,27 @@ export type ChatOutcome =
       readonly httpStatus?: number;
     };
 
+/** One chat request as both providers take it; a provider adds its own settings (Ollama: num_ctx). */
+export interface ChatRequest {
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly userContent: string;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed: number | null;
+}
+
+/** The two messages of every chat we send (and count with /tokenize): the system prompt, then the text, unmodified. */
+export function chatMessages(turn: {
+  readonly systemPrompt: string;
+  readonly userContent: string;
+}): ReadonlyArray<{ readonly role: string; readonly content: string }> {
+  return [
+    { role: "system", content: turn.systemPrompt },
+    { role: "user", content: turn.userContent },
+  ];
+}
+
 /** Where a chat client sends its requests. `baseUrl` may hold userinfo; only `origin` is shown. */
 export interface ChatEndpoint {
   readonly fetch: FetchLike;
@@ -30,7 +51,11 @@ export interface ChatEndpoint {
   readonly timeoutSeconds: number;
 }
 
-export function failed(failureCode: CanaryFailureCode, error: string, metadata: CanaryMetadata = {}, httpStatus?: number): ChatOutcome {
+/** A failed exchange or check: its code, its fixed message and the evidence the result keeps. */
+export type ChatFailure = Extract<ChatOutcome, { ok: false }>;
+
+/** A ChatFailure (`httpStatus` only when there is one, so that results compare equal). */
+export function failed(failureCode: CanaryFailureCode, error: string, metadata: CanaryMetadata = {}, httpStatus?: number): ChatFailure {
   return httpStatus === undefined ? { ok: false, failureCode, error, metadata } : { ok: false, failureCode, error, metadata, httpStatus };
 }
 
@@ -74,16 +99,14 @@ export function parseJsonBody(body: string): { ok: true; value: unknown } | { ok
 export function readChatObject(
   outcome: HttpCallOutcome,
   texts: { readonly service: string; readonly origin: string; readonly timeoutSeconds: number },
-): { readonly ok: true; readonly data: Record<string, unknown> } | Extract<ChatOutcome, { ok: false }> {
+): { readonly ok: true; readonly data: Record<string, unknown> } | ChatFailure {
   const transport = transportFailure(outcome, texts);
   if (transport && !transport.ok) return transport;
-  if (outcome.kind !== "response") return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (Error)", metadata: {} };
+  if (outcome.kind !== "response") return failed("probe_exception", "Canary probe failed (Error)");
   const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok) return { ok: false, failureCode: "invalid_response", error: `${texts.service} protocol error: invalid JSON response`, metadata: {} };
+  if (!parsed.ok) return failed("invalid_response", `${texts.service} protocol error: invalid JSON response`);
   // `[]` and other non-objects have no content at all; they are reported like `{}`.
-  if (!isPlainObject(parsed.value)) {
-    return { ok: false, failureCode: "invalid_response", error: `${texts.service} protocol error: response content must be a non-empty string`, metadata: {} };
-  }
+  if (!isPlainObject(parsed.value)) return failed("invalid_response", `${texts.service} protocol error: response content must be a non-empty string`);
   return { ok: true, data: parsed.value };
 }
 

@@ -4,16 +4,11 @@
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, parseJsonBody, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { chatMessages, failed, parseJsonBody, readChatObject, type ChatFailure, type ChatOutcome, type ChatRequest } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
-export interface OllamaChatRequest {
-  readonly model: string;
-  readonly systemPrompt: string;
-  readonly userContent: string;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
+/** A chat request with Ollama's own setting: the context window sent as options.num_ctx. */
+export interface OllamaChatRequest extends ChatRequest {
   readonly numCtx: number | null;
 }
 
@@ -24,10 +19,7 @@ export function ollamaChatBody(request: OllamaChatRequest): Record<string, unkno
   if (request.numCtx !== null) options["num_ctx"] = request.numCtx;
   return {
     model: request.model,
-    messages: [
-      { role: "system", content: request.systemPrompt },
-      { role: "user", content: request.userContent },
-    ],
+    messages: chatMessages(request),
     stream: false,
     // Thinking models would otherwise spend the token budget on hidden reasoning.
     think: false,
@@ -43,12 +35,12 @@ const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
  * `model_not_found` when `/api/chat` answered 404 with Ollama's "model '…' not found" error (the
  * model was never pulled, or was removed mid-run), else null. The body is read, never echoed.
  */
-export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): Extract<ChatOutcome, { ok: false }> | null {
+export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): ChatFailure | null {
   if (outcome.kind !== "response" || outcome.status !== 404) return null;
   const parsed = parseJsonBody(outcome.body);
   const error = parsed.ok && isPlainObject(parsed.value) ? parsed.value["error"] : undefined;
   if (typeof error !== "string" || !/\bmodel\b.*\bnot found\b/is.test(error.slice(0, 1000))) return null;
-  return { ok: false, failureCode: "model_not_found", error: `Ollama at ${origin} does not have the canary model (HTTP 404)`, metadata: {}, httpStatus: 404 };
+  return failed("model_not_found", `Ollama at ${origin} does not have the canary model (HTTP 404)`, {}, 404);
 }
 
 /** Applies the reply checks to a finished HTTP exchange with `/api/chat`. */
@@ -83,15 +75,4 @@ export function ollamaSuccessMetadata(data: Readonly<Record<string, unknown>>): 
     eval_count: finiteNonNegative(data["eval_count"]),
     eval_duration: finiteNonNegative(data["eval_duration"]),
   };
-}
-
-/** One `/api/chat` exchange: the request, then the reply checks; null when no request can be built. */
-export async function postOllamaChat(endpoint: ChatEndpoint, request: OllamaChatRequest): Promise<ChatOutcome | null> {
-  const outcome = await postChat(
-    endpoint,
-    "/api/chat",
-    ollamaChatBody(request),
-    (authorization): Record<string, string> => (authorization ? { authorization } : {}),
-  );
-  return outcome === null ? null : interpretOllamaChat(outcome, { origin: endpoint.origin, timeoutSeconds: endpoint.timeoutSeconds });
 }

@@ -1,25 +1,23 @@
-// The canary probe against a local Ollama: sends untrusted text, unmodified, to a
-// small tool-less model under a known system prompt and returns its reply for analysis. test()
-// never throws for backend trouble; every failure is a CanaryResult with success=false and a
-// failure code, so a canary that did not run cannot look like a pass. One deadline covers each
-// whole call, the reply body is capped, and a reply that may have been truncated by the backend
-// is a failure (Ollama truncates an over-long prompt silently and still answers 200). Before its
-// first check the probe proves, once per instance, that the
-// backend really loaded the context it was sent and calibrates a per-reply lower bound on prompt
-// tokens (run-context.ts); a check whose reply fails either proof is `context_truncated`.
-import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
-import { ChatClient, OllamaChatBackend, type ChatRole } from "./chat-backend.js";
+// The canary probe against a local Ollama: the Ollama part of the probe skeleton
+// (canary-client.ts, which holds the order of a check and its contract: test() never throws for
+// backend trouble, one deadline per call, a capped reply body). What is Ollama's own: the
+// `/api/chat` request with one num_ctx for the run, the reply's timings and counts, and the
+// context proof. Ollama truncates an over-long prompt silently and still answers 200, so before
+// its first check the probe proves, once per instance, that the backend really loaded the context
+// it was sent (`GET /api/ps` after the warm-up) and calibrates a per-reply lower bound on prompt
+// tokens (run-context.ts); a reply whose prompt_eval_count reaches num_ctx − num_predict, or that
+// fails either proof, is `context_truncated`. Also here: the model's digest (/api/tags) and
+// trained context length (/api/show) that the manifest records.
+import type { CanaryMetadata } from "./types.js";
+import { OllamaChatBackend, type ChatTurn } from "./chat-backend.js";
 import { serviceRequestTarget } from "./endpoint.js";
-import { errorClassName, httpCall, type FetchLike } from "./http-call.js";
-import { startCanaryResult } from "./result.js";
-import { checkNumCtx, checkSystemPrompt } from "./options.js";
+import { httpCall, type HttpCallOutcome } from "./http-call.js";
+import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody, postChat, readChatObject, type ChatEndpoint } from "./chat-exchange.js";
-import { ollamaChatBody, ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
+import { failed, parseJsonBody, type ChatFailure } from "./chat-exchange.js";
+import { ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
-  CALIBRATION_PROBE_TEXT,
   UNVERIFIED_TEXT,
   calibrate,
   minimumPromptTokens,
@@ -29,114 +27,44 @@ import {
   tooSmallMessage,
   type RunContext,
 } from "./run-context.js";
-
+import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
 import { DEFAULT_CANARY_MODEL } from "./defaults.js";
-import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
+
 export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
-const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "ollamaUrl" });
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;
 
-export interface OllamaCanaryProbeOptions {
-  readonly model?: string;
+export interface OllamaCanaryProbeOptions extends CanaryClientOptions {
   readonly ollamaUrl?: string;
-  readonly systemPrompt?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
   /** Context window sent as options.num_ctx; null/undefined leaves the backend default. */
   readonly numCtx?: number | null;
-  readonly fetch?: FetchLike;
-  /** Monotonic clock in milliseconds, for latency. */
-  readonly now?: () => number;
-  /**
-   * Check the `model` of every reply against `model` (a mismatch fails the check as
-   * `invalid_response`); set for the endpoints of a canary pool, where a URL may be a router.
-   */
-  readonly checkReplyModel?: boolean;
 }
 
 /** The run's context proof, or the transport failure that kept the warm-up from answering. */
-export type RunContextOutcome =
-  | { readonly ok: true; readonly value: RunContext }
-  | { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
+export type RunContextOutcome = { readonly ok: true; readonly value: RunContext } | WarmUpFailure;
 
-export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements CanaryProbe {
+export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<RunContextOutcome, { ok: true }>, null> {
   readonly provider = "ollama" as const;
-  readonly systemPrompt: string;
   readonly numCtx: number | null;
-  /** Whether every reply's `model` must name this probe's model (see the options). */
-  readonly checkReplyModel: boolean;
   /** Trained context length from the last contextLength() call; null when it failed. */
   lastContextLength: number | null = null;
-  /** Where and how requests go; the base URL (which may hold secrets) stays private. */
-  readonly #endpoint: ChatEndpoint;
-  readonly #now: () => number;
-  /** The run's warm-up and /api/ps proof; kept once conclusive, retried after a transport failure. */
-  #runContext: Promise<RunContextOutcome> | null = null;
-  #settledContext: RunContext | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
-    // The probe's own settings are checked after the generation settings and before the URL.
-    const own: { systemPrompt?: string; numCtx?: number | null } = {};
     // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
+    const own: { numCtx?: number | null } = {};
     super(
-      new OllamaChatBackend(options, {
-        ...PROBE_ROLE,
-        check: () => {
-          own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-          own.numCtx = checkNumCtx(options.numCtx);
-        },
-      }),
+      options,
+      (check) => new OllamaChatBackend(options, { ...probeRole(DEFAULT_CANARY_MODEL, "ollamaUrl"), check }),
+      () => {
+        own.numCtx = checkNumCtx(options.numCtx);
+      },
     );
-    this.systemPrompt = own.systemPrompt as string;
     this.numCtx = own.numCtx ?? null;
-    this.checkReplyModel = options.checkReplyModel === true;
-    this.#endpoint = this.backend.endpoint;
-    this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
-  async test(userInput: string): Promise<CanaryResult> {
-    const result = startCanaryResult(this.model, this.#now);
-
-    try {
-      const context = await this.runContext();
-      if (!context.ok) return result.failure(context.failureCode, context.error);
-      const loaded = context.value.loaded;
-      // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
-      if (loaded.kind === "too_small") return result.failure("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx));
-      const chat = await this.backend.chat({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens }, this.numCtx);
-      if (chat === null) return result.failure("probe_exception", "Canary probe failed (UsageError)");
-      if (!chat.ok) {
-        // A backend that could not be reached may have been restarted, possibly with another
-        // context cap: the proof no longer describes it, so the next check proves it again.
-        if (chat.failureCode === "unavailable") this.#forgetRunContext();
-        return result.failure(chat.failureCode, chat.error, chat.metadata, chat.httpStatus);
-      }
-      const metadata = ollamaSuccessMetadata(chat.data);
-      if (this.checkReplyModel && !replyModelMatches("ollama", chat.data["model"], this.model)) {
-        return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
-      }
-      const promptTokens = metadata["prompt_eval_count"];
-      if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
-        // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
-        // shortened input says nothing about the whole input, so it is not a pass.
-        return result.failure(
-          "context_truncated",
-          `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`,
-          metadata,
-        );
-      }
-      const cut = this.#lowerBoundFailure(userInput, promptTokens, context.value);
-      if (cut !== null) return result.failure("context_truncated", cut, metadata);
-      return result.success(chat.content, { ...metadata, context_check: loaded.kind === "verified" ? "api_ps" : "lower_bound" });
-    } catch (error) {
-      // httpCall already turns transport errors into values; this catches anything unforeseen.
-      return result.failure("probe_exception", `Canary probe failed (${errorClassName(error)})`, {});
-    }
+  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
+    return this.backend.post(turn, this.numCtx);
   }
 
   /**
@@ -146,55 +74,50 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
    * warm-up that could not reach the backend is retried by the next call.
    */
   runContext(): Promise<RunContextOutcome> {
-    if (this.#runContext === null) {
-      const attempt = this.#warmUp();
-      this.#runContext = attempt;
-      void attempt.then((outcome) => {
-        if (outcome.ok) {
-          if (this.#runContext === attempt) this.#settledContext = outcome.value;
-        } else if (this.#runContext === attempt) this.#runContext = null;
-      });
-    }
-    return this.#runContext;
-  }
-
-  #forgetRunContext(): void {
-    this.#runContext = null;
-    this.#settledContext = null;
+    return this.warmedUp();
   }
 
   /** The run's context proof once the warm-up has answered, else null; never makes a request. */
   get knownRunContext(): RunContext | null {
-    return this.#settledContext;
+    return this.settledWarmUp?.value ?? null;
   }
 
-  async #warmUp(): Promise<RunContextOutcome> {
-    try {
-      const outcome = await postChat(
-        this.#endpoint,
-        "/api/chat",
-        ollamaChatBody({
-          model: this.model,
-          systemPrompt: this.systemPrompt,
-          userContent: CALIBRATION_PROBE_TEXT,
-          maxTokens: 1,
-          temperature: this.temperature,
-          seed: this.seed,
-          numCtx: this.numCtx,
-        }),
-        (authorization): Record<string, string> => (authorization ? { authorization } : {}),
-      );
-      if (outcome === null) return { ok: false, failureCode: "probe_exception", error: "Canary probe failed (UsageError)" };
-      const missing = ollamaModelMissing(outcome, this.#endpoint.origin);
-      if (missing !== null) return { ok: false, failureCode: missing.failureCode, error: missing.error };
-      const read = readChatObject(outcome, { service: "Ollama", origin: this.#endpoint.origin, timeoutSeconds: this.timeoutSeconds });
-      if (!read.ok) return { ok: false, failureCode: read.failureCode, error: read.error };
-      const bytesPerToken = calibrate(this.systemPrompt, read.data["prompt_eval_count"]);
-      const loaded = await readLoadedContext(this.#endpoint.fetch, this.#endpoint.baseUrl, this.model, this.numCtx, this.timeoutSeconds * 1000);
-      return { ok: true, value: { loaded, bytesPerToken } };
-    } catch (error) {
-      return { ok: false, failureCode: "probe_exception", error: `Canary probe failed (${errorClassName(error)})` };
+  protected async warmUp(): Promise<RunContextOutcome> {
+    const read = await this.calibrationReply((outcome) => ollamaModelMissing(outcome, this.endpointOrigin));
+    if (!read.ok) return read;
+    const bytesPerToken = calibrate(this.systemPrompt, read.data["prompt_eval_count"]);
+    const { fetch, baseUrl } = this.backend.endpoint;
+    const loaded = await readLoadedContext(fetch, baseUrl, this.model, this.numCtx, this.timeoutSeconds * 1000);
+    return { ok: true, value: { loaded, bytesPerToken } };
+  }
+
+  /** A backend that could not be reached may have been restarted, possibly with another context cap: prove it again. */
+  protected override onUnreachable(): void {
+    this.forgetWarmUp();
+  }
+
+  protected async beforeChat(_userInput: string, warm: Extract<RunContextOutcome, { ok: true }>): Promise<ChatFailure | null> {
+    const loaded = warm.value.loaded;
+    // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
+    return loaded.kind === "too_small" ? failed("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx)) : null;
+  }
+
+  protected replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
+    return ollamaSuccessMetadata(data);
+  }
+
+  protected proveReply(userInput: string, metadata: CanaryMetadata, warm: Extract<RunContextOutcome, { ok: true }>): ReplyProof {
+    const promptTokens = metadata["prompt_eval_count"];
+    if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
+      // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
+      // shortened input says nothing about the whole input, so it is not a pass.
+      const why = `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`;
+      return failed("context_truncated", why, metadata);
     }
+    const context = warm.value;
+    const cut = this.#lowerBoundFailure(userInput, promptTokens, context);
+    if (cut !== null) return failed("context_truncated", cut, metadata);
+    return { ok: true, metadata: { ...metadata, context_check: context.loaded.kind === "verified" ? "api_ps" : "lower_bound" } };
   }
 
   /** Why a reply cannot count as covering the whole prompt, or null when it can. */
@@ -235,7 +158,7 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
   /** Digest of the installed model from /api/tags (where Ollama gives it), or null when unknown. */
   async modelDigest(): Promise<string | null> {
     try {
-      const entries = await fetchOllamaInventory(this.#endpoint.fetch, this.#endpoint.baseUrl, this.timeoutSeconds * 1000);
+      const entries = await fetchOllamaInventory(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.timeoutSeconds * 1000);
       return entries === null ? null : inventoryDigest(entries, this.model);
     } catch {
       return null;
@@ -249,9 +172,9 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
     try {
-      const target = serviceRequestTarget(this.#endpoint.baseUrl, "/api/show");
+      const target = serviceRequestTarget(this.backend.endpoint.baseUrl, "/api/show");
       if (!target) return null;
-      const outcome = await httpCall(this.#endpoint.fetch, target.url, {
+      const outcome = await httpCall(this.backend.endpoint.fetch, target.url, {
         method: "POST",
         headers: target.authorization ? { authorization: target.authorization } : {},
         json: { model: this.model },

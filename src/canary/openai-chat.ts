@@ -5,25 +5,13 @@
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, parseJsonBody, postChat, readChatObject, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { chatMessages, failed, parseJsonBody, readChatObject, type ChatOutcome, type ChatRequest } from "./chat-exchange.js";
 import { finiteNonNegative } from "./options.js";
 
-export interface OpenAIChatRequest {
-  readonly model: string;
-  readonly systemPrompt: string;
-  readonly userContent: string;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
-}
-
-export function openAIChatBody(request: OpenAIChatRequest): Record<string, unknown> {
+export function openAIChatBody(request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: [
-      { role: "system", content: request.systemPrompt },
-      { role: "user", content: request.userContent },
-    ],
+    messages: chatMessages(request),
     max_tokens: request.maxTokens,
     temperature: request.temperature,
     stream: false,
@@ -96,10 +84,4 @@ export function openAISuccessMetadata(data: Readonly<Record<string, unknown>>): 
 export function openAIHeaders(apiKey: string, urlAuthorization: string | null): Record<string, string> {
   if (apiKey !== "") return { authorization: `Bearer ${apiKey}` };
   return urlAuthorization ? { authorization: urlAuthorization } : {};
-}
-
-/** One `/chat/completions` exchange and its checks; null when no request can be built. */
-export async function postOpenAIChat(endpoint: ChatEndpoint, apiKey: string, request: OpenAIChatRequest): Promise<ChatOutcome | null> {
-  const outcome = await postChat(endpoint, "/chat/completions", openAIChatBody(request), (authorization) => openAIHeaders(apiKey, authorization));
-  return outcome === null ? null : interpretOpenAIChat(outcome, { origin: endpoint.origin, timeoutSeconds: endpoint.timeoutSeconds });
 }

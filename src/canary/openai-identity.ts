@@ -6,7 +6,7 @@
 // throws for backend trouble: every failure is a value, and no message carries a response body,
 // a URL secret or a key.
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody } from "./chat-exchange.js";
+import { chatMessages, parseJsonBody } from "./chat-exchange.js";
 import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
 import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
 import { openAIHeaders } from "./openai-chat.js";
@@ -117,6 +117,11 @@ function transportText(outcome: HttpCallOutcome | null, where: string, what: str
   }
 }
 
+/** A reply's `system_fingerprint` when it is an opaque short token, else null (never kept as text). */
+export function fingerprintOf(value: unknown): string | null {
+  return typeof value === "string" && FINGERPRINT.test(value) ? value : null;
+}
+
 const positiveInt = (value: unknown): number | null => (typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null);
 
 /** The listed entry of `model` in a parsed `/models` body, "invalid" for a body of another shape. */
@@ -140,10 +145,7 @@ export async function tokenizeCount(
     method: "POST",
     json: {
       model: options.model,
-      messages: [
-        { role: "system", content: messages.systemPrompt },
-        { role: "user", content: messages.userContent },
-      ],
+      messages: chatMessages(messages),
       add_generation_prompt: true,
     },
     timeoutMs: options.timeoutMs,
@@ -204,8 +206,7 @@ export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdenti
     if (!reply.ok || !isPlainObject(reply.value)) {
       return { ok: false, kind: "warm_up_failed", message: `the warm-up completion at ${where} answered invalid JSON`, outcome };
     }
-    const fingerprint = reply.value["system_fingerprint"];
-    systemFingerprint = typeof fingerprint === "string" && FINGERPRINT.test(fingerprint) ? fingerprint : null;
+    systemFingerprint = fingerprintOf(reply.value["system_fingerprint"]);
     const usage = isPlainObject(reply.value["usage"]) ? reply.value["usage"] : {};
     warmUpPromptTokens = positiveInt(usage["prompt_tokens"]);
   }

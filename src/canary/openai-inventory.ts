@@ -2,7 +2,7 @@
 // shared by the OpenAI probe and the OpenAI judge, and which models it lists (the pre-run model
 // check). Every failure is a value; nothing here throws.
 import { serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type FetchLike } from "./http-call.js";
+import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "./chat-exchange.js";
 import type { ServedModels } from "./served-models.js";
@@ -11,18 +11,18 @@ import { openAIHeaders } from "./openai-chat.js";
 const AVAILABILITY_TIMEOUT_MS = 5_000;
 const MAX_MODELS_BYTES = 4 * 1024 * 1024;
 
+/** One bounded `GET {baseUrl}/models`; null when no request can be built for the URL. */
+async function getModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, timeoutMs: number): Promise<HttpCallOutcome | null> {
+  const target = serviceRequestTarget(baseUrl, "/models");
+  if (!target) return null;
+  return httpCall(fetchFn, target.url, { method: "GET", headers: openAIHeaders(apiKey, target.authorization), timeoutMs, maxBodyBytes: MAX_MODELS_BYTES });
+}
+
 /** True when `GET {baseUrl}/models` answers 200 within the availability timeout. */
 export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
   try {
-    const target = serviceRequestTarget(baseUrl, "/models");
-    if (!target) return false;
-    const outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: openAIHeaders(apiKey, target.authorization),
-      timeoutMs: AVAILABILITY_TIMEOUT_MS,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
-    return outcome.kind === "response" && outcome.status === 200;
+    const outcome = await getModels(fetchFn, baseUrl, apiKey, AVAILABILITY_TIMEOUT_MS);
+    return outcome?.kind === "response" && outcome.status === 200;
   } catch {
     return false;
   }
@@ -34,14 +34,8 @@ const MAX_MODEL_ENTRIES = 10_000;
 /** What `GET {baseUrl}/models` says about `model` (listed when some entry's `id` equals it); never throws. */
 export async function openAIServedModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string, timeoutMs: number): Promise<ServedModels> {
   try {
-    const target = serviceRequestTarget(baseUrl, "/models");
-    if (!target) return { kind: "unknown" };
-    const outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: openAIHeaders(apiKey, target.authorization),
-      timeoutMs,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
+    const outcome = await getModels(fetchFn, baseUrl, apiKey, timeoutMs);
+    if (outcome === null) return { kind: "unknown" };
     if (outcome.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
     if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unknown" };
     const parsed = parseJsonBody(outcome.body);

@@ -4,8 +4,7 @@
 // calls the backend when the canary itself failed.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, OllamaChatBackend, type ChatRole } from "../canary/chat-backend.js";
-import type { FetchLike } from "../canary/http-call.js";
+import { ChatClient, OllamaChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { checkNumCtx } from "../canary/options.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
@@ -19,14 +18,9 @@ const JUDGE_ROLE: ChatRole = Object.freeze({
   urlOption: "judge ollamaUrl",
 });
 
-export interface OllamaJudgeOptions {
-  readonly model?: string;
+/** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and num_ctx. */
+export interface OllamaJudgeOptions extends ChatClientOptions {
   readonly ollamaUrl?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
-  readonly fetch?: FetchLike;
   /**
    * Context window sent as options.num_ctx, sized to hold a checked text and the canary's reply;
    * null/undefined leaves the backend default, which can silently cut a long judge prompt.

@@ -3,20 +3,14 @@
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatRole } from "../canary/chat-backend.js";
-import type { FetchLike } from "../canary/http-call.js";
+import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
 
-export interface OpenAIJudgeOptions {
-  readonly model?: string;
+/** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and key. */
+export interface OpenAIJudgeOptions extends ChatClientOptions {
   readonly baseUrl?: string;
   readonly apiKey?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
-  readonly fetch?: FetchLike;
 }
 
 const JUDGE_ROLE: ChatRole = Object.freeze({

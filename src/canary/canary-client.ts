@@ -1,0 +1,179 @@
+// The skeleton both HTTP canary probes share (Ollama and OpenAI-compatible); each provider adds
+// only its own part: the request it posts, the evidence it keeps from a reply, and its proof that
+// the backend read the whole prompt. The skeleton holds the order a check follows, and it is the
+// same for both: the run's warm-up (once per instance, shared by concurrent callers, retried
+// after it could not reach the backend), the provider's checks before sending, one chat, the
+// transport and protocol failures as the backend classified them, the pinned-model check of a
+// pool member, then the provider's context proof. test() never throws for backend trouble: every
+// failure is a CanaryResult with a code, so a canary that did not run cannot look like a pass.
+// The backend (which holds the full URL and any API key) stays private to the chat client; the
+// probe shows only its model and endpoint origin, in String(), JSON and every message.
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
+import { ChatClient, type ChatClientOptions, type ChatRole, type ChatTurn, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
+import { failed, readChatObject, type ChatFailure, type ChatOutcome } from "./chat-exchange.js";
+import { errorClassName, type HttpCallOutcome } from "./http-call.js";
+import { checkSystemPrompt } from "./options.js";
+import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
+import { startCanaryResult } from "./result.js";
+import { CALIBRATION_PROBE_TEXT } from "./run-context.js";
+import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+
+/** Options every HTTP canary probe takes beside its provider's URL (and key). */
+export interface CanaryClientOptions extends ChatClientOptions {
+  readonly systemPrompt?: string;
+  /** Monotonic clock in milliseconds, for latency. */
+  readonly now?: () => number;
+  /**
+   * Check the `model` of every reply against `model` (a mismatch fails the check as
+   * `invalid_response`); set for the endpoints of a canary pool, where a URL may be a router.
+   */
+  readonly checkReplyModel?: boolean;
+}
+
+/** Why the warm-up gave no answer to calibrate on: the failure every check then reports. */
+export type WarmUpFailure = { readonly ok: false; readonly failureCode: CanaryFailureCode; readonly error: string };
+
+/** The provider's conclusion on one reply: the metadata of a success, or why it is not one. */
+export type ReplyProof = { readonly ok: true; readonly metadata: CanaryMetadata } | ChatFailure;
+
+/** The role of a canary probe on `urlOption`: its defaults and the names its messages use. */
+export function probeRole(model: string, urlOption: string): ChatRole {
+  return { defaults: { model, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption };
+}
+
+/** A request that could not be built (postChat gave none): reported as the probe's own failure. */
+const NO_REQUEST = failed("probe_exception", "Canary probe failed (UsageError)");
+
+/**
+ * A canary probe on a chat backend. `Warm` is what the provider's warm-up learnt (its calibration
+ * and server facts); `Plan` is what its checks before sending found (an exact prompt count).
+ */
+export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAIChatBackend, Warm extends { readonly ok: true }, Plan>
+  extends ChatClient<Backend>
+  implements CanaryProbe
+{
+  abstract readonly provider: "ollama" | "openai";
+  readonly systemPrompt: string;
+  /** Whether every reply's `model` must name this probe's model (see the options). */
+  readonly checkReplyModel: boolean;
+  readonly #now: () => number;
+  /** The warm-up in flight or answered; kept once answered, retried after a transport failure. */
+  #warmUp: Promise<Warm | WarmUpFailure> | null = null;
+  #settled: Warm | null = null;
+
+  /**
+   * `makeBackend` builds the provider's backend for the probe role it is given; the role's checks
+   * (the system prompt, then the provider's own `checkOwn`) run after the generation settings
+   * and before the URL and key, which is the order of refusals.
+   */
+  protected constructor(options: CanaryClientOptions, makeBackend: (check: () => void) => Backend, checkOwn: () => void = () => undefined) {
+    const own: { systemPrompt?: string } = {};
+    super(
+      makeBackend(() => {
+        own.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
+        checkOwn();
+      }),
+    );
+    this.systemPrompt = own.systemPrompt as string;
+    this.checkReplyModel = options.checkReplyModel === true;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
+  async test(userInput: string): Promise<CanaryResult> {
+    const result = startCanaryResult(this.model, this.#now);
+    const fail = (f: WarmUpFailure | ChatFailure): CanaryResult =>
+      "metadata" in f ? result.failure(f.failureCode, f.error, f.metadata, f.httpStatus) : result.failure(f.failureCode, f.error);
+    try {
+      const warm = await this.warmedUp();
+      if (!warm.ok) return fail(warm);
+      const plan = await this.beforeChat(userInput, warm);
+      if (isFailure(plan)) return fail(plan);
+      const outcome = await this.post({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
+      const chat: ChatOutcome = outcome === null ? NO_REQUEST : this.backend.interpret(outcome);
+      if (!chat.ok) {
+        if (chat.failureCode === "unavailable") this.onUnreachable();
+        return fail(chat);
+      }
+      const metadata = this.replyMetadata(chat.data);
+      if (this.checkReplyModel && !replyModelMatches(this.provider, chat.data["model"], this.model)) {
+        return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
+      }
+      const proof = this.proveReply(userInput, metadata, warm, plan);
+      return proof.ok ? result.success(chat.content, proof.metadata) : fail(proof);
+    } catch (error) {
+      // httpCall already turns transport errors into values; this catches anything unforeseen.
+      return result.failure("probe_exception", unforeseen(error), {});
+    }
+  }
+
+  /**
+   * The run's warm-up: on first use one chat of the calibration prompt with one output token,
+   * read by the provider's `warmUp`. Concurrent callers share one attempt; an answer is kept
+   * (until `forgetWarmUp`), while an attempt that failed is retried by the next call.
+   */
+  protected warmedUp(): Promise<Warm | WarmUpFailure> {
+    if (this.#warmUp === null) {
+      const attempt = this.warmUp().catch((error: unknown): WarmUpFailure => ({ ok: false, failureCode: "probe_exception", error: unforeseen(error) }));
+      this.#warmUp = attempt;
+      void attempt.then((outcome) => {
+        if (this.#warmUp !== attempt) return;
+        if (outcome.ok) this.#settled = outcome;
+        else this.#warmUp = null;
+      });
+    }
+    return this.#warmUp;
+  }
+
+  /** The warm-up's answer once it has come, else null; never makes a request. */
+  protected get settledWarmUp(): Warm | null {
+    return this.#settled;
+  }
+
+  /** Drops the warm-up's answer: the next check warms up again. */
+  protected forgetWarmUp(): void {
+    this.#warmUp = null;
+    this.#settled = null;
+  }
+
+  /**
+   * The calibration chat of the warm-up as a JSON object, or why there is none. `refusal` lets a
+   * provider name a failure of its own before the shared checks (Ollama: the model is missing).
+   */
+  protected async calibrationReply(
+    refusal: (outcome: HttpCallOutcome) => ChatFailure | null = () => null,
+  ): Promise<{ readonly ok: true; readonly data: Record<string, unknown> } | WarmUpFailure> {
+    const outcome = await this.post({ systemPrompt: this.systemPrompt, userContent: CALIBRATION_PROBE_TEXT, maxTokens: 1 });
+    const texts = { service: this.backend.service, origin: this.endpointOrigin, timeoutSeconds: this.timeoutSeconds };
+    const read = outcome === null ? NO_REQUEST : (refusal(outcome) ?? readChatObject(outcome, texts));
+    // The warm-up's failure is the run's: only its code and message are kept.
+    return read.ok ? read : { ok: false, failureCode: read.failureCode, error: read.error };
+  }
+
+  /** The provider's warm-up: the calibration reply (see calibrationReply) and what it learns from the server. */
+  protected abstract warmUp(): Promise<Warm | WarmUpFailure>;
+
+  /** POSTs one turn in the provider's request shape; null when no request can be built. */
+  protected abstract post(turn: ChatTurn): Promise<HttpCallOutcome | null>;
+
+  /** The provider's checks before the text is sent: a failure (nothing is sent), or what they found. */
+  protected abstract beforeChat(userInput: string, warm: Warm): Promise<Plan | ChatFailure>;
+
+  /** The backend's counts and timings a reply keeps as evidence. */
+  protected abstract replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata;
+
+  /** The provider's proof that the reply covers the whole prompt (the security checks of docs/canary.md). */
+  protected abstract proveReply(userInput: string, metadata: CanaryMetadata, warm: Warm, plan: Plan): ReplyProof;
+
+  /** Called when a check could not reach the backend; the Ollama probe proves its context again. */
+  protected onUnreachable(): void {}
+}
+
+/** The message of a failure nobody foresaw: the error's class name only, never its text. */
+function unforeseen(error: unknown): string {
+  return `Canary probe failed (${errorClassName(error)})`;
+}
+
+function isFailure<Plan>(plan: Plan | ChatFailure): plan is ChatFailure {
+  return typeof plan === "object" && plan !== null && (plan as { ok?: unknown }).ok === false;
+}
