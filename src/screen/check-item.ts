@@ -14,11 +14,10 @@
 // (block, degraded, flag, unexercised, pass; the text's on a tie) and its verdict (or error) is
 // the one of the part that decided it, a metadata verdict's summary starting `metadata: `. So a
 // block in the metadata blocks the item, a metadata check that did not run leaves the item not
-// fully screened, and the batch document's schema is unchanged (docs/screen.md). Such an item
-// is cached under the SHA-256 of both parts' digests, never under its text's alone.
+// fully screened, and the batch document's schema is unchanged (docs/screen.md). Each part is
+// cached under its own SHA-256, so an item whose text changed is checked for its text only.
 import { createHash } from "node:crypto";
 import { codePointLength } from "../core/codepoints.js";
-import { sha256Hex } from "../core/hash.js";
 import { BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
 import { metadataMaterial } from "../documents/segment-material.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -69,8 +68,10 @@ function metadataText(item: ScreenItem): string | null {
 function combined(text: BatchItem, metadata: BatchItem): BatchItem {
   if (rank(metadata.state) >= rank(text.state)) return text;
   const verdict = metadata.verdict === undefined ? {} : { verdict: { ...metadata.verdict, summary: `metadata: ${metadata.verdict.summary}` } };
-  const { verdict: _text, error: _error, ...rest } = text;
-  return { ...rest, state: metadata.state, ...verdict, ...(metadata.error === undefined ? {} : { error: metadata.error }) };
+  // `reused` and `checked_at` describe the verdict the item carries: the deciding part's.
+  const { verdict: _text, error: _error, reused: _reused, checked_at: _checkedAt, ...rest } = text;
+  const reused = metadata.reused === true ? { reused: true as const, ...(metadata.checked_at === undefined ? {} : { checked_at: metadata.checked_at }) } : {};
+  return { ...rest, state: metadata.state, ...verdict, ...(metadata.error === undefined ? {} : { error: metadata.error }), ...reused };
 }
 
 /** The check of one item against `pipeline`, as a function of the item (see the file comment). */
@@ -93,29 +94,30 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
       return { ...provenance, state: "degraded", error: name };
     }
   };
-  const check = async (item: ScreenItem, material: string | null, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
-    // The metadata first, as ingest screens it before the text.
-    const metadata = material === null ? null : await checkText(material, provenance);
-    const text = await checkText(item.text, provenance);
-    return metadata === null ? text : combined(text, metadata);
+  // One part (the text, or the labels and metadata material) checked, or taken from the cache under
+  // its own SHA-256: a record whose text changed keeps its labels' stored verdict, and the other way round.
+  const part = async (text: string, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
+    const key = createHash("sha256").update(text, "utf8").digest("hex");
+    const length = codePointLength(text);
+    const own = { ...provenance, sha256: key, length };
+    if (cache !== undefined) {
+      const hit = await cache.lookup(key);
+      if (hit !== null && hit.sha256 === key && hit.length === length && REUSABLE_STATES.has(hit.state)) {
+        return { ...hit, index: provenance.index, id: provenance.id, source: provenance.source };
+      }
+    }
+    const result = await checkText(text, own);
+    if (cache !== undefined && REUSABLE_STATES.has(result.state)) await cache.store(key, result);
+    return result;
   };
   return async (item) => {
-    const provenance = {
-      index: item.index,
-      id: item.id,
-      source: item.source,
-      sha256: createHash("sha256").update(item.text, "utf8").digest("hex"),
-      length: codePointLength(item.text),
-    };
+    const provenance = { index: item.index, id: item.id, source: item.source, sha256: "", length: 0 };
     const material = metadataText(item);
-    if (cache === undefined) return check(item, material, provenance);
-    const key = material === null ? provenance.sha256 : sha256Hex(`${provenance.sha256}\n${sha256Hex(material)}`);
-    const hit = await cache.lookup(key);
-    if (hit !== null && hit.sha256 === key && hit.length === provenance.length && REUSABLE_STATES.has(hit.state)) {
-      return { ...hit, index: provenance.index, id: provenance.id, source: provenance.source, sha256: provenance.sha256 };
-    }
-    const result = await check(item, material, provenance);
-    if (REUSABLE_STATES.has(result.state)) await cache.store(key, result);
-    return result;
+    // The labels and metadata first, as ingest screens them before the text.
+    const labels = material === null ? null : await part(material, provenance);
+    const text = await part(item.text, provenance);
+    // The item's provenance is its text's (SHA-256 and length), whichever part decided it.
+    const decided = labels === null ? text : combined(text, labels);
+    return { ...decided, sha256: text.sha256, length: text.length };
   };
 }

@@ -105,7 +105,8 @@ describe("a canary server that does not answer", () => {
 describe("a model removed while a run goes on", () => {
   it("Ollama's 404 'model not found' on a check is coverage_reason model_not_found, and the warning says to pull it", async () => {
     const removed = { fault: "status" as const, status: 404, body: JSON.stringify({ error: "model 'qwen2.5:1.5b' not found" }) };
-    ollama.enqueue(removed, removed, removed);
+    // Each item is two checks (its id, then its text), and every one meets the removed model.
+    ollama.enqueue(removed, removed, removed, removed, removed, removed);
     const run = await runCli(["screen", "--ollama-url", ollama.url, "--max-canary-failures", "0"], { stdin: batch });
     expect(run.code).toBe(2);
     const document = JSON.parse(run.stdout) as { items: Array<{ state: string; verdict: { layers: Array<{ name: string; coverage_reason?: string }> } }> };
