@@ -18,4 +18,3 @@ export interface Rule {
    */
   readonly requires?: string;
 }
-
