@@ -31,6 +31,7 @@ import {
 } from "./run-context.js";
 
 import { DEFAULT_CANARY_MODEL } from "./defaults.js";
+import { brandCanary, type ProbeIdentity } from "./identity.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
 export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_CANARY_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "ollamaUrl" });
@@ -96,6 +97,13 @@ export class OllamaCanaryProbe extends ChatClient<OllamaChatBackend> implements 
     this.checkReplyModel = options.checkReplyModel === true;
     this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
+    brandCanary(this, "ollama", new.target === OllamaCanaryProbe);
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens };
   }
 
   /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */

@@ -26,6 +26,7 @@ import type { CanaryFailureCode } from "./types.js";
 import type { OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
+import { brandCanary, type ProbeIdentity } from "./identity.js";
 
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
 const PROBE_ROLE: ChatRole = Object.freeze({ defaults: { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 10, maxTokens: 256 }, name: "", urlOption: "baseUrl" });
@@ -104,6 +105,13 @@ export class OpenAICanaryProbe extends ChatClient<OpenAIChatBackend> implements 
     this.checkReplyModel = options.checkReplyModel === true;
     this.#endpoint = this.backend.endpoint;
     this.#now = options.now ?? (() => performance.now());
+    brandCanary(this, "openai", new.target === OpenAICanaryProbe);
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens };
   }
 
   /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
