@@ -1,6 +1,7 @@
 // What `index` and `verify --index` print: a summary line on success, the problems (at most
 // DEFAULT_PROBLEMS_SHOWN, the rest counted) otherwise, and unreadable files on stderr.
-import type { BuildShardIndexResult, VerifyShardIndexResult } from "../src/verify/shard-index.js";
+import type { BuildShardIndexResult } from "../src/shard-index/build.js";
+import type { VerifyShardIndexResult } from "../src/verify/shard-index.js";
 import type { ShardIndexProblem } from "../src/verify/shard-pairs.js";
 import { DEFAULT_PROBLEMS_SHOWN } from "../src/verify/problems.js";
 import { writeOut, type CliIo } from "./io.js";

@@ -321,15 +321,12 @@ export {
  */
 export {
   buildShardIndex,
-  verifyShardIndex,
   parseShardPairArgument,
-  normalizeIndexPin,
   type BuildShardIndexOptions,
   type BuildShardIndexResult,
-  type VerifyShardIndexOptions,
-  type VerifyShardIndexResult,
   type ShardPairArgument,
-} from "./verify/shard-index.js";
+} from "./shard-index/build.js";
+export { verifyShardIndex, normalizeIndexPin, type VerifyShardIndexOptions, type VerifyShardIndexResult } from "./verify/shard-index.js";
 export { SHARD_INDEX_PROBLEM_CODES, type ShardIndexProblem, type ShardIndexProblemCode } from "./verify/shard-pairs.js";
 export { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex, type IndexShard } from "./documents/ingest-index.js";
 export {

@@ -1,8 +1,8 @@
 // `little-canary index --out INDEX M1:E1 M2:E2 ...`: every shard's pair verified, the shards
 // checked to tile one input exactly once, then the canonical index written atomically.
-// Arguments → `buildShardIndex` (src/verify/shard-index.ts) → print → INDEX_EXIT.
+// Arguments → `buildShardIndex` (src/shard-index/build.ts) → print → INDEX_EXIT.
 import { Command } from "commander";
-import { buildShardIndex } from "../../src/verify/shard-index.js";
+import { buildShardIndex } from "../../src/shard-index/build.js";
 import { INDEX_EXIT } from "../exit-codes.js";
 import { indexSummary, printProblems, printUnreadable } from "../index-output.js";
 import { writeOut, type CliIo } from "../io.js";

@@ -5,18 +5,15 @@
 //
 // The identity is derived only from a pipeline this library built (pipeline/genuine.ts) whose
 // probe, analyzer and structural filter are the library's own classes with the settings the
-// pipeline was constructed with; anything else, a disabled canary, or an unknown model digest
+// pipeline was constructed with (the canary backend reports its part itself, canary/identity.ts); anything else, a disabled canary, or an unknown model digest
 // gives no identity, and then the caller must not use the cache. Being unable to identify a
 // pipeline costs a re-check; identifying it wrongly would reuse a verdict a different check
 // might not have given, so every doubt ends in "no identity". docs/cache.md lists each field.
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { BehavioralAnalyzer, REGEX_ANALYZER_VERSION } from "../analysis/behavioral.js";
-import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
-import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import { verifiedCanaryIdentity } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
-import { CanaryPool } from "../canary/pool.js";
-import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { JUDGE_SYSTEM_PROMPT } from "../judge/judge-prompt.js";
 import { JUDGE_RULES_VERSION } from "../judge/judge-verdict.js";
 import { OllamaJudge } from "../judge/ollama-judge.js";
@@ -230,22 +227,13 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   if (!exactly(filter, StructuralFilter, ["check"]) || filter.maxInputLength !== o.maxInputLength) {
     return refuse("the pipeline's structural filter is not the library's own");
   }
-  const probeType = o.provider === "ollama" ? OllamaCanaryProbe : o.provider === "embedded" ? EmbeddedCanaryProbe : OpenAICanaryProbe;
-  let probe: unknown = pipeline.probe;
-  let fingerprint: string | null = null;
-  if (probe instanceof CanaryPool) {
-    // A pool's endpoints share one set of settings (the pool refuses others) and one pinned identity.
-    if (!exactly(probe, CanaryPool, ["test", "pin"]) || !probe.members.every((m) => exactly(m.probe, probeType, ["test"]))) {
-      return refuse("the pipeline's canary pool is not the library's own");
-    }
-    const pinned = probe.knownPin;
-    if (pinned === null || !pinned.ok) return refuse("the canary pool's identity is not pinned");
-    fingerprint = pinned.identity.fingerprintSha256;
-    probe = (probe.members[0] as { probe: unknown }).probe;
-  }
-  if (!exactly(probe, probeType, ["test"])) return refuse("the pipeline's canary probe is not the library's own");
-  const p = probe as OllamaCanaryProbe | OpenAICanaryProbe | EmbeddedCanaryProbe;
-  const numCtx = p instanceof OllamaCanaryProbe ? p.numCtx : null;
+  // The backend reports its own identity; it is trusted only from the library's own, unmodified one.
+  const p = verifiedCanaryIdentity(pipeline.probe, o.provider);
+  if (typeof p === "string") return refuse(p);
+  // A pool's endpoints share one set of settings (the pool refuses others) and one pinned identity.
+  if (p.poolFingerprintSha256 === null) return refuse("the canary pool's identity is not pinned");
+  const fingerprint = p.poolFingerprintSha256 ?? null;
+  const numCtx = p.numCtx;
   if (
     p.model !== o.canaryModel ||
     p.systemPrompt !== pipeline.systemPrompt ||
@@ -259,8 +247,8 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   const served = o.provider === "openai" ? servedIdentity(p.model, options.server ?? null) : null;
   if (typeof served === "string") return refuse(served);
   // An embedded model is its file: the SHA-256 checked when the engine opened, not a caller's word.
-  const embedded = p instanceof EmbeddedCanaryProbe ? p.knownIdentity : null;
-  if (p instanceof EmbeddedCanaryProbe && embedded === null) return refuse("the embedded canary has not been opened");
+  const embedded = p.embedded ?? null;
+  if (p.embedded === null) return refuse("the embedded canary has not been opened");
   const modelDigest = served !== null ? served.digest : embedded !== null ? `sha256:${embedded.sha256}` : options.modelDigest;
   if (typeof modelDigest !== "string" || !DIGEST.test(modelDigest)) return refuse("the canary model's digest is unknown");
   const analysis = o.judgeModel === null ? regexIdentity(pipeline) : judgeIdentity(pipeline, options.judgeModelDigest);

@@ -38,6 +38,7 @@ import { checkMaxTokens, checkSeed, checkSystemPrompt, checkTemperature, checkTi
 import { startCanaryResult } from "./result.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
+import { brandCanary, type ProbeIdentity } from "./identity.js";
 
 /** Options of the embedded probe; `modelPath` and `sha256` are required. */
 export interface EmbeddedCanaryProbeOptions {
@@ -174,6 +175,13 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     this.#loader = options.loader ?? importEmbeddedEngine;
     this.#pulled = options.pulled === true;
     this.#now = options.now ?? (() => performance.now());
+    brandCanary(this, "embedded", new.target === EmbeddedCanaryProbe);
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts); `embedded` is null until the engine opened. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens, embedded: this.knownIdentity };
   }
 
   /**

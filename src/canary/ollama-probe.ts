@@ -30,6 +30,7 @@ import {
 import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
 import { DEFAULT_CANARY_MODEL } from "./defaults.js";
 
+import { brandCanary, type ProbeIdentity } from "./identity.js";
 export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
@@ -61,6 +62,13 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
       },
     );
     this.numCtx = own.numCtx ?? null;
+    brandCanary(this, "ollama", new.target === OllamaCanaryProbe);
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens };
   }
 
   protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {

@@ -20,6 +20,7 @@ import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { failed, type ChatFailure } from "./chat-exchange.js";
 import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
+import { brandCanary, type ProbeIdentity } from "./identity.js";
 
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
 
@@ -67,6 +68,13 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   constructor(options: OpenAICanaryProbeOptions = {}) {
     // The system prompt is checked after the generation settings and before the key and URL.
     super(options, (check) => new OpenAIChatBackend(options, { ...probeRole(DEFAULT_OPENAI_MODEL, "baseUrl"), check }));
+    brandCanary(this, "openai", new.target === OpenAICanaryProbe);
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens };
   }
 
   protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {

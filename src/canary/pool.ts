@@ -21,6 +21,7 @@ import { replyModelMismatchText } from "./reply-model.js";
 import { startCanaryResult } from "./result.js";
 import type { CanaryFailureCode, CanaryProbe, CanaryProvider, CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
+import { brandCanary, type ProbeIdentity } from "./identity.js";
 
 /** Most endpoints one check is sent to (the first try included). */
 export const MAX_POOL_ATTEMPTS = 3;
@@ -149,6 +150,16 @@ export class CanaryPool implements CanaryProbe {
     this.#onWarning = options.onWarning ?? (() => {});
     this.#onAttempt = options.onAttempt ?? null;
     this.#now = options.now ?? (() => performance.now());
+    brandCanary(this, "pool", new.target === CanaryPool);
+  }
+
+  /**
+   * What of this pool can change a verdict (canary/identity.ts): its endpoints' shared settings
+   * (the constructor refuses others) and the pinned behavioural fingerprint, null until pinned.
+   */
+  identity(): ProbeIdentity {
+    const pinned = this.#settled;
+    return { ...(this.members[0] as PoolMember).probe.identity(), poolFingerprintSha256: pinned?.ok ? pinned.identity.fingerprintSha256 : null };
   }
 
   /** The seed every endpoint is sent (the same for all). */

@@ -16,7 +16,7 @@ import { codePointLength } from "../core/codepoints.js";
 import { UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
-import type { HoldReason, SegmentState } from "./schemas.js";
+import type { HoldReason, SegmentState } from "./states.js";
 
 /** Largest allow file read, in bytes. */
 export const MAX_ALLOW_FILE_BYTES = 4 * 1024 * 1024;

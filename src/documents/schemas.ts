@@ -10,6 +10,7 @@ import { COVERAGES, type Coverage, VerdictJsonSchema } from "./verdict-schema.js
 import { MetadataMapSchema } from "./metadata-map.js";
 import { ManifestShardSchema } from "./shard.js";
 import { AllowEntrySchema, MAX_ALLOW_ENTRIES } from "./allowlist.js";
+import { HOLD_REASONS, SEGMENT_STATES, type HoldReason } from "./states.js";
 
 /** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
@@ -18,12 +19,9 @@ export const EXPORT_SCHEMA = "little-canary-ingest-export/v1";
 /** The schema name of the batch document `screen` prints. */
 export const BATCH_SCHEMA = "little-canary-batch/v1";
 
-/** Every reason a record can be held, in their fixed order. */
-export const HOLD_REASONS = ["malformed", "over_budget", "blocked", "flagged", "degraded", "unexercised", "error", "incomplete"] as const;
-export type HoldReason = (typeof HOLD_REASONS)[number];
-
-export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
-export type SegmentState = (typeof SEGMENT_STATES)[number];
+// The vocabularies live in states.ts so that allowlist.ts, which this file imports, can use them
+// without importing this file back.
+export { HOLD_REASONS, SEGMENT_STATES, type HoldReason, type SegmentState } from "./states.js";
 
 /** `not_checked`: some planned part of the record was never inspected and nothing was detected in the rest. */
 export const DETECTIONS = ["none", "flag", "block", "not_checked"] as const;

@@ -3,7 +3,18 @@
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import type { Analyzer } from "../analysis/types.js";
-import type { SecurityPipeline } from "./pipeline.js";
+import type { CanaryProbe } from "../canary/types.js";
+import type { ResolvedPipelineOptions } from "./options.js";
+
+/**
+ * What a readiness report reads of a pipeline: its options and its two backends. A structural
+ * type, so this module needs nothing from pipeline.ts (which calls it) and no import cycle forms.
+ */
+export interface HealthSubject {
+  readonly options: ResolvedPipelineOptions;
+  readonly probe: CanaryProbe;
+  readonly analyzer: Analyzer;
+}
 
 /** Readiness of a pipeline: its configuration and whether its backends answer; no secrets. */
 export interface HealthReport {
@@ -53,7 +64,8 @@ function analyzerCheck(analyzer: Analyzer): (() => Promise<boolean>) | null {
   return isAvailable === undefined ? null : () => isAvailable.call(analyzer);
 }
 
-export async function buildHealthReport(pipeline: SecurityPipeline): Promise<HealthReport> {
+/** The readiness report of `pipeline`: its configuration, then each backend asked whether it answers. */
+export async function buildHealthReport(pipeline: HealthSubject): Promise<HealthReport> {
   const o = pipeline.options;
   const report: HealthDraft = {
     structural_filter: o.enableStructuralFilter,

@@ -7,9 +7,9 @@
 // command prints one warning naming the endpoint and the failure.
 //
 // The breaker only reads serialized verdicts, so it works with any genuine pipeline and needs
-// nothing from the canary clients. "Consecutive" is in completion order: with concurrency the
+// nothing from the canary clients or the pipeline (what a pipeline's checks cost the canary is
+// pipeline/canary-profile.ts). "Consecutive" is in completion order: with concurrency the
 // checks already in flight when it opens still finish on their own.
-import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 
 /** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
@@ -91,31 +91,4 @@ export class CanaryCircuitBreaker {
       this.#trip = Object.freeze({ reason: observation.reason, failures: this.#consecutive, answeredBefore: this.#answered });
     }
   }
-}
-
-/**
- * How a pipeline's checks relate to the canary, read once per run. `canaryCalls` is false only
- * for a library pipeline with the canary disabled: its checks are structural only and cost
- * microseconds. `skipsCanaryOn` tells, for a text, whether a check of it is certain not to call
- * the canary (no canary at all, or a structural block that ends the check first), so it can
- * still run after the breaker opened, or after a record stopped, at no canary cost; null when
- * that cannot be known.
- */
-export interface CanaryProfile {
-  readonly canaryCalls: boolean;
-  readonly skipsCanaryOn: ((text: string) => boolean) | null;
-}
-
-export function canaryProfile(pipeline: unknown): CanaryProfile {
-  // Only a frozen pipeline of this library's own class is known to behave as its options say.
-  if (!(pipeline instanceof SecurityPipeline) || Object.getPrototypeOf(pipeline) !== SecurityPipeline.prototype || !Object.isFrozen(pipeline)) {
-    return { canaryCalls: true, skipsCanaryOn: null };
-  }
-  const o = pipeline.options;
-  if (!o.enableCanary) return { canaryCalls: false, skipsCanaryOn: () => true };
-  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") {
-    return { canaryCalls: true, skipsCanaryOn: null };
-  }
-  const filter = pipeline.structuralFilter;
-  return { canaryCalls: true, skipsCanaryOn: (text) => filter.check(text).blocked };
 }

@@ -18,7 +18,8 @@ import * as L from "./labels.js";
 import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { RuleTriggers } from "./rule-triggers.js";
-import { BUILTIN_RULES, ruleMatches, type Rule } from "./rules.js";
+import type { Rule } from "./rule.js";
+import { BUILTIN_RULES, ruleMatches } from "./rules.js";
 import { type CharacterScan, scanCharacters } from "./unicode.js";
 
 /** What the structural filter found: whether the text is blocked, and why. */

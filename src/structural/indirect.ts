@@ -20,7 +20,7 @@
 // class does not accept; a README that says "run npm install" addresses no AI.
 
 import * as L from "./labels.js";
-import type { Rule, RuleScope } from "./rules.js";
+import type { Rule, RuleScope } from "./rule.js";
 
 function rule(label: string, scope: RuleScope, source: string, flags: string): Rule {
   return { label, scope, re: new RegExp(source, `${flags}g`) };

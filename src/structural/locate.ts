@@ -8,7 +8,8 @@
 
 import { explainReason } from "./explanations.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
-import { BUILTIN_RULES, ruleSpans, type Rule } from "./rules.js";
+import type { Rule } from "./rule.js";
+import { BUILTIN_RULES, ruleSpans } from "./rules.js";
 
 /** Locations reported per reason, at most. */
 export const MAX_LOCATIONS_PER_REASON = 3;

@@ -11,7 +11,7 @@
 // ReDoS discipline as in rules.ts: bounded gaps only, no nested unbounded quantifiers.
 
 import * as L from "./labels.js";
-import type { Rule, RuleScope } from "./rules.js";
+import type { Rule, RuleScope } from "./rule.js";
 
 function rule(label: string, scope: RuleScope, source: string, flags: string): Rule {
   return { label, scope, re: new RegExp(source, `${flags}g`) };

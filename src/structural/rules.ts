@@ -23,6 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
+import type { Rule, RuleScope } from "./rule.js";
 
 /**
  * Version of the structural rule set: the built-in rules here, the normalised views
@@ -32,21 +33,6 @@ import { MULTILINGUAL_RULES } from "./multilingual.js";
  * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
  */
 export const STRUCTURAL_RULES_VERSION = 2;
-
-export type RuleScope = "language" | "code" | "encoding" | "script";
-
-export interface Rule {
-  readonly label: string;
-  readonly scope: RuleScope;
-  /** Always compiled with the `g` flag so matches can be enumerated (bounded) for `accept`. */
-  readonly re: RegExp;
-  readonly accept?: (match: RegExpExecArray) => boolean;
-  /**
-   * A literal that every match of `re` contains (case-sensitively): a text without it cannot
-   * match, so the search is skipped. Only for literals the pattern itself makes mandatory.
-   */
-  readonly requires?: string;
-}
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;

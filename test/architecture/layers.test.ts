@@ -1,35 +1,78 @@
-// The layering of src/ (docs/architecture.md) checked on the real import graph: no import goes
-// up the table, no two folders import each other even indirectly, and only cli/ itself, the
-// CLI tests and scripts reach cli/ modules.
+// The layering of src/ (docs/architecture.md) checked on the real import graph: every import is
+// an edge the allowed-edge table lists, the table lists no edge the code does not use and none a
+// "never" rule forbids, no file imports itself through others, the read-only verify entry loads
+// no writer, and only cli/ itself, the CLI tests and scripts reach cli/ modules.
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LAYERS, cliImporters, folderCycles, importGraph, importSpecifiers, layerViolations, tsFiles, type ImportEdge } from "../support/import-graph.js";
+import {
+  cliImporters,
+  fileCycles,
+  folderCycles,
+  folderEdges,
+  importClosure,
+  importGraph,
+  importSpecifiers,
+  layerViolations,
+  neverViolations,
+  parseEdgeTable,
+  parseNeverRules,
+  tableCycles,
+  tsFiles,
+  unusedAllowances,
+  type ImportEdge,
+} from "../support/import-graph.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
+const DOC = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+const TABLE = parseEdgeTable(DOC);
+const NEVER = parseNeverRules(DOC);
 const srcEdges = importGraph(ROOT, tsFiles(ROOT, "src"));
+const tableEdges = [...TABLE].flatMap(([from, to]) => [...to].map((folder) => `${from} -> ${folder}`));
 
 describe("layers of src/", () => {
-  it("the graph is read (every folder of src/ is in the table and has imports)", () => {
+  it("the graph and the table are read (every folder of src/ has a row; the rules are there)", () => {
     expect(srcEdges.length).toBeGreaterThan(300);
-    const folders = new Set(tsFiles(ROOT, "src").map((file) => file.split("/")[1]));
-    const tabled = new Set(LAYERS.flatMap((layer) => layer.folders));
-    expect([...folders].filter((folder) => !tabled.has(folder as string))).toEqual([]);
+    expect(TABLE.size).toBeGreaterThan(20);
+    expect(NEVER.length).toBeGreaterThan(5);
+    const folders = new Set(tsFiles(ROOT, "src").map((file) => file.split("/")[1] as string));
+    expect([...folders].filter((folder) => !TABLE.has(folder))).toEqual([]);
+    expect([...TABLE.keys()].filter((folder) => !folders.has(folder))).toEqual([]);
   });
 
-  it("docs/architecture.md shows the same layering table as the check", () => {
-    const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
-    const rows = [...doc.matchAll(/^\| \d+ \| (\w+) \| `([^`/]+)\/?` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
-    expect(rows).toEqual(LAYERS.flatMap((layer) => layer.folders.map((folder) => `${layer.name}:${folder}`)));
+  it("every import in src/ is an edge the table allows", () => {
+    expect(layerViolations(srcEdges, TABLE).map((v) => `${v.from} -> ${v.to}: ${v.reason}`)).toEqual([]);
   });
 
-  it("no import in src/ goes against the layering table", () => {
-    expect(layerViolations(srcEdges).map((v) => `${v.from} -> ${v.to}: ${v.reason}`)).toEqual([]);
+  it("the table allows no edge that no import uses", () => {
+    expect(unusedAllowances(srcEdges, TABLE)).toEqual([]);
   });
 
-  it("no folder-level import cycle in src/", () => {
+  it("neither the table nor the code has an edge a never rule forbids", () => {
+    expect(neverViolations(tableEdges, NEVER)).toEqual([]);
+    expect(neverViolations(folderEdges(srcEdges), NEVER)).toEqual([]);
+  });
+
+  it("the table runs bottom up (a row lists only rows above it), so no folder cycle can be allowed", () => {
+    const rows = [...TABLE.keys()];
+    const upward = tableEdges.filter((edge) => {
+      const [from, to] = edge.split(" -> ") as [string, string];
+      return rows.indexOf(to) < 0 || rows.indexOf(to) > rows.indexOf(from);
+    });
+    expect(upward).toEqual([]);
+    expect(tableCycles(TABLE)).toEqual([]);
     expect(folderCycles(srcEdges)).toEqual([]);
+  });
+
+  it("no file of src/ imports itself through others (type-only imports count too)", () => {
+    expect(fileCycles(srcEdges)).toEqual([]);
+  });
+
+  it("the little-canary/verify entry loads no publish/ module, no writer and no canary client", () => {
+    const closure = importClosure(srcEdges, "src/verify/index.ts");
+    expect(closure.length).toBeGreaterThan(10);
+    expect(closure.filter((file) => /^src\/(publish|spool|canary|pipeline|ingest|cache|shard-index)\//.test(file))).toEqual([]);
   });
 
   it("judges take provider defaults and checks from canary/ modules, not from the probe classes; analysis reads no canary backend", () => {
@@ -47,18 +90,74 @@ describe("layers of src/", () => {
 
 describe("the layering check is not vacuous", () => {
   const edge = (from: string, to: string): ImportEdge => ({ from, to });
+  const table = parseEdgeTable(
+    [
+      "## The layering table",
+      "",
+      "| Folder | May import |",
+      "|---|---|",
+      "| `core/` | nothing |",
+      "| `documents/` | `core` |",
+      "| `publish/` | `core`, `documents` |",
+      "| `verify/` | `core`, `documents` |",
+      "",
+      "## Never",
+      "",
+      "| From | Never imports | Why |",
+      "|---|---|---|",
+      "| `verify` | `publish` | read-only |",
+      "| `*` | `cli` | shell |",
+      "",
+    ].join("\n"),
+  );
 
-  it("an upward import is reported (core importing documents, canary importing pipeline)", () => {
-    const violations = layerViolations([
-      edge("src/core/hash.ts", "src/documents/schemas.ts"),
-      edge("src/canary/ollama-probe.ts", "src/pipeline/pipeline.ts"),
-      edge("src/ingest/run.ts", "src/publish/publish.ts"),
+  it("the table and the never rules are read from their sections", () => {
+    expect([...table].map(([from, to]) => `${from}: ${[...to].join(",")}`)).toEqual([
+      "core: ",
+      "documents: core",
+      "publish: core,documents",
+      "verify: core,documents",
     ]);
-    expect(violations.map((v) => v.from)).toEqual(["src/core/hash.ts", "src/canary/ollama-probe.ts"]);
-    expect(violations[0]?.reason).toBe("core (core) imports documents (documents), which is above it");
+    expect(parseNeverRules("## Never\n\n| `verify`, `server` | `publish` | read-only |\n")).toEqual([
+      { from: ["verify", "server"], to: ["publish"], why: "read-only" },
+    ]);
   });
 
-  it("a cycle between folders is reported, including one through a third folder", () => {
+  it("an edge the table does not list, a folder without a row and src/ reaching into cli/ are reported", () => {
+    const violations = layerViolations(
+      [
+        edge("src/core/hash.ts", "src/documents/schemas.ts"),
+        edge("src/verify/shard-index.ts", "src/publish/atomic-write.ts"),
+        edge("src/publish/publish.ts", "src/documents/schemas.ts"),
+        edge("src/newthing/a.ts", "src/core/hash.ts"),
+        edge("src/verify/files.ts", "cli/io.ts"),
+        edge("src/verify/files.ts", "package.json"),
+      ],
+      table,
+    );
+    expect(violations.map((v) => v.reason)).toEqual([
+      "core may not import documents (not in its row of the layering table)",
+      "verify may not import publish (not in its row of the layering table)",
+      "src/newthing is not in the layering table",
+      "src/ imports code outside src/ (cli/)",
+    ]);
+    expect(cliImporters([edge("bench/crash-child.ts", "cli/commands/ingest.ts")])).toEqual(["bench/crash-child.ts"]);
+  });
+
+  it("an allowance nothing uses and an edge a never rule forbids are reported", () => {
+    const edges = [edge("src/documents/schemas.ts", "src/core/hash.ts"), edge("src/publish/pair.ts", "src/core/hash.ts")];
+    expect(unusedAllowances(edges, table)).toEqual(["publish -> documents", "verify -> core", "verify -> documents"]);
+    const rules = parseNeverRules("## Never\n\n| `verify` | `publish` | read-only |\n| `*` | `cli` | shell |\n");
+    expect(neverViolations(["verify -> publish", "verify -> core", "ingest -> cli"], rules)).toEqual([
+      "verify -> publish: never (read-only)",
+      "ingest -> cli: never (shell)",
+    ]);
+    expect(folderEdges([edge("src/verify/a.ts", "cli/io.ts"), edge("src/verify/a.ts", "src/verify/b.ts"), edge("src/verify/a.ts", "package.json")])).toEqual([
+      "verify -> cli",
+    ]);
+  });
+
+  it("a cycle between folders (even through a third), between files, and in the table is reported", () => {
     expect(
       folderCycles([
         edge("src/ingest/run.ts", "src/documents/schemas.ts"),
@@ -67,15 +166,30 @@ describe("the layering check is not vacuous", () => {
         edge("src/verify/index.ts", "src/core/hash.ts"),
       ]),
     ).toEqual([["documents", "ingest", "publish"]]);
+    expect(
+      fileCycles([
+        edge("src/documents/allowlist.ts", "src/documents/schemas.ts"),
+        edge("src/documents/schemas.ts", "src/documents/allowlist.ts"),
+        edge("src/documents/schemas.ts", "src/core/hash.ts"),
+        edge("src/core/self.ts", "src/core/self.ts"),
+      ]),
+    ).toEqual([["src/core/self.ts"], ["src/documents/allowlist.ts", "src/documents/schemas.ts"]]);
+    expect(
+      tableCycles(
+        new Map([
+          ["a", new Set(["b"])],
+          ["b", new Set(["a"])],
+        ]),
+      ),
+    ).toEqual([["a", "b"]]);
   });
 
-  it("a folder missing from the table and src/ reaching into cli/ are reported", () => {
-    const reasons = layerViolations([edge("src/newthing/a.ts", "src/core/hash.ts"), edge("src/ingest/files.ts", "cli/io.ts")]).map((v) => v.reason);
-    expect(reasons).toEqual(["src/newthing is not in the layering table", "src/ imports code outside src/ (cli/)"]);
-    expect(cliImporters([edge("bench/crash-child.ts", "cli/commands/ingest.ts")])).toEqual(["bench/crash-child.ts"]);
+  it("the import closure of a file follows re-exports through every folder", () => {
+    const edges = [edge("src/verify/index.ts", "src/verify/a.ts"), edge("src/verify/a.ts", "src/publish/w.ts"), edge("src/ingest/x.ts", "src/spool/s.ts")];
+    expect(importClosure(edges, "src/verify/index.ts")).toEqual(["src/publish/w.ts", "src/verify/a.ts", "src/verify/index.ts"]);
   });
 
-  describe("on a real file with an upward import", () => {
+  describe("on real files with a forbidden import", () => {
     const dir = mkdtempSync(join(tmpdir(), "layers-"));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -100,7 +214,11 @@ describe("the layering check is not vacuous", () => {
         edge("src/core/upward.ts", "cli/io.ts"),
         edge("src/pipeline/pipeline.ts", "src/core/hash.ts"),
       ]);
-      expect(layerViolations(edges).map((v) => v.to)).toEqual(["src/pipeline/pipeline.ts", "cli/io.ts"]);
+      const rows = new Map([
+        ["core", new Set<string>()],
+        ["pipeline", new Set(["core"])],
+      ]);
+      expect(layerViolations(edges, rows).map((v) => v.to)).toEqual(["src/pipeline/pipeline.ts", "cli/io.ts"]);
       expect(folderCycles(edges)).toEqual([["core", "pipeline"]]);
       expect(cliImporters(edges)).toEqual(["src/core/upward.ts"]);
     });

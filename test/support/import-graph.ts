@@ -1,51 +1,12 @@
-// The module import graph of the repository and the layering rule it must follow. The table
-// below is the same as the one in docs/architecture.md: a folder of src/ may import its own
-// folder and folders listed before it, never one listed after it, and nothing under src/
-// imports cli/. Specifiers are read with the TypeScript scanner (static `import`, `export ...
-// from`, `import type` and dynamic `import("...")`), so comments and strings are not mistaken
-// for imports.
+// The module import graph of the repository and the layering rules it must follow, both read
+// from docs/architecture.md: the allowed-edge table (which folder of src/ may import which) and
+// the "never" rules (edges no change may add, whatever the table says). Specifiers are read with
+// the TypeScript scanner (static `import`, `export ... from`, `import type` and dynamic
+// `import("...")`), so comments and strings are not mistaken for imports; a type-only import is
+// an edge like any other.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, posix, relative } from "node:path";
 import ts from "typescript";
-
-/** One layer: its name and its folders under src/, in dependency order (a folder may use the earlier ones). */
-export interface Layer {
-  readonly name: string;
-  readonly folders: readonly string[];
-}
-
-/**
- * The layering table, bottom up. Within a layer the folder order is also binding: `judge` may use
- * `canary` and `analysis`, `ingest` may use `publish`, never the other way round.
- */
-export const LAYERS: readonly Layer[] = [
-  { name: "core", folders: ["core"] },
-  { name: "documents", folders: ["documents"] },
-  { name: "detection", folders: ["structural", "canary", "analysis", "judge", "pipeline"] },
-  {
-    name: "stages",
-    folders: [
-      "schedule",
-      "spool",
-      "config",
-      "cache",
-      "jsonl",
-      "check",
-      "screen",
-      "publish",
-      "report",
-      "ingest",
-      "verify",
-      "rag",
-      "server",
-      "demo",
-      "eval",
-      "integrations",
-    ],
-  },
-  // src/index.ts, the public entry point, sits above every folder of src/.
-  { name: "entry", folders: ["index.ts"] },
-];
 
 /** One import: the importing file and the file it names, both relative to the repository root. */
 export interface ImportEdge {
@@ -53,9 +14,19 @@ export interface ImportEdge {
   readonly to: string;
 }
 
-/** An import that breaks the layering table, with the reason in words. */
+/** An import that breaks the layering rules, with the reason in words. */
 export interface LayerViolation extends ImportEdge {
   readonly reason: string;
+}
+
+/** The allowed-edge table: each folder of src/ (and `index.ts`) with the folders it may import. */
+export type EdgeTable = ReadonlyMap<string, ReadonlySet<string>>;
+
+/** One "never" rule: none of `from` (`*`: any folder) may import any of `to` (`*`: any other folder). */
+export interface NeverRule {
+  readonly from: readonly string[];
+  readonly to: readonly string[];
+  readonly why: string;
 }
 
 /** Relative specifiers named by `source` (imports, re-exports, dynamic imports). */
@@ -90,7 +61,7 @@ export function importGraph(root: string, files: readonly string[]): ImportEdge[
 }
 
 /**
- * The folder of a path for the layering rule: the first folder under src/ (`src/index.ts` is
+ * The folder of a path for the layering rules: the first folder under src/ (`src/index.ts` is
  * "index.ts"), "cli" for cli/, and the path's own first segment for anything else.
  */
 export function folderOf(path: string): string {
@@ -99,22 +70,80 @@ export function folderOf(path: string): string {
   return parts[0] as string;
 }
 
-/** Each folder of src/ with its position in the flattened table (lower may be imported by higher). */
-export function folderRanks(layers: readonly Layer[]): Map<string, { rank: number; layer: string }> {
-  const ranks = new Map<string, { rank: number; layer: string }>();
-  for (const layer of layers) for (const folder of layer.folders) ranks.set(folder, { rank: ranks.size, layer: layer.name });
-  return ranks;
+/** The table section of `markdown` that starts at heading `title`, up to the next `## ` heading. */
+function section(markdown: string, title: string): string {
+  const start = markdown.split("\n").indexOf(`## ${title}`);
+  if (start < 0) throw new Error(`docs/architecture.md has no "## ${title}" section`);
+  const lines = markdown.split("\n").slice(start + 1);
+  const end = lines.findIndex((line) => line.startsWith("## "));
+  return lines.slice(0, end < 0 ? undefined : end).join("\n");
 }
 
-/** The imports among `edges` that break the layering table. */
-export function layerViolations(edges: readonly ImportEdge[], layers: readonly Layer[] = LAYERS): LayerViolation[] {
-  const ranks = folderRanks(layers);
+/** The backquoted names in one table cell, without a trailing slash (`core/` is `core`). */
+function namesIn(cell: string): string[] {
+  return [...cell.matchAll(/`([^`]+)`/g)].map((m) => (m[1] as string).replace(/\/$/, ""));
+}
+
+/** The cells of the table rows in `text` whose first cell names something in backquotes. */
+function tableRows(text: string): string[][] {
+  return text
+    .split("\n")
+    .filter((line) => /^\| `/.test(line))
+    .map((line) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
+}
+
+/**
+ * The allowed-edge table of docs/architecture.md ("## The layering table"): the first cell of a
+ * row names the folder, the last cell every folder it may import ("nothing" for none). Its own
+ * folder is always allowed and never listed.
+ */
+export function parseEdgeTable(markdown: string): EdgeTable {
+  const table = new Map<string, Set<string>>();
+  for (const cells of tableRows(section(markdown, "The layering table"))) {
+    const [folder] = namesIn(cells[0] as string);
+    if (folder === undefined || table.has(folder)) throw new Error(`layering table: row ${cells[0]} is unnamed or repeated`);
+    table.set(folder, new Set(namesIn(cells[cells.length - 1] as string)));
+  }
+  return table;
+}
+
+/** The "never" rules of docs/architecture.md ("## Never"): from, never imports, why. */
+export function parseNeverRules(markdown: string): NeverRule[] {
+  return tableRows(section(markdown, "Never")).map((cells) => ({
+    from: namesIn(cells[0] as string),
+    to: namesIn(cells[1] as string),
+    why: cells[2] ?? "",
+  }));
+}
+
+/**
+ * The folder-to-folder edges of `edges` from src/ (own folder left out), as `from -> to` once
+ * each; an import of code outside src/ counts as an edge to its first folder (`cli`).
+ */
+export function folderEdges(edges: readonly ImportEdge[]): string[] {
+  const seen = new Set<string>();
+  for (const edge of edges) {
+    if (!edge.from.startsWith("src/") || (!edge.to.startsWith("src/") && !/\.(ts|mts|mjs|js)$/.test(edge.to))) continue;
+    const from = folderOf(edge.from);
+    const to = folderOf(edge.to);
+    if (from !== to) seen.add(`${from} -> ${to}`);
+  }
+  return [...seen].sort();
+}
+
+/** The imports among `edges` that the allowed-edge table does not allow. */
+export function layerViolations(edges: readonly ImportEdge[], table: EdgeTable): LayerViolation[] {
   const violations: LayerViolation[] = [];
   for (const edge of edges) {
     if (!edge.from.startsWith("src/")) continue;
     const fromFolder = folderOf(edge.from);
-    const from = ranks.get(fromFolder);
-    if (from === undefined) {
+    const allowed = table.get(fromFolder);
+    if (allowed === undefined) {
       violations.push({ ...edge, reason: `src/${fromFolder} is not in the layering table` });
       continue;
     }
@@ -124,28 +153,30 @@ export function layerViolations(edges: readonly ImportEdge[], layers: readonly L
       continue;
     }
     const toFolder = folderOf(edge.to);
-    if (toFolder === fromFolder) continue;
-    const to = ranks.get(toFolder);
-    if (to === undefined) {
-      violations.push({ ...edge, reason: `src/${toFolder} is not in the layering table` });
-    } else if (to.rank > from.rank) {
-      violations.push({ ...edge, reason: `${fromFolder} (${from.layer}) imports ${toFolder} (${to.layer}), which is above it` });
+    if (toFolder !== fromFolder && !allowed.has(toFolder)) {
+      violations.push({ ...edge, reason: `${fromFolder} may not import ${toFolder} (not in its row of the layering table)` });
     }
   }
   return violations;
 }
 
-/** Folder-level cycles among `edges`: each as the sorted folders of one group that reach one another. */
-export function folderCycles(edges: readonly ImportEdge[]): string[][] {
-  const next = new Map<string, Set<string>>();
-  for (const edge of edges) {
-    const from = folderOf(edge.from);
-    const to = folderOf(edge.to);
-    if (from === to) continue;
-    if (!next.has(from)) next.set(from, new Set());
-    next.get(from)?.add(to);
-  }
-  // Tarjan's strongly connected components: a component with more than one folder is a cycle.
+/** Allowances of the table that no import uses (the table says what the code needs, no more). */
+export function unusedAllowances(edges: readonly ImportEdge[], table: EdgeTable): string[] {
+  const used = new Set(folderEdges(edges));
+  return [...table].flatMap(([from, to]) => [...to].map((folder) => `${from} -> ${folder}`)).filter((edge) => !used.has(edge));
+}
+
+/** The edges `from -> to` among `candidates` (each `from -> to`) that a never rule forbids, with its reason. */
+export function neverViolations(candidates: readonly string[], rules: readonly NeverRule[]): string[] {
+  const hits = (names: readonly string[], name: string): boolean => names.includes("*") || names.includes(name);
+  return candidates.flatMap((edge) => {
+    const [from, to] = edge.split(" -> ") as [string, string];
+    return rules.filter((rule) => hits(rule.from, from) && hits(rule.to, to)).map((rule) => `${edge}: never (${rule.why})`);
+  });
+}
+
+/** Groups of nodes that reach one another (Tarjan's strongly connected components), each sorted; a node that imports itself is a group too. */
+function cycles(next: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   let index = 0;
   const order = new Map<string, number>();
   const low = new Map<string, number>();
@@ -174,11 +205,53 @@ export function folderCycles(edges: readonly ImportEdge[]): string[][] {
         onStack.delete(member);
         component.push(member);
       } while (member !== node);
-      if (component.length > 1) components.push(component.sort());
+      if (component.length > 1 || next.get(node)?.has(node)) components.push(component.sort());
     }
   };
   for (const node of [...next.keys()].sort()) if (!order.has(node)) visit(node);
   return components.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
+
+/** `pairs` as an adjacency map. */
+function adjacency(pairs: Iterable<readonly [string, string]>): Map<string, Set<string>> {
+  const next = new Map<string, Set<string>>();
+  for (const [from, to] of pairs) {
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from)?.add(to);
+  }
+  return next;
+}
+
+/** Folder-level cycles among `edges`: each as the sorted folders of one group that reach one another. */
+export function folderCycles(edges: readonly ImportEdge[]): string[][] {
+  const pairs = edges.map((edge) => [folderOf(edge.from), folderOf(edge.to)] as const).filter(([from, to]) => from !== to);
+  return cycles(adjacency(pairs));
+}
+
+/** Cycles of the allowed-edge table itself: a table with none cannot admit a folder cycle. */
+export function tableCycles(table: EdgeTable): string[][] {
+  return cycles(adjacency([...table].flatMap(([from, to]) => [...to].map((folder) => [from, folder] as const))));
+}
+
+/** File-level cycles among `edges` (type-only imports included): each as the sorted files of one group. */
+export function fileCycles(edges: readonly ImportEdge[]): string[][] {
+  return cycles(adjacency(edges.map((edge) => [edge.from, edge.to] as const)));
+}
+
+/** Every file `start` loads, directly or through others (itself included), following `edges`. */
+export function importClosure(edges: readonly ImportEdge[], start: string): string[] {
+  const next = adjacency(edges.map((edge) => [edge.from, edge.to] as const));
+  const seen = new Set([start]);
+  const queue = [start];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const to of next.get(file) ?? []) {
+      if (!seen.has(to)) {
+        seen.add(to);
+        queue.push(to);
+      }
+    }
+  }
+  return [...seen].sort();
 }
 
 /** The files among `edges` sources that import a cli/ module. */

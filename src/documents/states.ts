@@ -1,0 +1,14 @@
+// The two closed vocabularies of a record's outcome that every document and rule shares: why a
+// record is held, and what one segment's check came to. Their order is fixed (counts and
+// documents list them in it). Kept apart from schemas.ts so that modules schemas.ts imports
+// (allowlist.ts) can name them without an import cycle.
+
+/** Every reason a record can be held, in their fixed order. */
+export const HOLD_REASONS = ["malformed", "over_budget", "blocked", "flagged", "degraded", "unexercised", "error", "incomplete"] as const;
+/** One reason a record is held. */
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
+/** Every state one checked (or unchecked) segment can end in, in their fixed order. */
+export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
+/** The state of one segment. */
+export type SegmentState = (typeof SEGMENT_STATES)[number];

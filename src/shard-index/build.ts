@@ -1,0 +1,131 @@
+// `buildShardIndex`: the index of a sharded ingest run, written, behind `little-canary index`.
+//
+// Building verifies every shard's pair and how the shards fit together (verify/shard-pairs.ts)
+// and writes the canonical index atomically (publish/atomic-write.ts) only when nothing is
+// wrong; otherwise nothing is written and every problem is returned. It lives in its own stage,
+// above both verify/ and publish/, so that the read-only `little-canary/verify` entry never
+// loads the writer. Problems are data; only an invalid option or argument throws.
+import { lstat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { canonicalJson } from "../core/canonical.js";
+import { fileIdentity, sameFile } from "../core/file-identity.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { sha256Hex } from "../core/hash.js";
+import { readJsonDocument } from "../core/read-document.js";
+import { quotedText } from "../core/display-text.js";
+import { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
+import { writeFileAtomic } from "../publish/atomic-write.js";
+import type { PublishFs } from "../publish/fs.js";
+import { displayPath } from "../verify/shard-index.js";
+import { examineShards, type ShardIndexProblem, type ShardPair } from "../verify/shard-pairs.js";
+
+/** One shard's pair as a caller names it: `MANIFEST:EXPORT`, or the two paths. */
+export type ShardPairArgument = string | { readonly manifest: string; readonly export: string };
+
+/**
+ * Splits `MANIFEST:EXPORT` at its one colon. Throws UsageError naming the argument when it has
+ * no colon, more than one (a path with a colon cannot be told apart; rename the file), or an
+ * empty side.
+ */
+export function parseShardPairArgument(argument: string): { manifest: string; export: string } {
+  const parts = argument.split(":");
+  const [manifest, exported] = parts;
+  const shown = quotedText(argument);
+  if (parts.length < 2) throw new UsageError(`index: argument ${shown} must be MANIFEST:EXPORT (a manifest path, a colon, its export path)`);
+  if (parts.length > 2) throw new UsageError(`index: argument ${shown} has more than one ':'; MANIFEST:EXPORT paths cannot contain a colon`);
+  if (manifest === undefined || manifest === "" || exported === undefined || exported === "") {
+    throw new UsageError(`index: argument ${shown} needs both a manifest path and an export path around its ':'`);
+  }
+  return { manifest, export: exported };
+}
+
+/** Options of `buildShardIndex`. */
+export interface BuildShardIndexOptions {
+  /** Where the index is written, atomically; an existing file there is replaced only when it is an index. */
+  readonly out: string;
+  /** Every shard's pair, in any order. */
+  readonly pairs: readonly ShardPairArgument[];
+  /** Relative paths are resolved against this directory (default: the process's). */
+  readonly cwd?: string;
+  /** File system for the atomic write (tests inject faults here). */
+  readonly fs?: PublishFs;
+}
+
+/** What `buildShardIndex` did: the index written, or every problem found (nothing written). */
+export interface BuildShardIndexResult {
+  /** True when the index was written: every pair verified and the shards tile the input. */
+  readonly written: boolean;
+  /** False when a file could not be read. */
+  readonly readable: boolean;
+  /** The index file (resolved). */
+  readonly indexPath: string;
+  /** SHA-256 of the index file's bytes, when written: the value to pin. */
+  readonly indexSha256: string | null;
+  readonly index: IngestIndex | null;
+  /** Every problem, pair by pair; empty when written. */
+  readonly problems: ShardIndexProblem[];
+}
+
+/**
+ * An existing file at `--out` is replaced only when it is an index itself, so a slip of the
+ * argument cannot overwrite the input, a manifest or anything else.
+ */
+async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof lstat>>;
+  try {
+    info = await lstat(indexPath);
+  } catch {
+    return;
+  }
+  let isIndex = false;
+  if (info.isFile()) {
+    try {
+      const { value } = await readJsonDocument(indexPath, "index");
+      isIndex = typeof value === "object" && value !== null && (value as Record<string, unknown>)["schema"] === INDEX_SCHEMA;
+    } catch {
+      isIndex = false;
+    }
+  }
+  if (!isIndex) throw new UsageError(`index: --out ${displayPath(shown)} exists and is not a ${INDEX_SCHEMA} document; it is never replaced`);
+}
+
+/**
+ * Verifies every shard's pair (verifyFiles), requires one input, one shard count, one policy
+ * and one canary identity, and that the shards tile the input exactly once; then writes the
+ * canonical `little-canary-ingest-index/v1` document to `out` atomically. With any problem,
+ * nothing is written. Throws UsageError for an invalid argument (no pair, a pair without its
+ * colon, `out` naming a pair's file or an existing file that is not an index) and
+ * LittleCanaryError("publish") when the index cannot be written (a failed write leaves any
+ * previous index at `out` as it was).
+ */
+export async function buildShardIndex(options: BuildShardIndexOptions): Promise<BuildShardIndexResult> {
+  const cwd = options.cwd ?? process.cwd();
+  if (options.pairs.length === 0) throw new UsageError("index: give at least one MANIFEST:EXPORT pair");
+  const indexPath = resolve(cwd, options.out);
+  const pairs: ShardPair[] = options.pairs.map((argument) => {
+    const named = typeof argument === "string" ? parseShardPairArgument(argument) : argument;
+    const pair = { ...named, manifestPath: resolve(cwd, named.manifest), exportPath: resolve(cwd, named.export), pins: null };
+    return { ...pair, manifest: displayPath(named.manifest) };
+  });
+  // By identity: an --out that is a symlink or a hard link to a shard's file is that file too.
+  const out = await fileIdentity(indexPath);
+  for (const pair of pairs) {
+    for (const path of [pair.manifestPath, pair.exportPath]) {
+      if (sameFile(out, await fileIdentity(path))) throw new UsageError(`index: --out ${displayPath(options.out)} names a shard's file`);
+    }
+  }
+  await refuseToReplaceOther(indexPath, options.out);
+  const examined = await examineShards(pairs, dirname(indexPath));
+  if (examined.document === null) {
+    return { written: false, readable: examined.readable, indexPath, indexSha256: null, index: null, problems: examined.problems };
+  }
+  const json = canonicalJson(IngestIndexSchema, examined.document);
+  try {
+    await writeFileAtomic(indexPath, json, options.fs ? { fs: options.fs } : {});
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const reason = typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? ` (${code})` : "";
+    throw new LittleCanaryError("publish", `could not write the index ${displayPath(options.out)}${reason}; no index written`, { cause: error });
+  }
+  return { written: true, readable: true, indexPath, indexSha256: sha256Hex(json), index: examined.document, problems: [] };
+}
