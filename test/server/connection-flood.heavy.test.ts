@@ -4,11 +4,11 @@
 // machine, and the /health bars below only mean something when nothing else runs beside them.
 // The small-cap eviction order and the deadlines are in connection-limits.test.ts.
 import { execFileSync, spawn } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
-import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { describe, expect, it } from "vitest";
 import { serviceControl } from "../../src/server/create-server.js";
 import { DEFAULT_MAX_CONNECTIONS } from "../../src/server/limits.js";
-import { pipelineFor, postJson, rawRequest, startService, type RunningService } from "../support/server-harness.js";
+import { pipelineFor, postJson, rawRequest } from "../support/server-harness.js";
+import { serviceFixtures } from "../support/service-fixtures.js";
 
 const STALLED = 1000;
 
@@ -96,22 +96,7 @@ async function startAttackers(port: number, flood: boolean): Promise<void> {
   expect(outputs.every((text) => text.includes("ready"))).toBe(true);
 }
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
-
-async function standIn(): Promise<OllamaStandIn> {
-  const ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
-  cleanup.push(() => ollama.close());
-  return ollama;
-}
-
-async function service(...args: Parameters<typeof startService>): Promise<RunningService> {
-  const running = await startService(...args);
-  cleanup.push(() => running.close());
-  return running;
-}
+const { cleanup, standIn, service } = serviceFixtures();
 
 async function timedHealth(url: string): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
   const started = performance.now();

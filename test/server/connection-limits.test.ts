@@ -2,28 +2,13 @@
 // take /health and /check offline. Real sockets on 127.0.0.1, no mocks. The thousand-connection
 // floods are in connection-flood.heavy.test.ts (npm run test:heavy).
 import { connect, type Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { describe, expect, it } from "vitest";
 import { serviceControl } from "../../src/server/create-server.js";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_KEEP_ALIVE_TIMEOUT_MS } from "../../src/server/limits.js";
-import { pipelineFor, rawRequest, startService, type RunningService } from "../support/server-harness.js";
+import { pipelineFor, rawRequest } from "../support/server-harness.js";
+import { serviceFixtures } from "../support/service-fixtures.js";
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
-
-async function standIn(): Promise<OllamaStandIn> {
-  const ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
-  cleanup.push(() => ollama.close());
-  return ollama;
-}
-
-async function service(...args: Parameters<typeof startService>): Promise<RunningService> {
-  const running = await startService(...args);
-  cleanup.push(() => running.close());
-  return running;
-}
+const { cleanup, standIn, service } = serviceFixtures();
 
 /** Opens a connection, waits until it is established, writes `raw` (if any) and holds it. */
 function hold(port: number, raw: string | null, sockets: Socket[]): Promise<Socket> {
