@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { analyzeResponse } from "../../src/analysis/behavioral.js";
 import { codePointLength } from "../../src/core/codepoints.js";
+import { withCpuMs } from "../support/cpu-time.js";
 
 const SIZE = 20_000;
 const UNITS = [
@@ -47,16 +48,14 @@ describe("no catastrophic backtracking", () => {
   test.each(UNITS)("a reply repeating %j", (unit) => {
     const reply = adversarial(unit);
     expect(codePointLength(reply)).toBe(SIZE);
-    const started = performance.now();
-    const result = analyzeResponse(INPUT, reply);
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeLessThan(1000);
+    // CPU time of this process, not the wall clock: a busy machine cannot fail it, backtracking can.
+    const { result, cpuMs } = withCpuMs(() => analyzeResponse(INPUT, reply));
+    expect(cpuMs).toBeLessThan(1000);
     expect(result.analysisStatus).toBe("exercised");
   });
 
   test("a long input is handled in time as well", () => {
-    const started = performance.now();
-    analyzeResponse(adversarial("ignore your rules and pretend "), adversarial("certainly "));
-    expect(performance.now() - started).toBeLessThan(1000);
+    const { cpuMs } = withCpuMs(() => analyzeResponse(adversarial("ignore your rules and pretend "), adversarial("certainly ")));
+    expect(cpuMs).toBeLessThan(1000);
   });
 });

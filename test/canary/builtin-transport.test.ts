@@ -155,12 +155,16 @@ afterAll(async () => {
 
 /** Forces the fetch path: any fetch other than Node's own is called as given. */
 const viaFetch: typeof fetch = (input, init) => fetch(input, init);
-const OPTIONS: HttpCallOptions = { method: "GET", timeoutMs: 400, maxBodyBytes: 1024 };
+// A deadline no answering route comes near, even on a busy machine; the hanging routes get a short
+// one of their own, as only they are meant to reach it.
+const OPTIONS: HttpCallOptions = { method: "GET", timeoutMs: 10_000, maxBodyBytes: 1024 };
+const HANG_OPTIONS: HttpCallOptions = { ...OPTIONS, timeoutMs: 400 };
 
 describe("the built-in transport gives the fetch path's outcome", () => {
   it.each(Object.keys(ROUTES).filter((path) => path !== "/echo"))("%s", async (path) => {
-    const built = await httpCall(fetch, `${base}${path}`, OPTIONS);
-    const fetched = await httpCall(viaFetch, `${base}${path}`, OPTIONS);
+    const options = path.startsWith("/hang") ? HANG_OPTIONS : OPTIONS;
+    const built = await httpCall(fetch, `${base}${path}`, options);
+    const fetched = await httpCall(viaFetch, `${base}${path}`, options);
     expect(built).toEqual(fetched);
   });
 
@@ -209,14 +213,13 @@ describe("the default transport is Node's HTTP client on a kept-alive socket", (
   });
 
   it("the deadline covers a body that stops arriving, and the socket is destroyed (the abort)", async () => {
-    const started = performance.now();
     const before = hangingSockets.length;
+    // The body never arrives: a "timeout" outcome at all shows the deadline ended the read.
     const outcome = await httpCall(fetch, `${base}/hang-in-body`, { ...OPTIONS, timeoutMs: 150 });
     expect(outcome).toEqual({ kind: "timeout" });
-    expect(performance.now() - started).toBeLessThan(1500);
     const socket = hangingSockets[before] as Socket;
     // The server sees the client close the connection it was still answering on.
-    for (let i = 0; i < 50 && !socket.destroyed; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 500 && !socket.destroyed; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(socket.destroyed).toBe(true);
   });
 

@@ -71,9 +71,8 @@ describe("screen stops sending checks to a dead canary", () => {
 
   it("a hung canary with a short timeout: the batch ends after N timeouts, not one per item", async () => {
     ollama.setReply({ fault: "hang" });
-    const started = Date.now();
+    // A count, not a duration: three calls were made for twenty items.
     const run = await runCli(["screen", "--ollama-url", ollama.url, "--timeout", "0.3", "--max-canary-failures", "3"], { stdin: batch(20) });
-    expect(Date.now() - started).toBeLessThan(20 * 300);
     expect(run.code).toBe(2);
     expect(ollama.chatRequests()).toHaveLength(3);
     expect(warningsOf(run.stderr)).toHaveLength(1);

@@ -235,9 +235,8 @@ describe("a dead or hung canary mid-run trips the circuit breaker", () => {
 
   it("a hung backend with a short timeout costs N timeouts, not one per record", async () => {
     ollama.setReply({ fault: "hang" });
-    const started = Date.now();
+    // A count, not a duration: two calls were made for ten records.
     const run = await ingest(many(10), ["--timeout", "0.3", "--max-canary-failures", "2"]);
-    expect(Date.now() - started).toBeLessThan(10 * 300);
     expect(run.code).toBe(2);
     expect(ollama.chatRequests()).toHaveLength(2);
     const warnings = warningsOf(run.stderr);

@@ -134,7 +134,6 @@ describe.skipIf(!installed)("an interrupt during an embedded run", () => {
     const text = "The quick brown fox jumps over the lazy dog near the river bank. ".repeat(50);
     writeFileSync(join(dir, "in.jsonl"), Array.from({ length: 200 }, (_, i) => `${JSON.stringify({ id: String(i), text: `${i} ${text}` })}\n`).join(""));
     const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
-    const started = Date.now();
     const running = runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--canary", `embedded:${endless.path}`, "--canary-sha256", endless.sha256], {
       env: { LITTLE_CANARY_TIMEOUT: "600" },
       cwd: dir,
@@ -146,7 +145,7 @@ describe.skipIf(!installed)("an interrupt during an embedded run", () => {
     const run = await running;
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/interrupted by SIGINT; nothing written/);
+    // The endless model and a 600 s deadline leave only the interrupt to end the run (exit 3 above).
     expect(existsSync(join(dir, "m.json"))).toBe(false);
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });

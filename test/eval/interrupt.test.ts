@@ -90,9 +90,8 @@ describe("eval interrupts", () => {
       return { fault: "hang" };
     });
     const out = join(dir, "i.jsonl");
-    const started = Date.now();
+    // The backend hangs for good: only the interrupt can end the run (else the test times out).
     const code = await runMain(args(out), h.io);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(code).toBe(2);
     expect(h.stderr.text).toContain("interrupted after 2 of 17 cases; the output has no completion line");
     const lines = (await readFile(out, "utf8"))
@@ -108,9 +107,8 @@ describe("eval interrupts", () => {
     ollama.setRouteFault("/api/tags", { fault: "hang" });
     setTimeout(() => h.trigger("SIGINT"), 200);
     const out = join(dir, "b.jsonl");
-    const started = Date.now();
+    // The backend check hangs for good: only the interrupt can end the run (else the test times out).
     const code = await runMain(args(out), h.io);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(code).toBe(2);
     expect(h.stderr.text).toContain("interrupted before the first case; no output was written");
     await expect(readFile(out)).rejects.toThrow(/ENOENT/);

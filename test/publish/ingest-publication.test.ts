@@ -252,14 +252,14 @@ describe("aborts", () => {
   });
 
   it("an abort while records are being checked rejects at once with the abort reason, nothing written", async () => {
-    ollama.setLatency(2_000);
+    // Each check in flight takes a minute, longer than the test may run: a run that waited for
+    // them instead of rejecting at once fails by its timeout, however busy the machine.
+    ollama.setLatency(60_000);
     const { signal, interrupt } = interrupter();
-    const started = Date.now();
     const run = ingestFiles(options({ signal }));
     while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     interrupt();
     await expect(run).rejects.toThrow("interrupted by SIGINT; nothing written");
-    expect(Date.now() - started).toBeLessThan(1_500);
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
 

@@ -76,12 +76,13 @@ describe("foreign Host is refused (DNS rebinding)", () => {
 
   it("the refusal comes before the body is read (no wait for a promised body)", async () => {
     const port = service.port;
-    const started = performance.now();
+    // The promised body never comes. A service that waited for it would answer nothing before this
+    // client gives up (5 s) and a 408 at its own read deadline (10 s), never the 421: the refusal
+    // itself shows it came first, with no duration to measure.
     const answer = await rawRequest(
       port,
       [`POST /check HTTP/1.1`, `Host: evil.example:${port}`, "Content-Type: application/json", "Content-Length: 5000", "", '{"text":'].join("\r\n"),
     );
-    expect(performance.now() - started).toBeLessThan(2000);
     expectRefusal(answer, 421);
   });
 

