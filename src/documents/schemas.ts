@@ -10,6 +10,7 @@ import { COVERAGES, type Coverage, VerdictJsonSchema } from "./verdict-schema.js
 import { MetadataMapSchema } from "./metadata-map.js";
 import { ManifestShardSchema } from "./shard.js";
 import { AllowEntrySchema, MAX_ALLOW_ENTRIES } from "./allowlist.js";
+import { HOLD_REASONS, type HoldReason } from "./hold-reasons.js";
 
 /** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
@@ -18,9 +19,7 @@ export const EXPORT_SCHEMA = "little-canary-ingest-export/v1";
 /** The schema name of the batch document `screen` prints. */
 export const BATCH_SCHEMA = "little-canary-batch/v1";
 
-/** Every reason a record can be held, in their fixed order. */
-export const HOLD_REASONS = ["malformed", "over_budget", "blocked", "flagged", "degraded", "unexercised", "error", "incomplete"] as const;
-export type HoldReason = (typeof HOLD_REASONS)[number];
+export { HOLD_REASONS, type HoldReason };
 
 export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
 export type SegmentState = (typeof SEGMENT_STATES)[number];

@@ -9,11 +9,11 @@
 // The breaker only reads serialized verdicts, so it works with any genuine pipeline and needs
 // nothing from the canary clients. "Consecutive" is in completion order: with concurrency the
 // checks already in flight when it opens still finish on their own.
+import { DEFAULT_MAX_CANARY_FAILURES } from "./breaker-default.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 
-/** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
-export const DEFAULT_MAX_CANARY_FAILURES = 5;
+export { DEFAULT_MAX_CANARY_FAILURES };
 
 /** The `error` of a segment or item not sent to the canary because the breaker had opened. */
 export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";
