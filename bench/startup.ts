@@ -53,7 +53,8 @@ const [node, version, check] = [ms("node"), ms("version"), ms("check")];
 const fixed = (v: number): string => v.toFixed(0);
 console.log(`machine: ${machineLine()}`);
 console.log(`runs: ${runs} of each, alternating; cli: ${cli}`);
-for (const c of CASES) console.log(`${c.name.padEnd(8)} median ${fixed(ms(c.name))} ms  (${c.args[0] === cli ? ["little-canary", ...c.args.slice(1)].join(" ") : ["node", ...c.args].join(" ")})`);
+const shown = (args: readonly string[]): string => (args[0] === cli ? ["little-canary", ...args.slice(1)] : ["node", ...args]).join(" ");
+for (const c of CASES) console.log(`${c.name.padEnd(8)} median ${fixed(ms(c.name))} ms  (${shown(c.args)})`);
 const met = version - node <= VERSION_TARGET_MS && check - node <= CHECK_TARGET_MS;
 console.log(
   `node_ms=${fixed(node)} version_ms=${fixed(version)} check_ms=${fixed(check)} version_over_node_ms=${fixed(version - node)} ` +

@@ -6,7 +6,8 @@ import type { EvalMode } from "../src/eval/score.js";
 import type { CliIo } from "./io.js";
 import type { PoolFlags, ProviderFlags } from "./flags.js";
 import { canaryPoolFromFlags, providerOptionsFromFlags } from "./options.js";
-import { refuseSharedPaths, type RunFile } from "./shared-files.js";
+import type { RunFile } from "../src/core/file-identity.js";
+import { refuseSharedPaths } from "./shared-files.js";
 
 export interface EvalFlags extends ProviderFlags, PoolFlags {
   corpus: string[];
