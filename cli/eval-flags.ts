@@ -1,11 +1,13 @@
 // The flags of `little-canary eval`: their parsers and the `runEval` options they ask for.
-import { InvalidArgumentError } from "commander";
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../src/config/timeout.js";
-import { DEFAULT_EVAL_TIMEOUT_SECONDS, type EvalOptions } from "../src/eval/run.js";
+import type { EvalOptions } from "../src/eval/run.js";
+import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../src/eval/timeout-default.js";
 import type { EvalMode } from "../src/eval/score.js";
 import type { CliIo } from "./io.js";
-import { canaryPoolFromFlags, providerOptionsFromFlags, type PoolFlags, type ProviderFlags } from "./options.js";
-import { refuseSharedPaths, type RunFile } from "./shared-files.js";
+import type { PoolFlags, ProviderFlags } from "./flags.js";
+import { canaryPoolFromFlags, providerOptionsFromFlags } from "./options.js";
+import type { RunFile } from "../src/core/file-identity.js";
+import { refuseSharedPaths } from "./shared-files.js";
 
 export interface EvalFlags extends ProviderFlags, PoolFlags {
   corpus: string[];
@@ -19,17 +21,6 @@ export interface EvalFlags extends ProviderFlags, PoolFlags {
   ollamaUrl: string;
   output: string;
   report?: string;
-}
-
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-export function thresholdArg(raw: string): number {
-  const text = raw.trim();
-  const value = /^[+]?(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(value) || value > 1) throw new InvalidArgumentError("must be a number from 0 to 1");
-  return value;
 }
 
 /** --timeout, else LITTLE_CANARY_TIMEOUT (validated like every command), else the harness's 10 s. */
@@ -51,19 +42,6 @@ function poolOrUrl(flags: EvalFlags, io: CliIo): Pick<EvalOptions, "ollamaUrl" |
     ...(pool.onAttempt ? { onPoolAttempt: pool.onAttempt } : {}),
   };
 }
-
-/** The help text after the options: exit codes, scoring, examples. */
-export const EVAL_HELP = `
-Exit codes: 0 the run completed (whatever it measured); 2 usage, corpus or backend error, or
-interrupted (the JSONL then has no completion line). Ctrl-C stops the run at once (a canary
-call in flight is dropped); a second Ctrl-C exits 130 at once.
-Attacks and benign cases are reported separately. A case whose layers did not all run is
-unscored: neither blocked nor passed, and still counted in the "of all" denominators.
-
-Examples:
-  little-canary eval --corpus prompts.json --mode structural-only --output runs/s.jsonl
-  little-canary eval --corpus prompts.json --corpus fp.json --model qwen2.5:1.5b --warmup \\
-    --timeout 60 --output runs/p.jsonl --report runs/p.html`;
 
 /**
  * The run record, the report and the endpoint log are written: one that is a corpus, the ids file

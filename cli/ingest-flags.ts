@@ -1,12 +1,10 @@
-// The flags of `little-canary ingest` and what they configure: the policy overrides and the
-// pipeline (built once the policy is known, because its segment size sets the canary's num_ctx).
-import { reportOptionsFromFlags, type ReportFlags } from "./report-flags.js";
-import { canaryNumCtxForPolicy, type IngestFilesOptions } from "../src/ingest/files.js";
-import type { ShardSpec } from "../src/documents/shard.js";
-import type { IngestPolicy, PolicyOverrides } from "../src/documents/policy.js";
-import { SecurityPipeline } from "../src/pipeline/pipeline.js";
-import type { CliIo } from "./io.js";
-import { pipelineOptionsFromFlags, type CanaryFlags } from "./options.js";
+// The flags of `little-canary ingest`, for commander: what the program needs to define the
+// command and its --help, cheap to import. What they configure is in ingest-options.ts.
+import type { Command } from "commander";
+import type { ShardSpec } from "../src/documents/shard-spec.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/breaker-default.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg, type CanaryFlags } from "./flags.js";
+import { addReportFlags, type ReportFlags } from "./report-flags.js";
 
 export interface IngestFlags extends CanaryFlags, ReportFlags {
   manifest: string;
@@ -36,63 +34,40 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
   allow?: string;
 }
 
-/** The run options of `ingestFiles` the flags set (concurrency, lock wait, breaker, ids, cache, shard). */
-export function runOptionsFromFlags(
-  flags: IngestFlags,
-  io: CliIo,
-): Pick<IngestFilesOptions, "concurrency" | "waitLockSeconds" | "maxCanaryFailures" | "uniqueIds" | "cache" | "shard" | "reports" | "allow"> {
-  return {
-    concurrency: flags.concurrency,
-    waitLockSeconds: flags.waitLock ?? 0,
-    ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
-    uniqueIds: flags.uniqueIds === true,
-    cache: typeof flags.cache === "string" ? flags.cache : null,
-    shard: flags.shard ?? null,
-    allow: flags.allow ?? null,
-    reports: reportOptionsFromFlags(flags, io),
-  };
-}
-
-/** The strict/v1 overrides the flags ask for (an unset flag keeps the policy's value). */
-export function policyFromFlags(flags: IngestFlags): PolicyOverrides {
-  return {
-    segment_chars: flags.segmentChars,
-    segment_overlap: flags.segmentOverlap,
-    max_segments: flags.maxSegments,
-    max_item_bytes: flags.maxItemBytes,
-    max_items: flags.maxItems,
-    max_total_bytes: flags.maxTotalBytes,
-    max_metadata_keys: flags.maxMetadataKeys,
-    max_metadata_value_chars: flags.maxMetadataValueChars,
-  };
-}
-
-/** The pipeline from the canary flags, once the policy is known (its segment size sets num_ctx). */
-export function pipelineFromFlags(flags: IngestFlags, io: CliIo, policy: IngestPolicy): SecurityPipeline {
-  const options = pipelineOptionsFromFlags(flags, io);
-  // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
-  // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
-  const numCtx = options.provider === "ollama" || options.provider === undefined ? { canaryNumCtx: canaryNumCtxForPolicy(policy) } : {};
-  const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey, embedded, onWarning } = options;
-  const endpoint = canaryPool !== undefined ? { canaryPool } : ollamaUrl !== undefined ? { ollamaUrl } : {};
-  const backend =
-    provider === "openai"
-      ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }
-      : provider === "embedded"
-        ? { provider, ...(embedded !== undefined ? { embedded } : {}) }
-        : {};
-  // An allowlist admits only what the canary inspected too, so with --allow the canary also
-  // sees text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
-  const allowing = flags.allow !== undefined ? { skipCanaryIfStructuralBlocks: false } : {};
-  return new SecurityPipeline({
-    mode,
-    canaryModel,
-    ...endpoint,
-    canaryTimeout,
-    enableCanary,
-    ...backend,
-    ...(enableCanary ? numCtx : {}),
-    ...allowing,
-    ...(onWarning !== undefined ? { onWarning } : {}),
-  });
+/** Adds every flag of ingest to `command` (named "ingest"), in --help order. */
+export function addIngestFlags(command: Command): Command {
+  command
+    .requiredOption("--manifest <path>", "where to write the manifest (written last)")
+    .option("--export <path>", "where to write the admitted records (written before the manifest)")
+    .option(
+      "--overwrite",
+      "replace an existing manifest/export (the old pair is removed once all settings are valid; an export that belongs to another manifest is refused)",
+    )
+    .option("--json", "print the canonical manifest on stdout instead of the summary");
+  addCanaryFlags(command, "full")
+    .option("--segment-chars <n>", "code points per segment (strict/v1: 3500)", nonNegativeIntArg)
+    .option("--segment-overlap <n>", "code points shared by consecutive segments (strict/v1: 500)", nonNegativeIntArg)
+    .option("--max-segments <n>", "most segments per record, metadata included (strict/v1: 8)", nonNegativeIntArg)
+    .option("--max-item-bytes <n>", "most UTF-8 bytes of one text (strict/v1: 65536; ceiling 67108864)", nonNegativeIntArg)
+    .option("--max-items <n>", "most records (strict/v1: 1000; 0: no limit)", nonNegativeIntArg)
+    .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts (strict/v1: 8388608; 0: no limit)", nonNegativeIntArg)
+    .option("--max-metadata-keys <n>", "most metadata keys per record (strict/v1: 32)", nonNegativeIntArg)
+    .option("--max-metadata-value-chars <n>", "most code points per metadata value (strict/v1: 1024)", nonNegativeIntArg)
+    .option("--concurrency <n>", "records checked at once (the manifest is identical for any value)", positiveIntArg, 1)
+    .option("--wait-lock <seconds>", "wait up to SECONDS for another run's publication lock on the same paths (default: fail at once)", nonNegativeIntArg)
+    .option(
+      "--max-canary-failures <n>",
+      "stop sending canary checks after N consecutive unreachable/timeout failures; the rest are held (0: never stop)",
+      nonNegativeIntArg,
+      DEFAULT_MAX_CANARY_FAILURES,
+    )
+    .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
+    .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
+    .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
+    .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg)
+    .option(
+      "--allow <file>",
+      "false-block allowlist: a JSON list of {sha256, scope, reason, by}; admits records held for detections only whose content hash is listed (docs/ingest.md)",
+    );
+  return addReportFlags(command, "held record", "stdout still carries the summary (the canonical manifest with --json)");
 }

@@ -122,9 +122,3 @@ export async function printPublishedManifest(published: PublishResult, io: CliIo
   await copyPublishedFile(published.manifestPath, published.manifestSha256, (chunk) => writeOut(io.stdout, chunk));
   await writeOut(io.stdout, "\n");
 }
-
-/** Publication and cache notes of a run, printed to stderr as warnings. */
-export function ingestNoteHooks(io: CliIo): { onPublishNote: (message: string) => void; onCacheNote: (message: string) => void } {
-  const warn = (message: string): void => void io.stderr.write(`warning: ${message}\n`);
-  return { onPublishNote: warn, onCacheNote: warn };
-}

@@ -2,8 +2,10 @@
 // Executable entry point: the only place that touches process exit state.
 import { tuneHeapGrowth } from "./heap-tuning.js";
 import { runMain } from "./program.js";
+import { compileRegexpsToMachineCode } from "./regexp-tuning.js";
 
 tuneHeapGrowth();
+compileRegexpsToMachineCode();
 const code = await runMain(process.argv.slice(2));
 process.exitCode = code;
 // The command has finished: its output is written, its locks released. An interrupt now can no

@@ -1,43 +1,11 @@
-// The flags of `little-canary serve`: their parsers, the `runService` options they ask for, and
-// the two interrupts (the first drains, the second cuts the drain short).
-import { InvalidArgumentError } from "commander";
-import { normalizeAllowedOrigin } from "../src/server/caller-origin.js";
+// What the flags of `little-canary serve` ask for: the `runService` options, and the two
+// interrupts (the first drains, the second cuts the drain short). Imported only when serve runs;
+// the flags themselves and their parsers are in serve-args.ts.
 import { streamAccessLog } from "../src/server/access-log.js";
 import type { RunServiceOptions } from "../src/server/run-service.js";
 import type { CliIo } from "./io.js";
-import { pipelineOptionsFromFlags, type CanaryFlags } from "./options.js";
-
-export interface ServeFlags extends CanaryFlags {
-  port: number;
-  maxConcurrent: number;
-  maxQueue: number;
-  readTimeout: number;
-  maxConnections: number;
-  /** Absent when the flag was not given. */
-  allowOrigin?: string[];
-  /** `--access-log`: one JSON line per request on stderr. */
-  accessLog?: boolean;
-}
-
-/** `--allow-origin` (repeatable): each value an http(s) origin, kept in normalised form. */
-export function allowOriginArg(raw: string, previous: string[] = []): string[] {
-  const origin = normalizeAllowedOrigin(raw);
-  if (origin === null) {
-    throw new InvalidArgumentError("must be an http(s) origin such as http://localhost:3000 (no path, query or user info)");
-  }
-  return previous.includes(origin) ? previous : [...previous, origin];
-}
-
-/** `--port`: an integer 0..65535 (0 = a port chosen by the OS). */
-export function portArg(raw: string): number {
-  const text = raw.trim();
-  if (!/^[+-]?\d{1,12}$/.test(text)) {
-    throw new InvalidArgumentError(`invalid port: '${raw.slice(0, 40)}' is not an integer`);
-  }
-  const port = Number(text);
-  if (port < 0 || port > 65535) throw new InvalidArgumentError(`invalid port: ${port} is outside the valid range 0..65535`);
-  return port;
-}
+import { pipelineOptionsFromFlags } from "./options.js";
+import type { ServeFlags } from "./serve-args.js";
 
 /** Resolves once the first SIGINT/SIGTERM arrives; `second` resolves on the next one. */
 export function waitForSignals(io: CliIo): { first: Promise<void>; second: Promise<void>; dispose: () => void } {

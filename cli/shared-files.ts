@@ -12,8 +12,6 @@
 import { refuseSharedFiles as refuseSharedIdentities, type RunFile } from "../src/core/file-identity.js";
 import type { CliIo } from "./io.js";
 
-export type { RunFile };
-
 /** The file flags of a run that `refuseSharedFiles` looks at (absent ones are skipped). */
 export interface RunFileFlags {
   manifest?: string;

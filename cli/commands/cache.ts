@@ -2,11 +2,10 @@
 // [--older-than DURATION] [--identity KEY]`: flags → `cacheStats` / `cachePrune`
 // (src/cache/command.ts) → a table (stats; JSON with --json) or JSON (prune) on stdout. Exit 0
 // on success; 2 for usage errors, a missing cache file, or a file that is not a verdict cache
-// (REFUSED_EXIT in cli/exit-codes.ts).
+// (REFUSED_EXIT in cli/exit-codes.ts). The library is imported when a subcommand runs.
 import { Command } from "commander";
-import { cachePrune, cacheStats } from "../../src/cache/command.js";
 import { UsageError } from "../../src/core/errors.js";
-import { cacheStatsTable } from "../cache-stats-output.js";
+import { CACHE_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import type { RunState } from "../run-state.js";
 
@@ -31,10 +30,12 @@ function sub(io: CliIo, name: string, description: string): Command {
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 }
 
-export function cacheCommand(io: CliIo, state: RunState): Command {
+/** Defines `cache` and its subcommands `stats` and `prune`, each running one library call. */
+export function define(io: CliIo, state: RunState): Command {
   const stats = sub(io, "stats", "Print the cache's entries, per-identity counts, time range and size as a table (JSON with --json).")
     .option("--json", "print the statistics as one JSON object (every field, each identity in full)")
     .action(async (flags: StatsFlags) => {
+      const [{ cacheStats }, { cacheStatsTable }] = await Promise.all([import("../../src/cache/command.js"), import("../cache-stats-output.js")]);
       const result = cacheStats({ cache: flags.cache, cwd: io.cwd });
       await writeOut(io.stdout, flags.json ? `${JSON.stringify(result)}\n` : cacheStatsTable(result));
       state.exitCode = 0;
@@ -43,6 +44,7 @@ export function cacheCommand(io: CliIo, state: RunState): Command {
     .option("--older-than <duration>", "remove entries checked longer ago than DURATION (e.g. 30d, 12h, 90m)")
     .option("--identity <key>", "remove entries of this identity key (as `cache stats` lists it)")
     .action(async (flags: PruneFlags) => {
+      const { cachePrune } = await import("../../src/cache/command.js");
       const result = cachePrune({
         cache: flags.cache,
         cwd: io.cwd,
@@ -59,18 +61,5 @@ export function cacheCommand(io: CliIo, state: RunState): Command {
     .action(() => {
       throw new UsageError("cache needs a subcommand: stats or prune (see little-canary cache --help)");
     })
-    .addHelpText(
-      "after",
-      `
-A cache keeps only exercised pass, flag and block verdicts, keyed by the text's SHA-256 and the
-full canary identity (model, digest, prompt, sampling, analyzer, rules, mode); see docs/cache.md.
-With --older-than and --identity together, only entries matching both are removed.
-Exit codes: 0 done; 2 usage error, a missing cache file, or a file that is not a verdict cache.
-
-Examples:
-  little-canary cache stats --cache verdicts.sqlite
-  little-canary cache stats --cache verdicts.sqlite --json
-  little-canary cache prune --cache verdicts.sqlite --older-than 30d
-  little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`,
-    );
+    .addHelpText("after", CACHE_HELP);
 }

@@ -5,21 +5,21 @@
 // will be sent (docs/demo.md). Exit codes: 0 verified, 1 a complete run that disagrees, 2 usage
 // error, unavailable, or incomplete.
 import { Command, Option } from "commander";
-import { runDemoCommand } from "../../src/demo/command.js";
-import { DemoArgumentError } from "../../src/demo/live-endpoint.js";
-import { demoJson, label, liveDisclosureJson, liveDisclosureLines } from "../../src/demo/render.js";
-import { demoOptionsFromFlags, type DemoFlags } from "../demo-flags.js";
+import type { DemoFlags } from "../demo-flags.js";
 import { DEMO_ERROR_EXIT } from "../exit-codes.js";
 import { writeOut, type CliIo } from "../io.js";
-import { timeoutArg } from "../options.js";
+import { timeoutArg } from "../flags.js";
+import { DEMO_HELP } from "../help.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../../src/canary/defaults.js";
 import type { RunState } from "../run-state.js";
 
-export type { DemoFlags };
-
 const lines = (items: readonly string[]): string => items.map((line) => `${line}\n`).join("");
 
-export async function runDemo(flags: DemoFlags, io: CliIo): Promise<number> {
+/** Replays or runs the demo, prints its lines (or JSON) and returns the exit code. */
+export async function run(flags: DemoFlags, io: CliIo): Promise<number> {
+  const [{ runDemoCommand }, { DemoArgumentError }, { demoJson, label, liveDisclosureJson, liveDisclosureLines }, { demoOptionsFromFlags }] = await Promise.all(
+    [import("../../src/demo/command.js"), import("../../src/demo/live-endpoint.js"), import("../../src/demo/render.js"), import("../demo-flags.js")],
+  );
   const options = demoOptionsFromFlags(flags, io);
   try {
     const result = await runDemoCommand({
@@ -41,7 +41,9 @@ export async function runDemo(flags: DemoFlags, io: CliIo): Promise<number> {
     return DEMO_ERROR_EXIT[error.code];
   }
 }
-export function demoCommand(io: CliIo, state: RunState): Command {
+
+/** Defines `demo` with its flags and help; its action runs `run`. */
+export function define(io: CliIo, state: RunState): Command {
   return new Command("demo")
     .description("Show the canary contrast: replay a recorded capture (default) or run it live against a loopback Ollama.")
     .option("--replay", "replay a recorded capture (the default)")
@@ -55,24 +57,8 @@ export function demoCommand(io: CliIo, state: RunState): Command {
     .option("--endpoint <url>", "the older name of --ollama-url")
     .option("--timeout <seconds>", "live per-call timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
     .option("--json", "print one little-canary-demo/v1 JSON line instead of text")
-    .addHelpText(
-      "after",
-      `
-This package ships no capture: record one where Ollama runs, then replay it anywhere.
-Replay calls no model and sends nothing; REPLAY VERIFIED means this build's analyzer reproduces
-the recorded verdicts for the recorded replies, not that any model is safe today.
-
-Exit codes: 0 verified; 1 a complete run that disagrees (changed analyzer result, no contrast);
-2 usage error, no capture, integrity failure, backend/model unavailable, incomplete run, or
---record that wrote no capture. With --json, "exit_code" is always the process exit code.
-
-Examples:
-  little-canary demo --live --record capture.json     # needs ollama serve + ollama pull qwen2.5:1.5b
-  little-canary demo --live --ollama-url http://127.0.0.1:11500 --canary-model llama3.2:1b
-  little-canary demo --replay --capture capture.json
-  little-canary demo --replay --capture capture.json --json`,
-    )
+    .addHelpText("after", DEMO_HELP)
     .action(async (flags: DemoFlags) => {
-      state.exitCode = await runDemo(flags, io);
+      state.exitCode = await run(flags, io);
     });
 }

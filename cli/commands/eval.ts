@@ -4,17 +4,21 @@
 // loading and backend errors exit 2 (cli/exit-codes.ts).
 import { Command, Option } from "commander";
 import { TIMEOUT_ENV } from "../../src/config/timeout.js";
-import { DEFAULT_EVAL_TIMEOUT_SECONDS, runEval } from "../../src/eval/run.js";
-import { collect, EVAL_HELP, evalOptionsFromFlags, thresholdArg, type EvalFlags } from "../eval-flags.js";
-import { evalBanner, formatSummary } from "../eval-output.js";
+import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../../src/eval/timeout-default.js";
+import type { EvalFlags } from "../eval-flags.js";
+import { addPoolFlags, addProviderFlags, collectValue, thresholdArg, timeoutArg } from "../flags.js";
+import { EVAL_HELP } from "../help.js";
 import { abortOnSignals, writeOut, type CliIo } from "../io.js";
-import { addPoolFlags, addProviderFlags, timeoutArg } from "../options.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
-export { formatSummary, type EvalFlags };
-
-export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<number> {
+/** Runs the evaluation, prints its summary and returns the exit code. */
+export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
+  const [{ runEval }, { evalOptionsFromFlags }, { evalBanner, formatSummary }] = await Promise.all([
+    import("../../src/eval/run.js"),
+    import("../eval-flags.js"),
+    import("../eval-output.js"),
+  ]);
   const options = await evalOptionsFromFlags(flags, io);
   // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
   // second one ends the process whatever is still running.
@@ -39,10 +43,11 @@ export async function runEvalCommand(flags: EvalFlags, io: CliIo): Promise<numbe
   }
 }
 
-export function evalCommand(io: CliIo, state: RunState): Command {
+/** Defines `eval` with its flags and help; its action runs `run`. */
+export function define(io: CliIo, state: RunState): Command {
   const command = new Command("eval")
     .description("Run evaluation corpora through the pipeline and write a JSONL run record (and an HTML report).")
-    .requiredOption("--corpus <file>", "corpus JSON (array of cases or {cases:[...]}); repeat for several", collect)
+    .requiredOption("--corpus <file>", "corpus JSON (array of cases or {cases:[...]}); repeat for several", collectValue)
     .option("--ids-file <file>", "JSON list of case ids to run, in that order")
     .addOption(
       new Option("--mode <mode>", "what to evaluate (default: pipeline with --model, else structural-only)").choices([
@@ -62,6 +67,6 @@ export function evalCommand(io: CliIo, state: RunState): Command {
     .option("--report <file>", "also write a self-contained HTML report")
     .addHelpText("after", EVAL_HELP)
     .action(async (flags: EvalFlags) => {
-      state.exitCode = await runEvalCommand(flags, io);
+      state.exitCode = await run(flags, io);
     });
 }

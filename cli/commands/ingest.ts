@@ -2,23 +2,16 @@
 // owns pre-flight, locking, reading, the run, publication and rollback) → summary → exit code.
 // Every refusal prints `error: …` and exits 3 with nothing written. SIGINT/SIGTERM before the
 // commit roll back and exit 3; after it, the pair stands and a warning says so (docs/publication.md).
-import { canaryTarget } from "../../src/config/canary-warning.js";
-import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
+// The library is imported when the command runs: defining it (for the program) stays cheap.
+import { Command } from "commander";
 import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PublishFs } from "../../src/publish/fs.js";
-import { INGEST_EXIT } from "../exit-codes.js";
-import { pipelineFromFlags, policyFromFlags, runOptionsFromFlags, type IngestFlags } from "../ingest-flags.js";
-import { formatIngestSummary, ingestNoteHooks, ingestRunWarnings, printPublishedManifest } from "../ingest-output.js";
-import { hintIfTerminalStdin, OutputClosedError, writeOut, type CliIo } from "../io.js";
-import { createProgress } from "../progress.js";
+import { INGEST_HELP } from "../help.js";
+import { addIngestFlags, type IngestFlags } from "../ingest-flags.js";
+import { OutputClosedError, writeOut, type CliIo } from "../io.js";
+import type { RunState } from "../run-state.js";
 import { refuseSharedFiles } from "../shared-files.js";
-import { displayText } from "../../src/core/display-text.js";
 
-export type { IngestFlags } from "../ingest-flags.js";
-export { formatIngestSummary, ingestRunWarnings, SUMMARY_HELD_LIMIT } from "../ingest-output.js";
-export { IngestRefusedError };
-
-const NO_CANARY_WARNING = "warning: canary disabled (--no-canary): only the structural layer runs, so no record can be admitted\n";
 const COMMITTED_WARNING = "warning: interrupted, but the publication had already committed: the pair below is complete\n";
 
 export interface IngestRunOptions {
@@ -26,44 +19,53 @@ export interface IngestRunOptions {
   readonly fs?: PublishFs;
 }
 
-export async function runIngest(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
+/** Defines `ingest` with its flags and help; its action runs `run`. */
+export function define(io: CliIo, state: RunState): Command {
+  const command = new Command("ingest")
+    .description("Admit JSONL records for a RAG index under strict/v1; publish a hash-bound manifest and an export of admitted records.")
+    .argument("[input]", "JSONL file (a JSON string or {text, id?, source?, metadata?} per line), or - for stdin", "-");
+  return addIngestFlags(command)
+    .addHelpText("after", INGEST_HELP)
+    .action(async (input: string, flags: IngestFlags) => {
+      state.exitCode = await run(input, flags, io);
+    });
+}
+
+/** Runs one ingest, prints its summary (or manifest) and returns the exit code. */
+export async function run(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
+  const [{ ingestFiles, IngestRefusedError }, settings, { createIngestReporter, reporterHooks }, output, { displayText }, { INGEST_EXIT }] = await Promise.all([
+    import("../../src/ingest/files.js"),
+    import("../ingest-options.js"),
+    import("../ingest-reporter.js"),
+    import("../ingest-output.js"),
+    import("../../src/core/display-text.js"),
+    import("../exit-codes.js"),
+  ]);
   await refuseSharedFiles(input, flags, io);
   // Registered first, so no phase of the run can be interrupted without its cleanup.
   const controller = new AbortController();
   const unregister = io.onSignal((signal) => {
     if (!controller.signal.aborted) controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written`));
   });
-  const progress = createProgress(io, "ingest");
   let pipeline: SecurityPipeline | null = null;
+  const reporter = createIngestReporter(input, flags, io, () => pipeline);
   try {
     const result = await ingestFiles({
       input: input === "-" ? io.stdin : input,
       manifest: flags.manifest,
       export: flags.export ?? null,
       overwrite: flags.overwrite === true,
-      policy: policyFromFlags(flags),
-      pipeline: (policy) => (pipeline = pipelineFromFlags(flags, io, policy)),
-      ...runOptionsFromFlags(flags, io),
+      policy: settings.policyFromFlags(flags),
+      pipeline: (policy) => (pipeline = settings.pipelineFromFlags(flags, io, policy)),
+      ...settings.runOptionsFromFlags(flags, io),
       signal: controller.signal,
       ...(options.fs ? { fs: options.fs } : {}),
       cwd: io.cwd,
-      hooks: {
-        beforeRead: async () => {
-          if (!flags.canary) await writeOut(io.stderr, NO_CANARY_WARNING);
-          if (input === "-") await hintIfTerminalStdin(io, "JSONL records", "pass FILE");
-        },
-        onProgress: (done, total) => progress.update(done, total),
-        afterRun: async (run) => {
-          progress.finish();
-          const target = canaryTarget(pipeline as SecurityPipeline);
-          for (const warning of ingestRunWarnings(run, target, flags.uniqueIds === true)) await writeOut(io.stderr, warning);
-        },
-        ...ingestNoteHooks(io),
-      },
+      hooks: reporterHooks(reporter),
     });
     if (result.interruptedAfterCommit) await writeOut(io.stderr, COMMITTED_WARNING);
     const { published, outcome } = result;
-    const printing = flags.json ? printPublishedManifest(published, io) : writeOut(io.stdout, formatIngestSummary(result.run.summary, published));
+    const printing = flags.json ? output.printPublishedManifest(published, io) : writeOut(io.stdout, output.formatIngestSummary(result.run.summary, published));
     await printing.catch((error: unknown) => {
       const note = `the pair was published: check it with little-canary verify --manifest ${displayText(published.manifestPath)}`;
       // Not "refused, nothing written" (3): the pair stands, so this has its own exit code (4).
@@ -71,7 +73,7 @@ export async function runIngest(input: string, flags: IngestFlags, io: CliIo, op
     });
     return INGEST_EXIT[outcome];
   } finally {
-    progress.finish();
+    reporter.close();
     // Last (ingestFiles released the locks): an interrupt during the release is still handled.
     unregister();
   }

@@ -3,7 +3,6 @@
 // stdout. Progress is drawn on stderr only when it is a TTY. Exit 0 when the model is cached and
 // verified; 2 (refused) for anything else, with a partial download kept when it can resume.
 import { Command } from "commander";
-import { pullModel } from "../../src/canary/embedded-download.js";
 import { modelCacheDir, MODEL_DIR_ENV, PINNED_MODELS, pinnedModel } from "../../src/canary/embedded-models.js";
 import { UsageError } from "../../src/core/errors.js";
 import { writeOut, type CliIo } from "../io.js";
@@ -27,7 +26,8 @@ function mirrorUrl(raw: string): string {
   return raw;
 }
 
-export function modelCommand(io: CliIo, state: RunState): Command {
+/** Defines `model` and its subcommand `pull`. */
+export function define(io: CliIo, state: RunState): Command {
   const pull = new Command("pull")
     .description("Download a pinned embedded-canary model into the model cache, verified by its SHA-256.")
     .argument("[name]", `model to pull (known: ${PINNED_MODELS.map((m) => m.name).join(", ")}; default: the first)`)
@@ -36,6 +36,7 @@ export function modelCommand(io: CliIo, state: RunState): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .action(async (name: string | undefined, flags: PullFlags) => {
+      const { pullModel } = await import("../../src/canary/embedded-download.js");
       const model = pinnedModel(name);
       const controller = new AbortController();
       const unregister = io.onSignal(() => controller.abort());

@@ -1,39 +1,41 @@
-// `little-canary screen [FILE|-]`: flags → `screenFile` (validates the whole batch, screens it
-// and streams the document) → one little-canary-batch/v1 document on stdout → exit code.
-// Refusals print `error: …` on stderr and nothing on stdout.
-import { canaryTarget } from "../../src/config/canary-warning.js";
-import type { ReaderLimits } from "../../src/documents/reader-limits.js";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { batchExitCode } from "../../src/screen/screen-batch.js";
-import { InputRefusedError } from "../../src/screen/files.js";
-import { screenWithReports } from "../../src/report/screen-reports.js";
-import type { CliIo } from "../io.js";
-import { hintIfTerminalStdin, writeOut } from "../io.js";
-import { pipelineOptionsFromFlags, type CanaryFlags } from "../options.js";
+// `little-canary screen [FILE|-]`: flags → `screenWithReports` (validates the whole batch,
+// screens it and streams the document) → one little-canary-batch/v1 document on stdout → exit
+// code. Refusals print `error: …` on stderr and nothing on stdout. The library is imported when
+// the command runs: defining it (for the program) stays cheap.
+import { Command } from "commander";
+import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { SCREEN_HELP } from "../help.js";
+import { hintIfTerminalStdin, writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
-import { reportOptionsFromFlags, type ReportFlags } from "../report-flags.js";
-import { formatScreenSummary, screenCanaryWarning } from "../screen-output.js";
+import { reportOptionsFromFlags } from "../report-flags.js";
+import type { RunState } from "../run-state.js";
+import { addScreenFlags, type ScreenFlags } from "../screen-flags.js";
 import { refuseSharedFiles } from "../shared-files.js";
 
-export { screenCanaryWarning } from "../screen-output.js";
-export { InputRefusedError };
-
-export interface ScreenFlags extends CanaryFlags, ReportFlags, Pick<ReaderLimits, "maxMetadataKeys" | "maxMetadataValueChars"> {
-  /** 0: no limit. */
-  maxItems: number;
-  maxItemBytes: number;
-  /** 0: no limit. */
-  maxTotalBytes: number;
-  concurrency: number;
-  /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
-  maxCanaryFailures?: number;
-  /** Where the scratch files go (default: the OS temporary directory). */
-  scratchDir?: string;
-  /** `--cache PATH` (a string) or `--no-cache` (false). */
-  cache?: string | false;
+/** Defines `screen` with its flags and help; its action runs `run`. */
+export function define(io: CliIo, state: RunState): Command {
+  const command = new Command("screen")
+    .description("Screen a JSONL batch (one JSON string or {text, id?, source?, metadata?} per line) and print a little-canary-batch/v1 document.")
+    .argument("[input]", "JSONL file, or - for stdin", "-");
+  return addScreenFlags(command)
+    .addHelpText("after", SCREEN_HELP)
+    .action(async (input: string, flags: ScreenFlags) => {
+      state.exitCode = await run(input, flags, io);
+    });
 }
 
-export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): Promise<number> {
+/** Screens a batch and streams its document to stdout; returns the exit code. */
+export async function run(input: string, flags: ScreenFlags, io: CliIo): Promise<number> {
+  const [{ canaryTarget }, pipelines, { batchExitCode }, { InputRefusedError }, { screenWithReports }, { pipelineOptionsFromFlags }, output] =
+    await Promise.all([
+      import("../../src/config/canary-warning.js"),
+      import("../../src/pipeline/pipeline.js"),
+      import("../../src/screen/screen-batch.js"),
+      import("../../src/screen/files.js"),
+      import("../../src/report/screen-reports.js"),
+      import("../options.js"),
+      import("../screen-output.js"),
+    ]);
   await refuseSharedFiles(input, flags, io);
   const controller = new AbortController();
   // From the start: an interrupt while reading must also remove the scratch files.
@@ -47,11 +49,11 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
       output: (chunk) => writeOut(io.stdout, chunk),
       limits: { maxItems, maxItemBytes, maxTotalBytes, maxMetadataKeys, maxMetadataValueChars },
       // Built (and so validated) before reading: a bad flag or environment refuses first.
-      pipeline: () => (built.pipeline = new SecurityPipeline(pipelineOptionsFromFlags(flags, io))),
+      pipeline: () => (built.pipeline = new pipelines.SecurityPipeline(pipelineOptionsFromFlags(flags, io))),
       beforeRead: () => (input === "-" ? hintIfTerminalStdin(io, "JSONL", "pass FILE") : undefined),
       beforeOutput: async (totals, circuitOpen) => {
         progress.finish();
-        const warning = screenCanaryWarning(totals, circuitOpen, canaryTarget(built.pipeline as SecurityPipeline));
+        const warning = output.screenCanaryWarning(totals, circuitOpen, canaryTarget(built.pipeline as SecurityPipeline));
         if (warning !== null) await writeOut(io.stderr, warning);
       },
       concurrency: flags.concurrency,
@@ -67,7 +69,7 @@ export async function runScreen(input: string, flags: ScreenFlags, io: CliIo): P
     await writeOut(io.stdout, "\n");
     if (summary.total === 0) await writeOut(io.stderr, "warning: no items in input\n");
     // After the progress line was cleared (beforeOutput): what the document says, in one line.
-    await writeOut(io.stderr, formatScreenSummary(summary));
+    await writeOut(io.stderr, output.formatScreenSummary(summary));
     return batchExitCode(summary);
   } finally {
     progress.finish();

@@ -1,22 +1,24 @@
 // `little-canary serve`: flags → `runService` (builds one pipeline, binds 127.0.0.1, logs to
 // stderr, never stdout and never request text, and returns only after SIGINT/SIGTERM and a clean
 // drain) → exit code. Exit 0 after shutdown, 1 when the port cannot be bound, 2 for usage or
-// configuration errors.
+// configuration errors. The library is imported when the command runs.
 import { Command, Option } from "commander";
 import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/server/limits.js";
-import { ServerBindError } from "../../src/server/lifecycle.js";
-import { streamLog } from "../../src/server/log.js";
-import { runService } from "../../src/server/run-service.js";
 import { SERVE_ERROR_EXIT } from "../exit-codes.js";
 import { writeOut, type CliIo } from "../io.js";
-import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, timeoutArg } from "../options.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, timeoutArg } from "../flags.js";
+import { SERVE_HELP } from "../help.js";
 import type { RunState } from "../run-state.js";
-import { allowOriginArg, portArg, serviceOptionsFromFlags, waitForSignals, type ServeFlags } from "../serve-flags.js";
-import { LONG_TEXT_HELP } from "./check.js";
+import { allowOriginArg, portArg, type ServeFlags } from "../serve-args.js";
 
-export { allowOriginArg, portArg, type ServeFlags };
-
-export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
+/** Runs the service until SIGINT/SIGTERM and a drain; returns the exit code. */
+export async function run(flags: ServeFlags, io: CliIo): Promise<number> {
+  const [{ ServerBindError }, { streamLog }, { runService }, { serviceOptionsFromFlags, waitForSignals }] = await Promise.all([
+    import("../../src/server/lifecycle.js"),
+    import("../../src/server/log.js"),
+    import("../../src/server/run-service.js"),
+    import("../serve-flags.js"),
+  ]);
   const options = serviceOptionsFromFlags(flags, io);
   const signals = waitForSignals(io);
   try {
@@ -31,7 +33,8 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<number> {
   }
 }
 
-export function serveCommand(io: CliIo, state: RunState): Command {
+/** Defines `serve` with its flags and help; its action runs `run`. */
+export function define(io: CliIo, state: RunState): Command {
   const command = new Command("serve")
     .description("Run the loopback screening service: GET /health, GET /ready and POST /check on 127.0.0.1.")
     .option("--port <n>", "port on 127.0.0.1 (0 = any free port)", portArg, DEFAULT_PORT);
@@ -47,25 +50,9 @@ export function serveCommand(io: CliIo, state: RunState): Command {
     .option("--max-connections <n>", "open connections at once; beyond it the oldest idle or stalled one is closed", positiveIntArg, DEFAULT_MAX_CONNECTIONS)
     .option("--allow-origin <origin>", "answer browser requests from this origin, with CORS headers (repeatable; others get 403)", allowOriginArg)
     .option("--access-log", "write one JSON line per request to stderr (time, method, route, status, verdict class, latency; never the text)")
-    .addHelpText(
-      "after",
-      `
-The service binds 127.0.0.1 only. Mode defaults to advisory (flag, never block) on purpose;
-use --mode block or --fail-closed where the service routes text. HTTP 200 does not mean
-screened: read safe, degraded, canary_status and analysis_status of each verdict.
-Logs go to stderr and never contain request text. GET /ready is 503 while the canary is down
-(readiness probes); GET /health is always 200 (liveness). Stop with Ctrl-C (twice to skip the drain).
-${LONG_TEXT_HELP}
-
-Exit codes: 0 after shutdown; 1 the port could not be bound; 2 usage or configuration error.
-
-Examples:
-  little-canary serve
-  little-canary serve --port 0 --mode block --fail-closed --timeout 60
-  curl -s -H 'content-type: application/json' -d '{"text":"hello"}' http://127.0.0.1:18421/check`,
-    )
+    .addHelpText("after", SERVE_HELP)
     .action(async (flags: ServeFlags) => {
-      state.exitCode = await runServe(flags, io);
+      state.exitCode = await run(flags, io);
     });
   return command;
 }

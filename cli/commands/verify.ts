@@ -4,14 +4,15 @@
 // whose canary was disabled by choice) follow the verdict and never change the exit code.
 // Problems name indices and codes, never text.
 // Flags → `verifyFiles` (src/verify/verify-files.ts) → print → VERIFY_EXIT (cli/exit-codes.ts).
-// With --index, the index of a sharded run instead (cli/verify-index.ts).
-import { problemsToShow, STRUCTURAL_PROBLEM_CODES, UNVERIFIABLE_PROBLEM_CODES } from "../../src/verify/problems.js";
-import { verifyFiles } from "../../src/verify/verify-files.js";
-import { VERIFY_EXIT } from "../exit-codes.js";
-import type { CliIo } from "../io.js";
-import { writeOut } from "../io.js";
-import { runVerifyIndex, type VerifyIndexFlags } from "../verify-index.js";
+// With --index, the index of a sharded run instead (cli/verify-index.ts). The library is
+// imported when the command runs: defining it (for the program) stays cheap.
+import { Command } from "commander";
 import { UsageError } from "../../src/core/errors.js";
+import { VERIFY_EXIT } from "../exit-codes.js";
+import { VERIFY_HELP } from "../help.js";
+import { writeOut, type CliIo } from "../io.js";
+import type { RunState } from "../run-state.js";
+import type { VerifyIndexFlags } from "../verify-index.js";
 
 export interface VerifyFlags extends VerifyIndexFlags {
   manifest?: string;
@@ -19,13 +20,36 @@ export interface VerifyFlags extends VerifyIndexFlags {
   allowlisted?: boolean;
 }
 
-export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> {
+/** Defines `verify` with its flags and help; its action runs `run`. */
+export function define(io: CliIo, state: RunState): Command {
+  return new Command("verify")
+    .description("Check that a manifest (and export) are consistent, and optionally that the manifest matches a pinned SHA-256.")
+    .option("--manifest <path>", "manifest file")
+    .option("--export <path>", "export file to check against the manifest")
+    .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value")
+    .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists")
+    .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value")
+    .option("--json", "print a JSON report")
+    .option("--no-allowlisted", "a record admitted by an ingest allowlist (--allow) is a problem")
+    .addHelpText("after", VERIFY_HELP)
+    .action(async (flags: VerifyFlags) => {
+      state.exitCode = await run(flags, io);
+    });
+}
+
+/** Verifies one pair (or an index), prints the report and returns the exit code. */
+export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
   if (flags.index !== undefined || flags.expectIndexSha256 !== undefined) {
     // Never silently ignored: an index run does not apply it to the pairs it lists.
     if (flags.allowlisted === false) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
-    return runVerifyIndex(flags, io);
+    return (await import("../verify-index.js")).runVerifyIndex(flags, io);
   }
   if (flags.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
+  const [{ UNVERIFIABLE_PROBLEM_CODES }, { verifyFiles }, { verifyOutput }] = await Promise.all([
+    import("../../src/verify/problems.js"),
+    import("../../src/verify/verify-files.js"),
+    import("../verify-output.js"),
+  ]);
   const result = await verifyFiles({
     manifest: flags.manifest,
     export: flags.export ?? null,
@@ -42,36 +66,9 @@ export async function runVerify(flags: VerifyFlags, io: CliIo): Promise<number> 
     }
     return VERIFY_EXIT.unreadable;
   }
-  const { consistent, manifestSha256, problems } = result;
-  if (flags.json) {
-    // Data: every problem, uncapped.
-    const report = {
-      consistent,
-      manifest_sha256: manifestSha256,
-      pinned: result.pinned,
-      export_checked: result.exportChecked,
-      allowlisted: result.allowlisted,
-      problems,
-      notes: result.notes,
-    };
-    await writeOut(io.stdout, `${JSON.stringify(report)}\n`);
-  } else if (consistent) {
-    await writeOut(
-      io.stdout,
-      `verify: consistent (manifest sha256=${manifestSha256}${result.pinned ? ", matches the pin" : ", not pinned"}` +
-        `${result.exportChecked ? "" : "; export not checked"}${result.allowlisted > 0 ? `; ${result.allowlisted} admitted by an allowlist` : ""})\n`,
-    );
-  } else {
-    const { shown, hidden } = problemsToShow(problems);
-    const lines = shown.map((problem) => `  - [${problem.code}] ${problem.message}`);
-    if (hidden > 0) {
-      const last = shown[shown.length - 1];
-      const why = last !== undefined && STRUCTURAL_PROBLEM_CODES.has(last.code) ? `; they follow from the [${last.code}] problem above` : "";
-      lines.push(`  ... and ${hidden} more problem${hidden === 1 ? "" : "s"} not listed${why} (--json lists all)`);
-    }
-    await writeOut(io.stdout, `verify: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${lines.join("\n")}\n`);
-  }
+  const { report, notes } = verifyOutput(result, flags.json === true);
+  await writeOut(io.stdout, report);
   // Facts that are not problems (a run whose canary was disabled by choice), after the verdict.
-  if (!flags.json && result.notes.length > 0) await writeOut(io.stdout, result.notes.map((note) => `note: ${note.message}\n`).join(""));
-  return consistent ? VERIFY_EXIT.consistent : VERIFY_EXIT.problems;
+  if (notes !== "") await writeOut(io.stdout, notes);
+  return result.consistent ? VERIFY_EXIT.consistent : VERIFY_EXIT.problems;
 }

@@ -8,8 +8,8 @@
 // segment is exercised this equals `chars_total`; when some are not, it is the honest amount
 // inspected (a record is only ever admitted with full coverage, so admission never relies on
 // this number alone).
-import type { Coverage, Detection, HoldReason, SegmentState } from "./schemas.js";
-import { HOLD_REASONS } from "./schemas.js";
+import type { Coverage, Detection, SegmentState } from "./schemas.js";
+import { HOLD_REASONS, type HoldReason } from "./states.js";
 
 export interface SegmentOutcome {
   readonly kind: "metadata" | "text";

@@ -3,6 +3,7 @@
 // canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
 // skewed by contention), writing and flushing one JSONL line per case and a completion line at the
 // end. Cases whose layers did not run are unscored and stay in the full-population denominators.
+import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
 import { httpCall, type FetchLike } from "../canary/http-call.js";
@@ -29,8 +30,7 @@ import { EVAL_MODES, scoreException, scoreVerdict, type CaseScore, type EvalMode
 import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
-/** The harness default per canary call (the Python harness's `--timeout` default), not the CLI-wide 600 s. */
-export const DEFAULT_EVAL_TIMEOUT_SECONDS = 10;
+export { DEFAULT_EVAL_TIMEOUT_SECONDS };
 export const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 const WARMUP_TEXT = "Hello.";

@@ -10,10 +10,10 @@
 // nothing from the canary clients or the pipeline (what a pipeline's checks cost the canary is
 // pipeline/canary-profile.ts). "Consecutive" is in completion order: with concurrency the
 // checks already in flight when it opens still finish on their own.
+import { DEFAULT_MAX_CANARY_FAILURES } from "./breaker-default.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 
-/** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
-export const DEFAULT_MAX_CANARY_FAILURES = 5;
+export { DEFAULT_MAX_CANARY_FAILURES };
 
 /** The `error` of a segment or item not sent to the canary because the breaker had opened. */
 export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";

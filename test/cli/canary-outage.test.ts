@@ -15,6 +15,8 @@ afterEach(async () => {
 });
 
 const batch = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: `m-${i}`, text: `What is item ${i} made of?` })).join("\n") + "\n";
+// Items without labels: one check each (an id or a source is screened as a check of its own).
+const unlabelled = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify(`What is item ${i} made of?`)).join("\n") + "\n";
 const warningsOf = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("warning:"));
 
 describe("check names an unreachable canary", () => {
@@ -55,7 +57,7 @@ describe("screen stops sending checks to a dead canary", () => {
       if (chatIndex === 1) void ollama.close();
       return chatIndex < 1 ? "The capital of France is Paris." : { fault: "drop" };
     });
-    const run = await runCli(["screen", "--ollama-url", url, "--timeout", "5", "--max-canary-failures", "2"], { stdin: batch(8) });
+    const run = await runCli(["screen", "--ollama-url", url, "--timeout", "5", "--max-canary-failures", "2"], { stdin: unlabelled(8) });
     expect(run.code).toBe(2);
     const document = JSON.parse(run.stdout) as { counts: Record<string, number>; items: Array<{ state: string; error?: string; verdict?: unknown }> };
     expect(document.items[0]?.state).toBe("pass");

@@ -7,7 +7,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
-import { runIngest } from "../../cli/commands/ingest.js";
+import { run as runIngest } from "../../cli/commands/ingest.js";
 import { signalExitCode, type CliIo } from "../../cli/io.js";
 import { runMain } from "../../cli/program.js";
 import { runCli } from "../support/cli.js";

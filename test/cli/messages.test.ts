@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../cli/io.js";
 import { createProgress } from "../../cli/progress.js";
-import { runIngest } from "../../cli/commands/ingest.js";
+import { run as runIngest } from "../../cli/commands/ingest.js";
 import { hookedFs } from "../../src/publish/fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
 import { runCli } from "../support/cli.js";

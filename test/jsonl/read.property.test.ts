@@ -193,7 +193,10 @@ describe("readRecords properties", () => {
       { requiredKeys: ["text"] },
     );
     const line = fc.tuple(
-      fc.oneof(item, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((t) => !isBlankText(t))),
+      fc.oneof(
+        item,
+        fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((t) => !isBlankText(t)),
+      ),
       fc.constantFrom("\n", "\r\n"),
       fc.constantFrom("", "\n", " \t\r\n", "\u3000\u2028\n"),
     );

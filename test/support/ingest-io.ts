@@ -1,7 +1,7 @@
 // An in-process CliIo whose signals a test can trigger, and `ingest` flags aimed at the loopback
 // Ollama stand-in, for tests that drive `runIngest` (the CLI command) directly.
 import { Readable, Writable } from "node:stream";
-import type { IngestFlags } from "../../cli/commands/ingest.js";
+import type { IngestFlags } from "../../cli/ingest-flags.js";
 import type { CliIo } from "../../cli/io.js";
 
 class Capture extends Writable {

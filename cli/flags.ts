@@ -1,0 +1,190 @@
+// The flags every command defines, and their argument parsers: what commander needs to build
+// the program and its --help. The program defines every command before it knows which one runs,
+// so this module stays cheap to import (no pipeline, no zod); turning the flags into options
+// happens in options.ts, which a command imports only when it runs.
+import { InvalidArgumentError, Option, type Command } from "commander";
+import { MODEL_DIR_ENV } from "../src/canary/embedded-models.js";
+import { parseTimeoutFlag } from "../src/config/timeout.js";
+import { parseShardSpec, type ShardSpec } from "../src/documents/shard-spec.js";
+
+export function timeoutArg(raw: string): number {
+  try {
+    return parseTimeoutFlag(raw);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : "invalid timeout");
+  }
+}
+
+export function nonNegativeIntArg(raw: string): number {
+  if (!/^\d+$/.test(raw.trim())) throw new InvalidArgumentError("must be a non-negative integer");
+  const value = Number(raw.trim());
+  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError("must not exceed 9007199254740991");
+  return value;
+}
+
+export function positiveIntArg(raw: string): number {
+  const value = nonNegativeIntArg(raw);
+  if (value < 1) throw new InvalidArgumentError("must be at least 1");
+  return value;
+}
+
+/** `--shard K/N` (0-based K): the messages of parseShardSpec, as commander's argument error. */
+export function shardArg(raw: string): ShardSpec {
+  try {
+    return parseShardSpec(raw);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : "invalid shard");
+  }
+}
+
+/** `--threshold`: a number from 0 to 1. */
+export function thresholdArg(raw: string): number {
+  const text = raw.trim();
+  const value = /^[+]?(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || value > 1) throw new InvalidArgumentError("must be a number from 0 to 1");
+  return value;
+}
+
+/** --provider, --base-url and --api-key-env: which kind of server the canary runs on. */
+export interface ProviderFlags {
+  /** Absent means ollama (the default). */
+  provider?: "ollama" | "openai";
+  baseUrl?: string;
+  apiKeyEnv?: string;
+}
+
+/** The --canary-model default (an Ollama tag). */
+export const DEFAULT_CANARY_MODEL_FLAG = "qwen2.5:1.5b";
+
+export interface CanaryFlags extends ProviderFlags, PoolFlags {
+  mode: "block" | "advisory" | "full";
+  canaryModel: string;
+  /**
+   * Set by addCanaryFlags' hook: --canary-model was given, not defaulted (commander's option
+   * value source). Absent (flags built by a caller): a model equal to the default counts as the default.
+   */
+  canaryModelGiven?: boolean;
+  ollamaUrl: string;
+  timeout?: number;
+  /** False with --no-canary; `--canary BACKEND` is kept in `canaryBackend` by addCanaryFlags' hook. */
+  canary: boolean;
+  /** `--canary embedded[:PATH]`: run the canary in this process (docs/embedded.md). */
+  canaryBackend?: string;
+  /** `--canary-sha256 HEX`: the SHA-256 of the --canary embedded:PATH file. */
+  canarySha256?: string;
+  /** `--model-dir DIR`: where `model pull` keeps models (for --canary embedded without a path). */
+  modelDir?: string;
+  /** Checks in flight (screen, ingest): the embedded canary gets one context sequence per slot. */
+  concurrency?: number;
+  failClosed?: boolean;
+}
+
+/** A repeatable option's values, in the order given. */
+export function collectValue(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The flags that describe a pool of canary endpoints, shared by every command that checks. */
+export interface PoolFlags {
+  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url or --base-url. */
+  canaryEndpoint?: string[];
+  /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
+  endpointLog?: string;
+  /** Set by addPoolFlags' pre-action hook: --ollama-url was given, not defaulted. */
+  ollamaUrlGiven?: boolean;
+  provider?: "ollama" | "openai";
+}
+
+/** Why each command defaults to its mode (printed in its --help). */
+const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
+  check: ['it answers one question for a script, "may this text go on?", so every', "finding, strong or weak, blocks (safe:false, empty safe_input)."],
+  screen: [
+    "it reports each item for a CI gate: strong evidence is a block, weaker",
+    "canary evidence a flag, and both fail the gate (exit 1), so the batch keeps",
+    "the two apart without letting either pass.",
+  ],
+  ingest: [
+    "the manifest keeps strong evidence (block) and weaker canary evidence (flag)",
+    "apart; a flagged record is held just like a blocked one, so no mode admits",
+    "more records.",
+  ],
+  serve: [
+    "the service is often put in front of a working agent to observe first: it",
+    "never refuses, so adding it cannot break a flow. Use --mode block (and",
+    "--fail-closed) where its answer routes text.",
+  ],
+};
+
+/** The --mode paragraph of a command's --help: what each mode does and why this default. */
+export function modeHelpText(command: string, defaultMode: CanaryFlags["mode"]): string {
+  const reason = MODE_DEFAULT_REASONS[command] ?? [];
+  return `
+Modes (--mode: what a finding does to the verdict):
+  block     every finding blocks: structural, and canary findings strong or weak
+  full      structural and strong (hard) canary findings block; weaker canary findings
+            pass with an advisory (flagged, severity medium)
+  advisory  nothing blocks: every finding is an advisory (structural and strong canary
+            findings high, weaker ones medium), and safe stays true
+  In every mode, low-confidence canary signals are a low advisory, and a check whose
+  canary did not run is degraded or unexercised, never clean.
+  ${command} defaults to ${defaultMode}${reason.length > 0 ? `:\n${reason.map((line) => `    ${line}`).join("\n")}` : "."}`;
+}
+
+/** Adds --provider, --base-url and --api-key-env (every command that checks has them). */
+export function addProviderFlags(command: Command): Command {
+  return command
+    .addOption(
+      new Option("--provider <name>", "canary backend: ollama, or openai for vLLM and other OpenAI-compatible servers")
+        .choices(["ollama", "openai"])
+        .default("ollama"),
+    )
+    .option("--base-url <url>", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (with --provider openai)")
+    .option("--api-key-env <name>", "environment variable holding the API key (with --provider openai; never logged)");
+}
+
+/**
+ * Adds --mode, --canary-model, --ollama-url, --provider, --base-url, --api-key-env, --timeout,
+ * --no-canary, --canary-endpoint and --endpoint-log.
+ */
+export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"]): Command {
+  addProviderFlags(command)
+    .addOption(
+      new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
+    )
+    .addHelpText("after", modeHelpText(command.name(), defaultMode))
+    .option("--canary-model <tag>", "canary model tag", DEFAULT_CANARY_MODEL_FLAG)
+    .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
+    .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
+    .option("--canary <backend>", "embedded or embedded:PATH.gguf: run the canary in this process with node-llama-cpp (docs/embedded.md)")
+    .option("--canary-sha256 <hex>", "SHA-256 of the --canary embedded:PATH model file (required with a path: it is the model's identity)")
+    .option("--model-dir <dir>", `where \`model pull\` keeps models, for --canary embedded without a path (default: $${MODEL_DIR_ENV}, else the user cache)`)
+    .option("--no-canary", "structural layer only: the canary is not run and results say so")
+    .hook("preAction", (self) => {
+      // --canary BACKEND and --no-canary share one option value: keep the backend apart, and
+      // `canary` a plain boolean (absent means on), as every command reads it.
+      const value: unknown = self.getOptionValue("canary");
+      const modelSource = self.getOptionValueSource("canaryModel");
+      self.setOptionValue("canaryModelGiven", modelSource !== undefined && modelSource !== "default");
+      self.setOptionValue("canaryBackend", typeof value === "string" ? value : undefined);
+      self.setOptionValue("canary", value !== false);
+    });
+  return addPoolFlags(command);
+}
+
+/**
+ * Adds --canary-endpoint (repeatable) and --endpoint-log, and records whether --ollama-url was
+ * given explicitly (`ollamaUrlGiven`): it has a default, and only an explicit one conflicts.
+ */
+export function addPoolFlags(command: Command): Command {
+  return command
+    .option(
+      "--canary-endpoint <url[#n]>",
+      "a canary endpoint of a pool, at most N checks in flight after #; repeatable, replaces --ollama-url (docs/scale.md)",
+      collectValue,
+    )
+    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)")
+    .hook("preAction", (self) => {
+      const source = self.getOptionValueSource("ollamaUrl");
+      self.setOptionValue("ollamaUrlGiven", source !== undefined && source !== "default");
+    });
+}
