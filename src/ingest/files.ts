@@ -36,6 +36,7 @@ import type { PublicationLock } from "../publish/lock.js";
 import { publish, type PublishResult } from "../publish/publish.js";
 import type { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
+import { ArraySpool } from "../spool/framed-document.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { IngestOutcomeCode } from "./exit-code.js";
@@ -169,7 +170,7 @@ async function readInput(
     if (read.result.records === 0 && cut === null) throw new IngestRefusedError("no records in input; nothing written");
   } catch (error) {
     // The scratch file is ours until the second pass takes it over.
-    await read.result.spool.remove();
+    await read.result.prepared.remove();
     throw error;
   }
   if (cut === null) return { read: read.result, shard: undefined };
@@ -215,6 +216,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   // Step 1: every option resolved and checked before anything is opened, read or deleted.
   const plan = await resolveIngestPlan(options);
   const { signal } = plan;
+  const { exportPath } = plan.targets;
   // A read from a stream (stdin) can wait forever; destroying the stream ends it.
   const endStream = (): void => {
     if (plan.source.kind === "stream") plan.source.stream.destroy();
@@ -247,8 +249,8 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
         gate,
         concurrency: plan.limits.concurrency,
         maxCanaryFailures: plan.canary.maxCanaryFailures,
-        manifestPath: plan.targets.manifestPath,
-        exportPath: plan.targets.exportPath,
+        manifestSpool: () => ArraySpool.create(plan.targets.manifestPath, "manifest-records"),
+        exportSpool: exportPath === null ? null : () => ArraySpool.create(exportPath, "export-records"),
         ids,
         clock: plan.clock,
         startedAt: plan.clock(),
@@ -274,7 +276,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     } finally {
       await run?.remove();
       await prefetched?.remove();
-      await read.spool.remove();
+      await read.prepared.remove();
     }
   } catch (error) {
     throw resources.previousPairRemoved ? previousPairGone(error) : error;

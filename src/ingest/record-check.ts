@@ -1,13 +1,12 @@
-// Checking one record of an ingest run: validation and planning (`prepareRecord`, no checks),
-// then its segments through the pipeline in plan order (`checkRecord`), and its manifest entry
-// made canonical (`finishRecord`). Shared by the in-memory run (run.ts) and the streaming run
-// (stream-run.ts), so both write the same entry for the same record.
+// Checking one record of an ingest run: the hold decided before any check (`holdBeforeChecks`,
+// at admission, admit-pass.ts), then a planned record's segments through the pipeline in plan
+// order (`checkRecord`, in the record runner, stream-run.ts).
 //
 // Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
 // every segment of every planned record still goes through it, and a record's detection is
 // "none" only when every segment was inspected.
 import type { RawRecord } from "../jsonl/record.js";
-import { canonicalRecordEntry, type AdmittedSnapshot, type CanonicalRecordEntry } from "../documents/manifest-build.js";
+import type { AdmittedSnapshot } from "../documents/manifest-build.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
@@ -119,21 +118,11 @@ export interface RunContext {
   readonly beforeCheck?: () => Promise<void>;
 }
 
-/** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
-export interface RecordOutcome<Entry = ManifestRecord> {
-  readonly entry: Entry;
+/** What checking one record produced: its manifest entry, the checks sent, and its snapshot when admitted. */
+export interface RecordOutcome {
+  readonly entry: ManifestRecord;
   readonly checks: number;
   readonly admitted: AdmittedSnapshot | null;
-}
-
-/** A finished record: its outcome, with the manifest entry validated and serialized. */
-export type FinishedRecord = RecordOutcome<CanonicalRecordEntry>;
-
-// Made canonical as soon as the record is final, while other records wait on the canary, so
-// the end of the run only joins texts. A record that cannot be made canonical fails the run.
-/** The outcome with its entry validated and serialized for position `index`. */
-export function finishRecord(outcome: RecordOutcome, index: number): FinishedRecord {
-  return { ...outcome, entry: canonicalRecordEntry(outcome.entry, index) };
 }
 
 /** A record held before any check, or one whose segments are planned and ready to check. */
@@ -167,20 +156,10 @@ const overBudget = (index: number, record: SegmentableRecord, plan: SegmentPlan)
   admitted: null,
 });
 
-/** Validation and planning, no checks: pure, done as a lane takes the record. */
-export function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
-  const held = heldUnplanned(record, duplicateOf);
-  if (held !== null) return { kind: "held", outcome: held };
-  const snapshot = snapshotOf(record);
-  const plan = planSegments(snapshot, policy);
-  if (plan.over_budget) return { kind: "held", outcome: overBudget(record.index, snapshot, plan) };
-  return { kind: "planned", index: record.index, snapshot, plan };
-}
-
 /**
  * The outcome of a record held before any check (malformed, a repeated id, over budget), or
- * null when it is to be checked: prepareRecord's decision without planning (slicing and
- * hashing) a record that is within budget.
+ * null when it is to be checked. A record within budget is not planned (sliced and hashed) here:
+ * the runner plans it as a lane takes it.
  */
 export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): RecordOutcome | null {
   const held = heldUnplanned(record, duplicateOf);
