@@ -125,10 +125,12 @@ export interface RecordOutcome {
   readonly admitted: AdmittedSnapshot | null;
 }
 
-/** A record held before any check, or one whose segments are planned and ready to check. */
-export type PreparedRecord =
-  | { readonly kind: "held"; readonly outcome: RecordOutcome }
-  | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
+/** A record whose segments are planned and ready to check. */
+export interface PlannedRecord {
+  readonly index: number;
+  readonly snapshot: SegmentableRecord;
+  readonly plan: SegmentPlan;
+}
 
 /** The entry of a record held before it is planned: malformed, or repeating an earlier id (`duplicateOf`). */
 function heldUnplanned(record: RawRecord, duplicateOf: number | undefined): RecordOutcome | null {
@@ -176,8 +178,7 @@ export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplic
  * the canary). A pipeline without a canary checks every segment. Once the breaker is open, no
  * segment is sent to the canary; such a segment is an `error` (`canary_circuit_open`).
  */
-export async function checkRecord(run: RunContext, prepared: PreparedRecord): Promise<RecordOutcome> {
-  if (prepared.kind === "held") return prepared.outcome;
+export async function checkRecord(run: RunContext, prepared: PlannedRecord): Promise<RecordOutcome> {
   const { index, snapshot, plan } = prepared;
   const { pipeline, policy, profile, breaker } = run;
   const results: SegmentResult[] = [];
@@ -217,7 +218,7 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
  * later run reusing those verdicts makes, since it is made by the same steps from the same
  * verdicts.
  */
-export function entryFromCache(run: RunContext, prepared: Extract<PreparedRecord, { kind: "planned" }>): ManifestRecord | null {
+export function entryFromCache(run: RunContext, prepared: PlannedRecord): ManifestRecord | null {
   const { cache, policy, profile } = run;
   if (cache === undefined) return null;
   const results: SegmentResult[] = [];

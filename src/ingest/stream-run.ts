@@ -170,7 +170,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
   const reused = (prefetched === null ? null : prefetchedLine(run, line, prefetched)) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
-  const prepared = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) } as const;
+  const prepared = { index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
   const outcome = await checkRecord(run, prepared);
   if (run.records !== undefined && line.lineSha256 !== null) {
     // Built again from the cache alone: the entry a later run would make by reusing verdicts.
