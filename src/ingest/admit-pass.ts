@@ -1,8 +1,9 @@
-// The first pass of a streamed ingest run: the whole input is read strictly and every record
-// validated and planned before the first check, exactly as a run held in memory does it, so a
-// refused input is refused with nothing checked and nothing written. Nothing is kept in memory:
+// The first pass of an ingest run (admission): the whole input is read strictly and every record
+// validated and planned before the first check, so a refused input is refused with nothing
+// checked and nothing written. From a file or a stream (`admitPass`) nothing is kept in memory:
 // each record goes to a scratch file beside the manifest, one line each, which the second pass
-// (stream-run.ts) reads back. A record held before any check (malformed, a repeated id under
+// (stream-run.ts) reads back. Records already in memory (`admitRecords`, behind `ingestRecords`)
+// go through the same admission into an array instead. A record held before any check (malformed, a repeated id under
 // `--unique-ids`, over budget) is written as its finished manifest entry; a planned record as
 // its snapshot. Standard input is therefore read once, and a file is never read twice, so it
 // cannot change between the passes. (A sharded run is given only its shard's bytes, from a
@@ -17,7 +18,7 @@ import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../spool/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../spool/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { holdBeforeChecks, snapshotOf } from "./record-check.js";
+import { holdBeforeChecks, snapshotOf, type RecordOutcome } from "./record-check.js";
 import { displayText } from "../core/display-text.js";
 
 /** One line of the first pass's scratch file, as the second pass reads it. */
@@ -27,8 +28,11 @@ export type PreparedLine =
       readonly index: number;
       /** 1-based input line the record was read from (blank lines count), for CI reports. */
       readonly line: number;
-      /** SHA-256 of the record's input line as read: names the record for the record cache. */
-      readonly lineSha256: string;
+      /**
+       * SHA-256 of the record's input line as read: names the record for the record cache.
+       * Null for a record given in memory, which has no input line (and is never cached).
+       */
+      readonly lineSha256: string | null;
       /**
        * The record, parsed again from its input line on first call: a record whose whole entry
        * is reused (and not exported) never needs it, and parsing is most of what a line costs.
@@ -43,11 +47,20 @@ const PLANNED_HEAD = /^\{"index":(\d{1,15}),"line":(\d{1,15}),"line_sha256":"([0
 const CLOSE = Buffer.from("}\n");
 const HEAD_BYTES = 200;
 
+/** The prepared records a first pass leaves, read back in order by the second. */
+export interface PreparedRecords {
+  /** The prepared lines in input order. */
+  lines(): AsyncIterable<PreparedLine>;
+  /** Frees what holds them (the scratch file). Never throws. */
+  remove(): Promise<void>;
+}
+
 /** What the first pass leaves for the second. */
 export interface AdmitPassResult {
-  readonly spool: ScratchFile;
+  readonly prepared: PreparedRecords;
   readonly records: number;
-  readonly inputSha256: string;
+  /** SHA-256 of the input bytes read, or the caller's for records given in memory (null when unknown). */
+  readonly inputSha256: string | null;
   /**
    * False when every record with a string id went through the id index and none repeated: the
    * manifest's id digests are then all different (equal digests come only from equal ids), and
@@ -56,14 +69,18 @@ export interface AdmitPassResult {
   readonly idDigestsMayRepeat: boolean;
 }
 
-/** Options of `admitPass`. */
-export interface AdmitPassOptions {
+/** What admission needs, wherever the records come from. */
+export interface AdmissionOptions {
   readonly policy: IngestPolicy;
-  /** The scratch file goes beside this path (the manifest). */
-  readonly besidePath: string;
   /** Where valid records' ids are looked up (keys prefixed `id:`). */
   readonly ids: RecordIdIndex;
   readonly uniqueIds: boolean;
+}
+
+/** Options of `admitPass`. */
+export interface AdmitPassOptions extends AdmissionOptions {
+  /** The scratch file goes beside this path (the manifest). */
+  readonly besidePath: string;
   /** Checked between chunks: an abort stops the read. */
   readonly signal?: AbortSignal;
   /** The line number of the source's first line (a shard's lines keep the input's numbers). */
@@ -75,18 +92,28 @@ export interface AdmitPassOptions {
   readonly onPlanned?: (index: number, lineSha256: string) => Promise<void> | undefined;
 }
 
-/** Reads and prepares every record; a refusal comes back as a value with the scratch file removed. */
-export async function admitPass(
-  source: AsyncIterable<Uint8Array>,
-  options: AdmitPassOptions,
-): Promise<{ ok: true; result: AdmitPassResult } | { ok: false; refusal: ReaderRefusal }> {
-  const { policy, ids, uniqueIds, signal } = options;
-  const spool = await ScratchFile.create(options.besidePath, "records");
+/** Where admission puts each record: as its finished entry when it is held, else as planned. */
+interface PreparedSink {
+  held(outcome: RecordOutcome, record: RawRecord): Promise<void>;
+  /** Keeps a record to check; gives the SHA-256 of its input line, when it has one. */
+  planned(record: RawRecord): Promise<string | null>;
+}
+
+/**
+ * Admission of one record at a time, in input order: its id looked up, a hold decided before
+ * any check (malformed, a repeated id under `uniqueIds`, over budget), and the record handed to
+ * `sink`. `idDigestsMayRepeat` is then AdmitPassResult's.
+ */
+function admission(
+  sink: PreparedSink,
+  options: AdmissionOptions,
+  onPlanned?: AdmitPassOptions["onPlanned"],
+): { readonly add: (record: RawRecord) => Promise<void>; readonly idDigestsMayRepeat: () => boolean } {
+  const { policy, ids, uniqueIds } = options;
   let duplicates = 0;
   // Malformed records with a string id: their entries carry its digest, but the id is not indexed.
   let unindexedIds = 0;
-  const onRecord = async (record: RawRecord): Promise<void> => {
-    if (signal?.aborted) throw signal.reason;
+  const add = async (record: RawRecord): Promise<void> => {
     let duplicateOf: number | undefined;
     const malformed = record.problems.some((p) => p.severity === "malformed");
     if (typeof record.id === "string" && malformed) unindexedIds++;
@@ -99,22 +126,47 @@ export async function admitPass(
     }
     // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
     const held = holdBeforeChecks(record, policy, duplicateOf);
+    if (held !== null) return sink.held(held, record);
+    const digest = await sink.planned(record);
+    if (digest !== null) await onPlanned?.(record.index, digest);
+  };
+  return { add, idDigestsMayRepeat: () => duplicates > 0 || unindexedIds > 0 };
+}
+
+/** A sink that writes each prepared record as one line of `spool`. */
+function scratchSink(spool: ScratchFile): PreparedSink {
+  return {
     // JSON.stringify escapes every line break and writes lone surrogates as escapes, so one
     // record is one line and reads back as the same strings.
-    if (held !== null) {
-      const line: PreparedLine = { held: canonicalRecordEntry(held.entry, record.index).json, line: record.line };
+    held: async (outcome, record) => {
+      const line: PreparedLine = { held: canonicalRecordEntry(outcome.entry, record.index).json, line: record.line };
       await spool.append(`${JSON.stringify(line)}\n`);
-      return;
-    }
-    const bytes = record.lineBytes;
-    if (bytes === undefined) throw new ScratchFileError("the first pass needs each record's line bytes");
-    // One-shot: no hash object per record.
-    const digest = hash("sha256", bytes, "hex");
-    // Appends run in order; only the last needs waiting for.
-    void spool.append(`{"index":${record.index},"line":${record.line},"line_sha256":"${digest}","record":`);
-    void spool.append(bytes);
-    await spool.append(CLOSE);
-    await options.onPlanned?.(record.index, digest);
+    },
+    planned: async (record) => {
+      const bytes = record.lineBytes;
+      if (bytes === undefined) throw new ScratchFileError("the first pass needs each record's line bytes");
+      // One-shot: no hash object per record.
+      const digest = hash("sha256", bytes, "hex");
+      // Appends run in order; only the last needs waiting for.
+      void spool.append(`{"index":${record.index},"line":${record.line},"line_sha256":"${digest}","record":`);
+      void spool.append(bytes);
+      await spool.append(CLOSE);
+      return digest;
+    },
+  };
+}
+
+/** Reads and prepares every record; a refusal comes back as a value with the scratch file removed. */
+export async function admitPass(
+  source: AsyncIterable<Uint8Array>,
+  options: AdmitPassOptions,
+): Promise<{ ok: true; result: AdmitPassResult & { readonly inputSha256: string } } | { ok: false; refusal: ReaderRefusal }> {
+  const { policy, signal } = options;
+  const spool = await ScratchFile.create(options.besidePath, "records");
+  const admit = admission(scratchSink(spool), options, options.onPlanned);
+  const onRecord = (record: RawRecord): Promise<void> => {
+    if (signal?.aborted) throw signal.reason;
+    return admit.add(record);
   };
   try {
     const outcome = await scanRecords(
@@ -132,15 +184,49 @@ export async function admitPass(
       return outcome;
     }
     await spool.seal();
-    const idDigestsMayRepeat = duplicates > 0 || unindexedIds > 0;
+    const prepared: PreparedRecords = { lines: () => preparedLines(spool, policy), remove: () => spool.remove() };
     return {
       ok: true,
-      result: { spool, records: outcome.records, inputSha256: outcome.inputSha256, idDigestsMayRepeat },
+      result: { prepared, records: outcome.records, inputSha256: outcome.inputSha256, idDigestsMayRepeat: admit.idDigestsMayRepeat() },
     };
   } catch (error) {
     await spool.remove();
     throw error;
   }
+}
+
+/**
+ * Records already in memory (read by the caller, or admitted from in-memory inputs) through the
+ * same admission, kept in an array: what `ingestRecords` feeds the second pass.
+ */
+export async function admitRecords(
+  records: readonly RawRecord[],
+  options: AdmissionOptions & { readonly inputSha256: string | null },
+): Promise<AdmitPassResult> {
+  const lines: PreparedLine[] = [];
+  const admit = admission(
+    {
+      held: async (outcome, record) => {
+        lines.push({ held: canonicalRecordEntry(outcome.entry, record.index).json, line: record.line });
+      },
+      planned: async (record) => {
+        let snapshot: SegmentableRecord | null = null;
+        lines.push({ index: record.index, line: record.line, lineSha256: null, record: () => (snapshot ??= snapshotOf(record)) });
+        return null;
+      },
+    },
+    options,
+  );
+  for (const record of records) await admit.add(record);
+  const prepared: PreparedRecords = {
+    lines: async function* () {
+      yield* lines;
+    },
+    remove: async () => {
+      lines.length = 0;
+    },
+  };
+  return { prepared, records: records.length, inputSha256: options.inputSha256, idDigestsMayRepeat: admit.idDigestsMayRepeat() };
 }
 
 /**
@@ -172,7 +258,7 @@ function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile, limits: 
 }
 
 /** The prepared lines of a sealed first-pass scratch file, in order; `policy` is the first pass's. */
-export async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
+async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
   const limits = readerLimitsForPolicy(policy);
   for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool, limits);
 }

@@ -2,10 +2,12 @@
 // pair, crash-safe, as a library call. It owns the whole sequence that `little-canary ingest`
 // runs, in this order:
 //
-//   1. pre-flight the targets (distinct paths, never the input, no existing file without
-//      `overwrite`), then resolve the policy and build the pipeline: every setting is checked
-//      before anything is read, checked or deleted;
-//   2. take the publication locks on the manifest and export paths, and repeat the pre-flight
+//   1. resolve the options into one immutable run plan (run-plan.ts): pre-flight the targets
+//      (distinct paths, never the input, no existing file without `overwrite`), then resolve the
+//      policy and build the pipeline: every setting is checked before anything is read, checked
+//      or deleted; the stages below read only the plan;
+//   2. open the run's resources (run-resources.ts: the verdict cache, the CI reports), take
+//      the publication locks on the manifest and export paths, and repeat the pre-flight
 //      under them (only answers given while holding the lock are final);
 //   3. with `overwrite`, remove the previous pair now: from here on a failure leaves no pair,
 //      never an old pair that looks current; then check the target directories;
@@ -19,164 +21,52 @@
 // An abort before the commit rejects with the signal's reason (wrapped in IngestRefusedError
 // when it is not one of this library's errors) and leaves nothing written. An abort after the
 // commit does not undo it: the result says `interruptedAfterCommit` and the pair stands.
-import { lstat, stat } from "node:fs/promises";
-import { resolve } from "node:path";
-import type { Readable } from "node:stream";
 import { requiredCanaryContext } from "../canary/context.js";
+import { pipelineIdentity } from "../cache/identity.js";
+import type { VerdictCache } from "../cache/verdict-cache.js";
+import { LittleCanaryError } from "../core/errors.js";
+import type { ManifestRecord } from "../documents/schemas.js";
+import { shardRange, type LineRange, type ShardSpec } from "../documents/shard.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { LittleCanaryError, UsageError } from "../core/errors.js";
-import { refusalInInput } from "../jsonl/refusal-text.js";
+import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
+import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import { shardRange, validateShardSpec, type LineRange, type ShardSpec } from "../documents/shard.js";
-import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublicationLock } from "../publish/lock.js";
-import { lockTargets, publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
-import { checkTargetDirectories, preflightTargets, type PublishTargets } from "../publish/targets.js";
-import { DEFAULT_MAX_CANARY_FAILURES } from "../schedule/circuit-breaker.js";
+import { publish, type PublishResult } from "../publish/publish.js";
+import type { CiReports } from "../report/ci-reports.js";
+import { reportItemFromRecord } from "../report/report-item.js";
+import { ArraySpool } from "../spool/framed-document.js";
+import { displayText } from "../core/display-text.js";
+import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { IngestOutcomeCode } from "./exit-code.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
-import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
-import type { BreakerTrip } from "../schedule/circuit-breaker.js";
-import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { IdIndex } from "../cache/id-index.js";
-import { pipelineIdentity } from "../cache/identity.js";
-import { VerdictCache } from "../cache/verdict-cache.js";
-import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
-import { RecordPrefetch, type RecordPrefetchStats } from "./record-prefetch.js";
+import type { RecordPrefetch } from "./record-prefetch.js";
+import { RunResources } from "./run-resources.js";
+import {
+  abortReason,
+  IngestRefusedError,
+  resolveIngestPlan,
+  stopIfAborted,
+  type IngestFilesOptions,
+  type IngestRunPlan,
+  type IngestRunReport,
+} from "./run-plan.js";
 import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
+import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
-import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
-import { CiReports, wantsReports, type CiReportOptions } from "../report/ci-reports.js";
-import { reportItemFromRecord } from "../report/report-item.js";
-import type { ManifestRecord } from "../documents/schemas.js";
-import type { Allowlist } from "../documents/allowlist.js";
-import { readAllowlistFile } from "./allow-file.js";
-import { displayText } from "../core/display-text.js";
 
-/** The run refused its input or was interrupted before publishing; nothing was written. */
-export class IngestRefusedError extends LittleCanaryError {
-  override readonly name = "IngestRefusedError";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("input_refused", message, options);
-  }
-}
+export {
+  IngestRefusedError,
+  RECORD_PREFETCH_MIN_BYTES,
+  type IngestFilesHooks,
+  type IngestFilesOptions,
+  type IngestRunReport,
+} from "./run-plan.js";
 
-/**
- * Points in the run where a caller may report progress. Each awaited hook runs inside the
- * sequence (the locks are held), so a hook that throws fails the run before anything is
- * published.
- */
-export interface IngestFilesHooks {
-  /** Targets checked under the lock (and the previous pair removed): the input is read next. */
-  readonly beforeRead?: () => void | Promise<void>;
-  /** Records done so far (a record is done when all its checks are). */
-  readonly onProgress?: (done: number, total: number) => void;
-  /** The checks finished and both documents are framed; they are published next. */
-  readonly afterRun?: (run: IngestRunReport) => void | Promise<void>;
-  /** Notes from publication cleanup or rollback (a retained concurrent file, a leftover temp). */
-  readonly onPublishNote?: (message: string) => void;
-  /** Why a requested verdict cache is not used for this run (the run goes on without it). */
-  readonly onCacheNote?: (message: string) => void;
-  /**
-   * The record prefetch of a run with a verdict cache (record-prefetch.ts): where its worker
-   * script is (by default the compiled one beside the library), from what input size it starts
-   * (default RECORD_PREFETCH_MIN_BYTES; standard input never), and what it did.
-   */
-  readonly recordPrefetch?: {
-    /** The worker script (a file: URL); a missing script means no prefetch. */
-    readonly workerUrl?: URL;
-    /** Input files smaller than this are read without a prefetch. */
-    readonly minInputBytes?: number;
-    /** Told what the prefetch did, once the first pass has read the input. */
-    readonly onStats?: (stats: RecordPrefetchStats) => void;
-  };
-}
-
-/**
- * Input files smaller than this are read without a record prefetch: starting its worker costs
- * about as much as it saves on a few thousand records.
- */
-export const RECORD_PREFETCH_MIN_BYTES = 8 * 1024 * 1024;
-
-export interface IngestFilesOptions {
-  /** The JSONL input: a path (resolved against `cwd`) or a stream (destroyed on abort). */
-  readonly input: string | Readable;
-  /** Where the manifest is published (resolved against `cwd`). */
-  readonly manifest: string;
-  /** Where the export of admitted records is published; omit for a manifest only. */
-  readonly export?: string | null;
-  /** Replace an existing pair (removed under the lock once every setting is valid). */
-  readonly overwrite?: boolean;
-  /** strict/v1 with these overrides; an invalid value throws UsageError before anything is read. */
-  readonly policy?: PolicyOverrides;
-  /**
-   * The pipeline that checks each segment, or a function that builds it from the resolved
-   * policy (called after the target pre-flight, so its errors come in the same order as the
-   * CLI's). `canaryNumCtxForPolicy` gives the context window a segment needs.
-   */
-  readonly pipeline: CheckingPipeline | ((policy: IngestPolicy) => CheckingPipeline);
-  /** Records checked at once (default 1); the manifest is the same for any value. */
-  readonly concurrency?: number;
-  /** Seconds to wait for another run's publication lock (default 0: fail at once). */
-  readonly waitLockSeconds?: number;
-  /** Consecutive unreachable/timeout canary failures that stop the canary calls (default 5; 0 never). */
-  readonly maxCanaryFailures?: number;
-  /** Hold (as malformed) a record whose id repeats an earlier record's id. */
-  readonly uniqueIds?: boolean;
-  /**
-   * A verdict cache file (resolved against `cwd`; created if missing): a segment whose verdict
-   * is stored under this run's canary identity is not sent again, and every new exercised
-   * pass, flag or block is stored as it completes (docs/cache.md).
-   */
-  readonly cache?: string | null;
-  /**
-   * Check only shard `k` of `n` of the input (0-based k): the k-th of n contiguous ranges of its
-   * physical lines (src/documents/shard.ts), recorded as run.shard with the whole input's
-   * SHA-256. Needs a file input (it is read twice: counted, then read; a file that changed in
-   * between is refused). Ids and duplicates are checked within the shard; an empty shard
-   * publishes an empty pair (docs/shards.md).
-   */
-  readonly shard?: ShardSpec | null;
-  /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
-  readonly unverifiedPipeline?: boolean;
-  /**
-   * The false-block allowlist (`--allow`): a list parsed by `parseAllowlist`, or the path of an
-   * allow file (resolved against `cwd`, read before anything else is). A record held for
-   * detections alone (never a coverage failure) whose content hash is listed is admitted and
-   * recorded as such (`admission_basis: "allowlist"`, run.allowlist); docs/ingest.md, "False
-   * blocks: the allowlist". With it, `policy.stop_after_hold` defaults to false (every segment
-   * is checked, so a record blocked early can still be fully inspected); a pipeline given here
-   * should be built with `skipCanaryIfStructuralBlocks: false`, or text the structural layer
-   * blocks is never inspected by the canary and such a record can never be admitted.
-   */
-  readonly allow?: Allowlist | string | null;
-  /**
-   * CI reports of the held records (`--sarif`, `--junit`, `--github`; docs/ci.md): opened before
-   * anything is read, fed each record as it is finished, written once the pair is published.
-   */
-  readonly reports?: CiReportOptions;
-  /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
-  readonly signal?: AbortSignal;
-  /** File system for publication (tests and the crash bench inject faults and delays here). */
-  readonly fs?: PublishFs;
-  /** Directory relative paths are resolved against (default: the process's). */
-  readonly cwd?: string;
-  /** The clock for the manifest's timestamps (defaults to the system clock). */
-  readonly clock?: () => Date;
-  readonly hooks?: IngestFilesHooks;
-}
-
-/** What a finished run reports before publication: its summary, the context gate, the breaker. */
-export interface IngestRunReport {
-  readonly summary: IngestRunSummary;
-  readonly gate: GateResult;
-  /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
-  readonly circuitOpen: BreakerTrip | null;
-}
-
+/** What `ingestFiles` gives back once the pair is published. */
 export interface IngestFilesResult {
   /** The run's summary, context gate and breaker trip (the records are in the published manifest). */
   readonly run: IngestRunReport;
@@ -225,37 +115,6 @@ function runCache(
   return { cache, records, identityKey: identity.key };
 }
 
-/** The record prefetch for this run, or null when the run has no cache, reads standard input or a small file, or the worker script is missing. */
-async function startPrefetch(
-  options: IngestFilesOptions,
-  targets: PublishTargets,
-  store: VerdictCache,
-  settings: RecordEntrySettings,
-): Promise<RecordPrefetch | null> {
-  const hook = options.hooks?.recordPrefetch;
-  if (targets.inputPath === null) return null;
-  // Only a head start: an input that cannot be stat'ed here is refused by the reader, not here.
-  const size = await stat(targets.inputPath).then(
-    (s) => s.size,
-    () => null,
-  );
-  if (size === null || size < (hook?.minInputBytes ?? RECORD_PREFETCH_MIN_BYTES)) return null;
-  return RecordPrefetch.start({
-    cachePath: store.path,
-    settings,
-    besidePath: targets.manifestPath,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(hook?.workerUrl ? { workerUrl: hook.workerUrl } : {}),
-  });
-}
-
-/** What an abort rejects with: the caller's own error when it is one of ours. */
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof LittleCanaryError) return reason;
-  return new IngestRefusedError("interrupted; nothing written", { cause: reason });
-}
-
 /** Rejects with the abort reason once the signal aborts (never resolves). */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -264,79 +123,36 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** Steps 2 and 3: locks, the repeated pre-flight, the previous pair, the directories. */
-async function prepareTargets(
-  targets: PublishTargets,
-  options: IngestFilesOptions,
-  fs: PublishFs,
-  stop: () => void,
-  state: { previousPairRemoved: boolean },
-): Promise<PublicationLock> {
-  const lock = await lockTargets(targets, options.waitLockSeconds ?? 0, options.signal);
-  try {
-    await preflightTargets(targets);
-    stop();
-    if (targets.overwrite) {
-      const existing = [targets.manifestPath, targets.exportPath].filter((path): path is string => path !== null);
-      const present = await Promise.all(
-        existing.map((path) =>
-          lstat(path).then(
-            () => true,
-            () => false,
-          ),
-        ),
-      );
-      // Marked once the removal is done: its own errors say what they did and did not remove.
-      await removePreviousPair(targets, fs);
-      state.previousPairRemoved = present.some(Boolean);
-    }
-    await checkTargetDirectories(targets);
-    // Scratch files of a run that was killed before it could remove them; the lock says no
-    // live run owns them.
-    for (const target of [targets.manifestPath, targets.exportPath]) {
-      if (target === null) continue;
-      for (const path of await removeLeftoverScratch(target))
-        options.hooks?.onPublishNote?.(`removed a scratch file left by an interrupted run: ${displayText(path)}`);
-    }
-    return lock;
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-}
-
 /**
  * Step 4: the strict read, every record validated and prepared before the first check
  * (admit-pass.ts); a refusal or an empty input refuses the run.
  */
 async function readInput(
-  options: IngestFilesOptions,
-  targets: PublishTargets,
-  policy: IngestPolicy,
+  plan: IngestRunPlan,
   ids: RecordIdIndex,
-  stop: () => void,
   prefetch: RecordPrefetch | null,
 ): Promise<{ read: AdmitPassResult; shard: StreamRunOptions["shard"] }> {
-  let source = typeof options.input === "string" ? fromFile(targets.inputPath as string) : fromNodeStream(options.input);
+  const { source: input, targets, signal } = plan;
+  const stop = (): void => stopIfAborted(plan);
+  let source = input.kind === "file" ? fromFile(input.path) : fromNodeStream(input.stream);
   // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
   let cut: { counted: InputLineCount; range: LineRange; shard: ShardSpec } | null = null;
-  if (options.shard != null) {
-    const path = targets.inputPath as string;
-    const counted = await countInputLines(source, options.signal).catch((error: unknown) => {
+  if (plan.shard !== null && input.kind === "file") {
+    const counted = await countInputLines(source, signal).catch((error: unknown) => {
       stop();
       throw error;
     });
     stop();
     if (counted.lines === 0) throw new IngestRefusedError("no lines in input, nothing to shard; nothing written");
-    cut = { counted, range: shardRange(options.shard, counted.lines), shard: options.shard };
-    source = selectLineRange(fromFile(path), cut.range, counted, path);
+    cut = { counted, range: shardRange(plan.shard, counted.lines), shard: plan.shard };
+    source = selectLineRange(fromFile(input.path), cut.range, counted, input.path);
   }
   const read = await admitPass(source, {
-    policy,
+    policy: plan.policy,
     besidePath: targets.manifestPath,
     ids,
-    uniqueIds: options.uniqueIds === true,
-    ...(options.signal ? { signal: options.signal } : {}),
+    uniqueIds: plan.limits.uniqueIds,
+    ...(signal ? { signal } : {}),
     ...(cut ? { firstLine: cut.range.first_line } : {}),
     ...(prefetch ? { onPlanned: (index: number, lineSha256: string) => prefetch.offer(index, lineSha256) } : {}),
   }).catch((error: unknown) => {
@@ -354,7 +170,7 @@ async function readInput(
     if (read.result.records === 0 && cut === null) throw new IngestRefusedError("no records in input; nothing written");
   } catch (error) {
     // The scratch file is ours until the second pass takes it over.
-    await read.result.spool.remove();
+    await read.result.prepared.remove();
     throw error;
   }
   if (cut === null) return { read: read.result, shard: undefined };
@@ -372,14 +188,9 @@ async function readInput(
  * The previous pair (with `overwrite`) was removed under this same lock, so anything at a
  * target now was put there by someone else during the run: publication never replaces it.
  */
-async function publishRun(
-  run: StreamedRun,
-  targets: PublishTargets,
-  lock: PublicationLock,
-  options: IngestFilesOptions,
-  fs: PublishFs,
-): Promise<PublishResult> {
-  const note = options.hooks?.onPublishNote;
+async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: PublicationLock): Promise<PublishResult> {
+  const { targets, fs, signal } = plan;
+  const note = plan.hooks.onPublishNote;
   return publish(
     {
       framed: true,
@@ -389,7 +200,7 @@ async function publishRun(
       exportNamesManifest: run.export === null ? null : run.manifest.sha256,
     },
     { manifestPath: targets.manifestPath, exportPath: targets.exportPath, overwrite: false },
-    { fs, lock, ...(options.signal ? { signal: options.signal } : {}), ...(note ? { log: note } : {}) },
+    { fs, lock, ...(signal ? { signal } : {}), ...(note ? { log: note } : {}) },
   );
 }
 
@@ -402,99 +213,59 @@ async function publishRun(
  * locks) or gone (a failure after it was removed), never half replaced.
  */
 export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFilesResult> {
-  const fs = options.fs ?? nodePublishFs;
-  const cwd = options.cwd ?? process.cwd();
-  const signal = options.signal;
-  const targets: PublishTargets = {
-    manifestPath: resolve(cwd, options.manifest),
-    exportPath: options.export == null ? null : resolve(cwd, options.export),
-    inputPath: typeof options.input === "string" ? resolve(cwd, options.input) : null,
-    overwrite: options.overwrite === true,
-  };
-  const stop = (): void => {
-    if (signal?.aborted) throw abortReason(signal);
-  };
+  // Step 1: every option resolved and checked before anything is opened, read or deleted.
+  const plan = await resolveIngestPlan(options);
+  const { signal } = plan;
+  const { exportPath } = plan.targets;
   // A read from a stream (stdin) can wait forever; destroying the stream ends it.
-  const stream = typeof options.input === "string" ? null : options.input;
   const endStream = (): void => {
-    stream?.destroy();
+    if (plan.source.kind === "stream") plan.source.stream.destroy();
   };
-  if (stream !== null) {
+  if (plan.source.kind === "stream") {
     if (signal?.aborted) endStream();
     else signal?.addEventListener("abort", endStream, { once: true });
   }
-  let lock: PublicationLock | null = null;
-  const state = { previousPairRemoved: false };
-  const clock = options.clock ?? (() => new Date());
-  let ids: RecordIdIndex | null = null;
-  let store: VerdictCache | null = null;
-  let prefetch: RecordPrefetch | null = null;
-  let reports: CiReports | null = null;
+  const resources = new RunResources(plan);
   try {
-    // Step 1: targets, then every setting, before anything is read, checked or deleted.
-    await preflightTargets(targets);
-    if (options.shard != null) {
-      validateShardSpec(options.shard);
-      if (typeof options.input !== "string") {
-        throw new UsageError("--shard needs an input file: standard input cannot be read twice (save it to a file first)");
-      }
-    }
-    // An allowlist can only admit a record whose every segment was inspected, so with one a
-    // hold does not stop the checks of its record unless the caller asks for that.
-    const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;
-    const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
-    const allowlist =
-      options.allow == null ? undefined : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
-    const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
-    // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
-    store = options.cache == null ? null : VerdictCache.open(resolve(cwd, options.cache), { clock });
-    const input = typeof options.input === "string" ? options.input : null;
-    const outputs = [targets.manifestPath, ...(targets.exportPath === null ? [] : [targets.exportPath])];
-    reports = wantsReports(options.reports) ? await CiReports.open(options.reports as CiReportOptions, input, cwd, outputs) : null;
-    const reporting = reports;
-    lock = await prepareTargets(targets, options, fs, stop, state);
-    ids = IdIndex.createAt(scratchPathFor(targets.manifestPath, "ids"));
-    await options.hooks?.beforeRead?.();
-    const settings: RecordEntrySettings = { policy, ...(allowlist ? { allowlist } : {}) };
-    prefetch = store === null ? null : await startPrefetch(options, targets, store, settings);
-    const { read, shard } = await readInput(options, targets, policy, ids as RecordIdIndex, stop, prefetch);
+    // Steps 2 and 3, then step 4: the resources opened, then the input read.
+    const { store, reports, lock, ids } = await resources.open();
+    await plan.hooks.beforeRead?.();
+    const prefetch = await resources.startPrefetch();
+    const { read, shard } = await readInput(plan, ids, prefetch);
     const prefetched = prefetch === null ? null : await prefetch.finish();
     let run: StreamedRun | null = null;
     try {
-      if (prefetched !== null) options.hooks?.recordPrefetch?.onStats?.(prefetched.stats);
-      const gating = runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
-      // A gate waiting on a slow backend answers an abort now; its late outcome is dropped.
-      gating.catch(() => undefined);
-      const gate = signal ? await Promise.race([gating, aborted(signal)]) : await gating;
-      const cached = store === null ? undefined : runCache(store, pipeline, gate, settings, options.hooks?.onCacheNote);
+      if (prefetched !== null) plan.hooks.recordPrefetch?.onStats?.(prefetched.stats);
+      const gate = await gateRun(plan);
+      const cached = store === null ? undefined : runCache(store, plan.canary.pipeline, gate, plan.recordSettings, plan.hooks.onCacheNote);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
-      run = await streamIngestRun(pipeline, read, {
+      run = await streamIngestRun(plan.canary.pipeline, read, {
         ...(cached ? { cache: cached.cache, records: cached.records } : {}),
         // A prefetch that wrote nothing has nothing to take: the run looks every record up itself.
         ...(prefetched !== null && prefetched.stats.entries > 0 && identityRow !== null ? { prefetched: { entries: prefetched, identity: identityRow } } : {}),
         ...(shard ? { shard } : {}),
-        ...(allowlist ? { allowlist } : {}),
-        policy,
+        ...(plan.allowlist ? { allowlist: plan.allowlist } : {}),
+        policy: plan.policy,
         gate,
-        concurrency: options.concurrency ?? 1,
-        maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
-        manifestPath: targets.manifestPath,
-        exportPath: targets.exportPath,
-        ids: ids as RecordIdIndex,
-        clock,
-        startedAt: clock(),
+        concurrency: plan.limits.concurrency,
+        maxCanaryFailures: plan.canary.maxCanaryFailures,
+        manifestSpool: () => ArraySpool.create(plan.targets.manifestPath, "manifest-records"),
+        exportSpool: exportPath === null ? null : () => ArraySpool.create(exportPath, "export-records"),
+        ids,
+        clock: plan.clock,
+        startedAt: plan.clock(),
         ...(signal ? { signal } : {}),
-        ...(options.hooks?.onProgress ? { onProgress: options.hooks.onProgress } : {}),
-        ...(reporting ? { onEntry: async (entry: ManifestRecord, line: number) => reporting.add(reportItemFromRecord(entry, line)) } : {}),
+        ...(plan.hooks.onProgress ? { onProgress: plan.hooks.onProgress } : {}),
+        ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
       }).catch((error: unknown) => {
-        stop();
+        stopIfAborted(plan);
         throw error;
       });
-      stop();
+      stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen };
-      await options.hooks?.afterRun?.(report);
-      const published = await publishRun(run, targets, lock, options, fs);
-      if (reporting !== null) await writeReports(reporting, run.summary, published);
+      await plan.hooks.afterRun?.(report);
+      const published = await publishRun(run, plan, lock);
+      if (reports !== null) await writeReports(reports, run.summary, published);
       return {
         run: report,
         manifest: run.summary.head,
@@ -505,18 +276,21 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     } finally {
       await run?.remove();
       await prefetched?.remove();
-      await read.spool.remove();
+      await read.prepared.remove();
     }
   } catch (error) {
-    throw state.previousPairRemoved ? previousPairGone(error) : error;
+    throw resources.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
-    await prefetch?.remove();
-    ids?.close();
-    store?.close();
-    await reports?.remove();
-    await lock?.release();
+    await resources.close();
   }
+}
+
+/** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */
+async function gateRun(plan: IngestRunPlan): Promise<GateResult> {
+  const gating = runContextGate(plan.canary.pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
+  gating.catch(() => undefined);
+  return plan.signal ? await Promise.race([gating, aborted(plan.signal)]) : await gating;
 }
 
 /**

@@ -1,9 +1,9 @@
-// The index of record ids a streamed run consults, one key at a time in input order: which
+// The index of record ids an ingest run consults, one key at a time in input order: which
 // record first used an id (for `--unique-ids` and the repeated-id warning) and whether an id
 // digest was seen before (for counts.duplicate_ids).
 //
-// A streamed run uses the on-disk IdIndex (src/cache/id-index.ts), so memory does not grow
-// with the number of ids.
+// A run from a file uses the on-disk IdIndex (src/cache/id-index.ts), so memory does not grow
+// with the number of ids; a run over records in memory uses MemoryIdIndex.
 
 /** Remembers keys in input order and answers which index first used each. */
 export interface RecordIdIndex {
@@ -11,4 +11,20 @@ export interface RecordIdIndex {
   firstIndex(key: string, index: number): number;
   /** Frees the index (its file, for one on disk). Never throws. */
   close(): void;
+}
+
+/** A RecordIdIndex in a Map, for a run whose records are in memory already (`ingestRecords`). */
+export class MemoryIdIndex implements RecordIdIndex {
+  private readonly first = new Map<string, number>();
+
+  firstIndex(key: string, index: number): number {
+    const seen = this.first.get(key);
+    if (seen !== undefined) return seen;
+    this.first.set(key, index);
+    return index;
+  }
+
+  close(): void {
+    this.first.clear();
+  }
 }

@@ -1,13 +1,12 @@
-// Checking one record of an ingest run: validation and planning (`prepareRecord`, no checks),
-// then its segments through the pipeline in plan order (`checkRecord`), and its manifest entry
-// made canonical (`finishRecord`). Shared by the in-memory run (run.ts) and the streaming run
-// (stream-run.ts), so both write the same entry for the same record.
+// Checking one record of an ingest run: the hold decided before any check (`holdBeforeChecks`,
+// at admission, admit-pass.ts), then a planned record's segments through the pipeline in plan
+// order (`checkRecord`, in the record runner, stream-run.ts).
 //
 // Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
 // every segment of every planned record still goes through it, and a record's detection is
 // "none" only when every segment was inspected.
 import type { RawRecord } from "../jsonl/record.js";
-import { canonicalRecordEntry, type AdmittedSnapshot, type CanonicalRecordEntry } from "../documents/manifest-build.js";
+import type { AdmittedSnapshot } from "../documents/manifest-build.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
@@ -120,27 +119,19 @@ export interface RunContext {
   readonly beforeCheck?: () => Promise<void>;
 }
 
-/** What checking one record produced; `entry` is its manifest entry, first plain, then canonical. */
-export interface RecordOutcome<Entry = ManifestRecord> {
-  readonly entry: Entry;
+/** What checking one record produced: its manifest entry, the checks sent, and its snapshot when admitted. */
+export interface RecordOutcome {
+  readonly entry: ManifestRecord;
   readonly checks: number;
   readonly admitted: AdmittedSnapshot | null;
 }
 
-/** A finished record: its outcome, with the manifest entry validated and serialized. */
-export type FinishedRecord = RecordOutcome<CanonicalRecordEntry>;
-
-// Made canonical as soon as the record is final, while other records wait on the canary, so
-// the end of the run only joins texts. A record that cannot be made canonical fails the run.
-/** The outcome with its entry validated and serialized for position `index`. */
-export function finishRecord(outcome: RecordOutcome, index: number): FinishedRecord {
-  return { ...outcome, entry: canonicalRecordEntry(outcome.entry, index) };
+/** A record whose segments are planned and ready to check. */
+export interface PlannedRecord {
+  readonly index: number;
+  readonly snapshot: SegmentableRecord;
+  readonly plan: SegmentPlan;
 }
-
-/** A record held before any check, or one whose segments are planned and ready to check. */
-export type PreparedRecord =
-  | { readonly kind: "held"; readonly outcome: RecordOutcome }
-  | { readonly kind: "planned"; readonly index: number; readonly snapshot: SegmentableRecord; readonly plan: SegmentPlan };
 
 /** The entry of a record held before it is planned: malformed, or repeating an earlier id (`duplicateOf`). */
 function heldUnplanned(record: RawRecord, duplicateOf: number | undefined): RecordOutcome | null {
@@ -168,20 +159,10 @@ const overBudget = (index: number, record: SegmentableRecord, plan: SegmentPlan)
   admitted: null,
 });
 
-/** Validation and planning, no checks: pure, done as a lane takes the record. */
-export function prepareRecord(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): PreparedRecord {
-  const held = heldUnplanned(record, duplicateOf);
-  if (held !== null) return { kind: "held", outcome: held };
-  const snapshot = snapshotOf(record);
-  const plan = planSegments(snapshot, policy);
-  if (plan.over_budget) return { kind: "held", outcome: overBudget(record.index, snapshot, plan) };
-  return { kind: "planned", index: record.index, snapshot, plan };
-}
-
 /**
  * The outcome of a record held before any check (malformed, a repeated id, over budget), or
- * null when it is to be checked: prepareRecord's decision without planning (slicing and
- * hashing) a record that is within budget.
+ * null when it is to be checked. A record within budget is not planned (sliced and hashed) here:
+ * the runner plans it as a lane takes it.
  */
 export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): RecordOutcome | null {
   const held = heldUnplanned(record, duplicateOf);
@@ -198,8 +179,7 @@ export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplic
  * the canary). A pipeline without a canary checks every segment. Once the breaker is open, no
  * segment is sent to the canary; such a segment is an `error` (`canary_circuit_open`).
  */
-export async function checkRecord(run: RunContext, prepared: PreparedRecord): Promise<RecordOutcome> {
-  if (prepared.kind === "held") return prepared.outcome;
+export async function checkRecord(run: RunContext, prepared: PlannedRecord): Promise<RecordOutcome> {
   const { index, snapshot, plan } = prepared;
   const { pipeline, policy, profile, breaker } = run;
   const results: SegmentResult[] = [];
@@ -239,7 +219,7 @@ export async function checkRecord(run: RunContext, prepared: PreparedRecord): Pr
  * later run reusing those verdicts makes, since it is made by the same steps from the same
  * verdicts.
  */
-export function entryFromCache(run: RunContext, prepared: Extract<PreparedRecord, { kind: "planned" }>): ManifestRecord | null {
+export function entryFromCache(run: RunContext, prepared: PlannedRecord): ManifestRecord | null {
   const { cache, policy, profile } = run;
   if (cache === undefined) return null;
   const results: SegmentResult[] = [];

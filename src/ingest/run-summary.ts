@@ -2,8 +2,8 @@
 // run of any size can print its summary and warnings without holding its manifest: the head of
 // the manifest (everything but the records), the outcome, the first held records with their
 // input lines, the records whose id repeats an earlier record's (counted as counts.duplicate_ids
-// counts them), and what the canary's failures cost. Fed in input order by both the in-memory
-// and the streaming run.
+// counts them), and what the canary's failures cost. Fed in input order by the record runner
+// (stream-run.ts), whether its records came from a file or from memory.
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
 import type { IngestManifest, ManifestRecord } from "../documents/schemas.js";
 import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";

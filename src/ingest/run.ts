@@ -1,32 +1,33 @@
-// The ingest run: gate the pipeline, admit records one by one under strict/v1,
-// and build the manifest (and, when asked, the export) in memory. Nothing is written here;
-// publication is a separate step (src/publish), so a run that fails leaves no file behind.
+// `ingestRecords`: an ingest run over records already in memory (from the JSONL reader, or
+// in-memory inputs such as the RAG adapters' documents), returning the manifest and, when asked,
+// the export in memory. Nothing is written here; publication is a separate step (src/publish),
+// so a run that fails leaves no file behind.
 //
+// It is a thin adapter over the one record runner: the records go through the same admission
+// (admit-pass.ts `admitRecords`) and the same second pass (stream-run.ts) as a run from a file,
+// spooled in memory instead of beside a target, so the same input gives the same bytes.
 // Order never depends on timing: records are checked up to `concurrency` at a time, but each
 // record's segments run in plan order (stop_after_hold needs that) and results are placed by
 // index, so the manifest is the same for any concurrency apart from timestamps and latencies.
 // One exception is deliberate: when the canary backend dies or hangs, the circuit breaker
 // opens after so many consecutive failures in completion order, and which records were still
 // unsent at that moment depends on timing. Such a run is held (exit 2) whatever the order.
-//
-// This run holds every record; `ingestFiles` streams instead (stream-run.ts). Both check a
-// record with the same code (record-check.ts) and write the same bytes for the same input.
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
-import { buildExport, buildManifestFromEntries, formatTimestamp, type CanonicalDocument } from "../documents/manifest-build.js";
+import type { CanonicalDocument } from "../documents/manifest-build.js";
 import type { IngestExport, IngestManifest } from "../documents/schemas.js";
-import { mapOrdered } from "../schedule/map-ordered.js";
-import { canaryProfile } from "../pipeline/canary-profile.js";
-import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
+import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { LittleCanaryError } from "../core/errors.js";
-import { VERSION } from "../core/version.js";
+import { MemorySpool, type FramedDocument } from "../spool/framed-document.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
+import { admitRecords } from "./admit-pass.js";
+import { MemoryIdIndex } from "./id-index.js";
+import type { DuplicateId, IngestRunSummary } from "./run-summary.js";
+import { streamIngestRun } from "./stream-run.js";
+import type { Allowlist } from "../documents/allowlist.js";
 
 export { readerLimitsForPolicy };
-import { entryFacts, RunTally, type DuplicateId, type IngestRunSummary } from "./run-summary.js";
-import type { Allowlist } from "../documents/allowlist.js";
-import { checkRecord, finishRecord, pipelineInfo, prepareRecord, type FinishedRecord, type RunContext } from "./record-check.js";
 
 /** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
@@ -79,7 +80,7 @@ export interface IngestRun {
    * does (malformed records included).
    */
   readonly duplicateIds: readonly DuplicateId[];
-  /** What the run reports besides its documents (the same summary a streamed run gives). */
+  /** What the run reports besides its documents (the same summary a run from a file gives). */
   readonly summary: IngestRunSummary;
 }
 
@@ -119,18 +120,15 @@ export function admitIngestInputs(inputs: readonly IngestInput[], policy: Ingest
   });
 }
 
-/**
- * The order in which records are checked: longest text first (index order among equals), by
- * UTF-8 size as a stand-in for the segment count, which is only known once a record is
- * planned. A record's segments run one after another, so a long record started last would
- * keep the run going alone after every other lane is idle; starting long records first
- * shortens the whole run. Planning then happens in the lanes, as each record is taken, so
- * the first checks do not wait for every record to be planned. Results are still placed by
- * index, so the manifest does not depend on this order.
- */
-function checkingOrder(records: readonly RawRecord[]): number[] {
-  const weights = records.map((record) => (record.problems.some((p) => p.severity === "malformed") ? 0 : record.textBytes));
-  return records.map((_, position) => position).sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b);
+/** A framed document's bytes held as a CanonicalDocument (the spools were in memory). */
+async function inMemory<D>(framed: FramedDocument): Promise<CanonicalDocument<D>> {
+  const chunks: Buffer[] = [];
+  await framed.writeTo(async (chunk) => {
+    chunks.push(Buffer.from(chunk));
+  });
+  const json = Buffer.concat(chunks).toString("utf8");
+  // writeTo checked these bytes against the digest the frame computed.
+  return { document: JSON.parse(json) as D, json, bytes: new TextEncoder().encode(json), sha256: framed.sha256 };
 }
 
 /**
@@ -148,62 +146,34 @@ export async function ingestRecords(
   const clock = options.clock ?? (() => new Date());
   const gate = await runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
   const records = "inputs" in input ? admitIngestInputs(input.inputs, policy) : input;
-  const startedAt = formatTimestamp(clock());
-  const order = checkingOrder(records);
-  const duplicateIds = findDuplicateIds(records);
-  const heldDuplicates = new Map(options.uniqueIds === true ? duplicateIds.map((d) => [d.index, d.firstIndex] as const) : []);
-  const context: RunContext = {
-    pipeline,
+  const ids = new MemoryIdIndex();
+  const prepared = await admitRecords(records, { policy, ids, uniqueIds: options.uniqueIds === true, inputSha256: options.inputSha256 ?? null });
+  const run = await streamIngestRun(pipeline, prepared, {
     policy,
-    profile: canaryProfile(pipeline),
-    breaker: new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES),
-    ...(options.allowlist ? { allowlist: options.allowlist } : {}),
-    ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
-  };
-  const checkAt = async (position: number): Promise<FinishedRecord> => {
-    const record = records[position] as RawRecord;
-    return finishRecord(await checkRecord(context, prepareRecord(record, policy, heldDuplicates.get(record.index))), position);
-  };
-  const checked = await mapOrdered(order, checkAt, {
+    gate,
     concurrency: options.concurrency ?? 1,
+    maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
+    manifestSpool: async () => new MemorySpool(),
+    exportSpool: options.exportRequested === true ? async () => new MemorySpool() : null,
+    ids,
+    clock,
+    startedAt: clock(),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.allowlist ? { allowlist: options.allowlist } : {}),
   });
-  const outcomes: FinishedRecord[] = new Array(records.length);
-  order.forEach((position, k) => {
-    outcomes[position] = checked[k] as FinishedRecord;
-  });
-  const finishedAt = formatTimestamp(clock());
-  const exportRequested = options.exportRequested === true;
-  const manifest = buildManifestFromEntries({
-    little_canary_version: VERSION,
-    started_at: startedAt,
-    finished_at: finishedAt,
-    pipeline: pipelineInfo(pipeline, gate),
-    policy,
-    checks_performed: outcomes.reduce((sum, outcome) => sum + outcome.checks, 0),
-    input_sha256: options.inputSha256 ?? null,
-    export_requested: exportRequested,
-    ...(options.allowlist ? { allowlist: { sha256: options.allowlist.sha256, entries: options.allowlist.entries.length } } : {}),
-    records: outcomes.map((outcome) => outcome.entry),
-  });
-  const admitted = outcomes.flatMap((outcome) => (outcome.admitted ? [outcome.admitted] : []));
-  const tally = new RunTally();
-  // Repeated ids as countRecords counts them (counts.duplicate_ids): by id digest, malformed records included.
-  const firstUse = new Map<string, number>();
-  for (const [position, entry] of manifest.document.records.entries()) {
-    const digest = entry.id_sha256;
-    const first = digest === null ? undefined : firstUse.get(digest);
-    if (digest !== null && first === undefined) firstUse.set(digest, position);
-    tally.observe(entryFacts(entry), (records[position] as RawRecord).line, first ?? null);
+  try {
+    return {
+      summary: run.summary,
+      manifest: await inMemory<IngestManifest>(run.manifest),
+      export: run.export === null ? null : await inMemory<IngestExport>(run.export),
+      gate,
+      circuitOpen: run.circuitOpen,
+      duplicateIds: findDuplicateIds(records),
+    };
+  } finally {
+    await run.remove();
+    await prepared.prepared.remove();
+    ids.close();
   }
-  const { records: _records, ...head } = manifest.document;
-  return {
-    summary: tally.summary(head),
-    manifest,
-    export: exportRequested ? buildExport(manifest, admitted) : null,
-    gate,
-    circuitOpen: context.breaker.trip,
-    duplicateIds,
-  };
 }

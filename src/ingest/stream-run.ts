@@ -1,13 +1,15 @@
-// The second pass of a streamed ingest run: the prepared records (admit-pass.ts) through the
-// pipeline, up to `concurrency` at a time within a bounded window, each finished record's
-// manifest entry (and, when admitted, its export record) appended in input order to a spool
-// beside its target while the counts and the summary are gathered. At the end both documents
-// are framed: their heads are validated, their SHA-256 computed from the spools, the export's
-// head naming the manifest's digest. Memory holds the window's records, never the run's.
+// The record runner, the second pass of every ingest run: the prepared records (admit-pass.ts)
+// through the pipeline, up to `concurrency` at a time within a bounded window, each finished
+// record's manifest entry (and, when admitted, its export record) appended in input order to a
+// spool while the counts and the summary are gathered. At the end both documents are framed:
+// their heads are validated, their SHA-256 computed from the spools, the export's head naming
+// the manifest's digest. A run from a file (files.ts) spools beside its targets, so memory holds
+// the window's records, never the run's; a run over records already in memory (`ingestRecords`,
+// run.ts) spools in memory. Either way the bytes come from this one path.
 //
-// The bytes are those of the run held in memory (run.ts) for the same input: the entries come
-// from the same code (record-check.ts), the heads from the same builders (manifest-build.ts),
-// and the frame joins them by the serializer's own rules (a test pins the equality).
+// The entries come from record-check.ts, the heads from the builders in manifest-build.ts, and
+// the frame joins them by the serializer's own rules (a test pins the equality with
+// buildManifestFromEntries).
 import { canonicalObjectFrame, canonicalJsonAt } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
@@ -19,8 +21,8 @@ import { ExportRecordSchema, type ExportRecord, type ManifestRecord } from "../d
 import { canaryProfile } from "../pipeline/canary-profile.js";
 import { CanaryCircuitBreaker, type BreakerTrip } from "../schedule/circuit-breaker.js";
 import { mapOrderedStream } from "../schedule/map-ordered.js";
-import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
-import { preparedLines, type AdmitPassResult, type PreparedLine } from "./admit-pass.js";
+import { frameDocument, type FramedDocument, type ItemSpool } from "../spool/framed-document.js";
+import type { AdmitPassResult, PreparedLine } from "./admit-pass.js";
 import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
@@ -36,10 +38,13 @@ export interface StreamRunOptions {
   readonly gate: GateResult;
   readonly concurrency: number;
   readonly maxCanaryFailures: number;
-  /** Where the manifest goes (its spool is created beside it). */
-  readonly manifestPath: string;
-  /** Where the export goes, or null for a manifest only. */
-  readonly exportPath: string | null;
+  /**
+   * Creates the spool of the manifest's records (an ArraySpool beside the target, or a
+   * MemorySpool); it is removed with the run.
+   */
+  readonly manifestSpool: () => Promise<ItemSpool>;
+  /** The same for the export's records, or null for a manifest only. */
+  readonly exportSpool: (() => Promise<ItemSpool>) | null;
   /** Id digests are looked up here (keys prefixed `digest:`), for counts.duplicate_ids. */
   readonly ids: RecordIdIndex;
   readonly clock: () => Date;
@@ -70,13 +75,13 @@ export interface StreamRunOptions {
   readonly allowlist?: Allowlist;
 }
 
-/** The record checks' context, with what only the streamed run has. */
+/** The record checks' context, with what only the record runner needs. */
 interface StreamRunContext extends RunContext {
   readonly records?: RecordEntryCache;
   readonly exporting: boolean;
 }
 
-/** A streamed run's result: both documents framed (spools on disk), the summary, the breaker. */
+/** A run's result: both documents framed (from their spools), the summary, the breaker. */
 export interface StreamedRun {
   readonly summary: IngestRunSummary;
   readonly manifest: FramedDocument;
@@ -100,7 +105,7 @@ interface FinishedLine {
   readonly line: number;
 }
 
-type PlannedLine = Extract<PreparedLine, { lineSha256: string }>;
+type PlannedLine = Exclude<PreparedLine, { held: string }>;
 
 /** A prepared line with the entry prefetched for it, if any. */
 interface LineToFinish {
@@ -146,7 +151,7 @@ function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: Pr
 
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
 function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | null {
-  const reused = run.records?.lookup(line.lineSha256, line.index) ?? null;
+  const reused = line.lineSha256 === null ? null : (run.records?.lookup(line.lineSha256, line.index) ?? null);
   if (reused === null) return null;
   let exported: ExportRecord | null = null;
   if (run.exporting && reused.entry.admission === "admitted") {
@@ -166,9 +171,9 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
   const reused = (prefetched === null ? null : prefetchedLine(run, line, prefetched)) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
-  const prepared = { kind: "planned", index: line.index, snapshot, plan: planSegments(snapshot, run.policy) } as const;
+  const prepared = { index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
   const outcome = await checkRecord(run, prepared);
-  if (run.records !== undefined) {
+  if (run.records !== undefined && line.lineSha256 !== null) {
     // Built again from the cache alone: the entry a later run would make by reusing verdicts.
     const reusable = outcome.checks === 0 ? outcome.entry : entryFromCache(run, prepared);
     if (reusable !== null) run.records.offer(line.lineSha256, reusable);
@@ -186,7 +191,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const { policy, gate, ids } = options;
   const context: StreamRunContext = {
-    exporting: options.exportPath !== null,
+    exporting: options.exportSpool !== null,
     ...(options.cache && options.records ? { records: options.records } : {}),
     pipeline,
     policy,
@@ -196,8 +201,8 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
     ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
   };
-  const manifestItems = await ArraySpool.create(options.manifestPath, "manifest-records");
-  const exportItems = options.exportPath === null ? null : await ArraySpool.create(options.exportPath, "export-records");
+  const manifestItems = await options.manifestSpool();
+  const exportItems = options.exportSpool === null ? null : await options.exportSpool();
   const remove = async (): Promise<void> => {
     await manifestItems.remove();
     await exportItems?.remove();
@@ -232,7 +237,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       await options.onEntry?.(done.entry(), done.line);
     };
     const total = prepared.records;
-    const lines = withPrefetched(preparedLines(prepared.spool, policy), context.records === undefined ? undefined : options.prefetched);
+    const lines = withPrefetched(prepared.prepared.lines(), context.records === undefined ? undefined : options.prefetched);
     await mapOrderedStream(lines, (line) => finishLine(context, line), sink, {
       concurrency: options.concurrency,
       ...(options.signal ? { signal: options.signal } : {}),

@@ -8,8 +8,20 @@ import { createHash } from "node:crypto";
 import type { CanonicalFrame } from "../core/canonical.js";
 import { ScratchFile, ScratchFileError } from "./scratch-file.js";
 
+/** The items of one array as a run appends them: on disk (ArraySpool) or in memory (MemorySpool). */
+export interface ItemSpool extends SpooledBytes {
+  /** Items appended so far. */
+  readonly count: number;
+  /** Appends one item's canonical text. */
+  append(itemText: string): Promise<void>;
+  /** No more items. */
+  seal(): Promise<void>;
+  /** Frees the items (never throws). */
+  remove(): Promise<void>;
+}
+
 /** The items of one array, appended as they become final (each item's canonical text). */
-export class ArraySpool {
+export class ArraySpool implements ItemSpool {
   private items = 0;
 
   private constructor(private readonly file: ScratchFile) {}
@@ -48,6 +60,32 @@ export class ArraySpool {
   /** Deletes the spool (never throws). */
   remove(): Promise<void> {
     return this.file.remove();
+  }
+}
+
+/**
+ * An ArraySpool held in memory, for a run over records that are in memory already
+ * (`ingestRecords`): the same items, framed and hashed the same way, without a scratch file.
+ */
+export class MemorySpool implements ItemSpool {
+  private readonly texts: string[] = [];
+
+  get count(): number {
+    return this.texts.length;
+  }
+
+  async append(itemText: string): Promise<void> {
+    this.texts.push(itemText);
+  }
+
+  async seal(): Promise<void> {}
+
+  async *chunks(): AsyncGenerator<Buffer> {
+    yield Buffer.from(this.texts.join(","), "utf8");
+  }
+
+  async remove(): Promise<void> {
+    this.texts.length = 0;
   }
 }
 
