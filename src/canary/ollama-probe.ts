@@ -45,6 +45,11 @@ export interface OllamaCanaryProbeOptions extends CanaryClientOptions {
 /** The run's context proof, or the transport failure that kept the warm-up from answering. */
 export type RunContextOutcome = { readonly ok: true; readonly value: RunContext } | WarmUpFailure;
 
+/**
+ * The canary probe on an Ollama server: `test()` never throws for backend trouble, one `num_ctx`
+ * for the whole run, and a reply whose `prompt_eval_count` shows the prompt may have been cut is
+ * `context_truncated`, never a pass (see the header).
+ */
 export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<RunContextOutcome, { ok: true }>, null> {
   readonly provider = "ollama" as const;
   readonly numCtx: number | null;
