@@ -57,7 +57,8 @@ async function cacheFiles(io: CliIo, cache: string | false | undefined): Promise
  * Throws UsageError when a side file of a `screen` or `ingest` run (`--sarif`, `--junit`,
  * `--cache` and its SQLite side files, `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub
  * output is on) is one file with
- * the input (`-` is standard input, no file), the manifest, the export or an earlier side file.
+ * the input (`-` is standard input, no file), the manifest, the export, the file standard output
+ * was redirected to, or an earlier side file.
  */
 export async function refuseSharedFiles(input: string | null, flags: RunFileFlags, io: CliIo): Promise<void> {
   const github = flags.github ?? io.env.GITHUB_ACTIONS === "true";
@@ -67,6 +68,9 @@ export async function refuseSharedFiles(input: string | null, flags: RunFileFlag
       ["the input", input === "-" ? null : input],
       ["--manifest", flags.manifest],
       ["--export", flags.export],
+      // Redirected to a file, stdout carries the run's document there: a report renamed over it
+      // or a log appended to it would replace or corrupt that document.
+      ["standard output", io.stdoutFile],
     ],
     [
       ["--sarif", flags.sarif],
