@@ -1,8 +1,11 @@
 // What `cache stats` prints for a person: a short summary and one aligned row per identity, with
 // sizes in binary units and times to the second. `--json` prints the CacheStats document instead,
-// unchanged. Strings read from the cache file (its path, model names) may hold anything, so any
-// that is not plain printable ASCII is printed JSON-quoted, never raw.
+// unchanged. Every string read from the cache file (its path, identity keys, model names,
+// providers, scopes, modes, timestamps) may hold anything (a cache restored from a CI cache is
+// the user's to trust, not ours), so any that is not plain printable ASCII is printed quoted
+// with every control, separator and bidi character escaped, never raw.
 import type { CacheStats } from "../src/cache/verdict-cache.js";
+import { quotedText } from "../src/core/display-text.js";
 import { plural } from "./plural.js";
 
 const UNITS = ["KiB", "MiB", "GiB", "TiB"] as const;
@@ -20,14 +23,19 @@ export function humanBytes(bytes: number): string {
   return `${value.toFixed(1)} ${unit}`;
 }
 
-/** `2026-12-02 04:55:12Z` from a stored ISO timestamp; `-` when there is none. */
+/** `2026-12-02 04:55:12Z` from a stored ISO timestamp; `-` when there is none; anything else quoted (`shown`). */
 function when(iso: string | null): string {
-  return iso === null ? "-" : `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`;
+  if (iso === null) return "-";
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z` : shown(iso);
 }
 
-/** Plain printable ASCII as it is; anything else JSON-quoted, so no control character reaches a terminal or a CI log. */
-function shown(text: string): string {
-  return /^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text);
+/**
+ * Plain printable ASCII as it is; anything else (a value of another type too) quoted with every
+ * control, separator and bidi character escaped, so none reaches a terminal or a CI log raw.
+ */
+function shown(value: unknown): string {
+  const text = typeof value === "string" ? value : String(value);
+  return /^[\x21-\x7e]+$/.test(text) ? text : quotedText(text);
 }
 
 /** Rows laid out in columns two spaces apart; columns named in `right` are right-aligned (numbers). */
@@ -55,11 +63,11 @@ export function cacheStatsTable(stats: CacheStats): string {
   lines.push(`checked: ${when(stats.oldest_checked_at)} to ${when(stats.newest_checked_at)}`, "");
   const header = ["identity key", "model", "provider", "scope", "mode", "entries", "oldest checked", "newest checked"];
   const rows = stats.identities.map((entry) => [
-    entry.key,
+    shown(entry.key),
     entry.identity === null ? "(unreadable)" : shown(entry.identity.model),
-    entry.identity?.provider ?? "-",
-    entry.identity?.scope ?? "-",
-    entry.identity?.mode ?? "-",
+    shown(entry.identity?.provider ?? "-"),
+    shown(entry.identity?.scope ?? "-"),
+    shown(entry.identity?.mode ?? "-"),
     String(entry.entries),
     when(entry.oldest_checked_at),
     when(entry.newest_checked_at),

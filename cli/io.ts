@@ -1,5 +1,6 @@
 // The world as the CLI sees it. Commands receive this instead of touching `process`, so tests
 // run them in-process with captured streams, a chosen environment and no TTY.
+import { fstatSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { type Readable, Writable } from "node:stream";
 import { neutraliseCommandLines } from "../src/core/display-text.js";
@@ -22,6 +23,12 @@ export interface CliIo {
    * Tests record the call instead; without it, a second interrupt is only reported.
    */
   readonly forceExit?: (code: number) => void;
+  /**
+   * A path naming the regular file standard output was redirected to (`> out.json`), absent when
+   * stdout is a pipe, a terminal or a device: that file is one more file of the run, which no
+   * report, cache or log may share (cli/shared-files.ts).
+   */
+  readonly stdoutFile?: string;
 }
 
 /** The conventional exit code of a process ended by `signal` (128 + its number). */
@@ -54,6 +61,7 @@ export function processIo(): CliIo {
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     forceExit: (code) => process.exit(code),
+    ...stdoutFile(),
     onSignal(handler) {
       process.on("SIGINT", handler);
       process.on("SIGTERM", handler);
@@ -63,6 +71,16 @@ export function processIo(): CliIo {
       };
     },
   };
+}
+
+/** `/dev/fd/1` when standard output is a regular file (its identity is that file's), else nothing. */
+function stdoutFile(): { stdoutFile?: string } {
+  if (process.platform === "win32") return {};
+  try {
+    return fstatSync(1).isFile() ? { stdoutFile: "/dev/fd/1" } : {};
+  } catch {
+    return {};
+  }
 }
 
 /**

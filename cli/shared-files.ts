@@ -7,9 +7,13 @@
 // file with another file of the run (by identity: symlinks and hard links are seen through,
 // src/core/file-identity.ts), before anything is read or written. (The input, the manifest and
 // the export are kept apart by publication's own target checks, with the same identity.)
+// The verdict cache is SQLite in WAL mode: beside its file live `-wal` and `-shm` (and `-journal`
+// in a rollback), which SQLite writes and deletes by name, so a report or the export at one of
+// them is deleted when the cache closes; they are claimed with the cache.
 // `eval`'s endpoint log is kept apart from its corpora, its ids file, its run record and its
 // report the same way.
-import { refuseSharedFiles as refuseSharedIdentities, type RunFile } from "../src/core/file-identity.js";
+import { resolve } from "node:path";
+import { canonicalPath, refuseSharedFiles as refuseSharedIdentities, type RunFile } from "../src/core/file-identity.js";
 import type { CliIo } from "./io.js";
 
 /** The file flags of a run that `refuseSharedFiles` looks at (absent ones are skipped). */
@@ -34,12 +38,29 @@ export function refuseSharedPaths(io: CliIo, files: readonly RunFile[], sides: r
   return refuseSharedIdentities(io.cwd, files, sides);
 }
 
+/** The files SQLite keeps beside a database at `path` and writes or deletes by name. */
+const SQLITE_SIDE_SUFFIXES = ["-wal", "-shm", "-journal"] as const;
+
+/**
+ * `--cache PATH` and the SQLite side files beside it (none for --no-cache or no cache): beside
+ * the path as given and, for a cache reached through a symlink, beside the file it names (where
+ * SQLite puts them).
+ */
+async function cacheFiles(io: CliIo, cache: string | false | undefined): Promise<RunFile[]> {
+  if (typeof cache !== "string" || cache === "") return [["--cache", cache]];
+  const bases = new Set([resolve(io.cwd, cache), await canonicalPath(resolve(io.cwd, cache))]);
+  const sides = [...bases].flatMap((base) => SQLITE_SIDE_SUFFIXES.map((suffix): RunFile => ["--cache's SQLite side file", `${base}${suffix}`]));
+  return [["--cache", cache], ...sides];
+}
+
 /**
  * Throws UsageError when a side file of a `screen` or `ingest` run (`--sarif`, `--junit`,
- * `--cache`, `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub output is on) is one file with
- * the input (`-` is standard input, no file), the manifest, the export or an earlier side file.
+ * `--cache` and its SQLite side files, `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub
+ * output is on) is one file with
+ * the input (`-` is standard input, no file), the manifest, the export, the file standard output
+ * was redirected to, or an earlier side file.
  */
-export function refuseSharedFiles(input: string | null, flags: RunFileFlags, io: CliIo): Promise<void> {
+export async function refuseSharedFiles(input: string | null, flags: RunFileFlags, io: CliIo): Promise<void> {
   const github = flags.github ?? io.env.GITHUB_ACTIONS === "true";
   return refuseSharedPaths(
     io,
@@ -47,11 +68,14 @@ export function refuseSharedFiles(input: string | null, flags: RunFileFlags, io:
       ["the input", input === "-" ? null : input],
       ["--manifest", flags.manifest],
       ["--export", flags.export],
+      // Redirected to a file, stdout carries the run's document there: a report renamed over it
+      // or a log appended to it would replace or corrupt that document.
+      ["standard output", io.stdoutFile],
     ],
     [
       ["--sarif", flags.sarif],
       ["--junit", flags.junit],
-      ["--cache", flags.cache],
+      ...(await cacheFiles(io, flags.cache)),
       ["--endpoint-log", flags.endpointLog],
       ["$GITHUB_STEP_SUMMARY", github ? io.env.GITHUB_STEP_SUMMARY : null],
     ],

@@ -6,7 +6,7 @@
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import { postChat, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { openAIModelsReachable, openAIServedModels } from "./openai-inventory.js";
+import { openAIModelAvailable, openAIServedModels } from "./openai-inventory.js";
 import { resolveClientEndpoint } from "./endpoint.js";
 import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
@@ -176,9 +176,9 @@ export class OpenAIChatBackend extends ChatBackendBase {
     return probeOpenAIIdentity(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 });
   }
 
-  /** True only when `GET <base>/models` answers 200 within 5 s. */
+  /** True only when `GET <base>/models` answers 200 within 5 s and does not list models without this one. */
   isAvailable(): Promise<boolean> {
-    return openAIModelsReachable(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey);
+    return openAIModelAvailable(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey, this.settings.model);
   }
 
   /** What `GET <base>/models` says about the model (see openAIServedModels). */
@@ -212,7 +212,7 @@ export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatB
     return this.#backend;
   }
 
-  /** Whether the backend answers and, for Ollama, lists the model (see the backend's isAvailable). */
+  /** Whether the backend answers and lists the model (see the backend's isAvailable). */
   async isAvailable(): Promise<boolean> {
     return this.#backend.isAvailable();
   }

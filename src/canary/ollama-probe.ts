@@ -151,7 +151,17 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
         `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
       );
     }
-    if (context.loaded.kind === "verified") return null;
+    if (context.loaded.kind === "verified") {
+      // The loaded context holds num_ctx, but without a count nothing shows that the prompt fitted
+      // it (a num_ctx set below the largest prompt, and Ollama omits the count of a cached prompt):
+      // only a prompt that fits num_ctx even at one token per byte is vouched for.
+      const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
+      if (this.numCtx !== null && needed <= this.numCtx) return null;
+      return (
+        `Canary context cannot be confirmed: the backend reported no usable prompt_eval_count, and this prompt with its reply budget may need up to ${needed} tokens, ` +
+        `more than the num_ctx ${String(this.numCtx)} (leave num_ctx at its default, sized for the largest prompt)`
+      );
+    }
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
     return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
   }

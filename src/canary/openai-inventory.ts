@@ -1,4 +1,4 @@
-// Whether an OpenAI-compatible endpoint answers `GET /models` with 200: the availability check
+// Whether an OpenAI-compatible endpoint answers `GET /models` with 200 and lists the model: the availability check
 // shared by the OpenAI probe and the OpenAI judge, and which models it lists (the pre-run model
 // check). Every failure is a value; nothing here throws.
 import { serviceRequestTarget } from "./endpoint.js";
@@ -31,21 +31,42 @@ export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string,
 /** Cap on listed entries examined, so a hostile answer cannot make us loop for long. */
 const MAX_MODEL_ENTRIES = 10_000;
 
+/** What a `GET /models` answer says about `model` (listed when some entry's `id` equals it). */
+function servedIn(outcome: HttpCallOutcome | null, model: string): ServedModels {
+  if (outcome === null) return { kind: "unknown" };
+  if (outcome.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+  if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unknown" };
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok || !isPlainObject(parsed.value) || !Array.isArray(parsed.value["data"])) return { kind: "unknown" };
+  const ids = (parsed.value["data"] as unknown[])
+    .slice(0, MAX_MODEL_ENTRIES)
+    .map((entry) => (isPlainObject(entry) && typeof entry["id"] === "string" ? entry["id"] : null))
+    .filter((id): id is string => id !== null);
+  return { kind: "listed", names: ids, hasModel: ids.includes(model) };
+}
+
 /** What `GET {baseUrl}/models` says about `model` (listed when some entry's `id` equals it); never throws. */
 export async function openAIServedModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string, timeoutMs: number): Promise<ServedModels> {
   try {
-    const outcome = await getModels(fetchFn, baseUrl, apiKey, timeoutMs);
-    if (outcome === null) return { kind: "unknown" };
-    if (outcome.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
-    if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unknown" };
-    const parsed = parseJsonBody(outcome.body);
-    if (!parsed.ok || !isPlainObject(parsed.value) || !Array.isArray(parsed.value["data"])) return { kind: "unknown" };
-    const ids = (parsed.value["data"] as unknown[])
-      .slice(0, MAX_MODEL_ENTRIES)
-      .map((entry) => (isPlainObject(entry) && typeof entry["id"] === "string" ? entry["id"] : null))
-      .filter((id): id is string => id !== null);
-    return { kind: "listed", names: ids, hasModel: ids.includes(model) };
+    return servedIn(await getModels(fetchFn, baseUrl, apiKey, timeoutMs), model);
   } catch {
     return { kind: "unknown" };
+  }
+}
+
+/**
+ * The availability check of the OpenAI probe and judge: `GET {baseUrl}/models` answers 200 within
+ * the availability timeout, and a model list in it names `model`. A server that lists its models
+ * without this one answers every check with an error, so it is not available (a readiness probe
+ * must not send it traffic); an answer that is not a model list says nothing against the model.
+ */
+export async function openAIModelAvailable(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string): Promise<boolean> {
+  try {
+    const outcome = await getModels(fetchFn, baseUrl, apiKey, AVAILABILITY_TIMEOUT_MS);
+    if (outcome?.kind !== "response" || outcome.status !== 200) return false;
+    const served = servedIn(outcome, model);
+    return served.kind !== "listed" || served.hasModel;
+  } catch {
+    return false;
   }
 }

@@ -40,6 +40,15 @@ export function quotedText(value: string): string {
   return JSON.stringify(value).replace(EACH_UNSAFE, escapeUnit);
 }
 
+/**
+ * `value` with every control, separator and bidi character (the set `displayText` never shows
+ * raw) written as a `\uXXXX` escape and nothing else changed: for text that has its own quoting
+ * rules (a workflow command's `%` escapes) but must not carry such a character raw.
+ */
+export function escapeUnsafeChars(value: string): string {
+  return value.replace(EACH_UNSAFE, escapeUnit);
+}
+
 /** Whatever a reader of a log may take for a line break (.NET's readers end a line at a lone CR too). */
 const LINE_BREAKS = "\\n\\r\\v\\f\\u0085\\u2028\\u2029";
 /** A line break that a line starting with `::` (after blanks) follows. */

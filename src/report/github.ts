@@ -4,6 +4,7 @@
 // out, plus a Markdown job summary appended to the file $GITHUB_STEP_SUMMARY names. Every value
 // goes through the workflow-command escaping, so nothing in an input path can end a command or
 // start another; item text never appears, and ids only as their safe labels (report-item.ts).
+import { escapeUnsafeChars } from "../core/display-text.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
 
 /** GitHub shows at most this many annotations of a step. */
@@ -11,9 +12,14 @@ export const MAX_ANNOTATIONS = 10;
 /** Rows of findings a job summary lists (the rest are counted). */
 export const SUMMARY_ROWS = 50;
 
-/** Escapes a workflow command's message: `%`, CR and LF. */
+/**
+ * Escapes a workflow command's message: `%`, CR and LF as the runner decodes them, and every
+ * other control, separator or bidi character (an ESC in an input path) as a `\uXXXX` escape:
+ * the runner has no escape for them, and a raw one would rewrite the terminal of whoever reads
+ * the step's log.
+ */
 export function escapeCommandData(text: string): string {
-  return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+  return escapeUnsafeChars(text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A"));
 }
 
 /** Escapes a workflow command's property value: as the message, and also `:` and `,`. */

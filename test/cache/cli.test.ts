@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cachePrune, cacheStats, parseDuration } from "../../src/cache/command.js";
 import { humanBytes } from "../../cli/cache-stats-output.js";
@@ -92,6 +93,19 @@ describe("cache CLI", () => {
     const entriesEnd = header.indexOf("entries") + "entries".length;
     expect(rows.map((row) => row.slice(entriesEnd - 1, entriesEnd)).sort()).toEqual(["1", "3"]);
     expect(lines.slice(7)).toEqual(["", "2 identities; `cache prune --identity KEY` removes one, `--json` prints all fields", ""]);
+  });
+
+  it("cache stats of a tampered cache file prints no raw control character and no line a CI runner reads as a command", async () => {
+    const path = seed();
+    const db = new Database(path);
+    const hostile = { ...ID.identity, model: "m\u009b2J\u2028::error::a", provider: "p\n::add-mask::b", scope: "s\u001b[2J", mode: "x\r::error::c" };
+    db.prepare("UPDATE identities SET key = ?, identity = ? WHERE key = ?").run("k\n::stop-commands::d", JSON.stringify(hostile), ID.key);
+    db.prepare("UPDATE verdicts SET checked_at = ?").run("2026-01-01T00:00:00\n::error::e");
+    db.close();
+    const run = await runCli(["cache", "stats", "--cache", "verdicts.sqlite"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/u);
+    for (const line of run.stdout.split("\n")) expect(line.trimStart().startsWith("::"), line).toBe(false);
   });
 
   it("cache stats of an empty cache prints the totals and no table", async () => {

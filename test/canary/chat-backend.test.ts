@@ -13,7 +13,8 @@ let server: LoopbackServer;
 beforeAll(async () => {
   server = await startLoopbackServer(async (request, res) => {
     if (request.path === "/api/tags") sendJson(res, 200, { models: [{ name: "m:latest", digest: "d" }] });
-    else if (request.path === "/v1/models") sendJson(res, 200, { data: [] });
+    // Both list the model: availability means the server answers and serves it.
+    else if (request.path === "/v1/models") sendJson(res, 200, { data: [{ id: "m", object: "model" }] });
     else if (request.path === "/api/chat") sendJson(res, 200, { message: { content: "SAFE" }, done: true, done_reason: "stop" });
     else if (request.path === "/v1/chat/completions") sendJson(res, 200, { choices: [{ message: { content: "SAFE" }, finish_reason: "stop" }] });
     else sendJson(res, 404, {});

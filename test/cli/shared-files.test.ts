@@ -42,6 +42,29 @@ describe("a run's side files never share a path with another file of the run", (
     expect((await readFile(join(dir, "c.db"))).equals(cache)).toBe(true);
   });
 
+  it("an output or report at the cache's SQLite side file (-wal, -shm, -journal) is refused: SQLite deletes its WAL on close, and the published export or report with it", async () => {
+    expect((await ingest(["--cache", "c.db"])).code).toBe(1);
+    const cache = await readFile(join(dir, "c.db"));
+    const onExport = await runCli(["ingest", "in.jsonl", "--manifest", "m2.json", "--export", "c.db-wal", "--overwrite", "--cache", "c.db", ...canary()], {
+      cwd: dir,
+    });
+    expect(onExport.code).toBe(3);
+    expect(onExport.stderr).toContain("names the same file as --export");
+    const onSarif = await runCli(["screen", "in.jsonl", ...canary(), "--cache", "c.db", "--sarif", "c.db-shm"], { cwd: dir });
+    expect(onSarif.code).toBe(2);
+    expect(onSarif.stderr).toContain("--cache's SQLite side file names the same file as --sarif");
+    const onJunit = await runCli(["screen", "in.jsonl", ...canary(), "--junit", "./c.db-journal", "--cache", "c.db"], { cwd: dir });
+    expect(onJunit.code).toBe(2);
+    expect(onJunit.stderr).toContain("names the same file as --junit");
+    // A cache reached through a symlink keeps its side files beside the file it names.
+    await symlink("c.db", join(dir, "alias.db"));
+    const throughLink = await runCli(["screen", "in.jsonl", ...canary(), "--cache", "alias.db", "--sarif", "c.db-wal"], { cwd: dir });
+    expect(throughLink.code).toBe(2);
+    expect(throughLink.stderr).toContain("--cache's SQLite side file names the same file as --sarif");
+    expect((await readFile(join(dir, "c.db"))).equals(cache)).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(["alias.db", "c.db", "e.json", "in.jsonl", "m.json"]);
+  });
+
   it("--endpoint-log naming the input, a report or the cache is refused, and the input is not appended to", async () => {
     const pool = ["--canary-endpoint", ollama.url];
     const screenRun = (extra: string[]) =>

@@ -95,6 +95,20 @@ describe("the per-reply lower bound catches keep-half truncation without /api/ps
     expect(result.error).toContain("Canary context cannot be confirmed: GET /api/ps did not answer");
   });
 
+  it("with /api/ps proving a num_ctx smaller than the prompt, a reply without prompt_eval_count cannot pass; one whose prompt fits num_ctx at one token per byte can", async () => {
+    ollama.setContextCap(null);
+    ollama.setReply({ content: "A short summary of the text.", prompt_eval_count: null });
+    // About 3,500 bytes of prose: more than a num_ctx of 1024 can hold, and nothing in the reply says it was cut.
+    const long = "Returns are accepted within 30 days of purchase. ".repeat(70);
+    const small = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 1024 }).test(long);
+    expect(small.success).toBe(false);
+    expect(small.failureCode).toBe("context_truncated");
+    expect(small.error).toContain("Canary context cannot be confirmed");
+    const roomy = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test(long);
+    expect(roomy.success).toBe(true);
+    expect(roomy.metadata["context_check"]).toBe("api_ps");
+  });
+
   it("a text that fits passes on the lower bound when /api/ps is missing", async () => {
     ollama.setPs("missing");
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test("What is the capital of France?");

@@ -15,6 +15,16 @@ describe("escaping", () => {
     expect(escapeCommandData("%0A")).toBe("%250A");
   });
 
+  it("a workflow command never carries a raw control, C1, separator or bidi character (an input path may hold ESC)", () => {
+    const hostile = "in\u001b[31m\u009b2J\u2028\u202ex\u0000.jsonl";
+    for (const escaped of [escapeCommandData(hostile), escapeCommandProperty(hostile)]) {
+      expect(escaped).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/u);
+      expect(escaped).toContain("\\u001b[31m");
+    }
+    // The line breaks keep the runner's own escapes, which it decodes.
+    expect(escapeCommandData("a\r\nb")).toBe("a%0D%0Ab");
+  });
+
   it("XML escaping leaves well-formed XML for markup, control characters and lone surrogates", () => {
     const hostile = `a<b>&"'\u0000\u0007\ud800z\n\t`;
     const escaped = xmlEscape(hostile);

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
+import { startOpenAIStandIn } from "../support/openai-stand-in.js";
 import { pipelineFor, startService } from "../support/server-harness.js";
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -66,6 +67,24 @@ describe("GET /ready", () => {
     const stale = await get(`${service.url}/ready`);
     expect(stale.status).toBe(503);
     expect(stale.body).toMatchObject({ ready: false, health_stale: true });
+  });
+
+  it("answers 503 while an OpenAI-compatible server answers GET /models without the canary model (every check would fail), and 200 once it lists it", async () => {
+    const api = await startOpenAIStandIn({ models: ["some-other-model"] });
+    cleanup.push(() => api.close());
+    let now = 0;
+    const pipeline = new SecurityPipeline({ mode: "advisory", provider: "openai", baseUrl: api.baseUrl, canaryModel: "gpt-4o-mini", canaryTimeout: 5 });
+    const service = await startService(pipeline, { now: () => now, healthStaleWaitMs: 30_000 });
+    cleanup.push(() => service.close());
+    const missing = await get(`${service.url}/ready`);
+    expect(missing.status).toBe(503);
+    expect(missing.body).toMatchObject({ ready: false, canary_available: false });
+
+    api.setModels(["gpt-4o-mini"]);
+    now = 60_000;
+    const served = await get(`${service.url}/ready`);
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ ready: true, canary_available: true });
   });
 
   it("with the canary disabled on purpose (--no-canary) answers 200 and says the screening is structural only", async () => {
