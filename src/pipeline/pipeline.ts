@@ -5,6 +5,7 @@
 // Contract: `check` never throws for backend trouble (it returns a degraded verdict); it throws
 // only a TypeError for a non-string input. The instance is frozen after construction, so no
 // caller can swap its probe, analyzer or `check` (ingest relies on that to trust its verdicts).
+import { displayText, escapeUnsafeChars } from "../core/display-text.js";
 import type { Analyzer, AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { CanaryProbe, CanaryResult } from "../canary/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
@@ -350,7 +351,7 @@ export class SecurityPipeline {
     if (this.#canaryOut) return;
     this.#canaryOut = true;
     const o = this.options;
-    const where = `at ${this.probe.endpointOrigin} (model ${this.probe.model})`;
+    const where = `at ${this.probe.endpointOrigin} (model ${displayText(this.probe.model)})`;
     const what = reason === "timeout" ? `canary ${where} did not answer within ${String(o.canaryTimeout)}s (timeout)` : `canary unreachable ${where}`;
     const routing =
       o.onDegraded === "fail_closed"
@@ -461,7 +462,8 @@ function promptEvalCountOf(result: CanaryResult): number | null {
 
 /** The default `onWarning`: one line on stderr (stdout may carry the caller's data). */
 function warnOnStderr(message: string): void {
-  process.stderr.write(`little-canary: warning: ${message}\n`);
+  // A message names things a caller or a server chose (a model, a path): one line, no control characters.
+  process.stderr.write(`little-canary: warning: ${escapeUnsafeChars(message)}\n`);
 }
 
 function seconds(ms: number): number {

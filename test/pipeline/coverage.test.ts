@@ -171,4 +171,13 @@ describe("the canary outage warning", () => {
     expect(written.stderr.filter((line) => line.includes("canary unreachable"))).toHaveLength(1);
     expect(written.stderr.find((line) => line.includes("canary unreachable"))).toMatch(/^little-canary: warning: canary unreachable at .*\n$/);
   });
+
+  it("the outage warning names a caller's model with its line breaks and bidi characters escaped: one line, no workflow command", async () => {
+    const messages: string[] = [];
+    const pipeline = new SecurityPipeline({ ollamaUrl: await refusedUrl(), canaryModel: "m\u2028::add-mask::x\u202e", onWarning: (m) => messages.push(m) });
+    await pipeline.check("hello");
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).not.toMatch(/[\u2028\u202e]/u);
+    expect(messages[0]).toContain("\\u2028");
+  });
 });
