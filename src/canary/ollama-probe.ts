@@ -141,7 +141,18 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
       if (counted < minimum) {
         return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
       }
-      if (context.loaded.kind === "verified") return null;
+      if (context.loaded.kind === "verified") {
+        // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
+        // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
+        // (digits, base64): only a prompt that fits num_ctx even at one token per byte is vouched
+        // for (always true with the default num_ctx, sized at 4 tokens per code point).
+        const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
+        if (this.numCtx === null || needed <= this.numCtx) return null;
+        return (
+          `Canary context cannot be confirmed: this prompt with its reply budget may need up to ${needed} tokens, more than the num_ctx ${String(this.numCtx)}, ` +
+          "and a prompt Ollama cut reports only what it kept (leave num_ctx at its default, sized for the largest prompt)"
+        );
+      }
       // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
       // a prompt too small to be cut by any default context is vouched for without /api/ps.
       const worst = worstCasePromptTokens(this.systemPrompt, userInput);

@@ -109,6 +109,21 @@ describe("the per-reply lower bound catches keep-half truncation without /api/ps
     expect(roomy.metadata["context_check"]).toBe("api_ps");
   });
 
+  it("with /api/ps proving a num_ctx smaller than the prompt at one token per byte, a counted reply cannot pass (Ollama counts only the half it kept); one that fits can", async () => {
+    ollama.setContextCap(null);
+    // A count Ollama could report after keeping half of a cut prompt: under num_ctx − num_predict,
+    // and above the calibrated lower bound of the prose.
+    ollama.setReply({ content: "A short summary of the text.", prompt_eval_count: 700 });
+    const long = "Returns are accepted within 30 days of purchase. ".repeat(70);
+    const small = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 1024 }).test(long);
+    expect(small.success).toBe(false);
+    expect(small.failureCode).toBe("context_truncated");
+    expect(small.error).toContain("Canary context cannot be confirmed");
+    const roomy = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test(long);
+    expect(roomy.success).toBe(true);
+    expect(roomy.metadata["context_check"]).toBe("api_ps");
+  });
+
   it("a text that fits passes on the lower bound when /api/ps is missing", async () => {
     ollama.setPs("missing");
     const result = await new OllamaCanaryProbe({ ollamaUrl: ollama.url, numCtx: 17044 }).test("What is the capital of France?");
