@@ -277,13 +277,15 @@ export class VerdictCache {
         throw new CacheFileError("foreign", path, `the file ${displayText(path)} is an empty SQLite database, not a little-canary verdict cache`);
       }
       if (!readonly) {
-        db.pragma("journal_mode = WAL");
-        // NORMAL in WAL mode: a committed transaction survives a killed process.
-        db.pragma("synchronous = NORMAL");
-        // The log is reset after each checkpoint; this caps the file it leaves on disk.
-        db.pragma("journal_size_limit = 67108864");
-        if (found === "empty") createSchema(db, path);
-        else upgradeSchema(db, path);
+        retryWhileBusy(timeout, () => {
+          db.pragma("journal_mode = WAL");
+          // NORMAL in WAL mode: a committed transaction survives a killed process.
+          db.pragma("synchronous = NORMAL");
+          // The log is reset after each checkpoint; this caps the file it leaves on disk.
+          db.pragma("journal_size_limit = 67108864");
+          if (found === "empty") createSchema(db, path);
+          else upgradeSchema(db, path);
+        });
       }
       return new VerdictCache(path, db, options);
     } catch (error) {
@@ -572,6 +574,29 @@ function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
     );
   }
   return "cache";
+}
+
+/**
+ * Runs `step` again while SQLite answers SQLITE_BUSY, for at most `timeoutMs`. Two processes that
+ * open one new file at once both switch it to WAL: a switch needs the file to itself, and SQLite
+ * answers one of them SQLITE_BUSY at once, without waiting on the busy timeout, when each holds
+ * a read lock the other must wait for. Every step is idempotent (the schema is created or
+ * upgraded once, under the write lock), so trying again after the other is done is safe.
+ */
+function retryWhileBusy(timeoutMs: number, step: () => void): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (error) {
+      const busy = error instanceof Database.SqliteError && (error.code === "SQLITE_BUSY" || error.code.startsWith("SQLITE_BUSY_"));
+      if (!busy || Date.now() >= deadline) throw error;
+      // A short synchronous pause: open() is synchronous, and the other process needs only
+      // the few milliseconds its own switch takes.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
 }
 
 /** Whether the database has the record entries of schema version 2. */
