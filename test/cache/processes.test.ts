@@ -26,6 +26,8 @@ interface Writer {
   readonly acked: number[];
   /** When the first and the latest put were reported (ms). */
   readonly times: { first: number; last: number };
+  /** With another writer named: how many puts it had reported when it saw that writer's first put. */
+  readonly overlapping: number | null;
   /** Resolves when the child opened the cache and waits for the go file. */
   readonly ready: Promise<void>;
   readonly done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; finished: boolean }>;
@@ -34,12 +36,22 @@ interface Writer {
   after(n: number): Promise<void>;
 }
 
-function startWriter(cache: string, prefix: string, count: number, delayMs: number, goFile?: string): Writer {
-  const args = [writer.entry, cache, prefix, String(count), String(delayMs), ...(goFile === undefined ? [] : [goFile])];
+function startWriter(cache: string, prefix: string, count: number, delayMs: number, goFile?: string, otherPrefix?: string): Writer {
+  const args = [
+    writer.entry,
+    cache,
+    prefix,
+    String(count),
+    String(delayMs),
+    ...(goFile === undefined ? [] : [goFile]),
+    ...(otherPrefix === undefined ? [] : [otherPrefix]),
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   const acked: number[] = [];
   const times = { first: Number.NaN, last: Number.NaN };
   let finished = false;
+  // How many puts the writer had reported when it saw the other writer's first put (null: never).
+  let overlapping: number | null = null;
   let readyResolve: () => void = () => {};
   const ready = new Promise<void>((resolveReady) => {
     readyResolve = resolveReady;
@@ -53,6 +65,7 @@ function startWriter(cache: string, prefix: string, count: number, delayMs: numb
     for (const line of lines) {
       if (line === "done") finished = true;
       else if (line === "ready") readyResolve();
+      else if (line === "overlapping") overlapping = acked.length;
       else {
         acked.push(Number(line));
         times.last = Date.now();
@@ -73,6 +86,9 @@ function startWriter(cache: string, prefix: string, count: number, delayMs: numb
   return {
     acked,
     times,
+    get overlapping() {
+      return overlapping;
+    },
     ready,
     done,
     kill: () => child.kill("SIGKILL"),
@@ -112,15 +128,15 @@ describe("verdict cache across processes", () => {
     // a loaded 2-core machine.
     const count = 400;
     const go = join(dir, "go");
-    const [a, b] = [startWriter(path, "a", count, 0, go), startWriter(path, "b", count, 0, go)];
+    const [a, b] = [startWriter(path, "a", count, 0, go, "b"), startWriter(path, "b", count, 0, go, "a")];
     await Promise.all([a.ready, b.ready]);
     writeFileSync(go, "");
     const [endA, endB] = await Promise.all([a.done, b.done]);
     expect(endA, endA.stderr).toMatchObject({ code: 0, finished: true });
     expect(endB, endB.stderr).toMatchObject({ code: 0, finished: true });
-    // The two writers really ran at the same time.
-    expect(a.times.first).toBeLessThan(b.times.last);
-    expect(b.times.first).toBeLessThan(a.times.last);
+    // The two writers really ran at the same time: each saw the other's first put after its own
+    // first and before the rest of its own (an order the writers establish, not a clock).
+    expect([a.overlapping, b.overlapping]).toEqual([1, 1]);
     const cache = VerdictCache.open(path, { readonly: true });
     try {
       expect(cache.stats()).toMatchObject({ entries: 2 * count, identities: [{ key, entries: 2 * count }] });
