@@ -1,5 +1,5 @@
 // The flags of `little-canary eval`: their parsers and the `runEval` options they ask for.
-import { resolveCanaryTimeout, TIMEOUT_ENV } from "../src/config/timeout.js";
+import { resolveCanaryTimeout, TIMEOUT_ENV } from "../src/canary/timeout.js";
 import type { EvalOptions } from "../src/eval/run.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../src/eval/timeout-default.js";
 import type { EvalMode } from "../src/eval/score.js";

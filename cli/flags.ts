@@ -4,7 +4,7 @@
 // happens in options.ts, which a command imports only when it runs.
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { MODEL_DIR_ENV } from "../src/canary/embedded-models.js";
-import { parseTimeoutFlag } from "../src/config/timeout.js";
+import { parseTimeoutFlag } from "../src/canary/timeout.js";
 import { parseShardSpec, type ShardSpec } from "../src/documents/shard-spec.js";
 
 export function timeoutArg(raw: string): number {

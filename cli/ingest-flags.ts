@@ -2,7 +2,7 @@
 // command and its --help, cheap to import. What they configure is in ingest-options.ts.
 import type { Command } from "commander";
 import type { ShardSpec } from "../src/documents/shard-spec.js";
-import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/breaker-default.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../src/pipeline/breaker-default.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg, type CanaryFlags } from "./flags.js";
 import { addReportFlags, type ReportFlags } from "./report-flags.js";
 

@@ -2,7 +2,7 @@
 // stderr (no canary, a canary outage, repeated ids, publication and cache notes) and the progress
 // line. One object, so the command hands the library its output in one place and its settings
 // (flags → options) in another.
-import { canaryTarget } from "../src/config/canary-warning.js";
+import { canaryTarget } from "../src/pipeline/canary-warning.js";
 import type { IngestFilesHooks, IngestRunReport } from "../src/ingest/files.js";
 import type { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import type { IngestFlags } from "./ingest-flags.js";

@@ -1,7 +1,7 @@
 // Turns the flags shared by commands that build a SecurityPipeline into its options, validating
 // each and naming the flag in every refusal. Imported only by a command that runs (cli/flags.ts
 // defines the flags).
-import { resolveCanaryTimeout } from "../src/config/timeout.js";
+import { resolveCanaryTimeout } from "../src/canary/timeout.js";
 import { UsageError } from "../src/core/errors.js";
 import { resolve } from "node:path";
 import { validateBaseUrl, validateServiceUrl } from "../src/canary/endpoint.js";
@@ -126,7 +126,7 @@ function modelLeftAtDefault(flags: Pick<CanaryFlags, "canaryModel" | "canaryMode
 
 /**
  * The pipeline's warnings on the command's stderr, except a canary outage: every command that
- * checks reports that itself, once, with where the calls went and the fix (config/canary-warning.ts).
+ * checks reports that itself, once, with where the calls went and the fix (pipeline/canary-warning.ts).
  */
 export function cliPipelineWarnings(io: CliIo): NonNullable<SecurityPipelineOptions["onWarning"]> {
   return (message, code) => {

@@ -2,7 +2,7 @@
 // command and its --help, cheap to import.
 import type { Command } from "commander";
 import type { ReaderLimits } from "../src/documents/reader-limits.js";
-import { DEFAULT_MAX_CANARY_FAILURES } from "../src/schedule/breaker-default.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../src/pipeline/breaker-default.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, type CanaryFlags } from "./flags.js";
 import { addReportFlags, type ReportFlags } from "./report-flags.js";
 

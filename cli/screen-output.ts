@@ -1,8 +1,8 @@
 // What `little-canary screen` prints on stderr besides the document: the warning line when the
 // canary backend failed during a batch, and the one summary line that ends every finished run.
 // Data in, one line out.
-import type { BreakerTrip } from "../src/schedule/circuit-breaker.js";
-import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/config/canary-warning.js";
+import type { BreakerTrip } from "../src/pipeline/circuit-breaker.js";
+import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
 import type { BatchState } from "../src/documents/schemas.js";
 import { batchExitCode } from "../src/screen/screen-batch.js";
 import type { BatchSummary } from "../src/screen/tally.js";

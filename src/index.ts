@@ -197,7 +197,7 @@ export {
   escapeMarkdown,
   type OutcomeCounts,
 } from "./report/github.js";
-export { mapOrdered, type MapOrderedOptions } from "./schedule/map-ordered.js";
+export { mapOrdered, type MapOrderedOptions } from "./pipeline/map-ordered.js";
 export {
   CanaryCircuitBreaker,
   CIRCUIT_OPEN_ERROR,
@@ -206,7 +206,7 @@ export {
   type BreakerTrip,
   type CanaryObservation,
   type CanaryOutageReason,
-} from "./schedule/circuit-breaker.js";
+} from "./pipeline/circuit-breaker.js";
 
 // Ingest
 export {
@@ -423,6 +423,6 @@ export { REGEX_ANALYZER_VERSION } from "./analysis/behavioral.js";
 export { JUDGE_RULES_VERSION } from "./judge/judge-verdict.js";
 
 // Configuration and errors
-export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./config/timeout.js";
+export { resolveCanaryTimeout, DEFAULT_CANARY_TIMEOUT_SECONDS, TIMEOUT_ENV } from "./canary/timeout.js";
 export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./core/errors.js";
 export { VERSION } from "./core/version.js";

@@ -36,7 +36,7 @@ export async function run(flags: CheckFlags, io: CliIo): Promise<number> {
     import("../options.js"),
     import("../../src/check/check-text.js"),
     import("../../src/pipeline/pipeline.js"),
-    import("../../src/config/canary-warning.js"),
+    import("../../src/pipeline/canary-warning.js"),
   ]);
   const options = { ...pipelineOptionsFromFlags(flags, io) };
   if (flags.judgeModel !== undefined) {

@@ -3,7 +3,7 @@
 // human summary on stdout with counts and rates only (case text is never printed). Usage,
 // loading and backend errors exit 2 (cli/exit-codes.ts).
 import { Command, Option } from "commander";
-import { TIMEOUT_ENV } from "../../src/config/timeout.js";
+import { TIMEOUT_ENV } from "../../src/canary/timeout.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../../src/eval/timeout-default.js";
 import type { EvalFlags } from "../eval-flags.js";
 import { addPoolFlags, addProviderFlags, collectValue, thresholdArg, timeoutArg } from "../flags.js";

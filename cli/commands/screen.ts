@@ -28,7 +28,7 @@ export function define(io: CliIo, state: RunState): Command {
 export async function run(input: string, flags: ScreenFlags, io: CliIo): Promise<number> {
   const [{ canaryTarget }, pipelines, { batchExitCode }, { InputRefusedError }, { screenWithReports }, { pipelineOptionsFromFlags }, output] =
     await Promise.all([
-      import("../../src/config/canary-warning.js"),
+      import("../../src/pipeline/canary-warning.js"),
       import("../../src/pipeline/pipeline.js"),
       import("../../src/screen/screen-batch.js"),
       import("../../src/screen/files.js"),

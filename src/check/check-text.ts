@@ -10,7 +10,7 @@ import { isBlankText } from "../core/codepoints.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
-import { observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
+import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 
 /** Far above the structural limit (4000 code points) so the filter, not the reader, decides. */
 export const MAX_CHECK_INPUT_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 // The `demo` verb: one call runs replay or live, records a live capture when asked, and returns
 // the outcome with its exit code and text, so a caller only prints. Live checks its arguments
 // before any request and reads the timeout only once they are valid; replay never reads it.
-import { resolveCanaryTimeout } from "../config/timeout.js";
+import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { runLive, type LiveEvent } from "./live.js";
 import { validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "./live-endpoint.js";
 import { demoExitCode, type DemoOutcome, type RecordResult } from "./outcome.js";

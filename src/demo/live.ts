@@ -13,7 +13,7 @@ import { codePointLength } from "../core/codepoints.js";
 import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
-import { ollamaFixHint as fixHint } from "../config/canary-warning.js";
+import { ollamaFixHint as fixHint } from "../pipeline/canary-warning.js";
 import { modelNotFoundMessage } from "../canary/served-models.js";
 
 /** Options of `runLive` (the live contrast against a local Ollama). */

@@ -36,7 +36,7 @@ import type { PublicationLock } from "../publish/lock.js";
 import { publish, type PublishResult } from "../publish/publish.js";
 import type { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
-import { ArraySpool } from "../spool/framed-document.js";
+import { ArraySpool } from "../publish/framed-document.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { IngestOutcomeCode } from "./exit-code.js";

@@ -18,7 +18,7 @@ import {
 import type { ManifestRecord, PipelineInfo } from "../documents/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import type { CanaryProfile } from "../pipeline/canary-profile.js";
-import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type CanaryObservation } from "../schedule/circuit-breaker.js";
+import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type CanaryObservation } from "../pipeline/circuit-breaker.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 import { isOverBudget, planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";

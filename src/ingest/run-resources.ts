@@ -11,7 +11,7 @@ import type { PublicationLock } from "../publish/lock.js";
 import { lockTargets, removePreviousPair } from "../publish/publish.js";
 import { checkTargetDirectories, preflightTargets } from "../publish/targets.js";
 import { CiReports } from "../report/ci-reports.js";
-import { removeLeftoverScratch, scratchPathFor } from "../spool/scratch-file.js";
+import { removeLeftoverScratch, scratchPathFor } from "../publish/scratch-file.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { RecordPrefetch } from "./record-prefetch.js";
 import { stopIfAborted, type IngestRunPlan } from "./run-plan.js";

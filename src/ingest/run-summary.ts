@@ -4,7 +4,7 @@
 // input lines, the records whose id repeats an earlier record's (counted as counts.duplicate_ids
 // counts them), and what the canary's failures cost. Fed in input order by the record runner
 // (stream-run.ts), whether its records came from a file or from memory.
-import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
+import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import type { IngestManifest, ManifestRecord } from "../documents/schemas.js";
 import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";
 

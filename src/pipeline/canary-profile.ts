@@ -1,6 +1,6 @@
 // What a pipeline's checks cost the canary, read once per batch run (`ingest`, `screen`): whether
 // any check calls it, and for which texts a check is certain not to, so those can still run
-// after the canary circuit breaker (schedule/circuit-breaker.ts) opened. It trusts the options of
+// after the canary circuit breaker (pipeline/circuit-breaker.ts) opened. It trusts the options of
 // a genuine pipeline only (genuine.ts); anything else is assumed to call the canary every time.
 import { isGenuinePipeline } from "./genuine.js";
 

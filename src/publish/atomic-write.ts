@@ -5,7 +5,7 @@
 // Publication itself links instead of renaming (it must never replace a file); everything else
 // that rewrites a whole file (eval reports, demo captures) comes through here.
 import { dirname } from "node:path";
-import type { FramedDocument } from "../spool/framed-document.js";
+import type { FramedDocument } from "./framed-document.js";
 import { nodePublishFs, type PublishFs } from "./fs.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 

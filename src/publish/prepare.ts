@@ -2,7 +2,7 @@
 // documents are known to be complete, schema-valid and bound to each other, so a bug earlier in the run
 // can never produce a file that verify would have to refuse later.
 import type { CanonicalDocument } from "../documents/manifest-build.js";
-import type { FramedDocument } from "../spool/framed-document.js";
+import type { FramedDocument } from "./framed-document.js";
 import { sha256Hex } from "../core/hash.js";
 import { IngestExportSchema, IngestManifestSchema, type IngestExport, type IngestManifest } from "../documents/schemas.js";
 import { PublishError } from "./targets.js";

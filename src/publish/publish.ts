@@ -19,7 +19,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
 import { acquireTargetLocks, type PublicationLock } from "./lock.js";
 import { assertExportBelongsToManifest } from "./pair.js";
-import type { FramedDocument } from "../spool/framed-document.js";
+import type { FramedDocument } from "./framed-document.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
 import { canonicalPath } from "../core/file-identity.js";

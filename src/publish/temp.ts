@@ -7,7 +7,7 @@
 // creating the file and `open` returning is uncovered (the seed's "empty temp" case).
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import type { FramedDocument } from "../spool/framed-document.js";
+import type { FramedDocument } from "./framed-document.js";
 import { errorCode, type FileIdentity, type PublishFs } from "./fs.js";
 
 export const TEMP_SUFFIX = ".tmp";

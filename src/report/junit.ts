@@ -3,8 +3,8 @@
 // screened): a text that was not screened is never a passing test. No item text appears, only
 // positions, id labels and hashes. The test cases are spooled as they finish and the suite's
 // counts, known only at the end, are framed around them.
-import { frameDocument, type FramedDocument } from "../spool/framed-document.js";
-import { ScratchFile } from "../spool/scratch-file.js";
+import { frameDocument, type FramedDocument } from "../publish/framed-document.js";
+import { ScratchFile } from "../publish/scratch-file.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
 
 /** Characters XML 1.0 cannot carry at all, even escaped: they are replaced by U+FFFD. */

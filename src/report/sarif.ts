@@ -4,7 +4,7 @@
 // number of items. One result per item that did not pass, at its input line, fingerprinted by
 // the item's SHA-256 so a code-scanning service can follow it across runs.
 import { VERSION } from "../core/version.js";
-import { ArraySpool, frameDocument, type FramedDocument } from "../spool/framed-document.js";
+import { ArraySpool, frameDocument, type FramedDocument } from "../publish/framed-document.js";
 import type { ReportItem, ReportMatch } from "./report-item.js";
 import { resultMessage } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";

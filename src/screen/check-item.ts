@@ -23,7 +23,7 @@ import { metadataMaterial } from "../documents/segment-material.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { canaryProfile } from "../pipeline/canary-profile.js";
-import { type CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, observeCanary } from "../schedule/circuit-breaker.js";
+import { type CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, observeCanary } from "../pipeline/circuit-breaker.js";
 import type { ScreenItem } from "./admit.js";
 import { batchState } from "./state.js";
 

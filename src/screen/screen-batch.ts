@@ -6,7 +6,7 @@ import { canonicalJson } from "../core/canonical.js";
 import { BatchDocumentSchema, type BatchDocument, type BatchItem } from "../documents/schemas.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { CanaryCircuitBreaker } from "../schedule/circuit-breaker.js";
+import { CanaryCircuitBreaker } from "../pipeline/circuit-breaker.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import type { ItemVerdictCache } from "./check-item.js";

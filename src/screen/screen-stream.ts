@@ -6,7 +6,7 @@
 // memory is bounded by the window (items taken and not yet handed over), never by the source.
 import type { BatchItem } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { mapOrderedStream, type MapOrderedStreamOptions } from "../schedule/map-ordered.js";
+import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ScreenItem } from "./admit.js";
 import { itemChecker, type ItemCheckOptions } from "./check-item.js";
 import { BatchTally } from "./tally.js";

@@ -2,7 +2,7 @@
 // nor the streaming path needs the items at the end: the counts and total of the document, and
 // the facts the canary warning line is made of.
 import { BATCH_SCHEMA, BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
-import { CIRCUIT_OPEN_ERROR, type CanaryOutageReason, observeCanary } from "../schedule/circuit-breaker.js";
+import { CIRCUIT_OPEN_ERROR, type CanaryOutageReason, observeCanary } from "../pipeline/circuit-breaker.js";
 
 /** A batch's totals: its document's counts, and what its canary warning line needs. */
 export interface BatchSummary {

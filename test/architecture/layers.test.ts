@@ -72,7 +72,14 @@ describe("layers of src/", () => {
   it("the little-canary/verify entry loads no publish/ module, no writer and no canary client", () => {
     const closure = importClosure(srcEdges, "src/verify/index.ts");
     expect(closure.length).toBeGreaterThan(10);
-    expect(closure.filter((file) => /^src\/(publish|spool|canary|pipeline|ingest|cache|shard-index)\//.test(file))).toEqual([]);
+    expect(closure.filter((file) => /^src\/(publish|canary|pipeline|ingest|cache|shard-index)\//.test(file))).toEqual([]);
+  });
+
+  it("the canary circuit breaker reads serialized verdicts only: it imports nothing but documents/", () => {
+    const breaker = ["src/pipeline/circuit-breaker.ts", "src/pipeline/breaker-default.ts"];
+    const imports = srcEdges.filter((e) => breaker.includes(e.from));
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.map((e) => e.to).filter((to) => !to.startsWith("src/documents/") && !breaker.includes(to))).toEqual([]);
   });
 
   it("judges take provider defaults and checks from canary/ modules, not from the probe classes; analysis reads no canary backend", () => {

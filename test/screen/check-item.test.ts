@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { BatchItem } from "../../src/documents/schemas.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { CanaryCircuitBreaker } from "../../src/schedule/circuit-breaker.js";
+import { CanaryCircuitBreaker } from "../../src/pipeline/circuit-breaker.js";
 import { itemChecker, type ItemVerdictCache } from "../../src/screen/check-item.js";
 import { screenBatch } from "../../src/screen/screen-batch.js";
 

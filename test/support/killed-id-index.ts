@@ -3,7 +3,7 @@
 // (IdIndex at scratchPathFor(TARGET, "ids")), records COUNT ids, then kills itself with SIGKILL,
 // so the parent sees what a real killed run leaves on disk (the index and SQLite's journal).
 import { IdIndex } from "../../src/cache/id-index.js";
-import { scratchPathFor } from "../../src/spool/scratch-file.js";
+import { scratchPathFor } from "../../src/publish/scratch-file.js";
 
 const [target, countText] = process.argv.slice(2);
 const ids = IdIndex.createAt(scratchPathFor(target as string, "ids"));

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "vite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SCRATCH_SUFFIX, ScratchFile, ScratchFileError, scratchPathFor } from "../../src/spool/scratch-file.js";
+import { SCRATCH_SUFFIX, ScratchFile, ScratchFileError, scratchPathFor } from "../../src/publish/scratch-file.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -95,7 +95,7 @@ describe("ScratchFile", () => {
     const outDir = await mkdtemp(join(tmpdir(), "lc-scratch-bundle-"));
     try {
       const entry = join(outDir, "entry.ts");
-      const module = resolve(import.meta.dirname, "../../src/spool/scratch-file.ts");
+      const module = resolve(import.meta.dirname, "../../src/publish/scratch-file.ts");
       await writeFile(
         entry,
         `import { ScratchFile } from ${JSON.stringify(module)};

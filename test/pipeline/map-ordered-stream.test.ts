@@ -1,7 +1,7 @@
 // mapOrderedStream: ordered, bounded by concurrency and window, awaited sink, errors and aborts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mapOrderedStream } from "../../src/schedule/map-ordered.js";
+import { mapOrderedStream } from "../../src/pipeline/map-ordered.js";
 import { recordSettled } from "../support/settled.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, observeCanary } from "../../src/schedule/circuit-breaker.js";
+import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, observeCanary } from "../../src/pipeline/circuit-breaker.js";
 import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 
 const outage = { kind: "outage", reason: "unavailable" } as const;

@@ -7,8 +7,9 @@
 // command prints one warning naming the endpoint and the failure.
 //
 // The breaker only reads serialized verdicts, so it works with any genuine pipeline and needs
-// nothing from the canary clients or the pipeline (what a pipeline's checks cost the canary is
-// pipeline/canary-profile.ts). "Consecutive" is in completion order: with concurrency the
+// nothing from the canary clients or the pipeline it sits beside (what a pipeline's checks cost
+// the canary is canary-profile.ts; test/architecture/layers.test.ts holds the breaker to
+// documents/ imports). "Consecutive" is in completion order: with concurrency the
 // checks already in flight when it opens still finish on their own.
 import { DEFAULT_MAX_CANARY_FAILURES } from "./breaker-default.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapOrdered } from "../../src/schedule/map-ordered.js";
+import { mapOrdered } from "../../src/pipeline/map-ordered.js";
 import { recordSettled } from "../support/settled.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

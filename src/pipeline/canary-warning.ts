@@ -6,8 +6,8 @@
 import type { CanaryProbe } from "../canary/types.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";
 import { printableModelName } from "../canary/served-models.js";
-import { lastUnreachableCause } from "../pipeline/canary-model.js";
-import type { BreakerTrip, CanaryOutageReason } from "../schedule/circuit-breaker.js";
+import { lastUnreachableCause } from "./canary-model.js";
+import type { BreakerTrip, CanaryOutageReason } from "./circuit-breaker.js";
 import { displayText } from "../core/display-text.js";
 
 /** How to get a local Ollama serving `model`. */

@@ -8,8 +8,8 @@ import fc from "fast-check";
 import stringify from "fast-json-stable-stringify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalObjectFrame, canonicalObjectWithArray } from "../../src/core/canonical.js";
-import { ArraySpool, frameDocument } from "../../src/spool/framed-document.js";
-import { ScratchFileError } from "../../src/spool/scratch-file.js";
+import { ArraySpool, frameDocument } from "../../src/publish/framed-document.js";
+import { ScratchFileError } from "../../src/publish/scratch-file.js";
 
 let dir: string;
 beforeAll(async () => {

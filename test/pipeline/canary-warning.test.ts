@@ -1,7 +1,7 @@
 // The hint in a canary warning fits the failure: a timeout asks for a larger --timeout (naming
 // the current one), a missing model for a pull, an unreachable server for starting it.
 import { describe, expect, it } from "vitest";
-import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../../src/config/canary-warning.js";
+import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../../src/pipeline/canary-warning.js";
 
 const ollama: CanaryTarget = { provider: "ollama", url: "http://127.0.0.1:11434", model: "qwen2.5:1.5b", timeoutSeconds: 600 };
 const openai: CanaryTarget = { provider: "openai", url: "http://127.0.0.1:8000", model: "gpt-4o-mini", timeoutSeconds: 30 };
