@@ -18,7 +18,7 @@ import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { CanaryProviderName, DegradedPolicy, PipelineMode } from "../pipeline/options.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { verifiedStructuralIdentity } from "../structural/filter.js";
+import { verifiedStructuralIdentity, type StructuralIdentity } from "../structural/filter.js";
 
 /**
  * Version of how an identity is derived (its fields and their meaning). Part of every identity,
@@ -145,6 +145,11 @@ export function cacheIdentity(identity: CanaryIdentity): CacheIdentity {
 
 const refuse = (reason: string): IdentityOutcome => ({ ok: false, reason });
 
+function customPatternsSha256(filter: StructuralIdentity): string | null {
+  const patterns = filter.customPatterns.map((p) => ({ source: p.source, flags: p.flags, reason: p.reason }));
+  return patterns.length === 0 ? null : sha256Hex(canonicalJsonUnchecked(patterns));
+}
+
 function judgeIdentity(pipeline: SecurityPipeline, digest: string | null | undefined): JudgeAnalysisIdentity | string {
   const o = pipeline.options;
   const j = verifiedAnalyzerIdentity(pipeline.analyzer, o.provider === "ollama" ? "ollama_judge" : "openai_judge");
@@ -252,7 +257,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     structural: {
       enabled: o.enableStructuralFilter,
       rules_version: filter.rulesVersion,
-      custom_patterns_sha256: filter.customPatternsSha256,
+      custom_patterns_sha256: customPatternsSha256(filter),
       skip_canary_after_block: o.skipCanaryIfStructuralBlocks,
     },
     windows: { max_input_length: o.maxInputLength, segment_overlap: o.segmentOverlap, max_segments: o.maxSegments },

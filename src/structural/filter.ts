@@ -12,8 +12,6 @@
 
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
-import { canonicalJsonUnchecked } from "../core/canonical.js";
-import { sha256Hex } from "../core/hash.js";
 import { brandRegistry } from "../core/own-brand.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
 import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } from "./decode.js";
@@ -50,8 +48,8 @@ export interface StructuralFilterOptions {
 export interface StructuralIdentity {
   /** The built-in rules' version (STRUCTURAL_RULES_VERSION). */
   readonly rulesVersion: number;
-  /** SHA-256 of the custom patterns (source, flags, reason, in order), or null without any. */
-  readonly customPatternsSha256: string | null;
+  /** The custom patterns as compiled (source, flags, reason), in order; empty without any. */
+  readonly customPatterns: StructuralFilter["customPatternSummary"];
   readonly maxInputLength: number;
 }
 
@@ -201,12 +199,7 @@ export class StructuralFilter {
 
   /** What can change this filter's findings on the same text (read by the verdict cache). */
   identity(): StructuralIdentity {
-    const patterns = this.customPatternSummary;
-    return {
-      rulesVersion: STRUCTURAL_RULES_VERSION,
-      customPatternsSha256: patterns.length === 0 ? null : sha256Hex(canonicalJsonUnchecked(patterns)),
-      maxInputLength: this.maxInputLength,
-    };
+    return { rulesVersion: STRUCTURAL_RULES_VERSION, customPatterns: this.customPatternSummary, maxInputLength: this.maxInputLength };
   }
 
   /**

@@ -52,11 +52,11 @@ describe("the structural filter's brand and identity", () => {
   it("reports its rules' version, its custom patterns' digest and its length limit", () => {
     expect(verifiedStructuralIdentity(new StructuralFilter({ maxInputLength: 100 }))).toEqual({
       rulesVersion: STRUCTURAL_RULES_VERSION,
-      customPatternsSha256: null,
+      customPatterns: [],
       maxInputLength: 100,
     });
     const custom = verifiedStructuralIdentity(new StructuralFilter({ customPatterns: [{ pattern: /x/i, reason: "x" }] }));
-    expect(custom?.customPatternsSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(custom?.customPatterns).toEqual([{ source: "x", flags: "i", reason: "x" }]);
   });
 
   it("a subclass or a shadowed check reports none", () => {
