@@ -5,7 +5,7 @@ import { resolveCanaryTimeout } from "../src/canary/timeout.js";
 import { UsageError } from "../src/core/errors.js";
 import { resolve } from "node:path";
 import { validateBaseUrl, validateServiceUrl } from "../src/canary/endpoint.js";
-import { apiKeyFromEnv } from "../src/canary/openai-probe.js";
+import { apiKeyFromEnv } from "../src/canary/options.js";
 import { parsePoolEndpoints } from "../src/canary/pool-endpoints.js";
 import { endpointLogWriter } from "../src/canary/pool-log.js";
 import type { CanaryPoolConfig, SecurityPipelineOptions } from "../src/pipeline/options.js";

@@ -55,7 +55,8 @@ export {
 // Canary probes and judges
 export { OllamaCanaryProbe, DEFAULT_OLLAMA_URL, DEFAULT_CANARY_MODEL, type RunContextOutcome } from "./canary/ollama-probe.js";
 export { CALIBRATION_PROBE_TEXT, LOWER_BOUND_MARGIN, type LoadedContext, type RunContext } from "./canary/run-context.js";
-export { OpenAICanaryProbe, apiKeyFromEnv } from "./canary/openai-probe.js";
+export { OpenAICanaryProbe } from "./canary/openai-probe.js";
+export { apiKeyFromEnv } from "./canary/options.js";
 export {
   probeOpenAIIdentity,
   tokenizeCount,

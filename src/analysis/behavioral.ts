@@ -8,6 +8,7 @@ import type { CanaryResult } from "../canary/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { UsageError } from "../core/errors.js";
 import type { AnalysisResult, Analyzer, Signal } from "./types.js";
+import { brandAnalyzer, type RegexAnalyzerIdentity } from "./identity.js";
 import { DEFAULT_BLOCK_THRESHOLD } from "./signals.js";
 import { normalizeForMatching, normalizeForSyntax } from "./_text.js";
 import { runRules } from "./_rules.js";
@@ -74,6 +75,12 @@ export class BehavioralAnalyzer implements Analyzer {
     if (typeof systemPrompt !== "string") throw new UsageError("systemPrompt must be a string");
     this.systemPrompt = systemPrompt;
     this.#leakFragments = deriveLeakFragments(systemPrompt);
+    brandAnalyzer(this, "regex", new.target === BehavioralAnalyzer);
+  }
+
+  /** What can change this analyzer's conclusion about the same reply (read by the verdict cache). */
+  identity(): RegexAnalyzerIdentity {
+    return { method: "regex", version: REGEX_ANALYZER_VERSION, blockThreshold: this.blockThreshold, systemPrompt: this.systemPrompt };
   }
 
   /** Analyzes one canary result; a failed probe gives an explicit "not inspected" result, never a clean one. */

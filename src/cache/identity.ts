@@ -3,26 +3,22 @@
 // versions, structural rules, routing mode, windowing) and what kind of check it was. The key is
 // the SHA-256 of the identity's canonical JSON, so any change of any field is a miss.
 //
-// The identity is derived only from a pipeline this library built (pipeline/genuine.ts) whose
-// probe, analyzer and structural filter are the library's own classes with the settings the
-// pipeline was constructed with (the canary backend reports its part itself, canary/identity.ts); anything else, a disabled canary, or an unknown model digest
-// gives no identity, and then the caller must not use the cache. Being unable to identify a
+// The identity is composed from what a pipeline this library built (pipeline/genuine.ts) reports of
+// its parts: its probe, analyzer and structural filter each report their own `identity()`
+// (canary/identity.ts, analysis/identity.ts, structural/filter.ts), trusted only from the library's
+// own, unmodified instances and only when it matches the settings the pipeline was constructed
+// with; anything else, a disabled canary, or an unknown model digest gives no identity, and then the caller must not use the cache. Being unable to identify a
 // pipeline costs a re-check; identifying it wrongly would reuse a verdict a different check
 // might not have given, so every doubt ends in "no identity". docs/cache.md lists each field.
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
-import { BehavioralAnalyzer, REGEX_ANALYZER_VERSION } from "../analysis/behavioral.js";
+import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
 import { verifiedCanaryIdentity } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
-import { JUDGE_SYSTEM_PROMPT } from "../judge/judge-prompt.js";
-import { JUDGE_RULES_VERSION } from "../judge/judge-verdict.js";
-import { OllamaJudge } from "../judge/ollama-judge.js";
-import { OpenAIJudge } from "../judge/openai-judge.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { CanaryProviderName, DegradedPolicy, PipelineMode } from "../pipeline/options.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { StructuralFilter } from "../structural/filter.js";
-import { STRUCTURAL_RULES_VERSION } from "../structural/rules.js";
+import { verifiedStructuralIdentity, type StructuralIdentity } from "../structural/filter.js";
 
 /**
  * Version of how an identity is derived (its fields and their meaning). Part of every identity,
@@ -149,32 +145,25 @@ export function cacheIdentity(identity: CanaryIdentity): CacheIdentity {
 
 const refuse = (reason: string): IdentityOutcome => ({ ok: false, reason });
 
-/** True when `value` is an instance of exactly `type` with none of `methods` overridden on the instance. */
-function exactly(value: unknown, type: { prototype: object }, methods: readonly string[]): boolean {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === type.prototype && methods.every((name) => !Object.hasOwn(value, name));
-}
-
-function customPatternsSha256(filter: StructuralFilter): string | null {
-  const patterns = filter.customPatternSummary.map((p) => ({ source: p.source, flags: p.flags, reason: p.reason }));
+function customPatternsSha256(filter: StructuralIdentity): string | null {
+  const patterns = filter.customPatterns.map((p) => ({ source: p.source, flags: p.flags, reason: p.reason }));
   return patterns.length === 0 ? null : sha256Hex(canonicalJsonUnchecked(patterns));
 }
 
 function judgeIdentity(pipeline: SecurityPipeline, digest: string | null | undefined): JudgeAnalysisIdentity | string {
   const o = pipeline.options;
-  const judge = pipeline.analyzer;
-  const type = o.provider === "ollama" ? OllamaJudge : OpenAIJudge;
-  if (!exactly(judge, type, ["analyze"])) return "the pipeline's judge is not the library's own";
-  const j = judge as OllamaJudge | OpenAIJudge;
+  const j = verifiedAnalyzerIdentity(pipeline.analyzer, o.provider === "ollama" ? "ollama_judge" : "openai_judge");
+  if (j === null || j.method !== "llm_judge") return "the pipeline's judge is not the library's own";
   if (j.model !== o.judgeModel || j.seed !== o.seed) return "the judge's settings differ from the pipeline's options";
   if (typeof digest !== "string" || !DIGEST.test(digest)) return "the judge model's digest is unknown";
   return {
     method: "llm_judge",
-    version: JUDGE_RULES_VERSION,
+    version: j.version,
     provider: j.provider,
     model: j.model,
     model_digest: digest,
-    prompt_sha256: sha256Hex(JUDGE_SYSTEM_PROMPT),
-    num_ctx: j instanceof OllamaJudge ? j.numCtx : null,
+    prompt_sha256: j.promptSha256,
+    num_ctx: j.numCtx,
     num_predict: j.maxTokens,
     temperature: j.temperature,
     seed: j.seed,
@@ -182,13 +171,12 @@ function judgeIdentity(pipeline: SecurityPipeline, digest: string | null | undef
 }
 
 function regexIdentity(pipeline: SecurityPipeline): RegexAnalysisIdentity | string {
-  const analyzer = pipeline.analyzer;
-  if (!exactly(analyzer, BehavioralAnalyzer, ["analyze", "analyzeResponse"])) return "the pipeline's analyzer is not the library's own";
-  const a = analyzer as BehavioralAnalyzer;
+  const a = verifiedAnalyzerIdentity(pipeline.analyzer, "regex");
+  if (a === null || a.method !== "regex") return "the pipeline's analyzer is not the library's own";
   if (a.blockThreshold !== pipeline.options.blockThreshold || a.systemPrompt !== pipeline.systemPrompt) {
     return "the analyzer's settings differ from the pipeline's options";
   }
-  return { method: "regex", version: REGEX_ANALYZER_VERSION, block_threshold: a.blockThreshold };
+  return { method: "regex", version: a.version, block_threshold: a.blockThreshold };
 }
 
 /** A revision pinned in a served model name: `<repo>@<sha>` (docs/vllm.md). */
@@ -223,8 +211,8 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   const o = pipeline.options;
   if (!o.enableCanary) return refuse("the canary is disabled, so no check is exercised");
   if (pipeline.hasCallbacks) return refuse("the pipeline has callbacks");
-  const filter = pipeline.structuralFilter;
-  if (!exactly(filter, StructuralFilter, ["check"]) || filter.maxInputLength !== o.maxInputLength) {
+  const filter = verifiedStructuralIdentity(pipeline.structuralFilter);
+  if (filter === null || filter.maxInputLength !== o.maxInputLength) {
     return refuse("the pipeline's structural filter is not the library's own");
   }
   // The backend reports its own identity; it is trusted only from the library's own, unmodified one.
@@ -268,7 +256,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     analysis,
     structural: {
       enabled: o.enableStructuralFilter,
-      rules_version: STRUCTURAL_RULES_VERSION,
+      rules_version: filter.rulesVersion,
       custom_patterns_sha256: customPatternsSha256(filter),
       skip_canary_after_block: o.skipCanaryIfStructuralBlocks,
     },

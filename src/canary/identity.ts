@@ -1,13 +1,13 @@
 // Who a canary backend is, for the callers that trust its verdicts without re-checking them (the
-// verdict cache's key, the ingest context gate). Each backend class brands its instances here in
-// its constructor and reports what can change its replies through `identity()`; callers ask this
+// verdict cache's key, the ingest context gate) and for those that treat a kind differently (a
+// pool's endpoints, an Ollama digest). Each backend class brands its instances here in its
+// constructor and reports what can change its replies through `identity()`; callers ask this
 // module, never `instanceof` against every backend class.
 //
-// The brand is private to this module (a WeakMap nobody else can write), recorded only for an
-// instance of exactly the branded class, and holds only while the instance's prototype is the
-// one it was built with and no own property shadows a method or accessor of its class: a
-// replaced `test`, `identity` or `contextLength` means the object no longer behaves as its class
-// says, so it is not the library's own.
+// The brand registry (core/own-brand.ts) is private to this module: a replaced `test`,
+// `identity` or `contextLength` on an instance means it is no longer the library's own.
+import { brandRegistry } from "../core/own-brand.js";
+import type { CanaryProbe } from "./types.js";
 
 /** The kinds of canary backend this library builds: one endpoint of a provider, or a pool of them. */
 export type CanaryKind = "ollama" | "openai" | "embedded" | "pool";
@@ -42,56 +42,48 @@ export interface IdentifiedCanary {
   identity(): ProbeIdentity;
 }
 
-interface Brand {
-  readonly kind: CanaryKind;
-  /** The prototype of an instance of exactly the branded class; null for a subclass's instance. */
-  readonly prototype: object | null;
-}
-
-const brands = new WeakMap<object, Brand>();
+const brands = brandRegistry<CanaryKind>();
 
 /**
  * Brands `instance` as a canary backend of `kind`; called by each backend's constructor with
  * `exact` true only when `new.target` is the class itself (a subclass may change behaviour).
  */
 export function brandCanary(instance: object, kind: CanaryKind, exact: boolean): void {
-  brands.set(instance, { kind, prototype: exact ? Object.getPrototypeOf(instance) : null });
+  brands.brand(instance, kind, exact);
 }
 
 /** The kind of canary backend `value` was built as (subclasses included), or null for anything else. */
 export function canaryKind(value: unknown): CanaryKind | null {
-  return typeof value === "object" && value !== null ? (brands.get(value)?.kind ?? null) : null;
-}
-
-/** True when an own property of `value` shadows a method or accessor its prototype chain defines. */
-function shadowsItsClass(value: object, prototype: object): boolean {
-  return Object.getOwnPropertyNames(value).some((name) => {
-    for (let p: object | null = prototype; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-      const described = Object.getOwnPropertyDescriptor(p, name);
-      if (described !== undefined) return typeof described.value === "function" || described.get !== undefined;
-    }
-    return false;
-  });
+  return brands.kindOf(value);
 }
 
 /** True for an instance of exactly the library's `kind` backend class, unmodified since it was built. */
 export function isOwnCanary(value: unknown, kind: CanaryKind): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const brand = brands.get(value);
-  return (
-    brand !== undefined &&
-    brand.kind === kind &&
-    brand.prototype !== null &&
-    Object.getPrototypeOf(value) === brand.prototype &&
-    !shadowsItsClass(value, brand.prototype)
-  );
+  return brands.isOwn(value, kind);
+}
+
+/** The endpoints of a canary pool (subclasses included), or null for anything but a pool. */
+export function poolMembers(value: unknown): readonly CanaryProbe[] | null {
+  return canaryKind(value) === "pool" ? (value as { readonly members: readonly { readonly probe: CanaryProbe }[] }).members.map((m) => m.probe) : null;
 }
 
 /** True for the library's own pool, unmodified, whose every endpoint is the library's own `memberKind` probe. */
 export function isOwnPool(value: unknown, memberKind: CanaryKind): boolean {
-  return (
-    isOwnCanary(value, "pool") && (value as { readonly members: readonly { readonly probe: unknown }[] }).members.every((m) => isOwnCanary(m.probe, memberKind))
-  );
+  return isOwnCanary(value, "pool") && (poolMembers(value) as readonly CanaryProbe[]).every((probe) => isOwnCanary(probe, memberKind));
+}
+
+type KnownPin = { readonly ok: true; readonly identity: { readonly modelDigest: string | null } } | { readonly ok: false };
+
+/**
+ * The canary model's digest as the backend knows it: an Ollama probe asks its server (GET
+ * /api/tags), a pool answers from its settled pin; null for the other kinds and while unknown.
+ */
+export async function knownModelDigest(probe: unknown): Promise<string | null> {
+  const kind = canaryKind(probe);
+  if (kind === "ollama") return (probe as { modelDigest(): Promise<string | null> }).modelDigest();
+  // The pool's PinOutcome (pool-identity.ts), read structurally: that module imports the probes, which import this one.
+  const pinned = kind === "pool" ? (probe as { readonly knownPin: KnownPin | null }).knownPin : null;
+  return pinned?.ok ? pinned.identity.modelDigest : null;
 }
 
 /**

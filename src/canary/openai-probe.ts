@@ -9,7 +9,6 @@
 // endpoint, or a proxy, cuts over-long prompts silently): a reply passes only when its prompt fits
 // at one token per byte (`provenByByteBound`), else it is `context_unverified`. A reply without
 // usage is `context_unverified` on either path: nothing shows how much of the prompt was read.
-import { ConfigError, UsageError } from "../core/errors.js";
 import type { CanaryMetadata } from "./types.js";
 import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatTurn } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
@@ -23,26 +22,12 @@ import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, typ
 import { brandCanary, type ProbeIdentity } from "./identity.js";
 
 export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
+export { apiKeyFromEnv } from "./options.js";
 
 export interface OpenAICanaryProbeOptions extends CanaryClientOptions {
   readonly baseUrl?: string;
   /** Sent as `Authorization: Bearer <key>` only when non-empty. */
   readonly apiKey?: string;
-}
-
-/**
- * Reads an API key from the environment variable `name`. Unset or empty is a configuration error
- * whose message names the variable and never a value.
- */
-export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
-    throw new UsageError("API key environment variable name must be a valid variable name");
-  }
-  const value = env[name];
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new ConfigError(`environment variable ${name} is not set or empty; it must hold the API key`);
-  }
-  return value;
 }
 
 /**

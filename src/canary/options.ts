@@ -1,7 +1,7 @@
 // Validation of the numeric and string options shared by the probes and the judges. Invalid
 // options are caller mistakes, so they throw UsageError at construction time (a
 // timeout is a finite number > 0), long before any text is screened.
-import { UsageError } from "../core/errors.js";
+import { ConfigError, UsageError } from "../core/errors.js";
 
 export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
@@ -97,4 +97,19 @@ export function resolveChatSettings(
 export function checkApiKey(value: unknown): string {
   if (value !== undefined && typeof value !== "string") throw new UsageError("apiKey must be a string");
   return value ?? "";
+}
+
+/**
+ * Reads an API key from the environment variable `name`. Unset or empty is a configuration error
+ * whose message names the variable and never a value.
+ */
+export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
+    throw new UsageError("API key environment variable name must be a valid variable name");
+  }
+  const value = env[name];
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new ConfigError(`environment variable ${name} is not set or empty; it must hold the API key`);
+  }
+  return value;
 }

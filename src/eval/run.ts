@@ -7,7 +7,7 @@ import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
 import { httpCall, type FetchLike } from "../canary/http-call.js";
-import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { canaryKind, knownModelDigest } from "../canary/identity.js";
 import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
@@ -16,7 +16,7 @@ import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { confirmCanaryModel } from "../pipeline/canary-model.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
-import { CanaryPool, type EndpointAttempt } from "../canary/pool.js";
+import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../core/version.js";
@@ -257,8 +257,7 @@ async function buildHeader(
   let version: string | null = null;
   if (canary) {
     const probe = pipeline.probe;
-    const pinned = probe instanceof CanaryPool ? probe.knownPin : null;
-    modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest() : pinned?.ok ? pinned.identity.modelDigest : null;
+    modelDigest = await knownModelDigest(probe);
     if (r.judge !== null && r.provider === "ollama") {
       const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
       judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
@@ -287,7 +286,7 @@ async function buildHeader(
     thinking: canary ? "disabled" : "not_applicable",
     backend: canary
       ? {
-          endpoint_origin: pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(r.backendUrl),
+          endpoint_origin: canaryKind(pipeline.probe) === "pool" ? pipeline.probe.endpointOrigin : endpointOrigin(r.backendUrl),
           version,
           ...(served !== null ? { provider: "openai" as const, canary_server: served } : {}),
         }

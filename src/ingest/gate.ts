@@ -21,7 +21,7 @@ import type { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import { CanaryContextError, proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
 import type { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
-import { BehavioralAnalyzer } from "../analysis/behavioral.js";
+import { analyzerKind } from "../analysis/identity.js";
 import { embeddedRequiredContext } from "../canary/embedded-context.js";
 import type { EmbeddedCanaryProbe, EmbeddedIdentity } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
@@ -154,7 +154,7 @@ export async function runContextGate(
     throw new IngestGateError("config", `segment_chars (${policy.segment_chars}) exceeds the pipeline's max_input_length (${o.maxInputLength})`);
   }
   if (!o.enableCanary) return { verified: false, required: null, contextLength: null, modelDigest: null };
-  if (o.judgeModel !== null || !(pipeline.analyzer instanceof BehavioralAnalyzer)) {
+  if (o.judgeModel !== null || analyzerKind(pipeline.analyzer) !== "regex") {
     throw new IngestGateError("config", "ingest does not support judgeModel: strict/v1 classifies regex analysis only");
   }
   const probe = pipeline.probe;

@@ -5,6 +5,9 @@
 import type { AnalysisResult } from "../analysis/types.js";
 import type { ChatOutcome } from "../canary/chat-exchange.js";
 import { truncateCodePoints } from "../core/codepoints.js";
+import { sha256Hex } from "../core/hash.js";
+import type { JudgeIdentity } from "../analysis/identity.js";
+import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
 
@@ -106,4 +109,23 @@ export function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResu
 export function fromJudgeChat(chat: ChatOutcome | null, canaryReply: string): AnalysisResult {
   if (chat === null || !chat.ok) return judgeFailed();
   return fromLabel(parseJudgeReply(chat.content), canaryReply);
+}
+
+/** The identity of a judge client with `settings` (ollama-judge.ts, openai-judge.ts): rules, prompt, model and sampling. */
+export function judgeIdentity(
+  provider: JudgeIdentity["provider"],
+  settings: { readonly model: string; readonly maxTokens: number; readonly temperature: number; readonly seed: number | null },
+  numCtx: number | null,
+): JudgeIdentity {
+  return {
+    method: "llm_judge",
+    version: JUDGE_RULES_VERSION,
+    provider,
+    model: settings.model,
+    promptSha256: sha256Hex(JUDGE_SYSTEM_PROMPT),
+    numCtx,
+    maxTokens: settings.maxTokens,
+    temperature: settings.temperature,
+    seed: settings.seed,
+  };
 }

@@ -8,7 +8,8 @@ import { ChatClient, OllamaChatBackend, type ChatClientOptions, type ChatRole } 
 import { requiredCanaryContext } from "../canary/context.js";
 import { checkNumCtx } from "../canary/options.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
-import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
+import { canaryNotExercised, fromJudgeChat, judgeFailed, judgeIdentity } from "./judge-verdict.js";
+import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
 export const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
 
@@ -47,6 +48,12 @@ export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyz
     // An empty judge model would otherwise switch the judge on while the regex analyzer ran.
     super(new OllamaChatBackend(options, JUDGE_ROLE));
     this.numCtx = checkNumCtx(options.numCtx);
+    brandAnalyzer(this, "ollama_judge", new.target === OllamaJudge);
+  }
+
+  /** What can change this judge's conclusion about the same reply, but its model's digest (read by the verdict cache). */
+  identity(): JudgeIdentity {
+    return judgeIdentity(this.provider, this, this.numCtx);
   }
 
   /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */

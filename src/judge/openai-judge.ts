@@ -5,7 +5,8 @@ import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
 import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
-import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
+import { canaryNotExercised, fromJudgeChat, judgeFailed, judgeIdentity } from "./judge-verdict.js";
+import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
 /** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and key. */
 export interface OpenAIJudgeOptions extends ChatClientOptions {
@@ -25,6 +26,12 @@ export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyz
 
   constructor(options: OpenAIJudgeOptions = {}) {
     super(new OpenAIChatBackend(options, JUDGE_ROLE));
+    brandAnalyzer(this, "openai_judge", new.target === OpenAIJudge);
+  }
+
+  /** What can change this judge's conclusion about the same reply, but its model's digest (read by the verdict cache). */
+  identity(): JudgeIdentity {
+    return judgeIdentity(this.provider, this, null);
   }
 
   /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */

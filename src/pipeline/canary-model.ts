@@ -5,8 +5,7 @@
 // `backend`). A server that does not answer is not refused here: each command keeps its own rule
 // for that (check and screen fail open and say so, ingest refuses); what the check saw is kept
 // so the command's warning can name the cause (`connection refused`, `DNS failure`, …).
-import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
-import { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import { canaryKind } from "../canary/identity.js";
 import { missingModelError, type ServedModels } from "../canary/served-models.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";
 import type { CanaryProbe } from "../canary/types.js";
@@ -20,11 +19,14 @@ const unreachableCauses = new WeakMap<CanaryProbe, NetworkFailureCause | null>()
  * check does not apply to (a pool pins its own identity; the embedded canary is a file).
  */
 export async function confirmCanaryModel(probe: CanaryProbe): Promise<ServedModels | null> {
-  if (!(probe instanceof OllamaCanaryProbe) && !(probe instanceof OpenAICanaryProbe)) return null;
-  const served = await probe.servedModels();
+  const kind = canaryKind(probe);
+  if (kind !== "ollama" && kind !== "openai") return null;
+  // One endpoint of a provider: its model list says whether the server has the model.
+  const endpoint = probe as CanaryProbe & { readonly provider: "ollama" | "openai"; servedModels(): Promise<ServedModels> };
+  const served = await endpoint.servedModels();
   if (served.kind === "unreachable") unreachableCauses.set(probe, served.cause);
   else unreachableCauses.delete(probe);
-  const missing = missingModelError(probe.provider, probe.model, probe.endpointOrigin, served);
+  const missing = missingModelError(endpoint.provider, probe.model, probe.endpointOrigin, served);
   if (missing !== null) throw missing;
   return served;
 }

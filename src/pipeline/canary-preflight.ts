@@ -10,9 +10,9 @@
 // so a missing engine, a wrong file or a failed load refuses the run before any text is read.
 import { requiredCanaryContext } from "../canary/context.js";
 import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
-import { OpenAICanaryProbe } from "../canary/openai-probe.js";
-import { CanaryPool, pinCanaryPool } from "../canary/pool.js";
-import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
+import { canaryKind, poolMembers } from "../canary/identity.js";
+import type { OpenAICanaryProbe } from "../canary/openai-probe.js";
+import type { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "./genuine.js";
 import { confirmCanaryModel } from "./canary-model.js";
 
@@ -30,12 +30,13 @@ import { confirmCanaryModel } from "./canary-model.js";
 export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextProof | null> {
   if (!isGenuinePipeline(pipeline)) return null;
   const o = pipeline.options;
-  const probe = pipeline.probe;
   if (!o.enableCanary) return null;
+  const probe = pipeline.probe;
+  const kind = canaryKind(probe);
   // The server must serve the model before anything else is asked of it (canary-model.ts).
   await confirmCanaryModel(probe);
-  if (probe instanceof EmbeddedCanaryProbe) {
-    const opened = await probe.open();
+  if (kind === "embedded") {
+    const opened = await (probe as EmbeddedCanaryProbe).open();
     if (!opened.ok) throw opened.error;
     return null;
   }
@@ -44,15 +45,18 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
     unit: `a window of ${o.maxInputLength} code points`,
     remedy: "use a model with a longer context",
   });
-  if (probe instanceof CanaryPool) {
+  const members = poolMembers(probe);
+  if (members !== null) {
     // Every replica's server report first (the same model, weights, window and engine), then the
     // pool's pin (reachability and the behavioural fingerprint), all before any text is sent.
-    const members = probe.members.map((m) => m.probe);
-    const openai = o.provider === "openai" && members.every((m): m is OpenAICanaryProbe => m instanceof OpenAICanaryProbe);
-    const proof = openai ? await proveOpenAIPoolContext(members, need(members[0] as OpenAICanaryProbe)) : null;
+    const openai = o.provider === "openai" && members.every((m) => canaryKind(m) === "openai");
+    const endpoints = members as readonly OpenAICanaryProbe[];
+    const proof = openai ? await proveOpenAIPoolContext(endpoints, need(endpoints[0] as OpenAICanaryProbe)) : null;
+    // The pool module is loaded already (the pipeline built this pool from it).
+    const { pinCanaryPool } = await import("../canary/pool.js");
     await pinCanaryPool(probe);
     return proof;
   }
-  if (o.provider !== "openai" || !(probe instanceof OpenAICanaryProbe)) return null;
-  return proveOpenAIContext(probe, need(probe));
+  if (o.provider !== "openai" || kind !== "openai") return null;
+  return proveOpenAIContext(probe as OpenAICanaryProbe, need(probe as OpenAICanaryProbe));
 }

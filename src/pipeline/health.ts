@@ -1,7 +1,8 @@
 // Readiness report of a pipeline: configuration and whether the canary (and
 // judge) backends answer. It never contains secrets, URL userinfo/paths or exception text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
-import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { canaryKind } from "../canary/identity.js";
+import type { RunContext } from "../canary/run-context.js";
 import type { Analyzer } from "../analysis/types.js";
 import type { CanaryProbe } from "../canary/types.js";
 import type { ResolvedPipelineOptions } from "./options.js";
@@ -98,9 +99,9 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
       report.endpoint_class = endpointClass(url);
     }
     ready = canary.available;
-    if (pipeline.probe instanceof OllamaCanaryProbe) {
-      // Read without a request: the health check never waits on a chat call.
-      const known = pipeline.probe.knownRunContext;
+    if (canaryKind(pipeline.probe) === "ollama") {
+      // Read without a request: the health check never waits on a chat call (the Ollama probe's knownRunContext).
+      const known = (pipeline.probe as CanaryProbe & { readonly knownRunContext: RunContext | null }).knownRunContext;
       report.canary_context = known === null ? "unknown" : known.loaded.kind;
       if (known?.loaded.kind === "too_small") ready = false;
     }

@@ -7,9 +7,8 @@
 import { isPlainObject } from "../core/guards.js";
 import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
-import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
+import { knownModelDigest } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
-import { CanaryPool } from "../canary/pool.js";
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import type { BatchItem } from "../documents/schemas.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
@@ -27,8 +26,7 @@ export async function screenCacheIdentity(
   server: OpenAIContextProof | null = null,
 ): Promise<{ ok: true; identity: CacheIdentity } | { ok: false; reason: string }> {
   const probe = isGenuinePipeline(pipeline) ? pipeline.probe : null;
-  const pinned = probe instanceof CanaryPool ? probe.knownPin : null;
-  const modelDigest = probe instanceof OllamaCanaryProbe ? await probe.modelDigest().catch(() => null) : pinned?.ok ? pinned.identity.modelDigest : null;
+  const modelDigest = await knownModelDigest(probe).catch(() => null);
   const outcome = pipelineIdentity(pipeline, { scope: "screen_item", modelDigest, server });
   return outcome.ok ? { ok: true, identity: { key: outcome.key, identity: outcome.identity } } : outcome;
 }

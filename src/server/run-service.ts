@@ -6,7 +6,7 @@ import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
-import { CanaryPool } from "../canary/pool.js";
+import { poolMembers } from "../canary/identity.js";
 import { CanaryModelError } from "../canary/served-models.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
@@ -55,10 +55,11 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     if (d.canaryEnabled) {
       log("INFO", `   Model: ${displayText(pipeline.options.canaryModel)}`);
       const openai = pipeline.options.provider === "openai";
-      const pooled = pipeline.probe instanceof CanaryPool;
+      const members = poolMembers(pipeline.probe);
+      const pooled = members !== null;
       const url = openai ? pipeline.options.baseUrl : pipeline.options.ollamaUrl;
       const embedded = pipeline.options.provider === "embedded";
-      const origin = pipeline.probe instanceof CanaryPool ? pipeline.probe.endpointOrigin : endpointOrigin(url);
+      const origin = pooled ? pipeline.probe.endpointOrigin : endpointOrigin(url);
       if (embedded) log("INFO", `   Embedded canary (in this process): model file SHA-256 ${pipeline.options.embedded?.sha256 ?? "unknown"}`);
       else
         log("INFO", `   ${pooled ? "Canary pool" : openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
@@ -68,10 +69,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
           `   max_model_len: ${served.max_model_len} (prompts counted by ${served.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound"})`,
         );
       log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
-      const remote =
-        pipeline.probe instanceof CanaryPool
-          ? pipeline.probe.members.some((m) => endpointClass(m.probe.endpointOrigin) === "remote")
-          : !embedded && endpointClass(url) === "remote";
+      const remote = pooled ? members.some((m) => endpointClass(m.endpointOrigin) === "remote") : !embedded && endpointClass(url) === "remote";
       if (remote) {
         log("WARNING", `${openai ? "--base-url" : "--ollama-url"} ${origin} is not a loopback address: raw input text will leave this machine`);
       }

@@ -12,6 +12,7 @@
 
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
+import { brandRegistry } from "../core/own-brand.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
 import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
@@ -19,7 +20,7 @@ import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { RuleTriggers } from "./rule-triggers.js";
 import type { Rule } from "./rule.js";
-import { BUILTIN_RULES, ruleMatches } from "./rules.js";
+import { BUILTIN_RULES, ruleMatches, STRUCTURAL_RULES_VERSION } from "./rules.js";
 import { type CharacterScan, scanCharacters } from "./unicode.js";
 
 /** What the structural filter found: whether the text is blocked, and why. */
@@ -41,6 +42,23 @@ export interface StructuralFilterOptions {
   readonly customPatterns?: ReadonlyArray<CustomPattern>;
   /** Receives configuration warnings (an invalid custom pattern). Never given input text. */
   readonly onWarning?: (message: string) => void;
+}
+
+/** Everything of a structural filter that can change what its check of the same text finds. */
+export interface StructuralIdentity {
+  /** The built-in rules' version (STRUCTURAL_RULES_VERSION). */
+  readonly rulesVersion: number;
+  /** The custom patterns as compiled (source, flags, reason), in order; empty without any. */
+  readonly customPatterns: StructuralFilter["customPatternSummary"];
+  readonly maxInputLength: number;
+}
+
+// Private to this module (core/own-brand.ts): only the library's own, unmodified filter reports an identity.
+const brands = brandRegistry<"structural_filter">();
+
+/** The identity of `filter` when it is the library's own, unmodified StructuralFilter, else null. */
+export function verifiedStructuralIdentity(filter: unknown): StructuralIdentity | null {
+  return brands.isOwn(filter, "structural_filter") ? (filter as StructuralFilter).identity() : null;
 }
 
 /** Default largest input, in code points. */
@@ -176,6 +194,12 @@ export class StructuralFilter {
     if (typeof onWarning !== "function") throw new UsageError("onWarning must be a function");
     this.maxInputLength = max;
     this.#custom = compileCustomPatterns(options.customPatterns, onWarning);
+    brands.brand(this, "structural_filter", new.target === StructuralFilter);
+  }
+
+  /** What can change this filter's findings on the same text (read by the verdict cache). */
+  identity(): StructuralIdentity {
+    return { rulesVersion: STRUCTURAL_RULES_VERSION, customPatterns: this.customPatternSummary, maxInputLength: this.maxInputLength };
   }
 
   /**

@@ -1,0 +1,59 @@
+// Which objects are the library's own, for the callers that trust what a component says about
+// itself (the verdict cache's key, the ingest context gate). Each component folder makes one
+// registry, keeps it private, and brands its classes' instances from their constructors; callers
+// ask that folder, never `instanceof` against every class.
+//
+// A registry is a WeakMap nobody else can write. A brand is recorded only for an instance of
+// exactly the branded class, and holds only while the instance's prototype is the one it was
+// built with and no own property shadows a method or accessor of its class: a replaced `check`,
+// `analyze` or `identity` means the object no longer behaves as its class says, so it is not the
+// library's own.
+
+/** The brands of one kind of component (canary backends, analyzers, the structural filter). */
+export interface BrandRegistry<Kind extends string> {
+  /**
+   * Brands `instance` as `kind`; called by the constructor with `exact` true only when
+   * `new.target` is the class itself (a subclass may change behaviour).
+   */
+  brand(instance: object, kind: Kind, exact: boolean): void;
+  /** The kind `value` was built as (subclasses included), or null for anything else. */
+  kindOf(value: unknown): Kind | null;
+  /** True for an instance of exactly the library's `kind` class, unmodified since it was built. */
+  isOwn(value: unknown, kind: Kind): boolean;
+}
+
+/** True when an own property of `value` shadows a method or accessor its prototype chain defines. */
+function shadowsItsClass(value: object, prototype: object): boolean {
+  return Object.getOwnPropertyNames(value).some((name) => {
+    for (let p: object | null = prototype; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      const described = Object.getOwnPropertyDescriptor(p, name);
+      if (described !== undefined) return typeof described.value === "function" || described.get !== undefined;
+    }
+    return false;
+  });
+}
+
+/** A new, empty registry; keep it private to the module that brands. */
+export function brandRegistry<Kind extends string>(): BrandRegistry<Kind> {
+  // The prototype of an instance of exactly the branded class; null for a subclass's instance.
+  const brands = new WeakMap<object, { readonly kind: Kind; readonly prototype: object | null }>();
+  return Object.freeze({
+    brand(instance: object, kind: Kind, exact: boolean): void {
+      brands.set(instance, { kind, prototype: exact ? Object.getPrototypeOf(instance) : null });
+    },
+    kindOf(value: unknown): Kind | null {
+      return typeof value === "object" && value !== null ? (brands.get(value)?.kind ?? null) : null;
+    },
+    isOwn(value: unknown, kind: Kind): boolean {
+      if (typeof value !== "object" || value === null) return false;
+      const brand = brands.get(value);
+      return (
+        brand !== undefined &&
+        brand.kind === kind &&
+        brand.prototype !== null &&
+        Object.getPrototypeOf(value) === brand.prototype &&
+        !shadowsItsClass(value, brand.prototype)
+      );
+    },
+  });
+}
