@@ -14,7 +14,6 @@ import { count, sha256 } from "./fields.js";
 /** The schema name of the index of a sharded run. */
 export const INDEX_SCHEMA = "little-canary-ingest-index/v1";
 
-
 /** A published file: its path relative to the index's directory and the SHA-256 of its bytes. */
 export const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
 

@@ -32,7 +32,6 @@ export function shardRange(shard: ShardSpec, inputLines: number): LineRange {
   return { first_line: Number(start) + 1, lines: Number(end - start) };
 }
 
-
 /**
  * `run.shard` of a sharded run's manifest: which shard (k of n), the range of the input's
  * physical lines it covered, the input's whole line count, and the SHA-256 of the range's bytes
