@@ -314,19 +314,20 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 				ok: false,
 				reason: "URLError"
 			}));
-			res.on("end", () => finish(parseObject(Buffer.concat(chunks))));
+			res.on("end", () => finish(parseJsonObject(Buffer.concat(chunks), ANSWER_REASONS)));
 		});
 		req.end(body ?? void 0);
 	});
 }
-function parseObject(bytes) {
+/** `bytes` as one JSON object (strict UTF-8, then JSON), or the reason for the step that refused them. */
+function parseJsonObject(bytes, reasons) {
 	let text;
 	try {
 		text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
 	} catch {
 		return {
 			ok: false,
-			reason: "ValueError"
+			reason: reasons.utf8
 		};
 	}
 	let value;
@@ -335,18 +336,23 @@ function parseObject(bytes) {
 	} catch {
 		return {
 			ok: false,
-			reason: "JSONDecodeError"
+			reason: reasons.json
 		};
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
 		ok: false,
-		reason: "ValueError"
+		reason: reasons.object
 	};
 	return {
 		ok: true,
 		value
 	};
 }
+var ANSWER_REASONS = {
+	utf8: "ValueError",
+	json: "JSONDecodeError",
+	object: "ValueError"
+};
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
 async function postCheck(endpoint, text, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");

@@ -351,19 +351,20 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 				ok: false,
 				reason: "URLError"
 			}));
-			res.on("end", () => finish(parseObject(Buffer.concat(chunks))));
+			res.on("end", () => finish(parseJsonObject(Buffer.concat(chunks), ANSWER_REASONS)));
 		});
 		req.end(body ?? void 0);
 	});
 }
-function parseObject(bytes) {
+/** `bytes` as one JSON object (strict UTF-8, then JSON), or the reason for the step that refused them. */
+function parseJsonObject(bytes, reasons) {
 	let text;
 	try {
 		text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
 	} catch {
 		return {
 			ok: false,
-			reason: "ValueError"
+			reason: reasons.utf8
 		};
 	}
 	let value;
@@ -372,18 +373,23 @@ function parseObject(bytes) {
 	} catch {
 		return {
 			ok: false,
-			reason: "JSONDecodeError"
+			reason: reasons.json
 		};
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
 		ok: false,
-		reason: "ValueError"
+		reason: reasons.object
 	};
 	return {
 		ok: true,
 		value
 	};
 }
+var ANSWER_REASONS = {
+	utf8: "ValueError",
+	json: "JSONDecodeError",
+	object: "ValueError"
+};
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
 async function postCheck(endpoint, text, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
@@ -496,34 +502,18 @@ function readBoundedInput(stream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = 
 		stream.on("error", onError);
 	});
 }
+var HOOK_INPUT_REASONS = {
+	utf8: "hook input was not valid UTF-8",
+	json: "hook input was not valid JSON",
+	object: "hook input was not a JSON object"
+};
 function parseHookInput(read) {
 	if (!read.ok) return read;
-	let text;
-	try {
-		text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-	} catch {
-		return {
-			ok: false,
-			reason: "hook input was not valid UTF-8"
-		};
-	}
-	let value;
-	try {
-		value = JSON.parse(text);
-	} catch {
-		return {
-			ok: false,
-			reason: "hook input was not valid JSON"
-		};
-	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
-		ok: false,
-		reason: "hook input was not a JSON object"
-	};
-	return {
+	const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
+	return parsed.ok ? {
 		ok: true,
-		input: value
-	};
+		input: parsed.value
+	} : parsed;
 }
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 async function decideHook({ read, env, event, adapterName }) {
