@@ -2,6 +2,40 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
+// src/core/errors.ts
+/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
+var LittleCanaryError = class extends Error {
+	code;
+	name = "LittleCanaryError";
+	constructor(code, message, options) {
+		super(message, options);
+		this.code = code;
+	}
+};
+/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
+var UsageError = class extends LittleCanaryError {
+	name = "UsageError";
+	constructor(message, options) {
+		super("usage", message, options);
+	}
+};
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
+function parseUrl(raw) {
+	try {
+		return new URL(raw);
+	} catch {
+		return null;
+	}
+}
 // src/integrations/adapter/endpoint.ts
 /** The service origin OpenClaw uses when `serviceUrl` is unset. */
 var DEFAULT_SERVICE_ORIGIN = "http://127.0.0.1:18421";
@@ -16,12 +50,8 @@ var CONNECT_HOSTS = /* @__PURE__ */ new Map([
 function parseLoopback(raw, expectedPath) {
 	if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_URL_CHARS) return null;
 	if (/[?#@\s\\]/u.test(raw) || /[\u0000-\u001f\u007f]/u.test(raw)) return null;
-	let url;
-	try {
-		url = new URL(raw);
-	} catch {
-		return null;
-	}
+	const url = parseUrl(raw);
+	if (url === null) return null;
 	if (url.protocol !== "http:" || url.username !== "" || url.password !== "") return null;
 	if (url.search !== "" || url.hash !== "" || url.pathname !== expectedPath) return null;
 	const connectHost = CONNECT_HOSTS.get(url.hostname);
@@ -50,32 +80,6 @@ function parseServiceOrigin(raw) {
 		ok: false,
 		error: SERVICE_URL_RULE
 	};
-}
-// src/core/errors.ts
-/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
-var LittleCanaryError = class extends Error {
-	code;
-	name = "LittleCanaryError";
-	constructor(code, message, options) {
-		super(message, options);
-		this.code = code;
-	}
-};
-/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
-var UsageError = class extends LittleCanaryError {
-	name = "UsageError";
-	constructor(message, options) {
-		super("usage", message, options);
-	}
-};
-// src/core/guards.ts
-/**
-* True for a non-null object that is not an array: what a parsed JSON object looks like.
-* It does not look at the prototype (a parsed value never has an unusual one); code that
-* must refuse class instances checks that separately.
-*/
-function isPlainObject(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 // src/integrations/classify.ts
 /** Environment variable holding the failure mode (`allow` or `deny`). */
@@ -314,19 +318,20 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 				ok: false,
 				reason: "URLError"
 			}));
-			res.on("end", () => finish(parseObject(Buffer.concat(chunks))));
+			res.on("end", () => finish(parseJsonObject(Buffer.concat(chunks), ANSWER_REASONS)));
 		});
 		req.end(body ?? void 0);
 	});
 }
-function parseObject(bytes) {
+/** `bytes` as one JSON object (strict UTF-8, then JSON), or the reason for the step that refused them. */
+function parseJsonObject(bytes, reasons) {
 	let text;
 	try {
 		text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
 	} catch {
 		return {
 			ok: false,
-			reason: "ValueError"
+			reason: reasons.utf8
 		};
 	}
 	let value;
@@ -335,18 +340,23 @@ function parseObject(bytes) {
 	} catch {
 		return {
 			ok: false,
-			reason: "JSONDecodeError"
+			reason: reasons.json
 		};
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
 		ok: false,
-		reason: "ValueError"
+		reason: reasons.object
 	};
 	return {
 		ok: true,
 		value
 	};
 }
+var ANSWER_REASONS = {
+	utf8: "ValueError",
+	json: "JSONDecodeError",
+	object: "ValueError"
+};
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
 async function postCheck(endpoint, text, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");

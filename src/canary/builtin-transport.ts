@@ -18,6 +18,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { parseUrl } from "../core/guards.js";
 
 /** What the caller classifies: a whole body (as bytes), a refusal of it, or an error. */
 export type BuiltinExchange =
@@ -69,12 +70,8 @@ export function builtinTarget(url: string): BuiltinTarget | null {
 }
 
 function parseTarget(url: string): BuiltinTarget | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
+  const parsed = parseUrl(url);
+  if (parsed === null) return null;
   const secure = parsed.protocol === "https:";
   if (!secure && parsed.protocol !== "http:") return null;
   if (parsed.username !== "" || parsed.password !== "" || parsed.hostname === "") return null;

@@ -3,6 +3,7 @@
 // command line. A configured URL may carry secrets (userinfo, a token in the query), so nothing
 // here ever returns or throws the raw string: only the scheme, host and port survive.
 import { UsageError } from "../core/errors.js";
+import { parseUrl } from "../core/guards.js";
 
 export const INVALID_ENDPOINT = "<invalid endpoint>";
 /** Where an endpoint points: this machine (loopback), another machine, or nowhere valid. */
@@ -14,12 +15,8 @@ const MAX_ORIGIN_CHARS = 200;
 
 function parseHttpUrl(url: unknown): URL | null {
   if (typeof url !== "string" || url.length === 0 || url.length > MAX_URL_CHARS) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
+  const parsed = parseUrl(url);
+  if (parsed === null) return null;
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return null;
   if (parsed.hostname === "") return null;
   return parsed;
@@ -89,12 +86,8 @@ export function validateServiceUrl(url: unknown, flagName: string): string {
  */
 export function validateBaseUrl(raw: unknown, flagName: string): string {
   if (typeof raw !== "string") throw new UsageError(`${flagName} is not a valid URL`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`${flagName} is not a valid URL`);
-  }
+  const url = parseUrl(raw);
+  if (url === null) throw new UsageError(`${flagName} is not a valid URL`);
   if (url.username || url.password) throw new UsageError(`${flagName} must not contain credentials`);
   if (url.search || url.hash || raw.includes("?") || raw.includes("#")) throw new UsageError(`${flagName} must not contain a query or fragment`);
   validateServiceUrl(`${url.protocol}//${url.host}`, flagName);

@@ -58,3 +58,12 @@ function withinOneEdit(a: string, b: string): boolean {
   const rest = (x: string, skip: number) => x.slice(i + skip);
   return rest(a, 1) === rest(b, 1) || rest(a, 1) === rest(b, 0) || rest(a, 0) === rest(b, 1);
 }
+
+/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
+export function parseUrl(raw: string): URL | null {
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
+}

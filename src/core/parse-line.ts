@@ -95,6 +95,17 @@ export const ANY_SHAPE: Shape = (() => {
 
 /** Builds nothing: every value becomes a SkippedValue. */
 export const SKIP_SHAPE: Shape = Object.freeze({ scalars: new Set<never>() });
+/** Builds a string only. */
+export const STRING_SHAPE: Shape = Object.freeze({ scalars: new Set(["string"] as const) });
+/** Builds a string or null: a record's `id` or `source`. */
+export const LABEL_SHAPE: Shape = Object.freeze({ scalars: new Set(["string", "null"] as const) });
+/** Builds an object of strings: a record's `metadata`. */
+export const STRING_MAP_SHAPE: Shape = Object.freeze({ scalars: SKIP_SHAPE.scalars, object: { rest: STRING_SHAPE } });
+
+/** Builds the named fields of an object with their shapes and skips its other values; builds the given scalars (none by default). */
+export function fieldsShape(fields: ReadonlyArray<readonly [string, Shape]>, scalars: Shape["scalars"] = SKIP_SHAPE.scalars): Shape {
+  return Object.freeze({ scalars, object: { fields: new Map(fields), rest: SKIP_SHAPE } });
+}
 
 /** Options of `parseJsonLine`. */
 export interface ParseOptions {

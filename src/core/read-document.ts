@@ -11,7 +11,7 @@ import { readFile, stat } from "node:fs/promises";
 import { LittleCanaryError } from "./errors.js";
 import { sha256Hex } from "./hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
-import { ANY_SHAPE, SKIP_SHAPE, type Shape } from "./parse-line.js";
+import { ANY_SHAPE, fieldsShape, LABEL_SHAPE, SKIP_SHAPE, STRING_MAP_SHAPE, STRING_SHAPE, type Shape } from "./parse-line.js";
 import { displayText } from "./display-text.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
@@ -34,44 +34,28 @@ export interface ReadDocument {
   readonly sha256: string;
 }
 
-const STRING: Shape = Object.freeze({ scalars: new Set(["string"] as const) });
-const NUMBER: Shape = Object.freeze({ scalars: new Set(["number"] as const) });
-const LABEL: Shape = Object.freeze({ scalars: new Set(["string", "null"] as const) });
-const STRING_MAP: Shape = Object.freeze({ scalars: new Set<never>(), object: { rest: STRING } });
-const EXPORT_RECORD: Shape = Object.freeze({
-  scalars: new Set<never>(),
-  object: {
-    fields: new Map<string, Shape>([
-      ["index", NUMBER],
-      ["id", LABEL],
-      ["source", LABEL],
-      ["sha256", STRING],
-      ["material_sha256", STRING],
-      ["metadata", STRING_MAP],
-      ["text", STRING],
-    ]),
-    rest: SKIP_SHAPE,
-  },
-});
+const EXPORT_RECORD = fieldsShape([
+  ["index", Object.freeze({ scalars: new Set(["number"] as const) })],
+  ["id", LABEL_SHAPE],
+  ["source", LABEL_SHAPE],
+  ["sha256", STRING_SHAPE],
+  ["material_sha256", STRING_SHAPE],
+  ["metadata", STRING_MAP_SHAPE],
+  ["text", STRING_SHAPE],
+]);
 
 /**
  * What verify builds of an export: exactly the little-canary-ingest-export/v1 fields with their
  * types. Anything else keeps its key but becomes a SkippedValue, which every check treats as a
  * wrong value, so the verdict is the same as for the fully built document.
  */
-export const EXPORT_SHAPE: Shape = Object.freeze({
-  scalars: new Set<never>(),
-  object: {
-    fields: new Map<string, Shape>([
-      ["schema", STRING],
-      ["manifest_schema", STRING],
-      ["manifest_sha256", STRING],
-      ["policy_name", STRING],
-      ["records", Object.freeze({ scalars: new Set<never>(), array: { items: EXPORT_RECORD } })],
-    ]),
-    rest: SKIP_SHAPE,
-  },
-});
+export const EXPORT_SHAPE: Shape = fieldsShape([
+  ["schema", STRING_SHAPE],
+  ["manifest_schema", STRING_SHAPE],
+  ["manifest_sha256", STRING_SHAPE],
+  ["policy_name", STRING_SHAPE],
+  ["records", Object.freeze({ scalars: SKIP_SHAPE.scalars, array: { items: EXPORT_RECORD } })],
+]);
 
 const SHAPES: Readonly<Record<DocumentLabel, Shape>> = { manifest: ANY_SHAPE, export: EXPORT_SHAPE, index: ANY_SHAPE };
 

@@ -4,6 +4,7 @@
 // its resolution is outside our control. Messages are fixed; the value (which may carry a
 // token) is never echoed.
 import { isIP } from "node:net";
+import { parseUrl } from "../core/guards.js";
 
 /** An invalid `demo --live` backend, model or endpoint (stable code `demo_argument`); the message never echoes the value. */
 export class DemoArgumentError extends Error {
@@ -24,12 +25,8 @@ function isLoopbackIp(host: string): boolean {
 /** The normalised origin `http://<ip>[:port]` of a literal loopback endpoint. */
 export function validateLiveEndpoint(raw: string): string {
   if (raw.length === 0 || raw.length > 2048) throw new DemoArgumentError(INVALID);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new DemoArgumentError(INVALID);
-  }
+  const url = parseUrl(raw);
+  if (url === null) throw new DemoArgumentError(INVALID);
   if (url.protocol !== "http:") throw new DemoArgumentError(INVALID);
   const authority = raw.slice(raw.indexOf("//") + 2).split(/[/?#]/, 1)[0] ?? "";
   if (url.username || url.password || authority.includes("@") || url.search || url.hash || raw.includes("?") || raw.includes("#")) {

@@ -17,6 +17,7 @@ import { UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import type { HoldReason, SegmentState } from "./states.js";
+import { sha256 } from "./fields.js";
 
 /** Largest allow file read, in bytes. */
 export const MAX_ALLOW_FILE_BYTES = 4 * 1024 * 1024;
@@ -43,7 +44,7 @@ const boundedText = (max: number) =>
 
 /** One entry of an allow file (and of a manifest record's `allowlist_entries`). */
 export const AllowEntrySchema = z.strictObject({
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256"),
+  sha256,
   scope: z.enum(ALLOW_SCOPES),
   reason: boundedText(MAX_ALLOW_REASON_CHARS),
   by: boundedText(MAX_ALLOW_BY_CHARS),

@@ -8,25 +8,20 @@
 import { z } from "zod";
 import { IngestPolicySchema } from "./policy.js";
 import { ManifestCountsSchema, PipelineInfoSchema } from "./schemas.js";
-import { MAX_SHARDS } from "./shard.js";
+import { MAX_SHARDS, ManifestShardSchema } from "./shard.js";
+import { count, sha256 } from "./fields.js";
 
 /** The schema name of the index of a sharded run. */
 export const INDEX_SCHEMA = "little-canary-ingest-index/v1";
 
-const count = z.int().min(0);
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256");
-
 /** A published file: its path relative to the index's directory and the SHA-256 of its bytes. */
 export const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
 
-/** One shard of the index: which shard, its range of the input, its pair and what it holds. */
-export const IndexShardSchema = z.strictObject({
-  k: count,
-  n: z.int().min(1).max(MAX_SHARDS),
-  first_line: z.int().min(1),
-  lines: count,
-  /** SHA-256 of the bytes of the shard's lines, as its manifest records it. */
-  range_sha256: sha256,
+/**
+ * One shard of the index: which shard and its range of the input (`k`, `n`, `first_line`, `lines`,
+ * `range_sha256`, exactly as its manifest's `run.shard` records them), its pair and what it holds.
+ */
+export const IndexShardSchema = ManifestShardSchema.omit({ input_lines: true }).extend({
   records_total: count,
   checks_performed: count,
   manifest: IndexFileSchema,

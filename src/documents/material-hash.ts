@@ -18,12 +18,7 @@ export type Material = z.infer<typeof MaterialSchema>;
  * `material_sha256`: SHA-256 of the canonical JSON of `{id, source, metadata, text}`. Key
  * order of `metadata` does not matter because canonical JSON sorts keys.
  */
-export function materialSha256(record: {
-  readonly id: string | null;
-  readonly source: string | null;
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly text: string;
-}): string {
+export function materialSha256(record: Readonly<Material>): string {
   const material = { id: record.id, source: record.source, metadata: record.metadata, text: record.text };
   return sha256Hex(canonicalJson(MaterialSchema, material));
 }
@@ -35,12 +30,7 @@ const memo = new WeakMap<object, { readonly sha256: string; readonly material: s
  * manifest entry and the export record of one record both need them; a record that is not
  * frozen, metadata included, is hashed every time, since it could have changed in between).
  */
-export function recordDigests(record: {
-  readonly id: string | null;
-  readonly source: string | null;
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly text: string;
-}): { readonly sha256: string; readonly material: string } {
+export function recordDigests(record: Readonly<Material>): { readonly sha256: string; readonly material: string } {
   const frozen = Object.isFrozen(record) && Object.isFrozen(record.metadata);
   const known = frozen ? memo.get(record) : undefined;
   if (known !== undefined) return known;

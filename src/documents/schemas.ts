@@ -11,6 +11,7 @@ import { MetadataMapSchema } from "./metadata-map.js";
 import { ManifestShardSchema } from "./shard.js";
 import { AllowEntrySchema, MAX_ALLOW_ENTRIES } from "./allowlist.js";
 import { HOLD_REASONS, SEGMENT_STATES, type HoldReason } from "./states.js";
+import { count, sha256 } from "./fields.js";
 
 /** The schema name of the ingest manifest. */
 export const MANIFEST_SCHEMA = "little-canary-ingest-manifest/v1";
@@ -31,8 +32,6 @@ export { COVERAGES, type Coverage };
 export const ADMISSIONS = ["admitted", "held"] as const;
 export type Admission = (typeof ADMISSIONS)[number];
 
-const count = z.int().min(0);
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256");
 /** Malformed records have no digest of their text: `""`. */
 const sha256OrEmpty = z.union([sha256, z.literal("")]);
 /** UTC, millisecond precision, `Z` suffix: what `Date.prototype.toISOString` produces. */

@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 import { MAX_SHARDS, validateShardSpec, type ShardSpec } from "./shard-spec.js";
+import { count, sha256 } from "./fields.js";
 
 export { MAX_SHARDS, parseShardSpec, validateShardSpec, type ShardSpec } from "./shard-spec.js";
 
@@ -30,9 +31,6 @@ export function shardRange(shard: ShardSpec, inputLines: number): LineRange {
   const end = (BigInt(k + 1) * total) / BigInt(n);
   return { first_line: Number(start) + 1, lines: Number(end - start) };
 }
-
-const count = z.int().min(0);
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256");
 
 /**
  * `run.shard` of a sharded run's manifest: which shard (k of n), the range of the input's

@@ -19,7 +19,7 @@
 import { Buffer } from "node:buffer";
 import { isPlainObject } from "../core/guards.js";
 import { codePointLength, isBlankText } from "../core/codepoints.js";
-import { SKIP_SHAPE, SkippedValue, type Shape } from "../core/parse-line.js";
+import { fieldsShape, LABEL_SHAPE, SkippedValue, STRING_MAP_SHAPE, STRING_SHAPE, type Shape } from "../core/parse-line.js";
 import { MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 
 export type RecordProblemCode =
@@ -91,19 +91,12 @@ function isBuiltObject(value: unknown): value is Record<string, unknown> {
   return isPlainObject(value) && !(value instanceof SkippedValue);
 }
 
-const STRING_ONLY: Shape = Object.freeze({ scalars: new Set(["string"] as const) });
-const LABEL: Shape = Object.freeze({ scalars: new Set(["string", "null"] as const) });
-const METADATA: Shape = Object.freeze({ scalars: new Set<never>(), object: { rest: STRING_ONLY } });
-
-function recordShape(): Shape {
-  const fields = new Map<string, Shape>([
-    ["text", STRING_ONLY],
-    ["id", LABEL],
-    ["source", LABEL],
-    ["metadata", METADATA],
-  ]);
-  return Object.freeze({ scalars: STRING_ONLY.scalars, object: { fields, rest: SKIP_SHAPE } });
-}
+const RECORD_FIELDS = [
+  ["text", STRING_SHAPE],
+  ["id", LABEL_SHAPE],
+  ["source", LABEL_SHAPE],
+  ["metadata", STRING_MAP_SHAPE],
+] as const;
 
 /**
  * What the reader builds for one line: a string, or an object whose `text` is a string, whose
@@ -112,8 +105,8 @@ function recordShape(): Shape {
  * materialised.
  */
 export const RECORD_SHAPES: Readonly<Record<ReaderKind, Shape>> = Object.freeze({
-  screen: recordShape(),
-  ingest: recordShape(),
+  screen: fieldsShape(RECORD_FIELDS, STRING_SHAPE.scalars),
+  ingest: fieldsShape(RECORD_FIELDS, STRING_SHAPE.scalars),
 });
 
 /** The bytes one value counts (see `RawRecord.bytes`). */

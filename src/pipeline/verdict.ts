@@ -69,7 +69,11 @@ export interface SegmentCoverage {
   readonly coverageReason: CoverageReason | null;
 }
 
-export interface VerdictFields {
+const genuine = new WeakSet<PipelineVerdict>();
+let minting = false;
+
+/** The verdict of one check: safe or not, which layer blocked, what each layer did, and whether coverage was complete. */
+export class PipelineVerdict {
   readonly safe: boolean;
   readonly totalLatency: number;
   readonly layers: readonly LayerResult[];
@@ -90,27 +94,6 @@ export interface VerdictFields {
    * `none` (the canary did not run, failed, was disabled or skipped after a structural block).
    * Trust a pass only when `safe && coverage === "complete"` (docs/api.md, "Coverage").
    */
-  readonly coverage: Coverage;
-}
-
-const genuine = new WeakSet<PipelineVerdict>();
-let minting = false;
-
-/** The verdict of one check: safe or not, which layer blocked, what each layer did, and whether coverage was complete. */
-export class PipelineVerdict implements VerdictFields {
-  readonly safe: boolean;
-  readonly totalLatency: number;
-  readonly layers: readonly LayerResult[];
-  readonly blockedBy: BlockedBy | null;
-  readonly summary: string;
-  readonly canaryRiskScore: number | null;
-  readonly advisory: SecurityAdvisory;
-  readonly degraded: boolean;
-  readonly canaryStatus: CanaryStatus;
-  readonly analysisMethod: AnalysisMethod;
-  readonly analysisStatus: AnalysisStatus;
-  readonly promptEvalCount: number | null;
-  readonly segments: readonly SegmentCoverage[] | null;
   readonly coverage: Coverage;
   readonly #input: string;
 
@@ -238,6 +221,9 @@ function segmentToJson(segment: SegmentCoverage): SegmentJson {
   if (segment.coverageReason !== null) json.coverage_reason = segment.coverageReason;
   return json;
 }
+
+/** What a verdict is minted from: its data fields, stated once on the class (the rest is computed from them). */
+type VerdictFields = Omit<PipelineVerdict, "safeInput" | "isFor" | "exercised" | "toRecord" | "toDict" | "toJSON" | typeof inspect.custom>;
 
 /** @internal Mints a verdict; only the pipeline module calls this. */
 export function mintVerdict(input: string, fields: VerdictFields): PipelineVerdict {

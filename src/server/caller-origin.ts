@@ -10,6 +10,7 @@
 //     the allow-list (`Origin: null` included).
 // Allowed origins get CORS headers so a local page that was deliberately allowed can read answers.
 import { errorReply, type Reply } from "./json-reply.js";
+import { parseUrl } from "../core/guards.js";
 
 /** The refusals: no verdict, no health report, nothing from the request echoed. */
 export const CALLER_REPLIES = {
@@ -38,12 +39,8 @@ export type CallerDecision =
  */
 export function normalizeAllowedOrigin(raw: string): string | null {
   if (typeof raw !== "string" || raw.length === 0 || raw.length > 2048 || /[\s\\]/u.test(raw)) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return null;
-  }
+  const url = parseUrl(raw);
+  if (url === null) return null;
   if (url.protocol !== "http:" && url.protocol !== "https:") return null;
   if (url.username !== "" || url.password !== "") return null;
   if (url.search !== "" || url.hash !== "" || raw.includes("?") || raw.includes("#")) return null;

@@ -100,14 +100,6 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
  * The manifest may be passed as the bytes read (parsed strictly, as in `verifyExport`).
  */
 export function verifyManifestOnly(manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
-  const problems = new ProblemList();
-  try {
-    const manifest = documentValue(manifestDoc, "manifest", problems);
-    if (manifest === null) return problems.items;
-    problems.items.push(...verifyHeld(NO_EXPORT, manifest.value, fileShaFrom(options, manifestDoc)));
-    refuseAllowlistedIn(manifest.value, options, problems);
-  } catch (error) {
-    problems.items.push(failureProblem(error));
-  }
-  return problems.items;
+  // The same path as a pair: NO_EXPORT is neither bytes nor text, so it passes `documentValue` as is.
+  return verifyExport(NO_EXPORT, manifestDoc, options);
 }

@@ -28,6 +28,14 @@ var UsageError = class extends LittleCanaryError {
 function isPlainObject(value) {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
+function parseUrl(raw) {
+	try {
+		return new URL(raw);
+	} catch {
+		return null;
+	}
+}
 // src/integrations/classify.ts
 /** Environment variable holding the failure mode (`allow` or `deny`). */
 var FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
@@ -153,12 +161,8 @@ var CONNECT_HOSTS = /* @__PURE__ */ new Map([
 function parseLoopback(raw, expectedPath) {
 	if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_URL_CHARS) return null;
 	if (/[?#@\s\\]/u.test(raw) || /[\u0000-\u001f\u007f]/u.test(raw)) return null;
-	let url;
-	try {
-		url = new URL(raw);
-	} catch {
-		return null;
-	}
+	const url = parseUrl(raw);
+	if (url === null) return null;
 	if (url.protocol !== "http:" || url.username !== "" || url.password !== "") return null;
 	if (url.search !== "" || url.hash !== "" || url.pathname !== expectedPath) return null;
 	const connectHost = CONNECT_HOSTS.get(url.hostname);
@@ -351,19 +355,20 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 				ok: false,
 				reason: "URLError"
 			}));
-			res.on("end", () => finish(parseObject(Buffer.concat(chunks))));
+			res.on("end", () => finish(parseJsonObject(Buffer.concat(chunks), ANSWER_REASONS)));
 		});
 		req.end(body ?? void 0);
 	});
 }
-function parseObject(bytes) {
+/** `bytes` as one JSON object (strict UTF-8, then JSON), or the reason for the step that refused them. */
+function parseJsonObject(bytes, reasons) {
 	let text;
 	try {
 		text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
 	} catch {
 		return {
 			ok: false,
-			reason: "ValueError"
+			reason: reasons.utf8
 		};
 	}
 	let value;
@@ -372,18 +377,23 @@ function parseObject(bytes) {
 	} catch {
 		return {
 			ok: false,
-			reason: "JSONDecodeError"
+			reason: reasons.json
 		};
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
 		ok: false,
-		reason: "ValueError"
+		reason: reasons.object
 	};
 	return {
 		ok: true,
 		value
 	};
 }
+var ANSWER_REASONS = {
+	utf8: "ValueError",
+	json: "JSONDecodeError",
+	object: "ValueError"
+};
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
 async function postCheck(endpoint, text, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
@@ -496,34 +506,18 @@ function readBoundedInput(stream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = 
 		stream.on("error", onError);
 	});
 }
+var HOOK_INPUT_REASONS = {
+	utf8: "hook input was not valid UTF-8",
+	json: "hook input was not valid JSON",
+	object: "hook input was not a JSON object"
+};
 function parseHookInput(read) {
 	if (!read.ok) return read;
-	let text;
-	try {
-		text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-	} catch {
-		return {
-			ok: false,
-			reason: "hook input was not valid UTF-8"
-		};
-	}
-	let value;
-	try {
-		value = JSON.parse(text);
-	} catch {
-		return {
-			ok: false,
-			reason: "hook input was not valid JSON"
-		};
-	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
-		ok: false,
-		reason: "hook input was not a JSON object"
-	};
-	return {
+	const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
+	return parsed.ok ? {
 		ok: true,
-		input: value
-	};
+		input: parsed.value
+	} : parsed;
 }
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 async function decideHook({ read, env, event, adapterName }) {

@@ -78,28 +78,34 @@ function exchange(
       });
       res.on("error", () => finish({ ok: false, reason: "URLError" }));
       res.on("aborted", () => finish({ ok: false, reason: "URLError" }));
-      res.on("end", () => finish(parseObject(Buffer.concat(chunks))));
+      res.on("end", () => finish(parseJsonObject(Buffer.concat(chunks), ANSWER_REASONS)));
     });
     req.end(body ?? undefined);
   });
 }
 
-function parseObject(bytes: Buffer): Exchange {
+/** The failure reasons for each step of reading one JSON object (never the parser's message: it quotes the input). */
+export type JsonObjectReasons = Readonly<Record<"utf8" | "json" | "object", string>>;
+
+/** `bytes` as one JSON object (strict UTF-8, then JSON), or the reason for the step that refused them. */
+export function parseJsonObject(bytes: Uint8Array, reasons: JsonObjectReasons): Exchange {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return { ok: false, reason: "ValueError" };
+    return { ok: false, reason: reasons.utf8 };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false, reason: "JSONDecodeError" };
+    return { ok: false, reason: reasons.json };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "ValueError" };
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: reasons.object };
   return { ok: true, value: value as Record<string, unknown> };
 }
+
+const ANSWER_REASONS: JsonObjectReasons = { utf8: "ValueError", json: "JSONDecodeError", object: "ValueError" };
 
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
 export async function postCheck(endpoint: ServiceEndpoint, text: string, options: ExchangeOptions): Promise<Exchange> {

@@ -10,6 +10,7 @@
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { readAdapterEnv, type AdapterEnv } from "./config.js";
 import { createScreener, type ScreenResult } from "./screener.js";
+import { parseJsonObject, type JsonObjectReasons } from "./client.js";
 
 /** The most hook-input bytes read from stdin. */
 export const MAX_HOOK_INPUT_BYTES = 1048576;
@@ -61,24 +62,16 @@ export function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_H
 
 type HookInput = { readonly ok: true; readonly input: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
 
+const HOOK_INPUT_REASONS: JsonObjectReasons = {
+  utf8: "hook input was not valid UTF-8",
+  json: "hook input was not valid JSON",
+  object: "hook input was not a JSON object",
+};
+
 function parseHookInput(read: BoundedRead): HookInput {
   if (!read.ok) return read;
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-  } catch {
-    return { ok: false, reason: "hook input was not valid UTF-8" };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: "hook input was not valid JSON" };
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, reason: "hook input was not a JSON object" };
-  }
-  return { ok: true, input: value as Record<string, unknown> };
+  const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
+  return parsed.ok ? { ok: true, input: parsed.value } : parsed;
 }
 
 /** One hook invocation's inputs: what stdin gave, the environment, the expected event. */

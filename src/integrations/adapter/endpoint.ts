@@ -6,6 +6,7 @@
 // `little-canary serve` binds 127.0.0.1 only). Redirects are never followed (client.ts) and
 // proxies are never used (node:http ignores proxy variables), so the validated address is the
 // only one that ever sees the text.
+import { parseUrl } from "../../core/guards.js";
 
 /** The check URL an adapter uses when LITTLE_CANARY_ENDPOINT is unset. */
 export const DEFAULT_CHECK_ENDPOINT = "http://127.0.0.1:18421/check";
@@ -41,12 +42,8 @@ function parseLoopback(raw: unknown, expectedPath: string): ServiceEndpoint | nu
   // Query, fragment, userinfo and whitespace are refused on the raw text: URL parsing would drop
   // an empty "?" or "#" silently, and a refused shape must stay refused however it is spelled.
   if (/[?#@\s\\]/u.test(raw) || /[\u0000-\u001f\u007f]/u.test(raw)) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return null;
-  }
+  const url = parseUrl(raw);
+  if (url === null) return null;
   if (url.protocol !== "http:" || url.username !== "" || url.password !== "") return null;
   if (url.search !== "" || url.hash !== "" || url.pathname !== expectedPath) return null;
   const connectHost = CONNECT_HOSTS.get(url.hostname);
