@@ -1,8 +1,9 @@
 // The canary settings every checking verb shares (check, screen, ingest, serve, eval), as the user
-// gave them, resolved ONCE into frozen SecurityPipeline options: each combination and value that
-// only the user's wording can explain (which flags conflict, a URL, the API key variable, the
-// timeout from the environment) is checked here; the ranges of the resulting options are the
-// pipeline's own check (pipeline/options.ts), which this module does not repeat.
+// gave them, resolved once into frozen SecurityPipeline options. What only the user's wording can
+// explain is checked here: which settings conflict, a URL, the pool's endpoints and log, the API
+// key variable, the embedded model's file and hash, the timeout from the environment. The
+// pipeline keeps its own check of its options (pipeline/options.ts) for a SecurityPipeline built
+// directly; of this module's rules, only an empty model and the hash's form are checked there too.
 //
 // Refusals name the setting by the caller's label: the CLI passes its flag names
 // (`FLAG_LABELS`: "--ollama-url"), a library caller gets the option names (`OPTION_LABELS`:
@@ -210,7 +211,7 @@ function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: 
   return {
     provider: "embedded",
     embedded: {
-      ...(path !== undefined ? { modelPath: resolve(context.cwd, path), sha256: checkModelSha256(settings.canarySha256) } : {}),
+      ...(path !== undefined ? { modelPath: resolve(context.cwd, path), sha256: checkModelSha256(settings.canarySha256, l.canarySha256) } : {}),
       ...(settings.modelDir !== undefined ? { modelDir: resolve(context.cwd, settings.modelDir) } : {}),
       ...(settings.concurrency !== undefined ? { sequences: settings.concurrency } : {}),
     },
