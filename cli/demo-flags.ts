@@ -1,9 +1,8 @@
-// The flags of `little-canary demo` and the `runDemoCommand` options they ask for, after the
-// combinations that make no sense are refused.
+// The flags of `little-canary demo` and the `demo` verb's settings they ask for, after the
+// combinations that make no sense are refused and the older names (--model, --endpoint) are
+// reconciled with the current ones.
 import { UsageError } from "../src/core/errors.js";
-import type { DemoCommandOptions } from "../src/demo/command.js";
-import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../src/canary/defaults.js";
-import type { CliIo } from "./io.js";
+import type { DemoOptions } from "../src/verbs/demo.js";
 
 export interface DemoFlags {
   replay?: boolean;
@@ -23,8 +22,6 @@ export interface DemoFlags {
   json?: boolean;
 }
 
-type FlagOptions = Pick<DemoCommandOptions, "live" | "capturePath" | "recordPath" | "backend" | "model" | "endpoint" | "timeoutSeconds" | "env">;
-
 /**
  * The value of a flag that has an older alias: either name may be given, or both with one value;
  * two different values are refused rather than one silently winning.
@@ -36,19 +33,21 @@ function aliased(value: string | undefined, alias: string | undefined, name: str
   return value ?? alias;
 }
 
-/** The demo options the flags ask for; throws UsageError for a combination that makes no sense. */
-export function demoOptionsFromFlags(flags: DemoFlags, io: CliIo): FlagOptions {
+/** The demo settings the flags ask for; throws UsageError for a combination that makes no sense. */
+export function demoSettingsFromFlags(flags: DemoFlags): Omit<DemoOptions, "io"> {
   if (flags.replay && flags.live) throw new UsageError("--replay and --live cannot be combined");
   if (flags.live && flags.capture !== undefined) throw new UsageError("--capture belongs to replay, not --live");
   if (!flags.live && flags.record !== undefined) throw new UsageError("--record needs --live");
+  const canaryModel = aliased(flags.canaryModel, flags.model, "--canary-model", "--model");
+  const ollamaUrl = aliased(flags.ollamaUrl, flags.endpoint, "--ollama-url", "--endpoint");
   return {
     live: flags.live === true,
-    ...(flags.capture !== undefined ? { capturePath: flags.capture } : {}),
-    ...(flags.record !== undefined ? { recordPath: flags.record } : {}),
+    ...(flags.capture !== undefined ? { capture: flags.capture } : {}),
+    ...(flags.record !== undefined ? { record: flags.record } : {}),
     backend: flags.backend,
-    model: aliased(flags.canaryModel, flags.model, "--canary-model", "--model") ?? DEFAULT_CANARY_MODEL,
-    endpoint: aliased(flags.ollamaUrl, flags.endpoint, "--ollama-url", "--endpoint") ?? DEFAULT_OLLAMA_URL,
-    ...(flags.timeout !== undefined ? { timeoutSeconds: flags.timeout } : {}),
-    env: io.env,
+    ...(canaryModel !== undefined ? { canaryModel } : {}),
+    ...(ollamaUrl !== undefined ? { ollamaUrl } : {}),
+    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+    ...(flags.json === true ? { json: true } : {}),
   };
 }

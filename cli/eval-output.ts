@@ -1,9 +1,6 @@
 // What `little-canary eval` prints on stdout: a banner and a summary with counts and rates only
 // (case text appears only in the output files).
-import { asciiJson } from "../src/eval/_inert.js";
-import type { Rate } from "../src/eval/rates.js";
-import type { RunHeader } from "../src/eval/records.js";
-import type { EvalSummary, KindCounts } from "../src/eval/summary.js";
+import { asciiJson, type EvalSummary, type KindCounts, type Rate, type RunHeader } from "../src/verbs/eval.js";
 import { plural } from "./plural.js";
 import { displayText } from "../src/core/display-text.js";
 

@@ -3,9 +3,8 @@
 // so this module stays cheap to import (no pipeline, no zod); turning the flags into options
 // happens in options.ts, which a command imports only when it runs.
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { MODEL_DIR_ENV } from "../src/canary/embedded-models.js";
-import { parseTimeoutFlag } from "../src/canary/timeout.js";
-import { parseShardSpec, type ShardSpec } from "../src/documents/shard-spec.js";
+import type { CanarySettings, PoolSettings, ProviderSettings } from "../src/verbs/canary-settings.js";
+import { DEFAULT_CANARY_MODEL, MODEL_DIR_ENV, parseShardSpec, parseTimeoutFlag, type ShardSpec } from "../src/verbs/defaults.js";
 
 export function timeoutArg(raw: string): number {
   try {
@@ -46,54 +45,22 @@ export function thresholdArg(raw: string): number {
 }
 
 /** --provider, --base-url and --api-key-env: which kind of server the canary runs on. */
-export interface ProviderFlags {
-  /** Absent means ollama (the default). */
-  provider?: "ollama" | "openai";
-  baseUrl?: string;
-  apiKeyEnv?: string;
-}
+export type ProviderFlags = ProviderSettings;
 
-/** The --canary-model default (an Ollama tag). */
-export const DEFAULT_CANARY_MODEL_FLAG = "qwen2.5:1.5b";
-
-export interface CanaryFlags extends ProviderFlags, PoolFlags {
-  mode: "block" | "advisory" | "full";
-  canaryModel: string;
-  /**
-   * Set by addCanaryFlags' hook: --canary-model was given, not defaulted (commander's option
-   * value source). Absent (flags built by a caller): a model equal to the default counts as the default.
-   */
-  canaryModelGiven?: boolean;
-  ollamaUrl: string;
-  timeout?: number;
-  /** False with --no-canary; `--canary BACKEND` is kept in `canaryBackend` by addCanaryFlags' hook. */
-  canary: boolean;
-  /** `--canary embedded[:PATH]`: run the canary in this process (docs/embedded.md). */
-  canaryBackend?: string;
-  /** `--canary-sha256 HEX`: the SHA-256 of the --canary embedded:PATH file. */
-  canarySha256?: string;
-  /** `--model-dir DIR`: where `model pull` keeps models (for --canary embedded without a path). */
-  modelDir?: string;
-  /** Checks in flight (screen, ingest): the embedded canary gets one context sequence per slot. */
-  concurrency?: number;
-  failClosed?: boolean;
-}
+/**
+ * The canary flags, as the verbs take them (src/verbs/canary-settings.ts). addCanaryFlags' hook
+ * sets `canaryModelGiven` (--canary-model given, not defaulted) and keeps `--canary BACKEND` in
+ * `canaryBackend`, leaving `canary` a plain boolean (false with --no-canary).
+ */
+export type CanaryFlags = CanarySettings;
 
 /** A repeatable option's values, in the order given. */
 export function collectValue(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** The flags that describe a pool of canary endpoints, shared by every command that checks. */
-export interface PoolFlags {
-  /** `--canary-endpoint URL[#N]`, repeatable: a pool in place of --ollama-url or --base-url. */
-  canaryEndpoint?: string[];
-  /** `--endpoint-log FILE`: which pool endpoint answered each check (JSONL). */
-  endpointLog?: string;
-  /** Set by addPoolFlags' pre-action hook: --ollama-url was given, not defaulted. */
-  ollamaUrlGiven?: boolean;
-  provider?: "ollama" | "openai";
-}
+/** --canary-endpoint, --endpoint-log, and whether --ollama-url was given (set by addPoolFlags' hook). */
+export type PoolFlags = PoolSettings;
 
 /** Why each command defaults to its mode (printed in its --help). */
 const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
@@ -152,7 +119,7 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
       new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
     )
     .addHelpText("after", modeHelpText(command.name(), defaultMode))
-    .option("--canary-model <tag>", "canary model tag", DEFAULT_CANARY_MODEL_FLAG)
+    .option("--canary-model <tag>", "canary model tag", DEFAULT_CANARY_MODEL)
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
     .option("--canary <backend>", "embedded or embedded:PATH.gguf: run the canary in this process with node-llama-cpp (docs/embedded.md)")

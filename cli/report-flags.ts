@@ -1,16 +1,11 @@
 // The CI report flags shared by `screen` and `ingest`: --sarif FILE, --junit FILE and
 // --github / --no-github (on by itself under GitHub Actions, where GITHUB_ACTIONS=true).
 import type { Command } from "commander";
-import type { CiReportOptions } from "../src/report/ci-reports.js";
+import { resolveReportSettings, type ReportSettings } from "../src/verbs/report-settings.js";
 import type { CliIo } from "./io.js";
 
 /** The parsed report flags. */
-export interface ReportFlags {
-  sarif?: string;
-  junit?: string;
-  /** true (--github), false (--no-github) or undefined (decided by GITHUB_ACTIONS). */
-  github?: boolean;
-}
+export type ReportFlags = ReportSettings;
 
 /**
  * Adds --sarif, --junit, --github and --no-github, and their help paragraph; `stdout` says what
@@ -34,13 +29,7 @@ never a pass. No text is written, and an id only when it is plain (letters, digi
     );
 }
 
-/** The report options of the parsed flags; GitHub output is on when asked or when GITHUB_ACTIONS is "true". */
-export function reportOptionsFromFlags(flags: ReportFlags, io: CliIo): CiReportOptions {
-  const github = flags.github ?? io.env.GITHUB_ACTIONS === "true";
-  const summary = io.env.GITHUB_STEP_SUMMARY;
-  return {
-    sarif: flags.sarif ?? null,
-    junit: flags.junit ?? null,
-    github: github ? { write: (text) => void io.stderr.write(text), stepSummary: summary !== undefined && summary !== "" ? summary : null } : null,
-  };
+/** The report options of the parsed flags: annotations on stderr (src/verbs/report-settings.ts). */
+export function reportOptionsFromFlags(flags: ReportFlags, io: CliIo): ReturnType<typeof resolveReportSettings> {
+  return resolveReportSettings(flags, { env: io.env, reporter: { write: (text) => void io.stderr.write(text) } });
 }

@@ -1,25 +1,13 @@
 // The flags of `little-canary screen`, for commander: what the program needs to define the
 // command and its --help, cheap to import.
 import type { Command } from "commander";
-import type { ReaderLimits } from "../src/documents/reader-limits.js";
-import { DEFAULT_MAX_CANARY_FAILURES } from "../src/pipeline/breaker-default.js";
-import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, type CanaryFlags } from "./flags.js";
-import { addReportFlags, type ReportFlags } from "./report-flags.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../src/verbs/defaults.js";
+import type { ScreenOptions } from "../src/verbs/screen.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./flags.js";
+import { addReportFlags } from "./report-flags.js";
 
-export interface ScreenFlags extends CanaryFlags, ReportFlags, Pick<ReaderLimits, "maxMetadataKeys" | "maxMetadataValueChars"> {
-  /** 0: no limit. */
-  maxItems: number;
-  maxItemBytes: number;
-  /** 0: no limit. */
-  maxTotalBytes: number;
-  concurrency: number;
-  /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
-  maxCanaryFailures?: number;
-  /** Where the scratch files go (default: the OS temporary directory). */
-  scratchDir?: string;
-  /** `--cache PATH` (a string) or `--no-cache` (false). */
-  cache?: string | false;
-}
+/** The flags of screen, as the `screen` verb takes them. */
+export type ScreenFlags = Omit<ScreenOptions, "io" | "signal" | "input">;
 
 /** Adds every flag of screen to `command` (named "screen"), in --help order. */
 export function addScreenFlags(command: Command): Command {

@@ -1,23 +1,7 @@
-// What `little-canary screen` prints on stderr besides the document: the warning line when the
-// canary backend failed during a batch, and the one summary line that ends every finished run.
-// Data in, one line out.
-import type { BreakerTrip } from "../src/pipeline/circuit-breaker.js";
-import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
-import type { BatchState } from "../src/documents/schemas.js";
-import { batchExitCode } from "../src/screen/screen-batch.js";
-import type { BatchSummary } from "../src/screen/tally.js";
+// The one summary line `little-canary screen` prints on stderr at the end of every finished run
+// (the warning line of a canary failure is the verb's, src/verbs/screen.ts). Data in, one line out.
+import { batchExitCode, type BatchState, type BatchSummary } from "../src/verbs/screen.js";
 import { plural } from "./plural.js";
-
-/**
- * The one warning line a batch earns: the breaker opening, else items whose canary call found
- * the backend unreachable or timed out (the first such reason is named). Null when neither.
- */
-export function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
-  const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
-  if (trip !== null) return circuitOpenWarning(target, trip, `${n(summary.notSent, "item")} of ${summary.total}`);
-  const { first, affected } = summary.outage;
-  return first === null ? null : canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
-}
 
 /** The order states are named in the summary line: from the good outcome to the ones that need a look. */
 const SUMMARY_ORDER: readonly BatchState[] = ["pass", "flag", "block", "degraded", "unexercised"];

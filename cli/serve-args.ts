@@ -1,20 +1,11 @@
 // The flags of `little-canary serve` and their parsers: what the program needs to define the
-// command and its --help (serve-flags.ts turns them into the service's options when it runs).
+// command and its --help (the `serve` verb turns them into the service's options when it runs).
 import { InvalidArgumentError } from "commander";
-import { normalizeAllowedOrigin } from "../src/server/caller-origin.js";
-import type { CanaryFlags } from "./flags.js";
+import { normalizeAllowedOrigin } from "../src/verbs/defaults.js";
+import type { ServeOptions } from "../src/verbs/serve.js";
 
-export interface ServeFlags extends CanaryFlags {
-  port: number;
-  maxConcurrent: number;
-  maxQueue: number;
-  readTimeout: number;
-  maxConnections: number;
-  /** Absent when the flag was not given. */
-  allowOrigin?: string[];
-  /** `--access-log`: one JSON line per request on stderr. */
-  accessLog?: boolean;
-}
+/** The flags of serve, as the `serve` verb takes them. */
+export type ServeFlags = Omit<ServeOptions, "io" | "stopSignals">;
 
 /** `--allow-origin` (repeatable): each value an http(s) origin, kept in normalised form. */
 export function allowOriginArg(raw: string, previous: string[] = []): string[] {

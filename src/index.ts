@@ -162,7 +162,7 @@ export {
 export type { RawRecord, RecordProblem } from "./jsonl/record.js";
 
 /** Checking one text: what `little-canary check` runs (read stdin strictly, screen, exit code). */
-export { checkText, checkExitCode, MAX_CHECK_INPUT_BYTES, type CheckTextOptions, type CheckTextResult } from "./check/check-text.js";
+export { checkText, checkExitCode, MAX_CHECK_INPUT_BYTES, type CheckTextOptions, type CheckTextResult } from "./verbs/check.js";
 
 // Screening batches
 export { screenBatch, screenItems, serializeBatch, batchExitCode, type ScreenOptions } from "./screen/screen-batch.js";

@@ -1,20 +1,16 @@
-// `little-canary check`: flags → `checkText` (reads stdin strictly when no --text, screens the
-// text) → the verdict JSON on stdout → exit code (checkExitCode).
+// `little-canary check`: flags → the `check` verb (reads stdin strictly when no --text, screens
+// the text) → the verdict JSON on stdout → exit code (checkExitCode).
 // Exit 0 only when the text is safe AND both layers were exercised; 1 for a detection
 // (block or flag); 2 when coverage failed or did not run, or the input/usage was invalid.
 // The library is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
-import { UsageError } from "../../src/core/errors.js";
-import { addCanaryFlags, type CanaryFlags } from "../flags.js";
+import type { CheckOptions } from "../../src/verbs/check.js";
+import { addCanaryFlags } from "../flags.js";
 import { CHECK_HELP } from "../help.js";
-import { hintIfTerminalStdin, writeOut, type CliIo } from "../io.js";
+import { writeOut, type CliIo } from "../io.js";
 import type { RunState } from "../run-state.js";
-import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 
-export interface CheckFlags extends CanaryFlags {
-  text?: string;
-  judgeModel?: string;
-}
+export type CheckFlags = Omit<CheckOptions, "io">;
 
 /** Defines `check` with its flags and help; its action runs `run`. */
 export function define(io: CliIo, state: RunState): Command {
@@ -32,25 +28,8 @@ export function define(io: CliIo, state: RunState): Command {
 
 /** Screens one text and prints its verdict; returns the exit code. */
 export async function run(flags: CheckFlags, io: CliIo): Promise<number> {
-  const [{ pipelineOptionsFromFlags }, { checkExitCode, checkText }, pipelines, { canaryOutageWarning, canaryTarget }] = await Promise.all([
-    import("../options.js"),
-    import("../../src/check/check-text.js"),
-    import("../../src/pipeline/pipeline.js"),
-    import("../../src/pipeline/canary-warning.js"),
-  ]);
-  const options = { ...pipelineOptionsFromFlags(flags, io) };
-  if (flags.judgeModel !== undefined) {
-    if (flags.judgeModel.trim() === "") throw new UsageError("--judge-model must not be empty");
-    Object.assign(options, { judgeModel: flags.judgeModel });
-  }
-  if (flags.text === undefined) await hintIfTerminalStdin(io, "the text", "pass --text");
-  const built: { pipeline?: SecurityPipeline } = {};
-  const { verdict, canaryOutage } = await checkText({
-    input: flags.text !== undefined ? flags.text : io.stdin,
-    // Built after the input is read: an empty input is refused before a bad pipeline setting.
-    pipeline: () => (built.pipeline = new pipelines.SecurityPipeline(options)),
-  });
-  if (canaryOutage !== null) await writeOut(io.stderr, canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
+  const [{ check }, { verbIo }] = await Promise.all([import("../../src/verbs/check.js"), import("../verb-io.js")]);
+  const { verdict, exitCode } = await check({ ...flags, io: verbIo(io, { stdin: ["the text", "pass --text"] }) });
   await writeOut(io.stdout, `${JSON.stringify(verdict.toDict())}\n`);
-  return checkExitCode(verdict);
+  return exitCode;
 }

@@ -1,4 +1,4 @@
-// `little-canary demo`: flags → `runDemoCommand` (replay or live, and the capture) → text or
+// `little-canary demo`: flags → the `demo` verb (replay or live, and the capture) → text or
 // JSON on stdout → exit code. Bare `demo` is replay, which reads a capture (`--capture`), never
 // the network and never LITTLE_CANARY_TIMEOUT; this package ships no capture, so bare `demo` is
 // REPLAY UNAVAILABLE (exit 2). Live checks its arguments before any request and discloses what
@@ -10,30 +10,20 @@ import { DEMO_ERROR_EXIT } from "../exit-codes.js";
 import { writeOut, type CliIo } from "../io.js";
 import { timeoutArg } from "../flags.js";
 import { DEMO_HELP } from "../help.js";
-import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../../src/canary/defaults.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../../src/verbs/defaults.js";
 import type { RunState } from "../run-state.js";
-
-const lines = (items: readonly string[]): string => items.map((line) => `${line}\n`).join("");
 
 /** Replays or runs the demo, prints its lines (or JSON) and returns the exit code. */
 export async function run(flags: DemoFlags, io: CliIo): Promise<number> {
-  const [{ runDemoCommand }, { DemoArgumentError }, { demoJson, label, liveDisclosureJson, liveDisclosureLines }, { demoOptionsFromFlags }] = await Promise.all(
-    [import("../../src/demo/command.js"), import("../../src/demo/live-endpoint.js"), import("../../src/demo/render.js"), import("../demo-flags.js")],
-  );
-  const options = demoOptionsFromFlags(flags, io);
+  const [{ demo, DemoArgumentError }, { demoSettingsFromFlags }, { verbIo }] = await Promise.all([
+    import("../../src/verbs/demo.js"),
+    import("../demo-flags.js"),
+    import("../verb-io.js"),
+  ]);
+  const settings = demoSettingsFromFlags(flags);
   try {
-    const result = await runDemoCommand({
-      ...options,
-      onReplayError: (line) => void io.stderr.write(`${line}\n`),
-      onDisclosure: (endpoint, model) =>
-        flags.json ? writeOut(io.stderr, `${liveDisclosureJson(endpoint, model)}\n`) : writeOut(io.stdout, lines(liveDisclosureLines(endpoint, model))),
-      onModelDigest: async (digest) => {
-        if (!flags.json) await writeOut(io.stdout, `${label("MODEL_SHA", digest)}\n`);
-      },
-      onNote: (line) => writeOut(io.stderr, `${line}\n`),
-    });
-    const { outcome, modelCall, exitCode } = result;
-    await writeOut(io.stdout, flags.json ? `${demoJson(outcome, modelCall, exitCode)}\n` : lines(result.lines));
+    const { text, exitCode } = await demo({ ...settings, io: verbIo(io) });
+    await writeOut(io.stdout, text);
     return exitCode;
   } catch (error) {
     if (!(error instanceof DemoArgumentError)) throw error;

@@ -1,44 +1,33 @@
-// `little-canary eval`: flags → `runEval` (runs the corpus in one mode, writes the headless JSONL:
-// header, one line per case, completion line, and optionally a static HTML report) → a short
+// `little-canary eval`: flags → the `evaluate` verb (runs the corpus in one mode, writes the
+// headless JSONL: header, one line per case, completion line, and optionally a static HTML
+// report) → a short
 // human summary on stdout with counts and rates only (case text is never printed). Usage,
 // loading and backend errors exit 2 (cli/exit-codes.ts).
 import { Command, Option } from "commander";
-import { TIMEOUT_ENV } from "../../src/canary/timeout.js";
-import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../../src/eval/timeout-default.js";
+import { DEFAULT_EVAL_TIMEOUT_SECONDS, TIMEOUT_ENV } from "../../src/verbs/defaults.js";
 import type { EvalFlags } from "../eval-flags.js";
 import { addPoolFlags, addProviderFlags, collectValue, thresholdArg, timeoutArg } from "../flags.js";
 import { EVAL_HELP } from "../help.js";
 import { abortOnSignals, writeOut, type CliIo } from "../io.js";
-import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
 /** Runs the evaluation, prints its summary and returns the exit code. */
 export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
-  const [{ runEval }, { evalOptionsFromFlags }, { evalBanner, formatSummary }] = await Promise.all([
-    import("../../src/eval/run.js"),
+  const [{ evaluate }, { refuseSharedEvalFiles }, { evalBanner, formatSummary }, { verbIo }] = await Promise.all([
+    import("../../src/verbs/eval.js"),
     import("../eval-flags.js"),
     import("../eval-output.js"),
+    import("../verb-io.js"),
   ]);
-  const options = await evalOptionsFromFlags(flags, io);
+  await refuseSharedEvalFiles(flags, io);
   // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
   // second one ends the process whatever is still running.
   const interrupt = abortOnSignals(io);
-  const progress = createProgress(io, "eval");
-  let bannerText = "";
   try {
-    const summary = await runEval({
-      ...options,
-      signal: interrupt.signal,
-      onHeader: (header) => {
-        bannerText = evalBanner(header);
-      },
-      onProgress: (done, total) => progress.update(done, total),
-    });
-    progress.finish();
-    await writeOut(io.stdout, bannerText + formatSummary(summary, flags.output, flags.report ?? null));
+    const { summary, header } = await evaluate({ ...flags, io: verbIo(io, { progress: "eval" }), signal: interrupt.signal });
+    await writeOut(io.stdout, (header === null ? "" : evalBanner(header)) + formatSummary(summary, flags.output, flags.report ?? null));
     return 0;
   } finally {
-    progress.finish();
     interrupt.dispose();
   }
 }

@@ -1,9 +1,9 @@
-// `little-canary serve`: flags → `runService` (builds one pipeline, binds 127.0.0.1, logs to
-// stderr, never stdout and never request text, and returns only after SIGINT/SIGTERM and a clean
-// drain) → exit code. Exit 0 after shutdown, 1 when the port cannot be bound, 2 for usage or
+// `little-canary serve`: flags → the `serve` verb (`runService`: one pipeline, binds 127.0.0.1,
+// logs to stderr, never stdout and never request text, and returns only after SIGINT/SIGTERM and
+// a clean drain) → exit code. Exit 0 after shutdown, 1 when the port cannot be bound, 2 for usage or
 // configuration errors. The library is imported when the command runs.
 import { Command, Option } from "commander";
-import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/server/limits.js";
+import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/verbs/defaults.js";
 import { SERVE_ERROR_EXIT } from "../exit-codes.js";
 import { writeOut, type CliIo } from "../io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, timeoutArg } from "../flags.js";
@@ -13,23 +13,18 @@ import { allowOriginArg, portArg, type ServeFlags } from "../serve-args.js";
 
 /** Runs the service until SIGINT/SIGTERM and a drain; returns the exit code. */
 export async function run(flags: ServeFlags, io: CliIo): Promise<number> {
-  const [{ ServerBindError }, { streamLog }, { runService }, { serviceOptionsFromFlags, waitForSignals }] = await Promise.all([
-    import("../../src/server/lifecycle.js"),
-    import("../../src/server/log.js"),
-    import("../../src/server/run-service.js"),
+  const [{ serve, ServerBindError }, { waitForSignals }, { verbIo }] = await Promise.all([
+    import("../../src/verbs/serve.js"),
     import("../serve-flags.js"),
+    import("../verb-io.js"),
   ]);
-  const options = serviceOptionsFromFlags(flags, io);
-  const signals = waitForSignals(io);
   try {
-    await runService({ ...options, log: streamLog(io.stderr), stop: signals.first, force: signals.second });
+    await serve({ ...flags, io: verbIo(io), stopSignals: () => waitForSignals(io) });
     return 0;
   } catch (error) {
     if (!(error instanceof ServerBindError)) throw error;
     await writeOut(io.stderr, `error: ${error.message}\n`);
     return SERVE_ERROR_EXIT[error.code];
-  } finally {
-    signals.dispose();
   }
 }
 

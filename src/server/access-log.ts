@@ -5,7 +5,6 @@
 // log), the status is the one sent, and for a /check answered 200 the verdict class is the state
 // `screen` gives a batch item. Request text, verdict contents, headers and client addresses are
 // never part of an entry.
-import type { Writable } from "node:stream";
 import type { BatchState } from "../documents/schemas.js";
 import { routeMethod } from "./check-request.js";
 
@@ -48,7 +47,7 @@ export function loggedCoverage(wire: Readonly<Record<string, unknown>>): AccessL
 }
 
 /** Writes each entry as one JSON line, `time` (ISO 8601, when it is written) first. */
-export function streamAccessLog(stream: Writable, now: () => Date = () => new Date()): AccessLog {
+export function streamAccessLog(stream: { write(text: string): unknown }, now: () => Date = () => new Date()): AccessLog {
   return (entry) => {
     stream.write(`${JSON.stringify({ time: now().toISOString(), ...entry })}\n`);
   };

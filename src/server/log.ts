@@ -2,14 +2,13 @@
 // to stderr by the CLI and to nothing by default in the library. Messages are built by the
 // server from fixed text, configuration and error class names; request text, canary replies
 // and exception messages are never passed here.
-import type { Writable } from "node:stream";
 
 export type LogLevel = "INFO" | "WARNING" | "ERROR";
 export type ServerLog = (level: LogLevel, message: string) => void;
 
 export const silentLog: ServerLog = () => {};
 
-export function streamLog(stream: Writable, now: () => Date = () => new Date()): ServerLog {
+export function streamLog(stream: { write(text: string): unknown }, now: () => Date = () => new Date()): ServerLog {
   return (level, message) => {
     stream.write(`${now().toISOString()} [${level}] ${message}\n`);
   };

@@ -89,6 +89,33 @@ describe("layers of src/", () => {
     expect(analysisToCanary.map((e) => e.to).filter((to) => to !== "src/canary/types.ts")).toEqual([]);
   });
 
+  it("cli/ reaches the library only through src/verbs/ and src/core/ (apart from the files listed, not moved yet)", () => {
+    // The commands whose verbs are not in src/verbs/ yet (ingest, verify, index, cache, model),
+    // and the program's release of the embedded canaries. A file that no longer needs its
+    // exception must leave this list, so it only shrinks.
+    const notMovedYet = [
+      "cli/cache-stats-output.ts",
+      "cli/commands/cache.ts",
+      "cli/commands/index.ts",
+      "cli/commands/ingest.ts",
+      "cli/commands/model.ts",
+      "cli/commands/verify.ts",
+      "cli/exit-codes.ts",
+      "cli/index-output.ts",
+      "cli/ingest-flags.ts",
+      "cli/ingest-options.ts",
+      "cli/ingest-output.ts",
+      "cli/ingest-reporter.ts",
+      "cli/program.ts",
+      "cli/verify-index.ts",
+      "cli/verify-output.ts",
+    ];
+    const cliEdges = importGraph(ROOT, tsFiles(ROOT, "cli"));
+    expect(cliEdges.filter((e) => e.to.startsWith("src/verbs/")).length).toBeGreaterThan(10);
+    const around = cliEdges.filter((e) => e.to.startsWith("src/") && !/^src\/(verbs|core)\//.test(e.to));
+    expect([...new Set(around.map((e) => e.from))].sort()).toEqual(notMovedYet);
+  });
+
   it("nothing under src/ imports cli/; bench/ and test/publish/ import no cli/ module", () => {
     const files = [...tsFiles(ROOT, "src"), ...tsFiles(ROOT, "bench"), ...tsFiles(ROOT, "test/publish")];
     expect(cliImporters(importGraph(ROOT, files))).toEqual([]);

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { describeFailure } from "../../cli/exit-codes.js";
-import { checkText } from "../../src/check/check-text.js";
+import { checkText } from "../../src/verbs/check.js";
 import { EmbeddedEngineMissingError, engineInstallLines, loadEmbeddedEngine } from "../../src/canary/embedded-engine.js";
 import { EmbeddedCanaryProbe } from "../../src/canary/embedded-probe.js";
 import { ingestFiles } from "../../src/ingest/files.js";

@@ -43,7 +43,7 @@ function deterministicPipeline(): { check(text: string): Promise<PipelineVerdict
   };
 }
 
-// Valid items only: a whitespace-only text is refused (test/check/blank-text.test.ts), while a
+// Valid items only: a whitespace-only text is refused (test/verbs/blank-text.test.ts), while a
 // zero-width space between spaces is text (format characters are not White_Space).
 const text = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }).filter((t) => !isBlankText(t)),

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { checkText } from "../../src/check/check-text.js";
+import { checkText } from "../../src/verbs/check.js";
 import { isBlankText } from "../../src/core/codepoints.js";
 import { UsageError } from "../../src/core/errors.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";

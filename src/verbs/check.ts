@@ -1,16 +1,19 @@
-// `checkText`: one text screened as one library call, the work behind `little-canary check`.
-// The text is given, or read from a stream: bounded by bytes actually read, strict UTF-8 with
-// no byte order mark (the one strict reader's rules), and one trailing newline dropped (what
-// `echo` adds is not part of the text). It returns the verdict and whether the canary was out;
-// nothing is printed here. Refusals throw UsageError (`usage`).
+// `check`, the verb behind `little-canary check`: its settings resolved once, then `checkText`
+// screens one text. The text is given, or read from a stream: bounded by bytes actually read,
+// strict UTF-8 with no byte order mark (the one strict reader's rules), and one trailing newline
+// dropped (what `echo` adds is not part of the text). The verdict is returned, never printed.
+// Refusals throw UsageError (`usage`).
 import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
 import { isBlankText } from "../core/codepoints.js";
-import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
+import { canaryOutageWarning, canaryTarget } from "../pipeline/canary-warning.js";
+import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
+import type { VerbIo } from "./reporter.js";
 
 /** Far above the structural limit (4000 code points) so the filter, not the reader, decides. */
 export const MAX_CHECK_INPUT_BYTES = 1024 * 1024;
@@ -93,4 +96,40 @@ export function checkExitCode(verdict: PipelineVerdict): 0 | 1 | 2 {
   if (verdict.degraded || !verdict.exercised) return 2;
   if (verdict.advisory.flagged) return 1;
   return 0;
+}
+
+/** The settings of one `check`: the canary settings, the text (absent: read from `io.stdin`) and an optional judge. */
+export interface CheckOptions extends CanarySettings {
+  readonly text?: string;
+  /** Experimental: an LLM judge model instead of the regex analyzer. */
+  readonly judgeModel?: string;
+  readonly io: VerbIo;
+}
+
+/** What one `check` found: the verdict and its exit code (checkExitCode). */
+export interface CheckResult {
+  readonly verdict: PipelineVerdict;
+  readonly exitCode: 0 | 1 | 2;
+}
+
+/**
+ * `little-canary check` as one call: the settings resolved once (refusals name them by
+ * `io.labels`), the text read and screened, a canary outage reported on `io.reporter` with its
+ * fix. The verdict is returned, not printed.
+ */
+export async function check(options: CheckOptions): Promise<CheckResult> {
+  const { io } = options;
+  const labels = io.labels ?? OPTION_LABELS;
+  const settings = resolveCanarySettings(options, { ...io, warn: (message) => io.reporter.warn(message) });
+  if (options.judgeModel !== undefined && options.judgeModel.trim() === "") throw new UsageError(`${labels.judgeModel} must not be empty`);
+  const plan = Object.freeze({ ...settings, ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}) });
+  if (options.text === undefined) await io.reporter.readingStdin();
+  const built: { pipeline?: SecurityPipeline } = {};
+  const { verdict, canaryOutage } = await checkText({
+    input: options.text !== undefined ? options.text : io.stdin,
+    // Built after the input is read: an empty input is refused before a bad pipeline setting.
+    pipeline: () => (built.pipeline = new SecurityPipeline(plan)),
+  });
+  if (canaryOutage !== null) await io.reporter.diagnostic(canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
+  return { verdict, exitCode: checkExitCode(verdict) };
 }

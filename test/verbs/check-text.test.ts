@@ -3,7 +3,7 @@
 // built. The pipeline here is the real one with the canary off (no model is involved).
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { checkExitCode, checkText } from "../../src/check/check-text.js";
+import { checkExitCode, checkText } from "../../src/verbs/check.js";
 import { UsageError } from "../../src/core/errors.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 

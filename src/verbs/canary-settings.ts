@@ -1,0 +1,264 @@
+// The canary settings every checking verb shares (check, screen, ingest, serve, eval), as the user
+// gave them, resolved once into frozen SecurityPipeline options. What only the user's wording can
+// explain is checked here: which settings conflict, a URL, the pool's endpoints and log, the API
+// key variable, the embedded model's file and hash, the timeout from the environment. The
+// pipeline keeps its own check of its options (pipeline/options.ts) for a SecurityPipeline built
+// directly; of this module's rules, only an empty model and the hash's form are checked there too.
+//
+// Refusals name the setting by the caller's label: the CLI passes its flag names
+// (`FLAG_LABELS`: "--ollama-url"), a library caller gets the option names (`OPTION_LABELS`:
+// "ollamaUrl"). So one rule has one message template, whichever door the setting came through.
+import { resolve } from "node:path";
+import { validateBaseUrl, validateServiceUrl } from "../canary/endpoint.js";
+import { checkModelSha256 } from "../canary/embedded-model-file.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
+import { apiKeyFromEnv } from "../canary/openai-probe.js";
+import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
+import { endpointLogWriter } from "../canary/pool-log.js";
+import { resolveCanaryTimeout } from "../canary/timeout.js";
+import { UsageError } from "../core/errors.js";
+import type { CanaryPoolConfig, SecurityPipelineOptions } from "../pipeline/options.js";
+
+/** Which kind of server the canary runs on. */
+export interface ProviderSettings {
+  /** Absent means ollama (the default). */
+  provider?: "ollama" | "openai";
+  baseUrl?: string;
+  /** The name of the environment variable holding the API key (with provider openai). */
+  apiKeyEnv?: string;
+}
+
+/** A pool of canary endpoints in place of one URL. */
+export interface PoolSettings {
+  /** `URL[#N]`, one per endpoint: a pool in place of ollamaUrl or baseUrl. */
+  canaryEndpoint?: string[];
+  /** A file that receives which pool endpoint answered each check (JSONL). */
+  endpointLog?: string;
+  /** ollamaUrl was given by the user, not defaulted (only an explicit one conflicts with a pool). */
+  ollamaUrlGiven?: boolean;
+  provider?: "ollama" | "openai";
+}
+
+/** Every canary setting of a checking verb, as plain values. */
+export interface CanarySettings extends ProviderSettings, PoolSettings {
+  mode: "block" | "advisory" | "full";
+  canaryModel: string;
+  /** canaryModel was given, not defaulted. Absent: a model equal to the default counts as the default. */
+  canaryModelGiven?: boolean;
+  ollamaUrl: string;
+  /** Seconds per canary call; absent: LITTLE_CANARY_TIMEOUT, else 600. */
+  timeout?: number;
+  /** False: the structural layer only. */
+  canary: boolean;
+  /** `embedded` or `embedded:PATH`: run the canary in this process (docs/embedded.md). */
+  canaryBackend?: string;
+  /** The SHA-256 of the `embedded:PATH` file. */
+  canarySha256?: string;
+  /** Where `model pull` keeps models (for the embedded canary without a path). */
+  modelDir?: string;
+  /** Checks in flight: the embedded canary gets one context sequence per slot. */
+  concurrency?: number;
+  failClosed?: boolean;
+}
+
+/** The name each setting goes by in a refusal. */
+export interface SettingLabels {
+  readonly canaryModel: string;
+  readonly ollamaUrl: string;
+  readonly canaryEndpoint: string;
+  readonly endpointLog: string;
+  readonly provider: string;
+  readonly baseUrl: string;
+  readonly apiKeyEnv: string;
+  readonly canaryBackend: string;
+  readonly noCanary: string;
+  readonly canarySha256: string;
+  readonly judgeModel: string;
+}
+
+/** The labels of a library caller: the option names. */
+export const OPTION_LABELS: SettingLabels = Object.freeze({
+  canaryModel: "canaryModel",
+  ollamaUrl: "ollamaUrl",
+  canaryEndpoint: "canaryEndpoint",
+  endpointLog: "endpointLog",
+  provider: "provider",
+  baseUrl: "baseUrl",
+  apiKeyEnv: "apiKeyEnv",
+  canaryBackend: "canaryBackend",
+  noCanary: "canary: false",
+  canarySha256: "canarySha256",
+  judgeModel: "judgeModel",
+});
+
+/** The labels of the CLI: its flags. */
+export const FLAG_LABELS: SettingLabels = Object.freeze({
+  canaryModel: "--canary-model",
+  ollamaUrl: "--ollama-url",
+  canaryEndpoint: "--canary-endpoint",
+  endpointLog: "--endpoint-log",
+  provider: "--provider",
+  baseUrl: "--base-url",
+  apiKeyEnv: "--api-key-env",
+  canaryBackend: "--canary",
+  noCanary: "--no-canary",
+  canarySha256: "--canary-sha256",
+  judgeModel: "--judge-model",
+});
+
+/** What resolving reads besides the settings: where relative paths start, the environment, and where warnings go. */
+export interface SettingsContext {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** One operational warning (no prefix, no newline). */
+  readonly warn: (message: string) => void;
+  /** How refusals name the settings (default OPTION_LABELS). */
+  readonly labels?: SettingLabels;
+}
+
+/**
+ * The canary pool `canaryEndpoint` asks for, or null without it. The pool's endpoints replace
+ * ollamaUrl, so giving both is refused (and so is a pool when `canary` is false); take-out
+ * warnings go to `warn` and every attempt to the endpointLog file.
+ */
+export function canaryPoolFromSettings(settings: PoolSettings, context: SettingsContext, canary: boolean): CanaryPoolConfig | null {
+  const l = context.labels ?? OPTION_LABELS;
+  const raws = settings.canaryEndpoint ?? [];
+  if (raws.length === 0) {
+    if (settings.endpointLog !== undefined) throw new UsageError(`${l.endpointLog} needs ${l.canaryEndpoint}: it logs the endpoints of a pool`);
+    return null;
+  }
+  if (settings.ollamaUrlGiven === true)
+    throw new UsageError(`give ${l.ollamaUrl} or ${l.canaryEndpoint}, not both: the pool's endpoints replace ${l.ollamaUrl}`);
+  if (!canary) throw new UsageError(`${l.canaryEndpoint} cannot be used with ${l.noCanary}`);
+  // OpenAI-compatible replicas are named by their base URLs (…/v1), Ollama ones by their origins.
+  const endpoints = parsePoolEndpoints(raws, l.canaryEndpoint, settings.provider === "openai" ? "base_url" : "origin");
+  if (settings.endpointLog !== undefined && settings.endpointLog.trim() === "") throw new UsageError(`${l.endpointLog} must not be empty`);
+  const logPath = settings.endpointLog === undefined ? null : resolve(context.cwd, settings.endpointLog);
+  return {
+    endpoints,
+    onWarning: context.warn,
+    ...(logPath !== null ? { onAttempt: endpointLogWriter(logPath) } : {}),
+  };
+}
+
+/**
+ * The backend part of the pipeline options from provider, baseUrl and apiKeyEnv: the URL is
+ * checked (a path such as /v1 is allowed, credentials, a query or a fragment are not) and the
+ * key is read from the named variable. Only a model left at the Ollama default
+ * (`modelLeftAtDefault`) becomes the OpenAI default; a model the user typed is kept.
+ */
+export function providerOptionsFromSettings(
+  settings: ProviderSettings & Pick<PoolSettings, "canaryEndpoint">,
+  context: Pick<SettingsContext, "env" | "labels">,
+  canaryModel: string,
+  modelLeftAtDefault = false,
+): Pick<SecurityPipelineOptions, "provider" | "baseUrl" | "apiKey" | "canaryModel"> {
+  const l = context.labels ?? OPTION_LABELS;
+  if (settings.provider !== "openai") {
+    if (settings.baseUrl !== undefined) throw new UsageError(`${l.baseUrl} needs ${l.provider} openai (the Ollama endpoint is ${l.ollamaUrl})`);
+    if (settings.apiKeyEnv !== undefined) throw new UsageError(`${l.apiKeyEnv} needs ${l.provider} openai`);
+    return {};
+  }
+  const pooled = (settings.canaryEndpoint ?? []).length > 0;
+  if (pooled && settings.baseUrl !== undefined)
+    throw new UsageError(`give ${l.baseUrl} or ${l.canaryEndpoint}, not both: the pool's endpoints replace ${l.baseUrl}`);
+  if (!pooled && (settings.baseUrl === undefined || settings.baseUrl.trim() === ""))
+    throw new UsageError(`${l.provider} openai needs ${l.baseUrl} (or ${l.canaryEndpoint})`);
+  if (!pooled) validateBaseUrl(settings.baseUrl, l.baseUrl);
+  let apiKey: string | undefined;
+  if (settings.apiKeyEnv !== undefined) {
+    try {
+      apiKey = apiKeyFromEnv(settings.apiKeyEnv, context.env);
+    } catch (error) {
+      throw new UsageError(`${l.apiKeyEnv}: ${error instanceof Error ? error.message : "invalid"}`);
+    }
+  }
+  return {
+    provider: "openai",
+    ...(pooled ? {} : { baseUrl: settings.baseUrl as string }),
+    canaryModel: modelLeftAtDefault ? DEFAULT_OPENAI_MODEL : canaryModel,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+  };
+}
+
+/**
+ * The embedded canary from canaryBackend `embedded[:PATH]`, canarySha256 and modelDir, or null
+ * without canaryBackend. Everything that names another backend (provider openai, ollamaUrl, a
+ * pool, a model tag) is refused with it, and so is a hash without a path.
+ */
+function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
+  const raw = settings.canaryBackend;
+  if (raw === undefined) {
+    if (settings.canarySha256 !== undefined) throw new UsageError(`${l.canarySha256} needs ${l.canaryBackend} embedded:PATH`);
+    return null;
+  }
+  if (!settings.canary) throw new UsageError(`give ${l.canaryBackend} or ${l.noCanary}, not both`);
+  const match = /^embedded(?::(.+))?$/s.exec(raw);
+  if (match === null) throw new UsageError(`${l.canaryBackend} takes embedded or embedded:PATH.gguf (the HTTP canaries are chosen with ${l.provider})`);
+  if (settings.provider === "openai") throw new UsageError(`${l.canaryBackend} embedded cannot be used with ${l.provider} openai`);
+  if (settings.ollamaUrlGiven === true) throw new UsageError(`${l.canaryBackend} embedded cannot be used with ${l.ollamaUrl}: it runs in this process`);
+  if ((settings.canaryEndpoint ?? []).length > 0)
+    throw new UsageError(`${l.canaryBackend} embedded cannot be used with ${l.canaryEndpoint}: it runs in this process`);
+  if (!modelLeftAtDefault(settings))
+    throw new UsageError(`${l.canaryModel} names a served model; the embedded canary's model is its file (${l.canaryBackend} embedded:PATH)`);
+  const path = match[1];
+  if (path !== undefined && settings.canarySha256 === undefined) {
+    throw new UsageError(`${l.canaryBackend} embedded:PATH needs ${l.canarySha256} HEX: the file's SHA-256 is the model's identity`);
+  }
+  if (path === undefined && settings.canarySha256 !== undefined)
+    throw new UsageError(`${l.canarySha256} needs a path (${l.canaryBackend} embedded:PATH); the default model's hash is pinned`);
+  return {
+    provider: "embedded",
+    embedded: {
+      ...(path !== undefined ? { modelPath: resolve(context.cwd, path), sha256: checkModelSha256(settings.canarySha256, l.canarySha256) } : {}),
+      ...(settings.modelDir !== undefined ? { modelDir: resolve(context.cwd, settings.modelDir) } : {}),
+      ...(settings.concurrency !== undefined ? { sequences: settings.concurrency } : {}),
+    },
+  };
+}
+
+/** Whether canaryModel was left at its default (see CanarySettings.canaryModelGiven). */
+function modelLeftAtDefault(settings: Pick<CanarySettings, "canaryModel" | "canaryModelGiven">): boolean {
+  return settings.canaryModelGiven !== true && settings.canaryModel === DEFAULT_CANARY_MODEL;
+}
+
+/**
+ * The pipeline's warnings to `warn`, except a canary outage: every verb that checks reports
+ * that itself, once, with where the calls went and the fix (pipeline/canary-warning.ts).
+ */
+function pipelineWarnings(warn: (message: string) => void): NonNullable<SecurityPipelineOptions["onWarning"]> {
+  return (message, code) => {
+    if (code !== "canary_outage") warn(message);
+  };
+}
+
+/**
+ * The SecurityPipeline options the settings ask for, resolved once and frozen: the model, the
+ * backend (embedded, OpenAI-compatible or Ollama), the pool, the endpoint, the timeout (the
+ * setting, else LITTLE_CANARY_TIMEOUT in `context.env`, else 600) and the degraded policy.
+ * Throws UsageError (ConfigError for a bad environment) naming the setting by its label.
+ */
+export function resolveCanarySettings(settings: CanarySettings, context: SettingsContext): Readonly<SecurityPipelineOptions> {
+  const l = context.labels ?? OPTION_LABELS;
+  if (!settings.canaryModel || settings.canaryModel.trim() === "") throw new UsageError(`${l.canaryModel} must not be empty`);
+  const onDegraded = settings.failClosed ? "fail_closed" : "fail_open";
+  const embedded = embeddedOptions(settings, context, l);
+  if (embedded !== null) {
+    const canaryTimeout = resolveCanaryTimeout(settings.timeout, context.env);
+    return Object.freeze({ mode: settings.mode, canaryTimeout, enableCanary: true, onDegraded, onWarning: pipelineWarnings(context.warn), ...embedded });
+  }
+  const backend = providerOptionsFromSettings(settings, context, settings.canaryModel, modelLeftAtDefault(settings));
+  const canaryPool = canaryPoolFromSettings(settings, context, settings.canary);
+  if (settings.canary && backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
+  return Object.freeze({
+    mode: settings.mode,
+    canaryModel: settings.canaryModel,
+    ...(canaryPool !== null ? { canaryPool } : { ollamaUrl: settings.ollamaUrl }),
+    canaryTimeout: resolveCanaryTimeout(settings.timeout, context.env),
+    enableCanary: settings.canary,
+    onDegraded,
+    onWarning: pipelineWarnings(context.warn),
+    ...backend,
+  });
+}

@@ -1,0 +1,95 @@
+// `screen`, the verb behind `little-canary screen`: a JSONL batch validated whole, each item
+// checked, the little-canary-batch/v1 document streamed to the reporter's output, CI reports
+// written. The canary settings are resolved once, when the pipeline is built (after the report
+// paths and the reader limits, so those refuse first, as they always have); the breaker or an
+// outage earns one warning line with its fix. The summary is returned; the caller prints it.
+import { canaryOutageWarning, canaryTarget, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
+import type { ReaderLimits } from "../documents/reader-limits.js";
+import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { screenWithReports } from "../report/screen-reports.js";
+import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
+import { batchExitCode } from "../screen/screen-batch.js";
+import type { BatchSummary } from "../screen/tally.js";
+import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
+import { resolveReportSettings, type ReportSettings } from "./report-settings.js";
+import type { VerbIo } from "./reporter.js";
+
+export { batchExitCode } from "../screen/screen-batch.js";
+export { InputRefusedError } from "../screen/files.js";
+export type { BatchSummary } from "../screen/tally.js";
+export type { BatchState } from "../documents/schemas.js";
+
+/** The settings of one `screen`, as plain values. */
+export interface ScreenOptions extends CanarySettings, ReportSettings, Pick<ReaderLimits, "maxMetadataKeys" | "maxMetadataValueChars"> {
+  /** The JSONL file; absent: `io.stdin`. */
+  readonly input?: string;
+  /** 0: no limit. */
+  maxItems: number;
+  maxItemBytes: number;
+  /** 0: no limit. */
+  maxTotalBytes: number;
+  concurrency: number;
+  /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
+  maxCanaryFailures?: number;
+  /** Where the scratch files go (default: the OS temporary directory). */
+  scratchDir?: string;
+  /** A verdict cache file, or false / absent for none. */
+  cache?: string | false;
+  readonly io: VerbIo;
+  /** Aborts the run (its scratch files are removed); the abort reason is thrown. */
+  readonly signal?: AbortSignal;
+}
+
+/** What one `screen` found: the document's summary and the batch's exit code. */
+export interface ScreenResult {
+  readonly summary: BatchSummary;
+  readonly exitCode: 0 | 1 | 2;
+}
+
+/**
+ * The one warning line a batch earns: the breaker opening, else items whose canary call found
+ * the backend unreachable or timed out (the first such reason is named). Null when neither.
+ */
+export function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
+  const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  if (trip !== null) return circuitOpenWarning(target, trip, `${n(summary.notSent, "item")} of ${summary.total}`);
+  const { first, affected } = summary.outage;
+  return first === null ? null : canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
+}
+
+/** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary. */
+export async function screen(options: ScreenOptions): Promise<ScreenResult> {
+  const { io } = options;
+  const { reporter } = io;
+  const built: { pipeline?: SecurityPipeline } = {};
+  const { maxItems, maxItemBytes, maxTotalBytes, maxMetadataKeys, maxMetadataValueChars } = options;
+  try {
+    const { summary } = await screenWithReports({
+      input: options.input ?? io.stdin,
+      output: (chunk) => reporter.output(chunk),
+      limits: { maxItems, maxItemBytes, maxTotalBytes, maxMetadataKeys, maxMetadataValueChars },
+      // Built (and so validated) before reading: a bad setting or environment refuses first.
+      pipeline: () => (built.pipeline = new SecurityPipeline(resolveCanarySettings(options, { ...io, warn: (message) => reporter.warn(message) }))),
+      beforeRead: () => (options.input === undefined ? reporter.readingStdin() : undefined),
+      beforeOutput: async (totals, circuitOpen) => {
+        reporter.finishProgress();
+        const warning = screenCanaryWarning(totals, circuitOpen, canaryTarget(built.pipeline as SecurityPipeline));
+        if (warning !== null) await reporter.diagnostic(warning);
+      },
+      concurrency: options.concurrency,
+      ...(options.maxCanaryFailures !== undefined ? { maxCanaryFailures: options.maxCanaryFailures } : {}),
+      ...(options.scratchDir !== undefined ? { scratchDir: options.scratchDir } : {}),
+      cacheFile: typeof options.cache === "string" ? options.cache : null,
+      onCacheNote: (message) => reporter.warn(message),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      onProgress: (done, total) => reporter.progress(done, total),
+      cwd: io.cwd,
+      reports: resolveReportSettings(options, io),
+    });
+    await reporter.output("\n");
+    if (summary.total === 0) await reporter.diagnostic("warning: no items in input\n");
+    return { summary, exitCode: batchExitCode(summary) };
+  } finally {
+    reporter.finishProgress();
+  }
+}

@@ -1,0 +1,60 @@
+// `serve`, the verb behind `little-canary serve`: the settings resolved once into the pipeline's
+// options and the service's limits, then `runService` until the stop signal and a clean drain.
+// The log (and the access log, when asked) goes to the reporter's `write`, never request text.
+import { streamAccessLog } from "../server/access-log.js";
+import { streamLog } from "../server/log.js";
+import { runService } from "../server/run-service.js";
+import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
+import type { VerbIo } from "./reporter.js";
+
+export { ServerBindError } from "../server/lifecycle.js";
+
+/** When the service stops: `stop` begins the drain, `force` cuts it short; `dispose` is called once the service is down. */
+export interface StopSignals {
+  readonly stop: Promise<void>;
+  readonly force: Promise<void>;
+  readonly dispose: () => void;
+}
+
+/** The settings of the service, as plain values. */
+export interface ServeOptions extends CanarySettings {
+  /** On 127.0.0.1; 0: any free port. */
+  port: number;
+  maxConcurrent: number;
+  maxQueue: number;
+  /** Seconds for a client's body. */
+  readTimeout: number;
+  maxConnections: number;
+  /** Browser origins answered with CORS headers. */
+  allowOrigin?: string[];
+  /** One JSON line per request on the reporter. */
+  accessLog?: boolean;
+  readonly io: VerbIo;
+  /** Called once the settings are valid, before the service starts. */
+  readonly stopSignals: () => StopSignals;
+}
+
+/** Runs the service until `stop` and a drain; throws ServerBindError when the port cannot be bound. */
+export async function serve(options: ServeOptions): Promise<void> {
+  const { io } = options;
+  const write = { write: io.reporter.write };
+  const plan = Object.freeze({
+    // One embedded-canary sequence per request served at once.
+    pipeline: resolveCanarySettings({ ...options, concurrency: options.maxConcurrent }, { ...io, warn: io.reporter.warn }),
+    service: Object.freeze({
+      maxConcurrent: options.maxConcurrent,
+      maxQueue: options.maxQueue,
+      readTimeoutMs: Math.max(1, Math.round(options.readTimeout * 1000)),
+      maxConnections: options.maxConnections,
+      allowOrigins: options.allowOrigin ?? [],
+      ...(options.accessLog === true ? { accessLog: streamAccessLog(write) } : {}),
+    }),
+    port: options.port,
+  });
+  const signals = options.stopSignals();
+  try {
+    await runService({ ...plan, log: streamLog(write), stop: signals.stop, force: signals.force });
+  } finally {
+    signals.dispose();
+  }
+}
