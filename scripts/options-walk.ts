@@ -31,6 +31,7 @@
 // here are the commands' entry files, so the walk follows code wherever it moves.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { folderOf, parseLayers } from "./import-graph.js";
 
@@ -53,7 +54,7 @@ const SPECS: readonly WalkSpec[] = [
 ];
 
 /** What the walk of one command found. */
-interface OptionsWalk {
+export interface OptionsWalk {
   /** The files that read the options, in order, consecutive repeats collapsed. */
   readonly files: readonly string[];
   /** The folders of `files` (`cli` for cli/, the folder under src/ otherwise), consecutive repeats collapsed. */
@@ -63,7 +64,7 @@ interface OptionsWalk {
 type FunctionWithBody = ts.FunctionLikeDeclaration & { readonly body: ts.Node };
 
 /** Follows the options of `run`'s `parameter` in `entry` through the program; see the header. */
-function walkOptions(root: string, entry: string, parameter: string): OptionsWalk {
+export function walkOptions(root: string, entry: string, parameter: string): OptionsWalk {
   const config = ts.getParsedCommandLineOfConfigFile(
     join(root, "tsconfig.json"),
     { noEmit: true },
@@ -315,7 +316,7 @@ function isDeclarationName(node: ts.Identifier): boolean {
 }
 
 /** The figures of one walk: `layerOf` names each folder's layer, `layers` runs bottom up (`cli` and anything unnamed sit on top). */
-interface WalkFigures {
+export interface WalkFigures {
   readonly rooms: number;
   readonly folders: number;
   readonly climbs: number;
@@ -325,7 +326,7 @@ interface WalkFigures {
 }
 
 /** Counts what the issue's targets name: distinct rooms and folders, climbs to a higher layer, returns to a folder already left, stage entries. */
-function walkFigures(walk: OptionsWalk, layerOf: ReadonlyMap<string, string>, layers: readonly string[], stages: readonly string[]): WalkFigures {
+export function walkFigures(walk: OptionsWalk, layerOf: ReadonlyMap<string, string>, layers: readonly string[], stages: readonly string[]): WalkFigures {
   const rank = (folder: string): number => {
     const at = layers.indexOf(layerOf.get(folder) ?? "");
     return at < 0 ? layers.length : at;
@@ -362,4 +363,5 @@ function main(): void {
   }
 }
 
-main();
+// Run as a script (node dist/scripts/options-walk.js), not when a test imports the walk.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();
