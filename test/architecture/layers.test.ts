@@ -17,12 +17,13 @@ import {
   layerViolations,
   neverViolations,
   parseEdgeTable,
+  parseLayers,
   parseNeverRules,
   tableCycles,
   tsFiles,
   unusedAllowances,
   type ImportEdge,
-} from "../support/import-graph.js";
+} from "../../scripts/import-graph.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DOC = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
@@ -39,6 +40,9 @@ describe("layers of src/", () => {
     const folders = new Set(tsFiles(ROOT, "src").map((file) => file.split("/")[1] as string));
     expect([...folders].filter((folder) => !TABLE.has(folder))).toEqual([]);
     expect([...TABLE.keys()].filter((folder) => !folders.has(folder))).toEqual([]);
+    const { layerOf, order } = parseLayers(DOC);
+    expect(order).toEqual(["core", "documents", "detection", "stages", "entry"]);
+    expect([...layerOf.keys()]).toEqual([...TABLE.keys()]);
   });
 
   it("every import in src/ is an edge the table allows", () => {

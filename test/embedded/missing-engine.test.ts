@@ -11,7 +11,7 @@ import { EmbeddedEngineMissingError, engineInstallLines, loadEmbeddedEngine } fr
 import { EmbeddedCanaryProbe } from "../../src/canary/embedded-probe.js";
 import { ingestFiles } from "../../src/ingest/files.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { tsFiles } from "../support/import-graph.js";
+import { tsFiles } from "../../scripts/import-graph.js";
 import { runCli } from "../support/cli.js";
 import { writeTinyModel } from "../support/tiny-gguf.js";
 

@@ -112,6 +112,21 @@ export function parseEdgeTable(markdown: string): EdgeTable {
   return table;
 }
 
+/**
+ * The layer of each folder in the allowed-edge table (its "Layer" column: `core`, `documents`,
+ * `detection`, `stages`, `entry`), and the layers bottom up in the order the table first names them.
+ */
+export function parseLayers(markdown: string): { readonly layerOf: ReadonlyMap<string, string>; readonly order: readonly string[] } {
+  const layerOf = new Map<string, string>();
+  for (const cells of tableRows(section(markdown, "The layering table"))) {
+    const [folder] = namesIn(cells[0] as string);
+    const layer = cells[1];
+    if (folder === undefined || layer === undefined || cells.length < 4) throw new Error(`layering table: row ${cells[0]} names no layer`);
+    layerOf.set(folder, layer);
+  }
+  return { layerOf, order: [...new Set(layerOf.values())] };
+}
+
 /** The "never" rules of docs/architecture.md ("## Never"): from, never imports, why. */
 export function parseNeverRules(markdown: string): NeverRule[] {
   return tableRows(section(markdown, "Never")).map((cells) => ({
