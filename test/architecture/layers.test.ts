@@ -41,7 +41,7 @@ describe("layers of src/", () => {
     expect([...folders].filter((folder) => !TABLE.has(folder))).toEqual([]);
     expect([...TABLE.keys()].filter((folder) => !folders.has(folder))).toEqual([]);
     const { layerOf, order } = parseLayers(DOC);
-    expect(order).toEqual(["core", "documents", "detection", "stages", "entry"]);
+    expect(order).toEqual(["core", "documents", "detection", "stages", "verbs", "entry"]);
     expect([...layerOf.keys()]).toEqual([...TABLE.keys()]);
   });
 
