@@ -33,16 +33,14 @@ export function define(io: CliIo, state: RunState): Command {
 
 /** Runs one ingest, prints its summary (or manifest) and returns the exit code. */
 export async function run(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
-  const [{ ingest }, { IngestRefusedError }, { ingestOptionsFromFlags }, { createIngestReporter }, output, { displayText }, { INGEST_EXIT }] =
-    await Promise.all([
-      import("../../src/verbs/ingest.js"),
-      import("../../src/ingest/run-plan.js"),
-      import("../ingest-options.js"),
-      import("../ingest-reporter.js"),
-      import("../ingest-output.js"),
-      import("../../src/core/display-text.js"),
-      import("../exit-codes.js"),
-    ]);
+  const [{ ingest, IngestRefusedError }, { ingestOptionsFromFlags }, { createIngestReporter }, output, { displayText }, { INGEST_EXIT }] = await Promise.all([
+    import("../../src/verbs/ingest.js"),
+    import("../ingest-options.js"),
+    import("../ingest-reporter.js"),
+    import("../ingest-output.js"),
+    import("../../src/core/display-text.js"),
+    import("../exit-codes.js"),
+  ]);
   await refuseSharedFiles(input, flags, io);
   // Registered first, so no phase of the run can be interrupted without its cleanup.
   const controller = new AbortController();

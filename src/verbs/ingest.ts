@@ -18,6 +18,8 @@ import {
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 
+export { IngestRefusedError } from "../ingest/files.js";
+
 /** Options of `ingest`: those of `ingestFiles`, with the canary's settings instead of a pipeline. */
 export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "reporter" | "unverifiedPipeline"> {
   /**

@@ -39,10 +39,10 @@ function verifyPlan(options: VerifyVerbOptions): { kind: "pair"; manifest: strin
     if (options.manifest !== undefined || options.export !== undefined || options.expectManifestSha256 !== undefined) {
       throw new UsageError("--index checks every pair it lists: do not combine it with --manifest, --export or --expect-manifest-sha256");
     }
-    return { kind: "index", index: options.index };
+    return Object.freeze({ kind: "index", index: options.index });
   }
   if (options.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
-  return { kind: "pair", manifest: options.manifest };
+  return Object.freeze({ kind: "pair", manifest: options.manifest });
 }
 
 /** Verifies one pair or a sharded run's index; see `verifyFiles` and `verifyShardIndex`. */
