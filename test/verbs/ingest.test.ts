@@ -3,43 +3,32 @@
 // where the canary calls went, and the settings read only after the targets were checked.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { canaryNumCtxForPolicy } from "../../src/ingest/files.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { resolvePolicy } from "../../src/documents/policy.js";
+import { canaryNumCtxForPolicy } from "../../src/ingest/files.js";
 import { ingest } from "../../src/verbs/ingest.js";
-import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { RECORDS, dirState, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
+import { RECORDS, dirState, standInAndDirPerTest, verifyPairIn } from "../support/publish-fixtures.js";
 
-let ollama: OllamaStandIn;
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ollama = await startOllamaStandIn({ reply: "The capital of France is Paris." });
-  ({ dir, cleanup } = await tempDir());
-  await writeFile(join(dir, "in.jsonl"), RECORDS);
-});
-afterEach(async () => {
-  await ollama.close();
-  await cleanup();
-});
+const run = standInAndDirPerTest();
+beforeEach(() => writeFile(join(run.dir, "in.jsonl"), RECORDS));
 
-const canary = () => ({ mode: "full" as const, canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 10, enableCanary: true });
+const canary = () => ({ mode: "full" as const, canaryModel: "qwen2.5:1.5b", ollamaUrl: run.ollama.url, canaryTimeout: 10, enableCanary: true });
 
 describe("the ingest verb", () => {
   it("publishes a pair that verifies, sends num_ctx for the policy's segments and tells the reporter where the calls went", async () => {
     const events: string[] = [];
     const result = await ingest(
-      { input: "in.jsonl", manifest: "m.json", export: "e.json", cwd: dir, policy: { segment_chars: 1000 }, canary },
+      { input: "in.jsonl", manifest: "m.json", export: "e.json", cwd: run.dir, policy: { segment_chars: 1000 }, canary },
       {
         start: () => void events.push("start"),
         finished: (run, target) => void events.push(`finished ${run.summary.head.run.records_total} ${target.provider} ${target.url} ${target.model}`),
       },
     );
     expect(result.outcome).toBe(0);
-    expect(events).toEqual(["start", `finished 2 ollama ${new URL(ollama.url).origin} qwen2.5:1.5b`]);
-    expect((await verifyPairIn(dir)).consistent).toBe(true);
+    expect(events).toEqual(["start", `finished 2 ollama ${new URL(run.ollama.url).origin} qwen2.5:1.5b`]);
+    expect((await verifyPairIn(run.dir)).consistent).toBe(true);
     const numCtx = canaryNumCtxForPolicy(resolvePolicy({ segment_chars: 1000 }));
-    const sent = ollama.chatRequests().map((request) => (request.body as { options?: { num_ctx?: number } }).options?.num_ctx);
+    const sent = run.ollama.chatRequests().map((request) => (request.body as { options?: { num_ctx?: number } }).options?.num_ctx);
     expect(sent.length).toBeGreaterThan(0);
     expect(new Set(sent)).toEqual(new Set([numCtx]));
   });
@@ -49,7 +38,7 @@ describe("the ingest verb", () => {
     const refused = ingest({
       input: "in.jsonl",
       manifest: "in.jsonl",
-      cwd: dir,
+      cwd: run.dir,
       canary: () => {
         asked = true;
         throw new Error("the canary settings were read");
@@ -57,6 +46,6 @@ describe("the ingest verb", () => {
     });
     await expect(refused).rejects.toMatchObject({ code: "publish" });
     expect(asked).toBe(false);
-    expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
+    expect((await dirState(run.dir)).files).toEqual(["in.jsonl"]);
   });
 });
