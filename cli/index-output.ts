@@ -1,9 +1,11 @@
 // What `index` and `verify --index` print: a summary line on success, the problems (at most
-// DEFAULT_PROBLEMS_SHOWN, the rest counted) otherwise, and unreadable files on stderr.
-import type { BuildShardIndexResult } from "../src/shard-index/build.js";
+// DEFAULT_PROBLEMS_SHOWN, the rest counted) otherwise, and unreadable files on stderr; and the
+// exit code of `verify --index`.
+import type { BuildShardIndexResult } from "../src/verbs/index.js";
 import type { VerifyShardIndexResult } from "../src/verify/shard-index.js";
 import type { ShardIndexProblem } from "../src/verify/shard-pairs.js";
 import { DEFAULT_PROBLEMS_SHOWN } from "../src/verify/problems.js";
+import { VERIFY_EXIT } from "./exit-codes.js";
 import { writeOut, type CliIo } from "./io.js";
 
 const UNREADABLE = new Set(["index_unreadable", "shard_unreadable"]);
@@ -34,8 +36,21 @@ export function indexSummary(result: BuildShardIndexResult): string {
   );
 }
 
-/** The JSON report of `verify --index --json`. */
-export function verifyIndexReport(result: VerifyShardIndexResult): string {
+/**
+ * Prints what `verify --index` found and returns its exit code: as for a pair, 0 consistent (and
+ * the pin matches), 1 any problem, 3 unreadable files.
+ */
+export async function printVerifyIndex(result: VerifyShardIndexResult, json: boolean, io: CliIo): Promise<number> {
+  if (!result.readable) {
+    // Nothing could be verified as a whole: no report on stdout, one line per unreadable file.
+    await printUnreadable(result.problems, io);
+    return VERIFY_EXIT.unreadable;
+  }
   const { consistent, indexSha256, pinned, shards, problems } = result;
-  return `${JSON.stringify({ consistent, index_sha256: indexSha256, pinned, shards, problems })}\n`;
+  if (json) await writeOut(io.stdout, `${JSON.stringify({ consistent, index_sha256: indexSha256, pinned, shards, problems })}\n`);
+  else if (consistent) {
+    const pin = pinned ? ", matches the pin" : ", not pinned";
+    await writeOut(io.stdout, `verify: consistent (index sha256=${indexSha256}${pin}; ${shards} shard${shards === 1 ? "" : "s"} verified)\n`);
+  } else await printProblems("verify", problems, io);
+  return consistent ? VERIFY_EXIT.consistent : VERIFY_EXIT.problems;
 }

@@ -232,10 +232,11 @@ export {
   IngestRefusedError,
   type IngestFilesOptions,
   type IngestFilesResult,
-  type IngestFilesHooks,
+  type IngestReporter,
+  type RecordPrefetchOptions,
   RECORD_PREFETCH_MIN_BYTES,
 } from "./ingest/files.js";
-/** What a run's record prefetch did (`IngestFilesHooks.recordPrefetch.onStats`; docs/ingest.md, "Warm runs"). */
+/** What a run's record prefetch did (`IngestFilesOptions.recordPrefetch.onStats`; docs/ingest.md, "Warm runs"). */
 export type { RecordPrefetchStats } from "./ingest/record-prefetch.js";
 /**
  * The false-block allowlist of `ingest --allow FILE`: `parseAllowlist` reads an allow file's
@@ -326,7 +327,7 @@ export {
   type BuildShardIndexOptions,
   type BuildShardIndexResult,
   type ShardPairArgument,
-} from "./shard-index/build.js";
+} from "./verbs/index.js";
 export { verifyShardIndex, normalizeIndexPin, type VerifyShardIndexOptions, type VerifyShardIndexResult } from "./verify/shard-index.js";
 export { SHARD_INDEX_PROBLEM_CODES, type ShardIndexProblem, type ShardIndexProblemCode } from "./verify/shard-pairs.js";
 export { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex, type IndexShard } from "./documents/ingest-index.js";
@@ -417,7 +418,7 @@ export {
   type PruneOptions,
 } from "./cache/verdict-cache.js";
 export { IdIndex, idHash, withIdIndex, type IdIndexOptions } from "./cache/id-index.js";
-export { cacheStats, cachePrune, parseDuration, type CacheStatsOptions, type CachePruneOptions, type CachePruneResult } from "./cache/command.js";
+export { cacheStats, cachePrune, parseDuration, type CacheStatsOptions, type CachePruneOptions, type CachePruneResult } from "./verbs/cache.js";
 export { CacheFileError, UncacheableVerdictError, type CacheFileProblem } from "./cache/errors.js";
 export { STRUCTURAL_RULES_VERSION } from "./structural/rules.js";
 export { REGEX_ANALYZER_VERSION } from "./analysis/behavioral.js";

@@ -1,6 +1,6 @@
 // `little-canary cache stats --cache PATH [--json]` and `little-canary cache prune --cache PATH
 // [--older-than DURATION] [--identity KEY]`: flags → `cacheStats` / `cachePrune`
-// (src/cache/command.ts) → a table (stats; JSON with --json) or JSON (prune) on stdout. Exit 0
+// (src/verbs/cache.ts) → a table (stats; JSON with --json) or JSON (prune) on stdout. Exit 0
 // on success; 2 for usage errors, a missing cache file, or a file that is not a verdict cache
 // (REFUSED_EXIT in cli/exit-codes.ts). The library is imported when a subcommand runs.
 import { Command } from "commander";
@@ -35,7 +35,7 @@ export function define(io: CliIo, state: RunState): Command {
   const stats = sub(io, "stats", "Print the cache's entries, per-identity counts, time range and size as a table (JSON with --json).")
     .option("--json", "print the statistics as one JSON object (every field, each identity in full)")
     .action(async (flags: StatsFlags) => {
-      const [{ cacheStats }, { cacheStatsTable }] = await Promise.all([import("../../src/cache/command.js"), import("../cache-stats-output.js")]);
+      const [{ cacheStats }, { cacheStatsTable }] = await Promise.all([import("../../src/verbs/cache.js"), import("../cache-stats-output.js")]);
       const result = cacheStats({ cache: flags.cache, cwd: io.cwd });
       await writeOut(io.stdout, flags.json ? `${JSON.stringify(result)}\n` : cacheStatsTable(result));
       state.exitCode = 0;
@@ -44,7 +44,7 @@ export function define(io: CliIo, state: RunState): Command {
     .option("--older-than <duration>", "remove entries checked longer ago than DURATION (e.g. 30d, 12h, 90m)")
     .option("--identity <key>", "remove entries of this identity key (as `cache stats` lists it)")
     .action(async (flags: PruneFlags) => {
-      const { cachePrune } = await import("../../src/cache/command.js");
+      const { cachePrune } = await import("../../src/verbs/cache.js");
       const result = cachePrune({
         cache: flags.cache,
         cwd: io.cwd,

@@ -1,10 +1,10 @@
-// `little-canary ingest [FILE|-] --manifest PATH [--export PATH]`: flags → `ingestFiles` (which
-// owns pre-flight, locking, reading, the run, publication and rollback) → summary → exit code.
+// `little-canary ingest [FILE|-] --manifest PATH [--export PATH]`: flags → the `ingest` verb
+// (src/verbs/ingest.ts over `ingestFiles`, which owns pre-flight, locking, reading, the run,
+// publication and rollback) → summary → exit code.
 // Every refusal prints `error: …` and exits 3 with nothing written. SIGINT/SIGTERM before the
 // commit roll back and exit 3; after it, the pair stands and a warning says so (docs/publication.md).
 // The library is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
-import type { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PublishFs } from "../../src/publish/fs.js";
 import { INGEST_HELP } from "../help.js";
 import { addIngestFlags, type IngestFlags } from "../ingest-flags.js";
@@ -33,8 +33,8 @@ export function define(io: CliIo, state: RunState): Command {
 
 /** Runs one ingest, prints its summary (or manifest) and returns the exit code. */
 export async function run(input: string, flags: IngestFlags, io: CliIo, options: IngestRunOptions = {}): Promise<number> {
-  const [{ ingestFiles, IngestRefusedError }, settings, { createIngestReporter, reporterHooks }, output, { displayText }, { INGEST_EXIT }] = await Promise.all([
-    import("../../src/ingest/files.js"),
+  const [{ ingest, IngestRefusedError }, { ingestOptionsFromFlags }, { createIngestReporter }, output, { displayText }, { INGEST_EXIT }] = await Promise.all([
+    import("../../src/verbs/ingest.js"),
     import("../ingest-options.js"),
     import("../ingest-reporter.js"),
     import("../ingest-output.js"),
@@ -47,22 +47,10 @@ export async function run(input: string, flags: IngestFlags, io: CliIo, options:
   const unregister = io.onSignal((signal) => {
     if (!controller.signal.aborted) controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written`));
   });
-  let pipeline: SecurityPipeline | null = null;
-  const reporter = createIngestReporter(input, flags, io, () => pipeline);
+  const reporter = createIngestReporter(input, flags, io);
   try {
-    const result = await ingestFiles({
-      input: input === "-" ? io.stdin : input,
-      manifest: flags.manifest,
-      export: flags.export ?? null,
-      overwrite: flags.overwrite === true,
-      policy: settings.policyFromFlags(flags),
-      pipeline: (policy) => (pipeline = settings.pipelineFromFlags(flags, io, policy)),
-      ...settings.runOptionsFromFlags(flags, io),
-      signal: controller.signal,
-      ...(options.fs ? { fs: options.fs } : {}),
-      cwd: io.cwd,
-      hooks: reporterHooks(reporter),
-    });
+    const settings = { ...ingestOptionsFromFlags(input, flags, io), signal: controller.signal, ...(options.fs ? { fs: options.fs } : {}) };
+    const result = await ingest(settings, reporter);
     if (result.interruptedAfterCommit) await writeOut(io.stderr, COMMITTED_WARNING);
     const { published, outcome } = result;
     const printing = flags.json ? output.printPublishedManifest(published, io) : writeOut(io.stdout, output.formatIngestSummary(result.run.summary, published));

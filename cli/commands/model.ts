@@ -1,29 +1,17 @@
-// `little-canary model pull [NAME] [--model-dir DIR] [--from URL]`: flags → `pullModel`
-// (src/canary/embedded-download.ts: pinned SHA-256, resume, atomic cache) → one JSON line on
-// stdout. Progress is drawn on stderr only when it is a TTY. Exit 0 when the model is cached and
+// `little-canary model pull [NAME] [--model-dir DIR] [--from URL]`: flags → `modelPull`
+// (src/verbs/model.ts: pinned SHA-256, resume, atomic cache) → one JSON line on stdout.
+// Progress is drawn on stderr only when it is a TTY. Exit 0 when the model is cached and
 // verified; 2 (refused) for anything else, with a partial download kept when it can resume.
 import { Command } from "commander";
-import { modelCacheDir, MODEL_DIR_ENV, PINNED_MODELS, pinnedModel } from "../../src/canary/embedded-models.js";
+import { MODEL_DIR_ENV, PINNED_MODELS } from "../../src/canary/embedded-models.js";
 import { UsageError } from "../../src/core/errors.js";
 import { writeOut, type CliIo } from "../io.js";
-import { createProgress } from "../progress.js";
+import { createProgress, type ProgressReporter } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
 interface PullFlags {
   modelDir?: string;
   from?: string;
-}
-
-function mirrorUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError("--from must be an http or https URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError("--from must be an http or https URL");
-  if (url.username !== "" || url.password !== "") throw new UsageError("--from must not contain credentials");
-  return raw;
 }
 
 /** Defines `model` and its subcommand `pull`. */
@@ -36,27 +24,7 @@ export function define(io: CliIo, state: RunState): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .action(async (name: string | undefined, flags: PullFlags) => {
-      const { pullModel } = await import("../../src/canary/embedded-download.js");
-      const model = pinnedModel(name);
-      const controller = new AbortController();
-      const unregister = io.onSignal(() => controller.abort());
-      const progress = createProgress(io, `model pull ${model.name} (bytes)`);
-      try {
-        const result = await pullModel({
-          model,
-          dir: modelCacheDir(io.env, flags.modelDir, io.cwd),
-          ...(flags.from !== undefined ? { url: mirrorUrl(flags.from) } : {}),
-          onProgress: (received, total) => progress.update(received, total ?? received),
-          signal: controller.signal,
-        });
-        progress.finish();
-        const line = { model: model.name, license: model.license, path: result.path, sha256: result.sha256, bytes: result.bytes };
-        await writeOut(io.stdout, `${JSON.stringify({ ...line, resumed_from: result.resumedFrom, already_present: result.alreadyPresent })}\n`);
-        state.exitCode = 0;
-      } finally {
-        progress.finish();
-        unregister();
-      }
+      state.exitCode = await runPull(name, flags, io);
     });
   return new Command("model")
     .description("Manage models for the embedded canary (--canary embedded, docs/embedded.md).")
@@ -64,4 +32,30 @@ export function define(io: CliIo, state: RunState): Command {
     .action(() => {
       throw new UsageError("model needs a subcommand: pull (see little-canary model --help)");
     });
+}
+
+/** Pulls one model (`modelPull`), prints its JSON line and returns the exit code. */
+async function runPull(name: string | undefined, flags: PullFlags, io: CliIo): Promise<number> {
+  const { modelPull } = await import("../../src/verbs/model.js");
+  const controller = new AbortController();
+  const unregister = io.onSignal(() => controller.abort());
+  // Drawn from the first progress report on, once the model (and so the label) is known.
+  let progress = null as ProgressReporter | null;
+  try {
+    const options = { ...(name !== undefined ? { name } : {}), ...flags, env: io.env, cwd: io.cwd, signal: controller.signal };
+    const result = await modelPull(options, {
+      progress: (model, received, total) => {
+        progress ??= createProgress(io, `model pull ${model.name} (bytes)`);
+        progress.update(received, total ?? received);
+      },
+    });
+    progress?.finish();
+    const { model } = result;
+    const line = { model: model.name, license: model.license, path: result.path, sha256: result.sha256, bytes: result.bytes };
+    await writeOut(io.stdout, `${JSON.stringify({ ...line, resumed_from: result.resumedFrom, already_present: result.alreadyPresent })}\n`);
+    return 0;
+  } finally {
+    progress?.finish();
+    unregister();
+  }
 }

@@ -2,20 +2,23 @@
 // consistency of a published pair (and the manifest's hash against a pin). Exit 0 consistent,
 // 1 any problem, 3 unreadable files, files given the wrong way round, or usage. Notes (a run
 // whose canary was disabled by choice) follow the verdict and never change the exit code.
-// Problems name indices and codes, never text.
-// Flags → `verifyFiles` (src/verify/verify-files.ts) → print → VERIFY_EXIT (cli/exit-codes.ts).
-// With --index, the index of a sharded run instead (cli/verify-index.ts). The library is
-// imported when the command runs: defining it (for the program) stays cheap.
+// Problems name indices and codes, never text. With --index, the index of a sharded run and
+// every pair it lists instead, with the same exit codes.
+// Flags → `verify` (src/verbs/verify.ts) → print → VERIFY_EXIT (cli/exit-codes.ts). The library
+// is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
-import { UsageError } from "../../src/core/errors.js";
 import { VERIFY_EXIT } from "../exit-codes.js";
 import { VERIFY_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import type { RunState } from "../run-state.js";
-import type { VerifyIndexFlags } from "../verify-index.js";
 
-export interface VerifyFlags extends VerifyIndexFlags {
+export interface VerifyFlags {
   manifest?: string;
+  export?: string;
+  expectManifestSha256?: string;
+  index?: string;
+  expectIndexSha256?: string;
+  json?: boolean;
   /** False with `--no-allowlisted`: an allow-listed admission is a problem. */
   allowlisted?: boolean;
 }
@@ -39,25 +42,16 @@ export function define(io: CliIo, state: RunState): Command {
 
 /** Verifies one pair (or an index), prints the report and returns the exit code. */
 export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
-  if (flags.index !== undefined || flags.expectIndexSha256 !== undefined) {
-    // Never silently ignored: an index run does not apply it to the pairs it lists.
-    if (flags.allowlisted === false) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
-    return (await import("../verify-index.js")).runVerifyIndex(flags, io);
-  }
-  if (flags.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
-  const [{ UNVERIFIABLE_PROBLEM_CODES }, { verifyFiles }, { verifyOutput }] = await Promise.all([
+  const [{ verify }, { UNVERIFIABLE_PROBLEM_CODES }, { verifyOutput }, { printVerifyIndex }] = await Promise.all([
+    import("../../src/verbs/verify.js"),
     import("../../src/verify/problems.js"),
-    import("../../src/verify/verify-files.js"),
     import("../verify-output.js"),
+    import("../index-output.js"),
   ]);
-  const result = await verifyFiles({
-    manifest: flags.manifest,
-    export: flags.export ?? null,
-    expectManifestSha256: flags.expectManifestSha256 ?? null,
-    pinName: "--expect-manifest-sha256",
-    cwd: io.cwd,
-    refuseAllowlisted: flags.allowlisted === false,
-  });
+  const { allowlisted, json, ...files } = flags;
+  const verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd });
+  if (verified.kind === "index") return printVerifyIndex(verified.result, json === true, io);
+  const { result } = verified;
   if (!result.readable) {
     // Nothing was verified: no report on stdout, one line per file that could not be read (or
     // the one line saying the files were given the wrong way round).
@@ -66,7 +60,7 @@ export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
     }
     return VERIFY_EXIT.unreadable;
   }
-  const { report, notes } = verifyOutput(result, flags.json === true);
+  const { report, notes } = verifyOutput(result, json === true);
   await writeOut(io.stdout, report);
   // Facts that are not problems (a run whose canary was disabled by choice), after the verdict.
   if (notes !== "") await writeOut(io.stdout, notes);

@@ -61,9 +61,10 @@ import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stre
 export {
   IngestRefusedError,
   RECORD_PREFETCH_MIN_BYTES,
-  type IngestFilesHooks,
   type IngestFilesOptions,
+  type IngestReporter,
   type IngestRunReport,
+  type RecordPrefetchOptions,
 } from "./run-plan.js";
 
 /** What `ingestFiles` gives back once the pair is published. */
@@ -190,7 +191,7 @@ async function readInput(
  */
 async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: PublicationLock): Promise<PublishResult> {
   const { targets, fs, signal } = plan;
-  const note = plan.hooks.onPublishNote;
+  const note = plan.reporter.warn;
   return publish(
     {
       framed: true,
@@ -229,15 +230,15 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   try {
     // Steps 2 and 3, then step 4: the resources opened, then the input read.
     const { store, reports, lock, ids } = await resources.open();
-    await plan.hooks.beforeRead?.();
+    await plan.reporter.start?.();
     const prefetch = await resources.startPrefetch();
     const { read, shard } = await readInput(plan, ids, prefetch);
     const prefetched = prefetch === null ? null : await prefetch.finish();
     let run: StreamedRun | null = null;
     try {
-      if (prefetched !== null) plan.hooks.recordPrefetch?.onStats?.(prefetched.stats);
+      if (prefetched !== null) plan.cache?.prefetch.onStats?.(prefetched.stats);
       const gate = await gateRun(plan);
-      const cached = store === null ? undefined : runCache(store, plan.canary.pipeline, gate, plan.recordSettings, plan.hooks.onCacheNote);
+      const cached = store === null ? undefined : runCache(store, plan.canary.pipeline, gate, plan.recordSettings, plan.reporter.warn);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
       run = await streamIngestRun(plan.canary.pipeline, read, {
         ...(cached ? { cache: cached.cache, records: cached.records } : {}),
@@ -255,7 +256,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
         clock: plan.clock,
         startedAt: plan.clock(),
         ...(signal ? { signal } : {}),
-        ...(plan.hooks.onProgress ? { onProgress: plan.hooks.onProgress } : {}),
+        ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
         ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
       }).catch((error: unknown) => {
         stopIfAborted(plan);
@@ -263,7 +264,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       });
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen };
-      await plan.hooks.afterRun?.(report);
+      await plan.reporter.finished?.(report);
       const published = await publishRun(run, plan, lock);
       if (reports !== null) await writeReports(reports, run.summary, published);
       return {

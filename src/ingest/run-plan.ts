@@ -38,34 +38,36 @@ export interface IngestRunReport {
 }
 
 /**
- * Points in the run where a caller may report progress. Each awaited hook runs inside the
- * sequence (the locks are held), so a hook that throws fails the run before anything is
- * published.
+ * What a run tells its caller as it goes (progress and warnings; the settings are options).
+ * Each awaited call runs inside the sequence (the locks are held), so one that throws fails the
+ * run before anything is published.
  */
-export interface IngestFilesHooks {
+export interface IngestReporter {
   /** Targets checked under the lock (and the previous pair removed): the input is read next. */
-  readonly beforeRead?: () => void | Promise<void>;
+  readonly start?: () => void | Promise<void>;
   /** Records done so far (a record is done when all its checks are). */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly progress?: (done: number, total: number) => void;
   /** The checks finished and both documents are framed; they are published next. */
-  readonly afterRun?: (run: IngestRunReport) => void | Promise<void>;
-  /** Notes from publication cleanup or rollback (a retained concurrent file, a leftover temp). */
-  readonly onPublishNote?: (message: string) => void;
-  /** Why a requested verdict cache is not used for this run (the run goes on without it). */
-  readonly onCacheNote?: (message: string) => void;
+  readonly finished?: (run: IngestRunReport) => void | Promise<void>;
   /**
-   * The record prefetch of a run with a verdict cache (record-prefetch.ts): where its worker
-   * script is (by default the compiled one beside the library), from what input size it starts
-   * (default RECORD_PREFETCH_MIN_BYTES; standard input never), and what it did.
+   * A note that changes nothing in the result: from publication cleanup or rollback (a retained
+   * concurrent file, a leftover temp), or why a requested verdict cache is not used for this run.
    */
-  readonly recordPrefetch?: {
-    /** The worker script (a file: URL); a missing script means no prefetch. */
-    readonly workerUrl?: URL;
-    /** Input files smaller than this are read without a prefetch. */
-    readonly minInputBytes?: number;
-    /** Told what the prefetch did, once the first pass has read the input. */
-    readonly onStats?: (stats: RecordPrefetchStats) => void;
-  };
+  readonly warn?: (message: string) => void;
+}
+
+/**
+ * The record prefetch of a run with a verdict cache (record-prefetch.ts): where its worker
+ * script is (by default the compiled one beside the library), from what input size it starts
+ * (default RECORD_PREFETCH_MIN_BYTES; standard input never), and what it did.
+ */
+export interface RecordPrefetchOptions {
+  /** The worker script (a file: URL); a missing script means no prefetch. */
+  readonly workerUrl?: URL;
+  /** Input files smaller than this are read without a prefetch. */
+  readonly minInputBytes?: number;
+  /** Told what the prefetch did, once the first pass has read the input. */
+  readonly onStats?: (stats: RecordPrefetchStats) => void;
 }
 
 /**
@@ -140,7 +142,10 @@ export interface IngestFilesOptions {
   readonly cwd?: string;
   /** The clock for the manifest's timestamps (defaults to the system clock). */
   readonly clock?: () => Date;
-  readonly hooks?: IngestFilesHooks;
+  /** Tuning of the record prefetch of a run with a verdict cache. */
+  readonly recordPrefetch?: RecordPrefetchOptions;
+  /** Progress and warnings. */
+  readonly reporter?: IngestReporter;
 }
 
 /** Where the records come from: a file (resolved path) or a stream read once. */
@@ -161,7 +166,7 @@ export interface IngestRunPlan {
   /** The verdict cache file and its record prefetch, or null for a run without a cache. */
   readonly cache: {
     readonly path: string;
-    readonly prefetch: { readonly minInputBytes: number; readonly workerUrl?: URL };
+    readonly prefetch: { readonly minInputBytes: number; readonly workerUrl?: URL; readonly onStats?: (stats: RecordPrefetchStats) => void };
   } | null;
   /** The CI reports to open, the input they name, the paths they may not overwrite; null for none. */
   readonly reports: { readonly options: CiReportOptions; readonly input: string | null; readonly outputs: readonly string[] } | null;
@@ -171,7 +176,7 @@ export interface IngestRunPlan {
   readonly fs: PublishFs;
   readonly cwd: string;
   readonly clock: () => Date;
-  readonly hooks: IngestFilesHooks;
+  readonly reporter: IngestReporter;
 }
 
 /** What an abort rejects with: the caller's own error when it is one of ours. */
@@ -211,8 +216,7 @@ export async function resolveIngestPlan(options: IngestFilesOptions): Promise<In
   const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
   const allowlist = options.allow == null ? null : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
   const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
-  const hooks = options.hooks ?? {};
-  const prefetch = hooks.recordPrefetch;
+  const prefetch = options.recordPrefetch;
   const outputs = [targets.manifestPath, ...(targets.exportPath === null ? [] : [targets.exportPath])];
   return Object.freeze({
     targets,
@@ -234,6 +238,7 @@ export async function resolveIngestPlan(options: IngestFilesOptions): Promise<In
             prefetch: {
               minInputBytes: prefetch?.minInputBytes ?? RECORD_PREFETCH_MIN_BYTES,
               ...(prefetch?.workerUrl ? { workerUrl: prefetch.workerUrl } : {}),
+              ...(prefetch?.onStats ? { onStats: prefetch.onStats } : {}),
             },
           },
     reports: wantsReports(options.reports)
@@ -245,6 +250,6 @@ export async function resolveIngestPlan(options: IngestFilesOptions): Promise<In
     fs: options.fs ?? nodePublishFs,
     cwd,
     clock: options.clock ?? (() => new Date()),
-    hooks,
+    reporter: options.reporter ?? {},
   } satisfies IngestRunPlan);
 }

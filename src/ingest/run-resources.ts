@@ -56,7 +56,7 @@ export class RunResources {
 
   /** Steps 2 and 3: locks, the repeated pre-flight, the previous pair, the directories. */
   private async prepareTargets(): Promise<PublicationLock> {
-    const { targets, fs, hooks } = this.plan;
+    const { targets, fs, reporter } = this.plan;
     const lock = await lockTargets(targets, this.plan.lock.waitSeconds, this.plan.signal);
     try {
       await preflightTargets(targets);
@@ -80,8 +80,7 @@ export class RunResources {
       // live run owns them.
       for (const target of [targets.manifestPath, targets.exportPath]) {
         if (target === null) continue;
-        for (const path of await removeLeftoverScratch(target))
-          hooks.onPublishNote?.(`removed a scratch file left by an interrupted run: ${displayText(path)}`);
+        for (const path of await removeLeftoverScratch(target)) reporter.warn?.(`removed a scratch file left by an interrupted run: ${displayText(path)}`);
       }
       return lock;
     } catch (error) {

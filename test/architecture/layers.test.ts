@@ -76,7 +76,7 @@ describe("layers of src/", () => {
   it("the little-canary/verify entry loads no publish/ module, no writer and no canary client", () => {
     const closure = importClosure(srcEdges, "src/verify/index.ts");
     expect(closure.length).toBeGreaterThan(10);
-    expect(closure.filter((file) => /^src\/(publish|canary|pipeline|ingest|cache|shard-index)\//.test(file))).toEqual([]);
+    expect(closure.filter((file) => /^src\/(publish|canary|pipeline|ingest|cache|verbs)\//.test(file))).toEqual([]);
   });
 
   it("the canary circuit breaker reads serialized verdicts only: it imports nothing but documents/", () => {
@@ -93,31 +93,26 @@ describe("layers of src/", () => {
     expect(analysisToCanary.map((e) => e.to).filter((to) => to !== "src/canary/types.ts")).toEqual([]);
   });
 
-  it("cli/ reaches the library only through src/verbs/ and src/core/ (apart from the files listed, not moved yet)", () => {
-    // The commands whose verbs are not in src/verbs/ yet (ingest, verify, index, cache, model),
-    // and the program's release of the embedded canaries. A file that no longer needs its
-    // exception must leave this list, so it only shrinks.
-    const notMovedYet = [
+  it("cli/ reaches the library only through src/verbs/ and src/core/ (apart from the output files listed)", () => {
+    // Every command makes its one call through src/verbs/. The files listed still read a stage's
+    // result types and constants directly to print them (and the program releases the embedded
+    // canaries). A file that no longer needs its exception must leave this list, so it only shrinks.
+    const readsStageResults = [
       "cli/cache-stats-output.ts",
-      "cli/commands/cache.ts",
-      "cli/commands/index.ts",
       "cli/commands/ingest.ts",
       "cli/commands/model.ts",
       "cli/commands/verify.ts",
       "cli/exit-codes.ts",
       "cli/index-output.ts",
       "cli/ingest-flags.ts",
-      "cli/ingest-options.ts",
       "cli/ingest-output.ts",
-      "cli/ingest-reporter.ts",
       "cli/program.ts",
-      "cli/verify-index.ts",
       "cli/verify-output.ts",
     ];
     const cliEdges = importGraph(ROOT, tsFiles(ROOT, "cli"));
     expect(cliEdges.filter((e) => e.to.startsWith("src/verbs/")).length).toBeGreaterThan(10);
     const around = cliEdges.filter((e) => e.to.startsWith("src/") && !/^src\/(verbs|core)\//.test(e.to));
-    expect([...new Set(around.map((e) => e.from))].sort()).toEqual(notMovedYet);
+    expect([...new Set(around.map((e) => e.from))].sort()).toEqual(readsStageResults);
   });
 
   it("nothing under src/ imports cli/; bench/ and test/publish/ import no cli/ module", () => {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePrune, cacheStats, parseDuration } from "../../src/cache/command.js";
+import { cachePrune, cacheStats, parseDuration } from "../../src/verbs/cache.js";
 import { humanBytes } from "../../cli/cache-stats-output.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
 import { sha256Hex } from "../../src/core/hash.js";

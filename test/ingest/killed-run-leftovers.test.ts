@@ -52,7 +52,7 @@ describe("leftovers of a killed ingest run", () => {
     const old = new Date(Date.now() - STALE_LOCK_MS - 5_000);
     await utimes(lockPathFor(manifest), old, old);
     const notes: string[] = [];
-    const result = await ingestFiles(ingestOptions(dir, ollama.url, { hooks: { onPublishNote: (note) => void notes.push(note) } }));
+    const result = await ingestFiles(ingestOptions(dir, ollama.url, { reporter: { warn: (note) => void notes.push(note) } }));
     expect(result.outcome).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(["e.json", "in.jsonl", "m.json"]);
     expect(notes.filter((note) => note.includes("removed a scratch file left by an interrupted run"))).toHaveLength(4);

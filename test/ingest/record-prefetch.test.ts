@@ -80,13 +80,11 @@ async function run(
       clock,
       concurrency: 4,
       ...(options.model ? { pipeline: pipelineFor(options.model) } : {}),
-      hooks: {
-        recordPrefetch: {
-          minInputBytes: options.prefetch === true ? 0 : Number.MAX_SAFE_INTEGER,
-          workerUrl: options.workerUrl ?? worker.url,
-          onStats: (s) => {
-            stats = s;
-          },
+      recordPrefetch: {
+        minInputBytes: options.prefetch === true ? 0 : Number.MAX_SAFE_INTEGER,
+        workerUrl: options.workerUrl ?? worker.url,
+        onStats: (s) => {
+          stats = s;
         },
       },
     }),
@@ -238,10 +236,8 @@ describe("the record prefetch", () => {
         manifest: "aborted.json",
         export: "aborted.export.json",
         signal: controller.signal,
-        hooks: {
-          beforeRead: () => controller.abort(new Error("stop")),
-          recordPrefetch: { minInputBytes: 0, workerUrl: worker.url, onStats: (s) => void (offered = s.offered) },
-        },
+        reporter: { start: () => controller.abort(new Error("stop")) },
+        recordPrefetch: { minInputBytes: 0, workerUrl: worker.url, onStats: (s) => void (offered = s.offered) },
       }),
     );
     await expect(running).rejects.toThrow();
@@ -275,7 +271,7 @@ describe("the record prefetch", () => {
         signal: controller.signal,
         // The worker answers after two minutes, past this test's timeout: a run that waited for it
         // instead of ending at the abort fails by that timeout.
-        hooks: { recordPrefetch: { minInputBytes: 0, workerUrl: await slowEmptyWorker(dir, 120_000) } },
+        recordPrefetch: { minInputBytes: 0, workerUrl: await slowEmptyWorker(dir, 120_000) },
       }),
     );
     let aborted = false;

@@ -62,7 +62,7 @@ describe("ingestFiles", () => {
     // A neighbour that only looks similar is not ours and stays.
     await writeFile(join(dir, ".m.json.notours.spool"), "keep");
     const notes: string[] = [];
-    await ingestFiles(ingestOptions(dir, ollama.url, { hooks: { onPublishNote: (note) => void notes.push(note) } }));
+    await ingestFiles(ingestOptions(dir, ollama.url, { reporter: { warn: (note) => void notes.push(note) } }));
     expect(await spools()).toEqual([".m.json.notours.spool"]);
     expect(notes.filter((note) => note.includes("removed a scratch file left by an interrupted run"))).toHaveLength(3);
   });

@@ -43,7 +43,7 @@ async function writePreviousPair(): Promise<{ manifest: Buffer; export: Buffer }
 describe("ingest publication", () => {
   it("ingestFiles publishes a pair that verifies, leaving no temp, recovery or lock file", async () => {
     const notes: string[] = [];
-    const result = await ingestFiles(options({ hooks: { onPublishNote: (note) => notes.push(note) } }));
+    const result = await ingestFiles(options({ reporter: { warn: (note) => notes.push(note) } }));
     expect(notes).toEqual([]);
     expect(result.outcome).toBe(0);
     expect(result.interruptedAfterCommit).toBe(false);
@@ -62,14 +62,14 @@ describe("ingest publication", () => {
     expect((await verifyPair()).consistent).toBe(true);
   });
 
-  it("ingestFiles calls its hooks in order: before the read, progress, after the run", async () => {
+  it("ingestFiles calls its reporter in order: before the read, progress, after the run", async () => {
     const events: string[] = [];
     await ingestFiles(
       options({
-        hooks: {
-          beforeRead: () => void events.push("beforeRead"),
-          onProgress: (done, total) => void events.push(`progress ${done}/${total}`),
-          afterRun: (run) => void events.push(`afterRun ${run.summary.head.run.records_total}`),
+        reporter: {
+          start: () => void events.push("beforeRead"),
+          progress: (done, total) => void events.push(`progress ${done}/${total}`),
+          finished: (run) => void events.push(`afterRun ${run.summary.head.run.records_total}`),
         },
       }),
     );

@@ -32,8 +32,8 @@ describe("CI reports of a run that fails after its checks", () => {
     const refused = ingestFiles(
       ingestOptions(dir, ollama.url, {
         reports: { github: { write: (text) => void lines.push(text), stepSummary: join(dir, "summary.md") } },
-        hooks: {
-          afterRun: () => {
+        reporter: {
+          finished: () => {
             throw new Error("refused after the checks");
           },
         },

@@ -2,7 +2,7 @@
 //
 // Building verifies every shard's pair and how the shards fit together (verify/shard-pairs.ts)
 // and writes the canonical index atomically (publish/atomic-write.ts) only when nothing is
-// wrong; otherwise nothing is written and every problem is returned. It lives in its own stage,
+// wrong; otherwise nothing is written and every problem is returned. It lives in the verb layer,
 // above both verify/ and publish/, so that the read-only `little-canary/verify` entry never
 // loads the writer. Problems are data; only an invalid option or argument throws.
 import { lstat } from "node:fs/promises";

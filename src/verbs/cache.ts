@@ -1,9 +1,9 @@
-// The library verbs behind `little-canary cache stats|prune`: open the named cache (which must
-// exist: these verbs never create one), report or prune, close. Messages name the CLI's flags,
-// since these verbs are what the CLI calls.
+// `cacheStats` / `cachePrune`: the library calls behind `little-canary cache stats|prune`. Open
+// the named cache (which must exist: these verbs never create one), report or prune, close.
+// Messages name the CLI's flags, since these verbs are what the CLI calls.
 import { resolve } from "node:path";
 import { UsageError } from "../core/errors.js";
-import { VerdictCache, type CacheStats } from "./verdict-cache.js";
+import { VerdictCache, type CacheStats } from "../cache/verdict-cache.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 

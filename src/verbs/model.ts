@@ -1,0 +1,69 @@
+// `modelPull`: the library call behind `little-canary model pull [NAME] [--model-dir DIR]
+// [--from URL]`. Its options are resolved once, in the order the CLI reports their errors (the
+// model name, the cache directory, the mirror URL), then `pullModel` (canary/embedded-download.ts:
+// pinned SHA-256, resume, atomic cache) runs. Progress goes to the reporter; nothing is printed.
+import { pullModel, type PullModelResult } from "../canary/embedded-download.js";
+import { modelCacheDir, pinnedModel, type PinnedModel } from "../canary/embedded-models.js";
+import { UsageError } from "../core/errors.js";
+
+/** Options of `modelPull`, as a user gives them. */
+export interface ModelPullOptions {
+  /** The pinned model's name (default: the first pinned model). */
+  readonly name?: string;
+  /** The model cache directory (default: $LITTLE_CANARY_MODEL_DIR, else the user's cache). */
+  readonly modelDir?: string;
+  /** A mirror to download from (http or https, no credentials); the pinned SHA-256 still applies. */
+  readonly from?: string;
+  /** The environment the default cache directory is read from (default: the process's). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Relative paths are resolved against this directory (default: the process's). */
+  readonly cwd?: string;
+  /** Aborting stops the transfer; its partial file is kept for the next pull. */
+  readonly signal?: AbortSignal;
+  /** Injected fetch (tests). */
+  readonly fetch?: typeof fetch;
+}
+
+/** What a pull tells its caller while it runs. */
+export interface ModelPullReporter {
+  /** Bytes of `model` on disk so far, and the total when known. */
+  progress?(model: PinnedModel, received: number, total: number | null): void;
+}
+
+/** What `modelPull` did: the model pulled and the verified file. */
+export interface ModelPullOutcome extends PullModelResult {
+  readonly model: PinnedModel;
+}
+
+/** A mirror URL, refused (UsageError) unless it is http(s) without credentials. */
+function mirrorUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError("--from must be an http or https URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError("--from must be an http or https URL");
+  if (url.username !== "" || url.password !== "") throw new UsageError("--from must not contain credentials");
+  return raw;
+}
+
+/**
+ * Downloads a pinned model into the model cache, verified by its SHA-256. Throws ConfigError for
+ * an unknown name, UsageError for a bad mirror URL, ModelPullError when the pull fails.
+ */
+export async function modelPull(options: ModelPullOptions, reporter: ModelPullReporter = {}): Promise<ModelPullOutcome> {
+  const model = pinnedModel(options.name);
+  const plan = Object.freeze({
+    model,
+    dir: modelCacheDir(options.env ?? process.env, options.modelDir, options.cwd ?? process.cwd()),
+    ...(options.from !== undefined ? { url: mirrorUrl(options.from) } : {}),
+  });
+  const result = await pullModel({
+    ...plan,
+    onProgress: (received, total) => reporter.progress?.(model, received, total),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  return { ...result, model };
+}

@@ -1,0 +1,64 @@
+// `verify`: the library call behind `little-canary verify`. One published pair (`verifyFiles`),
+// or with `index` the index of a sharded run and every pair it lists (`verifyShardIndex`). Which
+// of the two runs, and whether the options given fit it, is decided once here, before any file is
+// read; refusals name the CLI's flags, since this is what the CLI calls. Read-only: problems are
+// data, only a misuse of the options throws (UsageError).
+import { UsageError } from "../core/errors.js";
+import { verifyShardIndex, type VerifyShardIndexResult } from "../verify/shard-index.js";
+import { verifyFiles, type VerifyFilesResult } from "../verify/verify-files.js";
+
+/** Options of `verify`: the pair's (`manifest`, ...) or the index's (`index`, ...), never both. */
+export interface VerifyVerbOptions {
+  /** The manifest of one pair. */
+  readonly manifest?: string;
+  /** Its export; omit to check the manifest alone. */
+  readonly export?: string;
+  /** The manifest's SHA-256 as pinned out of band. */
+  readonly expectManifestSha256?: string;
+  /** Instead of one pair: the index of a sharded run, and every pair it lists. */
+  readonly index?: string;
+  /** With `index`: the index's SHA-256 as pinned out of band. */
+  readonly expectIndexSha256?: string;
+  /** One pair only: a record admitted by an ingest allowlist is a problem. */
+  readonly refuseAllowlisted?: boolean;
+  /** Relative paths are resolved against this directory (default: the process's). */
+  readonly cwd?: string;
+}
+
+/** What `verify` checked, and what it found. */
+export type VerifyVerbResult =
+  | { readonly kind: "pair"; readonly result: VerifyFilesResult }
+  | { readonly kind: "index"; readonly result: VerifyShardIndexResult };
+
+/** The check the options ask for, refused (UsageError) when they mix a pair's and an index's. */
+function verifyPlan(options: VerifyVerbOptions): { kind: "pair"; manifest: string } | { kind: "index"; index: string } {
+  if (options.index !== undefined || options.expectIndexSha256 !== undefined) {
+    // Never silently ignored: an index run does not apply it to the pairs it lists.
+    if (options.refuseAllowlisted === true) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
+    if (options.index === undefined) throw new UsageError("--expect-index-sha256 needs --index");
+    if (options.manifest !== undefined || options.export !== undefined || options.expectManifestSha256 !== undefined) {
+      throw new UsageError("--index checks every pair it lists: do not combine it with --manifest, --export or --expect-manifest-sha256");
+    }
+    return Object.freeze({ kind: "index", index: options.index });
+  }
+  if (options.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
+  return Object.freeze({ kind: "pair", manifest: options.manifest });
+}
+
+/** Verifies one pair or a sharded run's index; see `verifyFiles` and `verifyShardIndex`. */
+export async function verify(options: VerifyVerbOptions): Promise<VerifyVerbResult> {
+  const plan = verifyPlan(options);
+  const cwd = options.cwd ?? process.cwd();
+  if (plan.kind === "index") {
+    return { kind: "index", result: await verifyShardIndex({ index: plan.index, expectIndexSha256: options.expectIndexSha256 ?? null, cwd }) };
+  }
+  const result = await verifyFiles({
+    manifest: plan.manifest,
+    export: options.export ?? null,
+    expectManifestSha256: options.expectManifestSha256 ?? null,
+    pinName: "--expect-manifest-sha256",
+    cwd,
+    refuseAllowlisted: options.refuseAllowlisted === true,
+  });
+  return { kind: "pair", result };
+}
