@@ -5,7 +5,7 @@ import { closeGracefully, listenLoopback, ServerBindError } from "../../src/serv
 import { pipelineFor, postJson, stalledRequest, startService } from "../support/server-harness.js";
 import { serviceFixtures } from "../support/service-fixtures.js";
 import { watchSettled } from "../support/settled.js";
-import type { OllamaStandIn } from "../support/ollama-stand-in.js";
+import { holdReplies } from "../support/held-replies.js";
 
 const { cleanup, standIn, service } = serviceFixtures();
 
@@ -27,7 +27,7 @@ describe("bounded concurrency", () => {
 
   it("answers 503 with Retry-After when the queue is full", async () => {
     const ollama = await standIn();
-    const release = holdReplies(ollama);
+    const release = holdReplies(ollama, "Paris is the capital of France.");
     const running = await service(pipelineFor(ollama.url), { maxConcurrent: 1, maxQueue: 1 });
     const first = postJson(running.url, { text: "one" });
     await waitFor(() => ollama.chatRequests().length === 1);
@@ -77,7 +77,7 @@ describe("deadlines and readiness", () => {
 
   it("answers /health from its cache while every check slot waits on a slow canary", async () => {
     const ollama = await standIn();
-    const release = holdReplies(ollama);
+    const release = holdReplies(ollama, "Paris is the capital of France.");
     const running = await service(pipelineFor(ollama.url), { maxConcurrent: 1 });
     const slow = postJson(running.url, { text: "hello" });
     await waitFor(() => ollama.chatRequests().length === 1);
@@ -116,7 +116,7 @@ describe("lifecycle", () => {
 
   it("finishes in-flight and queued checks on shutdown and then stops accepting", async () => {
     const ollama = await standIn();
-    const release = holdReplies(ollama);
+    const release = holdReplies(ollama, "Paris is the capital of France.");
     const running = await startService(pipelineFor(ollama.url), { maxConcurrent: 1 });
     const inFlight = postJson(running.url, { text: "first" });
     const waiting = postJson(running.url, { text: "second" });
@@ -131,22 +131,6 @@ describe("lifecycle", () => {
     await expect(fetch(`${running.url}/health`)).rejects.toThrow();
   });
 });
-
-/**
- * Holds every chat reply of `ollama` until the returned function is called: the test, not a latency
- * that a busy machine can outlast, decides how long a check stays in flight.
- */
-function holdReplies(ollama: OllamaStandIn): () => void {
-  let release = (): void => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  ollama.setReply(async () => {
-    await released;
-    return "Paris is the capital of France.";
-  });
-  return release;
-}
 
 /** The number of checks waiting for a slot, as /health reports it. */
 async function queued(url: string): Promise<number> {
