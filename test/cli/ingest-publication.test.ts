@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { firstChat, holdReplies } from "../support/held-replies.js";
+import { firstChat, whileFirstHoldsTheLocks } from "../support/held-replies.js";
 import { RECORDS, dirState, tempDir } from "../support/publish-fixtures.js";
 
 let ollama: OllamaStandIn;
@@ -22,18 +22,18 @@ afterEach(async () => {
   await cleanup();
 });
 
-/**
- * Runs `first` and, once it holds its locks (it takes them before it reads a record, so once its
- * first check reached the canary), `second`; `first`'s checks are held until `second` has ended, so
- * the second run always meets the first one's locks.
- */
-async function whileFirstHoldsTheLocks(first: string[], second: string[]) {
-  const release = holdReplies(ollama, "The capital of France is Paris.");
-  const a = runCli(first, { cwd: dir });
-  await firstChat(ollama);
-  const b = await runCli(second, { cwd: dir });
-  release();
-  return [await a, b];
+/** whileFirstHoldsTheLocks for two CLI runs: their results, first then second. */
+async function twoRuns(first: string[], second: string[]) {
+  const outcomes = await whileFirstHoldsTheLocks(
+    ollama,
+    "The capital of France is Paris.",
+    () => runCli(first, { cwd: dir }),
+    () => runCli(second, { cwd: dir }),
+  );
+  return outcomes.map((outcome) => {
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value;
+  });
 }
 
 async function verifyPair(manifest = "m.json", exported: string | null = "e.json") {
@@ -54,7 +54,7 @@ async function writePreviousPair(): Promise<{ manifest: Buffer; export: Buffer }
 describe("ingest publication through the CLI", () => {
   it("cannot interleave: exactly one pair is published and verifies, the other run exits 3", async () => {
     const args = ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url];
-    const runs = await whileFirstHoldsTheLocks(args, args);
+    const runs = await twoRuns(args, args);
     const codes = runs.map((run) => run.code).sort();
     expect(codes).toEqual([0, 3]);
     const refused = runs.find((run) => run.code === 3)!;
@@ -69,7 +69,7 @@ describe("ingest publication through the CLI", () => {
 
   it("with --overwrite on both, the second run's lock attempt still exits 3 without touching the first run's pair", async () => {
     const args = ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url];
-    const runs = await whileFirstHoldsTheLocks(args, args);
+    const runs = await twoRuns(args, args);
     expect(runs.map((run) => run.code).sort()).toEqual([0, 3]);
     expect((await verifyPair()).code).toBe(0);
   });
@@ -77,7 +77,7 @@ describe("ingest publication through the CLI", () => {
   it("runs with different manifests but the same export cannot take each other's export away", async () => {
     const first = await writePreviousPair();
     expect(first.export.length).toBeGreaterThan(0);
-    const runs = await whileFirstHoldsTheLocks(
+    const runs = await twoRuns(
       ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url],
       ["ingest", "in.jsonl", "--manifest", "other.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url],
     );

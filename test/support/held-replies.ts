@@ -21,3 +21,32 @@ export function holdReplies(standIn: Pick<OllamaStandIn, "setReply">, reply: str
 export async function firstChat(standIn: Pick<OllamaStandIn, "chatRequests">): Promise<void> {
   while (standIn.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
 }
+
+/** When `whileFirstHoldsTheLocks` lets the first run's checks answer. */
+export type Release = "after-second" | "once-second-started";
+
+/**
+ * Two ingest runs on the same targets, the second meeting the first one's publication locks: starts
+ * `first`, then `second` once the first holds its locks (a run takes them before it reads a record,
+ * so once its first check reached `standIn`, whose replies are held meanwhile). The first run's
+ * checks answer after `second` has settled, or (for a second run that waits for the lock) as soon as
+ * it started. Both outcomes are returned, first then second.
+ */
+export async function whileFirstHoldsTheLocks<A, B>(
+  standIn: Pick<OllamaStandIn, "setReply" | "chatRequests">,
+  reply: string,
+  first: () => Promise<A>,
+  second: () => Promise<B>,
+  release: Release = "after-second",
+): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
+  const answer = holdReplies(standIn, reply);
+  const a = Promise.allSettled([first()]);
+  // A first run that ends before any check (refused) must not leave this waiting for a chat.
+  await Promise.race([firstChat(standIn), a]);
+  const b = Promise.allSettled([second()]);
+  if (release === "once-second-started") answer();
+  const [bOutcome] = await b;
+  answer();
+  const [aOutcome] = await a;
+  return [aOutcome as PromiseSettledResult<A>, bOutcome as PromiseSettledResult<B>];
+}
