@@ -17,9 +17,9 @@ export function holdReplies(standIn: Pick<OllamaStandIn, "setReply">, reply: str
   return release;
 }
 
-/** Resolves once `standIn` has received a chat request (polling; the test timeout bounds it). */
-export async function firstChat(standIn: Pick<OllamaStandIn, "chatRequests">): Promise<void> {
-  while (standIn.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Resolves once `standIn` has received more than `seen` chat requests (polling; the test timeout bounds it). */
+export async function firstChat(standIn: Pick<OllamaStandIn, "chatRequests">, seen = 0): Promise<void> {
+  while (standIn.chatRequests().length <= seen) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** When `whileFirstHoldsTheLocks` lets the first run's checks answer. */
@@ -40,9 +40,11 @@ export async function whileFirstHoldsTheLocks<A, B>(
   release: Release = "after-second",
 ): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
   const answer = holdReplies(standIn, reply);
+  // Chats of earlier runs (a previous pair written by the test) do not count.
+  const seen = standIn.chatRequests().length;
   const a = Promise.allSettled([first()]);
   // A first run that ends before any check (refused) must not leave this waiting for a chat.
-  await Promise.race([firstChat(standIn), a]);
+  await Promise.race([firstChat(standIn, seen), a]);
   const b = Promise.allSettled([second()]);
   if (release === "once-second-started") answer();
   const [bOutcome] = await b;
