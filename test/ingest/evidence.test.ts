@@ -28,14 +28,13 @@ afterEach(async () => {
 });
 
 // The canary also sees structurally blocked text (as with --allow), so the block is exercised
-// and the verdict cache keeps it. The stand-in answers at once: the 60 s deadline only bounds a hang
-// (at 10 s, a loaded machine timed the first check out, and a degraded verdict is not cached).
+// and the verdict cache keeps it.
 const pipeline: IngestFilesOptions["pipeline"] = (policy) =>
   new SecurityPipeline({
     mode: "full",
     canaryModel: "qwen2.5:1.5b",
     ollamaUrl: ollama.url,
-    canaryTimeout: 60,
+    canaryTimeout: 10,
     canaryNumCtx: canaryNumCtxForPolicy(policy),
     skipCanaryIfStructuralBlocks: false,
   });
