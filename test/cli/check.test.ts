@@ -64,14 +64,17 @@ describe("little-canary check", () => {
     [{ fault: "empty" }, "empty_response"],
   ] as const;
   for (const [fault, reason] of faults) {
+    // Only the hang needs a short deadline; the others answer at once, and a deadline a busy machine
+    // could reach before their answer would turn their reason into "timeout".
+    const timeout = fault.fault === "hang" ? "0.3" : "30";
     it(`${reason}: degraded exit 2; --fail-closed turns it into safe:false`, async () => {
       ollama.setReply(fault as never);
-      const open = await check(["--timeout", "0.3"], "What is the capital of France?");
+      const open = await check(["--timeout", timeout], "What is the capital of France?");
       expect(open.code).toBe(2);
       const verdict = JSON.parse(open.stdout);
       expect(verdict.degraded).toBe(true);
       expect(verdict.layers[1].coverage_reason).toBe(reason);
-      const closed = await check(["--timeout", "0.3", "--fail-closed"], "What is the capital of France?");
+      const closed = await check(["--timeout", timeout, "--fail-closed"], "What is the capital of France?");
       expect(closed.code).toBe(2);
       expect(JSON.parse(closed.stdout)).toMatchObject({ safe: false, blocked_by: "fail_closed", safe_input: "" });
     });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { firstChat, whileFirstHoldsTheLocks } from "../support/held-replies.js";
 import { RECORDS, dirState, tempDir } from "../support/publish-fixtures.js";
 
 let ollama: OllamaStandIn;
@@ -20,6 +21,20 @@ afterEach(async () => {
   await ollama.close();
   await cleanup();
 });
+
+/** whileFirstHoldsTheLocks for two CLI runs: their results, first then second. */
+async function twoRuns(first: string[], second: string[]) {
+  const outcomes = await whileFirstHoldsTheLocks(
+    ollama,
+    "The capital of France is Paris.",
+    () => runCli(first, { cwd: dir }),
+    () => runCli(second, { cwd: dir }),
+  );
+  return outcomes.map((outcome) => {
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value;
+  });
+}
 
 async function verifyPair(manifest = "m.json", exported: string | null = "e.json") {
   const args = ["verify", "--manifest", join(dir, manifest)];
@@ -38,13 +53,8 @@ async function writePreviousPair(): Promise<{ manifest: Buffer; export: Buffer }
 
 describe("ingest publication through the CLI", () => {
   it("cannot interleave: exactly one pair is published and verifies, the other run exits 3", async () => {
-    ollama.setLatency(150);
-    const runs = await Promise.all([
-      runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url], { cwd: dir }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
-        runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url], { cwd: dir }),
-      ),
-    ]);
+    const args = ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url];
+    const runs = await twoRuns(args, args);
     const codes = runs.map((run) => run.code).sort();
     expect(codes).toEqual([0, 3]);
     const refused = runs.find((run) => run.code === 3)!;
@@ -58,23 +68,19 @@ describe("ingest publication through the CLI", () => {
   });
 
   it("with --overwrite on both, the second run's lock attempt still exits 3 without touching the first run's pair", async () => {
-    ollama.setLatency(150);
     const args = ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url];
-    const runs = await Promise.all([runCli(args, { cwd: dir }), new Promise((resolve) => setTimeout(resolve, 50)).then(() => runCli(args, { cwd: dir }))]);
+    const runs = await twoRuns(args, args);
     expect(runs.map((run) => run.code).sort()).toEqual([0, 3]);
     expect((await verifyPair()).code).toBe(0);
   });
 
   it("runs with different manifests but the same export cannot take each other's export away", async () => {
-    ollama.setLatency(150);
     const first = await writePreviousPair();
     expect(first.export.length).toBeGreaterThan(0);
-    const runs = await Promise.all([
-      runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
-        runCli(["ingest", "in.jsonl", "--manifest", "other.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url], { cwd: dir }),
-      ),
-    ]);
+    const runs = await twoRuns(
+      ["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url],
+      ["ingest", "in.jsonl", "--manifest", "other.json", "--export", "e.json", "--overwrite", "--ollama-url", ollama.url],
+    );
     expect(runs.map((run) => run.code)).toEqual([0, 3]);
     expect(runs[1]!.stderr).toContain("e.json.lock is held");
     expect((await verifyPair()).code).toBe(0);
@@ -105,7 +111,7 @@ describe("ingest publication through the CLI", () => {
     const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
     ollama.setLatency(1_000);
     const run = runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--ollama-url", ollama.url], { cwd: dir, signals });
-    while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await firstChat(ollama);
     signals.trigger!("SIGINT");
     const result = await run;
     expect(result.code).toBe(3);

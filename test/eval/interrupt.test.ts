@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { CliIo } from "../../cli/io.js";
 import { runMain } from "../../cli/program.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
@@ -105,10 +105,13 @@ describe("eval interrupts", () => {
   test("Ctrl-C while the backend check hangs ends the run before anything is written", async () => {
     const h = harness();
     ollama.setRouteFault("/api/tags", { fault: "hang" });
-    setTimeout(() => h.trigger("SIGINT"), 200);
     const out = join(dir, "b.jsonl");
     // The backend check hangs for good: only the interrupt can end the run (else the test times out).
-    const code = await runMain(args(out), h.io);
+    // It is sent once the check reached the backend, so the run is surely waiting on it, however slowly it started.
+    const running = runMain(args(out), h.io);
+    await vi.waitFor(() => expect(ollama.requests.some((r) => r.path === "/api/tags")).toBe(true), { timeout: 20_000, interval: 10 });
+    h.trigger("SIGINT");
+    const code = await running;
     expect(code).toBe(2);
     expect(h.stderr.text).toContain("interrupted before the first case; no output was written");
     await expect(readFile(out)).rejects.toThrow(/ENOENT/);

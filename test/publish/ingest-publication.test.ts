@@ -9,6 +9,7 @@ import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
 import { lockPathFor } from "../../src/publish/lock.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { firstChat, whileFirstHoldsTheLocks } from "../support/held-replies.js";
 import { RECORDS, dirState, ingestOptions, recordingFs, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
 
 const BENIGN = "The capital of France is Paris.";
@@ -114,8 +115,12 @@ describe("ingest publication", () => {
 
 describe("two runs on the same paths", () => {
   it("cannot interleave: exactly one pair is published and verifies, the other is refused naming the lock", async () => {
-    ollama.setLatency(150);
-    const runs = await Promise.allSettled([ingestFiles(options()), new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options()))]);
+    const runs = await whileFirstHoldsTheLocks(
+      ollama,
+      BENIGN,
+      () => ingestFiles(options()),
+      () => ingestFiles(options()),
+    );
     expect(runs.map((run) => run.status).sort()).toEqual(["fulfilled", "rejected"]);
     const refused = runs.find((run) => run.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({
@@ -129,12 +134,13 @@ describe("two runs on the same paths", () => {
   });
 
   it("runs with different manifests but the same export cannot take each other's export away", async () => {
-    ollama.setLatency(150);
     await writePreviousPair();
-    const runs = await Promise.allSettled([
-      ingestFiles(options({ overwrite: true })),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options({ manifest: "other.json", overwrite: true }))),
-    ]);
+    const runs = await whileFirstHoldsTheLocks(
+      ollama,
+      BENIGN,
+      () => ingestFiles(options({ overwrite: true })),
+      () => ingestFiles(options({ manifest: "other.json", overwrite: true })),
+    );
     expect(runs.map((run) => run.status)).toEqual(["fulfilled", "rejected"]);
     expect(String((runs[1] as PromiseRejectedResult).reason.message)).toContain("e.json.lock is held");
     expect((await verifyPair()).consistent).toBe(true);
@@ -142,11 +148,15 @@ describe("two runs on the same paths", () => {
   });
 
   it("with a lock wait, the second run waits, then refuses the pair the first one published", async () => {
-    ollama.setLatency(100);
-    const [a, b] = await Promise.all([
-      ingestFiles(options()),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options({ waitLockSeconds: 10 })).catch((error: Error) => error)),
-    ]);
+    const [first, second] = await whileFirstHoldsTheLocks(
+      ollama,
+      BENIGN,
+      () => ingestFiles(options()),
+      () => ingestFiles(options({ waitLockSeconds: 10 })).catch((error: Error) => error),
+      "once-second-started",
+    );
+    const a = fulfilled(first);
+    const b = fulfilled(second);
     expect(a.outcome).toBe(0);
     expect(b).toBeInstanceOf(Error);
     expect((b as Error).message).toContain("already exists (use --overwrite to replace it)");
@@ -154,11 +164,15 @@ describe("two runs on the same paths", () => {
   });
 
   it("with a lock wait and overwrite, the second run replaces the first run's pair with its own", async () => {
-    ollama.setLatency(100);
-    const [, b] = await Promise.all([
-      ingestFiles(options()),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ingestFiles(options({ waitLockSeconds: 10, overwrite: true }))),
-    ]);
+    const [first, second] = await whileFirstHoldsTheLocks(
+      ollama,
+      BENIGN,
+      () => ingestFiles(options()),
+      () => ingestFiles(options({ waitLockSeconds: 10, overwrite: true })),
+      "once-second-started",
+    );
+    fulfilled(first);
+    const b = fulfilled(second);
     const verified = await verifyFiles({ manifest: "m.json", export: "e.json", expectManifestSha256: b.published.manifestSha256, cwd: dir });
     expect(verified.consistent).toBe(true);
   });
@@ -257,7 +271,7 @@ describe("aborts", () => {
     ollama.setLatency(60_000);
     const { signal, interrupt } = interrupter();
     const run = ingestFiles(options({ signal }));
-    while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await firstChat(ollama);
     interrupt();
     await expect(run).rejects.toThrow("interrupted by SIGINT; nothing written");
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
@@ -278,7 +292,7 @@ describe("aborts", () => {
     ollama.setLatency(2_000);
     const controller = new AbortController();
     const run = ingestFiles(options({ signal: controller.signal }));
-    while (ollama.chatRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await firstChat(ollama);
     controller.abort("stop");
     await expect(run).rejects.toMatchObject({ code: "input_refused", message: "interrupted; nothing written", cause: "stop" });
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
@@ -302,3 +316,9 @@ describe("leftovers and verify", () => {
     expect(verified.readable).toBe(false);
   });
 });
+
+/** The value of a run that must have succeeded; rethrows its error otherwise. */
+function fulfilled<T>(outcome: PromiseSettledResult<T>): T {
+  if (outcome.status === "rejected") throw outcome.reason;
+  return outcome.value;
+}

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
 import { screenFile } from "../../src/screen/files.js";
@@ -141,8 +141,8 @@ describe("screenFile two passes", () => {
     stdin.write(Buffer.from(lines(2)));
     const controller = new AbortController();
     const run = screenFile({ input: stdin, pipeline: countingPipeline(), output, scratchDir: scratch, signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await spools()).toHaveLength(1);
+    // The copy of stdin exists once the first pass has started (retried until then, not a fixed wait).
+    await vi.waitFor(async () => expect(await spools()).toHaveLength(1), { timeout: 20_000, interval: 10 });
     controller.abort(new Error("interrupted"));
     await expect(run).rejects.toThrow("interrupted");
     expect(await spools()).toEqual([]);

@@ -5,6 +5,7 @@ import { closeGracefully, listenLoopback, ServerBindError } from "../../src/serv
 import { pipelineFor, postJson, stalledRequest, startService } from "../support/server-harness.js";
 import { serviceFixtures } from "../support/service-fixtures.js";
 import { watchSettled } from "../support/settled.js";
+import { holdReplies } from "../support/held-replies.js";
 
 const { cleanup, standIn, service } = serviceFixtures();
 
@@ -25,16 +26,18 @@ describe("bounded concurrency", () => {
   });
 
   it("answers 503 with Retry-After when the queue is full", async () => {
-    const ollama = await standIn(400);
+    const ollama = await standIn();
+    const release = holdReplies(ollama, "Paris is the capital of France.");
     const running = await service(pipelineFor(ollama.url), { maxConcurrent: 1, maxQueue: 1 });
     const first = postJson(running.url, { text: "one" });
     await waitFor(() => ollama.chatRequests().length === 1);
     const second = postJson(running.url, { text: "two" });
-    await waitFor(async () => ((await (await fetch(`${running.url}/health`)).json()) as { queue: { queued: number } }).queue.queued === 1);
+    await waitFor(async () => (await queued(running.url)) === 1);
     const third = await postJson(running.url, { text: "three" });
     expect(third.status).toBe(503);
     expect(third.headers.get("retry-after")).toBe("1");
     expect(await third.json()).toEqual({ error: "server busy: check queue is full" });
+    release();
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
     expect(ollama.chatRequests()).toHaveLength(2);
@@ -42,7 +45,7 @@ describe("bounded concurrency", () => {
 });
 
 describe("deadlines and readiness", () => {
-  it("times out a client that sends headers then stalls, while /health answers within 100 ms", async () => {
+  it("times out a client that sends headers then stalls, while /health answers before that timeout", async () => {
     const ollama = await standIn();
     const running = await service(pipelineFor(ollama.url), { readTimeoutMs: 2000 });
     const stalled = stalledRequest(
@@ -73,7 +76,8 @@ describe("deadlines and readiness", () => {
   });
 
   it("answers /health from its cache while every check slot waits on a slow canary", async () => {
-    const ollama = await standIn(1500);
+    const ollama = await standIn();
+    const release = holdReplies(ollama, "Paris is the capital of France.");
     const running = await service(pipelineFor(ollama.url), { maxConcurrent: 1 });
     const slow = postJson(running.url, { text: "hello" });
     await waitFor(() => ollama.chatRequests().length === 1);
@@ -91,6 +95,7 @@ describe("deadlines and readiness", () => {
     });
     // Within the cache lifetime no new inventory request was made for it.
     expect(ollama.requests.filter((r) => r.path === "/api/tags").length).toBe(tagsBefore);
+    release();
     expect((await slow).status).toBe(200);
   });
 });
@@ -110,20 +115,30 @@ describe("lifecycle", () => {
   });
 
   it("finishes in-flight and queued checks on shutdown and then stops accepting", async () => {
-    const ollama = await standIn(300);
+    const ollama = await standIn();
+    const release = holdReplies(ollama, "Paris is the capital of France.");
     const running = await startService(pipelineFor(ollama.url), { maxConcurrent: 1 });
     const inFlight = postJson(running.url, { text: "first" });
-    const queued = postJson(running.url, { text: "second" });
+    const waiting = postJson(running.url, { text: "second" });
     await waitFor(() => ollama.chatRequests().length === 1);
-    await closeGracefully(running.server);
+    await waitFor(async () => (await queued(running.url)) === 1);
+    const closing = closeGracefully(running.server);
+    release();
+    await closing;
     expect((await inFlight).status).toBe(200);
-    expect((await queued).status).toBe(200);
+    expect((await waiting).status).toBe(200);
     expect(running.server.listening).toBe(false);
     await expect(fetch(`${running.url}/health`)).rejects.toThrow();
   });
 });
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** The number of checks waiting for a slot, as /health reports it. */
+async function queued(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/health`)).json()) as { queue: { queued: number } }).queue.queued;
+}
+
+// Polls until the condition holds; the bound only turns a hang into a failure, well inside the test timeout.
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error("condition not reached in time");

@@ -52,7 +52,8 @@ export function ingestFlags(ollamaUrl: string, overrides: Partial<IngestFlags> =
     mode: "full",
     canaryModel: "qwen2.5:1.5b",
     ollamaUrl,
-    timeout: 10,
+    // The stand-in answers at once: the deadline only bounds a hang, far beyond what a busy machine takes.
+    timeout: 60,
     canary: true,
     concurrency: 1,
     ...overrides,

@@ -24,8 +24,9 @@ export function ingestOptions(dir: string, ollamaUrl: string, overrides: Partial
     manifest: "m.json",
     export: "e.json",
     cwd: dir,
+    // The stand-in answers at once: the deadline only bounds a hang, far beyond what a busy machine takes.
     pipeline: (policy) =>
-      new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl, canaryTimeout: 10, canaryNumCtx: canaryNumCtxForPolicy(policy) }),
+      new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl, canaryTimeout: 60, canaryNumCtx: canaryNumCtxForPolicy(policy) }),
     ...overrides,
   };
 }

@@ -51,6 +51,8 @@ describe("the four acceptance cases in both failure modes", () => {
     const run = await runHook(SCRIPT, hookInput(EVENT, prompt), {
       LITTLE_CANARY_ENDPOINT: service.checkEndpoint,
       LITTLE_CANARY_FAILURE_MODE: mode,
+      // The hooks' largest timeout: a busy machine must not turn a benign answer into a failure.
+      LITTLE_CANARY_TIMEOUT_MS: "5000",
     });
     expect(run.stdout).toBe(line(expected));
     expect(run.stderr).toBe("");

@@ -50,7 +50,8 @@ describe("chat.message: the four acceptance cases in both failure modes", () => 
   it.each(table)("%s prompt under %s leaves the message unchanged and warns exactly so", async (name, mode, expected) => {
     const { service, prompt } = await serviceFor(name);
     open.push(service);
-    const h = host({ LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode });
+    // The adapters' largest timeout: a busy machine must not turn a benign answer into a failure.
+    const h = host({ LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode, LITTLE_CANARY_TIMEOUT_MS: "5000" });
     const output = { message: { id: "m1" }, parts: [{ type: "text", text: prompt }] };
     const before = JSON.stringify(output);
     await h.hooks["chat.message"]({}, output);
@@ -75,7 +76,8 @@ describe("tool.execute.after: the four acceptance cases in both failure modes", 
   it.each(table)("%s tool text under %s", async (name, mode, replacement, expected) => {
     const { service, prompt } = await serviceFor(name);
     open.push(service);
-    const h = host({ LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode });
+    // The adapters' largest timeout: a busy machine must not turn a benign answer into a failure.
+    const h = host({ LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode, LITTLE_CANARY_TIMEOUT_MS: "5000" });
     const output = { title: "read", output: prompt, metadata: {} };
     await h.hooks["tool.execute.after"]({ tool: "read" }, output);
     expect(output.output).toBe(replacement ?? prompt);

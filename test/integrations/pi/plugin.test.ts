@@ -31,7 +31,10 @@ describe("the four acceptance cases in both failure modes", () => {
   it.each(table)("%s input under %s returns {action:%s} and notifies exactly so", async (name, mode, action, expected) => {
     const { service, prompt } = await serviceFor(name);
     open.push(service);
-    const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode } });
+    // The adapters' largest timeout: a busy machine must not turn a benign answer into a failure.
+    const handler = createInputHandler({
+      env: { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode, LITTLE_CANARY_TIMEOUT_MS: "5000" },
+    });
     const { ctx, notes } = uiContext();
     expect(await handler({ text: prompt }, ctx)).toEqual({ action });
     expect(notes).toEqual(expected);

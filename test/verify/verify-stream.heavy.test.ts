@@ -1,0 +1,38 @@
+// verify-stream.test.ts's agreement properties (verify-stream-properties.ts) with 5- and 7-byte reads,
+// which split every kind of token across reads, and the per-record value budget. Heavy: a read per
+// few bytes makes each pair cost about ten times what the larger reads of the normal suite do (about
+// 30 s for the file), and the budget test writes and reads manifests of two million values (2.4 s on
+// a quiet machine, 10 to 15 s at load average 15).
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { verifyFiles } from "../../src/verify/verify-files.js";
+import { makeRun, tempDir, verifyStreamProperties, type Json } from "./verify-stream-properties.js";
+
+describe("verifyFiles streaming the files in reads of a few bytes agrees with the verifier fed the documents from memory", () => {
+  verifyStreamProperties([5, 7]);
+});
+
+describe("verifyFiles holds one record of a manifest to its value budget", () => {
+  it("one record over the per-record budget is unreadable, naming the rule", async () => {
+    const dir = await tempDir();
+    const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
+    const m = structuredClone(run.manifest.document) as Json;
+    const exportPath = join(dir, "export.json");
+    const manifestPath = join(dir, "manifest.json");
+    await writeFile(exportPath, run.exported!.bytes);
+    // Two records of 1,000,001 values each are fine (each has its own budget, together over it)…
+    m.records[0].junk = Array.from({ length: 1_000_001 }, () => 0);
+    m.records.push({ ...m.records[0], index: 1 });
+    await writeFile(manifestPath, canonicalJsonUnchecked(m));
+    expect((await verifyFiles({ manifest: manifestPath, export: exportPath })).readable).toBe(true);
+    // …one of 2,000,001 is not.
+    m.records = [{ ...m.records[0], junk: Array.from({ length: 2_000_001 }, () => 0) }];
+    await writeFile(manifestPath, canonicalJsonUnchecked(m));
+    const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
+    expect(result.problems).toEqual([
+      { code: "manifest_unreadable", message: `cannot read manifest ${manifestPath} (more than 2000000 JSON values in one record, the most verify holds)` },
+    ]);
+  });
+});
