@@ -116,7 +116,7 @@ const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The --mode paragraph of a command's --help: what each mode does and why this default. */
-export function modeHelpText(command: string, defaultMode: CanaryFlags["mode"]): string {
+function modeHelpText(command: string, defaultMode: CanaryFlags["mode"]): string {
   const reason = MODE_DEFAULT_REASONS[command] ?? [];
   return `
 Modes (--mode: what a finding does to the verdict):

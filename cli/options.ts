@@ -38,13 +38,13 @@ export function canaryPoolFromFlags(flags: PoolFlags, io: CliIo, canary: boolean
 }
 
 /** `canaryPoolFromFlags` as SecurityPipeline options: `{ canaryPool }`, or nothing without a pool. */
-export function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<SecurityPipelineOptions, "canaryPool"> {
+function poolOptionsFromFlags(flags: CanaryFlags, io: CliIo): Pick<SecurityPipelineOptions, "canaryPool"> {
   const canaryPool = canaryPoolFromFlags(flags, io, flags.canary);
   return canaryPool === null ? {} : { canaryPool };
 }
 
 /** The model an OpenAI-compatible provider uses when --canary-model was left at its Ollama default. */
-export const DEFAULT_OPENAI_CANARY_MODEL = "gpt-4o-mini";
+const DEFAULT_OPENAI_CANARY_MODEL = "gpt-4o-mini";
 
 /**
  * The backend part of the pipeline options from --provider, --base-url and --api-key-env, every
@@ -90,7 +90,7 @@ export function providerOptionsFromFlags(
  * without --canary. Everything that names another backend (--provider openai, --ollama-url, a
  * pool, a model tag) is refused with it, and so is a hash without a path.
  */
-export function embeddedOptionsFromFlags(flags: CanaryFlags, io: Pick<CliIo, "cwd">): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
+function embeddedOptionsFromFlags(flags: CanaryFlags, io: Pick<CliIo, "cwd">): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
   const raw = flags.canaryBackend;
   if (raw === undefined) {
     if (flags.canarySha256 !== undefined) throw new UsageError("--canary-sha256 needs --canary embedded:PATH");
@@ -128,7 +128,7 @@ function modelLeftAtDefault(flags: Pick<CanaryFlags, "canaryModel" | "canaryMode
  * The pipeline's warnings on the command's stderr, except a canary outage: every command that
  * checks reports that itself, once, with where the calls went and the fix (config/canary-warning.ts).
  */
-export function cliPipelineWarnings(io: CliIo): NonNullable<SecurityPipelineOptions["onWarning"]> {
+function cliPipelineWarnings(io: CliIo): NonNullable<SecurityPipelineOptions["onWarning"]> {
   return (message, code) => {
     if (code !== "canary_outage") void io.stderr.write(`warning: ${message}\n`);
   };

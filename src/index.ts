@@ -14,14 +14,18 @@ export { pullModel, type PullModelOptions } from "./canary/embedded-download.js"
 export { disposeEmbeddedCanaries } from "./canary/embedded-probe.js";
 
 // One call per command: check, screen, ingest, verify, index, cache, serve, demo, eval
-export { checkText, type CheckTextOptions, type CheckTextResult } from "./check/check-text.js";
+export { checkText } from "./check/check-text.js";
+/** What `checkText` takes (the text or a stream to read strictly, and how to build the pipeline) and what it returns (the verdict and whether the canary was out). */
+export type { CheckTextOptions, CheckTextResult } from "./check/check-text.js";
 export { screenBatch, type ScreenOptions } from "./screen/screen-batch.js";
 export { screenFile, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
 export { screenWithReports } from "./report/screen-reports.js";
 export { ingestRecords, type IngestOptions, type IngestRun } from "./ingest/run.js";
 export { ingestFiles, canaryNumCtxForPolicy, type IngestFilesOptions, type IngestFilesResult, type IngestFilesHooks } from "./ingest/files.js";
 export { readAllowlistFile } from "./ingest/allow-file.js";
-export { verifyFiles, type VerifyFilesOptions, type VerifyFilesResult } from "./verify/verify-files.js";
+export { verifyFiles } from "./verify/verify-files.js";
+/** What `verifyFiles` takes (the two paths, the pin, the bounds) and what it returns (every problem and note as data). */
+export type { VerifyFilesOptions, VerifyFilesResult } from "./verify/verify-files.js";
 export { verifyExport, type VerifyOptions } from "./verify/verify-export.js";
 export type { VerifyProblem } from "./verify/problems.js";
 export { buildShardIndex, type BuildShardIndexOptions } from "./shard-index/build.js";

@@ -4,7 +4,7 @@
 // here ever returns or throws the raw string: only the scheme, host and port survive.
 import { UsageError } from "../core/errors.js";
 
-export const INVALID_ENDPOINT = "<invalid endpoint>";
+const INVALID_ENDPOINT = "<invalid endpoint>";
 /** Where an endpoint points: this machine (loopback), another machine, or nowhere valid. */
 export type EndpointClass = "loopback" | "remote" | "invalid";
 

@@ -13,7 +13,7 @@ import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../schedule/circuit-breaker.js";
 
 /** Far above the structural limit (4000 code points) so the filter, not the reader, decides. */
-export const MAX_CHECK_INPUT_BYTES = 1024 * 1024;
+const MAX_CHECK_INPUT_BYTES = 1024 * 1024;
 
 /** Messages of the stream reader's refusals (fixed texts: the input is never echoed). */
 const TEXT_REFUSALS = {
@@ -25,7 +25,7 @@ const TEXT_REFUSALS = {
  * Reads a whole stream as strict UTF-8 text, refusing (UsageError) more than `maxBytes` bytes
  * as soon as they are read, a byte order mark, or invalid UTF-8.
  */
-export async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_INPUT_BYTES): Promise<string> {
+async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_INPUT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {

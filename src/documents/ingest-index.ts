@@ -17,10 +17,10 @@ const count = z.int().min(0);
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256");
 
 /** A published file: its path relative to the index's directory and the SHA-256 of its bytes. */
-export const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
+const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
 
 /** One shard of the index: which shard, its range of the input, its pair and what it holds. */
-export const IndexShardSchema = z.strictObject({
+const IndexShardSchema = z.strictObject({
   k: count,
   n: z.int().min(1).max(MAX_SHARDS),
   first_line: z.int().min(1),

@@ -60,7 +60,6 @@ import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stre
 
 export {
   IngestRefusedError,
-  RECORD_PREFETCH_MIN_BYTES,
   type IngestFilesHooks,
   type IngestFilesOptions,
   type IngestRunReport,

@@ -10,7 +10,7 @@ import { checkNumCtx } from "../canary/options.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed } from "./judge-verdict.js";
 
-export const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
+const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
 
 const JUDGE_ROLE: ChatRole = Object.freeze({
   defaults: { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 },

@@ -36,7 +36,7 @@ export function importSpecifiers(source: string): string[] {
 }
 
 /** `spec` imported from `from`, resolved to a repository-relative path (`.js` named as its `.ts` source). */
-export function resolveSpecifier(from: string, spec: string): string {
+function resolveSpecifier(from: string, spec: string): string {
   const target = posix.normalize(posix.join(posix.dirname(from), spec));
   return target.replace(/\.js$/, ".ts");
 }
@@ -64,7 +64,7 @@ export function importGraph(root: string, files: readonly string[]): ImportEdge[
  * The folder of a path for the layering rules: the first folder under src/ (`src/index.ts` is
  * "index.ts"), "cli" for cli/, and the path's own first segment for anything else.
  */
-export function folderOf(path: string): string {
+function folderOf(path: string): string {
   const parts = path.split("/");
   if (parts[0] === "src") return parts[1] as string;
   return parts[0] as string;
