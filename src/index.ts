@@ -10,6 +10,7 @@ export { PipelineVerdict } from "./pipeline/verdict.js";
 export type { HealthReport } from "./pipeline/health.js";
 export { VerdictWireSchema, type VerdictWire, type VerdictJson, type Coverage } from "./documents/verdict-schema.js";
 export { StructuralFilter, type CustomPattern } from "./structural/index.js";
+export { parsePoolEndpoints } from "./canary/pool-endpoints.js";
 export { pullModel, type PullModelOptions } from "./canary/embedded-download.js";
 export { disposeEmbeddedCanaries } from "./canary/embedded-probe.js";
 
@@ -41,7 +42,6 @@ export { runEval } from "./eval/run.js";
 
 // Policy and documents: what a run is held to and what it writes
 export { STRICT_V1, type IngestPolicy, type PolicyOverrides } from "./documents/policy.js";
-export type { Allowlist } from "./documents/allowlist.js";
 export {
   IngestManifestSchema,
   IngestExportSchema,
