@@ -1,8 +1,9 @@
 // Bounded-concurrency map that keeps input order: results[i] always belongs to items[i], no
 // matter which call finishes first, so output documents are identical for any concurrency.
 // `mapOrderedStream` is what `screen` and `ingest` run; `mapOrdered` is it fed an array. At
-// most `concurrency` calls run at once; once `signal` aborts, no new call starts and the promise rejects with the abort reason at once: a canary call in
-// flight may take minutes to time out, and an interrupted run must not wait for it.
+// most `concurrency` calls run at once; once `signal` aborts, no new call starts and the promise
+// rejects with the abort reason at once: a canary call in flight may take minutes to time out,
+// and an interrupted run must not wait for it.
 
 /** Options of `mapOrdered`. */
 export interface MapOrderedOptions {
