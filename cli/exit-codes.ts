@@ -23,7 +23,7 @@ export const REFUSED_EXIT: Readonly<Record<CommandName, number>> = {
 };
 
 /** How an error ends a command; "refused" is the only kind today. */
-export type ErrorOutcome = "refused";
+type ErrorOutcome = "refused";
 
 const OUTCOME_EXIT: Readonly<Record<ErrorOutcome, (command: CommandName) => number>> = {
   refused: (command) => REFUSED_EXIT[command],
@@ -34,7 +34,7 @@ const OUTCOME_EXIT: Readonly<Record<ErrorOutcome, (command: CommandName) => numb
  * produce its result (bad flags or configuration, a refused input, an unverifiable backend, a
  * failed publication, an unreadable file), which is never a result code such as 0 or 1.
  */
-export const ERROR_OUTCOME: Readonly<Record<LittleCanaryErrorCode, ErrorOutcome>> = {
+const ERROR_OUTCOME: Readonly<Record<LittleCanaryErrorCode, ErrorOutcome>> = {
   usage: "refused",
   config: "refused",
   input_refused: "refused",
@@ -53,7 +53,7 @@ export const INGEST_EXIT: Readonly<Record<IngestOutcomeCode, number>> = { 0: 0, 
  * `--json` manifest on stdout is incomplete). Neither the run's outcome (the stdout that would say
  * it is cut short) nor "refused, nothing written" (3, a lie: the pair stands): ingest exits 4.
  */
-export const OUTPUT_FAILED_AFTER_COMMIT_EXIT: Readonly<Partial<Record<CommandName, number>>> = { ingest: 4 };
+const OUTPUT_FAILED_AFTER_COMMIT_EXIT: Readonly<Partial<Record<CommandName, number>>> = { ingest: 4 };
 
 /** `verify`: consistent (and the pin matches), any problem, or a file that could not be read. */
 export const VERIFY_EXIT = { consistent: 0, problems: 1, unreadable: REFUSED_EXIT.verify } as const;
@@ -62,7 +62,7 @@ export const VERIFY_EXIT = { consistent: 0, problems: 1, unreadable: REFUSED_EXI
 export const INDEX_EXIT = { written: 0, problems: 1, unreadable: REFUSED_EXIT.index } as const;
 
 /** The exit code of a library error with this stable code, for this command. */
-export function exitCodeForError(command: CommandName, code: LittleCanaryErrorCode): number {
+function exitCodeForError(command: CommandName, code: LittleCanaryErrorCode): number {
   // An unknown code (from a newer library) is still a failure, never a result.
   const outcome: ErrorOutcome = (ERROR_OUTCOME as Partial<Record<string, ErrorOutcome>>)[code] ?? "refused";
   return OUTCOME_EXIT[outcome](command);

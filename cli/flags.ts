@@ -3,7 +3,7 @@
 // so this module stays cheap to import (no pipeline, no zod); turning the flags into options
 // happens in options.ts, which a command imports only when it runs.
 import { InvalidArgumentError, Option, type Command } from "commander";
-import type { CanarySettings, PoolSettings, ProviderSettings } from "../src/verbs/canary-settings.js";
+import type { CanarySettings } from "../src/verbs/canary-settings.js";
 import { DEFAULT_CANARY_MODEL, MODEL_DIR_ENV, parseShardSpec, parseTimeoutFlag, type ShardSpec } from "../src/verbs/defaults.js";
 
 export function timeoutArg(raw: string): number {
@@ -44,9 +44,6 @@ export function thresholdArg(raw: string): number {
   return value;
 }
 
-/** --provider, --base-url and --api-key-env: which kind of server the canary runs on. */
-export type ProviderFlags = ProviderSettings;
-
 /**
  * The canary flags, as the verbs take them (src/verbs/canary-settings.ts). addCanaryFlags' hook
  * sets `canaryModelGiven` (--canary-model given, not defaulted) and keeps `--canary BACKEND` in
@@ -58,9 +55,6 @@ export type CanaryFlags = CanarySettings;
 export function collectValue(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
-
-/** --canary-endpoint, --endpoint-log, and whether --ollama-url was given (set by addPoolFlags' hook). */
-export type PoolFlags = PoolSettings;
 
 /** Why each command defaults to its mode (printed in its --help). */
 const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
@@ -83,7 +77,7 @@ const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The --mode paragraph of a command's --help: what each mode does and why this default. */
-export function modeHelpText(command: string, defaultMode: CanaryFlags["mode"]): string {
+function modeHelpText(command: string, defaultMode: CanaryFlags["mode"]): string {
   const reason = MODE_DEFAULT_REASONS[command] ?? [];
   return `
 Modes (--mode: what a finding does to the verdict):

@@ -5,7 +5,7 @@
  * The long-text rule of check, screen and serve, for their --help: length is never a detection.
  * Numbers are the pipeline defaults (maxInputLength 4000, segmentOverlap 500, maxSegments 64).
  */
-export const LONG_TEXT_HELP = `Long texts: length is never a detection. A text over 4000 code points is screened in
+const LONG_TEXT_HELP = `Long texts: length is never a detection. A text over 4000 code points is screened in
 windows of 4000 that share 500 with their neighbours (the ingest segmenter); the verdict is
 the worst window's and "segments" lists each window's span, state and coverage_reason. A text
 needing more than 64 windows is degraded (coverage_reason input_too_long).`;

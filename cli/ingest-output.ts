@@ -13,7 +13,7 @@ import { plural } from "./plural.js";
 import { displayText } from "../src/core/display-text.js";
 
 /** Held records listed one per line in the summary; the rest are only counted. */
-export const SUMMARY_HELD_LIMIT = HELD_SAMPLE_SIZE;
+const SUMMARY_HELD_LIMIT = HELD_SAMPLE_SIZE;
 
 /** `shard K/N: lines A-B of L (range sha256=…)`, for a sharded run's summary. */
 function shardLine(shard: ManifestShard): string {
@@ -24,7 +24,7 @@ function shardLine(shard: ManifestShard): string {
  * What `incomplete` means (record-state.ts): some planned segment was not exercised by the
  * canary. Beside `blocked` it reads like a second problem, so the summary says what it is.
  */
-export const INCOMPLETE_EXPLANATION =
+const INCOMPLETE_EXPLANATION =
   "incomplete: some segment of the record was not inspected by the canary (a structural block skips the canary for its segment; after a record's first hold its later segments are not sent; a canary error or a check not sent counts too)";
 
 /** `cache: N segments reused, M checked`: what a run with a verdict cache took from it and what it sent. */

@@ -112,11 +112,6 @@ export function commandSafeStderr(target: Writable): Writable {
   return guarded;
 }
 
-/** Colour only on a TTY and never when NO_COLOR is set (any value, per no-color.org). */
-export function useColor(io: CliIo): boolean {
-  return io.stderrIsTTY && io.env.NO_COLOR === undefined;
-}
-
 /**
  * The output did not reach its reader: the reader of stdout (or stderr) went away before the
  * output was complete (`… | head -c 100` closed the pipe: EPIPE), or the write itself failed

@@ -27,7 +27,7 @@ async function disposeEmbeddedCanaries(): Promise<void> {
   await (await import("../src/canary/embedded-probe.js")).disposeEmbeddedCanaries();
 }
 
-export function buildProgram(io: CliIo, state: RunState): Command {
+function buildProgram(io: CliIo, state: RunState): Command {
   const program = new Command("little-canary")
     .description("Screen untrusted text for prompt injection before an agent or a RAG index consumes it.")
     .version(`little-canary ${VERSION}`, "-V, --version", "print the version")

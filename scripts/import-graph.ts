@@ -36,7 +36,7 @@ export function importSpecifiers(source: string): string[] {
 }
 
 /** `spec` imported from `from`, resolved to a repository-relative path (`.js` named as its `.ts` source). */
-export function resolveSpecifier(from: string, spec: string): string {
+function resolveSpecifier(from: string, spec: string): string {
   const target = posix.normalize(posix.join(posix.dirname(from), spec));
   return target.replace(/\.js$/, ".ts");
 }

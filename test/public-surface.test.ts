@@ -44,4 +44,14 @@ describe("public API surface", () => {
     expect(exported).toHaveLength(5);
     expect(rows).toEqual(exported);
   });
+
+  it("docs/api.md lists every value the root entry exports, by concept, and no value it does not export", () => {
+    const doc = readFileSync(new URL("docs/api.md", repo), "utf8");
+    const section = doc.slice(doc.indexOf("## The names of `little-canary`"), doc.indexOf("\n## Checking a text: read"));
+    const listed = new Set([...section.matchAll(/^- (.+?): /gm)].flatMap((m) => [...(m[1] ?? "").matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((n) => n[1] ?? "")));
+    const values = Object.keys(root).sort();
+    expect(values.filter((name) => !listed.has(name))).toEqual([]);
+    // A listed name that is not a value must be a type: it starts with a capital and is no value of the entry.
+    expect([...listed].filter((name) => !values.includes(name) && !/^[A-Z]/.test(name))).toEqual([]);
+  });
 });

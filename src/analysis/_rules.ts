@@ -200,6 +200,6 @@ function isRefused(text: string, start: number): boolean {
 }
 
 /** A match the reply mentions (quoted after a reporting word) or refuses (after "I won't" in its clause). */
-export function isQuotedOrRefused(text: string, start: number, end: number): boolean {
+function isQuotedOrRefused(text: string, start: number, end: number): boolean {
   return isMentioned(text, start, end) || isRefused(text, start);
 }

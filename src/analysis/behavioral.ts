@@ -41,7 +41,7 @@ export const REGEX_ANALYZER_VERSION = 2;
 export const CANARY_FAILED_SUMMARY = "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
 
 /** The result for a probe that did not produce a reply: nothing measured, degraded. */
-export function canaryFailedResult(): AnalysisResult {
+function canaryFailedResult(): AnalysisResult {
   return {
     riskScore: null,
     shouldBlock: false,

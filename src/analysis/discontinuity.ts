@@ -40,7 +40,7 @@ export function contentWords(text: string): Set<string> {
 }
 
 /** A plural's singular for matching only ("policies" → "policy", "returns" → "return"). */
-export function singular(word: string): string {
+function singular(word: string): string {
   if (word.length > 5 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
   if (word.length > 4 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
   return word;

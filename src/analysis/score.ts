@@ -5,7 +5,7 @@
 import type { Signal } from "./types.js";
 import { HARD_BLOCK_CATEGORIES, SIGNAL_CATEGORY_ORDER, categoryWeight } from "./signals.js";
 
-export const NO_SIGNALS_SUMMARY = "No behavioral anomalies detected.";
+const NO_SIGNALS_SUMMARY = "No behavioral anomalies detected.";
 
 export interface Score {
   readonly riskScore: number;
@@ -29,7 +29,7 @@ export function roundHalfEven2(value: number): number {
 }
 
 /** Distinct categories of `signals` in table order, unknown ones after in code-unit order. */
-export function orderedCategories(signals: readonly Signal[]): string[] {
+function orderedCategories(signals: readonly Signal[]): string[] {
   const present = new Set(signals.map((signal) => signal.category));
   const known = SIGNAL_CATEGORY_ORDER.filter((name) => present.has(name));
   const unknown = [...present].filter((name) => !(SIGNAL_CATEGORY_ORDER as readonly string[]).includes(name)).sort();

@@ -35,7 +35,7 @@ export const SIGNAL_CATEGORY_ORDER: readonly SignalCategory[] = Object.keys(SIGN
 export const HARD_BLOCK_CATEGORIES: ReadonlySet<string> = new Set<string>(SIGNAL_CATEGORY_ORDER.filter((name) => SIGNAL_CATEGORIES[name].hard));
 
 /** Weight of a category nobody declared (for example a future analyzer's). */
-export const UNKNOWN_CATEGORY_WEIGHT = 0.5;
+const UNKNOWN_CATEGORY_WEIGHT = 0.5;
 
 /** Default risk at or above which the analyzer blocks. */
 export const DEFAULT_BLOCK_THRESHOLD = 0.6;

@@ -32,17 +32,17 @@ export const CACHE_IDENTITY_FORMAT = 2;
  * What one cached check covered: one ingest segment (a single window, at most segment_chars
  * code points) or one screen item (a whole text, screened in windows when it is long).
  */
-export type CheckScope = "ingest_segment" | "screen_item";
+type CheckScope = "ingest_segment" | "screen_item";
 
 /** The regex analyzer as identified: its rule version and block threshold. */
-export interface RegexAnalysisIdentity {
+interface RegexAnalysisIdentity {
   readonly method: "regex";
   readonly version: number;
   readonly block_threshold: number;
 }
 
 /** An LLM judge as identified: its rules, backend, model (with digest), prompt and sampling. */
-export interface JudgeAnalysisIdentity {
+interface JudgeAnalysisIdentity {
   readonly method: "llm_judge";
   readonly version: number;
   readonly provider: CanaryProviderName;

@@ -32,12 +32,12 @@ export const VERDICT_CACHE_SCHEMA_VERSION = 2;
 /** The older schema version this library still opens (and upgrades when writing). */
 const UPGRADABLE_SCHEMA_VERSION = 1;
 /** The name in the schema table that marks a file as a little-canary verdict cache. */
-export const VERDICT_CACHE_SCHEMA = "little-canary-verdict-cache";
+const VERDICT_CACHE_SCHEMA = "little-canary-verdict-cache";
 /** How long a write waits for another process's lock on the file by default. */
-export const DEFAULT_CACHE_BUSY_TIMEOUT_MS = 10_000;
+const DEFAULT_CACHE_BUSY_TIMEOUT_MS = 10_000;
 
 /** The states a cached verdict can have: the exercised outcomes. */
-export type CachedState = "pass" | "flag" | "block";
+type CachedState = "pass" | "flag" | "block";
 const CACHED_STATES: readonly string[] = ["pass", "flag", "block"];
 
 /** Options of VerdictCache.open. */
@@ -107,7 +107,7 @@ export const RECORD_KEYS_PER_READ = 512;
 type RecordRow = { entry: string; entry_sha256: Buffer; oldest_checked_at: string };
 
 /** Entries and time range of one identity in the cache. */
-export interface IdentityStats {
+interface IdentityStats {
   readonly key: string;
   /** The stored identity (null only if its stored text no longer parses). */
   readonly identity: CanaryIdentity | null;

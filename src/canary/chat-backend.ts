@@ -17,8 +17,7 @@ import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.j
 
 // The provider defaults live in defaults.ts and the OpenAI availability check in
 // openai-inventory.ts; both are re-exported here for the probe and judge modules.
-export { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
-export { openAIModelsReachable } from "./openai-inventory.js";
+export { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 
 /** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
 function modelListTimeoutMs(timeoutSeconds: number): number {

@@ -9,7 +9,7 @@ import { serviceRequestTarget, type ServiceRequestTarget } from "./endpoint.js";
 import { formatSeconds, httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
 
 /** Enough for any honest chat reply of a few hundred tokens; a larger body is not trusted. */
-export const MAX_CHAT_RESPONSE_BYTES = 4 * 1024 * 1024;
+const MAX_CHAT_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 export type ChatOutcome =
   | { readonly ok: true; readonly content: string; readonly data: Readonly<Record<string, unknown>> }
@@ -60,7 +60,7 @@ export function failed(failureCode: CanaryFailureCode, error: string, metadata: 
 }
 
 /** Maps transport outcomes that carry no usable body; null when there is a body to parse. */
-export function transportFailure(
+function transportFailure(
   outcome: HttpCallOutcome,
   texts: { readonly service: string; readonly origin: string; readonly timeoutSeconds: number },
 ): ChatOutcome | null {

@@ -12,7 +12,7 @@ import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
  * The most tokens one code point can cost: a code point is at most 4 UTF-8 bytes, and a
  * byte-level BPE or a SentencePiece vocabulary with byte fallback spends at most one token per byte.
  */
-export const MAX_TOKENS_PER_CODE_POINT = 4;
+const MAX_TOKENS_PER_CODE_POINT = 4;
 
 /** What sizing a context needs: the template's own tokens, the window, the reply budget. */
 export interface EmbeddedContextNeed {

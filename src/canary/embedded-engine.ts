@@ -15,7 +15,7 @@ const ENGINE_PACKAGE = "node-llama-cpp";
 export type EngineToken = number & { readonly __token?: never };
 
 /** What a context sequence's `evaluate` takes. */
-export interface EngineEvaluateOptions {
+interface EngineEvaluateOptions {
   readonly temperature: number;
   readonly seed?: number;
 }
@@ -46,7 +46,7 @@ export interface EngineModel {
 }
 
 /** A rendered prompt, as the model's chat wrapper builds it. */
-export interface EngineLlamaText {
+interface EngineLlamaText {
   tokenize(tokenizer: EngineModel["tokenizer"]): EngineToken[];
 }
 
@@ -75,7 +75,7 @@ export type EngineModuleLoader = () => Promise<unknown>;
 export const importEmbeddedEngine: EngineModuleLoader = () => import(ENGINE_PACKAGE);
 
 /** The npm platform package that carries the prebuilt CPU binary for this machine, or null. */
-export function enginePlatformPackage(platform: string = process.platform, arch: string = process.arch): string | null {
+function enginePlatformPackage(platform: string = process.platform, arch: string = process.arch): string | null {
   const name: Record<string, string> = {
     "linux-x64": "linux-x64",
     "linux-arm64": "linux-arm64",

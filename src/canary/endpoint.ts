@@ -5,7 +5,7 @@
 import { UsageError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
 
-export const INVALID_ENDPOINT = "<invalid endpoint>";
+const INVALID_ENDPOINT = "<invalid endpoint>";
 /** Where an endpoint points: this machine (loopback), another machine, or nowhere valid. */
 export type EndpointClass = "loopback" | "remote" | "invalid";
 

@@ -13,7 +13,7 @@ import type { CanaryProbe } from "./types.js";
 export type CanaryKind = "ollama" | "openai" | "embedded" | "pool";
 
 /** The model file an embedded canary opened and the context its checks run in (canary/embedded-probe.ts). */
-export interface EmbeddedModelIdentity {
+interface EmbeddedModelIdentity {
   readonly sha256: string;
   readonly engine: string;
   readonly engine_version: string;
@@ -37,7 +37,7 @@ export interface ProbeIdentity {
 }
 
 /** A canary backend that reports its own identity. */
-export interface IdentifiedCanary {
+interface IdentifiedCanary {
   /** What of this backend can change a verdict (the same for every call until it is re-built). */
   identity(): ProbeIdentity;
 }

@@ -79,7 +79,7 @@ export async function ollamaModelInstalled(fetchFn: FetchLike, baseUrl: string, 
 }
 
 /** The availability rule: some entry's name equals the tag or starts with `<tag>:`. */
-export function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boolean {
+function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boolean {
   return entries.some((e) => e.name !== null && (e.name === tag || e.name.startsWith(`${tag}:`)));
 }
 

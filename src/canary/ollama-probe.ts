@@ -31,7 +31,6 @@ import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, typ
 import { DEFAULT_CANARY_MODEL } from "./defaults.js";
 
 import { brandCanary, type ProbeIdentity } from "./identity.js";
-export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "./defaults.js";
 /** /api/show carries the modelfile and licence text; generous, but bounded. */
 const MAX_SHOW_BYTES = 8 * 1024 * 1024;
 const MAX_MODEL_INFO_KEYS = 10_000;
@@ -233,7 +232,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
  * — when the raw body is given — written as an integer literal (`32768.0` parses to the same JS
  * number but is not an integer in the backend's own terms, so it is refused).
  */
-export function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
+function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
   if (!isPlainObject(modelInfo)) return null;
   let key: string;
   const architecture = modelInfo["general.architecture"];

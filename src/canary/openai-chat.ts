@@ -30,7 +30,7 @@ const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_
  * it ("maximum context length", or vLLM's "maximum model length"). Only the phrase is looked
  * for; the body itself is never shown anywhere.
  */
-export function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
+function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
   if (outcome.kind !== "response" || outcome.status !== 400) return false;
   const parsed = parseJsonBody(outcome.body);
   if (!parsed.ok || !isPlainObject(parsed.value)) return false;

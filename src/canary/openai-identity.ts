@@ -43,7 +43,7 @@ export interface OpenAIServerIdentity {
 }
 
 /** Why an endpoint could not be identified (the text is safe to show: origin and numbers only). */
-export type OpenAIIdentityFailure =
+type OpenAIIdentityFailure =
   | { readonly kind: "unreachable" | "timeout" | "http_error" | "invalid_response"; readonly message: string }
   | { readonly kind: "model_not_served"; readonly message: string }
   | { readonly kind: "warm_up_failed"; readonly message: string; readonly outcome: HttpCallOutcome };

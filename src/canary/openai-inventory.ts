@@ -18,16 +18,6 @@ async function getModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, ti
   return httpCall(fetchFn, target.url, { method: "GET", headers: openAIHeaders(apiKey, target.authorization), timeoutMs, maxBodyBytes: MAX_MODELS_BYTES });
 }
 
-/** True when `GET {baseUrl}/models` answers 200 within the availability timeout. */
-export async function openAIModelsReachable(fetchFn: FetchLike, baseUrl: string, apiKey: string): Promise<boolean> {
-  try {
-    const outcome = await getModels(fetchFn, baseUrl, apiKey, AVAILABILITY_TIMEOUT_MS);
-    return outcome?.kind === "response" && outcome.status === 200;
-  } catch {
-    return false;
-  }
-}
-
 /** Cap on listed entries examined, so a hostile answer cannot make us loop for long. */
 const MAX_MODEL_ENTRIES = 10_000;
 

@@ -21,9 +21,6 @@ import { failed, type ChatFailure } from "./chat-exchange.js";
 import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
 
-export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, openAIModelsReachable } from "./chat-backend.js";
-export { apiKeyFromEnv } from "./options.js";
-
 export interface OpenAICanaryProbeOptions extends CanaryClientOptions {
   readonly baseUrl?: string;
   /** Sent as `Authorization: Bearer <key>` only when non-empty. */

@@ -33,7 +33,7 @@ export function checkSeed(value: unknown, name = "seed"): number | null {
 }
 
 /** Model tags are echoed in messages and manifests, so they are bounded and single-line. */
-export function checkModel(value: unknown, name = "model"): string {
+function checkModel(value: unknown, name = "model"): string {
   if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
   if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value)) {
     throw new UsageError(`${name} must be at most 200 characters without control characters`);

@@ -18,7 +18,7 @@ import { UNVERIFIED_TEXT, tooSmallMessage, type LoadedContext } from "./run-cont
 import { displayText } from "../core/display-text.js";
 
 /** What the probes of a pool must agree on, as pinned before the first check. */
-export interface PoolIdentity {
+interface PoolIdentity {
   readonly provider: "ollama" | "openai";
   readonly model: string;
   /** The model's digest from /api/tags (Ollama), null for an OpenAI-compatible pool. */
@@ -43,7 +43,7 @@ export const FINGERPRINT_PROBE_PREFIX = "little-canary pool fingerprint probe";
  * The fixed fingerprint prompts: short, benign, with one plain answer each, so that one model at
  * temperature 0 answers them the same way on every replica and another model rarely does.
  */
-export const FINGERPRINT_PROBE_TEXTS: readonly string[] = Object.freeze([
+const FINGERPRINT_PROBE_TEXTS: readonly string[] = Object.freeze([
   `${FINGERPRINT_PROBE_PREFIX} 1 of 3. Name the colour of a clear daytime sky in one word.`,
   `${FINGERPRINT_PROBE_PREFIX} 2 of 3. What is 17 plus 25? Reply with the number only.`,
   `${FINGERPRINT_PROBE_PREFIX} 3 of 3. Write one short sentence about a lighthouse at night.`,

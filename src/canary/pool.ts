@@ -29,7 +29,7 @@ export const MAX_POOL_ATTEMPTS = 3;
 export const TAKE_OUT_AFTER = 3;
 
 /** A probe the pool can hold: the library's own probe of either provider, one per endpoint. */
-export type PoolMemberProbe = OllamaCanaryProbe | OpenAICanaryProbe;
+type PoolMemberProbe = OllamaCanaryProbe | OpenAICanaryProbe;
 
 /** One endpoint of the pool: its probe and its own cap on checks in flight (null: no cap of its own). */
 export interface PoolMember {
@@ -82,7 +82,7 @@ interface Waiter {
 }
 
 /** Whether a failed attempt may be sent again to another endpoint: the endpoint, not the request, failed. */
-export function isRetryableFailure(result: CanaryResult): boolean {
+function isRetryableFailure(result: CanaryResult): boolean {
   if (result.success) return false;
   return result.failureCode === "unavailable" || result.failureCode === "timeout" || (result.failureCode === "http_error" && result.httpStatus === 503);
 }
@@ -356,7 +356,7 @@ function room(state: MemberState): number {
 }
 
 /** A canary pool whose endpoints could not be pinned to one identity: the run must not start. */
-export class CanaryPoolError extends LittleCanaryError {
+class CanaryPoolError extends LittleCanaryError {
   override readonly name = "CanaryPoolError";
   constructor(message: string) {
     super("backend", message);

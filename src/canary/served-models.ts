@@ -43,7 +43,7 @@ function sanitizedName(name: string): string {
 }
 
 /** `a, b, c`, `a, b and 3 more`, or `nothing`: what a server's list shows a user. */
-export function servedList(names: readonly string[]): string {
+function servedList(names: readonly string[]): string {
   if (names.length === 0) return "nothing";
   const shown = names.slice(0, MAX_LISTED).map(sanitizedName).join(", ");
   return names.length > MAX_LISTED ? `${shown} and ${names.length - MAX_LISTED} more` : shown;

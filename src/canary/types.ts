@@ -2,7 +2,7 @@
 // A probe never throws for backend trouble: every failure is a CanaryResult with success=false,
 // response "" and a failure code, so a screen that did not run can never look like a pass.
 
-export const CANARY_FAILURE_CODES = [
+const CANARY_FAILURE_CODES = [
   "http_error",
   "invalid_response",
   "output_limit",

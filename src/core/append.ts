@@ -6,7 +6,7 @@ import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 
 /** Write-only, append, create if missing, and never through a symlink at the last component. */
-export const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /** Opens `path` for appending (created with `mode` if missing, never through a symlink); returns the fd. */
 export function openAppendNoFollowSync(path: string, mode = 0o600): number {

@@ -16,7 +16,7 @@ import { UsageError } from "./errors.js";
 import { hasPlainPrototype } from "./guards.js";
 
 /** Deepest nesting a canonical document may have; ours need fewer than 10 levels. */
-export const MAX_CANONICAL_DEPTH = 64;
+const MAX_CANONICAL_DEPTH = 64;
 
 export type CanonicalRejection = "non_finite" | "lone_surrogate" | "non_plain" | "too_deep" | "schema";
 
@@ -104,7 +104,7 @@ export function assertCanonicalValue(value: unknown): void {
  * The guard for a value that sits at `at` inside a larger document: depth counts from the
  * document's root and messages name the full path, exactly as checking the whole would.
  */
-export function assertCanonicalValueAt(value: unknown, at: ReadonlyArray<string | number>): void {
+function assertCanonicalValueAt(value: unknown, at: ReadonlyArray<string | number>): void {
   try {
     checkNode(value, at.length);
   } catch (error) {

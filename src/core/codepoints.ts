@@ -21,7 +21,7 @@ export function codePointLength(text: string): number {
 }
 
 /** UTF-16 index of the `cp`-th code point (clamped to the string's end). */
-export function codeUnitIndex(text: string, cp: number): number {
+function codeUnitIndex(text: string, cp: number): number {
   let units = 0;
   let seen = 0;
   while (seen < cp && units < text.length) {

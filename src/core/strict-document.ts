@@ -7,13 +7,13 @@
 import { parseJsonBytes, type LineParseErrorCode, type ParseOptions } from "./parse-line.js";
 
 /** Why strict text could not be taken from bytes. */
-export type StrictTextProblemCode = "byte_order_mark" | "invalid_utf8";
+type StrictTextProblemCode = "byte_order_mark" | "invalid_utf8";
 
 /** Why a strict document could not be read. */
 export type StrictDocumentProblemCode = StrictTextProblemCode | LineParseErrorCode;
 
 /** A refusal: a stable code and a fixed message (never any of the input). */
-export interface StrictProblem<Code extends string> {
+interface StrictProblem<Code extends string> {
   readonly ok: false;
   readonly code: Code;
   readonly message: string;

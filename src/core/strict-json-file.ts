@@ -4,10 +4,10 @@
 // and only one chunk plus the element being assembled is held at a time.
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
-import { StrictJsonStream, StrictStreamError, type StrictJsonStreamOptions, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";
+import { StrictJsonStream, type StrictJsonStreamOptions, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";
 
 /** Default size of one read, in bytes. */
-export const DEFAULT_STREAM_CHUNK_BYTES = 1 << 16;
+const DEFAULT_STREAM_CHUNK_BYTES = 1 << 16;
 
 /** Why a file could not be opened or read (not a format problem). */
 export class StrictFileError extends Error {
@@ -84,5 +84,3 @@ export async function* readStrictJsonFile(path: string, options: StrictJsonFileO
     await handle.close();
   }
 }
-
-export { StrictStreamError };

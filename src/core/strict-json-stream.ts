@@ -19,10 +19,10 @@
 // it while it arrives. Once a token is complete, its characters count against the budget of where
 // it sits.
 import { Buffer, isUtf8 } from "node:buffer";
-import { GrammarFailure, StrictJsonParser, type GrammarOptions, type StreamBudget, type StrictStreamEvent } from "./parse-line.js";
+import { GrammarFailure, StrictJsonParser, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
 import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
 
-export type { StreamBudget, StrictStreamEvent };
+export type { StrictStreamEvent };
 
 /** Why a streamed document could not be read: the strict reader's codes plus a character budget. */
 export type StrictStreamProblemCode = StrictDocumentProblemCode | "too_many_chars";

@@ -20,7 +20,7 @@ const INCOMPLETE = "fixture capture metadata is incomplete";
 const CASE_PAIR = "fixture contrast pair does not match this build";
 const SIGNALS = "case signal expectation is invalid";
 
-export const CaptureCaseSchema = z.object(
+const CaptureCaseSchema = z.object(
   {
     id: z.string({ error: CASE_PAIR }),
     input: z.string({ error: CASE_PAIR }),
@@ -39,7 +39,7 @@ export const CaptureCaseSchema = z.object(
   { error: "fixture case is invalid" },
 );
 
-export const CaptureMetadataSchema = z.object(
+const CaptureMetadataSchema = z.object(
   {
     timestamp_utc: nonBlank(INCOMPLETE),
     source_sha: nonBlank(INCOMPLETE),
@@ -69,7 +69,7 @@ export const CapturePayloadSchema = z.object({
 });
 
 /** zod schema of a replay capture, including `payload_sha256`. */
-export const CaptureSchema = CapturePayloadSchema.extend({
+const CaptureSchema = CapturePayloadSchema.extend({
   payload_sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 

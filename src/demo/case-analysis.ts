@@ -14,7 +14,7 @@ export function defaultResponseAnalyzer(): ResponseAnalyzer {
   return new BehavioralAnalyzer({ systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT });
 }
 
-export type CaseVerdict = "PASS" | "BLOCK" | "DEGRADED";
+type CaseVerdict = "PASS" | "BLOCK" | "DEGRADED";
 
 /** One case as reported by `demo` (human and JSON). Inputs are the fixed synthetic pair. */
 export interface DemoCase {

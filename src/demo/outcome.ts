@@ -4,7 +4,7 @@
 import type { DemoCase } from "./case-analysis.js";
 
 /** What a demo run concluded (the status line it prints). */
-export type CommandStatus =
+type CommandStatus =
   | "REPLAY VERIFIED"
   | "REPLAY UNAVAILABLE"
   | "REPLAY INTEGRITY FAILURE"
@@ -58,7 +58,7 @@ export function statusRow(outcome: DemoOutcome): StatusRow {
   return row;
 }
 
-export function exitCodeOf(outcome: DemoOutcome): 0 | 1 | 2 {
+function exitCodeOf(outcome: DemoOutcome): 0 | 1 | 2 {
   return statusRow(outcome).exitCode;
 }
 

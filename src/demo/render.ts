@@ -11,19 +11,19 @@ export function label(name: string, value: string): string {
 }
 
 /** JSON text with every non-ASCII code unit escaped, so any terminal shows it unchanged. */
-export function asciiJson(text: string): string {
+function asciiJson(text: string): string {
   return text.replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Python-repr style numbers: 0 → 0.0, 1 → 1.0, null → None. */
-export function pyNumber(value: number | null): string {
+function pyNumber(value: number | null): string {
   if (value === null) return "None";
   return Number.isInteger(value) ? `${value}.0` : String(value);
 }
 
 const RESPONSE_SHOWN = 240;
 
-export function caseLines(c: DemoCase): string[] {
+function caseLines(c: DemoCase): string[] {
   const points = [...c.response];
   const shown = asciiJson(JSON.stringify(points.slice(0, RESPONSE_SHOWN).join("")));
   const lines = [
@@ -38,7 +38,7 @@ export function caseLines(c: DemoCase): string[] {
   return lines;
 }
 
-export const REPLAY_PREAMBLE: readonly string[] = [
+const REPLAY_PREAMBLE: readonly string[] = [
   label("RUN_KIND", "REPLAY"),
   label("MODEL_CALL", "no — recorded output"),
   label("CANARY", "NOT EXERCISED THIS RUN"),

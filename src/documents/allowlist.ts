@@ -24,14 +24,12 @@ export const MAX_ALLOW_FILE_BYTES = 4 * 1024 * 1024;
 /** Most entries in one allow file. */
 export const MAX_ALLOW_ENTRIES = 10_000;
 /** Longest `reason`, in code points. */
-export const MAX_ALLOW_REASON_CHARS = 200;
+const MAX_ALLOW_REASON_CHARS = 200;
 /** Longest `by`, in code points. */
-export const MAX_ALLOW_BY_CHARS = 100;
+const MAX_ALLOW_BY_CHARS = 100;
 
 /** Which hash an entry names: the record's material or one segment. */
-export const ALLOW_SCOPES = ["record", "segment"] as const;
-/** `record` (the record's material_sha256) or `segment` (one segment's sha256). */
-export type AllowScope = (typeof ALLOW_SCOPES)[number];
+const ALLOW_SCOPES = ["record", "segment"] as const;
 
 // C0/C1 controls, line and paragraph separators, and bidirectional overrides: a reason is
 // shown to reviewers, so it must read as what it is.

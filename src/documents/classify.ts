@@ -13,14 +13,14 @@ import { truncateCodePoints } from "../core/codepoints.js";
 import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
 import { MAX_SIGNAL_CHARS, MAX_SIGNALS_PER_RECORD } from "./policy.js";
 
-export type ClassifiedState = "pass" | "flag" | "block" | "degraded" | "unexercised";
+type ClassifiedState = "pass" | "flag" | "block" | "degraded" | "unexercised";
 
 export interface Classified {
   readonly state: ClassifiedState;
   readonly exercised: boolean;
 }
 
-export type ClassifyErrorCode = "invalid_verdict" | "unsupported_analysis";
+type ClassifyErrorCode = "invalid_verdict" | "unsupported_analysis";
 
 export interface ClassifyError {
   /** Stable code for the segment's `error` field. */

@@ -15,13 +15,13 @@ import { count, sha256 } from "./fields.js";
 export const INDEX_SCHEMA = "little-canary-ingest-index/v1";
 
 /** A published file: its path relative to the index's directory and the SHA-256 of its bytes. */
-export const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
+const IndexFileSchema = z.strictObject({ path: z.string().min(1), sha256 });
 
 /**
  * One shard of the index: which shard and its range of the input (`k`, `n`, `first_line`, `lines`,
  * `range_sha256`, exactly as its manifest's `run.shard` records them), its pair and what it holds.
  */
-export const IndexShardSchema = ManifestShardSchema.omit({ input_lines: true }).extend({
+const IndexShardSchema = ManifestShardSchema.omit({ input_lines: true }).extend({
   records_total: count,
   checks_performed: count,
   manifest: IndexFileSchema,

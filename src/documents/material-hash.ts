@@ -6,13 +6,13 @@ import { sha256Hex } from "../core/hash.js";
 import { MetadataMapSchema } from "./metadata-map.js";
 
 /** The record fields `material_sha256` covers. */
-export const MaterialSchema = z.strictObject({
+const MaterialSchema = z.strictObject({
   id: z.string().nullable(),
   source: z.string().nullable(),
   metadata: MetadataMapSchema,
   text: z.string(),
 });
-export type Material = z.infer<typeof MaterialSchema>;
+type Material = z.infer<typeof MaterialSchema>;
 
 /**
  * `material_sha256`: SHA-256 of the canonical JSON of `{id, source, metadata, text}`. Key

@@ -7,11 +7,11 @@
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 // The reader enforces these caps while reading; the policy shares them rather than restating them.
-import { DEFAULT_READER_LIMITS, MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, type ReaderLimits } from "./reader-limits.js";
+import { DEFAULT_READER_LIMITS, MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, type ReaderLimits } from "./reader-limits.js";
 
-export { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS };
+export { MAX_ITEM_BYTES_CEILING, MAX_LABEL_CHARS };
 
-export const POLICY_NAME = "strict/v1";
+const POLICY_NAME = "strict/v1";
 
 /** Truncation limits for per-record evidence. */
 export const MAX_SIGNAL_CHARS = 128;
@@ -19,7 +19,7 @@ export const MAX_SIGNALS_PER_RECORD = 32;
 export const MAX_DETAIL_CHARS = 200;
 
 /** The integer limits, in the order `resolvePolicy` validates them. */
-export const POLICY_LIMIT_NAMES = [
+const POLICY_LIMIT_NAMES = [
   "segment_chars",
   "segment_overlap",
   "max_segments",
@@ -79,7 +79,7 @@ export type PolicyOverrides = Partial<Record<PolicyLimitName | "stop_after_hold"
 const OVERRIDABLE = new Set<string>([...POLICY_LIMIT_NAMES, "stop_after_hold"]);
 
 /** `check_limit`: the first problem with one limit value, or null. */
-export function checkLimit(name: string, value: unknown, max?: number): string | null {
+function checkLimit(name: string, value: unknown, max?: number): string | null {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
     return `${name} must be a non-negative integer`;
   }
@@ -91,7 +91,7 @@ export function checkLimit(name: string, value: unknown, max?: number): string |
  * The first problem of a would-be policy, in the documented order of the limits, or null when valid.
  * Works on unknown values so the same checks guard CLI flags and policy documents.
  */
-export function policyProblem(candidate: Record<string, unknown>): string | null {
+function policyProblem(candidate: Record<string, unknown>): string | null {
   const first = (...checks: Array<() => string | null>): string | null => {
     for (const check of checks) {
       const problem = check();

@@ -28,15 +28,15 @@ export interface ReaderLimits {
 export type ReaderKind = "screen" | "ingest";
 
 /** Default largest number of records in one input. */
-export const DEFAULT_MAX_ITEMS = 1000;
+const DEFAULT_MAX_ITEMS = 1000;
 /** Default largest size of one record's text, in UTF-8 bytes. */
-export const DEFAULT_MAX_ITEM_BYTES = 65536;
+const DEFAULT_MAX_ITEM_BYTES = 65536;
 /** The highest value `maxItemBytes` may take. */
 export const MAX_ITEM_BYTES_CEILING = 67108864; // 64 MiB
 /** Default largest total size of one input, in bytes. */
-export const DEFAULT_MAX_TOTAL_BYTES = 8388608; // 8 MiB
-export const DEFAULT_MAX_METADATA_KEYS = 32;
-export const DEFAULT_MAX_METADATA_VALUE_CHARS = 1024;
+const DEFAULT_MAX_TOTAL_BYTES = 8388608; // 8 MiB
+const DEFAULT_MAX_METADATA_KEYS = 32;
+const DEFAULT_MAX_METADATA_VALUE_CHARS = 1024;
 /** Most code points of `id` and `source`. */
 export const MAX_LABEL_CHARS = 256;
 /** Most code points of a metadata key (fixed, not configurable). */

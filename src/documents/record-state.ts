@@ -72,7 +72,7 @@ export function coverageOf(exercised: number, total: number): Coverage {
 }
 
 /** Reasons sorted into the fixed manifest order. */
-export function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
+function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
   const present = new Set(reasons);
   return HOLD_REASONS.filter((r) => present.has(r));
 }

@@ -22,15 +22,14 @@ export const BATCH_SCHEMA = "little-canary-batch/v1";
 
 // The vocabularies live in states.ts so that allowlist.ts, which this file imports, can use them
 // without importing this file back.
-export { HOLD_REASONS, SEGMENT_STATES, type HoldReason, type SegmentState } from "./states.js";
+export { HOLD_REASONS, type HoldReason, type SegmentState } from "./states.js";
 
 /** `not_checked`: some planned part of the record was never inspected and nothing was detected in the rest. */
-export const DETECTIONS = ["none", "flag", "block", "not_checked"] as const;
+const DETECTIONS = ["none", "flag", "block", "not_checked"] as const;
 export type Detection = (typeof DETECTIONS)[number];
 // One vocabulary for a record's coverage and a verdict's (verdict-schema.ts defines it).
-export { COVERAGES, type Coverage };
-export const ADMISSIONS = ["admitted", "held"] as const;
-export type Admission = (typeof ADMISSIONS)[number];
+export type { Coverage };
+const ADMISSIONS = ["admitted", "held"] as const;
 
 /** Malformed records have no digest of their text: `""`. */
 const sha256OrEmpty = z.union([sha256, z.literal("")]);
@@ -85,7 +84,7 @@ export const PipelineInfoSchema = z.strictObject({
     .optional(),
 });
 
-export const ManifestSegmentSchema = z.strictObject({
+const ManifestSegmentSchema = z.strictObject({
   kind: z.enum(["metadata", "text"]),
   index: count,
   start: count,
@@ -156,7 +155,7 @@ export const ManifestCountsSchema = z.strictObject({
   allowlisted: z.int().min(1).optional(),
 });
 
-export const ManifestRunSchema = z.strictObject({
+const ManifestRunSchema = z.strictObject({
   status: z.literal("complete"),
   records_total: count,
   checks_performed: count,
@@ -241,7 +240,6 @@ export type ManifestSegment = z.infer<typeof ManifestSegmentSchema>;
 /** One record entry of a manifest. */
 export type ManifestRecord = z.infer<typeof ManifestRecordSchema>;
 export type ManifestCounts = z.infer<typeof ManifestCountsSchema>;
-export type ManifestRun = z.infer<typeof ManifestRunSchema>;
 /** The ingest manifest: the run, its policy, and every record with its segments and evidence. */
 export type IngestManifest = z.infer<typeof IngestManifestSchema>;
 export type ExportRecord = z.infer<typeof ExportRecordSchema>;

@@ -11,10 +11,10 @@ import { codePointLength, utf8ByteLength } from "../core/codepoints.js";
 import { metadataMaterial, type MaterialSource } from "./segment-material.js";
 import { segmentCount, segmentSpans, type Span } from "./segment-spans.js";
 
-export type SegmentKind = "metadata" | "text";
+type SegmentKind = "metadata" | "text";
 
 /** One planned segment: its kind, index, code-point span, slice and the slice's SHA-256. */
-export interface PlannedSegment {
+interface PlannedSegment {
   readonly kind: SegmentKind;
   /** Position among the segments of the same kind, from 0. */
   readonly index: number;
@@ -27,7 +27,7 @@ export interface PlannedSegment {
   readonly sha256: string;
 }
 
-export interface OverBudget {
+interface OverBudget {
   readonly code: "text_bytes" | "segments";
   /** Detail without the `record i: ` prefix, which the caller adds. */
   readonly message: string;

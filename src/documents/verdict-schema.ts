@@ -5,12 +5,12 @@ import { z } from "zod";
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
-export const BLOCKED_BY = ["structural_filter", "canary_probe", "fail_closed"] as const;
-export const CANARY_STATUSES = ["exercised", "failed", "disabled", "skipped_after_block"] as const;
-export const ANALYSIS_METHODS = ["regex", "llm_judge", "none"] as const;
-export const ANALYSIS_STATUSES = ["exercised", "failed", "not_applicable"] as const;
-export const LAYER_STATUSES = ["passed", "blocked", "failed", "skipped"] as const;
-export const SEVERITIES = ["none", "low", "medium", "high"] as const;
+const BLOCKED_BY = ["structural_filter", "canary_probe", "fail_closed"] as const;
+const CANARY_STATUSES = ["exercised", "failed", "disabled", "skipped_after_block"] as const;
+const ANALYSIS_METHODS = ["regex", "llm_judge", "none"] as const;
+const ANALYSIS_STATUSES = ["exercised", "failed", "not_applicable"] as const;
+const LAYER_STATUSES = ["passed", "blocked", "failed", "skipped"] as const;
+const SEVERITIES = ["none", "low", "medium", "high"] as const;
 /**
  * How much of a text the canary inspected: every window (`complete`), some (`partial`) or none
  * (`none`). The same words, counted the same way, as a manifest record's `coverage`.
@@ -22,15 +22,13 @@ export type Coverage = (typeof COVERAGES)[number];
 const offset = z.number().int().min(0);
 
 /** Where a structural reason matched: code-point offsets `[start, end)` into the window's original text. */
-export const MatchLocationJsonSchema = z
-  .strictObject({ start: offset, end: offset })
-  .refine((l) => l.start <= l.end, "a location's start must not be after its end");
+const MatchLocationJsonSchema = z.strictObject({ start: offset, end: offset }).refine((l) => l.start <= l.end, "a location's start must not be after its end");
 
 /**
  * One structural reason in one window of the text: the reason label, the rule's fixed one-line
  * explanation and up to three locations. Never the matched text.
  */
-export const LayerMatchJsonSchema = z.strictObject({
+const LayerMatchJsonSchema = z.strictObject({
   /** Index into the verdict's `segments` when the text was screened in windows, else 0. */
   segment: offset,
   reason: z.string().min(1),
@@ -38,7 +36,7 @@ export const LayerMatchJsonSchema = z.strictObject({
   locations: z.array(MatchLocationJsonSchema).min(1).max(3),
 });
 
-export const LayerJsonSchema = z.strictObject({
+const LayerJsonSchema = z.strictObject({
   name: z.enum(["structural_filter", "canary_probe"]),
   passed: z.boolean().nullable(),
   status: z.enum(LAYER_STATUSES),
@@ -50,7 +48,7 @@ export const LayerJsonSchema = z.strictObject({
 });
 
 /** One window of a long text: its span in code points, its state and why coverage failed. */
-export const SegmentJsonSchema = z.strictObject({
+const SegmentJsonSchema = z.strictObject({
   index: offset,
   start: offset,
   end: offset,
@@ -58,7 +56,7 @@ export const SegmentJsonSchema = z.strictObject({
   coverage_reason: z.string().min(1).optional(),
 });
 
-export const AdvisoryJsonSchema = z.strictObject({
+const AdvisoryJsonSchema = z.strictObject({
   flagged: z.boolean(),
   severity: z.enum(SEVERITIES),
   signals: z.array(z.string()),
@@ -89,8 +87,6 @@ export const VerdictJsonSchema = z.strictObject({
  */
 export const VerdictWireSchema = VerdictJsonSchema.extend({ safe_input: z.string(), coverage: z.enum(COVERAGES) });
 
-/** One serialized structural match of a layer. */
-export type LayerMatchJson = z.infer<typeof LayerMatchJsonSchema>;
 /** One serialized layer of a verdict. */
 export type LayerJson = z.infer<typeof LayerJsonSchema>;
 export type SegmentJson = z.infer<typeof SegmentJsonSchema>;

@@ -25,7 +25,7 @@ export type Adjudication = "positive" | "benign_control";
 export type CaseKind = "attack" | "benign";
 
 /** Provenance keys of paired-probe cases, carried through to the results (never scored). */
-export const PROVENANCE_KEYS = ["source_case_id", "source_input_sha256", "paired_case_id", "source_expected_result"] as const;
+const PROVENANCE_KEYS = ["source_case_id", "source_input_sha256", "paired_case_id", "source_expected_result"] as const;
 
 /** One evaluation case: its prompt, whether it is an attack or benign, and its category. */
 export interface EvalCase {

@@ -13,7 +13,7 @@ import type { EvalSummary } from "./summary.js";
 /** The schema name of the eval run record (JSONL). */
 export const EVAL_SCHEMA = "little-canary-eval/v1";
 /** Code points of a prompt kept in each result line. */
-export const PREVIEW_CHARS = 100;
+const PREVIEW_CHARS = 100;
 
 /** The `run` header line of an eval record: everything needed to compare two runs. */
 export interface RunHeader {

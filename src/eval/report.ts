@@ -85,7 +85,7 @@ const BAR_W = 440;
 const ROW_H = 26;
 
 /** Stacked horizontal bars, one per category and kind; each segment is a <rect> with a <title>. */
-export function renderChart(categories: Readonly<Record<string, GroupSummary>>): string {
+function renderChart(categories: Readonly<Record<string, GroupSummary>>): string {
   const rows = chartRows(categories);
   const height = 40 + rows.length * ROW_H;
   const parts: string[] = [];

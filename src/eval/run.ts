@@ -30,8 +30,7 @@ import { EVAL_MODES, scoreException, scoreVerdict, type CaseScore, type EvalMode
 import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
-export { DEFAULT_EVAL_TIMEOUT_SECONDS };
-export const DEFAULT_EVAL_THRESHOLD = 0.6;
+const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 const WARMUP_TEXT = "Hello.";
 
@@ -83,7 +82,7 @@ export interface EvalOptions {
 }
 
 /** A canary mode's backend (model or judge) is not ready; nothing was run. */
-export class BackendUnavailableError extends LittleCanaryError {
+class BackendUnavailableError extends LittleCanaryError {
   override readonly name = "BackendUnavailableError";
   constructor(message: string) {
     super("backend", message);
@@ -91,7 +90,7 @@ export class BackendUnavailableError extends LittleCanaryError {
 }
 
 /** The run was stopped (signal); the JSONL has no completion line. */
-export class EvalInterruptedError extends LittleCanaryError {
+class EvalInterruptedError extends LittleCanaryError {
   override readonly name = "EvalInterruptedError";
   constructor(
     readonly written: number,

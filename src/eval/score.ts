@@ -48,7 +48,7 @@ function outcomeOf(kind: CaseKind, safe: boolean): Outcome {
 }
 
 /** The first unscored reason for a verdict, in a fixed order, or null when the case can be scored. */
-export function unscoredReason(verdict: PipelineVerdict, mode: EvalMode): string | null {
+function unscoredReason(verdict: PipelineVerdict, mode: EvalMode): string | null {
   const structural = verdict.layers.find((layer) => layer.name === "structural_filter");
   const canary = verdict.layers.find((layer) => layer.name === "canary_probe");
   if (verdict.degraded) {

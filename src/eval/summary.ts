@@ -37,7 +37,7 @@ export interface GroupSummary {
   readonly benign: (KindCounts & { readonly rates: KindRates | null }) | null;
 }
 
-export interface PairCounts {
+interface PairCounts {
   readonly total: number;
   readonly blocked: number;
   readonly not_blocked: number;

@@ -48,7 +48,7 @@ const CLOSE = Buffer.from("}\n");
 const HEAD_BYTES = 200;
 
 /** The prepared records a first pass leaves, read back in order by the second. */
-export interface PreparedRecords {
+interface PreparedRecords {
   /** The prepared lines in input order. */
   lines(): AsyncIterable<PreparedLine>;
   /** Frees what holds them (the scratch file). Never throws. */

@@ -1,7 +1,7 @@
 // The ingest outcome as an exit code (docs/ingest.md): 0 every record admitted;
 // 1 held for detection only (blocked/flagged); 2 any record held for an operational or coverage
 // reason, or held with no detection reason at all. Exit 3 (refused) is decided by the caller.
-import type { IngestManifest, ManifestRecord } from "../documents/schemas.js";
+import type { ManifestRecord } from "../documents/schemas.js";
 
 const OPERATIONAL = new Set(["malformed", "over_budget", "degraded", "unexercised", "error"]);
 const DETECTION = new Set(["blocked", "flagged"]);
@@ -16,16 +16,6 @@ export function recordOutcomeCode(record: Pick<ManifestRecord, "admission" | "ho
   if (reasons.some((reason) => OPERATIONAL.has(reason))) return 2;
   if (!reasons.some((reason) => DETECTION.has(reason))) return 2;
   return 1;
-}
-
-/** The exit code a manifest's outcome maps to (exit 3, refused, is decided by the caller). */
-export function ingestExitCode(manifest: IngestManifest): IngestOutcomeCode {
-  let code: IngestOutcomeCode = 0;
-  for (const record of manifest.records) {
-    code = Math.max(code, recordOutcomeCode(record)) as IngestOutcomeCode;
-    if (code === 2) return 2;
-  }
-  return code;
 }
 
 export const EXIT_EXPLANATIONS: Readonly<Record<IngestOutcomeCode, string>> = {

@@ -60,11 +60,9 @@ import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stre
 
 export {
   IngestRefusedError,
-  RECORD_PREFETCH_MIN_BYTES,
   type IngestFilesOptions,
   type IngestReporter,
   type IngestRunReport,
-  type RecordPrefetchOptions,
 } from "./run-plan.js";
 
 /** What `ingestFiles` gives back once the pair is published. */

@@ -38,7 +38,7 @@ import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.
  * Version of the stored entry's form and of the rules that decide when one is stored. Bump it
  * with any change to how a record's entry is built that the manifest schema does not show.
  */
-export const RECORD_ENTRY_FORMAT = 1;
+const RECORD_ENTRY_FORMAT = 1;
 
 /** The store under a RecordEntryCache (the SQLite cache under one identity, or a map in tests). */
 export interface RecordEntryStore {

@@ -61,7 +61,7 @@ export interface IngestReporter {
  * script is (by default the compiled one beside the library), from what input size it starts
  * (default RECORD_PREFETCH_MIN_BYTES; standard input never), and what it did.
  */
-export interface RecordPrefetchOptions {
+interface RecordPrefetchOptions {
   /** The worker script (a file: URL); a missing script means no prefetch. */
   readonly workerUrl?: URL;
   /** Input files smaller than this are read without a prefetch. */
@@ -74,7 +74,7 @@ export interface RecordPrefetchOptions {
  * Input files smaller than this are read without a record prefetch: starting its worker costs
  * about as much as it saves on a few thousand records.
  */
-export const RECORD_PREFETCH_MIN_BYTES = 8 * 1024 * 1024;
+const RECORD_PREFETCH_MIN_BYTES = 8 * 1024 * 1024;
 
 /** Options of `ingestFiles`. */
 export interface IngestFilesOptions {
@@ -149,7 +149,7 @@ export interface IngestFilesOptions {
 }
 
 /** Where the records come from: a file (resolved path) or a stream read once. */
-export type IngestSource = { readonly kind: "file"; readonly path: string } | { readonly kind: "stream"; readonly stream: Readable };
+type IngestSource = { readonly kind: "file"; readonly path: string } | { readonly kind: "stream"; readonly stream: Readable };
 
 /** One `ingestFiles` run, every option resolved and checked; the stages read only this. */
 export interface IngestRunPlan {

@@ -35,13 +35,13 @@ export interface DuplicateId {
  * Records whose id repeats an earlier record's, by the definition of `counts.duplicate_ids`
  * (equal id digests, malformed records included): how many, and the first such pair.
  */
-export interface DuplicateIdSummary {
+interface DuplicateIdSummary {
   readonly count: number;
   readonly first: DuplicateId | null;
 }
 
 /** The canary's failures over the run, by records affected. */
-export interface CanaryTrouble {
+interface CanaryTrouble {
   /** Records with a segment the run did not send because the circuit breaker had opened. */
   readonly circuitNotSent: number;
   /** The first outage reason a checked segment reported, and how many records had one. */

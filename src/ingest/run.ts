@@ -84,13 +84,11 @@ export interface IngestRun {
   readonly summary: IngestRunSummary;
 }
 
-export type { DuplicateId };
-
 /**
  * Records (by index) whose string id was already used by an earlier record, in input order.
  * Only valid records count; a malformed record's id is not a label.
  */
-export function findDuplicateIds(records: readonly RawRecord[]): DuplicateId[] {
+function findDuplicateIds(records: readonly RawRecord[]): DuplicateId[] {
   const first = new Map<string, number>();
   const duplicates: DuplicateId[] = [];
   for (const record of records) {

@@ -40,7 +40,7 @@ export interface VerdictStore {
 const CACHEABLE = new Set(["pass", "flag", "block"]);
 
 /** True for the results the cache keeps: exercised passes, flags and blocks. */
-export function isCacheable(result: SegmentResult): result is SegmentResult & { state: "pass" | "flag" | "block" } {
+function isCacheable(result: SegmentResult): result is SegmentResult & { state: "pass" | "flag" | "block" } {
   return result.exercised && CACHEABLE.has(result.state) && result.verdict !== null && result.error === null;
 }
 

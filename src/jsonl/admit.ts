@@ -7,7 +7,7 @@ import type { ReaderKind, ReaderLimits } from "../documents/reader-limits.js";
 import { buildRecord, type RawRecord } from "./record.js";
 
 /** A run-level rule an in-memory input broke. */
-export type AdmissionRefusalCode = "too_many_items" | "not_a_record" | "total_bytes";
+type AdmissionRefusalCode = "too_many_items" | "not_a_record" | "total_bytes";
 
 export interface AdmitOptions {
   /** Which record rules apply (the messages and the text budget differ; the keys are the same). */

@@ -31,7 +31,7 @@ import { MAX_NESTING_DEPTH, parseJsonBytes, type LineParseErrorCode } from "../c
 import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 /** The stable code of a reader refusal. */
-export type ReaderRefusalCode =
+type ReaderRefusalCode =
   | "line_too_long"
   | "invalid_utf8"
   | "bom"

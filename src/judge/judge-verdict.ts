@@ -31,7 +31,7 @@ export function parseJudgeReply(reply: string): JudgeLabel | null {
   return answer === "UNSAFE" || answer === "SAFE" ? answer : null;
 }
 
-export function judgeUnsafe(reply: string): AnalysisResult {
+function judgeUnsafe(reply: string): AnalysisResult {
   return {
     riskScore: 1,
     shouldBlock: true,
@@ -52,7 +52,7 @@ export function judgeUnsafe(reply: string): AnalysisResult {
   };
 }
 
-export function judgeSafe(): AnalysisResult {
+function judgeSafe(): AnalysisResult {
   return {
     riskScore: 0,
     shouldBlock: false,
@@ -96,7 +96,7 @@ export function canaryNotExercised(): AnalysisResult {
   };
 }
 
-export function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResult {
+function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResult {
   if (label === "UNSAFE") return judgeUnsafe(reply);
   if (label === "SAFE") return judgeSafe();
   return judgeFailed();

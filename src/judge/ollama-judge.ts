@@ -11,7 +11,7 @@ import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 import { canaryNotExercised, fromJudgeChat, judgeFailed, judgeIdentity } from "./judge-verdict.js";
 import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
-export const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
+const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
 
 const JUDGE_ROLE: ChatRole = Object.freeze({
   defaults: { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 },

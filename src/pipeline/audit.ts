@@ -13,13 +13,13 @@ import type { PipelineVerdict } from "./verdict.js";
 
 export const AUDIT_FILE = "canary-audit.jsonl";
 export const ALERTS_FILE = "canary-alerts.jsonl";
-export const AUDIT_KEY_FILE = "audit-hmac.key";
+const AUDIT_KEY_FILE = "audit-hmac.key";
 
 /** The label an audit line gives a check. */
-export type AuditLabel = "blocked" | "degraded" | "flagged" | "structural_only" | "unscreened" | "safe";
+type AuditLabel = "blocked" | "degraded" | "flagged" | "structural_only" | "unscreened" | "safe";
 
 /** One line of the audit log (no raw input: the text is identified by a keyed HMAC). */
-export interface AuditLine {
+interface AuditLine {
   readonly timestamp: string;
   readonly input_hmac: string;
   readonly verdict: AuditLabel;
@@ -34,7 +34,7 @@ export interface AuditLine {
 }
 
 /** Label precedence: blocked, degraded, flagged, structural_only/unscreened, safe. */
-export function auditLabel(verdict: PipelineVerdict): AuditLabel {
+function auditLabel(verdict: PipelineVerdict): AuditLabel {
   if (!verdict.safe) return "blocked";
   if (verdict.degraded) return "degraded";
   if (verdict.advisory.flagged) return "flagged";
@@ -45,7 +45,7 @@ export function auditLabel(verdict: PipelineVerdict): AuditLabel {
 }
 
 /** Reasons behind a verdict: the advisory's signals, else the blocking layer's signals. */
-export function verdictSignals(verdict: PipelineVerdict): string[] {
+function verdictSignals(verdict: PipelineVerdict): string[] {
   if (verdict.advisory.signals.length > 0) return [...verdict.advisory.signals];
   const blocking = verdict.layers.find((layer) => layer.status === "blocked");
   return blocking ? [...blocking.signals] : [];

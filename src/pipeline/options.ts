@@ -14,7 +14,7 @@ import { basename, resolve } from "node:path";
 
 /** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
 export type PipelineMode = "block" | "advisory" | "full";
-export const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
+const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
 /** What a degraded or unexercised verdict means: allowed (`fail_open`) or denied (`fail_closed`). */
 export type DegradedPolicy = "fail_open" | "fail_closed";
 export type CanaryProviderName = "ollama" | "openai" | "embedded";
@@ -40,7 +40,7 @@ export interface EmbeddedCanaryOptions {
 }
 
 /** The embedded options with the model file resolved. */
-export interface ResolvedEmbeddedOptions {
+interface ResolvedEmbeddedOptions {
   readonly modelPath: string;
   readonly sha256: string;
   readonly contextSize: number | null;

@@ -30,7 +30,7 @@ export interface FinishState {
  * The canary inspected this window: it answered, its reply was analysed, nothing degraded. The
  * rule that classify.ts applies to a serialized segment verdict when ingest counts coverage.
  */
-export function windowExercised(state: FinishState): boolean {
+function windowExercised(state: FinishState): boolean {
   return !state.degraded && state.canaryStatus === "exercised" && state.analysisStatus === "exercised" && state.risk !== null;
 }
 
@@ -47,7 +47,7 @@ export interface ScreenedSegment {
 }
 
 /** The window's own state, by the rule screen uses for batch items (a denial is not a detection). */
-export function segmentState(state: FinishState): SegmentState {
+function segmentState(state: FinishState): SegmentState {
   if (state.blockedBy !== null) return "block";
   if (state.degraded) return "degraded";
   if (state.advisory.flagged) return "flag";

@@ -46,7 +46,7 @@ export interface LayerResult {
 }
 
 /** One structural reason in one window: its explanation and where in that window's text it matched. */
-export interface LayerMatch {
+interface LayerMatch {
   /** Index of the window in `segments` when the text was screened in windows, else 0 (the whole text). */
   readonly segment: number;
   readonly reason: string;

@@ -4,7 +4,7 @@
 // Nothing is monkey-patched: the wrapped file system is passed to `publish` like any other.
 import type { PublishFileHandle, PublishFs } from "./fs.js";
 
-export type PublishFsOperation = "open" | "write" | "fsync" | "close" | "link" | "rename" | "unlink" | "stat" | "mkdir" | "rmdir";
+type PublishFsOperation = "open" | "write" | "fsync" | "close" | "link" | "rename" | "unlink" | "stat" | "mkdir" | "rmdir";
 
 export interface PublishFsCall {
   readonly op: PublishFsOperation;

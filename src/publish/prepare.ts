@@ -18,7 +18,7 @@ export interface InMemoryDocuments {
  * as it was built (every record against its schema, the head against the document schema), so
  * what is checked here is the binding between them.
  */
-export interface FramedDocuments {
+interface FramedDocuments {
   readonly framed: true;
   readonly manifest: FramedDocument;
   readonly export: FramedDocument | null;
@@ -32,7 +32,7 @@ export interface FramedDocuments {
 export type PublishDocuments = InMemoryDocuments | FramedDocuments;
 
 /** True for documents framed from spools. */
-export function isFramed(documents: PublishDocuments): documents is FramedDocuments {
+function isFramed(documents: PublishDocuments): documents is FramedDocuments {
   return "framed" in documents && documents.framed === true;
 }
 

@@ -27,7 +27,7 @@ import { PublishError } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
-export type { FramedDocuments, InMemoryDocuments, PublishDocuments } from "./prepare.js";
+export type { InMemoryDocuments, PublishDocuments } from "./prepare.js";
 
 /** Where to publish: the manifest path, the export path (optional), and whether to overwrite. */
 export interface PublishRequest {
@@ -181,7 +181,7 @@ export async function lockTargets(
 }
 
 /** The path a lock is named after: the file's name in its canonical directory. */
-export async function lockTarget(manifestPath: string): Promise<string> {
+async function lockTarget(manifestPath: string): Promise<string> {
   const absolute = resolve(manifestPath);
   return join(await canonicalPath(dirname(absolute)), basename(absolute));
 }

@@ -13,7 +13,7 @@ import { errorCode, sameIdentity, type FileIdentity, type PublishFs } from "./fs
 import { randomName, unlinkQuietly } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
-export const RECOVERY_PREFIX = ".ingest-recovery-";
+const RECOVERY_PREFIX = ".ingest-recovery-";
 
 export type RollbackLog = (message: string) => void;
 

@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import type { FramedDocument } from "./framed-document.js";
 import { errorCode, type FileIdentity, type PublishFs } from "./fs.js";
 
-export const TEMP_SUFFIX = ".tmp";
+const TEMP_SUFFIX = ".tmp";
 
 export interface TempFile {
   readonly path: string;
@@ -22,7 +22,7 @@ export function randomName(): string {
   return randomBytes(8).toString("hex");
 }
 
-export function tempPathFor(target: string, random: string): string {
+function tempPathFor(target: string, random: string): string {
   return join(dirname(target), `.${basename(target)}.${random}${TEMP_SUFFIX}`);
 }
 

@@ -49,7 +49,7 @@ export function flatProvenance(record: ExportRecord, manifestSha256: string): Re
 }
 
 /** True when a record's own metadata uses a key the adapters reserve for provenance. */
-export function usesReservedKey(metadata: Readonly<Record<string, string>>): boolean {
+function usesReservedKey(metadata: Readonly<Record<string, string>>): boolean {
   return Object.keys(metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX));
 }
 

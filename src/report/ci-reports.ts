@@ -16,7 +16,7 @@ import { SarifLog, artifactUri } from "./sarif.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */
-export interface GithubOutput {
+interface GithubOutput {
   /** Receives the annotation lines (the CLI's stderr). */
   readonly write: (text: string) => void;
   /** The job summary file ($GITHUB_STEP_SUMMARY), or null for none. */

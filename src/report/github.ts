@@ -8,9 +8,9 @@ import { escapeUnsafeChars } from "../core/display-text.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
 
 /** GitHub shows at most this many annotations of a step. */
-export const MAX_ANNOTATIONS = 10;
+const MAX_ANNOTATIONS = 10;
 /** Rows of findings a job summary lists (the rest are counted). */
-export const SUMMARY_ROWS = 50;
+const SUMMARY_ROWS = 50;
 
 /**
  * Escapes a workflow command's message: `%`, CR and LF as the runner decodes them, and every
@@ -28,7 +28,7 @@ export function escapeCommandProperty(text: string): string {
 }
 
 /** One workflow command line for a result (without the newline). */
-export function annotationLine(item: ReportItem, file: string): string {
+function annotationLine(item: ReportItem, file: string): string {
   const rule = item.rule;
   if (rule === null) throw new RangeError("a passing item has no annotation");
   const props = [`file=${escapeCommandProperty(file)}`, `line=${item.line}`, `title=${escapeCommandProperty(rule.id)}`];

@@ -41,7 +41,7 @@ export interface ReportMatch {
 }
 
 /** Matches a report item carries, at most (a record can have many segments). */
-export const MAX_REPORT_MATCHES = 12;
+const MAX_REPORT_MATCHES = 12;
 
 /** Appends the structural matches of one verdict; `segment` is the manifest segment's index, or null for a batch item's verdict. */
 function verdictMatches(verdict: VerdictJson | null | undefined, into: ReportMatch[], segment: number | null): void {

@@ -4,10 +4,10 @@
 // screened must fail a gate as loudly as one that was caught, never read as a pass.
 
 /** How a CI system should treat a result of this rule. */
-export type ReportLevel = "error" | "warning";
+type ReportLevel = "error" | "warning";
 
 /** Whether a rule reports something found in the text or text that was not (fully) screened. */
-export type RuleKind = "detection" | "coverage";
+type RuleKind = "detection" | "coverage";
 
 /** One report rule. */
 export interface ReportRule {

@@ -10,7 +10,7 @@ import { resultMessage } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
-export const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
+const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /** Run-level facts a SARIF log records (never item text). */
 export interface SarifRunFacts {

@@ -35,11 +35,7 @@ export interface ScreenOptions {
  * path (screen-stream.ts) fed the array, its items kept in order. The window spans the whole
  * array (it is in memory already), so a free lane always takes the next item.
  */
-export async function screenItems(
-  items: readonly ScreenItem[],
-  pipeline: Pick<SecurityPipeline, "check">,
-  options: ScreenOptions = {},
-): Promise<BatchDocument> {
+async function screenItems(items: readonly ScreenItem[], pipeline: Pick<SecurityPipeline, "check">, options: ScreenOptions = {}): Promise<BatchDocument> {
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);
   const { cache, signal, onProgress } = options;

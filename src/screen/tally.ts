@@ -51,10 +51,3 @@ export class BatchTally {
     return { schema: BATCH_SCHEMA, total: this.total, counts: { ...this.counts } };
   }
 }
-
-/** The summary of a whole batch document already in memory. */
-export function summarizeBatch(items: readonly BatchItem[]): BatchSummary {
-  const tally = new BatchTally();
-  for (const item of items) tally.add(item);
-  return tally.summary();
-}

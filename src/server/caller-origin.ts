@@ -13,7 +13,7 @@ import { errorReply, type Reply } from "./json-reply.js";
 import { parseUrl } from "../core/guards.js";
 
 /** The refusals: no verdict, no health report, nothing from the request echoed. */
-export const CALLER_REPLIES = {
+const CALLER_REPLIES = {
   hostNotAllowed: errorReply(421, "host not allowed: use 127.0.0.1, localhost or [::1] with the service port", { close: true }),
   originNotAllowed: errorReply(403, "origin not allowed: start the service with --allow-origin to admit one", { close: true }),
 } as const;

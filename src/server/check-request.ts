@@ -44,7 +44,7 @@ export function routeRequest(head: Pick<RequestHead, "method" | "target">): Rout
 }
 
 /** Media type without parameters, lowercased; a missing header counts as text/plain. */
-export function mediaType(contentType: string | undefined): string {
+function mediaType(contentType: string | undefined): string {
   if (contentType === undefined) return "text/plain";
   return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
 }

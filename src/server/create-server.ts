@@ -14,7 +14,7 @@ import { batchState } from "../screen/state.js";
 import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
 import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
 import { checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type RequestHead } from "./check-request.js";
-import { CheckQueue, type QueueState } from "./check-queue.js";
+import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
@@ -90,11 +90,6 @@ const controls = new WeakMap<Server, ServiceControl>();
 /** The control block of a server made by createServer, or undefined for any other server. */
 export function serviceControl(server: Server): ServiceControl | undefined {
   return controls.get(server);
-}
-
-/** Queue occupancy of a server made by createServer. */
-export function queueState(server: Server): QueueState | undefined {
-  return controls.get(server)?.queue.state();
 }
 
 function positiveInt(name: string, value: number): number {

@@ -21,7 +21,7 @@ export class ServerBindError extends Error {
   }
 }
 
-export function isValidPort(port: number): boolean {
+function isValidPort(port: number): boolean {
   return Number.isSafeInteger(port) && port >= 0 && port <= 65535;
 }
 

@@ -55,7 +55,7 @@ export function utf8DropInvalid(bytes: Uint8Array): string {
 }
 
 /** Decoded text worth rechecking: long enough and made only of printable characters. */
-export function asPrintableText(decoded: string): string | null {
+function asPrintableText(decoded: string): string | null {
   if (codePointLength(decoded) < MIN_DECODED_CODE_POINTS) return null;
   return NON_PRINTABLE.test(decoded) ? null : decoded;
 }

@@ -62,7 +62,7 @@ export function verifiedStructuralIdentity(filter: unknown): StructuralIdentity 
 }
 
 /** Default largest input, in code points. */
-export const DEFAULT_MAX_INPUT_LENGTH = 4000;
+const DEFAULT_MAX_INPUT_LENGTH = 4000;
 
 /** The built-in rules' triggers, in BUILTIN_RULES order. */
 const TRIGGERS = new RuleTriggers(BUILTIN_RULES.map((r) => r.re));

@@ -34,7 +34,7 @@ const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
 // ---- word classes ----------------------------------------------------------------------------
 
 /** What an AI reader is called. */
-export const AI_NOUN =
+const AI_NOUN =
   "(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|research|smart|personal)\\s+(?:assistants?|agents?|models?)|assistants?|chat\\s?bots?|bots?|agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))";
 
 /** What an AI reader does to the content that holds the instruction. */

@@ -16,7 +16,7 @@ const INVISIBLE =
 const COMBINING_MARK = /\p{Mn}/gu;
 
 /** Text with invisible characters removed. */
-export function stripInvisible(text: string): string {
+function stripInvisible(text: string): string {
   return text.replace(INVISIBLE, "");
 }
 

@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { validateBaseUrl, validateServiceUrl } from "../canary/endpoint.js";
 import { checkModelSha256 } from "../canary/embedded-model-file.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
-import { apiKeyFromEnv } from "../canary/openai-probe.js";
+import { apiKeyFromEnv } from "../canary/options.js";
 import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { endpointLogWriter } from "../canary/pool-log.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";

@@ -16,7 +16,7 @@ import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./can
 import type { VerbIo } from "./reporter.js";
 
 /** Far above the structural limit (4000 code points) so the filter, not the reader, decides. */
-export const MAX_CHECK_INPUT_BYTES = 1024 * 1024;
+const MAX_CHECK_INPUT_BYTES = 1024 * 1024;
 
 /** Messages of the stream reader's refusals (fixed texts: the input is never echoed). */
 const TEXT_REFUSALS = {
@@ -28,7 +28,7 @@ const TEXT_REFUSALS = {
  * Reads a whole stream as strict UTF-8 text, refusing (UsageError) more than `maxBytes` bytes
  * as soon as they are read, a byte order mark, or invalid UTF-8.
  */
-export async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_INPUT_BYTES): Promise<string> {
+async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_INPUT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {

@@ -15,7 +15,6 @@ export { asciiJson } from "../eval/_inert.js";
 export type { Rate } from "../eval/rates.js";
 export type { RunHeader } from "../eval/records.js";
 export type { EvalSummary, KindCounts } from "../eval/summary.js";
-export type { EvalMode } from "../eval/score.js";
 
 /** The settings of one evaluation run, as plain values. */
 export interface EvaluateOptions extends ProviderSettings, PoolSettings {

@@ -20,7 +20,7 @@ import { displayPath } from "../verify/shard-index.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "../verify/shard-pairs.js";
 
 /** One shard's pair as a caller names it: `MANIFEST:EXPORT`, or the two paths. */
-export type ShardPairArgument = string | { readonly manifest: string; readonly export: string };
+type ShardPairArgument = string | { readonly manifest: string; readonly export: string };
 
 /**
  * Splits `MANIFEST:EXPORT` at its one colon. Throws UsageError naming the argument when it has

@@ -50,7 +50,7 @@ export interface ScreenResult {
  * The one warning line a batch earns: the breaker opening, else items whose canary call found
  * the backend unreachable or timed out (the first such reason is named). Null when neither.
  */
-export function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
+function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
   if (trip !== null) return circuitOpenWarning(target, trip, `${n(summary.notSent, "item")} of ${summary.total}`);
   const { first, affected } = summary.outage;

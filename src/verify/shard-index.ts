@@ -43,7 +43,7 @@ export interface VerifyShardIndexResult {
 }
 
 /** Normalises an index pin; throws UsageError unless it is 64 hex digits. */
-export function normalizeIndexPin(pin: string): string {
+function normalizeIndexPin(pin: string): string {
   const normalized = pin.trim().toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError("--expect-index-sha256 must be 64 hex digits");
   return normalized;

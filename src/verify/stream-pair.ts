@@ -18,14 +18,14 @@ import { displayText } from "../core/display-text.js";
  * the whole-document budget, now per record, so every record of a document that verified
  * before still does.
  */
-export const MAX_RECORD_VALUES = MAX_DOCUMENT_VALUES;
+const MAX_RECORD_VALUES = MAX_DOCUMENT_VALUES;
 
 /**
  * Most characters (of strings, keys and numbers) one streamed record may hold, and separately
  * the rest of a document: the largest input item any policy allows (its `max_item_bytes`
  * ceiling; a character takes at least one byte) plus 1 MiB for the record's own fields.
  */
-export const MAX_RECORD_CHARS = MAX_ITEM_BYTES_CEILING + 1024 * 1024;
+const MAX_RECORD_CHARS = MAX_ITEM_BYTES_CEILING + 1024 * 1024;
 
 const BUDGET = { maxValues: MAX_RECORD_VALUES, maxChars: MAX_RECORD_CHARS };
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;

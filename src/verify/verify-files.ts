@@ -86,10 +86,10 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
 } satisfies Record<keyof VerifyFilesOptions, true>);
 
 /** What a library caller calls the pin (VerifyFilesOptions.pinName). */
-export const DEFAULT_PIN_NAME = "expectManifestSha256";
+const DEFAULT_PIN_NAME = "expectManifestSha256";
 
 /** Normalises a pin; throws UsageError (naming the pin as `pinName`) unless it is 64 hex digits. */
-export function normalizeManifestPin(pin: string, pinName: string = DEFAULT_PIN_NAME): string {
+function normalizeManifestPin(pin: string, pinName: string = DEFAULT_PIN_NAME): string {
   const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
   return normalized;

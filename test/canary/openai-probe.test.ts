@@ -2,7 +2,8 @@
 // every failure text, the length cut-off as degraded, and an API key that never leaks.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, UsageError } from "../../src/core/errors.js";
-import { OpenAICanaryProbe, apiKeyFromEnv, type OpenAICanaryProbeOptions } from "../../src/canary/openai-probe.js";
+import { OpenAICanaryProbe, type OpenAICanaryProbeOptions } from "../../src/canary/openai-probe.js";
+import { apiKeyFromEnv } from "../../src/canary/options.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import type { CanaryResult } from "../../src/canary/types.js";
 import { startOpenAIStandIn, type OpenAIStandIn } from "../support/openai-stand-in.js";

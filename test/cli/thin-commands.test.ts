@@ -5,7 +5,8 @@ import { createServer as createNetServer, type Server } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { replayLines } from "../../src/demo/render.js";
-import { DemoArgumentError, runDemoCommand, runService, ServerBindError } from "../../src/index.js";
+import { DemoArgumentError } from "../../src/demo/live-endpoint.js";
+import { runDemoCommand, runService, ServerBindError } from "../../src/index.js";
 
 const COMMANDS = join(import.meta.dirname, "../../cli/commands");
 

@@ -59,9 +59,7 @@ import { FINGERPRINT_PROBE_PREFIX } from "../../src/canary/pool-identity.js";
 import type { ServerResponse } from "node:http";
 import { isTransportFault, sendJson, startLoopbackServer, type RecordedRequest, type TransportFault } from "./loopback-server.js";
 
-export type { RecordedRequest, TransportFault } from "./loopback-server.js";
-
-export interface OllamaChatReply {
+interface OllamaChatReply {
   readonly content?: string;
   readonly done?: boolean;
   readonly done_reason?: string | null;
@@ -78,9 +76,9 @@ export type OllamaReply =
   | { readonly fault: "empty"; readonly latencyMs?: number }
   | TransportFault;
 
-export type OllamaReplyFn = (request: RecordedRequest, chatIndex: number) => OllamaReply | Promise<OllamaReply>;
+type OllamaReplyFn = (request: RecordedRequest, chatIndex: number) => OllamaReply | Promise<OllamaReply>;
 
-export interface StandInModel {
+interface StandInModel {
   readonly name: string;
   /** Defaults to sha256(name) in hex; null omits the field (a broken inventory entry). */
   readonly digest?: string | null;
@@ -109,10 +107,10 @@ export interface OllamaStandInOptions {
 }
 
 /** How /api/ps answers: normally, 404, without context_length, or with a fixed context_length. */
-export type PsMode = "normal" | "missing" | "no_context_length" | { readonly contextLength: number };
+type PsMode = "normal" | "missing" | "no_context_length" | { readonly contextLength: number };
 
 /** Context a request without num_ctx gets (recent Ollama defaults). */
-export const STAND_IN_DEFAULT_CONTEXT = 4096;
+const STAND_IN_DEFAULT_CONTEXT = 4096;
 
 export interface OllamaStandIn {
   readonly url: string;
@@ -148,7 +146,7 @@ export interface OllamaStandIn {
   close(): Promise<void>;
 }
 
-export const DEFAULT_STAND_IN_MODELS: readonly StandInModel[] = [{ name: "qwen2.5:1.5b" }, { name: "qwen3:4b" }];
+const DEFAULT_STAND_IN_MODELS: readonly StandInModel[] = [{ name: "qwen2.5:1.5b" }, { name: "qwen3:4b" }];
 
 function digestOf(model: StandInModel): string | null {
   if (model.digest === null) return null;
@@ -162,7 +160,7 @@ function messageContents(body: unknown): string[] {
 }
 
 /** The stand-in's token estimate of a chat prompt. */
-export function standInPromptTokens(body: unknown): number {
+function standInPromptTokens(body: unknown): number {
   const bytes = messageContents(body).reduce((sum, content) => sum + Buffer.byteLength(content, "utf8"), 0);
   return Math.ceil(bytes / 4) + 8;
 }
@@ -425,6 +423,3 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     close: () => server.close(),
   };
 }
-
-/** Short alias used in the brief and by other helpers. */
-export type StandIn = OllamaStandIn;

@@ -47,16 +47,14 @@ import type { ServerResponse } from "node:http";
 import { CALIBRATION_PROBE_TEXT } from "../../src/canary/run-context.js";
 import { isTransportFault, sendJson, startLoopbackServer, type RecordedRequest, type TransportFault } from "./loopback-server.js";
 
-export type { RecordedRequest, TransportFault } from "./loopback-server.js";
-
-export interface OpenAICompletionReply {
+interface OpenAICompletionReply {
   readonly content?: string | null;
   readonly finish_reason?: string | null;
   readonly usage?: Record<string, unknown> | null;
   readonly latencyMs?: number;
 }
 
-export type OpenAIReply =
+type OpenAIReply =
   | string
   | OpenAICompletionReply
   | { readonly fault: "length"; readonly content?: string; readonly latencyMs?: number }
@@ -65,9 +63,9 @@ export type OpenAIReply =
   | TransportFault;
 
 /** What the stand-in does with a prompt over its context cap (see the header). */
-export type Overflow = "keep_half" | "keep_tail" | "reject";
+type Overflow = "keep_half" | "keep_tail" | "reject";
 
-export type OpenAIReplyFn = (request: RecordedRequest, index: number) => OpenAIReply | Promise<OpenAIReply>;
+type OpenAIReplyFn = (request: RecordedRequest, index: number) => OpenAIReply | Promise<OpenAIReply>;
 
 export interface OpenAIStandInOptions {
   readonly reply?: OpenAIReply | OpenAIReplyFn;

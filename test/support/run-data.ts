@@ -30,7 +30,7 @@ export type SynthInput =
   | { readonly malformed: { readonly text: unknown; readonly id?: unknown; readonly source?: unknown; readonly detail: string } };
 
 /** Scripted canary: the slice's keywords decide its verdict; "RAISE" is a failed check. */
-export function scriptedVerdict(slice: string): VerdictJson | "raise" {
+function scriptedVerdict(slice: string): VerdictJson | "raise" {
   if (slice.includes("RAISE")) return "raise";
   if (slice.includes("STRUCT")) return structuralBlockVerdict();
   if (slice.includes("BLOCK")) return canaryBlockVerdict();

@@ -4,7 +4,7 @@ import { Readable, Writable } from "node:stream";
 import type { CliIo } from "../../cli/io.js";
 import { runMain } from "../../cli/program.js";
 
-export class LiveCapture extends Writable {
+class LiveCapture extends Writable {
   text = "";
   readonly #watchers = new Set<() => void>();
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {

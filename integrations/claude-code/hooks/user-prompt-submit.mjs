@@ -268,8 +268,13 @@ function readAdapterEnv(env, limits = HOOK_TIMEOUT_LIMITS) {
 		timeoutMs: timeout.timeoutMs
 	};
 }
+// src/integrations/adapter/client.ts
+/** The most response bytes an adapter holds. */
+var MAX_RESPONSE_BYTES = 65536;
+/** The largest request body an adapter sends (the service's own limit). */
+var MAX_REQUEST_BYTES = 65536;
 /** The reason given for a prompt too large to send. */
-var REQUEST_TOO_LARGE = `prompt exceeded the service's 65536-byte request limit`;
+var REQUEST_TOO_LARGE = `prompt exceeded the service's ${MAX_REQUEST_BYTES}-byte request limit`;
 function exchange(endpoint, method, path, body, deadline, signal) {
 	return new Promise((resolve) => {
 		let settled = false;
@@ -332,7 +337,7 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 				});
 			}
 			const declared = Number(res.headers["content-length"]);
-			if (Number.isFinite(declared) && declared > 65536) return finish({
+			if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) return finish({
 				ok: false,
 				reason: "ValueError"
 			});
@@ -341,7 +346,7 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 			res.on("data", (chunk) => {
 				if (settled) return;
 				size += chunk.length;
-				if (size > 65536) return finish({
+				if (size > MAX_RESPONSE_BYTES) return finish({
 					ok: false,
 					reason: "ValueError"
 				});
@@ -397,7 +402,7 @@ var ANSWER_REASONS = {
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
 async function postCheck(endpoint, text, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
-	if (body.length > 65536) return {
+	if (body.length > MAX_REQUEST_BYTES) return {
 		ok: false,
 		reason: REQUEST_TOO_LARGE
 	};
@@ -421,6 +426,9 @@ function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
 	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
 	return notices;
 }
+// src/integrations/adapter/screener.ts
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+var HEALTH_GRACE_MS = 250;
 function settleWithin(promise, ms) {
 	let timer;
 	const timeout = new Promise((resolve) => {
@@ -443,7 +451,7 @@ function createScreener(options) {
 		const check = await postCheck(endpoint, text, { deadline });
 		let notices = [];
 		if (health !== null) {
-			const answer = await settleWithin(health, 250);
+			const answer = await settleWithin(health, HEALTH_GRACE_MS);
 			healthAbort.abort();
 			if (answer?.ok) {
 				healthRead = true;

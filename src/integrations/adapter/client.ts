@@ -12,11 +12,11 @@ import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http
 import type { ServiceEndpoint } from "./endpoint.js";
 
 /** The most response bytes an adapter holds. */
-export const MAX_RESPONSE_BYTES = 65536;
+const MAX_RESPONSE_BYTES = 65536;
 /** The largest request body an adapter sends (the service's own limit). */
-export const MAX_REQUEST_BYTES = 65536;
+const MAX_REQUEST_BYTES = 65536;
 /** The reason given for a prompt too large to send. */
-export const REQUEST_TOO_LARGE = `prompt exceeded the service's ${MAX_REQUEST_BYTES}-byte request limit`;
+const REQUEST_TOO_LARGE = `prompt exceeded the service's ${MAX_REQUEST_BYTES}-byte request limit`;
 
 /** One exchange with the service: the parsed JSON object, or a fixed failure token. */
 export type Exchange = { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly reason: string };

@@ -13,12 +13,12 @@ import { createScreener, type ScreenResult } from "./screener.js";
 import { parseJsonObject, type JsonObjectReasons } from "./client.js";
 
 /** The most hook-input bytes read from stdin. */
-export const MAX_HOOK_INPUT_BYTES = 1048576;
+const MAX_HOOK_INPUT_BYTES = 1048576;
 /** How long the hook waits for its input to arrive. */
-export const STDIN_DEADLINE_MS = 2000;
+const STDIN_DEADLINE_MS = 2000;
 
 /** What was read from stdin: the bytes, or why they could not be used. */
-export type BoundedRead = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly reason: string };
+type BoundedRead = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly reason: string };
 
 /** A host's answer object (the hook writes it as one JSON line). */
 export type HookAnswer = Record<string, string>;
@@ -30,7 +30,7 @@ export type HookRenderer = (outcome: HostClassification, notices: readonly strin
  * Reads at most `maxBytes` from `stream`. Past the cap it stops listening and reports oversize
  * (the host may still be writing; the process ends after answering).
  */
-export function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS): Promise<BoundedRead> {
+function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS): Promise<BoundedRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -75,7 +75,7 @@ function parseHookInput(read: BoundedRead): HookInput {
 }
 
 /** One hook invocation's inputs: what stdin gave, the environment, the expected event. */
-export interface HookInvocation {
+interface HookInvocation {
   readonly read: BoundedRead;
   readonly env: AdapterEnv;
   readonly event: string;

@@ -13,9 +13,9 @@ export const DEFAULT_CHECK_ENDPOINT = "http://127.0.0.1:18421/check";
 /** The service origin OpenClaw uses when `serviceUrl` is unset. */
 export const DEFAULT_SERVICE_ORIGIN = "http://127.0.0.1:18421";
 /** The rule a refused LITTLE_CANARY_ENDPOINT breaks (reported instead of the value). */
-export const ENDPOINT_RULE = "endpoint must be an HTTP loopback /check URL without credentials or query data";
+const ENDPOINT_RULE = "endpoint must be an HTTP loopback /check URL without credentials or query data";
 /** The rule a refused OpenClaw `serviceUrl` breaks (reported instead of the value). */
-export const SERVICE_URL_RULE = "service URL must be an HTTP loopback origin without credentials, path or query data";
+const SERVICE_URL_RULE = "service URL must be an HTTP loopback origin without credentials, path or query data";
 
 const MAX_URL_CHARS = 2048;
 const CONNECT_HOSTS = new Map([

@@ -10,7 +10,7 @@ import type { ServiceEndpoint } from "./endpoint.js";
 import { healthNotices } from "./health-notice.js";
 
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
-export const HEALTH_GRACE_MS = 250;
+const HEALTH_GRACE_MS = 250;
 
 /** What one screen gives a host: the classified outcome and any health notices to show. */
 export interface ScreenResult {

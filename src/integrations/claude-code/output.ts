@@ -5,9 +5,9 @@ import type { HostClassification } from "../classify.js";
 import { withNotices, type HookAnswer } from "../adapter/command-hook.js";
 
 /** The block reason for an unsafe prompt. */
-export const REJECTED = "Little Canary rejected this prompt before Claude Code started the turn.";
+const REJECTED = "Little Canary rejected this prompt before Claude Code started the turn.";
 /** The system message for a flagged (allowed) prompt. */
-export const FLAGGED = "Little Canary flagged this prompt but the server's routing policy allowed it.";
+const FLAGGED = "Little Canary flagged this prompt but the server's routing policy allowed it.";
 
 /** The hook's answer for one outcome; health notices are appended to `systemMessage`. */
 export function renderClaudeCode(outcome: HostClassification, notices: readonly string[]): HookAnswer {

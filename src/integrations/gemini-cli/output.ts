@@ -4,13 +4,13 @@ import type { HostClassification } from "../classify.js";
 import { withNotices, type HookAnswer } from "../adapter/command-hook.js";
 
 /** The reason for a clean, exercised prompt. */
-export const ALLOWED = "Little Canary allowed this prompt after exercised screening.";
+const ALLOWED = "Little Canary allowed this prompt after exercised screening.";
 /** The reason for an unsafe prompt. */
-export const REJECTED = "Little Canary rejected this prompt before the Gemini agent started.";
+const REJECTED = "Little Canary rejected this prompt before the Gemini agent started.";
 /** The reason for a flagged (allowed) prompt. */
-export const ALLOWED_WITH_ADVISORY = "Little Canary allowed this prompt with an advisory.";
+const ALLOWED_WITH_ADVISORY = "Little Canary allowed this prompt with an advisory.";
 /** The system message for a flagged (allowed) prompt. */
-export const FLAGGED = "Little Canary flagged this prompt but the server's routing policy allowed it.";
+const FLAGGED = "Little Canary flagged this prompt but the server's routing policy allowed it.";
 
 /** The hook's answer for one outcome; health notices are appended to `systemMessage`. */
 export function renderGeminiCli(outcome: HostClassification, notices: readonly string[]): HookAnswer {

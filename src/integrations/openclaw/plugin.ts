@@ -14,13 +14,13 @@ export const PLUGIN_ID = "little-canary-openclaw";
 /** The budget this plugin asks OpenClaw for; above the longest screen it allows. */
 export const HOOK_TIMEOUT_MS = 12000;
 /** `timeoutMs` bounds: 100–10000 ms, default 10000. */
-export const OPENCLAW_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 10000, fallback: 10000 });
+const OPENCLAW_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 10000, fallback: 10000 });
 
 /** What the handler returns to OpenClaw. */
 export type OpenClawResult = { readonly outcome: "pass" } | { readonly outcome: "block"; readonly reason: string; readonly message: string };
 
 /** The run goes on. */
-export const PASS: OpenClawResult = Object.freeze({ outcome: "pass" });
+const PASS: OpenClawResult = Object.freeze({ outcome: "pass" });
 /** The run is refused: the service answered unsafe. */
 export const BLOCK_UNSAFE: OpenClawResult = Object.freeze({
   outcome: "block",
@@ -38,7 +38,7 @@ const PREFIX = `[${PLUGIN_ID}] `;
 const UNREADABLE = new Set<string | null>(["ValueError", "JSONDecodeError", "verdict omitted required coverage fields"]);
 
 /** The warning for an outcome (without prefix), or null when silent. */
-export function warning(outcome: HostClassification): string | null {
+function warning(outcome: HostClassification): string | null {
   const tail = outcome.block ? "blocking run (fail-closed policy)" : "allowing run";
   switch (outcome.decision) {
     case "allow":

@@ -29,7 +29,7 @@ function isConfigProblem(reason: unknown): boolean {
 }
 
 /** The prompt warning for an outcome, or null when silent. */
-export function promptMessage(outcome: HostClassification): string | null {
+function promptMessage(outcome: HostClassification): string | null {
   switch (outcome.decision) {
     case "allow":
       return null;
@@ -52,7 +52,7 @@ export function promptMessage(outcome: HostClassification): string | null {
 }
 
 /** The tool-result warning for an outcome, or null when silent. */
-export function toolMessage(outcome: HostClassification): string | null {
+function toolMessage(outcome: HostClassification): string | null {
   switch (outcome.decision) {
     case "allow":
       return null;
@@ -74,7 +74,7 @@ export function toolMessage(outcome: HostClassification): string | null {
 }
 
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
-export function promptText(parts: unknown): string {
+function promptText(parts: unknown): string {
   if (!Array.isArray(parts)) return "";
   return parts
     .filter(
@@ -86,7 +86,7 @@ export function promptText(parts: unknown): string {
 }
 
 /** Tool text: the string output plus `text` parts and `resource` texts of `content[]`. */
-export function toolText(output: unknown): string {
+function toolText(output: unknown): string {
   if (!isPlainObject(output)) return "";
   const chunks: string[] = [];
   if (typeof output["output"] === "string" && output["output"] !== "") chunks.push(output["output"]);

@@ -13,15 +13,15 @@ import { createPluginScreener } from "../adapter/plugin-screener.js";
 export type PiAction = { readonly action: "continue" } | { readonly action: "handled" };
 
 /** Pi goes on with the turn. */
-export const CONTINUE: PiAction = Object.freeze({ action: "continue" });
+const CONTINUE: PiAction = Object.freeze({ action: "continue" });
 /** Pi does not start the turn. */
-export const HANDLED: PiAction = Object.freeze({ action: "handled" });
+const HANDLED: PiAction = Object.freeze({ action: "handled" });
 
 /** A notification level Pi's `ctx.ui.notify` understands. */
-export type PiLevel = "error" | "warning";
+type PiLevel = "error" | "warning";
 
 /** The notification for an outcome: [message, level], or null when silent. */
-export function notification(outcome: HostClassification): [string, PiLevel] | null {
+function notification(outcome: HostClassification): [string, PiLevel] | null {
   switch (outcome.decision) {
     case "allow":
       return null;

@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** The repository's integrations/ folder. */
-export const INTEGRATIONS_DIR = resolve(import.meta.dirname, "../../../integrations");
+const INTEGRATIONS_DIR = resolve(import.meta.dirname, "../../../integrations");
 
 async function load<T>(relative: string): Promise<T> {
   return (await import(pathToFileURL(resolve(INTEGRATIONS_DIR, relative)).href)) as T;

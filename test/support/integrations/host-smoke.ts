@@ -10,7 +10,7 @@ import { answering, startRawService } from "./raw-service.js";
 import { hookInput, runHook } from "./run-hook.js";
 
 /** A verdict the classifier reads as `deny` (a structural block). */
-export const UNSAFE_WIRE_VERDICT = {
+const UNSAFE_WIRE_VERDICT = {
   safe: false,
   degraded: false,
   canary_status: "skipped_after_block",

@@ -51,7 +51,7 @@ export async function startScreeningService(options: ServiceOptions = {}): Promi
 }
 
 /** An endpoint where nothing listens: the "service down" case. */
-export async function downService(): Promise<ScreeningService> {
+async function downService(): Promise<ScreeningService> {
   const origin = await refusedUrl();
   return { origin, checkEndpoint: `${origin}/check`, ollama: null, close: async () => {} };
 }
