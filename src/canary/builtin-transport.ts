@@ -108,30 +108,54 @@ export function builtinExchange(
       finish({ kind: "timeout" });
       req?.destroy();
     }, timeoutMs);
-    try {
-      req = request({
-        hostname: target.hostname,
-        port: target.port,
-        path: target.path,
-        method,
-        headers: outgoing,
-        agent: target.secure ? HTTPS_AGENT : HTTP_AGENT,
-      });
-    } catch (error) {
-      // Invalid header names or values are refused before anything is sent.
-      finish({ kind: "error", error });
-      return;
-    }
-    req.on("error", (error) => finish({ kind: "error", error }));
-    req.on("response", (res) => {
-      if (settled) {
-        res.destroy();
+    const send = (staleRetries: number): void => {
+      try {
+        req = request({
+          hostname: target.hostname,
+          port: target.port,
+          path: target.path,
+          method,
+          headers: outgoing,
+          agent: target.secure ? HTTPS_AGENT : HTTP_AGENT,
+        });
+      } catch (error) {
+        // Invalid header names or values are refused before anything is sent.
+        finish({ kind: "error", error });
         return;
       }
-      readResponse(res, maxBodyBytes, finish);
-    });
-    req.end(body);
+      const sent = req;
+      let answered = false;
+      sent.on("error", (error) => {
+        // A kept-alive socket the server closed while it sat idle (its keep-alive timeout ran out
+        // while ours was held back, e.g. by a long synchronous stretch) fails the request written
+        // to it before any reply. The server never read that request, so it goes again on another
+        // socket, within the same deadline; a failure on a new socket is the outcome.
+        if (!settled && !answered && sent.reusedSocket && staleRetries > 0 && isStaleSocketError(error)) {
+          send(staleRetries - 1);
+          return;
+        }
+        finish({ kind: "error", error });
+      });
+      sent.on("response", (res) => {
+        answered = true;
+        if (settled) {
+          res.destroy();
+          return;
+        }
+        readResponse(res, maxBodyBytes, finish);
+      });
+      sent.end(body);
+    };
+    send(MAX_STALE_SOCKET_RETRIES);
   });
+}
+
+/** How many times one request is sent again after landing on kept-alive sockets the server had closed. */
+const MAX_STALE_SOCKET_RETRIES = 2;
+
+function isStaleSocketError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ECONNRESET" || code === "EPIPE";
 }
 
 function readResponse(res: IncomingMessage, maxBodyBytes: number, finish: (outcome: BuiltinExchange) => void): void {

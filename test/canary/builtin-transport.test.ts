@@ -228,3 +228,43 @@ describe("the default transport is Node's HTTP client on a kept-alive socket", (
     expect(outcome).toEqual({ kind: "unreadable_body", status: 200, reason: "too_large" });
   });
 });
+
+describe("a kept-alive socket the server closed while idle", () => {
+  it("a request written to it goes again on a new connection and gets the reply; a reset on a new connection is the outcome", async () => {
+    // A server that answers the first request of each connection and keeps it open, then resets
+    // the connection when a second request arrives on it: what a client sees when the server's
+    // keep-alive timeout ran out while the socket sat in the client's pool.
+    const { createServer: createNetServer } = await import("node:net");
+    const reply = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 8\r\nconnection: keep-alive\r\n\r\n{"ok":1}';
+    let connectionsMade = 0;
+    let resetEveryRequest = false;
+    const open = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      connectionsMade++;
+      open.add(socket);
+      socket.on("close", () => open.delete(socket));
+      socket.on("error", () => undefined);
+      let requests = 0;
+      socket.on("data", (chunk: Buffer) => {
+        if (!chunk.includes("\r\n\r\n")) return;
+        requests++;
+        if (requests > 1 || resetEveryRequest) socket.resetAndDestroy();
+        else socket.write(reply);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+    try {
+      expect(await httpCall(fetch, url, OPTIONS)).toEqual({ kind: "response", status: 200, body: '{"ok":1}' });
+      expect(await httpCall(fetch, url, OPTIONS)).toEqual({ kind: "response", status: 200, body: '{"ok":1}' });
+      // The second call landed on the first connection, was reset there, and went again on a second.
+      expect(connectionsMade).toBe(2);
+      resetEveryRequest = true;
+      const failed = await httpCall(fetch, url, OPTIONS);
+      expect(failed.kind).not.toBe("response");
+    } finally {
+      for (const socket of open) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
