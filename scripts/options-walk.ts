@@ -1,10 +1,8 @@
 // `npm run graph:options`: how a run's options walk the house (issue 27's targets; the figures
 // are in docs/architecture.md, "How a run's options walk the house"). For `ingest` and `check` it
 // follows the flags from `run(…, flags, …)` in cli/commands/<name>.ts through the calls that carry
-// them, records those calls as a call tree (caller function → callee function, each with its file
-// and folder, in the order the walk follows them), and prints the rooms (files, folders) entered,
-// the calls that climb to a higher layer, the stage folders in the order the calls enter them, the
-// returns to a stage folder already left, and whether the command's targets are met.
+// them, as a call tree (caller function → callee function, with file and folder, in the order the
+// walk follows them), and prints the rooms entered, the climbs, the stage sequence and the returns.
 //
 // Static, so it needs no canary, no input and no build of the library, and one tree always gives
 // the same figures. With the TypeScript type checker it walks, in source order, the bodies of the
@@ -15,26 +13,22 @@
 //   walk followed or of a library call given them (`Object.freeze(plan)`), and a closure that
 //   captures them. The result of calling a method of something built from them (`pipeline.check`)
 //   is that component's own output, not the options;
-// - a call that hands on an object of the options (an argument whose type is an object, so not a
-//   string or number read from them) is followed into the callee when its declaration has a body
-//   in src/ or cli/: a call edge each time, the callee's body walked at its first call only; a
-//   callback handed to a library function (`map`) is walked there and then (an edge from the
-//   function that hands it over); a closure handed to our own code (`pipeline: (policy) => …`, a
-//   hook) is walked when the walk calls something of that name that has no body
-//   (`options.pipeline(policy)`), and that call is an edge to the closure where its body is.
+// - a call that hands on an object of the options (not a string or number read from them) is an
+//   edge to its callee when that has a body in src/ or cli/; the callee's body is walked at its
+//   first call only. A callback handed to a library function (`map`) is walked there and then; a
+//   closure handed to our own code (`pipeline: (policy) => …`, a hook) is walked when the walk
+//   calls a name our code declares with that name (`options.pipeline(policy)`, not `Map.get`), as
+//   an edge to where the closure's body is.
 // Both branches of an `if` and one pass of a loop are walked: the walk is what the code can do,
 // not what one input makes it do. Not followed: calls through an interface (dynamic dispatch),
 // methods called on a component built from the options, getters and field initialisers.
 //
-// A climb is a call edge from a function in one folder to a function in a folder of a higher
-// layer, the layers being the "Layer" column of the table in docs/architecture.md (core <
-// documents < detection < stages < verbs < entry, then cli): a stage calling a CLI reporter hook,
-// a closure handed down and called from below. Calling down and getting the answer back is not a
-// climb. A stage folder is entered by a call edge into it from another folder; the stage sequence
-// is those entries in walk order, consecutive repeats collapsed, and a return is an entry into a
-// stage folder that is already in the sequence (the run left it for another stage and came back).
-// "Each stage once, in order" holds when the sequence is exactly the command's stage list. The
-// only paths named here are the commands' entry files, so the walk follows code wherever it moves.
+// A climb is an edge from a function to one in a folder of a higher layer (the "Layer" column of
+// the table in docs/architecture.md, `cli` on top): a stage calling a CLI hook, a closure handed
+// down and called from below; calling down and getting the answer back is not one. A stage folder
+// is entered by an edge into it from another folder; the stage sequence is those entries in walk
+// order, consecutive repeats collapsed, and a return is an entry into a stage folder already in it.
+// "Each stage once, in order" holds when the sequence is exactly the command's stage list.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -343,9 +337,9 @@ function isDeclarationName(node: ts.Identifier): boolean {
 
 /** The figures of one walk: `layerOf` names each folder's layer, `layers` runs bottom up (`cli` and anything unnamed sit on top). */
 export interface WalkFigures {
-  /** Distinct files and folders of the functions in the call tree. */
+  /** How many files the functions of the call tree are in, and their folders in the order first entered. */
   readonly rooms: number;
-  readonly folders: number;
+  readonly folders: readonly string[];
   /** Distinct caller → callee pairs. */
   readonly edges: number;
   /** The edges into a folder of a higher layer. */
@@ -378,7 +372,7 @@ export function walkFigures(walk: OptionsWalk, layerOf: ReadonlyMap<string, stri
   const edges = [...new Map(walk.calls.map((call) => [`${key(call.from)} ${key(call.to)}`, call])).values()];
   return {
     rooms: new Set(rooms.map((room) => room.file)).size,
-    folders: new Set(rooms.map((room) => room.folder)).size,
+    folders: [...new Set(rooms.map((room) => room.folder))],
     edges: edges.length,
     climbs: edges.filter((call) => rank(call.to.folder) > rank(call.from.folder)),
     stageSequence,
@@ -394,18 +388,17 @@ export function edgeLabel(call: CallEdge): string {
 
 function main(): void {
   const { layerOf, order } = parseLayers(readFileSync(join(ROOT, "docs/architecture.md"), "utf8"));
-  const edge = (call: CallEdge): string => `    ${edgeLabel(call)}`;
   for (const spec of SPECS) {
     const figures = walkFigures(walkOptions(ROOT, spec.entry, spec.parameter), layerOf, order, spec.stages);
     const met = figures.stagesInOrder && figures.climbs.length <= spec.maxClimbs;
     const lines = [
       `${spec.command}: the options of run(${spec.parameter}) in ${spec.entry}`,
-      `  rooms: ${figures.rooms} files in ${figures.folders} folders; call edges: ${figures.edges}`,
+      `  rooms: ${figures.rooms} files in ${figures.folders.length} folders (${figures.folders.join(", ")}); call edges: ${figures.edges}`,
       `  climbs to a higher layer (${[...order, "cli"].join(" < ")}): ${figures.climbs.length}`,
-      ...figures.climbs.map(edge),
+      ...figures.climbs.map((call) => `    ${edgeLabel(call)}`),
       `  stage folders in the order calls enter them: ${figures.stageSequence.join(" → ")} (target: ${spec.stages.join(" → ")})`,
       `  returns to a stage folder already left: ${figures.returns.length}`,
-      ...figures.returns.map(edge),
+      ...figures.returns.map((call) => `    ${edgeLabel(call)}`),
       `  target (each stage once in order, at most ${spec.maxClimbs} climbs): ${met ? "met" : "not met"}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n\n`);

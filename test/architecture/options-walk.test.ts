@@ -75,7 +75,7 @@ describe("the options walk", () => {
 
   it("counts a callback called from a lower layer as a climb and a call down as none", () => {
     const figures = walkFigures(walk(), layerOf, layers, ["read", "write"]);
-    expect({ rooms: figures.rooms, folders: figures.folders, edges: figures.edges }).toEqual({ rooms: 4, folders: 4, edges: 5 });
+    expect({ rooms: figures.rooms, folders: figures.folders, edges: figures.edges }).toEqual({ rooms: 4, folders: ["cli", "verb", "read", "write"], edges: 5 });
     expect(figures.climbs.map(edgeLabel)).toEqual(["src/verb/run.ts:runVerb → cli/commands/go.ts:build"]);
   });
 
