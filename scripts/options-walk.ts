@@ -1,9 +1,8 @@
 // `npm run graph:options`: how a run's options walk the house (issue 27's targets; the figures
 // are in docs/architecture.md, "How a run's options walk the house"). For `ingest` and `check` it
-// follows the flags from `run(…, flags, …)` in cli/commands/<name>.ts to the last place that reads
-// them, and prints the files (rooms) and folders they pass through in order, the climbs back to a
-// higher layer, the returns to a folder already left, and whether each stage folder is entered
-// once, in pipeline order.
+// follows the flags from `run(…, flags, …)` in cli/commands/<name>.ts through the calls that carry
+// them, as a call tree (caller function → callee function, with file and folder, in the order the
+// walk follows them), and prints the rooms entered, the climbs, the stage sequence and the returns.
 //
 // Static, so it needs no canary, no input and no build of the library, and one tree always gives
 // the same figures. With the TypeScript type checker it walks, in source order, the bodies of the
@@ -14,21 +13,22 @@
 //   walk followed or of a library call given them (`Object.freeze(plan)`), and a closure that
 //   captures them. The result of calling a method of something built from them (`pipeline.check`)
 //   is that component's own output, not the options;
-// - a call that hands on an object of the options (an argument whose type is an object, so not a
-//   string or number read from them) is followed into the callee when its declaration has a body
-//   in src/ or cli/, each function once; a callback handed to a library function (`map`) is walked
-//   there and then; a closure handed to our own code (`pipeline: (policy) => …`, a hook) is walked
-//   when the walk calls something of that name that has no body (`options.pipeline(policy)`);
-// - every mention of the options is a step in the file that holds it; consecutive steps in one
-//   file are one visit.
+// - a call that hands on an object of the options (not a string or number read from them) is an
+//   edge to its callee when that has a body in src/ or cli/; the callee's body is walked at its
+//   first call only. A callback handed to a library function (`map`) is walked there and then; a
+//   closure handed to our own code (`pipeline: (policy) => …`, a hook) is walked when the walk
+//   calls a name our code declares with that name (`options.pipeline(policy)`, not `Map.get`), as
+//   an edge to where the closure's body is.
 // Both branches of an `if` and one pass of a loop are walked: the walk is what the code can do,
 // not what one input makes it do. Not followed: calls through an interface (dynamic dispatch),
 // methods called on a component built from the options, getters and field initialisers.
 //
-// A climb is a step from a folder to a folder of a higher layer, the layers being the "Layer"
-// column of the table in docs/architecture.md (core < documents < detection < stages < entry,
-// then cli); a return is a step into a folder the walk has already left. The only paths named
-// here are the commands' entry files, so the walk follows code wherever it moves.
+// A climb is an edge from a function to one in a folder of a higher layer (the "Layer" column of
+// the table in docs/architecture.md, `cli` on top): a stage calling a CLI hook, a closure handed
+// down and called from below; calling down and getting the answer back is not one. A stage folder
+// is entered by an edge into it from another folder; the stage sequence is those entries in walk
+// order, consecutive repeats collapsed, and a return is an entry into a stage folder already in it.
+// "Each stage once, in order" holds when the sequence is exactly the command's stage list.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -53,12 +53,24 @@ const SPECS: readonly WalkSpec[] = [
   { command: "check", entry: "cli/commands/check.ts", parameter: "flags", stages: ["pipeline"], maxClimbs: 3 },
 ];
 
-/** What the walk of one command found. */
+/** A function the options reach: its file, its folder (`cli` for cli/, the folder under src/ otherwise), its name and first line. */
+export interface Room {
+  readonly file: string;
+  readonly folder: string;
+  readonly name: string;
+  readonly line: number;
+}
+
+/** One call the walk followed: `from` runs `to` (a closure counts where its body is). */
+export interface CallEdge {
+  readonly from: Room;
+  readonly to: Room;
+}
+
+/** What the walk of one command found: the call tree from `run`, its edges in the order the walk follows them. */
 export interface OptionsWalk {
-  /** The files that read the options, in order, consecutive repeats collapsed. */
-  readonly files: readonly string[];
-  /** The folders of `files` (`cli` for cli/, the folder under src/ otherwise), consecutive repeats collapsed. */
-  readonly folders: readonly string[];
+  readonly root: Room;
+  readonly calls: readonly CallEdge[];
 }
 
 type FunctionWithBody = ts.FunctionLikeDeclaration & { readonly body: ts.Node };
@@ -84,7 +96,8 @@ export function walkOptions(root: string, entry: string, parameter: string): Opt
   const walked = new Set<ts.Node>();
   const followed = new Set<ts.Node>();
   const pending = new Map<string, FunctionWithBody[]>();
-  const steps: string[] = [];
+  const calls: CallEdge[] = [];
+  const callers: FunctionWithBody[] = [];
 
   const repoFile = (node: ts.Node): string | null => {
     const file = node.getSourceFile();
@@ -92,9 +105,10 @@ export function walkOptions(root: string, entry: string, parameter: string): Opt
     const path = relative(root, file.fileName).split("\\").join("/");
     return /^(src|cli)\//.test(path) ? path : null;
   };
-  const step = (node: ts.Node): void => {
-    const file = repoFile(node);
-    if (file !== null && steps[steps.length - 1] !== file) steps.push(file);
+  const roomOf = (fn: FunctionWithBody): Room => {
+    const file = repoFile(fn) ?? fn.getSourceFile().fileName;
+    const line = fn.getSourceFile().getLineAndCharacterOfPosition(fn.getStart()).line + 1;
+    return { file, folder: folderOf(file), name: functionName(fn) ?? `(closure at line ${line})`, line };
   };
   const valueSymbol = (node: ts.Identifier): ts.Symbol | undefined =>
     ts.isShorthandPropertyAssignment(node.parent) && node.parent.name === node
@@ -188,24 +202,30 @@ export function walkOptions(root: string, entry: string, parameter: string): Opt
     }
     return isFunction(declaration) && repoFile(declaration) !== null ? declaration : null;
   };
-  const calledName = (expression: ts.Expression): string | null => {
-    if (ts.isIdentifier(expression)) return expression.text;
-    if (ts.isPropertyAccessExpression(expression)) return expression.name.text;
-    return null;
+  /** The name a call runs something by, when our code declares that name (an option or a parameter, never a library method such as `Map.get`). */
+  const ownCalledName = (expression: ts.Expression): string | null => {
+    const name = ts.isPropertyAccessExpression(expression) ? expression.name : expression;
+    if (!ts.isIdentifier(name)) return null;
+    return (checker.getSymbolAtLocation(name)?.declarations ?? []).some((d) => repoFile(d) !== null) ? name.text : null;
   };
   const remember = (key: string, closure: FunctionWithBody): void => {
     if (!carries(closure)) return;
     pending.set(key, [...(pending.get(key) ?? []), closure]);
   };
 
+  /** A call of `fn` from the function being walked: an edge each time, the body walked the first time. */
   const walk = (fn: FunctionWithBody, taintedArgs: readonly boolean[]): void => {
+    const caller = callers[callers.length - 1];
+    if (caller !== undefined) calls.push({ from: roomOf(caller), to: roomOf(fn) });
     if (walked.has(fn)) return;
     walked.add(fn);
     fn.parameters.forEach((param, i) => {
       const given = param.dotDotDotToken !== undefined ? taintedArgs.slice(i).some(Boolean) : taintedArgs[i] === true;
       if (given) taintParameter(param);
     });
+    callers.push(fn);
     visit(fn.body);
+    callers.pop();
   };
 
   const visitCall = (call: ts.CallExpression | ts.NewExpression): void => {
@@ -243,7 +263,7 @@ export function walkOptions(root: string, entry: string, parameter: string): Opt
         );
       }
     }
-    const name = calledName(call.expression);
+    const name = ownCalledName(call.expression);
     if (name !== null && yields(call.expression)) {
       for (const closure of pending.get(name) ?? []) walk(closure, taintedArgs);
     }
@@ -276,23 +296,23 @@ export function walkOptions(root: string, entry: string, parameter: string): Opt
       if (yields(node.right)) taintTarget(node.left);
       return;
     }
-    if (ts.isIdentifier(node)) {
-      if (!isDeclarationName(node) && isTaintedName(node)) step(node);
-      return;
-    }
-    if (ts.isPropertyAccessExpression(node)) {
-      visit(node.expression);
-      if (isTaintedName(node.name)) step(node);
-      return;
-    }
     ts.forEachChild(node, (child) => visit(child));
   };
 
-  const args = run.parameters.map((_, i) => i === index);
-  step(run);
-  walk(run as FunctionWithBody, args);
-  const folders = steps.map(folderOf).filter((folder, i, all) => i === 0 || all[i - 1] !== folder);
-  return { files: steps, folders };
+  walk(
+    run as FunctionWithBody,
+    run.parameters.map((_, i) => i === index),
+  );
+  return { root: roomOf(run as FunctionWithBody), calls };
+}
+
+/** How a reader finds a function: `Class.method`, the function's name, or the variable or property a closure is assigned to. */
+function functionName(fn: FunctionWithBody): string | null {
+  const owner = ts.isClassLike(fn.parent) ? `${fn.parent.name?.text ?? "(class)"}.` : "";
+  if (ts.isConstructorDeclaration(fn)) return `${owner}constructor`;
+  const name = fn.name ?? (ts.isVariableDeclaration(fn.parent) || ts.isPropertyAssignment(fn.parent) ? fn.parent.name : undefined);
+  if (name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name))) return `${owner}${name.text}`;
+  return null;
 }
 
 function isAssignment(kind: ts.SyntaxKind): boolean {
@@ -317,46 +337,68 @@ function isDeclarationName(node: ts.Identifier): boolean {
 
 /** The figures of one walk: `layerOf` names each folder's layer, `layers` runs bottom up (`cli` and anything unnamed sit on top). */
 export interface WalkFigures {
+  /** How many files the functions of the call tree are in, and their folders in the order first entered. */
   readonly rooms: number;
-  readonly folders: number;
-  readonly climbs: number;
-  readonly returns: number;
-  readonly stageEntries: readonly number[];
+  readonly folders: readonly string[];
+  /** Distinct caller → callee pairs. */
+  readonly edges: number;
+  /** The edges into a folder of a higher layer. */
+  readonly climbs: readonly CallEdge[];
+  /** The stage folders in the order call edges from other folders enter them, consecutive repeats collapsed. */
+  readonly stageSequence: readonly string[];
+  /** The entries of `stageSequence` into a stage folder already in it before. */
+  readonly returns: readonly CallEdge[];
+  /** Whether `stageSequence` is exactly the stage list: each stage entered once, in order. */
   readonly stagesInOrder: boolean;
 }
 
-/** Counts what the issue's targets name: distinct rooms and folders, climbs to a higher layer, returns to a folder already left, stage entries. */
+/** Counts what the issue's targets name from the call tree; see the header for the definitions. */
 export function walkFigures(walk: OptionsWalk, layerOf: ReadonlyMap<string, string>, layers: readonly string[], stages: readonly string[]): WalkFigures {
   const rank = (folder: string): number => {
     const at = layers.indexOf(layerOf.get(folder) ?? "");
     return at < 0 ? layers.length : at;
   };
-  let climbs = 0;
-  let returns = 0;
-  walk.folders.forEach((folder, i) => {
-    if (i === 0) return;
-    if (rank(folder) > rank(walk.folders[i - 1] as string)) climbs += 1;
-    if (walk.folders.slice(0, i - 1).includes(folder)) returns += 1;
-  });
-  const stageEntries = stages.map((stage) => walk.folders.filter((folder) => folder === stage).length);
-  const firsts = stages.map((stage) => walk.folders.indexOf(stage));
-  const stagesInOrder = stageEntries.every((n) => n === 1) && firsts.every((at, i) => i === 0 || at > (firsts[i - 1] as number));
-  return { rooms: new Set(walk.files).size, folders: new Set(walk.folders).size, climbs, returns, stageEntries, stagesInOrder };
+  const stageSequence: string[] = [];
+  const returns: CallEdge[] = [];
+  for (const call of walk.calls) {
+    const stage = call.to.folder;
+    if (!stages.includes(stage) || call.from.folder === stage || stageSequence[stageSequence.length - 1] === stage) continue;
+    if (stageSequence.includes(stage)) returns.push(call);
+    stageSequence.push(stage);
+  }
+  const rooms = [walk.root, ...walk.calls.map((call) => call.to)];
+  // An edge is a caller and a callee: two call sites of one function in another count once.
+  const key = (room: Room): string => `${room.file}:${room.line}`;
+  const edges = [...new Map(walk.calls.map((call) => [`${key(call.from)} ${key(call.to)}`, call])).values()];
+  return {
+    rooms: new Set(rooms.map((room) => room.file)).size,
+    folders: [...new Set(rooms.map((room) => room.folder))],
+    edges: edges.length,
+    climbs: edges.filter((call) => rank(call.to.folder) > rank(call.from.folder)),
+    stageSequence,
+    returns,
+    stagesInOrder: stageSequence.join(" ") === stages.join(" "),
+  };
+}
+
+/** `caller file:function → callee file:function`, as the script prints a climb or a return. */
+export function edgeLabel(call: CallEdge): string {
+  return `${call.from.file}:${call.from.name} → ${call.to.file}:${call.to.name}`;
 }
 
 function main(): void {
   const { layerOf, order } = parseLayers(readFileSync(join(ROOT, "docs/architecture.md"), "utf8"));
   for (const spec of SPECS) {
-    const walk = walkOptions(ROOT, spec.entry, spec.parameter);
-    const figures = walkFigures(walk, layerOf, order, spec.stages);
-    const met = figures.stagesInOrder && figures.climbs <= spec.maxClimbs;
+    const figures = walkFigures(walkOptions(ROOT, spec.entry, spec.parameter), layerOf, order, spec.stages);
+    const met = figures.stagesInOrder && figures.climbs.length <= spec.maxClimbs;
     const lines = [
       `${spec.command}: the options of run(${spec.parameter}) in ${spec.entry}`,
-      `  rooms in order: ${walk.files.join(" → ")}`,
-      `  folders in order: ${walk.folders.join(" → ")}`,
-      `  rooms (files): ${figures.rooms}; folders: ${figures.folders}; steps between folders: ${walk.folders.length - 1}`,
-      `  climbs back to a higher layer (${[...order, "cli"].join(" < ")}): ${figures.climbs}; returns to a folder already left: ${figures.returns}`,
-      `  stage folders ${spec.stages.join(" → ")} entered ${figures.stageEntries.join(", ")} times; each once, in order: ${figures.stagesInOrder ? "yes" : "no"}`,
+      `  rooms: ${figures.rooms} files in ${figures.folders.length} folders (${figures.folders.join(", ")}); call edges: ${figures.edges}`,
+      `  climbs to a higher layer (${[...order, "cli"].join(" < ")}): ${figures.climbs.length}`,
+      ...figures.climbs.map((call) => `    ${edgeLabel(call)}`),
+      `  stage folders in the order calls enter them: ${figures.stageSequence.join(" → ")} (target: ${spec.stages.join(" → ")})`,
+      `  returns to a stage folder already left: ${figures.returns.length}`,
+      ...figures.returns.map((call) => `    ${edgeLabel(call)}`),
       `  target (each stage once in order, at most ${spec.maxClimbs} climbs): ${met ? "met" : "not met"}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n\n`);

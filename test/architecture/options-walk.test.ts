@@ -1,19 +1,21 @@
 // The options walk behind `npm run graph:options` (scripts/options-walk.ts) on a small tree whose
-// path is known: it follows an options object into the functions it is handed to, comes back to
-// the CLI through a closure handed over as an option, leaves a string handed to a helper where it
-// is, and counts climbs and returns by the layers of the table.
+// calls are known: it follows an options object down into the functions it is handed to, records
+// the closure the CLI hands over as an option and the verb calls as a call up (a climb), a plain
+// call down as no climb, leaves a string handed to a helper and a library method of the same name
+// as a closure (`Map.get`) alone, and counts a stage folder entered again after another as a return.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type OptionsWalk, walkFigures, walkOptions } from "../../scripts/options-walk.js";
+import { edgeLabel, type OptionsWalk, walkFigures, walkOptions } from "../../scripts/options-walk.js";
 
 const TREE: Record<string, string> = {
   "tsconfig.json": JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true } }),
   "cli/commands/go.ts": [
     'import { runVerb } from "../../src/verb/run.js";',
     "export async function run(flags: { limit: number; name: string }, io: { out: string[] }): Promise<number> {",
-    "  const total = await runVerb({ limit: flags.limit, label: flags.name, build: () => makeThing(flags) });",
+    "  const counts = new Map([[flags.name, flags.limit]]);",
+    "  const total = await runVerb({ limit: flags.limit, label: flags.name, counts, build: () => makeThing(flags), get: () => flags.limit });",
     "  io.out.push(String(total));",
     "  return 0;",
     "}",
@@ -23,15 +25,18 @@ const TREE: Record<string, string> = {
   ].join("\n"),
   "src/verb/run.ts": [
     'import { read } from "../read/read.js";',
+    'import { write } from "../write/write.js";',
     'import { format } from "../core/format.js";',
-    "export async function runVerb(options: { limit: number; label: string; build: () => { name: string } }): Promise<number> {",
+    "export async function runVerb(options: { limit: number; label: string; counts: Map<string, number>; build: () => { name: string }; get: () => number }): Promise<number> {",
     "  const rows = read(options);",
     "  const thing = options.build();",
+    "  write(options);",
     "  format(options.label);",
-    "  return rows + thing.name.length;",
+    "  return rows + read(options) + thing.name.length;",
     "}",
   ].join("\n"),
-  "src/read/read.ts": "export function read(o: { limit: number }): number {\n  return o.limit;\n}\n",
+  "src/read/read.ts": 'export function read(o: { limit: number; counts: Map<string, number> }): number {\n  return o.limit + (o.counts.get("x") ?? 0);\n}\n',
+  "src/write/write.ts": "export function write(o: { limit: number }): number {\n  return o.limit + 1;\n}\n",
   "src/core/format.ts": "export function format(s: string): string {\n  return s.trim();\n}\n",
 };
 
@@ -48,28 +53,42 @@ describe("the options walk", () => {
     walked ??= walkOptions(root, "cli/commands/go.ts", "flags");
     return walked;
   };
+  const layerOf = new Map([
+    ["core", "core"],
+    ["read", "stages"],
+    ["write", "stages"],
+    ["verb", "verbs"],
+  ]);
+  const layers = ["core", "stages", "verbs"];
 
-  it("follows the options object down, back to the CLI through the closure it carries, and not into a helper given a string", () => {
-    expect(walk().files).toEqual([
-      "cli/commands/go.ts",
-      "src/verb/run.ts",
-      "src/read/read.ts",
-      "src/verb/run.ts",
-      "cli/commands/go.ts",
-      "src/verb/run.ts",
-      "cli/commands/go.ts",
+  it("records the calls that carry the options as a call tree, in the order they run, the closure where its body is", () => {
+    expect(walk().root).toEqual({ file: "cli/commands/go.ts", folder: "cli", name: "run", line: 2 });
+    expect(walk().calls.map(edgeLabel)).toEqual([
+      "cli/commands/go.ts:run → src/verb/run.ts:runVerb",
+      "src/verb/run.ts:runVerb → src/read/read.ts:read",
+      "src/verb/run.ts:runVerb → cli/commands/go.ts:build",
+      "cli/commands/go.ts:build → cli/commands/go.ts:makeThing",
+      "src/verb/run.ts:runVerb → src/write/write.ts:write",
+      "src/verb/run.ts:runVerb → src/read/read.ts:read",
     ]);
-    expect(walk().folders).toEqual(["cli", "verb", "read", "verb", "cli", "verb", "cli"]);
   });
 
-  it("counts a climb for each step to a higher layer and a return for each folder entered again", () => {
-    const layerOf = new Map([
-      ["core", "core"],
-      ["read", "stages"],
-      ["verb", "stages"],
-    ]);
-    const figures = walkFigures(walk(), layerOf, ["core", "stages"], ["read"]);
-    expect(figures).toEqual({ rooms: 3, folders: 3, climbs: 2, returns: 4, stageEntries: [1], stagesInOrder: true });
-    expect(walkFigures(walk(), layerOf, ["core", "stages"], ["read", "verb"]).stagesInOrder).toBe(false);
+  it("counts a callback called from a lower layer as a climb and a call down as none", () => {
+    const figures = walkFigures(walk(), layerOf, layers, ["read", "write"]);
+    expect({ rooms: figures.rooms, folders: figures.folders, edges: figures.edges }).toEqual({ rooms: 4, folders: ["cli", "verb", "read", "write"], edges: 5 });
+    expect(figures.climbs.map(edgeLabel)).toEqual(["src/verb/run.ts:runVerb → cli/commands/go.ts:build"]);
+  });
+
+  it("counts a stage folder entered again after another stage as a return, and stages entered once in order as met", () => {
+    const twice = walkFigures(walk(), layerOf, layers, ["read", "write"]);
+    expect(twice.stageSequence).toEqual(["read", "write", "read"]);
+    expect(twice.returns.map(edgeLabel)).toEqual(["src/verb/run.ts:runVerb → src/read/read.ts:read"]);
+    expect(twice.stagesInOrder).toBe(false);
+    const once = walkFigures(walk(), layerOf, layers, ["write"]);
+    expect({ sequence: once.stageSequence, returns: once.returns.length, inOrder: once.stagesInOrder }).toEqual({
+      sequence: ["write"],
+      returns: 0,
+      inOrder: true,
+    });
   });
 });
