@@ -14,7 +14,7 @@ import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
-import { nonEmpty } from "../pipeline/options.js";
+import { nonEmpty, urlBesidePool } from "../pipeline/options.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { confirmCanaryModel } from "../pipeline/canary-model.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
@@ -175,7 +175,7 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
     throw new UsageError("--provider openai needs --base-url (or --canary-endpoint)");
   const pool = options.canaryEndpoints ?? null;
   if (pool !== null) {
-    if (options.ollamaUrl !== undefined) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+    if (options.ollamaUrl !== undefined) throw urlBesidePool("--ollama-url", "--canary-endpoint");
     if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
     if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
