@@ -34,7 +34,7 @@ import {
 } from "./embedded-engine.js";
 import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
 import { errorClassName, formatSeconds } from "./http-call.js";
-import { checkMaxTokens, checkSeed, checkSystemPrompt, checkTemperature, checkTimeoutSeconds } from "./options.js";
+import { checkPositiveInteger, checkSeed, checkSystemPrompt, checkTemperature, checkTimeoutSeconds } from "./options.js";
 import { startCanaryResult } from "./result.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
@@ -160,7 +160,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     this.sha256 = options.sha256;
     this.model = safeName(options.modelPath);
     this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
-    this.maxTokens = checkMaxTokens(options.maxTokens ?? 256);
+    this.maxTokens = checkPositiveInteger(options.maxTokens ?? 256, "maxTokens");
     this.temperature = checkTemperature(options.temperature ?? 0);
     this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);

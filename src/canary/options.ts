@@ -10,7 +10,8 @@ export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): nu
   return value;
 }
 
-export function checkMaxTokens(value: unknown, name = "maxTokens"): number {
+/** A positive safe integer (a token budget, a window size, a count); throws UsageError naming it. */
+export function checkPositiveInteger(value: unknown, name: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     throw new UsageError(`${name} must be a positive integer`);
   }
@@ -87,7 +88,7 @@ export function resolveChatSettings(
   return {
     model: checkModel(options.model ?? defaults.model, name("model")),
     timeoutSeconds: checkTimeoutSeconds(options.timeoutSeconds ?? defaults.timeoutSeconds, name("timeoutSeconds")),
-    maxTokens: checkMaxTokens(options.maxTokens ?? defaults.maxTokens, name("maxTokens")),
+    maxTokens: checkPositiveInteger(options.maxTokens ?? defaults.maxTokens, name("maxTokens")),
     temperature: checkTemperature(options.temperature ?? 0, name("temperature")),
     seed: checkSeed(options.seed === undefined ? 42 : options.seed, name("seed")),
   };

@@ -7,12 +7,14 @@ import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
 import { httpCall, type FetchLike } from "../canary/http-call.js";
+import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
 import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { nonEmpty, urlBesidePool } from "../pipeline/options.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { confirmCanaryModel } from "../pipeline/canary-model.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
@@ -151,13 +153,13 @@ interface ResolvedEval {
 
 function resolveOptions(options: EvalOptions): ResolvedEval {
   const model = options.model ?? null;
-  if (model !== null && (typeof model !== "string" || model.trim() === "")) throw new UsageError("--model must not be empty");
+  if (model !== null) nonEmpty("--model", model);
   const mode = options.mode ?? (model !== null ? "pipeline" : "structural-only");
   if (!EVAL_MODES.includes(mode)) throw new UsageError("--mode must be one of pipeline, model-only, structural-only");
   const canary = mode !== "structural-only";
   if (canary && model === null) throw new UsageError(`--model is required with --mode ${mode} (or use --mode structural-only)`);
   const judge = options.judge ?? null;
-  if (judge !== null && (typeof judge !== "string" || judge.trim() === "")) throw new UsageError("--judge must not be empty");
+  if (judge !== null) nonEmpty("--judge", judge);
   if (judge !== null && !canary) throw new UsageError("--judge requires a canary mode");
   const threshold = options.threshold ?? DEFAULT_EVAL_THRESHOLD;
   if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
@@ -166,14 +168,14 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
   const timeout = options.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
   if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) throw new UsageError("--timeout must be positive");
   if (typeof options.output !== "string" || options.output.trim() === "") throw new UsageError("--output is required");
-  const ollamaUrl = options.ollamaUrl ?? "http://127.0.0.1:11434";
+  const ollamaUrl = options.ollamaUrl ?? DEFAULT_OLLAMA_URL;
   const provider = options.provider ?? "ollama";
   if (provider !== "ollama" && provider !== "openai") throw new UsageError("--provider must be ollama or openai");
   if (provider === "openai" && options.canaryEndpoints === undefined && (typeof options.baseUrl !== "string" || options.baseUrl.trim() === ""))
     throw new UsageError("--provider openai needs --base-url (or --canary-endpoint)");
   const pool = options.canaryEndpoints ?? null;
   if (pool !== null) {
-    if (options.ollamaUrl !== undefined) throw new UsageError("give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url");
+    if (options.ollamaUrl !== undefined) throw urlBesidePool("--ollama-url", "--canary-endpoint");
     if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
     if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");

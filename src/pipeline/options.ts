@@ -10,6 +10,8 @@ import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import type { EngineModuleLoader } from "../canary/embedded-engine.js";
 import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "../canary/embedded-models.js";
 import { checkModelSha256 } from "../canary/embedded-model-file.js";
+import { checkPositiveInteger, checkTemperature, checkTimeoutSeconds } from "../canary/options.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
 import { basename, resolve } from "node:path";
 
 /** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
@@ -167,25 +169,42 @@ export interface ResolvedPipelineOptions {
   readonly embedded: ResolvedEmbeddedOptions | null;
 }
 
-function positiveFinite(name: string, value: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new UsageError(`${name} must be a finite number greater than 0`);
-  }
+/**
+ * How the rules below name the options in a refusal: SecurityPipeline by its option names, a caller
+ * that took them under other names (the CLI: its flags) by its own, so a rule has one message.
+ */
+export interface OptionLabels {
+  readonly canaryModel: string;
+  readonly canaryPool: string;
+  /** The embedded canary, and its model file, as the caller chooses them. */
+  readonly embedded: string;
+  readonly modelPath: string;
+}
+
+/** A model name that is a non-empty string; throws UsageError naming it by `name`. */
+export function nonEmpty(name: string, value: string): string {
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must not be empty`);
   return value;
 }
 
-function nonEmpty(name: string, value: string): string {
-  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
-  return value;
+/** The refusal of a URL (`url`: its label) given beside a pool (`pool`): the pool's endpoints replace it. */
+export function urlBesidePool(url: string, pool = "canaryPool"): UsageError {
+  return new UsageError(`give ${url} or ${pool}, not both: the pool's endpoints replace ${url}`);
+}
+
+/** The embedded canary runs its model file in this process: a pool or a served model's name given beside it is refused. */
+export function refuseServedCanary(
+  given: { readonly pool: boolean; readonly canaryModel: string | undefined },
+  l: OptionLabels = { canaryModel: "canaryModel", canaryPool: "canaryPool", embedded: "the embedded canary", modelPath: "embedded.modelPath" },
+): void {
+  if (given.pool) throw new UsageError(`${l.canaryPool} cannot be used with ${l.embedded}: it runs in this process`);
+  if (given.canaryModel !== undefined) throw new UsageError(`${l.canaryModel} names a served model; the embedded canary's model is its file (${l.modelPath})`);
 }
 
 function checkPoolOptions(options: SecurityPipelineOptions, provider: CanaryProviderName, judgeModel: string | null): void {
   const endpoints = options.canaryPool?.endpoints;
   if (!Array.isArray(endpoints) || endpoints.length === 0) throw new UsageError("canaryPool needs at least one endpoint");
-  const urlOption = provider === "openai" ? "baseUrl" : "ollamaUrl";
-  if ((provider === "openai" ? options.baseUrl : options.ollamaUrl) !== undefined) {
-    throw new UsageError(`give ${urlOption} or canaryPool, not both: the pool's endpoints replace ${urlOption}`);
-  }
+  if ((provider === "openai" ? options.baseUrl : options.ollamaUrl) !== undefined) throw urlBesidePool(provider === "openai" ? "baseUrl" : "ollamaUrl");
   if (judgeModel !== null) throw new UsageError("judgeModel cannot be used with canaryPool: the judge is not pooled");
   if ((options.temperature ?? 0) !== 0) throw new UsageError("canaryPool needs temperature 0: only then do replicas answer one request alike");
 }
@@ -272,26 +291,18 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   const judgeModel = options.judgeModel ?? null;
   if (judgeModel !== null) nonEmpty("judgeModel", judgeModel);
   if (options.canaryPool !== undefined) checkPoolOptions(options, provider, judgeModel);
-  const maxTokens = options.canaryMaxTokens ?? 256;
-  if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) throw new UsageError("canaryMaxTokens must be a positive integer");
-  const maxInputLength = options.maxInputLength ?? 4000;
-  if (!Number.isSafeInteger(maxInputLength) || maxInputLength <= 0) {
-    throw new UsageError("maxInputLength must be a positive integer");
-  }
+  const maxTokens = checkPositiveInteger(options.canaryMaxTokens ?? 256, "canaryMaxTokens");
+  const maxInputLength = checkPositiveInteger(options.maxInputLength ?? 4000, "maxInputLength");
   const segmentOverlap = options.segmentOverlap ?? Math.min(500, Math.floor(maxInputLength / 2));
   if (!Number.isSafeInteger(segmentOverlap) || segmentOverlap < 0 || segmentOverlap >= maxInputLength) {
     throw new UsageError("segmentOverlap must be an integer from 0 to maxInputLength - 1");
   }
-  const maxSegments = options.maxSegments ?? 64;
-  if (!Number.isSafeInteger(maxSegments) || maxSegments < 1) throw new UsageError("maxSegments must be a positive integer");
+  const maxSegments = checkPositiveInteger(options.maxSegments ?? 64, "maxSegments");
   const blockThreshold = options.blockThreshold ?? 0.6;
   if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
     throw new UsageError("blockThreshold must be a finite number from 0 to 1");
   }
-  const temperature = options.temperature ?? 0;
-  if (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0) {
-    throw new UsageError("temperature must be a finite number ≥ 0");
-  }
+  const temperature = checkTemperature(options.temperature ?? 0);
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
   if (provider !== "ollama" && options.canaryNumCtx != null) {
@@ -303,10 +314,10 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     canaryModel:
       embedded !== null
         ? basename(embedded.modelPath).slice(0, 200)
-        : nonEmpty("canaryModel", options.canaryModel ?? (provider === "openai" ? "gpt-4o-mini" : "qwen2.5:1.5b")),
-    ollamaUrl: options.ollamaUrl ?? "http://127.0.0.1:11434",
-    baseUrl: options.baseUrl || "https://api.openai.com/v1",
-    canaryTimeout: positiveFinite("canaryTimeout", options.canaryTimeout ?? 10),
+        : nonEmpty("canaryModel", options.canaryModel ?? (provider === "openai" ? DEFAULT_OPENAI_MODEL : DEFAULT_CANARY_MODEL)),
+    ollamaUrl: options.ollamaUrl ?? DEFAULT_OLLAMA_URL,
+    baseUrl: options.baseUrl || DEFAULT_OPENAI_BASE_URL,
+    canaryTimeout: checkTimeoutSeconds(options.canaryTimeout ?? 10, "canaryTimeout"),
     canaryMaxTokens: maxTokens,
     canaryNumCtx:
       options.canaryNumCtx !== undefined
@@ -328,7 +339,7 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
     enableStructuralFilter: options.enableStructuralFilter ?? true,
     enableCanary: options.enableCanary ?? true,
     judgeModel,
-    judgeTimeout: positiveFinite("judgeTimeout", options.judgeTimeout ?? 15),
+    judgeTimeout: checkTimeoutSeconds(options.judgeTimeout ?? 15, "judgeTimeout"),
     onDegraded,
     embedded,
   };
@@ -340,12 +351,11 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
  * Neither a pool nor a judge runs embedded; a model tag, URL or key is refused as meaningless.
  */
 function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOptions {
-  if (options.canaryPool !== undefined) throw new UsageError("canaryPool cannot be used with the embedded canary: it runs in this process");
+  refuseServedCanary({ pool: options.canaryPool !== undefined, canaryModel: options.canaryModel });
   if (options.judgeModel != null) throw new UsageError("judgeModel cannot be used with the embedded canary");
   if (options.ollamaUrl !== undefined || options.baseUrl !== undefined || options.apiKey !== undefined) {
     throw new UsageError("the embedded canary takes no ollamaUrl, baseUrl or apiKey: it runs in this process");
   }
-  if (options.canaryModel !== undefined) throw new UsageError("canaryModel names a served model; the embedded canary's model is its file (embedded.modelPath)");
   const e = options.embedded ?? {};
   let modelPath: string;
   let sha256: string;
@@ -359,10 +369,7 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
     modelPath = cachedModelPath(modelCacheDir(process.env, e.modelDir));
     sha256 = DEFAULT_EMBEDDED_MODEL.sha256;
   }
-  const positive = (value: number | undefined, name: string): number | undefined => {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new UsageError(`${name} must be a positive integer`);
-    return value;
-  };
+  const positive = (value: number | undefined, name: string): number | undefined => (value === undefined ? value : checkPositiveInteger(value, name));
   if (e.gpu !== undefined && e.gpu !== "auto" && e.gpu !== false) throw new UsageError("embedded.gpu must be 'auto' or false");
   return {
     modelPath,

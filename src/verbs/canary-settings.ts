@@ -1,9 +1,8 @@
 // The canary settings every checking verb shares (check, screen, ingest, serve, eval), as the user
-// gave them, resolved once into frozen SecurityPipeline options. What only the user's wording can
-// explain is checked here: which settings conflict, a URL, the pool's endpoints and log, the API
-// key variable, the embedded model's file and hash, the timeout from the environment. The
-// pipeline keeps its own check of its options (pipeline/options.ts) for a SecurityPipeline built
-// directly; of this module's rules, only an empty model and the hash's form are checked there too.
+// gave them, resolved once into frozen SecurityPipeline options. What only the settings have is
+// checked here (conflicting settings, a URL, the pool's endpoints and log, the API key variable,
+// `embedded[:PATH]` and its hash, the timeout); a rule SecurityPipeline holds too (an empty model,
+// a URL or served model beside a pool or the embedded canary) is its function, given our labels.
 //
 // Refusals name the setting by the caller's label: the CLI passes its flag names
 // (`FLAG_LABELS`: "--ollama-url"), a library caller gets the option names (`OPTION_LABELS`:
@@ -17,7 +16,7 @@ import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { endpointLogWriter } from "../canary/pool-log.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { UsageError } from "../core/errors.js";
-import type { CanaryPoolConfig, SecurityPipelineOptions } from "../pipeline/options.js";
+import { nonEmpty, refuseServedCanary, urlBesidePool, type CanaryPoolConfig, type OptionLabels, type SecurityPipelineOptions } from "../pipeline/options.js";
 
 /** Which kind of server the canary runs on. */
 export interface ProviderSettings {
@@ -61,41 +60,13 @@ export interface CanarySettings extends ProviderSettings, PoolSettings {
   failClosed?: boolean;
 }
 
-/** The name each setting goes by in a refusal. */
-export interface SettingLabels {
-  readonly canaryModel: string;
-  readonly ollamaUrl: string;
-  readonly canaryEndpoint: string;
-  readonly endpointLog: string;
-  readonly provider: string;
-  readonly baseUrl: string;
-  readonly apiKeyEnv: string;
-  readonly canaryBackend: string;
-  readonly noCanary: string;
-  readonly canarySha256: string;
-  readonly judgeModel: string;
-}
-
-/** The labels of a library caller: the option names. */
-export const OPTION_LABELS: SettingLabels = Object.freeze({
-  canaryModel: "canaryModel",
-  ollamaUrl: "ollamaUrl",
-  canaryEndpoint: "canaryEndpoint",
-  endpointLog: "endpointLog",
-  provider: "provider",
-  baseUrl: "baseUrl",
-  apiKeyEnv: "apiKeyEnv",
-  canaryBackend: "canaryBackend",
-  noCanary: "canary: false",
-  canarySha256: "canarySha256",
-  judgeModel: "judgeModel",
-});
-
 /** The labels of the CLI: its flags. */
-export const FLAG_LABELS: SettingLabels = Object.freeze({
+export const FLAG_LABELS = Object.freeze({
   canaryModel: "--canary-model",
   ollamaUrl: "--ollama-url",
-  canaryEndpoint: "--canary-endpoint",
+  canaryPool: "--canary-endpoint",
+  embedded: "--canary embedded",
+  modelPath: "--canary embedded:PATH",
   endpointLog: "--endpoint-log",
   provider: "--provider",
   baseUrl: "--base-url",
@@ -104,6 +75,26 @@ export const FLAG_LABELS: SettingLabels = Object.freeze({
   noCanary: "--no-canary",
   canarySha256: "--canary-sha256",
   judgeModel: "--judge-model",
+} satisfies OptionLabels & Record<string, string>);
+
+/** The name each setting goes by in a refusal. */
+export type SettingLabels = { readonly [name in keyof typeof FLAG_LABELS]: string };
+
+/** The labels of a library caller: the option names. */
+export const OPTION_LABELS: SettingLabels = Object.freeze({
+  canaryModel: "canaryModel",
+  ollamaUrl: "ollamaUrl",
+  canaryPool: "canaryEndpoint",
+  embedded: "canaryBackend embedded",
+  modelPath: "canaryBackend embedded:PATH",
+  endpointLog: "endpointLog",
+  provider: "provider",
+  baseUrl: "baseUrl",
+  apiKeyEnv: "apiKeyEnv",
+  canaryBackend: "canaryBackend",
+  noCanary: "canary: false",
+  canarySha256: "canarySha256",
+  judgeModel: "judgeModel",
 });
 
 /** What resolving reads besides the settings: where relative paths start, the environment, and where warnings go. */
@@ -125,14 +116,13 @@ export function canaryPoolFromSettings(settings: PoolSettings, context: Settings
   const l = context.labels ?? OPTION_LABELS;
   const raws = settings.canaryEndpoint ?? [];
   if (raws.length === 0) {
-    if (settings.endpointLog !== undefined) throw new UsageError(`${l.endpointLog} needs ${l.canaryEndpoint}: it logs the endpoints of a pool`);
+    if (settings.endpointLog !== undefined) throw new UsageError(`${l.endpointLog} needs ${l.canaryPool}: it logs the endpoints of a pool`);
     return null;
   }
-  if (settings.ollamaUrlGiven === true)
-    throw new UsageError(`give ${l.ollamaUrl} or ${l.canaryEndpoint}, not both: the pool's endpoints replace ${l.ollamaUrl}`);
-  if (!canary) throw new UsageError(`${l.canaryEndpoint} cannot be used with ${l.noCanary}`);
+  if (settings.ollamaUrlGiven === true) throw urlBesidePool(l.ollamaUrl, l.canaryPool);
+  if (!canary) throw new UsageError(`${l.canaryPool} cannot be used with ${l.noCanary}`);
   // OpenAI-compatible replicas are named by their base URLs (…/v1), Ollama ones by their origins.
-  const endpoints = parsePoolEndpoints(raws, l.canaryEndpoint, settings.provider === "openai" ? "base_url" : "origin");
+  const endpoints = parsePoolEndpoints(raws, l.canaryPool, settings.provider === "openai" ? "base_url" : "origin");
   if (settings.endpointLog !== undefined && settings.endpointLog.trim() === "") throw new UsageError(`${l.endpointLog} must not be empty`);
   const logPath = settings.endpointLog === undefined ? null : resolve(context.cwd, settings.endpointLog);
   return {
@@ -161,10 +151,9 @@ export function providerOptionsFromSettings(
     return {};
   }
   const pooled = (settings.canaryEndpoint ?? []).length > 0;
-  if (pooled && settings.baseUrl !== undefined)
-    throw new UsageError(`give ${l.baseUrl} or ${l.canaryEndpoint}, not both: the pool's endpoints replace ${l.baseUrl}`);
+  if (pooled && settings.baseUrl !== undefined) throw urlBesidePool(l.baseUrl, l.canaryPool);
   if (!pooled && (settings.baseUrl === undefined || settings.baseUrl.trim() === ""))
-    throw new UsageError(`${l.provider} openai needs ${l.baseUrl} (or ${l.canaryEndpoint})`);
+    throw new UsageError(`${l.provider} openai needs ${l.baseUrl} (or ${l.canaryPool})`);
   if (!pooled) validateBaseUrl(settings.baseUrl, l.baseUrl);
   let apiKey: string | undefined;
   if (settings.apiKeyEnv !== undefined) {
@@ -190,24 +179,20 @@ export function providerOptionsFromSettings(
 function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
   const raw = settings.canaryBackend;
   if (raw === undefined) {
-    if (settings.canarySha256 !== undefined) throw new UsageError(`${l.canarySha256} needs ${l.canaryBackend} embedded:PATH`);
+    if (settings.canarySha256 !== undefined) throw new UsageError(`${l.canarySha256} needs ${l.modelPath}`);
     return null;
   }
   if (!settings.canary) throw new UsageError(`give ${l.canaryBackend} or ${l.noCanary}, not both`);
   const match = /^embedded(?::(.+))?$/s.exec(raw);
   if (match === null) throw new UsageError(`${l.canaryBackend} takes embedded or embedded:PATH.gguf (the HTTP canaries are chosen with ${l.provider})`);
-  if (settings.provider === "openai") throw new UsageError(`${l.canaryBackend} embedded cannot be used with ${l.provider} openai`);
-  if (settings.ollamaUrlGiven === true) throw new UsageError(`${l.canaryBackend} embedded cannot be used with ${l.ollamaUrl}: it runs in this process`);
-  if ((settings.canaryEndpoint ?? []).length > 0)
-    throw new UsageError(`${l.canaryBackend} embedded cannot be used with ${l.canaryEndpoint}: it runs in this process`);
-  if (!modelLeftAtDefault(settings))
-    throw new UsageError(`${l.canaryModel} names a served model; the embedded canary's model is its file (${l.canaryBackend} embedded:PATH)`);
+  if (settings.provider === "openai") throw new UsageError(`${l.embedded} cannot be used with ${l.provider} openai`);
+  if (settings.ollamaUrlGiven === true) throw new UsageError(`${l.embedded} cannot be used with ${l.ollamaUrl}: it runs in this process`);
+  refuseServedCanary({ pool: (settings.canaryEndpoint ?? []).length > 0, canaryModel: modelLeftAtDefault(settings) ? undefined : settings.canaryModel }, l);
   const path = match[1];
-  if (path !== undefined && settings.canarySha256 === undefined) {
-    throw new UsageError(`${l.canaryBackend} embedded:PATH needs ${l.canarySha256} HEX: the file's SHA-256 is the model's identity`);
-  }
+  if (path !== undefined && settings.canarySha256 === undefined)
+    throw new UsageError(`${l.modelPath} needs ${l.canarySha256} HEX: the file's SHA-256 is the model's identity`);
   if (path === undefined && settings.canarySha256 !== undefined)
-    throw new UsageError(`${l.canarySha256} needs a path (${l.canaryBackend} embedded:PATH); the default model's hash is pinned`);
+    throw new UsageError(`${l.canarySha256} needs a path (${l.modelPath}); the default model's hash is pinned`);
   return {
     provider: "embedded",
     embedded: {
@@ -241,7 +226,7 @@ function pipelineWarnings(warn: (message: string) => void): NonNullable<Security
  */
 export function resolveCanarySettings(settings: CanarySettings, context: SettingsContext): Readonly<SecurityPipelineOptions> {
   const l = context.labels ?? OPTION_LABELS;
-  if (!settings.canaryModel || settings.canaryModel.trim() === "") throw new UsageError(`${l.canaryModel} must not be empty`);
+  nonEmpty(l.canaryModel, settings.canaryModel);
   const onDegraded = settings.failClosed ? "fail_closed" : "fail_open";
   const embedded = embeddedOptions(settings, context, l);
   if (embedded !== null) {

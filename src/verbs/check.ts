@@ -8,6 +8,7 @@ import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
 import { isBlankText } from "../core/codepoints.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { nonEmpty } from "../pipeline/options.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
@@ -121,7 +122,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const { io } = options;
   const labels = io.labels ?? OPTION_LABELS;
   const settings = resolveCanarySettings(options, { ...io, warn: (message) => io.reporter.warn(message) });
-  if (options.judgeModel !== undefined && options.judgeModel.trim() === "") throw new UsageError(`${labels.judgeModel} must not be empty`);
+  if (options.judgeModel !== undefined) nonEmpty(labels.judgeModel, options.judgeModel);
   const plan = Object.freeze({ ...settings, ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}) });
   if (options.text === undefined) await io.reporter.readingStdin();
   const built: { pipeline?: SecurityPipeline } = {};

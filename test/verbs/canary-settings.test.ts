@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { FLAG_LABELS, resolveCanarySettings, type CanarySettings } from "../../src/verbs/canary-settings.js";
 import { check } from "../../src/verbs/check.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { VerbIo } from "../../src/verbs/reporter.js";
 
 const BASE: CanarySettings = { mode: "block", canaryModel: "qwen2.5:1.5b", ollamaUrl: "http://127.0.0.1:11434", canary: true };
@@ -37,6 +38,19 @@ describe("canary settings and verbs as library calls", () => {
       "give --ollama-url or --canary-endpoint, not both: the pool's endpoints replace --ollama-url",
     );
     expect(() => resolveCanarySettings({ ...BASE, canaryModel: " " }, CONTEXT)).toThrow("canaryModel must not be empty");
+  });
+
+  it("a rule SecurityPipeline holds too is the pipeline's, worded with the caller's labels", () => {
+    const embeddedPool = { ...BASE, canaryBackend: "embedded", canaryEndpoint: ["http://127.0.0.1:1"] };
+    expect(() => resolveCanarySettings(embeddedPool, { ...CONTEXT, labels: FLAG_LABELS })).toThrow(
+      "--canary-endpoint cannot be used with --canary embedded: it runs in this process",
+    );
+    const pool = { endpoints: [{ url: "http://127.0.0.1:1", concurrency: 1 }] };
+    expect(() => new SecurityPipeline({ provider: "embedded", canaryPool: pool })).toThrow(
+      "canaryPool cannot be used with the embedded canary: it runs in this process",
+    );
+    expect(() => resolveCanarySettings({ ...BASE, canaryModel: "" }, { ...CONTEXT, labels: FLAG_LABELS })).toThrow("--canary-model must not be empty");
+    expect(() => new SecurityPipeline({ canaryModel: " " })).toThrow("canaryModel must not be empty");
   });
 
   it("the resolved options are frozen, with the timeout from the environment when the setting is absent", () => {
