@@ -17,6 +17,7 @@
 // (`builtinTarget`); anything else goes through fetch, so its refusals stay exactly as they were.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { parseUrl } from "../core/guards.js";
 
@@ -45,6 +46,9 @@ export interface BuiltinTarget {
 const IDLE_SOCKET_MS = 4000;
 const HTTP_AGENT = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" });
 const HTTPS_AGENT = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" });
+/** When each kept-alive socket was last handed back to its agent's pool (ms, `Date.now()`). */
+const idleSince = new WeakMap<Socket, number>();
+for (const agent of [HTTP_AGENT, HTTPS_AGENT]) agent.on("free", (socket: Socket) => idleSince.set(socket, Date.now()));
 
 /** Ports the fetch standard refuses ("bad ports"); requests to them stay on the fetch path. */
 const FETCH_BAD_PORTS = new Set([
@@ -125,12 +129,19 @@ export function builtinExchange(
       }
       const sent = req;
       let answered = false;
+      let idleFor = 0;
+      sent.on("socket", (socket: Socket) => {
+        const since = idleSince.get(socket);
+        idleFor = since === undefined ? 0 : Date.now() - since;
+      });
       sent.on("error", (error) => {
         // A kept-alive socket the server closed while it sat idle (its keep-alive timeout ran out
         // while ours was held back, e.g. by a long synchronous stretch) fails the request written
-        // to it before any reply. The server never read that request, so it goes again on another
-        // socket, within the same deadline; a failure on a new socket is the outcome.
-        if (!settled && !answered && sent.reusedSocket && staleRetries > 0 && isStaleSocketError(error)) {
+        // to it before any reply: that request goes again on another socket, within the same
+        // deadline. Only after the socket sat idle a while (no server closes a connection idle
+        // for less), so a server that drops a request on a busy connection is answered by the
+        // failure, as on a new socket.
+        if (!settled && !answered && sent.reusedSocket && idleFor >= STALE_AFTER_IDLE_MS && staleRetries > 0 && isStaleSocketError(error)) {
           send(staleRetries - 1);
           return;
         }
@@ -152,6 +163,8 @@ export function builtinExchange(
 
 /** How many times one request is sent again after landing on kept-alive sockets the server had closed. */
 const MAX_STALE_SOCKET_RETRIES = 2;
+/** How long a socket must have sat idle for a reset on it to be read as the server's idle close. */
+const STALE_AFTER_IDLE_MS = 1000;
 
 function isStaleSocketError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
