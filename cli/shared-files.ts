@@ -3,7 +3,7 @@
 // pool's endpoint log, and the GitHub job summary). Any two of them being one file would destroy
 // one: a report is renamed over its path at the end (a verdict cache or an endpoint log there
 // is replaced), and the endpoint log and the job summary are appended to (an input, a manifest
-// or a cache there is corrupted). So every side file is refused, naming its flag, when it is one
+// or a cache there is corrupted), and publication's lock directories sit beside the targets. So every side file is refused, naming its flag, when it is one
 // file with another file of the run (by identity: symlinks and hard links are seen through,
 // src/core/file-identity.ts), before anything is read or written. (The input, the manifest and
 // the export are kept apart by publication's own target checks, with the same identity.)
@@ -68,6 +68,10 @@ export async function refuseSharedFiles(input: string | null, flags: RunFileFlag
       ["the input", input === "-" ? null : input],
       ["--manifest", flags.manifest],
       ["--export", flags.export],
+      // Publication locks each target as a directory `<target>.lock` while it publishes: a report
+      // named there could not be written after the pair was published.
+      ["--manifest's publication lock", flags.manifest === undefined ? undefined : `${flags.manifest}.lock`],
+      ["--export's publication lock", flags.export === undefined ? undefined : `${flags.export}.lock`],
       // Redirected to a file, stdout carries the run's document there: a report renamed over it
       // or a log appended to it would replace or corrupt that document.
       ["standard output", io.stdoutFile],

@@ -42,6 +42,18 @@ describe("a run's side files never share a path with another file of the run", (
     expect((await readFile(join(dir, "c.db"))).equals(cache)).toBe(true);
   });
 
+  it("a report at the manifest's or the export's publication lock (<target>.lock) is refused before anything is published", async () => {
+    for (const [flag, path, target] of [
+      ["--sarif", "m.json.lock", "--manifest"],
+      ["--junit", "./e.json.lock", "--export"],
+    ] as const) {
+      const run = await ingest([flag, path]);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`${flag} names the same file as ${target}'s publication lock`);
+      expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
+    }
+  });
+
   it("an output or report at the cache's SQLite side file (-wal, -shm, -journal) is refused: SQLite deletes its WAL on close, and the published export or report with it", async () => {
     expect((await ingest(["--cache", "c.db"])).code).toBe(1);
     const cache = await readFile(join(dir, "c.db"));
