@@ -3,14 +3,17 @@
 // and resolves them; the canary flags are read only when the verb asks for them, after the
 // targets and the policy, so errors come in the same order as from the library. Imported only
 // when ingest runs.
+import { resolveCanarySettings } from "../src/verbs/canary-settings.js";
 import type { IngestOptions } from "../src/verbs/ingest.js";
+import { resolveReportSettings } from "../src/verbs/report-settings.js";
 import type { IngestFlags } from "./ingest-flags.js";
 import type { CliIo } from "./io.js";
-import { pipelineOptionsFromFlags } from "./options.js";
-import { reportOptionsFromFlags } from "./report-flags.js";
+import { verbIo } from "./verb-io.js";
 
 /** The options of one `ingest` run from its flags (`-` reads `stdin`). */
 export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: CliIo): IngestOptions {
+  // Refusals name the flags and warnings go to stderr, as for every other command's verb.
+  const { cwd, env, labels, reporter } = verbIo(io);
   return {
     input: input === "-" ? io.stdin : input,
     manifest: flags.manifest,
@@ -27,7 +30,7 @@ export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: Cl
       max_metadata_keys: flags.maxMetadataKeys,
       max_metadata_value_chars: flags.maxMetadataValueChars,
     },
-    canary: () => pipelineOptionsFromFlags(flags, io),
+    canary: () => resolveCanarySettings(flags, { cwd, env, labels, warn: reporter.warn }),
     concurrency: flags.concurrency,
     waitLockSeconds: flags.waitLock ?? 0,
     ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),
@@ -35,7 +38,7 @@ export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: Cl
     cache: typeof flags.cache === "string" ? flags.cache : null,
     shard: flags.shard ?? null,
     allow: flags.allow ?? null,
-    reports: reportOptionsFromFlags(flags, io),
+    reports: resolveReportSettings(flags, { env, reporter }),
     cwd: io.cwd,
   };
 }

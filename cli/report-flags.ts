@@ -1,8 +1,7 @@
 // The CI report flags shared by `screen` and `ingest`: --sarif FILE, --junit FILE and
 // --github / --no-github (on by itself under GitHub Actions, where GITHUB_ACTIONS=true).
 import type { Command } from "commander";
-import { resolveReportSettings, type ReportSettings } from "../src/verbs/report-settings.js";
-import type { CliIo } from "./io.js";
+import type { ReportSettings } from "../src/verbs/report-settings.js";
 
 /** The parsed report flags. */
 export type ReportFlags = ReportSettings;
@@ -27,9 +26,4 @@ A ${what} that was not screened (degraded, unexercised) is an error result in bo
 never a pass. No text is written, and an id only when it is plain (letters, digits,
 ._@+/-, at most 100), else its sha256.`,
     );
-}
-
-/** The report options of the parsed flags: annotations on stderr (src/verbs/report-settings.ts). */
-export function reportOptionsFromFlags(flags: ReportFlags, io: CliIo): ReturnType<typeof resolveReportSettings> {
-  return resolveReportSettings(flags, { env: io.env, reporter: { write: (text) => void io.stderr.write(text) } });
 }
