@@ -1,7 +1,7 @@
 // What `index` and `verify --index` print: a summary line on success, the problems (at most
 // DEFAULT_PROBLEMS_SHOWN, the rest counted) otherwise, and unreadable files on stderr; and the
 // exit code of `verify --index`.
-import type { BuildShardIndexResult } from "../src/verbs/index.js";
+import type { BuildShardIndexResult } from "../src/verbs/build-shard-index.js";
 import type { VerifyShardIndexResult } from "../src/verify/shard-index.js";
 import type { ShardIndexProblem } from "../src/verify/shard-pairs.js";
 import { DEFAULT_PROBLEMS_SHOWN } from "../src/verify/problems.js";

@@ -29,7 +29,7 @@ export { verifyFiles } from "./verify/verify-files.js";
 export type { VerifyFilesOptions, VerifyFilesResult } from "./verify/verify-files.js";
 export { verifyExport, type VerifyOptions } from "./verify/verify-export.js";
 export type { VerifyProblem } from "./verify/problems.js";
-export { buildShardIndex, type BuildShardIndexOptions } from "./verbs/index.js";
+export { buildShardIndex, type BuildShardIndexOptions } from "./verbs/build-shard-index.js";
 export { verifyShardIndex } from "./verify/shard-index.js";
 export { shardRange } from "./documents/shard.js";
 export { VerdictCache } from "./cache/verdict-cache.js";

@@ -1,6 +1,6 @@
 // `little-canary index --out INDEX M1:E1 M2:E2 ...`: every shard's pair verified, the shards
 // checked to tile one input exactly once, then the canonical index written atomically.
-// Arguments → `buildShardIndex` (src/verbs/index.ts) → print → INDEX_EXIT. The library
+// Arguments → `buildShardIndex` (src/verbs/build-shard-index.ts) → print → INDEX_EXIT. The library
 // is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
 import { INDEX_EXIT } from "../exit-codes.js";
@@ -16,7 +16,7 @@ export interface IndexFlags {
 /** Builds the index of a sharded run, prints the result and returns the exit code. */
 export async function run(pairs: readonly string[], flags: IndexFlags, io: CliIo): Promise<number> {
   const [{ buildShardIndex }, { indexSummary, printProblems, printUnreadable }] = await Promise.all([
-    import("../../src/verbs/index.js"),
+    import("../../src/verbs/build-shard-index.js"),
     import("../index-output.js"),
   ]);
   const result = await buildShardIndex({ out: flags.out, pairs, cwd: io.cwd });

@@ -1,5 +1,5 @@
 // `verifyShardIndex`: the index of a sharded ingest run re-checked, behind
-// `little-canary verify --index` (building it is verbs/index.ts, which writes files).
+// `little-canary verify --index` (building it is verbs/build-shard-index.ts, which writes files).
 //
 // Verifying reads the index strictly, checks its SHA-256 against a pin, its schema and canonical
 // form, then checks every pair it lists again, against the SHA-256s it records, and rebuilds the

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LittleCanaryError } from "../../src/core/errors.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { buildShardIndex, verifyShardIndex } from "../../src/index.js";
-import { parseShardPairArgument } from "../../src/verbs/index.js";
+import { parseShardPairArgument } from "../../src/verbs/build-shard-index.js";
 import { hookedFs, injectedFsError } from "../../src/publish/fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
 import { runCli } from "../support/cli.js";
