@@ -1,9 +1,7 @@
 // What the flags of `little-canary ingest` configure: the options of the `ingest` verb (targets,
 // policy overrides, canary settings, tuning knobs and reports), one plain object. The verb checks
-// and resolves them; the canary flags are read only when the verb asks for them, after the
-// targets and the policy, so errors come in the same order as from the library. Imported only
-// when ingest runs.
-import { resolveCanarySettings } from "../src/verbs/canary-settings.js";
+// and resolves them, the canary flags after the targets and the policy, so errors come in the
+// same order as from the library. Imported only when ingest runs.
 import type { IngestOptions } from "../src/verbs/ingest.js";
 import { resolveReportSettings } from "../src/verbs/report-settings.js";
 import type { IngestFlags } from "./ingest-flags.js";
@@ -30,7 +28,7 @@ export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: Cl
       max_metadata_keys: flags.maxMetadataKeys,
       max_metadata_value_chars: flags.maxMetadataValueChars,
     },
-    canary: () => resolveCanarySettings(flags, { cwd, env, labels, warn: reporter.warn }),
+    canary: { settings: flags, context: { cwd, env, labels, warn: reporter.warn } },
     concurrency: flags.concurrency,
     waitLockSeconds: flags.waitLock ?? 0,
     ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),

@@ -2,7 +2,6 @@
 // stderr (no canary, a canary outage, repeated ids, publication and cache notes) and the progress
 // line. One object, the reporter the `ingest` verb is given beside its options.
 import type { IngestVerbReporter } from "../src/verbs/ingest.js";
-import type { IngestFlags } from "./ingest-flags.js";
 import { ingestRunWarnings } from "./ingest-output.js";
 import { hintIfTerminalStdin, writeOut, type CliIo } from "./io.js";
 import { createProgress } from "./progress.js";
@@ -15,17 +14,17 @@ export interface CliIngestReporter extends IngestVerbReporter {
 }
 
 /** The reporter of `little-canary ingest`: stderr, and the progress line when stderr is a TTY. */
-export function createIngestReporter(input: string, flags: IngestFlags, io: CliIo): CliIngestReporter {
+export function createIngestReporter(io: CliIo): CliIngestReporter {
   const line = createProgress(io, "ingest");
   return {
-    start: async () => {
-      if (!flags.canary) await writeOut(io.stderr, NO_CANARY_WARNING);
-      if (input === "-") await hintIfTerminalStdin(io, "JSONL records", "pass FILE");
+    start: async ({ canary, stdin }) => {
+      if (!canary) await writeOut(io.stderr, NO_CANARY_WARNING);
+      if (stdin) await hintIfTerminalStdin(io, "JSONL records", "pass FILE");
     },
     progress: (done, total) => line.update(done, total),
-    finished: async (run, canary) => {
+    finished: async (run, canary, uniqueIds) => {
       line.finish();
-      for (const warning of ingestRunWarnings(run, canary, flags.uniqueIds === true)) await writeOut(io.stderr, warning);
+      for (const warning of ingestRunWarnings(run, canary, uniqueIds)) await writeOut(io.stderr, warning);
     },
     warn: (message) => void io.stderr.write(`warning: ${message}\n`),
     close: () => line.finish(),

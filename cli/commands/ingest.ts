@@ -47,7 +47,7 @@ export async function run(input: string, flags: IngestFlags, io: CliIo, options:
   const unregister = io.onSignal((signal) => {
     if (!controller.signal.aborted) controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written`));
   });
-  const reporter = createIngestReporter(input, flags, io);
+  const reporter = createIngestReporter(io);
   try {
     const settings = { ...ingestOptionsFromFlags(input, flags, io), signal: controller.signal, ...(options.fs ? { fs: options.fs } : {}) };
     const result = await ingest(settings, reporter);

@@ -48,7 +48,7 @@ import { RunResources } from "./run-resources.js";
 import {
   abortReason,
   IngestRefusedError,
-  resolveIngestPlan,
+  resolveRunSettings,
   stopIfAborted,
   type IngestFilesOptions,
   type IngestRunPlan,
@@ -203,17 +203,20 @@ async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: Publicati
   );
 }
 
+/** Where a run stands when it hands control back to its caller (`ingestSteps`). */
+export type IngestStep =
+  /** The locks are held and the targets ready: the input is read next. */
+  | { readonly step: "start" }
+  /** The checks finished: the documents are framed and published next. */
+  | { readonly step: "checked"; readonly report: IngestRunReport };
+
 /**
- * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely:
- * pre-flight → lock → read → check → publish → (rollback) → unlock. Returns the run and where
- * the pair went; throws a LittleCanaryError with a stable `code` when the run is refused
- * (`usage`, `config`, `input_refused`, `backend`, `publish`, `io`), in which case nothing was
- * written and, with `overwrite`, the previous pair is either untouched (a refusal before the
- * locks) or gone (a failure after it was removed), never half replaced.
+ * Steps 2 to 7 of a resolved plan, as a generator that pauses at each `IngestStep` while the
+ * caller tells its reporter: the caller resumes it with `next()`, or with `throw(error)` when
+ * telling failed, which fails the run at that point (before anything is published). Returns
+ * what `ingestFiles` returns.
  */
-export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFilesResult> {
-  // Step 1: every option resolved and checked before anything is opened, read or deleted.
-  const plan = await resolveIngestPlan(options);
+export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
   const { signal } = plan;
   const { exportPath } = plan.targets;
   // A read from a stream (stdin) can wait forever; destroying the stream ends it.
@@ -228,7 +231,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   try {
     // Steps 2 and 3, then step 4: the resources opened, then the input read.
     const { store, reports, lock, ids } = await resources.open();
-    await plan.reporter.start?.();
+    yield { step: "start" };
     const prefetch = await resources.startPrefetch();
     const { read, shard } = await readInput(plan, ids, prefetch);
     const prefetched = prefetch === null ? null : await prefetch.finish();
@@ -236,9 +239,9 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     try {
       if (prefetched !== null) plan.cache?.prefetch.onStats?.(prefetched.stats);
       const gate = await gateRun(plan);
-      const cached = store === null ? undefined : runCache(store, plan.canary.pipeline, gate, plan.recordSettings, plan.reporter.warn);
+      const cached = store === null ? undefined : runCache(store, plan.pipeline, gate, plan.recordSettings, plan.reporter.warn);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
-      run = await streamIngestRun(plan.canary.pipeline, read, {
+      run = await streamIngestRun(plan.pipeline, read, {
         ...(cached ? { cache: cached.cache, records: cached.records } : {}),
         // A prefetch that wrote nothing has nothing to take: the run looks every record up itself.
         ...(prefetched !== null && prefetched.stats.entries > 0 && identityRow !== null ? { prefetched: { entries: prefetched, identity: identityRow } } : {}),
@@ -262,7 +265,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
       });
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen };
-      await plan.reporter.finished?.(report);
+      yield { step: "checked", report };
       const published = await publishRun(run, plan, lock);
       if (reports !== null) await writeReports(reports, run.summary, published);
       return {
@@ -285,9 +288,36 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   }
 }
 
+/**
+ * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely:
+ * pre-flight → lock → read → check → publish → (rollback) → unlock. Returns the run and where
+ * the pair went; throws a LittleCanaryError with a stable `code` when the run is refused
+ * (`usage`, `config`, `input_refused`, `backend`, `publish`, `io`), in which case nothing was
+ * written and, with `overwrite`, the previous pair is either untouched (a refusal before the
+ * locks) or gone (a failure after it was removed), never half replaced.
+ */
+export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFilesResult> {
+  // Step 1: every option resolved and checked before anything is opened, read or deleted.
+  const settings = await resolveRunSettings(options);
+  const pipeline = typeof options.pipeline === "function" ? options.pipeline(settings.policy) : options.pipeline;
+  const reporter = options.reporter ?? {};
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline }));
+  let next = await steps.next();
+  while (next.done !== true) {
+    const step = next.value;
+    // Told inside a promise: a reporter that throws at once fails the run at this step too.
+    const tell = async () => (step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report));
+    next = await tell().then(
+      () => steps.next(),
+      (error: unknown) => steps.throw(error),
+    );
+  }
+  return next.value;
+}
+
 /** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */
 async function gateRun(plan: IngestRunPlan): Promise<GateResult> {
-  const gating = runContextGate(plan.canary.pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
+  const gating = runContextGate(plan.pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
   gating.catch(() => undefined);
   return plan.signal ? await Promise.race([gating, aborted(plan.signal)]) : await gating;
 }

@@ -158,8 +158,9 @@ export interface IngestRunPlan {
   /** Only this shard of the file's lines (a file source only). */
   readonly shard: ShardSpec | null;
   readonly policy: IngestPolicy;
-  /** The canary side: the pipeline, whether an unverified one may run, when its breaker opens. */
-  readonly canary: { readonly pipeline: CheckingPipeline; readonly unverifiedPipeline: boolean; readonly maxCanaryFailures: number };
+  readonly pipeline: CheckingPipeline;
+  /** Whether a pipeline this library did not build may run, and when its breaker opens. */
+  readonly canary: { readonly unverifiedPipeline: boolean; readonly maxCanaryFailures: number };
   readonly allowlist: Allowlist | null;
   /** What a stored whole-record entry depends on besides the canary identity (record-cache.ts). */
   readonly recordSettings: RecordEntrySettings;
@@ -176,7 +177,8 @@ export interface IngestRunPlan {
   readonly fs: PublishFs;
   readonly cwd: string;
   readonly clock: () => Date;
-  readonly reporter: IngestReporter;
+  /** What the run itself tells as it goes; the caller tells `start` and `finished` between its steps. */
+  readonly reporter: Pick<IngestReporter, "progress" | "warn">;
 }
 
 /** What an abort rejects with: the caller's own error when it is one of ours. */
@@ -191,11 +193,15 @@ export function stopIfAborted(plan: Pick<IngestRunPlan, "signal">): void {
   if (plan.signal?.aborted) throw abortReason(plan.signal);
 }
 
+/** A run plan but for its pipeline, which is built from the plan's policy. */
+export type IngestRunSettings = Omit<IngestRunPlan, "pipeline">;
+
 /**
- * Step 1: the targets pre-flighted, then every setting resolved and checked (shard, policy,
- * allowlist, pipeline), before anything is opened, read, checked or deleted.
+ * Step 1: the targets pre-flighted, then every setting but the pipeline resolved and checked
+ * (shard, policy, allowlist), before anything is opened, read, checked or deleted. The caller
+ * builds the pipeline for the resolved policy next (still before anything is opened).
  */
-export async function resolveIngestPlan(options: IngestFilesOptions): Promise<IngestRunPlan> {
+export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipeline">): Promise<IngestRunSettings> {
   const cwd = options.cwd ?? process.cwd();
   const targets: PublishTargets = {
     manifestPath: resolve(cwd, options.manifest),
@@ -215,7 +221,6 @@ export async function resolveIngestPlan(options: IngestFilesOptions): Promise<In
   const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;
   const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
   const allowlist = options.allow == null ? null : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
-  const pipeline = typeof options.pipeline === "function" ? options.pipeline(policy) : options.pipeline;
   const prefetch = options.recordPrefetch;
   const outputs = [targets.manifestPath, ...(targets.exportPath === null ? [] : [targets.exportPath])];
   return Object.freeze({
@@ -224,7 +229,6 @@ export async function resolveIngestPlan(options: IngestFilesOptions): Promise<In
     shard: options.shard ?? null,
     policy,
     canary: {
-      pipeline,
       unverifiedPipeline: options.unverifiedPipeline === true,
       maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
     },
@@ -251,5 +255,5 @@ export async function resolveIngestPlan(options: IngestFilesOptions): Promise<In
     cwd,
     clock: options.clock ?? (() => new Date()),
     reporter: options.reporter ?? {},
-  } satisfies IngestRunPlan);
+  } satisfies IngestRunSettings);
 }

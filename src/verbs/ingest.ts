@@ -1,15 +1,16 @@
 // `ingest`: the library call behind `little-canary ingest`. It takes the run's settings as one
-// options object (those of `ingestFiles`, with the canary given as SecurityPipeline options
-// instead of a built pipeline) and a reporter for progress and warnings; `ingestFiles` resolves
-// them once into its frozen run plan (ingest/run-plan.ts) and runs pre-flight, lock, read,
-// checks and publication. What this verb adds is the pipeline of an ingest run, built once the
-// policy is known: one canary context window for the whole run, sized for the policy's segments,
-// and with an allowlist the canary also inspects what the structural layer blocked.
+// options object (those of `ingestFiles`, with the canary given as its settings instead of a
+// built pipeline) and a reporter, and reads as the run's table of contents: the settings
+// resolved (targets, shard, policy, allowlist: ingest/run-plan.ts), then the canary's, then the
+// pipeline built for the policy (one canary context window for the whole run; with an
+// allowlist the canary also inspects what the structural layer blocked), all before anything is
+// opened; then the run's steps (ingest/files.ts), telling the reporter when the input is read
+// and how the checks finished, between them.
 import { canaryTarget, type CanaryTarget } from "../pipeline/canary-warning.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import {
   canaryNumCtxForPolicy,
-  ingestFiles,
+  ingestSteps,
   type IngestFilesOptions,
   type IngestFilesResult,
   type IngestReporter,
@@ -17,24 +18,32 @@ import {
 } from "../ingest/files.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { resolveRunSettings } from "../ingest/run-plan.js";
+import { resolveCanarySettings, type CanarySettings, type SettingsContext } from "./canary-settings.js";
 
 export { IngestRefusedError } from "../ingest/files.js";
 
 /** Options of `ingest`: those of `ingestFiles`, with the canary's settings instead of a pipeline. */
 export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "reporter" | "unverifiedPipeline"> {
   /**
-   * The canary's settings, or a function that gives them: it is called after the targets, the
-   * policy and the allowlist are checked, so that a run with several mistakes reports the same
-   * one as the CLI. The run picks its own context window and ignores `onDegraded` (a degraded
-   * record is held whatever it says).
+   * The canary: its pipeline options; a function that gives them; or the settings a command
+   * takes (resolved with `resolveCanarySettings`). A function or settings are resolved after the
+   * targets, the policy and the allowlist are checked, so that a run with several mistakes
+   * reports the same one as the CLI. The run picks its own context window and ignores
+   * `onDegraded` (a degraded record is held whatever it says).
    */
-  readonly canary: SecurityPipelineOptions | (() => SecurityPipelineOptions);
+  readonly canary: SecurityPipelineOptions | (() => SecurityPipelineOptions) | { readonly settings: CanarySettings; readonly context: SettingsContext };
 }
 
-/** What an ingest run tells its caller as it goes: `ingestFiles`' reporter, told where the canary calls went. */
-export interface IngestVerbReporter extends Omit<IngestReporter, "finished"> {
-  /** The checks finished (see IngestReporter.finished); `canary` is where the calls went and what the model check saw. */
-  readonly finished?: (run: IngestRunReport, canary: CanaryTarget) => void | Promise<void>;
+/** What an ingest run tells its caller as it goes: `ingestFiles`' reporter, told what the run knows. */
+export interface IngestVerbReporter extends Omit<IngestReporter, "start" | "finished"> {
+  /** See IngestReporter.start; `canary` is false when only the structural layer runs, `stdin` true when the input is a stream. */
+  readonly start?: (run: { readonly canary: boolean; readonly stdin: boolean }) => void | Promise<void>;
+  /**
+   * The checks finished (see IngestReporter.finished); `canary` is where the calls went and what
+   * the model check saw, `uniqueIds` whether a repeated id is held.
+   */
+  readonly finished?: (run: IngestRunReport, canary: CanaryTarget, uniqueIds: boolean) => void | Promise<void>;
 }
 
 /** The pipeline of an ingest run under `policy`, from the canary's settings. */
@@ -72,18 +81,25 @@ function ingestPipeline(options: SecurityPipelineOptions, policy: IngestPolicy, 
  */
 export async function ingest(options: IngestOptions, reporter: IngestVerbReporter = {}): Promise<IngestFilesResult> {
   const { canary, ...run } = options;
-  // Set when the plan is resolved, before the checks: `finished` reads where its calls went.
-  let pipeline: SecurityPipeline | undefined;
-  const { finished, ...rest } = reporter;
-  return ingestFiles({
+  const settings = await resolveRunSettings({
     ...run,
-    pipeline: (policy) => {
-      pipeline = ingestPipeline(typeof canary === "function" ? canary() : canary, policy, options.allow != null);
-      return pipeline;
-    },
-    reporter: {
-      ...rest,
-      ...(finished ? { finished: (report: IngestRunReport) => finished(report, canaryTarget(pipeline as SecurityPipeline)) } : {}),
-    },
+    reporter: { ...(reporter.progress ? { progress: reporter.progress } : {}), ...(reporter.warn ? { warn: reporter.warn } : {}) },
   });
+  const canaryOptions = typeof canary === "function" ? canary() : "settings" in canary ? resolveCanarySettings(canary.settings, canary.context) : canary;
+  const pipeline = ingestPipeline(canaryOptions, settings.policy, options.allow != null);
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline }));
+  let next = await steps.next();
+  while (next.done !== true) {
+    const step = next.value;
+    // Told inside a promise: a reporter that throws at once fails the run at this step too.
+    const tell = async () =>
+      step.step === "start"
+        ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
+        : reporter.finished?.(step.report, canaryTarget(pipeline), settings.limits.uniqueIds);
+    next = await tell().then(
+      () => steps.next(),
+      (error: unknown) => steps.throw(error),
+    );
+  }
+  return next.value;
 }
