@@ -264,7 +264,7 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
         throw error;
       });
       stopIfAborted(plan);
-      const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen };
+      const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen, canary: run.canary };
       yield { step: "checked", report };
       const published = await publishRun(run, plan, lock);
       if (reports !== null) await writeReports(reports, run.summary, published);

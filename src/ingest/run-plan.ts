@@ -11,11 +11,13 @@ import type { Allowlist } from "../documents/allowlist.js";
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import { validateShardSpec, type ShardSpec } from "../documents/shard.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
-import { preflightTargets, type PublishTargets } from "../publish/targets.js";
+import type { PublishTargets } from "../publish/targets.js";
+import { preflightTargets } from "./target-checks.js";
 import { wantsReports, type CiReportOptions } from "../report/ci-reports.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../pipeline/circuit-breaker.js";
 import { readAllowlistFile } from "./allow-file.js";
 import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
+import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordEntrySettings } from "./record-cache.js";
 import type { RecordPrefetchStats } from "./record-prefetch.js";
@@ -35,6 +37,8 @@ export interface IngestRunReport {
   readonly gate: GateResult;
   /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
   readonly circuitOpen: BreakerTrip | null;
+  /** Where the canary calls went and what the model check saw; null for a pipeline this library did not build. */
+  readonly canary: CanaryTarget | null;
 }
 
 /**

@@ -9,7 +9,7 @@ import { IdIndex } from "../cache/id-index.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import type { PublicationLock } from "../publish/lock.js";
 import { lockTargets, removePreviousPair } from "../publish/publish.js";
-import { checkTargetDirectories, preflightTargets } from "../publish/targets.js";
+import { checkTargetDirectories, preflightTargets } from "./target-checks.js";
 import { CiReports } from "../report/ci-reports.js";
 import { removeLeftoverScratch, scratchPathFor } from "../publish/scratch-file.js";
 import type { RecordIdIndex } from "./id-index.js";

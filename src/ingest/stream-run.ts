@@ -19,6 +19,8 @@ import type { IngestPolicy } from "../documents/policy.js";
 import type { ManifestShard } from "../documents/shard.js";
 import { ExportRecordSchema, type ExportRecord, type ManifestRecord } from "../documents/schemas.js";
 import { canaryProfile } from "../pipeline/canary-profile.js";
+import { canaryTarget, type CanaryTarget } from "../pipeline/canary-warning.js";
+import { isGenuinePipeline } from "../pipeline/genuine.js";
 import { CanaryCircuitBreaker, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { mapOrderedStream } from "../pipeline/map-ordered.js";
 import { frameDocument, type FramedDocument, type ItemSpool } from "../publish/framed-document.js";
@@ -88,6 +90,8 @@ export interface StreamedRun {
   readonly export: FramedDocument | null;
   /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
   readonly circuitOpen: BreakerTrip | null;
+  /** Where the canary calls went and what the model check saw; null for a pipeline this library did not build. */
+  readonly canary: CanaryTarget | null;
   /** Deletes the spools behind both documents (after publication, or on failure). Never throws. */
   remove(): Promise<void>;
 }
@@ -243,6 +247,8 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),
     });
+    // Taken before the documents are framed: the checks are over, what follows is publication.
+    const canary = isGenuinePipeline(pipeline) ? canaryTarget(pipeline) : null;
     const head = manifestHead(
       {
         little_canary_version: VERSION,
@@ -267,7 +273,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       await exportItems.seal();
       exported = await frameDocument(canonicalObjectFrame(exportHead(manifest.sha256), "records"), exportItems);
     }
-    return { summary: tally.summary(head), manifest, export: exported, circuitOpen: context.breaker.trip, remove };
+    return { summary: tally.summary(head), manifest, export: exported, circuitOpen: context.breaker.trip, canary, remove };
   } catch (error) {
     await remove();
     throw error;

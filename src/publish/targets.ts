@@ -1,14 +1,6 @@
-// Pre-flight rules for output paths, checked before anything is read,
-// screened or deleted: distinct targets, never the input file, never a directory, never an
-// existing file without --overwrite, and a writable parent directory.
-// "Existing" is lstat-based, so a dangling symlink counts: publication links without following
-// symlinks and would otherwise refuse it only at the end of a long run.
-import { constants } from "node:fs";
-import { access, lstat, stat } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+// The output paths of a publication and its typed error. Their pre-flight rules are checked by
+// the run that owns them, before it reads anything (ingest/target-checks.ts).
 import { LittleCanaryError } from "../core/errors.js";
-import { fileIdentity, sameFile } from "../core/file-identity.js";
-import { displayText } from "../core/display-text.js";
 
 /** The output paths of a run and the input path they must not equal. */
 export interface PublishTargets {
@@ -24,54 +16,5 @@ export class PublishError extends LittleCanaryError {
   override readonly name = "PublishError";
   constructor(message: string, options?: { cause?: unknown }) {
     super("publish", message, options);
-  }
-}
-
-async function statOrNull(path: string, follow: boolean) {
-  try {
-    return follow ? await stat(path) : await lstat(path);
-  } catch {
-    return null;
-  }
-}
-
-/** Pre-flight checks of the output paths, before anything is read or deleted; throws PublishError naming the path. */
-export async function preflightTargets(targets: PublishTargets): Promise<void> {
-  // By identity (core/file-identity.ts): an export that is a symlink to the manifest, a manifest
-  // symlinked or hard-linked to the input, is one file too.
-  const manifest = await fileIdentity(targets.manifestPath);
-  const exported = targets.exportPath === null ? null : await fileIdentity(targets.exportPath);
-  if (exported !== null && sameFile(exported, manifest)) {
-    throw new PublishError("--manifest and --export must be different paths");
-  }
-  if (targets.inputPath !== null) {
-    const input = await fileIdentity(targets.inputPath);
-    if (sameFile(input, manifest)) throw new PublishError("--manifest must not be the input file");
-    if (exported !== null && sameFile(input, exported)) throw new PublishError("--export must not be the input file");
-  }
-  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
-  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
-  for (const [flag, path] of checks) {
-    if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
-    if ((await statOrNull(path, false)) !== null && !targets.overwrite)
-      throw new PublishError(`${flag} ${displayText(path)} already exists (use --overwrite to replace it)`);
-  }
-}
-
-/** Each target's directory must exist, be a directory and be writable; the error says which failed. */
-export async function checkTargetDirectories(targets: PublishTargets): Promise<void> {
-  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
-  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
-  for (const [flag, path] of checks) {
-    const dir = dirname(resolve(path));
-    const info = await stat(dir).catch(() => null);
-    // A missing directory is named as missing: "not writable" sends the user after permissions.
-    if (info === null) throw new PublishError(`${flag} directory does not exist: ${displayText(dir)}`);
-    if (!info.isDirectory()) throw new PublishError(`${flag} directory is not a directory: ${displayText(dir)}`);
-    try {
-      await access(dir, constants.W_OK);
-    } catch {
-      throw new PublishError(`${flag} directory is not writable: ${displayText(dir)}`);
-    }
   }
 }

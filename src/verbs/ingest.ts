@@ -6,7 +6,7 @@
 // allowlist the canary also inspects what the structural layer blocked), all before anything is
 // opened; then the run's steps (ingest/files.ts), telling the reporter when the input is read
 // and how the checks finished, between them.
-import { canaryTarget, type CanaryTarget } from "../pipeline/canary-warning.js";
+import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import {
   canaryNumCtxForPolicy,
@@ -95,7 +95,8 @@ export async function ingest(options: IngestOptions, reporter: IngestVerbReporte
     const tell = async () =>
       step.step === "start"
         ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
-        : reporter.finished?.(step.report, canaryTarget(pipeline), settings.limits.uniqueIds);
+        : // The verb's own pipeline is one this library built, so the run reports its target.
+          reporter.finished?.(step.report, step.report.canary as CanaryTarget, settings.limits.uniqueIds);
     next = await tell().then(
       () => steps.next(),
       (error: unknown) => steps.throw(error),

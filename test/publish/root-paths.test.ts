@@ -3,7 +3,7 @@
 // directory. Nothing here writes under "/": every run stops at a refusal before the lock.
 import { describe, expect, it } from "vitest";
 import { canonicalPath } from "../../src/core/file-identity.js";
-import { preflightTargets } from "../../src/publish/targets.js";
+import { preflightTargets } from "../../src/ingest/target-checks.js";
 import { runCli } from "../support/cli.js";
 
 describe("paths under /", () => {

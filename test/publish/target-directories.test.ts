@@ -3,7 +3,8 @@ import { chmod, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkTargetDirectories, type PublishTargets } from "../../src/publish/targets.js";
+import { checkTargetDirectories } from "../../src/ingest/target-checks.js";
+import type { PublishTargets } from "../../src/publish/targets.js";
 
 const targets = (manifestPath: string, exportPath: string | null = null) =>
   ({ manifestPath, exportPath, inputPath: null, overwrite: false }) satisfies PublishTargets;

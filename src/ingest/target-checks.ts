@@ -1,0 +1,60 @@
+// Pre-flight rules for an ingest run's output paths, checked with its settings, before anything
+// is read, checked or deleted (and again under the publication locks): distinct targets, never
+// the input file, never a directory, never an existing file without --overwrite, and a writable
+// parent directory. "Existing" is lstat-based, so a dangling symlink counts: publication links
+// without following symlinks and would otherwise refuse it only at the end of a long run.
+import { constants } from "node:fs";
+import { access, lstat, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { displayText } from "../core/display-text.js";
+import { fileIdentity, sameFile } from "../core/file-identity.js";
+import { PublishError, type PublishTargets } from "../publish/targets.js";
+
+async function statOrNull(path: string, follow: boolean) {
+  try {
+    return follow ? await stat(path) : await lstat(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Pre-flight checks of the output paths, before anything is read or deleted; throws PublishError naming the path. */
+export async function preflightTargets(targets: PublishTargets): Promise<void> {
+  // By identity (core/file-identity.ts): an export that is a symlink to the manifest, a manifest
+  // symlinked or hard-linked to the input, is one file too.
+  const manifest = await fileIdentity(targets.manifestPath);
+  const exported = targets.exportPath === null ? null : await fileIdentity(targets.exportPath);
+  if (exported !== null && sameFile(exported, manifest)) {
+    throw new PublishError("--manifest and --export must be different paths");
+  }
+  if (targets.inputPath !== null) {
+    const input = await fileIdentity(targets.inputPath);
+    if (sameFile(input, manifest)) throw new PublishError("--manifest must not be the input file");
+    if (exported !== null && sameFile(input, exported)) throw new PublishError("--export must not be the input file");
+  }
+  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
+  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
+  for (const [flag, path] of checks) {
+    if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
+    if ((await statOrNull(path, false)) !== null && !targets.overwrite)
+      throw new PublishError(`${flag} ${displayText(path)} already exists (use --overwrite to replace it)`);
+  }
+}
+
+/** Each target's directory must exist, be a directory and be writable; the error says which failed. */
+export async function checkTargetDirectories(targets: PublishTargets): Promise<void> {
+  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
+  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
+  for (const [flag, path] of checks) {
+    const dir = dirname(resolve(path));
+    const info = await stat(dir).catch(() => null);
+    // A missing directory is named as missing: "not writable" sends the user after permissions.
+    if (info === null) throw new PublishError(`${flag} directory does not exist: ${displayText(dir)}`);
+    if (!info.isDirectory()) throw new PublishError(`${flag} directory is not a directory: ${displayText(dir)}`);
+    try {
+      await access(dir, constants.W_OK);
+    } catch {
+      throw new PublishError(`${flag} directory is not writable: ${displayText(dir)}`);
+    }
+  }
+}
