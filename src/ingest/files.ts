@@ -1,26 +1,17 @@
 // `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
-// pair, crash-safe, as a library call. It owns the whole sequence that `little-canary ingest`
-// runs, in this order:
-//
-//   1. resolve the options into one immutable run plan (run-plan.ts): pre-flight the targets
-//      (distinct paths, never the input, no existing file without `overwrite`), then resolve the
-//      policy and build the pipeline: every setting is checked before anything is read, checked
-//      or deleted; the stages below read only the plan;
-//   2. open the run's resources (run-resources.ts: the verdict cache, the CI reports), take
-//      the publication locks on the manifest and export paths, and repeat the pre-flight
-//      under them (only answers given while holding the lock are final);
-//   3. with `overwrite`, remove the previous pair now: from here on a failure leaves no pair,
-//      never an old pair that looks current; then check the target directories;
-//   4. read the input strictly (reader limits from the policy); with `shard`, the file is
-//      counted first and only the shard's lines are read (a file changed in between is refused);
-//   5. run the checks (an abort answers at once, the abandoned run's late outcome is dropped);
-//   6. publish (the one step that writes: see `publishRun`), which rolls back on any failure,
-//      abort or lost lock before its commit;
-//   7. release the locks, whatever happened.
-//
-// An abort before the commit rejects with the signal's reason (wrapped in IngestRefusedError
-// when it is not one of this library's errors) and leaves nothing written. An abort after the
-// commit does not undo it: the result says `interruptedAfterCommit` and the pair stands.
+// pair, crash-safe, as a library call; `ingestSteps` is the same run for a caller that tells its
+// own reporter between the steps (the `ingest` verb). In this order:
+//   1. every setting resolved and checked (run-plan.ts), the pipeline built for the policy;
+//   2. the resources opened (run-resources.ts): cache, CI reports, the publication locks, the
+//      pre-flight repeated under them (only answers given while holding the lock are final);
+//   3. with `overwrite`, the previous pair removed: from here on a failure leaves no pair, never
+//      an old pair that looks current; then the target directories checked;
+//   4. the input read strictly (a shard: the file counted first, then only its lines read);
+//   5. the checks (an abort answers at once, the abandoned run's late outcome is dropped);
+//   6. publication, the one step that writes (`publishRun`), rolled back on any failure, abort
+//      or lost lock before its commit; 7. the locks released, whatever happened.
+// An abort before the commit rejects with the signal's reason and leaves nothing written; after
+// the commit the pair stands and the result says `interruptedAfterCommit`.
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
@@ -307,12 +298,17 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
     const step = next.value;
     // Told inside a promise: a reporter that throws at once fails the run at this step too.
     const tell = async () => (step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report));
-    next = await tell().then(
-      () => steps.next(),
-      (error: unknown) => steps.throw(error),
-    );
+    next = await resumeAfter(steps, tell());
   }
   return next.value;
+}
+
+/** Resumes the run once the caller has told its reporter about a step, or fails it there when telling failed. */
+export function resumeAfter(steps: AsyncGenerator<IngestStep, IngestFilesResult>, told: Promise<unknown>) {
+  return told.then(
+    () => steps.next(),
+    (error: unknown) => steps.throw(error),
+  );
 }
 
 /** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */

@@ -50,6 +50,30 @@ export interface GateResult {
   readonly beforeFirstCheck?: () => Promise<void>;
 }
 
+/** The gate of a run that does not verify its canary (none, or a stand-in pipeline). */
+export const UNVERIFIED_GATE: GateResult = Object.freeze({ verified: false, required: null, contextLength: null, modelDigest: null });
+
+const REPLACED_PROBE = "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified";
+
+/** The context (tokens) a segment of `policy` needs on `probe`: its prompt, the segment, the reply budget. */
+function segmentContext(policy: IngestPolicy, probe: { readonly systemPrompt: string; readonly maxTokens: number }): number {
+  return requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+}
+
+/** An OpenAI-compatible server's context proof for a segment of `policy`; a failed proof refuses the run. */
+async function proveSegmentContext(
+  prove: (need: { required: number; unit: string; remedy: string }) => Promise<OpenAIContextProof>,
+  required: number,
+  policy: IngestPolicy,
+) {
+  try {
+    return await prove({ required, unit: `a segment of ${policy.segment_chars} code points`, remedy: "lower segment_chars" });
+  } catch (error) {
+    if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
+    throw error;
+  }
+}
+
 /** The gate refused the pipeline or its backend; the run must not start. */
 export class IngestGateError extends LittleCanaryError {
   override readonly name = "IngestGateError";
@@ -79,14 +103,8 @@ const isGenuineOpenAIPool = (probe: unknown): probe is CanaryPool => isOwnPool(p
 async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<GateResult> {
   const members = pool.members.map((m) => m.probe as OpenAICanaryProbe);
   const first = members[0] as OpenAICanaryProbe;
-  const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: first.systemPrompt, maxTokens: first.maxTokens });
-  let server: OpenAIContextProof;
-  try {
-    server = await proveOpenAIPoolContext(members, { required, unit: `a segment of ${policy.segment_chars} code points`, remedy: "lower segment_chars" });
-  } catch (error) {
-    if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
-    throw error;
-  }
+  const required = segmentContext(policy, first);
+  const server = await proveSegmentContext((need) => proveOpenAIPoolContext(members, need), required, policy);
   const pinned = await pool.pin();
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
   const identity = pinned.identity;
@@ -139,7 +157,7 @@ export async function runContextGate(
 ): Promise<GateResult> {
   if (!isGenuinePipeline(pipeline)) {
     if (options.unverifiedPipeline === true) {
-      return { verified: false, required: null, contextLength: null, modelDigest: null };
+      return UNVERIFIED_GATE;
     }
     throw new IngestGateError(
       "config",
@@ -153,7 +171,7 @@ export async function runContextGate(
   if (o.maxInputLength < policy.segment_chars) {
     throw new IngestGateError("config", `segment_chars (${policy.segment_chars}) exceeds the pipeline's max_input_length (${o.maxInputLength})`);
   }
-  if (!o.enableCanary) return { verified: false, required: null, contextLength: null, modelDigest: null };
+  if (!o.enableCanary) return UNVERIFIED_GATE;
   if (o.judgeModel !== null || analyzerKind(pipeline.analyzer) !== "regex") {
     throw new IngestGateError("config", "ingest does not support judgeModel: strict/v1 classifies regex analysis only");
   }
@@ -162,20 +180,16 @@ export async function runContextGate(
   if (o.provider === "openai") return openAIGate(probe, policy);
   if (isGenuineOllamaPool(probe)) {
     const numCtx = probe.numCtx;
-    const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+    const required = segmentContext(policy, probe);
     if (numCtx === null || numCtx < required) {
       throw new IngestGateError("config", `the canary context window (num_ctx=${numCtx ?? "unset"}) cannot hold a whole segment; lower segment_chars`);
     }
     return poolGate(probe, required);
   }
   if (!isGenuineOllamaProbe(probe)) {
-    throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
+    throw new IngestGateError("config", REPLACED_PROBE);
   }
-  const required = requiredCanaryContext({
-    segmentChars: policy.segment_chars,
-    systemPrompt: probe.systemPrompt,
-    maxTokens: probe.maxTokens,
-  });
+  const required = segmentContext(policy, probe);
   if (probe.numCtx === null || probe.numCtx < required) {
     throw new IngestGateError(
       "config",
@@ -264,21 +278,12 @@ async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe):
 async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
   if (isGenuineOpenAIPool(probe)) return openAIPoolGate(probe, policy);
   if (!isGenuineOpenAIProbe(probe)) {
-    throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
+    throw new IngestGateError("config", REPLACED_PROBE);
   }
-  const required = requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: probe.systemPrompt, maxTokens: probe.maxTokens });
+  const required = segmentContext(policy, probe);
   await requireServedModel(probe);
-  try {
-    const server = await proveOpenAIContext(probe, {
-      required,
-      unit: `a segment of ${policy.segment_chars} code points`,
-      remedy: "lower segment_chars",
-    });
-    return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
-  } catch (error) {
-    if (error instanceof CanaryContextError) throw new IngestGateError("backend", `${error.message}; nothing written`);
-    throw error;
-  }
+  const server = await proveSegmentContext((need) => proveOpenAIContext(probe, need), required, policy);
+  return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
 }
 
 /**
@@ -288,7 +293,7 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
  */
 async function embeddedGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
   if (!isGenuineEmbeddedProbe(probe)) {
-    throw new IngestGateError("config", "ingest needs the library's own canary probe: a replaced probe's context window cannot be verified");
+    throw new IngestGateError("config", REPLACED_PROBE);
   }
   const opened = await probe.open();
   if (!opened.ok) throw new IngestGateError(opened.error.code, `${opened.error.message}; nothing written`, { cause: opened.error });

@@ -23,7 +23,7 @@ import type { VerdictJson } from "../documents/verdict-schema.js";
 import { isOverBudget, planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
-import type { CheckingPipeline, GateResult } from "./gate.js";
+import { UNVERIFIED_GATE, type CheckingPipeline, type GateResult } from "./gate.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
@@ -242,30 +242,18 @@ export function entryFromCache(run: RunContext, prepared: PlannedRecord): Manife
 
 /** What the manifest records about the pipeline and the context gate. */
 export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
-  if (!isGenuinePipeline(pipeline)) {
-    return {
-      mode: "block",
-      provider: null,
-      canary_model: null,
-      canary_model_digest: null,
-      analysis_method: "regex",
-      structural_filter: null,
-      canary_enabled: null,
-      canary_num_ctx: null,
-      canary_context_length: null,
-      canary_context_verified: false,
-    };
-  }
-  const d = pipeline.describe();
+  const d = isGenuinePipeline(pipeline) ? pipeline.describe() : null;
+  // Of a pipeline this library did not build, the manifest records nothing it or the gate says.
+  if (d === null) gate = UNVERIFIED_GATE;
   return {
-    mode: d.mode,
-    provider: d.provider,
-    canary_model: d.canaryModel,
+    mode: d?.mode ?? "block",
+    provider: d?.provider ?? null,
+    canary_model: d?.canaryModel ?? null,
     canary_model_digest: gate.modelDigest,
-    analysis_method: d.analysisMethod,
-    structural_filter: d.structuralFilter,
-    canary_enabled: d.canaryEnabled,
-    canary_num_ctx: d.canaryNumCtx,
+    analysis_method: d?.analysisMethod ?? "regex",
+    structural_filter: d?.structuralFilter ?? null,
+    canary_enabled: d?.canaryEnabled ?? null,
+    canary_num_ctx: d?.canaryNumCtx ?? null,
     canary_context_length: gate.contextLength,
     canary_context_verified: gate.verified,
     ...(gate.server !== undefined ? { canary_server: gate.server } : {}),

@@ -11,6 +11,7 @@ import type { IngestPolicy } from "../documents/policy.js";
 import {
   canaryNumCtxForPolicy,
   ingestSteps,
+  resumeAfter,
   type IngestFilesOptions,
   type IngestFilesResult,
   type IngestReporter,
@@ -97,10 +98,7 @@ export async function ingest(options: IngestOptions, reporter: IngestVerbReporte
         ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
         : // The verb's own pipeline is one this library built, so the run reports its target.
           reporter.finished?.(step.report, step.report.canary as CanaryTarget, settings.limits.uniqueIds);
-    next = await tell().then(
-      () => steps.next(),
-      (error: unknown) => steps.throw(error),
-    );
+    next = await resumeAfter(steps, tell());
   }
   return next.value;
 }
