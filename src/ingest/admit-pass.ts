@@ -1,13 +1,10 @@
-// The first pass of an ingest run (admission): the whole input is read strictly and every record
-// validated and planned before the first check, so a refused input is refused with nothing
-// checked and nothing written. From a file or a stream (`admitPass`) nothing is kept in memory:
-// each record goes to a scratch file beside the manifest, one line each, which the second pass
-// (stream-run.ts) reads back. Records already in memory (`admitRecords`, behind `ingestRecords`)
-// go through the same admission into an array instead. A record held before any check (malformed, a repeated id under
-// `--unique-ids`, over budget) is written as its finished manifest entry; a planned record as
-// its snapshot. Standard input is therefore read once, and a file is never read twice, so it
-// cannot change between the passes. (A sharded run is given only its shard's bytes, from a
-// second read of the file that checks the whole file against its first read: files.ts.)
+// The first pass of an ingest run (admission): the whole input read strictly and every record
+// validated before the first check, so a refused input is refused with nothing checked or
+// written. From a file or stream (`admitPass`) each record goes to a scratch file beside the
+// manifest (a held record as its finished entry, a planned one as its input line), which the
+// second pass (stream-run.ts) reads back: stdin is read once and a file never twice, so it
+// cannot change between the passes (a shard's second read is checked: files.ts). Records in
+// memory (`admitRecords`, behind `ingestRecords`) go through the same admission into an array.
 import { hash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";

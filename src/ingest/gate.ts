@@ -1,18 +1,14 @@
-// The canary context gate (docs/ingest.md): before any record is checked, prove that the canary
-// can see a whole segment. Ollama silently truncates an over-long prompt and still answers 200,
-// so without this gate a long segment could be "screened" while the model saw only its start.
-// The gate trusts only a genuine, frozen SecurityPipeline with the library's own Ollama probe;
-// anything else runs only when the caller opts into `unverifiedPipeline`, and the manifest then
-// records `canary_context_verified: false` (which `verify` refuses). Beyond the trained length,
-// the probe's warm-up call and GET /api/ps must show the loaded context: a server that loaded a
-// smaller context than the num_ctx sent, or that cannot say what it loaded, refuses the run.
-// That proof costs a chat call, so it is made before the first check the run sends
-// (`beforeFirstCheck`), never for a run whose every verdict is reused from the cache. An
-// OpenAI-compatible server (vLLM) must instead report a max_model_len that holds a segment
-// (canary/openai-context-gate.ts); without POST /tokenize that window is only the server's word,
-// so the run is recorded as unverified and each segment must prove itself (canary/run-context.ts). An embedded canary (canary/embedded-probe.ts) is opened (engine,
-// model SHA-256, load) and its context must hold the longest segment of the policy, counted with
-// the model's own tokenizer (canary/embedded-context.ts).
+// The canary context gate (docs/ingest.md): before any record is checked, prove the canary can
+// see a whole segment (Ollama silently truncates an over-long prompt and still answers 200).
+// Only a genuine, frozen SecurityPipeline with the library's own probe is trusted; anything else
+// runs only with `unverifiedPipeline`, recorded as `canary_context_verified: false` (which
+// `verify` refuses). Ollama: the trained length, then the warm-up call and GET /api/ps must show
+// the loaded context, a proof that costs a chat call and is therefore made before the first check
+// the run sends (`beforeFirstCheck`), never for a fully cached run. An OpenAI-compatible server
+// (vLLM) must report a max_model_len that holds a segment (canary/openai-context-gate.ts);
+// without POST /tokenize that is only its word, so the run is unverified and each segment proves
+// itself (canary/run-context.ts). An embedded canary is opened and its context must hold the
+// longest segment, counted with the model's own tokenizer (canary/embedded-context.ts).
 import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { isOwnCanary, isOwnPool } from "../canary/identity.js";

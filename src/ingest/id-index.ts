@@ -1,9 +1,6 @@
-// The index of record ids an ingest run consults, one key at a time in input order: which
-// record first used an id (for `--unique-ids` and the repeated-id warning) and whether an id
-// digest was seen before (for counts.duplicate_ids).
-//
-// A run from a file uses the on-disk IdIndex (src/cache/id-index.ts), so memory does not grow
-// with the number of ids; a run over records in memory uses MemoryIdIndex.
+// The record ids an ingest run consults in input order: which record first used an id
+// (`--unique-ids`, the repeated-id warning) and whether an id digest was seen (duplicate_ids).
+// A run from a file uses the on-disk IdIndex (cache/id-index.ts); one in memory MemoryIdIndex.
 
 /** Remembers keys in input order and answers which index first used each. */
 export interface RecordIdIndex {

@@ -1,27 +1,15 @@
-// Whole-record reuse on top of the verdict cache. A record whose every segment verdict is stored
-// gets the same manifest entry in every run with the same settings, so that entry is stored once,
-// under a key naming the record's input line and the run's settings, and a later run takes it as it
-// is instead of planning, looking up, validating and serializing the record again.
-//
-// The stored entry is only ever one this library built from the cache's own verdicts and
-// validated before storing it (see `offer`: the manifest record schema, canonical JSON, every
-// verdict classified). It is not trusted blindly when read back:
-// - the store gives it back only if its text still has the SHA-256 stored with it, so an entry
-//   edited by hand or damaged (a state flipped, a segment removed, a field added, a key given
-//   twice) is a miss without re-running the schema on every hit;
-// - it must parse, every segment must be a reused exercised verdict, the segments must be
-//   exactly the policy's plan for the record's stated lengths (none left out), and the record's
-//   state must be the one its segments' states give (record-state.ts), so even an edit whose
-//   author recomputed that SHA-256 cannot leave out a segment or overstate the record.
-// Anything else is a miss, and the record goes the slow way. What no check can catch is a
-// forgery that holds together in every respect: whoever can write the cache file can also
-// store a clean verdict for any text (docs/cache.md says so).
-//
-// The key covers everything the entry depends on besides the identity (which the store keys on):
-// the record's input line as read (its SHA-256), the
-// policy, the allow file, the entry format and this library's version, and the manifest record
-// schema. The entry's position (`index`) is the one field that differs between runs; it is
-// stored as 0 and put in place on the way out.
+// Whole-record reuse on top of the verdict cache: a record whose every segment verdict is stored
+// gets the same manifest entry in every run with the same settings, so that entry is stored once
+// and a later run takes it as it is instead of planning, looking up and serializing it again.
+// The key covers all the entry depends on besides the identity (which the store keys on): the
+// SHA-256 of the record's input line, the policy, the allow file, the entry format, this
+// library's version and the manifest record schema. `index` is stored as 0, put in place on the
+// way out. Only entries this library built and validated are stored (`offer`), and none is
+// trusted when read back: the store returns it only if its text still has its stored SHA-256,
+// and it must parse, every segment be a reused exercised verdict, the segments be exactly the
+// policy's plan for the record's lengths, and the record's state the one its segments give
+// (record-state.ts). Anything else is a miss. A forgery that holds together in every respect
+// cannot be caught: whoever can write the cache can store a clean verdict (docs/cache.md).
 import { createHash, hash } from "node:crypto";
 import { z } from "zod";
 import { canonicalJsonUnchecked } from "../core/canonical.js";

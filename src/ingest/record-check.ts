@@ -1,9 +1,7 @@
 // Checking one record of an ingest run: the hold decided before any check (`holdBeforeChecks`,
-// at admission, admit-pass.ts), then a planned record's segments through the pipeline in plan
-// order (`checkRecord`, in the record runner, stream-run.ts).
-//
-// Stopping after a hold saves canary calls only: the structural layer costs microseconds, so
-// every segment of every planned record still goes through it, and a record's detection is
+// at admission), then a planned record's segments through the pipeline in plan order
+// (`checkRecord`, in the record runner). Stopping after a hold saves canary calls only: every
+// segment still goes through the structural layer (microseconds), and a record's detection is
 // "none" only when every segment was inspected.
 import type { RawRecord } from "../jsonl/record.js";
 import type { AdmittedSnapshot } from "../documents/manifest-build.js";

@@ -1,13 +1,8 @@
-// One batch of the record prefetch (record-prefetch.ts): the stored whole entries for a run of
-// planned records, read, verified and made ready in the prefetch worker, as lines of the
-// prefetch's scratch file. The run's identity is not known yet when the first pass reads, so
-// every identity's entry under a record's key is read (at most MAX_IDENTITIES) and the second
-// pass keeps the one stored under its own identity.
-//
-// Each entry goes through exactly the checks a lookup in the run makes (record-cache.ts: its
-// SHA-256, its parse, its plan, its states), placed at the record's position, with the facts
-// the run counts it by (run-summary.ts), so the run never needs to parse it again. Only entries
-// that pass are written; anything else is left to the run's own lookup.
+// One batch of the record prefetch (record-prefetch.ts), in its worker: the stored whole entries
+// of a run of planned records, every identity's under each key (at most MAX_IDENTITIES: the run's
+// is not known yet), each put through exactly the checks of a lookup (record-cache.ts) and made
+// ready with the facts the run counts it by (run-summary.ts), as lines of the prefetch's scratch
+// file. Anything that fails is left to the run's own lookup.
 import type { IngestPolicy } from "../documents/policy.js";
 import { storedRecordEntry } from "./record-cache.js";
 import { entryFacts, type EntryFacts } from "./run-summary.js";

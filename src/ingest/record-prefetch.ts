@@ -1,20 +1,14 @@
-// Record prefetch: with a verdict cache, the stored whole entries of the run's records are read
-// on a second thread while the first pass (admit-pass.ts) is still parsing the input, so a
-// re-run of an unchanged corpus finds them ready in the second pass instead of reading,
-// hashing and parsing each one on the main thread between records.
-//
-// - The first pass offers each planned record (its position and the SHA-256 of its input line);
-//   a worker thread (record-prefetch-worker.ts), with its own connection to the cache file,
-//   reads every entry stored under the record's key, checks it as a lookup would
-//   (record-prefetch-batch.ts) and sends back the ones that hold together, which are appended,
-//   in input order, to a scratch file beside the manifest. Memory holds at most MAX_IN_FLIGHT
-//   records' keys and one batch of answers: the first pass waits when the worker falls behind.
-// - The run's identity is known only after the context gate, which runs after the first pass,
-//   so the second pass (stream-run.ts) takes, for each record, the entry stored under its own
-//   identity's row id and looks up every other record itself, exactly as without a prefetch.
-// - A prefetch is only a head start: a worker that cannot start, or fails, or a scratch file
-//   that cannot be written, leaves records to the run's own lookup, and the manifest is the same
-//   byte for byte. A cache file damaged in a way the lookup refuses is refused there.
+// Record prefetch: with a verdict cache, a worker thread (record-prefetch-worker.ts, its own
+// cache connection) reads the stored whole entries of the run's records while the first pass is
+// still parsing, so a re-run of an unchanged corpus finds them ready instead of reading,
+// hashing and parsing each on the main thread. The first pass offers each planned record (its
+// position, its line's SHA-256); the worker checks every entry stored under its key as a lookup
+// would (record-prefetch-batch.ts) and the ones that hold are appended in input order to a
+// scratch file. Memory holds at most MAX_IN_FLIGHT keys and one batch of answers (the first pass
+// waits for a slow worker). The identity is known only after the gate, so the second pass takes
+// the entry stored under its identity's row id and looks every other record up itself. Only a
+// head start: a worker or scratch file that fails leaves records to the run's own lookup, and
+// the manifest is the same byte for byte.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";

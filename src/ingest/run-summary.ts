@@ -1,9 +1,7 @@
-// What a finished ingest run reports besides its documents, gathered one record at a time so a
-// run of any size can print its summary and warnings without holding its manifest: the head of
-// the manifest (everything but the records), the outcome, the first held records with their
-// input lines, the records whose id repeats an earlier record's (counted as counts.duplicate_ids
-// counts them), and what the canary's failures cost. Fed in input order by the record runner
-// (stream-run.ts), whether its records came from a file or from memory.
+// What a finished ingest run reports besides its documents, gathered one record at a time (in
+// input order, from a file or memory) so a run of any size prints its summary and warnings
+// without holding its manifest: the manifest's head, the outcome, the first held records with
+// their lines, repeated ids (as counts.duplicate_ids counts them) and the canary failures' cost.
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import type { IngestManifest, ManifestRecord } from "../documents/schemas.js";
 import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";

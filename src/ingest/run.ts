@@ -1,17 +1,10 @@
-// `ingestRecords`: an ingest run over records already in memory (from the JSONL reader, or
-// in-memory inputs such as the RAG adapters' documents), returning the manifest and, when asked,
-// the export in memory. Nothing is written here; publication is a separate step (src/publish),
-// so a run that fails leaves no file behind.
-//
-// It is a thin adapter over the one record runner: the records go through the same admission
-// (admit-pass.ts `admitRecords`) and the same second pass (stream-run.ts) as a run from a file,
-// spooled in memory instead of beside a target, so the same input gives the same bytes.
-// Order never depends on timing: records are checked up to `concurrency` at a time, but each
-// record's segments run in plan order (stop_after_hold needs that) and results are placed by
-// index, so the manifest is the same for any concurrency apart from timestamps and latencies.
-// One exception is deliberate: when the canary backend dies or hangs, the circuit breaker
-// opens after so many consecutive failures in completion order, and which records were still
-// unsent at that moment depends on timing. Such a run is held (exit 2) whatever the order.
+// `ingestRecords`: an ingest run over records already in memory (from the reader, or inputs
+// such as the RAG adapters' documents), returning the manifest and export in memory; nothing is
+// written, so a failed run leaves no file. A thin adapter over the one record runner: the same
+// admission (`admitRecords`) and second pass (stream-run.ts), spooled in memory, so the same
+// input gives the same bytes for any concurrency (segments run in plan order, results placed by
+// index). One deliberate exception: the circuit breaker opens after consecutive failures in
+// completion order, so which records were unsent depends on timing; such a run is held (exit 2).
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
 import type { CanonicalDocument } from "../documents/manifest-build.js";

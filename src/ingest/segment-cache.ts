@@ -1,11 +1,8 @@
-// The verdict cache as one ingest run sees it: segment results by the SHA-256 of the segment's
-// text, under the run's canary identity (fixed for the run). A hit comes back marked `reused`
-// with the time of the original check; only exercised passes, flags and blocks are stored.
-//
-// A stored value is not trusted blindly: the verdict is classified again and must give the
-// state and `exercised` it was stored with, and match the verdict schema, or the entry is a
-// miss. A cache file edited by hand can therefore never turn into a pass its verdict does not
-// support.
+// The verdict cache as one ingest run sees it: segment results by the SHA-256 of their text under
+// the run's canary identity; a hit comes back `reused` with its original check time; only
+// exercised passes, flags and blocks are stored. A stored verdict is classified again and must
+// give its stored state and `exercised` and match the verdict schema, or it is a miss: a cache
+// edited by hand can never turn into a pass its verdict does not support.
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
 import type { SegmentResult } from "../documents/manifest-records.js";
 import { TimestampSchema } from "../documents/schemas.js";

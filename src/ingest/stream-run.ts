@@ -1,15 +1,10 @@
 // The record runner, the second pass of every ingest run: the prepared records (admit-pass.ts)
-// through the pipeline, up to `concurrency` at a time within a bounded window, each finished
-// record's manifest entry (and, when admitted, its export record) appended in input order to a
-// spool while the counts and the summary are gathered. At the end both documents are framed:
-// their heads are validated, their SHA-256 computed from the spools, the export's head naming
-// the manifest's digest. A run from a file (files.ts) spools beside its targets, so memory holds
-// the window's records, never the run's; a run over records already in memory (`ingestRecords`,
-// run.ts) spools in memory. Either way the bytes come from this one path.
-//
-// The entries come from record-check.ts, the heads from the builders in manifest-build.ts, and
-// the frame joins them by the serializer's own rules (a test pins the equality with
-// buildManifestFromEntries).
+// through the pipeline, `concurrency` at a time within a bounded window, each finished entry
+// (record-check.ts) and export record appended in input order to a spool while the counts and
+// summary are gathered; then both documents framed (heads from manifest-build.ts validated,
+// SHA-256 from the spools, the export naming the manifest's digest; a test pins the equality
+// with buildManifestFromEntries). A run from a file spools beside its targets, so memory holds
+// the window's records, never the run's; `ingestRecords` spools in memory: the same bytes.
 import { canonicalObjectFrame, canonicalJsonAt } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";

@@ -1,9 +1,6 @@
-// Blank-line test with Python's `str.strip()` whitespace set.
-//
-// The reader skips a line that is empty after stripping, and the batch format was defined by a
-// Python reader, so "blank" must mean exactly what `str.isspace()` means there. That set differs
-// from JS `String.prototype.trim()`: it includes the separators \x1c-\x1f and \x85, and it does
-// NOT include U+FEFF (a stray BOM is never silently skipped; the reader refuses it instead).
+// Blank-line test with Python's `str.isspace()` set, since the batch format was defined by a
+// Python reader: unlike JS `trim()` it includes \x1c-\x1f and \x85 and excludes U+FEFF (a stray
+// BOM is never silently skipped; the reader refuses it).
 
 import { Buffer } from "node:buffer";
 

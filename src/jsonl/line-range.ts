@@ -1,13 +1,8 @@
-// The two reads of a sharded ingest: first the whole input is counted (physical lines, SHA-256),
-// since a shard's range depends on the input's line count; then it is read again and only the
-// bytes of the shard's lines are passed on to the strict reader, while the whole stream is
-// hashed and counted once more. A file that changed between the two reads (other bytes, another
-// line count) is refused when the second read ends, so a shard is always cut from the input its
-// manifest names.
-//
-// Physical lines are the reader's lines (lines.ts): each `\n` ends one, and a last line without
-// `\n` is still a line; an empty input has none. The bytes of a range are its lines with their
-// terminators, exactly as they are in the file.
+// The two reads of a sharded ingest: the whole input counted (physical lines, SHA-256), since a
+// shard's range depends on the line count; then read again, only the shard's lines' bytes
+// (terminators included) passed to the strict reader while the whole stream is hashed and
+// counted once more, so a file changed in between is refused and a shard is always cut from the
+// input its manifest names. Physical lines are the reader's (lines.ts); an empty input has none.
 import { createHash } from "node:crypto";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { LineRange } from "../documents/shard.js";

@@ -1,13 +1,8 @@
-// Bounded line splitter over a byte stream.
-//
-// Contract: lines end at `\n` only; a single `\r` right before the `\n` is dropped; a lone `\r`
-// stays in the line. A last line without `\n` is still a line. Line numbers are 1-based and
-// count every line. A line whose raw size (terminator included) exceeds `capBytes` is reported
-// as soon as that is certain, before more of it is buffered, so memory holds at most one line
-// below the cap plus the current chunk.
-//
-// Splitting bytes (not text) is safe for UTF-8: 0x0A never occurs inside a multi-byte sequence,
-// so each line can be decoded on its own with the same result as decoding the whole input.
+// Bounded line splitter over bytes: lines end at `\n` only (a `\r` right before it is dropped, a
+// lone `\r` stays); a last line without `\n` is a line; numbers are 1-based. A line over
+// `capBytes` (terminator included) is reported as soon as that is certain, so memory holds at
+// most one line below the cap plus the chunk. Safe for UTF-8: 0x0A never occurs inside a
+// multi-byte sequence, so each line decodes as it would within the whole input.
 
 /** Receives each line (a view valid only during the call); a non-null return stops splitting. */
 export type LineSink<S> = (line: Buffer, lineNumber: number) => S | null;

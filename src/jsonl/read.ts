@@ -1,25 +1,14 @@
-// The strict streaming JSONL reader shared by `screen` and `ingest`.
-//
-// Contract: reads a byte source to the end, holding at most one line (below the per-line cap)
-// plus one chunk, and returns either every record (with its record-level problems) or one
-// run-level refusal. With `stopOnRecordProblem` (set by `screen`, which refuses a batch on any
-// record-level problem anyway) the first record with a problem is a refusal and nothing more
-// is read.
-//
-// Memory: one line below the cap, one chunk, the value tree of the current line (only what
-// the record shape builds, see record.ts), and the records kept so far, whose strings are
-// bounded by `maxTotalBytes` because every byte a record brings counts against it
-// (docs/ingest.md, "Reader memory"). It never throws for any input bytes; it throws only for caller errors
-// (invalid limits, a source that yields text instead of bytes) and re-throws the source's own
-// read errors. Refusal messages name the rule and the limit, never any input text.
-//
-// Run-level rules, checked per line in this order: per-line cap (while reading), strict UTF-8,
-// no U+FEFF at the start of a line (a BOM at the start of the input is line 1; a U+FEFF starting
-// a later line is refused the same way, since it is a BOM left by concatenating files), blank
-// lines skipped, record count, strict JSON (duplicate keys at any depth, nesting depth, finite
-// numbers), a string or object per line, the running total of record bytes, then (when asked)
-// the record's own problems. A refusal caused by a limit names the flag that changes it.
-
+// The strict streaming JSONL reader shared by `screen` and `ingest`: it reads a byte source to
+// the end and returns every record (with its record-level problems) or one run-level refusal;
+// with `stopOnRecordProblem` (screen) the first record with a problem is a refusal.
+// Memory: one line below the per-line cap, one chunk, the current line's value tree (record.ts)
+// and the records kept, bounded by `maxTotalBytes` since every byte a record brings counts
+// (docs/ingest.md, "Reader memory"). It never throws for any input bytes, only for caller errors
+// and the source's own read errors; refusals name the rule and the limit, never input text.
+// Rules per line, in order: the line cap, strict UTF-8, no U+FEFF at a line's start (a BOM left
+// by concatenating files counts too), blank lines skipped, record count, strict JSON (duplicate
+// keys, depth, finite numbers), a string or object, the running total of record bytes, then the
+// record's own problems. A refusal caused by a limit names the flag that changes it.
 import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { UsageError } from "../core/errors.js";

@@ -1,21 +1,11 @@
-// Turns one parsed JSONL value into a RawRecord and lists its record-level problems.
-//
-// Contract (the same for screen and ingest): a line that is neither a string nor an object is a run-level refusal
-// (returned as `null` here; the reader refuses). Everything else becomes a RawRecord; problems
-// that make the record unusable are listed with severity "malformed", and a text over the byte
-// budget with severity "budget" (screen refuses on any problem; ingest holds the record as
-// malformed, or as over_budget when only budget problems are present).
-//
-// Problem messages have fixed wording (tests and users match on it) and never contain input text: paths name fields,
-// and a metadata entry is addressed by its 0-based position in the object's own-key order
-// (the order `Object.keys` gives), never by its key.
-//
-// Size: every byte a record brings counts against the total limit (`RawRecord.bytes`), not only
-// its text: the UTF-8 bytes of text, labels, metadata keys and values and unknown keys, and for
-// a value the reader did not build (a SkippedValue, e.g. an array where `text` belongs) the
-// size it had in the input. So what the reader keeps is bounded by `maxTotalBytes`, and an
-// invalid value is never free.
-
+// Turns one parsed JSONL value into a RawRecord and lists its record-level problems, the same
+// for screen and ingest: a value that is neither a string nor an object is `null` (the reader
+// refuses the run); a problem that makes the record unusable is "malformed", a text over the
+// byte budget "budget" (screen refuses either; ingest holds the record as malformed or
+// over_budget). Messages have fixed wording and never contain input text: a metadata entry is
+// named by its position in `Object.keys` order, never by its key. Every byte a record brings
+// counts against the total limit (`RawRecord.bytes`), unknown keys and values the reader did not
+// build (a SkippedValue, at their input size) included, so an invalid value is never free.
 import { Buffer } from "node:buffer";
 import { isPlainObject } from "../core/guards.js";
 import { codePointLength, isBlankText } from "../core/codepoints.js";

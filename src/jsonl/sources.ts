@@ -1,9 +1,6 @@
-// Byte sources for the reader: a file, a Node stream (stdin), or bytes already in memory.
-//
-// Contract: each yields Uint8Array chunks of at most READ_CHUNK_BYTES when it controls the
-// chunk size (files, in-memory bytes); a stream's own chunking is passed through. Text never
-// enters here decoded: a stream with an encoding set is a caller error, because decoding
-// before the reader would hide invalid UTF-8 that must be refused.
+// Byte sources for the reader: a file, a Node stream (stdin), or bytes in memory, in chunks of at
+// most READ_CHUNK_BYTES where the source controls the size. Never decoded text: a stream with an
+// encoding set is a caller error, since decoding would hide invalid UTF-8 the reader must refuse.
 
 import { createReadStream } from "node:fs";
 import { LittleCanaryError, UsageError } from "../core/errors.js";

@@ -1,10 +1,7 @@
-// The file-system operations publication performs, as an injectable interface (conventions:
-// inject the world). Production uses `nodePublishFs`; tests and the crash bench wrap it
-// (see fs-hooks.ts) to fail or slow down any single operation. Tests run as root, so permission
-// bits cannot simulate a failure: injection is the only honest way to exercise every error path.
-//
-// Contract: each method performs exactly one system call (or one logical write for `write`), so
-// "fail the Nth operation" means one precise point in the publication sequence.
+// The file-system operations publication performs, injectable: `nodePublishFs` in production;
+// tests and the crash bench wrap it (fs-hooks.ts) to fail or slow any one operation (tests run
+// as root, so permission bits cannot). Each method is one system call (or one logical write), so
+// "fail the Nth operation" is one precise point of the sequence.
 import { constants } from "node:fs";
 import { link, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
 

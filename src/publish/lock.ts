@@ -1,19 +1,11 @@
-// The publication lock: one `proper-lockfile` lock per target path (the manifest, and the
-// export), so two runs that target the same files cannot interleave their pre-flight checks,
-// deletions and links.
-//
-// A target may not exist yet, so each lock is taken with `realpath: false` on the canonical path
-// and lives at `<target>.lock` (a directory created with mkdir, which is atomic). The holder
-// refreshes its mtime; a lock whose mtime is older than STALE_LOCK_MS belonged to a process that
-// died (kill -9, power loss) and is taken over.
-//
-// The export path is locked too (acquireTargetLocks): two runs with different manifests but the
-// same export would otherwise let one run's --overwrite remove the export the other just
-// published, leaving that run's manifest without its export. Locks are taken in sorted path
-// order, so two waiting runs can never each hold the lock the other waits for.
-//
-// A lock that is compromised while held (removed or taken over by someone else) is recorded,
-// never thrown from a timer: publication checks `compromised` before it commits and rolls back.
+// The publication lock: one `proper-lockfile` lock per target path, the export's too (two runs
+// with different manifests but one export could otherwise remove the export the other just
+// published), so two runs on the same files cannot interleave pre-flight, deletions and links.
+// A target may not exist yet: each lock is `<target>.lock` (an atomic mkdir) on the canonical
+// path; the holder refreshes its mtime, and a lock older than STALE_LOCK_MS belonged to a dead
+// process and is taken over. Locks are taken in sorted path order, so two waiting runs never
+// deadlock. A lock compromised while held is recorded, never thrown from a timer: publication
+// checks `compromised` before it commits and rolls back.
 import { dirname } from "node:path";
 import lockfile from "proper-lockfile";
 import { errorCode } from "./fs.js";

@@ -1,15 +1,9 @@
 // Which manifest an existing export belongs to, so `--overwrite` never removes the export of a
-// different manifest. An export names its manifest by hash (`manifest_sha256`), and a manifest
-// cannot name its export (the hash would be circular), so the binding is read from the export.
-//
-// Two runs with different manifests and the same export, one after the other with --overwrite,
-// would otherwise let the second remove the export the first manifest vouches for: that manifest
-// would be left without its export. The locks cannot prevent this (the runs do not overlap).
-//
-// Only exports this package wrote are recognised: canonical JSON with sorted keys, so the binding
-// is in the first bytes and the file is never read in full. A file at the export path that is not
-// recognisable as one (another tool's file, a hand-edited export) cannot be any manifest's pair
-// and is replaced as before.
+// different manifest (two runs with different manifests and one export, one after the other,
+// would leave the first manifest without its export; the locks cannot prevent that). An export
+// names its manifest by hash (`manifest_sha256`; a manifest cannot name its export), read from
+// the first bytes of a canonical export this package wrote; a file not recognisable as one
+// cannot be any manifest's pair and is replaced as before.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";

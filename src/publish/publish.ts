@@ -1,20 +1,12 @@
-// Crash-safe publication of an ingest run (docs/publication.md is the user-facing
-// account of the same rules).
-//
-// Order: validate both documents in memory → take the lock (unless the caller holds it) → with
+// Crash-safe publication of an ingest run (docs/publication.md tells users the same rules).
+// Order: validate both documents → take the lock (unless the caller holds it) → with
 // `overwrite`, remove the previous pair (manifest first) → write both temps (0600, fsynced) →
-// link the export (no-clobber) → fsync its directory → link the manifest (no-clobber): COMMIT →
-// remove the temps, fsync the directory.
-//
-// Invariants:
-// - A manifest only ever appears after its export is in place, so no crash, kill or error can
-//   leave a manifest without its export (the reverse, an export alone, can follow a kill -9).
-// - A target is created with link(2), which fails with EEXIST instead of replacing: a file that
-//   someone else put at the path during the run is never overwritten.
-// - Before the commit, any failure, abort signal or lost lock rolls back (rollback.ts): temps are
-//   removed and our published export is taken back only if it is still ours.
-// - After the commit, the publication stands: later errors (removing a temp, fsyncing the
-//   directory) are logged, never thrown, and can leave at most a hidden byte-identical `.tmp`.
+// link the export (no-clobber) → fsync its directory → link the manifest: COMMIT → remove the
+// temps, fsync the directory. So a manifest only appears after its export (a kill -9 can leave
+// an export alone, never a manifest); link(2) never replaces a file someone else put at the
+// path; before the commit any failure, abort or lost lock rolls back (rollback.ts: temps removed,
+// our export taken back only if still ours); after it, the pair stands and later errors are
+// logged, never thrown, leaving at most a hidden byte-identical `.tmp`.
 import { basename, dirname, join, resolve } from "node:path";
 import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
 import { acquireTargetLocks, type PublicationLock } from "./lock.js";

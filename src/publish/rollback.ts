@@ -1,13 +1,9 @@
-// Rollback of a publication that did not commit: remove our temp files, then take back every
-// target this call published — but only while it is still ours.
-//
-// Checking then deleting a path is racy: a concurrent writer could replace the file between our
-// stat and our unlink, and we would delete their file. So a published target is first moved
-// (rename, atomic) into a private `.ingest-recovery-<random>/` directory next to it; what we
-// moved is now out of everyone's reach and is compared with the identity we recorded
-// (dev + ino + size). Ours → deleted. Anything else is a concurrent replacement → linked back to
-// the target path (no-clobber, so never over a newer file); if that fails it stays in the
-// recovery directory, and the path is logged. Rollback never deletes a file that is not ours.
+// Rollback of a publication that did not commit: remove our temps, then take back every target
+// this call published, only while it is still ours. Stat-then-unlink is racy (a concurrent
+// writer could replace the file in between), so a target is first renamed into a private
+// `.ingest-recovery-<random>/` beside it and compared with the identity we recorded (dev, ino,
+// size): ours is deleted; anything else is linked back (no-clobber, else it stays there and the
+// path is logged). Rollback never deletes a file that is not ours.
 import { basename, dirname, join } from "node:path";
 import { errorCode, sameIdentity, type FileIdentity, type PublishFs } from "./fs.js";
 import { randomName, unlinkQuietly } from "./temp.js";

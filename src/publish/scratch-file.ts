@@ -1,12 +1,8 @@
-// A scratch file: text or bytes appended in order, buffered, then read back in chunks and removed. Runs
-// too large to hold in memory (a manifest of millions of records) keep their pieces here until
-// the whole can be framed and published.
-//
-// It lives in the directory of the file it prepares (same file system, so a full disk shows up
-// as a failed run, never as a half-written target), with a hidden name ending in `.spool` so a
-// file left behind by a killed run is easy to recognise and never mistaken for a target. It is
-// created exclusively with mode 0600 and never fsynced: it is not a result, and a run that
-// stops before publishing throws it away.
+// A scratch file: text or bytes appended in order, buffered, read back in chunks and removed,
+// for runs too large to hold until they are framed and published. It sits in the directory of
+// the file it prepares (a full disk fails the run, never a target), hidden and ending in
+// `.spool` (a leftover is never mistaken for a target), created exclusively 0600 and never
+// fsynced: it is not a result.
 import { randomBytes } from "node:crypto";
 import { unlinkSync } from "node:fs";
 import { type FileHandle, open, readdir, unlink } from "node:fs/promises";

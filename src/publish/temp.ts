@@ -1,10 +1,7 @@
-// Temp files for publication: `.<target name>.<random>.tmp` in the target's own directory (so a
-// hard link to the target never crosses a file system), created exclusively with mode 0600,
-// written in full, fsynced and closed before anyone links them.
-//
-// The path is handed to `register` the moment the file exists, before the first byte is
-// written, so rollback can remove it whatever fails next. Only the instant between the kernel
-// creating the file and `open` returning is uncovered (the seed's "empty temp" case).
+// Publication's temp files: `.<target name>.<random>.tmp` beside the target (a hard link never
+// crosses a file system), created exclusively 0600, written, fsynced and closed before a link.
+// The path goes to `register` as soon as the file exists, so rollback removes it whatever fails
+// next; only the instant between the kernel creating it and `open` returning is uncovered.
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import type { FramedDocument } from "./framed-document.js";
