@@ -113,10 +113,7 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/**
- * Step 4: the strict read, every record validated and prepared before the first check
- * (admit-pass.ts); a refusal or an empty input refuses the run.
- */
+/** Step 4: the strict read, every record validated and prepared before the first check (admit-pass.ts); a refusal or an empty input refuses the run. */
 async function readInput(
   plan: IngestRunPlan,
   ids: RecordIdIndex,
@@ -342,10 +339,7 @@ async function writeReports(reports: CiReports, summary: IngestRunSummary, publi
   }
 }
 
-/**
- * A refusal after `overwrite` removed the previous pair says so: "nothing written" alone would
- * let a user believe the old pair still stands.
- */
+/** A refusal after `overwrite` removed the previous pair says so: "nothing written" alone would let a user believe the old pair still stands. */
 function previousPairGone(error: unknown): unknown {
   if (!(error instanceof LittleCanaryError) || error.message.includes("previous pair")) return error;
   error.message = `${error.message} (the previous pair was already removed by --overwrite)`;

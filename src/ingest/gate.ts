@@ -142,10 +142,7 @@ async function poolGate(pool: CanaryPool, required: number): Promise<GateResult>
   };
 }
 
-/**
- * The canary context gate: before any record is checked, proves that the canary can see a whole
- * segment; throws IngestGateError otherwise.
- */
+/** The canary context gate: before any record is checked, proves that the canary can see a whole segment; throws IngestGateError otherwise. */
 export async function runContextGate(
   pipeline: CheckingPipeline,
   policy: IngestPolicy,
@@ -224,10 +221,7 @@ function once(fn: () => Promise<void>): () => Promise<void> {
   };
 }
 
-/**
- * The warm-up call and GET /api/ps prove the num_ctx was honoured; throws IngestGateError
- * (code `backend`) when they do not.
- */
+/** The warm-up call and GET /api/ps prove the num_ctx was honoured; throws IngestGateError (code `backend`) when they do not. */
 async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
   const run = await probe.runContext();
   if (!run.ok) {

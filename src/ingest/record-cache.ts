@@ -146,10 +146,7 @@ export function storedRecordEntry(stored: string, index: number, policy: IngestP
   return { entry: value, json, segments: value.segments.length };
 }
 
-/**
- * The function naming a record's stored entry under `settings`: the record key for the SHA-256
- * of the record's input line.
- */
+/** The function naming a record's stored entry under `settings`: the record key for the SHA-256 of the record's input line. */
 export function recordEntryKeyOf(settings: RecordEntrySettings): (lineSha256: string) => string {
   const settingsSha256 = hash(
     "sha256",

@@ -45,10 +45,7 @@ export function snapshotOf(record: RawRecord): SegmentableRecord {
 
 const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
 
-/**
- * One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says
- * about the canary. Never throws.
- */
+/** One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says about the canary. Never throws. */
 export async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
     result: { ...NOT_CHECKED, state: "error", error },
@@ -105,15 +102,9 @@ export interface RunContext {
   readonly policy: IngestPolicy;
   readonly profile: CanaryProfile;
   readonly breaker: CanaryCircuitBreaker;
-  /**
-   * The run's allowlist (`--allow`): applied to each record's state after its segments are
-   * classified, so the verdicts (and the cache) never see it.
-   */
+  /** The run's allowlist (`--allow`): applied to each record's state after its segments are classified, so the verdicts (and the cache) never see it. */
   readonly allowlist?: Allowlist;
-  /**
-   * Awaited before each check that is sent (the gate's `beforeFirstCheck`: a proof that costs a
-   * chat call, made once); a rejection fails the run.
-   */
+  /** Awaited before each check that is sent (the gate's `beforeFirstCheck`: a proof that costs a chat call, made once); a rejection fails the run. */
   readonly beforeCheck?: () => Promise<void>;
 }
 

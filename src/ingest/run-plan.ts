@@ -74,10 +74,7 @@ interface RecordPrefetchOptions {
   readonly onStats?: (stats: RecordPrefetchStats) => void;
 }
 
-/**
- * Input files smaller than this are read without a record prefetch: starting its worker costs
- * about as much as it saves on a few thousand records.
- */
+/** Input files smaller than this are read without a record prefetch: starting its worker costs about as much as it saves on a few thousand records. */
 const RECORD_PREFETCH_MIN_BYTES = 8 * 1024 * 1024;
 
 /** Options of `ingestFiles`. */

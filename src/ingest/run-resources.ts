@@ -89,10 +89,7 @@ export class RunResources {
     }
   }
 
-  /**
-   * The record prefetch for this run, or null when the run has no cache, reads standard input
-   * or a small file, or the worker script is missing.
-   */
+  /** The record prefetch for this run, or null when the run has no cache, reads standard input or a small file, or the worker script is missing. */
   async startPrefetch(): Promise<RecordPrefetch | null> {
     const { plan, store } = this;
     if (plan.cache === null || store === null || plan.source.kind !== "file") return null;

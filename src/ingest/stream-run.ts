@@ -35,10 +35,7 @@ export interface StreamRunOptions {
   readonly gate: GateResult;
   readonly concurrency: number;
   readonly maxCanaryFailures: number;
-  /**
-   * Creates the spool of the manifest's records (an ArraySpool beside the target, or a
-   * MemorySpool); it is removed with the run.
-   */
+  /** Creates the spool of the manifest's records (an ArraySpool beside the target, or a MemorySpool); it is removed with the run. */
   readonly manifestSpool: () => Promise<ItemSpool>;
   /** The same for the export's records, or null for a manifest only. */
   readonly exportSpool: (() => Promise<ItemSpool>) | null;

@@ -143,10 +143,7 @@ interface BuildContext {
   loneSurrogate: boolean;
 }
 
-/**
- * Builds the record for a parsed line, or returns null when the value is not a string or an
- * object (the caller refuses the run).
- */
+/** Builds the record for a parsed line, or returns null when the value is not a string or an object (the caller refuses the run). */
 export function buildRecord(value: unknown, line: number, context: BuildContext): RawRecord | null {
   let fields: Record<string, unknown>;
   if (typeof value === "string") fields = { text: value };

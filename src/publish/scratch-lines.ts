@@ -14,10 +14,7 @@ export interface ScratchLine {
   readonly end: number;
 }
 
-/**
- * The line-break-terminated lines of `spool`, in order. Throws ScratchFileError, naming `what`,
- * when the file does not end with a line break.
- */
+/** The line-break-terminated lines of `spool`, in order. Throws ScratchFileError, naming `what`, when the file does not end with a line break. */
 export async function* scratchLines(spool: ScratchFile, what: string): AsyncGenerator<ScratchLine> {
   // The part of a line that began in an earlier chunk (a copy: that chunk's buffer is reused).
   let carry: Buffer | null = null;
