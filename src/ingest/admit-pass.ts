@@ -1,7 +1,7 @@
 // The first pass of an ingest run (admission): the whole input read strictly and every record
 // validated before the first check, so a refused input is refused with nothing checked or
 // written. From a file or stream (`admitPass`) each record goes to a scratch file beside the
-// manifest (a held record as its finished entry, a planned one as its input line), which the
+// manifest (a held record as its finished entry, a planned one as the record read), which the
 // second pass (stream-run.ts) reads back: stdin is read once and a file never twice, so it
 // cannot change between the passes (a shard's second read is checked: files.ts). Records in
 // memory (`admitRecords`, behind `ingestRecords`) go through the same admission into an array.
@@ -9,8 +9,7 @@ import { hash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import type { SegmentableRecord } from "../documents/segment-plan.js";
-import type { ReaderLimits } from "../documents/reader-limits.js";
-import { recordFromLine, scanRecords, type ReaderRefusal } from "../jsonl/read.js";
+import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../publish/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../publish/scratch-lines.js";
@@ -30,18 +29,14 @@ export type PreparedLine =
        * Null for a record given in memory, which has no input line (and is never cached).
        */
       readonly lineSha256: string | null;
-      /**
-       * The record, parsed again from its input line on first call: a record whose whole entry
-       * is reused (and not exported) never needs it, and parsing is most of what a line costs.
-       */
+      /** The record, parsed from its line on first call: a record whose whole entry is reused (and not exported) never needs it. */
       readonly record: () => SegmentableRecord;
     };
 
 // A planned record's line: a fixed head the second pass reads without a JSON parser, then the
-// input line's own bytes (JSON the reader accepted, without a line break), so the first pass
-// neither re-serializes nor transcodes the record. Held records are `{"held":…}` lines.
+// record the reader built, as JSON (JSON.stringify escapes every line break and lone surrogate),
+// so the second pass takes it back without the reader. Held records are `{"held":…}` lines.
 const PLANNED_HEAD = /^\{"index":(\d{1,15}),"line":(\d{1,15}),"line_sha256":"([0-9a-f]{64})","record":/;
-const CLOSE = Buffer.from("}\n");
 const HEAD_BYTES = 200;
 
 /** The prepared records a first pass leaves, read back in order by the second. */
@@ -144,10 +139,7 @@ function scratchSink(spool: ScratchFile): PreparedSink {
       if (bytes === undefined) throw new ScratchFileError("the first pass needs each record's line bytes");
       // One-shot: no hash object per record.
       const digest = hash("sha256", bytes, "hex");
-      // Appends run in order; only the last needs waiting for.
-      void spool.append(`{"index":${record.index},"line":${record.line},"line_sha256":"${digest}","record":`);
-      void spool.append(bytes);
-      await spool.append(CLOSE);
+      await spool.append(`{"index":${record.index},"line":${record.line},"line_sha256":"${digest}","record":${JSON.stringify(snapshotOf(record))}}\n`);
       return digest;
     },
   };
@@ -181,7 +173,7 @@ export async function admitPass(
       return outcome;
     }
     await spool.seal();
-    const prepared: PreparedRecords = { lines: () => preparedLines(spool, policy), remove: () => spool.remove() };
+    const prepared: PreparedRecords = { lines: () => preparedLines(spool), remove: () => spool.remove() };
     return {
       ok: true,
       result: { prepared, records: outcome.records, inputSha256: outcome.inputSha256, idDigestsMayRepeat: admit.idDigestsMayRepeat() },
@@ -230,10 +222,10 @@ export async function admitRecords(
  * The line in `bytes[start, end)`, which is valid only until the next line is read: what a
  * record keeps of it is copied, as a latin1 string (on V8's heap, byte for byte).
  */
-function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile, limits: ReaderLimits): PreparedLine {
+function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile): PreparedLine {
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;
-  // The line ends with the object's closing brace; the input line is what lies between.
+  // The line ends with the object's closing brace; the record is what lies between.
   if (bytes[end - 1] !== 0x7d) throw new ScratchFileError(`the first pass's scratch file ${displayText(spool.path)} holds a malformed record line`);
   const raw = bytes.toString("latin1", start + (head[0] as string).length, end - 1);
   const index = Number(head[1]);
@@ -245,17 +237,20 @@ function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile, limits: 
     lineSha256: head[3] as string,
     record: () => {
       if (snapshot !== null) return snapshot;
-      // The reader's own parse of the same bytes under the same limits: the record the first pass planned.
-      const built = recordFromLine(Buffer.from(raw, "latin1"), line, { index, kind: "ingest", limits });
-      if (!built.ok) throw new ScratchFileError(`the first pass's scratch file ${displayText(spool.path)} holds a record that no longer parses`);
-      snapshot = snapshotOf(built.record);
+      let parsed: SegmentableRecord;
+      try {
+        parsed = JSON.parse(Buffer.from(raw, "latin1").toString("utf8")) as SegmentableRecord;
+      } catch {
+        throw new ScratchFileError(`the first pass's scratch file ${displayText(spool.path)} holds a record that no longer parses`);
+      }
+      // Frozen like the snapshot the first pass wrote (snapshotOf).
+      snapshot = Object.freeze({ ...parsed, metadata: Object.freeze(parsed.metadata) });
       return snapshot;
     },
   };
 }
 
-/** The prepared lines of a sealed first-pass scratch file, in order; `policy` is the first pass's. */
-async function* preparedLines(spool: ScratchFile, policy: IngestPolicy): AsyncGenerator<PreparedLine> {
-  const limits = readerLimitsForPolicy(policy);
-  for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool, limits);
+/** The prepared lines of a sealed first-pass scratch file, in order. */
+async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
+  for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool);
 }

@@ -16,7 +16,7 @@ import { isBlankBytes } from "./blank.js";
 import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 import { BoundedLineSplitter } from "./lines.js";
 import { startsWithByteOrderMark } from "../core/strict-document.js";
-import { MAX_NESTING_DEPTH, parseJsonBytes, type LineParseErrorCode } from "../core/parse-line.js";
+import { MAX_NESTING_DEPTH, parseJsonBytes } from "../core/parse-line.js";
 import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 /** The stable code of a reader refusal. */
@@ -72,30 +72,6 @@ export interface ReadOptions {
   firstLine?: number;
   /** Give each record a copy of its line's bytes (`RawRecord.lineBytes`). Default false. */
   keepLineBytes?: boolean;
-}
-
-/** What `recordFromLine` needs besides the bytes: the record's position and the reader's settings. */
-export interface RecordLineContext {
-  readonly index: number;
-  readonly kind: ReaderKind;
-  readonly limits: ReaderLimits;
-}
-
-/**
- * The record of one non-blank line, parsed and built exactly as the reader does it, or the
- * reason it is not one. For a caller that kept a line the reader accepted and needs its record
- * again: the same bytes and settings give the same record.
- */
-export function recordFromLine(
-  bytes: Buffer,
-  line: number,
-  context: RecordLineContext,
-): { ok: true; record: RawRecord } | { ok: false; code: LineParseErrorCode | "not_a_record"; message: string } {
-  const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape: RECORD_SHAPES[context.kind] });
-  if (!parsed.ok) return { ok: false, code: parsed.code, message: parsed.message };
-  const record = buildRecord(parsed.value, line, { ...context, loneSurrogate: parsed.loneSurrogate });
-  if (record === null) return { ok: false, code: "not_a_record", message: "not a string or an object" };
-  return { ok: true, record };
 }
 
 /** Record problems caused by a limit the user can change, and the flag that changes it. */
@@ -191,18 +167,18 @@ export async function scanRecords(
       return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit} (--max-items)`);
     }
     const index = recordCount;
-    const built = recordFromLine(bytes, line, { index, kind, limits });
-    if (!built.ok && built.code === "not_a_record") {
+    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape: RECORD_SHAPES[kind] });
+    if (!parsed.ok) {
+      // UTF-8 was checked above and no value budget is set (the line cap bounds a line), so
+      // only the JSON rules can fail here.
+      const code = parsed.code === "too_many_values" || parsed.code === "invalid_utf8" ? "malformed_json" : parsed.code;
+      return refusal(code, line, `line ${line}: ${parsed.message}`);
+    }
+    const record = buildRecord(parsed.value, line, { index, kind, limits, loneSurrogate: parsed.loneSurrogate });
+    if (record === null) {
       const expected = kind === "screen" ? "must be a string or object with 'text'" : "must be a string or an object";
       return refusal("not_a_record", line, `line ${line}: ${what} ${index}: ${expected}`);
     }
-    if (!built.ok) {
-      // UTF-8 was checked above and no value budget is set (the line cap bounds a line), so
-      // only the JSON rules can fail here.
-      const code = built.code === "too_many_values" || built.code === "invalid_utf8" ? "malformed_json" : built.code;
-      return refusal(code, line, `line ${line}: ${built.message}`);
-    }
-    const record = built.record;
     if (options.keepLineBytes === true) record.lineBytes = Buffer.from(bytes);
     totalBytes += record.bytes;
     if (limits.maxTotalBytes !== 0 && totalBytes > limits.maxTotalBytes) {

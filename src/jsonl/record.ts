@@ -66,10 +66,7 @@ export interface RawRecord {
    */
   bytes: number;
   problems: RecordProblem[];
-  /**
-   * The line's bytes as read (without its line break), copied: only when the reader was asked
-   * for them (`keepLineBytes`), for a caller that spools the line instead of re-serializing it.
-   */
+  /** The line's bytes as read (without its line break), copied, when asked for (`keepLineBytes`): a record cache names a record by their SHA-256. */
   lineBytes?: Buffer;
 }
 
