@@ -53,11 +53,7 @@ export interface AdmitPassResult {
   readonly records: number;
   /** SHA-256 of the input bytes read, or the caller's for records given in memory (null when unknown). */
   readonly inputSha256: string | null;
-  /**
-   * False when every record with a string id went through the id index and none repeated: the
-   * manifest's id digests are then all different (equal digests come only from equal ids), and
-   * the second pass need not look them up to count `duplicate_ids`.
-   */
+  /** False when every string id was indexed and none repeated: the id digests all differ, so `duplicate_ids` needs no lookup. */
   readonly idDigestsMayRepeat: boolean;
 }
 
@@ -91,11 +87,7 @@ interface PreparedSink {
   planned(record: RawRecord): Promise<string | null>;
 }
 
-/**
- * Admission of one record at a time, in input order: its id looked up, a hold decided before
- * any check (malformed, a repeated id under `uniqueIds`, over budget), and the record handed to
- * `sink`. `idDigestsMayRepeat` is then AdmitPassResult's.
- */
+/** Admission of one record at a time, in input order: its id looked up, a hold decided before any check, the record handed to `sink`. */
 function admission(
   sink: PreparedSink,
   options: AdmissionOptions,

@@ -170,10 +170,8 @@ async function readInput(
 }
 
 /**
- * Step 6, the only step that writes a target: the run's documents, framed from their spools,
- * copied to their temps and linked into place under the lock the run holds.
- * The previous pair (with `overwrite`) was removed under this same lock, so anything at a
- * target now was put there by someone else during the run: publication never replaces it.
+ * Step 6, the only step that writes a target, under the lock the run holds. The previous pair was
+ * removed under it, so anything at a target now was put there during the run: never replaced.
  */
 async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: PublicationLock): Promise<PublishResult> {
   const { targets, fs, signal } = plan;
@@ -199,10 +197,8 @@ export type IngestStep =
   | { readonly step: "checked"; readonly report: IngestRunReport };
 
 /**
- * Steps 2 to 7 of a resolved plan, as a generator that pauses at each `IngestStep` while the
- * caller tells its reporter: the caller resumes it with `next()`, or with `throw(error)` when
- * telling failed, which fails the run at that point (before anything is published). Returns
- * what `ingestFiles` returns.
+ * Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its
+ * reporter, then resumed with `resumeAfter`; returns what `ingestFiles` returns.
  */
 export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
   const { signal } = plan;

@@ -38,10 +38,8 @@ export interface GateResult {
   /** For an embedded canary: its file-sha256 identity, engine version and context size. */
   readonly embedded?: EmbeddedIdentity;
   /**
-   * The part of the proof that needs a chat call (an Ollama canary's warm-up and GET /api/ps),
-   * left to be awaited before the first check the run sends; it rejects with IngestGateError
-   * when the proof fails, and every later call shares that one outcome. Absent when the gate
-   * proved everything itself.
+   * The part of the proof that needs a chat call (Ollama's warm-up and GET /api/ps), awaited
+   * before the run's first check; rejects with IngestGateError, every call sharing one outcome.
    */
   readonly beforeFirstCheck?: () => Promise<void>;
 }
@@ -91,11 +89,7 @@ const isGenuineOllamaPool = (probe: unknown): probe is CanaryPool => isOwnPool(p
 /** A pool whose every endpoint is a genuine OpenAI-compatible probe. */
 const isGenuineOpenAIPool = (probe: unknown): probe is CanaryPool => isOwnPool(probe, "openai");
 
-/**
- * The gate for a pool of OpenAI-compatible servers: every replica's GET /v1/models must give the
- * same served model, weights, engine and a max_model_len that holds a segment, and the pool's pin
- * (the behavioural fingerprint) must hold, before any record is checked.
- */
+/** The gate for a pool of OpenAI-compatible servers: one served model, weights, engine and window for a segment, and the pool's pin. */
 async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<GateResult> {
   const members = pool.members.map((m) => m.probe as OpenAICanaryProbe);
   const first = members[0] as OpenAICanaryProbe;
@@ -276,11 +270,7 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
   return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
 }
 
-/**
- * The gate for an embedded canary: the engine opens (module, model SHA-256, load), and its
- * context holds the templated prompt around the longest segment the policy allows plus the
- * reply budget, counted with the model's own tokenizer; otherwise the run is refused.
- */
+/** The gate for an embedded canary: the engine opens, and its context holds the prompt, the longest segment and the reply budget. */
 async function embeddedGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
   if (!isGenuineEmbeddedProbe(probe)) {
     throw new IngestGateError("config", REPLACED_PROBE);

@@ -148,11 +148,7 @@ const overBudget = (index: number, record: SegmentableRecord, plan: SegmentPlan)
   admitted: null,
 });
 
-/**
- * The outcome of a record held before any check (malformed, a repeated id, over budget), or
- * null when it is to be checked. A record within budget is not planned (sliced and hashed) here:
- * the runner plans it as a lane takes it.
- */
+/** The outcome of a record held before any check (malformed, a repeated id, over budget), or null: the runner plans the rest. */
 export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): RecordOutcome | null {
   const held = heldUnplanned(record, duplicateOf);
   if (held !== null) return held;
@@ -202,11 +198,8 @@ export async function checkRecord(run: RunContext, prepared: PlannedRecord): Pro
 }
 
 /**
- * The entry `checkRecord` gives a planned record when every verdict it needs is in the cache,
- * built from the cache alone (nothing is sent, nothing counted); null when some segment would
- * have to be checked. The record cache stores it (record-cache.ts): it is exactly the entry a
- * later run reusing those verdicts makes, since it is made by the same steps from the same
- * verdicts.
+ * The entry `checkRecord` gives when every verdict it needs is cached, built from the cache alone
+ * by the same steps (so exactly what a later run reusing them makes); null when one is missing.
  */
 export function entryFromCache(run: RunContext, prepared: PlannedRecord): ManifestRecord | null {
   const { cache, policy, profile } = run;

@@ -121,10 +121,8 @@ export class RecordPrefetch {
   }
 
   /**
-   * Offers a planned record; gives a promise (to be awaited before the next offer) only while
-   * the worker is MAX_IN_FLIGHT records behind. The promise settles on the worker's next answer,
-   * its failure, an abort of the run's signal, or after FINISH_TIMEOUT_MS without an answer
-   * (a stuck worker: the prefetch stops and the first pass goes on).
+   * Offers a planned record; gives a promise to await only while the worker is MAX_IN_FLIGHT
+   * behind, settled by its next answer, its failure, an abort, or FINISH_TIMEOUT_MS (stuck: stop).
    */
   offer(index: number, lineSha256: string): Promise<void> | undefined {
     if (this.#failed !== null) return undefined;
@@ -141,11 +139,7 @@ export class RecordPrefetch {
     });
   }
 
-  /**
-   * Sends the last batch, waits for every answer (or the failure), stops the worker and seals
-   * the entries. An abort of the run's signal, or a worker that has not answered within
-   * FINISH_TIMEOUT_MS, ends the wait: what was answered by then is used.
-   */
+  /** Sends the last batch, waits for every answer (an abort or FINISH_TIMEOUT_MS ends the wait), stops the worker, seals the entries. */
   async finish(): Promise<PrefetchedEntries> {
     if (this.#failed === null && this.#batch.length > 0) this.#post();
     const timer = setTimeout(() => this.#fail("TimeoutError"), FINISH_TIMEOUT_MS);

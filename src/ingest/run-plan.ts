@@ -1,9 +1,7 @@
-// The run plan of one `ingestFiles` call: its options resolved once, at its start, into one
-// immutable value that every later stage reads (targets, input, policy, pipeline, allowlist,
-// cache, reports, lock, limits). Resolving is step 1 of the run: every setting is checked here,
-// in the order the CLI reports its errors (targets, shard, policy, allowlist, pipeline), before
-// anything is opened, read, checked or deleted. Nothing here opens a resource (run-resources.ts
-// does) or reads the input (files.ts does).
+// The run plan of one ingest run: its options resolved once, at its start, into one immutable
+// value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
+// reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
+// anything is opened (run-resources.ts), read (files.ts), checked or deleted.
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -41,11 +39,7 @@ export interface IngestRunReport {
   readonly canary: CanaryTarget | null;
 }
 
-/**
- * What a run tells its caller as it goes (progress and warnings; the settings are options).
- * Each awaited call runs inside the sequence (the locks are held), so one that throws fails the
- * run before anything is published.
- */
+/** What a run tells its caller as it goes; an awaited call runs under the locks, so one that throws fails the run unpublished. */
 export interface IngestReporter {
   /** Targets checked under the lock (and the previous pair removed): the input is read next. */
   readonly start?: () => void | Promise<void>;
@@ -53,18 +47,11 @@ export interface IngestReporter {
   readonly progress?: (done: number, total: number) => void;
   /** The checks finished and both documents are framed; they are published next. */
   readonly finished?: (run: IngestRunReport) => void | Promise<void>;
-  /**
-   * A note that changes nothing in the result: from publication cleanup or rollback (a retained
-   * concurrent file, a leftover temp), or why a requested verdict cache is not used for this run.
-   */
+  /** A note that changes nothing in the result: a rollback or cleanup note, or why the verdict cache is not used. */
   readonly warn?: (message: string) => void;
 }
 
-/**
- * The record prefetch of a run with a verdict cache (record-prefetch.ts): where its worker
- * script is (by default the compiled one beside the library), from what input size it starts
- * (default RECORD_PREFETCH_MIN_BYTES; standard input never), and what it did.
- */
+/** Tuning of the record prefetch of a run with a verdict cache (record-prefetch.ts; never for standard input). */
 interface RecordPrefetchOptions {
   /** The worker script (a file: URL); a missing script means no prefetch. */
   readonly workerUrl?: URL;
@@ -74,7 +61,7 @@ interface RecordPrefetchOptions {
   readonly onStats?: (stats: RecordPrefetchStats) => void;
 }
 
-/** Input files smaller than this are read without a record prefetch: starting its worker costs about as much as it saves on a few thousand records. */
+/** Below this input size no record prefetch: starting its worker costs about what it saves on a few thousand records. */
 const RECORD_PREFETCH_MIN_BYTES = 8 * 1024 * 1024;
 
 /** Options of `ingestFiles`. */
@@ -90,9 +77,8 @@ export interface IngestFilesOptions {
   /** strict/v1 with these overrides; an invalid value throws UsageError before anything is read. */
   readonly policy?: PolicyOverrides;
   /**
-   * The pipeline that checks each segment, or a function that builds it from the resolved
-   * policy (called after the target pre-flight, so its errors come in the same order as the
-   * CLI's). `canaryNumCtxForPolicy` gives the context window a segment needs.
+   * The pipeline, or a function building it for the resolved policy (called after the target
+   * pre-flight, as the CLI does); `canaryNumCtxForPolicy` gives the context window a segment needs.
    */
   readonly pipeline: CheckingPipeline | ((policy: IngestPolicy) => CheckingPipeline);
   /** Records checked at once (default 1); the manifest is the same for any value. */
@@ -103,37 +89,23 @@ export interface IngestFilesOptions {
   readonly maxCanaryFailures?: number;
   /** Hold (as malformed) a record whose id repeats an earlier record's id. */
   readonly uniqueIds?: boolean;
-  /**
-   * A verdict cache file (resolved against `cwd`; created if missing): a segment whose verdict
-   * is stored under this run's canary identity is not sent again, and every new exercised
-   * pass, flag or block is stored as it completes (docs/cache.md).
-   */
+  /** A verdict cache file (resolved against `cwd`, created if missing): verdicts stored under this run's canary identity are reused (docs/cache.md). */
   readonly cache?: string | null;
   /**
-   * Check only shard `k` of `n` of the input (0-based k): the k-th of n contiguous ranges of its
-   * physical lines (src/documents/shard.ts), recorded as run.shard with the whole input's
-   * SHA-256. Needs a file input (it is read twice: counted, then read; a file that changed in
-   * between is refused). Ids and duplicates are checked within the shard; an empty shard
-   * publishes an empty pair (docs/shards.md).
+   * Only shard `k` of `n` (0-based) of a file's physical lines, recorded as run.shard with the
+   * whole input's SHA-256; the file is read twice (changed in between: refused). docs/shards.md.
    */
   readonly shard?: ShardSpec | null;
   /** Let a pipeline this library did not build run; recorded as canary_context_verified:false. */
   readonly unverifiedPipeline?: boolean;
   /**
-   * The false-block allowlist (`--allow`): a list parsed by `parseAllowlist`, or the path of an
-   * allow file (resolved against `cwd`, read before anything else is). A record held for
-   * detections alone (never a coverage failure) whose content hash is listed is admitted and
-   * recorded as such (`admission_basis: "allowlist"`, run.allowlist); docs/ingest.md, "False
-   * blocks: the allowlist". With it, `policy.stop_after_hold` defaults to false (every segment
-   * is checked, so a record blocked early can still be fully inspected); a pipeline given here
-   * should be built with `skipCanaryIfStructuralBlocks: false`, or text the structural layer
-   * blocks is never inspected by the canary and such a record can never be admitted.
+   * The false-block allowlist (`--allow`; docs/ingest.md): a list (`parseAllowlist`) or an allow
+   * file's path (resolved against `cwd`). A record held for detections alone whose content hash is
+   * listed is admitted as such. With it `policy.stop_after_hold` defaults to false, and a pipeline
+   * should be built with `skipCanaryIfStructuralBlocks: false`, or a structural block is never admitted.
    */
   readonly allow?: Allowlist | string | null;
-  /**
-   * CI reports of the held records (`--sarif`, `--junit`, `--github`; docs/ci.md): opened before
-   * anything is read, fed each record as it is finished, written once the pair is published.
-   */
+  /** CI reports of the held records (docs/ci.md): opened before the read, written once the pair is published. */
   readonly reports?: CiReportOptions;
   /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
   readonly signal?: AbortSignal;
@@ -197,11 +169,7 @@ export function stopIfAborted(plan: Pick<IngestRunPlan, "signal">): void {
 /** A run plan but for its pipeline, which is built from the plan's policy. */
 export type IngestRunSettings = Omit<IngestRunPlan, "pipeline">;
 
-/**
- * Step 1: the targets pre-flighted, then every setting but the pipeline resolved and checked
- * (shard, policy, allowlist), before anything is opened, read, checked or deleted. The caller
- * builds the pipeline for the resolved policy next (still before anything is opened).
- */
+/** Step 1: the targets pre-flighted, then every setting but the pipeline, which the caller builds next for the policy. */
 export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipeline">): Promise<IngestRunSettings> {
   const cwd = options.cwd ?? process.cwd();
   const targets: PublishTargets = {

@@ -24,11 +24,7 @@ export interface OpenRunResources {
   readonly ids: RecordIdIndex;
 }
 
-/**
- * Opens a run's resources in order and closes whichever were opened. `previousPairRemoved`
- * says whether preparing the targets removed a previous pair (with `overwrite`), even when a
- * later step failed: the run's error must then say so.
- */
+/** Opens a run's resources in order and closes whichever were opened; the run's error says so once a previous pair is removed. */
 export class RunResources {
   private store: VerdictCache | null = null;
   private reports: CiReports | null = null;

@@ -48,11 +48,7 @@ export interface IngestOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** The clock for the manifest's timestamps (defaults to the system clock). */
   readonly clock?: () => Date;
-  /**
-   * Consecutive unreachable/timeout canary failures after which no more canary calls are sent
-   * (default 5; 0 never stops). The rest of the run's segments are then `error`
-   * (`canary_circuit_open`) unless the structural layer blocks them.
-   */
+  /** Consecutive unreachable/timeout canary failures that stop the canary calls (default 5; 0 never); later segments are `error`. */
   readonly maxCanaryFailures?: number;
   /** Hold a record whose id repeats an earlier record's id (as `malformed`), instead of only counting it. */
   readonly uniqueIds?: boolean;

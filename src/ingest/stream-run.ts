@@ -52,11 +52,7 @@ export interface StreamRunOptions {
    * taken as stored; every other record whose verdicts are all stored is offered to it.
    */
   readonly records?: RecordEntryCache;
-  /**
-   * Whole-record entries read ahead of this pass (record-prefetch.ts; only with `records`),
-   * and the row id of the run's identity in the cache: a record's entry prefetched under that
-   * identity is taken as it is; every other record is looked up in `records`.
-   */
+  /** Entries read ahead (record-prefetch.ts; with `records`) and the row id of the run's identity: those under it are taken. */
   readonly prefetched?: { readonly entries: PrefetchedEntries; readonly identity: number };
   /** Given each finished entry in input order with its 1-based input line (the CI reports); awaited. */
   readonly onEntry?: (entry: ManifestRecord, line: number) => Promise<void>;
@@ -126,6 +122,16 @@ async function* withPrefetched(lines: AsyncIterable<PreparedLine>, prefetched: S
   }
 }
 
+/** A stored entry's export record, null when not exported, undefined when it does not bind to the record's digests (a miss). */
+function storedExport(run: StreamRunContext, line: PlannedLine, admitted: boolean, entry: () => ManifestRecord): ExportRecord | null | undefined {
+  if (!run.exporting || !admitted) return null;
+  try {
+    return exportRecordFor(entry(), line.record());
+  } catch {
+    return undefined;
+  }
+}
+
 /** A prefetched entry as the record's finished line, or null when the export cannot be bound to it. */
 function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
   let parsed: ManifestRecord | null = null;
@@ -133,14 +139,8 @@ function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: Pr
     parsed ??= JSON.parse(prefetched.json) as ManifestRecord;
     return parsed;
   };
-  let exported: ExportRecord | null = null;
-  if (run.exporting && prefetched.facts.admission === "admitted") {
-    try {
-      exported = exportRecordFor(entry(), line.record());
-    } catch {
-      return null;
-    }
-  }
+  const exported = storedExport(run, line, prefetched.facts.admission === "admitted", entry);
+  if (exported === undefined) return null;
   run.cache?.countHits(prefetched.segments);
   return { facts: prefetched.facts, json: prefetched.json, entry, checks: 0, exported, line: line.line };
 }
@@ -149,15 +149,8 @@ function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: Pr
 function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | null {
   const reused = line.lineSha256 === null ? null : (run.records?.lookup(line.lineSha256, line.index) ?? null);
   if (reused === null) return null;
-  let exported: ExportRecord | null = null;
-  if (run.exporting && reused.entry.admission === "admitted") {
-    // The export binds the entry to the record's digests; one that does not match is a miss.
-    try {
-      exported = exportRecordFor(reused.entry, line.record());
-    } catch {
-      return null;
-    }
-  }
+  const exported = storedExport(run, line, reused.entry.admission === "admitted", () => reused.entry);
+  if (exported === undefined) return null;
   run.cache?.countHits(reused.segments);
   return finished(reused.entry, reused.json, 0, exported, line.line);
 }

@@ -58,12 +58,7 @@ export type ReadOutcome =
 export interface ReadOptions {
   kind: ReaderKind;
   limits: ReaderLimits;
-  /**
-   * Refuse at the first record with a problem and read no further (code `record_problem`).
-   * `screen` sets it (a batch with any problem is refused whole); `ingest` does not (such a
-   * record is held and the run goes on). Default false: every record is returned with its
-   * problems.
-   */
+  /** Refuse at the first record with a problem (`record_problem`), as `screen` does; default false (ingest holds it). */
   stopOnRecordProblem?: boolean;
   /**
    * The line number of the source's first line (default 1): a shard of a larger input is read
@@ -103,11 +98,7 @@ export type ScanOutcome =
     }
   | { ok: false; refusal: ReaderRefusal };
 
-/**
- * Reads JSONL strictly (UTF-8, no BOM, no duplicate keys, bounded lines and totals) into records;
- * refusals are values, it throws only for caller errors and the source's own read errors.
- * Holds every record: for an input of any size, use `scanRecords`.
- */
+/** Reads JSONL strictly into records, refusals as values; holds every record (for any size, `scanRecords`). */
 export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
   const records: RawRecord[] = [];
   const outcome = await scanRecords(source, options, (record) => {
@@ -118,11 +109,9 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
 }
 
 /**
- * The same strict read as `readRecords`, handing each record to `onRecord` in input order
- * instead of keeping it, so memory holds one line, one chunk and the records of that chunk
- * whatever the input's size. `onRecord` is awaited (a slow consumer slows the read); records
- * of a chunk are handed over once the whole chunk is split, so after a refusal some records
- * before the refused line may already have been handed over: a refusal refuses the whole input.
+ * The strict read handing each record to `onRecord` (awaited) in input order instead of keeping
+ * it. Records of a chunk are handed over once it is split, so some before a refused line may
+ * already have been: a refusal refuses the whole input.
  */
 export async function scanRecords(
   source: AsyncIterable<Uint8Array>,

@@ -17,10 +17,8 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Replaces `path` with `data` (a string is written as UTF-8; a framed document is copied from
- * its spool, its digest checked on the way) atomically and durably. On any
- * failure the temp file is removed and the error (a Node system error with its `code`) is
- * rethrown; the target is then unchanged.
+ * Replaces `path` with `data` (a string as UTF-8; a framed document copied, its digest checked)
+ * atomically and durably; on failure the temp is removed, the target unchanged, the error rethrown.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array | FramedDocument, options: AtomicWriteOptions = {}): Promise<void> {
   const fs = options.fs ?? nodePublishFs;

@@ -55,10 +55,8 @@ export function scratchPathFor(target: string, label: string): string {
 }
 
 /**
- * Text or bytes appended in order to a file beside `target`. `append` buffers and writes a megabyte at a
- * time (awaiting the write, so a slow disk slows the producer instead of filling memory);
- * `seal` flushes and closes; `chunks` reads the bytes back; `remove` deletes the file (safe to
- * call at any point, and more than once).
+ * Text or bytes appended in order to a file beside `target`, a megabyte written at a time (awaited:
+ * a slow disk slows the producer, memory does not fill); `remove` is safe at any point, twice too.
  */
 export class ScratchFile {
   // One write buffer for the file's life: appends are copied into it (no allocation per
@@ -195,11 +193,9 @@ export class ScratchFile {
 }
 
 /**
- * Deletes the scratch files an earlier run for `target` left behind when it was killed
- * (`.<name>.<12 hex>.<label>.spool` beside it, and the `-journal`, `-wal` and `-shm` files SQLite
- * keeps beside a scratch file that is a database: the run's id index) and returns their paths.
- * Call it only while holding the lock on `target`, which guarantees that no live run is still
- * using them.
+ * Deletes the scratch files a killed run for `target` left (`.<name>.<12 hex>.<label>.spool` and
+ * SQLite's `-journal`, `-wal`, `-shm` beside one) and returns their paths. Only while holding the
+ * lock on `target`: then no live run uses them.
  */
 export async function removeLeftoverScratch(target: string): Promise<string[]> {
   const prefix = `.${basename(target)}.`;
