@@ -37,6 +37,7 @@ import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } fro
 import type { RecordPrefetch } from "./record-prefetch.js";
 import { RunResources } from "./run-resources.js";
 import {
+  abortFirst,
   abortReason,
   IngestRefusedError,
   resolveRunSettings,
@@ -125,10 +126,7 @@ async function readInput(
   // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
   let cut: { counted: InputLineCount; range: LineRange; shard: ShardSpec } | null = null;
   if (plan.shard !== null && input.kind === "file") {
-    const counted = await countInputLines(source, signal).catch((error: unknown) => {
-      stop();
-      throw error;
-    });
+    const counted = await countInputLines(source, signal).catch(abortFirst(plan));
     stop();
     if (counted.lines === 0) throw new IngestRefusedError("no lines in input, nothing to shard; nothing written");
     cut = { counted, range: shardRange(plan.shard, counted.lines), shard: plan.shard };
@@ -142,10 +140,7 @@ async function readInput(
     ...(signal ? { signal } : {}),
     ...(cut ? { firstLine: cut.range.first_line } : {}),
     ...(prefetch ? { onPlanned: (index: number, lineSha256: string) => prefetch.offer(index, lineSha256) } : {}),
-  }).catch((error: unknown) => {
-    stop();
-    throw error;
-  });
+  }).catch(abortFirst(plan));
   if (!read.ok) {
     stop();
     throw new IngestRefusedError(`${refusalInInput(read.refusal.message, targets.inputPath)}; nothing written`);
@@ -243,10 +238,7 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
         ...(signal ? { signal } : {}),
         ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
         ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
-      }).catch((error: unknown) => {
-        stopIfAborted(plan);
-        throw error;
-      });
+      }).catch(abortFirst(plan));
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen, canary: run.canary };
       yield { step: "checked", report };

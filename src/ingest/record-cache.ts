@@ -97,9 +97,7 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
   if (entry.index !== 0 || entry.admission_basis !== undefined || !Array.isArray(entry.segments) || entry.segments.length === 0) return false;
   if (!entry.segments.every(isPlainObject) || !followsPlan(entry, entry.segments as Record<string, unknown>[], policy)) return false;
   const outcomes: SegmentOutcome[] = [];
-  for (const segment of entry.segments as unknown[]) {
-    if (!isPlainObject(segment)) return false;
-    const s = segment as Record<string, unknown>;
+  for (const s of entry.segments as Record<string, unknown>[]) {
     if (s.reused !== true || typeof s.checked_at !== "string") return false;
     if (s.kind !== "metadata" && s.kind !== "text") return false;
     if (typeof s.start !== "number" || typeof s.end !== "number") return false;

@@ -166,6 +166,14 @@ export function stopIfAborted(plan: Pick<IngestRunPlan, "signal">): void {
   if (plan.signal?.aborted) throw abortReason(plan.signal);
 }
 
+/** Rethrows `error`, or the abort reason when the run's signal has aborted: an abort's own words win over what it cut short. */
+export function abortFirst(plan: Pick<IngestRunPlan, "signal">): (error: unknown) => never {
+  return (error) => {
+    stopIfAborted(plan);
+    throw error;
+  };
+}
+
 /** A run plan but for its pipeline, which is built from the plan's policy. */
 export type IngestRunSettings = Omit<IngestRunPlan, "pipeline">;
 

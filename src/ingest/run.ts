@@ -20,8 +20,6 @@ import type { DuplicateId, IngestRunSummary } from "./run-summary.js";
 import { streamIngestRun } from "./stream-run.js";
 import type { Allowlist } from "../documents/allowlist.js";
 
-export { readerLimitsForPolicy };
-
 /** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
   | string

@@ -11,7 +11,7 @@ import { ingestRecords } from "../../src/ingest/run.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
 import { readRecords } from "../../src/jsonl/read.js";
-import { readerLimitsForPolicy } from "../../src/ingest/run.js";
+import { readerLimitsForPolicy } from "../../src/documents/policy.js";
 import { STRICT_V1 } from "../../src/documents/policy.js";
 
 let ollama: OllamaStandIn;
