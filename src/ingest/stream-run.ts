@@ -212,6 +212,8 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     const counter = new RecordCounter(prepared.idDigestsMayRepeat ? repeatsEarlier : () => false);
     const tally = new RunTally();
     let checks = 0;
+    const total = prepared.records;
+    // Each record in input order: counted, spooled, reported (CI reports, progress).
     const sink = async (done: FinishedLine, index: number): Promise<void> => {
       if (done.facts.index !== index) throw new RangeError(`record ${done.facts.index} arrived at position ${index}`);
       position = index;
@@ -224,13 +226,12 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
         await exportItems.append(canonicalJsonAt(ExportRecordSchema, done.exported, ["records", exportItems.count]));
       }
       await options.onEntry?.(done.entry(), done.line);
+      options.onProgress?.(index + 1, total);
     };
-    const total = prepared.records;
     const lines = withPrefetched(prepared.prepared.lines(), context.records === undefined ? undefined : options.prefetched);
     await mapOrderedStream(lines, (line) => finishLine(context, line), sink, {
       concurrency: options.concurrency,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: (done: number) => options.onProgress?.(done, total) } : {}),
     });
     // Taken before the documents are framed: the checks are over, what follows is publication.
     const canary = isGenuinePipeline(pipeline) ? canaryTarget(pipeline) : null;
