@@ -24,10 +24,7 @@ export type PreparedLine =
       readonly index: number;
       /** 1-based input line the record was read from (blank lines count), for CI reports. */
       readonly line: number;
-      /**
-       * SHA-256 of the record's input line as read: names the record for the record cache.
-       * Null for a record given in memory, which has no input line (and is never cached).
-       */
+      /** SHA-256 of the record's input line, its name in the record cache; null for a record given in memory (never cached). */
       readonly lineSha256: string | null;
       /** The record, parsed from its line on first call: a record whose whole entry is reused (and not exported) never needs it. */
       readonly record: () => SegmentableRecord;
@@ -73,10 +70,7 @@ export interface AdmitPassOptions extends AdmissionOptions {
   readonly signal?: AbortSignal;
   /** The line number of the source's first line (a shard's lines keep the input's numbers). */
   readonly firstLine?: number;
-  /**
-   * Told of each planned record, in input order, with the SHA-256 of its input line (the record
-   * prefetch, record-prefetch.ts); a promise it gives is awaited before the next record is read.
-   */
+  /** Told of each planned record in order with its line's SHA-256 (the record prefetch); a promise it gives is awaited. */
   readonly onPlanned?: (index: number, lineSha256: string) => Promise<void> | undefined;
 }
 
@@ -176,10 +170,7 @@ export async function admitPass(
   }
 }
 
-/**
- * Records already in memory (read by the caller, or admitted from in-memory inputs) through the
- * same admission, kept in an array: what `ingestRecords` feeds the second pass.
- */
+/** Records already in memory through the same admission, kept in an array: what `ingestRecords` feeds the second pass. */
 export async function admitRecords(
   records: readonly RawRecord[],
   options: AdmissionOptions & { readonly inputSha256: string | null },
@@ -210,10 +201,7 @@ export async function admitRecords(
   return { prepared, records: records.length, inputSha256: options.inputSha256, idDigestsMayRepeat: admit.idDigestsMayRepeat() };
 }
 
-/**
- * The line in `bytes[start, end)`, which is valid only until the next line is read: what a
- * record keeps of it is copied, as a latin1 string (on V8's heap, byte for byte).
- */
+/** The line in `bytes[start, end)`, valid only until the next is read: what a record keeps is copied (latin1, byte for byte). */
 function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile): PreparedLine {
   const head = PLANNED_HEAD.exec(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
   if (head === null) return JSON.parse(bytes.toString("utf8", start, end)) as PreparedLine;

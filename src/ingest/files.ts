@@ -76,10 +76,7 @@ export function canaryNumCtxForPolicy(policy: IngestPolicy): number {
   return requiredCanaryContext({ segmentChars: policy.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
 }
 
-/**
- * The run's view of the verdict cache under its canary identity, or undefined (with a note)
- * when the pipeline has no identity a cached verdict could be trusted under.
- */
+/** The run's view of the verdict cache under its canary identity, or undefined (with a note) when it has no trusted identity. */
 function runCache(
   store: VerdictCache,
   pipeline: CheckingPipeline,
@@ -303,10 +300,7 @@ async function gateRun(plan: IngestRunPlan): Promise<GateResult> {
   return plan.signal ? await Promise.race([gating, aborted(plan.signal)]) : await gating;
 }
 
-/**
- * Writes the CI reports of a published run. The pair stands whatever happens here, so a report
- * that cannot be written fails with an error that says the pair was published.
- */
+/** Writes the CI reports of a published run; the pair stands, so a failure's error says it was published. */
 async function writeReports(reports: CiReports, summary: IngestRunSummary, published: PublishResult): Promise<void> {
   const { counts, run } = summary.head;
   try {

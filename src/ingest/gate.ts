@@ -108,10 +108,7 @@ async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<G
   };
 }
 
-/**
- * A pool's gate: every endpoint pinned to one identity (same digest, trained and loaded context,
- * fingerprint), with the same requirements as one probe, before any record is checked.
- */
+/** A pool's gate: every endpoint pinned to one identity (digest, trained and loaded context, fingerprint), each held as one probe is. */
 async function poolGate(pool: CanaryPool, required: number): Promise<GateResult> {
   const pinned = await pool.pin({ minContextLength: required });
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
@@ -243,10 +240,7 @@ function exactlyCounted(server: OpenAIContextProof): boolean {
   return server.prompt_count === "tokenize";
 }
 
-/**
- * Before the context proofs: the server must answer and list the canary model, or the run is
- * refused with the one line that names the model, the origin and the fix (canary-model.ts).
- */
+/** Before the context proofs: the server must answer and list the canary model, or one line names model, origin and fix. */
 async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe): Promise<void> {
   let served: ServedModels | null;
   try {

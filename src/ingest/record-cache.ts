@@ -120,10 +120,7 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
 /** Whitespace canonical JSON never holds raw (other than a space inside a string). */
 const NOT_CANONICAL_WHITESPACE = /[\t\n\r]/;
 
-/**
- * A stored entry's text read back for position `index`: the entry, its canonical JSON there and
- * its segment count, or null unless it parses and holds together (see the header).
- */
+/** A stored entry read back for position `index` (entry, canonical JSON, segment count), or null unless it holds together. */
 export function storedRecordEntry(stored: string, index: number, policy: IngestPolicy): ReusedRecordEntry | null {
   // Canonical JSON escapes every control character inside strings and puts no whitespace
   // between tokens, so a raw tab, line break or carriage return means the text is not one this

@@ -25,10 +25,7 @@ import { displayText } from "../core/display-text.js";
 const BATCH = 256;
 /** Records offered and not yet answered and written, at most: the first pass waits beyond this. */
 const MAX_IN_FLIGHT = 4096;
-/**
- * How long `finish` waits for the worker's last answers. They are at most MAX_IN_FLIGHT records,
- * normally well under a second of work, so a worker this late is stuck; the run goes on without it.
- */
+/** How long `finish` waits for the last answers (at most MAX_IN_FLIGHT, well under a second): later, it is stuck. */
 const FINISH_TIMEOUT_MS = 60_000;
 
 /** Options of `RecordPrefetch.start`. */
@@ -39,10 +36,7 @@ export interface RecordPrefetchOptions {
   /** The scratch file goes beside this path (the manifest). */
   readonly besidePath: string;
   readonly busyTimeoutMs?: number;
-  /**
-   * The run's abort signal: an abort stops the prefetch, so a first pass waiting for a worker
-   * that has fallen behind goes on at once (and meets the abort itself).
-   */
+  /** The run's abort signal: it stops the prefetch, so a first pass waiting for the worker goes on (and meets the abort). */
   readonly signal?: AbortSignal;
   /** The worker's script; by default the compiled record-prefetch-worker.js beside this module. */
   readonly workerUrl?: URL;
@@ -263,10 +257,7 @@ export class PrefetchedEntries {
     this.stats = stats;
   }
 
-  /**
-   * The entry prefetched for the record at `index` under the identity with row id `identity`,
-   * or null. Asked in ascending order of `index`; the lines of skipped records are passed over.
-   */
+  /** The entry prefetched for record `index` under the identity with row id `identity`, or null; asked in ascending order. */
   async take(index: number, identity: number): Promise<PrefetchedEntry | null> {
     if (this.#lines === null) return null;
     let found: PrefetchedEntry | null = null;

@@ -29,10 +29,7 @@ export interface DuplicateId {
   readonly firstIndex: number;
 }
 
-/**
- * Records whose id repeats an earlier record's, by the definition of `counts.duplicate_ids`
- * (equal id digests, malformed records included): how many, and the first such pair.
- */
+/** Records whose id repeats an earlier record's, as `counts.duplicate_ids` counts them: how many, and the first pair. */
 interface DuplicateIdSummary {
   readonly count: number;
   readonly first: DuplicateId | null;

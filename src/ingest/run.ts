@@ -71,10 +71,7 @@ export interface IngestRun {
   readonly summary: IngestRunSummary;
 }
 
-/**
- * Records (by index) whose string id was already used by an earlier record, in input order.
- * Only valid records count; a malformed record's id is not a label.
- */
+/** Valid records (by index) whose string id an earlier valid record used, in input order (a malformed record's id is no label). */
 function findDuplicateIds(records: readonly RawRecord[]): DuplicateId[] {
   const first = new Map<string, number>();
   const duplicates: DuplicateId[] = [];
@@ -116,10 +113,7 @@ async function inMemory<D>(framed: FramedDocument): Promise<CanonicalDocument<D>
   return { document: JSON.parse(json) as D, json, bytes: new TextEncoder().encode(json), sha256: framed.sha256 };
 }
 
-/**
- * Runs a whole ingest over records already read (RawRecord from the JSONL reader, or in-memory
- * inputs) and returns the manifest and export documents with their canonical bytes.
- */
+/** Runs a whole ingest over records already read (or in-memory inputs); returns the documents with their canonical bytes. */
 export async function ingestRecords(
   pipeline: CheckingPipeline,
   input: readonly RawRecord[] | { readonly inputs: readonly IngestInput[] },

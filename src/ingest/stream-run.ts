@@ -47,19 +47,13 @@ export interface StreamRunOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
   readonly cache?: SegmentVerdictCache;
-  /**
-   * Whole-record entries stored beside that cache (only with `cache`): a record found there is
-   * taken as stored; every other record whose verdicts are all stored is offered to it.
-   */
+  /** Whole-record entries beside that cache: a record found there is taken; one whose verdicts are all cached is offered. */
   readonly records?: RecordEntryCache;
   /** Entries read ahead (record-prefetch.ts; with `records`) and the row id of the run's identity: those under it are taken. */
   readonly prefetched?: { readonly entries: PrefetchedEntries; readonly identity: number };
   /** Given each finished entry in input order with its 1-based input line (the CI reports); awaited. */
   readonly onEntry?: (entry: ManifestRecord, line: number) => Promise<void>;
-  /**
-   * For a sharded run: the shard (recorded as run.shard) and the whole input's SHA-256, which
-   * becomes run.input_sha256 (the first pass only hashed the shard's range).
-   */
+  /** A sharded run's shard (run.shard) and the whole input's SHA-256 (run.input_sha256; the first pass hashed the range). */
   readonly shard?: { readonly shard: ManifestShard; readonly inputSha256: string };
   /** The allowlist (`--allow`) applied to each checked record, recorded as run.allowlist. */
   readonly allowlist?: Allowlist;
@@ -173,10 +167,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
   return finished(outcome.entry, json, outcome.checks, exported, line.line);
 }
 
-/**
- * Runs the prepared records through `pipeline` and frames the manifest (and export). On any
- * failure or abort the spools are removed before the error propagates.
- */
+/** Runs the prepared records through `pipeline` and frames the documents; on failure the spools are removed first. */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const { policy, gate, ids } = options;
   const context: StreamRunContext = {

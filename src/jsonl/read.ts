@@ -60,10 +60,7 @@ export interface ReadOptions {
   limits: ReaderLimits;
   /** Refuse at the first record with a problem (`record_problem`), as `screen` does; default false (ingest holds it). */
   stopOnRecordProblem?: boolean;
-  /**
-   * The line number of the source's first line (default 1): a shard of a larger input is read
-   * with the input's own line numbers, so a refusal names the line a user can find.
-   */
+  /** The number of the source's first line (default 1): a shard keeps the input's numbers, so a refusal names a findable line. */
   firstLine?: number;
   /** Give each record a copy of its line's bytes (`RawRecord.lineBytes`). Default false. */
   keepLineBytes?: boolean;

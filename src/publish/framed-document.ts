@@ -63,10 +63,7 @@ export class ArraySpool implements ItemSpool {
   }
 }
 
-/**
- * An ArraySpool held in memory, for a run over records that are in memory already
- * (`ingestRecords`): the same items, framed and hashed the same way, without a scratch file.
- */
+/** An ArraySpool in memory, for `ingestRecords`: the same items framed and hashed the same way, without a scratch file. */
 export class MemorySpool implements ItemSpool {
   private readonly texts: string[] = [];
 
