@@ -1,10 +1,8 @@
 // The first pass of an ingest run (admission): the whole input read strictly and every record
-// validated before the first check, so a refused input is refused with nothing checked or
-// written. From a file or stream (`admitPass`) each record goes to a scratch file beside the
-// manifest (a held record as its finished entry, a planned one as the record read), which the
-// second pass (stream-run.ts) reads back: stdin is read once and a file never twice, so it
-// cannot change between the passes (a shard's second read is checked: files.ts). Records in
-// memory (`admitRecords`, behind `ingestRecords`) go through the same admission into an array.
+// validated before the first check (a refused input: nothing checked or written). Each record goes
+// to a scratch file beside the manifest (held: its entry; planned: the record read) that the
+// second pass reads back, so stdin is read once and a file never twice (a shard's second read is
+// checked: files.ts). `admitRecords` admits records in memory into an array the same way.
 import { hash } from "node:crypto";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";

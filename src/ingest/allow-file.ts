@@ -13,9 +13,8 @@ const fileProblem = (error: unknown): string => {
 };
 
 /**
- * Reads and parses the allow file at `path` (already resolved). Refuses a file that is not a
- * regular file or is larger than MAX_ALLOW_FILE_BYTES, reading at most one byte more than
- * the bound whatever the file claims, so a file that grows while read is refused too.
+ * Reads and parses the allow file at `path` (resolved). Refuses one that is not a regular file or
+ * over MAX_ALLOW_FILE_BYTES, reading at most one byte more whatever it claims (growing: refused).
  */
 export async function readAllowlistFile(path: string): Promise<Allowlist> {
   let handle: Awaited<ReturnType<typeof open>>;

@@ -1,17 +1,14 @@
 // `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
-// pair, crash-safe, as a library call; `ingestSteps` is the same run for a caller that tells its
-// own reporter between the steps (the `ingest` verb). In this order:
-//   1. every setting resolved and checked (run-plan.ts), the pipeline built for the policy;
-//   2. the resources opened (run-resources.ts): cache, CI reports, the publication locks, the
-//      pre-flight repeated under them (only answers given while holding the lock are final);
-//   3. with `overwrite`, the previous pair removed: from here on a failure leaves no pair, never
-//      an old pair that looks current; then the target directories checked;
-//   4. the input read strictly (a shard: the file counted first, then only its lines read);
-//   5. the checks (an abort answers at once, the abandoned run's late outcome is dropped);
-//   6. publication, the one step that writes (`publishRun`), rolled back on any failure, abort
-//      or lost lock before its commit; 7. the locks released, whatever happened.
-// An abort before the commit rejects with the signal's reason and leaves nothing written; after
-// the commit the pair stands and the result says `interruptedAfterCommit`.
+// pair, crash-safe; `ingestSteps` is the same run for a caller that tells its own reporter
+// between the steps (the `ingest` verb). In order: 1. every setting resolved and checked
+// (run-plan.ts), the pipeline built; 2. the resources opened (run-resources.ts), the locks taken
+// and the pre-flight repeated under them (only answers under the lock are final); 3. with
+// `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one that
+// looks current), the directories checked; 4. the input read strictly (a shard: counted, then
+// its lines read); 5. the checks (an abort answers at once); 6. publication, the one step that
+// writes, rolled back on failure, abort or lost lock before its commit; 7. the locks released.
+// An abort before the commit leaves nothing written; after it the pair stands
+// (`interruptedAfterCommit`).
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
@@ -161,10 +158,7 @@ async function readInput(
   };
 }
 
-/**
- * Step 6, the only step that writes a target, under the lock the run holds. The previous pair was
- * removed under it, so anything at a target now was put there during the run: never replaced.
- */
+/** Step 6, the only step that writes a target, under the run's lock: anything at a target now came during the run, never replaced. */
 async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: PublicationLock): Promise<PublishResult> {
   const { targets, fs, signal } = plan;
   const note = plan.reporter.warn;
@@ -188,10 +182,7 @@ export type IngestStep =
   /** The checks finished: the documents are framed and published next. */
   | { readonly step: "checked"; readonly report: IngestRunReport };
 
-/**
- * Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its
- * reporter, then resumed with `resumeAfter`; returns what `ingestFiles` returns.
- */
+/** Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its reporter (`resumeAfter`). */
 export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
   const { signal } = plan;
   const { exportPath } = plan.targets;
@@ -262,12 +253,10 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
 }
 
 /**
- * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely:
- * pre-flight → lock → read → check → publish → (rollback) → unlock. Returns the run and where
- * the pair went; throws a LittleCanaryError with a stable `code` when the run is refused
- * (`usage`, `config`, `input_refused`, `backend`, `publish`, `io`), in which case nothing was
- * written and, with `overwrite`, the previous pair is either untouched (a refusal before the
- * locks) or gone (a failure after it was removed), never half replaced.
+ * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely; returns
+ * the run and where the pair went. A refusal throws a LittleCanaryError with a stable `code`
+ * (`usage`, `config`, `input_refused`, `backend`, `publish`, `io`): nothing written, and a previous
+ * pair (with `overwrite`) untouched before the locks or gone after its removal, never half replaced.
  */
 export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFilesResult> {
   // Step 1: every option resolved and checked before anything is opened, read or deleted.

@@ -1,14 +1,12 @@
-// The canary context gate (docs/ingest.md): before any record is checked, prove the canary can
-// see a whole segment (Ollama silently truncates an over-long prompt and still answers 200).
-// Only a genuine, frozen SecurityPipeline with the library's own probe is trusted; anything else
-// runs only with `unverifiedPipeline`, recorded as `canary_context_verified: false` (which
-// `verify` refuses). Ollama: the trained length, then the warm-up call and GET /api/ps must show
-// the loaded context, a proof that costs a chat call and is therefore made before the first check
-// the run sends (`beforeFirstCheck`), never for a fully cached run. An OpenAI-compatible server
-// (vLLM) must report a max_model_len that holds a segment (canary/openai-context-gate.ts);
-// without POST /tokenize that is only its word, so the run is unverified and each segment proves
-// itself (canary/run-context.ts). An embedded canary is opened and its context must hold the
-// longest segment, counted with the model's own tokenizer (canary/embedded-context.ts).
+// The canary context gate (docs/ingest.md): before any check, prove the canary sees a whole
+// segment (Ollama silently truncates a long prompt and answers 200). Only a genuine, frozen
+// SecurityPipeline with the library's own probe is trusted; anything else needs
+// `unverifiedPipeline` and is recorded `canary_context_verified: false` (which `verify` refuses).
+// Ollama: the trained length, then the warm-up call and GET /api/ps must show the loaded context,
+// proved before the run's first check sent (`beforeFirstCheck`), so a fully cached run makes no
+// chat call. OpenAI-compatible (vLLM): a max_model_len that holds a segment, only its word without
+// POST /tokenize (then unverified, each segment proving itself: canary/run-context.ts). Embedded:
+// its context must hold the longest segment, counted with the model's tokenizer.
 import { LittleCanaryError } from "../core/errors.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { isOwnCanary, isOwnPool } from "../canary/identity.js";
@@ -231,10 +229,8 @@ async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
 }
 
 /**
- * Whether an OpenAI-compatible server's context is verified: only an exact count of every prompt
- * (`POST /tokenize`) makes its max_model_len more than its word. Without one the run goes on, each
- * segment vouched for only when it fits at one token per byte (canary/run-context.ts), and the
- * manifest says `canary_context_verified: false`.
+ * Whether an OpenAI-compatible server's context is verified: only exact counts (`POST /tokenize`)
+ * make max_model_len more than its word; without them each segment must fit at one token per byte.
  */
 function exactlyCounted(server: OpenAIContextProof): boolean {
   return server.prompt_count === "tokenize";

@@ -1,14 +1,11 @@
 // Whole-record reuse on top of the verdict cache: a record whose every segment verdict is stored
-// gets the same manifest entry in every run with the same settings, so that entry is stored once
-// and a later run takes it as it is instead of planning, looking up and serializing it again.
-// The key covers all the entry depends on besides the identity (which the store keys on): the
-// SHA-256 of the record's input line, the policy, the allow file, the entry format, this
-// library's version and the manifest record schema. `index` is stored as 0, put in place on the
-// way out. Only entries this library built and validated are stored (`offer`), and none is
-// trusted when read back: the store returns it only if its text still has its stored SHA-256,
-// and it must parse, every segment be a reused exercised verdict, the segments be exactly the
-// policy's plan for the record's lengths, and the record's state the one its segments give
-// (record-state.ts). Anything else is a miss. A forgery that holds together in every respect
+// gets the same entry in every run with the same settings, so a later run takes the stored entry
+// instead of planning and serializing the record again. The key covers all the entry depends on
+// besides the identity: the record's input line (SHA-256), the policy, the allow file, the entry
+// format, this library's version and the record schema (`index` is stored as 0). Only entries
+// this library built are stored (`offer`), and none is trusted read back: its text must keep its
+// stored SHA-256, parse, reuse exercised verdicts exactly along the policy's plan, and state what
+// its segments give (record-state.ts); else a miss. A forgery holding together in every respect
 // cannot be caught: whoever can write the cache can store a clean verdict (docs/cache.md).
 import { createHash, hash } from "node:crypto";
 import { z } from "zod";
@@ -22,10 +19,7 @@ import { recordState, type SegmentOutcome } from "../documents/record-state.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 
-/**
- * Version of the stored entry's form and of the rules that decide when one is stored. Bump it
- * with any change to how a record's entry is built that the manifest schema does not show.
- */
+/** Version of the stored entry's form and storing rules: bump it for any change of an entry the manifest schema does not show. */
 const RECORD_ENTRY_FORMAT = 1;
 
 /** The store under a RecordEntryCache (the SQLite cache under one identity, or a map in tests). */
@@ -70,10 +64,8 @@ function recordSchemaDigest(): string {
 const AT_ZERO = ',"index":0,"length":';
 
 /**
- * The canonical JSON of `entry` placed at `index`, from the text stored for position 0, or null
- * when the marker is not where exactly one top-level `index` can be. Strings in JSON escape
- * every quote, so the marker cannot occur inside a string value; no object nested before
- * `length` has an `index` key.
+ * The stored text (at position 0) placed at `index`, or null unless the marker occurs exactly once:
+ * JSON strings escape every quote, and no object nested before `length` has an `index` key.
  */
 function placedAt(stored: string, index: number): string | null {
   const at = stored.indexOf(AT_ZERO);

@@ -77,11 +77,7 @@ export async function checkSegment(pipeline: CheckingPipeline, slice: string): P
   }
 }
 
-/**
- * What a detecting verdict's layers name: the structural filter's reason labels when it
- * blocked, and the canary analysis's categories. Both are fixed labels chosen by this library
- * (or the caller's own custom-pattern reasons), never text from the record.
- */
+/** What a detecting verdict's layers name: fixed labels (or the caller's custom-pattern reasons), never record text. */
 function layerSignals(verdict: PipelineVerdict): string[] {
   const signals: string[] = [];
   for (const layer of verdict.layers) {
@@ -158,11 +154,9 @@ export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplic
 }
 
 /**
- * Checks a planned record's segments in plan order. With `stop_after_hold`, the first hold
- * stops the canary calls for the record, but not the structural layer: every later segment
- * still goes through it, and one it blocks is recorded as that block (the check ends before
- * the canary). A pipeline without a canary checks every segment. Once the breaker is open, no
- * segment is sent to the canary; such a segment is an `error` (`canary_circuit_open`).
+ * Checks a planned record's segments in plan order. With `stop_after_hold` the first hold stops
+ * the record's canary calls, not the structural layer (a later block is recorded as one); once
+ * the breaker is open no segment goes to the canary (`error`, `canary_circuit_open`).
  */
 export async function checkRecord(run: RunContext, prepared: PlannedRecord): Promise<RecordOutcome> {
   const { index, snapshot, plan } = prepared;
@@ -197,10 +191,7 @@ export async function checkRecord(run: RunContext, prepared: PlannedRecord): Pro
   return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
 }
 
-/**
- * The entry `checkRecord` gives when every verdict it needs is cached, built from the cache alone
- * by the same steps (so exactly what a later run reusing them makes); null when one is missing.
- */
+/** The entry `checkRecord` gives, built by the same steps from cached verdicts alone; null when one is missing. */
 export function entryFromCache(run: RunContext, prepared: PlannedRecord): ManifestRecord | null {
   const { cache, policy, profile } = run;
   if (cache === undefined) return null;

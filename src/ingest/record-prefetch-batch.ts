@@ -30,9 +30,8 @@ export interface PrefetchedHead {
 }
 
 /**
- * The scratch-file lines for `items` (and how many), in their order: for each stored entry that holds
- * together, `head`, a tab, the entry's canonical JSON placed at the record's position, a line
- * break. JSON text never holds a raw tab or line break, so both split a line unambiguously.
+ * The scratch-file lines for `items` (and how many): per stored entry that holds together, `head`,
+ * a tab, the entry placed at the record's position, a line break (JSON holds neither raw).
  */
 export function prefetchBatch(source: StoredEntrySource, items: readonly PrefetchItem[], policy: IngestPolicy): { lines: Buffer; entries: number } {
   // A record key names one input line under the run's settings: two records share one only

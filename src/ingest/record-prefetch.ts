@@ -1,14 +1,12 @@
-// Record prefetch: with a verdict cache, a worker thread (record-prefetch-worker.ts, its own
-// cache connection) reads the stored whole entries of the run's records while the first pass is
-// still parsing, so a re-run of an unchanged corpus finds them ready instead of reading,
-// hashing and parsing each on the main thread. The first pass offers each planned record (its
-// position, its line's SHA-256); the worker checks every entry stored under its key as a lookup
-// would (record-prefetch-batch.ts) and the ones that hold are appended in input order to a
-// scratch file. Memory holds at most MAX_IN_FLIGHT keys and one batch of answers (the first pass
-// waits for a slow worker). The identity is known only after the gate, so the second pass takes
-// the entry stored under its identity's row id and looks every other record up itself. Only a
-// head start: a worker or scratch file that fails leaves records to the run's own lookup, and
-// the manifest is the same byte for byte.
+// Record prefetch: with a verdict cache, a worker thread (record-prefetch-worker.ts, its own cache
+// connection) reads the stored entries of the run's records while the first pass parses, so an
+// unchanged corpus finds them ready. The first pass offers each planned record (position, line
+// SHA-256); the worker checks what is stored under its key as a lookup would
+// (record-prefetch-batch.ts) and the entries that hold are appended in order to a scratch file.
+// Memory: at most MAX_IN_FLIGHT keys and one batch of answers (the first pass waits). The
+// identity is known only after the gate, so the second pass takes the entry under its identity's
+// row id and looks others up itself. Only a head start: any failure leaves records to the run's
+// own lookup, and the manifest is the same byte for byte.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -114,10 +112,7 @@ export class RecordPrefetch {
     return new RecordPrefetch(worker, spool, recordEntryKeyOf(options.settings), options.signal);
   }
 
-  /**
-   * Offers a planned record; gives a promise to await only while the worker is MAX_IN_FLIGHT
-   * behind, settled by its next answer, its failure, an abort, or FINISH_TIMEOUT_MS (stuck: stop).
-   */
+  /** Offers a planned record; a promise to await while the worker is MAX_IN_FLIGHT behind (FINISH_TIMEOUT_MS: stuck, stop). */
   offer(index: number, lineSha256: string): Promise<void> | undefined {
     if (this.#failed !== null) return undefined;
     this.#batch.push([index, this.#keyOf(lineSha256)]);

@@ -76,10 +76,7 @@ export interface IngestFilesOptions {
   readonly overwrite?: boolean;
   /** strict/v1 with these overrides; an invalid value throws UsageError before anything is read. */
   readonly policy?: PolicyOverrides;
-  /**
-   * The pipeline, or a function building it for the resolved policy (called after the target
-   * pre-flight, as the CLI does); `canaryNumCtxForPolicy` gives the context window a segment needs.
-   */
+  /** The pipeline, or a function building it for the resolved policy after the pre-flight (see `canaryNumCtxForPolicy`). */
   readonly pipeline: CheckingPipeline | ((policy: IngestPolicy) => CheckingPipeline);
   /** Records checked at once (default 1); the manifest is the same for any value. */
   readonly concurrency?: number;

@@ -1,8 +1,7 @@
-// What one `ingestFiles` run holds open besides its input, opened from its plan (run-plan.ts)
-// before the input is read and closed once, whatever happened: the verdict cache (opened first,
-// so a file that is not a cache refuses the run before anything is read), the CI reports, the
-// publication locks with the targets prepared under them (steps 2 and 3), the id index, and the
-// record prefetch (started just before the read, once the caller has been told it begins).
+// What an ingest run holds open besides its input, opened from its plan before the read and closed
+// once, whatever happened: the verdict cache (first: a file that is not one refuses the run before
+// anything is read), the CI reports, the locks with the targets prepared under them (steps 2 and
+// 3), the id index, and the record prefetch (started once the caller was told the read begins).
 import { lstat, stat } from "node:fs/promises";
 import { displayText } from "../core/display-text.js";
 import { IdIndex } from "../cache/id-index.js";

@@ -55,9 +55,8 @@ export interface IngestRunSummary {
 }
 
 /**
- * What the run's counts (documents/counts.ts) and this summary read of one finished entry: its
- * top-level fields, and what its segments say about the canary. A record whose whole entry is
- * reused is counted from these alone (record-prefetch.ts), without its entry being parsed again.
+ * What the counts and this summary read of one finished entry (its top-level fields, what its
+ * segments say of the canary): a reused entry is counted from these, never parsed again.
  */
 export interface EntryFacts
   extends Pick<ManifestRecord, "index" | "admission" | "admission_basis" | "hold_reasons" | "detection" | "coverage" | "id_sha256" | "detail"> {
@@ -101,11 +100,7 @@ export class RunTally {
   private duplicates = 0;
   private firstDuplicate: DuplicateId | null = null;
 
-  /**
-   * Takes one finished record, by its facts (entryFacts), with its 1-based input line and, when
-   * its id digest was first used by an earlier record, that record's index (null otherwise):
-   * the same decision the run's RecordCounter made for `counts.duplicate_ids`.
-   */
+  /** Takes one finished record by its facts, its input line and the earlier record its id digest repeats (RecordCounter's decision). */
   observe(facts: EntryFacts, line: number, repeatsIndex: number | null): void {
     this.code = Math.max(this.code, recordOutcomeCode(facts)) as IngestOutcomeCode;
     if (facts.admission === "held" && this.heldNotes.length < HELD_SAMPLE_SIZE) {

@@ -1,10 +1,9 @@
-// `ingestRecords`: an ingest run over records already in memory (from the reader, or inputs
-// such as the RAG adapters' documents), returning the manifest and export in memory; nothing is
-// written, so a failed run leaves no file. A thin adapter over the one record runner: the same
-// admission (`admitRecords`) and second pass (stream-run.ts), spooled in memory, so the same
-// input gives the same bytes for any concurrency (segments run in plan order, results placed by
-// index). One deliberate exception: the circuit breaker opens after consecutive failures in
-// completion order, so which records were unsent depends on timing; such a run is held (exit 2).
+// `ingestRecords`: an ingest run over records in memory (from the reader, or inputs such as the
+// RAG adapters' documents), returning the manifest and export in memory; nothing is written. A
+// thin adapter over the one record runner (the same admission and second pass, spooled in
+// memory), so the same input gives the same bytes for any concurrency. One deliberate exception:
+// the circuit breaker opens after consecutive failures in completion order, so which records were
+// unsent depends on timing; such a run is held (exit 2).
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
 import type { CanonicalDocument } from "../documents/manifest-build.js";
@@ -61,11 +60,7 @@ export interface IngestRun {
   readonly gate: GateResult;
   /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
   readonly circuitOpen: BreakerTrip | null;
-  /**
-   * Valid records whose id repeats an earlier valid record's (by index), with the index of the
-   * first: the repeats `uniqueIds` holds. `summary.duplicateIds` counts as counts.duplicate_ids
-   * does (malformed records included).
-   */
+  /** Valid records whose id repeats an earlier one's, with its index: what `uniqueIds` holds (`summary.duplicateIds` counts all). */
   readonly duplicateIds: readonly DuplicateId[];
   /** What the run reports besides its documents (the same summary a run from a file gives). */
   readonly summary: IngestRunSummary;

@@ -1,10 +1,7 @@
-// The record runner, the second pass of every ingest run: the prepared records (admit-pass.ts)
-// through the pipeline, `concurrency` at a time within a bounded window, each finished entry
-// (record-check.ts) and export record appended in input order to a spool while the counts and
-// summary are gathered; then both documents framed (heads from manifest-build.ts validated,
-// SHA-256 from the spools, the export naming the manifest's digest; a test pins the equality
-// with buildManifestFromEntries). A run from a file spools beside its targets, so memory holds
-// the window's records, never the run's; `ingestRecords` spools in memory: the same bytes.
+// The record runner, the second pass of every ingest run: the prepared records through the
+// pipeline, `concurrency` at a time in a bounded window, each entry and export record appended in
+// input order to a spool; then both documents framed (heads validated, SHA-256 from the spools,
+// the export naming the manifest's digest). Memory holds the window's records, never the run's.
 import { canonicalObjectFrame, canonicalJsonAt } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";

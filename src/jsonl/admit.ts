@@ -18,11 +18,7 @@ export interface AdmitOptions {
   readonly refuse: (code: AdmissionRefusalCode, index: number) => Error;
 }
 
-/**
- * The caller's input copied once, so that later mutation by the caller cannot change what is
- * checked. An input may carry a metadata object (screen and ingest alike), so it is cloned
- * deeply (and an array stays an array, which the record rules then refuse).
- */
+/** The caller's input deep-copied once (metadata included; an array stays one, refused later), so their mutation changes nothing. */
 const snapshot = (input: unknown): unknown => (input !== null && typeof input === "object" && !Array.isArray(input) ? structuredClone({ ...input }) : input);
 
 /** Records from in-memory inputs, or the `refuse` error of the first broken run-level rule. */

@@ -33,11 +33,7 @@ export function isBlankLine(line: string): boolean {
   return true;
 }
 
-/**
- * `isBlankLine` for a line's UTF-8 bytes (already known to be valid): ASCII is tested byte by
- * byte, and only a line that is still blank when a non-ASCII character appears is decoded. A
- * JSON line starts with `{` or `"`, so this is normally one byte of work.
- */
+/** `isBlankLine` for valid UTF-8 bytes, decoding only a line still blank at its first non-ASCII byte (a JSON line: one byte of work). */
 export function isBlankBytes(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const unit = bytes[i] as number;

@@ -42,9 +42,8 @@ export class InputChangedError extends LittleCanaryError {
 }
 
 /**
- * The bytes of `range`'s lines of `source`, chunk by chunk, reading the source to its end; when
- * it ends, the whole stream must match `expected` (else InputChangedError, naming `what`).
- * The chunks handed on are views of the source's chunks, valid until the next one is pulled.
+ * The bytes of `range`'s lines of `source` (views valid until the next pull), reading it to its
+ * end, where the whole stream must match `expected` (else InputChangedError naming `what`).
  */
 export async function* selectLineRange(
   source: AsyncIterable<Uint8Array>,

@@ -1,14 +1,11 @@
-// The strict streaming JSONL reader shared by `screen` and `ingest`: it reads a byte source to
-// the end and returns every record (with its record-level problems) or one run-level refusal;
-// with `stopOnRecordProblem` (screen) the first record with a problem is a refusal.
-// Memory: one line below the per-line cap, one chunk, the current line's value tree (record.ts)
-// and the records kept, bounded by `maxTotalBytes` since every byte a record brings counts
-// (docs/ingest.md, "Reader memory"). It never throws for any input bytes, only for caller errors
-// and the source's own read errors; refusals name the rule and the limit, never input text.
-// Rules per line, in order: the line cap, strict UTF-8, no U+FEFF at a line's start (a BOM left
-// by concatenating files counts too), blank lines skipped, record count, strict JSON (duplicate
-// keys, depth, finite numbers), a string or object, the running total of record bytes, then the
-// record's own problems. A refusal caused by a limit names the flag that changes it.
+// The strict streaming JSONL reader of `screen` and `ingest`: every record (with its problems) or
+// one run-level refusal (`stopOnRecordProblem`: the first record with a problem too). Memory: one
+// line below the cap, one chunk, the current line's value tree and the records kept, bounded by
+// `maxTotalBytes` (docs/ingest.md, "Reader memory"). It throws only for caller errors and the
+// source's own read errors; refusals name the rule and the limit (and the flag that changes it),
+// never input text. Per line, in order: the line cap, strict UTF-8, no U+FEFF at its start (a BOM
+// left by concatenating files too), blank lines skipped, record count, strict JSON (duplicate
+// keys, depth, finite numbers), a string or object, the total of record bytes, its problems.
 import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { UsageError } from "../core/errors.js";

@@ -44,11 +44,7 @@ export interface RawRecord {
   index: number;
   /** 1-based line number (blank lines count). */
   line: number;
-  /**
-   * Field values as parsed; `undefined` when the key is absent (see `keys`). A value of the
-   * wrong kind that would need building (an array or object where a string belongs, a number
-   * label) is a SkippedValue: its type and size, never its content.
-   */
+  /** Field values as parsed (`undefined`: absent); a value of the wrong kind that needs building is a SkippedValue (type, size). */
   text: unknown;
   id: unknown;
   source: unknown;
@@ -86,10 +82,8 @@ const RECORD_FIELDS = [
 ] as const;
 
 /**
- * What the reader builds for one line: a string, or an object whose `text` is a string, whose
- * labels are strings or null, whose metadata is an object of strings. Anything else is
- * checked by every JSON rule but kept only as a SkippedValue, so a hostile value is never
- * materialised.
+ * What the reader builds of a line: a string, or an object of a string `text`, string or null
+ * labels and string metadata; anything else is checked but kept as a SkippedValue, never built.
  */
 export const RECORD_SHAPES: Readonly<Record<ReaderKind, Shape>> = Object.freeze({
   screen: fieldsShape(RECORD_FIELDS, STRING_SHAPE.scalars),

@@ -1,9 +1,8 @@
-// A canonical document whose one large array was spooled to a scratch file: the frame around
-// the array (from `canonicalObjectFrame`) plus the items' texts joined by ",". The document's
-// SHA-256 is computed once by reading the spool, so a document that must name another's digest
-// (the export names its manifest's) can be framed before either is written; every copy-out
-// hashes again and fails if the bytes differ, so a spool changed on disk between the two reads
-// can never be published under the digest computed first.
+// A canonical document whose one large array was spooled to a scratch file: the frame around the
+// array (`canonicalObjectFrame`) plus the items joined by ",". Its SHA-256 is computed by reading
+// the spool once, so the export can name its manifest's digest before either is written; every
+// copy-out hashes again and fails if the bytes differ, so a spool changed on disk in between is
+// never published under the digest computed first.
 import { createHash } from "node:crypto";
 import type { CanonicalFrame } from "../core/canonical.js";
 import { ScratchFile, ScratchFileError } from "./scratch-file.js";
