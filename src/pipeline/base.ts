@@ -13,7 +13,7 @@ import { StructuralFilter } from "../structural/filter.js";
 import { AuditLogger } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
 import type { CoverageReason } from "./coverage.js";
-import { routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
+import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
 import { snapshotOf } from "./snapshot.js";
 import {
   resolvePipelineOptions,
@@ -162,6 +162,12 @@ export class PipelineBase {
     let blockedBy: BlockedBy | null = null;
     let advisory = SecurityAdvisory.none();
     let promptEvalCount: number | null = null;
+    // The canary layer of a window whose canary is not called (disabled, or after a block).
+    const skipped = (details: string, status: CanaryStatus, summaryOverride?: string): FinishState => {
+      layers.push(skippedCanaryLayer(details));
+      const unexercised = { canaryStatus: status, analysisMethod: "none", analysisStatus: "not_applicable", risk: null } as const;
+      return { layers, blockedBy, advisory, degraded: false, ...unexercised, ...(summaryOverride !== undefined ? { summaryOverride } : {}) };
+    };
 
     if (o.enableStructuralFilter) {
       const t0 = this.#now();
@@ -184,49 +190,22 @@ export class PipelineBase {
         } else {
           blockedBy = "structural_filter";
           if (o.skipCanaryIfStructuralBlocks) {
-            layers.push(skippedCanaryLayer(o.enableCanary ? "Skipped after structural filter block." : "Canary disabled by configuration."));
-            return {
-              layers,
-              blockedBy,
-              advisory,
-              degraded: false,
-              canaryStatus: o.enableCanary ? "skipped_after_block" : "disabled",
-              analysisMethod: "none",
-              analysisStatus: "not_applicable",
-              risk: null,
-              summaryOverride: `Blocked by structural filter: ${reasons.join("; ")}`,
-            };
+            const [details, status] = o.enableCanary
+              ? (["Skipped after structural filter block.", "skipped_after_block"] as const)
+              : (["Canary disabled by configuration.", "disabled"] as const);
+            return skipped(details, status, `Blocked by structural filter: ${reasons.join("; ")}`);
           }
         }
       }
     }
 
-    if (o.enableCanary && canaryPlan.kind === "skip_after_block") {
-      layers.push(skippedCanaryLayer("Skipped after structural filter block in another segment."));
-      return {
-        layers,
-        blockedBy,
-        advisory,
-        degraded: false,
-        canaryStatus: "skipped_after_block",
-        analysisMethod: "none",
-        analysisStatus: "not_applicable",
-        risk: null,
-      };
-    }
+    if (o.enableCanary && canaryPlan.kind === "skip_after_block")
+      return skipped("Skipped after structural filter block in another segment.", "skipped_after_block");
     if (o.enableCanary && canaryPlan.kind === "over_budget") {
-      layers.push({
-        name: "canary_probe",
-        passed: null,
-        latency: 0,
-        details:
-          `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
-          "split the text or raise maxSegments.",
-        status: "failed",
-        coverageReason: "input_too_long",
-        snapshot: null,
-        signals: [],
-      });
+      const details =
+        `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
+        "split the text or raise maxSegments.";
+      layers.push(failedCanaryLayer(details, "input_too_long", 0, null));
       return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
     }
     if (o.enableCanary) {
@@ -265,16 +244,7 @@ export class PipelineBase {
         degraded = true;
         canaryStatus = outcome.canaryStatus;
         analysisStatus = outcome.analysisStatus;
-        layers.push({
-          name: "canary_probe",
-          passed: null,
-          latency,
-          details: this.#failureDetails(outcome),
-          status: "failed",
-          coverageReason: outcome.coverageReason,
-          snapshot: outcome.snapshot,
-          signals: [],
-        });
+        layers.push(failedCanaryLayer(this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
       }
     } else {
       layers.push(skippedCanaryLayer("Canary disabled by configuration."));
@@ -286,58 +256,31 @@ export class PipelineBase {
   async #runCanary(text: string): Promise<CanaryOutcome> {
     // Set whenever the canary is on (the constructor refuses it otherwise).
     const { probe, analyzer } = this as CanaryClients;
+    const failed = (coverageReason: CoverageReason, fields: Partial<FailedCanary> = {}): FailedCanary => {
+      const none = { canaryStatus: "failed", analysisStatus: "not_applicable", threw: false, snapshot: null, timeout: false } as const;
+      return { kind: "failed", ...none, coverageReason, ...fields };
+    };
+    const analysisFailed = { canaryStatus: "exercised", analysisStatus: "failed", analysisFailed: true } as const;
     let result: CanaryResult;
     try {
       result = await probe.test(text);
     } catch {
-      return {
-        kind: "failed",
-        canaryStatus: "failed",
-        analysisStatus: "not_applicable",
-        coverageReason: "probe_exception",
-        threw: true,
-        snapshot: null,
-        timeout: false,
-      };
+      return failed("probe_exception", { threw: true });
     }
-    if (!result.success) {
-      return {
-        kind: "failed",
-        canaryStatus: "failed",
-        analysisStatus: "not_applicable",
-        coverageReason: result.failureCode ?? "probe_failed",
-        threw: false,
-        snapshot: null,
-        timeout: result.failureCode === "timeout",
-      };
-    }
+    if (!result.success) return failed(result.failureCode ?? "probe_failed", { timeout: result.failureCode === "timeout" });
     let analysis: AnalysisResult;
     try {
       analysis = await analyzer.analyze(text, result);
     } catch {
-      return {
-        kind: "failed",
-        canaryStatus: "exercised",
-        analysisStatus: "failed",
-        coverageReason: "analysis_failed",
-        threw: false,
-        snapshot: null,
-        timeout: false,
-        analysisFailed: true,
-      };
+      return failed("analysis_failed", analysisFailed);
     }
     const snap = snapshotOf(analysis);
     if (snap.degraded || snap.analysisStatus !== "exercised" || snap.riskScore === null || snap.canaryStatus !== "exercised") {
-      return {
-        kind: "failed",
+      const statuses = {
         canaryStatus: snap.canaryStatus === "exercised" ? "exercised" : "failed",
         analysisStatus: snap.analysisStatus === "exercised" ? "failed" : snap.analysisStatus,
-        coverageReason: "analysis_failed",
-        threw: false,
-        snapshot: snap,
-        timeout: false,
-        analysisFailed: true,
-      };
+      } as const;
+      return failed("analysis_failed", { ...analysisFailed, ...statuses, snapshot: snap });
     }
     return { kind: "exercised", snapshot: snap, promptEvalCount: promptEvalCountOf(result) };
   }
