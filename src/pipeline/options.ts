@@ -179,7 +179,22 @@ export interface OptionLabels {
   /** The embedded canary, and its model file, as the caller chooses them. */
   readonly embedded: string;
   readonly modelPath: string;
+  /** The model file's SHA-256; then what a model path needs, and what that hash needs, as a refusal asks for them. */
+  readonly canarySha256: string;
+  readonly needsSha256: string;
+  readonly needsPath: string;
 }
+
+/** SecurityPipeline's own labels: its option names (the hash by its flag, as its format check names it). */
+const PIPELINE_LABELS: OptionLabels = {
+  canaryModel: "canaryModel",
+  canaryPool: "canaryPool",
+  embedded: "the embedded canary",
+  modelPath: "embedded.modelPath",
+  canarySha256: "--canary-sha256",
+  needsSha256: "the model file's SHA-256 (--canary-sha256 HEX)",
+  needsPath: "a model path (--canary embedded:PATH)",
+};
 
 /** A model name that is a non-empty string; throws UsageError naming it by `name`. */
 export function nonEmpty(name: string, value: string): string {
@@ -193,12 +208,15 @@ export function urlBesidePool(url: string, pool = "canaryPool"): UsageError {
 }
 
 /** The embedded canary runs its model file in this process: a pool or a served model's name given beside it is refused. */
-export function refuseServedCanary(
-  given: { readonly pool: boolean; readonly canaryModel: string | undefined },
-  l: OptionLabels = { canaryModel: "canaryModel", canaryPool: "canaryPool", embedded: "the embedded canary", modelPath: "embedded.modelPath" },
-): void {
+export function refuseServedCanary(given: { readonly pool: boolean; readonly canaryModel: string | undefined }, l: OptionLabels = PIPELINE_LABELS): void {
   if (given.pool) throw new UsageError(`${l.canaryPool} cannot be used with ${l.embedded}: it runs in this process`);
   if (given.canaryModel !== undefined) throw new UsageError(`${l.canaryModel} names a served model; the embedded canary's model is its file (${l.modelPath})`);
+}
+
+/** The embedded canary's model file comes with its SHA-256 (the model's identity), and a hash only with a file (the default model's is pinned). */
+export function refuseUnpairedModelFile(given: { readonly path: boolean; readonly sha256: boolean }, l: OptionLabels = PIPELINE_LABELS): void {
+  if (given.path && !given.sha256) throw new UsageError(`${l.modelPath} needs ${l.needsSha256}: the file's SHA-256 is the model's identity`);
+  if (!given.path && given.sha256) throw new UsageError(`${l.canarySha256} needs ${l.needsPath}; the default model's hash is pinned`);
 }
 
 function checkPoolOptions(options: SecurityPipelineOptions, provider: CanaryProviderName, judgeModel: string | null): void {
@@ -357,18 +375,11 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
     throw new UsageError("the embedded canary takes no ollamaUrl, baseUrl or apiKey: it runs in this process");
   }
   const e = options.embedded ?? {};
-  let modelPath: string;
-  let sha256: string;
-  if (e.modelPath !== undefined) {
-    if (typeof e.modelPath !== "string" || e.modelPath.trim() === "") throw new UsageError("embedded.modelPath must be a non-empty path");
-    if (e.sha256 === undefined) throw new UsageError("the embedded canary needs the model file's SHA-256 (--canary-sha256 HEX): it is the model's identity");
-    modelPath = resolve(e.modelPath);
-    sha256 = checkModelSha256(e.sha256);
-  } else {
-    if (e.sha256 !== undefined) throw new UsageError("--canary-sha256 needs a model path (--canary embedded:PATH); the default model's hash is pinned");
-    modelPath = cachedModelPath(modelCacheDir(process.env, e.modelDir));
-    sha256 = DEFAULT_EMBEDDED_MODEL.sha256;
-  }
+  const pulled = e.modelPath === undefined;
+  if (!pulled && (typeof e.modelPath !== "string" || e.modelPath.trim() === "")) throw new UsageError("embedded.modelPath must be a non-empty path");
+  refuseUnpairedModelFile({ path: !pulled, sha256: e.sha256 !== undefined });
+  const modelPath = pulled ? cachedModelPath(modelCacheDir(process.env, e.modelDir)) : resolve(e.modelPath as string);
+  const sha256 = pulled ? DEFAULT_EMBEDDED_MODEL.sha256 : checkModelSha256(e.sha256);
   const positive = (value: number | undefined, name: string): number | undefined => (value === undefined ? value : checkPositiveInteger(value, name));
   if (e.gpu !== undefined && e.gpu !== "auto" && e.gpu !== false) throw new UsageError("embedded.gpu must be 'auto' or false");
   return {
@@ -378,6 +389,6 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
     sequences: positive(e.sequences, "embedded.sequences") ?? 1,
     threads: positive(e.threads, "embedded.threads"),
     gpu: e.gpu ?? "auto",
-    pulled: e.modelPath === undefined,
+    pulled,
   };
 }

@@ -16,7 +16,15 @@ import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { endpointLogWriter } from "../canary/pool-log.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { UsageError } from "../core/errors.js";
-import { nonEmpty, refuseServedCanary, urlBesidePool, type CanaryPoolConfig, type OptionLabels, type SecurityPipelineOptions } from "../pipeline/options.js";
+import {
+  nonEmpty,
+  refuseServedCanary,
+  refuseUnpairedModelFile,
+  urlBesidePool,
+  type CanaryPoolConfig,
+  type OptionLabels,
+  type SecurityPipelineOptions,
+} from "../pipeline/options.js";
 
 /** Which kind of server the canary runs on. */
 export interface ProviderSettings {
@@ -74,6 +82,8 @@ export const FLAG_LABELS = Object.freeze({
   canaryBackend: "--canary",
   noCanary: "--no-canary",
   canarySha256: "--canary-sha256",
+  needsSha256: "--canary-sha256 HEX",
+  needsPath: "a path (--canary embedded:PATH)",
   judgeModel: "--judge-model",
 } satisfies OptionLabels & Record<string, string>);
 
@@ -94,6 +104,8 @@ export const OPTION_LABELS: SettingLabels = Object.freeze({
   canaryBackend: "canaryBackend",
   noCanary: "canary: false",
   canarySha256: "canarySha256",
+  needsSha256: "canarySha256 HEX",
+  needsPath: "a path (canaryBackend embedded:PATH)",
   judgeModel: "judgeModel",
 });
 
@@ -189,10 +201,7 @@ function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: 
   if (settings.ollamaUrlGiven === true) throw new UsageError(`${l.embedded} cannot be used with ${l.ollamaUrl}: it runs in this process`);
   refuseServedCanary({ pool: (settings.canaryEndpoint ?? []).length > 0, canaryModel: modelLeftAtDefault(settings) ? undefined : settings.canaryModel }, l);
   const path = match[1];
-  if (path !== undefined && settings.canarySha256 === undefined)
-    throw new UsageError(`${l.modelPath} needs ${l.canarySha256} HEX: the file's SHA-256 is the model's identity`);
-  if (path === undefined && settings.canarySha256 !== undefined)
-    throw new UsageError(`${l.canarySha256} needs a path (${l.modelPath}); the default model's hash is pinned`);
+  refuseUnpairedModelFile({ path: path !== undefined, sha256: settings.canarySha256 !== undefined }, l);
   return {
     provider: "embedded",
     embedded: {
