@@ -41,17 +41,11 @@ export interface EmbeddedCanaryOptions {
   readonly loader?: EngineModuleLoader;
 }
 
-/** The embedded options with the model file resolved. */
-interface ResolvedEmbeddedOptions {
-  readonly modelPath: string;
-  readonly sha256: string;
-  readonly contextSize: number | null;
-  readonly sequences: number;
+/** The embedded options with the model file resolved (`pulled`: the default model, from the pull cache). */
+type ResolvedEmbeddedOptions = Required<Pick<EmbeddedCanaryOptions, "modelPath" | "sha256" | "contextSize" | "sequences" | "gpu">> & {
   readonly threads: number | undefined;
-  readonly gpu: "auto" | false;
-  /** The model is the default one from the pull cache. */
   readonly pulled: boolean;
-}
+};
 
 /** What a pipeline warning is about (the second argument of `onWarning`). */
 export type PipelineWarningCode = "canary_outage" | "callback_failed" | "audit_write_failed" | "custom_pattern_skipped";
@@ -143,31 +137,11 @@ export interface CanaryPoolConfig {
   readonly onAttempt?: (attempt: EndpointAttempt) => void;
 }
 
-/** Pipeline options with every default applied. */
-export interface ResolvedPipelineOptions {
-  readonly mode: PipelineMode;
-  readonly provider: CanaryProviderName;
-  readonly canaryModel: string;
-  readonly ollamaUrl: string;
-  readonly baseUrl: string;
-  readonly canaryTimeout: number;
-  readonly canaryMaxTokens: number;
-  readonly canaryNumCtx: number | null;
-  readonly temperature: number;
-  readonly seed: number;
-  readonly blockThreshold: number;
-  readonly maxInputLength: number;
-  readonly segmentOverlap: number;
-  readonly maxSegments: number;
-  readonly skipCanaryIfStructuralBlocks: boolean;
-  readonly enableStructuralFilter: boolean;
-  readonly enableCanary: boolean;
-  readonly judgeModel: string | null;
-  readonly judgeTimeout: number;
-  readonly onDegraded: DegradedPolicy;
-  /** The embedded canary's resolved model and engine settings; null for the other providers. */
-  readonly embedded: ResolvedEmbeddedOptions | null;
-}
+/** The options that only build a pipeline's parts, and stay with it unresolved. */
+type PartOption = "apiKey" | "canarySystemPrompt" | "customPatterns" | "auditLogDir" | "callbacks" | "onWarning" | "canaryPool" | "fetch" | "now";
+
+/** Pipeline options with every default applied; `embedded` resolved, null for the other providers. */
+export type ResolvedPipelineOptions = Required<Omit<SecurityPipelineOptions, PartOption | "embedded">> & { readonly embedded: ResolvedEmbeddedOptions | null };
 
 /**
  * How the rules below name the options in a refusal: SecurityPipeline by its option names, a caller
