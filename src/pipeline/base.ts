@@ -120,15 +120,12 @@ export class PipelineBase {
    * unexercised, never as clean.
    */
   async check(text: string): Promise<PipelineVerdict> {
-    if (typeof text !== "string") {
-      throw new TypeError(`text must be a string, got ${describeType(text)}`);
-    }
+    if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describeType(text)}`);
     const o = this.options;
     const started = this.#now();
     // A text has no more code points than UTF-16 units, so a short one needs no count.
-    if (text.length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, "run"));
-    const length = codePointLength(text);
-    if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, "run"));
+    const length = text.length <= o.maxInputLength ? text.length : codePointLength(text);
+    if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, { kind: "run" }));
     // Length is never a detection: a long text is screened window by window (segments.ts).
     const spans = segmentSpans(length, o.maxInputLength, o.segmentOverlap);
     const slices = sliceSpans(text, spans);
@@ -150,9 +147,8 @@ export class PipelineBase {
   }
 
   /** Screens one window (a whole short text, or one window of a long one) without finishing it. */
-  async #evaluate(text: string, plan: CanaryPlan | "run"): Promise<FinishState> {
+  async #evaluate(text: string, canaryPlan: CanaryPlan): Promise<FinishState> {
     const o = this.options;
-    const canaryPlan: CanaryPlan = plan === "run" ? { kind: "run" } : plan;
     const layers: LayerResult[] = [];
     let canaryStatus: CanaryStatus = o.enableCanary ? "failed" : "disabled";
     let analysisMethod: AnalysisMethod = o.enableCanary ? (o.judgeModel !== null ? "llm_judge" : "regex") : "none";

@@ -217,14 +217,12 @@ function modelLeftAtDefault(settings: Pick<CanarySettings, "canaryModel" | "cana
   return settings.canaryModelGiven !== true && settings.canaryModel === DEFAULT_CANARY_MODEL;
 }
 
-/**
- * The pipeline's warnings to `warn`, except a canary outage: every verb that checks reports
- * that itself, once, with where the calls went and the fix (pipeline/canary-warning.ts).
- */
-function pipelineWarnings(warn: (message: string) => void): NonNullable<SecurityPipelineOptions["onWarning"]> {
-  return (message, code) => {
-    if (code !== "canary_outage") warn(message);
-  };
+/** The Ollama or OpenAI-compatible canary: its model, its endpoint or pool, and its provider. */
+function servedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Readonly<SecurityPipelineOptions> {
+  const backend = providerOptionsFromSettings(settings, context, settings.canaryModel, modelLeftAtDefault(settings));
+  const canaryPool = canaryPoolFromSettings(settings, context, settings.canary);
+  if (settings.canary && backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
+  return { canaryModel: settings.canaryModel, ...(canaryPool !== null ? { canaryPool } : { ollamaUrl: settings.ollamaUrl }), ...backend };
 }
 
 /**
@@ -236,23 +234,12 @@ function pipelineWarnings(warn: (message: string) => void): NonNullable<Security
 export function resolveCanarySettings(settings: CanarySettings, context: SettingsContext): Readonly<SecurityPipelineOptions> {
   const l = context.labels ?? OPTION_LABELS;
   nonEmpty(l.canaryModel, settings.canaryModel);
+  const backend = embeddedOptions(settings, context, l) ?? servedOptions(settings, context, l);
+  // A canary outage is not passed on: every checking verb reports it itself, once, with its fix (pipeline/canary-warning.ts).
+  const onWarning: SecurityPipelineOptions["onWarning"] = (message, code) => {
+    if (code !== "canary_outage") context.warn(message);
+  };
+  const canaryTimeout = resolveCanaryTimeout(settings.timeout, context.env);
   const onDegraded = settings.failClosed ? "fail_closed" : "fail_open";
-  const embedded = embeddedOptions(settings, context, l);
-  if (embedded !== null) {
-    const canaryTimeout = resolveCanaryTimeout(settings.timeout, context.env);
-    return Object.freeze({ mode: settings.mode, canaryTimeout, enableCanary: true, onDegraded, onWarning: pipelineWarnings(context.warn), ...embedded });
-  }
-  const backend = providerOptionsFromSettings(settings, context, settings.canaryModel, modelLeftAtDefault(settings));
-  const canaryPool = canaryPoolFromSettings(settings, context, settings.canary);
-  if (settings.canary && backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
-  return Object.freeze({
-    mode: settings.mode,
-    canaryModel: settings.canaryModel,
-    ...(canaryPool !== null ? { canaryPool } : { ollamaUrl: settings.ollamaUrl }),
-    canaryTimeout: resolveCanaryTimeout(settings.timeout, context.env),
-    enableCanary: settings.canary,
-    onDegraded,
-    onWarning: pipelineWarnings(context.warn),
-    ...backend,
-  });
+  return Object.freeze({ mode: settings.mode, canaryTimeout, enableCanary: settings.canary, onDegraded, onWarning, ...backend });
 }
