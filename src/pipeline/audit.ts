@@ -36,9 +36,7 @@ function auditLabel(verdict: PipelineVerdict): AuditLabel {
   if (!verdict.safe) return "blocked";
   if (verdict.degraded) return "degraded";
   if (verdict.advisory.flagged) return "flagged";
-  if (verdict.canaryStatus !== "exercised") {
-    return verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened";
-  }
+  if (verdict.canaryStatus !== "exercised") return verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened";
   return "safe";
 }
 

@@ -19,9 +19,7 @@ export function canaryProfile(pipeline: unknown): CanaryProfile {
   if (!isGenuinePipeline(pipeline)) return { canaryCalls: true, skipsCanaryOn: null };
   const o = pipeline.options;
   if (!o.enableCanary) return { canaryCalls: false, skipsCanaryOn: () => true };
-  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") {
-    return { canaryCalls: true, skipsCanaryOn: null };
-  }
+  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") return { canaryCalls: true, skipsCanaryOn: null };
   const filter = pipeline.structuralFilter;
   return { canaryCalls: true, skipsCanaryOn: (text) => filter.check(text).blocked };
 }

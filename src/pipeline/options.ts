@@ -268,18 +268,14 @@ function refuseUnknownPipelineOptions(options: SecurityPipelineOptions): void {
 export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
   refuseUnknownPipelineOptions(options);
   const mode = options.mode ?? "block";
-  if (!PIPELINE_MODES.includes(mode)) {
-    throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
-  }
+  if (!PIPELINE_MODES.includes(mode)) throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
   const provider = options.provider ?? "ollama";
   if (provider !== "ollama" && provider !== "openai" && provider !== "embedded") {
     throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
   }
   const embedded = provider === "embedded" ? resolveEmbedded(options) : null;
   const onDegraded = options.onDegraded ?? "fail_open";
-  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") {
-    throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
-  }
+  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
   const judgeModel = options.judgeModel ?? null;
   if (judgeModel !== null) nonEmpty("judgeModel", judgeModel);
   if (options.canaryPool !== undefined) checkPoolOptions(options, provider, judgeModel);
@@ -297,9 +293,7 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   const temperature = checkTemperature(options.temperature ?? 0);
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
-  if (provider !== "ollama" && options.canaryNumCtx != null) {
-    throw new UsageError("canaryNumCtx is supported by the Ollama provider only");
-  }
+  if (provider !== "ollama" && options.canaryNumCtx != null) throw new UsageError("canaryNumCtx is supported by the Ollama provider only");
   return {
     mode,
     provider,
