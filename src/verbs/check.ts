@@ -43,13 +43,6 @@ async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_IN
   return decoded.text;
 }
 
-/** `echo` appends one newline; it is not part of the text the user meant to screen. */
-function dropOneTrailingNewline(text: string): string {
-  if (text.endsWith("\r\n")) return text.slice(0, -2);
-  if (text.endsWith("\n")) return text.slice(0, -1);
-  return text;
-}
-
 export interface CheckTextOptions {
   /** The text itself (used as given), or a stream read as described in the module comment. */
   readonly input: string | Readable;
@@ -70,10 +63,11 @@ export interface CheckTextResult {
 
 /** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
+  // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
   const text =
     typeof options.input === "string"
       ? options.input
-      : dropOneTrailingNewline(await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES));
+      : (await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES)).replace(/\r?\n$/, "");
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   // A text of whitespace alone is refused the same way: there is nothing to screen, and a
   // canary call on it would be spent for a verdict that says nothing.
