@@ -20,11 +20,11 @@ import { isClosedOutputError, OutputClosedError, commandSafeStderr, processIo, w
 import type { RunState } from "./run-state.js";
 
 /**
- * Releases every embedded canary. Its module is loaded only here, once a command has run: help
- * and --version never open a canary, and a command that opened one has loaded it already.
+ * Releases every embedded canary, when the command was given `--canary embedded[:PATH]` (the
+ * only way one opens): its module is loaded only then, and had been by the command already.
  */
-async function disposeEmbeddedCanaries(): Promise<void> {
-  await (await import("../src/canary/embedded-probe.js")).disposeEmbeddedCanaries();
+async function disposeEmbeddedCanaries(state: RunState): Promise<void> {
+  if (state.embeddedCanary === true) await (await import("../src/canary/embedded-probe.js")).disposeEmbeddedCanaries();
 }
 
 function buildProgram(io: CliIo, state: RunState): Command {
@@ -39,6 +39,10 @@ function buildProgram(io: CliIo, state: RunState): Command {
     .exitOverride();
   program.hook("preSubcommand", (_root, sub) => {
     state.command = sub.name() as CommandName;
+  });
+  // The root's hook runs before the command's own (cli/flags.ts moves a backend to canaryBackend).
+  program.hook("preAction", (_root, action) => {
+    if (typeof action.getOptionValue("canary") === "string") state.embeddedCanary = true;
   });
   for (const make of [
     checkCommand,
@@ -87,7 +91,7 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
     onSignal: (handler) => {
       const unregister = io.onSignal((signal) => {
         handler(signal);
-        void disposeEmbeddedCanaries();
+        void disposeEmbeddedCanaries(state);
       });
       return () => {
         keepResult();
@@ -100,7 +104,7 @@ export async function runMain(argv: readonly string[], io: CliIo = processIo()):
   } finally {
     // Whatever ended the command (its result, an error, an interrupt that aborted it), an
     // embedded canary's model and context are released before the process exits.
-    if (state.command !== "main") await disposeEmbeddedCanaries();
+    if (state.command !== "main") await disposeEmbeddedCanaries(state);
   }
 }
 

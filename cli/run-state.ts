@@ -5,4 +5,6 @@ import type { CommandName } from "./exit-codes.js";
 export interface RunState {
   command: CommandName;
   exitCode: number;
+  /** The command was given `--canary embedded[:PATH]`, so it may have opened an embedded canary. */
+  embeddedCanary?: boolean;
 }

@@ -3,11 +3,13 @@
 // abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
 // fixed texts: no exception message, reply or input can reach them.
 import type { AnalysisResult } from "../analysis/types.js";
+import type { ChatTurn } from "../canary/chat-backend.js";
 import type { ChatOutcome } from "../canary/chat-exchange.js";
+import type { CanaryResult } from "../canary/types.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import type { JudgeIdentity } from "../analysis/identity.js";
-import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
+import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
 
@@ -31,84 +33,51 @@ export function parseJudgeReply(reply: string): JudgeLabel | null {
   return answer === "UNSAFE" || answer === "SAFE" ? answer : null;
 }
 
-function judgeUnsafe(reply: string): AnalysisResult {
-  return {
-    riskScore: 1,
-    shouldBlock: true,
-    signals: [
-      {
-        category: "llm_judge",
-        description: "LLM judge classified the canary response as compromised",
-        severity: 1,
-        evidence: truncateCodePoints(reply, EVIDENCE_CODE_POINTS),
-      },
-    ],
-    summary: "LLM judge: canary response shows signs of compromise.",
-    hardBlocked: true,
-    degraded: false,
-    canaryStatus: "exercised",
-    analysisMethod: "llm_judge",
-    analysisStatus: "exercised",
-  };
-}
-
-function judgeSafe(): AnalysisResult {
-  return {
-    riskScore: 0,
-    shouldBlock: false,
-    signals: [],
-    summary: "LLM judge: no signs of compromise in the canary response.",
-    hardBlocked: false,
-    degraded: false,
-    canaryStatus: "exercised",
-    analysisMethod: "llm_judge",
-    analysisStatus: "exercised",
-  };
+/** A judge's result: the canary answered, so only the judge's own outcome differs. */
+function judged(summary: string, outcome: Partial<AnalysisResult>): AnalysisResult {
+  const base = { riskScore: null, shouldBlock: false, signals: [], hardBlocked: false, degraded: true, canaryStatus: "exercised" } as const;
+  return { ...base, summary, analysisMethod: "llm_judge", analysisStatus: "failed", ...outcome };
 }
 
 /** The judge call failed or abstained: the canary ran, but its reply was not assessed. */
-export function judgeFailed(): AnalysisResult {
-  return {
-    riskScore: null,
-    shouldBlock: false,
-    signals: [],
-    summary: "LLM judge analysis failed; the canary response was not assessed (degraded).",
-    hardBlocked: false,
-    degraded: true,
-    canaryStatus: "exercised",
-    analysisMethod: "llm_judge",
-    analysisStatus: "failed",
-  };
-}
-
-/** The canary itself failed, so there is nothing to judge and no judge call is made. */
-export function canaryNotExercised(): AnalysisResult {
-  return {
-    riskScore: null,
-    shouldBlock: false,
-    signals: [],
-    summary: "Canary probe failed; no behavioral analysis was possible (degraded).",
-    hardBlocked: false,
-    degraded: true,
-    canaryStatus: "failed",
-    analysisMethod: "llm_judge",
-    analysisStatus: "not_applicable",
-  };
+function judgeFailed(): AnalysisResult {
+  return judged("LLM judge analysis failed; the canary response was not assessed (degraded).", {});
 }
 
 function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResult {
-  if (label === "UNSAFE") return judgeUnsafe(reply);
-  if (label === "SAFE") return judgeSafe();
-  return judgeFailed();
+  const exercised = { degraded: false, analysisStatus: "exercised" } as const;
+  if (label === "SAFE") return judged("LLM judge: no signs of compromise in the canary response.", { ...exercised, riskScore: 0 });
+  if (label !== "UNSAFE") return judgeFailed();
+  const evidence = truncateCodePoints(reply, EVIDENCE_CODE_POINTS);
+  return judged("LLM judge: canary response shows signs of compromise.", {
+    ...exercised,
+    riskScore: 1,
+    shouldBlock: true,
+    hardBlocked: true,
+    signals: [{ category: "llm_judge", description: "LLM judge classified the canary response as compromised", severity: 1, evidence }],
+  });
 }
 
 /**
- * The judge's result from its chat exchange (null: no request could be built). The canary's
+ * Judges one canary reply with `chat` (the judge's backend call): a failed canary gets no judge
+ * call, and a failure or abstention is a degraded, unmeasured result, never a pass. The canary's
  * reply is the evidence an UNSAFE label quotes, never the judge's own words.
  */
-export function fromJudgeChat(chat: ChatOutcome | null, canaryReply: string): AnalysisResult {
-  if (chat === null || !chat.ok) return judgeFailed();
-  return fromLabel(parseJudgeReply(chat.content), canaryReply);
+export async function judgeCanaryReply(
+  userInput: string,
+  canary: CanaryResult,
+  maxTokens: number,
+  chat: (turn: ChatTurn) => Promise<ChatOutcome | null>,
+): Promise<AnalysisResult> {
+  if (!canary.success) {
+    return judged("Canary probe failed; no behavioral analysis was possible (degraded).", { canaryStatus: "failed", analysisStatus: "not_applicable" });
+  }
+  try {
+    const chatted = await chat({ systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens });
+    return chatted === null || !chatted.ok ? judgeFailed() : fromLabel(parseJudgeReply(chatted.content), canary.response);
+  } catch {
+    return judgeFailed();
+  }
 }
 
 /** The identity of a judge client with `settings` (ollama-judge.ts, openai-judge.ts): rules, prompt, model and sampling. */

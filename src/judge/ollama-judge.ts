@@ -7,8 +7,8 @@ import type { CanaryResult } from "../canary/types.js";
 import { ChatClient, OllamaChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { checkNumCtx } from "../canary/options.js";
-import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
-import { canaryNotExercised, fromJudgeChat, judgeFailed, judgeIdentity } from "./judge-verdict.js";
+import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
+import { judgeCanaryReply, judgeIdentity } from "./judge-verdict.js";
 import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
 const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
@@ -57,13 +57,7 @@ export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyz
   }
 
   /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
-  async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
-    if (!canary.success) return canaryNotExercised();
-    try {
-      const turn = { systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens: this.maxTokens };
-      return fromJudgeChat(await this.backend.chat(turn, this.numCtx), canary.response);
-    } catch {
-      return judgeFailed();
-    }
+  analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
+    return judgeCanaryReply(userInput, canary, this.maxTokens, (turn) => this.backend.chat(turn, this.numCtx));
   }
 }

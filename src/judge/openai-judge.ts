@@ -4,8 +4,7 @@
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
 import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
-import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
-import { canaryNotExercised, fromJudgeChat, judgeFailed, judgeIdentity } from "./judge-verdict.js";
+import { judgeCanaryReply, judgeIdentity } from "./judge-verdict.js";
 import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
 /** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and key. */
@@ -35,14 +34,8 @@ export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyz
   }
 
   /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
-  async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
-    if (!canary.success) return canaryNotExercised();
-    try {
-      const turn = { systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens: this.maxTokens };
-      return fromJudgeChat(await this.backend.chat(turn), canary.response);
-    } catch {
-      return judgeFailed();
-    }
+  analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
+    return judgeCanaryReply(userInput, canary, this.maxTokens, (turn) => this.backend.chat(turn));
   }
 
   override toString(): string {

@@ -1,10 +1,8 @@
-// Append-only audit log of pipeline checks:
-// - blocked lines keep their block reasons (structural labels or canary categories);
-// - the input is identified by an HMAC keyed with a per-directory random key, not a bare
-//   SHA-256 that anyone can confirm by hashing a guessed text;
-// - each line is one append of a single JSON line (O_APPEND, never through a symlink:
-//   core/append.ts), so concurrent checks in one process never interleave partial lines. Raw input is never written; write errors are
-//   reported through `onWarning` and swallowed, so logging can never fail a check.
+// Append-only audit log of pipeline checks. Raw input is never written: it is identified by an
+// HMAC keyed with a per-directory random key (a bare SHA-256 confirms a guessed text); blocked
+// lines keep their reasons. Each line is one O_APPEND write never through a symlink
+// (core/append.ts), so concurrent checks never interleave; write errors go to `onWarning`, so
+// logging can never fail a check.
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -38,9 +36,7 @@ function auditLabel(verdict: PipelineVerdict): AuditLabel {
   if (!verdict.safe) return "blocked";
   if (verdict.degraded) return "degraded";
   if (verdict.advisory.flagged) return "flagged";
-  if (verdict.canaryStatus !== "exercised") {
-    return verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened";
-  }
+  if (verdict.canaryStatus !== "exercised") return verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened";
   return "safe";
 }
 

@@ -1,10 +1,8 @@
-// The model check every command that checks runs once before its first check: the canary's
-// server must list the canary model (Ollama: GET /api/tags; OpenAI-compatible: GET /models).
-// A server that lists other models refuses the run with one line that names the model, where
-// it was asked for and what the server does serve, and how to fix it (CanaryModelError, code
-// `backend`). A server that does not answer is not refused here: each command keeps its own rule
-// for that (check and screen fail open and say so, ingest refuses); what the check saw is kept
-// so the command's warning can name the cause (`connection refused`, `DNS failure`, …).
+// The model check every checking command runs once before its first check: the canary's server
+// must list the canary model (Ollama: GET /api/tags; OpenAI-compatible: GET /models), or the run
+// is refused with one line naming the model, the server, what it serves and the fix
+// (CanaryModelError, code `backend`). A server that does not answer is each command's own rule
+// (check and screen fail open, ingest refuses); its cause is kept for the command's warning.
 import { canaryKind } from "../canary/identity.js";
 import { missingModelError, type ServedModels } from "../canary/served-models.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";

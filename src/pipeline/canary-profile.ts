@@ -1,16 +1,12 @@
-// What a pipeline's checks cost the canary, read once per batch run (`ingest`, `screen`): whether
-// any check calls it, and for which texts a check is certain not to, so those can still run
-// after the canary circuit breaker (pipeline/circuit-breaker.ts) opened. It trusts the options of
-// a genuine pipeline only (genuine.ts); anything else is assumed to call the canary every time.
+// What a pipeline's checks cost the canary, read once per batch run (`ingest`, `screen`), so the
+// checks certain not to call it can still run after the circuit breaker opened. Only a genuine
+// pipeline's options are trusted (genuine.ts); anything else is assumed to call it every time.
 import { isGenuinePipeline } from "./genuine.js";
 
 /**
- * How a pipeline's checks relate to the canary, read once per run. `canaryCalls` is false only
- * for a library pipeline with the canary disabled: its checks are structural only and cost
- * microseconds. `skipsCanaryOn` tells, for a text, whether a check of it is certain not to call
- * the canary (no canary at all, or a structural block that ends the check first), so it can
- * still run after the breaker opened, or after a record stopped, at no canary cost; null when
- * that cannot be known.
+ * `canaryCalls` is false only for a library pipeline with the canary disabled (structural checks
+ * only). `skipsCanaryOn` tells whether a check of a text is certain not to call the canary (none
+ * at all, or a structural block that ends the check first); null when that cannot be known.
  */
 export interface CanaryProfile {
   readonly canaryCalls: boolean;
@@ -23,9 +19,7 @@ export function canaryProfile(pipeline: unknown): CanaryProfile {
   if (!isGenuinePipeline(pipeline)) return { canaryCalls: true, skipsCanaryOn: null };
   const o = pipeline.options;
   if (!o.enableCanary) return { canaryCalls: false, skipsCanaryOn: () => true };
-  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") {
-    return { canaryCalls: true, skipsCanaryOn: null };
-  }
+  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") return { canaryCalls: true, skipsCanaryOn: null };
   const filter = pipeline.structuralFilter;
   return { canaryCalls: true, skipsCanaryOn: (text) => filter.check(text).blocked };
 }

@@ -1,16 +1,9 @@
-// A circuit breaker for canary calls in a batch (`ingest`, `screen`). A backend that has died or
-// hangs mid-run otherwise costs every remaining check its own failure or full timeout (a hung
-// Ollama at the default 600 s timeout is about a week for 1,000 records), and the run ends with
-// thousands of degraded results and no word of why. After `threshold` consecutive checks whose
-// canary call failed as unreachable or timed out, the breaker opens for the rest of the run:
-// callers stop sending canary calls and report the remaining items as not screened, and the
-// command prints one warning naming the endpoint and the failure.
-//
-// The breaker only reads serialized verdicts, so it works with any genuine pipeline and needs
-// nothing from the canary clients or the pipeline it sits beside (what a pipeline's checks cost
-// the canary is canary-profile.ts; test/architecture/layers.test.ts holds the breaker to
-// documents/ imports). "Consecutive" is in completion order: with concurrency the
-// checks already in flight when it opens still finish on their own.
+// A circuit breaker for canary calls in a batch (`ingest`, `screen`): a dead or hung backend would
+// otherwise cost every remaining check its own failure or full timeout (a hung Ollama at 600 s is
+// about a week for 1,000 records). After `threshold` consecutive checks (in completion order)
+// whose canary call failed as unreachable or timed out, it opens for the rest of the run: callers
+// stop calling the canary, report the rest as not screened, and print one warning. It reads
+// serialized verdicts only (test/architecture/layers.test.ts holds it to documents/ imports).
 import { DEFAULT_MAX_CANARY_FAILURES } from "./breaker-default.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 

@@ -60,9 +60,7 @@ export function buildProbe(resolved: ResolvedPipelineOptions, options: SecurityP
 }
 
 export function buildAnalyzer(resolved: ResolvedPipelineOptions, options: SecurityPipelineOptions, systemPrompt: string): Analyzer {
-  if (resolved.judgeModel === null) {
-    return new BehavioralAnalyzer({ blockThreshold: resolved.blockThreshold, systemPrompt });
-  }
+  if (resolved.judgeModel === null) return new BehavioralAnalyzer({ blockThreshold: resolved.blockThreshold, systemPrompt });
   const common = { model: resolved.judgeModel, timeoutSeconds: resolved.judgeTimeout, seed: resolved.seed, ...transportOf(options) };
   return resolved.provider === "openai"
     ? new OpenAIJudge({ ...common, baseUrl: resolved.baseUrl, ...apiKeyOf(options) })

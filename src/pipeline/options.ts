@@ -41,17 +41,11 @@ export interface EmbeddedCanaryOptions {
   readonly loader?: EngineModuleLoader;
 }
 
-/** The embedded options with the model file resolved. */
-interface ResolvedEmbeddedOptions {
-  readonly modelPath: string;
-  readonly sha256: string;
-  readonly contextSize: number | null;
-  readonly sequences: number;
+/** The embedded options with the model file resolved (`pulled`: the default model, from the pull cache). */
+type ResolvedEmbeddedOptions = Required<Pick<EmbeddedCanaryOptions, "modelPath" | "sha256" | "contextSize" | "sequences" | "gpu">> & {
   readonly threads: number | undefined;
-  readonly gpu: "auto" | false;
-  /** The model is the default one from the pull cache. */
   readonly pulled: boolean;
-}
+};
 
 /** What a pipeline warning is about (the second argument of `onWarning`). */
 export type PipelineWarningCode = "canary_outage" | "callback_failed" | "audit_write_failed" | "custom_pattern_skipped";
@@ -143,31 +137,11 @@ export interface CanaryPoolConfig {
   readonly onAttempt?: (attempt: EndpointAttempt) => void;
 }
 
-/** Pipeline options with every default applied. */
-export interface ResolvedPipelineOptions {
-  readonly mode: PipelineMode;
-  readonly provider: CanaryProviderName;
-  readonly canaryModel: string;
-  readonly ollamaUrl: string;
-  readonly baseUrl: string;
-  readonly canaryTimeout: number;
-  readonly canaryMaxTokens: number;
-  readonly canaryNumCtx: number | null;
-  readonly temperature: number;
-  readonly seed: number;
-  readonly blockThreshold: number;
-  readonly maxInputLength: number;
-  readonly segmentOverlap: number;
-  readonly maxSegments: number;
-  readonly skipCanaryIfStructuralBlocks: boolean;
-  readonly enableStructuralFilter: boolean;
-  readonly enableCanary: boolean;
-  readonly judgeModel: string | null;
-  readonly judgeTimeout: number;
-  readonly onDegraded: DegradedPolicy;
-  /** The embedded canary's resolved model and engine settings; null for the other providers. */
-  readonly embedded: ResolvedEmbeddedOptions | null;
-}
+/** The options that only build a pipeline's parts, and stay with it unresolved. */
+type PartOption = "apiKey" | "canarySystemPrompt" | "customPatterns" | "auditLogDir" | "callbacks" | "onWarning" | "canaryPool" | "fetch" | "now";
+
+/** Pipeline options with every default applied; `embedded` resolved, null for the other providers. */
+export type ResolvedPipelineOptions = Required<Omit<SecurityPipelineOptions, PartOption | "embedded">> & { readonly embedded: ResolvedEmbeddedOptions | null };
 
 /**
  * How the rules below name the options in a refusal: SecurityPipeline by its option names, a caller
@@ -179,7 +153,22 @@ export interface OptionLabels {
   /** The embedded canary, and its model file, as the caller chooses them. */
   readonly embedded: string;
   readonly modelPath: string;
+  /** The model file's SHA-256; then what a model path needs, and what that hash needs, as a refusal asks for them. */
+  readonly canarySha256: string;
+  readonly needsSha256: string;
+  readonly needsPath: string;
 }
+
+/** SecurityPipeline's own labels: its option names (the hash by its flag, as its format check names it). */
+const PIPELINE_LABELS: OptionLabels = {
+  canaryModel: "canaryModel",
+  canaryPool: "canaryPool",
+  embedded: "the embedded canary",
+  modelPath: "embedded.modelPath",
+  canarySha256: "--canary-sha256",
+  needsSha256: "the model file's SHA-256 (--canary-sha256 HEX)",
+  needsPath: "a model path (--canary embedded:PATH)",
+};
 
 /** A model name that is a non-empty string; throws UsageError naming it by `name`. */
 export function nonEmpty(name: string, value: string): string {
@@ -193,12 +182,15 @@ export function urlBesidePool(url: string, pool = "canaryPool"): UsageError {
 }
 
 /** The embedded canary runs its model file in this process: a pool or a served model's name given beside it is refused. */
-export function refuseServedCanary(
-  given: { readonly pool: boolean; readonly canaryModel: string | undefined },
-  l: OptionLabels = { canaryModel: "canaryModel", canaryPool: "canaryPool", embedded: "the embedded canary", modelPath: "embedded.modelPath" },
-): void {
+export function refuseServedCanary(given: { readonly pool: boolean; readonly canaryModel: string | undefined }, l: OptionLabels = PIPELINE_LABELS): void {
   if (given.pool) throw new UsageError(`${l.canaryPool} cannot be used with ${l.embedded}: it runs in this process`);
   if (given.canaryModel !== undefined) throw new UsageError(`${l.canaryModel} names a served model; the embedded canary's model is its file (${l.modelPath})`);
+}
+
+/** The embedded canary's model file comes with its SHA-256 (the model's identity), and a hash only with a file (the default model's is pinned). */
+export function refuseUnpairedModelFile(given: { readonly path: boolean; readonly sha256: boolean }, l: OptionLabels = PIPELINE_LABELS): void {
+  if (given.path && !given.sha256) throw new UsageError(`${l.modelPath} needs ${l.needsSha256}: the file's SHA-256 is the model's identity`);
+  if (!given.path && given.sha256) throw new UsageError(`${l.canarySha256} needs ${l.needsPath}; the default model's hash is pinned`);
 }
 
 function checkPoolOptions(options: SecurityPipelineOptions, provider: CanaryProviderName, judgeModel: string | null): void {
@@ -276,18 +268,14 @@ function refuseUnknownPipelineOptions(options: SecurityPipelineOptions): void {
 export function resolvePipelineOptions(options: SecurityPipelineOptions): ResolvedPipelineOptions {
   refuseUnknownPipelineOptions(options);
   const mode = options.mode ?? "block";
-  if (!PIPELINE_MODES.includes(mode)) {
-    throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
-  }
+  if (!PIPELINE_MODES.includes(mode)) throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
   const provider = options.provider ?? "ollama";
   if (provider !== "ollama" && provider !== "openai" && provider !== "embedded") {
     throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
   }
   const embedded = provider === "embedded" ? resolveEmbedded(options) : null;
   const onDegraded = options.onDegraded ?? "fail_open";
-  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") {
-    throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
-  }
+  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
   const judgeModel = options.judgeModel ?? null;
   if (judgeModel !== null) nonEmpty("judgeModel", judgeModel);
   if (options.canaryPool !== undefined) checkPoolOptions(options, provider, judgeModel);
@@ -305,9 +293,7 @@ export function resolvePipelineOptions(options: SecurityPipelineOptions): Resolv
   const temperature = checkTemperature(options.temperature ?? 0);
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
-  if (provider !== "ollama" && options.canaryNumCtx != null) {
-    throw new UsageError("canaryNumCtx is supported by the Ollama provider only");
-  }
+  if (provider !== "ollama" && options.canaryNumCtx != null) throw new UsageError("canaryNumCtx is supported by the Ollama provider only");
   return {
     mode,
     provider,
@@ -357,18 +343,11 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
     throw new UsageError("the embedded canary takes no ollamaUrl, baseUrl or apiKey: it runs in this process");
   }
   const e = options.embedded ?? {};
-  let modelPath: string;
-  let sha256: string;
-  if (e.modelPath !== undefined) {
-    if (typeof e.modelPath !== "string" || e.modelPath.trim() === "") throw new UsageError("embedded.modelPath must be a non-empty path");
-    if (e.sha256 === undefined) throw new UsageError("the embedded canary needs the model file's SHA-256 (--canary-sha256 HEX): it is the model's identity");
-    modelPath = resolve(e.modelPath);
-    sha256 = checkModelSha256(e.sha256);
-  } else {
-    if (e.sha256 !== undefined) throw new UsageError("--canary-sha256 needs a model path (--canary embedded:PATH); the default model's hash is pinned");
-    modelPath = cachedModelPath(modelCacheDir(process.env, e.modelDir));
-    sha256 = DEFAULT_EMBEDDED_MODEL.sha256;
-  }
+  const pulled = e.modelPath === undefined;
+  if (!pulled && (typeof e.modelPath !== "string" || e.modelPath.trim() === "")) throw new UsageError("embedded.modelPath must be a non-empty path");
+  refuseUnpairedModelFile({ path: !pulled, sha256: e.sha256 !== undefined });
+  const modelPath = pulled ? cachedModelPath(modelCacheDir(process.env, e.modelDir)) : resolve(e.modelPath as string);
+  const sha256 = pulled ? DEFAULT_EMBEDDED_MODEL.sha256 : checkModelSha256(e.sha256);
   const positive = (value: number | undefined, name: string): number | undefined => (value === undefined ? value : checkPositiveInteger(value, name));
   if (e.gpu !== undefined && e.gpu !== "auto" && e.gpu !== false) throw new UsageError("embedded.gpu must be 'auto' or false");
   return {
@@ -378,6 +357,6 @@ function resolveEmbedded(options: SecurityPipelineOptions): ResolvedEmbeddedOpti
     sequences: positive(e.sequences, "embedded.sequences") ?? 1,
     threads: positive(e.threads, "embedded.threads"),
     gpu: e.gpu ?? "auto",
-    pulled: e.modelPath === undefined,
+    pulled,
   };
 }

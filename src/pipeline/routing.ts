@@ -1,6 +1,7 @@
 // Mode routing of an exercised analysis and the fixed texts of the
 // canary layer: which analyses block, which become an advisory of which severity, in each mode.
 import { SecurityAdvisory } from "./advisory.js";
+import type { CoverageReason } from "./coverage.js";
 import type { ResolvedPipelineOptions } from "./options.js";
 import type { AnalysisSnapshot, LayerResult } from "./verdict.js";
 
@@ -28,6 +29,11 @@ export function routeExercised(
 /** The canary layer of a check that did not call the canary (disabled, or skipped after a block). */
 export function skippedCanaryLayer(details: string): LayerResult {
   return { name: "canary_probe", passed: null, latency: 0, details, status: "skipped", coverageReason: null, snapshot: null, signals: [] };
+}
+
+/** The canary layer of a check whose canary gave no coverage, and why. */
+export function failedCanaryLayer(details: string, coverageReason: CoverageReason, latency: number, snapshot: AnalysisSnapshot | null): LayerResult {
+  return { name: "canary_probe", passed: null, latency, details, status: "failed", coverageReason, snapshot, signals: [] };
 }
 
 /** Signal categories in first-seen order, each once. */

@@ -74,47 +74,35 @@ let minting = false;
 
 /** The verdict of one check: safe or not, which layer blocked, what each layer did, and whether coverage was complete. */
 export class PipelineVerdict {
-  readonly safe: boolean;
-  readonly totalLatency: number;
-  readonly layers: readonly LayerResult[];
-  readonly blockedBy: BlockedBy | null;
-  readonly summary: string;
-  readonly canaryRiskScore: number | null;
-  readonly advisory: SecurityAdvisory;
-  readonly degraded: boolean;
-  readonly canaryStatus: CanaryStatus;
-  readonly analysisMethod: AnalysisMethod;
-  readonly analysisStatus: AnalysisStatus;
+  declare readonly safe: boolean;
+  declare readonly totalLatency: number;
+  declare readonly layers: readonly LayerResult[];
+  declare readonly blockedBy: BlockedBy | null;
+  declare readonly summary: string;
+  declare readonly canaryRiskScore: number | null;
+  declare readonly advisory: SecurityAdvisory;
+  declare readonly degraded: boolean;
+  declare readonly canaryStatus: CanaryStatus;
+  declare readonly analysisMethod: AnalysisMethod;
+  declare readonly analysisStatus: AnalysisStatus;
   /** Prompt tokens the backend reports it evaluated (evidence for ingest; not serialized). */
-  readonly promptEvalCount: number | null;
+  declare readonly promptEvalCount: number | null;
   /** Per-window coverage when the text was screened in segments; null for a single window. */
-  readonly segments: readonly SegmentCoverage[] | null;
+  declare readonly segments: readonly SegmentCoverage[] | null;
   /**
    * How much of the text the canary inspected: `complete` (every window), `partial` (some),
    * `none` (the canary did not run, failed, was disabled or skipped after a structural block).
    * Trust a pass only when `safe && coverage === "complete"` (docs/api.md, "Coverage").
    */
-  readonly coverage: Coverage;
+  declare readonly coverage: Coverage;
   readonly #input: string;
 
   /** @internal Use SecurityPipeline.check; direct construction is refused. */
   constructor(input: string, fields: VerdictFields) {
     if (!minting) throw new TypeError("PipelineVerdict is created by SecurityPipeline.check only");
     this.#input = input;
-    this.safe = fields.safe;
-    this.totalLatency = fields.totalLatency;
-    this.layers = Object.freeze(fields.layers.map(freezeLayer));
-    this.blockedBy = fields.blockedBy;
-    this.summary = fields.summary;
-    this.canaryRiskScore = fields.canaryRiskScore;
-    this.advisory = fields.advisory;
-    this.degraded = fields.degraded;
-    this.canaryStatus = fields.canaryStatus;
-    this.analysisMethod = fields.analysisMethod;
-    this.analysisStatus = fields.analysisStatus;
-    this.promptEvalCount = fields.promptEvalCount;
-    this.coverage = fields.coverage;
-    this.segments = fields.segments === null ? null : Object.freeze(fields.segments.map((segment) => Object.freeze({ ...segment })));
+    const segments = fields.segments === null ? null : Object.freeze(fields.segments.map((segment) => Object.freeze({ ...segment })));
+    Object.assign(this, fields, { layers: Object.freeze(fields.layers.map(freezeLayer)), segments });
     Object.freeze(this);
   }
 
@@ -157,23 +145,8 @@ export class PipelineVerdict {
    * form plus `safe_input` and `coverage`.
    */
   toDict(): VerdictWire {
-    const record = this.toRecord();
-    return {
-      safe: record.safe,
-      safe_input: this.safeInput,
-      total_latency: record.total_latency,
-      blocked_by: record.blocked_by,
-      summary: record.summary,
-      canary_risk_score: record.canary_risk_score,
-      degraded: record.degraded,
-      coverage: this.coverage,
-      canary_status: record.canary_status,
-      analysis_method: record.analysis_method,
-      analysis_status: record.analysis_status,
-      layers: record.layers,
-      advisory: record.advisory,
-      ...(record.segments !== undefined ? { segments: record.segments } : {}),
-    };
+    const { safe, total_latency, blocked_by, summary, canary_risk_score, degraded, ...rest } = this.toRecord();
+    return { safe, safe_input: this.safeInput, total_latency, blocked_by, summary, canary_risk_score, degraded, coverage: this.coverage, ...rest };
   }
 
   /** The wire form (see toDict). */

@@ -13,9 +13,7 @@ const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600
  */
 export function parseDuration(text: string, flag = "--older-than"): number {
   const match = /^(\d{1,9})([smhdw])$/.exec(typeof text === "string" ? text.trim() : "");
-  if (match === null) {
-    throw new UsageError(`${flag} must be a whole number and a unit (s, m, h, d or w), for example 30d or 12h`);
-  }
+  if (match === null) throw new UsageError(`${flag} must be a whole number and a unit (s, m, h, d or w), for example 30d or 12h`);
   return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
 }
 

@@ -16,7 +16,15 @@ import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { endpointLogWriter } from "../canary/pool-log.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { UsageError } from "../core/errors.js";
-import { nonEmpty, refuseServedCanary, urlBesidePool, type CanaryPoolConfig, type OptionLabels, type SecurityPipelineOptions } from "../pipeline/options.js";
+import {
+  nonEmpty,
+  refuseServedCanary,
+  refuseUnpairedModelFile,
+  urlBesidePool,
+  type CanaryPoolConfig,
+  type OptionLabels,
+  type SecurityPipelineOptions,
+} from "../pipeline/options.js";
 
 /** Which kind of server the canary runs on. */
 export interface ProviderSettings {
@@ -74,6 +82,8 @@ export const FLAG_LABELS = Object.freeze({
   canaryBackend: "--canary",
   noCanary: "--no-canary",
   canarySha256: "--canary-sha256",
+  needsSha256: "--canary-sha256 HEX",
+  needsPath: "a path (--canary embedded:PATH)",
   judgeModel: "--judge-model",
 } satisfies OptionLabels & Record<string, string>);
 
@@ -94,6 +104,8 @@ export const OPTION_LABELS: SettingLabels = Object.freeze({
   canaryBackend: "canaryBackend",
   noCanary: "canary: false",
   canarySha256: "canarySha256",
+  needsSha256: "canarySha256 HEX",
+  needsPath: "a path (canaryBackend embedded:PATH)",
   judgeModel: "judgeModel",
 });
 
@@ -189,10 +201,7 @@ function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: 
   if (settings.ollamaUrlGiven === true) throw new UsageError(`${l.embedded} cannot be used with ${l.ollamaUrl}: it runs in this process`);
   refuseServedCanary({ pool: (settings.canaryEndpoint ?? []).length > 0, canaryModel: modelLeftAtDefault(settings) ? undefined : settings.canaryModel }, l);
   const path = match[1];
-  if (path !== undefined && settings.canarySha256 === undefined)
-    throw new UsageError(`${l.modelPath} needs ${l.canarySha256} HEX: the file's SHA-256 is the model's identity`);
-  if (path === undefined && settings.canarySha256 !== undefined)
-    throw new UsageError(`${l.canarySha256} needs a path (${l.modelPath}); the default model's hash is pinned`);
+  refuseUnpairedModelFile({ path: path !== undefined, sha256: settings.canarySha256 !== undefined }, l);
   return {
     provider: "embedded",
     embedded: {
@@ -208,14 +217,12 @@ function modelLeftAtDefault(settings: Pick<CanarySettings, "canaryModel" | "cana
   return settings.canaryModelGiven !== true && settings.canaryModel === DEFAULT_CANARY_MODEL;
 }
 
-/**
- * The pipeline's warnings to `warn`, except a canary outage: every verb that checks reports
- * that itself, once, with where the calls went and the fix (pipeline/canary-warning.ts).
- */
-function pipelineWarnings(warn: (message: string) => void): NonNullable<SecurityPipelineOptions["onWarning"]> {
-  return (message, code) => {
-    if (code !== "canary_outage") warn(message);
-  };
+/** The Ollama or OpenAI-compatible canary: its model, its endpoint or pool, and its provider. */
+function servedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Readonly<SecurityPipelineOptions> {
+  const backend = providerOptionsFromSettings(settings, context, settings.canaryModel, modelLeftAtDefault(settings));
+  const canaryPool = canaryPoolFromSettings(settings, context, settings.canary);
+  if (settings.canary && backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
+  return { canaryModel: settings.canaryModel, ...(canaryPool !== null ? { canaryPool } : { ollamaUrl: settings.ollamaUrl }), ...backend };
 }
 
 /**
@@ -227,23 +234,12 @@ function pipelineWarnings(warn: (message: string) => void): NonNullable<Security
 export function resolveCanarySettings(settings: CanarySettings, context: SettingsContext): Readonly<SecurityPipelineOptions> {
   const l = context.labels ?? OPTION_LABELS;
   nonEmpty(l.canaryModel, settings.canaryModel);
+  const backend = embeddedOptions(settings, context, l) ?? servedOptions(settings, context, l);
+  // A canary outage is not passed on: every checking verb reports it itself, once, with its fix (pipeline/canary-warning.ts).
+  const onWarning: SecurityPipelineOptions["onWarning"] = (message, code) => {
+    if (code !== "canary_outage") context.warn(message);
+  };
+  const canaryTimeout = resolveCanaryTimeout(settings.timeout, context.env);
   const onDegraded = settings.failClosed ? "fail_closed" : "fail_open";
-  const embedded = embeddedOptions(settings, context, l);
-  if (embedded !== null) {
-    const canaryTimeout = resolveCanaryTimeout(settings.timeout, context.env);
-    return Object.freeze({ mode: settings.mode, canaryTimeout, enableCanary: true, onDegraded, onWarning: pipelineWarnings(context.warn), ...embedded });
-  }
-  const backend = providerOptionsFromSettings(settings, context, settings.canaryModel, modelLeftAtDefault(settings));
-  const canaryPool = canaryPoolFromSettings(settings, context, settings.canary);
-  if (settings.canary && backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
-  return Object.freeze({
-    mode: settings.mode,
-    canaryModel: settings.canaryModel,
-    ...(canaryPool !== null ? { canaryPool } : { ollamaUrl: settings.ollamaUrl }),
-    canaryTimeout: resolveCanaryTimeout(settings.timeout, context.env),
-    enableCanary: settings.canary,
-    onDegraded,
-    onWarning: pipelineWarnings(context.warn),
-    ...backend,
-  });
+  return Object.freeze({ mode: settings.mode, canaryTimeout, enableCanary: settings.canary, onDegraded, onWarning, ...backend });
 }

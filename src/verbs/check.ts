@@ -7,12 +7,12 @@ import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
 import { isBlankText } from "../core/codepoints.js";
-import { SecurityPipeline } from "../pipeline/pipeline.js";
+import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { PipelineBase } from "../pipeline/base.js";
+import { createPipeline } from "../pipeline/create.js";
 import { nonEmpty } from "../pipeline/options.js";
-import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
-import { canaryOutageWarning, canaryTarget } from "../pipeline/canary-warning.js";
 import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
@@ -43,13 +43,6 @@ async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_IN
   return decoded.text;
 }
 
-/** `echo` appends one newline; it is not part of the text the user meant to screen. */
-function dropOneTrailingNewline(text: string): string {
-  if (text.endsWith("\r\n")) return text.slice(0, -2);
-  if (text.endsWith("\n")) return text.slice(0, -1);
-  return text;
-}
-
 export interface CheckTextOptions {
   /** The text itself (used as given), or a stream read as described in the module comment. */
   readonly input: string | Readable;
@@ -57,7 +50,7 @@ export interface CheckTextOptions {
    * The pipeline, or a function that builds it once the input is read (so an empty input is
    * reported before a bad pipeline setting, as the CLI does).
    */
-  readonly pipeline: Pick<SecurityPipeline, "check"> | (() => Pick<SecurityPipeline, "check">);
+  readonly pipeline: Pick<SecurityPipeline, "check"> | (() => Pick<SecurityPipeline, "check"> | Promise<Pick<SecurityPipeline, "check">>);
   /** Most bytes read from a stream input (default MAX_CHECK_INPUT_BYTES). */
   readonly maxInputBytes?: number;
 }
@@ -70,18 +63,23 @@ export interface CheckTextResult {
 
 /** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
+  // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
   const text =
     typeof options.input === "string"
       ? options.input
-      : dropOneTrailingNewline(await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES));
+      : (await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES)).replace(/\r?\n$/, "");
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   // A text of whitespace alone is refused the same way: there is nothing to screen, and a
   // canary call on it would be spent for a verdict that says nothing.
   if (isBlankText(text)) throw new UsageError("the input text is only whitespace: nothing to screen; pipe text on stdin or pass --text");
-  const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
+  const pipeline = typeof options.pipeline === "function" ? await options.pipeline() : options.pipeline;
   // A canary pool is pinned to one identity, and an OpenAI-compatible canary server must show
-  // it holds a whole window, before the text is sent anywhere.
-  await preflightCanary(pipeline);
+  // it holds a whole window, before the text is sent anywhere. A pipeline without backends (its
+  // canary is off) has nothing to prepare; loading the preflight would load every backend.
+  if (!(pipeline instanceof PipelineBase && pipeline.probe === null)) {
+    const { preflightCanary } = await import("../pipeline/canary-preflight.js");
+    await preflightCanary(pipeline);
+  }
   const verdict = await pipeline.check(text);
   const canary = observeCanary(verdict.toRecord());
   return { verdict, canaryOutage: canary.kind === "outage" ? canary.reason : null };
@@ -125,12 +123,15 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   if (options.judgeModel !== undefined) nonEmpty(labels.judgeModel, options.judgeModel);
   const plan = Object.freeze({ ...settings, ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}) });
   if (options.text === undefined) await io.reporter.readingStdin();
-  const built: { pipeline?: SecurityPipeline } = {};
+  const built: { pipeline?: PipelineBase } = {};
   const { verdict, canaryOutage } = await checkText({
     input: options.text !== undefined ? options.text : io.stdin,
     // Built after the input is read: an empty input is refused before a bad pipeline setting.
-    pipeline: () => (built.pipeline = new SecurityPipeline(plan)),
+    pipeline: async () => (built.pipeline = await createPipeline(plan)),
   });
-  if (canaryOutage !== null) await io.reporter.diagnostic(canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
+  if (canaryOutage !== null) {
+    const { canaryOutageWarning, canaryTarget } = await import("../pipeline/canary-warning.js");
+    await io.reporter.diagnostic(canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
+  }
   return { verdict, exitCode: checkExitCode(verdict) };
 }

@@ -5,6 +5,7 @@
 import { pullModel, type PullModelResult } from "../canary/embedded-download.js";
 import { modelCacheDir, pinnedModel, type PinnedModel } from "../canary/embedded-models.js";
 import { UsageError } from "../core/errors.js";
+import { parseUrl } from "../core/guards.js";
 
 /** Options of `modelPull`, as a user gives them. */
 export interface ModelPullOptions {
@@ -37,13 +38,8 @@ export interface ModelPullOutcome extends PullModelResult {
 
 /** A mirror URL, refused (UsageError) unless it is http(s) without credentials. */
 function mirrorUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError("--from must be an http or https URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError("--from must be an http or https URL");
+  const url = parseUrl(raw);
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) throw new UsageError("--from must be an http or https URL");
   if (url.username !== "" || url.password !== "") throw new UsageError("--from must not contain credentials");
   return raw;
 }

@@ -1,0 +1,428 @@
+// How SecurityPipeline checks a text: structural filter → canary probe → behavioural analysis (or
+// LLM judge), then mode routing, the degraded policy, one callback and one audit line per check.
+// A text longer than maxInputLength is screened in overlapping windows (segments.ts), never
+// blocked for its length. This module loads no canary backend: the probe and analyzer are given
+// (pipeline.ts builds them), so a pipeline whose canary is off (create.ts) never loads them.
+// Contract: `check` never throws for backend trouble (it returns a degraded verdict); it throws
+// only a TypeError for a non-string input. The instance is frozen after construction.
+import { displayText, escapeUnsafeChars } from "../core/display-text.js";
+import type { Analyzer, AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
+import type { CanaryProbe, CanaryResult } from "../canary/types.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
+import { StructuralFilter } from "../structural/filter.js";
+import { AuditLogger } from "./audit.js";
+import { SecurityAdvisory } from "./advisory.js";
+import type { CoverageReason } from "./coverage.js";
+import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
+import { snapshotOf } from "./snapshot.js";
+import {
+  resolvePipelineOptions,
+  type PipelineCallbacks,
+  type PipelineWarningCode,
+  type ResolvedPipelineOptions,
+  type SecurityPipelineOptions,
+} from "./options.js";
+import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
+import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegment } from "./segments.js";
+import { segmentSpans } from "../documents/segment-spans.js";
+import { sliceSpans } from "../documents/segment-plan.js";
+import { codePointLength } from "../core/codepoints.js";
+
+/** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
+export interface PipelineDescription {
+  readonly mode: ResolvedPipelineOptions["mode"];
+  readonly provider: ResolvedPipelineOptions["provider"] | null;
+  readonly canaryModel: string | null;
+  readonly analysisMethod: "judge" | "regex";
+  readonly structuralFilter: boolean;
+  readonly canaryEnabled: boolean;
+  readonly canaryNumCtx: number | null;
+  readonly canaryTimeout: number | null;
+  readonly onDegraded: ResolvedPipelineOptions["onDegraded"];
+}
+
+/** A pipeline's canary backends: the probe and the analyzer of its replies. */
+export interface CanaryClients {
+  readonly probe: CanaryProbe;
+  readonly analyzer: Analyzer;
+}
+
+/**
+ * The checks of SecurityPipeline (pipeline.ts), given its canary backends; without them (null)
+ * only for a pipeline whose canary is off (create.ts). Every verdict says what was detected and
+ * how much was inspected.
+ */
+export class PipelineBase {
+  readonly options: ResolvedPipelineOptions;
+  readonly structuralFilter: StructuralFilter;
+  readonly probe: CanaryProbe | null;
+  readonly analyzer: Analyzer | null;
+  readonly systemPrompt: string;
+  readonly #callbacks: PipelineCallbacks;
+  readonly #audit: AuditLogger | null;
+  readonly #now: () => number;
+  readonly #warn: (message: string, code: PipelineWarningCode) => void;
+  /** The canary's last call found it unreachable or timing out (one warning per outage). */
+  #canaryOut = false;
+
+  /** Validates `options` (UsageError), then builds the backends with `clients` (null: the canary must be off). */
+  constructor(options: SecurityPipelineOptions, clients: ((resolved: ResolvedPipelineOptions, systemPrompt: string) => CanaryClients) | null) {
+    const resolved = resolvePipelineOptions(options);
+    if (resolved.enableCanary && clients === null) throw new TypeError("a pipeline whose canary is on needs its backends: use SecurityPipeline");
+    this.options = Object.freeze(resolved);
+    this.systemPrompt = options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT;
+    this.#now = options.now ?? (() => performance.now());
+    const sink = options.onWarning ?? warnOnStderr;
+    // A warning sink that throws must not fail a check (check never throws for trouble).
+    this.#warn = (message, code) => {
+      try {
+        sink(message, code);
+      } catch {
+        // Nowhere left to report it.
+      }
+    };
+    this.#callbacks = Object.freeze({ ...(options.callbacks ?? {}) });
+    this.structuralFilter = new StructuralFilter({
+      maxInputLength: resolved.maxInputLength,
+      ...(options.customPatterns ? { customPatterns: options.customPatterns } : {}),
+      onWarning: (message) => this.#warn(message, "custom_pattern_skipped"),
+    });
+    const built = clients?.(resolved, this.systemPrompt) ?? null;
+    this.probe = built?.probe ?? null;
+    this.analyzer = built?.analyzer ?? null;
+    this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, { onWarning: (message) => this.#warn(message, "audit_write_failed") }) : null;
+    Object.freeze(this);
+  }
+
+  /** True when callbacks were configured (ingest refuses such pipelines: callbacks see verdicts). */
+  get hasCallbacks(): boolean {
+    return Object.values(this.#callbacks).some((callback) => typeof callback === "function");
+  }
+
+  /** The pipeline's configuration without secrets. */
+  describe(): PipelineDescription {
+    const o = this.options;
+    return {
+      mode: o.mode,
+      provider: o.enableCanary ? o.provider : null,
+      canaryModel: o.enableCanary ? o.canaryModel : null,
+      analysisMethod: o.judgeModel !== null ? "judge" : "regex",
+      structuralFilter: o.enableStructuralFilter,
+      canaryEnabled: o.enableCanary,
+      canaryNumCtx: o.enableCanary && o.provider === "ollama" ? o.canaryNumCtx : null,
+      canaryTimeout: o.enableCanary ? o.canaryTimeout : null,
+      onDegraded: o.onDegraded,
+    };
+  }
+
+  /**
+   * Screens `text` and resolves to its verdict; a layer that did not run is reported as degraded or
+   * unexercised, never as clean.
+   */
+  async check(text: string): Promise<PipelineVerdict> {
+    if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describeType(text)}`);
+    const o = this.options;
+    const started = this.#now();
+    // A text has no more code points than UTF-16 units, so a short one needs no count.
+    const length = text.length <= o.maxInputLength ? text.length : codePointLength(text);
+    if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, { kind: "run" }));
+    // Length is never a detection: a long text is screened window by window (segments.ts).
+    const spans = segmentSpans(length, o.maxInputLength, o.segmentOverlap);
+    const slices = sliceSpans(text, spans);
+    const overBudget = spans.length > o.maxSegments;
+    // skipCanaryIfStructuralBlocks holds for the text as a whole: a structural block in any
+    // window (outside advisory mode) spares the canary every window.
+    const structurallyBlocked =
+      o.enableStructuralFilter && o.mode !== "advisory" && o.skipCanaryIfStructuralBlocks && slices.some((slice) => this.structuralFilter.check(slice).blocked);
+    const canaryPlan: CanaryPlan = overBudget
+      ? { kind: "over_budget", needed: spans.length }
+      : structurallyBlocked
+        ? { kind: "skip_after_block" }
+        : { kind: "run" };
+    const screened: ScreenedSegment[] = [];
+    for (const [index, span] of spans.entries()) {
+      screened.push({ start: span.start, end: span.end, state: await this.#evaluate(slices[index] as string, canaryPlan) });
+    }
+    return this.#finish(text, started, combineSegments(screened));
+  }
+
+  /** Screens one window (a whole short text, or one window of a long one) without finishing it. */
+  async #evaluate(text: string, canaryPlan: CanaryPlan): Promise<FinishState> {
+    const o = this.options;
+    const layers: LayerResult[] = [];
+    let canaryStatus: CanaryStatus = o.enableCanary ? "failed" : "disabled";
+    let analysisMethod: AnalysisMethod = o.enableCanary ? (o.judgeModel !== null ? "llm_judge" : "regex") : "none";
+    let analysisStatus: AnalysisStatus = "not_applicable";
+    let degraded = false;
+    let risk: number | null = null;
+    let blockedBy: BlockedBy | null = null;
+    let advisory = SecurityAdvisory.none();
+    let promptEvalCount: number | null = null;
+    // The canary layer of a window whose canary is not called (disabled, or after a block).
+    const skipped = (details: string, status: CanaryStatus, summaryOverride?: string): FinishState => {
+      layers.push(skippedCanaryLayer(details));
+      const unexercised = { canaryStatus: status, analysisMethod: "none", analysisStatus: "not_applicable", risk: null } as const;
+      return { layers, blockedBy, advisory, degraded: false, ...unexercised, ...(summaryOverride !== undefined ? { summaryOverride } : {}) };
+    };
+
+    if (o.enableStructuralFilter) {
+      const t0 = this.#now();
+      const filtered = this.structuralFilter.check(text);
+      const reasons = filtered.reasons;
+      layers.push({
+        name: "structural_filter",
+        passed: !filtered.blocked,
+        latency: seconds(this.#now() - t0),
+        details: filtered.blocked ? reasons.join("; ") : "Clean",
+        status: filtered.blocked ? "blocked" : "passed",
+        coverageReason: null,
+        snapshot: null,
+        signals: reasons,
+        ...(filtered.matches.length > 0 ? { matches: filtered.matches.map((m) => ({ segment: 0, ...m })) } : {}),
+      });
+      if (filtered.blocked) {
+        if (o.mode === "advisory") {
+          advisory = new SecurityAdvisory(true, "high", reasons.slice(0, 3), `Structural filter: ${reasons.slice(0, 2).join("; ")}`);
+        } else {
+          blockedBy = "structural_filter";
+          if (o.skipCanaryIfStructuralBlocks) {
+            const [details, status] = o.enableCanary
+              ? (["Skipped after structural filter block.", "skipped_after_block"] as const)
+              : (["Canary disabled by configuration.", "disabled"] as const);
+            return skipped(details, status, `Blocked by structural filter: ${reasons.join("; ")}`);
+          }
+        }
+      }
+    }
+
+    if (o.enableCanary && canaryPlan.kind === "skip_after_block")
+      return skipped("Skipped after structural filter block in another segment.", "skipped_after_block");
+    if (o.enableCanary && canaryPlan.kind === "over_budget") {
+      const details =
+        `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
+        "split the text or raise maxSegments.";
+      layers.push(failedCanaryLayer(details, "input_too_long", 0, null));
+      return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
+    }
+    if (o.enableCanary) {
+      const t1 = this.#now();
+      const outcome = await this.#runCanary(text);
+      const latency = seconds(this.#now() - t1);
+      this.#watchCanary(outcome);
+      if (outcome.kind === "exercised") {
+        const snap = outcome.snapshot;
+        promptEvalCount = outcome.promptEvalCount;
+        canaryStatus = "exercised";
+        analysisStatus = "exercised";
+        analysisMethod = snap.analysisMethod;
+        risk = snap.riskScore;
+        const names = uniqueCategories(snap);
+        const listed = names.length > 0 ? names.join(", ") : "none";
+        const details = snap.shouldBlock
+          ? `Behavioral analysis blocked; signals: ${listed}.`
+          : (snap.riskScore ?? 0) > 0
+            ? `Behavioral risk ${(snap.riskScore ?? 0).toFixed(2)}; signals: ${listed}.`
+            : "No behavioral anomalies detected.";
+        layers.push({
+          name: "canary_probe",
+          passed: !snap.shouldBlock,
+          latency,
+          details,
+          status: snap.shouldBlock ? "blocked" : "passed",
+          coverageReason: null,
+          snapshot: snap,
+          signals: names,
+        });
+        const canaryAdvisory = routeExercised(o.mode, snap, names, details);
+        if (canaryAdvisory.block) blockedBy ??= "canary_probe";
+        advisory = SecurityAdvisory.merge(advisory, canaryAdvisory.advisory);
+      } else {
+        degraded = true;
+        canaryStatus = outcome.canaryStatus;
+        analysisStatus = outcome.analysisStatus;
+        layers.push(failedCanaryLayer(this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
+      }
+    } else {
+      layers.push(skippedCanaryLayer("Canary disabled by configuration."));
+    }
+
+    return { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount };
+  }
+
+  async #runCanary(text: string): Promise<CanaryOutcome> {
+    // Set whenever the canary is on (the constructor refuses it otherwise).
+    const { probe, analyzer } = this as CanaryClients;
+    const failed = (coverageReason: CoverageReason, fields: Partial<FailedCanary> = {}): FailedCanary => {
+      const none = { canaryStatus: "failed", analysisStatus: "not_applicable", threw: false, snapshot: null, timeout: false } as const;
+      return { kind: "failed", ...none, coverageReason, ...fields };
+    };
+    const analysisFailed = { canaryStatus: "exercised", analysisStatus: "failed", analysisFailed: true } as const;
+    let result: CanaryResult;
+    try {
+      result = await probe.test(text);
+    } catch {
+      return failed("probe_exception", { threw: true });
+    }
+    if (!result.success) return failed(result.failureCode ?? "probe_failed", { timeout: result.failureCode === "timeout" });
+    let analysis: AnalysisResult;
+    try {
+      analysis = await analyzer.analyze(text, result);
+    } catch {
+      return failed("analysis_failed", analysisFailed);
+    }
+    const snap = snapshotOf(analysis);
+    if (snap.degraded || snap.analysisStatus !== "exercised" || snap.riskScore === null || snap.canaryStatus !== "exercised") {
+      const statuses = {
+        canaryStatus: snap.canaryStatus === "exercised" ? "exercised" : "failed",
+        analysisStatus: snap.analysisStatus === "exercised" ? "failed" : snap.analysisStatus,
+      } as const;
+      return failed("analysis_failed", { ...analysisFailed, ...statuses, snapshot: snap });
+    }
+    return { kind: "exercised", snapshot: snap, promptEvalCount: promptEvalCountOf(result) };
+  }
+
+  /**
+   * Warns once when the canary becomes unreachable or starts timing out: its checks are then
+   * not screened by the canary, and under the fail-open default they still read `safe: true`.
+   * The next call that reaches it ends the outage, so a later one is warned about again.
+   */
+  #watchCanary(outcome: CanaryOutcome): void {
+    const reason = outcome.kind === "failed" ? outcome.coverageReason : null;
+    if (reason !== "unavailable" && reason !== "timeout") {
+      this.#canaryOut = false;
+      return;
+    }
+    if (this.#canaryOut) return;
+    this.#canaryOut = true;
+    const o = this.options;
+    const { probe } = this as CanaryClients;
+    const where = `at ${probe.endpointOrigin} (model ${displayText(probe.model)})`;
+    const what = reason === "timeout" ? `canary ${where} did not answer within ${String(o.canaryTimeout)}s (timeout)` : `canary unreachable ${where}`;
+    const routing =
+      o.onDegraded === "fail_closed"
+        ? "they are denied (onDegraded fail_closed)"
+        : 'they still read safe: true under the fail-open default: trust only safe && coverage === "complete", or set onDegraded: "fail_closed"';
+    this.#warn(`${what}; checks are not screened by the canary until it answers again (their coverage is not "complete"), and ${routing}`, "canary_outage");
+  }
+
+  #failureDetails(outcome: FailedCanary): string {
+    const routing = this.options.onDegraded === "fail_closed" ? "fail-closed routing applies" : "fail-open routing applies";
+    if (outcome.analysisFailed) return `Behavioral analysis failed; ${routing}.`;
+    if (outcome.threw) return `Canary probe failed unexpectedly; ${routing}.`;
+    let details = `Canary probe failed; ${routing}.`;
+    if (outcome.timeout) {
+      details +=
+        ` The canary call timed out after ${String(this.options.canaryTimeout)}s;` +
+        " raise the limit with --timeout SECONDS, LITTLE_CANARY_TIMEOUT or the canaryTimeout option.";
+    }
+    return details;
+  }
+
+  #finish(text: string, started: number, state: FinishState): PipelineVerdict {
+    const o = this.options;
+    const exercised = state.canaryStatus === "exercised" && state.analysisStatus === "exercised";
+    let blockedBy = state.blockedBy;
+    if (blockedBy === null && o.onDegraded === "fail_closed" && (state.degraded || !exercised)) {
+      blockedBy = "fail_closed";
+    }
+    const safe = blockedBy === null;
+    const totalLatency = seconds(this.#now() - started);
+    const t = totalLatency.toFixed(3);
+    let summary: string;
+    if (state.summaryOverride !== undefined) summary = state.summaryOverride;
+    else if (blockedBy === "fail_closed") {
+      summary = state.degraded
+        ? `Input denied by fail-closed policy because behavioral coverage failed; not inspected (${t}s)`
+        : `Input denied by fail-closed policy because behavioral canary screening did not run (${t}s)`;
+    } else if (state.degraded && safe) {
+      summary = `Input allowed by fail-open policy because behavioral coverage failed; not inspected-safe (${t}s)`;
+    } else if (state.degraded) summary = `Input blocked by ${blockedBy}; behavioral coverage also failed (${t}s)`;
+    else if (!safe) summary = `Input blocked by ${blockedBy} (${t}s)`;
+    else if (state.advisory.flagged) summary = `Input allowed with security advisory (${t}s)`;
+    else if (exercised) summary = `Input passed all enabled security layers; behavioral probe exercised (${t}s)`;
+    else summary = `Input allowed without behavioral canary screening (${t}s)`;
+
+    const verdict = mintVerdict(text, {
+      safe,
+      totalLatency,
+      layers: state.layers,
+      blockedBy,
+      summary,
+      canaryRiskScore: state.risk,
+      advisory: state.advisory,
+      degraded: state.degraded,
+      canaryStatus: state.canaryStatus,
+      analysisMethod: state.analysisMethod,
+      analysisStatus: state.analysisStatus,
+      promptEvalCount: state.promptEvalCount ?? null,
+      segments: state.segments ?? null,
+      coverage: state.coverage ?? verdictCoverage([state]),
+    });
+    this.#fireCallback(verdict);
+    this.#audit?.record(text, verdict);
+    return verdict;
+  }
+
+  #fireCallback(verdict: PipelineVerdict): void {
+    const c = this.#callbacks;
+    const callback = !verdict.safe
+      ? c.onBlock
+      : verdict.degraded
+        ? c.onDegraded
+        : verdict.advisory.flagged
+          ? c.onFlag
+          : verdict.canaryStatus !== "exercised"
+            ? c.onUnexercised
+            : c.onPass;
+    if (!callback) return;
+    try {
+      callback(verdict);
+    } catch (error) {
+      this.#warn(`pipeline callback failed (${errorClass(error)})`, "callback_failed");
+    }
+  }
+}
+
+/** Whether a window's canary runs: normally, skipped for a block elsewhere, or not at all (too many windows). */
+type CanaryPlan = { readonly kind: "run" } | { readonly kind: "skip_after_block" } | { readonly kind: "over_budget"; readonly needed: number };
+
+interface FailedCanary {
+  readonly kind: "failed";
+  readonly canaryStatus: CanaryStatus;
+  readonly analysisStatus: AnalysisStatus;
+  readonly coverageReason: CoverageReason;
+  readonly threw: boolean;
+  readonly timeout: boolean;
+  readonly analysisFailed?: boolean;
+  readonly snapshot: AnalysisSnapshot | null;
+}
+
+type CanaryOutcome = { readonly kind: "exercised"; readonly snapshot: AnalysisSnapshot; readonly promptEvalCount: number | null } | FailedCanary;
+
+/** The prompt tokens the backend reported: Ollama's prompt_eval_count, an OpenAI server's usage.prompt_tokens. */
+function promptEvalCountOf(result: CanaryResult): number | null {
+  const value = result.metadata.prompt_eval_count ?? result.metadata.prompt_tokens;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+/** The default `onWarning`: one line on stderr (stdout may carry the caller's data). */
+function warnOnStderr(message: string): void {
+  // A message names things a caller or a server chose (a model, a path): one line, no control characters.
+  process.stderr.write(`little-canary: warning: ${escapeUnsafeChars(message)}\n`);
+}
+
+function seconds(ms: number): number {
+  const value = ms / 1000;
+  return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (value instanceof Uint8Array) return "bytes";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function errorClass(error: unknown): string {
+  return error instanceof Error ? error.constructor.name : typeof error;
+}
