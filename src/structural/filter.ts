@@ -18,6 +18,7 @@ import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } fr
 import * as L from "./labels.js";
 import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
+import { BUILTIN_TRIGGERS } from "./builtin-triggers.js";
 import { RuleTriggers } from "./rule-triggers.js";
 import type { Rule } from "./rule.js";
 import { BUILTIN_RULES, ruleMatches, STRUCTURAL_RULES_VERSION } from "./rules.js";
@@ -64,8 +65,11 @@ export function verifiedStructuralIdentity(filter: unknown): StructuralIdentity 
 /** Default largest input, in code points. */
 const DEFAULT_MAX_INPUT_LENGTH = 4000;
 
-/** The built-in rules' triggers, in BUILTIN_RULES order. */
-const TRIGGERS = new RuleTriggers(BUILTIN_RULES.map((r) => r.re));
+/** The built-in rules' triggers, in BUILTIN_RULES order (stored: see builtin-triggers.ts). */
+const TRIGGERS = new RuleTriggers(
+  BUILTIN_RULES.map((r) => r.re),
+  BUILTIN_TRIGGERS,
+);
 
 /** A view a rule runs on, and which rules it admits (read on first need, see rule-triggers.ts). */
 class View {

@@ -23,6 +23,8 @@
 //     to `s` and `k` and count as word characters, so a text holding either skips the pre-check;
 //   - the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
 
+import { hash } from "node:crypto";
+
 /** How many leading characters of a word, and of a loose literal, a trigger compares. */
 const WORD_KEY_LENGTH = 4;
 const LOOSE_KEY_LENGTH = 6;
@@ -315,20 +317,38 @@ const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
 let seen: Uint8Array | null = null;
 let stamp = 0;
 
-/** The triggers of an ordered list of rule expressions, worked out once, and the rules a text admits. */
+/** A short fingerprint of an expression's source and flags: a stored trigger serves only the expression it was derived from. */
+export function expressionFingerprint(re: RegExp): string {
+  return hash("sha256", `/${re.source}/${re.flags}`).slice(0, 16);
+}
+
+/** The trigger of `re`: its stored entry (`<fingerprint> <trigger as JSON>`) when that was derived from `re` as it is now, else derived. */
+function triggerOf(re: RegExp, entry: string | undefined): RuleTrigger | null {
+  const fingerprint = expressionFingerprint(re);
+  return entry?.startsWith(`${fingerprint} `) ? JSON.parse(entry.slice(fingerprint.length + 1)) : ruleTrigger(re);
+}
+
+/**
+ * The triggers of an ordered list of rule expressions, worked out once, and the rules a text
+ * admits. `stored` holds triggers derived ahead of time (builtin-triggers.ts), since deriving
+ * them cost the first check of a process about 70 ms; an entry that is missing or was derived
+ * from another expression is derived again, so a stale table costs time, never a rule.
+ */
 export class RuleTriggers {
   readonly #expressions: readonly RegExp[];
+  readonly #stored: readonly string[];
   #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
   #wordKeys: ReadonlyArray<readonly number[]> = [];
 
-  constructor(expressions: readonly RegExp[]) {
+  constructor(expressions: readonly RegExp[], stored: readonly string[] = []) {
     this.#expressions = expressions;
+    this.#stored = stored;
   }
 
-  /** The trigger of each expression, in order (worked out on first use: the walk costs more than many checks). */
+  /** The trigger of each expression, in order (worked out on first use). */
   get triggers(): ReadonlyArray<RuleTrigger | null> {
     if (this.#triggers === null) {
-      const triggers = this.#expressions.map(ruleTrigger);
+      const triggers = this.#expressions.map((re, k) => triggerOf(re, this.#stored[k]));
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }
