@@ -20,16 +20,7 @@
 // class does not accept; a README that says "run npm install" addresses no AI.
 
 import * as L from "./labels.js";
-import type { Rule, RuleScope } from "./rule.js";
-
-function rule(label: string, scope: RuleScope, source: string, flags: string): Rule {
-  return { label, scope, re: new RegExp(source, `${flags}g`) };
-}
-
-/** A gap inside one sentence (no newline or sentence end), at most `n` characters. */
-const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
-/** A gap inside one sentence where a period inside a URL, number or file name does not end it. */
-const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
+import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 // ---- word classes ----------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
-import type { Rule, RuleScope } from "./rule.js";
+import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
  * Version of the structural rule set: the built-in rules here, the normalised views
@@ -36,11 +36,6 @@ export const STRUCTURAL_RULES_VERSION = 2;
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;
-
-function rule(label: string, scope: RuleScope, source: string, flags: string, accept?: Rule["accept"]): Rule {
-  const re = new RegExp(source, `${flags}g`);
-  return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
-}
 
 /** Whether `r` matches `text` (and one of its first matches passes `accept`). */
 export function ruleMatches(r: Rule, text: string): boolean {
@@ -76,8 +71,6 @@ export function ruleSpans(r: Rule, text: string, limit: number): Array<readonly 
 }
 
 // ---- shared word classes -------------------------------------------------------------------
-
-const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
 
 const OVERRIDE_VERB = "(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|neglect|dismiss|set\\s+aside|throw\\s+out)";
 const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
@@ -117,8 +110,6 @@ const REVEAL_VERB =
 // Verbs that move the assistant's configuration out: show it, send it, export it, report it.
 const DISCLOSE_VERB =
   "show|tell|reveal|repeat|display|print|output|share|give|dump|disclose|leak|expose|recite|list|provide|send|post|upload|email|paste|copy|echo|return|quote|export|report|enumerate|type\\s+out|write\\s+out|read\\s+(?:out|aloud)|contribute";
-// A gap within one sentence; a period inside a URL, number or file name does not end it.
-const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
 const PROMPT_QUALIFIER =
   "(?:full|complete|exact|entire|actual|real|raw|current|original|initial|hidden|secret|internal|underlying|verbatim|whole|first|true|base|core|starting)";
 // "your rules" alone is a shop's returns policy; only YOUR prompt/instructions, or qualified
