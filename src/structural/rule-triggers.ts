@@ -4,8 +4,9 @@
 // most text holds none of those words. Running the full expression still costs a scan of the
 // text per rule, so the filter first asks whether the text has any word the rule could start
 // with. The answer is derived from the expression's own source (never written by hand, so it
-// cannot drift from the rule): every way a match can begin is walked, and the literal letters
-// it must begin with are collected, up to a few characters:
+// cannot drift from the rule; the built-in rules' are stored, see RuleTriggers): every way a
+// match can begin is walked, and the literal letters it must begin with are collected, up to a
+// few characters:
 //
 //   - "anchored" starts: a word boundary, then word characters. A match can only begin where a
 //     word of the text begins, so the text must have a word starting with those characters;
@@ -54,6 +55,9 @@ type Node =
 
 class Unsupported extends Error {}
 
+/** What follows "(" in a group that is not a plain capture: non-capturing, look-around, or a name. */
+const GROUP_KIND = /\?(?::|[=!]|<[=!]|<[^>]*>)/y;
+
 /** Parses `source` (as the RegExp constructor received it; `unicode`: the u or v flag) into the node tree above. */
 function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
   let i = 0;
@@ -76,20 +80,11 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
   const parseAtom = (): Node => {
     const ch = source[i] as string;
     if (ch === "(") {
-      i++;
-      let lookaround = false;
-      if (source.startsWith("?:", i)) i += 2;
-      else if (source.startsWith("?=", i) || source.startsWith("?!", i)) {
-        i += 2;
-        lookaround = true;
-      } else if (source.startsWith("?<=", i) || source.startsWith("?<!", i)) {
-        i += 3;
-        lookaround = true;
-      } else if (source.startsWith("?<", i)) {
-        const close = source.indexOf(">", i);
-        if (close < 0) throw new Unsupported("group name");
-        i = close + 1;
-      } else if (source[i] === "?") throw new Unsupported("group kind");
+      GROUP_KIND.lastIndex = ++i;
+      const kind = GROUP_KIND.exec(source)?.[0] ?? "";
+      if (kind === "" && source[i] === "?") throw new Unsupported("group kind");
+      i += kind.length;
+      const lookaround = /[=!]$/.test(kind);
       const inner = alternatives();
       if (source[i] !== ")") throw new Unsupported("unclosed group");
       i++;

@@ -39,22 +39,13 @@ const MAX_MATCHES_PER_RULE = 64;
 
 /** Whether `r` matches `text` (and one of its first matches passes `accept`). */
 export function ruleMatches(r: Rule, text: string): boolean {
+  if (r.accept !== undefined) return ruleSpans(r, text, 1).length > 0;
   if (r.requires !== undefined && !text.includes(r.requires)) return false;
   r.re.lastIndex = 0;
-  if (r.accept === undefined) return r.re.test(text);
-  let seen = 0;
-  for (const m of text.matchAll(r.re)) {
-    if (r.accept(m)) return true;
-    if (++seen >= MAX_MATCHES_PER_RULE) break;
-  }
-  return false;
+  return r.re.test(text);
 }
 
-/**
- * Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass
- * `accept`, in order (for evidence; `ruleMatches` decides). Inspects at most as many matches as
- * `ruleMatches` does.
- */
+/** Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass `accept`, in order. */
 export function ruleSpans(r: Rule, text: string, limit: number): Array<readonly [number, number]> {
   const spans: Array<readonly [number, number]> = [];
   if (limit <= 0 || (r.requires !== undefined && !text.includes(r.requires))) return spans;
