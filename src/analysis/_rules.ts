@@ -52,6 +52,16 @@ export function rx(source: string, flags = ""): RegExp {
   return new RegExp(expanded, `u${flags}`);
 }
 
+/** A rule matching `source` (compiled with rx); `options`: its veto, severity or quoting. */
+export function patternRule(
+  id: string,
+  description: string,
+  source: string,
+  options: Pick<PatternRule, "veto" | "severity" | "quotesCount"> = {},
+): PatternRule {
+  return { id, description, pattern: rx(source), ...options };
+}
+
 /** A bounded run of characters inside one sentence. */
 export const GAP = String.raw`[^.!?\n]{0,40}?`;
 export const LONG_GAP = String.raw`[^.!?\n]{0,80}?`;
