@@ -14,7 +14,7 @@ import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import { brandRegistry } from "../core/own-brand.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
-import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } from "./decode.js";
+import { type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
 import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
@@ -269,7 +269,7 @@ export class StructuralFilter {
       }
     }
 
-    const encoded = locateEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    const encoded = locateEncodedInjection(text, decodedIsInjection);
     let found: EncodedFinding | null = null;
     if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
     else if (encoded !== null) {

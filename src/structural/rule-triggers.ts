@@ -71,9 +71,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
         alts.push([]);
         continue;
       }
-      const atom = parseAtom();
-      const quantified = parseQuantifier(atom);
-      (alts[alts.length - 1] as Node[]).push(quantified);
+      (alts[alts.length - 1] as Node[]).push(parseQuantifier(parseAtom()));
     }
     return alts;
   };
@@ -99,13 +97,9 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
       i++;
       return { t: "any" };
     }
-    if (ch === ".") {
+    if (ch === "." || ch === "^" || ch === "$") {
       i++;
-      return { t: "any" };
-    }
-    if (ch === "^" || ch === "$") {
-      i++;
-      return { t: "zero" };
+      return { t: ch === "." ? "any" : "zero" };
     }
     if (ch === "\\") return parseEscape();
     if (ch === "*" || ch === "+" || ch === "?") throw new Unsupported("quantifier without atom");
@@ -211,8 +205,7 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
     if (prefix === "") throw new NoTrigger();
     (anchored ? w.words : w.loose).add(prefix);
   };
-  if (depth > MAX_DEPTH) return emit();
-  if (prefix.length >= (anchored ? WORD_KEY_LENGTH : LOOSE_KEY_LENGTH)) return emit();
+  if (depth > MAX_DEPTH || prefix.length >= (anchored ? WORD_KEY_LENGTH : LOOSE_KEY_LENGTH)) return emit();
   let c = cont;
   while (c !== null && c.index >= c.nodes.length) c = c.next;
   if (c === null) return emit();
@@ -230,9 +223,7 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
       // Only ASCII literals extend a prefix; a non-ASCII one may fold to letters the text spells otherwise.
       if (!isAscii(node.c)) return emit();
       const ch = node.c.toLowerCase();
-      if (prefix === "") {
-        return walk(w, rest, ch, false, boundary && isWordChar(ch), depth + 1);
-      }
+      if (prefix === "") return walk(w, rest, ch, false, boundary && isWordChar(ch), depth + 1);
       if (!anchored || isWordChar(ch)) return walk(w, rest, prefix + ch, false, anchored, depth + 1);
       return emit();
     }
@@ -276,13 +267,7 @@ export function ruleTrigger(re: RegExp): RuleTrigger | null {
 const FOLDS_TO_ASCII_WORD = /[\u017f\u212a]/;
 
 /** Base-38 digit of an ASCII word character, case-folded (a-z 1-26, 0-9 27-36, _ 37); 0 for anything else. */
-const DIGIT = new Uint8Array(128);
-for (let c = 0; c < 26; c++) {
-  DIGIT[0x61 + c] = 1 + c;
-  DIGIT[0x41 + c] = 1 + c;
-}
-for (let c = 0; c < 10; c++) DIGIT[0x30 + c] = 27 + c;
-DIGIT[0x5f] = 37;
+const DIGIT = Uint8Array.from({ length: 128 }, (_, code) => "abcdefghijklmnopqrstuvwxyz0123456789_".indexOf(String.fromCharCode(code).toLowerCase()) + 1);
 
 const digitAt = (text: string, i: number): number => {
   const code = text.charCodeAt(i);
