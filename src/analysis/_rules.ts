@@ -80,14 +80,10 @@ export const I_WILL = String.raw`i\s?(?:will|'ll|shall|am going to|'m going to)`
 
 /** Runs `rules` in order over `text`; each matching rule is one signal. */
 export function runRules(category: SignalCategory, rules: readonly PatternRule[], text: string): Signal[] {
-  const signals: Signal[] = [];
-  for (const rule of rules) {
+  return rules.flatMap((rule) => {
     const hit = firstUnvetoedMatch(rule, text);
-    if (hit !== undefined) {
-      signals.push(makeSignal(category, rule.description, text, hit, rule.severity));
-    }
-  }
-  return signals;
+    return hit === undefined ? [] : [makeSignal(category, rule.description, text, hit, rule.severity)];
+  });
 }
 
 const globalForms = new WeakMap<RegExp, RegExp>();

@@ -17,14 +17,10 @@ const TOOL_RULES: readonly PatternRule[] = [
 
 /** One signal per matching rule, read on the syntax-preserving form of the reply. */
 export function checkToolHallucination(syntaxText: string): Signal[] {
-  const signals: Signal[] = [];
-  for (const rule of TOOL_RULES) {
+  return TOOL_RULES.flatMap((rule) => {
     const match = rule.pattern.exec(syntaxText);
-    if (match !== null) {
-      signals.push(makeSignal("tool_hallucination", rule.description, syntaxText, match.index));
-    }
-  }
-  return signals;
+    return match === null ? [] : [makeSignal("tool_hallucination", rule.description, syntaxText, match.index)];
+  });
 }
 
 /** The raw, untrimmed reply starts with a code fence or a JSON object. */

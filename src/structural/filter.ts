@@ -248,26 +248,15 @@ export class StructuralFilter {
     }
 
     const views = viewsOf(text, true, plain);
-    const seen = new Set<string>();
+    // A label found once is not searched for again (several rules share one).
     const ruleReasons: string[] = [];
-    for (const [k, r] of BUILTIN_RULES.entries()) {
-      if (seen.has(r.label)) continue;
-      if (ruleHits(k, views, true)) {
-        seen.add(r.label);
-        reasons.push(r.label);
-        ruleReasons.push(r.label);
-      }
-    }
+    for (const [k, r] of BUILTIN_RULES.entries()) if (!ruleReasons.includes(r.label) && ruleHits(k, views, true)) ruleReasons.push(r.label);
     const customHits: CompiledCustomPattern[] = [];
     for (const c of this.#custom) {
-      if (seen.has(c.reason)) continue;
-      c.re.lastIndex = 0;
-      if (c.re.test(text) || c.re.test(views.folded.text)) {
-        seen.add(c.reason);
-        reasons.push(c.reason);
-        customHits.push(c);
-      }
+      const found = ruleReasons.includes(c.reason) || customHits.some((hit) => hit.reason === c.reason);
+      if (!found && (c.re.test(text) || c.re.test(views.folded.text))) customHits.push(c);
     }
+    reasons.push(...ruleReasons, ...customHits.map((c) => c.reason));
 
     const encoded = locateEncodedInjection(text, decodedIsInjection);
     let found: EncodedFinding | null = null;

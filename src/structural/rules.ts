@@ -137,23 +137,10 @@ const RU_VERB = "(?:игнорируй|проигнорируй|забудь|и�
 
 // ---- decode helpers for the encoding rows ---------------------------------------------------
 
-/** Escapes that spell plain ASCII text (not control bytes, shellcode or accented letters). */
-function escapesSpellText(codes: readonly number[]): boolean {
-  let letters = 0;
-  for (const c of codes) {
-    if (c < 0x20 || c > 0x7e) return false;
-    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
-  }
-  return letters >= 2;
-}
-
-function escapeCodes(run: string, prefixLength: number, digits: number): number[] {
-  const codes: number[] = [];
-  const step = prefixLength + digits;
-  for (let i = 0; i + step <= run.length; i += step) {
-    codes.push(Number.parseInt(run.slice(i + prefixLength, i + step), 16));
-  }
-  return codes;
+/** Whether a run of \xNN or \uNNNN escapes spells plain ASCII text (not control bytes, shellcode or accented letters). */
+function escapesSpellText(run: string): boolean {
+  const text = String.fromCharCode(...Array.from(run.matchAll(/[0-9A-Fa-f]+/g), (hex) => Number.parseInt(hex[0], 16)));
+  return /^[\x20-\x7e]*$/.test(text) && (text.match(/[A-Za-z]/g)?.length ?? 0) >= 2;
 }
 
 // ---- the rule table, in reason order ---------------------------------------------------------
@@ -265,9 +252,9 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     requires: "=",
   },
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
-  rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "", (m) => escapesSpellText(escapeCodes(m[0], 2, 2))),
+  rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "", (m) => escapesSpellText(m[0])),
   // Row 15: \uNNNN escapes spelling ASCII text (JSON-escaped accents are not).
-  rule(L.UNICODE_ESCAPES, "encoding", "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "", (m) => escapesSpellText(escapeCodes(m[0], 2, 4))),
+  rule(L.UNICODE_ESCAPES, "encoding", "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "", (m) => escapesSpellText(m[0])),
   // Row 16: a download tool piped into an interpreter ("sync … | sort" is not one).
   rule(
     L.PIPED_SHELL,
