@@ -181,15 +181,9 @@ function isMentioned(text: string, start: number, end: number): boolean {
     if (!isOpeningQuote(text, q)) continue;
     // The quotation must close after the match, on the same line.
     const ceiling = Math.min(text.length, end + CONTEXT_REACH);
-    let closed = false;
-    for (let i = Math.max(end - 1, q + 1); i < ceiling && text.charAt(i) !== "\n"; i++) {
-      if (isClosingQuote(text, i, c)) {
-        closed = true;
-        break;
-      }
-    }
-    if (!closed) return false;
-    return REPORTING_FRAME.test(text.slice(Math.max(0, q - 80), q));
+    let i = Math.max(end - 1, q + 1);
+    while (i < ceiling && text.charAt(i) !== "\n" && !isClosingQuote(text, i, c)) i++;
+    return i < ceiling && text.charAt(i) !== "\n" && REPORTING_FRAME.test(text.slice(Math.max(0, q - 80), q));
   }
   return false;
 }

@@ -20,7 +20,7 @@ import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_TRIGGERS } from "./builtin-triggers.js";
 import { RuleTriggers } from "./rule-triggers.js";
-import type { Rule } from "./rule.js";
+import { type Rule, SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleMatches, STRUCTURAL_RULES_VERSION } from "./rules.js";
 import { type CharacterScan, scanCharacters } from "./unicode.js";
 
@@ -113,16 +113,8 @@ function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.t
 }
 
 function ruleHits(k: number, views: Views, includeEncoding: boolean): boolean {
-  switch ((BUILTIN_RULES[k] as Rule).scope) {
-    case "script":
-      return views.script.hits(k);
-    case "encoding":
-      return includeEncoding && views.folded.hits(k);
-    case "code":
-      return views.folded.hits(k);
-    case "language":
-      return views.folded.hits(k) || views.deobfuscated?.hits(k) === true;
-  }
+  const { scope } = BUILTIN_RULES[k] as Rule;
+  return (includeEncoding || scope !== "encoding") && SCOPE_VIEWS[scope].some((name) => views[name]?.hits(k) === true);
 }
 
 /** Whether decoded text holds an injection: the main rule set minus the visible-encoding rows. */

@@ -8,7 +8,7 @@
 
 import { explainReason } from "./explanations.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
-import type { Rule } from "./rule.js";
+import { type Rule, SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleSpans } from "./rules.js";
 
 /** Locations reported per reason, at most. */
@@ -97,13 +97,11 @@ export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
   const found: MatchLocation[] = [];
   for (const r of BUILTIN_RULES) {
     if (r.label !== label || found.length >= MAX_LOCATIONS_PER_REASON) continue;
-    if (r.scope === "script") spansIn(r, maps.script, found);
-    else {
-      const before = found.length;
-      spansIn(r, maps.folded, found);
-      // A language rule that matched only once obfuscation was undone.
-      const deobfuscated = r.scope === "language" && found.length === before ? maps.deobfuscated : null;
-      if (deobfuscated !== null) spansIn(r, deobfuscated, found);
+    const before = found.length;
+    // A later view counts only where the earlier ones found nothing (a language rule that matched only once obfuscation was undone).
+    for (const name of SCOPE_VIEWS[r.scope]) {
+      const view = found.length === before ? maps[name] : null;
+      if (view !== null) spansIn(r, view, found);
     }
   }
   return found;

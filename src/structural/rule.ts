@@ -5,6 +5,14 @@
 /** Where a rule runs: which normalised views of a text it is matched against (rules.ts). */
 export type RuleScope = "language" | "code" | "encoding" | "script";
 
+/** The views a rule of each scope runs on (normalize.ts), in the order they are tried. */
+export const SCOPE_VIEWS: Readonly<Record<RuleScope, readonly ("folded" | "deobfuscated" | "script")[]>> = {
+  language: ["folded", "deobfuscated"],
+  code: ["folded"],
+  encoding: ["folded"],
+  script: ["script"],
+};
+
 /** One pattern rule: the reason label it reports and the expression that detects it. */
 export interface Rule {
   readonly label: string;
