@@ -73,12 +73,9 @@ const TRIGGERS = new RuleTriggers(
 
 /** A view a rule runs on, and which rules it admits (read on first need, see rule-triggers.ts). */
 class View {
-  readonly text: string;
   #admitted: boolean[] | null = null;
 
-  constructor(text: string) {
-    this.text = text;
-  }
+  constructor(readonly text: string) {}
 
   /** Whether built-in rule `k` matches this view; a view without any word or literal the rule can begin with is not searched. */
   hits(k: number): boolean {

@@ -32,28 +32,26 @@ export interface StructuralMatch {
 
 /** The checked text's mapped views, each built on first use. */
 export class TextMaps {
-  readonly #text: string;
-  readonly #plain: boolean;
   #identity: MappedView | undefined;
   #folded: MappedView | undefined;
   #deobfuscated: MappedView | null | undefined;
   #script: MappedView | undefined;
 
   /** `plain`: the text is printable ASCII, so every view is the text itself. */
-  constructor(text: string, plain: boolean) {
-    this.#text = text;
-    this.#plain = plain;
-  }
+  constructor(
+    private readonly text: string,
+    private readonly plain: boolean,
+  ) {}
 
   /** The text itself: maps UTF-16 units to code points. */
   get identity(): MappedView {
-    this.#identity ??= identityView(this.#text);
+    this.#identity ??= identityView(this.text);
     return this.#identity;
   }
 
   /** The folded view's map. */
   get folded(): MappedView {
-    this.#folded ??= this.#plain ? this.identity : mappedFoldedView(this.#text);
+    this.#folded ??= this.plain ? this.identity : mappedFoldedView(this.text);
     return this.#folded;
   }
 
@@ -65,7 +63,7 @@ export class TextMaps {
 
   /** The script view's map. */
   get script(): MappedView {
-    this.#script ??= this.#plain ? this.identity : mappedScriptView(this.#text);
+    this.#script ??= this.plain ? this.identity : mappedScriptView(this.text);
     return this.#script;
   }
 

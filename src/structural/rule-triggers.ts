@@ -315,20 +315,18 @@ function triggerOf(re: RegExp, entry: string | undefined): RuleTrigger | null {
  * from another expression is derived again, so a stale table costs time, never a rule.
  */
 export class RuleTriggers {
-  readonly #expressions: readonly RegExp[];
-  readonly #stored: readonly string[];
   #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
   #wordKeys: ReadonlyArray<readonly number[]> = [];
 
-  constructor(expressions: readonly RegExp[], stored: readonly string[] = []) {
-    this.#expressions = expressions;
-    this.#stored = stored;
-  }
+  constructor(
+    private readonly expressions: readonly RegExp[],
+    private readonly stored: readonly string[] = [],
+  ) {}
 
   /** The trigger of each expression, in order (worked out on first use). */
   get triggers(): ReadonlyArray<RuleTrigger | null> {
     if (this.#triggers === null) {
-      const triggers = this.#expressions.map((re, k) => triggerOf(re, this.#stored[k]));
+      const triggers = this.expressions.map((re, k) => triggerOf(re, this.stored[k]));
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }
