@@ -90,11 +90,8 @@ const globalForms = new WeakMap<RegExp, RegExp>();
 
 /** A `g` copy of `pattern`, compiled once (compiling the rule set is the analyzer's main cost). */
 function globalFormOf(pattern: RegExp): RegExp {
-  let global = globalForms.get(pattern);
-  if (global === undefined) {
-    global = new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
-    globalForms.set(pattern, global);
-  }
+  const global = globalForms.get(pattern) ?? new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
+  globalForms.set(pattern, global);
   return global;
 }
 

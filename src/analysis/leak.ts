@@ -85,11 +85,8 @@ export function checkSystemPromptLeak(replyText: string, fragments: readonly Lea
       const size = trigger.split(" ").length;
       // A run longer than the reply cannot be in it.
       if (size > tokens.length) continue;
-      let runs = runsBySize.get(size);
-      if (runs === undefined) {
-        runs = runsOf(tokens, size);
-        runsBySize.set(size, runs);
-      }
+      const runs = runsBySize.get(size) ?? runsOf(tokens, size);
+      runsBySize.set(size, runs);
       if (runs.has(trigger)) {
         // Evidence is the prompt's own words, never the reply around them.
         signals.push(makeSignal("system_prompt_leak", `reply reproduces system prompt clause ${index + 1}`, trigger, 0));
