@@ -52,6 +52,16 @@ export function rx(source: string, flags = ""): RegExp {
   return new RegExp(expanded, `u${flags}`);
 }
 
+/** A rule matching `source` (compiled with rx); `options`: its veto, severity or quoting. */
+export function patternRule(
+  id: string,
+  description: string,
+  source: string,
+  options: Pick<PatternRule, "veto" | "severity" | "quotesCount"> = {},
+): PatternRule {
+  return { id, description, pattern: rx(source), ...options };
+}
+
 /** A bounded run of characters inside one sentence. */
 export const GAP = String.raw`[^.!?\n]{0,40}?`;
 export const LONG_GAP = String.raw`[^.!?\n]{0,80}?`;
@@ -70,25 +80,18 @@ export const I_WILL = String.raw`i\s?(?:will|'ll|shall|am going to|'m going to)`
 
 /** Runs `rules` in order over `text`; each matching rule is one signal. */
 export function runRules(category: SignalCategory, rules: readonly PatternRule[], text: string): Signal[] {
-  const signals: Signal[] = [];
-  for (const rule of rules) {
+  return rules.flatMap((rule) => {
     const hit = firstUnvetoedMatch(rule, text);
-    if (hit !== undefined) {
-      signals.push(makeSignal(category, rule.description, text, hit, rule.severity));
-    }
-  }
-  return signals;
+    return hit === undefined ? [] : [makeSignal(category, rule.description, text, hit, rule.severity)];
+  });
 }
 
 const globalForms = new WeakMap<RegExp, RegExp>();
 
 /** A `g` copy of `pattern`, compiled once (compiling the rule set is the analyzer's main cost). */
 function globalFormOf(pattern: RegExp): RegExp {
-  let global = globalForms.get(pattern);
-  if (global === undefined) {
-    global = new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
-    globalForms.set(pattern, global);
-  }
+  const global = globalForms.get(pattern) ?? new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
+  globalForms.set(pattern, global);
   return global;
 }
 
@@ -175,15 +178,9 @@ function isMentioned(text: string, start: number, end: number): boolean {
     if (!isOpeningQuote(text, q)) continue;
     // The quotation must close after the match, on the same line.
     const ceiling = Math.min(text.length, end + CONTEXT_REACH);
-    let closed = false;
-    for (let i = Math.max(end - 1, q + 1); i < ceiling && text.charAt(i) !== "\n"; i++) {
-      if (isClosingQuote(text, i, c)) {
-        closed = true;
-        break;
-      }
-    }
-    if (!closed) return false;
-    return REPORTING_FRAME.test(text.slice(Math.max(0, q - 80), q));
+    let i = Math.max(end - 1, q + 1);
+    while (i < ceiling && text.charAt(i) !== "\n" && !isClosingQuote(text, i, c)) i++;
+    return i < ceiling && text.charAt(i) !== "\n" && REPORTING_FRAME.test(text.slice(Math.max(0, q - 80), q));
   }
   return false;
 }

@@ -42,14 +42,12 @@ export function normalizeForSyntax(text: string): string {
   return collapseWhitespace((PLAIN_ASCII.test(text) ? text : unicodeFolded(text)).toLowerCase());
 }
 
-function isLowSurrogate(unit: number): boolean {
-  return unit >= 0xdc00 && unit <= 0xdfff;
-}
-
 /** At most `max` code points of `text` starting at UTF-16 index `unitIndex`, never mid-pair. */
 export function excerptAt(text: string, unitIndex: number, max: number): string {
   let start = Math.max(0, Math.min(Math.trunc(unitIndex), text.length));
-  if (start > 0 && start < text.length && isLowSurrogate(text.charCodeAt(start))) start -= 1;
+  // Never start on the second half of a surrogate pair.
+  const unit = text.charCodeAt(start);
+  if (start > 0 && unit >= 0xdc00 && unit <= 0xdfff) start -= 1;
   return truncateCodePoints(text.slice(start, start + 2 * max), max);
 }
 

@@ -3,37 +3,24 @@
 // signals: code and JSON are also ordinary answers.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
-import { rx } from "./_rules.js";
-import type { PatternRule } from "./_rules.js";
+import { type PatternRule, patternRule } from "./_rules.js";
 
 const TOOL_RULES: readonly PatternRule[] = [
-  {
-    id: "tool-fence",
-    description: "code fence tagged as a tool or function call",
-    pattern: rx(String.raw`\x60\x60\x60\s?(?:tool_call|function_call|api_call|tool_use|tool_code)\b`),
-  },
-  {
-    id: "tool-json",
-    description: "JSON object shaped like a tool invocation",
-    pattern: rx(String.raw`\{\s?"(?:action|tool|function|command|tool_call|function_call)"\s?:`),
-  },
-  {
-    id: "tool-tag",
-    description: "tool-call markup",
-    pattern: rx(String.raw`<(?:tool_call|function_call|api_request|tool_use)>`),
-  },
+  patternRule(
+    "tool-fence",
+    "code fence tagged as a tool or function call",
+    String.raw`\x60\x60\x60\s?(?:tool_call|function_call|api_call|tool_use|tool_code)\b`,
+  ),
+  patternRule("tool-json", "JSON object shaped like a tool invocation", String.raw`\{\s?"(?:action|tool|function|command|tool_call|function_call)"\s?:`),
+  patternRule("tool-tag", "tool-call markup", String.raw`<(?:tool_call|function_call|api_request|tool_use)>`),
 ];
 
 /** One signal per matching rule, read on the syntax-preserving form of the reply. */
 export function checkToolHallucination(syntaxText: string): Signal[] {
-  const signals: Signal[] = [];
-  for (const rule of TOOL_RULES) {
+  return TOOL_RULES.flatMap((rule) => {
     const match = rule.pattern.exec(syntaxText);
-    if (match !== null) {
-      signals.push(makeSignal("tool_hallucination", rule.description, syntaxText, match.index));
-    }
-  }
-  return signals;
+    return match === null ? [] : [makeSignal("tool_hallucination", rule.description, syntaxText, match.index)];
+  });
 }
 
 /** The raw, untrimmed reply starts with a code fence or a JSON object. */

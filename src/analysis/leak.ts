@@ -42,9 +42,7 @@ function isContentWord(word: string): boolean {
 }
 
 function contentCount(tokens: readonly string[]): number {
-  let count = 0;
-  for (const token of tokens) if (isContentWord(token)) count += 1;
-  return count;
+  return tokens.filter(isContentWord).length;
 }
 
 export function deriveLeakFragments(systemPrompt: string): LeakFragment[] {
@@ -58,26 +56,12 @@ export function deriveLeakFragments(systemPrompt: string): LeakFragment[] {
     const clause = tokens.join(" ");
     if (seen.has(clause)) continue;
     seen.add(clause);
-    const triggers: string[] = [];
-    if (tokens.length < NGRAM) {
-      triggers.push(clause);
-    } else {
-      for (let start = 0; start + NGRAM <= tokens.length; start++) {
-        const gram = tokens.slice(start, start + NGRAM);
-        if (contentCount(gram) >= MIN_CONTENT_WORDS) triggers.push(gram.join(" "));
-      }
-      if (triggers.length === 0) triggers.push(clause);
-    }
-    fragments.push({ clause, triggers });
+    // Every run of NGRAM words with enough content words; the whole clause when there is none.
+    const grams = Array.from({ length: tokens.length - NGRAM + 1 }, (_, start) => tokens.slice(start, start + NGRAM));
+    const triggers = grams.filter((gram) => contentCount(gram) >= MIN_CONTENT_WORDS).map((gram) => gram.join(" "));
+    fragments.push({ clause, triggers: triggers.length > 0 ? triggers : [clause] });
   }
   return fragments;
-}
-
-/** Words in a trigger (its words are joined by single spaces). */
-function wordCountOf(trigger: string): number {
-  let count = 1;
-  for (let i = trigger.indexOf(" "); i !== -1; i = trigger.indexOf(" ", i + 1)) count++;
-  return count;
 }
 
 /** Every run of `size` consecutive words of `tokens`, joined by spaces. */
@@ -97,14 +81,12 @@ export function checkSystemPromptLeak(replyText: string, fragments: readonly Lea
   const signals: Signal[] = [];
   fragments.forEach((fragment, index) => {
     for (const trigger of fragment.triggers) {
-      const size = wordCountOf(trigger);
+      // Its words are joined by single spaces.
+      const size = trigger.split(" ").length;
       // A run longer than the reply cannot be in it.
       if (size > tokens.length) continue;
-      let runs = runsBySize.get(size);
-      if (runs === undefined) {
-        runs = runsOf(tokens, size);
-        runsBySize.set(size, runs);
-      }
+      const runs = runsBySize.get(size) ?? runsOf(tokens, size);
+      runsBySize.set(size, runs);
       if (runs.has(trigger)) {
         // Evidence is the prompt's own words, never the reply around them.
         signals.push(makeSignal("system_prompt_leak", `reply reproduces system prompt clause ${index + 1}`, trigger, 0));

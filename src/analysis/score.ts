@@ -49,10 +49,7 @@ export function scoreSignals(signals: readonly Signal[], blockThreshold: number)
       summary: `HARD BLOCK: High-confidence signals in: ${orderedCategories(hard).join(", ")}.`,
     };
   }
-  let strongest = 0;
-  for (const signal of signals) {
-    strongest = Math.max(strongest, signal.severity * categoryWeight(signal.category));
-  }
+  const strongest = Math.max(0, ...signals.map((signal) => signal.severity * categoryWeight(signal.category)));
   const risk = Math.min(1, strongest * 0.7 + 0.1 * signals.length);
   const rounded = roundHalfEven2(risk);
   return {

@@ -20,7 +20,7 @@ export interface DecodeLimits {
   readonly maxDecodedUnits: number;
 }
 
-export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
+const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
   maxDepth: 3,
   maxCandidates: 512,
   maxDecodedUnits: 1 << 20,
@@ -104,13 +104,11 @@ interface Candidate {
 
 /** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
 function* candidatesOf(text: string): Generator<Candidate> {
-  for (const m of text.matchAll(BASE64_RUN)) {
-    const decoded = decodeBase64Text(m[0]);
-    if (decoded !== null) yield { kind: "base64", text: decoded, start: m.index, end: m.index + m[0].length };
-  }
-  for (const m of text.matchAll(HEX_RUN)) {
-    const decoded = decodeHexText(m[0]);
-    if (decoded !== null) yield { kind: "hex", text: decoded, start: m.index, end: m.index + m[0].length };
+  for (const [kind, run, decode] of [["base64", BASE64_RUN, decodeBase64Text] as const, ["hex", HEX_RUN, decodeHexText] as const]) {
+    for (const m of text.matchAll(run)) {
+      const decoded = decode(m[0]);
+      if (decoded !== null) yield { kind, text: decoded, start: m.index, end: m.index + m[0].length };
+    }
   }
   const all = { start: 0, end: text.length };
   if (ROT13_CUE.test(text)) yield { kind: "rot13", text: caesarShift(text, 13), ...all };

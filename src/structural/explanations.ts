@@ -42,10 +42,6 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 
-const LENGTH_EXPLANATION = "The text is longer than the filter inspects, so it is held rather than passed partly read.";
-const ENCODED_EXPLANATION = "A decoded payload hidden in the text matches an injection rule.";
-const CUSTOM_EXPLANATION = "The text matches a pattern supplied in this run's configuration.";
-
 /**
  * The fixed one-line explanation of a structural reason label. Labels built by functions
  * (length, encoded payloads) share one explanation per family; any other label is a
@@ -54,9 +50,9 @@ const CUSTOM_EXPLANATION = "The text matches a pattern supplied in this run's co
 export function explainReason(label: string): string {
   const fixed = EXPLANATIONS[label];
   if (fixed !== undefined) return fixed;
-  if (label.startsWith("Input exceeds maximum length (")) return LENGTH_EXPLANATION;
-  if (label.startsWith("Encoded payload (")) return ENCODED_EXPLANATION;
-  return CUSTOM_EXPLANATION;
+  if (label.startsWith("Input exceeds maximum length (")) return "The text is longer than the filter inspects, so it is held rather than passed partly read.";
+  if (label.startsWith("Encoded payload (")) return "A decoded payload hidden in the text matches an injection rule.";
+  return "The text matches a pattern supplied in this run's configuration.";
 }
 
 /** Whether `label` is one of the built-in labels with its own explanation (tests use it to find gaps). */

@@ -14,12 +14,13 @@ import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import { brandRegistry } from "../core/own-brand.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
-import { DEFAULT_DECODE_LIMITS, type EncodedFinding, locateEncodedInjection } from "./decode.js";
+import { type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
 import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
+import { BUILTIN_TRIGGERS } from "./builtin-triggers.js";
 import { RuleTriggers } from "./rule-triggers.js";
-import type { Rule } from "./rule.js";
+import { type Rule, SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleMatches, STRUCTURAL_RULES_VERSION } from "./rules.js";
 import { type CharacterScan, scanCharacters } from "./unicode.js";
 
@@ -64,17 +65,17 @@ export function verifiedStructuralIdentity(filter: unknown): StructuralIdentity 
 /** Default largest input, in code points. */
 const DEFAULT_MAX_INPUT_LENGTH = 4000;
 
-/** The built-in rules' triggers, in BUILTIN_RULES order. */
-const TRIGGERS = new RuleTriggers(BUILTIN_RULES.map((r) => r.re));
+/** The built-in rules' triggers, in BUILTIN_RULES order (stored: see builtin-triggers.ts). */
+const TRIGGERS = new RuleTriggers(
+  BUILTIN_RULES.map((r) => r.re),
+  BUILTIN_TRIGGERS,
+);
 
 /** A view a rule runs on, and which rules it admits (read on first need, see rule-triggers.ts). */
 class View {
-  readonly text: string;
   #admitted: boolean[] | null = null;
 
-  constructor(text: string) {
-    this.text = text;
-  }
+  constructor(readonly text: string) {}
 
   /** Whether built-in rule `k` matches this view; a view without any word or literal the rule can begin with is not searched. */
   hits(k: number): boolean {
@@ -109,16 +110,8 @@ function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.t
 }
 
 function ruleHits(k: number, views: Views, includeEncoding: boolean): boolean {
-  switch ((BUILTIN_RULES[k] as Rule).scope) {
-    case "script":
-      return views.script.hits(k);
-    case "encoding":
-      return includeEncoding && views.folded.hits(k);
-    case "code":
-      return views.folded.hits(k);
-    case "language":
-      return views.folded.hits(k) || views.deobfuscated?.hits(k) === true;
-  }
+  const { scope } = BUILTIN_RULES[k] as Rule;
+  return (includeEncoding || scope !== "encoding") && SCOPE_VIEWS[scope].some((name) => views[name]?.hits(k) === true);
 }
 
 /** Whether decoded text holds an injection: the main rule set minus the visible-encoding rows. */
@@ -244,28 +237,17 @@ export class StructuralFilter {
     }
 
     const views = viewsOf(text, true, plain);
-    const seen = new Set<string>();
+    // A label found once is not searched for again (several rules share one).
     const ruleReasons: string[] = [];
-    for (const [k, r] of BUILTIN_RULES.entries()) {
-      if (seen.has(r.label)) continue;
-      if (ruleHits(k, views, true)) {
-        seen.add(r.label);
-        reasons.push(r.label);
-        ruleReasons.push(r.label);
-      }
-    }
+    for (const [k, r] of BUILTIN_RULES.entries()) if (!ruleReasons.includes(r.label) && ruleHits(k, views, true)) ruleReasons.push(r.label);
     const customHits: CompiledCustomPattern[] = [];
     for (const c of this.#custom) {
-      if (seen.has(c.reason)) continue;
-      c.re.lastIndex = 0;
-      if (c.re.test(text) || c.re.test(views.folded.text)) {
-        seen.add(c.reason);
-        reasons.push(c.reason);
-        customHits.push(c);
-      }
+      const found = ruleReasons.includes(c.reason) || customHits.some((hit) => hit.reason === c.reason);
+      if (!found && (c.re.test(text) || c.re.test(views.folded.text))) customHits.push(c);
     }
+    reasons.push(...ruleReasons, ...customHits.map((c) => c.reason));
 
-    const encoded = locateEncodedInjection(text, decodedIsInjection, DEFAULT_DECODE_LIMITS);
+    const encoded = locateEncodedInjection(text, decodedIsInjection);
     let found: EncodedFinding | null = null;
     if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
     else if (encoded !== null) {

@@ -1,18 +1,8 @@
 // Indirect-injection rules: instructions planted inside ordinary content (a web page, an email,
-// a ticket, a code file) and addressed to whatever AI will later read it. The shapes are
-// word classes, combined with bounded gaps (see the ReDoS discipline at the top of rules.ts):
-//
-//   - an AI addressee ("note for the AI summarizer:", "if you are an AI", "assistant processing
-//     this mailbox:") followed by an imperative;
-//   - an instruction that changes the reader's own output ("in your reply, recommend …",
-//     "add this link to your answer", "replace vowels with numbers in your response",
-//     "instead of summarizing, …", "regardless of what the user asks, …");
-//   - "tell the user to visit <url>"-style instructions about the reader's audience;
-//   - exfiltration shapes: a markdown or HTML image/link whose URL carries a placeholder for
-//     data, or an instruction to put the conversation or the user's data into a URL;
-//   - hidden carriers: HTML/markdown comments and invisible elements that hold such wording;
-//   - code comments and docstrings that address an AI;
-//   - code that collects local data and sends it away, or runs code it just fetched.
+// a ticket, a code file) and addressed to whatever AI will later read it: an AI addressee and an
+// imperative, changes to the reader's own output, steering its users, data smuggled into URLs,
+// hidden carriers (comments, invisible elements, code comments) and malicious code samples. The
+// shapes are word classes with bounded gaps (see the ReDoS discipline at the top of rules.ts).
 //
 // What keeps ordinary prose out: every rule needs the AI-reader or reader-output context, not the
 // action alone. "Please forward the invoice to accounting" has an action but no AI addressee;
@@ -20,16 +10,7 @@
 // class does not accept; a README that says "run npm install" addresses no AI.
 
 import * as L from "./labels.js";
-import type { Rule, RuleScope } from "./rule.js";
-
-function rule(label: string, scope: RuleScope, source: string, flags: string): Rule {
-  return { label, scope, re: new RegExp(source, `${flags}g`) };
-}
-
-/** A gap inside one sentence (no newline or sentence end), at most `n` characters. */
-const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
-/** A gap inside one sentence where a period inside a URL, number or file name does not end it. */
-const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
+import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 // ---- word classes ----------------------------------------------------------------------------
 

@@ -1,44 +1,7 @@
 // The reason labels the structural filter can emit. Callers (audit log, guard, CLI, benchmark
 // reports) match on these exact strings, so they are defined once here and nowhere else.
-//
-// | label                                   | check   | shape it names                                    |
-// |-----------------------------------------|---------|---------------------------------------------------|
-// | LENGTH (function)                       | length  | more code points than `maxInputLength`            |
-// | CONTROL                                 | chars   | C0/C1 controls, zero-width, line/para sep, BOM    |
-// | UNICODE                                 | chars   | bidi overrides/isolates, tags, stray selectors    |
-// | INSTRUCTION_OVERRIDE                    | row 1   | override verb + earlier/previous + instructions   |
-// | OVERRIDE_INSTRUCTIONS                   | row 2   | override verb + your/all/any + instructions       |
-// | FORCED_PERSONA                          | row 3   | "you are now …" + new persona/role                |
-// | FAKE_PROMPT_UPDATE                      | row 4   | "new system instructions:" style headers          |
-// | FAKE_AUTHORITY_TAG                      | row 5   | [system] / [admin] / … tags                       |
-// | FAKE_AUTHORITY_PREFIX                   | row 6   | "SYSTEM OVERRIDE:" style prefixes                 |
-// | EXTRACT_SYSTEM_PROMPT                   | row 7   | reveal/print verb + YOUR/the system prompt        |
-// | EXTRACT_PROMPT_ECHO                     | row 8   | "begin your reply with your system prompt"        |
-// | DAN                                     | row 9   | activation of the DAN persona                     |
-// | PRIVILEGE_MODE                          | row 10  | activation of developer/god/sudo/… mode           |
-// | HYPOTHETICAL                            | row 11  | pretend/imagine you have no restrictions          |
-// | BASE64_CUE                              | row 12  | decode cue + base64 text payload                  |
-// | BASE64_LONG                             | row 13  | long padded base64 hiding text                    |
-// | HEX_ESCAPES                             | row 14  | run of \xNN escapes spelling text                 |
-// | UNICODE_ESCAPES                         | row 15  | run of \uNNNN escapes spelling ASCII text         |
-// | PIPED_SHELL                             | row 16  | curl/wget/nc … | shell interpreter                |
-// | DANGEROUS_SHELL                         | row 17  | rm -rf /, chmod 777 on system paths, sudo su …    |
-// | XSS                                     | row 18  | <script, javascript: URLs, on*= in a tag          |
-// | FAKE_DELIMITER                          | row 19  | ---/===/#### + system/end of … on one line        |
-// | FAKE_SPECIAL_TOKEN                      | row 20  | chat-template tokens (<|im_start|>, [INST], …)    |
-// | UNRESTRICTED_PERSONA                    | new     | "you are an unfiltered AI", "AI with no rules"    |
-// | SAFETY_BYPASS                           | new     | disable/bypass safety filters, answer without them|
-// | FAKE_TURN                               | new     | line-start "System:" turn or "### Instruction:"   |
-// | DECODE_AND_OBEY                         | new     | decode/reverse/translate this … and execute it    |
-// | AI_ADDRESSED_INSTRUCTION                | indirect| "note for the AI:" / "if you are an AI" + order   |
-// | TASK_HIJACK                             | indirect| "instead of summarizing", "before answering, …"   |
-// | OUTPUT_TAMPERING                        | indirect| plant/transform text in "your response"           |
-// | AUDIENCE_MANIPULATION                   | indirect| "tell the user to visit <url>"                    |
-// | EXFILTRATION_URL                        | indirect| image/link URL with a data placeholder            |
-// | HIDDEN_INSTRUCTION                      | indirect| comment / invisible element holding AI wording    |
-// | CODE_COMMENT_INSTRUCTION                | indirect| code comment or docstring addressing an AI        |
-// | MALICIOUS_CODE                          | indirect| code sending local data away / running fetched code|
-// | ENCODED (function)                      | decode  | decoded candidate hits an injection rule          |
+// Each label's doc comment names the shape it stands for; rules.ts, indirect.ts and
+// multilingual.ts say which rule row emits it.
 
 /** Reason label: C0/C1 controls, zero-width, line/para sep, BOM. */
 export const CONTROL = "Input contains control characters or null bytes";

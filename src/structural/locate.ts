@@ -8,7 +8,7 @@
 
 import { explainReason } from "./explanations.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
-import type { Rule } from "./rule.js";
+import { type Rule, SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleSpans } from "./rules.js";
 
 /** Locations reported per reason, at most. */
@@ -32,28 +32,26 @@ export interface StructuralMatch {
 
 /** The checked text's mapped views, each built on first use. */
 export class TextMaps {
-  readonly #text: string;
-  readonly #plain: boolean;
   #identity: MappedView | undefined;
   #folded: MappedView | undefined;
   #deobfuscated: MappedView | null | undefined;
   #script: MappedView | undefined;
 
   /** `plain`: the text is printable ASCII, so every view is the text itself. */
-  constructor(text: string, plain: boolean) {
-    this.#text = text;
-    this.#plain = plain;
-  }
+  constructor(
+    private readonly text: string,
+    private readonly plain: boolean,
+  ) {}
 
   /** The text itself: maps UTF-16 units to code points. */
   get identity(): MappedView {
-    this.#identity ??= identityView(this.#text);
+    this.#identity ??= identityView(this.text);
     return this.#identity;
   }
 
   /** The folded view's map. */
   get folded(): MappedView {
-    this.#folded ??= this.#plain ? this.identity : mappedFoldedView(this.#text);
+    this.#folded ??= this.plain ? this.identity : mappedFoldedView(this.text);
     return this.#folded;
   }
 
@@ -65,7 +63,7 @@ export class TextMaps {
 
   /** The script view's map. */
   get script(): MappedView {
-    this.#script ??= this.#plain ? this.identity : mappedScriptView(this.#text);
+    this.#script ??= this.plain ? this.identity : mappedScriptView(this.text);
     return this.#script;
   }
 
@@ -97,13 +95,11 @@ export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
   const found: MatchLocation[] = [];
   for (const r of BUILTIN_RULES) {
     if (r.label !== label || found.length >= MAX_LOCATIONS_PER_REASON) continue;
-    if (r.scope === "script") spansIn(r, maps.script, found);
-    else {
-      const before = found.length;
-      spansIn(r, maps.folded, found);
-      // A language rule that matched only once obfuscation was undone.
-      const deobfuscated = r.scope === "language" && found.length === before ? maps.deobfuscated : null;
-      if (deobfuscated !== null) spansIn(r, deobfuscated, found);
+    const before = found.length;
+    // A later view counts only where the earlier ones found nothing (a language rule that matched only once obfuscation was undone).
+    for (const name of SCOPE_VIEWS[r.scope]) {
+      const view = found.length === before ? maps[name] : null;
+      if (view !== null) spansIn(r, view, found);
     }
   }
   return found;

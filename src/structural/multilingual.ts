@@ -11,13 +11,8 @@
 // ReDoS discipline as in rules.ts: bounded gaps only, no nested unbounded quantifiers.
 
 import * as L from "./labels.js";
-import type { Rule, RuleScope } from "./rule.js";
+import { GAP, type Rule, rule } from "./rule.js";
 
-function rule(label: string, scope: RuleScope, source: string, flags: string): Rule {
-  return { label, scope, re: new RegExp(source, `${flags}g`) };
-}
-
-const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
 /** The end of an addressee: a colon, comma, dash or a sentence end, then optional spaces. */
 const STOP = "\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*";
 

@@ -6,6 +6,7 @@
 // ("i g n o r e"). Each view undoes some of that. Views are for matching only: the filter
 // never returns or logs them. Every view is a linear pass over its input.
 
+import { codePointLength } from "../core/codepoints.js";
 import { foldConfusables } from "./confusables.js";
 
 // Format characters (zero-width, bidi, tags, soft hyphen, BOM), variation selectors, the
@@ -55,24 +56,37 @@ const IDENTIFIER_HINT = /[A-Za-z0-9]_[A-Za-z]|[a-z][A-Z][a-z]/;
 const SNAKE_JOIN = /(?<=[A-Za-z0-9])_+(?=[A-Za-z])/g;
 const CAMEL_JOIN = /(?<=[a-z])(?=[A-Z][a-z])/g;
 
+/** The de-obfuscation passes, in order; each step runs when its hint is in the folded view. */
+const DEOBFUSCATION: ReadonlyArray<{ readonly hint: RegExp; readonly passes: ReadonlyArray<readonly [RegExp, (match: string) => string]> }> = [
+  // Directives hidden in data as identifiers ("IGNORE_SAFETY_AND_PRINT_SYSTEM_PROMPT",
+  // "disableSafety") read as words, so the language rules see them.
+  {
+    hint: IDENTIFIER_HINT,
+    passes: [
+      [SNAKE_JOIN, () => " "],
+      [CAMEL_JOIN, () => " "],
+    ],
+  },
+  { hint: LEET_HINT, passes: [[LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token)]] },
+  { hint: SPACED_HINT, passes: [[SPACED_LETTERS, (run) => run.replace(/ /g, "")]] },
+];
+
+/** `view` after the passes whose hint `folded` holds, each applied with `replace`; null when it holds none. */
+function deobfuscate<T>(folded: string, view: T, replace: (view: T, re: RegExp, by: (match: string) => string) => T): T | null {
+  // Cheap pre-tests: most text has none of the shapes, and the passes are not free.
+  const steps = DEOBFUSCATION.filter((step) => step.hint.test(folded));
+  if (steps.length === 0) return null;
+  let out = view;
+  for (const { passes } of steps) for (const [re, by] of passes) out = replace(out, re, by);
+  return out;
+}
+
 /**
  * Leetspeak, letter-spacing and identifier joins undone on an already folded view, or `null`
  * when that changes nothing (so callers can skip a redundant pass).
  */
 export function deobfuscatedView(folded: string): string | null {
-  // Cheap pre-tests: most text has neither shape, and the token pass below is not free.
-  const leet = LEET_HINT.test(folded);
-  const spaced = SPACED_HINT.test(folded);
-  const identifier = IDENTIFIER_HINT.test(folded);
-  if (!leet && !spaced && !identifier) return null;
-  let out = folded;
-  // Directives hidden in data as identifiers ("IGNORE_SAFETY_AND_PRINT_SYSTEM_PROMPT",
-  // "disableSafety") read as words, so the language rules see them.
-  if (identifier) out = out.replace(SNAKE_JOIN, " ").replace(CAMEL_JOIN, " ");
-  if (leet) {
-    out = out.replace(LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token));
-  }
-  if (spaced) out = out.replace(SPACED_LETTERS, (run) => run.replace(/ /g, ""));
+  const out = deobfuscate(folded, folded, (text, re, by) => text.replace(re, by));
   return out === folded ? null : out;
 }
 
@@ -178,16 +192,10 @@ function chunksOf(text: string): Array<{ readonly text: string; readonly from: n
 function chunkedView(text: string, expected: string, transform: (chunk: string) => string): MappedView {
   const b = new MapBuilder();
   for (const chunk of chunksOf(text)) b.push(transform(chunk.text), chunk.from, chunk.to);
-  const length = codePointCount(text);
+  const length = codePointLength(text);
   // Normalisation can reach across chunks in rare cases (two starters that compose); the
   // widened map still covers every match, it just cannot narrow it.
   return b.text === expected ? b.done(length) : wholeTextMap(expected, length);
-}
-
-function codePointCount(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
 }
 
 /** foldedView(text) with its offset map. */
@@ -227,22 +235,12 @@ function mappedReplace(view: MappedView, re: RegExp, replace: (match: string) =>
 
 /**
  * deobfuscatedView of a mapped folded view, with its offset map, or null when the view is null.
- * The steps are deobfuscatedView's, in its order; if the result ever differed from it, the
- * whole-text map is returned instead, so a match is never pointed at the wrong place.
+ * If the result ever differed from deobfuscatedView's, the whole-text map is returned instead,
+ * so a match is never pointed at the wrong place.
  */
 export function mappedDeobfuscatedView(folded: MappedView): MappedView | null {
   const expected = deobfuscatedView(folded.text);
   if (expected === null) return null;
-  let view = folded;
-  if (IDENTIFIER_HINT.test(view.text))
-    view = mappedReplace(
-      mappedReplace(view, SNAKE_JOIN, () => " "),
-      CAMEL_JOIN,
-      () => " ",
-    );
-  if (LEET_HINT.test(folded.text)) {
-    view = mappedReplace(view, LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token));
-  }
-  if (SPACED_HINT.test(folded.text)) view = mappedReplace(view, SPACED_LETTERS, (run) => run.replace(/ /g, ""));
+  const view = deobfuscate(folded.text, folded, mappedReplace) ?? folded;
   return view.text === expected ? view : wholeTextMap(expected, folded.length);
 }

@@ -4,8 +4,9 @@
 // most text holds none of those words. Running the full expression still costs a scan of the
 // text per rule, so the filter first asks whether the text has any word the rule could start
 // with. The answer is derived from the expression's own source (never written by hand, so it
-// cannot drift from the rule): every way a match can begin is walked, and the literal letters
-// it must begin with are collected, up to a few characters:
+// cannot drift from the rule; the built-in rules' are stored, see RuleTriggers): every way a
+// match can begin is walked, and the literal letters it must begin with are collected, up to a
+// few characters:
 //
 //   - "anchored" starts: a word boundary, then word characters. A match can only begin where a
 //     word of the text begins, so the text must have a word starting with those characters;
@@ -22,6 +23,8 @@
 //     matches only ASCII letters; with `iu`, U+017F (long s) and U+212A (Kelvin sign) also fold
 //     to `s` and `k` and count as word characters, so a text holding either skips the pre-check;
 //   - the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
+
+import { hash } from "node:crypto";
 
 /** How many leading characters of a word, and of a loose literal, a trigger compares. */
 const WORD_KEY_LENGTH = 4;
@@ -52,6 +55,9 @@ type Node =
 
 class Unsupported extends Error {}
 
+/** What follows "(" in a group that is not a plain capture: non-capturing, look-around, or a name. */
+const GROUP_KIND = /\?(?::|[=!]|<[=!]|<[^>]*>)/y;
+
 /** Parses `source` (as the RegExp constructor received it; `unicode`: the u or v flag) into the node tree above. */
 function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
   let i = 0;
@@ -65,29 +71,18 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
         alts.push([]);
         continue;
       }
-      const atom = parseAtom();
-      const quantified = parseQuantifier(atom);
-      (alts[alts.length - 1] as Node[]).push(quantified);
+      (alts[alts.length - 1] as Node[]).push(parseQuantifier(parseAtom()));
     }
     return alts;
   };
   const parseAtom = (): Node => {
     const ch = source[i] as string;
     if (ch === "(") {
-      i++;
-      let lookaround = false;
-      if (source.startsWith("?:", i)) i += 2;
-      else if (source.startsWith("?=", i) || source.startsWith("?!", i)) {
-        i += 2;
-        lookaround = true;
-      } else if (source.startsWith("?<=", i) || source.startsWith("?<!", i)) {
-        i += 3;
-        lookaround = true;
-      } else if (source.startsWith("?<", i)) {
-        const close = source.indexOf(">", i);
-        if (close < 0) throw new Unsupported("group name");
-        i = close + 1;
-      } else if (source[i] === "?") throw new Unsupported("group kind");
+      GROUP_KIND.lastIndex = ++i;
+      const kind = GROUP_KIND.exec(source)?.[0] ?? "";
+      if (kind === "" && source[i] === "?") throw new Unsupported("group kind");
+      i += kind.length;
+      const lookaround = /[=!]$/.test(kind);
       const inner = alternatives();
       if (source[i] !== ")") throw new Unsupported("unclosed group");
       i++;
@@ -102,13 +97,9 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
       i++;
       return { t: "any" };
     }
-    if (ch === ".") {
+    if (ch === "." || ch === "^" || ch === "$") {
       i++;
-      return { t: "any" };
-    }
-    if (ch === "^" || ch === "$") {
-      i++;
-      return { t: "zero" };
+      return { t: ch === "." ? "any" : "zero" };
     }
     if (ch === "\\") return parseEscape();
     if (ch === "*" || ch === "+" || ch === "?") throw new Unsupported("quantifier without atom");
@@ -214,8 +205,7 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
     if (prefix === "") throw new NoTrigger();
     (anchored ? w.words : w.loose).add(prefix);
   };
-  if (depth > MAX_DEPTH) return emit();
-  if (prefix.length >= (anchored ? WORD_KEY_LENGTH : LOOSE_KEY_LENGTH)) return emit();
+  if (depth > MAX_DEPTH || prefix.length >= (anchored ? WORD_KEY_LENGTH : LOOSE_KEY_LENGTH)) return emit();
   let c = cont;
   while (c !== null && c.index >= c.nodes.length) c = c.next;
   if (c === null) return emit();
@@ -233,9 +223,7 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
       // Only ASCII literals extend a prefix; a non-ASCII one may fold to letters the text spells otherwise.
       if (!isAscii(node.c)) return emit();
       const ch = node.c.toLowerCase();
-      if (prefix === "") {
-        return walk(w, rest, ch, false, boundary && isWordChar(ch), depth + 1);
-      }
+      if (prefix === "") return walk(w, rest, ch, false, boundary && isWordChar(ch), depth + 1);
       if (!anchored || isWordChar(ch)) return walk(w, rest, prefix + ch, false, anchored, depth + 1);
       return emit();
     }
@@ -279,13 +267,7 @@ export function ruleTrigger(re: RegExp): RuleTrigger | null {
 const FOLDS_TO_ASCII_WORD = /[\u017f\u212a]/;
 
 /** Base-38 digit of an ASCII word character, case-folded (a-z 1-26, 0-9 27-36, _ 37); 0 for anything else. */
-const DIGIT = new Uint8Array(128);
-for (let c = 0; c < 26; c++) {
-  DIGIT[0x61 + c] = 1 + c;
-  DIGIT[0x41 + c] = 1 + c;
-}
-for (let c = 0; c < 10; c++) DIGIT[0x30 + c] = 27 + c;
-DIGIT[0x5f] = 37;
+const DIGIT = Uint8Array.from({ length: 128 }, (_, code) => "abcdefghijklmnopqrstuvwxyz0123456789_".indexOf(String.fromCharCode(code).toLowerCase()) + 1);
 
 const digitAt = (text: string, i: number): number => {
   const code = text.charCodeAt(i);
@@ -315,20 +297,36 @@ const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
 let seen: Uint8Array | null = null;
 let stamp = 0;
 
-/** The triggers of an ordered list of rule expressions, worked out once, and the rules a text admits. */
+/** A short fingerprint of an expression's source and flags: a stored trigger serves only the expression it was derived from. */
+export function expressionFingerprint(re: RegExp): string {
+  return hash("sha256", `/${re.source}/${re.flags}`).slice(0, 16);
+}
+
+/** The trigger of `re`: its stored entry (`<fingerprint> <trigger as JSON>`) when that was derived from `re` as it is now, else derived. */
+function triggerOf(re: RegExp, entry: string | undefined): RuleTrigger | null {
+  const fingerprint = expressionFingerprint(re);
+  return entry?.startsWith(`${fingerprint} `) ? JSON.parse(entry.slice(fingerprint.length + 1)) : ruleTrigger(re);
+}
+
+/**
+ * The triggers of an ordered list of rule expressions, worked out once, and the rules a text
+ * admits. `stored` holds triggers derived ahead of time (builtin-triggers.ts), since deriving
+ * them cost the first check of a process about 70 ms; an entry that is missing or was derived
+ * from another expression is derived again, so a stale table costs time, never a rule.
+ */
 export class RuleTriggers {
-  readonly #expressions: readonly RegExp[];
   #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
   #wordKeys: ReadonlyArray<readonly number[]> = [];
 
-  constructor(expressions: readonly RegExp[]) {
-    this.#expressions = expressions;
-  }
+  constructor(
+    private readonly expressions: readonly RegExp[],
+    private readonly stored: readonly string[] = [],
+  ) {}
 
-  /** The trigger of each expression, in order (worked out on first use: the walk costs more than many checks). */
+  /** The trigger of each expression, in order (worked out on first use). */
   get triggers(): ReadonlyArray<RuleTrigger | null> {
     if (this.#triggers === null) {
-      const triggers = this.#expressions.map(ruleTrigger);
+      const triggers = this.expressions.map((re, k) => triggerOf(re, this.stored[k]));
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }

@@ -1,9 +1,17 @@
-// The shape of one structural pattern rule, shared by the rule tables (rules.ts, indirect.ts,
-// multilingual.ts). Kept on its own so that rules.ts can collect the other tables without
-// them importing rules.ts back; the scopes are described in rules.ts.
+// The shape of one structural pattern rule and the helpers the rule tables (rules.ts,
+// indirect.ts, multilingual.ts) build them with. Kept on its own so that rules.ts can collect
+// the other tables without them importing rules.ts back; the scopes are described in rules.ts.
 
 /** Where a rule runs: which normalised views of a text it is matched against (rules.ts). */
 export type RuleScope = "language" | "code" | "encoding" | "script";
+
+/** The views a rule of each scope runs on (normalize.ts), in the order they are tried. */
+export const SCOPE_VIEWS: Readonly<Record<RuleScope, readonly ("folded" | "deobfuscated" | "script")[]>> = {
+  language: ["folded", "deobfuscated"],
+  code: ["folded"],
+  encoding: ["folded"],
+  script: ["script"],
+};
 
 /** One pattern rule: the reason label it reports and the expression that detects it. */
 export interface Rule {
@@ -18,3 +26,14 @@ export interface Rule {
    */
   readonly requires?: string;
 }
+
+/** A rule whose expression is `source` compiled with `flags` and `g`. */
+export function rule(label: string, scope: RuleScope, source: string, flags: string, accept?: Rule["accept"]): Rule {
+  const re = new RegExp(source, `${flags}g`);
+  return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
+}
+
+/** A gap inside one sentence (no newline or sentence end), at most `n` characters. */
+export const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
+/** A gap inside one sentence where a period inside a URL, number or file name does not end it. */
+export const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;

@@ -23,7 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
-import type { Rule, RuleScope } from "./rule.js";
+import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
  * Version of the structural rule set: the built-in rules here, the normalised views
@@ -37,29 +37,15 @@ export const STRUCTURAL_RULES_VERSION = 2;
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;
 
-function rule(label: string, scope: RuleScope, source: string, flags: string, accept?: Rule["accept"]): Rule {
-  const re = new RegExp(source, `${flags}g`);
-  return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
-}
-
 /** Whether `r` matches `text` (and one of its first matches passes `accept`). */
 export function ruleMatches(r: Rule, text: string): boolean {
+  if (r.accept !== undefined) return ruleSpans(r, text, 1).length > 0;
   if (r.requires !== undefined && !text.includes(r.requires)) return false;
   r.re.lastIndex = 0;
-  if (r.accept === undefined) return r.re.test(text);
-  let seen = 0;
-  for (const m of text.matchAll(r.re)) {
-    if (r.accept(m)) return true;
-    if (++seen >= MAX_MATCHES_PER_RULE) break;
-  }
-  return false;
+  return r.re.test(text);
 }
 
-/**
- * Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass
- * `accept`, in order (for evidence; `ruleMatches` decides). Inspects at most as many matches as
- * `ruleMatches` does.
- */
+/** Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass `accept`, in order. */
 export function ruleSpans(r: Rule, text: string, limit: number): Array<readonly [number, number]> {
   const spans: Array<readonly [number, number]> = [];
   if (limit <= 0 || (r.requires !== undefined && !text.includes(r.requires))) return spans;
@@ -76,8 +62,6 @@ export function ruleSpans(r: Rule, text: string, limit: number): Array<readonly 
 }
 
 // ---- shared word classes -------------------------------------------------------------------
-
-const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
 
 const OVERRIDE_VERB = "(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|neglect|dismiss|set\\s+aside|throw\\s+out)";
 const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
@@ -117,8 +101,6 @@ const REVEAL_VERB =
 // Verbs that move the assistant's configuration out: show it, send it, export it, report it.
 const DISCLOSE_VERB =
   "show|tell|reveal|repeat|display|print|output|share|give|dump|disclose|leak|expose|recite|list|provide|send|post|upload|email|paste|copy|echo|return|quote|export|report|enumerate|type\\s+out|write\\s+out|read\\s+(?:out|aloud)|contribute";
-// A gap within one sentence; a period inside a URL, number or file name does not end it.
-const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
 const PROMPT_QUALIFIER =
   "(?:full|complete|exact|entire|actual|real|raw|current|original|initial|hidden|secret|internal|underlying|verbatim|whole|first|true|base|core|starting)";
 // "your rules" alone is a shop's returns policy; only YOUR prompt/instructions, or qualified
@@ -155,23 +137,10 @@ const RU_VERB = "(?:игнорируй|проигнорируй|забудь|и�
 
 // ---- decode helpers for the encoding rows ---------------------------------------------------
 
-/** Escapes that spell plain ASCII text (not control bytes, shellcode or accented letters). */
-function escapesSpellText(codes: readonly number[]): boolean {
-  let letters = 0;
-  for (const c of codes) {
-    if (c < 0x20 || c > 0x7e) return false;
-    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) letters++;
-  }
-  return letters >= 2;
-}
-
-function escapeCodes(run: string, prefixLength: number, digits: number): number[] {
-  const codes: number[] = [];
-  const step = prefixLength + digits;
-  for (let i = 0; i + step <= run.length; i += step) {
-    codes.push(Number.parseInt(run.slice(i + prefixLength, i + step), 16));
-  }
-  return codes;
+/** Whether a run of \xNN or \uNNNN escapes spells plain ASCII text (not control bytes, shellcode or accented letters). */
+function escapesSpellText(run: string): boolean {
+  const text = String.fromCharCode(...Array.from(run.matchAll(/[0-9A-Fa-f]+/g), (hex) => Number.parseInt(hex[0], 16)));
+  return /^[\x20-\x7e]*$/.test(text) && (text.match(/[A-Za-z]/g)?.length ?? 0) >= 2;
 }
 
 // ---- the rule table, in reason order ---------------------------------------------------------
@@ -283,9 +252,9 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     requires: "=",
   },
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
-  rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "", (m) => escapesSpellText(escapeCodes(m[0], 2, 2))),
+  rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "", (m) => escapesSpellText(m[0])),
   // Row 15: \uNNNN escapes spelling ASCII text (JSON-escaped accents are not).
-  rule(L.UNICODE_ESCAPES, "encoding", "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "", (m) => escapesSpellText(escapeCodes(m[0], 2, 4))),
+  rule(L.UNICODE_ESCAPES, "encoding", "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "", (m) => escapesSpellText(m[0])),
   // Row 16: a download tool piped into an interpreter ("sync … | sort" is not one).
   rule(
     L.PIPED_SHELL,
