@@ -4,19 +4,24 @@
 // the origin is shown), the chat call, the availability check and the public description.
 // The roles keep only what is theirs (system prompt, context proofs, verdict rules).
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
-import { postChat, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { basicAuthorization, postChat, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { openAIModelAvailable, openAIServedModels } from "./openai-inventory.js";
 import { resolveClientEndpoint } from "./endpoint.js";
 import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
 import { interpretOpenAIChat, openAIChatBody, openAIHeaders } from "./openai-chat.js";
-import { probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome, type TokenizeMessages } from "./openai-identity.js";
+import {
+  openAIModelAvailable,
+  openAIServedModels,
+  probeOpenAIIdentity,
+  tokenizeCount,
+  type OpenAIIdentityOutcome,
+  type TokenizeMessages,
+} from "./openai-identity.js";
 import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
 
-// The provider defaults live in defaults.ts and the OpenAI availability check in
-// openai-inventory.ts; both are re-exported here for the probe and judge modules.
+// The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
 export { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 
 /** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
@@ -100,7 +105,7 @@ export class OllamaChatBackend extends ChatBackendBase {
   /** POSTs one turn to `/api/chat` (numCtx as options.num_ctx); null when no request can be built. */
   post(turn: ChatTurn, numCtx: number | null): Promise<HttpCallOutcome | null> {
     const body = ollamaChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
-    return postChat(this.endpoint, "/api/chat", body, (authorization): Record<string, string> => (authorization ? { authorization } : {}));
+    return postChat(this.endpoint, "/api/chat", body, basicAuthorization);
   }
 
   /** The checks a `/api/chat` reply must pass before its content counts (see interpretOllamaChat). */

@@ -133,6 +133,48 @@ function chatTarget(endpoint: ChatEndpoint, path: string): ServiceRequestTarget 
   return target;
 }
 
+/** A backend's answer to one request: its outcome (null: no request can be built), and the body of a 200 answer as a JSON object, else null. */
+export interface JsonAnswer {
+  readonly outcome: HttpCallOutcome | null;
+  readonly object: Record<string, unknown> | null;
+}
+
+/** The configured URL's userinfo as the only header (how every call but an OpenAI-compatible one authenticates). */
+export function basicAuthorization(urlAuthorization: string | null): Record<string, string> {
+  return urlAuthorization ? { authorization: urlAuthorization } : {};
+}
+
+/** One bounded request to `path` under `baseUrl` (a GET unless `json` is given); never throws. */
+export async function requestJson(
+  fetchFn: FetchLike,
+  baseUrl: string,
+  path: string,
+  request: {
+    readonly json?: unknown;
+    readonly timeoutMs: number;
+    readonly maxBodyBytes: number;
+    readonly headersFor?: (urlAuthorization: string | null) => Record<string, string>;
+  },
+): Promise<JsonAnswer> {
+  const target = serviceRequestTarget(baseUrl, path);
+  if (!target) return { outcome: null, object: null };
+  let outcome: HttpCallOutcome;
+  try {
+    const { json, timeoutMs, maxBodyBytes, headersFor = basicAuthorization } = request;
+    outcome = await httpCall(fetchFn, target.url, {
+      method: json === undefined ? "GET" : "POST",
+      headers: headersFor(target.authorization),
+      json,
+      timeoutMs,
+      maxBodyBytes,
+    });
+  } catch {
+    outcome = { kind: "exception", errorClass: "Error" };
+  }
+  const parsed = outcome.kind === "response" && outcome.status === 200 ? parseJsonBody(outcome.body) : null;
+  return { outcome, object: parsed?.ok && isPlainObject(parsed.value) ? parsed.value : null };
+}
+
 /** POSTs `body` to `path` under the endpoint, bounded in time and size; null when no request can be built. */
 export async function postChat(
   endpoint: ChatEndpoint,

@@ -16,7 +16,7 @@ import lockfile from "proper-lockfile";
 import { LittleCanaryError } from "../core/errors.js";
 import { fileSha256 } from "./embedded-model-file.js";
 import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
-import { errorClassName, networkFailureCause } from "./http-call.js";
+import { causeChain, errorClassName, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */
@@ -240,11 +240,9 @@ function failureText(error: unknown): string {
 
 /** The first `code` on a short cause chain, when it is a plain identifier. */
 function errorCode(error: unknown): string | null {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+  for (const current of causeChain(error)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
   }
   return null;
 }

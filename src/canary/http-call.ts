@@ -68,44 +68,37 @@ const CAUSE_BY_CODE: Readonly<Record<string, NetworkFailureCause>> = {
   UND_ERR_BODY_TIMEOUT: "timeout",
 };
 
-/**
- * The cause of a failed request from its error's `code` (walking a short `cause` chain: undici
- * wraps the socket error as TypeError("fetch failed")), or null when no code says. An abort or
- * timeout error is "timeout". Only fixed words come back: never the error's message.
- */
-export function networkFailureCause(error: unknown): NetworkFailureCause | null {
+/** The error and its causes, at most five deep: undici wraps the socket error as TypeError("fetch failed"). */
+export function* causeChain(error: unknown): Generator<object> {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/** The cause a known error `code` names, or undefined (own keys only: "constructor" names nothing). */
+function causeOfCode(code: unknown): NetworkFailureCause | undefined {
+  return typeof code === "string" && Object.hasOwn(CAUSE_BY_CODE, code) ? CAUSE_BY_CODE[code] : undefined;
+}
+
+/**
+ * The cause of a failed request from its error's `code` (walking the cause chain), or null when
+ * no code says. An abort or timeout error is "timeout". Only fixed words come back: never the
+ * error's message.
+ */
+export function networkFailureCause(error: unknown): NetworkFailureCause | null {
+  for (const current of causeChain(error)) {
     const { code, name } = current as { code?: unknown; name?: unknown };
     if (name === "TimeoutError" || name === "AbortError") return "timeout";
-    if (typeof code === "string") {
-      const known = CAUSE_BY_CODE[code];
-      if (known !== undefined) return known;
-      if (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_")) return "TLS failure";
+    const known = causeOfCode(code);
+    if (known !== undefined) return known;
+    if (typeof code === "string" && (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_"))) {
+      return "TLS failure";
     }
-    current = (current as { cause?: unknown }).cause;
   }
   return null;
 }
-
-/** Error codes (undici and Node) that mean the backend could not be reached or hung up. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_NONAME",
-  "EHOSTUNREACH",
-  "EHOSTDOWN",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EPIPE",
-  "EADDRNOTAVAIL",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-]);
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
 class DeadlineExceeded extends Error {}
 
@@ -117,19 +110,15 @@ export function errorClassName(error: unknown): string {
 }
 
 function classify(error: unknown): HttpCallOutcome {
-  // Walk a short cause chain: undici wraps the socket error as TypeError("fetch failed").
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+  for (const current of causeChain(error)) {
     const { code, name } = current as { code?: unknown; name?: unknown };
-    if (name === "TimeoutError" || (typeof code === "string" && TIMEOUT_CODES.has(code))) return { kind: "timeout" };
-    if (typeof code === "string" && CONNECTION_CODES.has(code)) {
-      const cause = networkFailureCause(current);
-      return cause === null ? { kind: "unavailable" } : { kind: "unavailable", cause };
-    }
+    // A code that names a cause: a timeout, or a backend that could not be reached or hung up.
+    const known = causeOfCode(code);
+    if (name === "TimeoutError" || known === "timeout") return { kind: "timeout" };
+    if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
     // fetch refuses "bad ports" (e.g. 9, 25) without connecting; to the user that is an
     // endpoint that cannot be reached, not an internal failure.
     if (current instanceof Error && current.message === "bad port") return { kind: "unavailable" };
-    current = (current as { cause?: unknown }).cause;
   }
   return { kind: "exception", errorClass: errorClassName(error) };
 }
@@ -162,13 +151,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ ok: t
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return decodeUtf8(bytes);
+  return decodeUtf8(Buffer.concat(chunks, size));
 }
 
 // One decoder for every call: without `stream`, each decode() starts fresh, and a fatal error

@@ -10,11 +10,10 @@
 // trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
 import { OllamaChatBackend, type ChatTurn } from "./chat-backend.js";
-import { serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type HttpCallOutcome } from "./http-call.js";
+import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, parseJsonBody, type ChatFailure } from "./chat-exchange.js";
+import { failed, requestJson, type ChatFailure } from "./chat-exchange.js";
 import { ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
@@ -205,19 +204,11 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
     try {
-      const target = serviceRequestTarget(this.backend.endpoint.baseUrl, "/api/show");
-      if (!target) return null;
-      const outcome = await httpCall(this.backend.endpoint.fetch, target.url, {
-        method: "POST",
-        headers: target.authorization ? { authorization: target.authorization } : {},
-        json: { model: this.model },
-        timeoutMs: this.timeoutSeconds * 1000,
-        maxBodyBytes: MAX_SHOW_BYTES,
-      });
-      if (outcome.kind !== "response" || outcome.status !== 200) return null;
-      const parsed = parseJsonBody(outcome.body);
-      if (!parsed.ok || !isPlainObject(parsed.value)) return null;
-      const length = contextLengthFromModelInfo(parsed.value["model_info"], outcome.body);
+      const { fetch, baseUrl } = this.backend.endpoint;
+      const json = { model: this.model };
+      const { outcome, object } = await requestJson(fetch, baseUrl, "/api/show", { json, timeoutMs: this.timeoutSeconds * 1000, maxBodyBytes: MAX_SHOW_BYTES });
+      if (object === null || outcome?.kind !== "response") return null;
+      const length = contextLengthFromModelInfo(object["model_info"], outcome.body);
       this.lastContextLength = length;
       return length;
     } catch {

@@ -8,10 +8,9 @@
 //   - the warm-up's `prompt_eval_count` gives the backend's bytes per token on known text, from
 //     which each reply gets a lower bound on the prompt tokens its prompt must have cost.
 // Nothing here throws; every way the proof can fail is a value.
-import { serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
+import type { FetchLike } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody } from "./chat-exchange.js";
+import { requestJson } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
@@ -143,23 +142,8 @@ export function psEntryContextLength(body: unknown, tag: string): number | "not_
 /** Reads `GET /api/ps` and compares the model's loaded context with the `num_ctx` sent. */
 export async function readLoadedContext(fetchFn: FetchLike, baseUrl: string, tag: string, numCtx: number | null, timeoutMs: number): Promise<LoadedContext> {
   if (numCtx === null) return { kind: "unverified", reason: "num_ctx_unset" };
-  const target = serviceRequestTarget(baseUrl, "/api/ps");
-  if (!target) return { kind: "unverified", reason: "ps_unavailable" };
-  let outcome: HttpCallOutcome;
-  try {
-    outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: target.authorization ? { authorization: target.authorization } : {},
-      timeoutMs,
-      maxBodyBytes: MAX_PS_BYTES,
-    });
-  } catch {
-    return { kind: "unverified", reason: "ps_unavailable" };
-  }
-  if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unverified", reason: "ps_unavailable" };
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok) return { kind: "unverified", reason: "ps_unavailable" };
-  const found = psEntryContextLength(parsed.value, tag);
+  const { object } = await requestJson(fetchFn, baseUrl, "/api/ps", { timeoutMs, maxBodyBytes: MAX_PS_BYTES });
+  const found = psEntryContextLength(object, tag);
   if (found === "invalid") return { kind: "unverified", reason: "ps_unavailable" };
   if (found === "not_loaded") return { kind: "unverified", reason: "model_not_loaded" };
   if (found === "missing") return { kind: "unverified", reason: "context_length_missing" };
