@@ -17,6 +17,7 @@ import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
 import { startCanaryResult } from "./result.js";
 import { CALIBRATION_PROBE_TEXT } from "./run-context.js";
 import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import type { ProbeIdentity } from "./identity.js";
 
 /** Options every HTTP canary probe takes beside its provider's URL (and key). */
 export interface CanaryClientOptions extends ChatClientOptions {
@@ -77,6 +78,12 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
     this.systemPrompt = own.systemPrompt as string;
     this.checkReplyModel = options.checkReplyModel === true;
     this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens };
   }
 
   /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
@@ -154,7 +161,9 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   protected abstract warmUp(): Promise<Warm | WarmUpFailure>;
 
   /** POSTs one turn in the provider's request shape; null when no request can be built. */
-  protected abstract post(turn: ChatTurn): Promise<HttpCallOutcome | null>;
+  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
+    return this.backend.post(turn);
+  }
 
   /** The provider's checks before the text is sent: a failure (nothing is sent), or what they found. */
   protected abstract beforeChat(userInput: string, warm: Warm): Promise<Plan | ChatFailure>;

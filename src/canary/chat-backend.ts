@@ -19,7 +19,7 @@ import {
   type OpenAIIdentityOutcome,
   type TokenizeMessages,
 } from "./openai-identity.js";
-import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
+import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
 
 // The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
 export { DEFAULT_OPENAI_MODEL } from "./defaults.js";
@@ -85,6 +85,18 @@ abstract class ChatBackendBase {
     return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 
+  /** POSTs one turn in the provider's request shape (Ollama: `numCtx` as options.num_ctx); null when no request can be built. */
+  abstract post(turn: ChatTurn, numCtx?: number | null): Promise<HttpCallOutcome | null>;
+
+  /** The checks a reply must pass before its content counts (see interpretOllamaChat, interpretOpenAIChat). */
+  abstract interpret(outcome: HttpCallOutcome): ChatOutcome;
+
+  /** One chat: the request, then the reply checks; null when the request could not be built. */
+  async chat(turn: ChatTurn, numCtx: number | null = null): Promise<ChatOutcome | null> {
+    const outcome = await this.post(turn, numCtx);
+    return outcome === null ? null : this.interpret(outcome);
+  }
+
   /** The texts a failure message may show: the origin and the deadline, never the full URL. */
   protected get replyTexts(): { readonly origin: string; readonly timeoutSeconds: number } {
     return { origin: this.#endpoint.origin, timeoutSeconds: this.#endpoint.timeoutSeconds };
@@ -102,21 +114,13 @@ export class OllamaChatBackend extends ChatBackendBase {
   /** How failure messages name this provider ("Ollama returned HTTP status 500"). */
   readonly service = "Ollama";
 
-  /** POSTs one turn to `/api/chat` (numCtx as options.num_ctx); null when no request can be built. */
-  post(turn: ChatTurn, numCtx: number | null): Promise<HttpCallOutcome | null> {
+  post(turn: ChatTurn, numCtx: number | null = null): Promise<HttpCallOutcome | null> {
     const body = ollamaChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
     return postChat(this.endpoint, "/api/chat", body, basicAuthorization);
   }
 
-  /** The checks a `/api/chat` reply must pass before its content counts (see interpretOllamaChat). */
   interpret(outcome: HttpCallOutcome): ChatOutcome {
     return interpretOllamaChat(outcome, this.replyTexts);
-  }
-
-  /** One chat: the request, then the reply checks; null when the request could not be built. */
-  async chat(turn: ChatTurn, numCtx: number | null): Promise<ChatOutcome | null> {
-    const outcome = await this.post(turn, numCtx);
-    return outcome === null ? null : this.interpret(outcome);
   }
 
   /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
@@ -146,21 +150,13 @@ export class OpenAIChatBackend extends ChatBackendBase {
   /** How failure messages name this provider ("API returned HTTP status 500"). */
   readonly service = "API";
 
-  /** POSTs one turn to `/chat/completions`; null when no request can be built. */
   post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
     return postChat(this.endpoint, "/chat/completions", body, (authorization) => this.headers(authorization));
   }
 
-  /** The checks a completion must pass before its content counts (see interpretOpenAIChat). */
   interpret(outcome: HttpCallOutcome): ChatOutcome {
     return interpretOpenAIChat(outcome, this.replyTexts);
-  }
-
-  /** One chat: the request, then the reply checks; null when the request could not be built. */
-  async chat(turn: ChatTurn): Promise<ChatOutcome | null> {
-    const outcome = await this.post(turn);
-    return outcome === null ? null : this.interpret(outcome);
   }
 
   /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
@@ -196,18 +192,13 @@ export class OpenAIChatBackend extends ChatBackendBase {
  * from the backend), the availability check and the JSON description. The backend itself is
  * private; a subclass reaches it through the protected `backend` accessor.
  */
-export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> implements ChatSettings {
-  readonly model: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
+export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> extends ChatSettings {
   readonly endpointOrigin: string;
   readonly #backend: Backend;
 
   protected constructor(backend: Backend) {
+    super(backend.settings);
     this.#backend = backend;
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = backend.settings);
     this.endpointOrigin = backend.endpointOrigin;
   }
 

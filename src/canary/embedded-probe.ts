@@ -34,23 +34,20 @@ import {
 } from "./embedded-engine.js";
 import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
 import { errorClassName, formatSeconds } from "./http-call.js";
-import { checkPositiveInteger, checkSeed, checkSystemPrompt, checkTemperature, checkTimeoutSeconds } from "./options.js";
+import { ChatSettings, checkSystemPrompt, resolveChatSettings } from "./options.js";
+import { probeRole, type CanaryClientOptions } from "./canary-client.js";
 import { startCanaryResult } from "./result.js";
 import type { CanaryProbe, CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
 
 /** Options of the embedded probe; `modelPath` and `sha256` are required. */
-export interface EmbeddedCanaryProbeOptions {
+export interface EmbeddedCanaryProbeOptions
+  extends Pick<CanaryClientOptions, "systemPrompt" | "timeoutSeconds" | "maxTokens" | "temperature" | "seed" | "now"> {
   /** The GGUF file. */
   readonly modelPath: string;
   /** The file's SHA-256 (64 hex digits): its identity, checked before it is loaded. */
   readonly sha256: string;
-  readonly systemPrompt?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
   /** Code points of the longest window the pipeline sends (sizes the context). Default 4000. */
   readonly maxInputLength?: number;
   /** Tokens per sequence; default: what the longest window needs, at most the trained context. */
@@ -65,8 +62,6 @@ export interface EmbeddedCanaryProbeOptions {
   readonly loader?: EngineModuleLoader;
   /** Set when `modelPath` is the default model in the pull cache: a missing file then names `model pull`. */
   readonly pulled?: boolean;
-  /** Monotonic clock in milliseconds, for latency. */
-  readonly now?: () => number;
 }
 
 /** What the opened engine reports about itself: the identity the manifest records. */
@@ -124,17 +119,11 @@ interface Waiter {
 }
 
 /** The embedded canary: a GGUF model run in-process, powerless and tool-less, like the HTTP canaries. */
-export class EmbeddedCanaryProbe implements CanaryProbe {
+export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
   readonly provider = "embedded" as const;
-  /** The model file's name (shown in messages and manifests; the identity is `sha256`). */
-  readonly model: string;
   readonly modelPath: string;
   readonly sha256: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
   readonly maxInputLength: number;
   readonly contextSize: number | null;
   readonly sequences: number;
@@ -156,13 +145,11 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     if (typeof options.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(options.sha256)) {
       throw new ConfigError("the embedded canary needs the model file's SHA-256 (64 lowercase hex digits, --canary-sha256)");
     }
+    // The model is named by its file (the identity is `sha256`); the generation settings are a probe's.
+    const { defaults } = probeRole("embedded", "modelPath");
+    super({ ...resolveChatSettings({ ...options, model: defaults.model }, defaults), model: safeName(options.modelPath) });
     this.modelPath = options.modelPath;
     this.sha256 = options.sha256;
-    this.model = safeName(options.modelPath);
-    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
-    this.maxTokens = checkPositiveInteger(options.maxTokens ?? 256, "maxTokens");
-    this.temperature = checkTemperature(options.temperature ?? 0);
-    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
     this.maxInputLength = checkPositiveInt(options.maxInputLength ?? 4000, "maxInputLength");
     this.contextSize = options.contextSize == null ? null : checkPositiveInt(options.contextSize, "the embedded context size");
@@ -419,7 +406,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     return { provider: this.provider, model: this.model, sha256: this.sha256 };
   }
 
-  toString(): string {
+  override toString(): string {
     return `EmbeddedCanaryProbe(${this.model})`;
   }
 }

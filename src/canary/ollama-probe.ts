@@ -68,13 +68,12 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     brandCanary(this, "ollama", new.target === OllamaCanaryProbe);
   }
 
-  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
-  identity(): ProbeIdentity {
-    const { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens } = this;
-    return { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens };
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt, sampling and num_ctx. */
+  override identity(): ProbeIdentity {
+    return { ...super.identity(), numCtx: this.numCtx };
   }
 
-  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
+  protected override post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     return this.backend.post(turn, this.numCtx);
   }
 

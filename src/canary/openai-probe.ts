@@ -10,8 +10,7 @@
 // at one token per byte (`provenByByteBound`), else it is `context_unverified`. A reply without
 // usage is `context_unverified` on either path: nothing shows how much of the prompt was read.
 import type { CanaryMetadata } from "./types.js";
-import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatTurn } from "./chat-backend.js";
-import type { HttpCallOutcome } from "./http-call.js";
+import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend } from "./chat-backend.js";
 import { openAISuccessMetadata } from "./openai-chat.js";
 import { isPlainObject } from "../core/guards.js";
 import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
@@ -19,7 +18,7 @@ import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { failed, type ChatFailure } from "./chat-exchange.js";
 import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
-import { brandCanary, type ProbeIdentity } from "./identity.js";
+import { brandCanary } from "./identity.js";
 
 export interface OpenAICanaryProbeOptions extends CanaryClientOptions {
   readonly baseUrl?: string;
@@ -51,16 +50,6 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     // The system prompt is checked after the generation settings and before the key and URL.
     super(options, (check) => new OpenAIChatBackend(options, { ...probeRole(DEFAULT_OPENAI_MODEL, "baseUrl"), check }));
     brandCanary(this, "openai", new.target === OpenAICanaryProbe);
-  }
-
-  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
-  identity(): ProbeIdentity {
-    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
-    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens };
-  }
-
-  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
-    return this.backend.post(turn);
   }
 
   /** Where the server offers `POST /tokenize`: the exact count, and a prompt that cannot fit is not sent. */

@@ -25,7 +25,7 @@ export function checkTemperature(value: unknown, name = "temperature"): number {
   return value;
 }
 
-export function checkSeed(value: unknown, name = "seed"): number | null {
+function checkSeed(value: unknown, name = "seed"): number | null {
   if (value === null) return null;
   if (typeof value !== "number" || !Number.isSafeInteger(value)) {
     throw new UsageError(`${name} must be an integer or null`);
@@ -60,13 +60,20 @@ export function finiteNonNegative(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
-/** The generation settings every chat client (probe or judge) has. */
-export interface ChatSettings {
+/**
+ * The validated generation settings every chat client (probe or judge) and canary backend has, as
+ * fields its class inherits; as a type, what resolveChatSettings returns.
+ */
+export abstract class ChatSettings {
   readonly model: string;
   readonly timeoutSeconds: number;
   readonly maxTokens: number;
   readonly temperature: number;
   readonly seed: number | null;
+
+  protected constructor(settings: ChatSettings) {
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = settings);
+  }
 }
 
 /**

@@ -22,6 +22,7 @@ import { startCanaryResult } from "./result.js";
 import type { CanaryFailureCode, CanaryProbe, CanaryProvider, CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
+import { ChatSettings } from "./options.js";
 
 /** Most endpoints one check is sent to (the first try included). */
 export const MAX_POOL_ATTEMPTS = 3;
@@ -96,13 +97,9 @@ function describeOrigins(origins: readonly string[]): string {
 }
 
 /** Several endpoints serving one model, used as one canary probe (see the header). */
-export class CanaryPool implements CanaryProbe {
+export class CanaryPool extends ChatSettings implements CanaryProbe {
   readonly provider: CanaryProvider;
-  readonly model: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
   /** The endpoints' origins, listed (at most four, then a count). */
   readonly endpointOrigin: string;
   /** The endpoints' probes, in the order given. */
@@ -122,29 +119,17 @@ export class CanaryPool implements CanaryProbe {
     const members = options.members;
     if (!Array.isArray(members) || members.length === 0) throw new RangeError("a canary pool needs at least one endpoint");
     const first = (members[0] as PoolMember).probe;
+    // What can change a verdict (identity()) and the deadline: the same on every endpoint.
+    const settings = (probe: PoolMemberProbe): string => JSON.stringify([probe.identity(), probe.timeoutSeconds]);
     for (const { probe, concurrency } of members) {
       if (concurrency !== null && (!Number.isSafeInteger(concurrency) || concurrency < 1))
         throw new RangeError("an endpoint's concurrency must be a positive integer");
-      if (
-        probe.provider !== first.provider ||
-        probe.model !== first.model ||
-        probe.systemPrompt !== first.systemPrompt ||
-        probe.maxTokens !== first.maxTokens ||
-        probe.temperature !== first.temperature ||
-        probe.seed !== first.seed ||
-        probe.timeoutSeconds !== first.timeoutSeconds ||
-        ("numCtx" in probe ? probe.numCtx : null) !== ("numCtx" in first ? first.numCtx : null)
-      ) {
-        throw new RangeError("every endpoint of a canary pool must be probed with the same settings");
-      }
+      if (settings(probe) !== settings(first)) throw new RangeError("every endpoint of a canary pool must be probed with the same settings");
     }
+    super(first);
     this.members = Object.freeze([...members]);
     this.provider = first.provider;
-    this.model = first.model;
     this.systemPrompt = first.systemPrompt;
-    this.timeoutSeconds = first.timeoutSeconds;
-    this.maxTokens = first.maxTokens;
-    this.temperature = first.temperature;
     this.endpointOrigin = describeOrigins(members.map((m) => m.probe.endpointOrigin));
     this.#states = members.map((member, index) => ({ index, member, inFlight: 0, consecutiveFailures: 0, active: true }));
     this.#onWarning = options.onWarning ?? (() => {});
@@ -160,11 +145,6 @@ export class CanaryPool implements CanaryProbe {
   identity(): ProbeIdentity {
     const pinned = this.#settled;
     return { ...(this.members[0] as PoolMember).probe.identity(), poolFingerprintSha256: pinned?.ok ? pinned.identity.fingerprintSha256 : null };
-  }
-
-  /** The seed every endpoint is sent (the same for all). */
-  get seed(): number | null {
-    return (this.members[0] as PoolMember).probe.seed;
   }
 
   /** The context window sent to Ollama endpoints (null for OpenAI-compatible ones). */
@@ -266,7 +246,7 @@ export class CanaryPool implements CanaryProbe {
     };
   }
 
-  toString(): string {
+  override toString(): string {
     return `CanaryPool(${this.model} at ${this.endpointOrigin})`;
   }
 
