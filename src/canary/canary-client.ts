@@ -9,8 +9,8 @@
 // The backend (which holds the full URL and any API key) stays private to the chat client; the
 // probe shows only its model and endpoint origin, in String(), JSON and every message.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { ChatClient, type ChatClientOptions, type ChatRole, type ChatTurn, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
-import { failed, readChatObject, type ChatFailure, type ChatOutcome } from "./chat-exchange.js";
+import { ChatClient, type ChatClientOptions, type ChatRole, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
+import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { errorClassName, type HttpCallOutcome } from "./http-call.js";
 import { checkSystemPrompt } from "./options.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";

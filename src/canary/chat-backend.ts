@@ -4,21 +4,14 @@
 // the origin is shown), the chat call, the availability check and the public description.
 // The roles keep only what is theirs (system prompt, context proofs, verdict rules).
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
-import { basicAuthorization, postChat, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import { basicAuthorization, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
 import { resolveClientEndpoint } from "./endpoint.js";
 import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
 import { interpretOpenAIChat, openAIChatBody, openAIHeaders } from "./openai-chat.js";
-import {
-  openAIModelAvailable,
-  openAIServedModels,
-  probeOpenAIIdentity,
-  tokenizeCount,
-  type OpenAIIdentityOutcome,
-  type TokenizeMessages,
-} from "./openai-identity.js";
+import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome } from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
 
 // The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
@@ -48,13 +41,6 @@ export interface ChatRole {
   readonly urlOption: string;
   /** The role's own checks, run after the settings and before the endpoint (the order of refusals). */
   readonly check?: () => void;
-}
-
-/** One request: the role's prompt and reply budget; model, temperature and seed are the backend's. */
-export interface ChatTurn {
-  readonly systemPrompt: string;
-  readonly userContent: string;
-  readonly maxTokens: number;
 }
 
 /** Settings and endpoint shared by both providers. */
@@ -165,7 +151,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
   }
 
   /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
-  tokenize(messages: TokenizeMessages): Promise<number | "absent" | null> {
+  tokenize(messages: ChatMessages): Promise<number | "absent" | null> {
     const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
     return tokenizeCount(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 }, messages);
   }

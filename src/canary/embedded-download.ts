@@ -9,12 +9,11 @@
 //     for `idleTimeoutMs`) is aborted, its partial file kept for the next attempt;
 //   - one pull at a time per model: a lock beside the partial file refuses a second one.
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { LittleCanaryError } from "../core/errors.js";
-import { fileSha256 } from "./embedded-model-file.js";
+import { fileSha256, hashFile } from "./embedded-model-file.js";
 import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
 import { causeChain, errorClassName, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
@@ -57,10 +56,6 @@ async function sizeOf(path: string): Promise<number | null> {
   } catch {
     return null;
   }
-}
-
-async function hashPrefix(path: string, hash: Hash): Promise<void> {
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
 }
 
 /** `bytes START-END/TOTAL` → START, or null. */
@@ -114,7 +109,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
     offset = 0;
   }
   const hash = createHash("sha256");
-  if (offset > 0) await hashPrefix(partial, hash);
+  if (offset > 0) await hashFile(partial, hash);
   let resumedFrom = offset;
 
   const controller = new AbortController();

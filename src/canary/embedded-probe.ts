@@ -314,19 +314,11 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     try {
       while (tokens.length < this.maxTokens) {
         const next = await Promise.race([generator.next(), deadline]);
-        if (next === "timeout") {
-          kind = "timeout";
+        if (next === "timeout" || this.#disposed) {
+          kind = next === "timeout" ? "timeout" : "disposed";
           break;
         }
-        if (this.#disposed) {
-          kind = "disposed";
-          break;
-        }
-        if (next.done === true) {
-          kind = "done";
-          break;
-        }
-        if (engine.model.isEogToken(next.value)) {
+        if (next.done === true || engine.model.isEogToken(next.value)) {
           kind = "done";
           break;
         }

@@ -9,11 +9,11 @@
 // fails either proof, is `context_truncated`. Also here: the model's digest (/api/tags) and
 // trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
-import { OllamaChatBackend, type ChatTurn } from "./chat-backend.js";
+import { OllamaChatBackend } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, requestJson, type ChatFailure } from "./chat-exchange.js";
+import { failed, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
 import { ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {

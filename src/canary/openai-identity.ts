@@ -6,7 +6,7 @@
 // throws for backend trouble: every failure is a value, and no message carries a response body,
 // a URL secret or a key.
 import { isPlainObject } from "../core/guards.js";
-import { chatMessages, requestJson, type JsonAnswer } from "./chat-exchange.js";
+import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
 import { endpointOrigin } from "./endpoint.js";
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import { openAIHeaders } from "./openai-chat.js";
@@ -22,12 +22,6 @@ const AVAILABILITY_TIMEOUT_MS = 5_000;
 const MAX_TOKENIZE_BYTES = 16 * 1024 * 1024;
 /** A fingerprint is an opaque short token (OpenAI: `fp_…`); anything else is not kept. */
 const FINGERPRINT = /^[\x21-\x7e]{1,200}$/;
-
-/** How a prompt is tokenized: the chat messages as the completion will send them. */
-export interface TokenizeMessages {
-  readonly systemPrompt: string;
-  readonly userContent: string;
-}
 
 /** What one endpoint reported about itself. */
 export interface OpenAIServerIdentity {
@@ -163,7 +157,7 @@ export async function openAIModelAvailable(fetchFn: FetchLike, baseUrl: string, 
 export async function tokenizeCount(
   baseUrl: string,
   options: { readonly model: string; readonly apiKey?: string; readonly fetch?: FetchLike; readonly timeoutMs: number },
-  messages: TokenizeMessages,
+  messages: ChatMessages,
 ): Promise<number | "absent" | null> {
   const { outcome, object } = await call(options.fetch ?? globalThis.fetch, tokenizeBaseUrl(baseUrl), "/tokenize", options.apiKey ?? "", {
     json: {
