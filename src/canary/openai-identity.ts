@@ -1,10 +1,9 @@
-// What an OpenAI-compatible server (vLLM, or anything that speaks its API) says about itself: whether
-// it answers and lists the model (the availability check of the probe and the judge), and, before any check, the served model and its `max_model_len` from `GET <base>/models`,
-// whether it offers vLLM's `POST /tokenize` (an exact prompt count), and, from one warm-up
-// completion, its `system_fingerprint` and the prompt tokens the warm-up cost. One function per
-// endpoint, so a caller that talks to several endpoints probes each the same way. Nothing here
-// throws for backend trouble: every failure is a value, and no message carries a response body,
-// a URL secret or a key.
+// What an OpenAI-compatible server (vLLM, or anything that speaks its API) says about itself,
+// asked before any check: whether it answers and lists the model (the availability check of the
+// probe and the judge), that model's `max_model_len` and `root` in `GET <base>/models`, and
+// whether it offers vLLM's `POST /tokenize` (an exact prompt count). Nothing here throws for
+// backend trouble: every failure is a value, and no message carries a response body, a URL
+// secret or a key.
 import { isPlainObject } from "../core/guards.js";
 import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
 import { endpointOrigin } from "./endpoint.js";
@@ -31,19 +30,19 @@ export interface OpenAIServerIdentity {
   readonly root: string | null;
   /** The context window the server holds for the model, or null when it reports none. */
   readonly maxModelLen: number | null;
-  /** `system_fingerprint` of the warm-up completion, or null when not asked for or not given. */
+  /** `system_fingerprint` of the probe's warm-up completion (openai-probe.ts), null until then or when not given. */
   readonly systemFingerprint: string | null;
   /** True when `POST /tokenize` answered a count (vLLM); false when it is absent (404) or unusable. */
   readonly tokenize: boolean;
-  /** `usage.prompt_tokens` of the warm-up completion, or null when not asked for or not given. */
+  /** `usage.prompt_tokens` of the probe's warm-up completion, null until then or when not given. */
   readonly warmUpPromptTokens: number | null;
 }
 
 /** Why an endpoint could not be identified (the text is safe to show: origin and numbers only). */
-type OpenAIIdentityFailure =
-  | { readonly kind: "unreachable" | "timeout" | "http_error" | "invalid_response"; readonly message: string }
-  | { readonly kind: "model_not_served"; readonly message: string }
-  | { readonly kind: "warm_up_failed"; readonly message: string; readonly outcome: HttpCallOutcome };
+type OpenAIIdentityFailure = {
+  readonly kind: "unreachable" | "timeout" | "http_error" | "invalid_response" | "model_not_served";
+  readonly message: string;
+};
 
 /** The identity of an endpoint, or why it could not be identified. */
 export type OpenAIIdentityOutcome = { readonly ok: true; readonly identity: OpenAIServerIdentity } | ({ readonly ok: false } & OpenAIIdentityFailure);
@@ -58,15 +57,6 @@ export interface OpenAIIdentityOptions {
   readonly fetch?: FetchLike;
   /** Deadline of each request, in milliseconds. */
   readonly timeoutMs: number;
-  /**
-   * One completion of these messages with one output token, to learn `system_fingerprint` and
-   * the prompt tokens it cost (`body` is sent as is to `path`, default `/chat/completions`).
-   * Omitted: no completion is made.
-   */
-  readonly warmUp?: {
-    readonly body: Record<string, unknown>;
-    readonly path?: string;
-  };
 }
 
 /** Where vLLM serves `/tokenize`: beside `/v1`, at the server's root. */
@@ -175,8 +165,7 @@ export async function tokenizeCount(
 /**
  * Identifies one OpenAI-compatible endpoint: `GET <baseUrl>/models` must list `options.model`
  * (its `max_model_len` and `root` are read when present), `POST /tokenize` is tried once on a
- * fixed short prompt, and with `warmUp` one completion gives `system_fingerprint`. Resolves to
- * the identity or to why there is none; never throws.
+ * fixed short prompt. Resolves to the identity or to why there is none; never throws.
  */
 export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdentityOptions): Promise<OpenAIIdentityOutcome> {
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -202,27 +191,15 @@ export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdenti
     { model: options.model, apiKey, fetch: fetchFn, timeoutMs: options.timeoutMs },
     { systemPrompt: "", userContent: "ping" },
   );
-  let systemFingerprint: string | null = null;
-  let warmUpPromptTokens: number | null = null;
-  if (options.warmUp !== undefined) {
-    const { outcome, object } = await call(fetchFn, baseUrl, options.warmUp.path ?? "/chat/completions", apiKey, {
-      json: options.warmUp.body,
-      timeoutMs: options.timeoutMs,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
-    const failure = transportText(outcome, where, "the warm-up completion");
-    if (failure !== null || outcome === null) {
-      return { ok: false, kind: "warm_up_failed", message: failure?.message ?? "the warm-up completion failed", outcome: outcome ?? { kind: "unavailable" } };
-    }
-    if (object === null) {
-      return { ok: false, kind: "warm_up_failed", message: `the warm-up completion at ${where} answered invalid JSON`, outcome };
-    }
-    systemFingerprint = fingerprintOf(object["system_fingerprint"]);
-    const usage = isPlainObject(object["usage"]) ? object["usage"] : {};
-    warmUpPromptTokens = positiveInt(usage["prompt_tokens"]);
-  }
   return {
     ok: true,
-    identity: Object.freeze({ model: options.model, root, maxModelLen, systemFingerprint, tokenize: typeof counted === "number", warmUpPromptTokens }),
+    identity: Object.freeze({
+      model: options.model,
+      root,
+      maxModelLen,
+      systemFingerprint: null,
+      tokenize: typeof counted === "number",
+      warmUpPromptTokens: null,
+    }),
   };
 }
