@@ -14,9 +14,8 @@ import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTu
 import { errorClassName, type HttpCallOutcome } from "./http-call.js";
 import { checkSystemPrompt } from "./options.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
-import { startCanaryResult } from "./result.js";
 import { CALIBRATION_PROBE_TEXT } from "./run-context.js";
-import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import { startCanaryResult, type CanaryFailureCode, type CanaryMetadata, type CanaryProbe, type CanaryResult } from "./types.js";
 import type { ProbeIdentity } from "./identity.js";
 
 /** Options every HTTP canary probe takes beside its provider's URL (and key). */

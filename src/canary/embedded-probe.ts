@@ -36,8 +36,7 @@ import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-fil
 import { errorClassName, formatSeconds } from "./http-call.js";
 import { ChatSettings, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { probeRole, type CanaryClientOptions } from "./canary-client.js";
-import { startCanaryResult } from "./result.js";
-import type { CanaryProbe, CanaryResult } from "./types.js";
+import { startCanaryResult, type CanaryProbe, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
 
