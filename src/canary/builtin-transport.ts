@@ -1,20 +1,9 @@
-// The default transport of httpCall (http-call.ts): one request through Node's own HTTP client
-// (`node:http`, `node:https`) over keep-alive agents, instead of the global `fetch`. On a
-// loopback canary answering at once, fetch's request and response streams cost several times
-// the whole rest of a check; this client does the same exchange with a fraction of the CPU.
-// It keeps every guarantee of the fetch path and gives the same outcome for the same reply:
-//   - one deadline covers connect, headers and body; when it passes, the request and its socket
-//     are destroyed (the abort) and the outcome is `timeout`;
-//   - the body is bounded by bytes actually read (a declared length over the cap is refused
-//     before reading; a body that grows past the cap is cut off there), decoded as strict UTF-8;
-//   - a body cut short by the peer is an error on the response (`ECONNRESET`, so `unavailable`),
-//     never a short body taken as whole;
-//   - redirects are not followed: a redirect status is the failure fetch reports for
-//     `redirect: "error"` (an exception of class TypeError);
-//   - a body the server compressed although we did not ask for it is decompressed as fetch
-//     would, with its output bounded by the same cap.
-// Only plain http(s) URLs without credentials and on ports fetch allows are taken here
-// (`builtinTarget`); anything else goes through fetch, so its refusals stay exactly as they were.
+// The default transport of httpCall (http-call.ts): Node's own HTTP client over keep-alive
+// agents, because on a loopback canary fetch's streams cost several times the rest of a check.
+// Same guarantees and outcomes as the fetch path: one deadline destroys the request and its
+// socket; the body is capped by bytes read (and after decompression), a body cut short is an
+// error, never taken as whole; a redirect is the failure fetch reports for `redirect: "error"`.
+// Only plain http(s) URLs without credentials, on ports fetch allows, are taken (`builtinTarget`).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";

@@ -1,13 +1,8 @@
-// `model pull`: downloads a pinned model (embedded-models.ts) into the model cache, so that a bad
-// download can never become the cached model:
-//   - the bytes go to a partial file beside the target (`.<file>.<hash prefix>.partial`), hashed
-//     as they arrive; only a file whose SHA-256 equals the pinned one is renamed onto the target
-//     (atomic, after an fsync); any other is deleted and the pull fails;
-//   - a pull that was cut off keeps its partial file, and the next pull resumes it with an HTTP
-//     Range request (a server that ignores the range sends the whole file, which starts over);
-//   - more bytes than the pinned size are refused as they arrive, and a stalled transfer (no byte
-//     for `idleTimeoutMs`) is aborted, its partial file kept for the next attempt;
-//   - one pull at a time per model: a lock beside the partial file refuses a second one.
+// `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes
+// the cached one: bytes go to a partial file, hashed as they arrive, renamed onto the target only
+// with the pinned SHA-256 (after an fsync); a cut-off pull keeps its partial file and the next one
+// resumes it with a Range request; bytes past the pinned size are refused, a stalled transfer is
+// aborted, and a lock allows one pull at a time per model.
 import { createHash, type Hash } from "node:crypto";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";

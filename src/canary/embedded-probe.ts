@@ -1,19 +1,10 @@
-// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional, see
-// embedded-engine.ts). Same contract as the HTTP probes: test() never throws for backend trouble,
-// every failure is a CanaryResult with a failure code, a reply that may be incomplete is never a
-// success, and one deadline covers each whole call.
-//
-// Opening happens once, on first use or in the pre-flight (`open()`), in this order: the engine
-// module is imported (missing: the install lines), the model file is hashed and compared with the
-// SHA-256 it was given (wrong: refused before anything loads it), the model is loaded without
-// mmap (so the weights cannot change under a run), the file is checked unchanged, and one context
-// is created with one sequence per concurrent slot, sized for the longest window
-// (embedded-context.ts). Each check renders the prompt with the model's chat template, counts it
-// with the model's own tokenizer, and refuses it as `context_too_long` when it does not fit with
-// the reply budget: the engine is never left to cut an over-long input. Evaluation is greedy at
-// temperature 0 with a fixed seed; a reply that reaches the budget without ending is
-// `output_limit`. `dispose()` (and disposeEmbeddedCanaries, on exit or signal) releases the
-// context, model and engine; a call in flight then ends as `unavailable`.
+// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional,
+// embedded-engine.ts), with the HTTP probes' contract: test() never throws for backend trouble and
+// one deadline covers each call. `open()` runs once: the engine is imported, the file's SHA-256
+// checked before anything loads it, the model loaded without mmap and the file checked unchanged,
+// and one context made with a sequence per concurrent slot (embedded-context.ts). Each prompt is
+// counted with the model's own tokenizer and refused as `context_too_long` when it does not fit:
+// the engine never cuts an input. `dispose()` releases everything; a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";

@@ -1,13 +1,9 @@
-// The canary probe against a local Ollama: the Ollama part of the probe skeleton
-// (canary-client.ts, which holds the order of a check and its contract: test() never throws for
-// backend trouble, one deadline per call, a capped reply body). What is Ollama's own: the
-// `/api/chat` request with one num_ctx for the run, the reply's timings and counts, and the
-// context proof. Ollama truncates an over-long prompt silently and still answers 200, so before
-// its first check the probe proves, once per instance, that the backend really loaded the context
-// it was sent (`GET /api/ps` after the warm-up) and calibrates a per-reply lower bound on prompt
-// tokens (run-context.ts); a reply whose prompt_eval_count reaches num_ctx − num_predict, or that
-// fails either proof, is `context_truncated`. Also here: the model's digest (/api/tags) and
-// trained context length (/api/show) that the manifest records.
+// The Ollama part of the probe skeleton (canary-client.ts): the `/api/chat` request with one
+// num_ctx for the run, the reply's timings and counts, and the context proof. Ollama cuts an
+// over-long prompt silently and still answers 200, so the warm-up proves once per instance that the
+// backend loaded the context it was sent (`GET /api/ps`) and calibrates a lower bound on prompt
+// tokens (run-context.ts); a reply that fails either proof is `context_truncated`. Also here: the
+// model's digest (/api/tags) and trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
 import { OllamaChatBackend } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
@@ -43,11 +39,7 @@ export interface OllamaCanaryProbeOptions extends CanaryClientOptions {
 /** The run's context proof, or the transport failure that kept the warm-up from answering. */
 export type RunContextOutcome = { readonly ok: true; readonly value: RunContext } | WarmUpFailure;
 
-/**
- * The canary probe on an Ollama server: `test()` never throws for backend trouble, one `num_ctx`
- * for the whole run, and a reply whose `prompt_eval_count` shows the prompt may have been cut is
- * `context_truncated`, never a pass (see the header).
- */
+/** The canary probe on an Ollama server (see the header). */
 export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<RunContextOutcome, { ok: true }>, null> {
   readonly provider = "ollama" as const;
   readonly numCtx: number | null;
@@ -77,12 +69,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     return this.backend.post(turn, this.numCtx);
   }
 
-  /**
-   * The run's context proof: on first use, one warm-up chat with a known calibration prompt (same
-   * model and num_ctx as every check, one output token), then one `GET /api/ps`. Concurrent
-   * callers share one attempt; a conclusive answer is kept until a check cannot reach the backend, while a
-   * warm-up that could not reach the backend is retried by the next call.
-   */
+  /** The run's context proof: the warm-up chat (same model and num_ctx as every check), then `GET /api/ps`; kept until a check cannot reach the backend. */
   runContext(): Promise<RunContextOutcome> {
     return this.warmedUp();
   }
@@ -196,10 +183,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     }
   }
 
-  /**
-   * The model's trained context length from one `POST /api/show`, or null. Sets
-   * lastContextLength on success and resets it on any failure.
-   */
+  /** The model's trained context length from `POST /api/show`, or null; also kept in lastContextLength. */
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
     try {

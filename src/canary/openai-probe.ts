@@ -1,14 +1,9 @@
-// The canary probe against an OpenAI-compatible API: the OpenAI part of the probe skeleton
-// (canary-client.ts, same contract as the Ollama probe). The API key lives in the backend's
-// private field: it is sent only as a Bearer header and can never appear in an error, in
-// String()/JSON output of the probe, or in a log. The warm-up (one calibration completion,
-// run-context.ts) also asks the server about itself (openai-identity.ts): where it offers vLLM's
-// `POST /tokenize`, each prompt is counted exactly before it is sent, a prompt that cannot fit
-// `max_model_len` is not sent (`context_too_long`), and a reply reporting fewer prompt tokens than
-// the count is cut. Without that count a server's window is only its word (an Ollama /v1
-// endpoint, or a proxy, cuts over-long prompts silently): a reply passes only when its prompt fits
-// at one token per byte (`provenByByteBound`), else it is `context_unverified`. A reply without
-// usage is `context_unverified` on either path: nothing shows how much of the prompt was read.
+// The OpenAI-compatible part of the probe skeleton (canary-client.ts). The API key stays in the
+// backend and goes only into a Bearer header. The warm-up also asks the server about itself
+// (openai-identity.ts): with vLLM's `POST /tokenize` each prompt is counted exactly (one that
+// cannot fit `max_model_len` is not sent, a reply reporting fewer prompt tokens was cut); without
+// it the server's window is only its word, so a reply passes only when its prompt fits at one
+// token per byte (`provenByByteBound`). A reply without usage is `context_unverified`.
 import type { CanaryMetadata } from "./types.js";
 import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend } from "./chat-backend.js";
 import { openAISuccessMetadata } from "./openai-chat.js";
@@ -26,11 +21,7 @@ export interface OpenAICanaryProbeOptions extends CanaryClientOptions {
   readonly apiKey?: string;
 }
 
-/**
- * The warm-up's calibration and what the server said about itself, or the failure that kept
- * the warm-up from answering. `server` is null when `GET /models` gave no identity (an endpoint
- * that does not list models, or not this one); `serverProblem` then says why.
- */
+/** The warm-up's calibration and what the server said about itself (null, with `serverProblem`, when `GET /models` gave no identity), or its failure. */
 export type CalibrationOutcome =
   | {
       readonly ok: true;
@@ -132,11 +123,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     return this.settledWarmUp?.server ?? null;
   }
 
-  /**
-   * The warm-up: one completion of the calibration prompt with one output token; its
-   * usage.prompt_tokens gives the backend's bytes per token (null when it reports no usage).
-   * Concurrent callers share it; a call that could not reach the backend is retried next time.
-   */
+  /** The warm-up: its usage.prompt_tokens gives the backend's bytes per token (null without usage). */
   calibration(): Promise<CalibrationOutcome> {
     return this.warmedUp();
   }

@@ -1,16 +1,8 @@
-// Pinning the identity of a canary pool before its first check. Replicas that disagree about
-// what they serve would make a run's verdicts depend on which endpoint happened to answer, so
-// every endpoint is probed and the pool is refused unless all agree:
-//   1. each endpoint answers and lists the model (Ollama: GET /api/tags; OpenAI-compatible:
-//      GET /models);
-//   2. Ollama: each reports the same digest for the model in /api/tags, the same trained context
-//      length in /api/show, and, after the probe's warm-up, the same loaded context in /api/ps,
-//      never less than the num_ctx sent;
-//   3. a behavioural fingerprint: FINGERPRINT_PROBE_TEXTS, each sent to every endpoint exactly as a
-//      check is sent (the run's system prompt, settings and temperature 0), must get replies with
-//      the same SHA-256 everywhere. A replica serving another model under the same name (a
-//      mislabelled or re-tagged model) answers differently and is caught here.
-// Every refusal is a value with a fixed message naming the endpoint by its redacted origin.
+// Pinning the identity of a canary pool before its first check: replicas that disagree about what
+// they serve would make a verdict depend on which one answered, so the pool is refused unless every
+// endpoint lists the model, (Ollama) reports the same digest, trained context and loaded context,
+// and answers the fixed fingerprint probes, sent exactly as a check, with the same SHA-256 (which
+// catches another model under the same name). Refusals are values naming endpoints by origin.
 import { sha256Hex } from "../core/hash.js";
 import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";

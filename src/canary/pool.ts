@@ -1,16 +1,9 @@
-// A pool of canary endpoints that serve the same model, used as one canary probe. Every check of
-// a run goes through one queue: it is sent to the least-loaded endpoint that has a free slot
-// (each endpoint may have its own cap on checks in flight; the run's --concurrency caps the
-// whole), and when that endpoint cannot be reached, answers 503 or times out, the identical
-// request is sent to another endpoint, at most MAX_POOL_ATTEMPTS times in all, each time to an
-// endpoint this check has not tried. An endpoint that fails that way TAKE_OUT_AFTER times in a
-// row is taken out for the rest of the run, with a warning; when none is left every check fails
-// as `unavailable`, and the run's circuit breaker does the rest.
-//
-// Before its first check the pool pins the identity of every endpoint (pool-identity.ts): a pool
-// whose endpoints do not provably serve the same model never sends a check. A check, retried or
-// not, yields exactly one result: the caller records it once. Which endpoint answered and how
-// long it took go only to the optional attempt log, never into the result, so a run's documents
+// A pool of canary endpoints serving one model, used as one canary probe. Each check goes, in
+// queue order, to the least-loaded endpoint with a free slot; an endpoint that cannot be reached,
+// answers 503 or times out gets the identical request sent to one this check has not tried (at
+// most MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in a row.
+// Before its first check the pool pins every endpoint's identity (pool-identity.ts). A check yields
+// exactly one result; which endpoint answered goes only to the attempt log, so a run's documents
 // are the same whatever the number of endpoints.
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
@@ -137,10 +130,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     brandCanary(this, "pool", new.target === CanaryPool);
   }
 
-  /**
-   * What of this pool can change a verdict (canary/identity.ts): its endpoints' shared settings
-   * (the constructor refuses others) and the pinned behavioural fingerprint, null until pinned.
-   */
+  /** What of this pool can change a verdict (canary/identity.ts): its endpoints' shared settings and the pinned fingerprint (null until pinned). */
   identity(): ProbeIdentity {
     const pinned = this.#settled;
     return { ...(this.members[0] as PoolMember).probe.identity(), poolFingerprintSha256: pinned?.ok ? pinned.identity.fingerprintSha256 : null };
@@ -153,10 +143,8 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   }
 
   /**
-   * Pins the identity of every endpoint once (pool-identity.ts). Concurrent callers share one
-   * attempt and its outcome, refusal included, holds for the pool's life: a pool that was refused
-   * once never sends a check. `requirement` applies to the first call only (the ingest gate makes
-   * it, and checks the pinned identity against its requirement again).
+   * Pins the identity of every endpoint once (pool-identity.ts); the outcome, refusal included,
+   * holds for the pool's life. `requirement` applies to the first call only (the ingest gate's).
    */
   pin(requirement: PinRequirement = {}): Promise<PinOutcome> {
     if (this.#pin === null) {
@@ -342,10 +330,7 @@ class CanaryPoolError extends LittleCanaryError {
   }
 }
 
-/**
- * Pins `probe`'s identity when it is a canary pool, before the first check of a run; a single
- * endpoint needs nothing here. Throws CanaryPoolError (code "backend") when the pool is refused.
- */
+/** Pins `probe`'s identity when it is a canary pool, before a run's first check; throws CanaryPoolError ("backend") on refusal. */
 export async function pinCanaryPool(probe: CanaryProbe): Promise<void> {
   if (!(probe instanceof CanaryPool)) return;
   const pinned = await probe.pin();
