@@ -1,8 +1,6 @@
-// One chat backend per provider, shared by the two roles that talk to a model: the canary probe
-// and the LLM judge. A backend owns what both roles had written twice: the validated generation
-// settings, the endpoint (the full base URL, which may hold credentials, stays private; only
-// the origin is shown), the chat call, the availability check and the public description.
-// The roles keep only what is theirs (system prompt, context proofs, verdict rules).
+// One chat backend per provider, shared by the canary probe and the LLM judge: the validated
+// settings, the endpoint (the full base URL, which may hold credentials, stays private), the chat
+// call, the availability check and the public description. The roles keep only what is theirs.
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import { basicAuthorization, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";

@@ -1,8 +1,6 @@
-// One chat exchange with a backend, as values: the bounded POST, and the part of the reply
-// checks every provider shares (transport outcome, HTTP status, JSON, a JSON object). The
-// provider modules (ollama-chat.ts, openai-chat.ts) add their own body shape and content rules.
-// Failure texts are fixed strings: a response body, a URL secret or an exception message can
-// never reach them.
+// Exchanges with a backend, as values: the bounded requests, and the reply checks every provider
+// shares (transport, status, a JSON object); ollama-chat.ts and openai-chat.ts add their own.
+// Failure texts are fixed: a body, a URL secret or an exception message never reaches them.
 import { isPlainObject } from "../core/guards.js";
 import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
 import { serviceRequestTarget, type ServiceRequestTarget } from "./endpoint.js";

@@ -135,6 +135,13 @@ async function download(options: PullModelOptions, target: string, partial: stri
 
   let file: FileHandle | null = null;
   let received = offset;
+  // Bytes that are not the pinned ones are never kept, not even for a resume.
+  const refuse = async (message: string): Promise<never> => {
+    await file?.close();
+    file = null;
+    await rm(partial, { force: true });
+    throw new ModelPullError("verification", message);
+  };
   try {
     arm();
     let response: Response;
@@ -144,15 +151,15 @@ async function download(options: PullModelOptions, target: string, partial: stri
       throw interrupted(received, error);
     }
     const total = declaredTotal(response);
+    const cancel = (): Promise<void> | undefined => response.body?.cancel().catch(() => undefined);
     if (model.size !== null && total !== null && total !== model.size) {
-      await response.body?.cancel().catch(() => undefined);
-      await rm(partial, { force: true });
-      throw new ModelPullError("verification", `the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
+      await cancel();
+      await refuse(`the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
     }
     let digest: Hash = hash;
     if (offset > 0 && response.status === 416 && model.size === offset) {
       // The partial file already holds every byte; only its hash is left to check.
-      await response.body?.cancel().catch(() => undefined);
+      await cancel();
     } else if (response.status === 206 && offset > 0 && rangeStart(response.headers.get("content-range")) === offset) {
       file = await open(partial, "a");
     } else if (response.status === 200) {
@@ -162,7 +169,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
       resumedFrom = 0;
       file = await open(partial, "w");
     } else {
-      await response.body?.cancel().catch(() => undefined);
+      await cancel();
       throw new ModelPullError("io", `the model server answered HTTP ${response.status} for ${model.name}; nothing was cached`);
     }
     if (file !== null && response.body !== null) {
@@ -171,10 +178,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
           arm();
           received += chunk.byteLength;
           if (model.size !== null && received > model.size) {
-            await file.close();
-            file = null;
-            await rm(partial, { force: true });
-            throw new ModelPullError("verification", `the download of ${model.name} is larger than its pinned ${model.size} bytes; nothing was cached`);
+            await refuse(`the download of ${model.name} is larger than its pinned ${model.size} bytes; nothing was cached`);
           }
           await file.write(chunk);
           digest.update(chunk);
@@ -188,10 +192,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
     if (model.size !== null && received < model.size) throw interrupted(received);
     const actual = digest.digest("hex");
     if (actual !== model.sha256) {
-      await file?.close();
-      file = null;
-      await rm(partial, { force: true });
-      throw new ModelPullError("verification", `the downloaded file's SHA-256 is ${actual}, not the pinned ${model.sha256}; nothing was cached`);
+      await refuse(`the downloaded file's SHA-256 is ${actual}, not the pinned ${model.sha256}; nothing was cached`);
     }
     if (file !== null) {
       await file.sync();

@@ -1,9 +1,6 @@
-// The embedded canary's model file and its identity. The file's SHA-256 is the model's identity
-// (`file-sha256`): a GGUF carries no trustworthy name, and the same path can hold other weights
-// tomorrow. The hash is computed streaming (bounded memory for a multi-gigabyte file) and
-// compared before the engine sees the file, so a wrong file is refused without being loaded.
-// The file's inode, size and modification time are taken before hashing and compared after
-// hashing and again after loading: a file replaced during either step refuses the run.
+// The embedded canary's model file: its SHA-256 is the model's identity (a GGUF carries no
+// trustworthy name), checked before the engine sees the file. Its stamp (inode, size, mtime) is
+// compared after hashing and after loading: a file replaced meanwhile refuses the run.
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";

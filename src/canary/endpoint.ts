@@ -1,7 +1,5 @@
-// Endpoint handling for canary and judge backends: a redacted origin for messages and health
-// output, a loopback/remote classification, and a strict validator for service URLs given on the
-// command line. A configured URL may carry secrets (userinfo, a token in the query), so nothing
-// here ever returns or throws the raw string: only the scheme, host and port survive.
+// Endpoints of canary and judge backends: a redacted origin, a loopback/remote class, and strict
+// validators. A URL may carry secrets, so nothing here returns or throws the raw string.
 import { UsageError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
 

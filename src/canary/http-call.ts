@@ -1,11 +1,7 @@
-// One bounded HTTP exchange with a model backend, shared by the canary probes and the judges.
-// Contract: a single deadline covers the whole call (connect, headers and body), the body read is
-// capped, and every way it can go wrong comes back as a value classified as timeout, unavailable
-// (nothing answered) or exception (with only the error's class name). The response body is
-// returned to the caller for parsing and never placed in an error.
-// The transport is Node's own HTTP client over keep-alive agents (builtin-transport.ts) unless the
-// caller injected a fetch of its own: Node's global `fetch`, passed or defaulted, means "the
-// built-in transport", and any other function is called as a fetch.
+// One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body
+// read is capped, and every failure is a value (timeout, unavailable, or exception with only the
+// error's class name); the body is never placed in an error. Node's own `fetch`, passed or
+// defaulted, means the built-in transport (builtin-transport.ts); any other function is a fetch.
 import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 
 export type FetchLike = typeof fetch;

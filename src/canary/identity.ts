@@ -1,11 +1,8 @@
-// Who a canary backend is, for the callers that trust its verdicts without re-checking them (the
-// verdict cache's key, the ingest context gate) and for those that treat a kind differently (a
-// pool's endpoints, an Ollama digest). Each backend class brands its instances here in its
-// constructor and reports what can change its replies through `identity()`; callers ask this
-// module, never `instanceof` against every backend class.
-//
-// The brand registry (core/own-brand.ts) is private to this module: a replaced `test`,
-// `identity` or `contextLength` on an instance means it is no longer the library's own.
+// Who a canary backend is, for callers that trust its verdicts (the verdict cache's key, the ingest
+// gate) or treat a kind differently (a pool, an Ollama digest): each backend class brands its
+// instances here and reports what can change its replies through `identity()`, so nobody tests
+// `instanceof`. The brand registry (core/own-brand.ts) is private: a replaced method on an
+// instance means it is no longer the library's own.
 import { brandRegistry } from "../core/own-brand.js";
 import type { CanaryProbe } from "./types.js";
 

@@ -1,9 +1,6 @@
-// Whether the canary's server serves the canary model, asked once before the first check
-// (Ollama: GET /api/tags; OpenAI-compatible: GET <base>/models), and the one-line messages that
-// say what is wrong and how to fix it: a model that was never pulled, a server that does not
-// answer. A server's model names are untrusted text: the list printed is capped in count and
-// length and stripped of control characters; a model name a user gave is printed JSON-quoted
-// unless it is a plain tag.
+// Whether the canary's server serves the model, asked once before the first check, and the
+// one-line messages that say what is wrong and how to fix it. A server's model names are untrusted:
+// the list printed is capped and stripped of control characters.
 import { LittleCanaryError } from "../core/errors.js";
 import type { NetworkFailureCause } from "./http-call.js";
 
