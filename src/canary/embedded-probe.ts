@@ -29,7 +29,7 @@ import { ChatSettings, checkSystemPrompt, resolveChatSettings } from "./options.
 import { probeRole, type CanaryClientOptions } from "./canary-client.js";
 import { startCanaryResult, type CanaryProbe, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
-import { brandCanary, type ProbeIdentity } from "./identity.js";
+import { brandCanary, type EmbeddedModelIdentity, type ProbeIdentity } from "./identity.js";
 
 /** Options of the embedded probe; `modelPath` and `sha256` are required. */
 export interface EmbeddedCanaryProbeOptions
@@ -55,14 +55,10 @@ export interface EmbeddedCanaryProbeOptions
 }
 
 /** What the opened engine reports about itself: the identity the manifest records. */
-export interface EmbeddedIdentity {
+export interface EmbeddedIdentity extends EmbeddedModelIdentity {
   /** Always `file-sha256`: the model is identified by its file's SHA-256. */
   readonly identity: "file-sha256";
-  readonly sha256: string;
   readonly engine: "node-llama-cpp";
-  readonly engine_version: string;
-  /** Tokens per sequence of the context the checks run in. */
-  readonly context_size: number;
   /** The model's trained context length (from the GGUF). */
   readonly train_context_size: number;
   readonly sequences: number;

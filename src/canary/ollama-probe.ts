@@ -120,45 +120,35 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   /** Why a reply cannot count as covering the whole prompt, or null when it can. */
   #lowerBoundFailure(userInput: string, promptTokens: CanaryMetadata[string] | undefined, context: RunContext): string | null {
     const counted = typeof promptTokens === "number" && Number.isSafeInteger(promptTokens) ? promptTokens : null;
-    if (counted !== null && context.bytesPerToken !== null) {
+    const measured = counted !== null && context.bytesPerToken !== null;
+    if (measured) {
       const minimum = minimumPromptTokens(this.systemPrompt, userInput, context.bytesPerToken);
       if (counted < minimum) {
         return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
       }
-      if (context.loaded.kind === "verified") {
-        // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
-        // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
-        // (digits, base64): only a prompt that fits num_ctx even at one token per byte is vouched
-        // for (always true with the default num_ctx, sized at 4 tokens per code point).
-        const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
-        if (this.numCtx === null || needed <= this.numCtx) return null;
-        return (
-          `Canary context cannot be confirmed: this prompt with its reply budget may need up to ${needed} tokens, more than the num_ctx ${String(this.numCtx)}, ` +
-          "and a prompt Ollama cut reports only what it kept (leave num_ctx at its default, sized for the largest prompt)"
-        );
-      }
-      // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
-      // a prompt too small to be cut by any default context is vouched for without /api/ps.
-      const worst = worstCasePromptTokens(this.systemPrompt, userInput);
-      if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
-      return (
-        `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and this prompt may need up to ${worst} tokens, ` +
-        `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
-      );
     }
     if (context.loaded.kind === "verified") {
-      // The loaded context holds num_ctx, but without a count nothing shows that the prompt fitted
-      // it (a num_ctx set below the largest prompt, and Ollama omits the count of a cached prompt):
-      // only a prompt that fits num_ctx even at one token per byte is vouched for.
+      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
+      // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
+      // (digits, base64), and it omits the count of a cached prompt: only a prompt that fits
+      // num_ctx even at one token per byte is vouched for (always true with the default num_ctx).
       const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
-      if (this.numCtx !== null && needed <= this.numCtx) return null;
+      if (this.numCtx === null || needed <= this.numCtx) return null;
       return (
-        `Canary context cannot be confirmed: the backend reported no usable prompt_eval_count, and this prompt with its reply budget may need up to ${needed} tokens, ` +
-        `more than the num_ctx ${String(this.numCtx)} (leave num_ctx at its default, sized for the largest prompt)`
+        `Canary context cannot be confirmed: ${measured ? "" : "the backend reported no usable prompt_eval_count, and "}this prompt with its reply budget may need up to ${needed} tokens, ` +
+        `more than the num_ctx ${String(this.numCtx)}${measured ? ", and a prompt Ollama cut reports only what it kept" : ""} (leave num_ctx at its default, sized for the largest prompt)`
       );
     }
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
-    return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
+    if (!measured) return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
+    // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
+    // a prompt too small to be cut by any default context is vouched for without /api/ps.
+    const worst = worstCasePromptTokens(this.systemPrompt, userInput);
+    if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
+    return (
+      `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and this prompt may need up to ${worst} tokens, ` +
+      `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
+    );
   }
 
   #unverifiedWhy(context: RunContext): string {
