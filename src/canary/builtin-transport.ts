@@ -27,10 +27,9 @@ export interface BuiltinTarget {
 }
 
 /**
- * Idle keep-alive sockets are closed after 4 s (as fetch's own pool does), before the 5 s after
- * which a Node server drops an idle connection, so a request is never written to a socket the
- * server is closing. The timeout touches only idle sockets: the agent destroys a socket that
- * times out while free and leaves one that carries a request alone (the deadline covers those).
+ * Idle keep-alive sockets are closed after 4 s (as fetch's pool does), before a Node server drops
+ * them at 5 s, so a request is never written to a socket the server is closing (busy sockets are
+ * left to the deadline).
  */
 const IDLE_SOCKET_MS = 4000;
 const HTTP_AGENT = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" });
@@ -124,12 +123,10 @@ export function builtinExchange(
         idleFor = since === undefined ? 0 : Date.now() - since;
       });
       sent.on("error", (error) => {
-        // A kept-alive socket the server closed while it sat idle (its keep-alive timeout ran out
-        // while ours was held back, e.g. by a long synchronous stretch) fails the request written
-        // to it before any reply: that request goes again on another socket, within the same
-        // deadline. Only after the socket sat idle a while (no server closes a connection idle
-        // for less), so a server that drops a request on a busy connection is answered by the
-        // failure, as on a new socket.
+        // A kept-alive socket the server closed while it sat idle (e.g. while a long synchronous
+        // stretch held our own idle timeout back) fails the request before any reply: it goes again
+        // on another socket within the same deadline, but only after a real idle spell, so a server
+        // that drops a request on a busy connection is answered by the failure.
         if (!settled && !answered && sent.reusedSocket && idleFor >= STALE_AFTER_IDLE_MS && staleRetries > 0 && isStaleSocketError(error)) {
           send(staleRetries - 1);
           return;
@@ -209,11 +206,7 @@ const DECODERS: ReadonlyMap<string, Decoder> = new Map<string, Decoder>([
   ["br", brotliDecompressSync],
 ]);
 
-/**
- * The body with its content codings undone, as fetch undoes them (gzip, x-gzip, deflate, br, in
- * reverse order of application; a list holding any other coding leaves the body as it came), or
- * null when the decoded body would exceed the cap. Throws for a coding that does not decode.
- */
+/** The body with its content codings undone as fetch does (an unknown coding leaves it as it came), or null past the cap; throws when it does not decode. */
 function decodeContent(raw: Buffer, encoding: string | undefined, maxBodyBytes: number): Buffer | null {
   if (encoding === undefined || raw.length === 0) return raw;
   const codings = encoding

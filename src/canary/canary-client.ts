@@ -19,10 +19,7 @@ export interface CanaryClientOptions extends ChatClientOptions {
   readonly systemPrompt?: string;
   /** Monotonic clock in milliseconds, for latency. */
   readonly now?: () => number;
-  /**
-   * Check the `model` of every reply against `model` (a mismatch fails the check as
-   * `invalid_response`); set for the endpoints of a canary pool, where a URL may be a router.
-   */
+  /** Fail a reply whose `model` is not `model` (`invalid_response`): set for a pool's endpoints, where a URL may be a router. */
   readonly checkReplyModel?: boolean;
 }
 

@@ -12,10 +12,7 @@ export interface RequiredContextInput {
   readonly maxTokens: number;
 }
 
-/**
- * The context window (in tokens) the canary needs for one segment, estimated pessimistically so an
- * over-long prompt is never truncated silently.
- */
+/** The context window (in tokens) the canary needs for one segment, estimated pessimistically (see the header). */
 export function requiredCanaryContext({ segmentChars, systemPrompt, maxTokens }: RequiredContextInput): number {
   return 4 * segmentChars + 4 * codePointLength(systemPrompt) + Math.max(0, maxTokens) + CHAT_TEMPLATE_ALLOWANCE;
 }

@@ -69,11 +69,7 @@ function declaredTotal(response: Response): number | null {
   return response.status === 200 && length !== null && /^\d+$/.test(length.trim()) ? Number(length) : null;
 }
 
-/**
- * Downloads `options.model` into `options.dir` (see the module comment for the guarantees) and
- * returns where it is. Throws ModelPullError: code `io` for a transfer or file problem (a partial
- * download is kept when it can be resumed), `verification` for bytes that are not the pinned ones.
- */
+/** Downloads `options.model` into `options.dir` (see the header); throws ModelPullError, `io` or `verification` (wrong bytes). */
 export async function pullModel(options: PullModelOptions): Promise<PullModelResult> {
   const { model, dir } = options;
   const target = cachedModelPath(dir, model);

@@ -113,10 +113,7 @@ function looksLikeEngine(value: unknown): value is EmbeddedEngineModule {
   return typeof m === "object" && m !== null && typeof m.getLlama === "function" && typeof m.resolveChatWrapper === "function";
 }
 
-/**
- * The engine module from `loader`, or EmbeddedEngineMissingError naming the install lines: when
- * the package is not installed, when it fails to load, or when it is not the API expected.
- */
+/** The engine module from `loader`, or EmbeddedEngineMissingError with the install lines (missing, failing, or another API). */
 export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbeddedEngine): Promise<EmbeddedEngineModule> {
   let loaded: unknown;
   try {

@@ -157,11 +157,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens, embedded: this.knownIdentity };
   }
 
-  /**
-   * Opens the engine once (see the module comment for the order of the checks); later calls share
-   * the outcome. Never throws: a failure is `{ ok: false, error }` with a typed error whose code
-   * says why (config: engine missing, wrong hash, bad file or settings; backend: the engine failed).
-   */
+  /** Opens the engine once (see the header); never throws: a failure carries a typed error (`config`, or `backend` when the engine failed). */
   async open(): Promise<EmbeddedOpenOutcome> {
     if (this.#opening === null) {
       OPEN_PROBES.add(this);

@@ -78,11 +78,7 @@ function causeOfCode(code: unknown): NetworkFailureCause | undefined {
   return typeof code === "string" && Object.hasOwn(CAUSE_BY_CODE, code) ? CAUSE_BY_CODE[code] : undefined;
 }
 
-/**
- * The cause of a failed request from its error's `code` (walking the cause chain), or null when
- * no code says. An abort or timeout error is "timeout". Only fixed words come back: never the
- * error's message.
- */
+/** The cause of a failed request from an error `code` on its cause chain (an abort is "timeout"), or null; never its message. */
 export function networkFailureCause(error: unknown): NetworkFailureCause | null {
   for (const current of causeChain(error)) {
     const { code, name } = current as { code?: unknown; name?: unknown };
@@ -162,11 +158,7 @@ function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false
   }
 }
 
-/**
- * Performs one request. The deadline is enforced twice on the fetch path: through the
- * AbortSignal (so the socket is released) and by a race (so an injected fetch that ignores the
- * signal still cannot hang us). The built-in transport destroys the request at the deadline.
- */
+/** Performs one request; on the fetch path the deadline both aborts (releasing the socket) and races a fetch that ignores the signal. */
 export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCallOptions): Promise<HttpCallOutcome> {
   const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
   let body: string | undefined;

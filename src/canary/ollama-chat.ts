@@ -31,10 +31,7 @@ const NOT_A_STRING = "Ollama protocol error: response content must be a non-empt
 const INCOMPLETE = "Ollama protocol error: incomplete chat response";
 const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
 
-/**
- * `model_not_found` when `/api/chat` answered 404 with Ollama's "model '…' not found" error (the
- * model was never pulled, or was removed mid-run), else null. The body is read, never echoed.
- */
+/** `model_not_found` when `/api/chat` answered 404 "model '…' not found" (never pulled, or removed mid-run), else null. */
 export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): ChatFailure | null {
   if (outcome.kind !== "response" || outcome.status !== 404) return null;
   const parsed = parseJsonBody(outcome.body);

@@ -65,11 +65,7 @@ function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boo
 
 const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
 
-/**
- * Digest of exactly the weights Ollama would load for `tag`: the entry whose name or model equals
- * the tag, else `<tag>:latest` (how Ollama resolves an untagged name). A prefix match is not used
- * here because `qwen2.5` could match several sizes.
- */
+/** Digest of exactly the weights Ollama would load for `tag` (name or model equal, else `<tag>:latest`; never a prefix). */
 export function inventoryDigest(entries: readonly InventoryEntry[], tag: string): string | null {
   const exact = entries.find((e) => e.name === tag || e.model === tag);
   const entry = exact ?? (tag.includes(":") ? undefined : entries.find((e) => e.name === `${tag}:latest`));

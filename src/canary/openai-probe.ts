@@ -46,7 +46,8 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   /** Where the server offers `POST /tokenize`: the exact count, and a prompt that cannot fit is not sent. */
   protected async beforeChat(userInput: string, calibration: Calibrated): Promise<number | null | ChatFailure> {
     const server = calibration.server;
-    const exact = server?.tokenize === true ? await this.#exactPromptTokens(userInput) : null;
+    const count = server?.tokenize === true ? await this.backend.tokenize({ systemPrompt: this.systemPrompt, userContent: userInput }) : null;
+    const exact = typeof count === "number" ? count : null;
     if (exact !== null && server?.maxModelLen != null && exact + this.maxTokens > server.maxModelLen) {
       // Known not to fit: the server would refuse it, so it is not sent.
       return failed(
@@ -110,12 +111,6 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       );
     }
     return { ok: true, metadata: { ...metadata, context_check: "one_token_per_byte" } };
-  }
-
-  /** The server's exact count of this prompt, or null when `/tokenize` gave none this time. */
-  async #exactPromptTokens(userInput: string): Promise<number | null> {
-    const count = await this.backend.tokenize({ systemPrompt: this.systemPrompt, userContent: userInput });
-    return typeof count === "number" ? count : null;
   }
 
   /** What the server said about itself once the warm-up has answered, else null; never makes a request. */

@@ -60,10 +60,7 @@ export function finiteNonNegative(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
-/**
- * The validated generation settings every chat client (probe or judge) and canary backend has, as
- * fields its class inherits; as a type, what resolveChatSettings returns.
- */
+/** The validated generation settings of every chat client and canary backend, as fields its class inherits. */
 export abstract class ChatSettings {
   readonly model: string;
   readonly timeoutSeconds: number;
@@ -76,10 +73,7 @@ export abstract class ChatSettings {
   }
 }
 
-/**
- * Validated chat settings from caller options and the client's defaults. `role` prefixes the
- * option names in messages ("judge timeoutSeconds …") so a caller knows which client refused.
- */
+/** Validated chat settings from caller options and the client's defaults; `role` prefixes the option names in messages ("judge seed …"). */
 export function resolveChatSettings(
   options: {
     readonly model?: unknown;
@@ -107,10 +101,7 @@ export function checkApiKey(value: unknown): string {
   return value ?? "";
 }
 
-/**
- * Reads an API key from the environment variable `name`. Unset or empty is a configuration error
- * whose message names the variable and never a value.
- */
+/** Reads an API key from the environment variable `name`; unset or empty is a ConfigError naming the variable, never a value. */
 export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
   if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
     throw new UsageError("API key environment variable name must be a valid variable name");

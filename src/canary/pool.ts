@@ -164,11 +164,6 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     return this.#settled;
   }
 
-  /** Endpoints still in the pool (not taken out). */
-  get activeEndpoints(): number {
-    return this.#states.filter((s) => s.active).length;
-  }
-
   /** Sends `userInput` to the pool; never throws for backend trouble. One check, one result. */
   async test(userInput: string): Promise<CanaryResult> {
     const pinned = await this.pin();
@@ -260,7 +255,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
 
   #takeOut(state: MemberState, reason: CanaryFailureCode): boolean {
     state.active = false;
-    const left = this.activeEndpoints;
+    const left = this.#states.filter((s) => s.active).length;
     this.#onWarning(
       `canary endpoint ${state.member.probe.endpointOrigin} taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (${reason}); ` +
         (left === 0 ? "no endpoint is left, so the remaining checks fail as unavailable" : `${left} endpoint${left === 1 ? "" : "s"} left`),

@@ -63,11 +63,7 @@ export function unreachableMessage(provider: "ollama" | "openai", origin: string
   return `canary at ${origin} is not reachable (${cause ?? "no answer"}); fix: ${fix}`;
 }
 
-/**
- * The refusal for a model the server does not list, or null when the list has it or there is
- * no list to judge by (an unreachable server is left to the checks, which fail open or refuse
- * as each command does).
- */
+/** The refusal for a model the server does not list, or null (a server with no list is left to the checks). */
 export function missingModelError(provider: "ollama" | "openai", model: string, origin: string, served: ServedModels): CanaryModelError | null {
   if (served.kind !== "listed" || served.hasModel) return null;
   return new CanaryModelError(modelNotFoundMessage(provider, model, origin, served.names));
