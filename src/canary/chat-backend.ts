@@ -9,7 +9,14 @@ import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
 import { interpretOpenAIChat, openAIChatBody, openAIHeaders } from "./openai-chat.js";
-import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome } from "./openai-identity.js";
+import {
+  openAIModelAvailable,
+  openAIServedModels,
+  probeOpenAIIdentity,
+  tokenizeCount,
+  type OpenAIIdentityOptions,
+  type OpenAIIdentityOutcome,
+} from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
 
 // The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
@@ -150,14 +157,17 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
   tokenize(messages: ChatMessages): Promise<number | "absent" | null> {
-    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
-    return tokenizeCount(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 }, messages);
+    return tokenizeCount(this.endpoint.baseUrl, this.#identityOptions(), messages);
   }
 
   /** What the endpoint says about itself and the model (see probeOpenAIIdentity). */
   identify(): Promise<OpenAIIdentityOutcome> {
-    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
-    return probeOpenAIIdentity(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 });
+    return probeOpenAIIdentity(this.endpoint.baseUrl, this.#identityOptions());
+  }
+
+  #identityOptions(): OpenAIIdentityOptions {
+    const { fetch, timeoutSeconds } = this.endpoint;
+    return { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 };
   }
 
   /** True only when `GET <base>/models` answers 200 within 5 s and does not list models without this one. */

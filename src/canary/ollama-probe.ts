@@ -47,7 +47,6 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   lastContextLength: number | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
-    // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
     const own: { numCtx?: number | null } = {};
     super(
       options,

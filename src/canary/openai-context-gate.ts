@@ -15,11 +15,7 @@ export interface OpenAIContextProof {
   readonly max_model_len: number;
   /** `system_fingerprint` of the warm-up completion, or null when the server gave none. */
   readonly system_fingerprint: string | null;
-  /**
-   * How each check's prompt is measured against `max_model_len`: `tokenize` (an exact count from
-   * the server's own `POST /tokenize`) or `conservative_bound` (no such route: each exercised
-   * check's prompt fitted at one token per UTF-8 byte, see `provenByByteBound`).
-   */
+  /** How each check's prompt is measured: exactly by `POST /tokenize`, or at one token per UTF-8 byte (`provenByByteBound`). */
   readonly prompt_count: "tokenize" | "conservative_bound";
 }
 

@@ -144,11 +144,7 @@ export async function openAIModelAvailable(fetchFn: FetchLike, baseUrl: string, 
  * `{count, max_model_len, tokens}`), "absent" when the server has no such route (404 or 405),
  * or null when it answered something else or nothing (the caller falls back to its bound).
  */
-export async function tokenizeCount(
-  baseUrl: string,
-  options: { readonly model: string; readonly apiKey?: string; readonly fetch?: FetchLike; readonly timeoutMs: number },
-  messages: ChatMessages,
-): Promise<number | "absent" | null> {
+export async function tokenizeCount(baseUrl: string, options: OpenAIIdentityOptions, messages: ChatMessages): Promise<number | "absent" | null> {
   const { outcome, object } = await call(options.fetch ?? globalThis.fetch, tokenizeBaseUrl(baseUrl), "/tokenize", options.apiKey ?? "", {
     json: {
       model: options.model,
@@ -186,11 +182,7 @@ export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdenti
   }
   const root = typeof entry["root"] === "string" && entry["root"].length <= 1000 ? entry["root"] : null;
   const maxModelLen = positiveInt(entry["max_model_len"]);
-  const counted = await tokenizeCount(
-    baseUrl,
-    { model: options.model, apiKey, fetch: fetchFn, timeoutMs: options.timeoutMs },
-    { systemPrompt: "", userContent: "ping" },
-  );
+  const counted = await tokenizeCount(baseUrl, options, { systemPrompt: "", userContent: "ping" });
   return {
     ok: true,
     identity: Object.freeze({

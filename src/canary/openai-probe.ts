@@ -38,7 +38,6 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   readonly provider = "openai" as const;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
-    // The system prompt is checked after the generation settings and before the key and URL.
     super(options, (check) => new OpenAIChatBackend(options, { ...probeRole(DEFAULT_OPENAI_MODEL, "baseUrl"), check }));
     brandCanary(this, "openai", new.target === OpenAICanaryProbe);
   }

@@ -186,13 +186,9 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
         state.inFlight--;
       }
       const retryable = isRetryableFailure(result);
-      let takenOut = false;
-      if (retryable) {
-        state.consecutiveFailures++;
-        if (state.active && state.consecutiveFailures >= TAKE_OUT_AFTER) takenOut = this.#takeOut(state, result.failureCode as CanaryFailureCode);
-      } else {
-        state.consecutiveFailures = 0;
-      }
+      state.consecutiveFailures = retryable ? state.consecutiveFailures + 1 : 0;
+      const takenOut = retryable && state.active && state.consecutiveFailures >= TAKE_OUT_AFTER;
+      if (takenOut) this.#takeOut(state, result.failureCode as CanaryFailureCode);
       const retried = retryable && attempt < MAX_POOL_ATTEMPTS && this.#hasCandidate(tried);
       this.#log({
         check,
@@ -253,14 +249,13 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     );
   }
 
-  #takeOut(state: MemberState, reason: CanaryFailureCode): boolean {
+  #takeOut(state: MemberState, reason: CanaryFailureCode): void {
     state.active = false;
     const left = this.#states.filter((s) => s.active).length;
     this.#onWarning(
       `canary endpoint ${state.member.probe.endpointOrigin} taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (${reason}); ` +
         (left === 0 ? "no endpoint is left, so the remaining checks fail as unavailable" : `${left} endpoint${left === 1 ? "" : "s"} left`),
     );
-    return true;
   }
 
   #free(state: MemberState): boolean {

@@ -17,10 +17,7 @@ const CANARY_FAILURE_CODES = [
   "context_truncated",
   /** The server refused the prompt as longer than its context window (HTTP 400); nothing was screened. */
   "context_too_long",
-  /**
-   * Nothing proves the canary saw the whole prompt: the server's window is only its word (no exact
-   * count) and the prompt could exceed what can be vouched for, or the reply reported no usage.
-   */
+  /** Nothing proves the canary saw the whole prompt (no exact count and no bound that vouches for it, or no usage). */
   "context_unverified",
   /** The server does not have the model (Ollama: HTTP 404 "model '…' not found"); nothing was screened. */
   "model_not_found",
