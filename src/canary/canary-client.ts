@@ -90,7 +90,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
         if (chat.failureCode === "unavailable") this.onUnreachable();
         return fail(chat);
       }
-      const metadata = this.replyMetadata(chat.data);
+      const metadata = this.backend.replyMetadata(chat.data);
       if (this.checkReplyModel && !replyModelMatches(this.provider, chat.data["model"], this.model)) {
         return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
       }
@@ -148,9 +148,6 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
 
   /** The provider's checks before the text is sent: a failure (nothing is sent), or what they found. */
   protected abstract beforeChat(userInput: string, warm: Warm): Promise<Plan | ChatFailure>;
-
-  /** The backend's counts and timings a reply keeps as evidence. */
-  protected abstract replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata;
 
   /** The provider's proof that the reply covers the whole prompt (the security checks of docs/canary.md). */
   protected abstract proveReply(userInput: string, metadata: CanaryMetadata, warm: Warm, plan: Plan): ReplyProof;

@@ -2,13 +2,14 @@
 // settings, the endpoint (the full base URL, which may hold credentials, stays private), the chat
 // call, the availability check and the public description. The roles keep only what is theirs.
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
+import type { CanaryMetadata } from "./types.js";
 import { basicAuthorization, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
 import { resolveClientEndpoint } from "./endpoint.js";
-import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
+import { interpretOllamaChat, ollamaChatBody, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
-import { interpretOpenAIChat, openAIChatBody, openAIHeaders } from "./openai-chat.js";
+import { interpretOpenAIChat, openAIChatBody, openAIHeaders, openAISuccessMetadata } from "./openai-chat.js";
 import {
   openAIModelAvailable,
   openAIServedModels,
@@ -88,6 +89,9 @@ abstract class ChatBackendBase {
     return outcome === null ? null : this.interpret(outcome);
   }
 
+  /** The backend's counts and timings a canary reply keeps as evidence. */
+  abstract readonly replyMetadata: (data: Readonly<Record<string, unknown>>) => CanaryMetadata;
+
   /** The texts a failure message may show: the origin and the deadline, never the full URL. */
   protected get replyTexts(): { readonly origin: string; readonly timeoutSeconds: number } {
     return { origin: this.#endpoint.origin, timeoutSeconds: this.#endpoint.timeoutSeconds };
@@ -104,6 +108,7 @@ export class OllamaChatBackend extends ChatBackendBase {
 
   /** How failure messages name this provider ("Ollama returned HTTP status 500"). */
   readonly service = "Ollama";
+  readonly replyMetadata = ollamaSuccessMetadata;
 
   post(turn: ChatTurn, numCtx: number | null = null): Promise<HttpCallOutcome | null> {
     const body = ollamaChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
@@ -140,6 +145,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   /** How failure messages name this provider ("API returned HTTP status 500"). */
   readonly service = "API";
+  readonly replyMetadata = openAISuccessMetadata;
 
   post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });

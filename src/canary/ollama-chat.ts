@@ -1,6 +1,5 @@
-// The Ollama `/api/chat` exchange: the request body we send and the checks a reply must pass
-// before its content counts. Shared by the canary probe and the Ollama judge so
-// both read the backend the same way.
+// The Ollama `/api/chat` exchange, shared by the canary probe and the judge: the request body and
+// the checks a reply must pass before its content counts.
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";

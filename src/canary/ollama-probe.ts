@@ -10,7 +10,7 @@ import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
 import { failed, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
-import { ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
+import { ollamaModelMissing } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
   UNVERIFIED_TEXT,
@@ -96,10 +96,6 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     const loaded = warm.value.loaded;
     // A backend that loaded less than it was sent would cut long prompts: nothing is sent.
     return loaded.kind === "too_small" ? failed("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx)) : null;
-  }
-
-  protected replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
-    return ollamaSuccessMetadata(data);
   }
 
   protected proveReply(userInput: string, metadata: CanaryMetadata, warm: Extract<RunContextOutcome, { ok: true }>): ReplyProof {

@@ -1,7 +1,5 @@
-// The OpenAI-compatible `/chat/completions` exchange as data, shared by the
-// OpenAI canary probe and judge: the request body and the checks a completion must pass. Same
-// failure semantics as Ollama: a cut-off or otherwise unfinished completion is degraded, never a
-// success, and failure texts never carry a body, a URL secret or an exception message.
+// The OpenAI-compatible `/chat/completions` exchange, shared by the canary probe and the judge:
+// the request body and the checks a completion must pass (an unfinished one is never a success).
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";

@@ -6,7 +6,6 @@
 // token per byte (`provenByByteBound`). A reply without usage is `context_unverified`.
 import type { CanaryMetadata } from "./types.js";
 import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend } from "./chat-backend.js";
-import { openAISuccessMetadata } from "./openai-chat.js";
 import { isPlainObject } from "../core/guards.js";
 import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
 import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
@@ -56,10 +55,6 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       );
     }
     return exact;
-  }
-
-  protected replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
-    return openAISuccessMetadata(data);
   }
 
   protected proveReply(userInput: string, metadata: CanaryMetadata, calibration: Calibrated, exact: number | null): ReplyProof {

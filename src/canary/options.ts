@@ -1,6 +1,5 @@
-// Validation of the numeric and string options shared by the probes and the judges. Invalid
-// options are caller mistakes, so they throw UsageError at construction time (a
-// timeout is a finite number > 0), long before any text is screened.
+// Validation of the options shared by the probes and the judges: a caller's mistake throws
+// UsageError at construction, long before any text is screened.
 import { ConfigError, UsageError } from "../core/errors.js";
 
 export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): number {
