@@ -28,13 +28,8 @@ function modelListTimeoutMs(timeoutSeconds: number): number {
   return Math.min(timeoutSeconds, 30) * 1000;
 }
 
-/** Caller options every chat client takes. */
-export interface ChatClientOptions {
-  readonly model?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
+/** Caller options every chat client takes: the generation settings (defaults: the role's) and the HTTP client. */
+export interface ChatClientOptions extends Partial<ChatSettings> {
   readonly fetch?: FetchLike;
 }
 

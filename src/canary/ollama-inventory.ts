@@ -1,7 +1,7 @@
 // Reading Ollama's model inventory (`GET /api/tags`): whether a tag is installed and which digest
 // it has. The digest that identifies the exact canary weights comes from here (Ollama gives it only here), not
 // from /api/show. Every failure is "not known" (false / null); nothing here throws.
-import type { FetchLike, NetworkFailureCause } from "./http-call.js";
+import type { FetchLike } from "./http-call.js";
 import type { ServedModels } from "./served-models.js";
 import { isPlainObject } from "../core/guards.js";
 import { requestJson } from "./chat-exchange.js";
@@ -23,10 +23,8 @@ export async function fetchOllamaInventory(fetchFn: FetchLike, baseUrl: string, 
   return read.kind === "listed" ? read.entries : null;
 }
 
-type InventoryRead =
-  | { readonly kind: "listed"; readonly entries: InventoryEntry[] }
-  | { readonly kind: "unreachable"; readonly cause: NetworkFailureCause | null }
-  | { readonly kind: "unknown" };
+/** The inventory, or what ServedModels says when there is none. */
+type InventoryRead = { readonly kind: "listed"; readonly entries: InventoryEntry[] } | Exclude<ServedModels, { readonly kind: "listed" }>;
 
 async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryRead> {
   const { outcome, object } = await requestJson(fetchFn, baseUrl, "/api/tags", { timeoutMs, maxBodyBytes: MAX_TAGS_BYTES });

@@ -74,13 +74,7 @@ export abstract class ChatSettings {
 
 /** Validated chat settings from caller options and the client's defaults; `role` prefixes the option names in messages ("judge seed …"). */
 export function resolveChatSettings(
-  options: {
-    readonly model?: unknown;
-    readonly timeoutSeconds?: unknown;
-    readonly maxTokens?: unknown;
-    readonly temperature?: unknown;
-    readonly seed?: unknown;
-  },
+  options: { readonly [Setting in keyof ChatSettings]?: unknown },
   defaults: { readonly model: string; readonly timeoutSeconds: number; readonly maxTokens: number },
   role = "",
 ): ChatSettings {
