@@ -1,20 +1,9 @@
-// The default transport of httpCall (http-call.ts): one request through Node's own HTTP client
-// (`node:http`, `node:https`) over keep-alive agents, instead of the global `fetch`. On a
-// loopback canary answering at once, fetch's request and response streams cost several times
-// the whole rest of a check; this client does the same exchange with a fraction of the CPU.
-// It keeps every guarantee of the fetch path and gives the same outcome for the same reply:
-//   - one deadline covers connect, headers and body; when it passes, the request and its socket
-//     are destroyed (the abort) and the outcome is `timeout`;
-//   - the body is bounded by bytes actually read (a declared length over the cap is refused
-//     before reading; a body that grows past the cap is cut off there), decoded as strict UTF-8;
-//   - a body cut short by the peer is an error on the response (`ECONNRESET`, so `unavailable`),
-//     never a short body taken as whole;
-//   - redirects are not followed: a redirect status is the failure fetch reports for
-//     `redirect: "error"` (an exception of class TypeError);
-//   - a body the server compressed although we did not ask for it is decompressed as fetch
-//     would, with its output bounded by the same cap.
-// Only plain http(s) URLs without credentials and on ports fetch allows are taken here
-// (`builtinTarget`); anything else goes through fetch, so its refusals stay exactly as they were.
+// The default transport of httpCall (http-call.ts): Node's own HTTP client over keep-alive
+// agents, because on a loopback canary fetch's streams cost several times the rest of a check.
+// Same guarantees and outcomes as the fetch path: one deadline destroys the request and its
+// socket; the body is capped by bytes read (and after decompression), a body cut short is an
+// error, never taken as whole; a redirect is the failure fetch reports for `redirect: "error"`.
+// Only plain http(s) URLs without credentials, on ports fetch allows, are taken (`builtinTarget`).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
@@ -38,10 +27,9 @@ export interface BuiltinTarget {
 }
 
 /**
- * Idle keep-alive sockets are closed after 4 s (as fetch's own pool does), before the 5 s after
- * which a Node server drops an idle connection, so a request is never written to a socket the
- * server is closing. The timeout touches only idle sockets: the agent destroys a socket that
- * times out while free and leaves one that carries a request alone (the deadline covers those).
+ * Idle keep-alive sockets are closed after 4 s (as fetch's pool does), before a Node server drops
+ * them at 5 s, so a request is never written to a socket the server is closing (busy sockets are
+ * left to the deadline).
  */
 const IDLE_SOCKET_MS = 4000;
 const HTTP_AGENT = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" });
@@ -135,12 +123,10 @@ export function builtinExchange(
         idleFor = since === undefined ? 0 : Date.now() - since;
       });
       sent.on("error", (error) => {
-        // A kept-alive socket the server closed while it sat idle (its keep-alive timeout ran out
-        // while ours was held back, e.g. by a long synchronous stretch) fails the request written
-        // to it before any reply: that request goes again on another socket, within the same
-        // deadline. Only after the socket sat idle a while (no server closes a connection idle
-        // for less), so a server that drops a request on a busy connection is answered by the
-        // failure, as on a new socket.
+        // A kept-alive socket the server closed while it sat idle (e.g. while a long synchronous
+        // stretch held our own idle timeout back) fails the request before any reply: it goes again
+        // on another socket within the same deadline, but only after a real idle spell, so a server
+        // that drops a request on a busy connection is answered by the failure.
         if (!settled && !answered && sent.reusedSocket && idleFor >= STALE_AFTER_IDLE_MS && staleRetries > 0 && isStaleSocketError(error)) {
           send(staleRetries - 1);
           return;
@@ -220,11 +206,7 @@ const DECODERS: ReadonlyMap<string, Decoder> = new Map<string, Decoder>([
   ["br", brotliDecompressSync],
 ]);
 
-/**
- * The body with its content codings undone, as fetch undoes them (gzip, x-gzip, deflate, br, in
- * reverse order of application; a list holding any other coding leaves the body as it came), or
- * null when the decoded body would exceed the cap. Throws for a coding that does not decode.
- */
+/** The body with its content codings undone as fetch does (an unknown coding leaves it as it came), or null past the cap; throws when it does not decode. */
 function decodeContent(raw: Buffer, encoding: string | undefined, maxBodyBytes: number): Buffer | null {
   if (encoding === undefined || raw.length === 0) return raw;
   const codings = encoding

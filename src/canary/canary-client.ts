@@ -1,32 +1,25 @@
-// The skeleton both HTTP canary probes share (Ollama and OpenAI-compatible); each provider adds
-// only its own part: the request it posts, the evidence it keeps from a reply, and its proof that
-// the backend read the whole prompt. The skeleton holds the order a check follows, and it is the
-// same for both: the run's warm-up (once per instance, shared by concurrent callers, retried
-// after it could not reach the backend), the provider's checks before sending, one chat, the
-// transport and protocol failures as the backend classified them, the pinned-model check of a
-// pool member, then the provider's context proof. test() never throws for backend trouble: every
-// failure is a CanaryResult with a code, so a canary that did not run cannot look like a pass.
-// The backend (which holds the full URL and any API key) stays private to the chat client; the
-// probe shows only its model and endpoint origin, in String(), JSON and every message.
+// The skeleton both HTTP canary probes share (Ollama and OpenAI-compatible): the order a check
+// follows (the run's warm-up, the provider's checks before sending, one chat, the pinned-model
+// check of a pool member, the provider's proof that the whole prompt was read). Each provider adds
+// only its request, its reply evidence and that proof. test() never throws for backend trouble, so
+// a canary that did not run cannot look like a pass; the backend, holding the full URL and any
+// key, stays private (String(), JSON and messages show the model and endpoint origin only).
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { ChatClient, type ChatClientOptions, type ChatRole, type ChatTurn, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
-import { failed, readChatObject, type ChatFailure, type ChatOutcome } from "./chat-exchange.js";
+import { ChatClient, type ChatClientOptions, type ChatRole, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
+import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { errorClassName, type HttpCallOutcome } from "./http-call.js";
 import { checkSystemPrompt } from "./options.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
-import { startCanaryResult } from "./result.js";
 import { CALIBRATION_PROBE_TEXT } from "./run-context.js";
-import type { CanaryFailureCode, CanaryMetadata, CanaryProbe, CanaryResult } from "./types.js";
+import { startCanaryResult, type CanaryFailureCode, type CanaryMetadata, type CanaryProbe, type CanaryResult } from "./types.js";
+import type { ProbeIdentity } from "./identity.js";
 
 /** Options every HTTP canary probe takes beside its provider's URL (and key). */
 export interface CanaryClientOptions extends ChatClientOptions {
   readonly systemPrompt?: string;
   /** Monotonic clock in milliseconds, for latency. */
   readonly now?: () => number;
-  /**
-   * Check the `model` of every reply against `model` (a mismatch fails the check as
-   * `invalid_response`); set for the endpoints of a canary pool, where a URL may be a router.
-   */
+  /** Fail a reply whose `model` is not `model` (`invalid_response`): set for a pool's endpoints, where a URL may be a router. */
   readonly checkReplyModel?: boolean;
 }
 
@@ -61,11 +54,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   #warmUp: Promise<Warm | WarmUpFailure> | null = null;
   #settled: Warm | null = null;
 
-  /**
-   * `makeBackend` builds the provider's backend for the probe role it is given; the role's checks
-   * (the system prompt, then the provider's own `checkOwn`) run after the generation settings
-   * and before the URL and key, which is the order of refusals.
-   */
+  /** `makeBackend` builds the backend; the system prompt and `checkOwn` are checked after the settings, before the URL and key. */
   protected constructor(options: CanaryClientOptions, makeBackend: (check: () => void) => Backend, checkOwn: () => void = () => undefined) {
     const own: { systemPrompt?: string } = {};
     super(
@@ -77,6 +66,12 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
     this.systemPrompt = own.systemPrompt as string;
     this.checkReplyModel = options.checkReplyModel === true;
     this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
+  identity(): ProbeIdentity {
+    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
+    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens };
   }
 
   /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
@@ -95,7 +90,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
         if (chat.failureCode === "unavailable") this.onUnreachable();
         return fail(chat);
       }
-      const metadata = this.replyMetadata(chat.data);
+      const metadata = this.backend.replyMetadata(chat.data);
       if (this.checkReplyModel && !replyModelMatches(this.provider, chat.data["model"], this.model)) {
         return result.failure("invalid_response", replyModelMismatchText(this.model), metadata);
       }
@@ -107,11 +102,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
     }
   }
 
-  /**
-   * The run's warm-up: on first use one chat of the calibration prompt with one output token,
-   * read by the provider's `warmUp`. Concurrent callers share one attempt; an answer is kept
-   * (until `forgetWarmUp`), while an attempt that failed is retried by the next call.
-   */
+  /** The run's warm-up (the provider's `warmUp`), shared by concurrent callers; an answer is kept until `forgetWarmUp`, a failure retried. */
   protected warmedUp(): Promise<Warm | WarmUpFailure> {
     if (this.#warmUp === null) {
       const attempt = this.warmUp().catch((error: unknown): WarmUpFailure => ({ ok: false, failureCode: "probe_exception", error: unforeseen(error) }));
@@ -136,10 +127,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
     this.#settled = null;
   }
 
-  /**
-   * The calibration chat of the warm-up as a JSON object, or why there is none. `refusal` lets a
-   * provider name a failure of its own before the shared checks (Ollama: the model is missing).
-   */
+  /** The warm-up's chat of the calibration prompt (one output token) as a JSON object, or why there is none; `refusal` names a provider's own failure first. */
   protected async calibrationReply(
     refusal: (outcome: HttpCallOutcome) => ChatFailure | null = () => null,
   ): Promise<{ readonly ok: true; readonly data: Record<string, unknown> } | WarmUpFailure> {
@@ -154,13 +142,12 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   protected abstract warmUp(): Promise<Warm | WarmUpFailure>;
 
   /** POSTs one turn in the provider's request shape; null when no request can be built. */
-  protected abstract post(turn: ChatTurn): Promise<HttpCallOutcome | null>;
+  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
+    return this.backend.post(turn);
+  }
 
   /** The provider's checks before the text is sent: a failure (nothing is sent), or what they found. */
   protected abstract beforeChat(userInput: string, warm: Warm): Promise<Plan | ChatFailure>;
-
-  /** The backend's counts and timings a reply keeps as evidence. */
-  protected abstract replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata;
 
   /** The provider's proof that the reply covers the whole prompt (the security checks of docs/canary.md). */
   protected abstract proveReply(userInput: string, metadata: CanaryMetadata, warm: Warm, plan: Plan): ReplyProof;

@@ -1,22 +1,26 @@
-// One chat backend per provider, shared by the two roles that talk to a model: the canary probe
-// and the LLM judge. A backend owns what both roles had written twice: the validated generation
-// settings, the endpoint (the full base URL, which may hold credentials, stays private; only
-// the origin is shown), the chat call, the availability check and the public description.
-// The roles keep only what is theirs (system prompt, context proofs, verdict rules).
+// One chat backend per provider, shared by the canary probe and the LLM judge: the validated
+// settings, the endpoint (the full base URL, which may hold credentials, stays private), the chat
+// call, the availability check and the public description. The roles keep only what is theirs.
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
-import { postChat, type ChatEndpoint, type ChatOutcome } from "./chat-exchange.js";
+import type { CanaryMetadata } from "./types.js";
+import { basicAuthorization, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { openAIModelAvailable, openAIServedModels } from "./openai-inventory.js";
 import { resolveClientEndpoint } from "./endpoint.js";
-import { interpretOllamaChat, ollamaChatBody } from "./ollama-chat.js";
+import { interpretOllamaChat, ollamaChatBody, ollamaSuccessMetadata } from "./ollama-chat.js";
 import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
-import { interpretOpenAIChat, openAIChatBody, openAIHeaders } from "./openai-chat.js";
-import { probeOpenAIIdentity, tokenizeCount, type OpenAIIdentityOutcome, type TokenizeMessages } from "./openai-identity.js";
-import { checkApiKey, resolveChatSettings, type ChatSettings } from "./options.js";
+import { interpretOpenAIChat, openAIChatBody, openAIHeaders, openAISuccessMetadata } from "./openai-chat.js";
+import {
+  openAIModelAvailable,
+  openAIServedModels,
+  probeOpenAIIdentity,
+  tokenizeCount,
+  type OpenAIIdentityOptions,
+  type OpenAIIdentityOutcome,
+} from "./openai-identity.js";
+import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
 
-// The provider defaults live in defaults.ts and the OpenAI availability check in
-// openai-inventory.ts; both are re-exported here for the probe and judge modules.
+// The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
 export { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 
 /** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
@@ -24,13 +28,8 @@ function modelListTimeoutMs(timeoutSeconds: number): number {
   return Math.min(timeoutSeconds, 30) * 1000;
 }
 
-/** Caller options every chat client takes. */
-export interface ChatClientOptions {
-  readonly model?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
+/** Caller options every chat client takes: the generation settings (defaults: the role's) and the HTTP client. */
+export interface ChatClientOptions extends Partial<ChatSettings> {
   readonly fetch?: FetchLike;
 }
 
@@ -43,13 +42,6 @@ export interface ChatRole {
   readonly urlOption: string;
   /** The role's own checks, run after the settings and before the endpoint (the order of refusals). */
   readonly check?: () => void;
-}
-
-/** One request: the role's prompt and reply budget; model, temperature and seed are the backend's. */
-export interface ChatTurn {
-  readonly systemPrompt: string;
-  readonly userContent: string;
-  readonly maxTokens: number;
 }
 
 /** Settings and endpoint shared by both providers. */
@@ -80,6 +72,21 @@ abstract class ChatBackendBase {
     return { provider: this.provider, model: this.settings.model, endpointOrigin: this.endpointOrigin };
   }
 
+  /** POSTs one turn in the provider's request shape (Ollama: `numCtx` as options.num_ctx); null when no request can be built. */
+  abstract post(turn: ChatTurn, numCtx?: number | null): Promise<HttpCallOutcome | null>;
+
+  /** The checks a reply must pass before its content counts (see interpretOllamaChat, interpretOpenAIChat). */
+  abstract interpret(outcome: HttpCallOutcome): ChatOutcome;
+
+  /** One chat: the request, then the reply checks; null when the request could not be built. */
+  async chat(turn: ChatTurn, numCtx: number | null = null): Promise<ChatOutcome | null> {
+    const outcome = await this.post(turn, numCtx);
+    return outcome === null ? null : this.interpret(outcome);
+  }
+
+  /** The backend's counts and timings a canary reply keeps as evidence. */
+  abstract readonly replyMetadata: (data: Readonly<Record<string, unknown>>) => CanaryMetadata;
+
   /** The texts a failure message may show: the origin and the deadline, never the full URL. */
   protected get replyTexts(): { readonly origin: string; readonly timeoutSeconds: number } {
     return { origin: this.#endpoint.origin, timeoutSeconds: this.#endpoint.timeoutSeconds };
@@ -96,22 +103,15 @@ export class OllamaChatBackend extends ChatBackendBase {
 
   /** How failure messages name this provider ("Ollama returned HTTP status 500"). */
   readonly service = "Ollama";
+  readonly replyMetadata = ollamaSuccessMetadata;
 
-  /** POSTs one turn to `/api/chat` (numCtx as options.num_ctx); null when no request can be built. */
-  post(turn: ChatTurn, numCtx: number | null): Promise<HttpCallOutcome | null> {
+  post(turn: ChatTurn, numCtx: number | null = null): Promise<HttpCallOutcome | null> {
     const body = ollamaChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
-    return postChat(this.endpoint, "/api/chat", body, (authorization): Record<string, string> => (authorization ? { authorization } : {}));
+    return postChat(this.endpoint, "/api/chat", body, basicAuthorization);
   }
 
-  /** The checks a `/api/chat` reply must pass before its content counts (see interpretOllamaChat). */
   interpret(outcome: HttpCallOutcome): ChatOutcome {
     return interpretOllamaChat(outcome, this.replyTexts);
-  }
-
-  /** One chat: the request, then the reply checks; null when the request could not be built. */
-  async chat(turn: ChatTurn, numCtx: number | null): Promise<ChatOutcome | null> {
-    const outcome = await this.post(turn, numCtx);
-    return outcome === null ? null : this.interpret(outcome);
   }
 
   /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
@@ -140,22 +140,15 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   /** How failure messages name this provider ("API returned HTTP status 500"). */
   readonly service = "API";
+  readonly replyMetadata = openAISuccessMetadata;
 
-  /** POSTs one turn to `/chat/completions`; null when no request can be built. */
   post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
     return postChat(this.endpoint, "/chat/completions", body, (authorization) => this.headers(authorization));
   }
 
-  /** The checks a completion must pass before its content counts (see interpretOpenAIChat). */
   interpret(outcome: HttpCallOutcome): ChatOutcome {
     return interpretOpenAIChat(outcome, this.replyTexts);
-  }
-
-  /** One chat: the request, then the reply checks; null when the request could not be built. */
-  async chat(turn: ChatTurn): Promise<ChatOutcome | null> {
-    const outcome = await this.post(turn);
-    return outcome === null ? null : this.interpret(outcome);
   }
 
   /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
@@ -164,15 +157,18 @@ export class OpenAIChatBackend extends ChatBackendBase {
   }
 
   /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
-  tokenize(messages: TokenizeMessages): Promise<number | "absent" | null> {
-    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
-    return tokenizeCount(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 }, messages);
+  tokenize(messages: ChatMessages): Promise<number | "absent" | null> {
+    return tokenizeCount(this.endpoint.baseUrl, this.#identityOptions(), messages);
   }
 
   /** What the endpoint says about itself and the model (see probeOpenAIIdentity). */
   identify(): Promise<OpenAIIdentityOutcome> {
-    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
-    return probeOpenAIIdentity(baseUrl, { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 });
+    return probeOpenAIIdentity(this.endpoint.baseUrl, this.#identityOptions());
+  }
+
+  #identityOptions(): OpenAIIdentityOptions {
+    const { fetch, timeoutSeconds } = this.endpoint;
+    return { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 };
   }
 
   /** True only when `GET <base>/models` answers 200 within 5 s and does not list models without this one. */
@@ -191,18 +187,13 @@ export class OpenAIChatBackend extends ChatBackendBase {
  * from the backend), the availability check and the JSON description. The backend itself is
  * private; a subclass reaches it through the protected `backend` accessor.
  */
-export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> implements ChatSettings {
-  readonly model: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
+export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> extends ChatSettings {
   readonly endpointOrigin: string;
   readonly #backend: Backend;
 
   protected constructor(backend: Backend) {
+    super(backend.settings);
     this.#backend = backend;
-    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = backend.settings);
     this.endpointOrigin = backend.endpointOrigin;
   }
 

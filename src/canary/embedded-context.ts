@@ -1,11 +1,7 @@
-// How many tokens the embedded canary's context must hold, measured with the model's own
-// tokenizer. node-llama-cpp fits an over-long input into its context by keeping the tail, so the
-// embedded probe never lets the engine decide: each prompt is rendered with the model's chat
-// template and tokenized before it is evaluated, and one that does not fit with its reply budget
-// is refused (`context_too_long`). The context itself is sized before the first check for the
-// longest window the pipeline can send: the exact token count of the templated prompt around an
-// empty message, plus at most MAX_TOKENS_PER_CODE_POINT tokens per code point of the window, plus
-// the reply budget and a small allowance for tokens that merge differently at the template's edges.
+// How many tokens the embedded canary's context must hold. node-llama-cpp keeps the tail of an
+// over-long input, so the probe refuses a prompt that does not fit (`context_too_long`), and the
+// context is sized for the longest window: the templated empty prompt's exact tokens, at most
+// MAX_TOKENS_PER_CODE_POINT per code point of the window, the reply budget and a small allowance.
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
 /**

@@ -1,22 +1,16 @@
-// `model pull`: downloads a pinned model (embedded-models.ts) into the model cache, so that a bad
-// download can never become the cached model:
-//   - the bytes go to a partial file beside the target (`.<file>.<hash prefix>.partial`), hashed
-//     as they arrive; only a file whose SHA-256 equals the pinned one is renamed onto the target
-//     (atomic, after an fsync); any other is deleted and the pull fails;
-//   - a pull that was cut off keeps its partial file, and the next pull resumes it with an HTTP
-//     Range request (a server that ignores the range sends the whole file, which starts over);
-//   - more bytes than the pinned size are refused as they arrive, and a stalled transfer (no byte
-//     for `idleTimeoutMs`) is aborted, its partial file kept for the next attempt;
-//   - one pull at a time per model: a lock beside the partial file refuses a second one.
+// `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes
+// the cached one: bytes go to a partial file, hashed as they arrive, renamed onto the target only
+// with the pinned SHA-256 (after an fsync); a cut-off pull keeps its partial file and the next one
+// resumes it with a Range request; bytes past the pinned size are refused, a stalled transfer is
+// aborted, and a lock allows one pull at a time per model.
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { LittleCanaryError } from "../core/errors.js";
-import { fileSha256 } from "./embedded-model-file.js";
+import { fileSha256, hashFile } from "./embedded-model-file.js";
 import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
-import { errorClassName, networkFailureCause } from "./http-call.js";
+import { causeChain, errorClassName, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */
@@ -59,10 +53,6 @@ async function sizeOf(path: string): Promise<number | null> {
   }
 }
 
-async function hashPrefix(path: string, hash: Hash): Promise<void> {
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-}
-
 /** `bytes START-END/TOTAL` → START, or null. */
 function rangeStart(header: string | null): number | null {
   const match = header === null ? null : /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(header.trim());
@@ -79,11 +69,7 @@ function declaredTotal(response: Response): number | null {
   return response.status === 200 && length !== null && /^\d+$/.test(length.trim()) ? Number(length) : null;
 }
 
-/**
- * Downloads `options.model` into `options.dir` (see the module comment for the guarantees) and
- * returns where it is. Throws ModelPullError: code `io` for a transfer or file problem (a partial
- * download is kept when it can be resumed), `verification` for bytes that are not the pinned ones.
- */
+/** Downloads `options.model` into `options.dir` (see the header); throws ModelPullError, `io` or `verification` (wrong bytes). */
 export async function pullModel(options: PullModelOptions): Promise<PullModelResult> {
   const { model, dir } = options;
   const target = cachedModelPath(dir, model);
@@ -114,7 +100,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
     offset = 0;
   }
   const hash = createHash("sha256");
-  if (offset > 0) await hashPrefix(partial, hash);
+  if (offset > 0) await hashFile(partial, hash);
   let resumedFrom = offset;
 
   const controller = new AbortController();
@@ -145,6 +131,13 @@ async function download(options: PullModelOptions, target: string, partial: stri
 
   let file: FileHandle | null = null;
   let received = offset;
+  // Bytes that are not the pinned ones are never kept, not even for a resume.
+  const refuse = async (message: string): Promise<never> => {
+    await file?.close();
+    file = null;
+    await rm(partial, { force: true });
+    throw new ModelPullError("verification", message);
+  };
   try {
     arm();
     let response: Response;
@@ -154,15 +147,15 @@ async function download(options: PullModelOptions, target: string, partial: stri
       throw interrupted(received, error);
     }
     const total = declaredTotal(response);
+    const cancel = (): Promise<void> | undefined => response.body?.cancel().catch(() => undefined);
     if (model.size !== null && total !== null && total !== model.size) {
-      await response.body?.cancel().catch(() => undefined);
-      await rm(partial, { force: true });
-      throw new ModelPullError("verification", `the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
+      await cancel();
+      await refuse(`the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
     }
     let digest: Hash = hash;
     if (offset > 0 && response.status === 416 && model.size === offset) {
       // The partial file already holds every byte; only its hash is left to check.
-      await response.body?.cancel().catch(() => undefined);
+      await cancel();
     } else if (response.status === 206 && offset > 0 && rangeStart(response.headers.get("content-range")) === offset) {
       file = await open(partial, "a");
     } else if (response.status === 200) {
@@ -172,7 +165,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
       resumedFrom = 0;
       file = await open(partial, "w");
     } else {
-      await response.body?.cancel().catch(() => undefined);
+      await cancel();
       throw new ModelPullError("io", `the model server answered HTTP ${response.status} for ${model.name}; nothing was cached`);
     }
     if (file !== null && response.body !== null) {
@@ -181,10 +174,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
           arm();
           received += chunk.byteLength;
           if (model.size !== null && received > model.size) {
-            await file.close();
-            file = null;
-            await rm(partial, { force: true });
-            throw new ModelPullError("verification", `the download of ${model.name} is larger than its pinned ${model.size} bytes; nothing was cached`);
+            await refuse(`the download of ${model.name} is larger than its pinned ${model.size} bytes; nothing was cached`);
           }
           await file.write(chunk);
           digest.update(chunk);
@@ -198,10 +188,7 @@ async function download(options: PullModelOptions, target: string, partial: stri
     if (model.size !== null && received < model.size) throw interrupted(received);
     const actual = digest.digest("hex");
     if (actual !== model.sha256) {
-      await file?.close();
-      file = null;
-      await rm(partial, { force: true });
-      throw new ModelPullError("verification", `the downloaded file's SHA-256 is ${actual}, not the pinned ${model.sha256}; nothing was cached`);
+      await refuse(`the downloaded file's SHA-256 is ${actual}, not the pinned ${model.sha256}; nothing was cached`);
     }
     if (file !== null) {
       await file.sync();
@@ -240,11 +227,9 @@ function failureText(error: unknown): string {
 
 /** The first `code` on a short cause chain, when it is a plain identifier. */
 function errorCode(error: unknown): string | null {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+  for (const current of causeChain(error)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
   }
   return null;
 }

@@ -1,9 +1,7 @@
-// The one door to node-llama-cpp, the optional engine of the embedded canary. The package is an
-// optional peer dependency: little-canary installs and runs without it, so nothing may import it
-// when the library loads. It is reached only through `loadEmbeddedEngine`, a lazy `import()`
-// whose specifier is a variable (TypeScript does not resolve it, so the build needs no types of
-// it either). A missing package is a ConfigError carrying the exact install lines. The types
-// below are the small part of its API this library uses, declared structurally.
+// The one door to node-llama-cpp, the embedded canary's optional peer dependency: nothing imports
+// it when the library loads, only `loadEmbeddedEngine`'s lazy `import()` of a variable specifier
+// (so the build needs no types of it). A missing package is a ConfigError with the install lines;
+// the types below are the part of its API this library uses.
 import { LittleCanaryError } from "../core/errors.js";
 
 /** The node-llama-cpp release this library is tested with (the peer dependency pins it). */
@@ -115,10 +113,7 @@ function looksLikeEngine(value: unknown): value is EmbeddedEngineModule {
   return typeof m === "object" && m !== null && typeof m.getLlama === "function" && typeof m.resolveChatWrapper === "function";
 }
 
-/**
- * The engine module from `loader`, or EmbeddedEngineMissingError naming the install lines: when
- * the package is not installed, when it fails to load, or when it is not the API expected.
- */
+/** The engine module from `loader`, or EmbeddedEngineMissingError with the install lines (missing, failing, or another API). */
 export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbeddedEngine): Promise<EmbeddedEngineModule> {
   let loaded: unknown;
   try {

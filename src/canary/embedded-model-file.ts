@@ -1,10 +1,7 @@
-// The embedded canary's model file and its identity. The file's SHA-256 is the model's identity
-// (`file-sha256`): a GGUF carries no trustworthy name, and the same path can hold other weights
-// tomorrow. The hash is computed streaming (bounded memory for a multi-gigabyte file) and
-// compared before the engine sees the file, so a wrong file is refused without being loaded.
-// The file's inode, size and modification time are taken before hashing and compared after
-// hashing and again after loading: a file replaced during either step refuses the run.
-import { createHash } from "node:crypto";
+// The embedded canary's model file: its SHA-256 is the model's identity (a GGUF carries no
+// trustworthy name), checked before the engine sees the file. Its stamp (inode, size, mtime) is
+// compared after hashing and after loading: a file replaced meanwhile refuses the run.
+import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { ConfigError } from "../core/errors.js";
@@ -40,11 +37,15 @@ export function sameStamp(a: ModelFileStamp, b: ModelFileStamp): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
-/** Lowercase hex SHA-256 of the file at `path`, read as a stream. */
-export async function fileSha256(path: string): Promise<string> {
-  const hash = createHash("sha256");
+/** Feeds the file at `path` to `hash`, read as a stream (bounded memory for a multi-gigabyte file); returns it. */
+export async function hashFile(path: string, hash: Hash = createHash("sha256")): Promise<Hash> {
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
+  return hash;
+}
+
+/** Lowercase hex SHA-256 of the file at `path`. */
+export async function fileSha256(path: string): Promise<string> {
+  return (await hashFile(path)).digest("hex");
 }
 
 /**

@@ -1,19 +1,10 @@
-// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional, see
-// embedded-engine.ts). Same contract as the HTTP probes: test() never throws for backend trouble,
-// every failure is a CanaryResult with a failure code, a reply that may be incomplete is never a
-// success, and one deadline covers each whole call.
-//
-// Opening happens once, on first use or in the pre-flight (`open()`), in this order: the engine
-// module is imported (missing: the install lines), the model file is hashed and compared with the
-// SHA-256 it was given (wrong: refused before anything loads it), the model is loaded without
-// mmap (so the weights cannot change under a run), the file is checked unchanged, and one context
-// is created with one sequence per concurrent slot, sized for the longest window
-// (embedded-context.ts). Each check renders the prompt with the model's chat template, counts it
-// with the model's own tokenizer, and refuses it as `context_too_long` when it does not fit with
-// the reply budget: the engine is never left to cut an over-long input. Evaluation is greedy at
-// temperature 0 with a fixed seed; a reply that reaches the budget without ending is
-// `output_limit`. `dispose()` (and disposeEmbeddedCanaries, on exit or signal) releases the
-// context, model and engine; a call in flight then ends as `unavailable`.
+// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional,
+// embedded-engine.ts), with the HTTP probes' contract: test() never throws for backend trouble and
+// one deadline covers each call. `open()` runs once: the engine is imported, the file's SHA-256
+// checked before anything loads it, the model loaded without mmap and the file checked unchanged,
+// and one context made with a sequence per concurrent slot (embedded-context.ts). Each prompt is
+// counted with the model's own tokenizer and refused as `context_too_long` when it does not fit:
+// the engine never cuts an input. `dispose()` releases everything; a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
@@ -34,23 +25,19 @@ import {
 } from "./embedded-engine.js";
 import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
 import { errorClassName, formatSeconds } from "./http-call.js";
-import { checkPositiveInteger, checkSeed, checkSystemPrompt, checkTemperature, checkTimeoutSeconds } from "./options.js";
-import { startCanaryResult } from "./result.js";
-import type { CanaryProbe, CanaryResult } from "./types.js";
+import { ChatSettings, checkSystemPrompt, resolveChatSettings } from "./options.js";
+import { probeRole, type CanaryClientOptions } from "./canary-client.js";
+import { startCanaryResult, type CanaryProbe, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
-import { brandCanary, type ProbeIdentity } from "./identity.js";
+import { brandCanary, type EmbeddedModelIdentity, type ProbeIdentity } from "./identity.js";
 
 /** Options of the embedded probe; `modelPath` and `sha256` are required. */
-export interface EmbeddedCanaryProbeOptions {
+export interface EmbeddedCanaryProbeOptions
+  extends Pick<CanaryClientOptions, "systemPrompt" | "timeoutSeconds" | "maxTokens" | "temperature" | "seed" | "now"> {
   /** The GGUF file. */
   readonly modelPath: string;
   /** The file's SHA-256 (64 hex digits): its identity, checked before it is loaded. */
   readonly sha256: string;
-  readonly systemPrompt?: string;
-  readonly timeoutSeconds?: number;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly seed?: number | null;
   /** Code points of the longest window the pipeline sends (sizes the context). Default 4000. */
   readonly maxInputLength?: number;
   /** Tokens per sequence; default: what the longest window needs, at most the trained context. */
@@ -65,19 +52,13 @@ export interface EmbeddedCanaryProbeOptions {
   readonly loader?: EngineModuleLoader;
   /** Set when `modelPath` is the default model in the pull cache: a missing file then names `model pull`. */
   readonly pulled?: boolean;
-  /** Monotonic clock in milliseconds, for latency. */
-  readonly now?: () => number;
 }
 
 /** What the opened engine reports about itself: the identity the manifest records. */
-export interface EmbeddedIdentity {
+export interface EmbeddedIdentity extends EmbeddedModelIdentity {
   /** Always `file-sha256`: the model is identified by its file's SHA-256. */
   readonly identity: "file-sha256";
-  readonly sha256: string;
   readonly engine: "node-llama-cpp";
-  readonly engine_version: string;
-  /** Tokens per sequence of the context the checks run in. */
-  readonly context_size: number;
   /** The model's trained context length (from the GGUF). */
   readonly train_context_size: number;
   readonly sequences: number;
@@ -124,17 +105,11 @@ interface Waiter {
 }
 
 /** The embedded canary: a GGUF model run in-process, powerless and tool-less, like the HTTP canaries. */
-export class EmbeddedCanaryProbe implements CanaryProbe {
+export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
   readonly provider = "embedded" as const;
-  /** The model file's name (shown in messages and manifests; the identity is `sha256`). */
-  readonly model: string;
   readonly modelPath: string;
   readonly sha256: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
-  readonly seed: number | null;
   readonly maxInputLength: number;
   readonly contextSize: number | null;
   readonly sequences: number;
@@ -156,13 +131,11 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     if (typeof options.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(options.sha256)) {
       throw new ConfigError("the embedded canary needs the model file's SHA-256 (64 lowercase hex digits, --canary-sha256)");
     }
+    // The model is named by its file (the identity is `sha256`); the generation settings are a probe's.
+    const { defaults } = probeRole("embedded", "modelPath");
+    super({ ...resolveChatSettings({ ...options, model: defaults.model }, defaults), model: safeName(options.modelPath) });
     this.modelPath = options.modelPath;
     this.sha256 = options.sha256;
-    this.model = safeName(options.modelPath);
-    this.timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? 10);
-    this.maxTokens = checkPositiveInteger(options.maxTokens ?? 256, "maxTokens");
-    this.temperature = checkTemperature(options.temperature ?? 0);
-    this.seed = checkSeed(options.seed === undefined ? 42 : options.seed);
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
     this.maxInputLength = checkPositiveInt(options.maxInputLength ?? 4000, "maxInputLength");
     this.contextSize = options.contextSize == null ? null : checkPositiveInt(options.contextSize, "the embedded context size");
@@ -184,11 +157,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens, embedded: this.knownIdentity };
   }
 
-  /**
-   * Opens the engine once (see the module comment for the order of the checks); later calls share
-   * the outcome. Never throws: a failure is `{ ok: false, error }` with a typed error whose code
-   * says why (config: engine missing, wrong hash, bad file or settings; backend: the engine failed).
-   */
+  /** Opens the engine once (see the header); never throws: a failure carries a typed error (`config`, or `backend` when the engine failed). */
   async open(): Promise<EmbeddedOpenOutcome> {
     if (this.#opening === null) {
       OPEN_PROBES.add(this);
@@ -327,19 +296,11 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     try {
       while (tokens.length < this.maxTokens) {
         const next = await Promise.race([generator.next(), deadline]);
-        if (next === "timeout") {
-          kind = "timeout";
+        if (next === "timeout" || this.#disposed) {
+          kind = next === "timeout" ? "timeout" : "disposed";
           break;
         }
-        if (this.#disposed) {
-          kind = "disposed";
-          break;
-        }
-        if (next.done === true) {
-          kind = "done";
-          break;
-        }
-        if (engine.model.isEogToken(next.value)) {
+        if (next.done === true || engine.model.isEogToken(next.value)) {
           kind = "done";
           break;
         }
@@ -419,7 +380,7 @@ export class EmbeddedCanaryProbe implements CanaryProbe {
     return { provider: this.provider, model: this.model, sha256: this.sha256 };
   }
 
-  toString(): string {
+  override toString(): string {
     return `EmbeddedCanaryProbe(${this.model})`;
   }
 }

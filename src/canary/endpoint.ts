@@ -1,7 +1,5 @@
-// Endpoint handling for canary and judge backends: a redacted origin for messages and health
-// output, a loopback/remote classification, and a strict validator for service URLs given on the
-// command line. A configured URL may carry secrets (userinfo, a token in the query), so nothing
-// here ever returns or throws the raw string: only the scheme, host and port survive.
+// Endpoints of canary and judge backends: a redacted origin, a loopback/remote class, and strict
+// validators. A URL may carry secrets, so nothing here returns or throws the raw string.
 import { UsageError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
 
@@ -22,11 +20,7 @@ function parseHttpUrl(url: unknown): URL | null {
   return parsed;
 }
 
-/**
- * Lowercase `scheme://host[:port]` of `url` (IPv6 bracketed), or `<invalid endpoint>` when it is
- * not an http(s) URL or the origin would exceed 200 characters. Userinfo, path, query and fragment
- * are dropped. A default port (80/443) is not shown, as WHATWG URL parsing normalises it away.
- */
+/** Lowercase `scheme://host[:port]` of `url` (no userinfo, path, query or default port), or `<invalid endpoint>`. */
 export function endpointOrigin(url: unknown): string {
   const parsed = parseHttpUrl(url);
   if (!parsed) return INVALID_ENDPOINT;
@@ -50,11 +44,7 @@ export function endpointClass(url: unknown): EndpointClass {
   return isLoopbackHost(parsed.hostname) ? "loopback" : "remote";
 }
 
-/**
- * Validates a service URL given as `flagName` (e.g. `--ollama-url`) and returns its normalised
- * origin. Accepted: http or https, a host, an optional port, a path of "" or "/", and nothing
- * else. The error names the flag and the rule, never the value, which may hold a secret.
- */
+/** Validates an http(s) origin given as `flagName` (e.g. `--ollama-url`; no path beyond "/") and returns it normalised. */
 export function validateServiceUrl(url: unknown, flagName: string): string {
   const parsed = parseHttpUrl(url);
   if (!parsed || typeof url !== "string") {
@@ -78,12 +68,7 @@ export function validateServiceUrl(url: unknown, flagName: string): string {
   return origin;
 }
 
-/**
- * Validates an OpenAI-compatible base URL given as `flagName` (e.g. `--base-url`): unlike a
- * service origin it carries a path (`…/v1`); the scheme and host follow `validateServiceUrl`, and
- * credentials, a query or a fragment are refused. Returns the URL as given. The error names the
- * flag and the rule, never the value.
- */
+/** Validates an OpenAI-compatible base URL given as `flagName` (e.g. `--base-url`): an origin as validateServiceUrl, plus a path. */
 export function validateBaseUrl(raw: unknown, flagName: string): string {
   if (typeof raw !== "string") throw new UsageError(`${flagName} is not a valid URL`);
   const url = parseUrl(raw);
@@ -102,10 +87,8 @@ export interface ServiceRequestTarget {
 }
 
 /**
- * Joins a configured base URL (trailing "/" stripped, path and query kept) with an API path such
- * as `/api/chat`. Userinfo is moved into a Basic Authorization header, as HTTP clients
- * conventionally do, so it never appears in a URL that might be logged. Returns null when the
- * base is not an http(s) URL.
+ * Joins a base URL (trailing "/" stripped) with an API path such as `/api/chat`, its userinfo moved
+ * into a Basic Authorization header so it never appears in a URL; null for a non-http(s) base.
  */
 export function serviceRequestTarget(base: string, apiPath: string): ServiceRequestTarget | null {
   const parsed = parseHttpUrl(base);
@@ -131,10 +114,7 @@ function safeDecode(part: string): string {
   }
 }
 
-/**
- * A client's endpoint: the full URL kept private by the caller (it may hold userinfo or a token)
- * and the redacted origin that is safe to show. Throws UsageError for a URL no request can use.
- */
+/** A client's endpoint: the full URL for the caller to keep private, and the origin safe to show; UsageError for an unusable URL. */
 export function resolveClientEndpoint(url: unknown, optionName: string): { readonly baseUrl: string; readonly endpointOrigin: string } {
   if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
     throw new UsageError(`${optionName} must be an http or https URL`);

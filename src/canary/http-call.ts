@@ -1,11 +1,7 @@
-// One bounded HTTP exchange with a model backend, shared by the canary probes and the judges.
-// Contract: a single deadline covers the whole call (connect, headers and body), the body read is
-// capped, and every way it can go wrong comes back as a value classified as timeout, unavailable
-// (nothing answered) or exception (with only the error's class name). The response body is
-// returned to the caller for parsing and never placed in an error.
-// The transport is Node's own HTTP client over keep-alive agents (builtin-transport.ts) unless the
-// caller injected a fetch of its own: Node's global `fetch`, passed or defaulted, means "the
-// built-in transport", and any other function is called as a fetch.
+// One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body
+// read is capped, and every failure is a value (timeout, unavailable, or exception with only the
+// error's class name); the body is never placed in an error. Node's own `fetch`, passed or
+// defaulted, means the built-in transport (builtin-transport.ts); any other function is a fetch.
 import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 
 export type FetchLike = typeof fetch;
@@ -68,44 +64,33 @@ const CAUSE_BY_CODE: Readonly<Record<string, NetworkFailureCause>> = {
   UND_ERR_BODY_TIMEOUT: "timeout",
 };
 
-/**
- * The cause of a failed request from its error's `code` (walking a short `cause` chain: undici
- * wraps the socket error as TypeError("fetch failed")), or null when no code says. An abort or
- * timeout error is "timeout". Only fixed words come back: never the error's message.
- */
-export function networkFailureCause(error: unknown): NetworkFailureCause | null {
+/** The error and its causes, at most five deep: undici wraps the socket error as TypeError("fetch failed"). */
+export function* causeChain(error: unknown): Generator<object> {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/** The cause a known error `code` names, or undefined (own keys only: "constructor" names nothing). */
+function causeOfCode(code: unknown): NetworkFailureCause | undefined {
+  return typeof code === "string" && Object.hasOwn(CAUSE_BY_CODE, code) ? CAUSE_BY_CODE[code] : undefined;
+}
+
+/** The cause of a failed request from an error `code` on its cause chain (an abort is "timeout"), or null; never its message. */
+export function networkFailureCause(error: unknown): NetworkFailureCause | null {
+  for (const current of causeChain(error)) {
     const { code, name } = current as { code?: unknown; name?: unknown };
     if (name === "TimeoutError" || name === "AbortError") return "timeout";
-    if (typeof code === "string") {
-      const known = CAUSE_BY_CODE[code];
-      if (known !== undefined) return known;
-      if (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_")) return "TLS failure";
+    const known = causeOfCode(code);
+    if (known !== undefined) return known;
+    if (typeof code === "string" && (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_"))) {
+      return "TLS failure";
     }
-    current = (current as { cause?: unknown }).cause;
   }
   return null;
 }
-
-/** Error codes (undici and Node) that mean the backend could not be reached or hung up. */
-const CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_NONAME",
-  "EHOSTUNREACH",
-  "EHOSTDOWN",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EPIPE",
-  "EADDRNOTAVAIL",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-]);
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
 class DeadlineExceeded extends Error {}
 
@@ -117,19 +102,15 @@ export function errorClassName(error: unknown): string {
 }
 
 function classify(error: unknown): HttpCallOutcome {
-  // Walk a short cause chain: undici wraps the socket error as TypeError("fetch failed").
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+  for (const current of causeChain(error)) {
     const { code, name } = current as { code?: unknown; name?: unknown };
-    if (name === "TimeoutError" || (typeof code === "string" && TIMEOUT_CODES.has(code))) return { kind: "timeout" };
-    if (typeof code === "string" && CONNECTION_CODES.has(code)) {
-      const cause = networkFailureCause(current);
-      return cause === null ? { kind: "unavailable" } : { kind: "unavailable", cause };
-    }
+    // A code that names a cause: a timeout, or a backend that could not be reached or hung up.
+    const known = causeOfCode(code);
+    if (name === "TimeoutError" || known === "timeout") return { kind: "timeout" };
+    if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
     // fetch refuses "bad ports" (e.g. 9, 25) without connecting; to the user that is an
     // endpoint that cannot be reached, not an internal failure.
     if (current instanceof Error && current.message === "bad port") return { kind: "unavailable" };
-    current = (current as { cause?: unknown }).cause;
   }
   return { kind: "exception", errorClass: errorClassName(error) };
 }
@@ -162,13 +143,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ ok: t
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return decodeUtf8(bytes);
+  return decodeUtf8(Buffer.concat(chunks, size));
 }
 
 // One decoder for every call: without `stream`, each decode() starts fresh, and a fatal error
@@ -183,11 +158,7 @@ function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false
   }
 }
 
-/**
- * Performs one request. The deadline is enforced twice on the fetch path: through the
- * AbortSignal (so the socket is released) and by a race (so an injected fetch that ignores the
- * signal still cannot hang us). The built-in transport destroys the request at the deadline.
- */
+/** Performs one request; on the fetch path the deadline both aborts (releasing the socket) and races a fetch that ignores the signal. */
 export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCallOptions): Promise<HttpCallOutcome> {
   const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
   let body: string | undefined;

@@ -1,45 +1,34 @@
-// Who a canary backend is, for the callers that trust its verdicts without re-checking them (the
-// verdict cache's key, the ingest context gate) and for those that treat a kind differently (a
-// pool's endpoints, an Ollama digest). Each backend class brands its instances here in its
-// constructor and reports what can change its replies through `identity()`; callers ask this
-// module, never `instanceof` against every backend class.
-//
-// The brand registry (core/own-brand.ts) is private to this module: a replaced `test`,
-// `identity` or `contextLength` on an instance means it is no longer the library's own.
+// Who a canary backend is, for callers that trust its verdicts (the verdict cache's key, the ingest
+// gate) or treat a kind differently (a pool, an Ollama digest): each backend class brands its
+// instances here and reports what can change its replies through `identity()`, so nobody tests
+// `instanceof`. The brand registry (core/own-brand.ts) is private: a replaced method on an
+// instance means it is no longer the library's own.
 import { brandRegistry } from "../core/own-brand.js";
-import type { CanaryProbe } from "./types.js";
+import type { ChatSettings } from "./options.js";
+import type { CanaryProbe, CanaryProvider } from "./types.js";
 
 /** The kinds of canary backend this library builds: one endpoint of a provider, or a pool of them. */
 export type CanaryKind = "ollama" | "openai" | "embedded" | "pool";
 
 /** The model file an embedded canary opened and the context its checks run in (canary/embedded-probe.ts). */
-interface EmbeddedModelIdentity {
+export interface EmbeddedModelIdentity {
   readonly sha256: string;
   readonly engine: string;
   readonly engine_version: string;
+  /** Tokens per sequence of the context the checks run in. */
   readonly context_size: number;
 }
 
 /** Everything of one canary backend that can change what a check of the same text returns. */
-export interface ProbeIdentity {
-  readonly provider: "ollama" | "openai" | "embedded";
-  readonly model: string;
+export interface ProbeIdentity extends Pick<ChatSettings, "model" | "temperature" | "seed" | "maxTokens"> {
+  readonly provider: CanaryProvider;
   readonly systemPrompt: string;
   /** The context window sent with every request (Ollama only; null elsewhere). */
   readonly numCtx: number | null;
-  readonly temperature: number;
-  readonly seed: number | null;
-  readonly maxTokens: number;
   /** Embedded only: the opened model and engine, null until the engine has opened. */
   readonly embedded?: EmbeddedModelIdentity | null;
   /** A pool only: its pinned behavioural fingerprint (canary/pool-identity.ts), null until pinned. */
   readonly poolFingerprintSha256?: string | null;
-}
-
-/** A canary backend that reports its own identity. */
-interface IdentifiedCanary {
-  /** What of this backend can change a verdict (the same for every call until it is re-built). */
-  identity(): ProbeIdentity;
 }
 
 const brands = brandRegistry<CanaryKind>();
@@ -97,5 +86,5 @@ export function verifiedCanaryIdentity(probe: unknown, provider: ProbeIdentity["
   } else if (!isOwnCanary(probe, provider)) {
     return "the pipeline's canary probe is not the library's own";
   }
-  return (probe as IdentifiedCanary).identity();
+  return (probe as { identity(): ProbeIdentity }).identity();
 }

@@ -1,6 +1,5 @@
-// The Ollama `/api/chat` exchange: the request body we send and the checks a reply must pass
-// before its content counts. Shared by the canary probe and the Ollama judge so
-// both read the backend the same way.
+// The Ollama `/api/chat` exchange, shared by the canary probe and the judge: the request body and
+// the checks a reply must pass before its content counts.
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
@@ -31,10 +30,7 @@ const NOT_A_STRING = "Ollama protocol error: response content must be a non-empt
 const INCOMPLETE = "Ollama protocol error: incomplete chat response";
 const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
 
-/**
- * `model_not_found` when `/api/chat` answered 404 with Ollama's "model '…' not found" error (the
- * model was never pulled, or was removed mid-run), else null. The body is read, never echoed.
- */
+/** `model_not_found` when `/api/chat` answered 404 "model '…' not found" (never pulled, or removed mid-run), else null. */
 export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): ChatFailure | null {
   if (outcome.kind !== "response" || outcome.status !== 404) return null;
   const parsed = parseJsonBody(outcome.body);

@@ -1,11 +1,10 @@
 // Reading Ollama's model inventory (`GET /api/tags`): whether a tag is installed and which digest
 // it has. The digest that identifies the exact canary weights comes from here (Ollama gives it only here), not
 // from /api/show. Every failure is "not known" (false / null); nothing here throws.
-import { httpCall, type FetchLike, type NetworkFailureCause } from "./http-call.js";
+import type { FetchLike } from "./http-call.js";
 import type { ServedModels } from "./served-models.js";
-import { serviceRequestTarget } from "./endpoint.js";
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody } from "./chat-exchange.js";
+import { requestJson } from "./chat-exchange.js";
 
 /** An inventory of many models is a few hundred KiB; more than this is not an honest answer. */
 const MAX_TAGS_BYTES = 4 * 1024 * 1024;
@@ -24,45 +23,28 @@ export async function fetchOllamaInventory(fetchFn: FetchLike, baseUrl: string, 
   return read.kind === "listed" ? read.entries : null;
 }
 
-type InventoryRead =
-  | { readonly kind: "listed"; readonly entries: InventoryEntry[] }
-  | { readonly kind: "unreachable"; readonly cause: NetworkFailureCause | null }
-  | { readonly kind: "unknown" };
+/** The inventory, or what ServedModels says when there is none. */
+type InventoryRead = { readonly kind: "listed"; readonly entries: InventoryEntry[] } | Exclude<ServedModels, { readonly kind: "listed" }>;
 
 async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryRead> {
-  const target = serviceRequestTarget(baseUrl, "/api/tags");
-  if (!target) return { kind: "unknown" };
-  const outcome = await httpCall(fetchFn, target.url, {
-    method: "GET",
-    headers: target.authorization ? { authorization: target.authorization } : {},
-    timeoutMs,
-    maxBodyBytes: MAX_TAGS_BYTES,
-  });
-  if (outcome.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
-  if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unknown" };
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok || !isPlainObject(parsed.value)) return { kind: "unknown" };
-  const models = parsed.value["models"];
+  const { outcome, object } = await requestJson(fetchFn, baseUrl, "/api/tags", { timeoutMs, maxBodyBytes: MAX_TAGS_BYTES });
+  if (outcome?.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+  const models = object?.["models"];
   if (!Array.isArray(models)) return { kind: "unknown" };
-  const entries: InventoryEntry[] = [];
-  for (const item of models.slice(0, MAX_ENTRIES)) {
-    if (!isPlainObject(item)) continue;
-    const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
-    entries.push({ name: text(item["name"]), model: text(item["model"]), digest: text(item["digest"]) });
-  }
+  const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+  const entries = models
+    .slice(0, MAX_ENTRIES)
+    .filter(isPlainObject)
+    .map((item) => ({ name: text(item["name"]), model: text(item["model"]), digest: text(item["digest"]) }));
   return { kind: "listed", entries };
 }
 
 /** What /api/tags says about `tag` (the availability rule below), for the pre-run model check; never throws. */
 export async function ollamaServedModels(fetchFn: FetchLike, baseUrl: string, tag: string, timeoutMs: number): Promise<ServedModels> {
-  try {
-    const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
-    if (read.kind !== "listed") return read;
-    const names = read.entries.map((e) => e.name).filter((name): name is string => name !== null);
-    return { kind: "listed", names, hasModel: inventoryHasModel(read.entries, tag) };
-  } catch {
-    return { kind: "unknown" };
-  }
+  const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
+  if (read.kind !== "listed") return read;
+  const names = read.entries.map((e) => e.name).filter((name): name is string => name !== null);
+  return { kind: "listed", names, hasModel: inventoryHasModel(read.entries, tag) };
 }
 
 /** How long an availability check waits for /api/tags. */
@@ -70,12 +52,8 @@ const AVAILABILITY_TIMEOUT_MS = 3_000;
 
 /** Whether /api/tags answers within 3 s and lists `tag` (the availability rule below). */
 export async function ollamaModelInstalled(fetchFn: FetchLike, baseUrl: string, tag: string): Promise<boolean> {
-  try {
-    const entries = await fetchOllamaInventory(fetchFn, baseUrl, AVAILABILITY_TIMEOUT_MS);
-    return entries !== null && inventoryHasModel(entries, tag);
-  } catch {
-    return false;
-  }
+  const entries = await fetchOllamaInventory(fetchFn, baseUrl, AVAILABILITY_TIMEOUT_MS);
+  return entries !== null && inventoryHasModel(entries, tag);
 }
 
 /** The availability rule: some entry's name equals the tag or starts with `<tag>:`. */
@@ -85,11 +63,7 @@ function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boo
 
 const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
 
-/**
- * Digest of exactly the weights Ollama would load for `tag`: the entry whose name or model equals
- * the tag, else `<tag>:latest` (how Ollama resolves an untagged name). A prefix match is not used
- * here because `qwen2.5` could match several sizes.
- */
+/** Digest of exactly the weights Ollama would load for `tag` (name or model equal, else `<tag>:latest`; never a prefix). */
 export function inventoryDigest(entries: readonly InventoryEntry[], tag: string): string | null {
   const exact = entries.find((e) => e.name === tag || e.model === tag);
   const entry = exact ?? (tag.includes(":") ? undefined : entries.find((e) => e.name === `${tag}:latest`));

@@ -1,21 +1,16 @@
-// The canary probe against a local Ollama: the Ollama part of the probe skeleton
-// (canary-client.ts, which holds the order of a check and its contract: test() never throws for
-// backend trouble, one deadline per call, a capped reply body). What is Ollama's own: the
-// `/api/chat` request with one num_ctx for the run, the reply's timings and counts, and the
-// context proof. Ollama truncates an over-long prompt silently and still answers 200, so before
-// its first check the probe proves, once per instance, that the backend really loaded the context
-// it was sent (`GET /api/ps` after the warm-up) and calibrates a per-reply lower bound on prompt
-// tokens (run-context.ts); a reply whose prompt_eval_count reaches num_ctx − num_predict, or that
-// fails either proof, is `context_truncated`. Also here: the model's digest (/api/tags) and
-// trained context length (/api/show) that the manifest records.
+// The Ollama part of the probe skeleton (canary-client.ts): the `/api/chat` request with one
+// num_ctx for the run, the reply's timings and counts, and the context proof. Ollama cuts an
+// over-long prompt silently and still answers 200, so the warm-up proves once per instance that the
+// backend loaded the context it was sent (`GET /api/ps`) and calibrates a lower bound on prompt
+// tokens (run-context.ts); a reply that fails either proof is `context_truncated`. Also here: the
+// model's digest (/api/tags) and trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
-import { OllamaChatBackend, type ChatTurn } from "./chat-backend.js";
-import { serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type HttpCallOutcome } from "./http-call.js";
+import { OllamaChatBackend } from "./chat-backend.js";
+import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, parseJsonBody, type ChatFailure } from "./chat-exchange.js";
-import { ollamaModelMissing, ollamaSuccessMetadata } from "./ollama-chat.js";
+import { failed, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
+import { ollamaModelMissing } from "./ollama-chat.js";
 import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
 import {
   UNVERIFIED_TEXT,
@@ -44,11 +39,7 @@ export interface OllamaCanaryProbeOptions extends CanaryClientOptions {
 /** The run's context proof, or the transport failure that kept the warm-up from answering. */
 export type RunContextOutcome = { readonly ok: true; readonly value: RunContext } | WarmUpFailure;
 
-/**
- * The canary probe on an Ollama server: `test()` never throws for backend trouble, one `num_ctx`
- * for the whole run, and a reply whose `prompt_eval_count` shows the prompt may have been cut is
- * `context_truncated`, never a pass (see the header).
- */
+/** The canary probe on an Ollama server (see the header). */
 export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<RunContextOutcome, { ok: true }>, null> {
   readonly provider = "ollama" as const;
   readonly numCtx: number | null;
@@ -56,7 +47,6 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   lastContextLength: number | null = null;
 
   constructor(options: OllamaCanaryProbeOptions = {}) {
-    // The full URL may hold userinfo or a token; the backend keeps it private and shows the origin.
     const own: { numCtx?: number | null } = {};
     super(
       options,
@@ -69,22 +59,16 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     brandCanary(this, "ollama", new.target === OllamaCanaryProbe);
   }
 
-  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
-  identity(): ProbeIdentity {
-    const { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens } = this;
-    return { provider, model, systemPrompt, numCtx, temperature, seed, maxTokens };
+  /** What of this probe can change a verdict (canary/identity.ts): model, prompt, sampling and num_ctx. */
+  override identity(): ProbeIdentity {
+    return { ...super.identity(), numCtx: this.numCtx };
   }
 
-  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
+  protected override post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     return this.backend.post(turn, this.numCtx);
   }
 
-  /**
-   * The run's context proof: on first use, one warm-up chat with a known calibration prompt (same
-   * model and num_ctx as every check, one output token), then one `GET /api/ps`. Concurrent
-   * callers share one attempt; a conclusive answer is kept until a check cannot reach the backend, while a
-   * warm-up that could not reach the backend is retried by the next call.
-   */
+  /** The run's context proof: the warm-up chat (same model and num_ctx as every check), then `GET /api/ps`; kept until a check cannot reach the backend. */
   runContext(): Promise<RunContextOutcome> {
     return this.warmedUp();
   }
@@ -114,10 +98,6 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     return loaded.kind === "too_small" ? failed("context_truncated", tooSmallMessage(loaded.contextLength, loaded.numCtx)) : null;
   }
 
-  protected replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
-    return ollamaSuccessMetadata(data);
-  }
-
   protected proveReply(userInput: string, metadata: CanaryMetadata, warm: Extract<RunContextOutcome, { ok: true }>): ReplyProof {
     const promptTokens = metadata["prompt_eval_count"];
     if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
@@ -135,45 +115,35 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   /** Why a reply cannot count as covering the whole prompt, or null when it can. */
   #lowerBoundFailure(userInput: string, promptTokens: CanaryMetadata[string] | undefined, context: RunContext): string | null {
     const counted = typeof promptTokens === "number" && Number.isSafeInteger(promptTokens) ? promptTokens : null;
-    if (counted !== null && context.bytesPerToken !== null) {
+    const measured = counted !== null && context.bytesPerToken !== null;
+    if (measured) {
       const minimum = minimumPromptTokens(this.systemPrompt, userInput, context.bytesPerToken);
       if (counted < minimum) {
         return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
       }
-      if (context.loaded.kind === "verified") {
-        // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
-        // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
-        // (digits, base64): only a prompt that fits num_ctx even at one token per byte is vouched
-        // for (always true with the default num_ctx, sized at 4 tokens per code point).
-        const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
-        if (this.numCtx === null || needed <= this.numCtx) return null;
-        return (
-          `Canary context cannot be confirmed: this prompt with its reply budget may need up to ${needed} tokens, more than the num_ctx ${String(this.numCtx)}, ` +
-          "and a prompt Ollama cut reports only what it kept (leave num_ctx at its default, sized for the largest prompt)"
-        );
-      }
-      // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
-      // a prompt too small to be cut by any default context is vouched for without /api/ps.
-      const worst = worstCasePromptTokens(this.systemPrompt, userInput);
-      if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
-      return (
-        `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and this prompt may need up to ${worst} tokens, ` +
-        `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
-      );
     }
     if (context.loaded.kind === "verified") {
-      // The loaded context holds num_ctx, but without a count nothing shows that the prompt fitted
-      // it (a num_ctx set below the largest prompt, and Ollama omits the count of a cached prompt):
-      // only a prompt that fits num_ctx even at one token per byte is vouched for.
+      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
+      // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
+      // (digits, base64), and it omits the count of a cached prompt: only a prompt that fits
+      // num_ctx even at one token per byte is vouched for (always true with the default num_ctx).
       const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
-      if (this.numCtx !== null && needed <= this.numCtx) return null;
+      if (this.numCtx === null || needed <= this.numCtx) return null;
       return (
-        `Canary context cannot be confirmed: the backend reported no usable prompt_eval_count, and this prompt with its reply budget may need up to ${needed} tokens, ` +
-        `more than the num_ctx ${String(this.numCtx)} (leave num_ctx at its default, sized for the largest prompt)`
+        `Canary context cannot be confirmed: ${measured ? "" : "the backend reported no usable prompt_eval_count, and "}this prompt with its reply budget may need up to ${needed} tokens, ` +
+        `more than the num_ctx ${String(this.numCtx)}${measured ? ", and a prompt Ollama cut reports only what it kept" : ""} (leave num_ctx at its default, sized for the largest prompt)`
       );
     }
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
-    return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
+    if (!measured) return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
+    // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
+    // a prompt too small to be cut by any default context is vouched for without /api/ps.
+    const worst = worstCasePromptTokens(this.systemPrompt, userInput);
+    if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
+    return (
+      `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and this prompt may need up to ${worst} tokens, ` +
+      `more than the ${UNVERIFIED_SAFE_CONTEXT} the lower bound can vouch for (use an Ollama whose GET /api/ps reports context_length)`
+    );
   }
 
   #unverifiedWhy(context: RunContext): string {
@@ -198,26 +168,15 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     }
   }
 
-  /**
-   * The model's trained context length from one `POST /api/show`, or null. Sets
-   * lastContextLength on success and resets it on any failure.
-   */
+  /** The model's trained context length from `POST /api/show`, or null; also kept in lastContextLength. */
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
     try {
-      const target = serviceRequestTarget(this.backend.endpoint.baseUrl, "/api/show");
-      if (!target) return null;
-      const outcome = await httpCall(this.backend.endpoint.fetch, target.url, {
-        method: "POST",
-        headers: target.authorization ? { authorization: target.authorization } : {},
-        json: { model: this.model },
-        timeoutMs: this.timeoutSeconds * 1000,
-        maxBodyBytes: MAX_SHOW_BYTES,
-      });
-      if (outcome.kind !== "response" || outcome.status !== 200) return null;
-      const parsed = parseJsonBody(outcome.body);
-      if (!parsed.ok || !isPlainObject(parsed.value)) return null;
-      const length = contextLengthFromModelInfo(parsed.value["model_info"], outcome.body);
+      const { fetch, baseUrl } = this.backend.endpoint;
+      const json = { model: this.model };
+      const { outcome, object } = await requestJson(fetch, baseUrl, "/api/show", { json, timeoutMs: this.timeoutSeconds * 1000, maxBodyBytes: MAX_SHOW_BYTES });
+      if (object === null || outcome?.kind !== "response") return null;
+      const length = contextLengthFromModelInfo(object["model_info"], outcome.body);
       this.lastContextLength = length;
       return length;
     } catch {

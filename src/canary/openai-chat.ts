@@ -1,7 +1,5 @@
-// The OpenAI-compatible `/chat/completions` exchange as data, shared by the
-// OpenAI canary probe and judge: the request body and the checks a completion must pass. Same
-// failure semantics as Ollama: a cut-off or otherwise unfinished completion is degraded, never a
-// success, and failure texts never carry a body, a URL secret or an exception message.
+// The OpenAI-compatible `/chat/completions` exchange, shared by the canary probe and the judge:
+// the request body and the checks a completion must pass (an unfinished one is never a success).
 import type { CanaryMetadata } from "./types.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
@@ -24,12 +22,7 @@ const NOT_A_STRING = "API protocol error: response content must be a non-empty s
 const INCOMPLETE = "API protocol error: incomplete chat response";
 const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
 
-/**
- * True when a 400 answer's `error.message` (or a bare string `error`/`message`, as older vLLM
- * answers) says the prompt is over the model's maximum context length, as vLLM and OpenAI word
- * it ("maximum context length", or vLLM's "maximum model length"). Only the phrase is looked
- * for; the body itself is never shown anywhere.
- */
+/** True when a 400 answer's error message (vLLM's and OpenAI's shapes) says "maximum context/model length"; the body is never shown. */
 function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
   if (outcome.kind !== "response" || outcome.status !== 400) return false;
   const parsed = parseJsonBody(outcome.body);

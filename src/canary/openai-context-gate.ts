@@ -1,12 +1,7 @@
-// The context gate for an OpenAI-compatible canary server (vLLM and the like), run once before
-// any check: the server must list the model with a `max_model_len`, and that window must hold
-// the largest prompt the run can send, by the same conservative bound the Ollama gate uses
-// (canary/context.ts: four tokens per code point of the text and the system prompt, the reply
-// budget and the chat template). A server that reports no window, or a window too small, refuses
-// the run: no check is sent. Per check, the probe then counts each prompt exactly with
-// `POST /tokenize` when the server offers it; the proof says which count the run's checks use.
-// Without it max_model_len is only the server's word, so a check passes only when its prompt fits
-// at one token per byte (run-context.ts `provenByByteBound`) and ingest records the run unverified.
+// The context gate for an OpenAI-compatible canary server, run once before any check: the server
+// must list the model with a `max_model_len` that holds the largest prompt the run can send, by the
+// Ollama gate's conservative bound (context.ts), else the run is refused. The proof says how each
+// check's prompt is then counted: exactly (`POST /tokenize`), or by the one-token-per-byte bound.
 import { LittleCanaryError } from "../core/errors.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 import { quotedText } from "../core/display-text.js";
@@ -20,11 +15,7 @@ export interface OpenAIContextProof {
   readonly max_model_len: number;
   /** `system_fingerprint` of the warm-up completion, or null when the server gave none. */
   readonly system_fingerprint: string | null;
-  /**
-   * How each check's prompt is measured against `max_model_len`: `tokenize` (an exact count from
-   * the server's own `POST /tokenize`) or `conservative_bound` (no such route: each exercised
-   * check's prompt fitted at one token per UTF-8 byte, see `provenByByteBound`).
-   */
+  /** How each check's prompt is measured: exactly by `POST /tokenize`, or at one token per UTF-8 byte (`provenByByteBound`). */
   readonly prompt_count: "tokenize" | "conservative_bound";
 }
 
@@ -46,11 +37,7 @@ export interface ContextNeed {
   readonly remedy: string;
 }
 
-/**
- * Proves the server behind `probe` can hold `need.required` tokens, or throws
- * CanaryContextError (code `backend`) with the endpoint origin and the numbers. Makes the probe's
- * warm-up call (shared with its first check) if it has not been made.
- */
+/** Proves the server behind `probe` holds `need.required` tokens (after the probe's warm-up), or throws CanaryContextError. */
 export async function proveOpenAIContext(probe: OpenAICanaryProbe, need: ContextNeed): Promise<OpenAIContextProof> {
   const where = probe.endpointOrigin;
   const calibration = await probe.calibration();
@@ -96,11 +83,8 @@ const POOL_AGREEMENT: ReadonlyArray<readonly [keyof OpenAIContextProof, string]>
 ];
 
 /**
- * `proveOpenAIContext` for every endpoint of a pool of OpenAI-compatible servers (vLLM replicas),
- * which must then all report the same served model, weights (`root`), `max_model_len`, engine
- * (`system_fingerprint`) and prompt count: replicas that differ in any of them would make a
- * verdict depend on which one answered. Resolves to the one proof they share; throws
- * CanaryContextError naming both endpoints and both values otherwise.
+ * `proveOpenAIContext` for every endpoint of a pool, whose proofs must agree in POOL_AGREEMENT (else
+ * a verdict would depend on which replica answered): the shared proof, or CanaryContextError.
  */
 export async function proveOpenAIPoolContext(probes: readonly OpenAICanaryProbe[], need: ContextNeed): Promise<OpenAIContextProof> {
   const first = probes[0];

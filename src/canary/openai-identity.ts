@@ -1,30 +1,26 @@
 // What an OpenAI-compatible server (vLLM, or anything that speaks its API) says about itself,
-// read before any check: the served model and its `max_model_len` from `GET <base>/models`,
-// whether it offers vLLM's `POST /tokenize` (an exact prompt count), and, from one warm-up
-// completion, its `system_fingerprint` and the prompt tokens the warm-up cost. One function per
-// endpoint, so a caller that talks to several endpoints probes each the same way. Nothing here
-// throws for backend trouble: every failure is a value, and no message carries a response body,
-// a URL secret or a key.
+// asked before any check: whether it answers and lists the model (the availability check of the
+// probe and the judge), that model's `max_model_len` and `root` in `GET <base>/models`, and
+// whether it offers vLLM's `POST /tokenize` (an exact prompt count). Nothing here throws for
+// backend trouble: every failure is a value, and no message carries a response body, a URL
+// secret or a key.
 import { isPlainObject } from "../core/guards.js";
-import { chatMessages, parseJsonBody } from "./chat-exchange.js";
-import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
+import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
+import { endpointOrigin } from "./endpoint.js";
+import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import { openAIHeaders } from "./openai-chat.js";
 import { quotedText } from "../core/display-text.js";
+import type { ServedModels } from "./served-models.js";
 
 /** `/models` lists every served model; generous, but bounded. */
 const MAX_MODELS_BYTES = 4 * 1024 * 1024;
+/** Cap on listed entries examined, so a hostile answer cannot make us loop for long. */
 const MAX_MODEL_ENTRIES = 10_000;
+const AVAILABILITY_TIMEOUT_MS = 5_000;
 /** A `/tokenize` reply holds one id per prompt token; a segment's prompt is a few thousand. */
 const MAX_TOKENIZE_BYTES = 16 * 1024 * 1024;
 /** A fingerprint is an opaque short token (OpenAI: `fp_…`); anything else is not kept. */
 const FINGERPRINT = /^[\x21-\x7e]{1,200}$/;
-
-/** How a prompt is tokenized: the chat messages as the completion will send them. */
-export interface TokenizeMessages {
-  readonly systemPrompt: string;
-  readonly userContent: string;
-}
 
 /** What one endpoint reported about itself. */
 export interface OpenAIServerIdentity {
@@ -34,19 +30,19 @@ export interface OpenAIServerIdentity {
   readonly root: string | null;
   /** The context window the server holds for the model, or null when it reports none. */
   readonly maxModelLen: number | null;
-  /** `system_fingerprint` of the warm-up completion, or null when not asked for or not given. */
+  /** `system_fingerprint` of the probe's warm-up completion (openai-probe.ts), null until then or when not given. */
   readonly systemFingerprint: string | null;
   /** True when `POST /tokenize` answered a count (vLLM); false when it is absent (404) or unusable. */
   readonly tokenize: boolean;
-  /** `usage.prompt_tokens` of the warm-up completion, or null when not asked for or not given. */
+  /** `usage.prompt_tokens` of the probe's warm-up completion, null until then or when not given. */
   readonly warmUpPromptTokens: number | null;
 }
 
 /** Why an endpoint could not be identified (the text is safe to show: origin and numbers only). */
-type OpenAIIdentityFailure =
-  | { readonly kind: "unreachable" | "timeout" | "http_error" | "invalid_response"; readonly message: string }
-  | { readonly kind: "model_not_served"; readonly message: string }
-  | { readonly kind: "warm_up_failed"; readonly message: string; readonly outcome: HttpCallOutcome };
+type OpenAIIdentityFailure = {
+  readonly kind: "unreachable" | "timeout" | "http_error" | "invalid_response" | "model_not_served";
+  readonly message: string;
+};
 
 /** The identity of an endpoint, or why it could not be identified. */
 export type OpenAIIdentityOutcome = { readonly ok: true; readonly identity: OpenAIServerIdentity } | ({ readonly ok: false } & OpenAIIdentityFailure);
@@ -61,15 +57,6 @@ export interface OpenAIIdentityOptions {
   readonly fetch?: FetchLike;
   /** Deadline of each request, in milliseconds. */
   readonly timeoutMs: number;
-  /**
-   * One completion of these messages with one output token, to learn `system_fingerprint` and
-   * the prompt tokens it cost (`body` is sent as is to `path`, default `/chat/completions`).
-   * Omitted: no completion is made.
-   */
-  readonly warmUp?: {
-    readonly body: Record<string, unknown>;
-    readonly path?: string;
-  };
 }
 
 /** Where vLLM serves `/tokenize`: beside `/v1`, at the server's root. */
@@ -85,20 +72,15 @@ export function tokenizeBaseUrl(baseUrl: string): string {
   }
 }
 
-async function call(
+/** One bounded request to `path` under `base`, authenticated as an OpenAI-compatible call. */
+function call(
   fetchFn: FetchLike,
   base: string,
   path: string,
   apiKey: string,
-  init: { method: "GET" | "POST"; json?: unknown; timeoutMs: number; maxBodyBytes: number },
-): Promise<HttpCallOutcome | null> {
-  const target = serviceRequestTarget(base, path);
-  if (!target) return null;
-  try {
-    return await httpCall(fetchFn, target.url, { ...init, headers: openAIHeaders(apiKey, target.authorization) });
-  } catch {
-    return { kind: "exception", errorClass: "Error" };
-  }
+  request: { json?: unknown; timeoutMs: number; maxBodyBytes: number },
+): Promise<JsonAnswer> {
+  return requestJson(fetchFn, base, path, { ...request, headersFor: (urlAuthorization) => openAIHeaders(apiKey, urlAuthorization) });
 }
 
 function transportText(outcome: HttpCallOutcome | null, where: string, what: string): OpenAIIdentityFailure | null {
@@ -124,11 +106,37 @@ export function fingerprintOf(value: unknown): string | null {
 
 const positiveInt = (value: unknown): number | null => (typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null);
 
-/** The listed entry of `model` in a parsed `/models` body, "invalid" for a body of another shape. */
-function modelEntry(body: unknown, model: string): Record<string, unknown> | null | "invalid" {
-  if (!isPlainObject(body) || !Array.isArray(body["data"])) return "invalid";
-  const entries = (body["data"] as unknown[]).slice(0, MAX_MODEL_ENTRIES).filter(isPlainObject);
-  return entries.find((entry) => entry["id"] === model) ?? null;
+/** The entries of a `/models` answer's `data` list (at most MAX_MODEL_ENTRIES), or null when it is not a model list. */
+function modelEntries(object: Record<string, unknown> | null): Record<string, unknown>[] | null {
+  const data = object?.["data"];
+  return Array.isArray(data) ? data.slice(0, MAX_MODEL_ENTRIES).filter(isPlainObject) : null;
+}
+
+/** What a `GET /models` answer says about `model` (listed when some entry's `id` equals it). */
+function servedIn({ outcome, object }: JsonAnswer, model: string): ServedModels {
+  if (outcome?.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+  const ids = modelEntries(object)
+    ?.map((entry) => entry["id"])
+    .filter((id): id is string => typeof id === "string");
+  return ids === undefined ? { kind: "unknown" } : { kind: "listed", names: ids, hasModel: ids.includes(model) };
+}
+
+/** What `GET {baseUrl}/models` says about `model` (listed when some entry's `id` equals it); never throws. */
+export async function openAIServedModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string, timeoutMs: number): Promise<ServedModels> {
+  return servedIn(await call(fetchFn, baseUrl, "/models", apiKey, { timeoutMs, maxBodyBytes: MAX_MODELS_BYTES }), model);
+}
+
+/**
+ * The availability check of the OpenAI probe and judge: `GET {baseUrl}/models` answers 200 within
+ * the availability timeout, and a model list in it names `model`. A server that lists its models
+ * without this one answers every check with an error, so it is not available (a readiness probe
+ * must not send it traffic); an answer that is not a model list says nothing against the model.
+ */
+export async function openAIModelAvailable(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string): Promise<boolean> {
+  const answer = await call(fetchFn, baseUrl, "/models", apiKey, { timeoutMs: AVAILABILITY_TIMEOUT_MS, maxBodyBytes: MAX_MODELS_BYTES });
+  if (answer.outcome?.kind !== "response" || answer.outcome.status !== 200) return false;
+  const served = servedIn(answer, model);
+  return served.kind !== "listed" || served.hasModel;
 }
 
 /**
@@ -136,13 +144,8 @@ function modelEntry(body: unknown, model: string): Record<string, unknown> | nul
  * `{count, max_model_len, tokens}`), "absent" when the server has no such route (404 or 405),
  * or null when it answered something else or nothing (the caller falls back to its bound).
  */
-export async function tokenizeCount(
-  baseUrl: string,
-  options: { readonly model: string; readonly apiKey?: string; readonly fetch?: FetchLike; readonly timeoutMs: number },
-  messages: TokenizeMessages,
-): Promise<number | "absent" | null> {
-  const outcome = await call(options.fetch ?? globalThis.fetch, tokenizeBaseUrl(baseUrl), "/tokenize", options.apiKey ?? "", {
-    method: "POST",
+export async function tokenizeCount(baseUrl: string, options: OpenAIIdentityOptions, messages: ChatMessages): Promise<number | "absent" | null> {
+  const { outcome, object } = await call(options.fetch ?? globalThis.fetch, tokenizeBaseUrl(baseUrl), "/tokenize", options.apiKey ?? "", {
     json: {
       model: options.model,
       messages: chatMessages(messages),
@@ -151,31 +154,26 @@ export async function tokenizeCount(
     timeoutMs: options.timeoutMs,
     maxBodyBytes: MAX_TOKENIZE_BYTES,
   });
-  if (outcome === null) return null;
-  if (outcome.kind === "response" && (outcome.status === 404 || outcome.status === 405)) return "absent";
-  if (outcome.kind !== "response" || outcome.status !== 200) return null;
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
-  return positiveInt(parsed.value["count"]);
+  if (outcome?.kind === "response" && (outcome.status === 404 || outcome.status === 405)) return "absent";
+  return positiveInt(object?.["count"]);
 }
 
 /**
  * Identifies one OpenAI-compatible endpoint: `GET <baseUrl>/models` must list `options.model`
  * (its `max_model_len` and `root` are read when present), `POST /tokenize` is tried once on a
- * fixed short prompt, and with `warmUp` one completion gives `system_fingerprint`. Resolves to
- * the identity or to why there is none; never throws.
+ * fixed short prompt. Resolves to the identity or to why there is none; never throws.
  */
 export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdentityOptions): Promise<OpenAIIdentityOutcome> {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const apiKey = options.apiKey ?? "";
   const where = endpointOrigin(baseUrl);
-  const listed = await call(fetchFn, baseUrl, "/models", apiKey, { method: "GET", timeoutMs: options.timeoutMs, maxBodyBytes: MAX_MODELS_BYTES });
-  const listFailure = transportText(listed, where, "GET /v1/models");
+  const listed = await call(fetchFn, baseUrl, "/models", apiKey, { timeoutMs: options.timeoutMs, maxBodyBytes: MAX_MODELS_BYTES });
+  const listFailure = transportText(listed.outcome, where, "GET /v1/models");
   if (listFailure !== null) return { ok: false, ...listFailure };
-  const parsed = parseJsonBody((listed as Extract<HttpCallOutcome, { kind: "response" }>).body);
-  const entry = parsed.ok ? modelEntry(parsed.value, options.model) : "invalid";
-  if (entry === "invalid") return { ok: false, kind: "invalid_response", message: `GET /v1/models at ${where} did not answer a model list` };
-  if (entry === null) {
+  const entries = modelEntries(listed.object);
+  if (entries === null) return { ok: false, kind: "invalid_response", message: `GET /v1/models at ${where} did not answer a model list` };
+  const entry = entries.find((e) => e["id"] === options.model);
+  if (entry === undefined) {
     return {
       ok: false,
       kind: "model_not_served",
@@ -184,34 +182,16 @@ export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdenti
   }
   const root = typeof entry["root"] === "string" && entry["root"].length <= 1000 ? entry["root"] : null;
   const maxModelLen = positiveInt(entry["max_model_len"]);
-  const counted = await tokenizeCount(
-    baseUrl,
-    { model: options.model, apiKey, fetch: fetchFn, timeoutMs: options.timeoutMs },
-    { systemPrompt: "", userContent: "ping" },
-  );
-  let systemFingerprint: string | null = null;
-  let warmUpPromptTokens: number | null = null;
-  if (options.warmUp !== undefined) {
-    const outcome = await call(fetchFn, baseUrl, options.warmUp.path ?? "/chat/completions", apiKey, {
-      method: "POST",
-      json: options.warmUp.body,
-      timeoutMs: options.timeoutMs,
-      maxBodyBytes: MAX_MODELS_BYTES,
-    });
-    const failure = transportText(outcome, where, "the warm-up completion");
-    if (failure !== null || outcome === null) {
-      return { ok: false, kind: "warm_up_failed", message: failure?.message ?? "the warm-up completion failed", outcome: outcome ?? { kind: "unavailable" } };
-    }
-    const reply = parseJsonBody((outcome as Extract<HttpCallOutcome, { kind: "response" }>).body);
-    if (!reply.ok || !isPlainObject(reply.value)) {
-      return { ok: false, kind: "warm_up_failed", message: `the warm-up completion at ${where} answered invalid JSON`, outcome };
-    }
-    systemFingerprint = fingerprintOf(reply.value["system_fingerprint"]);
-    const usage = isPlainObject(reply.value["usage"]) ? reply.value["usage"] : {};
-    warmUpPromptTokens = positiveInt(usage["prompt_tokens"]);
-  }
+  const counted = await tokenizeCount(baseUrl, options, { systemPrompt: "", userContent: "ping" });
   return {
     ok: true,
-    identity: Object.freeze({ model: options.model, root, maxModelLen, systemFingerprint, tokenize: typeof counted === "number", warmUpPromptTokens }),
+    identity: Object.freeze({
+      model: options.model,
+      root,
+      maxModelLen,
+      systemFingerprint: null,
+      tokenize: typeof counted === "number",
+      warmUpPromptTokens: null,
+    }),
   };
 }

@@ -1,25 +1,18 @@
-// The canary probe against an OpenAI-compatible API: the OpenAI part of the probe skeleton
-// (canary-client.ts, same contract as the Ollama probe). The API key lives in the backend's
-// private field: it is sent only as a Bearer header and can never appear in an error, in
-// String()/JSON output of the probe, or in a log. The warm-up (one calibration completion,
-// run-context.ts) also asks the server about itself (openai-identity.ts): where it offers vLLM's
-// `POST /tokenize`, each prompt is counted exactly before it is sent, a prompt that cannot fit
-// `max_model_len` is not sent (`context_too_long`), and a reply reporting fewer prompt tokens than
-// the count is cut. Without that count a server's window is only its word (an Ollama /v1
-// endpoint, or a proxy, cuts over-long prompts silently): a reply passes only when its prompt fits
-// at one token per byte (`provenByByteBound`), else it is `context_unverified`. A reply without
-// usage is `context_unverified` on either path: nothing shows how much of the prompt was read.
+// The OpenAI-compatible part of the probe skeleton (canary-client.ts). The API key stays in the
+// backend and goes only into a Bearer header. The warm-up also asks the server about itself
+// (openai-identity.ts): with vLLM's `POST /tokenize` each prompt is counted exactly (one that
+// cannot fit `max_model_len` is not sent, a reply reporting fewer prompt tokens was cut); without
+// it the server's window is only its word, so a reply passes only when its prompt fits at one
+// token per byte (`provenByByteBound`). A reply without usage is `context_unverified`.
 import type { CanaryMetadata } from "./types.js";
-import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatTurn } from "./chat-backend.js";
-import type { HttpCallOutcome } from "./http-call.js";
-import { openAISuccessMetadata } from "./openai-chat.js";
+import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend } from "./chat-backend.js";
 import { isPlainObject } from "../core/guards.js";
 import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
 import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { failed, type ChatFailure } from "./chat-exchange.js";
 import { CanaryClient, probeRole, type CanaryClientOptions, type ReplyProof, type WarmUpFailure } from "./canary-client.js";
-import { brandCanary, type ProbeIdentity } from "./identity.js";
+import { brandCanary } from "./identity.js";
 
 export interface OpenAICanaryProbeOptions extends CanaryClientOptions {
   readonly baseUrl?: string;
@@ -27,11 +20,7 @@ export interface OpenAICanaryProbeOptions extends CanaryClientOptions {
   readonly apiKey?: string;
 }
 
-/**
- * The warm-up's calibration and what the server said about itself, or the failure that kept
- * the warm-up from answering. `server` is null when `GET /models` gave no identity (an endpoint
- * that does not list models, or not this one); `serverProblem` then says why.
- */
+/** The warm-up's calibration and what the server said about itself (null, with `serverProblem`, when `GET /models` gave no identity), or its failure. */
 export type CalibrationOutcome =
   | {
       readonly ok: true;
@@ -48,25 +37,15 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   readonly provider = "openai" as const;
 
   constructor(options: OpenAICanaryProbeOptions = {}) {
-    // The system prompt is checked after the generation settings and before the key and URL.
     super(options, (check) => new OpenAIChatBackend(options, { ...probeRole(DEFAULT_OPENAI_MODEL, "baseUrl"), check }));
     brandCanary(this, "openai", new.target === OpenAICanaryProbe);
-  }
-
-  /** What of this probe can change a verdict (canary/identity.ts): model, prompt and sampling. */
-  identity(): ProbeIdentity {
-    const { provider, model, systemPrompt, temperature, seed, maxTokens } = this;
-    return { provider, model, systemPrompt, numCtx: null, temperature, seed, maxTokens };
-  }
-
-  protected post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
-    return this.backend.post(turn);
   }
 
   /** Where the server offers `POST /tokenize`: the exact count, and a prompt that cannot fit is not sent. */
   protected async beforeChat(userInput: string, calibration: Calibrated): Promise<number | null | ChatFailure> {
     const server = calibration.server;
-    const exact = server?.tokenize === true ? await this.#exactPromptTokens(userInput) : null;
+    const count = server?.tokenize === true ? await this.backend.tokenize({ systemPrompt: this.systemPrompt, userContent: userInput }) : null;
+    const exact = typeof count === "number" ? count : null;
     if (exact !== null && server?.maxModelLen != null && exact + this.maxTokens > server.maxModelLen) {
       // Known not to fit: the server would refuse it, so it is not sent.
       return failed(
@@ -76,10 +55,6 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       );
     }
     return exact;
-  }
-
-  protected replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
-    return openAISuccessMetadata(data);
   }
 
   protected proveReply(userInput: string, metadata: CanaryMetadata, calibration: Calibrated, exact: number | null): ReplyProof {
@@ -132,22 +107,12 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     return { ok: true, metadata: { ...metadata, context_check: "one_token_per_byte" } };
   }
 
-  /** The server's exact count of this prompt, or null when `/tokenize` gave none this time. */
-  async #exactPromptTokens(userInput: string): Promise<number | null> {
-    const count = await this.backend.tokenize({ systemPrompt: this.systemPrompt, userContent: userInput });
-    return typeof count === "number" ? count : null;
-  }
-
   /** What the server said about itself once the warm-up has answered, else null; never makes a request. */
   get knownServer(): OpenAIServerIdentity | null {
     return this.settledWarmUp?.server ?? null;
   }
 
-  /**
-   * The warm-up: one completion of the calibration prompt with one output token; its
-   * usage.prompt_tokens gives the backend's bytes per token (null when it reports no usage).
-   * Concurrent callers share it; a call that could not reach the backend is retried next time.
-   */
+  /** The warm-up: its usage.prompt_tokens gives the backend's bytes per token (null without usage). */
   calibration(): Promise<CalibrationOutcome> {
     return this.warmedUp();
   }

@@ -1,6 +1,5 @@
-// Validation of the numeric and string options shared by the probes and the judges. Invalid
-// options are caller mistakes, so they throw UsageError at construction time (a
-// timeout is a finite number > 0), long before any text is screened.
+// Validation of the options shared by the probes and the judges: a caller's mistake throws
+// UsageError at construction, long before any text is screened.
 import { ConfigError, UsageError } from "../core/errors.js";
 
 export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): number {
@@ -25,7 +24,7 @@ export function checkTemperature(value: unknown, name = "temperature"): number {
   return value;
 }
 
-export function checkSeed(value: unknown, name = "seed"): number | null {
+function checkSeed(value: unknown, name = "seed"): number | null {
   if (value === null) return null;
   if (typeof value !== "number" || !Number.isSafeInteger(value)) {
     throw new UsageError(`${name} must be an integer or null`);
@@ -60,27 +59,22 @@ export function finiteNonNegative(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
-/** The generation settings every chat client (probe or judge) has. */
-export interface ChatSettings {
+/** The validated generation settings of every chat client and canary backend, as fields its class inherits. */
+export abstract class ChatSettings {
   readonly model: string;
   readonly timeoutSeconds: number;
   readonly maxTokens: number;
   readonly temperature: number;
   readonly seed: number | null;
+
+  protected constructor(settings: ChatSettings) {
+    ({ model: this.model, timeoutSeconds: this.timeoutSeconds, maxTokens: this.maxTokens, temperature: this.temperature, seed: this.seed } = settings);
+  }
 }
 
-/**
- * Validated chat settings from caller options and the client's defaults. `role` prefixes the
- * option names in messages ("judge timeoutSeconds …") so a caller knows which client refused.
- */
+/** Validated chat settings from caller options and the client's defaults; `role` prefixes the option names in messages ("judge seed …"). */
 export function resolveChatSettings(
-  options: {
-    readonly model?: unknown;
-    readonly timeoutSeconds?: unknown;
-    readonly maxTokens?: unknown;
-    readonly temperature?: unknown;
-    readonly seed?: unknown;
-  },
+  options: { readonly [Setting in keyof ChatSettings]?: unknown },
   defaults: { readonly model: string; readonly timeoutSeconds: number; readonly maxTokens: number },
   role = "",
 ): ChatSettings {
@@ -100,10 +94,7 @@ export function checkApiKey(value: unknown): string {
   return value ?? "";
 }
 
-/**
- * Reads an API key from the environment variable `name`. Unset or empty is a configuration error
- * whose message names the variable and never a value.
- */
+/** Reads an API key from the environment variable `name`; unset or empty is a ConfigError naming the variable, never a value. */
 export function apiKeyFromEnv(name: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
   if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
     throw new UsageError("API key environment variable name must be a valid variable name");

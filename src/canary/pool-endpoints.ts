@@ -1,7 +1,5 @@
-// The endpoints of a canary pool as a user writes them: `URL` or `URL#N`, where N is how many
-// checks that endpoint may have in flight at once. The URL part follows the same rules as
-// `--ollama-url` (endpoint.ts); every error names the flag and the rule, never the value, which
-// may hold a secret.
+// The endpoints of a canary pool as a user writes them: `URL` or `URL#N` (N checks in flight at
+// most). Errors name the flag and the rule, never the value, which may hold a secret.
 import { UsageError } from "../core/errors.js";
 import { endpointOrigin, validateBaseUrl, validateServiceUrl } from "./endpoint.js";
 

@@ -1,16 +1,8 @@
-// Pinning the identity of a canary pool before its first check. Replicas that disagree about
-// what they serve would make a run's verdicts depend on which endpoint happened to answer, so
-// every endpoint is probed and the pool is refused unless all agree:
-//   1. each endpoint answers and lists the model (Ollama: GET /api/tags; OpenAI-compatible:
-//      GET /models);
-//   2. Ollama: each reports the same digest for the model in /api/tags, the same trained context
-//      length in /api/show, and, after the probe's warm-up, the same loaded context in /api/ps,
-//      never less than the num_ctx sent;
-//   3. a behavioural fingerprint: FINGERPRINT_PROBE_TEXTS, each sent to every endpoint exactly as a
-//      check is sent (the run's system prompt, settings and temperature 0), must get replies with
-//      the same SHA-256 everywhere. A replica serving another model under the same name (a
-//      mislabelled or re-tagged model) answers differently and is caught here.
-// Every refusal is a value with a fixed message naming the endpoint by its redacted origin.
+// Pinning the identity of a canary pool before its first check: replicas that disagree about what
+// they serve would make a verdict depend on which one answered, so the pool is refused unless every
+// endpoint lists the model, (Ollama) reports the same digest, trained context and loaded context,
+// and answers the fixed fingerprint probes, sent exactly as a check, with the same SHA-256 (which
+// catches another model under the same name). Refusals are values naming endpoints by origin.
 import { sha256Hex } from "../core/hash.js";
 import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
@@ -99,6 +91,11 @@ function sameLoaded(a: LoadedContext, b: LoadedContext): boolean {
   return a.kind === b.kind && a.contextLength === b.contextLength;
 }
 
+/** The first refusal among `outcomes`, else all of them as values, in order. */
+function allOrRefusal<T>(outcomes: readonly (T | string)[]): T[] | string {
+  return outcomes.find((o): o is string => typeof o === "string") ?? (outcomes as T[]);
+}
+
 /**
  * The Ollama part of the identity: every endpoint's facts, which must all be equal. The facts
  * that need no chat call are gathered and compared first, so a pool that serves other weights
@@ -106,42 +103,34 @@ function sameLoaded(a: LoadedContext, b: LoadedContext): boolean {
  */
 async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinRequirement): Promise<OllamaFacts | string> {
   const at = (i: number): string => (probes[i] as OllamaCanaryProbe).endpointOrigin;
-  const inventory = await Promise.all(probes.map((probe) => inventoryFacts(probe, requirement)));
-  const refusal = inventory.find((f): f is string => typeof f === "string");
-  if (refusal !== undefined) return refusal;
-  const facts = inventory as { digest: string; contextLength: number }[];
+  const facts = allOrRefusal(await Promise.all(probes.map((probe) => inventoryFacts(probe, requirement))));
+  if (typeof facts === "string") return facts;
   const first = facts[0] as { digest: string; contextLength: number };
-  for (let i = 1; i < facts.length; i++) {
-    const f = facts[i] as { digest: string; contextLength: number };
-    if (f.digest !== first.digest)
-      return `canary endpoint ${at(i)} serves ${displayText(String(probes[0]?.model))} with digest ${f.digest}, but ${at(0)} with digest ${first.digest}`;
-    if (f.contextLength !== first.contextLength) {
-      return `canary endpoint ${at(i)} reports a trained context length of ${f.contextLength}, but ${at(0)} of ${first.contextLength}`;
-    }
+  const odd = facts.findIndex((f) => f.digest !== first.digest || f.contextLength !== first.contextLength);
+  const f = facts[odd];
+  if (f !== undefined) {
+    return f.digest !== first.digest
+      ? `canary endpoint ${at(odd)} serves ${displayText(String(probes[0]?.model))} with digest ${f.digest}, but ${at(0)} with digest ${first.digest}`
+      : `canary endpoint ${at(odd)} reports a trained context length of ${f.contextLength}, but ${at(0)} of ${first.contextLength}`;
   }
-  const loaded = await Promise.all(probes.map((probe) => loadedFact(probe)));
-  const loadRefusal = loaded.find((f): f is string => typeof f === "string");
-  if (loadRefusal !== undefined) return loadRefusal;
-  const contexts = loaded as LoadedContext[];
+  const contexts = allOrRefusal(await Promise.all(probes.map((probe) => loadedFact(probe))));
+  if (typeof contexts === "string") return contexts;
   const reference = contexts[0] as LoadedContext;
-  for (let i = 1; i < contexts.length; i++) {
-    const c = contexts[i] as LoadedContext;
-    if (!sameLoaded(c, reference)) return `canary endpoint ${at(i)} has ${describeLoaded(c)}, but ${at(0)} has ${describeLoaded(reference)}`;
-  }
+  const other = contexts.findIndex((c) => !sameLoaded(c, reference));
+  if (other >= 0) return `canary endpoint ${at(other)} has ${describeLoaded(contexts[other] as LoadedContext)}, but ${at(0)} has ${describeLoaded(reference)}`;
   return { ...first, loaded: reference };
 }
 
 /** One endpoint's fingerprint: SHA-256 over its replies' SHA-256, or the refusal text. */
-async function fingerprintOf(probe: Probe): Promise<string | { readonly refusal: string }> {
+async function fingerprintOf(probe: Probe): Promise<{ readonly sha256: string } | string> {
   const hashes: string[] = [];
   // One probe after another: the fingerprint must not depend on how a replica batches requests.
   for (const text of FINGERPRINT_PROBE_TEXTS) {
     const result = await probe.test(text);
-    if (!result.success)
-      return { refusal: `a fingerprint probe failed on canary endpoint ${probe.endpointOrigin} (${result.failureCode ?? "probe_exception"})` };
+    if (!result.success) return `a fingerprint probe failed on canary endpoint ${probe.endpointOrigin} (${result.failureCode ?? "probe_exception"})`;
     hashes.push(sha256Hex(result.response));
   }
-  return sha256Hex(hashes.join("\n"));
+  return { sha256: sha256Hex(hashes.join("\n")) };
 }
 
 /**
@@ -164,11 +153,10 @@ export async function pinPoolIdentity(probes: readonly Probe[], requirement: Pin
       const down = answers.indexOf(false);
       if (down >= 0) return refuse(`canary endpoint ${probes[down]?.endpointOrigin} is unreachable (GET /models did not answer 200)`);
     }
-    const prints = await Promise.all(probes.map((probe) => fingerprintOf(probe)));
-    const failedPrint = prints.find((p): p is { refusal: string } => typeof p !== "string");
-    if (failedPrint !== undefined) return refuse(failedPrint.refusal);
-    const reference = prints[0] as string;
-    const odd = prints.findIndex((p) => p !== reference);
+    const prints = allOrRefusal(await Promise.all(probes.map((probe) => fingerprintOf(probe))));
+    if (typeof prints === "string") return refuse(prints);
+    const reference = (prints[0] as { readonly sha256: string }).sha256;
+    const odd = prints.findIndex((p) => p.sha256 !== reference);
     if (odd >= 0) {
       return refuse(
         `canary endpoint ${probes[odd]?.endpointOrigin} answers the fixed fingerprint probes differently from ${first.endpointOrigin}: ` +

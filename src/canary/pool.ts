@@ -1,16 +1,9 @@
-// A pool of canary endpoints that serve the same model, used as one canary probe. Every check of
-// a run goes through one queue: it is sent to the least-loaded endpoint that has a free slot
-// (each endpoint may have its own cap on checks in flight; the run's --concurrency caps the
-// whole), and when that endpoint cannot be reached, answers 503 or times out, the identical
-// request is sent to another endpoint, at most MAX_POOL_ATTEMPTS times in all, each time to an
-// endpoint this check has not tried. An endpoint that fails that way TAKE_OUT_AFTER times in a
-// row is taken out for the rest of the run, with a warning; when none is left every check fails
-// as `unavailable`, and the run's circuit breaker does the rest.
-//
-// Before its first check the pool pins the identity of every endpoint (pool-identity.ts): a pool
-// whose endpoints do not provably serve the same model never sends a check. A check, retried or
-// not, yields exactly one result: the caller records it once. Which endpoint answered and how
-// long it took go only to the optional attempt log, never into the result, so a run's documents
+// A pool of canary endpoints serving one model, used as one canary probe. Each check goes, in
+// queue order, to the least-loaded endpoint with a free slot; an endpoint that cannot be reached,
+// answers 503 or times out gets the identical request sent to one this check has not tried (at
+// most MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in a row.
+// Before its first check the pool pins every endpoint's identity (pool-identity.ts). A check yields
+// exactly one result; which endpoint answered goes only to the attempt log, so a run's documents
 // are the same whatever the number of endpoints.
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
@@ -18,10 +11,10 @@ import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 import { pinPoolIdentity, type PinOutcome, type PinRequirement } from "./pool-identity.js";
 import { replyModelMismatchText } from "./reply-model.js";
-import { startCanaryResult } from "./result.js";
-import type { CanaryFailureCode, CanaryProbe, CanaryProvider, CanaryResult } from "./types.js";
+import { startCanaryResult, type CanaryFailureCode, type CanaryProbe, type CanaryProvider, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
+import { ChatSettings } from "./options.js";
 
 /** Most endpoints one check is sent to (the first try included). */
 export const MAX_POOL_ATTEMPTS = 3;
@@ -96,13 +89,9 @@ function describeOrigins(origins: readonly string[]): string {
 }
 
 /** Several endpoints serving one model, used as one canary probe (see the header). */
-export class CanaryPool implements CanaryProbe {
+export class CanaryPool extends ChatSettings implements CanaryProbe {
   readonly provider: CanaryProvider;
-  readonly model: string;
   readonly systemPrompt: string;
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
   /** The endpoints' origins, listed (at most four, then a count). */
   readonly endpointOrigin: string;
   /** The endpoints' probes, in the order given. */
@@ -122,29 +111,17 @@ export class CanaryPool implements CanaryProbe {
     const members = options.members;
     if (!Array.isArray(members) || members.length === 0) throw new RangeError("a canary pool needs at least one endpoint");
     const first = (members[0] as PoolMember).probe;
+    // What can change a verdict (identity()) and the deadline: the same on every endpoint.
+    const settings = (probe: PoolMemberProbe): string => JSON.stringify([probe.identity(), probe.timeoutSeconds]);
     for (const { probe, concurrency } of members) {
       if (concurrency !== null && (!Number.isSafeInteger(concurrency) || concurrency < 1))
         throw new RangeError("an endpoint's concurrency must be a positive integer");
-      if (
-        probe.provider !== first.provider ||
-        probe.model !== first.model ||
-        probe.systemPrompt !== first.systemPrompt ||
-        probe.maxTokens !== first.maxTokens ||
-        probe.temperature !== first.temperature ||
-        probe.seed !== first.seed ||
-        probe.timeoutSeconds !== first.timeoutSeconds ||
-        ("numCtx" in probe ? probe.numCtx : null) !== ("numCtx" in first ? first.numCtx : null)
-      ) {
-        throw new RangeError("every endpoint of a canary pool must be probed with the same settings");
-      }
+      if (settings(probe) !== settings(first)) throw new RangeError("every endpoint of a canary pool must be probed with the same settings");
     }
+    super(first);
     this.members = Object.freeze([...members]);
     this.provider = first.provider;
-    this.model = first.model;
     this.systemPrompt = first.systemPrompt;
-    this.timeoutSeconds = first.timeoutSeconds;
-    this.maxTokens = first.maxTokens;
-    this.temperature = first.temperature;
     this.endpointOrigin = describeOrigins(members.map((m) => m.probe.endpointOrigin));
     this.#states = members.map((member, index) => ({ index, member, inFlight: 0, consecutiveFailures: 0, active: true }));
     this.#onWarning = options.onWarning ?? (() => {});
@@ -153,18 +130,10 @@ export class CanaryPool implements CanaryProbe {
     brandCanary(this, "pool", new.target === CanaryPool);
   }
 
-  /**
-   * What of this pool can change a verdict (canary/identity.ts): its endpoints' shared settings
-   * (the constructor refuses others) and the pinned behavioural fingerprint, null until pinned.
-   */
+  /** What of this pool can change a verdict (canary/identity.ts): its endpoints' shared settings and the pinned fingerprint (null until pinned). */
   identity(): ProbeIdentity {
     const pinned = this.#settled;
     return { ...(this.members[0] as PoolMember).probe.identity(), poolFingerprintSha256: pinned?.ok ? pinned.identity.fingerprintSha256 : null };
-  }
-
-  /** The seed every endpoint is sent (the same for all). */
-  get seed(): number | null {
-    return (this.members[0] as PoolMember).probe.seed;
   }
 
   /** The context window sent to Ollama endpoints (null for OpenAI-compatible ones). */
@@ -174,10 +143,8 @@ export class CanaryPool implements CanaryProbe {
   }
 
   /**
-   * Pins the identity of every endpoint once (pool-identity.ts). Concurrent callers share one
-   * attempt and its outcome, refusal included, holds for the pool's life: a pool that was refused
-   * once never sends a check. `requirement` applies to the first call only (the ingest gate makes
-   * it, and checks the pinned identity against its requirement again).
+   * Pins the identity of every endpoint once (pool-identity.ts); the outcome, refusal included,
+   * holds for the pool's life. `requirement` applies to the first call only (the ingest gate's).
    */
   pin(requirement: PinRequirement = {}): Promise<PinOutcome> {
     if (this.#pin === null) {
@@ -195,11 +162,6 @@ export class CanaryPool implements CanaryProbe {
   /** The pinned identity once pin() has settled, else null; never makes a request. */
   get knownPin(): PinOutcome | null {
     return this.#settled;
-  }
-
-  /** Endpoints still in the pool (not taken out). */
-  get activeEndpoints(): number {
-    return this.#states.filter((s) => s.active).length;
   }
 
   /** Sends `userInput` to the pool; never throws for backend trouble. One check, one result. */
@@ -224,13 +186,9 @@ export class CanaryPool implements CanaryProbe {
         state.inFlight--;
       }
       const retryable = isRetryableFailure(result);
-      let takenOut = false;
-      if (retryable) {
-        state.consecutiveFailures++;
-        if (state.active && state.consecutiveFailures >= TAKE_OUT_AFTER) takenOut = this.#takeOut(state, result.failureCode as CanaryFailureCode);
-      } else {
-        state.consecutiveFailures = 0;
-      }
+      state.consecutiveFailures = retryable ? state.consecutiveFailures + 1 : 0;
+      const takenOut = retryable && state.active && state.consecutiveFailures >= TAKE_OUT_AFTER;
+      if (takenOut) this.#takeOut(state, result.failureCode as CanaryFailureCode);
       const retried = retryable && attempt < MAX_POOL_ATTEMPTS && this.#hasCandidate(tried);
       this.#log({
         check,
@@ -266,7 +224,7 @@ export class CanaryPool implements CanaryProbe {
     };
   }
 
-  toString(): string {
+  override toString(): string {
     return `CanaryPool(${this.model} at ${this.endpointOrigin})`;
   }
 
@@ -291,14 +249,13 @@ export class CanaryPool implements CanaryProbe {
     );
   }
 
-  #takeOut(state: MemberState, reason: CanaryFailureCode): boolean {
+  #takeOut(state: MemberState, reason: CanaryFailureCode): void {
     state.active = false;
-    const left = this.activeEndpoints;
+    const left = this.#states.filter((s) => s.active).length;
     this.#onWarning(
       `canary endpoint ${state.member.probe.endpointOrigin} taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (${reason}); ` +
         (left === 0 ? "no endpoint is left, so the remaining checks fail as unavailable" : `${left} endpoint${left === 1 ? "" : "s"} left`),
     );
-    return true;
   }
 
   #free(state: MemberState): boolean {
@@ -363,10 +320,7 @@ class CanaryPoolError extends LittleCanaryError {
   }
 }
 
-/**
- * Pins `probe`'s identity when it is a canary pool, before the first check of a run; a single
- * endpoint needs nothing here. Throws CanaryPoolError (code "backend") when the pool is refused.
- */
+/** Pins `probe`'s identity when it is a canary pool, before a run's first check; throws CanaryPoolError ("backend") on refusal. */
 export async function pinCanaryPool(probe: CanaryProbe): Promise<void> {
   if (!(probe instanceof CanaryPool)) return;
   const pinned = await probe.pin();

@@ -1,8 +1,6 @@
-// The model a reply says it came from, checked against the model the run pinned. Behind a router
-// (LiteLLM, a Kubernetes Service) one URL stands for many replicas, and a replica that serves
-// another model would otherwise answer unnoticed; both Ollama's `/api/chat` and an
-// OpenAI-compatible `/chat/completions` reply carry the model's name in `model`. The reply's
-// own text is never shown: a mismatch message names only the model that was expected.
+// The model a reply names (`model`, in both providers' replies), checked against the pinned one:
+// behind a router one URL stands for many replicas, and one serving another model would otherwise
+// answer unnoticed. A mismatch message names only the model that was expected.
 import type { CanaryProvider } from "./types.js";
 
 /**

@@ -1,17 +1,11 @@
-// Proof that an Ollama canary sees whole prompts (docs/canary.md).
-// Ollama may cap or ignore the `num_ctx` it is sent, keep only the second half of an over-long
-// prompt, answer 200 and report the post-truncation `prompt_eval_count`, so a reply alone cannot
-// show that the model read the whole input. Once per run the probe sends a known calibration
-// prompt (the warm-up) and then reads `GET /api/ps`:
-//   - the loaded model's `context_length` must be at least the `num_ctx` that was sent, else the
-//     run is refused: every check is `context_truncated` and no text is sent;
-//   - the warm-up's `prompt_eval_count` gives the backend's bytes per token on known text, from
-//     which each reply gets a lower bound on the prompt tokens its prompt must have cost.
-// Nothing here throws; every way the proof can fail is a value.
-import { serviceRequestTarget } from "./endpoint.js";
-import { httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
+// Proof that an Ollama canary sees whole prompts (docs/canary.md). Ollama may cap the `num_ctx` it
+// is sent and cut an over-long prompt while answering 200, so once per run the probe sends a known
+// calibration prompt and reads `GET /api/ps`: the loaded `context_length` must hold the `num_ctx`
+// sent (else no text is sent), and the warm-up's `prompt_eval_count` gives the bytes per token from
+// which each reply gets a lower bound on its prompt tokens. Every failure is a value.
+import type { FetchLike } from "./http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody } from "./chat-exchange.js";
+import { requestJson } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
@@ -40,14 +34,9 @@ export const CALIBRATION_PROBE_TEXT =
 export const LOWER_BOUND_MARGIN = 1.6;
 
 /**
- * The context the lower bound may assume without `/api/ps`: the smallest default Ollama loads.
- * The byte-based lower bound sees a keep-half cut only for text that packs at least 0.8 times the
- * calibration's bytes per token; text that tokenizes more finely (digit runs on tokenizers that
- * split numbers digit by digit, base64, emoji, scripts that fall back to bytes) can lose half its
- * tokens and still report more than the bound. So when the loaded context is not proven, a
- * reply vouches for its prompt only if the prompt cannot have needed more than this many tokens
- * even at one token per UTF-8 byte (the most any byte-level tokenizer spends), plus the chat
- * template allowance.
+ * The context the lower bound may assume without `/api/ps`: the smallest default Ollama loads. The
+ * bound misses a keep-half cut of text that tokenizes finely (digits, base64, emoji), so an
+ * unproven context vouches only for a prompt that fits this at one token per UTF-8 byte.
  */
 export const UNVERIFIED_SAFE_CONTEXT = 2048;
 
@@ -67,13 +56,9 @@ export interface ByteBoundProof {
 }
 
 /**
- * The rule for a reply whose prompt nobody counted exactly and whose server's window is only the
- * server's word (an OpenAI-compatible server without `POST /tokenize`): the prompt provably fits
- * only when the system prompt and text at one token per UTF-8 byte (the most any byte-level
- * tokenizer spends), the chat template allowance and the reply budget fit the smaller of the
- * reported window and UNVERIFIED_SAFE_CONTEXT, the smallest window of the servers known to cut
- * an over-long prompt silently. Any other reply is `context_unverified`, never a pass: a lower
- * bound on prompt tokens cannot be sound without the tokenizer's largest bytes per token.
+ * The rule for a prompt nobody counted exactly, on a server whose window is only its word (no
+ * `POST /tokenize`): it fits only when, at one token per UTF-8 byte, it and the reply budget fit
+ * the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT; otherwise `context_unverified`.
  */
 export function provenByByteBound(systemPrompt: string, userContent: string, maxTokens: number, reportedWindow: number | null): ByteBoundProof {
   const needed = worstCasePromptTokens(systemPrompt, userContent) + Math.max(0, maxTokens);
@@ -115,21 +100,13 @@ export function calibrate(systemPrompt: string, promptEvalCount: unknown): numbe
   return bytes / promptEvalCount;
 }
 
-/**
- * Fewest prompt tokens a whole prompt of `systemPrompt` + `userContent` can plausibly cost: its
- * UTF-8 bytes over the calibrated bytes per token times the margin. A reply that reports fewer
- * was computed on a cut prompt.
- */
+/** Fewest prompt tokens the whole prompt can plausibly cost (bytes over calibrated bytes per token × margin); fewer means it was cut. */
 export function minimumPromptTokens(systemPrompt: string, userContent: string, bytesPerToken: number): number {
   const bytes = utf8ByteLength(systemPrompt) + utf8ByteLength(userContent);
   return Math.floor(bytes / (bytesPerToken * LOWER_BOUND_MARGIN));
 }
 
-/**
- * The loaded model's entry of a parsed `/api/ps` body: `name` or `model` equal to the tag, or
- * `<tag>:latest` for an untagged tag (how Ollama resolves it). A prefix match is not used:
- * `qwen2.5` must not match another size that happens to be loaded.
- */
+/** The context length of the tag's entry in a `/api/ps` body (`name` or `model` equal, or `<tag>:latest`; never a prefix). */
 export function psEntryContextLength(body: unknown, tag: string): number | "not_loaded" | "missing" | "invalid" {
   if (!isPlainObject(body) || !Array.isArray(body["models"])) return "invalid";
   const entries = (body["models"] as unknown[]).slice(0, MAX_PS_ENTRIES).filter(isPlainObject);
@@ -143,23 +120,8 @@ export function psEntryContextLength(body: unknown, tag: string): number | "not_
 /** Reads `GET /api/ps` and compares the model's loaded context with the `num_ctx` sent. */
 export async function readLoadedContext(fetchFn: FetchLike, baseUrl: string, tag: string, numCtx: number | null, timeoutMs: number): Promise<LoadedContext> {
   if (numCtx === null) return { kind: "unverified", reason: "num_ctx_unset" };
-  const target = serviceRequestTarget(baseUrl, "/api/ps");
-  if (!target) return { kind: "unverified", reason: "ps_unavailable" };
-  let outcome: HttpCallOutcome;
-  try {
-    outcome = await httpCall(fetchFn, target.url, {
-      method: "GET",
-      headers: target.authorization ? { authorization: target.authorization } : {},
-      timeoutMs,
-      maxBodyBytes: MAX_PS_BYTES,
-    });
-  } catch {
-    return { kind: "unverified", reason: "ps_unavailable" };
-  }
-  if (outcome.kind !== "response" || outcome.status !== 200) return { kind: "unverified", reason: "ps_unavailable" };
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok) return { kind: "unverified", reason: "ps_unavailable" };
-  const found = psEntryContextLength(parsed.value, tag);
+  const { object } = await requestJson(fetchFn, baseUrl, "/api/ps", { timeoutMs, maxBodyBytes: MAX_PS_BYTES });
+  const found = psEntryContextLength(object, tag);
   if (found === "invalid") return { kind: "unverified", reason: "ps_unavailable" };
   if (found === "not_loaded") return { kind: "unverified", reason: "model_not_loaded" };
   if (found === "missing") return { kind: "unverified", reason: "context_length_missing" };

@@ -1,9 +1,6 @@
-// Whether the canary's server serves the canary model, asked once before the first check
-// (Ollama: GET /api/tags; OpenAI-compatible: GET <base>/models), and the one-line messages that
-// say what is wrong and how to fix it: a model that was never pulled, a server that does not
-// answer. A server's model names are untrusted text: the list printed is capped in count and
-// length and stripped of control characters; a model name a user gave is printed JSON-quoted
-// unless it is a plain tag.
+// Whether the canary's server serves the model, asked once before the first check, and the
+// one-line messages that say what is wrong and how to fix it. A server's model names are untrusted:
+// the list printed is capped and stripped of control characters.
 import { LittleCanaryError } from "../core/errors.js";
 import type { NetworkFailureCause } from "./http-call.js";
 
@@ -66,11 +63,7 @@ export function unreachableMessage(provider: "ollama" | "openai", origin: string
   return `canary at ${origin} is not reachable (${cause ?? "no answer"}); fix: ${fix}`;
 }
 
-/**
- * The refusal for a model the server does not list, or null when the list has it or there is
- * no list to judge by (an unreachable server is left to the checks, which fail open or refuse
- * as each command does).
- */
+/** The refusal for a model the server does not list, or null (a server with no list is left to the checks). */
 export function missingModelError(provider: "ollama" | "openai", model: string, origin: string, served: ServedModels): CanaryModelError | null {
   if (served.kind !== "listed" || served.hasModel) return null;
   return new CanaryModelError(modelNotFoundMessage(provider, model, origin, served.names));

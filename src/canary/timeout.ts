@@ -18,21 +18,17 @@ function parseSeconds(raw: string): number | null {
 
 /** Validates a `--timeout` flag value; throws UsageError naming the rule, not echoing junk. */
 export function parseTimeoutFlag(raw: string): number {
-  const value = parseSeconds(raw);
-  if (value === null) {
-    throw new UsageError("invalid timeout: must be a finite positive number of seconds");
-  }
+  return checkFlag(parseSeconds(raw) ?? Number.NaN);
+}
+
+function checkFlag(value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError("invalid timeout: must be a finite positive number of seconds");
   return value;
 }
 
 /** Resolves the canary timeout: flag, then environment, then the default. */
 export function resolveCanaryTimeout(flag: number | undefined, env: Readonly<Record<string, string | undefined>> = process.env): number {
-  if (flag !== undefined) {
-    if (!Number.isFinite(flag) || flag <= 0) {
-      throw new UsageError("invalid timeout: must be a finite positive number of seconds");
-    }
-    return flag;
-  }
+  if (flag !== undefined) return checkFlag(flag);
   const raw = env[TIMEOUT_ENV];
   if (raw === undefined || raw.trim() === "") return DEFAULT_CANARY_TIMEOUT_SECONDS;
   const value = parseSeconds(raw);

@@ -1,6 +1,9 @@
 // Contract between a canary probe (Ollama or OpenAI-compatible) and the rest of the pipeline.
 // A probe never throws for backend trouble: every failure is a CanaryResult with success=false,
-// response "" and a failure code, so a screen that did not run can never look like a pass.
+// response "" and a failure code, so a screen that did not run can never look like a pass. The
+// result of a call is built by startCanaryResult, which enforces that (latency measured from the
+// start of the call).
+import type { ChatSettings } from "./options.js";
 
 const CANARY_FAILURE_CODES = [
   "http_error",
@@ -14,10 +17,7 @@ const CANARY_FAILURE_CODES = [
   "context_truncated",
   /** The server refused the prompt as longer than its context window (HTTP 400); nothing was screened. */
   "context_too_long",
-  /**
-   * Nothing proves the canary saw the whole prompt: the server's window is only its word (no exact
-   * count) and the prompt could exceed what can be vouched for, or the reply reported no usage.
-   */
+  /** Nothing proves the canary saw the whole prompt (no exact count and no bound that vouches for it, or no usage). */
   "context_unverified",
   /** The server does not have the model (Ollama: HTTP 404 "model '…' not found"); nothing was screened. */
   "model_not_found",
@@ -47,19 +47,33 @@ export interface CanaryResult {
 /** Where the canary runs: an Ollama server, an OpenAI-compatible server, or in this process (node-llama-cpp). */
 export type CanaryProvider = "ollama" | "openai" | "embedded";
 
-/** A canary backend: sends untrusted text to a powerless model and returns its reply. */
-export interface CanaryProbe {
+/** A canary backend: sends untrusted text to a powerless model and returns its reply (`timeoutSeconds`: the deadline of each call). */
+export interface CanaryProbe extends ChatSettings {
   readonly provider: CanaryProvider;
-  readonly model: string;
   readonly systemPrompt: string;
-  /** Per-call deadline in seconds (finite, > 0). */
-  readonly timeoutSeconds: number;
-  readonly maxTokens: number;
-  readonly temperature: number;
   /** Redacted `scheme://host[:port]` of the endpoint, or "<invalid endpoint>". */
   readonly endpointOrigin: string;
   /** Sends `userInput` to the canary; never throws for backend trouble. */
   test(userInput: string): Promise<CanaryResult>;
   /** Whether the backend answers and has the model; never throws. */
   isAvailable(): Promise<boolean>;
+}
+
+/** Builds the one result of a call (see the header). */
+export interface CanaryResultBuilder {
+  success(response: string, metadata: CanaryMetadata): CanaryResult;
+  failure(failureCode: CanaryFailureCode, error: string, metadata?: CanaryMetadata, httpStatus?: number): CanaryResult;
+}
+
+/** Starts the latency clock of one probe call for `model`. */
+export function startCanaryResult(model: string, now: () => number): CanaryResultBuilder {
+  const started = now();
+  const latency = (): number => Math.max(0, (now() - started) / 1000);
+  return {
+    success: (response, metadata) => ({ response, latency: latency(), model, success: true, error: null, failureCode: null, metadata }),
+    failure: (failureCode, error, metadata = {}, httpStatus) => {
+      const failed: CanaryResult = { response: "", latency: latency(), model, success: false, error, failureCode, metadata };
+      return httpStatus === undefined ? failed : { ...failed, httpStatus };
+    },
+  };
 }

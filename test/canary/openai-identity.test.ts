@@ -32,9 +32,9 @@ describe("probeOpenAIIdentity", () => {
         warmUpPromptTokens: null,
       },
     });
-    const body = { model: VLLM_MODEL, messages: [{ role: "user", content: "hello" }], max_tokens: 1, temperature: 0 };
-    const warmed = await probeOpenAIIdentity(vllm.baseUrl, { ...OPTIONS, warmUp: { body } });
-    expect(warmed.ok && warmed.identity).toMatchObject({ systemFingerprint: "fp_stand_in_1", warmUpPromptTokens: 10 });
+    // The fingerprint and the prompt tokens come from the warm-up completion, which the probe makes.
+    const warmed = await new OpenAICanaryProbe({ baseUrl: vllm.baseUrl, model: VLLM_MODEL, apiKey: "sk-identity-secret" }).calibration();
+    expect(warmed.ok && warmed.server).toMatchObject({ systemFingerprint: "fp_stand_in_1", warmUpPromptTokens: 239 });
     // The key went as a Bearer header on every call, /tokenize included.
     expect(vllm.requests.every((request) => request.headers.authorization === "Bearer sk-identity-secret")).toBe(true);
     expect(vllm.tokenizeRequests()[0]?.body).toMatchObject({
