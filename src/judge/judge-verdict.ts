@@ -3,8 +3,7 @@
 // abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
 // fixed texts: no exception message, reply or input can reach them.
 import type { AnalysisResult } from "../analysis/types.js";
-import type { ChatTurn } from "../canary/chat-backend.js";
-import type { ChatOutcome } from "../canary/chat-exchange.js";
+import type { ChatOutcome, ChatTurn } from "../canary/chat-exchange.js";
 import type { CanaryResult } from "../canary/types.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
