@@ -15,7 +15,7 @@ import { closeSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import { sqliteFailure } from "./sqlite-file.js";
+import { inSqlite, sqliteFailure } from "./sqlite-file.js";
 import { displayText } from "../core/display-text.js";
 
 /** Options of IdIndex.create. */
@@ -143,12 +143,7 @@ export class IdIndex {
     if (seen) {
       const pending = this.#pending.get(id);
       if (pending !== undefined) return pending.first;
-      let row: { first: number } | undefined;
-      try {
-        row = this.#find.get(h, id);
-      } catch (error) {
-        throw sqliteFailure(error, this.path);
-      }
+      const row = inSqlite(this.path, () => this.#find.get(h, id));
       if (row !== undefined) return row.first;
     }
     this.#pending.set(id, { h, id, first: index });

@@ -24,7 +24,7 @@ import { isPlainObject } from "../core/guards.js";
 import { TimestampSchema } from "../documents/schemas.js";
 import { CacheFileError, UncacheableVerdictError } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
-import { assertSqliteHeader, fileSize, sqliteFailure } from "./sqlite-file.js";
+import { assertSqliteHeader, fileSize, inSqlite, sqliteFailure } from "./sqlite-file.js";
 import { displayText } from "../core/display-text.js";
 
 /** The schema version this library reads and writes. */
@@ -231,21 +231,20 @@ export class VerdictCache {
       this.#putRecord = null;
     } else {
       const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
-      const identityId = db.prepare("SELECT id FROM identities WHERE key = ?").pluck();
       const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
       // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
       // never has to upgrade a read snapshot another process has since made stale.
       this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => {
         // Looked up in the transaction every time: a concurrent prune may forget an identity.
         addIdentity.run(p.key, p.identity);
-        addVerdict.run(Buffer.from(p.text, "hex"), identityId.get(p.key), p.state, p.value, p.checkedAt);
+        addVerdict.run(Buffer.from(p.text, "hex"), this.#identityId.get(p.key), p.state, p.value, p.checkedAt);
       }).immediate;
       const addRecord = db.prepare(
         "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
       );
       this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
         addIdentity.run(p.key, p.identity);
-        addRecord.run(Buffer.from(p.recordKey, "hex"), identityId.get(p.key), p.entry, hash("sha256", p.entry, "buffer"), p.oldest);
+        addRecord.run(Buffer.from(p.recordKey, "hex"), this.#identityId.get(p.key), p.entry, hash("sha256", p.entry, "buffer"), p.oldest);
       }).immediate;
     }
   }
@@ -298,12 +297,7 @@ export class VerdictCache {
   get(textSha256: string, identityKey: string): CachedVerdict | null {
     hex64("textSha256", textSha256);
     hex64("identityKey", identityKey);
-    let row: { state: string; value: string; checked_at: string } | undefined;
-    try {
-      row = this.#get.get(identityKey, Buffer.from(textSha256, "hex"));
-    } catch (error) {
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
+    const row = inSqlite(this.path, () => this.#get.get(identityKey, Buffer.from(textSha256, "hex")), "unopenable");
     if (row === undefined) return null;
     let value: unknown;
     try {
@@ -337,26 +331,18 @@ export class VerdictCache {
     const value = canonicalJsonUnchecked(entry.value);
     const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
     if (!TimestampSchema.safeParse(checkedAt).success) throw new UsageError("checkedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    try {
-      this.#put({ text, key, identity, state: entry.state, value, checkedAt });
-    } catch (error) {
-      throw sqliteFailure(error, this.path);
-    }
+    const put = this.#put;
+    inSqlite(this.path, () => put({ text, key, identity, state: entry.state, value, checkedAt }));
   }
 
   /** The record entry stored under this record key and identity, or null (a miss). */
   getRecord(recordKey: string, identityKey: string): StoredRecordEntry | null {
     hex64("recordKey", recordKey);
     hex64("identityKey", identityKey);
-    if (this.#getRecord === null) return null;
-    let row: RecordRow | undefined;
-    try {
-      const id = this.identityRowId(identityKey);
-      if (id === null) return null;
-      row = this.#getRecord.get(id, Buffer.from(recordKey, "hex"));
-    } catch (error) {
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
+    const getRecord = this.#getRecord;
+    const id = getRecord === null ? null : this.identityRowId(identityKey);
+    if (getRecord === null || id === null) return null;
+    const row = inSqlite(this.path, () => getRecord.get(id, Buffer.from(recordKey, "hex")), "unopenable");
     return row === undefined ? null : this.#readBack(row);
   }
 
@@ -368,11 +354,7 @@ export class VerdictCache {
     hex64("identityKey", identityKey);
     let id = this.#identityIds.get(identityKey);
     if (id === undefined) {
-      try {
-        id = this.#identityId.get(identityKey);
-      } catch (error) {
-        throw sqliteFailure(error, this.path, "unopenable");
-      }
+      id = inSqlite(this.path, () => this.#identityId.get(identityKey), "unopenable");
       if (id === undefined) return null;
       this.#identityIds.set(identityKey, id);
     }
@@ -390,29 +372,30 @@ export class VerdictCache {
     if (recordKeys.length > RECORD_KEYS_PER_READ) throw new UsageError(`at most ${RECORD_KEYS_PER_READ} record keys are read at once`);
     if (this.#getRecord === null || recordKeys.length === 0) return [];
     const keys = recordKeys.map((key) => Buffer.from(hex64("recordKey", key), "hex"));
-    let statement = this.#getRecordsIn.get(keys.length);
     const entries: StoredRecordEntryRow[] = [];
-    try {
-      if (statement === undefined) {
-        statement = this.#db.prepare(
-          `SELECT record_key, identity_id, entry, entry_sha256, oldest_checked_at FROM record_entries WHERE record_key IN (${keys.map(() => "?").join(", ")}) ORDER BY record_key, identity_id`,
-        );
-        this.#getRecordsIn.set(keys.length, statement);
-      }
-      let last: Buffer | null = null;
-      let taken = 0;
-      for (const row of statement.iterate(...keys) as IterableIterator<RecordRow & { record_key: Buffer; identity_id: number }>) {
-        taken = last?.equals(row.record_key) ? taken + 1 : 1;
-        last = row.record_key;
-        if (taken > perKey) continue;
-        const stored = this.#readBack(row);
-        if (stored !== null) entries.push({ ...stored, recordKey: row.record_key.toString("hex"), identityRowId: row.identity_id });
-      }
-    } catch (error) {
-      if (error instanceof CacheFileError) throw error;
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
-    return entries;
+    return inSqlite(
+      this.path,
+      () => {
+        let statement = this.#getRecordsIn.get(keys.length);
+        if (statement === undefined) {
+          statement = this.#db.prepare(
+            `SELECT record_key, identity_id, entry, entry_sha256, oldest_checked_at FROM record_entries WHERE record_key IN (${keys.map(() => "?").join(", ")}) ORDER BY record_key, identity_id`,
+          );
+          this.#getRecordsIn.set(keys.length, statement);
+        }
+        let last: Buffer | null = null;
+        let taken = 0;
+        for (const row of statement.iterate(...keys) as IterableIterator<RecordRow & { record_key: Buffer; identity_id: number }>) {
+          taken = last?.equals(row.record_key) ? taken + 1 : 1;
+          last = row.record_key;
+          if (taken > perKey) continue;
+          const stored = this.#readBack(row);
+          if (stored !== null) entries.push({ ...stored, recordKey: row.record_key.toString("hex"), identityRowId: row.identity_id });
+        }
+        return entries;
+      },
+      "unopenable",
+    );
   }
 
   /** A record entry row as stored, or null when its text no longer has its SHA-256; throws for a row that does not read back. */
@@ -437,51 +420,50 @@ export class VerdictCache {
     const identity = this.#identityText(put.identity);
     if (typeof put.entry !== "string" || put.entry === "") throw new UsageError("a record entry must be a non-empty string");
     if (!TimestampSchema.safeParse(put.oldestCheckedAt).success) throw new UsageError("oldestCheckedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    try {
-      this.#putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt });
-    } catch (error) {
-      throw sqliteFailure(error, this.path);
-    }
+    const putRecord = this.#putRecord;
+    inSqlite(this.path, () => putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt }));
   }
 
   /** Entry counts (overall, per state, per identity), time range and size on disk, by SQL aggregates. */
   stats(): CacheStats {
-    try {
-      const total = this.#db
-        .prepare(
-          `SELECT count(*) AS entries, min(checked_at) AS oldest, max(checked_at) AS newest,
+    return inSqlite(
+      this.path,
+      () => {
+        const total = this.#db
+          .prepare(
+            `SELECT count(*) AS entries, min(checked_at) AS oldest, max(checked_at) AS newest,
              sum(state = 'pass') AS pass, sum(state = 'flag') AS flag, sum(state = 'block') AS block FROM verdicts`,
-        )
-        .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
-      const rows = this.#db
-        .prepare(
-          `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
+          )
+          .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
+        const rows = this.#db
+          .prepare(
+            `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
              min(v.checked_at) AS oldest, max(v.checked_at) AS newest
            FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
-        )
-        .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
-      const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
-      const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
-      return {
-        path: this.path,
-        schema_version: VERDICT_CACHE_SCHEMA_VERSION,
-        entries: total.entries,
-        by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
-        record_entries: records,
-        size_bytes: size,
-        oldest_checked_at: total.oldest,
-        newest_checked_at: total.newest,
-        identities: rows.map((row) => ({
-          key: row.key,
-          identity: parseIdentity(row.identity),
-          entries: row.entries,
-          oldest_checked_at: row.oldest,
-          newest_checked_at: row.newest,
-        })),
-      };
-    } catch (error) {
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
+          )
+          .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
+        const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
+        const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
+        return {
+          path: this.path,
+          schema_version: VERDICT_CACHE_SCHEMA_VERSION,
+          entries: total.entries,
+          by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
+          record_entries: records,
+          size_bytes: size,
+          oldest_checked_at: total.oldest,
+          newest_checked_at: total.newest,
+          identities: rows.map((row) => ({
+            key: row.key,
+            identity: parseIdentity(row.identity),
+            entries: row.entries,
+            oldest_checked_at: row.oldest,
+            newest_checked_at: row.newest,
+          })),
+        };
+      },
+      "unopenable",
+    );
   }
 
   /**
@@ -490,43 +472,35 @@ export class VerdictCache {
    */
   prune(options: PruneOptions): number {
     if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    // AGE stands for the age column: a record entry is as old as the oldest verdict it was built from.
     const where: string[] = [];
-    const recordWhere: string[] = [];
     const params: string[] = [];
     if (options.olderThan !== undefined) {
       if (typeof options.olderThan !== "number" || !Number.isFinite(options.olderThan) || options.olderThan < 0) {
         throw new UsageError("olderThan must be a non-negative number of milliseconds");
       }
-      where.push("checked_at < ?");
-      // A record entry is as old as the oldest verdict it was built from.
-      recordWhere.push("oldest_checked_at < ?");
+      where.push("AGE < ?");
       params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
     }
     if (options.identityKey !== undefined) {
       where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
-      recordWhere.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("identityKey", options.identityKey));
     }
     if (options.keepIdentity !== undefined) {
       where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
-      recordWhere.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("keepIdentity", options.keepIdentity));
     }
     if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
-    try {
-      return this.#db
-        .transaction(() => {
-          const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${where.join(" AND ")}`).run(...params).changes;
-          this.#db.prepare(`DELETE FROM record_entries WHERE ${recordWhere.join(" AND ")}`).run(...params);
-          this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
-          // An identity without verdicts has nothing its record entries could rest on.
-          this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
-          return removed;
-        })
-        .immediate();
-    } catch (error) {
-      throw sqliteFailure(error, this.path);
-    }
+    const condition = where.join(" AND ");
+    const prune = this.#db.transaction(() => {
+      const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${condition.replace("AGE", "checked_at")}`).run(...params).changes;
+      this.#db.prepare(`DELETE FROM record_entries WHERE ${condition.replace("AGE", "oldest_checked_at")}`).run(...params);
+      this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
+      // An identity without verdicts has nothing its record entries could rest on.
+      this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
+      return removed;
+    });
+    return inSqlite(this.path, () => prune.immediate());
   }
 
   /** Closes the file (idempotent). Every completed put is already committed. */

@@ -115,27 +115,14 @@ class EvalInterruptedError extends LittleCanaryError {
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, interrupted: () => Error): Promise<T> {
   if (signal === undefined) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(interrupted());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      work.catch(() => undefined);
-      reject(interrupted());
-    };
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(interrupted());
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(interrupted());
     signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
   });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 interface ResolvedEval {

@@ -124,24 +124,13 @@ const SCRATCH_NAME = "little-canary-screen";
  * chunk ever read reachable from that promise's reactions).
  */
 function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
-  return new Promise((resolvePromise, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => reject(signal.reason);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    iterator.next().then(
-      (result) => {
-        signal.removeEventListener("abort", onAbort);
-        resolvePromise(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
   });
+  return Promise.race([iterator.next(), aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 /** `work`, or the signal's reason as soon as it aborts (the late outcome is dropped). */
