@@ -431,42 +431,37 @@ function createScreener(options) {
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
 	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	let problem = null;
-	let failureMode = "allow";
-	let timeoutMs = null;
-	if (!mode.ok) problem = invalidConfiguration(mode.error);
-	else {
-		failureMode = mode.mode;
-		const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-		if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-		else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-		else timeoutMs = timeout.timeoutMs;
-	}
-	if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-		const reason = problem ?? invalidConfiguration("unknown");
-		const mode = failureMode;
+	const failureMode = mode.ok ? mode.mode : "allow";
+	const { endpoint } = options;
+	const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
+	if (!mode.ok || !endpoint.ok || !timeout.ok) {
+		const problem = invalidConfiguration(!mode.ok ? mode.error : !endpoint.ok ? endpoint.error : timeout.ok ? "unknown" : timeout.error);
 		return {
 			failureMode,
-			problem: reason,
-			timeoutMs,
+			problem,
+			timeoutMs: null,
 			screen: async () => ({
-				outcome: unscreenedForHost(reason, { failureMode: mode }),
+				outcome: unscreenedForHost(problem, { failureMode }),
 				notices: []
 			})
 		};
 	}
 	const screen = createScreener({
-		endpoint: options.endpoint.endpoint,
-		timeoutMs,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs,
 		failureMode,
 		adapterName: options.adapterName
 	});
 	return {
 		failureMode,
 		problem: null,
-		timeoutMs,
+		timeoutMs: timeout.timeoutMs,
 		screen
 	};
+}
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+function isConfigProblem(reason) {
+	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
 // src/integrations/openclaw/plugin.ts
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
@@ -508,7 +503,7 @@ function warning(outcome) {
 		case "warn": return "screening flagged this prompt; allowing run";
 		case "unscreened":
 			if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
-			if (typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")) return `${outcome.reason}; ${tail}`;
+			if (isConfigProblem(outcome.reason)) return `${outcome.reason}; ${tail}`;
 			if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
 			if (outcome.reason === "HTTPError") return `screening service returned an HTTP error; ${tail}`;
 			return `screening failed (${outcome.reason}); ${tail}`;

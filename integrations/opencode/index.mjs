@@ -193,6 +193,8 @@ function parseCheckEndpoint(raw) {
 	};
 }
 // src/integrations/adapter/config.ts
+/** Environment variable naming the loopback `/check` URL. */
+var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** The command hooks' and prompt plugins' deadline: 100–5000 ms, default 3000. */
 var HOOK_TIMEOUT_LIMITS = Object.freeze({
 	min: 100,
@@ -433,42 +435,52 @@ function createScreener(options) {
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
 	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	let problem = null;
-	let failureMode = "allow";
-	let timeoutMs = null;
-	if (!mode.ok) problem = invalidConfiguration(mode.error);
-	else {
-		failureMode = mode.mode;
-		const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-		if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-		else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-		else timeoutMs = timeout.timeoutMs;
-	}
-	if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-		const reason = problem ?? invalidConfiguration("unknown");
-		const mode = failureMode;
+	const failureMode = mode.ok ? mode.mode : "allow";
+	const { endpoint } = options;
+	const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
+	if (!mode.ok || !endpoint.ok || !timeout.ok) {
+		const problem = invalidConfiguration(!mode.ok ? mode.error : !endpoint.ok ? endpoint.error : timeout.ok ? "unknown" : timeout.error);
 		return {
 			failureMode,
-			problem: reason,
-			timeoutMs,
+			problem,
+			timeoutMs: null,
 			screen: async () => ({
-				outcome: unscreenedForHost(reason, { failureMode: mode }),
+				outcome: unscreenedForHost(problem, { failureMode }),
 				notices: []
 			})
 		};
 	}
 	const screen = createScreener({
-		endpoint: options.endpoint.endpoint,
-		timeoutMs,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs,
 		failureMode,
 		adapterName: options.adapterName
 	});
 	return {
 		failureMode,
 		problem: null,
-		timeoutMs,
+		timeoutMs: timeout.timeoutMs,
 		screen
 	};
+}
+/** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
+function createHookPluginScreener(options, adapterName) {
+	const env = options.env ?? process.env;
+	const { screen } = createPluginScreener({
+		env,
+		endpoint: parseCheckEndpoint(env[ENDPOINT_ENV]),
+		timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
+		limits: HOOK_TIMEOUT_LIMITS,
+		adapterName
+	});
+	return {
+		screen,
+		stderr: options.stderr ?? process.stderr
+	};
+}
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+function isConfigProblem(reason) {
+	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
 // src/integrations/opencode/plugin.ts
 /** The text that replaces a tool result the service rejected. */
@@ -477,9 +489,6 @@ var WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool
 var WITHHELD_UNSCREENED = "[Little Canary withheld this tool result after the tool ran; screening did not complete and the fail-closed policy applies.]";
 /** Appended to a prompt warning under `deny`: this hook has no way to refuse the message. */
 var CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
-function isConfigProblem(reason) {
-	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
-}
 /** The prompt warning for an outcome, or null when silent. */
 function promptMessage(outcome) {
 	switch (outcome.decision) {
@@ -552,16 +561,8 @@ function withhold(output, notice) {
 }
 /** Builds the OpenCode hooks; the configuration is checked once, here. */
 function createOpenCodeHooks(options = {}) {
-	const env = options.env ?? process.env;
-	const stderr = options.stderr ?? process.stderr;
 	const client = options.client;
-	const { screen } = createPluginScreener({
-		env,
-		endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-		timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-		limits: HOOK_TIMEOUT_LIMITS,
-		adapterName: "this plugin"
-	});
+	const { screen, stderr } = createHookPluginScreener(options, "this plugin");
 	async function warn(message) {
 		try {
 			await client?.tui?.showToast?.({ body: {

@@ -193,6 +193,8 @@ function parseCheckEndpoint(raw) {
 	};
 }
 // src/integrations/adapter/config.ts
+/** Environment variable naming the loopback `/check` URL. */
+var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** The command hooks' and prompt plugins' deadline: 100–5000 ms, default 3000. */
 var HOOK_TIMEOUT_LIMITS = Object.freeze({
 	min: 100,
@@ -433,42 +435,52 @@ function createScreener(options) {
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
 	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	let problem = null;
-	let failureMode = "allow";
-	let timeoutMs = null;
-	if (!mode.ok) problem = invalidConfiguration(mode.error);
-	else {
-		failureMode = mode.mode;
-		const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-		if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-		else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-		else timeoutMs = timeout.timeoutMs;
-	}
-	if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-		const reason = problem ?? invalidConfiguration("unknown");
-		const mode = failureMode;
+	const failureMode = mode.ok ? mode.mode : "allow";
+	const { endpoint } = options;
+	const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
+	if (!mode.ok || !endpoint.ok || !timeout.ok) {
+		const problem = invalidConfiguration(!mode.ok ? mode.error : !endpoint.ok ? endpoint.error : timeout.ok ? "unknown" : timeout.error);
 		return {
 			failureMode,
-			problem: reason,
-			timeoutMs,
+			problem,
+			timeoutMs: null,
 			screen: async () => ({
-				outcome: unscreenedForHost(reason, { failureMode: mode }),
+				outcome: unscreenedForHost(problem, { failureMode }),
 				notices: []
 			})
 		};
 	}
 	const screen = createScreener({
-		endpoint: options.endpoint.endpoint,
-		timeoutMs,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs,
 		failureMode,
 		adapterName: options.adapterName
 	});
 	return {
 		failureMode,
 		problem: null,
-		timeoutMs,
+		timeoutMs: timeout.timeoutMs,
 		screen
 	};
+}
+/** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
+function createHookPluginScreener(options, adapterName) {
+	const env = options.env ?? process.env;
+	const { screen } = createPluginScreener({
+		env,
+		endpoint: parseCheckEndpoint(env[ENDPOINT_ENV]),
+		timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
+		limits: HOOK_TIMEOUT_LIMITS,
+		adapterName
+	});
+	return {
+		screen,
+		stderr: options.stderr ?? process.stderr
+	};
+}
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+function isConfigProblem(reason) {
+	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
 // src/integrations/pi/plugin.ts
 /** Pi goes on with the turn. */
@@ -482,7 +494,7 @@ function notification(outcome) {
 		case "deny": return ["Little Canary blocked this input before Pi started the turn.", "error"];
 		case "warn": return ["Little Canary flagged this input; Pi continued.", "warning"];
 		case "unscreened": {
-			const what = outcome.cause === "incomplete" ? "Little Canary coverage is incomplete" : typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration") ? `Little Canary screening unavailable: ${outcome.reason}` : "Little Canary screening unavailable";
+			const what = outcome.cause === "incomplete" ? "Little Canary coverage is incomplete" : isConfigProblem(outcome.reason) ? `Little Canary screening unavailable: ${outcome.reason}` : "Little Canary screening unavailable";
 			return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
 		}
 	}
@@ -490,15 +502,7 @@ function notification(outcome) {
 }
 /** Builds the `input` handler; the configuration is checked once, here. */
 function createInputHandler(options = {}) {
-	const env = options.env ?? process.env;
-	const stderr = options.stderr ?? process.stderr;
-	const { screen } = createPluginScreener({
-		env,
-		endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-		timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-		limits: HOOK_TIMEOUT_LIMITS,
-		adapterName: "this extension"
-	});
+	const { screen, stderr } = createHookPluginScreener(options, "this extension");
 	function notify(ctx, message, level) {
 		try {
 			if (ctx?.hasUI && typeof ctx.ui?.notify === "function") ctx.ui.notify(message, level);

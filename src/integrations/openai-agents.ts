@@ -224,21 +224,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
   ): LittleCanaryGuardrailInfo {
     const coverage = coverageOf(outcome, degraded);
     const tripwire = outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe");
-    return Object.freeze({
-      coverage,
-      tripwire_triggered: tripwire,
-      policy,
-      safe: fields.safe,
-      degraded: fields.degraded,
-      canary_status: fields.canary_status,
-      analysis_method: fields.analysis_method,
-      analysis_status: fields.analysis_status,
-      risk_score: fields.risk_score,
-      signals: Object.freeze([...fields.signals]),
-      summary: fields.summary,
-      error: fields.error,
-      screened_chars: fields.screened_chars,
-    });
+    return Object.freeze({ coverage, tripwire_triggered: tripwire, policy, ...fields, signals: Object.freeze([...fields.signals]) });
   }
 
   return Object.freeze({ name: options.name ?? "little_canary", runInParallel: false as const, execute });

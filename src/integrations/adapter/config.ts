@@ -5,9 +5,9 @@ import { FAILURE_MODE_ENV, parseFailureMode, type FailureMode } from "../classif
 import { parseCheckEndpoint, type ServiceEndpoint } from "./endpoint.js";
 
 /** Environment variable naming the loopback `/check` URL. */
-const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
+export const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** Environment variable holding one screen's deadline in milliseconds. */
-const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT_MS";
+export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT_MS";
 
 /** Bounds and default of an adapter's deadline, in milliseconds. */
 export interface TimeoutLimits {

@@ -7,7 +7,7 @@
 import type { HostClassification } from "../classify.js";
 import type { AdapterEnv, TimeoutLimits } from "../adapter/config.js";
 import { parseServiceOrigin } from "../adapter/endpoint.js";
-import { createPluginScreener } from "../adapter/plugin-screener.js";
+import { createPluginScreener, isConfigProblem } from "../adapter/plugin-screener.js";
 
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
 export const PLUGIN_ID = "little-canary-openclaw";
@@ -48,7 +48,7 @@ function warning(outcome: HostClassification): string | null {
       return "screening flagged this prompt; allowing run";
     case "unscreened":
       if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
-      if (typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")) return `${outcome.reason}; ${tail}`;
+      if (isConfigProblem(outcome.reason)) return `${outcome.reason}; ${tail}`;
       if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
       if (outcome.reason === "HTTPError") return `screening service returned an HTTP error; ${tail}`;
       return `screening failed (${outcome.reason}); ${tail}`;

@@ -10,9 +10,7 @@
 // LITTLE_CANARY_FAILURE_MODE. Messages never contain the screened text.
 import { isPlainObject } from "../../core/guards.js";
 import type { HostClassification } from "../classify.js";
-import { HOOK_TIMEOUT_LIMITS, type AdapterEnv } from "../adapter/config.js";
-import { parseCheckEndpoint } from "../adapter/endpoint.js";
-import { createPluginScreener } from "../adapter/plugin-screener.js";
+import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
 
 /** The text that replaces a tool result the service rejected. */
 export const WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool ran; the screening service rejected its text.]";
@@ -23,10 +21,6 @@ export const WITHHELD_UNSCREENED =
 export const CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
 
 type Rec = Record<string, unknown>;
-
-function isConfigProblem(reason: unknown): boolean {
-  return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
-}
 
 /** The prompt warning for an outcome, or null when silent. */
 function promptMessage(outcome: HostClassification): string | null {
@@ -126,14 +120,8 @@ export interface OpenCodeHooks {
 }
 
 /** What the hooks read: OpenCode's client (for toasts), the environment, a stderr and a deadline. */
-export interface OpenCodeHookOptions {
+export interface OpenCodeHookOptions extends HookPluginOptions {
   readonly client?: unknown;
-  readonly env?: AdapterEnv;
-  readonly stderr?: {
-    /** Writes one warning line. */
-    write(s: string): unknown;
-  };
-  readonly timeoutMs?: number;
 }
 
 interface ToastClient {
@@ -142,16 +130,8 @@ interface ToastClient {
 
 /** Builds the OpenCode hooks; the configuration is checked once, here. */
 export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCodeHooks {
-  const env = options.env ?? process.env;
-  const stderr = options.stderr ?? process.stderr;
   const client = options.client as ToastClient | undefined;
-  const { screen } = createPluginScreener({
-    env,
-    endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-    timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-    limits: HOOK_TIMEOUT_LIMITS,
-    adapterName: "this plugin",
-  });
+  const { screen, stderr } = createHookPluginScreener(options, "this plugin");
 
   async function warn(message: string): Promise<void> {
     try {
