@@ -65,19 +65,12 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
       return { error: `Ollama loopback endpoint is unavailable at ${origin}${outcome.cause ? ` (${outcome.cause})` : ""}; ${fixHint(model)}` };
     case "exception":
       return { error: `Ollama model inventory request failed at ${origin}; ${fixHint(model)}` };
-    case "unreadable_body":
-      if (outcome.status !== 200) {
-        return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
-      }
-      return { error: "Ollama model inventory returned invalid JSON" };
-    case "response":
-      break;
   }
   if (outcome.status !== 200) {
     return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
   }
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok) return { error: "Ollama model inventory returned invalid JSON" };
+  const parsed = outcome.kind === "response" ? parseJsonBody(outcome.body) : null;
+  if (!parsed?.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
   // Exact tag only: a prefix would let `qwen2.5` stand for any size.
@@ -141,7 +134,6 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
   await options.onEvent?.({ kind: "model_digest", digest: inventory.digest });
 
   const cases: DemoCase[] = [];
-  const modelCall = true;
   for (const fixed of CONTRAST_CASES) {
     const started = now();
     const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
@@ -230,6 +222,6 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       ...counts,
       ...(error !== null ? { error } : {}),
     }),
-    modelCall,
+    modelCall: true,
   };
 }

@@ -58,10 +58,6 @@ export function statusRow(outcome: DemoOutcome): StatusRow {
   return row;
 }
 
-function exitCodeOf(outcome: DemoOutcome): 0 | 1 | 2 {
-  return statusRow(outcome).exitCode;
-}
-
 /** What became of `demo --live --record PATH`. */
 export type RecordResult = "not_requested" | "recorded" | "not_recorded" | "write_failed";
 
@@ -73,5 +69,5 @@ export type RecordResult = "not_requested" | "recorded" | "not_recorded" | "writ
  */
 export function demoExitCode(outcome: DemoOutcome, record: RecordResult = "not_requested"): 0 | 1 | 2 {
   if (record === "not_recorded" || record === "write_failed") return 2;
-  return exitCodeOf(outcome);
+  return statusRow(outcome).exitCode;
 }

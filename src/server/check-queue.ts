@@ -16,9 +16,7 @@ export type Admission<T> =
   | { readonly kind: "full" }
   | { readonly kind: "cancelled" };
 
-interface Waiter {
-  readonly start: () => void;
-}
+type Waiter = { readonly start: () => void };
 
 export class CheckQueue {
   readonly maxConcurrent: number;
@@ -35,11 +33,6 @@ export class CheckQueue {
 
   state(): QueueState {
     return { active: this.#active, queued: this.#waiting.length, max_concurrent: this.maxConcurrent, max_queue: this.maxQueue };
-  }
-
-  /** Idle means nothing runs and nothing waits (shutdown waits for this). */
-  get idle(): boolean {
-    return this.#active === 0 && this.#waiting.length === 0;
   }
 
   /**

@@ -200,23 +200,6 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   return sendReply(res, { status, body }, control.draining);
 }
 
-/** One access-log entry for an answered (or abandoned) request; nothing from the request but its known method and route. */
-function logAccess(
-  accessLog: AccessLog,
-  req: IncomingMessage,
-  res: ServerResponse,
-  elapsedMs: number,
-  verdict: Pick<AccessLogEntry, "verdict" | "coverage"> | undefined,
-): void {
-  accessLog({
-    method: loggedMethod(req.method),
-    route: loggedRoute(req.url),
-    status: res.headersSent ? res.statusCode : null,
-    ...(verdict ?? {}),
-    latency_ms: Math.round(elapsedMs * 10) / 10,
-  });
-}
-
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
 function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, port: number, allowedOrigins: ReadonlySet<string>): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
@@ -287,7 +270,14 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       connections.requestStarted(socket);
       res.once("close", () => {
         connections.responseDone(socket);
-        if (control.accessLog !== null) logAccess(control.accessLog, req, res, Math.max(0, now() - startedAt), control.verdicts.get(res));
+        // An answered (or abandoned) request: nothing from it but its known method and route.
+        control.accessLog?.({
+          method: loggedMethod(req.method),
+          route: loggedRoute(req.url),
+          status: res.headersSent ? res.statusCode : null,
+          ...(control.verdicts.get(res) ?? {}),
+          latency_ms: Math.round(Math.max(0, now() - startedAt) * 10) / 10,
+        });
         control.activeRequests--;
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });

@@ -21,13 +21,9 @@ export class ServerBindError extends Error {
   }
 }
 
-function isValidPort(port: number): boolean {
-  return Number.isSafeInteger(port) && port >= 0 && port <= 65535;
-}
-
 /** Listens on 127.0.0.1:`port` and resolves with the bound port. */
 export function listenLoopback(server: Server, port: number): Promise<number> {
-  if (!isValidPort(port)) return Promise.reject(new RangeError("port must be an integer from 0 to 65535"));
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) return Promise.reject(new RangeError("port must be an integer from 0 to 65535"));
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off("listening", onListening);
@@ -57,15 +53,8 @@ export async function closeGracefully(server: Server, force?: Promise<unknown>):
   server.closeIdleConnections();
   if (control && control.activeRequests > 0) {
     const idle = new Promise<void>((resolve) => control.idleWaiters.push(resolve));
-    await (force
-      ? Promise.race([
-          idle,
-          force.then(
-            () => undefined,
-            () => undefined,
-          ),
-        ])
-      : idle);
+    // A force that rejects cuts the wait short too.
+    await (force ? Promise.race([idle, force.catch(() => undefined)]) : idle);
   }
   server.closeAllConnections();
   await closed;
