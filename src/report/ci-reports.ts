@@ -88,7 +88,6 @@ export class CiReports {
     private readonly github: GithubReport | null,
     private readonly stepSummary: string | null,
     private readonly input: string,
-    private readonly githubWrite: ((text: string) => void) | null,
   ) {}
 
   /**
@@ -125,7 +124,6 @@ export class CiReports {
       github,
       options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary),
       label,
-      options.github?.write ?? null,
     );
   }
 
@@ -157,7 +155,7 @@ export class CiReports {
           // The summary is a view of what the annotations and files already say: a runner file
           // that cannot be appended to is worth a warning, not a failed gate.
           const code = (error as NodeJS.ErrnoException).code ?? "error";
-          this.githubWrite?.(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
+          this.github.write(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
         }
       }
     }

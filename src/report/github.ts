@@ -62,7 +62,8 @@ export class GithubReport {
 
   constructor(
     private readonly file: string,
-    private readonly write: (line: string) => void,
+    /** Receives the annotation lines (and warnings about the summary). */
+    readonly write: (line: string) => void,
   ) {}
 
   /** Annotates `item` if it broke a rule and the cap allows; keeps its summary row. */

@@ -24,13 +24,6 @@ export function xmlEscape(text: string): string {
     .replaceAll("\t", "&#9;");
 }
 
-/** Counts of a JUnit report. */
-export interface JunitCounts {
-  readonly tests: number;
-  readonly failures: number;
-  readonly errors: number;
-}
-
 function testcase(item: ReportItem, suite: string): string {
   const name = xmlEscape(`item ${item.index}${item.id === null ? "" : ` (id ${item.id})`} line ${item.line}`);
   const open = `<testcase classname="${xmlEscape(suite)}" name="${name}">`;
@@ -55,11 +48,6 @@ export class JunitReport {
   /** An empty report whose test cases spool beside `target`; `suite` names the suite (the input). */
   static async create(target: string, suite: string): Promise<JunitReport> {
     return new JunitReport(await ScratchFile.create(target, "junit-cases"), suite);
-  }
-
-  /** The counts so far. */
-  get counts(): JunitCounts {
-    return { tests: this.tests, failures: this.failures, errors: this.errors };
   }
 
   /** Adds one test case for `item`. */

@@ -94,11 +94,6 @@ export class SarifLog {
     return new SarifLog(await ArraySpool.create(target, "sarif-results"), artifact);
   }
 
-  /** Results so far. */
-  get count(): number {
-    return this.results.count;
-  }
-
   /** Adds `item` (a passing item adds nothing). */
   async add(item: ReportItem): Promise<void> {
     if (item.rule !== null) await this.results.append(JSON.stringify(resultOf(item, this.artifact)));

@@ -1,5 +1,5 @@
 // One item's check, the single copy, run by the one screen path (screen-stream.ts) for
-// `screenItems` and `screenFile` alike: the item's provenance (index, id, source, SHA-256 and
+// `screenBatch` and `screenFile` alike: the item's provenance (index, id, source, SHA-256 and
 // code-point length of its text, never the text), then the pipeline's verdict and its batch
 // state, or `degraded` with a stable error name when the check failed or the circuit breaker
 // stopped canary calls.
