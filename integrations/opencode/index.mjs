@@ -489,35 +489,26 @@ var WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool
 var WITHHELD_UNSCREENED = "[Little Canary withheld this tool result after the tool ran; screening did not complete and the fail-closed policy applies.]";
 /** Appended to a prompt warning under `deny`: this hook has no way to refuse the message. */
 var CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
-/** The prompt warning for an outcome, or null when silent. */
-function promptMessage(outcome) {
+/** How the warnings name what was screened: the submitted prompt, or a tool's result. */
+var PROMPT = {
+	flagged: "Prompt flagged",
+	screening: "Screening",
+	denied: "Prompt rejected by the screening service; this OpenCode hook cannot block the turn."
+};
+var TOOL = {
+	flagged: "Tool result flagged",
+	screening: "Tool-result screening",
+	denied: "Tool result withheld before OpenCode sent it to the model."
+};
+/** The warning for an outcome, or null when silent. */
+function warning(outcome, words) {
 	switch (outcome.decision) {
 		case "allow": return null;
-		case "deny": return "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.";
-		case "warn": return "Prompt flagged; OpenCode continued.";
-		case "unscreened": {
-			let base;
-			if (outcome.cause === "incomplete") base = outcome.flagged ? "Prompt flagged; screening coverage is incomplete; OpenCode continued." : "Screening coverage is incomplete; OpenCode continued.";
-			else if (isConfigProblem(outcome.reason)) base = `Screening unavailable: ${outcome.reason}; OpenCode continued.`;
-			else base = "Screening unavailable; OpenCode continued.";
-			return outcome.block ? base + CANNOT_BLOCK : base;
-		}
+		case "deny": return words.denied;
+		case "warn": return `${words.flagged}; OpenCode continued.`;
 	}
-	return null;
-}
-/** The tool-result warning for an outcome, or null when silent. */
-function toolMessage(outcome) {
-	switch (outcome.decision) {
-		case "allow": return null;
-		case "deny": return "Tool result withheld before OpenCode sent it to the model.";
-		case "warn": return "Tool result flagged; OpenCode continued.";
-		case "unscreened":
-			if (outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
-			if (outcome.cause === "incomplete") return outcome.flagged ? "Tool result flagged; screening coverage is incomplete; OpenCode continued." : "Tool-result screening coverage is incomplete; OpenCode continued.";
-			if (isConfigProblem(outcome.reason)) return `Tool-result screening unavailable: ${outcome.reason}; OpenCode continued.`;
-			return "Tool-result screening unavailable; OpenCode continued.";
-	}
-	return null;
+	if (words === TOOL && outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+	return `${outcome.cause === "incomplete" ? outcome.flagged ? `${words.flagged}; screening coverage is incomplete` : `${words.screening} coverage is incomplete` : isConfigProblem(outcome.reason) ? `${words.screening} unavailable: ${outcome.reason}` : `${words.screening} unavailable`}; OpenCode continued.${outcome.block ? CANNOT_BLOCK : ""}`;
 }
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
 function promptText(parts) {
@@ -584,14 +575,14 @@ function createOpenCodeHooks(options = {}) {
 			const text = promptText(isPlainObject(output) ? output["parts"] : void 0);
 			if (text === "") return;
 			const { outcome, notices } = await screen(text);
-			await report(promptMessage(outcome), notices);
+			await report(warning(outcome, PROMPT), notices);
 		},
 		"tool.execute.after": async (_input, output) => {
 			const text = toolText(output);
 			if (text === "") return;
 			const { outcome, notices } = await screen(text);
 			if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
-			await report(toolMessage(outcome), notices);
+			await report(warning(outcome, TOOL), notices);
 		}
 	};
 }

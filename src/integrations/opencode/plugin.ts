@@ -22,49 +22,40 @@ export const CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the f
 
 type Rec = Record<string, unknown>;
 
-/** The prompt warning for an outcome, or null when silent. */
-function promptMessage(outcome: HostClassification): string | null {
-  switch (outcome.decision) {
-    case "allow":
-      return null;
-    case "deny":
-      return "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.";
-    case "warn":
-      return "Prompt flagged; OpenCode continued.";
-    case "unscreened": {
-      let base: string;
-      if (outcome.cause === "incomplete") {
-        base = outcome.flagged
-          ? "Prompt flagged; screening coverage is incomplete; OpenCode continued."
-          : "Screening coverage is incomplete; OpenCode continued.";
-      } else if (isConfigProblem(outcome.reason)) base = `Screening unavailable: ${outcome.reason}; OpenCode continued.`;
-      else base = "Screening unavailable; OpenCode continued.";
-      return outcome.block ? base + CANNOT_BLOCK : base;
-    }
-  }
-  return null;
-}
+/** How the warnings name what was screened: the submitted prompt, or a tool's result. */
+const PROMPT = {
+  flagged: "Prompt flagged",
+  screening: "Screening",
+  denied: "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.",
+};
+const TOOL = {
+  flagged: "Tool result flagged",
+  screening: "Tool-result screening",
+  denied: "Tool result withheld before OpenCode sent it to the model.",
+};
 
-/** The tool-result warning for an outcome, or null when silent. */
-function toolMessage(outcome: HostClassification): string | null {
+/** The warning for an outcome, or null when silent. */
+function warning(outcome: HostClassification, words: typeof PROMPT): string | null {
   switch (outcome.decision) {
     case "allow":
       return null;
     case "deny":
-      return "Tool result withheld before OpenCode sent it to the model.";
+      return words.denied;
     case "warn":
-      return "Tool result flagged; OpenCode continued.";
-    case "unscreened":
-      if (outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
-      if (outcome.cause === "incomplete") {
-        return outcome.flagged
-          ? "Tool result flagged; screening coverage is incomplete; OpenCode continued."
-          : "Tool-result screening coverage is incomplete; OpenCode continued.";
-      }
-      if (isConfigProblem(outcome.reason)) return `Tool-result screening unavailable: ${outcome.reason}; OpenCode continued.`;
-      return "Tool-result screening unavailable; OpenCode continued.";
+      return `${words.flagged}; OpenCode continued.`;
   }
-  return null;
+  if (words === TOOL && outcome.block)
+    return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+  const base =
+    outcome.cause === "incomplete"
+      ? outcome.flagged
+        ? `${words.flagged}; screening coverage is incomplete`
+        : `${words.screening} coverage is incomplete`
+      : isConfigProblem(outcome.reason)
+        ? `${words.screening} unavailable: ${outcome.reason}`
+        : `${words.screening} unavailable`;
+  // Only the prompt hook can meet a block it cannot carry out; a tool result is withheld above.
+  return `${base}; OpenCode continued.${outcome.block ? CANNOT_BLOCK : ""}`;
 }
 
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
@@ -156,14 +147,14 @@ export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCode
       const text = promptText(isPlainObject(output) ? output["parts"] : undefined);
       if (text === "") return;
       const { outcome, notices } = await screen(text);
-      await report(promptMessage(outcome), notices);
+      await report(warning(outcome, PROMPT), notices);
     },
     "tool.execute.after": async (_input, output) => {
       const text = toolText(output);
       if (text === "") return;
       const { outcome, notices } = await screen(text);
       if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
-      await report(toolMessage(outcome), notices);
+      await report(warning(outcome, TOOL), notices);
     },
   };
 }
