@@ -299,13 +299,8 @@ export class VerdictCache {
     hex64("identityKey", identityKey);
     const row = inSqlite(this.path, () => this.#get.get(identityKey, Buffer.from(textSha256, "hex")), "unopenable");
     if (row === undefined) return null;
-    let value: unknown;
-    try {
-      value = JSON.parse(row.value);
-    } catch {
-      value = null;
-    }
-    if (!CACHED_STATES.includes(row.state) || !isPlainObject(value) || !STORED_TIMESTAMP.test(row.checked_at)) {
+    const value = parsePlainObject(row.value);
+    if (!CACHED_STATES.includes(row.state) || value === null || !STORED_TIMESTAMP.test(row.checked_at)) {
       throw new CacheFileError(
         "corrupt_entry",
         this.path,
@@ -455,7 +450,7 @@ export class VerdictCache {
           newest_checked_at: total.newest,
           identities: rows.map((row) => ({
             key: row.key,
-            identity: parseIdentity(row.identity),
+            identity: parsePlainObject(row.identity) as CanaryIdentity | null,
             entries: row.entries,
             oldest_checked_at: row.oldest,
             newest_checked_at: row.newest,
@@ -519,10 +514,11 @@ export class VerdictCache {
   }
 }
 
-function parseIdentity(text: string): CanaryIdentity | null {
+/** The plain object `text` holds as JSON, or null (not JSON, or not an object). */
+function parsePlainObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
-    return isPlainObject(value) ? (value as unknown as CanaryIdentity) : null;
+    return isPlainObject(value) ? value : null;
   } catch {
     return null;
   }

@@ -26,12 +26,11 @@ export async function* pullRecords(
   let head = 0;
   let gone = false;
   let ended: { outcome: ScanOutcome } | { error: unknown } | null = null;
-  let wakeConsumer: (() => void) | null = null;
-  let wakeReader: (() => void) | null = null;
+  // Who waits for the other side: each is woken (and forgotten) at most once.
+  const waiting: { consumer?: () => void; reader?: () => void } = {};
   const wake = (which: "consumer" | "reader"): void => {
-    const resolve = which === "consumer" ? wakeConsumer : wakeReader;
-    if (which === "consumer") wakeConsumer = null;
-    else wakeReader = null;
+    const resolve = waiting[which];
+    delete waiting[which];
     resolve?.();
   };
   const reading = scanRecords(source, options, async (record) => {
@@ -40,7 +39,7 @@ export async function* pullRecords(
     wake("consumer");
     while (queue.length - head >= QUEUE_RECORDS && !gone) {
       await new Promise<void>((resolve) => {
-        wakeReader = resolve;
+        waiting.reader = resolve;
       });
     }
     if (gone) throw new ConsumerGone();
@@ -70,7 +69,7 @@ export async function* pullRecords(
       }
       if (ended !== null) break;
       await new Promise<void>((resolve) => {
-        wakeConsumer = resolve;
+        waiting.consumer = resolve;
       });
     }
     const end = ended as { outcome: ScanOutcome } | { error: unknown };
