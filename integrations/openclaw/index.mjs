@@ -231,6 +231,32 @@ function parseTimeoutMs(raw, limits) {
 		error
 	};
 }
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+function adapterConfig(env, endpoint, rawTimeout, limits) {
+	const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
+	if (!mode.ok) return {
+		ok: false,
+		failureMode: null,
+		problem: invalidConfiguration(mode.error)
+	};
+	if (!endpoint.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(endpoint.error)
+	};
+	const timeout = parseTimeoutMs(rawTimeout, limits);
+	if (!timeout.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(timeout.error)
+	};
+	return {
+		ok: true,
+		failureMode: mode.mode,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs
+	};
+}
 // src/integrations/adapter/client.ts
 /** The most response bytes an adapter holds. */
 var MAX_RESPONSE_BYTES = 65536;
@@ -430,34 +456,16 @@ function createScreener(options) {
 // src/integrations/adapter/plugin-screener.ts
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
-	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	const failureMode = mode.ok ? mode.mode : "allow";
-	const { endpoint } = options;
-	const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-	if (!mode.ok || !endpoint.ok || !timeout.ok) {
-		const problem = invalidConfiguration(!mode.ok ? mode.error : !endpoint.ok ? endpoint.error : timeout.ok ? "unknown" : timeout.error);
-		return {
-			failureMode,
-			problem,
-			timeoutMs: null,
-			screen: async () => ({
-				outcome: unscreenedForHost(problem, { failureMode }),
-				notices: []
-			})
-		};
-	}
-	const screen = createScreener({
-		endpoint: endpoint.endpoint,
-		timeoutMs: timeout.timeoutMs,
-		failureMode,
+	const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+	if (config.ok) return createScreener({
+		...config,
 		adapterName: options.adapterName
 	});
-	return {
-		failureMode,
-		problem: null,
-		timeoutMs: timeout.timeoutMs,
-		screen
-	};
+	const failureMode = config.failureMode ?? "allow";
+	return async () => ({
+		outcome: unscreenedForHost(config.problem, { failureMode }),
+		notices: []
+	});
 }
 /** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
 function isConfigProblem(reason) {
@@ -515,7 +523,7 @@ function createBeforeAgentRunHandler(options = {}) {
 	const config = typeof options.config === "object" && options.config !== null ? options.config : {};
 	const env = options.env ?? process.env;
 	const logger = options.logger ?? { warn: (message) => process.stderr.write(`${message}\n`) };
-	const { screen } = createPluginScreener({
+	const screen = createPluginScreener({
 		env,
 		endpoint: parseServiceOrigin(config["serviceUrl"]),
 		timeoutMs: config["timeoutMs"],

@@ -243,19 +243,22 @@ function parseTimeoutMs(raw, limits) {
 * without screening: reported, never silently read as allow.
 */
 function readAdapterEnv(env, limits = HOOK_TIMEOUT_LIMITS) {
+	return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);
+}
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+function adapterConfig(env, endpoint, rawTimeout, limits) {
 	const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
 	if (!mode.ok) return {
 		ok: false,
 		failureMode: null,
 		problem: invalidConfiguration(mode.error)
 	};
-	const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
 	if (!endpoint.ok) return {
 		ok: false,
 		failureMode: mode.mode,
 		problem: invalidConfiguration(endpoint.error)
 	};
-	const timeout = parseTimeoutMs(env[TIMEOUT_ENV], limits);
+	const timeout = parseTimeoutMs(rawTimeout, limits);
 	if (!timeout.ok) return {
 		ok: false,
 		failureMode: mode.mode,

@@ -2,7 +2,7 @@
 // bad mode is reported, never replaced by a default), then endpoint and timeout. Problems are
 // values: `invalid adapter configuration (<rule>)`, never the raw value.
 import { FAILURE_MODE_ENV, parseFailureMode, type FailureMode } from "../classify.js";
-import { parseCheckEndpoint, type ServiceEndpoint } from "./endpoint.js";
+import { parseCheckEndpoint, type EndpointParse, type ServiceEndpoint } from "./endpoint.js";
 
 /** Environment variable naming the loopback `/check` URL. */
 export const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
@@ -20,18 +20,18 @@ export interface TimeoutLimits {
 export const HOOK_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 5000, fallback: 3000 });
 
 /** `invalid adapter configuration (<rule>)`: the wording every adapter reports. */
-export function invalidConfiguration(rule: string): string {
+function invalidConfiguration(rule: string): string {
   return `invalid adapter configuration (${rule})`;
 }
 
 /** A timeout setting, validated: milliseconds, or the rule it broke. */
-export type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readonly ok: false; readonly error: string };
+type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readonly ok: false; readonly error: string };
 
 /**
  * An integer number of milliseconds within `limits`; unset or empty gives `limits.fallback`.
  * Decimal digits only: "3e3", "0x10" or " 300" are refused rather than guessed.
  */
-export function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
+function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
   const error = `timeout must be an integer from ${limits.min} to ${limits.max} milliseconds`;
   if (raw === undefined || raw === null || raw === "") return { ok: true, timeoutMs: limits.fallback };
   if (typeof raw === "number") {
@@ -59,11 +59,15 @@ export type AdapterConfig =
  * without screening: reported, never silently read as allow.
  */
 export function readAdapterEnv(env: AdapterEnv, limits: TimeoutLimits = HOOK_TIMEOUT_LIMITS): AdapterConfig {
+  return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);
+}
+
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+export function adapterConfig(env: AdapterEnv, endpoint: EndpointParse, rawTimeout: unknown, limits: TimeoutLimits): AdapterConfig {
   const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
   if (!mode.ok) return { ok: false, failureMode: null, problem: invalidConfiguration(mode.error) };
-  const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
   if (!endpoint.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(endpoint.error) };
-  const timeout = parseTimeoutMs(env[TIMEOUT_ENV], limits);
+  const timeout = parseTimeoutMs(rawTimeout, limits);
   if (!timeout.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(timeout.error) };
   return { ok: true, failureMode: mode.mode, endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs };
 }

@@ -3,8 +3,8 @@
 // screen then yields one classified outcome. A configuration problem does not throw inside the
 // host: each screen reports it as `unscreened` (refused under `deny`) without any request. An
 // invalid failure mode is reported in fail-open style, never silently read as allow.
-import { FAILURE_MODE_ENV, parseFailureMode, unscreenedForHost, type FailureMode } from "../classify.js";
-import { ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, invalidConfiguration, parseTimeoutMs, type AdapterEnv, type TimeoutLimits } from "./config.js";
+import { unscreenedForHost } from "../classify.js";
+import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, type AdapterEnv, type TimeoutLimits } from "./config.js";
 import { parseCheckEndpoint, type EndpointParse } from "./endpoint.js";
 import { createScreener, type Screen } from "./screener.js";
 
@@ -17,26 +17,12 @@ export interface PluginScreenerOptions {
   readonly adapterName: string;
 }
 
-/** A plugin's screen, with the configuration it was built from (problem null when valid). */
-export interface PluginScreener {
-  readonly failureMode: FailureMode;
-  readonly problem: string | null;
-  readonly timeoutMs: number | null;
-  readonly screen: Screen;
-}
-
 /** Checks the configuration once and returns the screen every hook call uses. */
-export function createPluginScreener(options: PluginScreenerOptions): PluginScreener {
-  const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-  const failureMode: FailureMode = mode.ok ? mode.mode : "allow";
-  const { endpoint } = options;
-  const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-  if (!mode.ok || !endpoint.ok || !timeout.ok) {
-    const problem = invalidConfiguration(!mode.ok ? mode.error : !endpoint.ok ? endpoint.error : timeout.ok ? "unknown" : timeout.error);
-    return { failureMode, problem, timeoutMs: null, screen: async () => ({ outcome: unscreenedForHost(problem, { failureMode }), notices: [] }) };
-  }
-  const screen = createScreener({ endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs, failureMode, adapterName: options.adapterName });
-  return { failureMode, problem: null, timeoutMs: timeout.timeoutMs, screen };
+export function createPluginScreener(options: PluginScreenerOptions): Screen {
+  const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+  if (config.ok) return createScreener({ ...config, adapterName: options.adapterName });
+  const failureMode = config.failureMode ?? "allow";
+  return async () => ({ outcome: unscreenedForHost(config.problem, { failureMode }), notices: [] });
 }
 
 /** What a plugin configured as the command hooks are reads: the environment, a stderr for its warnings and a deadline. */
@@ -56,7 +42,7 @@ export function createHookPluginScreener(
 ): { screen: Screen; stderr: NonNullable<HookPluginOptions["stderr"]> } {
   const env = options.env ?? process.env;
   const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
-  const { screen } = createPluginScreener({ env, endpoint, timeoutMs: options.timeoutMs ?? env[TIMEOUT_ENV], limits: HOOK_TIMEOUT_LIMITS, adapterName });
+  const screen = createPluginScreener({ env, endpoint, timeoutMs: options.timeoutMs ?? env[TIMEOUT_ENV], limits: HOOK_TIMEOUT_LIMITS, adapterName });
   return { screen, stderr: options.stderr ?? process.stderr };
 }
 

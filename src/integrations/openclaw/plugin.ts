@@ -74,7 +74,7 @@ export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}
   const config = (typeof options.config === "object" && options.config !== null ? options.config : {}) as Record<string, unknown>;
   const env = options.env ?? process.env;
   const logger = options.logger ?? { warn: (message: string) => process.stderr.write(`${message}\n`) };
-  const { screen } = createPluginScreener({
+  const screen = createPluginScreener({
     env,
     endpoint: parseServiceOrigin(config["serviceUrl"]),
     timeoutMs: config["timeoutMs"],
