@@ -1,21 +1,16 @@
 // The verdict cache: one SQLite file mapping (text SHA-256, identity key) to the verdict a check
 // of that text under that canary identity returned, when it was checked, and its evidence.
-//
-// Invariants:
-// - Only exercised pass, flag and block verdicts are stored; `put` refuses anything else with a
-//   typed error, so a degraded or unexercised result is always checked again.
-// - Every `put` is its own committed transaction in WAL mode: a process killed at any point keeps
-//   every put that returned (synchronous=NORMAL is durable against a process crash; a power loss
-//   may drop the last few, which are then checked again, never reused wrongly).
-// - Several processes may share one file: writers take SQLite's lock in turn and wait up to the
-//   busy timeout for it instead of failing.
-// - Memory does not grow with the entries: lookups are by primary key, `stats` is SQL aggregates.
+// - Only exercised pass, flag and block verdicts are stored (`put` refuses anything else), so a
+//   degraded or unexercised result is always checked again.
+// - Every `put` is its own committed WAL transaction: a killed process keeps every put that
+//   returned (a power loss may drop the last few, which are checked again, never reused wrongly).
+// - Several processes may share a file: writers wait up to the busy timeout for SQLite's lock.
+// - Memory does not grow with the entries: lookups are by key, `stats` is SQL aggregates.
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
-//   with a CacheFileError naming the path; it is never altered. A version 1 file (no record
-//   entries) is read as it is and upgraded in place to version 2 when opened for writing.
-// - Record entries (a whole record's finished manifest entry, built from verdicts of this file)
-//   are pruned with the verdicts they were built from: a record entry is as old as its oldest
-//   segment verdict, and goes with its identity.
+//   (CacheFileError naming the path) and never altered; a version 1 file is read as it is and
+//   upgraded to version 2 when opened for writing.
+// - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
+//   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";

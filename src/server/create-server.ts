@@ -218,13 +218,9 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
 }
 
 function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
-  const origins = new Set<string>();
-  for (const entry of entries) {
-    const origin = normalizeAllowedOrigin(entry);
-    if (origin === null) throw new RangeError("allowOrigins entries must be http(s) origins such as http://localhost:3000");
-    origins.add(origin);
-  }
-  return origins;
+  const origins = entries.map((entry) => normalizeAllowedOrigin(entry));
+  if (origins.includes(null)) throw new RangeError("allowOrigins entries must be http(s) origins such as http://localhost:3000");
+  return new Set(origins as string[]);
 }
 
 /**
