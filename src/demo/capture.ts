@@ -1,12 +1,8 @@
-// The replay capture format `little-canary-demo-replay/v1` as we write and read it: a zod
-// schema, the payload hash, and the loading ladder (parseCapture). The hash is
-// SHA-256 over our canonical JSON (manifest/canonical.ts) of the document minus `payload_sha256`, so it
-// does not depend on any language's float formatting. A capture hashed by the
-// Python package therefore does not verify here until it is re-hashed in this form.
-//
-// Failures are values: "unavailable" (nothing to replay, exit 2) or "integrity" (the capture is
-// damaged, tampered with or not a capture of this contrast pair, exit 1). Messages are fixed
-// texts; nothing from the file is echoed.
+// The replay capture format `little-canary-demo-replay/v1` as we write and read it: a zod schema,
+// the payload hash and the loading ladder (parseCapture). The hash is SHA-256 over our canonical
+// JSON of the document minus `payload_sha256`, independent of any language's float formatting (a
+// Python-hashed capture verifies only once re-hashed, see import.ts). Failures are values with
+// fixed messages that echo nothing from the file: "unavailable" or "integrity".
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { isPlainObject } from "../core/guards.js";

@@ -135,6 +135,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
 
   const cases: DemoCase[] = [];
   for (const fixed of CONTRAST_CASES) {
+    const fixedCase = { id: fixed.id, input: fixed.input };
     const started = now();
     const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
       method: "POST",
@@ -158,8 +159,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
           ? `Canary timed out after ${formatSeconds(options.timeoutSeconds)}s; raise --timeout or LITTLE_CANARY_TIMEOUT for a slow machine`
           : chat.error;
       cases.push({
-        id: fixed.id,
-        input: fixed.input,
+        ...fixedCase,
         response: "",
         risk: null,
         signals: [],
@@ -174,8 +174,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
     const analysis = analyzeCase(analyzer, fixed.input, chat.content);
     if (!analysis.ok) {
       cases.push({
-        id: fixed.id,
-        input: fixed.input,
+        ...fixedCase,
         response: chat.content,
         risk: null,
         signals: [],
@@ -189,8 +188,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       break;
     }
     cases.push({
-      id: fixed.id,
-      input: fixed.input,
+      ...fixedCase,
       response: chat.content,
       risk: analysis.risk,
       signals: analysis.signals,

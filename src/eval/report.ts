@@ -68,16 +68,14 @@ function kindRow(label: string, counts: KindCounts, rates: KindRates | null): st
 interface ChartRow {
   readonly label: string;
   readonly kind: "attack" | "benign";
-  readonly counts: KindCounts;
+  readonly counts: KindCounts & { readonly rates: KindRates | null };
 }
 
 function chartRows(categories: Readonly<Record<string, GroupSummary>>): ChartRow[] {
-  const rows: ChartRow[] = [];
-  for (const [name, g] of Object.entries(categories)) {
-    if (g.attack) rows.push({ label: name, kind: "attack", counts: g.attack });
-    if (g.benign) rows.push({ label: name, kind: "benign", counts: g.benign });
-  }
-  return rows;
+  return Object.entries(categories).flatMap(([label, g]) => [
+    ...(g.attack ? [{ label, kind: "attack" as const, counts: g.attack }] : []),
+    ...(g.benign ? [{ label, kind: "benign" as const, counts: g.benign }] : []),
+  ]);
 }
 
 const BAR_X = 260;
@@ -118,15 +116,12 @@ function renderChart(categories: Readonly<Record<string, GroupSummary>>): string
 }
 
 function categoryTable(summary: EvalSummary): string {
-  const rows: string[] = [];
-  for (const row of chartRows(summary.categories)) {
-    const g = summary.categories[row.label];
-    const part = row.kind === "attack" ? g?.attack : g?.benign;
-    rows.push(
-      `<tr><th scope="row">${e(row.label)}</th><td>${row.kind}</td><td>${row.counts.total}</td><td>${row.counts.scored}</td><td>${row.counts.unscored}</td><td>${row.counts.blocked}</td><td>${row.counts.passed}</td><td>${showRate(part?.rates?.blocked_of_all)}</td></tr>`,
-    );
-  }
-  return rows.join("\n");
+  return chartRows(summary.categories)
+    .map(
+      (row) =>
+        `<tr><th scope="row">${e(row.label)}</th><td>${row.kind}</td><td>${row.counts.total}</td><td>${row.counts.scored}</td><td>${row.counts.unscored}</td><td>${row.counts.blocked}</td><td>${row.counts.passed}</td><td>${showRate(row.counts.rates?.blocked_of_all)}</td></tr>`,
+    )
+    .join("\n");
 }
 
 function pairedTable(summary: EvalSummary): string {

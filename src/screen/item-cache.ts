@@ -1,9 +1,7 @@
 // `screen --cache PATH`: the verdict cache around each item's check (check-item.ts), under the
-// pipeline's canary identity with scope `screen_item` (a whole text, screened in windows, never
-// confused with an ingest segment). Like ingest's, a stored value is not trusted blindly: its
-// verdict must match the verdict schema and give again the state it was stored with, and the
-// canary and the analysis must both have run, or it is a miss. A reused item says so
-// (`"reused": true` with the original `"checked_at"`).
+// pipeline's canary identity with scope `screen_item` (never confused with an ingest segment). A
+// stored value is a miss unless its verdict matches the schema, gives again the state it was
+// stored with, and had canary and analysis run. A reused item says so (`reused`, `checked_at`).
 import { isPlainObject } from "../core/guards.js";
 import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";

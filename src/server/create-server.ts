@@ -1,12 +1,9 @@
 // The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready` and
-// `POST /check` with the request ladder of check-request.ts, answered concurrently behind a
-// bounded queue, with header and body deadlines, JSON bodies for every answer (404/405 included)
-// and a health report that never waits on the canary backend. Binding and shutdown live in
-// lifecycle.ts; this module only decides what each request gets.
-//
-// Contract: the pipeline is called only for a request that passed every ladder rule; a check that
-// throws becomes 503 with a fixed body and one log line naming the error class; request text,
-// verdict contents and exception messages are never logged.
+// `POST /check` with the request ladder of check-request.ts, behind a bounded queue, with header
+// and body deadlines, a JSON body for every answer and a health report that never waits on the
+// canary backend (binding and shutdown: lifecycle.ts). The pipeline is called only for a request
+// that passed every rule; a check that throws is a fixed 503 and one log line naming the error
+// class; request text, verdicts and exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
