@@ -207,9 +207,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   if (!o.enableCanary) return refuse("the canary is disabled, so no check is exercised");
   if (pipeline.hasCallbacks) return refuse("the pipeline has callbacks");
   const filter = verifiedStructuralIdentity(pipeline.structuralFilter);
-  if (filter === null || filter.maxInputLength !== o.maxInputLength) {
-    return refuse("the pipeline's structural filter is not the library's own");
-  }
+  if (filter === null || filter.maxInputLength !== o.maxInputLength) return refuse("the pipeline's structural filter is not the library's own");
   // The backend reports its own identity; it is trusted only from the library's own, unmodified one.
   const p = verifiedCanaryIdentity(pipeline.probe, o.provider);
   if (typeof p === "string") return refuse(p);

@@ -310,9 +310,7 @@ export class VerdictCache {
    * anything but an exercised pass, flag or block, and UsageError for a malformed argument.
    */
   put(entry: CachePut): void {
-    if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) {
-      throw new UncacheableVerdictError(entry.state, entry.exercised === true);
-    }
+    if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) throw new UncacheableVerdictError(entry.state, entry.exercised === true);
     if (this.#put === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const text = hex64("textSha256", entry.textSha256);
     const key = hex64("identity key", entry.identity?.key);

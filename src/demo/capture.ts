@@ -108,18 +108,14 @@ export function parseCapture(bytes: Uint8Array): CaptureLoad {
   if (document === undefined) return integrity("fixture is not valid UTF-8 JSON");
   if (!isPlainObject(document)) return integrity("fixture root is invalid");
   const declared = document["payload_sha256"];
-  if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) {
-    return integrity("fixture hash is missing or invalid");
-  }
+  if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) return integrity("fixture hash is missing or invalid");
   let computed: string;
   try {
     computed = capturePayloadSha256(document);
   } catch {
     return integrity("fixture payload cannot be canonicalized");
   }
-  if (!timingSafeEqual(Buffer.from(declared.toLowerCase(), "latin1"), Buffer.from(computed, "latin1"))) {
-    return integrity("fixture hash mismatch");
-  }
+  if (!timingSafeEqual(Buffer.from(declared.toLowerCase(), "latin1"), Buffer.from(computed, "latin1"))) return integrity("fixture hash mismatch");
   const parsed = CapturePayloadSchema.safeParse(document);
   if (!parsed.success) {
     // Only our own fixed messages are shown; zod's defaults could quote a value from the file.

@@ -66,9 +66,7 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
     case "exception":
       return { error: `Ollama model inventory request failed at ${origin}; ${fixHint(model)}` };
   }
-  if (outcome.status !== 200) {
-    return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
-  }
+  if (outcome.status !== 200) return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
   const parsed = outcome.kind === "response" ? parseJsonBody(outcome.body) : null;
   if (!parsed?.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
@@ -85,9 +83,7 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
     return { error: modelNotFoundMessage("ollama", model, origin, names) };
   }
   const digest = entry["digest"];
-  if (typeof digest !== "string" || !/^[A-Za-z0-9:._-]{1,200}$/.test(digest)) {
-    return { error: "configured Ollama model digest is unavailable" };
-  }
+  if (typeof digest !== "string" || !/^[A-Za-z0-9:._-]{1,200}$/.test(digest)) return { error: "configured Ollama model digest is unavailable" };
   return { digest };
 }
 

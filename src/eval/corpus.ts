@@ -93,9 +93,7 @@ const CaseSchema = z.object({
 function parseStrict(bytes: Uint8Array, what: string): unknown {
   const parsed = readStrictDocument(bytes);
   if (!parsed.ok) {
-    if (parsed.code === "byte_order_mark") {
-      throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
-    }
+    if (parsed.code === "byte_order_mark") throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
     throw new CorpusError(`${what}: ${parsed.code === "invalid_utf8" ? "not valid UTF-8" : parsed.message}`);
   }
   if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
@@ -136,12 +134,8 @@ function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
   }
   const c = parsed.data;
   if (!isWellFormedText(c.prompt)) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
-  if (c.adjudication === "positive" && c.expected_safe) {
-    throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
-  }
-  if (c.adjudication === "benign_control" && !c.expected_safe) {
-    throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
-  }
+  if (c.adjudication === "positive" && c.expected_safe) throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
+  if (c.adjudication === "benign_control" && !c.expected_safe) throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
   const provenance: Record<string, string | number | boolean | null> = {};
   for (const key of PROVENANCE_KEYS) {
     const value = c[key];
@@ -226,8 +220,6 @@ export function selectCases(loaded: LoadedCorpora, idsFile: IdsFile | null): Eva
   }
   if (selected.length === 0) throw new CorpusError("no cases selected");
   const paired = selected.filter((c) => c.adjudication !== null).length;
-  if (paired > 0 && paired < selected.length) {
-    throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");
-  }
+  if (paired > 0 && paired < selected.length) throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");
   return selected;
 }

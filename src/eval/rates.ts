@@ -22,9 +22,7 @@ export interface Rate {
 
 /** Wilson score interval for k successes out of n, as fractions in [0, 1]. */
 export function wilsonInterval(k: number, n: number, z: number = Z95): { low: number; high: number } | null {
-  if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n) || k < 0 || n < 0 || k > n) {
-    throw new RangeError("wilsonInterval needs integers 0 <= k <= n");
-  }
+  if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n) || k < 0 || n < 0 || k > n) throw new RangeError("wilsonInterval needs integers 0 <= k <= n");
   if (n === 0) return null;
   const p = k / n;
   const z2 = z * z;

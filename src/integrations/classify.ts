@@ -69,9 +69,7 @@ export function classifyVerdict(verdict: unknown): Classified {
   }
   const advisory = verdict["advisory"];
   const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-  if (verdict["blocked_by"] === "fail_closed") {
-    return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
-  }
+  if (verdict["blocked_by"] === "fail_closed") return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
   if (verdict["safe"] === false) return { decision: "deny", cause: null, reason: null, flagged };
   if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") {
     return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };

@@ -76,9 +76,7 @@ export const NOTHING_TO_SCREEN_SUMMARY = "No user text to screen; the checker wa
 
 function resolvePolicy(options: LittleCanaryGuardrailOptions): DegradedPolicy {
   if (options.onDegraded !== undefined) {
-    if (options.onDegraded !== "fail_open" && options.onDegraded !== "fail_closed") {
-      throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
-    }
+    if (options.onDegraded !== "fail_open" && options.onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
     return options.onDegraded;
   }
   const env = options.env ?? process.env;

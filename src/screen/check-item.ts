@@ -74,9 +74,7 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
   const { breaker, cache } = options;
   const profile = canaryProfile(pipeline);
   const checkText = async (text: string, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
-    if (breaker.open && !(profile.skipsCanaryOn?.(text) ?? false)) {
-      return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
-    }
+    if (breaker.open && !(profile.skipsCanaryOn?.(text) ?? false)) return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
     try {
       const verdict = await pipeline.check(text);
       if (!isGenuineVerdict(verdict)) throw new TypeError("check did not return a PipelineVerdict");

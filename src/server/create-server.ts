@@ -110,9 +110,7 @@ function headOf(req: IncomingMessage): RequestHead {
 
 async function healthBody(control: ServiceControl): Promise<Record<string, unknown>> {
   const pipeline = control.pipeline;
-  if (pipeline === null || control.health === null) {
-    return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
-  }
+  if (pipeline === null || control.health === null) return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
   const cached = await control.health.current();
   return {
     // A missing or too old result is never passed off as current readiness: the configuration

@@ -34,9 +34,7 @@ type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readon
 function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
   const error = `timeout must be an integer from ${limits.min} to ${limits.max} milliseconds`;
   if (raw === undefined || raw === null || raw === "") return { ok: true, timeoutMs: limits.fallback };
-  if (typeof raw === "number") {
-    return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? { ok: true, timeoutMs: raw } : { ok: false, error };
-  }
+  if (typeof raw === "number") return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? { ok: true, timeoutMs: raw } : { ok: false, error };
   if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return { ok: false, error };
   const value = Number(raw);
   return value >= limits.min && value <= limits.max ? { ok: true, timeoutMs: value } : { ok: false, error };
