@@ -217,7 +217,8 @@ export class VerdictCache {
     this.#get = db.prepare(
       "SELECT v.state, v.value, v.checked_at FROM identities i JOIN verdicts v ON v.identity_id = i.id WHERE i.key = ? AND v.text_sha256 = ?",
     );
-    this.#getRecord = hasRecordEntries(db)
+    // A version 1 file opened read-only has no record entries.
+    this.#getRecord = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_entries'").get()
       ? db.prepare("SELECT entry, entry_sha256, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?")
       : null;
     this.#identityId = db.prepare<[string], number>("SELECT id FROM identities WHERE key = ?").pluck();
@@ -560,11 +561,6 @@ function retryWhileBusy(timeoutMs: number, step: () => void): void {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
     }
   }
-}
-
-/** Whether the database has the record entries of schema version 2. */
-function hasRecordEntries(db: Database.Database): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_entries'").get() !== undefined;
 }
 
 /** Upgrades a version 1 cache to version 2 (adds the record entries) under SQLite's write lock. */

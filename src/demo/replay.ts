@@ -62,10 +62,6 @@ function successFields(capture: Capture): Record<string, unknown> {
   };
 }
 
-function sameSignals(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value, i) => value === b[i]);
-}
-
 /** Replays a capture through the analyzer, without any network call. */
 export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcome> {
   if (options.capturePath === undefined) return failure("REPLAY UNAVAILABLE", NO_CAPTURE);
@@ -102,7 +98,7 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
       analysis_status: "exercised",
     });
     const expected = recorded.expected;
-    if (analysis.risk !== expected.risk || analysis.block !== expected.block || !sameSignals(analysis.signals, expected.signals)) {
+    if (analysis.risk !== expected.risk || analysis.block !== expected.block || JSON.stringify(analysis.signals) !== JSON.stringify(expected.signals)) {
       return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };
     }
   }

@@ -48,17 +48,12 @@ export function flatProvenance(record: ExportRecord, manifestSha256: string): Re
   return flat;
 }
 
-/** True when a record's own metadata uses a key the adapters reserve for provenance. */
-function usesReservedKey(metadata: Readonly<Record<string, string>>): boolean {
-  return Object.keys(metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX));
-}
-
 /**
  * Refuses a record whose own metadata uses a reserved key (`little_canary`, or one starting
  * `little_canary_`): its value would be overwritten by the provenance or taken for it.
  */
 export function refuseReservedKeys(record: Pick<ExportRecord, "index" | "metadata">): void {
-  if (usesReservedKey(record.metadata)) {
+  if (Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))) {
     throw new UsageError(
       `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
     );

@@ -76,15 +76,11 @@ export class ConnectionLimiter {
     this.#schedule();
   }
 
-  #settled(stamp: number | undefined): boolean {
-    return stamp !== undefined && stamp <= this.#turn - 2;
-  }
-
   /** The oldest settled candidate (tier 1 first); insertion order is stamp order, so only the first of each tier is looked at. */
   #candidate(): Socket | undefined {
     for (const tier of [this.#waiting, this.#reading]) {
       for (const [socket, stamp] of tier) {
-        if (this.#settled(stamp)) return socket;
+        if (stamp <= this.#turn - 2) return socket;
         break;
       }
     }

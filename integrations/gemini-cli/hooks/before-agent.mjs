@@ -522,14 +522,6 @@ var HOOK_INPUT_REASONS = {
 	json: "hook input was not valid JSON",
 	object: "hook input was not a JSON object"
 };
-function parseHookInput(read) {
-	if (!read.ok) return read;
-	const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
-	return parsed.ok ? {
-		ok: true,
-		input: parsed.value
-	} : parsed;
-}
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 async function decideHook({ read, env, event, adapterName }) {
 	const config = readAdapterEnv(env);
@@ -538,16 +530,16 @@ async function decideHook({ read, env, event, adapterName }) {
 		notices: []
 	};
 	const failureMode = config.failureMode;
-	const parsed = parseHookInput(read);
+	const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
 	if (!parsed.ok) return {
 		outcome: unscreenedForHost(parsed.reason, { failureMode }),
 		notices: []
 	};
-	if (parsed.input["hook_event_name"] !== event) return {
+	if (parsed.value["hook_event_name"] !== event) return {
 		outcome: unscreenedForHost("unexpected hook event", { failureMode }),
 		notices: []
 	};
-	const prompt = parsed.input["prompt"];
+	const prompt = parsed.value["prompt"];
 	if (typeof prompt !== "string") return {
 		outcome: unscreenedForHost("prompt was not a string", { failureMode }),
 		notices: []

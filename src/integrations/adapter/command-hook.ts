@@ -60,19 +60,11 @@ function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INP
   });
 }
 
-type HookInput = { readonly ok: true; readonly input: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
-
 const HOOK_INPUT_REASONS: JsonObjectReasons = {
   utf8: "hook input was not valid UTF-8",
   json: "hook input was not valid JSON",
   object: "hook input was not a JSON object",
 };
-
-function parseHookInput(read: BoundedRead): HookInput {
-  if (!read.ok) return read;
-  const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
-  return parsed.ok ? { ok: true, input: parsed.value } : parsed;
-}
 
 /** One hook invocation's inputs: what stdin gave, the environment, the expected event. */
 interface HookInvocation {
@@ -89,10 +81,10 @@ export async function decideHook({ read, env, event, adapterName }: HookInvocati
   // asked for a policy we cannot name, so we neither invent `allow` silently nor refuse blindly.
   if (!config.ok) return { outcome: unscreenedForHost(config.problem, { failureMode: config.failureMode ?? "allow" }), notices: [] };
   const failureMode = config.failureMode;
-  const parsed = parseHookInput(read);
+  const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
   if (!parsed.ok) return { outcome: unscreenedForHost(parsed.reason, { failureMode }), notices: [] };
-  if (parsed.input["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
-  const prompt = parsed.input["prompt"];
+  if (parsed.value["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
+  const prompt = parsed.value["prompt"];
   if (typeof prompt !== "string") return { outcome: unscreenedForHost("prompt was not a string", { failureMode }), notices: [] };
   const screen = createScreener({ endpoint: config.endpoint, timeoutMs: config.timeoutMs, failureMode, adapterName });
   return screen(prompt);
