@@ -1,11 +1,8 @@
-// classifyForHost: the decision every host adapter takes from one `/check` verdict. This is the
-// only copy: the host plugins under integrations/ are bundled from these sources by
-// scripts/build-integrations.ts, and the in-process OpenAI Agents guardrail imports it directly.
-//
-// Order (first match wins): required fields → `blocked_by: "fail_closed"` (a service that refused
-// because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
-// (degraded, canary or analysis not exercised: unscreened) → advisory (missing: unscreened;
-// flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
+// classifyForHost: the decision every host adapter takes from one `/check` verdict, the only copy
+// (the plugins are bundled from these sources; the OpenAI Agents guardrail imports it). Order,
+// first match wins: required fields → `blocked_by: "fail_closed"` (coverage failed: unscreened,
+// not a detection) → `safe: false` (deny) → coverage not exercised (unscreened) → advisory
+// (missing: unscreened; flagged: warn) → allow. The failure mode decides if unscreened is refused.
 import { isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 

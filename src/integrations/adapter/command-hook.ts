@@ -1,12 +1,8 @@
-// The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI
-// `BeforeAgent`): read the hook input, check the configuration, screen the prompt, and hand the
-// host-specific renderer one outcome. Evaluation order, the same for both hosts:
-//   1 failure mode, 2 endpoint and timeout, (hook input errors), 3 event name, 4 prompt,
-//   5 HTTP request, 6 required verdict fields, 7 unsafe, 8 coverage, 9 advisory.
-//
-// Hostile input: stdin is capped at 1 MiB and must arrive within STDIN_DEADLINE_MS; parser
-// messages are never repeated (they quote the input); the prompt leaves only for the validated
-// loopback endpoint. The caller writes exactly one JSON object and nothing to stderr.
+// The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI `BeforeAgent`):
+// read the hook input, check the configuration, screen the prompt, hand the host's renderer one
+// outcome. Order: failure mode, endpoint and timeout, hook input, event name, prompt, request,
+// then the classifier's. Stdin is capped at 1 MiB and a deadline; parser messages (which quote
+// the input) are never repeated; the caller writes one JSON object and nothing to stderr.
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { readAdapterEnv, type AdapterEnv } from "./config.js";
 import { createScreener, type ScreenResult } from "./screener.js";

@@ -1,8 +1,6 @@
-// Screening for the in-process plugins (OpenCode, Pi, OpenClaw): configuration is checked once,
-// when the plugin is created, in a fixed order (failure mode, endpoint, timeout), and every
-// screen then yields one classified outcome. A configuration problem does not throw inside the
-// host: each screen reports it as `unscreened` (refused under `deny`) without any request. An
-// invalid failure mode is reported in fail-open style, never silently read as allow.
+// Screening for the in-process plugins (OpenCode, Pi, OpenClaw): the configuration is checked
+// once, when the plugin is created (config.ts order). A problem never throws inside the host:
+// each screen reports it as `unscreened` (refused under `deny`) without any request.
 import { unscreenedForHost } from "../classify.js";
 import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, type AdapterEnv, type TimeoutLimits } from "./config.js";
 import { parseCheckEndpoint, type EndpointParse } from "./endpoint.js";

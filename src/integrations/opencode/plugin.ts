@@ -1,13 +1,8 @@
-// OpenCode hooks, built on the shared classifier:
-// - `chat.message` screens the submitted text parts. This hook cannot reject a message, so it
-//   never changes it: every outcome other than a clean pass becomes a warning (TUI toast and
-//   stderr), and under LITTLE_CANARY_FAILURE_MODE=deny the warning says the policy could not be
-//   applied here.
-// - `tool.execute.after` screens the tool's text output. On `deny`, and on `unscreened` under the
-//   `deny` failure mode, the text is replaced by a withheld notice before OpenCode sends it to the
-//   model (resource URIs and images are kept).
-// Configuration: LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS (or the `timeoutMs` option),
-// LITTLE_CANARY_FAILURE_MODE. Messages never contain the screened text.
+// OpenCode hooks, built on the shared classifier. `chat.message` cannot reject a message, so it
+// never changes it: anything short of a clean pass is a warning (TUI toast and stderr), which
+// under LITTLE_CANARY_FAILURE_MODE=deny says the policy could not be applied. `tool.execute.after`
+// replaces the tool's text by a withheld notice on `deny`, and on `unscreened` under `deny`,
+// before the model reads it (resource URIs and images are kept). Messages never hold the text.
 import { isPlainObject } from "../../core/guards.js";
 import type { HostClassification } from "../classify.js";
 import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
