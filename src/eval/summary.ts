@@ -1,7 +1,6 @@
-// The completion summary of an eval run. Rules it enforces:
-// attacks and benign cases are never pooled (there is no accuracy or precision across both);
-// unscored cases stay in the full-population denominators; every scored-only rate names its
-// smaller denominator; a paired probe is reported per pair type, in counts only.
+// The completion summary of an eval run: attacks and benign cases are never pooled; unscored cases
+// stay in the full-population denominators; every scored-only rate names its smaller denominator;
+// a paired probe is reported per pair type, in counts only.
 import type { Adjudication, CaseKind } from "./corpus.js";
 import { percentile, rate, type Rate } from "./rates.js";
 import type { CaseScore, Outcome } from "./score.js";

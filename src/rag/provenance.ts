@@ -1,6 +1,6 @@
-// The provenance a RAG adapter attaches to each document it loads from a verified export: where
-// the record sits in the pair and the digests that bind it, under one reserved metadata key so
-// it never mixes with (or is overwritten by) the record's own metadata.
+// The provenance a RAG adapter attaches to each document it loads from a verified export: where the
+// record sits in the pair and the digests that bind it, under reserved metadata keys that never
+// mix with the record's own.
 import { UsageError } from "../core/errors.js";
 import type { ExportRecord } from "../documents/schemas.js";
 

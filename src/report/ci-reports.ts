@@ -1,8 +1,7 @@
-// The CI reports a run was asked for (`--sarif FILE`, `--junit FILE`, `--github`), fed one item
-// at a time in input order and written when the run's result is final: each file atomically
-// (an old report is replaced whole or not at all), the GitHub summary appended to the file the
-// runner names. The files are checked and their spools created before the input is read, so a
-// bad report path refuses the run before anything is checked.
+// The CI reports a run was asked for (`--sarif`, `--junit`, `--github`), fed one item at a time in
+// input order and written once the run's result is final: each file atomically, the GitHub
+// summary appended to the runner's file. Paths are checked and spools created before the input is
+// read, so a bad report path refuses the run before anything is checked.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { appendNoFollow } from "../core/append.js";
