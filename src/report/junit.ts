@@ -1,8 +1,6 @@
 // A JUnit XML report of one screen or ingest run: one <testcase> per item, a <failure> for a
-// detection (block, flag), an <error> for a coverage failure (degraded, unexercised, not
-// screened): a text that was not screened is never a passing test. No item text appears, only
-// positions, id labels and hashes. The test cases are spooled as they finish and the suite's
-// counts, known only at the end, are framed around them.
+// detection, an <error> for a coverage failure (a text that was not screened is never a passing
+// test); never item text. Test cases are spooled as they finish and the counts framed around them.
 import { frameDocument, type FramedDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { resultMessage, type ReportItem } from "./report-item.js";

@@ -1,8 +1,7 @@
-// The strict reader's records as an async iterable that is pulled, for the second pass of
-// `screenFile`: `scanRecords` pushes records to a callback, the checks pull items when a lane is
-// free. A small queue sits between the two and the read waits while it is full, so memory holds
-// at most QUEUE_RECORDS records (plus the reader's one line and chunk) whatever the input's size.
-// When the consumer stops early (a failure, an abort), the read is stopped and its source closed.
+// The strict reader's records as a pulled async iterable, for `screenFile`'s second pass:
+// `scanRecords` pushes, the checks pull when a lane is free, and a small queue between them makes
+// the read wait while it is full (at most QUEUE_RECORDS records held). When the consumer stops
+// early (a failure, an abort), the read is stopped and its source closed.
 import type { RawRecord } from "../jsonl/record.js";
 import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 

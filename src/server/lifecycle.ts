@@ -1,8 +1,7 @@
-// Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and
-// reports the port the OS actually gave (so port 0 works); a bind failure is a typed
-// error with the system code, for a one-line message. Shutdown stops accepting, lets every
-// accepted request finish (queued checks included), then closes the remaining connections; a
-// `force` promise (a second Ctrl-C) cuts the wait short.
+// Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and reports
+// the port the OS gave (so port 0 works); a bind failure is a typed error with the system code.
+// Shutdown stops accepting, lets every accepted request finish (queued checks included), then
+// closes the remaining connections; a `force` promise (a second Ctrl-C) cuts the wait short.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BIND_HOST, LISTEN_BACKLOG } from "./limits.js";

@@ -1,9 +1,8 @@
-// OpenClaw `before_agent_run` handler, built on the shared classifier: screens `event.prompt`
-// only (never `event.messages`), answers `{outcome:"block", ...}` for an unsafe verdict and,
-// under LITTLE_CANARY_FAILURE_MODE=deny, for a prompt that could not be screened;
-// `{outcome:"pass"}` otherwise, with exactly one logger warning for anything short of a clean
-// pass. `serviceUrl` must be a loopback origin (127.0.0.1, localhost or [::1]: the same rule as
-// every other adapter). Warnings never contain error messages or prompt text.
+// OpenClaw `before_agent_run` handler, built on the shared classifier: screens `event.prompt` only
+// (never `event.messages`), answers `{outcome:"block", ...}` for an unsafe verdict and, under
+// LITTLE_CANARY_FAILURE_MODE=deny, for a prompt that could not be screened; otherwise
+// `{outcome:"pass"}` with one logger warning (never error messages or prompt text) for anything
+// short of a clean pass. `serviceUrl` must be a loopback origin, as for every adapter.
 import type { HostClassification } from "../classify.js";
 import type { AdapterEnv, TimeoutLimits } from "../adapter/config.js";
 import { parseServiceOrigin } from "../adapter/endpoint.js";

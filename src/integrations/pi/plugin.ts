@@ -1,9 +1,7 @@
-// Pi `input` handler, built on the shared classifier. Returns `{action:"handled"}` (Pi does not
-// start the turn) for an unsafe verdict and, under LITTLE_CANARY_FAILURE_MODE=deny, for input
-// that could not be screened; `{action:"continue"}` otherwise, with a notification for anything
-// short of a clean pass. The endpoint and the rest of the configuration are read once, when the
-// handler is created. Notifications go to `ctx.ui.notify` when Pi has a UI, else to stderr; they
-// never contain the input text.
+// Pi `input` handler, built on the shared classifier: `{action:"handled"}` (Pi does not start the
+// turn) for an unsafe verdict and, under LITTLE_CANARY_FAILURE_MODE=deny, for input that could not
+// be screened; otherwise `{action:"continue"}`, with a notification (`ctx.ui.notify`, else stderr,
+// never the input text) for anything short of a clean pass. Configuration is read once.
 import type { HostClassification } from "../classify.js";
 import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
 
