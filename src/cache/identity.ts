@@ -195,10 +195,8 @@ function servedIdentity(model: string, server: OpenAIContextProof | null): { dig
 
 /**
  * The canary identity of `pipeline` for checks of `options.scope`, or why there is none: a
- * pipeline this library did not build (or whose parts were replaced or re-configured), a
- * disabled canary (nothing it checks could be cached), or an unknown model digest (the same tag
- * can name different weights; an OpenAI-compatible server reports none, so its served name must pin
- * a revision and the server's own report, fingerprint included, is part of the identity).
+ * pipeline this library did not build (or whose parts were replaced or re-configured), a disabled
+ * canary (nothing it checks could be cached), or an unknown model digest (one tag can name other weights).
  */
 export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): IdentityOutcome {
   if (!SCOPES.includes(options.scope)) return refuse("unknown check scope");

@@ -1,8 +1,7 @@
 // `demo --live`: sends the fixed clean/attack pair to a loopback Ollama with the structural layer
-// off and reports LIVE CONTRAST VERIFIED only when both replies were received, both were analysed,
-// the clean one passed and the attack was blocked. Anything less is
-// DEGRADED (exit 2) or NO CONTRAST (exit 1); live never falls back to replay. The caller is told
-// what will leave the process before the first request (`onEvent("disclosure")`).
+// off; LIVE CONTRAST VERIFIED only when both replies were received and analysed, the clean one
+// passed and the attack was blocked, else DEGRADED (exit 2) or NO CONTRAST (exit 1), never a
+// fall-back to replay. The caller learns what will leave the process before the first request.
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";

@@ -1,9 +1,8 @@
-// The static HTML report of an eval run: one self-contained page (inline CSS, an inline SVG
-// chart, no scripts, no fonts or images from anywhere) with the run header, the attack and benign
-// results side by side (never pooled), a per-category table and a bar chart of blocked / passed /
-// unscored per category. Every string that came from a corpus or a backend goes through
-// escapeHtml, and a Content-Security-Policy forbids scripts and network loads, so even a missed
-// escape could not run code or call out.
+// The static HTML report of an eval run: one self-contained page (inline CSS and SVG chart, no
+// scripts, nothing loaded from anywhere) with the run header, attack and benign results side by
+// side (never pooled), and per-category counts. Every corpus or backend string goes through
+// escapeHtml, and a Content-Security-Policy forbids scripts and loads, so a missed escape could
+// neither run code nor call out.
 import type { EvalCase } from "./corpus.js";
 import type { Rate } from "./rates.js";
 import type { RunHeader } from "./records.js";

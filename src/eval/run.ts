@@ -1,8 +1,7 @@
-// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects
-// the cases, builds a block-mode SecurityPipeline for the chosen mode, refuses to start when a
-// canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
-// skewed by contention), writing and flushing one JSONL line per case and a completion line at the
-// end. Cases whose layers did not run are unscored and stay in the full-population denominators.
+// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects the cases,
+// builds a block-mode SecurityPipeline for the mode, refuses to start when a canary mode's backend
+// is not ready, then checks the cases one at a time (so contention does not skew latencies),
+// flushing one JSONL line per case and a completion line at the end.
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
@@ -125,20 +124,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, inte
   return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
-interface ResolvedEval {
-  readonly mode: EvalMode;
-  readonly model: string | null;
-  readonly judge: string | null;
-  readonly threshold: number;
-  readonly timeoutSeconds: number | null;
-  readonly ollamaUrl: string;
-  readonly provider: "ollama" | "openai";
-  /** The URL the canary calls go to (the Ollama URL or the OpenAI-compatible base URL). */
-  readonly backendUrl: string;
-  readonly pool: readonly PoolEndpointSpec[] | null;
-}
+type ResolvedEval = ReturnType<typeof resolveOptions>;
 
-function resolveOptions(options: EvalOptions): ResolvedEval {
+/** The options checked once, with their defaults. */
+function resolveOptions(options: EvalOptions) {
   const model = options.model ?? null;
   if (model !== null) nonEmpty("--model", model);
   const mode = options.mode ?? (model !== null ? "pipeline" : "structural-only");
@@ -166,8 +155,9 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
     if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
     if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
+  // Where the canary calls go: the Ollama URL or the OpenAI-compatible base URL.
   const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;
-  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool };
+  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool } as const;
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {

@@ -1,7 +1,6 @@
-// Scoring one case (with the confusion cells named for what they are).
-// A case is scored only when every layer the mode relies on actually ran; otherwise it is
-// unscored, with the first reason in a fixed order, and it still counts in the full-population
-// denominators (summary.ts). The routing result of an unscored case is kept as raw_actual_safe so
+// Scoring one case. A case is scored only when every layer the mode relies on ran; otherwise it is
+// unscored, with the first reason in a fixed order, and still counts in the full-population
+// denominators (summary.ts). An unscored case keeps its routing result as raw_actual_safe, so
 // nobody has to guess what a fail-open deployment would have done with it.
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import type { CaseKind } from "./corpus.js";

@@ -14,10 +14,9 @@ export { PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
 /**
  * Reads the admitted records of a published ingest pair as LlamaIndex Documents: `text` is the
  * record's text, `id_` its id (or `little-canary:<index>`), `metadata` its string metadata plus
- * flat provenance keys (`little_canary_index`, `little_canary_sha256`,
- * `little_canary_material_sha256`, `little_canary_manifest_sha256`, and `little_canary_id` /
- * `little_canary_source` when set), all listed in `excludedLlmMetadataKeys` and
- * `excludedEmbedMetadataKeys` so they are neither shown to the model nor embedded.
+ * the flat provenance keys (`little_canary_index`, `little_canary_sha256`, …; see provenance.ts),
+ * which are listed in `excludedLlmMetadataKeys` and `excludedEmbedMetadataKeys`: never shown to
+ * the model nor embedded.
  */
 export class LittleCanaryExportReader implements BaseReader<Document> {
   private readonly options: VerifiedExportOptions;
