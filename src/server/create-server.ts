@@ -144,7 +144,12 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
   const pipeline = control.pipeline;
   if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
   const abandoned = new Promise<void>((resolve) => res.once("close", () => resolve()));
-  const outcome = await control.queue.run(() => pipeline.check(parsed.text), abandoned);
+  // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
+  const outcome = await control.queue.run(async () => {
+    const verdict = await pipeline.check(parsed.text);
+    const wire: Record<string, unknown> = { ...verdict.toDict() };
+    return { verdict, wire };
+  }, abandoned);
   switch (outcome.kind) {
     case "full":
       return sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
@@ -154,16 +159,10 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
       control.log("ERROR", `Pipeline check failed (${errorClass(outcome.error)})`);
       return sendReply(res, REPLIES.pipelineFailed);
     case "done": {
-      let wire: Record<string, unknown>;
-      try {
-        wire = { ...outcome.value.toDict() };
-      } catch (error) {
-        control.log("ERROR", `Pipeline check failed (${errorClass(error)})`);
-        return sendReply(res, REPLIES.pipelineFailed);
-      }
+      const { verdict, wire } = outcome.value;
       if (control.accessLog !== null) {
         const coverage = loggedCoverage(wire);
-        control.verdicts.set(res, { verdict: batchState(outcome.value), ...(coverage !== undefined ? { coverage } : {}) });
+        control.verdicts.set(res, { verdict: batchState(verdict), ...(coverage !== undefined ? { coverage } : {}) });
       }
       return sendReply(res, { status: 200, body: wire }, control.draining);
     }
