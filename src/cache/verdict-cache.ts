@@ -314,8 +314,7 @@ export class VerdictCache {
     if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) throw new UncacheableVerdictError(entry.state, entry.exercised === true);
     if (this.#put === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const text = hex64("textSha256", entry.textSha256);
-    const key = hex64("identity key", entry.identity?.key);
-    const identity = this.#identityText(entry.identity);
+    const { key, identity } = this.#identity(entry.identity);
     if (!isPlainObject(entry.value)) throw new UsageError("a cached value must be a plain JSON object");
     const value = canonicalJsonUnchecked(entry.value);
     const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
@@ -405,8 +404,7 @@ export class VerdictCache {
   putRecord(put: RecordEntryPut): void {
     if (this.#putRecord === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const recordKey = hex64("recordKey", put.recordKey);
-    const key = hex64("identity key", put.identity?.key);
-    const identity = this.#identityText(put.identity);
+    const { key, identity } = this.#identity(put.identity);
     if (typeof put.entry !== "string" || put.entry === "") throw new UsageError("a record entry must be a non-empty string");
     if (!TimestampSchema.safeParse(put.oldestCheckedAt).success) throw new UsageError("oldestCheckedAt must be an ISO 8601 UTC timestamp with milliseconds");
     const putRecord = this.#putRecord;
@@ -497,14 +495,15 @@ export class VerdictCache {
     if (this.#db.open) this.#db.close();
   }
 
-  /** The canonical JSON of an identity, after checking once that its key is its SHA-256. */
-  #identityText(identity: CacheIdentity): string {
-    const known = this.#knownKeys.get(identity.key);
-    if (known !== undefined) return known;
+  /** The key and canonical JSON of an identity, after checking once that its key is its SHA-256. */
+  #identity(identity: CacheIdentity): { key: string; identity: string } {
+    const key = hex64("identity key", identity?.key);
+    const known = this.#knownKeys.get(key);
+    if (known !== undefined) return { key, identity: known };
     const text = canonicalJsonUnchecked(identity.identity);
-    if (identityKey(identity.identity) !== identity.key) throw new UsageError("the identity key is not the SHA-256 of the identity");
-    this.#knownKeys.set(identity.key, text);
-    return text;
+    if (identityKey(identity.identity) !== key) throw new UsageError("the identity key is not the SHA-256 of the identity");
+    this.#knownKeys.set(key, text);
+    return { key, identity: text };
   }
 }
 

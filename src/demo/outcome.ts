@@ -1,6 +1,5 @@
-// What a demo run concluded, and the fixed mapping from that conclusion to `degraded`, the
-// analysis fields and the exit code (docs/demo.md): 0 verified, 1 a
-// complete run that disagrees, 2 nothing (or not enough) could be inspected.
+// What a demo run concluded, and the fixed mapping from that to `degraded`, the analysis fields and
+// the exit code (docs/demo.md): 0 verified, 1 a complete run that disagrees, 2 not inspectable.
 import type { DemoCase } from "./case-analysis.js";
 
 /** What a demo run concluded (the status line it prints). */

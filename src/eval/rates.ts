@@ -1,8 +1,7 @@
-// Rates and latency percentiles for eval summaries. A rate always carries its numerator, its
-// denominator and the name of that denominator, plus a 95% Wilson score interval, because a bare
-// percentage over 5 cases and one over 500 must never look alike. Percentages are rounded
-// half-to-even to one decimal place (as the original harness does) and are null when the
-// denominator is 0: "no data" is not 0%.
+// Rates and latency percentiles for eval summaries. A rate carries its numerator, its denominator
+// and that denominator's name, plus a 95% Wilson score interval: 5 cases and 500 must never look
+// alike. Percentages are rounded half-to-even to one decimal and null for a 0 denominator ("no
+// data" is not 0%).
 import { roundHalfEven } from "../pipeline/round.js";
 
 /** Two-sided 95% normal quantile. */

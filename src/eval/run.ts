@@ -234,8 +234,7 @@ async function buildHeader(
   let judgeDigest: string | null = null;
   let version: string | null = null;
   if (canary) {
-    const probe = pipeline.probe;
-    modelDigest = await knownModelDigest(probe);
+    modelDigest = await knownModelDigest(pipeline.probe);
     if (r.judge !== null && r.provider === "ollama") {
       const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
       judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
