@@ -79,11 +79,7 @@ export function snapshotMetadata(metadata: Readonly<Record<string, unknown>>, wh
   return { flat: out, copy };
 }
 
-/**
- * The flattened string metadata of `metadata` (see the key scheme above). Throws UsageError,
- * naming `what` and the depth (never a key or value, which may be hostile), for metadata that
- * cannot be flattened.
- */
+/** The flattened string metadata of `metadata` (see the key scheme above); throws as snapshotMetadata does. */
 export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, what = "metadata"): Record<string, string> {
   return snapshotMetadata(metadata, what).flat;
 }

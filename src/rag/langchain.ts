@@ -84,10 +84,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
     const outcome = await screenDocumentRecords(
       documents,
-      (document) => {
-        const id = document.id;
-        return { text: document.pageContent, id: id ?? null, metadata: document.metadata ?? {} };
-      },
+      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
       this.options,
       // The Document passed on holds exactly what was screened (see screenDocumentRecords).
       (screened) => new Document({ pageContent: screened.text, metadata: screened.metadata, ...(screened.id === null ? {} : { id: screened.id }) }),
