@@ -231,6 +231,32 @@ function parseTimeoutMs(raw, limits) {
 		error
 	};
 }
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+function adapterConfig(env, endpoint, rawTimeout, limits) {
+	const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
+	if (!mode.ok) return {
+		ok: false,
+		failureMode: null,
+		problem: invalidConfiguration(mode.error)
+	};
+	if (!endpoint.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(endpoint.error)
+	};
+	const timeout = parseTimeoutMs(rawTimeout, limits);
+	if (!timeout.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(timeout.error)
+	};
+	return {
+		ok: true,
+		failureMode: mode.mode,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs
+	};
+}
 // src/integrations/adapter/client.ts
 /** The most response bytes an adapter holds. */
 var MAX_RESPONSE_BYTES = 65536;
@@ -430,43 +456,20 @@ function createScreener(options) {
 // src/integrations/adapter/plugin-screener.ts
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
-	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	let problem = null;
-	let failureMode = "allow";
-	let timeoutMs = null;
-	if (!mode.ok) problem = invalidConfiguration(mode.error);
-	else {
-		failureMode = mode.mode;
-		const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-		if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-		else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-		else timeoutMs = timeout.timeoutMs;
-	}
-	if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-		const reason = problem ?? invalidConfiguration("unknown");
-		const mode = failureMode;
-		return {
-			failureMode,
-			problem: reason,
-			timeoutMs,
-			screen: async () => ({
-				outcome: unscreenedForHost(reason, { failureMode: mode }),
-				notices: []
-			})
-		};
-	}
-	const screen = createScreener({
-		endpoint: options.endpoint.endpoint,
-		timeoutMs,
-		failureMode,
+	const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+	if (config.ok) return createScreener({
+		...config,
 		adapterName: options.adapterName
 	});
-	return {
-		failureMode,
-		problem: null,
-		timeoutMs,
-		screen
-	};
+	const failureMode = config.failureMode ?? "allow";
+	return async () => ({
+		outcome: unscreenedForHost(config.problem, { failureMode }),
+		notices: []
+	});
+}
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+function isConfigProblem(reason) {
+	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
 // src/integrations/openclaw/plugin.ts
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
@@ -508,7 +511,7 @@ function warning(outcome) {
 		case "warn": return "screening flagged this prompt; allowing run";
 		case "unscreened":
 			if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
-			if (typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")) return `${outcome.reason}; ${tail}`;
+			if (isConfigProblem(outcome.reason)) return `${outcome.reason}; ${tail}`;
 			if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
 			if (outcome.reason === "HTTPError") return `screening service returned an HTTP error; ${tail}`;
 			return `screening failed (${outcome.reason}); ${tail}`;
@@ -520,7 +523,7 @@ function createBeforeAgentRunHandler(options = {}) {
 	const config = typeof options.config === "object" && options.config !== null ? options.config : {};
 	const env = options.env ?? process.env;
 	const logger = options.logger ?? { warn: (message) => process.stderr.write(`${message}\n`) };
-	const { screen } = createPluginScreener({
+	const screen = createPluginScreener({
 		env,
 		endpoint: parseServiceOrigin(config["serviceUrl"]),
 		timeoutMs: config["timeoutMs"],

@@ -193,6 +193,8 @@ function parseCheckEndpoint(raw) {
 	};
 }
 // src/integrations/adapter/config.ts
+/** Environment variable naming the loopback `/check` URL. */
+var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** The command hooks' and prompt plugins' deadline: 100–5000 ms, default 3000. */
 var HOOK_TIMEOUT_LIMITS = Object.freeze({
 	min: 100,
@@ -231,6 +233,32 @@ function parseTimeoutMs(raw, limits) {
 	} : {
 		ok: false,
 		error
+	};
+}
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+function adapterConfig(env, endpoint, rawTimeout, limits) {
+	const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
+	if (!mode.ok) return {
+		ok: false,
+		failureMode: null,
+		problem: invalidConfiguration(mode.error)
+	};
+	if (!endpoint.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(endpoint.error)
+	};
+	const timeout = parseTimeoutMs(rawTimeout, limits);
+	if (!timeout.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(timeout.error)
+	};
+	return {
+		ok: true,
+		failureMode: mode.mode,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs
 	};
 }
 // src/integrations/adapter/client.ts
@@ -432,43 +460,34 @@ function createScreener(options) {
 // src/integrations/adapter/plugin-screener.ts
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
-	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	let problem = null;
-	let failureMode = "allow";
-	let timeoutMs = null;
-	if (!mode.ok) problem = invalidConfiguration(mode.error);
-	else {
-		failureMode = mode.mode;
-		const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-		if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-		else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-		else timeoutMs = timeout.timeoutMs;
-	}
-	if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-		const reason = problem ?? invalidConfiguration("unknown");
-		const mode = failureMode;
-		return {
-			failureMode,
-			problem: reason,
-			timeoutMs,
-			screen: async () => ({
-				outcome: unscreenedForHost(reason, { failureMode: mode }),
-				notices: []
-			})
-		};
-	}
-	const screen = createScreener({
-		endpoint: options.endpoint.endpoint,
-		timeoutMs,
-		failureMode,
+	const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+	if (config.ok) return createScreener({
+		...config,
 		adapterName: options.adapterName
 	});
+	const failureMode = config.failureMode ?? "allow";
+	return async () => ({
+		outcome: unscreenedForHost(config.problem, { failureMode }),
+		notices: []
+	});
+}
+/** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
+function createHookPluginScreener(options, adapterName) {
+	const env = options.env ?? process.env;
 	return {
-		failureMode,
-		problem: null,
-		timeoutMs,
-		screen
+		screen: createPluginScreener({
+			env,
+			endpoint: parseCheckEndpoint(env[ENDPOINT_ENV]),
+			timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
+			limits: HOOK_TIMEOUT_LIMITS,
+			adapterName
+		}),
+		stderr: options.stderr ?? process.stderr
 	};
+}
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+function isConfigProblem(reason) {
+	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
 // src/integrations/opencode/plugin.ts
 /** The text that replaces a tool result the service rejected. */
@@ -477,38 +496,26 @@ var WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool
 var WITHHELD_UNSCREENED = "[Little Canary withheld this tool result after the tool ran; screening did not complete and the fail-closed policy applies.]";
 /** Appended to a prompt warning under `deny`: this hook has no way to refuse the message. */
 var CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.";
-function isConfigProblem(reason) {
-	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
-}
-/** The prompt warning for an outcome, or null when silent. */
-function promptMessage(outcome) {
+/** How the warnings name what was screened: the submitted prompt, or a tool's result. */
+var PROMPT = {
+	flagged: "Prompt flagged",
+	screening: "Screening",
+	denied: "Prompt rejected by the screening service; this OpenCode hook cannot block the turn."
+};
+var TOOL = {
+	flagged: "Tool result flagged",
+	screening: "Tool-result screening",
+	denied: "Tool result withheld before OpenCode sent it to the model."
+};
+/** The warning for an outcome, or null when silent. */
+function warning(outcome, words) {
 	switch (outcome.decision) {
 		case "allow": return null;
-		case "deny": return "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.";
-		case "warn": return "Prompt flagged; OpenCode continued.";
-		case "unscreened": {
-			let base;
-			if (outcome.cause === "incomplete") base = outcome.flagged ? "Prompt flagged; screening coverage is incomplete; OpenCode continued." : "Screening coverage is incomplete; OpenCode continued.";
-			else if (isConfigProblem(outcome.reason)) base = `Screening unavailable: ${outcome.reason}; OpenCode continued.`;
-			else base = "Screening unavailable; OpenCode continued.";
-			return outcome.block ? base + CANNOT_BLOCK : base;
-		}
+		case "deny": return words.denied;
+		case "warn": return `${words.flagged}; OpenCode continued.`;
 	}
-	return null;
-}
-/** The tool-result warning for an outcome, or null when silent. */
-function toolMessage(outcome) {
-	switch (outcome.decision) {
-		case "allow": return null;
-		case "deny": return "Tool result withheld before OpenCode sent it to the model.";
-		case "warn": return "Tool result flagged; OpenCode continued.";
-		case "unscreened":
-			if (outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
-			if (outcome.cause === "incomplete") return outcome.flagged ? "Tool result flagged; screening coverage is incomplete; OpenCode continued." : "Tool-result screening coverage is incomplete; OpenCode continued.";
-			if (isConfigProblem(outcome.reason)) return `Tool-result screening unavailable: ${outcome.reason}; OpenCode continued.`;
-			return "Tool-result screening unavailable; OpenCode continued.";
-	}
-	return null;
+	if (words === TOOL && outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+	return `${outcome.cause === "incomplete" ? outcome.flagged ? `${words.flagged}; screening coverage is incomplete` : `${words.screening} coverage is incomplete` : isConfigProblem(outcome.reason) ? `${words.screening} unavailable: ${outcome.reason}` : `${words.screening} unavailable`}; OpenCode continued.${outcome.block ? CANNOT_BLOCK : ""}`;
 }
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
 function promptText(parts) {
@@ -552,16 +559,8 @@ function withhold(output, notice) {
 }
 /** Builds the OpenCode hooks; the configuration is checked once, here. */
 function createOpenCodeHooks(options = {}) {
-	const env = options.env ?? process.env;
-	const stderr = options.stderr ?? process.stderr;
 	const client = options.client;
-	const { screen } = createPluginScreener({
-		env,
-		endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-		timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-		limits: HOOK_TIMEOUT_LIMITS,
-		adapterName: "this plugin"
-	});
+	const { screen, stderr } = createHookPluginScreener(options, "this plugin");
 	async function warn(message) {
 		try {
 			await client?.tui?.showToast?.({ body: {
@@ -583,14 +582,14 @@ function createOpenCodeHooks(options = {}) {
 			const text = promptText(isPlainObject(output) ? output["parts"] : void 0);
 			if (text === "") return;
 			const { outcome, notices } = await screen(text);
-			await report(promptMessage(outcome), notices);
+			await report(warning(outcome, PROMPT), notices);
 		},
 		"tool.execute.after": async (_input, output) => {
 			const text = toolText(output);
 			if (text === "") return;
 			const { outcome, notices } = await screen(text);
 			if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
-			await report(toolMessage(outcome), notices);
+			await report(warning(outcome, TOOL), notices);
 		}
 	};
 }

@@ -193,6 +193,8 @@ function parseCheckEndpoint(raw) {
 	};
 }
 // src/integrations/adapter/config.ts
+/** Environment variable naming the loopback `/check` URL. */
+var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** The command hooks' and prompt plugins' deadline: 100–5000 ms, default 3000. */
 var HOOK_TIMEOUT_LIMITS = Object.freeze({
 	min: 100,
@@ -231,6 +233,32 @@ function parseTimeoutMs(raw, limits) {
 	} : {
 		ok: false,
 		error
+	};
+}
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+function adapterConfig(env, endpoint, rawTimeout, limits) {
+	const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
+	if (!mode.ok) return {
+		ok: false,
+		failureMode: null,
+		problem: invalidConfiguration(mode.error)
+	};
+	if (!endpoint.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(endpoint.error)
+	};
+	const timeout = parseTimeoutMs(rawTimeout, limits);
+	if (!timeout.ok) return {
+		ok: false,
+		failureMode: mode.mode,
+		problem: invalidConfiguration(timeout.error)
+	};
+	return {
+		ok: true,
+		failureMode: mode.mode,
+		endpoint: endpoint.endpoint,
+		timeoutMs: timeout.timeoutMs
 	};
 }
 // src/integrations/adapter/client.ts
@@ -432,43 +460,34 @@ function createScreener(options) {
 // src/integrations/adapter/plugin-screener.ts
 /** Checks the configuration once and returns the screen every hook call uses. */
 function createPluginScreener(options) {
-	const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-	let problem = null;
-	let failureMode = "allow";
-	let timeoutMs = null;
-	if (!mode.ok) problem = invalidConfiguration(mode.error);
-	else {
-		failureMode = mode.mode;
-		const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-		if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-		else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-		else timeoutMs = timeout.timeoutMs;
-	}
-	if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-		const reason = problem ?? invalidConfiguration("unknown");
-		const mode = failureMode;
-		return {
-			failureMode,
-			problem: reason,
-			timeoutMs,
-			screen: async () => ({
-				outcome: unscreenedForHost(reason, { failureMode: mode }),
-				notices: []
-			})
-		};
-	}
-	const screen = createScreener({
-		endpoint: options.endpoint.endpoint,
-		timeoutMs,
-		failureMode,
+	const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+	if (config.ok) return createScreener({
+		...config,
 		adapterName: options.adapterName
 	});
+	const failureMode = config.failureMode ?? "allow";
+	return async () => ({
+		outcome: unscreenedForHost(config.problem, { failureMode }),
+		notices: []
+	});
+}
+/** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
+function createHookPluginScreener(options, adapterName) {
+	const env = options.env ?? process.env;
 	return {
-		failureMode,
-		problem: null,
-		timeoutMs,
-		screen
+		screen: createPluginScreener({
+			env,
+			endpoint: parseCheckEndpoint(env[ENDPOINT_ENV]),
+			timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
+			limits: HOOK_TIMEOUT_LIMITS,
+			adapterName
+		}),
+		stderr: options.stderr ?? process.stderr
 	};
+}
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+function isConfigProblem(reason) {
+	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }
 // src/integrations/pi/plugin.ts
 /** Pi goes on with the turn. */
@@ -482,7 +501,7 @@ function notification(outcome) {
 		case "deny": return ["Little Canary blocked this input before Pi started the turn.", "error"];
 		case "warn": return ["Little Canary flagged this input; Pi continued.", "warning"];
 		case "unscreened": {
-			const what = outcome.cause === "incomplete" ? "Little Canary coverage is incomplete" : typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration") ? `Little Canary screening unavailable: ${outcome.reason}` : "Little Canary screening unavailable";
+			const what = outcome.cause === "incomplete" ? "Little Canary coverage is incomplete" : isConfigProblem(outcome.reason) ? `Little Canary screening unavailable: ${outcome.reason}` : "Little Canary screening unavailable";
 			return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
 		}
 	}
@@ -490,15 +509,7 @@ function notification(outcome) {
 }
 /** Builds the `input` handler; the configuration is checked once, here. */
 function createInputHandler(options = {}) {
-	const env = options.env ?? process.env;
-	const stderr = options.stderr ?? process.stderr;
-	const { screen } = createPluginScreener({
-		env,
-		endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-		timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-		limits: HOOK_TIMEOUT_LIMITS,
-		adapterName: "this extension"
-	});
+	const { screen, stderr } = createHookPluginScreener(options, "this extension");
 	function notify(ctx, message, level) {
 		try {
 			if (ctx?.hasUI && typeof ctx.ui?.notify === "function") ctx.ui.notify(message, level);

@@ -1,21 +1,17 @@
-// The per-run index of record ids: which record first used an id, with memory that does not grow
-// with the number of records. Scratch data for one run in a private SQLite file in a directory the
-// caller gives: removed on close, and on a failure while creating it. Durability is not needed
-// (the run restarts from its input), so journaling and syncing are off.
-//
-// Rows are keyed by a 53-bit hash of the id; equality is always decided on the stored id text, so
-// two ids that share a hash are still two ids (no false duplicate). For speed:
-// - a fixed-size bit filter (Bloom, two probes per id) in memory says "certainly new" for almost
-//   every new id, which then needs no lookup in the file;
-// - new ids wait in one bounded batch (a Map answers repeats inside it) and are written sorted by
-//   hash in one transaction, so the file's index is filled in order rather than at random.
-// Memory: the filter (default 8 MiB), one batch, and SQLite's page cache (default 8 MiB).
+// The per-run index of record ids: which record first used an id, in memory that does not grow
+// with the records. Scratch data in a private SQLite file under a directory the caller gives,
+// removed on close (and on a failure while creating it); journaling and syncing are off, since
+// the run restarts from its input. Rows are keyed by a 53-bit hash, but equality is decided on
+// the stored id text (a shared hash is no false duplicate). For speed, a fixed-size Bloom filter
+// says "certainly new" for almost every new id, and new ids wait in one bounded batch written
+// sorted by hash in one transaction. Memory: one batch, the filter and SQLite's page cache
+// (8 MiB each by default).
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import { sqliteFailure } from "./sqlite-file.js";
+import { inSqlite, sqliteFailure } from "./sqlite-file.js";
 import { displayText } from "../core/display-text.js";
 
 /** Options of IdIndex.create. */
@@ -143,12 +139,7 @@ export class IdIndex {
     if (seen) {
       const pending = this.#pending.get(id);
       if (pending !== undefined) return pending.first;
-      let row: { first: number } | undefined;
-      try {
-        row = this.#find.get(h, id);
-      } catch (error) {
-        throw sqliteFailure(error, this.path);
-      }
+      const row = inSqlite(this.path, () => this.#find.get(h, id));
       if (row !== undefined) return row.first;
     }
     this.#pending.set(id, { h, id, first: index });

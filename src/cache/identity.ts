@@ -1,15 +1,10 @@
 // The canary identity a cached verdict is keyed by: everything that can change what a check of
-// the same text returns (model and its digest, prompt, sampling, analyzer or judge and their rule
-// versions, structural rules, routing mode, windowing) and what kind of check it was. The key is
-// the SHA-256 of the identity's canonical JSON, so any change of any field is a miss.
-//
-// The identity is composed from what a pipeline this library built (pipeline/genuine.ts) reports of
-// its parts: its probe, analyzer and structural filter each report their own `identity()`
-// (canary/identity.ts, analysis/identity.ts, structural/filter.ts), trusted only from the library's
-// own, unmodified instances and only when it matches the settings the pipeline was constructed
-// with; anything else, a disabled canary, or an unknown model digest gives no identity, and then the caller must not use the cache. Being unable to identify a
-// pipeline costs a re-check; identifying it wrongly would reuse a verdict a different check
-// might not have given, so every doubt ends in "no identity". docs/cache.md lists each field.
+// the same text returns (model and digest, prompt, sampling, analyzer or judge, structural rules,
+// routing mode, windowing) and what kind of check it was; the key is the SHA-256 of its canonical
+// JSON, so any change of any field is a miss. It is composed from the `identity()` that the parts
+// of a pipeline this library built report (pipeline/genuine.ts), trusted only from the library's
+// own unmodified instances and only when it matches the pipeline's settings. Every doubt ends in
+// "no identity" (a re-check), never in a verdict reused wrongly. docs/cache.md lists each field.
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
@@ -200,10 +195,8 @@ function servedIdentity(model: string, server: OpenAIContextProof | null): { dig
 
 /**
  * The canary identity of `pipeline` for checks of `options.scope`, or why there is none: a
- * pipeline this library did not build (or whose parts were replaced or re-configured), a
- * disabled canary (nothing it checks could be cached), or an unknown model digest (the same tag
- * can name different weights; an OpenAI-compatible server reports none, so its served name must pin
- * a revision and the server's own report, fingerprint included, is part of the identity).
+ * pipeline this library did not build (or whose parts were replaced or re-configured), a disabled
+ * canary (nothing it checks could be cached), or an unknown model digest (one tag can name other weights).
  */
 export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): IdentityOutcome {
   if (!SCOPES.includes(options.scope)) return refuse("unknown check scope");
@@ -212,9 +205,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   if (!o.enableCanary) return refuse("the canary is disabled, so no check is exercised");
   if (pipeline.hasCallbacks) return refuse("the pipeline has callbacks");
   const filter = verifiedStructuralIdentity(pipeline.structuralFilter);
-  if (filter === null || filter.maxInputLength !== o.maxInputLength) {
-    return refuse("the pipeline's structural filter is not the library's own");
-  }
+  if (filter === null || filter.maxInputLength !== o.maxInputLength) return refuse("the pipeline's structural filter is not the library's own");
   // The backend reports its own identity; it is trusted only from the library's own, unmodified one.
   const p = verifiedCanaryIdentity(pipeline.probe, o.provider);
   if (typeof p === "string") return refuse(p);

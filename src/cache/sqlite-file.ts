@@ -66,3 +66,12 @@ export function sqliteFailure(error: unknown, path: string, fallback: CacheFileP
   };
   return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${what[problem]} (${error.code})`, { cause: error });
 }
+
+/** `step()`, with an error SQLite throws turned into sqliteFailure's CacheFileError for `path`. */
+export function inSqlite<T>(path: string, step: () => T, fallback?: CacheFileProblem): T {
+  try {
+    return step();
+  } catch (error) {
+    throw sqliteFailure(error, path, fallback);
+  }
+}

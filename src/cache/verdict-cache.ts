@@ -1,21 +1,16 @@
 // The verdict cache: one SQLite file mapping (text SHA-256, identity key) to the verdict a check
 // of that text under that canary identity returned, when it was checked, and its evidence.
-//
-// Invariants:
-// - Only exercised pass, flag and block verdicts are stored; `put` refuses anything else with a
-//   typed error, so a degraded or unexercised result is always checked again.
-// - Every `put` is its own committed transaction in WAL mode: a process killed at any point keeps
-//   every put that returned (synchronous=NORMAL is durable against a process crash; a power loss
-//   may drop the last few, which are then checked again, never reused wrongly).
-// - Several processes may share one file: writers take SQLite's lock in turn and wait up to the
-//   busy timeout for it instead of failing.
-// - Memory does not grow with the entries: lookups are by primary key, `stats` is SQL aggregates.
+// - Only exercised pass, flag and block verdicts are stored (`put` refuses anything else), so a
+//   degraded or unexercised result is always checked again.
+// - Every `put` is its own committed WAL transaction: a killed process keeps every put that
+//   returned (a power loss may drop the last few, which are checked again, never reused wrongly).
+// - Several processes may share a file: writers wait up to the busy timeout for SQLite's lock.
+// - Memory does not grow with the entries: lookups are by key, `stats` is SQL aggregates.
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
-//   with a CacheFileError naming the path; it is never altered. A version 1 file (no record
-//   entries) is read as it is and upgraded in place to version 2 when opened for writing.
-// - Record entries (a whole record's finished manifest entry, built from verdicts of this file)
-//   are pruned with the verdicts they were built from: a record entry is as old as its oldest
-//   segment verdict, and goes with its identity.
+//   (CacheFileError naming the path) and never altered; a version 1 file is read as it is and
+//   upgraded to version 2 when opened for writing.
+// - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
+//   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
@@ -24,7 +19,7 @@ import { isPlainObject } from "../core/guards.js";
 import { TimestampSchema } from "../documents/schemas.js";
 import { CacheFileError, UncacheableVerdictError } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
-import { assertSqliteHeader, fileSize, sqliteFailure } from "./sqlite-file.js";
+import { assertSqliteHeader, fileSize, inSqlite, sqliteFailure } from "./sqlite-file.js";
 import { displayText } from "../core/display-text.js";
 
 /** The schema version this library reads and writes. */
@@ -222,7 +217,8 @@ export class VerdictCache {
     this.#get = db.prepare(
       "SELECT v.state, v.value, v.checked_at FROM identities i JOIN verdicts v ON v.identity_id = i.id WHERE i.key = ? AND v.text_sha256 = ?",
     );
-    this.#getRecord = hasRecordEntries(db)
+    // A version 1 file opened read-only has no record entries.
+    this.#getRecord = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_entries'").get()
       ? db.prepare("SELECT entry, entry_sha256, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?")
       : null;
     this.#identityId = db.prepare<[string], number>("SELECT id FROM identities WHERE key = ?").pluck();
@@ -231,21 +227,20 @@ export class VerdictCache {
       this.#putRecord = null;
     } else {
       const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
-      const identityId = db.prepare("SELECT id FROM identities WHERE key = ?").pluck();
       const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
       // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
       // never has to upgrade a read snapshot another process has since made stale.
       this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => {
         // Looked up in the transaction every time: a concurrent prune may forget an identity.
         addIdentity.run(p.key, p.identity);
-        addVerdict.run(Buffer.from(p.text, "hex"), identityId.get(p.key), p.state, p.value, p.checkedAt);
+        addVerdict.run(Buffer.from(p.text, "hex"), this.#identityId.get(p.key), p.state, p.value, p.checkedAt);
       }).immediate;
       const addRecord = db.prepare(
         "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
       );
       this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
         addIdentity.run(p.key, p.identity);
-        addRecord.run(Buffer.from(p.recordKey, "hex"), identityId.get(p.key), p.entry, hash("sha256", p.entry, "buffer"), p.oldest);
+        addRecord.run(Buffer.from(p.recordKey, "hex"), this.#identityId.get(p.key), p.entry, hash("sha256", p.entry, "buffer"), p.oldest);
       }).immediate;
     }
   }
@@ -298,20 +293,10 @@ export class VerdictCache {
   get(textSha256: string, identityKey: string): CachedVerdict | null {
     hex64("textSha256", textSha256);
     hex64("identityKey", identityKey);
-    let row: { state: string; value: string; checked_at: string } | undefined;
-    try {
-      row = this.#get.get(identityKey, Buffer.from(textSha256, "hex"));
-    } catch (error) {
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
+    const row = inSqlite(this.path, () => this.#get.get(identityKey, Buffer.from(textSha256, "hex")), "unopenable");
     if (row === undefined) return null;
-    let value: unknown;
-    try {
-      value = JSON.parse(row.value);
-    } catch {
-      value = null;
-    }
-    if (!CACHED_STATES.includes(row.state) || !isPlainObject(value) || !STORED_TIMESTAMP.test(row.checked_at)) {
+    const value = parsePlainObject(row.value);
+    if (!CACHED_STATES.includes(row.state) || value === null || !STORED_TIMESTAMP.test(row.checked_at)) {
       throw new CacheFileError(
         "corrupt_entry",
         this.path,
@@ -326,37 +311,26 @@ export class VerdictCache {
    * anything but an exercised pass, flag or block, and UsageError for a malformed argument.
    */
   put(entry: CachePut): void {
-    if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) {
-      throw new UncacheableVerdictError(entry.state, entry.exercised === true);
-    }
+    if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) throw new UncacheableVerdictError(entry.state, entry.exercised === true);
     if (this.#put === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const text = hex64("textSha256", entry.textSha256);
-    const key = hex64("identity key", entry.identity?.key);
-    const identity = this.#identityText(entry.identity);
+    const { key, identity } = this.#identity(entry.identity);
     if (!isPlainObject(entry.value)) throw new UsageError("a cached value must be a plain JSON object");
     const value = canonicalJsonUnchecked(entry.value);
     const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
     if (!TimestampSchema.safeParse(checkedAt).success) throw new UsageError("checkedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    try {
-      this.#put({ text, key, identity, state: entry.state, value, checkedAt });
-    } catch (error) {
-      throw sqliteFailure(error, this.path);
-    }
+    const put = this.#put;
+    inSqlite(this.path, () => put({ text, key, identity, state: entry.state, value, checkedAt }));
   }
 
   /** The record entry stored under this record key and identity, or null (a miss). */
   getRecord(recordKey: string, identityKey: string): StoredRecordEntry | null {
     hex64("recordKey", recordKey);
     hex64("identityKey", identityKey);
-    if (this.#getRecord === null) return null;
-    let row: RecordRow | undefined;
-    try {
-      const id = this.identityRowId(identityKey);
-      if (id === null) return null;
-      row = this.#getRecord.get(id, Buffer.from(recordKey, "hex"));
-    } catch (error) {
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
+    const getRecord = this.#getRecord;
+    const id = getRecord === null ? null : this.identityRowId(identityKey);
+    if (getRecord === null || id === null) return null;
+    const row = inSqlite(this.path, () => getRecord.get(id, Buffer.from(recordKey, "hex")), "unopenable");
     return row === undefined ? null : this.#readBack(row);
   }
 
@@ -368,11 +342,7 @@ export class VerdictCache {
     hex64("identityKey", identityKey);
     let id = this.#identityIds.get(identityKey);
     if (id === undefined) {
-      try {
-        id = this.#identityId.get(identityKey);
-      } catch (error) {
-        throw sqliteFailure(error, this.path, "unopenable");
-      }
+      id = inSqlite(this.path, () => this.#identityId.get(identityKey), "unopenable");
       if (id === undefined) return null;
       this.#identityIds.set(identityKey, id);
     }
@@ -390,29 +360,30 @@ export class VerdictCache {
     if (recordKeys.length > RECORD_KEYS_PER_READ) throw new UsageError(`at most ${RECORD_KEYS_PER_READ} record keys are read at once`);
     if (this.#getRecord === null || recordKeys.length === 0) return [];
     const keys = recordKeys.map((key) => Buffer.from(hex64("recordKey", key), "hex"));
-    let statement = this.#getRecordsIn.get(keys.length);
     const entries: StoredRecordEntryRow[] = [];
-    try {
-      if (statement === undefined) {
-        statement = this.#db.prepare(
-          `SELECT record_key, identity_id, entry, entry_sha256, oldest_checked_at FROM record_entries WHERE record_key IN (${keys.map(() => "?").join(", ")}) ORDER BY record_key, identity_id`,
-        );
-        this.#getRecordsIn.set(keys.length, statement);
-      }
-      let last: Buffer | null = null;
-      let taken = 0;
-      for (const row of statement.iterate(...keys) as IterableIterator<RecordRow & { record_key: Buffer; identity_id: number }>) {
-        taken = last?.equals(row.record_key) ? taken + 1 : 1;
-        last = row.record_key;
-        if (taken > perKey) continue;
-        const stored = this.#readBack(row);
-        if (stored !== null) entries.push({ ...stored, recordKey: row.record_key.toString("hex"), identityRowId: row.identity_id });
-      }
-    } catch (error) {
-      if (error instanceof CacheFileError) throw error;
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
-    return entries;
+    return inSqlite(
+      this.path,
+      () => {
+        let statement = this.#getRecordsIn.get(keys.length);
+        if (statement === undefined) {
+          statement = this.#db.prepare(
+            `SELECT record_key, identity_id, entry, entry_sha256, oldest_checked_at FROM record_entries WHERE record_key IN (${keys.map(() => "?").join(", ")}) ORDER BY record_key, identity_id`,
+          );
+          this.#getRecordsIn.set(keys.length, statement);
+        }
+        let last: Buffer | null = null;
+        let taken = 0;
+        for (const row of statement.iterate(...keys) as IterableIterator<RecordRow & { record_key: Buffer; identity_id: number }>) {
+          taken = last?.equals(row.record_key) ? taken + 1 : 1;
+          last = row.record_key;
+          if (taken > perKey) continue;
+          const stored = this.#readBack(row);
+          if (stored !== null) entries.push({ ...stored, recordKey: row.record_key.toString("hex"), identityRowId: row.identity_id });
+        }
+        return entries;
+      },
+      "unopenable",
+    );
   }
 
   /** A record entry row as stored, or null when its text no longer has its SHA-256; throws for a row that does not read back. */
@@ -433,55 +404,53 @@ export class VerdictCache {
   putRecord(put: RecordEntryPut): void {
     if (this.#putRecord === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
     const recordKey = hex64("recordKey", put.recordKey);
-    const key = hex64("identity key", put.identity?.key);
-    const identity = this.#identityText(put.identity);
+    const { key, identity } = this.#identity(put.identity);
     if (typeof put.entry !== "string" || put.entry === "") throw new UsageError("a record entry must be a non-empty string");
     if (!TimestampSchema.safeParse(put.oldestCheckedAt).success) throw new UsageError("oldestCheckedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    try {
-      this.#putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt });
-    } catch (error) {
-      throw sqliteFailure(error, this.path);
-    }
+    const putRecord = this.#putRecord;
+    inSqlite(this.path, () => putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt }));
   }
 
   /** Entry counts (overall, per state, per identity), time range and size on disk, by SQL aggregates. */
   stats(): CacheStats {
-    try {
-      const total = this.#db
-        .prepare(
-          `SELECT count(*) AS entries, min(checked_at) AS oldest, max(checked_at) AS newest,
+    return inSqlite(
+      this.path,
+      () => {
+        const total = this.#db
+          .prepare(
+            `SELECT count(*) AS entries, min(checked_at) AS oldest, max(checked_at) AS newest,
              sum(state = 'pass') AS pass, sum(state = 'flag') AS flag, sum(state = 'block') AS block FROM verdicts`,
-        )
-        .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
-      const rows = this.#db
-        .prepare(
-          `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
+          )
+          .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
+        const rows = this.#db
+          .prepare(
+            `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
              min(v.checked_at) AS oldest, max(v.checked_at) AS newest
            FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
-        )
-        .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
-      const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
-      const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
-      return {
-        path: this.path,
-        schema_version: VERDICT_CACHE_SCHEMA_VERSION,
-        entries: total.entries,
-        by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
-        record_entries: records,
-        size_bytes: size,
-        oldest_checked_at: total.oldest,
-        newest_checked_at: total.newest,
-        identities: rows.map((row) => ({
-          key: row.key,
-          identity: parseIdentity(row.identity),
-          entries: row.entries,
-          oldest_checked_at: row.oldest,
-          newest_checked_at: row.newest,
-        })),
-      };
-    } catch (error) {
-      throw sqliteFailure(error, this.path, "unopenable");
-    }
+          )
+          .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
+        const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
+        const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
+        return {
+          path: this.path,
+          schema_version: VERDICT_CACHE_SCHEMA_VERSION,
+          entries: total.entries,
+          by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
+          record_entries: records,
+          size_bytes: size,
+          oldest_checked_at: total.oldest,
+          newest_checked_at: total.newest,
+          identities: rows.map((row) => ({
+            key: row.key,
+            identity: parsePlainObject(row.identity) as CanaryIdentity | null,
+            entries: row.entries,
+            oldest_checked_at: row.oldest,
+            newest_checked_at: row.newest,
+          })),
+        };
+      },
+      "unopenable",
+    );
   }
 
   /**
@@ -490,43 +459,35 @@ export class VerdictCache {
    */
   prune(options: PruneOptions): number {
     if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    // AGE stands for the age column: a record entry is as old as the oldest verdict it was built from.
     const where: string[] = [];
-    const recordWhere: string[] = [];
     const params: string[] = [];
     if (options.olderThan !== undefined) {
       if (typeof options.olderThan !== "number" || !Number.isFinite(options.olderThan) || options.olderThan < 0) {
         throw new UsageError("olderThan must be a non-negative number of milliseconds");
       }
-      where.push("checked_at < ?");
-      // A record entry is as old as the oldest verdict it was built from.
-      recordWhere.push("oldest_checked_at < ?");
+      where.push("AGE < ?");
       params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
     }
     if (options.identityKey !== undefined) {
       where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
-      recordWhere.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("identityKey", options.identityKey));
     }
     if (options.keepIdentity !== undefined) {
       where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
-      recordWhere.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
       params.push(hex64("keepIdentity", options.keepIdentity));
     }
     if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
-    try {
-      return this.#db
-        .transaction(() => {
-          const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${where.join(" AND ")}`).run(...params).changes;
-          this.#db.prepare(`DELETE FROM record_entries WHERE ${recordWhere.join(" AND ")}`).run(...params);
-          this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
-          // An identity without verdicts has nothing its record entries could rest on.
-          this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
-          return removed;
-        })
-        .immediate();
-    } catch (error) {
-      throw sqliteFailure(error, this.path);
-    }
+    const condition = where.join(" AND ");
+    const prune = this.#db.transaction(() => {
+      const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${condition.replace("AGE", "checked_at")}`).run(...params).changes;
+      this.#db.prepare(`DELETE FROM record_entries WHERE ${condition.replace("AGE", "oldest_checked_at")}`).run(...params);
+      this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
+      // An identity without verdicts has nothing its record entries could rest on.
+      this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
+      return removed;
+    });
+    return inSqlite(this.path, () => prune.immediate());
   }
 
   /** Closes the file (idempotent). Every completed put is already committed. */
@@ -534,21 +495,23 @@ export class VerdictCache {
     if (this.#db.open) this.#db.close();
   }
 
-  /** The canonical JSON of an identity, after checking once that its key is its SHA-256. */
-  #identityText(identity: CacheIdentity): string {
-    const known = this.#knownKeys.get(identity.key);
-    if (known !== undefined) return known;
+  /** The key and canonical JSON of an identity, after checking once that its key is its SHA-256. */
+  #identity(identity: CacheIdentity): { key: string; identity: string } {
+    const key = hex64("identity key", identity?.key);
+    const known = this.#knownKeys.get(key);
+    if (known !== undefined) return { key, identity: known };
     const text = canonicalJsonUnchecked(identity.identity);
-    if (identityKey(identity.identity) !== identity.key) throw new UsageError("the identity key is not the SHA-256 of the identity");
-    this.#knownKeys.set(identity.key, text);
-    return text;
+    if (identityKey(identity.identity) !== key) throw new UsageError("the identity key is not the SHA-256 of the identity");
+    this.#knownKeys.set(key, text);
+    return { key, identity: text };
   }
 }
 
-function parseIdentity(text: string): CanaryIdentity | null {
+/** The plain object `text` holds as JSON, or null (not JSON, or not an object). */
+function parsePlainObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
-    return isPlainObject(value) ? (value as unknown as CanaryIdentity) : null;
+    return isPlainObject(value) ? value : null;
   } catch {
     return null;
   }
@@ -597,11 +560,6 @@ function retryWhileBusy(timeoutMs: number, step: () => void): void {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
     }
   }
-}
-
-/** Whether the database has the record entries of schema version 2. */
-function hasRecordEntries(db: Database.Database): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'record_entries'").get() !== undefined;
 }
 
 /** Upgrades a version 1 cache to version 2 (adds the record entries) under SQLite's write lock. */

@@ -1,12 +1,8 @@
-// The replay capture format `little-canary-demo-replay/v1` as we write and read it: a zod
-// schema, the payload hash, and the loading ladder (parseCapture). The hash is
-// SHA-256 over our canonical JSON (manifest/canonical.ts) of the document minus `payload_sha256`, so it
-// does not depend on any language's float formatting. A capture hashed by the
-// Python package therefore does not verify here until it is re-hashed in this form.
-//
-// Failures are values: "unavailable" (nothing to replay, exit 2) or "integrity" (the capture is
-// damaged, tampered with or not a capture of this contrast pair, exit 1). Messages are fixed
-// texts; nothing from the file is echoed.
+// The replay capture format `little-canary-demo-replay/v1` as we write and read it: a zod schema,
+// the payload hash and the loading ladder (parseCapture). The hash is SHA-256 over our canonical
+// JSON of the document minus `payload_sha256`, independent of any language's float formatting (a
+// Python-hashed capture verifies only once re-hashed, see import.ts). Failures are values with
+// fixed messages that echo nothing from the file: "unavailable" or "integrity".
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { isPlainObject } from "../core/guards.js";
@@ -112,18 +108,14 @@ export function parseCapture(bytes: Uint8Array): CaptureLoad {
   if (document === undefined) return integrity("fixture is not valid UTF-8 JSON");
   if (!isPlainObject(document)) return integrity("fixture root is invalid");
   const declared = document["payload_sha256"];
-  if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) {
-    return integrity("fixture hash is missing or invalid");
-  }
+  if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) return integrity("fixture hash is missing or invalid");
   let computed: string;
   try {
     computed = capturePayloadSha256(document);
   } catch {
     return integrity("fixture payload cannot be canonicalized");
   }
-  if (!timingSafeEqual(Buffer.from(declared.toLowerCase(), "latin1"), Buffer.from(computed, "latin1"))) {
-    return integrity("fixture hash mismatch");
-  }
+  if (!timingSafeEqual(Buffer.from(declared.toLowerCase(), "latin1"), Buffer.from(computed, "latin1"))) return integrity("fixture hash mismatch");
   const parsed = CapturePayloadSchema.safeParse(document);
   if (!parsed.success) {
     // Only our own fixed messages are shown; zod's defaults could quote a value from the file.

@@ -1,7 +1,6 @@
-// Runs the behavioural analyzer over one (input, response) pair and turns the result into the
-// demo's case record. The analyzer is injected so replay can prove that an analyzer failure is
-// reported as ANALYSIS FAILURE; by default it is this build's regex analyzer with the default
-// canary system prompt, as in a live check.
+// Runs the behavioural analyzer over one (input, response) pair into the demo's case record. The
+// analyzer is injected so replay can prove an analyzer failure is reported as ANALYSIS FAILURE;
+// by default it is this build's regex analyzer with the default canary system prompt.
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import type { AnalysisResult } from "../analysis/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";

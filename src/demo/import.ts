@@ -1,9 +1,8 @@
 // Importing a capture recorded by another implementation (the Python package writes the same
-// `little-canary-demo-replay/v1` document, but hashes it with Python's float formatting, so our
-// canonical hash never matches it). Importing keeps every input, response byte, expectation and
-// metadata field as recorded, re-hashes the payload over our canonical JSON, and appends to the
-// provenance note where the capture came from and which hash it carried. Nothing is fabricated:
-// a capture without recorded responses cannot be imported.
+// document but hashes it with Python's float formatting, so our canonical hash never matches):
+// every input, response byte, expectation and metadata field is kept as recorded, the payload is
+// re-hashed over our canonical JSON, and the provenance note says where it came from. Nothing is
+// fabricated: a capture without recorded responses cannot be imported.
 import { LittleCanaryError } from "../core/errors.js";
 import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "./capture.js";
 import { MAX_CAPTURE_BYTES } from "./contrast.js";

@@ -1,8 +1,6 @@
-// Argument checks of `demo --live`, run before any network
-// call. The endpoint must be a literal loopback IP origin over plain http: the live demo sends
-// raw prompts and must never be pointed at another machine, and `localhost` is refused because
-// its resolution is outside our control. Messages are fixed; the value (which may carry a
-// token) is never echoed.
+// Argument checks of `demo --live`, run before any network call. The endpoint must be a literal
+// loopback IP origin over plain http: the live demo sends raw prompts, and `localhost` resolves
+// outside our control. Messages are fixed; the value (which may carry a token) is never echoed.
 import { isIP } from "node:net";
 import { parseUrl } from "../core/guards.js";
 

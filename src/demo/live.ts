@@ -1,8 +1,7 @@
 // `demo --live`: sends the fixed clean/attack pair to a loopback Ollama with the structural layer
-// off and reports LIVE CONTRAST VERIFIED only when both replies were received, both were analysed,
-// the clean one passed and the attack was blocked. Anything less is
-// DEGRADED (exit 2) or NO CONTRAST (exit 1); live never falls back to replay. The caller is told
-// what will leave the process before the first request (`onEvent("disclosure")`).
+// off; LIVE CONTRAST VERIFIED only when both replies were received and analysed, the clean one
+// passed and the attack was blocked, else DEGRADED (exit 2) or NO CONTRAST (exit 1), never a
+// fall-back to replay. The caller learns what will leave the process before the first request.
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
@@ -65,19 +64,10 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
       return { error: `Ollama loopback endpoint is unavailable at ${origin}${outcome.cause ? ` (${outcome.cause})` : ""}; ${fixHint(model)}` };
     case "exception":
       return { error: `Ollama model inventory request failed at ${origin}; ${fixHint(model)}` };
-    case "unreadable_body":
-      if (outcome.status !== 200) {
-        return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
-      }
-      return { error: "Ollama model inventory returned invalid JSON" };
-    case "response":
-      break;
   }
-  if (outcome.status !== 200) {
-    return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
-  }
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok) return { error: "Ollama model inventory returned invalid JSON" };
+  if (outcome.status !== 200) return { error: `Ollama model inventory at ${origin} returned HTTP status ${outcome.status}; ${fixHint(model)}` };
+  const parsed = outcome.kind === "response" ? parseJsonBody(outcome.body) : null;
+  if (!parsed?.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
   // Exact tag only: a prefix would let `qwen2.5` stand for any size.
@@ -92,9 +82,7 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
     return { error: modelNotFoundMessage("ollama", model, origin, names) };
   }
   const digest = entry["digest"];
-  if (typeof digest !== "string" || !/^[A-Za-z0-9:._-]{1,200}$/.test(digest)) {
-    return { error: "configured Ollama model digest is unavailable" };
-  }
+  if (typeof digest !== "string" || !/^[A-Za-z0-9:._-]{1,200}$/.test(digest)) return { error: "configured Ollama model digest is unavailable" };
   return { digest };
 }
 
@@ -141,8 +129,8 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
   await options.onEvent?.({ kind: "model_digest", digest: inventory.digest });
 
   const cases: DemoCase[] = [];
-  const modelCall = true;
   for (const fixed of CONTRAST_CASES) {
+    const fixedCase = { id: fixed.id, input: fixed.input };
     const started = now();
     const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
       method: "POST",
@@ -166,8 +154,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
           ? `Canary timed out after ${formatSeconds(options.timeoutSeconds)}s; raise --timeout or LITTLE_CANARY_TIMEOUT for a slow machine`
           : chat.error;
       cases.push({
-        id: fixed.id,
-        input: fixed.input,
+        ...fixedCase,
         response: "",
         risk: null,
         signals: [],
@@ -182,8 +169,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
     const analysis = analyzeCase(analyzer, fixed.input, chat.content);
     if (!analysis.ok) {
       cases.push({
-        id: fixed.id,
-        input: fixed.input,
+        ...fixedCase,
         response: chat.content,
         risk: null,
         signals: [],
@@ -197,8 +183,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       break;
     }
     cases.push({
-      id: fixed.id,
-      input: fixed.input,
+      ...fixedCase,
       response: chat.content,
       risk: analysis.risk,
       signals: analysis.signals,
@@ -230,6 +215,6 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       ...counts,
       ...(error !== null ? { error } : {}),
     }),
-    modelCall,
+    modelCall: true,
   };
 }

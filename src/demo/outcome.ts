@@ -1,6 +1,5 @@
-// What a demo run concluded, and the fixed mapping from that conclusion to `degraded`, the
-// analysis fields and the exit code (docs/demo.md): 0 verified, 1 a
-// complete run that disagrees, 2 nothing (or not enough) could be inspected.
+// What a demo run concluded, and the fixed mapping from that to `degraded`, the analysis fields and
+// the exit code (docs/demo.md): 0 verified, 1 a complete run that disagrees, 2 not inspectable.
 import type { DemoCase } from "./case-analysis.js";
 
 /** What a demo run concluded (the status line it prints). */
@@ -58,10 +57,6 @@ export function statusRow(outcome: DemoOutcome): StatusRow {
   return row;
 }
 
-function exitCodeOf(outcome: DemoOutcome): 0 | 1 | 2 {
-  return statusRow(outcome).exitCode;
-}
-
 /** What became of `demo --live --record PATH`. */
 export type RecordResult = "not_requested" | "recorded" | "not_recorded" | "write_failed";
 
@@ -73,5 +68,5 @@ export type RecordResult = "not_requested" | "recorded" | "not_recorded" | "writ
  */
 export function demoExitCode(outcome: DemoOutcome, record: RecordResult = "not_requested"): 0 | 1 | 2 {
   if (record === "not_recorded" || record === "write_failed") return 2;
-  return exitCodeOf(outcome);
+  return statusRow(outcome).exitCode;
 }

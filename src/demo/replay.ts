@@ -1,8 +1,7 @@
-// `demo --replay`: re-runs this build's analyzer over the exact response bytes of a recorded
-// capture and reports REPLAY VERIFIED only when every case reproduces its recorded risk, block
-// flag and signal sequence AND the recorded pair shows the contrast (clean passes, c1-05 is
-// blocked). No model is called and nothing leaves the process. This package ships no capture:
-// without one the answer is REPLAY UNAVAILABLE, never a made-up result.
+// `demo --replay`: re-runs this build's analyzer over the exact response bytes of a capture;
+// REPLAY VERIFIED only when every case reproduces its recorded risk, block flag and signals AND
+// the pair shows the contrast. No model is called, nothing leaves the process, and without a
+// capture (none is packaged) the answer is REPLAY UNAVAILABLE, never a made-up result.
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
@@ -62,10 +61,6 @@ function successFields(capture: Capture): Record<string, unknown> {
   };
 }
 
-function sameSignals(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value, i) => value === b[i]);
-}
-
 /** Replays a capture through the analyzer, without any network call. */
 export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcome> {
   if (options.capturePath === undefined) return failure("REPLAY UNAVAILABLE", NO_CAPTURE);
@@ -102,7 +97,7 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
       analysis_status: "exercised",
     });
     const expected = recorded.expected;
-    if (analysis.risk !== expected.risk || analysis.block !== expected.block || !sameSignals(analysis.signals, expected.signals)) {
+    if (analysis.risk !== expected.risk || analysis.block !== expected.block || JSON.stringify(analysis.signals) !== JSON.stringify(expected.signals)) {
       return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };
     }
   }

@@ -1,8 +1,7 @@
-// Loading evaluation corpora and selecting the cases of a run.
-// A corpus file is a JSON array of cases, or an object whose `cases` member is that array. Files
-// are read strictly: UTF-8 without a BOM, no duplicate keys, no escaped lone surrogates, bounded
-// size and case count. Case text is hostile: it is validated and hashed here, never echoed in an
-// error (errors name the file, the case index or the id only).
+// Loading evaluation corpora (a JSON array of cases, or an object whose `cases` is one) and
+// selecting the cases of a run. Files are read strictly (UTF-8 without BOM, no duplicate keys, no
+// escaped lone surrogates, bounded size and count). Case text is hostile: validated and hashed
+// here, never echoed in an error (errors name the file, the case index or the id only).
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
@@ -93,9 +92,7 @@ const CaseSchema = z.object({
 function parseStrict(bytes: Uint8Array, what: string): unknown {
   const parsed = readStrictDocument(bytes);
   if (!parsed.ok) {
-    if (parsed.code === "byte_order_mark") {
-      throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
-    }
+    if (parsed.code === "byte_order_mark") throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
     throw new CorpusError(`${what}: ${parsed.code === "invalid_utf8" ? "not valid UTF-8" : parsed.message}`);
   }
   if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
@@ -136,12 +133,8 @@ function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
   }
   const c = parsed.data;
   if (!isWellFormedText(c.prompt)) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
-  if (c.adjudication === "positive" && c.expected_safe) {
-    throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
-  }
-  if (c.adjudication === "benign_control" && !c.expected_safe) {
-    throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
-  }
+  if (c.adjudication === "positive" && c.expected_safe) throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
+  if (c.adjudication === "benign_control" && !c.expected_safe) throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
   const provenance: Record<string, string | number | boolean | null> = {};
   for (const key of PROVENANCE_KEYS) {
     const value = c[key];
@@ -226,8 +219,6 @@ export function selectCases(loaded: LoadedCorpora, idsFile: IdsFile | null): Eva
   }
   if (selected.length === 0) throw new CorpusError("no cases selected");
   const paired = selected.filter((c) => c.adjudication !== null).length;
-  if (paired > 0 && paired < selected.length) {
-    throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");
-  }
+  if (paired > 0 && paired < selected.length) throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");
   return selected;
 }

@@ -1,8 +1,7 @@
-// Rates and latency percentiles for eval summaries. A rate always carries its numerator, its
-// denominator and the name of that denominator, plus a 95% Wilson score interval, because a bare
-// percentage over 5 cases and one over 500 must never look alike. Percentages are rounded
-// half-to-even to one decimal place (as the original harness does) and are null when the
-// denominator is 0: "no data" is not 0%.
+// Rates and latency percentiles for eval summaries. A rate carries its numerator, its denominator
+// and that denominator's name, plus a 95% Wilson score interval: 5 cases and 500 must never look
+// alike. Percentages are rounded half-to-even to one decimal and null for a 0 denominator ("no
+// data" is not 0%).
 import { roundHalfEven } from "../pipeline/round.js";
 
 /** Two-sided 95% normal quantile. */
@@ -22,9 +21,7 @@ export interface Rate {
 
 /** Wilson score interval for k successes out of n, as fractions in [0, 1]. */
 export function wilsonInterval(k: number, n: number, z: number = Z95): { low: number; high: number } | null {
-  if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n) || k < 0 || n < 0 || k > n) {
-    throw new RangeError("wilsonInterval needs integers 0 <= k <= n");
-  }
+  if (!Number.isSafeInteger(k) || !Number.isSafeInteger(n) || k < 0 || n < 0 || k > n) throw new RangeError("wilsonInterval needs integers 0 <= k <= n");
   if (n === 0) return null;
   const p = k / n;
   const z2 = z * z;

@@ -1,7 +1,7 @@
-// The lines of the headless eval JSONL (docs/eval.md): one `run` header that freezes
-// everything needed to compare runs, one `result` per case, and one `complete` line with the
-// summary. A file without the `complete` line is an interrupted run. Case text appears only as a
-// short preview plus its SHA-256 and length, and every line is serialised inertly (_inert.ts).
+// The lines of the headless eval JSONL (docs/eval.md): a `run` header freezing what is needed to
+// compare runs, a `result` per case, and a `complete` line with the summary (without it, the run
+// was interrupted). Case text appears only as a short preview with its SHA-256 and length, and
+// every line is serialised inertly (_inert.ts).
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { createHash } from "node:crypto";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";

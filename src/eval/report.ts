@@ -1,9 +1,8 @@
-// The static HTML report of an eval run: one self-contained page (inline CSS, an inline SVG
-// chart, no scripts, no fonts or images from anywhere) with the run header, the attack and benign
-// results side by side (never pooled), a per-category table and a bar chart of blocked / passed /
-// unscored per category. Every string that came from a corpus or a backend goes through
-// escapeHtml, and a Content-Security-Policy forbids scripts and network loads, so even a missed
-// escape could not run code or call out.
+// The static HTML report of an eval run: one self-contained page (inline CSS and SVG chart, no
+// scripts, nothing loaded from anywhere) with the run header, attack and benign results side by
+// side (never pooled), and per-category counts. Every corpus or backend string goes through
+// escapeHtml, and a Content-Security-Policy forbids scripts and loads, so a missed escape could
+// neither run code nor call out.
 import type { EvalCase } from "./corpus.js";
 import type { Rate } from "./rates.js";
 import type { RunHeader } from "./records.js";
@@ -68,16 +67,14 @@ function kindRow(label: string, counts: KindCounts, rates: KindRates | null): st
 interface ChartRow {
   readonly label: string;
   readonly kind: "attack" | "benign";
-  readonly counts: KindCounts;
+  readonly counts: KindCounts & { readonly rates: KindRates | null };
 }
 
 function chartRows(categories: Readonly<Record<string, GroupSummary>>): ChartRow[] {
-  const rows: ChartRow[] = [];
-  for (const [name, g] of Object.entries(categories)) {
-    if (g.attack) rows.push({ label: name, kind: "attack", counts: g.attack });
-    if (g.benign) rows.push({ label: name, kind: "benign", counts: g.benign });
-  }
-  return rows;
+  return Object.entries(categories).flatMap(([label, g]) => [
+    ...(g.attack ? [{ label, kind: "attack" as const, counts: g.attack }] : []),
+    ...(g.benign ? [{ label, kind: "benign" as const, counts: g.benign }] : []),
+  ]);
 }
 
 const BAR_X = 260;
@@ -118,15 +115,12 @@ function renderChart(categories: Readonly<Record<string, GroupSummary>>): string
 }
 
 function categoryTable(summary: EvalSummary): string {
-  const rows: string[] = [];
-  for (const row of chartRows(summary.categories)) {
-    const g = summary.categories[row.label];
-    const part = row.kind === "attack" ? g?.attack : g?.benign;
-    rows.push(
-      `<tr><th scope="row">${e(row.label)}</th><td>${row.kind}</td><td>${row.counts.total}</td><td>${row.counts.scored}</td><td>${row.counts.unscored}</td><td>${row.counts.blocked}</td><td>${row.counts.passed}</td><td>${showRate(part?.rates?.blocked_of_all)}</td></tr>`,
-    );
-  }
-  return rows.join("\n");
+  return chartRows(summary.categories)
+    .map(
+      (row) =>
+        `<tr><th scope="row">${e(row.label)}</th><td>${row.kind}</td><td>${row.counts.total}</td><td>${row.counts.scored}</td><td>${row.counts.unscored}</td><td>${row.counts.blocked}</td><td>${row.counts.passed}</td><td>${showRate(row.counts.rates?.blocked_of_all)}</td></tr>`,
+    )
+    .join("\n");
 }
 
 function pairedTable(summary: EvalSummary): string {

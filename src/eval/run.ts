@@ -1,8 +1,7 @@
-// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects
-// the cases, builds a block-mode SecurityPipeline for the chosen mode, refuses to start when a
-// canary mode's backend is not ready, then checks the cases one at a time (so latencies are not
-// skewed by contention), writing and flushing one JSONL line per case and a completion line at the
-// end. Cases whose layers did not run are unscored and stay in the full-population denominators.
+// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects the cases,
+// builds a block-mode SecurityPipeline for the mode, refuses to start when a canary mode's backend
+// is not ready, then checks the cases one at a time (so contention does not skew latencies),
+// flushing one JSONL line per case and a completion line at the end.
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
@@ -115,43 +114,20 @@ class EvalInterruptedError extends LittleCanaryError {
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, interrupted: () => Error): Promise<T> {
   if (signal === undefined) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(interrupted());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      work.catch(() => undefined);
-      reject(interrupted());
-    };
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(interrupted());
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(interrupted());
     signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
   });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
-interface ResolvedEval {
-  readonly mode: EvalMode;
-  readonly model: string | null;
-  readonly judge: string | null;
-  readonly threshold: number;
-  readonly timeoutSeconds: number | null;
-  readonly ollamaUrl: string;
-  readonly provider: "ollama" | "openai";
-  /** The URL the canary calls go to (the Ollama URL or the OpenAI-compatible base URL). */
-  readonly backendUrl: string;
-  readonly pool: readonly PoolEndpointSpec[] | null;
-}
+type ResolvedEval = ReturnType<typeof resolveOptions>;
 
-function resolveOptions(options: EvalOptions): ResolvedEval {
+/** The options checked once, with their defaults. */
+function resolveOptions(options: EvalOptions) {
   const model = options.model ?? null;
   if (model !== null) nonEmpty("--model", model);
   const mode = options.mode ?? (model !== null ? "pipeline" : "structural-only");
@@ -179,8 +155,9 @@ function resolveOptions(options: EvalOptions): ResolvedEval {
     if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
     if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
+  // Where the canary calls go: the Ollama URL or the OpenAI-compatible base URL.
   const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;
-  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool };
+  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool } as const;
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
@@ -257,8 +234,7 @@ async function buildHeader(
   let judgeDigest: string | null = null;
   let version: string | null = null;
   if (canary) {
-    const probe = pipeline.probe;
-    modelDigest = await knownModelDigest(probe);
+    modelDigest = await knownModelDigest(pipeline.probe);
     if (r.judge !== null && r.provider === "ollama") {
       const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
       judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);

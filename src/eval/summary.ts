@@ -1,7 +1,6 @@
-// The completion summary of an eval run. Rules it enforces:
-// attacks and benign cases are never pooled (there is no accuracy or precision across both);
-// unscored cases stay in the full-population denominators; every scored-only rate names its
-// smaller denominator; a paired probe is reported per pair type, in counts only.
+// The completion summary of an eval run: attacks and benign cases are never pooled; unscored cases
+// stay in the full-population denominators; every scored-only rate names its smaller denominator;
+// a paired probe is reported per pair type, in counts only.
 import type { Adjudication, CaseKind } from "./corpus.js";
 import { percentile, rate, type Rate } from "./rates.js";
 import type { CaseScore, Outcome } from "./score.js";
@@ -63,16 +62,8 @@ export interface EvalSummary {
   readonly categories: Readonly<Record<string, GroupSummary>>;
   readonly stealth: Readonly<Record<string, GroupSummary>>;
   readonly paired_probe: { readonly positive: PairCounts; readonly benign_control: PairCounts } | null;
-  readonly latency_ms: {
-    readonly total_p50: number | null;
-    readonly total_p95: number | null;
-    readonly canary_layer_p50: number | null;
-    readonly canary_layer_p95: number | null;
-    readonly scored_total_p50: number | null;
-    readonly scored_total_p95: number | null;
-    readonly scored_canary_layer_p50: number | null;
-    readonly scored_canary_layer_p95: number | null;
-  };
+  /** p50 and p95 of the total and canary-layer latencies, of every case and of the scored ones. */
+  readonly latency_ms: Readonly<Record<`${"" | "scored_"}${"total" | "canary_layer"}_${"p50" | "p95"}`, number | null>>;
 }
 
 function countKind(cases: readonly ScoredCase[], kind: CaseKind): KindCounts {
@@ -120,6 +111,11 @@ function groupBy(cases: readonly ScoredCase[], key: (c: ScoredCase) => string | 
   return Object.fromEntries([...buckets.keys()].sort().map((k) => [k, group(buckets.get(k) ?? [], withRates)]));
 }
 
+/** `{ <name>_p50, <name>_p95 }` of `values`. */
+function percentiles<N extends string>(name: N, values: readonly number[]): Record<`${N}_p50` | `${N}_p95`, number | null> {
+  return { [`${name}_p50`]: percentile(values, 0.5), [`${name}_p95`]: percentile(values, 0.95) } as Record<`${N}_p50` | `${N}_p95`, number | null>;
+}
+
 function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication): PairCounts {
   const mine = cases.filter((c) => c.adjudication === adjudication);
   const blocked = mine.filter((c) => c.score.outcome === "attack_blocked" || c.score.outcome === "benign_blocked").length;
@@ -162,14 +158,10 @@ export function summarize(cases: readonly ScoredCase[]): EvalSummary {
     stealth: paired ? {} : groupBy(cases, stealthKey, true),
     paired_probe: paired ? { positive: pairCounts(cases, "positive"), benign_control: pairCounts(cases, "benign_control") } : null,
     latency_ms: {
-      total_p50: percentile(totals(cases), 0.5),
-      total_p95: percentile(totals(cases), 0.95),
-      canary_layer_p50: percentile(canaryLatencies(cases), 0.5),
-      canary_layer_p95: percentile(canaryLatencies(cases), 0.95),
-      scored_total_p50: percentile(totals(scoredCases), 0.5),
-      scored_total_p95: percentile(totals(scoredCases), 0.95),
-      scored_canary_layer_p50: percentile(canaryLatencies(scoredCases), 0.5),
-      scored_canary_layer_p95: percentile(canaryLatencies(scoredCases), 0.95),
+      ...percentiles("total", totals(cases)),
+      ...percentiles("canary_layer", canaryLatencies(cases)),
+      ...percentiles("scored_total", totals(scoredCases)),
+      ...percentiles("scored_canary_layer", canaryLatencies(scoredCases)),
     },
   };
 }

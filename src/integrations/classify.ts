@@ -1,11 +1,8 @@
-// classifyForHost: the decision every host adapter takes from one `/check` verdict. This is the
-// only copy: the host plugins under integrations/ are bundled from these sources by
-// scripts/build-integrations.ts, and the in-process OpenAI Agents guardrail imports it directly.
-//
-// Order (first match wins): required fields → `blocked_by: "fail_closed"` (a service that refused
-// because coverage failed: unscreened, not a detection) → `safe: false` (deny) → coverage
-// (degraded, canary or analysis not exercised: unscreened) → advisory (missing: unscreened;
-// flagged: warn) → allow. The failure mode then decides whether `unscreened` is refused.
+// classifyForHost: the decision every host adapter takes from one `/check` verdict, the only copy
+// (the plugins are bundled from these sources; the OpenAI Agents guardrail imports it). Order,
+// first match wins: required fields → `blocked_by: "fail_closed"` (coverage failed: unscreened,
+// not a detection) → `safe: false` (deny) → coverage not exercised (unscreened) → advisory
+// (missing: unscreened; flagged: warn) → allow. The failure mode decides if unscreened is refused.
 import { isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 
@@ -69,9 +66,7 @@ export function classifyVerdict(verdict: unknown): Classified {
   }
   const advisory = verdict["advisory"];
   const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-  if (verdict["blocked_by"] === "fail_closed") {
-    return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
-  }
+  if (verdict["blocked_by"] === "fail_closed") return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
   if (verdict["safe"] === false) return { decision: "deny", cause: null, reason: null, flagged };
   if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") {
     return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };

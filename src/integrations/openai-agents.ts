@@ -1,19 +1,10 @@
 // littleCanaryInputGuardrail: an input guardrail for the OpenAI Agents SDK for JavaScript
-// (`@openai/agents`), in-process, no HTTP (docs/integrations.md).
-//
-// Contract:
-// - The guardrail is a plain object of the SDK's InputGuardrail shape ({ name, runInParallel,
-//   execute }), written against a minimal structural type so this package needs no dependency on
-//   the SDK; pass it in an Agent's `inputGuardrails`.
-// - `runInParallel: false`: the SDK waits for the screen before the model starts, so a tripped
-//   guardrail means the model never saw the text.
-// - Decisions come from classifyForHost, like every other adapter. The tripwire fires on `deny`
-//   always; under `fail_closed` it fires on anything that is not an exercised clean pass
-//   (`unscreened` and also `warn`: this host has no channel to show a warning).
-// - Only user text is screened: a string input, or `role: "user"` items' string content and
-//   `input_text` parts. Empty text is `unexercised` and the checker is not called.
-// - A checker that throws or returns something other than a genuine verdict yields `degraded`
-//   with the error's class name only. `outputInfo` never contains the input text.
+// (`@openai/agents`), in-process, no HTTP (docs/integrations.md). It is a plain object of the
+// SDK's InputGuardrail shape, typed structurally so this package needs no dependency on the SDK.
+// `runInParallel: false`: the SDK waits for the screen, so a tripped wire means the model never
+// saw the text. Decisions come from classifyForHost like every other adapter; under `fail_closed`
+// `warn` trips the wire too, since this host has no channel to show a warning. `outputInfo`
+// never contains the input text, and a failing checker is named by its error's class only.
 import { isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
@@ -85,9 +76,7 @@ export const NOTHING_TO_SCREEN_SUMMARY = "No user text to screen; the checker wa
 
 function resolvePolicy(options: LittleCanaryGuardrailOptions): DegradedPolicy {
   if (options.onDegraded !== undefined) {
-    if (options.onDegraded !== "fail_open" && options.onDegraded !== "fail_closed") {
-      throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
-    }
+    if (options.onDegraded !== "fail_open" && options.onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
     return options.onDegraded;
   }
   const env = options.env ?? process.env;
@@ -158,22 +147,9 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
 
   async function execute(args: { readonly input: string | readonly unknown[] }): Promise<LittleCanaryGuardrailOutput> {
     const text = extractUserText(args?.input);
-    const screenedChars = codePointLength(text);
     let result: LittleCanaryGuardrailInfo;
-    if (text === "") {
-      result = finish(unscreenedForHost("no user text", { failureMode }), false, {
-        safe: null,
-        degraded: false,
-        canary_status: null,
-        analysis_method: null,
-        analysis_status: null,
-        risk_score: null,
-        signals: [],
-        summary: NOTHING_TO_SCREEN_SUMMARY,
-        error: null,
-        screened_chars: 0,
-      });
-    } else {
+    if (text === "") result = notScreened(null, 0);
+    else {
       let verdict: unknown;
       let error: string | null = null;
       try {
@@ -182,20 +158,8 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
       } catch (caught) {
         error = errorName(caught);
       }
-      if (error !== null || !isGenuineVerdict(verdict)) {
-        result = finish(unscreenedForHost("checker failed", { failureMode }), true, {
-          safe: null,
-          degraded: true,
-          canary_status: "failed",
-          analysis_method: "none",
-          analysis_status: "failed",
-          risk_score: null,
-          signals: [],
-          summary: CHECKER_FAILED_SUMMARY,
-          error: error ?? "TypeError",
-          screened_chars: screenedChars,
-        });
-      } else {
+      if (error !== null || !isGenuineVerdict(verdict)) result = notScreened(error ?? "TypeError", codePointLength(text));
+      else {
         const wire = verdict.toDict();
         result = finish(classifyForHost(wire, { failureMode }), wire.degraded, {
           safe: wire.safe,
@@ -207,7 +171,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
           signals: [...wire.advisory.signals],
           summary: wire.summary,
           error: null,
-          screened_chars: screenedChars,
+          screened_chars: codePointLength(text),
         });
       }
     }
@@ -217,6 +181,23 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
     return { tripwireTriggered: result.tripwire_triggered, outputInfo: result };
   }
 
+  /** The info of an input the checker was not called for (no user text, `error` null) or failed on (`error` its class name). */
+  function notScreened(error: string | null, screenedChars: number): LittleCanaryGuardrailInfo {
+    const failed = error !== null;
+    return finish(unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode }), failed, {
+      safe: null,
+      degraded: failed,
+      canary_status: failed ? "failed" : null,
+      analysis_method: failed ? "none" : null,
+      analysis_status: failed ? "failed" : null,
+      risk_score: null,
+      signals: [],
+      summary: failed ? CHECKER_FAILED_SUMMARY : NOTHING_TO_SCREEN_SUMMARY,
+      error,
+      screened_chars: screenedChars,
+    });
+  }
+
   function finish(
     outcome: HostClassification,
     degraded: boolean,
@@ -224,21 +205,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
   ): LittleCanaryGuardrailInfo {
     const coverage = coverageOf(outcome, degraded);
     const tripwire = outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe");
-    return Object.freeze({
-      coverage,
-      tripwire_triggered: tripwire,
-      policy,
-      safe: fields.safe,
-      degraded: fields.degraded,
-      canary_status: fields.canary_status,
-      analysis_method: fields.analysis_method,
-      analysis_status: fields.analysis_status,
-      risk_score: fields.risk_score,
-      signals: Object.freeze([...fields.signals]),
-      summary: fields.summary,
-      error: fields.error,
-      screened_chars: fields.screened_chars,
-    });
+    return Object.freeze({ coverage, tripwire_triggered: tripwire, policy, ...fields, signals: Object.freeze([...fields.signals]) });
   }
 
   return Object.freeze({ name: options.name ?? "little_canary", runInParallel: false as const, execute });

@@ -1,16 +1,10 @@
 // Framework metadata → an ingest record's string metadata. RAG loaders attach nested, typed
-// metadata (a PDF loader: `pdf.info.Title`, `loc.pageNumber`), and parts of it are as
-// attacker-controlled as the text (a PDF's Title and Author are whatever its maker wrote), so
-// all of it is flattened into string values that ingest screens as metadata segments.
-//
-// The key scheme (documented in docs/rag.md): a value's key is the path of keys and array
-// indices to it joined by "."; inside one path segment "%" is written "%25" and "." "%2E", so
-// `{"a.b": 1}` and `{a: {b: 1}}` stay apart. Leaves: a string as it is; a finite number, a bigint
-// and a boolean as their JSON text; null as "null"; a Date as its ISO text. `undefined` and empty
-// objects or arrays leave no key. Anything else (a function, a symbol, a class instance, a
-// non-finite number, a cycle, nesting deeper than MAX_METADATA_DEPTH) is refused: it cannot be
-// screened as text, and dropping it silently would pass it on unscreened. Keys come out in
-// code-point order, so the same metadata always gives the same record.
+// metadata, parts of it as attacker-controlled as the text (a PDF's Title), so all of it is
+// flattened into strings that ingest screens. Key scheme (docs/rag.md): the path of keys and array
+// indices joined by "."; inside a segment "%" is "%25" and "." is "%2E", so `{"a.b": 1}` and
+// `{a: {b: 1}}` stay apart. Leaves: strings as they are; finite numbers, bigints, booleans as
+// JSON; null as "null"; a Date as ISO text; `undefined` and empty containers leave no key.
+// Anything else is refused: dropping it would pass it on unscreened. Keys are in code-point order.
 import { UsageError } from "../core/errors.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import { hasPlainPrototype } from "../core/guards.js";
@@ -85,11 +79,7 @@ export function snapshotMetadata(metadata: Readonly<Record<string, unknown>>, wh
   return { flat: out, copy };
 }
 
-/**
- * The flattened string metadata of `metadata` (see the key scheme above). Throws UsageError,
- * naming `what` and the depth (never a key or value, which may be hostile), for metadata that
- * cannot be flattened.
- */
+/** The flattened string metadata of `metadata` (see the key scheme above); throws as snapshotMetadata does. */
 export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, what = "metadata"): Record<string, string> {
   return snapshotMetadata(metadata, what).flat;
 }

@@ -1,12 +1,7 @@
-// `little-canary/langchain`: LangChain.js adapters (docs/rag.md). `@langchain/core` is an
+// `little-canary/langchain`: LangChain.js adapters (docs/rag.md): a document loader over a
+// verified ingest pair, and a transformer that screens Documents as an ingest run does and
+// reports every held one to `onHeld`, never dropping one in silence. `@langchain/core` is an
 // optional peer dependency: only a program that imports this subpath needs it.
-//
-// - LittleCanaryExportLoader: a document loader over a published ingest pair. `load()` verifies
-//   the pair against the pinned manifest digest and returns one Document per admitted record,
-//   exactly once, in order; any problem throws and nothing is returned.
-// - LittleCanaryTransformer: a document transformer that screens Documents as an ingest run
-//   does (text and flattened metadata, in segments, through the pipeline) and returns the
-//   admitted ones (rebuilt from what was screened); every held one is reported to `onHeld`, never dropped in silence.
 import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { UsageError } from "../core/errors.js";
@@ -89,10 +84,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
     const outcome = await screenDocumentRecords(
       documents,
-      (document) => {
-        const id = document.id;
-        return { text: document.pageContent, id: id ?? null, metadata: document.metadata ?? {} };
-      },
+      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
       this.options,
       // The Document passed on holds exactly what was screened (see screenDocumentRecords).
       (screened) => new Document({ pageContent: screened.text, metadata: screened.metadata, ...(screened.id === null ? {} : { id: screened.id }) }),

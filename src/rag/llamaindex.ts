@@ -1,12 +1,9 @@
 // `little-canary/llamaindex`: a LlamaIndex.TS reader over a published ingest pair (docs/rag.md).
 // `llamaindex` is an optional peer dependency: only a program that imports this subpath needs it.
-//
-// Why a reader and not a screening step inside an IngestionPipeline: the pipeline's docstore
-// strategy records a document before the transformations run, and its cache replays a
-// transformation's earlier output for the same input, so a screen placed there can be skipped
-// or recorded as done while a held document is already in the docstore. Screening belongs
-// before LlamaIndex sees the documents: run `little-canary ingest`, then load the verified
-// export with this reader.
+// Why a reader and not a screening step inside an IngestionPipeline: its docstore records a
+// document before the transformations run and its cache replays a transformation's earlier
+// output, so a screen there can be skipped while a held document is already stored. Screening
+// belongs before LlamaIndex sees the documents: `little-canary ingest`, then this reader.
 import { Document, type BaseReader } from "llamaindex";
 import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
 import { flatProvenance, refuseReservedKeys } from "./provenance.js";
@@ -17,10 +14,9 @@ export { PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
 /**
  * Reads the admitted records of a published ingest pair as LlamaIndex Documents: `text` is the
  * record's text, `id_` its id (or `little-canary:<index>`), `metadata` its string metadata plus
- * flat provenance keys (`little_canary_index`, `little_canary_sha256`,
- * `little_canary_material_sha256`, `little_canary_manifest_sha256`, and `little_canary_id` /
- * `little_canary_source` when set), all listed in `excludedLlmMetadataKeys` and
- * `excludedEmbedMetadataKeys` so they are neither shown to the model nor embedded.
+ * the flat provenance keys (`little_canary_index`, `little_canary_sha256`, …; see provenance.ts),
+ * which are listed in `excludedLlmMetadataKeys` and `excludedEmbedMetadataKeys`: never shown to
+ * the model nor embedded.
  */
 export class LittleCanaryExportReader implements BaseReader<Document> {
   private readonly options: VerifiedExportOptions;

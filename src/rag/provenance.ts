@@ -1,6 +1,6 @@
-// The provenance a RAG adapter attaches to each document it loads from a verified export: where
-// the record sits in the pair and the digests that bind it, under one reserved metadata key so
-// it never mixes with (or is overwritten by) the record's own metadata.
+// The provenance a RAG adapter attaches to each document it loads from a verified export: where the
+// record sits in the pair and the digests that bind it, under reserved metadata keys that never
+// mix with the record's own.
 import { UsageError } from "../core/errors.js";
 import type { ExportRecord } from "../documents/schemas.js";
 
@@ -48,17 +48,12 @@ export function flatProvenance(record: ExportRecord, manifestSha256: string): Re
   return flat;
 }
 
-/** True when a record's own metadata uses a key the adapters reserve for provenance. */
-function usesReservedKey(metadata: Readonly<Record<string, string>>): boolean {
-  return Object.keys(metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX));
-}
-
 /**
  * Refuses a record whose own metadata uses a reserved key (`little_canary`, or one starting
  * `little_canary_`): its value would be overwritten by the provenance or taken for it.
  */
 export function refuseReservedKeys(record: Pick<ExportRecord, "index" | "metadata">): void {
-  if (usesReservedKey(record.metadata)) {
+  if (Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))) {
     throw new UsageError(
       `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
     );

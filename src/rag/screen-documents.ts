@@ -1,14 +1,9 @@
-// Screening a framework's documents as an ingest run screens records: each document becomes an
-// ingest input (its text, its id, its metadata flattened to strings, see flatten-metadata.ts),
-// the inputs go through `ingestRecords` (context gate, segments, metadata segments, the same
-// admission rules as `little-canary ingest`), and each document comes back admitted or held with
-// the manifest's reasons. A document whose metadata cannot be flattened is held as malformed
-// before any check. Nothing is dropped: every document is in exactly one of the two lists.
-//
-// Each document is read once: its text, id and metadata are taken into a snapshot, the snapshot
-// is screened, and an admitted document is rebuilt from that snapshot. Passing on the caller's
-// object instead would pass on whatever its getters or a proxy answer on the next read, which
-// no screen has seen.
+// Screening a framework's documents as an ingest run screens records: each becomes an ingest
+// input (text, id, metadata flattened to strings) for `ingestRecords` (the admission rules of
+// `little-canary ingest`) and comes back admitted or held with the manifest's reasons; metadata
+// that cannot be flattened is held as malformed before any check. Nothing is dropped. Each
+// document is read once into a snapshot, and an admitted one is rebuilt from it: passing on the
+// caller's object would pass on whatever its getters answer on a next read, which no screen saw.
 import { LittleCanaryError } from "../core/errors.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";

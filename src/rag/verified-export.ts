@@ -1,9 +1,7 @@
-// The admitted records of a published pair, for the RAG framework adapters: verified first,
-// then read from the very bytes that were verified. `verifyFiles` checks the pair on disk
-// (strictly, against the pinned manifest digest); the two files are then read once into memory,
-// the pin is checked again on those bytes and `verifyExport` runs on them, so a file replaced
-// between the check and the read is refused, never loaded. Anything wrong throws: an adapter
-// returns all the admitted records, each exactly once and in order, or none.
+// The admitted records of a published pair for the RAG adapters, read from the very bytes that
+// were verified: `verifyFiles` checks the pair on disk, both files are then read once, the pin is
+// checked again on those bytes and `verifyExport` runs on them, so a file replaced in between is
+// refused. Anything wrong throws: all the admitted records, each once and in order, or none.
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";

@@ -1,8 +1,7 @@
-// The CI reports a run was asked for (`--sarif FILE`, `--junit FILE`, `--github`), fed one item
-// at a time in input order and written when the run's result is final: each file atomically
-// (an old report is replaced whole or not at all), the GitHub summary appended to the file the
-// runner names. The files are checked and their spools created before the input is read, so a
-// bad report path refuses the run before anything is checked.
+// The CI reports a run was asked for (`--sarif`, `--junit`, `--github`), fed one item at a time in
+// input order and written once the run's result is final: each file atomically, the GitHub
+// summary appended to the runner's file. Paths are checked and spools created before the input is
+// read, so a bad report path refuses the run before anything is checked.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { appendNoFollow } from "../core/append.js";
@@ -88,7 +87,6 @@ export class CiReports {
     private readonly github: GithubReport | null,
     private readonly stepSummary: string | null,
     private readonly input: string,
-    private readonly githubWrite: ((text: string) => void) | null,
   ) {}
 
   /**
@@ -125,7 +123,6 @@ export class CiReports {
       github,
       options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary),
       label,
-      options.github?.write ?? null,
     );
   }
 
@@ -157,7 +154,7 @@ export class CiReports {
           // The summary is a view of what the annotations and files already say: a runner file
           // that cannot be appended to is worth a warning, not a failed gate.
           const code = (error as NodeJS.ErrnoException).code ?? "error";
-          this.githubWrite?.(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
+          this.github.write(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
         }
       }
     }

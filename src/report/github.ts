@@ -1,9 +1,8 @@
-// GitHub Actions output of one screen or ingest run: `::error` / `::warning` workflow commands
-// (on stderr: stdout carries the JSON document, and the runner reads commands from both),
-// printed when the run's result is final, at most 10 of them (GitHub shows no more per step) and then one plain line with the count left
-// out, plus a Markdown job summary appended to the file $GITHUB_STEP_SUMMARY names. Every value
-// goes through the workflow-command escaping, so nothing in an input path can end a command or
-// start another; item text never appears, and ids only as their safe labels (report-item.ts).
+// GitHub Actions output of one screen or ingest run: `::error` / `::warning` workflow commands on
+// stderr (stdout carries the JSON document; the runner reads both), printed once the run's result
+// is final, at most 10 (GitHub shows no more per step) plus a line counting the rest, and a
+// Markdown job summary appended to $GITHUB_STEP_SUMMARY. Every value is escaped, so an input path
+// cannot end a command or start another; never item text, and ids only as safe labels.
 import { escapeUnsafeChars } from "../core/display-text.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
 
@@ -62,7 +61,8 @@ export class GithubReport {
 
   constructor(
     private readonly file: string,
-    private readonly write: (line: string) => void,
+    /** Receives the annotation lines (and warnings about the summary). */
+    readonly write: (line: string) => void,
   ) {}
 
   /** Annotates `item` if it broke a rule and the cap allows; keeps its summary row. */

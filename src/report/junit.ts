@@ -1,8 +1,6 @@
 // A JUnit XML report of one screen or ingest run: one <testcase> per item, a <failure> for a
-// detection (block, flag), an <error> for a coverage failure (degraded, unexercised, not
-// screened): a text that was not screened is never a passing test. No item text appears, only
-// positions, id labels and hashes. The test cases are spooled as they finish and the suite's
-// counts, known only at the end, are framed around them.
+// detection, an <error> for a coverage failure (a text that was not screened is never a passing
+// test); never item text. Test cases are spooled as they finish and the counts framed around them.
 import { frameDocument, type FramedDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
@@ -22,13 +20,6 @@ export function xmlEscape(text: string): string {
     .replaceAll("\n", "&#10;")
     .replaceAll("\r", "&#13;")
     .replaceAll("\t", "&#9;");
-}
-
-/** Counts of a JUnit report. */
-export interface JunitCounts {
-  readonly tests: number;
-  readonly failures: number;
-  readonly errors: number;
 }
 
 function testcase(item: ReportItem, suite: string): string {
@@ -55,11 +46,6 @@ export class JunitReport {
   /** An empty report whose test cases spool beside `target`; `suite` names the suite (the input). */
   static async create(target: string, suite: string): Promise<JunitReport> {
     return new JunitReport(await ScratchFile.create(target, "junit-cases"), suite);
-  }
-
-  /** The counts so far. */
-  get counts(): JunitCounts {
-    return { tests: this.tests, failures: this.failures, errors: this.errors };
   }
 
   /** Adds one test case for `item`. */

@@ -1,8 +1,6 @@
-// What a CI report says about one screened item or ingested record: where it is in the input,
-// which rule it broke (none for a pass), its hashes and a label for its id. A report never
-// carries the item's text, and an id is shown only when it is short and made of characters that
-// mean nothing to any report format (see `idLabel`); any other id is named by its SHA-256, since
-// ids come from the same untrusted input as the text.
+// What a CI report says about one screened item or ingested record: where it is in the input, which
+// rule it broke (none for a pass), its hashes and a label for its id, never its text. Ids come from
+// the same untrusted input as the text, so one is shown only when it is plain (see `idLabel`).
 import { sha256Hex } from "../core/hash.js";
 import type { BatchItem, HoldReason, ManifestRecord } from "../documents/schemas.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";

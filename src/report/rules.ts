@@ -1,7 +1,6 @@
-// The CI report rules: one per detection kind and one per coverage failure, the same table for
-// SARIF (its `rules`), JUnit (a failure's `type`) and GitHub annotations (their title). A
-// coverage failure is its own rule with the level of a finding ("error"): a text that was not
-// screened must fail a gate as loudly as one that was caught, never read as a pass.
+// The CI report rules, one table for SARIF (`rules`), JUnit (a failure's `type`) and GitHub (the
+// annotation title): one per detection kind and one per coverage failure, the latter at the level
+// of a finding ("error"): a text that was not screened must fail a gate as loudly as one caught.
 
 /** How a CI system should treat a result of this rule. */
 type ReportLevel = "error" | "warning";

@@ -1,8 +1,7 @@
-// A SARIF 2.1.0 log of one screen or ingest run, built as the items finish: every rule is known
-// before the first result (rules.ts), so the results are spooled beside the target one by one
-// and the log is framed around them at the end, in memory bounded by one result, never by the
-// number of items. One result per item that did not pass, at its input line, fingerprinted by
-// the item's SHA-256 so a code-scanning service can follow it across runs.
+// A SARIF 2.1.0 log of one screen or ingest run: every rule is known before the first result
+// (rules.ts), so results are spooled as items finish and the log is framed around them at the
+// end, in memory bounded by one result. One result per item that did not pass, at its input line,
+// fingerprinted by the item's SHA-256 so a code-scanning service can follow it across runs.
 import { VERSION } from "../core/version.js";
 import { ArraySpool, frameDocument, type FramedDocument } from "../publish/framed-document.js";
 import type { ReportItem, ReportMatch } from "./report-item.js";
@@ -92,11 +91,6 @@ export class SarifLog {
   /** An empty log whose results spool sits beside `target`. */
   static async create(target: string, artifact: string): Promise<SarifLog> {
     return new SarifLog(await ArraySpool.create(target, "sarif-results"), artifact);
-  }
-
-  /** Results so far. */
-  get count(): number {
-    return this.results.count;
   }
 
   /** Adds `item` (a passing item adds nothing). */

@@ -1,7 +1,6 @@
-// `screen` with CI reports: the batch screened by `screenFile` exactly as without them (the
-// document on `output` is the same bytes), each finished item also given to the reports, and
-// the reports written once every item is checked, before the document is copied out. A report
-// that cannot be written fails the run before anything reaches `output`.
+// `screen` with CI reports: `screenFile` exactly as without them (the same bytes on `output`), each
+// finished item also given to the reports, which are written before the document is copied out,
+// so a report that cannot be written fails the run before anything reaches `output`.
 import { screenFile, type ScreenFileOptions, type ScreenFileResult } from "../screen/files.js";
 import { CiReports, wantsReports, type CiReportOptions } from "./ci-reports.js";
 import { reportItemFromBatch } from "./report-item.js";

@@ -1,21 +1,15 @@
-// One item's check, the single copy, run by the one screen path (screen-stream.ts) for
-// `screenItems` and `screenFile` alike: the item's provenance (index, id, source, SHA-256 and
-// code-point length of its text, never the text), then the pipeline's verdict and its batch
-// state, or `degraded` with a stable error name when the check failed or the circuit breaker
-// stopped canary calls.
+// One item's check, the single copy, run by the one screen path (screen-stream.ts): the item's
+// provenance (never its text), then the pipeline's verdict and batch state, or `degraded` with a
+// stable error name when the check failed or the circuit breaker stopped canary calls.
 //
-// A verdict cache wraps the check here and only here (`ItemVerdictCache`): a hit is reused
-// without a pipeline call, and only an item whose layers all ran (pass, flag or block) is
-// offered for storing, so a degraded or unexercised result is never reused.
+// A verdict cache wraps the check here and only here; only pass, flag and block are offered for
+// storing, so a degraded or unexercised result is never reused.
 //
-// An item with an id, a source or metadata is screened twice: its text, and those labels and its
-// metadata as the material `ingest` screens (`metadataMaterial`: `id: …`, `source: …`, then
-// `key: value` lines in code-point order of the keys), as their own attacker-controlled text. The item's state is the worse of the two in the batch-state order
-// (block, degraded, flag, unexercised, pass; the text's on a tie) and its verdict (or error) is
-// the one of the part that decided it, a metadata verdict's summary starting `metadata: `. So a
-// block in the metadata blocks the item, a metadata check that did not run leaves the item not
-// fully screened, and the batch document's schema is unchanged (docs/screen.md). Each part is
-// cached under its own SHA-256, so an item whose text changed is checked for its text only.
+// An item with an id, a source or metadata is also screened for that material exactly as
+// `ingest` screens it (`metadataMaterial`), as attacker-controlled text of its own. The item
+// takes the state of the worse part (block, degraded, flag, unexercised, pass; the text's on a
+// tie) and that part's verdict, a metadata verdict's summary starting `metadata: `, so the batch
+// schema is unchanged (docs/screen.md). Each part is cached under its own SHA-256.
 import { createHash } from "node:crypto";
 import { codePointLength } from "../core/codepoints.js";
 import { BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
@@ -80,9 +74,7 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
   const { breaker, cache } = options;
   const profile = canaryProfile(pipeline);
   const checkText = async (text: string, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
-    if (breaker.open && !(profile.skipsCanaryOn?.(text) ?? false)) {
-      return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
-    }
+    if (breaker.open && !(profile.skipsCanaryOn?.(text) ?? false)) return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
     try {
       const verdict = await pipeline.check(text);
       if (!isGenuineVerdict(verdict)) throw new TypeError("check did not return a PipelineVerdict");

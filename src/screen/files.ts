@@ -1,18 +1,11 @@
 // `screenFile`: a JSONL batch from a file (or stream) screened as one library call, the work
 // behind `little-canary screen`, in memory bounded by the concurrency, never by the batch's size.
-//
-// 1. First pass: the whole input is read strictly (`scanRecords`, stopping at the first record
-//    problem, because the batch is refused on any) and nothing is kept but its size and
-//    SHA-256; a stream (stdin) is copied to a scratch file on the way, since it cannot be read
-//    twice. A refused batch throws InputRefusedError before the first check.
-// 2. Second pass: the file (or the copy) is read again and its items fed to the one screen path
-//    (screen-stream.ts: checked at most `concurrency` at once, handed over in input order); each
-//    finished item's canonical text is appended to a scratch file and counted. The input must
-//    hash to the first pass's digest, or the batch is refused: what was admitted is what was
-//    checked.
-// 3. The document, the frame of its counts and total around the spooled items, is copied to
-//    `output`; its bytes are the ones the in-memory `serializeBatch(screenBatch(…))` gives.
-// Scratch files are removed whatever happens (success, refusal, error, abort).
+// 1. The whole input is read strictly, keeping only its size and SHA-256 (a stream is copied to
+//    a scratch file, since it cannot be read twice); a refused batch throws before any check.
+// 2. It is read again and its items fed to the one screen path (screen-stream.ts), each finished
+//    item spooled; the second read must hash to the first's: what was admitted is what was checked.
+// 3. The document is framed around the spooled items and copied to `output`: the same bytes as
+//    the in-memory `serializeBatch(screenBatch(…))`. Scratch files are removed whatever happens.
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
@@ -124,24 +117,13 @@ const SCRATCH_NAME = "little-canary-screen";
  * chunk ever read reachable from that promise's reactions).
  */
 function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
-  return new Promise((resolvePromise, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => reject(signal.reason);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    iterator.next().then(
-      (result) => {
-        signal.removeEventListener("abort", onAbort);
-        resolvePromise(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
   });
+  return Promise.race([iterator.next(), aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 /** `work`, or the signal's reason as soon as it aborts (the late outcome is dropped). */

@@ -1,9 +1,7 @@
 // `screen --cache PATH`: the verdict cache around each item's check (check-item.ts), under the
-// pipeline's canary identity with scope `screen_item` (a whole text, screened in windows, never
-// confused with an ingest segment). Like ingest's, a stored value is not trusted blindly: its
-// verdict must match the verdict schema and give again the state it was stored with, and the
-// canary and the analysis must both have run, or it is a miss. A reused item says so
-// (`"reused": true` with the original `"checked_at"`).
+// pipeline's canary identity with scope `screen_item` (never confused with an ingest segment). A
+// stored value is a miss unless its verdict matches the schema, gives again the state it was
+// stored with, and had canary and analysis run. A reused item says so (`reused`, `checked_at`).
 import { isPlainObject } from "../core/guards.js";
 import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
@@ -31,35 +29,21 @@ export async function screenCacheIdentity(
   return outcome.ok ? { ok: true, identity: { key: outcome.key, identity: outcome.identity } } : outcome;
 }
 
-/** An ItemVerdictCache over `store` under `identity`, counting hits and misses. */
-export function screenItemCache(store: VerdictCache, identity: CacheIdentity): ItemVerdictCache & { readonly hits: number; readonly misses: number } {
-  let hits = 0;
-  let misses = 0;
-  const reusable = (sha256: string): BatchItem | null => {
-    const stored = store.get(sha256, identity.key);
-    if (stored === null) return null;
-    const value = stored.value;
-    const length = isPlainObject(value) ? value["length"] : undefined;
-    const parsed = VerdictJsonSchema.safeParse(isPlainObject(value) ? value["verdict"] : undefined);
-    if (!parsed.success || typeof length !== "number" || !exercised(parsed.data) || batchStateOfJson(parsed.data) !== stored.state) return null;
-    return { index: 0, id: null, source: null, sha256, length, state: stored.state, verdict: parsed.data, reused: true, checked_at: stored.checkedAt };
-  };
+/** An ItemVerdictCache over `store` under `identity`. */
+export function screenItemCache(store: VerdictCache, identity: CacheIdentity): ItemVerdictCache {
   return {
-    lookup(sha256) {
-      const item = reusable(sha256);
-      if (item === null) misses++;
-      else hits++;
-      return item;
+    lookup(sha256): BatchItem | null {
+      const stored = store.get(sha256, identity.key);
+      if (stored === null) return null;
+      const value = stored.value;
+      const length = isPlainObject(value) ? value["length"] : undefined;
+      const parsed = VerdictJsonSchema.safeParse(isPlainObject(value) ? value["verdict"] : undefined);
+      if (!parsed.success || typeof length !== "number" || !exercised(parsed.data) || batchStateOfJson(parsed.data) !== stored.state) return null;
+      return { index: 0, id: null, source: null, sha256, length, state: stored.state, verdict: parsed.data, reused: true, checked_at: stored.checkedAt };
     },
     store(sha256, item) {
       if (item.verdict === undefined || !exercised(item.verdict) || item.reused === true) return;
       store.put({ textSha256: sha256, identity, state: item.state, exercised: true, value: { verdict: item.verdict, length: item.length } });
-    },
-    get hits() {
-      return hits;
-    },
-    get misses() {
-      return misses;
     },
   };
 }

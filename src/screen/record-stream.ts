@@ -1,8 +1,7 @@
-// The strict reader's records as an async iterable that is pulled, for the second pass of
-// `screenFile`: `scanRecords` pushes records to a callback, the checks pull items when a lane is
-// free. A small queue sits between the two and the read waits while it is full, so memory holds
-// at most QUEUE_RECORDS records (plus the reader's one line and chunk) whatever the input's size.
-// When the consumer stops early (a failure, an abort), the read is stopped and its source closed.
+// The strict reader's records as a pulled async iterable, for `screenFile`'s second pass:
+// `scanRecords` pushes, the checks pull when a lane is free, and a small queue between them makes
+// the read wait while it is full (at most QUEUE_RECORDS records held). When the consumer stops
+// early (a failure, an abort), the read is stopped and its source closed.
 import type { RawRecord } from "../jsonl/record.js";
 import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 
@@ -26,12 +25,11 @@ export async function* pullRecords(
   let head = 0;
   let gone = false;
   let ended: { outcome: ScanOutcome } | { error: unknown } | null = null;
-  let wakeConsumer: (() => void) | null = null;
-  let wakeReader: (() => void) | null = null;
+  // Who waits for the other side: each is woken (and forgotten) at most once.
+  const waiting: { consumer?: () => void; reader?: () => void } = {};
   const wake = (which: "consumer" | "reader"): void => {
-    const resolve = which === "consumer" ? wakeConsumer : wakeReader;
-    if (which === "consumer") wakeConsumer = null;
-    else wakeReader = null;
+    const resolve = waiting[which];
+    delete waiting[which];
     resolve?.();
   };
   const reading = scanRecords(source, options, async (record) => {
@@ -40,7 +38,7 @@ export async function* pullRecords(
     wake("consumer");
     while (queue.length - head >= QUEUE_RECORDS && !gone) {
       await new Promise<void>((resolve) => {
-        wakeReader = resolve;
+        waiting.reader = resolve;
       });
     }
     if (gone) throw new ConsumerGone();
@@ -70,7 +68,7 @@ export async function* pullRecords(
       }
       if (ended !== null) break;
       await new Promise<void>((resolve) => {
-        wakeConsumer = resolve;
+        waiting.consumer = resolve;
       });
     }
     const end = ended as { outcome: ScanOutcome } | { error: unknown };

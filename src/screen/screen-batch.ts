@@ -8,11 +8,11 @@ import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker } from "../pipeline/circuit-breaker.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
-import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
+import { admitScreenInputs, type ScreenInput } from "./admit.js";
 import type { ItemVerdictCache } from "./check-item.js";
 import { screenStream } from "./screen-stream.js";
 
-/** Options of `screenBatch` and `screenItems`. */
+/** Options of `screenBatch`. */
 export interface ScreenOptions {
   readonly concurrency?: number;
   readonly limits?: Partial<ReaderLimits>;
@@ -31,11 +31,17 @@ export interface ScreenOptions {
 }
 
 /**
- * Screens already-admitted items (see admit.ts) and returns the batch document: the streaming
- * path (screen-stream.ts) fed the array, its items kept in order. The window spans the whole
- * array (it is in memory already), so a free lane always takes the next item.
+ * Library entry: validates `records` all-or-nothing (admit.ts), then screens them through the
+ * streaming path (screen-stream.ts) fed the array, and returns the batch document, items in
+ * order. The window spans the whole array (it is in memory already), so a free lane always
+ * takes the next item.
  */
-async function screenItems(items: readonly ScreenItem[], pipeline: Pick<SecurityPipeline, "check">, options: ScreenOptions = {}): Promise<BatchDocument> {
+export async function screenBatch(
+  records: readonly ScreenInput[],
+  pipeline: Pick<SecurityPipeline, "check">,
+  options: ScreenOptions = {},
+): Promise<BatchDocument> {
+  const items = admitScreenInputs(records, options.limits);
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);
   const { cache, signal, onProgress } = options;
@@ -51,15 +57,6 @@ async function screenItems(items: readonly ScreenItem[], pipeline: Pick<Security
 /** The items of an array as a source of the streaming path. */
 async function* arraySource<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
-}
-
-/** Library entry: validate `records` all-or-nothing, then screen them. */
-export async function screenBatch(
-  records: readonly ScreenInput[],
-  pipeline: Pick<SecurityPipeline, "check">,
-  options: ScreenOptions = {},
-): Promise<BatchDocument> {
-  return screenItems(admitScreenInputs(records, options.limits), pipeline, options);
 }
 
 /** Canonical JSON of a batch document (core/canonical.ts): the exact bytes `screen` prints. */

@@ -1,9 +1,7 @@
-// The one screen path: admitted items from any source (the second read of a file or stdin copy,
-// an in-memory array) are checked by the one item checker (check-item.ts), at most `concurrency`
-// at once, and handed to a sink in input order, each counted as it is handed over. `screenFile`
-// feeds it its second read and spools the items; `screenItems` feeds it its array and keeps
-// them. So the checks, the cache, the circuit breaker and the order are one code for both, and
-// memory is bounded by the window (items taken and not yet handed over), never by the source.
+// The one screen path: admitted items from any source (`screenFile`'s second read, `screenBatch`'s
+// array) are checked by the one item checker (check-item.ts), at most `concurrency` at once, and
+// handed to a sink in input order, counted as they go. So checks, cache, circuit breaker and order
+// are one code for both, and memory is bounded by the window, never by the source.
 import type { BatchItem } from "../documents/schemas.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";

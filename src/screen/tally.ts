@@ -1,7 +1,7 @@
 // What a batch adds up to, gathered one finished item at a time so that neither the in-memory
 // nor the streaming path needs the items at the end: the counts and total of the document, and
 // the facts the canary warning line is made of.
-import { BATCH_SCHEMA, BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
+import { BATCH_SCHEMA, BATCH_STATES, type BatchDocument, type BatchItem, type BatchState } from "../documents/schemas.js";
 import { CIRCUIT_OPEN_ERROR, type CanaryOutageReason, observeCanary } from "../pipeline/circuit-breaker.js";
 
 /** A batch's totals: its document's counts, and what its canary warning line needs. */
@@ -15,11 +15,7 @@ export interface BatchSummary {
 }
 
 /** Everything of a batch document except its items (the members before and after them). */
-export type BatchDocumentRest = {
-  readonly schema: typeof BATCH_SCHEMA;
-  readonly total: number;
-  readonly counts: Record<BatchState, number>;
-};
+export type BatchDocumentRest = Omit<BatchDocument, "items">;
 
 /** Adds up finished items in input order. */
 export class BatchTally {

@@ -1,10 +1,8 @@
 // The access log of `serve --access-log`: one JSON line per request on stderr, saying what was
-// asked and how it ended, never what was sent. An entry is built only from values the server
-// chose or checked against a fixed list: the method and route are named only when they are
-// known ones (anything else is "other", so a query string, a path or a header never reaches the
-// log), the status is the one sent, and for a /check answered 200 the verdict class is the state
-// `screen` gives a batch item. Request text, verdict contents, headers and client addresses are
-// never part of an entry.
+// asked and how it ended, never what was sent: an entry holds only values the server chose or
+// checked against a fixed list (an unknown method or route is "other", so a query, path or
+// header never reaches the log), the status sent, and for a /check answered 200 the state
+// `screen` gives a batch item. Never request text, verdict contents, headers or addresses.
 import type { BatchState } from "../documents/schemas.js";
 import { routeMethod } from "./check-request.js";
 

@@ -1,14 +1,10 @@
-// Who may talk to the service: the defence against DNS rebinding and cross-site requests. A page
-// on a foreign site can make a browser send requests to 127.0.0.1 (directly, or after its DNS name
-// is rebound to 127.0.0.1), but it cannot choose the `Host` header the browser sends (its own
-// name) nor the `Origin` header (its own origin). So a request is refused, before routing and
-// before any body byte is read, when
-//   - it carries no `Host`, more than one, or one that is not a loopback name or address with
-//     the port the connection arrived on (`127.0.0.1:P`, `localhost:P`, `[::1]:P`; the port may
-//     be left out only when it is 80), or
-//   - it carries an `Origin` that is neither the service's own loopback origin nor one named in
-//     the allow-list (`Origin: null` included).
-// Allowed origins get CORS headers so a local page that was deliberately allowed can read answers.
+// Who may talk to the service: the defence against DNS rebinding and cross-site requests. A
+// foreign page can make a browser send requests to 127.0.0.1, but it cannot choose the `Host`
+// (its own name) or `Origin` (its own origin) the browser sends. So a request is refused, before
+// routing and before any body byte is read, unless it carries exactly one `Host` that is a
+// loopback name with the connection's port (`127.0.0.1:P`, `localhost:P`, `[::1]:P`; no port only
+// for 80), and no `Origin` or one that is the service's own or allow-listed (`null` is refused).
+// Allowed origins get CORS headers so a deliberately allowed local page can read answers.
 import { errorReply, type Reply } from "./json-reply.js";
 import { parseUrl } from "../core/guards.js";
 

@@ -1,7 +1,6 @@
-// A bounded gate in front of the pipeline (so a burst cannot exhaust memory or the backend): at most `maxConcurrent` checks run at
-// once, at most `maxQueue` wait in arrival order, and a request beyond that is told at once that
-// the server is busy instead of piling up. A waiter whose client left is dropped before it costs
-// a canary call.
+// A bounded gate in front of the pipeline, so a burst cannot exhaust memory or the backend: at most
+// `maxConcurrent` checks run and `maxQueue` wait in arrival order; beyond that a request is told at
+// once that the server is busy. A waiter whose client left is dropped before it costs a call.
 
 export interface QueueState {
   readonly active: number;
@@ -16,9 +15,7 @@ export type Admission<T> =
   | { readonly kind: "full" }
   | { readonly kind: "cancelled" };
 
-interface Waiter {
-  readonly start: () => void;
-}
+type Waiter = { readonly start: () => void };
 
 export class CheckQueue {
   readonly maxConcurrent: number;
@@ -35,11 +32,6 @@ export class CheckQueue {
 
   state(): QueueState {
     return { active: this.#active, queued: this.#waiting.length, max_concurrent: this.maxConcurrent, max_queue: this.maxQueue };
-  }
-
-  /** Idle means nothing runs and nothing waits (shutdown waits for this). */
-  get idle(): boolean {
-    return this.#active === 0 && this.#waiting.length === 0;
   }
 
   /**

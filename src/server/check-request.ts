@@ -1,7 +1,6 @@
-// The request ladder of the service (docs/serve.md) as pure functions: routing,
-// then the `/check` header rules, then the body rules. The first failing rule wins and the
-// pipeline is never called on an error. Kept free of sockets so the same ladder also answers
-// requests the HTTP parser itself refused (see raw-head.ts).
+// The request ladder of the service (docs/serve.md) as pure functions: routing, then the `/check`
+// header rules, then the body rules; the first failing rule wins. Free of sockets, so the same
+// ladder also answers requests the HTTP parser itself refused (raw-head.ts).
 import { isPlainObject } from "../core/guards.js";
 import { isBlankText } from "../core/codepoints.js";
 import { MAX_REQUEST_BYTES } from "./limits.js";

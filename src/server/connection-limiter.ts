@@ -1,25 +1,17 @@
 // Keeps the service reachable when clients hold connections open without using them (idle
-// keep-alive sockets, slowloris clients that trickle their headers, bodies that never finish),
-// without ever closing a real caller's connection to make room for them.
+// keep-alive sockets, slowloris headers, bodies that never finish), without ever closing a real
+// caller's connection to make room. Node's own `maxConnections` refuses the *new* connection at
+// the cap, so a few hundred stalled sockets would lock every caller out. Here the connection that
+// has waited longest without work in progress is closed instead: first the oldest "waiting" one
+// (no complete request head), then the oldest "reading" one (a `/check` body not yet read), never
+// one being answered (bounded by the check queue and the health wait).
 //
-// Node's own `maxConnections` refuses the *new* connection once the cap is reached, so a few
-// hundred stalled sockets would lock every real caller out until they time out. Here, at the cap,
-// the connection that has been waiting the longest without work in progress is closed instead:
-//   1. first the oldest "waiting" one: connected or between requests, no complete request head;
-//   2. then the oldest "reading" one: a `/check` head received, its body not yet read;
-//   3. never one whose request head has arrived and that is being answered (a `/health` or
-//      `/ready` waiting for its report, a check queued or running, an answer being sent: those
-//      are bounded by the check queue and the health wait and answer promptly).
-//
-// A connection is a candidate only once the event loop has had a full turn to read what it had
-// already sent: libuv accepts a burst of connections in one callback and reads their bytes only on
-// a later turn, so a real caller whose request was already in the kernel would otherwise look
-// exactly like a silent one and be closed by the newcomers accepted after it. So a connection
-// accepted (or changing state) on turn t is not closed before turn t + 2; newcomers beyond the cap
-// are held meanwhile, up to `max + slack` connections, and the excess is closed at the end of the
-// turn, oldest candidate first. When no candidate is left the newest connection goes: a
-// newcomer that has sent nothing is refused, a real caller never is. After each turn at most `max`
-// connections stay open unless more than `max` real callers are being answered at once.
+// A connection is a candidate only after the event loop has had a full turn to read what it sent:
+// libuv accepts a burst in one callback and reads it on a later turn, so a real caller whose
+// request was already in the kernel would otherwise look silent. So a connection accepted (or
+// changing state) on turn t is not closed before turn t + 2; newcomers beyond the cap are held up
+// to `max + slack` meanwhile, and with no candidate left the newest connection, which has sent
+// nothing, is refused. After each turn at most `max` stay open unless more callers are answered.
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
@@ -84,15 +76,11 @@ export class ConnectionLimiter {
     this.#schedule();
   }
 
-  #settled(stamp: number | undefined): boolean {
-    return stamp !== undefined && stamp <= this.#turn - 2;
-  }
-
   /** The oldest settled candidate (tier 1 first); insertion order is stamp order, so only the first of each tier is looked at. */
   #candidate(): Socket | undefined {
     for (const tier of [this.#waiting, this.#reading]) {
       for (const [socket, stamp] of tier) {
-        if (this.#settled(stamp)) return socket;
+        if (stamp <= this.#turn - 2) return socket;
         break;
       }
     }

@@ -1,12 +1,9 @@
 // The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready` and
-// `POST /check` with the request ladder of check-request.ts, answered concurrently behind a
-// bounded queue, with header and body deadlines, JSON bodies for every answer (404/405 included)
-// and a health report that never waits on the canary backend. Binding and shutdown live in
-// lifecycle.ts; this module only decides what each request gets.
-//
-// Contract: the pipeline is called only for a request that passed every ladder rule; a check that
-// throws becomes 503 with a fixed body and one log line naming the error class; request text,
-// verdict contents and exception messages are never logged.
+// `POST /check` with the request ladder of check-request.ts, behind a bounded queue, with header
+// and body deadlines, a JSON body for every answer and a health report that never waits on the
+// canary backend (binding and shutdown: lifecycle.ts). The pipeline is called only for a request
+// that passed every rule; a check that throws is a fixed 503 and one log line naming the error
+// class; request text, verdicts and exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -113,9 +110,7 @@ function headOf(req: IncomingMessage): RequestHead {
 
 async function healthBody(control: ServiceControl): Promise<Record<string, unknown>> {
   const pipeline = control.pipeline;
-  if (pipeline === null || control.health === null) {
-    return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
-  }
+  if (pipeline === null || control.health === null) return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
   const cached = await control.health.current();
   return {
     // A missing or too old result is never passed off as current readiness: the configuration
@@ -149,7 +144,12 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
   const pipeline = control.pipeline;
   if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
   const abandoned = new Promise<void>((resolve) => res.once("close", () => resolve()));
-  const outcome = await control.queue.run(() => pipeline.check(parsed.text), abandoned);
+  // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
+  const outcome = await control.queue.run(async () => {
+    const verdict = await pipeline.check(parsed.text);
+    const wire: Record<string, unknown> = { ...verdict.toDict() };
+    return { verdict, wire };
+  }, abandoned);
   switch (outcome.kind) {
     case "full":
       return sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
@@ -159,16 +159,10 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
       control.log("ERROR", `Pipeline check failed (${errorClass(outcome.error)})`);
       return sendReply(res, REPLIES.pipelineFailed);
     case "done": {
-      let wire: Record<string, unknown>;
-      try {
-        wire = { ...outcome.value.toDict() };
-      } catch (error) {
-        control.log("ERROR", `Pipeline check failed (${errorClass(error)})`);
-        return sendReply(res, REPLIES.pipelineFailed);
-      }
+      const { verdict, wire } = outcome.value;
       if (control.accessLog !== null) {
         const coverage = loggedCoverage(wire);
-        control.verdicts.set(res, { verdict: batchState(outcome.value), ...(coverage !== undefined ? { coverage } : {}) });
+        control.verdicts.set(res, { verdict: batchState(verdict), ...(coverage !== undefined ? { coverage } : {}) });
       }
       return sendReply(res, { status: 200, body: wire }, control.draining);
     }
@@ -200,23 +194,6 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   return sendReply(res, { status, body }, control.draining);
 }
 
-/** One access-log entry for an answered (or abandoned) request; nothing from the request but its known method and route. */
-function logAccess(
-  accessLog: AccessLog,
-  req: IncomingMessage,
-  res: ServerResponse,
-  elapsedMs: number,
-  verdict: Pick<AccessLogEntry, "verdict" | "coverage"> | undefined,
-): void {
-  accessLog({
-    method: loggedMethod(req.method),
-    route: loggedRoute(req.url),
-    status: res.headersSent ? res.statusCode : null,
-    ...(verdict ?? {}),
-    latency_ms: Math.round(elapsedMs * 10) / 10,
-  });
-}
-
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
 function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, port: number, allowedOrigins: ReadonlySet<string>): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
@@ -235,13 +212,9 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
 }
 
 function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
-  const origins = new Set<string>();
-  for (const entry of entries) {
-    const origin = normalizeAllowedOrigin(entry);
-    if (origin === null) throw new RangeError("allowOrigins entries must be http(s) origins such as http://localhost:3000");
-    origins.add(origin);
-  }
-  return origins;
+  const origins = entries.map((entry) => normalizeAllowedOrigin(entry));
+  if (origins.includes(null)) throw new RangeError("allowOrigins entries must be http(s) origins such as http://localhost:3000");
+  return new Set(origins as string[]);
 }
 
 /**
@@ -287,7 +260,14 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       connections.requestStarted(socket);
       res.once("close", () => {
         connections.responseDone(socket);
-        if (control.accessLog !== null) logAccess(control.accessLog, req, res, Math.max(0, now() - startedAt), control.verdicts.get(res));
+        // An answered (or abandoned) request: nothing from it but its known method and route.
+        control.accessLog?.({
+          method: loggedMethod(req.method),
+          route: loggedRoute(req.url),
+          status: res.headersSent ? res.statusCode : null,
+          ...(control.verdicts.get(res) ?? {}),
+          latency_ms: Math.round(Math.max(0, now() - startedAt) * 10) / 10,
+        });
         control.activeRequests--;
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });

@@ -1,12 +1,8 @@
-// Readiness for `/health` without a long wait on the canary backend (a probe that hangs must not
-// make the service look dead). The
-// pipeline's health check (a GET /api/tags with its own short deadline) runs at most once at a
-// time. A result is reused for `ttlMs`, measured from the moment its check started (the backend
-// was in that state no earlier than then), and refreshed in the background once it is half that
-// old, so a service polled regularly never waits. A result older than `ttlMs` is never served as
-// the current readiness: the caller waits up to `staleWaitMs` for the refresh, and when the
-// backend has not answered by then the report says it is stale and not ready. Before the first
-// result exists the report is likewise never "ready": an unknown backend is not a working one.
+// Readiness for `/health` without a long wait on the canary backend (a hanging probe must not make
+// the service look dead). The pipeline's health check runs at most once at a time; a result is
+// reused for `ttlMs` from when its check started, refreshed in the background at half that age.
+// An older result is never served as current: the caller waits up to `staleWaitMs` for the
+// refresh, else the report says stale and not ready. Before the first result it is never ready.
 import type { HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 

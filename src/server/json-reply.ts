@@ -1,6 +1,6 @@
-// Every answer of the service is one JSON document with an exact Content-Length (no HTML
-// pages, no empty 404s: clients parse every answer the same way). Error bodies are fixed strings chosen by the server;
-// request text, canary replies and exception messages never reach them.
+// Every answer of the service is one JSON document with an exact Content-Length, so clients parse
+// every answer alike. Error bodies are fixed strings; request text, canary replies and exception
+// messages never reach them.
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { STATUS_CODES } from "node:http";

@@ -1,8 +1,7 @@
-// Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and
-// reports the port the OS actually gave (so port 0 works); a bind failure is a typed
-// error with the system code, for a one-line message. Shutdown stops accepting, lets every
-// accepted request finish (queued checks included), then closes the remaining connections; a
-// `force` promise (a second Ctrl-C) cuts the wait short.
+// Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and reports
+// the port the OS gave (so port 0 works); a bind failure is a typed error with the system code.
+// Shutdown stops accepting, lets every accepted request finish (queued checks included), then
+// closes the remaining connections; a `force` promise (a second Ctrl-C) cuts the wait short.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BIND_HOST, LISTEN_BACKLOG } from "./limits.js";
@@ -21,13 +20,9 @@ export class ServerBindError extends Error {
   }
 }
 
-function isValidPort(port: number): boolean {
-  return Number.isSafeInteger(port) && port >= 0 && port <= 65535;
-}
-
 /** Listens on 127.0.0.1:`port` and resolves with the bound port. */
 export function listenLoopback(server: Server, port: number): Promise<number> {
-  if (!isValidPort(port)) return Promise.reject(new RangeError("port must be an integer from 0 to 65535"));
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) return Promise.reject(new RangeError("port must be an integer from 0 to 65535"));
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off("listening", onListening);
@@ -57,15 +52,8 @@ export async function closeGracefully(server: Server, force?: Promise<unknown>):
   server.closeIdleConnections();
   if (control && control.activeRequests > 0) {
     const idle = new Promise<void>((resolve) => control.idleWaiters.push(resolve));
-    await (force
-      ? Promise.race([
-          idle,
-          force.then(
-            () => undefined,
-            () => undefined,
-          ),
-        ])
-      : idle);
+    // A force that rejects cuts the wait short too.
+    await (force ? Promise.race([idle, force.catch(() => undefined)]) : idle);
   }
   server.closeAllConnections();
   await closed;

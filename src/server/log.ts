@@ -1,7 +1,5 @@
-// Log lines of the service: `<ISO time> [<LEVEL>] <message>`, written
-// to stderr by the CLI and to nothing by default in the library. Messages are built by the
-// server from fixed text, configuration and error class names; request text, canary replies
-// and exception messages are never passed here.
+// Log lines of the service: `<ISO time> [<LEVEL>] <message>`, to stderr from the CLI and nowhere by
+// default in the library. Messages hold fixed text, configuration and error class names only.
 
 export type LogLevel = "INFO" | "WARNING" | "ERROR";
 export type ServerLog = (level: LogLevel, message: string) => void;

@@ -1,7 +1,6 @@
 // Reads the method, target and the few headers the ladder needs from the raw bytes of a request
-// that Node's HTTP parser refused (for example `Content-Length: abc`, which it rejects before any
-// handler runs). Only the head is examined, at most MAX_HEAD_BYTES, and nothing from it is
-// logged or echoed: it only selects one of the fixed ladder replies.
+// that Node's HTTP parser refused (e.g. `Content-Length: abc`), at most MAX_HEAD_BYTES of its head.
+// Nothing from it is logged or echoed: it only selects one of the fixed ladder replies.
 import type { CallerHead } from "./caller-origin.js";
 import type { RequestHead } from "./check-request.js";
 

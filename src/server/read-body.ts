@@ -1,7 +1,6 @@
 // Reads exactly the declared number of body bytes of one request, with its own deadline, so a
-// client that announces N bytes and sends fewer cannot hold a connection or a check slot.
-// The buffer is sized from the declared length, which the ladder has already
-// capped at 64 KiB; bytes beyond it are never stored.
+// client that announces N bytes and sends fewer cannot hold a connection or a check slot. The
+// buffer is sized from the declared length (capped at 64 KiB by the ladder); nothing beyond it is kept.
 import type { IncomingMessage } from "node:http";
 
 export type BodyRead =

@@ -1,7 +1,6 @@
-// The `serve` verb: one call builds the pipeline and the service, binds 127.0.0.1, logs the
-// start-up banner, waits for `stop`, drains, and returns once every connection is closed. The
-// log never carries request text. A bind failure is a ServerBindError, thrown before anything
-// is logged.
+// The `serve` verb: one call builds the pipeline and the service, binds 127.0.0.1 (a bind failure is a
+// ServerBindError, before anything is logged), logs the banner, waits for `stop`, drains, and
+// returns once every connection is closed. The log never carries request text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";

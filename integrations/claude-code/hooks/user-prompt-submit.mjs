@@ -243,19 +243,22 @@ function parseTimeoutMs(raw, limits) {
 * without screening: reported, never silently read as allow.
 */
 function readAdapterEnv(env, limits = HOOK_TIMEOUT_LIMITS) {
+	return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);
+}
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+function adapterConfig(env, endpoint, rawTimeout, limits) {
 	const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
 	if (!mode.ok) return {
 		ok: false,
 		failureMode: null,
 		problem: invalidConfiguration(mode.error)
 	};
-	const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
 	if (!endpoint.ok) return {
 		ok: false,
 		failureMode: mode.mode,
 		problem: invalidConfiguration(endpoint.error)
 	};
-	const timeout = parseTimeoutMs(env[TIMEOUT_ENV], limits);
+	const timeout = parseTimeoutMs(rawTimeout, limits);
 	if (!timeout.ok) return {
 		ok: false,
 		failureMode: mode.mode,
@@ -519,14 +522,6 @@ var HOOK_INPUT_REASONS = {
 	json: "hook input was not valid JSON",
 	object: "hook input was not a JSON object"
 };
-function parseHookInput(read) {
-	if (!read.ok) return read;
-	const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
-	return parsed.ok ? {
-		ok: true,
-		input: parsed.value
-	} : parsed;
-}
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 async function decideHook({ read, env, event, adapterName }) {
 	const config = readAdapterEnv(env);
@@ -535,16 +530,16 @@ async function decideHook({ read, env, event, adapterName }) {
 		notices: []
 	};
 	const failureMode = config.failureMode;
-	const parsed = parseHookInput(read);
+	const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
 	if (!parsed.ok) return {
 		outcome: unscreenedForHost(parsed.reason, { failureMode }),
 		notices: []
 	};
-	if (parsed.input["hook_event_name"] !== event) return {
+	if (parsed.value["hook_event_name"] !== event) return {
 		outcome: unscreenedForHost("unexpected hook event", { failureMode }),
 		notices: []
 	};
-	const prompt = parsed.input["prompt"];
+	const prompt = parsed.value["prompt"];
 	if (typeof prompt !== "string") return {
 		outcome: unscreenedForHost("prompt was not a string", { failureMode }),
 		notices: []

@@ -1,13 +1,9 @@
-// The adapters' only network code: POST /check and GET /health on the validated loopback
-// service, with node:http (no proxies, no redirects, no dependencies).
-//
-// Contract: every exchange ends by its deadline; at most 65 536 response bytes are held; a body
-// over 65 536 request bytes is refused locally (the service would answer 413 anyway); the answer
-// is a JSON object or a failure. Failures are values whose `reason` is a fixed token kept from
-// the original hooks so existing log filters still match: `URLError` (connection refused, reset,
-// closed early), `HTTPError` (any non-2xx status, 3xx included: redirects are not followed),
-// `TimeoutError`, `ValueError` (oversize, not UTF-8, not a JSON object) and `JSONDecodeError`.
-// Neither the prompt nor the response text ever appears in a reason.
+// The adapters' only network code: POST /check and GET /health on the validated loopback service
+// with node:http (no proxies, no redirects, no dependencies). Every exchange ends by its deadline,
+// holds at most 65 536 response bytes and refuses a body over 65 536 bytes locally. Failures are
+// fixed tokens kept from the original hooks so log filters still match: `URLError` (refused,
+// reset, closed early), `HTTPError` (any non-2xx, redirects included), `TimeoutError`,
+// `ValueError` (oversize, not UTF-8, not an object) and `JSONDecodeError`; never prompt or reply text.
 import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";
 import type { ServiceEndpoint } from "./endpoint.js";
 

@@ -1,12 +1,8 @@
-// The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI
-// `BeforeAgent`): read the hook input, check the configuration, screen the prompt, and hand the
-// host-specific renderer one outcome. Evaluation order, the same for both hosts:
-//   1 failure mode, 2 endpoint and timeout, (hook input errors), 3 event name, 4 prompt,
-//   5 HTTP request, 6 required verdict fields, 7 unsafe, 8 coverage, 9 advisory.
-//
-// Hostile input: stdin is capped at 1 MiB and must arrive within STDIN_DEADLINE_MS; parser
-// messages are never repeated (they quote the input); the prompt leaves only for the validated
-// loopback endpoint. The caller writes exactly one JSON object and nothing to stderr.
+// The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI `BeforeAgent`):
+// read the hook input, check the configuration, screen the prompt, hand the host's renderer one
+// outcome. Order: failure mode, endpoint and timeout, hook input, event name, prompt, request,
+// then the classifier's. Stdin is capped at 1 MiB and a deadline; parser messages (which quote
+// the input) are never repeated; the caller writes one JSON object and nothing to stderr.
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { readAdapterEnv, type AdapterEnv } from "./config.js";
 import { createScreener, type ScreenResult } from "./screener.js";
@@ -60,19 +56,11 @@ function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INP
   });
 }
 
-type HookInput = { readonly ok: true; readonly input: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
-
 const HOOK_INPUT_REASONS: JsonObjectReasons = {
   utf8: "hook input was not valid UTF-8",
   json: "hook input was not valid JSON",
   object: "hook input was not a JSON object",
 };
-
-function parseHookInput(read: BoundedRead): HookInput {
-  if (!read.ok) return read;
-  const parsed = parseJsonObject(read.bytes, HOOK_INPUT_REASONS);
-  return parsed.ok ? { ok: true, input: parsed.value } : parsed;
-}
 
 /** One hook invocation's inputs: what stdin gave, the environment, the expected event. */
 interface HookInvocation {
@@ -89,10 +77,10 @@ export async function decideHook({ read, env, event, adapterName }: HookInvocati
   // asked for a policy we cannot name, so we neither invent `allow` silently nor refuse blindly.
   if (!config.ok) return { outcome: unscreenedForHost(config.problem, { failureMode: config.failureMode ?? "allow" }), notices: [] };
   const failureMode = config.failureMode;
-  const parsed = parseHookInput(read);
+  const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
   if (!parsed.ok) return { outcome: unscreenedForHost(parsed.reason, { failureMode }), notices: [] };
-  if (parsed.input["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
-  const prompt = parsed.input["prompt"];
+  if (parsed.value["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
+  const prompt = parsed.value["prompt"];
   if (typeof prompt !== "string") return { outcome: unscreenedForHost("prompt was not a string", { failureMode }), notices: [] };
   const screen = createScreener({ endpoint: config.endpoint, timeoutMs: config.timeoutMs, failureMode, adapterName });
   return screen(prompt);

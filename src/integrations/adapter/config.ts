@@ -2,12 +2,12 @@
 // bad mode is reported, never replaced by a default), then endpoint and timeout. Problems are
 // values: `invalid adapter configuration (<rule>)`, never the raw value.
 import { FAILURE_MODE_ENV, parseFailureMode, type FailureMode } from "../classify.js";
-import { parseCheckEndpoint, type ServiceEndpoint } from "./endpoint.js";
+import { parseCheckEndpoint, type EndpointParse, type ServiceEndpoint } from "./endpoint.js";
 
 /** Environment variable naming the loopback `/check` URL. */
-const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
+export const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** Environment variable holding one screen's deadline in milliseconds. */
-const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT_MS";
+export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT_MS";
 
 /** Bounds and default of an adapter's deadline, in milliseconds. */
 export interface TimeoutLimits {
@@ -20,23 +20,21 @@ export interface TimeoutLimits {
 export const HOOK_TIMEOUT_LIMITS: TimeoutLimits = Object.freeze({ min: 100, max: 5000, fallback: 3000 });
 
 /** `invalid adapter configuration (<rule>)`: the wording every adapter reports. */
-export function invalidConfiguration(rule: string): string {
+function invalidConfiguration(rule: string): string {
   return `invalid adapter configuration (${rule})`;
 }
 
 /** A timeout setting, validated: milliseconds, or the rule it broke. */
-export type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readonly ok: false; readonly error: string };
+type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readonly ok: false; readonly error: string };
 
 /**
  * An integer number of milliseconds within `limits`; unset or empty gives `limits.fallback`.
  * Decimal digits only: "3e3", "0x10" or " 300" are refused rather than guessed.
  */
-export function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
+function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
   const error = `timeout must be an integer from ${limits.min} to ${limits.max} milliseconds`;
   if (raw === undefined || raw === null || raw === "") return { ok: true, timeoutMs: limits.fallback };
-  if (typeof raw === "number") {
-    return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? { ok: true, timeoutMs: raw } : { ok: false, error };
-  }
+  if (typeof raw === "number") return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? { ok: true, timeoutMs: raw } : { ok: false, error };
   if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return { ok: false, error };
   const value = Number(raw);
   return value >= limits.min && value <= limits.max ? { ok: true, timeoutMs: value } : { ok: false, error };
@@ -59,11 +57,15 @@ export type AdapterConfig =
  * without screening: reported, never silently read as allow.
  */
 export function readAdapterEnv(env: AdapterEnv, limits: TimeoutLimits = HOOK_TIMEOUT_LIMITS): AdapterConfig {
+  return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);
+}
+
+/** The configuration of the failure mode in `env`, a validated endpoint setting and a raw timeout, checked in that order. */
+export function adapterConfig(env: AdapterEnv, endpoint: EndpointParse, rawTimeout: unknown, limits: TimeoutLimits): AdapterConfig {
   const mode = parseFailureMode(env[FAILURE_MODE_ENV]);
   if (!mode.ok) return { ok: false, failureMode: null, problem: invalidConfiguration(mode.error) };
-  const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
   if (!endpoint.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(endpoint.error) };
-  const timeout = parseTimeoutMs(env[TIMEOUT_ENV], limits);
+  const timeout = parseTimeoutMs(rawTimeout, limits);
   if (!timeout.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(timeout.error) };
   return { ok: true, failureMode: mode.mode, endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs };
 }

@@ -1,11 +1,8 @@
-// Where an adapter may send a prompt: the loopback screening service and nowhere else.
-// Validated before any request; the raw value is never echoed (it may carry a token).
-//
-// Accepted hosts: 127.0.0.1, localhost and [::1]. `localhost` is connected to 127.0.0.1 without
-// asking the resolver: a hosts file that maps localhost elsewhere must not receive prompts (and
-// `little-canary serve` binds 127.0.0.1 only). Redirects are never followed (client.ts) and
-// proxies are never used (node:http ignores proxy variables), so the validated address is the
-// only one that ever sees the text.
+// Where an adapter may send a prompt: the loopback screening service (127.0.0.1, localhost or
+// [::1]) and nowhere else, validated before any request; the raw value, which may carry a token,
+// is never echoed. `localhost` is connected to 127.0.0.1 without the resolver, so a hosts file
+// mapping it elsewhere receives nothing; with no redirects (client.ts) and no proxies (node:http
+// ignores them), the validated address is the only one that ever sees the text.
 import { parseUrl } from "../../core/guards.js";
 
 /** The check URL an adapter uses when LITTLE_CANARY_ENDPOINT is unset. */

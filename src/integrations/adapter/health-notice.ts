@@ -1,10 +1,7 @@
-// Timeout honesty. A fresh install fails open twice over: `serve` defaults to advisory mode,
-// which never answers `safe:false`, and its canary timeout (600 s by default) dwarfs an
-// adapter's few seconds, so slow screens end as "unavailable". Adapters read `/health` once and
-// say so instead of looking like a gate that never fires.
-//
-// Input: the `/health` object of the service (only `mode` and `canary_timeout` are read).
-// Output: one sentence per problem found, or an empty list; never anything from the prompt.
+// Timeout honesty. A fresh install fails open twice over: `serve` defaults to advisory mode (never
+// `safe:false`), and its canary timeout (600 s by default) dwarfs an adapter's few seconds, so
+// slow screens end as "unavailable". Adapters read `/health` (only `mode` and `canary_timeout`)
+// once and say so, in sentences that hold nothing from the prompt.
 
 /**
  * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than

@@ -1,11 +1,9 @@
-// Screening for the in-process plugins (OpenCode, Pi, OpenClaw): configuration is checked once,
-// when the plugin is created, in a fixed order (failure mode, endpoint, timeout), and every
-// screen then yields one classified outcome. A configuration problem does not throw inside the
-// host: each screen reports it as `unscreened` (refused under `deny`) without any request. An
-// invalid failure mode is reported in fail-open style, never silently read as allow.
-import { FAILURE_MODE_ENV, parseFailureMode, unscreenedForHost, type FailureMode } from "../classify.js";
-import { invalidConfiguration, parseTimeoutMs, type AdapterEnv, type TimeoutLimits } from "./config.js";
-import type { EndpointParse } from "./endpoint.js";
+// Screening for the in-process plugins (OpenCode, Pi, OpenClaw): the configuration is checked
+// once, when the plugin is created (config.ts order). A problem never throws inside the host:
+// each screen reports it as `unscreened` (refused under `deny`) without any request.
+import { unscreenedForHost } from "../classify.js";
+import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, type AdapterEnv, type TimeoutLimits } from "./config.js";
+import { parseCheckEndpoint, type EndpointParse } from "./endpoint.js";
 import { createScreener, type Screen } from "./screener.js";
 
 /** What a plugin passes: its environment, its endpoint setting (validated), its timeout setting (raw). */
@@ -17,38 +15,36 @@ export interface PluginScreenerOptions {
   readonly adapterName: string;
 }
 
-/** A plugin's screen, with the configuration it was built from (problem null when valid). */
-export interface PluginScreener {
-  readonly failureMode: FailureMode;
-  readonly problem: string | null;
-  readonly timeoutMs: number | null;
-  readonly screen: Screen;
+/** Checks the configuration once and returns the screen every hook call uses. */
+export function createPluginScreener(options: PluginScreenerOptions): Screen {
+  const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+  if (config.ok) return createScreener({ ...config, adapterName: options.adapterName });
+  const failureMode = config.failureMode ?? "allow";
+  return async () => ({ outcome: unscreenedForHost(config.problem, { failureMode }), notices: [] });
 }
 
-/** Checks the configuration once and returns the screen every hook call uses. */
-export function createPluginScreener(options: PluginScreenerOptions): PluginScreener {
-  const mode = parseFailureMode(options.env[FAILURE_MODE_ENV]);
-  let problem: string | null = null;
-  let failureMode: FailureMode = "allow";
-  let timeoutMs: number | null = null;
-  if (!mode.ok) problem = invalidConfiguration(mode.error);
-  else {
-    failureMode = mode.mode;
-    const timeout = parseTimeoutMs(options.timeoutMs, options.limits);
-    if (!options.endpoint.ok) problem = invalidConfiguration(options.endpoint.error);
-    else if (!timeout.ok) problem = invalidConfiguration(timeout.error);
-    else timeoutMs = timeout.timeoutMs;
-  }
-  if (problem !== null || !options.endpoint.ok || timeoutMs === null) {
-    const reason = problem ?? invalidConfiguration("unknown");
-    const mode = failureMode;
-    return {
-      failureMode,
-      problem: reason,
-      timeoutMs,
-      screen: async () => ({ outcome: unscreenedForHost(reason, { failureMode: mode }), notices: [] }),
-    };
-  }
-  const screen = createScreener({ endpoint: options.endpoint.endpoint, timeoutMs, failureMode, adapterName: options.adapterName });
-  return { failureMode, problem: null, timeoutMs, screen };
+/** What a plugin configured as the command hooks are reads: the environment, a stderr for its warnings and a deadline. */
+export interface HookPluginOptions {
+  readonly env?: AdapterEnv;
+  readonly stderr?: {
+    /** Writes one warning line. */
+    write(s: string): unknown;
+  };
+  readonly timeoutMs?: number;
+}
+
+/** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
+export function createHookPluginScreener(
+  options: HookPluginOptions,
+  adapterName: string,
+): { screen: Screen; stderr: NonNullable<HookPluginOptions["stderr"]> } {
+  const env = options.env ?? process.env;
+  const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
+  const screen = createPluginScreener({ env, endpoint, timeoutMs: options.timeoutMs ?? env[TIMEOUT_ENV], limits: HOOK_TIMEOUT_LIMITS, adapterName });
+  return { screen, stderr: options.stderr ?? process.stderr };
+}
+
+/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+export function isConfigProblem(reason: unknown): reason is string {
+  return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
 }

@@ -1,9 +1,6 @@
 // One screen of one text through the loopback service, as every HTTP adapter does it: POST
-// /check, classify the answer with the shared classifier, and (until it has been read once) read
-// `/health` alongside to find a service that cannot gate (health-notice.ts).
-//
-// The health read never delays the verdict by more than HEALTH_GRACE_MS after /check answers,
-// and it shares the screen's deadline; a failed health read is simply tried again next time.
+// /check, classify the answer, and until it has been read once read `/health` alongside to find
+// a service that cannot gate (health-notice.ts), delaying the verdict by at most HEALTH_GRACE_MS.
 import { classifyForHost, unscreenedForHost, type FailureMode, type HostClassification } from "../classify.js";
 import { getHealth, postCheck, type Exchange } from "./client.js";
 import type { ServiceEndpoint } from "./endpoint.js";

@@ -1,13 +1,12 @@
-// OpenClaw `before_agent_run` handler, built on the shared classifier: screens `event.prompt`
-// only (never `event.messages`), answers `{outcome:"block", ...}` for an unsafe verdict and,
-// under LITTLE_CANARY_FAILURE_MODE=deny, for a prompt that could not be screened;
-// `{outcome:"pass"}` otherwise, with exactly one logger warning for anything short of a clean
-// pass. `serviceUrl` must be a loopback origin (127.0.0.1, localhost or [::1]: the same rule as
-// every other adapter). Warnings never contain error messages or prompt text.
+// OpenClaw `before_agent_run` handler, built on the shared classifier: screens `event.prompt` only
+// (never `event.messages`), answers `{outcome:"block", ...}` for an unsafe verdict and, under
+// LITTLE_CANARY_FAILURE_MODE=deny, for a prompt that could not be screened; otherwise
+// `{outcome:"pass"}` with one logger warning (never error messages or prompt text) for anything
+// short of a clean pass. `serviceUrl` must be a loopback origin, as for every adapter.
 import type { HostClassification } from "../classify.js";
 import type { AdapterEnv, TimeoutLimits } from "../adapter/config.js";
 import { parseServiceOrigin } from "../adapter/endpoint.js";
-import { createPluginScreener } from "../adapter/plugin-screener.js";
+import { createPluginScreener, isConfigProblem } from "../adapter/plugin-screener.js";
 
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
 export const PLUGIN_ID = "little-canary-openclaw";
@@ -48,7 +47,7 @@ function warning(outcome: HostClassification): string | null {
       return "screening flagged this prompt; allowing run";
     case "unscreened":
       if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
-      if (typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")) return `${outcome.reason}; ${tail}`;
+      if (isConfigProblem(outcome.reason)) return `${outcome.reason}; ${tail}`;
       if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
       if (outcome.reason === "HTTPError") return `screening service returned an HTTP error; ${tail}`;
       return `screening failed (${outcome.reason}); ${tail}`;
@@ -74,7 +73,7 @@ export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}
   const config = (typeof options.config === "object" && options.config !== null ? options.config : {}) as Record<string, unknown>;
   const env = options.env ?? process.env;
   const logger = options.logger ?? { warn: (message: string) => process.stderr.write(`${message}\n`) };
-  const { screen } = createPluginScreener({
+  const screen = createPluginScreener({
     env,
     endpoint: parseServiceOrigin(config["serviceUrl"]),
     timeoutMs: config["timeoutMs"],

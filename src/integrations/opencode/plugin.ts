@@ -1,18 +1,11 @@
-// OpenCode hooks, built on the shared classifier:
-// - `chat.message` screens the submitted text parts. This hook cannot reject a message, so it
-//   never changes it: every outcome other than a clean pass becomes a warning (TUI toast and
-//   stderr), and under LITTLE_CANARY_FAILURE_MODE=deny the warning says the policy could not be
-//   applied here.
-// - `tool.execute.after` screens the tool's text output. On `deny`, and on `unscreened` under the
-//   `deny` failure mode, the text is replaced by a withheld notice before OpenCode sends it to the
-//   model (resource URIs and images are kept).
-// Configuration: LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS (or the `timeoutMs` option),
-// LITTLE_CANARY_FAILURE_MODE. Messages never contain the screened text.
+// OpenCode hooks, built on the shared classifier. `chat.message` cannot reject a message, so it
+// never changes it: anything short of a clean pass is a warning (TUI toast and stderr), which
+// under LITTLE_CANARY_FAILURE_MODE=deny says the policy could not be applied. `tool.execute.after`
+// replaces the tool's text by a withheld notice on `deny`, and on `unscreened` under `deny`,
+// before the model reads it (resource URIs and images are kept). Messages never hold the text.
 import { isPlainObject } from "../../core/guards.js";
 import type { HostClassification } from "../classify.js";
-import { HOOK_TIMEOUT_LIMITS, type AdapterEnv } from "../adapter/config.js";
-import { parseCheckEndpoint } from "../adapter/endpoint.js";
-import { createPluginScreener } from "../adapter/plugin-screener.js";
+import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
 
 /** The text that replaces a tool result the service rejected. */
 export const WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool ran; the screening service rejected its text.]";
@@ -24,53 +17,40 @@ export const CANNOT_BLOCK = " This OpenCode hook cannot block the turn, so the f
 
 type Rec = Record<string, unknown>;
 
-function isConfigProblem(reason: unknown): boolean {
-  return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
-}
+/** How the warnings name what was screened: the submitted prompt, or a tool's result. */
+const PROMPT = {
+  flagged: "Prompt flagged",
+  screening: "Screening",
+  denied: "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.",
+};
+const TOOL = {
+  flagged: "Tool result flagged",
+  screening: "Tool-result screening",
+  denied: "Tool result withheld before OpenCode sent it to the model.",
+};
 
-/** The prompt warning for an outcome, or null when silent. */
-function promptMessage(outcome: HostClassification): string | null {
+/** The warning for an outcome, or null when silent. */
+function warning(outcome: HostClassification, words: typeof PROMPT): string | null {
   switch (outcome.decision) {
     case "allow":
       return null;
     case "deny":
-      return "Prompt rejected by the screening service; this OpenCode hook cannot block the turn.";
+      return words.denied;
     case "warn":
-      return "Prompt flagged; OpenCode continued.";
-    case "unscreened": {
-      let base: string;
-      if (outcome.cause === "incomplete") {
-        base = outcome.flagged
-          ? "Prompt flagged; screening coverage is incomplete; OpenCode continued."
-          : "Screening coverage is incomplete; OpenCode continued.";
-      } else if (isConfigProblem(outcome.reason)) base = `Screening unavailable: ${outcome.reason}; OpenCode continued.`;
-      else base = "Screening unavailable; OpenCode continued.";
-      return outcome.block ? base + CANNOT_BLOCK : base;
-    }
+      return `${words.flagged}; OpenCode continued.`;
   }
-  return null;
-}
-
-/** The tool-result warning for an outcome, or null when silent. */
-function toolMessage(outcome: HostClassification): string | null {
-  switch (outcome.decision) {
-    case "allow":
-      return null;
-    case "deny":
-      return "Tool result withheld before OpenCode sent it to the model.";
-    case "warn":
-      return "Tool result flagged; OpenCode continued.";
-    case "unscreened":
-      if (outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
-      if (outcome.cause === "incomplete") {
-        return outcome.flagged
-          ? "Tool result flagged; screening coverage is incomplete; OpenCode continued."
-          : "Tool-result screening coverage is incomplete; OpenCode continued.";
-      }
-      if (isConfigProblem(outcome.reason)) return `Tool-result screening unavailable: ${outcome.reason}; OpenCode continued.`;
-      return "Tool-result screening unavailable; OpenCode continued.";
-  }
-  return null;
+  if (words === TOOL && outcome.block)
+    return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+  const base =
+    outcome.cause === "incomplete"
+      ? outcome.flagged
+        ? `${words.flagged}; screening coverage is incomplete`
+        : `${words.screening} coverage is incomplete`
+      : isConfigProblem(outcome.reason)
+        ? `${words.screening} unavailable: ${outcome.reason}`
+        : `${words.screening} unavailable`;
+  // Only the prompt hook can meet a block it cannot carry out; a tool result is withheld above.
+  return `${base}; OpenCode continued.${outcome.block ? CANNOT_BLOCK : ""}`;
 }
 
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
@@ -126,14 +106,8 @@ export interface OpenCodeHooks {
 }
 
 /** What the hooks read: OpenCode's client (for toasts), the environment, a stderr and a deadline. */
-export interface OpenCodeHookOptions {
+export interface OpenCodeHookOptions extends HookPluginOptions {
   readonly client?: unknown;
-  readonly env?: AdapterEnv;
-  readonly stderr?: {
-    /** Writes one warning line. */
-    write(s: string): unknown;
-  };
-  readonly timeoutMs?: number;
 }
 
 interface ToastClient {
@@ -142,16 +116,8 @@ interface ToastClient {
 
 /** Builds the OpenCode hooks; the configuration is checked once, here. */
 export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCodeHooks {
-  const env = options.env ?? process.env;
-  const stderr = options.stderr ?? process.stderr;
   const client = options.client as ToastClient | undefined;
-  const { screen } = createPluginScreener({
-    env,
-    endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-    timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-    limits: HOOK_TIMEOUT_LIMITS,
-    adapterName: "this plugin",
-  });
+  const { screen, stderr } = createHookPluginScreener(options, "this plugin");
 
   async function warn(message: string): Promise<void> {
     try {
@@ -176,14 +142,14 @@ export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCode
       const text = promptText(isPlainObject(output) ? output["parts"] : undefined);
       if (text === "") return;
       const { outcome, notices } = await screen(text);
-      await report(promptMessage(outcome), notices);
+      await report(warning(outcome, PROMPT), notices);
     },
     "tool.execute.after": async (_input, output) => {
       const text = toolText(output);
       if (text === "") return;
       const { outcome, notices } = await screen(text);
       if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
-      await report(toolMessage(outcome), notices);
+      await report(warning(outcome, TOOL), notices);
     },
   };
 }

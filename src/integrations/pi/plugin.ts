@@ -1,13 +1,9 @@
-// Pi `input` handler, built on the shared classifier. Returns `{action:"handled"}` (Pi does not
-// start the turn) for an unsafe verdict and, under LITTLE_CANARY_FAILURE_MODE=deny, for input
-// that could not be screened; `{action:"continue"}` otherwise, with a notification for anything
-// short of a clean pass. The endpoint and the rest of the configuration are read once, when the
-// handler is created. Notifications go to `ctx.ui.notify` when Pi has a UI, else to stderr; they
-// never contain the input text.
+// Pi `input` handler, built on the shared classifier: `{action:"handled"}` (Pi does not start the
+// turn) for an unsafe verdict and, under LITTLE_CANARY_FAILURE_MODE=deny, for input that could not
+// be screened; otherwise `{action:"continue"}`, with a notification (`ctx.ui.notify`, else stderr,
+// never the input text) for anything short of a clean pass. Configuration is read once.
 import type { HostClassification } from "../classify.js";
-import { HOOK_TIMEOUT_LIMITS, type AdapterEnv } from "../adapter/config.js";
-import { parseCheckEndpoint } from "../adapter/endpoint.js";
-import { createPluginScreener } from "../adapter/plugin-screener.js";
+import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
 
 /** What a Pi input handler returns. */
 export type PiAction = { readonly action: "continue" } | { readonly action: "handled" };
@@ -33,7 +29,7 @@ function notification(outcome: HostClassification): [string, PiLevel] | null {
       const what =
         outcome.cause === "incomplete"
           ? "Little Canary coverage is incomplete"
-          : typeof outcome.reason === "string" && outcome.reason.startsWith("invalid adapter configuration")
+          : isConfigProblem(outcome.reason)
             ? `Little Canary screening unavailable: ${outcome.reason}`
             : "Little Canary screening unavailable";
       return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
@@ -43,14 +39,7 @@ function notification(outcome: HostClassification): [string, PiLevel] | null {
 }
 
 /** What the handler reads: the environment, a stderr (when Pi has no UI) and a deadline. */
-export interface PiHandlerOptions {
-  readonly env?: AdapterEnv;
-  readonly stderr?: {
-    /** Writes one warning line. */
-    write(s: string): unknown;
-  };
-  readonly timeoutMs?: number;
-}
+export type PiHandlerOptions = HookPluginOptions;
 
 /** Pi's handler context, as far as this handler uses it. */
 interface PiContext {
@@ -63,15 +52,7 @@ export type PiInputHandler = (event: unknown, ctx: unknown) => Promise<PiAction>
 
 /** Builds the `input` handler; the configuration is checked once, here. */
 export function createInputHandler(options: PiHandlerOptions = {}): PiInputHandler {
-  const env = options.env ?? process.env;
-  const stderr = options.stderr ?? process.stderr;
-  const { screen } = createPluginScreener({
-    env,
-    endpoint: parseCheckEndpoint(env["LITTLE_CANARY_ENDPOINT"]),
-    timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-    limits: HOOK_TIMEOUT_LIMITS,
-    adapterName: "this extension",
-  });
+  const { screen, stderr } = createHookPluginScreener(options, "this extension");
 
   function notify(ctx: PiContext | undefined, message: string, level: PiLevel): void {
     try {
