@@ -64,6 +64,14 @@ function unreadable(label: DocumentLabel, path: string | null, reason: string): 
 }
 
 /**
+ * The message of a failed read of `label`: the reader's own (LittleCanaryError "io": it names the
+ * rule, never content), or else one that names only the document and its path.
+ */
+export function readFailureMessage(error: unknown, label: DocumentLabel, path: string | null = null): string {
+  return error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label}${path === null ? "" : ` ${displayText(path)}`}`;
+}
+
+/**
  * Parses a document's bytes strictly (UTF-8, no BOM, no duplicate keys, bounded size and value
  * count). Throws LittleCanaryError("io") naming the document and the rule, never its content.
  * A string is taken as the document's text (it is hashed as UTF-8).

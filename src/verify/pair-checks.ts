@@ -17,11 +17,9 @@ import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
 import { EXPORT_SCHEMA, IngestManifestSchema, MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
-import { metadataMaterial } from "../documents/segment-material.js";
-import { sliceSpans } from "../documents/segment-plan.js";
-import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
+import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
-import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
+import { isInt, isObj, isWellFormedString, own, sameKeySet, type Geometry, type Obj } from "./_values.js";
 import { checkRunAndContext } from "./manifest-checks.js";
 import type { ProblemList } from "./problems.js";
 
@@ -75,13 +73,6 @@ export function factsOf(manifest: Obj): ManifestFacts {
   return { canonicalSha: canonicalSha(manifest), issuePath: manifestIssuePath(manifest) };
 }
 
-function checkManifestBytesOnly(computed: string | null, fileSha: ManifestFileSha, problems: ProblemList): void {
-  if (fileSha === undefined) return;
-  if (computed === null || fileSha !== computed) {
-    problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
-  }
-}
-
 /**
  * Step 13.5: the manifest record's own evidence for admission. Every segment exercised with a
  * verdict that classifies to its state: a pass, or (for an allow-listed admission, whose
@@ -106,29 +97,16 @@ function evidenceSupportsAdmission(record: Obj): boolean {
   });
 }
 
-/** Step 13.14: the plan rebuilt over the exported material equals the recorded segments. */
-function segmentsCoverMaterial(record: Obj, text: string, material: string, geometry: { chars: number; overlap: number } | null): boolean {
-  if (geometry === null) return false;
+/** Step 13.14: the plan rebuilt over the exported record equals the recorded segments. */
+function segmentsCoverMaterial(record: Obj, exported: SegmentableRecord, geometry: Geometry | null): boolean {
   const segments = own(record, "segments");
-  if (!Array.isArray(segments)) return false;
-  const textLength = codePointLength(text);
-  const materialLength = codePointLength(material);
-  if (own(record, "chars_total") !== textLength + materialLength) return false;
-  const { chars, overlap } = geometry;
-  // Compare counts before slicing so a hostile policy cannot make us build a huge plan.
-  if (segmentCount(materialLength, chars, overlap) + segmentCount(textLength, chars, overlap) !== segments.length) {
-    return false;
-  }
-  const expected: Array<{ kind: string; index: number; start: number; end: number; sha256: string }> = [];
-  for (const [kind, source, length] of [
-    ["metadata", material, materialLength],
-    ["text", text, textLength],
-  ] as const) {
-    const spans = segmentSpans(length, chars, overlap);
-    const slices = sliceSpans(source, spans);
-    spans.forEach((span, index) => expected.push({ kind, index, ...span, sha256: sha256Hex(slices[index] as string) }));
-  }
-  return expected.every((e, i) => {
+  if (geometry === null || !Array.isArray(segments)) return false;
+  // A plan of more segments than recorded is over budget, so it is never sliced: a hostile
+  // policy cannot make us build a huge plan.
+  const policy = { segment_chars: geometry.chars, segment_overlap: geometry.overlap, max_segments: segments.length, max_item_bytes: Number.POSITIVE_INFINITY };
+  const plan = planSegments(exported, policy);
+  if (own(record, "chars_total") !== plan.chars_total || plan.segments_total !== segments.length) return false;
+  return plan.segments.every((e, i) => {
     const s: unknown = segments[i];
     return (
       isObj(s) &&
@@ -148,13 +126,7 @@ function detectionAllowsAdmission(m: Obj): boolean {
 }
 
 /** Step 13 for one export record. */
-export function checkExportRecord(
-  item: Obj,
-  index: number,
-  manifestRecord: Obj | undefined,
-  geometry: { chars: number; overlap: number } | null,
-  problems: ProblemList,
-): void {
+export function checkExportRecord(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, problems: ProblemList): void {
   const at = `record ${index}: `;
   if (!sameKeySet(item, EXPORT_RECORD_KEYS)) problems.add("record_fields", `${at}unexpected or missing fields`);
   if (manifestRecord === undefined) {
@@ -227,50 +199,48 @@ export function checkExportRecord(
   ) {
     problems.add("metadata_keys_mismatch", `${at}metadata keys mismatch`);
   }
-  const material = labelsUsable ? metadataMaterial({ id: id as string | null, source: source as string | null, metadata }) : null;
-  if (material === null || !segmentsCoverMaterial(m, text, material, geometry)) {
+  if (!labelsUsable || !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry)) {
     problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
   }
 }
 
 /**
- * Steps 2–9 of a pair: everything about the two documents except their record lists. The
- * manifest and export may be given without their `records` (the streaming verifier passes
- * them as `[]`), since no check here reads them.
+ * Steps 2–9: everything about the two documents except their record lists (`ex` null: the
+ * manifest is checked without an export). The documents may be given without their `records`
+ * (the streaming verifier passes them as `[]`), since no check here reads them.
  */
-export function checkPairHead(ex: Obj, manifest: Obj, facts: ManifestFacts, fileShaOfManifest: ManifestFileSha, problems: ProblemList): void {
+export function checkHead(ex: Obj | null, manifest: Obj, facts: ManifestFacts, fileSha: ManifestFileSha, problems: ProblemList): void {
   // Steps 2–4.
-  if (!sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
-  if (own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
-  if (own(ex, "manifest_schema") !== MANIFEST_SCHEMA || own(manifest, "schema") !== MANIFEST_SCHEMA) {
+  if (ex !== null && !sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
+  if (ex !== null && own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
+  if ((ex !== null && own(ex, "manifest_schema") !== MANIFEST_SCHEMA) || own(manifest, "schema") !== MANIFEST_SCHEMA) {
     problems.add("manifest_schema", "manifest schema mismatch");
   }
   reportManifestSchema(manifest, facts.issuePath, problems);
-  // Step 5.
   const computed = facts.canonicalSha;
-  const claimed = own(ex, "manifest_sha256");
-  if (computed === null || claimed !== computed) {
-    problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
-  }
-  // Step 6: the file bytes must be exactly the canonical form the export names.
-  if (fileShaOfManifest !== undefined) {
-    const fileSha = fileShaOfManifest;
-    if (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed)) {
+  if (ex === null) {
+    if (fileSha !== undefined && (computed === null || fileSha !== computed)) {
+      problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
+    }
+  } else {
+    // Step 5.
+    const claimed = own(ex, "manifest_sha256");
+    if (computed === null || claimed !== computed) problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
+    // Step 6: the file bytes must be exactly the canonical form the export names.
+    if (fileSha !== undefined && (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed))) {
       problems.add("manifest_bytes", "manifest_sha256 does not match the manifest file bytes");
     }
-  }
-  // Step 7.
-  const policy = own(manifest, "policy");
-  const policyName = own(ex, "policy_name");
-  if (policyName !== "strict/v1" || !isObj(policy) || own(policy, "name") !== policyName) {
-    problems.add("policy_name", "policy name mismatch");
+    // Step 7.
+    const policy = own(manifest, "policy");
+    const policyName = own(ex, "policy_name");
+    if (policyName !== "strict/v1" || !isObj(policy) || own(policy, "name") !== policyName) problems.add("policy_name", "policy name mismatch");
   }
   // Steps 8–9.
   checkRunAndContext(manifest, problems);
   const run = own(manifest, "run");
-  if (isObj(run) && own(run, "export_requested") !== true) {
-    problems.add("export_not_requested", "manifest does not record that an export was requested");
-  }
+  const requested = isObj(run) ? own(run, "export_requested") : undefined;
+  if (ex !== null && isObj(run) && requested !== true) problems.add("export_not_requested", "manifest does not record that an export was requested");
+  if (ex === null && requested === true) problems.add("export_missing", "manifest records that an export was produced, but no export was given");
 }
 
 /** Step 16: the export's record count against the manifest's admitted count. */
@@ -278,25 +248,5 @@ export function checkAdmittedCount(manifest: Obj, exportCount: number, problems:
   const counts = own(manifest, "counts");
   if (!isObj(counts) || own(counts, "admitted") !== exportCount) {
     problems.add("admitted_count", "export record count does not match manifest admitted count");
-  }
-}
-
-/** The message of the final whole-export schema check (a pair with no other problem). */
-export const EXPORT_SCHEMA_PROBLEM = "export does not match the little-canary-ingest-export/v1 schema";
-
-/** Step 14's sentence: every admitted index missing from the export. */
-export function admittedMissingMessage(missing: readonly number[]): string {
-  return `admitted records missing from export: [${missing.join(", ")}]`;
-}
-
-/** The manifest-alone checks before its record list. */
-export function checkManifestAloneHead(manifestDoc: Obj, facts: ManifestFacts, fileSha: ManifestFileSha, problems: ProblemList): void {
-  if (own(manifestDoc, "schema") !== MANIFEST_SCHEMA) problems.add("manifest_schema", "manifest schema mismatch");
-  reportManifestSchema(manifestDoc, facts.issuePath, problems);
-  checkManifestBytesOnly(facts.canonicalSha, fileSha, problems);
-  checkRunAndContext(manifestDoc, problems);
-  const run = own(manifestDoc, "run");
-  if (isObj(run) && own(run, "export_requested") === true) {
-    problems.add("export_missing", "manifest records that an export was produced, but no export was given");
   }
 }

@@ -91,9 +91,7 @@ export const UNVERIFIABLE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Se
  * only counts the rest (see `problemsToShow`).
  */
 export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
-  "manifest_unreadable",
-  "export_unreadable",
-  "manifest_is_export",
+  ...UNVERIFIABLE_PROBLEM_CODES,
   "export_not_object",
   "manifest_not_object",
   "export_schema",

@@ -8,9 +8,9 @@ import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
 import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
-import { isObj, type Obj } from "./_values.js";
+import { isObj, planGeometry, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
-import { geometryOf, manifestProblems, pairProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
+import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
 
 /**
@@ -174,7 +174,7 @@ export async function streamPair(manifestPath: string, exportPath: string | null
       exported.streamed = e.members !== null;
       // Known before the records when it streams; otherwise the manifest was read whole already.
       const known = m.members ?? (m.end !== null && isObj(m.end.value) ? m.end.value : null);
-      const geometry = known === null ? null : geometryOf(known);
+      const geometry = known === null ? null : planGeometry(known);
       for (;;) {
         const item = await e.nextRecord();
         if (item === null) break;
@@ -217,9 +217,6 @@ export async function streamPair(manifestPath: string, exportPath: string | null
   const manifestRoot = m.end.value;
   const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
-  const problems =
-    e === null || e.end === null
-      ? manifestProblems(manifestRoot, facts, manifestSha256, manifest)
-      : pairProblems(e.end.value, manifestRoot, facts, manifestSha256, manifest, exported);
-  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: problems.items };
+  const problems = assembleProblems(e?.end?.value, manifestRoot, facts, manifestSha256, manifest, e?.end == null ? null : exported);
+  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems };
 }

@@ -9,9 +9,8 @@
 // which is why the file-based `verifyFiles` (verify-files.ts) is the easy path.
 import { sha256Hex } from "../core/hash.js";
 import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
-import { parseJsonDocument, type DocumentLabel } from "../core/read-document.js";
-import { LittleCanaryError } from "../core/errors.js";
-import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
+import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
+import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 import type { ManifestFileSha } from "./pair-checks.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 
@@ -29,19 +28,16 @@ export interface VerifyOptions {
   readonly refuseAllowlisted?: boolean;
 }
 
-function bytesSha(bytes: unknown): string | null {
+/** The SHA-256 of the manifest's bytes as given (see ManifestFileSha): `manifestBytes`, or the manifest passed as bytes or text. */
+function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
+  const bytes: unknown = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array || typeof manifestDoc === "string" ? manifestDoc : undefined);
+  if (bytes === undefined) return undefined;
   try {
-    if (bytes instanceof Uint8Array || typeof bytes === "string") return sha256Hex(bytes);
+    return bytes instanceof Uint8Array || typeof bytes === "string" ? sha256Hex(bytes) : null;
   } catch {
     // A string with a lone surrogate has no UTF-8 form.
+    return null;
   }
-  return null;
-}
-
-/** The manifest-bytes hash an options object asks for (see ManifestFileSha). */
-function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
-  const bytes = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array || typeof manifestDoc === "string" ? manifestDoc : undefined);
-  return bytes === undefined ? undefined : bytesSha(bytes);
 }
 
 /** A document passed as bytes is parsed strictly; a read failure becomes a `*_unreadable` problem. */
@@ -53,18 +49,9 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
   try {
     return { value: parseJsonDocument(bytes, label).value };
   } catch (error) {
-    // The reader's messages name the rule only, never content.
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label}`;
-    problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", message);
+    problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", readFailureMessage(error, label));
     return null;
   }
-}
-
-/** With `refuseAllowlisted`, the manifest's allow-listed admissions as one problem. */
-function refuseAllowlistedIn(manifest: unknown, options: VerifyOptions, problems: ProblemList): void {
-  if (options.refuseAllowlisted !== true) return;
-  const problem = allowlistedProblem(allowlistedAdmissions(manifest));
-  if (problem !== null) problems.items.push(problem);
 }
 
 /**
@@ -87,7 +74,7 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
     const manifest = documentValue(manifestDoc, "manifest", problems);
     if (exported === null || manifest === null) return problems.items;
     problems.items.push(...verifyHeld(exported.value, manifest.value, fileShaFrom(options, manifestDoc)));
-    refuseAllowlistedIn(manifest.value, options, problems);
+    refuseAllowlisted(options.refuseAllowlisted, allowlistedAdmissions(manifest.value), problems.items);
   } catch (error) {
     problems.items.push(failureProblem(error));
   }

@@ -4,17 +4,16 @@
 // consistency problem are problems with stable codes, never exceptions (only an invalid option
 // throws).
 import { resolve } from "node:path";
-import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
-import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
+import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { headOf, streamPair, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
-import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
-import { displayText } from "../core/display-text.js";
+import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -88,8 +87,8 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
 /** What a library caller calls the pin (VerifyFilesOptions.pinName). */
 const DEFAULT_PIN_NAME = "expectManifestSha256";
 
-/** Normalises a pin; throws UsageError (naming the pin as `pinName`) unless it is 64 hex digits. */
-function normalizeManifestPin(pin: string, pinName: string = DEFAULT_PIN_NAME): string {
+/** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
+export function normalizePin(pin: string, pinName: string): string {
   const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
   return normalized;
@@ -104,8 +103,7 @@ async function readOrProblem(path: string, label: DocumentLabel, problems: Verif
   try {
     return await readJsonDocument(path, label);
   } catch (error) {
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label} ${displayText(path)}`;
-    problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message });
+    problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message: readFailureMessage(error, label, path) });
     return null;
   }
 }
@@ -146,7 +144,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
   const pinName = options.pinName ?? DEFAULT_PIN_NAME;
-  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256, pinName);
+  const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
@@ -161,7 +159,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   if (manifestSha !== null && pin !== null && pin !== manifestSha) problems.push(pinMismatch(pinName));
   if (readable) problems.push(...reading.problems);
   const allowlisted = readable ? allowlistedAdmissions(reading.manifestHead) : 0;
-  refuseAllowlisted(options, allowlisted, problems);
+  refuseAllowlisted(options.refuseAllowlisted, allowlisted, problems);
   const result = {
     consistent: problems.length === 0,
     readable,
@@ -193,13 +191,6 @@ function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGi
 /** The result of a verification refused because the files were given the wrong way round. */
 function refusedAsSwapped(problem: VerifyProblem, manifestSha256: string | null, pin: string | null): VerifyFilesResult {
   return { consistent: false, readable: false, manifestSha256, pinned: pin !== null, exportChecked: false, allowlisted: 0, problems: [problem], notes: [] };
-}
-
-/** With `refuseAllowlisted`, allow-listed admissions become one problem. */
-function refuseAllowlisted(options: VerifyFilesOptions, allowlisted: number, problems: VerifyProblem[]): void {
-  if (options.refuseAllowlisted !== true) return;
-  const problem = allowlistedProblem(allowlisted);
-  if (problem !== null) problems.push(problem);
 }
 
 /**
