@@ -13,6 +13,7 @@ import { sha256Hex } from "./hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { ANY_SHAPE, fieldsShape, LABEL_SHAPE, SKIP_SHAPE, STRING_MAP_SHAPE, STRING_SHAPE, type Shape } from "./parse-line.js";
 import { displayText } from "./display-text.js";
+import { fileReason, StrictFileError } from "./strict-json-file.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
@@ -87,18 +88,21 @@ export function parseJsonDocument(
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
   // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
   const parsed = readStrictDocument(bytes, { shape: SHAPES[label], maxValues });
-  if (!parsed.ok) {
-    const reason =
-      parsed.code === "too_many_values"
-        ? `more than ${maxValues} JSON values, the most verify holds`
-        : parsed.code === "invalid_utf8"
-          ? "not valid UTF-8"
-          : parsed.code === "byte_order_mark"
-            ? "starts with a byte order mark"
-            : parsed.code.replaceAll("_", " ");
-    throw unreadable(label, path, reason);
-  }
+  if (!parsed.ok) throw unreadable(label, path, refusalReason(parsed.code, maxValues));
   return { value: parsed.value, sha256: sha256Hex(bytes) };
+}
+
+/** The words for a strict reader's refusal `code` in a message; `where` says which value budget was exceeded. */
+export function refusalReason(code: string, maxValues: number, where = ""): string {
+  if (code === "too_many_values") return `more than ${maxValues} JSON values${where}, the most verify holds`;
+  if (code === "invalid_utf8") return "not valid UTF-8";
+  return code === "byte_order_mark" ? "starts with a byte order mark" : code.replaceAll("_", " ");
+}
+
+/** Why a file could not be read, in words: "file not found", "not a regular file", an errno code, or "unreadable". */
+export function fileReasonWords(error: unknown): string {
+  const reason = error instanceof StrictFileError ? error.reason : fileReason(error);
+  return reason === "not_found" ? "file not found" : reason === "not_a_file" ? "not a regular file" : reason;
 }
 
 /** Reads and parses one document file (see parseJsonDocument). */
@@ -106,22 +110,11 @@ export async function readJsonDocument(path: string, label: DocumentLabel): Prom
   let bytes: Uint8Array;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new Error("not a file");
-    if (info.size > MAX_DOCUMENT_BYTES) throw new Error("too large");
+    if (!info.isFile()) throw new StrictFileError("not_a_file");
+    if (info.size > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
     bytes = await readFile(path);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const reason =
-      error instanceof Error && error.message === "too large"
-        ? `larger than ${MAX_DOCUMENT_BYTES} bytes`
-        : error instanceof Error && error.message === "not a file"
-          ? "not a regular file"
-          : code === "ENOENT"
-            ? "file not found"
-            : typeof code === "string" && /^E[A-Z]{2,12}$/.test(code)
-              ? code
-              : "unreadable";
-    throw unreadable(label, path, reason);
+    throw error instanceof LittleCanaryError ? error : unreadable(label, path, fileReasonWords(error));
   }
   return parseJsonDocument(bytes, label, path);
 }

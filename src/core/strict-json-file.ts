@@ -31,7 +31,8 @@ export interface StrictJsonFileOptions extends StrictJsonStreamOptions {
   readonly chunkBytes?: number;
 }
 
-function fileReason(error: unknown): string {
+/** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
+export function fileReason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "ENOENT") return "not_found";
   return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";

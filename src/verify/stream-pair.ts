@@ -3,7 +3,7 @@
 // export record together with the manifest records up to its index, then the rest of both.
 // Only the record being checked on each side is held. The problems are assembled by
 // verify-stream.ts in check order.
-import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, type DocumentLabel } from "../core/read-document.js";
+import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
 import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
@@ -55,27 +55,12 @@ export function headOf(root: unknown): Obj | null {
 }
 
 function readReason(error: unknown): string {
-  if (error instanceof StrictFileError) {
-    return error.reason === "not_found" ? "file not found" : error.reason === "not_a_file" ? "not a regular file" : error.reason;
-  }
-  if (error instanceof StrictStreamError) {
-    const where = error.inElement ? " in one record" : "";
-    switch (error.code) {
-      case "too_many_values":
-        return `more than ${MAX_RECORD_VALUES} JSON values${where}, the most verify holds`;
-      case "too_many_chars":
-        return error.message.startsWith("a string")
-          ? `a string, key or number longer than ${MAX_RECORD_CHARS} bytes, the most verify holds`
-          : `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
-      case "invalid_utf8":
-        return "not valid UTF-8";
-      case "byte_order_mark":
-        return "starts with a byte order mark";
-      default:
-        return error.code.replaceAll("_", " ");
-    }
-  }
-  return "unreadable";
+  if (error instanceof StrictFileError) return fileReasonWords(error);
+  if (!(error instanceof StrictStreamError)) return "unreadable";
+  if (error.code !== "too_many_chars") return refusalReason(error.code, MAX_RECORD_VALUES, error.inElement ? " in one record" : "");
+  return error.message.startsWith("a string")
+    ? `a string, key or number longer than ${MAX_RECORD_CHARS} bytes, the most verify holds`
+    : `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
 }
 
 /** One document being walked: pulls events, remembers the end and a read failure. */
