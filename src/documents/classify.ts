@@ -10,6 +10,7 @@
 // visible as operational if one ever arrives. Its `blocked_by` is not a detection signal.
 import { compareCodePoints } from "../core/code-point-order.js";
 import { truncateCodePoints } from "../core/codepoints.js";
+import { isPlainObject } from "../core/guards.js";
 import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
 import { MAX_SIGNAL_CHARS, MAX_SIGNALS_PER_RECORD } from "./policy.js";
 
@@ -29,8 +30,6 @@ export interface ClassifyError {
   readonly message: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 const invalid = (message: string): ClassifyError => ({ error: "invalid_verdict", message });
 
 // Python's `dict.get`: an absent key reads as null. Own keys only, so an inherited property
@@ -41,14 +40,14 @@ function field(obj: Record<string, unknown>, key: string): unknown {
 
 /** The shape rules and the schema; returns the typed verdict or the first problem. */
 function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
-  if (!isObject(verdictJson)) return invalid("verdict must be an object");
+  if (!isPlainObject(verdictJson)) return invalid("verdict must be an object");
   const safe = field(verdictJson, "safe");
   const degraded = field(verdictJson, "degraded");
   if (typeof safe !== "boolean" || typeof degraded !== "boolean") {
     return invalid("safe and degraded must be booleans");
   }
   const advisory = field(verdictJson, "advisory");
-  if (advisory !== null && !(isObject(advisory) && typeof field(advisory, "flagged") === "boolean")) {
+  if (advisory !== null && !(isPlainObject(advisory) && typeof field(advisory, "flagged") === "boolean")) {
     return invalid("advisory must be an object with a boolean flagged");
   }
   const risk = field(verdictJson, "canary_risk_score");
@@ -95,12 +94,12 @@ export function isClassifyError(result: Classified | ClassifyError): result is C
  * Returns [] for anything that is not an object; call it only for classified segments.
  */
 export function extractSignals(verdictJson: unknown): string[] {
-  if (!isObject(verdictJson)) return [];
+  if (!isPlainObject(verdictJson)) return [];
   const signals: string[] = [];
   const blockedBy = field(verdictJson, "blocked_by");
   if (typeof blockedBy === "string" && blockedBy !== "fail_closed") signals.push(blockedBy);
   const advisory = field(verdictJson, "advisory");
-  if (isObject(advisory) && field(advisory, "flagged") === true) {
+  if (isPlainObject(advisory) && field(advisory, "flagged") === true) {
     const listed = field(advisory, "signals");
     if (Array.isArray(listed)) {
       for (const s of listed) if (typeof s === "string") signals.push(s);

@@ -9,7 +9,7 @@
 // inspected (a record is only ever admitted with full coverage, so admission never relies on
 // this number alone).
 import type { Coverage, Detection, SegmentState } from "./schemas.js";
-import { HOLD_REASONS, type HoldReason } from "./states.js";
+import { CLASSIFIED_STATES, HOLD_REASONS, type HoldReason } from "./states.js";
 
 export interface SegmentOutcome {
   readonly kind: "metadata" | "text";
@@ -35,9 +35,6 @@ const REASON_OF_STATE: Partial<Record<SegmentState, HoldReason>> = {
   unexercised: "unexercised",
   error: "error",
 };
-
-/** States that carry a classified verdict: the segment's text went through the pipeline. */
-const INSPECTED = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);
 
 /** With `stop_after_hold`, a segment in one of these states ends checking of its record. */
 export function stopsChecking(state: SegmentState): boolean {
@@ -83,7 +80,7 @@ export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   // "none" is a claim about the whole record: it needs every planned segment to have been
   // inspected (a verdict was classified). A segment that errored or was never checked leaves
   // the record "not_checked" unless something was detected elsewhere.
-  const inspectedAll = segments.length > 0 && segments.every((s) => INSPECTED.has(s.state));
+  const inspectedAll = segments.length > 0 && segments.every((s) => CLASSIFIED_STATES.has(s.state));
   const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : inspectedAll ? "none" : "not_checked";
   const exercisedCount = segments.filter((s) => s.exercised).length;
   const coverage = coverageOf(exercisedCount, segments.length);

@@ -13,3 +13,5 @@ export type HoldReason = (typeof HOLD_REASONS)[number];
 export const SEGMENT_STATES = ["pass", "flag", "block", "degraded", "unexercised", "error", "not_checked"] as const;
 /** The state of one segment. */
 export type SegmentState = (typeof SEGMENT_STATES)[number];
+/** The states whose segment carries a classified verdict: its text went through the pipeline. */
+export const CLASSIFIED_STATES: ReadonlySet<SegmentState> = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);

@@ -13,6 +13,7 @@ import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
+import { CLASSIFIED_STATES } from "../documents/states.js";
 import { isInt, isObj, own, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
 
@@ -130,15 +131,13 @@ export function checkRecount(manifest: Obj, recount: unknown, problems: ProblemL
   if (!same) problems.add("counts_mismatch", "manifest counts do not match its records");
 }
 
-const CLASSIFIED = new Set(["pass", "flag", "block", "degraded", "unexercised"]);
-
 function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
   return record.segments.every((s) => {
     // A verdict reused from the cache names when it was checked, and only a cacheable one is
     // ever reused: an exercised pass, flag or block.
     if ((s.reused === true) !== (s.checked_at !== undefined)) return false;
     if (s.reused === true && !(s.exercised && (s.state === "pass" || s.state === "flag" || s.state === "block"))) return false;
-    if (CLASSIFIED.has(s.state)) {
+    if (CLASSIFIED_STATES.has(s.state)) {
       if (s.verdict === null) return false;
       const c = classifySegmentVerdict(s.verdict);
       return !("error" in c) && c.state === s.state && c.exercised === s.exercised;
