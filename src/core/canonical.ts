@@ -95,16 +95,10 @@ function checkChild(child: unknown, depth: number, step: string | number): void 
  * well-formed strings, dense plain arrays and plain objects with data properties, nested at
  * most MAX_CANONICAL_DEPTH deep. Recursion stops at that depth, so hostile nesting (or a cycle)
  * cannot exhaust the stack; the path in a message is assembled only when something failed.
+ * For a value at `at` inside a larger document, depth counts from the document's root and
+ * messages name the full path, exactly as checking the whole would.
  */
-export function assertCanonicalValue(value: unknown): void {
-  assertCanonicalValueAt(value, []);
-}
-
-/**
- * The guard for a value that sits at `at` inside a larger document: depth counts from the
- * document's root and messages name the full path, exactly as checking the whole would.
- */
-function assertCanonicalValueAt(value: unknown, at: ReadonlyArray<string | number>): void {
+export function assertCanonicalValue(value: unknown, at: ReadonlyArray<string | number> = []): void {
   try {
     checkNode(value, at.length);
   } catch (error) {
@@ -138,7 +132,7 @@ export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | 
  * can be serialized as they become final (see manifest/build.ts).
  */
 export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
-  assertCanonicalValueAt(doc, at);
+  assertCanonicalValue(doc, at);
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

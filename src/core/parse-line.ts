@@ -348,15 +348,12 @@ export class StrictJsonParser {
             if (unit !== -1) throw malformed("unexpected content after the value");
             return;
           }
+          const array = top.kind === "array";
           if (unit === 0x2c /* , */) {
             this.pos++;
-            this.phase = top.kind === "array" ? VALUE : KEY;
-          } else if (top.kind === "array") {
-            if (unit !== 0x5d /* ] */) throw malformed("expected ',' or ']'");
-            this.pos++;
-            this.close();
+            this.phase = array ? VALUE : KEY;
           } else {
-            if (unit !== 0x7d /* } */) throw malformed("expected ',' or '}'");
+            if (unit !== (array ? 0x5d /* ] */ : 0x7d) /* } */) throw malformed(array ? "expected ',' or ']'" : "expected ',' or '}'");
             this.pos++;
             this.close();
           }
@@ -414,25 +411,26 @@ export class StrictJsonParser {
   }
 
   private countValue(): void {
-    if (this.inElement) {
-      if (++this.elementValues + this.heldKeys > this.elementBudget.maxValues) throw this.tooMany(this.elementBudget);
-    } else if (++this.restValues + this.heldKeys > this.restBudget.maxValues) throw this.tooMany(this.restBudget);
+    if (this.inElement) this.elementValues++;
+    else this.restValues++;
+    this.checkValues();
   }
 
-  private tooMany(budget: StreamBudget): GrammarFailure {
-    return new GrammarFailure("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+  /** Values built plus keys held by open skipped objects, against the budget in use. */
+  private checkValues(): void {
+    const budget = this.inElement ? this.elementBudget : this.restBudget;
+    if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) {
+      throw new GrammarFailure("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+    }
   }
 
   /** Characters of a string, key or number, counted against the budget in use. */
   private countChars(n: number): void {
-    if (this.inElement) {
-      this.elementChars += n;
-      if (this.elementChars > this.elementBudget.maxChars) {
-        throw new GrammarFailure("too_many_chars", `more than ${this.elementBudget.maxChars} characters`, true);
-      }
-    } else {
-      this.restChars += n;
-      if (this.restChars > this.restBudget.maxChars) throw new GrammarFailure("too_many_chars", `more than ${this.restBudget.maxChars} characters`);
+    if (this.inElement) this.elementChars += n;
+    else this.restChars += n;
+    const budget = this.inElement ? this.elementBudget : this.restBudget;
+    if ((this.inElement ? this.elementChars : this.restChars) > budget.maxChars) {
+      throw new GrammarFailure("too_many_chars", `more than ${budget.maxChars} characters`, this.inElement);
     }
   }
 
@@ -558,8 +556,7 @@ export class StrictJsonParser {
     else {
       (frame.keys as Set<string>).add(key);
       this.heldKeys++;
-      const budget = this.inElement ? this.elementBudget : this.restBudget;
-      if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) throw this.tooMany(budget);
+      this.checkValues();
     }
     this.phase = COLON;
     return true;
