@@ -86,7 +86,13 @@ function deepFreeze(value: unknown): void {
   for (const child of Object.values(value)) deepFreeze(child);
 }
 
-function mintRecordEntry(entry: ManifestRecord, position: number, freeze: boolean): CanonicalRecordEntry {
+/**
+ * Validates and serializes a finished record entry for the manifest at `position`, and freezes
+ * it so the text cannot go stale (`freeze` false: only for texts joined before the caller
+ * regains control). The ingest run calls this as each record completes, so the end of a run
+ * only joins texts instead of serializing every record at once.
+ */
+export function canonicalRecordEntry(entry: ManifestRecord, position: number, freeze = true): CanonicalRecordEntry {
   if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
   const json = canonicalJsonAt(ManifestRecordSchema, entry, ["records", position]);
   if (freeze) deepFreeze(entry);
@@ -95,19 +101,10 @@ function mintRecordEntry(entry: ManifestRecord, position: number, freeze: boolea
   return minted;
 }
 
-/**
- * Validates and serializes a finished record entry for the manifest at `position`, and freezes
- * it so the text cannot go stale. The ingest run calls this as each record completes, so the
- * end of a run only joins texts instead of serializing every record at once.
- */
-export function canonicalRecordEntry(entry: ManifestRecord, position: number): CanonicalRecordEntry {
-  return mintRecordEntry(entry, position, true);
-}
-
 /** The manifest of a complete run, validated, with its canonical bytes. */
 export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest> {
   // The caller's objects are not frozen here: the texts are joined before this returns.
-  return buildManifestFromEntries({ ...input, records: input.records.map((record, position) => mintRecordEntry(record, position, false)) });
+  return buildManifestFromEntries({ ...input, records: input.records.map((record, position) => canonicalRecordEntry(record, position, false)) });
 }
 
 export interface CanonicalManifestInput extends Omit<ManifestInput, "records"> {

@@ -92,23 +92,18 @@ function checkLimit(name: string, value: unknown, max?: number): string | null {
  * Works on unknown values so the same checks guard CLI flags and policy documents.
  */
 function policyProblem(candidate: Record<string, unknown>): string | null {
-  const first = (...checks: Array<() => string | null>): string | null => {
-    for (const check of checks) {
-      const problem = check();
-      if (problem !== null) return problem;
-    }
-    return null;
-  };
   const chars = candidate["segment_chars"];
   const overlap = candidate["segment_overlap"];
-  return first(
-    () => checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
-    () => ((chars as number) < 1 ? "segment_chars must be at least 1" : null),
-    () => checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
-    () => ((overlap as number) >= (chars as number) ? "segment_overlap must be smaller than segment_chars" : null),
-    ...POLICY_LIMIT_NAMES.slice(2).map((name) => () => checkLimit(name, candidate[name], ceilingOf(name))),
-    () => (typeof candidate["stop_after_hold"] === "boolean" ? null : "stop_after_hold must be a boolean"),
-  );
+  // The comparisons are guarded: a value that is not a number has its own problem first.
+  const problems = [
+    checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
+    typeof chars === "number" && chars < 1 ? "segment_chars must be at least 1" : null,
+    checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
+    typeof chars === "number" && typeof overlap === "number" && overlap >= chars ? "segment_overlap must be smaller than segment_chars" : null,
+    ...POLICY_LIMIT_NAMES.slice(2).map((name) => checkLimit(name, candidate[name], ceilingOf(name))),
+    typeof candidate["stop_after_hold"] === "boolean" ? null : "stop_after_hold must be a boolean",
+  ];
+  return problems.find((problem) => problem !== null) ?? null;
 }
 
 /**

@@ -14,7 +14,7 @@ import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
-import { isInt, isObj, own, type Obj } from "./_values.js";
+import { isInt, isObj, own, type Geometry, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
 
 /** Step 8 (status) and step 9. */
@@ -84,12 +84,7 @@ export interface ManifestRecordCheck {
  * and index, then whether its recorded state and its
  * segment plan follow from its segments.
  */
-export function checkManifestRecordAt(
-  record: unknown,
-  position: number,
-  geometry: { chars: number; overlap: number } | null,
-  problems: ProblemList,
-): ManifestRecordCheck {
+export function checkManifestRecordAt(record: unknown, position: number, geometry: Geometry | null, problems: ProblemList): ManifestRecordCheck {
   const parsed = ManifestRecordSchema.safeParse(record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
   const index = isObj(record) ? own(record, "index") : undefined;
@@ -185,15 +180,11 @@ function stateMatches(record: ManifestRecord): boolean {
   );
 }
 
-function spansMatch(record: ManifestRecord, geometry: { chars: number; overlap: number }): boolean {
-  return record.segments.length === 0 || segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry);
-}
-
-function checkRecordConsistency(record: ManifestRecord, index: number, geometry: { chars: number; overlap: number } | null, problems: ProblemList): void {
+function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList): void {
   if (!stateMatches(record)) {
     problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
   }
-  if (geometry !== null && !spansMatch(record, geometry)) {
+  if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);
   }
 }

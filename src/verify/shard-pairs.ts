@@ -16,6 +16,7 @@ import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
 import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
 import { displayText } from "../core/display-text.js";
+import { isObj } from "./_values.js";
 
 /** Every problem code of building or verifying an index. */
 export const SHARD_INDEX_PROBLEM_CODES = [
@@ -230,12 +231,9 @@ function checkTiling(kept: readonly ShardedPair[], problems: ShardIndexProblem[]
 function addCounts(total: Record<string, unknown>, add: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(add)) {
     const current = total[key];
-    if (typeof value === "number" && typeof current === "number") total[key] = current + value;
     // A count present only once non-zero (counts.allowlisted) starts with the first shard that has it.
-    else if (typeof value === "number" && current === undefined) total[key] = value;
-    else if (typeof value === "object" && value !== null && typeof current === "object" && current !== null) {
-      addCounts(current as Record<string, unknown>, value as Record<string, unknown>);
-    }
+    if (typeof value === "number") total[key] = ((current as number | undefined) ?? 0) + value;
+    else if (isObj(value) && isObj(current)) addCounts(current, value);
   }
 }
 
