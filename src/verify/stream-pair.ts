@@ -8,7 +8,7 @@ import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
 import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
-import { isObj, planGeometry, type Obj } from "./_values.js";
+import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
 import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
@@ -157,9 +157,6 @@ export async function streamPair(manifestPath: string, exportPath: string | null
     if (e !== null) {
       await e.toRecords();
       exported.streamed = e.members !== null;
-      // Known before the records when it streams; otherwise the manifest was read whole already.
-      const known = m.members ?? (m.end !== null && isObj(m.end.value) ? m.end.value : null);
-      const geometry = known === null ? null : planGeometry(known);
       for (;;) {
         const item = await e.nextRecord();
         if (item === null) break;
@@ -179,7 +176,8 @@ export async function streamPair(manifestPath: string, exportPath: string | null
           exported.passed(record.index, usable, index);
           if (record.index === index && usable !== null) target = usable;
         }
-        exported.record(item.value as Obj, index, target, geometry);
+        // Without streamed manifest records there is no target, so the geometry is not needed.
+        exported.record(item.value as Obj, index, target, manifest.geometry);
       }
     }
     for (;;) {

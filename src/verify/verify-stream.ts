@@ -7,7 +7,7 @@
 // export. Per streamed record it keeps one entry per distinct `id_sha256` (33 characters, to
 // recount `duplicate_ids`); held documents also keep the set of exported indices.
 import { createHash, type Hash } from "node:crypto";
-import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectWithArray } from "../core/canonical.js";
+import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
 import { ExportRecordSchema, IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
 import { isInt, isObj, own, planGeometry, type Geometry, type Obj } from "./_values.js";
@@ -17,9 +17,6 @@ import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type Manifes
 
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
-
-/** Cannot occur in canonical JSON (control characters are escaped), so it splits a text safely. */
-const MARK = "\u0000";
 
 /** `{...rest, records: []}`: a document's head with its streamed list left empty. */
 function withEmptyRecords(rest: Obj): Obj {
@@ -42,7 +39,8 @@ export class StreamedManifest {
   count = 0;
   /** False when the records array did not stream (it is missing or not an array). */
   streamed = false;
-  private geometry: Geometry | null = null;
+  /** The segment geometry of its policy, once the records start (null when unusable). */
+  geometry: Geometry | null = null;
   private hash: Hash | null = createHash("sha256");
   private prefix: string | null = null;
   private recordIssue: readonly PropertyKey[] | null = null;
@@ -68,7 +66,7 @@ export class StreamedManifest {
     }
     try {
       assertCanonicalValue(members);
-      this.prefix = (canonicalObjectWithArray(members, RECORDS_KEY, [MARK]).split(MARK)[0] as string) ?? null;
+      this.prefix = canonicalObjectFrame(members, RECORDS_KEY).prefix;
       this.hash?.update(this.prefix, "utf8");
     } catch {
       this.hash = null;
@@ -109,9 +107,9 @@ export class StreamedManifest {
     if (this.hash !== null) {
       try {
         assertCanonicalValue(rest);
-        const [prefix, suffix] = canonicalObjectWithArray(rest, RECORDS_KEY, [MARK]).split(MARK) as [string, string];
+        const { prefix, suffix } = canonicalObjectFrame(rest, RECORDS_KEY);
         if (prefix !== this.prefix) return "reread";
-        canonical = this.hash.update(`${suffix}`, "utf8").digest("hex");
+        canonical = this.hash.update(suffix, "utf8").digest("hex");
       } catch {
         canonical = null;
       }
@@ -292,10 +290,9 @@ export function verifyHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: 
   const exportRecords = recordsOf(exportRoot);
   if (exportRecords !== null) {
     exported.streamed = true;
-    const geometry = isObj(manifestRoot) ? planGeometry(manifestRoot) : null;
     exportRecords.forEach((item, position) => {
       const index = exported.indexOf(item, position);
-      if (index !== null) exported.record(item as Obj, index, usable[index] ?? undefined, geometry);
+      if (index !== null) exported.record(item as Obj, index, usable[index] ?? undefined, manifest.geometry);
     });
     exported.count = exportRecords.length;
     usable.forEach((record, position) => exported.passed(position, record, null));
