@@ -1,23 +1,14 @@
 // Strict streaming JSON reader: the one strict grammar (parse-line.ts) fed a document chunk by
-// chunk, so that a document far larger than memory can be walked. The caller names top-level keys
-// whose array value is *streamed*: each element of such an array is assembled on its own, within
-// its own budget, handed over as an event, and then dropped; everything else (the small rest of
-// the document) is assembled normally and returned at the end.
-//
-// What this file adds to the grammar is what only a chunked document needs:
+// chunk, so a document far larger than memory can be walked (each element of a streamed array is
+// handed over as an event and dropped; the small rest is returned at the end). What it adds is
+// what only a chunked document needs:
 // - A byte order mark is refused by its own code (the first three bytes are held until they can
 //   be compared), as readStrictDocument does for a whole document.
-// - Strict UTF-8 across chunks: each chunk is checked before the grammar sees it, with an
-//   unfinished multi-byte sequence at its end carried to the next; a truncated one at the end is
-//   refused.
-// - Which problem is reported matches the whole-document reader: a byte order mark first, then
-//   invalid UTF-8 anywhere in the document (after a JSON problem the remaining bytes are still
-//   checked for UTF-8), then the first JSON problem in document order.
-// - Problems are thrown from `end` as StrictStreamError (a typed error), not returned as values.
-//
-// Memory: the grammar holds at most one unfinished token between chunks; `maxTokenBytes` bounds
-// it while it arrives. Once a token is complete, its characters count against the budget of where
-// it sits.
+// - Strict UTF-8 across chunks: an unfinished multi-byte sequence at a chunk's end is carried to
+//   the next; a truncated one at the end is refused.
+// - The problem reported is the whole-document reader's: a byte order mark first, then invalid
+//   UTF-8 anywhere (after a JSON problem the rest is still checked for UTF-8), then the first
+//   JSON problem in document order; `end` throws it as a StrictStreamError.
 import { Buffer, isUtf8 } from "node:buffer";
 import { GrammarFailure, StrictJsonParser, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
 import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
