@@ -1,16 +1,11 @@
 // The rules of a published pair (docs/ingest.md, "Pinning and verifying"): is an export
-// consistent with the manifest it names, and does the manifest's own evidence support
-// admitting every exported record? Each check adds problems to a list and never throws for a
-// value of any shape; problems name indices only, never content. The manifest's per-record
-// rules are in manifest-checks.ts; the verifier that walks the records and assembles the
-// problems in order is verify-stream.ts.
-//
-// This checks consistency, not authenticity: whoever can write both files can forge a pair.
-// Pin the manifest's SHA-256 out of band to get authenticity.
-//
+// consistent with the manifest it names, and does the manifest's own evidence support admitting
+// every exported record? Each check adds problems to a list and never throws for a value of any
+// shape; problems name indices only, never content. This checks consistency, not authenticity:
+// whoever can write both files can forge a pair (pin the manifest's SHA-256 out of band).
 // Stricter than the Python package on purpose: a manifest must also match its zod schema
 // (`manifest_invalid`), and every manifest record must be recomputable from its segments
-// (manifest-checks.ts). A hand-forged pair that is consistent but off-schema is refused.
+// (manifest-checks.ts), so a hand-forged pair that is consistent but off-schema is refused.
 import { classifySegmentVerdict } from "../documents/classify.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
@@ -35,21 +30,6 @@ const ALLOWLISTED_STATES: ReadonlySet<string> = new Set(["pass", "flag", "block"
 const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_name", "records"] as const;
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
 
-/** SHA-256 of the manifest's canonical JSON, or null when it has no canonical form. */
-function canonicalSha(manifest: unknown): string | null {
-  try {
-    return sha256Hex(canonicalJsonUnchecked(manifest));
-  } catch {
-    return null;
-  }
-}
-
-/** Path of the first issue of the whole manifest against its schema, or null when it matches. */
-function manifestIssuePath(manifest: Obj): readonly PropertyKey[] | null {
-  const parsed = IngestManifestSchema.safeParse(manifest);
-  return parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
-}
-
 /** `manifest_invalid` for the manifest's first schema issue (`issuePath`), named by a safe path. */
 function reportManifestSchema(manifest: Obj, issuePath: readonly PropertyKey[] | null, problems: ProblemList): void {
   if (own(manifest, "schema") !== MANIFEST_SCHEMA) return; // reported as a schema mismatch
@@ -70,7 +50,14 @@ export interface ManifestFacts {
 
 /** The facts of a manifest held whole. */
 export function factsOf(manifest: Obj): ManifestFacts {
-  return { canonicalSha: canonicalSha(manifest), issuePath: manifestIssuePath(manifest) };
+  let canonicalSha: string | null = null;
+  try {
+    canonicalSha = sha256Hex(canonicalJsonUnchecked(manifest));
+  } catch {
+    // It has no canonical form: the digest checks fail.
+  }
+  const parsed = IngestManifestSchema.safeParse(manifest);
+  return { canonicalSha, issuePath: parsed.success ? null : (parsed.error.issues[0]?.path ?? []) };
 }
 
 /**

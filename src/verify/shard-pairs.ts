@@ -1,12 +1,10 @@
-// The checks behind the index of a sharded run, shared by `buildShardIndex` (which writes the
-// index) and `verifyShardIndex` (which re-checks one): every shard's pair is verified with
-// verifyFiles (optionally against the SHA-256s an index pins), then the shards must agree (one
-// input, one shard count, one policy, one pipeline and version) and tile the input exactly
-// once (every k of n present once, each covering the range its k, n and the input's line count
-// define, so together every line once). Only then is the index document assembled.
-//
-// Every problem names the shard it is about (its k/n and manifest path as given, or its place
-// among the pairs when its manifest could not be read), never any record content.
+// The checks behind the index of a sharded run, shared by `buildShardIndex` (which writes it) and
+// `verifyShardIndex` (which re-checks one): every shard's pair is verified with verifyFiles
+// (optionally against the SHA-256s an index pins), then the shards must agree (one input, shard
+// count, policy, pipeline and version) and tile the input exactly once (every k of n once, each
+// covering the range its k, n and the input's line count define). Only then is the index
+// assembled. Every problem names its shard (k/n and manifest path as given, or its place among
+// the pairs when its manifest could not be read), never any record content.
 import { relative, sep } from "node:path";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { INDEX_SCHEMA, type IndexShard, type IngestIndex } from "../documents/ingest-index.js";

@@ -1,12 +1,7 @@
-// `verifyExport` and `verifyManifestOnly`: the documents passed in memory, checked by the one
-// verifier (verify-stream.ts) with the records arrays as its sources. Returns the problem list
-// ([] = consistent) and never throws: wrong types, huge numbers, deep nesting and non-object
-// items all become problems. The rules themselves are in pair-checks.ts and manifest-checks.ts.
-//
-// Either document may be passed as the bytes that were read (a Uint8Array): they are then
-// parsed by the strict document reader (read-document.ts), which refuses duplicate keys at any
-// depth. An already parsed value cannot show them (`JSON.parse` keeps the last `text` of two),
-// which is why the file-based `verifyFiles` (verify-files.ts) is the easy path.
+// `verifyExport` and `verifyManifestOnly`: documents passed in memory (as values, or as the bytes
+// read, which are parsed strictly), checked by the one verifier (verify-stream.ts) with the
+// records arrays as its sources. They return the problem list ([] = consistent) and never throw:
+// wrong types, huge numbers, deep nesting and non-object items all become problems.
 import { sha256Hex } from "../core/hash.js";
 import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
 import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
