@@ -46,20 +46,14 @@ export function fileReason(error: unknown): string {
  */
 export async function* readStrictJsonFile(path: string, options: StrictJsonFileOptions = {}): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? DEFAULT_STREAM_CHUNK_BYTES));
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, "r");
-    const info = await handle.stat().catch(async (error: unknown) => {
-      await handle.close();
-      throw error;
-    });
-    if (!info.isFile()) {
-      await handle.close();
-      throw new StrictFileError("not_a_file");
-    }
-  } catch (error) {
-    if (error instanceof StrictFileError) throw error;
+  const handle = await open(path, "r").catch((error: unknown) => {
     throw new StrictFileError(fileReason(error));
+  });
+  try {
+    if (!(await handle.stat()).isFile()) throw new StrictFileError("not_a_file");
+  } catch (error) {
+    await handle.close();
+    throw error instanceof StrictFileError ? error : new StrictFileError(fileReason(error));
   }
   const reader = new StrictJsonStream(options);
   const hash = createHash("sha256");

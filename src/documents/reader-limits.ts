@@ -27,16 +27,8 @@ export interface ReaderLimits {
 
 export type ReaderKind = "screen" | "ingest";
 
-/** Default largest number of records in one input. */
-const DEFAULT_MAX_ITEMS = 1000;
-/** Default largest size of one record's text, in UTF-8 bytes. */
-const DEFAULT_MAX_ITEM_BYTES = 65536;
 /** The highest value `maxItemBytes` may take. */
 export const MAX_ITEM_BYTES_CEILING = 67108864; // 64 MiB
-/** Default largest total size of one input, in bytes. */
-const DEFAULT_MAX_TOTAL_BYTES = 8388608; // 8 MiB
-const DEFAULT_MAX_METADATA_KEYS = 32;
-const DEFAULT_MAX_METADATA_VALUE_CHARS = 1024;
 /** Most code points of `id` and `source`. */
 export const MAX_LABEL_CHARS = 256;
 /** Most code points of a metadata key (fixed, not configurable). */
@@ -65,13 +57,13 @@ const METADATA_ENTRY_OVERHEAD = 8;
 /** `,"metadata":{}` rounded up. */
 const METADATA_OBJECT_OVERHEAD = 16;
 
-/** The reader limits used when none are given. */
+/** The reader limits used when none are given (text sizes in UTF-8 bytes: 64 KiB a record, 8 MiB in all). */
 export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({
-  maxItems: DEFAULT_MAX_ITEMS,
-  maxItemBytes: DEFAULT_MAX_ITEM_BYTES,
-  maxTotalBytes: DEFAULT_MAX_TOTAL_BYTES,
-  maxMetadataKeys: DEFAULT_MAX_METADATA_KEYS,
-  maxMetadataValueChars: DEFAULT_MAX_METADATA_VALUE_CHARS,
+  maxItems: 1000,
+  maxItemBytes: 65536,
+  maxTotalBytes: 8388608,
+  maxMetadataKeys: 32,
+  maxMetadataValueChars: 1024,
 });
 
 /** The CLI flag that sets each limit, so messages name what the user typed. */

@@ -68,12 +68,6 @@ export function coverageOf(exercised: number, total: number): Coverage {
   return exercised === 0 ? "none" : exercised === total ? "complete" : "partial";
 }
 
-/** Reasons sorted into the fixed manifest order. */
-function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
-  const present = new Set(reasons);
-  return HOLD_REASONS.filter((r) => present.has(r));
-}
-
 /** State of a record whose planned segments have these outcomes (in plan order). */
 export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   const states = new Set(segments.map((s) => s.state));
@@ -84,13 +78,10 @@ export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : inspectedAll ? "none" : "not_checked";
   const exercisedCount = segments.filter((s) => s.exercised).length;
   const coverage = coverageOf(exercisedCount, segments.length);
-  const reasons: HoldReason[] = [];
-  for (const state of states) {
-    const reason = REASON_OF_STATE[state];
-    if (reason !== undefined) reasons.push(reason);
-  }
-  if (states.has("not_checked") || coverage !== "complete") reasons.push("incomplete");
-  const hold_reasons = orderReasons(reasons);
+  const reasons = new Set([...states].map((state) => REASON_OF_STATE[state]));
+  if (states.has("not_checked") || coverage !== "complete") reasons.add("incomplete");
+  // In the fixed manifest order.
+  const hold_reasons = HOLD_REASONS.filter((r) => reasons.has(r));
   return {
     detection,
     coverage,

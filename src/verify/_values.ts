@@ -1,11 +1,10 @@
 // Defensive reads of documents that have not been validated. Only own data properties count,
 // so an inherited or prototype-polluting key can never satisfy a check.
 
-export type Obj = Record<string, unknown>;
+import { isPlainObject as isObj } from "../core/guards.js";
 
-export function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export type Obj = Record<string, unknown>;
+export { isObj };
 
 /** Own property `key` of `obj`, or undefined. */
 export function own(obj: Obj, key: string): unknown {

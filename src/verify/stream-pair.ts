@@ -44,9 +44,6 @@ export interface PairReading {
   readonly problems: VerifyProblem[];
 }
 
-/** The outcome of a streamed verification, or "reread" when it needs the whole documents. */
-export type StreamedPair = PairReading | "reread";
-
 /** A document's members other than `records`. */
 export function headOf(root: unknown): Obj | null {
   if (!isObj(root)) return null;
@@ -142,10 +139,10 @@ class Walk {
 }
 
 /**
- * Streams the manifest (and export, when given) and checks them. Never throws for any file
- * content; an unreadable file is a read problem.
+ * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
+ * the whole documents. Never throws for any file content; an unreadable file is a read problem.
  */
-export async function streamPair(manifestPath: string, exportPath: string | null, chunkBytes?: number): Promise<StreamedPair> {
+export async function streamPair(manifestPath: string, exportPath: string | null, chunkBytes?: number): Promise<PairReading | "reread"> {
   const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes);
   const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes);
   const manifest = new StreamedManifest();
