@@ -1,10 +1,8 @@
-// Checks of a manifest on its own (schema, policy, counts, digests, plus internal
-// consistency), one record at a time as the verifier (verify-stream.ts) walks the list.
-//
-// Beyond that, every record is recomputed from its own segments: each classified
-// segment's verdict must re-classify to the recorded state, the record's detection, coverage,
-// hold reasons, admission and counters must follow from its segments (record-state.ts), and
-// its segment spans must be the plan the manifest's policy gives for its recorded lengths.
+// Checks of a manifest on its own (schema, policy, counts, digests, internal consistency), one
+// record at a time as the verifier (verify-stream.ts) walks the list. Every record is recomputed
+// from its own segments: each classified segment's verdict must re-classify to the recorded
+// state, the record's detection, coverage, hold reasons, admission and counters must follow from
+// its segments (record-state.ts), and its spans must be the plan the manifest's policy gives.
 // This catches a forged state on held records too, where no export text is available.
 import { classifySegmentVerdict } from "../documents/classify.js";
 import { recordState, uncheckedHoldState, type RecordState, type SegmentOutcome } from "../documents/record-state.js";
@@ -167,14 +165,11 @@ function stateMatches(record: ManifestRecord): boolean {
   if (expected === null) return false;
   const want = allowlistedState(record, expected);
   if (want === null) return false;
+  const fields = ["detection", "coverage", "admission", "segments_checked", "chars_covered"] as const;
   return (
-    want.detection === record.detection &&
-    want.coverage === record.coverage &&
-    want.admission === record.admission &&
-    want.segments_checked === record.segments_checked &&
-    want.chars_covered === record.chars_covered &&
-    want.hold_reasons.length === record.hold_reasons.length &&
-    want.hold_reasons.every((r, i) => r === record.hold_reasons[i]) &&
+    fields.every((field) => want[field] === record[field]) &&
+    // Hold reasons are names without commas, so their joined lists compare them exactly.
+    want.hold_reasons.join() === record.hold_reasons.join() &&
     (record.segments.length === 0 || record.segments_total === record.segments.length) &&
     segmentsAgreeWithVerdicts(record)
   );

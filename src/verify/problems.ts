@@ -121,9 +121,6 @@ export class ProblemList {
   add(code: VerifyProblemCode, message: string): void {
     this.items.push({ code, message });
   }
-  has(code: VerifyProblemCode): boolean {
-    return this.items.some((p) => p.code === code);
-  }
 }
 
 /** The problem for an unexpected exception: only the error's class name, if it is plain. */

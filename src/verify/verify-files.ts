@@ -1,8 +1,6 @@
 // `verifyFiles`: the file-based verification behind `little-canary verify`, as a library call.
-// It streams the manifest (and export) strictly (stream-pair.ts), checks the manifest's SHA-256
-// against a pin, and returns everything as data: unreadable files, a pin mismatch and every
-// consistency problem are problems with stable codes, never exceptions (only an invalid option
-// throws).
+// Unreadable files, a pin mismatch and every consistency problem are problems with stable codes,
+// never exceptions (only an invalid option throws).
 import { resolve } from "node:path";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
@@ -84,19 +82,11 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
   refuseAllowlisted: true,
 } satisfies Record<keyof VerifyFilesOptions, true>);
 
-/** What a library caller calls the pin (VerifyFilesOptions.pinName). */
-const DEFAULT_PIN_NAME = "expectManifestSha256";
-
 /** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
 export function normalizePin(pin: string, pinName: string): string {
   const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
   return normalized;
-}
-
-/** The problem of a manifest whose SHA-256 is not the pinned one. */
-function pinMismatch(pinName: string): VerifyProblem {
-  return { code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` };
 }
 
 async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[]): Promise<ReadDocument | null> {
@@ -143,7 +133,7 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
-  const pinName = options.pinName ?? DEFAULT_PIN_NAME;
+  const pinName = options.pinName ?? "expectManifestSha256";
   const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
@@ -152,11 +142,13 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const mode: VerifyMode = streamed === "reread" ? "whole" : "streamed";
   const reading = streamed === "reread" ? await readWhole(manifestPath, exportPath) : streamed;
   const manifestSha = reading.manifestSha256;
-  const readable = reading.readProblems.length === 0;
-  const swapped = readable ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
-  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifestSha, pin), mode, documents: { manifestHead: null, exportSha256: null } };
-  const problems: VerifyProblem[] = [...reading.readProblems];
-  if (manifestSha !== null && pin !== null && pin !== manifestSha) problems.push(pinMismatch(pinName));
+  const swapped = reading.readProblems.length === 0 ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
+  // Files given the wrong way round verify nothing: the one problem says what to fix.
+  const readable = reading.readProblems.length === 0 && swapped === null;
+  const problems: VerifyProblem[] = swapped === null ? [...reading.readProblems] : [swapped];
+  if (swapped === null && manifestSha !== null && pin !== null && pin !== manifestSha) {
+    problems.push({ code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` });
+  }
   if (readable) problems.push(...reading.problems);
   const allowlisted = readable ? allowlistedAdmissions(reading.manifestHead) : 0;
   refuseAllowlisted(options.refuseAllowlisted, allowlisted, problems);
@@ -170,7 +162,8 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     problems,
     notes: readable ? notesOf(reading.manifestHead) : [],
   };
-  return { result, mode, documents: { manifestHead: reading.manifestHead, exportSha256: readable ? reading.exportSha256 : null } };
+  const documents = { manifestHead: swapped === null ? reading.manifestHead : null, exportSha256: readable ? reading.exportSha256 : null };
+  return { result, mode, documents };
 }
 
 /**
@@ -186,11 +179,6 @@ function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGi
       ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"
       : `the file given as the manifest looks like an export (${EXPORT_SCHEMA}), not a manifest: give the manifest with --manifest and this file with --export`;
   return { code: "manifest_is_export", message };
-}
-
-/** The result of a verification refused because the files were given the wrong way round. */
-function refusedAsSwapped(problem: VerifyProblem, manifestSha256: string | null, pin: string | null): VerifyFilesResult {
-  return { consistent: false, readable: false, manifestSha256, pinned: pin !== null, exportChecked: false, allowlisted: 0, problems: [problem], notes: [] };
 }
 
 /**
