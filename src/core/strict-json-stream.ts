@@ -91,9 +91,7 @@ export class StrictJsonStream {
     this.bytesRead += chunk.byteLength;
     if (this.head !== null) {
       // Hold the first three bytes until they can be compared with a byte order mark.
-      const joined = new Uint8Array(this.head.byteLength + chunk.byteLength);
-      joined.set(this.head);
-      joined.set(chunk, this.head.byteLength);
+      const joined = Buffer.concat([this.head, chunk]);
       if (joined.byteLength < 3) {
         this.head = joined;
         return [];
@@ -146,12 +144,7 @@ export class StrictJsonStream {
 
   /** Whether the chunk continues strict UTF-8 (a sequence it ends in is carried to the next). */
   private checkUtf8(chunk: Uint8Array): boolean {
-    let bytes = chunk;
-    if (this.utf8Carry.byteLength > 0) {
-      bytes = new Uint8Array(this.utf8Carry.byteLength + chunk.byteLength);
-      bytes.set(this.utf8Carry);
-      bytes.set(chunk, this.utf8Carry.byteLength);
-    }
+    const bytes = this.utf8Carry.byteLength > 0 ? Buffer.concat([this.utf8Carry, chunk]) : chunk;
     const open = unfinishedSequence(bytes);
     // A copy: the caller may reuse its chunk's memory (and Buffer#slice would not copy).
     this.utf8Carry = open === 0 ? EMPTY : Uint8Array.from(bytes.subarray(bytes.byteLength - open));
