@@ -4,8 +4,6 @@
 // manifest before anything could be written, so an inconsistent pair is
 // refused here rather than discovered by a consumer.
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import type { IngestPolicy } from "./policy.js";
-import type { ManifestShard } from "./shard.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
 import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
@@ -23,7 +21,6 @@ import {
   type IngestManifest,
   type ManifestCounts,
   type ManifestRecord,
-  type PipelineInfo,
 } from "./schemas.js";
 
 /** A document with its canonical serialization. */
@@ -37,8 +34,7 @@ export interface CanonicalDocument<D> {
   readonly sha256: string;
 }
 
-function canonicalDocument<D>(schema: Parameters<typeof canonicalJson>[0], document: D): CanonicalDocument<D> {
-  const json = canonicalJson(schema, document);
+function canonicalDocument<D>(document: D, json: string): CanonicalDocument<D> {
   const bytes = new TextEncoder().encode(json);
   return { document, json, bytes, sha256: sha256Hex(bytes) };
 }
@@ -48,25 +44,15 @@ export function formatTimestamp(date: Date): string {
   return date.toISOString();
 }
 
-export interface ManifestInput {
-  readonly little_canary_version: string;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly pipeline: PipelineInfo;
-  readonly policy: IngestPolicy;
-  readonly checks_performed: number;
-  readonly input_sha256: string | null;
-  /** True when an export is produced alongside; covered by the manifest hash. */
-  readonly export_requested: boolean;
-  /** Verdict-cache hits and misses, only when the run used a cache. */
-  readonly cache?: { readonly hits: number; readonly misses: number };
-  /** The shard of the input this run covered, only for a sharded run. */
-  readonly shard?: ManifestShard;
-  /** The allow file's SHA-256 and entry count, only for a run with an allowlist. */
-  readonly allowlist?: { readonly sha256: string; readonly entries: number };
-  /** Entries in input order; `index` must equal the position. */
-  readonly records: readonly ManifestRecord[];
-}
+/**
+ * What a complete run gives its manifest: the head's members, the run's own numbers (cache,
+ * shard and allowlist only when the run had them) and the record entries in input order, each
+ * `index` equal to its position. The documents' fields are described in their schemas.
+ */
+export type ManifestInput = Pick<IngestManifest, "little_canary_version" | "started_at" | "finished_at" | "pipeline" | "policy"> &
+  Pick<IngestManifest["run"], "checks_performed" | "input_sha256" | "export_requested" | "cache" | "shard" | "allowlist"> & {
+    readonly records: readonly ManifestRecord[];
+  };
 
 /**
  * One manifest record entry that passed the guard and the record schema at its place in the
@@ -130,8 +116,7 @@ export function buildManifestFromEntries(input: CanonicalManifestInput): Canonic
     "records",
     input.records.map((minted) => minted.json),
   );
-  const bytes = new TextEncoder().encode(json);
-  return { document: { ...rest, records: entries }, json, bytes, sha256: sha256Hex(bytes) };
+  return canonicalDocument({ ...rest, records: entries }, json);
 }
 
 /** An admitted record's snapshot, as the run loop kept it. */
@@ -228,5 +213,5 @@ export function buildExport(manifest: CanonicalDocument<IngestManifest>, admitte
   }
   const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(doc.records[index] as ManifestRecord, record));
   const exportDoc: IngestExport = { ...exportHead(manifest.sha256), records };
-  return canonicalDocument(IngestExportSchema, exportDoc);
+  return canonicalDocument(exportDoc, canonicalJson(IngestExportSchema, exportDoc));
 }
