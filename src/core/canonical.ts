@@ -174,7 +174,9 @@ export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, ke
 }
 
 /** `canonicalJson` of a part found at `at` (the name the streaming writers use). */
-export const canonicalJsonAt: <S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>) => string = canonicalJson;
+export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
+  return canonicalJson(schema, doc, at);
+}
 
 /** UTF-8 bytes of `canonicalJson(schema, doc)`. */
 export function canonicalBytes<S extends z.ZodType>(schema: S, doc: unknown): Uint8Array {

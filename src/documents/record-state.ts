@@ -8,25 +8,14 @@
 // segment is exercised this equals `chars_total`; when some are not, it is the honest amount
 // inspected (a record is only ever admitted with full coverage, so admission never relies on
 // this number alone).
-import type { Coverage, Detection, SegmentState } from "./schemas.js";
+import type { Coverage, Detection, ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
 import { CLASSIFIED_STATES, HOLD_REASONS, type HoldReason } from "./states.js";
 
-export interface SegmentOutcome {
-  readonly kind: "metadata" | "text";
-  readonly start: number;
-  readonly end: number;
-  readonly state: SegmentState;
-  readonly exercised: boolean;
-}
+/** What the state of a record is computed from: each segment's place, state and whether it was exercised. */
+export type SegmentOutcome = Pick<ManifestSegment, "kind" | "start" | "end" | "state" | "exercised">;
 
-export interface RecordState {
-  readonly detection: Detection;
-  readonly coverage: Coverage;
-  readonly hold_reasons: HoldReason[];
-  readonly admission: "admitted" | "held";
-  readonly segments_checked: number;
-  readonly chars_covered: number;
-}
+/** The fields of a manifest record that follow from its segments. */
+export type RecordState = Pick<ManifestRecord, "detection" | "coverage" | "hold_reasons" | "admission" | "segments_checked" | "chars_covered">;
 
 const REASON_OF_STATE: Partial<Record<SegmentState, HoldReason>> = {
   block: "blocked",

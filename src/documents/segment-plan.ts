@@ -6,26 +6,17 @@
 // plan carries its counts but no segments, so a hostile record never gets sliced.
 // Pure: the same record and policy always give the same plan; `verify` rebuilds it.
 import type { IngestPolicy } from "./policy.js";
+import type { ManifestSegment } from "./schemas.js";
 import { sha256Hex } from "../core/hash.js";
 import { codePointLength, utf8ByteLength } from "../core/codepoints.js";
 import { metadataMaterial, type MaterialSource } from "./segment-material.js";
 import { segmentCount, segmentSpans, type Span } from "./segment-spans.js";
 
-type SegmentKind = "metadata" | "text";
-
-/** One planned segment: its kind, index, code-point span, slice and the slice's SHA-256. */
-interface PlannedSegment {
-  readonly kind: SegmentKind;
-  /** Position among the segments of the same kind, from 0. */
-  readonly index: number;
-  /** Code-point offsets into the kind's material, `[start, end)`. */
-  readonly start: number;
-  readonly end: number;
-  /** The slice that is screened. */
-  readonly text: string;
-  /** SHA-256 hex of the slice's UTF-8. */
-  readonly sha256: string;
-}
+/**
+ * One planned segment as the manifest records it (its kind, index among its kind from 0,
+ * code-point span `[start, end)` into the kind's material, the slice's SHA-256) with the slice.
+ */
+type PlannedSegment = Pick<ManifestSegment, "kind" | "index" | "start" | "end" | "sha256"> & { readonly text: string };
 
 interface OverBudget {
   readonly code: "text_bytes" | "segments";
@@ -76,7 +67,7 @@ export function sliceSpans(text: string, spans: readonly Span[]): string[] {
   return spans.map((s) => text.slice(unitAt.get(s.start) as number, unitAt.get(s.end) as number));
 }
 
-function planKind(kind: SegmentKind, material: string, length: number, policy: PlanPolicy): PlannedSegment[] {
+function planKind(kind: PlannedSegment["kind"], material: string, length: number, policy: PlanPolicy): PlannedSegment[] {
   const spans = segmentSpans(length, policy.segment_chars, policy.segment_overlap);
   const slices = sliceSpans(material, spans);
   return spans.map((span, index) => {

@@ -5,7 +5,7 @@
 // its segments (record-state.ts), and its spans must be the plan the manifest's policy gives.
 // This catches a forged state on held records too, where no export text is available.
 import { classifySegmentVerdict } from "../documents/classify.js";
-import { recordState, uncheckedHoldState, type RecordState, type SegmentOutcome } from "../documents/record-state.js";
+import { recordState, uncheckedHoldState, type RecordState } from "../documents/record-state.js";
 import { allowEntriesFit, heldForDetectionOnly } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
@@ -161,7 +161,7 @@ function stateMatches(record: ManifestRecord): boolean {
       ? record.hold_reasons.length === 1 && (record.hold_reasons[0] === "malformed" || record.hold_reasons[0] === "over_budget")
         ? uncheckedHoldState(record.hold_reasons[0])
         : null
-      : recordState(record.segments as readonly SegmentOutcome[]);
+      : recordState(record.segments);
   if (expected === null) return false;
   const want = allowlistedState(record, expected);
   if (want === null) return false;
