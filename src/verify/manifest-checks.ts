@@ -34,12 +34,10 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
 
 /**
  * True when the manifest records a run whose canary was disabled by choice (`--no-canary`,
- * `enableCanary: false`): `canary_enabled` and `canary_context_verified` false, and no record
- * admitted. Such a run has no canary context to verify, so its unverified context is a fact to
- * report, not a problem of the pair. Only a run that admitted nothing qualifies: the admitted
- * count is checked against a recount of the records, and each record's state against its
- * segments, so a manifest that claims it while admitting a record still fails (`context_unverified`
- * and the recount's problem). A run whose canary was enabled is never excused.
+ * `enableCanary: false`: `canary_enabled` and `canary_context_verified` false) and that admitted
+ * no record. Its unverified context is then a fact to report, not a problem of the pair. The
+ * admitted count is checked against a recount and each record's state against its segments, so
+ * a manifest that claims it while admitting a record still fails.
  */
 export function canaryDisabledByChoice(manifest: Obj): boolean {
   const pipeline = own(manifest, "pipeline");
@@ -77,11 +75,7 @@ export interface ManifestRecordCheck {
   readonly issuePath: readonly PropertyKey[] | null;
 }
 
-/**
- * Step 10 for one manifest record at `position`, as the verifier walks the records: its shape
- * and index, then whether its recorded state and its
- * segment plan follow from its segments.
- */
+/** Step 10 for the manifest record at `position`: its shape and index, then whether its state and plan follow from its segments. */
 export function checkManifestRecordAt(record: unknown, position: number, geometry: Geometry | null, problems: ProblemList): ManifestRecordCheck {
   const parsed = ManifestRecordSchema.safeParse(record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);

@@ -152,12 +152,10 @@ export function checkExportRecord(item: Obj, index: number, manifestRecord: Obj 
   const source = own(item, "source");
   const labelsUsable = (id === null || isWellFormedString(id)) && (source === null || isWellFormedString(source));
   let materialSha: string | null = null;
-  if (labelsUsable) {
-    try {
-      materialSha = sha256Hex(canonicalJsonUnchecked({ id, source, metadata, text }));
-    } catch {
-      materialSha = null;
-    }
+  try {
+    if (labelsUsable) materialSha = sha256Hex(canonicalJsonUnchecked({ id, source, metadata, text }));
+  } catch {
+    // No canonical form: a mismatch.
   }
   if (materialSha === null || own(item, "material_sha256") !== materialSha || own(m, "material_sha256") !== materialSha) {
     problems.add("material_sha256_mismatch", `${at}material_sha256 mismatch`);

@@ -51,16 +51,12 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
 
 /**
  * Problems that make an export inconsistent with its manifest ([] = consistent). Never throws.
- *
  * Pass each document as the bytes you read (a Uint8Array) when you can: bytes are parsed
  * strictly, so an export record with two `text` keys is refused (`export_unreadable`), where a
- * value from `JSON.parse` would silently keep the last one. Parsed values are still accepted
- * (the earlier call shape) and checked the same way otherwise. A string is taken as the
- * document's text (as `readFileSync(path, "utf8")` gives it) and parsed strictly too; bytes are
- * still better, because decoding to a string has already replaced any invalid UTF-8. With
+ * value from `JSON.parse` silently keeps the last one. A string is taken as the document's text
+ * and parsed strictly too (bytes are better: decoding has already replaced invalid UTF-8). With
  * `manifestBytes` (or a manifest passed as bytes or text), the manifest file must be
- * byte-for-byte its canonical form.
- * For files on disk, `verifyFiles` does all of this.
+ * byte-for-byte its canonical form. For files on disk, `verifyFiles` does all of this.
  */
 export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
   const problems = new ProblemList();

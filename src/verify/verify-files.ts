@@ -113,12 +113,10 @@ export type VerifyMode = "streamed" | "whole";
 
 /**
  * Verifies a published pair from its files: strict reading (UTF-8, no BOM, no duplicate keys
- * at any depth, bounded memory), the pin, then every consistency check of `verifyExport` (or
- * `verifyManifestOnly` without an export). Problems name codes and record indices, never
- * content. Throws only UsageError, for an invalid pin or an option it does not know.
- *
- * Both files are streamed (docs/ingest.md, "Verify memory"): memory is bounded by one record
- * of each, whatever the number of records.
+ * at any depth), the pin, then every consistency check of `verifyExport` (or `verifyManifestOnly`
+ * without an export). Both files are streamed, so memory is bounded by one record of each
+ * (docs/ingest.md, "Verify memory"). Problems name codes and record indices, never content.
+ * Throws only UsageError, for an invalid pin or an option it does not know.
  */
 export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFilesResult> {
   return (await verifyFilesWithMode(options)).result;

@@ -144,11 +144,10 @@ export class StreamedManifest {
 }
 
 /**
- * The export's side. Streamed, in lockstep with the manifest: export records must come in
- * strictly increasing index order (ingest writes them so), each checked against the manifest
- * record at that position with checkExportRecord; `outOfOrder` turns true when they do not, and
- * then the pair must be read whole (see verify-files.ts). Held whole (`held`), any order: the
- * exported indices are kept, so duplicates, order and missing records are judged over the lists.
+ * The export's side. Streamed in lockstep with the manifest, records must come in strictly
+ * increasing index order (as ingest writes them); `outOfOrder` turns true when they do not, and
+ * the pair is then read whole. Held whole (`held`), any order: the exported indices are kept, so
+ * duplicates, order and missing records are judged over the lists.
  */
 export class StreamedExport {
   readonly problems = new ProblemList();
