@@ -601,9 +601,7 @@ export class StrictJsonParser {
     this.pos = pos;
     this.countChars(pos - start);
     const value = Number(this.buf.toString("latin1", start, pos));
-    if (!Number.isFinite(value)) {
-      throw new GrammarFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
-    }
+    if (!Number.isFinite(value)) throw new GrammarFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
     return value;
   }
 

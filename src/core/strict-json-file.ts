@@ -26,11 +26,6 @@ export interface StrictFileEnd extends StrictStreamResult {
   readonly sha256: string;
 }
 
-/** Options of readStrictJsonFile: the reader's, plus the size of one read. */
-export interface StrictJsonFileOptions extends StrictJsonStreamOptions {
-  readonly chunkBytes?: number;
-}
-
 /** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
 export function fileReason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -44,7 +39,10 @@ export function fileReason(error: unknown): string {
  * the strict reader's code) when its bytes are not a strict JSON document; the error is thrown
  * only after the whole file was read, so the problem reported is the strict reader's.
  */
-export async function* readStrictJsonFile(path: string, options: StrictJsonFileOptions = {}): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
+export async function* readStrictJsonFile(
+  path: string,
+  options: StrictJsonStreamOptions & { readonly chunkBytes?: number } = {},
+): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? DEFAULT_STREAM_CHUNK_BYTES));
   const handle = await open(path, "r").catch((error: unknown) => {
     throw new StrictFileError(fileReason(error));

@@ -43,9 +43,7 @@ function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
   if (!isPlainObject(verdictJson)) return invalid("verdict must be an object");
   const safe = field(verdictJson, "safe");
   const degraded = field(verdictJson, "degraded");
-  if (typeof safe !== "boolean" || typeof degraded !== "boolean") {
-    return invalid("safe and degraded must be booleans");
-  }
+  if (typeof safe !== "boolean" || typeof degraded !== "boolean") return invalid("safe and degraded must be booleans");
   const advisory = field(verdictJson, "advisory");
   if (advisory !== null && !(isPlainObject(advisory) && typeof field(advisory, "flagged") === "boolean")) {
     return invalid("advisory must be an object with a boolean flagged");
@@ -54,9 +52,7 @@ function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
   if (risk !== null && !(typeof risk === "number" && Number.isFinite(risk) && risk >= 0 && risk <= 1)) {
     return invalid("canary_risk_score must be a finite number in [0, 1]");
   }
-  if (safe && field(verdictJson, "blocked_by") !== null) {
-    return invalid("a safe verdict must not name a blocking layer");
-  }
+  if (safe && field(verdictJson, "blocked_by") !== null) return invalid("a safe verdict must not name a blocking layer");
   const parsed = VerdictJsonSchema.safeParse(verdictJson);
   if (!parsed.success) return invalid("verdict does not match the verdict schema");
   return parsed.data;
@@ -73,12 +69,8 @@ export function classifySegmentVerdict(verdictJson: unknown): Classified | Class
   if (!v.safe) return { state: "block", exercised };
   if (v.degraded) return { state: "degraded", exercised: false };
   if (v.advisory.flagged) return { state: "flag", exercised };
-  if (v.canary_status !== "exercised" || v.analysis_status !== "exercised") {
-    return { state: "unexercised", exercised: false };
-  }
-  if (v.analysis_method === "llm_judge") {
-    return { error: "unsupported_analysis", message: "strict/v1 does not accept llm_judge verdicts" };
-  }
+  if (v.canary_status !== "exercised" || v.analysis_status !== "exercised") return { state: "unexercised", exercised: false };
+  if (v.analysis_method === "llm_judge") return { error: "unsupported_analysis", message: "strict/v1 does not accept llm_judge verdicts" };
   // strict/v1 treats any measured non-zero risk as a detection.
   if (risk !== null && risk > 0) return { state: "flag", exercised };
   return { state: "pass", exercised };

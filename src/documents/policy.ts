@@ -80,9 +80,7 @@ const OVERRIDABLE = new Set<string>([...POLICY_LIMIT_NAMES, "stop_after_hold"]);
 
 /** `check_limit`: the first problem with one limit value, or null. */
 function checkLimit(name: string, value: unknown, max?: number): string | null {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    return `${name} must be a non-negative integer`;
-  }
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return `${name} must be a non-negative integer`;
   if (max !== undefined && value > max) return `${name} must not exceed ${max}`;
   return null;
 }

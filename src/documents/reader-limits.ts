@@ -85,18 +85,12 @@ function isNonNegativeInteger(value: unknown): value is number {
 
 /** Throws UsageError naming the first invalid limit; returns the limits unchanged otherwise. */
 export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
-  if (typeof limits !== "object" || limits === null) {
-    throw new UsageError("reader limits must be an object");
-  }
+  if (typeof limits !== "object" || limits === null) throw new UsageError("reader limits must be an object");
   for (const name of LIMIT_ORDER) {
     const value: unknown = limits[name];
-    if (!isNonNegativeInteger(value)) {
-      throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
-    }
+    if (!isNonNegativeInteger(value)) throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
   }
-  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) {
-    throw new UsageError(`--max-item-bytes must not exceed ${MAX_ITEM_BYTES_CEILING}`);
-  }
+  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) throw new UsageError(`--max-item-bytes must not exceed ${MAX_ITEM_BYTES_CEILING}`);
   return limits;
 }
 

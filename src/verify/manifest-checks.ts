@@ -97,9 +97,7 @@ export function checkManifestRecordAt(record: unknown, position: number, geometr
 /** Step 11: the run's record total against the number of records. */
 export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: ProblemList): void {
   const run = own(manifest, "run");
-  if (!isObj(run) || own(run, "records_total") !== recordCount) {
-    problems.add("records_total", "manifest records_total does not match the record list");
-  }
+  if (!isObj(run) || own(run, "records_total") !== recordCount) problems.add("records_total", "manifest records_total does not match the record list");
   // Each record is one non-blank line of the shard's range.
   const shard = shardOf(run);
   if (shard !== null && recordCount > shard.lines) {
@@ -170,9 +168,7 @@ function stateMatches(record: ManifestRecord): boolean {
 }
 
 function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList): void {
-  if (!stateMatches(record)) {
-    problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
-  }
+  if (!stateMatches(record)) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
   if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);
   }

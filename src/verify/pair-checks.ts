@@ -131,9 +131,7 @@ export function checkExportRecord(item: Obj, index: number, manifestRecord: Obj 
   ) {
     problems.add("record_not_admitted", `${at}not admitted in manifest`);
   }
-  if (!evidenceSupportsAdmission(m)) {
-    problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
-  }
+  if (!evidenceSupportsAdmission(m)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
   const text = own(item, "text");
   if (!isWellFormedString(text)) {
     problems.add("text_invalid", `${at}text missing or invalid`);
@@ -231,7 +229,5 @@ export function checkHead(ex: Obj | null, manifest: Obj, facts: ManifestFacts, f
 /** Step 16: the export's record count against the manifest's admitted count. */
 export function checkAdmittedCount(manifest: Obj, exportCount: number, problems: ProblemList): void {
   const counts = own(manifest, "counts");
-  if (!isObj(counts) || own(counts, "admitted") !== exportCount) {
-    problems.add("admitted_count", "export record count does not match manifest admitted count");
-  }
+  if (!isObj(counts) || own(counts, "admitted") !== exportCount) problems.add("admitted_count", "export record count does not match manifest admitted count");
 }

@@ -14,20 +14,12 @@ import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from 
 import { displayText } from "../core/display-text.js";
 
 /**
- * Most JSON values one streamed record may hold (and, separately, the rest of a document):
- * the whole-document budget, now per record, so every record of a document that verified
- * before still does.
+ * What one streamed record may hold, and separately the rest of a document: the whole-document
+ * value budget, now per record (so every record of a document that verified before still does),
+ * and the characters (of strings, keys and numbers) of the largest input item any policy allows
+ * (its `max_item_bytes` ceiling; a character takes at least one byte) plus 1 MiB for its fields.
  */
-const MAX_RECORD_VALUES = MAX_DOCUMENT_VALUES;
-
-/**
- * Most characters (of strings, keys and numbers) one streamed record may hold, and separately
- * the rest of a document: the largest input item any policy allows (its `max_item_bytes`
- * ceiling; a character takes at least one byte) plus 1 MiB for the record's own fields.
- */
-const MAX_RECORD_CHARS = MAX_ITEM_BYTES_CEILING + 1024 * 1024;
-
-const BUDGET = { maxValues: MAX_RECORD_VALUES, maxChars: MAX_RECORD_CHARS };
+const BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
 
 /** What verifying a pair's files found, streamed or read whole (verify-files.ts). */
@@ -54,10 +46,10 @@ export function headOf(root: unknown): Obj | null {
 function readReason(error: unknown): string {
   if (error instanceof StrictFileError) return fileReasonWords(error);
   if (!(error instanceof StrictStreamError)) return "unreadable";
-  if (error.code !== "too_many_chars") return refusalReason(error.code, MAX_RECORD_VALUES, error.inElement ? " in one record" : "");
+  if (error.code !== "too_many_chars") return refusalReason(error.code, BUDGET.maxValues, error.inElement ? " in one record" : "");
   return error.message.startsWith("a string")
-    ? `a string, key or number longer than ${MAX_RECORD_CHARS} bytes, the most verify holds`
-    : `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
+    ? `a string, key or number longer than ${BUDGET.maxChars} bytes, the most verify holds`
+    : `more than ${BUDGET.maxChars} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
 }
 
 /** One document being walked: pulls events, remembers the end and a read failure. */
@@ -81,7 +73,7 @@ class Walk {
       stream: new Map([[RECORDS_KEY, elementShape]]),
       rest: BUDGET,
       element: BUDGET,
-      maxTokenBytes: MAX_RECORD_CHARS,
+      maxTokenBytes: BUDGET.maxChars,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
     });
   }
