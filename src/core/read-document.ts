@@ -1,12 +1,8 @@
-// Reads a manifest or export for verification: bounded size, strict UTF-8, no BOM, and the
-// strict duplicate-rejecting parser of the JSONL reader (a document with two `text` keys could
-// otherwise mean different things to different consumers). Content is never echoed.
-//
-// Memory: the file's bytes (at most MAX_DOCUMENT_BYTES; they are parsed as bytes, never decoded
-// whole), plus the parsed values. An export is parsed with EXPORT_SHAPE, so
-// a value where the export format has no use for one (`{"x":[{},{},…]}`) is checked but not
-// built; a manifest is parsed whole, within MAX_DOCUMENT_VALUES. Both bounds are in
-// docs/ingest.md ("Verify memory").
+// Reads a manifest, export or index whole for verification: bounded size, strict UTF-8, no BOM,
+// and the strict duplicate-rejecting parser (a document with two `text` keys could otherwise
+// mean different things to different consumers). Content is never echoed. Memory: the bytes (at
+// most MAX_DOCUMENT_BYTES, parsed as bytes) plus the values built: an export's within EXPORT_SHAPE,
+// any other within MAX_DOCUMENT_VALUES (docs/ingest.md, "Verify memory").
 import { readFile, stat } from "node:fs/promises";
 import { LittleCanaryError } from "./errors.js";
 import { sha256Hex } from "./hash.js";

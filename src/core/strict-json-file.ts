@@ -1,7 +1,6 @@
-// Reads one JSON document file through the strict streaming reader (strict-json-stream.ts),
-// chunk by chunk, computing the SHA-256 of the exact bytes on the fly. It is a pull source:
-// the caller takes events when it wants them, so two documents can be walked in lockstep,
-// and only one chunk plus the element being assembled is held at a time.
+// Reads one JSON document file through the strict streaming reader, chunk by chunk, hashing the
+// exact bytes on the fly. A pull source: two documents can be walked in lockstep, holding only
+// one chunk plus the element being assembled of each.
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { StrictJsonStream, type StrictJsonStreamOptions, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";

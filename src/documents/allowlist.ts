@@ -28,9 +28,6 @@ const MAX_ALLOW_REASON_CHARS = 200;
 /** Longest `by`, in code points. */
 const MAX_ALLOW_BY_CHARS = 100;
 
-/** Which hash an entry names: the record's material or one segment. */
-const ALLOW_SCOPES = ["record", "segment"] as const;
-
 // C0/C1 controls, line and paragraph separators, and bidirectional overrides: a reason is
 // shown to reviewers, so it must read as what it is.
 const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
@@ -43,7 +40,8 @@ const boundedText = (max: number) =>
 /** One entry of an allow file (and of a manifest record's `allowlist_entries`). */
 export const AllowEntrySchema = z.strictObject({
   sha256,
-  scope: z.enum(ALLOW_SCOPES),
+  /** Which hash the entry names: the record's material or one segment. */
+  scope: z.enum(["record", "segment"]),
   reason: boundedText(MAX_ALLOW_REASON_CHARS),
   by: boundedText(MAX_ALLOW_BY_CHARS),
 });

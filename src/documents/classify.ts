@@ -14,18 +14,16 @@ import { isPlainObject } from "../core/guards.js";
 import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
 import { MAX_SIGNAL_CHARS, MAX_SIGNALS_PER_RECORD } from "./policy.js";
 
-type ClassifiedState = "pass" | "flag" | "block" | "degraded" | "unexercised";
-
+/** A classified segment: its state and whether the canary exercised it. */
 export interface Classified {
-  readonly state: ClassifiedState;
+  readonly state: "pass" | "flag" | "block" | "degraded" | "unexercised";
   readonly exercised: boolean;
 }
 
-type ClassifyErrorCode = "invalid_verdict" | "unsupported_analysis";
-
+/** Why a verdict could not be classified. */
 export interface ClassifyError {
   /** Stable code for the segment's `error` field. */
-  readonly error: ClassifyErrorCode;
+  readonly error: "invalid_verdict" | "unsupported_analysis";
   /** Which rule failed; never contains verdict text. */
   readonly message: string;
 }

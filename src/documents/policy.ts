@@ -1,9 +1,7 @@
-// The ingest policy `strict/v1`: the limits one ingest run works under.
-// The document form (snake_case, `name` first) is what the manifest records and what
-// `policies/strict-v1.json` holds; `STRICT_V1` must equal that file (a test pins it).
-// `resolvePolicy` applies caller overrides and validates them in a fixed order, throwing a
-// UsageError that carries the first problem's sentence, so the CLI and the library refuse the
-// same inputs with the same words.
+// The ingest policy `strict/v1`: the limits one ingest run works under, in the document form the
+// manifest records and `policies/strict-v1.json` holds (`STRICT_V1` must equal that file; a test
+// pins it). Overrides are validated in a fixed order, so the CLI and the library refuse the same
+// inputs with the same words.
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 // The reader enforces these caps while reading; the policy shares them rather than restating them.

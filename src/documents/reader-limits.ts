@@ -1,13 +1,8 @@
-// Reader limits: the defaults, their validation, and the per-line byte cap derived from them.
-//
-// Contract: every limit is a non-negative integer; `maxItemBytes` never exceeds
-// MAX_ITEM_BYTES_CEILING. Invalid limits are a caller error (UsageError), checked once before
-// any byte is read, so a bad flag can never turn into a partially read run.
-//
-// The per-line cap exists so that memory stays bounded while reading hostile input: a line
-// longer than the cap is refused before it is assembled. It is measured in UTF-8 bytes of the
-// raw line, terminator included, and chosen so that a compact record within every other limit
-// always fits, whatever characters it uses and however they are escaped.
+// Reader limits: the defaults, their validation (once, before any byte is read, so a bad flag
+// never turns into a partially read run), and the per-line byte cap derived from them. The cap
+// bounds memory while reading hostile input (a longer line is refused before it is assembled),
+// and is chosen so that a compact record within every other limit always fits, whatever
+// characters it uses and however they are escaped.
 
 import { UsageError } from "../core/errors.js";
 

@@ -1,13 +1,6 @@
-// Record state from segment outcomes: detection, coverage, hold reasons,
-// admission and the counting fields of a record that was planned and (partly) checked.
-// Pure and shared: the ingest run loop uses it to build a record, and `verify` uses it to
-// recompute a manifest record from its own segments and catch a forged state.
-//
-// `chars_covered` counts every code point that some exercised segment inspected, once: the
-// union of exercised spans per kind (metadata and text are separate materials). When every
-// segment is exercised this equals `chars_total`; when some are not, it is the honest amount
-// inspected (a record is only ever admitted with full coverage, so admission never relies on
-// this number alone).
+// Record state from segment outcomes: detection, coverage, hold reasons, admission and the
+// counting fields of a record that was planned and (partly) checked. Pure and shared: the ingest
+// run loop uses it to build a record, and `verify` to recompute one and catch a forged state.
 import type { Coverage, Detection, ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
 import { CLASSIFIED_STATES, HOLD_REASONS, type HoldReason } from "./states.js";
 
@@ -30,7 +23,11 @@ export function stopsChecking(state: SegmentState): boolean {
   return state === "block" || state === "flag" || state === "degraded" || state === "unexercised" || state === "error";
 }
 
-/** Code points inspected by exercised segments, each counted once per kind. */
+/**
+ * Code points inspected by exercised segments, each counted once: the union of exercised spans
+ * per kind (metadata and text are separate materials). With every segment exercised this is
+ * `chars_total`; otherwise the honest amount inspected (admission needs full coverage anyway).
+ */
 export function charsCovered(segments: readonly SegmentOutcome[]): number {
   let covered = 0;
   for (const kind of ["metadata", "text"] as const) {

@@ -1,8 +1,6 @@
-// zod schemas of the documents ingest and screen write (batch document, manifest, export, with
-// the canary model's digest and per-segment prompt_eval_count as evidence of what exactly
-// screened each record). They are the single source of truth:
-// TypeScript types are inferred from them, `schemas/*.schema.json` is generated from them,
-// and every document passes its schema before it is hashed or written (canonical.ts).
+// zod schemas of the documents ingest and screen write (batch document, manifest, export), the
+// single source of truth: TypeScript types are inferred from them, `schemas/*.schema.json` is
+// generated from them, and every document passes its schema before it is hashed or written.
 // Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
 import { z } from "zod";
 import { IngestPolicySchema } from "./policy.js";
