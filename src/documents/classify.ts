@@ -1,13 +1,10 @@
-// Classification of one segment's serialized verdict under strict/v1.
-// It works on the verdict as JSON (after the canonical round trip), never on a live object,
-// so the state recorded in the manifest can be recomputed from the manifest alone: `verify`
-// calls this same function. Anything ambiguous is an error, which holds the record; a verdict
-// can only come out as an exercised pass when every rule agrees.
-//
-// One rule to note: a verdict denied by a fail-closed policy (`blocked_by:
-// "fail_closed"`) is classified `degraded`, not `block`: the denial says coverage failed, not
-// that anything was detected. Ingest never enables fail-closed; this keeps such a verdict
-// visible as operational if one ever arrives. Its `blocked_by` is not a detection signal.
+// Classification of one segment's serialized verdict under strict/v1. It works on the verdict as
+// JSON (after the canonical round trip), never on a live object, so `verify` recomputes the
+// recorded state from the manifest alone with this same function. Anything ambiguous is an
+// error, which holds the record; only a verdict every rule agrees on is an exercised pass.
+// A fail-closed denial (`blocked_by: "fail_closed"`) is `degraded`, not `block`: it says coverage
+// failed, not that anything was detected (ingest never enables fail-closed; this keeps such a
+// verdict visible as operational), and its `blocked_by` is not a detection signal.
 import { compareCodePoints } from "../core/code-point-order.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { isPlainObject } from "../core/guards.js";

@@ -1,8 +1,6 @@
-// Assembling the manifest and export documents from plain run data, and
-// producing their canonical bytes. The run loop collects records; these functions add the
-// derived totals, validate against the schemas, and cross-check the export against the
-// manifest before anything could be written, so an inconsistent pair is
-// refused here rather than discovered by a consumer.
+// Assembling the manifest and export documents from plain run data, with their canonical bytes:
+// derived totals added, schemas checked, and the export cross-checked against the manifest before
+// anything could be written, so an inconsistent pair is refused here, not found by a consumer.
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";

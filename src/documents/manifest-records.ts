@@ -1,9 +1,8 @@
-// Manifest record entries built from plain run data: a record
-// held before checking (malformed or over budget) or a record whose planned segments were
-// checked. The run loop decides what happened; these functions only derive every recorded
-// field from it, so the derivation exists once and `verify` can recompute it.
-// No record text or metadata value ever lands in an entry; labels are plaintext only when
-// the record is admitted.
+// Manifest record entries built from plain run data: a record held before checking (malformed or
+// over budget) or one whose planned segments were checked. The run loop decides what happened;
+// these only derive every recorded field, so the derivation exists once and `verify` can
+// recompute it. No record text or metadata value ever lands in an entry; labels are plaintext
+// only when the record is admitted.
 import { detectionSignals, extractSignals } from "./classify.js";
 import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS, MAX_SIGNAL_CHARS } from "./policy.js";
 import { recordState, uncheckedHoldState } from "./record-state.js";

@@ -1,10 +1,8 @@
-// The segment plan of a validated record (docs/ingest.md, "Segments"): metadata segments
-// first (only when the material is non-empty), then text segments, each kind indexed from 0,
-// each with its code-point span, its slice and the SHA-256 of that slice. Checks run in plan
-// order, so metadata is screened before text. Also decides `over_budget` (text bytes above
-// `max_item_bytes` first, then more planned segments than `max_segments`); an over-budget
-// plan carries its counts but no segments, so a hostile record never gets sliced.
-// Pure: the same record and policy always give the same plan; `verify` rebuilds it.
+// The segment plan of a validated record (docs/ingest.md, "Segments"): metadata segments first
+// (only when the material is non-empty), then text segments, so metadata is screened first.
+// Also decides `over_budget` (text bytes above `max_item_bytes` first, then more segments than
+// `max_segments`); an over-budget plan carries its counts but no segments, so a hostile record is
+// never sliced. Pure: the same record and policy always give the same plan; `verify` rebuilds it.
 import type { IngestPolicy } from "./policy.js";
 import type { ManifestSegment } from "./schemas.js";
 import { sha256Hex } from "../core/hash.js";

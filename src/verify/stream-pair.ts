@@ -1,8 +1,6 @@
-// Walks the manifest and the export file in lockstep (readStrictJsonFile pulls one event at a
-// time from each): the manifest up to its records, the export up to its records, then each
-// export record together with the manifest records up to its index, then the rest of both.
-// Only the record being checked on each side is held. The problems are assembled by
-// verify-stream.ts in check order.
+// Walks the manifest and the export file in lockstep: each up to its records, then each export
+// record together with the manifest records up to its index, then the rest of both. Only the
+// record being checked on each side is held; verify-stream.ts assembles the problems.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";

@@ -1,11 +1,9 @@
 // The one verifier: the state it keeps while the manifest's and the export's `records` go by one
-// element at a time, and the assembly of the problems in check order. Two sources feed it: the
-// files, streamed in lockstep (stream-pair.ts, so verify's memory does not grow with the number
-// of records), and documents held in memory (`verifyHeld`). The rules are in pair-checks.ts and
-// manifest-checks.ts; this keeps only what they need over the whole lists: the canonical SHA-256
-// of the manifest, the first schema issue, the recount, the admitted indices missing from the
-// export. Per streamed record it keeps one entry per distinct `id_sha256` (33 characters, to
-// recount `duplicate_ids`); held documents also keep the set of exported indices.
+// element at a time (fed by stream-pair.ts from the files, or by `verifyHeld` from memory), and
+// the assembly of the problems in check order. The rules are in pair-checks.ts and
+// manifest-checks.ts; this keeps only what they need over the whole lists: the manifest's
+// canonical SHA-256, its first schema issue, the recount (one 33-character entry per distinct
+// `id_sha256`), the admitted indices missing from the export (and, held, the exported indices).
 import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
