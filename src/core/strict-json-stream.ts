@@ -63,11 +63,7 @@ function unfinishedSequence(bytes: Uint8Array): number {
   return 0;
 }
 
-/**
- * A push reader: `write` each chunk of bytes, then `end`. It never throws from `write`: the first
- * problem is kept (see `failed`) and the rest of the bytes are only checked for UTF-8, so the
- * problem `end` throws is the one the strict whole-document reader would report.
- */
+/** A push reader: `write` each chunk of bytes (never throws: the first problem is kept, see `failed`), then `end`. */
 export class StrictJsonStream {
   private readonly parser: StrictJsonParser;
   private failure: StrictStreamError | null = null;

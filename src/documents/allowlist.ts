@@ -1,8 +1,7 @@
 // The false-block allowlist (`ingest --allow FILE`): a reviewed list of content hashes whose
-// detections a person has judged false. Parsing (strict reader, schema, fixed error messages
-// that name the entry index, never a value) and the one matching rule, shared by ingest (which
-// admits) and verify (which recomputes whether an allow-listed admission could have happened).
-//
+// detections a person has judged false. Parsing (fixed error messages that name the entry index,
+// never a value) and the one matching rule, shared by ingest (which admits) and verify (which
+// recomputes whether an allow-listed admission could have happened).
 // The rule: only a record held for detections alone (`blocked` and/or `flagged`) can be
 // admitted. A coverage failure (malformed, over budget, degraded, unexercised, error,
 // incomplete) is never allow-listed: nothing vouches for text that was not inspected.

@@ -1,8 +1,7 @@
-// The two closed vocabularies of a record's outcome that every document and rule shares: why a
-// record is held, and what one segment's check came to. Their order is fixed (counts and
-// documents list them in it). Kept apart from schemas.ts so that modules schemas.ts imports
-// (allowlist.ts) can name them without an import cycle, and so that the verdict path (pipeline
-// segments → record state) gets them without building every zod schema at start-up.
+// The closed vocabularies of a record's outcome that every document and rule shares, in their
+// fixed order (counts and documents list them in it). Kept apart from schemas.ts so that modules
+// schemas.ts imports (allowlist.ts) name them without an import cycle, and so that the verdict
+// path (pipeline segments → record state) gets them without building every zod schema at start-up.
 
 /** Every reason a record can be held, in their fixed order. */
 export const HOLD_REASONS = ["malformed", "over_budget", "blocked", "flagged", "degraded", "unexercised", "error", "incomplete"] as const;

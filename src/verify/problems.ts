@@ -75,9 +75,8 @@ export interface VerifyNote {
 }
 
 /**
- * Problems that mean nothing was verified: a file could not be read, or the file given as the
- * manifest is an export (the two were given the wrong way round). `verify` refuses such a run
- * (exit 3) and prints these on stderr instead of a report.
+ * Problems that mean nothing was verified: a file could not be read, or the manifest given is an
+ * export. `verify` refuses such a run (exit 3) and prints these on stderr instead of a report.
  */
 export const UNVERIFIABLE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
   "manifest_unreadable",

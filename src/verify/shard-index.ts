@@ -1,9 +1,7 @@
-// `verifyShardIndex`: the index of a sharded ingest run re-checked, behind
-// `little-canary verify --index` (building it is verbs/build-shard-index.ts, which writes files).
-//
-// Verifying reads the index strictly, checks its SHA-256 against a pin, its schema and canonical
-// form, then checks every pair it lists again, against the SHA-256s it records, and rebuilds the
-// index from them: the result must be the index, byte for byte. Problems are data; only an invalid option or argument throws.
+// `verifyShardIndex`: the index of a sharded ingest run re-checked, behind `little-canary verify
+// --index` (building it is verbs/build-shard-index.ts, which writes files). The index rebuilt from
+// the pairs it lists must be the index, byte for byte. Problems are data; only an invalid option
+// or argument throws.
 import { dirname, resolve } from "node:path";
 import { canonicalJson, canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";

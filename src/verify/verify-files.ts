@@ -42,10 +42,7 @@ export interface VerifyFilesOptions {
 export interface VerifyFilesResult {
   /** True when there is no problem at all (files read, pin matched if given, pair consistent). */
   readonly consistent: boolean;
-  /**
-   * False when nothing could be verified: a file could not be read (code `manifest_unreadable` or
-   * `export_unreadable`), or the file given as the manifest is an export (`manifest_is_export`).
-   */
+  /** False when nothing could be verified: a file could not be read, or the manifest given is an export (UNVERIFIABLE_PROBLEM_CODES). */
   readonly readable: boolean;
   /** SHA-256 (hex) of the manifest file's bytes; null when it could not be read. */
   readonly manifestSha256: string | null;
@@ -99,9 +96,8 @@ async function readOrProblem(path: string, label: DocumentLabel, problems: Verif
 }
 
 /**
- * What the verification read, from the same bytes it checked: the manifest's members other
- * than `records` and the export file's SHA-256 (null when a file could not be read). The index
- * of a sharded run is built from these, so what it records is what was verified.
+ * What the verification read, from the bytes it checked (null when not read): the manifest's head
+ * and the export's SHA-256. A sharded run's index is built from these, so it records what was verified.
  */
 export interface VerifiedDocuments {
   readonly manifestHead: Obj | null;

@@ -27,9 +27,8 @@ function digestKey(digest: string): string {
 }
 
 /**
- * The manifest's side: each record is checked as it arrives (checkManifestRecordAt), hashed in
- * canonical form, recounted, and dropped. A manifest held whole (`held`) is not hashed here:
- * `verifyHeld` takes its facts from the whole document.
+ * The manifest's side: each record is checked as it arrives, hashed in canonical form, recounted
+ * and dropped. A manifest held whole (`held`) is hashed by `verifyHeld` instead.
  */
 export class StreamedManifest {
   readonly problems = new ProblemList();
@@ -95,9 +94,8 @@ export class StreamedManifest {
   }
 
   /**
-   * The manifest's facts once its rest is known, or "reread" when its members are not in the
-   * order canonical form needs for hashing as it streams (a member that sorts before `records`
-   * came after it): then the pair must be read whole and checked held (`verifyHeld`).
+   * The manifest's facts once its rest is known, or "reread" when a member that sorts before
+   * `records` came after it (it could not be hashed as it streamed): the pair is then read whole.
    */
   facts(rest: Obj): ManifestFacts | "reread" {
     if (!this.streamed) return factsOf(rest);
