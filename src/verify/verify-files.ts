@@ -23,10 +23,7 @@ export interface VerifyFilesOptions {
    * pair is checked for consistency only, which anyone able to write both files can forge.
    */
   readonly expectManifestSha256?: string | null;
-  /**
-   * What messages call the pin: `expectManifestSha256` (the default, for a library caller), or
-   * the caller's own name for it (the CLI passes `--expect-manifest-sha256`).
-   */
+  /** What messages call the pin: `expectManifestSha256` by default (the CLI passes `--expect-manifest-sha256`). */
   readonly pinName?: string;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
@@ -119,10 +116,10 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
 }
 
 /**
- * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out
- * as ingest writes it (export records not in increasing index order, or a manifest member that
- * sorts before `records` placed after it), which the verifier can judge exactly only over the
- * whole lists. Those documents are read whole and fed to it from memory, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
+ * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out as
+ * ingest writes it (export records out of index order, or a manifest member that sorts before
+ * `records` placed after it), which only the whole lists can judge: the documents are then read
+ * whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES, and fed to the verifier from memory.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
