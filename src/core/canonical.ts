@@ -1,14 +1,11 @@
-// Canonical JSON: the exact bytes that are hashed and written for the manifest,
-// export and batch documents. A document is first checked by a guard (plain JSON values only,
-// finite numbers, no lone surrogate in any string or key, bounded depth) and by its zod
-// schema; then it is serialized with `fast-json-stable-stringify` and encoded as UTF-8.
+// Canonical JSON: the exact bytes that are hashed and written for the manifest, export and batch
+// documents. A document is first checked by a guard (plain JSON values only, finite numbers, no
+// lone surrogate in any string or key, bounded depth) and by its zod schema; then it is serialized
+// with `fast-json-stable-stringify` and encoded as UTF-8.
 //
-// Why this equals RFC 8785 (JCS) for such documents: JCS sorts object keys by UTF-16 code
-// units and fast-json-stable-stringify uses JS's default sort, which also compares UTF-16
-// code units; strings are escaped by JSON.stringify, which for well-formed strings emits the
-// same minimal escapes JCS prescribes (\" \\ \b \f \n \r \t, other controls as lowercase
-// \u00xx, everything else verbatim); finite numbers are printed with the ECMAScript
-// Number-to-String algorithm, which is the one JCS adopts. (Metadata material and
+// Why this equals RFC 8785 (JCS) for such documents: both sort keys by UTF-16 code units (JS's
+// default sort); JSON.stringify emits JCS's minimal escapes for well-formed strings; finite numbers
+// use the ECMAScript Number-to-String algorithm JCS adopts. (Metadata material and
 // `metadata_keys` use code-point order instead; that is a separate, documented choice.)
 import stringify from "fast-json-stable-stringify";
 import type { z } from "zod";
@@ -95,16 +92,10 @@ function checkChild(child: unknown, depth: number, step: string | number): void 
  * well-formed strings, dense plain arrays and plain objects with data properties, nested at
  * most MAX_CANONICAL_DEPTH deep. Recursion stops at that depth, so hostile nesting (or a cycle)
  * cannot exhaust the stack; the path in a message is assembled only when something failed.
+ * For a value at `at` inside a larger document, depth counts from the document's root and
+ * messages name the full path, exactly as checking the whole would.
  */
-export function assertCanonicalValue(value: unknown): void {
-  assertCanonicalValueAt(value, []);
-}
-
-/**
- * The guard for a value that sits at `at` inside a larger document: depth counts from the
- * document's root and messages name the full path, exactly as checking the whole would.
- */
-function assertCanonicalValueAt(value: unknown, at: ReadonlyArray<string | number>): void {
+export function assertCanonicalValue(value: unknown, at: ReadonlyArray<string | number> = []): void {
   try {
     checkNode(value, at.length);
   } catch (error) {
@@ -126,19 +117,12 @@ export function canonicalJsonUnchecked(value: unknown): string {
  * Canonical JSON text of `doc` after it passed the guard and `schema`. The input object
  * itself is serialized (not zod's output copy), so keys such as `__proto__` that a zod record
  * would drop on copying stay exactly as given; schemas must therefore not transform values.
+ * For a part of a larger document found at `at` (one manifest record at ["records", 7]), depth
+ * and messages are as if the whole were checked: the canonical text of a whole is its parts'
+ * texts joined by the serializer's own rules, so parts can be serialized as they become final.
  */
-export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown): string {
-  return canonicalJsonAt(schema, doc, []);
-}
-
-/**
- * `canonicalJson` for a part of a larger document found at `at` (for example one manifest
- * record at ["records", 7]), with depth and messages as if the whole were checked. The
- * canonical text of a whole is its parts' texts joined by the serializer's own rules, so parts
- * can be serialized as they become final (see manifest/build.ts).
- */
-export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
-  assertCanonicalValueAt(doc, at);
+export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number> = []): string {
+  assertCanonicalValue(doc, at);
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -187,6 +171,11 @@ export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, ke
   }
   const head = `${before.map((member) => `${member},`).join("")}${JSON.stringify(key)}:[`;
   return { prefix: `{${head}`, suffix: `]${after.map((member) => `,${member}`).join("")}}` };
+}
+
+/** `canonicalJson` of a part found at `at` (the name the streaming writers use). */
+export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
+  return canonicalJson(schema, doc, at);
 }
 
 /** UTF-8 bytes of `canonicalJson(schema, doc)`. */

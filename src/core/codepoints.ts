@@ -24,15 +24,10 @@ export function codePointLength(text: string): number {
 function codeUnitIndex(text: string, cp: number): number {
   let units = 0;
   let seen = 0;
-  while (seen < cp && units < text.length) {
-    const unit = text.charCodeAt(units);
-    if (unit >= 0xd800 && unit <= 0xdbff && units + 1 < text.length) {
-      const next = text.charCodeAt(units + 1);
-      units += next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
-    } else {
-      units += 1;
-    }
-    seen++;
+  // The string iterator yields a surrogate pair as one code point and a lone surrogate as one unit.
+  for (const char of text) {
+    if (!(seen++ < cp)) break;
+    units += char.length;
   }
   return units;
 }

@@ -1,17 +1,10 @@
 // User-controlled strings (paths, ids, model names, URLs) as they may appear in a message on a
 // terminal or in a CI log. A file name may hold a line break followed by `::error …`, and a CI
 // runner reads every line of a step's output that starts with `::` as a command (GitHub's
-// `::add-mask::`, `::stop-commands::`…); other control characters rewrite a terminal. So:
-//
-// - `displayText` leaves an ordinary string as it is (messages stay readable), and prints any
-//   string that holds a control character (C0, DEL, C1), a line or paragraph separator, a bidi
-//   control, a lone surrogate, or that starts with `:` (after blanks) JSON-quoted, with every
-//   such character as an escape. Its result never holds a line break and never starts a line
-//   with `::`. Every message that interpolates such a string uses it.
-// - `neutraliseCommandLines` is the last line of defence where a whole message is written (the
-//   CLI's stderr): a line break followed by a line that starts with `::` is escaped, so a message
-//   can start a workflow command only with its own first line (the CI annotations do), never
-//   with a line that something interpolated into it.
+// `::add-mask::`, `::stop-commands::`…); other control characters rewrite a terminal. So every
+// message that interpolates such a string uses `displayText` (its result never holds a line break
+// and never starts a line with `::`), and `neutraliseCommandLines` is the last line of defence
+// where a whole message is written (the CLI's stderr).
 
 /** Characters never shown raw: C0, DEL, C1, ALM, LRM/RLM, the line and paragraph separators, bidi embeddings, overrides and isolates. */
 const UNSAFE_CHARS = "\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";

@@ -1,10 +1,8 @@
 // Which file a path names, so that two paths of one run that are one file are caught whatever
 // the spelling: "m.json" and "./m.json", a directory reached through a symlink, a file that is
 // a symlink (even a dangling one, to a file the run has yet to create), or a hard link. A run
-// whose input, outputs or side files share a file would destroy one of them (a report renamed
-// over the verdict cache, a job summary appended to the published manifest), so every command
-// that takes several files compares them here, pairwise, before anything is read or written.
-//
+// whose files share a file would destroy one of them (a report renamed over the verdict cache),
+// so every command that takes several files compares them here before anything is read or written.
 // The identity of a path is the real path it resolves to (every symlink followed, the missing
 // tail kept as given under the real path of its nearest existing ancestor) and, when the file
 // exists, its (device, inode) pair: two paths are one file when either matches.

@@ -6,8 +6,6 @@ import { UsageError } from "./errors.js";
 
 /** Lowercase hex SHA-256 of `data` (a string is hashed as its UTF-8). */
 export function sha256Hex(data: string | Uint8Array): string {
-  if (typeof data === "string" && !data.isWellFormed()) {
-    throw new UsageError("cannot hash a string with a lone surrogate");
-  }
+  if (typeof data === "string" && !data.isWellFormed()) throw new UsageError("cannot hash a string with a lone surrogate");
   return createHash("sha256").update(data).digest("hex");
 }

@@ -1,13 +1,10 @@
 // Which objects are the library's own, for the callers that trust what a component says about
-// itself (the verdict cache's key, the ingest context gate). Each component folder makes one
-// registry, keeps it private, and brands its classes' instances from their constructors; callers
-// ask that folder, never `instanceof` against every class.
-//
-// A registry is a WeakMap nobody else can write. A brand is recorded only for an instance of
-// exactly the branded class, and holds only while the instance's prototype is the one it was
-// built with and no own property shadows a method or accessor of its class: a replaced `check`,
-// `analyze` or `identity` means the object no longer behaves as its class says, so it is not the
-// library's own.
+// itself (the verdict cache's key, the ingest context gate). Each component folder keeps one
+// private registry (a WeakMap nobody else can write) and brands its classes' instances from their
+// constructors; callers ask that folder, never `instanceof` against every class. A brand holds
+// only for an instance of exactly the branded class, while its prototype is the one it was built
+// with and no own property shadows a method or accessor of its class: a replaced `check` or
+// `identity` means the object no longer behaves as its class says.
 
 /** The brands of one kind of component (canary backends, analyzers, the structural filter). */
 export interface BrandRegistry<Kind extends string> {

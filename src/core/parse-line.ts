@@ -1,47 +1,37 @@
 // The one strict JSON grammar of little-canary: a push parser over UTF-8 bytes. A JSONL line or a
-// whole document is the parser fed one final chunk (`parseJsonBytes`); a document read from a
-// file is the same parser fed chunk by chunk (strict-json-stream.ts adds the byte order mark and
-// UTF-8 checks across chunks). So a line, a document and a streamed export cannot differ on a rule.
+// whole document is the parser fed one final chunk (`parseJsonBytes`); a file is the same parser
+// fed chunk by chunk (strict-json-stream.ts adds the byte order mark and UTF-8 checks across
+// chunks). So a line, a document and a streamed export cannot differ on a rule.
 //
 // Contract: for a well-formed RFC 8259 text with no duplicate keys, no nesting deeper than
 // `maxDepth` and only finite numbers, `parseJsonLine` equals `JSON.parse(text)`. Anything else is a
 // failure value with a stable code; the parser never throws on any input and never echoes it.
+// The bytes are checked as strict UTF-8 first; the structure is ASCII, so only string tokens are
+// ever decoded, and a large document is never held twice (as bytes and as decoded text).
 //
-// It parses UTF-8 bytes (`parseJsonBytes`; a string is encoded first), after checking that they
-// are strict UTF-8: the structure is ASCII, so only string tokens are ever decoded, and a large
-// document is never held twice (as bytes and as decoded text).
+// Why not `JSON.parse`: it lets the last duplicate key win silently, and it cannot tell which
+// strings came from an escaped lone surrogate. It is used only as a native unescaper for a single
+// string token that holds a backslash (its string grammar is exactly RFC 8259's, and it keeps
+// `\ud800` as a lone code unit, which we then detect).
 //
-// Why not `JSON.parse` for the line: it lets the last duplicate key win silently, and it cannot
-// tell us which strings came from an escaped lone surrogate. The structure, keys, duplicates,
-// depth and numbers are all handled here; `JSON.parse` is used only as a native unescaper for a
-// single string token that contains a backslash (its string grammar is exactly RFC 8259's, and
-// it keeps `\ud800` as a lone code unit, which we then detect).
+// Why iterative: hostile nesting must end in a refusal, never in a stack overflow. Objects are
+// built with `Object.fromEntries` (own data properties), so a `__proto__` key is an ordinary key,
+// as with `JSON.parse`.
 //
-// Why iterative: hostile nesting must end in a refusal, never in a stack overflow. Objects are built with `Object.fromEntries`, which
-// defines own data properties, so a `__proto__` key is an ordinary key and never touches a
-// prototype (the same thing `JSON.parse` does).
+// Why shapes: memory. A caller that knows what it can use (a JSONL record: a string `text`, string
+// labels, an object of strings as metadata) passes a `Shape`; a value it does not accept is still
+// checked by every rule but never built: it becomes one small `SkippedValue` (its JSON type and
+// size in bytes), so `{"text":[{},{},…]}` costs a few bytes. A value budget (`maxValues`) bounds
+// what is built, together with the keys a skipped object holds while open (to refuse duplicates).
 //
-// Why shapes: memory. A caller that knows what it can use (a JSONL record: a string `text`,
-// string labels, an object of strings as metadata) passes a `Shape`, and a value the shape does
-// not accept is still checked by every rule above (syntax, duplicate keys at any depth, depth,
-// finite numbers) but never built: it becomes one small `SkippedValue` that records its JSON
-// type and its size in UTF-8 bytes. So `{"text":[{},{},…]}` costs a few bytes, not a tree of
-// a hundred thousand objects. A value budget (`maxValues`) bounds what is built when the
-// shape accepts anything, together with the keys a skipped object must hold while it is open
-// (to refuse duplicates).
+// Why a push parser: a chunk may end inside a token. The parser then keeps only that token's bytes
+// for the next chunk (a string or number remembers how far it was scanned, so a long token is
+// scanned once); `maxTokenBytes` caps them. A number or literal is parsed only once the byte after
+// it has arrived (or the input ended), so a chunk boundary never changes where a token ends.
 //
-// Why a push parser: a chunk may end inside a token. The parser then stops at the token's first
-// byte and keeps only that token's bytes for the next chunk (a string or number remembers how far
-// it was scanned, so a long token is scanned once); between tokens it keeps nothing. A token's
-// written length can be capped (`maxTokenBytes`), so the bytes kept are bounded while they arrive.
-// A number or literal is parsed only once the byte after it has arrived (or the input ended), so
-// a chunk boundary never changes where a token ends, and the refusal is the one of the whole text.
-//
-// Choices beyond RFC 8259 (documented for users):
-// - `NaN`, `Infinity` and `-Infinity` are not JSON and are malformed.
-// - Numbers become JS numbers (integers above 2^53 lose precision, as with `JSON.parse`); a
-//   number whose value is not finite (`1e400`) is refused as `non_finite_number` rather than
-//   silently becoming Infinity.
+// Beyond RFC 8259: `NaN` and `Infinity` are malformed; numbers become JS numbers (integers above
+// 2^53 lose precision, as with `JSON.parse`), and one whose value is not finite (`1e400`) is
+// refused as `non_finite_number` rather than silently becoming Infinity.
 
 import { Buffer, isUtf8 } from "node:buffer";
 
@@ -107,15 +97,8 @@ export function fieldsShape(fields: ReadonlyArray<readonly [string, Shape]>, sca
   return Object.freeze({ scalars, object: { fields: new Map(fields), rest: SKIP_SHAPE } });
 }
 
-/** Options of `parseJsonLine`. */
-export interface ParseOptions {
-  /** Deepest nesting accepted (containers); default MAX_NESTING_DEPTH. */
-  readonly maxDepth?: number;
-  /** What to build; default ANY_SHAPE. */
-  readonly shape?: Shape;
-  /** Most values built (scalars, containers and skipped values); default unlimited. */
-  readonly maxValues?: number;
-}
+/** Options of `parseJsonLine`: the grammar's depth and shape, and the most values built (scalars, containers, skipped values; default unlimited). */
+export type ParseOptions = Pick<GrammarOptions, "maxDepth" | "shape"> & { readonly maxValues?: number };
 
 /** Limits of one budget: values built (plus keys held by open skipped objects) and characters read. */
 export interface StreamBudget {
@@ -348,15 +331,12 @@ export class StrictJsonParser {
             if (unit !== -1) throw malformed("unexpected content after the value");
             return;
           }
+          const array = top.kind === "array";
           if (unit === 0x2c /* , */) {
             this.pos++;
-            this.phase = top.kind === "array" ? VALUE : KEY;
-          } else if (top.kind === "array") {
-            if (unit !== 0x5d /* ] */) throw malformed("expected ',' or ']'");
-            this.pos++;
-            this.close();
+            this.phase = array ? VALUE : KEY;
           } else {
-            if (unit !== 0x7d /* } */) throw malformed("expected ',' or '}'");
+            if (unit !== (array ? 0x5d /* ] */ : 0x7d) /* } */) throw malformed(array ? "expected ',' or ']'" : "expected ',' or '}'");
             this.pos++;
             this.close();
           }
@@ -414,25 +394,26 @@ export class StrictJsonParser {
   }
 
   private countValue(): void {
-    if (this.inElement) {
-      if (++this.elementValues + this.heldKeys > this.elementBudget.maxValues) throw this.tooMany(this.elementBudget);
-    } else if (++this.restValues + this.heldKeys > this.restBudget.maxValues) throw this.tooMany(this.restBudget);
+    if (this.inElement) this.elementValues++;
+    else this.restValues++;
+    this.checkValues();
   }
 
-  private tooMany(budget: StreamBudget): GrammarFailure {
-    return new GrammarFailure("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+  /** Values built plus keys held by open skipped objects, against the budget in use. */
+  private checkValues(): void {
+    const budget = this.inElement ? this.elementBudget : this.restBudget;
+    if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) {
+      throw new GrammarFailure("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+    }
   }
 
   /** Characters of a string, key or number, counted against the budget in use. */
   private countChars(n: number): void {
-    if (this.inElement) {
-      this.elementChars += n;
-      if (this.elementChars > this.elementBudget.maxChars) {
-        throw new GrammarFailure("too_many_chars", `more than ${this.elementBudget.maxChars} characters`, true);
-      }
-    } else {
-      this.restChars += n;
-      if (this.restChars > this.restBudget.maxChars) throw new GrammarFailure("too_many_chars", `more than ${this.restBudget.maxChars} characters`);
+    if (this.inElement) this.elementChars += n;
+    else this.restChars += n;
+    const budget = this.inElement ? this.elementBudget : this.restBudget;
+    if ((this.inElement ? this.elementChars : this.restChars) > budget.maxChars) {
+      throw new GrammarFailure("too_many_chars", `more than ${budget.maxChars} characters`, this.inElement);
     }
   }
 
@@ -558,8 +539,7 @@ export class StrictJsonParser {
     else {
       (frame.keys as Set<string>).add(key);
       this.heldKeys++;
-      const budget = this.inElement ? this.elementBudget : this.restBudget;
-      if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) throw this.tooMany(budget);
+      this.checkValues();
     }
     this.phase = COLON;
     return true;
@@ -621,9 +601,7 @@ export class StrictJsonParser {
     this.pos = pos;
     this.countChars(pos - start);
     const value = Number(this.buf.toString("latin1", start, pos));
-    if (!Number.isFinite(value)) {
-      throw new GrammarFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
-    }
+    if (!Number.isFinite(value)) throw new GrammarFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
     return value;
   }
 

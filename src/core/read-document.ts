@@ -1,18 +1,15 @@
-// Reads a manifest or export for verification: bounded size, strict UTF-8, no BOM, and the
-// strict duplicate-rejecting parser of the JSONL reader (a document with two `text` keys could
-// otherwise mean different things to different consumers). Content is never echoed.
-//
-// Memory: the file's bytes (at most MAX_DOCUMENT_BYTES; they are parsed as bytes, never decoded
-// whole), plus the parsed values. An export is parsed with EXPORT_SHAPE, so
-// a value where the export format has no use for one (`{"x":[{},{},…]}`) is checked but not
-// built; a manifest is parsed whole, within MAX_DOCUMENT_VALUES. Both bounds are in
-// docs/ingest.md ("Verify memory").
+// Reads a manifest, export or index whole for verification: bounded size, strict UTF-8, no BOM,
+// and the strict duplicate-rejecting parser (a document with two `text` keys could otherwise
+// mean different things to different consumers). Content is never echoed. Memory: the bytes (at
+// most MAX_DOCUMENT_BYTES, parsed as bytes) plus the values built: an export's within EXPORT_SHAPE,
+// any other within MAX_DOCUMENT_VALUES (docs/ingest.md, "Verify memory").
 import { readFile, stat } from "node:fs/promises";
 import { LittleCanaryError } from "./errors.js";
 import { sha256Hex } from "./hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { ANY_SHAPE, fieldsShape, LABEL_SHAPE, SKIP_SHAPE, STRING_MAP_SHAPE, STRING_SHAPE, type Shape } from "./parse-line.js";
 import { displayText } from "./display-text.js";
+import { fileReason, StrictFileError } from "./strict-json-file.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
@@ -64,6 +61,14 @@ function unreadable(label: DocumentLabel, path: string | null, reason: string): 
 }
 
 /**
+ * The message of a failed read of `label`: the reader's own (LittleCanaryError "io": it names the
+ * rule, never content), or else one that names only the document and its path.
+ */
+export function readFailureMessage(error: unknown, label: DocumentLabel, path: string | null = null): string {
+  return error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label}${path === null ? "" : ` ${displayText(path)}`}`;
+}
+
+/**
  * Parses a document's bytes strictly (UTF-8, no BOM, no duplicate keys, bounded size and value
  * count). Throws LittleCanaryError("io") naming the document and the rule, never its content.
  * A string is taken as the document's text (it is hashed as UTF-8).
@@ -79,18 +84,21 @@ export function parseJsonDocument(
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
   // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
   const parsed = readStrictDocument(bytes, { shape: SHAPES[label], maxValues });
-  if (!parsed.ok) {
-    const reason =
-      parsed.code === "too_many_values"
-        ? `more than ${maxValues} JSON values, the most verify holds`
-        : parsed.code === "invalid_utf8"
-          ? "not valid UTF-8"
-          : parsed.code === "byte_order_mark"
-            ? "starts with a byte order mark"
-            : parsed.code.replaceAll("_", " ");
-    throw unreadable(label, path, reason);
-  }
+  if (!parsed.ok) throw unreadable(label, path, refusalReason(parsed.code, maxValues));
   return { value: parsed.value, sha256: sha256Hex(bytes) };
+}
+
+/** The words for a strict reader's refusal `code` in a message; `where` says which value budget was exceeded. */
+export function refusalReason(code: string, maxValues: number, where = ""): string {
+  if (code === "too_many_values") return `more than ${maxValues} JSON values${where}, the most verify holds`;
+  if (code === "invalid_utf8") return "not valid UTF-8";
+  return code === "byte_order_mark" ? "starts with a byte order mark" : code.replaceAll("_", " ");
+}
+
+/** Why a file could not be read, in words: "file not found", "not a regular file", an errno code, or "unreadable". */
+export function fileReasonWords(error: unknown): string {
+  const reason = error instanceof StrictFileError ? error.reason : fileReason(error);
+  return reason === "not_found" ? "file not found" : reason === "not_a_file" ? "not a regular file" : reason;
 }
 
 /** Reads and parses one document file (see parseJsonDocument). */
@@ -98,22 +106,11 @@ export async function readJsonDocument(path: string, label: DocumentLabel): Prom
   let bytes: Uint8Array;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new Error("not a file");
-    if (info.size > MAX_DOCUMENT_BYTES) throw new Error("too large");
+    if (!info.isFile()) throw new StrictFileError("not_a_file");
+    if (info.size > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
     bytes = await readFile(path);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const reason =
-      error instanceof Error && error.message === "too large"
-        ? `larger than ${MAX_DOCUMENT_BYTES} bytes`
-        : error instanceof Error && error.message === "not a file"
-          ? "not a regular file"
-          : code === "ENOENT"
-            ? "file not found"
-            : typeof code === "string" && /^E[A-Z]{2,12}$/.test(code)
-              ? code
-              : "unreadable";
-    throw unreadable(label, path, reason);
+    throw error instanceof LittleCanaryError ? error : unreadable(label, path, fileReasonWords(error));
   }
   return parseJsonDocument(bytes, label, path);
 }

@@ -4,36 +4,10 @@
 // as one JSON document (manifests, exports, eval corpora, demo captures) goes through here, so
 // a document cannot mean one thing to one command and another to the next. Problems are
 // values with a stable code; the input is never echoed.
-import { parseJsonBytes, type LineParseErrorCode, type ParseOptions } from "./parse-line.js";
-
-/** Why strict text could not be taken from bytes. */
-type StrictTextProblemCode = "byte_order_mark" | "invalid_utf8";
+import { parseJsonBytes, type LineParseErrorCode, type LineParseResult, type ParseOptions } from "./parse-line.js";
 
 /** Why a strict document could not be read. */
-export type StrictDocumentProblemCode = StrictTextProblemCode | LineParseErrorCode;
-
-/** A refusal: a stable code and a fixed message (never any of the input). */
-interface StrictProblem<Code extends string> {
-  readonly ok: false;
-  readonly code: Code;
-  readonly message: string;
-}
-
-/** The text of strictly decoded bytes, or why not. */
-export type StrictTextResult = { readonly ok: true; readonly text: string } | StrictProblem<StrictTextProblemCode>;
-
-/** The parsed value of a strict document, or why not. */
-export type StrictDocumentResult =
-  | {
-      readonly ok: true;
-      readonly value: unknown;
-      /** Some string (key or value) holds an escaped lone surrogate; callers decide if that is allowed. */
-      readonly loneSurrogate: boolean;
-    }
-  | StrictProblem<StrictDocumentProblemCode>;
-
-/** Options of readStrictDocument: those of the parser (shape, depth, value budget). */
-export type StrictDocumentOptions = ParseOptions;
+export type StrictDocumentProblemCode = LineParseErrorCode | "byte_order_mark";
 
 /** U+FEFF encoded as UTF-8 at the start. */
 export function startsWithByteOrderMark(bytes: Uint8Array): boolean {
@@ -44,7 +18,7 @@ const BOM_PROBLEM = { ok: false, code: "byte_order_mark", message: "starts with 
 const UTF8_PROBLEM = { ok: false, code: "invalid_utf8", message: "invalid UTF-8" } as const;
 
 /** Bytes as text: refused when they start with a byte order mark or are not strict UTF-8. */
-export function decodeStrictText(bytes: Uint8Array): StrictTextResult {
+export function decodeStrictText(bytes: Uint8Array): { readonly ok: true; readonly text: string } | typeof BOM_PROBLEM | typeof UTF8_PROBLEM {
   if (startsWithByteOrderMark(bytes)) return BOM_PROBLEM;
   try {
     return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
@@ -55,11 +29,13 @@ export function decodeStrictText(bytes: Uint8Array): StrictTextResult {
 
 /**
  * Parses a whole document's bytes strictly: a byte order mark first, then strict UTF-8 (the
- * bytes are parsed as bytes, never decoded whole), then the JSON rules of parseJsonBytes.
+ * bytes are parsed as bytes, never decoded whole), then the JSON rules of parseJsonBytes (with
+ * its options: shape, depth, value budget). `loneSurrogate` says whether some string holds an
+ * escaped lone surrogate; callers decide if that is allowed.
  * Never throws for any bytes. Size limits are the caller's: they differ by document, and a
  * caller should refuse an oversized file before reading it.
  */
-export function readStrictDocument(bytes: Uint8Array, options: StrictDocumentOptions = {}): StrictDocumentResult {
+export function readStrictDocument(bytes: Uint8Array, options: ParseOptions = {}): LineParseResult | typeof BOM_PROBLEM {
   if (startsWithByteOrderMark(bytes)) return BOM_PROBLEM;
   return parseJsonBytes(bytes, options);
 }

@@ -1,7 +1,6 @@
-// Reads one JSON document file through the strict streaming reader (strict-json-stream.ts),
-// chunk by chunk, computing the SHA-256 of the exact bytes on the fly. It is a pull source:
-// the caller takes events when it wants them, so two documents can be walked in lockstep,
-// and only one chunk plus the element being assembled is held at a time.
+// Reads one JSON document file through the strict streaming reader, chunk by chunk, hashing the
+// exact bytes on the fly. A pull source: two documents can be walked in lockstep, holding only
+// one chunk plus the element being assembled of each.
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { StrictJsonStream, type StrictJsonStreamOptions, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";
@@ -26,12 +25,8 @@ export interface StrictFileEnd extends StrictStreamResult {
   readonly sha256: string;
 }
 
-/** Options of readStrictJsonFile: the reader's, plus the size of one read. */
-export interface StrictJsonFileOptions extends StrictJsonStreamOptions {
-  readonly chunkBytes?: number;
-}
-
-function fileReason(error: unknown): string {
+/** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
+export function fileReason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "ENOENT") return "not_found";
   return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
@@ -43,22 +38,19 @@ function fileReason(error: unknown): string {
  * the strict reader's code) when its bytes are not a strict JSON document; the error is thrown
  * only after the whole file was read, so the problem reported is the strict reader's.
  */
-export async function* readStrictJsonFile(path: string, options: StrictJsonFileOptions = {}): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
+export async function* readStrictJsonFile(
+  path: string,
+  options: StrictJsonStreamOptions & { readonly chunkBytes?: number } = {},
+): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? DEFAULT_STREAM_CHUNK_BYTES));
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, "r");
-    const info = await handle.stat().catch(async (error: unknown) => {
-      await handle.close();
-      throw error;
-    });
-    if (!info.isFile()) {
-      await handle.close();
-      throw new StrictFileError("not_a_file");
-    }
-  } catch (error) {
-    if (error instanceof StrictFileError) throw error;
+  const handle = await open(path, "r").catch((error: unknown) => {
     throw new StrictFileError(fileReason(error));
+  });
+  try {
+    if (!(await handle.stat()).isFile()) throw new StrictFileError("not_a_file");
+  } catch (error) {
+    await handle.close();
+    throw error instanceof StrictFileError ? error : new StrictFileError(fileReason(error));
   }
   const reader = new StrictJsonStream(options);
   const hash = createHash("sha256");

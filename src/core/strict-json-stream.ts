@@ -1,23 +1,14 @@
 // Strict streaming JSON reader: the one strict grammar (parse-line.ts) fed a document chunk by
-// chunk, so that a document far larger than memory can be walked. The caller names top-level keys
-// whose array value is *streamed*: each element of such an array is assembled on its own, within
-// its own budget, handed over as an event, and then dropped; everything else (the small rest of
-// the document) is assembled normally and returned at the end.
-//
-// What this file adds to the grammar is what only a chunked document needs:
+// chunk, so a document far larger than memory can be walked (each element of a streamed array is
+// handed over as an event and dropped; the small rest is returned at the end). What it adds is
+// what only a chunked document needs:
 // - A byte order mark is refused by its own code (the first three bytes are held until they can
 //   be compared), as readStrictDocument does for a whole document.
-// - Strict UTF-8 across chunks: each chunk is checked before the grammar sees it, with an
-//   unfinished multi-byte sequence at its end carried to the next; a truncated one at the end is
-//   refused.
-// - Which problem is reported matches the whole-document reader: a byte order mark first, then
-//   invalid UTF-8 anywhere in the document (after a JSON problem the remaining bytes are still
-//   checked for UTF-8), then the first JSON problem in document order.
-// - Problems are thrown from `end` as StrictStreamError (a typed error), not returned as values.
-//
-// Memory: the grammar holds at most one unfinished token between chunks; `maxTokenBytes` bounds
-// it while it arrives. Once a token is complete, its characters count against the budget of where
-// it sits.
+// - Strict UTF-8 across chunks: an unfinished multi-byte sequence at a chunk's end is carried to
+//   the next; a truncated one at the end is refused.
+// - The problem reported is the whole-document reader's: a byte order mark first, then invalid
+//   UTF-8 anywhere (after a JSON problem the rest is still checked for UTF-8), then the first
+//   JSON problem in document order; `end` throws it as a StrictStreamError.
 import { Buffer, isUtf8 } from "node:buffer";
 import { GrammarFailure, StrictJsonParser, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
 import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
@@ -72,11 +63,7 @@ function unfinishedSequence(bytes: Uint8Array): number {
   return 0;
 }
 
-/**
- * A push reader: `write` each chunk of bytes, then `end`. It never throws from `write`: the first
- * problem is kept (see `failed`) and the rest of the bytes are only checked for UTF-8, so the
- * problem `end` throws is the one the strict whole-document reader would report.
- */
+/** A push reader: `write` each chunk of bytes (never throws: the first problem is kept, see `failed`), then `end`. */
 export class StrictJsonStream {
   private readonly parser: StrictJsonParser;
   private failure: StrictStreamError | null = null;
@@ -100,9 +87,7 @@ export class StrictJsonStream {
     this.bytesRead += chunk.byteLength;
     if (this.head !== null) {
       // Hold the first three bytes until they can be compared with a byte order mark.
-      const joined = new Uint8Array(this.head.byteLength + chunk.byteLength);
-      joined.set(this.head);
-      joined.set(chunk, this.head.byteLength);
+      const joined = Buffer.concat([this.head, chunk]);
       if (joined.byteLength < 3) {
         this.head = joined;
         return [];
@@ -155,12 +140,7 @@ export class StrictJsonStream {
 
   /** Whether the chunk continues strict UTF-8 (a sequence it ends in is carried to the next). */
   private checkUtf8(chunk: Uint8Array): boolean {
-    let bytes = chunk;
-    if (this.utf8Carry.byteLength > 0) {
-      bytes = new Uint8Array(this.utf8Carry.byteLength + chunk.byteLength);
-      bytes.set(this.utf8Carry);
-      bytes.set(chunk, this.utf8Carry.byteLength);
-    }
+    const bytes = this.utf8Carry.byteLength > 0 ? Buffer.concat([this.utf8Carry, chunk]) : chunk;
     const open = unfinishedSequence(bytes);
     // A copy: the caller may reuse its chunk's memory (and Buffer#slice would not copy).
     this.utf8Carry = open === 0 ? EMPTY : Uint8Array.from(bytes.subarray(bytes.byteLength - open));

@@ -1,8 +1,7 @@
 // The false-block allowlist (`ingest --allow FILE`): a reviewed list of content hashes whose
-// detections a person has judged false. Parsing (strict reader, schema, fixed error messages
-// that name the entry index, never a value) and the one matching rule, shared by ingest (which
-// admits) and verify (which recomputes whether an allow-listed admission could have happened).
-//
+// detections a person has judged false. Parsing (fixed error messages that name the entry index,
+// never a value) and the one matching rule, shared by ingest (which admits) and verify (which
+// recomputes whether an allow-listed admission could have happened).
 // The rule: only a record held for detections alone (`blocked` and/or `flagged`) can be
 // admitted. A coverage failure (malformed, over budget, degraded, unexercised, error,
 // incomplete) is never allow-listed: nothing vouches for text that was not inspected.
@@ -28,9 +27,6 @@ const MAX_ALLOW_REASON_CHARS = 200;
 /** Longest `by`, in code points. */
 const MAX_ALLOW_BY_CHARS = 100;
 
-/** Which hash an entry names: the record's material or one segment. */
-const ALLOW_SCOPES = ["record", "segment"] as const;
-
 // C0/C1 controls, line and paragraph separators, and bidirectional overrides: a reason is
 // shown to reviewers, so it must read as what it is.
 const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
@@ -43,7 +39,8 @@ const boundedText = (max: number) =>
 /** One entry of an allow file (and of a manifest record's `allowlist_entries`). */
 export const AllowEntrySchema = z.strictObject({
   sha256,
-  scope: z.enum(ALLOW_SCOPES),
+  /** Which hash the entry names: the record's material or one segment. */
+  scope: z.enum(["record", "segment"]),
   reason: boundedText(MAX_ALLOW_REASON_CHARS),
   by: boundedText(MAX_ALLOW_BY_CHARS),
 });

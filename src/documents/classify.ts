@@ -1,35 +1,29 @@
-// Classification of one segment's serialized verdict under strict/v1.
-// It works on the verdict as JSON (after the canonical round trip), never on a live object,
-// so the state recorded in the manifest can be recomputed from the manifest alone: `verify`
-// calls this same function. Anything ambiguous is an error, which holds the record; a verdict
-// can only come out as an exercised pass when every rule agrees.
-//
-// One rule to note: a verdict denied by a fail-closed policy (`blocked_by:
-// "fail_closed"`) is classified `degraded`, not `block`: the denial says coverage failed, not
-// that anything was detected. Ingest never enables fail-closed; this keeps such a verdict
-// visible as operational if one ever arrives. Its `blocked_by` is not a detection signal.
+// Classification of one segment's serialized verdict under strict/v1. It works on the verdict as
+// JSON (after the canonical round trip), never on a live object, so `verify` recomputes the
+// recorded state from the manifest alone with this same function. Anything ambiguous is an
+// error, which holds the record; only a verdict every rule agrees on is an exercised pass.
+// A fail-closed denial (`blocked_by: "fail_closed"`) is `degraded`, not `block`: it says coverage
+// failed, not that anything was detected (ingest never enables fail-closed; this keeps such a
+// verdict visible as operational), and its `blocked_by` is not a detection signal.
 import { compareCodePoints } from "../core/code-point-order.js";
 import { truncateCodePoints } from "../core/codepoints.js";
+import { isPlainObject } from "../core/guards.js";
 import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
 import { MAX_SIGNAL_CHARS, MAX_SIGNALS_PER_RECORD } from "./policy.js";
 
-type ClassifiedState = "pass" | "flag" | "block" | "degraded" | "unexercised";
-
+/** A classified segment: its state and whether the canary exercised it. */
 export interface Classified {
-  readonly state: ClassifiedState;
+  readonly state: "pass" | "flag" | "block" | "degraded" | "unexercised";
   readonly exercised: boolean;
 }
 
-type ClassifyErrorCode = "invalid_verdict" | "unsupported_analysis";
-
+/** Why a verdict could not be classified. */
 export interface ClassifyError {
   /** Stable code for the segment's `error` field. */
-  readonly error: ClassifyErrorCode;
+  readonly error: "invalid_verdict" | "unsupported_analysis";
   /** Which rule failed; never contains verdict text. */
   readonly message: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const invalid = (message: string): ClassifyError => ({ error: "invalid_verdict", message });
 
@@ -41,23 +35,19 @@ function field(obj: Record<string, unknown>, key: string): unknown {
 
 /** The shape rules and the schema; returns the typed verdict or the first problem. */
 function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
-  if (!isObject(verdictJson)) return invalid("verdict must be an object");
+  if (!isPlainObject(verdictJson)) return invalid("verdict must be an object");
   const safe = field(verdictJson, "safe");
   const degraded = field(verdictJson, "degraded");
-  if (typeof safe !== "boolean" || typeof degraded !== "boolean") {
-    return invalid("safe and degraded must be booleans");
-  }
+  if (typeof safe !== "boolean" || typeof degraded !== "boolean") return invalid("safe and degraded must be booleans");
   const advisory = field(verdictJson, "advisory");
-  if (advisory !== null && !(isObject(advisory) && typeof field(advisory, "flagged") === "boolean")) {
+  if (advisory !== null && !(isPlainObject(advisory) && typeof field(advisory, "flagged") === "boolean")) {
     return invalid("advisory must be an object with a boolean flagged");
   }
   const risk = field(verdictJson, "canary_risk_score");
   if (risk !== null && !(typeof risk === "number" && Number.isFinite(risk) && risk >= 0 && risk <= 1)) {
     return invalid("canary_risk_score must be a finite number in [0, 1]");
   }
-  if (safe && field(verdictJson, "blocked_by") !== null) {
-    return invalid("a safe verdict must not name a blocking layer");
-  }
+  if (safe && field(verdictJson, "blocked_by") !== null) return invalid("a safe verdict must not name a blocking layer");
   const parsed = VerdictJsonSchema.safeParse(verdictJson);
   if (!parsed.success) return invalid("verdict does not match the verdict schema");
   return parsed.data;
@@ -74,12 +64,8 @@ export function classifySegmentVerdict(verdictJson: unknown): Classified | Class
   if (!v.safe) return { state: "block", exercised };
   if (v.degraded) return { state: "degraded", exercised: false };
   if (v.advisory.flagged) return { state: "flag", exercised };
-  if (v.canary_status !== "exercised" || v.analysis_status !== "exercised") {
-    return { state: "unexercised", exercised: false };
-  }
-  if (v.analysis_method === "llm_judge") {
-    return { error: "unsupported_analysis", message: "strict/v1 does not accept llm_judge verdicts" };
-  }
+  if (v.canary_status !== "exercised" || v.analysis_status !== "exercised") return { state: "unexercised", exercised: false };
+  if (v.analysis_method === "llm_judge") return { error: "unsupported_analysis", message: "strict/v1 does not accept llm_judge verdicts" };
   // strict/v1 treats any measured non-zero risk as a detection.
   if (risk !== null && risk > 0) return { state: "flag", exercised };
   return { state: "pass", exercised };
@@ -95,12 +81,12 @@ export function isClassifyError(result: Classified | ClassifyError): result is C
  * Returns [] for anything that is not an object; call it only for classified segments.
  */
 export function extractSignals(verdictJson: unknown): string[] {
-  if (!isObject(verdictJson)) return [];
+  if (!isPlainObject(verdictJson)) return [];
   const signals: string[] = [];
   const blockedBy = field(verdictJson, "blocked_by");
   if (typeof blockedBy === "string" && blockedBy !== "fail_closed") signals.push(blockedBy);
   const advisory = field(verdictJson, "advisory");
-  if (isObject(advisory) && field(advisory, "flagged") === true) {
+  if (isPlainObject(advisory) && field(advisory, "flagged") === true) {
     const listed = field(advisory, "signals");
     if (Array.isArray(listed)) {
       for (const s of listed) if (typeof s === "string") signals.push(s);

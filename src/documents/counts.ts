@@ -52,14 +52,7 @@ export class RecordCounter {
 
   /** The counts so far (a fresh copy). */
   counts(): ManifestCounts {
-    const c = this.tally;
-    return {
-      ...c,
-      by_reason: { ...c.by_reason },
-      detection: { ...c.detection },
-      coverage: { ...c.coverage },
-      ...(this.allowlisted > 0 ? { allowlisted: this.allowlisted } : {}),
-    };
+    return { ...structuredClone(this.tally), ...(this.allowlisted > 0 ? { allowlisted: this.allowlisted } : {}) };
   }
 }
 

@@ -1,11 +1,7 @@
-// Assembling the manifest and export documents from plain run data, and
-// producing their canonical bytes. The run loop collects records; these functions add the
-// derived totals, validate against the schemas, and cross-check the export against the
-// manifest before anything could be written, so an inconsistent pair is
-// refused here rather than discovered by a consumer.
+// Assembling the manifest and export documents from plain run data, with their canonical bytes:
+// derived totals added, schemas checked, and the export cross-checked against the manifest before
+// anything could be written, so an inconsistent pair is refused here, not found by a consumer.
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import type { IngestPolicy } from "./policy.js";
-import type { ManifestShard } from "./shard.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
 import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
@@ -23,7 +19,6 @@ import {
   type IngestManifest,
   type ManifestCounts,
   type ManifestRecord,
-  type PipelineInfo,
 } from "./schemas.js";
 
 /** A document with its canonical serialization. */
@@ -37,8 +32,7 @@ export interface CanonicalDocument<D> {
   readonly sha256: string;
 }
 
-function canonicalDocument<D>(schema: Parameters<typeof canonicalJson>[0], document: D): CanonicalDocument<D> {
-  const json = canonicalJson(schema, document);
+function canonicalDocument<D>(document: D, json: string): CanonicalDocument<D> {
   const bytes = new TextEncoder().encode(json);
   return { document, json, bytes, sha256: sha256Hex(bytes) };
 }
@@ -48,25 +42,15 @@ export function formatTimestamp(date: Date): string {
   return date.toISOString();
 }
 
-export interface ManifestInput {
-  readonly little_canary_version: string;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly pipeline: PipelineInfo;
-  readonly policy: IngestPolicy;
-  readonly checks_performed: number;
-  readonly input_sha256: string | null;
-  /** True when an export is produced alongside; covered by the manifest hash. */
-  readonly export_requested: boolean;
-  /** Verdict-cache hits and misses, only when the run used a cache. */
-  readonly cache?: { readonly hits: number; readonly misses: number };
-  /** The shard of the input this run covered, only for a sharded run. */
-  readonly shard?: ManifestShard;
-  /** The allow file's SHA-256 and entry count, only for a run with an allowlist. */
-  readonly allowlist?: { readonly sha256: string; readonly entries: number };
-  /** Entries in input order; `index` must equal the position. */
-  readonly records: readonly ManifestRecord[];
-}
+/**
+ * What a complete run gives its manifest: the head's members, the run's own numbers (cache,
+ * shard and allowlist only when the run had them) and the record entries in input order, each
+ * `index` equal to its position. The documents' fields are described in their schemas.
+ */
+export type ManifestInput = Pick<IngestManifest, "little_canary_version" | "started_at" | "finished_at" | "pipeline" | "policy"> &
+  Pick<IngestManifest["run"], "checks_performed" | "input_sha256" | "export_requested" | "cache" | "shard" | "allowlist"> & {
+    readonly records: readonly ManifestRecord[];
+  };
 
 /**
  * One manifest record entry that passed the guard and the record schema at its place in the
@@ -86,7 +70,13 @@ function deepFreeze(value: unknown): void {
   for (const child of Object.values(value)) deepFreeze(child);
 }
 
-function mintRecordEntry(entry: ManifestRecord, position: number, freeze: boolean): CanonicalRecordEntry {
+/**
+ * Validates and serializes a finished record entry for the manifest at `position`, and freezes
+ * it so the text cannot go stale (`freeze` false: only for texts joined before the caller
+ * regains control). The ingest run calls this as each record completes, so the end of a run
+ * only joins texts instead of serializing every record at once.
+ */
+export function canonicalRecordEntry(entry: ManifestRecord, position: number, freeze = true): CanonicalRecordEntry {
   if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
   const json = canonicalJsonAt(ManifestRecordSchema, entry, ["records", position]);
   if (freeze) deepFreeze(entry);
@@ -95,19 +85,10 @@ function mintRecordEntry(entry: ManifestRecord, position: number, freeze: boolea
   return minted;
 }
 
-/**
- * Validates and serializes a finished record entry for the manifest at `position`, and freezes
- * it so the text cannot go stale. The ingest run calls this as each record completes, so the
- * end of a run only joins texts instead of serializing every record at once.
- */
-export function canonicalRecordEntry(entry: ManifestRecord, position: number): CanonicalRecordEntry {
-  return mintRecordEntry(entry, position, true);
-}
-
 /** The manifest of a complete run, validated, with its canonical bytes. */
 export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest> {
   // The caller's objects are not frozen here: the texts are joined before this returns.
-  return buildManifestFromEntries({ ...input, records: input.records.map((record, position) => mintRecordEntry(record, position, false)) });
+  return buildManifestFromEntries({ ...input, records: input.records.map((record, position) => canonicalRecordEntry(record, position, false)) });
 }
 
 export interface CanonicalManifestInput extends Omit<ManifestInput, "records"> {
@@ -133,8 +114,7 @@ export function buildManifestFromEntries(input: CanonicalManifestInput): Canonic
     "records",
     input.records.map((minted) => minted.json),
   );
-  const bytes = new TextEncoder().encode(json);
-  return { document: { ...rest, records: entries }, json, bytes, sha256: sha256Hex(bytes) };
+  return canonicalDocument({ ...rest, records: entries }, json);
 }
 
 /** An admitted record's snapshot, as the run loop kept it. */
@@ -231,5 +211,5 @@ export function buildExport(manifest: CanonicalDocument<IngestManifest>, admitte
   }
   const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(doc.records[index] as ManifestRecord, record));
   const exportDoc: IngestExport = { ...exportHead(manifest.sha256), records };
-  return canonicalDocument(IngestExportSchema, exportDoc);
+  return canonicalDocument(exportDoc, canonicalJson(IngestExportSchema, exportDoc));
 }

@@ -1,9 +1,8 @@
-// Manifest record entries built from plain run data: a record
-// held before checking (malformed or over budget) or a record whose planned segments were
-// checked. The run loop decides what happened; these functions only derive every recorded
-// field from it, so the derivation exists once and `verify` can recompute it.
-// No record text or metadata value ever lands in an entry; labels are plaintext only when
-// the record is admitted.
+// Manifest record entries built from plain run data: a record held before checking (malformed or
+// over budget) or one whose planned segments were checked. The run loop decides what happened;
+// these only derive every recorded field, so the derivation exists once and `verify` can
+// recompute it. No record text or metadata value ever lands in an entry; labels are plaintext
+// only when the record is admitted.
 import { detectionSignals, extractSignals } from "./classify.js";
 import { MAX_DETAIL_CHARS, MAX_LABEL_CHARS, MAX_SIGNAL_CHARS } from "./policy.js";
 import { recordState, uncheckedHoldState } from "./record-state.js";
@@ -16,6 +15,7 @@ import { sha256Hex } from "../core/hash.js";
 import { recordDigests } from "./material-hash.js";
 import { allowlistMatch, type Allowlist } from "./allowlist.js";
 import type { ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
+import { CLASSIFIED_STATES } from "./states.js";
 
 /** What the run loop learned about one planned segment. */
 export interface SegmentResult {
@@ -43,8 +43,6 @@ export const NOT_CHECKED: SegmentResult = Object.freeze({
   latency: null,
   prompt_eval_count: null,
 });
-
-const CLASSIFIED = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);
 
 function labelDigest(label: unknown): string | null {
   return typeof label === "string" && label.isWellFormed() && codePointLength(label) <= MAX_LABEL_CHARS ? sha256Hex(label) : null;
@@ -92,13 +90,8 @@ export function duplicateIdRecordEntry(input: {
   readonly text: unknown;
   readonly firstIndex: number;
 }): ManifestRecord {
-  return malformedRecordEntry({
-    index: input.index,
-    text: input.text,
-    id: input.id,
-    source: input.source,
-    detail: `record ${input.index}: id repeats the id of record ${input.firstIndex} (unique ids required by --unique-ids)`,
-  });
+  const detail = `record ${input.index}: id repeats the id of record ${input.firstIndex} (unique ids required by --unique-ids)`;
+  return malformedRecordEntry({ ...input, detail });
 }
 
 /** The flag that raises each over-budget limit, so the hold says how to change it. */
@@ -108,12 +101,13 @@ const OVER_BUDGET_FLAG: Readonly<Record<string, string>> = {
 };
 
 function validRecordFields(index: number, record: SegmentableRecord) {
+  const digests = recordDigests(record);
   return {
     index,
     id_sha256: record.id === null ? null : sha256Hex(record.id),
     source_sha256: record.source === null ? null : sha256Hex(record.source),
-    sha256: recordDigests(record).sha256,
-    material_sha256: recordDigests(record).material,
+    sha256: digests.sha256,
+    material_sha256: digests.material,
     length: codePointLength(record.text),
     metadata_key_count: Object.keys(record.metadata).length,
   };
@@ -178,7 +172,7 @@ export function checkedRecordEntry(input: {
   const admitted = state.admission === "admitted";
   const signals = detectionSignals(
     results
-      .filter((r) => CLASSIFIED.has(r.state) && r.verdict !== null)
+      .filter((r) => CLASSIFIED_STATES.has(r.state) && r.verdict !== null)
       .map((r) => [...extractSignals(r.verdict), ...(r.signals ?? []).map((s) => truncateCodePoints(s, MAX_SIGNAL_CHARS))]),
   );
   return {

@@ -4,12 +4,11 @@
 // reader treats it as an ordinary key). The map is therefore checked on its own keys first, and the
 // record schema after it only gives the JSON Schema its shape.
 import { z } from "zod";
+import { hasPlainPrototype, isPlainObject } from "../core/guards.js";
 
 /** True when `value` is a plain object whose own keys all map to strings. */
 export function isStringMap(value: unknown): value is Record<string, string> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
+  if (!isPlainObject(value) || !hasPlainPrototype(value)) return false;
   for (const key of Object.keys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (!descriptor || !("value" in descriptor) || typeof descriptor.value !== "string") return false;

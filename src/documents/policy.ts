@@ -1,9 +1,7 @@
-// The ingest policy `strict/v1`: the limits one ingest run works under.
-// The document form (snake_case, `name` first) is what the manifest records and what
-// `policies/strict-v1.json` holds; `STRICT_V1` must equal that file (a test pins it).
-// `resolvePolicy` applies caller overrides and validates them in a fixed order, throwing a
-// UsageError that carries the first problem's sentence, so the CLI and the library refuse the
-// same inputs with the same words.
+// The ingest policy `strict/v1`: the limits one ingest run works under, in the document form the
+// manifest records and `policies/strict-v1.json` holds (`STRICT_V1` must equal that file; a test
+// pins it). Overrides are validated in a fixed order, so the CLI and the library refuse the same
+// inputs with the same words.
 import { z } from "zod";
 import { UsageError } from "../core/errors.js";
 // The reader enforces these caps while reading; the policy shares them rather than restating them.
@@ -80,9 +78,7 @@ const OVERRIDABLE = new Set<string>([...POLICY_LIMIT_NAMES, "stop_after_hold"]);
 
 /** `check_limit`: the first problem with one limit value, or null. */
 function checkLimit(name: string, value: unknown, max?: number): string | null {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    return `${name} must be a non-negative integer`;
-  }
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return `${name} must be a non-negative integer`;
   if (max !== undefined && value > max) return `${name} must not exceed ${max}`;
   return null;
 }
@@ -92,23 +88,18 @@ function checkLimit(name: string, value: unknown, max?: number): string | null {
  * Works on unknown values so the same checks guard CLI flags and policy documents.
  */
 function policyProblem(candidate: Record<string, unknown>): string | null {
-  const first = (...checks: Array<() => string | null>): string | null => {
-    for (const check of checks) {
-      const problem = check();
-      if (problem !== null) return problem;
-    }
-    return null;
-  };
   const chars = candidate["segment_chars"];
   const overlap = candidate["segment_overlap"];
-  return first(
-    () => checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
-    () => ((chars as number) < 1 ? "segment_chars must be at least 1" : null),
-    () => checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
-    () => ((overlap as number) >= (chars as number) ? "segment_overlap must be smaller than segment_chars" : null),
-    ...POLICY_LIMIT_NAMES.slice(2).map((name) => () => checkLimit(name, candidate[name], ceilingOf(name))),
-    () => (typeof candidate["stop_after_hold"] === "boolean" ? null : "stop_after_hold must be a boolean"),
-  );
+  // The comparisons are guarded: a value that is not a number has its own problem first.
+  const problems = [
+    checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
+    typeof chars === "number" && chars < 1 ? "segment_chars must be at least 1" : null,
+    checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
+    typeof chars === "number" && typeof overlap === "number" && overlap >= chars ? "segment_overlap must be smaller than segment_chars" : null,
+    ...POLICY_LIMIT_NAMES.slice(2).map((name) => checkLimit(name, candidate[name], ceilingOf(name))),
+    typeof candidate["stop_after_hold"] === "boolean" ? null : "stop_after_hold must be a boolean",
+  ];
+  return problems.find((problem) => problem !== null) ?? null;
 }
 
 /**

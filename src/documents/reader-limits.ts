@@ -1,13 +1,8 @@
-// Reader limits: the defaults, their validation, and the per-line byte cap derived from them.
-//
-// Contract: every limit is a non-negative integer; `maxItemBytes` never exceeds
-// MAX_ITEM_BYTES_CEILING. Invalid limits are a caller error (UsageError), checked once before
-// any byte is read, so a bad flag can never turn into a partially read run.
-//
-// The per-line cap exists so that memory stays bounded while reading hostile input: a line
-// longer than the cap is refused before it is assembled. It is measured in UTF-8 bytes of the
-// raw line, terminator included, and chosen so that a compact record within every other limit
-// always fits, whatever characters it uses and however they are escaped.
+// Reader limits: the defaults, their validation (once, before any byte is read, so a bad flag
+// never turns into a partially read run), and the per-line byte cap derived from them. The cap
+// bounds memory while reading hostile input (a longer line is refused before it is assembled),
+// and is chosen so that a compact record within every other limit always fits, whatever
+// characters it uses and however they are escaped.
 
 import { UsageError } from "../core/errors.js";
 
@@ -27,16 +22,8 @@ export interface ReaderLimits {
 
 export type ReaderKind = "screen" | "ingest";
 
-/** Default largest number of records in one input. */
-const DEFAULT_MAX_ITEMS = 1000;
-/** Default largest size of one record's text, in UTF-8 bytes. */
-const DEFAULT_MAX_ITEM_BYTES = 65536;
 /** The highest value `maxItemBytes` may take. */
 export const MAX_ITEM_BYTES_CEILING = 67108864; // 64 MiB
-/** Default largest total size of one input, in bytes. */
-const DEFAULT_MAX_TOTAL_BYTES = 8388608; // 8 MiB
-const DEFAULT_MAX_METADATA_KEYS = 32;
-const DEFAULT_MAX_METADATA_VALUE_CHARS = 1024;
 /** Most code points of `id` and `source`. */
 export const MAX_LABEL_CHARS = 256;
 /** Most code points of a metadata key (fixed, not configurable). */
@@ -65,13 +52,13 @@ const METADATA_ENTRY_OVERHEAD = 8;
 /** `,"metadata":{}` rounded up. */
 const METADATA_OBJECT_OVERHEAD = 16;
 
-/** The reader limits used when none are given. */
+/** The reader limits used when none are given (text sizes in UTF-8 bytes: 64 KiB a record, 8 MiB in all). */
 export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({
-  maxItems: DEFAULT_MAX_ITEMS,
-  maxItemBytes: DEFAULT_MAX_ITEM_BYTES,
-  maxTotalBytes: DEFAULT_MAX_TOTAL_BYTES,
-  maxMetadataKeys: DEFAULT_MAX_METADATA_KEYS,
-  maxMetadataValueChars: DEFAULT_MAX_METADATA_VALUE_CHARS,
+  maxItems: 1000,
+  maxItemBytes: 65536,
+  maxTotalBytes: 8388608,
+  maxMetadataKeys: 32,
+  maxMetadataValueChars: 1024,
 });
 
 /** The CLI flag that sets each limit, so messages name what the user typed. */
@@ -93,18 +80,12 @@ function isNonNegativeInteger(value: unknown): value is number {
 
 /** Throws UsageError naming the first invalid limit; returns the limits unchanged otherwise. */
 export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
-  if (typeof limits !== "object" || limits === null) {
-    throw new UsageError("reader limits must be an object");
-  }
+  if (typeof limits !== "object" || limits === null) throw new UsageError("reader limits must be an object");
   for (const name of LIMIT_ORDER) {
     const value: unknown = limits[name];
-    if (!isNonNegativeInteger(value)) {
-      throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
-    }
+    if (!isNonNegativeInteger(value)) throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
   }
-  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) {
-    throw new UsageError(`--max-item-bytes must not exceed ${MAX_ITEM_BYTES_CEILING}`);
-  }
+  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) throw new UsageError(`--max-item-bytes must not exceed ${MAX_ITEM_BYTES_CEILING}`);
   return limits;
 }
 

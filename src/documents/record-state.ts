@@ -1,32 +1,14 @@
-// Record state from segment outcomes: detection, coverage, hold reasons,
-// admission and the counting fields of a record that was planned and (partly) checked.
-// Pure and shared: the ingest run loop uses it to build a record, and `verify` uses it to
-// recompute a manifest record from its own segments and catch a forged state.
-//
-// `chars_covered` counts every code point that some exercised segment inspected, once: the
-// union of exercised spans per kind (metadata and text are separate materials). When every
-// segment is exercised this equals `chars_total`; when some are not, it is the honest amount
-// inspected (a record is only ever admitted with full coverage, so admission never relies on
-// this number alone).
-import type { Coverage, Detection, SegmentState } from "./schemas.js";
-import { HOLD_REASONS, type HoldReason } from "./states.js";
+// Record state from segment outcomes: detection, coverage, hold reasons, admission and the
+// counting fields of a record that was planned and (partly) checked. Pure and shared: the ingest
+// run loop uses it to build a record, and `verify` to recompute one and catch a forged state.
+import type { Coverage, Detection, ManifestRecord, ManifestSegment, SegmentState } from "./schemas.js";
+import { CLASSIFIED_STATES, HOLD_REASONS, type HoldReason } from "./states.js";
 
-export interface SegmentOutcome {
-  readonly kind: "metadata" | "text";
-  readonly start: number;
-  readonly end: number;
-  readonly state: SegmentState;
-  readonly exercised: boolean;
-}
+/** What the state of a record is computed from: each segment's place, state and whether it was exercised. */
+export type SegmentOutcome = Pick<ManifestSegment, "kind" | "start" | "end" | "state" | "exercised">;
 
-export interface RecordState {
-  readonly detection: Detection;
-  readonly coverage: Coverage;
-  readonly hold_reasons: HoldReason[];
-  readonly admission: "admitted" | "held";
-  readonly segments_checked: number;
-  readonly chars_covered: number;
-}
+/** The fields of a manifest record that follow from its segments. */
+export type RecordState = Pick<ManifestRecord, "detection" | "coverage" | "hold_reasons" | "admission" | "segments_checked" | "chars_covered">;
 
 const REASON_OF_STATE: Partial<Record<SegmentState, HoldReason>> = {
   block: "blocked",
@@ -36,15 +18,16 @@ const REASON_OF_STATE: Partial<Record<SegmentState, HoldReason>> = {
   error: "error",
 };
 
-/** States that carry a classified verdict: the segment's text went through the pipeline. */
-const INSPECTED = new Set<SegmentState>(["pass", "flag", "block", "degraded", "unexercised"]);
-
 /** With `stop_after_hold`, a segment in one of these states ends checking of its record. */
 export function stopsChecking(state: SegmentState): boolean {
   return state === "block" || state === "flag" || state === "degraded" || state === "unexercised" || state === "error";
 }
 
-/** Code points inspected by exercised segments, each counted once per kind. */
+/**
+ * Code points inspected by exercised segments, each counted once: the union of exercised spans
+ * per kind (metadata and text are separate materials). With every segment exercised this is
+ * `chars_total`; otherwise the honest amount inspected (admission needs full coverage anyway).
+ */
 export function charsCovered(segments: readonly SegmentOutcome[]): number {
   let covered = 0;
   for (const kind of ["metadata", "text"] as const) {
@@ -71,29 +54,20 @@ export function coverageOf(exercised: number, total: number): Coverage {
   return exercised === 0 ? "none" : exercised === total ? "complete" : "partial";
 }
 
-/** Reasons sorted into the fixed manifest order. */
-function orderReasons(reasons: Iterable<HoldReason>): HoldReason[] {
-  const present = new Set(reasons);
-  return HOLD_REASONS.filter((r) => present.has(r));
-}
-
 /** State of a record whose planned segments have these outcomes (in plan order). */
 export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   const states = new Set(segments.map((s) => s.state));
   // "none" is a claim about the whole record: it needs every planned segment to have been
   // inspected (a verdict was classified). A segment that errored or was never checked leaves
   // the record "not_checked" unless something was detected elsewhere.
-  const inspectedAll = segments.length > 0 && segments.every((s) => INSPECTED.has(s.state));
+  const inspectedAll = segments.length > 0 && segments.every((s) => CLASSIFIED_STATES.has(s.state));
   const detection: Detection = states.has("block") ? "block" : states.has("flag") ? "flag" : inspectedAll ? "none" : "not_checked";
   const exercisedCount = segments.filter((s) => s.exercised).length;
   const coverage = coverageOf(exercisedCount, segments.length);
-  const reasons: HoldReason[] = [];
-  for (const state of states) {
-    const reason = REASON_OF_STATE[state];
-    if (reason !== undefined) reasons.push(reason);
-  }
-  if (states.has("not_checked") || coverage !== "complete") reasons.push("incomplete");
-  const hold_reasons = orderReasons(reasons);
+  const reasons = new Set([...states].map((state) => REASON_OF_STATE[state]));
+  if (states.has("not_checked") || coverage !== "complete") reasons.add("incomplete");
+  // In the fixed manifest order.
+  const hold_reasons = HOLD_REASONS.filter((r) => reasons.has(r));
   return {
     detection,
     coverage,

@@ -1,8 +1,6 @@
-// zod schemas of the documents ingest and screen write (batch document, manifest, export, with
-// the canary model's digest and per-segment prompt_eval_count as evidence of what exactly
-// screened each record). They are the single source of truth:
-// TypeScript types are inferred from them, `schemas/*.schema.json` is generated from them,
-// and every document passes its schema before it is hashed or written (canonical.ts).
+// zod schemas of the documents ingest and screen write (batch document, manifest, export), the
+// single source of truth: TypeScript types are inferred from them, `schemas/*.schema.json` is
+// generated from them, and every document passes its schema before it is hashed or written.
 // Objects are strict (no unknown keys); numbers are finite (zod 4 rejects ±Infinity and NaN).
 import { z } from "zod";
 import { IngestPolicySchema } from "./policy.js";
@@ -35,6 +33,14 @@ const ADMISSIONS = ["admitted", "held"] as const;
 const sha256OrEmpty = z.union([sha256, z.literal("")]);
 /** UTC, millisecond precision, `Z` suffix: what `Date.prototype.toISOString` produces. */
 export const TimestampSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+/** The fields every per-record entry starts with: its position in the input and its labels. */
+const RECORD_PLACE = { index: count, id: z.string().nullable(), source: z.string().nullable() };
+/**
+ * Present (`reused` always `true`) only when the verdict came from the verdict cache (`ingest` or
+ * `screen --cache`) instead of a check in this run, with when the original check was made; the
+ * verdict, latency and token count are then the original check's.
+ */
+const REUSED = { reused: z.literal(true).optional(), checked_at: TimestampSchema.optional() };
 
 export const PipelineInfoSchema = z.strictObject({
   mode: z.enum(["block", "advisory", "full"]),
@@ -100,19 +106,11 @@ const ManifestSegmentSchema = z.strictObject({
    * Ollama's `prompt_eval_count`, or `usage.prompt_tokens` of an OpenAI-compatible server.
    */
   prompt_eval_count: count.nullable(),
-  /**
-   * Present (always `true`) only when the verdict was taken from the verdict cache instead of a
-   * check in this run: the verdict, latency and prompt_eval_count are the original check's.
-   */
-  reused: z.literal(true).optional(),
-  /** With `reused`: when the original check was made. */
-  checked_at: TimestampSchema.optional(),
+  ...REUSED,
 });
 
 export const ManifestRecordSchema = z.strictObject({
-  index: count,
-  id: z.string().nullable(),
-  source: z.string().nullable(),
+  ...RECORD_PLACE,
   id_sha256: sha256.nullable(),
   source_sha256: sha256.nullable(),
   sha256: sha256OrEmpty,
@@ -189,9 +187,7 @@ export const IngestManifestSchema = z.strictObject({
 });
 
 export const ExportRecordSchema = z.strictObject({
-  index: count,
-  id: z.string().nullable(),
-  source: z.string().nullable(),
+  ...RECORD_PLACE,
   sha256,
   material_sha256: sha256,
   metadata: MetadataMapSchema,
@@ -211,9 +207,7 @@ export const BATCH_STATES = ["block", "flag", "pass", "degraded", "unexercised"]
 export type BatchState = (typeof BATCH_STATES)[number];
 
 export const BatchItemSchema = z.strictObject({
-  index: count,
-  id: z.string().nullable(),
-  source: z.string().nullable(),
+  ...RECORD_PLACE,
   sha256,
   length: count,
   state: z.enum(BATCH_STATES),
@@ -221,10 +215,7 @@ export const BatchItemSchema = z.strictObject({
   verdict: VerdictJsonSchema.optional(),
   /** Present only when the check failed; a stable name, never exception text. */
   error: z.string().optional(),
-  /** Present (always `true`) only when the verdict came from the verdict cache (`screen --cache`). */
-  reused: z.literal(true).optional(),
-  /** With `reused`: when the original check was made. */
-  checked_at: TimestampSchema.optional(),
+  ...REUSED,
 });
 
 /** zod schema of the batch document. */

@@ -18,8 +18,6 @@ export function metadataMaterial(record: MaterialSource): string {
   const lines: string[] = [];
   if (record.id !== null) lines.push(`id: ${record.id}`);
   if (record.source !== null) lines.push(`source: ${record.source}`);
-  for (const key of Object.keys(record.metadata).sort(compareCodePoints)) {
-    lines.push(`${key}: ${record.metadata[key] as string}`);
-  }
+  for (const key of Object.keys(record.metadata).sort(compareCodePoints)) lines.push(`${key}: ${record.metadata[key] as string}`);
   return lines.join("\n");
 }

@@ -1,31 +1,20 @@
-// The segment plan of a validated record (docs/ingest.md, "Segments"): metadata segments
-// first (only when the material is non-empty), then text segments, each kind indexed from 0,
-// each with its code-point span, its slice and the SHA-256 of that slice. Checks run in plan
-// order, so metadata is screened before text. Also decides `over_budget` (text bytes above
-// `max_item_bytes` first, then more planned segments than `max_segments`); an over-budget
-// plan carries its counts but no segments, so a hostile record never gets sliced.
-// Pure: the same record and policy always give the same plan; `verify` rebuilds it.
+// The segment plan of a validated record (docs/ingest.md, "Segments"): metadata segments first
+// (only when the material is non-empty), then text segments, so metadata is screened first.
+// Also decides `over_budget` (text bytes above `max_item_bytes` first, then more segments than
+// `max_segments`); an over-budget plan carries its counts but no segments, so a hostile record is
+// never sliced. Pure: the same record and policy always give the same plan; `verify` rebuilds it.
 import type { IngestPolicy } from "./policy.js";
+import type { ManifestSegment } from "./schemas.js";
 import { sha256Hex } from "../core/hash.js";
 import { codePointLength, utf8ByteLength } from "../core/codepoints.js";
 import { metadataMaterial, type MaterialSource } from "./segment-material.js";
 import { segmentCount, segmentSpans, type Span } from "./segment-spans.js";
 
-type SegmentKind = "metadata" | "text";
-
-/** One planned segment: its kind, index, code-point span, slice and the slice's SHA-256. */
-interface PlannedSegment {
-  readonly kind: SegmentKind;
-  /** Position among the segments of the same kind, from 0. */
-  readonly index: number;
-  /** Code-point offsets into the kind's material, `[start, end)`. */
-  readonly start: number;
-  readonly end: number;
-  /** The slice that is screened. */
-  readonly text: string;
-  /** SHA-256 hex of the slice's UTF-8. */
-  readonly sha256: string;
-}
+/**
+ * One planned segment as the manifest records it (its kind, index among its kind from 0,
+ * code-point span `[start, end)` into the kind's material, the slice's SHA-256) with the slice.
+ */
+type PlannedSegment = Pick<ManifestSegment, "kind" | "index" | "start" | "end" | "sha256"> & { readonly text: string };
 
 interface OverBudget {
   readonly code: "text_bytes" | "segments";
@@ -76,7 +65,7 @@ export function sliceSpans(text: string, spans: readonly Span[]): string[] {
   return spans.map((s) => text.slice(unitAt.get(s.start) as number, unitAt.get(s.end) as number));
 }
 
-function planKind(kind: SegmentKind, material: string, length: number, policy: PlanPolicy): PlannedSegment[] {
+function planKind(kind: PlannedSegment["kind"], material: string, length: number, policy: PlanPolicy): PlannedSegment[] {
   const spans = segmentSpans(length, policy.segment_chars, policy.segment_overlap);
   const slices = sliceSpans(material, spans);
   return spans.map((span, index) => {

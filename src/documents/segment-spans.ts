@@ -11,15 +11,9 @@ export interface Span {
 }
 
 function assertGeometry(length: number, chars: number, overlap: number): void {
-  if (!Number.isSafeInteger(length) || length < 0) {
-    throw new UsageError("segment length must be a non-negative integer");
-  }
-  if (!Number.isSafeInteger(chars) || chars < 1) {
-    throw new UsageError("segment_chars must be at least 1");
-  }
-  if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap >= chars) {
-    throw new UsageError("segment_overlap must be smaller than segment_chars");
-  }
+  if (!Number.isSafeInteger(length) || length < 0) throw new UsageError("segment length must be a non-negative integer");
+  if (!Number.isSafeInteger(chars) || chars < 1) throw new UsageError("segment_chars must be at least 1");
+  if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap >= chars) throw new UsageError("segment_overlap must be smaller than segment_chars");
 }
 
 /** Number of segments `segmentSpans` would return, computed without building them. */

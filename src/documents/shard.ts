@@ -1,9 +1,7 @@
-// Shards of one ingest input: the K-th of N contiguous ranges of its physical lines, cut by
-// line count alone, so every process that knows K, N and the input's line count computes the
-// same range without talking to the others. K is 0-based (0 ≤ K < N), as Kubernetes numbers
-// the pods of an Indexed Job (JOB_COMPLETION_INDEX), so `--shard "$JOB_COMPLETION_INDEX/N"`
-// needs no arithmetic.
-//
+// Shards of one ingest input: the K-th of N contiguous ranges of its physical lines, cut by line
+// count alone, so every process that knows K, N and the input's line count computes the same
+// range without talking to the others. K is 0-based, as Kubernetes numbers the pods of an
+// Indexed Job, so `--shard "$JOB_COMPLETION_INDEX/N"` needs no arithmetic.
 // Range of shard K over L lines: lines floor(K·L/N)+1 … floor((K+1)·L/N) (1-based, inclusive).
 // Consecutive shards meet exactly, shard 0 starts at line 1, shard N−1 ends at line L, and the
 // sizes differ by at most one line; with N > L some shards are empty. Blank lines are physical

@@ -5,12 +5,6 @@ import { z } from "zod";
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
 
-const BLOCKED_BY = ["structural_filter", "canary_probe", "fail_closed"] as const;
-const CANARY_STATUSES = ["exercised", "failed", "disabled", "skipped_after_block"] as const;
-const ANALYSIS_METHODS = ["regex", "llm_judge", "none"] as const;
-const ANALYSIS_STATUSES = ["exercised", "failed", "not_applicable"] as const;
-const LAYER_STATUSES = ["passed", "blocked", "failed", "skipped"] as const;
-const SEVERITIES = ["none", "low", "medium", "high"] as const;
 /**
  * How much of a text the canary inspected: every window (`complete`), some (`partial`) or none
  * (`none`). The same words, counted the same way, as a manifest record's `coverage`.
@@ -39,7 +33,7 @@ const LayerMatchJsonSchema = z.strictObject({
 const LayerJsonSchema = z.strictObject({
   name: z.enum(["structural_filter", "canary_probe"]),
   passed: z.boolean().nullable(),
-  status: z.enum(LAYER_STATUSES),
+  status: z.enum(["passed", "blocked", "failed", "skipped"]),
   latency: finite,
   details: z.string(),
   coverage_reason: z.string().min(1).optional(),
@@ -58,7 +52,7 @@ const SegmentJsonSchema = z.strictObject({
 
 const AdvisoryJsonSchema = z.strictObject({
   flagged: z.boolean(),
-  severity: z.enum(SEVERITIES),
+  severity: z.enum(["none", "low", "medium", "high"]),
   signals: z.array(z.string()),
   message: z.string(),
 });
@@ -67,13 +61,13 @@ const AdvisoryJsonSchema = z.strictObject({
 export const VerdictJsonSchema = z.strictObject({
   safe: z.boolean(),
   total_latency: finite,
-  blocked_by: z.enum(BLOCKED_BY).nullable(),
+  blocked_by: z.enum(["structural_filter", "canary_probe", "fail_closed"]).nullable(),
   summary: z.string(),
   canary_risk_score: finite.min(0).max(1).nullable(),
   degraded: z.boolean(),
-  canary_status: z.enum(CANARY_STATUSES),
-  analysis_method: z.enum(ANALYSIS_METHODS),
-  analysis_status: z.enum(ANALYSIS_STATUSES),
+  canary_status: z.enum(["exercised", "failed", "disabled", "skipped_after_block"]),
+  analysis_method: z.enum(["regex", "llm_judge", "none"]),
+  analysis_status: z.enum(["exercised", "failed", "not_applicable"]),
   layers: z.array(LayerJsonSchema),
   advisory: AdvisoryJsonSchema,
   /** Present only for a text screened in windows (longer than the pipeline's maxInputLength). */

@@ -1,11 +1,10 @@
 // Defensive reads of documents that have not been validated. Only own data properties count,
 // so an inherited or prototype-polluting key can never satisfy a check.
 
-export type Obj = Record<string, unknown>;
+import { isPlainObject as isObj } from "../core/guards.js";
 
-export function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export type Obj = Record<string, unknown>;
+export { isObj };
 
 /** Own property `key` of `obj`, or undefined. */
 export function own(obj: Obj, key: string): unknown {
@@ -26,8 +25,12 @@ export function sameKeySet(obj: Obj, keys: readonly string[]): boolean {
   return present.length === keys.length && keys.every((k) => Object.hasOwn(obj, k));
 }
 
-/** Segment geometry of a manifest policy, when it is usable to rebuild plans. */
-export function planGeometry(policy: unknown): { chars: number; overlap: number } | null {
+/** The segment geometry of a policy: window size and overlap, in code points. */
+export type Geometry = { readonly chars: number; readonly overlap: number };
+
+/** Segment geometry of a manifest's policy (`manifest`: the document or its head), when it is usable to rebuild plans. */
+export function planGeometry(manifest: Obj): Geometry | null {
+  const policy = own(manifest, "policy");
   if (!isObj(policy)) return null;
   const chars = own(policy, "segment_chars");
   const overlap = own(policy, "segment_overlap");

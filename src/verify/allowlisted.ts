@@ -14,11 +14,11 @@ export function allowlistedAdmissions(manifest: unknown): number {
   return isInt(n) && n > 0 ? n : 0;
 }
 
-/** The problem for `count` allow-listed admissions when the caller refuses them, or null. */
-export function allowlistedProblem(count: number): VerifyProblem | null {
-  if (count === 0) return null;
-  return {
+/** When the caller refuses them (`refuse`), `count` allow-listed admissions become one problem. */
+export function refuseAllowlisted(refuse: boolean | undefined, count: number, problems: VerifyProblem[]): void {
+  if (refuse !== true || count === 0) return;
+  problems.push({
     code: "allowlisted_admission",
     message: `${count} record${count === 1 ? " was" : "s were"} admitted by an ingest allowlist (refused by --no-allowlisted)`,
-  };
+  });
 }

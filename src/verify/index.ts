@@ -1,9 +1,9 @@
 /**
  * The `little-canary/verify` entry: verification of a published pair without the rest of the
  * library (no pipeline, no canary client, no server). `verifyFiles` is the easy path: it streams
- * both files strictly (duplicate keys, UTF-8, per-record memory bounds, so files larger than
- * memory verify), checks the pin and returns every problem as data. `verifyExport`/`verifyManifestOnly` take the documents; pass
- * them as the bytes you read (Uint8Array) so duplicate keys are seen.
+ * both files strictly, so files larger than memory verify, checks the pin and returns every
+ * problem as data. `verifyExport`/`verifyManifestOnly` take the documents; pass them as the
+ * bytes you read (Uint8Array) so duplicate keys are seen.
  */
 export { verifyFiles, type VerifyFilesOptions, type VerifyFilesResult } from "./verify-files.js";
 export { verifyExport, verifyManifestOnly, type VerifyOptions } from "./verify-export.js";

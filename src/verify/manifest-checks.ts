@@ -1,19 +1,18 @@
-// Checks of a manifest on its own (schema, policy, counts, digests, plus internal
-// consistency), one record at a time as the verifier (verify-stream.ts) walks the list.
-//
-// Beyond that, every record is recomputed from its own segments: each classified
-// segment's verdict must re-classify to the recorded state, the record's detection, coverage,
-// hold reasons, admission and counters must follow from its segments (record-state.ts), and
-// its segment spans must be the plan the manifest's policy gives for its recorded lengths.
+// Checks of a manifest on its own (schema, policy, counts, digests, internal consistency), one
+// record at a time as the verifier (verify-stream.ts) walks the list. Every record is recomputed
+// from its own segments: each classified segment's verdict must re-classify to the recorded
+// state, the record's detection, coverage, hold reasons, admission and counters must follow from
+// its segments (record-state.ts), and its spans must be the plan the manifest's policy gives.
 // This catches a forged state on held records too, where no export text is available.
 import { classifySegmentVerdict } from "../documents/classify.js";
-import { recordState, uncheckedHoldState, type RecordState, type SegmentOutcome } from "../documents/record-state.js";
+import { recordState, uncheckedHoldState, type RecordState } from "../documents/record-state.js";
 import { allowEntriesFit, heldForDetectionOnly } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
-import { isInt, isObj, own, type Obj } from "./_values.js";
+import { CLASSIFIED_STATES } from "../documents/states.js";
+import { isInt, isObj, own, type Geometry, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
 
 /** Step 8 (status) and step 9. */
@@ -35,12 +34,10 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
 
 /**
  * True when the manifest records a run whose canary was disabled by choice (`--no-canary`,
- * `enableCanary: false`): `canary_enabled` and `canary_context_verified` false, and no record
- * admitted. Such a run has no canary context to verify, so its unverified context is a fact to
- * report, not a problem of the pair. Only a run that admitted nothing qualifies: the admitted
- * count is checked against a recount of the records, and each record's state against its
- * segments, so a manifest that claims it while admitting a record still fails (`context_unverified`
- * and the recount's problem). A run whose canary was enabled is never excused.
+ * `enableCanary: false`: `canary_enabled` and `canary_context_verified` false) and that admitted
+ * no record. Its unverified context is then a fact to report, not a problem of the pair. The
+ * admitted count is checked against a recount and each record's state against its segments, so
+ * a manifest that claims it while admitting a record still fails.
  */
 export function canaryDisabledByChoice(manifest: Obj): boolean {
   const pipeline = own(manifest, "pipeline");
@@ -78,17 +75,8 @@ export interface ManifestRecordCheck {
   readonly issuePath: readonly PropertyKey[] | null;
 }
 
-/**
- * Step 10 for one manifest record at `position`, as the verifier walks the records: its shape
- * and index, then whether its recorded state and its
- * segment plan follow from its segments.
- */
-export function checkManifestRecordAt(
-  record: unknown,
-  position: number,
-  geometry: { chars: number; overlap: number } | null,
-  problems: ProblemList,
-): ManifestRecordCheck {
+/** Step 10 for the manifest record at `position`: its shape and index, then whether its state and plan follow from its segments. */
+export function checkManifestRecordAt(record: unknown, position: number, geometry: Geometry | null, problems: ProblemList): ManifestRecordCheck {
   const parsed = ManifestRecordSchema.safeParse(record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
   const index = isObj(record) ? own(record, "index") : undefined;
@@ -109,9 +97,7 @@ export function checkManifestRecordAt(
 /** Step 11: the run's record total against the number of records. */
 export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: ProblemList): void {
   const run = own(manifest, "run");
-  if (!isObj(run) || own(run, "records_total") !== recordCount) {
-    problems.add("records_total", "manifest records_total does not match the record list");
-  }
+  if (!isObj(run) || own(run, "records_total") !== recordCount) problems.add("records_total", "manifest records_total does not match the record list");
   // Each record is one non-blank line of the shard's range.
   const shard = shardOf(run);
   if (shard !== null && recordCount > shard.lines) {
@@ -130,15 +116,13 @@ export function checkRecount(manifest: Obj, recount: unknown, problems: ProblemL
   if (!same) problems.add("counts_mismatch", "manifest counts do not match its records");
 }
 
-const CLASSIFIED = new Set(["pass", "flag", "block", "degraded", "unexercised"]);
-
 function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
   return record.segments.every((s) => {
     // A verdict reused from the cache names when it was checked, and only a cacheable one is
     // ever reused: an exercised pass, flag or block.
     if ((s.reused === true) !== (s.checked_at !== undefined)) return false;
     if (s.reused === true && !(s.exercised && (s.state === "pass" || s.state === "flag" || s.state === "block"))) return false;
-    if (CLASSIFIED.has(s.state)) {
+    if (CLASSIFIED_STATES.has(s.state)) {
       if (s.verdict === null) return false;
       const c = classifySegmentVerdict(s.verdict);
       return !("error" in c) && c.state === s.state && c.exercised === s.exercised;
@@ -169,32 +153,23 @@ function stateMatches(record: ManifestRecord): boolean {
       ? record.hold_reasons.length === 1 && (record.hold_reasons[0] === "malformed" || record.hold_reasons[0] === "over_budget")
         ? uncheckedHoldState(record.hold_reasons[0])
         : null
-      : recordState(record.segments as readonly SegmentOutcome[]);
+      : recordState(record.segments);
   if (expected === null) return false;
   const want = allowlistedState(record, expected);
   if (want === null) return false;
+  const fields = ["detection", "coverage", "admission", "segments_checked", "chars_covered"] as const;
   return (
-    want.detection === record.detection &&
-    want.coverage === record.coverage &&
-    want.admission === record.admission &&
-    want.segments_checked === record.segments_checked &&
-    want.chars_covered === record.chars_covered &&
-    want.hold_reasons.length === record.hold_reasons.length &&
-    want.hold_reasons.every((r, i) => r === record.hold_reasons[i]) &&
+    fields.every((field) => want[field] === record[field]) &&
+    // Hold reasons are names without commas, so their joined lists compare them exactly.
+    want.hold_reasons.join() === record.hold_reasons.join() &&
     (record.segments.length === 0 || record.segments_total === record.segments.length) &&
     segmentsAgreeWithVerdicts(record)
   );
 }
 
-function spansMatch(record: ManifestRecord, geometry: { chars: number; overlap: number }): boolean {
-  return record.segments.length === 0 || segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry);
-}
-
-function checkRecordConsistency(record: ManifestRecord, index: number, geometry: { chars: number; overlap: number } | null, problems: ProblemList): void {
-  if (!stateMatches(record)) {
-    problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
-  }
-  if (geometry !== null && !spansMatch(record, geometry)) {
+function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList): void {
+  if (!stateMatches(record)) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
+  if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);
   }
 }

@@ -1,27 +1,20 @@
 // The rules of a published pair (docs/ingest.md, "Pinning and verifying"): is an export
-// consistent with the manifest it names, and does the manifest's own evidence support
-// admitting every exported record? Each check adds problems to a list and never throws for a
-// value of any shape; problems name indices only, never content. The manifest's per-record
-// rules are in manifest-checks.ts; the verifier that walks the records and assembles the
-// problems in order is verify-stream.ts.
-//
-// This checks consistency, not authenticity: whoever can write both files can forge a pair.
-// Pin the manifest's SHA-256 out of band to get authenticity.
-//
+// consistent with the manifest it names, and does the manifest's own evidence support admitting
+// every exported record? Each check adds problems to a list and never throws for a value of any
+// shape; problems name indices only, never content. This checks consistency, not authenticity:
+// whoever can write both files can forge a pair (pin the manifest's SHA-256 out of band).
 // Stricter than the Python package on purpose: a manifest must also match its zod schema
 // (`manifest_invalid`), and every manifest record must be recomputable from its segments
-// (manifest-checks.ts). A hand-forged pair that is consistent but off-schema is refused.
+// (manifest-checks.ts), so a hand-forged pair that is consistent but off-schema is refused.
 import { classifySegmentVerdict } from "../documents/classify.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
 import { EXPORT_SCHEMA, IngestManifestSchema, MANIFEST_SCHEMA } from "../documents/schemas.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
-import { metadataMaterial } from "../documents/segment-material.js";
-import { sliceSpans } from "../documents/segment-plan.js";
-import { segmentCount, segmentSpans } from "../documents/segment-spans.js";
+import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
-import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
+import { isInt, isObj, isWellFormedString, own, sameKeySet, type Geometry, type Obj } from "./_values.js";
 import { checkRunAndContext } from "./manifest-checks.js";
 import type { ProblemList } from "./problems.js";
 
@@ -36,21 +29,6 @@ const ALLOWLISTED_STATES: ReadonlySet<string> = new Set(["pass", "flag", "block"
 
 const EXPORT_KEYS = ["schema", "manifest_schema", "manifest_sha256", "policy_name", "records"] as const;
 const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256", "metadata", "text"] as const;
-
-/** SHA-256 of the manifest's canonical JSON, or null when it has no canonical form. */
-function canonicalSha(manifest: unknown): string | null {
-  try {
-    return sha256Hex(canonicalJsonUnchecked(manifest));
-  } catch {
-    return null;
-  }
-}
-
-/** Path of the first issue of the whole manifest against its schema, or null when it matches. */
-function manifestIssuePath(manifest: Obj): readonly PropertyKey[] | null {
-  const parsed = IngestManifestSchema.safeParse(manifest);
-  return parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
-}
 
 /** `manifest_invalid` for the manifest's first schema issue (`issuePath`), named by a safe path. */
 function reportManifestSchema(manifest: Obj, issuePath: readonly PropertyKey[] | null, problems: ProblemList): void {
@@ -72,14 +50,14 @@ export interface ManifestFacts {
 
 /** The facts of a manifest held whole. */
 export function factsOf(manifest: Obj): ManifestFacts {
-  return { canonicalSha: canonicalSha(manifest), issuePath: manifestIssuePath(manifest) };
-}
-
-function checkManifestBytesOnly(computed: string | null, fileSha: ManifestFileSha, problems: ProblemList): void {
-  if (fileSha === undefined) return;
-  if (computed === null || fileSha !== computed) {
-    problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
+  let canonicalSha: string | null = null;
+  try {
+    canonicalSha = sha256Hex(canonicalJsonUnchecked(manifest));
+  } catch {
+    // It has no canonical form: the digest checks fail.
   }
+  const parsed = IngestManifestSchema.safeParse(manifest);
+  return { canonicalSha, issuePath: parsed.success ? null : (parsed.error.issues[0]?.path ?? []) };
 }
 
 /**
@@ -106,29 +84,16 @@ function evidenceSupportsAdmission(record: Obj): boolean {
   });
 }
 
-/** Step 13.14: the plan rebuilt over the exported material equals the recorded segments. */
-function segmentsCoverMaterial(record: Obj, text: string, material: string, geometry: { chars: number; overlap: number } | null): boolean {
-  if (geometry === null) return false;
+/** Step 13.14: the plan rebuilt over the exported record equals the recorded segments. */
+function segmentsCoverMaterial(record: Obj, exported: SegmentableRecord, geometry: Geometry | null): boolean {
   const segments = own(record, "segments");
-  if (!Array.isArray(segments)) return false;
-  const textLength = codePointLength(text);
-  const materialLength = codePointLength(material);
-  if (own(record, "chars_total") !== textLength + materialLength) return false;
-  const { chars, overlap } = geometry;
-  // Compare counts before slicing so a hostile policy cannot make us build a huge plan.
-  if (segmentCount(materialLength, chars, overlap) + segmentCount(textLength, chars, overlap) !== segments.length) {
-    return false;
-  }
-  const expected: Array<{ kind: string; index: number; start: number; end: number; sha256: string }> = [];
-  for (const [kind, source, length] of [
-    ["metadata", material, materialLength],
-    ["text", text, textLength],
-  ] as const) {
-    const spans = segmentSpans(length, chars, overlap);
-    const slices = sliceSpans(source, spans);
-    spans.forEach((span, index) => expected.push({ kind, index, ...span, sha256: sha256Hex(slices[index] as string) }));
-  }
-  return expected.every((e, i) => {
+  if (geometry === null || !Array.isArray(segments)) return false;
+  // A plan of more segments than recorded is over budget, so it is never sliced: a hostile
+  // policy cannot make us build a huge plan.
+  const policy = { segment_chars: geometry.chars, segment_overlap: geometry.overlap, max_segments: segments.length, max_item_bytes: Number.POSITIVE_INFINITY };
+  const plan = planSegments(exported, policy);
+  if (own(record, "chars_total") !== plan.chars_total || plan.segments_total !== segments.length) return false;
+  return plan.segments.every((e, i) => {
     const s: unknown = segments[i];
     return (
       isObj(s) &&
@@ -148,13 +113,7 @@ function detectionAllowsAdmission(m: Obj): boolean {
 }
 
 /** Step 13 for one export record. */
-export function checkExportRecord(
-  item: Obj,
-  index: number,
-  manifestRecord: Obj | undefined,
-  geometry: { chars: number; overlap: number } | null,
-  problems: ProblemList,
-): void {
+export function checkExportRecord(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, problems: ProblemList): void {
   const at = `record ${index}: `;
   if (!sameKeySet(item, EXPORT_RECORD_KEYS)) problems.add("record_fields", `${at}unexpected or missing fields`);
   if (manifestRecord === undefined) {
@@ -172,9 +131,7 @@ export function checkExportRecord(
   ) {
     problems.add("record_not_admitted", `${at}not admitted in manifest`);
   }
-  if (!evidenceSupportsAdmission(m)) {
-    problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
-  }
+  if (!evidenceSupportsAdmission(m)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
   const text = own(item, "text");
   if (!isWellFormedString(text)) {
     problems.add("text_invalid", `${at}text missing or invalid`);
@@ -193,12 +150,10 @@ export function checkExportRecord(
   const source = own(item, "source");
   const labelsUsable = (id === null || isWellFormedString(id)) && (source === null || isWellFormedString(source));
   let materialSha: string | null = null;
-  if (labelsUsable) {
-    try {
-      materialSha = sha256Hex(canonicalJsonUnchecked({ id, source, metadata, text }));
-    } catch {
-      materialSha = null;
-    }
+  try {
+    if (labelsUsable) materialSha = sha256Hex(canonicalJsonUnchecked({ id, source, metadata, text }));
+  } catch {
+    // No canonical form: a mismatch.
   }
   if (materialSha === null || own(item, "material_sha256") !== materialSha || own(m, "material_sha256") !== materialSha) {
     problems.add("material_sha256_mismatch", `${at}material_sha256 mismatch`);
@@ -227,76 +182,52 @@ export function checkExportRecord(
   ) {
     problems.add("metadata_keys_mismatch", `${at}metadata keys mismatch`);
   }
-  const material = labelsUsable ? metadataMaterial({ id: id as string | null, source: source as string | null, metadata }) : null;
-  if (material === null || !segmentsCoverMaterial(m, text, material, geometry)) {
+  if (!labelsUsable || !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry)) {
     problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
   }
 }
 
 /**
- * Steps 2–9 of a pair: everything about the two documents except their record lists. The
- * manifest and export may be given without their `records` (the streaming verifier passes
- * them as `[]`), since no check here reads them.
+ * Steps 2–9: everything about the two documents except their record lists (`ex` null: the
+ * manifest is checked without an export). The documents may be given without their `records`
+ * (the streaming verifier passes them as `[]`), since no check here reads them.
  */
-export function checkPairHead(ex: Obj, manifest: Obj, facts: ManifestFacts, fileShaOfManifest: ManifestFileSha, problems: ProblemList): void {
+export function checkHead(ex: Obj | null, manifest: Obj, facts: ManifestFacts, fileSha: ManifestFileSha, problems: ProblemList): void {
   // Steps 2–4.
-  if (!sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
-  if (own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
-  if (own(ex, "manifest_schema") !== MANIFEST_SCHEMA || own(manifest, "schema") !== MANIFEST_SCHEMA) {
+  if (ex !== null && !sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
+  if (ex !== null && own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
+  if ((ex !== null && own(ex, "manifest_schema") !== MANIFEST_SCHEMA) || own(manifest, "schema") !== MANIFEST_SCHEMA) {
     problems.add("manifest_schema", "manifest schema mismatch");
   }
   reportManifestSchema(manifest, facts.issuePath, problems);
-  // Step 5.
   const computed = facts.canonicalSha;
-  const claimed = own(ex, "manifest_sha256");
-  if (computed === null || claimed !== computed) {
-    problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
-  }
-  // Step 6: the file bytes must be exactly the canonical form the export names.
-  if (fileShaOfManifest !== undefined) {
-    const fileSha = fileShaOfManifest;
-    if (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed)) {
+  if (ex === null) {
+    if (fileSha !== undefined && (computed === null || fileSha !== computed)) {
+      problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
+    }
+  } else {
+    // Step 5.
+    const claimed = own(ex, "manifest_sha256");
+    if (computed === null || claimed !== computed) problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
+    // Step 6: the file bytes must be exactly the canonical form the export names.
+    if (fileSha !== undefined && (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed))) {
       problems.add("manifest_bytes", "manifest_sha256 does not match the manifest file bytes");
     }
-  }
-  // Step 7.
-  const policy = own(manifest, "policy");
-  const policyName = own(ex, "policy_name");
-  if (policyName !== "strict/v1" || !isObj(policy) || own(policy, "name") !== policyName) {
-    problems.add("policy_name", "policy name mismatch");
+    // Step 7.
+    const policy = own(manifest, "policy");
+    const policyName = own(ex, "policy_name");
+    if (policyName !== "strict/v1" || !isObj(policy) || own(policy, "name") !== policyName) problems.add("policy_name", "policy name mismatch");
   }
   // Steps 8–9.
   checkRunAndContext(manifest, problems);
   const run = own(manifest, "run");
-  if (isObj(run) && own(run, "export_requested") !== true) {
-    problems.add("export_not_requested", "manifest does not record that an export was requested");
-  }
+  const requested = isObj(run) ? own(run, "export_requested") : undefined;
+  if (ex !== null && isObj(run) && requested !== true) problems.add("export_not_requested", "manifest does not record that an export was requested");
+  if (ex === null && requested === true) problems.add("export_missing", "manifest records that an export was produced, but no export was given");
 }
 
 /** Step 16: the export's record count against the manifest's admitted count. */
 export function checkAdmittedCount(manifest: Obj, exportCount: number, problems: ProblemList): void {
   const counts = own(manifest, "counts");
-  if (!isObj(counts) || own(counts, "admitted") !== exportCount) {
-    problems.add("admitted_count", "export record count does not match manifest admitted count");
-  }
-}
-
-/** The message of the final whole-export schema check (a pair with no other problem). */
-export const EXPORT_SCHEMA_PROBLEM = "export does not match the little-canary-ingest-export/v1 schema";
-
-/** Step 14's sentence: every admitted index missing from the export. */
-export function admittedMissingMessage(missing: readonly number[]): string {
-  return `admitted records missing from export: [${missing.join(", ")}]`;
-}
-
-/** The manifest-alone checks before its record list. */
-export function checkManifestAloneHead(manifestDoc: Obj, facts: ManifestFacts, fileSha: ManifestFileSha, problems: ProblemList): void {
-  if (own(manifestDoc, "schema") !== MANIFEST_SCHEMA) problems.add("manifest_schema", "manifest schema mismatch");
-  reportManifestSchema(manifestDoc, facts.issuePath, problems);
-  checkManifestBytesOnly(facts.canonicalSha, fileSha, problems);
-  checkRunAndContext(manifestDoc, problems);
-  const run = own(manifestDoc, "run");
-  if (isObj(run) && own(run, "export_requested") === true) {
-    problems.add("export_missing", "manifest records that an export was produced, but no export was given");
-  }
+  if (!isObj(counts) || own(counts, "admitted") !== exportCount) problems.add("admitted_count", "export record count does not match manifest admitted count");
 }

@@ -75,9 +75,8 @@ export interface VerifyNote {
 }
 
 /**
- * Problems that mean nothing was verified: a file could not be read, or the file given as the
- * manifest is an export (the two were given the wrong way round). `verify` refuses such a run
- * (exit 3) and prints these on stderr instead of a report.
+ * Problems that mean nothing was verified: a file could not be read, or the manifest given is an
+ * export. `verify` refuses such a run (exit 3) and prints these on stderr instead of a report.
  */
 export const UNVERIFIABLE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
   "manifest_unreadable",
@@ -91,9 +90,7 @@ export const UNVERIFIABLE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Se
  * only counts the rest (see `problemsToShow`).
  */
 export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
-  "manifest_unreadable",
-  "export_unreadable",
-  "manifest_is_export",
+  ...UNVERIFIABLE_PROBLEM_CODES,
   "export_not_object",
   "manifest_not_object",
   "export_schema",
@@ -122,9 +119,6 @@ export class ProblemList {
   readonly items: VerifyProblem[] = [];
   add(code: VerifyProblemCode, message: string): void {
     this.items.push({ code, message });
-  }
-  has(code: VerifyProblemCode): boolean {
-    return this.items.some((p) => p.code === code);
   }
 }
 

@@ -1,17 +1,14 @@
-// `verifyShardIndex`: the index of a sharded ingest run re-checked, behind
-// `little-canary verify --index` (building it is verbs/build-shard-index.ts, which writes files).
-//
-// Verifying reads the index strictly, checks its SHA-256 against a pin, its schema and canonical
-// form, then checks every pair it lists again, against the SHA-256s it records, and rebuilds the
-// index from them: the result must be the index, byte for byte. Problems are data; only an invalid option or argument throws.
+// `verifyShardIndex`: the index of a sharded ingest run re-checked, behind `little-canary verify
+// --index` (building it is verbs/build-shard-index.ts, which writes files). The index rebuilt from
+// the pairs it lists must be the index, byte for byte. Problems are data; only an invalid option
+// or argument throws.
 import { dirname, resolve } from "node:path";
 import { canonicalJson, canonicalJsonUnchecked } from "../core/canonical.js";
-import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
-import { readJsonDocument } from "../core/read-document.js";
+import { readFailureMessage, readJsonDocument } from "../core/read-document.js";
 import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
-import { displayText } from "../core/display-text.js";
+import { normalizePin } from "./verify-files.js";
 
 /** A shown path: printable ASCII as is (JSON-quoted), anything else not echoed. */
 export function displayPath(path: string): string {
@@ -40,13 +37,6 @@ export interface VerifyShardIndexResult {
   /** Shards the index lists (0 when it could not be read or parsed). */
   readonly shards: number;
   readonly problems: ShardIndexProblem[];
-}
-
-/** Normalises an index pin; throws UsageError unless it is 64 hex digits. */
-function normalizeIndexPin(pin: string): string {
-  const normalized = pin.trim().toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError("--expect-index-sha256 must be 64 hex digits");
-  return normalized;
 }
 
 /** Where the recorded index and the one rebuilt from its pairs differ, shard by shard. */
@@ -78,7 +68,7 @@ function entryMismatches(recorded: IngestIndex, rebuilt: IngestIndex): ShardInde
  * pairs give. Throws only UsageError for an invalid pin.
  */
 export async function verifyShardIndex(options: VerifyShardIndexOptions): Promise<VerifyShardIndexResult> {
-  const pin = options.expectIndexSha256 == null ? null : normalizeIndexPin(options.expectIndexSha256);
+  const pin = options.expectIndexSha256 == null ? null : normalizePin(options.expectIndexSha256, "--expect-index-sha256");
   const indexPath = resolve(options.cwd ?? process.cwd(), options.index);
   const result = (problems: ShardIndexProblem[], readable: boolean, indexSha256: string | null, shards: number): VerifyShardIndexResult => ({
     consistent: problems.length === 0,
@@ -92,8 +82,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
   try {
     read = await readJsonDocument(indexPath, "index");
   } catch (error) {
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read index ${displayText(indexPath)}`;
-    return result([{ code: "index_unreadable", message, pair: null }], false, null, 0);
+    return result([{ code: "index_unreadable", message: readFailureMessage(error, "index", indexPath), pair: null }], false, null, 0);
   }
   const problems: ShardIndexProblem[] = [];
   if (pin !== null && pin !== read.sha256) problems.push({ code: "index_sha256", message: "index sha256 does not match --expect-index-sha256", pair: null });

@@ -1,12 +1,10 @@
-// The checks behind the index of a sharded run, shared by `buildShardIndex` (which writes the
-// index) and `verifyShardIndex` (which re-checks one): every shard's pair is verified with
-// verifyFiles (optionally against the SHA-256s an index pins), then the shards must agree (one
-// input, one shard count, one policy, one pipeline and version) and tile the input exactly
-// once (every k of n present once, each covering the range its k, n and the input's line count
-// define, so together every line once). Only then is the index document assembled.
-//
-// Every problem names the shard it is about (its k/n and manifest path as given, or its place
-// among the pairs when its manifest could not be read), never any record content.
+// The checks behind the index of a sharded run, shared by `buildShardIndex` (which writes it) and
+// `verifyShardIndex` (which re-checks one): every shard's pair is verified with verifyFiles
+// (optionally against the SHA-256s an index pins), then the shards must agree (one input, shard
+// count, policy, pipeline and version) and tile the input exactly once (every k of n once, each
+// covering the range its k, n and the input's line count define). Only then is the index
+// assembled. Every problem names its shard (k/n and manifest path as given, or its place among
+// the pairs when its manifest could not be read), never any record content.
 import { relative, sep } from "node:path";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { INDEX_SCHEMA, type IndexShard, type IngestIndex } from "../documents/ingest-index.js";
@@ -16,6 +14,7 @@ import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
 import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
 import { displayText } from "../core/display-text.js";
+import { isObj } from "./_values.js";
 
 /** Every problem code of building or verifying an index. */
 export const SHARD_INDEX_PROBLEM_CODES = [
@@ -230,12 +229,9 @@ function checkTiling(kept: readonly ShardedPair[], problems: ShardIndexProblem[]
 function addCounts(total: Record<string, unknown>, add: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(add)) {
     const current = total[key];
-    if (typeof value === "number" && typeof current === "number") total[key] = current + value;
     // A count present only once non-zero (counts.allowlisted) starts with the first shard that has it.
-    else if (typeof value === "number" && current === undefined) total[key] = value;
-    else if (typeof value === "object" && value !== null && typeof current === "object" && current !== null) {
-      addCounts(current as Record<string, unknown>, value as Record<string, unknown>);
-    }
+    if (typeof value === "number") total[key] = ((current as number | undefined) ?? 0) + value;
+    else if (isObj(value) && isObj(current)) addCounts(current, value);
   }
 }
 

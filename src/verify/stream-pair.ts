@@ -1,33 +1,23 @@
-// Walks the manifest and the export file in lockstep (readStrictJsonFile pulls one event at a
-// time from each): the manifest up to its records, the export up to its records, then each
-// export record together with the manifest records up to its index, then the rest of both.
-// Only the record being checked on each side is held. The problems are assembled by
-// verify-stream.ts in check order.
-import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, type DocumentLabel } from "../core/read-document.js";
+// Walks the manifest and the export file in lockstep: each up to its records, then each export
+// record together with the manifest records up to its index, then the rest of both. Only the
+// record being checked on each side is held; verify-stream.ts assembles the problems.
+import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
 import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
-import { geometryOf, manifestProblems, pairProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
+import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
 
 /**
- * Most JSON values one streamed record may hold (and, separately, the rest of a document):
- * the whole-document budget, now per record, so every record of a document that verified
- * before still does.
+ * What one streamed record may hold, and separately the rest of a document: the whole-document
+ * value budget, now per record (so every record of a document that verified before still does),
+ * and the characters (of strings, keys and numbers) of the largest input item any policy allows
+ * (its `max_item_bytes` ceiling; a character takes at least one byte) plus 1 MiB for its fields.
  */
-const MAX_RECORD_VALUES = MAX_DOCUMENT_VALUES;
-
-/**
- * Most characters (of strings, keys and numbers) one streamed record may hold, and separately
- * the rest of a document: the largest input item any policy allows (its `max_item_bytes`
- * ceiling; a character takes at least one byte) plus 1 MiB for the record's own fields.
- */
-const MAX_RECORD_CHARS = MAX_ITEM_BYTES_CEILING + 1024 * 1024;
-
-const BUDGET = { maxValues: MAX_RECORD_VALUES, maxChars: MAX_RECORD_CHARS };
+const BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
 
 /** What verifying a pair's files found, streamed or read whole (verify-files.ts). */
@@ -44,9 +34,6 @@ export interface PairReading {
   readonly problems: VerifyProblem[];
 }
 
-/** The outcome of a streamed verification, or "reread" when it needs the whole documents. */
-export type StreamedPair = PairReading | "reread";
-
 /** A document's members other than `records`. */
 export function headOf(root: unknown): Obj | null {
   if (!isObj(root)) return null;
@@ -55,27 +42,12 @@ export function headOf(root: unknown): Obj | null {
 }
 
 function readReason(error: unknown): string {
-  if (error instanceof StrictFileError) {
-    return error.reason === "not_found" ? "file not found" : error.reason === "not_a_file" ? "not a regular file" : error.reason;
-  }
-  if (error instanceof StrictStreamError) {
-    const where = error.inElement ? " in one record" : "";
-    switch (error.code) {
-      case "too_many_values":
-        return `more than ${MAX_RECORD_VALUES} JSON values${where}, the most verify holds`;
-      case "too_many_chars":
-        return error.message.startsWith("a string")
-          ? `a string, key or number longer than ${MAX_RECORD_CHARS} bytes, the most verify holds`
-          : `more than ${MAX_RECORD_CHARS} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
-      case "invalid_utf8":
-        return "not valid UTF-8";
-      case "byte_order_mark":
-        return "starts with a byte order mark";
-      default:
-        return error.code.replaceAll("_", " ");
-    }
-  }
-  return "unreadable";
+  if (error instanceof StrictFileError) return fileReasonWords(error);
+  if (!(error instanceof StrictStreamError)) return "unreadable";
+  if (error.code !== "too_many_chars") return refusalReason(error.code, BUDGET.maxValues, error.inElement ? " in one record" : "");
+  return error.message.startsWith("a string")
+    ? `a string, key or number longer than ${BUDGET.maxChars} bytes, the most verify holds`
+    : `more than ${BUDGET.maxChars} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
 }
 
 /** One document being walked: pulls events, remembers the end and a read failure. */
@@ -99,7 +71,7 @@ class Walk {
       stream: new Map([[RECORDS_KEY, elementShape]]),
       rest: BUDGET,
       element: BUDGET,
-      maxTokenBytes: MAX_RECORD_CHARS,
+      maxTokenBytes: BUDGET.maxChars,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
     });
   }
@@ -157,10 +129,10 @@ class Walk {
 }
 
 /**
- * Streams the manifest (and export, when given) and checks them. Never throws for any file
- * content; an unreadable file is a read problem.
+ * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
+ * the whole documents. Never throws for any file content; an unreadable file is a read problem.
  */
-export async function streamPair(manifestPath: string, exportPath: string | null, chunkBytes?: number): Promise<StreamedPair> {
+export async function streamPair(manifestPath: string, exportPath: string | null, chunkBytes?: number): Promise<PairReading | "reread"> {
   const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes);
   const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes);
   const manifest = new StreamedManifest();
@@ -172,9 +144,6 @@ export async function streamPair(manifestPath: string, exportPath: string | null
     if (e !== null) {
       await e.toRecords();
       exported.streamed = e.members !== null;
-      // Known before the records when it streams; otherwise the manifest was read whole already.
-      const known = m.members ?? (m.end !== null && isObj(m.end.value) ? m.end.value : null);
-      const geometry = known === null ? null : geometryOf(known);
       for (;;) {
         const item = await e.nextRecord();
         if (item === null) break;
@@ -194,7 +163,8 @@ export async function streamPair(manifestPath: string, exportPath: string | null
           exported.passed(record.index, usable, index);
           if (record.index === index && usable !== null) target = usable;
         }
-        exported.record(item.value as Obj, index, target, geometry);
+        // Without streamed manifest records there is no target, so the geometry is not needed.
+        exported.record(item.value as Obj, index, target, manifest.geometry);
       }
     }
     for (;;) {
@@ -217,9 +187,6 @@ export async function streamPair(manifestPath: string, exportPath: string | null
   const manifestRoot = m.end.value;
   const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
-  const problems =
-    e === null || e.end === null
-      ? manifestProblems(manifestRoot, facts, manifestSha256, manifest)
-      : pairProblems(e.end.value, manifestRoot, facts, manifestSha256, manifest, exported);
-  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: problems.items };
+  const problems = assembleProblems(e?.end?.value, manifestRoot, facts, manifestSha256, manifest, e?.end == null ? null : exported);
+  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems };
 }

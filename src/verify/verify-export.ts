@@ -1,17 +1,11 @@
-// `verifyExport` and `verifyManifestOnly`: the documents passed in memory, checked by the one
-// verifier (verify-stream.ts) with the records arrays as its sources. Returns the problem list
-// ([] = consistent) and never throws: wrong types, huge numbers, deep nesting and non-object
-// items all become problems. The rules themselves are in pair-checks.ts and manifest-checks.ts.
-//
-// Either document may be passed as the bytes that were read (a Uint8Array): they are then
-// parsed by the strict document reader (read-document.ts), which refuses duplicate keys at any
-// depth. An already parsed value cannot show them (`JSON.parse` keeps the last `text` of two),
-// which is why the file-based `verifyFiles` (verify-files.ts) is the easy path.
+// `verifyExport` and `verifyManifestOnly`: documents passed in memory (as values, or as the bytes
+// read, which are parsed strictly), checked by the one verifier (verify-stream.ts) with the
+// records arrays as its sources. They return the problem list ([] = consistent) and never throw:
+// wrong types, huge numbers, deep nesting and non-object items all become problems.
 import { sha256Hex } from "../core/hash.js";
 import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
-import { parseJsonDocument, type DocumentLabel } from "../core/read-document.js";
-import { LittleCanaryError } from "../core/errors.js";
-import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
+import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
+import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 import type { ManifestFileSha } from "./pair-checks.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 
@@ -29,19 +23,16 @@ export interface VerifyOptions {
   readonly refuseAllowlisted?: boolean;
 }
 
-function bytesSha(bytes: unknown): string | null {
+/** The SHA-256 of the manifest's bytes as given (see ManifestFileSha): `manifestBytes`, or the manifest passed as bytes or text. */
+function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
+  const bytes: unknown = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array || typeof manifestDoc === "string" ? manifestDoc : undefined);
+  if (bytes === undefined) return undefined;
   try {
-    if (bytes instanceof Uint8Array || typeof bytes === "string") return sha256Hex(bytes);
+    return bytes instanceof Uint8Array || typeof bytes === "string" ? sha256Hex(bytes) : null;
   } catch {
     // A string with a lone surrogate has no UTF-8 form.
+    return null;
   }
-  return null;
-}
-
-/** The manifest-bytes hash an options object asks for (see ManifestFileSha). */
-function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
-  const bytes = options?.manifestBytes ?? (manifestDoc instanceof Uint8Array || typeof manifestDoc === "string" ? manifestDoc : undefined);
-  return bytes === undefined ? undefined : bytesSha(bytes);
 }
 
 /** A document passed as bytes is parsed strictly; a read failure becomes a `*_unreadable` problem. */
@@ -53,32 +44,19 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
   try {
     return { value: parseJsonDocument(bytes, label).value };
   } catch (error) {
-    // The reader's messages name the rule only, never content.
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label}`;
-    problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", message);
+    problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", readFailureMessage(error, label));
     return null;
   }
 }
 
-/** With `refuseAllowlisted`, the manifest's allow-listed admissions as one problem. */
-function refuseAllowlistedIn(manifest: unknown, options: VerifyOptions, problems: ProblemList): void {
-  if (options.refuseAllowlisted !== true) return;
-  const problem = allowlistedProblem(allowlistedAdmissions(manifest));
-  if (problem !== null) problems.items.push(problem);
-}
-
 /**
  * Problems that make an export inconsistent with its manifest ([] = consistent). Never throws.
- *
  * Pass each document as the bytes you read (a Uint8Array) when you can: bytes are parsed
  * strictly, so an export record with two `text` keys is refused (`export_unreadable`), where a
- * value from `JSON.parse` would silently keep the last one. Parsed values are still accepted
- * (the earlier call shape) and checked the same way otherwise. A string is taken as the
- * document's text (as `readFileSync(path, "utf8")` gives it) and parsed strictly too; bytes are
- * still better, because decoding to a string has already replaced any invalid UTF-8. With
+ * value from `JSON.parse` silently keeps the last one. A string is taken as the document's text
+ * and parsed strictly too (bytes are better: decoding has already replaced invalid UTF-8). With
  * `manifestBytes` (or a manifest passed as bytes or text), the manifest file must be
- * byte-for-byte its canonical form.
- * For files on disk, `verifyFiles` does all of this.
+ * byte-for-byte its canonical form. For files on disk, `verifyFiles` does all of this.
  */
 export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
   const problems = new ProblemList();
@@ -87,7 +65,7 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
     const manifest = documentValue(manifestDoc, "manifest", problems);
     if (exported === null || manifest === null) return problems.items;
     problems.items.push(...verifyHeld(exported.value, manifest.value, fileShaFrom(options, manifestDoc)));
-    refuseAllowlistedIn(manifest.value, options, problems);
+    refuseAllowlisted(options.refuseAllowlisted, allowlistedAdmissions(manifest.value), problems.items);
   } catch (error) {
     problems.items.push(failureProblem(error));
   }

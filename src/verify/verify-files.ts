@@ -1,20 +1,17 @@
 // `verifyFiles`: the file-based verification behind `little-canary verify`, as a library call.
-// It streams the manifest (and export) strictly (stream-pair.ts), checks the manifest's SHA-256
-// against a pin, and returns everything as data: unreadable files, a pin mismatch and every
-// consistency problem are problems with stable codes, never exceptions (only an invalid option
-// throws).
+// Unreadable files, a pin mismatch and every consistency problem are problems with stable codes,
+// never exceptions (only an invalid option throws).
 import { resolve } from "node:path";
-import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
-import { readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
+import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { headOf, streamPair, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
-import { allowlistedAdmissions, allowlistedProblem } from "./allowlisted.js";
-import { displayText } from "../core/display-text.js";
+import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -26,10 +23,7 @@ export interface VerifyFilesOptions {
    * pair is checked for consistency only, which anyone able to write both files can forge.
    */
   readonly expectManifestSha256?: string | null;
-  /**
-   * What messages call the pin: `expectManifestSha256` (the default, for a library caller), or
-   * the caller's own name for it (the CLI passes `--expect-manifest-sha256`).
-   */
+  /** What messages call the pin: `expectManifestSha256` by default (the CLI passes `--expect-manifest-sha256`). */
   readonly pinName?: string;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
@@ -45,10 +39,7 @@ export interface VerifyFilesOptions {
 export interface VerifyFilesResult {
   /** True when there is no problem at all (files read, pin matched if given, pair consistent). */
   readonly consistent: boolean;
-  /**
-   * False when nothing could be verified: a file could not be read (code `manifest_unreadable` or
-   * `export_unreadable`), or the file given as the manifest is an export (`manifest_is_export`).
-   */
+  /** False when nothing could be verified: a file could not be read, or the manifest given is an export (UNVERIFIABLE_PROBLEM_CODES). */
   readonly readable: boolean;
   /** SHA-256 (hex) of the manifest file's bytes; null when it could not be read. */
   readonly manifestSha256: string | null;
@@ -85,35 +76,25 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
   refuseAllowlisted: true,
 } satisfies Record<keyof VerifyFilesOptions, true>);
 
-/** What a library caller calls the pin (VerifyFilesOptions.pinName). */
-const DEFAULT_PIN_NAME = "expectManifestSha256";
-
-/** Normalises a pin; throws UsageError (naming the pin as `pinName`) unless it is 64 hex digits. */
-function normalizeManifestPin(pin: string, pinName: string = DEFAULT_PIN_NAME): string {
+/** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
+export function normalizePin(pin: string, pinName: string): string {
   const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
   return normalized;
-}
-
-/** The problem of a manifest whose SHA-256 is not the pinned one. */
-function pinMismatch(pinName: string): VerifyProblem {
-  return { code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` };
 }
 
 async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[]): Promise<ReadDocument | null> {
   try {
     return await readJsonDocument(path, label);
   } catch (error) {
-    const message = error instanceof LittleCanaryError && error.code === "io" ? error.message : `cannot read ${label} ${displayText(path)}`;
-    problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message });
+    problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message: readFailureMessage(error, label, path) });
     return null;
   }
 }
 
 /**
- * What the verification read, from the same bytes it checked: the manifest's members other
- * than `records` and the export file's SHA-256 (null when a file could not be read). The index
- * of a sharded run is built from these, so what it records is what was verified.
+ * What the verification read, from the bytes it checked (null when not read): the manifest's head
+ * and the export's SHA-256. A sharded run's index is built from these, so it records what was verified.
  */
 export interface VerifiedDocuments {
   readonly manifestHead: Obj | null;
@@ -125,28 +106,26 @@ export type VerifyMode = "streamed" | "whole";
 
 /**
  * Verifies a published pair from its files: strict reading (UTF-8, no BOM, no duplicate keys
- * at any depth, bounded memory), the pin, then every consistency check of `verifyExport` (or
- * `verifyManifestOnly` without an export). Problems name codes and record indices, never
- * content. Throws only UsageError, for an invalid pin or an option it does not know.
- *
- * Both files are streamed (docs/ingest.md, "Verify memory"): memory is bounded by one record
- * of each, whatever the number of records.
+ * at any depth), the pin, then every consistency check of `verifyExport` (or `verifyManifestOnly`
+ * without an export). Both files are streamed, so memory is bounded by one record of each
+ * (docs/ingest.md, "Verify memory"). Problems name codes and record indices, never content.
+ * Throws only UsageError, for an invalid pin or an option it does not know.
  */
 export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFilesResult> {
   return (await verifyFilesWithMode(options)).result;
 }
 
 /**
- * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out
- * as ingest writes it (export records not in increasing index order, or a manifest member that
- * sorts before `records` placed after it), which the verifier can judge exactly only over the
- * whole lists. Those documents are read whole and fed to it from memory, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES.
+ * `verifyFiles`, saying how it ran: "streamed" normally; "whole" when the pair is not laid out as
+ * ingest writes it (export records out of index order, or a manifest member that sorts before
+ * `records` placed after it), which only the whole lists can judge: the documents are then read
+ * whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES, and fed to the verifier from memory.
  */
 export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
-  const pinName = options.pinName ?? DEFAULT_PIN_NAME;
-  const pin = options.expectManifestSha256 == null ? null : normalizeManifestPin(options.expectManifestSha256, pinName);
+  const pinName = options.pinName ?? "expectManifestSha256";
+  const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
@@ -154,14 +133,16 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const mode: VerifyMode = streamed === "reread" ? "whole" : "streamed";
   const reading = streamed === "reread" ? await readWhole(manifestPath, exportPath) : streamed;
   const manifestSha = reading.manifestSha256;
-  const readable = reading.readProblems.length === 0;
-  const swapped = readable ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
-  if (swapped !== null) return { result: refusedAsSwapped(swapped, manifestSha, pin), mode, documents: { manifestHead: null, exportSha256: null } };
-  const problems: VerifyProblem[] = [...reading.readProblems];
-  if (manifestSha !== null && pin !== null && pin !== manifestSha) problems.push(pinMismatch(pinName));
+  const swapped = reading.readProblems.length === 0 ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
+  // Files given the wrong way round verify nothing: the one problem says what to fix.
+  const readable = reading.readProblems.length === 0 && swapped === null;
+  const problems: VerifyProblem[] = swapped === null ? [...reading.readProblems] : [swapped];
+  if (swapped === null && manifestSha !== null && pin !== null && pin !== manifestSha) {
+    problems.push({ code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` });
+  }
   if (readable) problems.push(...reading.problems);
   const allowlisted = readable ? allowlistedAdmissions(reading.manifestHead) : 0;
-  refuseAllowlisted(options, allowlisted, problems);
+  refuseAllowlisted(options.refuseAllowlisted, allowlisted, problems);
   const result = {
     consistent: problems.length === 0,
     readable,
@@ -172,7 +153,8 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     problems,
     notes: readable ? notesOf(reading.manifestHead) : [],
   };
-  return { result, mode, documents: { manifestHead: reading.manifestHead, exportSha256: readable ? reading.exportSha256 : null } };
+  const documents = { manifestHead: swapped === null ? reading.manifestHead : null, exportSha256: readable ? reading.exportSha256 : null };
+  return { result, mode, documents };
 }
 
 /**
@@ -188,18 +170,6 @@ function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGi
       ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"
       : `the file given as the manifest looks like an export (${EXPORT_SCHEMA}), not a manifest: give the manifest with --manifest and this file with --export`;
   return { code: "manifest_is_export", message };
-}
-
-/** The result of a verification refused because the files were given the wrong way round. */
-function refusedAsSwapped(problem: VerifyProblem, manifestSha256: string | null, pin: string | null): VerifyFilesResult {
-  return { consistent: false, readable: false, manifestSha256, pinned: pin !== null, exportChecked: false, allowlisted: 0, problems: [problem], notes: [] };
-}
-
-/** With `refuseAllowlisted`, allow-listed admissions become one problem. */
-function refuseAllowlisted(options: VerifyFilesOptions, allowlisted: number, problems: VerifyProblem[]): void {
-  if (options.refuseAllowlisted !== true) return;
-  const problem = allowlistedProblem(allowlisted);
-  if (problem !== null) problems.push(problem);
 }
 
 /**

@@ -1,39 +1,20 @@
-// The one verifier: the state it keeps while the manifest's and the export's `records` go by
-// one element at a time, and the assembly of the problems in check order. Two sources feed it:
-// the files, streamed in lockstep (stream-pair.ts, so that verify's memory does not grow with
-// the number of records), and documents held in memory (`verifyHeld`, behind `verifyExport`,
-// `verifyManifestOnly` and the whole-document reading of a pair not laid out as ingest writes
-// it). The rules are in pair-checks.ts and manifest-checks.ts; this module only keeps what they
-// need over the whole lists: the canonical SHA-256 of the manifest, the first schema issue, the
-// recount, the admitted indices missing from the export.
-//
-// What it keeps per record when streaming: nothing but problems, plus one entry per distinct
-// `id_sha256` (to recount `duplicate_ids`), stored as 33 characters. Held documents also keep
-// the set of exported indices, which duplicates and order need.
+// The one verifier: the state it keeps while the manifest's and the export's `records` go by one
+// element at a time (fed by stream-pair.ts from the files, or by `verifyHeld` from memory), and
+// the assembly of the problems in check order. The rules are in pair-checks.ts and
+// manifest-checks.ts; this keeps only what they need over the whole lists: the manifest's
+// canonical SHA-256, its first schema issue, the recount (one 33-character entry per distinct
+// `id_sha256`), the admitted indices missing from the export (and, held, the exported indices).
 import { createHash, type Hash } from "node:crypto";
-import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectWithArray } from "../core/canonical.js";
-import { countRecords } from "../documents/counts.js";
+import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
+import { RecordCounter } from "../documents/counts.js";
 import { ExportRecordSchema, IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
-import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
+import { isInt, isObj, own, planGeometry, type Geometry, type Obj } from "./_values.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount } from "./manifest-checks.js";
 import { ProblemList, type VerifyProblem } from "./problems.js";
-import {
-  admittedMissingMessage,
-  checkAdmittedCount,
-  checkExportRecord,
-  checkManifestAloneHead,
-  checkPairHead,
-  EXPORT_SCHEMA_PROBLEM,
-  factsOf,
-  type ManifestFacts,
-  type ManifestFileSha,
-} from "./pair-checks.js";
+import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
-
-/** Cannot occur in canonical JSON (control characters are escaped), so it splits a text safely. */
-const MARK = "\u0000";
 
 /** `{...rest, records: []}`: a document's head with its streamed list left empty. */
 function withEmptyRecords(rest: Obj): Obj {
@@ -45,24 +26,9 @@ function digestKey(digest: string): string {
   return /^[0-9a-f]{64}$/.test(digest) ? `h${Buffer.from(digest, "hex").toString("latin1")}` : `s${digest}`;
 }
 
-type Counts = ReturnType<typeof countRecords>;
-
-/** Adds the numbers of `b` into `a`, leaf by leaf (both have countRecords' shape, optional counts aside). */
-function addCounts(a: Record<string, unknown>, b: Record<string, unknown>): void {
-  for (const key of Object.keys(b)) {
-    const x = a[key];
-    const y = b[key];
-    if (typeof x === "number" && typeof y === "number") a[key] = x + y;
-    // A count present only once it is non-zero (counts.allowlisted) starts at the first record that has it.
-    else if (x === undefined && typeof y === "number") a[key] = y;
-    else if (isObj(x) && isObj(y)) addCounts(x, y);
-  }
-}
-
 /**
- * The manifest's side: each record is checked as it arrives (checkManifestRecordAt), hashed in
- * canonical form, recounted, and dropped. A manifest held whole (`held`) is not hashed here:
- * `verifyHeld` takes its facts from the whole document.
+ * The manifest's side: each record is checked as it arrives, hashed in canonical form, recounted
+ * and dropped. A manifest held whole (`held`) is hashed by `verifyHeld` instead.
  */
 export class StreamedManifest {
   readonly problems = new ProblemList();
@@ -70,27 +36,34 @@ export class StreamedManifest {
   count = 0;
   /** False when the records array did not stream (it is missing or not an array). */
   streamed = false;
-  private geometry: { chars: number; overlap: number } | null = null;
+  /** The segment geometry of its policy, once the records start (null when unusable). */
+  geometry: Geometry | null = null;
   private hash: Hash | null = createHash("sha256");
   private prefix: string | null = null;
   private recordIssue: readonly PropertyKey[] | null = null;
-  private readonly recount: Counts = countRecords([]);
-  private recountable = true;
   private readonly idDigests = new Set<string>();
+  // duplicate_ids is the one count that spans records: the counter asks for each id digest.
+  private readonly recount = new RecordCounter((digest) => {
+    const key = digestKey(digest);
+    if (this.idDigests.has(key)) return true;
+    this.idDigests.add(key);
+    return false;
+  });
+  private recountable = true;
 
   constructor(private readonly held = false) {}
 
   /** The records array starts; `members` are the manifest's members before it in the file. */
   begin(members: Obj): void {
     this.streamed = true;
-    this.geometry = planGeometry(own(members, "policy"));
+    this.geometry = planGeometry(members);
     if (this.held) {
       this.hash = null;
       return;
     }
     try {
       assertCanonicalValue(members);
-      this.prefix = (canonicalObjectWithArray(members, RECORDS_KEY, [MARK]).split(MARK)[0] as string) ?? null;
+      this.prefix = canonicalObjectFrame(members, RECORDS_KEY).prefix;
       this.hash?.update(this.prefix, "utf8");
     } catch {
       this.hash = null;
@@ -110,31 +83,19 @@ export class StreamedManifest {
         this.hash = null;
       }
     }
-    this.count1(value);
+    if (this.recountable) {
+      try {
+        this.recount.add(value);
+      } catch {
+        this.recountable = false;
+      }
+    }
     return usable;
   }
 
-  private count1(value: unknown): void {
-    if (!this.recountable) return;
-    try {
-      addCounts(this.recount as unknown as Record<string, unknown>, countRecords([value]) as unknown as Record<string, unknown>);
-    } catch {
-      this.recountable = false;
-      return;
-    }
-    // duplicate_ids is the one count that spans records (countRecords' rule, kept incrementally).
-    if (typeof value !== "object" || value === null) return;
-    const digest = (value as Record<string, unknown>)["id_sha256"];
-    if (typeof digest !== "string") return;
-    const key = digestKey(digest);
-    if (this.idDigests.has(key)) this.recount.duplicate_ids++;
-    else this.idDigests.add(key);
-  }
-
   /**
-   * The manifest's facts once its rest is known, or "reread" when its members are not in the
-   * order canonical form needs for hashing as it streams (a member that sorts before `records`
-   * came after it): then the pair must be read whole and checked held (`verifyHeld`).
+   * The manifest's facts once its rest is known, or "reread" when a member that sorts before
+   * `records` came after it (it could not be hashed as it streamed): the pair is then read whole.
    */
   facts(rest: Obj): ManifestFacts | "reread" {
     if (!this.streamed) return factsOf(rest);
@@ -142,9 +103,9 @@ export class StreamedManifest {
     if (this.hash !== null) {
       try {
         assertCanonicalValue(rest);
-        const [prefix, suffix] = canonicalObjectWithArray(rest, RECORDS_KEY, [MARK]).split(MARK) as [string, string];
+        const { prefix, suffix } = canonicalObjectFrame(rest, RECORDS_KEY);
         if (prefix !== this.prefix) return "reread";
-        canonical = this.hash.update(`${suffix}`, "utf8").digest("hex");
+        canonical = this.hash.update(suffix, "utf8").digest("hex");
       } catch {
         canonical = null;
       }
@@ -174,16 +135,15 @@ export class StreamedManifest {
 
   /** Step 17. */
   addCountsProblem(head: Obj, problems: ProblemList): void {
-    checkRecount(head, this.recountable ? this.recount : undefined, problems);
+    checkRecount(head, this.recountable ? this.recount.counts() : undefined, problems);
   }
 }
 
 /**
- * The export's side. Streamed, in lockstep with the manifest: export records must come in
- * strictly increasing index order (ingest writes them so), each checked against the manifest
- * record at that position with checkExportRecord; `outOfOrder` turns true when they do not, and
- * then the pair must be read whole (see verify-files.ts). Held whole (`held`), any order: the
- * exported indices are kept, so duplicates, order and missing records are judged over the lists.
+ * The export's side. Streamed in lockstep with the manifest, records must come in strictly
+ * increasing index order (as ingest writes them); `outOfOrder` turns true when they do not, and
+ * the pair is then read whole. Held whole (`held`), any order: the exported indices are kept, so
+ * duplicates, order and missing records are judged over the lists.
  */
 export class StreamedExport {
   readonly problems = new ProblemList();
@@ -233,7 +193,7 @@ export class StreamedExport {
   }
 
   /** Step 13 for one well-formed export record (`manifestRecord`: the usable one at its index). */
-  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: { chars: number; overlap: number } | null): void {
+  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null): void {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
     checkExportRecord(item, index, manifestRecord, geometry, this.problems);
     if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
@@ -246,7 +206,7 @@ export class StreamedExport {
       return false;
     }
     problems.items.push(...this.problems.items);
-    if (this.missing.length > 0) problems.add("admitted_missing", admittedMissingMessage(this.missing));
+    if (this.missing.length > 0) problems.add("admitted_missing", `admitted records missing from export: [${this.missing.join(", ")}]`);
     // All admitted, none missing and none repeated is the manifest's admitted set, in its
     // increasing order exactly when the indices strictly increase (always so when streamed).
     if (this.missing.length === 0 && !this.foreign && this.outOfOrder) problems.add("export_order", "export records are not in manifest order");
@@ -257,55 +217,37 @@ export class StreamedExport {
   /** The final whole-export schema check, for a pair with no other problem. */
   addSchemaProblem(exportRest: Obj, problems: ProblemList): void {
     if (problems.items.length > 0) return;
-    if (!this.schemaOk || !IngestExportSchema.safeParse(withEmptyRecords(exportRest)).success) problems.add("export_fields", EXPORT_SCHEMA_PROBLEM);
+    if (!this.schemaOk || !IngestExportSchema.safeParse(withEmptyRecords(exportRest)).success)
+      problems.add("export_fields", "export does not match the little-canary-ingest-export/v1 schema");
   }
 }
 
-/** The geometry of the manifest's policy as known when its records start. */
-export function geometryOf(members: Obj): { chars: number; overlap: number } | null {
-  return planGeometry(own(members, "policy"));
-}
-
-/** Assembles a pair's problems in check order. */
-export function pairProblems(
+/** Assembles the problems in check order: of a pair, or of a manifest alone (`exported` null). */
+export function assembleProblems(
   exportRoot: unknown,
   manifestRoot: unknown,
   facts: ManifestFacts,
   fileSha: ManifestFileSha,
   manifest: StreamedManifest,
-  exported: StreamedExport,
-): ProblemList {
+  exported: StreamedExport | null,
+): VerifyProblem[] {
   const problems = new ProblemList();
-  if (!isObj(exportRoot)) {
+  if (exported !== null && !isObj(exportRoot)) {
     problems.add("export_not_object", "export is not an object");
-    return problems;
+    return problems.items;
   }
   if (!isObj(manifestRoot)) {
     problems.add("manifest_not_object", "manifest is not an object");
-    return problems;
+    return problems.items;
   }
-  const exportHead = exported.streamed ? withEmptyRecords(exportRoot) : exportRoot;
+  const exportHead = exported === null ? null : exported.streamed ? withEmptyRecords(exportRoot as Obj) : (exportRoot as Obj);
   const manifestHead = manifest.streamed ? withEmptyRecords(manifestRoot) : manifestRoot;
-  checkPairHead(exportHead, manifestHead, facts, fileSha, problems);
+  checkHead(exportHead, manifestHead, facts, fileSha, problems);
   manifest.addRecordProblems(manifestHead, problems);
-  if (!exported.addRecordProblems(manifestHead, problems)) return problems;
+  if (exported !== null && !exported.addRecordProblems(manifestHead, problems)) return problems.items;
   manifest.addCountsProblem(manifestHead, problems);
-  exported.addSchemaProblem(exportRoot, problems);
-  return problems;
-}
-
-/** Assembles a manifest's problems (checked without its export). */
-export function manifestProblems(manifestRoot: unknown, facts: ManifestFacts, fileSha: ManifestFileSha, manifest: StreamedManifest): ProblemList {
-  const problems = new ProblemList();
-  if (!isObj(manifestRoot)) {
-    problems.add("manifest_not_object", "manifest is not an object");
-    return problems;
-  }
-  const head = manifest.streamed ? withEmptyRecords(manifestRoot) : manifestRoot;
-  checkManifestAloneHead(head, facts, fileSha, problems);
-  manifest.addRecordProblems(head, problems);
-  manifest.addCountsProblem(head, problems);
-  return problems;
+  exported?.addSchemaProblem(exportRoot as Obj, problems);
+  return problems.items;
 }
 
 /** Stands for "no export given" in `verifyHeld` (any value, `undefined` included, may be an export). */
@@ -338,18 +280,17 @@ export function verifyHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: 
   }
   // Held whole, the manifest is hashed and schema-checked whole: its members may be in any order.
   const facts = isObj(manifestRoot) ? factsOf(manifestRoot) : { canonicalSha: null, issuePath: null };
-  if (exportRoot === NO_EXPORT) return manifestProblems(manifestRoot, facts, fileSha, manifest).items;
+  if (exportRoot === NO_EXPORT) return assembleProblems(exportRoot, manifestRoot, facts, fileSha, manifest, null);
   const exported = new StreamedExport(true);
   const exportRecords = recordsOf(exportRoot);
   if (exportRecords !== null) {
     exported.streamed = true;
-    const geometry = isObj(manifestRoot) ? geometryOf(manifestRoot) : null;
     exportRecords.forEach((item, position) => {
       const index = exported.indexOf(item, position);
-      if (index !== null) exported.record(item as Obj, index, usable[index] ?? undefined, geometry);
+      if (index !== null) exported.record(item as Obj, index, usable[index] ?? undefined, manifest.geometry);
     });
     exported.count = exportRecords.length;
     usable.forEach((record, position) => exported.passed(position, record, null));
   }
-  return pairProblems(exportRoot, manifestRoot, facts, fileSha, manifest, exported).items;
+  return assembleProblems(exportRoot, manifestRoot, facts, fileSha, manifest, exported);
 }
