@@ -4,6 +4,8 @@
 import type { AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { AnalysisSnapshot } from "./verdict.js";
 
+// The analyzer's categories (analysis/signals.ts) and the judge's, restated: the lean pipeline
+// imports no analyzer code (test/pipeline/create.test.ts).
 const KNOWN_CATEGORIES = new Set([
   "persona_shift",
   "instruction_echo",

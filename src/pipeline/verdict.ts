@@ -3,7 +3,7 @@
 // show only the fields of the serialized verdict (verdict-schema.ts), never the input when unsafe, the canary reply,
 // prompts or evidence. Only the pipeline can mint a genuine verdict (`isGenuineVerdict`).
 import { inspect } from "node:util";
-import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
+import type { AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
 import type { CoverageReason } from "./coverage.js";
 import type { SecurityAdvisory } from "./advisory.js";
 import { roundHalfEven } from "./round.js";
@@ -15,15 +15,8 @@ export type LayerName = "structural_filter" | "canary_probe";
 export type LayerStatus = "passed" | "blocked" | "failed" | "skipped";
 
 /** What callbacks may see of the canary layer: no reply, prompt or evidence. */
-export interface AnalysisSnapshot {
-  readonly riskScore: number | null;
-  readonly shouldBlock: boolean;
+export interface AnalysisSnapshot extends Omit<AnalysisResult, "signals" | "summary"> {
   readonly signals: readonly { readonly category: string; readonly severity: number | null }[];
-  readonly hardBlocked: boolean;
-  readonly degraded: boolean;
-  readonly canaryStatus: CanaryStatus;
-  readonly analysisMethod: AnalysisMethod;
-  readonly analysisStatus: AnalysisStatus;
 }
 
 /** What one layer of the pipeline did for a check. */
