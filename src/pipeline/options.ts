@@ -7,7 +7,7 @@ import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
 import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
-import type { EngineModuleLoader } from "../canary/embedded-engine.js";
+import type { EmbeddedCanaryProbeOptions } from "../canary/embedded-probe.js";
 import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "../canary/embedded-models.js";
 import { checkModelSha256 } from "../canary/embedded-model-file.js";
 import { checkPositiveInteger, checkTemperature, checkTimeoutSeconds } from "../canary/options.js";
@@ -21,24 +21,15 @@ const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
 export type DegradedPolicy = "fail_open" | "fail_closed";
 export type CanaryProviderName = "ollama" | "openai" | "embedded";
 
-/** The embedded canary (node-llama-cpp, optional): which GGUF file, and how the engine runs it. */
-export interface EmbeddedCanaryOptions {
-  /** The GGUF file; absent: the default model pulled by `little-canary model pull`, from `modelDir`. */
-  readonly modelPath?: string;
-  /** The file's SHA-256, required with `modelPath` (the default model's is pinned). */
-  readonly sha256?: string;
-  /** Where pulled models are kept (default: canary/embedded-models.ts, modelCacheDir). */
+/**
+ * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all
+ * optional. Absent `modelPath`: the default model pulled by `little-canary model pull`, kept in
+ * `modelDir` (default: canary/embedded-models.ts, modelCacheDir); `sequences` defaults to 1 (the
+ * CLI passes --concurrency).
+ */
+export interface EmbeddedCanaryOptions
+  extends Partial<Pick<EmbeddedCanaryProbeOptions, "modelPath" | "sha256" | "contextSize" | "sequences" | "threads" | "gpu" | "loader">> {
   readonly modelDir?: string;
-  /** Tokens per sequence; default: what the longest window needs, at most the trained context. */
-  readonly contextSize?: number | null;
-  /** Concurrent checks, one context sequence each (the CLI passes --concurrency). Default 1. */
-  readonly sequences?: number;
-  /** CPU threads (default: half the available cores). */
-  readonly threads?: number;
-  /** `auto` (default) uses a GPU when the installed engine has one; false stays on the CPU. */
-  readonly gpu?: "auto" | false;
-  /** Imports node-llama-cpp (tests inject a missing or stand-in module). */
-  readonly loader?: EngineModuleLoader;
 }
 
 /** The embedded options with the model file resolved (`pulled`: the default model, from the pull cache). */
