@@ -5,14 +5,10 @@ import stringify from "fast-json-stable-stringify";
 import type { DemoCase } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_SCHEMA } from "./contrast.js";
 import { statusRow, type DemoOutcome } from "./outcome.js";
+import { asciiJson } from "../core/inert-json.js";
 
 export function label(name: string, value: string): string {
   return `${name.padEnd(10)} ${value}`;
-}
-
-/** JSON text with every non-ASCII code unit escaped, so any terminal shows it unchanged. */
-function asciiJson(text: string): string {
-  return text.replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Python-repr style numbers: 0 → 0.0, 1 → 1.0, null → None. */
@@ -25,7 +21,7 @@ const RESPONSE_SHOWN = 240;
 
 function caseLines(c: DemoCase): string[] {
   const points = [...c.response];
-  const shown = asciiJson(JSON.stringify(points.slice(0, RESPONSE_SHOWN).join("")));
+  const shown = asciiJson(points.slice(0, RESPONSE_SHOWN).join(""));
   const lines = [
     label("CASE", c.id),
     label("RESPONSE", points.length > RESPONSE_SHOWN ? `${shown} … [truncated]` : shown),
@@ -78,13 +74,13 @@ export function liveDisclosureLines(endpoint: string, model: string): string[] {
     label("MODEL", model),
     label("ENDPOINT", endpoint),
     label("EGRESS", "loopback model inventory, then two raw synthetic inputs"),
-    ...CONTRAST_CASES.map((c) => label("INPUT", `${c.id}: ${asciiJson(JSON.stringify(c.input))}`)),
+    ...CONTRAST_CASES.map((c) => label("INPUT", `${c.id}: ${asciiJson(c.input)}`)),
   ];
 }
 
 export function liveDisclosureJson(endpoint: string, model: string): string {
   return asciiJson(
-    stringify({
+    {
       schema: DEMO_SCHEMA,
       event: "LIVE_PREFLIGHT",
       run_kind: "LIVE",
@@ -93,7 +89,8 @@ export function liveDisclosureJson(endpoint: string, model: string): string {
       endpoint,
       egress: "loopback model inventory plus two raw synthetic prompt calls",
       inputs: CONTRAST_CASES.map((c) => ({ id: c.id, text: c.input })),
-    }),
+    },
+    stringify,
   );
 }
 
@@ -127,5 +124,5 @@ export function demoJson(outcome: DemoOutcome, modelCall: boolean, exitCode: 0 |
     ...outcome.fields,
   };
   if (outcome.error !== null) document["error"] = outcome.error;
-  return asciiJson(stringify(document));
+  return asciiJson(document, stringify);
 }

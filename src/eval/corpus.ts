@@ -9,7 +9,7 @@ import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { isWellFormedText, truncateCodePoints } from "../core/codepoints.js";
-import { asciiJson } from "./_inert.js";
+import { asciiJson } from "../core/inert-json.js";
 
 /** A corpus file larger than this is refused before it is decoded. */
 export const MAX_CORPUS_BYTES = 64 * 1024 * 1024;

@@ -1,11 +1,11 @@
 // The lines of the headless eval JSONL (docs/eval.md): a `run` header freezing what is needed to
 // compare runs, a `result` per case, and a `complete` line with the summary (without it, the run
 // was interrupted). Case text appears only as a short preview with its SHA-256 and length, and
-// every line is serialised inertly (_inert.ts).
+// every line is serialised inertly (core/inert-json.ts).
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { createHash } from "node:crypto";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
-import { inertJson } from "./_inert.js";
+import { inertJson } from "../core/inert-json.js";
 import type { CorpusFile, EvalCase } from "./corpus.js";
 import type { CaseScore, EvalMode } from "./score.js";
 import type { EvalSummary } from "./summary.js";

@@ -23,7 +23,7 @@ import { roundHalfEven } from "../pipeline/round.js";
 import { VERSION } from "../core/version.js";
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { asciiJson } from "./_inert.js";
+import { asciiJson } from "../core/inert-json.js";
 import { loadCorpora, loadIdsFile, selectCases, type EvalCase, type ReadFileFn } from "./corpus.js";
 import { EVAL_SCHEMA, jsonlLine, resultLine, type RunHeader } from "./records.js";
 import { renderReport, type ReportCase } from "./report.js";
