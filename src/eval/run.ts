@@ -13,7 +13,7 @@ import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
-import { nonEmpty, urlBesidePool } from "../pipeline/options.js";
+import { nonEmpty, urlBesidePool, type SecurityPipelineOptions } from "../pipeline/options.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { confirmCanaryModel } from "../pipeline/canary-model.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
@@ -35,8 +35,8 @@ const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 const WARMUP_TEXT = "Hello.";
 
-/** Options of `runEval`. */
-export interface EvalOptions {
+/** Options of `runEval`; the Ollama URL, API key (never written anywhere) and clock as SecurityPipeline's. */
+export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" | "apiKey" | "now"> {
   /** Corpus files, in order (relative paths resolve against cwd). */
   readonly corpus: readonly string[];
   readonly idsFile?: string | null;
@@ -48,13 +48,10 @@ export interface EvalOptions {
   /** Seconds per canary (and judge) call. */
   readonly timeoutSeconds?: number;
   readonly warmup?: boolean;
-  readonly ollamaUrl?: string;
   /** The canary backend (default ollama); `openai` for vLLM and other OpenAI-compatible servers. */
   readonly provider?: "ollama" | "openai";
   /** The OpenAI-compatible base URL (with provider openai), e.g. http://127.0.0.1:8000/v1. */
   readonly baseUrl?: string;
-  /** The OpenAI-compatible API key (never written anywhere). */
-  readonly apiKey?: string;
   /** A pool of canary endpoints in place of `ollamaUrl` (docs/scale.md); pinned before the first case. */
   readonly canaryEndpoints?: readonly PoolEndpointSpec[];
   /** Receives the pool's warnings (an endpoint taken out, a reply from another model). */
@@ -68,8 +65,6 @@ export interface EvalOptions {
   readonly cwd?: string;
   /** The HTTP client for the backends (defaults to global fetch). */
   readonly fetch?: FetchLike;
-  /** Monotonic milliseconds (latencies). */
-  readonly now?: () => number;
   /** Wall clock (timestamps). */
   readonly clock?: () => Date;
   readonly signal?: AbortSignal;
