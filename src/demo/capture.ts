@@ -25,9 +25,7 @@ const CaptureCaseSchema = z.object(
       {
         risk: z.number({ error: "case risk expectation is invalid" }).refine(Number.isFinite, { error: "case risk expectation is invalid" }),
         block: z.boolean({ error: "case block expectation is invalid" }),
-        signals: z.array(z.string({ error: SIGNALS }).min(1, { error: SIGNALS }), { error: SIGNALS }).max(1000, {
-          error: "case signal expectation is invalid",
-        }),
+        signals: z.array(z.string({ error: SIGNALS }).min(1, { error: SIGNALS }), { error: SIGNALS }).max(1000, { error: SIGNALS }),
       },
       { error: "case expectation is invalid" },
     ),
@@ -64,14 +62,9 @@ export const CapturePayloadSchema = z.object({
     .refine((cases) => cases.every((c, i) => c.id === CONTRAST_CASES[i]?.id && c.input === CONTRAST_CASES[i]?.input), { error: CASE_PAIR }),
 });
 
-/** zod schema of a replay capture, including `payload_sha256`. */
-const CaptureSchema = CapturePayloadSchema.extend({
-  payload_sha256: z.string().regex(/^[0-9a-f]{64}$/),
-});
-
 export type CapturePayload = z.infer<typeof CapturePayloadSchema>;
-/** A replay capture (`little-canary-demo-replay/v1`) with its payload hash. */
-export type Capture = z.infer<typeof CaptureSchema>;
+/** A replay capture (`little-canary-demo-replay/v1`) with its payload hash (64 lowercase hex digits). */
+export type Capture = CapturePayload & { payload_sha256: string };
 
 /** SHA-256 of the canonical JSON of a capture without its `payload_sha256`. */
 export function capturePayloadSha256(document: Readonly<Record<string, unknown>>): string {
