@@ -297,11 +297,7 @@ export class VerdictCache {
     if (row === undefined) return null;
     const value = parsePlainObject(row.value);
     if (!CACHED_STATES.includes(row.state) || value === null || !STORED_TIMESTAMP.test(row.checked_at)) {
-      throw new CacheFileError(
-        "corrupt_entry",
-        this.path,
-        `the cache file ${displayText(this.path)} holds an entry that does not read back; prune it or use a new cache`,
-      );
+      throw this.#corrupt("an entry");
     }
     return { state: row.state as CachedState, value, checkedAt: row.checked_at };
   }
@@ -389,11 +385,7 @@ export class VerdictCache {
   /** A record entry row as stored, or null when its text no longer has its SHA-256; throws for a row that does not read back. */
   #readBack(row: RecordRow): StoredRecordEntry | null {
     if (typeof row.entry !== "string" || !STORED_TIMESTAMP.test(row.oldest_checked_at)) {
-      throw new CacheFileError(
-        "corrupt_entry",
-        this.path,
-        `the cache file ${displayText(this.path)} holds a record entry that does not read back; prune it or use a new cache`,
-      );
+      throw this.#corrupt("a record entry");
     }
     // Not the text that was written (edited, or damaged): a miss, and the record is rebuilt.
     if (!Buffer.isBuffer(row.entry_sha256) || !hash("sha256", row.entry, "buffer").equals(row.entry_sha256)) return null;
@@ -493,6 +485,12 @@ export class VerdictCache {
   /** Closes the file (idempotent). Every completed put is already committed. */
   close(): void {
     if (this.#db.open) this.#db.close();
+  }
+
+  /** A stored row (`what`) that does not read back as it was written. */
+  #corrupt(what: string): CacheFileError {
+    const message = `the cache file ${displayText(this.path)} holds ${what} that does not read back; prune it or use a new cache`;
+    return new CacheFileError("corrupt_entry", this.path, message);
   }
 
   /** The key and canonical JSON of an identity, after checking once that its key is its SHA-256. */

@@ -4,8 +4,6 @@
 // not validated and compares the result with what the manifest claims.
 import { HOLD_REASONS, type HoldReason, type ManifestCounts } from "./schemas.js";
 
-const zeroReasons = (): Record<HoldReason, number> => Object.fromEntries(HOLD_REASONS.map((r) => [r, 0])) as Record<HoldReason, number>;
-
 /**
  * Counts records one at a time, in input order, for runs too large to hold. `seenBefore`
  * answers whether an id digest was already seen (and remembers it): a Set for a run in memory,
@@ -15,7 +13,7 @@ export class RecordCounter {
   private readonly tally: ManifestCounts = {
     admitted: 0,
     held: 0,
-    by_reason: zeroReasons(),
+    by_reason: Object.fromEntries(HOLD_REASONS.map((r) => [r, 0])) as Record<HoldReason, number>,
     detection: { none: 0, flag: 0, block: 0, not_checked: 0 },
     coverage: { complete: 0, partial: 0, none: 0 },
     duplicate_ids: 0,

@@ -4,7 +4,7 @@
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
-import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../core/canonical.js";
+import { canonicalJson, canonicalObjectWithArray } from "../core/canonical.js";
 import { countRecords } from "./counts.js";
 import { sha256Hex } from "../core/hash.js";
 import { recordDigests } from "./material-hash.js";
@@ -78,7 +78,7 @@ function deepFreeze(value: unknown): void {
  */
 export function canonicalRecordEntry(entry: ManifestRecord, position: number, freeze = true): CanonicalRecordEntry {
   if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
-  const json = canonicalJsonAt(ManifestRecordSchema, entry, ["records", position]);
+  const json = canonicalJson(ManifestRecordSchema, entry, ["records", position]);
   if (freeze) deepFreeze(entry);
   const minted: CanonicalRecordEntry = Object.freeze({ entry, json });
   mintedEntries.add(minted);

@@ -118,39 +118,21 @@ export interface PlannedRecord {
   readonly plan: SegmentPlan;
 }
 
-/** The entry of a record held before it is planned: malformed, or repeating an earlier id (`duplicateOf`). */
-function heldUnplanned(record: RawRecord, duplicateOf: number | undefined): RecordOutcome | null {
-  const malformed = record.problems.find((problem) => problem.severity === "malformed");
-  if (malformed) {
-    const entry = malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
-    return { entry, checks: 0, admitted: null };
-  }
-  if (duplicateOf !== undefined) {
-    const entry = duplicateIdRecordEntry({
-      index: record.index,
-      id: record.id as string,
-      source: record.source,
-      text: record.text as string,
-      firstIndex: duplicateOf,
-    });
-    return { entry, checks: 0, admitted: null };
-  }
-  return null;
-}
-
-const overBudget = (index: number, record: SegmentableRecord, plan: SegmentPlan): RecordOutcome => ({
-  entry: overBudgetRecordEntry({ index, record, plan }),
-  checks: 0,
-  admitted: null,
-});
-
 /** The outcome of a record held before any check (malformed, a repeated id, over budget), or null: the runner plans the rest. */
 export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): RecordOutcome | null {
-  const held = heldUnplanned(record, duplicateOf);
-  if (held !== null) return held;
+  const held = (entry: ManifestRecord): RecordOutcome => ({ entry, checks: 0, admitted: null });
+  const malformed = record.problems.find((problem) => problem.severity === "malformed");
+  if (malformed) {
+    return held(malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message }));
+  }
+  if (duplicateOf !== undefined) {
+    return held(
+      duplicateIdRecordEntry({ index: record.index, id: record.id as string, source: record.source, text: record.text as string, firstIndex: duplicateOf }),
+    );
+  }
   const snapshot = snapshotOf(record);
   if (!isOverBudget(snapshot, policy)) return null;
-  return overBudget(record.index, snapshot, planSegments(snapshot, policy, { budgetOnly: true }));
+  return held(overBudgetRecordEntry({ index: record.index, record: snapshot, plan: planSegments(snapshot, policy, { budgetOnly: true }) }));
 }
 
 /**

@@ -2,7 +2,7 @@
 // pipeline, `concurrency` at a time in a bounded window, each entry and export record appended in
 // input order to a spool; then both documents framed (heads validated, SHA-256 from the spools,
 // the export naming the manifest's digest). Memory holds the window's records, never the run's.
-import { canonicalObjectFrame, canonicalJsonAt } from "../core/canonical.js";
+import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
 import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
@@ -211,7 +211,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       checks += done.checks;
       await manifestItems.append(done.json);
       if (exportItems !== null && done.exported !== null) {
-        await exportItems.append(canonicalJsonAt(ExportRecordSchema, done.exported, ["records", exportItems.count]));
+        await exportItems.append(canonicalJson(ExportRecordSchema, done.exported, ["records", exportItems.count]));
       }
       await options.onEntry?.(done.entry(), done.line);
       options.onProgress?.(index + 1, total);

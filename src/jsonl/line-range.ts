@@ -18,19 +18,10 @@ export interface InputLineCount {
 
 /** Counts the physical lines of a byte source and hashes it; memory holds one chunk. An abort stops it between chunks. */
 export async function countInputLines(source: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<InputLineCount> {
-  const hash = createHash("sha256");
-  let newlines = 0;
-  let bytes = 0;
-  let last = -1;
-  for await (const chunk of source) {
-    if (signal?.aborted) throw signal.reason;
-    if (!(chunk instanceof Uint8Array)) throw new UsageError("the input source must yield bytes (Uint8Array), not text");
-    hash.update(chunk);
-    bytes += chunk.byteLength;
-    if (chunk.byteLength > 0) last = chunk[chunk.byteLength - 1] as number;
-    for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) newlines++;
-  }
-  return { lines: newlines + (bytes > 0 && last !== LF ? 1 : 0), bytes, sha256: hash.digest("hex") };
+  const scanning = scan(source, null, signal);
+  let step = await scanning.next();
+  while (!step.done) step = await scanning.next();
+  return step.value;
 }
 
 /** The input changed between the count and the read of a sharded run. */
@@ -51,14 +42,21 @@ export async function* selectLineRange(
   expected: InputLineCount,
   what: string,
 ): AsyncGenerator<Uint8Array> {
+  const found = yield* scan(source, range);
+  if (found.lines !== expected.lines || found.bytes !== expected.bytes || found.sha256 !== expected.sha256) throw new InputChangedError(what);
+}
+
+/** Both reads: yields the bytes of `range`'s lines (none without one), returns the whole stream's count. */
+async function* scan(source: AsyncIterable<Uint8Array>, range: LineRange | null, signal?: AbortSignal): AsyncGenerator<Uint8Array, InputLineCount> {
   const hash = createHash("sha256");
   // The range starts after `startAfter` newlines and ends with the `endWith`-th (or at the end).
-  const startAfter = range.first_line - 1;
-  const endWith = startAfter + range.lines;
+  const startAfter = (range?.first_line ?? 1) - 1;
+  const endWith = startAfter + (range?.lines ?? 0);
   let newlines = 0;
   let bytes = 0;
   let last = -1;
   for await (const chunk of source) {
+    if (signal?.aborted) throw signal.reason;
     if (!(chunk instanceof Uint8Array)) throw new UsageError("the input source must yield bytes (Uint8Array), not text");
     hash.update(chunk);
     bytes += chunk.byteLength;
@@ -75,6 +73,5 @@ export async function* selectLineRange(
       if (end > from) yield chunk.subarray(from, end);
     }
   }
-  const lines = newlines + (bytes > 0 && last !== LF ? 1 : 0);
-  if (lines !== expected.lines || bytes !== expected.bytes || hash.digest("hex") !== expected.sha256) throw new InputChangedError(what);
+  return { lines: newlines + (bytes > 0 && last !== LF ? 1 : 0), bytes, sha256: hash.digest("hex") };
 }

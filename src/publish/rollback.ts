@@ -27,10 +27,12 @@ export async function removeTemps(fs: PublishFs, temps: Set<string>, log: Rollba
   }
 }
 
-async function retryOnce<T>(operation: () => Promise<T>): Promise<T> {
+/** Runs `operation` again when it fails with an error `again` accepts (any, by default). */
+async function retryOnce<T>(operation: () => Promise<T>, again = (_error: unknown) => true): Promise<T> {
   try {
     return await operation();
-  } catch {
+  } catch (error) {
+    if (!again(error)) throw error;
     return operation();
   }
 }
@@ -60,30 +62,22 @@ export async function withdrawTarget(fs: PublishFs, target: PublishedTarget, log
     return;
   }
   try {
-    await fs.rename(target.path, held);
-  } catch (first) {
-    if (errorCode(first) === "ENOENT") {
-      // Someone removed it already: nothing of ours is at the target any more.
-      await removeRecoveryDir(fs, recovery, log);
-      return;
+    await retryOnce(
+      () => fs.rename(target.path, held),
+      (error) => errorCode(error) !== "ENOENT",
+    );
+  } catch (error) {
+    // ENOENT: someone removed it already, so nothing of ours is at the target any more.
+    if (errorCode(error) !== "ENOENT") {
+      log(`rollback could not move ${displayText(target.path)} aside (${errorCode(error) ?? "unknown error"}); it is left in place`);
     }
-    try {
-      await fs.rename(target.path, held);
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") {
-        log(`rollback could not move ${displayText(target.path)} aside (${errorCode(error) ?? "unknown error"}); it is left in place`);
-      }
-      await removeRecoveryDir(fs, recovery, log);
-      return;
-    }
+    await removeRecoveryDir(fs, recovery, log);
+    return;
   }
-  let ours = false;
-  try {
-    ours = sameIdentity(await retryOnce(() => fs.stat(held)), target.identity);
-  } catch {
-    // Identity unknown: treat it as someone else's, which is the case that never loses data.
-    ours = false;
-  }
+  // Identity unknown: treat it as someone else's, which is the case that never loses data.
+  const ours = await retryOnce(() => fs.stat(held))
+    .then((stat) => sameIdentity(stat, target.identity))
+    .catch(() => false);
   if (ours) {
     const failure = await unlinkQuietly(fs, held);
     if (failure !== null) {

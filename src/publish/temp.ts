@@ -19,10 +19,6 @@ export function randomName(): string {
   return randomBytes(8).toString("hex");
 }
 
-function tempPathFor(target: string, random: string): string {
-  return join(dirname(target), `.${basename(target)}.${random}${TEMP_SUFFIX}`);
-}
-
 /**
  * Creates the temp for `target` and writes `content` into it: bytes in memory, or a framed
  * document copied from its spool (which checks its digest as it goes).
@@ -35,7 +31,7 @@ export async function writeTemp(
   random: () => string = randomName,
   mode: number = 0o600,
 ): Promise<TempFile> {
-  const path = tempPathFor(target, random());
+  const path = join(dirname(target), `.${basename(target)}.${random()}${TEMP_SUFFIX}`);
   const handle = await fs.open(path, "create", mode);
   register(path);
   try {

@@ -10,7 +10,7 @@ import { readStrictDocument } from "../core/strict-document.js";
 import type { ExportRecord, IngestExport } from "../documents/schemas.js";
 import type { VerifyProblem } from "../verify/problems.js";
 import { verifyExport } from "../verify/verify-export.js";
-import { verifyFiles } from "../verify/verify-files.js";
+import { normalizePin, verifyFiles } from "../verify/verify-files.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where the pair is and how it is pinned. */
@@ -64,13 +64,6 @@ export function requirePin(options: VerifiedExportOptions): void {
   }
 }
 
-function pinOf(value: string | null | undefined): string | null {
-  if (value == null) return null;
-  const pin = typeof value === "string" ? value.trim().toLowerCase() : "";
-  if (!/^[0-9a-f]{64}$/.test(pin)) throw new UsageError("expectManifestSha256 must be 64 hex digits");
-  return pin;
-}
-
 async function readBytes(path: string, label: string): Promise<Uint8Array> {
   try {
     return await readFile(path);
@@ -87,7 +80,7 @@ async function readBytes(path: string, label: string): Promise<Uint8Array> {
  */
 export async function loadVerifiedExport(options: VerifiedExportOptions): Promise<VerifiedExport> {
   requirePin(options);
-  const pin = pinOf(options.expectManifestSha256);
+  const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, "expectManifestSha256");
   const cwd = options.cwd ?? process.cwd();
   const manifestPath = resolve(cwd, options.manifest);
   const exportPath = resolve(cwd, options.export);

@@ -9,7 +9,7 @@
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { canonicalJsonAt, canonicalObjectFrame } from "../core/canonical.js";
+import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
@@ -257,7 +257,7 @@ async function screenWithStore(
       itemsOf(records, lines),
       { pipeline, concurrency, breaker, cache, signal, onProgress: onProgress && ((done) => onProgress(done, total)) },
       async (item, index) => {
-        await spool.append(canonicalJsonAt(BatchItemSchema, item, ["items", index]));
+        await spool.append(canonicalJson(BatchItemSchema, item, ["items", index]));
         await options.onItem?.(item, lines.shift() as number);
       },
     );
@@ -267,7 +267,7 @@ async function screenWithStore(
 
     // The document: its counts and total framed around the spooled items.
     const rest = tally.rest();
-    canonicalJsonAt(BatchRestSchema, rest, []);
+    canonicalJson(BatchRestSchema, rest);
     const document = await frameDocument(canonicalObjectFrame(rest, "items"), spool);
     const summary = tally.summary();
     await options.beforeOutput?.(summary, breaker.trip);

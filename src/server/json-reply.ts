@@ -53,18 +53,23 @@ function encode(body: Readonly<Record<string, unknown>>): Buffer {
   return Buffer.from(JSON.stringify(body), "utf8");
 }
 
+/** The headers of every answer, in wire order (`sendReply` sends the names lower-cased). */
+function headersOf(reply: Reply, length: number, close: boolean): Array<[string, string | number]> {
+  return [
+    ["Content-Type", "application/json; charset=utf-8"],
+    ["Content-Length", length],
+    ["Cache-Control", "no-store"],
+    ...Object.entries(reply.headers ?? {}),
+    ...(close ? [["Connection", "close"] as [string, string]] : []),
+  ];
+}
+
 /** Sends `reply` on a response that has not started yet. */
 export function sendReply(res: ServerResponse, reply: Reply, forceClose = false): void {
   if (res.headersSent || res.destroyed) return;
   const bytes = encode(reply.body);
-  const headers: Record<string, string | number> = {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": bytes.byteLength,
-    "cache-control": "no-store",
-    ...(reply.headers ?? {}),
-  };
-  if (reply.close || forceClose) headers["connection"] = "close";
-  res.writeHead(reply.status, headers);
+  const headers = headersOf(reply, bytes.byteLength, reply.close === true || forceClose);
+  res.writeHead(reply.status, Object.fromEntries(headers.map(([name, value]) => [name.toLowerCase(), value])));
   res.end(bytes);
 }
 
@@ -78,15 +83,7 @@ export function writeRawReply(socket: Socket, reply: Reply): void {
     return;
   }
   const bytes = encode(reply.body);
-  const extra = Object.entries(reply.headers ?? {})
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join("");
-  const head =
-    `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\n` +
-    "Content-Type: application/json; charset=utf-8\r\n" +
-    `Content-Length: ${bytes.byteLength}\r\n` +
-    "Cache-Control: no-store\r\n" +
-    extra +
-    "Connection: close\r\n\r\n";
+  const lines = headersOf(reply, bytes.byteLength, true).map(([name, value]) => `${name}: ${value}\r\n`);
+  const head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\n${lines.join("")}\r\n`;
   socket.end(Buffer.concat([Buffer.from(head, "latin1"), bytes]));
 }
