@@ -104,7 +104,7 @@ function shownPath(path: string): string {
   return asciiJson(path).slice(1, -1);
 }
 
-async function readBounded(readFile: ReadFileFn, path: string, what: string): Promise<Uint8Array> {
+async function readBounded(path: string, what: string, readFile: ReadFileFn = fsReadFile): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -164,12 +164,11 @@ export interface LoadOptions {
 /** Loads every corpus in order; ids must be unique across all of them. */
 export async function loadCorpora(paths: readonly string[], options: LoadOptions): Promise<LoadedCorpora> {
   if (paths.length === 0) throw new CorpusError("at least one --corpus file is required");
-  const readFile = options.readFile ?? ((path: string) => fsReadFile(path));
   const files: CorpusFile[] = [];
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
-    const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
+    const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
     const document = parseStrict(bytes, what);
     const list = Array.isArray(document)
       ? document
@@ -190,9 +189,8 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
 
 /** Reads an ids file: a JSON list of unique case-id strings. */
 export async function loadIdsFile(path: string, options: LoadOptions): Promise<IdsFile> {
-  const readFile = options.readFile ?? ((p: string) => fsReadFile(p));
   const what = `IDs file (${shownPath(path)})`;
-  const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
+  const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
   const value = parseStrict(bytes, what);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
     throw new CorpusError("IDs file must be a JSON list of case ID strings");
