@@ -8,7 +8,7 @@ import { z } from "zod";
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
-import { isWellFormedText, truncateCodePoints } from "../core/codepoints.js";
+import { truncateCodePoints } from "../core/codepoints.js";
 import { asciiJson } from "../core/inert-json.js";
 
 /** A corpus file larger than this is refused before it is decoded. */
@@ -70,11 +70,13 @@ export class CorpusError extends LittleCanaryError {
 
 export type ReadFileFn = (path: string) => Promise<Uint8Array>;
 
-const label = z.string().max(MAX_LABEL_CHARS).refine(isWellFormedText);
+// No lone surrogate: the text must be UTF-8 encodable without loss.
+const wellFormed = (text: string): boolean => text.isWellFormed();
+const label = z.string().max(MAX_LABEL_CHARS).refine(wellFormed);
 const provenanceValue = z.union([z.string().max(MAX_LABEL_CHARS), z.number(), z.boolean(), z.null()]);
 
 const CaseSchema = z.object({
-  id: z.string().min(1).max(MAX_ID_CHARS).refine(isWellFormedText),
+  id: z.string().min(1).max(MAX_ID_CHARS).refine(wellFormed),
   prompt: z.string(),
   expected_safe: z.boolean(),
   category: label.optional(),
@@ -132,7 +134,7 @@ function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
     throw new CorpusError(`${where}: field '${truncateCodePoints(field, 40)}' is invalid (${issue?.code ?? "invalid"})`);
   }
   const c = parsed.data;
-  if (!isWellFormedText(c.prompt)) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
+  if (!c.prompt.isWellFormed()) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
   if (c.adjudication === "positive" && c.expected_safe) throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
   if (c.adjudication === "benign_control" && !c.expected_safe) throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
   const provenance: Record<string, string | number | boolean | null> = {};
