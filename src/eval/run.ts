@@ -156,10 +156,9 @@ function resolveOptions(options: EvalOptions) {
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
-  const canary = r.mode !== "structural-only";
   return new SecurityPipeline({
     mode: "block",
-    enableCanary: canary,
+    enableCanary: r.mode !== "structural-only",
     enableStructuralFilter: r.mode !== "model-only",
     // Run the canary even on structurally blocked cases, so pipeline mode measures both layers.
     skipCanaryIfStructuralBlocks: false,

@@ -88,12 +88,11 @@ export function combineSegments(screened: readonly ScreenedSegment[]): FinishSta
     .filter((layer): layer is LayerResult => layer !== null);
   const blockedAt = states.findIndex((state) => state.blockedBy !== null);
   const blocked = blockedAt >= 0 ? (states[blockedAt] as FinishState) : null;
-  const allExercised = (key: "canaryStatus" | "analysisStatus"): boolean => states.every((state) => state[key] === "exercised");
   const canaryStatus = states.reduce<CanaryStatus>(
     (worst, state) => (CANARY_RANK[state.canaryStatus] > CANARY_RANK[worst] ? state.canaryStatus : worst),
     "exercised",
   );
-  const analysisStatus: AnalysisStatus = allExercised("analysisStatus")
+  const analysisStatus: AnalysisStatus = states.every((state) => state.analysisStatus === "exercised")
     ? "exercised"
     : states.some((state) => state.analysisStatus === "failed")
       ? "failed"
