@@ -4,11 +4,17 @@
 // prompts or evidence. Only the pipeline can mint a genuine verdict (`isGenuineVerdict`).
 import { inspect } from "node:util";
 import type { AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
-import type { CoverageReason } from "./coverage.js";
+import type { CanaryFailureCode } from "../canary/types.js";
 import type { SecurityAdvisory } from "./advisory.js";
 import type { StructuralMatch } from "../structural/locate.js";
 import { roundHalfEven } from "./round.js";
 import type { Coverage, LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
+
+/**
+ * Why a check did not cover all of its input (or the canary did not run): the probe's failure codes
+ * plus the pipeline's own. `input_too_long`: the text needs more windows than `maxSegments`.
+ */
+export type CoverageReason = CanaryFailureCode | "probe_failed" | "analysis_failed" | "input_too_long";
 
 /** The layer (or the fail-closed policy) that blocked a verdict. */
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
