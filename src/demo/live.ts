@@ -70,15 +70,11 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   if (!parsed?.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
+  const listed = models.slice(0, MAX_INVENTORY_ENTRIES).filter(isPlainObject);
   // Exact tag only: a prefix would let `qwen2.5` stand for any size.
-  const entry = models.slice(0, MAX_INVENTORY_ENTRIES).find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as
-    | Record<string, unknown>
-    | undefined;
+  const entry = listed.find((m) => m["name"] === model || m["model"] === model);
   if (!entry) {
-    const names = models
-      .slice(0, MAX_INVENTORY_ENTRIES)
-      .map((m) => (isPlainObject(m) && typeof m["name"] === "string" ? m["name"] : null))
-      .filter((name): name is string => name !== null);
+    const names = listed.flatMap((m) => (typeof m["name"] === "string" ? [m["name"]] : []));
     return { error: modelNotFoundMessage("ollama", model, origin, names) };
   }
   const digest = entry["digest"];

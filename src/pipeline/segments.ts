@@ -83,9 +83,7 @@ export function combineSegments(screened: readonly ScreenedSegment[]): FinishSta
   const allLayers = states.flatMap((state, index) =>
     state.layers.map((layer) => (layer.matches === undefined ? layer : { ...layer, matches: layer.matches.map((m) => ({ ...m, segment: index })) })),
   );
-  const layers = (["structural_filter", "canary_probe"] as const)
-    .map((name) => combineLayer(name, allLayers))
-    .filter((layer): layer is LayerResult => layer !== null);
+  const layers = (["structural_filter", "canary_probe"] as const).flatMap((name) => combineLayer(name, allLayers) ?? []);
   const blockedAt = states.findIndex((state) => state.blockedBy !== null);
   const blocked = blockedAt >= 0 ? (states[blockedAt] as FinishState) : null;
   const canaryStatus = states.reduce<CanaryStatus>(
