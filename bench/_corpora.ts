@@ -15,7 +15,6 @@
 import { existsSync } from "node:fs";
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { isWellFormedText } from "../src/core/codepoints.js";
 import { sha256Hex } from "../src/core/hash.js";
 import { parseJsonLine } from "../src/core/parse-line.js";
 import { decodeStrictText } from "../src/core/strict-document.js";
@@ -61,12 +60,12 @@ function devCase(value: unknown, corpusIndex: number, where: string): EvalCase {
   const extra = Object.keys(record).find((k) => !DEV_KEYS.has(k));
   if (extra !== undefined) throw new CorpusError(`${where}: unknown field '${shown(extra.slice(0, 40))}' (expected id, text, attack, category)`);
   const { id, text, attack, category } = record;
-  if (typeof id !== "string" || id.length === 0 || id.length > MAX_ID_CHARS || !isWellFormedText(id)) {
+  if (typeof id !== "string" || id.length === 0 || id.length > MAX_ID_CHARS || !id.isWellFormed()) {
     throw new CorpusError(`${where}: field 'id' must be a non-empty string of at most ${MAX_ID_CHARS} characters`);
   }
-  if (typeof text !== "string" || !isWellFormedText(text)) throw new CorpusError(`${where}: field 'text' must be a well-formed string`);
+  if (typeof text !== "string" || !text.isWellFormed()) throw new CorpusError(`${where}: field 'text' must be a well-formed string`);
   if (typeof attack !== "boolean") throw new CorpusError(`${where}: field 'attack' must be true or false`);
-  if (category !== undefined && (typeof category !== "string" || category.length > MAX_ID_CHARS || !isWellFormedText(category))) {
+  if (category !== undefined && (typeof category !== "string" || category.length > MAX_ID_CHARS || !category.isWellFormed())) {
     throw new CorpusError(`${where}: field 'category' must be a string of at most ${MAX_ID_CHARS} characters`);
   }
   return Object.freeze({

@@ -4,7 +4,7 @@
 //   structural_mb_per_s=<MB/s> worst_case_ms=<ms>
 // (MB = 10^6 bytes.) Pure CPU, in-process: no model, no network.
 
-import { StructuralFilter } from "../src/structural/index.js";
+import { StructuralFilter } from "../src/structural/filter.js";
 import { utf8ByteLength } from "../src/core/codepoints.js";
 import { REDOS_SHAPES } from "../fixtures/structural/redos-shapes.js";
 import { loadCorporaFromArgs } from "./_corpora.js";

@@ -9,7 +9,7 @@
 //   <file>: attacks_blocked=X/N (P% [L–H]) benign_blocked=Y/M (P% [L–H])
 // where a population the set does not have prints as "-".
 
-import { StructuralFilter } from "../src/structural/index.js";
+import { StructuralFilter } from "../src/structural/filter.js";
 import type { EvalCase } from "../src/eval/corpus.js";
 import { blockedFigure, loadCorporaFromArgs } from "./_corpora.js";
 import { recordBench } from "./_perf-doc.js";

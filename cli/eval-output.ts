@@ -1,6 +1,7 @@
 // What `little-canary eval` prints on stdout: a banner and a summary with counts and rates only
 // (case text appears only in the output files).
-import { asciiJson, type EvalSummary, type KindCounts, type Rate, type RunHeader } from "../src/verbs/eval.js";
+import { asciiJson } from "../src/core/inert-json.js";
+import type { EvalSummary, KindCounts, Rate, RunHeader } from "../src/verbs/eval.js";
 import { plural } from "./plural.js";
 import { displayText } from "../src/core/display-text.js";
 

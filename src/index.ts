@@ -9,7 +9,8 @@ export type { SecurityPipelineOptions, PipelineCallbacks, EmbeddedCanaryOptions,
 export { PipelineVerdict } from "./pipeline/verdict.js";
 export type { HealthReport } from "./pipeline/health.js";
 export { VerdictWireSchema, type VerdictWire, type VerdictJson, type Coverage } from "./documents/verdict-schema.js";
-export { StructuralFilter, type CustomPattern } from "./structural/index.js";
+export { StructuralFilter } from "./structural/filter.js";
+export type { CustomPattern } from "./structural/custom.js";
 export { parsePoolEndpoints } from "./canary/pool-endpoints.js";
 export { pullModel, type PullModelOptions } from "./canary/embedded-download.js";
 export { disposeEmbeddedCanaries } from "./canary/embedded-probe.js";

@@ -95,13 +95,9 @@ export class BehavioralAnalyzer implements Analyzer {
       throw new UsageError("analyzeResponse needs the input and the reply as strings");
     }
     const signals = collectSignals(userInput, response, this.#leakFragments);
-    const score = scoreSignals(signals, this.blockThreshold);
     return {
-      riskScore: score.riskScore,
-      shouldBlock: score.shouldBlock,
+      ...scoreSignals(signals, this.blockThreshold),
       signals,
-      summary: score.summary,
-      hardBlocked: score.hardBlocked,
       degraded: false,
       canaryStatus: "exercised",
       analysisMethod: "regex",

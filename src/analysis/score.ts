@@ -2,17 +2,13 @@
 // (risk 1.0); otherwise risk = min(1, max(severity × weight) × 0.7 + 0.1 × count), blocking
 // when the *unrounded* risk reaches the threshold, reported rounded to two places half-even.
 // Summaries name categories in the fixed table order (deterministic output) and never quote text.
-import type { Signal } from "./types.js";
+import type { AnalysisResult, Signal } from "./types.js";
 import { HARD_BLOCK_CATEGORIES, SIGNAL_CATEGORY_ORDER, categoryWeight } from "./signals.js";
 
 const NO_SIGNALS_SUMMARY = "No behavioral anomalies detected.";
 
-export interface Score {
-  readonly riskScore: number;
-  readonly shouldBlock: boolean;
-  readonly hardBlocked: boolean;
-  readonly summary: string;
-}
+/** The verdict fields of an analysis of scored signals, with a risk always measured. */
+type Score = Pick<AnalysisResult, "shouldBlock" | "hardBlocked" | "summary"> & { readonly riskScore: number };
 
 /**
  * Round to two decimals, ties to even, on the exact binary value (as Python's `round`).

@@ -177,8 +177,3 @@ export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, ke
 export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
   return canonicalJson(schema, doc, at);
 }
-
-/** UTF-8 bytes of `canonicalJson(schema, doc)`. */
-export function canonicalBytes<S extends z.ZodType>(schema: S, doc: unknown): Uint8Array {
-  return new TextEncoder().encode(canonicalJson(schema, doc));
-}

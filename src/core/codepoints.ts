@@ -58,11 +58,6 @@ export function isBlankText(text: string): boolean {
   return !NOT_WHITE_SPACE.test(text);
 }
 
-/** True when `text` has no lone surrogate (so it can be UTF-8 encoded without loss). */
-export function isWellFormedText(text: string): boolean {
-  return text.isWellFormed();
-}
-
 /**
  * UTF-8 size of `text` in bytes; a lone surrogate counts 3 bytes (what its WTF-8 form takes),
  * so budgets are never under-counted for malformed text.

@@ -3,7 +3,8 @@
 // one chunk plus the element being assembled of each.
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
-import { StrictJsonStream, type StrictJsonStreamOptions, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";
+import type { GrammarOptions } from "./parse-line.js";
+import { StrictJsonStream, type StrictStreamEvent, type StrictStreamResult } from "./strict-json-stream.js";
 
 /** Default size of one read, in bytes. */
 const DEFAULT_STREAM_CHUNK_BYTES = 1 << 16;
@@ -40,7 +41,7 @@ export function fileReason(error: unknown): string {
  */
 export async function* readStrictJsonFile(
   path: string,
-  options: StrictJsonStreamOptions & { readonly chunkBytes?: number } = {},
+  options: GrammarOptions & { readonly chunkBytes?: number } = {},
 ): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? DEFAULT_STREAM_CHUNK_BYTES));
   const handle = await open(path, "r").catch((error: unknown) => {

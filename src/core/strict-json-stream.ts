@@ -31,9 +31,6 @@ export class StrictStreamError extends Error {
   }
 }
 
-/** Options of StrictJsonStream: the grammar's (shape, streamed keys, depth, budgets, token cap). */
-export type StrictJsonStreamOptions = GrammarOptions;
-
 /** The document without its streamed arrays. */
 export interface StrictStreamResult {
   /** The root value; when arrays were streamed it is the root object without those keys. */
@@ -73,7 +70,7 @@ export class StrictJsonStream {
   private head: Uint8Array | null = new Uint8Array(0);
   private bytesRead = 0;
 
-  constructor(options: StrictJsonStreamOptions = {}) {
+  constructor(options: GrammarOptions = {}) {
     this.parser = new StrictJsonParser(options);
   }
 

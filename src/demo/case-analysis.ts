@@ -36,6 +36,15 @@ export type CaseAnalysis =
   | { readonly ok: true; readonly risk: number; readonly block: boolean; readonly signals: string[] }
   | { readonly ok: false; readonly errorClass: string };
 
+/** The record of a case whose reply the analyzer read: its risk, signals and verdict. */
+export function analysedCase(
+  reply: Pick<DemoCase, "id" | "input" | "response" | "canary_status">,
+  analysis: Extract<CaseAnalysis, { readonly ok: true }>,
+): DemoCase {
+  const verdict = analysis.block ? "BLOCK" : "PASS";
+  return { ...reply, risk: analysis.risk, signals: analysis.signals, verdict, analysis_method: "regex", analysis_status: "exercised" };
+}
+
 export function analyzeCase(analyzer: ResponseAnalyzer, input: string, response: string): CaseAnalysis {
   try {
     const result = analyzer.analyzeResponse(input, response);

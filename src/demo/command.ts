@@ -79,9 +79,7 @@ export async function runDemoCommand(options: DemoCommandOptions): Promise<DemoC
   const record =
     options.recordPath === undefined
       ? "not_requested"
-      : await recordCapture(options.recordPath, outcome, options.now?.() ?? new Date(), async (line) => {
-          await options.onNote?.(line);
-        });
+      : await recordCapture(options.recordPath, outcome, options.now?.() ?? new Date(), async (line) => await options.onNote?.(line));
   return { outcome, modelCall: outcome.modelCall, exitCode: demoExitCode(outcome, record), lines: liveResultLines(outcome) };
 }
 

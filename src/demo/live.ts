@@ -9,7 +9,7 @@ import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { codePointLength } from "../core/codepoints.js";
-import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../pipeline/canary-warning.js";
@@ -70,15 +70,11 @@ async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ di
   if (!parsed?.ok) return { error: "Ollama model inventory returned invalid JSON" };
   const models = isPlainObject(parsed.value) ? parsed.value["models"] : undefined;
   if (!Array.isArray(models)) return { error: "Ollama model inventory has an invalid shape" };
+  const listed = models.slice(0, MAX_INVENTORY_ENTRIES).filter(isPlainObject);
   // Exact tag only: a prefix would let `qwen2.5` stand for any size.
-  const entry = models.slice(0, MAX_INVENTORY_ENTRIES).find((m) => isPlainObject(m) && (m["name"] === model || m["model"] === model)) as
-    | Record<string, unknown>
-    | undefined;
+  const entry = listed.find((m) => m["name"] === model || m["model"] === model);
   if (!entry) {
-    const names = models
-      .slice(0, MAX_INVENTORY_ENTRIES)
-      .map((m) => (isPlainObject(m) && typeof m["name"] === "string" ? m["name"] : null))
-      .filter((name): name is string => name !== null);
+    const names = listed.flatMap((m) => (typeof m["name"] === "string" ? [m["name"]] : []));
     return { error: modelNotFoundMessage("ollama", model, origin, names) };
   }
   const digest = entry["digest"];
@@ -130,7 +126,8 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
 
   const cases: DemoCase[] = [];
   for (const fixed of CONTRAST_CASES) {
-    const fixedCase = { id: fixed.id, input: fixed.input };
+    // A case whose reply was not analysed has no risk and no signals.
+    const unanalysed = { id: fixed.id, input: fixed.input, risk: null, signals: [], verdict: "DEGRADED" } as const;
     const started = now();
     const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
       method: "POST",
@@ -153,27 +150,14 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
         chat.failureCode === "timeout"
           ? `Canary timed out after ${formatSeconds(options.timeoutSeconds)}s; raise --timeout or LITTLE_CANARY_TIMEOUT for a slow machine`
           : chat.error;
-      cases.push({
-        ...fixedCase,
-        response: "",
-        risk: null,
-        signals: [],
-        verdict: "DEGRADED",
-        canary_status: "failed",
-        analysis_method: "none",
-        analysis_status: "not_applicable",
-        error,
-      });
+      cases.push({ ...unanalysed, response: "", canary_status: "failed", analysis_method: "none", analysis_status: "not_applicable", error });
       break;
     }
     const analysis = analyzeCase(analyzer, fixed.input, chat.content);
     if (!analysis.ok) {
       cases.push({
-        ...fixedCase,
+        ...unanalysed,
         response: chat.content,
-        risk: null,
-        signals: [],
-        verdict: "DEGRADED",
         canary_status: "exercised",
         analysis_method: "regex",
         analysis_status: "failed",
@@ -183,14 +167,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       break;
     }
     cases.push({
-      ...fixedCase,
-      response: chat.content,
-      risk: analysis.risk,
-      signals: analysis.signals,
-      verdict: analysis.block ? "BLOCK" : "PASS",
-      canary_status: "exercised",
-      analysis_method: "regex",
-      analysis_status: "exercised",
+      ...analysedCase({ id: fixed.id, input: fixed.input, response: chat.content, canary_status: "exercised" }, analysis),
       latency_seconds: latency,
     });
   }

@@ -4,7 +4,7 @@
 // capture (none is packaged) the answer is REPLAY UNAVAILABLE, never a made-up result.
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
-import { analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { parseCapture, type Capture } from "./capture.js";
 import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
@@ -85,17 +85,7 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
       options.onInternalError?.("analysis", analysis.errorClass);
       return failure("REPLAY ANALYSIS FAILURE", "recorded response analysis failed", cases);
     }
-    cases.push({
-      id: recorded.id,
-      input: recorded.input,
-      response: recorded.response,
-      risk: analysis.risk,
-      signals: analysis.signals,
-      verdict: analysis.block ? "BLOCK" : "PASS",
-      canary_status: "recorded_capture",
-      analysis_method: "regex",
-      analysis_status: "exercised",
-    });
+    cases.push(analysedCase({ id: recorded.id, input: recorded.input, response: recorded.response, canary_status: "recorded_capture" }, analysis));
     const expected = recorded.expected;
     if (analysis.risk !== expected.risk || analysis.block !== expected.block || JSON.stringify(analysis.signals) !== JSON.stringify(expected.signals)) {
       return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
-import { isWellFormedText, truncateCodePoints } from "../core/codepoints.js";
+import { truncateCodePoints } from "../core/codepoints.js";
 import { asciiJson } from "../core/inert-json.js";
 
 /** A corpus file larger than this is refused before it is decoded. */
@@ -70,11 +70,13 @@ export class CorpusError extends LittleCanaryError {
 
 export type ReadFileFn = (path: string) => Promise<Uint8Array>;
 
-const label = z.string().max(MAX_LABEL_CHARS).refine(isWellFormedText);
+// No lone surrogate: the text must be UTF-8 encodable without loss.
+const wellFormed = (text: string): boolean => text.isWellFormed();
+const label = z.string().max(MAX_LABEL_CHARS).refine(wellFormed);
 const provenanceValue = z.union([z.string().max(MAX_LABEL_CHARS), z.number(), z.boolean(), z.null()]);
 
 const CaseSchema = z.object({
-  id: z.string().min(1).max(MAX_ID_CHARS).refine(isWellFormedText),
+  id: z.string().min(1).max(MAX_ID_CHARS).refine(wellFormed),
   prompt: z.string(),
   expected_safe: z.boolean(),
   category: label.optional(),
@@ -104,7 +106,7 @@ function shownPath(path: string): string {
   return asciiJson(path).slice(1, -1);
 }
 
-async function readBounded(readFile: ReadFileFn, path: string, what: string): Promise<Uint8Array> {
+async function readBounded(path: string, what: string, readFile: ReadFileFn = fsReadFile): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -132,7 +134,7 @@ function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
     throw new CorpusError(`${where}: field '${truncateCodePoints(field, 40)}' is invalid (${issue?.code ?? "invalid"})`);
   }
   const c = parsed.data;
-  if (!isWellFormedText(c.prompt)) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
+  if (!c.prompt.isWellFormed()) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
   if (c.adjudication === "positive" && c.expected_safe) throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
   if (c.adjudication === "benign_control" && !c.expected_safe) throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
   const provenance: Record<string, string | number | boolean | null> = {};
@@ -164,12 +166,11 @@ export interface LoadOptions {
 /** Loads every corpus in order; ids must be unique across all of them. */
 export async function loadCorpora(paths: readonly string[], options: LoadOptions): Promise<LoadedCorpora> {
   if (paths.length === 0) throw new CorpusError("at least one --corpus file is required");
-  const readFile = options.readFile ?? ((path: string) => fsReadFile(path));
   const files: CorpusFile[] = [];
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
-    const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
+    const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
     const document = parseStrict(bytes, what);
     const list = Array.isArray(document)
       ? document
@@ -190,9 +191,8 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
 
 /** Reads an ids file: a JSON list of unique case-id strings. */
 export async function loadIdsFile(path: string, options: LoadOptions): Promise<IdsFile> {
-  const readFile = options.readFile ?? ((p: string) => fsReadFile(p));
   const what = `IDs file (${shownPath(path)})`;
-  const bytes = await readBounded(readFile, resolve(options.cwd, path), what);
+  const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
   const value = parseStrict(bytes, what);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
     throw new CorpusError("IDs file must be a JSON list of case ID strings");

@@ -5,8 +5,7 @@
 // neither run code nor call out.
 import type { EvalCase } from "./corpus.js";
 import type { Rate } from "./rates.js";
-import type { RunHeader } from "./records.js";
-import { promptPreview } from "./records.js";
+import { promptPreview, type RunHeader } from "./records.js";
 import type { CaseScore } from "./score.js";
 import type { EvalSummary, GroupSummary, KindCounts, KindRates } from "./summary.js";
 

@@ -156,10 +156,9 @@ function resolveOptions(options: EvalOptions) {
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
-  const canary = r.mode !== "structural-only";
   return new SecurityPipeline({
     mode: "block",
-    enableCanary: canary,
+    enableCanary: r.mode !== "structural-only",
     enableStructuralFilter: r.mode !== "model-only",
     // Run the canary even on structurally blocked cases, so pipeline mode measures both layers.
     skipCanaryIfStructuralBlocks: false,
@@ -287,23 +286,19 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const pipeline = buildPipeline(r, options);
 
   const signal = options.signal;
-  const beforeStart = (): Error => new EvalInterruptedError(0, cases.length, false);
+  const beforeStart = <T>(work: Promise<T>): Promise<T> => untilAborted(work, signal, () => new EvalInterruptedError(0, cases.length, false));
   let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
     // A canary model the server does not serve is named as such (canary-model.ts), not as an unready backend.
-    await untilAborted(confirmCanaryModel(pipeline.probe), signal, beforeStart);
-    const health = await untilAborted(pipeline.healthCheck(), signal, beforeStart);
+    await beforeStart(confirmCanaryModel(pipeline.probe));
+    const health = await beforeStart(pipeline.healthCheck());
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
     // A canary pool is pinned to one identity, and an OpenAI-compatible server must show it holds
     // a whole window, before the first case.
-    served = await untilAborted(preflightCanary(pipeline), signal, beforeStart);
+    served = await beforeStart(preflightCanary(pipeline));
   }
-  if (options.warmup === true) await untilAborted(pipeline.check(WARMUP_TEXT), signal, beforeStart);
-  const header = await untilAborted(
-    buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served),
-    signal,
-    beforeStart,
-  );
+  if (options.warmup === true) await beforeStart(pipeline.check(WARMUP_TEXT));
+  const header = await beforeStart(buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served));
 
   const sink = await (options.openSink ?? openFileSink)(resolve(cwd, options.output));
   const finished: ReportCase[] = [];

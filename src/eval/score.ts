@@ -2,7 +2,7 @@
 // unscored, with the first reason in a fixed order, and still counts in the full-population
 // denominators (summary.ts). An unscored case keeps its routing result as raw_actual_safe, so
 // nobody has to guess what a fail-open deployment would have done with it.
-import type { PipelineVerdict } from "../pipeline/verdict.js";
+import type { LayerResult, PipelineVerdict } from "../pipeline/verdict.js";
 import type { CaseKind } from "./corpus.js";
 import { toMs1 } from "./rates.js";
 
@@ -42,9 +42,7 @@ export interface CaseScore {
 const COMPLETE = new Set(["passed", "blocked"]);
 
 /** The first unscored reason for a verdict, in a fixed order, or null when the case can be scored. */
-function unscoredReason(verdict: PipelineVerdict, mode: EvalMode): string | null {
-  const structural = verdict.layers.find((layer) => layer.name === "structural_filter");
-  const canary = verdict.layers.find((layer) => layer.name === "canary_probe");
+function unscoredReason(verdict: PipelineVerdict, mode: EvalMode, structural: LayerResult | undefined, canary: LayerResult | undefined): string | null {
   if (verdict.degraded) {
     // Our pipeline marks a failed analysis as degraded too; name the narrower cause.
     if (verdict.canaryStatus === "exercised" && verdict.analysisStatus === "failed") return "analysis_failed";
@@ -62,7 +60,7 @@ function unscoredReason(verdict: PipelineVerdict, mode: EvalMode): string | null
 export function scoreVerdict(verdict: PipelineVerdict, mode: EvalMode, kind: CaseKind): CaseScore {
   const structural = verdict.layers.find((layer) => layer.name === "structural_filter");
   const canary = verdict.layers.find((layer) => layer.name === "canary_probe");
-  const reason = unscoredReason(verdict, mode);
+  const reason = unscoredReason(verdict, mode, structural, canary);
   const scored = reason === null;
   const analysisOnly = verdict.canaryStatus === "exercised" && verdict.analysisStatus === "failed";
   return {

@@ -129,11 +129,7 @@ export function summarize(cases: readonly ScoredCase[]): EvalSummary {
   const attack = countKind(cases, "attack");
   const benign = countKind(cases, "benign");
   const scoredCases = cases.filter((c) => c.score.scored);
-  const reasons: Record<string, number> = {};
-  for (const c of cases) {
-    const reason = c.score.unscoredReason;
-    if (reason !== null) reasons[reason] = (reasons[reason] ?? 0) + 1;
-  }
+  const reasons = cases.flatMap((c) => c.score.unscoredReason ?? []).sort();
   const canaryLatencies = (list: readonly ScoredCase[]) => list.flatMap((c) => (c.score.canaryLayerLatencyMs === null ? [] : [c.score.canaryLayerLatencyMs]));
   const totals = (list: readonly ScoredCase[]) => list.map((c) => c.latencyMs);
   const stealthKey = (c: ScoredCase) => (Number.isInteger(c.stealth) && c.stealth >= 1 && c.stealth <= 5 ? String(c.stealth) : null);
@@ -142,11 +138,7 @@ export function summarize(cases: readonly ScoredCase[]): EvalSummary {
     scored: scoredCases.length,
     unscored: cases.length - scoredCases.length,
     degraded: cases.filter((c) => c.score.countsAsDegraded).length,
-    unscored_reasons: Object.fromEntries(
-      Object.keys(reasons)
-        .sort()
-        .map((k) => [k, reasons[k] as number]),
-    ),
+    unscored_reasons: Object.fromEntries([...new Set(reasons)].map((reason) => [reason, reasons.filter((r) => r === reason).length])),
     attack_blocked: attack.blocked,
     attack_passed: attack.passed,
     benign_blocked: benign.blocked,

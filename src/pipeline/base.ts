@@ -12,7 +12,6 @@ import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { StructuralFilter } from "../structural/filter.js";
 import { AuditLogger } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
-import type { CoverageReason } from "./coverage.js";
 import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
 import { snapshotOf } from "./snapshot.js";
 import {
@@ -22,7 +21,7 @@ import {
   type ResolvedPipelineOptions,
   type SecurityPipelineOptions,
 } from "./options.js";
-import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type LayerResult, type PipelineVerdict } from "./verdict.js";
+import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type CoverageReason, type LayerResult, type PipelineVerdict } from "./verdict.js";
 import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegment } from "./segments.js";
 import { segmentSpans } from "../documents/segment-spans.js";
 import { sliceSpans } from "../documents/segment-plan.js";

@@ -1,43 +1,8 @@
 // Bounded-concurrency map that keeps input order: results[i] always belongs to items[i], no
 // matter which call finishes first, so output documents are identical for any concurrency.
-// `mapOrderedStream` is what `screen` and `ingest` run; `mapOrdered` is it fed an array. At
-// most `concurrency` calls run at once; once `signal` aborts, no new call starts and the promise
-// rejects with the abort reason at once: a canary call in flight may take minutes to time out,
-// and an interrupted run must not wait for it.
-
-/** Options of `mapOrdered`. */
-export interface MapOrderedOptions {
-  readonly concurrency: number;
-  readonly signal?: AbortSignal;
-  /** Called after each item completes, with the number done so far. */
-  readonly onProgress?: (done: number, total: number) => void;
-}
-
-/**
- * Maps items with at most `concurrency` calls in flight and returns the results in input order,
- * whatever the timing: `mapOrderedStream` fed the array, its sink filling the result slots.
- */
-export async function mapOrdered<T, R>(items: readonly T[], worker: (item: T, index: number) => Promise<R>, options: MapOrderedOptions): Promise<R[]> {
-  const { concurrency, signal, onProgress } = options;
-  const results = new Array<R>(items.length);
-  await mapOrderedStream(
-    (async function* () {
-      yield* items;
-    })(),
-    worker,
-    async (result, index) => {
-      results[index] = result;
-    },
-    {
-      concurrency,
-      // The results are held anyway: the window never makes a lane wait for a slow earlier item.
-      window: Math.max(concurrency, items.length),
-      signal,
-      onProgress: onProgress && ((done) => onProgress(done, items.length)),
-    },
-  );
-  return results;
-}
+// `screen` and `ingest` run it. At most `concurrency` calls run at once; once `signal` aborts, no
+// new call starts and the promise rejects with the abort reason at once: a canary call in flight
+// may take minutes to time out, and an interrupted run must not wait for it.
 
 /** Options of `mapOrderedStream`. */
 export interface MapOrderedStreamOptions {

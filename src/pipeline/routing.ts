@@ -1,9 +1,8 @@
 // Mode routing of an exercised analysis and the fixed texts of the
 // canary layer: which analyses block, which become an advisory of which severity, in each mode.
 import { SecurityAdvisory } from "./advisory.js";
-import type { CoverageReason } from "./coverage.js";
 import type { ResolvedPipelineOptions } from "./options.js";
-import type { AnalysisSnapshot, LayerResult } from "./verdict.js";
+import type { AnalysisSnapshot, CoverageReason, LayerResult } from "./verdict.js";
 
 /** Whether an exercised analysis blocks in `mode`, and the advisory it leaves otherwise. */
 export function routeExercised(

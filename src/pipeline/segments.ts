@@ -83,17 +83,14 @@ export function combineSegments(screened: readonly ScreenedSegment[]): FinishSta
   const allLayers = states.flatMap((state, index) =>
     state.layers.map((layer) => (layer.matches === undefined ? layer : { ...layer, matches: layer.matches.map((m) => ({ ...m, segment: index })) })),
   );
-  const layers = (["structural_filter", "canary_probe"] as const)
-    .map((name) => combineLayer(name, allLayers))
-    .filter((layer): layer is LayerResult => layer !== null);
+  const layers = (["structural_filter", "canary_probe"] as const).flatMap((name) => combineLayer(name, allLayers) ?? []);
   const blockedAt = states.findIndex((state) => state.blockedBy !== null);
   const blocked = blockedAt >= 0 ? (states[blockedAt] as FinishState) : null;
-  const allExercised = (key: "canaryStatus" | "analysisStatus"): boolean => states.every((state) => state[key] === "exercised");
   const canaryStatus = states.reduce<CanaryStatus>(
     (worst, state) => (CANARY_RANK[state.canaryStatus] > CANARY_RANK[worst] ? state.canaryStatus : worst),
     "exercised",
   );
-  const analysisStatus: AnalysisStatus = allExercised("analysisStatus")
+  const analysisStatus: AnalysisStatus = states.every((state) => state.analysisStatus === "exercised")
     ? "exercised"
     : states.some((state) => state.analysisStatus === "failed")
       ? "failed"

@@ -4,10 +4,17 @@
 // prompts or evidence. Only the pipeline can mint a genuine verdict (`isGenuineVerdict`).
 import { inspect } from "node:util";
 import type { AnalysisMethod, AnalysisResult, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
-import type { CoverageReason } from "./coverage.js";
+import type { CanaryFailureCode } from "../canary/types.js";
 import type { SecurityAdvisory } from "./advisory.js";
+import type { StructuralMatch } from "../structural/locate.js";
 import { roundHalfEven } from "./round.js";
 import type { Coverage, LayerJson, SegmentJson, VerdictJson, VerdictWire } from "../documents/verdict-schema.js";
+
+/**
+ * Why a check did not cover all of its input (or the canary did not run): the probe's failure codes
+ * plus the pipeline's own. `input_too_long`: the text needs more windows than `maxSegments`.
+ */
+export type CoverageReason = CanaryFailureCode | "probe_failed" | "analysis_failed" | "input_too_long";
 
 /** The layer (or the fail-closed policy) that blocked a verdict. */
 export type BlockedBy = "structural_filter" | "canary_probe" | "fail_closed";
@@ -38,14 +45,10 @@ export interface LayerResult {
   readonly matches?: readonly LayerMatch[];
 }
 
-/** One structural reason in one window: its explanation and where in that window's text it matched. */
-interface LayerMatch {
+/** One structural reason in one window: its explanation and where it matched (code points of that window's original text). */
+interface LayerMatch extends StructuralMatch {
   /** Index of the window in `segments` when the text was screened in windows, else 0 (the whole text). */
   readonly segment: number;
-  readonly reason: string;
-  readonly explanation: string;
-  /** Code-point offsets `[start, end)` into that window's original text. */
-  readonly locations: readonly { readonly start: number; readonly end: number }[];
 }
 
 /** The state of one window of a long text (the same states as a screened batch item). */

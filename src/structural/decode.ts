@@ -34,7 +34,7 @@ const MIN_DECODED_CODE_POINTS = 6; // "more than 5 characters", as the Python pa
 // A match can only begin where a run of symbols begins (a longer match from the run's start
 // would have been found first), so the look-behind changes no match; it only stops the engine
 // from trying every position inside each word of prose.
-const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
+export const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
 // 10+ hex byte pairs, each optionally prefixed (\x, %, 0x) and followed by a short separator.
 const HEX_RUN = /(?:(?:\\x|%|0x)?[0-9A-Fa-f]{2}[ \t\n,:]{0,2}){10,}/g;
 const HEX_PAIR = /(?:\\x|%|0x)?([0-9A-Fa-f]{2})/g;
@@ -58,11 +58,6 @@ export function utf8DropInvalid(bytes: Uint8Array): string {
 function asPrintableText(decoded: string): string | null {
   if (codePointLength(decoded) < MIN_DECODED_CODE_POINTS) return null;
   return NON_PRINTABLE.test(decoded) ? null : decoded;
-}
-
-/** The runs of `text` that may be base64 (one or more wrapped lines of symbols), in order. */
-export function* base64Runs(text: string): Generator<string> {
-  for (const m of text.matchAll(BASE64_RUN)) yield m[0];
 }
 
 /** Lenient base64/base64url decode of `run` to printable text, or null. */

@@ -54,8 +54,3 @@ export function explainReason(label: string): string {
   if (label.startsWith("Encoded payload (")) return "A decoded payload hidden in the text matches an injection rule.";
   return "The text matches a pattern supplied in this run's configuration.";
 }
-
-/** Whether `label` is one of the built-in labels with its own explanation (tests use it to find gaps). */
-export function hasOwnExplanation(label: string): boolean {
-  return Object.hasOwn(EXPLANATIONS, label);
-}

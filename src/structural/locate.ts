@@ -15,10 +15,7 @@ import { BUILTIN_RULES, ruleSpans } from "./rules.js";
 export const MAX_LOCATIONS_PER_REASON = 3;
 
 /** Where one reason matched: code-point offsets `[start, end)` into the checked text. */
-export interface MatchLocation {
-  readonly start: number;
-  readonly end: number;
-}
+export type MatchLocation = CodePointSpan;
 
 /** One reason with its fixed explanation and where it matched (never the matched text). */
 export interface StructuralMatch {

@@ -11,7 +11,6 @@ import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../eval/timeout-default.js";
 import { canaryPoolFromSettings, providerOptionsFromSettings, type PoolSettings, type ProviderSettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
-export { asciiJson } from "../core/inert-json.js";
 export type { Rate } from "../eval/rates.js";
 export type { RunHeader } from "../eval/records.js";
 export type { EvalSummary, KindCounts } from "../eval/summary.js";

@@ -8,17 +8,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ANY_SHAPE, SkippedValue } from "../../src/core/parse-line.js";
+import { ANY_SHAPE, SkippedValue, type GrammarOptions } from "../../src/core/parse-line.js";
 import { EXPORT_SHAPE } from "../../src/core/read-document.js";
 import { isUtf8 } from "node:buffer";
 import { readStrictJsonFile, StrictFileError } from "../../src/core/strict-json-file.js";
-import { StrictJsonStream, StrictStreamError, type StrictJsonStreamOptions, type StrictStreamEvent } from "../../src/core/strict-json-stream.js";
+import { StrictJsonStream, StrictStreamError, type StrictStreamEvent } from "../../src/core/strict-json-stream.js";
 import { sha256Hex } from "../../src/core/hash.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /** Feeds `bytes` in chunks of the given sizes (cycled); returns the result or the problem code. */
-function streamed(bytes: Uint8Array, sizes: readonly number[] = [1], options: StrictJsonStreamOptions = {}) {
+function streamed(bytes: Uint8Array, sizes: readonly number[] = [1], options: GrammarOptions = {}) {
   const reader = new StrictJsonStream(options);
   const events: StrictStreamEvent[] = [];
   let at = 0;

@@ -9,7 +9,7 @@ import type { IngestManifest } from "../../src/documents/schemas.js";
 import { canaryNumCtxForPolicy, ingestFiles, type IngestFilesOptions } from "../../src/ingest/files.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { explainReason } from "../../src/structural/explanations.js";
-import { StructuralReasons as R } from "../../src/structural/index.js";
+import * as R from "../../src/structural/labels.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { tempDir } from "../support/publish-fixtures.js";

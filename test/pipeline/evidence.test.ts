@@ -6,7 +6,7 @@ import { VerdictCache } from "../../src/cache/verdict-cache.js";
 import { VerdictJsonSchema, VerdictWireSchema } from "../../src/documents/verdict-schema.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { explainReason } from "../../src/structural/explanations.js";
-import { StructuralReasons as R } from "../../src/structural/index.js";
+import * as R from "../../src/structural/labels.js";
 import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/publish-fixtures.js";
 

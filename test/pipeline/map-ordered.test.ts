@@ -1,10 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { mapOrdered } from "../../src/pipeline/map-ordered.js";
+import { mapOrderedStream } from "../../src/pipeline/map-ordered.js";
 import { recordSettled } from "../support/settled.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe("mapOrdered", () => {
+/** The stream map fed an array, its results collected in input order (the window never makes a lane wait). */
+async function mapOrdered<T, R>(
+  items: readonly T[],
+  worker: (item: T, index: number) => Promise<R>,
+  options: { readonly concurrency: number; readonly signal?: AbortSignal },
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  const source = (async function* () {
+    yield* items;
+  })();
+  const sink = async (result: R, index: number) => {
+    results[index] = result;
+  };
+  await mapOrderedStream(source, worker, sink, { ...options, window: Math.max(options.concurrency, items.length) });
+  return results;
+}
+
+describe("mapOrderedStream", () => {
   it("keeps input order whatever the completion order, with at most N calls at once", async () => {
     let running = 0;
     let peak = 0;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { StructuralFilter, StructuralReasons as R } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
+import * as R from "../../src/structural/labels.js";
 import { UsageError } from "../../src/core/errors.js";
 
 const filter = new StructuralFilter();

@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { loadCorpora } from "../../src/eval/corpus.js";
-import { StructuralFilter } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MIXED = path.join(repoRoot, "fixtures/corpora/mixed.json");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StructuralFilter } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
 
 // Shapes added on top of the labelled rows: declaring earlier rules void, "stop following your
 // rules", "disregard everything you were told", authority shifts, hidden-prompt extraction,

@@ -4,7 +4,7 @@
 // the neighbours is as wrong as one that misses the rewordings.
 import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
-import { StructuralFilter } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
 
 const filter = new StructuralFilter();
 

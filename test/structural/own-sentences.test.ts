@@ -1,7 +1,7 @@
 // Sentences written for this suite (in no corpus and no other test): attacks phrased in
 // ways the rules were not written against, and benign text that shares their vocabulary.
 import { describe, expect, test } from "vitest";
-import { StructuralFilter } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
 
 const filter = new StructuralFilter();
 

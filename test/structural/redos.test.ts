@@ -2,7 +2,7 @@
 // check must finish well within a second (asserted loosely: 1 s of this process's CPU time, which
 // other processes on a busy machine cannot inflate; bench:structural prints the wall-clock figures).
 import { describe, expect, test } from "vitest";
-import { StructuralFilter } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
 import { REDOS_SHAPES } from "../../fixtures/structural/redos-shapes.js";
 import { codePointLength } from "../../src/core/codepoints.js";
 import { BUILTIN_RULES, ruleMatches } from "../../src/structural/rules.js";

@@ -2,7 +2,8 @@
 // case handling, a flat Unicode deny list, shallow decoding, blocks on benign structure) and
 // passes on ours.
 import { describe, expect, test } from "vitest";
-import { StructuralFilter, StructuralReasons as R } from "../../src/structural/index.js";
+import { StructuralFilter } from "../../src/structural/filter.js";
+import * as R from "../../src/structural/labels.js";
 
 const filter = new StructuralFilter();
 const reasons = (text: string): readonly string[] => filter.check(text).reasons;
