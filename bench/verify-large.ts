@@ -21,7 +21,7 @@ import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { canonicalJson, canonicalJsonAt, canonicalObjectWithArray } from "../src/core/canonical.js";
+import { canonicalJson, canonicalObjectWithArray } from "../src/core/canonical.js";
 import { sha256Hex } from "../src/core/hash.js";
 import { classifySegmentVerdict } from "../src/documents/classify.js";
 import { countRecords } from "../src/documents/counts.js";
@@ -213,7 +213,7 @@ async function writePair(dir: string, n: number): Promise<{ manifest: string; ex
         metadata: record.metadata as Record<string, string>,
         text: record.text,
       };
-      const json = canonicalJsonAt(ExportRecordSchema, exportRecord, ["records", exported]);
+      const json = canonicalJson(ExportRecordSchema, exportRecord, ["records", exported]);
       await write(eOut, exported === 0 ? json : `,${json}`);
       exported++;
     }

@@ -172,8 +172,3 @@ export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, ke
   const head = `${before.map((member) => `${member},`).join("")}${JSON.stringify(key)}:[`;
   return { prefix: `{${head}`, suffix: `]${after.map((member) => `,${member}`).join("")}}` };
 }
-
-/** `canonicalJson` of a part found at `at` (the name the streaming writers use). */
-export function canonicalJsonAt<S extends z.ZodType>(schema: S, doc: z.input<S> | unknown, at: ReadonlyArray<string | number>): string {
-  return canonicalJson(schema, doc, at);
-}
