@@ -98,13 +98,13 @@ function valueBytes(value: unknown): number {
 }
 
 /** `textBytes` is the text's size, already measured. */
-function recordBytes(fields: Record<string, unknown>, allowed: ReadonlySet<string>, textBytes: number): number {
+function recordBytes(fields: Record<string, unknown>, textBytes: number): number {
   let bytes = 0;
   for (const [key, value] of Object.entries(fields)) {
-    if (!allowed.has(key)) bytes += textByteLength(key);
+    if (!RECORD_KEYS.has(key)) bytes += textByteLength(key);
     if (key === "text") {
       bytes += typeof value === "string" ? textBytes : valueBytes(value);
-    } else if (key === "metadata" && allowed.has(key) && isBuiltObject(value)) {
+    } else if (key === "metadata" && isBuiltObject(value)) {
       for (const [name, entry] of Object.entries(value)) bytes += textByteLength(name) + valueBytes(entry);
     } else {
       bytes += valueBytes(value);
@@ -141,12 +141,11 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
   else if (isBuiltObject(value)) fields = value;
   else return null;
 
-  const allowed = RECORD_KEYS;
   const text = own(fields, "text");
   const id = own(fields, "id");
   const source = own(fields, "source");
   const metadata = own(fields, "metadata");
-  const unknownKeys = Object.keys(fields).filter((key) => !allowed.has(key));
+  const unknownKeys = Object.keys(fields).filter((key) => !RECORD_KEYS.has(key));
   const textBytes = typeof text.value === "string" ? textByteLength(text.value) : 0;
 
   const record: RawRecord = {
@@ -159,7 +158,7 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
     keys: { text: text.present, id: id.present, source: source.present, metadata: metadata.present },
     unknownKeys,
     textBytes,
-    bytes: recordBytes(fields, allowed, textBytes),
+    bytes: recordBytes(fields, textBytes),
     problems: [],
   };
   record.problems = listProblems(record, context);

@@ -3,6 +3,7 @@
 // abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
 // fixed texts: no exception message, reply or input can reach them.
 import type { AnalysisResult } from "../analysis/types.js";
+import type { ChatRole } from "../canary/chat-backend.js";
 import type { ChatOutcome, ChatTurn } from "../canary/chat-exchange.js";
 import type { CanaryResult } from "../canary/types.js";
 import { truncateCodePoints } from "../core/codepoints.js";
@@ -18,6 +19,11 @@ export type JudgeLabel = "SAFE" | "UNSAFE";
  * prompt's SHA-256); bump it in the same change as any edit to how a reply is read.
  */
 export const JUDGE_RULES_VERSION = 1;
+
+/** The chat role of a judge on `model`: both judges' timeout and reply budget, `urlOption` named in its messages. */
+export function judgeRole(model: string, urlOption: string): ChatRole {
+  return Object.freeze({ defaults: { model, timeoutSeconds: 15, maxTokens: 512 }, name: "judge", urlOption });
+}
 
 /** Judge replies longer than this cannot be a one-word answer; they are not scanned further. */
 const MAX_PARSED_REPLY_UNITS = 64 * 1024;

@@ -4,20 +4,16 @@
 // calls the backend when the canary itself failed.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, OllamaChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
+import { ChatClient, OllamaChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { checkNumCtx } from "../canary/options.js";
 import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
-import { judgeCanaryReply, judgeIdentity } from "./judge-verdict.js";
+import { judgeCanaryReply, judgeIdentity, judgeRole } from "./judge-verdict.js";
 import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
 const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
 
-const JUDGE_ROLE: ChatRole = Object.freeze({
-  defaults: { model: DEFAULT_OLLAMA_JUDGE_MODEL, timeoutSeconds: 15, maxTokens: 512 },
-  name: "judge",
-  urlOption: "judge ollamaUrl",
-});
+const JUDGE_ROLE = judgeRole(DEFAULT_OLLAMA_JUDGE_MODEL, "judge ollamaUrl");
 
 /** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and num_ctx. */
 export interface OllamaJudgeOptions extends ChatClientOptions {

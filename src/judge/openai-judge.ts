@@ -3,8 +3,8 @@
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatClientOptions, type ChatRole } from "../canary/chat-backend.js";
-import { judgeCanaryReply, judgeIdentity } from "./judge-verdict.js";
+import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
+import { judgeCanaryReply, judgeIdentity, judgeRole } from "./judge-verdict.js";
 import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 
 /** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and key. */
@@ -13,11 +13,7 @@ export interface OpenAIJudgeOptions extends ChatClientOptions {
   readonly apiKey?: string;
 }
 
-const JUDGE_ROLE: ChatRole = Object.freeze({
-  defaults: { model: DEFAULT_OPENAI_MODEL, timeoutSeconds: 15, maxTokens: 512 },
-  name: "judge",
-  urlOption: "judge baseUrl",
-});
+const JUDGE_ROLE = judgeRole(DEFAULT_OPENAI_MODEL, "judge baseUrl");
 
 export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyzer {
   readonly method = "llm_judge" as const;

@@ -5,7 +5,7 @@ import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { PipelineVerdict } from "./verdict.js";
-import type { EndpointAttempt } from "../canary/pool.js";
+import type { CanaryPoolOptions } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import type { EmbeddedCanaryProbeOptions } from "../canary/embedded-probe.js";
 import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "../canary/embedded-models.js";
@@ -118,14 +118,10 @@ export interface SecurityPipelineOptions {
   readonly now?: () => number;
 }
 
-/** The endpoints of a canary pool and where its events go. */
-export interface CanaryPoolConfig {
+/** The endpoints of a canary pool and where its events go (the pool's `onWarning` and `onAttempt`, the endpoint log of canary/pool-log.ts). */
+export interface CanaryPoolConfig extends Pick<CanaryPoolOptions, "onWarning" | "onAttempt"> {
   /** One or more endpoints (canary/pool-endpoints.ts parses the `URL#N` form). */
   readonly endpoints: readonly PoolEndpointSpec[];
-  /** Receives one line per operational event (an endpoint taken out). */
-  readonly onWarning?: (message: string) => void;
-  /** Receives every attempt of every check (the endpoint log, canary/pool-log.ts). */
-  readonly onAttempt?: (attempt: EndpointAttempt) => void;
 }
 
 /** The options that only build a pipeline's parts, and stay with it unresolved. */

@@ -116,25 +116,24 @@ async function* pieces(prefix: Buffer, items: SpooledBytes, suffix: Buffer): Asy
 export async function frameDocument(frame: CanonicalFrame, items: SpooledBytes): Promise<FramedDocument> {
   const prefix = Buffer.from(frame.prefix, "utf8");
   const suffix = Buffer.from(frame.suffix, "utf8");
-  const first = createHash("sha256");
-  let size = 0;
-  for await (const piece of pieces(prefix, items, suffix)) {
-    first.update(piece);
-    size += piece.byteLength;
-  }
-  const sha256 = first.digest("hex");
+  // One pass over the document: its digest and size, each piece also written when `write` is given.
+  const pass = async (write?: (piece: Uint8Array) => Promise<void>) => {
+    const hash = createHash("sha256");
+    let bytes = 0;
+    for await (const piece of pieces(prefix, items, suffix)) {
+      hash.update(piece);
+      bytes += piece.byteLength;
+      await write?.(piece);
+    }
+    return { sha256: hash.digest("hex"), size: bytes };
+  };
+  const { sha256, size } = await pass();
   return {
     sha256,
     size,
     async writeTo(write) {
-      const again = createHash("sha256");
-      let copied = 0;
-      for await (const piece of pieces(prefix, items, suffix)) {
-        again.update(piece);
-        copied += piece.byteLength;
-        await write(piece);
-      }
-      if (copied !== size || again.digest("hex") !== sha256) {
+      const copied = await pass(write);
+      if (copied.size !== size || copied.sha256 !== sha256) {
         throw new ScratchFileError("a spooled document changed on disk after it was hashed; nothing of it may be published");
       }
     },

@@ -17,50 +17,26 @@ export interface PublishFsCall {
 /** Runs before the operation; throwing fails it (the operation is then not performed). */
 export type PublishFsHook = (call: PublishFsCall) => void | Promise<void>;
 
+/** `base` with `hook` run before each of its operations (see the header). */
 export function hookedFs(base: PublishFs, hook: PublishFsHook): PublishFs {
+  // The hook runs (and may throw) before the operation, which then runs only if it did not.
+  const after = async <T>(call: PublishFsCall, operation: () => Promise<T>): Promise<T> => {
+    await hook(call);
+    return operation();
+  };
   const wrapHandle = (handle: PublishFileHandle, path: string): PublishFileHandle => ({
-    async write(data) {
-      await hook({ op: "write", path });
-      await handle.write(data);
-    },
-    async sync() {
-      await hook({ op: "fsync", path });
-      await handle.sync();
-    },
-    async close() {
-      await hook({ op: "close", path });
-      await handle.close();
-    },
+    write: (data) => after({ op: "write", path }, () => handle.write(data)),
+    sync: () => after({ op: "fsync", path }, () => handle.sync()),
+    close: () => after({ op: "close", path }, () => handle.close()),
   });
   return {
-    async open(path, purpose, mode) {
-      await hook({ op: "open", path });
-      return wrapHandle(await base.open(path, purpose, mode), path);
-    },
-    async link(existing, target) {
-      await hook({ op: "link", path: existing, to: target });
-      await base.link(existing, target);
-    },
-    async rename(from, to) {
-      await hook({ op: "rename", path: from, to });
-      await base.rename(from, to);
-    },
-    async unlink(path) {
-      await hook({ op: "unlink", path });
-      await base.unlink(path);
-    },
-    async stat(path) {
-      await hook({ op: "stat", path });
-      return base.stat(path);
-    },
-    async mkdir(path, mode) {
-      await hook({ op: "mkdir", path });
-      await base.mkdir(path, mode);
-    },
-    async rmdir(path) {
-      await hook({ op: "rmdir", path });
-      await base.rmdir(path);
-    },
+    open: (path, purpose, mode) => after({ op: "open", path }, async () => wrapHandle(await base.open(path, purpose, mode), path)),
+    link: (existing, target) => after({ op: "link", path: existing, to: target }, () => base.link(existing, target)),
+    rename: (from, to) => after({ op: "rename", path: from, to }, () => base.rename(from, to)),
+    unlink: (path) => after({ op: "unlink", path }, () => base.unlink(path)),
+    stat: (path) => after({ op: "stat", path }, () => base.stat(path)),
+    mkdir: (path, mode) => after({ op: "mkdir", path }, () => base.mkdir(path, mode)),
+    rmdir: (path) => after({ op: "rmdir", path }, () => base.rmdir(path)),
   };
 }
 
