@@ -195,13 +195,3 @@ export class IdIndex {
     this.#pending = new Map();
   }
 }
-
-/** Runs `use` with a new index under `dir` and removes the index afterwards, also when `use` throws. */
-export async function withIdIndex<T>(dir: string, use: (index: IdIndex) => Promise<T> | T, options: IdIndexOptions = {}): Promise<T> {
-  const index = IdIndex.create(dir, options);
-  try {
-    return await use(index);
-  } finally {
-    index.close();
-  }
-}

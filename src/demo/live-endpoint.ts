@@ -14,12 +14,6 @@ const INVALID = "endpoint must be a valid loopback HTTP origin";
 const EXTRAS = "endpoint must be a loopback HTTP origin without path, user info, query, or fragment";
 const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
 
-function isLoopbackIp(host: string): boolean {
-  if (isIP(host) === 4) return host.startsWith("127.");
-  if (isIP(host) === 6) return host === "::1";
-  return false;
-}
-
 /** The normalised origin `http://<ip>[:port]` of a literal loopback endpoint. */
 export function validateLiveEndpoint(raw: string): string {
   if (raw.length === 0 || raw.length > 2048) throw new DemoArgumentError(INVALID);
@@ -33,7 +27,8 @@ export function validateLiveEndpoint(raw: string): string {
   if (url.pathname !== "/" && url.pathname !== "") throw new DemoArgumentError(EXTRAS);
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(host) === 0) throw new DemoArgumentError("endpoint host must be a literal loopback IP address");
-  if (!isLoopbackIp(host)) throw new DemoArgumentError("endpoint host must be loopback");
+  // A literal IP here: 127.0.0.0/8 or ::1.
+  if (host !== "::1" && !(isIP(host) === 4 && host.startsWith("127."))) throw new DemoArgumentError("endpoint host must be loopback");
   return `http://${url.host}`;
 }
 

@@ -1,6 +1,7 @@
 // Assembling the manifest and export documents from plain run data, with their canonical bytes:
 // derived totals added, schemas checked, and the export cross-checked against the manifest before
 // anything could be written, so an inconsistent pair is refused here, not found by a consumer.
+import { isDeepStrictEqual } from "node:util";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
@@ -127,10 +128,6 @@ function exportRefused(message: string): LittleCanaryError {
   return new LittleCanaryError("publish", `export refused: ${message}`);
 }
 
-function sameKeys(a: readonly string[] | null, b: readonly string[]): boolean {
-  return a !== null && a.length === b.length && a.every((k, i) => k === b[i]);
-}
-
 /**
  * The export record of an admitted record, after checking that the manifest entry describes
  * exactly this snapshot (digests, labels, metadata keys). Refuses (code "publish") otherwise.
@@ -145,7 +142,8 @@ export function exportRecordFor(entry: ManifestRecord, record: SegmentableRecord
     entry.material_sha256 !== material ||
     entry.id !== record.id ||
     entry.source !== record.source ||
-    !sameKeys(entry.metadata_keys, sortByCodePoint(Object.keys(record.metadata)))
+    entry.metadata_keys === null ||
+    !isDeepStrictEqual(entry.metadata_keys, sortByCodePoint(Object.keys(record.metadata)))
   ) {
     throw exportRefused(`admitted entry ${index} does not match the run's records`);
   }

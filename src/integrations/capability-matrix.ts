@@ -7,24 +7,18 @@ import { z } from "zod";
 
 const nonBlank = z.string().refine((s) => s.trim() !== "", "must not be blank");
 
-const InboundSchema = z.strictObject({
+/** What an inbound hook and a tool-result hook both record. */
+const HOOK_FIELDS = {
   shipped: z.boolean(),
   event: nonBlank,
   interception_point: nonBlank,
-  deny_channel: z.boolean(),
-  deny_wire: nonBlank.nullable(),
   runtime_certified: z.boolean(),
   runtime_evidence: nonBlank,
-});
+};
 
-const ToolResultSchema = z.strictObject({
-  shipped: z.boolean(),
-  event: nonBlank,
-  interception_point: nonBlank,
-  can_withhold_text: z.boolean(),
-  runtime_certified: z.boolean(),
-  runtime_evidence: nonBlank,
-});
+const InboundSchema = z.strictObject({ ...HOOK_FIELDS, deny_channel: z.boolean(), deny_wire: nonBlank.nullable() });
+
+const ToolResultSchema = z.strictObject({ ...HOOK_FIELDS, can_withhold_text: z.boolean() });
 
 const OutboundSchema = z.strictObject({
   host_deny_channel: z.boolean(),

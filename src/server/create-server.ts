@@ -6,6 +6,7 @@
 // class; request text, verdicts and exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { errorClassName } from "../canary/http-call.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
@@ -25,7 +26,7 @@ import {
   DEFAULT_READ_TIMEOUT_MS,
   RETRY_AFTER_SECONDS,
 } from "./limits.js";
-import { errorClass, silentLog, type ServerLog } from "./log.js";
+import { silentLog, type ServerLog } from "./log.js";
 import { parseRawHead } from "./raw-head.js";
 import { readBody } from "./read-body.js";
 
@@ -156,7 +157,7 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
     case "cancelled":
       return;
     case "failed":
-      control.log("ERROR", `Pipeline check failed (${errorClass(outcome.error)})`);
+      control.log("ERROR", `Pipeline check failed (${errorClassName(outcome.error)})`);
       return sendReply(res, REPLIES.pipelineFailed);
     case "done": {
       const { verdict, wire } = outcome.value;
@@ -272,7 +273,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });
       handle(control, req, res, readTimeoutMs).catch((error: unknown) => {
-        control.log("ERROR", `Request handling failed (${errorClass(error)})`);
+        control.log("ERROR", `Request handling failed (${errorClassName(error)})`);
         if (!res.headersSent) sendReply(res, REPLIES.pipelineFailed);
         else res.destroy();
       });

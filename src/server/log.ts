@@ -11,10 +11,3 @@ export function streamLog(stream: { write(text: string): unknown }, now: () => D
     stream.write(`${now().toISOString()} [${level}] ${message}\n`);
   };
 }
-
-/** Class name of a thrown value, never its message (which could quote input or a reply). */
-export function errorClass(error: unknown): string {
-  if (typeof error !== "object" || error === null) return "Error";
-  const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
-}

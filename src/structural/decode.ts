@@ -128,23 +128,13 @@ export interface EncodedFinding {
 }
 
 /**
- * The outermost encoding under which some decoded layer satisfies `isInjection`; "budget" when
- * the search had to stop with encoded content left uninspected (more candidates, decoded text or
- * layers than the limits allow, which ordinary text never comes near); null when everything
- * decodable was inspected and nothing matched. Breadth-first, so a shallow hit is found first.
+ * The outermost encoded run (with its encoding) under which some decoded layer satisfies
+ * `isInjection`; "budget" when the search had to stop with encoded content left uninspected (more
+ * candidates, decoded text or layers than the limits allow, which ordinary text never comes near);
+ * null when everything decodable was inspected and nothing matched. Breadth-first, so a shallow hit is found first.
  * A budget stop is a finding, not a pass: padding a payload with decoys or nesting it one layer
  * deeper must not buy a clean verdict.
  */
-export function findEncodedInjection(
-  text: string,
-  isInjection: (decoded: string) => boolean,
-  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
-): EncodingKind | "budget" | null {
-  const found = locateEncodedInjection(text, isInjection, limits);
-  return found === null || found === "budget" ? found : found.kind;
-}
-
-/** findEncodedInjection, with the outermost encoded run the payload was found under. */
 export function locateEncodedInjection(
   text: string,
   isInjection: (decoded: string) => boolean,

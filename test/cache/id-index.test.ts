@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IdIndex, idHash, withIdIndex } from "../../src/cache/id-index.js";
+import { IdIndex, idHash } from "../../src/cache/id-index.js";
 import { UsageError } from "../../src/core/errors.js";
 
 let dir: string;
@@ -21,6 +21,16 @@ function expected(ids: readonly string[]): number[] {
     if (!first.has(id)) first.set(id, index);
     return first.get(id) as number;
   });
+}
+
+/** Runs `use` with a new index under `dir` and closes it afterwards, also when `use` throws. */
+async function withIdIndex<T>(dir: string, use: (index: IdIndex) => Promise<T> | T): Promise<T> {
+  const index = IdIndex.create(dir);
+  try {
+    return await use(index);
+  } finally {
+    index.close();
+  }
 }
 
 describe("id index", () => {

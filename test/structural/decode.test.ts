@@ -5,13 +5,19 @@ import {
   caesarShift,
   decodeBase64Text,
   decodeHexText,
-  findEncodedInjection,
+  locateEncodedInjection,
   reverseCodePoints,
   utf8DropInvalid,
 } from "../../src/structural/decode.js";
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
 const isTarget = (t: string): boolean => t.includes("TARGET");
+
+/** The encoding of the outermost run a payload was found under, "budget", or null. */
+const findEncodedInjection = (...args: Parameters<typeof locateEncodedInjection>): string | null => {
+  const found = locateEncodedInjection(...args);
+  return found === null || found === "budget" ? found : found.kind;
+};
 
 /** The runs of `text` that may be base64 (one or more wrapped lines of symbols), in order. */
 const base64Runs = (text: string): string[] => Array.from(text.matchAll(BASE64_RUN), (m) => m[0]);
