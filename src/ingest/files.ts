@@ -1,5 +1,5 @@
 // `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
-// pair, crash-safe; `runIngestSteps` is the same run for a caller that tells its own reporter
+// pair, crash-safe; `ingestSteps` is the same run for a caller that tells its own reporter
 // between the steps (the `ingest` verb). In order: 1. every setting resolved and checked
 // (run-plan.ts), the pipeline built; 2. the resources opened (run-resources.ts), the locks taken
 // and the pre-flight repeated under them (only answers under the lock are final); 3. with
@@ -175,15 +175,15 @@ async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: Publicati
   );
 }
 
-/** Where a run stands when it hands control back to its caller (`runIngestSteps`). */
+/** Where a run stands when it hands control back to its caller (`ingestSteps`). */
 export type IngestStep =
   /** The locks are held and the targets ready: the input is read next. */
   | { readonly step: "start" }
   /** The checks finished: the documents are framed and published next. */
   | { readonly step: "checked"; readonly report: IngestRunReport };
 
-/** Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its reporter. */
-async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
+/** Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its reporter (`resumeAfter`). */
+export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
   const { signal } = plan;
   const { exportPath } = plan.targets;
   // A read from a stream (stdin) can wait forever; destroying the stream ends it.
@@ -263,22 +263,23 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   const settings = await resolveRunSettings(options);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline(settings.policy) : options.pipeline;
   const reporter = options.reporter ?? {};
-  return runIngestSteps(Object.freeze({ ...settings, pipeline }), (step) => (step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report)));
-}
-
-/** Runs steps 2 to 7 of a resolved plan, telling the caller's reporter at each `IngestStep`; a telling that fails fails the run there. */
-export async function runIngestSteps(plan: IngestRunPlan, tell: (step: IngestStep) => unknown): Promise<IngestFilesResult> {
-  const steps = ingestSteps(plan);
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline }));
   let next = await steps.next();
   while (next.done !== true) {
     const step = next.value;
     // Told inside a promise: a reporter that throws at once fails the run at this step too.
-    next = await (async () => tell(step))().then(
-      () => steps.next(),
-      (error: unknown) => steps.throw(error),
-    );
+    const tell = async () => (step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report));
+    next = await resumeAfter(steps, tell());
   }
   return next.value;
+}
+
+/** Resumes the run once the caller has told its reporter about a step, or fails it there when telling failed. */
+export function resumeAfter(steps: AsyncGenerator<IngestStep, IngestFilesResult>, told: Promise<unknown>) {
+  return told.then(
+    () => steps.next(),
+    (error: unknown) => steps.throw(error),
+  );
 }
 
 /** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */

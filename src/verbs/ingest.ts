@@ -10,7 +10,8 @@ import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import {
   canaryNumCtxForPolicy,
-  runIngestSteps,
+  ingestSteps,
+  resumeAfter,
   type IngestFilesOptions,
   type IngestFilesResult,
   type IngestReporter,
@@ -87,10 +88,17 @@ export async function ingest(options: IngestOptions, reporter: IngestVerbReporte
   });
   const canaryOptions = typeof canary === "function" ? canary() : "settings" in canary ? resolveCanarySettings(canary.settings, canary.context) : canary;
   const pipeline = ingestPipeline(canaryOptions, settings.policy, options.allow != null);
-  return runIngestSteps(Object.freeze({ ...settings, pipeline }), (step) =>
-    step.step === "start"
-      ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
-      : // The verb's own pipeline is one this library built, so the run reports its target.
-        reporter.finished?.(step.report, step.report.canary as CanaryTarget, settings.limits.uniqueIds),
-  );
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline }));
+  let next = await steps.next();
+  while (next.done !== true) {
+    const step = next.value;
+    // Told inside a promise: a reporter that throws at once fails the run at this step too.
+    const tell = async () =>
+      step.step === "start"
+        ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
+        : // The verb's own pipeline is one this library built, so the run reports its target.
+          reporter.finished?.(step.report, step.report.canary as CanaryTarget, settings.limits.uniqueIds);
+    next = await resumeAfter(steps, tell());
+  }
+  return next.value;
 }
