@@ -7,7 +7,8 @@
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { ChatClient, type ChatClientOptions, type ChatRole, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
 import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
-import { errorClassName, type HttpCallOutcome } from "./http-call.js";
+import { errorClassName } from "../core/errors.js";
+import type { HttpCallOutcome } from "./http-call.js";
 import { checkSystemPrompt } from "./options.js";
 import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
 import { CALIBRATION_PROBE_TEXT } from "./run-context.js";

@@ -7,10 +7,10 @@ import { createHash, type Hash } from "node:crypto";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
-import { LittleCanaryError } from "../core/errors.js";
+import { errorClassName, LittleCanaryError } from "../core/errors.js";
 import { fileSha256, hashFile } from "./embedded-model-file.js";
 import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
-import { causeChain, errorClassName, networkFailureCause } from "./http-call.js";
+import { causeChain, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */

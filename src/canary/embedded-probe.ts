@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { ConfigError, LittleCanaryError } from "../core/errors.js";
+import { ConfigError, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { contextTooLongMessage, embeddedRequiredContext } from "./embedded-context.js";
 import {
@@ -24,7 +24,7 @@ import {
   loadEmbeddedEngine,
 } from "./embedded-engine.js";
 import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
-import { errorClassName, formatSeconds } from "./http-call.js";
+import { formatSeconds } from "./http-call.js";
 import { ChatSettings, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { probeRole, type CanaryClientOptions } from "./canary-client.js";
 import { startCanaryResult, type CanaryProbe, type CanaryResult } from "./types.js";

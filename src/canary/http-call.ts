@@ -2,6 +2,7 @@
 // read is capped, and every failure is a value (timeout, unavailable, or exception with only the
 // error's class name); the body is never placed in an error. Node's own `fetch`, passed or
 // defaulted, means the built-in transport (builtin-transport.ts); any other function is a fetch.
+import { errorClassName } from "../core/errors.js";
 import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 
 export type FetchLike = typeof fetch;
@@ -93,13 +94,6 @@ export function networkFailureCause(error: unknown): NetworkFailureCause | null 
 }
 
 class DeadlineExceeded extends Error {}
-
-/** The error's class name if it looks like an identifier, so no message text can leak through it. */
-export function errorClassName(error: unknown): string {
-  if (typeof error !== "object" || error === null) return "Error";
-  const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
-}
 
 function classify(error: unknown): HttpCallOutcome {
   for (const current of causeChain(error)) {

@@ -38,3 +38,10 @@ export class ConfigError extends LittleCanaryError {
     super("config", message, options);
   }
 }
+
+/** The error's class name if it looks like an identifier, so no message text can leak through it. */
+export function errorClassName(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "Error";
+  const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
+}

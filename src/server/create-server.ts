@@ -6,7 +6,7 @@
 // class; request text, verdicts and exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { errorClassName } from "../canary/http-call.js";
+import { errorClassName } from "../core/errors.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";

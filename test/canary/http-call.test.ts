@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { errorClassName, formatSeconds, httpCall } from "../../src/canary/http-call.js";
+import { errorClassName } from "../../src/core/errors.js";
+import { formatSeconds, httpCall } from "../../src/canary/http-call.js";
 
 describe("formatSeconds", () => {
   it.each([
