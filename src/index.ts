@@ -5,7 +5,8 @@
 
 // Checking texts: the pipeline, its options and its verdicts
 export { SecurityPipeline } from "./pipeline/pipeline.js";
-export type { SecurityPipelineOptions, PipelineCallbacks, EmbeddedCanaryOptions, CanaryPoolConfig } from "./pipeline/options.js";
+export type { SecurityPipelineOptions, PipelineCallbacks } from "./pipeline/options.js";
+export type { EmbeddedCanaryOptions, CanaryPoolConfig } from "./canary/pipeline-options.js";
 export { PipelineVerdict } from "./pipeline/verdict.js";
 export type { HealthReport } from "./pipeline/health.js";
 export { VerdictWireSchema, type VerdictWire, type VerdictJson, type Coverage } from "./documents/verdict-schema.js";

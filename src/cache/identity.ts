@@ -11,7 +11,7 @@ import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
 import { verifiedCanaryIdentity } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
-import type { CanaryProviderName, DegradedPolicy, PipelineMode } from "../pipeline/options.js";
+import type { CanaryProviderName, DegradedPolicy, PipelineMode } from "../canary/pipeline-options.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { verifiedStructuralIdentity, type StructuralIdentity } from "../structural/filter.js";
 

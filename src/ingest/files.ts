@@ -1,11 +1,11 @@
 // `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
 // pair, crash-safe; `ingestSteps` is the same run for a caller that tells its own reporter
 // between the steps (the `ingest` verb). In order: 1. every setting resolved and checked
-// (run-plan.ts), the pipeline built; 2. the resources opened (run-resources.ts), the locks taken
+// (run-plan.ts), the pipeline built or its options checked; 2. the resources opened (run-resources.ts), the locks taken
 // and the pre-flight repeated under them (only answers under the lock are final); 3. with
 // `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one that
 // looks current), the directories checked; 4. the input read strictly (a shard: counted, then
-// its lines read); 5. the checks (an abort answers at once); 6. publication, the one step that
+// its lines read); 5. the checks, by the pipeline built now when the plan holds its options (an abort answers at once); 6. publication, the one step that
 // writes, rolled back on failure, abort or lost lock before its commit; 7. the locks released.
 // An abort before the commit leaves nothing written; after it the pair stands
 // (`interruptedAfterCommit`).
@@ -22,6 +22,7 @@ import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import type { PublicationLock } from "../publish/lock.js";
 import { publish, type PublishResult } from "../publish/publish.js";
+import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import { ArraySpool } from "../publish/framed-document.js";
@@ -205,10 +206,12 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
     let run: StreamedRun | null = null;
     try {
       if (prefetched !== null) plan.cache?.prefetch.onStats?.(prefetched.stats);
-      const gate = await gateRun(plan);
-      const cached = store === null ? undefined : runCache(store, plan.pipeline, gate, plan.recordSettings, plan.reporter.warn);
+      // Step 5: the checks, by the caller's pipeline or one built now from the planned options.
+      const pipeline = "built" in plan.pipeline ? plan.pipeline.built : new SecurityPipeline(plan.pipeline.options);
+      const gate = await gateRun(plan, pipeline);
+      const cached = store === null ? undefined : runCache(store, pipeline, gate, plan.recordSettings, plan.reporter.warn);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
-      run = await streamIngestRun(plan.pipeline, read, {
+      run = await streamIngestRun(pipeline, read, {
         ...(cached ? { cache: cached.cache, records: cached.records } : {}),
         // A prefetch that wrote nothing has nothing to take: the run looks every record up itself.
         ...(prefetched !== null && prefetched.stats.entries > 0 && identityRow !== null ? { prefetched: { entries: prefetched, identity: identityRow } } : {}),
@@ -263,7 +266,7 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   const settings = await resolveRunSettings(options);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline(settings.policy) : options.pipeline;
   const reporter = options.reporter ?? {};
-  const steps = ingestSteps(Object.freeze({ ...settings, pipeline }));
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline: { built: pipeline } }));
   let next = await steps.next();
   while (next.done !== true) {
     const step = next.value;
@@ -283,8 +286,8 @@ export function resumeAfter(steps: AsyncGenerator<IngestStep, IngestFilesResult>
 }
 
 /** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */
-async function gateRun(plan: IngestRunPlan): Promise<GateResult> {
-  const gating = runContextGate(plan.pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
+async function gateRun(plan: IngestRunPlan, pipeline: CheckingPipeline): Promise<GateResult> {
+  const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
   gating.catch(() => undefined);
   return plan.signal ? await Promise.race([gating, aborted(plan.signal)]) : await gating;
 }

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_CANARY_FAILURES } from "../pipeline/circuit-breaker.js";
 import { readAllowlistFile } from "./allow-file.js";
 import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
 import type { CanaryTarget } from "../pipeline/canary-warning.js";
+import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordEntrySettings } from "./record-cache.js";
 import type { RecordPrefetchStats } from "./record-prefetch.js";
@@ -128,7 +129,12 @@ export interface IngestRunPlan {
   /** Only this shard of the file's lines (a file source only). */
   readonly shard: ShardSpec | null;
   readonly policy: IngestPolicy;
-  readonly pipeline: CheckingPipeline;
+  /**
+   * The checks: a pipeline the caller built, or the options of the SecurityPipeline the run builds
+   * once the input is read (checked by `resolvePipelineOptions` when the plan was made, so a bad
+   * option refuses before anything is opened).
+   */
+  readonly pipeline: { readonly built: CheckingPipeline } | { readonly options: SecurityPipelineOptions };
   /** Whether a pipeline this library did not build may run, and when its breaker opens. */
   readonly canary: { readonly unverifiedPipeline: boolean; readonly maxCanaryFailures: number };
   readonly allowlist: Allowlist | null;

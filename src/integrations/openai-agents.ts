@@ -8,7 +8,7 @@
 import { isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
-import type { DegradedPolicy } from "../pipeline/options.js";
+import type { DegradedPolicy } from "../canary/pipeline-options.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV, type HostClassification } from "./classify.js";
 

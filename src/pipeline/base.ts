@@ -14,13 +14,8 @@ import { AuditLogger } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
 import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
 import { snapshotOf } from "./snapshot.js";
-import {
-  resolvePipelineOptions,
-  type PipelineCallbacks,
-  type PipelineWarningCode,
-  type ResolvedPipelineOptions,
-  type SecurityPipelineOptions,
-} from "./options.js";
+import { resolvePipelineOptions, type PipelineWarningCode, type ResolvedPipelineOptions } from "../canary/pipeline-options.js";
+import type { PipelineCallbacks, SecurityPipelineOptions } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type CoverageReason, type LayerResult, type PipelineVerdict } from "./verdict.js";
 import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegment } from "./segments.js";
 import { segmentSpans } from "../documents/segment-spans.js";

@@ -10,7 +10,8 @@ import { CanaryPool } from "../canary/pool.js";
 import { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { OllamaJudge, requiredJudgeContext } from "../judge/ollama-judge.js";
 import { OpenAIJudge } from "../judge/openai-judge.js";
-import type { ResolvedPipelineOptions, SecurityPipelineOptions } from "./options.js";
+import type { ResolvedPipelineOptions } from "../canary/pipeline-options.js";
+import type { SecurityPipelineOptions } from "./options.js";
 
 type Transport = { fetch?: typeof fetch };
 

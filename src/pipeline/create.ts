@@ -1,7 +1,8 @@
 // A pipeline that loads the canary backends only when it runs a canary: a one-off check with the
 // canary off (`check --no-canary`) then loads none of the ~50 backend and judge modules.
 import { PipelineBase } from "./base.js";
-import { resolvePipelineOptions, type SecurityPipelineOptions } from "./options.js";
+import { resolvePipelineOptions } from "../canary/pipeline-options.js";
+import type { SecurityPipelineOptions } from "./options.js";
 
 /**
  * A SecurityPipeline for `options`, or, with the canary off, the same checks without its

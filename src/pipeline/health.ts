@@ -5,7 +5,7 @@ import { canaryKind } from "../canary/identity.js";
 import type { RunContext } from "../canary/run-context.js";
 import type { Analyzer } from "../analysis/types.js";
 import type { CanaryProbe } from "../canary/types.js";
-import type { ResolvedPipelineOptions } from "./options.js";
+import type { ResolvedPipelineOptions } from "../canary/pipeline-options.js";
 
 /**
  * What a readiness report reads of a pipeline: its options and its two backends. A structural

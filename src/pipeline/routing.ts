@@ -1,7 +1,7 @@
 // Mode routing of an exercised analysis and the fixed texts of the
 // canary layer: which analyses block, which become an advisory of which severity, in each mode.
 import { SecurityAdvisory } from "./advisory.js";
-import type { ResolvedPipelineOptions } from "./options.js";
+import type { ResolvedPipelineOptions } from "../canary/pipeline-options.js";
 import type { AnalysisSnapshot, CoverageReason, LayerResult } from "./verdict.js";
 
 /** Whether an exercised analysis blocks in `mode`, and the advisory it leaves otherwise. */

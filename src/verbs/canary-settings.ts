@@ -16,15 +16,8 @@ import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { endpointLogWriter } from "../canary/pool-log.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { UsageError } from "../core/errors.js";
-import {
-  nonEmpty,
-  refuseServedCanary,
-  refuseUnpairedModelFile,
-  urlBesidePool,
-  type CanaryPoolConfig,
-  type OptionLabels,
-  type SecurityPipelineOptions,
-} from "../pipeline/options.js";
+import { nonEmpty, refuseServedCanary, refuseUnpairedModelFile, urlBesidePool, type CanaryPoolConfig, type OptionLabels } from "../canary/pipeline-options.js";
+import type { SecurityPipelineOptions } from "../pipeline/options.js";
 
 /** Which kind of server the canary runs on. */
 export interface ProviderSettings {

@@ -10,7 +10,7 @@ import { isBlankText } from "../core/codepoints.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { PipelineBase } from "../pipeline/base.js";
 import { createPipeline } from "../pipeline/create.js";
-import { nonEmpty } from "../pipeline/options.js";
+import { nonEmpty } from "../canary/pipeline-options.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";

@@ -2,9 +2,10 @@
 // options object (those of `ingestFiles`, with the canary given as its settings instead of a
 // built pipeline) and a reporter, and reads as the run's table of contents: the settings
 // resolved (targets, shard, policy, allowlist: ingest/run-plan.ts), then the canary's, then the
-// pipeline built for the policy (one canary context window for the whole run; with an
-// allowlist the canary also inspects what the structural layer blocked), all before anything is
-// opened; then the run's steps (ingest/files.ts), telling the reporter when the input is read
+// pipeline's options for the policy (one canary context window for the whole run; with an
+// allowlist the canary also inspects what the structural layer blocked), checked by the rules the
+// pipeline itself applies, all before anything is opened; then the run's steps (ingest/files.ts),
+// which build the pipeline once the input is read, telling the reporter when the input is read
 // and how the checks finished, between them.
 import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { IngestPolicy } from "../documents/policy.js";
@@ -17,8 +18,8 @@ import {
   type IngestReporter,
   type IngestRunReport,
 } from "../ingest/files.js";
+import { resolvePipelineOptions } from "../canary/pipeline-options.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
-import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { resolveRunSettings } from "../ingest/run-plan.js";
 import { resolveCanarySettings, type CanarySettings, type SettingsContext } from "./canary-settings.js";
 
@@ -47,8 +48,8 @@ export interface IngestVerbReporter extends Omit<IngestReporter, "start" | "fini
   readonly finished?: (run: IngestRunReport, canary: CanaryTarget, uniqueIds: boolean) => void | Promise<void>;
 }
 
-/** The pipeline of an ingest run under `policy`, from the canary's settings. */
-function ingestPipeline(options: SecurityPipelineOptions, policy: IngestPolicy, allowing: boolean): SecurityPipeline {
+/** The options of an ingest run's pipeline under `policy`, from the canary's settings. */
+function ingestPipelineOptions(options: SecurityPipelineOptions, policy: IngestPolicy, allowing: boolean): SecurityPipelineOptions {
   // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
   // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
   const numCtx = options.provider === "ollama" || options.provider === undefined ? { canaryNumCtx: canaryNumCtxForPolicy(policy) } : {};
@@ -63,7 +64,7 @@ function ingestPipeline(options: SecurityPipelineOptions, policy: IngestPolicy, 
   // An allowlist admits only what the canary inspected too, so with one the canary also sees
   // text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
   const allowed = allowing ? { skipCanaryIfStructuralBlocks: false } : {};
-  return new SecurityPipeline({
+  return Object.freeze({
     mode,
     canaryModel,
     ...endpoint,
@@ -87,8 +88,10 @@ export async function ingest(options: IngestOptions, reporter: IngestVerbReporte
     reporter: { ...(reporter.progress ? { progress: reporter.progress } : {}), ...(reporter.warn ? { warn: reporter.warn } : {}) },
   });
   const canaryOptions = typeof canary === "function" ? canary() : "settings" in canary ? resolveCanarySettings(canary.settings, canary.context) : canary;
-  const pipeline = ingestPipeline(canaryOptions, settings.policy, options.allow != null);
-  const steps = ingestSteps(Object.freeze({ ...settings, pipeline }));
+  const pipelineOptions = ingestPipelineOptions(canaryOptions, settings.policy, options.allow != null);
+  // Refused now, as the pipeline would refuse them, so a bad option opens, reads and deletes nothing.
+  resolvePipelineOptions(pipelineOptions);
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline: { options: pipelineOptions } }));
   let next = await steps.next();
   while (next.done !== true) {
     const step = next.value;

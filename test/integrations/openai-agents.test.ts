@@ -2,7 +2,7 @@
 // the loopback Ollama stand-in.
 import { afterEach, describe, expect, it } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import type { PipelineMode } from "../../src/pipeline/options.js";
+import type { PipelineMode } from "../../src/canary/pipeline-options.js";
 import { UsageError } from "../../src/core/errors.js";
 import { littleCanaryInputGuardrail, extractUserText } from "../../src/integrations/openai-agents.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";

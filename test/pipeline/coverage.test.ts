@@ -3,7 +3,7 @@
 // so once, through its warning sink, instead of answering `safe: true` in silence.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import type { PipelineWarningCode } from "../../src/pipeline/options.js";
+import type { PipelineWarningCode } from "../../src/canary/pipeline-options.js";
 import { VerdictJsonSchema, VerdictWireSchema } from "../../src/documents/verdict-schema.js";
 import { recordState } from "../../src/documents/record-state.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

@@ -4,7 +4,7 @@
 // exercise the same service states.
 import type { Server } from "node:http";
 import { SecurityPipeline } from "../../../src/pipeline/pipeline.js";
-import type { PipelineMode, DegradedPolicy } from "../../../src/pipeline/options.js";
+import type { PipelineMode, DegradedPolicy } from "../../../src/canary/pipeline-options.js";
 import { createServer, serviceControl } from "../../../src/server/create-server.js";
 import { closeGracefully, listenLoopback } from "../../../src/server/lifecycle.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../../support/ollama-stand-in.js";
