@@ -2,6 +2,28 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
+// src/core/read-until-settled.ts
+/**
+* Listens to `stream` with the handlers `listen(settle)` makes until one of them settles the read,
+* or `deadlineMs` passes (the outcome `onDeadline`); resolves with that outcome. `pauseAfter`
+* says whether the stream is paused once settled (default: always).
+*/
+function readUntilSettled(stream, deadlineMs, onDeadline, listen, pauseAfter = () => true) {
+	return new Promise((resolve) => {
+		let settled = false;
+		const settle = (outcome) => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(timer);
+			for (const [name, handler] of handlers) stream.removeListener(name, handler);
+			if (pauseAfter(outcome) && typeof stream.pause === "function") stream.pause();
+			resolve(outcome);
+		};
+		const handlers = Object.entries(listen(settle)).filter((entry) => entry[1] !== void 0);
+		const timer = setTimeout(() => settle(onDeadline), deadlineMs);
+		for (const [name, handler] of handlers) stream.on(name, handler);
+	});
+}
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -477,45 +499,30 @@ var STDIN_DEADLINE_MS = 2e3;
 * (the host may still be writing; the process ends after answering).
 */
 function readBoundedInput(stream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS) {
-	return new Promise((resolve) => {
-		const chunks = [];
-		let size = 0;
-		let done = false;
-		const finish = (result) => {
-			if (done) return;
-			done = true;
-			clearTimeout(timer);
-			stream.removeListener("data", onData);
-			stream.removeListener("end", onEnd);
-			stream.removeListener("error", onError);
-			if (typeof stream.pause === "function") stream.pause();
-			resolve(result);
-		};
-		const onData = (chunk) => {
+	const chunks = [];
+	let size = 0;
+	return readUntilSettled(stream, deadlineMs, {
+		ok: false,
+		reason: "hook input did not arrive in time"
+	}, (settle) => ({
+		data: (chunk) => {
 			const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
 			size += bytes.length;
-			if (size > maxBytes) return finish({
+			if (size > maxBytes) return settle({
 				ok: false,
 				reason: `hook input exceeded ${maxBytes} bytes`
 			});
 			chunks.push(bytes);
-		};
-		const onEnd = () => finish({
+		},
+		end: () => settle({
 			ok: true,
 			bytes: Buffer.concat(chunks)
-		});
-		const onError = () => finish({
+		}),
+		error: () => settle({
 			ok: false,
 			reason: "hook input could not be read"
-		});
-		const timer = setTimeout(() => finish({
-			ok: false,
-			reason: "hook input did not arrive in time"
-		}), deadlineMs);
-		stream.on("data", onData);
-		stream.on("end", onEnd);
-		stream.on("error", onError);
-	});
+		})
+	}));
 }
 var HOOK_INPUT_REASONS = {
 	utf8: "hook input was not valid UTF-8",

@@ -3,6 +3,7 @@
 // outcome. Order: failure mode, endpoint and timeout, hook input, event name, prompt, request,
 // then the classifier's. Stdin is capped at 1 MiB and a deadline; parser messages (which quote
 // the input) are never repeated; the caller writes one JSON object and nothing to stderr.
+import { readUntilSettled } from "../../core/read-until-settled.js";
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { readAdapterEnv, type AdapterEnv } from "./config.js";
 import { createScreener, type ScreenResult } from "./screener.js";
@@ -27,33 +28,18 @@ export type HookRenderer = (outcome: HostClassification, notices: readonly strin
  * (the host may still be writing; the process ends after answering).
  */
 function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS): Promise<BoundedRead> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (result: BoundedRead): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      stream.removeListener("data", onData);
-      stream.removeListener("end", onEnd);
-      stream.removeListener("error", onError);
-      if (typeof stream.pause === "function") stream.pause();
-      resolve(result);
-    };
-    const onData = (chunk: Buffer | string): void => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return readUntilSettled<BoundedRead>(stream, deadlineMs, { ok: false, reason: "hook input did not arrive in time" }, (settle) => ({
+    data: (chunk) => {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
       size += bytes.length;
-      if (size > maxBytes) return finish({ ok: false, reason: `hook input exceeded ${maxBytes} bytes` });
+      if (size > maxBytes) return settle({ ok: false, reason: `hook input exceeded ${maxBytes} bytes` });
       chunks.push(bytes);
-    };
-    const onEnd = (): void => finish({ ok: true, bytes: Buffer.concat(chunks) });
-    const onError = (): void => finish({ ok: false, reason: "hook input could not be read" });
-    const timer = setTimeout(() => finish({ ok: false, reason: "hook input did not arrive in time" }), deadlineMs);
-    stream.on("data", onData);
-    stream.on("end", onEnd);
-    stream.on("error", onError);
-  });
+    },
+    end: () => settle({ ok: true, bytes: Buffer.concat(chunks) }),
+    error: () => settle({ ok: false, reason: "hook input could not be read" }),
+  }));
 }
 
 const HOOK_INPUT_REASONS: JsonObjectReasons = {
