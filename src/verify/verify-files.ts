@@ -7,7 +7,7 @@ import { refuseUnknownOptions } from "../core/guards.js";
 import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { headOf, streamPair, type PairReading } from "./stream-pair.js";
+import { headOf, streamPair, type PairReader, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
@@ -121,7 +121,10 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * `records` placed after it), which only the whole lists can judge: the documents are then read
  * whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES, and fed to the verifier from memory.
  */
-export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
+export async function verifyFilesWithMode(
+  options: VerifyFilesOptions,
+  reader: PairReader = "canonical",
+): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
   const pinName = options.pinName ?? "expectManifestSha256";
@@ -129,9 +132,12 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
-  const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
-  const mode: VerifyMode = streamed === "reread" ? "whole" : "streamed";
-  const reading = streamed === "reread" ? await readWhole(manifestPath, exportPath) : streamed;
+  // A pair laid out as ingest writes it is read fast; any other is read again by the strict grammar.
+  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical") : "exact";
+  const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact") : fast;
+  // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
+  const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
+  const reading = typeof streamed === "string" ? await readWhole(manifestPath, exportPath) : streamed;
   const manifestSha = reading.manifestSha256;
   const swapped = reading.readProblems.length === 0 ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
   // Files given the wrong way round verify nothing: the one problem says what to fix.
@@ -154,7 +160,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     notes: readable ? notesOf(reading.manifestHead) : [],
   };
   const documents = { manifestHead: swapped === null ? reading.manifestHead : null, exportSha256: readable ? reading.exportSha256 : null };
-  return { result, mode, documents };
+  return { result, mode, reader: fast === "exact" ? "exact" : "canonical", documents };
 }
 
 /**
