@@ -301,11 +301,13 @@ async function bareParseAndHash(path: string, layout: Layout): Promise<void> {
   if (next !== layout.records.length) throw new Error(`bare parse of ${path} did not find every record`);
 }
 
-/** The bare floor's throughput over both files, in MB/s. */
-async function bareMbPerS(files: ReadonlyArray<{ path: string; layout: Layout }>, totalBytes: number): Promise<number> {
+/** The bare floor over both files: its throughput in MB/s and the CPU seconds it took. */
+async function bareRun(files: ReadonlyArray<{ path: string; layout: Layout }>, totalBytes: number): Promise<{ mbPerS: number; cpuSeconds: number }> {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   for (const file of files) await bareParseAndHash(file.path, file.layout);
-  return totalBytes / 1e6 / (Number(process.hrtime.bigint() - started) / 1e9);
+  const used = process.cpuUsage(cpu);
+  return { mbPerS: totalBytes / 1e6 / (Number(process.hrtime.bigint() - started) / 1e9), cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 /** The streamed pair for a few records is byte for byte what buildManifest/buildExport make. */
@@ -346,10 +348,15 @@ async function selfCheck(dir: string): Promise<void> {
 }
 
 /** Runs `verify` in a child and returns its exit code, stdout, wall time and peak RSS. */
-async function runVerify(manifest: string, exported: string): Promise<{ code: number | null; stdout: string; seconds: number; peakRssMb: number | null }> {
+async function runVerify(
+  manifest: string,
+  exported: string,
+): Promise<{ code: number | null; stdout: string; seconds: number; peakRssMb: number | null; cpuSeconds: number | null }> {
   const cli = resolve(dirname(fileURLToPath(import.meta.url)), "..", "cli", "main.js");
   // The child reports its own peak RSS on exit (kilobytes), on a line of its own on stderr.
-  const report = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss_kb='+process.resourceUsage().maxRSS+'\\n'))";
+  // And its CPU time (user + system, microseconds): on a shared machine, a steadier figure than wall time.
+  const report =
+    "data:text/javascript,process.on('exit',()=>{const r=process.resourceUsage();process.stderr.write('\\nmaxrss_kb='+r.maxRSS+' cpu_us='+(r.userCPUTime+r.systemCPUTime)+'\\n')})";
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ["--import", report, cli, "verify", "--manifest", manifest, "--export", exported, "--json"], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -361,7 +368,8 @@ async function runVerify(manifest: string, exported: string): Promise<{ code: nu
   const code = await new Promise<number | null>((done) => child.on("close", done));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const rss = /maxrss_kb=(\d+)/.exec(stderr);
-  return { code, stdout, seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : null };
+  const cpu = /cpu_us=(\d+)/.exec(stderr);
+  return { code, stdout, seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : null, cpuSeconds: cpu ? Number(cpu[1]) / 1e6 : null };
 }
 
 async function main(): Promise<void> {
@@ -385,9 +393,9 @@ async function main(): Promise<void> {
       { path: manifest, layout: manifestLayout },
       { path: exported, layout: exportLayout },
     ];
-    const bareBefore = await bareMbPerS(files, manifestBytes + exportBytes);
+    const bareBefore = await bareRun(files, manifestBytes + exportBytes);
     const run = await runVerify(manifest, exported);
-    const bareAfter = await bareMbPerS(files, manifestBytes + exportBytes);
+    const bareAfter = await bareRun(files, manifestBytes + exportBytes);
     let consistent = false;
     try {
       consistent = (JSON.parse(run.stdout) as { consistent?: unknown }).consistent === true;
@@ -399,11 +407,15 @@ async function main(): Promise<void> {
     process.stdout.write(
       `verify: exit=${run.code} consistent=${consistent} seconds=${run.seconds.toFixed(2)} mb_per_s=${throughput.toFixed(1)} peak_rss_mb=${rss}\n`,
     );
-    const bare = (bareBefore + bareAfter) / 2;
+    const bare = (bareBefore.mbPerS + bareAfter.mbPerS) / 2;
+    const bareCpu = (bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2;
     const ratio = throughput / bare;
     process.stdout.write(
-      `bare: json_parse_sha256 mb_per_s=${bare.toFixed(1)} (before verify ${bareBefore.toFixed(1)}, after ${bareAfter.toFixed(1)}; JSON.parse of every record and frame + SHA-256 of every byte, in this process)\n`,
+      `bare: json_parse_sha256 mb_per_s=${bare.toFixed(1)} (before verify ${bareBefore.mbPerS.toFixed(1)}, after ${bareAfter.mbPerS.toFixed(1)}; JSON.parse of every record and frame + SHA-256 of every byte, in this process) cpu_s=${bareCpu.toFixed(2)}\n`,
     );
+    // CPU seconds (the child's include its start-up) are steadier than wall time on a shared machine.
+    const cpuRatio = run.cpuSeconds === null ? "unknown" : (bareCpu / run.cpuSeconds).toFixed(2);
+    process.stdout.write(`verify_cpu_s=${run.cpuSeconds === null ? "unknown" : run.cpuSeconds.toFixed(2)} cpu_ratio=${cpuRatio} (bare CPU / verify CPU)\n`);
     process.stdout.write(`verify_vs_bare: ratio=${ratio.toFixed(2)}\n`);
     process.stdout.write(
       `target_met=${ratio >= TARGET_BARE_RATIO ? "yes" : "no"} (verify >= ${TARGET_BARE_RATIO} x bare JSON.parse + SHA-256 over the same bytes)\n`,
