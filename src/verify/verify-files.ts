@@ -120,6 +120,9 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * ingest writes it (export records out of index order, or a manifest member that sorts before
  * `records` placed after it), which only the whole lists can judge: the documents are then read
  * whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES, and fed to the verifier from memory.
+ * `reader` (internal, for tests): "canonical" (the default) reads canonical files fast and any
+ * other again with the strict grammar; "exact" uses the strict grammar only. The result says
+ * which one read the pair; the outcome is the same either way (test/verify/fast-read.test.ts).
  */
 export async function verifyFilesWithMode(
   options: VerifyFilesOptions,
