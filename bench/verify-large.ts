@@ -10,7 +10,13 @@
 // (canonicalObjectWithArray). A self-check first builds a small pair both this way and with
 // buildManifest/buildExport and requires identical bytes. Then it runs the CLI's `verify` in a
 // child process and prints the child's peak RSS (its own `process.resourceUsage().maxRSS`,
-// reported at exit), the file sizes and the throughput. Last line:
+// reported at exit), the file sizes and the throughput (wall time of the CLI, start-up included).
+// Around it, in this process, the bare floor over the same bytes: `JSON.parse` of every record
+// and of each document's frame (cut at the offsets the generator wrote) and SHA-256 of every
+// byte, read in 1 MiB chunks; measured before and after `verify` (the machine is shared) and
+// averaged. It prints both MB/s, the ratio and
+//   target_met=yes|no   (verify >= 0.5 x bare JSON.parse + SHA-256, issue 28)
+// and, last:
 //   target_met=yes|no   (the pair verifies consistent with peak RSS < 256 MB)
 // Nothing tracked is written; the directory is removed unless --keep or --dir is given.
 // The verdicts are scripted stand-ins, not model output.
@@ -45,6 +51,8 @@ import type { VerdictJson } from "../src/documents/verdict-schema.js";
 import { PLAIN_WORDS, seededRandom } from "./_random.js";
 
 const TARGET_RSS_MB = 256;
+/** Issue 28: verify reaches at least this fraction of a bare JSON.parse + SHA-256 over the same bytes. */
+const TARGET_BARE_RATIO = 0.5;
 const MARK = "\u0000";
 
 function argValue(name: string): string | undefined {
@@ -184,7 +192,7 @@ function aroundRecords<T extends Record<string, unknown>>(schema: typeof IngestM
  * Streams the pair of `n` generated records into `dir`: record texts are spooled as they are
  * made, so memory holds one record at a time (plus the per-record counts being summed).
  */
-async function writePair(dir: string, n: number): Promise<{ manifest: string; exported: string }> {
+async function writePair(dir: string, n: number): Promise<{ manifest: string; exported: string; manifestLayout: Layout; exportLayout: Layout }> {
   const policy = resolvePolicy({ max_items: n, max_total_bytes: n * 8192 });
   const random = prng(14);
   const manifestSpool = join(dir, "manifest.records.tmp");
@@ -195,12 +203,15 @@ async function writePair(dir: string, n: number): Promise<{ manifest: string; ex
   const input = createHash("sha256");
   let checks = 0;
   let exported = 0;
+  const manifestRecordBytes: number[] = [];
+  const exportRecordBytes: number[] = [];
   for (let i = 0; i < n; i++) {
     const record = makeRecord(i, random);
     input.update(`${JSON.stringify(record)}\n`);
     const made = entryFor(i, record, policy);
     checks += made.checks;
     const minted = canonicalRecordEntry(made.entry, i);
+    manifestRecordBytes.push(Buffer.byteLength(minted.json));
     addCounts(counts, countRecords([made.entry]) as unknown as Record<string, unknown>);
     await write(mOut, i === 0 ? minted.json : `,${minted.json}`);
     if (made.entry.admission === "admitted") {
@@ -214,6 +225,7 @@ async function writePair(dir: string, n: number): Promise<{ manifest: string; ex
         text: record.text,
       };
       const json = canonicalJson(ExportRecordSchema, exportRecord, ["records", exported]);
+      exportRecordBytes.push(Buffer.byteLength(json));
       await write(eOut, exported === 0 ? json : `,${json}`);
       exported++;
     }
@@ -238,7 +250,64 @@ async function writePair(dir: string, n: number): Promise<{ manifest: string; ex
   const exportPath = join(dir, "export.json");
   await splice(exportPath, ePrefix, exportSpool, eSuffix);
   await Promise.all([rm(manifestSpool), rm(exportSpool)]);
-  return { manifest: manifestPath, exported: exportPath };
+  return {
+    manifest: manifestPath,
+    exported: exportPath,
+    manifestLayout: { prefix: mPrefix, records: manifestRecordBytes, suffix: mSuffix },
+    exportLayout: { prefix: ePrefix, records: exportRecordBytes, suffix: eSuffix },
+  };
+}
+
+/** Where a generated document's pieces are: its frame and the byte length of each record (joined by ","). */
+interface Layout {
+  readonly prefix: string;
+  readonly records: readonly number[];
+  readonly suffix: string;
+}
+
+/**
+ * The bare floor: reads `path` in 1 MiB chunks, hashes every byte (SHA-256) and `JSON.parse`s
+ * every record and the frame (prefix + suffix, a document with no records), nothing else.
+ */
+async function bareParseAndHash(path: string, layout: Layout): Promise<void> {
+  const hash = createHash("sha256");
+  const prefixBytes = Buffer.byteLength(layout.prefix);
+  let carry = Buffer.alloc(0);
+  // The next piece: -1 the prefix, then record i (after its "," when i > 0).
+  let next = -1;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    hash.update(chunk as Buffer);
+    const bytes = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
+    let pos = 0;
+    for (;;) {
+      if (next === -1) {
+        if (bytes.length - pos < prefixBytes) break;
+        pos += prefixBytes;
+        next = 0;
+        continue;
+      }
+      const length = layout.records[next];
+      if (length === undefined) break;
+      const start = pos + (next > 0 ? 1 : 0);
+      if (bytes.length - start < length) break;
+      JSON.parse(bytes.toString("utf8", start, start + length));
+      pos = start + length;
+      next++;
+    }
+    carry = Buffer.from(bytes.subarray(pos));
+  }
+  JSON.parse(layout.prefix + layout.suffix);
+  hash.digest("hex");
+  if (next !== layout.records.length) throw new Error(`bare parse of ${path} did not find every record`);
+}
+
+/** The bare floor over both files: its throughput in MB/s and the CPU seconds it took. */
+async function bareRun(files: ReadonlyArray<{ path: string; layout: Layout }>, totalBytes: number): Promise<{ mbPerS: number; cpuSeconds: number }> {
+  const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  for (const file of files) await bareParseAndHash(file.path, file.layout);
+  const used = process.cpuUsage(cpu);
+  return { mbPerS: totalBytes / 1e6 / (Number(process.hrtime.bigint() - started) / 1e9), cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 /** The streamed pair for a few records is byte for byte what buildManifest/buildExport make. */
@@ -279,10 +348,15 @@ async function selfCheck(dir: string): Promise<void> {
 }
 
 /** Runs `verify` in a child and returns its exit code, stdout, wall time and peak RSS. */
-async function runVerify(manifest: string, exported: string): Promise<{ code: number | null; stdout: string; seconds: number; peakRssMb: number | null }> {
+async function runVerify(
+  manifest: string,
+  exported: string,
+): Promise<{ code: number | null; stdout: string; seconds: number; peakRssMb: number | null; cpuSeconds: number | null }> {
   const cli = resolve(dirname(fileURLToPath(import.meta.url)), "..", "cli", "main.js");
   // The child reports its own peak RSS on exit (kilobytes), on a line of its own on stderr.
-  const report = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss_kb='+process.resourceUsage().maxRSS+'\\n'))";
+  // And its CPU time (user + system, microseconds): on a shared machine, a steadier figure than wall time.
+  const report =
+    "data:text/javascript,process.on('exit',()=>{const r=process.resourceUsage();process.stderr.write('\\nmaxrss_kb='+r.maxRSS+' cpu_us='+(r.userCPUTime+r.systemCPUTime)+'\\n')})";
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ["--import", report, cli, "verify", "--manifest", manifest, "--export", exported, "--json"], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -294,7 +368,8 @@ async function runVerify(manifest: string, exported: string): Promise<{ code: nu
   const code = await new Promise<number | null>((done) => child.on("close", done));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const rss = /maxrss_kb=(\d+)/.exec(stderr);
-  return { code, stdout, seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : null };
+  const cpu = /cpu_us=(\d+)/.exec(stderr);
+  return { code, stdout, seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : null, cpuSeconds: cpu ? Number(cpu[1]) / 1e6 : null };
 }
 
 async function main(): Promise<void> {
@@ -306,7 +381,7 @@ async function main(): Promise<void> {
     await selfCheck(dir);
     process.stdout.write("self_check=ok (streamed pair of 60 records equals buildManifest/buildExport byte for byte)\n");
     const generated = process.hrtime.bigint();
-    const { manifest, exported } = await writePair(dir, RECORDS);
+    const { manifest, exported, manifestLayout, exportLayout } = await writePair(dir, RECORDS);
     const genSeconds = Number(process.hrtime.bigint() - generated) / 1e9;
     const manifestBytes = (await stat(manifest)).size;
     const exportBytes = (await stat(exported)).size;
@@ -314,7 +389,13 @@ async function main(): Promise<void> {
     process.stdout.write(
       `records=${RECORDS} manifest_bytes=${manifestBytes} (${mb(manifestBytes)} MB) export_bytes=${exportBytes} (${mb(exportBytes)} MB) generated_in_s=${genSeconds.toFixed(1)}\n`,
     );
+    const files = [
+      { path: manifest, layout: manifestLayout },
+      { path: exported, layout: exportLayout },
+    ];
+    const bareBefore = await bareRun(files, manifestBytes + exportBytes);
     const run = await runVerify(manifest, exported);
+    const bareAfter = await bareRun(files, manifestBytes + exportBytes);
     let consistent = false;
     try {
       consistent = (JSON.parse(run.stdout) as { consistent?: unknown }).consistent === true;
@@ -325,6 +406,19 @@ async function main(): Promise<void> {
     const rss = run.peakRssMb === null ? "unknown" : run.peakRssMb.toFixed(1);
     process.stdout.write(
       `verify: exit=${run.code} consistent=${consistent} seconds=${run.seconds.toFixed(2)} mb_per_s=${throughput.toFixed(1)} peak_rss_mb=${rss}\n`,
+    );
+    const bare = (bareBefore.mbPerS + bareAfter.mbPerS) / 2;
+    const bareCpu = (bareBefore.cpuSeconds + bareAfter.cpuSeconds) / 2;
+    const ratio = throughput / bare;
+    process.stdout.write(
+      `bare: json_parse_sha256 mb_per_s=${bare.toFixed(1)} (before verify ${bareBefore.mbPerS.toFixed(1)}, after ${bareAfter.mbPerS.toFixed(1)}; JSON.parse of every record and frame + SHA-256 of every byte, in this process) cpu_s=${bareCpu.toFixed(2)}\n`,
+    );
+    // CPU seconds (the child's include its start-up) are steadier than wall time on a shared machine.
+    const cpuRatio = run.cpuSeconds === null ? "unknown" : (bareCpu / run.cpuSeconds).toFixed(2);
+    process.stdout.write(`verify_cpu_s=${run.cpuSeconds === null ? "unknown" : run.cpuSeconds.toFixed(2)} cpu_ratio=${cpuRatio} (bare CPU / verify CPU)\n`);
+    process.stdout.write(`verify_vs_bare: ratio=${ratio.toFixed(2)}\n`);
+    process.stdout.write(
+      `target_met=${ratio >= TARGET_BARE_RATIO ? "yes" : "no"} (verify >= ${TARGET_BARE_RATIO} x bare JSON.parse + SHA-256 over the same bytes)\n`,
     );
     const met = run.code === 0 && consistent && run.peakRssMb !== null && run.peakRssMb < TARGET_RSS_MB;
     process.stdout.write(`target_met=${met ? "yes" : "no"} (consistent and peak RSS < ${TARGET_RSS_MB} MB)\n`);

@@ -43,7 +43,25 @@ export async function* readStrictJsonFile(
   path: string,
   options: GrammarOptions & { readonly chunkBytes?: number } = {},
 ): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
-  const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? DEFAULT_STREAM_CHUNK_BYTES));
+  const reader = new StrictJsonStream(options);
+  const hash = createHash("sha256");
+  for await (const chunk of readFileChunks(path, options.chunkBytes)) {
+    hash.update(chunk);
+    const events = reader.write(chunk);
+    // After a problem the rest is only scanned; its events are not worth handing out.
+    if (reader.failed === null) for (const event of events) yield event;
+  }
+  const result = reader.end();
+  yield { type: "end", ...result, sha256: hash.digest("hex") };
+}
+
+/**
+ * The bytes of a regular file, read in chunks of `chunkBytes` (default 64 KiB). Each chunk is a
+ * view of one reused buffer, valid until the next is asked for. Throws StrictFileError when the
+ * file cannot be opened or read, or is not a regular file.
+ */
+export async function* readFileChunks(path: string, chunkBytes: number = DEFAULT_STREAM_CHUNK_BYTES): AsyncGenerator<Buffer, void, void> {
+  const size = Math.max(1, Math.floor(chunkBytes));
   const handle = await open(path, "r").catch((error: unknown) => {
     throw new StrictFileError(fileReason(error));
   });
@@ -53,26 +71,18 @@ export async function* readStrictJsonFile(
     await handle.close();
     throw error instanceof StrictFileError ? error : new StrictFileError(fileReason(error));
   }
-  const reader = new StrictJsonStream(options);
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(chunkBytes);
+  const buffer = Buffer.allocUnsafe(size);
   try {
     for (;;) {
       let read: number;
       try {
-        ({ bytesRead: read } = await handle.read(buffer, 0, chunkBytes, null));
+        ({ bytesRead: read } = await handle.read(buffer, 0, size, null));
       } catch (error) {
         throw new StrictFileError(fileReason(error));
       }
       if (read === 0) break;
-      const chunk = buffer.subarray(0, read);
-      hash.update(chunk);
-      const events = reader.write(chunk);
-      // After a problem the rest is only scanned; its events are not worth handing out.
-      if (reader.failed === null) for (const event of events) yield event;
+      yield buffer.subarray(0, read);
     }
-    const result = reader.end();
-    yield { type: "end", ...result, sha256: hash.digest("hex") };
   } finally {
     await handle.close();
   }

@@ -4,6 +4,7 @@
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
+import { NotCanonicalLayout, readCanonicalJsonFile } from "../core/canonical-json-file.js";
 import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
@@ -19,6 +20,13 @@ import { displayText } from "../core/display-text.js";
  */
 const BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
+
+/**
+ * How the files are read: "canonical" splits a file laid out as ingest writes it without the
+ * token walker (core/canonical-json-file.ts) and gives up ("exact" is then returned) on one that
+ * is not; "exact" walks every byte with the strict grammar. Both give the same values.
+ */
+export type PairReader = "canonical" | "exact";
 
 /** What verifying a pair's files found, streamed or read whole (verify-files.ts). */
 export interface PairReading {
@@ -55,6 +63,8 @@ class Walk {
   private readonly events: AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void>;
   end: StrictFileEnd | null = null;
   failure: VerifyProblem | null = null;
+  /** The fast reader met bytes it does not read (canonical reading only): read the pair exactly. */
+  notCanonical = false;
   /** Members before the records array, once it started. */
   members: Obj | null = null;
   private inRecords = false;
@@ -65,8 +75,9 @@ class Walk {
     shape: Shape,
     elementShape: Shape,
     chunkBytes: number | undefined,
+    reader: PairReader,
   ) {
-    this.events = readStrictJsonFile(path, {
+    this.events = (reader === "canonical" ? readCanonicalJsonFile : readStrictJsonFile)(path, {
       shape,
       stream: new Map([[RECORDS_KEY, elementShape]]),
       rest: BUDGET,
@@ -77,13 +88,17 @@ class Walk {
   }
 
   private async pull(): Promise<StrictStreamEvent | StrictFileEnd | null> {
-    if (this.end !== null || this.failure !== null) return null;
+    if (this.end !== null || this.failure !== null || this.notCanonical) return null;
     try {
       const next = await this.events.next();
       if (next.done) return null;
       if (next.value.type === "end") this.end = next.value;
       return next.value;
     } catch (error) {
+      if (error instanceof NotCanonicalLayout) {
+        this.notCanonical = true;
+        return null;
+      }
       this.failure = {
         code: this.label === "manifest" ? "manifest_unreadable" : "export_unreadable",
         message: `cannot read ${this.label} ${displayText(this.path)} (${readReason(error)})`,
@@ -130,12 +145,19 @@ class Walk {
 
 /**
  * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
- * the whole documents. Never throws for any file content; an unreadable file is a read problem.
+ * the whole documents, or "exact" when the canonical `reader` met bytes it does not read. Never
+ * throws for any file content; an unreadable file is a read problem.
  */
-export async function streamPair(manifestPath: string, exportPath: string | null, chunkBytes?: number): Promise<PairReading | "reread"> {
-  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes);
-  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes);
-  const manifest = new StreamedManifest();
+export async function streamPair(
+  manifestPath: string,
+  exportPath: string | null,
+  chunkBytes: number | undefined,
+  reader: PairReader,
+): Promise<PairReading | "reread" | "exact"> {
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader);
+  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader);
+  // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
+  const manifest = new StreamedManifest(false, reader === "canonical");
   const exported = new StreamedExport();
   try {
     await m.toRecords();
@@ -152,7 +174,7 @@ export async function streamPair(manifestPath: string, exportPath: string | null
         if (exported.outOfOrder) {
           // Duplicates and order need the whole lists: the pair is read whole and checked held.
           await Promise.all([m.stop(), e.stop()]);
-          return "reread";
+          return m.notCanonical || e.notCanonical ? "exact" : "reread";
         }
         let target: Obj | undefined;
         while (nextManifest <= index) {
@@ -178,6 +200,7 @@ export async function streamPair(manifestPath: string, exportPath: string | null
     await m.stop();
     if (e !== null) await e.stop();
   }
+  if (m.notCanonical || e?.notCanonical === true) return "exact";
   const readProblems = [m.failure, e?.failure ?? null].filter((p): p is VerifyProblem => p !== null);
   const manifestSha256 = m.end?.sha256 ?? null;
   const exportSha256 = e?.end?.sha256 ?? null;
@@ -185,7 +208,7 @@ export async function streamPair(manifestPath: string, exportPath: string | null
   const exportHead = headOf(e?.end?.value);
   if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: [] };
   const manifestRoot = m.end.value;
-  const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot) : { canonicalSha: null, issuePath: null };
+  const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot, m.end.sha256) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
   const problems = assembleProblems(e?.end?.value, manifestRoot, facts, manifestSha256, manifest, e?.end == null ? null : exported);
   return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems };

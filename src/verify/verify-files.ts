@@ -7,7 +7,7 @@ import { refuseUnknownOptions } from "../core/guards.js";
 import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { headOf, streamPair, type PairReading } from "./stream-pair.js";
+import { headOf, streamPair, type PairReader, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
@@ -120,8 +120,14 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * ingest writes it (export records out of index order, or a manifest member that sorts before
  * `records` placed after it), which only the whole lists can judge: the documents are then read
  * whole, within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES, and fed to the verifier from memory.
+ * `reader` (internal, for tests): "canonical" (the default) reads canonical files fast and any
+ * other again with the strict grammar; "exact" uses the strict grammar only. The result says
+ * which one read the pair; the outcome is the same either way (test/verify/fast-read.test.ts).
  */
-export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<{ result: VerifyFilesResult; mode: VerifyMode; documents: VerifiedDocuments }> {
+export async function verifyFilesWithMode(
+  options: VerifyFilesOptions,
+  reader: PairReader = "canonical",
+): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
   const pinName = options.pinName ?? "expectManifestSha256";
@@ -129,9 +135,12 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
-  const streamed = await streamPair(manifestPath, exportPath, options.chunkBytes);
-  const mode: VerifyMode = streamed === "reread" ? "whole" : "streamed";
-  const reading = streamed === "reread" ? await readWhole(manifestPath, exportPath) : streamed;
+  // A pair laid out as ingest writes it is read fast; any other is read again by the strict grammar.
+  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical") : "exact";
+  const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact") : fast;
+  // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
+  const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
+  const reading = typeof streamed === "string" ? await readWhole(manifestPath, exportPath) : streamed;
   const manifestSha = reading.manifestSha256;
   const swapped = reading.readProblems.length === 0 ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
   // Files given the wrong way round verify nothing: the one problem says what to fix.
@@ -154,7 +163,7 @@ export async function verifyFilesWithMode(options: VerifyFilesOptions): Promise<
     notes: readable ? notesOf(reading.manifestHead) : [],
   };
   const documents = { manifestHead: swapped === null ? reading.manifestHead : null, exportSha256: readable ? reading.exportSha256 : null };
-  return { result, mode, documents };
+  return { result, mode, reader: fast === "exact" ? "exact" : "canonical", documents };
 }
 
 /**

@@ -51,13 +51,21 @@ export class StreamedManifest {
   });
   private recountable = true;
 
-  constructor(private readonly held = false) {}
+  /**
+   * `held`: the records come from a manifest held whole (hashed by `verifyHeld`). `canonicalFile`:
+   * the file's bytes were proved to be the canonical form of what is read (the canonical reader),
+   * so the file's SHA-256 is the canonical one and nothing is serialized again to hash it.
+   */
+  constructor(
+    private readonly held = false,
+    private readonly canonicalFile = false,
+  ) {}
 
   /** The records array starts; `members` are the manifest's members before it in the file. */
   begin(members: Obj): void {
     this.streamed = true;
     this.geometry = planGeometry(members);
-    if (this.held) {
+    if (this.held || this.canonicalFile) {
       this.hash = null;
       return;
     }
@@ -96,10 +104,11 @@ export class StreamedManifest {
   /**
    * The manifest's facts once its rest is known, or "reread" when a member that sorts before
    * `records` came after it (it could not be hashed as it streamed): the pair is then read whole.
+   * `fileSha`: the SHA-256 of the file's bytes, the canonical one when they were read canonically.
    */
-  facts(rest: Obj): ManifestFacts | "reread" {
+  facts(rest: Obj, fileSha: string): ManifestFacts | "reread" {
     if (!this.streamed) return factsOf(rest);
-    let canonical: string | null = null;
+    let canonical: string | null = this.canonicalFile ? fileSha : null;
     if (this.hash !== null) {
       try {
         assertCanonicalValue(rest);

@@ -1,0 +1,146 @@
+// The fast read of a document file laid out as little-canary writes it: canonical JSON whose one
+// streamed array (`records`) is split out element by element. It yields exactly the events and
+// the end that readStrictJsonFile (the strict grammar) would yield for the same bytes, or throws
+// NotCanonicalLayout, and the caller then reads the file with readStrictJsonFile, which reports
+// exactly what is wrong. So a caller cannot tell the readers apart by what they return; the fast
+// one only costs less for the bytes it accepts.
+//
+// How: canonical-split.ts cuts the bytes into the head (up to the array's `[`), the elements and
+// the tail (from its `]`) without parsing them. The frame (head + tail, a few kilobytes) goes
+// through the strict grammar itself, which builds the members and emits the array's events; it
+// must then serialize canonically to the same bytes. Each element must pass canonicalValue
+// (canonical-value.ts: strict UTF-8, `JSON.parse` and `JSON.stringify` give back its bytes, keys
+// sorted, no surrogate escape, built whole by its shape). The whole file is then the canonical
+// serialization of the value the events describe, hashed once as it is read.
+import { createHash } from "node:crypto";
+import { isUtf8 } from "node:buffer";
+import { assertCanonicalValue, canonicalObjectFrame } from "./canonical.js";
+import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./canonical-split.js";
+import { canonicalValue, NOT_CANONICAL } from "./canonical-value.js";
+import { GrammarFailure, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
+import { isPlainObject } from "./guards.js";
+import { readFileChunks, type StrictFileEnd } from "./strict-json-file.js";
+
+export { NotCanonicalLayout };
+
+/** Most bytes of a document's frame read fast (ours are a few kilobytes); a larger one is read strictly. */
+const MAX_FRAME_BYTES = 1 << 20;
+/**
+ * Most bytes of one element read fast: an element is held as bytes, text, value and its
+ * re-serialization at once, so this bounds memory (a larger record is read strictly).
+ */
+const MAX_ELEMENT_BYTES = 8 << 20;
+/** Deepest nesting read fast (ours need fewer than 10 levels); deeper documents are read strictly. */
+const MAX_FAST_DEPTH = 32;
+/** Default size of one read: large reads cost fewer trips through the thread pool. */
+const DEFAULT_CHUNK_BYTES = 1 << 18;
+
+/**
+ * Walks a canonical document file: the events of readStrictJsonFile with the same options (which
+ * must stream exactly one key), then its `end`. Throws NotCanonicalLayout when the bytes are not
+ * laid out canonically (or the file cannot be read): read it with readStrictJsonFile then.
+ */
+export async function* readCanonicalJsonFile(
+  path: string,
+  options: GrammarOptions & { readonly chunkBytes?: number },
+): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
+  const streamed = [...(options.stream ?? new Map())];
+  if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
+  const [key, elementShape] = streamed[0] as [string, Shape];
+  const maxDepth = Math.min(options.maxDepth ?? MAX_NESTING_DEPTH, MAX_FAST_DEPTH);
+  const element = options.element ?? { maxValues: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
+  const splitter = new CanonicalSplitter({
+    key,
+    maxFrameBytes: MAX_FRAME_BYTES,
+    // Within the bytes limit, an element's characters and tokens are within the grammar's limits.
+    maxElementBytes: Math.min(MAX_ELEMENT_BYTES, element.maxChars, options.maxTokenBytes ?? Number.POSITIVE_INFINITY),
+    maxDepth,
+  });
+  const frame = new FrameCheck(key, options);
+  // The element sits two levels below the root (the root object, then the array).
+  const limits = { maxValues: element.maxValues, maxDepth: maxDepth - 2 };
+  const hash = createHash("sha256");
+  let bytes = 0;
+  let count = 0;
+  let pending: StrictStreamEvent[] = [];
+  const sink = (kind: SplitPieceKind, piece: Buffer): void => {
+    if (kind !== "element") {
+      pending.push(...frame.feed(kind, piece, count));
+      return;
+    }
+    const value = canonicalValue(piece, elementShape, limits);
+    if (value === NOT_CANONICAL) throw new NotCanonicalLayout("an element is not canonical");
+    pending.push({ type: "element", key, index: count++, value });
+  };
+  try {
+    for await (const chunk of readFileChunks(path, options.chunkBytes ?? DEFAULT_CHUNK_BYTES)) {
+      hash.update(chunk);
+      bytes += chunk.byteLength;
+      splitter.feed(chunk, sink);
+      const events = pending;
+      pending = [];
+      yield* events;
+    }
+    splitter.end(sink);
+  } catch (error) {
+    if (error instanceof NotCanonicalLayout) throw error;
+    // A read error, or anything else: the strict reader reads the file again and says what it is.
+    throw new NotCanonicalLayout("the file could not be read fast");
+  }
+  yield* pending;
+  yield { type: "end", value: frame.rest(), streamed: [key], loneSurrogate: false, bytes, sha256: hash.digest("hex") };
+}
+
+/** The frame through the strict grammar: the array's events, then the rest, which must be canonical. */
+class FrameCheck {
+  private readonly parser: StrictJsonParser;
+  private head = "";
+  private done = false;
+
+  constructor(
+    private readonly key: string,
+    options: GrammarOptions,
+  ) {
+    this.parser = new StrictJsonParser(options);
+  }
+
+  /** The head or the tail; `count` elements went by. Returns the events to hand on. */
+  feed(kind: "head" | "tail", piece: Buffer, count: number): StrictStreamEvent[] {
+    if (!isUtf8(piece)) throw new NotCanonicalLayout("the frame is not UTF-8");
+    try {
+      this.parser.feed(piece, kind === "tail");
+    } catch (error) {
+      if (error instanceof GrammarFailure) throw new NotCanonicalLayout("the frame is not strict JSON");
+      throw error;
+    }
+    const events = this.parser.takeEvents();
+    if (kind === "head") {
+      this.head = piece.toString("utf8");
+      if (events.length !== 1 || events[0]?.type !== "array_start") throw new NotCanonicalLayout("the array is not streamed");
+      return events;
+    }
+    if (events.length !== 1 || events[0]?.type !== "array_end") throw new NotCanonicalLayout("the array did not end");
+    this.check(piece.toString("utf8"));
+    this.done = true;
+    return [{ type: "array_end", key: this.key, count }];
+  }
+
+  /** The root without the streamed array, once the tail was checked. */
+  rest(): unknown {
+    if (!this.done) throw new NotCanonicalLayout("the document ended early");
+    return this.parser.value;
+  }
+
+  /** The rest serializes canonically around the array to exactly the head and the tail read. */
+  private check(tail: string): void {
+    const rest = this.parser.value;
+    if (!isPlainObject(rest) || this.parser.loneSurrogate) throw new NotCanonicalLayout("the frame has no canonical form");
+    try {
+      assertCanonicalValue(rest);
+    } catch {
+      throw new NotCanonicalLayout("the frame has no canonical form");
+    }
+    const { prefix, suffix } = canonicalObjectFrame(rest, this.key);
+    if (prefix !== this.head || suffix !== tail) throw new NotCanonicalLayout("the frame is not canonical");
+  }
+}

@@ -1,0 +1,154 @@
+// The fast canonical check (core/canonical-value.ts) and the fast document reader built on it
+// (core/canonical-json-file.ts) never accept what the strict grammar would read differently:
+// whatever they accept, the strict grammar reads to the same value and the canonical serializer
+// writes back byte for byte; and they accept the canonical bytes of ordinary documents.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { NotCanonicalLayout, readCanonicalJsonFile } from "../../src/core/canonical-json-file.js";
+import { canonicalValue, NOT_CANONICAL } from "../../src/core/canonical-value.js";
+import { ANY_SHAPE, parseJsonBytes, STRING_MAP_SHAPE } from "../../src/core/parse-line.js";
+import { readStrictJsonFile } from "../../src/core/strict-json-file.js";
+
+const LIMITS = { maxValues: 1_000_000, maxDepth: 30 };
+const bytes = (text: string): Buffer => Buffer.from(text, "utf8");
+
+/** Texts near canonical JSON: canonical ones, other serializations, and small edits of both. */
+const nearJson: fc.Arbitrary<string> = fc.oneof(
+  fc.jsonValue().map((v) => JSON.stringify(v)),
+  fc.jsonValue().map((v) => {
+    try {
+      return canonicalJsonUnchecked(v);
+    } catch {
+      return "null";
+    }
+  }),
+  fc.json(),
+  fc
+    .tuple(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc.nat(),
+      fc.constantFrom(" ", '"', "\\", "\\ud800", "\\u0041", "-0", "1e400", "9007199254740993", ",", '"a":1,', "\u{1f600}", "}", "0.0"),
+    )
+    .map(([text, at, insert]) => `${text.slice(0, at % (text.length + 1))}${insert}${text.slice(at % (text.length + 1))}`),
+  fc.constantFrom(
+    '{"a":1,"a":1}',
+    '{"b":1,"a":2}',
+    '{"__proto__":1}',
+    '{"10":1,"9":2}',
+    '"\\ud800"',
+    '"\\ud83d\\ude00"',
+    "-0",
+    "1.0",
+    '{"a":{"a":[{"x":1,"x":2}]}}',
+  ),
+);
+
+describe("canonicalValue", () => {
+  it("accepts only texts the strict grammar reads to the same value and the canonical serializer writes back", () => {
+    fc.assert(
+      fc.property(nearJson, (text) => {
+        const value = canonicalValue(bytes(text), ANY_SHAPE, LIMITS);
+        if (value === NOT_CANONICAL) return;
+        const strict = parseJsonBytes(bytes(text));
+        expect(strict.ok).toBe(true);
+        if (strict.ok) expect(value).toEqual(strict.value);
+        expect(canonicalJsonUnchecked(value)).toBe(text);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("accepts the canonical bytes of values without integer-like keys or lone surrogates", () => {
+    const key = fc.string().filter((k) => !/^(0|[1-9][0-9]*)$/.test(k) && k.isWellFormed());
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.string().filter((s) => s.isWellFormed()),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.boolean(),
+        fc.constant(null),
+        tie("array"),
+        tie("object"),
+      ),
+      array: fc.array(tie("node"), { maxLength: 4 }),
+      object: fc.dictionary(key, tie("node"), { maxKeys: 4 }),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = canonicalJsonUnchecked(v);
+        expect(canonicalValue(bytes(text), ANY_SHAPE, LIMITS)).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("declines what the shape would not build whole, what exceeds the value budget, and invalid UTF-8", () => {
+    expect(canonicalValue(bytes('{"a":"x","b":"y"}'), STRING_MAP_SHAPE, LIMITS)).toEqual({ a: "x", b: "y" });
+    expect(canonicalValue(bytes('{"a":"x","b":1}'), STRING_MAP_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
+    expect(canonicalValue(bytes("[1,2,3]"), ANY_SHAPE, { maxValues: 4, maxDepth: 30 })).toEqual([1, 2, 3]);
+    expect(canonicalValue(bytes("[1,2,3]"), ANY_SHAPE, { maxValues: 3, maxDepth: 30 })).toBe(NOT_CANONICAL);
+    expect(canonicalValue(bytes("[[[1]]]"), ANY_SHAPE, { maxValues: 10, maxDepth: 2 })).toBe(NOT_CANONICAL);
+    expect(canonicalValue(Buffer.from([0x22, 0xc3, 0x28, 0x22]), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
+    // A backslash written out before "ud" is text, not a surrogate escape.
+    expect(canonicalValue(bytes('"C:\\\\udata"'), ANY_SHAPE, LIMITS)).toBe("C:\\udata");
+  });
+});
+
+describe("readCanonicalJsonFile", () => {
+  const options = { stream: new Map([["records", ANY_SHAPE]]) };
+
+  async function events(path: string, read: typeof readCanonicalJsonFile, chunkBytes: number): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for await (const event of read(path, { ...options, chunkBytes })) out.push(event);
+    return out;
+  }
+
+  it("yields what the strict reader yields for canonical documents, at any read size", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lc-canonical-file-"));
+    const path = join(dir, "doc.json");
+    const member = fc.dictionary(fc.constantFrom("a", "counts", "rz", "schema", "z"), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+    await fc.assert(
+      fc.asyncProperty(member, fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }), fc.integer({ min: 1, max: 97 }), async (rest, records, chunk) => {
+        let text: string;
+        try {
+          text = canonicalJsonUnchecked({ ...rest, records });
+        } catch {
+          return;
+        }
+        await writeFile(path, text);
+        let fast: unknown[] | null = null;
+        try {
+          fast = await events(path, readCanonicalJsonFile, chunk);
+        } catch (error) {
+          expect(error).toBeInstanceOf(NotCanonicalLayout);
+        }
+        if (fast !== null) expect(fast).toEqual(await events(path, readStrictJsonFile, chunk));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("gives up on a document that is not laid out canonically", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lc-canonical-file-"));
+    const path = join(dir, "doc.json");
+    for (const text of [
+      '{"records":[1,2] }',
+      '{"records": [1]}',
+      '{"b":1,"a":2,"records":[]}',
+      '{"records":[1]}x',
+      '{"records":[1',
+      '{"a":[1]}',
+      '\ufeff{"records":[]}',
+      '{"records":[01]}',
+    ]) {
+      await writeFile(path, text);
+      await expect(events(path, readCanonicalJsonFile, 3)).rejects.toBeInstanceOf(NotCanonicalLayout);
+    }
+    await writeFile(path, '{"a":1,"records":[],"z":[{"b":2}]}');
+    expect(await events(path, readCanonicalJsonFile, 3)).toEqual(await events(path, readStrictJsonFile, 3));
+  });
+});
