@@ -4,7 +4,7 @@
 // two-segment record entry of ~2,400 in ~300, the SHA-256 digests in it being most of what is left.
 // - The dictionary is part of the file format (schema version 3 of the cache file): a text packed
 //   with one dictionary does not unpack with another, so changing DICTIONARY needs a new schema
-//   version (test/cache/stored-json.test.ts pins its SHA-256).
+//   version (test/cache/size.test.ts pins its SHA-256).
 // - Unpacking is bounded: a stored form that would inflate past MAX_UNPACKED_BYTES, or that is not
 //   a deflate stream at all (a row edited by hand), unpacks to null, never to a partial text.
 import { deflateRawSync, inflateRawSync } from "node:zlib";
