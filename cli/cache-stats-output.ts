@@ -56,7 +56,7 @@ function columns(rows: readonly (readonly string[])[], right: ReadonlySet<number
 export function cacheStatsTable(stats: CacheStats): string {
   const { pass, flag, block } = stats.by_state;
   const lines = [
-    `verdict cache ${shown(stats.path)} (schema ${stats.schema_version}, ${humanBytes(stats.size_bytes)} on disk)`,
+    `verdict cache ${shown(stats.path)} (schema ${stats.schema_version}, ${humanBytes(stats.size_bytes)} on disk${stats.bytes_per_entry === null ? "" : `, ${humanBytes(stats.bytes_per_entry)} per entry`})`,
     `entries: ${stats.entries} (pass ${pass}, flag ${flag}, block ${block}); whole-record entries: ${stats.record_entries}`,
   ];
   if (stats.entries === 0 && stats.identities.length === 0) return `${lines.join("\n")}\n`;

@@ -123,12 +123,17 @@ export const CACHE_HELP = `
 A cache keeps only exercised pass, flag and block verdicts, keyed by the text's SHA-256 and the
 full canary identity (model, digest, prompt, sampling, analyzer, rules, mode); see docs/cache.md.
 With --older-than and --identity together, only entries matching both are removed.
+--max-bytes SIZE (a whole number with B, KB, MB, GB, TB or KiB, MiB, GiB, TiB; at least 64KiB)
+removes the oldest checked entries, and the whole-record entries built on them, until the file is
+at most SIZE, then shrinks the file (VACUUM: for a moment it needs free disk up to twice the file's size).
+With --older-than or --identity it runs after them. The JSON then has size_bytes, the size after.
 Exit codes: 0 done; 2 usage error, a missing cache file, or a file that is not a verdict cache.
 
 Examples:
   little-canary cache stats --cache verdicts.sqlite
   little-canary cache stats --cache verdicts.sqlite --json
   little-canary cache prune --cache verdicts.sqlite --older-than 30d
+  little-canary cache prune --cache verdicts.sqlite --max-bytes 500MB
   little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`;
 
 /** After the options of `eval --help`: exit codes, scoring, examples. */

@@ -1,5 +1,5 @@
 // `little-canary cache stats --cache PATH [--json]` and `little-canary cache prune --cache PATH
-// [--older-than DURATION] [--identity KEY]`: flags → `cacheStats` / `cachePrune`
+// [--older-than DURATION] [--identity KEY] [--max-bytes SIZE]`: flags → `cacheStats` / `cachePrune`
 // (src/verbs/cache.ts) → a table (stats; JSON with --json) or JSON (prune) on stdout. Exit 0
 // on success; 2 for usage errors, a missing cache file, or a file that is not a verdict cache
 // (REFUSED_EXIT in cli/exit-codes.ts). The library is imported when a subcommand runs.
@@ -20,6 +20,7 @@ interface StatsFlags extends CacheFlags {
 interface PruneFlags extends CacheFlags {
   olderThan?: string;
   identity?: string;
+  maxBytes?: string;
 }
 
 function sub(io: CliIo, name: string, description: string): Command {
@@ -40,9 +41,10 @@ export function define(io: CliIo, state: RunState): Command {
       await writeOut(io.stdout, flags.json ? `${JSON.stringify(result)}\n` : cacheStatsTable(result));
       state.exitCode = 0;
     });
-  const prune = sub(io, "prune", "Remove cached verdicts by age and/or identity; print {path, removed, remaining} as JSON.")
+  const prune = sub(io, "prune", "Remove cached verdicts by age and/or identity, or the oldest down to a size; print {path, removed, remaining} as JSON.")
     .option("--older-than <duration>", "remove entries checked longer ago than DURATION (e.g. 30d, 12h, 90m)")
     .option("--identity <key>", "remove entries of this identity key (as `cache stats` lists it)")
+    .option("--max-bytes <size>", "then remove the oldest checked entries until the file is at most SIZE (e.g. 500MB, 2GiB; at least 64KiB), and shrink it")
     .action(async (flags: PruneFlags) => {
       const { cachePrune } = await import("../../src/verbs/cache.js");
       const result = cachePrune({
@@ -50,6 +52,7 @@ export function define(io: CliIo, state: RunState): Command {
         cwd: io.cwd,
         ...(flags.olderThan !== undefined ? { olderThan: flags.olderThan } : {}),
         ...(flags.identity !== undefined ? { identity: flags.identity } : {}),
+        ...(flags.maxBytes !== undefined ? { maxBytes: flags.maxBytes } : {}),
       });
       await writeOut(io.stdout, `${JSON.stringify(result)}\n`);
       state.exitCode = 0;

@@ -7,8 +7,14 @@
 // - Several processes may share a file: writers wait up to the busy timeout for SQLite's lock.
 // - Memory does not grow with the entries: lookups are by key, `stats` is SQL aggregates.
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
-//   (CacheFileError naming the path) and never altered; a version 1 file is read as it is and
-//   upgraded to version 2 when opened for writing.
+//   (CacheFileError naming the path) and never altered. A file of an older version (1 or 2, whose
+//   values are plain JSON text) is read as it is when opened read-only, and converted in place,
+//   in one transaction, when opened for writing: a stored form is only ever read as the form its
+//   file's version says (a plain text in a version 3 file is no value).
+// - Values and record entries are stored packed (stored-json.ts): at most ~1,000 bytes per
+//   cached segment, record entries included (bench/verdict-cache.ts measures it).
+// - `pruneToSize` removes the oldest checked entries until the file holds at most N bytes, then
+//   VACUUMs, so the file on disk shrinks.
 // - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
 //   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
@@ -20,14 +26,17 @@ import { TimestampSchema } from "../documents/schemas.js";
 import { CacheFileError, UncacheableVerdictError } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
 import { assertSqliteHeader, fileSize, inSqlite, sqliteFailure } from "./sqlite-file.js";
+import { packJson, unpackJson } from "./stored-json.js";
 import { displayText } from "../core/display-text.js";
 
 /** The schema version this library reads and writes. */
-export const VERDICT_CACHE_SCHEMA_VERSION = 2;
-/** The older schema version this library still opens (and upgrades when writing). */
-const UPGRADABLE_SCHEMA_VERSION = 1;
+export const VERDICT_CACHE_SCHEMA_VERSION = 3;
+/** Older schema versions (plain JSON text values) this library converts when it opens them for writing. */
+const CONVERTIBLE_SCHEMA_VERSIONS: readonly unknown[] = [1, 2];
 /** The name in the schema table that marks a file as a little-canary verdict cache. */
 const VERDICT_CACHE_SCHEMA = "little-canary-verdict-cache";
+/** The smallest size `pruneToSize` accepts: an empty cache file takes about 40 KiB (10 pages of 4 KiB). */
+export const MIN_CACHE_FILE_BYTES = 64 * 1024;
 /** How long a write waits for another process's lock on the file by default. */
 const DEFAULT_CACHE_BUSY_TIMEOUT_MS = 10_000;
 
@@ -99,7 +108,8 @@ export interface StoredRecordEntryRow extends StoredRecordEntry {
 /** Record keys `recordEntriesUnder` reads at once, at most (SQLite allows far more bound values). */
 export const RECORD_KEYS_PER_READ = 512;
 
-type RecordRow = { entry: string; entry_sha256: Buffer; oldest_checked_at: string };
+/** A record entry row as SQLite gives it back: `entry` is the packed text (anything, if edited by hand). */
+type RecordRow = { entry: unknown; entry_sha256: Buffer; oldest_checked_at: string };
 
 /** Entries and time range of one identity in the cache. */
 interface IdentityStats {
@@ -121,6 +131,12 @@ export interface CacheStats {
   readonly record_entries: number;
   /** Bytes on disk: the database file and its write-ahead log. */
   readonly size_bytes: number;
+  /**
+   * `size_bytes` / `entries`, rounded (null without entries): what one stored verdict costs on
+   * disk, its share of the record entries and indexes included. For an ingest cache, an entry is
+   * one cached segment.
+   */
+  readonly bytes_per_entry: number | null;
   readonly oldest_checked_at: string | null;
   readonly newest_checked_at: string | null;
   readonly identities: readonly IdentityStats[];
@@ -140,9 +156,27 @@ const HEX64 = /^[0-9a-f]{64}$/;
 /** TimestampSchema's form as a plain pattern: a get checks it on every hit, without zod's cost. */
 const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** The record entries' table (also what converting a version 1 file adds). */
+const RECORD_ENTRIES_SQL = `
+CREATE TABLE IF NOT EXISTS record_entries (
+  id INTEGER PRIMARY KEY,
+  record_key BLOB NOT NULL,
+  identity_id INTEGER NOT NULL,
+  entry BLOB NOT NULL,
+  entry_sha256 BLOB NOT NULL,
+  oldest_checked_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS record_entries_by_key ON record_entries (record_key, identity_id);
+`;
+
 // Verdicts live in a rowid table (appended in put order) with a unique index on (text digest,
 // identity id): a verdict-sized row inside a randomly keyed B-tree would split pages on every put
-// and multiply what each commit writes. Digests are stored as 32-byte blobs to keep the index small.
+// and multiply what each commit writes. Digests are stored as 32-byte blobs to keep the index small,
+// values packed (stored-json.ts). The age index serves `prune` by age and by size; per-identity
+// counts (`stats`, `prune --identity`) scan the table instead of keeping a third index per row.
+// Record entries: one finished manifest entry per (record key, identity), built only from verdicts
+// of this file, packed; `entry_sha256` is the SHA-256 of the entry's text (a row whose text no
+// longer has it reads as a miss); `oldest_checked_at` is its oldest segment's checked_at.
 const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS little_canary_cache (schema TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS identities (
@@ -155,30 +189,12 @@ CREATE TABLE IF NOT EXISTS verdicts (
   text_sha256 BLOB NOT NULL,
   identity_id INTEGER NOT NULL,
   state TEXT NOT NULL,
-  value TEXT NOT NULL,
+  value BLOB NOT NULL,
   checked_at TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS verdicts_by_text ON verdicts (text_sha256, identity_id);
 CREATE INDEX IF NOT EXISTS verdicts_by_age ON verdicts (checked_at);
-CREATE INDEX IF NOT EXISTS verdicts_by_identity ON verdicts (identity_id, checked_at);
-`;
-
-// Version 2 adds record entries: one finished manifest entry per (record key, identity), built
-// only from verdicts of this file; `entry_sha256` is the SHA-256 of `entry` as written (a row
-// whose text no longer has it reads as a miss); `oldest_checked_at` is its oldest segment's checked_at.
-const RECORD_ENTRIES_SQL = `
-CREATE TABLE IF NOT EXISTS record_entries (
-  id INTEGER PRIMARY KEY,
-  record_key BLOB NOT NULL,
-  identity_id INTEGER NOT NULL,
-  entry TEXT NOT NULL,
-  entry_sha256 BLOB NOT NULL,
-  oldest_checked_at TEXT NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS record_entries_by_key ON record_entries (record_key, identity_id);
-CREATE INDEX IF NOT EXISTS record_entries_by_age ON record_entries (oldest_checked_at);
-`;
-
+${RECORD_ENTRIES_SQL}`;
 function hex64(name: string, value: unknown): string {
   if (typeof value !== "string" || !HEX64.test(value)) throw new UsageError(`${name} must be a lowercase hex SHA-256`);
   return value;
@@ -194,10 +210,14 @@ export class VerdictCache {
   readonly #clock: () => Date;
   /** Identity keys already checked against their identity's canonical JSON in this process. */
   readonly #knownKeys = new Map<string, string>();
-  readonly #get: Database.Statement<[string, Buffer], { state: string; value: string; checked_at: string }>;
-  readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => void) | null;
+  readonly #get: Database.Statement<[string, Buffer], { state: string; value: unknown; checked_at: string }>;
+  readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: Buffer; checkedAt: string }) => void) | null;
   /** Null when the file is a version 1 cache opened read-only (it has no record entries). */
   readonly #getRecord: Database.Statement<[number, Buffer], RecordRow> | null;
+  /** The text a stored value or entry holds, by the form the file's version stores (null: not one). */
+  readonly #storedText: (stored: unknown) => string | null;
+  /** The file's schema version (an older one only when opened read-only). */
+  readonly #version: number;
   /** Statements of `recordEntriesUnder`, by the number of keys they read. */
   readonly #getRecordsIn = new Map<number, Database.Statement<Buffer[]>>();
   readonly #identityId: Database.Statement<[string], number>;
@@ -209,8 +229,10 @@ export class VerdictCache {
   readonly #identityIds = new Map<string, number>();
   readonly #putRecord: ((put: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => void) | null;
 
-  private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions) {
+  private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions, found: "current" | "convertible" | "empty") {
     this.path = path;
+    this.#storedText = found === "convertible" ? legacyText : unpackJson;
+    this.#version = db.prepare("SELECT version FROM little_canary_cache").pluck().get() as number;
     this.readonly = options.readonly === true;
     this.#db = db;
     this.#clock = options.clock ?? (() => new Date());
@@ -230,7 +252,7 @@ export class VerdictCache {
       const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
       // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
       // never has to upgrade a read snapshot another process has since made stale.
-      this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: string; checkedAt: string }) => {
+      this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: Buffer; checkedAt: string }) => {
         // Looked up in the transaction every time: a concurrent prune may forget an identity.
         addIdentity.run(p.key, p.identity);
         addVerdict.run(Buffer.from(p.text, "hex"), this.#identityId.get(p.key), p.state, p.value, p.checkedAt);
@@ -240,7 +262,7 @@ export class VerdictCache {
       );
       this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
         addIdentity.run(p.key, p.identity);
-        addRecord.run(Buffer.from(p.recordKey, "hex"), this.#identityId.get(p.key), p.entry, hash("sha256", p.entry, "buffer"), p.oldest);
+        addRecord.run(Buffer.from(p.recordKey, "hex"), this.#identityId.get(p.key), packJson(p.entry), hash("sha256", p.entry, "buffer"), p.oldest);
       }).immediate;
     }
   }
@@ -272,6 +294,7 @@ export class VerdictCache {
         throw new CacheFileError("foreign", path, `the file ${displayText(path)} is an empty SQLite database, not a little-canary verdict cache`);
       }
       if (!readonly) {
+        let converted = false;
         retryWhileBusy(timeout, () => {
           db.pragma("journal_mode = WAL");
           // NORMAL in WAL mode: a committed transaction survives a killed process.
@@ -279,10 +302,19 @@ export class VerdictCache {
           // The log is reset after each checkpoint; this caps the file it leaves on disk.
           db.pragma("journal_size_limit = 67108864");
           if (found === "empty") createSchema(db, path);
-          else upgradeSchema(db, path);
+          else converted = upgradeSchema(db, path);
         });
+        // The old texts' pages are free now: give them back, so the file shrinks (it is the
+        // same file either way; a VACUUM another process blocks is left to `cache prune --max-bytes`).
+        if (converted) {
+          try {
+            reclaimSpace(db);
+          } catch (error) {
+            if (!(error instanceof Database.SqliteError)) throw error;
+          }
+        }
       }
-      return new VerdictCache(path, db, options);
+      return new VerdictCache(path, db, options, readonly ? found : "current");
     } catch (error) {
       db.close();
       throw sqliteFailure(error, path, "unopenable");
@@ -295,7 +327,8 @@ export class VerdictCache {
     hex64("identityKey", identityKey);
     const row = inSqlite(this.path, () => this.#get.get(identityKey, Buffer.from(textSha256, "hex")), "unopenable");
     if (row === undefined) return null;
-    const value = parsePlainObject(row.value);
+    const text = this.#storedText(row.value);
+    const value = text === null ? null : parsePlainObject(text);
     if (!CACHED_STATES.includes(row.state) || value === null || !STORED_TIMESTAMP.test(row.checked_at)) {
       throw this.#corrupt("an entry");
     }
@@ -312,7 +345,7 @@ export class VerdictCache {
     const text = hex64("textSha256", entry.textSha256);
     const { key, identity } = this.#identity(entry.identity);
     if (!isPlainObject(entry.value)) throw new UsageError("a cached value must be a plain JSON object");
-    const value = canonicalJsonUnchecked(entry.value);
+    const value = packJson(canonicalJsonUnchecked(entry.value));
     const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
     if (!TimestampSchema.safeParse(checkedAt).success) throw new UsageError("checkedAt must be an ISO 8601 UTC timestamp with milliseconds");
     const put = this.#put;
@@ -382,14 +415,13 @@ export class VerdictCache {
     );
   }
 
-  /** A record entry row as stored, or null when its text no longer has its SHA-256; throws for a row that does not read back. */
+  /** A record entry row as stored, or null when its text does not unpack or no longer has its SHA-256; throws for a row that does not read back. */
   #readBack(row: RecordRow): StoredRecordEntry | null {
-    if (typeof row.entry !== "string" || !STORED_TIMESTAMP.test(row.oldest_checked_at)) {
-      throw this.#corrupt("a record entry");
-    }
+    if (!STORED_TIMESTAMP.test(row.oldest_checked_at)) throw this.#corrupt("a record entry");
     // Not the text that was written (edited, or damaged): a miss, and the record is rebuilt.
-    if (!Buffer.isBuffer(row.entry_sha256) || !hash("sha256", row.entry, "buffer").equals(row.entry_sha256)) return null;
-    return { entry: row.entry, oldestCheckedAt: row.oldest_checked_at };
+    const entry = this.#storedText(row.entry);
+    if (entry === null || !Buffer.isBuffer(row.entry_sha256) || !hash("sha256", entry, "buffer").equals(row.entry_sha256)) return null;
+    return { entry, oldestCheckedAt: row.oldest_checked_at };
   }
 
   /** Stores one record entry, committed before returning (replacing one under the same key). */
@@ -422,14 +454,15 @@ export class VerdictCache {
           )
           .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
         const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
-        const size = (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
+        const size = this.#bytesOnDisk();
         return {
           path: this.path,
-          schema_version: VERDICT_CACHE_SCHEMA_VERSION,
+          schema_version: this.#version,
           entries: total.entries,
           by_state: { pass: total.pass ?? 0, flag: total.flag ?? 0, block: total.block ?? 0 },
           record_entries: records,
           size_bytes: size,
+          bytes_per_entry: total.entries === 0 ? null : Math.round(size / total.entries),
           oldest_checked_at: total.oldest,
           newest_checked_at: total.newest,
           identities: rows.map((row) => ({
@@ -474,12 +507,75 @@ export class VerdictCache {
     const prune = this.#db.transaction(() => {
       const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${condition.replace("AGE", "checked_at")}`).run(...params).changes;
       this.#db.prepare(`DELETE FROM record_entries WHERE ${condition.replace("AGE", "oldest_checked_at")}`).run(...params);
-      this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
-      // An identity without verdicts has nothing its record entries could rest on.
-      this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
+      this.#forgetOrphans();
       return removed;
     });
     return inSqlite(this.path, () => prune.immediate());
+  }
+
+  /**
+   * Removes the oldest checked entries (by `checked_at`, then put order), with the record entries
+   * built on them, until the file holds at most `maxBytes`, and gives the freed pages back
+   * (VACUUM) so that the file on disk shrinks. A hit does not make an entry younger: reads never
+   * write. Returns how many entries it removed and the bytes on disk after (the database and its
+   * write-ahead log, as `stats` counts them). Throws UsageError for a `maxBytes` below
+   * MIN_CACHE_FILE_BYTES (an empty cache file alone takes about 40 KiB).
+   */
+  pruneToSize(maxBytes: number): { readonly removed: number; readonly sizeBytes: number } {
+    if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_CACHE_FILE_BYTES) {
+      throw new UsageError(`maxBytes must be a whole number of bytes, at least ${MIN_CACHE_FILE_BYTES}`);
+    }
+    return inSqlite(this.path, () => {
+      const pageSize = this.#db.pragma("page_size", { simple: true }) as number;
+      // After a VACUUM, the pages in use are what the file holds once the log is checkpointed.
+      const compacted = (): number => (this.#db.pragma("page_count", { simple: true }) as number) * pageSize;
+      const count = this.#db.prepare("SELECT count(*) FROM verdicts").pluck();
+      let removed = 0;
+      if (this.#bytesOnDisk() <= maxBytes) return { removed, sizeBytes: this.#bytesOnDisk() };
+      reclaimSpace(this.#db);
+      // Each round removes at least one entry, so the loop ends; a round's estimate counts the
+      // schema's own pages as the entries', so it removes no more than needed, and a later round
+      // takes what the first left. After three rounds it doubles its take each round.
+      for (let round = 0; compacted() > maxBytes; round++) {
+        const entries = count.get() as number;
+        if (entries === 0) break;
+        const size = compacted();
+        const take = Math.ceil(((size - maxBytes) * entries) / size) * 2 ** Math.max(0, round - 2);
+        removed += this.#removeOldest(Math.min(entries, Math.max(1, take)));
+        reclaimSpace(this.#db);
+      }
+      return { removed, sizeBytes: this.#bytesOnDisk() };
+    });
+  }
+
+  /** Removes the `count` oldest checked entries and the record entries as old as the youngest of them, in one transaction. */
+  #removeOldest(count: number): number {
+    const remove = this.#db.transaction((): number => {
+      const cutoff = this.#db
+        .prepare("SELECT checked_at FROM verdicts ORDER BY checked_at, id LIMIT 1 OFFSET ?")
+        .pluck()
+        .get(count - 1);
+      if (typeof cutoff !== "string") return 0;
+      const removed = this.#db.prepare("DELETE FROM verdicts WHERE id IN (SELECT id FROM verdicts ORDER BY checked_at, id LIMIT ?)").run(count).changes;
+      // A record entry is as old as the oldest verdict it was built from.
+      this.#db.prepare("DELETE FROM record_entries WHERE oldest_checked_at <= ?").run(cutoff);
+      this.#forgetOrphans();
+      return removed;
+    });
+    return remove.immediate();
+  }
+
+  /** Forgets identities left without verdicts, and the record entries stored under them. */
+  #forgetOrphans(): void {
+    this.#db.prepare("DELETE FROM identities WHERE NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.identity_id = identities.id)").run();
+    // An identity without verdicts has nothing its record entries could rest on.
+    this.#db.prepare("DELETE FROM record_entries WHERE identity_id NOT IN (SELECT id FROM identities)").run();
+  }
+
+  /** Bytes on disk: the database file and its write-ahead log. */
+  #bytesOnDisk(): number {
+    return (fileSize(this.path)?.size ?? 0) + (fileSize(`${this.path}-wal`)?.size ?? 0);
   }
 
   /** Closes the file (idempotent). Every completed put is already committed. */
@@ -505,6 +601,11 @@ export class VerdictCache {
   }
 }
 
+/** A stored value or entry of a version 1 or 2 file: plain JSON text. */
+function legacyText(stored: unknown): string | null {
+  return typeof stored === "string" ? stored : null;
+}
+
 /** The plain object `text` holds as JSON, or null (not JSON, or not an object). */
 function parsePlainObject(text: string): Record<string, unknown> | null {
   try {
@@ -515,8 +616,8 @@ function parsePlainObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** Whether the database holds a verdict cache of our schema or nothing at all; throws for anything else. */
-function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
+/** Whether the database holds a verdict cache of our schema, of an older one we convert, or nothing at all; throws for anything else. */
+function inspectSchema(db: Database.Database, path: string): "current" | "convertible" | "empty" {
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
   if (tables.length === 0) return "empty";
   if (!tables.includes("little_canary_cache")) {
@@ -527,14 +628,15 @@ function inspectSchema(db: Database.Database, path: string): "cache" | "empty" {
   if (rows.length !== 1 || row === undefined || row.schema !== VERDICT_CACHE_SCHEMA) {
     throw new CacheFileError("foreign", path, `the file ${displayText(path)} has no valid little-canary verdict cache schema record`);
   }
-  if (row.version !== VERDICT_CACHE_SCHEMA_VERSION && row.version !== UPGRADABLE_SCHEMA_VERSION) {
+  if (CONVERTIBLE_SCHEMA_VERSIONS.includes(row.version)) return "convertible";
+  if (row.version !== VERDICT_CACHE_SCHEMA_VERSION) {
     throw new CacheFileError(
       "unknown_schema",
       path,
       `the verdict cache ${displayText(path)} has schema version ${String(row.version).slice(0, 20)}; this little-canary reads version ${VERDICT_CACHE_SCHEMA_VERSION} (use a new cache file, or the little-canary that wrote it)`,
     );
   }
-  return "cache";
+  return "current";
 }
 
 /**
@@ -560,26 +662,46 @@ function retryWhileBusy(timeoutMs: number, step: () => void): void {
   }
 }
 
-/** Upgrades a version 1 cache to version 2 (adds the record entries) under SQLite's write lock. */
-function upgradeSchema(db: Database.Database, path: string): void {
+/**
+ * Converts a version 1 or 2 cache to version 3 under SQLite's write lock, in one transaction (a
+ * killed conversion leaves the old file as it was): values and record entries packed (their texts,
+ * and so the entries' SHA-256, unchanged), the record entries' table added to a version 1 file,
+ * the indexes version 3 does without dropped. Returns whether it converted anything.
+ */
+function upgradeSchema(db: Database.Database, path: string): boolean {
   const version = db.prepare("SELECT version FROM little_canary_cache").pluck().get();
-  if (version === VERDICT_CACHE_SCHEMA_VERSION) return;
-  db.transaction(() => {
-    // Another process may have upgraded it between the look and the lock.
-    if (db.prepare("SELECT version FROM little_canary_cache").pluck().get() === VERDICT_CACHE_SCHEMA_VERSION) return;
-    inspectSchema(db, path);
-    db.exec(RECORD_ENTRIES_SQL);
-    db.prepare("UPDATE little_canary_cache SET version = ?").run(VERDICT_CACHE_SCHEMA_VERSION);
-  }).immediate();
+  if (version === VERDICT_CACHE_SCHEMA_VERSION) return false;
+  db.function("little_canary_pack", { deterministic: true }, (text: unknown) => packJson(String(text)));
+  return db
+    .transaction(() => {
+      // Another process may have converted it between the look and the lock.
+      if (inspectSchema(db, path) === "current") return false;
+      db.exec(RECORD_ENTRIES_SQL);
+      db.exec("UPDATE verdicts SET value = little_canary_pack(value) WHERE typeof(value) = 'text'");
+      db.exec("UPDATE record_entries SET entry = little_canary_pack(entry) WHERE typeof(entry) = 'text'");
+      db.exec("DROP INDEX IF EXISTS verdicts_by_identity; DROP INDEX IF EXISTS record_entries_by_age;");
+      db.prepare("UPDATE little_canary_cache SET version = ?").run(VERDICT_CACHE_SCHEMA_VERSION);
+      return true;
+    })
+    .immediate();
+}
+
+/**
+ * Gives the file back the pages it no longer uses (VACUUM), then empties the write-ahead log into
+ * it, so the file on disk shrinks. A reader of another process can keep the log from emptying;
+ * it is emptied at a later checkpoint.
+ */
+function reclaimSpace(db: Database.Database): void {
+  db.exec("VACUUM");
+  db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
 /** Creates the schema in an empty database under SQLite's write lock, so two processes opening one new file create it once. */
 function createSchema(db: Database.Database, path: string): void {
   db.transaction(() => {
     // Another process may have created the schema between the look and the lock.
-    if (inspectSchema(db, path) === "cache") return;
+    if (inspectSchema(db, path) !== "empty") return;
     db.exec(SCHEMA_SQL);
-    db.exec(RECORD_ENTRIES_SQL);
     db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
   }).immediate();
 }

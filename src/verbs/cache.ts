@@ -3,7 +3,7 @@
 // Messages name the CLI's flags, since these verbs are what the CLI calls.
 import { resolve } from "node:path";
 import { UsageError } from "../core/errors.js";
-import { VerdictCache, type CacheStats } from "../cache/verdict-cache.js";
+import { MIN_CACHE_FILE_BYTES, VerdictCache, type CacheStats } from "../cache/verdict-cache.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -17,6 +17,35 @@ export function parseDuration(text: string, flag = "--older-than"): number {
   return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
 }
 
+/** Bytes per unit of a size: decimal (KB = 1000) and binary (KiB = 1024), upper or lower case. */
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+/**
+ * Bytes of a size such as `500MB`, `2GiB` or `1048576` (a whole number, optionally one unit: B,
+ * KB, MB, GB, TB or KiB, MiB, GiB, TiB), at least MIN_CACHE_FILE_BYTES. Throws UsageError naming
+ * `flag` otherwise.
+ */
+export function parseByteSize(text: string, flag = "--max-bytes"): number {
+  const match = /^(\d{1,15})\s?([a-z]{1,3})?$/i.exec(typeof text === "string" ? text.trim() : "");
+  const unit = SIZE_UNITS[(match?.[2] ?? "b").toLowerCase()];
+  const bytes = match === null || unit === undefined ? Number.NaN : Number(match[1]) * unit;
+  if (!Number.isSafeInteger(bytes)) {
+    throw new UsageError(`${flag} must be a whole number of bytes, optionally with a unit (KB, MB, GB, TB or KiB, MiB, GiB, TiB), for example 500MB or 2GiB`);
+  }
+  if (bytes < MIN_CACHE_FILE_BYTES) throw new UsageError(`${flag} must be at least 64KiB (an empty cache file takes about 40 KiB)`);
+  return bytes;
+}
+
 /** Options of `cacheStats`. */
 export interface CacheStatsOptions {
   /** The cache file (relative to `cwd`). */
@@ -25,12 +54,17 @@ export interface CacheStatsOptions {
   readonly cwd?: string;
 }
 
-/** Options of `cachePrune`: at least one of `olderThan` and `identity`. */
+/** Options of `cachePrune`: at least one of `olderThan`, `identity` and `maxBytes`. */
 export interface CachePruneOptions extends CacheStatsOptions {
   /** Remove entries checked longer ago than this (a duration such as `30d`, or milliseconds). */
   readonly olderThan?: string | number;
   /** Remove entries of this identity key (as `cache stats` lists it). */
   readonly identity?: string;
+  /**
+   * Then remove the oldest checked entries until the file holds at most this many bytes (a size
+   * such as `500MB`, or a number), and shrink the file.
+   */
+  readonly maxBytes?: string | number;
   /** The clock ages are measured against (default the system clock). */
   readonly clock?: () => Date;
 }
@@ -38,8 +72,11 @@ export interface CachePruneOptions extends CacheStatsOptions {
 /** What `cachePrune` did. */
 export interface CachePruneResult {
   readonly path: string;
+  /** Entries removed (by age and identity, then by size). */
   readonly removed: number;
   readonly remaining: number;
+  /** Only with `maxBytes`: the file's bytes on disk after the prune (the database and its log). */
+  readonly size_bytes?: number;
 }
 
 const pathOf = (options: CacheStatsOptions): string => {
@@ -57,23 +94,36 @@ export function cacheStats(options: CacheStatsOptions): CacheStats {
   }
 }
 
-/** `cache prune`: removes entries by age and/or identity from an existing cache file. */
+/**
+ * `cache prune`: removes entries by age and/or identity from an existing cache file, then, with
+ * `maxBytes`, the oldest until the file fits (so `--older-than` with `--max-bytes` does both).
+ */
 export function cachePrune(options: CachePruneOptions): CachePruneResult {
-  if (options.olderThan === undefined && options.identity === undefined) {
-    throw new UsageError("cache prune needs --older-than DURATION or --identity KEY (or both); nothing was removed");
+  if (options.olderThan === undefined && options.identity === undefined && options.maxBytes === undefined) {
+    throw new UsageError("cache prune needs --older-than DURATION or --identity KEY (or both), or --max-bytes SIZE; nothing was removed");
   }
   const olderThan = typeof options.olderThan === "string" ? parseDuration(options.olderThan) : options.olderThan;
+  const maxBytes = typeof options.maxBytes === "string" ? parseByteSize(options.maxBytes) : options.maxBytes;
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_CACHE_FILE_BYTES)) {
+    throw new UsageError(`--max-bytes must be a whole number of bytes, at least ${MIN_CACHE_FILE_BYTES}`);
+  }
   if (options.identity !== undefined && !/^[0-9a-f]{64}$/.test(options.identity)) {
     throw new UsageError("--identity must be an identity key as `cache stats` lists it (64 lowercase hex digits)");
   }
   const path = pathOf(options);
   const cache = VerdictCache.open(path, { mustExist: true, ...(options.clock ? { clock: options.clock } : {}) });
   try {
-    const removed = cache.prune({
-      ...(olderThan !== undefined ? { olderThan } : {}),
-      ...(options.identity !== undefined ? { identityKey: options.identity } : {}),
-    });
-    return { path, removed, remaining: cache.stats().entries };
+    let removed =
+      olderThan === undefined && options.identity === undefined
+        ? 0
+        : cache.prune({
+            ...(olderThan !== undefined ? { olderThan } : {}),
+            ...(options.identity !== undefined ? { identityKey: options.identity } : {}),
+          });
+    if (maxBytes === undefined) return { path, removed, remaining: cache.stats().entries };
+    const bySize = cache.pruneToSize(maxBytes);
+    removed += bySize.removed;
+    return { path, removed, remaining: cache.stats().entries, size_bytes: bySize.sizeBytes };
   } finally {
     cache.close();
   }

@@ -1,12 +1,12 @@
 // `little-canary cache stats|prune` in-process: a table (stats) or JSON (stats --json, prune) on
 // stdout, refusals on stderr naming the flag or the file, and the refused exit code (2) for usage
 // errors and unusable files.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachePrune, cacheStats, parseDuration } from "../../src/verbs/cache.js";
+import { cachePrune, cacheStats, parseByteSize, parseDuration } from "../../src/verbs/cache.js";
 import { humanBytes } from "../../cli/cache-stats-output.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
 import { sha256Hex } from "../../src/core/hash.js";
@@ -72,7 +72,7 @@ describe("cache CLI", () => {
     const lines = run.stdout.split("\n");
     const title = `verdict cache ${join(dir, "verdicts.sqlite")} `;
     expect(lines[0]?.startsWith(title)).toBe(true);
-    expect(lines[0]?.slice(title.length)).toMatch(/^\(schema \d+, \d+\.\d (KiB|MiB) on disk\)$/);
+    expect(lines[0]?.slice(title.length)).toMatch(/^\(schema \d+, \d+\.\d (KiB|MiB) on disk, (\d+ B|\d+\.\d KiB) per entry\)$/);
     expect(lines[1]).toBe("entries: 4 (pass 3, flag 1, block 0); whole-record entries: 0");
     expect(lines[2]).toMatch(/^checked: \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ to \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
     const header = lines[4] ?? "";
@@ -184,6 +184,49 @@ describe("cache CLI", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("little-canary cache stats --cache verdicts.sqlite");
     expect(run.stdout).toContain("little-canary cache prune --cache verdicts.sqlite --older-than 30d");
+  });
+
+  it("cache prune --max-bytes removes the oldest entries until the file fits and reports the size after; with --older-than, the old go first", async () => {
+    const path = join(dir, "big.sqlite");
+    const cache = VerdictCache.open(path);
+    // Checked one minute apart, from 2,000 minutes ago to 801 minutes ago (the CLI's clock is the system's).
+    const start = Date.now() - 2000 * 60_000;
+    for (let n = 0; n < 1200; n++) {
+      // Digests do not compress: each entry keeps its size on disk.
+      const value = { a: sha256Hex(`a${n}`), b: sha256Hex(`b${n}`), c: sha256Hex(`c${n}`) };
+      cache.put({ textSha256: sha256Hex(`t${n}`), identity: ID, state: "pass", exercised: true, value, checkedAt: new Date(start + n * 60_000).toISOString() });
+    }
+    cache.close();
+    const clock = () => new Date(start + 1200 * 60_000);
+    // --older-than alone runs as before (no size in the output)...
+    expect(cachePrune({ cache: path, olderThan: 1190 * 60_000, clock })).toEqual({ path, removed: 10, remaining: 1190 });
+    // ...and with --max-bytes, the age prune first, then the oldest of what is left.
+    const both = await runCli(["cache", "prune", "--cache", path, "--older-than", "1900m", "--max-bytes", "96KiB"], { cwd: dir });
+    expect(both.code, both.stderr).toBe(0);
+    const result = JSON.parse(both.stdout);
+    expect(Object.keys(result)).toEqual(["path", "removed", "remaining", "size_bytes"]);
+    expect(result.removed + result.remaining).toBe(1190);
+    expect(result.size_bytes).toBeLessThanOrEqual(96 * 1024);
+    expect(statSync(path).size + (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0)).toBe(result.size_bytes);
+    const stats = cacheStats({ cache: path });
+    expect(stats.entries).toBe(result.remaining);
+    // The newest survive: the last entry checked is still there, and nothing older than the oldest kept.
+    expect(stats.newest_checked_at).toBe(new Date(start + 1199 * 60_000).toISOString());
+    expect(Date.parse(stats.oldest_checked_at as string)).toBe(start + (1200 - result.remaining) * 60_000);
+  });
+
+  it("a bad --max-bytes is refused naming the flag, and nothing is removed", async () => {
+    const path = seed();
+    for (const bad of ["10", "5XB", "-1", "1.5GB", "64000", "lots"]) {
+      const run = await runCli(["cache", "prune", "--cache", path, "--max-bytes", bad], { cwd: dir });
+      expect(run.code, bad).toBe(2);
+      expect(run.stdout, bad).toBe("");
+      expect(run.stderr, bad).toContain("--max-bytes must be");
+    }
+    expect(cacheStats({ cache: path }).entries).toBe(4);
+    expect([parseByteSize("1048576"), parseByteSize("64KiB"), parseByteSize("500MB"), parseByteSize("2 GiB"), parseByteSize("1tb")]).toEqual([
+      1_048_576, 65_536, 500_000_000, 2_147_483_648, 1e12,
+    ]);
   });
 
   it("durations take s, m, h, d and w; the library verb refuses no condition", () => {

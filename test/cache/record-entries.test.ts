@@ -1,6 +1,7 @@
-// Record entries in the SQLite verdict cache (schema version 2): stored and read back per
+// Record entries in the SQLite verdict cache (schema version 3): stored and read back per
 // identity, pruned with the verdicts they were built from, counted by stats, and a version 1
-// file upgraded in place when opened for writing (read as it is when opened read-only).
+// file (written here through the old schema SQL) converted in place when opened for writing
+// (read as it is when opened read-only).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { VerdictCache, VERDICT_CACHE_SCHEMA_VERSION } from "../../src/cache/verdict-cache.js";
 import { UsageError } from "../../src/core/errors.js";
 import { sha256Hex } from "../../src/core/hash.js";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { testIdentity } from "../support/cache-identity.js";
+import { writeOldCache } from "../support/cache-old-format.js";
 
 const ID = testIdentity();
 const OTHER = testIdentity("llama3.2:3b");
@@ -30,7 +33,7 @@ const open = (options: { readonly?: boolean } = {}): VerdictCache => VerdictCach
 describe("record entries in the verdict cache", () => {
   it("an entry reads back under its key and identity only, and a put replaces it", () => {
     const cache = open();
-    expect(VERDICT_CACHE_SCHEMA_VERSION).toBe(2);
+    expect(VERDICT_CACHE_SCHEMA_VERSION).toBe(3);
     cache.putRecord({ recordKey: key(1), identity: ID, entry: '{"a":1}', oldestCheckedAt: at(10) });
     expect(cache.getRecord(key(1), ID.key)).toEqual({ entry: '{"a":1}', oldestCheckedAt: at(10) });
     expect(cache.getRecord(key(1), OTHER.key)).toBeNull();
@@ -65,13 +68,11 @@ describe("record entries in the verdict cache", () => {
   });
 
   it("a version 1 cache keeps its verdicts, is read as it is read-only, and is upgraded when opened for writing", () => {
-    let cache = open();
-    cache.put({ textSha256: sha256Hex("s1"), identity: ID, state: "flag", exercised: true, value: { v: 1 }, checkedAt: at(9) });
-    cache.close();
-    // What version 1 wrote: no record entries.
-    const db = new Database(path());
-    db.exec("DROP TABLE record_entries; UPDATE little_canary_cache SET version = 1;");
-    db.close();
+    // What version 1 wrote: no record entries, values as JSON text.
+    writeOldCache(path(), 1, {
+      identity: { key: ID.key, identity: canonicalJsonUnchecked(ID.identity) },
+      verdicts: [{ textSha256: sha256Hex("s1"), state: "flag", value: '{"v":1}', checkedAt: at(9) }],
+    });
 
     const reader = open({ readonly: true });
     expect(reader.getRecord(key(1), ID.key)).toBeNull();
@@ -82,13 +83,13 @@ describe("record entries in the verdict cache", () => {
     expect(untouched.prepare("SELECT version FROM little_canary_cache").pluck().get()).toBe(1);
     untouched.close();
 
-    cache = open();
+    const cache = open();
     expect(cache.get(sha256Hex("s1"), ID.key)).toEqual({ state: "flag", value: { v: 1 }, checkedAt: at(9) });
     cache.putRecord({ recordKey: key(1), identity: ID, entry: "{}", oldestCheckedAt: at(9) });
     expect(cache.getRecord(key(1), ID.key)).toEqual({ entry: "{}", oldestCheckedAt: at(9) });
     cache.close();
     const upgraded = new Database(path(), { readonly: true });
-    expect(upgraded.prepare("SELECT version FROM little_canary_cache").pluck().get()).toBe(2);
+    expect(upgraded.prepare("SELECT version FROM little_canary_cache").pluck().get()).toBe(VERDICT_CACHE_SCHEMA_VERSION);
     upgraded.close();
   });
 });

@@ -8,6 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { packJson, unpackJson } from "../../src/cache/stored-json.js";
 import { type Json, readJson, timeless, withSqlite } from "../support/cache-runs.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
@@ -42,13 +43,13 @@ const recordRows = (): number => withDb((db) => db.prepare("SELECT count(*) FROM
  */
 const editStored = (edit: (entry: Json) => void, options: { rehash: boolean } = { rehash: true }): void =>
   withDb((db) => {
-    const rows = db.prepare("SELECT id, entry FROM record_entries").all() as Array<{ id: number; entry: string }>;
+    const rows = db.prepare("SELECT id, entry FROM record_entries").all() as Array<{ id: number; entry: Buffer }>;
     const update = db.prepare("UPDATE record_entries SET entry = ?, entry_sha256 = CASE WHEN ? THEN ? ELSE entry_sha256 END WHERE id = ?");
     for (const row of rows) {
-      const entry = JSON.parse(row.entry) as Json;
+      const entry = JSON.parse(unpackJson(row.entry) as string) as Json;
       edit(entry);
       const text = JSON.stringify(entry);
-      update.run(text, options.rehash ? 1 : 0, createHash("sha256").update(text).digest(), row.id);
+      update.run(packJson(text), options.rehash ? 1 : 0, createHash("sha256").update(text).digest(), row.id);
     }
   });
 const firstSegment = (entry: Json): Json => (entry["segments"] as Json[])[0] as Json;
@@ -121,7 +122,7 @@ describe("whole-record entries in the verdict cache", () => {
       withDb((db) => db.prepare("DELETE FROM record_entries").run());
       expect((await ingest("m4.json", ["--overwrite"])).code).toBe(0);
     }
-    withDb((db) => db.prepare("UPDATE record_entries SET entry = ?").run("{not json"));
+    withDb((db) => db.prepare("UPDATE record_entries SET entry = ?").run(packJson("{not json")));
     expect((await ingest("m5.json")).code).toBe(0);
     expect(timeless(await read("m5.json"))).toEqual(honest);
   });

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { copyFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { packJson, unpackJson } from "../../src/cache/stored-json.js";
 import { VerdictCache, RECORD_KEYS_PER_READ } from "../../src/cache/verdict-cache.js";
 import { canaryNumCtxForPolicy, SecurityPipeline } from "../../src/index.js";
 import { ingestFiles, type IngestFilesOptions } from "../../src/ingest/files.js";
@@ -153,8 +154,11 @@ describe("the record prefetch", () => {
     await run("cold", "v.sqlite");
     // A careless edit of one stored entry: its text no longer has its SHA-256.
     withSqlite(join(dir, "v.sqlite"), (db) => {
-      const row = db.prepare("SELECT id, entry FROM record_entries ORDER BY id LIMIT 1").get() as { id: number; entry: string };
-      db.prepare("UPDATE record_entries SET entry = ? WHERE id = ?").run(row.entry.replace('"latency":', '"latency":1'), row.id);
+      const row = db.prepare("SELECT id, entry FROM record_entries ORDER BY id LIMIT 1").get() as { id: number; entry: Buffer };
+      db.prepare("UPDATE record_entries SET entry = ? WHERE id = ?").run(
+        packJson((unpackJson(row.entry) as string).replace('"latency":', '"latency":1')),
+        row.id,
+      );
     });
     await copyFile(join(dir, "v.sqlite"), join(dir, "w.sqlite"));
     const plain = await run("plain", "v.sqlite");
@@ -170,13 +174,14 @@ describe("the record prefetch", () => {
     // JSON allows a line break or tab between tokens; canonical JSON never has one, and the
     // prefetch's scratch file splits its lines on them.
     withSqlite(join(dir, "v.sqlite"), (db) => {
-      const rows = db.prepare("SELECT id, entry FROM record_entries ORDER BY id LIMIT 2").all() as { id: number; entry: string }[];
+      const rows = db.prepare("SELECT id, entry FROM record_entries ORDER BY id LIMIT 2").all() as { id: number; entry: Buffer }[];
       const update = db.prepare("UPDATE record_entries SET entry = ?, entry_sha256 = ? WHERE id = ?");
       const edits = [(e: string) => e.replace('{"admission":', '{\n"admission":'), (e: string) => e.replace('{"admission":', '{\t"admission":')];
       rows.forEach((row, i) => {
-        const edited = (edits[i] as (e: string) => string)(row.entry);
-        expect(edited).not.toBe(row.entry);
-        update.run(edited, createHash("sha256").update(edited).digest(), row.id);
+        const stored = unpackJson(row.entry) as string;
+        const edited = (edits[i] as (e: string) => string)(stored);
+        expect(edited).not.toBe(stored);
+        update.run(packJson(edited), createHash("sha256").update(edited).digest(), row.id);
       });
     });
     await copyFile(join(dir, "v.sqlite"), join(dir, "w.sqlite"));

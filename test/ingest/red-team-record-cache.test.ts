@@ -7,6 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { packJson, unpackJson } from "../../src/cache/stored-json.js";
 import { type Json, readJson, startFallingCanary, timeless, withSqlite } from "../support/cache-runs.js";
 import { runCli } from "../support/cli.js";
 import type { OllamaStandIn } from "../support/ollama-stand-in.js";
@@ -33,9 +34,9 @@ const withDb = <T>(fn: (db: Database.Database) => T): T => withSqlite(join(dir, 
 /** Rewrites every stored record entry's text with `edit`. */
 const editStoredText = (edit: (text: string) => string): void =>
   withDb((db) => {
-    const rows = db.prepare("SELECT id, entry FROM record_entries").all() as Array<{ id: number; entry: string }>;
+    const rows = db.prepare("SELECT id, entry FROM record_entries").all() as Array<{ id: number; entry: Buffer }>;
     const update = db.prepare("UPDATE record_entries SET entry = ? WHERE id = ?");
-    for (const row of rows) update.run(edit(row.entry), row.id);
+    for (const row of rows) update.run(packJson(edit(unpackJson(row.entry) as string)), row.id);
   });
 const editStored = (edit: (entry: Json) => void): void =>
   editStoredText((text) => {
@@ -71,7 +72,7 @@ describe("red team: whole-record entries edited by hand", () => {
       entry["chars_covered"] = (first["end"] as number) - (first["start"] as number);
     });
     withDb((db) => {
-      const text = db.prepare("SELECT entry FROM record_entries").pluck().get() as string;
+      const text = unpackJson(db.prepare("SELECT entry FROM record_entries").pluck().get()) as string;
       db.prepare("UPDATE record_entries SET entry_sha256 = ?").run(createHash("sha256").update(text).digest());
     });
     const warm = await ingest("m3.json");
