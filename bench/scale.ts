@@ -148,7 +148,7 @@ function report(p: Point): string {
       `cpu_ms_per_record=${fixed((p.ingest.cpuSeconds * 1000) / p.records, 2)} ingest_peak_rss_mb=${fixed(p.ingest.peakRssMb, 1)}`,
     `  manifest_bytes_per_record=${fixed(p.manifestBytes / p.records)} manifest_bytes_per_clean_2seg_record=${fixed(p.cleanTwoSegmentEntryBytes)} ` +
       `export_bytes_per_record=${fixed(p.exportBytes / p.records)} cache_bytes_per_segment=${fixed(cacheBytesPerSegment(p))} cache_segments=${p.cacheEntries}`,
-    `  verify_s=${fixed(p.verify.seconds, 1)} verify_mb_per_s=${fixed(verifyMbPerS(p), 1)} verify_peak_rss_mb=${fixed(p.verify.peakRssMb, 1)} ` +
+    `  verify_s=${fixed(p.verify.seconds, 1)} verify_cpu_s=${fixed(p.verify.cpuSeconds, 1)} verify_mb_per_s=${fixed(verifyMbPerS(p), 1)} verify_peak_rss_mb=${fixed(p.verify.peakRssMb, 1)} ` +
       `bare_mb_per_s=${fixed(bare, 1)} (json_parse_mb_per_s=${fixed(pairBytes(p) / 1e6 / parseS, 1)} sha256_mb_per_s=${fixed(pairBytes(p) / 1e6 / sha256S)}) ` +
       `verify_over_bare=${fixed(verifyMbPerS(p) / bare, 2)}`,
   ].join("\n");
