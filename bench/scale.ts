@@ -31,7 +31,7 @@ import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { generatedRecords, writeGeneratedCorpus } from "./_generated-corpus.js";
 import { benchIngestArgs, startBenchStandIn } from "./_standin.js";
 
-/** The default points: the largest list that ran within 15 minutes here (docs/scale.md). */
+/** The default points: a list that fits in 15 minutes on the 2-core machine at load 4–5 (docs/scale.md). */
 const DEFAULT_POINTS = "10000,30000,100000";
 const PROJECT_TO = 10_000_000;
 // Issue 28's targets.
