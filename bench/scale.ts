@@ -71,10 +71,12 @@ interface Point {
   readonly bare: readonly BarePass[];
 }
 
+/** A failed child run, reported by the top level after the stand-in and the files are gone. */
+class ChildFailed extends Error {}
+
 function failIfBad(what: string, run: ChildRun, allowed: readonly number[]): void {
   if (allowed.includes(run.exitCode)) return;
-  console.error(`bench:scale: ${what} exited ${run.exitCode}\n${run.stderr.slice(-2000)}`);
-  process.exit(1);
+  throw new ChildFailed(`bench:scale: ${what} exited ${run.exitCode}\n${run.stderr.slice(-2000)}`);
 }
 
 function countIn(stdout: string, pattern: RegExp): number {
@@ -220,6 +222,10 @@ try {
   console.log(projection(largest));
   console.log(`total_s=${fixed((performance.now() - started) / 1000)}`);
   if (met.includes(false)) process.exitCode = 1;
+} catch (error) {
+  if (!(error instanceof ChildFailed)) throw error;
+  console.error(error.message);
+  process.exitCode = 1;
 } finally {
   await standIn.close();
   if (values.keep === undefined) await rm(dir, { recursive: true, force: true });
