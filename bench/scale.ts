@@ -1,110 +1,231 @@
-// bench:scale: ingest at corpus scale through the stand-in, then verify the pair.
+// bench:scale: ingest at corpus scale through the stand-in, then verify the pair, at a growing
+// list of points, and print what each costs and whether issue 28's targets are met.
 //
-// Generates 10,000 and 100,000 records (200–4,000 characters, some with metadata; see
-// _generated-corpus.ts), ingests each through the loopback stand-in answering at once, at
-// concurrency 16, in a child process (so the peak RSS is the ingest's own), and verifies the
-// published pair in another. Prints records/s, checks/s, peak RSS and manifest bytes per run,
-// and whether the targets are met: ingest peak RSS under 256 MB at 100,000 records and within
-// 1.2x of the 10,000-record run; verify peak RSS under 256 MB.
+//   npm run build && npm run bench:scale [-- --points 10000,100000 --concurrency 16
+//                                          --manifest-version 2 --keep DIR]
 //
-//   npm run build && npm run bench:scale [-- --records 100000 --small 10000 --concurrency 16 --keep DIR]
+// For each point: generate that many records (200–4,000 characters, one in five with metadata;
+// _generated-corpus.ts), ingest them with `--export` and a fresh `--cache` through the loopback
+// stand-in answering at once (0 ms, in its own process) in a child process, so peak RSS and CPU
+// are the ingest's own; read the cache's size with `cache stats`; `verify` the pair in another
+// child; then time a bare `JSON.parse` + SHA-256 of the same manifest and export bytes in this
+// process (_bare-parse.ts), the yardstick verify is held to. Prints per point: records/s,
+// checks/s, CPU ms per record, peak RSS, manifest and export bytes per record (and per clean
+// 2-segment record), cache bytes per cached segment, verify MB/s beside the bare MB/s. Then one
+// `target_met=yes|no` line per target of issue 28 that this measures, and a linear projection of
+// 10^7 records from the largest point (docs/scale.md, "Ten million records").
 //
+// `--manifest-version` is passed to `ingest` only when given, so the benchmark runs on a CLI with
+// or without that flag. Each point's files are removed once it is measured, unless `--keep DIR`.
 // No model runs here: the stand-in answers every chat at once, so these figures measure
-// little-canary's own streaming, checking and publication, not any model.
-import { mkdtemp, rm, stat } from "node:fs/promises";
+// little-canary's own streaming, checking, caching and publication, not any model.
+import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { resolvePolicy } from "../src/documents/policy.js";
+import { planSegments } from "../src/documents/segment-plan.js";
 import { positiveIntegerArg } from "./_args.js";
+import { bareMbPerSecond, bareParseFile, type BarePass } from "./_bare-parse.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
-import { writeGeneratedCorpus } from "./_generated-corpus.js";
+import { generatedRecords, writeGeneratedCorpus } from "./_generated-corpus.js";
 import { benchIngestArgs, startBenchStandIn } from "./_standin.js";
 
+/** The default points: a list that fits in 15 minutes on the 2-core machine at load 4–5 (docs/scale.md). */
+const DEFAULT_POINTS = "10000,30000,100000";
+const PROJECT_TO = 10_000_000;
+// Issue 28's targets.
+const MANIFEST_BYTES_PER_CLEAN_RECORD = 600;
+const CACHE_BYTES_PER_SEGMENT = 1000;
+const VERIFY_SHARE_OF_BARE = 0.5;
 const RSS_LIMIT_MB = 256;
-const GROWTH_LIMIT = 1.2;
+const RSS_GROWTH_LIMIT = 1.2;
 
 const { values } = parseArgs({
   options: {
-    records: { type: "string", default: "100000" },
-    small: { type: "string", default: "10000" },
+    points: { type: "string", default: DEFAULT_POINTS },
     concurrency: { type: "string", default: "16" },
+    "manifest-version": { type: "string" },
     keep: { type: "string" },
   },
 });
-const positive = (name: string, text: string): number => positiveIntegerArg("bench:scale", name, text);
-const large = positive("records", values.records);
-const small = positive("small", values.small);
-const concurrency = positive("concurrency", values.concurrency);
+const points = [...new Set(values.points.split(",").map((text) => positiveIntegerArg("bench:scale", "points", text.trim())))].sort((a, b) => a - b);
+const concurrency = positiveIntegerArg("bench:scale", "concurrency", values.concurrency);
+const manifestVersionArgs = values["manifest-version"] === undefined ? [] : ["--manifest-version", values["manifest-version"]];
+// The segment counts below are the plans ingest makes under the policy it runs with.
+const policy = resolvePolicy({ max_items: 0, max_total_bytes: 0 });
 
-interface Measured {
+interface Point {
   readonly records: number;
   readonly inputBytes: number;
   readonly ingest: ChildRun;
-  readonly verify: ChildRun;
   readonly checks: number;
+  readonly held: number;
   readonly manifestBytes: number;
   readonly exportBytes: number;
+  /** Mean bytes of a record entry (with its comma) of an admitted record of exactly 2 segments. */
+  readonly cleanTwoSegmentEntryBytes: number;
+  readonly cacheBytes: number;
+  readonly cacheEntries: number;
+  readonly verify: ChildRun;
+  readonly bare: readonly BarePass[];
 }
+
+/** A failed child run, reported by the top level after the stand-in and the files are gone. */
+class ChildFailed extends Error {}
 
 function failIfBad(what: string, run: ChildRun, allowed: readonly number[]): void {
   if (allowed.includes(run.exitCode)) return;
-  console.error(`bench:scale: ${what} exited ${run.exitCode}\n${run.stderr.slice(-2000)}`);
-  process.exit(1);
+  throw new ChildFailed(`bench:scale: ${what} exited ${run.exitCode}\n${run.stderr.slice(-2000)}`);
 }
 
-async function measure(dir: string, url: string, records: number): Promise<Measured> {
+function countIn(stdout: string, pattern: RegExp): number {
+  return Number(pattern.exec(stdout)?.[1] ?? Number.NaN);
+}
+
+/** Bare pass over the manifest, noting the entry bytes of clean records planned as 2 segments. */
+async function bareManifest(path: string, records: number): Promise<{ pass: BarePass; cleanTwoSegmentEntryBytes: number }> {
+  // The records again, in the order ingest wrote their entries, to know each one's plan.
+  const generated = generatedRecords(records);
+  let bytes = 0;
+  let count = 0;
+  const pass = await bareParseFile(path, (value, ordinal, length) => {
+    const next = generated.next();
+    if (next.done === true || next.value.index !== ordinal) return;
+    const { id, text, metadata } = next.value.record;
+    if (planSegments({ id, source: null, metadata: metadata ?? {}, text }, policy).segments.length !== 2) return;
+    const admission = (value as { admission?: unknown }).admission;
+    if (admission !== undefined && admission !== "admitted") return;
+    bytes += length + 1;
+    count++;
+  });
+  return { pass, cleanTwoSegmentEntryBytes: count === 0 ? Number.NaN : bytes / count };
+}
+
+async function measure(dir: string, url: string, records: number): Promise<Point> {
   const input = join(dir, `records-${records}.jsonl`);
-  const corpus = await writeGeneratedCorpus(input, records);
   const manifest = join(dir, `manifest-${records}.json`);
   const exported = join(dir, `export-${records}.json`);
-  const ingest = await runCliMeasured(benchIngestArgs(input, manifest, url, concurrency, ["--export", exported]));
+  const cache = join(dir, `cache-${records}.sqlite`);
+  const corpus = await writeGeneratedCorpus(input, records);
+  const ingest = await runCliMeasured(benchIngestArgs(input, manifest, url, concurrency, ["--export", exported, "--cache", cache, ...manifestVersionArgs]));
   failIfBad(`ingest of ${records} records`, ingest, [0, 1, 2]);
-  const checks = Number(/checks performed: (\d+)/.exec(ingest.stdout)?.[1] ?? Number.NaN);
+  const stats = await runCliMeasured(["cache", "stats", "--cache", cache, "--json"]);
+  failIfBad("cache stats", stats, [0]);
+  const cacheStats = JSON.parse(stats.stdout) as { entries: number; size_bytes: number };
   const verify = await runCliMeasured(["verify", "--manifest", manifest, "--export", exported]);
   failIfBad(`verify of ${records} records`, verify, [0]);
-  const measured = {
+  const bareM = await bareManifest(manifest, records);
+  const bareE = await bareParseFile(exported);
+  const point: Point = {
     records,
     inputBytes: corpus.bytes,
     ingest,
-    verify,
-    checks,
+    checks: countIn(ingest.stdout, /checks performed: (\d+)/),
+    held: countIn(ingest.stdout, /(\d+) held/),
     manifestBytes: (await stat(manifest)).size,
     exportBytes: (await stat(exported)).size,
+    cleanTwoSegmentEntryBytes: bareM.cleanTwoSegmentEntryBytes,
+    cacheBytes: cacheStats.size_bytes,
+    cacheEntries: cacheStats.entries,
+    verify,
+    bare: [bareM.pass, bareE],
   };
-  if (values.keep === undefined) await rm(input, { force: true });
-  return measured;
+  // SQLite leaves its -wal and -shm files beside the cache; at a million records every file counts.
+  const files = [input, manifest, exported, cache, `${cache}-wal`, `${cache}-shm`];
+  if (values.keep === undefined) await Promise.all(files.map((path) => rm(path, { force: true })));
+  return point;
 }
 
-function report(m: Measured): string {
+const fixed = (n: number, digits = 0): string => n.toFixed(digits);
+const pairBytes = (p: Point): number => p.manifestBytes + p.exportBytes;
+const verifyMbPerS = (p: Point): number => pairBytes(p) / 1e6 / p.verify.seconds;
+const cacheBytesPerSegment = (p: Point): number => p.cacheBytes / p.cacheEntries;
+
+function report(p: Point): string {
+  const parseS = p.bare.reduce((s, pass) => s + pass.parseSeconds, 0);
+  const sha256S = p.bare.reduce((s, pass) => s + pass.sha256Seconds, 0);
+  const bare = bareMbPerSecond(p.bare);
+  return [
+    `records=${p.records} input_mb=${fixed(p.inputBytes / 1e6, 1)} held=${p.held}`,
+    `  ingest_s=${fixed(p.ingest.seconds, 1)} records_per_s=${fixed(p.records / p.ingest.seconds)} checks=${p.checks} checks_per_s=${fixed(p.checks / p.ingest.seconds)} ` +
+      `cpu_ms_per_record=${fixed((p.ingest.cpuSeconds * 1000) / p.records, 2)} ingest_peak_rss_mb=${fixed(p.ingest.peakRssMb, 1)}`,
+    `  manifest_bytes_per_record=${fixed(p.manifestBytes / p.records)} manifest_bytes_per_clean_2seg_record=${fixed(p.cleanTwoSegmentEntryBytes)} ` +
+      `export_bytes_per_record=${fixed(p.exportBytes / p.records)} cache_bytes_per_segment=${fixed(cacheBytesPerSegment(p))} cache_segments=${p.cacheEntries}`,
+    `  verify_s=${fixed(p.verify.seconds, 1)} verify_cpu_s=${fixed(p.verify.cpuSeconds, 1)} verify_mb_per_s=${fixed(verifyMbPerS(p), 1)} verify_peak_rss_mb=${fixed(p.verify.peakRssMb, 1)} ` +
+      `bare_mb_per_s=${fixed(bare, 1)} (json_parse_mb_per_s=${fixed(pairBytes(p) / 1e6 / parseS, 1)} sha256_mb_per_s=${fixed(pairBytes(p) / 1e6 / sha256S)}) ` +
+      `verify_over_bare=${fixed(verifyMbPerS(p) / bare, 2)}`,
+  ].join("\n");
+}
+
+/** One line per target; returns whether it was met. */
+function target(name: string, figure: string, met: boolean): boolean {
+  console.log(`target ${name}: ${figure} target_met=${met ? "yes" : "no"}`);
+  return met;
+}
+
+/** 10^7 records at the largest point's rates: every figure here grows linearly with records. */
+function projection(p: Point): string {
+  const scale = PROJECT_TO / p.records;
+  const gb = (bytes: number) => fixed((bytes * scale) / 1e9, 1);
   return (
-    `records=${m.records} input_mb=${(m.inputBytes / 1e6).toFixed(1)} ingest_s=${m.ingest.seconds.toFixed(1)} ` +
-    `records_per_s=${(m.records / m.ingest.seconds).toFixed(0)} checks=${m.checks} checks_per_s=${(m.checks / m.ingest.seconds).toFixed(0)} ` +
-    `ingest_peak_rss_mb=${m.ingest.peakRssMb.toFixed(1)} manifest_bytes=${m.manifestBytes} export_bytes=${m.exportBytes} ` +
-    `verify_s=${m.verify.seconds.toFixed(1)} verify_peak_rss_mb=${m.verify.peakRssMb.toFixed(1)}`
+    `projection records=${PROJECT_TO} from=${p.records} ingest_wall_h=${fixed((p.ingest.seconds * scale) / 3600, 1)} ` +
+    `ingest_cpu_h=${fixed((p.ingest.cpuSeconds * scale) / 3600, 1)} verify_wall_h=${fixed((p.verify.seconds * scale) / 3600, 2)} ` +
+    `verify_cpu_h=${fixed((p.verify.cpuSeconds * scale) / 3600, 2)} manifest_gb=${gb(p.manifestBytes)} export_gb=${gb(p.exportBytes)} ` +
+    `cache_gb=${gb(p.cacheBytes)} input_gb=${gb(p.inputBytes)} (peak RSS does not grow with records: ${fixed(p.ingest.peakRssMb)} MB ingest, ${fixed(p.verify.peakRssMb)} MB verify)`
   );
 }
 
+const started = performance.now();
 const dir = values.keep ?? (await mkdtemp(join(tmpdir(), "lc-bench-scale-")));
+await mkdir(dir, { recursive: true });
 const standIn = await startBenchStandIn({ latencyMs: 0, replies: "benign", contextLength: 32768 });
 try {
-  console.log(`bench:scale: stand-in at 0 ms, concurrency ${concurrency}; no model runs here (stand-in figures)`);
-  const smallRun = await measure(dir, standIn.url, small);
-  console.log(report(smallRun));
-  const largeRun = await measure(dir, standIn.url, large);
-  console.log(report(largeRun));
-  const growth = largeRun.ingest.peakRssMb / smallRun.ingest.peakRssMb;
-  const met = {
-    rss: largeRun.ingest.peakRssMb < RSS_LIMIT_MB,
-    growth: growth <= GROWTH_LIMIT,
-    verify: largeRun.verify.peakRssMb < RSS_LIMIT_MB,
-  };
   console.log(
-    `targets: ingest_peak_rss_mb<${RSS_LIMIT_MB} ${met.rss ? "met" : "NOT met"} (${largeRun.ingest.peakRssMb.toFixed(1)}); ` +
-      `rss_growth<=${GROWTH_LIMIT} ${met.growth ? "met" : "NOT met"} (${growth.toFixed(2)}x of the ${small}-record run); ` +
-      `verify_peak_rss_mb<${RSS_LIMIT_MB} ${met.verify ? "met" : "NOT met"} (${largeRun.verify.peakRssMb.toFixed(1)})`,
+    `bench:scale: points ${points.join(",")}, stand-in at 0 ms in its own process, concurrency ${concurrency}, --cache on` +
+      `${manifestVersionArgs.length > 0 ? `, --manifest-version ${values["manifest-version"]}` : ""}; no model runs here (stand-in figures)`,
   );
-  console.log(`target_met=${met.rss && met.growth && met.verify ? "yes" : "no"}`);
-  if (!(met.rss && met.growth && met.verify)) process.exitCode = 1;
+  const measured: Point[] = [];
+  for (const records of points) {
+    const point = await measure(dir, standIn.url, records);
+    measured.push(point);
+    console.log(report(point));
+  }
+  const largest = measured.at(-1) as Point;
+  const smallest = measured[0] as Point;
+  const bare = bareMbPerSecond(largest.bare);
+  const worstIngestRss = Math.max(...measured.map((p) => p.ingest.peakRssMb));
+  const worstVerifyRss = Math.max(...measured.map((p) => p.verify.peakRssMb));
+  const growth = largest.ingest.peakRssMb / smallest.ingest.peakRssMb;
+  const met = [
+    target(
+      `manifest_bytes_per_clean_2seg_record<=${MANIFEST_BYTES_PER_CLEAN_RECORD}`,
+      fixed(largest.cleanTwoSegmentEntryBytes),
+      largest.cleanTwoSegmentEntryBytes <= MANIFEST_BYTES_PER_CLEAN_RECORD,
+    ),
+    target(
+      `cache_bytes_per_segment<=${CACHE_BYTES_PER_SEGMENT}`,
+      fixed(cacheBytesPerSegment(largest)),
+      cacheBytesPerSegment(largest) <= CACHE_BYTES_PER_SEGMENT,
+    ),
+    target(
+      `verify_mb_per_s>=${VERIFY_SHARE_OF_BARE}*bare_mb_per_s`,
+      `${fixed(verifyMbPerS(largest), 1)} vs ${fixed(VERIFY_SHARE_OF_BARE * bare, 1)}`,
+      verifyMbPerS(largest) >= VERIFY_SHARE_OF_BARE * bare,
+    ),
+    target(
+      `peak_rss_bounded (ingest and verify <${RSS_LIMIT_MB} MB at every point, ingest largest/smallest <=${RSS_GROWTH_LIMIT})`,
+      `ingest ${fixed(worstIngestRss, 1)} MB, verify ${fixed(worstVerifyRss, 1)} MB, growth ${fixed(growth, 2)}x`,
+      worstIngestRss < RSS_LIMIT_MB && worstVerifyRss < RSS_LIMIT_MB && growth <= RSS_GROWTH_LIMIT,
+    ),
+  ];
+  console.log(projection(largest));
+  console.log(`total_s=${fixed((performance.now() - started) / 1000)}`);
+  if (met.includes(false)) process.exitCode = 1;
+} catch (error) {
+  if (!(error instanceof ChildFailed)) throw error;
+  console.error(error.message);
+  process.exitCode = 1;
 } finally {
   await standIn.close();
   if (values.keep === undefined) await rm(dir, { recursive: true, force: true });
