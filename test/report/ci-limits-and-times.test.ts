@@ -1,17 +1,16 @@
 // GitHub's annotation limit is per level (10 errors and 10 warnings of a step), so the cap is too;
 // and a JUnit report carries the suite's start (`timestamp`) and duration (`time`), read from
 // the reports' clock (a fixed one here: no wall-clock in the assertion).
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { GithubReport } from "../../src/report/github.js";
 import type { ReportItem } from "../../src/report/report-item.js";
 import { REPORT_RULES, type ReportRule } from "../../src/report/rules.js";
-import { screenWithReports } from "../../src/report/screen-reports.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { tempDir } from "../support/publish-fixtures.js";
+import { screenWithReportsIn } from "./screen-fixture.js";
 
 const item = (index: number, rule: ReportRule): ReportItem => ({
   index,
@@ -64,16 +63,11 @@ describe("JUnit time and timestamp", () => {
   });
 
   it("the suite's timestamp is when the reports opened (UTC, JUnit's form) and time the seconds until they were written", async () => {
-    await writeFile(join(dir, "in.jsonl"), `${JSON.stringify("The quarterly report.")}\n`);
     const times = [new Date("2026-12-02T10:00:00.250Z"), new Date("2026-12-02T10:01:03.000Z")];
     let reads = 0;
-    await screenWithReports({
-      input: "in.jsonl",
-      cwd: dir,
-      scratchDir: dir,
-      output: async () => {},
-      pipeline: new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 60 }),
-      reports: { junit: "out.xml", clock: () => times[Math.min(reads++, 1)] as Date },
+    await screenWithReportsIn(dir, ollama.url, [JSON.stringify("The quarterly report.")], {
+      junit: "out.xml",
+      clock: () => times[Math.min(reads++, 1)] as Date,
     });
     const xml = await readFile(join(dir, "out.xml"), "utf8");
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml) as {
