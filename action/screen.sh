@@ -3,11 +3,11 @@
 # INPUT_* environment variables), the SARIF log and GitHub annotations on, the batch document
 # to a file; records exit-code, sarif and batch in $GITHUB_OUTPUT; always exits 0 so the upload
 # step runs, and the gate step (gate.sh) turns the recorded code into the step's result.
-# LITTLE_CANARY_CLI overrides the CLI to run (the tests run this script against a bundle).
+# LITTLE_CANARY_CLI is the CLI to run: the install step's output `cli` (the tests give a bundle).
 set -euo pipefail
 : "${INPUT_INPUT:?the action input 'input' (a JSONL file) is required}"
 : "${GITHUB_OUTPUT:?GITHUB_OUTPUT is set by the Actions runner}"
-cli="${LITTLE_CANARY_CLI:-${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is set by the Actions runner}/dist/cli/main.js}"
+cli="${LITTLE_CANARY_CLI:?LITTLE_CANARY_CLI is set from the install step output}"
 sarif="${INPUT_SARIF:-little-canary.sarif}"
 batch="${INPUT_BATCH:-little-canary-batch.json}"
 # Split on whitespace only (newlines too: a multi-line `args:` keeps every line): no globbing,

@@ -33,6 +33,12 @@ export interface CiReportOptions {
    * to `stepSummary` (the runner's $GITHUB_STEP_SUMMARY) when it is set.
    */
   readonly github?: GithubOutput | null;
+  /**
+   * The clock for the reports' times (the SARIF invocation's start and end, the JUnit suite's
+   * `timestamp` and `time`): read when the reports are opened and when they are written.
+   * Defaults to the system clock; tests give a fixed one.
+   */
+  readonly clock?: () => Date;
 }
 
 /** What the reports say about the run as a whole. */
@@ -87,6 +93,8 @@ export class CiReports {
     private readonly github: GithubReport | null,
     private readonly stepSummary: string | null,
     private readonly input: string,
+    private readonly clock: () => Date,
+    private readonly startedAt: Date,
   ) {}
 
   /**
@@ -95,6 +103,8 @@ export class CiReports {
    * the input, a protected output or another report (core/file-identity.ts).
    */
   static async open(options: CiReportOptions, input: string | null, cwd: string, protectedPaths: readonly string[] = []): Promise<CiReports> {
+    const clock = options.clock ?? (() => new Date());
+    const startedAt = clock();
     const sarifPath = options.sarif == null ? null : resolve(cwd, options.sarif);
     const junitPath = options.junit == null ? null : resolve(cwd, options.junit);
     await refuseSharedFiles(
@@ -123,6 +133,8 @@ export class CiReports {
       github,
       options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary),
       label,
+      clock,
+      startedAt,
     );
   }
 
@@ -135,15 +147,18 @@ export class CiReports {
 
   /** Writes every report: the files atomically, then the annotations' last line and the job summary. */
   async finish(facts: CiRunFacts): Promise<void> {
+    const endedAt = this.clock();
     if (this.sarif !== null && this.targets.sarif !== null) {
       const log = await this.sarif.finish({
         artifactUri: artifactUri(this.input),
         total: facts.total,
         properties: { command: facts.command, ...(facts.properties ?? {}) },
+        startedAt: this.startedAt,
+        endedAt,
       });
       await written("--sarif", this.targets.sarif, log);
     }
-    if (this.junit !== null && this.targets.junit !== null) await written("--junit", this.targets.junit, await this.junit.finish());
+    if (this.junit !== null && this.targets.junit !== null) await written("--junit", this.targets.junit, await this.junit.finish(this.startedAt, endedAt));
     if (this.github !== null) {
       this.github.finish();
       if (this.stepSummary !== null) {

@@ -1,13 +1,14 @@
 // GitHub Actions output of one screen or ingest run: `::error` / `::warning` workflow commands on
 // stderr (stdout carries the JSON document; the runner reads both), printed once the run's result
-// is final, at most 10 (GitHub shows no more per step) plus a line counting the rest, and a
+// is final, at most 10 errors and 10 warnings (GitHub shows no more of each level per step) plus
+// a line counting the rest, and a
 // Markdown job summary appended to $GITHUB_STEP_SUMMARY. Every value is escaped, so an input path
 // cannot end a command or start another; never item text, and ids only as safe labels.
 import { escapeUnsafeChars } from "../core/display-text.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
 
-/** GitHub shows at most this many annotations of a step. */
-const MAX_ANNOTATIONS = 10;
+/** GitHub shows at most this many annotations of each level (errors, warnings) of a step. */
+const MAX_ANNOTATIONS_PER_LEVEL = 10;
 /** Rows of findings a job summary lists (the rest are counted). */
 const SUMMARY_ROWS = 50;
 
@@ -48,13 +49,16 @@ export function escapeMarkdown(text: string): string {
 export type OutcomeCounts = Readonly<Record<string, number>>;
 
 /**
- * Collects what GitHub is shown of one run: the first annotations and the summary's rows. The
- * annotations are held (at most MAX_ANNOTATIONS lines) and printed by `finish`, once the run's
+ * Collects what GitHub is shown of one run: the first annotations of each level and the summary's
+ * rows. The cap is per level, as GitHub's is: a run with many flags (warnings) still shows its
+ * first 10 blocks (errors). The annotations are held (at most 10 of each level, in input order)
+ * and printed by `finish`, once the run's
  * result is final: a run that is refused after its checks (nothing published, nothing printed)
  * shows no finding on GitHub for documents that do not exist.
  */
 export class GithubReport {
   private readonly annotations: string[] = [];
+  private readonly perLevel = new Map<string, number>();
   private notAnnotated = 0;
   private readonly rows: string[] = [];
   private notListed = 0;
@@ -68,8 +72,11 @@ export class GithubReport {
   /** Annotates `item` if it broke a rule and the cap allows; keeps its summary row. */
   add(item: ReportItem): void {
     if (item.rule === null) return;
-    if (this.annotations.length < MAX_ANNOTATIONS) this.annotations.push(`${annotationLine(item, this.file)}\n`);
-    else this.notAnnotated++;
+    const shown = this.perLevel.get(item.rule.level) ?? 0;
+    if (shown < MAX_ANNOTATIONS_PER_LEVEL) {
+      this.perLevel.set(item.rule.level, shown + 1);
+      this.annotations.push(`${annotationLine(item, this.file)}\n`);
+    } else this.notAnnotated++;
     if (this.rows.length < SUMMARY_ROWS) {
       const id = item.id === null ? "" : escapeMarkdown(item.id);
       this.rows.push(
@@ -83,7 +90,7 @@ export class GithubReport {
     for (const line of this.annotations) this.write(line);
     if (this.notAnnotated > 0) {
       this.write(
-        `little-canary: ${this.notAnnotated} more result${this.notAnnotated === 1 ? " was" : "s were"} not annotated (GitHub shows at most ${MAX_ANNOTATIONS} per step); see the job summary or the SARIF report\n`,
+        `little-canary: ${this.notAnnotated} more result${this.notAnnotated === 1 ? " was" : "s were"} not annotated (GitHub shows at most ${MAX_ANNOTATIONS_PER_LEVEL} errors and ${MAX_ANNOTATIONS_PER_LEVEL} warnings per step); see the job summary or the SARIF report\n`,
       );
     }
   }

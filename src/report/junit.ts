@@ -1,6 +1,7 @@
 // A JUnit XML report of one screen or ingest run: one <testcase> per item, a <failure> for a
 // detection, an <error> for a coverage failure (a text that was not screened is never a passing
-// test); never item text. Test cases are spooled as they finish and the counts framed around them.
+// test); never item text. Test cases are spooled as they finish and the counts framed around them,
+// with the suite's start (`timestamp`) and duration (`time`, seconds) from the run's clock.
 import { frameDocument, type FramedDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
@@ -32,6 +33,15 @@ function testcase(item: ReportItem, suite: string): string {
   return `${open}<${element} type="${xmlEscape(rule.id)}" message="${xmlEscape(resultMessage(item))}">${body}</${element}></testcase>\n`;
 }
 
+/**
+ * JUnit's `timestamp` form: ISO 8601 without a zone or fraction (`2026-12-02T13:29:44`), as the
+ * JUnit XML schema (Ant, Jenkins) gives it; the time is UTC.
+ */
+const junitTimestamp = (date: Date): string => date.toISOString().slice(0, 19);
+
+/** A duration in JUnit's `time` form: seconds with millisecond precision, never negative. */
+const seconds = (from: Date, to: Date): string => (Math.max(0, to.getTime() - from.getTime()) / 1000).toFixed(3);
+
 /** A JUnit report being written: `add` each item in order, then `finish`. */
 export class JunitReport {
   private tests = 0;
@@ -56,13 +66,14 @@ export class JunitReport {
     await this.cases.append(testcase(item, this.suite));
   }
 
-  /** Seals the cases and frames the report around them with its counts. */
-  async finish(): Promise<FramedDocument> {
+  /** Seals the cases and frames the report around them with its counts and the run's start and duration. */
+  async finish(startedAt: Date, endedAt: Date): Promise<FramedDocument> {
     await this.cases.seal();
     const counts = `tests="${this.tests}" failures="${this.failures}" errors="${this.errors}"`;
+    const time = `time="${seconds(startedAt, endedAt)}"`;
     const prefix =
-      `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="little-canary" ${counts}>\n` +
-      `<testsuite name="${xmlEscape(this.suite)}" ${counts} skipped="0">\n`;
+      `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="little-canary" ${counts} ${time}>\n` +
+      `<testsuite name="${xmlEscape(this.suite)}" ${counts} skipped="0" ${time} timestamp="${junitTimestamp(startedAt)}">\n`;
     return frameDocument({ prefix, suffix: "</testsuite>\n</testsuites>\n" }, this.cases);
   }
 

