@@ -30,6 +30,13 @@ def plugin_with(**env):
     return plugin_module.LittleCanaryPlugin(plugin_module.Settings(env))
 
 
+def live_plugin(**env):
+    """A plugin for the live tests: the service shares a busy CI machine, so its deadline is longer than a user's may be."""
+    plugin = plugin_with(**env)
+    plugin.settings.timeout_ms = 60000
+    return plugin
+
+
 def live_env(**extra):
     env = {"LITTLE_CANARY_ENDPOINT": os.environ["LC_TEST_ENDPOINT"], "LITTLE_CANARY_TOKEN_FILE": os.environ["LC_TEST_TOKEN_FILE"]}
     env.update(extra)
@@ -168,12 +175,12 @@ class LiveServiceTests(unittest.TestCase):
             self.assertNotIn(BENIGN, text)
 
     def test_a_benign_message_is_allowed_with_the_token(self):
-        plugin = plugin_with(**live_env())
+        plugin = live_plugin(**live_env())
         self.assertIsNone(plugin.pre_llm_call(session_id="s", turn_id="t", user_message=BENIGN))
         self.assertIsNone(plugin.pre_tool_call(tool_name="shell", session_id="s", turn_id="t"))
 
     def test_an_injection_is_blocked_annotated_and_its_tools_withdrawn(self):
-        plugin = plugin_with(**live_env())
+        plugin = live_plugin(**live_env())
         result = plugin.pre_llm_call(session_id="s", turn_id="t", user_message=INJECTION)
         self.assertIn("Screening: BLOCKED", result["context"])
         refusal = plugin.pre_tool_call(tool_name="shell", session_id="s", turn_id="t")
@@ -183,7 +190,7 @@ class LiveServiceTests(unittest.TestCase):
     def test_without_the_token_the_turn_is_unscreened_and_says_why(self):
         env = live_env()
         del env["LITTLE_CANARY_TOKEN_FILE"]
-        plugin = plugin_with(**env)
+        plugin = live_plugin(**env)
         note = plugin.pre_llm_call(session_id="s", turn_id="t", user_message=INJECTION)["context"]
         self.assertIn("NOT SCREENED (the service refused the request (HTTP 401", note)
         self.assertIsNone(plugin.pre_tool_call(tool_name="shell", session_id="s", turn_id="t"))
@@ -192,20 +199,20 @@ class LiveServiceTests(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             wrong = pathlib.Path(tmp, "token")
             wrong.write_text("not-the-token-0123456789\n", encoding="utf-8")
-            plugin = plugin_with(**live_env(LITTLE_CANARY_TOKEN_FILE=str(wrong), LITTLE_CANARY_FAILURE_MODE="deny"))
+            plugin = live_plugin(**live_env(LITTLE_CANARY_TOKEN_FILE=str(wrong), LITTLE_CANARY_FAILURE_MODE="deny"))
             self.assertIn("HTTP 401", plugin.pre_llm_call(session_id="s", turn_id="t", user_message=BENIGN)["context"])
             self.assertEqual(plugin.pre_tool_call(tool_name="shell", session_id="s", turn_id="t")["action"], "block")
 
     def test_a_degraded_verdict_follows_the_configured_policy_visibly(self):
         for mode, withdrawn in (("allow", False), ("deny", True)):
-            plugin = plugin_with(**live_env(LITTLE_CANARY_ENDPOINT=os.environ["LC_TEST_DEGRADED_ENDPOINT"], LITTLE_CANARY_FAILURE_MODE=mode))
+            plugin = live_plugin(**live_env(LITTLE_CANARY_ENDPOINT=os.environ["LC_TEST_DEGRADED_ENDPOINT"], LITTLE_CANARY_FAILURE_MODE=mode))
             note = plugin.pre_llm_call(session_id="s", turn_id="t", user_message=BENIGN)["context"]
             self.assertIn("NOT SCREENED (behavioral coverage was not exercised)", note)
             self.assertEqual(plugin.pre_tool_call(tool_name="shell", session_id="s", turn_id="t") is not None, withdrawn)
             self.assert_nothing_passed_on(note)
 
     def test_an_unreachable_service_is_unscreened(self):
-        plugin = plugin_with(**live_env(LITTLE_CANARY_ENDPOINT=os.environ["LC_TEST_REFUSED_ENDPOINT"]))
+        plugin = live_plugin(**live_env(LITTLE_CANARY_ENDPOINT=os.environ["LC_TEST_REFUSED_ENDPOINT"]))
         note = plugin.pre_llm_call(session_id="s", turn_id="t", user_message=BENIGN)["context"]
         self.assertIn("NOT SCREENED (the service is unreachable)", note)
 
