@@ -178,6 +178,41 @@ async function readPostBody(
   return read.bytes;
 }
 
+/**
+ * Runs `task` in a check slot and answers what did not end in a value: 503 + Retry-After for a
+ * full queue, nothing for a caller gone while queued, a fixed 503 and one log line for a failure.
+ * `task` gets a signal aborted when the caller goes away; a task that stops on it (`stopsOnClose`)
+ * is not logged as failed, as nobody is waiting for it. Resolves to the value, or null once answered.
+ */
+async function runQueued<T>(
+  control: ServiceControl,
+  res: ServerResponse,
+  task: (gone: AbortSignal) => Promise<T>,
+  stopsOnClose = false,
+): Promise<{ readonly value: T } | null> {
+  const gone = new AbortController();
+  const abandoned = new Promise<void>((resolve) =>
+    res.once("close", () => {
+      gone.abort();
+      resolve();
+    }),
+  );
+  const outcome = await control.queue.run(() => task(gone.signal), abandoned);
+  switch (outcome.kind) {
+    case "full":
+      sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
+      return null;
+    case "cancelled":
+      return null;
+    case "failed":
+      if (!(stopsOnClose && gone.signal.aborted)) control.log("ERROR", `Pipeline check failed (${errorClassName(outcome.error)})`);
+      sendReply(res, REPLIES.pipelineFailed);
+      return null;
+    case "done":
+      return { value: outcome.value };
+  }
+}
+
 async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
   const bytes = await readPostBody(control, req, res, readTimeoutMs, CHECK_BODY_LIMIT);
   if (bytes === null) return;
@@ -185,30 +220,19 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
   if (isReply(parsed)) return sendReply(res, parsed);
   const pipeline = control.pipeline;
   if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
-  const abandoned = new Promise<void>((resolve) => res.once("close", () => resolve()));
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
-  const outcome = await control.queue.run(async () => {
+  const done = await runQueued(control, res, async () => {
     const verdict = await pipeline.check(parsed.text);
     const wire: Record<string, unknown> = { ...verdict.toDict() };
     return { verdict, wire };
-  }, abandoned);
-  switch (outcome.kind) {
-    case "full":
-      return sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
-    case "cancelled":
-      return;
-    case "failed":
-      control.log("ERROR", `Pipeline check failed (${errorClassName(outcome.error)})`);
-      return sendReply(res, REPLIES.pipelineFailed);
-    case "done": {
-      const { verdict, wire } = outcome.value;
-      if (control.accessLog !== null) {
-        const coverage = loggedCoverage(wire);
-        control.verdicts.set(res, { verdict: batchState(verdict), ...(coverage !== undefined ? { coverage } : {}) });
-      }
-      return sendReply(res, { status: 200, body: wire }, control.draining);
-    }
+  });
+  if (done === null) return;
+  const { verdict, wire } = done.value;
+  if (control.accessLog !== null) {
+    const coverage = loggedCoverage(wire);
+    control.verdicts.set(res, { verdict: batchState(verdict), ...(coverage !== undefined ? { coverage } : {}) });
   }
+  return sendReply(res, { status: 200, body: wire }, control.draining);
 }
 
 /**
@@ -224,29 +248,14 @@ async function answerScreen(control: ServiceControl, req: IncomingMessage, res: 
   if (isReply(parsed)) return sendReply(res, parsed);
   const pipeline = control.pipeline;
   if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
-  const gone = new AbortController();
-  const abandoned = new Promise<void>((resolve) =>
-    res.once("close", () => {
-      gone.abort();
-      resolve();
-    }),
+  const done = await runQueued(
+    control,
+    res,
+    async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { limits: SCREEN_LIMITS, signal: gone })),
+    true,
   );
-  const outcome = await control.queue.run(
-    async () => serializeBatch(await screenBatch(parsed.inputs, pipeline, { limits: SCREEN_LIMITS, signal: gone.signal })),
-    abandoned,
-  );
-  switch (outcome.kind) {
-    case "full":
-      return sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
-    case "cancelled":
-      return;
-    case "failed":
-      // A batch stopped because its caller left needs no log line: nobody is waiting for it.
-      if (!gone.signal.aborted) control.log("ERROR", `Pipeline check failed (${errorClassName(outcome.error)})`);
-      return sendReply(res, REPLIES.pipelineFailed);
-    case "done":
-      return sendReply(res, { status: 200, body: {}, json: outcome.value }, control.draining);
-  }
+  if (done === null) return;
+  return sendReply(res, { status: 200, body: {}, json: done.value }, control.draining);
 }
 
 /** The routes a token guards: the ones that take text. Probes stay open (docs/serve.md). */
