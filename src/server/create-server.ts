@@ -270,7 +270,15 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (caller.corsOrigin !== null && req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
     const method = routeMethod(req.url ?? "");
     if (method !== undefined) {
-      res.writeHead(204, preflightHeaders(caller.corsOrigin, method, req.headers["access-control-request-private-network"] === "true"));
+      res.writeHead(
+        204,
+        preflightHeaders(
+          caller.corsOrigin,
+          method,
+          req.headers["access-control-request-private-network"] === "true",
+          control.token !== null && method === "POST",
+        ),
+      );
       res.end();
       return;
     }

@@ -101,6 +101,17 @@ describe("a service started with a token", () => {
     expect((await fetch(`${service.url}/ready`)).status).toBe(200);
   });
 
+  it("lets an allowed page's preflight ask for the Authorization header, without a token (browsers send none on it)", async () => {
+    const service = await startService(pipelineFor(ollama.url), { token: TOKEN, allowOrigins: ["http://localhost:3000"] });
+    services.push(service);
+    const preflight = await fetch(`${service.url}/screen`, {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:3000", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type, authorization");
+  });
+
   it("never writes the token to the log, the access log or an answer", async () => {
     const entries: string[] = [];
     const service = await startService(pipelineFor(ollama.url), { token: TOKEN, accessLog: (entry) => entries.push(JSON.stringify(entry)) });
