@@ -31,7 +31,9 @@ export async function readTokenFile(path: string, platform: NodeJS.Platform = pr
     const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
     let filled = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
+      const { bytesRead } = await handle
+        .read(buffer, filled, buffer.byteLength - filled, null)
+        .catch((error: unknown) => refuse(`cannot read file (${fileReason(error)})`));
       if (bytesRead === 0) break;
       filled += bytesRead;
       // The file grew after stat: bounded by what was actually read, not by what stat said.
