@@ -92,7 +92,10 @@ The service binds 127.0.0.1 only. Mode defaults to advisory (flag, never block) 
 use --mode block or --fail-closed where the service routes text. HTTP 200 does not mean
 screened: read safe, degraded, canary_status and analysis_status of each verdict.
 Logs go to stderr and never contain request text. GET /ready is 503 while the canary is down
-(readiness probes); GET /health is always 200 (liveness). Stop with Ctrl-C (twice to skip the drain).
+(readiness probes); GET /health is always 200 (liveness). POST /screen takes {"items":[...]} (at
+most 1000, body at most 1 MiB) and answers screen's batch document. With --token-file, POST routes
+need Authorization: Bearer <token> (401 otherwise); the token is never logged. Stop with Ctrl-C
+(twice to skip the drain).
 ${LONG_TEXT_HELP}
 
 Exit codes: 0 after shutdown; 1 the port could not be bound; 2 usage or configuration error.
@@ -100,7 +103,10 @@ Exit codes: 0 after shutdown; 1 the port could not be bound; 2 usage or configur
 Examples:
   little-canary serve
   little-canary serve --port 0 --mode block --fail-closed --timeout 60
-  curl -s -H 'content-type: application/json' -d '{"text":"hello"}' http://127.0.0.1:18421/check`;
+  curl -s -H 'content-type: application/json' -d '{"text":"hello"}' http://127.0.0.1:18421/check
+  little-canary serve --token-file ~/.config/little-canary/token      # chmod 600 the file
+  curl -s -H "authorization: Bearer $(cat ~/.config/little-canary/token)" -H 'content-type: application/json' \
+    -d '{"items":["hello",{"id":"a","text":"world"}]}' http://127.0.0.1:18421/screen`;
 
 /** After the options of `demo --help`. */
 export const DEMO_HELP = `

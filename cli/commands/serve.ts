@@ -31,7 +31,7 @@ export async function run(flags: ServeFlags, io: CliIo): Promise<number> {
 /** Defines `serve` with its flags and help; its action runs `run`. */
 export function define(io: CliIo, state: RunState): Command {
   const command = new Command("serve")
-    .description("Run the loopback screening service: GET /health, GET /ready and POST /check on 127.0.0.1.")
+    .description("Run the loopback screening service: GET /health, GET /ready, POST /check and POST /screen on 127.0.0.1.")
     .option("--port <n>", "port on 127.0.0.1 (0 = any free port)", portArg, DEFAULT_PORT);
   addCanaryFlags(command, "advisory")
     .option("--fail-closed", "deny (safe:false) when behavioural coverage failed or did not run")
@@ -45,6 +45,10 @@ export function define(io: CliIo, state: RunState): Command {
     .option("--max-connections <n>", "open connections at once; beyond it the oldest idle or stalled one is closed", positiveIntArg, DEFAULT_MAX_CONNECTIONS)
     .option("--allow-origin <origin>", "answer browser requests from this origin, with CORS headers (repeatable; others get 403)", allowOriginArg)
     .option("--access-log", "write one JSON line per request to stderr (time, method, route, status, verdict class, latency; never the text)")
+    .option(
+      "--token-file <path>",
+      "require Authorization: Bearer <token> on POST /check and /screen; the file (mode 0600) holds the token, at least 16 characters",
+    )
     .addHelpText("after", SERVE_HELP)
     .action(async (flags: ServeFlags) => {
       state.exitCode = await run(flags, io);

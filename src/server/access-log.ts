@@ -11,7 +11,7 @@ export interface AccessLogEntry {
   /** The request method when it is a common one, else "other". */
   readonly method: string;
   /** The path when it is one of the service's routes (exactly, no query), else "other". */
-  readonly route: "/health" | "/ready" | "/check" | "other";
+  readonly route: "/health" | "/ready" | "/check" | "/screen" | "other";
   /** Status sent, or null when the connection closed before an answer was sent. */
   readonly status: number | null;
   /** `/check` answered 200 only: pass, flag, block, degraded or unexercised (as `screen` classes an item). */

@@ -95,11 +95,12 @@ export function corsHeaders(corsOrigin: string | null): Record<string, string> {
  * and header the route accepts. Chromium's private-network preflight is answered only for such
  * an origin.
  */
-export function preflightHeaders(corsOrigin: string, method: string, privateNetwork: boolean): Record<string, string> {
+export function preflightHeaders(corsOrigin: string, method: string, privateNetwork: boolean, authorization = false): Record<string, string> {
   return {
     ...corsHeaders(corsOrigin),
     "access-control-allow-methods": method,
-    "access-control-allow-headers": "content-type",
+    // `authorization` only when the service requires a token: a page can then send it.
+    "access-control-allow-headers": authorization ? "content-type, authorization" : "content-type",
     "access-control-max-age": "600",
     ...(privateNetwork ? { "access-control-allow-private-network": "true" } : {}),
   };

@@ -21,12 +21,13 @@ export interface RequestHead {
 }
 
 /** A known route; `ready` answers the health report with 503 when the service is not ready. */
-export type Route = "health" | "ready" | "check";
+export type Route = "health" | "ready" | "check" | "screen";
 
 const ROUTES: Readonly<Record<string, { route: Route; method: string }>> = {
   "/health": { route: "health", method: "GET" },
   "/ready": { route: "ready", method: "GET" },
   "/check": { route: "check", method: "POST" },
+  "/screen": { route: "screen", method: "POST" },
 };
 
 /** The method a known path accepts, or undefined for an unknown path. */
@@ -48,8 +49,17 @@ function mediaType(contentType: string | undefined): string {
   return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
 }
 
-/** Rules 1–5: the declared body length, or the reply that refuses the request. */
-export function checkHeaders(head: RequestHead): { readonly length: number } | Reply {
+/** The body limit of a POST route and the 413 reply that states it. */
+export interface BodyLimit {
+  readonly maxBytes: number;
+  readonly tooLarge: Reply;
+}
+
+/** `/check`'s body limit (MAX_REQUEST_BYTES). */
+export const CHECK_BODY_LIMIT: BodyLimit = { maxBytes: MAX_REQUEST_BYTES, tooLarge: REPLIES.tooLarge };
+
+/** Rules 1–5: the declared body length, or the reply that refuses the request (`/screen` passes its own limit). */
+export function checkHeaders(head: RequestHead, limit: BodyLimit = CHECK_BODY_LIMIT): { readonly length: number } | Reply {
   if (mediaType(head.contentType) !== "application/json") return REPLIES.unsupportedMediaType;
   // A chunked body has no Content-Length; it is refused rather than read without a known size.
   if (head.contentLength === undefined || head.transferEncoding !== undefined) return REPLIES.lengthRequired;
@@ -57,14 +67,14 @@ export function checkHeaders(head: RequestHead): { readonly length: number } | R
   if (!/^[+-]?\d{1,20}$/.test(raw)) return REPLIES.invalidLength;
   const length = Number(raw);
   if (length <= 0) return REPLIES.emptyBody;
-  if (length > MAX_REQUEST_BYTES) return REPLIES.tooLarge;
+  if (length > limit.maxBytes) return limit.tooLarge;
   return { length };
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
-export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {
+/** Rules 6–7: the body as a JSON object (wrapped, so no body can pass for a Reply), or the reply; shared by `/check` and `/screen`. */
+function parseJsonObject(bytes: Uint8Array): { readonly object: Readonly<Record<string, unknown>> } | Reply {
   let value: unknown;
   try {
     value = JSON.parse(utf8.decode(bytes));
@@ -72,6 +82,14 @@ export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | R
     return REPLIES.malformedJson;
   }
   if (!isPlainObject(value)) return REPLIES.notAnObject;
+  return { object: value };
+}
+
+/** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
+export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {
+  const parsed = parseJsonObject(bytes);
+  if (isReply(parsed)) return parsed;
+  const value = parsed.object;
   if (!Object.hasOwn(value, "text")) return REPLIES.textRequired;
   const text = value["text"];
   if (typeof text !== "string") return REPLIES.textNotString;

@@ -1,5 +1,7 @@
-// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready` and
-// `POST /check` with the request ladder of check-request.ts, behind a bounded queue, with header
+// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready`,
+// `POST /check` and `POST /screen` (a batch through the one screen path, src/screen/) with the
+// request ladder of check-request.ts, an optional bearer token on the two POST routes
+// (bearer-token.ts), behind a bounded queue, with header
 // and body deadlines, a JSON body for every answer and a health report that never waits on the
 // canary backend (binding and shutdown: lifecycle.ts). The pipeline is called only for a request
 // that passed every rule; a check that throws is a fixed 503 and one log line naming the error
@@ -9,9 +11,22 @@ import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
+import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
+import { authorizationValues, authorize, bearerToken, type BearerToken } from "./bearer-token.js";
+import { parseScreenBody, SCREEN_BODY_LIMIT, SCREEN_LIMITS } from "./screen-request.js";
 import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
 import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
-import { checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type RequestHead } from "./check-request.js";
+import {
+  CHECK_BODY_LIMIT,
+  checkHeaders,
+  isReply,
+  parseCheckBody,
+  routeMethod,
+  routeRequest,
+  type BodyLimit,
+  type RequestHead,
+  type Route,
+} from "./check-request.js";
 import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
@@ -57,6 +72,12 @@ export interface ServeOptions {
    * is always accepted).
    */
   readonly allowOrigins?: readonly string[];
+  /**
+   * A bearer token the POST routes (`/check`, `/screen`) require in `Authorization: Bearer …`
+   * (401 without it or with another one); `/health` and `/ready` stay open for probes. At least
+   * 16 visible ASCII characters; held as its SHA-256 only, never logged. Off when absent.
+   */
+  readonly token?: string;
   readonly log?: ServerLog;
   /**
    * Receives one entry per request (method, route, status, verdict class, latency; never the
@@ -74,6 +95,7 @@ export interface ServiceControl {
   readonly connections: ConnectionLimiter;
   readonly health: HealthCache | null;
   readonly allowedOrigins: ReadonlySet<string>;
+  readonly token: BearerToken | null;
   readonly log: ServerLog;
   readonly accessLog: AccessLog | null;
   /** What the access log says about a /check answered with a verdict. */
@@ -126,49 +148,118 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
   };
 }
 
-async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
-  const declared = checkHeaders(headOf(req));
-  if (isReply(declared)) return sendReply(res, declared);
+/** The body of a POST route within `limit`, or null once the request was answered (or dropped). */
+async function readPostBody(
+  control: ServiceControl,
+  req: IncomingMessage,
+  res: ServerResponse,
+  readTimeoutMs: number,
+  limit: BodyLimit,
+): Promise<Uint8Array | null> {
+  const declared = checkHeaders(headOf(req), limit);
+  if (isReply(declared)) {
+    sendReply(res, declared);
+    return null;
+  }
   // Until the body is in, a stalled body may be closed to make room (after every idle connection).
   control.connections.bodyStarted(req.socket);
   const read = await readBody(req, declared.length, readTimeoutMs);
-  if (read.kind === "timeout") return sendReply(res, REPLIES.bodyTimeout);
+  if (read.kind === "timeout") {
+    sendReply(res, REPLIES.bodyTimeout);
+    return null;
+  }
   if (read.kind === "aborted") {
     // Nobody is left to answer, or the client broke its own Content-Length promise.
     res.destroy();
-    return;
+    return null;
   }
   // From here the connection carries real work and is never closed to make room for another.
   control.connections.workStarted(req.socket);
-  const parsed = parseCheckBody(read.bytes);
+  return read.bytes;
+}
+
+/**
+ * Runs `task` in a check slot and answers what did not end in a value: 503 + Retry-After for a
+ * full queue, nothing for a caller gone while queued, a fixed 503 and one log line for a failure.
+ * `task` gets a signal aborted when the caller goes away; a task that stops on it (`stopsOnClose`)
+ * is not logged as failed, as nobody is waiting for it. Resolves to the value, or null once answered.
+ */
+async function runQueued<T>(
+  control: ServiceControl,
+  res: ServerResponse,
+  task: (gone: AbortSignal) => Promise<T>,
+  stopsOnClose = false,
+): Promise<{ readonly value: T } | null> {
+  const gone = new AbortController();
+  const abandoned = new Promise<void>((resolve) =>
+    res.once("close", () => {
+      gone.abort();
+      resolve();
+    }),
+  );
+  const outcome = await control.queue.run(() => task(gone.signal), abandoned);
+  switch (outcome.kind) {
+    case "full":
+      sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
+      return null;
+    case "cancelled":
+      return null;
+    case "failed":
+      if (!(stopsOnClose && gone.signal.aborted)) control.log("ERROR", `Pipeline check failed (${errorClassName(outcome.error)})`);
+      sendReply(res, REPLIES.pipelineFailed);
+      return null;
+    case "done":
+      return { value: outcome.value };
+  }
+}
+
+async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+  const bytes = await readPostBody(control, req, res, readTimeoutMs, CHECK_BODY_LIMIT);
+  if (bytes === null) return;
+  const parsed = parseCheckBody(bytes);
   if (isReply(parsed)) return sendReply(res, parsed);
   const pipeline = control.pipeline;
   if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
-  const abandoned = new Promise<void>((resolve) => res.once("close", () => resolve()));
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
-  const outcome = await control.queue.run(async () => {
+  const done = await runQueued(control, res, async () => {
     const verdict = await pipeline.check(parsed.text);
     const wire: Record<string, unknown> = { ...verdict.toDict() };
     return { verdict, wire };
-  }, abandoned);
-  switch (outcome.kind) {
-    case "full":
-      return sendReply(res, { ...REPLIES.busy, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
-    case "cancelled":
-      return;
-    case "failed":
-      control.log("ERROR", `Pipeline check failed (${errorClassName(outcome.error)})`);
-      return sendReply(res, REPLIES.pipelineFailed);
-    case "done": {
-      const { verdict, wire } = outcome.value;
-      if (control.accessLog !== null) {
-        const coverage = loggedCoverage(wire);
-        control.verdicts.set(res, { verdict: batchState(verdict), ...(coverage !== undefined ? { coverage } : {}) });
-      }
-      return sendReply(res, { status: 200, body: wire }, control.draining);
-    }
+  });
+  if (done === null) return;
+  const { verdict, wire } = done.value;
+  if (control.accessLog !== null) {
+    const coverage = loggedCoverage(wire);
+    control.verdicts.set(res, { verdict: batchState(verdict), ...(coverage !== undefined ? { coverage } : {}) });
   }
+  return sendReply(res, { status: 200, body: wire }, control.draining);
 }
+
+/**
+ * `POST /screen`: the batch is admitted by `screen`'s rules before it takes a slot, then screened
+ * by `screenBatch` (the one screen path, items one after another) in one check slot; the answer
+ * is the `little-canary-batch/v1` document, in the canonical bytes `screen` prints. A caller that
+ * goes away stops its batch.
+ */
+async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+  const bytes = await readPostBody(control, req, res, readTimeoutMs, SCREEN_BODY_LIMIT);
+  if (bytes === null) return;
+  const parsed = parseScreenBody(bytes);
+  if (isReply(parsed)) return sendReply(res, parsed);
+  const pipeline = control.pipeline;
+  if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
+  const done = await runQueued(
+    control,
+    res,
+    async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { limits: SCREEN_LIMITS, signal: gone })),
+    true,
+  );
+  if (done === null) return;
+  return sendReply(res, { status: 200, body: {}, json: done.value }, control.draining);
+}
+
+/** The routes a token guards: the ones that take text. Probes stay open (docs/serve.md). */
+const GUARDED: ReadonlySet<Route> = new Set(["check", "screen"]);
 
 async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
   // First of all, before routing and before a body byte is read: a foreign Host or Origin learns
@@ -179,7 +270,15 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (caller.corsOrigin !== null && req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
     const method = routeMethod(req.url ?? "");
     if (method !== undefined) {
-      res.writeHead(204, preflightHeaders(caller.corsOrigin, method, req.headers["access-control-request-private-network"] === "true"));
+      res.writeHead(
+        204,
+        preflightHeaders(
+          caller.corsOrigin,
+          method,
+          req.headers["access-control-request-private-network"] === "true",
+          control.token !== null && method === "POST",
+        ),
+      );
       res.end();
       return;
     }
@@ -187,7 +286,11 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(headOf(req));
   if (isReply(route)) return sendReply(res, route);
+  // Before a body byte is read: a caller without the token gets no check, no batch, no slot.
+  const refused = control.token !== null && GUARDED.has(route) ? authorize(control.token, authorizationValues(req.rawHeaders)) : null;
+  if (refused !== null) return sendReply(res, refused);
   if (route === "check") return answerCheck(control, req, res, readTimeoutMs);
+  if (route === "screen") return answerScreen(control, req, res, readTimeoutMs);
   const body = await healthBody(control);
   // /health always answers 200 (liveness); /ready answers 503 unless the report says ready, so a
   // readiness probe takes a pod whose canary is down (or unchecked for too long) out of traffic.
@@ -196,7 +299,12 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
-function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, port: number, allowedOrigins: ReadonlySet<string>): Reply {
+function replyForClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  port: number,
+  allowedOrigins: ReadonlySet<string>,
+  token: BearerToken | null,
+): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
   if (error.code === "HPE_HEADER_OVERFLOW") return { ...REPLIES.badRequest, status: 431, body: { error: "request headers too large" } };
   const head = parseRawHead(error.rawPacket);
@@ -205,8 +313,10 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
   if (!caller.admitted) return caller.reply;
   const route = routeRequest(head);
   if (isReply(route)) return route;
-  if (route === "check") {
-    const declared = checkHeaders(head);
+  if (GUARDED.has(route)) {
+    const refused = token === null ? null : authorize(token, head.authorization);
+    if (refused !== null) return refused;
+    const declared = checkHeaders(head, route === "screen" ? SCREEN_BODY_LIMIT : CHECK_BODY_LIMIT);
     if (isReply(declared)) return declared;
   }
   return REPLIES.badRequest;
@@ -236,6 +346,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
     queue: new CheckQueue(positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT), options.maxQueue ?? DEFAULT_MAX_QUEUE),
     connections,
     allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
+    token: options.token === undefined ? null : bearerToken(options.token),
     health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
     accessLog: options.accessLog ?? null,
@@ -292,7 +403,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       socket.destroy();
       return;
     }
-    const reply = replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins);
+    const reply = replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins, control.token);
     // A request already handed to the handler is logged when its response closes, not twice.
     if (control.accessLog !== null && !inProgress) {
       const head = parseRawHead(error.rawPacket);

@@ -12,6 +12,8 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
   /** Close the connection after answering (the request body may not have been read). */
   readonly close?: boolean;
+  /** `body` already serialised, sent as it is (a batch document's canonical JSON, as `screen` prints it). */
+  readonly json?: string;
 }
 
 export function errorReply(status: number, error: string, extra: Partial<Reply> = {}): Reply {
@@ -49,8 +51,8 @@ export function methodNotAllowed(allow: string): Reply {
   return errorReply(405, "method not allowed", { headers: { allow }, close: true });
 }
 
-function encode(body: Readonly<Record<string, unknown>>): Buffer {
-  return Buffer.from(JSON.stringify(body), "utf8");
+function encode(reply: Reply): Buffer {
+  return Buffer.from(reply.json ?? JSON.stringify(reply.body), "utf8");
 }
 
 /** The headers of every answer, in wire order (`sendReply` sends the names lower-cased). */
@@ -67,7 +69,7 @@ function headersOf(reply: Reply, length: number, close: boolean): Array<[string,
 /** Sends `reply` on a response that has not started yet. */
 export function sendReply(res: ServerResponse, reply: Reply, forceClose = false): void {
   if (res.headersSent || res.destroyed) return;
-  const bytes = encode(reply.body);
+  const bytes = encode(reply);
   const headers = headersOf(reply, bytes.byteLength, reply.close === true || forceClose);
   res.writeHead(reply.status, Object.fromEntries(headers.map(([name, value]) => [name.toLowerCase(), value])));
   res.end(bytes);
@@ -82,7 +84,7 @@ export function writeRawReply(socket: Socket, reply: Reply): void {
     socket.destroy();
     return;
   }
-  const bytes = encode(reply.body);
+  const bytes = encode(reply);
   const lines = headersOf(reply, bytes.byteLength, true).map(([name, value]) => `${name}: ${value}\r\n`);
   const head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? "Error"}\r\n${lines.join("")}\r\n`;
   socket.end(Buffer.concat([Buffer.from(head, "latin1"), bytes]));

@@ -8,7 +8,10 @@ import type { RequestHead } from "./check-request.js";
 const MAX_HEAD_BYTES = 16 * 1024;
 const MAX_HEADER_LINES = 200;
 
-export function parseRawHead(packet: Buffer | undefined): (RequestHead & CallerHead) | null {
+/** What the ladder reads from a refused request's raw head: its request head, caller headers and `Authorization` values. */
+export type RawHead = RequestHead & CallerHead & { readonly authorization: readonly string[] };
+
+export function parseRawHead(packet: Buffer | undefined): RawHead | null {
   if (!packet || packet.byteLength === 0) return null;
   const text = packet.subarray(0, MAX_HEAD_BYTES).toString("latin1");
   const end = text.indexOf("\r\n\r\n");
@@ -18,6 +21,7 @@ export function parseRawHead(packet: Buffer | undefined): (RequestHead & CallerH
   const headers = new Map<string, string>();
   const hosts: string[] = [];
   const origins: string[] = [];
+  const authorization: string[] = [];
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
     if (colon <= 0) continue;
@@ -26,6 +30,7 @@ export function parseRawHead(packet: Buffer | undefined): (RequestHead & CallerH
     if (!headers.has(name)) headers.set(name, value);
     if (name === "host") hosts.push(value);
     else if (name === "origin") origins.push(value);
+    else if (name === "authorization") authorization.push(value);
   }
   return {
     method: requestLine[1] ?? "",
@@ -35,5 +40,6 @@ export function parseRawHead(packet: Buffer | undefined): (RequestHead & CallerH
     transferEncoding: headers.get("transfer-encoding"),
     hosts,
     origins,
+    authorization,
   };
 }

@@ -81,6 +81,8 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     log("INFO", `   Connections: at most ${options.service.maxConnections}`);
     const origins = options.service.allowOrigins ?? [];
     if (origins.length > 0) log("INFO", `   Allowed origins: ${origins.join(", ")}`);
+    // That a token is set, never the token.
+    if (options.service.token !== undefined) log("INFO", "   Bearer token: required on POST /check and POST /screen");
     if (options.service.accessLog !== undefined) log("INFO", "   Access log: one JSON line per request (never the text)");
     log("INFO", `   Port: ${port}`);
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);

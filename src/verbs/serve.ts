@@ -4,6 +4,7 @@
 import { streamAccessLog } from "../server/access-log.js";
 import { streamLog } from "../server/log.js";
 import { runService } from "../server/run-service.js";
+import { readTokenFile } from "../server/token-file.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
@@ -29,6 +30,8 @@ export interface ServeOptions extends CanarySettings {
   allowOrigin?: string[];
   /** One JSON line per request on the reporter. */
   accessLog?: boolean;
+  /** A file holding the bearer token `/check` and `/screen` require (mode 0600, at least 16 characters; see docs/serve.md). */
+  tokenFile?: string;
   readonly io: VerbIo;
   /** Called once the settings are valid, before the service starts. */
   readonly stopSignals: () => StopSignals;
@@ -38,6 +41,8 @@ export interface ServeOptions extends CanarySettings {
 export async function serve(options: ServeOptions): Promise<void> {
   const { io } = options;
   const write = { write: io.reporter.write };
+  // Read once, before anything starts: a refused file stops the start (exit 2), naming the rule only.
+  const token = options.tokenFile === undefined ? undefined : await readTokenFile(options.tokenFile);
   const plan = Object.freeze({
     // One embedded-canary sequence per request served at once.
     pipeline: resolveCanarySettings({ ...options, concurrency: options.maxConcurrent }, { ...io, warn: io.reporter.warn }),
@@ -48,6 +53,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       maxConnections: options.maxConnections,
       allowOrigins: options.allowOrigin ?? [],
       ...(options.accessLog === true ? { accessLog: streamAccessLog(write) } : {}),
+      ...(token === undefined ? {} : { token }),
     }),
     port: options.port,
   });

@@ -53,10 +53,23 @@ describe("the schema's invariants refuse a broken matrix", () => {
 
   it.each([
     ["a duplicate id", (m: HostCapabilityMatrix) => void m.hosts.push(m.hosts[0]!)],
-    ["certified but not shipped", (m: HostCapabilityMatrix) => void (host(m, "hermes-agent").inbound.runtime_certified = true)],
+    [
+      // Its tool-call screening still ships, so only the certification rule is broken.
+      "certified but not shipped",
+      (m: HostCapabilityMatrix) => {
+        host(m, "hermes-agent").inbound.shipped = false;
+        host(m, "hermes-agent").inbound.runtime_certified = true;
+      },
+    ],
     ["a deny wire without a deny channel", (m: HostCapabilityMatrix) => void (host(m, "opencode").inbound.deny_wire = "{}")],
     ["a deny channel without a wire", (m: HostCapabilityMatrix) => void (host(m, "pi").inbound.deny_wire = null)],
-    ["an artifact for nothing shipped", (m: HostCapabilityMatrix) => void (host(m, "hermes-agent").shipped_artifact = "x")],
+    [
+      "an artifact for nothing shipped",
+      (m: HostCapabilityMatrix) => {
+        host(m, "hermes-agent").inbound.shipped = false;
+        host(m, "hermes-agent").outbound_tool_execution.shipped = false;
+      },
+    ],
     ["outbound shipped outside hermes-agent", (m: HostCapabilityMatrix) => void (host(m, "claude-code").outbound_tool_execution.shipped = true)],
     [
       "a Copilot deny channel",

@@ -1,6 +1,9 @@
 // `little-canary serve` through its command builder: flags, startup log, signals, exit codes
 // (docs/serve.md).
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { runLocal } from "../support/run-local.js";
@@ -38,6 +41,49 @@ describe("serve flags", () => {
   it("refuses --timeout 0 and a non-integer --max-concurrent as usage errors", async () => {
     expect(await runLocal(["serve", "--timeout", "0"]).done).toBe(2);
     expect(await runLocal(["serve", "--max-concurrent", "0"]).done).toBe(2);
+  });
+});
+
+describe("serve --token-file", () => {
+  const token = "cli-token-0123456789abcdef";
+  async function tokenFile(mode: number): Promise<{ path: string; cleanup: () => Promise<void> }> {
+    const dir = await mkdtemp(join(tmpdir(), "lc-serve-token-"));
+    const path = join(dir, "token");
+    await writeFile(path, `${token}\n`);
+    await chmod(path, mode);
+    return { path, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  }
+
+  it("refuses a token file others may read with exit 2, before binding, never printing the token", async () => {
+    const file = await tokenFile(0o644);
+    try {
+      const run = runLocal(["serve", "--port", "0", "--no-canary", "--token-file", file.path]);
+      expect(await run.done).toBe(2);
+      expect(run.stderr.text).toContain("readable or writable by group or others (chmod 600 it)");
+      expect(run.stderr.text).not.toContain(token);
+      expect(run.stderr.text).not.toContain("starting");
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  it("requires the token on /check, logs that it does and never the token", async () => {
+    const file = await tokenFile(0o600);
+    try {
+      const run = runLocal(["serve", "--port", "0", "--no-canary", "--token-file", file.path, "--access-log"]);
+      const ready = await run.stderr.waitFor(/Canary server ready on http:\/\/127\.0\.0\.1:(\d+)/);
+      const url = `http://127.0.0.1:${ready[1]}/check`;
+      const body = JSON.stringify({ text: "hello" });
+      const headers = { "content-type": "application/json" };
+      expect((await fetch(url, { method: "POST", headers, body })).status).toBe(401);
+      expect((await fetch(url, { method: "POST", headers: { ...headers, authorization: `Bearer ${token}` }, body })).status).toBe(200);
+      run.signal("SIGINT");
+      expect(await run.done).toBe(0);
+      expect(run.stderr.text).toContain("   Bearer token: required on POST /check and POST /screen");
+      expect(run.stderr.text).not.toContain(token);
+    } finally {
+      await file.cleanup();
+    }
   });
 });
 

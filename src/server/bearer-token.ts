@@ -1,0 +1,76 @@
+// The optional bearer token of the service (`serve --token-file`, library option `token`): the
+// rules a token must meet, and the one comparison of a request's `Authorization` header with it.
+// Both sides are hashed to SHA-256 first and compared with crypto.timingSafeEqual, so the time a
+// comparison takes depends neither on where a guess first differs nor on its length. The token is
+// held only as its digest; it never reaches a log line, an error message or an answer.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { UsageError } from "../core/errors.js";
+import { errorReply, type Reply } from "./json-reply.js";
+
+/** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
+const MIN_TOKEN_CHARS = 16;
+/** Most characters of a token (a header line stays small). */
+export const MAX_TOKEN_CHARS = 1024;
+
+/** A token held for comparison: its SHA-256 only. */
+export interface BearerToken {
+  readonly digest: Buffer;
+}
+
+// Visible ASCII without spaces: what fits in `Authorization: Bearer <token>` unchanged.
+const TOKEN_CHARS = /^[\x21-\x7e]+$/;
+
+/** Why a token is refused, or null for a usable one. Never names the token itself. */
+export function tokenProblem(token: string): string | null {
+  if (token.length === 0) return "the token is empty";
+  if (!TOKEN_CHARS.test(token)) return "the token must be visible ASCII characters without spaces";
+  if (token.length < MIN_TOKEN_CHARS) return `the token must be at least ${MIN_TOKEN_CHARS} characters`;
+  if (token.length > MAX_TOKEN_CHARS) return `the token must be at most ${MAX_TOKEN_CHARS} characters`;
+  return null;
+}
+
+const digestOf = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
+
+/** The token ready for comparison; throws UsageError (without the token) when it breaks a rule. */
+export function bearerToken(token: string): BearerToken {
+  const problem = tokenProblem(token);
+  if (problem !== null) throw new UsageError(`token refused: ${problem}`);
+  return Object.freeze({ digest: digestOf(token) });
+}
+
+/** 401 with no usable credentials: RFC 6750 asks for the challenge alone. */
+const MISSING = errorReply(401, "unauthorized: send Authorization: Bearer <token>", {
+  headers: { "www-authenticate": 'Bearer realm="little-canary"' },
+  close: true,
+});
+/** 401 with a token that is not the service's. */
+const WRONG = errorReply(401, "unauthorized: invalid token", {
+  headers: { "www-authenticate": 'Bearer realm="little-canary", error="invalid_token"' },
+  close: true,
+});
+
+/** The fixed 401 replies, by name, for tests and docs. */
+export const UNAUTHORIZED = { missing: MISSING, wrong: WRONG } as const;
+
+/**
+ * The 401 reply for a request whose `Authorization` values (every one it sent, raw) do not carry
+ * the token, or null when exactly one `Bearer` credential equal to the token was sent.
+ */
+export function authorize(expected: BearerToken, authorization: readonly string[]): Reply | null {
+  if (authorization.length === 0) return MISSING;
+  // Two Authorization headers are ambiguous: refused rather than picking one.
+  if (authorization.length > 1) return WRONG;
+  const match = /^bearer +(\S{1,4096}) *$/i.exec(authorization[0] ?? "");
+  if (match === null) return MISSING;
+  // Equal-length digests: timingSafeEqual never throws and never short-circuits.
+  return timingSafeEqual(digestOf(match[1] ?? ""), expected.digest) ? null : WRONG;
+}
+
+/** Every raw `Authorization` value of a request, from Node's `rawHeaders` (names case-insensitive). */
+export function authorizationValues(rawHeaders: readonly string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === "authorization") values.push(rawHeaders[i + 1] ?? "");
+  }
+  return values;
+}
