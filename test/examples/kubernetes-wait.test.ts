@@ -6,13 +6,12 @@
 // Job's podFailurePolicy relies on, read from shards-job.yaml: a shard started without the wait is
 // refused with ingest's 3, which FailIndex fails at once; a wait that runs out exits 1 in the init
 // container, which no FailIndex rule names, so the index is retried. No model runs here.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { bundleCli, type BundledCli } from "../support/cli-child.js";
+import { bundleCli, runCommand, type BundledCli } from "../support/cli-child.js";
 import { startVllmStandIn, VLLM_MODEL, type OpenAIStandIn } from "../support/openai-stand-in.js";
 
 const DIR = resolve(import.meta.dirname, "../../examples/kubernetes");
@@ -34,18 +33,12 @@ let cli: BundledCli;
 const scratch = mkdtempSync(join(tmpdir(), "lc-k8s-wait-"));
 
 /** Runs one of the example's scripts with sh, as the pod's `command` does, with only this environment. */
-function runScript(script: string, env: Record<string, string>): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn("sh", [script], {
-      env: { PATH: `${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`, NODE: process.execPath, ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", fail);
-    child.on("close", (status) => done({ status, stdout, stderr }));
+async function runScript(script: string, env: Record<string, string>): Promise<Run> {
+  const run = await runCommand("sh", [script], {
+    cwd: scratch,
+    env: { PATH: `${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`, NODE: process.execPath, ...env },
   });
+  return { status: run.code, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Every route of the stand-in answers 503, as a canary that is still loading. */
