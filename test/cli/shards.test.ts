@@ -3,7 +3,6 @@
 // set of shards can be wrong (a tampered, missing, doubled or foreign shard, a wrong pin) fails
 // both `index` and `verify --index` with a problem that names the shard. No model runs here:
 // the stand-ins answer every check the same way.
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,7 +11,7 @@ import { canonicalJson, canonicalJsonUnchecked } from "../../src/core/canonical.
 import { sha256Hex } from "../../src/core/hash.js";
 import { IngestIndexSchema, type IngestIndex } from "../../src/documents/ingest-index.js";
 import { IngestManifestSchema } from "../../src/documents/schemas.js";
-import { bundleCli, runChild, type BundledCli } from "../support/cli-child.js";
+import { bundleCli, runChild, runCommand, type BundledCli } from "../support/cli-child.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 
@@ -79,16 +78,9 @@ function writeIndex(dir: string, index: IngestIndex): string {
 }
 
 /** Runs a shell script with the bundled CLI as LITTLE_CANARY. */
-function runScript(script: string, args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn("sh", [script, ...args], { cwd, env: { PATH: process.env["PATH"] ?? "", LITTLE_CANARY: `${process.execPath} ${cli.entry}` } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", fail);
-    child.on("close", (status) => done({ status, stdout, stderr }));
-  });
+async function runScript(script: string, args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const run = await runCommand("sh", [script, ...args], { cwd, env: { LITTLE_CANARY: `${process.execPath} ${cli.entry}` } });
+  return { status: run.code, stdout: run.stdout, stderr: run.stderr };
 }
 
 const index = (dir: string, args: string[]) => runCli(["index", "--out", "index.json", ...args], { cwd: dir });

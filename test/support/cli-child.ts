@@ -67,8 +67,13 @@ export interface ChildOptions {
 }
 
 export function runChild(cli: BundledCli, args: readonly string[], options: ChildOptions): Promise<ChildRun> {
+  return runCommand(process.execPath, [cli.entry, ...args], options);
+}
+
+/** Runs any command the same way (a shell script of the examples, say), with PATH and `env` only. */
+export function runCommand(command: string, args: readonly string[], options: ChildOptions): Promise<ChildRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cli.entry, ...args], {
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: { PATH: process.env["PATH"] ?? "", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
