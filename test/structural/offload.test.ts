@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadCorpora } from "../../src/eval/corpus.js";
 import { StructuralFilter, type FilterResult } from "../../src/structural/filter.js";
 import { StructuralOffload } from "../../src/structural/offload.js";
-import { bundledFilterWorker, crashingFilterWorker } from "../support/filter-workers.js";
+import { bundledFilterWorker } from "../support/filter-workers.js";
+import { crashingWorker } from "../support/prefetch-workers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CORPORA = ["mixed.json", "benign-neighbours.json"].map((name) => path.join(repoRoot, "fixtures/corpora", name));
@@ -83,7 +84,7 @@ describe("structural offload", () => {
 
   test("a worker that fails loses no text: what it held is checked in-process, and later checks stay in-process", async () => {
     const filter = new StructuralFilter();
-    const offload = new StructuralOffload(filter, { workerUrl: await crashingFilterWorker(dir), threads: 1 });
+    const offload = new StructuralOffload(filter, { workerUrl: await crashingWorker(dir), threads: 1 });
     const all = await texts();
     const held = all.slice(0, 4).map((text) => offload.check(text, true));
     expect(held.every((r) => r instanceof Promise)).toBe(true);
