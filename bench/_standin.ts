@@ -28,11 +28,13 @@ export interface BenchStandInOptions {
   readonly contextLength?: number;
 }
 
-/** Chat requests answered since the last reset, and how long each took from arrival to reply. */
+/** Chat requests answered since the last reset, how long each took from arrival to reply, and the stand-in's own CPU. */
 export interface ServiceTimes {
   readonly requests: number;
   readonly meanMs: number;
   readonly maxMs: number;
+  /** User + system CPU of the stand-in's process since the last reset, in ms (bench:ingest --throughput prints it beside the ingest's). */
+  readonly cpuMs: number;
 }
 
 export interface BenchStandIn {
@@ -119,6 +121,7 @@ function serve(options: BenchStandInOptions): void {
   let latencyMs = options.latencyMs;
   const digest = createHash("sha256").update(STAND_IN_MODEL).digest("hex");
   let served = { requests: 0, totalMs: 0, maxMs: 0 };
+  let cpuSince = process.cpuUsage();
   let loadedContext: number | null = null;
   const server = createServer((req, res) => {
     const arrived = performance.now();
@@ -186,7 +189,9 @@ function serve(options: BenchStandInOptions): void {
     if (message.serviceTimes === true) {
       const { requests, totalMs, maxMs } = served;
       served = { requests: 0, totalMs: 0, maxMs: 0 };
-      process.send?.({ serviceTimes: { requests, meanMs: requests > 0 ? totalMs / requests : 0, maxMs } });
+      const cpu = process.cpuUsage(cpuSince);
+      cpuSince = process.cpuUsage();
+      process.send?.({ serviceTimes: { requests, meanMs: requests > 0 ? totalMs / requests : 0, maxMs, cpuMs: (cpu.user + cpu.system) / 1000 } });
     }
   });
   // The parent hung up: stop serving and let the event loop drain, so the child ends by itself.

@@ -6,10 +6,26 @@
 //   c1_ratio=… c4_ratio=… c16_ratio=… overhead_ms_per_check=… peak_rss_mb=…
 // The pipeline is a real, gated SecurityPipeline (canaryNumCtx 16384, stand-in context 32768), so
 // the context gate runs as it would in production. Stand-in figures are not model figures.
+//
+// `--throughput` (issue 28: a client that keeps up with a GPU) measures instead the built CLI's
+// `ingest` in a child process against the stand-in answering at once (0 ms) in another, at
+// `--concurrency` (default 32) over `--records` generated records (default 5000, the corpus of
+// bench:scale), BENCH_INGEST_TRIALS times. Per trial it prints checks/s and each process's CPU
+// (user + system, as a share of one core and per check); last line:
+//   throughput_checks_per_s=… target_checks_per_s=800 target_met=yes|no
+// (the median trial; exit status 1 when missed). Needs `npm run build` and /usr/bin/time.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { positiveIntegerArg } from "./_args.js";
+import { writeGeneratedCorpus } from "./_generated-corpus.js";
 import { ingestRecords, type IngestInput } from "../src/ingest/run.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
 import { machineLine, writeSection } from "./_perf-doc.js";
-import { STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
+import { benchIngestArgs, STAND_IN_MODEL, startBenchStandIn } from "./_standin.js";
 import { median } from "./_stats.js";
 import { PLAIN_WORDS, seededRandom } from "./_random.js";
 
@@ -233,7 +249,77 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+/** The issue-28 target: ingest with a 0 ms canary in another process, at concurrency 32, on the 2-core machine. */
+const TARGET_THROUGHPUT = 800;
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+
+/** One CLI ingest under /usr/bin/time: wall seconds, its CPU seconds (user + system) and the checks it reported. */
+function timedIngest(args: readonly string[]): Promise<{ seconds: number; cpuSeconds: number; checks: number }> {
+  const started = performance.now();
+  const child = spawn("/usr/bin/time", ["-f", "cpu_user_s=%U cpu_sys_s=%S", process.execPath, CLI, ...args], {
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString("utf8")).slice(-65536);
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-65536);
+  });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      const checks = Number(/checks performed: (\d+)/.exec(stdout)?.[1] ?? Number.NaN);
+      const cpu = /cpu_user_s=([\d.]+) cpu_sys_s=([\d.]+)/.exec(stderr);
+      if (code !== 0 || !Number.isFinite(checks) || cpu === null) {
+        reject(new Error(`ingest exited ${String(code)}: ${stderr.slice(-2000)}`));
+        return;
+      }
+      resolve({ seconds, cpuSeconds: Number(cpu[1]) + Number(cpu[2]), checks });
+    });
+  });
+}
+
+async function throughput(argv: readonly string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { throughput: { type: "boolean" }, records: { type: "string", default: "5000" }, concurrency: { type: "string", default: "32" } },
+  });
+  const records = positiveIntegerArg("bench:ingest", "records", values.records);
+  const concurrency = positiveIntegerArg("bench:ingest", "concurrency", values.concurrency);
+  if (!Number.isSafeInteger(TRIALS) || TRIALS < 1) throw new RangeError("BENCH_INGEST_TRIALS must be a positive integer");
+  const dir = await mkdtemp(join(tmpdir(), "lc-bench-throughput-"));
+  const standIn = await startBenchStandIn({ latencyMs: 0, replies: "benign" });
+  try {
+    const input = join(dir, "records.jsonl");
+    await writeGeneratedCorpus(input, records);
+    const rates: number[] = [];
+    for (let trial = 1; trial <= TRIALS; trial++) {
+      await standIn.takeServiceTimes();
+      const run = await timedIngest(benchIngestArgs(input, join(dir, `manifest-${trial}.json`), standIn.url, concurrency));
+      const served = await standIn.takeServiceTimes();
+      const rate = run.checks / run.seconds;
+      rates.push(rate);
+      console.log(
+        `trial=${trial} records=${records} concurrency=${concurrency} checks=${run.checks} seconds=${run.seconds.toFixed(2)} checks_per_s=${rate.toFixed(1)} ` +
+          `ingest_cpu_pct=${((100 * run.cpuSeconds) / run.seconds).toFixed(0)} ingest_cpu_ms_per_check=${((1000 * run.cpuSeconds) / run.checks).toFixed(3)} ` +
+          `standin_cpu_pct=${(served.cpuMs / 10 / run.seconds).toFixed(0)} standin_cpu_ms_per_check=${(served.cpuMs / run.checks).toFixed(3)}`,
+      );
+    }
+    const rate = median(rates);
+    console.log(`throughput_checks_per_s=${rate.toFixed(1)} target_checks_per_s=${TARGET_THROUGHPUT} target_met=${rate >= TARGET_THROUGHPUT ? "yes" : "no"}`);
+    if (rate < TARGET_THROUGHPUT) process.exitCode = 1;
+  } finally {
+    await standIn.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const argv = process.argv.slice(2);
+(argv.includes("--throughput") ? throughput(argv) : main()).catch((error: unknown) => {
   console.error(`bench:ingest failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });

@@ -64,6 +64,13 @@ export function deriveLeakFragments(systemPrompt: string): LeakFragment[] {
   return fragments;
 }
 
+/** Words in a trigger (its words are joined by single spaces), counted without splitting it: this runs per trigger per reply. */
+function wordCountOf(trigger: string): number {
+  let count = 1;
+  for (let i = trigger.indexOf(" "); i !== -1; i = trigger.indexOf(" ", i + 1)) count++;
+  return count;
+}
+
 /** Every run of `size` consecutive words of `tokens`, joined by spaces. */
 function runsOf(tokens: readonly string[], size: number): Set<string> {
   const runs = new Set<string>();
@@ -81,12 +88,14 @@ export function checkSystemPromptLeak(replyText: string, fragments: readonly Lea
   const signals: Signal[] = [];
   fragments.forEach((fragment, index) => {
     for (const trigger of fragment.triggers) {
-      // Its words are joined by single spaces.
-      const size = trigger.split(" ").length;
+      const size = wordCountOf(trigger);
       // A run longer than the reply cannot be in it.
       if (size > tokens.length) continue;
-      const runs = runsBySize.get(size) ?? runsOf(tokens, size);
-      runsBySize.set(size, runs);
+      let runs = runsBySize.get(size);
+      if (runs === undefined) {
+        runs = runsOf(tokens, size);
+        runsBySize.set(size, runs);
+      }
       if (runs.has(trigger)) {
         // Evidence is the prompt's own words, never the reply around them.
         signals.push(makeSignal("system_prompt_leak", `reply reproduces system prompt clause ${index + 1}`, trigger, 0));

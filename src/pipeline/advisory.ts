@@ -22,9 +22,9 @@ export class SecurityAdvisory {
     Object.freeze(this);
   }
 
-  /** The empty advisory (severity `none`). */
+  /** The empty advisory (severity `none`): one frozen instance, since every check that passes clean starts from it. */
   static none(): SecurityAdvisory {
-    return new SecurityAdvisory(false, "none", [], "");
+    return NO_ADVISORY;
   }
 
   /**
@@ -56,3 +56,5 @@ export class SecurityAdvisory {
     return { flagged: this.flagged, severity: this.severity, signals: [...this.signals], message: this.message };
   }
 }
+
+const NO_ADVISORY = new SecurityAdvisory(false, "none", [], "");

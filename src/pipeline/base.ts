@@ -10,6 +10,7 @@ import type { Analyzer, AnalysisMethod, AnalysisResult, AnalysisStatus, CanarySt
 import type { CanaryProbe, CanaryResult } from "../canary/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { StructuralFilter } from "../structural/filter.js";
+import { StructuralOffload } from "../structural/offload.js";
 import { AuditLogger } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
 import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
@@ -58,6 +59,10 @@ export class PipelineBase {
   readonly #warn: (message: string, code: PipelineWarningCode) => void;
   /** The canary's last call found it unreachable or timing out (one warning per outage). */
   #canaryOut = false;
+  /** Where the structural checks run: in-process, or on worker threads while checks overlap (structural/offload.ts). */
+  readonly #structural: StructuralOffload;
+  /** Checks started and not yet finished: more than one means they overlap. */
+  #inFlight = 0;
 
   /** Validates `options` (UsageError), then builds the backends with `clients` (null: the canary must be off). */
   constructor(options: SecurityPipelineOptions, clients: ((resolved: ResolvedPipelineOptions, systemPrompt: string) => CanaryClients) | null) {
@@ -81,6 +86,7 @@ export class PipelineBase {
       ...(options.customPatterns ? { customPatterns: options.customPatterns } : {}),
       onWarning: (message) => this.#warn(message, "custom_pattern_skipped"),
     });
+    this.#structural = new StructuralOffload(this.structuralFilter);
     const built = clients?.(resolved, this.systemPrompt) ?? null;
     this.probe = built?.probe ?? null;
     this.analyzer = built?.analyzer ?? null;
@@ -115,6 +121,15 @@ export class PipelineBase {
    */
   async check(text: string): Promise<PipelineVerdict> {
     if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describeType(text)}`);
+    this.#inFlight++;
+    try {
+      return await this.#check(text);
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  async #check(text: string): Promise<PipelineVerdict> {
     const o = this.options;
     const started = this.#now();
     // A text has no more code points than UTF-16 units, so a short one needs no count.
@@ -161,7 +176,8 @@ export class PipelineBase {
 
     if (o.enableStructuralFilter) {
       const t0 = this.#now();
-      const filtered = this.structuralFilter.check(text);
+      const checked = this.#structural.check(text, this.#inFlight > 1);
+      const filtered = checked instanceof Promise ? await checked : checked;
       const reasons = filtered.reasons;
       layers.push({
         name: "structural_filter",

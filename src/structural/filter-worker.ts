@@ -1,0 +1,35 @@
+// The structural filter's worker thread (offload.ts starts it): a StructuralFilter built from the
+// main thread's filter settings (its compiled custom patterns, so both compile the same ones),
+// answering `[id, text]` with `[id, reasons, matches]`, or `[id, null, errorName]` when the check
+// threw (the main thread then checks the text itself and meets the same error there). It holds
+// no state between texts, so which thread checked a text never changes what was found.
+import { parentPort, workerData } from "node:worker_threads";
+import { StructuralFilter } from "./filter.js";
+import type { StructuralMatch } from "./locate.js";
+
+/** What the worker is started with: the main filter's maximum length and compiled custom patterns. */
+export interface FilterWorkerData {
+  readonly maxInputLength: number;
+  readonly customPatterns: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: string }>;
+}
+
+/** One answer: the reasons and matches found, or the class name of what the check threw. */
+export type FilterWorkerReply =
+  | readonly [id: number, reasons: readonly string[], matches: readonly StructuralMatch[]]
+  | readonly [id: number, reasons: null, errorName: string];
+
+if (parentPort !== null) {
+  const port = parentPort;
+  const data = workerData as FilterWorkerData;
+  const filter = new StructuralFilter({ maxInputLength: data.maxInputLength, customPatterns: data.customPatterns });
+  port.on("message", ([id, text]: readonly [number, string]) => {
+    let reply: FilterWorkerReply;
+    try {
+      const found = filter.check(text);
+      reply = [id, found.reasons, found.matches];
+    } catch (error) {
+      reply = [id, null, error instanceof Error ? error.constructor.name : "Error"];
+    }
+    port.postMessage(reply);
+  });
+}
