@@ -73,6 +73,12 @@ export interface ManifestRecordCheck {
   readonly usable: Obj | null;
   /** Path inside the record of its first schema issue, or null when it matches its schema. */
   readonly issuePath: readonly PropertyKey[] | null;
+  /**
+   * True when the record matches its schema and its recorded state follows from its segments:
+   * every classified segment's verdict then re-classified to its recorded state and exercised
+   * flag, so the export check need not classify them again.
+   */
+  readonly verdictsAgree: boolean;
 }
 
 /** Step 10 for the manifest record at `position`: its shape and index, then whether its state and plan follow from its segments. */
@@ -82,16 +88,16 @@ export function checkManifestRecordAt(record: unknown, position: number, geometr
   const index = isObj(record) ? own(record, "index") : undefined;
   if (!isObj(record) || !isInt(index)) {
     problems.add("manifest_record_malformed", `manifest record at position ${position}: malformed`);
-    return { usable: null, issuePath };
+    return { usable: null, issuePath, verdictsAgree: false };
   }
   // Positions are unique, so an index equal to its position is never a duplicate.
   if (index !== position) {
     problems.add("manifest_record_index", `manifest record at position ${position}: duplicate or out-of-order index`);
-    return { usable: null, issuePath };
+    return { usable: null, issuePath, verdictsAgree: false };
   }
   // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
-  if (parsed.success) checkRecordConsistency(parsed.data, index, geometry, problems);
-  return { usable: record, issuePath };
+  const verdictsAgree = parsed.success && checkRecordConsistency(parsed.data, index, geometry, problems);
+  return { usable: record, issuePath, verdictsAgree };
 }
 
 /** Step 11: the run's record total against the number of records. */
@@ -167,9 +173,12 @@ function stateMatches(record: ManifestRecord): boolean {
   );
 }
 
-function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList): void {
-  if (!stateMatches(record)) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
+/** Steps 10.1–10.2; true when the recorded state matched (its verdicts re-classified as recorded). */
+function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList): boolean {
+  const matches = stateMatches(record);
+  if (!matches) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
   if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);
   }
+  return matches;
 }

@@ -63,9 +63,10 @@ export function factsOf(manifest: Obj): ManifestFacts {
 /**
  * Step 13.5: the manifest record's own evidence for admission. Every segment exercised with a
  * verdict that classifies to its state: a pass, or (for an allow-listed admission, whose
- * entries the manifest checks vouch for) a pass, flag or block.
+ * entries the manifest checks vouch for) a pass, flag or block. `verdictsAgree`: the manifest
+ * check already re-classified every verdict to its recorded state and exercised flag.
  */
-function evidenceSupportsAdmission(record: Obj): boolean {
+function evidenceSupportsAdmission(record: Obj, verdictsAgree: boolean): boolean {
   const states = own(record, "admission_basis") === "allowlist" ? ALLOWLISTED_STATES : PASS_ONLY;
   const segments = own(record, "segments");
   const total = own(record, "segments_total");
@@ -79,6 +80,7 @@ function evidenceSupportsAdmission(record: Obj): boolean {
     if (!isObj(segment) || own(segment, "exercised") !== true) return false;
     const state = own(segment, "state");
     if (typeof state !== "string" || !states.has(state)) return false;
+    if (verdictsAgree) return true;
     const classified = classifySegmentVerdict(own(segment, "verdict"));
     return !("error" in classified) && classified.state === state && classified.exercised;
   });
@@ -112,8 +114,18 @@ function detectionAllowsAdmission(m: Obj): boolean {
   return own(m, "admission_basis") === "allowlist" ? detection === "block" || detection === "flag" : detection === "none";
 }
 
-/** Step 13 for one export record. */
-export function checkExportRecord(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, problems: ProblemList): void {
+/**
+ * Step 13 for one export record. `verdictsAgree`: the manifest check found the record's verdicts
+ * re-classify as recorded (ManifestRecordCheck), so they are not classified again.
+ */
+export function checkExportRecord(
+  item: Obj,
+  index: number,
+  manifestRecord: Obj | undefined,
+  geometry: Geometry | null,
+  problems: ProblemList,
+  verdictsAgree = false,
+): void {
   const at = `record ${index}: `;
   if (!sameKeySet(item, EXPORT_RECORD_KEYS)) problems.add("record_fields", `${at}unexpected or missing fields`);
   if (manifestRecord === undefined) {
@@ -131,7 +143,7 @@ export function checkExportRecord(item: Obj, index: number, manifestRecord: Obj 
   ) {
     problems.add("record_not_admitted", `${at}not admitted in manifest`);
   }
-  if (!evidenceSupportsAdmission(m)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
+  if (!evidenceSupportsAdmission(m, verdictsAgree)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
   const text = own(item, "text");
   if (!isWellFormedString(text)) {
     problems.add("text_invalid", `${at}text missing or invalid`);

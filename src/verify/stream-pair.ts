@@ -186,7 +186,7 @@ export async function streamPair(
           if (record.index === index && usable !== null) target = usable;
         }
         // Without streamed manifest records there is no target, so the geometry is not needed.
-        exported.record(item.value as Obj, index, target, manifest.geometry);
+        exported.record(item.value as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target));
       }
     }
     for (;;) {

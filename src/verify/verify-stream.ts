@@ -50,6 +50,8 @@ export class StreamedManifest {
     return false;
   });
   private recountable = true;
+  /** Usable records whose verdicts re-classified as recorded (ManifestRecordCheck.verdictsAgree). */
+  private readonly agreeing = new WeakSet<Obj>();
 
   /**
    * `held`: the records come from a manifest held whole (hashed by `verifyHeld`). `canonicalFile`:
@@ -81,7 +83,8 @@ export class StreamedManifest {
   /** One record at its position: checked, hashed, counted; returns it when usable by index. */
   record(value: unknown, position: number): Obj | null {
     this.count = position + 1;
-    const { usable, issuePath } = checkManifestRecordAt(value, position, this.geometry, this.problems);
+    const { usable, issuePath, verdictsAgree } = checkManifestRecordAt(value, position, this.geometry, this.problems);
+    if (usable !== null && verdictsAgree) this.agreeing.add(usable);
     if (issuePath !== null && this.recordIssue === null) this.recordIssue = [RECORDS_KEY, position, ...issuePath];
     if (this.hash !== null) {
       try {
@@ -99,6 +102,11 @@ export class StreamedManifest {
       }
     }
     return usable;
+  }
+
+  /** Whether a usable record's verdicts were found to re-classify as recorded (not classified again). */
+  verdictsAgree(record: Obj | undefined): boolean {
+    return record !== undefined && this.agreeing.has(record);
   }
 
   /**
@@ -201,10 +209,13 @@ export class StreamedExport {
     if (usable !== null && own(usable, "admission") === "admitted" && !held) this.missing.push(position);
   }
 
-  /** Step 13 for one well-formed export record (`manifestRecord`: the usable one at its index). */
-  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null): void {
+  /**
+   * Step 13 for one well-formed export record (`manifestRecord`: the usable one at its index;
+   * `verdictsAgree`: its verdicts were re-classified as recorded by the manifest check).
+   */
+  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, verdictsAgree = false): void {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
-    checkExportRecord(item, index, manifestRecord, geometry, this.problems);
+    checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree);
     if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
   }
 
@@ -296,7 +307,9 @@ export function verifyHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: 
     exported.streamed = true;
     exportRecords.forEach((item, position) => {
       const index = exported.indexOf(item, position);
-      if (index !== null) exported.record(item as Obj, index, usable[index] ?? undefined, manifest.geometry);
+      if (index === null) return;
+      const target = usable[index] ?? undefined;
+      exported.record(item as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target));
     });
     exported.count = exportRecords.length;
     usable.forEach((record, position) => exported.passed(position, record, null));

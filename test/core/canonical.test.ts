@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { CanonicalJsonError, canonicalJson, canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { sha256Hex } from "../../src/core/hash.js";
@@ -111,6 +112,12 @@ describe("hashes", () => {
     expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     expect(sha256Hex(new TextEncoder().encode("abc"))).toBe(sha256Hex("abc"));
     expect(() => sha256Hex("a\ud800")).toThrow(UsageError);
+  });
+
+  it("sha256Hex of a string is the digest of its UTF-8 bytes, for characters of every width", () => {
+    const text = "a\u00e9\u20ac\u{1f600}";
+    expect(sha256Hex(text)).toBe(createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex"));
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   });
 
   it("material_sha256 follows the worked example and ignores metadata key order", () => {
