@@ -34,7 +34,7 @@ export const EXPORT_SCHEMA_V2 = "little-canary-ingest-export/v2";
 export type ManifestVersion = 1 | 2;
 
 /** The manifest version an `ingest` writes when none is asked for. */
-const DEFAULT_MANIFEST_VERSION: ManifestVersion = 1;
+const DEFAULT_MANIFEST_VERSION: ManifestVersion = 2;
 
 /** A run's `manifestVersion` option, checked (UsageError unless 1 or 2; absent: the default). */
 export function manifestVersionOf(value: unknown): ManifestVersion {

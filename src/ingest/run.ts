@@ -18,7 +18,7 @@ import { MemoryIdIndex } from "./id-index.js";
 import type { DuplicateId, IngestRunSummary } from "./run-summary.js";
 import { streamIngestRun } from "./stream-run.js";
 import type { Allowlist } from "../documents/allowlist.js";
-import type { ManifestDocument, ManifestVersion } from "../documents/manifest-v2.js";
+import { manifestVersionOf, type ManifestDocument, type ManifestVersion } from "../documents/manifest-v2.js";
 
 /** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
@@ -52,7 +52,7 @@ export interface IngestOptions {
   readonly uniqueIds?: boolean;
   /** An allowlist (parseAllowlist): held records whose every hold is a detection and whose hash is listed are admitted. */
   readonly allowlist?: Allowlist;
-  /** The manifest format: 1 (`little-canary-ingest-manifest/v1`, the default here) or 2 (compact, docs/compatibility.md). */
+  /** The manifest format: 2 (compact, the default; docs/compatibility.md) or 1 (`little-canary-ingest-manifest/v1`). */
   readonly manifestVersion?: ManifestVersion;
 }
 
@@ -139,7 +139,7 @@ export async function ingestRecords(
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
-    ...(options.manifestVersion ? { manifestVersion: options.manifestVersion } : {}),
+    manifestVersion: manifestVersionOf(options.manifestVersion),
   });
   try {
     return {
