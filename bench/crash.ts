@@ -24,7 +24,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { readStrictDocument } from "../src/core/strict-document.js";
-import { IngestExportSchema, IngestManifestSchema } from "../src/documents/schemas.js";
+import { exportDocumentSchema, manifestDocumentSchema } from "../src/documents/manifest-v2.js";
 import { verifyExport } from "../src/verify/verify-export.js";
 import { startBenchStandIn } from "./_standin.js";
 
@@ -147,8 +147,10 @@ async function inspect(dir: string, old: { manifest: Buffer; export: Buffer } | 
   if (old !== null && ((manifest?.equals(old.manifest) ?? false) || (exported?.equals(old.export) ?? false))) result.stale = true;
   const manifestValue = manifest === null ? undefined : parseJson(manifest);
   const exportValue = exported === null ? undefined : parseJson(exported);
-  if (manifest !== null && !IngestManifestSchema.safeParse(manifestValue).success) result.partial = true;
-  if (exported !== null && !IngestExportSchema.safeParse(exportValue).success) result.partial = true;
+  // Either manifest version (ingest writes v2 by default), each held to its own schema.
+  const named = (value: unknown): unknown => (typeof value === "object" && value !== null ? (value as { schema?: unknown }).schema : undefined);
+  if (manifest !== null && !manifestDocumentSchema(named(manifestValue)).safeParse(manifestValue).success) result.partial = true;
+  if (exported !== null && !exportDocumentSchema(named(exportValue)).safeParse(exportValue).success) result.partial = true;
   if (manifest !== null && !result.partial && !result.stale) {
     const requested = (manifestValue as { run: { export_requested: boolean } }).run.export_requested;
     if (requested && exported === null) result.manifestWithoutExport = true;

@@ -1,6 +1,6 @@
 // The flags of `little-canary ingest`, for commander: what the program needs to define the
 // command and its --help, cheap to import. What they configure is in ingest-options.ts.
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import type { ShardSpec } from "../src/documents/shard-spec.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/pipeline/breaker-default.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg, type CanaryFlags } from "./flags.js";
@@ -32,6 +32,8 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
   shard?: ShardSpec;
   /** `--allow FILE`: the false-block allowlist. */
   allow?: string;
+  /** `--manifest-version 1|2` (checked by commander's choices). */
+  manifestVersion?: "1" | "2";
 }
 
 /** Adds every flag of ingest to `command` (named "ingest"), in --help order. */
@@ -68,6 +70,12 @@ export function addIngestFlags(command: Command): Command {
     .option(
       "--allow <file>",
       "false-block allowlist: a JSON list of {sha256, scope, reason, by}; admits records held for detections only whose content hash is listed (docs/ingest.md)",
+    )
+    .addOption(
+      new Option(
+        "--manifest-version <n>",
+        "manifest format: 2 (compact, the default) or 1 for consumers pinned to little-canary-ingest-manifest/v1 (docs/compatibility.md)",
+      ).choices(["1", "2"]),
     );
   return addReportFlags(command, "held record", "stdout still carries the summary (the canonical manifest with --json)");
 }

@@ -19,7 +19,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { IngestIndexSchema, materialSha256, readStrictDocument, sha256Hex, verifyExport, verifyShardIndex } from "../src/index.js";
+import { IngestIndexSchema, manifestFacts, materialSha256, readStrictDocument, sha256Hex, verifyExport, verifyShardIndex } from "../src/index.js";
 
 export interface ConsumedRecord {
   readonly index: number;
@@ -134,13 +134,16 @@ export async function consumeExport(options: ConsumeOptions, handOn: (record: Co
     if (!read.ok) throw new Error(`unreadable document (${read.code})`);
     return read.value;
   };
-  const mValue = decode(m);
+  // Either manifest version (v1, or the compact v2): verifyExport accepted it, so its records
+  // expand to v1 records, every fact in place, and the re-check reads those.
+  const verified = decode(m) as Parameters<typeof manifestFacts>[0];
+  const mValue = { ...verified, records: manifestFacts(verified) };
   const independent = recheck(decode(e), mValue);
   if (independent.problems.length > 0) return { ok: false, problems: [...new Set(independent.problems)] };
 
   const consumed = independent.records.sort((a, b) => a.index - b.index);
   for (const record of consumed) handOn(Object.freeze({ ...record }));
-  const held = ((mValue as Obj).records as Obj[])
+  const held = (mValue.records as unknown as Obj[])
     .filter((entry) => entry.admission !== "admitted")
     .map((entry) => ({ index: entry.index as number, reasons: Array.isArray(entry.hold_reasons) ? (entry.hold_reasons as string[]) : [] }));
   return { ok: true, consumed: consumed.map((record) => record.index), held, warnings };

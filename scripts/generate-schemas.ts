@@ -11,10 +11,21 @@ import { INDEX_SCHEMA, IngestIndexSchema } from "../src/documents/ingest-index.j
 import { IngestPolicySchema } from "../src/documents/policy.js";
 import { AllowFileSchema } from "../src/documents/allowlist.js";
 import { BATCH_SCHEMA, BatchDocumentSchema, EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../src/documents/schemas.js";
+import { EXPORT_SCHEMA_V2, IngestExportV2Schema, IngestManifestV2Schema, MANIFEST_SCHEMA_V2 } from "../src/documents/manifest-v2.js";
 
-const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType }> = [
+/** A published file's `$id`: a URN of its schema name (the package records no web address). */
+const schemaId = (title: string): string => `urn:little-canary:${title}`;
+
+/**
+ * Every published schema file. A published file is never changed in place (docs/compatibility.md,
+ * schemas/published.json): a new shape gets a new file and name. `id` is set for files published
+ * since that rule; the files before it keep their bytes, so they have none.
+ */
+const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType; id?: true }> = [
   { file: "ingest-manifest.schema.json", title: MANIFEST_SCHEMA, schema: IngestManifestSchema },
   { file: "ingest-export.schema.json", title: EXPORT_SCHEMA, schema: IngestExportSchema },
+  { file: "ingest-manifest-v2.schema.json", title: MANIFEST_SCHEMA_V2, schema: IngestManifestV2Schema, id: true },
+  { file: "ingest-export-v2.schema.json", title: EXPORT_SCHEMA_V2, schema: IngestExportV2Schema, id: true },
   { file: "batch.schema.json", title: BATCH_SCHEMA, schema: BatchDocumentSchema },
   { file: "ingest-index.schema.json", title: INDEX_SCHEMA, schema: IngestIndexSchema },
   { file: "ingest-policy.schema.json", title: "little-canary ingest policy (strict/v1)", schema: IngestPolicySchema },
@@ -24,8 +35,8 @@ const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType 
 /** File name → pretty-printed JSON Schema text (with a trailing newline). */
 export function renderSchemas(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const { file, title, schema } of DOCUMENTS) {
-    const json = { ...z.toJSONSchema(schema), title };
+  for (const { file, title, schema, id } of DOCUMENTS) {
+    const json = { ...(id ? { $id: schemaId(title) } : {}), ...z.toJSONSchema(schema), title };
     out[file] = `${JSON.stringify(json, null, 2)}\n`;
   }
   return out;

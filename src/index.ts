@@ -52,6 +52,13 @@ export {
   type ManifestRecord,
   type BatchDocument,
 } from "./documents/schemas.js";
+export {
+  IngestManifestV2Schema,
+  IngestExportV2Schema,
+  manifestFacts,
+  type IngestManifestV2,
+  type ManifestDocument,
+} from "./documents/manifest-v2.js";
 export { IngestIndexSchema, type IngestIndex } from "./documents/ingest-index.js";
 /** Reading a published document the way the verifier does: strictly, then hashing its bytes and each record's material. */
 export { readStrictDocument } from "./core/strict-document.js";

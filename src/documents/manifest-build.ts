@@ -10,6 +10,18 @@ import { countRecords } from "./counts.js";
 import { sha256Hex } from "../core/hash.js";
 import { recordDigests } from "./material-hash.js";
 import {
+  compactRecordV1,
+  manifestFacts,
+  type ManifestDocument,
+  type ManifestHead,
+  EXPORT_SCHEMA_V2,
+  IngestExportV2Schema,
+  IngestManifestV2Schema,
+  MANIFEST_SCHEMA_V2,
+  ManifestRecordV2Schema,
+  type ManifestVersion,
+} from "./manifest-v2.js";
+import {
   EXPORT_SCHEMA,
   IngestExportSchema,
   IngestManifestSchema,
@@ -80,16 +92,47 @@ function deepFreeze(value: unknown): void {
 export function canonicalRecordEntry(entry: ManifestRecord, position: number, freeze = true): CanonicalRecordEntry {
   if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
   const json = canonicalJson(ManifestRecordSchema, entry, ["records", position]);
+  return mint(entry, json, freeze);
+}
+
+function mint(entry: ManifestRecord, json: string, freeze: boolean): CanonicalRecordEntry {
   if (freeze) deepFreeze(entry);
   const minted: CanonicalRecordEntry = Object.freeze({ entry, json });
   mintedEntries.add(minted);
   return minted;
 }
 
-/** The manifest of a complete run, validated, with its canonical bytes. */
-export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest> {
+/**
+ * The canonical text of a finished record entry in a manifest of `version`: in v2 the entry with
+ * every derivable field left out (manifest-v2.ts), validated against the v2 record schema.
+ */
+export function recordEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
+  if (version === 1) return canonicalJson(ManifestRecordSchema, entry, ["records", position]);
+  const geometry = { chars: policy.segment_chars, overlap: policy.segment_overlap };
+  return canonicalJson(ManifestRecordV2Schema, compactRecordV1(entry, geometry), ["records", position]);
+}
+
+/**
+ * The manifest of a complete run, validated, with its canonical bytes: v1 unless `version` is 2
+ * (then `document` is the v2 document the bytes hold; `manifestFacts` gives its v1 records).
+ */
+export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest>;
+export function buildManifest(input: ManifestInput, version: ManifestVersion): CanonicalDocument<ManifestDocument>;
+export function buildManifest(input: ManifestInput, version: ManifestVersion = 1): CanonicalDocument<ManifestDocument> {
   // The caller's objects are not frozen here: the texts are joined before this returns.
-  return buildManifestFromEntries({ ...input, records: input.records.map((record, position) => canonicalRecordEntry(record, position, false)) });
+  const records = input.records.map((record, position) => mint(record, recordEntryText(record, position, input.policy, version), false));
+  records.forEach((minted, position) => {
+    if (minted.entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${minted.entry.index}`);
+  });
+  if (version === 1) return buildManifestFromEntries({ ...input, records });
+  const entries = records.map((minted) => minted.entry);
+  const rest = manifestHead(input, entries.length, countRecords(entries), 2);
+  const json = canonicalObjectWithArray(
+    rest,
+    "records",
+    records.map((minted) => minted.json),
+  );
+  return canonicalDocument(JSON.parse(json) as ManifestDocument, json);
 }
 
 export interface CanonicalManifestInput extends Omit<ManifestInput, "records"> {
@@ -115,7 +158,7 @@ export function buildManifestFromEntries(input: CanonicalManifestInput): Canonic
     "records",
     input.records.map((minted) => minted.json),
   );
-  return canonicalDocument({ ...rest, records: entries }, json);
+  return canonicalDocument({ ...rest, records: entries } as IngestManifest, json);
 }
 
 /** An admitted record's snapshot, as the run loop kept it. */
@@ -159,8 +202,12 @@ export function exportRecordFor(entry: ManifestRecord, record: SegmentableRecord
 }
 
 /** The export document without its records, bound to the manifest whose digest it names. */
-export function exportHead(manifestSha256: string): Omit<IngestExport, "records"> {
-  return { schema: EXPORT_SCHEMA, manifest_schema: MANIFEST_SCHEMA, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
+export function exportHead(
+  manifestSha256: string,
+  version: ManifestVersion = 1,
+): Omit<IngestExport, "records" | "schema" | "manifest_schema"> & { schema: string; manifest_schema: string } {
+  const names = version === 1 ? { schema: EXPORT_SCHEMA, manifest_schema: MANIFEST_SCHEMA } : { schema: EXPORT_SCHEMA_V2, manifest_schema: MANIFEST_SCHEMA_V2 };
+  return { ...names, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
 }
 
 /**
@@ -168,9 +215,9 @@ export function exportHead(manifestSha256: string): Omit<IngestExport, "records"
  * against the manifest schema (with no records, which the schema constrains one by one and
  * nowhere else).
  */
-export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal: number, counts: ManifestCounts): Omit<IngestManifest, "records"> {
-  const head: Omit<IngestManifest, "records"> = {
-    schema: MANIFEST_SCHEMA,
+export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal: number, counts: ManifestCounts, version: ManifestVersion = 1): ManifestHead {
+  const head: ManifestHead = {
+    schema: version === 1 ? MANIFEST_SCHEMA : MANIFEST_SCHEMA_V2,
     little_canary_version: input.little_canary_version,
     started_at: input.started_at,
     finished_at: input.finished_at,
@@ -188,7 +235,7 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
     },
     counts,
   };
-  canonicalJson(IngestManifestSchema, { ...head, records: [] });
+  canonicalJson(version === 1 ? IngestManifestSchema : IngestManifestV2Schema, { ...head, records: [] });
   return head;
 }
 
@@ -197,17 +244,19 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
  * admitted snapshots. Refuses (LittleCanaryError code "publish") unless the snapshots are
  * exactly the manifest's admitted records, each matching its recorded digests and labels.
  */
-export function buildExport(manifest: CanonicalDocument<IngestManifest>, admitted: readonly AdmittedSnapshot[]): CanonicalDocument<IngestExport> {
+export function buildExport(manifest: CanonicalDocument<ManifestDocument>, admitted: readonly AdmittedSnapshot[]): CanonicalDocument<IngestExport> {
   const doc = manifest.document;
   if (doc.run.status !== "complete") throw exportRefused("export requires a complete ingest run");
   if (!doc.run.export_requested) throw exportRefused("the manifest does not record that an export was requested");
-  const admittedIndices = doc.records.filter((r) => r.admission === "admitted").map((r) => r.index);
+  const facts = manifestFacts(doc);
+  const admittedIndices = facts.filter((r) => r.admission === "admitted").map((r) => r.index);
   const snapshots = [...admitted].sort((a, b) => a.index - b.index);
   const distinct = new Set(snapshots.map((s) => s.index));
   if (distinct.size !== snapshots.length || snapshots.length !== admittedIndices.length || snapshots.some((s, i) => s.index !== admittedIndices[i])) {
     throw exportRefused("admitted entries do not match the run's records");
   }
-  const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(doc.records[index] as ManifestRecord, record));
-  const exportDoc: IngestExport = { ...exportHead(manifest.sha256), records };
-  return canonicalDocument(exportDoc, canonicalJson(IngestExportSchema, exportDoc));
+  const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(facts[index] as ManifestRecord, record));
+  const v2 = doc.schema === MANIFEST_SCHEMA_V2;
+  const exportDoc = { ...exportHead(manifest.sha256, v2 ? 2 : 1), records } as IngestExport;
+  return canonicalDocument(exportDoc, canonicalJson(v2 ? IngestExportV2Schema : IngestExportSchema, exportDoc));
 }

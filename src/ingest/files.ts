@@ -221,6 +221,7 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
         gate,
         concurrency: plan.limits.concurrency,
         maxCanaryFailures: plan.canary.maxCanaryFailures,
+        manifestVersion: plan.manifestVersion,
         manifestSpool: () => ArraySpool.create(plan.targets.manifestPath, "manifest-records"),
         exportSpool: exportPath === null ? null : () => ArraySpool.create(exportPath, "export-records"),
         ids,

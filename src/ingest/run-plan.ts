@@ -8,6 +8,7 @@ import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { Allowlist } from "../documents/allowlist.js";
 import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import { validateShardSpec, type ShardSpec } from "../documents/shard.js";
+import { manifestVersionOf, type ManifestVersion } from "../documents/manifest-v2.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublishTargets } from "../publish/targets.js";
 import { preflightTargets } from "./target-checks.js";
@@ -105,6 +106,8 @@ export interface IngestFilesOptions {
   readonly allow?: Allowlist | string | null;
   /** CI reports of the held records (docs/ci.md): opened before the read, written once the pair is published. */
   readonly reports?: CiReportOptions;
+  /** The manifest format written: 2 (compact, the default) or 1 for consumers pinned to v1 (docs/compatibility.md). */
+  readonly manifestVersion?: ManifestVersion;
   /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
   readonly signal?: AbortSignal;
   /** File system for publication (tests and the crash bench inject faults and delays here). */
@@ -149,6 +152,8 @@ export interface IngestRunPlan {
   readonly reports: { readonly options: CiReportOptions; readonly input: string | null; readonly outputs: readonly string[] } | null;
   readonly lock: { readonly waitSeconds: number };
   readonly limits: { readonly concurrency: number; readonly uniqueIds: boolean };
+  /** The manifest format the run writes. */
+  readonly manifestVersion: ManifestVersion;
   readonly signal: AbortSignal | undefined;
   readonly fs: PublishFs;
   readonly cwd: string;
@@ -230,6 +235,7 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
       : null,
     lock: { waitSeconds: options.waitLockSeconds ?? 0 },
     limits: { concurrency: options.concurrency ?? 1, uniqueIds: options.uniqueIds === true },
+    manifestVersion: manifestVersionOf(options.manifestVersion),
     signal: options.signal,
     fs: options.fs ?? nodePublishFs,
     cwd,

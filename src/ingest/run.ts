@@ -18,6 +18,7 @@ import { MemoryIdIndex } from "./id-index.js";
 import type { DuplicateId, IngestRunSummary } from "./run-summary.js";
 import { streamIngestRun } from "./stream-run.js";
 import type { Allowlist } from "../documents/allowlist.js";
+import { manifestVersionOf, type ManifestDocument, type ManifestVersion } from "../documents/manifest-v2.js";
 
 /** One in-memory input of `ingestRecords`: a string, or an object whose fields are checked like a JSONL record's. */
 export type IngestInput =
@@ -51,11 +52,14 @@ export interface IngestOptions {
   readonly uniqueIds?: boolean;
   /** An allowlist (parseAllowlist): held records whose every hold is a detection and whose hash is listed are admitted. */
   readonly allowlist?: Allowlist;
+  /** The manifest format: 2 (compact, the default; docs/compatibility.md) or 1 (`little-canary-ingest-manifest/v1`). */
+  readonly manifestVersion?: ManifestVersion;
 }
 
 /** The result of an ingest run in memory: the manifest and, when asked, the export, not yet written. */
 export interface IngestRun {
-  readonly manifest: CanonicalDocument<IngestManifest>;
+  /** The manifest of the version asked for (`manifestFacts` gives the v1 records of either). */
+  readonly manifest: CanonicalDocument<ManifestDocument>;
   readonly export: CanonicalDocument<IngestExport> | null;
   readonly gate: GateResult;
   /** Set when the circuit breaker opened: canary calls stopped part-way through the run. */
@@ -135,6 +139,7 @@ export async function ingestRecords(
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
+    manifestVersion: manifestVersionOf(options.manifestVersion),
   });
   try {
     return {

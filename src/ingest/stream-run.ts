@@ -5,7 +5,8 @@
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
-import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
+import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead, recordEntryText } from "../documents/manifest-build.js";
+import type { ManifestVersion } from "../documents/manifest-v2.js";
 import { planSegments } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import type { ManifestShard } from "../documents/shard.js";
@@ -54,6 +55,8 @@ export interface StreamRunOptions {
   readonly shard?: { readonly shard: ManifestShard; readonly inputSha256: string };
   /** The allowlist (`--allow`) applied to each checked record, recorded as run.allowlist. */
   readonly allowlist?: Allowlist;
+  /** The manifest format written (default 1 here; the verbs default to 2): entries are kept as v1 facts and compacted as they are spooled. */
+  readonly manifestVersion?: ManifestVersion;
 }
 
 /** The record checks' context, with what only the record runner needs. */
@@ -167,6 +170,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
 /** Runs the prepared records through `pipeline` and frames the documents; on failure the spools are removed first. */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const { policy, gate, ids } = options;
+  const version = options.manifestVersion ?? 1;
   const context: StreamRunContext = {
     exporting: options.exportSpool !== null,
     ...(options.cache && options.records ? { records: options.records } : {}),
@@ -209,7 +213,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       counter.add(done.facts);
       tally.observe(done.facts, done.line, repeats);
       checks += done.checks;
-      await manifestItems.append(done.json);
+      await manifestItems.append(version === 1 ? done.json : recordEntryText(done.entry(), index, policy, version));
       if (exportItems !== null && done.exported !== null) {
         await exportItems.append(canonicalJson(ExportRecordSchema, done.exported, ["records", exportItems.count]));
       }
@@ -239,13 +243,14 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       },
       manifestItems.count,
       counter.counts(),
+      version,
     );
     await manifestItems.seal();
     const manifest = await frameDocument(canonicalObjectFrame(head, "records"), manifestItems);
     let exported: FramedDocument | null = null;
     if (exportItems !== null) {
       await exportItems.seal();
-      exported = await frameDocument(canonicalObjectFrame(exportHead(manifest.sha256), "records"), exportItems);
+      exported = await frameDocument(canonicalObjectFrame(exportHead(manifest.sha256, version), "records"), exportItems);
     }
     return { summary: tally.summary(head), manifest, export: exported, circuitOpen: context.breaker.trip, canary, remove };
   } catch (error) {

@@ -7,12 +7,14 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
-import { MANIFEST_SCHEMA } from "../documents/schemas.js";
+import { MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
 
-/** The canonical export starts with these two keys (sorted: manifest_schema, manifest_sha256). */
-const BINDING_PREFIX = new RegExp(`^\\{"manifest_schema":"${MANIFEST_SCHEMA.replace(/[/.]/g, "\\$&")}","manifest_sha256":"([0-9a-f]{64})"`);
+/** The canonical export starts with these two keys (sorted: manifest_schema, manifest_sha256), of any manifest version. */
+const BINDING_PREFIX = new RegExp(
+  `^\\{"manifest_schema":"(?:${MANIFEST_SCHEMAS.map((name) => name.replace(/[/.]/g, "\\$&")).join("|")})","manifest_sha256":"([0-9a-f]{64})"`,
+);
 const PREFIX_BYTES = 256;
 
 async function isRegularFile(path: string): Promise<boolean> {

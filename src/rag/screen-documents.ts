@@ -7,6 +7,7 @@
 import { LittleCanaryError } from "../core/errors.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
+import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
 import { snapshotMetadata } from "./flatten-metadata.js";
@@ -100,7 +101,7 @@ export async function screenDocumentRecords<D>(
   );
   const outcome = new Map<number, HeldDocument<D> | "admitted">();
   for (const held of early) outcome.set(held.index, held);
-  for (const entry of run.manifest.document.records) {
+  for (const entry of manifestFacts(run.manifest.document)) {
     const index = inputOf[entry.index] as number;
     const document = documents[index] as D;
     outcome.set(index, entry.admission === "admitted" ? "admitted" : { document, index, reasons: entry.hold_reasons, detail: entry.detail });

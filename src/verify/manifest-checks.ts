@@ -12,6 +12,7 @@ import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
+import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, type Geometry, type Obj } from "./_values.js";
 import type { ProblemList } from "./problems.js";
 
@@ -98,6 +99,23 @@ export function checkManifestRecordAt(record: unknown, position: number, geometr
   // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
   const verdictsAgree = parsed.success && checkRecordConsistency(parsed.data, index, geometry, problems);
   return { usable: record, issuePath, verdictsAgree };
+}
+
+/**
+ * A v2 record (no `index`) as the v1 record of its facts, for the checks of a v1 record; or, when
+ * it does not match the v2 record schema or cannot be expanded, the record as it is (the v1
+ * checks then find it malformed) with the path of its first problem.
+ */
+export function expandedRecord(record: Obj, position: number, geometry: Geometry | null): { record: unknown; issuePath: readonly PropertyKey[] | null } {
+  const parsed = ManifestRecordV2Schema.safeParse(record);
+  if (!parsed.success) return { record, issuePath: parsed.error.issues[0]?.path ?? [] };
+  if (geometry === null) return { record, issuePath: ["segments"] };
+  try {
+    return { record: expandRecordV2(parsed.data, position, geometry), issuePath: null };
+  } catch (error) {
+    if (!(error instanceof RecordV2Error)) throw error;
+    return { record, issuePath: error.path };
+  }
 }
 
 /** Step 11: the run's record total against the number of records. */

@@ -10,7 +10,8 @@ import { classifySegmentVerdict } from "../documents/classify.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
-import { EXPORT_SCHEMA, IngestManifestSchema, MANIFEST_SCHEMA } from "../documents/schemas.js";
+import { EXPORT_SCHEMA } from "../documents/schemas.js";
+import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
@@ -32,10 +33,11 @@ const EXPORT_RECORD_KEYS = ["index", "id", "source", "sha256", "material_sha256"
 
 /** `manifest_invalid` for the manifest's first schema issue (`issuePath`), named by a safe path. */
 function reportManifestSchema(manifest: Obj, issuePath: readonly PropertyKey[] | null, problems: ProblemList): void {
-  if (own(manifest, "schema") !== MANIFEST_SCHEMA) return; // reported as a schema mismatch
+  const name = own(manifest, "schema");
+  if (typeof name !== "string" || !MANIFEST_SCHEMAS.includes(name)) return; // reported as a schema mismatch
   if (issuePath === null) return;
   const path = issuePath.map((p) => (typeof p === "number" ? `[${p}]` : typeof p === "string" && /^[a-z0-9_]{1,40}$/.test(p) ? `.${p}` : ".<key>")).join("");
-  problems.add("manifest_invalid", `manifest does not match the ${MANIFEST_SCHEMA} schema (first problem at ${path || "(root)"})`);
+  problems.add("manifest_invalid", `manifest does not match the ${name} schema (first problem at ${path || "(root)"})`);
 }
 
 /**
@@ -56,7 +58,7 @@ export function factsOf(manifest: Obj): ManifestFacts {
   } catch {
     // It has no canonical form: the digest checks fail.
   }
-  const parsed = IngestManifestSchema.safeParse(manifest);
+  const parsed = manifestDocumentSchema(own(manifest, "schema")).safeParse(manifest);
   return { canonicalSha, issuePath: parsed.success ? null : (parsed.error.issues[0]?.path ?? []) };
 }
 
@@ -207,8 +209,11 @@ export function checkExportRecord(
 export function checkHead(ex: Obj | null, manifest: Obj, facts: ManifestFacts, fileSha: ManifestFileSha, problems: ProblemList): void {
   // Steps 2–4.
   if (ex !== null && !sameKeySet(ex, EXPORT_KEYS)) problems.add("export_fields", "export has unexpected or missing top-level fields");
-  if (ex !== null && own(ex, "schema") !== EXPORT_SCHEMA) problems.add("export_schema", "export schema mismatch");
-  if ((ex !== null && own(ex, "manifest_schema") !== MANIFEST_SCHEMA) || own(manifest, "schema") !== MANIFEST_SCHEMA) {
+  // Each manifest version has its own export schema; a manifest of an unknown version is held to v1's.
+  const manifestSchema = own(manifest, "schema");
+  const known = typeof manifestSchema === "string" && MANIFEST_SCHEMAS.includes(manifestSchema);
+  if (ex !== null && own(ex, "schema") !== (exportSchemaFor(manifestSchema) ?? EXPORT_SCHEMA)) problems.add("export_schema", "export schema mismatch");
+  if ((ex !== null && own(ex, "manifest_schema") !== manifestSchema) || !known) {
     problems.add("manifest_schema", "manifest schema mismatch");
   }
   reportManifestSchema(manifest, facts.issuePath, problems);

@@ -8,7 +8,9 @@
 import { relative, sep } from "node:path";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { INDEX_SCHEMA, type IndexShard, type IngestIndex } from "../documents/ingest-index.js";
-import { IngestManifestSchema, type IngestManifest, type ManifestCounts } from "../documents/schemas.js";
+import { z } from "zod";
+import { IngestManifestSchema, type ManifestCounts } from "../documents/schemas.js";
+import { IngestManifestV2Schema, type ManifestHead } from "../documents/manifest-v2.js";
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
@@ -60,8 +62,8 @@ export interface ShardPair {
   readonly expected?: { readonly k: number; readonly n: number };
 }
 
-const HeadSchema = IngestManifestSchema.omit({ records: true });
-type ManifestHead = Omit<IngestManifest, "records">;
+/** A head of either manifest version (they differ only in `schema`). */
+const HeadSchema = z.union([IngestManifestSchema.omit({ records: true }), IngestManifestV2Schema.omit({ records: true })]);
 
 /** A pair as verified: its head (when schema-valid) and the SHA-256s of the bytes verified. */
 interface ExaminedPair {

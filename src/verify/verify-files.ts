@@ -10,7 +10,8 @@ import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocu
 import { headOf, streamPair, type PairReader, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
-import { EXPORT_SCHEMA, MANIFEST_SCHEMA } from "../documents/schemas.js";
+import { EXPORT_SCHEMA } from "../documents/schemas.js";
+import { EXPORT_SCHEMA_V2, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
@@ -173,11 +174,12 @@ export async function verifyFilesWithMode(
  * when the manifest file is not an export.
  */
 function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGiven: boolean): VerifyProblem | null {
-  if (manifestHead === null || own(manifestHead, "schema") !== EXPORT_SCHEMA) return null;
+  const named = manifestHead === null ? undefined : own(manifestHead, "schema");
+  if (manifestHead === null || (named !== EXPORT_SCHEMA && named !== EXPORT_SCHEMA_V2)) return null;
   const message =
-    exportGiven && exportHead !== null && own(exportHead, "schema") === MANIFEST_SCHEMA
+    exportGiven && exportHead !== null && MANIFEST_SCHEMAS.includes(own(exportHead, "schema") as string)
       ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"
-      : `the file given as the manifest looks like an export (${EXPORT_SCHEMA}), not a manifest: give the manifest with --manifest and this file with --export`;
+      : `the file given as the manifest looks like an export (${String(named)}), not a manifest: give the manifest with --manifest and this file with --export`;
   return { code: "manifest_is_export", message };
 }
 

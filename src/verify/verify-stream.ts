@@ -7,9 +7,10 @@
 import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
-import { ExportRecordSchema, IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
+import { EXPORT_SCHEMA, ExportRecordSchema } from "../documents/schemas.js";
+import { EXPORT_SCHEMA_V2, exportDocumentSchema, manifestDocumentSchema, MANIFEST_SCHEMA_V2 } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, type Geometry, type Obj } from "./_values.js";
-import { checkManifestRecordAt, checkRecordsTotal, checkRecount } from "./manifest-checks.js";
+import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
 import { ProblemList, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
@@ -52,6 +53,11 @@ export class StreamedManifest {
   private recountable = true;
   /** Usable records whose verdicts re-classified as recorded (ManifestRecordCheck.verdictsAgree). */
   private readonly agreeing = new WeakSet<Obj>();
+  /**
+   * The first record of each version's shape (a v2 record has no `index`): the records stream
+   * before the `schema` member that says which they must be, so the check waits for it.
+   */
+  private readonly firstOfShape: { v1: number | null; v2: number | null } = { v1: null, v2: null };
 
   /**
    * `held`: the records come from a manifest held whole (hashed by `verifyHeld`). `canonicalFile`:
@@ -83,8 +89,15 @@ export class StreamedManifest {
   /** One record at its position: checked, hashed, counted; returns it when usable by index. */
   record(value: unknown, position: number): Obj | null {
     this.count = position + 1;
-    const { usable, issuePath, verdictsAgree } = checkManifestRecordAt(value, position, this.geometry, this.problems);
-    if (usable !== null && verdictsAgree) this.agreeing.add(usable);
+    // A v2 record is checked as the v1 record it stands for (its every fact); it is hashed as written.
+    const compact = isObj(value) && !Object.hasOwn(value, "index");
+    const shape = compact ? "v2" : "v1";
+    this.firstOfShape[shape] ??= position;
+    const expanded = compact ? expandedRecord(value, position, this.geometry) : { record: value, issuePath: null };
+    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems);
+    const usable = checked.usable;
+    if (usable !== null && checked.verdictsAgree) this.agreeing.add(usable);
+    const issuePath = expanded.issuePath ?? checked.issuePath;
     if (issuePath !== null && this.recordIssue === null) this.recordIssue = [RECORDS_KEY, position, ...issuePath];
     if (this.hash !== null) {
       try {
@@ -96,7 +109,7 @@ export class StreamedManifest {
     }
     if (this.recountable) {
       try {
-        this.recount.add(value);
+        this.recount.add(expanded.record);
       } catch {
         this.recountable = false;
       }
@@ -132,15 +145,22 @@ export class StreamedManifest {
 
   /** The whole manifest's first schema issue: the head's issues in shape order around the records'. */
   private issuePath(rest: Obj): readonly PropertyKey[] | null {
-    const parsed = IngestManifestSchema.safeParse(withEmptyRecords(rest));
+    const schema = manifestDocumentSchema(own(rest, "schema"));
+    const parsed = schema.safeParse(withEmptyRecords(rest));
     const issues = parsed.success ? [] : parsed.error.issues;
-    const order = Object.keys(IngestManifestSchema.shape);
+    const order = Object.keys(schema.shape);
     const recordsAt = order.indexOf(RECORDS_KEY);
     const before = issues.find((issue) => {
       const at = typeof issue.path[0] === "string" ? order.indexOf(issue.path[0]) : -1;
       return at !== -1 && at < recordsAt;
     });
-    return before?.path ?? this.recordIssue ?? issues[0]?.path ?? null;
+    return before?.path ?? this.shapeIssue(rest) ?? this.recordIssue ?? issues[0]?.path ?? null;
+  }
+
+  /** The first record whose shape is not the version the manifest names (`index` is v1's only). */
+  private shapeIssue(rest: Obj): readonly PropertyKey[] | null {
+    const wrong = own(rest, "schema") === MANIFEST_SCHEMA_V2 ? this.firstOfShape.v1 : this.firstOfShape.v2;
+    return wrong === null ? null : [RECORDS_KEY, wrong, "index"];
   }
 
   /** Steps 10–11 into `problems` (the head's problems come first, added by the caller). */
@@ -237,8 +257,9 @@ export class StreamedExport {
   /** The final whole-export schema check, for a pair with no other problem. */
   addSchemaProblem(exportRest: Obj, problems: ProblemList): void {
     if (problems.items.length > 0) return;
-    if (!this.schemaOk || !IngestExportSchema.safeParse(withEmptyRecords(exportRest)).success)
-      problems.add("export_fields", "export does not match the little-canary-ingest-export/v1 schema");
+    const name = own(exportRest, "schema");
+    if (!this.schemaOk || !exportDocumentSchema(name).safeParse(withEmptyRecords(exportRest)).success)
+      problems.add("export_fields", `export does not match the ${name === EXPORT_SCHEMA_V2 ? EXPORT_SCHEMA_V2 : EXPORT_SCHEMA} schema`);
   }
 }
 

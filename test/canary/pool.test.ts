@@ -43,7 +43,9 @@ function writeInput(count: number): string {
 const endpointArgs = (...urls: string[]): string[] => urls.flatMap((url) => ["--canary-endpoint", url]);
 
 async function ingest(urls: string[], extra: string[] = [], records = 4): Promise<Awaited<ReturnType<typeof runCli>>> {
-  return runCli(["ingest", writeInput(records), "--manifest", "m.json", "--timeout", "5", ...endpointArgs(...urls), ...extra], { cwd: dir });
+  return runCli(["ingest", writeInput(records), "--manifest-version", "1", "--manifest", "m.json", "--timeout", "5", ...endpointArgs(...urls), ...extra], {
+    cwd: dir,
+  });
 }
 
 /** Every /api/chat request a stand-in saw (warm-ups and fingerprint probes included). */
@@ -236,11 +238,16 @@ describe("identity is pinned before any check", () => {
     const a = await standIn({ latencyMs: 5 });
     const b = await standIn({ latencyMs: 5 });
     const c = await standIn({ latencyMs: 5 });
-    const one = await runCli(["ingest", writeInput(12), "--manifest", "one.json", "--concurrency", "4", ...endpointArgs(a.url)], { cwd: dir });
-    expect(one.code).toBe(0);
-    const three = await runCli(["ingest", writeInput(12), "--manifest", "three.json", "--concurrency", "4", ...endpointArgs(a.url, `${b.url}#2`, c.url)], {
+    const one = await runCli(["ingest", writeInput(12), "--manifest-version", "1", "--manifest", "one.json", "--concurrency", "4", ...endpointArgs(a.url)], {
       cwd: dir,
     });
+    expect(one.code).toBe(0);
+    const three = await runCli(
+      ["ingest", writeInput(12), "--manifest-version", "1", "--manifest", "three.json", "--concurrency", "4", ...endpointArgs(a.url, `${b.url}#2`, c.url)],
+      {
+        cwd: dir,
+      },
+    );
     expect(three.code).toBe(0);
     const m1 = manifestWithoutTimes(join(dir, "one.json"));
     expect(manifestWithoutTimes(join(dir, "three.json"))).toEqual(m1);

@@ -25,9 +25,26 @@ const manifestPath = () => join(dir, "manifest.json");
 async function ingest(input: string, extra: string[] = []) {
   const path = join(dir, "records.jsonl");
   await writeFile(path, input);
-  return runCli(["ingest", path, "--manifest", manifestPath(), "--export", join(dir, "export.json"), "--ollama-url", ollama.url, "--timeout", "5", ...extra], {
-    cwd: dir,
-  });
+  return runCli(
+    [
+      "ingest",
+      path,
+      "--manifest-version",
+      "1",
+      "--manifest",
+      manifestPath(),
+      "--export",
+      join(dir, "export.json"),
+      "--ollama-url",
+      ollama.url,
+      "--timeout",
+      "5",
+      ...extra,
+    ],
+    {
+      cwd: dir,
+    },
+  );
 }
 
 interface Segment {

@@ -35,7 +35,21 @@ async function ingest(input: string, extra: string[] = [], env: Record<string, s
   const path = join(dir, "records.jsonl");
   await writeFile(path, input);
   return runCli(
-    ["ingest", path, "--manifest", join(dir, "manifest.json"), "--export", join(dir, "export.json"), "--ollama-url", ollama.url, "--timeout", "5", ...extra],
+    [
+      "ingest",
+      path,
+      "--manifest-version",
+      "1",
+      "--manifest",
+      join(dir, "manifest.json"),
+      "--export",
+      join(dir, "export.json"),
+      "--ollama-url",
+      ollama.url,
+      "--timeout",
+      "5",
+      ...extra,
+    ],
     { env, cwd: dir },
   );
 }
@@ -113,7 +127,7 @@ describe("ingest end to end against the stand-in canary", () => {
     const stand = { check: (text: string) => pipeline.check(text) };
     const read = await readRecords(fromBytes(jsonl(RECORDS)), { kind: "ingest", limits: readerLimitsForPolicy(STRICT_V1) });
     if (!read.ok) throw new Error("read failed");
-    const run = await ingestRecords(stand, read.records, { unverifiedPipeline: true, exportRequested: true });
+    const run = await ingestRecords(stand, read.records, { unverifiedPipeline: true, exportRequested: true, manifestVersion: 1 });
     await writeFile(join(dir, "manifest.json"), run.manifest.bytes);
     await writeFile(join(dir, "export.json"), (run.export as { bytes: Uint8Array }).bytes);
     const verified = await verify();

@@ -37,6 +37,8 @@ function inputLines(tag: string): string[] {
 const shardArgs = (k: number, input = "in.jsonl", prefix = "") => [
   "ingest",
   input,
+  "--manifest-version",
+  "1",
   "--shard",
   `${k}/${N}`,
   "--manifest",
@@ -292,7 +294,9 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     writeFileSync(join(dir, "index.json"), `${canonicalJson(IngestIndexSchema, recorded)}\n`);
     expect((await verifyIndex(dir)).stdout).toContain("[index_invalid] index bytes are not its canonical JSON form");
     // A pair made without --shard.
-    const plain = await runCli(["ingest", "in.jsonl", "--manifest", "plain-m.json", "--export", "plain-e.json", "--no-canary"], { cwd: dir });
+    const plain = await runCli(["ingest", "in.jsonl", "--manifest-version", "1", "--manifest", "plain-m.json", "--export", "plain-e.json", "--no-canary"], {
+      cwd: dir,
+    });
     expect(plain.code).toBe(2);
     const unsharded = await index(dir, [...pairs(), "plain-m.json:plain-e.json"]);
     expect(unsharded.code).toBe(1);

@@ -21,7 +21,9 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "lc-verify-cli-"));
   // The README's first command.
-  const ingest = await runCli(["ingest", RECORDS, "--manifest", "m.json", "--export", "e.json", "--overwrite", "--no-canary"], { cwd: dir });
+  const ingest = await runCli(["ingest", RECORDS, "--manifest-version", "1", "--manifest", "m.json", "--export", "e.json", "--overwrite", "--no-canary"], {
+    cwd: dir,
+  });
   expect(ingest.code, ingest.stderr).toBe(2);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -44,7 +44,10 @@ const reported = (text: string): number => {
 async function ingest(records: unknown[], extra: string[] = []) {
   const path = join(dir, "records.jsonl");
   await writeFile(path, jsonl(records));
-  return runCli(["ingest", path, "--manifest", join(dir, "manifest.json"), "--export", join(dir, "export.json"), ...backend(), ...extra], { cwd: dir });
+  return runCli(
+    ["ingest", path, "--manifest-version", "1", "--manifest", join(dir, "manifest.json"), "--export", join(dir, "export.json"), ...backend(), ...extra],
+    { cwd: dir },
+  );
 }
 async function screen(records: unknown[], extra: string[] = []) {
   const path = join(dir, "batch.jsonl");

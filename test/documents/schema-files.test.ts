@@ -8,8 +8,10 @@ describe("checked-in JSON Schemas", () => {
     expect(Object.keys(rendered).sort()).toEqual([
       "batch.schema.json",
       "ingest-allowlist.schema.json",
+      "ingest-export-v2.schema.json",
       "ingest-export.schema.json",
       "ingest-index.schema.json",
+      "ingest-manifest-v2.schema.json",
       "ingest-manifest.schema.json",
       "ingest-policy.schema.json",
     ]);
@@ -23,5 +25,10 @@ describe("checked-in JSON Schemas", () => {
     const manifest = JSON.parse(renderSchemas()["ingest-manifest.schema.json"]!);
     expect(manifest.additionalProperties).toBe(false);
     expect(manifest.properties.records.items.properties.segments.items.additionalProperties).toBe(false);
+    const v2 = JSON.parse(renderSchemas()["ingest-manifest-v2.schema.json"]!);
+    expect(v2.additionalProperties).toBe(false);
+    expect(v2.properties.records.items.additionalProperties).toBe(false);
+    expect(v2.properties.records.items.properties.segments.items.additionalProperties).toBe(false);
+    expect(v2.properties.records.items.properties).not.toHaveProperty("index");
   });
 });

@@ -52,7 +52,16 @@ const allowingPipeline =
     });
 
 const run = (overrides: Partial<IngestFilesOptions> = {}) =>
-  ingestFiles({ input: "in.jsonl", manifest: "m.json", export: "e.json", cwd: dir, overwrite: true, pipeline: allowingPipeline(), ...overrides });
+  ingestFiles({
+    input: "in.jsonl",
+    manifest: "m.json",
+    export: "e.json",
+    cwd: dir,
+    overwrite: true,
+    pipeline: allowingPipeline(),
+    manifestVersion: 1,
+    ...overrides,
+  });
 const manifestOf = async (name = "m.json"): Promise<IngestManifest> => JSON.parse(await readFile(join(dir, name), "utf8")) as IngestManifest;
 const exportOf = async (name = "e.json"): Promise<IngestExport> => JSON.parse(await readFile(join(dir, name), "utf8")) as IngestExport;
 const writeRecords = (records: ReadonlyArray<{ id: string; text: string }>) =>
@@ -190,7 +199,10 @@ describe("ingest --allow", () => {
     await writeRecords([quoted]);
     await writeAllow([entry(material(quoted))]);
     const args = ["--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b"];
-    const ingested = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--allow", "allow.json", ...args], { cwd: dir });
+    const ingested = await runCli(
+      ["ingest", "in.jsonl", "--manifest-version", "1", "--manifest", "m.json", "--export", "e.json", "--allow", "allow.json", ...args],
+      { cwd: dir },
+    );
     expect(ingested.code).toBe(0);
     expect(ingested.stdout).toContain("allowlist: 1 record admitted by the allowlist (1 entry, sha256=");
     const json = await runCli(["verify", "--manifest", "m.json", "--export", "e.json", "--json"], { cwd: dir });
@@ -280,7 +292,20 @@ describe("ingest --allow", () => {
     const good = entry("cd".repeat(32));
     await writeFile(join(dir, "allow.json"), JSON.stringify([good, { ...good, sha256: secret }]));
     const res = await runCli(
-      ["ingest", "in.jsonl", "--manifest", "m.json", "--allow", "allow.json", "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b"],
+      [
+        "ingest",
+        "in.jsonl",
+        "--manifest-version",
+        "1",
+        "--manifest",
+        "m.json",
+        "--allow",
+        "allow.json",
+        "--ollama-url",
+        ollama.url,
+        "--canary-model",
+        "qwen2.5:1.5b",
+      ],
       {
         cwd: dir,
       },

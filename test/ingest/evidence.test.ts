@@ -39,7 +39,7 @@ const pipeline: IngestFilesOptions["pipeline"] = (policy) =>
     skipCanaryIfStructuralBlocks: false,
   });
 const run = (manifest: string, extra: Partial<IngestFilesOptions> = {}) =>
-  ingestFiles({ input: "in.jsonl", manifest, export: `${manifest}.export.json`, cwd: dir, overwrite: true, pipeline, ...extra });
+  ingestFiles({ input: "in.jsonl", manifest, export: `${manifest}.export.json`, cwd: dir, overwrite: true, pipeline, manifestVersion: 1, ...extra });
 const manifestOf = async (name: string): Promise<IngestManifest> => JSON.parse(await readFile(join(dir, name), "utf8")) as IngestManifest;
 const cps = (text: string, l: { start: number; end: number }): string => Array.from(text).slice(l.start, l.end).join("");
 

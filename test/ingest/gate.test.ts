@@ -70,7 +70,7 @@ describe("the canary context gate", () => {
     await expect(runContextGate(wrapper, STRICT_V1)).rejects.toBeInstanceOf(IngestGateError);
     class Sub extends SecurityPipeline {}
     await expect(runContextGate(new Sub({ ollamaUrl: ollama.url, canaryNumCtx: REQUIRED }), STRICT_V1)).rejects.toThrow(/needs a SecurityPipeline/);
-    const run = await ingestRecords(wrapper, { inputs: ["hello"] }, { unverifiedPipeline: true });
+    const run = await ingestRecords(wrapper, { inputs: ["hello"] }, { unverifiedPipeline: true, manifestVersion: 1 });
     expect(run.manifest.document.pipeline.canary_context_verified).toBe(false);
   });
 
@@ -82,7 +82,7 @@ describe("the canary context gate", () => {
     const real = gated();
     const cached = await real.check("some other text entirely");
     const liar = { check: async () => cached };
-    const run = await ingestRecords(liar, { inputs: ["hello"] }, { unverifiedPipeline: true });
+    const run = await ingestRecords(liar, { inputs: ["hello"] }, { unverifiedPipeline: true, manifestVersion: 1 });
     const record = run.manifest.document.records[0];
     expect(record?.segments[0]?.state).toBe("error");
     expect(record?.hold_reasons).toContain("error");

@@ -30,9 +30,26 @@ const line = (i: number, extra = ""): string =>
   JSON.stringify({ id: `r${i}`, text: `Ordinary record ${i} about the quarterly figures${extra}.`, metadata: { lang: "en", part: `p${i % 3}` } });
 const corpus = (lines: readonly string[]): string => `${lines.join("\n")}\n`;
 const ingest = (manifest: string, extra: string[] = [], input = "in.jsonl") =>
-  runCli(["ingest", input, "--manifest", manifest, "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b", "--cache", "v.sqlite", ...extra], {
-    cwd: dir,
-  });
+  runCli(
+    [
+      "ingest",
+      input,
+      "--manifest-version",
+      "1",
+      "--manifest",
+      manifest,
+      "--ollama-url",
+      ollama.url,
+      "--canary-model",
+      "qwen2.5:1.5b",
+      "--cache",
+      "v.sqlite",
+      ...extra,
+    ],
+    {
+      cwd: dir,
+    },
+  );
 const read = (name: string): Promise<Json> => readJson(dir, name);
 const withDb = <T>(fn: (db: Database.Database) => T): T => withSqlite(join(dir, "v.sqlite"), fn);
 const recordRows = (): number => withDb((db) => db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);

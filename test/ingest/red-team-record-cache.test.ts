@@ -26,9 +26,26 @@ afterEach(async () => {
 });
 
 const ingest = (manifest: string, extra: string[] = []) =>
-  runCli(["ingest", "in.jsonl", "--manifest", manifest, "--ollama-url", ollama.url, "--canary-model", "qwen2.5:1.5b", "--cache", "v.sqlite", ...extra], {
-    cwd: dir,
-  });
+  runCli(
+    [
+      "ingest",
+      "in.jsonl",
+      "--manifest-version",
+      "1",
+      "--manifest",
+      manifest,
+      "--ollama-url",
+      ollama.url,
+      "--canary-model",
+      "qwen2.5:1.5b",
+      "--cache",
+      "v.sqlite",
+      ...extra,
+    ],
+    {
+      cwd: dir,
+    },
+  );
 const read = (name: string): Promise<Json> => readJson(dir, name);
 const withDb = <T>(fn: (db: Database.Database) => T): T => withSqlite(join(dir, "v.sqlite"), fn);
 /** Rewrites every stored record entry's text with `edit`. */

@@ -23,10 +23,16 @@ afterEach(async () => {
 
 const record = (i: number, id = `r${i}`) => JSON.stringify({ id, text: `record ${i}` });
 const ingest = (args: string[], stdin?: string) =>
-  runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--no-canary", ...args], { cwd: dir, ...(stdin === undefined ? {} : { stdin }) });
+  runCli(["ingest", "in.jsonl", "--manifest-version", "1", "--manifest", "m.json", "--export", "e.json", "--no-canary", ...args], {
+    cwd: dir,
+    ...(stdin === undefined ? {} : { stdin }),
+  });
 /** With the stand-in canary, so the pair verifies. */
 const checked = (args: string[]) =>
-  runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", canary.url, "--timeout", "10", ...args], { cwd: dir });
+  runCli(
+    ["ingest", "in.jsonl", "--manifest-version", "1", "--manifest", "m.json", "--export", "e.json", "--ollama-url", canary.url, "--timeout", "10", ...args],
+    { cwd: dir },
+  );
 const verifyPair = () => runCli(["verify", "--manifest", "m.json", "--export", "e.json"], { cwd: dir });
 const manifest = () => JSON.parse(readFileSync(join(dir, "m.json"), "utf8"));
 

@@ -24,6 +24,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { expandRecordV2, type ManifestRecordV2 } from "../../src/documents/manifest-v2.js";
+import type { IngestManifest } from "../../src/documents/schemas.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
 
@@ -41,6 +44,28 @@ function normaliseDocument(text: string): string {
     .replace(TIMESTAMP, (_match, key: string) => `"${key}":"1970-01-01T00:00:00.000Z"`)
     .replace(LATENCY, (_match, key: string) => `"${key}":0`)
     .replace(SUMMARY_SECONDS, (_match, head: string) => `${head}(0.000s)"`);
+}
+
+/**
+ * A v2 manifest with its clock-dependent values replaced: latencies become 0, and what v2 leaves
+ * out only when a latency allows it is dropped (a summary whose seconds the rounded total latency
+ * does not determine, a segment latency equal to its verdict's total). Parsed and re-serialized
+ * canonically, so the pin is still of canonical bytes.
+ */
+function normaliseV2Manifest(text: string): string {
+  const walk = (value: unknown, key: string | null): unknown => {
+    if (Array.isArray(value)) return value.map((item) => walk(item, null));
+    if (typeof value !== "object" || value === null) return key === "latency" || key === "total_latency" ? (typeof value === "number" ? 0 : value) : value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "started_at" || k === "finished_at") out[k] = "1970-01-01T00:00:00.000Z";
+      else if (k === "summary" && typeof v === "string" && /\(\d+\.\d{3}s\)$/.test(v)) continue;
+      else if (k === "latency" && typeof v === "number" && Object.hasOwn(value, "verdict")) continue;
+      else out[k] = walk(v, k);
+    }
+    return out;
+  };
+  return canonicalJsonUnchecked(walk(JSON.parse(text), null));
 }
 
 /** The export normalised, once its binding to the manifest bytes actually written is checked. */
@@ -103,6 +128,9 @@ interface IngestCase {
   readonly exitCode: number;
 }
 
+/** The v1 pins are of `--manifest-version 1`: their bytes are what v1 consumers rely on. */
+const V1 = ["--manifest-version", "1"];
+
 const INGEST_CASES: readonly IngestCase[] = [
   { name: "ingest-examples-no-canary", input: "ingest-examples.jsonl", args: ["--no-canary"], canary: false, exitCode: 2 },
   { name: "ingest-examples-canary", input: "ingest-examples.jsonl", args: [], canary: true, exitCode: 1 },
@@ -135,7 +163,7 @@ const canaryArgs = (canary: boolean): string[] => (canary ? ["--ollama-url", oll
 describe("the same inputs give byte-identical documents (pinned golden files)", () => {
   it.each(INGEST_CASES)("ingest $name gives the pinned manifest and export", async (c) => {
     const dir = await mkdtemp(join(work, `${c.name}-`));
-    const run = await runCli(["ingest", input(c.input), "--manifest", "m.json", "--export", "e.json", ...c.args, ...canaryArgs(c.canary)], { cwd: dir });
+    const run = await runCli(["ingest", input(c.input), "--manifest", "m.json", "--export", "e.json", ...c.args, ...V1, ...canaryArgs(c.canary)], { cwd: dir });
     expect(run.code, run.stderr).toBe(c.exitCode);
     const manifestBytes = await readFile(join(dir, "m.json"));
     const exportText = await readFile(join(dir, "e.json"), "utf8");
@@ -145,6 +173,30 @@ describe("the same inputs give byte-identical documents (pinned golden files)", 
     expect(manifest).toContain('"finished_at":"1970-01-01T00:00:00.000Z"');
     await expectPinned(`${c.name}.manifest.json`, manifest);
     await expectPinned(`${c.name}.export.json`, normaliseExport(exportText, manifestBytes));
+  });
+
+  it.each(INGEST_CASES)("ingest $name with manifest v2 gives the pinned v2 manifest, carrying the v1 run's facts", async (c) => {
+    const dir = await mkdtemp(join(work, `${c.name}-v2-`));
+    const args = ["ingest", input(c.input), "--manifest", "m.json", "--export", "e.json", ...c.args, "--manifest-version", "2", ...canaryArgs(c.canary)];
+    const run = await runCli(args, { cwd: dir });
+    expect(run.code, run.stderr).toBe(c.exitCode);
+    const manifestBytes = await readFile(join(dir, "m.json"));
+    const exportText = await readFile(join(dir, "e.json"), "utf8");
+    const manifest = normaliseV2Manifest(manifestBytes.toString("utf8"));
+    expect(manifest).toContain('"schema":"little-canary-ingest-manifest/v2"');
+    await expectPinned(`${c.name}.v2.manifest.json`, manifest);
+    await expectPinned(`${c.name}.v2.export.json`, normaliseExport(exportText, manifestBytes));
+    // Expanded to v1 facts and normalised like the v1 pin, the v2 manifest is the v1 golden copy,
+    // apart from what v1 normalises and v2 cannot restore (the seconds of a written summary).
+    const parsed = JSON.parse(manifestBytes.toString("utf8")) as { policy: IngestManifest["policy"]; records: ManifestRecordV2[] };
+    const geometry = { chars: parsed.policy.segment_chars, overlap: parsed.policy.segment_overlap };
+    const asV1 = canonicalJsonUnchecked({
+      ...parsed,
+      schema: "little-canary-ingest-manifest/v1",
+      records: parsed.records.map((record, position) => expandRecordV2(record, position, geometry)),
+    });
+    const golden = await readFile(join(PINS, `${c.name}.manifest.json`), "utf8");
+    expect(normaliseDocument(asV1)).toBe(golden);
   });
 
   it.each(SCREEN_CASES)("screen $name gives the pinned batch document", async (c) => {

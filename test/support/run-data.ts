@@ -8,6 +8,7 @@ import { stopsChecking } from "../../src/documents/record-state.js";
 import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "../../src/documents/manifest-build.js";
 import { NOT_CHECKED, checkedRecordEntry, malformedRecordEntry, overBudgetRecordEntry, type SegmentResult } from "../../src/documents/manifest-records.js";
 import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../../src/documents/schemas.js";
+import type { ManifestDocument, ManifestVersion } from "../../src/documents/manifest-v2.js";
 import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 import { planSegments, type SegmentableRecord } from "../../src/documents/segment-plan.js";
 import { canaryBlockVerdict, degradedVerdict, flagVerdict, passVerdict, structuralBlockVerdict } from "./verdicts.js";
@@ -29,6 +30,13 @@ export type SynthInput =
   | SegmentableRecord
   | { readonly malformed: { readonly text: unknown; readonly id?: unknown; readonly source?: unknown; readonly detail: string } };
 
+interface SynthOptions {
+  readonly policy?: IngestPolicy;
+  readonly verified?: boolean;
+  readonly exportRequested?: boolean;
+  readonly allowlist?: Allowlist;
+}
+
 /** Scripted canary: the slice's keywords decide its verdict; "RAISE" is a failed check. */
 function scriptedVerdict(slice: string): VerdictJson | "raise" {
   if (slice.includes("RAISE")) return "raise";
@@ -37,21 +45,23 @@ function scriptedVerdict(slice: string): VerdictJson | "raise" {
   if (slice.includes("FLAG")) return flagVerdict();
   if (slice.includes("DEGRADE")) return degradedVerdict();
   if (slice.includes("NORISK")) return passVerdict({ canary_risk_score: null });
+  if (slice.includes("NOCANARY")) {
+    return passVerdict({ canary_status: "disabled", analysis_method: "none", analysis_status: "not_applicable", canary_risk_score: null });
+  }
   return passVerdict();
 }
 
-export interface SynthRun {
-  readonly manifest: CanonicalDocument<IngestManifest>;
+export interface SynthRun<M extends ManifestDocument = IngestManifest> {
+  readonly manifest: CanonicalDocument<M>;
   readonly exported: CanonicalDocument<IngestExport> | null;
   readonly admitted: AdmittedSnapshot[];
   readonly records: ManifestRecord[];
   readonly checks: string[];
 }
 
-export function synthRun(
-  inputs: readonly SynthInput[],
-  options: { policy?: IngestPolicy; verified?: boolean; exportRequested?: boolean; allowlist?: Allowlist } = {},
-): SynthRun {
+export function synthRun(inputs: readonly SynthInput[], options?: SynthOptions & { manifestVersion?: 1 }): SynthRun;
+export function synthRun(inputs: readonly SynthInput[], options: SynthOptions & { manifestVersion: ManifestVersion }): SynthRun<ManifestDocument>;
+export function synthRun(inputs: readonly SynthInput[], options: SynthOptions & { manifestVersion?: ManifestVersion } = {}): SynthRun<ManifestDocument> {
   const policy = options.policy ?? STRICT_V1;
   const exportRequested = options.exportRequested ?? true;
   const records: ManifestRecord[] = [];
@@ -96,18 +106,21 @@ export function synthRun(
     records.push(entry);
     if (entry.admission === "admitted") admitted.push({ index, record: input });
   });
-  const manifest = buildManifest({
-    little_canary_version: "0.1.0",
-    started_at: "2026-09-29T12:00:00.000Z",
-    finished_at: "2026-09-29T12:00:03.362Z",
-    pipeline: { ...PIPELINE_INFO, canary_context_verified: options.verified ?? true },
-    policy,
-    checks_performed: checks.length,
-    input_sha256: "52e18ffb40c0a56d606ee07d8623cfbcb05315f61286234d1b95f38f84f14158",
-    export_requested: exportRequested,
-    ...(options.allowlist ? { allowlist: { sha256: options.allowlist.sha256, entries: options.allowlist.entries.length } } : {}),
-    records,
-  });
+  const manifest = buildManifest(
+    {
+      little_canary_version: "0.1.0",
+      started_at: "2026-09-29T12:00:00.000Z",
+      finished_at: "2026-09-29T12:00:03.362Z",
+      pipeline: { ...PIPELINE_INFO, canary_context_verified: options.verified ?? true },
+      policy,
+      checks_performed: checks.length,
+      input_sha256: "52e18ffb40c0a56d606ee07d8623cfbcb05315f61286234d1b95f38f84f14158",
+      export_requested: exportRequested,
+      ...(options.allowlist ? { allowlist: { sha256: options.allowlist.sha256, entries: options.allowlist.entries.length } } : {}),
+      records,
+    },
+    options.manifestVersion ?? 1,
+  );
   const exported = exportRequested ? buildExport(manifest, admitted) : null;
   return { manifest, exported, admitted, records, checks };
 }

@@ -91,9 +91,25 @@ describe("a whitespace-only text is refused like an empty one", () => {
     ];
     await writeFile(path, `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
     const manifestPath = join(dir, "manifest.json");
-    const run = await runCli(["ingest", path, "--manifest", manifestPath, "--export", join(dir, "export.json"), "--ollama-url", ollama.url, "--timeout", "5"], {
-      cwd: dir,
-    });
+    const run = await runCli(
+      [
+        "ingest",
+        path,
+        "--manifest-version",
+        "1",
+        "--manifest",
+        manifestPath,
+        "--export",
+        join(dir, "export.json"),
+        "--ollama-url",
+        ollama.url,
+        "--timeout",
+        "5",
+      ],
+      {
+        cwd: dir,
+      },
+    );
     expect(run.code).not.toBe(0);
     const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as { records: Array<{ hold_reasons: string[]; admission: string }> };
     expect(manifest.records.map((r) => [r.admission, r.hold_reasons])).toEqual([

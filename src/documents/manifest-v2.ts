@@ -1,0 +1,382 @@
+// `little-canary-ingest-manifest/v2`: the v1 manifest with nothing written that another field
+// already determines. The v1 record stays the one model of a record's facts: a v2 record is a
+// v1 record with every field left out whose value equals its default, and a field's default is
+// computed only from fields before it in a fixed order (a segment's place from the plan, a
+// record's state from its segments, a verdict's summary from its statuses, ...). So
+// `expandRecordV2(compactRecordV1(r))` is `r` for every record ingest writes, and a reader of v2
+// (verify, the RAG loaders) derives the v1 facts and reasons about them exactly as for v1.
+// A held record keeps its evidence: only values its other fields determine are left out.
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { sha256Hex } from "../core/hash.js";
+import { UsageError } from "../core/errors.js";
+import { recordState } from "./record-state.js";
+import { segmentCount, segmentSpans } from "./segment-spans.js";
+import type { HoldReason } from "./states.js";
+import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
+import {
+  EXPORT_SCHEMA,
+  IngestExportSchema,
+  IngestManifestSchema,
+  MANIFEST_SCHEMA,
+  ManifestRecordSchema,
+  type IngestManifest,
+  type ManifestRecord,
+  type ManifestSegment,
+} from "./schemas.js";
+
+/** The schema name of the compact ingest manifest. */
+export const MANIFEST_SCHEMA_V2 = "little-canary-ingest-manifest/v2";
+/** The schema name of the export bound to a v2 manifest (its records are those of v1). */
+export const EXPORT_SCHEMA_V2 = "little-canary-ingest-export/v2";
+
+/** Which manifest format a run writes: 2 by default, 1 for consumers pinned to v1. */
+export type ManifestVersion = 1 | 2;
+
+/** The manifest version an `ingest` writes when none is asked for. */
+const DEFAULT_MANIFEST_VERSION: ManifestVersion = 2;
+
+/** A run's `manifestVersion` option, checked (UsageError unless 1 or 2; absent: the default). */
+export function manifestVersionOf(value: unknown): ManifestVersion {
+  if (value === undefined) return DEFAULT_MANIFEST_VERSION;
+  if (value === 1 || value === 2) return value;
+  throw new UsageError("manifestVersion must be 1 or 2");
+}
+
+// A layer's latency is always written: a measured latency can round to 0, and a default of 0
+// would make the bytes depend on timing beyond the latency values themselves.
+const LayerV2Schema = VerdictJsonSchema.shape.layers.element.partial({ name: true, passed: true, status: true, details: true });
+
+const VerdictV2Schema = VerdictJsonSchema.extend({ layers: z.array(LayerV2Schema) }).partial({
+  safe: true,
+  blocked_by: true,
+  summary: true,
+  canary_risk_score: true,
+  degraded: true,
+  canary_status: true,
+  analysis_method: true,
+  analysis_status: true,
+  advisory: true,
+});
+
+/** A segment without its place (the plan gives kind, index, start and end from its position). */
+const SegmentV2Schema = ManifestRecordSchema.shape.segments.element
+  .omit({ kind: true, index: true, start: true, end: true })
+  .extend({ verdict: VerdictV2Schema.nullable() })
+  .partial({ sha256: true, state: true, exercised: true, verdict: true, error: true, latency: true, prompt_eval_count: true });
+
+/** A v2 record: no `index` (its position gives it), defaults left out. */
+export const ManifestRecordV2Schema = ManifestRecordSchema.omit({ index: true })
+  .extend({ segments: z.array(SegmentV2Schema) })
+  .partial({
+    id: true,
+    source: true,
+    id_sha256: true,
+    source_sha256: true,
+    metadata_key_count: true,
+    metadata_keys: true,
+    detection: true,
+    coverage: true,
+    admission: true,
+    hold_reasons: true,
+    detection_signals: true,
+    detail: true,
+    segments_total: true,
+    segments_checked: true,
+    chars_covered: true,
+  });
+
+/** zod schema of the v2 manifest: the v1 head (same run, counts, policy and pipeline) and v2 records. */
+export const IngestManifestV2Schema = IngestManifestSchema.extend({
+  schema: z.literal(MANIFEST_SCHEMA_V2),
+  records: z.array(ManifestRecordV2Schema),
+});
+
+/** zod schema of the export bound to a v2 manifest. */
+export const IngestExportV2Schema = IngestExportSchema.extend({
+  schema: z.literal(EXPORT_SCHEMA_V2),
+  manifest_schema: z.literal(MANIFEST_SCHEMA_V2),
+});
+
+/** One record of a v2 manifest. */
+export type ManifestRecordV2 = z.infer<typeof ManifestRecordV2Schema>;
+/** The compact ingest manifest. */
+export type IngestManifestV2 = z.infer<typeof IngestManifestV2Schema>;
+
+/** The segment geometry of the manifest's policy (`segment_chars`, `segment_overlap`). */
+export interface PlanGeometry {
+  readonly chars: number;
+  readonly overlap: number;
+}
+
+type Loose = Record<string, unknown>;
+/** A field's default from the fields before it (already final), or undefined when it has none. */
+type Rule = readonly [key: string, fallback: (v: Loose) => unknown];
+
+const NO_ADVISORY = { flagged: false, severity: "none", signals: [], message: "" };
+
+function exercisedVerdict(v: Loose): boolean {
+  return v["canary_status"] === "exercised" && v["analysis_status"] === "exercised";
+}
+
+/** The summary the pipeline writes for a verdict with these fields (pipeline/base.ts `#finish`). */
+function defaultSummary(v: Loose): string | undefined {
+  const latency = v["total_latency"];
+  if (typeof latency !== "number") return undefined;
+  const t = latency.toFixed(3);
+  const blockedBy = v["blocked_by"];
+  const degraded = v["degraded"] === true;
+  const layers = Array.isArray(v["layers"]) ? (v["layers"] as Loose[]) : [];
+  const structural = layers.find((l) => l["name"] === "structural_filter");
+  const canary = layers.find((l) => l["name"] === "canary_probe");
+  if (blockedBy === "structural_filter" && structural?.["status"] === "blocked" && canary?.["status"] === "skipped" && !degraded) {
+    return `Blocked by structural filter: ${String(structural["details"])}`;
+  }
+  if (blockedBy === "fail_closed") {
+    return degraded
+      ? `Input denied by fail-closed policy because behavioral coverage failed; not inspected (${t}s)`
+      : `Input denied by fail-closed policy because behavioral canary screening did not run (${t}s)`;
+  }
+  if (degraded && blockedBy === null) return `Input allowed by fail-open policy because behavioral coverage failed; not inspected-safe (${t}s)`;
+  if (degraded) return `Input blocked by ${String(blockedBy)}; behavioral coverage also failed (${t}s)`;
+  if (blockedBy !== null) return `Input blocked by ${String(blockedBy)} (${t}s)`;
+  if ((v["advisory"] as Loose | undefined)?.["flagged"] === true) return `Input allowed with security advisory (${t}s)`;
+  if (exercisedVerdict(v)) return `Input passed all enabled security layers; behavioral probe exercised (${t}s)`;
+  return `Input allowed without behavioral canary screening (${t}s)`;
+}
+
+/** The details a layer with this name and status states (pipeline/base.ts), when they only restate it. */
+function defaultDetails(layer: Loose, verdict: Loose): string | undefined {
+  const status = layer["status"];
+  if (layer["name"] === "structural_filter") {
+    if (status === "passed") return "Clean";
+    const matches = layer["matches"];
+    if (status === "blocked" && Array.isArray(matches)) return [...new Set(matches.map((m) => (m as Loose)["reason"]))].join("; ");
+    return undefined;
+  }
+  if (status === "passed" && verdict["canary_risk_score"] === 0) return "No behavioral anomalies detected.";
+  if (status === "skipped" && verdict["canary_status"] === "skipped_after_block") return "Skipped after structural filter block.";
+  if (status === "skipped" && verdict["canary_status"] === "disabled") return "Canary disabled by configuration.";
+  return undefined;
+}
+
+function layerRules(position: number, count: number, verdict: Loose): Rule[] {
+  return [
+    ["name", () => (position === count - 1 ? "canary_probe" : "structural_filter")],
+    ["status", () => "passed"],
+    ["passed", (l) => (l["status"] === "passed" ? true : l["status"] === "blocked" ? false : null)],
+    ["details", (l) => defaultDetails(l, verdict)],
+  ];
+}
+
+// `layers` is expanded between the statuses and the summary (defaultDetails reads the statuses).
+const VERDICT_RULES_BEFORE_LAYERS: Rule[] = [
+  ["canary_status", () => "exercised"],
+  ["analysis_status", (v) => (v["canary_status"] === "exercised" ? "exercised" : "not_applicable")],
+  ["analysis_method", (v) => (v["canary_status"] === "exercised" || v["canary_status"] === "failed" ? "regex" : "none")],
+  ["blocked_by", () => null],
+  ["safe", (v) => v["blocked_by"] === null],
+  ["degraded", () => false],
+  ["canary_risk_score", (v) => (exercisedVerdict(v) ? 0 : null)],
+  ["advisory", () => NO_ADVISORY],
+];
+const VERDICT_RULES_AFTER_LAYERS: Rule[] = [["summary", defaultSummary]];
+
+function segmentRules(place: Pick<ManifestSegment, "kind" | "start" | "end">, record: Loose): Rule[] {
+  return [
+    ["sha256", () => (place.kind === "text" && place.start === 0 && place.end === record["length"] ? record["sha256"] : undefined)],
+    ["verdict", () => null],
+    ["error", () => null],
+    ["state", (s) => (s["error"] !== null ? "error" : s["verdict"] === null ? "not_checked" : "pass")],
+    [
+      "exercised",
+      (s) => {
+        const v = s["verdict"] as Loose | null;
+        const classified = s["state"] === "pass" || s["state"] === "flag" || s["state"] === "block";
+        return (
+          classified && v !== null && exercisedVerdict(v) && v["degraded"] === false && v["canary_risk_score"] !== null && v["blocked_by"] !== "fail_closed"
+        );
+      },
+    ],
+    ["latency", (s) => (s["verdict"] as Loose | null)?.["total_latency"] ?? null],
+    ["prompt_eval_count", () => null],
+  ];
+}
+
+function labelDigest(label: unknown): string | null {
+  return typeof label === "string" ? sha256Hex(label) : null;
+}
+
+function segmentsTotal(r: Loose, geometry: PlanGeometry): number {
+  const segments = r["segments"] as unknown[];
+  if (segments.length > 0) return segments.length;
+  const length = r["length"] as number;
+  const charsTotal = r["chars_total"] as number;
+  if (charsTotal === 0) return 0;
+  try {
+    return segmentCount(charsTotal - length, geometry.chars, geometry.overlap) + segmentCount(length, geometry.chars, geometry.overlap);
+  } catch {
+    return 0;
+  }
+}
+
+/** The record's state from its (expanded) segments, with an allow-listed admission's. */
+function stateOf(r: Loose): ReturnType<typeof recordState> {
+  const state = recordState(r["segments"] as ManifestSegment[]);
+  return r["admission_basis"] === "allowlist" ? { ...state, hold_reasons: [], admission: "admitted" } : state;
+}
+
+// `segments` are expanded before these: the state fields follow from them.
+function recordRules(geometry: PlanGeometry): Rule[] {
+  return [
+    ["id", () => null],
+    ["source", () => null],
+    ["id_sha256", (r) => labelDigest(r["id"])],
+    ["source_sha256", (r) => labelDigest(r["source"])],
+    ["metadata_keys", () => null],
+    ["metadata_key_count", (r) => (Array.isArray(r["metadata_keys"]) ? r["metadata_keys"].length : 0)],
+    ["hold_reasons", (r) => stateOf(r).hold_reasons],
+    ["admission", (r) => ((r["hold_reasons"] as HoldReason[]).length === 0 ? "admitted" : "held")],
+    ["detection", (r) => stateOf(r).detection],
+    ["coverage", (r) => stateOf(r).coverage],
+    ["segments_checked", (r) => stateOf(r).segments_checked],
+    ["chars_covered", (r) => stateOf(r).chars_covered],
+    ["detection_signals", () => []],
+    ["detail", () => null],
+    ["segments_total", (r) => segmentsTotal(r, geometry)],
+  ];
+}
+
+/** Why a v2 record has no v1 form: the path of the first field it cannot derive. */
+export class RecordV2Error extends UsageError {
+  constructor(readonly path: ReadonlyArray<string | number>) {
+    super(`v2 manifest record cannot be expanded (at ${path.join(".") || "(record)"})`);
+  }
+}
+
+function fill(value: Loose, rules: readonly Rule[], path: ReadonlyArray<string | number>): void {
+  for (const [key, fallback] of rules) {
+    if (Object.hasOwn(value, key)) continue;
+    const derived = fallback(value);
+    if (derived === undefined) throw new RecordV2Error([...path, key]);
+    value[key] = structuredClone(derived);
+  }
+}
+
+function elide(full: Loose, rules: readonly Rule[]): Loose {
+  const out: Loose = { ...full };
+  for (const [key, fallback] of rules) {
+    const derived = fallback(full);
+    if (derived !== undefined && isDeepStrictEqual(full[key], derived)) delete out[key];
+  }
+  return out;
+}
+
+/** The planned places of a record's segments (metadata windows, then text windows). */
+function placesOf(length: number, charsTotal: number, geometry: PlanGeometry): Array<Pick<ManifestSegment, "kind" | "index" | "start" | "end">> {
+  const { chars, overlap } = geometry;
+  return [
+    ...segmentSpans(charsTotal - length, chars, overlap).map((s, index) => ({ kind: "metadata" as const, index, ...s })),
+    ...segmentSpans(length, chars, overlap).map((s, index) => ({ kind: "text" as const, index, ...s })),
+  ];
+}
+
+function expandVerdict(compact: Loose, path: ReadonlyArray<string | number>): VerdictJson {
+  const v: Loose = { ...compact };
+  fill(v, VERDICT_RULES_BEFORE_LAYERS, path);
+  const layers = Array.isArray(v["layers"]) ? (v["layers"] as Loose[]) : [];
+  v["layers"] = layers.map((layer, i) => {
+    const l: Loose = { ...layer };
+    fill(l, layerRules(i, layers.length, v), [...path, "layers", i]);
+    return l;
+  });
+  fill(v, VERDICT_RULES_AFTER_LAYERS, path);
+  return v as unknown as VerdictJson;
+}
+
+function compactVerdict(full: VerdictJson): Loose {
+  const v = full as unknown as Loose;
+  const layers = full.layers.map((layer, i) => elide(layer as unknown as Loose, layerRules(i, full.layers.length, v)));
+  return { ...elide(v, [...VERDICT_RULES_BEFORE_LAYERS, ...VERDICT_RULES_AFTER_LAYERS]), layers };
+}
+
+/**
+ * The v1 record (every fact) of the v2 record at `position` of a manifest whose policy has this
+ * geometry. Throws RecordV2Error when a field it leaves out has no default (a hand-made record;
+ * ingest never writes one) or its segments cannot be the plan's. The input must match
+ * ManifestRecordV2Schema; the result is checked against nothing (the caller validates it).
+ */
+export function expandRecordV2(compact: ManifestRecordV2, position: number, geometry: PlanGeometry): ManifestRecord {
+  const r: Loose = { index: position, ...compact };
+  const length = compact.length;
+  let places: ReturnType<typeof placesOf>;
+  try {
+    places = compact.segments.length === 0 ? [] : placesOf(length, compact.chars_total, geometry);
+  } catch {
+    throw new RecordV2Error(["segments"]);
+  }
+  if (places.length !== compact.segments.length) throw new RecordV2Error(["segments"]);
+  r["segments"] = compact.segments.map((segment, i) => {
+    const place = places[i] as (typeof places)[number];
+    const s: Loose = { ...place, ...segment };
+    if (segment.verdict !== undefined && segment.verdict !== null) s["verdict"] = expandVerdict(segment.verdict as Loose, ["segments", i, "verdict"]);
+    fill(s, segmentRules(place, r), ["segments", i]);
+    return s;
+  });
+  fill(r, recordRules(geometry), []);
+  return r as unknown as ManifestRecord;
+}
+
+/**
+ * The v2 form of a v1 record: every field its default determines left out. Throws UsageError
+ * when the record's segments are not the plan of its length and `chars_total` under `geometry`
+ * (v2 does not write places), which no record ingest makes can be.
+ */
+export function compactRecordV1(full: ManifestRecord, geometry: PlanGeometry): ManifestRecordV2 {
+  const r = full as unknown as Loose;
+  const places = full.segments.length === 0 ? [] : placesOf(full.length, full.chars_total, geometry);
+  const follows =
+    places.length === full.segments.length &&
+    full.segments.every((s, i) => {
+      const p = places[i] as (typeof places)[number];
+      return s.kind === p.kind && s.index === p.index && s.start === p.start && s.end === p.end;
+    });
+  if (!follows) throw new UsageError(`manifest record ${full.index}: its segments are not the policy's plan`);
+  const segments = full.segments.map((segment) => {
+    const { kind: _k, index: _i, start: _s, end: _e, ...rest } = elide(segment as unknown as Loose, segmentRules(segment, r));
+    const verdict = rest["verdict"];
+    return verdict === undefined || verdict === null ? rest : { ...rest, verdict: compactVerdict(verdict as VerdictJson) };
+  });
+  const { index: _index, ...rest } = elide(r, recordRules(geometry));
+  return { ...rest, segments } as unknown as ManifestRecordV2;
+}
+
+/** A manifest of either version, as parsed from its bytes. */
+export type ManifestDocument = IngestManifest | IngestManifestV2;
+/** A manifest of either version without its records (the heads differ only in `schema`). */
+export type ManifestHead = Omit<ManifestDocument, "records">;
+
+/** The schema names of every manifest version this major line writes, oldest first. */
+export const MANIFEST_SCHEMAS: readonly string[] = [MANIFEST_SCHEMA, MANIFEST_SCHEMA_V2];
+
+/** The export schema bound to each manifest schema. */
+export function exportSchemaFor(manifestSchema: unknown): string | null {
+  return manifestSchema === MANIFEST_SCHEMA ? EXPORT_SCHEMA : manifestSchema === MANIFEST_SCHEMA_V2 ? EXPORT_SCHEMA_V2 : null;
+}
+
+/** The zod schema of a manifest that names `name` as its schema (v1's for any name but v2's). */
+export function manifestDocumentSchema(name: unknown): typeof IngestManifestSchema | typeof IngestManifestV2Schema {
+  return name === MANIFEST_SCHEMA_V2 ? IngestManifestV2Schema : IngestManifestSchema;
+}
+
+/** The zod schema of an export that names `name` as its schema (v1's for any name but v2's). */
+export function exportDocumentSchema(name: unknown): typeof IngestExportSchema | typeof IngestExportV2Schema {
+  return name === EXPORT_SCHEMA_V2 ? IngestExportV2Schema : IngestExportSchema;
+}
+
+/** The v1 records (every fact) of a valid manifest of either version. */
+export function manifestFacts(doc: ManifestDocument): ManifestRecord[] {
+  if (doc.schema === MANIFEST_SCHEMA) return doc.records;
+  const geometry = { chars: doc.policy.segment_chars, overlap: doc.policy.segment_overlap };
+  return doc.records.map((record, position) => expandRecordV2(record, position, geometry));
+}

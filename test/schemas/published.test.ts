@@ -1,0 +1,58 @@
+// A published JSON Schema is never changed in place (docs/compatibility.md): each file under
+// schemas/ is held to the SHA-256 that schemas/published.json lists for it, and that list to the
+// entries already published. A new shape is a new file with a new name, added to both lists; an
+// existing entry never changes, so a test fails whenever a published file does.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const SCHEMAS = new URL("../../schemas/", import.meta.url);
+
+interface PublishedEntry {
+  readonly file: string;
+  readonly title: string;
+  readonly sha256: string;
+}
+
+/**
+ * The published files, in publication order, as this test knows them. Append only: a new file is
+ * one more line here and in schemas/published.json; a line is never edited or removed.
+ */
+const PUBLISHED: readonly (readonly [file: string, sha256: string])[] = [
+  ["ingest-manifest.schema.json", "55951e7d790bdedaa35c7d86820697b7bce94b219431bd512b5629873b93392e"],
+  ["ingest-export.schema.json", "965a45bfd5301fe582c5b1d97317643cea85982544b7de45e1c107018460bd11"],
+  ["batch.schema.json", "450a1e8c87f2cd9a366456a255ca242e157f34fdd13441d2a15fbe7de0926d30"],
+  ["ingest-index.schema.json", "9b6704116c12e62b9be01ee2dcced300f08378cb07d6676ccaa5a62422c55659"],
+  ["ingest-policy.schema.json", "365cd2215cf662b8b3eb95156a5215020ae2b8e5162cfbe2e0cdd506e91b7de8"],
+  ["ingest-allowlist.schema.json", "a011c109121ce352e36cee225aa08e2ff0797b17d7a6b8c41081c7ba4e2eeda8"],
+  ["ingest-manifest-v2.schema.json", "454648ff059caa941da899e80b8b389ef295fb84e979c69a69fbcea38d973960"],
+  ["ingest-export-v2.schema.json", "b09f23821deda6ab1873330c254ccdd6909d3c499609621dc3b2a2f8da96a407"],
+];
+
+const listed = (JSON.parse(readFileSync(new URL("published.json", SCHEMAS), "utf8")) as { files: PublishedEntry[] }).files;
+const sha256 = (file: string): string => createHash("sha256").update(readFileSync(new URL(file, SCHEMAS))).digest("hex");
+
+describe("published JSON Schemas are never changed in place", () => {
+  it("schemas/published.json lists exactly the published files, in order, with the hashes they were published with", () => {
+    expect(listed.map((e) => [e.file, e.sha256])).toEqual(PUBLISHED.map(([file, hash]) => [file, hash]));
+  });
+
+  it("every file under schemas/ is listed, and its bytes are the listed hash", () => {
+    const onDisk = readdirSync(SCHEMAS).filter((name) => name.endsWith(".schema.json"));
+    expect(onDisk.sort()).toEqual(listed.map((e) => e.file).sort());
+    for (const entry of listed) expect(sha256(entry.file), `schemas/${entry.file} changed in place: publish a new file and name instead`).toBe(entry.sha256);
+  });
+
+  it("each listed file names its schema by its title, the names are distinct, and files since v2 carry an $id of that name", () => {
+    const titles = listed.map((entry) => {
+      const schema = JSON.parse(readFileSync(new URL(entry.file, SCHEMAS), "utf8")) as { title: string; $id?: string };
+      expect(schema.title).toBe(entry.title);
+      if (schema.$id !== undefined) expect(schema.$id).toBe(`urn:little-canary:${entry.title}`);
+      return schema.title;
+    });
+    expect(new Set(titles).size).toBe(titles.length);
+    for (const file of ["ingest-manifest-v2.schema.json", "ingest-export-v2.schema.json"]) {
+      expect((JSON.parse(readFileSync(new URL(file, SCHEMAS), "utf8")) as { $id?: string }).$id).toBeDefined();
+    }
+  });
+});
