@@ -30,7 +30,10 @@ const PUBLISHED: readonly (readonly [file: string, sha256: string])[] = [
 ];
 
 const listed = (JSON.parse(readFileSync(new URL("published.json", SCHEMAS), "utf8")) as { files: PublishedEntry[] }).files;
-const sha256 = (file: string): string => createHash("sha256").update(readFileSync(new URL(file, SCHEMAS))).digest("hex");
+const sha256 = (file: string): string =>
+  createHash("sha256")
+    .update(readFileSync(new URL(file, SCHEMAS)))
+    .digest("hex");
 
 describe("published JSON Schemas are never changed in place", () => {
   it("schemas/published.json lists exactly the published files, in order, with the hashes they were published with", () => {
