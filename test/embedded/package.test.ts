@@ -103,3 +103,15 @@ describe("the installed engine's version, checked when it loads", () => {
     expect(typeof module.resolveChatWrapper).toBe("function");
   });
 });
+
+describe("the Node versions", () => {
+  it("package.json engines, the README and .ci/run name the same majors: 20.19+, 22.12+ and 24", () => {
+    const engines = (readJson("package.json") as { engines: { node: string } }).engines.node;
+    expect(engines).toBe("^20.19.0 || ^22.12.0 || ^24.0.0");
+    const ciVersions = /^NODE_VERSIONS="([^"]*)"$/m.exec(read(".ci/run"))?.[1]?.split(" ") ?? [];
+    // The machine's own Node (20.19+) runs the rest of .ci/run; the others run through .ci/with-node.
+    expect(ciVersions.map((v) => Number(v.split(".")[0]))).toEqual([22, 24]);
+    for (const version of ciVersions) expect(version, version).toMatch(/^(22\.(1[2-9]|[2-9]\d)|24\.\d+)\.\d+$/);
+    expect(read("README.md")).toContain("Requirements: Node.js 20.19+, 22.12+ or 24 (CI runs the tests on 20, 22 and 24;");
+  });
+});
