@@ -192,11 +192,13 @@ describe(
       const consumer = join(work, "consumer");
       cpSync(join(ROOT, "examples"), join(consumer, "examples"), { recursive: true, filter: (path) => !path.includes("node_modules") });
       // A user's ordinary strict ESM project: no paths, so every little-canary name resolves to the installed package.
+      // lib ES2024 as the repository's own (String#isWellFormed, Node 20+).
       writeFileSync(
         join(consumer, "tsconfig.json"),
         JSON.stringify({
           compilerOptions: {
             target: "ES2022",
+            lib: ["ES2024"],
             module: "NodeNext",
             moduleResolution: "NodeNext",
             strict: true,
