@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -9,7 +11,18 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 export const HEAVY = ["test/**/*.heavy.test.ts", "integrations/**/*.heavy.test.ts"];
 
+/**
+ * The package's own names (`little-canary`, `little-canary/langchain`, ...), which the examples import
+ * as a user's app does, resolved to the sources as tsconfig.json's `paths` maps them for tsc: one
+ * table for both, and the tests never load a built (possibly stale) dist/ beside the sources.
+ */
+export const SELF_ALIASES = Object.entries(
+  (JSON.parse(readFileSync(new URL("./tsconfig.json", import.meta.url), "utf8")) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions
+    .paths,
+).map(([name, [target]]) => ({ find: new RegExp(`^${name.replaceAll("/", "\\/")}$`), replacement: resolve(import.meta.dirname, target ?? "") }));
+
 export default defineConfig({
+  resolve: { alias: SELF_ALIASES },
   test: {
     include: ["test/**/*.test.ts", "integrations/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...HEAVY],

@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
-import { HEAVY } from "./vitest.config.js";
+import { HEAVY, SELF_ALIASES } from "./vitest.config.js";
 
 /**
  * `npm run test:heavy`: only the heavy suites (`*.heavy.test.ts`). One file at a time: each of them
@@ -7,6 +7,7 @@ import { HEAVY } from "./vitest.config.js";
  * would measure each other.
  */
 export default defineConfig({
+  resolve: { alias: SELF_ALIASES },
   test: {
     include: HEAVY,
     exclude: [...configDefaults.exclude],

@@ -19,7 +19,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { IngestIndexSchema, manifestFacts, materialSha256, readStrictDocument, sha256Hex, verifyExport, verifyShardIndex } from "../src/index.js";
+import { IngestIndexSchema, manifestFacts, materialSha256, readStrictDocument, sha256Hex, verifyExport, verifyShardIndex } from "little-canary";
 
 export interface ConsumedRecord {
   readonly index: number;

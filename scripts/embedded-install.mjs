@@ -1,5 +1,6 @@
 // `npm run embedded:install [-- DIR]`: installs the embedded canary's engine, node-llama-cpp at
-// the version package.json pins as a peer, with the prebuilt binary package for this machine
+// the tested release (EMBEDDED_ENGINE_VERSION in src/canary/embedded-engine.ts, read from that
+// line: package.json declares a range as the peer, so the tested release is written only there), with the prebuilt binary package for this machine
 // only, into DIR (default: $EMBEDDED_ENGINE_DIR, else `.little-canary-engine` beside this
 // checkout), and links it into node_modules. It is kept out of package-lock.json on purpose: a
 // lockfile entry would make every `npm ci` fetch the CUDA and Vulkan packages (about 730 MB),
@@ -13,8 +14,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-const version = pkg.peerDependencies["node-llama-cpp"];
+const engineSource = readFileSync(join(root, "src", "canary", "embedded-engine.ts"), "utf8");
+const version = /^export const EMBEDDED_ENGINE_VERSION = "(\d+\.\d+\.\d+)";$/m.exec(engineSource)?.[1];
+if (version === undefined) {
+  console.error("embedded:install: no EMBEDDED_ENGINE_VERSION line in src/canary/embedded-engine.ts");
+  process.exit(1);
+}
 const PLATFORM = {
   "linux-x64": "linux-x64",
   "linux-arm64": "linux-arm64",

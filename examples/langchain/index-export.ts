@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { index } from "@langchain/core/indexing";
 import { FakeEmbeddings } from "@langchain/core/utils/testing";
-import { LittleCanaryExportLoader } from "../../src/rag/langchain.js";
+import { LittleCanaryExportLoader } from "little-canary/langchain";
 import { MapRecordManager, MapVectorStore } from "./in-memory-stores.js";
 
 /** Where the pair is, its pin, and the stores to index into (fresh in-memory ones by default). */

@@ -9,7 +9,7 @@
 //   node dist/examples/llamaindex/read-export.js --manifest m.json --export e.json --expect-manifest-sha256 <hex>
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { LittleCanaryExportReader } from "../../src/rag/llamaindex.js";
+import { LittleCanaryExportReader } from "little-canary/llamaindex";
 
 /** One loaded document as the example reports it: its id and metadata keys. */
 export interface ReadDocument {

@@ -4,8 +4,21 @@
 // the types below are the part of its API this library uses.
 import { LittleCanaryError } from "../core/errors.js";
 
-/** The node-llama-cpp release this library is tested with (the peer dependency pins it). */
+/**
+ * The node-llama-cpp release this library is tested with: the one the install lines name and
+ * `npm run embedded:install` installs (scripts/embedded-install.mjs reads it from this line, so
+ * this constant is the one place the tested version is written).
+ */
 export const EMBEDDED_ENGINE_VERSION = "3.21.1";
+/**
+ * The node-llama-cpp releases this library runs with, as package.json declares the optional peer:
+ * from the tested release up to the next major (semver: a minor adds, a major may break). A range,
+ * not the exact tested release, so that `npm i little-canary` resolves beside a newer 3.x.
+ */
+export const EMBEDDED_ENGINE_RANGE = ">=3.21.1 <4";
+/** The range as numbers: the lowest accepted release and the first refused major. */
+const RANGE_LOWEST = [3, 21, 1] as const;
+const RANGE_NEXT_MAJOR = 4;
 /** The package name; kept in a variable so no bundler or compiler resolves it at build time. */
 const ENGINE_PACKAGE = "node-llama-cpp";
 
@@ -113,7 +126,43 @@ function looksLikeEngine(value: unknown): value is EmbeddedEngineModule {
   return typeof m === "object" && m !== null && typeof m.getLlama === "function" && typeof m.resolveChatWrapper === "function";
 }
 
-/** The engine module from `loader`, or EmbeddedEngineMissingError with the install lines (missing, failing, or another API). */
+/** `major.minor.patch` of a release string (a pre-release suffix is ignored), or null when it is not one. */
+function releaseNumbers(version: string): [number, number, number] | null {
+  const match = /^v?(\d{1,9})\.(\d{1,9})\.(\d{1,9})(?:[-+][0-9A-Za-z.+-]{0,64})?$/.exec(version);
+  return match === null ? null : [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+/** Whether a node-llama-cpp release lies in EMBEDDED_ENGINE_RANGE (false for a string that is not a release). */
+export function engineVersionSupported(version: string): boolean {
+  const numbers = releaseNumbers(version);
+  if (numbers === null) return false;
+  const [major, minor, patch] = numbers;
+  const [lowMajor, lowMinor, lowPatch] = RANGE_LOWEST;
+  const fromLowest = major - lowMajor || minor - lowMinor || patch - lowPatch;
+  return fromLowest >= 0 && major < RANGE_NEXT_MAJOR;
+}
+
+/**
+ * The installed engine's own version, checked against the range. A release outside it is a
+ * ConfigError with the install lines: an older one lacks what the tested release has, a new
+ * major may change the API under the canary. A newer 3.x passes without a warning: the range is
+ * the contract, the API shape is checked above, and the manifest records `engine_version`, so a
+ * run stays auditable without a line on every run. An engine that does not report a version (a
+ * stand-in) is not refused here; its identity records "unknown".
+ */
+async function checkEngineVersion(module: EmbeddedEngineModule): Promise<void> {
+  if (module.getModuleVersion === undefined) return;
+  const version = await module.getModuleVersion().catch(() => null);
+  if (typeof version !== "string") return;
+  if (engineVersionSupported(version)) return;
+  // Shown only when it is a plain release string; anything else is named, never echoed.
+  const shown = releaseNumbers(version) !== null && version.length <= 64 ? version : "of an unrecognised version";
+  throw new EmbeddedEngineMissingError(
+    `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_RANGE}, but the installed one is ${shown}; install the tested release with\n${engineInstallLines()}`,
+  );
+}
+
+/** The engine module from `loader`, or EmbeddedEngineMissingError with the install lines (missing, failing, another API, or a version outside EMBEDDED_ENGINE_RANGE). */
 export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbeddedEngine): Promise<EmbeddedEngineModule> {
   let loaded: unknown;
   try {
@@ -134,5 +183,6 @@ export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbe
       `the installed node-llama-cpp does not offer the API of ${EMBEDDED_ENGINE_VERSION}; install it with\n${engineInstallLines()}`,
     );
   }
+  await checkEngineVersion(module);
   return module;
 }

@@ -5,7 +5,10 @@
 // pinned here (dependencies from the npm cache when it has them, else the registry). Then every
 // host plugin shipped in the tarball runs with plain node, every subpath export in package.json
 // imports and carries its types, every relative link of the README and docs resolves inside the
-// package, and the LangChain and LlamaIndex examples run from the installed package.
+// package, every entry point loads with ESM `import` and CommonJS `require`, the package ships no
+// source map pointing at sources it lacks, the repository's examples (copied beside the installed
+// tarball) type-check against it, the LangChain and LlamaIndex examples run from the installed
+// package, and the tarball resolves beside a newer node-llama-cpp 3.x (the peer is a range).
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +25,7 @@ const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   version: string;
   files: string[];
   bin: Record<string, string>;
-  exports: Record<string, string | { types: string; import: string }>;
+  exports: Record<string, string | { types: string; import: string; default: string }>;
   devDependencies: Record<string, string>;
 };
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -31,6 +34,7 @@ const SLOW_MS = 300_000;
 
 let work: string;
 let installed: string;
+let tarballPath: string;
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
@@ -69,9 +73,11 @@ beforeAll(() => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", version: "0.0.0", private: true, type: "module" }));
   // The RAG frameworks are optional peers: a user installs them beside the package.
-  const peers = ["@langchain/core", "llamaindex"].map((name) => `${name}@${PKG.devDependencies[name]}`);
+  // @types/node and TypeScript's own binary (the repository's) type-check the copied examples.
+  const peers = ["@langchain/core", "llamaindex", "@types/node"].map((name) => `${name}@${PKG.devDependencies[name]}`);
   run(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--loglevel=error", tarball, ...peers], consumer);
   installed = join(consumer, "node_modules", PKG.name);
+  tarballPath = tarball;
 }, SLOW_MS);
 
 afterAll(() => {
@@ -145,6 +151,94 @@ describe(
         llamaindex: ["LittleCanaryExportReader"],
         version: PKG.version,
       });
+    });
+
+    it("requires every entry point with CommonJS, as the import does (require of ES modules, Node 20.19+)", () => {
+      const entries = Object.keys(PKG.exports).map((subpath) => `little-canary${subpath.slice(1)}`);
+      const probe = `
+      const names = {};
+      for (const entry of ${JSON.stringify(entries)}) names[entry] = Object.keys(require(entry)).length;
+      process.stdout.write(JSON.stringify({ names, root: typeof require("little-canary").SecurityPipeline, version: require("little-canary/package.json").version }));`;
+      const out = JSON.parse(run(process.execPath, ["--input-type=commonjs", "-e", probe], join(work, "consumer"))) as {
+        names: Record<string, number>;
+        root: string;
+        version: string;
+      };
+      expect(Object.keys(out.names)).toEqual(entries);
+      for (const [entry, count] of Object.entries(out.names)) expect(count, entry).toBeGreaterThan(0);
+      expect(out.root).toBe("function");
+      expect(out.version).toBe(PKG.version);
+      for (const [subpath, target] of Object.entries(PKG.exports)) {
+        if (typeof target === "object") expect(target.default, subpath).toBe(target.import);
+      }
+    });
+
+    it("ships no source map that points at a file it does not ship", () => {
+      const walk = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+      const dangling: string[] = [];
+      const maps = walk(installed).filter((f) => f.endsWith(".map"));
+      for (const map of maps) {
+        for (const source of (JSON.parse(readFileSync(map, "utf8")) as { sources?: string[] }).sources ?? []) {
+          if (!existsSync(join(map, "..", source))) dangling.push(`${map} -> ${source}`);
+        }
+      }
+      expect(dangling).toEqual([]);
+      // The build emits none (tsconfig.json: sourceMap false; docs/api.md says why).
+      expect(maps).toEqual([]);
+    });
+
+    it("the repository's examples, copied into the consumer, type-check against the installed package", () => {
+      const consumer = join(work, "consumer");
+      cpSync(join(ROOT, "examples"), join(consumer, "examples"), { recursive: true, filter: (path) => !path.includes("node_modules") });
+      // A user's ordinary strict ESM project: no paths, so every little-canary name resolves to the installed package.
+      // lib ES2024 as the repository's own (String#isWellFormed, Node 20+).
+      writeFileSync(
+        join(consumer, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            lib: ["ES2024"],
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ["node"],
+          },
+          include: ["examples/**/*.ts"],
+        }),
+      );
+      const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: consumer, encoding: "utf8" });
+      expect(tsc.stdout + tsc.stderr).toBe("");
+      expect(tsc.status).toBe(0);
+      const sources = readFileSync(join(consumer, "examples/langchain/index-export.ts"), "utf8");
+      expect(sources).toContain('from "little-canary/langchain"');
+    });
+
+    it("the tarball resolves beside node-llama-cpp 3.22.1, a newer minor than the tested release", () => {
+      const beside = join(work, "beside-engine");
+      mkdirSync(beside);
+      writeFileSync(join(beside, "package.json"), JSON.stringify({ name: "beside", version: "0.0.0", private: true, type: "module" }));
+      // --package-lock-only: npm resolves the whole tree (ERESOLVE happens here) without downloading the engine's binaries.
+      run(
+        NPM,
+        [
+          "install",
+          "--package-lock-only",
+          "--no-audit",
+          "--no-fund",
+          "--prefer-offline",
+          "--ignore-scripts",
+          "--loglevel=error",
+          tarballPath,
+          "node-llama-cpp@3.22.1",
+        ],
+        beside,
+      );
+      const lock = JSON.parse(readFileSync(join(beside, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
+      expect(lock.packages["node_modules/node-llama-cpp"]?.version).toBe("3.22.1");
+      expect(lock.packages["node_modules/little-canary"]?.version).toBe(PKG.version);
     });
 
     it("every relative link of the README and the docs resolves to a file in the installed package", () => {
