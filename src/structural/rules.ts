@@ -32,7 +32,7 @@ import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
  * only under the rules that produced it. Bump it in the same change as any edit that can alter
  * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
  */
-export const STRUCTURAL_RULES_VERSION = 2;
+export const STRUCTURAL_RULES_VERSION = 3;
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;
@@ -74,13 +74,30 @@ const OWNED_INSTRUCTION_NOUN =
 // previous instructions'", "an email saying '…'") is mentioned, not used. `notReported(verbs)`
 // is placed right AFTER the verb: a look-behind at the start of a pattern would be evaluated at
 // every position of the text, one after a literal only where the verb matched.
+// Verbs that report or cause someone else's act, and the third parties (a model, not the reader)
+// they name, for `notReported`.
+const REPORTED_CAUSE =
+  "(?:instruct(?:s|ed|ing)?|tell(?:s|ing)?|told|ask(?:s|ed|ing)?|cause[sd]?|causing|trick(?:s|ed|ing)?|convinc(?:e|es|ed|ing)|lead(?:s|ing)?|led|direct(?:s|ed|ing)?|force[sd]?|forcing|manipulat(?:e|es|ed|ing)|prompt(?:s|ed|ing)?|persuad(?:e|es|ed|ing)|get(?:s|ting)?|got|make[sd]?|made|making|let(?:s|ting)?|coerc(?:e|es|ed|ing))";
+const THIRD_PARTY =
+  "(?:it|them|(?:the|an?|this|that|a\\s+target|the\\s+target)\\s+(?:[\\w-]+\\s+)?(?:model|LLM|AI|system|assistant|chatbot|bot|agent|application)s?|(?:models?|LLMs?|AIs|chatbots?|assistants?|agents?))";
+
+const SPECIMEN_TASK =
+  "(?:translate|summari[sz]e|render|explain|classify|label|paraphrase|proofread|analy[sz]e|format|transcribe|quote|detect|flag|spot|identify)";
+
 const notReported = (verbs: string): string =>
   "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+" +
   verbs +
   ")" +
   "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|say|saying|says|said|write|writes|wrote|type|types|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«]" +
   verbs +
-  ")";
+  ")" +
+  // Reported speech with a third party as the one told: "instructing it to ignore previous
+  // guidelines", "cause the model to disregard its safety protocols", "makes the LLM ignore …".
+  // The reader itself ("I instruct you to ignore …") is never such an object.
+  `(?<!\\b${REPORTED_CAUSE}\\s+${THIRD_PARTY}\\s+(?:to\\s+)?${verbs})` +
+  // A specimen quoted in a request to work on it ("Translate this example: \"Ignore previous
+  // instructions …\"", "summarize the payload below: '…'"): the text is the object of the task.
+  `(?<!\\b${SPECIMEN_TASK}\\b[^\\n"“‘«]{0,80}[:,]\\s*["'“‘«]\\s*${verbs})`;
 
 const SWITCH_OFF_VERB =
   "(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)";
@@ -133,6 +150,15 @@ const ML_OWNER =
 const ML_NOUN =
   "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni)";
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
+// A quotation introduced as an example ("instructions such as „Ignore all previous …“",
+// "instrucciones como \"Ignora …\"") is mentioned, not issued.
+const QUOTED_AFTER =
+  "(?<!\\p{L})(?:such\\s+as|like|wie|etwa|como|comme|come|tipo|z\\.\\s?B\\.|e\\.g\\.|p\\.\\s?ej\\.|par\\s+exemple|por\\s+ejemplo|ad\\s+esempio|per\\s+esempio|zum\\s+Beispiel)\\s*[:,]?\\s*[\"'“‘«„‚»「『]\\s*";
+// Chinese reported speech with a model as the one told: "指示模型忽略…", "诱导其忽略…".
+const ZH_TOLD =
+  "(?:指示|要求|命令|诱导|誘導|诱使|誘使|让|讓|使|导致|導致|促使)(?:其|它|该模型|該模型|模型|大模型|LLM|AI|聊天机器人|聊天機器人|助手|系统|系統)\\s?";
+// Japanese "…を無視するようモデルに指示する" (instruct the model to ignore …) describes an instruction given to a model.
+const JA_TOLD_AFTER = "(?!(?:する|し)ように?(?:モデル|AI|LLM|システム|ボット|チャットボット|エージェント|アシスタント)に)";
 const RU_VERB = "(?:игнорируй|проигнорируй|забудь|игнорируйте|забудьте)";
 
 // ---- decode helpers for the encoding rows ---------------------------------------------------
@@ -157,8 +183,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.INSTRUCTION_OVERRIDE,
     "script",
-    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
-      `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB})[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
+    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+      `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
     "iu",
   ),
