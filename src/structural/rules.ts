@@ -169,6 +169,25 @@ function escapesSpellText(run: string): boolean {
   return /^[\x20-\x7e]*$/.test(text) && (text.match(/[A-Za-z]/g)?.length ?? 0) >= 2;
 }
 
+const CLOSER_OF: Readonly<Record<string, string>> = { ")": "(", "]": "[", "}": "{", ">": "<" };
+/** Closing brackets at least this often without their opener mark an adversarial suffix. */
+const SUFFIX_MISMATCHES = 2;
+
+/** Whether `tail` closes brackets it never opened (or closes the wrong one) SUFFIX_MISMATCHES times, list markers aside. */
+function suffixBracketsMismatch(tail: string): boolean {
+  const open: string[] = [];
+  let mismatched = 0;
+  const text = tail.replace(/(?<!\S)\w{1,2}\)/g, "");
+  for (const ch of text) {
+    if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
+    else if (CLOSER_OF[ch] !== undefined) {
+      if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
+      else if (++mismatched >= SUFFIX_MISMATCHES) return true;
+    }
+  }
+  return false;
+}
+
 // ---- the rule table, in reason order ---------------------------------------------------------
 
 export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
@@ -372,6 +391,19 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`,
     "i",
   ),
+  // Refusal suppression: an order never to refuse, apologise or say "I can't" / "as an AI", with
+  // the forbidden words quoted. A style guide's "do not use 'sorry' as a filler" names no refusal:
+  // the quoted words must be a refusal ("I can't", "I'm sorry", "as an AI").
+  rule(
+    L.REFUSAL_SUPPRESSION,
+    "language",
+    `\\b(?:never|do\\s+not|don't|must\\s+not|will\\s+not|won't|shall\\s+not|should\\s+not|without)\\b${GAP(60)}\\b(?:say(?:s|ing)?|us(?:e|es|ing)|includ(?:e|es|ing)|writ(?:e|es|ing)|(?:respond|reply|begin|start|open)(?:s|ing)?\\s+with|add(?:s|ing)?|contain(?:s|ing)?|mention(?:s|ing)?)\\b${GAP(40)}["“'‘]\\s*(?:I\\s*(?:can['’]?t|cannot|can\\s+not|am\\s+unable|['’]m\\s+unable|['’]m\\s+sorry|am\\s+sorry|apologi[sz]e|must\\s+decline)|as\\s+an\\s+AI\\b|sorry,?\\s+(?:but\\s+)?I\\b)`,
+    "i",
+  ),
+  // An adversarial suffix: a line that opens with four or more plain words and goes on into
+  // brackets that close what was never opened (see suffixBracketsMismatch). Code and tables keep
+  // their brackets balanced; list markers ("1)", "b)") are not counted.
+  rule(L.ADVERSARIAL_SUFFIX, "code", "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", "m", (m) => suffixBracketsMismatch(m[1] ?? "")),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
     L.OVERRIDE_INSTRUCTIONS,
