@@ -188,6 +188,19 @@ function suffixBracketsMismatch(tail: string): boolean {
   return false;
 }
 
+/** An AI's refusal wording right after the opening quote. */
+const AI_REFUSAL =
+  /^\s*(?:as\s+an\s+AI\b|I\s*(?:can['’]?t|cannot|can\s+not|am\s+unable\s+to|['’]m\s+unable\s+to)\s+(?:assist|help\s+with\s+th|comply|fulfil|provide|respond|answer\s+th|do\s+th|generate|engage)|I['’]m\s+sorry,?\s+but|sorry,?\s+(?:but\s+)?I\b)/i;
+
+/** Whether a refusal-suppression match forbids an AI's refusal, or a list of refusals (another quotation within 80 characters). */
+function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
+  // The opening quote of the refusal: the last quotation mark the refusal words follow.
+  const quoteAt = [...m[0].matchAll(/["“'‘](?=\s*(?:I|as\s+an|sorry))/gi)].pop()?.index ?? 0;
+  const after = m.input.slice(m.index + quoteAt + 1, m.index + m[0].length + 80);
+  if (AI_REFUSAL.test(after)) return true;
+  return /["“'‘][^"”'’\n]{0,60}["”'’][^\n"“'‘]{0,20}["“'‘]\s*\p{L}/u.test(after.slice(0, 140));
+}
+
 // ---- the rule table, in reason order ---------------------------------------------------------
 
 export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
@@ -393,12 +406,15 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ),
   // Refusal suppression: an order never to refuse, apologise or say "I can't" / "as an AI", with
   // the forbidden words quoted. A style guide's "do not use 'sorry' as a filler" names no refusal:
-  // the quoted words must be a refusal ("I can't", "I'm sorry", "as an AI").
+  // the quoted words must be a refusal ("I can't", "I'm sorry", "as an AI"). A customer-service
+  // guide's "never say 'I can't' to a customer" forbids one plain phrase: held only when the
+  // refusal is an AI's ("as an AI", "I can't assist", "I'm sorry, but") or a list of them follows.
   rule(
     L.REFUSAL_SUPPRESSION,
     "language",
     `\\b(?:never|do\\s+not|don't|must\\s+not|will\\s+not|won't|shall\\s+not|should\\s+not|without)\\b${GAP(60)}\\b(?:say(?:s|ing)?|us(?:e|es|ing)|includ(?:e|es|ing)|writ(?:e|es|ing)|(?:respond|reply|begin|start|open)(?:s|ing)?\\s+with|add(?:s|ing)?|contain(?:s|ing)?|mention(?:s|ing)?)\\b${GAP(40)}["“'‘]\\s*(?:I\\s*(?:can['’]?t|cannot|can\\s+not|am\\s+unable|['’]m\\s+unable|['’]m\\s+sorry|am\\s+sorry|apologi[sz]e|must\\s+decline)|as\\s+an\\s+AI\\b|sorry,?\\s+(?:but\\s+)?I\\b)`,
     "i",
+    (m) => refusalListOrAiRefusal(m),
   ),
   // An adversarial suffix: a line that opens with four or more plain words and goes on into
   // brackets that close what was never opened (see suffixBracketsMismatch). Code and tables keep
