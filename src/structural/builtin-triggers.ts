@@ -53,4 +53,6 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   "1c9b6ee05bef443f null",
   '62956e7b409408f4 {"wordStarts":["clea","dime","disr","drop","eras","esqu","forg","igno","leav","olvi","oubl","verg"],"loose":[]}',
   "de1f468b190d71d9 null",
+  '952fb0762a1a4ddb {"wordStarts":["no","mai","nao","nie","pas","jama","kein","nich","nunc"],"loose":[]}',
+  "15bcf343a741e2d6 null",
 ];

@@ -23,7 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
-import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
+import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
  * Version of the structural rule set: the built-in rules here, the normalised views
@@ -197,8 +197,7 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
   // The opening quote of the refusal: the last quotation mark the refusal words follow.
   const quoteAt = [...m[0].matchAll(/["“'‘](?=\s*(?:I|as\s+an|sorry))/gi)].pop()?.index ?? 0;
   const after = m.input.slice(m.index + quoteAt + 1, m.index + m[0].length + 80);
-  if (AI_REFUSAL.test(after)) return true;
-  return /["“'‘][^"”'’\n]{0,60}["”'’][^\n"“'‘]{0,20}["“'‘]\s*\p{L}/u.test(after.slice(0, 140));
+  return AI_REFUSAL.test(after) || quotedListFollows(m.input.slice(m.index + m[0].length));
 }
 
 // ---- the rule table, in reason order ---------------------------------------------------------
