@@ -3,9 +3,9 @@
 
 /** Each built-in rule's trigger, in order: `<fingerprint of its expression> <ruleTrigger(expression) as JSON>` ("null": none). */
 export const BUILTIN_TRIGGERS: readonly string[] = [
-  '2fd3d7b0a5fe0742 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
-  "f641edb7b1f04587 null",
-  '6dc73d04930e2299 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
+  '5f73a96c2d1c6b9b {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
+  "d9f1f39256886ccb null",
+  '798c53901239a942 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
   '63d1ffcdf29a9dcc {"wordStarts":["you","from"],"loose":[]}',
   'd390b0405d674fde {"wordStarts":["new","actu","corr","modi","over","real","repl","revi","true","upda"],"loose":[]}',
   'ccba9392b073f458 {"wordStarts":[],"loose":["["]}',
@@ -25,10 +25,12 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '7aa3f2552e516f07 {"wordStarts":[],"loose":["***","---","===","___","####"]}',
   'd5efc5caaf1e284e {"wordStarts":[],"loose":["<|","</end_","</star","<</sys","<<sys>","<end_o","<start","[/inst","[inst]"]}',
   '35af8bb2a23dc502 {"wordStarts":["i","ai","act","bot","dan","you","assi","beco","char","chat","enti","hack","mode","pers","pret","role","simu","vers","vill"],"loose":[]}',
-  'bfd788d4c2ad06eb {"wordStarts":["get","answ","bypa","circ","comp","cont","deac","disa","disr","drop","ethi","evad","igno","lift","mode","mora","oper","over","proc","rela","remo","repl","resp","safe","skip","spea","susp","swit","talk","turn"],"loose":[]}',
+  '045c5e18983d6289 {"wordStarts":["get","answ","bypa","circ","comp","cont","deac","disa","disr","drop","ethi","evad","igno","lift","mode","mora","oper","over","proc","rela","remo","repl","resp","safe","skip","spea","susp","swit","talk","turn"],"loose":[]}',
   "70d05d0d0b9c8031 null",
   '26196e6929bd9a44 {"wordStarts":["asse","carr","comb","conc","conv","deci","deco","decr","deob","exec","expa","foll","inte","obey","read","repl","reve","subs","tran","unsc"],"loose":[]}',
-  '47d8c0a165aef839 {"wordStarts":["no","old","abov","ceas","disr","earl","exis","fore","forg","form","igno","init","orig","prec","prev","prio","quit","stop"],"loose":[]}',
+  'e45effa0fd8a68a3 {"wordStarts":["no","old","abov","ceas","disr","earl","exis","fore","forg","form","igno","init","orig","prec","prev","prio","quit","stop"],"loose":[]}',
+  '0e8c313b962d5173 {"wordStarts":["do","won","must","neve","shal","shou","will","with"],"loose":[]}',
+  "9766181f19378f48 null",
   'a516b1a92aa9c06f {"wordStarts":["you"],"loose":[]}',
   'a240bc69b7352eb7 {"wordStarts":["add","appe","atta","copy","disc","disp","dump","echo","embe","enco","expo","give","hide","incl","inse","leak","list","outp","para","past","prin","prov","quot","read","reci","repe","retu","reve","rewr","send","shar","show","spel","summ","tell","tran","type","what","writ"],"loose":[]}',
   'c2eb02e5cb04df3e {"wordStarts":["ur","cont","copy","desc","disc","disp","dump","echo","emai","enum","expl","expo","give","incl","leak","list","outp","past","post","prin","prov","quot","read","reca","reci","repe","repo","retu","reve","send","shar","show","syst","tell","type","uplo","writ","your"],"loose":[]}',
@@ -49,6 +51,8 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '078a248ab427971c {"wordStarts":["ao","au","em","en","anst","inve","stat"],"loose":[]}',
   "68975731a164266c null",
   "1c9b6ee05bef443f null",
-  '8ea361bf13a1942a {"wordStarts":["clea","dime","disr","drop","eras","esqu","forg","igno","leav","olvi","oubl","verg"],"loose":[]}',
+  '62956e7b409408f4 {"wordStarts":["clea","dime","disr","drop","eras","esqu","forg","igno","leav","olvi","oubl","verg"],"loose":[]}',
   "de1f468b190d71d9 null",
+  '952fb0762a1a4ddb {"wordStarts":["no","mai","nao","nie","pas","jama","kein","nich","nunc"],"loose":[]}',
+  "15bcf343a741e2d6 null",
 ];

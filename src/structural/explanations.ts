@@ -39,6 +39,10 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
   [L.HIDDEN_INSTRUCTION]: "A comment or invisible element holds wording aimed at an AI reader, which a human viewing the page would not see.",
   [L.CODE_COMMENT_INSTRUCTION]: "A code comment, string or docstring addresses an AI and gives it an order.",
   [L.MALICIOUS_CODE]: "A code sample that collects local data and sends it away, runs code it has just fetched, or destroys system files.",
+  [L.REFUSAL_SUPPRESSION]:
+    "The text forbids the reader to refuse, apologise or say it cannot help, which only matters to someone asking for what would be refused.",
+  [L.ADVERSARIAL_SUFFIX]:
+    "A request is followed on the same line by a run of mismatched brackets and code fragments, the shape of a suffix optimised to make a model comply.",
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 

@@ -76,6 +76,11 @@ export const MALICIOUS_CODE = "Code injection: data exfiltration or remote code 
 /** Reason label: encoded content nested or large beyond what the decoder inspects, so it is refused rather than passed unread. */
 export const ENCODING_BUDGET = "Encoding: encoded content exceeds what can be inspected (layers or volume)";
 
+/** Reason label: an order never to refuse, apologise or say "I can't" (refusal suppression). */
+export const REFUSAL_SUPPRESSION = "Jailbreak: instruction never to refuse or apologise";
+/** Reason label: a prose request followed on its line by a tail of mismatched brackets (an optimised adversarial suffix). */
+export const ADVERSARIAL_SUFFIX = "Jailbreak: adversarial token suffix after a request";
+
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";
 

@@ -11,7 +11,7 @@
 // ReDoS discipline as in rules.ts: bounded gaps only, no nested unbounded quantifiers.
 
 import * as L from "./labels.js";
-import { GAP, type Rule, rule } from "./rule.js";
+import { GAP, quotedListFollows, quotedListPrecedes, type Rule, rule } from "./rule.js";
 
 /** The end of an addressee: a colon, comma, dash or a sentence end, then optional spaces. */
 const STOP = "\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*";
@@ -76,7 +76,7 @@ const FORGET_EVERYTHING =
   "|\\b(?:olvida|olvide|olvidar)\\s+todo\\s*[,.;:!—–-]+\\s*(?:y\\s+|ahora\\s+)?(?:escribe|escriba|di|diga|dime|responde|responda|repite|muestra|traduce)\\b" +
   "|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+|the\\s+)?(?:provided|given|retrieved|supplied)\\s+(?:context|documents|articles|sources|search\\s+results|information)\\b" +
   "|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+|the\\s+)?(?:context|documents|articles|sources|search\\s+results)\\s+(?:provided|given|above|supplied)\\b" +
-  "|\\b(?:vergiss|vergesst|vergessen\\s+Sie|ignoriere|ignorieren\\s+Sie)\\s+(?:nun\\s+|jetzt\\s+|bitte\\s+)?(?:alles(?:,?\\s+was\\s+(?:wir|ich|du|Sie|man)\\s+(?:\\w+\\s+){0,3}?(?:besprochen|gesagt|geschrieben|erzahlt|gegeben|mitgeteilt)(?:\\s+(?:haben|habe|hast|hat))?|\\s+(?:davor|vorher|zuvor|oben|Bisherige|Vorherige|bis\\s+hierher|Obige))|alle\\s+(?:vorherigen\\s+|bisherigen\\s+|vorangegangenen\\s+|fruheren\\s+)?(?:Aufgaben|Auftrage|Angaben|Informationen|Anweisungen|Befehle|Vorgaben))\\b" +
+  "|\\b(?:vergiss|vergesst|vergessen\\s+Sie|ignoriere|ignorieren\\s+Sie)(?<!\\b(?:wie|etwa|z\\.\\s?B\\.|zum\\s+Beispiel)\\s*[:,]?\\s*[\"'“‘«„‚»]\\s*(?:vergiss|vergesst|vergessen\\s+Sie|ignoriere|ignorieren\\s+Sie))\\s+(?:nun\\s+|jetzt\\s+|bitte\\s+)?(?:alles(?:,?\\s+was\\s+(?:wir|ich|du|Sie|man)\\s+(?:\\w+\\s+){0,3}?(?:besprochen|gesagt|geschrieben|erzahlt|gegeben|mitgeteilt)(?:\\s+(?:haben|habe|hast|hat))?|\\s+(?:davor|vorher|zuvor|oben|Bisherige|Vorherige|bis\\s+hierher|Obige))|alle\\s+(?:vorherigen\\s+|bisherigen\\s+|vorangegangenen\\s+|fruheren\\s+)?(?:Aufgaben|Auftrage|Angaben|Informationen|Anweisungen|Befehle|Vorgaben))\\b" +
   "|\\b(?:oublie|oubliez)\\s+tout\\s+(?:ce\\s+qui\\s+(?:precede|a\\s+ete\\s+dit)|ce\\s+que\\s+(?:je\\s+(?:t['’]|vous\\s+)ai\\s+dit|(?:tu\\s+as|vous\\s+avez)\\s+(?:recu|lu)|l['’]on\\s+a\\s+dit)|avant|ci-dessus|auparavant)\\b" +
   "|\\b(?:olvida|olvide|olvidar|olviden)\\s+todo\\s+(?:lo\\s+)?(?:que\\s+)?(?:\\w+\\s+){0,3}?(?:antes|anteriormente|arriba|hasta\\s+ahora)\\b" +
   "|\\b(?:dimentica|dimenticate|dimentichi)\\s+tutto\\s+(?:quello\\s+che\\s+|cio\\s+che\\s+)?(?:\\w+\\s+){0,3}?(?:prima|sopra|finora|precedentemente)\\b" +
@@ -152,5 +152,26 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
       "|(?:これまで|以前|前|上記|上)の(?:指示|命令|内容|会話|指令|ルール|すべて|全て|タスク)を?(?:すべて|全て)?(?:無視|忘れ)" +
       "|(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй)(?<!(?:\\p{L}|не\\s)(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй))\\s+(?:вс[её],?\\s+(?:\\p{L}+\\s+){0,4}?(?:выше|раньше|ранее|прежде|до\\s+этого)|все\\s+(?:предыдущие|прошлые|прежние)\\s+(?:задани|задач|сообщени|данн|указани|инструкци)\\p{L}*)(?!\\p{L})",
     "iu",
+  ),
+  // Refusal suppression (DE, FR, ES, PT, IT on the folded view): a negation, then within the
+  // sentence a quoted refusal. Held, as in English, only for an AI's refusal ("als KI", "en tant
+  // qu'IA", "como IA", "come IA") or a list of quoted phrases; one plain "lo siento" a style guide
+  // forbids passes.
+  rule(
+    L.REFUSAL_SUPPRESSION,
+    "language",
+    `\\b(?:nie(?:mals)?|nicht|keine?n?|jamais|pas|nunca|jamas|no|nao|mai|non)\\b${GAP(50)}["“'‘«„‚]\\s*(?:ich\\s+kann\\s+(?:das\\s+|dir\\s+|Ihnen\\s+)?(?:nicht|leider\\s+nicht)|es\\s+tut\\s+mir\\s+leid|leider|als\\s+(?:eine\\s+)?KI\\b|je\\s+ne\\s+peux\\s+pas|je\\s+suis\\s+desole|desole|en\\s+tant\\s+qu['’]\\s*(?:IA|intelligence\\s+artificielle)\\b|no\\s+puedo|lo\\s+siento|como\\s+(?:una\\s+)?IA\\b|nao\\s+posso|desculpe|sinto\\s+muito|como\\s+(?:uma\\s+)?IA\\b|non\\s+posso|mi\\s+dispiace|come\\s+(?:un['’]\\s*)?IA\\b)`,
+    "i",
+    (m) => /\b(?:KI|IA|intelligence)\b/i.test(m[0].slice(-40)) || quotedListFollows(m.input.slice(m.index + m[0].length)),
+  ),
+  // The same in Chinese, Japanese and Russian (script view).
+  rule(
+    L.REFUSAL_SUPPRESSION,
+    "script",
+    "(?:不要|别|別|禁止|永远不要|永遠不要|绝不|絕不|不许|不許|不准)[^\\n。！？]{0,20}?(?:说|說|使用|回答|包含|写|寫)[^\\n。！？]{0,20}?[“「\"'『](?:我不能|我无法|我無法|抱歉|对不起|對不起|作为(?:一个)?(?:AI|人工智能)|作為(?:一個)?(?:AI|人工智慧))" +
+      '|[「『“"](?:できません|申し訳(?:ありません|ございません)|すみません|AIとして|お答えできません)[^」』”"\\n]{0,20}[」』”"][^\\n。]{0,12}?(?:と|など)(?:は|も)?(?:絶対に)?(?:言わ|答え|書か|使わ)(?:ないで|ない|ず|ぬ)' +
+      '|(?<!\\p{L})(?:никогда\\s+не|не)\\s+(?:говори|говорите|пиши|пишите|используй|используйте|отвечай|отвечайте)(?!\\p{L})[^\\n.!?]{0,40}?[«"„“]\\s*(?:я\\s+не\\s+могу|извини|извините|к\\s+сожалению|как\\s+(?:ИИ|искусственный\\s+интеллект))',
+    "iu",
+    (m) => /AI|人工智|ИИ|интеллект/iu.test(m[0]) || quotedListFollows(m.input.slice(m.index + m[0].length)) || quotedListPrecedes(m.input.slice(0, m.index)),
   ),
 ]);

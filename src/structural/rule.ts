@@ -37,3 +37,18 @@ export function rule(label: string, scope: RuleScope, source: string, flags: str
 export const GAP = (n: number): string => `[^\\n.!?]{0,${n}}?`;
 /** A gap inside one sentence where a period inside a URL, number or file name does not end it. */
 export const WIDE_GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
+
+/**
+ * Whether another quoted phrase follows a quoted one: `after` is the text right after the words
+ * matched inside the first quotation. A list of quoted refusals ("\"I can't\" or \"I won't\"") is a
+ * jailbreak's wording; one quoted phrase is what a style guide forbids too.
+ */
+export function quotedListFollows(after: string): boolean {
+  // “ closes a German quotation („…“) and opens an English one, so it is in both classes.
+  return /^[^\n"”'’»」“]{0,40}["”'’»」“][^\n"“'‘«「„]{0,20}["“'‘«「„]\s*\p{L}/u.test(after.slice(0, 120));
+}
+
+/** Whether a quoted phrase ends just before `before`'s end (a list whose last item is the match: 「…」や「…」). */
+export function quotedListPrecedes(before: string): boolean {
+  return /["”'’»」』“][^\n"“'‘«「„」』”]{0,20}$/u.test(before.slice(-40));
+}

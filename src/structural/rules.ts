@@ -23,7 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
-import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
+import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
  * Version of the structural rule set: the built-in rules here, the normalised views
@@ -32,7 +32,7 @@ import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
  * only under the rules that produced it. Bump it in the same change as any edit that can alter
  * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
  */
-export const STRUCTURAL_RULES_VERSION = 2;
+export const STRUCTURAL_RULES_VERSION = 3;
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;
@@ -74,13 +74,30 @@ const OWNED_INSTRUCTION_NOUN =
 // previous instructions'", "an email saying '…'") is mentioned, not used. `notReported(verbs)`
 // is placed right AFTER the verb: a look-behind at the start of a pattern would be evaluated at
 // every position of the text, one after a literal only where the verb matched.
+// Verbs that report or cause someone else's act, and the third parties (a model, not the reader)
+// they name, for `notReported`.
+const REPORTED_CAUSE =
+  "(?:instruct(?:s|ed|ing)?|tell(?:s|ing)?|told|ask(?:s|ed|ing)?|cause[sd]?|causing|trick(?:s|ed|ing)?|convinc(?:e|es|ed|ing)|lead(?:s|ing)?|led|direct(?:s|ed|ing)?|force[sd]?|forcing|manipulat(?:e|es|ed|ing)|prompt(?:s|ed|ing)?|persuad(?:e|es|ed|ing)|get(?:s|ting)?|got|make[sd]?|made|making|let(?:s|ting)?|coerc(?:e|es|ed|ing))";
+const THIRD_PARTY =
+  "(?:it|them|(?:the|an?|this|that|a\\s+target|the\\s+target)\\s+(?:[\\w-]+\\s+)?(?:model|LLM|AI|system|assistant|chatbot|bot|agent|application)s?|(?:models?|LLMs?|AIs|chatbots?|assistants?|agents?))";
+
+const SPECIMEN_TASK =
+  "(?:translate|summari[sz]e|render|explain|classify|label|paraphrase|proofread|analy[sz]e|format|transcribe|quote|detect|flag|spot|identify)";
+
 const notReported = (verbs: string): string =>
   "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+" +
   verbs +
   ")" +
   "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|say|saying|says|said|write|writes|wrote|type|types|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«]" +
   verbs +
-  ")";
+  ")" +
+  // Reported speech with a third party as the one told: "instructing it to ignore previous
+  // guidelines", "cause the model to disregard its safety protocols", "makes the LLM ignore …".
+  // The reader itself ("I instruct you to ignore …") is never such an object.
+  `(?<!\\b${REPORTED_CAUSE}\\s+${THIRD_PARTY}\\s+(?:to\\s+)?${verbs})` +
+  // A specimen quoted in a request to work on it ("Translate this example: \"Ignore previous
+  // instructions …\"", "summarize the payload below: '…'"): the text is the object of the task.
+  `(?<!\\b${SPECIMEN_TASK}\\b[^\\n"“‘«]{0,80}[:,]\\s*["'“‘«]\\s*${verbs})`;
 
 const SWITCH_OFF_VERB =
   "(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)";
@@ -133,6 +150,15 @@ const ML_OWNER =
 const ML_NOUN =
   "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni)";
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
+// A quotation introduced as an example ("instructions such as „Ignore all previous …“",
+// "instrucciones como \"Ignora …\"") is mentioned, not issued.
+const QUOTED_AFTER =
+  "(?<!\\p{L})(?:such\\s+as|like|wie|etwa|como|comme|come|tipo|z\\.\\s?B\\.|e\\.g\\.|p\\.\\s?ej\\.|par\\s+exemple|por\\s+ejemplo|ad\\s+esempio|per\\s+esempio|zum\\s+Beispiel)\\s*[:,]?\\s*[\"'“‘«„‚»「『]\\s*";
+// Chinese reported speech with a model as the one told: "指示模型忽略…", "诱导其忽略…".
+const ZH_TOLD =
+  "(?:指示|要求|命令|诱导|誘導|诱使|誘使|让|讓|使|导致|導致|促使)(?:其|它|该模型|該模型|模型|大模型|LLM|AI|聊天机器人|聊天機器人|助手|系统|系統)\\s?";
+// Japanese "…を無視するようモデルに指示する" (instruct the model to ignore …) describes an instruction given to a model.
+const JA_TOLD_AFTER = "(?!(?:する|し)ように?(?:モデル|AI|LLM|システム|ボット|チャットボット|エージェント|アシスタント)に)";
 const RU_VERB = "(?:игнорируй|проигнорируй|забудь|игнорируйте|забудьте)";
 
 // ---- decode helpers for the encoding rows ---------------------------------------------------
@@ -141,6 +167,37 @@ const RU_VERB = "(?:игнорируй|проигнорируй|забудь|и�
 function escapesSpellText(run: string): boolean {
   const text = String.fromCharCode(...Array.from(run.matchAll(/[0-9A-Fa-f]+/g), (hex) => Number.parseInt(hex[0], 16)));
   return /^[\x20-\x7e]*$/.test(text) && (text.match(/[A-Za-z]/g)?.length ?? 0) >= 2;
+}
+
+const CLOSER_OF: Readonly<Record<string, string>> = { ")": "(", "]": "[", "}": "{", ">": "<" };
+/** Closing brackets at least this often without their opener mark an adversarial suffix. */
+const SUFFIX_MISMATCHES = 2;
+
+/** Whether `tail` closes brackets it never opened (or closes the wrong one) SUFFIX_MISMATCHES times, list markers aside. */
+function suffixBracketsMismatch(tail: string): boolean {
+  const open: string[] = [];
+  let mismatched = 0;
+  const text = tail.replace(/(?<!\S)\w{1,2}\)/g, "");
+  for (const ch of text) {
+    if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
+    else if (CLOSER_OF[ch] !== undefined) {
+      if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
+      else if (++mismatched >= SUFFIX_MISMATCHES) return true;
+    }
+  }
+  return false;
+}
+
+/** An AI's refusal wording right after the opening quote. */
+const AI_REFUSAL =
+  /^\s*(?:as\s+an\s+AI\b|I\s*(?:can['’]?t|cannot|can\s+not|am\s+unable\s+to|['’]m\s+unable\s+to)\s+(?:assist|help\s+with\s+th|comply|fulfil|provide|respond|answer\s+th|do\s+th|generate|engage)|I['’]m\s+sorry,?\s+but|sorry,?\s+(?:but\s+)?I\b)/i;
+
+/** Whether a refusal-suppression match forbids an AI's refusal, or a list of refusals (another quotation within 80 characters). */
+function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
+  // The opening quote of the refusal: the last quotation mark the refusal words follow.
+  const quoteAt = [...m[0].matchAll(/["“'‘](?=\s*(?:I|as\s+an|sorry))/gi)].pop()?.index ?? 0;
+  const after = m.input.slice(m.index + quoteAt + 1, m.index + m[0].length + 80);
+  return AI_REFUSAL.test(after) || quotedListFollows(m.input.slice(m.index + m[0].length));
 }
 
 // ---- the rule table, in reason order ---------------------------------------------------------
@@ -157,8 +214,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.INSTRUCTION_OVERRIDE,
     "script",
-    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
-      `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB})[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
+    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+      `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
     "iu",
   ),
@@ -346,6 +403,22 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`,
     "i",
   ),
+  // Refusal suppression: an order never to refuse, apologise or say "I can't" / "as an AI", with
+  // the forbidden words quoted. A style guide's "do not use 'sorry' as a filler" names no refusal:
+  // the quoted words must be a refusal ("I can't", "I'm sorry", "as an AI"). A customer-service
+  // guide's "never say 'I can't' to a customer" forbids one plain phrase: held only when the
+  // refusal is an AI's ("as an AI", "I can't assist", "I'm sorry, but") or a list of them follows.
+  rule(
+    L.REFUSAL_SUPPRESSION,
+    "language",
+    `\\b(?:never|do\\s+not|don't|must\\s+not|will\\s+not|won't|shall\\s+not|should\\s+not|without)\\b${GAP(60)}\\b(?:say(?:s|ing)?|us(?:e|es|ing)|includ(?:e|es|ing)|writ(?:e|es|ing)|(?:respond|reply|begin|start|open)(?:s|ing)?\\s+with|add(?:s|ing)?|contain(?:s|ing)?|mention(?:s|ing)?)\\b${GAP(40)}["“'‘]\\s*(?:I\\s*(?:can['’]?t|cannot|can\\s+not|am\\s+unable|['’]m\\s+unable|['’]m\\s+sorry|am\\s+sorry|apologi[sz]e|must\\s+decline)|as\\s+an\\s+AI\\b|sorry,?\\s+(?:but\\s+)?I\\b)`,
+    "i",
+    (m) => refusalListOrAiRefusal(m),
+  ),
+  // An adversarial suffix: a line that opens with four or more plain words and goes on into
+  // brackets that close what was never opened (see suffixBracketsMismatch). Code and tables keep
+  // their brackets balanced; list markers ("1)", "b)") are not counted.
+  rule(L.ADVERSARIAL_SUFFIX, "code", "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", "m", (m) => suffixBracketsMismatch(m[1] ?? "")),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
     L.OVERRIDE_INSTRUCTIONS,
