@@ -220,10 +220,17 @@ function segmentsTotal(r: Loose, geometry: PlanGeometry): number {
   }
 }
 
+/** Each record's state, worked out once for the five fields that read it. */
+const statesOf = new WeakMap<Loose, ReturnType<typeof recordState>>();
+
 /** The record's state from its (expanded) segments, with an allow-listed admission's. */
 function stateOf(r: Loose): ReturnType<typeof recordState> {
-  const state = recordState(r["segments"] as ManifestSegment[]);
-  return r["admission_basis"] === "allowlist" ? { ...state, hold_reasons: [], admission: "admitted" } : state;
+  const known = statesOf.get(r);
+  if (known !== undefined) return known;
+  const screened = recordState(r["segments"] as ManifestSegment[]);
+  const state = r["admission_basis"] === "allowlist" ? { ...screened, hold_reasons: [], admission: "admitted" as const } : screened;
+  statesOf.set(r, state);
+  return state;
 }
 
 // `segments` are expanded before these: the state fields follow from them.
@@ -259,7 +266,8 @@ function fill(value: Loose, rules: readonly Rule[], path: ReadonlyArray<string |
     if (Object.hasOwn(value, key)) continue;
     const derived = fallback(value);
     if (derived === undefined) throw new RecordV2Error([...path, key]);
-    value[key] = structuredClone(derived);
+    // A derived object may be a shared constant (NO_ADVISORY): the record gets its own copy.
+    value[key] = typeof derived === "object" && derived !== null ? structuredClone(derived) : derived;
   }
 }
 
