@@ -213,13 +213,33 @@ async function runQueued<T>(
   }
 }
 
+/**
+ * A POST route's request read within `limit` and parsed by `parse`, with the pipeline that will
+ * check it; null once the request was answered (a bad body, or no pipeline) or dropped.
+ */
+async function admitPost<T>(
+  control: ServiceControl,
+  req: IncomingMessage,
+  res: ServerResponse,
+  readTimeoutMs: number,
+  limit: BodyLimit,
+  parse: (bytes: Uint8Array) => T | Reply,
+): Promise<{ readonly parsed: T; readonly pipeline: SecurityPipeline } | null> {
+  const bytes = await readPostBody(control, req, res, readTimeoutMs, limit);
+  if (bytes === null) return null;
+  const parsed = parse(bytes);
+  const answer = isReply(parsed) ? parsed : control.pipeline === null ? REPLIES.pipelineUnavailable : null;
+  if (answer !== null) {
+    sendReply(res, answer);
+    return null;
+  }
+  return { parsed: parsed as T, pipeline: control.pipeline as SecurityPipeline };
+}
+
 async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
-  const bytes = await readPostBody(control, req, res, readTimeoutMs, CHECK_BODY_LIMIT);
-  if (bytes === null) return;
-  const parsed = parseCheckBody(bytes);
-  if (isReply(parsed)) return sendReply(res, parsed);
-  const pipeline = control.pipeline;
-  if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
+  const admitted = await admitPost(control, req, res, readTimeoutMs, CHECK_BODY_LIMIT, parseCheckBody);
+  if (admitted === null) return;
+  const { parsed, pipeline } = admitted;
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
   const done = await runQueued(control, res, async () => {
     const verdict = await pipeline.check(parsed.text);
@@ -242,12 +262,9 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
  * goes away stops its batch.
  */
 async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
-  const bytes = await readPostBody(control, req, res, readTimeoutMs, SCREEN_BODY_LIMIT);
-  if (bytes === null) return;
-  const parsed = parseScreenBody(bytes);
-  if (isReply(parsed)) return sendReply(res, parsed);
-  const pipeline = control.pipeline;
-  if (pipeline === null) return sendReply(res, REPLIES.pipelineUnavailable);
+  const admitted = await admitPost(control, req, res, readTimeoutMs, SCREEN_BODY_LIMIT, parseScreenBody);
+  if (admitted === null) return;
+  const { parsed, pipeline } = admitted;
   const done = await runQueued(
     control,
     res,
