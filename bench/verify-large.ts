@@ -48,6 +48,7 @@ import {
 import { materialSha256 } from "../src/documents/material-hash.js";
 import { planSegments, type SegmentableRecord } from "../src/documents/segment-plan.js";
 import type { VerdictJson } from "../src/documents/verdict-schema.js";
+import { bareParseFile } from "./_bare-parse.js";
 import { PLAIN_WORDS, seededRandom } from "./_random.js";
 
 const TARGET_RSS_MB = 256;
@@ -266,39 +267,12 @@ interface Layout {
 }
 
 /**
- * The bare floor: reads `path` in 1 MiB chunks, hashes every byte (SHA-256) and `JSON.parse`s
- * every record and the frame (prefix + suffix, a document with no records), nothing else.
+ * The bare floor over one file: every byte hashed (SHA-256) and every record and the frame
+ * `JSON.parse`d, nothing else (`bareParseFile`, the yardstick bench:scale uses too).
  */
 async function bareParseAndHash(path: string, layout: Layout): Promise<void> {
-  const hash = createHash("sha256");
-  const prefixBytes = Buffer.byteLength(layout.prefix);
-  let carry = Buffer.alloc(0);
-  // The next piece: -1 the prefix, then record i (after its "," when i > 0).
-  let next = -1;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    const bytes = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
-    let pos = 0;
-    for (;;) {
-      if (next === -1) {
-        if (bytes.length - pos < prefixBytes) break;
-        pos += prefixBytes;
-        next = 0;
-        continue;
-      }
-      const length = layout.records[next];
-      if (length === undefined) break;
-      const start = pos + (next > 0 ? 1 : 0);
-      if (bytes.length - start < length) break;
-      JSON.parse(bytes.toString("utf8", start, start + length));
-      pos = start + length;
-      next++;
-    }
-    carry = Buffer.from(bytes.subarray(pos));
-  }
-  JSON.parse(layout.prefix + layout.suffix);
-  hash.digest("hex");
-  if (next !== layout.records.length) throw new Error(`bare parse of ${path} did not find every record`);
+  const pass = await bareParseFile(path);
+  if (pass.elements !== layout.records.length) throw new Error(`bare parse of ${path} did not find every record`);
 }
 
 /** The bare floor over both files: its throughput in MB/s and the CPU seconds it took. */
