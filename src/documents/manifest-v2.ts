@@ -113,7 +113,10 @@ type Loose = Record<string, unknown>;
 /** A field's default from the fields before it (already final), or undefined when it has none. */
 type Rule = readonly [key: string, fallback: (v: Loose) => unknown];
 
-const NO_ADVISORY = { flagged: false, severity: "none", signals: [], message: "" };
+/** The advisory of a verdict that raised none: a new object each time, since the record owns it. */
+function noAdvisory(): Loose {
+  return { flagged: false, severity: "none", signals: [], message: "" };
+}
 
 function exercisedVerdict(v: Loose): boolean {
   return v["canary_status"] === "exercised" && v["analysis_status"] === "exercised";
@@ -178,7 +181,7 @@ const VERDICT_RULES_BEFORE_LAYERS: Rule[] = [
   ["safe", (v) => v["blocked_by"] === null],
   ["degraded", () => false],
   ["canary_risk_score", (v) => (exercisedVerdict(v) ? 0 : null)],
-  ["advisory", () => NO_ADVISORY],
+  ["advisory", noAdvisory],
 ];
 const VERDICT_RULES_AFTER_LAYERS: Rule[] = [["summary", defaultSummary]];
 
@@ -242,7 +245,7 @@ function recordRules(geometry: PlanGeometry): Rule[] {
     ["source_sha256", (r) => labelDigest(r["source"])],
     ["metadata_keys", () => null],
     ["metadata_key_count", (r) => (Array.isArray(r["metadata_keys"]) ? r["metadata_keys"].length : 0)],
-    ["hold_reasons", (r) => stateOf(r).hold_reasons],
+    ["hold_reasons", (r) => [...stateOf(r).hold_reasons]],
     ["admission", (r) => ((r["hold_reasons"] as HoldReason[]).length === 0 ? "admitted" : "held")],
     ["detection", (r) => stateOf(r).detection],
     ["coverage", (r) => stateOf(r).coverage],
@@ -266,8 +269,8 @@ function fill(value: Loose, rules: readonly Rule[], path: ReadonlyArray<string |
     if (Object.hasOwn(value, key)) continue;
     const derived = fallback(value);
     if (derived === undefined) throw new RecordV2Error([...path, key]);
-    // A derived object may be a shared constant (NO_ADVISORY): the record gets its own copy.
-    value[key] = typeof derived === "object" && derived !== null ? structuredClone(derived) : derived;
+    // Every fallback that derives an object or array makes a new one, so nothing is shared between records.
+    value[key] = derived;
   }
 }
 
