@@ -7,18 +7,21 @@ import { BaseDocumentTransformer, Document, type DocumentInterface } from "@lang
 import { UsageError } from "../core/errors.js";
 import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions } from "./screen-documents.js";
 import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
-import { provenanceOf, PROVENANCE_KEY, refuseReservedKeys } from "./provenance.js";
+import { flatProvenance, refuseReservedKeys } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js";
 export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
-export { PROVENANCE_KEY, type Provenance } from "./provenance.js";
+export { PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
 
 /**
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent`
- * is the record's text, `metadata` its string metadata plus `little_canary` provenance (index,
- * id, source, sha256, material_sha256, manifest_sha256), and `id` the record's id, or
- * `little-canary:<index>` for a record without one.
+ * is the record's text, `metadata` its string metadata plus the flat provenance keys the
+ * LlamaIndex reader also writes (`little_canary_index`, `little_canary_manifest_sha256`, …; see
+ * provenance.ts), and `id` the record's id, or `little-canary:<index>` for a record without one.
+ * Why flat: LangChain's `index()` hashes metadata with `JSON.stringify(data, sortedTopLevelKeys)`,
+ * whose replacer array drops every nested key, so provenance nested under one key would never
+ * change the hash and a re-ingest would leave unchanged documents naming the old manifest.
  */
 export class LittleCanaryExportLoader extends BaseDocumentLoader {
   private readonly options: VerifiedExportOptions;
@@ -37,7 +40,7 @@ export class LittleCanaryExportLoader extends BaseDocumentLoader {
       refuseReservedKeys(record);
       return new Document({
         pageContent: record.text,
-        metadata: { ...record.metadata, [PROVENANCE_KEY]: provenanceOf(record, verified.manifestSha256) },
+        metadata: { ...record.metadata, ...flatProvenance(record, verified.manifestSha256) },
         id: record.id ?? `little-canary:${record.index}`,
       });
     });
