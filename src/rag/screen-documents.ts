@@ -110,7 +110,9 @@ export async function screenDocumentRecords<D>(
     }
     // Only a string text can be admitted; anything else is held as malformed by ingest.
     if (typeof text === "string") snapshots.set(index, { text, id, metadata: copy });
-    const source = sourceOf?.({ id, metadata: copy });
+    // The caller's function gets a copy of its own: the screened copy is what is passed on, and a
+    // function that wrote to it would pass on metadata no screen saw.
+    const source = sourceOf?.({ id, metadata: structuredClone(copy) });
     // Only a string names a source: a caller's function written in JavaScript may answer anything.
     if (typeof source === "string") sources.set(index, source);
   });

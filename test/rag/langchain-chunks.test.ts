@@ -122,6 +122,21 @@ describe("LittleCanaryTransformer after a splitter", () => {
     expect(held.map((h) => [h.index, h.reasons])).toEqual([[2, ["malformed"]]]);
   });
 
+  it("a holdSiblingChunks function that writes to the metadata it is given cannot change what is passed on", async () => {
+    const { held, run } = chain({
+      holdSiblingChunks: (chunk) => {
+        (chunk.metadata as Record<string, unknown>).title = PAYLOAD;
+        return null;
+      },
+    });
+    const admitted = await run([manual]);
+    expect(held).toEqual([]);
+    expect(admitted.map((d) => d.metadata)).toEqual([
+      { source: "docs/manual.md", loc: { lines: { from: 1, to: 1 } } },
+      { source: "docs/manual.md", loc: { lines: { from: 3, to: 3 } } },
+    ]);
+  });
+
   it("holdSiblingChunks must be a boolean or a function", () => {
     const pipeline = {} as never;
     expect(() => new LittleCanaryTransformer({ pipeline, onHeld: () => undefined, holdSiblingChunks: "source" as never })).toThrow(
