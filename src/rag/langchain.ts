@@ -5,20 +5,23 @@
 import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { UsageError } from "../core/errors.js";
-import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions } from "./screen-documents.js";
+import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions, type SourceFields } from "./screen-documents.js";
 import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
-import { provenanceOf, PROVENANCE_KEY, refuseReservedKeys } from "./provenance.js";
+import { flatProvenance, refuseReservedKeys } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
-export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js";
+export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
 export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
-export { PROVENANCE_KEY, type Provenance } from "./provenance.js";
+export { PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
 
 /**
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent`
- * is the record's text, `metadata` its string metadata plus `little_canary` provenance (index,
- * id, source, sha256, material_sha256, manifest_sha256), and `id` the record's id, or
- * `little-canary:<index>` for a record without one.
+ * is the record's text, `metadata` its string metadata plus the flat provenance keys the
+ * LlamaIndex reader also writes (`little_canary_index`, `little_canary_manifest_sha256`, …; see
+ * provenance.ts), and `id` the record's id, or `little-canary:<index>` for a record without one.
+ * Why flat: LangChain's `index()` hashes metadata with `JSON.stringify(data, sortedTopLevelKeys)`,
+ * whose replacer array drops every nested key, so provenance nested under one key would never
+ * change the hash and a re-ingest would leave unchanged documents naming the old manifest.
  */
 export class LittleCanaryExportLoader extends BaseDocumentLoader {
   private readonly options: VerifiedExportOptions;
@@ -37,7 +40,7 @@ export class LittleCanaryExportLoader extends BaseDocumentLoader {
       refuseReservedKeys(record);
       return new Document({
         pageContent: record.text,
-        metadata: { ...record.metadata, [PROVENANCE_KEY]: provenanceOf(record, verified.manifestSha256) },
+        metadata: { ...record.metadata, ...flatProvenance(record, verified.manifestSha256) },
         id: record.id ?? `little-canary:${record.index}`,
       });
     });
@@ -61,6 +64,21 @@ export interface LittleCanaryTransformerOptions extends ScreenDocumentsOptions {
    * Required: a transformer returns only what it admits, so this is where the rest goes.
    */
   readonly onHeld: (held: readonly HeldDocument<DocumentInterface>[]) => void | Promise<void>;
+  /**
+   * Opt-in (default false) for chunks screened after a splitter: once any chunk of a source
+   * document is held, every chunk of that source in the same call is held too, reported with the
+   * reason `sibling_held`. `true` names a chunk's source by `metadata.source` (a non-empty string),
+   * the one identity LangChain's loaders set and its splitters copy to every chunk (they drop
+   * `id`); a function names it from the chunk's screened id and metadata instead. A chunk with no
+   * source is a group of its own. Screening before splitting is better still (docs/rag.md).
+   */
+  readonly holdSiblingChunks?: boolean | ((chunk: SourceFields) => string | null);
+}
+
+/** The source a LangChain loader gives a document and a splitter copies to each chunk: `metadata.source`. */
+function metadataSource(chunk: SourceFields): string | null {
+  const source = chunk.metadata.source;
+  return typeof source === "string" && source !== "" ? source : null;
 }
 
 /**
@@ -72,12 +90,17 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
   /** LangChain's serialization namespace of this class. */
   override lc_namespace = ["little_canary", "langchain"];
   private readonly options: LittleCanaryTransformerOptions;
+  /** How a chunk's source is named when chunks of one source are held together; null when they are not. */
+  private readonly sourceOf: ((chunk: SourceFields) => string | null) | null;
 
-  /** The pipeline (and policy) to screen with, and the `onHeld` callback. */
+  /** The pipeline (and policy) to screen with, the `onHeld` callback and `holdSiblingChunks`. */
   constructor(options: LittleCanaryTransformerOptions) {
     super();
     if (typeof options.onHeld !== "function") throw new UsageError("onHeld is required: held documents must be reported, not dropped");
+    const hold = options.holdSiblingChunks ?? false;
+    if (typeof hold !== "boolean" && typeof hold !== "function") throw new UsageError("holdSiblingChunks must be true, false or a function");
     this.options = options;
+    this.sourceOf = hold === true ? metadataSource : hold === false ? null : hold;
   }
 
   /** Screens `documents`; returns the admitted ones and reports the held ones to `onHeld`. */
@@ -88,6 +111,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
       this.options,
       // The Document passed on holds exactly what was screened (see screenDocumentRecords).
       (screened) => new Document({ pageContent: screened.text, metadata: screened.metadata, ...(screened.id === null ? {} : { id: screened.id }) }),
+      this.sourceOf ?? undefined,
     );
     await this.options.onHeld(outcome.held);
     return [...outcome.admitted];

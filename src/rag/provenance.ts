@@ -1,10 +1,16 @@
 // The provenance a RAG adapter attaches to each document it loads from a verified export: where the
 // record sits in the pair and the digests that bind it, under reserved metadata keys that never
-// mix with the record's own.
+// mix with the record's own. One shape for every framework: flat top-level keys
+// (`little_canary_<field>`), never one nested object, because LlamaIndex renders each metadata value
+// as text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
 import { UsageError } from "../core/errors.js";
 import type { ExportRecord } from "../documents/schemas.js";
 
-/** The metadata key that holds a loaded document's provenance. */
+/**
+ * A reserved metadata key: the LangChain loader nested its provenance under it before the flat
+ * keys (see the module comment), so a record's own metadata may not use it, lest it be taken for
+ * provenance.
+ */
 export const PROVENANCE_KEY = "little_canary";
 
 /** Where a loaded document came from. */
@@ -22,7 +28,7 @@ export interface Provenance {
 }
 
 /** The provenance of one admitted record of a verified export. */
-export function provenanceOf(record: ExportRecord, manifestSha256: string): Provenance {
+function provenanceOf(record: ExportRecord, manifestSha256: string): Provenance {
   return {
     index: record.index,
     id: record.id,
@@ -38,8 +44,7 @@ export const PROVENANCE_PREFIX = "little_canary_";
 
 /**
  * The provenance as flat metadata entries (`little_canary_index`, `little_canary_sha256`, …),
- * for frameworks that render each metadata value as text (LlamaIndex) and would show a nested
- * object as "[object Object]". A null id or source is left out.
+ * the one shape both adapters attach (see the module comment). A null id or source is left out.
  */
 export function flatProvenance(record: ExportRecord, manifestSha256: string): Record<string, string | number> {
   const provenance = provenanceOf(record, manifestSha256);

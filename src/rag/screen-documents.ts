@@ -4,6 +4,7 @@
 // that cannot be flattened is held as malformed before any check. Nothing is dropped. Each
 // document is read once into a snapshot, and an admitted one is rebuilt from it: passing on the
 // caller's object would pass on whatever its getters answer on a next read, which no screen saw.
+// Optionally (`sourceOf`), the documents of one source are held together (source-groups.ts).
 import { LittleCanaryError } from "../core/errors.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
@@ -11,6 +12,7 @@ import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
 import { snapshotMetadata } from "./flatten-metadata.js";
+import { siblingsToHold } from "./source-groups.js";
 
 /** How documents are screened. */
 export interface ScreenDocumentsOptions {
@@ -26,14 +28,23 @@ export interface ScreenDocumentsOptions {
   readonly maxCanaryFailures?: number;
 }
 
+/**
+ * Why a document was held: the manifest's hold reasons, or `sibling_held` for a document admitted
+ * on its own and held because another document of its source was (see `sourceOf`).
+ */
+export type DocumentHoldReason = HoldReason | "sibling_held";
+
 /** A document that was not admitted, and why. */
 export interface HeldDocument<D> {
   readonly document: D;
   /** Its position in the list given. */
   readonly index: number;
-  /** The manifest's hold reasons (`blocked`, `flagged`, `degraded`, `malformed`, …). */
-  readonly reasons: readonly HoldReason[];
-  /** The manifest's detail for a record held before any check (never the document's text). */
+  /** The manifest's hold reasons (`blocked`, `flagged`, `degraded`, `malformed`, …), or `["sibling_held"]`. */
+  readonly reasons: readonly DocumentHoldReason[];
+  /**
+   * The manifest's detail for a record held before any check, or for `sibling_held` which document
+   * of the same source was held and why (positions and reasons only: never a text nor the source).
+   */
   readonly detail: string | null;
 }
 
@@ -53,6 +64,9 @@ export interface DocumentFields {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
+/** The fields a document's source identity is read from: its screened id and metadata copy. */
+export type SourceFields = Pick<ScreenedFields, "id" | "metadata">;
+
 /** What was screened of one admitted document: its text, its id and a plain copy of its metadata. */
 export interface ScreenedFields {
   readonly text: string;
@@ -64,30 +78,43 @@ export interface ScreenedFields {
 /**
  * Screens `documents` (see the module comment): `fields` picks each one's text, id and metadata
  * (called once per document), and `rebuild` makes the document to pass on from what was
- * screened, e.g. a new framework Document with exactly that text, id and metadata.
+ * screened, e.g. a new framework Document with exactly that text, id and metadata. With
+ * `sourceOf`, which names a document's source from what was read of it (null: none), a document
+ * admitted on its own is held as `sibling_held` when another document of its source is held; a
+ * document whose metadata could not be read has no source.
  */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
   fields: (document: D) => DocumentFields,
   options: ScreenDocumentsOptions,
   rebuild: (screened: ScreenedFields, original: D) => D,
+  sourceOf?: (document: SourceFields) => string | null,
 ): Promise<ScreenedDocuments<D>> {
   const inputs: IngestInput[] = [];
   const inputOf: number[] = [];
   const early: HeldDocument<D>[] = [];
   const snapshots = new Map<number, ScreenedFields>();
+  const sources = new Map<number, string>();
   documents.forEach((document, index) => {
     const { text, id, metadata } = fields(document);
+    let copy: Record<string, unknown>;
     try {
-      const { flat, copy } = snapshotMetadata(metadata, `document ${index}'s metadata`);
-      inputs.push({ text, id, metadata: flat });
+      const snapshot = snapshotMetadata(metadata, `document ${index}'s metadata`);
+      copy = snapshot.copy;
+      inputs.push({ text, id, metadata: snapshot.flat });
       inputOf.push(index);
-      // Only a string text can be admitted; anything else is held as malformed by ingest.
-      if (typeof text === "string") snapshots.set(index, { text, id, metadata: copy });
     } catch (error) {
       if (!(error instanceof LittleCanaryError)) throw error;
       early.push({ document, index, reasons: ["malformed"], detail: error.message });
+      return;
     }
+    // Only a string text can be admitted; anything else is held as malformed by ingest.
+    if (typeof text === "string") snapshots.set(index, { text, id, metadata: copy });
+    // The caller's function gets a copy of its own: the screened copy is what is passed on, and a
+    // function that wrote to it would pass on metadata no screen saw.
+    const source = sourceOf?.({ id, metadata: structuredClone(copy) });
+    // Only a string names a source: a caller's function written in JavaScript may answer anything.
+    if (typeof source === "string") sources.set(index, source);
   });
   const run = await ingestRecords(
     options.pipeline,
@@ -105,6 +132,12 @@ export async function screenDocumentRecords<D>(
     const index = inputOf[entry.index] as number;
     const document = documents[index] as D;
     outcome.set(index, entry.admission === "admitted" ? "admitted" : { document, index, reasons: entry.hold_reasons, detail: entry.detail });
+  }
+  const heldIndices = new Set([...outcome].flatMap(([index, result]) => (result === "admitted" ? [] : [index])));
+  for (const [index, first] of siblingsToHold(sources, heldIndices)) {
+    const reasons = (outcome.get(first) as HeldDocument<D>).reasons.join(", ");
+    const detail = `held with its source document: document ${first} of the same source was held (${reasons})`;
+    outcome.set(index, { document: documents[index] as D, index, reasons: ["sibling_held"], detail });
   }
   const admitted: D[] = [];
   const held: HeldDocument<D>[] = [];
