@@ -150,6 +150,18 @@ function unscreenedForHost(reason, options) {
 		flagged: false
 	}, checkedMode(options?.failureMode));
 }
+// src/core/read-at-most.ts
+/** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
+async function readAtMost(handle, max) {
+	const buffer = Buffer.alloc(max + 1);
+	let filled = 0;
+	while (filled < buffer.byteLength) {
+		const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
+		if (bytesRead === 0) break;
+		filled += bytesRead;
+	}
+	return buffer.subarray(0, filled);
+}
 (() => {
 	const shape = {
 		scalars: /* @__PURE__ */ new Set([
@@ -205,17 +217,6 @@ var refused = (problem) => ({
 	ok: false,
 	problem
 });
-/** The bytes of an open file up to `max` + 1 (bounded by what is actually read, not by what stat said). */
-async function readAtMost(handle, max) {
-	const buffer = Buffer.alloc(max + 1);
-	let filled = 0;
-	while (filled < buffer.byteLength) {
-		const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
-		if (bytesRead === 0) break;
-		filled += bytesRead;
-	}
-	return buffer.subarray(0, filled);
-}
 /** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
 async function readTokenFile(path, platform = process.platform) {
 	let handle;

@@ -9,6 +9,7 @@
 // words them with the setting's name.
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { readAtMost } from "./read-at-most.js";
 import { fileReason } from "./strict-json-file.js";
 
 /** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
@@ -41,18 +42,6 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 const refused = (problem: string): TokenFileRead => ({ ok: false, problem });
-
-/** The bytes of an open file up to `max` + 1 (bounded by what is actually read, not by what stat said). */
-async function readAtMost(handle: FileHandle, max: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(max + 1);
-  let filled = 0;
-  while (filled < buffer.byteLength) {
-    const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
-}
 
 /** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
 export async function readTokenFile(path: string, platform: NodeJS.Platform = process.platform): Promise<TokenFileRead> {
