@@ -1,6 +1,6 @@
 // A bearer token file, as both ends of the loopback service read it: `serve --token-file PATH`
 // (server/token-file.ts) and the host adapters' LITTLE_CANARY_TOKEN_FILE
-// (integrations/adapter/token.ts), so the two accept exactly the same files. The file holds the
+// (integrations/adapter/config.ts), so the two accept exactly the same files. The file holds the
 // token and nothing else (surrounding whitespace, such as the newline `echo` writes, is trimmed).
 // Refused: a file that cannot be opened, is not a regular file, is larger than the longest token
 // allows, is not UTF-8, holds a token that breaks the rules below, or (on POSIX systems) may be read
