@@ -2,6 +2,9 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { Buffer as Buffer$1 } from "node:buffer";
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -147,6 +150,107 @@ function unscreenedForHost(reason, options) {
 		flagged: false
 	}, checkedMode(options?.failureMode));
 }
+// src/core/read-at-most.ts
+/** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
+async function readAtMost(handle, max) {
+	const buffer = Buffer.alloc(max + 1);
+	let filled = 0;
+	while (filled < buffer.byteLength) {
+		const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
+		if (bytesRead === 0) break;
+		filled += bytesRead;
+	}
+	return buffer.subarray(0, filled);
+}
+(() => {
+	const shape = {
+		scalars: /* @__PURE__ */ new Set([
+			"string",
+			"number",
+			"boolean",
+			"null"
+		]),
+		object: { rest: void 0 },
+		array: { items: void 0 }
+	};
+	shape.object.rest = shape;
+	shape.array.items = shape;
+	return Object.freeze(shape);
+})();
+/** Builds nothing: every value becomes a SkippedValue. */
+var SKIP_SHAPE = Object.freeze({ scalars: /* @__PURE__ */ new Set() });
+/** Builds a string only. */
+var STRING_SHAPE = Object.freeze({ scalars: /* @__PURE__ */ new Set(["string"]) });
+Object.freeze({ scalars: /* @__PURE__ */ new Set(["string", "null"]) });
+Object.freeze({
+	scalars: SKIP_SHAPE.scalars,
+	object: { rest: STRING_SHAPE }
+});
+Buffer$1.alloc(0);
+Buffer$1.alloc(0);
+// src/core/strict-json-file.ts
+/** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
+function fileReason(error) {
+	const code = error?.code;
+	if (code === "ENOENT") return "not_found";
+	return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
+}
+// src/core/token-file.ts
+/** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
+var MIN_TOKEN_CHARS = 16;
+/** Most characters of a token (a header line stays small). */
+var MAX_TOKEN_CHARS = 1024;
+/** Largest token file read: the longest token plus room for surrounding whitespace. */
+var MAX_TOKEN_FILE_BYTES = 2048;
+var TOKEN_CHARS = /^[\x21-\x7e]+$/;
+/** Why a token is refused, or null for a usable one. Never names the token itself. */
+function tokenProblem(token) {
+	if (token.length === 0) return "the token is empty";
+	if (!TOKEN_CHARS.test(token)) return "the token must be visible ASCII characters without spaces";
+	if (token.length < MIN_TOKEN_CHARS) return `the token must be at least ${MIN_TOKEN_CHARS} characters`;
+	if (token.length > MAX_TOKEN_CHARS) return `the token must be at most ${MAX_TOKEN_CHARS} characters`;
+	return null;
+}
+var utf8 = new TextDecoder("utf-8", { fatal: true });
+var OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+var refused = (problem) => ({
+	ok: false,
+	problem
+});
+/** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
+async function readTokenFile(path, platform = process.platform) {
+	let handle;
+	try {
+		handle = await open(path, OPEN_FLAGS);
+	} catch (error) {
+		return refused(`cannot read file (${fileReason(error)})`);
+	}
+	let bytes;
+	try {
+		const stats = await handle.stat();
+		if (!stats.isFile()) return refused("not a regular file");
+		if (platform !== "win32" && (stats.mode & 63) !== 0) return refused("readable or writable by group or others (chmod 600 it)");
+		if (stats.size > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
+		bytes = await readAtMost(handle, MAX_TOKEN_FILE_BYTES);
+	} catch (error) {
+		return refused(`cannot read file (${fileReason(error)})`);
+	} finally {
+		await handle.close();
+	}
+	if (bytes.length > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
+	let text;
+	try {
+		text = utf8.decode(bytes);
+	} catch {
+		return refused("not UTF-8 text");
+	}
+	const token = text.trim();
+	const problem = tokenProblem(token);
+	return problem === null ? {
+		ok: true,
+		token
+	} : refused(problem);
+}
 // src/integrations/adapter/endpoint.ts
 /** The check URL an adapter uses when LITTLE_CANARY_ENDPOINT is unset. */
 var DEFAULT_CHECK_ENDPOINT = "http://127.0.0.1:18421/check";
@@ -195,6 +299,8 @@ function parseCheckEndpoint(raw) {
 // src/integrations/adapter/config.ts
 /** Environment variable naming the loopback `/check` URL. */
 var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
+/** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */
+var TOKEN_FILE_ENV = "LITTLE_CANARY_TOKEN_FILE";
 /** The command hooks' and prompt plugins' deadline: 100–5000 ms, default 3000. */
 var HOOK_TIMEOUT_LIMITS = Object.freeze({
 	min: 100,
@@ -254,11 +360,29 @@ function adapterConfig(env, endpoint, rawTimeout, limits) {
 		failureMode: mode.mode,
 		problem: invalidConfiguration(timeout.error)
 	};
+	const tokenFile = env["LITTLE_CANARY_TOKEN_FILE"]?.trim() ?? "";
 	return {
 		ok: true,
 		failureMode: mode.mode,
 		endpoint: endpoint.endpoint,
-		timeoutMs: timeout.timeoutMs
+		timeoutMs: timeout.timeoutMs,
+		tokenFile: tokenFile === "" ? null : tokenFile
+	};
+}
+/**
+* The token in `tokenFile`, read by the service's own rules (core/token-file.ts): a file the service
+* would refuse, or one that is missing, unreadable or empty, is a configuration problem naming
+* LITTLE_CANARY_TOKEN_FILE and the rule, never the path or a byte of the file.
+*/
+async function readAdapterToken(tokenFile, platform = process.platform) {
+	if (tokenFile === null) return {
+		ok: true,
+		token: null
+	};
+	const read = await readTokenFile(tokenFile, platform);
+	return read.ok ? read : {
+		ok: false,
+		problem: invalidConfiguration(`${TOKEN_FILE_ENV}: ${read.problem}`)
 	};
 }
 // src/integrations/adapter/client.ts
@@ -268,7 +392,12 @@ var MAX_RESPONSE_BYTES = 65536;
 var MAX_REQUEST_BYTES = 65536;
 /** The reason given for a prompt too large to send. */
 var REQUEST_TOO_LARGE = `prompt exceeded the service's ${MAX_REQUEST_BYTES}-byte request limit`;
-function exchange(endpoint, method, path, body, deadline, signal) {
+/** The failure reasons of a 401 from `/check`: no token was sent, or the one sent was refused. */
+var UNAUTHORIZED = Object.freeze({
+	missing: `HTTPError 401 (the service requires a bearer token: set ${TOKEN_FILE_ENV})`,
+	refused: `HTTPError 401 (the service refused the bearer token in ${TOKEN_FILE_ENV})`
+});
+function exchange(endpoint, { method, path, body, token }, { deadline, signal }) {
 	return new Promise((resolve) => {
 		let settled = false;
 		let timer;
@@ -308,6 +437,7 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 			headers["content-type"] = "application/json";
 			headers["content-length"] = String(body.length);
 		}
+		if (token !== null) headers["authorization"] = `Bearer ${token}`;
 		req = request({
 			host: endpoint.connectHost,
 			port: endpoint.port,
@@ -324,6 +454,10 @@ function exchange(endpoint, method, path, body, deadline, signal) {
 			const status = res.statusCode ?? 0;
 			if (status < 200 || status > 299) {
 				res.resume();
+				if (status === 401) return finish({
+					ok: false,
+					reason: token === null ? UNAUTHORIZED.missing : UNAUTHORIZED.refused
+				});
 				return finish({
 					ok: false,
 					reason: "HTTPError"
@@ -399,11 +533,21 @@ async function postCheck(endpoint, text, options) {
 		ok: false,
 		reason: REQUEST_TOO_LARGE
 	};
-	return exchange(endpoint, "POST", endpoint.checkPath, body, options.deadline, options.signal);
+	return exchange(endpoint, {
+		method: "POST",
+		path: endpoint.checkPath,
+		body,
+		token: options.token ?? null
+	}, options);
 }
-/** The service's `/health` object (mode, canary_timeout, readiness), or a failure. */
+/** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */
 async function getHealth(endpoint, options) {
-	return exchange(endpoint, "GET", endpoint.healthPath, null, options.deadline, options.signal);
+	return exchange(endpoint, {
+		method: "GET",
+		path: endpoint.healthPath,
+		body: null,
+		token: null
+	}, options);
 }
 // src/integrations/adapter/health-notice.ts
 /**
@@ -434,14 +578,24 @@ function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
 	const adapterName = options.adapterName ?? "this adapter";
 	let healthRead = false;
+	let token = null;
 	return async function screen(text) {
 		const deadline = Date.now() + timeoutMs;
+		token ??= readAdapterToken(options.tokenFile ?? null);
+		const auth = await token;
+		if (!auth.ok) return {
+			outcome: unscreenedForHost(auth.problem, { failureMode }),
+			notices: []
+		};
 		const healthAbort = new AbortController();
 		const health = healthRead ? null : getHealth(endpoint, {
 			deadline,
 			signal: healthAbort.signal
 		});
-		const check = await postCheck(endpoint, text, { deadline });
+		const check = await postCheck(endpoint, text, {
+			deadline,
+			token: auth.token
+		});
 		let notices = [];
 		if (health !== null) {
 			const answer = await settleWithin(health, HEALTH_GRACE_MS);
@@ -485,9 +639,12 @@ function createHookPluginScreener(options, adapterName) {
 		stderr: options.stderr ?? process.stderr
 	};
 }
-/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+/**
+* Whether an unscreened reason is a configuration problem, which hosts name: a setting worded by
+* invalidConfiguration, or a 401 (the service's token and LITTLE_CANARY_TOKEN_FILE do not match).
+*/
 function isConfigProblem(reason) {
-	return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
+	return typeof reason === "string" && (reason.startsWith("invalid adapter configuration") || reason === UNAUTHORIZED.missing || reason === UNAUTHORIZED.refused);
 }
 // src/integrations/pi/plugin.ts
 /** Pi goes on with the turn. */

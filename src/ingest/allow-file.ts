@@ -5,6 +5,7 @@ import { open } from "node:fs/promises";
 import { UsageError } from "../core/errors.js";
 import { MAX_ALLOW_FILE_BYTES, parseAllowlist, type Allowlist } from "../documents/allowlist.js";
 import { displayText } from "../core/display-text.js";
+import { readAtMost } from "../core/read-at-most.js";
 
 const fileProblem = (error: unknown): string => {
   const code = (error as { code?: unknown } | null)?.code;
@@ -27,14 +28,7 @@ export async function readAllowlistFile(path: string): Promise<Allowlist> {
     const info = await handle.stat();
     if (!info.isFile()) throw new UsageError(`--allow: ${displayText(path)} is not a regular file`);
     if (info.size > MAX_ALLOW_FILE_BYTES) throw new UsageError(`--allow: the file is larger than ${MAX_ALLOW_FILE_BYTES} bytes`);
-    const buffer = Buffer.alloc(MAX_ALLOW_FILE_BYTES + 1);
-    let filled = 0;
-    while (filled < buffer.byteLength) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return parseAllowlist(buffer.subarray(0, filled));
+    return parseAllowlist(await readAtMost(handle, MAX_ALLOW_FILE_BYTES));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`--allow: cannot read ${displayText(path)} (${fileProblem(error)})`);

@@ -131,6 +131,8 @@ export function renderIntegrationsDoc(matrix: HostCapabilityMatrix): string {
     "**deny** (unsafe) or **unscreened** (the service was unreachable, the verdict was incomplete, or coverage did not run).",
     "`LITTLE_CANARY_FAILURE_MODE=allow` (default) lets unscreened input through with a visible warning; `deny` refuses it",
     "wherever the host offers a refusal channel. An invalid value is reported, never read as `allow`.",
+    "Against a service started with `--token-file`, every adapter that calls it sends the token of the file named by",
+    "`LITTLE_CANARY_TOKEN_FILE`; a missing token, another token (`401`) or an unusable file is reported as unscreened.",
     "",
     "## What each host lets an adapter see and stop",
     "",

@@ -1,32 +1,19 @@
 // The optional bearer token of the service (`serve --token-file`, library option `token`): the
-// rules a token must meet, and the one comparison of a request's `Authorization` header with it.
+// one comparison of a request's `Authorization` header with it.
 // Both sides are hashed to SHA-256 first and compared with crypto.timingSafeEqual, so the time a
 // comparison takes depends neither on where a guess first differs nor on its length. The token is
 // held only as its digest; it never reaches a log line, an error message or an answer.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { UsageError } from "../core/errors.js";
+import { tokenProblem } from "../core/token-file.js";
 import { errorReply, type Reply } from "./json-reply.js";
 
-/** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
-const MIN_TOKEN_CHARS = 16;
-/** Most characters of a token (a header line stays small). */
-export const MAX_TOKEN_CHARS = 1024;
+// The rules a token meets are the token file's (core/token-file.ts), shared with the host adapters.
+export { tokenProblem };
 
 /** A token held for comparison: its SHA-256 only. */
 export interface BearerToken {
   readonly digest: Buffer;
-}
-
-// Visible ASCII without spaces: what fits in `Authorization: Bearer <token>` unchanged.
-const TOKEN_CHARS = /^[\x21-\x7e]+$/;
-
-/** Why a token is refused, or null for a usable one. Never names the token itself. */
-export function tokenProblem(token: string): string | null {
-  if (token.length === 0) return "the token is empty";
-  if (!TOKEN_CHARS.test(token)) return "the token must be visible ASCII characters without spaces";
-  if (token.length < MIN_TOKEN_CHARS) return `the token must be at least ${MIN_TOKEN_CHARS} characters`;
-  if (token.length > MAX_TOKEN_CHARS) return `the token must be at most ${MAX_TOKEN_CHARS} characters`;
-  return null;
 }
 
 const digestOf = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();

@@ -4,7 +4,11 @@
 // fixed tokens kept from the original hooks so log filters still match: `URLError` (refused,
 // reset, closed early), `HTTPError` (any non-2xx, redirects included), `TimeoutError`,
 // `ValueError` (oversize, not UTF-8, not an object) and `JSONDecodeError`; never prompt or reply text.
+// A 401 is its own failure (UNAUTHORIZED): the service wants a bearer token that was not sent, or
+// refused the one sent; the token goes in the `Authorization` header of `/check` only, never in a
+// URL, a reason or a log line.
 import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";
+import { TOKEN_FILE_ENV } from "./config.js";
 import type { ServiceEndpoint } from "./endpoint.js";
 
 /** The most response bytes an adapter holds. */
@@ -13,6 +17,12 @@ const MAX_RESPONSE_BYTES = 65536;
 const MAX_REQUEST_BYTES = 65536;
 /** The reason given for a prompt too large to send. */
 const REQUEST_TOO_LARGE = `prompt exceeded the service's ${MAX_REQUEST_BYTES}-byte request limit`;
+
+/** The failure reasons of a 401 from `/check`: no token was sent, or the one sent was refused. */
+export const UNAUTHORIZED = Object.freeze({
+  missing: `HTTPError 401 (the service requires a bearer token: set ${TOKEN_FILE_ENV})`,
+  refused: `HTTPError 401 (the service refused the bearer token in ${TOKEN_FILE_ENV})`,
+});
 
 /** One exchange with the service: the parsed JSON object, or a fixed failure token. */
 export type Exchange = { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
@@ -23,14 +33,20 @@ export interface ExchangeOptions {
   readonly signal?: AbortSignal;
 }
 
-function exchange(
-  endpoint: ServiceEndpoint,
-  method: "GET" | "POST",
-  path: string,
-  body: Buffer | null,
-  deadline: number,
-  signal: AbortSignal | undefined,
-): Promise<Exchange> {
+/** What `/check` also takes: the bearer token to send (null or absent: none). */
+export interface CheckOptions extends ExchangeOptions {
+  readonly token?: string | null;
+}
+
+/** One request: what to ask, the body (POST) and the token (`/check` only). */
+interface Ask {
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly body: Buffer | null;
+  readonly token: string | null;
+}
+
+function exchange(endpoint: ServiceEndpoint, { method, path, body, token }: Ask, { deadline, signal }: ExchangeOptions): Promise<Exchange> {
   return new Promise((resolve) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -54,12 +70,14 @@ function exchange(
       headers["content-type"] = "application/json";
       headers["content-length"] = String(body.length);
     }
+    if (token !== null) headers["authorization"] = `Bearer ${token}`;
     req = request({ host: endpoint.connectHost, port: endpoint.port, method, path, headers, agent: false });
     req.on("error", () => finish({ ok: false, reason: "URLError" }));
     req.on("response", (res) => {
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
         res.resume();
+        if (status === 401) return finish({ ok: false, reason: token === null ? UNAUTHORIZED.missing : UNAUTHORIZED.refused });
         return finish({ ok: false, reason: "HTTPError" });
       }
       const declared = Number(res.headers["content-length"]);
@@ -104,13 +122,13 @@ export function parseJsonObject(bytes: Uint8Array, reasons: JsonObjectReasons): 
 const ANSWER_REASONS: JsonObjectReasons = { utf8: "ValueError", json: "JSONDecodeError", object: "ValueError" };
 
 /** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
-export async function postCheck(endpoint: ServiceEndpoint, text: string, options: ExchangeOptions): Promise<Exchange> {
+export async function postCheck(endpoint: ServiceEndpoint, text: string, options: CheckOptions): Promise<Exchange> {
   const body = Buffer.from(JSON.stringify({ text }), "utf8");
   if (body.length > MAX_REQUEST_BYTES) return { ok: false, reason: REQUEST_TOO_LARGE };
-  return exchange(endpoint, "POST", endpoint.checkPath, body, options.deadline, options.signal);
+  return exchange(endpoint, { method: "POST", path: endpoint.checkPath, body, token: options.token ?? null }, options);
 }
 
-/** The service's `/health` object (mode, canary_timeout, readiness), or a failure. */
+/** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */
 export async function getHealth(endpoint: ServiceEndpoint, options: ExchangeOptions): Promise<Exchange> {
-  return exchange(endpoint, "GET", endpoint.healthPath, null, options.deadline, options.signal);
+  return exchange(endpoint, { method: "GET", path: endpoint.healthPath, body: null, token: null }, options);
 }

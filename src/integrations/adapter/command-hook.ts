@@ -1,7 +1,7 @@
 // The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI `BeforeAgent`):
 // read the hook input, check the configuration, screen the prompt, hand the host's renderer one
-// outcome. Order: failure mode, endpoint and timeout, hook input, event name, prompt, request,
-// then the classifier's. Stdin is capped at 1 MiB and a deadline; parser messages (which quote
+// outcome. Order: failure mode, endpoint and timeout, hook input, event name, prompt, token file,
+// request, then the classifier's. Stdin is capped at 1 MiB and a deadline; parser messages (which quote
 // the input) are never repeated; the caller writes one JSON object and nothing to stderr.
 import { readUntilSettled } from "../../core/read-until-settled.js";
 import { unscreenedForHost, type HostClassification } from "../classify.js";
@@ -68,7 +68,7 @@ export async function decideHook({ read, env, event, adapterName }: HookInvocati
   if (parsed.value["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
   const prompt = parsed.value["prompt"];
   if (typeof prompt !== "string") return { outcome: unscreenedForHost("prompt was not a string", { failureMode }), notices: [] };
-  const screen = createScreener({ endpoint: config.endpoint, timeoutMs: config.timeoutMs, failureMode, adapterName });
+  const screen = createScreener({ endpoint: config.endpoint, timeoutMs: config.timeoutMs, failureMode, adapterName, tokenFile: config.tokenFile });
   return screen(prompt);
 }
 

@@ -1,6 +1,8 @@
 // Adapter configuration from the environment, checked in a fixed order: failure mode first (so a
-// bad mode is reported, never replaced by a default), then endpoint and timeout. Problems are
-// values: `invalid adapter configuration (<rule>)`, never the raw value.
+// bad mode is reported, never replaced by a default), then endpoint and timeout; the token file's
+// content is read later, once, by the screener (readAdapterToken). Problems are values:
+// `invalid adapter configuration (<rule>)`, never the raw value, the token file's path or its token.
+import { readTokenFile } from "../../core/token-file.js";
 import { FAILURE_MODE_ENV, parseFailureMode, type FailureMode } from "../classify.js";
 import { parseCheckEndpoint, type EndpointParse, type ServiceEndpoint } from "./endpoint.js";
 
@@ -8,6 +10,8 @@ import { parseCheckEndpoint, type EndpointParse, type ServiceEndpoint } from "./
 export const ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** Environment variable holding one screen's deadline in milliseconds. */
 export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT_MS";
+/** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */
+export const TOKEN_FILE_ENV = "LITTLE_CANARY_TOKEN_FILE";
 
 /** Bounds and default of an adapter's deadline, in milliseconds. */
 export interface TimeoutLimits {
@@ -48,11 +52,19 @@ export type AdapterEnv = Readonly<Record<string, string | undefined>>;
  * `failureMode` is null only when the mode itself is invalid.
  */
 export type AdapterConfig =
-  | { readonly ok: true; readonly failureMode: FailureMode; readonly endpoint: ServiceEndpoint; readonly timeoutMs: number }
+  | {
+      readonly ok: true;
+      readonly failureMode: FailureMode;
+      readonly endpoint: ServiceEndpoint;
+      readonly timeoutMs: number;
+      /** LITTLE_CANARY_TOKEN_FILE (trimmed), or null when unset or empty: no token is sent. */
+      readonly tokenFile: string | null;
+    }
   | { readonly ok: false; readonly failureMode: FailureMode | null; readonly problem: string };
 
 /**
- * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT and LITTLE_CANARY_TIMEOUT_MS. When
+ * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS and the name in
+ * LITTLE_CANARY_TOKEN_FILE (not the file: readAdapterToken reads it when screening starts). When
  * the failure mode itself is invalid the adapters report the problem in their fail-open style
  * without screening: reported, never silently read as allow.
  */
@@ -67,5 +79,20 @@ export function adapterConfig(env: AdapterEnv, endpoint: EndpointParse, rawTimeo
   if (!endpoint.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(endpoint.error) };
   const timeout = parseTimeoutMs(rawTimeout, limits);
   if (!timeout.ok) return { ok: false, failureMode: mode.mode, problem: invalidConfiguration(timeout.error) };
-  return { ok: true, failureMode: mode.mode, endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs };
+  const tokenFile = env[TOKEN_FILE_ENV]?.trim() ?? "";
+  return { ok: true, failureMode: mode.mode, endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs, tokenFile: tokenFile === "" ? null : tokenFile };
+}
+
+/** The bearer token to send (null: none), or the configuration problem of its file. */
+export type AdapterToken = { readonly ok: true; readonly token: string | null } | { readonly ok: false; readonly problem: string };
+
+/**
+ * The token in `tokenFile`, read by the service's own rules (core/token-file.ts): a file the service
+ * would refuse, or one that is missing, unreadable or empty, is a configuration problem naming
+ * LITTLE_CANARY_TOKEN_FILE and the rule, never the path or a byte of the file.
+ */
+export async function readAdapterToken(tokenFile: string | null, platform: NodeJS.Platform = process.platform): Promise<AdapterToken> {
+  if (tokenFile === null) return { ok: true, token: null };
+  const read = await readTokenFile(tokenFile, platform);
+  return read.ok ? read : { ok: false, problem: invalidConfiguration(`${TOKEN_FILE_ENV}: ${read.problem}`) };
 }

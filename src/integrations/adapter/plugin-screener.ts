@@ -2,6 +2,7 @@
 // once, when the plugin is created (config.ts order). A problem never throws inside the host:
 // each screen reports it as `unscreened` (refused under `deny`) without any request.
 import { unscreenedForHost } from "../classify.js";
+import { UNAUTHORIZED } from "./client.js";
 import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, type AdapterEnv, type TimeoutLimits } from "./config.js";
 import { parseCheckEndpoint, type EndpointParse } from "./endpoint.js";
 import { createScreener, type Screen } from "./screener.js";
@@ -44,7 +45,12 @@ export function createHookPluginScreener(
   return { screen, stderr: options.stderr ?? process.stderr };
 }
 
-/** Whether an unscreened reason is a configuration problem (worded by invalidConfiguration), which hosts name. */
+/**
+ * Whether an unscreened reason is a configuration problem, which hosts name: a setting worded by
+ * invalidConfiguration, or a 401 (the service's token and LITTLE_CANARY_TOKEN_FILE do not match).
+ */
 export function isConfigProblem(reason: unknown): reason is string {
-  return typeof reason === "string" && reason.startsWith("invalid adapter configuration");
+  return (
+    typeof reason === "string" && (reason.startsWith("invalid adapter configuration") || reason === UNAUTHORIZED.missing || reason === UNAUTHORIZED.refused)
+  );
 }

@@ -25,6 +25,8 @@ export interface ServiceOptions {
   /** Seconds; default 2 so it stays under every adapter's deadline (no timeout-honesty notice). */
   readonly canaryTimeout?: number;
   readonly onDegraded?: DegradedPolicy;
+  /** The bearer token `/check` requires (`serve --token-file`); absent: none. */
+  readonly token?: string;
 }
 
 export async function startScreeningService(options: ServiceOptions = {}): Promise<ScreeningService> {
@@ -35,7 +37,7 @@ export async function startScreeningService(options: ServiceOptions = {}): Promi
     canaryTimeout: options.canaryTimeout ?? 2,
     onDegraded: options.onDegraded ?? "fail_open",
   });
-  const server: Server = createServer(pipeline);
+  const server: Server = createServer(pipeline, options.token === undefined ? {} : { token: options.token });
   const port = await listenLoopback(server, 0);
   await serviceControl(server)?.health?.refresh();
   const origin = `http://127.0.0.1:${port}`;
