@@ -9,6 +9,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
+import { pendingHealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
@@ -29,7 +30,7 @@ import {
 } from "./check-request.js";
 import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
-import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
+import { DEFAULT_STALE_WAIT_MS, HealthCache } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -138,7 +139,7 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
   return {
     // A missing or too old result is never passed off as current readiness: the configuration
     // part is reported with ready:false (unless there is no backend to wait for).
-    ...(cached.report ?? pendingReport(pipeline)),
+    ...(cached.report ?? pendingHealthReport(pipeline)),
     // Integrations read these to see how the service will treat their requests.
     canary_timeout: pipeline.describe().canaryTimeout,
     health_checked: cached.ageMs !== null,
