@@ -12,7 +12,7 @@ import { GithubReport, type OutcomeCounts } from "./github.js";
 import { junitFormat } from "./junit.js";
 import type { ReportItem } from "./report-item.js";
 import { artifactUri, sarifFormat } from "./sarif.js";
-import { type ReportFormat, SpooledReport } from "./spooled-report.js";
+import { type ReportFormat, type ReportRun, SpooledReport } from "./spooled-report.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */
@@ -42,15 +42,15 @@ export interface CiReportOptions {
   readonly clock?: () => Date;
 }
 
-/** What the reports say about the run as a whole. */
-export interface CiRunFacts {
+/**
+ * What the reports say about the run as a whole: the items read and extra facts for the SARIF run
+ * (the manifest's SHA-256 …) as the report files frame them (ReportRun), and for the summary:
+ */
+export interface CiRunFacts extends Pick<ReportRun, "total">, Partial<Pick<ReportRun, "properties">> {
   /** `screen` or `ingest`: names the report's suite and summary. */
   readonly command: string;
-  readonly total: number;
   /** Items by outcome, for the summary (e.g. the batch counts). */
   readonly counts: OutcomeCounts;
-  /** Extra facts for the SARIF run (the manifest's SHA-256 …). */
-  readonly properties?: Readonly<Record<string, string | number>>;
 }
 
 /**
