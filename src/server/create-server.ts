@@ -149,36 +149,6 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
   };
 }
 
-/** The body of a POST route within `limit`, or null once the request was answered (or dropped). */
-async function readPostBody(
-  control: ServiceControl,
-  req: IncomingMessage,
-  res: ServerResponse,
-  readTimeoutMs: number,
-  limit: BodyLimit,
-): Promise<Uint8Array | null> {
-  const declared = checkHeaders(headOf(req), limit);
-  if (isReply(declared)) {
-    sendReply(res, declared);
-    return null;
-  }
-  // Until the body is in, a stalled body may be closed to make room (after every idle connection).
-  control.connections.bodyStarted(req.socket);
-  const read = await readBody(req, declared.length, readTimeoutMs);
-  if (read.kind === "timeout") {
-    sendReply(res, REPLIES.bodyTimeout);
-    return null;
-  }
-  if (read.kind === "aborted") {
-    // Nobody is left to answer, or the client broke its own Content-Length promise.
-    res.destroy();
-    return null;
-  }
-  // From here the connection carries real work and is never closed to make room for another.
-  control.connections.workStarted(req.socket);
-  return read.bytes;
-}
-
 /**
  * Runs `task` in a check slot and answers what did not end in a value: 503 + Retry-After for a
  * full queue, nothing for a caller gone while queued, a fixed 503 and one log line for a failure.
@@ -215,8 +185,9 @@ async function runQueued<T>(
 }
 
 /**
- * A POST route's request read within `limit` and parsed by `parse`, with the pipeline that will
- * check it; null once the request was answered (a bad body, or no pipeline) or dropped.
+ * A POST route's request: its body read within `limit` and parsed by `parse`, with the pipeline
+ * that will check it; null once the request was answered (bad headers, a body too slow, a bad
+ * body, or no pipeline) or dropped.
  */
 async function admitPost<T>(
   control: ServiceControl,
@@ -226,9 +197,26 @@ async function admitPost<T>(
   limit: BodyLimit,
   parse: (bytes: Uint8Array) => T | Reply,
 ): Promise<{ readonly parsed: T; readonly pipeline: SecurityPipeline } | null> {
-  const bytes = await readPostBody(control, req, res, readTimeoutMs, limit);
-  if (bytes === null) return null;
-  const parsed = parse(bytes);
+  const declared = checkHeaders(headOf(req), limit);
+  if (isReply(declared)) {
+    sendReply(res, declared);
+    return null;
+  }
+  // Until the body is in, a stalled body may be closed to make room (after every idle connection).
+  control.connections.bodyStarted(req.socket);
+  const read = await readBody(req, declared.length, readTimeoutMs);
+  if (read.kind === "timeout") {
+    sendReply(res, REPLIES.bodyTimeout);
+    return null;
+  }
+  if (read.kind === "aborted") {
+    // Nobody is left to answer, or the client broke its own Content-Length promise.
+    res.destroy();
+    return null;
+  }
+  // From here the connection carries real work and is never closed to make room for another.
+  control.connections.workStarted(req.socket);
+  const parsed = parse(read.bytes);
   const answer = isReply(parsed) ? parsed : control.pipeline === null ? REPLIES.pipelineUnavailable : null;
   if (answer !== null) {
     sendReply(res, answer);
