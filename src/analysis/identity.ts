@@ -41,17 +41,10 @@ export type AnalyzerIdentity = RegexAnalyzerIdentity | JudgeIdentity;
 const brands = brandRegistry<AnalyzerKind>();
 
 /**
- * Brands `instance` as an analyzer of `kind`; called by each analyzer's constructor with `exact`
- * true only when `new.target` is the class itself (a subclass may change behaviour).
+ * The analyzers' brands (core/own-brand.ts): `brandAnalyzer` is called by each analyzer's
+ * constructor, `analyzerKind` names the kind a value was built as (subclasses included).
  */
-export function brandAnalyzer(instance: object, kind: AnalyzerKind, exact: boolean): void {
-  brands.brand(instance, kind, exact);
-}
-
-/** The kind of analyzer `value` was built as (subclasses included), or null for anything else. */
-export function analyzerKind(value: unknown): AnalyzerKind | null {
-  return brands.kindOf(value);
-}
+export const { brand: brandAnalyzer, kindOf: analyzerKind } = brands;
 
 /**
  * The identity of `analyzer` when it is the library's own, unmodified analyzer of `kind`, else

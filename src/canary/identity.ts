@@ -31,25 +31,12 @@ export interface ProbeIdentity extends Pick<ChatSettings, "model" | "temperature
   readonly poolFingerprintSha256?: string | null;
 }
 
-const brands = brandRegistry<CanaryKind>();
-
 /**
- * Brands `instance` as a canary backend of `kind`; called by each backend's constructor with
- * `exact` true only when `new.target` is the class itself (a subclass may change behaviour).
+ * The canary backends' brands (core/own-brand.ts): `brandCanary` is called by each backend's
+ * constructor, `canaryKind` names the kind a value was built as (subclasses included), and
+ * `isOwnCanary` is true only for an unmodified instance of exactly the library's class.
  */
-export function brandCanary(instance: object, kind: CanaryKind, exact: boolean): void {
-  brands.brand(instance, kind, exact);
-}
-
-/** The kind of canary backend `value` was built as (subclasses included), or null for anything else. */
-export function canaryKind(value: unknown): CanaryKind | null {
-  return brands.kindOf(value);
-}
-
-/** True for an instance of exactly the library's `kind` backend class, unmodified since it was built. */
-export function isOwnCanary(value: unknown, kind: CanaryKind): boolean {
-  return brands.isOwn(value, kind);
-}
+export const { brand: brandCanary, kindOf: canaryKind, isOwn: isOwnCanary } = brandRegistry<CanaryKind>();
 
 /** The endpoints of a canary pool (subclasses included), or null for anything but a pool. */
 export function poolMembers(value: unknown): readonly CanaryProbe[] | null {

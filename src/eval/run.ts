@@ -10,6 +10,7 @@ import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
 import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
 import { isPlainObject } from "../core/guards.js";
+import { orAbort } from "../core/or-abort.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -101,23 +102,6 @@ class EvalInterruptedError extends LittleCanaryError {
         : `interrupted before the first case; no output was written`,
     );
   }
-}
-
-/**
- * `work`, or a rejection with `interrupted()` as soon as `signal` aborts. A canary call in flight
- * can wait for its whole timeout; an interrupted run answers now and drops the late result (as
- * ingest and screen do).
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, interrupted: () => Error): Promise<T> {
-  if (signal === undefined) return work;
-  work.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(interrupted());
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(interrupted());
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 type ResolvedEval = ReturnType<typeof resolveOptions>;
@@ -287,7 +271,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const pipeline = buildPipeline(r, options);
 
   const signal = options.signal;
-  const beforeStart = <T>(work: Promise<T>): Promise<T> => untilAborted(work, signal, () => new EvalInterruptedError(0, cases.length, false));
+  const beforeStart = <T>(work: Promise<T>): Promise<T> => orAbort(work, signal, () => new EvalInterruptedError(0, cases.length, false));
   let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
     // A canary model the server does not serve is named as such (canary-model.ts), not as an unready backend.
@@ -313,7 +297,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
       const started = now();
       let score: CaseScore;
       try {
-        score = scoreVerdict(await untilAborted(pipeline.check(c.prompt), signal, interrupted), r.mode, c.kind);
+        score = scoreVerdict(await orAbort(pipeline.check(c.prompt), signal, interrupted), r.mode, c.kind);
       } catch (error) {
         if (error instanceof EvalInterruptedError) throw error;
         score = scoreException(error);

@@ -65,10 +65,9 @@ function analyzerCheck(analyzer: Analyzer): (() => Promise<boolean>) | null {
   return isAvailable === undefined ? null : () => isAvailable.call(analyzer);
 }
 
-/** The readiness report of `pipeline`: its configuration, then each backend asked whether it answers. */
-export async function buildHealthReport(pipeline: HealthSubject): Promise<HealthReport> {
-  const o = pipeline.options;
-  const report: HealthDraft = {
+/** The configuration part of a report, which no backend's answer changes. */
+function configuration(o: ResolvedPipelineOptions): HealthDraft {
+  return {
     structural_filter: o.enableStructuralFilter,
     canary_enabled: o.enableCanary,
     mode: o.mode,
@@ -76,6 +75,29 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
     analyzer: o.judgeModel !== null ? "llm_judge" : "regex",
     on_degraded: o.onDegraded,
   };
+}
+
+/** `report` with its verdict fields: whether it is ready, and what a check covers. */
+function concluded(report: HealthDraft, ready: boolean, o: ResolvedPipelineOptions): HealthReport {
+  return {
+    ...report,
+    ready,
+    degraded: !ready,
+    status: ready ? "ready" : "degraded",
+    coverage: o.enableCanary ? "behavioral" : o.enableStructuralFilter ? "structural_only" : "unscreened",
+  };
+}
+
+/** The report before any backend has answered (`/health` before its first check): never ready while there is a canary to ask. */
+export function pendingHealthReport({ options: o }: Pick<HealthSubject, "options">): HealthReport {
+  const canary = o.enableCanary ? { canary_model: o.canaryModel, canary_available: false, canary_timeout: o.canaryTimeout } : {};
+  return concluded({ ...configuration(o), ...canary }, !o.enableCanary, o);
+}
+
+/** The readiness report of `pipeline`: its configuration, then each backend asked whether it answers. */
+export async function buildHealthReport(pipeline: HealthSubject): Promise<HealthReport> {
+  const o = pipeline.options;
+  const report = configuration(o);
   let ready = true;
   if (o.enableCanary) {
     const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
@@ -113,11 +135,5 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
       ready = ready && judge.available;
     }
   }
-  return {
-    ...report,
-    ready,
-    degraded: !ready,
-    status: ready ? "ready" : "degraded",
-    coverage: o.enableCanary ? "behavioral" : o.enableStructuralFilter ? "structural_only" : "unscreened",
-  };
+  return concluded(report, ready, o);
 }

@@ -9,9 +9,10 @@ import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, type RunFile } from "../core/file-identity.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
-import { JunitReport } from "./junit.js";
+import { junitFormat } from "./junit.js";
 import type { ReportItem } from "./report-item.js";
-import { SarifLog, artifactUri } from "./sarif.js";
+import { artifactUri, sarifFormat } from "./sarif.js";
+import { type ReportFormat, type ReportRun, SpooledReport } from "./spooled-report.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */
@@ -41,15 +42,15 @@ export interface CiReportOptions {
   readonly clock?: () => Date;
 }
 
-/** What the reports say about the run as a whole. */
-export interface CiRunFacts {
+/**
+ * What the reports say about the run as a whole: the items read and extra facts for the SARIF run
+ * (the manifest's SHA-256 …) as the report files frame them (ReportRun), and for the summary:
+ */
+export interface CiRunFacts extends Pick<ReportRun, "total">, Partial<Pick<ReportRun, "properties">> {
   /** `screen` or `ingest`: names the report's suite and summary. */
   readonly command: string;
-  readonly total: number;
   /** Items by outcome, for the summary (e.g. the batch counts). */
   readonly counts: OutcomeCounts;
-  /** Extra facts for the SARIF run (the manifest's SHA-256 …). */
-  readonly properties?: Readonly<Record<string, string | number>>;
 }
 
 /**
@@ -84,12 +85,17 @@ export function wantsReports(options: CiReportOptions | undefined): boolean {
   return options !== undefined && (options.sarif != null || options.junit != null || options.github != null);
 }
 
+/** A report file of the run: the flag that asked for it, where it goes, and its spool. */
+interface ReportFile {
+  readonly flag: string;
+  readonly path: string;
+  readonly report: SpooledReport;
+}
+
 /** The reports of one run. */
 export class CiReports {
   private constructor(
-    private readonly targets: { readonly sarif: string | null; readonly junit: string | null },
-    private readonly sarif: SarifLog | null,
-    private readonly junit: JunitReport | null,
+    private readonly files: readonly ReportFile[],
     private readonly github: GithubReport | null,
     private readonly stepSummary: string | null,
     private readonly input: string,
@@ -105,60 +111,39 @@ export class CiReports {
   static async open(options: CiReportOptions, input: string | null, cwd: string, protectedPaths: readonly string[] = []): Promise<CiReports> {
     const clock = options.clock ?? (() => new Date());
     const startedAt = clock();
-    const sarifPath = options.sarif == null ? null : resolve(cwd, options.sarif);
-    const junitPath = options.junit == null ? null : resolve(cwd, options.junit);
+    const label = input === null || input === "-" ? "stdin" : input;
+    const wanted: readonly [string, string | null | undefined, () => ReportFormat][] = [
+      ["--sarif", options.sarif, () => sarifFormat(artifactUri(input))],
+      ["--junit", options.junit, () => junitFormat(label)],
+    ];
+    const targets = wanted.flatMap(([flag, path, format]) => (path == null ? [] : [{ flag, path: resolve(cwd, path), format }]));
     await refuseSharedFiles(
       cwd,
       [["the input", input === "-" ? null : input], ...protectedPaths.map((path): RunFile => ["an output of the run", path])],
-      [
-        ["--sarif", sarifPath],
-        ["--junit", junitPath],
-        ["$GITHUB_STEP_SUMMARY", options.github?.stepSummary],
-      ],
+      [...targets.map(({ flag, path }): RunFile => [flag, path]), ["$GITHUB_STEP_SUMMARY", options.github?.stepSummary]],
     );
-    const label = input === null || input === "-" ? "stdin" : input;
-    const sarif = sarifPath === null ? null : await opened("--sarif", sarifPath, () => SarifLog.create(sarifPath, artifactUri(input)));
-    let junit: JunitReport | null = null;
+    const files: ReportFile[] = [];
     try {
-      junit = junitPath === null ? null : await opened("--junit", junitPath, () => JunitReport.create(junitPath, label));
+      for (const { flag, path, format } of targets) files.push({ flag, path, report: await opened(flag, path, () => SpooledReport.create(path, format())) });
     } catch (error) {
-      await sarif?.remove();
+      for (const file of files) await file.report.remove();
       throw error;
     }
     const github = options.github == null ? null : new GithubReport(label, options.github.write);
-    return new CiReports(
-      { sarif: sarifPath, junit: junitPath },
-      sarif,
-      junit,
-      github,
-      options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary),
-      label,
-      clock,
-      startedAt,
-    );
+    const stepSummary = options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary);
+    return new CiReports(files, github, stepSummary, label, clock, startedAt);
   }
 
   /** Adds the next item (in input order). */
   async add(item: ReportItem): Promise<void> {
-    await this.sarif?.add(item);
-    await this.junit?.add(item);
+    for (const file of this.files) await file.report.add(item);
     this.github?.add(item);
   }
 
   /** Writes every report: the files atomically, then the annotations' last line and the job summary. */
   async finish(facts: CiRunFacts): Promise<void> {
-    const endedAt = this.clock();
-    if (this.sarif !== null && this.targets.sarif !== null) {
-      const log = await this.sarif.finish({
-        artifactUri: artifactUri(this.input),
-        total: facts.total,
-        properties: { command: facts.command, ...(facts.properties ?? {}) },
-        startedAt: this.startedAt,
-        endedAt,
-      });
-      await written("--sarif", this.targets.sarif, log);
-    }
-    if (this.junit !== null && this.targets.junit !== null) await written("--junit", this.targets.junit, await this.junit.finish(this.startedAt, endedAt));
+    const run = { total: facts.total, properties: { command: facts.command, ...facts.properties }, startedAt: this.startedAt, endedAt: this.clock() };
+    for (const { flag, path, report } of this.files) await written(flag, path, await report.finish(run));
     if (this.github !== null) {
       this.github.finish();
       if (this.stepSummary !== null) {
@@ -177,7 +162,6 @@ export class CiReports {
 
   /** Deletes the spools (never throws); call it whatever happened. */
   async remove(): Promise<void> {
-    await this.sarif?.remove();
-    await this.junit?.remove();
+    for (const file of this.files) await file.report.remove();
   }
 }

@@ -2,9 +2,8 @@
 // detection, an <error> for a coverage failure (a text that was not screened is never a passing
 // test); never item text. Test cases are spooled as they finish and the counts framed around them,
 // with the suite's start (`timestamp`) and duration (`time`, seconds) from the run's clock.
-import { frameDocument, type FramedDocument } from "../publish/framed-document.js";
-import { ScratchFile } from "../publish/scratch-file.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
+import type { ReportFormat } from "./spooled-report.js";
 
 /** Characters XML 1.0 cannot carry at all, even escaped: they are replaced by U+FFFD. */
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -42,43 +41,26 @@ const junitTimestamp = (date: Date): string => date.toISOString().slice(0, 19);
 /** A duration in JUnit's `time` form: seconds with millisecond precision, never negative. */
 const seconds = (from: Date, to: Date): string => (Math.max(0, to.getTime() - from.getTime()) / 1000).toFixed(3);
 
-/** A JUnit report being written: `add` each item in order, then `finish`. */
-export class JunitReport {
-  private tests = 0;
-  private failures = 0;
-  private errors = 0;
-
-  private constructor(
-    private readonly cases: ScratchFile,
-    private readonly suite: string,
-  ) {}
-
-  /** An empty report whose test cases spool beside `target`; `suite` names the suite (the input). */
-  static async create(target: string, suite: string): Promise<JunitReport> {
-    return new JunitReport(await ScratchFile.create(target, "junit-cases"), suite);
-  }
-
-  /** Adds one test case for `item`. */
-  async add(item: ReportItem): Promise<void> {
-    this.tests++;
-    if (item.rule?.kind === "detection") this.failures++;
-    else if (item.rule !== null) this.errors++;
-    await this.cases.append(testcase(item, this.suite));
-  }
-
-  /** Seals the cases and frames the report around them with its counts and the run's start and duration. */
-  async finish(startedAt: Date, endedAt: Date): Promise<FramedDocument> {
-    await this.cases.seal();
-    const counts = `tests="${this.tests}" failures="${this.failures}" errors="${this.errors}"`;
-    const time = `time="${seconds(startedAt, endedAt)}"`;
-    const prefix =
-      `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="little-canary" ${counts} ${time}>\n` +
-      `<testsuite name="${xmlEscape(this.suite)}" ${counts} skipped="0" ${time} timestamp="${junitTimestamp(startedAt)}">\n`;
-    return frameDocument({ prefix, suffix: "</testsuite>\n</testsuites>\n" }, this.cases);
-  }
-
-  /** Deletes the spool (never throws). */
-  remove(): Promise<void> {
-    return this.cases.remove();
-  }
+/** The JUnit format of a report whose suite is named `suite` (the input): counts kept as items are added. */
+export function junitFormat(suite: string): ReportFormat {
+  let tests = 0;
+  let failures = 0;
+  let errors = 0;
+  return {
+    label: "junit-cases",
+    entry(item) {
+      tests++;
+      if (item.rule?.kind === "detection") failures++;
+      else if (item.rule !== null) errors++;
+      return testcase(item, suite);
+    },
+    frame({ startedAt, endedAt }) {
+      const counts = `tests="${tests}" failures="${failures}" errors="${errors}"`;
+      const time = `time="${seconds(startedAt, endedAt)}"`;
+      const prefix =
+        `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="little-canary" ${counts} ${time}>\n` +
+        `<testsuite name="${xmlEscape(suite)}" ${counts} skipped="0" ${time} timestamp="${junitTimestamp(startedAt)}">\n`;
+      return { prefix, suffix: "</testsuite>\n</testsuites>\n" };
+    },
+  };
 }

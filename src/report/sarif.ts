@@ -3,10 +3,10 @@
 // end, in memory bounded by one result. One result per item that did not pass, at its input line,
 // fingerprinted by the item's SHA-256 so a code-scanning service can follow it across runs.
 import { VERSION } from "../core/version.js";
-import { ArraySpool, frameDocument, type FramedDocument } from "../publish/framed-document.js";
 import type { ReportItem, ReportMatch } from "./report-item.js";
 import { resultMessage } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";
+import type { ReportFormat, ReportRun } from "./spooled-report.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
 const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -14,19 +14,6 @@ const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI = "https://github.com/little-canary/little-canary";
 /** The rule table a rule's help links to. */
 const RULES_URI = `${INFORMATION_URI}/blob/main/docs/ci.md#rules`;
-
-/** Run-level facts a SARIF log records (never item text). */
-export interface SarifRunFacts {
-  /** The input as a URI reference (see `artifactUri`). */
-  readonly artifactUri: string;
-  /** Items or records read. */
-  readonly total: number;
-  /** Extra run properties (the command, the manifest's SHA-256 …): strings and numbers only. */
-  readonly properties?: Readonly<Record<string, string | number>>;
-  /** When the run started and ended (the invocation's times). */
-  readonly startedAt: Date;
-  readonly endedAt: Date;
-}
 
 /**
  * The URI reference SARIF names the input by: the path as given, with `\` turned into `/` and
@@ -72,7 +59,7 @@ const utc = (date: Date): string => date.toISOString();
  * in which some text was not screened did not do its job: `executionSuccessful` is false then, and
  * a notification counts those texts (GitHub shows it on the tool's status page).
  */
-function invocation(facts: SarifRunFacts, notScreened: number): Record<string, unknown> {
+function invocation(facts: ReportRun, notScreened: number): Record<string, unknown> {
   return {
     executionSuccessful: notScreened === 0,
     startTimeUtc: utc(facts.startedAt),
@@ -122,48 +109,34 @@ function resultOf(item: ReportItem, artifact: string): Record<string, unknown> {
   };
 }
 
-/** A SARIF log being written: `add` each item in order, then `finish`. */
-export class SarifLog {
+/**
+ * The SARIF format of a log naming the input `artifact` (see `artifactUri`): one result per item
+ * that did not pass, as a member of the run's `results` array.
+ */
+export function sarifFormat(artifact: string): ReportFormat {
+  let results = 0;
   /** Results under a coverage rule: texts the run did not (fully) screen. */
-  private notScreened = 0;
-
-  private constructor(
-    private readonly results: ArraySpool,
-    private readonly artifact: string,
-  ) {}
-
-  /** An empty log whose results spool sits beside `target`. */
-  static async create(target: string, artifact: string): Promise<SarifLog> {
-    return new SarifLog(await ArraySpool.create(target, "sarif-results"), artifact);
-  }
-
-  /** Adds `item` (a passing item adds nothing). */
-  async add(item: ReportItem): Promise<void> {
-    if (item.rule === null) return;
-    if (item.rule.kind === "coverage") this.notScreened++;
-    await this.results.append(JSON.stringify(resultOf(item, this.artifact)));
-  }
-
-  /** Seals the results and frames the log around them. */
-  async finish(facts: SarifRunFacts): Promise<FramedDocument> {
-    await this.results.seal();
-    const run = {
-      tool: { driver: driver() },
-      invocations: [invocation(facts, this.notScreened)],
-      columnKind: "unicodeCodePoints",
-      properties: { total: facts.total, ...(facts.properties ?? {}) },
-    };
-    const head = JSON.stringify({ $schema: SARIF_SCHEMA_URI, version: "2.1.0", runs: [{ ...run, results: [] }] });
-    // The frame: everything before and after the empty results array of the one run.
-    const marker = '"results":[]';
-    const at = head.lastIndexOf(marker);
-    const prefix = `${head.slice(0, at)}"results":[`;
-    const suffix = head.slice(at + marker.length - 1);
-    return frameDocument({ prefix, suffix }, this.results);
-  }
-
-  /** Deletes the spool (never throws). */
-  remove(): Promise<void> {
-    return this.results.remove();
-  }
+  let notScreened = 0;
+  return {
+    label: "sarif-results",
+    entry(item) {
+      if (item.rule === null) return "";
+      if (item.rule.kind === "coverage") notScreened++;
+      const text = JSON.stringify(resultOf(item, artifact));
+      return results++ === 0 ? text : `,${text}`;
+    },
+    frame(facts) {
+      const run = {
+        tool: { driver: driver() },
+        invocations: [invocation(facts, notScreened)],
+        columnKind: "unicodeCodePoints",
+        properties: { total: facts.total, ...facts.properties },
+      };
+      const head = JSON.stringify({ $schema: SARIF_SCHEMA_URI, version: "2.1.0", runs: [{ ...run, results: [] }] });
+      // The frame: everything before and after the empty results array of the one run.
+      const marker = '"results":[]';
+      const at = head.lastIndexOf(marker);
+      return { prefix: `${head.slice(0, at)}"results":[`, suffix: head.slice(at + marker.length - 1) };
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { orAbort } from "../core/or-abort.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
 import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documents/schemas.js";
@@ -111,34 +112,14 @@ const BatchRestSchema = BatchDocumentSchema.omit({ items: true });
 /** The scratch files of one run are named after this, in the scratch directory. */
 const SCRATCH_NAME = "little-canary-screen";
 
-/**
- * The next item of `iterator`, or the signal's reason as soon as it aborts. The abort listener
- * lives only while this one read waits (a race against one long-lived promise would keep every
- * chunk ever read reachable from that promise's reactions).
- */
-function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([iterator.next(), aborted]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-
-/** `work`, or the signal's reason as soon as it aborts (the late outcome is dropped). */
-function orAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return work;
-  work.catch(() => undefined);
-  return nextOrAbort<T>({ next: () => work.then((value) => ({ done: false, value })) }, signal).then((result) => result.value as T);
-}
-
 /** `source`, ending with the signal's reason as soon as it aborts, even while a read waits. */
 async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   try {
     for (;;) {
-      const next = signal === undefined ? await iterator.next() : await nextOrAbort(iterator, signal);
+      // Never a read begun after the abort.
+      if (signal?.aborted) throw signal.reason;
+      const next = await orAbort(iterator.next(), signal);
       if (next.done === true) return;
       yield next.value;
     }

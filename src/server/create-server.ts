@@ -9,6 +9,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
+import { pendingHealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
@@ -29,7 +30,7 @@ import {
 } from "./check-request.js";
 import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
-import { DEFAULT_STALE_WAIT_MS, HealthCache, pendingReport } from "./health-cache.js";
+import { DEFAULT_STALE_WAIT_MS, HealthCache } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -138,7 +139,7 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
   return {
     // A missing or too old result is never passed off as current readiness: the configuration
     // part is reported with ready:false (unless there is no backend to wait for).
-    ...(cached.report ?? pendingReport(pipeline)),
+    ...(cached.report ?? pendingHealthReport(pipeline)),
     // Integrations read these to see how the service will treat their requests.
     canary_timeout: pipeline.describe().canaryTimeout,
     health_checked: cached.ageMs !== null,
@@ -146,36 +147,6 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
     health_age_seconds: cached.ageMs === null ? null : Math.round(cached.ageMs) / 1000,
     queue: control.queue.state(),
   };
-}
-
-/** The body of a POST route within `limit`, or null once the request was answered (or dropped). */
-async function readPostBody(
-  control: ServiceControl,
-  req: IncomingMessage,
-  res: ServerResponse,
-  readTimeoutMs: number,
-  limit: BodyLimit,
-): Promise<Uint8Array | null> {
-  const declared = checkHeaders(headOf(req), limit);
-  if (isReply(declared)) {
-    sendReply(res, declared);
-    return null;
-  }
-  // Until the body is in, a stalled body may be closed to make room (after every idle connection).
-  control.connections.bodyStarted(req.socket);
-  const read = await readBody(req, declared.length, readTimeoutMs);
-  if (read.kind === "timeout") {
-    sendReply(res, REPLIES.bodyTimeout);
-    return null;
-  }
-  if (read.kind === "aborted") {
-    // Nobody is left to answer, or the client broke its own Content-Length promise.
-    res.destroy();
-    return null;
-  }
-  // From here the connection carries real work and is never closed to make room for another.
-  control.connections.workStarted(req.socket);
-  return read.bytes;
 }
 
 /**
@@ -214,8 +185,9 @@ async function runQueued<T>(
 }
 
 /**
- * A POST route's request read within `limit` and parsed by `parse`, with the pipeline that will
- * check it; null once the request was answered (a bad body, or no pipeline) or dropped.
+ * A POST route's request: its body read within `limit` and parsed by `parse`, with the pipeline
+ * that will check it; null once the request was answered (bad headers, a body too slow, a bad
+ * body, or no pipeline) or dropped.
  */
 async function admitPost<T>(
   control: ServiceControl,
@@ -225,9 +197,26 @@ async function admitPost<T>(
   limit: BodyLimit,
   parse: (bytes: Uint8Array) => T | Reply,
 ): Promise<{ readonly parsed: T; readonly pipeline: SecurityPipeline } | null> {
-  const bytes = await readPostBody(control, req, res, readTimeoutMs, limit);
-  if (bytes === null) return null;
-  const parsed = parse(bytes);
+  const declared = checkHeaders(headOf(req), limit);
+  if (isReply(declared)) {
+    sendReply(res, declared);
+    return null;
+  }
+  // Until the body is in, a stalled body may be closed to make room (after every idle connection).
+  control.connections.bodyStarted(req.socket);
+  const read = await readBody(req, declared.length, readTimeoutMs);
+  if (read.kind === "timeout") {
+    sendReply(res, REPLIES.bodyTimeout);
+    return null;
+  }
+  if (read.kind === "aborted") {
+    // Nobody is left to answer, or the client broke its own Content-Length promise.
+    res.destroy();
+    return null;
+  }
+  // From here the connection carries real work and is never closed to make room for another.
+  control.connections.workStarted(req.socket);
+  const parsed = parse(read.bytes);
   const answer = isReply(parsed) ? parsed : control.pipeline === null ? REPLIES.pipelineUnavailable : null;
   if (answer !== null) {
     sendReply(res, answer);

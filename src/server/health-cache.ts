@@ -3,7 +3,7 @@
 // reused for `ttlMs` from when its check started, refreshed in the background at half that age.
 // An older result is never served as current: the caller waits up to `staleWaitMs` for the
 // refresh, else the report says stale and not ready. Before the first result it is never ready.
-import type { HealthReport } from "../pipeline/health.js";
+import { pendingHealthReport, type HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 
 export interface CachedHealth {
@@ -82,7 +82,7 @@ export class HealthCache {
       try {
         report = await this.#pipeline.healthCheck();
       } catch {
-        report = { ...pendingReport(this.#pipeline), canary_available: false, canary_check: "failed", ready: false, degraded: true, status: "degraded" };
+        report = { ...pendingHealthReport(this.#pipeline), canary_available: false, canary_check: "failed", ready: false, degraded: true, status: "degraded" };
       }
       this.#report = report;
       this.#takenAt = startedAt;
@@ -94,24 +94,4 @@ export class HealthCache {
     });
     return run;
   }
-}
-
-/** The configuration part of a health report, before any backend answer: never ready. */
-export function pendingReport(pipeline: SecurityPipeline): HealthReport {
-  const d = pipeline.describe();
-  const o = pipeline.options;
-  const ready = !d.canaryEnabled;
-  return {
-    structural_filter: d.structuralFilter,
-    canary_enabled: d.canaryEnabled,
-    mode: d.mode,
-    provider: o.provider,
-    analyzer: o.judgeModel !== null ? "llm_judge" : "regex",
-    on_degraded: d.onDegraded,
-    ...(d.canaryEnabled ? { canary_model: o.canaryModel, canary_available: false, canary_timeout: o.canaryTimeout } : {}),
-    ready,
-    degraded: !ready,
-    status: ready ? "ready" : "degraded",
-    coverage: d.canaryEnabled ? "behavioral" : d.structuralFilter ? "structural_only" : "unscreened",
-  };
 }
