@@ -122,17 +122,32 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
   it("a page the canary saw only part of (partial coverage) is held, or passed marked under fail_open", async () => {
     const long = new Document({ pageContent: "A long page about the harbour. ".repeat(40), metadata: {} });
     const policy = { segment_chars: 400, segment_overlap: 0 };
-    // The first check reaches the canary, every later one finds it gone.
-    canary.ollama.setReply((_request, chatIndex) => (chatIndex === 0 ? BENIGN_REPLY : { fault: "drop" }));
+    // The first check of each query reaches the canary, every later one finds it gone.
+    const firstOnly = () => {
+      let calls = 0;
+      return () => (calls++ === 0 ? BENIGN_REPLY : ({ fault: "drop" } as const));
+    };
+    canary.ollama.setReply(firstOnly());
     const closed = search({ policy, maxCanaryFailures: 0 }, [long]);
     expect(await closed.query()).toEqual([]);
     expect(closed.held[0]?.[0]?.reasons).toEqual(["degraded", "incomplete"]);
 
-    canary.ollama.setReply((_request, chatIndex) => (chatIndex === 0 ? BENIGN_REPLY : { fault: "drop" }));
+    canary.ollama.setReply(firstOnly());
     const open = search({ policy, onDegraded: "fail_open" }, [long]);
     const passed = await open.query();
     expect(passed.map((d) => d.pageContent)).toEqual([long.pageContent]);
     expect(marks(passed)).toEqual([["fail_open", "degraded,incomplete"]]);
+  });
+
+  it("under fail_open a failed canary call does not end a page's checks: every later segment still goes through the pipeline", async () => {
+    // Three segments: two harmless, then an attack the structural layer blocks (the canary is then skipped).
+    const page = new Document({ pageContent: `${"A long page about the harbour. ".repeat(26)}${STRUCTURAL_ATTACK}`, metadata: {} });
+    canary.ollama.setReply({ fault: "drop" });
+    const { held, query } = search({ policy: { segment_chars: 400, segment_overlap: 0 }, onDegraded: "fail_open" }, [page]);
+    expect(await query()).toEqual([]);
+    expect(held[0]?.[0]?.reasons).toEqual(["blocked", "degraded", "incomplete"]);
+    // The second segment was sent to the canary too (stop_after_hold would have ended at the first).
+    expect(canary.ollama.chatRequests()).toHaveLength(2);
   });
 
   it("without a canary (skipped) every page is unexercised: held by default, passed marked under fail_open", async () => {
