@@ -13,6 +13,8 @@ export { ExportVerificationError, type VerifiedExportOptions } from "./verified-
 export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
 export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
 export { PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
+export { LittleCanaryCompressor, type LittleCanaryCompressorOptions } from "./langchain-compressor.js";
+export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./query-screen.js";
 
 /**
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent`

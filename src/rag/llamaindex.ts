@@ -10,6 +10,9 @@ import { flatProvenance, refuseReservedKeys } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export { PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
+export { LittleCanaryNodePostprocessor, type LittleCanaryNodePostprocessorOptions } from "./llamaindex-postprocessor.js";
+export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./query-screen.js";
+export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js";
 
 /**
  * Reads the admitted records of a published ingest pair as LlamaIndex Documents: `text` is the

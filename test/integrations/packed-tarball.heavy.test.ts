@@ -120,8 +120,8 @@ describe(
         root: ["SecurityPipeline", "verifyFiles", "classifyForHost"].filter((k) => typeof root[k] === "function"),
         verify: Object.keys(verify).sort(),
         integrations: ["classifyForHost", "littleCanaryInputGuardrail", "createOpenCodeHooks", "createInputHandler", "createBeforeAgentRunHandler", "runCommandHook"].filter((k) => typeof integrations[k] === "function"),
-        langchain: ["LittleCanaryExportLoader", "LittleCanaryTransformer", "flattenMetadata"].filter((k) => typeof langchain[k] === "function"),
-        llamaindex: ["LittleCanaryExportReader"].filter((k) => typeof llamaindex[k] === "function"),
+        langchain: ["LittleCanaryExportLoader", "LittleCanaryTransformer", "LittleCanaryCompressor", "flattenMetadata"].filter((k) => typeof langchain[k] === "function"),
+        llamaindex: ["LittleCanaryExportReader", "LittleCanaryNodePostprocessor"].filter((k) => typeof llamaindex[k] === "function"),
         version: pkg.default.version,
       }));`;
       const out = JSON.parse(run(process.execPath, ["--input-type=module", "-e", probe], join(work, "consumer"))) as Record<string, unknown>;
@@ -147,8 +147,8 @@ describe(
           "createBeforeAgentRunHandler",
           "runCommandHook",
         ],
-        langchain: ["LittleCanaryExportLoader", "LittleCanaryTransformer", "flattenMetadata"],
-        llamaindex: ["LittleCanaryExportReader"],
+        langchain: ["LittleCanaryExportLoader", "LittleCanaryTransformer", "LittleCanaryCompressor", "flattenMetadata"],
+        llamaindex: ["LittleCanaryExportReader", "LittleCanaryNodePostprocessor"],
         version: PKG.version,
       });
     });

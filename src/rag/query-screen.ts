@@ -1,0 +1,172 @@
+// Query-time screening (docs/rag.md, "Query-time screening"): the documents a retriever returns
+// (a web search tool, an upload) screened by the one document screen, screenDocumentRecords, and
+// sorted into what the framework adapter passes on. The rules, stated once here for the LangChain
+// compressor and the LlamaIndex postprocessor alike:
+// - an admitted document is passed on, rebuilt from what was screened, marked `admitted`;
+// - a held document is dropped (default) or, with `held: "flag"`, passed on marked `held` with its
+//   reason codes (never its text, never the manifest detail);
+// - a document held only because the canary did not see all of it (degraded, unexercised,
+//   incomplete) is a held document like any other, unless the caller chose `onDegraded:
+//   "fail_open"`: it is then passed on marked `fail_open`. Fail-open never passes a detection
+//   (blocked, flagged), a malformed or over-budget document, or one a segment of which was not
+//   checked at all (`error`: a check failed, the circuit breaker opened);
+// - every held document, whatever happens to it next, is reported to `onHeld`.
+// Each document is read once (the adapter's `read`), and its metadata copied in that one read, so
+// what a held or fail-open document passes on is the reading that was screened, not a later one.
+import { LittleCanaryError, UsageError } from "../core/errors.js";
+import type { DegradedPolicy } from "../canary/pipeline-options.js";
+import { snapshotMetadata } from "./flatten-metadata.js";
+import { screenDocumentRecords, type DocumentHoldReason, type HeldDocument, type ScreenDocumentsOptions, type ScreenedFields } from "./screen-documents.js";
+
+/** The metadata key that says what the screen made of a document passed on: see QueryScreenState. */
+export const SCREEN_STATE_KEY = "little_canary_screen";
+/** The metadata key with a passed-on document's hold reasons, comma-separated (empty when admitted). */
+export const HOLD_REASONS_KEY = "little_canary_hold_reasons";
+
+/** What the screen made of a document passed on: `admitted`, `held` (only with `held: "flag"`) or `fail_open`. */
+export type QueryScreenState = "admitted" | "held" | "fail_open";
+
+/** What happens to a held document: dropped from the results, or passed on marked `held`. */
+export type HeldHandling = "drop" | "flag";
+
+/** Options of the query-time adapters: how to screen, and what to do with what is held. */
+export interface QueryScreenOptions<D> extends ScreenDocumentsOptions {
+  /** `drop` (default) removes held documents from the results; `flag` passes them on, marked. */
+  readonly held?: HeldHandling;
+  /**
+   * `fail_closed` (default): a document the canary did not see all of is held. `fail_open`: it is
+   * passed on, marked `fail_open` (its structural check still ran on every segment).
+   */
+  readonly onDegraded?: DegradedPolicy;
+  /**
+   * Receives the documents each call held (an empty list when none), dropped, flagged or passed
+   * fail-open alike. Required when held documents are dropped: they must be reported, not lost.
+   */
+  readonly onHeld?: (held: readonly HeldDocument<D>[]) => void | Promise<void>;
+}
+
+/** QueryScreenOptions resolved once, when the adapter is built. */
+export interface QueryScreenPlan<D> {
+  readonly screen: ScreenDocumentsOptions;
+  readonly held: HeldHandling;
+  readonly failOpen: boolean;
+  readonly onHeld: ((held: readonly HeldDocument<D>[]) => void | Promise<void>) | null;
+}
+
+/** One document as the adapter read it, once. */
+export interface QueryDocumentReading {
+  readonly text: unknown;
+  readonly id: string | null;
+  readonly metadata: unknown;
+}
+
+/** A document to pass on: what was screened of it, its metadata marked with the outcome. */
+export interface PassedDocument<D> {
+  readonly original: D;
+  readonly state: QueryScreenState;
+  readonly reasons: readonly DocumentHoldReason[];
+  /** Text, id and a plain metadata copy with SCREEN_STATE_KEY and HOLD_REASONS_KEY set. */
+  readonly fields: ScreenedFields;
+}
+
+// The reasons that mean only "the canary did not see all of it": fail-open may pass these.
+const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "incomplete"]);
+
+/** Checks the options and resolves them into the plan every call reads; throws UsageError. */
+export function resolveQueryScreen<D>(options: QueryScreenOptions<D>): QueryScreenPlan<D> {
+  const held = options.held ?? "drop";
+  if (held !== "drop" && held !== "flag") throw new UsageError("held must be 'drop' or 'flag'");
+  const onDegraded = options.onDegraded ?? "fail_closed";
+  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
+  if (options.onHeld !== undefined && typeof options.onHeld !== "function") throw new UsageError("onHeld must be a function");
+  if (held === "drop" && options.onHeld === undefined)
+    throw new UsageError("onHeld is required when held documents are dropped: they must be reported, not lost");
+  const { held: _held, onDegraded: _onDegraded, onHeld, ...screen } = options;
+  const failOpen = onDegraded === "fail_open";
+  const stopAfterHold = screen.policy?.stop_after_hold;
+  if (failOpen && stopAfterHold !== undefined && stopAfterHold !== false) {
+    throw new UsageError("onDegraded 'fail_open' needs stop_after_hold false: a fail-open document must have had every segment checked");
+  }
+  // Fail-open passes only documents whose every segment went through the pipeline, so each
+  // record is checked to its end, and the breaker stays off unless asked for: once open it
+  // leaves segments unchecked (`error`), which fail-open never passes.
+  const plan: ScreenDocumentsOptions = failOpen
+    ? { ...screen, policy: { ...screen.policy, stop_after_hold: false }, maxCanaryFailures: screen.maxCanaryFailures ?? 0 }
+    : screen;
+  return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
+}
+
+interface Reading {
+  readonly index: number;
+  readonly text: unknown;
+  readonly id: string | null;
+  readonly metadata: unknown;
+  /** The plain copy of the metadata made in the one read; null when it could not be copied (the screen holds it as malformed). */
+  readonly copy: Record<string, unknown> | null;
+}
+
+function readOnce<D>(documents: readonly D[], read: (document: D) => QueryDocumentReading): Reading[] {
+  return documents.map((document, index) => {
+    const { text, id, metadata } = read(document);
+    try {
+      const { copy } = snapshotMetadata(metadata as Readonly<Record<string, unknown>>, `document ${index}'s metadata`);
+      return { index, text, id, metadata, copy };
+    } catch (error) {
+      if (!(error instanceof LittleCanaryError)) throw error;
+      return { index, text, id, metadata, copy: null };
+    }
+  });
+}
+
+function marked(text: string, id: string | null, metadata: Record<string, unknown>, state: QueryScreenState, reasons: readonly DocumentHoldReason[]): ScreenedFields {
+  // Set last, over any key of the same name the document brought: the mark is the screen's word.
+  return { text, id, metadata: { ...metadata, [SCREEN_STATE_KEY]: state, [HOLD_REASONS_KEY]: reasons.join(",") } };
+}
+
+/**
+ * Screens `documents` (see the module comment) and returns those to pass on, in the order given;
+ * reports the held ones to the plan's `onHeld`. `read` gives one document's text, id and metadata
+ * and is called once per document. Throws what the screen throws (a refused context gate: the
+ * canary unreachable when the call starts, for instance), whatever `onDegraded` says.
+ */
+export async function screenAtQueryTime<D>(
+  documents: readonly D[],
+  read: (document: D) => QueryDocumentReading,
+  plan: QueryScreenPlan<D>,
+): Promise<PassedDocument<D>[]> {
+  if (documents.length === 0) {
+    await plan.onHeld?.([]);
+    return [];
+  }
+  const readings = readOnce(documents, read);
+  const outcome = await screenDocumentRecords(
+    readings,
+    (r) => ({ text: r.text, id: r.id, metadata: (r.copy ?? r.metadata) as Readonly<Record<string, unknown>> }),
+    plan.screen,
+    (screened, r) => ({ ...r, text: screened.text, id: screened.id, copy: screened.metadata }),
+  );
+  const passed = new Map<number, PassedDocument<D>>();
+  for (const r of outcome.admitted) {
+    passed.set(r.index, {
+      original: documents[r.index] as D,
+      state: "admitted",
+      reasons: [],
+      fields: marked(r.text as string, r.id, r.copy ?? {}, "admitted", []),
+    });
+  }
+  const held: HeldDocument<D>[] = [];
+  for (const h of outcome.held) {
+    const r = h.document;
+    const original = documents[r.index] as D;
+    held.push({ document: original, index: r.index, reasons: h.reasons, detail: h.detail });
+    const text = typeof r.text === "string" ? r.text : null;
+    const coverageOnly = h.reasons.every((reason) => COVERAGE_ONLY.has(reason));
+    if (plan.failOpen && coverageOnly && text !== null && r.copy !== null) {
+      passed.set(r.index, { original, state: "fail_open", reasons: h.reasons, fields: marked(text, r.id, r.copy, "fail_open", h.reasons) });
+    } else if (plan.held === "flag") {
+      passed.set(r.index, { original, state: "held", reasons: h.reasons, fields: marked(text ?? "", r.id, r.copy ?? {}, "held", h.reasons) });
+    }
+  }
+  await plan.onHeld?.(held);
+  return documents.flatMap((_, index) => passed.get(index) ?? []);
+}
