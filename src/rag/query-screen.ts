@@ -118,7 +118,13 @@ function readOnce<D>(documents: readonly D[], read: (document: D) => QueryDocume
   });
 }
 
-function marked(text: string, id: string | null, metadata: Record<string, unknown>, state: QueryScreenState, reasons: readonly DocumentHoldReason[]): ScreenedFields {
+function marked(
+  text: string,
+  id: string | null,
+  metadata: Record<string, unknown>,
+  state: QueryScreenState,
+  reasons: readonly DocumentHoldReason[],
+): ScreenedFields {
   // Set last, over any key of the same name the document brought: the mark is the screen's word.
   return { text, id, metadata: { ...metadata, [SCREEN_STATE_KEY]: state, [HOLD_REASONS_KEY]: reasons.join(",") } };
 }
