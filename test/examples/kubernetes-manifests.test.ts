@@ -1,9 +1,10 @@
 // Every Kubernetes manifest under examples/ (every YAML document that has an apiVersion and a kind,
 // in every .yaml/.yml file) validates against the Kubernetes API schema, through the validators
 // `kubernetes-models` generates from the OpenAPI spec, plus the rule that schema leaves out: a pod
-// condition pattern of a podFailurePolicy names its `status`. kubernetes-models 5.1.0 follows an
-// API version where `status` is optional (defaulting to "True"); the Job needs Kubernetes 1.29+,
-// whose API servers still require it, so the check is explicit here. Planted mistakes in copies of
+// condition pattern of a podFailurePolicy names its `status`. kubernetes-models 4.5.1 (the newest
+// line whose engines include Node 20; 5.x needs Node 22) requires it already, as the Job's minimum,
+// Kubernetes 1.29, does; later API versions make it optional, so the check stays explicit here and
+// does not depend on which schema the package generates. Planted mistakes in copies of
 // the manifests must fail, so that a validator which accepts everything cannot pass this file.
 // With kubectl installed (not on CI), the kustomization's build is validated as well.
 import { spawnSync } from "node:child_process";
@@ -37,7 +38,7 @@ const CLIENT_SIDE = new Set(["kustomize.config.k8s.io/v1beta1 Kustomization"]);
 
 const CONDITION_STATUSES = ["True", "False", "Unknown"];
 
-/** Problems the OpenAPI validators of kubernetes-models 5.1.0 do not report (see the header). */
+/** Problems the rule above adds to the OpenAPI validators of kubernetes-models (see the header). */
 function extraProblems(value: unknown, path: string): string[] {
   if (typeof value !== "object" || value === null) return [];
   const problems: string[] = [];
