@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 import urllib.error
@@ -93,20 +94,43 @@ def _check_failure_mode(raw: Optional[str]) -> str:
     return value
 
 
+# The same files `serve --token-file` and the TypeScript adapters accept (src/core/token-file.ts):
+# a regular file, not readable or writable by group or others on POSIX systems, at most 2048 bytes
+# of UTF-8 holding one token of 16 to 1024 visible ASCII characters (surrounding whitespace trimmed).
+_MIN_TOKEN_CHARS = 16
+_MAX_TOKEN_CHARS = 1024
+_MAX_TOKEN_FILE_BYTES = _MAX_TOKEN_CHARS + 1024
+
+
 def _read_token(path: str) -> str:
+    # Non-blocking: a FIFO at the path is refused at once instead of holding the turn.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(4097)
+        fd = os.open(path, flags)
     except OSError as error:
         raise ConfigError(f"LITTLE_CANARY_TOKEN_FILE cannot be read ({type(error).__name__})") from None
-    if len(data) > 4096:
-        raise ConfigError("LITTLE_CANARY_TOKEN_FILE is larger than 4096 bytes")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError("LITTLE_CANARY_TOKEN_FILE is not a regular file")
+        if os.name == "posix" and info.st_mode & 0o077:
+            raise ConfigError("LITTLE_CANARY_TOKEN_FILE is readable or writable by group or others (chmod 600 it)")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(_MAX_TOKEN_FILE_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(f"LITTLE_CANARY_TOKEN_FILE cannot be read ({type(error).__name__})") from None
+    finally:
+        os.close(fd)
+    if len(data) > _MAX_TOKEN_FILE_BYTES:
+        raise ConfigError(f"LITTLE_CANARY_TOKEN_FILE is larger than {_MAX_TOKEN_FILE_BYTES} bytes")
     try:
         token = data.decode("utf-8").strip()
     except UnicodeDecodeError:
         raise ConfigError("LITTLE_CANARY_TOKEN_FILE is not UTF-8 text") from None
     if token == "" or any(not 0x21 <= ord(c) <= 0x7E for c in token):
         raise ConfigError("LITTLE_CANARY_TOKEN_FILE must hold one token of visible ASCII characters")
+    if not _MIN_TOKEN_CHARS <= len(token) <= _MAX_TOKEN_CHARS:
+        raise ConfigError(f"LITTLE_CANARY_TOKEN_FILE must hold a token of {_MIN_TOKEN_CHARS} to {_MAX_TOKEN_CHARS} characters")
     return token
 
 

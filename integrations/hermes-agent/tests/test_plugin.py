@@ -91,10 +91,42 @@ class SettingsTests(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             empty = pathlib.Path(tmp, "token")
             empty.write_text("  \n", encoding="utf-8")
+            empty.chmod(0o600)
             settings = plugin_module.Settings({"LITTLE_CANARY_TOKEN_FILE": str(empty)})
             self.assertEqual(settings.errors, ["LITTLE_CANARY_TOKEN_FILE must hold one token of visible ASCII characters"])
             missing = plugin_module.Settings({"LITTLE_CANARY_TOKEN_FILE": str(pathlib.Path(tmp, "absent"))})
             self.assertEqual(missing.errors, ["LITTLE_CANARY_TOKEN_FILE cannot be read (FileNotFoundError)"])
+
+    def test_a_token_file_is_held_to_the_rules_serve_applies(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            secret = "k3y-" + "x" * 28
+
+            def errors_for(name, content, mode=0o600):
+                path = pathlib.Path(tmp, name)
+                path.write_text(content, encoding="utf-8")
+                path.chmod(mode)
+                return plugin_module.Settings({"LITTLE_CANARY_TOKEN_FILE": str(path)}).errors
+
+            self.assertEqual(errors_for("good", secret + "\n"), [])
+            shared = errors_for("shared", secret, 0o644)
+            self.assertEqual(shared, ["LITTLE_CANARY_TOKEN_FILE is readable or writable by group or others (chmod 600 it)"])
+            self.assertEqual(errors_for("short", "abc"), ["LITTLE_CANARY_TOKEN_FILE must hold a token of 16 to 1024 characters"])
+            self.assertEqual(errors_for("long", "a" * 1025), ["LITTLE_CANARY_TOKEN_FILE must hold a token of 16 to 1024 characters"])
+            self.assertEqual(errors_for("huge", "a" * 4000), ["LITTLE_CANARY_TOKEN_FILE is larger than 2048 bytes"])
+            for message in shared:
+                self.assertNotIn(secret, message)
+                self.assertNotIn(tmp, message)
+            folder = pathlib.Path(tmp, "folder")
+            folder.mkdir()
+            folder_errors = plugin_module.Settings({"LITTLE_CANARY_TOKEN_FILE": str(folder)}).errors
+            self.assertEqual(len(folder_errors), 1)
+            self.assertNotIn(tmp, folder_errors[0])
+            if hasattr(os, "mkfifo"):
+                fifo = pathlib.Path(tmp, "fifo")
+                os.mkfifo(fifo, 0o600)
+                # Opened without blocking, so no writer is needed for the refusal to come at once.
+                fifo_errors = plugin_module.Settings({"LITTLE_CANARY_TOKEN_FILE": str(fifo)}).errors
+                self.assertEqual(fifo_errors, ["LITTLE_CANARY_TOKEN_FILE is not a regular file"])
 
     def test_timeout_bounds(self):
         self.assertEqual(plugin_module.Settings({"LITTLE_CANARY_TIMEOUT_MS": "99"}).errors, ["LITTLE_CANARY_TIMEOUT_MS must be an integer from 100 to 5000"])
@@ -199,6 +231,7 @@ class LiveServiceTests(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             wrong = pathlib.Path(tmp, "token")
             wrong.write_text("not-the-token-0123456789\n", encoding="utf-8")
+            wrong.chmod(0o600)
             plugin = live_plugin(**live_env(LITTLE_CANARY_TOKEN_FILE=str(wrong), LITTLE_CANARY_FAILURE_MODE="deny"))
             self.assertIn("HTTP 401", plugin.pre_llm_call(session_id="s", turn_id="t", user_message=BENIGN)["context"])
             self.assertEqual(plugin.pre_tool_call(tool_name="shell", session_id="s", turn_id="t")["action"], "block")
