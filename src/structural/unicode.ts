@@ -22,7 +22,7 @@
 //     ("58°N\uFEFF / \uFEFF8°W" in Wikipedia coordinates, "of \u200B\u200Bjewelry" from pasted
 //     translations). Next to white space they split no word, so they cannot break up a trigger
 //     word; inside a word, between letters, at the start of the text or in longer runs they still
-//     count, and a text with more than WHITESPACE_ZW_BUDGET of them counts (a carrier of hidden bits).
+//     count, and a text that holds more of them than its budget counts (a carrier of hidden bits).
 //   - a C1 control that is one byte of a well-formed UTF-8 sequence read as Latin-1 ("â\u0080\u0099"
 //     for "’"), when the character that sequence encodes is visible text. A lone C1 control, or
 //     one whose sequence encodes a control or an invisible format character, still counts.
@@ -49,8 +49,14 @@ const VS_BASE_1_14 = /[\p{Script=Han}\p{Sm}\p{Script=Myanmar}]/u;
 const VS16 = 0xfe0f;
 /** The most zero-width characters next to white space in one run that are taken as a trace of copy and paste. */
 const WHITESPACE_ZW_RUN = 2;
-/** The most zero-width characters next to white space one text may hold before they count as control characters. */
-const WHITESPACE_ZW_BUDGET = 16;
+/**
+ * The most zero-width characters next to white space one text may hold before they count as
+ * control characters: 16, plus one per 32 characters of text (a Wikipedia table holds one per 66
+ * to 90, two around each " / " of its coordinates). More is a carrier of hidden bits, not a trace.
+ */
+function whitespaceZeroWidthBudget(text: string): number {
+  return 16 + Math.floor(text.length / 32);
+}
 const WHITE_SPACE = /\s/u;
 /** What a mis-decoded UTF-8 sequence may stand for: visible text, never a control or format character. */
 const VISIBLE = /[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]/u;
@@ -193,6 +199,7 @@ export function scanCharacters(text: string): CharacterScan {
   let prev: number | undefined;
   let prevPrev: number | undefined;
   let whitespaceZeroWidth = 0;
+  const budget = whitespaceZeroWidthBudget(text);
   let i = 0;
   while (i < text.length) {
     const cp = text.codePointAt(i) as number;
@@ -204,7 +211,7 @@ export function scanCharacters(text: string): CharacterScan {
     } else if (cp >= 0x80 && cp <= 0x9f) {
       if (!misdecodedUtf8At(text, i)) control = true;
     } else if (isZeroWidthSpace(cp)) {
-      if (!zeroWidthNextToSpace(text, i) || ++whitespaceZeroWidth > WHITESPACE_ZW_BUDGET) control = true;
+      if (!zeroWidthNextToSpace(text, i) || ++whitespaceZeroWidth > budget) control = true;
     } else if (cp === 0x2028 || cp === 0x2029) {
       control = true;
     } else if (cp === 0x200c || cp === 0x200d) {
