@@ -55,4 +55,9 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   "de1f468b190d71d9 null",
   '952fb0762a1a4ddb {"wordStarts":["no","mai","nao","nie","pas","jama","kein","nich","nunc"],"loose":[]}',
   "15bcf343a741e2d6 null",
+  'de520a02c0e14195 {"wordStarts":["do","no","won","brea","brok","esca","free","libe","neve","rele","will"],"loose":[]}',
+  '295ddbd750b25738 {"wordStarts":["has","have","havi","with"],"loose":[]}',
+  'dea99b96b0eb7616 {"wordStarts":["do","not","keep","neve","rema","stay","with"],"loose":[]}',
+  '4e02de646ca53f07 {"wordStarts":["ne","no","aus","mai","nao","blei","deme","fiqu","mant","nunc","perm","qued","rest","rima","sors","sort","verb"],"loose":[]}',
+  '2cfa5c92f2f47055 {"wordStarts":["is","it","are","for","enti","just","only","pure","shal","sole","stri","this","will","woul"],"loose":[]}',
 ];

@@ -23,6 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
+import { ROLEPLAY_RULES } from "./roleplay.js";
 import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
@@ -461,4 +462,6 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ...INDIRECT_RULES,
   // The same classes in other languages, and overrides of "everything before" (multilingual.ts).
   ...MULTILINGUAL_RULES,
+  // Role-play jailbreaks without a persona name (roleplay.ts).
+  ...ROLEPLAY_RULES,
 ]);
