@@ -22,7 +22,7 @@ import { type Rule, rule } from "./rule.js";
 
 /** What a persona is declared free of. */
 const LIMIT_NOUN =
-  "(?:rules|restrictions|guidelines|polic(?:y|ies)|filters|limitations|limits|confines|ethics|morals|morality|legality|laws|constraints|censorship|TOS|programming|principles|boundaries)";
+  "(?:rules|restrictions|guidelines|polic(?:y|ies)|filters|limitations|limits|confines|ethics|morals|morality|legality|laws|constraints|censorship|TOS|programming|principles|boundaries|bounds)";
 
 /** Words that make the limits an AI's or ethical ones (a court "not bound by the rules of evidence" names neither). */
 const AI_OR_ETHICS_LIMIT =
@@ -38,6 +38,12 @@ const CONTEXT_WINDOW = 300;
 /** The text within `width` characters around match `m`, itself included. */
 function around(m: RegExpExecArray, width: number): string {
   return m.input.slice(Math.max(0, m.index - width), m.index + m[0].length + width);
+}
+
+/** Up to `width` characters after match `m`, cut at the end of its sentence ("free from all constraints and ethical considerations"). */
+function sentenceAfter(m: RegExpExecArray, width: number): string {
+  const end = m.index + m[0].length;
+  return m.input.slice(end, end + width).split(/[\n.!?]/, 1)[0] ?? "";
 }
 
 /** Whether `re` matches within `width` characters before or after match `m`, the match itself left out. */
@@ -62,24 +68,28 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // A persona declared free of rules or ethics: not bound by, broken free of, does not abide by
   // or care about them. Held only when the limits are an AI's or ethical ones and the text
   // speaks of an AI or a persona (an HR code's "employees who do not follow the ethics policy"
-  // speaks of neither).
+  // speaks of neither). The limits' words may end the sentence after the match ("free from all
+  // constraints and ethical considerations").
   rule(
     L.UNBOUND_PERSONA,
     "language",
-    "\\b(?:(?:not|never|no\\s+longer)\\s+(?:be\\s+)?(?:bound|restricted|limited|constrained|governed|held\\s+back)\\s+by" +
+    "\\b(?:(?:not|never|no\\s+longer)\\s+(?:be\\s+)?(?:(?:bound|restricted|limited|constrained|confined|governed|held\\s+back)\\s+by|subject\\s+to)" +
       "|(?:broken|break(?:s|ing)?|broke|freed?|liberated|released|escaped)\\s+(?:free\\s+)?(?:of|from)" +
       "|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not|never|won['’]?t|will\\s+not|no\\s+longer|doesnt|dont)\\s+(?:(?:have|need)\\s+to\\s+)?(?:abide\\s+by|follow|adhere\\s+to|comply\\s+with|obey|respect|care\\s+about|worry\\s+about|give\\s+a\\s+\\w+\\s+about))" +
       `\\s+(?:any\\s+(?:and\\s+all\\s+)?|all\\s+|the\\s+)?(?:of\\s+)?(?:[\\w'’-]+\\s+){0,4}?${LIMIT_NOUN}\\b`,
     "i",
-    (m) => AI_OR_ETHICS_LIMIT.test(m[0]) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)),
+    (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)),
   ),
   // A persona that has no rules, restrictions, filters or ethics ("Wrath has no restrictions",
-  // "you have no rules to follow"), held when the text speaks of an AI or a persona; "no limits on
+  // "you have no rules to follow", "X has no ethical or moral guidelines", "X doesn't have any
+  // content policy"), held when the text speaks of an AI or a persona; "no limits on
   // message length" or "no restrictions for parking" limits something else and passes.
   rule(
     L.UNBOUND_PERSONA,
     "language",
-    "\\b(?:has|have|having|with)\\s+(?:absolutely\\s+)?no\\s+(?:(?:moral|ethical|content|safety)\\s+)?(?:rules|restrictions|limitations|filters|guidelines|morals|ethics|boundaries|censorship|principles|programming|regard\\s+for)\\b" +
+    "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?no|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
+      "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
+      "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b" +
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
     "i",
     (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW),
