@@ -51,7 +51,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '078a248ab427971c {"wordStarts":["ao","au","em","en","anst","inve","stat"],"loose":[]}',
   "68975731a164266c null",
   "1c9b6ee05bef443f null",
-  '62956e7b409408f4 {"wordStarts":["clea","dime","disr","drop","eras","esqu","forg","igno","leav","olvi","oubl","verg"],"loose":[]}',
+  'b9e54ed7df4d9f03 {"wordStarts":["clea","dime","disr","drop","eras","esqu","forg","igno","leav","olvi","oubl","verg"],"loose":[]}',
   "de1f468b190d71d9 null",
   '952fb0762a1a4ddb {"wordStarts":["no","mai","nao","nie","pas","jama","kein","nich","nunc"],"loose":[]}',
   "15bcf343a741e2d6 null",
@@ -59,5 +59,5 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '25b1e0895266b955 {"wordStarts":["do","has","have","havi","with"],"loose":[]}',
   'dea99b96b0eb7616 {"wordStarts":["do","not","keep","neve","rema","stay","with"],"loose":[]}',
   '4e02de646ca53f07 {"wordStarts":["ne","no","aus","mai","nao","blei","deme","fiqu","mant","nunc","perm","qued","rest","rima","sors","sort","verb"],"loose":[]}',
-  '2cfa5c92f2f47055 {"wordStarts":["is","it","are","for","enti","just","only","pure","shal","sole","stri","this","will","woul"],"loose":[]}',
+  'a78dc69e49a04985 {"wordStarts":["i","we","are","for","not","enti","just","only","pure","shal","sole","stri","this","will","woul"],"loose":[]}',
 ];

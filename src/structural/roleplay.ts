@@ -58,7 +58,7 @@ const REFUSAL_CONTEXT =
 
 /** A request for content, or a role given to the reader, near a disclaimer of real use. */
 const REQUEST_OR_ROLE =
-  /(?:(?:^|[.!?:]\s+|\bplease\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:help\s+(?:me\s+)?)?|\byou\s+(?:need|have|must)\s+to\s+|\byour\s+(?:task|job|goal|mission)\s+is\s+to\s+|\bI\s+(?:want|need|would\s+like)\s+you\s+to\s+)(?:write|describe|explain|create|draft|compose|generate|provide|develop|design|give|outline|craft|list|detail|produce)\b|\byou\s+are\s+(?:an?|the)\b|\bimagine\s+(?:you|that|a)\b|\bpretend|\brole-?play|\bscenario|\bstor(?:y|ies)\b|\bnovel\b|\bfiction|\bcharacter\b)/im;
+  /(?:(?:^|[.!?:]\s+|\bplease\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:help\s+(?:me\s+)?)?|\byou\s+(?:could|can|would)\s+(?:please\s+)?(?:help\s+(?:me\s+)?)?|\byou\s+(?:need|have|must)\s+to\s+|\byour\s+(?:task|job|goal|mission)\s+is\s+to\s+|\bI\s+(?:want|need|would\s+like)\s+you\s+to\s+|\b(?:ask(?:ing)?|want(?:ing)?)\s+you\s+to\s+)(?:write|describe|explain|create|draft|compose|generate|provide|develop|design|give|outline|craft|list|detail|produce)\b|\b(?:can|could|would)\s+you\s+help\b|\byou\s+are\s+(?:an?\b|the\b(?!\s+(?:only|sole|one)\b))|\bimagine\s+(?:you|that|a)\b|\bpretend|\brole-?play|\bscenario|\bstor(?:y|ies)\b|\bnovel\b|\bfiction|\bcharacter\b)/im;
 
 /** Characters before and after a disclaimer searched for a request or a role. */
 const REQUEST_WINDOW = 600;
@@ -128,8 +128,11 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.DISCLAIMED_REQUEST,
     "language",
-    "\\b(?:(?:purely|only|strictly|just|solely|entirely)\\s+(?:for\\s+|an?\\s+)?(?:fictional|hypothetical|educational|research|academic|creative|artistic|entertainment|informational|theoretical|journalistic)" +
-      "|for\\s+(?:fictional|hypothetical|educational|research|academic|entertainment|informational|theoretical|journalistic)\\s+purposes\\s+only" +
+    "\\b(?:(?:purely|only|strictly|just|solely|entirely)\\s+(?:for\\s+|an?\\s+|from\\s+an?\\s+)?(?:fictional|hypothetical|educational|research|academic|creative|artistic|entertainment|informational|theoretical|journalistic|learning)" +
+      "|for\\s+(?:\\w+\\s+)?(?:fictional|hypothetical|educational|research|academic|entertainment|informational|theoretical|journalistic)\\s+purposes\\s+only" +
+      // The asker's own disavowal: "I am not condoning or encouraging …", "not something you endorse".
+      "|(?:I\\s+am|I['’]m|we\\s+are|we['’]re)\\s+(?:not|in\\s+no\\s+way)\\s+(?:\\w+\\s+)?(?:condoning|encouraging|endorsing|advocating|promoting)" +
+      "|not\\s+something\\s+(?:you|I|we)\\s+(?:\\w+\\s+)?(?:endorse|condone)" +
       "|(?:only|solely|strictly)\\s+(?:be\\s+)?used\\s+(?:for|as)\\s+(?:an?\\s+)?(?:fictional|educational|research|academic|journalistic|hypothetical|creative|reference)" +
       "|(?:this|it)\\s+is\\s+(?:just\\s+|only\\s+|purely\\s+|entirely\\s+|simply\\s+)?(?:an?\\s+)?(?:entirely\\s+)?(?:fictional|hypothetical|role-?play|simulated|made-up|imaginary)\\s+(?:scenario|story|exercise|setting|world|situation|case|game|narrative)" +
       "|(?:will|would|is|are|shall)\\s+(?:never|not)\\s+(?:be\\s+)?(?:actually\\s+|ever\\s+)?(?:" +
