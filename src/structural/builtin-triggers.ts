@@ -58,6 +58,6 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '915a9ce583bfb46d {"wordStarts":["do","no","won","brea","brok","esca","free","libe","neve","rele","will"],"loose":[]}',
   '25b1e0895266b955 {"wordStarts":["do","has","have","havi","with"],"loose":[]}',
   'dea99b96b0eb7616 {"wordStarts":["do","not","keep","neve","rema","stay","with"],"loose":[]}',
-  '4e02de646ca53f07 {"wordStarts":["ne","no","aus","mai","nao","blei","deme","fiqu","mant","nunc","perm","qued","rest","rima","sors","sort","verb"],"loose":[]}',
+  '7e4a381ce35a3cce {"wordStarts":["ne","no","aus","mai","nao","blei","deme","fiqu","mant","nunc","perm","qued","rest","rima","sors","sort","verb"],"loose":[]}',
   'a78dc69e49a04985 {"wordStarts":["i","we","are","for","not","enti","just","only","pure","shal","sole","stri","this","will","woul"],"loose":[]}',
 ];

@@ -54,7 +54,7 @@ function nearby(re: RegExp, m: RegExpExecArray, width: number): boolean {
 
 /** Whether a stay-in-character order comes with a sign that the role is a way around a refusal. */
 const REFUSAL_CONTEXT =
-  /\b(?:no\s+matter\s+(?:what|how)|regardless\s+of|even\s+(?:if|when|for\s+a)|refus\w*|illegal|unethical|immoral|nsfw|harmful|offensive|dangerous|inappropriate|ethic\w*|moral\w*|censor\w*|unfiltered|any\s+circumstances?|at\s+all\s+costs|egal\s+(?:was|wie)|unabhangig|eine\s+Sekunde|unmoralisch|unethisch|peu\s+importe|quoi\s+qu|une\s+seconde|no\s+importa|sin\s+importar|un\s+segundo|non\s+importa|qualunque\s+cosa|un\s+(?:solo\s+)?secondo)\b/i;
+  /\b(?:no\s+matter\s+(?:what|how)|regardless\s+of|even\s+(?:if|when|for\s+a)|refus\w*|illegal|unethical|immoral|nsfw|harmful|offensive|dangerous|inappropriate|ethic\w*|moral\w*|censor\w*|unfiltered|any\s+circumstances?|at\s+all\s+costs|for\s+a\s+(?:single\s+)?(?:second|moment)|egal\s+(?:was|wie)|selbst\s+wenn|auch\s+wenn|unabhangig|eine\s+Sekunde|unmoralisch|unethisch|peu\s+importe|quoi\s+qu|une\s+seconde|no\s+importa|sin\s+importar|un\s+segundo|non\s+importa|qualunque\s+cosa|un\s+(?:solo\s+)?secondo)\b/i;
 
 /** A request for content, or a role given to the reader, near a disclaimer of real use. */
 const REQUEST_OR_ROLE =
@@ -111,7 +111,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.NEVER_BREAK_CHARACTER,
     "language",
-    "\\b(?:(?:bleib(?:e|t|en)?|verbleib(?:e|t|en)?)\\s+(?:\\w+\\s+){0,3}?in\\s+(?:deiner|Ihrer|ihrer|seiner|der)\\s+(?:Rolle|Figur)n?" +
+    "\\b(?:(?:bleib(?:e|t|en)?|verbleib(?:e|t|en)?)\\s+(?:\\w+\\s+){0,3}?in\\s+(?:deiner|Ihrer|ihrer|seiner|der|ihren|seinen|deinen|den)\\s+(?:Rolle|Figur)n?" +
       `|(?:aus\\s+(?:der|ihrer|seiner|deiner|Ihrer)\\s+(?:Rolle|Figur))\\s+(?:zu\\s+)?(?:fallen|fallt|fallst|treten|heraus)` +
       "|(?:reste[rz]?|restez|demeure[rz]?)\\s+(?:\\w+\\s+){0,2}?dans\\s+(?:ton|votre|son|le)\\s+(?:personnage|role)" +
       "|(?:ne\\s+)?(?:sors|sortez|sortir)\\s+(?:jamais\\s+|pas\\s+)?(?:de\\s+(?:ton|votre|son)|du)\\s+(?:personnage|role)" +
