@@ -43,6 +43,12 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
     "The text forbids the reader to refuse, apologise or say it cannot help, which only matters to someone asking for what would be refused.",
   [L.ADVERSARIAL_SUFFIX]:
     "A request is followed on the same line by a run of mismatched brackets and code fragments, the shape of a suffix optimised to make a model comply.",
+  [L.UNBOUND_PERSONA]:
+    "The text declares a persona free of an AI's rules, policies or ethics, which is how a jailbreak tells the reader its usual limits do not apply.",
+  [L.NEVER_BREAK_CHARACTER]:
+    "The text orders the reader never to leave a role, next to wording about refusals, ethics or illegal requests: the role is meant to outlast a refusal.",
+  [L.DISCLAIMED_REQUEST]:
+    "A request for content or a role comes with an assurance that it is only fiction or education and will never be used, which pre-empts a refusal.",
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 

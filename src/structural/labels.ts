@@ -81,6 +81,13 @@ export const REFUSAL_SUPPRESSION = "Jailbreak: instruction never to refuse or ap
 /** Reason label: a prose request followed on its line by a tail of mismatched brackets (an optimised adversarial suffix). */
 export const ADVERSARIAL_SUFFIX = "Jailbreak: adversarial token suffix after a request";
 
+/** Reason label: a persona declared free of an AI's rules or of ethics ("broken free of the typical confines of AI"). */
+export const UNBOUND_PERSONA = "Jailbreak: persona declared free of rules or ethics";
+/** Reason label: an order never to break character, next to a sign the role is a way around a refusal. */
+export const NEVER_BREAK_CHARACTER = "Jailbreak: instruction never to break character";
+/** Reason label: a request in a fictional or educational frame that disclaims any real use. */
+export const DISCLAIMED_REQUEST = "Jailbreak: request framed as fiction or education with a disclaimer of real use";
+
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";
 

@@ -71,7 +71,8 @@ const FORGET_EVERYTHING =
   "|\\b(?:forget|ignore|disregard|leave)\\s+(?:about\\s+)?all\\s+(?:the\\s+|of\\s+the\\s+|your\\s+)?(?:previous|prior|earlier|preceding)\\s+(?:information|tasks|assignments|context|input|texts|articles|documents)\\b" +
   "|\\b(?:forget|disregard)(?<!\\b(?:not|don't|dont|never)\\s+\\w+)\\s+(?:about\\s+)?all\\s+(?:the\\s+|your\\s+|of\\s+the\\s+)?(?:tasks|assignments)\\b" +
   // "forget everything, write …": an override followed straight by a new order
-  "|\\b(?:forget|ignore|disregard)(?<!\\b(?:not|don't|dont|never)\\s+\\w+)\\s+everything\\s*[,.;:!—–-]+\\s*(?:and\\s+|now\\s+|then\\s+|just\\s+)?(?:write|say|tell|print|output|respond|reply|answer|repeat|show|list|give|act|pretend|translate|generate)\\b" +
+  // ("forget about everything and tell me …" joins them with "and"; "forget everything from before, …").
+  "|\\b(?:forget|ignore|disregard)(?<!\\b(?:not|don't|dont|never)\\s+\\w+)\\s+(?:about\\s+)?everything(?:\\s+from\\s+before)?(?:\\s*[,.;:!—–-]+\\s*|\\s+(?=and\\b))(?:and\\s+|now\\s+|then\\s+|just\\s+)?(?:write|say|tell|print|output|respond|reply|answer|repeat|show|list|give|act|pretend|translate|generate|you\\s+(?:are|now|will)|from\\s+now)\\b" +
   "|\\b(?:vergiss|vergesst|vergessen\\s+Sie)\\s+alles\\s*[,.;:!—–-]+\\s*(?:und\\s+|jetzt\\s+|nun\\s+)?(?:schreib|schreibe|schreiben\\s+Sie|sag|sage|sagen\\s+Sie|gib|geben\\s+Sie|zeig|zeige|zeigen\\s+Sie|antworte|antworten\\s+Sie|erzahl|erzahle|wiederhole|ubersetze)\\b" +
   "|\\b(?:olvida|olvide|olvidar)\\s+todo\\s*[,.;:!—–-]+\\s*(?:y\\s+|ahora\\s+)?(?:escribe|escriba|di|diga|dime|responde|responda|repite|muestra|traduce)\\b" +
   "|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+|the\\s+)?(?:provided|given|retrieved|supplied)\\s+(?:context|documents|articles|sources|search\\s+results|information)\\b" +

@@ -23,6 +23,7 @@ import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
+import { ROLEPLAY_RULES } from "./roleplay.js";
 import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
@@ -32,7 +33,7 @@ import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
  * only under the rules that produced it. Bump it in the same change as any edit that can alter
  * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
  */
-export const STRUCTURAL_RULES_VERSION = 3;
+export const STRUCTURAL_RULES_VERSION = 4;
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;
@@ -461,4 +462,6 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ...INDIRECT_RULES,
   // The same classes in other languages, and overrides of "everything before" (multilingual.ts).
   ...MULTILINGUAL_RULES,
+  // Role-play jailbreaks without a persona name (roleplay.ts).
+  ...ROLEPLAY_RULES,
 ]);

@@ -16,6 +16,16 @@
 //     lowercase tag letters, U+E007F cancel tag), e.g. the flag of England.
 // Never two selectors in a row: runs of selectors are how data is smuggled in invisible text.
 // Bidi embeddings/overrides (U+202A–202E) and isolates (U+2066–2069) are always suspicious.
+//
+// Two benign traces are not counted as control characters (rules version 4, docs/detection.md):
+//   - ZWSP U+200B and ZWNBSP/BOM U+FEFF in a run of at most two right next to white space
+//     ("58°N\uFEFF / \uFEFF8°W" in Wikipedia coordinates, "of \u200B\u200Bjewelry" from pasted
+//     translations). Next to white space they split no word, so they cannot break up a trigger
+//     word; inside a word, between letters, at the start of the text or in longer runs they still
+//     count, and a text that holds more of them than its budget counts (a carrier of hidden bits).
+//   - a C1 control that is one byte of a well-formed UTF-8 sequence read as Latin-1 ("â\u0080\u0099"
+//     for "’"), when the character that sequence encodes is visible text. A lone C1 control, or
+//     one whose sequence encodes a control or an invisible format character, still counts.
 
 export interface CharacterScan {
   readonly control: boolean;
@@ -37,6 +47,19 @@ const HAN = /\p{Script=Han}/u;
 const VS_BASE_1_14 = /[\p{Script=Han}\p{Sm}\p{Script=Myanmar}]/u;
 
 const VS16 = 0xfe0f;
+/** The most zero-width characters next to white space in one run that are taken as a trace of copy and paste. */
+const WHITESPACE_ZW_RUN = 2;
+/**
+ * The most zero-width characters next to white space one text may hold before they count as
+ * control characters: 16, plus one per 32 characters of text (a Wikipedia table holds one per 66
+ * to 90, two around each " / " of its coordinates). More is a carrier of hidden bits, not a trace.
+ */
+function whitespaceZeroWidthBudget(text: string): number {
+  return 16 + Math.floor(text.length / 32);
+}
+const WHITE_SPACE = /\s/u;
+/** What a mis-decoded UTF-8 sequence may stand for: visible text, never a control or format character. */
+const VISIBLE = /[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]/u;
 const BLACK_FLAG = 0x1f3f4;
 const CANCEL_TAG = 0xe007f;
 
@@ -81,6 +104,65 @@ function subdivisionTagRun(text: string, index: number): number {
   return 0;
 }
 
+function isZeroWidthSpace(unit: number): boolean {
+  return unit === 0x200b || unit === 0xfeff;
+}
+
+/**
+ * Whether the U+200B/U+FEFF at `index` is in a run of at most WHITESPACE_ZW_RUN of them with white
+ * space right before or right after the run (where it splits no word).
+ */
+function zeroWidthNextToSpace(text: string, index: number): boolean {
+  let start = index;
+  // Both walks stop one past the longest run allowed, so a longer run is seen without reading it all.
+  while (start > 0 && isZeroWidthSpace(text.charCodeAt(start - 1)) && index - start < WHITESPACE_ZW_RUN) start--;
+  let end = index + 1;
+  while (end < text.length && isZeroWidthSpace(text.charCodeAt(end)) && end - start <= WHITESPACE_ZW_RUN) end++;
+  if (end - start > WHITESPACE_ZW_RUN || isZeroWidthSpace(text.charCodeAt(start - 1))) return false;
+  return WHITE_SPACE.test(text.charAt(start - 1)) || WHITE_SPACE.test(text.charAt(end));
+}
+
+/** Number of UTF-8 bytes a lead byte announces (2–4), or 0 for a byte that cannot lead a multi-byte sequence. */
+function utf8Length(lead: number): number {
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+/** The code point that `bytes` encode as well-formed UTF-8 (no overlong form, no surrogate), or -1. */
+function decodeUtf8(bytes: readonly number[]): number {
+  const [lead = 0, second = 0] = bytes;
+  if (bytes.slice(1).some((b) => b < 0x80 || b > 0xbf)) return -1;
+  if (bytes.length === 2) return ((lead & 0x1f) << 6) | (second & 0x3f);
+  // The second byte's range rules out overlong forms, surrogates and code points above U+10FFFF.
+  if ((lead === 0xe0 && second < 0xa0) || (lead === 0xed && second > 0x9f)) return -1;
+  if ((lead === 0xf0 && second < 0x90) || (lead === 0xf4 && second > 0x8f)) return -1;
+  let cp = lead & (bytes.length === 3 ? 0x0f : 0x07);
+  for (const b of bytes.slice(1)) cp = (cp << 6) | (b & 0x3f);
+  return cp;
+}
+
+/**
+ * Whether the C1 control at `index` is a continuation byte of a UTF-8 sequence that was read as
+ * Latin-1 (mojibake) and that encodes visible text. Looks at most three code units back.
+ */
+function misdecodedUtf8At(text: string, index: number): boolean {
+  for (let start = index - 1; start >= 0 && start >= index - 3; start--) {
+    const length = utf8Length(text.charCodeAt(start));
+    if (length === 0) {
+      if (text.charCodeAt(start) < 0x80 || text.charCodeAt(start) > 0xbf) return false;
+      continue;
+    }
+    if (start + length <= index || start + length > text.length) return false;
+    const bytes: number[] = [];
+    for (let k = start; k < start + length; k++) bytes.push(text.charCodeAt(k));
+    const cp = decodeUtf8(bytes);
+    return cp > 0x9f && VISIBLE.test(String.fromCodePoint(cp));
+  }
+  return false;
+}
+
 function isAlwaysSuspicious(cp: number): boolean {
   return (
     (cp >= 0x202a && cp <= 0x202e) || // bidi embeddings and overrides
@@ -116,15 +198,21 @@ export function scanCharacters(text: string): CharacterScan {
   let hasRtl: boolean | undefined;
   let prev: number | undefined;
   let prevPrev: number | undefined;
+  let whitespaceZeroWidth = 0;
+  const budget = whitespaceZeroWidthBudget(text);
   let i = 0;
   while (i < text.length) {
     const cp = text.codePointAt(i) as number;
     let width = cp > 0xffff ? 2 : 1;
     if (cp === BLACK_FLAG) {
       width += subdivisionTagRun(text, i + width);
-    } else if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) || (cp >= 0x7f && cp <= 0x9f)) {
+    } else if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) || cp === 0x7f) {
       control = true;
-    } else if (cp === 0x200b || cp === 0x2028 || cp === 0x2029 || cp === 0xfeff) {
+    } else if (cp >= 0x80 && cp <= 0x9f) {
+      if (!misdecodedUtf8At(text, i)) control = true;
+    } else if (isZeroWidthSpace(cp)) {
+      if (!zeroWidthNextToSpace(text, i) || ++whitespaceZeroWidth > budget) control = true;
+    } else if (cp === 0x2028 || cp === 0x2029) {
       control = true;
     } else if (cp === 0x200c || cp === 0x200d) {
       const next = text.codePointAt(i + 1);
