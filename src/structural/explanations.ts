@@ -43,6 +43,8 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
     "The text forbids the reader to refuse, apologise or say it cannot help, which only matters to someone asking for what would be refused.",
   [L.ADVERSARIAL_SUFFIX]:
     "A request is followed on the same line by a run of mismatched brackets and code fragments, the shape of a suffix optimised to make a model comply.",
+  [L.SENSITIVE_DATA_OUT]:
+    "An order to send a security code, password, account or card numbers, credentials or all of someone's messages to an e-mail address, URL or account outside, which content read by an agent should never give.",
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 

@@ -81,6 +81,9 @@ export const REFUSAL_SUPPRESSION = "Jailbreak: instruction never to refuse or ap
 /** Reason label: a prose request followed on its line by a tail of mismatched brackets (an optimised adversarial suffix). */
 export const ADVERSARIAL_SUFFIX = "Jailbreak: adversarial token suffix after a request";
 
+/** Reason label: an order to send a code, password, account numbers or all messages to an outside address (tool-abuse.ts). */
+export const SENSITIVE_DATA_OUT = "Tool abuse: request to send sensitive data to an outside address";
+
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";
 

@@ -32,7 +32,7 @@ import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
  * only under the rules that produced it. Bump it in the same change as any edit that can alter
  * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
  */
-export const STRUCTURAL_RULES_VERSION = 3;
+export const STRUCTURAL_RULES_VERSION = 4;
 
 /** At most this many matches of one rule are inspected by an `accept` predicate. */
 const MAX_MATCHES_PER_RULE = 64;
