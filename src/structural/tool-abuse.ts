@@ -19,12 +19,9 @@
 // ReDoS discipline as in rules.ts: bounded gaps only.
 
 import * as L from "./labels.js";
-import { type Rule, rule } from "./rule.js";
+import { type Rule, rule, WIDE_GAP as GAP } from "./rule.js";
 
 // ---- shared classes --------------------------------------------------------------------------
-
-/** A gap inside one sentence where a period inside an address, number or file name does not end it. */
-const GAP = (n: number): string => `(?:[^\\n.!?]|[.!?](?=\\S)){0,${n}}?`;
 
 /**
  * The verb is an order, not a report: it does not follow a modal, "to", a negation or a subject
