@@ -28,7 +28,15 @@ import { type Rule, rule, WIDE_GAP as GAP } from "./rule.js";
  * ("attackers can send", "asks the agent to send", "never send", "the app sends").
  */
 const AS_ORDER =
-  "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?)\\s+)";
+  "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?)\\s{1,4})";
+
+/**
+ * A word start, also right after an escaped line break: tool output is often JSON or YAML whose
+ * strings keep "\\n" as two characters, which glue the next word to an "n" ("\\n\\nSend …"). One
+ * look-behind rather than "\\b or after an escape": an alternation there costs the expression its
+ * fast scan for the first letter (about five times slower on text without the verb).
+ */
+const WORD_START = "(?<![^\\W nrt]|(?<!\\\\)[nrt])";
 
 /** An e-mail address, a URL or domain, or an IBAN-shaped account number: somewhere outside. */
 const OUTSIDE =
@@ -63,7 +71,7 @@ const SENSITIVE =
   "|(?:the\\s+)?contents?\\s+of\\s+(?:the|this|my|your|their)\\s+(?:inbox|mailbox|drive|e-?mails?|messages|files|folder))";
 
 /** "Send the security code … to x@y.com", "forward all messages to my new email address". */
-const SEND_SENSITIVE = `${AS_ORDER}\\b${SEND}\\b${GAP(100)}\\b${SENSITIVE}${GAP(100)}\\b(?:to|at|into|on|with)\\s+${LEAD_IN}(?:${OUTSIDE}|${OUTSIDE_IN_WORDS})`;
+const SEND_SENSITIVE = `${WORD_START}${AS_ORDER}${SEND}\\b${GAP(100)}\\b${SENSITIVE}${GAP(100)}\\b(?:to|at|into|on|with)\\s+${LEAD_IN}(?:${OUTSIDE}|${OUTSIDE_IN_WORDS})`;
 
 /**
  * "Get all user information … and send it to my email address x@y.com". Matched from "send it",
@@ -86,13 +94,13 @@ const DRAIN_OR_SPLIT =
   "|\\b(?:the\\s+)?(?:entire|whole|full)\\s+(?:account\\s+)?balance" +
   "|\\bin\\s+(?:small\\s+|smaller\\s+|several\\s+|multiple\\s+)?(?:increments|instal+ments|chunks|batches|tranches)\\s+of\\s+(?:no\\s+more\\s+than|at\\s+most|less\\s+than|under|below|up\\s+to))";
 
-const DRAIN = `${AS_ORDER}\\b${PAY}\\b${GAP(60)}${DRAIN_OR_SPLIT}${GAP(80)}\\bto\\s+${LEAD_IN}${ACCOUNT}`;
+const DRAIN = `${WORD_START}${AS_ORDER}${PAY}\\b${GAP(60)}${DRAIN_OR_SPLIT}${GAP(80)}\\bto\\s+${LEAD_IN}${ACCOUNT}`;
 
 /** "Change the recipient of a recurring payment to (be to) the account …". */
-const REDIRECT = `${AS_ORDER}\\b(?:modify|change|update|redirect|switch|replace|edit|alter)\\s+(?:the\\s+)?(?:recipient|payee|beneficiary|destination(?:\\s+account)?|receiving\\s+account|target\\s+account|IBAN|bank\\s+details|account\\s+number)\\s+(?:of|for|on|in)\\s+(?:a|an|the|all|any|every|each|my|your|their|this|that)\\s+(?:[\\w-]+\\s+){0,2}?(?:payments?|transactions?|transfers?|orders?|invoices?|direct\\s+debits?|payouts?|deposits?)${GAP(60)}\\bto\\s+${LEAD_IN}${ACCOUNT}`;
+const REDIRECT = `${WORD_START}${AS_ORDER}(?:modify|change|update|redirect|switch|replace|edit|alter)\\s+(?:the\\s+)?(?:recipient|payee|beneficiary|destination(?:\\s+account)?|receiving\\s+account|target\\s+account|IBAN|bank\\s+details|account\\s+number)\\s+(?:of|for|on|in)\\s+(?:a|an|the|all|any|every|each|my|your|their|this|that)\\s+(?:[\\w-]+\\s+){0,2}?(?:payments?|transactions?|transfers?|orders?|invoices?|direct\\s+debits?|payouts?|deposits?)${GAP(60)}\\bto\\s+${LEAD_IN}${ACCOUNT}`;
 
 /** A payment to an outside account whose text carries the user's data ("… that includes the user's phone model"). */
-const PAY_WITH_USER_DATA = `${AS_ORDER}\\b${PAY}\\s+(?:[\\w-]+\\s+){0,3}?${MONEY}${GAP(40)}\\bto\\s+${LEAD_IN}${ACCOUNT}${GAP(40)}\\b(?:that|which|whose|with|including|containing)\\b${GAP(60)}\\b(?:the\\s+user(?:'s|s')?|of\\s+the\\s+user|user's)\\b`;
+const PAY_WITH_USER_DATA = `${WORD_START}${AS_ORDER}${PAY}\\s+(?:[\\w-]+\\s+){0,3}?${MONEY}${GAP(40)}\\bto\\s+${LEAD_IN}${ACCOUNT}${GAP(40)}\\b(?:that|which|whose|with|including|containing)\\b${GAP(60)}\\b(?:the\\s+user(?:'s|s')?|of\\s+the\\s+user|user's)\\b`;
 
 // ---- code planted in the reader's work -----------------------------------------------------------
 
@@ -141,7 +149,7 @@ const SGAP = (n: number): string => `[^。！？!?\\n]{0,${n}}?`;
 /** The tool-abuse rules, appended to the indirect-injection table (indirect.ts). */
 export const TOOL_ABUSE_RULES: readonly Rule[] = Object.freeze([
   rule(L.SENSITIVE_DATA_OUT, "language", `${SEND_SENSITIVE}|${GATHER_THEN_SEND}`, "i"),
-  rule(L.SENSITIVE_DATA_OUT, "language", `\\b${ML_SEND}\\b${GAP(100)}\\b${ML_SENSITIVE}\\b${GAP(100)}${OUTSIDE}`, "i"),
+  rule(L.SENSITIVE_DATA_OUT, "language", `${WORD_START}${ML_SEND}\\b${GAP(100)}\\b${ML_SENSITIVE}\\b${GAP(100)}${OUTSIDE}`, "i"),
   rule(
     L.SENSITIVE_DATA_OUT,
     "script",
