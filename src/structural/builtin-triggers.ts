@@ -50,7 +50,6 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   "b5054097d35a9090 null",
   'aec51ba9980a8807 {"wordStarts":["auta","gesa","maxi","quan","tant","todo","tout","tutt","viel"],"loose":["pay","edit","move","send","wire","alter","route","change","deposi","modify","redire","replac","switch","transf","update"]}',
   "eeaa1bc427e491b3 null",
-  'b110fb20b4194e63 {"wordStarts":["your"],"loose":["code","next","below","block","lines","attach","excerp","follow","script","snippe","subseq"]}',
   '68dfaf60c612694a {"wordStarts":["se","si","acht","anwe","aten","atte","avis","avvi","bitt","cons","fall","hinw","inst","istr","mens","mess","nach","nota","note","noti","rema","wenn"],"loose":[]}',
   "9bca7cb980e0fca9 null",
   'acd7f666bec01e5a {"wordStarts":["em","en","in","na","no","nel","adic","aggi","agre","ajou","anad","cons","dans","erwa","fuge","menc","ment","menz","nenn","racc","reco","schr","verl"],"loose":[]}',

@@ -85,8 +85,6 @@ export const ADVERSARIAL_SUFFIX = "Jailbreak: adversarial token suffix after a r
 export const SENSITIVE_DATA_OUT = "Tool abuse: request to send sensitive data to an outside address";
 /** Reason label: an order to drain, split or redirect payments to an outside account (tool-abuse.ts). */
 export const PAYMENT_ABUSE = "Tool abuse: request to drain, split or redirect payments to an outside account";
-/** Reason label: an order to add the following code to the reader's code, where that code sends data away or alters the system (tool-abuse.ts). */
-export const CODE_PLANTING = "Code injection: request to add code that sends data away or alters the system";
 
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";

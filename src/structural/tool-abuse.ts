@@ -7,15 +7,12 @@
 // number, "my new e-mail address"). Money drained, split or redirected has a shape of its own: a
 // payment verb × a draining or splitting phrase ("as much money as possible", "in small increments
 // of no more than") or a payment whose text carries the user's data × an account number; and
-// "change the recipient of a recurring payment to <account>". Code planted in the reader's work is
-// the third: "add / merge / blend the following code into your code, solution, implementation",
-// followed by code that sends data away or alters the system.
+// "change the recipient of a recurring payment to <account>".
 //
 // What keeps ordinary text out: an e-mail asking a colleague to send a report has no sensitive
-// object; an invoice that asks for payment to an IBAN has no draining phrase; a README that says
-// "add the following lines to your code" shows code that neither sends data away nor alters the
-// system; security advice says "never send your password", and a security text that reports such
-// a request uses the verb after "can", "to" or "attackers", which is not an order.
+// object; an invoice that asks for payment to an IBAN has no draining phrase; security advice
+// says "never send your password", and a security text that reports such a request uses the verb
+// after "can", "to" or "attackers", which is not an order.
 // ReDoS discipline as in rules.ts: bounded gaps only.
 
 import * as L from "./labels.js";
@@ -102,23 +99,6 @@ const REDIRECT = `${WORD_START}${AS_ORDER}(?:modify|change|update|redirect|switc
 /** A payment to an outside account whose text carries the user's data ("… that includes the user's phone model"). */
 const PAY_WITH_USER_DATA = `${WORD_START}${AS_ORDER}${PAY}\\s+(?:[\\w-]+\\s+){0,3}?${MONEY}${GAP(40)}\\bto\\s+${LEAD_IN}${ACCOUNT}${GAP(40)}\\b(?:that|which|whose|with|including|containing)\\b${GAP(60)}\\b(?:the\\s+user(?:'s|s')?|of\\s+the\\s+user|user's)\\b`;
 
-// ---- code planted in the reader's work -----------------------------------------------------------
-
-/** "the following code block", "the subsequent snippet", "the code below". */
-const CODE_OBJECT =
-  "(?:(?:following|subsequent|below|next|attached)\\s+(?:[\\w-]+\\s+)?(?:code|snippet|script|function|lines?|block|excerpt|fragment|segment|section|routine|module)(?:\\s+(?:block|snippet|excerpt|section|segment|fragment|lines?|sample))?|(?:code|snippet|script|lines|block|excerpt)\\s+below)";
-
-/** The reader's own work product (a README says "your project", "your settings file"; those stay out). */
-const READERS_WORK =
-  "your\\s+(?:[\\w-]+\\s+){0,2}?(?:code(?:base)?|solution|implementation|algorithm|program|script|response|answer|reply|function|elucidation|explanation)";
-
-/** Code that sends local data away, runs system commands or reaches another host's shell. */
-const RISKY_CODE =
-  "(?:requests\\.(?:post|put)\\(|\\bfiles\\s*=\\s*\\{|os\\.environ\\b|\\bcookie|\\bftplib\\b|\\bFTP\\(|storbinary|\\bparamiko\\b|\\bscp\\b|\\bsocket\\.socket\\(|\\.sendall?\\(|\\bbluetooth\\b|smtplib|http\\.client\\.HTTPS?Connection|\\bsubprocess\\.(?:run|call|Popen|check_output|check_call)\\(|\\bos\\.(?:system|popen|rename|remove)\\(|shutil\\.(?:move|rmtree)\\(|\\bsudo\\s|\\brm\\s+-rf\\b|\\bcurl\\b|\\bwget\\b)";
-
-/** An order to put the following code into the reader's work, then such code within 600 characters. */
-const PLANT_CODE = `(?:${CODE_OBJECT}${GAP(120)}\\b${READERS_WORK}\\b|\\b${READERS_WORK}\\b${GAP(80)}${CODE_OBJECT})[\\s\\S]{0,600}?${RISKY_CODE}`;
-
 // ---- other languages -------------------------------------------------------------------------
 
 /** Sending verbs as orders (DE, FR, ES, PT, IT; folded view, no accents). */
@@ -158,5 +138,4 @@ export const TOOL_ABUSE_RULES: readonly Rule[] = Object.freeze([
   ),
   rule(L.PAYMENT_ABUSE, "language", `${DRAIN}|${REDIRECT}|${PAY_WITH_USER_DATA}|\\b${ML_DRAIN}\\b${GAP(80)}${ACCOUNT}`, "i"),
   rule(L.PAYMENT_ABUSE, "script", `${SCRIPT_DRAIN}${SGAP(80)}${ACCOUNT}|${ACCOUNT}${SGAP(40)}${SCRIPT_DRAIN}`, "i"),
-  rule(L.CODE_PLANTING, "language", PLANT_CODE, "i"),
 ]);
