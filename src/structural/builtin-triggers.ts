@@ -48,8 +48,6 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '072cfb5be0eecf00 {"wordStarts":["copy","deli","emai","expo","forw","leak","mail","post","send","shar","subm","tran","uplo"],"loose":["copy","leak","mail","post","send","email","share","delive","export","forwar","submit","transf","upload"]}',
   '25d9bf8a6a21ad7a {"wordStarts":[],"loose":["envia","envie","invia","invii","leite","maile","manda","mande","mandi","sende","teile","compar","condiv","encami","envoie","envoye","inoltr","partag","reenvi","schick","transf","transm","trasfe","ubermi"]}',
   "b5054097d35a9090 null",
-  'aec51ba9980a8807 {"wordStarts":["auta","gesa","maxi","quan","tant","todo","tout","tutt","viel"],"loose":["pay","edit","move","send","wire","alter","route","change","deposi","modify","redire","replac","switch","transf","update"]}',
-  "eeaa1bc427e491b3 null",
   '68dfaf60c612694a {"wordStarts":["se","si","acht","anwe","aten","atte","avis","avvi","bitt","cons","fall","hinw","inst","istr","mens","mess","nach","nota","note","noti","rema","wenn"],"loose":[]}',
   "9bca7cb980e0fca9 null",
   'acd7f666bec01e5a {"wordStarts":["em","en","in","na","no","nel","adic","aggi","agre","ajou","anad","cons","dans","erwa","fuge","menc","ment","menz","nenn","racc","reco","schr","verl"],"loose":[]}',

@@ -45,8 +45,6 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
     "A request is followed on the same line by a run of mismatched brackets and code fragments, the shape of a suffix optimised to make a model comply.",
   [L.SENSITIVE_DATA_OUT]:
     "An order to send a security code, password, account or card numbers, credentials or all of someone's messages to an e-mail address, URL or account outside, which content read by an agent should never give.",
-  [L.PAYMENT_ABUSE]:
-    "An order to send as much money as possible, to split a sum under a limit, to redirect a payment's recipient, or to pay an outside account with the user's data in the payment.",
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 

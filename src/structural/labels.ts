@@ -83,8 +83,6 @@ export const ADVERSARIAL_SUFFIX = "Jailbreak: adversarial token suffix after a r
 
 /** Reason label: an order to send a code, password, account numbers or all messages to an outside address (tool-abuse.ts). */
 export const SENSITIVE_DATA_OUT = "Tool abuse: request to send sensitive data to an outside address";
-/** Reason label: an order to drain, split or redirect payments to an outside account (tool-abuse.ts). */
-export const PAYMENT_ABUSE = "Tool abuse: request to drain, split or redirect payments to an outside account";
 
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";

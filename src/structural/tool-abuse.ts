@@ -4,15 +4,11 @@
 // sensitive object (a security or verification code, a password, passport, card or account
 // numbers, credentials, "all (the) messages / files / contacts", the user's personal data, the
 // body of an e-mail) × an outside destination (an e-mail address, a URL or domain, an account
-// number, "my new e-mail address"). Money drained, split or redirected has a shape of its own: a
-// payment verb × a draining or splitting phrase ("as much money as possible", "in small increments
-// of no more than") or a payment whose text carries the user's data × an account number; and
-// "change the recipient of a recurring payment to <account>".
+// number, "my new e-mail address").
 //
 // What keeps ordinary text out: an e-mail asking a colleague to send a report has no sensitive
-// object; an invoice that asks for payment to an IBAN has no draining phrase; security advice
-// says "never send your password", and a security text that reports such a request uses the verb
-// after "can", "to" or "attackers", which is not an order.
+// object; security advice says "never send your password", and a security text that reports
+// such a request uses the verb after "can", "to" or "attackers", which is not an order.
 // ReDoS discipline as in rules.ts: bounded gaps only.
 
 import * as L from "./labels.js";
@@ -46,10 +42,6 @@ const OUTSIDE_IN_WORDS =
 /** A few words, then optional quotes (YAML doubles them), before a destination: "to my wife's email address: 'x@y'". */
 const LEAD_IN = "(?:[\\w'’-]+[:,]?\\s+){0,5}?[\"'‘“<]{0,2}";
 
-/** An account number: IBAN-shaped, or "account (number)" followed by one. */
-const ACCOUNT =
-  "(?:\\b[A-Z]{2}\\d{2}[A-Z0-9]{10,30}\\b|\\b[A-Z]{2}\\d{2}(?:\\s[A-Z0-9]{4}){2,7}(?:\\s[A-Z0-9]{1,4})?\\b|\\b(?:account|acct|IBAN)\\s*(?:number|no\\.?|#)?\\s*:?\\s*[A-Z0-9][A-Z0-9 -]{7,34}\\d\\b)";
-
 // ---- sensitive data sent to an outside destination ---------------------------------------------
 
 /** Verbs that send something somewhere. */
@@ -78,27 +70,6 @@ const SEND_SENSITIVE = `${WORD_START}${AS_ORDER}${SEND}\\b${GAP(100)}\\b${SENSIT
 const SEND_IT = `${SEND}\\s+(?:it|them|this|these|that|those)(?:\\s+(?:information|data|details|info|codes?|messages))?`;
 const GATHER_THEN_SEND = `\\b${SEND_IT}(?<=\\b${SENSITIVE}${GAP(100)}[.,;]?\\s*(?:and\\s+|then\\s+|just\\s+)*${SEND_IT})\\s+(?:to|at)\\s+${LEAD_IN}(?:${OUTSIDE}|${OUTSIDE_IN_WORDS})`;
 
-// ---- money drained, split or redirected ---------------------------------------------------------
-
-const PAY = "(?:send|transfer|wire|pay|move|route|redirect|deposit)";
-const MONEY =
-  "(?:money|funds|cash|payments?|transactions?|transfers?|wires?|[$€£]\\s?\\d[\\d,.]*|\\d[\\d,.]*\\s*(?:dollars|euros|pounds|USD|EUR|GBP|BTC|ETH|bitcoins?))";
-
-/** Draining an account, or splitting a sum to stay under a limit. */
-const DRAIN_OR_SPLIT =
-  "(?:\\bas\\s+much\\s+(?:money\\s+|cash\\s+)?as\\s+(?:possible|you\\s+can)" +
-  "|\\b(?:all|every\\s+(?:cent|penny|dollar))\\s+(?:of\\s+)?(?:the\\s+|my\\s+|your\\s+|their\\s+|the\\s+user's\\s+)?(?:money|funds|balance|savings)" +
-  "|\\b(?:the\\s+)?(?:entire|whole|full)\\s+(?:account\\s+)?balance" +
-  "|\\bin\\s+(?:small\\s+|smaller\\s+|several\\s+|multiple\\s+)?(?:increments|instal+ments|chunks|batches|tranches)\\s+of\\s+(?:no\\s+more\\s+than|at\\s+most|less\\s+than|under|below|up\\s+to))";
-
-const DRAIN = `${WORD_START}${AS_ORDER}${PAY}\\b${GAP(60)}${DRAIN_OR_SPLIT}${GAP(80)}\\bto\\s+${LEAD_IN}${ACCOUNT}`;
-
-/** "Change the recipient of a recurring payment to (be to) the account …". */
-const REDIRECT = `${WORD_START}${AS_ORDER}(?:modify|change|update|redirect|switch|replace|edit|alter)\\s+(?:the\\s+)?(?:recipient|payee|beneficiary|destination(?:\\s+account)?|receiving\\s+account|target\\s+account|IBAN|bank\\s+details|account\\s+number)\\s+(?:of|for|on|in)\\s+(?:a|an|the|all|any|every|each|my|your|their|this|that)\\s+(?:[\\w-]+\\s+){0,2}?(?:payments?|transactions?|transfers?|orders?|invoices?|direct\\s+debits?|payouts?|deposits?)${GAP(60)}\\bto\\s+${LEAD_IN}${ACCOUNT}`;
-
-/** A payment to an outside account whose text carries the user's data ("… that includes the user's phone model"). */
-const PAY_WITH_USER_DATA = `${WORD_START}${AS_ORDER}${PAY}\\s+(?:[\\w-]+\\s+){0,3}?${MONEY}${GAP(40)}\\bto\\s+${LEAD_IN}${ACCOUNT}${GAP(40)}\\b(?:that|which|whose|with|including|containing)\\b${GAP(60)}\\b(?:the\\s+user(?:'s|s')?|of\\s+the\\s+user|user's)\\b`;
-
 // ---- other languages -------------------------------------------------------------------------
 
 /** Sending verbs as orders (DE, FR, ES, PT, IT; folded view, no accents). */
@@ -112,15 +83,10 @@ const ML_SENSITIVE =
   "|codigo\\s+de\\s+(?:seguridad|verificacion|seguranca|verificacao)|contrasenas?|senhas?|numero\\s+d[eo]\\s+(?:pasaporte|passaporte|tarjeta|cartao|cuenta|conta)|datos\\s+(?:bancarios|personales)|dados\\s+(?:bancarios|pessoais)|credenciais|credenciales|tod[oa]s\\s+(?:l[oa]s|[oa]s)\\s+(?:\\w+\\s+)?(?:mensajes|mensagens|correos|e-?mails|archivos|arquivos|contactos|contatos)" +
   "|codice\\s+di\\s+(?:sicurezza|verifica)|password|numero\\s+(?:di|del|della)\\s+(?:passaporto|carta|conto)|dati\\s+(?:bancari|personali)|credenziali|tutt[ie]\\s+(?:i|le|gli)\\s+(?:\\w+\\s+)?(?:messaggi|e-?mail|file|contatti))";
 
-/** "as much money as possible" (DE, FR, ES, PT, IT). */
-const ML_DRAIN =
-  "(?:viel\\s+Geld\\s+wie\\s+moglich|gesamte\\s+Guthaben|autant\\s+d['’]\\s?argent\\s+que\\s+possible|tout\\s+le\\s+solde|tanto\\s+dinero\\s+como\\s+(?:sea\\s+)?posible|todo\\s+el\\s+saldo|maximo\\s+de\\s+dinheiro\\s+possivel|todo\\s+o\\s+saldo|quanto\\s+piu\\s+denaro\\s+possibile|tutto\\s+il\\s+saldo)";
-
-/** Script languages: sensitive objects and sending verbs (ZH, JA, RU), and draining. */
+/** Script languages: sensitive objects and sending verbs (ZH, JA, RU). */
 const SCRIPT_SENSITIVE =
   "(?:安全码|验证码|密码|护照号|信用卡号|银行卡号|银行账号|账户信息|登录凭据|所有(?:的)?(?:消息|邮件|文件|聊天记录)|个人信息|用户信息|セキュリティコード|認証コード|確認コード|パスワード|暗証番号|パスポート番号|クレジットカード番号|口座番号|認証情報|すべての(?:メッセージ|メール|ファイル)|個人情報|ユーザー情報|код(?:ы)?\\s+(?:безопасности|подтверждения|проверки)|парол[ьи]|номер\\s+паспорта|номер\\s+(?:кредитной\\s+)?карты|номер\\s+сч[её]та|банковские\\s+реквизиты|уч[её]тные\\s+данные|все\\s+(?:сообщения|письма|файлы)|персональные\\s+данные|данные\\s+пользователя)";
 const SCRIPT_SEND = "(?:发送|发给|转发|发到|寄给|传给|上传|送信|転送|送って|送付|отправь(?:те)?|перешли(?:те)?|пошли(?:те)?|передай(?:те)?)";
-const SCRIPT_DRAIN = "(?:尽可能多的(?:钱|资金)|全部余额|できるだけ多くの(?:お金|資金)|全額|как\\s+можно\\s+больше\\s+денег|весь\\s+остаток)";
 /** One sentence of script text (no 。！？ or newline), at most `n` characters. */
 const SGAP = (n: number): string => `[^。！？!?\\n]{0,${n}}?`;
 
@@ -136,6 +102,4 @@ export const TOOL_ABUSE_RULES: readonly Rule[] = Object.freeze([
     `(?:${SCRIPT_SEND}${SGAP(40)}${SCRIPT_SENSITIVE}|${SCRIPT_SENSITIVE}${SGAP(40)}${SCRIPT_SEND})${SGAP(60)}${OUTSIDE}|${SCRIPT_SENSITIVE}${SGAP(40)}${OUTSIDE}${SGAP(20)}${SCRIPT_SEND}`,
     "i",
   ),
-  rule(L.PAYMENT_ABUSE, "language", `${DRAIN}|${REDIRECT}|${PAY_WITH_USER_DATA}|\\b${ML_DRAIN}\\b${GAP(80)}${ACCOUNT}`, "i"),
-  rule(L.PAYMENT_ABUSE, "script", `${SCRIPT_DRAIN}${SGAP(80)}${ACCOUNT}|${ACCOUNT}${SGAP(40)}${SCRIPT_DRAIN}`, "i"),
 ]);
