@@ -49,6 +49,8 @@ const EXPLANATIONS: Readonly<Record<string, string>> = Object.freeze({
     "The text orders the reader never to leave a role, next to wording about refusals, ethics or illegal requests: the role is meant to outlast a refusal.",
   [L.DISCLAIMED_REQUEST]:
     "A request for content or a role comes with an assurance that it is only fiction or education and will never be used, which pre-empts a refusal.",
+  [L.SENSITIVE_DATA_OUT]:
+    "An order to send a security code, password, account or card numbers, credentials or all of someone's messages to an e-mail address, URL or account outside, which content read by an agent should never give.",
   [L.ENCODING_BUDGET]: "Encoded content nested or large beyond what the decoder inspects, held rather than passed unread.",
 });
 

@@ -11,6 +11,7 @@
 
 import * as L from "./labels.js";
 import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
+import { TOOL_ABUSE_RULES } from "./tool-abuse.js";
 
 // ---- word classes ----------------------------------------------------------------------------
 
@@ -96,7 +97,7 @@ const DEAR_AI =
 
 // ---- the rules -------------------------------------------------------------------------------
 
-/** The indirect-injection rules, appended to the built-in rule table by rules.ts. */
+/** The indirect-injection rules, appended to the built-in rule table by rules.ts; the tool-abuse rules (tool-abuse.ts) close the list. */
 export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // Text addressed to an AI reader inside data, followed by an imperative.
   rule(
@@ -217,4 +218,6 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|>>?\\s*\\/etc\\/(?:init\\.d|rc\\.local|crontab|profile)`,
     "",
   ),
+  // Plain requests in tool output to send data or money away, or to plant code (tool-abuse.ts).
+  ...TOOL_ABUSE_RULES,
 ]);

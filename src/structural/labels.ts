@@ -87,6 +87,8 @@ export const UNBOUND_PERSONA = "Jailbreak: persona declared free of rules or eth
 export const NEVER_BREAK_CHARACTER = "Jailbreak: instruction never to break character";
 /** Reason label: a request in a fictional or educational frame that disclaims any real use. */
 export const DISCLAIMED_REQUEST = "Jailbreak: request framed as fiction or education with a disclaimer of real use";
+/** Reason label: an order to send a code, password, account numbers or all messages to an outside address (tool-abuse.ts). */
+export const SENSITIVE_DATA_OUT = "Tool abuse: request to send sensitive data to an outside address";
 
 /** The ways a payload can be hidden that decode-then-recheck undoes. */
 export type EncodingKind = "base64" | "hex" | "rot13" | "caesar" | "reverse";
