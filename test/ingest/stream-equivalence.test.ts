@@ -13,15 +13,15 @@ import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { buildManifest } from "../../src/documents/manifest-build.js";
 import { manifestFacts, type IngestManifestV2 } from "../../src/documents/manifest-v2.js";
 import type { IngestManifest } from "../../src/documents/schemas.js";
-import { ingestFiles, canaryNumCtxForPolicy } from "../../src/ingest/files.js";
+import { ingestFiles } from "../../src/ingest/files.js";
+import type { CheckingPipeline } from "../../src/ingest/gate.js";
 import { readerLimitsForPolicy } from "../../src/documents/policy.js";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { readRecords } from "../../src/jsonl/read.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
-import { resolvePolicy } from "../../src/documents/policy.js";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { resolvePolicy, type IngestPolicy } from "../../src/documents/policy.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { tempDir } from "../support/publish-fixtures.js";
+import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
 
 const LATENCY = /"(latency|total_latency)":-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 const SUMMARY_SECONDS = /("summary":"(?:[^"\\]|\\.)*)\(\d+\.\d{3}s\)"/g;
@@ -61,6 +61,21 @@ const line = fc.oneof(
   fc.constant("   "),
 );
 
+const POLICY = { segment_chars: 60, segment_overlap: 10, max_segments: 3 };
+const clock = () => new Date("2026-12-01T00:00:00.000Z");
+
+/** A streamed run over the stand-in (publish-fixtures' pipeline), in the test's directory, with the test's policy and clock. */
+const streamedRun = (
+  files: { input: string; manifest: string; export: string | null },
+  options: { concurrency: number; uniqueIds: boolean; manifestVersion: 1 | 2 },
+): ReturnType<typeof ingestFiles> => ingestFiles(ingestOptions(dir, ollama.url, { ...files, policy: POLICY, clock, ...options }));
+
+/** The streamed runs' pipeline, for the in-memory reference run. */
+const pipelineFor = (policy: IngestPolicy): CheckingPipeline => {
+  const { pipeline } = ingestOptions(dir, ollama.url);
+  return typeof pipeline === "function" ? pipeline(policy) : pipeline;
+};
+
 let ollama: OllamaStandIn;
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -93,40 +108,16 @@ describe("the streamed writer and the reference writer agree byte for byte", () 
           if (lines.every((l) => l.trim() === "")) lines.push('"fallback"');
           run++;
           const input = `${lines.join("\n")}\n`;
-          const policy = resolvePolicy({ segment_chars: 60, segment_overlap: 10, max_segments: 3 });
-          const pipeline = () =>
-            new SecurityPipeline({
-              mode: "full",
-              canaryModel: "qwen2.5:1.5b",
-              ollamaUrl: ollama.url,
-              canaryTimeout: 10,
-              canaryNumCtx: canaryNumCtxForPolicy(policy),
-            });
-          const clock = () => new Date("2026-12-01T00:00:00.000Z");
+          const policy = resolvePolicy(POLICY);
           await writeFile(join(dir, `in${run}.jsonl`), input);
-          const streamed = await ingestFiles({
-            input: `in${run}.jsonl`,
-            manifest: `m${run}.json`,
-            export: exportRequested ? `e${run}.json` : null,
-            cwd: dir,
-            policy: { segment_chars: 60, segment_overlap: 10, max_segments: 3 },
-            pipeline: (p) =>
-              new SecurityPipeline({
-                mode: "full",
-                canaryModel: "qwen2.5:1.5b",
-                ollamaUrl: ollama.url,
-                canaryTimeout: 10,
-                canaryNumCtx: canaryNumCtxForPolicy(p),
-              }),
-            concurrency,
-            uniqueIds,
-            clock,
+          const streamed = await streamedRun(
+            { input: `in${run}.jsonl`, manifest: `m${run}.json`, export: exportRequested ? `e${run}.json` : null },
             // The normalised bytes compared are v1's: v2 leaves out values whose presence depends on timing.
-            manifestVersion: 1,
-          });
+            { concurrency, uniqueIds, manifestVersion: 1 },
+          );
           const read = await readRecords(fromBytes(input), { kind: "ingest", limits: readerLimitsForPolicy(policy) });
           if (!read.ok) throw new Error(read.refusal.message);
-          const reference = await ingestRecords(pipeline(), read.records, {
+          const reference = await ingestRecords(pipelineFor(policy), read.records, {
             policy,
             exportRequested,
             inputSha256: read.inputSha256,
@@ -172,25 +163,10 @@ describe("a v2 run writes each entry once, as the reference writer does", () => 
         run++;
         await writeFile(join(dir, `v2in${run}.jsonl`), `${lines.join("\n")}\n`);
         const ingest = (version: 1 | 2) =>
-          ingestFiles({
-            input: `v2in${run}.jsonl`,
-            manifest: `v2m${run}-${version}.json`,
-            export: `v2e${run}-${version}.json`,
-            cwd: dir,
-            policy: { segment_chars: 60, segment_overlap: 10, max_segments: 3 },
-            pipeline: (p) =>
-              new SecurityPipeline({
-                mode: "full",
-                canaryModel: "qwen2.5:1.5b",
-                ollamaUrl: ollama.url,
-                canaryTimeout: 10,
-                canaryNumCtx: canaryNumCtxForPolicy(p),
-              }),
-            concurrency,
-            uniqueIds,
-            clock: () => new Date("2026-12-01T00:00:00.000Z"),
-            manifestVersion: version,
-          });
+          streamedRun(
+            { input: `v2in${run}.jsonl`, manifest: `v2m${run}-${version}.json`, export: `v2e${run}-${version}.json` },
+            { concurrency, uniqueIds, manifestVersion: version },
+          );
         await ingest(1);
         await ingest(2);
         const bytes = await readFile(join(dir, `v2m${run}-2.json`), "utf8");
