@@ -106,10 +106,25 @@ function mint(entry: ManifestRecord, json: string, freeze: boolean): CanonicalRe
  * The canonical text of a finished record entry in a manifest of `version`: in v2 the entry with
  * every derivable field left out (manifest-v2.ts), validated against the v2 record schema.
  */
-export function recordEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
+function recordEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
   if (version === 1) return canonicalJson(ManifestRecordSchema, entry, ["records", position]);
   const geometry = { chars: policy.segment_chars, overlap: policy.segment_overlap };
   return canonicalJson(ManifestRecordV2Schema, compactRecordV1(entry, geometry), ["records", position]);
+}
+
+/**
+ * A finished record entry's canonical text in a manifest of `version`, made once as the record
+ * completes (ingest's first pass for a held record, its lanes for a checked or reused one), with
+ * the entry frozen so the text cannot go stale. A v2 text is checked in its compact form against
+ * the v2 record schema, not serialized as v1 first: every field it leaves out is a default the
+ * code derives from the fields it keeps, and a reader expands exactly this entry from it.
+ */
+export function finishedEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
+  if (version === 1) return canonicalRecordEntry(entry, position).json;
+  if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
+  const json = recordEntryText(entry, position, policy, version);
+  deepFreeze(entry);
+  return json;
 }
 
 /**

@@ -1,23 +1,36 @@
 // The first pass of an ingest run (admission): the whole input read strictly and every record
 // validated before the first check (a refused input: nothing checked or written). Each record goes
-// to a scratch file beside the manifest (held: its entry; planned: the record read) that the
+// to a scratch file beside the manifest (held: its entry, with its text in the manifest version
+// written, so no entry is serialized twice; planned: the record read) that the
 // second pass reads back, so stdin is read once and a file never twice (a shard's second read is
 // checked: files.ts). `admitRecords` admits records in memory into an array the same way.
 import { hash } from "node:crypto";
-import { canonicalRecordEntry } from "../documents/manifest-build.js";
+import { finishedEntryText } from "../documents/manifest-build.js";
+import type { ManifestVersion } from "../documents/manifest-v2.js";
 import { readerLimitsForPolicy, type IngestPolicy } from "../documents/policy.js";
 import type { SegmentableRecord } from "../documents/segment-plan.js";
+import type { ManifestRecord } from "../documents/schemas.js";
 import { scanRecords, type ReaderRefusal } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../publish/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../publish/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { holdBeforeChecks, snapshotOf, type RecordOutcome } from "./record-check.js";
+import { holdBeforeChecks, snapshotOf } from "./record-check.js";
 import { displayText } from "../core/display-text.js";
+
+/** A record held before any check, as the second pass takes it: its entry, finished. */
+interface HeldLine {
+  /** The entry's canonical text in the manifest version the run writes (made here, once). */
+  readonly held: string;
+  /** The entry itself (v1 facts), for the counts and the CI reports. */
+  readonly entry: ManifestRecord;
+  /** 1-based input line the record was read from. */
+  readonly line: number;
+}
 
 /** One line of the first pass's scratch file, as the second pass reads it. */
 export type PreparedLine =
-  | { readonly held: string; readonly line: number }
+  | HeldLine
   | {
       readonly index: number;
       /** 1-based input line the record was read from (blank lines count), for CI reports. */
@@ -30,7 +43,7 @@ export type PreparedLine =
 
 // A planned record's line: a fixed head the second pass reads without a JSON parser, then the
 // record the reader built, as JSON (JSON.stringify escapes every line break and lone surrogate),
-// so the second pass takes it back without the reader. Held records are `{"held":…}` lines.
+// so the second pass takes it back without the reader. Held records are HeldLine objects as JSON.
 const PLANNED_HEAD = /^\{"index":(\d{1,15}),"line":(\d{1,15}),"line_sha256":"([0-9a-f]{64})","record":/;
 const HEAD_BYTES = 200;
 
@@ -50,6 +63,8 @@ export interface AdmitPassResult {
   readonly inputSha256: string | null;
   /** False when every string id was indexed and none repeated: the id digests all differ, so `duplicate_ids` needs no lookup. */
   readonly idDigestsMayRepeat: boolean;
+  /** The manifest version the held entries' texts are in: the second pass writes every entry in it. */
+  readonly manifestVersion: ManifestVersion;
 }
 
 /** What admission needs, wherever the records come from. */
@@ -58,6 +73,8 @@ export interface AdmissionOptions {
   /** Where valid records' ids are looked up (keys prefixed `id:`). */
   readonly ids: RecordIdIndex;
   readonly uniqueIds: boolean;
+  /** The manifest version the run writes (the run plan's): a held record's entry is made canonical in it here. */
+  readonly manifestVersion: ManifestVersion;
 }
 
 /** Options of `admitPass`. */
@@ -74,7 +91,7 @@ export interface AdmitPassOptions extends AdmissionOptions {
 
 /** Where admission puts each record: as its finished entry when it is held, else as planned. */
 interface PreparedSink {
-  held(outcome: RecordOutcome, record: RawRecord): Promise<void>;
+  held(line: HeldLine): Promise<void>;
   /** Keeps a record to check; gives the SHA-256 of its input line, when it has one. */
   planned(record: RawRecord): Promise<string | null>;
 }
@@ -85,7 +102,7 @@ function admission(
   options: AdmissionOptions,
   onPlanned?: AdmitPassOptions["onPlanned"],
 ): { readonly add: (record: RawRecord) => Promise<void>; readonly idDigestsMayRepeat: () => boolean } {
-  const { policy, ids, uniqueIds } = options;
+  const { policy, ids, uniqueIds, manifestVersion } = options;
   let duplicates = 0;
   // Malformed records with a string id: their entries carry its digest, but the id is not indexed.
   let unindexedIds = 0;
@@ -102,7 +119,7 @@ function admission(
     }
     // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
     const held = holdBeforeChecks(record, policy, duplicateOf);
-    if (held !== null) return sink.held(held, record);
+    if (held !== null) return sink.held({ held: finishedEntryText(held.entry, record.index, policy, manifestVersion), entry: held.entry, line: record.line });
     const digest = await sink.planned(record);
     if (digest !== null) await onPlanned?.(record.index, digest);
   };
@@ -114,8 +131,7 @@ function scratchSink(spool: ScratchFile): PreparedSink {
   return {
     // JSON.stringify escapes every line break and writes lone surrogates as escapes, so one
     // record is one line and reads back as the same strings.
-    held: async (outcome, record) => {
-      const line: PreparedLine = { held: canonicalRecordEntry(outcome.entry, record.index).json, line: record.line };
+    held: async (line) => {
       await spool.append(`${JSON.stringify(line)}\n`);
     },
     planned: async (record) => {
@@ -160,7 +176,13 @@ export async function admitPass(
     const prepared: PreparedRecords = { lines: () => preparedLines(spool), remove: () => spool.remove() };
     return {
       ok: true,
-      result: { prepared, records: outcome.records, inputSha256: outcome.inputSha256, idDigestsMayRepeat: admit.idDigestsMayRepeat() },
+      result: {
+        prepared,
+        records: outcome.records,
+        inputSha256: outcome.inputSha256,
+        idDigestsMayRepeat: admit.idDigestsMayRepeat(),
+        manifestVersion: options.manifestVersion,
+      },
     };
   } catch (error) {
     await spool.remove();
@@ -176,8 +198,8 @@ export async function admitRecords(
   const lines: PreparedLine[] = [];
   const admit = admission(
     {
-      held: async (outcome, record) => {
-        lines.push({ held: canonicalRecordEntry(outcome.entry, record.index).json, line: record.line });
+      held: async (line) => {
+        lines.push(line);
       },
       planned: async (record) => {
         let snapshot: SegmentableRecord | null = null;
@@ -196,7 +218,13 @@ export async function admitRecords(
       lines.length = 0;
     },
   };
-  return { prepared, records: records.length, inputSha256: options.inputSha256, idDigestsMayRepeat: admit.idDigestsMayRepeat() };
+  return {
+    prepared,
+    records: records.length,
+    inputSha256: options.inputSha256,
+    idDigestsMayRepeat: admit.idDigestsMayRepeat(),
+    manifestVersion: options.manifestVersion,
+  };
 }
 
 /** The line in `bytes[start, end)`, valid only until the next is read: what a record keeps is copied (latin1, byte for byte). */

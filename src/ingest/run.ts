@@ -125,7 +125,13 @@ export async function ingestRecords(
   const gate = await runContextGate(pipeline, policy, { unverifiedPipeline: options.unverifiedPipeline === true });
   const records = "inputs" in input ? admitIngestInputs(input.inputs, policy) : input;
   const ids = new MemoryIdIndex();
-  const prepared = await admitRecords(records, { policy, ids, uniqueIds: options.uniqueIds === true, inputSha256: options.inputSha256 ?? null });
+  const prepared = await admitRecords(records, {
+    policy,
+    ids,
+    uniqueIds: options.uniqueIds === true,
+    inputSha256: options.inputSha256 ?? null,
+    manifestVersion: manifestVersionOf(options.manifestVersion),
+  });
   const run = await streamIngestRun(pipeline, prepared, {
     policy,
     gate,
@@ -139,7 +145,6 @@ export async function ingestRecords(
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
-    manifestVersion: manifestVersionOf(options.manifestVersion),
   });
   try {
     return {

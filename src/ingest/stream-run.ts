@@ -5,7 +5,7 @@
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
-import { canonicalRecordEntry, exportHead, exportRecordFor, formatTimestamp, manifestHead, recordEntryText } from "../documents/manifest-build.js";
+import { exportHead, exportRecordFor, finishedEntryText, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
 import type { ManifestVersion } from "../documents/manifest-v2.js";
 import { planSegments } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
@@ -55,14 +55,14 @@ export interface StreamRunOptions {
   readonly shard?: { readonly shard: ManifestShard; readonly inputSha256: string };
   /** The allowlist (`--allow`) applied to each checked record, recorded as run.allowlist. */
   readonly allowlist?: Allowlist;
-  /** The manifest format written (default 1 here; the verbs default to 2): entries are kept as v1 facts and compacted as they are spooled. */
-  readonly manifestVersion?: ManifestVersion;
 }
 
 /** The record checks' context, with what only the record runner needs. */
 interface StreamRunContext extends RunContext {
   readonly records?: RecordEntryCache;
   readonly exporting: boolean;
+  /** The manifest version written (the first pass's): each entry's text is made once, in it, in its lane. */
+  readonly manifestVersion: ManifestVersion;
 }
 
 /** A run's result: both documents framed (from their spools), the summary, the breaker. */
@@ -81,7 +81,7 @@ export interface StreamedRun {
 /** A finished record as the sink receives it: what it is counted by, its canonical text, what the export needs. */
 interface FinishedLine {
   readonly facts: EntryFacts;
-  /** The entry's canonical JSON. */
+  /** The entry's canonical JSON in the manifest version written. */
   readonly json: string;
   /** The entry itself (parsed on demand when it came as prefetched text). */
   readonly entry: () => ManifestRecord;
@@ -126,6 +126,11 @@ function storedExport(run: StreamRunContext, line: PlannedLine, admitted: boolea
   }
 }
 
+/** A stored entry's text (v1, placed at its position) in the manifest version written: a v2 text is made from the entry, once. */
+function storedText(run: StreamRunContext, json: string, entry: () => ManifestRecord, index: number): string {
+  return run.manifestVersion === 1 ? json : finishedEntryText(entry(), index, run.policy, run.manifestVersion);
+}
+
 /** A prefetched entry as the record's finished line, or null when the export cannot be bound to it. */
 function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
   let parsed: ManifestRecord | null = null;
@@ -135,8 +140,9 @@ function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: Pr
   };
   const exported = storedExport(run, line, prefetched.facts.admission === "admitted", entry);
   if (exported === undefined) return null;
+  const json = storedText(run, prefetched.json, entry, line.index);
   run.cache?.countHits(prefetched.segments);
-  return { facts: prefetched.facts, json: prefetched.json, entry, checks: 0, exported, line: line.line };
+  return { facts: prefetched.facts, json, entry, checks: 0, exported, line: line.line };
 }
 
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
@@ -145,12 +151,13 @@ function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | nu
   if (reused === null) return null;
   const exported = storedExport(run, line, reused.entry.admission === "admitted", () => reused.entry);
   if (exported === undefined) return null;
+  const json = storedText(run, reused.json, () => reused.entry, line.index);
   run.cache?.countHits(reused.segments);
-  return finished(reused.entry, reused.json, 0, exported, line.line);
+  return finished(reused.entry, json, 0, exported, line.line);
 }
 
 async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFinish): Promise<FinishedLine> {
-  if ("held" in line) return finished(JSON.parse(line.held) as ManifestRecord, line.held, 0, null, line.line);
+  if ("held" in line) return finished(line.entry, line.held, 0, null, line.line);
   const reused = (prefetched === null ? null : prefetchedLine(run, line, prefetched)) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
@@ -161,8 +168,8 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
     const reusable = outcome.checks === 0 ? outcome.entry : entryFromCache(run, prepared);
     if (reusable !== null) run.records.offer(line.lineSha256, reusable);
   }
-  // Serialized here, in the lane, while other records wait on the canary.
-  const { json } = canonicalRecordEntry(outcome.entry, line.index);
+  // Serialized here, once, in the lane, while other records wait on the canary.
+  const json = finishedEntryText(outcome.entry, line.index, run.policy, run.manifestVersion);
   const exported = run.exporting && outcome.admitted ? exportRecordFor(outcome.entry, snapshot) : null;
   return finished(outcome.entry, json, outcome.checks, exported, line.line);
 }
@@ -170,8 +177,9 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
 /** Runs the prepared records through `pipeline` and frames the documents; on failure the spools are removed first. */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const { policy, gate, ids } = options;
-  const version = options.manifestVersion ?? 1;
+  const version = prepared.manifestVersion;
   const context: StreamRunContext = {
+    manifestVersion: version,
     exporting: options.exportSpool !== null,
     ...(options.cache && options.records ? { records: options.records } : {}),
     pipeline,
@@ -213,7 +221,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       counter.add(done.facts);
       tally.observe(done.facts, done.line, repeats);
       checks += done.checks;
-      await manifestItems.append(version === 1 ? done.json : recordEntryText(done.entry(), index, policy, version));
+      await manifestItems.append(done.json);
       if (exportItems !== null && done.exported !== null) {
         await exportItems.append(canonicalJson(ExportRecordSchema, done.exported, ["records", exportItems.count]));
       }

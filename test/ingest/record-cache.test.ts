@@ -29,13 +29,13 @@ afterEach(async () => {
 const line = (i: number, extra = ""): string =>
   JSON.stringify({ id: `r${i}`, text: `Ordinary record ${i} about the quarterly figures${extra}.`, metadata: { lang: "en", part: `p${i % 3}` } });
 const corpus = (lines: readonly string[]): string => `${lines.join("\n")}\n`;
-const ingest = (manifest: string, extra: string[] = [], input = "in.jsonl") =>
+const ingest = (manifest: string, extra: string[] = [], input = "in.jsonl", version = "1") =>
   runCli(
     [
       "ingest",
       input,
       "--manifest-version",
-      "1",
+      version,
       "--manifest",
       manifest,
       "--ollama-url",
@@ -86,6 +86,26 @@ describe("whole-record entries in the verdict cache", () => {
     expect((m2["run"] as Json)["checks_performed"]).toBe(0);
     expect(timeless(m2)).toEqual(timeless(m3));
     // The exports differ only in the manifest digest they name (the run times differ).
+    const strip = (text: string) => text.replace(/"manifest_sha256":"[0-9a-f]{64}"/, "");
+    expect(strip(await readFile(join(dir, "e2.jsonl"), "utf8"))).toBe(strip(await readFile(join(dir, "e3.jsonl"), "utf8")));
+    const verified = await runCli(["verify", "--manifest", "m2.json", "--export", "e2.jsonl"], { cwd: dir });
+    expect({ code: verified.code, stderr: verified.stderr }).toEqual({ code: 0, stderr: "" });
+  });
+
+  it("in v2, a warm run taking stored record entries writes the manifest and export a run rebuilding them writes", async () => {
+    await writeFile(join(dir, "in.jsonl"), corpus([0, 1, 2, 3, 4].map((i) => line(i))));
+    const ingestV2 = (manifest: string, exported: string) => ingest(manifest, ["--export", exported], "in.jsonl", "2");
+    expect((await ingestV2("m1.json", "e1.jsonl")).code).toBe(0);
+    expect(recordRows()).toBe(5);
+    // The stored entries are v1 texts: a v2 run writes each once, in v2, from the entry taken.
+    expect((await ingestV2("m2.json", "e2.jsonl")).code).toBe(0);
+    withDb((db) => db.prepare("DELETE FROM record_entries").run());
+    expect((await ingestV2("m3.json", "e3.jsonl")).code).toBe(0);
+    const [m1, m2, m3] = [await read("m1.json"), await read("m2.json"), await read("m3.json")];
+    expect(m2["schema"]).toBe("little-canary-ingest-manifest/v2");
+    expect((m2["run"] as Json)["checks_performed"]).toBe(0);
+    expect(timeless(m2)).toEqual(timeless(m3));
+    expect((m2["records"] as Json[]).length).toBe((m1["records"] as Json[]).length);
     const strip = (text: string) => text.replace(/"manifest_sha256":"[0-9a-f]{64}"/, "");
     expect(strip(await readFile(join(dir, "e2.jsonl"), "utf8"))).toBe(strip(await readFile(join(dir, "e3.jsonl"), "utf8")));
     const verified = await runCli(["verify", "--manifest", "m2.json", "--export", "e2.jsonl"], { cwd: dir });

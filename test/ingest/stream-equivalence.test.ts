@@ -1,21 +1,27 @@
 // The streamed run (`ingestFiles`: two passes, spools, framed documents) must write the bytes the
 // run held in memory (`ingestRecords` + buildManifestFromEntries/buildExport, the reference
 // writer) writes for the same input. Only measured latencies differ between two runs, so they
-// are normalised (as the byte pins do); timestamps come from one fixed clock.
+// are normalised (as the byte pins do); timestamps come from one fixed clock. A v2 run, whose
+// entries are serialized once (a held one in the first pass, the rest in their lanes), writes
+// the bytes `buildManifest` makes in v2 from its own facts, and those facts are the v1 run's.
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingestFiles, canaryNumCtxForPolicy } from "../../src/ingest/files.js";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { buildManifest } from "../../src/documents/manifest-build.js";
+import { manifestFacts, type IngestManifestV2 } from "../../src/documents/manifest-v2.js";
+import type { IngestManifest } from "../../src/documents/schemas.js";
+import { ingestFiles } from "../../src/ingest/files.js";
+import type { CheckingPipeline } from "../../src/ingest/gate.js";
 import { readerLimitsForPolicy } from "../../src/documents/policy.js";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { readRecords } from "../../src/jsonl/read.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
-import { resolvePolicy } from "../../src/documents/policy.js";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { resolvePolicy, type IngestPolicy } from "../../src/documents/policy.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { tempDir } from "../support/publish-fixtures.js";
+import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
 
 const LATENCY = /"(latency|total_latency)":-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 const SUMMARY_SECONDS = /("summary":"(?:[^"\\]|\\.)*)\(\d+\.\d{3}s\)"/g;
@@ -55,6 +61,21 @@ const line = fc.oneof(
   fc.constant("   "),
 );
 
+const POLICY = { segment_chars: 60, segment_overlap: 10, max_segments: 3 };
+const clock = () => new Date("2026-12-01T00:00:00.000Z");
+
+/** A streamed run over the stand-in (publish-fixtures' pipeline), in the test's directory, with the test's policy and clock. */
+const streamedRun = (
+  files: { input: string; manifest: string; export: string | null },
+  options: { concurrency: number; uniqueIds: boolean; manifestVersion: 1 | 2 },
+): ReturnType<typeof ingestFiles> => ingestFiles(ingestOptions(dir, ollama.url, { ...files, policy: POLICY, clock, ...options }));
+
+/** The streamed runs' pipeline, for the in-memory reference run. */
+const pipelineFor = (policy: IngestPolicy): CheckingPipeline => {
+  const { pipeline } = ingestOptions(dir, ollama.url);
+  return typeof pipeline === "function" ? pipeline(policy) : pipeline;
+};
+
 let ollama: OllamaStandIn;
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -87,40 +108,16 @@ describe("the streamed writer and the reference writer agree byte for byte", () 
           if (lines.every((l) => l.trim() === "")) lines.push('"fallback"');
           run++;
           const input = `${lines.join("\n")}\n`;
-          const policy = resolvePolicy({ segment_chars: 60, segment_overlap: 10, max_segments: 3 });
-          const pipeline = () =>
-            new SecurityPipeline({
-              mode: "full",
-              canaryModel: "qwen2.5:1.5b",
-              ollamaUrl: ollama.url,
-              canaryTimeout: 10,
-              canaryNumCtx: canaryNumCtxForPolicy(policy),
-            });
-          const clock = () => new Date("2026-12-01T00:00:00.000Z");
+          const policy = resolvePolicy(POLICY);
           await writeFile(join(dir, `in${run}.jsonl`), input);
-          const streamed = await ingestFiles({
-            input: `in${run}.jsonl`,
-            manifest: `m${run}.json`,
-            export: exportRequested ? `e${run}.json` : null,
-            cwd: dir,
-            policy: { segment_chars: 60, segment_overlap: 10, max_segments: 3 },
-            pipeline: (p) =>
-              new SecurityPipeline({
-                mode: "full",
-                canaryModel: "qwen2.5:1.5b",
-                ollamaUrl: ollama.url,
-                canaryTimeout: 10,
-                canaryNumCtx: canaryNumCtxForPolicy(p),
-              }),
-            concurrency,
-            uniqueIds,
-            clock,
+          const streamed = await streamedRun(
+            { input: `in${run}.jsonl`, manifest: `m${run}.json`, export: exportRequested ? `e${run}.json` : null },
             // The normalised bytes compared are v1's: v2 leaves out values whose presence depends on timing.
-            manifestVersion: 1,
-          });
+            { concurrency, uniqueIds, manifestVersion: 1 },
+          );
           const read = await readRecords(fromBytes(input), { kind: "ingest", limits: readerLimitsForPolicy(policy) });
           if (!read.ok) throw new Error(read.refusal.message);
-          const reference = await ingestRecords(pipeline(), read.records, {
+          const reference = await ingestRecords(pipelineFor(policy), read.records, {
             policy,
             exportRequested,
             inputSha256: read.inputSha256,
@@ -152,6 +149,44 @@ describe("the streamed writer and the reference writer agree byte for byte", () 
       { numRuns: 30 },
     );
     // The generator reached every kind of record the writers must agree on.
+    for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe("a v2 run writes each entry once, as the reference writer does", () => {
+  it("its bytes are buildManifest's in v2 from its own facts, and those facts (and the export) are the v1 run's", async () => {
+    let run = 0;
+    const seen = { admitted: 0, held: 0, malformed: 0, overBudget: 0, duplicates: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 14 }), fc.boolean(), fc.constantFrom(1, 3), async (lines, uniqueIds, concurrency) => {
+        if (lines.every((l) => l.trim() === "")) lines.push('"fallback"');
+        run++;
+        await writeFile(join(dir, `v2in${run}.jsonl`), `${lines.join("\n")}\n`);
+        const ingest = (version: 1 | 2) =>
+          streamedRun(
+            { input: `v2in${run}.jsonl`, manifest: `v2m${run}-${version}.json`, export: `v2e${run}-${version}.json` },
+            { concurrency, uniqueIds, manifestVersion: version },
+          );
+        await ingest(1);
+        await ingest(2);
+        const bytes = await readFile(join(dir, `v2m${run}-2.json`), "utf8");
+        const v2 = JSON.parse(bytes) as IngestManifestV2;
+        const v1 = JSON.parse(await readFile(join(dir, `v2m${run}-1.json`), "utf8")) as IngestManifest;
+        const facts = manifestFacts(v2);
+        const { run: head } = v2;
+        const rebuilt = buildManifest({ ...v2, ...head, records: facts }, 2);
+        expect(rebuilt.json).toBe(bytes);
+        expect(normalise(canonicalJsonUnchecked(facts))).toBe(normalise(canonicalJsonUnchecked(v1.records)));
+        const exported = (version: 1 | 2) => readFile(join(dir, `v2e${run}-${version}.json`), "utf8").then((text) => JSON.parse(text) as { records: unknown });
+        expect((await exported(2)).records).toEqual((await exported(1)).records);
+        seen.admitted += v2.counts.admitted;
+        seen.held += v2.counts.held;
+        seen.malformed += v2.counts.by_reason.malformed;
+        seen.overBudget += v2.counts.by_reason.over_budget;
+        seen.duplicates += v2.counts.duplicate_ids;
+      }),
+      { numRuns: 15 },
+    );
     for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(0);
   }, 120_000);
 });
