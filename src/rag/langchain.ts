@@ -6,8 +6,8 @@ import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { UsageError } from "../core/errors.js";
 import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions, type SourceFields } from "./screen-documents.js";
-import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
-import { flatProvenance, refuseReservedKeys } from "./provenance.js";
+import { requirePin, type VerifiedExportOptions } from "./verified-export.js";
+import { loadAdmittedDocuments } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
@@ -37,15 +37,8 @@ export class LittleCanaryExportLoader extends BaseDocumentLoader {
 
   /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
   async load(): Promise<Document[]> {
-    const verified = await loadVerifiedExport(this.options);
-    return verified.records.map((record) => {
-      refuseReservedKeys(record);
-      return new Document({
-        pageContent: record.text,
-        metadata: { ...record.metadata, ...flatProvenance(record, verified.manifestSha256) },
-        id: record.id ?? `little-canary:${record.index}`,
-      });
-    });
+    const admitted = await loadAdmittedDocuments(this.options);
+    return admitted.map((record) => new Document({ pageContent: record.text, metadata: record.metadata, id: record.id }));
   }
 
   /**

@@ -5,8 +5,8 @@
 // output, so a screen there can be skipped while a held document is already stored. Screening
 // belongs before LlamaIndex sees the documents: `little-canary ingest`, then this reader.
 import { Document, type BaseReader } from "llamaindex";
-import { loadVerifiedExport, requirePin, type VerifiedExportOptions } from "./verified-export.js";
-import { flatProvenance, refuseReservedKeys } from "./provenance.js";
+import { requirePin, type VerifiedExportOptions } from "./verified-export.js";
+import { loadAdmittedDocuments } from "./provenance.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export { PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
@@ -32,18 +32,16 @@ export class LittleCanaryExportReader implements BaseReader<Document> {
 
   /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
   async loadData(): Promise<Document[]> {
-    const verified = await loadVerifiedExport(this.options);
-    return verified.records.map((record) => {
-      refuseReservedKeys(record);
-      const provenance = flatProvenance(record, verified.manifestSha256);
-      const hidden = Object.keys(provenance);
-      return new Document({
-        text: record.text,
-        id_: record.id ?? `little-canary:${record.index}`,
-        metadata: { ...record.metadata, ...provenance },
-        excludedLlmMetadataKeys: [...hidden],
-        excludedEmbedMetadataKeys: [...hidden],
-      });
-    });
+    const admitted = await loadAdmittedDocuments(this.options);
+    return admitted.map(
+      (record) =>
+        new Document({
+          text: record.text,
+          id_: record.id,
+          metadata: record.metadata,
+          excludedLlmMetadataKeys: [...record.provenanceKeys],
+          excludedEmbedMetadataKeys: [...record.provenanceKeys],
+        }),
+    );
   }
 }

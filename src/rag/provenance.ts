@@ -5,6 +5,7 @@
 // as text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
 import { UsageError } from "../core/errors.js";
 import type { ExportRecord } from "../documents/schemas.js";
+import { loadVerifiedExport, type VerifiedExportOptions } from "./verified-export.js";
 
 /**
  * A reserved metadata key: the LangChain loader nested its provenance under it before the flat
@@ -46,7 +47,7 @@ export const PROVENANCE_PREFIX = "little_canary_";
  * The provenance as flat metadata entries (`little_canary_index`, `little_canary_sha256`, …),
  * the one shape both adapters attach (see the module comment). A null id or source is left out.
  */
-export function flatProvenance(record: ExportRecord, manifestSha256: string): Record<string, string | number> {
+function flatProvenance(record: ExportRecord, manifestSha256: string): Record<string, string | number> {
   const provenance = provenanceOf(record, manifestSha256);
   const flat: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(provenance)) if (value !== null) flat[`${PROVENANCE_PREFIX}${key}`] = value;
@@ -57,10 +58,40 @@ export function flatProvenance(record: ExportRecord, manifestSha256: string): Re
  * Refuses a record whose own metadata uses a reserved key (`little_canary`, or one starting
  * `little_canary_`): its value would be overwritten by the provenance or taken for it.
  */
-export function refuseReservedKeys(record: Pick<ExportRecord, "index" | "metadata">): void {
+function refuseReservedKeys(record: Pick<ExportRecord, "index" | "metadata">): void {
   if (Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))) {
     throw new UsageError(
       `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
     );
   }
+}
+
+/** One admitted record as both adapters build their documents from it. */
+export interface AdmittedDocument {
+  readonly text: string;
+  /** The record's id, or `little-canary:<index>` for a record without one. */
+  readonly id: string;
+  /** The record's string metadata plus the flat provenance entries. */
+  readonly metadata: Record<string, string | number>;
+  /** The provenance keys in `metadata` (LlamaIndex hides them from the model and the embedder). */
+  readonly provenanceKeys: readonly string[];
+}
+
+/**
+ * Verifies the pair, then returns every admitted record once, in order, with its provenance;
+ * throws on any problem (a record whose own metadata uses a reserved key included), so an
+ * adapter hands on all the admitted records or none.
+ */
+export async function loadAdmittedDocuments(options: VerifiedExportOptions): Promise<AdmittedDocument[]> {
+  const verified = await loadVerifiedExport(options);
+  return verified.records.map((record) => {
+    refuseReservedKeys(record);
+    const provenance = flatProvenance(record, verified.manifestSha256);
+    return {
+      text: record.text,
+      id: record.id ?? `little-canary:${record.index}`,
+      metadata: { ...record.metadata, ...provenance },
+      provenanceKeys: Object.keys(provenance),
+    };
+  });
 }
