@@ -9,7 +9,6 @@ import { tokenProblem } from "../core/token-file.js";
 import { errorReply, type Reply } from "./json-reply.js";
 
 // The rules a token meets are the token file's (core/token-file.ts), shared with the host adapters.
-export { tokenProblem };
 
 /** A token held for comparison: its SHA-256 only. */
 export interface BearerToken {

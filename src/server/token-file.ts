@@ -3,11 +3,11 @@
 // file stops the start with a UsageError naming the path and the rule, never a byte of the content.
 import { UsageError } from "../core/errors.js";
 import { displayText } from "../core/display-text.js";
-import { readTokenFile as readToken } from "../core/token-file.js";
+import { readTokenFile } from "../core/token-file.js";
 
 /** Reads and checks the token in `path`; throws UsageError (path and rule, never content) when it is refused. */
-export async function readTokenFile(path: string, platform: NodeJS.Platform = process.platform): Promise<string> {
-  const read = await readToken(path, platform);
+export async function readServeToken(path: string, platform: NodeJS.Platform = process.platform): Promise<string> {
+  const read = await readTokenFile(path, platform);
   if (!read.ok) throw new UsageError(`--token-file ${displayText(path)}: ${read.problem}`);
   return read.token;
 }

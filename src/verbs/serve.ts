@@ -4,7 +4,7 @@
 import { streamAccessLog } from "../server/access-log.js";
 import { streamLog } from "../server/log.js";
 import { runService } from "../server/run-service.js";
-import { readTokenFile } from "../server/token-file.js";
+import { readServeToken } from "../server/token-file.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
@@ -42,7 +42,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const { io } = options;
   const write = { write: io.reporter.write };
   // Read once, before anything starts: a refused file stops the start (exit 2), naming the rule only.
-  const token = options.tokenFile === undefined ? undefined : await readTokenFile(options.tokenFile);
+  const token = options.tokenFile === undefined ? undefined : await readServeToken(options.tokenFile);
   const plan = Object.freeze({
     // One embedded-canary sequence per request served at once.
     pipeline: resolveCanarySettings({ ...options, concurrency: options.maxConcurrent }, { ...io, warn: io.reporter.warn }),

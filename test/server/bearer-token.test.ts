@@ -7,8 +7,9 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { authorize, bearerToken, tokenProblem, UNAUTHORIZED } from "../../src/server/bearer-token.js";
-import { readTokenFile } from "../../src/server/token-file.js";
+import { authorize, bearerToken, UNAUTHORIZED } from "../../src/server/bearer-token.js";
+import { tokenProblem } from "../../src/core/token-file.js";
+import { readServeToken } from "../../src/server/token-file.js";
 import { runService } from "../../src/server/run-service.js";
 import { createServer } from "../../src/server/create-server.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
@@ -176,7 +177,7 @@ describe("--token-file", () => {
   };
 
   it("reads the token trimmed of surrounding whitespace", async () => {
-    expect(await readTokenFile(await file("ok", `${TOKEN}\n`))).toBe(TOKEN);
+    expect(await readServeToken(await file("ok", `${TOKEN}\n`))).toBe(TOKEN);
   });
 
   it.each([
@@ -189,18 +190,18 @@ describe("--token-file", () => {
     ["too large", "a".repeat(4096), 0o600, "larger than"],
   ])("refuses %s with a UsageError that names the rule, never the content", async (name, content, mode, why) => {
     const path = await file(name.replaceAll(" ", "-"), content, mode);
-    const error = await readTokenFile(path).catch((e: unknown) => e);
+    const error = await readServeToken(path).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "UsageError", code: "usage" });
     expect((error as Error).message).toContain(why);
     if (typeof content === "string" && content.trim() !== "") expect((error as Error).message).not.toContain(content.trim().slice(0, 8));
   });
 
   it("refuses a missing file and a directory", async () => {
-    await expect(readTokenFile(join(dir, "absent"))).rejects.toThrow("cannot read file (not_found)");
-    await expect(readTokenFile(dir)).rejects.toThrow(/not a regular file|readable or writable/);
+    await expect(readServeToken(join(dir, "absent"))).rejects.toThrow("cannot read file (not_found)");
+    await expect(readServeToken(dir)).rejects.toThrow(/not a regular file|readable or writable/);
   });
 
   it("does not check permission bits on Windows, where there are none", async () => {
-    expect(await readTokenFile(await file("win", TOKEN, 0o644), "win32")).toBe(TOKEN);
+    expect(await readServeToken(await file("win", TOKEN, 0o644), "win32")).toBe(TOKEN);
   });
 });
