@@ -32,8 +32,8 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
   shard?: ShardSpec;
   /** `--allow FILE`: the false-block allowlist. */
   allow?: string;
-  /** `--manifest-version 1|2` (checked by commander's choices). */
-  manifestVersion?: "1" | "2";
+  /** `--manifest-version 1|2|3` (checked by commander's choices). */
+  manifestVersion?: "1" | "2" | "3";
 }
 
 /** Adds every flag of ingest to `command` (named "ingest"), in --help order. */
@@ -74,8 +74,8 @@ export function addIngestFlags(command: Command): Command {
     .addOption(
       new Option(
         "--manifest-version <n>",
-        "manifest format: 2 (compact, the default) or 1 for consumers pinned to little-canary-ingest-manifest/v1 (docs/compatibility.md)",
-      ).choices(["1", "2"]),
+        "manifest format: 3 (compact, records the structural rules' version; the default), or 2 or 1 for consumers pinned to little-canary-ingest-manifest/v2 or /v1 (docs/compatibility.md)",
+      ).choices(["1", "2", "3"]),
     );
   return addReportFlags(command, "held record", "stdout still carries the summary (the canonical manifest with --json)");
 }

@@ -36,7 +36,7 @@ export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: Cl
     cache: typeof flags.cache === "string" ? flags.cache : null,
     shard: flags.shard ?? null,
     allow: flags.allow ?? null,
-    ...(flags.manifestVersion === undefined ? {} : { manifestVersion: flags.manifestVersion === "1" ? 1 : 2 }),
+    ...(flags.manifestVersion === undefined ? {} : { manifestVersion: Number(flags.manifestVersion) as 1 | 2 | 3 }),
     reports: resolveReportSettings(flags, { env, reporter }),
     cwd: io.cwd,
   };

@@ -2,7 +2,7 @@
 // truth. `renderSchemas()` is pure so a test can compare its output with the checked-in
 // files; running this module as a script (`npm run schemas`, from the package root) writes
 // them. JSON Schema cannot express every zod refinement (finite numbers, the overlap rule,
-// own `__proto__` metadata keys); the zod schemas remain authoritative for those.
+// own `__proto__` metadata keys, a v3 pipeline's rules version being null exactly when its structural filter is off); the zod schemas remain authoritative for those.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,7 +11,16 @@ import { INDEX_SCHEMA, IngestIndexSchema } from "../src/documents/ingest-index.j
 import { IngestPolicySchema } from "../src/documents/policy.js";
 import { AllowFileSchema } from "../src/documents/allowlist.js";
 import { BATCH_SCHEMA, BatchDocumentSchema, EXPORT_SCHEMA, IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA } from "../src/documents/schemas.js";
-import { EXPORT_SCHEMA_V2, IngestExportV2Schema, IngestManifestV2Schema, MANIFEST_SCHEMA_V2 } from "../src/documents/manifest-v2.js";
+import {
+  EXPORT_SCHEMA_V2,
+  EXPORT_SCHEMA_V3,
+  IngestExportV2Schema,
+  IngestExportV3Schema,
+  IngestManifestV2Schema,
+  IngestManifestV3Schema,
+  MANIFEST_SCHEMA_V2,
+  MANIFEST_SCHEMA_V3,
+} from "../src/documents/manifest-v2.js";
 
 /** A published file's `$id`: a URN of its schema name (the package records no web address). */
 const schemaId = (title: string): string => `urn:little-canary:${title}`;
@@ -26,6 +35,8 @@ const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType;
   { file: "ingest-export.schema.json", title: EXPORT_SCHEMA, schema: IngestExportSchema },
   { file: "ingest-manifest-v2.schema.json", title: MANIFEST_SCHEMA_V2, schema: IngestManifestV2Schema, id: true },
   { file: "ingest-export-v2.schema.json", title: EXPORT_SCHEMA_V2, schema: IngestExportV2Schema, id: true },
+  { file: "ingest-manifest-v3.schema.json", title: MANIFEST_SCHEMA_V3, schema: IngestManifestV3Schema, id: true },
+  { file: "ingest-export-v3.schema.json", title: EXPORT_SCHEMA_V3, schema: IngestExportV3Schema, id: true },
   { file: "batch.schema.json", title: BATCH_SCHEMA, schema: BatchDocumentSchema },
   { file: "ingest-index.schema.json", title: INDEX_SCHEMA, schema: IngestIndexSchema },
   { file: "ingest-policy.schema.json", title: "little-canary ingest policy (strict/v1)", schema: IngestPolicySchema },

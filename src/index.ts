@@ -55,6 +55,8 @@ export {
 export {
   IngestManifestV2Schema,
   IngestExportV2Schema,
+  IngestManifestV3Schema,
+  IngestExportV3Schema,
   manifestFacts,
   type IngestManifestV2,
   type ManifestDocument,

@@ -11,22 +11,22 @@ import { sha256Hex } from "../core/hash.js";
 import { recordDigests } from "./material-hash.js";
 import {
   compactRecordV1,
+  exportDocumentSchema,
   manifestFacts,
+  manifestVersionNamed,
+  schemaNamesOf,
   type ManifestDocument,
   type ManifestHead,
-  EXPORT_SCHEMA_V2,
-  IngestExportV2Schema,
   IngestManifestV2Schema,
-  MANIFEST_SCHEMA_V2,
+  IngestManifestV3Schema,
   ManifestRecordV2Schema,
   type ManifestVersion,
 } from "./manifest-v2.js";
 import {
-  EXPORT_SCHEMA,
-  IngestExportSchema,
   IngestManifestSchema,
-  MANIFEST_SCHEMA,
   ManifestRecordSchema,
+  type PipelineInfo,
+  type PipelineInfoV3,
   type ExportRecord,
   type IngestExport,
   type IngestManifest,
@@ -60,8 +60,10 @@ export function formatTimestamp(date: Date): string {
  * shard and allowlist only when the run had them) and the record entries in input order, each
  * `index` equal to its position. The documents' fields are described in their schemas.
  */
-export type ManifestInput = Pick<IngestManifest, "little_canary_version" | "started_at" | "finished_at" | "pipeline" | "policy"> &
-  Pick<IngestManifest["run"], "checks_performed" | "input_sha256" | "export_requested" | "cache" | "shard" | "allowlist"> & {
+export type ManifestInput = Pick<IngestManifest, "little_canary_version" | "started_at" | "finished_at" | "policy"> & {
+  /** v1's pipeline record; a v3 manifest needs `structural_rules_version` too, which v1 and v2 leave out. */
+  readonly pipeline: PipelineInfo | PipelineInfoV3;
+} & Pick<IngestManifest["run"], "checks_performed" | "input_sha256" | "export_requested" | "cache" | "shard" | "allowlist"> & {
     readonly records: readonly ManifestRecord[];
   };
 
@@ -103,8 +105,8 @@ function mint(entry: ManifestRecord, json: string, freeze: boolean): CanonicalRe
 }
 
 /**
- * The canonical text of a finished record entry in a manifest of `version`: in v2 the entry with
- * every derivable field left out (manifest-v2.ts), validated against the v2 record schema.
+ * The canonical text of a finished record entry in a manifest of `version`: from v2 on the entry
+ * with every derivable field left out (manifest-v2.ts), validated against the v2 record schema.
  */
 function recordEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
   if (version === 1) return canonicalJson(ManifestRecordSchema, entry, ["records", position]);
@@ -128,8 +130,9 @@ export function finishedEntryText(entry: ManifestRecord, position: number, polic
 }
 
 /**
- * The manifest of a complete run, validated, with its canonical bytes: v1 unless `version` is 2
- * (then `document` is the v2 document the bytes hold; `manifestFacts` gives its v1 records).
+ * The manifest of a complete run, validated, with its canonical bytes: v1 unless `version` says
+ * otherwise (then `document` is the compact document the bytes hold; `manifestFacts` gives its
+ * v1 records).
  */
 export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest>;
 export function buildManifest(input: ManifestInput, version: ManifestVersion): CanonicalDocument<ManifestDocument>;
@@ -141,7 +144,7 @@ export function buildManifest(input: ManifestInput, version: ManifestVersion = 1
   });
   if (version === 1) return buildManifestFromEntries({ ...input, records });
   const entries = records.map((minted) => minted.entry);
-  const rest = manifestHead(input, entries.length, countRecords(entries), 2);
+  const rest = manifestHead(input, entries.length, countRecords(entries), version);
   const json = canonicalObjectWithArray(
     rest,
     "records",
@@ -221,9 +224,12 @@ export function exportHead(
   manifestSha256: string,
   version: ManifestVersion = 1,
 ): Omit<IngestExport, "records" | "schema" | "manifest_schema"> & { schema: string; manifest_schema: string } {
-  const names = version === 1 ? { schema: EXPORT_SCHEMA, manifest_schema: MANIFEST_SCHEMA } : { schema: EXPORT_SCHEMA_V2, manifest_schema: MANIFEST_SCHEMA_V2 };
-  return { ...names, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
+  const names = schemaNamesOf(version);
+  return { schema: names.export, manifest_schema: names.manifest, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
 }
+
+/** The schema each version's head (a manifest with no records) is checked against. */
+const HEAD_SCHEMAS = { 1: IngestManifestSchema, 2: IngestManifestV2Schema, 3: IngestManifestV3Schema } as const;
 
 /**
  * The manifest without its records, for a complete run with these counts and totals; checked
@@ -231,12 +237,14 @@ export function exportHead(
  * nowhere else).
  */
 export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal: number, counts: ManifestCounts, version: ManifestVersion = 1): ManifestHead {
-  const head: ManifestHead = {
-    schema: version === 1 ? MANIFEST_SCHEMA : MANIFEST_SCHEMA_V2,
+  // Only v3 records the structural rules' version; v1 and v2 have no key for it.
+  const { structural_rules_version: rulesVersion, ...pipeline } = input.pipeline as PipelineInfoV3;
+  const head = {
+    schema: schemaNamesOf(version).manifest,
     little_canary_version: input.little_canary_version,
     started_at: input.started_at,
     finished_at: input.finished_at,
-    pipeline: input.pipeline,
+    pipeline: version === 3 ? { ...pipeline, structural_rules_version: rulesVersion } : pipeline,
     policy: input.policy,
     run: {
       status: "complete",
@@ -249,8 +257,8 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
       ...(input.allowlist === undefined ? {} : { allowlist: { sha256: input.allowlist.sha256, entries: input.allowlist.entries } }),
     },
     counts,
-  };
-  canonicalJson(version === 1 ? IngestManifestSchema : IngestManifestV2Schema, { ...head, records: [] });
+  } as ManifestHead;
+  canonicalJson(HEAD_SCHEMAS[version], { ...head, records: [] });
   return head;
 }
 
@@ -271,7 +279,6 @@ export function buildExport(manifest: CanonicalDocument<ManifestDocument>, admit
     throw exportRefused("admitted entries do not match the run's records");
   }
   const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(facts[index] as ManifestRecord, record));
-  const v2 = doc.schema === MANIFEST_SCHEMA_V2;
-  const exportDoc = { ...exportHead(manifest.sha256, v2 ? 2 : 1), records } as IngestExport;
-  return canonicalDocument(exportDoc, canonicalJson(v2 ? IngestExportV2Schema : IngestExportSchema, exportDoc));
+  const exportDoc = { ...exportHead(manifest.sha256, manifestVersionNamed(doc.schema) ?? 1), records } as IngestExport;
+  return canonicalDocument(exportDoc, canonicalJson(exportDocumentSchema(exportDoc.schema), exportDoc));
 }

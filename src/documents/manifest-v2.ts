@@ -20,6 +20,7 @@ import {
   IngestManifestSchema,
   MANIFEST_SCHEMA,
   ManifestRecordSchema,
+  PipelineInfoV3Schema,
   type IngestManifest,
   type ManifestRecord,
   type ManifestSegment,
@@ -30,17 +31,39 @@ export const MANIFEST_SCHEMA_V2 = "little-canary-ingest-manifest/v2";
 /** The schema name of the export bound to a v2 manifest (its records are those of v1). */
 export const EXPORT_SCHEMA_V2 = "little-canary-ingest-export/v2";
 
-/** Which manifest format a run writes: 2 by default, 1 for consumers pinned to v1. */
-export type ManifestVersion = 1 | 2;
+/** The schema name of the v2 manifest whose pipeline also records the structural rules' version. */
+export const MANIFEST_SCHEMA_V3 = "little-canary-ingest-manifest/v3";
+/** The schema name of the export bound to a v3 manifest (its records are those of v1). */
+export const EXPORT_SCHEMA_V3 = "little-canary-ingest-export/v3";
+
+/** Which manifest format a run writes: 3 by default, 2 and 1 for consumers pinned to them. */
+export type ManifestVersion = 1 | 2 | 3;
 
 /** The manifest version an `ingest` writes when none is asked for. */
-const DEFAULT_MANIFEST_VERSION: ManifestVersion = 2;
+const DEFAULT_MANIFEST_VERSION: ManifestVersion = 3;
 
-/** A run's `manifestVersion` option, checked (UsageError unless 1 or 2; absent: the default). */
+/** A run's `manifestVersion` option, checked (UsageError unless 1, 2 or 3; absent: the default). */
 export function manifestVersionOf(value: unknown): ManifestVersion {
   if (value === undefined) return DEFAULT_MANIFEST_VERSION;
-  if (value === 1 || value === 2) return value;
-  throw new UsageError("manifestVersion must be 1 or 2");
+  if (value === 1 || value === 2 || value === 3) return value;
+  throw new UsageError("manifestVersion must be 1, 2 or 3");
+}
+
+/** The manifest and export schema names of each version, oldest first. */
+const SCHEMA_NAMES: Readonly<Record<ManifestVersion, { readonly manifest: string; readonly export: string }>> = {
+  1: { manifest: MANIFEST_SCHEMA, export: EXPORT_SCHEMA },
+  2: { manifest: MANIFEST_SCHEMA_V2, export: EXPORT_SCHEMA_V2 },
+  3: { manifest: MANIFEST_SCHEMA_V3, export: EXPORT_SCHEMA_V3 },
+};
+
+/** The manifest and export schema names a run of `version` writes. */
+export function schemaNamesOf(version: ManifestVersion): { readonly manifest: string; readonly export: string } {
+  return SCHEMA_NAMES[version];
+}
+
+/** The version a manifest schema name belongs to, or null for a name no version has. */
+export function manifestVersionNamed(name: unknown): ManifestVersion | null {
+  return name === MANIFEST_SCHEMA ? 1 : name === MANIFEST_SCHEMA_V2 ? 2 : name === MANIFEST_SCHEMA_V3 ? 3 : null;
 }
 
 // A layer's latency is always written: a measured latency can round to 0, and a default of 0
@@ -98,10 +121,27 @@ export const IngestExportV2Schema = IngestExportSchema.extend({
   manifest_schema: z.literal(MANIFEST_SCHEMA_V2),
 });
 
+/**
+ * zod schema of the v3 manifest: v2 with the version of the built-in structural rules in its
+ * pipeline, null exactly when the structural layer was off (no rules ran).
+ */
+export const IngestManifestV3Schema = IngestManifestV2Schema.extend({
+  schema: z.literal(MANIFEST_SCHEMA_V3),
+  pipeline: PipelineInfoV3Schema,
+});
+
+/** zod schema of the export bound to a v3 manifest. */
+export const IngestExportV3Schema = IngestExportSchema.extend({
+  schema: z.literal(EXPORT_SCHEMA_V3),
+  manifest_schema: z.literal(MANIFEST_SCHEMA_V3),
+});
+
 /** One record of a v2 manifest. */
 export type ManifestRecordV2 = z.infer<typeof ManifestRecordV2Schema>;
 /** The compact ingest manifest. */
 export type IngestManifestV2 = z.infer<typeof IngestManifestV2Schema>;
+/** The compact ingest manifest that records the structural rules' version. */
+type IngestManifestV3 = z.infer<typeof IngestManifestV3Schema>;
 
 /** The segment geometry of the manifest's policy (`segment_chars`, `segment_overlap`). */
 export interface PlanGeometry {
@@ -362,30 +402,36 @@ export function compactRecordV1(full: ManifestRecord, geometry: PlanGeometry): M
   return { ...rest, segments } as unknown as ManifestRecordV2;
 }
 
-/** A manifest of either version, as parsed from its bytes. */
-export type ManifestDocument = IngestManifest | IngestManifestV2;
-/** A manifest of either version without its records (the heads differ only in `schema`). */
+/** A manifest of any version, as parsed from its bytes. */
+export type ManifestDocument = IngestManifest | IngestManifestV2 | IngestManifestV3;
+/** A manifest of any version without its records (the heads differ in `schema` and, from v3, the pipeline). */
 export type ManifestHead = Omit<ManifestDocument, "records">;
 
 /** The schema names of every manifest version this major line writes, oldest first. */
-export const MANIFEST_SCHEMAS: readonly string[] = [MANIFEST_SCHEMA, MANIFEST_SCHEMA_V2];
+export const MANIFEST_SCHEMAS: readonly string[] = [MANIFEST_SCHEMA, MANIFEST_SCHEMA_V2, MANIFEST_SCHEMA_V3];
 
 /** The export schema bound to each manifest schema. */
 export function exportSchemaFor(manifestSchema: unknown): string | null {
-  return manifestSchema === MANIFEST_SCHEMA ? EXPORT_SCHEMA : manifestSchema === MANIFEST_SCHEMA_V2 ? EXPORT_SCHEMA_V2 : null;
+  const version = manifestVersionNamed(manifestSchema);
+  return version === null ? null : SCHEMA_NAMES[version].export;
 }
 
-/** The zod schema of a manifest that names `name` as its schema (v1's for any name but v2's). */
-export function manifestDocumentSchema(name: unknown): typeof IngestManifestSchema | typeof IngestManifestV2Schema {
-  return name === MANIFEST_SCHEMA_V2 ? IngestManifestV2Schema : IngestManifestSchema;
+/** True when `name` is the export schema name of some manifest version. */
+export function isExportSchemaName(name: unknown): name is string {
+  return Object.values(SCHEMA_NAMES).some((names) => names.export === name);
 }
 
-/** The zod schema of an export that names `name` as its schema (v1's for any name but v2's). */
-export function exportDocumentSchema(name: unknown): typeof IngestExportSchema | typeof IngestExportV2Schema {
-  return name === EXPORT_SCHEMA_V2 ? IngestExportV2Schema : IngestExportSchema;
+/** The zod schema of a manifest that names `name` as its schema (v1's for a name no version has). */
+export function manifestDocumentSchema(name: unknown): typeof IngestManifestSchema | typeof IngestManifestV2Schema | typeof IngestManifestV3Schema {
+  return name === MANIFEST_SCHEMA_V2 ? IngestManifestV2Schema : name === MANIFEST_SCHEMA_V3 ? IngestManifestV3Schema : IngestManifestSchema;
 }
 
-/** The v1 records (every fact) of a valid manifest of either version. */
+/** The zod schema of an export that names `name` as its schema (v1's for a name no version has). */
+export function exportDocumentSchema(name: unknown): typeof IngestExportSchema | typeof IngestExportV2Schema | typeof IngestExportV3Schema {
+  return name === EXPORT_SCHEMA_V2 ? IngestExportV2Schema : name === EXPORT_SCHEMA_V3 ? IngestExportV3Schema : IngestExportSchema;
+}
+
+/** The v1 records (every fact) of a valid manifest of any version (v2 and v3 records are the same). */
 export function manifestFacts(doc: ManifestDocument): ManifestRecord[] {
   if (doc.schema === MANIFEST_SCHEMA) return doc.records;
   const geometry = { chars: doc.policy.segment_chars, overlap: doc.policy.segment_overlap };

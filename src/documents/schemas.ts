@@ -173,6 +173,17 @@ const ManifestRunSchema = z.strictObject({
   allowlist: z.strictObject({ sha256, entries: count }).optional(),
 });
 
+/**
+ * The pipeline record of a v3 manifest: v1's, and the version of the built-in structural rules the
+ * run screened with (null exactly when the structural layer was off, so no rules ran).
+ */
+export const PipelineInfoV3Schema = PipelineInfoSchema.extend({
+  structural_rules_version: z.int().min(1).nullable(),
+}).refine((p) => (p.structural_rules_version !== null) === (p.structural_filter === true), {
+  message: "structural_rules_version is null exactly when structural_filter is not true",
+  path: ["structural_rules_version"],
+});
+
 /** zod schema of the ingest manifest. */
 export const IngestManifestSchema = z.strictObject({
   schema: z.literal(MANIFEST_SCHEMA),
@@ -227,6 +238,8 @@ export const BatchDocumentSchema = z.strictObject({
 });
 
 export type PipelineInfo = z.infer<typeof PipelineInfoSchema>;
+/** What a v3 manifest records about the pipeline (v1's record and the structural rules' version). */
+export type PipelineInfoV3 = z.infer<typeof PipelineInfoV3Schema>;
 export type ManifestSegment = z.infer<typeof ManifestSegmentSchema>;
 /** One record entry of a manifest. */
 export type ManifestRecord = z.infer<typeof ManifestRecordSchema>;

@@ -13,7 +13,7 @@ import {
   overBudgetRecordEntry,
   type SegmentResult,
 } from "../documents/manifest-records.js";
-import type { ManifestRecord, PipelineInfo } from "../documents/schemas.js";
+import type { ManifestRecord, PipelineInfoV3 } from "../documents/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
 import type { CanaryProfile } from "../pipeline/canary-profile.js";
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type CanaryObservation } from "../pipeline/circuit-breaker.js";
@@ -196,7 +196,7 @@ export function entryFromCache(run: RunContext, prepared: PlannedRecord): Manife
 }
 
 /** What the manifest records about the pipeline and the context gate. */
-export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfo {
+export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): PipelineInfoV3 {
   const d = isGenuinePipeline(pipeline) ? pipeline.describe() : null;
   // Of a pipeline this library did not build, the manifest records nothing it or the gate says.
   if (d === null) gate = UNVERIFIED_GATE;
@@ -207,6 +207,7 @@ export function pipelineInfo(pipeline: CheckingPipeline, gate: GateResult): Pipe
     canary_model_digest: gate.modelDigest,
     analysis_method: d?.analysisMethod ?? "regex",
     structural_filter: d?.structuralFilter ?? null,
+    structural_rules_version: d?.structuralRulesVersion ?? null,
     canary_enabled: d?.canaryEnabled ?? null,
     canary_num_ctx: d?.canaryNumCtx ?? null,
     canary_context_length: gate.contextLength,

@@ -30,6 +30,8 @@ export interface PipelineDescription {
   readonly canaryModel: string | null;
   readonly analysisMethod: "judge" | "regex";
   readonly structuralFilter: boolean;
+  /** The built-in structural rules' version, or null when the structural layer is off. */
+  readonly structuralRulesVersion: number | null;
   readonly canaryEnabled: boolean;
   readonly canaryNumCtx: number | null;
   readonly canaryTimeout: number | null;
@@ -108,6 +110,7 @@ export class PipelineBase {
       canaryModel: o.enableCanary ? o.canaryModel : null,
       analysisMethod: o.judgeModel !== null ? "judge" : "regex",
       structuralFilter: o.enableStructuralFilter,
+      structuralRulesVersion: o.enableStructuralFilter ? this.structuralFilter.identity().rulesVersion : null,
       canaryEnabled: o.enableCanary,
       canaryNumCtx: o.enableCanary && o.provider === "ollama" ? o.canaryNumCtx : null,
       canaryTimeout: o.enableCanary ? o.canaryTimeout : null,

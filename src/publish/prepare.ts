@@ -4,13 +4,14 @@
 import type { CanonicalDocument } from "../documents/manifest-build.js";
 import type { FramedDocument } from "./framed-document.js";
 import { sha256Hex } from "../core/hash.js";
-import { IngestExportSchema, IngestManifestSchema, MANIFEST_SCHEMA, type IngestExport } from "../documents/schemas.js";
-import { IngestExportV2Schema, IngestManifestV2Schema, type ManifestDocument } from "../documents/manifest-v2.js";
+import type { z } from "zod";
+import type { IngestExport } from "../documents/schemas.js";
+import { exportDocumentSchema, exportSchemaFor, manifestDocumentSchema, type ManifestDocument } from "../documents/manifest-v2.js";
 import { PublishError } from "./targets.js";
 
 /** The documents to publish: the manifest and, optionally, the export, as canonical documents in memory. */
 export interface InMemoryDocuments {
-  /** A manifest of either version; the export must be of the same version. */
+  /** A manifest of any version; the export must be of the same version. */
   readonly manifest: CanonicalDocument<ManifestDocument>;
   readonly export: CanonicalDocument<IngestExport> | null;
 }
@@ -54,9 +55,7 @@ function validateFramed(documents: FramedDocuments, exportRequested: boolean): v
   }
 }
 
-type DocumentSchema = typeof IngestManifestSchema | typeof IngestManifestV2Schema | typeof IngestExportSchema | typeof IngestExportV2Schema;
-
-function checkBytes(label: string, document: CanonicalDocument<unknown>, schema: DocumentSchema): void {
+function checkBytes(label: string, document: CanonicalDocument<unknown>, schema: z.ZodType): void {
   if (sha256Hex(document.bytes) !== document.sha256) throw new PublishError(`refusing to publish: the ${label} bytes do not match its sha256`);
   let text: string;
   try {
@@ -80,12 +79,12 @@ export function validateDocuments(documents: PublishDocuments, exportRequested: 
     validateFramed(documents, exportRequested);
     return;
   }
-  const v1 = documents.manifest.document.schema === MANIFEST_SCHEMA;
-  checkBytes("manifest", documents.manifest, v1 ? IngestManifestSchema : IngestManifestV2Schema);
+  const named = documents.manifest.document.schema;
+  checkBytes("manifest", documents.manifest, manifestDocumentSchema(named));
   if (documents.manifest.document.run.export_requested !== exportRequested) throw exportRequestMismatch(exportRequested);
   if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
   if (documents.export !== null) {
-    checkBytes("export", documents.export, v1 ? IngestExportSchema : IngestExportV2Schema);
+    checkBytes("export", documents.export, exportDocumentSchema(exportSchemaFor(named)));
     if (documents.export.document.manifest_sha256 !== documents.manifest.sha256) {
       throw new PublishError("refusing to publish: the export is not bound to this manifest");
     }

@@ -9,8 +9,8 @@ import { relative, sep } from "node:path";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { INDEX_SCHEMA, type IndexShard, type IngestIndex } from "../documents/ingest-index.js";
 import { z } from "zod";
-import { IngestManifestSchema, type ManifestCounts } from "../documents/schemas.js";
-import { IngestManifestV2Schema, type ManifestHead } from "../documents/manifest-v2.js";
+import { IngestManifestSchema, type ManifestCounts, type PipelineInfoV3 } from "../documents/schemas.js";
+import { IngestManifestV2Schema, IngestManifestV3Schema, type ManifestHead } from "../documents/manifest-v2.js";
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
 import { verifyFilesWithMode } from "./verify-files.js";
@@ -62,8 +62,12 @@ export interface ShardPair {
   readonly expected?: { readonly k: number; readonly n: number };
 }
 
-/** A head of either manifest version (they differ only in `schema`). */
-const HeadSchema = z.union([IngestManifestSchema.omit({ records: true }), IngestManifestV2Schema.omit({ records: true })]);
+/** A head of any manifest version (they differ in `schema` and, from v3, the pipeline's rules version). */
+const HeadSchema = z.union([
+  IngestManifestSchema.omit({ records: true }),
+  IngestManifestV2Schema.omit({ records: true }),
+  IngestManifestV3Schema.omit({ records: true }),
+]);
 
 /** A pair as verified: its head (when schema-valid) and the SHA-256s of the bytes verified. */
 interface ExaminedPair {
@@ -272,10 +276,17 @@ function assemble(shards: readonly ShardedPair[], indexDir: string): IngestIndex
     input_lines: first.shard.input_lines,
     shard_count: first.shard.n,
     policy: first.head.policy,
-    pipeline: first.head.pipeline,
+    // The index (v1) has no key for a v3 pipeline's rules version: every shard's pinned manifest
+    // records it, and the shards were held to one pipeline, that version included.
+    pipeline: withoutRulesVersion(first.head.pipeline),
     shards: entries,
     totals: { records_total: records, checks_performed: checks, counts },
   };
+}
+
+function withoutRulesVersion(pipeline: ManifestHead["pipeline"]): IngestIndex["pipeline"] {
+  const { structural_rules_version: _version, ...rest } = pipeline as PipelineInfoV3;
+  return rest;
 }
 
 /**

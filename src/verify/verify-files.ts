@@ -10,8 +10,7 @@ import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocu
 import { headOf, streamPair, type PairReader, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
-import { EXPORT_SCHEMA } from "../documents/schemas.js";
-import { EXPORT_SCHEMA_V2, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
+import { isExportSchemaName, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
@@ -175,7 +174,7 @@ export async function verifyFilesWithMode(
  */
 function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGiven: boolean): VerifyProblem | null {
   const named = manifestHead === null ? undefined : own(manifestHead, "schema");
-  if (manifestHead === null || (named !== EXPORT_SCHEMA && named !== EXPORT_SCHEMA_V2)) return null;
+  if (manifestHead === null || !isExportSchemaName(named)) return null;
   const message =
     exportGiven && exportHead !== null && MANIFEST_SCHEMAS.includes(own(exportHead, "schema") as string)
       ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"

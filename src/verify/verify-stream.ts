@@ -8,7 +8,7 @@ import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
 import { EXPORT_SCHEMA, ExportRecordSchema } from "../documents/schemas.js";
-import { EXPORT_SCHEMA_V2, exportDocumentSchema, manifestDocumentSchema, MANIFEST_SCHEMA_V2 } from "../documents/manifest-v2.js";
+import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, type Geometry, type Obj } from "./_values.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
 import { ProblemList, type VerifyProblem } from "./problems.js";
@@ -159,7 +159,8 @@ export class StreamedManifest {
 
   /** The first record whose shape is not the version the manifest names (`index` is v1's only). */
   private shapeIssue(rest: Obj): readonly PropertyKey[] | null {
-    const wrong = own(rest, "schema") === MANIFEST_SCHEMA_V2 ? this.firstOfShape.v1 : this.firstOfShape.v2;
+    const compact = (manifestVersionNamed(own(rest, "schema")) ?? 1) >= 2;
+    const wrong = compact ? this.firstOfShape.v1 : this.firstOfShape.v2;
     return wrong === null ? null : [RECORDS_KEY, wrong, "index"];
   }
 
@@ -259,7 +260,7 @@ export class StreamedExport {
     if (problems.items.length > 0) return;
     const name = own(exportRest, "schema");
     if (!this.schemaOk || !exportDocumentSchema(name).safeParse(withEmptyRecords(exportRest)).success)
-      problems.add("export_fields", `export does not match the ${name === EXPORT_SCHEMA_V2 ? EXPORT_SCHEMA_V2 : EXPORT_SCHEMA} schema`);
+      problems.add("export_fields", `export does not match the ${isExportSchemaName(name) ? name : EXPORT_SCHEMA} schema`);
   }
 }
 

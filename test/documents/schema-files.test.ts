@@ -9,9 +9,11 @@ describe("checked-in JSON Schemas", () => {
       "batch.schema.json",
       "ingest-allowlist.schema.json",
       "ingest-export-v2.schema.json",
+      "ingest-export-v3.schema.json",
       "ingest-export.schema.json",
       "ingest-index.schema.json",
       "ingest-manifest-v2.schema.json",
+      "ingest-manifest-v3.schema.json",
       "ingest-manifest.schema.json",
       "ingest-policy.schema.json",
     ]);

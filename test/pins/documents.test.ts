@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { expandRecordV2, type ManifestRecordV2 } from "../../src/documents/manifest-v2.js";
 import type { IngestManifest } from "../../src/documents/schemas.js";
+import { STRUCTURAL_RULES_VERSION } from "../../src/structural/rules.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaReply, type OllamaStandIn } from "../support/ollama-stand-in.js";
 
@@ -197,6 +198,27 @@ describe("the same inputs give byte-identical documents (pinned golden files)", 
     });
     const golden = await readFile(join(PINS, `${c.name}.manifest.json`), "utf8");
     expect(normaliseDocument(asV1)).toBe(golden);
+  });
+
+  it.each(INGEST_CASES)("ingest $name by default writes manifest v3: the v2 pin with v3's names and the structural rules' version", async (c) => {
+    const dir = await mkdtemp(join(work, `${c.name}-v3-`));
+    const run = await runCli(["ingest", input(c.input), "--manifest", "m.json", "--export", "e.json", ...c.args, ...canaryArgs(c.canary)], { cwd: dir });
+    expect(run.code, run.stderr).toBe(c.exitCode);
+    const manifestBytes = await readFile(join(dir, "m.json"));
+    const exportText = await readFile(join(dir, "e.json"), "utf8");
+    const parsed = JSON.parse(manifestBytes.toString("utf8")) as { schema: string; pipeline: Record<string, unknown> };
+    expect(parsed.schema).toBe("little-canary-ingest-manifest/v3");
+    expect(parsed.pipeline["structural_filter"]).toBe(true);
+    expect(parsed.pipeline["structural_rules_version"]).toBe(STRUCTURAL_RULES_VERSION);
+    const { structural_rules_version: _version, ...v2Pipeline } = parsed.pipeline;
+    const asV2 = canonicalJsonUnchecked({ ...parsed, schema: "little-canary-ingest-manifest/v2", pipeline: v2Pipeline });
+    expect(normaliseV2Manifest(asV2)).toBe(await readFile(join(PINS, `${c.name}.v2.manifest.json`), "utf8"));
+    const exportNames = '"schema":"little-canary-ingest-export/v3"';
+    expect(exportText).toContain(exportNames);
+    const exportAsV2 = normaliseExport(exportText, manifestBytes)
+      .replace('"manifest_schema":"little-canary-ingest-manifest/v3"', '"manifest_schema":"little-canary-ingest-manifest/v2"')
+      .replace(exportNames, '"schema":"little-canary-ingest-export/v2"');
+    expect(exportAsV2).toBe(await readFile(join(PINS, `${c.name}.v2.export.json`), "utf8"));
   });
 
   it.each(SCREEN_CASES)("screen $name gives the pinned batch document", async (c) => {

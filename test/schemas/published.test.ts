@@ -27,6 +27,8 @@ const PUBLISHED: readonly (readonly [file: string, sha256: string])[] = [
   ["ingest-allowlist.schema.json", "a011c109121ce352e36cee225aa08e2ff0797b17d7a6b8c41081c7ba4e2eeda8"],
   ["ingest-manifest-v2.schema.json", "454648ff059caa941da899e80b8b389ef295fb84e979c69a69fbcea38d973960"],
   ["ingest-export-v2.schema.json", "b09f23821deda6ab1873330c254ccdd6909d3c499609621dc3b2a2f8da96a407"],
+  ["ingest-manifest-v3.schema.json", "895bbbd0564720ba057e4204aafc15c5ce3812d47ffc7f594a7bebe9e5443855"],
+  ["ingest-export-v3.schema.json", "0483210cb66cf33b318eeea5873e87f0b3dc6aabf740b01286df6fe288d888dc"],
 ];
 
 const listed = (JSON.parse(readFileSync(new URL("published.json", SCHEMAS), "utf8")) as { files: PublishedEntry[] }).files;

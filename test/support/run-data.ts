@@ -7,19 +7,22 @@ import { STRICT_V1, type IngestPolicy } from "../../src/documents/policy.js";
 import { stopsChecking } from "../../src/documents/record-state.js";
 import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "../../src/documents/manifest-build.js";
 import { NOT_CHECKED, checkedRecordEntry, malformedRecordEntry, overBudgetRecordEntry, type SegmentResult } from "../../src/documents/manifest-records.js";
-import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfo } from "../../src/documents/schemas.js";
+import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfoV3 } from "../../src/documents/schemas.js";
+import { STRUCTURAL_RULES_VERSION } from "../../src/structural/rules.js";
 import type { ManifestDocument, ManifestVersion } from "../../src/documents/manifest-v2.js";
 import type { VerdictJson } from "../../src/documents/verdict-schema.js";
 import { planSegments, type SegmentableRecord } from "../../src/documents/segment-plan.js";
 import { canaryBlockVerdict, degradedVerdict, flagVerdict, passVerdict, structuralBlockVerdict } from "./verdicts.js";
 
-export const PIPELINE_INFO: PipelineInfo = {
+/** The pipeline record of a synthesized run (v1 and v2 manifests leave out the rules version). */
+export const PIPELINE_INFO: PipelineInfoV3 = {
   mode: "full",
   provider: "ollama",
   canary_model: "qwen2.5:1.5b",
   canary_model_digest: "sha256:65ec0654",
   analysis_method: "regex",
   structural_filter: true,
+  structural_rules_version: STRUCTURAL_RULES_VERSION,
   canary_enabled: true,
   canary_num_ctx: 15044,
   canary_context_length: 32768,
