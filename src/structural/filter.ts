@@ -255,13 +255,22 @@ export class StructuralFilter {
       found = encoded;
     }
 
-    const matches = reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found);
-    const blocked = reasons.length > 0;
-    return Object.freeze({
-      blocked,
-      reasons: Object.freeze(reasons),
-      matches,
-      inputSanitized: blocked ? "" : text,
-    });
+    return filterResult(text, reasons, reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found));
   }
+}
+
+/** The frozen FilterResult of `text` with `reasons` located at `matches`, which are frozen too (a worker's arrive as plain copies). */
+export function filterResult(text: string, reasons: readonly string[], matches: readonly StructuralMatch[]): FilterResult {
+  for (const m of matches) {
+    for (const l of m.locations) Object.freeze(l);
+    Object.freeze(m.locations);
+    Object.freeze(m);
+  }
+  const blocked = reasons.length > 0;
+  return Object.freeze({
+    blocked,
+    reasons: Object.freeze(reasons),
+    matches: matches.length === 0 ? NO_MATCHES : Object.freeze(matches),
+    inputSanitized: blocked ? "" : text,
+  });
 }
