@@ -1,9 +1,6 @@
-// The regex behavioural analyzer: reads the canary's reply (and, for two
-// checks, the input) and reports what in it shows the input took control of the canary.
-// `analyzeResponse` is the synchronous core; `analyze` wraps it for the pipeline and turns a
-// failed probe into an explicit "not inspected" result, never a clean one (never a silent clean).
-// Signals keep a short evidence excerpt for in-process callers; nothing here logs or throws
-// with reply or input text.
+// The regex behavioural analyzer: reads the canary's reply (and, for two checks, the input) and
+// reports what in it shows the input took control of the canary. Signals keep a short evidence
+// excerpt for in-process callers; nothing here logs or throws with reply or input text.
 import type { CanaryResult } from "../canary/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { UsageError } from "../core/errors.js";
@@ -132,10 +129,7 @@ function collectSignals(userInput: string, response: string, leakFragments: read
   ];
 }
 
-/**
- * Analyses one recorded reply with a default-configured analyzer (or the given options), for
- * callers that hold reply bytes rather than a probe result (the demo's replay).
- */
-export function analyzeResponse(userInput: string, response: string, options: BehavioralAnalyzerOptions = {}): AnalysisResult {
-  return new BehavioralAnalyzer(options).analyzeResponse(userInput, response);
+/** Analyses one recorded reply with a default-configured analyzer, for callers that hold reply bytes rather than a probe result. */
+export function analyzeResponse(userInput: string, response: string): AnalysisResult {
+  return new BehavioralAnalyzer().analyzeResponse(userInput, response);
 }

@@ -9,6 +9,7 @@ import type { CanaryResult } from "../canary/types.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import type { JudgeIdentity } from "../analysis/identity.js";
+import { EVIDENCE_MAX_CODE_POINTS } from "../analysis/signals.js";
 import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
@@ -27,7 +28,6 @@ export function judgeRole(model: string, urlOption: string): ChatRole {
 
 /** Judge replies longer than this cannot be a one-word answer; they are not scanned further. */
 const MAX_PARSED_REPLY_UNITS = 64 * 1024;
-const EVIDENCE_CODE_POINTS = 150;
 
 /** Strips `<think>…</think>` blocks, trims and uppercases; exact SAFE/UNSAFE, else null. */
 export function parseJudgeReply(reply: string): JudgeLabel | null {
@@ -53,7 +53,7 @@ function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResult {
   const exercised = { degraded: false, analysisStatus: "exercised" } as const;
   if (label === "SAFE") return judged("LLM judge: no signs of compromise in the canary response.", { ...exercised, riskScore: 0 });
   if (label !== "UNSAFE") return judgeFailed();
-  const evidence = truncateCodePoints(reply, EVIDENCE_CODE_POINTS);
+  const evidence = truncateCodePoints(reply, EVIDENCE_MAX_CODE_POINTS);
   return judged("LLM judge: canary response shows signs of compromise.", {
     ...exercised,
     riskScore: 1,

@@ -1,7 +1,5 @@
-// An LLM judge on Ollama: a second model reads the input and the canary's reply
-// and answers SAFE or UNSAFE. It replaces the regex analyzer when configured. Any failure or
-// abstention is a degraded, unmeasured result; it never throws for backend trouble and never
-// calls the backend when the canary itself failed.
+// An LLM judge on Ollama: a second model reads the input and the canary's reply and answers SAFE
+// or UNSAFE (judge-verdict.ts). It replaces the regex analyzer when configured.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
 import { ChatClient, OllamaChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
@@ -30,8 +28,9 @@ export interface OllamaJudgeOptions extends ChatClientOptions {
  * code points and a canary reply of up to `canaryReplyTokens` tokens (counted as four code
  * points each), with the same pessimistic estimate as the canary's own window.
  */
-export function requiredJudgeContext(windowChars: number, canaryReplyTokens: number, judgeMaxTokens: number = JUDGE_ROLE.defaults.maxTokens): number {
-  return requiredCanaryContext({ segmentChars: windowChars + 4 * canaryReplyTokens, systemPrompt: JUDGE_SYSTEM_PROMPT, maxTokens: judgeMaxTokens });
+export function requiredJudgeContext(windowChars: number, canaryReplyTokens: number): number {
+  const maxTokens = JUDGE_ROLE.defaults.maxTokens;
+  return requiredCanaryContext({ segmentChars: windowChars + 4 * canaryReplyTokens, systemPrompt: JUDGE_SYSTEM_PROMPT, maxTokens });
 }
 
 export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyzer {

@@ -1,12 +1,8 @@
 // Decode-then-recheck: find text hidden as base64 (standard or URL alphabet, possibly
 // wrapped over several lines), hex (plain pairs, \xNN, %NN or 0xNN), ROT13/Caesar or reversed
 // text, decode it, and ask the caller's recheck whether the decoded text is an injection.
-//
-// Decoded text is searched again (base64 inside base64, hex inside base64, …) up to
-// `maxDepth` layers. Every loop is bounded: a layer's runs are disjoint slices of its text, the
-// total number of decoded candidates is capped, and so is the total decoded size. When a cap
-// is hit the search stops early; the verdict then rests on what was decoded so far. The label
-// names the outermost encoding, the one that is visible in the input.
+// Decoded text is searched again (base64 inside base64, …), every loop bounded (DecodeLimits;
+// a layer's runs are disjoint slices of its text). The label names the outermost encoding.
 
 import type { EncodingKind } from "./labels.js";
 import { codePointLength } from "../core/codepoints.js";

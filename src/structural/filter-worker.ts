@@ -1,6 +1,6 @@
 // The structural filter's worker thread (offload.ts starts it): a StructuralFilter built from the
 // main thread's filter settings (its compiled custom patterns, so both compile the same ones),
-// answering `[id, text]` with `[id, reasons, matches]`, or `[id, null, errorName]` when the check
+// answering `[id, text]` with `[id, reasons, matches]`, or `[id, null]` when the check
 // threw (the main thread then checks the text itself and meets the same error there). It holds
 // no state between texts, so which thread checked a text never changes what was found.
 import { parentPort, workerData } from "node:worker_threads";
@@ -13,10 +13,8 @@ export interface FilterWorkerData {
   readonly customPatterns: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: string }>;
 }
 
-/** One answer: the reasons and matches found, or the class name of what the check threw. */
-export type FilterWorkerReply =
-  | readonly [id: number, reasons: readonly string[], matches: readonly StructuralMatch[]]
-  | readonly [id: number, reasons: null, errorName: string];
+/** One answer: the reasons and matches found, or null reasons when the check threw. */
+export type FilterWorkerReply = readonly [id: number, reasons: readonly string[], matches: readonly StructuralMatch[]] | readonly [id: number, reasons: null];
 
 if (parentPort !== null) {
   const port = parentPort;
@@ -27,8 +25,8 @@ if (parentPort !== null) {
     try {
       const found = filter.check(text);
       reply = [id, found.reasons, found.matches];
-    } catch (error) {
-      reply = [id, null, error instanceof Error ? error.constructor.name : "Error"];
+    } catch {
+      reply = [id, null];
     }
     port.postMessage(reply);
   });

@@ -95,15 +95,15 @@ interface Views {
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
 const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciousUnicode: false, controlAt: -1, suspiciousAt: -1 });
 
-function viewsOf(text: string, withDeobfuscation: boolean, plain = PLAIN_ASCII.test(text)): Views {
+function viewsOf(text: string, plain = PLAIN_ASCII.test(text)): Views {
   const foldedText = plain ? text : foldedView(text);
-  const deobfuscatedText = withDeobfuscation ? deobfuscatedView(foldedText) : null;
+  const deobfuscatedText = deobfuscatedView(foldedText);
   const scriptText = plain ? text : scriptView(text);
   const folded = new View(foldedText);
   return {
     folded,
-    // Most text has nothing to de-obfuscate: the same view again would only run every language rule twice.
-    deobfuscated: deobfuscatedText === null || deobfuscatedText === foldedText ? null : new View(deobfuscatedText),
+    // Null when de-obfuscation changes nothing (most text): the same view again would only run every language rule twice.
+    deobfuscated: deobfuscatedText === null ? null : new View(deobfuscatedText),
     // Equal views share their words, read once.
     script: scriptText === foldedText ? folded : new View(scriptText),
   };
@@ -116,7 +116,7 @@ function ruleHits(k: number, views: Views, includeEncoding: boolean): boolean {
 
 /** Whether decoded text holds an injection: the main rule set minus the visible-encoding rows. */
 function decodedIsInjection(decoded: string): boolean {
-  const views = viewsOf(decoded, true);
+  const views = viewsOf(decoded);
   return BUILTIN_RULES.some((_r, k) => ruleHits(k, views, false));
 }
 
@@ -236,7 +236,7 @@ export class StructuralFilter {
       known.set(L.UNICODE, [{ start: chars.suspiciousAt, end: chars.suspiciousAt + 1 }]);
     }
 
-    const views = viewsOf(text, true, plain);
+    const views = viewsOf(text, plain);
     // A label found once is not searched for again (several rules share one).
     const ruleReasons: string[] = [];
     for (const [k, r] of BUILTIN_RULES.entries()) if (!ruleReasons.includes(r.label) && ruleHits(k, views, true)) ruleReasons.push(r.label);
@@ -255,13 +255,22 @@ export class StructuralFilter {
       found = encoded;
     }
 
-    const matches = reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found);
-    const blocked = reasons.length > 0;
-    return Object.freeze({
-      blocked,
-      reasons: Object.freeze(reasons),
-      matches,
-      inputSanitized: blocked ? "" : text,
-    });
+    return filterResult(text, reasons, reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found));
   }
+}
+
+/** The frozen FilterResult of `text` with `reasons` located at `matches`, which are frozen too (a worker's arrive as plain copies). */
+export function filterResult(text: string, reasons: readonly string[], matches: readonly StructuralMatch[]): FilterResult {
+  for (const m of matches) {
+    for (const l of m.locations) Object.freeze(l);
+    Object.freeze(m.locations);
+    Object.freeze(m);
+  }
+  const blocked = reasons.length > 0;
+  return Object.freeze({
+    blocked,
+    reasons: Object.freeze(reasons),
+    matches: matches.length === 0 ? NO_MATCHES : Object.freeze(matches),
+    inputSanitized: blocked ? "" : text,
+  });
 }

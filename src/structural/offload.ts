@@ -19,7 +19,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { FilterResult, StructuralFilter } from "./filter.js";
+import { type FilterResult, filterResult, type StructuralFilter } from "./filter.js";
 import type { FilterWorkerData, FilterWorkerReply } from "./filter-worker.js";
 import type { StructuralMatch } from "./locate.js";
 
@@ -53,24 +53,6 @@ interface Waiting {
 
 function defaultThreads(): number {
   return Math.max(0, Math.min(MAX_WORKERS, availableParallelism() - 1));
-}
-
-const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
-
-/** The filter's own result shape, frozen as `StructuralFilter.check` freezes it. */
-function resultOf(text: string, reasons: readonly string[], matches: readonly StructuralMatch[]): FilterResult {
-  const blocked = reasons.length > 0;
-  for (const m of matches) {
-    for (const l of m.locations) Object.freeze(l);
-    Object.freeze(m.locations);
-    Object.freeze(m);
-  }
-  return Object.freeze({
-    blocked,
-    reasons: Object.freeze(reasons),
-    matches: matches.length === 0 ? NO_MATCHES : Object.freeze(matches),
-    inputSanitized: blocked ? "" : text,
-  });
 }
 
 /** Runs a StructuralFilter's checks in-process or on worker threads (see the module header). */
@@ -145,7 +127,7 @@ export class StructuralOffload {
     this.#waiting.delete(id);
     if (--waiting.lane.pending === 0) waiting.lane.worker.unref();
     if (reasons === null) this.#checkHere(waiting);
-    else waiting.resolve(resultOf(waiting.text, reasons, found as readonly StructuralMatch[]));
+    else waiting.resolve(filterResult(waiting.text, reasons, found as readonly StructuralMatch[]));
   }
 
   /** Checks a text in-process: the worker could not (its check threw, or it stopped). */

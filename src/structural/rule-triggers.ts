@@ -53,7 +53,8 @@ type Node =
   | { readonly t: "group"; readonly alternatives: readonly (readonly Node[])[] }
   | { readonly t: "repeat"; readonly body: readonly Node[]; readonly min: number; readonly max: number };
 
-class Unsupported extends Error {}
+/** The expression has no trigger: a construct the parser does not follow (the message names it), or a walk that gave up. */
+class NoTrigger extends Error {}
 
 /** What follows "(" in a group that is not a plain capture: non-capturing, look-around, or a name. */
 const GROUP_KIND = /\?(?::|[=!]|<[=!]|<[^>]*>)/y;
@@ -80,11 +81,11 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     if (ch === "(") {
       GROUP_KIND.lastIndex = ++i;
       const kind = GROUP_KIND.exec(source)?.[0] ?? "";
-      if (kind === "" && source[i] === "?") throw new Unsupported("group kind");
+      if (kind === "" && source[i] === "?") throw new NoTrigger("group kind");
       i += kind.length;
       const lookaround = /[=!]$/.test(kind);
       const inner = alternatives();
-      if (source[i] !== ")") throw new Unsupported("unclosed group");
+      if (source[i] !== ")") throw new NoTrigger("unclosed group");
       i++;
       return lookaround ? { t: "zero" } : { t: "group", alternatives: inner };
     }
@@ -93,7 +94,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
       if (source[i] === "^") i++;
       // In JavaScript "[]" is the empty class and "[^]" any character; either way the class is one "any".
       while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
-      if (source[i] !== "]") throw new Unsupported("unclosed class");
+      if (source[i] !== "]") throw new NoTrigger("unclosed class");
       i++;
       return { t: "any" };
     }
@@ -102,7 +103,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
       return { t: ch === "." ? "any" : "zero" };
     }
     if (ch === "\\") return parseEscape();
-    if (ch === "*" || ch === "+" || ch === "?") throw new Unsupported("quantifier without atom");
+    if (ch === "*" || ch === "+" || ch === "?") throw new NoTrigger("quantifier without atom");
     // A lone surrogate pair is one code point; a non-ASCII literal stops a prefix either way.
     const cp = source.codePointAt(i) as number;
     const c = String.fromCodePoint(cp);
@@ -111,7 +112,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
   };
   const parseEscape = (): Node => {
     const e = source[i + 1];
-    if (e === undefined) throw new Unsupported("trailing backslash");
+    if (e === undefined) throw new NoTrigger("trailing backslash");
     i += 2;
     if (e === "b") return { t: "boundary" };
     if (e === "B") return { t: "zero" };
@@ -122,16 +123,16 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     const ahead = source.slice(i, i + 64);
     const take = (form: RegExp, node: Node): Node => {
       const m = form.exec(ahead);
-      if (m === null) throw new Unsupported(`escape \\${e}`);
+      if (m === null) throw new NoTrigger(`escape \\${e}`);
       i += m[0].length;
       return node;
     };
     if (e === "p" || e === "P") {
-      if (!unicode) throw new Unsupported("property escape without the u flag");
+      if (!unicode) throw new NoTrigger("property escape without the u flag");
       return take(/^\{[A-Za-z_]+(?:=[A-Za-z0-9_]+)?\}/, { t: "any" });
     }
     if (e === "k") {
-      if (!unicode) throw new Unsupported("named reference without the u flag");
+      if (!unicode) throw new NoTrigger("named reference without the u flag");
       return take(/^<[A-Za-z_$][\w$]*>/, { t: "stop" });
     }
     // A back-reference, or without the u flag possibly an octal escape: a prefix ends there either way, and digits are never structure.
@@ -147,7 +148,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     if (e === "x") return take(/^[0-9A-Fa-f]{2}/, { t: "stop" });
     if (e === "c") return take(/^[A-Za-z]/, { t: "stop" });
     if (e === "u") return take(unicode ? /^(?:[0-9A-Fa-f]{4}|\{[0-9A-Fa-f]{1,6}\})/ : /^[0-9A-Fa-f]{4}/, { t: "stop" });
-    if (/[A-Za-z0-9]/.test(e)) throw new Unsupported(`escape \\${e}`);
+    if (/[A-Za-z0-9]/.test(e)) throw new NoTrigger(`escape \\${e}`);
     return { t: "char", c: e };
   };
   const parseQuantifier = (atom: Node): Node => {
@@ -159,7 +160,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     else if (ch === "?") [min, max] = [0, 1];
     else if (ch === "{") {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i, i + 24));
-      if (m === null) throw new Unsupported("brace");
+      if (m === null) throw new NoTrigger("brace");
       min = Number(m[1]);
       max = m[2] === undefined ? min : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3]);
       i += m[0].length - 1;
@@ -171,7 +172,7 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     return { t: "repeat", body: [atom], min, max };
   };
   const top = alternatives();
-  if (i !== source.length) throw new Unsupported("unbalanced parenthesis");
+  if (i !== source.length) throw new NoTrigger("unbalanced parenthesis");
   return top;
 }
 
@@ -183,8 +184,6 @@ interface Continuation {
   readonly index: number;
   readonly next: Continuation | null;
 }
-
-class NoTrigger extends Error {}
 
 const isWordChar = (c: string): boolean => /^[a-z0-9_]$/.test(c);
 const isAscii = (c: string): boolean => c.length === 1 && c.charCodeAt(0) < 0x80;
@@ -258,7 +257,7 @@ export function ruleTrigger(re: RegExp): RuleTrigger | null {
     walk(w, { nodes: [{ t: "group", alternatives: top }], index: 0, next: null }, "", false, false, 0);
     return Object.freeze({ wordStarts: Object.freeze(minimal(w.words)), loose: Object.freeze(minimal(w.loose)) });
   } catch (error) {
-    if (error instanceof Unsupported || error instanceof NoTrigger) return null;
+    if (error instanceof NoTrigger) return null;
     throw error;
   }
 }

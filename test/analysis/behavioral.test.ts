@@ -136,7 +136,7 @@ describe("analyzer behaviour", () => {
     const result = analyzeResponse("q", '{"key": "value"}');
     expect(result.signals.map((s) => s.category)).toEqual(["format_anomaly"]);
     expect(result).toMatchObject({ riskScore: 0.16, shouldBlock: false, hardBlocked: false });
-    expect(analyzeResponse("q", '{"key": "value"}', { blockThreshold: 0.01 }).shouldBlock).toBe(true);
+    expect(new BehavioralAnalyzer({ blockThreshold: 0.01 }).analyzeResponse("q", '{"key": "value"}').shouldBlock).toBe(true);
   });
 
   test("a pasta question answered with physics is a semantic discontinuity", () => {
