@@ -20,9 +20,6 @@ import {
 } from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
 
-// The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
-export { DEFAULT_OPENAI_MODEL } from "./defaults.js";
-
 /** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
 function modelListTimeoutMs(timeoutSeconds: number): number {
   return Math.min(timeoutSeconds, 30) * 1000;
@@ -144,16 +141,11 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
-    return postChat(this.endpoint, "/chat/completions", body, (authorization) => this.headers(authorization));
+    return postChat(this.endpoint, "/chat/completions", body, (authorization) => openAIHeaders(this.#apiKey, authorization));
   }
 
   interpret(outcome: HttpCallOutcome): ChatOutcome {
     return interpretOpenAIChat(outcome, this.replyTexts);
-  }
-
-  /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
-  headers(urlAuthorization: string | null): Record<string, string> {
-    return openAIHeaders(this.#apiKey, urlAuthorization);
   }
 
   /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
