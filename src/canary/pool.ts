@@ -8,7 +8,7 @@
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { pinPoolIdentity, type PinOutcome, type PinRequirement, type PoolProbe } from "./pool-identity.js";
-import { replyModelMismatchText } from "./reply-model.js";
+import { replyModelMismatchText } from "./canary-client.js";
 import { startCanaryResult, type CanaryFailureCode, type CanaryProbe, type CanaryProvider, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
