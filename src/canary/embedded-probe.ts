@@ -2,7 +2,7 @@
 // embedded-engine.ts), with the HTTP probes' contract: test() never throws for backend trouble and
 // one deadline covers each call. `open()` runs once: the engine is imported, the file's SHA-256
 // checked before anything loads it, the model loaded without mmap and the file checked unchanged,
-// and one context made with a sequence per concurrent slot (embedded-context.ts). Each prompt is
+// and one context made with a sequence per concurrent slot (context.ts). Each prompt is
 // counted with the model's own tokenizer and refused as `context_too_long` when it does not fit:
 // the engine never cuts an input. `dispose()` releases everything; a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
