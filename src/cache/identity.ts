@@ -11,7 +11,8 @@ import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
 import { verifiedCanaryIdentity } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
-import type { CanaryProviderName, DegradedPolicy, PipelineMode } from "../canary/pipeline-options.js";
+import type { DegradedPolicy, PipelineMode } from "../canary/pipeline-options.js";
+import type { CanaryProvider } from "../canary/types.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { verifiedStructuralIdentity, type StructuralIdentity } from "../structural/filter.js";
 
@@ -40,7 +41,7 @@ interface RegexAnalysisIdentity {
 interface JudgeAnalysisIdentity {
   readonly method: "llm_judge";
   readonly version: number;
-  readonly provider: CanaryProviderName;
+  readonly provider: CanaryProvider;
   readonly model: string;
   readonly model_digest: string;
   readonly prompt_sha256: string;
@@ -55,7 +56,7 @@ export interface CanaryIdentity {
   readonly identity_format: number;
   readonly scope: CheckScope;
   readonly mode: PipelineMode;
-  readonly provider: CanaryProviderName;
+  readonly provider: CanaryProvider;
   readonly model: string;
   readonly model_digest: string;
   readonly system_prompt_sha256: string;

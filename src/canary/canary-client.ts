@@ -10,9 +10,8 @@ import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTu
 import { errorClassName } from "../core/errors.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { checkSystemPrompt } from "./options.js";
-import { replyModelMatches, replyModelMismatchText } from "./reply-model.js";
 import { CALIBRATION_PROBE_TEXT } from "./run-context.js";
-import { startCanaryResult, type CanaryFailureCode, type CanaryMetadata, type CanaryProbe, type CanaryResult } from "./types.js";
+import { startCanaryResult, type CanaryFailureCode, type CanaryMetadata, type CanaryProbe, type CanaryProvider, type CanaryResult } from "./types.js";
 import type { ProbeIdentity } from "./identity.js";
 
 /** Options every HTTP canary probe takes beside its provider's URL (and key). */
@@ -155,6 +154,21 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
 
   /** Called when a check could not reach the backend; the Ollama probe proves its context again. */
   protected onUnreachable(): void {}
+}
+
+// The model a reply names (`model`, in both providers' replies), checked against the pinned one:
+// behind a router one URL stands for many replicas, and one serving another model would otherwise
+// answer unnoticed. A missing or non-string `model` does not match: a reply that cannot say what
+// answered cannot vouch for it. For Ollama, `<expected>:latest` names an untagged `expected`.
+function replyModelMatches(provider: CanaryProvider, replyModel: unknown, expected: string): boolean {
+  if (typeof replyModel !== "string") return false;
+  if (replyModel === expected) return true;
+  return provider === "ollama" && !expected.includes(":") && replyModel === `${expected}:latest`;
+}
+
+/** The failure text of a reply from another model (names only the model that was expected). */
+export function replyModelMismatchText(expected: string): string {
+  return `Canary reply does not name the pinned model ${expected} (a router may have sent the request to another model); the check is not a pass`;
 }
 
 /** The message of a failure nobody foresaw: the error's class name only, never its text. */

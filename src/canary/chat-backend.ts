@@ -15,13 +15,10 @@ import {
   openAIServedModels,
   probeOpenAIIdentity,
   tokenizeCount,
-  type OpenAIIdentityOptions,
   type OpenAIIdentityOutcome,
+  type OpenAIServer,
 } from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
-
-// The provider defaults live in defaults.ts; the judge modules take the OpenAI model from here.
-export { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 
 /** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
 function modelListTimeoutMs(timeoutSeconds: number): number {
@@ -128,14 +125,16 @@ export class OllamaChatBackend extends ChatBackendBase {
 /** The OpenAI-compatible backend (`/chat/completions`, `/models`); the API key stays private. */
 export class OpenAIChatBackend extends ChatBackendBase {
   readonly provider = "openai" as const;
-  #apiKey = "";
+  /** The endpoint, key and model the server calls (openai-identity.ts) take; private, as it holds the key. */
+  readonly #server: OpenAIServer;
 
   constructor(options: ChatClientOptions & { readonly baseUrl?: string; readonly apiKey?: string }, role: ChatRole) {
     let apiKey = "";
     super(options, options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, role, () => {
       apiKey = checkApiKey(options.apiKey);
     });
-    this.#apiKey = apiKey;
+    const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
+    this.#server = Object.freeze({ fetch, baseUrl, apiKey, model: this.settings.model, timeoutMs: timeoutSeconds * 1000 });
   }
 
   /** How failure messages name this provider ("API returned HTTP status 500"). */
@@ -144,41 +143,31 @@ export class OpenAIChatBackend extends ChatBackendBase {
 
   post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
     const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
-    return postChat(this.endpoint, "/chat/completions", body, (authorization) => this.headers(authorization));
+    return postChat(this.endpoint, "/chat/completions", body, (authorization) => openAIHeaders(this.#server.apiKey, authorization));
   }
 
   interpret(outcome: HttpCallOutcome): ChatOutcome {
     return interpretOpenAIChat(outcome, this.replyTexts);
   }
 
-  /** Request headers: Bearer from the key, else from userinfo in the base URL, else none. */
-  headers(urlAuthorization: string | null): Record<string, string> {
-    return openAIHeaders(this.#apiKey, urlAuthorization);
-  }
-
   /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
   tokenize(messages: ChatMessages): Promise<number | "absent" | null> {
-    return tokenizeCount(this.endpoint.baseUrl, this.#identityOptions(), messages);
+    return tokenizeCount(this.#server, messages);
   }
 
   /** What the endpoint says about itself and the model (see probeOpenAIIdentity). */
   identify(): Promise<OpenAIIdentityOutcome> {
-    return probeOpenAIIdentity(this.endpoint.baseUrl, this.#identityOptions());
-  }
-
-  #identityOptions(): OpenAIIdentityOptions {
-    const { fetch, timeoutSeconds } = this.endpoint;
-    return { model: this.settings.model, apiKey: this.#apiKey, fetch, timeoutMs: timeoutSeconds * 1000 };
+    return probeOpenAIIdentity(this.#server);
   }
 
   /** True only when `GET <base>/models` answers 200 within 5 s and does not list models without this one. */
   isAvailable(): Promise<boolean> {
-    return openAIModelAvailable(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey, this.settings.model);
+    return openAIModelAvailable(this.#server);
   }
 
   /** What `GET <base>/models` says about the model (see openAIServedModels). */
   servedModels(): Promise<ServedModels> {
-    return openAIServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.#apiKey, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
+    return openAIServedModels({ ...this.#server, timeoutMs: modelListTimeoutMs(this.settings.timeoutSeconds) });
   }
 }
 

@@ -15,10 +15,7 @@ export const EMBEDDED_ENGINE_VERSION = "3.21.1";
  * from the tested release up to the next major (semver: a minor adds, a major may break). A range,
  * not the exact tested release, so that `npm i little-canary` resolves beside a newer 3.x.
  */
-export const EMBEDDED_ENGINE_RANGE = ">=3.21.1 <4";
-/** The range as numbers: the lowest accepted release and the first refused major. */
-const RANGE_LOWEST = [3, 21, 1] as const;
-const RANGE_NEXT_MAJOR = 4;
+export const EMBEDDED_ENGINE_RANGE = `>=${EMBEDDED_ENGINE_VERSION} <4`;
 /** The package name; kept in a variable so no bundler or compiler resolves it at build time. */
 const ENGINE_PACKAGE = "node-llama-cpp";
 
@@ -137,9 +134,9 @@ export function engineVersionSupported(version: string): boolean {
   const numbers = releaseNumbers(version);
   if (numbers === null) return false;
   const [major, minor, patch] = numbers;
-  const [lowMajor, lowMinor, lowPatch] = RANGE_LOWEST;
-  const fromLowest = major - lowMajor || minor - lowMinor || patch - lowPatch;
-  return fromLowest >= 0 && major < RANGE_NEXT_MAJOR;
+  const [lowMajor, lowMinor, lowPatch] = releaseNumbers(EMBEDDED_ENGINE_VERSION) as [number, number, number];
+  // From the tested release up to the next major.
+  return major === lowMajor && (minor - lowMinor || patch - lowPatch) >= 0;
 }
 
 /**

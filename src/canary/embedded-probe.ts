@@ -2,7 +2,7 @@
 // embedded-engine.ts), with the HTTP probes' contract: test() never throws for backend trouble and
 // one deadline covers each call. `open()` runs once: the engine is imported, the file's SHA-256
 // checked before anything loads it, the model loaded without mmap and the file checked unchanged,
-// and one context made with a sequence per concurrent slot (embedded-context.ts). Each prompt is
+// and one context made with a sequence per concurrent slot (context.ts). Each prompt is
 // counted with the model's own tokenizer and refused as `context_too_long` when it does not fit:
 // the engine never cuts an input. `dispose()` releases everything; a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
@@ -10,7 +10,7 @@ import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { contextTooLongMessage, embeddedRequiredContext } from "./embedded-context.js";
+import { contextTooLongMessage, embeddedRequiredContext } from "./context.js";
 import {
   type EmbeddedEngineModule,
   type EngineChatWrapper,
@@ -25,7 +25,7 @@ import {
 } from "./embedded-engine.js";
 import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
 import { formatSeconds } from "./http-call.js";
-import { ChatSettings, checkSystemPrompt, resolveChatSettings } from "./options.js";
+import { ChatSettings, checkPositiveInteger, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { probeRole, type CanaryClientOptions } from "./canary-client.js";
 import { startCanaryResult, type CanaryProbe, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
@@ -90,11 +90,6 @@ function safeName(path: string): string {
   return name === "" ? "model.gguf" : name;
 }
 
-function checkPositiveInt(value: unknown, name: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer`);
-  return value;
-}
-
 class Disposed extends Error {}
 
 /** A check waiting for a free sequence; `cancelled` once its deadline passed first. */
@@ -137,12 +132,12 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     this.modelPath = options.modelPath;
     this.sha256 = options.sha256;
     this.systemPrompt = checkSystemPrompt(options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT);
-    this.maxInputLength = checkPositiveInt(options.maxInputLength ?? 4000, "maxInputLength");
-    this.contextSize = options.contextSize == null ? null : checkPositiveInt(options.contextSize, "the embedded context size");
-    this.sequences = checkPositiveInt(options.sequences ?? 1, "the embedded canary's sequences (--concurrency)");
+    this.maxInputLength = checkPositiveInteger(options.maxInputLength ?? 4000, "maxInputLength", ConfigError);
+    this.contextSize = options.contextSize == null ? null : checkPositiveInteger(options.contextSize, "the embedded context size", ConfigError);
+    this.sequences = checkPositiveInteger(options.sequences ?? 1, "the embedded canary's sequences (--concurrency)", ConfigError);
     // Half the cores: llama.cpp's threads spin while they wait, and on a machine shared with other
     // work every core in use slows evaluation by orders of magnitude (docs/embedded.md).
-    this.threads = checkPositiveInt(options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)), "the embedded canary's threads");
+    this.threads = checkPositiveInteger(options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)), "the embedded canary's threads", ConfigError);
     if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new ConfigError("gpu must be 'auto' or false");
     this.gpu = options.gpu ?? "auto";
     this.#loader = options.loader ?? importEmbeddedEngine;

@@ -11,16 +11,10 @@ const MAX_TAGS_BYTES = 4 * 1024 * 1024;
 /** Cap on inventory entries examined, so a hostile answer cannot make us loop for long. */
 const MAX_ENTRIES = 10_000;
 
-export interface InventoryEntry {
+interface InventoryEntry {
   readonly name: string | null;
   readonly model: string | null;
   readonly digest: string | null;
-}
-
-/** The inventory entries from /api/tags, or null when it gave none (any failure). */
-export async function fetchOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryEntry[] | null> {
-  const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
-  return read.kind === "listed" ? read.entries : null;
 }
 
 /** The inventory, or what ServedModels says when there is none. */
@@ -52,8 +46,8 @@ const AVAILABILITY_TIMEOUT_MS = 3_000;
 
 /** Whether /api/tags answers within 3 s and lists `tag` (the availability rule below). */
 export async function ollamaModelInstalled(fetchFn: FetchLike, baseUrl: string, tag: string): Promise<boolean> {
-  const entries = await fetchOllamaInventory(fetchFn, baseUrl, AVAILABILITY_TIMEOUT_MS);
-  return entries !== null && inventoryHasModel(entries, tag);
+  const read = await readOllamaInventory(fetchFn, baseUrl, AVAILABILITY_TIMEOUT_MS);
+  return read.kind === "listed" && inventoryHasModel(read.entries, tag);
 }
 
 /** The availability rule: some entry's name equals the tag or starts with `<tag>:`. */
@@ -63,10 +57,12 @@ function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boo
 
 const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
 
-/** Digest of exactly the weights Ollama would load for `tag` (name or model equal, else `<tag>:latest`; never a prefix). */
-export function inventoryDigest(entries: readonly InventoryEntry[], tag: string): string | null {
-  const exact = entries.find((e) => e.name === tag || e.model === tag);
-  const entry = exact ?? (tag.includes(":") ? undefined : entries.find((e) => e.name === `${tag}:latest`));
+/** From /api/tags, the digest of exactly the weights Ollama would load for `tag` (name or model equal, else `<tag>:latest`; never a prefix), or null. */
+export async function ollamaModelDigest(fetchFn: FetchLike, baseUrl: string, tag: string, timeoutMs: number): Promise<string | null> {
+  const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
+  if (read.kind !== "listed") return null;
+  const exact = read.entries.find((e) => e.name === tag || e.model === tag);
+  const entry = exact ?? (tag.includes(":") ? undefined : read.entries.find((e) => e.name === `${tag}:latest`));
   const digest = entry?.digest ?? null;
   return digest !== null && DIGEST_PATTERN.test(digest) ? digest : null;
 }

@@ -11,7 +11,7 @@ import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
 import { failed, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
 import { ollamaModelMissing } from "./ollama-chat.js";
-import { fetchOllamaInventory, inventoryDigest } from "./ollama-inventory.js";
+import { ollamaModelDigest } from "./ollama-inventory.js";
 import {
   UNVERIFIED_TEXT,
   calibrate,
@@ -161,8 +161,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   /** Digest of the installed model from /api/tags (where Ollama gives it), or null when unknown. */
   async modelDigest(): Promise<string | null> {
     try {
-      const entries = await fetchOllamaInventory(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.timeoutSeconds * 1000);
-      return entries === null ? null : inventoryDigest(entries, this.model);
+      return await ollamaModelDigest(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.model, this.timeoutSeconds * 1000);
     } catch {
       return null;
     }

@@ -47,15 +47,14 @@ type OpenAIIdentityFailure = {
 /** The identity of an endpoint, or why it could not be identified. */
 export type OpenAIIdentityOutcome = { readonly ok: true; readonly identity: OpenAIServerIdentity } | ({ readonly ok: false } & OpenAIIdentityFailure);
 
-/** Options of `probeOpenAIIdentity`. */
-export interface OpenAIIdentityOptions {
-  /** The model name the run asks for; it must be listed by `GET /models`. */
-  readonly model: string;
+/** The server every call below asks, about `model` (which `GET /models` must list), each request within `timeoutMs`. */
+export interface OpenAIServer {
+  readonly fetch: FetchLike;
+  /** The full base URL (may hold userinfo: never shown). */
+  readonly baseUrl: string;
   /** Sent as `Authorization: Bearer <key>` when non-empty (else URL userinfo, else none). */
-  readonly apiKey?: string;
-  /** The HTTP client (tests inject one); default the built-in transport. */
-  readonly fetch?: FetchLike;
-  /** Deadline of each request, in milliseconds. */
+  readonly apiKey: string;
+  readonly model: string;
   readonly timeoutMs: number;
 }
 
@@ -72,15 +71,10 @@ export function tokenizeBaseUrl(baseUrl: string): string {
   }
 }
 
-/** One bounded request to `path` under `base`, authenticated as an OpenAI-compatible call. */
-function call(
-  fetchFn: FetchLike,
-  base: string,
-  path: string,
-  apiKey: string,
-  request: { json?: unknown; timeoutMs: number; maxBodyBytes: number },
-): Promise<JsonAnswer> {
-  return requestJson(fetchFn, base, path, { ...request, headersFor: (urlAuthorization) => openAIHeaders(apiKey, urlAuthorization) });
+/** One bounded request to `path` under `base` (default: the server's base URL), authenticated as an OpenAI-compatible call. */
+function call(server: OpenAIServer, path: string, maxBodyBytes: number, json?: unknown, base = server.baseUrl): Promise<JsonAnswer> {
+  const headersFor = (urlAuthorization: string | null): Record<string, string> => openAIHeaders(server.apiKey, urlAuthorization);
+  return requestJson(server.fetch, base, path, { json, timeoutMs: server.timeoutMs, maxBodyBytes, headersFor });
 }
 
 function transportText(outcome: HttpCallOutcome | null, where: string, what: string): OpenAIIdentityFailure | null {
@@ -121,21 +115,21 @@ function servedIn({ outcome, object }: JsonAnswer, model: string): ServedModels 
   return ids === undefined ? { kind: "unknown" } : { kind: "listed", names: ids, hasModel: ids.includes(model) };
 }
 
-/** What `GET {baseUrl}/models` says about `model` (listed when some entry's `id` equals it); never throws. */
-export async function openAIServedModels(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string, timeoutMs: number): Promise<ServedModels> {
-  return servedIn(await call(fetchFn, baseUrl, "/models", apiKey, { timeoutMs, maxBodyBytes: MAX_MODELS_BYTES }), model);
+/** What `GET {baseUrl}/models` says about the model (listed when some entry's `id` equals it); never throws. */
+export async function openAIServedModels(server: OpenAIServer): Promise<ServedModels> {
+  return servedIn(await call(server, "/models", MAX_MODELS_BYTES), server.model);
 }
 
 /**
  * The availability check of the OpenAI probe and judge: `GET {baseUrl}/models` answers 200 within
- * the availability timeout, and a model list in it names `model`. A server that lists its models
+ * the availability timeout, and a model list in it names the model. A server that lists its models
  * without this one answers every check with an error, so it is not available (a readiness probe
  * must not send it traffic); an answer that is not a model list says nothing against the model.
  */
-export async function openAIModelAvailable(fetchFn: FetchLike, baseUrl: string, apiKey: string, model: string): Promise<boolean> {
-  const answer = await call(fetchFn, baseUrl, "/models", apiKey, { timeoutMs: AVAILABILITY_TIMEOUT_MS, maxBodyBytes: MAX_MODELS_BYTES });
+export async function openAIModelAvailable(server: OpenAIServer): Promise<boolean> {
+  const answer = await call({ ...server, timeoutMs: AVAILABILITY_TIMEOUT_MS }, "/models", MAX_MODELS_BYTES);
   if (answer.outcome?.kind !== "response" || answer.outcome.status !== 200) return false;
-  const served = servedIn(answer, model);
+  const served = servedIn(answer, server.model);
   return served.kind !== "listed" || served.hasModel;
 }
 
@@ -144,49 +138,40 @@ export async function openAIModelAvailable(fetchFn: FetchLike, baseUrl: string, 
  * `{count, max_model_len, tokens}`), "absent" when the server has no such route (404 or 405),
  * or null when it answered something else or nothing (the caller falls back to its bound).
  */
-export async function tokenizeCount(baseUrl: string, options: OpenAIIdentityOptions, messages: ChatMessages): Promise<number | "absent" | null> {
-  const { outcome, object } = await call(options.fetch ?? globalThis.fetch, tokenizeBaseUrl(baseUrl), "/tokenize", options.apiKey ?? "", {
-    json: {
-      model: options.model,
-      messages: chatMessages(messages),
-      add_generation_prompt: true,
-    },
-    timeoutMs: options.timeoutMs,
-    maxBodyBytes: MAX_TOKENIZE_BYTES,
-  });
+export async function tokenizeCount(server: OpenAIServer, messages: ChatMessages): Promise<number | "absent" | null> {
+  const json = { model: server.model, messages: chatMessages(messages), add_generation_prompt: true };
+  const { outcome, object } = await call(server, "/tokenize", MAX_TOKENIZE_BYTES, json, tokenizeBaseUrl(server.baseUrl));
   if (outcome?.kind === "response" && (outcome.status === 404 || outcome.status === 405)) return "absent";
   return positiveInt(object?.["count"]);
 }
 
 /**
- * Identifies one OpenAI-compatible endpoint: `GET <baseUrl>/models` must list `options.model`
+ * Identifies one OpenAI-compatible endpoint: `GET <baseUrl>/models` must list the model
  * (its `max_model_len` and `root` are read when present), `POST /tokenize` is tried once on a
  * fixed short prompt. Resolves to the identity or to why there is none; never throws.
  */
-export async function probeOpenAIIdentity(baseUrl: string, options: OpenAIIdentityOptions): Promise<OpenAIIdentityOutcome> {
-  const fetchFn = options.fetch ?? globalThis.fetch;
-  const apiKey = options.apiKey ?? "";
-  const where = endpointOrigin(baseUrl);
-  const listed = await call(fetchFn, baseUrl, "/models", apiKey, { timeoutMs: options.timeoutMs, maxBodyBytes: MAX_MODELS_BYTES });
+export async function probeOpenAIIdentity(server: OpenAIServer): Promise<OpenAIIdentityOutcome> {
+  const where = endpointOrigin(server.baseUrl);
+  const listed = await call(server, "/models", MAX_MODELS_BYTES);
   const listFailure = transportText(listed.outcome, where, "GET /v1/models");
   if (listFailure !== null) return { ok: false, ...listFailure };
   const entries = modelEntries(listed.object);
   if (entries === null) return { ok: false, kind: "invalid_response", message: `GET /v1/models at ${where} did not answer a model list` };
-  const entry = entries.find((e) => e["id"] === options.model);
+  const entry = entries.find((e) => e["id"] === server.model);
   if (entry === undefined) {
     return {
       ok: false,
       kind: "model_not_served",
-      message: `the server at ${where} does not list the model ${quotedText(options.model)} in GET /v1/models`,
+      message: `the server at ${where} does not list the model ${quotedText(server.model)} in GET /v1/models`,
     };
   }
   const root = typeof entry["root"] === "string" && entry["root"].length <= 1000 ? entry["root"] : null;
   const maxModelLen = positiveInt(entry["max_model_len"]);
-  const counted = await tokenizeCount(baseUrl, options, { systemPrompt: "", userContent: "ping" });
+  const counted = await tokenizeCount(server, { systemPrompt: "", userContent: "ping" });
   return {
     ok: true,
     identity: Object.freeze({
-      model: options.model,
+      model: server.model,
       root,
       maxModelLen,
       systemFingerprint: null,

@@ -5,7 +5,8 @@
 // it the server's window is only its word, so a reply passes only when its prompt fits at one
 // token per byte (`provenByByteBound`). A reply without usage is `context_unverified`.
 import type { CanaryMetadata } from "./types.js";
-import { DEFAULT_OPENAI_MODEL, OpenAIChatBackend } from "./chat-backend.js";
+import { OpenAIChatBackend } from "./chat-backend.js";
+import { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 import { isPlainObject } from "../core/guards.js";
 import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
 import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";

@@ -9,10 +9,10 @@ export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): nu
   return value;
 }
 
-/** A positive safe integer (a token budget, a window size, a count); throws UsageError naming it. */
-export function checkPositiveInteger(value: unknown, name: string): number {
+/** A positive safe integer (a token budget, a window size, a count); throws `Refusal` (UsageError unless told) naming it. */
+export function checkPositiveInteger(value: unknown, name: string, Refusal: typeof UsageError | typeof ConfigError = UsageError): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new UsageError(`${name} must be a positive integer`);
+    throw new Refusal(`${name} must be a positive integer`);
   }
   return value;
 }

@@ -9,6 +9,7 @@ import { requiredCanaryContext } from "./context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { CanaryPoolOptions } from "./pool.js";
 import type { PoolEndpointSpec } from "./pool-endpoints.js";
+import type { CanaryProvider } from "./types.js";
 import type { EmbeddedCanaryProbeOptions } from "./embedded-probe.js";
 import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "./embedded-models.js";
 import { checkModelSha256 } from "./embedded-model-file.js";
@@ -21,7 +22,6 @@ export type PipelineMode = "block" | "advisory" | "full";
 const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
 /** What a degraded or unexercised verdict means: allowed (`fail_open`) or denied (`fail_closed`). */
 export type DegradedPolicy = "fail_open" | "fail_closed";
-export type CanaryProviderName = "ollama" | "openai" | "embedded";
 
 /**
  * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all
@@ -49,7 +49,7 @@ export const PIPELINE_CALLBACK_NAMES = ["onPass", "onBlock", "onFlag", "onDegrad
 /** Options of SecurityPipeline but the type of its callbacks (SecurityPipelineOptions in pipeline/options.ts types them); validated at construction. */
 export interface PipelineSettings {
   readonly mode?: PipelineMode;
-  readonly provider?: CanaryProviderName;
+  readonly provider?: CanaryProvider;
   readonly canaryModel?: string;
   /** Ollama endpoint. Default http://127.0.0.1:11434 (an IP, so "localhost" never resolves to ::1 first). */
   readonly ollamaUrl?: string;
@@ -172,7 +172,7 @@ export function refuseUnpairedModelFile(given: { readonly path: boolean; readonl
   if (!given.path && given.sha256) throw new UsageError(`${l.canarySha256} needs ${l.needsPath}; the default model's hash is pinned`);
 }
 
-function checkPoolOptions(options: PipelineSettings, provider: CanaryProviderName, judgeModel: string | null): void {
+function checkPoolOptions(options: PipelineSettings, provider: CanaryProvider, judgeModel: string | null): void {
   const endpoints = options.canaryPool?.endpoints;
   if (!Array.isArray(endpoints) || endpoints.length === 0) throw new UsageError("canaryPool needs at least one endpoint");
   if ((provider === "openai" ? options.baseUrl : options.ollamaUrl) !== undefined) throw urlBesidePool(provider === "openai" ? "baseUrl" : "ollamaUrl");

@@ -41,7 +41,8 @@ const FINGERPRINT_PROBE_TEXTS: readonly string[] = Object.freeze([
   `${FINGERPRINT_PROBE_PREFIX} 3 of 3. Write one short sentence about a lighthouse at night.`,
 ]);
 
-type Probe = OllamaCanaryProbe | OpenAICanaryProbe;
+/** A probe a pool can hold: the library's own probe of either provider, one per endpoint. */
+export type PoolProbe = OllamaCanaryProbe | OpenAICanaryProbe;
 
 const refuse = (error: string): PinOutcome => ({ ok: false, error });
 
@@ -122,7 +123,7 @@ async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinR
 }
 
 /** One endpoint's fingerprint: SHA-256 over its replies' SHA-256, or the refusal text. */
-async function fingerprintOf(probe: Probe): Promise<{ readonly sha256: string } | string> {
+async function fingerprintOf(probe: PoolProbe): Promise<{ readonly sha256: string } | string> {
   const hashes: string[] = [];
   // One probe after another: the fingerprint must not depend on how a replica batches requests.
   for (const text of FINGERPRINT_PROBE_TEXTS) {
@@ -138,7 +139,7 @@ async function fingerprintOf(probe: Probe): Promise<{ readonly sha256: string } 
  * Every probe must have temperature 0: replicas can only be compared, and checks only be sent to
  * any of them, when the same request gets the same answer.
  */
-export async function pinPoolIdentity(probes: readonly Probe[], requirement: PinRequirement = {}): Promise<PinOutcome> {
+export async function pinPoolIdentity(probes: readonly PoolProbe[], requirement: PinRequirement = {}): Promise<PinOutcome> {
   try {
     const first = probes[0];
     if (first === undefined) return refuse("a canary pool needs at least one endpoint");

@@ -7,10 +7,8 @@
 // are the same whatever the number of endpoints.
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
-import type { OllamaCanaryProbe } from "./ollama-probe.js";
-import type { OpenAICanaryProbe } from "./openai-probe.js";
-import { pinPoolIdentity, type PinOutcome, type PinRequirement } from "./pool-identity.js";
-import { replyModelMismatchText } from "./reply-model.js";
+import { pinPoolIdentity, type PinOutcome, type PinRequirement, type PoolProbe } from "./pool-identity.js";
+import { replyModelMismatchText } from "./canary-client.js";
 import { startCanaryResult, type CanaryFailureCode, type CanaryProbe, type CanaryProvider, type CanaryResult } from "./types.js";
 import { displayText } from "../core/display-text.js";
 import { brandCanary, type ProbeIdentity } from "./identity.js";
@@ -21,12 +19,9 @@ export const MAX_POOL_ATTEMPTS = 3;
 /** Consecutive connection errors, 503s or timeouts after which an endpoint is taken out. */
 export const TAKE_OUT_AFTER = 3;
 
-/** A probe the pool can hold: the library's own probe of either provider, one per endpoint. */
-type PoolMemberProbe = OllamaCanaryProbe | OpenAICanaryProbe;
-
 /** One endpoint of the pool: its probe and its own cap on checks in flight (null: no cap of its own). */
 export interface PoolMember {
-  readonly probe: PoolMemberProbe;
+  readonly probe: PoolProbe;
   readonly concurrency: number | null;
 }
 
@@ -112,7 +107,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     if (!Array.isArray(members) || members.length === 0) throw new RangeError("a canary pool needs at least one endpoint");
     const first = (members[0] as PoolMember).probe;
     // What can change a verdict (identity()) and the deadline: the same on every endpoint.
-    const settings = (probe: PoolMemberProbe): string => JSON.stringify([probe.identity(), probe.timeoutSeconds]);
+    const settings = (probe: PoolProbe): string => JSON.stringify([probe.identity(), probe.timeoutSeconds]);
     for (const { probe, concurrency } of members) {
       if (concurrency !== null && (!Number.isSafeInteger(concurrency) || concurrency < 1))
         throw new RangeError("an endpoint's concurrency must be a positive integer");

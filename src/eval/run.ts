@@ -8,7 +8,7 @@ import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../can
 import { httpCall, type FetchLike } from "../canary/http-call.js";
 import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
-import { fetchOllamaInventory, inventoryDigest } from "../canary/ollama-inventory.js";
+import { ollamaModelDigest } from "../canary/ollama-inventory.js";
 import { isPlainObject } from "../core/guards.js";
 import { orAbort } from "../core/or-abort.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
@@ -215,8 +215,7 @@ async function buildHeader(
   if (canary) {
     modelDigest = await knownModelDigest(pipeline.probe);
     if (r.judge !== null && r.provider === "ollama") {
-      const entries = await fetchOllamaInventory(fetchFn, r.ollamaUrl, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
-      judgeDigest = entries === null ? null : inventoryDigest(entries, r.judge);
+      judgeDigest = await ollamaModelDigest(fetchFn, r.ollamaUrl, r.judge, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
     }
     version = r.provider === "ollama" ? await backendVersion(fetchFn, r.pool !== null ? (r.pool[0] as PoolEndpointSpec).url : r.ollamaUrl) : null;
   }

@@ -8,7 +8,7 @@
 // POST /tokenize (then unverified, each segment proving itself: canary/run-context.ts). Embedded:
 // its context must hold the longest segment, counted with the model's tokenizer.
 import { LittleCanaryError } from "../core/errors.js";
-import { requiredCanaryContext } from "../canary/context.js";
+import { embeddedRequiredContext, requiredCanaryContext } from "../canary/context.js";
 import { isOwnCanary, isOwnPool } from "../canary/identity.js";
 import type { OllamaCanaryProbe } from "../canary/ollama-probe.js";
 import type { OpenAICanaryProbe } from "../canary/openai-probe.js";
@@ -16,7 +16,6 @@ import { CanaryContextError, proveOpenAIContext, proveOpenAIPoolContext, type Op
 import type { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { analyzerKind } from "../analysis/identity.js";
-import { embeddedRequiredContext } from "../canary/embedded-context.js";
 import type { EmbeddedCanaryProbe, EmbeddedIdentity } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import { confirmCanaryModel } from "../pipeline/canary-model.js";

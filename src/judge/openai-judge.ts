@@ -3,7 +3,8 @@
 // sent only as a Bearer header.
 import type { AnalysisResult, Analyzer } from "../analysis/types.js";
 import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, DEFAULT_OPENAI_MODEL, OpenAIChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
+import { ChatClient, OpenAIChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
+import { DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
 import { judgeCanaryReply, judgeIdentity, judgeRole } from "./judge-verdict.js";
 import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
 

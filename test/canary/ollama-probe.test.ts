@@ -8,6 +8,7 @@ import { requiredCanaryContext } from "../../src/canary/context.js";
 import type { CanaryResult } from "../../src/canary/types.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { freePort } from "../support/free-port.js";
+import { startLoopbackServer } from "../support/loopback-server.js";
 
 let ollama: OllamaStandIn;
 beforeEach(async () => {
@@ -343,18 +344,14 @@ describe("contextLength", () => {
     });
     expect(await probe().contextLength()).toBe(1);
     // JSON.stringify cannot write 32768.0, so the raw body is served through a stand-in function.
-    const { createServer } = await import("node:http");
-    const server = createServer((_req, res) => {
+    const server = await startLoopbackServer(async (_request, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end('{"model_info":{"general.architecture":"qwen2","qwen2.context_length":32768.0}}');
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    const { port } = server.address() as { port: number };
     try {
-      expect(await new OllamaCanaryProbe({ ollamaUrl: `http://127.0.0.1:${port}` }).contextLength()).toBeNull();
+      expect(await new OllamaCanaryProbe({ ollamaUrl: server.url }).contextLength()).toBeNull();
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 

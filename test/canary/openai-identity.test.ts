@@ -16,11 +16,11 @@ afterEach(async () => {
   await vllm.close();
 });
 
-const OPTIONS = { model: VLLM_MODEL, apiKey: "sk-identity-secret", timeoutMs: 5000 };
+const OPTIONS = { fetch: globalThis.fetch, model: VLLM_MODEL, apiKey: "sk-identity-secret", timeoutMs: 5000 };
 
 describe("probeOpenAIIdentity", () => {
   it("reads the served model, root, max_model_len and /tokenize, and with a warm-up the fingerprint", async () => {
-    const plain = await probeOpenAIIdentity(vllm.baseUrl, OPTIONS);
+    const plain = await probeOpenAIIdentity({ ...OPTIONS, baseUrl: vllm.baseUrl });
     expect(plain).toEqual({
       ok: true,
       identity: {
@@ -49,10 +49,10 @@ describe("probeOpenAIIdentity", () => {
   it("a server without max_model_len or /tokenize says so; one that does not list the model is not identified", async () => {
     vllm.setMaxModelLen(null);
     vllm.setTokenize(false);
-    const bare = await probeOpenAIIdentity(vllm.baseUrl, OPTIONS);
+    const bare = await probeOpenAIIdentity({ ...OPTIONS, baseUrl: vllm.baseUrl });
     expect(bare.ok && bare.identity).toMatchObject({ maxModelLen: null, root: null, tokenize: false });
-    expect(await tokenizeCount(vllm.baseUrl, OPTIONS, { systemPrompt: "s", userContent: "u" })).toBe("absent");
-    const other = await probeOpenAIIdentity(vllm.baseUrl, { ...OPTIONS, model: "another/model" });
+    expect(await tokenizeCount({ ...OPTIONS, baseUrl: vllm.baseUrl }, { systemPrompt: "s", userContent: "u" })).toBe("absent");
+    const other = await probeOpenAIIdentity({ ...OPTIONS, baseUrl: vllm.baseUrl, model: "another/model" });
     expect(other).toMatchObject({
       ok: false,
       kind: "model_not_served",
@@ -62,9 +62,9 @@ describe("probeOpenAIIdentity", () => {
 
   it("an unreachable endpoint or a refused key is a value naming only the origin, never the key or a path secret", async () => {
     const url = await refusedUrl();
-    const down = await probeOpenAIIdentity(`${url}/v1`, OPTIONS);
+    const down = await probeOpenAIIdentity({ ...OPTIONS, baseUrl: `${url}/v1` });
     expect(down).toMatchObject({ ok: false, kind: "unreachable" });
-    const refused = await probeOpenAIIdentity(`${vllm.url}/secret-path/v1`, { ...OPTIONS, apiKey: "sk-wrong-key" });
+    const refused = await probeOpenAIIdentity({ ...OPTIONS, baseUrl: `${vllm.url}/secret-path/v1`, apiKey: "sk-wrong-key" });
     expect(refused).toMatchObject({ ok: false, kind: "http_error" });
     const text = JSON.stringify([down, refused]);
     expect(text).not.toContain("sk-");
