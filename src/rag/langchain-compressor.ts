@@ -6,6 +6,7 @@
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./query-screen.js";
+import type { DocumentFields, ScreenedFields } from "./screen-documents.js";
 
 /** Options of LittleCanaryCompressor: how to screen, `held`, `onDegraded` and `onHeld` (see QueryScreenOptions). */
 export type LittleCanaryCompressorOptions = QueryScreenOptions<DocumentInterface>;
@@ -28,11 +29,16 @@ export class LittleCanaryCompressor extends BaseDocumentCompressor {
 
   /** Screens `documents`; returns those passed on and reports the held ones to `onHeld`. */
   async compressDocuments(documents: DocumentInterface[], _query: string): Promise<DocumentInterface[]> {
-    const passed = await screenAtQueryTime(
-      documents,
-      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
-      this.plan,
-    );
-    return passed.map(({ fields }) => new Document({ pageContent: fields.text, metadata: fields.metadata, ...(fields.id === null ? {} : { id: fields.id }) }));
+    const passed = await screenAtQueryTime(documents, readDocument, this.plan);
+    return passed.map(({ fields }) => screenedDocument(fields));
   }
 }
+
+/** What is screened of a LangChain Document: its text, id and metadata, read once. */
+export function readDocument(document: DocumentInterface): DocumentFields {
+  return { text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} };
+}
+
+/** A new Document holding exactly what was screened. */
+export const screenedDocument = (fields: ScreenedFields): Document =>
+  new Document({ pageContent: fields.text, metadata: fields.metadata, ...(fields.id === null ? {} : { id: fields.id }) });

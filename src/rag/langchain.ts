@@ -8,6 +8,7 @@ import { UsageError } from "../core/errors.js";
 import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions, type SourceFields } from "./screen-documents.js";
 import { requirePin, type VerifiedExportOptions } from "./verified-export.js";
 import { loadAdmittedDocuments } from "./provenance.js";
+import { readDocument, screenedDocument } from "./langchain-compressor.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
@@ -100,14 +101,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
 
   /** Screens `documents`; returns the admitted ones and reports the held ones to `onHeld`. */
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
-    const outcome = await screenDocumentRecords(
-      documents,
-      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
-      this.options,
-      // The Document passed on holds exactly what was screened (see screenDocumentRecords).
-      (screened) => new Document({ pageContent: screened.text, metadata: screened.metadata, ...(screened.id === null ? {} : { id: screened.id }) }),
-      this.sourceOf ?? undefined,
-    );
+    const outcome = await screenDocumentRecords(documents, readDocument, this.options, screenedDocument, this.sourceOf ?? undefined);
     await this.options.onHeld(outcome.held);
     return [...outcome.admitted];
   }

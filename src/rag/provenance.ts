@@ -28,18 +28,6 @@ export interface Provenance {
   readonly manifest_sha256: string;
 }
 
-/** The provenance of one admitted record of a verified export. */
-function provenanceOf(record: ExportRecord, manifestSha256: string): Provenance {
-  return {
-    index: record.index,
-    id: record.id,
-    source: record.source,
-    sha256: record.sha256,
-    material_sha256: record.material_sha256,
-    manifest_sha256: manifestSha256,
-  };
-}
-
 /** The prefix of the flat provenance keys (`flatProvenance`). */
 export const PROVENANCE_PREFIX = "little_canary_";
 
@@ -48,7 +36,8 @@ export const PROVENANCE_PREFIX = "little_canary_";
  * the one shape both adapters attach (see the module comment). A null id or source is left out.
  */
 function flatProvenance(record: ExportRecord, manifestSha256: string): Record<string, string | number> {
-  const provenance = provenanceOf(record, manifestSha256);
+  const { index, id, source, sha256, material_sha256 } = record;
+  const provenance: Provenance = { index, id, source, sha256, material_sha256, manifest_sha256: manifestSha256 };
   const flat: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(provenance)) if (value !== null) flat[`${PROVENANCE_PREFIX}${key}`] = value;
   return flat;

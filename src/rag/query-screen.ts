@@ -16,7 +16,14 @@
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { DegradedPolicy } from "../canary/pipeline-options.js";
 import { snapshotMetadata } from "./flatten-metadata.js";
-import { screenDocumentRecords, type DocumentHoldReason, type HeldDocument, type ScreenDocumentsOptions, type ScreenedFields } from "./screen-documents.js";
+import {
+  screenDocumentRecords,
+  type DocumentFields,
+  type DocumentHoldReason,
+  type HeldDocument,
+  type ScreenDocumentsOptions,
+  type ScreenedFields,
+} from "./screen-documents.js";
 
 /** The metadata key that says what the screen made of a document passed on: see QueryScreenState. */
 export const SCREEN_STATE_KEY = "little_canary_screen";
@@ -51,13 +58,6 @@ export interface QueryScreenPlan<D> {
   readonly held: HeldHandling;
   readonly failOpen: boolean;
   readonly onHeld: ((held: readonly HeldDocument<D>[]) => void | Promise<void>) | null;
-}
-
-/** One document as the adapter read it, once. */
-export interface QueryDocumentReading {
-  readonly text: unknown;
-  readonly id: string | null;
-  readonly metadata: unknown;
 }
 
 /** A document to pass on: what was screened of it, its metadata marked with the outcome. */
@@ -96,20 +96,17 @@ export function resolveQueryScreen<D>(options: QueryScreenOptions<D>): QueryScre
   return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
 }
 
-interface Reading {
+interface Reading extends DocumentFields {
   readonly index: number;
-  readonly text: unknown;
-  readonly id: string | null;
-  readonly metadata: unknown;
   /** The plain copy of the metadata made in the one read; null when it could not be copied (the screen holds it as malformed). */
   readonly copy: Record<string, unknown> | null;
 }
 
-function readOnce<D>(documents: readonly D[], read: (document: D) => QueryDocumentReading): Reading[] {
+function readOnce<D>(documents: readonly D[], read: (document: D) => DocumentFields): Reading[] {
   return documents.map((document, index) => {
     const { text, id, metadata } = read(document);
     try {
-      const { copy } = snapshotMetadata(metadata as Readonly<Record<string, unknown>>, `document ${index}'s metadata`);
+      const { copy } = snapshotMetadata(metadata, `document ${index}'s metadata`);
       return { index, text, id, metadata, copy };
     } catch (error) {
       if (!(error instanceof LittleCanaryError)) throw error;
@@ -137,7 +134,7 @@ function marked(
  */
 export async function screenAtQueryTime<D>(
   documents: readonly D[],
-  read: (document: D) => QueryDocumentReading,
+  read: (document: D) => DocumentFields,
   plan: QueryScreenPlan<D>,
 ): Promise<PassedDocument<D>[]> {
   if (documents.length === 0) {
@@ -147,7 +144,7 @@ export async function screenAtQueryTime<D>(
   const readings = readOnce(documents, read);
   const outcome = await screenDocumentRecords(
     readings,
-    (r) => ({ text: r.text, id: r.id, metadata: (r.copy ?? r.metadata) as Readonly<Record<string, unknown>> }),
+    (r) => ({ text: r.text, id: r.id, metadata: r.copy ?? r.metadata }),
     plan.screen,
     (screened, r) => ({ ...r, text: screened.text, id: screened.id, copy: screened.metadata }),
   );
