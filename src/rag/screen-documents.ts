@@ -55,6 +55,14 @@ export interface ScreenedDocuments<D> {
   readonly held: readonly HeldDocument<D>[];
   /** SHA-256 of the run's manifest (in memory; not published). */
   readonly manifestSha256: string;
+  /** What was read of each document, by position: its metadata copy is null when the metadata could not be read. */
+  readonly reads: ReadonlyMap<number, DocumentRead>;
+}
+
+/** One document as it was read, once: its text, its id and a plain copy of its metadata (null: unreadable, held as malformed). */
+export interface DocumentRead extends Omit<ScreenedFields, "text" | "metadata"> {
+  readonly text: unknown;
+  readonly metadata: Record<string, unknown> | null;
 }
 
 /** The parts of a document that are screened. */
@@ -93,7 +101,7 @@ export async function screenDocumentRecords<D>(
   const inputs: IngestInput[] = [];
   const inputOf: number[] = [];
   const early: HeldDocument<D>[] = [];
-  const snapshots = new Map<number, ScreenedFields>();
+  const reads = new Map<number, DocumentRead>();
   const sources = new Map<number, string>();
   documents.forEach((document, index) => {
     const { text, id, metadata } = fields(document);
@@ -105,11 +113,11 @@ export async function screenDocumentRecords<D>(
       inputOf.push(index);
     } catch (error) {
       if (!(error instanceof LittleCanaryError)) throw error;
+      reads.set(index, { text, id, metadata: null });
       early.push({ document, index, reasons: ["malformed"], detail: error.message });
       return;
     }
-    // Only a string text can be admitted; anything else is held as malformed by ingest.
-    if (typeof text === "string") snapshots.set(index, { text, id, metadata: copy });
+    reads.set(index, { text, id, metadata: copy });
     // The caller's function gets a copy of its own: the screened copy is what is passed on, and a
     // function that wrote to it would pass on metadata no screen saw.
     const source = sourceOf?.({ id, metadata: structuredClone(copy) });
@@ -144,11 +152,12 @@ export async function screenDocumentRecords<D>(
   documents.forEach((document, index) => {
     const result = outcome.get(index);
     if (result === "admitted") {
-      const screened = snapshots.get(index);
-      if (screened === undefined) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
-      admitted.push(rebuild(screened, document));
+      const { text, id, metadata } = reads.get(index) ?? {};
+      // Only a string text can be admitted; anything else is held as malformed by ingest.
+      if (typeof text !== "string" || !metadata) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
+      admitted.push(rebuild({ text, id: id ?? null, metadata }, document));
     } else if (result !== undefined) held.push(result);
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
-  return { admitted, held, manifestSha256: run.manifest.sha256 };
+  return { admitted, held, manifestSha256: run.manifest.sha256, reads };
 }
