@@ -1,8 +1,5 @@
-// LittleCanaryCompressor: LangChain's document compressor (the step of a
-// `ContextualCompressionRetriever`) that screens the documents a retriever returns at query time
-// (docs/rag.md, "Query-time screening"). The rules are query-screen.ts's; this file only reads a
-// LangChain Document once and builds the Document passed on. Part of `little-canary/langchain`,
-// whose optional peer `@langchain/core` it needs.
+// LittleCanaryCompressor (docs/rag.md, "Query-time screening"). The rules are query-screen.ts's;
+// this file only reads a LangChain Document once and builds the Document passed on.
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./query-screen.js";
@@ -12,11 +9,11 @@ import type { DocumentFields, ScreenedFields } from "./screen-documents.js";
 export type LittleCanaryCompressorOptions = QueryScreenOptions<DocumentInterface>;
 
 /**
- * Screens retrieved Documents as an ingest run screens records and returns, in order, new
- * Documents with exactly the text, id and metadata that were screened, their metadata marked
- * `little_canary_screen` (`admitted`, `held`, `fail_open`) and `little_canary_hold_reasons`.
- * Held documents are dropped (default) or flagged; a document the canary did not see all of is
- * held unless `onDegraded: "fail_open"`. The query is not used: the documents are what is untrusted.
+ * LangChain's document compressor (the step of a `ContextualCompressionRetriever`): screens the
+ * Documents a retriever returns and passes on, in order, new Documents with exactly what was
+ * screened, marked `little_canary_screen` and `little_canary_hold_reasons`. Held documents are
+ * dropped (default) or flagged; a document the canary did not see all of is held unless
+ * `onDegraded: "fail_open"`. The query is not used: the documents are what is untrusted.
  */
 export class LittleCanaryCompressor extends BaseDocumentCompressor {
   private readonly plan: QueryScreenPlan<DocumentInterface>;

@@ -1,10 +1,7 @@
-// Screening a framework's documents as an ingest run screens records: each becomes an ingest
-// input (text, id, metadata flattened to strings) for `ingestRecords` (the admission rules of
-// `little-canary ingest`) and comes back admitted or held with the manifest's reasons; metadata
-// that cannot be flattened is held as malformed before any check. Nothing is dropped. Each
-// document is read once into a snapshot, and an admitted one is rebuilt from it: passing on the
-// caller's object would pass on whatever its getters answer on a next read, which no screen saw.
-// Optionally (`sourceOf`), the documents of one source are held together (source-groups.ts).
+// Screening a framework's documents as an ingest run screens records (`ingestRecords`): each comes
+// back admitted or held with the manifest's reasons; nothing is dropped. Each document is read once
+// into a snapshot, and an admitted one is rebuilt from it: passing on the caller's object would
+// pass on whatever its getters answer on a next read, which no screen saw.
 import { LittleCanaryError } from "../core/errors.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
@@ -84,12 +81,10 @@ export interface ScreenedFields {
 }
 
 /**
- * Screens `documents` (see the module comment): `fields` picks each one's text, id and metadata
- * (called once per document), and `rebuild` makes the document to pass on from what was
- * screened, e.g. a new framework Document with exactly that text, id and metadata. With
- * `sourceOf`, which names a document's source from what was read of it (null: none), a document
- * admitted on its own is held as `sibling_held` when another document of its source is held; a
- * document whose metadata could not be read has no source.
+ * Screens `documents`: `fields` reads each one's text, id and metadata (once), `rebuild` makes the
+ * document to pass on from what was screened. Metadata that cannot be flattened is held as
+ * malformed before any check. With `sourceOf` (a document's source, or null), a document admitted
+ * on its own is held as `sibling_held` when another document of its source is held (source-groups.ts).
  */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
