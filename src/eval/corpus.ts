@@ -1,7 +1,5 @@
-// Loading evaluation corpora (a JSON array of cases, or an object whose `cases` is one) and
-// selecting the cases of a run. Files are read strictly (UTF-8 without BOM, no duplicate keys, no
-// escaped lone surrogates, bounded size and count). Case text is hostile: validated and hashed
-// here, never echoed in an error (errors name the file, the case index or the id only).
+// Loading evaluation corpora and selecting the cases of a run. Files are read strictly and bounded.
+// Case text is hostile: never echoed in an error (errors name the file, the case index or the id only).
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";

@@ -1,7 +1,5 @@
-// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects the cases,
-// builds a block-mode SecurityPipeline for the mode, refuses to start when a canary mode's backend
-// is not ready, then checks the cases one at a time (so contention does not skew latencies),
-// flushing one JSONL line per case and a completion line at the end.
+// runEval: the library entry of `little-canary eval` (docs/eval.md). Cases are checked one at a
+// time (so contention does not skew latencies), each flushed as one JSONL line.
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
 import { endpointOrigin, validateServiceUrl } from "../canary/endpoint.js";
@@ -244,10 +242,7 @@ async function buildHeader(
   };
 }
 
-/**
- * Runs an evaluation: loads and selects the cases, refuses to start when a canary mode's backend is
- * not ready, checks the cases one at a time and returns the summary.
- */
+/** Runs an evaluation (refused before any case when a canary mode's backend is not ready) and returns its summary. */
 export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const r = resolveOptions(options);
   const cwd = options.cwd ?? process.cwd();
