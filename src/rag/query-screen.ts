@@ -108,10 +108,9 @@ function marked(
 }
 
 /**
- * Screens `documents` (see the module comment) and returns those to pass on, in the order given;
- * reports the held ones to the plan's `onHeld`. `read` gives one document's text, id and metadata
- * and is called once per document. Throws what the screen throws (a refused context gate: the
- * canary unreachable when the call starts, for instance), whatever `onDegraded` says.
+ * Screens `documents` (see the module comment), each read once by `read`, and returns those to pass
+ * on, in order; reports the held ones to `onHeld`. Throws what the screen throws (a refused context
+ * gate, for instance), whatever `onDegraded` says.
  */
 export async function screenAtQueryTime<D>(
   documents: readonly D[],
