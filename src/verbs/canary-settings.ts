@@ -78,23 +78,15 @@ export const FLAG_LABELS = Object.freeze({
 /** The name each setting goes by in a refusal. */
 export type SettingLabels = { readonly [name in keyof typeof FLAG_LABELS]: string };
 
-/** The labels of a library caller: the option names. */
+/** The labels of a library caller: each setting's own option name, but for these. */
 export const OPTION_LABELS: SettingLabels = Object.freeze({
-  canaryModel: "canaryModel",
-  ollamaUrl: "ollamaUrl",
+  ...(Object.fromEntries(Object.keys(FLAG_LABELS).map((name) => [name, name])) as SettingLabels),
   canaryPool: "canaryEndpoint",
   embedded: "canaryBackend embedded",
   modelPath: "canaryBackend embedded:PATH",
-  endpointLog: "endpointLog",
-  provider: "provider",
-  baseUrl: "baseUrl",
-  apiKeyEnv: "apiKeyEnv",
-  canaryBackend: "canaryBackend",
   noCanary: "canary: false",
-  canarySha256: "canarySha256",
   needsSha256: "canarySha256 HEX",
   needsPath: "a path (canaryBackend embedded:PATH)",
-  judgeModel: "judgeModel",
 });
 
 /** What resolving reads besides the settings: where relative paths start, the environment, and where warnings go. */
