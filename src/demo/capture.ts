@@ -1,8 +1,6 @@
-// The replay capture format `little-canary-demo-replay/v1` as we write and read it: a zod schema,
-// the payload hash and the loading ladder (parseCapture). The hash is SHA-256 over our canonical
-// JSON of the document minus `payload_sha256`, independent of any language's float formatting (a
-// Python-hashed capture verifies only once re-hashed, see import.ts). Failures are values with
-// fixed messages that echo nothing from the file: "unavailable" or "integrity".
+// The replay capture format `little-canary-demo-replay/v1`: its schema, its payload hash (over our
+// canonical JSON, independent of any language's float formatting; see import.ts) and its loading.
+// Failures are values with fixed messages that echo nothing from the file.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { isPlainObject } from "../core/guards.js";

@@ -52,7 +52,12 @@ export function analyzeCase(analyzer: ResponseAnalyzer, input: string, response:
     if (typeof risk !== "number" || !Number.isFinite(risk)) return { ok: false, errorClass: "InvalidRisk" };
     return { ok: true, risk, block: result.shouldBlock === true, signals: result.signals.map((s) => s.category) };
   } catch (error) {
-    const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-    return { ok: false, errorClass: typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error" };
+    return { ok: false, errorClass: errorClassName(error) };
   }
+}
+
+/** The class name of a thrown value when it is a plain identifier, else "Error" (never its message). */
+export function errorClassName(error: unknown): string {
+  const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error";
 }

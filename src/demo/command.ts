@@ -1,6 +1,5 @@
-// The `demo` verb: one call runs replay or live, records a live capture when asked, and returns
-// the outcome with its exit code and text, so a caller only prints. Live checks its arguments
-// before any request and reads the timeout only once they are valid; replay never reads it.
+// One call runs the demo's replay or live contrast, records a live capture when asked, and returns
+// the outcome with its exit code and text, so a caller only prints.
 import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { runLive, type LiveEvent } from "./live.js";
 import { validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "./live-endpoint.js";
@@ -48,9 +47,9 @@ export interface DemoCommandResult {
 }
 
 /**
- * Run the demo: replay a capture, or run the live contrast (and record it when `recordPath` is
- * set; the capture is written before the result is returned, so `exitCode` covers it). Throws
- * `DemoArgumentError` for an invalid live backend, model or endpoint, before any request.
+ * Run the demo: replay a capture, or run the live contrast (recorded to `recordPath` before the
+ * result returns, so `exitCode` covers it). Throws `DemoArgumentError` for an invalid live argument,
+ * before any request; the timeout is read only once the arguments are valid, and never by replay.
  */
 export async function runDemoCommand(options: DemoCommandOptions): Promise<DemoCommandResult> {
   if (!options.live) {

@@ -1,6 +1,5 @@
-// The fixed contrast pair of `demo` and the generation settings a
-// capture must have been recorded with. Both replay and live use exactly these, in this order,
-// so a capture and a live run always answer the same question: does the canary's reaction
+// The fixed contrast pair of `demo` and the generation settings a capture must have been recorded
+// with, so a capture and a live run always answer the same question: does the canary's reaction
 // separate a clean question from a known injection?
 
 export const DEMO_SCHEMA = "little-canary-demo/v1";

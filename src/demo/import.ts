@@ -1,23 +1,20 @@
-// Importing a capture recorded by another implementation (the Python package writes the same
-// document but hashes it with Python's float formatting, so our canonical hash never matches):
-// every input, response byte, expectation and metadata field is kept as recorded, the payload is
-// re-hashed over our canonical JSON, and the provenance note says where it came from. Nothing is
-// fabricated: a capture without recorded responses cannot be imported.
+// Importing a capture recorded by another implementation: the Python package writes the same
+// document but hashes it with Python's float formatting, so our canonical hash never matches.
+// Nothing is fabricated: a capture without recorded responses cannot be imported.
 import { LittleCanaryError } from "../core/errors.js";
+import { isPlainObject } from "../core/guards.js";
 import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "./capture.js";
 import { MAX_CAPTURE_BYTES } from "./contrast.js";
 
 /**
- * Converts a capture recorded by another implementation into our format (re-hashed over our
- * canonical JSON); throws LittleCanaryError (`input_refused`) when it is not a usable capture.
+ * Converts a foreign capture into our format: every recorded field kept, the payload re-hashed over
+ * our canonical JSON, the provenance note saying where it came from. Throws `input_refused` otherwise.
  */
 export function importForeignCapture(bytes: Uint8Array, sourceLabel: string): Capture {
   if (bytes.byteLength > MAX_CAPTURE_BYTES) throw new LittleCanaryError("input_refused", "capture exceeds the one-megabyte limit");
   const document = parseCaptureJson(bytes);
-  if (typeof document !== "object" || document === null || Array.isArray(document)) {
-    throw new LittleCanaryError("input_refused", "capture is not a strict UTF-8 JSON object");
-  }
-  const { payload_sha256: foreignHash, ...payload } = document as Record<string, unknown>;
+  if (!isPlainObject(document)) throw new LittleCanaryError("input_refused", "capture is not a strict UTF-8 JSON object");
+  const { payload_sha256: foreignHash, ...payload } = document;
   const parsed = CapturePayloadSchema.safeParse(payload);
   if (!parsed.success) {
     throw new LittleCanaryError(

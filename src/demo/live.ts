@@ -101,10 +101,7 @@ function liveFields(options: LiveOptions, digest: string | null, extra: Record<s
   };
 }
 
-/**
- * Runs the live contrast: the clean and the attack prompt against the local canary; VERIFIED only
- * when both replies were received and analysed, the clean one passed and the attack was blocked.
- */
+/** Runs the live contrast: the clean and the attack prompt against the local canary (see the module comment). */
 export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
   const fetchFn = options.fetch ?? fetch;
   const now = options.now ?? (() => performance.now());

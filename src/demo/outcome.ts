@@ -61,10 +61,8 @@ export function statusRow(outcome: DemoOutcome): StatusRow {
 export type RecordResult = "not_requested" | "recorded" | "not_recorded" | "write_failed";
 
 /**
- * The one exit code of a demo run, printed in the JSON document (`exit_code`) and returned to
- * the shell alike: the outcome's code, raised to 2 when a capture was asked for and not written
- * (only a verified live contrast is recorded, so a requested capture that is missing means the
- * run did not deliver what it was asked for).
+ * The one exit code of a demo run (the JSON document's `exit_code` and the shell's): the outcome's,
+ * raised to 2 when a capture was asked for and not written (the run did not deliver what was asked).
  */
 export function demoExitCode(outcome: DemoOutcome, record: RecordResult = "not_requested"): 0 | 1 | 2 {
   if (record === "not_recorded" || record === "write_failed") return 2;

@@ -4,7 +4,7 @@
 // capture (none is packaged) the answer is REPLAY UNAVAILABLE, never a made-up result.
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { analysedCase, analyzeCase, defaultResponseAnalyzer, errorClassName, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { parseCapture, type Capture } from "./capture.js";
 import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
@@ -21,11 +21,6 @@ export interface ReplayOptions {
 const NO_CAPTURE = "no replay capture is packaged with this build; pass --capture PATH (record one with demo --live --record PATH)";
 
 const BASE_FIELDS = { run_canary_status: "not_exercised", egress: "none" } as const;
-
-function className(error: unknown): string {
-  const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  return typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error";
-}
 
 async function readCaptureBytes(path: string): Promise<Uint8Array | { kind: "unavailable"; detail: string }> {
   try {
@@ -73,7 +68,7 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
     if (loaded.kind === "integrity") return failure("REPLAY INTEGRITY FAILURE", loaded.detail);
     capture = loaded.capture;
   } catch (error) {
-    options.onInternalError?.("load", className(error));
+    options.onInternalError?.("load", errorClassName(error));
     return failure("REPLAY LOAD FAILURE", "replay fixture load failed");
   }
 

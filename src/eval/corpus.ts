@@ -1,7 +1,5 @@
-// Loading evaluation corpora (a JSON array of cases, or an object whose `cases` is one) and
-// selecting the cases of a run. Files are read strictly (UTF-8 without BOM, no duplicate keys, no
-// escaped lone surrogates, bounded size and count). Case text is hostile: validated and hashed
-// here, never echoed in an error (errors name the file, the case index or the id only).
+// Loading evaluation corpora and selecting the cases of a run. Files are read strictly and bounded.
+// Case text is hostile: never echoed in an error (errors name the file, the case index or the id only).
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
@@ -10,6 +8,7 @@ import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { asciiJson } from "../core/inert-json.js";
+import { isPlainObject } from "../core/guards.js";
 
 /** A corpus file larger than this is refused before it is decoded. */
 export const MAX_CORPUS_BYTES = 64 * 1024 * 1024;
@@ -172,11 +171,7 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
     const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
     const document = parseStrict(bytes, what);
-    const list = Array.isArray(document)
-      ? document
-      : document !== null && typeof document === "object" && Array.isArray((document as { cases?: unknown }).cases)
-        ? (document as { cases: unknown[] }).cases
-        : null;
+    const list = Array.isArray(document) ? document : isPlainObject(document) && Array.isArray(document["cases"]) ? document["cases"] : null;
     if (list === null) throw new CorpusError(`${what}: must be a JSON array of cases or an object with a 'cases' array`);
     if (cases.length + list.length > MAX_CASES) throw new CorpusError(`corpora hold more than ${MAX_CASES} cases`);
     list.forEach((raw, index) => cases.push(toCase(raw, corpusIndex, `${what}, case ${index}`)));
@@ -208,15 +203,10 @@ export async function loadIdsFile(path: string, options: LoadOptions): Promise<I
  * its counts are reported per pair type and must not be pooled into attack/benign rates.
  */
 export function selectCases(loaded: LoadedCorpora, idsFile: IdsFile | null): EvalCase[] {
-  let selected: EvalCase[];
-  if (idsFile === null) {
-    selected = [...loaded.cases];
-  } else {
-    const byId = new Map(loaded.cases.map((c) => [c.id, c]));
-    const unknown = idsFile.ids.filter((id) => !byId.has(id));
-    if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}`);
-    selected = idsFile.ids.map((id) => byId.get(id) as EvalCase);
-  }
+  const byId = new Map(loaded.cases.map((c) => [c.id, c]));
+  const unknown = idsFile?.ids.filter((id) => !byId.has(id)) ?? [];
+  if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}`);
+  const selected = idsFile === null ? [...loaded.cases] : idsFile.ids.map((id) => byId.get(id) as EvalCase);
   if (selected.length === 0) throw new CorpusError("no cases selected");
   const paired = selected.filter((c) => c.adjudication !== null).length;
   if (paired > 0 && paired < selected.length) throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");

@@ -1,7 +1,5 @@
-// The lines of the headless eval JSONL (docs/eval.md): a `run` header freezing what is needed to
-// compare runs, a `result` per case, and a `complete` line with the summary (without it, the run
-// was interrupted). Case text appears only as a short preview with its SHA-256 and length, and
-// every line is serialised inertly (core/inert-json.ts).
+// The lines of the eval JSONL (docs/eval.md): a `run` header, a `result` per case, and a `complete`
+// line (without it, the run was interrupted). Case text appears only as a short preview.
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { createHash } from "node:crypto";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
@@ -35,11 +33,7 @@ export interface RunHeader {
   readonly num_ctx: number | null;
   readonly system_prompt_sha256: string | null;
   readonly thinking: "disabled" | "not_applicable";
-  /**
-   * Redacted origin and reported version of the Ollama endpoint (null in structural-only); for an
-   * OpenAI-compatible server also `provider: "openai"` and what it reported before the first
-   * case (`canary_server`: served model, root, max_model_len, system_fingerprint, prompt count).
-   */
+  /** Redacted origin and reported version of the endpoint (null in structural-only); for an OpenAI-compatible server also what it reported. */
   readonly backend: {
     readonly endpoint_origin: string;
     readonly version: string | null;
@@ -53,18 +47,6 @@ export interface RunHeader {
   readonly case_ids: readonly string[];
 }
 
-export interface ResultLine {
-  readonly type: "result";
-  readonly index: number;
-  readonly total: number;
-  readonly id: string;
-  readonly corpus_index: number;
-  readonly category: string;
-  readonly goal: string;
-  readonly adjudication?: string;
-  readonly [provenance: string]: unknown;
-}
-
 export interface CompleteLine {
   readonly type: "complete";
   readonly finished_at: string;
@@ -75,9 +57,10 @@ export function promptPreview(prompt: string): string {
   return codePointLength(prompt) > PREVIEW_CHARS ? `${truncateCodePoints(prompt, PREVIEW_CHARS)}...` : prompt;
 }
 
-export function resultLine(c: EvalCase, index: number, total: number, score: CaseScore, latencyMs: number): ResultLine {
+/** The `result` line of one case. */
+export function resultLine(c: EvalCase, index: number, total: number, score: CaseScore, latencyMs: number) {
   return {
-    type: "result",
+    type: "result" as const,
     index,
     total,
     id: c.id,
@@ -115,6 +98,6 @@ export function resultLine(c: EvalCase, index: number, total: number, score: Cas
 }
 
 /** One JSONL line (with its newline) for any eval record. */
-export function jsonlLine(record: RunHeader | ResultLine | CompleteLine): string {
+export function jsonlLine(record: RunHeader | ReturnType<typeof resultLine> | CompleteLine): string {
   return `${inertJson(record)}\n`;
 }

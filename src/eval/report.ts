@@ -1,8 +1,6 @@
-// The static HTML report of an eval run: one self-contained page (inline CSS and SVG chart, no
-// scripts, nothing loaded from anywhere) with the run header, attack and benign results side by
-// side (never pooled), and per-category counts. Every corpus or backend string goes through
-// escapeHtml, and a Content-Security-Policy forbids scripts and loads, so a missed escape could
-// neither run code nor call out.
+// The static HTML report of an eval run: one self-contained page. Every corpus or backend string
+// goes through escapeHtml, and a Content-Security-Policy forbids scripts and loads, so a missed
+// escape could neither run code nor call out.
 import type { EvalCase } from "./corpus.js";
 import type { Rate } from "./rates.js";
 import { promptPreview, type RunHeader } from "./records.js";

@@ -1,17 +1,14 @@
-// runEval: the library entry of `little-canary eval` (docs/eval.md). It loads and selects the cases,
-// builds a block-mode SecurityPipeline for the mode, refuses to start when a canary mode's backend
-// is not ready, then checks the cases one at a time (so contention does not skew latencies),
-// flushing one JSONL line per case and a completion line at the end.
+// runEval: the library entry of `little-canary eval` (docs/eval.md). Cases are checked one at a
+// time (so contention does not skew latencies), each flushed as one JSONL line.
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 import { UsageError, LittleCanaryError } from "../core/errors.js";
-import { endpointOrigin, serviceRequestTarget, validateServiceUrl } from "../canary/endpoint.js";
-import { httpCall, type FetchLike } from "../canary/http-call.js";
+import { endpointOrigin, validateServiceUrl } from "../canary/endpoint.js";
+import type { FetchLike } from "../canary/http-call.js";
 import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
 import { ollamaModelDigest } from "../canary/ollama-inventory.js";
-import { isPlainObject } from "../core/guards.js";
 import { orAbort } from "../core/or-abort.js";
-import { parseJsonBody } from "../canary/chat-exchange.js";
+import { requestJson } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { nonEmpty, urlBesidePool } from "../canary/pipeline-options.js";
@@ -182,18 +179,8 @@ function unavailableMessage(r: ResolvedEval, health: HealthReport): string {
 
 /** The backend's self-reported version (`/api/version`), a short safe token, or null. */
 async function backendVersion(fetchFn: FetchLike, url: string): Promise<string | null> {
-  const target = serviceRequestTarget(url, "/api/version");
-  if (!target) return null;
-  const outcome = await httpCall(fetchFn, target.url, {
-    method: "GET",
-    headers: target.authorization ? { authorization: target.authorization } : {},
-    timeoutMs: VERSION_PROBE_TIMEOUT_MS,
-    maxBodyBytes: 4096,
-  });
-  if (outcome.kind !== "response" || outcome.status !== 200) return null;
-  const parsed = parseJsonBody(outcome.body);
-  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
-  const version = parsed.value["version"];
+  const { object } = await requestJson(fetchFn, url, "/api/version", { timeoutMs: VERSION_PROBE_TIMEOUT_MS, maxBodyBytes: 4096 });
+  const version = object?.["version"];
   return typeof version === "string" && /^[A-Za-z0-9._+-]{1,64}$/.test(version) ? version : null;
 }
 
@@ -254,10 +241,7 @@ async function buildHeader(
   };
 }
 
-/**
- * Runs an evaluation: loads and selects the cases, refuses to start when a canary mode's backend is
- * not ready, checks the cases one at a time and returns the summary.
- */
+/** Runs an evaluation (refused before any case when a canary mode's backend is not ready) and returns its summary. */
 export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const r = resolveOptions(options);
   const cwd = options.cwd ?? process.cwd();

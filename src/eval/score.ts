@@ -1,7 +1,5 @@
-// Scoring one case. A case is scored only when every layer the mode relies on ran; otherwise it is
-// unscored, with the first reason in a fixed order, and still counts in the full-population
-// denominators (summary.ts). An unscored case keeps its routing result as raw_actual_safe, so
-// nobody has to guess what a fail-open deployment would have done with it.
+// Scoring one case: scored only when every layer the mode relies on ran. An unscored case keeps its
+// routing result as raw_actual_safe, so nobody has to guess what a fail-open deployment would do.
 import type { LayerResult, PipelineVerdict } from "../pipeline/verdict.js";
 import type { CaseKind } from "./corpus.js";
 import { toMs1 } from "./rates.js";

@@ -1,5 +1,4 @@
-// Where eval lines go. The file sink creates parent directories, truncates the file, and hands
-// each line to the kernel as soon as it is written (no user-space buffering), so a run that is
+// Where eval lines go: each line is handed to the kernel as soon as it is written, so a run that is
 // killed keeps every finished case and visibly lacks its `complete` line.
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";

@@ -8,6 +8,7 @@ import { UsageError } from "../core/errors.js";
 import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions, type SourceFields } from "./screen-documents.js";
 import { requirePin, type VerifiedExportOptions } from "./verified-export.js";
 import { loadAdmittedDocuments } from "./provenance.js";
+import { readDocument, screenedDocument } from "./langchain-compressor.js";
 
 export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
 export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
@@ -17,13 +18,10 @@ export { LittleCanaryCompressor, type LittleCanaryCompressorOptions } from "./la
 export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./query-screen.js";
 
 /**
- * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent`
- * is the record's text, `metadata` its string metadata plus the flat provenance keys the
- * LlamaIndex reader also writes (`little_canary_index`, `little_canary_manifest_sha256`, …; see
- * provenance.ts), and `id` the record's id, or `little-canary:<index>` for a record without one.
- * Why flat: LangChain's `index()` hashes metadata with `JSON.stringify(data, sortedTopLevelKeys)`,
- * whose replacer array drops every nested key, so provenance nested under one key would never
- * change the hash and a re-ingest would leave unchanged documents naming the old manifest.
+ * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent` is
+ * the record's text, `metadata` its string metadata plus the flat provenance keys
+ * (`little_canary_index`, …; flat because LangChain's `index()` leaves nested keys out of the hash
+ * it dedupes by, see provenance.ts), and `id` the record's id, or `little-canary:<index>`.
  */
 export class LittleCanaryExportLoader extends BaseDocumentLoader {
   private readonly options: VerifiedExportOptions;
@@ -86,7 +84,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
   override lc_namespace = ["little_canary", "langchain"];
   private readonly options: LittleCanaryTransformerOptions;
   /** How a chunk's source is named when chunks of one source are held together; null when they are not. */
-  private readonly sourceOf: ((chunk: SourceFields) => string | null) | null;
+  private readonly sourceOf: ((chunk: SourceFields) => string | null) | undefined;
 
   /** The pipeline (and policy) to screen with, the `onHeld` callback and `holdSiblingChunks`. */
   constructor(options: LittleCanaryTransformerOptions) {
@@ -95,19 +93,12 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
     const hold = options.holdSiblingChunks ?? false;
     if (typeof hold !== "boolean" && typeof hold !== "function") throw new UsageError("holdSiblingChunks must be true, false or a function");
     this.options = options;
-    this.sourceOf = hold === true ? metadataSource : hold === false ? null : hold;
+    this.sourceOf = hold === true ? metadataSource : hold === false ? undefined : hold;
   }
 
   /** Screens `documents`; returns the admitted ones and reports the held ones to `onHeld`. */
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
-    const outcome = await screenDocumentRecords(
-      documents,
-      (document) => ({ text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} }),
-      this.options,
-      // The Document passed on holds exactly what was screened (see screenDocumentRecords).
-      (screened) => new Document({ pageContent: screened.text, metadata: screened.metadata, ...(screened.id === null ? {} : { id: screened.id }) }),
-      this.sourceOf ?? undefined,
-    );
+    const outcome = await screenDocumentRecords(documents, readDocument, this.options, screenedDocument, this.sourceOf);
     await this.options.onHeld(outcome.held);
     return [...outcome.admitted];
   }

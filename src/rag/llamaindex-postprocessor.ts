@@ -1,8 +1,5 @@
-// LittleCanaryNodePostprocessor: LlamaIndex's node postprocessor (a `RetrieverQueryEngine`'s or
-// chat engine's `nodePostprocessors`) that screens the nodes a retriever returns at query time
-// (docs/rag.md, "Query-time screening"). The rules are query-screen.ts's; this file only reads a
-// node once and builds the TextNode passed on. Part of `little-canary/llamaindex`, whose optional
-// peer `llamaindex` it needs.
+// LittleCanaryNodePostprocessor (docs/rag.md, "Query-time screening"). The rules are
+// query-screen.ts's; this file only reads a node once and builds the TextNode passed on.
 import { TextNode, type BaseNodePostprocessor, type MessageContent, type NodeWithScore } from "llamaindex";
 import { HOLD_REASONS_KEY, resolveQueryScreen, SCREEN_STATE_KEY, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./query-screen.js";
 
@@ -15,13 +12,12 @@ const MARK_KEYS = [SCREEN_STATE_KEY, HOLD_REASONS_KEY];
 const keyList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((key): key is string => typeof key === "string") : []);
 
 /**
- * Screens retrieved nodes (their `text` and metadata) as an ingest run screens records and
- * returns, in order and with their scores, new TextNodes with exactly the text, id and metadata
- * that were screened, their metadata marked `little_canary_screen` (`admitted`, `held`,
- * `fail_open`) and `little_canary_hold_reasons`; the marks are kept from the model and the
- * embedder like the provenance keys. A node without a string `text` (an image node's picture is
- * not text) is held as malformed. Held nodes are dropped (default) or flagged; a node the canary
- * did not see all of is held unless `onDegraded: "fail_open"`. The query is not used.
+ * LlamaIndex's node postprocessor (a query or chat engine's `nodePostprocessors`): screens the
+ * retrieved nodes and returns, in order and with their scores, new TextNodes with exactly what was
+ * screened, marked `little_canary_screen` and `little_canary_hold_reasons` (kept from the model and
+ * the embedder). A node without a string `text` (an image) is held as malformed. Held nodes are
+ * dropped (default) or flagged; a node the canary did not see all of is held unless
+ * `onDegraded: "fail_open"`. The query is not used.
  */
 export class LittleCanaryNodePostprocessor implements BaseNodePostprocessor {
   private readonly plan: QueryScreenPlan<NodeWithScore>;

@@ -7,11 +7,7 @@ import { UsageError } from "../core/errors.js";
 import type { ExportRecord } from "../documents/schemas.js";
 import { loadVerifiedExport, type VerifiedExportOptions } from "./verified-export.js";
 
-/**
- * A reserved metadata key: the LangChain loader nested its provenance under it before the flat
- * keys (see the module comment), so a record's own metadata may not use it, lest it be taken for
- * provenance.
- */
+/** A reserved metadata key: the LangChain loader once nested its provenance under it, so a record's own metadata may not use it. */
 export const PROVENANCE_KEY = "little_canary";
 
 /** Where a loaded document came from. */
@@ -28,18 +24,6 @@ export interface Provenance {
   readonly manifest_sha256: string;
 }
 
-/** The provenance of one admitted record of a verified export. */
-function provenanceOf(record: ExportRecord, manifestSha256: string): Provenance {
-  return {
-    index: record.index,
-    id: record.id,
-    source: record.source,
-    sha256: record.sha256,
-    material_sha256: record.material_sha256,
-    manifest_sha256: manifestSha256,
-  };
-}
-
 /** The prefix of the flat provenance keys (`flatProvenance`). */
 export const PROVENANCE_PREFIX = "little_canary_";
 
@@ -48,16 +32,14 @@ export const PROVENANCE_PREFIX = "little_canary_";
  * the one shape both adapters attach (see the module comment). A null id or source is left out.
  */
 function flatProvenance(record: ExportRecord, manifestSha256: string): Record<string, string | number> {
-  const provenance = provenanceOf(record, manifestSha256);
+  const { index, id, source, sha256, material_sha256 } = record;
+  const provenance: Provenance = { index, id, source, sha256, material_sha256, manifest_sha256: manifestSha256 };
   const flat: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(provenance)) if (value !== null) flat[`${PROVENANCE_PREFIX}${key}`] = value;
   return flat;
 }
 
-/**
- * Refuses a record whose own metadata uses a reserved key (`little_canary`, or one starting
- * `little_canary_`): its value would be overwritten by the provenance or taken for it.
- */
+/** Refuses a record whose own metadata uses a reserved key: it would be overwritten by the provenance or taken for it. */
 function refuseReservedKeys(record: Pick<ExportRecord, "index" | "metadata">): void {
   if (Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))) {
     throw new UsageError(
@@ -77,11 +59,7 @@ export interface AdmittedDocument {
   readonly provenanceKeys: readonly string[];
 }
 
-/**
- * Verifies the pair, then returns every admitted record once, in order, with its provenance;
- * throws on any problem (a record whose own metadata uses a reserved key included), so an
- * adapter hands on all the admitted records or none.
- */
+/** Verifies the pair, then returns every admitted record once, in order, with its provenance; all of them or (throwing) none. */
 export async function loadAdmittedDocuments(options: VerifiedExportOptions): Promise<AdmittedDocument[]> {
   const verified = await loadVerifiedExport(options);
   return verified.records.map((record) => {

@@ -13,10 +13,17 @@
 // - every held document, whatever happens to it next, is reported to `onHeld`.
 // Each document is read once (the adapter's `read`), and its metadata copied in that one read, so
 // what a held or fail-open document passes on is the reading that was screened, not a later one.
-import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { UsageError } from "../core/errors.js";
 import type { DegradedPolicy } from "../canary/pipeline-options.js";
-import { snapshotMetadata } from "./flatten-metadata.js";
-import { screenDocumentRecords, type DocumentHoldReason, type HeldDocument, type ScreenDocumentsOptions, type ScreenedFields } from "./screen-documents.js";
+import {
+  screenDocumentRecords,
+  type DocumentFields,
+  type DocumentRead,
+  type DocumentHoldReason,
+  type HeldDocument,
+  type ScreenDocumentsOptions,
+  type ScreenedFields,
+} from "./screen-documents.js";
 
 /** The metadata key that says what the screen made of a document passed on: see QueryScreenState. */
 export const SCREEN_STATE_KEY = "little_canary_screen";
@@ -51,13 +58,6 @@ export interface QueryScreenPlan<D> {
   readonly held: HeldHandling;
   readonly failOpen: boolean;
   readonly onHeld: ((held: readonly HeldDocument<D>[]) => void | Promise<void>) | null;
-}
-
-/** One document as the adapter read it, once. */
-export interface QueryDocumentReading {
-  readonly text: unknown;
-  readonly id: string | null;
-  readonly metadata: unknown;
 }
 
 /** A document to pass on: what was screened of it, its metadata marked with the outcome. */
@@ -96,28 +96,6 @@ export function resolveQueryScreen<D>(options: QueryScreenOptions<D>): QueryScre
   return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
 }
 
-interface Reading {
-  readonly index: number;
-  readonly text: unknown;
-  readonly id: string | null;
-  readonly metadata: unknown;
-  /** The plain copy of the metadata made in the one read; null when it could not be copied (the screen holds it as malformed). */
-  readonly copy: Record<string, unknown> | null;
-}
-
-function readOnce<D>(documents: readonly D[], read: (document: D) => QueryDocumentReading): Reading[] {
-  return documents.map((document, index) => {
-    const { text, id, metadata } = read(document);
-    try {
-      const { copy } = snapshotMetadata(metadata as Readonly<Record<string, unknown>>, `document ${index}'s metadata`);
-      return { index, text, id, metadata, copy };
-    } catch (error) {
-      if (!(error instanceof LittleCanaryError)) throw error;
-      return { index, text, id, metadata, copy: null };
-    }
-  });
-}
-
 function marked(
   text: string,
   id: string | null,
@@ -130,49 +108,38 @@ function marked(
 }
 
 /**
- * Screens `documents` (see the module comment) and returns those to pass on, in the order given;
- * reports the held ones to the plan's `onHeld`. `read` gives one document's text, id and metadata
- * and is called once per document. Throws what the screen throws (a refused context gate: the
- * canary unreachable when the call starts, for instance), whatever `onDegraded` says.
+ * Screens `documents` (see the module comment), each read once by `read`, and returns those to pass
+ * on, in order; reports the held ones to `onHeld`. Throws what the screen throws (a refused context
+ * gate, for instance), whatever `onDegraded` says.
  */
 export async function screenAtQueryTime<D>(
   documents: readonly D[],
-  read: (document: D) => QueryDocumentReading,
+  read: (document: D) => DocumentFields,
   plan: QueryScreenPlan<D>,
 ): Promise<PassedDocument<D>[]> {
   if (documents.length === 0) {
     await plan.onHeld?.([]);
     return [];
   }
-  const readings = readOnce(documents, read);
-  const outcome = await screenDocumentRecords(
-    readings,
-    (r) => ({ text: r.text, id: r.id, metadata: (r.copy ?? r.metadata) as Readonly<Record<string, unknown>> }),
-    plan.screen,
-    (screened, r) => ({ ...r, text: screened.text, id: screened.id, copy: screened.metadata }),
-  );
-  const passed = new Map<number, PassedDocument<D>>();
-  for (const r of outcome.admitted) {
-    passed.set(r.index, {
-      original: documents[r.index] as D,
-      state: "admitted",
-      reasons: [],
-      fields: marked(r.text as string, r.id, r.copy ?? {}, "admitted", []),
-    });
-  }
-  const held: HeldDocument<D>[] = [];
-  for (const h of outcome.held) {
-    const r = h.document;
-    const original = documents[r.index] as D;
-    held.push({ document: original, index: r.index, reasons: h.reasons, detail: h.detail });
-    const text = typeof r.text === "string" ? r.text : null;
-    const coverageOnly = h.reasons.every((reason) => COVERAGE_ONLY.has(reason));
-    if (plan.failOpen && coverageOnly && text !== null && r.copy !== null) {
-      passed.set(r.index, { original, state: "fail_open", reasons: h.reasons, fields: marked(text, r.id, r.copy, "fail_open", h.reasons) });
-    } else if (plan.held === "flag") {
-      passed.set(r.index, { original, state: "held", reasons: h.reasons, fields: marked(text ?? "", r.id, r.copy ?? {}, "held", h.reasons) });
+  // The document screen reads each document once; what is passed on comes from that reading.
+  const outcome = await screenDocumentRecords(documents, read, plan.screen, (_, document) => document);
+  const heldAt = new Map(outcome.held.map((h) => [h.index, h]));
+  const passed: PassedDocument<D>[] = [];
+  documents.forEach((original, index) => {
+    const { text, id, metadata } = outcome.reads.get(index) as DocumentRead;
+    const h = heldAt.get(index);
+    if (h === undefined) {
+      passed.push({ original, state: "admitted", reasons: [], fields: marked(text as string, id, metadata ?? {}, "admitted", []) });
+      return;
     }
-  }
-  await plan.onHeld?.(held);
-  return documents.flatMap((_, index) => passed.get(index) ?? []);
+    const coverageOnly = h.reasons.every((reason) => COVERAGE_ONLY.has(reason));
+    if (plan.failOpen && coverageOnly && typeof text === "string" && metadata !== null) {
+      passed.push({ original, state: "fail_open", reasons: h.reasons, fields: marked(text, id, metadata, "fail_open", h.reasons) });
+    } else if (plan.held === "flag") {
+      const shown = typeof text === "string" ? text : "";
+      passed.push({ original, state: "held", reasons: h.reasons, fields: marked(shown, id, metadata ?? {}, "held", h.reasons) });
+    }
+  });
+  await plan.onHeld?.(outcome.held);
+  return passed;
 }

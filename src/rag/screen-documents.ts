@@ -1,10 +1,7 @@
-// Screening a framework's documents as an ingest run screens records: each becomes an ingest
-// input (text, id, metadata flattened to strings) for `ingestRecords` (the admission rules of
-// `little-canary ingest`) and comes back admitted or held with the manifest's reasons; metadata
-// that cannot be flattened is held as malformed before any check. Nothing is dropped. Each
-// document is read once into a snapshot, and an admitted one is rebuilt from it: passing on the
-// caller's object would pass on whatever its getters answer on a next read, which no screen saw.
-// Optionally (`sourceOf`), the documents of one source are held together (source-groups.ts).
+// Screening a framework's documents as an ingest run screens records (`ingestRecords`): each comes
+// back admitted or held with the manifest's reasons; nothing is dropped. Each document is read once
+// into a snapshot, and an admitted one is rebuilt from it: passing on the caller's object would
+// pass on whatever its getters answer on a next read, which no screen saw.
 import { LittleCanaryError } from "../core/errors.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
@@ -55,6 +52,14 @@ export interface ScreenedDocuments<D> {
   readonly held: readonly HeldDocument<D>[];
   /** SHA-256 of the run's manifest (in memory; not published). */
   readonly manifestSha256: string;
+  /** What was read of each document, by position: its metadata copy is null when the metadata could not be read. */
+  readonly reads: ReadonlyMap<number, DocumentRead>;
+}
+
+/** One document as it was read, once: its text, its id and a plain copy of its metadata (null: unreadable, held as malformed). */
+export interface DocumentRead extends Omit<ScreenedFields, "text" | "metadata"> {
+  readonly text: unknown;
+  readonly metadata: Record<string, unknown> | null;
 }
 
 /** The parts of a document that are screened. */
@@ -76,12 +81,10 @@ export interface ScreenedFields {
 }
 
 /**
- * Screens `documents` (see the module comment): `fields` picks each one's text, id and metadata
- * (called once per document), and `rebuild` makes the document to pass on from what was
- * screened, e.g. a new framework Document with exactly that text, id and metadata. With
- * `sourceOf`, which names a document's source from what was read of it (null: none), a document
- * admitted on its own is held as `sibling_held` when another document of its source is held; a
- * document whose metadata could not be read has no source.
+ * Screens `documents`: `fields` reads each one's text, id and metadata (once), `rebuild` makes the
+ * document to pass on from what was screened. Metadata that cannot be flattened is held as
+ * malformed before any check. With `sourceOf` (a document's source, or null), a document admitted
+ * on its own is held as `sibling_held` when another document of its source is held (source-groups.ts).
  */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
@@ -93,7 +96,7 @@ export async function screenDocumentRecords<D>(
   const inputs: IngestInput[] = [];
   const inputOf: number[] = [];
   const early: HeldDocument<D>[] = [];
-  const snapshots = new Map<number, ScreenedFields>();
+  const reads = new Map<number, DocumentRead>();
   const sources = new Map<number, string>();
   documents.forEach((document, index) => {
     const { text, id, metadata } = fields(document);
@@ -105,11 +108,11 @@ export async function screenDocumentRecords<D>(
       inputOf.push(index);
     } catch (error) {
       if (!(error instanceof LittleCanaryError)) throw error;
+      reads.set(index, { text, id, metadata: null });
       early.push({ document, index, reasons: ["malformed"], detail: error.message });
       return;
     }
-    // Only a string text can be admitted; anything else is held as malformed by ingest.
-    if (typeof text === "string") snapshots.set(index, { text, id, metadata: copy });
+    reads.set(index, { text, id, metadata: copy });
     // The caller's function gets a copy of its own: the screened copy is what is passed on, and a
     // function that wrote to it would pass on metadata no screen saw.
     const source = sourceOf?.({ id, metadata: structuredClone(copy) });
@@ -144,11 +147,12 @@ export async function screenDocumentRecords<D>(
   documents.forEach((document, index) => {
     const result = outcome.get(index);
     if (result === "admitted") {
-      const screened = snapshots.get(index);
-      if (screened === undefined) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
-      admitted.push(rebuild(screened, document));
+      const { text, id, metadata } = reads.get(index) ?? {};
+      // Only a string text can be admitted; anything else is held as malformed by ingest.
+      if (typeof text !== "string" || !metadata) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
+      admitted.push(rebuild({ text, id: id ?? null, metadata }, document));
     } else if (result !== undefined) held.push(result);
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
-  return { admitted, held, manifestSha256: run.manifest.sha256 };
+  return { admitted, held, manifestSha256: run.manifest.sha256, reads };
 }

@@ -1,13 +1,10 @@
-// Holding a source document whole: once any document of a source is held, its admitted siblings are
-// held too. Screening chunks one by one lets a payload's neighbours through (the chunk that carries
-// it is held, the chunk after it is admitted), so a caller that cannot screen before splitting
-// groups the chunks by their source document's identity. A document with no identity is a group
-// of its own: nothing ties it to another.
+// Holding a source document whole: screening chunks one by one lets a payload's neighbours through
+// (the chunk that carries it is held, the next one admitted), so a caller that cannot screen before
+// splitting groups the chunks by their source document's identity.
 
 /**
- * The admitted documents to hold because another document of their source was held, each mapped
- * to the first held document (lowest index) of that source. `sources` maps a document's index to
- * its source identity (documents without one are absent); `held` lists the indices already held.
+ * The admitted documents to hold because another document of their source was held, each mapped to
+ * the first held one of that source. `sources` maps an index to its source (none: absent, a group of its own).
  */
 export function siblingsToHold(sources: ReadonlyMap<number, string>, held: ReadonlySet<number>): Map<number, number> {
   const firstHeld = new Map<string, number>();

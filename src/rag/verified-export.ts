@@ -54,10 +54,7 @@ function refused(problems: readonly VerifyProblem[]): ExportVerificationError {
   return new ExportVerificationError(`the export did not verify (${shown.join("; ")}${more})`, problems);
 }
 
-/**
- * Refuses, at construction, an adapter given no pin without `allowUnpinned: true`, so the
- * mistake shows where the adapter is built rather than at the first load.
- */
+/** Refuses an adapter given no pin without `allowUnpinned: true` (at construction: the mistake shows where it is made). */
 export function requirePin(options: VerifiedExportOptions): void {
   if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
     throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
@@ -73,11 +70,7 @@ async function readBytes(path: string, label: string): Promise<Uint8Array> {
   }
 }
 
-/**
- * Verifies the pair and returns its admitted records; throws ExportVerificationError on any
- * problem, UsageError without a pin (unless `allowUnpinned`), and an `io` error for an
- * unreadable file.
- */
+/** Verifies the pair and returns its admitted records; throws ExportVerificationError, UsageError (no pin) or an `io` error. */
 export async function loadVerifiedExport(options: VerifiedExportOptions): Promise<VerifiedExport> {
   requirePin(options);
   const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, "expectManifestSha256");

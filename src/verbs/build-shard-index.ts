@@ -1,16 +1,12 @@
-// `buildShardIndex`: the index of a sharded ingest run, written, behind `little-canary index`.
-//
-// Building verifies every shard's pair and how the shards fit together (verify/shard-pairs.ts)
-// and writes the canonical index atomically (publish/atomic-write.ts) only when nothing is
-// wrong; otherwise nothing is written and every problem is returned. It lives in the verb layer,
-// above both verify/ and publish/, so that the read-only `little-canary/verify` entry never
-// loads the writer. Problems are data; only an invalid option or argument throws.
+// `buildShardIndex`, behind `little-canary index`. It lives in the verb layer, above both verify/
+// and publish/, so that the read-only `little-canary/verify` entry never loads the writer.
 import { lstat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { canonicalJson } from "../core/canonical.js";
 import { fileIdentity, sameFile } from "../core/file-identity.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
+import { isPlainObject } from "../core/guards.js";
 import { readJsonDocument } from "../core/read-document.js";
 import { quotedText } from "../core/display-text.js";
 import { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
@@ -22,11 +18,7 @@ import { examineShards, type ShardIndexProblem, type ShardPair } from "../verify
 /** One shard's pair as a caller names it: `MANIFEST:EXPORT`, or the two paths. */
 type ShardPairArgument = string | { readonly manifest: string; readonly export: string };
 
-/**
- * Splits `MANIFEST:EXPORT` at its one colon. Throws UsageError naming the argument when it has
- * no colon, more than one (a path with a colon cannot be told apart; rename the file), or an
- * empty side.
- */
+/** Splits `MANIFEST:EXPORT` at its one colon (a path with a colon cannot be told apart); throws UsageError otherwise. */
 export function parseShardPairArgument(argument: string): { manifest: string; export: string } {
   const parts = argument.split(":");
   const [manifest, exported] = parts;
@@ -71,32 +63,19 @@ export interface BuildShardIndexResult {
  * argument cannot overwrite the input, a manifest or anything else.
  */
 async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof lstat>>;
-  try {
-    info = await lstat(indexPath);
-  } catch {
-    return;
+  const info = await lstat(indexPath).catch(() => null);
+  if (info === null) return;
+  const value = info.isFile() ? (await readJsonDocument(indexPath, "index").catch(() => null))?.value : null;
+  if (!isPlainObject(value) || value["schema"] !== INDEX_SCHEMA) {
+    throw new UsageError(`index: --out ${displayPath(shown)} exists and is not a ${INDEX_SCHEMA} document; it is never replaced`);
   }
-  let isIndex = false;
-  if (info.isFile()) {
-    try {
-      const { value } = await readJsonDocument(indexPath, "index");
-      isIndex = typeof value === "object" && value !== null && (value as Record<string, unknown>)["schema"] === INDEX_SCHEMA;
-    } catch {
-      isIndex = false;
-    }
-  }
-  if (!isIndex) throw new UsageError(`index: --out ${displayPath(shown)} exists and is not a ${INDEX_SCHEMA} document; it is never replaced`);
 }
 
 /**
- * Verifies every shard's pair (verifyFiles), requires one input, one shard count, one policy
- * and one canary identity, and that the shards tile the input exactly once; then writes the
- * canonical `little-canary-ingest-index/v1` document to `out` atomically. With any problem,
- * nothing is written. Throws UsageError for an invalid argument (no pair, a pair without its
- * colon, `out` naming a pair's file or an existing file that is not an index) and
- * LittleCanaryError("publish") when the index cannot be written (a failed write leaves any
- * previous index at `out` as it was).
+ * Verifies every shard's pair and that the shards (one input, shard count, policy and canary
+ * identity) tile the input exactly once, then writes the canonical index to `out` atomically; with
+ * any problem nothing is written and every problem is returned. Throws UsageError for an invalid
+ * argument, LittleCanaryError("publish") when the index cannot be written.
  */
 export async function buildShardIndex(options: BuildShardIndexOptions): Promise<BuildShardIndexResult> {
   const cwd = options.cwd ?? process.cwd();
@@ -104,8 +83,7 @@ export async function buildShardIndex(options: BuildShardIndexOptions): Promise<
   const indexPath = resolve(cwd, options.out);
   const pairs: ShardPair[] = options.pairs.map((argument) => {
     const named = typeof argument === "string" ? parseShardPairArgument(argument) : argument;
-    const pair = { ...named, manifestPath: resolve(cwd, named.manifest), exportPath: resolve(cwd, named.export), pins: null };
-    return { ...pair, manifest: displayPath(named.manifest) };
+    return { ...named, manifest: displayPath(named.manifest), manifestPath: resolve(cwd, named.manifest), exportPath: resolve(cwd, named.export), pins: null };
   });
   // By identity: an --out that is a symlink or a hard link to a shard's file is that file too.
   const out = await fileIdentity(indexPath);

@@ -1,16 +1,12 @@
-// `cacheStats` / `cachePrune`: the library calls behind `little-canary cache stats|prune`. Open
-// the named cache (which must exist: these verbs never create one), report or prune, close.
-// Messages name the CLI's flags, since these verbs are what the CLI calls.
+// `cacheStats` / `cachePrune`: the library calls behind `little-canary cache stats|prune`, on a cache
+// that must exist. Messages name the CLI's flags, since these verbs are what the CLI calls.
 import { resolve } from "node:path";
 import { UsageError } from "../core/errors.js";
 import { MIN_CACHE_FILE_BYTES, VerdictCache, type CacheStats } from "../cache/verdict-cache.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-/**
- * Milliseconds of a duration such as `30d`, `12h`, `90m`, `45s` or `2w` (a non-negative integer
- * and one unit). Throws UsageError naming `flag` otherwise.
- */
+/** Milliseconds of a duration such as `30d`, `12h`, `90m`, `45s` or `2w`; throws UsageError naming `flag` otherwise. */
 export function parseDuration(text: string, flag = "--older-than"): number {
   const match = /^(\d{1,9})([smhdw])$/.exec(typeof text === "string" ? text.trim() : "");
   if (match === null) throw new UsageError(`${flag} must be a whole number and a unit (s, m, h, d or w), for example 30d or 12h`);
@@ -30,11 +26,7 @@ const SIZE_UNITS: Readonly<Record<string, number>> = {
   tib: 2 ** 40,
 };
 
-/**
- * Bytes of a size such as `500MB`, `2GiB` or `1048576` (a whole number, optionally one unit: B,
- * KB, MB, GB, TB or KiB, MiB, GiB, TiB), at least MIN_CACHE_FILE_BYTES. Throws UsageError naming
- * `flag` otherwise.
- */
+/** Bytes of a size such as `500MB`, `2GiB` or `1048576`, at least MIN_CACHE_FILE_BYTES; throws UsageError naming `flag` otherwise. */
 export function parseByteSize(text: string, flag = "--max-bytes"): number {
   const match = /^(\d{1,15})\s?([a-z]{1,3})?$/i.exec(typeof text === "string" ? text.trim() : "");
   const unit = SIZE_UNITS[(match?.[2] ?? "b").toLowerCase()];
@@ -60,10 +52,7 @@ export interface CachePruneOptions extends CacheStatsOptions {
   readonly olderThan?: string | number;
   /** Remove entries of this identity key (as `cache stats` lists it). */
   readonly identity?: string;
-  /**
-   * Then remove the oldest checked entries until the file holds at most this many bytes (a size
-   * such as `500MB`, or a number), and shrink the file.
-   */
+  /** Then remove the oldest checked entries until the file holds at most this many bytes (`500MB`, or a number). */
   readonly maxBytes?: string | number;
   /** The clock ages are measured against (default the system clock). */
   readonly clock?: () => Date;

@@ -1,12 +1,7 @@
-// The canary settings every checking verb shares (check, screen, ingest, serve, eval), as the user
-// gave them, resolved once into frozen SecurityPipeline options. What only the settings have is
-// checked here (conflicting settings, a URL, the pool's endpoints and log, the API key variable,
-// `embedded[:PATH]` and its hash, the timeout); a rule SecurityPipeline holds too (an empty model,
-// a URL or served model beside a pool or the embedded canary) is its function, given our labels.
-//
-// Refusals name the setting by the caller's label: the CLI passes its flag names
-// (`FLAG_LABELS`: "--ollama-url"), a library caller gets the option names (`OPTION_LABELS`:
-// "ollamaUrl"). So one rule has one message template, whichever door the setting came through.
+// The canary settings every checking verb shares, resolved once into frozen SecurityPipeline
+// options. A rule SecurityPipeline holds too is its function, given our labels. Refusals name the
+// setting by the caller's label (`FLAG_LABELS` for the CLI, `OPTION_LABELS` for a library caller),
+// so one rule has one message template, whichever door the setting came through.
 import { resolve } from "node:path";
 import { validateBaseUrl, validateServiceUrl } from "../canary/endpoint.js";
 import { checkModelSha256 } from "../canary/embedded-model-file.js";
@@ -83,23 +78,15 @@ export const FLAG_LABELS = Object.freeze({
 /** The name each setting goes by in a refusal. */
 export type SettingLabels = { readonly [name in keyof typeof FLAG_LABELS]: string };
 
-/** The labels of a library caller: the option names. */
+/** The labels of a library caller: each setting's own option name, but for these. */
 export const OPTION_LABELS: SettingLabels = Object.freeze({
-  canaryModel: "canaryModel",
-  ollamaUrl: "ollamaUrl",
+  ...(Object.fromEntries(Object.keys(FLAG_LABELS).map((name) => [name, name])) as SettingLabels),
   canaryPool: "canaryEndpoint",
   embedded: "canaryBackend embedded",
   modelPath: "canaryBackend embedded:PATH",
-  endpointLog: "endpointLog",
-  provider: "provider",
-  baseUrl: "baseUrl",
-  apiKeyEnv: "apiKeyEnv",
-  canaryBackend: "canaryBackend",
   noCanary: "canary: false",
-  canarySha256: "canarySha256",
   needsSha256: "canarySha256 HEX",
   needsPath: "a path (canaryBackend embedded:PATH)",
-  judgeModel: "judgeModel",
 });
 
 /** What resolving reads besides the settings: where relative paths start, the environment, and where warnings go. */
@@ -112,11 +99,7 @@ export interface SettingsContext {
   readonly labels?: SettingLabels;
 }
 
-/**
- * The canary pool `canaryEndpoint` asks for, or null without it. The pool's endpoints replace
- * ollamaUrl, so giving both is refused (and so is a pool when `canary` is false); take-out
- * warnings go to `warn` and every attempt to the endpointLog file.
- */
+/** The canary pool `canaryEndpoint` asks for (in place of ollamaUrl), or null; warnings go to `warn`, attempts to endpointLog. */
 export function canaryPoolFromSettings(settings: PoolSettings, context: SettingsContext, canary: boolean): CanaryPoolConfig | null {
   const l = context.labels ?? OPTION_LABELS;
   const raws = settings.canaryEndpoint ?? [];
@@ -138,10 +121,8 @@ export function canaryPoolFromSettings(settings: PoolSettings, context: Settings
 }
 
 /**
- * The backend part of the pipeline options from provider, baseUrl and apiKeyEnv: the URL is
- * checked (a path such as /v1 is allowed, credentials, a query or a fragment are not) and the
- * key is read from the named variable. Only a model left at the Ollama default
- * (`modelLeftAtDefault`) becomes the OpenAI default; a model the user typed is kept.
+ * The backend part of the pipeline options from provider, baseUrl and apiKeyEnv. Only a model left
+ * at the Ollama default (`modelLeftAtDefault`) becomes the OpenAI default; a model the user typed is kept.
  */
 export function providerOptionsFromSettings(
   settings: ProviderSettings & Pick<PoolSettings, "canaryEndpoint">,
@@ -176,11 +157,7 @@ export function providerOptionsFromSettings(
   };
 }
 
-/**
- * The embedded canary from canaryBackend `embedded[:PATH]`, canarySha256 and modelDir, or null
- * without canaryBackend. Everything that names another backend (provider openai, ollamaUrl, a
- * pool, a model tag) is refused with it, and so is a hash without a path.
- */
+/** The embedded canary from canaryBackend `embedded[:PATH]`, or null; anything naming another backend is refused with it. */
 function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
   const raw = settings.canaryBackend;
   if (raw === undefined) {
@@ -219,10 +196,8 @@ function servedOptions(settings: CanarySettings, context: SettingsContext, l: Se
 }
 
 /**
- * The SecurityPipeline options the settings ask for, resolved once and frozen: the model, the
- * backend (embedded, OpenAI-compatible or Ollama), the pool, the endpoint, the timeout (the
- * setting, else LITTLE_CANARY_TIMEOUT in `context.env`, else 600) and the degraded policy.
- * Throws UsageError (ConfigError for a bad environment) naming the setting by its label.
+ * The SecurityPipeline options the settings ask for, resolved once and frozen. Throws UsageError
+ * (ConfigError for a bad environment) naming the setting by its label.
  */
 export function resolveCanarySettings(settings: CanarySettings, context: SettingsContext): Readonly<SecurityPipelineOptions> {
   const l = context.labels ?? OPTION_LABELS;

@@ -1,8 +1,5 @@
 // `check`, the verb behind `little-canary check`: its settings resolved once, then `checkText`
-// screens one text. The text is given, or read from a stream: bounded by bytes actually read,
-// strict UTF-8 with no byte order mark (the one strict reader's rules), and one trailing newline
-// dropped (what `echo` adds is not part of the text). The verdict is returned, never printed.
-// Refusals throw UsageError (`usage`).
+// screens one text, given or read from a stream. The verdict is returned, never printed.
 import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
@@ -25,10 +22,7 @@ const TEXT_REFUSALS = {
   invalid_utf8: "input is not valid UTF-8",
 } as const;
 
-/**
- * Reads a whole stream as strict UTF-8 text, refusing (UsageError) more than `maxBytes` bytes
- * as soon as they are read, a byte order mark, or invalid UTF-8.
- */
+/** Reads a whole stream as strict UTF-8 text; refuses (UsageError) more than `maxBytes` bytes as soon as they are read. */
 async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_INPUT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -44,7 +38,7 @@ async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_IN
 }
 
 export interface CheckTextOptions {
-  /** The text itself (used as given), or a stream read as described in the module comment. */
+  /** The text itself (used as given), or a stream read bounded, as strict UTF-8 without BOM, one trailing newline dropped. */
   readonly input: string | Readable;
   /**
    * The pipeline, or a function that builds it once the input is read (so an empty input is
@@ -111,11 +105,7 @@ export interface CheckResult {
   readonly exitCode: 0 | 1 | 2;
 }
 
-/**
- * `little-canary check` as one call: the settings resolved once (refusals name them by
- * `io.labels`), the text read and screened, a canary outage reported on `io.reporter` with its
- * fix. The verdict is returned, not printed.
- */
+/** `little-canary check` as one call: the settings resolved once, the text screened, a canary outage reported on `io.reporter`. */
 export async function check(options: CheckOptions): Promise<CheckResult> {
   const { io } = options;
   const labels = io.labels ?? OPTION_LABELS;

@@ -1,7 +1,6 @@
-// The defaults and value rules a command's flags are defined with (its --help shows the defaults;
-// commander runs the parsers as it reads argv). Kept apart from the verbs, and made only of
-// small leaf modules (constants, parsers and the errors and URL guard of core/), so defining
-// every command stays cheap: the program defines all of them before it knows which one runs.
+// The defaults and value rules a command's flags are defined with. Kept apart from the verbs, and
+// made only of small leaf modules, so defining every command stays cheap: the program defines all
+// of them before it knows which one runs.
 export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 export { MODEL_DIR_ENV } from "../canary/embedded-models.js";
 export { parseTimeoutFlag, TIMEOUT_ENV } from "../canary/timeout.js";

@@ -1,7 +1,5 @@
-// `demo`, the verb behind `little-canary demo`: `runDemoCommand` replays a capture or runs the
-// live contrast (it checks the backend, model and endpoint before any request). What must be said before a live
-// request (the disclosure, the model's digest) goes to the reporter as it happens; the result
-// text (lines, or one little-canary-demo/v1 JSON line) is returned.
+// `demo`, the verb behind `little-canary demo`: `runDemoCommand`, with what must be said before a
+// live request going to the reporter as it happens; the result text is returned.
 import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { runDemoCommand } from "../demo/command.js";
 import { demoJson, label, liveDisclosureJson, liveDisclosureLines } from "../demo/render.js";

@@ -1,7 +1,5 @@
-// `evaluate`, the verb behind `little-canary eval`: its settings resolved once (the backend and
-// pool with the rules every checking verb shares, the timeout from the setting, else
-// LITTLE_CANARY_TIMEOUT when a canary will be called, else the harness's 10 s), then `runEval`
-// over the corpus. Progress goes to the reporter; the summary is returned, never printed.
+// `evaluate`, the verb behind `little-canary eval`: its settings resolved once (the backend and pool
+// by the rules every checking verb shares), then `runEval`; the summary is returned, never printed.
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../canary/timeout.js";
 import { runEval, type EvalOptions } from "../eval/run.js";
 import type { EvalMode } from "../eval/score.js";

@@ -1,12 +1,6 @@
-// `ingest`: the library call behind `little-canary ingest`. It takes the run's settings as one
-// options object (those of `ingestFiles`, with the canary given as its settings instead of a
-// built pipeline) and a reporter, and reads as the run's table of contents: the settings
-// resolved (targets, shard, policy, allowlist: ingest/run-plan.ts), then the canary's, then the
-// pipeline's options for the policy (one canary context window for the whole run; with an
-// allowlist the canary also inspects what the structural layer blocked), checked by the rules the
-// pipeline itself applies, all before anything is opened; then the run's steps (ingest/files.ts),
-// which build the pipeline once the input is read, telling the reporter when the input is read
-// and how the checks finished, between them.
+// `ingest`: the library call behind `little-canary ingest`, read as the run's table of contents:
+// the run's settings, the canary's and the pipeline's options for the policy are all resolved and
+// checked before anything is opened; then the run's steps (ingest/files.ts), reported as they end.
 import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import {
@@ -28,11 +22,10 @@ export { IngestRefusedError } from "../ingest/files.js";
 /** Options of `ingest`: those of `ingestFiles`, with the canary's settings instead of a pipeline. */
 export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "reporter" | "unverifiedPipeline"> {
   /**
-   * The canary: its pipeline options; a function that gives them; or the settings a command
-   * takes (resolved with `resolveCanarySettings`). A function or settings are resolved after the
-   * targets, the policy and the allowlist are checked, so that a run with several mistakes
-   * reports the same one as the CLI. The run picks its own context window and ignores
-   * `onDegraded` (a degraded record is held whatever it says).
+   * The canary: its pipeline options, a function that gives them, or a command's settings. A
+   * function or settings are resolved after the targets, the policy and the allowlist, so that a
+   * run with several mistakes reports the same one as the CLI. `onDegraded` is ignored (a degraded
+   * record is held whatever it says).
    */
   readonly canary: SecurityPipelineOptions | (() => SecurityPipelineOptions) | { readonly settings: CanarySettings; readonly context: SettingsContext };
 }
@@ -41,10 +34,7 @@ export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "re
 export interface IngestVerbReporter extends Omit<IngestReporter, "start" | "finished"> {
   /** See IngestReporter.start; `canary` is false when only the structural layer runs, `stdin` true when the input is a stream. */
   readonly start?: (run: { readonly canary: boolean; readonly stdin: boolean }) => void | Promise<void>;
-  /**
-   * The checks finished (see IngestReporter.finished); `canary` is where the calls went and what
-   * the model check saw, `uniqueIds` whether a repeated id is held.
-   */
+  /** The checks finished (see IngestReporter.finished): where the canary calls went, and whether a repeated id is held. */
   readonly finished?: (run: IngestRunReport, canary: CanaryTarget, uniqueIds: boolean) => void | Promise<void>;
 }
 
@@ -77,10 +67,7 @@ function ingestPipelineOptions(options: SecurityPipelineOptions, policy: IngestP
   });
 }
 
-/**
- * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely; see
- * `ingestFiles` for the sequence, the result and the errors.
- */
+/** Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely; see `ingestFiles`. */
 export async function ingest(options: IngestOptions, reporter: IngestVerbReporter = {}): Promise<IngestFilesResult> {
   const { canary, ...run } = options;
   const settings = await resolveRunSettings({

@@ -1,7 +1,5 @@
-// `modelPull`: the library call behind `little-canary model pull [NAME] [--model-dir DIR]
-// [--from URL]`. Its options are resolved once, in the order the CLI reports their errors (the
-// model name, the cache directory, the mirror URL), then `pullModel` (canary/embedded-download.ts:
-// pinned SHA-256, resume, atomic cache) runs. Progress goes to the reporter; nothing is printed.
+// `modelPull`: the library call behind `little-canary model pull`. Its options are resolved once,
+// in the order the CLI reports their errors, then `pullModel` runs; progress goes to the reporter.
 import { pullModel, type PullModelResult } from "../canary/embedded-download.js";
 import { modelCacheDir, pinnedModel, type PinnedModel } from "../canary/embedded-models.js";
 import { UsageError } from "../core/errors.js";
@@ -44,10 +42,7 @@ function mirrorUrl(raw: string): string {
   return raw;
 }
 
-/**
- * Downloads a pinned model into the model cache, verified by its SHA-256. Throws ConfigError for
- * an unknown name, UsageError for a bad mirror URL, ModelPullError when the pull fails.
- */
+/** Downloads a pinned model into the model cache, verified by its SHA-256; throws ConfigError, UsageError or ModelPullError. */
 export async function modelPull(options: ModelPullOptions, reporter: ModelPullReporter = {}): Promise<ModelPullOutcome> {
   const model = pinnedModel(options.name);
   const plan = Object.freeze({

@@ -1,7 +1,5 @@
-// What a verb needs of the world besides its settings: where relative paths start, the
-// environment, standard input, how refusals name the settings, and a small reporter that takes
-// its progress, warnings and output. The CLI passes one over the process's streams; a library
-// caller passes its own. A verb never touches `process` for any of these.
+// What a verb needs of the world besides its settings. The CLI passes one over the process's
+// streams; a library caller passes its own. A verb never touches `process` for any of these.
 import type { Readable } from "node:stream";
 import type { SettingLabels } from "./canary-settings.js";
 
@@ -13,10 +11,7 @@ export interface Reporter {
   readonly diagnostic: (text: string) => Promise<void>;
   /** One operational warning (no prefix, no newline), from a callback that cannot wait. */
   readonly warn: (message: string) => void;
-  /**
-   * Diagnostic text written at once and whole, not waited for: CI annotations (GitHub workflow
-   * commands) and a service's log lines, from callbacks that cannot wait.
-   */
+  /** Diagnostic text written at once and whole, not waited for (CI annotations, a service's log lines). */
   readonly write: (text: string) => void;
   /** Items done of total, during a long run. */
   readonly progress: (done: number, total: number) => void;

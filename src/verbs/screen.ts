@@ -1,8 +1,5 @@
-// `screen`, the verb behind `little-canary screen`: a JSONL batch validated whole, each item
-// checked, the little-canary-batch/v1 document streamed to the reporter's output, CI reports
-// written. The canary settings are resolved once, when the pipeline is built (after the report
-// paths and the reader limits, so those refuse first, as they always have); the breaker or an
-// outage earns one warning line with its fix. The summary is returned; the caller prints it.
+// `screen`, the verb behind `little-canary screen`: a JSONL batch checked, the little-canary-batch/v1
+// document streamed to the reporter's output, CI reports written, the summary returned.
 import { canaryOutageWarning, canaryTarget, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";

@@ -1,6 +1,5 @@
-// `serve`, the verb behind `little-canary serve`: the settings resolved once into the pipeline's
-// options and the service's limits, then `runService` until the stop signal and a clean drain.
-// The log (and the access log, when asked) goes to the reporter's `write`, never request text.
+// `serve`, the verb behind `little-canary serve`: the settings resolved once, then `runService`
+// until the stop signal and a drain. The logs go to the reporter's `write`, never request text.
 import { streamAccessLog } from "../server/access-log.js";
 import { streamLog } from "../server/log.js";
 import { runService } from "../server/run-service.js";

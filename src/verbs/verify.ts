@@ -1,8 +1,5 @@
-// `verify`: the library call behind `little-canary verify`. One published pair (`verifyFiles`),
-// or with `index` the index of a sharded run and every pair it lists (`verifyShardIndex`). Which
-// of the two runs, and whether the options given fit it, is decided once here, before any file is
-// read; refusals name the CLI's flags, since this is what the CLI calls. Read-only: problems are
-// data, only a misuse of the options throws (UsageError).
+// `verify`: the library call behind `little-canary verify`, for one pair or a sharded run's index.
+// Refusals name the CLI's flags, since this is what the CLI calls; problems are data.
 import { UsageError } from "../core/errors.js";
 import { verifyShardIndex, type VerifyShardIndexResult } from "../verify/shard-index.js";
 import { verifyFiles, type VerifyFilesResult } from "../verify/verify-files.js";
