@@ -24,6 +24,13 @@ function spec(server: ModelServer, overrides: Partial<PinnedModel> = {}): Pinned
   return { name: "tiny", file: "tiny.gguf", url: server.url, sha256: SHA, size: BYTES.length, license: "none (generated)", ...overrides };
 }
 
+/** A progress callback that cuts the server's connections once the pull has written `bytes`. */
+const cutAt =
+  (server: ModelServer, bytes: number) =>
+  (received: number): void => {
+    if (received >= bytes) server.cut();
+  };
+
 const freshDir = (): string => join(mkdtempSync(join(tmpdir(), "lc-pull-")), "models");
 
 afterEach(async () => {
@@ -46,9 +53,9 @@ describe("model pull", () => {
   });
 
   it("a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
-    const server = await serve({ dropAfterBytes: 50_000 });
+    const server = await serve({ stallAfterBytes: 50_000 });
     const dir = freshDir();
-    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(
+    await expect(pullModel({ model: spec(server), dir, onProgress: cutAt(server, 50_000) })).rejects.toThrow(
       /interrupted after \d+ bytes \(.+\); the partial file is kept: run model pull again to resume it/,
     );
     expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
@@ -59,9 +66,9 @@ describe("model pull", () => {
   });
 
   it("a server that ignores the range sends the whole file again, and the pull starts over", async () => {
-    const server = await serve({ dropAfterBytes: 40_000 });
+    const server = await serve({ stallAfterBytes: 40_000 });
     const dir = freshDir();
-    await expect(pullModel({ model: spec(server), dir })).rejects.toBeInstanceOf(ModelPullError);
+    await expect(pullModel({ model: spec(server), dir, onProgress: cutAt(server, 40_000) })).rejects.toBeInstanceOf(ModelPullError);
     server.options.ignoreRange = true;
     const result = await pullModel({ model: spec(server), dir });
     expect(result.resumedFrom).toBe(0);

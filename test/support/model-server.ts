@@ -1,14 +1,13 @@
 // A loopback file server for `model pull` tests: serves one generated file at /model.gguf on
-// 127.0.0.1 (port 0), honours `Range: bytes=N-` with 206 and Content-Range, and can cut the
-// connection mid-body once (`dropAfterBytes`), ignore ranges, or stall. It records the Range
+// 127.0.0.1 (port 0), honours `Range: bytes=N-` with 206 and Content-Range, and can ignore ranges
+// or stall mid-body (`stallAfterBytes`), after which a test cuts the connection (`cut`) when the
+// client says it holds the bytes: a cut on a timer races a busy client. It records the Range
 // header of every request so a test can see that a pull resumed.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /** How the server misbehaves. */
 export interface ModelServerOptions {
-  /** Destroy the socket after this many body bytes of the next full or ranged answer (once). */
-  dropAfterBytes?: number;
   /** Answer every request 200 with the whole file, whatever its Range. */
   ignoreRange?: boolean;
   /** Send this many bytes, then nothing more while the connection stays open (once). */
@@ -23,6 +22,8 @@ export interface ModelServer {
   /** The Range header of each request (null when it had none), in order. */
   readonly ranges: (string | null)[];
   readonly options: ModelServerOptions;
+  /** Destroys every open connection (the server keeps listening). */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -44,13 +45,7 @@ export async function startModelServer(bytes: Buffer, options: ModelServerOption
     if (options.noLength === true) delete headers["content-length"];
     if (match !== null) headers["content-range"] = `bytes ${start}-${bytes.length - 1}/${bytes.length}`;
     res.writeHead(match !== null ? 206 : 200, headers);
-    const drop = options.dropAfterBytes;
     const stall = options.stallAfterBytes;
-    if (drop !== undefined) {
-      options.dropAfterBytes = undefined;
-      res.write(body.subarray(0, drop), () => setTimeout(() => req.socket.destroy(), 20));
-      return;
-    }
     if (stall !== undefined) {
       options.stallAfterBytes = undefined;
       res.write(body.subarray(0, stall));
@@ -68,6 +63,9 @@ export async function startModelServer(bytes: Buffer, options: ModelServerOption
     url: `http://127.0.0.1:${port}/model.gguf`,
     ranges,
     options,
+    cut: () => {
+      for (const socket of sockets) socket.destroy();
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
