@@ -51,12 +51,3 @@ export function authorize(expected: BearerToken, authorization: readonly string[
   // Equal-length digests: timingSafeEqual never throws and never short-circuits.
   return timingSafeEqual(digestOf(match[1] ?? ""), expected.digest) ? null : WRONG;
 }
-
-/** Every raw `Authorization` value of a request, from Node's `rawHeaders` (names case-insensitive). */
-export function authorizationValues(rawHeaders: readonly string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === "authorization") values.push(rawHeaders[i + 1] ?? "");
-  }
-  return values;
-}

@@ -72,18 +72,6 @@ export function admitCaller(head: CallerHead, port: number, allowedOrigins: Read
   return { admitted: false, reply: CALLER_REPLIES.originNotAllowed };
 }
 
-/** The Host and Origin values of a request from Node's raw header list (name, value, name, …). */
-export function callerHeadFromRaw(rawHeaders: readonly string[]): CallerHead {
-  const hosts: string[] = [];
-  const origins: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    if (name === "host") hosts.push(rawHeaders[i + 1]!);
-    else if (name === "origin") origins.push(rawHeaders[i + 1]!);
-  }
-  return { hosts, origins };
-}
-
 /** Response headers for an allow-listed origin (every answer varies by Origin either way). */
 export function corsHeaders(corsOrigin: string | null): Record<string, string> {
   return corsOrigin === null ? { vary: "Origin" } : { "access-control-allow-origin": corsOrigin, vary: "Origin" };
