@@ -122,11 +122,8 @@ function classifyVerdict(verdict) {
 		flagged: false
 	};
 }
-function checkedMode(failureMode) {
-	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
-	return failureMode;
-}
 function withPolicy(classified, failureMode) {
+	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
 	const block = classified.decision === "deny" || classified.decision === "unscreened" && failureMode === "deny";
 	return Object.freeze({
 		...classified,
@@ -139,7 +136,7 @@ function withPolicy(classified, failureMode) {
 * than `allow`/`deny` (read the environment with parseFailureMode and report its error).
 */
 function classifyForHost(verdict, options) {
-	return withPolicy(classifyVerdict(verdict), checkedMode(options?.failureMode));
+	return withPolicy(classifyVerdict(verdict), options?.failureMode);
 }
 /** The outcome when no verdict could be used (transport error, bad configuration): unscreened. */
 function unscreenedForHost(reason, options) {
@@ -148,7 +145,7 @@ function unscreenedForHost(reason, options) {
 		cause: "unavailable",
 		reason,
 		flagged: false
-	}, checkedMode(options?.failureMode));
+	}, options?.failureMode);
 }
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
@@ -512,13 +509,12 @@ function parseJsonObject(bytes, reasons) {
 			reason: reasons.json
 		};
 	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
-		ok: false,
-		reason: reasons.object
-	};
-	return {
+	return isPlainObject(value) ? {
 		ok: true,
 		value
+	} : {
+		ok: false,
+		reason: reasons.object
 	};
 }
 var ANSWER_REASONS = {
@@ -555,11 +551,10 @@ async function getHealth(endpoint, options) {
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
 function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
-	if (typeof health !== "object" || health === null || Array.isArray(health)) return [];
-	const fields = health;
+	if (!isPlainObject(health)) return [];
 	const notices = [];
-	if (fields["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
-	const canaryTimeout = fields["canary_timeout"];
+	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
+	const canaryTimeout = health["canary_timeout"];
 	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
 	return notices;
 }
@@ -612,12 +607,11 @@ function createScreener(options) {
 	};
 }
 // src/integrations/adapter/plugin-screener.ts
-/** Checks the configuration once and returns the screen every hook call uses. */
-function createPluginScreener(options) {
-	const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+/** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
+function screenerFor(config, adapterName) {
 	if (config.ok) return createScreener({
 		...config,
-		adapterName: options.adapterName
+		adapterName
 	});
 	const failureMode = config.failureMode ?? "allow";
 	return async () => ({
@@ -629,13 +623,7 @@ function createPluginScreener(options) {
 function createHookPluginScreener(options, adapterName) {
 	const env = options.env ?? process.env;
 	return {
-		screen: createPluginScreener({
-			env,
-			endpoint: parseCheckEndpoint(env[ENDPOINT_ENV]),
-			timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-			limits: HOOK_TIMEOUT_LIMITS,
-			adapterName
-		}),
+		screen: screenerFor(adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"], HOOK_TIMEOUT_LIMITS), adapterName),
 		stderr: options.stderr ?? process.stderr
 	};
 }

@@ -117,17 +117,11 @@ function errorName(error: unknown): string {
   return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : "Error";
 }
 
+const COVERAGE = { deny: "unsafe", warn: "flagged", allow: "safe" } as const;
+
 function coverageOf(outcome: HostClassification, degraded: boolean): GuardrailCoverage {
-  switch (outcome.decision) {
-    case "deny":
-      return "unsafe";
-    case "warn":
-      return "flagged";
-    case "allow":
-      return "safe";
-    case "unscreened":
-      return degraded ? "degraded" : "unexercised";
-  }
+  if (outcome.decision === "unscreened") return degraded ? "degraded" : "unexercised";
+  return COVERAGE[outcome.decision];
 }
 
 /**
@@ -154,7 +148,6 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
       let error: string | null = null;
       try {
         verdict = await check(text);
-        if (!isGenuineVerdict(verdict)) error = "TypeError";
       } catch (caught) {
         error = errorName(caught);
       }

@@ -144,11 +144,8 @@ function classifyVerdict(verdict) {
 		flagged: false
 	};
 }
-function checkedMode(failureMode) {
-	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
-	return failureMode;
-}
 function withPolicy(classified, failureMode) {
+	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
 	const block = classified.decision === "deny" || classified.decision === "unscreened" && failureMode === "deny";
 	return Object.freeze({
 		...classified,
@@ -161,7 +158,7 @@ function withPolicy(classified, failureMode) {
 * than `allow`/`deny` (read the environment with parseFailureMode and report its error).
 */
 function classifyForHost(verdict, options) {
-	return withPolicy(classifyVerdict(verdict), checkedMode(options?.failureMode));
+	return withPolicy(classifyVerdict(verdict), options?.failureMode);
 }
 /** The outcome when no verdict could be used (transport error, bad configuration): unscreened. */
 function unscreenedForHost(reason, options) {
@@ -170,7 +167,7 @@ function unscreenedForHost(reason, options) {
 		cause: "unavailable",
 		reason,
 		flagged: false
-	}, checkedMode(options?.failureMode));
+	}, options?.failureMode);
 }
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
@@ -545,13 +542,12 @@ function parseJsonObject(bytes, reasons) {
 			reason: reasons.json
 		};
 	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
-		ok: false,
-		reason: reasons.object
-	};
-	return {
+	return isPlainObject(value) ? {
 		ok: true,
 		value
+	} : {
+		ok: false,
+		reason: reasons.object
 	};
 }
 var ANSWER_REASONS = {
@@ -588,11 +584,10 @@ async function getHealth(endpoint, options) {
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
 function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
-	if (typeof health !== "object" || health === null || Array.isArray(health)) return [];
-	const fields = health;
+	if (!isPlainObject(health)) return [];
 	const notices = [];
-	if (fields["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
-	const canaryTimeout = fields["canary_timeout"];
+	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
+	const canaryTimeout = health["canary_timeout"];
 	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
 	return notices;
 }
@@ -650,22 +645,22 @@ var MAX_HOOK_INPUT_BYTES = 1048576;
 /** How long the hook waits for its input to arrive. */
 var STDIN_DEADLINE_MS = 2e3;
 /**
-* Reads at most `maxBytes` from `stream`. Past the cap it stops listening and reports oversize
-* (the host may still be writing; the process ends after answering).
+* Reads at most MAX_HOOK_INPUT_BYTES from `stream`. Past the cap it stops listening and reports
+* oversize (the host may still be writing; the process ends after answering).
 */
-function readBoundedInput(stream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS) {
+function readBoundedInput(stream) {
 	const chunks = [];
 	let size = 0;
-	return readUntilSettled(stream, deadlineMs, {
+	return readUntilSettled(stream, STDIN_DEADLINE_MS, {
 		ok: false,
 		reason: "hook input did not arrive in time"
 	}, (settle) => ({
 		data: (chunk) => {
 			const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
 			size += bytes.length;
-			if (size > maxBytes) return settle({
+			if (size > MAX_HOOK_INPUT_BYTES) return settle({
 				ok: false,
-				reason: `hook input exceeded ${maxBytes} bytes`
+				reason: `hook input exceeded ${MAX_HOOK_INPUT_BYTES} bytes`
 			});
 			chunks.push(bytes);
 		},
