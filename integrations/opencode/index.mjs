@@ -667,39 +667,38 @@ function promptText(parts) {
 	if (!Array.isArray(parts)) return "";
 	return parts.filter((part) => isPlainObject(part) && part["type"] === "text" && typeof part["text"] === "string" && part["synthetic"] !== true && part["ignored"] !== true).map((part) => part["text"]).join("\n");
 }
-/** Tool text: the string output plus `text` parts and `resource` texts of `content[]`. */
+/** The text of a `content[]` part: a `text` part's text, a `resource` part's resource text, else null. */
+function partText(part) {
+	if (!isPlainObject(part)) return null;
+	const resource = part["resource"];
+	if (part["type"] === "text" && typeof part["text"] === "string") return part["text"];
+	if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") return resource["text"];
+	return null;
+}
+/** Tool text: the string output plus the texts of `content[]`'s parts. */
 function toolText(output) {
 	if (!isPlainObject(output)) return "";
-	const chunks = [];
-	if (typeof output["output"] === "string" && output["output"] !== "") chunks.push(output["output"]);
-	const content = output["content"];
-	if (Array.isArray(content)) for (const part of content) {
-		if (!isPlainObject(part)) continue;
-		const resource = part["resource"];
-		if (part["type"] === "text" && typeof part["text"] === "string") chunks.push(part["text"]);
-		else if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
-	}
-	return chunks.join("\n");
+	const own = typeof output["output"] === "string" && output["output"] !== "" ? [output["output"]] : [];
+	const content = Array.isArray(output["content"]) ? output["content"] : [];
+	return [...own, ...content.map(partText).filter((text) => text !== null)].join("\n");
 }
 function withhold(output, notice) {
 	if (typeof output["output"] === "string" && output["output"] !== "") output["output"] = notice;
 	const content = output["content"];
 	if (!Array.isArray(content)) return;
 	output["content"] = content.map((part) => {
-		if (!isPlainObject(part)) return part;
-		const resource = part["resource"];
-		if (part["type"] === "text" && typeof part["text"] === "string") return {
-			...part,
+		if (partText(part) === null) return part;
+		const textPart = part;
+		return textPart["type"] === "text" ? {
+			...textPart,
 			text: notice
-		};
-		if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") return {
-			...part,
+		} : {
+			...textPart,
 			resource: {
-				...resource,
+				...textPart["resource"],
 				text: notice
 			}
 		};
-		return part;
 	});
 }
 /** Builds the OpenCode hooks; the configuration is checked once, here. */

@@ -4,7 +4,7 @@
 import { isPlainObject } from "../core/guards.js";
 import { isBlankText } from "../core/codepoints.js";
 import { MAX_REQUEST_BYTES } from "./limits.js";
-import { errorReply, methodNotAllowed, REPLIES, type Reply } from "./json-reply.js";
+import { errorReply, REPLIES, type Reply } from "./json-reply.js";
 
 /** A text of whitespace alone: nothing to screen, refused like an empty one (no canary call). */
 const TEXT_BLANK = errorReply(400, "text must not be only whitespace");
@@ -39,7 +39,7 @@ export function routeMethod(target: string): string | undefined {
 export function routeRequest(head: Pick<RequestHead, "method" | "target">): Route | Reply {
   const entry = Object.hasOwn(ROUTES, head.target) ? ROUTES[head.target] : undefined;
   if (!entry) return REPLIES.notFound;
-  if (head.method !== entry.method) return methodNotAllowed(entry.method);
+  if (head.method !== entry.method) return errorReply(405, "method not allowed", { headers: { allow: entry.method }, close: true });
   return entry.route;
 }
 

@@ -14,7 +14,7 @@ import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
 import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
-import { parseScreenBody, SCREEN_BODY_LIMIT, SCREEN_LIMITS } from "./screen-request.js";
+import { parseScreenBody, SCREEN_BODY_LIMIT } from "./screen-request.js";
 import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
 import { admitCaller, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
 import { CHECK_BODY_LIMIT, checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type BodyLimit, type Route } from "./check-request.js";
@@ -222,21 +222,16 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
 }
 
 /**
- * `POST /screen`: the batch is admitted by `screen`'s rules before it takes a slot, then screened
- * by `screenBatch` (the one screen path, items one after another) in one check slot; the answer
- * is the `little-canary-batch/v1` document, in the canonical bytes `screen` prints. A caller that
- * goes away stops its batch.
+ * `POST /screen`: the batch is admitted by `screen`'s rules (its default limits) before it takes a
+ * slot, then screened by `screenBatch` (the one screen path, items one after another) in one check
+ * slot; the answer is the `little-canary-batch/v1` document, in the canonical bytes `screen`
+ * prints. A caller that goes away stops its batch.
  */
 async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
   const admitted = await admitPost(control, req, res, head, SCREEN_BODY_LIMIT, parseScreenBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
-  const done = await runQueued(
-    control,
-    res,
-    async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { limits: SCREEN_LIMITS, signal: gone })),
-    true,
-  );
+  const done = await runQueued(control, res, async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { signal: gone })), true);
   if (done === null) return;
   return sendReply(res, { status: 200, body: {}, json: done.value }, control.draining);
 }

@@ -41,10 +41,6 @@ export const REPLIES = {
   shuttingDown: errorReply(503, "server shutting down", { close: true }),
 } as const;
 
-export function methodNotAllowed(allow: string): Reply {
-  return errorReply(405, "method not allowed", { headers: { allow }, close: true });
-}
-
 function encode(reply: Reply): Buffer {
   return Buffer.from(reply.json ?? JSON.stringify(reply.body), "utf8");
 }

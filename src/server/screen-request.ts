@@ -6,7 +6,6 @@
 // rule, never the text.
 import { readStrictDocument } from "../core/strict-document.js";
 import { isPlainObject } from "../core/guards.js";
-import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, BatchRefusedError, type ScreenInput } from "../screen/admit.js";
 import { errorReply, REPLIES, type Reply } from "./json-reply.js";
 import { bodyLimit } from "./check-request.js";
@@ -19,9 +18,6 @@ export const MAX_SCREEN_REQUEST_BYTES = 1_048_576;
 
 /** `/screen`'s body limit and its 413 reply. */
 export const SCREEN_BODY_LIMIT = bodyLimit(MAX_SCREEN_REQUEST_BYTES);
-
-/** The reader limits a `/screen` batch is admitted with: `screen`'s defaults (1000 items, 64 KiB an item). */
-export const SCREEN_LIMITS: Readonly<ReaderLimits> = Object.freeze({ ...DEFAULT_READER_LIMITS });
 
 /** Batch refusals that are about size: 413, as a body over the limit is. */
 const SIZE_REASONS: ReadonlySet<string> = new Set(["too_many_items", "total_bytes"]);
@@ -42,7 +38,7 @@ export function parseScreenBody(bytes: Uint8Array): { readonly inputs: readonly 
   if (!Array.isArray(inputs)) return errorReply(400, "items must be an array");
   if (inputs.length === 0) return errorReply(400, "items must not be empty");
   try {
-    admitScreenInputs(inputs, SCREEN_LIMITS);
+    admitScreenInputs(inputs);
   } catch (error) {
     if (!(error instanceof BatchRefusedError)) throw error;
     const status = SIZE_REASONS.has(error.reason) ? 413 : 400;
