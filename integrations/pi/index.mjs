@@ -318,19 +318,8 @@ function parseTimeoutMs(raw, limits) {
 		ok: true,
 		timeoutMs: limits.fallback
 	};
-	if (typeof raw === "number") return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? {
-		ok: true,
-		timeoutMs: raw
-	} : {
-		ok: false,
-		error
-	};
-	if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return {
-		ok: false,
-		error
-	};
-	const value = Number(raw);
-	return value >= limits.min && value <= limits.max ? {
+	const value = typeof raw === "number" ? raw : typeof raw === "string" && /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+	return Number.isInteger(value) && value >= limits.min && value <= limits.max ? {
 		ok: true,
 		timeoutMs: value
 	} : {
@@ -545,6 +534,22 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
+}
 // src/integrations/adapter/health-notice.ts
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
@@ -561,13 +566,6 @@ function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
 // src/integrations/adapter/screener.ts
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
 var HEALTH_GRACE_MS = 250;
-function settleWithin(promise, ms) {
-	let timer;
-	const timeout = new Promise((resolve) => {
-		timer = setTimeout(() => resolve(null), ms);
-	});
-	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -593,7 +591,7 @@ function createScreener(options) {
 		});
 		let notices = [];
 		if (health !== null) {
-			const answer = await settleWithin(health, HEALTH_GRACE_MS);
+			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
 			healthAbort.abort();
 			if (answer?.ok) {
 				healthRead = true;

@@ -8,8 +8,6 @@ import { UsageError } from "../core/errors.js";
 import { tokenProblem } from "../core/token-file.js";
 import { errorReply, type Reply } from "./json-reply.js";
 
-// The rules a token meets are the token file's (core/token-file.ts), shared with the host adapters.
-
 /** A token held for comparison: its SHA-256 only. */
 export interface BearerToken {
   readonly digest: Buffer;
@@ -17,7 +15,7 @@ export interface BearerToken {
 
 const digestOf = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
 
-/** The token ready for comparison; throws UsageError (without the token) when it breaks a rule. */
+/** The token ready for comparison; throws UsageError (without the token) when it breaks a rule of core/token-file.ts. */
 export function bearerToken(token: string): BearerToken {
   const problem = tokenProblem(token);
   if (problem !== null) throw new UsageError(`token refused: ${problem}`);

@@ -117,7 +117,6 @@ export class ConnectionLimiter {
 
   /** A complete request head arrived on `socket`: it is being answered and is never closed for room. */
   requestStarted(socket: Socket): void {
-    if (!this.#open.has(socket)) return;
     this.#waiting.delete(socket);
     this.#reading.delete(socket);
   }
