@@ -78,10 +78,8 @@ export function corsHeaders(corsOrigin: string | null): Record<string, string> {
 }
 
 /**
- * Headers of the answer (204, no body) to a CORS preflight (`OPTIONS` with
- * `Access-Control-Request-Method`) from an allow-listed origin for a known route: which method
- * and header the route accepts. Chromium's private-network preflight is answered only for such
- * an origin.
+ * Headers of the 204 answer to a CORS preflight from an allow-listed origin for a known route: the
+ * method and headers it accepts. Chromium's private-network preflight is answered only for such an origin.
  */
 export function preflightHeaders(corsOrigin: string, method: string, privateNetwork: boolean, authorization = false): Record<string, string> {
   return {
