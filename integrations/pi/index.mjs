@@ -122,11 +122,8 @@ function classifyVerdict(verdict) {
 		flagged: false
 	};
 }
-function checkedMode(failureMode) {
-	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
-	return failureMode;
-}
 function withPolicy(classified, failureMode) {
+	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
 	const block = classified.decision === "deny" || classified.decision === "unscreened" && failureMode === "deny";
 	return Object.freeze({
 		...classified,
@@ -139,7 +136,7 @@ function withPolicy(classified, failureMode) {
 * than `allow`/`deny` (read the environment with parseFailureMode and report its error).
 */
 function classifyForHost(verdict, options) {
-	return withPolicy(classifyVerdict(verdict), checkedMode(options?.failureMode));
+	return withPolicy(classifyVerdict(verdict), options?.failureMode);
 }
 /** The outcome when no verdict could be used (transport error, bad configuration): unscreened. */
 function unscreenedForHost(reason, options) {
@@ -148,7 +145,7 @@ function unscreenedForHost(reason, options) {
 		cause: "unavailable",
 		reason,
 		flagged: false
-	}, checkedMode(options?.failureMode));
+	}, options?.failureMode);
 }
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
@@ -321,19 +318,8 @@ function parseTimeoutMs(raw, limits) {
 		ok: true,
 		timeoutMs: limits.fallback
 	};
-	if (typeof raw === "number") return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? {
-		ok: true,
-		timeoutMs: raw
-	} : {
-		ok: false,
-		error
-	};
-	if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return {
-		ok: false,
-		error
-	};
-	const value = Number(raw);
-	return value >= limits.min && value <= limits.max ? {
+	const value = typeof raw === "number" ? raw : typeof raw === "string" && /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+	return Number.isInteger(value) && value >= limits.min && value <= limits.max ? {
 		ok: true,
 		timeoutMs: value
 	} : {
@@ -512,13 +498,12 @@ function parseJsonObject(bytes, reasons) {
 			reason: reasons.json
 		};
 	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
-		ok: false,
-		reason: reasons.object
-	};
-	return {
+	return isPlainObject(value) ? {
 		ok: true,
 		value
+	} : {
+		ok: false,
+		reason: reasons.object
 	};
 }
 var ANSWER_REASONS = {
@@ -549,30 +534,38 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
+}
 // src/integrations/adapter/health-notice.ts
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
 function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
-	if (typeof health !== "object" || health === null || Array.isArray(health)) return [];
-	const fields = health;
+	if (!isPlainObject(health)) return [];
 	const notices = [];
-	if (fields["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
-	const canaryTimeout = fields["canary_timeout"];
+	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
+	const canaryTimeout = health["canary_timeout"];
 	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
 	return notices;
 }
 // src/integrations/adapter/screener.ts
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
 var HEALTH_GRACE_MS = 250;
-function settleWithin(promise, ms) {
-	let timer;
-	const timeout = new Promise((resolve) => {
-		timer = setTimeout(() => resolve(null), ms);
-	});
-	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -598,7 +591,7 @@ function createScreener(options) {
 		});
 		let notices = [];
 		if (health !== null) {
-			const answer = await settleWithin(health, HEALTH_GRACE_MS);
+			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
 			healthAbort.abort();
 			if (answer?.ok) {
 				healthRead = true;
@@ -612,12 +605,11 @@ function createScreener(options) {
 	};
 }
 // src/integrations/adapter/plugin-screener.ts
-/** Checks the configuration once and returns the screen every hook call uses. */
-function createPluginScreener(options) {
-	const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
+/** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
+function screenerFor(config, adapterName) {
 	if (config.ok) return createScreener({
 		...config,
-		adapterName: options.adapterName
+		adapterName
 	});
 	const failureMode = config.failureMode ?? "allow";
 	return async () => ({
@@ -629,13 +621,7 @@ function createPluginScreener(options) {
 function createHookPluginScreener(options, adapterName) {
 	const env = options.env ?? process.env;
 	return {
-		screen: createPluginScreener({
-			env,
-			endpoint: parseCheckEndpoint(env[ENDPOINT_ENV]),
-			timeoutMs: options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"],
-			limits: HOOK_TIMEOUT_LIMITS,
-			adapterName
-		}),
+		screen: screenerFor(adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"], HOOK_TIMEOUT_LIMITS), adapterName),
 		stderr: options.stderr ?? process.stderr
 	};
 }
@@ -662,7 +648,6 @@ function notification(outcome) {
 			return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
 		}
 	}
-	return null;
 }
 /** Builds the `input` handler; the configuration is checked once, here. */
 function createInputHandler(options = {}) {

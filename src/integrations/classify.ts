@@ -78,12 +78,8 @@ export function classifyVerdict(verdict: unknown): Classified {
   return { decision: "allow", cause: null, reason: null, flagged: false };
 }
 
-function checkedMode(failureMode: unknown): FailureMode {
+function withPolicy(classified: Classified, failureMode: unknown): HostClassification {
   if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
-  return failureMode;
-}
-
-function withPolicy(classified: Classified, failureMode: FailureMode): HostClassification {
   const block = classified.decision === "deny" || (classified.decision === "unscreened" && failureMode === "deny");
   return Object.freeze({ ...classified, block, failureMode });
 }
@@ -93,10 +89,10 @@ function withPolicy(classified: Classified, failureMode: FailureMode): HostClass
  * than `allow`/`deny` (read the environment with parseFailureMode and report its error).
  */
 export function classifyForHost(verdict: unknown, options: { readonly failureMode: FailureMode }): HostClassification {
-  return withPolicy(classifyVerdict(verdict), checkedMode(options?.failureMode));
+  return withPolicy(classifyVerdict(verdict), options?.failureMode);
 }
 
 /** The outcome when no verdict could be used (transport error, bad configuration): unscreened. */
 export function unscreenedForHost(reason: string, options: { readonly failureMode: FailureMode }): HostClassification {
-  return withPolicy({ decision: "unscreened", cause: "unavailable", reason, flagged: false }, checkedMode(options?.failureMode));
+  return withPolicy({ decision: "unscreened", cause: "unavailable", reason, flagged: false }, options?.failureMode);
 }

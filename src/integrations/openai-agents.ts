@@ -117,17 +117,11 @@ function errorName(error: unknown): string {
   return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : "Error";
 }
 
+const COVERAGE = { deny: "unsafe", warn: "flagged", allow: "safe" } as const;
+
 function coverageOf(outcome: HostClassification, degraded: boolean): GuardrailCoverage {
-  switch (outcome.decision) {
-    case "deny":
-      return "unsafe";
-    case "warn":
-      return "flagged";
-    case "allow":
-      return "safe";
-    case "unscreened":
-      return degraded ? "degraded" : "unexercised";
-  }
+  if (outcome.decision === "unscreened") return degraded ? "degraded" : "unexercised";
+  return COVERAGE[outcome.decision];
 }
 
 /**
@@ -146,39 +140,36 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
   }
 
   async function execute(args: { readonly input: string | readonly unknown[] }): Promise<LittleCanaryGuardrailOutput> {
-    const text = extractUserText(args?.input);
-    let result: LittleCanaryGuardrailInfo;
-    if (text === "") result = notScreened(null, 0);
-    else {
-      let verdict: unknown;
-      let error: string | null = null;
-      try {
-        verdict = await check(text);
-        if (!isGenuineVerdict(verdict)) error = "TypeError";
-      } catch (caught) {
-        error = errorName(caught);
-      }
-      if (error !== null || !isGenuineVerdict(verdict)) result = notScreened(error ?? "TypeError", codePointLength(text));
-      else {
-        const wire = verdict.toDict();
-        result = finish(classifyForHost(wire, { failureMode }), wire.degraded, {
-          safe: wire.safe,
-          degraded: wire.degraded,
-          canary_status: wire.canary_status,
-          analysis_method: wire.analysis_method,
-          analysis_status: wire.analysis_status,
-          risk_score: wire.canary_risk_score,
-          signals: [...wire.advisory.signals],
-          summary: wire.summary,
-          error: null,
-          screened_chars: codePointLength(text),
-        });
-      }
-    }
+    const result = await screen(extractUserText(args?.input));
     if (result.coverage !== "safe") {
       info(`little-canary guardrail: coverage=${result.coverage} tripwire=${String(result.tripwire_triggered)} policy=${policy}`);
     }
     return { tripwireTriggered: result.tripwire_triggered, outputInfo: result };
+  }
+
+  /** The info of one input's user text: its verdict's, or why it has none. */
+  async function screen(text: string): Promise<LittleCanaryGuardrailInfo> {
+    if (text === "") return notScreened(null, 0);
+    let verdict: unknown;
+    try {
+      verdict = await check(text);
+    } catch (caught) {
+      return notScreened(errorName(caught), codePointLength(text));
+    }
+    if (!isGenuineVerdict(verdict)) return notScreened("TypeError", codePointLength(text));
+    const wire = verdict.toDict();
+    return finish(classifyForHost(wire, { failureMode }), wire.degraded, {
+      safe: wire.safe,
+      degraded: wire.degraded,
+      canary_status: wire.canary_status,
+      analysis_method: wire.analysis_method,
+      analysis_status: wire.analysis_status,
+      risk_score: wire.canary_risk_score,
+      signals: [...wire.advisory.signals],
+      summary: wire.summary,
+      error: null,
+      screened_chars: codePointLength(text),
+    });
   }
 
   /** The info of an input the checker was not called for (no user text, `error` null) or failed on (`error` its class name). */

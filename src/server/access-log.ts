@@ -4,6 +4,7 @@
 // header never reaches the log), the status sent, and for a /check answered 200 the state
 // `screen` gives a batch item. Never request text, verdict contents, headers or addresses.
 import type { BatchState } from "../documents/schemas.js";
+import { COVERAGES, type Coverage } from "../documents/verdict-schema.js";
 import { routeMethod } from "./check-request.js";
 
 /** One request in the access log (the stream writer adds `time`). */
@@ -17,7 +18,7 @@ export interface AccessLogEntry {
   /** `/check` answered 200 only: pass, flag, block, degraded or unexercised (as `screen` classes an item). */
   readonly verdict?: BatchState;
   /** `/check` answered 200 only, when the verdict carries it: complete, partial or none. */
-  readonly coverage?: "complete" | "partial" | "none";
+  readonly coverage?: Coverage;
   /** From the request head's arrival to the end of the answer, in milliseconds; null for a request the HTTP parser refused. */
   readonly latency_ms: number | null;
 }
@@ -26,7 +27,6 @@ export interface AccessLogEntry {
 export type AccessLog = (entry: AccessLogEntry) => void;
 
 const METHODS = new Set(["GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"]);
-const COVERAGES = new Set(["complete", "partial", "none"]);
 
 /** The method as logged: a common method, else "other". */
 export function loggedMethod(method: string | undefined): string {
@@ -39,9 +39,8 @@ export function loggedRoute(target: string | undefined): AccessLogEntry["route"]
 }
 
 /** The verdict's coverage when it carries a known one (read from the wire form, if present). */
-export function loggedCoverage(wire: Readonly<Record<string, unknown>>): AccessLogEntry["coverage"] {
-  const coverage = wire["coverage"];
-  return typeof coverage === "string" && COVERAGES.has(coverage) ? (coverage as AccessLogEntry["coverage"]) : undefined;
+export function loggedCoverage(wire: Readonly<Record<string, unknown>>): Coverage | undefined {
+  return COVERAGES.find((known) => known === wire["coverage"]);
 }
 
 /** Writes each entry as one JSON line, `time` (ISO 8601, when it is written) first. */

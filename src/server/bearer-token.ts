@@ -8,8 +8,6 @@ import { UsageError } from "../core/errors.js";
 import { tokenProblem } from "../core/token-file.js";
 import { errorReply, type Reply } from "./json-reply.js";
 
-// The rules a token meets are the token file's (core/token-file.ts), shared with the host adapters.
-
 /** A token held for comparison: its SHA-256 only. */
 export interface BearerToken {
   readonly digest: Buffer;
@@ -17,7 +15,7 @@ export interface BearerToken {
 
 const digestOf = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
 
-/** The token ready for comparison; throws UsageError (without the token) when it breaks a rule. */
+/** The token ready for comparison; throws UsageError (without the token) when it breaks a rule of core/token-file.ts. */
 export function bearerToken(token: string): BearerToken {
   const problem = tokenProblem(token);
   if (problem !== null) throw new UsageError(`token refused: ${problem}`);
@@ -50,13 +48,4 @@ export function authorize(expected: BearerToken, authorization: readonly string[
   if (match === null) return MISSING;
   // Equal-length digests: timingSafeEqual never throws and never short-circuits.
   return timingSafeEqual(digestOf(match[1] ?? ""), expected.digest) ? null : WRONG;
-}
-
-/** Every raw `Authorization` value of a request, from Node's `rawHeaders` (names case-insensitive). */
-export function authorizationValues(rawHeaders: readonly string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === "authorization") values.push(rawHeaders[i + 1] ?? "");
-  }
-  return values;
 }

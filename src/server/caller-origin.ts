@@ -72,28 +72,14 @@ export function admitCaller(head: CallerHead, port: number, allowedOrigins: Read
   return { admitted: false, reply: CALLER_REPLIES.originNotAllowed };
 }
 
-/** The Host and Origin values of a request from Node's raw header list (name, value, name, …). */
-export function callerHeadFromRaw(rawHeaders: readonly string[]): CallerHead {
-  const hosts: string[] = [];
-  const origins: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    if (name === "host") hosts.push(rawHeaders[i + 1]!);
-    else if (name === "origin") origins.push(rawHeaders[i + 1]!);
-  }
-  return { hosts, origins };
-}
-
 /** Response headers for an allow-listed origin (every answer varies by Origin either way). */
 export function corsHeaders(corsOrigin: string | null): Record<string, string> {
   return corsOrigin === null ? { vary: "Origin" } : { "access-control-allow-origin": corsOrigin, vary: "Origin" };
 }
 
 /**
- * Headers of the answer (204, no body) to a CORS preflight (`OPTIONS` with
- * `Access-Control-Request-Method`) from an allow-listed origin for a known route: which method
- * and header the route accepts. Chromium's private-network preflight is answered only for such
- * an origin.
+ * Headers of the 204 answer to a CORS preflight from an allow-listed origin for a known route: the
+ * method and headers it accepts. Chromium's private-network preflight is answered only for such an origin.
  */
 export function preflightHeaders(corsOrigin: string, method: string, privateNetwork: boolean, authorization = false): Record<string, string> {
   return {

@@ -15,13 +15,12 @@ export type Admission<T> =
   | { readonly kind: "full" }
   | { readonly kind: "cancelled" };
 
-type Waiter = { readonly start: () => void };
-
 export class CheckQueue {
   readonly maxConcurrent: number;
   readonly maxQueue: number;
   #active = 0;
-  readonly #waiting: Waiter[] = [];
+  /** Each waiter's start, in arrival order. */
+  readonly #waiting: Array<() => void> = [];
 
   constructor(maxConcurrent: number, maxQueue: number) {
     if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) throw new RangeError("maxConcurrent must be an integer ≥ 1");
@@ -42,10 +41,10 @@ export class CheckQueue {
     if (this.#active >= this.maxConcurrent) {
       if (this.#waiting.length >= this.maxQueue) return { kind: "full" };
       const started = await new Promise<boolean>((resolve) => {
-        const waiter: Waiter = { start: () => resolve(true) };
-        this.#waiting.push(waiter);
+        const start = (): void => resolve(true);
+        this.#waiting.push(start);
         void abandoned?.then(() => {
-          const index = this.#waiting.indexOf(waiter);
+          const index = this.#waiting.indexOf(start);
           if (index >= 0) {
             this.#waiting.splice(index, 1);
             resolve(false);
@@ -69,7 +68,7 @@ export class CheckQueue {
     const next = this.#waiting.shift();
     // The slot passes straight to the next waiter, so `active` never dips and lets a newcomer
     // overtake someone who queued earlier.
-    if (next) next.start();
+    if (next) next();
     else this.#active--;
   }
 }

@@ -4,7 +4,7 @@
 import { isPlainObject } from "../core/guards.js";
 import { isBlankText } from "../core/codepoints.js";
 import { MAX_REQUEST_BYTES } from "./limits.js";
-import { errorReply, methodNotAllowed, REPLIES, type Reply } from "./json-reply.js";
+import { errorReply, REPLIES, type Reply } from "./json-reply.js";
 
 /** A text of whitespace alone: nothing to screen, refused like an empty one (no canary call). */
 const TEXT_BLANK = errorReply(400, "text must not be only whitespace");
@@ -39,7 +39,7 @@ export function routeMethod(target: string): string | undefined {
 export function routeRequest(head: Pick<RequestHead, "method" | "target">): Route | Reply {
   const entry = Object.hasOwn(ROUTES, head.target) ? ROUTES[head.target] : undefined;
   if (!entry) return REPLIES.notFound;
-  if (head.method !== entry.method) return methodNotAllowed(entry.method);
+  if (head.method !== entry.method) return errorReply(405, "method not allowed", { headers: { allow: entry.method }, close: true });
   return entry.route;
 }
 
@@ -55,11 +55,16 @@ export interface BodyLimit {
   readonly tooLarge: Reply;
 }
 
-/** `/check`'s body limit (MAX_REQUEST_BYTES). */
-export const CHECK_BODY_LIMIT: BodyLimit = { maxBytes: MAX_REQUEST_BYTES, tooLarge: REPLIES.tooLarge };
+/** The body limit of `maxBytes`, its 413 reply naming the limit. */
+export function bodyLimit(maxBytes: number): BodyLimit {
+  return { maxBytes, tooLarge: { status: 413, body: { error: "request body too large", max_request_bytes: maxBytes }, close: true } };
+}
 
-/** Rules 1–5: the declared body length, or the reply that refuses the request (`/screen` passes its own limit). */
-export function checkHeaders(head: RequestHead, limit: BodyLimit = CHECK_BODY_LIMIT): { readonly length: number } | Reply {
+/** `/check`'s body limit (MAX_REQUEST_BYTES). */
+export const CHECK_BODY_LIMIT = bodyLimit(MAX_REQUEST_BYTES);
+
+/** Rules 1–5: the declared body length, or the reply that refuses the request (each POST route has its own limit). */
+export function checkHeaders(head: RequestHead, limit: BodyLimit): { readonly length: number } | Reply {
   if (mediaType(head.contentType) !== "application/json") return REPLIES.unsupportedMediaType;
   // A chunked body has no Content-Length; it is refused rather than read without a known size.
   if (head.contentLength === undefined || head.transferEncoding !== undefined) return REPLIES.lengthRequired;
@@ -73,8 +78,8 @@ export function checkHeaders(head: RequestHead, limit: BodyLimit = CHECK_BODY_LI
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Rules 6–7: the body as a JSON object (wrapped, so no body can pass for a Reply), or the reply; shared by `/check` and `/screen`. */
-function parseJsonObject(bytes: Uint8Array): { readonly object: Readonly<Record<string, unknown>> } | Reply {
+/** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
+export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {
   let value: unknown;
   try {
     value = JSON.parse(utf8.decode(bytes));
@@ -82,14 +87,6 @@ function parseJsonObject(bytes: Uint8Array): { readonly object: Readonly<Record<
     return REPLIES.malformedJson;
   }
   if (!isPlainObject(value)) return REPLIES.notAnObject;
-  return { object: value };
-}
-
-/** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
-export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {
-  const parsed = parseJsonObject(bytes);
-  if (isReply(parsed)) return parsed;
-  const value = parsed.object;
   if (!Object.hasOwn(value, "text")) return REPLIES.textRequired;
   const text = value["text"];
   if (typeof text !== "string") return REPLIES.textNotString;

@@ -79,10 +79,8 @@ export class ConnectionLimiter {
   /** The oldest settled candidate (tier 1 first); insertion order is stamp order, so only the first of each tier is looked at. */
   #candidate(): Socket | undefined {
     for (const tier of [this.#waiting, this.#reading]) {
-      for (const [socket, stamp] of tier) {
-        if (stamp <= this.#turn - 2) return socket;
-        break;
-      }
+      const oldest = tier.entries().next().value;
+      if (oldest !== undefined && oldest[1] <= this.#turn - 2) return oldest[0];
     }
     return undefined;
   }
@@ -117,7 +115,6 @@ export class ConnectionLimiter {
 
   /** A complete request head arrived on `socket`: it is being answered and is never closed for room. */
   requestStarted(socket: Socket): void {
-    if (!this.#open.has(socket)) return;
     this.#waiting.delete(socket);
     this.#reading.delete(socket);
   }

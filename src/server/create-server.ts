@@ -1,11 +1,11 @@
 // The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready`,
 // `POST /check` and `POST /screen` (a batch through the one screen path, src/screen/) with the
 // request ladder of check-request.ts, an optional bearer token on the two POST routes
-// (bearer-token.ts), behind a bounded queue, with header
-// and body deadlines, a JSON body for every answer and a health report that never waits on the
-// canary backend (binding and shutdown: lifecycle.ts). The pipeline is called only for a request
-// that passed every rule; a check that throws is a fixed 503 and one log line naming the error
-// class; request text, verdicts and exception messages are never logged.
+// (bearer-token.ts), behind a bounded queue, with header and body deadlines, a JSON body for every
+// answer and a health report that never waits on the canary backend (binding and shutdown:
+// lifecycle.ts). The pipeline is called only for a request that passed every rule; a check that
+// throws is a fixed 503 and one log line naming the error class; request text, verdicts and
+// exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
@@ -13,21 +13,11 @@ import { pendingHealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
-import { authorizationValues, authorize, bearerToken, type BearerToken } from "./bearer-token.js";
-import { parseScreenBody, SCREEN_BODY_LIMIT, SCREEN_LIMITS } from "./screen-request.js";
+import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
+import { parseScreenBody, SCREEN_BODY_LIMIT } from "./screen-request.js";
 import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
-import { admitCaller, callerHeadFromRaw, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
-import {
-  CHECK_BODY_LIMIT,
-  checkHeaders,
-  isReply,
-  parseCheckBody,
-  routeMethod,
-  routeRequest,
-  type BodyLimit,
-  type RequestHead,
-  type Route,
-} from "./check-request.js";
+import { admitCaller, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
+import { CHECK_BODY_LIMIT, checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type BodyLimit, type Route } from "./check-request.js";
 import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache } from "./health-cache.js";
@@ -43,7 +33,7 @@ import {
   RETRY_AFTER_SECONDS,
 } from "./limits.js";
 import { silentLog, type ServerLog } from "./log.js";
-import { parseRawHead } from "./raw-head.js";
+import { headFromRaw, parseRawHead, type RawHead } from "./raw-head.js";
 import { readBody } from "./read-body.js";
 
 /** Options of `createServer`. */
@@ -99,6 +89,7 @@ export interface ServiceControl {
   readonly token: BearerToken | null;
   readonly log: ServerLog;
   readonly accessLog: AccessLog | null;
+  readonly readTimeoutMs: number;
   /** What the access log says about a /check answered with a verdict. */
   readonly verdicts: WeakMap<ServerResponse, Pick<AccessLogEntry, "verdict" | "coverage">>;
   draining: boolean;
@@ -113,23 +104,9 @@ export function serviceControl(server: Server): ServiceControl | undefined {
   return controls.get(server);
 }
 
-function positiveInt(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be an integer ≥ 1`);
+function integerAtLeast(name: string, value: number, min = 1): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}`);
   return value;
-}
-
-function headOf(req: IncomingMessage): RequestHead {
-  const header = (name: string): string | undefined => {
-    const value = req.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
-  return {
-    method: req.method ?? "",
-    target: req.url ?? "",
-    contentType: header("content-type"),
-    contentLength: header("content-length"),
-    transferEncoding: header("transfer-encoding"),
-  };
 }
 
 async function healthBody(control: ServiceControl): Promise<Record<string, unknown>> {
@@ -193,18 +170,18 @@ async function admitPost<T>(
   control: ServiceControl,
   req: IncomingMessage,
   res: ServerResponse,
-  readTimeoutMs: number,
+  head: RawHead,
   limit: BodyLimit,
   parse: (bytes: Uint8Array) => T | Reply,
 ): Promise<{ readonly parsed: T; readonly pipeline: SecurityPipeline } | null> {
-  const declared = checkHeaders(headOf(req), limit);
+  const declared = checkHeaders(head, limit);
   if (isReply(declared)) {
     sendReply(res, declared);
     return null;
   }
   // Until the body is in, a stalled body may be closed to make room (after every idle connection).
   control.connections.bodyStarted(req.socket);
-  const read = await readBody(req, declared.length, readTimeoutMs);
+  const read = await readBody(req, declared.length, control.readTimeoutMs);
   if (read.kind === "timeout") {
     sendReply(res, REPLIES.bodyTimeout);
     return null;
@@ -225,8 +202,8 @@ async function admitPost<T>(
   return { parsed: parsed as T, pipeline: control.pipeline as SecurityPipeline };
 }
 
-async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
-  const admitted = await admitPost(control, req, res, readTimeoutMs, CHECK_BODY_LIMIT, parseCheckBody);
+async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
+  const admitted = await admitPost(control, req, res, head, CHECK_BODY_LIMIT, parseCheckBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
@@ -245,21 +222,16 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
 }
 
 /**
- * `POST /screen`: the batch is admitted by `screen`'s rules before it takes a slot, then screened
- * by `screenBatch` (the one screen path, items one after another) in one check slot; the answer
- * is the `little-canary-batch/v1` document, in the canonical bytes `screen` prints. A caller that
- * goes away stops its batch.
+ * `POST /screen`: the batch is admitted by `screen`'s rules (its default limits) before it takes a
+ * slot, then screened by `screenBatch` (the one screen path, items one after another) in one check
+ * slot; the answer is the `little-canary-batch/v1` document, in the canonical bytes `screen`
+ * prints. A caller that goes away stops its batch.
  */
-async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
-  const admitted = await admitPost(control, req, res, readTimeoutMs, SCREEN_BODY_LIMIT, parseScreenBody);
+async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
+  const admitted = await admitPost(control, req, res, head, SCREEN_BODY_LIMIT, parseScreenBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
-  const done = await runQueued(
-    control,
-    res,
-    async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { limits: SCREEN_LIMITS, signal: gone })),
-    true,
-  );
+  const done = await runQueued(control, res, async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { signal: gone })), true);
   if (done === null) return;
   return sendReply(res, { status: 200, body: {}, json: done.value }, control.draining);
 }
@@ -267,36 +239,29 @@ async function answerScreen(control: ServiceControl, req: IncomingMessage, res: 
 /** The routes a token guards: the ones that take text. Probes stay open (docs/serve.md). */
 const GUARDED: ReadonlySet<Route> = new Set(["check", "screen"]);
 
-async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse, readTimeoutMs: number): Promise<void> {
+async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const head = headFromRaw(req.method ?? "", req.url ?? "", req.rawHeaders);
   // First of all, before routing and before a body byte is read: a foreign Host or Origin learns
   // nothing, not even whether a path exists.
-  const caller = admitCaller(callerHeadFromRaw(req.rawHeaders), req.socket.localPort ?? -1, control.allowedOrigins);
+  const caller = admitCaller(head, req.socket.localPort ?? -1, control.allowedOrigins);
   if (!caller.admitted) return sendReply(res, caller.reply);
   for (const [name, value] of Object.entries(corsHeaders(caller.corsOrigin))) res.setHeader(name, value);
   if (caller.corsOrigin !== null && req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
     const method = routeMethod(req.url ?? "");
     if (method !== undefined) {
-      res.writeHead(
-        204,
-        preflightHeaders(
-          caller.corsOrigin,
-          method,
-          req.headers["access-control-request-private-network"] === "true",
-          control.token !== null && method === "POST",
-        ),
-      );
-      res.end();
+      const privateNetwork = req.headers["access-control-request-private-network"] === "true";
+      res.writeHead(204, preflightHeaders(caller.corsOrigin, method, privateNetwork, control.token !== null && method === "POST")).end();
       return;
     }
   }
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
-  const route = routeRequest(headOf(req));
+  const route = routeRequest(head);
   if (isReply(route)) return sendReply(res, route);
   // Before a body byte is read: a caller without the token gets no check, no batch, no slot.
-  const refused = control.token !== null && GUARDED.has(route) ? authorize(control.token, authorizationValues(req.rawHeaders)) : null;
+  const refused = control.token !== null && GUARDED.has(route) ? authorize(control.token, head.authorization) : null;
   if (refused !== null) return sendReply(res, refused);
-  if (route === "check") return answerCheck(control, req, res, readTimeoutMs);
-  if (route === "screen") return answerScreen(control, req, res, readTimeoutMs);
+  if (route === "check") return answerCheck(control, req, res, head);
+  if (route === "screen") return answerScreen(control, req, res, head);
   const body = await healthBody(control);
   // /health always answers 200 (liveness); /ready answers 503 unless the report says ready, so a
   // readiness probe takes a pod whose canary is down (or unchecked for too long) out of traffic.
@@ -305,22 +270,17 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
 }
 
 /** The reply for a request the HTTP parser refused, following the same ladder where it can. */
-function replyForClientError(
-  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
-  port: number,
-  allowedOrigins: ReadonlySet<string>,
-  token: BearerToken | null,
-): Reply {
+function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, port: number, control: ServiceControl): Reply {
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return REPLIES.headerTimeout;
   if (error.code === "HPE_HEADER_OVERFLOW") return { ...REPLIES.badRequest, status: 431, body: { error: "request headers too large" } };
   const head = parseRawHead(error.rawPacket);
   if (head === null) return REPLIES.badRequest;
-  const caller = admitCaller(head, port, allowedOrigins);
+  const caller = admitCaller(head, port, control.allowedOrigins);
   if (!caller.admitted) return caller.reply;
   const route = routeRequest(head);
   if (isReply(route)) return route;
   if (GUARDED.has(route)) {
-    const refused = token === null ? null : authorize(token, head.authorization);
+    const refused = control.token === null ? null : authorize(control.token, head.authorization);
     if (refused !== null) return refused;
     const declared = checkHeaders(head, route === "screen" ? SCREEN_BODY_LIMIT : CHECK_BODY_LIMIT);
     if (isReply(declared)) return declared;
@@ -339,23 +299,24 @@ function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
  * and `/health` with "not initialized"). The server is not listening yet: use listenLoopback.
  */
 export function createServer(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Server {
-  const readTimeoutMs = positiveInt("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
-  const headersTimeoutMs = positiveInt("headersTimeoutMs", options.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, readTimeoutMs));
-  const keepAliveTimeoutMs = positiveInt("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
-  const connections = new ConnectionLimiter(positiveInt("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
-  const healthTtlMs = positiveInt("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
-  const healthStaleWaitMs = options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS;
+  const readTimeoutMs = integerAtLeast("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const headersTimeoutMs = integerAtLeast("headersTimeoutMs", options.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, readTimeoutMs));
+  const keepAliveTimeoutMs = integerAtLeast("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
+  const connections = new ConnectionLimiter(integerAtLeast("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
+  const healthTtlMs = integerAtLeast("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
+  const healthStaleWaitMs = integerAtLeast("healthStaleWaitMs", options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS, 0);
   const now = options.now ?? (() => performance.now());
-  if (!Number.isSafeInteger(healthStaleWaitMs) || healthStaleWaitMs < 0) throw new RangeError("healthStaleWaitMs must be an integer ≥ 0");
   const control: ServiceControl = {
     pipeline,
-    queue: new CheckQueue(positiveInt("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT), options.maxQueue ?? DEFAULT_MAX_QUEUE),
+    // CheckQueue refuses a bad maxConcurrent or maxQueue itself.
+    queue: new CheckQueue(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, options.maxQueue ?? DEFAULT_MAX_QUEUE),
     connections,
     allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
     token: options.token === undefined ? null : bearerToken(options.token),
     health: pipeline === null ? null : new HealthCache(pipeline, healthTtlMs, { now: options.now, staleWaitMs: healthStaleWaitMs }),
     log: options.log ?? silentLog,
     accessLog: options.accessLog ?? null,
+    readTimeoutMs,
     verdicts: new WeakMap(),
     draining: false,
     activeRequests: 0,
@@ -389,7 +350,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
         control.activeRequests--;
         if (control.activeRequests === 0) control.idleWaiters.splice(0).forEach((wake) => wake());
       });
-      handle(control, req, res, readTimeoutMs).catch((error: unknown) => {
+      handle(control, req, res).catch((error: unknown) => {
         control.log("ERROR", `Request handling failed (${errorClassName(error)})`);
         if (!res.headersSent) sendReply(res, REPLIES.pipelineFailed);
         else res.destroy();
@@ -409,7 +370,7 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       socket.destroy();
       return;
     }
-    const reply = replyForClientError(error, socket.localPort ?? -1, control.allowedOrigins, control.token);
+    const reply = replyForClientError(error, socket.localPort ?? -1, control);
     // A request already handed to the handler is logged when its response closes, not twice.
     if (control.accessLog !== null && !inProgress) {
       const head = parseRawHead(error.rawPacket);

@@ -3,6 +3,7 @@
 // reused for `ttlMs` from when its check started, refreshed in the background at half that age.
 // An older result is never served as current: the caller waits up to `staleWaitMs` for the
 // refresh, else the report says stale and not ready. Before the first result it is never ready.
+import { orAbort } from "../core/or-abort.js";
 import { pendingHealthReport, type HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 
@@ -63,11 +64,7 @@ export class HealthCache {
   async current(): Promise<CachedHealth> {
     const fresh = this.#snapshot();
     if (fresh !== null) return fresh;
-    const refreshed = this.refresh();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#staleWaitMs)));
-    await Promise.race([refreshed, waited]);
-    clearTimeout(timer);
+    await orAbort(this.refresh(), AbortSignal.timeout(this.#staleWaitMs)).catch(() => undefined);
     const after = this.#snapshot();
     if (after !== null) return after;
     return { report: null, ageMs: this.#age(), stale: this.#report !== null };

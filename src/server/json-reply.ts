@@ -4,7 +4,6 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { STATUS_CODES } from "node:http";
-import { MAX_REQUEST_BYTES } from "./limits.js";
 
 export interface Reply {
   readonly status: number;
@@ -27,11 +26,6 @@ export const REPLIES = {
   lengthRequired: errorReply(411, "content length required", { close: true }),
   invalidLength: errorReply(400, "invalid content length", { close: true }),
   emptyBody: errorReply(400, "request body must not be empty", { close: true }),
-  tooLarge: {
-    status: 413,
-    body: { error: "request body too large", max_request_bytes: MAX_REQUEST_BYTES },
-    close: true,
-  } satisfies Reply,
   malformedJson: errorReply(400, "malformed JSON"),
   notAnObject: errorReply(400, "request body must be a JSON object"),
   textRequired: errorReply(400, "text is required"),
@@ -46,10 +40,6 @@ export const REPLIES = {
   badRequest: errorReply(400, "bad request", { close: true }),
   shuttingDown: errorReply(503, "server shutting down", { close: true }),
 } as const;
-
-export function methodNotAllowed(allow: string): Reply {
-  return errorReply(405, "method not allowed", { headers: { allow }, close: true });
-}
 
 function encode(reply: Reply): Buffer {
   return Buffer.from(reply.json ?? JSON.stringify(reply.body), "utf8");

@@ -1,7 +1,4 @@
-// Binding and shutdown of a service made by createServer. Binding is to 127.0.0.1 only and reports
-// the port the OS gave (so port 0 works); a bind failure is a typed error with the system code.
-// Shutdown stops accepting, lets every accepted request finish (queued checks included), then
-// closes the remaining connections; a `force` promise (a second Ctrl-C) cuts the wait short.
+// Binding (to 127.0.0.1 only) and shutdown of a service made by createServer.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BIND_HOST, LISTEN_BACKLOG } from "./limits.js";
@@ -20,7 +17,7 @@ export class ServerBindError extends Error {
   }
 }
 
-/** Listens on 127.0.0.1:`port` and resolves with the bound port. */
+/** Listens on 127.0.0.1:`port` and resolves with the port the OS gave (so port 0 works). */
 export function listenLoopback(server: Server, port: number): Promise<number> {
   if (!Number.isSafeInteger(port) || port < 0 || port > 65535) return Promise.reject(new RangeError("port must be an integer from 0 to 65535"));
   return new Promise((resolve, reject) => {
@@ -41,7 +38,10 @@ export function listenLoopback(server: Server, port: number): Promise<number> {
   });
 }
 
-/** Stops the service after in-flight requests finish (or when `force` settles). */
+/**
+ * Stops accepting, lets every accepted request finish (queued checks included), then closes the
+ * remaining connections; `force` settling (a second Ctrl-C) cuts the wait short.
+ */
 export async function closeGracefully(server: Server, force?: Promise<unknown>): Promise<void> {
   const control = serviceControl(server);
   if (control) control.draining = true;

@@ -6,10 +6,9 @@
 // rule, never the text.
 import { readStrictDocument } from "../core/strict-document.js";
 import { isPlainObject } from "../core/guards.js";
-import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, BatchRefusedError, type ScreenInput } from "../screen/admit.js";
 import { errorReply, REPLIES, type Reply } from "./json-reply.js";
-import type { BodyLimit } from "./check-request.js";
+import { bodyLimit } from "./check-request.js";
 
 /**
  * Largest `/screen` request body (1 MiB). The service holds a body in memory until it is
@@ -18,13 +17,7 @@ import type { BodyLimit } from "./check-request.js";
 export const MAX_SCREEN_REQUEST_BYTES = 1_048_576;
 
 /** `/screen`'s body limit and its 413 reply. */
-export const SCREEN_BODY_LIMIT: BodyLimit = {
-  maxBytes: MAX_SCREEN_REQUEST_BYTES,
-  tooLarge: { status: 413, body: { error: "request body too large", max_request_bytes: MAX_SCREEN_REQUEST_BYTES }, close: true },
-};
-
-/** The reader limits a `/screen` batch is admitted with: `screen`'s defaults (1000 items, 64 KiB an item). */
-export const SCREEN_LIMITS: Readonly<ReaderLimits> = Object.freeze({ ...DEFAULT_READER_LIMITS });
+export const SCREEN_BODY_LIMIT = bodyLimit(MAX_SCREEN_REQUEST_BYTES);
 
 /** Batch refusals that are about size: 413, as a body over the limit is. */
 const SIZE_REASONS: ReadonlySet<string> = new Set(["too_many_items", "total_bytes"]);
@@ -45,7 +38,7 @@ export function parseScreenBody(bytes: Uint8Array): { readonly inputs: readonly 
   if (!Array.isArray(inputs)) return errorReply(400, "items must be an array");
   if (inputs.length === 0) return errorReply(400, "items must not be empty");
   try {
-    admitScreenInputs(inputs, SCREEN_LIMITS);
+    admitScreenInputs(inputs);
   } catch (error) {
     if (!(error instanceof BatchRefusedError)) throw error;
     const status = SIZE_REASONS.has(error.reason) ? 413 : 400;

@@ -1,6 +1,5 @@
-// `serve --token-file PATH`: the service's bearer token, read once at start, before the port is
-// bound, by the reader the host adapters share (core/token-file.ts: the file's rules). A refused
-// file stops the start with a UsageError naming the path and the rule, never a byte of the content.
+// `serve --token-file PATH`: read once at start, before the port is bound, by the rules of
+// core/token-file.ts (shared with the host adapters).
 import { UsageError } from "../core/errors.js";
 import { displayText } from "../core/display-text.js";
 import { readTokenFile } from "../core/token-file.js";

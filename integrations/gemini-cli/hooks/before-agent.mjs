@@ -144,11 +144,8 @@ function classifyVerdict(verdict) {
 		flagged: false
 	};
 }
-function checkedMode(failureMode) {
-	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
-	return failureMode;
-}
 function withPolicy(classified, failureMode) {
+	if (failureMode !== "allow" && failureMode !== "deny") throw new UsageError(INVALID_FAILURE_MODE);
 	const block = classified.decision === "deny" || classified.decision === "unscreened" && failureMode === "deny";
 	return Object.freeze({
 		...classified,
@@ -161,7 +158,7 @@ function withPolicy(classified, failureMode) {
 * than `allow`/`deny` (read the environment with parseFailureMode and report its error).
 */
 function classifyForHost(verdict, options) {
-	return withPolicy(classifyVerdict(verdict), checkedMode(options?.failureMode));
+	return withPolicy(classifyVerdict(verdict), options?.failureMode);
 }
 /** The outcome when no verdict could be used (transport error, bad configuration): unscreened. */
 function unscreenedForHost(reason, options) {
@@ -170,7 +167,7 @@ function unscreenedForHost(reason, options) {
 		cause: "unavailable",
 		reason,
 		flagged: false
-	}, checkedMode(options?.failureMode));
+	}, options?.failureMode);
 }
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
@@ -345,19 +342,8 @@ function parseTimeoutMs(raw, limits) {
 		ok: true,
 		timeoutMs: limits.fallback
 	};
-	if (typeof raw === "number") return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? {
-		ok: true,
-		timeoutMs: raw
-	} : {
-		ok: false,
-		error
-	};
-	if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return {
-		ok: false,
-		error
-	};
-	const value = Number(raw);
-	return value >= limits.min && value <= limits.max ? {
+	const value = typeof raw === "number" ? raw : typeof raw === "string" && /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+	return Number.isInteger(value) && value >= limits.min && value <= limits.max ? {
 		ok: true,
 		timeoutMs: value
 	} : {
@@ -367,9 +353,7 @@ function parseTimeoutMs(raw, limits) {
 }
 /**
 * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS and the name in
-* LITTLE_CANARY_TOKEN_FILE (not the file: readAdapterToken reads it when screening starts). When
-* the failure mode itself is invalid the adapters report the problem in their fail-open style
-* without screening: reported, never silently read as allow.
+* LITTLE_CANARY_TOKEN_FILE. An invalid failure mode is reported fail-open style, never read as allow.
 */
 function readAdapterEnv(env, limits = HOOK_TIMEOUT_LIMITS) {
 	return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);
@@ -417,6 +401,22 @@ async function readAdapterToken(tokenFile, platform = process.platform) {
 		ok: false,
 		problem: invalidConfiguration(`${TOKEN_FILE_ENV}: ${read.problem}`)
 	};
+}
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 // src/integrations/adapter/client.ts
 /** The most response bytes an adapter holds. */
@@ -545,13 +545,12 @@ function parseJsonObject(bytes, reasons) {
 			reason: reasons.json
 		};
 	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return {
-		ok: false,
-		reason: reasons.object
-	};
-	return {
+	return isPlainObject(value) ? {
 		ok: true,
 		value
+	} : {
+		ok: false,
+		reason: reasons.object
 	};
 }
 var ANSWER_REASONS = {
@@ -588,24 +587,16 @@ async function getHealth(endpoint, options) {
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
 function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
-	if (typeof health !== "object" || health === null || Array.isArray(health)) return [];
-	const fields = health;
+	if (!isPlainObject(health)) return [];
 	const notices = [];
-	if (fields["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
-	const canaryTimeout = fields["canary_timeout"];
+	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
+	const canaryTimeout = health["canary_timeout"];
 	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
 	return notices;
 }
 // src/integrations/adapter/screener.ts
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
 var HEALTH_GRACE_MS = 250;
-function settleWithin(promise, ms) {
-	let timer;
-	const timeout = new Promise((resolve) => {
-		timer = setTimeout(() => resolve(null), ms);
-	});
-	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -631,7 +622,7 @@ function createScreener(options) {
 		});
 		let notices = [];
 		if (health !== null) {
-			const answer = await settleWithin(health, HEALTH_GRACE_MS);
+			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
 			healthAbort.abort();
 			if (answer?.ok) {
 				healthRead = true;
@@ -650,22 +641,22 @@ var MAX_HOOK_INPUT_BYTES = 1048576;
 /** How long the hook waits for its input to arrive. */
 var STDIN_DEADLINE_MS = 2e3;
 /**
-* Reads at most `maxBytes` from `stream`. Past the cap it stops listening and reports oversize
-* (the host may still be writing; the process ends after answering).
+* Reads at most MAX_HOOK_INPUT_BYTES from `stream`. Past the cap it stops listening and reports
+* oversize (the host may still be writing; the process ends after answering).
 */
-function readBoundedInput(stream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS) {
+function readBoundedInput(stream) {
 	const chunks = [];
 	let size = 0;
-	return readUntilSettled(stream, deadlineMs, {
+	return readUntilSettled(stream, STDIN_DEADLINE_MS, {
 		ok: false,
 		reason: "hook input did not arrive in time"
 	}, (settle) => ({
 		data: (chunk) => {
 			const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
 			size += bytes.length;
-			if (size > maxBytes) return settle({
+			if (size > MAX_HOOK_INPUT_BYTES) return settle({
 				ok: false,
-				reason: `hook input exceeded ${maxBytes} bytes`
+				reason: `hook input exceeded ${MAX_HOOK_INPUT_BYTES} bytes`
 			});
 			chunks.push(bytes);
 		},

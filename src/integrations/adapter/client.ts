@@ -10,6 +10,7 @@
 import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";
 import { TOKEN_FILE_ENV } from "./config.js";
 import type { ServiceEndpoint } from "./endpoint.js";
+import { isPlainObject } from "../../core/guards.js";
 
 /** The most response bytes an adapter holds. */
 const MAX_RESPONSE_BYTES = 65536;
@@ -115,8 +116,7 @@ export function parseJsonObject(bytes: Uint8Array, reasons: JsonObjectReasons): 
   } catch {
     return { ok: false, reason: reasons.json };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: reasons.object };
-  return { ok: true, value: value as Record<string, unknown> };
+  return isPlainObject(value) ? { ok: true, value } : { ok: false, reason: reasons.object };
 }
 
 const ANSWER_REASONS: JsonObjectReasons = { utf8: "ValueError", json: "JSONDecodeError", object: "ValueError" };

@@ -24,17 +24,17 @@ export type HookAnswer = Record<string, string>;
 export type HookRenderer = (outcome: HostClassification, notices: readonly string[]) => HookAnswer;
 
 /**
- * Reads at most `maxBytes` from `stream`. Past the cap it stops listening and reports oversize
- * (the host may still be writing; the process ends after answering).
+ * Reads at most MAX_HOOK_INPUT_BYTES from `stream`. Past the cap it stops listening and reports
+ * oversize (the host may still be writing; the process ends after answering).
  */
-function readBoundedInput(stream: NodeJS.ReadableStream, maxBytes = MAX_HOOK_INPUT_BYTES, deadlineMs = STDIN_DEADLINE_MS): Promise<BoundedRead> {
+function readBoundedInput(stream: NodeJS.ReadableStream): Promise<BoundedRead> {
   const chunks: Buffer[] = [];
   let size = 0;
-  return readUntilSettled<BoundedRead>(stream, deadlineMs, { ok: false, reason: "hook input did not arrive in time" }, (settle) => ({
+  return readUntilSettled<BoundedRead>(stream, STDIN_DEADLINE_MS, { ok: false, reason: "hook input did not arrive in time" }, (settle) => ({
     data: (chunk) => {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
       size += bytes.length;
-      if (size > maxBytes) return settle({ ok: false, reason: `hook input exceeded ${maxBytes} bytes` });
+      if (size > MAX_HOOK_INPUT_BYTES) return settle({ ok: false, reason: `hook input exceeded ${MAX_HOOK_INPUT_BYTES} bytes` });
       chunks.push(bytes);
     },
     end: () => settle({ ok: true, bytes: Buffer.concat(chunks) }),

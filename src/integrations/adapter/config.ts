@@ -38,10 +38,8 @@ type TimeoutParse = { readonly ok: true; readonly timeoutMs: number } | { readon
 function parseTimeoutMs(raw: unknown, limits: TimeoutLimits): TimeoutParse {
   const error = `timeout must be an integer from ${limits.min} to ${limits.max} milliseconds`;
   if (raw === undefined || raw === null || raw === "") return { ok: true, timeoutMs: limits.fallback };
-  if (typeof raw === "number") return Number.isInteger(raw) && raw >= limits.min && raw <= limits.max ? { ok: true, timeoutMs: raw } : { ok: false, error };
-  if (typeof raw !== "string" || !/^[0-9]{1,6}$/.test(raw)) return { ok: false, error };
-  const value = Number(raw);
-  return value >= limits.min && value <= limits.max ? { ok: true, timeoutMs: value } : { ok: false, error };
+  const value = typeof raw === "number" ? raw : typeof raw === "string" && /^[0-9]{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+  return Number.isInteger(value) && value >= limits.min && value <= limits.max ? { ok: true, timeoutMs: value } : { ok: false, error };
 }
 
 /** The environment as adapters read it. */
@@ -64,9 +62,7 @@ export type AdapterConfig =
 
 /**
  * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS and the name in
- * LITTLE_CANARY_TOKEN_FILE (not the file: readAdapterToken reads it when screening starts). When
- * the failure mode itself is invalid the adapters report the problem in their fail-open style
- * without screening: reported, never silently read as allow.
+ * LITTLE_CANARY_TOKEN_FILE. An invalid failure mode is reported fail-open style, never read as allow.
  */
 export function readAdapterEnv(env: AdapterEnv, limits: TimeoutLimits = HOOK_TIMEOUT_LIMITS): AdapterConfig {
   return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);

@@ -3,23 +3,13 @@
 // each screen reports it as `unscreened` (refused under `deny`) without any request.
 import { unscreenedForHost } from "../classify.js";
 import { UNAUTHORIZED } from "./client.js";
-import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, type AdapterEnv, type TimeoutLimits } from "./config.js";
-import { parseCheckEndpoint, type EndpointParse } from "./endpoint.js";
+import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, TIMEOUT_ENV, type AdapterConfig, type AdapterEnv } from "./config.js";
+import { parseCheckEndpoint } from "./endpoint.js";
 import { createScreener, type Screen } from "./screener.js";
 
-/** What a plugin passes: its environment, its endpoint setting (validated), its timeout setting (raw). */
-export interface PluginScreenerOptions {
-  readonly env: AdapterEnv;
-  readonly endpoint: EndpointParse;
-  readonly timeoutMs: unknown;
-  readonly limits: TimeoutLimits;
-  readonly adapterName: string;
-}
-
-/** Checks the configuration once and returns the screen every hook call uses. */
-export function createPluginScreener(options: PluginScreenerOptions): Screen {
-  const config = adapterConfig(options.env, options.endpoint, options.timeoutMs, options.limits);
-  if (config.ok) return createScreener({ ...config, adapterName: options.adapterName });
+/** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
+export function screenerFor(config: AdapterConfig, adapterName: string): Screen {
+  if (config.ok) return createScreener({ ...config, adapterName });
   const failureMode = config.failureMode ?? "allow";
   return async () => ({ outcome: unscreenedForHost(config.problem, { failureMode }), notices: [] });
 }
@@ -40,9 +30,8 @@ export function createHookPluginScreener(
   adapterName: string,
 ): { screen: Screen; stderr: NonNullable<HookPluginOptions["stderr"]> } {
   const env = options.env ?? process.env;
-  const endpoint = parseCheckEndpoint(env[ENDPOINT_ENV]);
-  const screen = createPluginScreener({ env, endpoint, timeoutMs: options.timeoutMs ?? env[TIMEOUT_ENV], limits: HOOK_TIMEOUT_LIMITS, adapterName });
-  return { screen, stderr: options.stderr ?? process.stderr };
+  const config = adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env[TIMEOUT_ENV], HOOK_TIMEOUT_LIMITS);
+  return { screen: screenerFor(config, adapterName), stderr: options.stderr ?? process.stderr };
 }
 
 /**

@@ -4,7 +4,8 @@
 // that cannot gate (health-notice.ts), delaying the verdict by at most HEALTH_GRACE_MS. A token file
 // that cannot be used is a configuration problem: every screen reports it, and nothing is sent.
 import { classifyForHost, unscreenedForHost, type FailureMode, type HostClassification } from "../classify.js";
-import { getHealth, postCheck, type Exchange } from "./client.js";
+import { orAbort } from "../../core/or-abort.js";
+import { getHealth, postCheck } from "./client.js";
 import { readAdapterToken, type AdapterToken } from "./config.js";
 import type { ServiceEndpoint } from "./endpoint.js";
 import { healthNotices } from "./health-notice.js";
@@ -31,14 +32,6 @@ export interface ScreenerOptions {
   readonly tokenFile?: string | null;
 }
 
-function settleWithin(promise: Promise<Exchange>, ms: number): Promise<Exchange | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 export function createScreener(options: ScreenerOptions): Screen {
   const { endpoint, timeoutMs, failureMode } = options;
@@ -56,7 +49,7 @@ export function createScreener(options: ScreenerOptions): Screen {
     const check = await postCheck(endpoint, text, { deadline, token: auth.token });
     let notices: string[] = [];
     if (health !== null) {
-      const answer = await settleWithin(health, HEALTH_GRACE_MS);
+      const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
       healthAbort.abort();
       if (answer?.ok) {
         healthRead = true;

@@ -4,9 +4,9 @@
 // `{outcome:"pass"}` with one logger warning (never error messages or prompt text) for anything
 // short of a clean pass. `serviceUrl` must be a loopback origin, as for every adapter.
 import type { HostClassification } from "../classify.js";
-import type { AdapterEnv, TimeoutLimits } from "../adapter/config.js";
+import { adapterConfig, type AdapterEnv, type TimeoutLimits } from "../adapter/config.js";
 import { parseServiceOrigin } from "../adapter/endpoint.js";
-import { createPluginScreener, isConfigProblem } from "../adapter/plugin-screener.js";
+import { isConfigProblem, screenerFor } from "../adapter/plugin-screener.js";
 
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
 export const PLUGIN_ID = "little-canary-openclaw";
@@ -52,7 +52,6 @@ function warning(outcome: HostClassification): string | null {
       if (outcome.reason === "HTTPError") return `screening service returned an HTTP error; ${tail}`;
       return `screening failed (${outcome.reason}); ${tail}`;
   }
-  return null;
 }
 
 /** The plugin's configuration (`serviceUrl`, `timeoutMs`, as OpenClaw passes it) and its logger. */
@@ -73,13 +72,7 @@ export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}
   const config = (typeof options.config === "object" && options.config !== null ? options.config : {}) as Record<string, unknown>;
   const env = options.env ?? process.env;
   const logger = options.logger ?? { warn: (message: string) => process.stderr.write(`${message}\n`) };
-  const screen = createPluginScreener({
-    env,
-    endpoint: parseServiceOrigin(config["serviceUrl"]),
-    timeoutMs: config["timeoutMs"],
-    limits: OPENCLAW_TIMEOUT_LIMITS,
-    adapterName: "this plugin",
-  });
+  const screen = screenerFor(adapterConfig(env, parseServiceOrigin(config["serviceUrl"]), config["timeoutMs"], OPENCLAW_TIMEOUT_LIMITS), "this plugin");
 
   function warn(message: string): void {
     try {

@@ -65,21 +65,21 @@ function promptText(parts: unknown): string {
     .join("\n");
 }
 
-/** Tool text: the string output plus `text` parts and `resource` texts of `content[]`. */
+/** The text of a `content[]` part: a `text` part's text, a `resource` part's resource text, else null. */
+function partText(part: unknown): string | null {
+  if (!isPlainObject(part)) return null;
+  const resource = part["resource"];
+  if (part["type"] === "text" && typeof part["text"] === "string") return part["text"];
+  if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") return resource["text"];
+  return null;
+}
+
+/** Tool text: the string output plus the texts of `content[]`'s parts. */
 function toolText(output: unknown): string {
   if (!isPlainObject(output)) return "";
-  const chunks: string[] = [];
-  if (typeof output["output"] === "string" && output["output"] !== "") chunks.push(output["output"]);
-  const content = output["content"];
-  if (Array.isArray(content)) {
-    for (const part of content) {
-      if (!isPlainObject(part)) continue;
-      const resource = part["resource"];
-      if (part["type"] === "text" && typeof part["text"] === "string") chunks.push(part["text"]);
-      else if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") chunks.push(resource["text"]);
-    }
-  }
-  return chunks.join("\n");
+  const own = typeof output["output"] === "string" && output["output"] !== "" ? [output["output"]] : [];
+  const content: unknown[] = Array.isArray(output["content"]) ? output["content"] : [];
+  return [...own, ...content.map(partText).filter((text) => text !== null)].join("\n");
 }
 
 function withhold(output: Rec, notice: string): void {
@@ -87,13 +87,9 @@ function withhold(output: Rec, notice: string): void {
   const content = output["content"];
   if (!Array.isArray(content)) return;
   output["content"] = content.map((part: unknown) => {
-    if (!isPlainObject(part)) return part;
-    const resource = part["resource"];
-    if (part["type"] === "text" && typeof part["text"] === "string") return { ...part, text: notice };
-    if (part["type"] === "resource" && isPlainObject(resource) && typeof resource["text"] === "string") {
-      return { ...part, resource: { ...resource, text: notice } };
-    }
-    return part;
+    if (partText(part) === null) return part;
+    const textPart = part as Rec;
+    return textPart["type"] === "text" ? { ...textPart, text: notice } : { ...textPart, resource: { ...(textPart["resource"] as Rec), text: notice } };
   });
 }
 

@@ -35,7 +35,6 @@ function notification(outcome: HostClassification): [string, PiLevel] | null {
       return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
     }
   }
-  return null;
 }
 
 /** What the handler reads: the environment, a stderr (when Pi has no UI) and a deadline. */
