@@ -7,14 +7,14 @@
 // path; before the commit any failure, abort or lost lock rolls back (rollback.ts: temps removed,
 // our export taken back only if still ours); after it, the pair stands and later errors are
 // logged, never thrown, leaving at most a hidden byte-identical `.tmp`.
-import { basename, dirname, join, resolve } from "node:path";
-import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
-import { acquireTargetLocks, type PublicationLock } from "./lock.js";
+import { dirname, resolve } from "node:path";
+import { nodePublishFs, type PublishFs } from "./fs.js";
+import { errorCode } from "../core/errors.js";
+import { lockTargets, type PublicationLock } from "./lock.js";
 import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
-import { canonicalPath } from "../core/file-identity.js";
 import { PublishError } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 import { displayText } from "../core/display-text.js";
@@ -159,21 +159,4 @@ export async function publish(documents: PublishDocuments, request: PublishReque
 /** What a temp file is written from: the bytes in memory, or the framed document itself. */
 function contentOf(document: { readonly bytes: Uint8Array } | FramedDocument): Uint8Array | FramedDocument {
   return "bytes" in document ? document.bytes : document;
-}
-
-/** Locks the manifest path and the export path (see lock.ts for why both). */
-export async function lockTargets(
-  request: Pick<PublishRequest, "manifestPath" | "exportPath">,
-  waitSeconds: number,
-  signal?: AbortSignal,
-): Promise<PublicationLock> {
-  const paths = [await lockTarget(request.manifestPath)];
-  if (request.exportPath != null) paths.push(await lockTarget(request.exportPath));
-  return acquireTargetLocks(paths, { waitSeconds, ...(signal ? { signal } : {}) });
-}
-
-/** The path a lock is named after: the file's name in its canonical directory. */
-async function lockTarget(manifestPath: string): Promise<string> {
-  const absolute = resolve(manifestPath);
-  return join(await canonicalPath(dirname(absolute)), basename(absolute));
 }

@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import type { FramedDocument } from "./framed-document.js";
-import { errorCode, type FileIdentity, type PublishFs } from "./fs.js";
+import type { FileIdentity, PublishFs } from "./fs.js";
+import { errorCode } from "../core/errors.js";
 
 const TEMP_SUFFIX = ".tmp";
 
