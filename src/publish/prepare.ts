@@ -38,22 +38,6 @@ function isFramed(documents: PublishDocuments): documents is FramedDocuments {
   return "framed" in documents && documents.framed === true;
 }
 
-function exportRequestMismatch(exportRequested: boolean): PublishError {
-  return new PublishError(
-    exportRequested
-      ? "refusing to publish: an export path was given but the manifest records export_requested=false"
-      : "refusing to publish: the manifest records an export but no export path was given",
-  );
-}
-
-function validateFramed(documents: FramedDocuments, exportRequested: boolean): void {
-  if (documents.exportRequested !== exportRequested) throw exportRequestMismatch(exportRequested);
-  if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
-  if (documents.export !== null && documents.exportNamesManifest !== documents.manifest.sha256) {
-    throw new PublishError("refusing to publish: the export is not bound to this manifest");
-  }
-}
-
 type DocumentSchema = typeof IngestManifestSchema | typeof IngestManifestV2Schema | typeof IngestExportSchema | typeof IngestExportV2Schema;
 
 function checkBytes(label: string, document: CanonicalDocument<unknown>, schema: DocumentSchema): void {
@@ -76,18 +60,20 @@ function checkBytes(label: string, document: CanonicalDocument<unknown>, schema:
 
 /** Throws PublishError unless the documents form a complete, self-consistent pair. */
 export function validateDocuments(documents: PublishDocuments, exportRequested: boolean): void {
-  if (isFramed(documents)) {
-    validateFramed(documents, exportRequested);
-    return;
+  const framed = isFramed(documents);
+  const v1 = !framed && documents.manifest.document.schema === MANIFEST_SCHEMA;
+  if (!framed) checkBytes("manifest", documents.manifest, v1 ? IngestManifestSchema : IngestManifestV2Schema);
+  if ((framed ? documents.exportRequested : documents.manifest.document.run.export_requested) !== exportRequested) {
+    throw new PublishError(
+      exportRequested
+        ? "refusing to publish: an export path was given but the manifest records export_requested=false"
+        : "refusing to publish: the manifest records an export but no export path was given",
+    );
   }
-  const v1 = documents.manifest.document.schema === MANIFEST_SCHEMA;
-  checkBytes("manifest", documents.manifest, v1 ? IngestManifestSchema : IngestManifestV2Schema);
-  if (documents.manifest.document.run.export_requested !== exportRequested) throw exportRequestMismatch(exportRequested);
   if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
-  if (documents.export !== null) {
-    checkBytes("export", documents.export, v1 ? IngestExportSchema : IngestExportV2Schema);
-    if (documents.export.document.manifest_sha256 !== documents.manifest.sha256) {
-      throw new PublishError("refusing to publish: the export is not bound to this manifest");
-    }
+  if (documents.export === null) return;
+  if (!framed) checkBytes("export", documents.export, v1 ? IngestExportSchema : IngestExportV2Schema);
+  if ((framed ? documents.exportNamesManifest : documents.export.document.manifest_sha256) !== documents.manifest.sha256) {
+    throw new PublishError("refusing to publish: the export is not bound to this manifest");
   }
 }
