@@ -1,5 +1,5 @@
 // The file-system operations publication performs, injectable: `nodePublishFs` in production;
-// tests and the crash bench wrap it (fs-hooks.ts) to fail or slow any one operation (tests run
+// tests and the crash bench wrap it (bench/_fs-hooks.ts) to fail or slow any one operation (tests run
 // as root, so permission bits cannot). Each method is one system call (or one logical write), so
 // "fail the Nth operation" is one precise point of the sequence.
 import { constants } from "node:fs";
