@@ -15,19 +15,17 @@ import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
-import { PublishError } from "./targets.js";
+import { PublishError, type PublishTargets } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
 export type { InMemoryDocuments, PublishDocuments } from "./prepare.js";
 
-/** Where to publish: the manifest path, the export path (optional), and whether to overwrite. */
-export interface PublishRequest {
-  readonly manifestPath: string;
-  readonly exportPath?: string | null;
-  /** Remove an existing manifest/export first (under the lock); otherwise an existing target fails. */
-  readonly overwrite: boolean;
-}
+/**
+ * Where to publish: the manifest path, the export path (optional), and whether to overwrite: remove
+ * an existing manifest/export first (under the lock); otherwise an existing target fails.
+ */
+export type PublishRequest = Pick<PublishTargets, "manifestPath" | "overwrite"> & { readonly exportPath?: string | null };
 
 /** Options of `publish`. */
 export interface PublishOptions {
