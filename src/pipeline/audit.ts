@@ -62,17 +62,12 @@ export class AuditLogger {
     this.#key = loadOrCreateKey(join(logDir, AUDIT_KEY_FILE));
   }
 
-  /** Keyed digest of an input, for correlating log lines without storing the text. */
-  inputDigest(text: string): string {
-    return createHmac("sha256", this.#key).update(text, "utf8").digest("hex");
-  }
-
   /** Appends one line for a check of `text`. */
   record(text: string, verdict: PipelineVerdict): void {
     try {
       const line: AuditLine = {
         timestamp: this.#clock().toISOString(),
-        input_hmac: this.inputDigest(text),
+        input_hmac: createHmac("sha256", this.#key).update(text, "utf8").digest("hex"),
         verdict: auditLabel(verdict),
         blocked_by: verdict.blockedBy,
         risk_score: verdict.canaryRiskScore,
