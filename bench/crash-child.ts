@@ -11,7 +11,7 @@ import { writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { canaryNumCtxForPolicy, ingestFiles } from "../src/ingest/files.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";
-import { hookedFs } from "../src/publish/fs-hooks.js";
+import { hookedFs } from "./_fs-hooks.js";
 import { nodePublishFs } from "../src/publish/fs.js";
 
 const MARKER_FD = 3;

@@ -17,7 +17,7 @@ import { isUtf8 } from "node:buffer";
 import { assertCanonicalValue, canonicalObjectFrame } from "./canonical.js";
 import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./canonical-split.js";
 import { canonicalValue, NOT_CANONICAL } from "./canonical-value.js";
-import { GrammarFailure, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
+import { StrictStreamError, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
 import { isPlainObject } from "./guards.js";
 import { readFileChunks, type StrictFileEnd } from "./strict-json-file.js";
 
@@ -110,7 +110,7 @@ class FrameCheck {
     try {
       this.parser.feed(piece, kind === "tail");
     } catch (error) {
-      if (error instanceof GrammarFailure) throw new NotCanonicalLayout("the frame is not strict JSON");
+      if (error instanceof StrictStreamError) throw new NotCanonicalLayout("the frame is not strict JSON");
       throw error;
     }
     const events = this.parser.takeEvents();

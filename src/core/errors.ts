@@ -45,3 +45,9 @@ export function errorClassName(error: unknown): string {
   const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
   return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
 }
+
+/** The `code` of a Node system error (ENOENT, EACCES, …), or null. */
+export function errorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : null;
+}

@@ -38,7 +38,7 @@ import { Buffer, isUtf8 } from "node:buffer";
 /** Deepest nesting of arrays and objects the strict parser accepts. */
 export const MAX_NESTING_DEPTH = 64;
 
-export type LineParseErrorCode = "malformed_json" | "duplicate_key" | "too_deep" | "non_finite_number" | "too_many_values" | "invalid_utf8";
+type LineParseErrorCode = "malformed_json" | "duplicate_key" | "too_deep" | "non_finite_number" | "too_many_values" | "invalid_utf8";
 
 export type LineParseResult =
   | { ok: true; value: unknown /** some string (key or value) holds an escaped lone surrogate */; loneSurrogate: boolean }
@@ -132,17 +132,20 @@ export type StrictStreamEvent =
   | { readonly type: "element"; readonly key: string; readonly index: number; readonly value: unknown }
   | { readonly type: "array_end"; readonly key: string; readonly count: number };
 
-/** Why the grammar refused: the codes of parseJsonBytes, plus the character budgets of a stream. */
-export type GrammarErrorCode = LineParseErrorCode | "too_many_chars";
+/** Why the grammar refused: the codes of parseJsonBytes, a stream's character budgets, a chunked document's byte order mark. */
+export type StrictStreamProblemCode = LineParseErrorCode | "too_many_chars" | "byte_order_mark";
 
-/** A refusal of the grammar: a stable code and a fixed message (never any input). */
-export class GrammarFailure {
+/** A refusal of the grammar or the streaming reader: a stable code and a fixed message (never any input). */
+export class StrictStreamError extends Error {
   constructor(
-    readonly code: GrammarErrorCode,
-    readonly message: string,
+    readonly code: StrictStreamProblemCode,
+    message: string,
     /** For a budget code: whether the budget of one streamed element was exceeded (else the rest's). */
     readonly inElement: boolean = false,
-  ) {}
+  ) {
+    super(message);
+    this.name = "StrictStreamError";
+  }
 }
 
 type BuildFrame =
@@ -176,8 +179,8 @@ const IGNORED: unique symbol = Symbol("ignored");
 const STREAMED: unique symbol = Symbol("streamed");
 const UNLIMITED: StreamBudget = { maxValues: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
 
-function malformed(rule: string): GrammarFailure {
-  return new GrammarFailure("malformed_json", `malformed JSON (${rule})`);
+function malformed(rule: string): StrictStreamError {
+  return new StrictStreamError("malformed_json", `malformed JSON (${rule})`);
 }
 
 function isDigit(unit: number): boolean {
@@ -191,7 +194,7 @@ function isNumberByte(unit: number): boolean {
 
 /**
  * The strict JSON push parser. `feed` each chunk of strict UTF-8 bytes (the caller checks UTF-8),
- * the last with `final`; it throws GrammarFailure on the first problem, in document order. Work is
+ * the last with `final`; it throws StrictStreamError on the first problem, in document order. Work is
  * linear in the input: every step advances, and a token split across chunks is scanned once.
  */
 export class StrictJsonParser {
@@ -255,7 +258,7 @@ export class StrictJsonParser {
     return events;
   }
 
-  /** Parses the next chunk (the last one with `final`); throws GrammarFailure on a problem. */
+  /** Parses the next chunk (the last one with `final`); throws StrictStreamError on a problem. */
   feed(chunk: Buffer, final: boolean): void {
     if (this.length - this.pos > 0) {
       // An unfinished token waits in `store` (at its start): append the chunk behind it.
@@ -403,7 +406,7 @@ export class StrictJsonParser {
   private checkValues(): void {
     const budget = this.inElement ? this.elementBudget : this.restBudget;
     if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) {
-      throw new GrammarFailure("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+      throw new StrictStreamError("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
     }
   }
 
@@ -413,13 +416,13 @@ export class StrictJsonParser {
     else this.restChars += n;
     const budget = this.inElement ? this.elementBudget : this.restBudget;
     if ((this.inElement ? this.elementChars : this.restChars) > budget.maxChars) {
-      throw new GrammarFailure("too_many_chars", `more than ${budget.maxChars} characters`, this.inElement);
+      throw new StrictStreamError("too_many_chars", `more than ${budget.maxChars} characters`, this.inElement);
     }
   }
 
   private tokenTooLong(written: number): void {
     if (written > this.maxTokenBytes) {
-      throw new GrammarFailure("too_many_chars", `a string, key or number longer than ${this.maxTokenBytes} bytes`, this.inElement);
+      throw new StrictStreamError("too_many_chars", `a string, key or number longer than ${this.maxTokenBytes} bytes`, this.inElement);
     }
   }
 
@@ -450,7 +453,7 @@ export class StrictJsonParser {
   /** Opens a container at `start` (its bracket), after the depth check. */
   private open(kind: "object" | "array", start: number): void {
     // The container being opened would sit at depth stack.length + 1.
-    if (this.stack.length >= this.maxDepth) throw new GrammarFailure("too_deep", `nesting deeper than ${this.maxDepth} levels`);
+    if (this.stack.length >= this.maxDepth) throw new StrictStreamError("too_deep", `nesting deeper than ${this.maxDepth} levels`);
     this.pos++;
     this.phase = kind === "object" ? OBJECT_OPENED : ARRAY_OPENED;
     const parent = this.stack[this.stack.length - 1];
@@ -534,7 +537,7 @@ export class StrictJsonParser {
     // Compared after unescaping: "a" and "\u0061" are the same key. A skipped object keeps
     // its keys too (only while it is open), so duplicates are refused at every depth.
     const seen = frame.build ? (frame as { entries: Map<string, unknown> }).entries.has(key) : (frame.keys as Set<string>).has(key);
-    if (seen) throw new GrammarFailure("duplicate_key", "duplicate key (keys must be unique at every depth)");
+    if (seen) throw new StrictStreamError("duplicate_key", "duplicate key (keys must be unique at every depth)");
     if (frame.build) (frame as { key: string }).key = key;
     else {
       (frame.keys as Set<string>).add(key);
@@ -601,7 +604,7 @@ export class StrictJsonParser {
     this.pos = pos;
     this.countChars(pos - start);
     const value = Number(this.buf.toString("latin1", start, pos));
-    if (!Number.isFinite(value)) throw new GrammarFailure("non_finite_number", "number out of range (non-finite numbers are not accepted)");
+    if (!Number.isFinite(value)) throw new StrictStreamError("non_finite_number", "number out of range (non-finite numbers are not accepted)");
     return value;
   }
 
@@ -659,10 +662,9 @@ export class StrictJsonParser {
  * Parses one line or document strictly; never throws for any string input. The string is
  * encoded as UTF-8 first (it should be well-formed: a raw lone surrogate becomes U+FFFD). With a
  * `shape`, values the shape does not accept come back as SkippedValue (see the module comment).
- * The second argument may also be a plain depth, as in earlier versions.
  */
-export function parseJsonLine(text: string, options: number | ParseOptions = {}): LineParseResult {
-  return parseJsonBytes(Buffer.from(text, "utf8"), typeof options === "number" ? { maxDepth: options } : options);
+export function parseJsonLine(text: string, options: ParseOptions = {}): LineParseResult {
+  return parseJsonBytes(Buffer.from(text, "utf8"), options);
 }
 
 /**
@@ -684,7 +686,7 @@ export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): L
     return { ok: true, value: parser.value, loneSurrogate: parser.loneSurrogate };
   } catch (error) {
     // Without a character budget or token cap, the grammar's codes are exactly LineParseErrorCode.
-    if (error instanceof GrammarFailure) return { ok: false, code: error.code as LineParseErrorCode, message: error.message };
+    if (error instanceof StrictStreamError) return { ok: false, code: error.code as LineParseErrorCode, message: error.message };
     throw error;
   }
 }

@@ -4,10 +4,7 @@
 // as one JSON document (manifests, exports, eval corpora, demo captures) goes through here, so
 // a document cannot mean one thing to one command and another to the next. Problems are
 // values with a stable code; the input is never echoed.
-import { parseJsonBytes, type LineParseErrorCode, type LineParseResult, type ParseOptions } from "./parse-line.js";
-
-/** Why a strict document could not be read. */
-export type StrictDocumentProblemCode = LineParseErrorCode | "byte_order_mark";
+import { parseJsonBytes, type LineParseResult, type ParseOptions } from "./parse-line.js";
 
 /** U+FEFF encoded as UTF-8 at the start. */
 export function startsWithByteOrderMark(bytes: Uint8Array): boolean {

@@ -67,22 +67,15 @@ export async function* readFileChunks(path: string, chunkBytes: number = DEFAULT
   });
   try {
     if (!(await handle.stat()).isFile()) throw new StrictFileError("not_a_file");
-  } catch (error) {
-    await handle.close();
-    throw error instanceof StrictFileError ? error : new StrictFileError(fileReason(error));
-  }
-  const buffer = Buffer.allocUnsafe(size);
-  try {
+    const buffer = Buffer.allocUnsafe(size);
     for (;;) {
-      let read: number;
-      try {
-        ({ bytesRead: read } = await handle.read(buffer, 0, size, null));
-      } catch (error) {
-        throw new StrictFileError(fileReason(error));
-      }
-      if (read === 0) break;
-      yield buffer.subarray(0, read);
+      const { bytesRead } = await handle.read(buffer, 0, size, null);
+      if (bytesRead === 0) break;
+      yield buffer.subarray(0, bytesRead);
     }
+  } catch (error) {
+    // Only the file's own operations throw here: a consumer that stops early returns, never throws, into the loop.
+    throw error instanceof StrictFileError ? error : new StrictFileError(fileReason(error));
   } finally {
     await handle.close();
   }

@@ -10,26 +10,10 @@
 //   UTF-8 anywhere (after a JSON problem the rest is still checked for UTF-8), then the first
 //   JSON problem in document order; `end` throws it as a StrictStreamError.
 import { Buffer, isUtf8 } from "node:buffer";
-import { GrammarFailure, StrictJsonParser, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
-import { startsWithByteOrderMark, type StrictDocumentProblemCode } from "./strict-document.js";
+import { StrictJsonParser, StrictStreamError, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
+import { startsWithByteOrderMark } from "./strict-document.js";
 
-export type { StrictStreamEvent };
-
-/** Why a streamed document could not be read: the strict reader's codes plus a character budget. */
-export type StrictStreamProblemCode = StrictDocumentProblemCode | "too_many_chars";
-
-/** A refusal of the streaming reader: a stable code and a fixed message (never any input). */
-export class StrictStreamError extends Error {
-  constructor(
-    readonly code: StrictStreamProblemCode,
-    message: string,
-    /** For a budget code: whether the budget of one streamed element was exceeded (else the rest's). */
-    readonly inElement: boolean = false,
-  ) {
-    super(message);
-    this.name = "StrictStreamError";
-  }
-}
+export { StrictStreamError, type StrictStreamEvent } from "./parse-line.js";
 
 /** The document without its streamed arrays. */
 export interface StrictStreamResult {
@@ -126,8 +110,8 @@ export class StrictJsonStream {
     try {
       this.parser.feed(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), final);
     } catch (error) {
-      if (!(error instanceof GrammarFailure)) throw error;
-      this.failure = new StrictStreamError(error.code, error.message, error.inElement);
+      if (!(error instanceof StrictStreamError)) throw error;
+      this.failure = error;
       // The events of a refused chunk are not worth handing out.
       this.parser.takeEvents();
       return [];

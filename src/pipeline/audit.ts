@@ -52,27 +52,20 @@ export class AuditLogger {
   readonly logDir: string;
   readonly #key: Buffer;
   readonly #onWarning: (message: string) => void;
-  readonly #clock: () => Date;
 
-  constructor(logDir: string, options: { onWarning?: (message: string) => void; clock?: () => Date } = {}) {
+  constructor(logDir: string, onWarning: (message: string) => void) {
     this.logDir = logDir;
-    this.#onWarning = options.onWarning ?? (() => {});
-    this.#clock = options.clock ?? (() => new Date());
+    this.#onWarning = onWarning;
     mkdirSync(logDir, { recursive: true, mode: 0o700 });
     this.#key = loadOrCreateKey(join(logDir, AUDIT_KEY_FILE));
-  }
-
-  /** Keyed digest of an input, for correlating log lines without storing the text. */
-  inputDigest(text: string): string {
-    return createHmac("sha256", this.#key).update(text, "utf8").digest("hex");
   }
 
   /** Appends one line for a check of `text`. */
   record(text: string, verdict: PipelineVerdict): void {
     try {
       const line: AuditLine = {
-        timestamp: this.#clock().toISOString(),
-        input_hmac: this.inputDigest(text),
+        timestamp: new Date().toISOString(),
+        input_hmac: createHmac("sha256", this.#key).update(text, "utf8").digest("hex"),
         verdict: auditLabel(verdict),
         blocked_by: verdict.blockedBy,
         risk_score: verdict.canaryRiskScore,

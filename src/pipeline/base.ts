@@ -92,7 +92,7 @@ export class PipelineBase {
     const built = clients?.(resolved, this.systemPrompt) ?? null;
     this.probe = built?.probe ?? null;
     this.analyzer = built?.analyzer ?? null;
-    this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, { onWarning: (message) => this.#warn(message, "audit_write_failed") }) : null;
+    this.#audit = options.auditLogDir ? new AuditLogger(options.auditLogDir, (message) => this.#warn(message, "audit_write_failed")) : null;
     Object.freeze(this);
   }
 

@@ -1,13 +1,7 @@
-// The preflight every command that checks runs before its first check. A pool of canary
-// endpoints is pinned to one identity (canary/pool.ts: model, digest, context, behavioural
-// fingerprint), and a canary on an OpenAI-compatible server (vLLM) must show that its
-// max_model_len holds the largest window the pipeline sends (canary/openai-context-gate.ts);
-// either failing refuses the run. An Ollama canary proves
-// its loaded context on its first call instead (canary/run-context.ts), and ingest has its own
-// gate sized by the policy's segments (ingest/gate.ts); for both, and for a pipeline without a
-// canary, this does nothing. An embedded canary (canary/embedded-probe.ts) is opened here: the
-// engine imported, the model file's SHA-256 checked, the model loaded and its context created,
-// so a missing engine, a wrong file or a failed load refuses the run before any text is read.
+// The preflight every command that checks runs before its first check, so a canary that cannot
+// hold the run refuses it before any text is read. An Ollama canary proves its loaded context on its
+// first call instead (canary/run-context.ts), and ingest has its own gate sized by the policy's
+// segments (ingest/gate.ts): for those, this proves no context.
 import { requiredCanaryContext } from "../canary/context.js";
 import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { canaryKind, poolMembers } from "../canary/identity.js";
@@ -17,15 +11,13 @@ import { isGenuinePipeline } from "./genuine.js";
 import { confirmCanaryModel } from "./canary-model.js";
 
 /**
- * Before any check: proves that an OpenAI-compatible canary server (or every server of a pool of
- * them, which must all report alike) holds a whole window (`maxInputLength` code points), and
- * pins `pipeline`'s canary pool when it has one (throws CanaryPoolError, code `backend`, when the
- * pool is refused). Resolves to what the server reported, or to null when there is no such proof
- * (no canary, Ollama, embedded, a pipeline this library did not build). Throws the embedded
- * canary's typed error when it cannot open (code `config`: engine missing, wrong SHA-256; code
- * `backend`: the engine failed). Throws CanaryModelError (code `backend`) when the server does
- * not list the canary model. Throws CanaryContextError (code `backend`) when the server reports no max_model_len or
- * too small a one.
+ * Before any check: the server must list the canary model (CanaryModelError); an embedded canary is
+ * opened (engine imported, model file's SHA-256 checked, model loaded: its typed error, code `config`
+ * or `backend`); an OpenAI-compatible server (or every server of a pool of them, which must report
+ * alike) must hold a whole window of `maxInputLength` code points in its max_model_len
+ * (CanaryContextError); a pool is pinned to one identity (CanaryPoolError). Resolves to what the
+ * server reported, or null when there is no such proof (no canary, Ollama, embedded, a pipeline
+ * this library did not build).
  */
 export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextProof | null> {
   if (!isGenuinePipeline(pipeline)) return null;

@@ -10,7 +10,7 @@ import { nodePublishFs, type PublishFs } from "./fs.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
 export interface AtomicWriteOptions {
-  /** The file system (default the real one); tests and benches wrap it (see fs-hooks.ts). */
+  /** The file system (default the real one); tests and benches wrap it (bench/_fs-hooks.ts). */
   readonly fs?: PublishFs;
   /** Mode of the new file before the umask (default 0o666, as for any new file). */
   readonly mode?: number;

@@ -30,33 +30,24 @@ export class ArraySpool implements ItemSpool {
     return new ArraySpool(await ScratchFile.create(target, label));
   }
 
-  /** Items appended so far. */
   get count(): number {
     return this.items;
   }
 
-  /** Bytes of the items and their separators so far. */
-  get size(): number {
-    return this.file.size;
-  }
-
-  /** Appends one item's canonical text. */
   async append(itemText: string): Promise<void> {
     await this.file.append(this.items === 0 ? itemText : `,${itemText}`);
     this.items++;
   }
 
-  /** Flushes and closes the spool; no more items. */
   seal(): Promise<void> {
     return this.file.seal();
   }
 
-  /** The spooled bytes (seal first); with `reuseBuffer`, each chunk is valid only until the next is asked for. */
+  /** The spooled bytes (seal first). */
   chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
     return this.file.chunks(options);
   }
 
-  /** Deletes the spool (never throws). */
   remove(): Promise<void> {
     return this.file.remove();
   }

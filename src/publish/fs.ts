@@ -1,9 +1,9 @@
 // The file-system operations publication performs, injectable: `nodePublishFs` in production;
-// tests and the crash bench wrap it (fs-hooks.ts) to fail or slow any one operation (tests run
+// tests and the crash bench wrap it (bench/_fs-hooks.ts) to fail or slow any one operation (tests run
 // as root, so permission bits cannot). Each method is one system call (or one logical write), so
 // "fail the Nth operation" is one precise point of the sequence.
 import { constants } from "node:fs";
-import { link, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
+import { type FileHandle, link, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
 
 /** What makes a file "ours": the same inode on the same device, still of the size we wrote. */
 export interface FileIdentity {
@@ -43,13 +43,7 @@ export const nodePublishFs: PublishFs = {
     const flags = purpose === "create" ? constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY : constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
     const handle = await open(path, flags, mode);
     return {
-      async write(data) {
-        let offset = 0;
-        while (offset < data.byteLength) {
-          const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
-          offset += bytesWritten;
-        }
-      },
+      write: (data) => writeAll(handle, data),
       sync: () => handle.sync(),
       close: () => handle.close(),
     };
@@ -71,8 +65,8 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size;
 }
 
-/** The `code` of a Node system error, or null. */
-export function errorCode(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : null;
+/** Writes every byte of `data` at the handle's position, looping over short writes. */
+export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < data.byteLength) offset += (await handle.write(data, offset, data.byteLength - offset)).bytesWritten;
 }

@@ -6,11 +6,13 @@
 // process and is taken over. Locks are taken in sorted path order, so two waiting runs never
 // deadlock. A lock compromised while held is recorded, never thrown from a timer: publication
 // checks `compromised` before it commits and rolls back.
-import { dirname } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { setTimeout } from "node:timers/promises";
 import lockfile from "proper-lockfile";
-import { errorCode } from "./fs.js";
+import { errorCode } from "../core/errors.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
+import { canonicalPath } from "../core/file-identity.js";
 
 /** A holder refreshes its lock every STALE_LOCK_MS / 2; this long without a refresh = dead. */
 export const STALE_LOCK_MS = 20_000;
@@ -18,7 +20,6 @@ const RETRY_INTERVAL_MS = 250;
 
 /** A held publication lock; release it when done. */
 export interface PublicationLock {
-  readonly manifestPath: string;
   readonly lockPath: string;
   /** Set when the lock was lost while held; publication must not commit after that. */
   readonly compromised: Error | null;
@@ -29,8 +30,6 @@ export interface PublicationLock {
 export interface LockOptions {
   /** How long to wait for a lock held by another run; 0 (default) fails at once. */
   readonly waitSeconds?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly now?: () => number;
   /** Stops waiting (an interrupted run must not sit in the wait loop). */
   readonly signal?: AbortSignal;
 }
@@ -39,16 +38,12 @@ export function lockPathFor(manifestPath: string): string {
   return `${manifestPath}.lock`;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** `manifestPath` should be canonical (targets.ts canonicalPath), so aliases share one lock. */
+/** Locks one path; `manifestPath` should be canonical (see lockTargets), so aliases share one lock. */
 export async function acquirePublicationLock(manifestPath: string, options: LockOptions = {}): Promise<PublicationLock> {
   const waitSeconds = options.waitSeconds ?? 0;
   if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new PublishError("--wait-lock must be a finite number of seconds >= 0");
-  const sleep = options.sleep ?? defaultSleep;
-  const now = options.now ?? Date.now;
   const lockPath = lockPathFor(manifestPath);
-  const deadline = now() + waitSeconds * 1000;
+  const deadline = Date.now() + waitSeconds * 1000;
   let compromised: Error | null = null;
   for (;;) {
     try {
@@ -63,7 +58,6 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       });
       let released = false;
       return {
-        manifestPath,
         lockPath,
         get compromised() {
           return compromised;
@@ -82,8 +76,8 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       const code = errorCode(error);
       if (code === "ELOCKED") {
         if (options.signal?.aborted) throw new PublishError("interrupted while waiting for the publication lock", { cause: error });
-        if (now() < deadline) {
-          await sleep(Math.min(RETRY_INTERVAL_MS, Math.max(1, deadline - now())));
+        if (Date.now() < deadline) {
+          await setTimeout(Math.min(RETRY_INTERVAL_MS, Math.max(1, deadline - Date.now())));
           continue;
         }
         throw new PublishError(
@@ -102,20 +96,25 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
   }
 }
 
-/** Locks every target path (sorted, duplicates once) as one lock; releases all on failure. */
-export async function acquireTargetLocks(paths: readonly string[], options: LockOptions = {}): Promise<PublicationLock> {
-  const ordered = [...new Set(paths)].sort();
+/**
+ * Locks the manifest path and the export path as one lock, each named after the file's name in its
+ * canonical directory (so aliases share one lock), in sorted order, duplicates once; releases all on failure.
+ */
+export async function lockTargets(
+  targets: { readonly manifestPath: string; readonly exportPath?: string | null },
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<PublicationLock> {
+  const paths = [targets.manifestPath, ...(targets.exportPath == null ? [] : [targets.exportPath])];
+  const ordered = [...new Set(await Promise.all(paths.map(lockTarget)))].sort();
   const held: PublicationLock[] = [];
   try {
-    for (const path of ordered) held.push(await acquirePublicationLock(path, options));
+    for (const path of ordered) held.push(await acquirePublicationLock(path, { waitSeconds, ...(signal ? { signal } : {}) }));
   } catch (error) {
     for (const lock of held.reverse()) await lock.release();
     throw error;
   }
-  const first = held[0];
-  if (first === undefined) throw new PublishError("no target to lock");
   return {
-    manifestPath: first.manifestPath,
     lockPath: held.map((lock) => lock.lockPath).join(", "),
     get compromised() {
       return held.find((lock) => lock.compromised !== null)?.compromised ?? null;
@@ -124,4 +123,9 @@ export async function acquireTargetLocks(paths: readonly string[], options: Lock
       for (const lock of [...held].reverse()) await lock.release();
     },
   };
+}
+
+async function lockTarget(path: string): Promise<string> {
+  const absolute = resolve(path);
+  return join(await canonicalPath(dirname(absolute)), basename(absolute));
 }

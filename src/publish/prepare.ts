@@ -39,22 +39,6 @@ function isFramed(documents: PublishDocuments): documents is FramedDocuments {
   return "framed" in documents && documents.framed === true;
 }
 
-function exportRequestMismatch(exportRequested: boolean): PublishError {
-  return new PublishError(
-    exportRequested
-      ? "refusing to publish: an export path was given but the manifest records export_requested=false"
-      : "refusing to publish: the manifest records an export but no export path was given",
-  );
-}
-
-function validateFramed(documents: FramedDocuments, exportRequested: boolean): void {
-  if (documents.exportRequested !== exportRequested) throw exportRequestMismatch(exportRequested);
-  if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
-  if (documents.export !== null && documents.exportNamesManifest !== documents.manifest.sha256) {
-    throw new PublishError("refusing to publish: the export is not bound to this manifest");
-  }
-}
-
 function checkBytes(label: string, document: CanonicalDocument<unknown>, schema: z.ZodType): void {
   if (sha256Hex(document.bytes) !== document.sha256) throw new PublishError(`refusing to publish: the ${label} bytes do not match its sha256`);
   let text: string;
@@ -75,18 +59,20 @@ function checkBytes(label: string, document: CanonicalDocument<unknown>, schema:
 
 /** Throws PublishError unless the documents form a complete, self-consistent pair. */
 export function validateDocuments(documents: PublishDocuments, exportRequested: boolean): void {
-  if (isFramed(documents)) {
-    validateFramed(documents, exportRequested);
-    return;
+  const framed = isFramed(documents);
+  const named = framed ? null : documents.manifest.document.schema;
+  if (!framed) checkBytes("manifest", documents.manifest, manifestDocumentSchema(named));
+  if ((framed ? documents.exportRequested : documents.manifest.document.run.export_requested) !== exportRequested) {
+    throw new PublishError(
+      exportRequested
+        ? "refusing to publish: an export path was given but the manifest records export_requested=false"
+        : "refusing to publish: the manifest records an export but no export path was given",
+    );
   }
-  const named = documents.manifest.document.schema;
-  checkBytes("manifest", documents.manifest, manifestDocumentSchema(named));
-  if (documents.manifest.document.run.export_requested !== exportRequested) throw exportRequestMismatch(exportRequested);
   if ((documents.export !== null) !== exportRequested) throw new PublishError("an export path needs an export document and the reverse");
-  if (documents.export !== null) {
-    checkBytes("export", documents.export, exportDocumentSchema(exportSchemaFor(named)));
-    if (documents.export.document.manifest_sha256 !== documents.manifest.sha256) {
-      throw new PublishError("refusing to publish: the export is not bound to this manifest");
-    }
+  if (documents.export === null) return;
+  if (!framed) checkBytes("export", documents.export, exportDocumentSchema(exportSchemaFor(named)));
+  if ((framed ? documents.exportNamesManifest : documents.export.document.manifest_sha256) !== documents.manifest.sha256) {
+    throw new PublishError("refusing to publish: the export is not bound to this manifest");
   }
 }

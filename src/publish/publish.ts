@@ -7,27 +7,25 @@
 // path; before the commit any failure, abort or lost lock rolls back (rollback.ts: temps removed,
 // our export taken back only if still ours); after it, the pair stands and later errors are
 // logged, never thrown, leaving at most a hidden byte-identical `.tmp`.
-import { basename, dirname, join, resolve } from "node:path";
-import { errorCode, nodePublishFs, type PublishFs } from "./fs.js";
-import { acquireTargetLocks, type PublicationLock } from "./lock.js";
+import { dirname, resolve } from "node:path";
+import { nodePublishFs, type PublishFs } from "./fs.js";
+import { errorCode } from "../core/errors.js";
+import { lockTargets, type PublicationLock } from "./lock.js";
 import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
 import { validateDocuments, type PublishDocuments } from "./prepare.js";
 import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
-import { canonicalPath } from "../core/file-identity.js";
-import { PublishError } from "./targets.js";
+import { PublishError, type PublishTargets } from "./targets.js";
 import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
 export type { InMemoryDocuments, PublishDocuments } from "./prepare.js";
 
-/** Where to publish: the manifest path, the export path (optional), and whether to overwrite. */
-export interface PublishRequest {
-  readonly manifestPath: string;
-  readonly exportPath?: string | null;
-  /** Remove an existing manifest/export first (under the lock); otherwise an existing target fails. */
-  readonly overwrite: boolean;
-}
+/**
+ * Where to publish: the manifest path, the export path (optional), and whether to overwrite: remove
+ * an existing manifest/export first (under the lock); otherwise an existing target fails.
+ */
+export type PublishRequest = Pick<PublishTargets, "manifestPath" | "overwrite"> & { readonly exportPath?: string | null };
 
 /** Options of `publish`. */
 export interface PublishOptions {
@@ -159,21 +157,4 @@ export async function publish(documents: PublishDocuments, request: PublishReque
 /** What a temp file is written from: the bytes in memory, or the framed document itself. */
 function contentOf(document: { readonly bytes: Uint8Array } | FramedDocument): Uint8Array | FramedDocument {
   return "bytes" in document ? document.bytes : document;
-}
-
-/** Locks the manifest path and the export path (see lock.ts for why both). */
-export async function lockTargets(
-  request: Pick<PublishRequest, "manifestPath" | "exportPath">,
-  waitSeconds: number,
-  signal?: AbortSignal,
-): Promise<PublicationLock> {
-  const paths = [await lockTarget(request.manifestPath)];
-  if (request.exportPath != null) paths.push(await lockTarget(request.exportPath));
-  return acquireTargetLocks(paths, { waitSeconds, ...(signal ? { signal } : {}) });
-}
-
-/** The path a lock is named after: the file's name in its canonical directory. */
-async function lockTarget(manifestPath: string): Promise<string> {
-  const absolute = resolve(manifestPath);
-  return join(await canonicalPath(dirname(absolute)), basename(absolute));
 }

@@ -5,7 +5,8 @@
 // size): ours is deleted; anything else is linked back (no-clobber, else it stays there and the
 // path is logged). Rollback never deletes a file that is not ours.
 import { basename, dirname, join } from "node:path";
-import { errorCode, sameIdentity, type FileIdentity, type PublishFs } from "./fs.js";
+import { sameIdentity, type FileIdentity, type PublishFs } from "./fs.js";
+import { errorCode } from "../core/errors.js";
 import { randomName, unlinkQuietly } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 

@@ -7,8 +7,9 @@ import { randomBytes } from "node:crypto";
 import { unlinkSync } from "node:fs";
 import { type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { LittleCanaryError } from "../core/errors.js";
+import { errorCode, LittleCanaryError } from "../core/errors.js";
 import { displayText } from "../core/display-text.js";
+import { writeAll } from "./fs.js";
 
 /** The file-name ending of every scratch file. */
 export const SCRATCH_SUFFIX = ".spool";
@@ -24,10 +25,7 @@ export class ScratchFileError extends LittleCanaryError {
   }
 }
 
-const reason = (error: unknown): string => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : error instanceof Error ? error.message : "unknown error";
-};
+const reason = (error: unknown): string => errorCode(error) ?? (error instanceof Error ? error.message : "unknown error");
 
 // Scratch files not yet removed. A process that ends through process.exit (a second Ctrl-C
 // forcing the exit while a run is still unwinding) runs no async cleanup, so they are unlinked
@@ -124,11 +122,7 @@ export class ScratchFile {
   private async writeOut(data: Uint8Array): Promise<void> {
     if (this.handle === null) return;
     try {
-      let offset = 0;
-      while (offset < data.byteLength) {
-        const { bytesWritten } = await this.handle.write(data, offset, data.byteLength - offset);
-        offset += bytesWritten;
-      }
+      await writeAll(this.handle, data);
       this.written += data.byteLength;
     } catch (error) {
       throw new ScratchFileError(`could not write the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });

@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import type { FramedDocument } from "./framed-document.js";
-import { errorCode, type FileIdentity, type PublishFs } from "./fs.js";
+import type { FileIdentity, PublishFs } from "./fs.js";
+import { errorCode } from "../core/errors.js";
 
 const TEMP_SUFFIX = ".tmp";
 
@@ -54,7 +55,7 @@ export async function writeTemp(
 }
 
 /** fsync a directory so the links and unlinks in it survive a power loss; best effort. */
-export async function syncDirectory(fs: PublishFs, directory: string): Promise<boolean> {
+export async function syncDirectory(fs: PublishFs, directory: string): Promise<void> {
   try {
     const handle = await fs.open(directory, "directory");
     try {
@@ -62,11 +63,9 @@ export async function syncDirectory(fs: PublishFs, directory: string): Promise<b
     } finally {
       await handle.close().catch(() => undefined);
     }
-    return true;
   } catch {
     // Some platforms and file systems refuse to open or fsync a directory (EISDIR, EINVAL,
     // EPERM); durability of the entry is then up to the file system.
-    return false;
   }
 }
 

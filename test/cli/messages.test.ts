@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../cli/io.js";
 import { createProgress } from "../../cli/progress.js";
 import { run as runIngest } from "../../cli/commands/ingest.js";
-import { hookedFs } from "../../src/publish/fs-hooks.js";
+import { hookedFs } from "../../bench/_fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { writeCapture } from "../../src/demo/record.js";
 import { writeFileAtomically } from "../../src/eval/sink.js";
 import { writeFileAtomic } from "../../src/publish/atomic-write.js";
-import { hookedFs, injectedFsError, type PublishFsCall } from "../../src/publish/fs-hooks.js";
+import { hookedFs, injectedFsError, type PublishFsCall } from "../../bench/_fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "lc-atomic-"));

@@ -9,7 +9,7 @@ import { ingestRecords } from "../../src/ingest/run.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { publish, type InMemoryDocuments } from "../../src/publish/publish.js";
 import { PublishError } from "../../src/publish/targets.js";
-import type { PublishFsCall } from "../../src/publish/fs-hooks.js";
+import type { PublishFsCall } from "../../bench/_fs-hooks.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
 import { ERROR_CODES, dirState, failingFs, recordingFs, tempDir, type DirState } from "../support/publish-fixtures.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { canaryNumCtxForPolicy, type IngestFilesOptions } from "../../src/ingest/files.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { verifyFiles, type VerifyFilesResult } from "../../src/verify/verify-files.js";
-import { hookedFs, injectedFsError, type PublishFsCall } from "../../src/publish/fs-hooks.js";
+import { hookedFs, injectedFsError, type PublishFsCall } from "../../bench/_fs-hooks.js";
 import { nodePublishFs, type PublishFs } from "../../src/publish/fs.js";
 import { afterEach, beforeEach } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "./ollama-stand-in.js";

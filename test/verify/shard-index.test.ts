@@ -8,7 +8,7 @@ import { LittleCanaryError } from "../../src/core/errors.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { buildShardIndex, verifyShardIndex } from "../../src/index.js";
 import { parseShardPairArgument } from "../../src/verbs/build-shard-index.js";
-import { hookedFs, injectedFsError } from "../../src/publish/fs-hooks.js";
+import { hookedFs, injectedFsError } from "../../bench/_fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

@@ -2,7 +2,7 @@
 // fail one operation with a chosen error code, delay it (a slow fsync widens the window in which
 // a `kill -9` lands inside publication), or act as a concurrent writer at a precise moment.
 // Nothing is monkey-patched: the wrapped file system is passed to `publish` like any other.
-import type { PublishFileHandle, PublishFs } from "./fs.js";
+import type { PublishFileHandle, PublishFs } from "../src/publish/fs.js";
 
 type PublishFsOperation = "open" | "write" | "fsync" | "close" | "link" | "rename" | "unlink" | "stat" | "mkdir" | "rmdir";
 
