@@ -14,7 +14,7 @@ import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits 
 import { BoundedLineSplitter } from "./lines.js";
 import { startsWithByteOrderMark } from "../core/strict-document.js";
 import { MAX_NESTING_DEPTH, parseJsonBytes } from "../core/parse-line.js";
-import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
+import { buildRecord, RECORD_SHAPE, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 /** The stable code of a reader refusal. */
 type ReaderRefusalCode =
@@ -71,10 +71,7 @@ const PROBLEM_FLAGS: Partial<Record<RecordProblemCode, string>> = {
 };
 
 /** The flags that size the per-line cap (see limits.ts `maxLineBytes`). */
-const LINE_CAP_FLAGS: Readonly<Record<ReaderKind, string>> = {
-  screen: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
-  ingest: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
-};
+const LINE_CAP_FLAGS = "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars";
 
 function refusal(code: ReaderRefusalCode, line: number | null, message: string): ReaderRefusal {
   return { code, line, message };
@@ -132,7 +129,7 @@ export async function scanRecords(
 
   const splitter = new BoundedLineSplitter<ReaderRefusal>(
     cap,
-    (line) => refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS[kind]})`),
+    (line) => refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS})`),
     firstLine,
   );
 
@@ -150,7 +147,7 @@ export async function scanRecords(
       return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit} (--max-items)`);
     }
     const index = recordCount;
-    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape: RECORD_SHAPES[kind] });
+    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape: RECORD_SHAPE });
     if (!parsed.ok) {
       // UTF-8 was checked above and no value budget is set (the line cap bounds a line), so
       // only the JSON rules can fail here.

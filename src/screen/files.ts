@@ -177,22 +177,6 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
   // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
   const store = options.cacheFile == null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
-  try {
-    return await screenWithStore(options, pipeline, concurrency, limits, cwd, store);
-  } finally {
-    store?.close();
-  }
-}
-
-async function screenWithStore(
-  options: ScreenFileOptions,
-  pipeline: Pick<SecurityPipeline, "check">,
-  concurrency: number,
-  limits: ReaderLimits,
-  cwd: string,
-  store: VerdictCache | null,
-): Promise<ScreenFileResult> {
-  await options.beforeRead?.();
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
   const scratchTarget = join(resolve(cwd, options.scratchDir ?? tmpdir()), SCRATCH_NAME);
   const { signal } = options;
@@ -200,6 +184,7 @@ async function screenWithStore(
   let copy: ScratchFile | null = null;
   let items: ArraySpool | null = null;
   try {
+    await options.beforeRead?.();
     // First pass: validation only.
     let source: AsyncIterable<Uint8Array>;
     if (inputPath !== null) source = fromFile(inputPath);
@@ -222,7 +207,7 @@ async function screenWithStore(
     let cache = options.cache;
     if (store !== null) {
       const identity = await screenCacheIdentity(pipeline, served);
-      if (identity.ok) cache = screenItemCache(store, identity.identity);
+      if (identity.ok) cache = screenItemCache(store, identity);
       else options.onCacheNote?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     }
     let second: ScanOutcome | null = null;
@@ -257,5 +242,6 @@ async function screenWithStore(
   } finally {
     await items?.remove();
     await copy?.remove();
+    store?.close();
   }
 }
