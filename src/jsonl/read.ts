@@ -84,7 +84,7 @@ export type ScanOutcome =
       /** SHA-256 (hex) of every input byte; the input was read to its end. */
       inputSha256: string;
       bytesRead: number;
-      /** Records handed to the callback. */
+      /** Records yielded or handed to the callback. */
       records: number;
     }
   | { ok: false; refusal: ReaderRefusal };
@@ -101,14 +101,30 @@ export async function readRecords(source: AsyncIterable<Uint8Array>, options: Re
 
 /**
  * The strict read handing each record to `onRecord` (awaited) in input order instead of keeping
- * it. Records of a chunk are handed over once it is split, so some before a refused line may
- * already have been: a refusal refuses the whole input.
+ * it (`recordBatches` as a push).
  */
 export async function scanRecords(
   source: AsyncIterable<Uint8Array>,
   options: ReadOptions,
   onRecord: (record: RawRecord) => void | Promise<void>,
 ): Promise<ScanOutcome> {
+  const batches = recordBatches(source, options);
+  let step = await batches.next();
+  try {
+    for (; step.done !== true; step = await batches.next()) for (const record of step.value) await onRecord(record);
+    return step.value;
+  } finally {
+    // A failed `onRecord` stops the read and closes its source.
+    if (step.done !== true) await batches.return(undefined as never);
+  }
+}
+
+/**
+ * The strict read as a pull: yields the records of each chunk, in input order, once the chunk is
+ * split, and returns how much was read or the refusal. Records before a refused line may already
+ * have been yielded: a refusal refuses the whole input. Returning early closes the source.
+ */
+export async function* recordBatches(source: AsyncIterable<Uint8Array>, options: ReadOptions): AsyncGenerator<RawRecord[], ScanOutcome, undefined> {
   const { kind, limits } = options;
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");
   validateReaderLimits(limits);
@@ -122,7 +138,7 @@ export async function scanRecords(
   const what = kind === "screen" ? "item" : "record";
   const hash = createHash("sha256");
   let recordCount = 0;
-  // Records of the current chunk, handed to onRecord once the chunk is split.
+  // Records of the current chunk, yielded once the chunk is split.
   let pending: RawRecord[] = [];
   let bytesRead = 0;
   let totalBytes = 0;
@@ -176,12 +192,6 @@ export async function scanRecords(
     pending.push(record);
     return null;
   };
-  const handOver = async (): Promise<void> => {
-    const batch = pending;
-    pending = [];
-    for (const record of batch) await onRecord(record);
-  };
-
   for await (const chunk of source) {
     if (!(chunk instanceof Uint8Array)) {
       throw new UsageError("the input source must yield bytes (Uint8Array), not text");
@@ -191,10 +201,11 @@ export async function scanRecords(
     const stop = splitter.push(chunk, onLine);
     // Returning from `for await` closes the source, so nothing more is read.
     if (stop !== null) return { ok: false, refusal: stop };
-    await handOver();
+    if (pending.length > 0) yield pending;
+    pending = [];
   }
   const stop = splitter.finish(onLine);
   if (stop !== null) return { ok: false, refusal: stop };
-  await handOver();
+  if (pending.length > 0) yield pending;
   return { ok: true, inputSha256: hash.digest("hex"), bytesRead, records: recordCount };
 }
