@@ -40,17 +40,6 @@ export interface ReaderRefusal {
   problem?: RecordProblem;
 }
 
-/** The result of `readRecords`: every record, or a run-level refusal. */
-export type ReadOutcome =
-  | {
-      ok: true;
-      records: RawRecord[];
-      /** SHA-256 (hex) of every input byte; the input was read to its end. */
-      inputSha256: string;
-      bytesRead: number;
-    }
-  | { ok: false; refusal: ReaderRefusal };
-
 /** Options of `readRecords`: the command whose rules apply and the limits. */
 export interface ReadOptions {
   kind: ReaderKind;
@@ -89,14 +78,14 @@ export type ScanOutcome =
     }
   | { ok: false; refusal: ReaderRefusal };
 
+/** The result of `readRecords`: every record, or a run-level refusal. */
+export type ReadOutcome = Exclude<ScanOutcome, { ok: true }> | (Omit<Extract<ScanOutcome, { ok: true }>, "records"> & { records: RawRecord[] });
+
 /** Reads JSONL strictly into records, refusals as values; holds every record (for any size, `scanRecords`). */
 export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
   const records: RawRecord[] = [];
-  const outcome = await scanRecords(source, options, (record) => {
-    records.push(record);
-  });
-  if (!outcome.ok) return outcome;
-  return { ok: true, records, inputSha256: outcome.inputSha256, bytesRead: outcome.bytesRead };
+  const outcome = await scanRecords(source, options, (record) => void records.push(record));
+  return outcome.ok ? { ...outcome, records } : outcome;
 }
 
 /**

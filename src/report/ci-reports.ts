@@ -29,23 +29,13 @@ export interface CiReportOptions {
   readonly sarif?: string | null;
   /** Where the JUnit XML report goes (resolved against `cwd`). */
   readonly junit?: string | null;
-  /**
-   * GitHub Actions output: annotations through `write` (stderr), and the job summary appended
-   * to `stepSummary` (the runner's $GITHUB_STEP_SUMMARY) when it is set.
-   */
+  /** GitHub Actions output: annotations and the job summary. */
   readonly github?: GithubOutput | null;
-  /**
-   * The clock for the reports' times (the SARIF invocation's start and end, the JUnit suite's
-   * `timestamp` and `time`): read when the reports are opened and when they are written.
-   * Defaults to the system clock; tests give a fixed one.
-   */
+  /** The clock of the reports' start and end times (read when they are opened and written); defaults to the system clock. */
   readonly clock?: () => Date;
 }
 
-/**
- * What the reports say about the run as a whole: the items read and extra facts for the SARIF run
- * (the manifest's SHA-256 …) as the report files frame them (ReportRun), and for the summary:
- */
+/** What the reports say about the run as a whole: ReportRun's total and properties, and for the summary: */
 export interface CiRunFacts extends Pick<ReportRun, "total">, Partial<Pick<ReportRun, "properties">> {
   /** `screen` or `ingest`: names the report's suite and summary. */
   readonly command: string;

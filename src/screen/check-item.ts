@@ -24,11 +24,7 @@ import { batchState } from "./state.js";
 /** The states whose verdict may be reused: every layer ran, so the result says something. */
 const REUSABLE_STATES: ReadonlySet<BatchItem["state"]> = new Set(["pass", "flag", "block"]);
 
-/**
- * Where a verdict cache plugs in. The cache owns its key: `textSha256` is the item text's
- * SHA-256 (for an item with metadata, the SHA-256 of its text's and its material's digests),
- * and the canary identity (model, prompt, options…) is the cache's own concern.
- */
+/** Where a verdict cache plugs in: keyed by a part's SHA-256; the canary identity is the cache's own concern. */
 export interface ItemVerdictCache {
   /** A stored item for this text, or null. Its index, id and source are replaced by the current item's. */
   lookup(textSha256: string): Promise<BatchItem | null> | BatchItem | null;
