@@ -437,13 +437,14 @@ export class VerdictCache {
              sum(state = 'pass') AS pass, sum(state = 'flag') AS flag, sum(state = 'block') AS block FROM verdicts`,
           )
           .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
+        // Columns in the order `IdentityStats` lists them.
         const rows = this.#db
           .prepare(
             `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
-             min(v.checked_at) AS oldest, max(v.checked_at) AS newest
+             min(v.checked_at) AS oldest_checked_at, max(v.checked_at) AS newest_checked_at
            FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
           )
-          .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
+          .all() as Array<Omit<IdentityStats, "identity"> & { identity: string }>;
         const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
         const size = this.#bytesOnDisk();
         return {
@@ -456,13 +457,7 @@ export class VerdictCache {
           bytes_per_entry: total.entries === 0 ? null : Math.round(size / total.entries),
           oldest_checked_at: total.oldest,
           newest_checked_at: total.newest,
-          identities: rows.map((row) => ({
-            key: row.key,
-            identity: parsePlainObject(row.identity) as CanaryIdentity | null,
-            entries: row.entries,
-            oldest_checked_at: row.oldest,
-            newest_checked_at: row.newest,
-          })),
+          identities: rows.map(({ key, identity, ...counts }) => ({ key, identity: parsePlainObject(identity) as CanaryIdentity | null, ...counts })),
         };
       },
       "unopenable",
