@@ -8,11 +8,13 @@ import { appendNoFollow } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, type RunFile } from "../core/file-identity.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
+import { frameDocument } from "../publish/framed-document.js";
+import { ScratchFile } from "../publish/scratch-file.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
 import { junitFormat } from "./junit.js";
 import type { ReportItem } from "./report-item.js";
 import { artifactUri, sarifFormat } from "./sarif.js";
-import { type ReportFormat, type ReportRun, SpooledReport } from "./spooled-report.js";
+import type { ReportFormat, ReportRun } from "./report-format.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */
@@ -75,11 +77,12 @@ export function wantsReports(options: CiReportOptions | undefined): boolean {
   return options !== undefined && (options.sarif != null || options.junit != null || options.github != null);
 }
 
-/** A report file of the run: the flag that asked for it, where it goes, and its spool. */
+/** A report file of the run: the flag that asked for it, where it goes, its format and the spool of its entries. */
 interface ReportFile {
   readonly flag: string;
   readonly path: string;
-  readonly report: SpooledReport;
+  readonly format: ReportFormat;
+  readonly entries: ScratchFile;
 }
 
 /** The reports of one run. */
@@ -114,9 +117,12 @@ export class CiReports {
     );
     const files: ReportFile[] = [];
     try {
-      for (const { flag, path, format } of targets) files.push({ flag, path, report: await opened(flag, path, () => SpooledReport.create(path, format())) });
+      for (const { flag, path, format } of targets) {
+        const wanted = format();
+        files.push({ flag, path, format: wanted, entries: await opened(flag, path, () => ScratchFile.create(path, wanted.label)) });
+      }
     } catch (error) {
-      for (const file of files) await file.report.remove();
+      for (const file of files) await file.entries.remove();
       throw error;
     }
     const github = options.github == null ? null : new GithubReport(label, options.github.write);
@@ -126,14 +132,20 @@ export class CiReports {
 
   /** Adds the next item (in input order). */
   async add(item: ReportItem): Promise<void> {
-    for (const file of this.files) await file.report.add(item);
+    for (const { format, entries } of this.files) {
+      const text = format.entry(item);
+      if (text !== "") await entries.append(text);
+    }
     this.github?.add(item);
   }
 
   /** Writes every report: the files atomically, then the annotations' last line and the job summary. */
   async finish(facts: CiRunFacts): Promise<void> {
     const run = { total: facts.total, properties: { command: facts.command, ...facts.properties }, startedAt: this.startedAt, endedAt: this.clock() };
-    for (const { flag, path, report } of this.files) await written(flag, path, await report.finish(run));
+    for (const { flag, path, format, entries } of this.files) {
+      await entries.seal();
+      await written(flag, path, await frameDocument(format.frame(run), entries));
+    }
     if (this.github !== null) {
       this.github.finish();
       if (this.stepSummary !== null) {
@@ -152,6 +164,6 @@ export class CiReports {
 
   /** Deletes the spools (never throws); call it whatever happened. */
   async remove(): Promise<void> {
-    for (const file of this.files) await file.report.remove();
+    for (const file of this.files) await file.entries.remove();
   }
 }

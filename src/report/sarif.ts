@@ -6,7 +6,7 @@ import { VERSION } from "../core/version.js";
 import type { ReportItem, ReportMatch } from "./report-item.js";
 import { resultMessage } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";
-import type { ReportFormat, ReportRun } from "./spooled-report.js";
+import type { ReportFormat, ReportRun } from "./report-format.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
 const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
