@@ -45,16 +45,6 @@ const rank = (state: BatchState): number => DECIDING_ORDER.indexOf(state);
 // Every batch state has a rank: a new state must be placed in the order above.
 if (BATCH_STATES.some((state) => rank(state) === -1)) throw new Error("a batch state has no place in DECIDING_ORDER");
 
-/**
- * The material an item is screened with besides its text, or null (no labels and no metadata):
- * its id, source and metadata exactly as `ingest` screens them, so a record that `ingest` would
- * hold for an injection in its id or source is not passed by `screen`.
- */
-function metadataText(item: ScreenItem): string | null {
-  const material = metadataMaterial({ id: item.id, source: item.source, metadata: item.metadata ?? {} });
-  return material === "" ? null : material;
-}
-
 /** The item the text's and the metadata's results give together (see the file comment). */
 function combined(text: BatchItem, metadata: BatchItem): BatchItem {
   if (rank(metadata.state) >= rank(text.state)) return text;
@@ -101,9 +91,10 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
   };
   return async (item) => {
     const provenance = { index: item.index, id: item.id, source: item.source, sha256: "", length: 0 };
-    const material = metadataText(item);
-    // The labels and metadata first, as ingest screens them before the text.
-    const labels = material === null ? null : await part(material, provenance);
+    // The id, source and metadata first, exactly as ingest screens them (before the text): a record
+    // that ingest would hold for an injection in its id or source is not passed by screen.
+    const material = metadataMaterial({ id: item.id, source: item.source, metadata: item.metadata ?? {} });
+    const labels = material === "" ? null : await part(material, provenance);
     const text = await part(item.text, provenance);
     // The item's provenance is its text's (SHA-256 and length), whichever part decided it.
     const decided = labels === null ? text : combined(text, labels);
