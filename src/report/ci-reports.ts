@@ -105,9 +105,9 @@ export class CiReports {
     const clock = options.clock ?? (() => new Date());
     const startedAt = clock();
     const label = input === null || input === "-" ? "stdin" : input;
-    const wanted: readonly [string, string | null | undefined, () => ReportFormat][] = [
-      ["--sarif", options.sarif, () => sarifFormat(artifactUri(input))],
-      ["--junit", options.junit, () => junitFormat(label)],
+    const wanted: readonly [string, string | null | undefined, ReportFormat][] = [
+      ["--sarif", options.sarif, sarifFormat(artifactUri(input))],
+      ["--junit", options.junit, junitFormat(label)],
     ];
     const targets = wanted.flatMap(([flag, path, format]) => (path == null ? [] : [{ flag, path: resolve(cwd, path), format }]));
     await refuseSharedFiles(
@@ -117,10 +117,8 @@ export class CiReports {
     );
     const files: ReportFile[] = [];
     try {
-      for (const { flag, path, format } of targets) {
-        const wanted = format();
-        files.push({ flag, path, format: wanted, entries: await opened(flag, path, () => ScratchFile.create(path, wanted.label)) });
-      }
+      for (const { flag, path, format } of targets)
+        files.push({ flag, path, format, entries: await opened(flag, path, () => ScratchFile.create(path, format.label)) });
     } catch (error) {
       for (const file of files) await file.entries.remove();
       throw error;
