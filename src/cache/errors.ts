@@ -2,16 +2,18 @@
 // caller gave it; it is never record text); `reason` tells them apart for callers and tests.
 import { LittleCanaryError } from "../core/errors.js";
 
-/** Why a cache (or id index) file cannot be used. */
-export type CacheFileProblem =
-  | "missing" // the file does not exist and the caller asked not to create it
-  | "not_sqlite" // the file is not an SQLite database
-  | "foreign" // an SQLite database that is not a little-canary verdict cache
-  | "unknown_schema" // a verdict cache of a schema version this library does not know
-  | "unopenable" // SQLite could not open the file (a directory, no permission, ...)
-  | "busy" // another process held the file locked for longer than the busy timeout
-  | "corrupt_entry" // a stored entry does not read back as it was written
-  | "write_failed"; // SQLite refused a write (disk full, read-only file, ...)
+/** Why a cache (or id index) file cannot be used, and how a message about an SQLite error says it. */
+export const CACHE_FILE_PROBLEMS = {
+  missing: "does not exist", // and the caller asked not to create it
+  not_sqlite: "is not an SQLite database (or is damaged)",
+  foreign: "is not a little-canary verdict cache",
+  unknown_schema: "has an unknown schema", // a schema version this library does not know
+  unopenable: "cannot be opened", // a directory, no permission, ...
+  busy: "stayed locked by another process for longer than the busy timeout",
+  corrupt_entry: "holds an entry that does not read back",
+  write_failed: "could not be written", // disk full, read-only file, ...
+} as const;
+export type CacheFileProblem = keyof typeof CACHE_FILE_PROBLEMS;
 
 /** A verdict cache or id index file cannot be used; the message names the path. */
 export class CacheFileError extends LittleCanaryError {

@@ -20,8 +20,6 @@ export interface IdIndexOptions {
   readonly batchSize?: number;
   /** The 53-bit hash rows are keyed by (default idHash); tests inject a weak one. */
   readonly hash?: (id: string) => number;
-  /** SQLite page cache in KiB (default 8192). */
-  readonly cacheKiB?: number;
   /** Bits of the in-memory filter, a power of two from 2^10 to 2^30 (default 2^26: 8 MiB). */
   readonly filterBits?: number;
 }
@@ -89,8 +87,6 @@ export class IdIndex {
   static createAt(path: string, options: IdIndexOptions = {}): IdIndex {
     const batch = options.batchSize ?? 16384;
     if (!Number.isSafeInteger(batch) || batch < 1) throw new UsageError("batchSize must be a positive integer");
-    const cacheKiB = options.cacheKiB ?? 8192;
-    if (!Number.isSafeInteger(cacheKiB) || cacheKiB < 64) throw new UsageError("cacheKiB must be an integer of at least 64");
     const filterBits = options.filterBits ?? 2 ** 26;
     if (!Number.isSafeInteger(filterBits) || filterBits < 2 ** 10 || filterBits > 2 ** 30 || (filterBits & (filterBits - 1)) !== 0) {
       throw new UsageError("filterBits must be a power of two from 2^10 to 2^30");
@@ -110,7 +106,7 @@ export class IdIndex {
       db.pragma("synchronous = OFF");
       db.pragma("locking_mode = EXCLUSIVE");
       db.pragma("temp_store = FILE");
-      db.pragma(`cache_size = -${cacheKiB}`);
+      db.pragma("cache_size = -8192");
       // A rowid table filled in batch order, and an index on the hash filled in sorted runs.
       db.exec("CREATE TABLE ids (h INTEGER NOT NULL, id TEXT NOT NULL, first INTEGER NOT NULL); CREATE INDEX ids_by_hash ON ids (h);");
       return new IdIndex(path, db, options, filterBits);

@@ -213,14 +213,13 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   // A pool's endpoints share one set of settings (the pool refuses others) and one pinned identity.
   if (p.poolFingerprintSha256 === null) return refuse("the canary pool's identity is not pinned");
   const fingerprint = p.poolFingerprintSha256 ?? null;
-  const numCtx = p.numCtx;
   if (
     p.model !== o.canaryModel ||
     p.systemPrompt !== pipeline.systemPrompt ||
     p.maxTokens !== o.canaryMaxTokens ||
     p.temperature !== o.temperature ||
     p.seed !== o.seed ||
-    numCtx !== (o.provider === "ollama" ? o.canaryNumCtx : null)
+    p.numCtx !== (o.provider === "ollama" ? o.canaryNumCtx : null)
   ) {
     return refuse("the canary probe's settings differ from the pipeline's options");
   }
@@ -241,7 +240,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
     model: p.model,
     model_digest: modelDigest,
     system_prompt_sha256: sha256Hex(p.systemPrompt),
-    num_ctx: numCtx,
+    num_ctx: p.numCtx,
     temperature: p.temperature,
     seed: p.seed,
     num_predict: p.maxTokens,

@@ -2,7 +2,7 @@
 // SQLite touches it, and turn SQLite's errors into CacheFileError values that name the path.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
-import { CacheFileError, type CacheFileProblem } from "./errors.js";
+import { CACHE_FILE_PROBLEMS, CacheFileError, type CacheFileProblem } from "./errors.js";
 import { displayText } from "../core/display-text.js";
 
 /** The first 16 bytes of every SQLite 3 database file. */
@@ -54,17 +54,7 @@ export function sqliteFailure(error: unknown, path: string, fallback: CacheFileP
   if (!(error instanceof Database.SqliteError)) return error;
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
   const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
-  const what: Record<CacheFileProblem, string> = {
-    missing: "does not exist",
-    not_sqlite: "is not an SQLite database (or is damaged)",
-    foreign: "is not a little-canary verdict cache",
-    unknown_schema: "has an unknown schema",
-    unopenable: "cannot be opened",
-    busy: "stayed locked by another process for longer than the busy timeout",
-    corrupt_entry: "holds an entry that does not read back",
-    write_failed: "could not be written",
-  };
-  return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${what[problem]} (${error.code})`, { cause: error });
+  return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
 }
 
 /** `step()`, with an error SQLite throws turned into sqliteFailure's CacheFileError for `path`. */

@@ -39,14 +39,8 @@ export function packJson(text: string): Buffer {
 /** The text a stored form holds, or null when it is not one this module packed (not a blob, not deflate, too large, not UTF-8). */
 export function unpackJson(stored: unknown): string | null {
   if (!Buffer.isBuffer(stored)) return null;
-  let bytes: Buffer;
   try {
-    bytes = inflateRawSync(stored, { dictionary: DICTIONARY, maxOutputLength: MAX_UNPACKED_BYTES });
-  } catch {
-    return null;
-  }
-  try {
-    return STRICT_UTF8.decode(bytes);
+    return STRICT_UTF8.decode(inflateRawSync(stored, { dictionary: DICTIONARY, maxOutputLength: MAX_UNPACKED_BYTES }));
   } catch {
     return null;
   }

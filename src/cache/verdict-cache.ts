@@ -1,20 +1,16 @@
 // The verdict cache: one SQLite file mapping (text SHA-256, identity key) to the verdict a check
 // of that text under that canary identity returned, when it was checked, and its evidence.
-// - Only exercised pass, flag and block verdicts are stored (`put` refuses anything else), so a
-//   degraded or unexercised result is always checked again.
+// - Only exercised pass, flag and block verdicts are stored, so a degraded or unexercised result
+//   is always checked again.
 // - Every `put` is its own committed WAL transaction: a killed process keeps every put that
 //   returned (a power loss may drop the last few, which are checked again, never reused wrongly).
 // - Several processes may share a file: writers wait up to the busy timeout for SQLite's lock.
 // - Memory does not grow with the entries: lookups are by key, `stats` is SQL aggregates.
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
-//   (CacheFileError naming the path) and never altered. A file of an older version (1 or 2, whose
-//   values are plain JSON text) is read as it is when opened read-only, and converted in place,
-//   in one transaction, when opened for writing: a stored form is only ever read as the form its
-//   file's version says (a plain text in a version 3 file is no value).
-// - Values and record entries are stored packed (stored-json.ts): at most ~1,000 bytes per
-//   cached segment, record entries included (bench/verdict-cache.ts measures it).
-// - `pruneToSize` removes the oldest checked entries until the file holds at most N bytes, then
-//   VACUUMs, so the file on disk shrinks.
+//   (CacheFileError naming the path) and never altered. One of version 1 or 2 (plain JSON text
+//   values) is read as it is when opened read-only and converted in place, in one transaction,
+//   when opened for writing: a stored form is only ever read as its file's version says.
+// - Values and record entries are stored packed (stored-json.ts).
 // - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
 //   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
@@ -40,7 +36,6 @@ export const MIN_CACHE_FILE_BYTES = 64 * 1024;
 /** How long a write waits for another process's lock on the file by default. */
 const DEFAULT_CACHE_BUSY_TIMEOUT_MS = 10_000;
 
-/** The states a cached verdict can have: the exercised outcomes. */
 type CachedState = "pass" | "flag" | "block";
 const CACHED_STATES: readonly string[] = ["pass", "flag", "block"];
 
@@ -75,7 +70,7 @@ export interface CachePut {
 /** A cache hit: the stored verdict and when it was originally checked. */
 export interface CachedVerdict {
   readonly state: CachedState;
-  /** The stored value, exactly as given to `put` (parsed from its canonical JSON). */
+  /** The stored value, exactly as given to `put`. */
   readonly value: Record<string, unknown>;
   /** When the verdict was originally checked, not when it was read. */
   readonly checkedAt: string;
@@ -99,7 +94,7 @@ export interface StoredRecordEntry {
   readonly oldestCheckedAt: string;
 }
 
-/** A stored record entry with its record key and the row id of the identity it is stored under (see `recordEntriesUnder`). */
+/** A stored record entry with its record key and its identity's row id (see `recordEntriesUnder`). */
 export interface StoredRecordEntryRow extends StoredRecordEntry {
   readonly recordKey: string;
   readonly identityRowId: number;
@@ -131,11 +126,7 @@ export interface CacheStats {
   readonly record_entries: number;
   /** Bytes on disk: the database file and its write-ahead log. */
   readonly size_bytes: number;
-  /**
-   * `size_bytes` / `entries`, rounded (null without entries): what one stored verdict costs on
-   * disk, its share of the record entries and indexes included. For an ingest cache, an entry is
-   * one cached segment.
-   */
+  /** `size_bytes` / `entries`, rounded (null without entries): one verdict's cost on disk, record entries and indexes included. */
   readonly bytes_per_entry: number | null;
   readonly oldest_checked_at: string | null;
   readonly newest_checked_at: string | null;
@@ -446,13 +437,14 @@ export class VerdictCache {
              sum(state = 'pass') AS pass, sum(state = 'flag') AS flag, sum(state = 'block') AS block FROM verdicts`,
           )
           .get() as { entries: number; oldest: string | null; newest: string | null; pass: number | null; flag: number | null; block: number | null };
+        // Columns in the order `IdentityStats` lists them.
         const rows = this.#db
           .prepare(
             `SELECT i.key AS key, i.identity AS identity, count(v.id) AS entries,
-             min(v.checked_at) AS oldest, max(v.checked_at) AS newest
+             min(v.checked_at) AS oldest_checked_at, max(v.checked_at) AS newest_checked_at
            FROM identities i LEFT JOIN verdicts v ON v.identity_id = i.id GROUP BY i.id ORDER BY i.key`,
           )
-          .all() as Array<{ key: string; identity: string; entries: number; oldest: string | null; newest: string | null }>;
+          .all() as Array<Omit<IdentityStats, "identity"> & { identity: string }>;
         const records = this.#getRecord === null ? 0 : (this.#db.prepare("SELECT count(*) FROM record_entries").pluck().get() as number);
         const size = this.#bytesOnDisk();
         return {
@@ -465,13 +457,7 @@ export class VerdictCache {
           bytes_per_entry: total.entries === 0 ? null : Math.round(size / total.entries),
           oldest_checked_at: total.oldest,
           newest_checked_at: total.newest,
-          identities: rows.map((row) => ({
-            key: row.key,
-            identity: parsePlainObject(row.identity) as CanaryIdentity | null,
-            entries: row.entries,
-            oldest_checked_at: row.oldest,
-            newest_checked_at: row.newest,
-          })),
+          identities: rows.map(({ key, identity, ...counts }) => ({ key, identity: parsePlainObject(identity) as CanaryIdentity | null, ...counts })),
         };
       },
       "unopenable",

@@ -14,7 +14,7 @@ import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits 
 import { BoundedLineSplitter } from "./lines.js";
 import { startsWithByteOrderMark } from "../core/strict-document.js";
 import { MAX_NESTING_DEPTH, parseJsonBytes } from "../core/parse-line.js";
-import { buildRecord, RECORD_SHAPES, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
+import { buildRecord, RECORD_SHAPE, type RawRecord, type RecordProblem, type RecordProblemCode } from "./record.js";
 
 /** The stable code of a reader refusal. */
 type ReaderRefusalCode =
@@ -40,17 +40,6 @@ export interface ReaderRefusal {
   problem?: RecordProblem;
 }
 
-/** The result of `readRecords`: every record, or a run-level refusal. */
-export type ReadOutcome =
-  | {
-      ok: true;
-      records: RawRecord[];
-      /** SHA-256 (hex) of every input byte; the input was read to its end. */
-      inputSha256: string;
-      bytesRead: number;
-    }
-  | { ok: false; refusal: ReaderRefusal };
-
 /** Options of `readRecords`: the command whose rules apply and the limits. */
 export interface ReadOptions {
   kind: ReaderKind;
@@ -71,10 +60,7 @@ const PROBLEM_FLAGS: Partial<Record<RecordProblemCode, string>> = {
 };
 
 /** The flags that size the per-line cap (see limits.ts `maxLineBytes`). */
-const LINE_CAP_FLAGS: Readonly<Record<ReaderKind, string>> = {
-  screen: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
-  ingest: "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars",
-};
+const LINE_CAP_FLAGS = "--max-item-bytes, --max-metadata-keys and --max-metadata-value-chars";
 
 function refusal(code: ReaderRefusalCode, line: number | null, message: string): ReaderRefusal {
   return { code, line, message };
@@ -87,31 +73,47 @@ export type ScanOutcome =
       /** SHA-256 (hex) of every input byte; the input was read to its end. */
       inputSha256: string;
       bytesRead: number;
-      /** Records handed to the callback. */
+      /** Records yielded or handed to the callback. */
       records: number;
     }
   | { ok: false; refusal: ReaderRefusal };
 
+/** The result of `readRecords`: every record, or a run-level refusal. */
+export type ReadOutcome = Exclude<ScanOutcome, { ok: true }> | (Omit<Extract<ScanOutcome, { ok: true }>, "records"> & { records: RawRecord[] });
+
 /** Reads JSONL strictly into records, refusals as values; holds every record (for any size, `scanRecords`). */
 export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
   const records: RawRecord[] = [];
-  const outcome = await scanRecords(source, options, (record) => {
-    records.push(record);
-  });
-  if (!outcome.ok) return outcome;
-  return { ok: true, records, inputSha256: outcome.inputSha256, bytesRead: outcome.bytesRead };
+  const outcome = await scanRecords(source, options, (record) => void records.push(record));
+  return outcome.ok ? { ...outcome, records } : outcome;
 }
 
 /**
  * The strict read handing each record to `onRecord` (awaited) in input order instead of keeping
- * it. Records of a chunk are handed over once it is split, so some before a refused line may
- * already have been: a refusal refuses the whole input.
+ * it (`recordBatches` as a push).
  */
 export async function scanRecords(
   source: AsyncIterable<Uint8Array>,
   options: ReadOptions,
   onRecord: (record: RawRecord) => void | Promise<void>,
 ): Promise<ScanOutcome> {
+  const batches = recordBatches(source, options);
+  let step = await batches.next();
+  try {
+    for (; step.done !== true; step = await batches.next()) for (const record of step.value) await onRecord(record);
+    return step.value;
+  } finally {
+    // A failed `onRecord` stops the read and closes its source.
+    if (step.done !== true) await batches.return(undefined as never);
+  }
+}
+
+/**
+ * The strict read as a pull: yields the records of each chunk, in input order, once the chunk is
+ * split, and returns how much was read or the refusal. Records before a refused line may already
+ * have been yielded: a refusal refuses the whole input. Returning early closes the source.
+ */
+export async function* recordBatches(source: AsyncIterable<Uint8Array>, options: ReadOptions): AsyncGenerator<RawRecord[], ScanOutcome, undefined> {
   const { kind, limits } = options;
   if (kind !== "screen" && kind !== "ingest") throw new UsageError("reader kind must be 'screen' or 'ingest'");
   validateReaderLimits(limits);
@@ -125,14 +127,14 @@ export async function scanRecords(
   const what = kind === "screen" ? "item" : "record";
   const hash = createHash("sha256");
   let recordCount = 0;
-  // Records of the current chunk, handed to onRecord once the chunk is split.
+  // Records of the current chunk, yielded once the chunk is split.
   let pending: RawRecord[] = [];
   let bytesRead = 0;
   let totalBytes = 0;
 
   const splitter = new BoundedLineSplitter<ReaderRefusal>(
     cap,
-    (line) => refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS[kind]})`),
+    (line) => refusal("line_too_long", line, `line ${line}: exceeds ${cap} bytes (per-line cap, set by ${LINE_CAP_FLAGS})`),
     firstLine,
   );
 
@@ -150,7 +152,7 @@ export async function scanRecords(
       return refusal("too_many_items", line, `${scope} exceeds the limit of ${limits.maxItems} ${unit} (--max-items)`);
     }
     const index = recordCount;
-    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape: RECORD_SHAPES[kind] });
+    const parsed = parseJsonBytes(bytes, { maxDepth: MAX_NESTING_DEPTH, shape: RECORD_SHAPE });
     if (!parsed.ok) {
       // UTF-8 was checked above and no value budget is set (the line cap bounds a line), so
       // only the JSON rules can fail here.
@@ -179,12 +181,6 @@ export async function scanRecords(
     pending.push(record);
     return null;
   };
-  const handOver = async (): Promise<void> => {
-    const batch = pending;
-    pending = [];
-    for (const record of batch) await onRecord(record);
-  };
-
   for await (const chunk of source) {
     if (!(chunk instanceof Uint8Array)) {
       throw new UsageError("the input source must yield bytes (Uint8Array), not text");
@@ -194,10 +190,11 @@ export async function scanRecords(
     const stop = splitter.push(chunk, onLine);
     // Returning from `for await` closes the source, so nothing more is read.
     if (stop !== null) return { ok: false, refusal: stop };
-    await handOver();
+    if (pending.length > 0) yield pending;
+    pending = [];
   }
   const stop = splitter.finish(onLine);
   if (stop !== null) return { ok: false, refusal: stop };
-  await handOver();
+  if (pending.length > 0) yield pending;
   return { ok: true, inputSha256: hash.digest("hex"), bytesRead, records: recordCount };
 }

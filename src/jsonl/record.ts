@@ -6,9 +6,8 @@
 // named by its position in `Object.keys` order, never by its key. Every byte a record brings
 // counts against the total limit (`RawRecord.bytes`), unknown keys and values the reader did not
 // build (a SkippedValue, at their input size) included, so an invalid value is never free.
-import { Buffer } from "node:buffer";
 import { isPlainObject } from "../core/guards.js";
-import { codePointLength, isBlankText } from "../core/codepoints.js";
+import { codePointLength, isBlankText, utf8ByteLength } from "../core/codepoints.js";
 import { fieldsShape, LABEL_SHAPE, SkippedValue, STRING_MAP_SHAPE, STRING_SHAPE, type Shape } from "../core/parse-line.js";
 import { MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 
@@ -74,25 +73,23 @@ function isBuiltObject(value: unknown): value is Record<string, unknown> {
   return isPlainObject(value) && !(value instanceof SkippedValue);
 }
 
-const RECORD_FIELDS = [
-  ["text", STRING_SHAPE],
-  ["id", LABEL_SHAPE],
-  ["source", LABEL_SHAPE],
-  ["metadata", STRING_MAP_SHAPE],
-] as const;
-
 /**
- * What the reader builds of a line: a string, or an object of a string `text`, string or null
- * labels and string metadata; anything else is checked but kept as a SkippedValue, never built.
+ * What the reader builds of a line (screen and ingest alike): a string, or an object of a string `text`,
+ * string or null labels and string metadata; anything else is checked but kept as a SkippedValue, never built.
  */
-export const RECORD_SHAPES: Readonly<Record<ReaderKind, Shape>> = Object.freeze({
-  screen: fieldsShape(RECORD_FIELDS, STRING_SHAPE.scalars),
-  ingest: fieldsShape(RECORD_FIELDS, STRING_SHAPE.scalars),
-});
+export const RECORD_SHAPE: Shape = fieldsShape(
+  [
+    ["text", STRING_SHAPE],
+    ["id", LABEL_SHAPE],
+    ["source", LABEL_SHAPE],
+    ["metadata", STRING_MAP_SHAPE],
+  ],
+  STRING_SHAPE.scalars,
+);
 
 /** The bytes one value counts (see `RawRecord.bytes`). */
 function valueBytes(value: unknown): number {
-  if (typeof value === "string") return textByteLength(value);
+  if (typeof value === "string") return utf8ByteLength(value);
   if (value instanceof SkippedValue) return value.bytes;
   return 0;
 }
@@ -101,25 +98,16 @@ function valueBytes(value: unknown): number {
 function recordBytes(fields: Record<string, unknown>, textBytes: number): number {
   let bytes = 0;
   for (const [key, value] of Object.entries(fields)) {
-    if (!RECORD_KEYS.has(key)) bytes += textByteLength(key);
+    if (!RECORD_KEYS.has(key)) bytes += utf8ByteLength(key);
     if (key === "text") {
       bytes += typeof value === "string" ? textBytes : valueBytes(value);
     } else if (key === "metadata" && isBuiltObject(value)) {
-      for (const [name, entry] of Object.entries(value)) bytes += textByteLength(name) + valueBytes(entry);
+      for (const [name, entry] of Object.entries(value)) bytes += utf8ByteLength(name) + valueBytes(entry);
     } else {
       bytes += valueBytes(value);
     }
   }
   return bytes;
-}
-
-/**
- * UTF-8 size with a lone surrogate counted as 3 bytes: the same as `utf8ByteLength` from
- * text/codepoints (Node encodes a lone surrogate as U+FFFD, also 3 bytes), but native, which
- * matters on the reader's hot path. A test pins the equivalence.
- */
-export function textByteLength(text: string): number {
-  return Buffer.byteLength(text, "utf8");
 }
 
 function own(object: Record<string, unknown>, key: string): { present: boolean; value: unknown } {
@@ -146,7 +134,7 @@ export function buildRecord(value: unknown, line: number, context: BuildContext)
   const source = own(fields, "source");
   const metadata = own(fields, "metadata");
   const unknownKeys = Object.keys(fields).filter((key) => !RECORD_KEYS.has(key));
-  const textBytes = typeof text.value === "string" ? textByteLength(text.value) : 0;
+  const textBytes = typeof text.value === "string" ? utf8ByteLength(text.value) : 0;
 
   const record: RawRecord = {
     index: context.index,
@@ -170,14 +158,8 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   const i = context.index;
   const item = context.kind === "screen" ? `item ${i}` : `record ${i}`;
   // `name` prefixes the message; `item i` for the per-field messages, as they were first written.
-  const add = (
-    code: RecordProblemCode,
-    path: (string | number)[],
-    detail: string,
-    severity: RecordProblem["severity"] = "malformed",
-    name = `item ${i}`,
-  ): void => {
-    problems.push({ code, path, message: `${name}: ${detail}`, detail, severity });
+  const add = (code: RecordProblemCode, path: (string | number)[], detail: string, severity?: RecordProblem["severity"], name = `item ${i}`): void => {
+    problems.push(problemOf(code, path, detail, name, severity));
   };
 
   if (record.unknownKeys.length > 0) {
@@ -226,15 +208,20 @@ function listProblems(record: RawRecord, context: BuildContext): RecordProblem[]
   return problems;
 }
 
+/** A problem whose message is `detail` after `name` (`item i` or `record i`). */
+function problemOf(
+  code: RecordProblemCode,
+  path: (string | number)[],
+  detail: string,
+  name: string,
+  severity: RecordProblem["severity"] = "malformed",
+): RecordProblem {
+  return { code, path, message: `${name}: ${detail}`, detail, severity };
+}
+
 /** The first metadata problem in a fixed order (object, key count, then entry by entry); `name` is `item i` or `record i`. */
 function metadataProblem(metadata: unknown, name: string, limits: ReaderLimits): RecordProblem | null {
-  const problem = (code: RecordProblemCode, path: (string | number)[], detail: string): RecordProblem => ({
-    code,
-    path,
-    message: `${name}: ${detail}`,
-    detail,
-    severity: "malformed",
-  });
+  const problem = (code: RecordProblemCode, path: (string | number)[], detail: string): RecordProblem => problemOf(code, path, detail, name);
   if (!isBuiltObject(metadata)) return problem("metadata_invalid", ["metadata"], "'metadata' must be an object");
   const entries = Object.entries(metadata);
   if (entries.length > limits.maxMetadataKeys) {

@@ -8,11 +8,13 @@ import { appendNoFollow } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, type RunFile } from "../core/file-identity.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
+import { frameDocument } from "../publish/framed-document.js";
+import { ScratchFile } from "../publish/scratch-file.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
 import { junitFormat } from "./junit.js";
 import type { ReportItem } from "./report-item.js";
 import { artifactUri, sarifFormat } from "./sarif.js";
-import { type ReportFormat, type ReportRun, SpooledReport } from "./spooled-report.js";
+import type { ReportFormat, ReportRun } from "./report-format.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */
@@ -29,23 +31,13 @@ export interface CiReportOptions {
   readonly sarif?: string | null;
   /** Where the JUnit XML report goes (resolved against `cwd`). */
   readonly junit?: string | null;
-  /**
-   * GitHub Actions output: annotations through `write` (stderr), and the job summary appended
-   * to `stepSummary` (the runner's $GITHUB_STEP_SUMMARY) when it is set.
-   */
+  /** GitHub Actions output: annotations and the job summary. */
   readonly github?: GithubOutput | null;
-  /**
-   * The clock for the reports' times (the SARIF invocation's start and end, the JUnit suite's
-   * `timestamp` and `time`): read when the reports are opened and when they are written.
-   * Defaults to the system clock; tests give a fixed one.
-   */
+  /** The clock of the reports' start and end times (read when they are opened and written); defaults to the system clock. */
   readonly clock?: () => Date;
 }
 
-/**
- * What the reports say about the run as a whole: the items read and extra facts for the SARIF run
- * (the manifest's SHA-256 …) as the report files frame them (ReportRun), and for the summary:
- */
+/** What the reports say about the run as a whole: ReportRun's total and properties, and for the summary: */
 export interface CiRunFacts extends Pick<ReportRun, "total">, Partial<Pick<ReportRun, "properties">> {
   /** `screen` or `ingest`: names the report's suite and summary. */
   readonly command: string;
@@ -85,11 +77,12 @@ export function wantsReports(options: CiReportOptions | undefined): boolean {
   return options !== undefined && (options.sarif != null || options.junit != null || options.github != null);
 }
 
-/** A report file of the run: the flag that asked for it, where it goes, and its spool. */
+/** A report file of the run: the flag that asked for it, where it goes, its format and the spool of its entries. */
 interface ReportFile {
   readonly flag: string;
   readonly path: string;
-  readonly report: SpooledReport;
+  readonly format: ReportFormat;
+  readonly entries: ScratchFile;
 }
 
 /** The reports of one run. */
@@ -112,9 +105,9 @@ export class CiReports {
     const clock = options.clock ?? (() => new Date());
     const startedAt = clock();
     const label = input === null || input === "-" ? "stdin" : input;
-    const wanted: readonly [string, string | null | undefined, () => ReportFormat][] = [
-      ["--sarif", options.sarif, () => sarifFormat(artifactUri(input))],
-      ["--junit", options.junit, () => junitFormat(label)],
+    const wanted: readonly [string, string | null | undefined, ReportFormat][] = [
+      ["--sarif", options.sarif, sarifFormat(artifactUri(input))],
+      ["--junit", options.junit, junitFormat(label)],
     ];
     const targets = wanted.flatMap(([flag, path, format]) => (path == null ? [] : [{ flag, path: resolve(cwd, path), format }]));
     await refuseSharedFiles(
@@ -124,9 +117,10 @@ export class CiReports {
     );
     const files: ReportFile[] = [];
     try {
-      for (const { flag, path, format } of targets) files.push({ flag, path, report: await opened(flag, path, () => SpooledReport.create(path, format())) });
+      for (const { flag, path, format } of targets)
+        files.push({ flag, path, format, entries: await opened(flag, path, () => ScratchFile.create(path, format.label)) });
     } catch (error) {
-      for (const file of files) await file.report.remove();
+      for (const file of files) await file.entries.remove();
       throw error;
     }
     const github = options.github == null ? null : new GithubReport(label, options.github.write);
@@ -136,14 +130,20 @@ export class CiReports {
 
   /** Adds the next item (in input order). */
   async add(item: ReportItem): Promise<void> {
-    for (const file of this.files) await file.report.add(item);
+    for (const { format, entries } of this.files) {
+      const text = format.entry(item);
+      if (text !== "") await entries.append(text);
+    }
     this.github?.add(item);
   }
 
   /** Writes every report: the files atomically, then the annotations' last line and the job summary. */
   async finish(facts: CiRunFacts): Promise<void> {
     const run = { total: facts.total, properties: { command: facts.command, ...facts.properties }, startedAt: this.startedAt, endedAt: this.clock() };
-    for (const { flag, path, report } of this.files) await written(flag, path, await report.finish(run));
+    for (const { flag, path, format, entries } of this.files) {
+      await entries.seal();
+      await written(flag, path, await frameDocument(format.frame(run), entries));
+    }
     if (this.github !== null) {
       this.github.finish();
       if (this.stepSummary !== null) {
@@ -162,6 +162,6 @@ export class CiReports {
 
   /** Deletes the spools (never throws); call it whatever happened. */
   async remove(): Promise<void> {
-    for (const file of this.files) await file.report.remove();
+    for (const file of this.files) await file.entries.remove();
   }
 }

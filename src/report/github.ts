@@ -1,9 +1,7 @@
 // GitHub Actions output of one screen or ingest run: `::error` / `::warning` workflow commands on
-// stderr (stdout carries the JSON document; the runner reads both), printed once the run's result
-// is final, at most 10 errors and 10 warnings (GitHub shows no more of each level per step) plus
-// a line counting the rest, and a
-// Markdown job summary appended to $GITHUB_STEP_SUMMARY. Every value is escaped, so an input path
-// cannot end a command or start another; never item text, and ids only as safe labels.
+// stderr (stdout carries the JSON document; the runner reads both) and a Markdown job summary
+// appended to $GITHUB_STEP_SUMMARY. Every value is escaped, so an input path cannot end a command
+// or start another; never item text, and ids only as safe labels.
 import { escapeUnsafeChars } from "../core/display-text.js";
 import { resultMessage, type ReportItem } from "./report-item.js";
 
@@ -49,12 +47,10 @@ export function escapeMarkdown(text: string): string {
 export type OutcomeCounts = Readonly<Record<string, number>>;
 
 /**
- * Collects what GitHub is shown of one run: the first annotations of each level and the summary's
- * rows. The cap is per level, as GitHub's is: a run with many flags (warnings) still shows its
- * first 10 blocks (errors). The annotations are held (at most 10 of each level, in input order)
- * and printed by `finish`, once the run's
- * result is final: a run that is refused after its checks (nothing published, nothing printed)
- * shows no finding on GitHub for documents that do not exist.
+ * Collects what GitHub is shown of one run: the first annotations of each level (the cap is per
+ * level, as GitHub's is, so many flags never hide the first blocks) and the summary's rows. The
+ * annotations are printed by `finish`, once the run's result is final: a run refused after its
+ * checks shows no finding on GitHub for documents that do not exist.
  */
 export class GithubReport {
   private readonly annotations: string[] = [];

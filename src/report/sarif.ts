@@ -6,7 +6,7 @@ import { VERSION } from "../core/version.js";
 import type { ReportItem, ReportMatch } from "./report-item.js";
 import { resultMessage } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";
-import type { ReportFormat, ReportRun } from "./spooled-report.js";
+import type { ReportFormat, ReportRun } from "./report-format.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
 const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -51,9 +51,6 @@ function driver(): Record<string, unknown> {
   };
 }
 
-/** SARIF's date-time form: UTC with a `Z`. */
-const utc = (date: Date): string => date.toISOString();
-
 /**
  * The run's one invocation. Reports are written only for a run that reached its end, but a run
  * in which some text was not screened did not do its job: `executionSuccessful` is false then, and
@@ -62,8 +59,9 @@ const utc = (date: Date): string => date.toISOString();
 function invocation(facts: ReportRun, notScreened: number): Record<string, unknown> {
   return {
     executionSuccessful: notScreened === 0,
-    startTimeUtc: utc(facts.startedAt),
-    endTimeUtc: utc(facts.endedAt),
+    // SARIF's date-time form: UTC with a `Z`.
+    startTimeUtc: facts.startedAt.toISOString(),
+    endTimeUtc: facts.endedAt.toISOString(),
     ...(notScreened === 0
       ? {}
       : {

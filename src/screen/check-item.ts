@@ -24,11 +24,7 @@ import { batchState } from "./state.js";
 /** The states whose verdict may be reused: every layer ran, so the result says something. */
 const REUSABLE_STATES: ReadonlySet<BatchItem["state"]> = new Set(["pass", "flag", "block"]);
 
-/**
- * Where a verdict cache plugs in. The cache owns its key: `textSha256` is the item text's
- * SHA-256 (for an item with metadata, the SHA-256 of its text's and its material's digests),
- * and the canary identity (model, prompt, options…) is the cache's own concern.
- */
+/** Where a verdict cache plugs in: keyed by a part's SHA-256; the canary identity is the cache's own concern. */
 export interface ItemVerdictCache {
   /** A stored item for this text, or null. Its index, id and source are replaced by the current item's. */
   lookup(textSha256: string): Promise<BatchItem | null> | BatchItem | null;
@@ -48,16 +44,6 @@ const DECIDING_ORDER: readonly BatchState[] = ["block", "degraded", "flag", "une
 const rank = (state: BatchState): number => DECIDING_ORDER.indexOf(state);
 // Every batch state has a rank: a new state must be placed in the order above.
 if (BATCH_STATES.some((state) => rank(state) === -1)) throw new Error("a batch state has no place in DECIDING_ORDER");
-
-/**
- * The material an item is screened with besides its text, or null (no labels and no metadata):
- * its id, source and metadata exactly as `ingest` screens them, so a record that `ingest` would
- * hold for an injection in its id or source is not passed by `screen`.
- */
-function metadataText(item: ScreenItem): string | null {
-  const material = metadataMaterial({ id: item.id, source: item.source, metadata: item.metadata ?? {} });
-  return material === "" ? null : material;
-}
 
 /** The item the text's and the metadata's results give together (see the file comment). */
 function combined(text: BatchItem, metadata: BatchItem): BatchItem {
@@ -105,9 +91,10 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
   };
   return async (item) => {
     const provenance = { index: item.index, id: item.id, source: item.source, sha256: "", length: 0 };
-    const material = metadataText(item);
-    // The labels and metadata first, as ingest screens them before the text.
-    const labels = material === null ? null : await part(material, provenance);
+    // The id, source and metadata first, exactly as ingest screens them (before the text): a record
+    // that ingest would hold for an injection in its id or source is not passed by screen.
+    const material = metadataMaterial({ id: item.id, source: item.source, metadata: item.metadata ?? {} });
+    const labels = material === "" ? null : await part(material, provenance);
     const text = await part(item.text, provenance);
     // The item's provenance is its text's (SHA-256 and length), whichever part decided it.
     const decided = labels === null ? text : combined(text, labels);

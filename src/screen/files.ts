@@ -15,7 +15,7 @@ import { orAbort } from "../core/or-abort.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
 import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documents/schemas.js";
-import { type ReadOptions, type ScanOutcome, scanRecords } from "../jsonl/read.js";
+import { type ReadOptions, recordBatches, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
@@ -26,7 +26,6 @@ import { ArraySpool, frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
 import type { ItemVerdictCache } from "./check-item.js";
-import { pullRecords } from "./record-stream.js";
 import { screenStream } from "./screen-stream.js";
 import type { BatchSummary } from "./tally.js";
 import { screenCacheIdentity, screenItemCache } from "./item-cache.js";
@@ -154,14 +153,25 @@ async function* atMost(source: AsyncIterable<Uint8Array>, bytes: number): AsyncG
 
 /**
  * The items of the second read; each one's input line is queued on `lines` as it is taken. A
- * record problem now (the first read found none) refuses the input as changed.
+ * record problem now (the first read found none), or a read that ends unlike the first, refuses
+ * the input as changed.
  */
-async function* itemsOf(records: AsyncIterable<RawRecord>, lines: number[]): AsyncGenerator<ScreenItem> {
-  for await (const record of records) {
-    if (record.problems.length > 0) throw changedInput();
-    lines.push(record.line);
-    yield itemFromRecord(record);
+async function* itemsOf(read: AsyncGenerator<RawRecord[], ScanOutcome, undefined>, first: ScanOutcome, lines: number[]): AsyncGenerator<ScreenItem> {
+  let step = await read.next();
+  try {
+    for (; step.done !== true; step = await read.next()) {
+      for (const record of step.value) {
+        if (record.problems.length > 0) throw changedInput();
+        lines.push(record.line);
+        yield itemFromRecord(record);
+      }
+    }
+  } finally {
+    // A consumer that stops early (a failure, an abort) stops the read and closes its source.
+    if (step.done !== true) await read.return(undefined as never);
   }
+  const again = step.value;
+  if (!again.ok || !first.ok || again.inputSha256 !== first.inputSha256 || again.bytesRead !== first.bytesRead) throw changedInput();
 }
 
 const changedInput = (): InputRefusedError =>
@@ -177,22 +187,6 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
   // Opened before anything is read, so a file that is not a verdict cache refuses the run now.
   const store = options.cacheFile == null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
-  try {
-    return await screenWithStore(options, pipeline, concurrency, limits, cwd, store);
-  } finally {
-    store?.close();
-  }
-}
-
-async function screenWithStore(
-  options: ScreenFileOptions,
-  pipeline: Pick<SecurityPipeline, "check">,
-  concurrency: number,
-  limits: ReaderLimits,
-  cwd: string,
-  store: VerdictCache | null,
-): Promise<ScreenFileResult> {
-  await options.beforeRead?.();
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
   const scratchTarget = join(resolve(cwd, options.scratchDir ?? tmpdir()), SCRATCH_NAME);
   const { signal } = options;
@@ -200,6 +194,7 @@ async function screenWithStore(
   let copy: ScratchFile | null = null;
   let items: ArraySpool | null = null;
   try {
+    await options.beforeRead?.();
     // First pass: validation only.
     let source: AsyncIterable<Uint8Array>;
     if (inputPath !== null) source = fromFile(inputPath);
@@ -222,28 +217,23 @@ async function screenWithStore(
     let cache = options.cache;
     if (store !== null) {
       const identity = await screenCacheIdentity(pipeline, served);
-      if (identity.ok) cache = screenItemCache(store, identity.identity);
+      if (identity.ok) cache = screenItemCache(store, identity);
       else options.onCacheNote?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     }
-    let second: ScanOutcome | null = null;
     const again = copy !== null ? copy.chunks() : fromFile(inputPath as string);
-    const records = pullRecords(atMost(untilAborted(again, signal), first.bytesRead), read, (outcome) => {
-      second = outcome;
-    });
+    const records = recordBatches(atMost(untilAborted(again, signal), first.bytesRead), read);
     const total = first.records;
     // The lines of the items taken and not yet finished: at most the concurrency window.
     const lines: number[] = [];
     const onProgress = options.onProgress;
     const tally = await screenStream(
-      itemsOf(records, lines),
+      itemsOf(records, first, lines),
       { pipeline, concurrency, breaker, cache, signal, onProgress: onProgress && ((done) => onProgress(done, total)) },
       async (item, index) => {
         await spool.append(canonicalJson(BatchItemSchema, item, ["items", index]));
         await options.onItem?.(item, lines.shift() as number);
       },
     );
-    const reread = second as ScanOutcome | null;
-    if (reread === null || !reread.ok || reread.inputSha256 !== first.inputSha256 || reread.bytesRead !== first.bytesRead) throw changedInput();
     await spool.seal();
 
     // The document: its counts and total framed around the spooled items.
@@ -257,5 +247,6 @@ async function screenWithStore(
   } finally {
     await items?.remove();
     await copy?.remove();
+    store?.close();
   }
 }

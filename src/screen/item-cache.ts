@@ -3,7 +3,7 @@
 // stored value is a miss unless its verdict matches the schema, gives again the state it was
 // stored with, and had canary and analysis run. A reused item says so (`reused`, `checked_at`).
 import { isPlainObject } from "../core/guards.js";
-import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
+import { pipelineIdentity, type CacheIdentity, type IdentityOutcome } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
 import { knownModelDigest } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
@@ -19,14 +19,9 @@ function exercised(verdict: VerdictJson): boolean {
 }
 
 /** The identity a screen run's cached verdicts are keyed by, or why there is none. */
-export async function screenCacheIdentity(
-  pipeline: unknown,
-  server: OpenAIContextProof | null = null,
-): Promise<{ ok: true; identity: CacheIdentity } | { ok: false; reason: string }> {
-  const probe = isGenuinePipeline(pipeline) ? pipeline.probe : null;
-  const modelDigest = await knownModelDigest(probe).catch(() => null);
-  const outcome = pipelineIdentity(pipeline, { scope: "screen_item", modelDigest, server });
-  return outcome.ok ? { ok: true, identity: { key: outcome.key, identity: outcome.identity } } : outcome;
+export async function screenCacheIdentity(pipeline: unknown, server: OpenAIContextProof | null): Promise<IdentityOutcome> {
+  const modelDigest = await knownModelDigest(isGenuinePipeline(pipeline) ? pipeline.probe : null).catch(() => null);
+  return pipelineIdentity(pipeline, { scope: "screen_item", modelDigest, server });
 }
 
 /** An ItemVerdictCache over `store` under `identity`. */

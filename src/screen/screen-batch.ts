@@ -31,10 +31,8 @@ export interface ScreenOptions {
 }
 
 /**
- * Library entry: validates `records` all-or-nothing (admit.ts), then screens them through the
- * streaming path (screen-stream.ts) fed the array, and returns the batch document, items in
- * order. The window spans the whole array (it is in memory already), so a free lane always
- * takes the next item.
+ * Validates `records` all-or-nothing (admit.ts), screens them and returns the batch document. The
+ * window spans the whole array (it is in memory already), so a free lane always takes the next item.
  */
 export async function screenBatch(
   records: readonly ScreenInput[],

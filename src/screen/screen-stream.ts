@@ -14,11 +14,7 @@ export interface ScreenRun extends ItemCheckOptions, MapOrderedStreamOptions {
   readonly pipeline: Pick<SecurityPipeline, "check">;
 }
 
-/**
- * Checks `items` and hands each finished one to `sink` (awaited) in input order; resolves with
- * their tally once the last is handed over, or rejects with the first error of the source, the
- * cache or the sink, or with the abort reason at once.
- */
+/** Resolves with the items' tally once the last is handed to `sink`, or rejects with the first error of the source, the cache or the sink, or with the abort reason at once. */
 export async function screenStream(
   items: AsyncIterable<ScreenItem>,
   run: ScreenRun,

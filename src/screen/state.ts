@@ -5,38 +5,24 @@ import type { BatchState } from "../documents/schemas.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 
-/** What the batch state is decided by, from a live or a serialized verdict. */
-interface StateFields {
-  readonly safe: boolean;
-  readonly blockedBy: string | null;
-  readonly degraded: boolean;
-  readonly flagged: boolean;
-  readonly canaryStatus: string;
-  readonly analysisStatus: string;
-}
+/** What the batch state is decided by, besides whether the verdict is flagged. */
+type StateFields = Pick<PipelineVerdict, "safe" | "blockedBy" | "degraded" | "canaryStatus" | "analysisStatus">;
 
-function stateOf(v: StateFields): BatchState {
+function stateOf(v: StateFields, flagged: boolean): BatchState {
   if (!v.safe && v.blockedBy !== "fail_closed") return "block";
   if (v.degraded) return "degraded";
-  if (v.flagged) return "flag";
+  if (flagged) return "flag";
   if (v.canaryStatus !== "exercised" || v.analysisStatus !== "exercised") return "unexercised";
   return "pass";
 }
 
 /** The batch state of one verdict (first match wins); a fail-closed denial stays `degraded`/`unexercised`, not `blocked`. */
 export function batchState(verdict: PipelineVerdict): BatchState {
-  const { safe, blockedBy, degraded, canaryStatus, analysisStatus } = verdict;
-  return stateOf({ safe, blockedBy, degraded, flagged: verdict.advisory.flagged, canaryStatus, analysisStatus });
+  return stateOf(verdict, verdict.advisory.flagged);
 }
 
 /** The batch state of a serialized verdict, by the same rules. */
 export function batchStateOfJson(v: VerdictJson): BatchState {
-  return stateOf({
-    safe: v.safe,
-    blockedBy: v.blocked_by,
-    degraded: v.degraded,
-    flagged: v.advisory.flagged,
-    canaryStatus: v.canary_status,
-    analysisStatus: v.analysis_status,
-  });
+  const { safe, blocked_by: blockedBy, degraded, canary_status: canaryStatus, analysis_status: analysisStatus } = v;
+  return stateOf({ safe, blockedBy, degraded, canaryStatus, analysisStatus }, v.advisory.flagged);
 }

@@ -14,9 +14,6 @@ export interface BatchSummary {
   readonly outage: { readonly affected: number; readonly first: CanaryOutageReason | null };
 }
 
-/** Everything of a batch document except its items (the members before and after them). */
-export type BatchDocumentRest = Omit<BatchDocument, "items">;
-
 /** Adds up finished items in input order. */
 export class BatchTally {
   private total = 0;
@@ -43,7 +40,7 @@ export class BatchTally {
   }
 
   /** The document's members other than `items`, for the items counted so far. */
-  rest(): BatchDocumentRest {
+  rest(): Omit<BatchDocument, "items"> {
     return { schema: BATCH_SCHEMA, total: this.total, counts: { ...this.counts } };
   }
 }

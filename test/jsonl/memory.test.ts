@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../../src/documents/reader-limits.js";
 import { parseJsonLine, SkippedValue } from "../../src/core/parse-line.js";
 import { readRecords, type ReadOutcome } from "../../src/jsonl/read.js";
-import { RECORD_SHAPES } from "../../src/jsonl/record.js";
+import { RECORD_SHAPE } from "../../src/jsonl/record.js";
 import { fromBytes } from "../../src/jsonl/sources.js";
 import { runCli } from "../support/cli.js";
 
@@ -25,7 +25,7 @@ function ok(outcome: ReadOutcome) {
 describe("the strict parser does not build what the record shape cannot use", () => {
   it("a non-string text comes back as a SkippedValue with its input size, not as the array", () => {
     const line = hostileLine(1000);
-    const parsed = parseJsonLine(line, { shape: RECORD_SHAPES.screen });
+    const parsed = parseJsonLine(line, { shape: RECORD_SHAPE });
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     const text = (parsed.value as { text: unknown }).text;
@@ -46,7 +46,7 @@ describe("the strict parser does not build what the record shape cannot use", ()
     ['{"text":[{}, {"a":tru}]}', "malformed_json"],
     ['{"text":[{},]}', "malformed_json"],
   ])("a skipped value is still checked by every JSON rule: %s", (line, code) => {
-    const parsed = parseJsonLine(line, { shape: RECORD_SHAPES.ingest });
+    const parsed = parseJsonLine(line, { shape: RECORD_SHAPE });
     expect(parsed).toMatchObject({ ok: false, code });
   });
 
