@@ -13,7 +13,8 @@ import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestSh
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
 import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
-import { isInt, isObj, own, type Geometry, type Obj } from "./_values.js";
+import { isInt, isObj, own, type Obj } from "./_values.js";
+import type { Geometry } from "../documents/segment-spans.js";
 import type { ProblemList } from "./problems.js";
 
 /** Step 8 (status) and step 9. */
