@@ -44,7 +44,8 @@ import {
   type IngestRunPlan,
   type IngestRunReport,
 } from "./run-plan.js";
-import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
+import type { IngestRunSummary } from "./run-summary.js";
+import type { ManifestHead } from "../documents/manifest-v2.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
 

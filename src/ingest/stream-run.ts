@@ -170,7 +170,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
   }
   // Serialized here, once, in the lane, while other records wait on the canary.
   const json = finishedEntryText(outcome.entry, line.index, run.policy, run.manifestVersion);
-  const exported = run.exporting && outcome.admitted ? exportRecordFor(outcome.entry, snapshot) : null;
+  const exported = run.exporting && outcome.entry.admission === "admitted" ? exportRecordFor(outcome.entry, snapshot) : null;
   return finished(outcome.entry, json, outcome.checks, exported, line.line);
 }
 
