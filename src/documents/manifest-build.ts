@@ -12,18 +12,16 @@ import { recordDigests } from "./material-hash.js";
 import {
   compactRecordV1,
   exportDocumentSchema,
+  manifestDocumentSchema,
   manifestFacts,
   manifestVersionNamed,
   schemaNamesOf,
   type ManifestDocument,
   type ManifestHead,
-  IngestManifestV2Schema,
-  IngestManifestV3Schema,
   ManifestRecordV2Schema,
   type ManifestVersion,
 } from "./manifest-v2.js";
 import {
-  IngestManifestSchema,
   ManifestRecordSchema,
   type PipelineInfo,
   type PipelineInfoV3,
@@ -179,9 +177,6 @@ export function exportHead(
   return { schema: names.export, manifest_schema: names.manifest, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
 }
 
-/** The schema each version's head (a manifest with no records) is checked against. */
-const HEAD_SCHEMAS = { 1: IngestManifestSchema, 2: IngestManifestV2Schema, 3: IngestManifestV3Schema } as const;
-
 /**
  * The manifest without its records, for a complete run with these counts and totals; checked
  * against the manifest schema (with no records, which the schema constrains one by one and
@@ -209,7 +204,7 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
     },
     counts,
   } as ManifestHead;
-  canonicalJson(HEAD_SCHEMAS[version], { ...head, records: [] });
+  canonicalJson(manifestDocumentSchema(head.schema), { ...head, records: [] });
   return head;
 }
 
