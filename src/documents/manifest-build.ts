@@ -48,11 +48,6 @@ function canonicalDocument<D>(document: D, json: string): CanonicalDocument<D> {
   return { document, json, bytes, sha256: sha256Hex(bytes) };
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC (milliseconds truncated, as Date keeps them). */
-export function formatTimestamp(date: Date): string {
-  return date.toISOString();
-}
-
 /**
  * What a complete run gives its manifest: the head's members, the run's own numbers (cache,
  * shard and allowlist only when the run had them) and the record entries in input order, each

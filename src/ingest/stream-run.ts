@@ -5,7 +5,7 @@
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
-import { exportHead, exportRecordFor, finishedEntryText, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
+import { exportHead, exportRecordFor, finishedEntryText, manifestHead } from "../documents/manifest-build.js";
 import type { ManifestVersion } from "../documents/manifest-v2.js";
 import { planSegments } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
@@ -233,8 +233,9 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     const head = manifestHead(
       {
         little_canary_version: VERSION,
-        started_at: formatTimestamp(options.startedAt),
-        finished_at: formatTimestamp(options.clock()),
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC, as the manifest schema's timestamps are.
+        started_at: options.startedAt.toISOString(),
+        finished_at: options.clock().toISOString(),
         pipeline: pipelineInfo(pipeline, gate),
         policy,
         checks_performed: checks,
