@@ -227,7 +227,6 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
         exportSpool: exportPath === null ? null : () => ArraySpool.create(exportPath, "export-records"),
         ids,
         clock: plan.clock,
-        startedAt: plan.clock(),
         ...(signal ? { signal } : {}),
         ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
         ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),

@@ -39,8 +39,8 @@ export interface StreamRunOptions {
   readonly exportSpool: (() => Promise<ItemSpool>) | null;
   /** Id digests are looked up here (keys prefixed `digest:`), for counts.duplicate_ids. */
   readonly ids: RecordIdIndex;
+  /** The manifest's timestamps: `started_at` read when the run starts, `finished_at` when its checks are over. */
   readonly clock: () => Date;
-  readonly startedAt: Date;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
   /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
@@ -171,6 +171,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
 
 /** Runs the prepared records through `pipeline` and frames the documents; on failure the spools are removed first. */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
+  const startedAt = options.clock();
   const { policy, gate, ids } = options;
   const version = prepared.manifestVersion;
   const context: StreamRunContext = {
@@ -234,7 +235,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
       {
         little_canary_version: VERSION,
         // `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC, as the manifest schema's timestamps are.
-        started_at: options.startedAt.toISOString(),
+        started_at: startedAt.toISOString(),
         finished_at: options.clock().toISOString(),
         pipeline: pipelineInfo(pipeline, gate),
         policy,
