@@ -12,18 +12,16 @@ import { recordDigests } from "./material-hash.js";
 import {
   compactRecordV1,
   exportDocumentSchema,
+  manifestDocumentSchema,
   manifestFacts,
   manifestVersionNamed,
   schemaNamesOf,
   type ManifestDocument,
   type ManifestHead,
-  IngestManifestV2Schema,
-  IngestManifestV3Schema,
   ManifestRecordV2Schema,
   type ManifestVersion,
 } from "./manifest-v2.js";
 import {
-  IngestManifestSchema,
   ManifestRecordSchema,
   type PipelineInfo,
   type PipelineInfoV3,
@@ -50,11 +48,6 @@ function canonicalDocument<D>(document: D, json: string): CanonicalDocument<D> {
   return { document, json, bytes, sha256: sha256Hex(bytes) };
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC (milliseconds truncated, as Date keeps them). */
-export function formatTimestamp(date: Date): string {
-  return date.toISOString();
-}
-
 /**
  * What a complete run gives its manifest: the head's members, the run's own numbers (cache,
  * shard and allowlist only when the run had them) and the record entries in input order, each
@@ -67,17 +60,11 @@ export type ManifestInput = Pick<IngestManifest, "little_canary_version" | "star
     readonly records: readonly ManifestRecord[];
   };
 
-/**
- * One manifest record entry that passed the guard and the record schema at its place in the
- * manifest, with its canonical text. Only `canonicalRecordEntry` makes these (checked by
- * identity), so a manifest assembled from them carries exactly the texts that were validated.
- */
+/** One manifest record entry that passed the index guard and the record schema at its place, with its canonical text. */
 export interface CanonicalRecordEntry {
   readonly entry: ManifestRecord;
   readonly json: string;
 }
-
-const mintedEntries = new WeakSet<CanonicalRecordEntry>();
 
 function deepFreeze(value: unknown): void {
   if (typeof value !== "object" || value === null) return;
@@ -85,23 +72,12 @@ function deepFreeze(value: unknown): void {
   for (const child of Object.values(value)) deepFreeze(child);
 }
 
-/**
- * Validates and serializes a finished record entry for the manifest at `position`, and freezes
- * it so the text cannot go stale (`freeze` false: only for texts joined before the caller
- * regains control). The ingest run calls this as each record completes, so the end of a run
- * only joins texts instead of serializing every record at once.
- */
-export function canonicalRecordEntry(entry: ManifestRecord, position: number, freeze = true): CanonicalRecordEntry {
+/** Validates and serializes a finished record entry for a v1 manifest at `position`, and freezes it so the text cannot go stale. */
+export function canonicalRecordEntry(entry: ManifestRecord, position: number): CanonicalRecordEntry {
   if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
   const json = canonicalJson(ManifestRecordSchema, entry, ["records", position]);
-  return mint(entry, json, freeze);
-}
-
-function mint(entry: ManifestRecord, json: string, freeze: boolean): CanonicalRecordEntry {
-  if (freeze) deepFreeze(entry);
-  const minted: CanonicalRecordEntry = Object.freeze({ entry, json });
-  mintedEntries.add(minted);
-  return minted;
+  deepFreeze(entry);
+  return Object.freeze({ entry, json });
 }
 
 /**
@@ -132,51 +108,19 @@ export function finishedEntryText(entry: ManifestRecord, position: number, polic
 /**
  * The manifest of a complete run, validated, with its canonical bytes: v1 unless `version` says
  * otherwise (then `document` is the compact document the bytes hold; `manifestFacts` gives its
- * v1 records).
+ * v1 records). Its entries are made as the record runner makes them, and joined around the head.
  */
 export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest>;
 export function buildManifest(input: ManifestInput, version: ManifestVersion): CanonicalDocument<ManifestDocument>;
 export function buildManifest(input: ManifestInput, version: ManifestVersion = 1): CanonicalDocument<ManifestDocument> {
   // The caller's objects are not frozen here: the texts are joined before this returns.
-  const records = input.records.map((record, position) => mint(record, recordEntryText(record, position, input.policy, version), false));
-  records.forEach((minted, position) => {
-    if (minted.entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${minted.entry.index}`);
+  const texts = input.records.map((record, position) => recordEntryText(record, position, input.policy, version));
+  input.records.forEach((record, position) => {
+    if (record.index !== position) throw new UsageError(`manifest record at position ${position} has index ${record.index}`);
   });
-  if (version === 1) return buildManifestFromEntries({ ...input, records });
-  const entries = records.map((minted) => minted.entry);
-  const rest = manifestHead(input, entries.length, countRecords(entries), version);
-  const json = canonicalObjectWithArray(
-    rest,
-    "records",
-    records.map((minted) => minted.json),
-  );
-  return canonicalDocument(JSON.parse(json) as ManifestDocument, json);
-}
-
-export interface CanonicalManifestInput extends Omit<ManifestInput, "records"> {
-  /** From `canonicalRecordEntry`, in input order. */
-  readonly records: readonly CanonicalRecordEntry[];
-}
-
-/**
- * The manifest of a complete run from record entries already made canonical. The bytes are
- * those of serializing the whole validated document: the rest of the document is checked
- * against the manifest schema (with no records, which the schema constrains one by one and
- * nowhere else) and the record texts are joined by the serializer's own rules.
- */
-export function buildManifestFromEntries(input: CanonicalManifestInput): CanonicalDocument<IngestManifest> {
-  input.records.forEach((minted, position) => {
-    if (!mintedEntries.has(minted)) throw new UsageError(`manifest record at position ${position} was not made canonical`);
-    if (minted.entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${minted.entry.index}`);
-  });
-  const entries = input.records.map((minted) => minted.entry);
-  const rest = manifestHead(input, entries.length, countRecords(entries));
-  const json = canonicalObjectWithArray(
-    rest,
-    "records",
-    input.records.map((minted) => minted.json),
-  );
-  return canonicalDocument({ ...rest, records: entries } as IngestManifest, json);
+  const head = manifestHead(input, input.records.length, countRecords(input.records), version);
+  const json = canonicalObjectWithArray(head, "records", texts);
+  return canonicalDocument(version === 1 ? ({ ...head, records: [...input.records] } as IngestManifest) : (JSON.parse(json) as ManifestDocument), json);
 }
 
 /** An admitted record's snapshot, as the run loop kept it. */
@@ -228,9 +172,6 @@ export function exportHead(
   return { schema: names.export, manifest_schema: names.manifest, manifest_sha256: manifestSha256, policy_name: "strict/v1" };
 }
 
-/** The schema each version's head (a manifest with no records) is checked against. */
-const HEAD_SCHEMAS = { 1: IngestManifestSchema, 2: IngestManifestV2Schema, 3: IngestManifestV3Schema } as const;
-
 /**
  * The manifest without its records, for a complete run with these counts and totals; checked
  * against the manifest schema (with no records, which the schema constrains one by one and
@@ -258,7 +199,7 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
     },
     counts,
   } as ManifestHead;
-  canonicalJson(HEAD_SCHEMAS[version], { ...head, records: [] });
+  canonicalJson(manifestDocumentSchema(head.schema), { ...head, records: [] });
   return head;
 }
 

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { sha256Hex } from "../core/hash.js";
 import { UsageError } from "../core/errors.js";
 import { recordState } from "./record-state.js";
-import { segmentCount, segmentSpans } from "./segment-spans.js";
+import { segmentCount, segmentPlaces, segmentsFollowPlan, type Geometry } from "./segment-spans.js";
 import type { HoldReason } from "./states.js";
 import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
 import {
@@ -143,12 +143,6 @@ export type IngestManifestV2 = z.infer<typeof IngestManifestV2Schema>;
 /** The compact ingest manifest that records the structural rules' version. */
 type IngestManifestV3 = z.infer<typeof IngestManifestV3Schema>;
 
-/** The segment geometry of the manifest's policy (`segment_chars`, `segment_overlap`). */
-export interface PlanGeometry {
-  readonly chars: number;
-  readonly overlap: number;
-}
-
 type Loose = Record<string, unknown>;
 /** A field's default from the fields before it (already final), or undefined when it has none. */
 type Rule = readonly [key: string, fallback: (v: Loose) => unknown];
@@ -250,7 +244,7 @@ function labelDigest(label: unknown): string | null {
   return typeof label === "string" ? sha256Hex(label) : null;
 }
 
-function segmentsTotal(r: Loose, geometry: PlanGeometry): number {
+function segmentsTotal(r: Loose, geometry: Geometry): number {
   const segments = r["segments"] as unknown[];
   if (segments.length > 0) return segments.length;
   const length = r["length"] as number;
@@ -277,7 +271,7 @@ function stateOf(r: Loose): ReturnType<typeof recordState> {
 }
 
 // `segments` are expanded before these: the state fields follow from them.
-function recordRules(geometry: PlanGeometry): Rule[] {
+function recordRules(geometry: Geometry): Rule[] {
   return [
     ["id", () => null],
     ["source", () => null],
@@ -323,15 +317,6 @@ function elide(full: Loose, rules: readonly Rule[]): Loose {
   return out;
 }
 
-/** The planned places of a record's segments (metadata windows, then text windows). */
-function placesOf(length: number, charsTotal: number, geometry: PlanGeometry): Array<Pick<ManifestSegment, "kind" | "index" | "start" | "end">> {
-  const { chars, overlap } = geometry;
-  return [
-    ...segmentSpans(charsTotal - length, chars, overlap).map((s, index) => ({ kind: "metadata" as const, index, ...s })),
-    ...segmentSpans(length, chars, overlap).map((s, index) => ({ kind: "text" as const, index, ...s })),
-  ];
-}
-
 function expandVerdict(compact: Loose, path: ReadonlyArray<string | number>): VerdictJson {
   const v: Loose = { ...compact };
   fill(v, VERDICT_RULES_BEFORE_LAYERS, path);
@@ -357,12 +342,12 @@ function compactVerdict(full: VerdictJson): Loose {
  * ingest never writes one) or its segments cannot be the plan's. The input must match
  * ManifestRecordV2Schema; the result is checked against nothing (the caller validates it).
  */
-export function expandRecordV2(compact: ManifestRecordV2, position: number, geometry: PlanGeometry): ManifestRecord {
+export function expandRecordV2(compact: ManifestRecordV2, position: number, geometry: Geometry): ManifestRecord {
   const r: Loose = { index: position, ...compact };
   const length = compact.length;
-  let places: ReturnType<typeof placesOf>;
+  let places: ReturnType<typeof segmentPlaces>;
   try {
-    places = compact.segments.length === 0 ? [] : placesOf(length, compact.chars_total, geometry);
+    places = compact.segments.length === 0 ? [] : segmentPlaces(length, compact.chars_total, geometry);
   } catch {
     throw new RecordV2Error(["segments"]);
   }
@@ -383,16 +368,10 @@ export function expandRecordV2(compact: ManifestRecordV2, position: number, geom
  * when the record's segments are not the plan of its length and `chars_total` under `geometry`
  * (v2 does not write places), which no record ingest makes can be.
  */
-export function compactRecordV1(full: ManifestRecord, geometry: PlanGeometry): ManifestRecordV2 {
+export function compactRecordV1(full: ManifestRecord, geometry: Geometry): ManifestRecordV2 {
   const r = full as unknown as Loose;
-  const places = full.segments.length === 0 ? [] : placesOf(full.length, full.chars_total, geometry);
-  const follows =
-    places.length === full.segments.length &&
-    full.segments.every((s, i) => {
-      const p = places[i] as (typeof places)[number];
-      return s.kind === p.kind && s.index === p.index && s.start === p.start && s.end === p.end;
-    });
-  if (!follows) throw new UsageError(`manifest record ${full.index}: its segments are not the policy's plan`);
+  if (full.segments.length > 0 && !segmentsFollowPlan(full.length, full.chars_total, full.segments, geometry))
+    throw new UsageError(`manifest record ${full.index}: its segments are not the policy's plan`);
   const segments = full.segments.map((segment) => {
     const { kind: _k, index: _i, start: _s, end: _e, ...rest } = elide(segment as unknown as Loose, segmentRules(segment, r));
     const verdict = rest["verdict"];

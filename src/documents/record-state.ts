@@ -78,6 +78,18 @@ export function recordState(segments: readonly SegmentOutcome[]): RecordState {
   };
 }
 
+/** Whether a record (its values unchecked) states exactly `state`: the verdict cache's stored entries and `verify` both hold records to it. */
+export function statesRecordState(record: Readonly<Record<string, unknown>>, state: RecordState): boolean {
+  const fields = ["detection", "coverage", "admission", "segments_checked", "chars_covered"] as const;
+  const reasons = record["hold_reasons"];
+  return (
+    fields.every((field) => record[field] === state[field]) &&
+    Array.isArray(reasons) &&
+    reasons.length === state.hold_reasons.length &&
+    reasons.every((reason, i) => reason === state.hold_reasons[i])
+  );
+}
+
 /** State of a record held before any check (`malformed` or `over_budget`, always alone). */
 export function uncheckedHoldState(reason: "malformed" | "over_budget"): RecordState {
   return {

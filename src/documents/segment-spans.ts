@@ -48,26 +48,33 @@ export interface StatedSpan {
   readonly end?: unknown;
 }
 
+/** The segment geometry of a policy: window size and overlap, in code points. */
+export interface Geometry {
+  readonly chars: number;
+  readonly overlap: number;
+}
+
+/** The planned places of a record's segments: metadata windows, then text windows (throws UsageError as `segmentSpans`). */
+export function segmentPlaces(length: number, charsTotal: number, geometry: Geometry): Array<Span & { kind: "metadata" | "text"; index: number }> {
+  const { chars, overlap } = geometry;
+  return [
+    ...segmentSpans(charsTotal - length, chars, overlap).map((s, index) => ({ kind: "metadata" as const, index, ...s })),
+    ...segmentSpans(length, chars, overlap).map((s, index) => ({ kind: "text" as const, index, ...s })),
+  ];
+}
+
 /**
  * Whether `segments` are exactly the windows `chars`/`overlap` give a record of `length` text
  * code points and `charsTotal` in all (metadata windows first, then text), none left out:
  * what `verify` and the verdict cache's record entries both check of a stated record.
  */
-export function segmentsFollowPlan(
-  length: number,
-  charsTotal: number,
-  segments: readonly StatedSpan[],
-  geometry: { readonly chars: number; readonly overlap: number },
-): boolean {
+export function segmentsFollowPlan(length: number, charsTotal: number, segments: readonly StatedSpan[], geometry: Geometry): boolean {
   const materialLength = charsTotal - length;
   if (length < 0 || materialLength < 0) return false;
   const { chars, overlap } = geometry;
+  // Counted first: a stated list of the wrong length never makes us build a huge plan.
   if (segmentCount(materialLength, chars, overlap) + segmentCount(length, chars, overlap) !== segments.length) return false;
-  const expected = [
-    ...segmentSpans(materialLength, chars, overlap).map((s, index) => ({ kind: "metadata", index, ...s })),
-    ...segmentSpans(length, chars, overlap).map((s, index) => ({ kind: "text", index, ...s })),
-  ];
-  return expected.every((e, i) => {
+  return segmentPlaces(length, charsTotal, geometry).every((e, i) => {
     const s = segments[i];
     return s !== undefined && s.kind === e.kind && s.index === e.index && s.start === e.start && s.end === e.end;
   });

@@ -119,7 +119,7 @@ function admission(
     }
     // Only a hold is decided here; the second pass plans (slices and hashes) the rest.
     const held = holdBeforeChecks(record, policy, duplicateOf);
-    if (held !== null) return sink.held({ held: finishedEntryText(held.entry, record.index, policy, manifestVersion), entry: held.entry, line: record.line });
+    if (held !== null) return sink.held({ held: finishedEntryText(held, record.index, policy, manifestVersion), entry: held, line: record.line });
     const digest = await sink.planned(record);
     if (digest !== null) await onPlanned?.(record.index, digest);
   };

@@ -13,6 +13,7 @@ import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
 import { LittleCanaryError } from "../core/errors.js";
+import { orAbort } from "../core/or-abort.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import { shardRange, type LineRange, type ShardSpec } from "../documents/shard.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
@@ -44,7 +45,8 @@ import {
   type IngestRunPlan,
   type IngestRunReport,
 } from "./run-plan.js";
-import type { IngestRunSummary, ManifestHead } from "./run-summary.js";
+import type { IngestRunSummary } from "./run-summary.js";
+import type { ManifestHead } from "../documents/manifest-v2.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
 
@@ -99,14 +101,6 @@ function runCache(
     settings,
   );
   return { cache, records, identityKey: identity.key };
-}
-
-/** Rejects with the abort reason once the signal aborts (never resolves). */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    if (signal.aborted) reject(abortReason(signal));
-    else signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true });
-  });
 }
 
 /** Step 4: the strict read, every record validated and prepared before the first check (admit-pass.ts); a refusal or an empty input refuses the run. */
@@ -226,7 +220,6 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
         exportSpool: exportPath === null ? null : () => ArraySpool.create(exportPath, "export-records"),
         ids,
         clock: plan.clock,
-        startedAt: plan.clock(),
         ...(signal ? { signal } : {}),
         ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
         ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
@@ -287,10 +280,9 @@ export function resumeAfter(steps: AsyncGenerator<IngestStep, IngestFilesResult>
 }
 
 /** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */
-async function gateRun(plan: IngestRunPlan, pipeline: CheckingPipeline): Promise<GateResult> {
+function gateRun(plan: IngestRunPlan, pipeline: CheckingPipeline): Promise<GateResult> {
   const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
-  gating.catch(() => undefined);
-  return plan.signal ? await Promise.race([gating, aborted(plan.signal)]) : await gating;
+  return orAbort(gating, plan.signal, () => abortReason(plan.signal as AbortSignal));
 }
 
 /** Writes the CI reports of a published run; the pair stands, so a failure's error says it was published. */

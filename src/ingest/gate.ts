@@ -105,17 +105,20 @@ async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<G
   };
 }
 
+/** The refusal of a canary model trained on fewer tokens than a segment needs (`null`: its length is unknown). */
+function trainedTooShort(contextLength: number | null, required: number): IngestGateError {
+  return new IngestGateError(
+    "backend",
+    `the canary model's trained context length (${contextLength ?? "unknown"}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
+  );
+}
+
 /** A pool's gate: every endpoint pinned to one identity (digest, trained and loaded context, fingerprint), each held as one probe is. */
 async function poolGate(pool: CanaryPool, required: number): Promise<GateResult> {
   const pinned = await pool.pin({ minContextLength: required });
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
   const identity = pinned.identity;
-  if (identity.contextLength === null || identity.contextLength < required) {
-    throw new IngestGateError(
-      "backend",
-      `the canary model's trained context length (${identity.contextLength ?? "unknown"}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
-    );
-  }
+  if (identity.contextLength === null || identity.contextLength < required) throw trainedTooShort(identity.contextLength, required);
   const loaded = identity.loaded;
   if (loaded === null || loaded.kind !== "verified") {
     const why = loaded !== null && loaded.kind === "unverified" ? UNVERIFIED_TEXT[loaded.reason] : "the loaded context is unknown";
@@ -186,12 +189,7 @@ export async function runContextGate(
       `could not read the canary model's context length from POST /api/show at ${probe.endpointOrigin}; ingest refuses to run without it`,
     );
   }
-  if (contextLength < required) {
-    throw new IngestGateError(
-      "backend",
-      `the canary model's trained context length (${contextLength}) is smaller than the ${required} tokens a segment needs; lower segment_chars or use a model with a longer context`,
-    );
-  }
+  if (contextLength < required) throw trainedTooShort(contextLength, required);
   // The trained length and the digest come from listing endpoints. Only the loaded context says
   // what the server gave the model, and proving it takes the warm-up chat and GET /api/ps: that
   // proof is made before the first check the run really sends, so a re-run whose every verdict

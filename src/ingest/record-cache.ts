@@ -15,7 +15,7 @@ import { VERSION } from "../core/version.js";
 import type { Allowlist } from "../documents/allowlist.js";
 import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
-import { recordState, type SegmentOutcome } from "../documents/record-state.js";
+import { recordState, statesRecordState, type SegmentOutcome } from "../documents/record-state.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 
@@ -73,8 +73,6 @@ function placedAt(stored: string, index: number): string | null {
   return `${stored.slice(0, at)},"index":${index},"length":${stored.slice(at + AT_ZERO.length)}`;
 }
 
-const sameList = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
-
 /** Whether the entry's segments are the policy's windows for its stated lengths and count. */
 function followsPlan(entry: Record<string, unknown>, segments: readonly Record<string, unknown>[], policy: IngestPolicy): boolean {
   const { length, chars_total: charsTotal, segments_total: total } = entry;
@@ -97,16 +95,7 @@ function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestR
     if (s.exercised !== true || !isPlainObject(s.verdict) || (s.state !== "pass" && s.state !== "flag" && s.state !== "block")) return false;
     outcomes.push({ kind: s.kind, start: s.start, end: s.end, state: s.state, exercised: true });
   }
-  const state = recordState(outcomes);
-  return (
-    entry.detection === state.detection &&
-    entry.coverage === state.coverage &&
-    entry.admission === state.admission &&
-    Array.isArray(entry.hold_reasons) &&
-    sameList(entry.hold_reasons, state.hold_reasons) &&
-    entry.segments_checked === state.segments_checked &&
-    entry.chars_covered === state.chars_covered
-  );
+  return statesRecordState(entry, recordState(outcomes));
 }
 
 /** Whitespace canonical JSON never holds raw (other than a space inside a string). */

@@ -4,7 +4,6 @@
 // segment still goes through the structural layer (microseconds), and a record's detection is
 // "none" only when every segment was inspected.
 import type { RawRecord } from "../jsonl/record.js";
-import type { AdmittedSnapshot } from "../documents/manifest-build.js";
 import {
   NOT_CHECKED,
   checkedRecordEntry,
@@ -104,11 +103,10 @@ export interface RunContext {
   readonly beforeCheck?: () => Promise<void>;
 }
 
-/** What checking one record produced: its manifest entry, the checks sent, and its snapshot when admitted. */
+/** What checking one record produced: its manifest entry and the checks sent. */
 export interface RecordOutcome {
   readonly entry: ManifestRecord;
   readonly checks: number;
-  readonly admitted: AdmittedSnapshot | null;
 }
 
 /** A record whose segments are planned and ready to check. */
@@ -118,21 +116,22 @@ export interface PlannedRecord {
   readonly plan: SegmentPlan;
 }
 
-/** The outcome of a record held before any check (malformed, a repeated id, over budget), or null: the runner plans the rest. */
-export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): RecordOutcome | null {
-  const held = (entry: ManifestRecord): RecordOutcome => ({ entry, checks: 0, admitted: null });
+/** The entry of a record held before any check (malformed, a repeated id, over budget), or null: the runner plans the rest. */
+export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplicateOf: number | undefined): ManifestRecord | null {
   const malformed = record.problems.find((problem) => problem.severity === "malformed");
-  if (malformed) {
-    return held(malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message }));
-  }
+  if (malformed) return malformedRecordEntry({ index: record.index, text: record.text, id: record.id, source: record.source, detail: malformed.message });
   if (duplicateOf !== undefined) {
-    return held(
-      duplicateIdRecordEntry({ index: record.index, id: record.id as string, source: record.source, text: record.text as string, firstIndex: duplicateOf }),
-    );
+    return duplicateIdRecordEntry({
+      index: record.index,
+      id: record.id as string,
+      source: record.source,
+      text: record.text as string,
+      firstIndex: duplicateOf,
+    });
   }
   const snapshot = snapshotOf(record);
   if (!isOverBudget(snapshot, policy)) return null;
-  return held(overBudgetRecordEntry({ index: record.index, record: snapshot, plan: planSegments(snapshot, policy, { budgetOnly: true }) }));
+  return overBudgetRecordEntry({ index: record.index, record: snapshot, plan: planSegments(snapshot, policy, { budgetOnly: true }) });
 }
 
 /**
@@ -170,7 +169,7 @@ export async function checkRecord(run: RunContext, prepared: PlannedRecord): Pro
     if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
   }
   const entry = checkedRecordEntry({ index, record: snapshot, plan, results, ...(run.allowlist ? { allowlist: run.allowlist } : {}) });
-  return { entry, checks, admitted: entry.admission === "admitted" ? { index, record: snapshot } : null };
+  return { entry, checks };
 }
 
 /** The entry `checkRecord` gives, built by the same steps from cached verdicts alone; null when one is missing. */

@@ -12,7 +12,6 @@ import { prefetchBatch, type PrefetchItem } from "./record-prefetch-batch.js";
 export interface PrefetchWorkerData {
   readonly cachePath: string;
   readonly policy: IngestPolicy;
-  readonly busyTimeoutMs?: number;
 }
 
 /** A message from the worker: one batch answered, or the failure that stopped it. */
@@ -26,7 +25,7 @@ if (parentPort !== null) {
   port.on("message", (items: readonly PrefetchItem[]) => {
     if (failed) return;
     try {
-      cache ??= VerdictCache.open(data.cachePath, { mustExist: true, ...(data.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: data.busyTimeoutMs }) });
+      cache ??= VerdictCache.open(data.cachePath, { mustExist: true });
       const { lines, entries } = prefetchBatch(cache, items, data.policy);
       const bytes = new Uint8Array(lines.buffer, lines.byteOffset, lines.byteLength);
       // A buffer of its own is handed over without a copy; a slice of Node's shared pool is copied.

@@ -33,7 +33,6 @@ export interface RecordPrefetchOptions {
   readonly settings: RecordEntrySettings;
   /** The scratch file goes beside this path (the manifest). */
   readonly besidePath: string;
-  readonly busyTimeoutMs?: number;
   /** The run's abort signal: it stops the prefetch, so a first pass waiting for the worker goes on (and meets the abort). */
   readonly signal?: AbortSignal;
   /** The worker's script; by default the compiled record-prefetch-worker.js beside this module. */
@@ -97,11 +96,7 @@ export class RecordPrefetch {
     // Only a head start: a scratch file that cannot be made means no prefetch, not a failed run.
     const spool = await ScratchFile.create(options.besidePath, "record-prefetch").catch(() => null);
     if (spool === null) return null;
-    const workerData: PrefetchWorkerData = {
-      cachePath: options.cachePath,
-      policy: options.settings.policy,
-      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
-    };
+    const workerData: PrefetchWorkerData = { cachePath: options.cachePath, policy: options.settings.policy };
     let worker: Worker;
     try {
       worker = new Worker(url, { workerData });

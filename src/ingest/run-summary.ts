@@ -4,14 +4,11 @@
 // their lines, repeated ids (as counts.duplicate_ids counts them) and the canary failures' cost.
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import type { ManifestRecord } from "../documents/schemas.js";
-import type { ManifestHead as AnyManifestHead } from "../documents/manifest-v2.js";
+import type { ManifestHead } from "../documents/manifest-v2.js";
 import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";
 
 /** Held records a summary names one by one; the rest are only counted. */
 export const HELD_SAMPLE_SIZE = 20;
-
-/** The manifest without its records (of either version). */
-export type ManifestHead = AnyManifestHead;
 
 /** One held record as a summary may show it: never its text, never a plaintext label. */
 export interface HeldRecordNote {

@@ -141,7 +141,6 @@ export async function ingestRecords(
     exportSpool: options.exportRequested === true ? async () => new MemorySpool() : null,
     ids,
     clock,
-    startedAt: clock(),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),

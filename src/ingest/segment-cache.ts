@@ -82,10 +82,13 @@ function resultOf(stored: StoredVerdict): SegmentResult | null {
 export function segmentVerdictCache(store: VerdictStore): SegmentVerdictCache {
   let hits = 0;
   let misses = 0;
+  const peek = (segmentSha256: string): SegmentResult | null => {
+    const stored = store.get(segmentSha256);
+    return stored === null ? null : resultOf(stored);
+  };
   return {
     lookup(segmentSha256) {
-      const stored = store.get(segmentSha256);
-      const result = stored === null ? null : resultOf(stored);
+      const result = peek(segmentSha256);
       if (result === null) misses++;
       else hits++;
       return result;
@@ -93,10 +96,7 @@ export function segmentVerdictCache(store: VerdictStore): SegmentVerdictCache {
     store(segmentSha256, result) {
       if (isCacheable(result)) store.put(segmentSha256, storedValueOf(result), result.state);
     },
-    peek(segmentSha256) {
-      const stored = store.get(segmentSha256);
-      return stored === null ? null : resultOf(stored);
-    },
+    peek,
     countHits(count) {
       hits += count;
     },

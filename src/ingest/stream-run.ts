@@ -5,7 +5,7 @@
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
-import { exportHead, exportRecordFor, finishedEntryText, formatTimestamp, manifestHead } from "../documents/manifest-build.js";
+import { exportHead, exportRecordFor, finishedEntryText, manifestHead } from "../documents/manifest-build.js";
 import type { ManifestVersion } from "../documents/manifest-v2.js";
 import { planSegments } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
@@ -39,8 +39,8 @@ export interface StreamRunOptions {
   readonly exportSpool: (() => Promise<ItemSpool>) | null;
   /** Id digests are looked up here (keys prefixed `digest:`), for counts.duplicate_ids. */
   readonly ids: RecordIdIndex;
+  /** The manifest's timestamps: `started_at` read when the run starts, `finished_at` when its checks are over. */
   readonly clock: () => Date;
-  readonly startedAt: Date;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
   /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
@@ -116,44 +116,39 @@ async function* withPrefetched(lines: AsyncIterable<PreparedLine>, prefetched: S
   }
 }
 
-/** A stored entry's export record, null when not exported, undefined when it does not bind to the record's digests (a miss). */
-function storedExport(run: StreamRunContext, line: PlannedLine, admitted: boolean, entry: () => ManifestRecord): ExportRecord | null | undefined {
-  if (!run.exporting || !admitted) return null;
-  try {
-    return exportRecordFor(entry(), line.record());
-  } catch {
-    return undefined;
+/**
+ * A stored entry (prefetched, or the record cache's) as the record's finished line, or null (a miss) when its export record
+ * does not bind to the record's digests. Its v1 text is taken as stored; a v2 text is made from the entry, once.
+ */
+function storedLine(run: StreamRunContext, line: PlannedLine, stored: PrefetchedEntry, entry: () => ManifestRecord): FinishedLine | null {
+  let exported: ExportRecord | null = null;
+  if (run.exporting && stored.facts.admission === "admitted") {
+    try {
+      exported = exportRecordFor(entry(), line.record());
+    } catch {
+      return null;
+    }
   }
+  const json = run.manifestVersion === 1 ? stored.json : finishedEntryText(entry(), line.index, run.policy, run.manifestVersion);
+  run.cache?.countHits(stored.segments);
+  return { facts: stored.facts, json, entry, checks: 0, exported, line: line.line };
 }
 
-/** A stored entry's text (v1, placed at its position) in the manifest version written: a v2 text is made from the entry, once. */
-function storedText(run: StreamRunContext, json: string, entry: () => ManifestRecord, index: number): string {
-  return run.manifestVersion === 1 ? json : finishedEntryText(entry(), index, run.policy, run.manifestVersion);
-}
-
-/** A prefetched entry as the record's finished line, or null when the export cannot be bound to it. */
+/** A prefetched entry as the record's finished line (parsed only when needed), or null. */
 function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
   let parsed: ManifestRecord | null = null;
   const entry = (): ManifestRecord => {
     parsed ??= JSON.parse(prefetched.json) as ManifestRecord;
     return parsed;
   };
-  const exported = storedExport(run, line, prefetched.facts.admission === "admitted", entry);
-  if (exported === undefined) return null;
-  const json = storedText(run, prefetched.json, entry, line.index);
-  run.cache?.countHits(prefetched.segments);
-  return { facts: prefetched.facts, json, entry, checks: 0, exported, line: line.line };
+  return storedLine(run, line, prefetched, entry);
 }
 
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
 function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | null {
   const reused = line.lineSha256 === null ? null : (run.records?.lookup(line.lineSha256, line.index) ?? null);
   if (reused === null) return null;
-  const exported = storedExport(run, line, reused.entry.admission === "admitted", () => reused.entry);
-  if (exported === undefined) return null;
-  const json = storedText(run, reused.json, () => reused.entry, line.index);
-  run.cache?.countHits(reused.segments);
-  return finished(reused.entry, json, 0, exported, line.line);
+  return storedLine(run, line, { facts: entryFacts(reused.entry), json: reused.json, segments: reused.segments }, () => reused.entry);
 }
 
 async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFinish): Promise<FinishedLine> {
@@ -170,12 +165,13 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
   }
   // Serialized here, once, in the lane, while other records wait on the canary.
   const json = finishedEntryText(outcome.entry, line.index, run.policy, run.manifestVersion);
-  const exported = run.exporting && outcome.admitted ? exportRecordFor(outcome.entry, snapshot) : null;
+  const exported = run.exporting && outcome.entry.admission === "admitted" ? exportRecordFor(outcome.entry, snapshot) : null;
   return finished(outcome.entry, json, outcome.checks, exported, line.line);
 }
 
 /** Runs the prepared records through `pipeline` and frames the documents; on failure the spools are removed first. */
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
+  const startedAt = options.clock();
   const { policy, gate, ids } = options;
   const version = prepared.manifestVersion;
   const context: StreamRunContext = {
@@ -238,8 +234,9 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     const head = manifestHead(
       {
         little_canary_version: VERSION,
-        started_at: formatTimestamp(options.startedAt),
-        finished_at: formatTimestamp(options.clock()),
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC, as the manifest schema's timestamps are.
+        started_at: startedAt.toISOString(),
+        finished_at: options.clock().toISOString(),
         pipeline: pipelineInfo(pipeline, gate),
         policy,
         checks_performed: checks,

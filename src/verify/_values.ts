@@ -2,6 +2,7 @@
 // so an inherited or prototype-polluting key can never satisfy a check.
 
 import { isPlainObject as isObj } from "../core/guards.js";
+import type { Geometry } from "../documents/segment-spans.js";
 
 export type Obj = Record<string, unknown>;
 export { isObj };
@@ -24,9 +25,6 @@ export function sameKeySet(obj: Obj, keys: readonly string[]): boolean {
   const present = Object.keys(obj);
   return present.length === keys.length && keys.every((k) => Object.hasOwn(obj, k));
 }
-
-/** The segment geometry of a policy: window size and overlap, in code points. */
-export type Geometry = { readonly chars: number; readonly overlap: number };
 
 /** Segment geometry of a manifest's policy (`manifest`: the document or its head), when it is usable to rebuild plans. */
 export function planGeometry(manifest: Obj): Geometry | null {

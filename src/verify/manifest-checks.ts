@@ -5,7 +5,7 @@
 // its segments (record-state.ts), and its spans must be the plan the manifest's policy gives.
 // This catches a forged state on held records too, where no export text is available.
 import { classifySegmentVerdict } from "../documents/classify.js";
-import { recordState, uncheckedHoldState, type RecordState } from "../documents/record-state.js";
+import { recordState, statesRecordState, uncheckedHoldState, type RecordState } from "../documents/record-state.js";
 import { allowEntriesFit, heldForDetectionOnly } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
@@ -13,7 +13,8 @@ import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestSh
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
 import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
-import { isInt, isObj, own, type Geometry, type Obj } from "./_values.js";
+import { isInt, isObj, own, type Obj } from "./_values.js";
+import type { Geometry } from "../documents/segment-spans.js";
 import type { ProblemList } from "./problems.js";
 
 /** Step 8 (status) and step 9. */
@@ -181,13 +182,8 @@ function stateMatches(record: ManifestRecord): boolean {
   if (expected === null) return false;
   const want = allowlistedState(record, expected);
   if (want === null) return false;
-  const fields = ["detection", "coverage", "admission", "segments_checked", "chars_covered"] as const;
   return (
-    fields.every((field) => want[field] === record[field]) &&
-    // Hold reasons are names without commas, so their joined lists compare them exactly.
-    want.hold_reasons.join() === record.hold_reasons.join() &&
-    (record.segments.length === 0 || record.segments_total === record.segments.length) &&
-    segmentsAgreeWithVerdicts(record)
+    statesRecordState(record, want) && (record.segments.length === 0 || record.segments_total === record.segments.length) && segmentsAgreeWithVerdicts(record)
   );
 }
 

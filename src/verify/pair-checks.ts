@@ -15,7 +15,8 @@ import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../do
 import { sortByCodePoint } from "../core/code-point-order.js";
 import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
-import { isInt, isObj, isWellFormedString, own, sameKeySet, type Geometry, type Obj } from "./_values.js";
+import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
+import type { Geometry } from "../documents/segment-spans.js";
 import { checkRunAndContext } from "./manifest-checks.js";
 import type { ProblemList } from "./problems.js";
 

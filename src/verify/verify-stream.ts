@@ -9,7 +9,8 @@ import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } fr
 import { RecordCounter } from "../documents/counts.js";
 import { EXPORT_SCHEMA, ExportRecordSchema } from "../documents/schemas.js";
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
-import { isInt, isObj, own, planGeometry, type Geometry, type Obj } from "./_values.js";
+import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
+import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
 import { ProblemList, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
