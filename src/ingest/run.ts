@@ -58,7 +58,7 @@ export interface IngestOptions {
 
 /** The result of an ingest run in memory: the manifest and, when asked, the export, not yet written. */
 export interface IngestRun {
-  /** The manifest of the version asked for (`manifestFacts` gives the v1 records of either). */
+  /** The manifest of the version asked for (`manifestFacts` gives the v1 records of any). */
   readonly manifest: CanonicalDocument<ManifestDocument>;
   readonly export: CanonicalDocument<IngestExport> | null;
   readonly gate: GateResult;
