@@ -27,7 +27,7 @@ const schemaId = (title: string): string => `urn:little-canary:${title}`;
 
 /**
  * Every published schema file. A published file is never changed in place (docs/compatibility.md,
- * schemas/published.json): a new shape gets a new file and name. `id` is set for files published
+ * schemas/published-vN.json): a new shape gets a new file and name. `id` is set for files published
  * since that rule; the files before it keep their bytes, so they have none.
  */
 const DOCUMENTS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType; id?: true }> = [

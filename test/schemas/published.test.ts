@@ -1,7 +1,8 @@
 // A published JSON Schema is never changed in place (docs/compatibility.md): each file under
-// schemas/ is held to the SHA-256 that schemas/published.json lists for it, and that list to the
-// entries already published. A new shape is a new file with a new name, added to both lists; an
-// existing entry never changes, so a test fails whenever a published file does.
+// schemas/ is held to the SHA-256 that the current list (schemas/published-vN.json, highest N)
+// gives for it, and that list to the entries already published. The lists are published files
+// too: publishing a schema writes the next list with every entry of the one before, and each list
+// is held to its own SHA-256, so a test fails whenever a published file or list changes.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -16,7 +17,7 @@ interface PublishedEntry {
 
 /**
  * The published files, in publication order, as this test knows them. Append only: a new file is
- * one more line here and in schemas/published.json; a line is never edited or removed.
+ * one more line here and in the next schemas/published-vN.json; a line is never edited or removed.
  */
 const PUBLISHED: readonly (readonly [file: string, sha256: string])[] = [
   ["ingest-manifest.schema.json", "55951e7d790bdedaa35c7d86820697b7bce94b219431bd512b5629873b93392e"],
@@ -31,15 +32,33 @@ const PUBLISHED: readonly (readonly [file: string, sha256: string])[] = [
   ["ingest-export-v3.schema.json", "0483210cb66cf33b318eeea5873e87f0b3dc6aabf740b01286df6fe288d888dc"],
 ];
 
-const listed = (JSON.parse(readFileSync(new URL("published.json", SCHEMAS), "utf8")) as { files: PublishedEntry[] }).files;
+/** Each list of published files and the SHA-256 it was published with, oldest first. Append only. */
+const REGISTRIES: readonly (readonly [file: string, sha256: string])[] = [
+  ["published.json", "c8a39964f2d76ddc26c5f1c7a8d006cddac261c7791daae0e9751aa2cbc507ed"],
+  ["published-v2.json", "da3b399382ab00b66d6771454264b9fd0121f1529cf263f93d8288a12f4e3a6f"],
+];
+
+const entriesOf = (file: string): PublishedEntry[] => (JSON.parse(readFileSync(new URL(file, SCHEMAS), "utf8")) as { files: PublishedEntry[] }).files;
+/** The current list: the newest registry. */
+const listed = entriesOf(REGISTRIES[REGISTRIES.length - 1]?.[0] as string);
 const sha256 = (file: string): string =>
   createHash("sha256")
     .update(readFileSync(new URL(file, SCHEMAS)))
     .digest("hex");
 
 describe("published JSON Schemas are never changed in place", () => {
-  it("schemas/published.json lists exactly the published files, in order, with the hashes they were published with", () => {
+  it("the current list names exactly the published files, in order, with the hashes they were published with", () => {
     expect(listed.map((e) => [e.file, e.sha256])).toEqual(PUBLISHED.map(([file, hash]) => [file, hash]));
+  });
+
+  it("every list is the one published (its hash), each holds every entry of the one before it, and no other list exists", () => {
+    const onDisk = readdirSync(SCHEMAS).filter((name) => /^published(-v\d+)?\.json$/.test(name));
+    expect(onDisk.sort()).toEqual(REGISTRIES.map(([file]) => file).sort());
+    for (const [file, hash] of REGISTRIES) expect(sha256(file), `schemas/${file} changed in place: write the next list instead`).toBe(hash);
+    for (let i = 1; i < REGISTRIES.length; i++) {
+      const before = entriesOf(REGISTRIES[i - 1]?.[0] as string);
+      expect(entriesOf(REGISTRIES[i]?.[0] as string).slice(0, before.length)).toEqual(before);
+    }
   });
 
   it("every file under schemas/ is listed, and its bytes are the listed hash", () => {
