@@ -23,6 +23,7 @@ import {
 } from "./manifest-v2.js";
 import {
   ManifestRecordSchema,
+  pipelineWithoutRulesVersion,
   type PipelineInfo,
   type PipelineInfoV3,
   type ExportRecord,
@@ -178,14 +179,13 @@ export function exportHead(
  * nowhere else).
  */
 export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal: number, counts: ManifestCounts, version: ManifestVersion = 1): ManifestHead {
-  // Only v3 records the structural rules' version; v1 and v2 have no key for it.
-  const { structural_rules_version: rulesVersion, ...pipeline } = input.pipeline as PipelineInfoV3;
   const head = {
     schema: schemaNamesOf(version).manifest,
     little_canary_version: input.little_canary_version,
     started_at: input.started_at,
     finished_at: input.finished_at,
-    pipeline: version === 3 ? { ...pipeline, structural_rules_version: rulesVersion } : pipeline,
+    // Only v3 records the structural rules' version; v1 and v2 have no key for it.
+    pipeline: version === 3 ? input.pipeline : pipelineWithoutRulesVersion(input.pipeline),
     policy: input.policy,
     run: {
       status: "complete",

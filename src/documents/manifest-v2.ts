@@ -63,7 +63,8 @@ export function schemaNamesOf(version: ManifestVersion): { readonly manifest: st
 
 /** The version a manifest schema name belongs to, or null for a name no version has. */
 export function manifestVersionNamed(name: unknown): ManifestVersion | null {
-  return name === MANIFEST_SCHEMA ? 1 : name === MANIFEST_SCHEMA_V2 ? 2 : name === MANIFEST_SCHEMA_V3 ? 3 : null;
+  const found = Object.entries(SCHEMA_NAMES).find(([, names]) => names.manifest === name);
+  return found === undefined ? null : (Number(found[0]) as ManifestVersion);
 }
 
 // A layer's latency is always written: a measured latency can round to 0, and a default of 0
@@ -387,7 +388,7 @@ export type ManifestDocument = IngestManifest | IngestManifestV2 | IngestManifes
 export type ManifestHead = Omit<ManifestDocument, "records">;
 
 /** The schema names of every manifest version this major line writes, oldest first. */
-export const MANIFEST_SCHEMAS: readonly string[] = [MANIFEST_SCHEMA, MANIFEST_SCHEMA_V2, MANIFEST_SCHEMA_V3];
+export const MANIFEST_SCHEMAS: readonly string[] = Object.values(SCHEMA_NAMES).map((names) => names.manifest);
 
 /** The export schema bound to each manifest schema. */
 export function exportSchemaFor(manifestSchema: unknown): string | null {

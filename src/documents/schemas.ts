@@ -240,6 +240,12 @@ export const BatchDocumentSchema = z.strictObject({
 export type PipelineInfo = z.infer<typeof PipelineInfoSchema>;
 /** What a v3 manifest records about the pipeline (v1's record and the structural rules' version). */
 export type PipelineInfoV3 = z.infer<typeof PipelineInfoV3Schema>;
+
+/** The pipeline record as the documents without a key for the rules version (manifest v1, v2; the index) hold it. */
+export function pipelineWithoutRulesVersion(pipeline: PipelineInfo | PipelineInfoV3): PipelineInfo {
+  const { structural_rules_version: _version, ...rest } = pipeline as PipelineInfoV3;
+  return rest;
+}
 export type ManifestSegment = z.infer<typeof ManifestSegmentSchema>;
 /** One record entry of a manifest. */
 export type ManifestRecord = z.infer<typeof ManifestRecordSchema>;

@@ -9,7 +9,7 @@ import { relative, sep } from "node:path";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { INDEX_SCHEMA, type IndexShard, type IngestIndex } from "../documents/ingest-index.js";
 import { z } from "zod";
-import { IngestManifestSchema, type ManifestCounts, type PipelineInfoV3 } from "../documents/schemas.js";
+import { IngestManifestSchema, pipelineWithoutRulesVersion, type ManifestCounts } from "../documents/schemas.js";
 import { IngestManifestV2Schema, IngestManifestV3Schema, type ManifestHead } from "../documents/manifest-v2.js";
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
@@ -278,15 +278,10 @@ function assemble(shards: readonly ShardedPair[], indexDir: string): IngestIndex
     policy: first.head.policy,
     // The index (v1) has no key for a v3 pipeline's rules version: every shard's pinned manifest
     // records it, and the shards were held to one pipeline, that version included.
-    pipeline: withoutRulesVersion(first.head.pipeline),
+    pipeline: pipelineWithoutRulesVersion(first.head.pipeline),
     shards: entries,
     totals: { records_total: records, checks_performed: checks, counts },
   };
-}
-
-function withoutRulesVersion(pipeline: ManifestHead["pipeline"]): IngestIndex["pipeline"] {
-  const { structural_rules_version: _version, ...rest } = pipeline as PipelineInfoV3;
-  return rest;
 }
 
 /**
