@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { sha256Hex } from "../core/hash.js";
 import { UsageError } from "../core/errors.js";
-import { recordState } from "./record-state.js";
+import { recordState, type RecordState } from "./record-state.js";
 import { segmentCount, segmentPlaces, segmentsFollowPlan, type Geometry } from "./segment-spans.js";
 import type { HoldReason } from "./states.js";
 import { VerdictJsonSchema, type VerdictJson } from "./verdict-schema.js";
@@ -145,8 +145,28 @@ export type IngestManifestV2 = z.infer<typeof IngestManifestV2Schema>;
 type IngestManifestV3 = z.infer<typeof IngestManifestV3Schema>;
 
 type Loose = Record<string, unknown>;
+/** What a rule may read beyond the object it fills: the record, the segment's place, the verdict, the layer's position. */
+interface RuleContext {
+  readonly geometry?: Geometry;
+  /** The record's state, once a rule has worked it out (stateOf). */
+  state?: RecordState;
+  readonly record?: Loose;
+  readonly place?: Pick<ManifestSegment, "kind" | "start" | "end">;
+  readonly verdict?: Loose;
+  readonly position?: number;
+  readonly count?: number;
+}
 /** A field's default from the fields before it (already final), or undefined when it has none. */
-type Rule = readonly [key: string, fallback: (v: Loose) => unknown];
+type Rule = readonly [key: string, fallback: (v: Loose, c: RuleContext) => unknown];
+
+/**
+ * The object a compact one expands into, starting with every key its rules may fill (undefined
+ * until filled; a JSON value is never undefined). Filling then only overwrites properties: adding
+ * them one by one under varying keys made expansion the largest cost of verifying a v2 manifest.
+ */
+function expansionOf(rules: readonly Rule[], compact: object, first?: object): Loose {
+  return Object.assign(Object.fromEntries(rules.map(([key]) => [key, undefined])), first, compact);
+}
 
 /** The advisory of a verdict that raised none: a new object each time, since the record owns it. */
 function noAdvisory(): Loose {
@@ -198,14 +218,12 @@ function defaultDetails(layer: Loose, verdict: Loose): string | undefined {
   return undefined;
 }
 
-function layerRules(position: number, count: number, verdict: Loose): Rule[] {
-  return [
-    ["name", () => (position === count - 1 ? "canary_probe" : "structural_filter")],
-    ["status", () => "passed"],
-    ["passed", (l) => (l["status"] === "passed" ? true : l["status"] === "blocked" ? false : null)],
-    ["details", (l) => defaultDetails(l, verdict)],
-  ];
-}
+const LAYER_RULES: Rule[] = [
+  ["name", (_, c) => (c.position === (c.count as number) - 1 ? "canary_probe" : "structural_filter")],
+  ["status", () => "passed"],
+  ["passed", (l) => (l["status"] === "passed" ? true : l["status"] === "blocked" ? false : null)],
+  ["details", (l, c) => defaultDetails(l, c.verdict as Loose)],
+];
 
 // `layers` is expanded between the statuses and the summary (defaultDetails reads the statuses).
 const VERDICT_RULES_BEFORE_LAYERS: Rule[] = [
@@ -219,27 +237,24 @@ const VERDICT_RULES_BEFORE_LAYERS: Rule[] = [
   ["advisory", noAdvisory],
 ];
 const VERDICT_RULES_AFTER_LAYERS: Rule[] = [["summary", defaultSummary]];
+const VERDICT_RULES: Rule[] = [...VERDICT_RULES_BEFORE_LAYERS, ...VERDICT_RULES_AFTER_LAYERS];
 
-function segmentRules(place: Pick<ManifestSegment, "kind" | "start" | "end">, record: Loose): Rule[] {
-  return [
-    ["sha256", () => (place.kind === "text" && place.start === 0 && place.end === record["length"] ? record["sha256"] : undefined)],
-    ["verdict", () => null],
-    ["error", () => null],
-    ["state", (s) => (s["error"] !== null ? "error" : s["verdict"] === null ? "not_checked" : "pass")],
-    [
-      "exercised",
-      (s) => {
-        const v = s["verdict"] as Loose | null;
-        const classified = s["state"] === "pass" || s["state"] === "flag" || s["state"] === "block";
-        return (
-          classified && v !== null && exercisedVerdict(v) && v["degraded"] === false && v["canary_risk_score"] !== null && v["blocked_by"] !== "fail_closed"
-        );
-      },
-    ],
-    ["latency", (s) => (s["verdict"] as Loose | null)?.["total_latency"] ?? null],
-    ["prompt_eval_count", () => null],
-  ];
-}
+const SEGMENT_RULES: Rule[] = [
+  ["sha256", (_, { place, record }) => (place?.kind === "text" && place.start === 0 && place.end === record?.["length"] ? record?.["sha256"] : undefined)],
+  ["verdict", () => null],
+  ["error", () => null],
+  ["state", (s) => (s["error"] !== null ? "error" : s["verdict"] === null ? "not_checked" : "pass")],
+  [
+    "exercised",
+    (s) => {
+      const v = s["verdict"] as Loose | null;
+      const classified = s["state"] === "pass" || s["state"] === "flag" || s["state"] === "block";
+      return classified && v !== null && exercisedVerdict(v) && v["degraded"] === false && v["canary_risk_score"] !== null && v["blocked_by"] !== "fail_closed";
+    },
+  ],
+  ["latency", (s) => (s["verdict"] as Loose | null)?.["total_latency"] ?? null],
+  ["prompt_eval_count", () => null],
+];
 
 function labelDigest(label: unknown): string | null {
   return typeof label === "string" ? sha256Hex(label) : null;
@@ -258,39 +273,32 @@ function segmentsTotal(r: Loose, geometry: Geometry): number {
   }
 }
 
-/** Each record's state, worked out once for the five fields that read it. */
-const statesOf = new WeakMap<Loose, ReturnType<typeof recordState>>();
-
-/** The record's state from its (expanded) segments, with an allow-listed admission's. */
-function stateOf(r: Loose): ReturnType<typeof recordState> {
-  const known = statesOf.get(r);
-  if (known !== undefined) return known;
+/** The record's state from its (expanded) segments, with an allow-listed admission's; worked out once per record (`c.state`). */
+function stateOf(r: Loose, c: RuleContext): RecordState {
+  if (c.state !== undefined) return c.state;
   const screened = recordState(r["segments"] as ManifestSegment[]);
-  const state = r["admission_basis"] === "allowlist" ? { ...screened, hold_reasons: [], admission: "admitted" as const } : screened;
-  statesOf.set(r, state);
-  return state;
+  c.state = r["admission_basis"] === "allowlist" ? { ...screened, hold_reasons: [], admission: "admitted" as const } : screened;
+  return c.state;
 }
 
 // `segments` are expanded before these: the state fields follow from them.
-function recordRules(geometry: Geometry): Rule[] {
-  return [
-    ["id", () => null],
-    ["source", () => null],
-    ["id_sha256", (r) => labelDigest(r["id"])],
-    ["source_sha256", (r) => labelDigest(r["source"])],
-    ["metadata_keys", () => null],
-    ["metadata_key_count", (r) => (Array.isArray(r["metadata_keys"]) ? r["metadata_keys"].length : 0)],
-    ["hold_reasons", (r) => [...stateOf(r).hold_reasons]],
-    ["admission", (r) => ((r["hold_reasons"] as HoldReason[]).length === 0 ? "admitted" : "held")],
-    ["detection", (r) => stateOf(r).detection],
-    ["coverage", (r) => stateOf(r).coverage],
-    ["segments_checked", (r) => stateOf(r).segments_checked],
-    ["chars_covered", (r) => stateOf(r).chars_covered],
-    ["detection_signals", () => []],
-    ["detail", () => null],
-    ["segments_total", (r) => segmentsTotal(r, geometry)],
-  ];
-}
+const RECORD_RULES: Rule[] = [
+  ["id", () => null],
+  ["source", () => null],
+  ["id_sha256", (r) => labelDigest(r["id"])],
+  ["source_sha256", (r) => labelDigest(r["source"])],
+  ["metadata_keys", () => null],
+  ["metadata_key_count", (r) => (Array.isArray(r["metadata_keys"]) ? r["metadata_keys"].length : 0)],
+  ["hold_reasons", (r, c) => [...stateOf(r, c).hold_reasons]],
+  ["admission", (r) => ((r["hold_reasons"] as HoldReason[]).length === 0 ? "admitted" : "held")],
+  ["detection", (r, c) => stateOf(r, c).detection],
+  ["coverage", (r, c) => stateOf(r, c).coverage],
+  ["segments_checked", (r, c) => stateOf(r, c).segments_checked],
+  ["chars_covered", (r, c) => stateOf(r, c).chars_covered],
+  ["detection_signals", () => []],
+  ["detail", () => null],
+  ["segments_total", (r, c) => segmentsTotal(r, c.geometry as Geometry)],
+];
 
 /** Why a v2 record has no v1 form: the path of the first field it cannot derive. */
 export class RecordV2Error extends UsageError {
@@ -299,42 +307,39 @@ export class RecordV2Error extends UsageError {
   }
 }
 
-function fill(value: Loose, rules: readonly Rule[], path: ReadonlyArray<string | number>): void {
+function fill(value: Loose, rules: readonly Rule[], context: RuleContext, path: ReadonlyArray<string | number>): Loose {
   for (const [key, fallback] of rules) {
-    if (Object.hasOwn(value, key)) continue;
-    const derived = fallback(value);
+    if (value[key] !== undefined) continue;
+    const derived = fallback(value, context);
     if (derived === undefined) throw new RecordV2Error([...path, key]);
     // Every fallback that derives an object or array makes a new one, so nothing is shared between records.
     value[key] = derived;
   }
+  return value;
 }
 
-function elide(full: Loose, rules: readonly Rule[]): Loose {
+function elide(full: Loose, rules: readonly Rule[], context: RuleContext): Loose {
   const out: Loose = { ...full };
   for (const [key, fallback] of rules) {
-    const derived = fallback(full);
+    const derived = fallback(full, context);
     if (derived !== undefined && isDeepStrictEqual(full[key], derived)) delete out[key];
   }
   return out;
 }
 
 function expandVerdict(compact: Loose, path: ReadonlyArray<string | number>): VerdictJson {
-  const v: Loose = { ...compact };
-  fill(v, VERDICT_RULES_BEFORE_LAYERS, path);
+  const v = fill(expansionOf(VERDICT_RULES, compact), VERDICT_RULES_BEFORE_LAYERS, {}, path);
   const layers = Array.isArray(v["layers"]) ? (v["layers"] as Loose[]) : [];
-  v["layers"] = layers.map((layer, i) => {
-    const l: Loose = { ...layer };
-    fill(l, layerRules(i, layers.length, v), [...path, "layers", i]);
-    return l;
-  });
-  fill(v, VERDICT_RULES_AFTER_LAYERS, path);
-  return v as unknown as VerdictJson;
+  v["layers"] = layers.map((layer, i) =>
+    fill(expansionOf(LAYER_RULES, layer), LAYER_RULES, { position: i, count: layers.length, verdict: v }, [...path, "layers", i]),
+  );
+  return fill(v, VERDICT_RULES_AFTER_LAYERS, {}, path) as unknown as VerdictJson;
 }
 
 function compactVerdict(full: VerdictJson): Loose {
   const v = full as unknown as Loose;
-  const layers = full.layers.map((layer, i) => elide(layer as unknown as Loose, layerRules(i, full.layers.length, v)));
-  return { ...elide(v, [...VERDICT_RULES_BEFORE_LAYERS, ...VERDICT_RULES_AFTER_LAYERS]), layers };
+  const layers = full.layers.map((layer, i) => elide(layer as unknown as Loose, LAYER_RULES, { position: i, count: full.layers.length, verdict: v }));
+  return { ...elide(v, VERDICT_RULES, {}), layers };
 }
 
 /**
@@ -344,7 +349,7 @@ function compactVerdict(full: VerdictJson): Loose {
  * ManifestRecordV2Schema; the result is checked against nothing (the caller validates it).
  */
 export function expandRecordV2(compact: ManifestRecordV2, position: number, geometry: Geometry): ManifestRecord {
-  const r: Loose = { index: position, ...compact };
+  const r = expansionOf(RECORD_RULES, compact, { index: position });
   const length = compact.length;
   let places: ReturnType<typeof segmentPlaces>;
   try {
@@ -355,13 +360,11 @@ export function expandRecordV2(compact: ManifestRecordV2, position: number, geom
   if (places.length !== compact.segments.length) throw new RecordV2Error(["segments"]);
   r["segments"] = compact.segments.map((segment, i) => {
     const place = places[i] as (typeof places)[number];
-    const s: Loose = { ...place, ...segment };
+    const s = expansionOf(SEGMENT_RULES, segment, place);
     if (segment.verdict !== undefined && segment.verdict !== null) s["verdict"] = expandVerdict(segment.verdict as Loose, ["segments", i, "verdict"]);
-    fill(s, segmentRules(place, r), ["segments", i]);
-    return s;
+    return fill(s, SEGMENT_RULES, { place, record: r }, ["segments", i]);
   });
-  fill(r, recordRules(geometry), []);
-  return r as unknown as ManifestRecord;
+  return fill(r, RECORD_RULES, { geometry }, []) as unknown as ManifestRecord;
 }
 
 /**
@@ -374,11 +377,11 @@ export function compactRecordV1(full: ManifestRecord, geometry: Geometry): Manif
   if (full.segments.length > 0 && !segmentsFollowPlan(full.length, full.chars_total, full.segments, geometry))
     throw new UsageError(`manifest record ${full.index}: its segments are not the policy's plan`);
   const segments = full.segments.map((segment) => {
-    const { kind: _k, index: _i, start: _s, end: _e, ...rest } = elide(segment as unknown as Loose, segmentRules(segment, r));
+    const { kind: _k, index: _i, start: _s, end: _e, ...rest } = elide(segment as unknown as Loose, SEGMENT_RULES, { place: segment, record: r });
     const verdict = rest["verdict"];
     return verdict === undefined || verdict === null ? rest : { ...rest, verdict: compactVerdict(verdict as VerdictJson) };
   });
-  const { index: _index, ...rest } = elide(r, recordRules(geometry));
+  const { index: _index, ...rest } = elide(r, RECORD_RULES, { geometry });
   return { ...rest, segments } as unknown as ManifestRecordV2;
 }
 
