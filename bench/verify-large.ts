@@ -31,7 +31,8 @@ import { canonicalJson, canonicalObjectWithArray } from "../src/core/canonical.j
 import { sha256Hex } from "../src/core/hash.js";
 import { classifySegmentVerdict } from "../src/documents/classify.js";
 import { countRecords } from "../src/documents/counts.js";
-import { buildExport, buildManifest, canonicalRecordEntry, type AdmittedSnapshot } from "../src/documents/manifest-build.js";
+import { canonicalRecordEntry } from "../src/documents/manifest-build.js";
+import { buildExport, buildManifest, type AdmittedSnapshot } from "../test/support/whole-documents.js";
 import { checkedRecordEntry, NOT_CHECKED, type SegmentResult } from "../src/documents/manifest-records.js";
 import { resolvePolicy, type IngestPolicy } from "../src/documents/policy.js";
 import { stopsChecking } from "../src/documents/record-state.js";

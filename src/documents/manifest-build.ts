@@ -1,26 +1,14 @@
-// Assembling the manifest and export documents from plain run data, with their canonical bytes:
-// derived totals added, schemas checked, and the export cross-checked against the manifest before
-// anything could be written, so an inconsistent pair is refused here, not found by a consumer.
+// The pieces the streaming writer joins into a manifest and an export: each record entry's
+// canonical text (checked against its schema), the heads, and each export record, cross-checked
+// against its manifest entry before anything could be written, so an inconsistent pair is
+// refused here, not found by a consumer.
 import { isDeepStrictEqual } from "node:util";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import type { SegmentableRecord } from "./segment-plan.js";
-import { canonicalJson, canonicalObjectWithArray } from "../core/canonical.js";
-import { countRecords } from "./counts.js";
-import { sha256Hex } from "../core/hash.js";
+import { canonicalJson } from "../core/canonical.js";
 import { recordDigests } from "./material-hash.js";
-import {
-  compactRecordV1,
-  exportDocumentSchema,
-  manifestDocumentSchema,
-  manifestFacts,
-  manifestVersionNamed,
-  schemaNamesOf,
-  type ManifestDocument,
-  type ManifestHead,
-  ManifestRecordV2Schema,
-  type ManifestVersion,
-} from "./manifest-v2.js";
+import { compactRecordV1, manifestDocumentSchema, schemaNamesOf, type ManifestHead, ManifestRecordV2Schema, type ManifestVersion } from "./manifest-v2.js";
 import {
   ManifestRecordSchema,
   pipelineWithoutRulesVersion,
@@ -42,11 +30,6 @@ export interface CanonicalDocument<D> {
   readonly bytes: Uint8Array;
   /** Lowercase hex SHA-256 of `bytes`. */
   readonly sha256: string;
-}
-
-function canonicalDocument<D>(document: D, json: string): CanonicalDocument<D> {
-  const bytes = new TextEncoder().encode(json);
-  return { document, json, bytes, sha256: sha256Hex(bytes) };
 }
 
 /**
@@ -85,7 +68,7 @@ export function canonicalRecordEntry(entry: ManifestRecord, position: number): C
  * The canonical text of a finished record entry in a manifest of `version`: from v2 on the entry
  * with every derivable field left out (manifest-v2.ts), validated against the v2 record schema.
  */
-function recordEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
+export function recordEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
   if (version === 1) return canonicalJson(ManifestRecordSchema, entry, ["records", position]);
   const geometry = { chars: policy.segment_chars, overlap: policy.segment_overlap };
   return canonicalJson(ManifestRecordV2Schema, compactRecordV1(entry, geometry), ["records", position]);
@@ -99,35 +82,10 @@ function recordEntryText(entry: ManifestRecord, position: number, policy: Ingest
  * code derives from the fields it keeps, and a reader expands exactly this entry from it.
  */
 export function finishedEntryText(entry: ManifestRecord, position: number, policy: IngestManifest["policy"], version: ManifestVersion): string {
-  if (version === 1) return canonicalRecordEntry(entry, position).json;
   if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
   const json = recordEntryText(entry, position, policy, version);
   deepFreeze(entry);
   return json;
-}
-
-/**
- * The manifest of a complete run, validated, with its canonical bytes: v1 unless `version` says
- * otherwise (then `document` is the compact document the bytes hold; `manifestFacts` gives its
- * v1 records). Its entries are made as the record runner makes them, and joined around the head.
- */
-export function buildManifest(input: ManifestInput): CanonicalDocument<IngestManifest>;
-export function buildManifest(input: ManifestInput, version: ManifestVersion): CanonicalDocument<ManifestDocument>;
-export function buildManifest(input: ManifestInput, version: ManifestVersion = 1): CanonicalDocument<ManifestDocument> {
-  // The caller's objects are not frozen here: the texts are joined before this returns.
-  const texts = input.records.map((record, position) => recordEntryText(record, position, input.policy, version));
-  input.records.forEach((record, position) => {
-    if (record.index !== position) throw new UsageError(`manifest record at position ${position} has index ${record.index}`);
-  });
-  const head = manifestHead(input, input.records.length, countRecords(input.records), version);
-  const json = canonicalObjectWithArray(head, "records", texts);
-  return canonicalDocument(version === 1 ? ({ ...head, records: [...input.records] } as IngestManifest) : (JSON.parse(json) as ManifestDocument), json);
-}
-
-/** An admitted record's snapshot, as the run loop kept it. */
-export interface AdmittedSnapshot {
-  readonly index: number;
-  readonly record: SegmentableRecord;
 }
 
 function exportRefused(message: string): LittleCanaryError {
@@ -201,25 +159,4 @@ export function manifestHead(input: Omit<ManifestInput, "records">, recordsTotal
   } as ManifestHead;
   canonicalJson(manifestDocumentSchema(head.schema), { ...head, records: [] });
   return head;
-}
-
-/**
- * The export for `manifest` (already built with `export_requested: true`) holding the
- * admitted snapshots. Refuses (LittleCanaryError code "publish") unless the snapshots are
- * exactly the manifest's admitted records, each matching its recorded digests and labels.
- */
-export function buildExport(manifest: CanonicalDocument<ManifestDocument>, admitted: readonly AdmittedSnapshot[]): CanonicalDocument<IngestExport> {
-  const doc = manifest.document;
-  if (doc.run.status !== "complete") throw exportRefused("export requires a complete ingest run");
-  if (!doc.run.export_requested) throw exportRefused("the manifest does not record that an export was requested");
-  const facts = manifestFacts(doc);
-  const admittedIndices = facts.filter((r) => r.admission === "admitted").map((r) => r.index);
-  const snapshots = [...admitted].sort((a, b) => a.index - b.index);
-  const distinct = new Set(snapshots.map((s) => s.index));
-  if (distinct.size !== snapshots.length || snapshots.length !== admittedIndices.length || snapshots.some((s, i) => s.index !== admittedIndices[i])) {
-    throw exportRefused("admitted entries do not match the run's records");
-  }
-  const records: ExportRecord[] = snapshots.map(({ index, record }) => exportRecordFor(facts[index] as ManifestRecord, record));
-  const exportDoc = { ...exportHead(manifest.sha256, manifestVersionNamed(doc.schema) ?? 1), records } as IngestExport;
-  return canonicalDocument(exportDoc, canonicalJson(exportDocumentSchema(exportDoc.schema), exportDoc));
 }

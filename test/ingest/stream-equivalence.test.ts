@@ -10,7 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
-import { buildManifest } from "../../src/documents/manifest-build.js";
+import { buildManifest } from "../support/whole-documents.js";
 import { manifestFacts, type IngestManifestV2 } from "../../src/documents/manifest-v2.js";
 import type { IngestManifest } from "../../src/documents/schemas.js";
 import { ingestFiles } from "../../src/ingest/files.js";

@@ -5,7 +5,7 @@ import type { Allowlist } from "../../src/documents/allowlist.js";
 import { classifySegmentVerdict } from "../../src/documents/classify.js";
 import { STRICT_V1, type IngestPolicy } from "../../src/documents/policy.js";
 import { stopsChecking } from "../../src/documents/record-state.js";
-import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "../../src/documents/manifest-build.js";
+import { buildExport, buildManifest, type AdmittedSnapshot, type CanonicalDocument } from "./whole-documents.js";
 import { NOT_CHECKED, checkedRecordEntry, malformedRecordEntry, overBudgetRecordEntry, type SegmentResult } from "../../src/documents/manifest-records.js";
 import type { IngestExport, IngestManifest, ManifestRecord, PipelineInfoV3 } from "../../src/documents/schemas.js";
 import { STRUCTURAL_RULES_VERSION } from "../../src/structural/rules.js";
