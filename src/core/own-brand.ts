@@ -6,19 +6,6 @@
 // with and no own property shadows a method or accessor of its class: a replaced `check` or
 // `identity` means the object no longer behaves as its class says.
 
-/** The brands of one kind of component (canary backends, analyzers, the structural filter). */
-export interface BrandRegistry<Kind extends string> {
-  /**
-   * Brands `instance` as `kind`; called by the constructor with `exact` true only when
-   * `new.target` is the class itself (a subclass may change behaviour).
-   */
-  brand(instance: object, kind: Kind, exact: boolean): void;
-  /** The kind `value` was built as (subclasses included), or null for anything else. */
-  kindOf(value: unknown): Kind | null;
-  /** True for an instance of exactly the library's `kind` class, unmodified since it was built. */
-  isOwn(value: unknown, kind: Kind): boolean;
-}
-
 /** True when an own property of `value` shadows a method or accessor its prototype chain defines. */
 function shadowsItsClass(value: object, prototype: object): boolean {
   return Object.getOwnPropertyNames(value).some((name) => {
@@ -30,17 +17,20 @@ function shadowsItsClass(value: object, prototype: object): boolean {
   });
 }
 
-/** A new, empty registry; keep it private to the module that brands. */
-export function brandRegistry<Kind extends string>(): BrandRegistry<Kind> {
+/** A new, empty registry of the brands of one kind of component; keep it private to the module that brands. */
+export function brandRegistry<Kind extends string>() {
   // The prototype of an instance of exactly the branded class; null for a subclass's instance.
   const brands = new WeakMap<object, { readonly kind: Kind; readonly prototype: object | null }>();
   return Object.freeze({
+    /** Brands `instance` as `kind`; `exact` only when `new.target` is the class itself (a subclass may change behaviour). */
     brand(instance: object, kind: Kind, exact: boolean): void {
       brands.set(instance, { kind, prototype: exact ? Object.getPrototypeOf(instance) : null });
     },
+    /** The kind `value` was built as (subclasses included), or null for anything else. */
     kindOf(value: unknown): Kind | null {
       return typeof value === "object" && value !== null ? (brands.get(value)?.kind ?? null) : null;
     },
+    /** True for an instance of exactly the library's `kind` class, unmodified since it was built. */
     isOwn(value: unknown, kind: Kind): boolean {
       if (typeof value !== "object" || value === null) return false;
       const brand = brands.get(value);
