@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { sha256Hex } from "../src/core/hash.js";
-import { parseJsonLine } from "../src/core/parse-line.js";
+import { parseJsonLine } from "../test/support/core-text.js";
 import { decodeStrictText } from "../src/core/strict-document.js";
 import { wilsonInterval } from "../src/eval/rates.js";
 import { CorpusError, type EvalCase, loadCorpora, type LoadedCorpora, MAX_CASES, MAX_CORPUS_BYTES } from "../src/eval/corpus.js";

@@ -132,18 +132,6 @@ export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | 
   return stringify(doc);
 }
 
-/**
- * The canonical text of `{ ...rest, [key]: items }` given `rest` (already checked) and the
- * canonical texts of the items, each produced by the serializer. It applies the serializer's two
- * composition rules one level deep: an object is "{" + its members (JSON key text, ":", value
- * text) in default-sorted key order joined by "," + "}", and an array is "[" + its item texts
- * joined by "," + "]". A property test holds this equal to serializing the whole at once.
- */
-export function canonicalObjectWithArray(rest: Readonly<Record<string, unknown>>, key: string, itemTexts: readonly string[]): string {
-  const frame = canonicalObjectFrame(rest, key);
-  return `${frame.prefix}${itemTexts.join(",")}${frame.suffix}`;
-}
-
 /** The text around the item texts of one array member: the whole is prefix + items joined by "," + suffix. */
 export interface CanonicalFrame {
   readonly prefix: string;
@@ -151,9 +139,12 @@ export interface CanonicalFrame {
 }
 
 /**
- * The frame of `{ ...rest, [key]: [items] }`: the canonical text before the first item of the
- * array and after its last, so a writer can put the items (joined by ",") between them as they
- * become final without holding them (see `canonicalObjectWithArray` for the rules it applies).
+ * The frame of `{ ...rest, [key]: [items] }` given `rest` (already checked): the canonical text
+ * before the first item of the array and after its last, so a writer can put the items' canonical
+ * texts (joined by ",") between them as they become final without holding them. It applies the
+ * serializer's two composition rules one level deep: an object is "{" + its members (JSON key
+ * text, ":", value text) in default-sorted key order joined by "," + "}", and an array is "[" +
+ * its item texts joined by "," + "]". A property test holds this equal to serializing the whole.
  */
 export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, key: string): CanonicalFrame {
   if (Object.hasOwn(rest, key)) throw new UsageError(`the rest of the document already has "${key}"`);

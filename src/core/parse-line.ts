@@ -4,7 +4,7 @@
 // chunks). So a line, a document and a streamed export cannot differ on a rule.
 //
 // Contract: for a well-formed RFC 8259 text with no duplicate keys, no nesting deeper than
-// `maxDepth` and only finite numbers, `parseJsonLine` equals `JSON.parse(text)`. Anything else is a
+// `maxDepth` and only finite numbers, `parseJsonBytes` equals `JSON.parse(text)`. Anything else is a
 // failure value with a stable code; the parser never throws on any input and never echoes it.
 // The bytes are checked as strict UTF-8 first; the structure is ASCII, so only string tokens are
 // ever decoded, and a large document is never held twice (as bytes and as decoded text).
@@ -97,7 +97,7 @@ export function fieldsShape(fields: ReadonlyArray<readonly [string, Shape]>, sca
   return Object.freeze({ scalars, object: { fields: new Map(fields), rest: SKIP_SHAPE } });
 }
 
-/** Options of `parseJsonLine`: the grammar's depth and shape, and the most values built (scalars, containers, skipped values; default unlimited). */
+/** Options of `parseJsonBytes`: the grammar's depth and shape, and the most values built (scalars, containers, skipped values; default unlimited). */
 export type ParseOptions = Pick<GrammarOptions, "maxDepth" | "shape"> & { readonly maxValues?: number };
 
 /** Limits of one budget: values built (plus keys held by open skipped objects) and characters read. */
@@ -260,21 +260,16 @@ export class StrictJsonParser {
 
   /** Parses the next chunk (the last one with `final`); throws StrictStreamError on a problem. */
   feed(chunk: Buffer, final: boolean): void {
-    if (this.length - this.pos > 0) {
-      // An unfinished token waits in `store` (at its start): append the chunk behind it.
-      const kept = this.length - this.pos;
+    // An unfinished token waits at the start of `store`: append the chunk behind it.
+    const kept = this.length - this.pos;
+    if (kept > 0) {
       const needed = kept + chunk.length;
       if (this.store.length < needed) {
         const grown = Buffer.allocUnsafe(Math.max(needed, this.store.length * 2, 1024));
-        this.buf.copy(grown, 0, this.pos, this.length);
+        this.store.copy(grown, 0, 0, kept);
         this.store = grown;
-      } else if (this.buf !== this.store) {
-        this.buf.copy(this.store, 0, this.pos, this.length);
-      } else if (this.pos !== 0) {
-        this.store.copyWithin(0, this.pos, this.length);
       }
       chunk.copy(this.store, kept);
-      this.base += this.pos;
       this.buf = this.store;
       this.length = needed;
     } else {
@@ -285,8 +280,8 @@ export class StrictJsonParser {
     this.pos = 0;
     this.final = final;
     this.run();
-    if (!final && this.buf !== this.store && this.length > this.pos) {
-      // The chunk is the caller's: keep the unfinished token's bytes.
+    if (!final && this.length > this.pos && (this.buf !== this.store || this.pos !== 0)) {
+      // Keep the unfinished token's bytes at the start of `store` (the chunk is the caller's).
       const kept = this.length - this.pos;
       if (this.store.length < kept) this.store = Buffer.allocUnsafe(Math.max(kept * 2, 1024));
       this.buf.copy(this.store, 0, this.pos, this.length);
@@ -659,18 +654,9 @@ export class StrictJsonParser {
 }
 
 /**
- * Parses one line or document strictly; never throws for any string input. The string is
- * encoded as UTF-8 first (it should be well-formed: a raw lone surrogate becomes U+FFFD). With a
- * `shape`, values the shape does not accept come back as SkippedValue (see the module comment).
- */
-export function parseJsonLine(text: string, options: ParseOptions = {}): LineParseResult {
-  return parseJsonBytes(Buffer.from(text, "utf8"), options);
-}
-
-/**
- * Parses UTF-8 bytes strictly: `invalid_utf8` unless they are strict UTF-8 (checked first), then
- * the rules of `parseJsonLine`: the grammar fed one final chunk. A byte order mark is not JSON
- * whitespace, so it is malformed. Never throws for any bytes.
+ * Parses one line or document strictly: `invalid_utf8` unless the bytes are strict UTF-8 (checked
+ * first), then the grammar fed one final chunk; with a `shape`, values it does not accept come back
+ * as SkippedValue. A byte order mark is not JSON whitespace, so it is malformed. Never throws.
  */
 export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): LineParseResult {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);

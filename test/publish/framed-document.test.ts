@@ -7,7 +7,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import stringify from "fast-json-stable-stringify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalObjectFrame, canonicalObjectWithArray } from "../../src/core/canonical.js";
+import { canonicalObjectFrame } from "../../src/core/canonical.js";
+import { canonicalObjectWithArray } from "../support/core-text.js";
 import { ArraySpool, frameDocument } from "../../src/publish/framed-document.js";
 import { ScratchFileError } from "../../src/publish/scratch-file.js";
 

@@ -3,7 +3,8 @@
 // stream-run.ts), joined in memory. Tests and the verify benchmark use them to make pairs and as
 // the reference the streamed pair must equal byte for byte; the product itself writes only by
 // streaming.
-import { canonicalJson, canonicalObjectWithArray } from "../../src/core/canonical.js";
+import { canonicalJson } from "../../src/core/canonical.js";
+import { canonicalObjectWithArray } from "./core-text.js";
 import { LittleCanaryError, UsageError } from "../../src/core/errors.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { countRecords } from "../../src/documents/counts.js";
