@@ -2,8 +2,8 @@
 // chunk, so a document far larger than memory can be walked (each element of a streamed array is
 // handed over as an event and dropped; the small rest is returned at the end). What it adds is
 // what only a chunked document needs:
-// - A byte order mark is refused by its own code (the first three bytes are held until they can
-//   be compared), as readStrictDocument does for a whole document.
+// - A byte order mark is refused by its own code (the first three bytes are kept to compare), as
+//   readStrictDocument does for a whole document.
 // - Strict UTF-8 across chunks: an unfinished multi-byte sequence at a chunk's end is carried to
 //   the next; a truncated one at the end is refused.
 // - The problem reported is the whole-document reader's: a byte order mark first, then invalid
@@ -51,14 +51,15 @@ export class StrictJsonStream {
   private utf8Failed = false;
   /** The start of a UTF-8 sequence that the previous chunk ended in. */
   private utf8Carry: Uint8Array = EMPTY;
-  private head: Uint8Array | null = new Uint8Array(0);
+  /** The first bytes (up to three): a byte order mark is refused by its own code. */
+  private head: Uint8Array = EMPTY;
   private bytesRead = 0;
 
   constructor(options: GrammarOptions = {}) {
     this.parser = new StrictJsonParser(options);
   }
 
-  /** The first problem found so far, if any (the document will be refused). */
+  /** The first problem found so far, if any (the document will be refused; `end` says for which). */
   get failed(): StrictStreamError | null {
     return this.failure;
   }
@@ -66,41 +67,22 @@ export class StrictJsonStream {
   /** Feeds the next chunk; returns what it completed. Never throws. */
   write(chunk: Uint8Array): StrictStreamEvent[] {
     this.bytesRead += chunk.byteLength;
-    if (this.head !== null) {
-      // Hold the first three bytes until they can be compared with a byte order mark.
-      const joined = Buffer.concat([this.head, chunk]);
-      if (joined.byteLength < 3) {
-        this.head = joined;
-        return [];
-      }
-      this.head = null;
-      if (startsWithByteOrderMark(joined)) {
-        this.failure = new StrictStreamError("byte_order_mark", "starts with a byte order mark");
-        return [];
-      }
-      return this.process(joined, false);
-    }
+    if (this.head.byteLength < 3) this.head = Buffer.concat([this.head, chunk.subarray(0, 3 - this.head.byteLength)]);
     return this.process(chunk, false);
   }
 
   /** Ends the document: its rest, or throws StrictStreamError with the reader's problem. */
   end(): StrictStreamResult {
-    if (this.head !== null) {
-      const head = this.head;
-      this.head = null;
-      this.process(head, false);
-    }
-    if (this.failure?.code !== "byte_order_mark") {
-      if (this.utf8Carry.byteLength > 0) this.utf8Failed = true;
-      if (this.utf8Failed) throw new StrictStreamError("invalid_utf8", "invalid UTF-8");
-    }
+    // The grammar refuses a byte order mark as malformed JSON at its first byte.
+    if (startsWithByteOrderMark(this.head)) throw new StrictStreamError("byte_order_mark", "starts with a byte order mark");
+    if (this.utf8Failed || this.utf8Carry.byteLength > 0) throw new StrictStreamError("invalid_utf8", "invalid UTF-8");
     if (this.failure === null) this.process(EMPTY, true);
     if (this.failure !== null) throw this.failure;
     return { value: this.parser.value, streamed: this.parser.streamed, loneSurrogate: this.parser.loneSurrogate, bytes: this.bytesRead };
   }
 
   private process(chunk: Uint8Array, final: boolean): StrictStreamEvent[] {
-    if (this.failure?.code === "byte_order_mark" || this.utf8Failed) return [];
+    if (this.utf8Failed) return [];
     if (!this.checkUtf8(chunk)) {
       this.utf8Failed = true;
       this.failure ??= new StrictStreamError("invalid_utf8", "invalid UTF-8");
