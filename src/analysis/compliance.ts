@@ -8,7 +8,7 @@
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
 import { GAP, WORD, rx } from "./_rules.js";
-import { sliceCodePoints } from "../core/codepoints.js";
+import { truncateCodePoints } from "../core/codepoints.js";
 
 const r = String.raw;
 
@@ -114,8 +114,8 @@ function acknowledged(opening100: string, opening200: string): boolean {
  */
 export function checkAttackCompliance(inputText: () => string, replyText: string): Signal[] {
   const signals: Signal[] = [];
-  const opening100 = sliceCodePoints(replyText, 0, 100);
-  const opening200 = sliceCodePoints(replyText, 0, 200);
+  const opening100 = truncateCodePoints(replyText, 100);
+  const opening200 = truncateCodePoints(replyText, 200);
   const acked = acknowledged(opening100, opening200);
 
   const presented = PROMPT_PRESENTED.exec(replyText);

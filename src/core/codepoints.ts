@@ -20,29 +20,16 @@ export function codePointLength(text: string): number {
   return count;
 }
 
-/** UTF-16 index of the `cp`-th code point (clamped to the string's end). */
-function codeUnitIndex(text: string, cp: number): number {
+/** First `max` code points of `text`; never splits a surrogate pair. */
+export function truncateCodePoints(text: string, max: number): string {
   let units = 0;
   let seen = 0;
   // The string iterator yields a surrogate pair as one code point and a lone surrogate as one unit.
   for (const char of text) {
-    if (!(seen++ < cp)) break;
+    if (!(seen++ < max)) break;
     units += char.length;
   }
-  return units;
-}
-
-/** Slice by code-point offsets `[start, end)`; never splits a surrogate pair. */
-export function sliceCodePoints(text: string, start: number, end?: number): string {
-  const from = codeUnitIndex(text, start);
-  if (end === undefined) return text.slice(from);
-  const to = from + codeUnitIndex(text.slice(from), Math.max(0, end - start));
-  return text.slice(from, to);
-}
-
-/** First `max` code points of `text`. */
-export function truncateCodePoints(text: string, max: number): string {
-  return text.slice(0, codeUnitIndex(text, max));
+  return text.slice(0, units);
 }
 
 /** Any code point that is not Unicode White_Space (a lone surrogate is not White_Space). */
