@@ -45,26 +45,21 @@ const refused = (problem: string): TokenFileRead => ({ ok: false, problem });
 
 /** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
 export async function readTokenFile(path: string, platform: NodeJS.Platform = process.platform): Promise<TokenFileRead> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, OPEN_FLAGS);
-  } catch (error) {
-    return refused(`cannot read file (${fileReason(error)})`);
-  }
+  let handle: FileHandle | undefined;
   let bytes: Buffer;
   try {
+    handle = await open(path, OPEN_FLAGS);
     const stats = await handle.stat();
     if (!stats.isFile()) return refused("not a regular file");
     // Windows has no group/other permission bits to check.
     if (platform !== "win32" && (stats.mode & 0o077) !== 0) return refused("readable or writable by group or others (chmod 600 it)");
-    if (stats.size > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
     bytes = await readAtMost(handle, MAX_TOKEN_FILE_BYTES);
   } catch (error) {
     return refused(`cannot read file (${fileReason(error)})`);
   } finally {
-    await handle.close();
+    await handle?.close();
   }
-  // The file grew after stat.
+  // Judged by the bytes read, not by stat: the file may grow after stat.
   if (bytes.length > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
   let text: string;
   try {
