@@ -31,15 +31,12 @@ export function canonicalValue(bytes: Buffer, shape: Shape, limits: CanonicalVal
   if (!isUtf8(bytes)) return NOT_CANONICAL;
   const text = bytes.toString("utf8");
   if (hasSurrogateEscape(text)) return NOT_CANONICAL;
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return fitsShape(value, shape, limits) && JSON.stringify(value) === text ? value : NOT_CANONICAL;
   } catch {
     return NOT_CANONICAL;
   }
-  const walk = new ShapeWalk(limits);
-  if (!walk.fits(value, shape, 0)) return NOT_CANONICAL;
-  return JSON.stringify(value) === text ? value : NOT_CANONICAL;
 }
 
 /** A `\ud…` escape (a surrogate written as an escape: canonical text has none, paired or not). */
@@ -54,29 +51,16 @@ function hasSurrogateEscape(text: string): boolean {
 }
 
 /** Whether a parsed value has sorted keys everywhere and is built whole by a shape, within the limits. */
-class ShapeWalk {
-  private values = 0;
-  constructor(private readonly limits: CanonicalValueLimits) {}
-
-  fits(node: unknown, shape: Shape, depth: number): boolean {
-    if (++this.values > this.limits.maxValues) return false;
-    if (node === null) return shape.scalars.has("null");
-    switch (typeof node) {
-      case "string":
-        return shape.scalars.has("string");
-      case "number":
-        return shape.scalars.has("number");
-      case "boolean":
-        return shape.scalars.has("boolean");
-      default:
-        break;
-    }
-    if (depth >= this.limits.maxDepth) return false;
+function fitsShape(root: unknown, rootShape: Shape, limits: CanonicalValueLimits): boolean {
+  let values = 0;
+  const fits = (node: unknown, shape: Shape, depth: number): boolean => {
+    if (++values > limits.maxValues) return false;
+    const type = node === null ? "null" : typeof node;
+    if (type === "string" || type === "number" || type === "boolean" || type === "null") return shape.scalars.has(type);
+    if (depth >= limits.maxDepth) return false;
     if (Array.isArray(node)) {
       const items = shape.array?.items;
-      if (items === undefined) return false;
-      for (const item of node) if (!this.fits(item, items, depth + 1)) return false;
-      return true;
+      return items !== undefined && node.every((item) => fits(item, items, depth + 1));
     }
     const object = shape.object;
     if (object === undefined) return false;
@@ -85,8 +69,9 @@ class ShapeWalk {
     for (const key of Object.keys(record)) {
       if (previous !== null && !(previous < key)) return false;
       previous = key;
-      if (!this.fits(record[key], object.fields?.get(key) ?? object.rest, depth + 1)) return false;
+      if (!fits(record[key], object.fields?.get(key) ?? object.rest, depth + 1)) return false;
     }
     return true;
-  }
+  };
+  return fits(root, rootShape, 0);
 }
