@@ -224,11 +224,11 @@ export class StrictJsonParser {
   private readonly restBudget: StreamBudget;
   private readonly elementBudget: StreamBudget;
   private readonly maxTokenBytes: number;
-  // Budget in use: the rest's, or the current element's (reset for every element).
-  private restValues = 0;
-  private restChars = 0;
-  private elementValues = 0;
-  private elementChars = 0;
+  // The budget in use (the rest's, or the current element's: reset for every element) and what it
+  // counted so far; while in a streamed array, `restUsed` keeps the rest's counts.
+  private budget: StreamBudget;
+  private used = { values: 0, chars: 0 };
+  private restUsed = this.used;
   private inElement = false;
   /**
    * Keys held by open skipped objects (for the duplicate-key rule). They are freed when their
@@ -243,6 +243,7 @@ export class StrictJsonParser {
     this.maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH;
     this.restBudget = options.rest ?? UNLIMITED;
     this.elementBudget = options.element ?? UNLIMITED;
+    this.budget = this.restBudget;
     this.maxTokenBytes = options.maxTokenBytes ?? Number.POSITIVE_INFINITY;
   }
 
@@ -299,7 +300,8 @@ export class StrictJsonParser {
       // next chunk (or, after the final one, meets the end of the input).
       this.skipWhitespace();
       if (this.pos >= this.length && !this.final) return;
-      const unit = this.unit();
+      // -1 past the end (`store` may hold stale bytes there).
+      const unit = this.pos < this.length ? (this.buf[this.pos] as number) : -1;
       switch (this.phase) {
         case VALUE:
           if (unit === -1) throw malformed("expected a value, found the end of the line");
@@ -344,11 +346,6 @@ export class StrictJsonParser {
     }
   }
 
-  /** The byte at `pos`, or -1 past the end (`store` may hold stale bytes there). */
-  private unit(): number {
-    return this.pos < this.length ? (this.buf[this.pos] as number) : -1;
-  }
-
   /** Parses the value starting with `unit` at `pos`; false when its token needs the next chunk. */
   private parseValue(unit: number): boolean {
     const start = this.pos;
@@ -361,10 +358,8 @@ export class StrictJsonParser {
         return true;
       }
       case 0x7b /* { */:
-        this.open("object", start);
-        return true;
       case 0x5b /* [ */:
-        this.open("array", start);
+        this.open(unit === 0x7b ? "object" : "array", start);
         return true;
       case 0x74 /* t */:
         return this.literal("true", true, "boolean", start);
@@ -375,8 +370,7 @@ export class StrictJsonParser {
       default: {
         if (unit !== 0x2d /* - */ && !isDigit(unit)) throw malformed("expected a value");
         if (!this.numberComplete()) return false;
-        const value = this.parseNumber();
-        this.scalar("number", value, start);
+        this.scalar("number", this.parseNumber(), start);
         return true;
       }
     }
@@ -392,26 +386,22 @@ export class StrictJsonParser {
   }
 
   private countValue(): void {
-    if (this.inElement) this.elementValues++;
-    else this.restValues++;
+    this.used.values++;
     this.checkValues();
   }
 
   /** Values built plus keys held by open skipped objects, against the budget in use. */
   private checkValues(): void {
-    const budget = this.inElement ? this.elementBudget : this.restBudget;
-    if ((this.inElement ? this.elementValues : this.restValues) + this.heldKeys > budget.maxValues) {
-      throw new StrictStreamError("too_many_values", `more than ${budget.maxValues} JSON values`, this.inElement);
+    if (this.used.values + this.heldKeys > this.budget.maxValues) {
+      throw new StrictStreamError("too_many_values", `more than ${this.budget.maxValues} JSON values`, this.inElement);
     }
   }
 
   /** Characters of a string, key or number, counted against the budget in use. */
   private countChars(n: number): void {
-    if (this.inElement) this.elementChars += n;
-    else this.restChars += n;
-    const budget = this.inElement ? this.elementBudget : this.restBudget;
-    if ((this.inElement ? this.elementChars : this.restChars) > budget.maxChars) {
-      throw new StrictStreamError("too_many_chars", `more than ${budget.maxChars} characters`, this.inElement);
+    this.used.chars += n;
+    if (this.used.chars > this.budget.maxChars) {
+      throw new StrictStreamError("too_many_chars", `more than ${this.budget.maxChars} characters`, this.inElement);
     }
   }
 
@@ -461,24 +451,20 @@ export class StrictJsonParser {
         const members = Object.fromEntries([...parent.entries].filter(([key]) => key !== parent.key));
         this.events.push({ type: "array_start", key: parent.key, members });
         this.inElement = true;
-        this.elementValues = 0;
-        this.elementChars = 0;
+        this.budget = this.elementBudget;
+        this.used = { values: 0, chars: 0 };
         return;
       }
     }
     const shape = this.memberShape();
-    const build = shape !== null && (kind === "object" ? shape.object : shape.array) !== undefined;
-    if (!build) {
+    const built = shape === null ? undefined : kind === "object" ? shape.object : shape.array;
+    if (built === undefined) {
       this.stack.push({ kind, build: false, keys: kind === "object" ? new Set() : null, start: shape === null ? null : this.base + start });
       return;
     }
     this.countValue();
-    if (kind === "object") {
-      this.stack.push({ kind, build: true, entries: new Map(), key: "", shape: (shape as Shape).object as NonNullable<Shape["object"]> });
-    } else {
-      const itemShape = ((shape as Shape).array as NonNullable<Shape["array"]>).items;
-      this.stack.push({ kind, build: true, items: [], itemShape, streamKey: null, count: 0 });
-    }
+    if ("items" in built) this.stack.push({ kind: "array", build: true, items: [], itemShape: built.items, streamKey: null, count: 0 });
+    else this.stack.push({ kind: "object", build: true, entries: new Map(), key: "", shape: built });
   }
 
   /** Closes the innermost container (its closing bracket was consumed) and delivers it. */
@@ -494,6 +480,8 @@ export class StrictJsonParser {
       if (frame.streamKey === null) return this.deliver(frame.items);
       this.events.push({ type: "array_end", key: frame.streamKey, count: frame.count });
       this.inElement = false;
+      this.budget = this.restBudget;
+      this.used = this.restUsed;
       // The key stays in the root's entries as a marker (duplicates are refused) until the root closes.
       return this.deliver(STREAMED);
     }
@@ -519,8 +507,8 @@ export class StrictJsonParser {
       return;
     }
     this.events.push({ type: "element", key: top.streamKey, index: top.count++, value });
-    this.elementValues = 0;
-    this.elementChars = 0;
+    this.used.values = 0;
+    this.used.chars = 0;
   }
 
   /** Parses a member's key and checks it; false when it needs the next chunk. */
