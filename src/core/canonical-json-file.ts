@@ -19,7 +19,7 @@ import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./ca
 import { canonicalValue, NOT_CANONICAL } from "./canonical-value.js";
 import { StrictStreamError, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
 import { isPlainObject } from "./guards.js";
-import { readFileChunks, type StrictFileEnd } from "./strict-json-file.js";
+import { readFileChunks, type StrictFileEnd } from "./strict-json-stream.js";
 
 export { NotCanonicalLayout };
 

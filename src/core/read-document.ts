@@ -9,7 +9,7 @@ import { sha256Hex } from "./hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { ANY_SHAPE, fieldsShape, LABEL_SHAPE, SKIP_SHAPE, STRING_MAP_SHAPE, STRING_SHAPE, type Shape } from "./parse-line.js";
 import { displayText } from "./display-text.js";
-import { fileReason, StrictFileError } from "./strict-json-file.js";
+import { fileReason, StrictFileError } from "./strict-json-stream.js";
 
 /** Larger than any export the default limits allow (8 MiB of text, escaped up to 6×, plus framing). */
 export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;

@@ -10,7 +10,7 @@
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { readAtMost } from "./read-at-most.js";
-import { fileReason } from "./strict-json-file.js";
+import { fileReason } from "./strict-json-stream.js";
 
 /** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
 const MIN_TOKEN_CHARS = 16;

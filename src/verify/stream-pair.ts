@@ -2,10 +2,9 @@
 // record together with the manifest records up to its index, then the rest of both. Only the
 // record being checked on each side is held; verify-stream.ts assembles the problems.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
-import { ANY_SHAPE, type Shape } from "../core/parse-line.js";
-import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-file.js";
+import { ANY_SHAPE, StrictStreamError, type Shape, type StrictStreamEvent } from "../core/parse-line.js";
 import { NotCanonicalLayout, readCanonicalJsonFile } from "../core/canonical-json-file.js";
-import { StrictStreamError, type StrictStreamEvent } from "../core/strict-json-stream.js";
+import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";

@@ -11,7 +11,7 @@ import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { NotCanonicalLayout, readCanonicalJsonFile } from "../../src/core/canonical-json-file.js";
 import { canonicalValue, NOT_CANONICAL } from "../../src/core/canonical-value.js";
 import { ANY_SHAPE, parseJsonBytes, STRING_MAP_SHAPE } from "../../src/core/parse-line.js";
-import { readStrictJsonFile } from "../../src/core/strict-json-file.js";
+import { readStrictJsonFile } from "../../src/core/strict-json-stream.js";
 
 const LIMITS = { maxValues: 1_000_000, maxDepth: 30 };
 const bytes = (text: string): Buffer => Buffer.from(text, "utf8");

@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { ANY_SHAPE, SkippedValue, type GrammarOptions } from "../../src/core/parse-line.js";
 import { EXPORT_SHAPE } from "../../src/core/read-document.js";
 import { isUtf8 } from "node:buffer";
-import { readStrictJsonFile, StrictFileError } from "../../src/core/strict-json-file.js";
-import { StrictJsonStream, StrictStreamError, type StrictStreamEvent } from "../../src/core/strict-json-stream.js";
+import { StrictStreamError, type StrictStreamEvent } from "../../src/core/parse-line.js";
+import { readStrictJsonFile, StrictFileError, StrictJsonStream } from "../../src/core/strict-json-stream.js";
 import { sha256Hex } from "../../src/core/hash.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
