@@ -4,6 +4,7 @@
 // as one JSON document (manifests, exports, eval corpora, demo captures) goes through here, so
 // a document cannot mean one thing to one command and another to the next. Problems are
 // values with a stable code; the input is never echoed.
+import { isUtf8 } from "node:buffer";
 import { parseJsonBytes, type LineParseResult, type ParseOptions } from "./parse-line.js";
 
 /** U+FEFF encoded as UTF-8 at the start. */
@@ -17,11 +18,7 @@ const UTF8_PROBLEM = { ok: false, code: "invalid_utf8", message: "invalid UTF-8"
 /** Bytes as text: refused when they start with a byte order mark or are not strict UTF-8. */
 export function decodeStrictText(bytes: Uint8Array): { readonly ok: true; readonly text: string } | typeof BOM_PROBLEM | typeof UTF8_PROBLEM {
   if (startsWithByteOrderMark(bytes)) return BOM_PROBLEM;
-  try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
-  } catch {
-    return UTF8_PROBLEM;
-  }
+  return isUtf8(bytes) ? { ok: true, text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8") } : UTF8_PROBLEM;
 }
 
 /**

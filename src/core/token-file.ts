@@ -7,6 +7,7 @@
 // or written by its group or by others: a secret any local user can read protects nothing on a
 // shared machine. Problems are values naming the rule, never a byte of the content; each caller
 // words them with the setting's name.
+import { isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { readAtMost } from "./read-at-most.js";
@@ -34,8 +35,6 @@ export function tokenProblem(token: string): string | null {
 /** A token file, read: the token, or the rule the file broke (never its content). */
 export type TokenFileRead = { readonly ok: true; readonly token: string } | { readonly ok: false; readonly problem: string };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
 // Non-blocking open: a FIFO at the path would otherwise hold the open (and a hook's whole deadline)
 // until some writer appears; opened this way it is refused as "not a regular file" at once. No
 // effect on a regular file. Windows has no O_NONBLOCK.
@@ -61,13 +60,9 @@ export async function readTokenFile(path: string, platform: NodeJS.Platform = pr
   }
   // Judged by the bytes read, not by stat: the file may grow after stat.
   if (bytes.length > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return refused("not UTF-8 text");
-  }
-  const token = text.trim();
+  if (!isUtf8(bytes)) return refused("not UTF-8 text");
+  // trim drops a byte order mark too (U+FEFF is white space to it).
+  const token = bytes.toString("utf8").trim();
   const problem = tokenProblem(token);
   return problem === null ? { ok: true, token } : refused(problem);
 }
