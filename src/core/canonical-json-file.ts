@@ -56,7 +56,9 @@ export async function* readCanonicalJsonFile(
     maxElementBytes: Math.min(MAX_ELEMENT_BYTES, element.maxChars, options.maxTokenBytes ?? Number.POSITIVE_INFINITY),
     maxDepth,
   });
-  const frame = new FrameCheck(key, options);
+  // The frame through the strict grammar: the array's events, then the rest, which must be canonical.
+  const frame = new StrictJsonParser(options);
+  let head = "";
   // The element sits two levels below the root (the root object, then the array).
   const limits = { maxValues: element.maxValues, maxDepth: maxDepth - 2 };
   const hash = createHash("sha256");
@@ -64,13 +66,38 @@ export async function* readCanonicalJsonFile(
   let count = 0;
   let pending: StrictStreamEvent[] = [];
   const sink = (kind: SplitPieceKind, piece: Buffer): void => {
-    if (kind !== "element") {
-      pending.push(...frame.feed(kind, piece, count));
+    if (kind === "element") {
+      const value = canonicalValue(piece, elementShape, limits);
+      if (value === NOT_CANONICAL) throw new NotCanonicalLayout("an element is not canonical");
+      pending.push({ type: "element", key, index: count++, value });
       return;
     }
-    const value = canonicalValue(piece, elementShape, limits);
-    if (value === NOT_CANONICAL) throw new NotCanonicalLayout("an element is not canonical");
-    pending.push({ type: "element", key, index: count++, value });
+    if (!isUtf8(piece)) throw new NotCanonicalLayout("the frame is not UTF-8");
+    try {
+      frame.feed(piece, kind === "tail");
+    } catch (error) {
+      throw error instanceof StrictStreamError ? new NotCanonicalLayout("the frame is not strict JSON") : error;
+    }
+    const events = frame.takeEvents();
+    if (events.length !== 1 || events[0]?.type !== (kind === "head" ? "array_start" : "array_end")) {
+      throw new NotCanonicalLayout(kind === "head" ? "the array is not streamed" : "the array did not end");
+    }
+    if (kind === "head") {
+      head = piece.toString("utf8");
+      pending.push(...events);
+      return;
+    }
+    // The rest serializes canonically around the array to exactly the head and the tail read.
+    const rest = frame.value;
+    if (!isPlainObject(rest) || frame.loneSurrogate) throw new NotCanonicalLayout("the frame has no canonical form");
+    try {
+      assertCanonicalValue(rest);
+    } catch {
+      throw new NotCanonicalLayout("the frame has no canonical form");
+    }
+    const { prefix, suffix } = canonicalObjectFrame(rest, key);
+    if (prefix !== head || suffix !== piece.toString("utf8")) throw new NotCanonicalLayout("the frame is not canonical");
+    pending.push({ type: "array_end", key, count });
   };
   try {
     for await (const chunk of readFileChunks(path, options.chunkBytes ?? DEFAULT_CHUNK_BYTES)) {
@@ -88,59 +115,6 @@ export async function* readCanonicalJsonFile(
     throw new NotCanonicalLayout("the file could not be read fast");
   }
   yield* pending;
-  yield { type: "end", value: frame.rest(), streamed: [key], loneSurrogate: false, bytes, sha256: hash.digest("hex") };
-}
-
-/** The frame through the strict grammar: the array's events, then the rest, which must be canonical. */
-class FrameCheck {
-  private readonly parser: StrictJsonParser;
-  private head = "";
-  private done = false;
-
-  constructor(
-    private readonly key: string,
-    options: GrammarOptions,
-  ) {
-    this.parser = new StrictJsonParser(options);
-  }
-
-  /** The head or the tail; `count` elements went by. Returns the events to hand on. */
-  feed(kind: "head" | "tail", piece: Buffer, count: number): StrictStreamEvent[] {
-    if (!isUtf8(piece)) throw new NotCanonicalLayout("the frame is not UTF-8");
-    try {
-      this.parser.feed(piece, kind === "tail");
-    } catch (error) {
-      if (error instanceof StrictStreamError) throw new NotCanonicalLayout("the frame is not strict JSON");
-      throw error;
-    }
-    const events = this.parser.takeEvents();
-    if (kind === "head") {
-      this.head = piece.toString("utf8");
-      if (events.length !== 1 || events[0]?.type !== "array_start") throw new NotCanonicalLayout("the array is not streamed");
-      return events;
-    }
-    if (events.length !== 1 || events[0]?.type !== "array_end") throw new NotCanonicalLayout("the array did not end");
-    this.check(piece.toString("utf8"));
-    this.done = true;
-    return [{ type: "array_end", key: this.key, count }];
-  }
-
-  /** The root without the streamed array, once the tail was checked. */
-  rest(): unknown {
-    if (!this.done) throw new NotCanonicalLayout("the document ended early");
-    return this.parser.value;
-  }
-
-  /** The rest serializes canonically around the array to exactly the head and the tail read. */
-  private check(tail: string): void {
-    const rest = this.parser.value;
-    if (!isPlainObject(rest) || this.parser.loneSurrogate) throw new NotCanonicalLayout("the frame has no canonical form");
-    try {
-      assertCanonicalValue(rest);
-    } catch {
-      throw new NotCanonicalLayout("the frame has no canonical form");
-    }
-    const { prefix, suffix } = canonicalObjectFrame(rest, this.key);
-    if (prefix !== this.head || suffix !== tail) throw new NotCanonicalLayout("the frame is not canonical");
-  }
+  // splitter.end handed the tail over, so the frame was checked whole.
+  yield { type: "end", value: frame.value, streamed: [key], loneSurrogate: false, bytes, sha256: hash.digest("hex") };
 }
