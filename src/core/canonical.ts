@@ -148,18 +148,13 @@ export interface CanonicalFrame {
  */
 export function canonicalObjectFrame(rest: Readonly<Record<string, unknown>>, key: string): CanonicalFrame {
   if (Object.hasOwn(rest, key)) throw new UsageError(`the rest of the document already has "${key}"`);
-  const before: string[] = [];
-  const after: string[] = [];
-  let seen = false;
-  for (const k of [...Object.keys(rest), key].sort()) {
-    if (k === key) {
-      seen = true;
-      continue;
-    }
-    const value: string | undefined = stringify(rest[k]);
-    // The serializer leaves out a member whose value has no JSON text (undefined).
-    if (value !== undefined) (seen ? after : before).push(`${JSON.stringify(k)}:${value}`);
-  }
-  const head = `${before.map((member) => `${member},`).join("")}${JSON.stringify(key)}:[`;
-  return { prefix: `{${head}`, suffix: `]${after.map((member) => `,${member}`).join("")}}` };
+  // Members in the serializer's (default-sorted) order; one whose value has no JSON text (undefined) is left out.
+  const members = (keys: string[]): string[] =>
+    keys.sort().flatMap((k) => {
+      const value: string | undefined = stringify(rest[k]);
+      return value === undefined ? [] : [`${JSON.stringify(k)}:${value}`];
+    });
+  const before = members(Object.keys(rest).filter((k) => k < key));
+  const after = members(Object.keys(rest).filter((k) => k > key));
+  return { prefix: `{${[...before, `${JSON.stringify(key)}:[`].join(",")}`, suffix: `${["]", ...after].join(",")}}` };
 }
