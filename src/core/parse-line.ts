@@ -156,19 +156,17 @@ type SkipFrame = { kind: "array" | "object"; build: false; keys: Set<string> | n
 type Frame = BuildFrame | SkipFrame;
 
 /** What the parser expects next (see `run`). */
-type Phase = 0 | 1 | 2 | 3 | 4 | 5;
+type Phase = 0 | 1 | 2 | 3 | 4;
 /** A value (the root, an array item after ',', a member value after ':'). */
 const VALUE = 0;
-/** Right after '[': ']' or a value. */
-const ARRAY_OPENED = 1;
-/** Right after '{': '}' or a key. */
-const OBJECT_OPENED = 2;
+/** Right after '[' or '{': the container's close, or a value or key. */
+const OPENED = 1;
 /** A member's key (after ',' in an object). */
-const KEY = 3;
+const KEY = 2;
 /** The ':' after a key. */
-const COLON = 4;
+const COLON = 3;
 /** After a value: ',' or the container's close, or the end of the input at the root. */
-const AFTER = 5;
+const AFTER = 4;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -307,15 +305,6 @@ export class StrictJsonParser {
           if (unit === -1) throw malformed("expected a value, found the end of the line");
           if (!this.parseValue(unit)) return;
           break;
-        case ARRAY_OPENED:
-        case OBJECT_OPENED: {
-          const array = this.phase === ARRAY_OPENED;
-          if (unit === (array ? 0x5d /* ] */ : 0x7d) /* } */) {
-            this.pos++;
-            this.close();
-          } else this.phase = array ? VALUE : KEY;
-          break;
-        }
         case KEY:
           if (unit !== QUOTE) throw malformed("expected a string key");
           if (!this.key()) return;
@@ -326,19 +315,21 @@ export class StrictJsonParser {
           this.phase = VALUE;
           break;
         default: {
+          // OPENED or AFTER: a container is open (or, after a value, the root is done).
           const top = this.stack[this.stack.length - 1];
           if (top === undefined) {
             if (unit !== -1) throw malformed("unexpected content after the value");
             return;
           }
           const array = top.kind === "array";
-          if (unit === 0x2c /* , */) {
-            this.pos++;
-            this.phase = array ? VALUE : KEY;
-          } else {
-            if (unit !== (array ? 0x5d /* ] */ : 0x7d) /* } */) throw malformed(array ? "expected ',' or ']'" : "expected ',' or '}'");
+          if (unit === (array ? 0x5d /* ] */ : 0x7d) /* } */) {
             this.pos++;
             this.close();
+          } else if (this.phase === OPENED) this.phase = array ? VALUE : KEY;
+          else {
+            if (unit !== 0x2c /* , */) throw malformed(array ? "expected ',' or ']'" : "expected ',' or '}'");
+            this.pos++;
+            this.phase = array ? VALUE : KEY;
           }
           break;
         }
@@ -440,7 +431,7 @@ export class StrictJsonParser {
     // The container being opened would sit at depth stack.length + 1.
     if (this.stack.length >= this.maxDepth) throw new StrictStreamError("too_deep", `nesting deeper than ${this.maxDepth} levels`);
     this.pos++;
-    this.phase = kind === "object" ? OBJECT_OPENED : ARRAY_OPENED;
+    this.phase = OPENED;
     const parent = this.stack[this.stack.length - 1];
     // A streamed array: a top-level member of the root object named in `stream`.
     if (this.streamKeys !== null && kind === "array" && this.stack.length === 1 && parent !== undefined && parent.kind === "object" && parent.build) {
