@@ -463,9 +463,8 @@ export class StrictJsonParser {
     const frame = this.stack.pop() as Frame;
     if (!frame.build) {
       if (frame.keys !== null) this.heldKeys -= frame.keys.size;
-      if (frame.start === null) return this.deliver(IGNORED);
       // A skipped container counts once, as one value, when it closes.
-      return this.deliver(this.skipped(frame.kind, frame.start));
+      return this.deliver(frame.start === null ? IGNORED : this.skipped(frame.kind, frame.start));
     }
     if (frame.kind === "array") {
       if (frame.streamKey === null) return this.deliver(frame.items);
@@ -484,22 +483,15 @@ export class StrictJsonParser {
   private deliver(value: unknown): void {
     this.phase = AFTER;
     const top = this.stack[this.stack.length - 1];
-    if (top === undefined) {
-      this.done = { value };
-      return;
+    if (top === undefined) this.done = { value };
+    else if (!top.build) return;
+    else if (top.kind === "object") top.entries.set(top.key, value);
+    else if (top.streamKey === null) top.items.push(value);
+    else {
+      this.events.push({ type: "element", key: top.streamKey, index: top.count++, value });
+      this.used.values = 0;
+      this.used.chars = 0;
     }
-    if (!top.build) return;
-    if (top.kind === "object") {
-      top.entries.set(top.key, value);
-      return;
-    }
-    if (top.streamKey === null) {
-      top.items.push(value);
-      return;
-    }
-    this.events.push({ type: "element", key: top.streamKey, index: top.count++, value });
-    this.used.values = 0;
-    this.used.chars = 0;
   }
 
   /** Parses a member's key and checks it; false when it needs the next chunk. */
