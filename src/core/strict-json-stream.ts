@@ -17,8 +17,9 @@ import { open } from "node:fs/promises";
 import { StrictJsonParser, StrictStreamError, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
 import { startsWithByteOrderMark } from "./strict-document.js";
 
-/** The document without its streamed arrays. */
-export interface StrictStreamResult {
+/** The last event of a file: the document without its streamed arrays, and the SHA-256 of its bytes. */
+export interface StrictFileEnd {
+  readonly type: "end";
   /** The root value; when arrays were streamed it is the root object without those keys. */
   readonly value: unknown;
   /** Keys whose arrays were streamed (in document order). */
@@ -27,6 +28,7 @@ export interface StrictStreamResult {
   readonly loneSurrogate: boolean;
   /** Bytes read. */
   readonly bytes: number;
+  readonly sha256: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -74,7 +76,7 @@ export class StrictJsonStream {
   }
 
   /** Ends the document: its rest, or throws StrictStreamError with the reader's problem. */
-  end(): StrictStreamResult {
+  end(): Omit<StrictFileEnd, "type" | "sha256"> {
     // The grammar refuses a byte order mark as malformed JSON at its first byte.
     if (startsWithByteOrderMark(this.head)) throw new StrictStreamError("byte_order_mark", "starts with a byte order mark");
     if (this.utf8Failed || this.utf8Carry.byteLength > 0) throw new StrictStreamError("invalid_utf8", "invalid UTF-8");
@@ -127,12 +129,6 @@ export class StrictFileError extends Error {
   }
 }
 
-/** The last event of a file: its rest (as StrictStreamResult) and the SHA-256 of its bytes. */
-export interface StrictFileEnd extends StrictStreamResult {
-  readonly type: "end";
-  readonly sha256: string;
-}
-
 /** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
 export function fileReason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -158,8 +154,7 @@ export async function* readStrictJsonFile(
     // After a problem the rest is only scanned; its events are not worth handing out.
     if (reader.failed === null) for (const event of events) yield event;
   }
-  const result = reader.end();
-  yield { type: "end", ...result, sha256: hash.digest("hex") };
+  yield { type: "end", ...reader.end(), sha256: hash.digest("hex") };
 }
 
 /**
