@@ -59,7 +59,8 @@ export class CanonicalSplitter {
   private inString = false;
   private escape = false;
   private rootClosed = false;
-  private elements = 0;
+  /** Commas seen between elements: `[]` has no element, `[1,]` an empty last one. */
+  private commas = 0;
   private readonly marker: Buffer;
 
   constructor(private readonly limits: SplitLimits) {
@@ -138,7 +139,7 @@ export class CanonicalSplitter {
       } else if (unit === 0x7d /* } */ || unit === 0x5d /* ] */) {
         if (this.phase === ELEMENTS && this.depth === 2) {
           if (unit !== 0x5d) throw new NotCanonicalLayout("unbalanced brackets");
-          if (this.elements > 0 || pos > this.pieceStart) this.element(sink, bytes, pos);
+          if (this.commas > 0 || pos > this.pieceStart) sink("element", bytes.subarray(this.pieceStart, pos));
           this.phase = TAIL;
           this.pieceStart = pos;
         }
@@ -149,17 +150,13 @@ export class CanonicalSplitter {
           this.rootClosed = true;
         }
       } else if (unit === 0x2c /* , */ && this.phase === ELEMENTS && this.depth === 2) {
-        this.element(sink, bytes, pos);
+        this.commas++;
+        sink("element", bytes.subarray(this.pieceStart, pos));
         this.pieceStart = pos + 1;
       }
       pos++;
     }
     this.scanned = pos;
-  }
-
-  private element(sink: SplitSink, bytes: Buffer, end: number): void {
-    this.elements++;
-    sink("element", bytes.subarray(this.pieceStart, end));
   }
 
   /** Whether the `[` at `pos` follows `"key":` right after the root's `{` or a `,`. */

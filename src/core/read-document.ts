@@ -54,8 +54,6 @@ export const EXPORT_SHAPE: Shape = fieldsShape([
   ["records", Object.freeze({ scalars: SKIP_SHAPE.scalars, array: { items: EXPORT_RECORD } })],
 ]);
 
-const SHAPES: Readonly<Record<DocumentLabel, Shape>> = { manifest: ANY_SHAPE, export: EXPORT_SHAPE, index: ANY_SHAPE };
-
 function unreadable(label: DocumentLabel, path: string | null, reason: string): LittleCanaryError {
   return new LittleCanaryError("io", `cannot read ${label}${path === null ? "" : ` ${displayText(path)}`} (${reason})`);
 }
@@ -83,7 +81,7 @@ export function parseJsonDocument(
   const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
   // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
-  const parsed = readStrictDocument(bytes, { shape: SHAPES[label], maxValues });
+  const parsed = readStrictDocument(bytes, { shape: label === "export" ? EXPORT_SHAPE : ANY_SHAPE, maxValues });
   if (!parsed.ok) throw unreadable(label, path, refusalReason(parsed.code, maxValues));
   return { value: parsed.value, sha256: sha256Hex(bytes) };
 }

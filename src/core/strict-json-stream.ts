@@ -98,11 +98,10 @@ export class StrictJsonStream {
     } catch (error) {
       if (!(error instanceof StrictStreamError)) throw error;
       this.failure = error;
-      // The events of a refused chunk are not worth handing out.
-      this.parser.takeEvents();
-      return [];
     }
-    return this.parser.takeEvents();
+    // The events of a refused chunk are not worth handing out.
+    const events = this.parser.takeEvents();
+    return this.failure === null ? events : [];
   }
 
   /** Whether the chunk continues strict UTF-8 (a sequence it ends in is carried to the next). */
