@@ -9,9 +9,8 @@
 // the tail (from its `]`) without parsing them. The frame (head + tail, a few kilobytes) goes
 // through the strict grammar itself, which builds the members and emits the array's events; it
 // must then serialize canonically to the same bytes. Each element must pass canonicalValue
-// (canonical-value.ts: strict UTF-8, `JSON.parse` and `JSON.stringify` give back its bytes, keys
-// sorted, no surrogate escape, built whole by its shape). The whole file is then the canonical
-// serialization of the value the events describe, hashed once as it is read.
+// (canonical-value.ts). The whole file is then the canonical serialization of the value the
+// events describe, hashed once as it is read.
 import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { assertCanonicalValue, canonicalObjectFrame } from "./canonical.js";

@@ -125,8 +125,7 @@ export function canonicalJson<S extends z.ZodType>(schema: S, doc: z.input<S> | 
   assertCanonicalValue(doc, at);
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue ? issue.path.filter((p): p is string | number => typeof p !== "symbol") : [];
+    const path = (parsed.error.issues[0]?.path ?? []).filter((p): p is string | number => typeof p !== "symbol");
     throw new CanonicalJsonError("schema", `document does not match its schema at ${pathText([...at, ...path])}`);
   }
   return stringify(doc);

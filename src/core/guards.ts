@@ -19,8 +19,8 @@ export function hasPlainPrototype(value: object): boolean {
 
 /**
  * The first own key of `value` that `known` does not list, with the known key it was probably
- * meant to be (see resembles), or null when every key is
- * known. A JavaScript caller's typo (`modee`) is then an error, never an option silently ignored.
+ * meant to be (see resembles), or null when every key is known. A JavaScript caller's typo
+ * (`modee`) is then an error, never an option silently ignored.
  */
 export function unknownKey(value: object, known: readonly string[]): { readonly key: string; readonly suggestion: string | null } | null {
   const allowed = new Set(known);
