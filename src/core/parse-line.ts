@@ -632,12 +632,9 @@ export class StrictJsonParser {
 export function parseJsonBytes(input: Uint8Array, options: ParseOptions = {}): LineParseResult {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (!isUtf8(bytes)) return { ok: false, code: "invalid_utf8", message: "invalid UTF-8" };
-  // Built without spreads: this runs once per JSONL line.
-  const parser = new StrictJsonParser({
-    maxDepth: options.maxDepth ?? MAX_NESTING_DEPTH,
-    shape: options.shape ?? ANY_SHAPE,
-    rest: options.maxValues === undefined ? UNLIMITED : { maxValues: options.maxValues, maxChars: Number.POSITIVE_INFINITY },
-  });
+  // Built without spreads (this runs once per JSONL line); the parser applies the defaults.
+  const rest = options.maxValues === undefined ? UNLIMITED : { maxValues: options.maxValues, maxChars: Number.POSITIVE_INFINITY };
+  const parser = new StrictJsonParser({ maxDepth: options.maxDepth, shape: options.shape, rest });
   try {
     parser.feed(bytes, true);
     return { ok: true, value: parser.value, loneSurrogate: parser.loneSurrogate };

@@ -51,7 +51,8 @@ function unfinishedSequence(bytes: Uint8Array): number {
 /** A push reader: `write` each chunk of bytes (never throws: the first problem is kept, see `failed`), then `end`. */
 export class StrictJsonStream {
   private readonly parser: StrictJsonParser;
-  private failure: StrictStreamError | null = null;
+  /** The first problem found so far, if any (the document will be refused; `end` says for which). */
+  failed: StrictStreamError | null = null;
   private utf8Failed = false;
   /** The start of a UTF-8 sequence that the previous chunk ended in. */
   private utf8Carry: Uint8Array = EMPTY;
@@ -61,11 +62,6 @@ export class StrictJsonStream {
 
   constructor(options: GrammarOptions = {}) {
     this.parser = new StrictJsonParser(options);
-  }
-
-  /** The first problem found so far, if any (the document will be refused; `end` says for which). */
-  get failed(): StrictStreamError | null {
-    return this.failure;
   }
 
   /** Feeds the next chunk; returns what it completed. Never throws. */
@@ -80,8 +76,8 @@ export class StrictJsonStream {
     // The grammar refuses a byte order mark as malformed JSON at its first byte.
     if (startsWithByteOrderMark(this.head)) throw new StrictStreamError("byte_order_mark", "starts with a byte order mark");
     if (this.utf8Failed || this.utf8Carry.byteLength > 0) throw new StrictStreamError("invalid_utf8", "invalid UTF-8");
-    if (this.failure === null) this.process(EMPTY, true);
-    if (this.failure !== null) throw this.failure;
+    if (this.failed === null) this.process(EMPTY, true);
+    if (this.failed !== null) throw this.failed;
     return { value: this.parser.value, streamed: this.parser.streamed, loneSurrogate: this.parser.loneSurrogate, bytes: this.bytesRead };
   }
 
@@ -89,19 +85,19 @@ export class StrictJsonStream {
     if (this.utf8Failed) return [];
     if (!this.checkUtf8(chunk)) {
       this.utf8Failed = true;
-      this.failure ??= new StrictStreamError("invalid_utf8", "invalid UTF-8");
+      this.failed ??= new StrictStreamError("invalid_utf8", "invalid UTF-8");
       return [];
     }
-    if (this.failure !== null) return [];
+    if (this.failed !== null) return [];
     try {
       this.parser.feed(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), final);
     } catch (error) {
       if (!(error instanceof StrictStreamError)) throw error;
-      this.failure = error;
+      this.failed = error;
     }
     // The events of a refused chunk are not worth handing out.
     const events = this.parser.takeEvents();
-    return this.failure === null ? events : [];
+    return this.failed === null ? events : [];
   }
 
   /** Whether the chunk continues strict UTF-8 (a sequence it ends in is carried to the next). */
