@@ -83,7 +83,12 @@ export class StrictJsonStream {
 
   private process(chunk: Uint8Array, final: boolean): StrictStreamEvent[] {
     if (this.utf8Failed) return [];
-    if (!this.checkUtf8(chunk)) {
+    // Strict UTF-8 across chunks: a sequence the chunk ends in is carried to the next (as a copy:
+    // the caller may reuse its chunk's memory, and Buffer#slice would not copy).
+    const bytes = this.utf8Carry.byteLength > 0 ? Buffer.concat([this.utf8Carry, chunk]) : chunk;
+    const unfinished = unfinishedSequence(bytes);
+    this.utf8Carry = unfinished === 0 ? EMPTY : Uint8Array.from(bytes.subarray(bytes.byteLength - unfinished));
+    if (!isUtf8(bytes.subarray(0, bytes.byteLength - unfinished))) {
       this.utf8Failed = true;
       this.failed ??= new StrictStreamError("invalid_utf8", "invalid UTF-8");
       return [];
@@ -98,15 +103,6 @@ export class StrictJsonStream {
     // The events of a refused chunk are not worth handing out.
     const events = this.parser.takeEvents();
     return this.failed === null ? events : [];
-  }
-
-  /** Whether the chunk continues strict UTF-8 (a sequence it ends in is carried to the next). */
-  private checkUtf8(chunk: Uint8Array): boolean {
-    const bytes = this.utf8Carry.byteLength > 0 ? Buffer.concat([this.utf8Carry, chunk]) : chunk;
-    const open = unfinishedSequence(bytes);
-    // A copy: the caller may reuse its chunk's memory (and Buffer#slice would not copy).
-    this.utf8Carry = open === 0 ? EMPTY : Uint8Array.from(bytes.subarray(bytes.byteLength - open));
-    return isUtf8(bytes.subarray(0, bytes.byteLength - open));
   }
 }
 
