@@ -20,20 +20,39 @@ import type { Shape } from "./parse-line.js";
 /** The text is not canonical (or not what `shape` builds whole): read it strictly. */
 export const NOT_CANONICAL: unique symbol = Symbol("not canonical");
 
-/** Bounds of one value: values built (containers and scalars) and container nesting below it. */
-export interface CanonicalValueLimits {
-  readonly maxValues: number;
-  readonly maxDepth: number;
-}
-
-/** The parsed value of `bytes` when they are canonical JSON that `shape` builds whole, else NOT_CANONICAL. */
-export function canonicalValue(bytes: Buffer, shape: Shape, limits: CanonicalValueLimits): unknown {
+/**
+ * The parsed value of `bytes` when they are canonical JSON that `shape` builds whole within
+ * `limits` (values built, containers and scalars, and container nesting below it), else NOT_CANONICAL.
+ */
+export function canonicalValue(bytes: Buffer, shape: Shape, limits: { readonly maxValues: number; readonly maxDepth: number }): unknown {
   if (!isUtf8(bytes)) return NOT_CANONICAL;
   const text = bytes.toString("utf8");
   if (hasSurrogateEscape(text)) return NOT_CANONICAL;
+  // Whether a parsed value has sorted keys everywhere and is built whole by its shape, within the limits.
+  let values = 0;
+  const fits = (node: unknown, at: Shape, depth: number): boolean => {
+    if (++values > limits.maxValues) return false;
+    const type = node === null ? "null" : typeof node;
+    if (type === "string" || type === "number" || type === "boolean" || type === "null") return at.scalars.has(type);
+    if (depth >= limits.maxDepth) return false;
+    if (Array.isArray(node)) {
+      const items = at.array?.items;
+      return items !== undefined && node.every((item) => fits(item, items, depth + 1));
+    }
+    const object = at.object;
+    if (object === undefined) return false;
+    const record = node as Record<string, unknown>;
+    let previous: string | null = null;
+    for (const key of Object.keys(record)) {
+      if (previous !== null && !(previous < key)) return false;
+      previous = key;
+      if (!fits(record[key], object.fields?.get(key) ?? object.rest, depth + 1)) return false;
+    }
+    return true;
+  };
   try {
     const value: unknown = JSON.parse(text);
-    return fitsShape(value, shape, limits) && JSON.stringify(value) === text ? value : NOT_CANONICAL;
+    return fits(value, shape, 0) && JSON.stringify(value) === text ? value : NOT_CANONICAL;
   } catch {
     return NOT_CANONICAL;
   }
@@ -48,30 +67,4 @@ function hasSurrogateEscape(text: string): boolean {
     if (run % 2 === 1) return true;
   }
   return false;
-}
-
-/** Whether a parsed value has sorted keys everywhere and is built whole by a shape, within the limits. */
-function fitsShape(root: unknown, rootShape: Shape, limits: CanonicalValueLimits): boolean {
-  let values = 0;
-  const fits = (node: unknown, shape: Shape, depth: number): boolean => {
-    if (++values > limits.maxValues) return false;
-    const type = node === null ? "null" : typeof node;
-    if (type === "string" || type === "number" || type === "boolean" || type === "null") return shape.scalars.has(type);
-    if (depth >= limits.maxDepth) return false;
-    if (Array.isArray(node)) {
-      const items = shape.array?.items;
-      return items !== undefined && node.every((item) => fits(item, items, depth + 1));
-    }
-    const object = shape.object;
-    if (object === undefined) return false;
-    const record = node as Record<string, unknown>;
-    let previous: string | null = null;
-    for (const key of Object.keys(record)) {
-      if (previous !== null && !(previous < key)) return false;
-      previous = key;
-      if (!fits(record[key], object.fields?.get(key) ?? object.rest, depth + 1)) return false;
-    }
-    return true;
-  };
-  return fits(root, rootShape, 0);
 }
