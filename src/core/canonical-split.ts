@@ -69,7 +69,14 @@ export class CanonicalSplitter {
 
   /** Scans the next chunk, handing completed pieces to `sink`. */
   feed(chunk: Uint8Array, sink: SplitSink): void {
-    this.append(chunk);
+    const needed = this.length + chunk.byteLength;
+    if (needed > this.acc.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.acc.length * 2, 1 << 16));
+      this.acc.copy(grown, 0, 0, this.length);
+      this.acc = grown;
+    }
+    this.acc.set(chunk, this.length);
+    this.length = needed;
     this.scan(sink);
     const limit = this.phase === ELEMENTS ? this.limits.maxElementBytes : this.limits.maxFrameBytes;
     if (this.length - this.pieceStart > limit) throw new NotCanonicalLayout("a piece is larger than its limit");
@@ -86,17 +93,6 @@ export class CanonicalSplitter {
   end(sink: SplitSink): void {
     if (this.phase !== TAIL || !this.rootClosed || this.inString) throw new NotCanonicalLayout("the document ended early");
     sink("tail", this.acc.subarray(this.pieceStart, this.length));
-  }
-
-  private append(chunk: Uint8Array): void {
-    const needed = this.length + chunk.byteLength;
-    if (needed > this.acc.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, this.acc.length * 2, 1 << 16));
-      this.acc.copy(grown, 0, 0, this.length);
-      this.acc = grown;
-    }
-    this.acc.set(chunk, this.length);
-    this.length = needed;
   }
 
   private scan(sink: SplitSink): void {

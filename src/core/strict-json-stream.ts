@@ -106,9 +106,6 @@ export class StrictJsonStream {
   }
 }
 
-/** Default size of one read, in bytes. */
-const DEFAULT_STREAM_CHUNK_BYTES = 1 << 16;
-
 /** Why a file could not be opened or read (not a format problem). */
 export class StrictFileError extends Error {
   constructor(
@@ -153,7 +150,7 @@ export async function* readStrictJsonFile(
  * view of one reused buffer, valid until the next is asked for. Throws StrictFileError when the
  * file cannot be opened or read, or is not a regular file.
  */
-export async function* readFileChunks(path: string, chunkBytes: number = DEFAULT_STREAM_CHUNK_BYTES): AsyncGenerator<Buffer, void, void> {
+export async function* readFileChunks(path: string, chunkBytes = 1 << 16): AsyncGenerator<Buffer, void, void> {
   const size = Math.max(1, Math.floor(chunkBytes));
   const handle = await open(path, "r").catch((error: unknown) => {
     throw new StrictFileError(fileReason(error));
