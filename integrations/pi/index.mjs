@@ -2,9 +2,9 @@
 // do not edit: change the TypeScript source and run `npm run integrations`.
 // Self-contained: runs with `node` alone (only node: builtins are imported).
 import { request } from "node:http";
+import { Buffer as Buffer$1, isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { Buffer as Buffer$1 } from "node:buffer";
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -185,7 +185,6 @@ Object.freeze({
 });
 Buffer$1.alloc(0);
 Buffer$1.alloc(0);
-// src/core/strict-json-file.ts
 /** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
 function fileReason(error) {
 	const code = error?.code;
@@ -208,7 +207,6 @@ function tokenProblem(token) {
 	if (token.length > MAX_TOKEN_CHARS) return `the token must be at most ${MAX_TOKEN_CHARS} characters`;
 	return null;
 }
-var utf8 = new TextDecoder("utf-8", { fatal: true });
 var OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 var refused = (problem) => ({
 	ok: false,
@@ -217,31 +215,21 @@ var refused = (problem) => ({
 /** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
 async function readTokenFile(path, platform = process.platform) {
 	let handle;
-	try {
-		handle = await open(path, OPEN_FLAGS);
-	} catch (error) {
-		return refused(`cannot read file (${fileReason(error)})`);
-	}
 	let bytes;
 	try {
+		handle = await open(path, OPEN_FLAGS);
 		const stats = await handle.stat();
 		if (!stats.isFile()) return refused("not a regular file");
 		if (platform !== "win32" && (stats.mode & 63) !== 0) return refused("readable or writable by group or others (chmod 600 it)");
-		if (stats.size > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
 		bytes = await readAtMost(handle, MAX_TOKEN_FILE_BYTES);
 	} catch (error) {
 		return refused(`cannot read file (${fileReason(error)})`);
 	} finally {
-		await handle.close();
+		await handle?.close();
 	}
 	if (bytes.length > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
-	let text;
-	try {
-		text = utf8.decode(bytes);
-	} catch {
-		return refused("not UTF-8 text");
-	}
-	const token = text.trim();
+	if (!isUtf8(bytes)) return refused("not UTF-8 text");
+	const token = bytes.toString("utf8").trim();
 	const problem = tokenProblem(token);
 	return problem === null ? {
 		ok: true,
