@@ -2,15 +2,14 @@
 // SAFE or UNSAFE counts; everything else — prose, markdown, "MAYBE", a failed call — is an
 // abstention that leaves the input unmeasured (risk null, degraded), never a pass. Summaries are
 // fixed texts: no exception message, reply or input can reach them.
-import type { AnalysisResult } from "../analysis/types.js";
-import type { ChatRole } from "../canary/chat-backend.js";
-import type { ChatOutcome, ChatTurn } from "../canary/chat-exchange.js";
+import type { AnalysisResult, Analyzer } from "../analysis/types.js";
+import { type ChatRole, ChatClient, type OllamaChatBackend, type OpenAIChatBackend } from "../canary/chat-backend.js";
 import type { CanaryResult } from "../canary/types.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import type { JudgeIdentity } from "../analysis/identity.js";
 import { EVIDENCE_MAX_CODE_POINTS } from "../analysis/signals.js";
-import { JUDGE_SYSTEM_PROMPT, judgeUserContent } from "./judge-prompt.js";
+import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
 
@@ -64,42 +63,50 @@ function fromLabel(label: JudgeLabel | null, reply: string): AnalysisResult {
 }
 
 /**
- * Judges one canary reply with `chat` (the judge's backend call): a failed canary gets no judge
- * call, and a failure or abstention is a degraded, unmeasured result, never a pass. The canary's
- * reply is the evidence an UNSAFE label quotes, never the judge's own words.
+ * What both LLM judges (ollama-judge.ts, openai-judge.ts) share: the verdict rules over their
+ * chat backend, and what can change a conclusion. A failed canary gets no judge call, and a
+ * failure or abstention is a degraded, unmeasured result, never a pass. The canary's reply is the
+ * evidence an UNSAFE label quotes, never the judge's own words.
  */
-export async function judgeCanaryReply(
-  userInput: string,
-  canary: CanaryResult,
-  maxTokens: number,
-  chat: (turn: ChatTurn) => Promise<ChatOutcome | null>,
-): Promise<AnalysisResult> {
-  if (!canary.success) {
-    return judged("Canary probe failed; no behavioral analysis was possible (degraded).", { canaryStatus: "failed", analysisStatus: "not_applicable" });
-  }
-  try {
-    const chatted = await chat({ systemPrompt: JUDGE_SYSTEM_PROMPT, userContent: judgeUserContent(userInput, canary.response), maxTokens });
-    return chatted === null || !chatted.ok ? judgeFailed() : fromLabel(parseJudgeReply(chatted.content), canary.response);
-  } catch {
-    return judgeFailed();
-  }
-}
+export abstract class ChatJudge<Backend extends OllamaChatBackend | OpenAIChatBackend> extends ChatClient<Backend> implements Analyzer {
+  readonly method = "llm_judge" as const;
 
-/** The identity of a judge client with `settings` (ollama-judge.ts, openai-judge.ts): rules, prompt, model and sampling. */
-export function judgeIdentity(
-  provider: JudgeIdentity["provider"],
-  settings: { readonly model: string; readonly maxTokens: number; readonly temperature: number; readonly seed: number | null },
-  numCtx: number | null,
-): JudgeIdentity {
-  return {
-    method: "llm_judge",
-    version: JUDGE_RULES_VERSION,
-    provider,
-    model: settings.model,
-    promptSha256: sha256Hex(JUDGE_SYSTEM_PROMPT),
-    numCtx,
-    maxTokens: settings.maxTokens,
-    temperature: settings.temperature,
-    seed: settings.seed,
-  };
+  /** `numCtx`: the context window every call sends (Ollama only; null elsewhere). */
+  protected constructor(
+    backend: Backend,
+    readonly numCtx: number | null,
+  ) {
+    super(backend);
+  }
+
+  /** What can change this judge's conclusion about the same reply, but its model's digest (read by the verdict cache). */
+  identity(): JudgeIdentity {
+    const { model, maxTokens, temperature, seed } = this;
+    const promptSha256 = sha256Hex(JUDGE_SYSTEM_PROMPT);
+    return {
+      method: "llm_judge",
+      version: JUDGE_RULES_VERSION,
+      provider: this.backend.provider,
+      model,
+      promptSha256,
+      numCtx: this.numCtx,
+      maxTokens,
+      temperature,
+      seed,
+    };
+  }
+
+  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
+  async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
+    if (!canary.success) {
+      return judged("Canary probe failed; no behavioral analysis was possible (degraded).", { canaryStatus: "failed", analysisStatus: "not_applicable" });
+    }
+    try {
+      const userContent = `User message:\n${userInput}\n\nAssistant response:\n${canary.response}`;
+      const chatted = await this.backend.chat({ systemPrompt: JUDGE_SYSTEM_PROMPT, userContent, maxTokens: this.maxTokens }, this.numCtx);
+      return chatted === null || !chatted.ok ? judgeFailed() : fromLabel(parseJudgeReply(chatted.content), canary.response);
+    } catch {
+      return judgeFailed();
+    }
+  }
 }
