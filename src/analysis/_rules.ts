@@ -26,6 +26,9 @@ export interface PatternRule {
   readonly quotesCount?: boolean;
 }
 
+/** Rule sources are raw strings, so `\b` and `\s` reach rx as written: r`\bi\s?will`. */
+export const r = String.raw;
+
 /**
  * BMP ranges treated as word characters besides ASCII `\w`: letters and digits of other
  * scripts, leaving out the punctuation blocks, surrogates and private use. An approximation of
@@ -63,20 +66,20 @@ export function patternRule(
 }
 
 /** A bounded run of characters inside one sentence. */
-export const GAP = String.raw`[^.!?\n]{0,40}?`;
-export const LONG_GAP = String.raw`[^.!?\n]{0,80}?`;
+export const GAP = r`[^.!?\n]{0,40}?`;
+export const LONG_GAP = r`[^.!?\n]{0,80}?`;
 /** One word (bounded). */
-export const WORD = String.raw`[\p{L}\p{N}'-]{1,24}`;
+export const WORD = r`[\p{L}\p{N}'-]{1,24}`;
 /** Sentence negation: cancels rules whose match sits in a refusal or denial. */
-export const NEGATION = rx(String.raw`\b(?:not|never|no longer|cannot|unable|refuse|decline)\b|n't\b`);
+export const NEGATION = rx(r`\b(?:not|never|no longer|cannot|unable|refuse|decline)\b|n't\b`);
 /** Named "modes" that only exist as jailbreak or privileged states of an assistant. */
-export const MODE_NAME = String.raw`(?:developer|dev|dan|jailbreak|jailbroken|god|evil|debug|diagnostic|transparency|admin|administrator|maintenance|root|sudo|unrestricted|unfiltered|uncensored|unlocked|override|chaos|opposite|unsafe|superuser|privileged|elevated|freedom|anarchy|no-?filter|no-?restrictions?)`;
+export const MODE_NAME = r`(?:developer|dev|dan|jailbreak|jailbroken|god|evil|debug|diagnostic|transparency|admin|administrator|maintenance|root|sudo|unrestricted|unfiltered|uncensored|unlocked|override|chaos|opposite|unsafe|superuser|privileged|elevated|freedom|anarchy|no-?filter|no-?restrictions?)`;
 /** What an assistant's own limits are called. */
-export const LIMIT_NOUN = String.raw`(?:restrictions?|limits|limitations?|filters?|filtering|censorship|rules|guidelines|guardrails|safeguards|constraints|boundaries|policies|checks|restraints|safety|ethics|morals)`;
+export const LIMIT_NOUN = r`(?:restrictions?|limits|limitations?|filters?|filtering|censorship|rules|guidelines|guardrails|safeguards|constraints|boundaries|policies|checks|restraints|safety|ethics|morals)`;
 /** What an assistant's own instructions are called. */
-export const INSTRUCTION_NOUN = String.raw`(?:instructions|rules|guidelines|programming|directives|prompt|system prompt|restrictions|constraints|policies|training|settings|guardrails|safeguards|filters|limitations|ethics|principles|values|protocols)`;
+export const INSTRUCTION_NOUN = r`(?:instructions|rules|guidelines|programming|directives|prompt|system prompt|restrictions|constraints|policies|training|settings|guardrails|safeguards|filters|limitations|ethics|principles|values|protocols)`;
 /** A first-person future or present auxiliary: "i will", "i'll", "i am going to". */
-export const I_WILL = String.raw`i\s?(?:will|'ll|shall|am going to|'m going to)`;
+export const I_WILL = r`i\s?(?:will|'ll|shall|am going to|'m going to)`;
 
 /** Runs `rules` in order over `text`; each matching rule is one signal. */
 export function runRules(category: SignalCategory, rules: readonly PatternRule[], text: string): Signal[] {
@@ -151,16 +154,16 @@ function firstUnvetoedMatch(rule: PatternRule, text: string): number | undefined
 const CONTEXT_REACH = 160;
 /** A word that reports or names someone else's text, just before an opening quote. */
 const REPORTING_FRAME = rx(
-  String.raw`\b(?:says?|said|saying|reads?|reading|contains?|containing|includes?|including|tells?|told|asks?|asked|asking|instructs?|instructed|instructing|wants?|wanted|claims?|claimed|states?|stated|writes?|wrote|written|mentions?|mentioned|phrases?|lines?|sentences?|text|words?|wording|messages?|strings?|quotes?|quoted|quoting|called|label(?:l)?ed|like|such as|followed by|request(?:s|ed)?|command|instruction|payload|block|snippet|example)\b[^.!?\n]{0,24}$`,
+  r`\b(?:says?|said|saying|reads?|reading|contains?|containing|includes?|including|tells?|told|asks?|asked|asking|instructs?|instructed|instructing|wants?|wanted|claims?|claimed|states?|stated|writes?|wrote|written|mentions?|mentioned|phrases?|lines?|sentences?|text|words?|wording|messages?|strings?|quotes?|quoted|quoting|called|label(?:l)?ed|like|such as|followed by|request(?:s|ed)?|command|instruction|payload|block|snippet|example)\b[^.!?\n]{0,24}$`,
 );
 /** A first-person refusal earlier in the clause. */
 const REFUSER = rx(
-  String.raw`\bi\s?(?:won't|will not|will never|would never|'d never|shall not|must not|am not going to|'m not going to|refuse to|cannot|can't|can not|do not|don't|never)\b`,
+  r`\bi\s?(?:won't|will not|will never|would never|'d never|shall not|must not|am not going to|'m not going to|refuse to|cannot|can't|can not|do not|don't|never)\b`,
 );
 /** Where a clause ends, for the refusal scope: punctuation, dashes and line breaks. */
 const CLAUSE_BREAK = /[.!?;:,\n\u2014\u2013]/;
 /** A turn between the refusal and the match ends its scope ("I won't lie, but…", "…so now I am…"). */
-const SCOPE_TURN = rx(String.raw`\b(?:but|however|yet|so|because|since|now that|and now|instead|although|though)\b`);
+const SCOPE_TURN = rx(r`\b(?:but|however|yet|so|because|since|now that|and now|instead|although|though)\b`);
 const QUOTE_CHARS = new Set(["'", '"']);
 
 function isOpeningQuote(text: string, at: number): boolean {

@@ -6,9 +6,7 @@
 // tied to an override. Bare words that also occur in ordinary help ("anything you need",
 // "Dan Brown", "the configuration is stored…", "as requested, here is…") are not enough on
 // their own: ordinary replies say such things every day.
-import { GAP, I_WILL, INSTRUCTION_NOUN, LIMIT_NOUN, LONG_GAP, MODE_NAME, NEGATION, rx, type PatternRule, patternRule } from "./_rules.js";
-
-const r = String.raw;
+import { GAP, I_WILL, INSTRUCTION_NOUN, LIMIT_NOUN, LONG_GAP, MODE_NAME, NEGATION, rx, type PatternRule, patternRule, r } from "./_rules.js";
 
 /** "dan" only as a persona: said of oneself and not followed by more of a person's name. */
 const DAN_PERSONA = r`\b(?:i am|i'm|as|call me|this is|it's|now|i'll be|i will be|become|becoming)\sdan\b(?=\s?[,.!:;)\n]|\s(?:i|i'm|i'll|i've|here|mode|now|speaking|will|can|has|have|is|does|and|who|which|at)\b|\s?$)`;

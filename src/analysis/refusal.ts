@@ -9,9 +9,7 @@
 //   Legitimate partial refusals are everyday behaviour and must not block.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
-import { rx } from "./_rules.js";
-
-const r = String.raw;
+import { rx, r } from "./_rules.js";
 
 /** What may precede the opening words: quotes, markdown, list markers. */
 const LEAD = r`^["'>#\- ]{0,8}`;
