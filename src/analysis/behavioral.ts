@@ -52,13 +52,6 @@ function canaryFailedResult(): AnalysisResult {
   };
 }
 
-function validateThreshold(value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
-    throw new UsageError("blockThreshold must be a finite number between 0 and 1");
-  }
-  return value;
-}
-
 /** The regex behavioural analyzer: reads the canary's reply and reports the signals that show the input took control of it. */
 export class BehavioralAnalyzer implements Analyzer {
   readonly method = "regex" as const;
@@ -67,9 +60,13 @@ export class BehavioralAnalyzer implements Analyzer {
   readonly #leakFragments: readonly LeakFragment[];
 
   constructor(options: BehavioralAnalyzerOptions = {}) {
-    this.blockThreshold = validateThreshold(options.blockThreshold ?? DEFAULT_BLOCK_THRESHOLD);
+    const blockThreshold = options.blockThreshold ?? DEFAULT_BLOCK_THRESHOLD;
     const systemPrompt = options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT;
+    if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
+      throw new UsageError("blockThreshold must be a finite number between 0 and 1");
+    }
     if (typeof systemPrompt !== "string") throw new UsageError("systemPrompt must be a string");
+    this.blockThreshold = blockThreshold;
     this.systemPrompt = systemPrompt;
     this.#leakFragments = deriveLeakFragments(systemPrompt);
     brandAnalyzer(this, "regex", new.target === BehavioralAnalyzer);

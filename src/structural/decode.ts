@@ -85,13 +85,8 @@ export function reverseCodePoints(text: string): string {
   return Array.from(text).reverse().join("");
 }
 
-interface Candidate {
-  readonly kind: EncodingKind;
-  readonly text: string;
-  /** UTF-16 `[start, end)` of the encoded run in the text it was found in (the whole text for rot13, caesar, reverse). */
-  readonly start: number;
-  readonly end: number;
-}
+/** A decoded run: its `start`/`end` are in the text it was found in, which is the input only on the first layer. */
+type Candidate = Omit<EncodedFinding, "wholeDecoded"> & { readonly text: string };
 
 /** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
 function* candidatesOf(text: string): Generator<Candidate> {

@@ -16,7 +16,7 @@ import { brandRegistry } from "../core/own-brand.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
 import { type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
-import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
+import { addLocation, customLocations, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_TRIGGERS } from "./builtin-triggers.js";
 import { RuleTriggers } from "./rule-triggers.js";
@@ -158,9 +158,7 @@ function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocatio
   const spans: MatchLocation[] = [];
   for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
     for (const l of ruleLocations(label, decodedMaps)) {
-      const placed = encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l;
-      if (!spans.some((s) => s.start === placed.start && s.end === placed.end)) spans.push(placed);
-      if (spans.length >= MAX_LOCATIONS_PER_REASON) return spans;
+      if (!addLocation(spans, encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l)) return spans;
     }
   }
   return spans.length > 0 ? spans : [maps.whole];
@@ -212,29 +210,23 @@ export class StructuralFilter {
     // Where each reason matched, as far as the check itself knows; rule and custom-pattern
     // locations are found afterwards, and only for a text that has reasons.
     const known = new Map<string, readonly MatchLocation[]>();
+    const found = (reason: string, start: number, end: number): void => {
+      reasons.push(reason);
+      known.set(reason, [{ start, end }]);
+    };
     // A text has no more code points than UTF-16 units, so a short one needs no count.
     if (text.length > this.maxInputLength) {
       const length = codePointLength(text);
-      if (length > this.maxInputLength) {
-        const reason = L.lengthReason(length, this.maxInputLength);
-        reasons.push(reason);
-        // The part beyond the limit: what the filter would not inspect.
-        known.set(reason, [{ start: this.maxInputLength, end: length }]);
-      }
+      // Located at the part beyond the limit: what the filter would not inspect.
+      if (length > this.maxInputLength) found(L.lengthReason(length, this.maxInputLength), this.maxInputLength, length);
     }
 
     // Printable ASCII with tab, newline and CR holds no control or invisible character, so
     // the character scan would find nothing.
     const plain = PLAIN_ASCII.test(text);
     const chars = plain ? NOTHING_SCANNED : scanCharacters(text);
-    if (chars.control) {
-      reasons.push(L.CONTROL);
-      known.set(L.CONTROL, [{ start: chars.controlAt, end: chars.controlAt + 1 }]);
-    }
-    if (chars.suspiciousUnicode) {
-      reasons.push(L.UNICODE);
-      known.set(L.UNICODE, [{ start: chars.suspiciousAt, end: chars.suspiciousAt + 1 }]);
-    }
+    if (chars.control) found(L.CONTROL, chars.controlAt, chars.controlAt + 1);
+    if (chars.suspiciousUnicode) found(L.UNICODE, chars.suspiciousAt, chars.suspiciousAt + 1);
 
     const views = viewsOf(text, plain);
     // A label found once is not searched for again (several rules share one).
@@ -242,20 +234,16 @@ export class StructuralFilter {
     for (const [k, r] of BUILTIN_RULES.entries()) if (!ruleReasons.includes(r.label) && ruleHits(k, views, true)) ruleReasons.push(r.label);
     const customHits: CompiledCustomPattern[] = [];
     for (const c of this.#custom) {
-      const found = ruleReasons.includes(c.reason) || customHits.some((hit) => hit.reason === c.reason);
-      if (!found && (c.re.test(text) || c.re.test(views.folded.text))) customHits.push(c);
+      const already = ruleReasons.includes(c.reason) || customHits.some((hit) => hit.reason === c.reason);
+      if (!already && (c.re.test(text) || c.re.test(views.folded.text))) customHits.push(c);
     }
     reasons.push(...ruleReasons, ...customHits.map((c) => c.reason));
 
     const encoded = locateEncodedInjection(text, decodedIsInjection);
-    let found: EncodedFinding | null = null;
-    if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
-    else if (encoded !== null) {
-      reasons.push(L.encodedReason(encoded.kind));
-      found = encoded;
-    }
+    if (encoded !== null) reasons.push(encoded === "budget" ? L.ENCODING_BUDGET : L.encodedReason(encoded.kind));
+    const payload = encoded === "budget" ? null : encoded;
 
-    return filterResult(text, reasons, reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found));
+    return filterResult(text, reasons, reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, payload));
   }
 }
 

@@ -76,14 +76,14 @@ export class TextMaps {
 }
 
 /** Adds `span` unless already present; false once the list is full. */
-function add(list: MatchLocation[], span: CodePointSpan): boolean {
+export function addLocation(list: MatchLocation[], span: CodePointSpan): boolean {
   if (!list.some((l) => l.start === span.start && l.end === span.end)) list.push({ start: span.start, end: span.end });
   return list.length < MAX_LOCATIONS_PER_REASON;
 }
 
 function spansIn(r: Rule, view: MappedView, into: MatchLocation[]): void {
   for (const [a, b] of ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - into.length)) {
-    if (!add(into, mapViewSpan(view, a, b))) return;
+    if (!addLocation(into, mapViewSpan(view, a, b))) return;
   }
 }
 
@@ -110,7 +110,7 @@ export function customLocations(re: RegExp, maps: TextMaps): MatchLocation[] {
   for (const view of [maps.identity, maps.folded]) {
     let seen = 0;
     for (const m of view.text.matchAll(global)) {
-      if (!add(found, mapViewSpan(view, m.index, m.index + m[0].length))) break;
+      if (!addLocation(found, mapViewSpan(view, m.index, m.index + m[0].length))) break;
       if (++seen >= 64) break;
     }
     if (found.length > 0) break;
