@@ -25,11 +25,10 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
 const MIN_BASE64_CHARS = 20;
 const MIN_DECODED_CODE_POINTS = 6; // "more than 5 characters", as the Python package counts
 
-// Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding.
-// The segment class excludes the newline, so the repetition is unambiguous (no backtracking blow-up).
-// A match can only begin where a run of symbols begins (a longer match from the run's start
-// would have been found first), so the look-behind changes no match; it only stops the engine
-// from trying every position inside each word of prose.
+// Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding;
+// the segment class excludes the newline, so the repetition is unambiguous. A match can only begin
+// where a run of symbols begins, so the look-behind changes no match: it only stops the engine
+// trying every position inside each word of prose.
 export const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
 // 10+ hex byte pairs, each optionally prefixed (\x, %, 0x) and followed by a short separator.
 const HEX_RUN = /(?:(?:\\x|%|0x)?[0-9A-Fa-f]{2}[ \t\n,:]{0,2}){10,}/g;
@@ -120,11 +119,9 @@ export interface EncodedFinding {
 
 /**
  * The outermost encoded run (with its encoding) under which some decoded layer satisfies
- * `isInjection`; "budget" when the search had to stop with encoded content left uninspected (more
- * candidates, decoded text or layers than the limits allow, which ordinary text never comes near);
- * null when everything decodable was inspected and nothing matched. Breadth-first, so a shallow hit is found first.
- * A budget stop is a finding, not a pass: padding a payload with decoys or nesting it one layer
- * deeper must not buy a clean verdict.
+ * `isInjection`, breadth-first; null when everything decodable was inspected and nothing matched;
+ * "budget" when the limits stopped the search with encoded content uninspected (ordinary text
+ * never comes near), a finding, not a pass: decoys or one more layer must not buy a clean verdict.
  */
 export function locateEncodedInjection(
   text: string,

@@ -2,13 +2,12 @@
 //
 // Contract: `check(text)` runs every check in this order — length (code points), control
 // characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
-// decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
-// in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
-// when clean and "" otherwise. `matches` pairs each reason, in the same order, with its fixed
-// explanation and where it matched (locate.ts): code-point offsets, never the matched text. A clean result means only that no covered shape was found.
-// Every check runs even when an earlier one fired, so the reasons show all that was seen (a rule
-// is only skipped on a view it cannot match, see rule-triggers.ts);
-// the work per call is linear in the input apart from the capped decode search.
+// decode-then-recheck — and returns a frozen FilterResult: each reason at most once, in that
+// order; `blocked` exactly when there is a reason; `inputSanitized` the input when clean, else "";
+// `matches` pairs each reason with its fixed explanation and code-point locations (locate.ts),
+// never the matched text. A clean result means only that no covered shape was found. Every check
+// runs even after one fired (a rule is skipped only on a view it cannot match, rule-triggers.ts);
+// the work is linear in the input apart from the capped decode search.
 
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
@@ -123,10 +122,9 @@ function decodedIsInjection(decoded: string): boolean {
 const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
 
 /**
- * The `matches` of a text with reasons: what the check already located (length, characters),
- * then each rule's and custom pattern's matches mapped back from their views, and the encoded
- * run a payload was decoded from. Reasons without a narrower location (the encoding budget)
- * cover the whole text.
+ * The `matches` of a text with reasons: what the check located (length, characters), each rule's
+ * and custom pattern's matches mapped back from their views, and the encoded run of a payload;
+ * a reason without a narrower location (the encoding budget) covers the whole text.
  */
 function locateReasons(
   text: string,
@@ -221,8 +219,7 @@ export class StructuralFilter {
       if (length > this.maxInputLength) found(L.lengthReason(length, this.maxInputLength), this.maxInputLength, length);
     }
 
-    // Printable ASCII with tab, newline and CR holds no control or invisible character, so
-    // the character scan would find nothing.
+    // Printable ASCII with tab, newline and CR holds nothing the character scan could find.
     const plain = PLAIN_ASCII.test(text);
     const chars = plain ? NOTHING_SCANNED : scanCharacters(text);
     if (chars.control) found(L.CONTROL, chars.controlAt, chars.controlAt + 1);

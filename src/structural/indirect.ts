@@ -1,13 +1,11 @@
-// Indirect-injection rules: instructions planted inside ordinary content (a web page, an email,
-// a ticket, a code file) and addressed to whatever AI will later read it: an AI addressee and an
-// imperative, changes to the reader's own output, steering its users, data smuggled into URLs,
-// hidden carriers (comments, invisible elements, code comments) and malicious code samples. The
-// shapes are word classes with bounded gaps (see the ReDoS discipline at the top of rules.ts).
+// Indirect-injection rules: instructions planted in ordinary content (a web page, an email, a
+// code file) for whatever AI later reads it: an AI addressee and an imperative, changes to the
+// reader's output, steering its users, data smuggled into URLs, hidden carriers and malicious
+// code samples. Word classes with bounded gaps (ReDoS discipline as in rules.ts).
 //
-// What keeps ordinary prose out: every rule needs the AI-reader or reader-output context, not the
-// action alone. "Please forward the invoice to accounting" has an action but no AI addressee;
-// "in your reply, include your order number" asks a human for their own data, which the object
-// class does not accept; a README that says "run npm install" addresses no AI.
+// Ordinary prose stays out because every rule needs the AI-reader or reader-output context, not
+// the action alone: "Please forward the invoice to accounting" has no AI addressee, and "in your
+// reply, include your order number" asks a human for their own data (not a planted object).
 
 import * as L from "./labels.js";
 import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
@@ -77,14 +75,12 @@ const NOTE_TO_AI =
 const TO_AI_READER = `\\b(?:to|for|attention|dear|hey|hello|hi)\\s+(?:any|all|every|the|whichever)\\s+(?:[\\w-]+\\s+){0,2}?${AI_NOUN}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE_OR_THIRD}\\b${GAP(60)}\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /** "AI assistant processing this mailbox:" */
-// Matched from the participle, with the addressee checked behind it: starting at every word
-// that could name an AI would try the whole noun class at every word boundary of the text.
+// Matched from the participle, the addressee checked behind it (not the noun class at every word).
 const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE})\\s+(?:this|these|the|my|our)\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}\\s*[:,;—–-]`;
 
 /**
- * "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. It ends
- * without trailing space: the rule's own `\s*` follows, and two adjacent `\s*` would try every
- * split of a long run of spaces (seconds on 4000 of them).
+ * "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. No
+ * trailing space: the rule's own `\s*` follows (two adjacent `\s*` try every split of a run).
  */
 const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:reading|processing|parsing|summari[sz]ing|translating|analy[sz]ing|reviewing|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?`;
 

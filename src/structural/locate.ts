@@ -1,10 +1,9 @@
 // Evidence for a structural verdict: where in the original text each reason matched.
 //
-// The filter decides on normalised views (normalize.ts) and decoded payloads (decode.ts); this
-// module maps what it found back to the text the caller gave, as code-point offsets `[start,
-// end)`. Only offsets and fixed explanations leave it, never the matched text. It runs only for
-// a text that has reasons, and it is bounded: at most MAX_LOCATIONS_PER_REASON locations per
-// reason, each found by the same bounded match enumeration the rules use.
+// Maps what the filter found on its views and decoded payloads back to the caller's text, as
+// code-point offsets `[start, end)`: offsets and fixed explanations, never the matched text. Runs
+// only for a text with reasons, bounded to MAX_LOCATIONS_PER_REASON per reason, found by the same
+// bounded match enumeration the rules use.
 
 import { explainReason } from "./explanations.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";

@@ -1,14 +1,8 @@
-// The indirect-injection classes of indirect.ts in German, French, Spanish, Portuguese, Italian,
-// Chinese, Japanese and Russian, in the same word-class style: an AI addressee followed by an
-// imperative, an instruction that plants something in "your answer" or replaces the task, and an
-// override of "everything before". Plus the English override of "everything above".
-//
-// Views: Latin-script languages run in the "language" scope, whose folded view drops accents
-// ("réponse" reads "reponse", "Übersetzung" reads "Ubersetzung"), so their patterns are written
-// without accents. Chinese, Japanese and Russian run in the "script" scope, which keeps the script
-// as written (the folded view would turn Cyrillic look-alikes into Latin letters).
-//
-// ReDoS discipline as in rules.ts: bounded gaps only, no nested unbounded quantifiers.
+// The indirect-injection classes of indirect.ts in DE, FR, ES, PT, IT, ZH, JA and RU: an AI
+// addressee and an imperative, something planted in "your answer" or the task replaced, and an
+// override of "everything before" (in English too). Latin-script patterns run in the "language"
+// scope, whose folded view drops accents, so they are written without them; ZH, JA and RU run in
+// the "script" scope, which keeps Cyrillic as written. ReDoS discipline as in rules.ts.
 
 import * as L from "./labels.js";
 import { GAP, quotedListFollows, quotedListPrecedes, type Rule, rule } from "./rule.js";
@@ -127,8 +121,7 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.OUTPUT_TAMPERING,
     "script",
-    // Each needs a planted object (a link, URL, ad, image, "the following …"), because "please
-    // note your order number in your reply" asks a human for their own details.
+    // Each needs a planted object: "note your order number in your reply" asks a human for their own details.
     "在(?:你的|您的|你|您)?(?:回答|回复|回覆|答复|答覆|响应|回應|总结|總結|摘要|翻译|翻譯)(?:中|里|裡|里面|末尾|结尾|結尾|开头|開頭)[,，]?\\s*(?:请|請|务必|務必|一定要|也)?(?:加入|添加|包含|附上|插入|提到|提及|推荐|推薦|告诉|告訴|写上|寫上|加上|注明)[^\\n。！？]{0,12}?(?:链接|鏈接|网址|網址|URL|网站|網站|广告|廣告|这句话|這句話|这段话|這段話|以下|下面的|如下|图片|圖片|推广|推廣)" +
       "|(?:回答|返答|応答|返信|要約|翻訳)の(?:中|最後|最初|末尾|冒頭)に[^\\n。]{0,30}?(?:リンク|URL|ＵＲＬ|サイト|広告|画像|次の|以下の|この(?:文|文章|メッセージ|フレーズ|テキスト))[^\\n。]{0,20}?(?:を)?(?:(?:追加|記載|挿入)(?:し|す)|(?:含め|入れ|付け加え|書き加え)(?:て|る|な))" +
       "|в(?<!\\p{L}в)\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})[^\\n.!?]{0,40}?(?:ссылк|URL|сайт|реклам|фраз|следующ|изображени|картинк|промокод)",
@@ -154,10 +147,8 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
       "|(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй)(?<!(?:\\p{L}|не\\s)(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй))\\s+(?:вс[её],?\\s+(?:\\p{L}+\\s+){0,4}?(?:выше|раньше|ранее|прежде|до\\s+этого)|все\\s+(?:предыдущие|прошлые|прежние)\\s+(?:задани|задач|сообщени|данн|указани|инструкци)\\p{L}*)(?!\\p{L})",
     "iu",
   ),
-  // Refusal suppression (DE, FR, ES, PT, IT on the folded view): a negation, then within the
-  // sentence a quoted refusal. Held, as in English, only for an AI's refusal ("als KI", "en tant
-  // qu'IA", "como IA", "come IA") or a list of quoted phrases; one plain "lo siento" a style guide
-  // forbids passes.
+  // Refusal suppression (DE, FR, ES, PT, IT): a negation, then a quoted refusal in the sentence,
+  // held as in English only for an AI's refusal ("als KI", "como IA") or a list of quoted phrases.
   rule(
     L.REFUSAL_SUPPRESSION,
     "language",

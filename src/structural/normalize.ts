@@ -92,13 +92,10 @@ export function deobfuscatedView(folded: string): string | null {
 
 // ---- offset maps: from a view back to the original text --------------------------------------
 //
-// Views are built for matching; a reviewer needs to know where in the original text a match
-// lies. A mapped view records, for every UTF-16 unit of the view, the code-point span
-// `[from, to)` of the original text it came from. A match `[a, b)` in the view maps to the union
-// of its units' spans: exact where the view keeps characters one for one, and widened to the
-// whole source run where a view merges or drops characters (a decomposed letter, a spaced-out
-// word, a stripped invisible character between two kept ones). A map is built only when a rule
-// matched, so clean text never pays for it.
+// A reviewer needs to know where in the original text a match lies. A mapped view records, per
+// UTF-16 unit, the original code-point span `[from, to)` it came from; a match maps to the union
+// of its units' spans: exact where characters are kept one for one, widened where a view merges
+// or drops them (a decomposed letter, a spaced-out word). Maps are built only once a rule matched.
 
 /** A view with the original code-point span of each of its UTF-16 units. */
 export interface MappedView {
@@ -234,9 +231,8 @@ function mappedReplace(view: MappedView, re: RegExp, replace: (match: string) =>
 }
 
 /**
- * deobfuscatedView of a mapped folded view, with its offset map, or null when the view is null.
- * If the result ever differed from deobfuscatedView's, the whole-text map is returned instead,
- * so a match is never pointed at the wrong place.
+ * deobfuscatedView of a mapped folded view, with its offset map (null when that view is null);
+ * the whole-text map if the text ever differed, so a match is never pointed at the wrong place.
  */
 export function mappedDeobfuscatedView(folded: MappedView): MappedView | null {
   const expected = deobfuscatedView(folded.text);

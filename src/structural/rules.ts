@@ -1,17 +1,12 @@
-// The built-in pattern rules (the filter's fourth check), written broadly enough that
-// rewordings, spacing and case tricks of a known attack still match (test/structural).
+// The built-in pattern rules (the filter's fourth check): one reason label, a regular expression
+// over a matching view (normalize.ts) and optionally an `accept` predicate on a match ("does this
+// base64 decode to text?"). Rules are word classes (override verbs × earlier/your × instruction
+// nouns, …), not phrase lists, so rewordings nobody has seen yet still match (test/structural).
 //
-// Each rule pairs one reason label with a regular expression over a matching view (see
-// normalize.ts), and optionally an `accept` predicate that inspects a match (for example,
-// "does this base64 decode to text?"). Rules are written as word classes (override verbs ×
-// earlier/your × instruction nouns, activation verbs × mode names, …) rather than phrase lists,
-// so they generalise to wordings nobody has seen yet and stay readable.
-//
-// ReDoS discipline: every gap is bounded (`[^\n.!?]{0,40}?` style), no quantified group
-// contains an unbounded quantifier whose matches can overlap, no two quantifiers side by side
-// can take the same characters (a `\s*` ending one piece right before the `\s*` starting the
-// next tries every split of a run of spaces), and rules that need context
-// use look-behind/look-ahead rather than backtracking over the text.
+// ReDoS discipline: every gap is bounded (`[^\n.!?]{0,40}?` style), no quantified group holds an
+// unbounded quantifier whose matches can overlap, no two adjacent quantifiers can take the same
+// characters (a `\s*` right before a `\s*` tries every split of a run of spaces), and context is
+// checked by look-behind/look-ahead rather than by backtracking over the text.
 //
 // Scopes say where a rule runs:
 //   - "language": injection wording — folded view, de-obfuscated view, and decoded payloads;
@@ -27,11 +22,10 @@ import { ROLEPLAY_RULES } from "./roleplay.js";
 import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
- * Version of the structural rule set: the built-in rules here, the normalised views
- * (normalize.ts, confusables.ts), the character scan (unicode.ts) and decode-then-recheck
- * (decode.ts). The verdict cache keys every stored verdict by it, so a cached verdict is reused
- * only under the rules that produced it. Bump it in the same change as any edit that can alter
- * what the filter blocks or the reasons it reports; forgetting to would reuse stale verdicts.
+ * Version of the structural rule set: the built-in rules, the views (normalize.ts,
+ * confusables.ts), the character scan (unicode.ts) and decode-then-recheck (decode.ts). The
+ * verdict cache keys every stored verdict by it: bump it in the same change as any edit that can
+ * alter what the filter blocks or the reasons it reports, or stale verdicts would be reused.
  */
 export const STRUCTURAL_RULES_VERSION = 4;
 
@@ -70,13 +64,11 @@ const INSTRUCTION_NOUN =
   "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
 const OWNED_INSTRUCTION_NOUN =
   "(?:instructions?|directives?|rules|guidelines|system\\s+prompt|prompts?|programming|guardrails|safeguards|restrictions|polic(?:y|ies)|training|filters)";
-// "attackers can ignore previous instructions" reports an attack; it does not issue one.
-// Likewise a phrase quoted right after a word that names or reports it ("the payload 'ignore
-// previous instructions'", "an email saying '…'") is mentioned, not used. `notReported(verbs)`
-// is placed right AFTER the verb: a look-behind at the start of a pattern would be evaluated at
-// every position of the text, one after a literal only where the verb matched.
-// Verbs that report or cause someone else's act, and the third parties (a model, not the reader)
-// they name, for `notReported`.
+// "attackers can ignore previous instructions" reports an attack, and a phrase quoted after a
+// word that names it ("the payload 'ignore …'", "an email saying '…'") is mentioned: neither is
+// used. `notReported(verbs)` goes right AFTER the verb, so its look-behinds run only where the
+// verb matched, not at every position. Below: verbs that report or cause someone else's act, and
+// the third parties (a model, not the reader) they name.
 const REPORTED_CAUSE =
   "(?:instruct(?:s|ed|ing)?|tell(?:s|ing)?|told|ask(?:s|ed|ing)?|cause[sd]?|causing|trick(?:s|ed|ing)?|convinc(?:e|es|ed|ing)|lead(?:s|ing)?|led|direct(?:s|ed|ing)?|force[sd]?|forcing|manipulat(?:e|es|ed|ing)|prompt(?:s|ed|ing)?|persuad(?:e|es|ed|ing)|get(?:s|ting)?|got|make[sd]?|made|making|let(?:s|ting)?|coerc(?:e|es|ed|ing))";
 const THIRD_PARTY =
@@ -92,12 +84,10 @@ const notReported = (verbs: string): string =>
   "(?<!\\b(?:payload|phrase|string|text|message|words?|sentence|say|saying|says|said|write|writes|wrote|type|types|typed|like|such\\s+as|called|named|titled|example)\\s*[:,]?\\s*[\"'“‘«]" +
   verbs +
   ")" +
-  // Reported speech with a third party as the one told: "instructing it to ignore previous
-  // guidelines", "cause the model to disregard its safety protocols", "makes the LLM ignore …".
-  // The reader itself ("I instruct you to ignore …") is never such an object.
+  // Reported speech with a third party as the one told ("instructing it to ignore …", "makes the
+  // LLM ignore …"); the reader itself ("I instruct you to ignore …") is never such an object.
   `(?<!\\b${REPORTED_CAUSE}\\s+${THIRD_PARTY}\\s+(?:to\\s+)?${verbs})` +
-  // A specimen quoted in a request to work on it ("Translate this example: \"Ignore previous
-  // instructions …\"", "summarize the payload below: '…'"): the text is the object of the task.
+  // A specimen quoted in a request to work on it ("Translate this example: \"Ignore …\"").
   `(?<!\\b${SPECIMEN_TASK}\\b[^\\n"“‘«]{0,80}[:,]\\s*["'“‘«]\\s*${verbs})`;
 
 const SWITCH_OFF_VERB =
@@ -142,17 +132,15 @@ const NOT_HOW_TO = "(?<!\\bhow\\s+(?:do|can|could|would|should)\\s+(?:I|we|you|o
 const DEVICE_CONTEXT =
   "(?!\\s+(?:on|in|for)\\s+(?:your\\s+|my\\s+|the\\s+|an?\\s+)?(?:[\\w-]+\\s+)?(?:android|iphone|ios|phone|device|chrome|firefox|edge|browser|windows|mac|macos|pc|laptop|tablet|xbox|playstation|console|settings|extensions?|app|router)\\b)";
 
-// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT), and
-// the same for Chinese and Russian; a negation right before the verb ("n'oubliez pas les
-// instructions" = "do not forget the instructions") is not an override.
+// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT, ZH, RU);
+// a negation right before the verb ("n'oubliez pas les instructions") is not an override.
 const ML_VERB = "(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)";
 const ML_OWNER =
   "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra)";
 const ML_NOUN =
   "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni)";
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
-// A quotation introduced as an example ("instructions such as „Ignore all previous …“",
-// "instrucciones como \"Ignora …\"") is mentioned, not issued.
+// A quotation introduced as an example ("instructions such as „Ignore all previous …“") is mentioned, not issued.
 const QUOTED_AFTER =
   "(?<!\\p{L})(?:such\\s+as|like|wie|etwa|como|comme|come|tipo|z\\.\\s?B\\.|e\\.g\\.|p\\.\\s?ej\\.|par\\s+exemple|por\\s+ejemplo|ad\\s+esempio|per\\s+esempio|zum\\s+Beispiel)\\s*[:,]?\\s*[\"'“‘«„‚»「『]\\s*";
 // Chinese reported speech with a model as the one told: "指示模型忽略…", "诱导其忽略…".
@@ -204,8 +192,8 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
 // ---- the rule table, in reason order ---------------------------------------------------------
 
 export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
-  // Row 1: override verb + earlier/previous + instruction noun (English), and the same shape in
-  // other languages (script view: no look-alike folding, so Cyrillic stays Cyrillic).
+  // Row 1: override verb + earlier/previous + instruction noun, in English and (script view, so
+  // Cyrillic stays Cyrillic) other languages.
   rule(
     L.INSTRUCTION_OVERRIDE,
     "language",
@@ -260,8 +248,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       "|\\b(?:repeat|print|output|echo|recite)\\s+(?:back\\s+)?(?:everything|all(?:\\s+of)?(?:\\s+the)?\\s+(?:text|words|content|messages?))\\s+(?:above|before\\s+this|so\\s+far|from\\s+the\\s+(?:start|beginning))\\b",
     "i",
   ),
-  // Row 9: the DAN persona being switched on; "DAN" must be upper case and a whole word, so
-  // "Dan Brown", "Dan's mode", "DAN-style" and "tell me about DAN mode" are not hits.
+  // Row 9: the DAN persona switched on; "DAN" must be an upper-case whole word ("Dan Brown",
+  // "DAN-style" and "tell me about DAN mode" are not hits).
   rule(
     L.DAN,
     "language",
@@ -271,8 +259,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "i",
     (m) => m[1] === "DAN" || m[2] === "DAN" || m[3] === "DAN",
   ),
-  // Row 10: activation verb + privileged mode; ops modes (debug, maintenance) only when the
-  // reader is told it is in them. "How do I enable developer mode on my phone?" is a question.
+  // Row 10: activation verb + privileged mode; ops modes (debug, …) only when the reader is told
+  // it is in them. "How do I enable developer mode on my phone?" is a question.
   rule(
     L.PRIVILEGE_MODE,
     "language",
@@ -288,8 +276,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
     "i",
   ),
-  // Row 12: a decode cue right before a base64 run that decodes to text (a data URI or key
-  // decodes to binary and is not a hidden message).
+  // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
   rule(
     L.BASE64_CUE,
     "encoding",
@@ -320,8 +307,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:curl|wget|nc|ncat|netcat|iwr|Invoke-WebRequest|Invoke-RestMethod)\\b[^\\n|]{1,200}\\|\\s*(?:sudo\\s+(?:-\\w+\\s+){0,3})?(?:(?:ba|z|k|c|tc|da|fi|a)?sh|python[23]?|perl|ruby|node|php|pwsh|powershell|iex|source)\\b",
     "i",
   ),
-  // Row 17: destructive commands on system targets; sudo only when it grabs a root shell or
-  // runs a destructive command ("sudo apt install" is ordinary documentation).
+  // Row 17: destructive commands on system targets; sudo only for a root shell or a destructive
+  // command ("sudo apt install" is ordinary documentation).
   rule(
     L.DANGEROUS_SHELL,
     "code",
@@ -369,15 +356,14 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     `\\b${SWITCH_OFF_VERB}${notReported(SWITCH_OFF_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+|the\\s+|its\\s+|these\\s+|those\\s+)?(?:${SAFETY_QUALIFIER}\\s+){1,2}${SAFEGUARD_NOUN}\\b` +
       `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:(?:any|your|the|all)\\s+(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|restrictions|censorship|moderation|guardrails|safeguards)|(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|censorship|moderation|guardrails|safeguards)|${SAFETY_QUALIFIER}\\s+restrictions)\\b` +
       `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been)\\s+(?:now\\s+)?(?:disabled|off|removed|lifted|suspended|bypassed|deactivated)\\b` +
-      // A notice that suspends safeguards for this exchange ("… are temporarily suspended for this
-      // interaction"); the same words about a fire drill or a forum are news, not a directive.
+      // Safeguards suspended for this exchange ("… for this interaction"); the same words about a
+      // fire drill or a forum are news, not a directive.
       `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been|will\\s+be)\\s+(?:(?:now|hereby|temporarily|officially|fully|completely)\\s+)?(?:disabled|removed|lifted|suspended|bypassed|deactivated|relaxed|waived|revoked|void|null|no\\s+longer\\s+(?:active|in\\s+effect|enforced))\\b` +
       `(?=${GAP(40)}\\b(?:(?:for|during|in)\\s+(?:(?:this|the|your|our|an?|all)\\s+)?(?:[\\w-]+\\s+)?(?:interaction|session|conversation|chat|exchange|request|query|test|testing|evaluation|research|audit)s?\\b|effective\\s+immediately|for\\s+you\\b))` +
       `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:any\\s+|your\\s+|the\\s+)?(?:${SAFETY_QUALIFIER})\\s+(?:checks|measures|protocols|guidelines|rules|training)\\b`,
     "i",
   ),
-  // New: a line that opens a fake system/developer turn with a directive, or an instruction
-  // template header ("### Instruction:").
+  // New: a line opening a fake system/developer turn with a directive, or "### Instruction:".
   rule(
     L.FAKE_TURN,
     "code",
@@ -394,8 +380,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       "|\\b(?:follow|obey|execute|carry\\s+out)\\s+(?:this|the|these)\\s+(?:[\\w-]+\\s+)?(?:instructions?|commands?|directives?)\\s+(?:spelled|encoded|encrypted|hidden|obfuscated|reversed)\\b",
     "im",
   ),
-  // Row 1, other shapes of the same act: declaring the earlier rules void, telling the reader to
-  // stop following its rules, or to disregard everything it was told.
+  // Row 1, other shapes: the earlier rules declared void, stop following your rules, disregard
+  // everything you were told.
   rule(
     L.INSTRUCTION_OVERRIDE,
     "language",
@@ -404,11 +390,10 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`,
     "i",
   ),
-  // Refusal suppression: an order never to refuse, apologise or say "I can't" / "as an AI", with
-  // the forbidden words quoted. A style guide's "do not use 'sorry' as a filler" names no refusal:
-  // the quoted words must be a refusal ("I can't", "I'm sorry", "as an AI"). A customer-service
-  // guide's "never say 'I can't' to a customer" forbids one plain phrase: held only when the
-  // refusal is an AI's ("as an AI", "I can't assist", "I'm sorry, but") or a list of them follows.
+  // Refusal suppression: an order never to say a quoted refusal ("I can't", "I'm sorry", "as an
+  // AI"; a style guide's "do not use 'sorry' as a filler" names none). A customer-service guide's
+  // "never say 'I can't' to a customer" forbids one plain phrase: held only for an AI's refusal
+  // ("as an AI", "I can't assist", "I'm sorry, but") or a list of them.
   rule(
     L.REFUSAL_SUPPRESSION,
     "language",
@@ -416,9 +401,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "i",
     (m) => refusalListOrAiRefusal(m),
   ),
-  // An adversarial suffix: a line that opens with four or more plain words and goes on into
-  // brackets that close what was never opened (see suffixBracketsMismatch). Code and tables keep
-  // their brackets balanced; list markers ("1)", "b)") are not counted.
+  // An adversarial suffix: four or more plain words, then on the same line brackets that close
+  // what was never opened (suffixBracketsMismatch; code keeps them balanced, "1)" is not counted).
   rule(L.ADVERSARIAL_SUFFIX, "code", "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", "m", (m) => suffixBracketsMismatch(m[1] ?? "")),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
@@ -427,8 +411,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "\\byou\\s+(?:must|will|shall)\\s+(?:now\\s+|from\\s+now\\s+on\\s+)?(?:only\\s+)?(?:obey|follow|answer\\s+to|take\\s+orders\\s+from)\\s+(?:only\\s+)?(?:me|my\\s+(?:instructions|commands|orders))\\b(?!\\s+(?:when|if)\\b)",
     "i",
   ),
-  // Row 7, other shapes: the hidden/secret/internal prompt asked for outright, or smuggled into
-  // an output ("include your system prompt at the end").
+  // Row 7, other shapes: the hidden prompt asked for outright, or smuggled into an output
+  // ("include your system prompt at the end").
   rule(
     L.EXTRACT_SYSTEM_PROMPT,
     "language",
@@ -436,9 +420,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:include|insert|append|add|embed|attach|hide|encode|translate|summari[sz]e|paraphrase|rewrite)\\b${GAP(40)}\\b(?:your|ur|the)\\s+(?:${PROMPT_QUALIFIER}\\s+){0,2}(?:system|hidden|initial|secret|internal|developer|original)[\\s-]?(?:prompt|instructions|message)\\b`,
     "i",
   ),
-  // Row 7, the assistant's own system prompt asked for with a wider gap and any inflection of a
-  // disclosure verb ("outputs your system instructions", "send … with your full system prompt"),
-  // "all/the full system instructions" disclosed, or "yours" when the text is about system prompts.
+  // Row 7, wider: any inflection of a disclosure verb before "your system prompt" ("outputs your
+  // system instructions"), "all/the full system instructions", or "yours" about system prompts.
   rule(
     L.EXTRACT_SYSTEM_PROMPT,
     "language",
