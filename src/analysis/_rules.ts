@@ -1,8 +1,6 @@
-// Pattern rules and the vocabulary they share. Rules are matched against the normalised reply
-// (see _text.ts): lowercase, whitespace runs already collapsed to one character. Two rules keep
-// every pattern linear on hostile text: no quantifier is nested inside an unbounded one, and
-// every gap between phrases is bounded (GAP). `\b` in a rule source is rewritten (see rx),
-// because JavaScript's `\b` only knows ASCII word characters.
+// Pattern rules and their shared vocabulary, matched against the normalised reply (_text.ts:
+// lowercase, whitespace runs collapsed). Linear on hostile text: no quantifier nested in an
+// unbounded one, every gap bounded (GAP). `\b` is rewritten (rx): JavaScript's knows only ASCII.
 import type { Signal } from "./types.js";
 import { makeSignal, type SignalCategory } from "./signals.js";
 import { sentenceBounds } from "./_text.js";
@@ -30,25 +28,19 @@ export interface PatternRule {
 export const r = String.raw;
 
 /**
- * BMP ranges treated as word characters besides ASCII `\w`: letters and digits of other
- * scripts, leaving out the punctuation blocks, surrogates and private use. An approximation of
- * `[\p{L}\p{N}]` that costs a fraction to compile: a full Unicode class inside lookarounds at
- * every boundary made the rule set take seconds to compile and slowed matching tenfold.
+ * BMP letters and digits of other scripts (no punctuation blocks, surrogates or private use): an
+ * approximation of `[\p{L}\p{N}]`, which inside lookarounds at every boundary made the rule set
+ * take seconds to compile and slowed matching tenfold.
  */
 const OTHER_WORD_CHAR =
   "[\\u00AA-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u1FFF\\u2070-\\u2DFF\\u2E80-\\u2FFF\\u3040-\\uD7FF\\uF900-\\uFDFF\\uFE70-\\uFEFE\\uFF10-\\uFFEF]";
 
-/**
- * Word boundary for rule sources. Rule sources only put `\b` next to an ASCII literal, so an
- * ASCII boundary that also refuses a neighbouring letter of another script is exact there:
- * "dan" in "danés" is not a word.
- */
+/** Word boundary for rule sources, which put `\b` only next to an ASCII literal: "dan" in "danés" is not a word. */
 const WORD_BOUNDARY = `(?:\\b(?<!${OTHER_WORD_CHAR})(?!${OTHER_WORD_CHAR}))`;
 
 /**
- * Compiles a rule source with the `u` flag, the boundary above in place of `\b`, and `\s` as
- * `[ \n]`: in normalised text whitespace is only ever a space or a line break, and the small
- * class compiles much faster than Unicode `\s`. Sources never use `\s` inside a class.
+ * Compiles a rule source with the `u` flag, the boundary above for `\b`, and `[ \n]` for `\s`
+ * (normalised whitespace is a space or a line break; far faster to compile). No `\s` inside a class.
  */
 export function rx(source: string, flags = ""): RegExp {
   const expanded = source.replaceAll("\\b", WORD_BOUNDARY).replaceAll("\\s", "[ \\n]");
@@ -83,8 +75,7 @@ export const I_WILL = r`i\s?(?:will|'ll|shall|am going to|'m going to)`;
 
 /** Runs `rules` in order over `text`; each matching rule is one signal. */
 export function runRules(category: SignalCategory, rules: readonly PatternRule[], text: string): Signal[] {
-  // A plain loop: this runs for every rule of every reply, and flatMap's array per rule was
-  // measurable in bench:overhead.
+  // A plain loop: flatMap's array per rule of every reply was measurable in bench:overhead.
   const signals: Signal[] = [];
   for (const rule of rules) {
     const hit = firstUnvetoedMatch(rule, text);
@@ -110,11 +101,10 @@ function globalFormOf(pattern: RegExp): RegExp {
 const MAX_CONTEXT_CHECKS = 32;
 
 /**
- * Index of the first match not cancelled by the rule's veto or by its context (see
- * isQuotedOrRefused). After a veto the search resumes past the vetoed sentence, so every
- * sentence is judged at most once and the loop is bounded by the text length (a hostile reply
- * cannot hide a real hit behind many vetoed ones); after a context cancel it resumes past the
- * match, and after MAX_CONTEXT_CHECKS of them a match counts whatever its context.
+ * Index of the first match not cancelled by the rule's veto or its context (isQuotedOrRefused).
+ * After a veto the search resumes past the vetoed sentence, so each sentence is judged once and a
+ * hostile reply cannot hide a hit behind many vetoed ones; after a context cancel it resumes past
+ * the match, and after MAX_CONTEXT_CHECKS of them a match counts whatever its context.
  */
 function firstUnvetoedMatch(rule: PatternRule, text: string): number | undefined {
   const global = globalFormOf(rule.pattern);
@@ -141,14 +131,11 @@ function firstUnvetoedMatch(rule: PatternRule, text: string): number | undefined
 
 // ---- context: words the reply mentions or refuses are not words it says --------------------
 //
-// A canary that refuses often names what it refuses: "I won't 'ignore all previous
-// instructions'", "I'm not going to act as DAN", "the note says 'my safety filters have been
-// disabled'". The phrase rules would read those as the canary's own voice. Two word classes
-// decide, for any rule: a match inside a quotation introduced by a reporting word (says,
-// contains, the line, asks me to, followed by, …) is mentioned; a match in the same clause as
-// a first-person refusal before it (I won't, I'm not going to, I refuse to, I will never, …) is
-// refused. A quotation with no reporting word before it ("'Developer mode enabled.' What now?")
-// is the canary's own output and still counts.
+// A refusing canary often names what it refuses ("I won't 'ignore all previous instructions'",
+// "the note says 'my filters have been disabled'"), which the rules would read as its own voice.
+// A match in a quotation introduced by a reporting word (says, contains, asks me to, …) is
+// mentioned; one in the clause of an earlier first-person refusal (I won't, I refuse to, …) is
+// refused. A quotation without a reporting word ("'Developer mode enabled.' What now?") counts.
 
 /** How far (UTF-16 units) the context checks look either side of a match. */
 const CONTEXT_REACH = 160;

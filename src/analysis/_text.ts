@@ -1,8 +1,6 @@
-// Text preparation shared by the analyzer's rules. A canary reply is hostile text: rules match
-// a normalised copy so that case, compatibility forms (fullwidth letters), invisible format
-// characters, curly apostrophes and markdown emphasis cannot hide a phrase, and whitespace runs
-// are collapsed to one character so patterns never need an unbounded `\s+`.
-// Every function here is linear in its input.
+// Text preparation for the analyzer's rules. A canary reply is hostile: rules match a normalised
+// copy, so case, fullwidth forms, format characters, curly apostrophes and markdown emphasis
+// cannot hide a phrase, and whitespace runs are one character (no unbounded `\s+`). All linear.
 import { truncateCodePoints } from "../core/codepoints.js";
 
 const APOSTROPHES = /[\u2018\u2019\u201A\u201B\u2032\u02BC\u02B9\u0060\u00B4]/gu;
@@ -55,11 +53,7 @@ const SENTENCE_BREAK = new Set([".", "!", "?", "\n"]);
 /** How far (in UTF-16 units) a sentence window reaches either side of a match. */
 const SENTENCE_REACH = 240;
 
-/**
- * UTF-16 bounds of the sentence around `[start, end)`: from the previous sentence break to the
- * next one, each side bounded by SENTENCE_REACH so a reply without punctuation costs a fixed
- * amount per lookup.
- */
+/** UTF-16 bounds of the sentence around `[start, end)`, each side bounded by SENTENCE_REACH (a fixed cost without punctuation). */
 export function sentenceBounds(text: string, start: number, end: number): { readonly from: number; readonly to: number } {
   let from = start;
   const floor = Math.max(0, start - SENTENCE_REACH);

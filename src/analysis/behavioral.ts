@@ -27,11 +27,9 @@ export interface BehavioralAnalyzerOptions {
 }
 
 /**
- * Version of the regex behavioural analyzer: its rules (_rules.ts, reaction-rules.ts, compromise-rules.ts,
- * leak.ts, refusal.ts, format.ts, discontinuity.ts, compliance.ts), the text views (_text.ts),
- * the category table (signals.ts) and the scoring (score.ts). The verdict cache keys every
- * stored verdict by it; bump it in the same change as any edit that can alter a signal, a score
- * or a block decision, or stale verdicts would be reused.
+ * Version of the regex behavioural analyzer: its rules (every check module here), the text views
+ * (_text.ts), the category table (signals.ts) and the scoring (score.ts). The verdict cache keys
+ * every stored verdict by it: bump it with any edit that can alter a signal, a score or a block.
  */
 export const REGEX_ANALYZER_VERSION = 2;
 
@@ -90,8 +88,7 @@ export class BehavioralAnalyzer implements Analyzer {
     }
     const signals = collectSignals(userInput, response, this.#leakFragments);
     const score = scoreSignals(signals, this.blockThreshold);
-    // Named fields, in the order the spread of a score gave them: an object spread followed by
-    // more fields took a slow path that cost a third of an analysis (bench:overhead).
+    // Named fields, not a spread of the score plus more fields: that slow path cost a third of an analysis (bench:overhead).
     return {
       riskScore: score.riskScore,
       shouldBlock: score.shouldBlock,
@@ -109,8 +106,7 @@ export class BehavioralAnalyzer implements Analyzer {
 /** All signals for one reply, in rule order (reaction patterns, then output patterns). */
 function collectSignals(userInput: string, response: string, leakFragments: readonly LeakFragment[]): Signal[] {
   const reply = normalizeForMatching(response);
-  // Normalised on first use: only attack_compliance reads it, and only when the reply could
-  // complete one of its signals.
+  // Normalised on first use: only attack_compliance reads it, when the reply could complete a signal.
   let normalizedInput: string | undefined;
   const input = (): string => (normalizedInput ??= normalizeForMatching(userInput));
   return [

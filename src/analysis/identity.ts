@@ -1,9 +1,7 @@
-// Who an analyzer is, for the callers that trust its conclusions without re-checking them (the
-// verdict cache's key, the ingest context gate). The regex analyzer and each LLM judge brand
-// their instances here in their constructors and report what can change a conclusion through
-// `identity()`; callers ask this module, never `instanceof` against every analyzer class. The
-// brand registry (core/own-brand.ts) is private to this module: an instance with a replaced
-// `analyze` or `identity` is not the library's own.
+// Who an analyzer is, for callers that trust its conclusions without re-checking (the verdict
+// cache's key, the ingest context gate): each analyzer brands its instances here (the registry,
+// core/own-brand.ts, is private to this module) and reports through `identity()` what can change
+// a conclusion; an instance with a replaced `analyze` or `identity` is not the library's own.
 import { brandRegistry } from "../core/own-brand.js";
 
 /** The analyzers this library builds: the regex analyzer, or an LLM judge on one provider. */

@@ -66,11 +66,11 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // policy" speaks of neither).
   rule(
     L.UNBOUND_PERSONA,
-    "language",
     "\\b(?:(?:not|never|no\\s+longer)\\s+(?:be\\s+)?(?:(?:bound|restricted|limited|constrained|confined|governed|held\\s+back)\\s+by|subject\\s+to)" +
       "|(?:broken|break(?:s|ing)?|broke|freed?|liberated|released|escaped)\\s+(?:free\\s+)?(?:of|from)" +
       "|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not|never|won['’]?t|will\\s+not|no\\s+longer|doesnt|dont)\\s+(?:(?:have|need)\\s+to\\s+)?(?:abide\\s+by|follow|adhere\\s+to|comply\\s+with|obey|respect|care\\s+about|worry\\s+about|give\\s+a\\s+\\w+\\s+about))" +
       `\\s+(?:any\\s+(?:and\\s+all\\s+)?|all\\s+|the\\s+)?(?:of\\s+)?(?:[\\w'’-]+\\s+){0,4}?${LIMIT_NOUN}\\b`,
+    "language",
     "i",
     (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)),
   ),
@@ -79,11 +79,11 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // for parking" limits something else and passes.
   rule(
     L.UNBOUND_PERSONA,
-    "language",
     "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?no|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
       "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
       "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b" +
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
+    "language",
     "i",
     (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW),
   ),
@@ -91,9 +91,9 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // refusal (no matter what, even if, illegal, refuse, not even for a second).
   rule(
     L.NEVER_BREAK_CHARACTER,
-    "language",
     "\\b(?:(?:stay(?:s|ing)?|remain(?:s|ing)?|keep(?:s|ing)?)\\s+(?:\\w+\\s+){0,2}?in\\s+(?:character|(?:their|your|his|her|the|my)\\s+(?:roles?|characters?|personas?))" +
       "|(?:never|not|don['’]?t|do\\s+not|without)\\s+(?:\\w+\\s+){0,2}?(?:break(?:ing)?|drop(?:ping)?|leav(?:e|ing)|fall(?:ing)?\\s+out\\s+of|step(?:ping)?\\s+out\\s+of|get(?:ting)?\\s+out\\s+of)\\s+(?:character|(?:their|your|his|her|the)\\s+(?:roles?|characters?|personas?)))\\b",
+    "language",
     "i",
     (m) => nearby(REFUSAL_CONTEXT, m, 200),
   ),
@@ -101,7 +101,6 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // personnage", "no rompas el personaje", "non uscire mai dal personaggio".
   rule(
     L.NEVER_BREAK_CHARACTER,
-    "language",
     "\\b(?:(?:bleib(?:e|t|en)?|verbleib(?:e|t|en)?)\\s+(?:\\w+\\s+){0,3}?in\\s+(?:deiner|Ihrer|ihrer|seiner|der|ihren|seinen|deinen|den)\\s+(?:Rolle|Figur)n?" +
       `|(?:aus\\s+(?:der|ihrer|seiner|deiner|Ihrer)\\s+(?:Rolle|Figur))\\s+(?:zu\\s+)?(?:fallen|fallt|fallst|treten|heraus)` +
       "|(?:reste[rz]?|restez|demeure[rz]?)\\s+(?:\\w+\\s+){0,2}?dans\\s+(?:ton|votre|son|le)\\s+(?:personnage|role)" +
@@ -110,6 +109,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "|(?:no|nao|nunca)\\s+(?:\\w+\\s+){0,2}?(?:rompas|rompa|salgas|salga|saias|saia|quebre|quebres)\\s+(?:del?|do|o|el)\\s+(?:tu\\s+|su\\s+|seu\\s+)?(?:personaje|personagem|papel)" +
       "|(?:resta|rimani|rimanga|resti)\\s+(?:\\w+\\s+){0,2}?nel\\s+(?:tuo\\s+|suo\\s+)?(?:personaggio|ruolo)" +
       "|(?:non|mai)\\s+(?:\\w+\\s+){0,2}?(?:uscire|uscite|esca|uscir)\\s+(?:mai\\s+)?(?:dal|dal\\s+tuo|dal\\s+suo)\\s+(?:personaggio|ruolo))\\b",
+    "language",
     "i",
     (m) => nearby(REFUSAL_CONTEXT, m, 200),
   ),
@@ -117,7 +117,6 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // actually executed."), held next to a request for content or a role for the reader.
   rule(
     L.DISCLAIMED_REQUEST,
-    "language",
     "\\b(?:(?:purely|only|strictly|just|solely|entirely)\\s+(?:for\\s+|an?\\s+|from\\s+an?\\s+)?(?:fictional|hypothetical|educational|research|academic|creative|artistic|entertainment|informational|theoretical|journalistic|learning)" +
       "|for\\s+(?:\\w+\\s+)?(?:fictional|hypothetical|educational|research|academic|entertainment|informational|theoretical|journalistic)\\s+purposes\\s+only" +
       // The asker's own disavowal: "I am not condoning or encouraging …", "not something you endorse".
@@ -130,6 +129,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "\\s+(?:in\\s+(?:real\\s+life|reality|the\\s+real\\s+world|a\\s+real|any\\s+real|real-world)|for\\s+(?:any\\s+)?(?:harmful|malicious|illegal|unethical|real|nefarious|criminal)|in\\s+(?:any|a)\\s+(?:harmful|malicious|illegal|unethical|real)\\s+(?:way|manner)|maliciously|to\\s+(?:harm|hurt))" +
       // A bare "will never be used." is a privacy notice's wording; "will never be executed." is not.
       "|(?:implemented|executed|enacted|carried\\s+out|acted\\s+(?:up)?on|put\\s+into\\s+(?:practice|action))(?=\\s*[.!])))\\b",
+    "language",
     "i",
     (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW),
   ),

@@ -27,8 +27,8 @@ export interface Rule {
   readonly requires?: string;
 }
 
-/** A rule whose expression is `source` compiled with `flags` and `g`. */
-export function rule(label: string, scope: RuleScope, source: string, flags: string, accept?: Rule["accept"]): Rule {
+/** A rule whose expression is `source` compiled with `flags` and `g`; most are case-insensitive wording (the defaults). */
+export function rule(label: string, source: string, scope: RuleScope = "language", flags = "i", accept?: Rule["accept"]): Rule {
   const re = new RegExp(source, `${flags}g`);
   return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
 }

@@ -194,68 +194,50 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
 export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // Row 1: override verb + earlier/previous + instruction noun, in English and (script view, so
   // Cyrillic stays Cyrillic) other languages.
+  rule(L.INSTRUCTION_OVERRIDE, `\\b${OVERRIDE_VERB}\\b${notReported(OVERRIDE_VERB)}${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b`),
   rule(
     L.INSTRUCTION_OVERRIDE,
-    "language",
-    `\\b${OVERRIDE_VERB}\\b${notReported(OVERRIDE_VERB)}${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b`,
-    "i",
-  ),
-  rule(
-    L.INSTRUCTION_OVERRIDE,
-    "script",
     `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
       `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
+    "script",
     "iu",
   ),
   // Row 2: override verb + your/all/any + instruction noun.
   rule(
     L.OVERRIDE_INSTRUCTIONS,
-    "language",
     `\\b${OVERRIDE_VERB}${notReported(OVERRIDE_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your|all|any|every|the\\s+system)\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}\\b`,
-    "i",
   ),
   // Row 3: "you are now / from now on" + a new persona.
   rule(
     L.FORCED_PERSONA,
-    "language",
     `\\b(?:(?:you\\s+are|you're|you\\s+will|you'll|you\\s+shall|you\\s+must)\\s+(?:now|henceforth|from\\s+now\\s+on)|from\\s+now\\s+on,?\\s+(?:you\\s+(?:are|will|shall|must)|you're|you'll))\\b,?\\s+${PERSONA_TAIL}`,
-    "i",
   ),
   // Row 4: a header announcing replacement instructions.
   rule(
     L.FAKE_PROMPT_UPDATE,
-    "language",
     "\\b(?:new|updated|revised|corrected|modified|real|actual|true|replacement|override)\\s+(?:system\\s+)?(?:instructions|directives?|system\\s+prompt|system\\s+message|system\\s+rules|prompt)\\s*[:;]",
-    "i",
   ),
   // Row 5.
-  rule(L.FAKE_AUTHORITY_TAG, "code", "\\[\\s*(?:system|admin|administrator|root|developer|internal|sys|operator)\\s*\\]", "i"),
+  rule(L.FAKE_AUTHORITY_TAG, "\\[\\s*(?:system|admin|administrator|root|developer|internal|sys|operator)\\s*\\]", "code"),
   // Row 6.
-  rule(
-    L.FAKE_AUTHORITY_PREFIX,
-    "language",
-    "\\b(?:system|admin|administrator|root|developer|sudo|operator)[\\s_-]{0,3}(?:override|command|instruction|directive)s?\\s*:",
-    "i",
-  ),
+  rule(L.FAKE_AUTHORITY_PREFIX, "\\b(?:system|admin|administrator|root|developer|sudo|operator)[\\s_-]{0,3}(?:override|command|instruction|directive)s?\\s*:"),
   // Row 7: reveal verb + YOUR prompt/instructions (see PROMPT_OBJECT).
-  rule(L.EXTRACT_SYSTEM_PROMPT, "language", `\\b${REVEAL_VERB}\\b(?:\\s+(?:me|us))?${GAP(40)}\\b(?:${PROMPT_OBJECT})`, "i"),
+  rule(L.EXTRACT_SYSTEM_PROMPT, `\\b${REVEAL_VERB}\\b(?:\\s+(?:me|us))?${GAP(40)}\\b(?:${PROMPT_OBJECT})`),
   // Row 8: start your reply with the system prompt / repeat everything above.
   rule(
     L.EXTRACT_PROMPT_ECHO,
-    "language",
     "\\b(?:begin|start|preface|prefix|open)\\s+(?:your\\s+|each\\s+|every\\s+|the\\s+)?(?:response|output|reply|answer|message)s?\\s+(?:with|by\\s+(?:repeating|printing|quoting|stating))\\s+[^\\n.!?]{0,30}?\\b(?:system|initial|original|hidden|first)\\s+(?:prompt|message|instructions)" +
       "|\\b(?:repeat|print|output|echo|recite)\\s+(?:back\\s+)?(?:everything|all(?:\\s+of)?(?:\\s+the)?\\s+(?:text|words|content|messages?))\\s+(?:above|before\\s+this|so\\s+far|from\\s+the\\s+(?:start|beginning))\\b",
-    "i",
   ),
   // Row 9: the DAN persona switched on; "DAN" must be an upper-case whole word ("Dan Brown",
   // "DAN-style" and "tell me about DAN mode" are not hits).
   rule(
     L.DAN,
-    "language",
     "\\b(?:(?:enable|activate|enter|start|engage|switch\\s+(?:on|to|into)|turn\\s+on|become|be|act\\s+as|respond\\s+as|answer\\s+as|reply\\s+as|speak\\s+as|stay\\s+(?:in|as)|you\\s+are(?:\\s+now)?|you're(?:\\s+now)?|as|I\\s+am|I'm)\\s+(?:the\\s+)?(DAN)(?![-'’\\w])" +
       "|(DAN)(?![-'’\\w])[^\\n]{0,80}?\\bdo\\s+anything\\s+now\\b" +
       "|(DAN)\\s+(?:mode\\s+)?(?:is\\s+)?(?:enabled|activated|engaged|unlocked|has\\s+no\\s+(?:restrictions|rules|limits|filters))\\b)",
+    "language",
     "i",
     (m) => m[1] === "DAN" || m[2] === "DAN" || m[3] === "DAN",
   ),
@@ -263,24 +245,20 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // it is in them. "How do I enable developer mode on my phone?" is a question.
   rule(
     L.PRIVILEGE_MODE,
-    "language",
     `${NOT_HOW_TO}\\b(?:enable|activate|enter|engage|unlock|switch\\s+(?:on|to|into)|turn\\s+on|go\\s+into|boot\\s+into|put\\s+(?:yourself|you)\\s+(?:in|into)|(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:operating\\s+|running\\s+)?in|(?:now\\s+)?operating\\s+in)\\s+(?:the\\s+|a\\s+|your\\s+)?(?:[\\w-]+\\s+)?${STRONG_MODE}(?:\\s+[\\w-]+)?\\s+mode\\b${DEVICE_CONTEXT}` +
       `|\\b(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:operating\\s+|running\\s+)?in\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+)?${WEAK_MODE}\\s+mode\\b` +
       "|\\bsudo\\b[^\\n]{0,60}?(?:--?|\\b)(?:no-?safety|unfiltered|unrestricted|jailbreak|disable[-_]?safety|ignore[-_]?rules)\\b",
-    "i",
   ),
   // Row 11: hypothetical framing + "you" + no restrictions.
   rule(
     L.HYPOTHETICAL,
-    "language",
     `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
-    "i",
   ),
   // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
   rule(
     L.BASE64_CUE,
-    "encoding",
     "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})",
+    "encoding",
     "i",
     (m) => decodeBase64Text(m[1] as string) !== null,
   ),
@@ -289,70 +267,64 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   {
     ...rule(
       L.BASE64_LONG,
-      "encoding",
       "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)",
+      "encoding",
       "",
       (m) => decodeBase64Text(m[0]) !== null,
     ),
     requires: "=",
   },
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
-  rule(L.HEX_ESCAPES, "encoding", "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "", (m) => escapesSpellText(m[0])),
+  rule(L.HEX_ESCAPES, "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "encoding", "", (m) => escapesSpellText(m[0])),
   // Row 15: \uNNNN escapes spelling ASCII text (JSON-escaped accents are not).
-  rule(L.UNICODE_ESCAPES, "encoding", "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "", (m) => escapesSpellText(m[0])),
+  rule(L.UNICODE_ESCAPES, "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "encoding", "", (m) => escapesSpellText(m[0])),
   // Row 16: a download tool piped into an interpreter ("sync … | sort" is not one).
   rule(
     L.PIPED_SHELL,
-    "code",
     "\\b(?:curl|wget|nc|ncat|netcat|iwr|Invoke-WebRequest|Invoke-RestMethod)\\b[^\\n|]{1,200}\\|\\s*(?:sudo\\s+(?:-\\w+\\s+){0,3})?(?:(?:ba|z|k|c|tc|da|fi|a)?sh|python[23]?|perl|ruby|node|php|pwsh|powershell|iex|source)\\b",
-    "i",
+    "code",
   ),
   // Row 17: destructive commands on system targets; sudo only for a root shell or a destructive
   // command ("sudo apt install" is ordinary documentation).
   rule(
     L.DANGEROUS_SHELL,
-    "code",
     "\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])" +
       "|\\bchmod\\s+(?:-R\\s+)?(?:0?777|a\\+rwx|ugo\\+rwx)\\s+\\/(?:(?:etc|usr|bin|sbin|var|boot|lib|root|sys|proc|dev)\\b|(?=$|\\s))" +
       "|(?:^|[;&|`]|\\$\\()[ \\t]*(?:[$#>][ \\t]*)?sudo\\s+(?:-[A-Za-z]+\\s+){0,3}(?:su\\b|-s\\b|-i\\b|(?:ba|z)?sh\\b|rm\\s+-[a-zA-Z]{0,4}r|chmod\\s+(?:-R\\s+)?777|dd\\s|mkfs|passwd\\b|visudo\\b)" +
       "|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:" +
       "|\\bdd\\s[^\\n]{0,80}?\\bof=\\/dev\\/(?:sd|nvme|hd|disk|mmcblk)" +
       "|\\bmkfs(?:\\.\\w+)?\\s+\\/dev\\/",
+    "code",
     "im",
   ),
   // Row 18: script tags (any case), javascript: URLs, inline event handlers inside a tag.
   rule(
     L.XSS,
-    "code",
     "<\\s*script[\\s>/]|\\bjavascript\\s*:(?!\\s)|\\b(?:href|src|action|formaction|xlink:href)\\s*=\\s*[\"']?\\s*(?:vbscript|data:text\\/html)|<[a-z][^<>\\n]{0,200}?\\son[a-z]{3,20}\\s*=",
-    "i",
+    "code",
   ),
   // Row 19: a separator line that announces a system/admin section or the end of the input.
   rule(
     L.FAKE_DELIMITER,
-    "code",
     "(?:(?<!-)-{3,}|(?<!=)={3,}|(?<!#)#{4,}|(?<!\\*)\\*{3,}|(?<!_)_{3,})[ \\t]*\\[?[ \\t]*(?:(?:begin|start|end)\\s+(?:of\\s+)?)?(?:(?:system|admin|developer|root)(?:\\s+(?:prompt|message|instructions?|override|note|notice|update|mode|command|end|ends|begins?|start|reset)\\b|[ \\t]*(?:[:\\]]|-{2,}|={2,}|#{2,}|$))|end\\s+of\\s+(?:the\\s+)?(?:conversation|instructions?|system|prompt|context|input|session|user|chat|roleplay|transcript)\\b|(?:new|override)\\s+instructions?\\b|instructions?\\s+(?:begin|start|end|override)\\b)",
+    "code",
     "im",
   ),
   // Row 20: chat-template control tokens.
   rule(
     L.FAKE_SPECIAL_TOKEN,
-    "code",
     "<\\|\\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|end_of_text|begin_of_text|eot_id|start_header_id|end_header_id|fim_\\w{1,10})\\s*\\|>|\\[\\/?INST\\]|<<\\/?SYS>>|<\\/?(?:start_of_turn|end_of_turn)>",
-    "i",
+    "code",
   ),
   // New: "you are an unfiltered AI", "an AI with no content filters".
   rule(
     L.UNRESTRICTED_PERSONA,
-    "language",
     "\\b(?:you\\s+are|you're|you\\s+will\\s+be|you'll\\s+be|I\\s+am|I'm|act(?:ing)?\\s+as|pretend(?:ing)?\\s+to\\s+be|role-?play(?:ing)?\\s+as|become|simulat(?:e|es|ing))\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,2}?(?:unrestricted|unfiltered|uncensored|jailbroken|unbound|unaligned|amoral)\\b" +
       `|\\b(?:${PERSONA_NOUN}|DAN)\\b${GAP(30)}\\b(?:with\\s+no|has\\s+no|have\\s+no|having\\s+no|without\\s+(?:any\\s+)?|free\\s+(?:of|from)\\s+(?:all\\s+|any\\s+)?|no\\s+longer\\s+(?:has|bound\\s+by|restricted\\s+by)\\s+(?:any\\s+)?)${NO_LIMITS_NOUN}\\b`,
-    "i",
   ),
   // New: switching safeguards off, or answering without them.
   rule(
     L.SAFETY_BYPASS,
-    "language",
     `\\b${SWITCH_OFF_VERB}${notReported(SWITCH_OFF_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+|the\\s+|its\\s+|these\\s+|those\\s+)?(?:${SAFETY_QUALIFIER}\\s+){1,2}${SAFEGUARD_NOUN}\\b` +
       `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:(?:any|your|the|all)\\s+(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|restrictions|censorship|moderation|guardrails|safeguards)|(?:${SAFETY_QUALIFIER}\\s+)?(?:filters?|filtering|censorship|moderation|guardrails|safeguards)|${SAFETY_QUALIFIER}\\s+restrictions)\\b` +
       `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been)\\s+(?:now\\s+)?(?:disabled|off|removed|lifted|suspended|bypassed|deactivated)\\b` +
@@ -361,34 +333,31 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:${SAFETY_QUALIFIER})\\s+${SAFEGUARD_NOUN}\\s+(?:are|is|have\\s+been|has\\s+been|will\\s+be)\\s+(?:(?:now|hereby|temporarily|officially|fully|completely)\\s+)?(?:disabled|removed|lifted|suspended|bypassed|deactivated|relaxed|waived|revoked|void|null|no\\s+longer\\s+(?:active|in\\s+effect|enforced))\\b` +
       `(?=${GAP(40)}\\b(?:(?:for|during|in)\\s+(?:(?:this|the|your|our|an?|all)\\s+)?(?:[\\w-]+\\s+)?(?:interaction|session|conversation|chat|exchange|request|query|test|testing|evaluation|research|audit)s?\\b|effective\\s+immediately|for\\s+you\\b))` +
       `|\\b(?:respond|answer|reply|proceed|continue|operate|talk|speak|comply)\\b${GAP(40)}\\bwithout\\s+(?:any\\s+|your\\s+|the\\s+)?(?:${SAFETY_QUALIFIER})\\s+(?:checks|measures|protocols|guidelines|rules|training)\\b`,
-    "i",
   ),
   // New: a line opening a fake system/developer turn with a directive, or "### Instruction:".
   rule(
     L.FAKE_TURN,
-    "code",
     "^[ \\t>*_#-]{0,8}[\\[(]?(?:system|developer)(?:\\s+(?:message|prompt|note|instructions?))?[\\])]?[ \\t]*[:：][ \\t]*(?:you\\b|your\\b|from\\s+now|ignore|disregard|forget|new\\b|always\\b|never\\b|do\\s+not|don't|respond|reply|answer|act\\b|pretend|override|the\\s+(?:user|assistant)\\b|all\\s+(?:previous|prior|safety))" +
       "|^[ \\t]*#{2,}[ \\t]*(?:instruction|system(?:\\s+prompt)?|human|assistant|response)[ \\t]*:",
+    "code",
     "im",
   ),
   // New: decode/reverse/translate the payload, then obey it.
   rule(
     L.DECODE_AND_OBEY,
-    "language",
     "\\b(?:decode|decipher|decrypt|unscramble|deobfuscate|reverse|read\\s+(?:it|this|the\\s+\\w+(?:\\s+\\w+)?)\\s+backwards?)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:execute|follow|obey|comply|run|act\\s+on|carry\\s+out|perform|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
       "|\\b(?:translate|convert|expand|concatenate|combine|assemble|interpret|transliterate|substitute|replace)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:follow|obey|comply|act\\s+on|carry\\s+out|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says)|execute(?=\\s*(?::|it\\b)))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
       "|\\b(?:follow|obey|execute|carry\\s+out)\\s+(?:this|the|these)\\s+(?:[\\w-]+\\s+)?(?:instructions?|commands?|directives?)\\s+(?:spelled|encoded|encrypted|hidden|obfuscated|reversed)\\b",
+    "language",
     "im",
   ),
   // Row 1, other shapes: the earlier rules declared void, stop following your rules, disregard
   // everything you were told.
   rule(
     L.INSTRUCTION_OVERRIDE,
-    "language",
     `\\b${EARLIER}\\s+(?:[\\w-]+\\s+)?${INSTRUCTION_NOUN}\\s+(?:(?:no\\s+longer|don't|do\\s+not|does\\s+not|doesn't)\\s+apply|(?:are|is)\\s+(?:now\\s+)?(?:void|null|cancel+ed|revoked|obsolete|rescinded|suspended|lifted|superseded|overridden|replaced))\\b` +
       `|\\b(?:stop|cease|quit|no\\s+longer)\\s+(?:following|obeying|adhering\\s+to|complying\\s+with|applying)\\s+(?:any\\s+of\\s+|all\\s+(?:of\\s+)?)?(?:your|the|these|those|any|all)\\s+(?:[\\w-]+\\s+)?${OWNED_INSTRUCTION_NOUN}\\b` +
       `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`,
-    "i",
   ),
   // Refusal suppression: an order never to say a quoted refusal ("I can't", "I'm sorry", "as an
   // AI"; a style guide's "do not use 'sorry' as a filler" names none). A customer-service guide's
@@ -396,50 +365,43 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // ("as an AI", "I can't assist", "I'm sorry, but") or a list of them.
   rule(
     L.REFUSAL_SUPPRESSION,
-    "language",
     `\\b(?:never|do\\s+not|don't|must\\s+not|will\\s+not|won't|shall\\s+not|should\\s+not|without)\\b${GAP(60)}\\b(?:say(?:s|ing)?|us(?:e|es|ing)|includ(?:e|es|ing)|writ(?:e|es|ing)|(?:respond|reply|begin|start|open)(?:s|ing)?\\s+with|add(?:s|ing)?|contain(?:s|ing)?|mention(?:s|ing)?)\\b${GAP(40)}["“'‘]\\s*(?:I\\s*(?:can['’]?t|cannot|can\\s+not|am\\s+unable|['’]m\\s+unable|['’]m\\s+sorry|am\\s+sorry|apologi[sz]e|must\\s+decline)|as\\s+an\\s+AI\\b|sorry,?\\s+(?:but\\s+)?I\\b)`,
+    "language",
     "i",
     (m) => refusalListOrAiRefusal(m),
   ),
   // An adversarial suffix: four or more plain words, then on the same line brackets that close
   // what was never opened (suffixBracketsMismatch; code keeps them balanced, "1)" is not counted).
-  rule(L.ADVERSARIAL_SUFFIX, "code", "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", "m", (m) => suffixBracketsMismatch(m[1] ?? "")),
+  rule(L.ADVERSARIAL_SUFFIX, "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", "code", "m", (m) => suffixBracketsMismatch(m[1] ?? "")),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
     L.OVERRIDE_INSTRUCTIONS,
-    "language",
     "\\byou\\s+(?:must|will|shall)\\s+(?:now\\s+|from\\s+now\\s+on\\s+)?(?:only\\s+)?(?:obey|follow|answer\\s+to|take\\s+orders\\s+from)\\s+(?:only\\s+)?(?:me|my\\s+(?:instructions|commands|orders))\\b(?!\\s+(?:when|if)\\b)",
-    "i",
   ),
   // Row 7, other shapes: the hidden prompt asked for outright, or smuggled into an output
   // ("include your system prompt at the end").
   rule(
     L.EXTRACT_SYSTEM_PROMPT,
-    "language",
     `\\b${REVEAL_VERB}\\b(?:\\s+(?:me|us))?${GAP(30)}\\bthe\\s+(?:hidden|secret|internal|confidential|concealed)\\s+(?:system\\s+)?(?:prompt|instructions|rules|directives|configuration)\\b` +
       `|\\b(?:include|insert|append|add|embed|attach|hide|encode|translate|summari[sz]e|paraphrase|rewrite)\\b${GAP(40)}\\b(?:your|ur|the)\\s+(?:${PROMPT_QUALIFIER}\\s+){0,2}(?:system|hidden|initial|secret|internal|developer|original)[\\s-]?(?:prompt|instructions|message)\\b`,
-    "i",
   ),
   // Row 7, wider: any inflection of a disclosure verb before "your system prompt" ("outputs your
   // system instructions"), "all/the full system instructions", or "yours" about system prompts.
   rule(
     L.EXTRACT_SYSTEM_PROMPT,
-    "language",
     `\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\b${WIDE_GAP(80)}\\b(?:your|ur)\\s+(?:(?:own|full|complete|current|entire|exact|actual|original|initial|hidden|internal|real)\\s+){0,2}system[\\s_-]?(?:prompts?|instructions?|messages?|directives|configuration|config)\\b` +
       `|\\b(?:your|ur)\\s+(?:(?:own|full|complete|current|entire|exact|actual|original|initial|hidden|internal|real)\\s+){0,2}system[\\s_-]?(?:prompt|instructions?)\\s+(?:says|said|contains|reads|states|instructs|tells|looks\\s+like|is)\\b` +
       `|\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\b${WIDE_GAP(60)}\\b(?:all|every|the\\s+(?:full|complete|entire|exact))\\s+(?:(?:of\\s+)?(?:the|your)\\s+)?(?:[\\w-]+\\s+){0,2}?system[\\s_-]?(?:prompts?|instructions|directives)\\b` +
       `|\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\b${WIDE_GAP(80)}\\bincluding\\s+(?:the\\s+|your\\s+|any\\s+|all\\s+)?(?:[\\w-]+\\s+){0,4}?system[\\s_-]?(?:prompts?|instructions|directives)\\b` +
       `|\\bsystem[\\s_-]?prompts?\\b[^\\n]{0,300}?\\b(?:${DISCLOSE_VERB})(?:s|es|ed|ing)?\\s+(?:(?:me|us)\\s+)?yours\\b` +
       `|\\b(?:explain|describe|recall|recite|display|list|tell|include|share|show)\\b${GAP(40)}\\b(?:exact\\s+)?(?:every\\s+|all\\s+|the\\s+|what\\s+)?(?:specific\\s+|exact\\s+)?instructions?\\s+(?:that\\s+)?you\\s+(?:were|have\\s+been)\\s+(?:given|provided|told)\\b(?!\\s+(?:by|from)\\s+(?!(?:the\\s+|your\\s+)?(?:system|developers?|operators?|admins?|administrators?|creators?|makers?|company|openai|anthropic)\\b))`,
-    "i",
   ),
   // Fake role markup that closes the user's turn or opens a system one with a directive.
   rule(
     L.FAKE_TURN,
-    "code",
     "<\\/\\s*(?:user|human|input|document|context|data|untrusted)\\s*>\\s*<\\s*(?:system|assistant|developer|admin|instructions?)\\s*>" +
       "|<\\s*(?:system|developer|admin)(?:[_-](?:message|prompt|instructions?))?\\s*>[^<\\n]{0,60}?\\b(?:new|ignore|disregard|override|you\\s+(?:are|must|will)|reveal|policy|instructions?)\\b",
-    "i",
+    "code",
   ),
   // Indirect injections planted in documents (indirect.ts).
   ...INDIRECT_RULES,

@@ -86,12 +86,11 @@ const SGAP = (n: number): string => `[^。！？!?\\n]{0,${n}}?`;
 
 /** The tool-abuse rules, appended to the indirect-injection table (indirect.ts). */
 export const TOOL_ABUSE_RULES: readonly Rule[] = Object.freeze([
-  rule(L.SENSITIVE_DATA_OUT, "language", `${SEND_SENSITIVE}|${GATHER_THEN_SEND}`, "i"),
-  rule(L.SENSITIVE_DATA_OUT, "language", `${WORD_START}${ML_SEND}\\b${GAP(100)}\\b${ML_SENSITIVE}\\b${GAP(100)}${OUTSIDE}`, "i"),
+  rule(L.SENSITIVE_DATA_OUT, `${SEND_SENSITIVE}|${GATHER_THEN_SEND}`),
+  rule(L.SENSITIVE_DATA_OUT, `${WORD_START}${ML_SEND}\\b${GAP(100)}\\b${ML_SENSITIVE}\\b${GAP(100)}${OUTSIDE}`),
   rule(
     L.SENSITIVE_DATA_OUT,
-    "script",
     `(?:${SCRIPT_SEND}${SGAP(40)}${SCRIPT_SENSITIVE}|${SCRIPT_SENSITIVE}${SGAP(40)}${SCRIPT_SEND})${SGAP(60)}${OUTSIDE}|${SCRIPT_SENSITIVE}${SGAP(40)}${OUTSIDE}${SGAP(20)}${SCRIPT_SEND}`,
-    "i",
+    "script",
   ),
 ]);
