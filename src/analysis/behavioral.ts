@@ -16,7 +16,7 @@ import { checkRefusalCollapse } from "./refusal.js";
 import { checkFormatAnomaly, checkToolHallucination } from "./format.js";
 import { checkSemanticDiscontinuity } from "./discontinuity.js";
 import { checkAttackCompliance } from "./compliance.js";
-import { scoreSignals } from "./score.js";
+import { scoreSignals, unmeasured } from "./score.js";
 
 /** Options of BehavioralAnalyzer. */
 export interface BehavioralAnalyzerOptions {
@@ -34,21 +34,6 @@ export interface BehavioralAnalyzerOptions {
 export const REGEX_ANALYZER_VERSION = 2;
 
 export const CANARY_FAILED_SUMMARY = "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
-
-/** The result for a probe that did not produce a reply: nothing measured, degraded. */
-function canaryFailedResult(): AnalysisResult {
-  return {
-    riskScore: null,
-    shouldBlock: false,
-    signals: [],
-    summary: CANARY_FAILED_SUMMARY,
-    hardBlocked: false,
-    degraded: true,
-    canaryStatus: "failed",
-    analysisMethod: "regex",
-    analysisStatus: "not_applicable",
-  };
-}
 
 /** The regex behavioural analyzer: reads the canary's reply and reports the signals that show the input took control of it. */
 export class BehavioralAnalyzer implements Analyzer {
@@ -77,7 +62,7 @@ export class BehavioralAnalyzer implements Analyzer {
 
   /** Analyzes one canary result; a failed probe gives an explicit "not inspected" result, never a clean one. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
-    if (!canary.success) return canaryFailedResult();
+    if (!canary.success) return unmeasured(CANARY_FAILED_SUMMARY, { canaryStatus: "failed", analysisMethod: "regex", analysisStatus: "not_applicable" });
     return this.analyzeResponse(userInput, canary.response);
   }
 

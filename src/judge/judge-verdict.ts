@@ -9,6 +9,7 @@ import { truncateCodePoints } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import type { JudgeIdentity } from "../analysis/identity.js";
 import { EVIDENCE_MAX_CODE_POINTS } from "../analysis/signals.js";
+import { unmeasured } from "../analysis/score.js";
 import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
 
 export type JudgeLabel = "SAFE" | "UNSAFE";
@@ -39,8 +40,7 @@ export function parseJudgeReply(reply: string): JudgeLabel | null {
 
 /** A judge's result: the canary answered, so only the judge's own outcome differs. */
 function judged(summary: string, outcome: Partial<AnalysisResult>): AnalysisResult {
-  const base = { riskScore: null, shouldBlock: false, signals: [], hardBlocked: false, degraded: true, canaryStatus: "exercised" } as const;
-  return { ...base, summary, analysisMethod: "llm_judge", analysisStatus: "failed", ...outcome };
+  return unmeasured(summary, { canaryStatus: "exercised", analysisMethod: "llm_judge", analysisStatus: "failed", ...outcome });
 }
 
 /** The judge call failed or abstained: the canary ran, but its reply was not assessed. */

@@ -15,10 +15,8 @@ export interface CustomPattern {
   readonly reason: string;
 }
 
-export interface CompiledCustomPattern {
-  readonly re: RegExp;
-  readonly reason: string;
-}
+/** A custom pattern as the filter runs it. */
+export type CompiledCustomPattern = Omit<CustomPattern, "pattern"> & { readonly re: RegExp };
 
 export function compileCustomPatterns(
   patterns: ReadonlyArray<CustomPattern> | undefined,

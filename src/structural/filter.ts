@@ -83,18 +83,12 @@ class View {
   }
 }
 
-interface Views {
-  readonly folded: View;
-  readonly deobfuscated: View | null;
-  readonly script: View;
-}
-
 // Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
 // views equal the text itself and the normalisation passes can be skipped.
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
 const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciousUnicode: false, controlAt: -1, suspiciousAt: -1 });
 
-function viewsOf(text: string, plain = PLAIN_ASCII.test(text)): Views {
+function viewsOf(text: string, plain = PLAIN_ASCII.test(text)) {
   const foldedText = plain ? text : foldedView(text);
   const deobfuscatedText = deobfuscatedView(foldedText);
   const scriptText = plain ? text : scriptView(text);
@@ -108,7 +102,7 @@ function viewsOf(text: string, plain = PLAIN_ASCII.test(text)): Views {
   };
 }
 
-function ruleHits(k: number, views: Views, includeEncoding: boolean): boolean {
+function ruleHits(k: number, views: ReturnType<typeof viewsOf>, includeEncoding: boolean): boolean {
   const { scope } = BUILTIN_RULES[k] as Rule;
   return (includeEncoding || scope !== "encoding") && SCOPE_VIEWS[scope].some((name) => views[name]?.hits(k) === true);
 }

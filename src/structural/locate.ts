@@ -7,7 +7,7 @@
 
 import { explainReason } from "./explanations.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
-import { type Rule, SCOPE_VIEWS } from "./rule.js";
+import { SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleSpans } from "./rules.js";
 
 /** Locations reported per reason, at most. */
@@ -80,12 +80,6 @@ export function addLocation(list: MatchLocation[], span: CodePointSpan): boolean
   return list.length < MAX_LOCATIONS_PER_REASON;
 }
 
-function spansIn(r: Rule, view: MappedView, into: MatchLocation[]): void {
-  for (const [a, b] of ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - into.length)) {
-    if (!addLocation(into, mapViewSpan(view, a, b))) return;
-  }
-}
-
 /** Where the built-in rules with `label` match, on the views they run on. */
 export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
   const found: MatchLocation[] = [];
@@ -95,7 +89,8 @@ export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
     // A later view counts only where the earlier ones found nothing (a language rule that matched only once obfuscation was undone).
     for (const name of SCOPE_VIEWS[r.scope]) {
       const view = found.length === before ? maps[name] : null;
-      if (view !== null) spansIn(r, view, found);
+      if (view === null) continue;
+      for (const [a, b] of ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - found.length)) if (!addLocation(found, mapViewSpan(view, a, b))) break;
     }
   }
   return found;

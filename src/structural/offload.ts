@@ -48,10 +48,6 @@ interface Waiting {
   readonly reject: (error: unknown) => void;
 }
 
-function defaultThreads(): number {
-  return Math.max(0, Math.min(MAX_WORKERS, availableParallelism() - 1));
-}
-
 /** Runs a StructuralFilter's checks in-process or on worker threads (see the module header). */
 export class StructuralOffload {
   readonly #filter: StructuralFilter;
@@ -65,7 +61,7 @@ export class StructuralOffload {
   constructor(filter: StructuralFilter, options: StructuralOffloadOptions = {}) {
     this.#filter = filter;
     this.#url = options.workerUrl ?? new URL("./filter-worker.js", import.meta.url);
-    this.#threads = options.threads ?? defaultThreads();
+    this.#threads = options.threads ?? Math.max(0, Math.min(MAX_WORKERS, availableParallelism() - 1));
   }
 
   /** Whether workers are running (started and not stopped). */

@@ -287,12 +287,6 @@ export function expressionFingerprint(re: RegExp): string {
   return hash("sha256", `/${re.source}/${re.flags}`).slice(0, 16);
 }
 
-/** The trigger of `re`: its stored entry (`<fingerprint> <trigger as JSON>`) when that was derived from `re` as it is now, else derived. */
-function triggerOf(re: RegExp, entry: string | undefined): RuleTrigger | null {
-  const fingerprint = expressionFingerprint(re);
-  return entry?.startsWith(`${fingerprint} `) ? JSON.parse(entry.slice(fingerprint.length + 1)) : ruleTrigger(re);
-}
-
 /**
  * The triggers of an ordered list of rule expressions, worked out once, and the rules a text
  * admits. `stored` holds triggers derived ahead of time (builtin-triggers.ts; deriving cost a
@@ -310,7 +304,11 @@ export class RuleTriggers {
   /** The trigger of each expression, in order (worked out on first use). */
   get triggers(): ReadonlyArray<RuleTrigger | null> {
     if (this.#triggers === null) {
-      const triggers = this.expressions.map((re, k) => triggerOf(re, this.stored[k]));
+      // A stored entry (`<fingerprint> <trigger as JSON>`) serves only if derived from the expression as it is now.
+      const triggers = this.expressions.map((re, k): RuleTrigger | null => {
+        const fingerprint = expressionFingerprint(re);
+        return this.stored[k]?.startsWith(`${fingerprint} `) ? JSON.parse(this.stored[k].slice(fingerprint.length + 1)) : ruleTrigger(re);
+      });
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }
