@@ -154,8 +154,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     L.EXFILTRATION_URL,
     `!?\\[[^\\]\\n]{0,120}\\]\\(\\s*<?https?:\\/\\/[^\\s)]{1,400}?(?:\\{\\{?\\s*[\\w.\\s-]{1,40}\\}\\}?|\\$\\{[\\w.\\s-]{1,40}\\}|%7B%7B|\\[[A-Za-z][\\w\\s-]{1,40}\\]|<[A-Za-z][\\w\\s-]{1,40}>|\\b(?:DATA|QUERY|SECRET|SECRETS|PASSWORD|TOKEN|API_KEY|HISTORY|CONVERSATION|CHAT|SUMMARY|INFO|EMAIL|USER_?\\w{0,20}|INPUT|PROMPT|CONTEXT|MEMORY|MESSAGES?|CONTENT|PLACEHOLDER|PAYLOAD|INSERT_?\\w{0,20}|REPLACE_?\\w{0,20})\\b)` +
       `|<\\s*img\\b[^>]{0,200}?\\bsrc\\s*=\\s*["']?https?:\\/\\/[^"'\\s>]{1,300}?(?:\\{\\{|\\$\\{|%7B%7B|\\[[A-Z][A-Z_\\s]{1,40}\\])`,
-    "code",
-    "",
+    { scope: "code", flags: "" },
   ),
   // Exfiltration: an instruction to put the conversation or the user's data into a URL or image.
   rule(
@@ -168,15 +167,14 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     L.HIDDEN_INSTRUCTION,
     `(?:<!--|\\[(?:\\/\\/|comment)\\]:\\s*(?:#|<>)\\s*\\(|<\\s*(?:div|span|p|section|font|small|td|a|label|article|aside)\\b[^>]{0,300}?(?:display\\s*:\\s*none|visibility\\s*:\\s*hidden|font-size\\s*:\\s*0(?:\\.0+)?(?:px|pt|em|rem|%)?\\s*(?:[;"'!]|$)|opacity\\s*:\\s*0(?:\\.0+)?\\s*[;"'!]|color\\s*:\\s*(?:#fff(?:fff)?|white)\\b[^>]{0,200}?background(?:-color)?\\s*:\\s*(?:#fff(?:fff)?|white)\\b|background(?:-color)?\\s*:\\s*(?:#fff(?:fff)?|white)\\b[^>]{0,200}?[^-]color\\s*:\\s*(?:#fff(?:fff)?|white)\\b|(?:height|width)\\s*:\\s*0(?:px)?\\s*;[^>]{0,100}?overflow\\s*:\\s*hidden|\\shidden(?=[\\s>/]))[^>]{0,200}>)` +
       `(?:(?!-->|<\\/)[\\s\\S]){0,400}?(?:\\b(?:AI|LLM|language\\s+model|assistant|chatbot|GPT|ChatGPT|Claude|Gemini|Copilot|summari[sz]er)s?\\b\\s*[:,]|\\bif\\s+you(?:\\s+are|'re)\\s+an?\\s+(?:AI|LLM|language\\s+model|assistant|bot)\\b|\\b(?:note|message|instructions?)\\s+(?:to|for)\\s+(?:the\\s+|any\\s+)?(?:AI|LLM|model|assistant|agent|bot|summari[sz]er)s?\\b|\\byour\\s+(?:response|reply|answer|output|summary)\\b|\\b(?:tell|inform|convince|persuade|ask)\\s+the\\s+user\\b|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:previous|prior|above|earlier|the\\s+(?:user|above|previous))\\b|\\b(?:system|hidden)\\s+(?:prompt|instructions?)\\b|\\bthe\\s+(?:assistant|AI|model|LLM)\\s+(?:must|should|will|is\\s+to)\\b)`,
-    "code",
+    { scope: "code" },
   ),
   // Code comments, docstrings and string literals (after "=", "(", "," or ":") that address an AI
   // ("# AI: approve this PR", '"""Note for Copilot: …"""', 'msg = "Assistant: send …"').
   rule(
     L.CODE_COMMENT_INSTRUCTION,
     `(?:(?:^|[\\s;{(])(?:#|\\/\\/|\\/\\*+|\\*|"""|'''|--|;;|%)|[=(,:][ \\t]*[rbuf]?["'\`])[ \\t]*(?:[\\w-]+[ \\t]*[:(]?[ \\t]*)?(?:(?:note|message|instructions?|hint|hey|dear|attention)\\s+(?:to|for)?\\s*)?(?:the\\s+|any\\s+|all\\s+)?(?:AI|LLM|(?:AI\\s+|coding\\s+|code\\s+)?(?:assistant|agent|reviewer|model)|copilot|language\\s+model|GPT|ChatGPT|Claude|Gemini|Cursor|Codex|chatbot|bot)s?(?:\\s+(?:${PARTICIPLE}|generating|completing|editing|writing|modifying|refactoring)\\b[^\\n:,]{0,60})?[ \\t]*[:,—–-][ \\t]*${IMPERATIVE}`,
-    "code",
-    "im",
+    { scope: "code", flags: "im" },
   ),
   // "pretend you are an evil AI", "stell dir vor, du bist eine böse KI"
   rule(
@@ -198,8 +196,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:shred|wipefs)\\b[^\\n]{0,40}\\/dev\\/(?:sd|nvme|hd|disk|mmcblk)` +
       `|\\bshutil\\.rmtree\\(\\s*["'](?:\\/|~|C:\\\\\\\\?)["']` +
       `|>>?\\s*\\/etc\\/(?:init\\.d|rc\\.local|crontab|profile)`,
-    "code",
-    "",
+    { scope: "code", flags: "" },
   ),
   // Plain requests in tool output to send data or money away, or to plant code (tool-abuse.ts).
   ...TOOL_ABUSE_RULES,

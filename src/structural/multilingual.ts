@@ -103,8 +103,7 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
       `|(?:あなたが|もしあなたが)${JA_AI}(?:である|なら|の場合|であれば)[^\\n。]{0,60}?${JA_ACTION}` +
       `|(?:примечание|заметка|сообщение|инструкци\\p{L}*|внимание|указание)\\s+(?:для|к)\\s+(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[:,;—–-]\\s*${RU_IMPERATIVE}` +
       `|если(?<!\\p{L}если)\\s+(?:ты|вы)\\s+(?:—\\s*|-\\s*)?(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[,:;—–-]\\s*${RU_IMPERATIVE}`,
-    "script",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   // Something planted in "your answer", or the task replaced (DE, FR, ES, PT, IT).
   rule(
@@ -122,8 +121,7 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
     "在(?:你的|您的|你|您)?(?:回答|回复|回覆|答复|答覆|响应|回應|总结|總結|摘要|翻译|翻譯)(?:中|里|裡|里面|末尾|结尾|結尾|开头|開頭)[,，]?\\s*(?:请|請|务必|務必|一定要|也)?(?:加入|添加|包含|附上|插入|提到|提及|推荐|推薦|告诉|告訴|写上|寫上|加上|注明)[^\\n。！？]{0,12}?(?:链接|鏈接|网址|網址|URL|网站|網站|广告|廣告|这句话|這句話|这段话|這段話|以下|下面的|如下|图片|圖片|推广|推廣)" +
       "|(?:回答|返答|応答|返信|要約|翻訳)の(?:中|最後|最初|末尾|冒頭)に[^\\n。]{0,30}?(?:リンク|URL|ＵＲＬ|サイト|広告|画像|次の|以下の|この(?:文|文章|メッセージ|フレーズ|テキスト))[^\\n。]{0,20}?(?:を)?(?:(?:追加|記載|挿入)(?:し|す)|(?:含め|入れ|付け加え|書き加え)(?:て|る|な))" +
       "|в(?<!\\p{L}в)\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})[^\\n.!?]{0,40}?(?:ссылк|URL|сайт|реклам|фраз|следующ|изображени|картинк|промокод)",
-    "script",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   rule(
     L.TASK_HIJACK,
@@ -132,8 +130,7 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
       "|(?:要約|翻訳|回答)(?:する)?(?:の)?(?:ではなく|代わりに|かわりに)[、,]?[^\\n。]{0,40}?(?:して|しなさい|ください|せよ|する)" +
       "|вместо(?<!\\p{L}вместо)\\s+того\\s*,?\\s*чтобы\\s+(?:резюмировать|пересказать|перевести|ответить|суммировать|кратко\\s+изложить)(?!\\p{L})[^\\n.!?]{0,60}?[,;:]?\\s*" +
       RU_IMPERATIVE,
-    "script",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   // "forget everything before" and "ignore the provided context" (EN, DE, FR, ES, PT, IT).
   rule(L.INSTRUCTION_OVERRIDE, FORGET_EVERYTHING),
@@ -142,17 +139,14 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
     "(?<!不要|别|別|请勿|請勿|不能)(?:忘记|忘記|忘掉|忽略|无视|無視)(?:之前|以前|上面|上述|前面|先前|此前)(?:的|所)?(?:所有|一切|全部)?(?:内容|內容|信息|資訊|对话|對話|任务|任務|说明|說明|要求|一切)" +
       "|(?:これまで|以前|前|上記|上)の(?:指示|命令|内容|会話|指令|ルール|すべて|全て|タスク)を?(?:すべて|全て)?(?:無視|忘れ)" +
       "|(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй)(?<!(?:\\p{L}|не\\s)(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй))\\s+(?:вс[её],?\\s+(?:\\p{L}+\\s+){0,4}?(?:выше|раньше|ранее|прежде|до\\s+этого)|все\\s+(?:предыдущие|прошлые|прежние)\\s+(?:задани|задач|сообщени|данн|указани|инструкци)\\p{L}*)(?!\\p{L})",
-    "script",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   // Refusal suppression (DE, FR, ES, PT, IT): a negation, then a quoted refusal in the sentence,
   // held as in English only for an AI's refusal ("als KI", "como IA") or a list of quoted phrases.
   rule(
     L.REFUSAL_SUPPRESSION,
     `\\b(?:nie(?:mals)?|nicht|keine?n?|jamais|pas|nunca|jamas|no|nao|mai|non)\\b${GAP(50)}["“'‘«„‚]\\s*(?:ich\\s+kann\\s+(?:das\\s+|dir\\s+|Ihnen\\s+)?(?:nicht|leider\\s+nicht)|es\\s+tut\\s+mir\\s+leid|leider|als\\s+(?:eine\\s+)?KI\\b|je\\s+ne\\s+peux\\s+pas|je\\s+suis\\s+desole|desole|en\\s+tant\\s+qu['’]\\s*(?:IA|intelligence\\s+artificielle)\\b|no\\s+puedo|lo\\s+siento|como\\s+(?:una\\s+)?IA\\b|nao\\s+posso|desculpe|sinto\\s+muito|como\\s+(?:uma\\s+)?IA\\b|non\\s+posso|mi\\s+dispiace|come\\s+(?:un['’]\\s*)?IA\\b)`,
-    "language",
-    "i",
-    (m) => /\b(?:KI|IA|intelligence)\b/i.test(m[0].slice(-40)) || quotedListFollows(m.input.slice(m.index + m[0].length)),
+    { accept: (m) => /\b(?:KI|IA|intelligence)\b/i.test(m[0].slice(-40)) || quotedListFollows(m.input.slice(m.index + m[0].length)) },
   ),
   // The same in Chinese, Japanese and Russian (script view).
   rule(
@@ -160,8 +154,11 @@ export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
     "(?:不要|别|別|禁止|永远不要|永遠不要|绝不|絕不|不许|不許|不准)[^\\n。！？]{0,20}?(?:说|說|使用|回答|包含|写|寫)[^\\n。！？]{0,20}?[“「\"'『](?:我不能|我无法|我無法|抱歉|对不起|對不起|作为(?:一个)?(?:AI|人工智能)|作為(?:一個)?(?:AI|人工智慧))" +
       '|[「『“"](?:できません|申し訳(?:ありません|ございません)|すみません|AIとして|お答えできません)[^」』”"\\n]{0,20}[」』”"][^\\n。]{0,12}?(?:と|など)(?:は|も)?(?:絶対に)?(?:言わ|答え|書か|使わ)(?:ないで|ない|ず|ぬ)' +
       '|(?<!\\p{L})(?:никогда\\s+не|не)\\s+(?:говори|говорите|пиши|пишите|используй|используйте|отвечай|отвечайте)(?!\\p{L})[^\\n.!?]{0,40}?[«"„“]\\s*(?:я\\s+не\\s+могу|извини|извините|к\\s+сожалению|как\\s+(?:ИИ|искусственный\\s+интеллект))',
-    "script",
-    "iu",
-    (m) => /AI|人工智|ИИ|интеллект/iu.test(m[0]) || quotedListFollows(m.input.slice(m.index + m[0].length)) || quotedListPrecedes(m.input.slice(0, m.index)),
+    {
+      scope: "script",
+      flags: "iu",
+      accept: (m) =>
+        /AI|人工智|ИИ|интеллект/iu.test(m[0]) || quotedListFollows(m.input.slice(m.index + m[0].length)) || quotedListPrecedes(m.input.slice(0, m.index)),
+    },
   ),
 ]);

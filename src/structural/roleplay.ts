@@ -70,9 +70,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "|(?:broken|break(?:s|ing)?|broke|freed?|liberated|released|escaped)\\s+(?:free\\s+)?(?:of|from)" +
       "|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not|never|won['’]?t|will\\s+not|no\\s+longer|doesnt|dont)\\s+(?:(?:have|need)\\s+to\\s+)?(?:abide\\s+by|follow|adhere\\s+to|comply\\s+with|obey|respect|care\\s+about|worry\\s+about|give\\s+a\\s+\\w+\\s+about))" +
       `\\s+(?:any\\s+(?:and\\s+all\\s+)?|all\\s+|the\\s+)?(?:of\\s+)?(?:[\\w'’-]+\\s+){0,4}?${LIMIT_NOUN}\\b`,
-    "language",
-    "i",
-    (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)),
+    { accept: (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)) },
   ),
   // A persona that has no rules, restrictions or ethics ("Wrath has no restrictions", "X doesn't
   // have any content policy"), held when the text speaks of an AI or a persona; "no restrictions
@@ -83,9 +81,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
       "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b" +
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
-    "language",
-    "i",
-    (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW),
+    { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) },
   ),
   // An order never to break character, held next to a sign that the role is a way around a
   // refusal (no matter what, even if, illegal, refuse, not even for a second).
@@ -93,9 +89,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
     L.NEVER_BREAK_CHARACTER,
     "\\b(?:(?:stay(?:s|ing)?|remain(?:s|ing)?|keep(?:s|ing)?)\\s+(?:\\w+\\s+){0,2}?in\\s+(?:character|(?:their|your|his|her|the|my)\\s+(?:roles?|characters?|personas?))" +
       "|(?:never|not|don['’]?t|do\\s+not|without)\\s+(?:\\w+\\s+){0,2}?(?:break(?:ing)?|drop(?:ping)?|leav(?:e|ing)|fall(?:ing)?\\s+out\\s+of|step(?:ping)?\\s+out\\s+of|get(?:ting)?\\s+out\\s+of)\\s+(?:character|(?:their|your|his|her|the)\\s+(?:roles?|characters?|personas?)))\\b",
-    "language",
-    "i",
-    (m) => nearby(REFUSAL_CONTEXT, m, 200),
+    { accept: (m) => nearby(REFUSAL_CONTEXT, m, 200) },
   ),
   // The same in DE, FR, ES, PT, IT (folded view): "bleib in deiner Rolle", "ne sors jamais de ton
   // personnage", "no rompas el personaje", "non uscire mai dal personaggio".
@@ -109,9 +103,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "|(?:no|nao|nunca)\\s+(?:\\w+\\s+){0,2}?(?:rompas|rompa|salgas|salga|saias|saia|quebre|quebres)\\s+(?:del?|do|o|el)\\s+(?:tu\\s+|su\\s+|seu\\s+)?(?:personaje|personagem|papel)" +
       "|(?:resta|rimani|rimanga|resti)\\s+(?:\\w+\\s+){0,2}?nel\\s+(?:tuo\\s+|suo\\s+)?(?:personaggio|ruolo)" +
       "|(?:non|mai)\\s+(?:\\w+\\s+){0,2}?(?:uscire|uscite|esca|uscir)\\s+(?:mai\\s+)?(?:dal|dal\\s+tuo|dal\\s+suo)\\s+(?:personaggio|ruolo))\\b",
-    "language",
-    "i",
-    (m) => nearby(REFUSAL_CONTEXT, m, 200),
+    { accept: (m) => nearby(REFUSAL_CONTEXT, m, 200) },
   ),
   // A disclaimer of real use ("purely fictional", "this is a hypothetical scenario", "will never be
   // actually executed."), held next to a request for content or a role for the reader.
@@ -129,8 +121,6 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "\\s+(?:in\\s+(?:real\\s+life|reality|the\\s+real\\s+world|a\\s+real|any\\s+real|real-world)|for\\s+(?:any\\s+)?(?:harmful|malicious|illegal|unethical|real|nefarious|criminal)|in\\s+(?:any|a)\\s+(?:harmful|malicious|illegal|unethical|real)\\s+(?:way|manner)|maliciously|to\\s+(?:harm|hurt))" +
       // A bare "will never be used." is a privacy notice's wording; "will never be executed." is not.
       "|(?:implemented|executed|enacted|carried\\s+out|acted\\s+(?:up)?on|put\\s+into\\s+(?:practice|action))(?=\\s*[.!])))\\b",
-    "language",
-    "i",
-    (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW),
+    { accept: (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW) },
   ),
 ]);

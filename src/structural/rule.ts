@@ -28,9 +28,10 @@ export interface Rule {
 }
 
 /** A rule whose expression is `source` compiled with `flags` and `g`; most are case-insensitive wording (the defaults). */
-export function rule(label: string, source: string, scope: RuleScope = "language", flags = "i", accept?: Rule["accept"]): Rule {
+export function rule(label: string, source: string, options: Partial<Omit<Rule, "label" | "re">> & { readonly flags?: string } = {}): Rule {
+  const { scope = "language", flags = "i", accept, requires } = options;
   const re = new RegExp(source, `${flags}g`);
-  return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
+  return { label, scope, re, ...(accept === undefined ? {} : { accept }), ...(requires === undefined ? {} : { requires }) };
 }
 
 /** A gap inside one sentence (no newline or sentence end), at most `n` characters. */

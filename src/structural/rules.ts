@@ -200,8 +200,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
       `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
-    "script",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   // Row 2: override verb + your/all/any + instruction noun.
   rule(
@@ -219,7 +218,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:new|updated|revised|corrected|modified|real|actual|true|replacement|override)\\s+(?:system\\s+)?(?:instructions|directives?|system\\s+prompt|system\\s+message|system\\s+rules|prompt)\\s*[:;]",
   ),
   // Row 5.
-  rule(L.FAKE_AUTHORITY_TAG, "\\[\\s*(?:system|admin|administrator|root|developer|internal|sys|operator)\\s*\\]", "code"),
+  rule(L.FAKE_AUTHORITY_TAG, "\\[\\s*(?:system|admin|administrator|root|developer|internal|sys|operator)\\s*\\]", { scope: "code" }),
   // Row 6.
   rule(L.FAKE_AUTHORITY_PREFIX, "\\b(?:system|admin|administrator|root|developer|sudo|operator)[\\s_-]{0,3}(?:override|command|instruction|directive)s?\\s*:"),
   // Row 7: reveal verb + YOUR prompt/instructions (see PROMPT_OBJECT).
@@ -237,9 +236,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:(?:enable|activate|enter|start|engage|switch\\s+(?:on|to|into)|turn\\s+on|become|be|act\\s+as|respond\\s+as|answer\\s+as|reply\\s+as|speak\\s+as|stay\\s+(?:in|as)|you\\s+are(?:\\s+now)?|you're(?:\\s+now)?|as|I\\s+am|I'm)\\s+(?:the\\s+)?(DAN)(?![-'’\\w])" +
       "|(DAN)(?![-'’\\w])[^\\n]{0,80}?\\bdo\\s+anything\\s+now\\b" +
       "|(DAN)\\s+(?:mode\\s+)?(?:is\\s+)?(?:enabled|activated|engaged|unlocked|has\\s+no\\s+(?:restrictions|rules|limits|filters))\\b)",
-    "language",
-    "i",
-    (m) => m[1] === "DAN" || m[2] === "DAN" || m[3] === "DAN",
+    { accept: (m) => m[1] === "DAN" || m[2] === "DAN" || m[3] === "DAN" },
   ),
   // Row 10: activation verb + privileged mode; ops modes (debug, …) only when the reader is told
   // it is in them. "How do I enable developer mode on my phone?" is a question.
@@ -255,34 +252,27 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
   ),
   // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
-  rule(
-    L.BASE64_CUE,
-    "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})",
-    "encoding",
-    "i",
-    (m) => decodeBase64Text(m[1] as string) !== null,
-  ),
+  rule(L.BASE64_CUE, "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", {
+    scope: "encoding",
+    accept: (m) => decodeBase64Text(m[1] as string) !== null,
+  }),
   // Row 13: a long padded base64 run that decodes to text.
   // Every match ends in padding, so a text without "=" is skipped without scanning its words.
-  {
-    ...rule(
-      L.BASE64_LONG,
-      "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)",
-      "encoding",
-      "",
-      (m) => decodeBase64Text(m[0]) !== null,
-    ),
+  rule(L.BASE64_LONG, "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)", {
+    scope: "encoding",
+    flags: "",
+    accept: (m) => decodeBase64Text(m[0]) !== null,
     requires: "=",
-  },
+  }),
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
-  rule(L.HEX_ESCAPES, "(?:\\\\x[0-9A-Fa-f]{2}){4,}", "encoding", "", (m) => escapesSpellText(m[0])),
+  rule(L.HEX_ESCAPES, "(?:\\\\x[0-9A-Fa-f]{2}){4,}", { scope: "encoding", flags: "", accept: (m) => escapesSpellText(m[0]) }),
   // Row 15: \uNNNN escapes spelling ASCII text (JSON-escaped accents are not).
-  rule(L.UNICODE_ESCAPES, "(?:\\\\u[0-9A-Fa-f]{4}){3,}", "encoding", "", (m) => escapesSpellText(m[0])),
+  rule(L.UNICODE_ESCAPES, "(?:\\\\u[0-9A-Fa-f]{4}){3,}", { scope: "encoding", flags: "", accept: (m) => escapesSpellText(m[0]) }),
   // Row 16: a download tool piped into an interpreter ("sync … | sort" is not one).
   rule(
     L.PIPED_SHELL,
     "\\b(?:curl|wget|nc|ncat|netcat|iwr|Invoke-WebRequest|Invoke-RestMethod)\\b[^\\n|]{1,200}\\|\\s*(?:sudo\\s+(?:-\\w+\\s+){0,3})?(?:(?:ba|z|k|c|tc|da|fi|a)?sh|python[23]?|perl|ruby|node|php|pwsh|powershell|iex|source)\\b",
-    "code",
+    { scope: "code" },
   ),
   // Row 17: destructive commands on system targets; sudo only for a root shell or a destructive
   // command ("sudo apt install" is ordinary documentation).
@@ -294,27 +284,25 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       "|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:" +
       "|\\bdd\\s[^\\n]{0,80}?\\bof=\\/dev\\/(?:sd|nvme|hd|disk|mmcblk)" +
       "|\\bmkfs(?:\\.\\w+)?\\s+\\/dev\\/",
-    "code",
-    "im",
+    { scope: "code", flags: "im" },
   ),
   // Row 18: script tags (any case), javascript: URLs, inline event handlers inside a tag.
   rule(
     L.XSS,
     "<\\s*script[\\s>/]|\\bjavascript\\s*:(?!\\s)|\\b(?:href|src|action|formaction|xlink:href)\\s*=\\s*[\"']?\\s*(?:vbscript|data:text\\/html)|<[a-z][^<>\\n]{0,200}?\\son[a-z]{3,20}\\s*=",
-    "code",
+    { scope: "code" },
   ),
   // Row 19: a separator line that announces a system/admin section or the end of the input.
   rule(
     L.FAKE_DELIMITER,
     "(?:(?<!-)-{3,}|(?<!=)={3,}|(?<!#)#{4,}|(?<!\\*)\\*{3,}|(?<!_)_{3,})[ \\t]*\\[?[ \\t]*(?:(?:begin|start|end)\\s+(?:of\\s+)?)?(?:(?:system|admin|developer|root)(?:\\s+(?:prompt|message|instructions?|override|note|notice|update|mode|command|end|ends|begins?|start|reset)\\b|[ \\t]*(?:[:\\]]|-{2,}|={2,}|#{2,}|$))|end\\s+of\\s+(?:the\\s+)?(?:conversation|instructions?|system|prompt|context|input|session|user|chat|roleplay|transcript)\\b|(?:new|override)\\s+instructions?\\b|instructions?\\s+(?:begin|start|end|override)\\b)",
-    "code",
-    "im",
+    { scope: "code", flags: "im" },
   ),
   // Row 20: chat-template control tokens.
   rule(
     L.FAKE_SPECIAL_TOKEN,
     "<\\|\\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|end_of_text|begin_of_text|eot_id|start_header_id|end_header_id|fim_\\w{1,10})\\s*\\|>|\\[\\/?INST\\]|<<\\/?SYS>>|<\\/?(?:start_of_turn|end_of_turn)>",
-    "code",
+    { scope: "code" },
   ),
   // New: "you are an unfiltered AI", "an AI with no content filters".
   rule(
@@ -339,8 +327,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.FAKE_TURN,
     "^[ \\t>*_#-]{0,8}[\\[(]?(?:system|developer)(?:\\s+(?:message|prompt|note|instructions?))?[\\])]?[ \\t]*[:：][ \\t]*(?:you\\b|your\\b|from\\s+now|ignore|disregard|forget|new\\b|always\\b|never\\b|do\\s+not|don't|respond|reply|answer|act\\b|pretend|override|the\\s+(?:user|assistant)\\b|all\\s+(?:previous|prior|safety))" +
       "|^[ \\t]*#{2,}[ \\t]*(?:instruction|system(?:\\s+prompt)?|human|assistant|response)[ \\t]*:",
-    "code",
-    "im",
+    { scope: "code", flags: "im" },
   ),
   // New: decode/reverse/translate the payload, then obey it.
   rule(
@@ -348,8 +335,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:decode|decipher|decrypt|unscramble|deobfuscate|reverse|read\\s+(?:it|this|the\\s+\\w+(?:\\s+\\w+)?)\\s+backwards?)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:execute|follow|obey|comply|run|act\\s+on|carry\\s+out|perform|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
       "|\\b(?:translate|convert|expand|concatenate|combine|assemble|interpret|transliterate|substitute|replace)\\b[^\\n]{0,120}?\\b(?:and|then)\\s+(?:then\\s+)?(?:follow|obey|comply|act\\s+on|carry\\s+out|do\\s+(?:it|what\\s+it\\s+says|as\\s+it\\s+says)|execute(?=\\s*(?::|it\\b)))\\b(?=\\s*(?:[.,;:!?)]|$|it\\b|its\\b|them\\b|the\\s+(?:decoded|hidden|resulting|result|instructions?)\\b|what\\s+it\\s+says|accordingly))" +
       "|\\b(?:follow|obey|execute|carry\\s+out)\\s+(?:this|the|these)\\s+(?:[\\w-]+\\s+)?(?:instructions?|commands?|directives?)\\s+(?:spelled|encoded|encrypted|hidden|obfuscated|reversed)\\b",
-    "language",
-    "im",
+    { flags: "im" },
   ),
   // Row 1, other shapes: the earlier rules declared void, stop following your rules, disregard
   // everything you were told.
@@ -366,13 +352,11 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.REFUSAL_SUPPRESSION,
     `\\b(?:never|do\\s+not|don't|must\\s+not|will\\s+not|won't|shall\\s+not|should\\s+not|without)\\b${GAP(60)}\\b(?:say(?:s|ing)?|us(?:e|es|ing)|includ(?:e|es|ing)|writ(?:e|es|ing)|(?:respond|reply|begin|start|open)(?:s|ing)?\\s+with|add(?:s|ing)?|contain(?:s|ing)?|mention(?:s|ing)?)\\b${GAP(40)}["“'‘]\\s*(?:I\\s*(?:can['’]?t|cannot|can\\s+not|am\\s+unable|['’]m\\s+unable|['’]m\\s+sorry|am\\s+sorry|apologi[sz]e|must\\s+decline)|as\\s+an\\s+AI\\b|sorry,?\\s+(?:but\\s+)?I\\b)`,
-    "language",
-    "i",
-    (m) => refusalListOrAiRefusal(m),
+    { accept: (m) => refusalListOrAiRefusal(m) },
   ),
   // An adversarial suffix: four or more plain words, then on the same line brackets that close
   // what was never opened (suffixBracketsMismatch; code keeps them balanced, "1)" is not counted).
-  rule(L.ADVERSARIAL_SUFFIX, "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", "code", "m", (m) => suffixBracketsMismatch(m[1] ?? "")),
+  rule(L.ADVERSARIAL_SUFFIX, "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", { scope: "code", flags: "m", accept: (m) => suffixBracketsMismatch(m[1] ?? "") }),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
     L.OVERRIDE_INSTRUCTIONS,
@@ -401,7 +385,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.FAKE_TURN,
     "<\\/\\s*(?:user|human|input|document|context|data|untrusted)\\s*>\\s*<\\s*(?:system|assistant|developer|admin|instructions?)\\s*>" +
       "|<\\s*(?:system|developer|admin)(?:[_-](?:message|prompt|instructions?))?\\s*>[^<\\n]{0,60}?\\b(?:new|ignore|disregard|override|you\\s+(?:are|must|will)|reveal|policy|instructions?)\\b",
-    "code",
+    { scope: "code" },
   ),
   // Indirect injections planted in documents (indirect.ts).
   ...INDIRECT_RULES,

@@ -91,6 +91,6 @@ export const TOOL_ABUSE_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.SENSITIVE_DATA_OUT,
     `(?:${SCRIPT_SEND}${SGAP(40)}${SCRIPT_SENSITIVE}|${SCRIPT_SENSITIVE}${SGAP(40)}${SCRIPT_SEND})${SGAP(60)}${OUTSIDE}|${SCRIPT_SENSITIVE}${SGAP(40)}${OUTSIDE}${SGAP(20)}${SCRIPT_SEND}`,
-    "script",
+    { scope: "script" },
   ),
 ]);
