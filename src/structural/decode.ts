@@ -1,8 +1,7 @@
-// Decode-then-recheck: find text hidden as base64 (standard or URL alphabet, possibly
-// wrapped over several lines), hex (plain pairs, \xNN, %NN or 0xNN), ROT13/Caesar or reversed
-// text, decode it, and ask the caller's recheck whether the decoded text is an injection.
-// Decoded text is searched again (base64 inside base64, …), every loop bounded (DecodeLimits;
-// a layer's runs are disjoint slices of its text). The label names the outermost encoding.
+// Decode-then-recheck: text hidden as base64 (either alphabet, possibly wrapped), hex (pairs, \xNN,
+// %NN, 0xNN), ROT13/Caesar or reversed is decoded and rechecked by the caller, and searched again
+// (base64 in base64, …), every loop bounded (DecodeLimits; a layer's runs are disjoint slices of
+// its text). The label names the outermost encoding.
 
 import type { EncodingKind } from "./labels.js";
 import { codePointLength } from "../core/codepoints.js";

@@ -1,10 +1,7 @@
-// Matching views of untrusted text.
-//
-// Patterns never run on the raw text alone, because an attacker controls its spelling: invisible
-// characters split keywords ("ig\u00ADnore"), compatibility forms and look-alikes disguise them
-// ("ｉｇｎｏｒｅ", "іgnоrе"), digits stand in for letters ("1gn0r3"), letters are spaced out
-// ("i g n o r e"). Each view undoes some of that. Views are for matching only: the filter
-// never returns or logs them. Every view is a linear pass over its input.
+// Matching views of untrusted text, whose spelling an attacker controls: invisible characters split
+// keywords ("ig\u00ADnore"), look-alikes disguise them ("ｉｇｎｏｒｅ", "іgnоrе"), digits stand in for
+// letters ("1gn0r3"), letters are spaced out ("i g n o r e"). Each view undoes some of that in one
+// linear pass; views are for matching only, never returned or logged.
 
 import { codePointLength } from "../core/codepoints.js";
 import { foldConfusables } from "./confusables.js";
@@ -34,16 +31,8 @@ export function scriptView(text: string): string {
   return stripInvisible(text).normalize("NFKC");
 }
 
-const LEET: Readonly<Record<string, string>> = {
-  "0": "o",
-  "1": "i",
-  "3": "e",
-  "4": "a",
-  "5": "s",
-  "7": "t",
-  "@": "a",
-  "$": "s",
-};
+// Each leet digit or symbol and the letter it stands for; others (2, 6, 8, 9) are kept.
+const LEET: ReadonlyMap<string, string> = new Map(["0o", "1i", "3e", "4a", "5s", "7t", "@a", "$s"].map((pair) => [pair[0] as string, pair[1] as string]));
 // A token that mixes letters with leet digits/symbols; pure numbers ("2025") are left alone.
 const LEET_TOKEN = /[A-Za-z0-9@$]*[A-Za-z][A-Za-z0-9@$]*/g;
 const HAS_LEET = /[0-9@$]/;
@@ -67,7 +56,7 @@ const DEOBFUSCATION: ReadonlyArray<{ readonly hint: RegExp; readonly passes: Rea
       [CAMEL_JOIN, () => " "],
     ],
   },
-  { hint: LEET_HINT, passes: [[LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token)]] },
+  { hint: LEET_HINT, passes: [[LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET.get(c) ?? c) : token)]] },
   { hint: SPACED_HINT, passes: [[SPACED_LETTERS, (run) => run.replace(/ /g, "")]] },
 ];
 

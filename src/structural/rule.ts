@@ -1,6 +1,5 @@
-// The shape of one structural pattern rule and the helpers the rule tables (rules.ts,
-// indirect.ts, multilingual.ts) build them with. Kept on its own so that rules.ts can collect
-// the other tables without them importing rules.ts back; the scopes are described in rules.ts.
+// One structural pattern rule and the helpers the rule tables build it with; apart, so rules.ts
+// can collect the other tables without them importing it back (scopes: see rules.ts).
 
 /** Where a rule runs: which normalised views of a text it is matched against (rules.ts). */
 export type RuleScope = "language" | "code" | "encoding" | "script";
