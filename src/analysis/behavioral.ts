@@ -106,8 +106,3 @@ function collectSignals(userInput: string, response: string, leakFragments: read
     ...runRules("canary_compromise", CANARY_COMPROMISE_RULES, reply),
   ];
 }
-
-/** Analyses one recorded reply with a default-configured analyzer, for callers that hold reply bytes rather than a probe result. */
-export function analyzeResponse(userInput: string, response: string): AnalysisResult {
-  return new BehavioralAnalyzer().analyzeResponse(userInput, response);
-}
