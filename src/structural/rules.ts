@@ -8,11 +8,10 @@
 // characters (a `\s*` right before a `\s*` tries every split of a run of spaces), and context is
 // checked by look-behind/look-ahead rather than by backtracking over the text.
 //
-// Scopes say where a rule runs:
-//   - "language": injection wording — folded view, de-obfuscated view, and decoded payloads;
-//   - "code": markup, shell and chat-template shapes — folded view and decoded payloads;
-//   - "encoding": visible encodings (rows 12–15) — folded view only (decoding is decode.ts's job);
-//   - "script": non-Latin-script wording — script view (no look-alike folding) and decoded payloads.
+// Scopes say where a rule runs: "language" (injection wording) on the folded and de-obfuscated
+// views, "code" (markup, shell, chat templates) on the folded view, "script" (non-Latin wording) on
+// the script view (no look-alike folding), all three on decoded payloads too; "encoding" (rows
+// 12–15) on the folded view only (decoding is decode.ts's job).
 
 import * as L from "./labels.js";
 import { decodeBase64Text } from "./decode.js";

@@ -2,16 +2,14 @@
 // `scanCharacters(text)` walks the text once and reports whether it holds control characters and
 // suspicious invisible Unicode. Not a flat deny list, which would refuse ordinary emoji ("❤️",
 // "👩‍💻") and Indic/Persian text: each invisible character is allowed only where it has a job:
-//   - ZWJ U+200D: between two emoji (the left may end in VS16 or a skin tone), or between two
-//     letters/marks of a script that uses joiners (Arabic, Indic, …).
-//   - ZWNJ U+200C: between two letters/marks of such a script.
-//   - LRM/RLM U+200E/F: only when the text contains right-to-left letters.
-//   - VS15/VS16 U+FE0E/F: directly after a code point that has an emoji presentation.
-//   - VS1–VS14 U+FE00–FE0D: directly after a Han ideograph, a math symbol or a Myanmar letter.
-//   - Ideographic variation selectors U+E0100–E01EF: directly after a Han ideograph.
-//   - Tag characters U+E0020–E007F: only inside a subdivision flag (U+1F3F4, 2–7 tag digits or
-//     lowercase tag letters, U+E007F cancel tag), e.g. the flag of England.
-// Never two selectors in a row: runs of selectors are how data is smuggled in invisible text.
+//   - ZWJ U+200D between two emoji (the left may end in VS16 or a skin tone); ZWJ and ZWNJ U+200C
+//     between two letters/marks of a script that uses joiners (Arabic, Indic, …);
+//   - LRM/RLM U+200E/F only in a text with right-to-left letters;
+//   - VS15/VS16 right after an emoji; VS1–VS14 after a Han ideograph, math symbol or Myanmar
+//     letter; ideographic selectors U+E0100–E01EF after a Han ideograph; never two selectors in a
+//     row (runs of selectors smuggle data);
+//   - tags U+E0020–E007F only in a subdivision flag (U+1F3F4, 2–7 tag digits or lowercase tag
+//     letters, cancel tag U+E007F), e.g. the flag of England.
 // Bidi embeddings/overrides (U+202A–202E) and isolates (U+2066–2069) are always suspicious.
 //
 // Two benign traces are not control characters (rules version 4, docs/detection.md):
