@@ -3,8 +3,7 @@
 import { OllamaChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { checkNumCtx } from "../canary/options.js";
-import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
-import { ChatJudge, judgeRole } from "./judge-verdict.js";
+import { ChatJudge, JUDGE_SYSTEM_PROMPT, judgeRole } from "./judge-verdict.js";
 import { brandAnalyzer } from "../analysis/identity.js";
 
 const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
