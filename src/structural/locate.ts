@@ -80,6 +80,11 @@ export function addLocation(list: MatchLocation[], span: CodePointSpan): boolean
   return list.length < MAX_LOCATIONS_PER_REASON;
 }
 
+/** Adds view spans `[a, b)`, mapped back to the text, while the list has room. */
+function addMapped(list: MatchLocation[], view: MappedView, spans: ReadonlyArray<readonly [number, number]>): void {
+  for (const [a, b] of spans) if (!addLocation(list, mapViewSpan(view, a, b))) return;
+}
+
 /** Where the built-in rules with `label` match, on the views they run on. */
 export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
   const found: MatchLocation[] = [];
@@ -89,8 +94,7 @@ export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
     // A later view counts only where the earlier ones found nothing (a language rule that matched only once obfuscation was undone).
     for (const name of SCOPE_VIEWS[r.scope]) {
       const view = found.length === before ? maps[name] : null;
-      if (view === null) continue;
-      for (const [a, b] of ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - found.length)) if (!addLocation(found, mapViewSpan(view, a, b))) break;
+      if (view !== null) addMapped(found, view, ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - found.length));
     }
   }
   return found;
@@ -102,11 +106,7 @@ export function customLocations(re: RegExp, maps: TextMaps): MatchLocation[] {
   const global = new RegExp(re.source, `${re.flags}g`);
   const found: MatchLocation[] = [];
   for (const view of [maps.identity, maps.folded]) {
-    let seen = 0;
-    for (const m of view.text.matchAll(global)) {
-      if (!addLocation(found, mapViewSpan(view, m.index, m.index + m[0].length))) break;
-      if (++seen >= 64) break;
-    }
+    addMapped(found, view, ruleSpans({ re: global }, view.text, Number.POSITIVE_INFINITY));
     if (found.length > 0) break;
   }
   return found;

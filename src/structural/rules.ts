@@ -28,7 +28,7 @@ import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
  */
 export const STRUCTURAL_RULES_VERSION = 4;
 
-/** At most this many matches of one rule are inspected by an `accept` predicate. */
+/** At most this many matches of one expression are inspected (by `accept`, or for locations). */
 const MAX_MATCHES_PER_RULE = 64;
 
 /** Whether `r` matches `text` (and one of its first matches passes `accept`). */
@@ -39,8 +39,8 @@ export function ruleMatches(r: Rule, text: string): boolean {
   return r.re.test(text);
 }
 
-/** Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass `accept`, in order. */
-export function ruleSpans(r: Rule, text: string, limit: number): Array<readonly [number, number]> {
+/** Where `r` matches `text`: the UTF-16 `[start, end)` of up to `limit` matches that pass `accept`, in order, among the first MAX_MATCHES_PER_RULE. */
+export function ruleSpans(r: Pick<Rule, "re" | "accept" | "requires">, text: string, limit: number): Array<readonly [number, number]> {
   const spans: Array<readonly [number, number]> = [];
   if (limit <= 0 || (r.requires !== undefined && !text.includes(r.requires))) return spans;
   r.re.lastIndex = 0;
