@@ -1,6 +1,5 @@
-// An LLM judge on an OpenAI-compatible API: same verdict rules as the Ollama
-// judge over the same transport as the OpenAI probe. The API key stays in a private field and is
-// sent only as a Bearer header.
+// An LLM judge on an OpenAI-compatible API: the Ollama judge's verdict rules over the OpenAI
+// probe's transport. The API key stays in a private field and is sent only as a Bearer header.
 import { OpenAIChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
 import { ChatJudge, judgeRole } from "./judge-verdict.js";
