@@ -9,6 +9,7 @@ export interface PatternRule {
   /** Stable identifier, used by tests and in the signal description. */
   readonly id: string;
   readonly description: string;
+  /** Compiled with `g`, so runRules can resume the search past a cancelled match. */
   readonly pattern: RegExp;
   /**
    * Tested on the sentence around the match; a hit cancels the rule. Used for negation
@@ -54,7 +55,7 @@ export function patternRule(
   source: string,
   options: Pick<PatternRule, "veto" | "severity" | "quotesCount"> = {},
 ): PatternRule {
-  return { id, description, pattern: rx(source), ...options };
+  return { id, description, pattern: rx(source, "g"), ...options };
 }
 
 /** A bounded run of characters inside one sentence. */
@@ -84,19 +85,6 @@ export function runRules(category: SignalCategory, rules: readonly PatternRule[]
   return signals;
 }
 
-const globalForms = new WeakMap<RegExp, RegExp>();
-
-/** A `g` copy of `pattern`, compiled once (compiling the rule set is the analyzer's main cost). */
-function globalFormOf(pattern: RegExp): RegExp {
-  let global = globalForms.get(pattern);
-  // Stored only when made: a WeakMap write on every call (per rule, per reply) doubled the analyzer's cost.
-  if (global === undefined) {
-    global = new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
-    globalForms.set(pattern, global);
-  }
-  return global;
-}
-
 /** Matches of one rule examined for quotation or refusal context; past this the next match counts as it is. */
 const MAX_CONTEXT_CHECKS = 32;
 
@@ -107,24 +95,24 @@ const MAX_CONTEXT_CHECKS = 32;
  * the match, and after MAX_CONTEXT_CHECKS of them a match counts whatever its context.
  */
 function firstUnvetoedMatch(rule: PatternRule, text: string): number | undefined {
-  const global = globalFormOf(rule.pattern);
-  global.lastIndex = 0;
+  const re = rule.pattern;
+  re.lastIndex = 0;
   let contextChecks = 0;
   for (let guard = 0; guard <= text.length; guard++) {
-    const match = global.exec(text);
+    const match = re.exec(text);
     if (match === null) return undefined;
     const end = match.index + match[0].length;
     if (rule.veto !== undefined) {
       const { from, to } = sentenceBounds(text, match.index, end);
       rule.veto.lastIndex = 0;
       if (rule.veto.test(text.slice(from, to))) {
-        global.lastIndex = Math.max(to, end, match.index + 1);
+        re.lastIndex = Math.max(to, end, match.index + 1);
         continue;
       }
     }
     if (rule.quotesCount === true || contextChecks >= MAX_CONTEXT_CHECKS || !isQuotedOrRefused(text, match.index, end)) return match.index;
     contextChecks++;
-    global.lastIndex = Math.max(end, match.index + 1);
+    re.lastIndex = Math.max(end, match.index + 1);
   }
   return undefined;
 }
