@@ -14,10 +14,7 @@ function collapseWhitespace(text: string): string {
   return text.replace(WHITESPACE_RUN, (run) => (run.includes("\n") ? "\n" : " "));
 }
 
-/**
- * The form phrase rules read: NFKC, no format characters, straight quotes, lowercase, no
- * markdown emphasis, single-character whitespace runs, trimmed.
- */
+/** The form phrase rules read: NFKC, no format characters, straight quotes, lowercase, no emphasis, one-character whitespace runs, trimmed. */
 export function normalizeForMatching(text: string): string {
   const folded = (PLAIN_ASCII.test(text) ? text.replace(BACKTICK, "'") : unicodeFolded(text).replace(APOSTROPHES, "'")).toLowerCase().replace(EMPHASIS, "");
   return collapseWhitespace(folded).trim();
@@ -32,10 +29,7 @@ function unicodeFolded(text: string): string {
   return text.normalize("NFKC").replace(FORMAT_CHARS, "").replace(QUOTES, '"');
 }
 
-/**
- * The form structural rules read (tool-call syntax): like normalizeForMatching but keeps
- * underscores, backticks and emphasis characters, which are part of that syntax.
- */
+/** The form tool-call rules read: like normalizeForMatching but keeping underscores, backticks and emphasis characters. */
 export function normalizeForSyntax(text: string): string {
   return collapseWhitespace((PLAIN_ASCII.test(text) ? text : unicodeFolded(text)).toLowerCase());
 }

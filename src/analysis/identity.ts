@@ -38,16 +38,10 @@ export type AnalyzerIdentity = RegexAnalyzerIdentity | JudgeIdentity;
 
 const brands = brandRegistry<AnalyzerKind>();
 
-/**
- * The analyzers' brands (core/own-brand.ts): `brandAnalyzer` is called by each analyzer's
- * constructor, `analyzerKind` names the kind a value was built as (subclasses included).
- */
+/** The analyzers' brands: each constructor calls `brandAnalyzer`; `analyzerKind` names the kind a value was built as (subclasses included). */
 export const { brand: brandAnalyzer, kindOf: analyzerKind } = brands;
 
-/**
- * The identity of `analyzer` when it is the library's own, unmodified analyzer of `kind`, else
- * null (then nothing it concluded may be reused).
- */
+/** The identity of `analyzer` when it is the library's own, unmodified analyzer of `kind`; else null (nothing it concluded may be reused). */
 export function verifiedAnalyzerIdentity(analyzer: unknown, kind: AnalyzerKind): AnalyzerIdentity | null {
   return brands.isOwn(analyzer, kind) ? (analyzer as { identity(): AnalyzerIdentity }).identity() : null;
 }

@@ -109,9 +109,8 @@ export interface EncodedFinding {
   readonly start: number;
   readonly end: number;
   /**
-   * For a rot13, caesar or reverse decoding of the whole input that matched at once (no further
-   * layer): the decoded text, whose code points are the input's own (shifted letters) or the
-   * input's in reverse order, so a match in it can be placed in the input exactly.
+   * For a whole-input rot13, caesar or reverse decoding that matched at once: the decoded text, whose
+   * code points are the input's (shifted, or in reverse order), so a match can be placed exactly.
    */
   readonly wholeDecoded?: string;
 }

@@ -27,10 +27,7 @@ import { type CharacterScan, scanCharacters } from "./unicode.js";
 export interface FilterResult {
   readonly blocked: boolean;
   readonly reasons: readonly string[];
-  /**
-   * One entry per reason, in the order of `reasons`: the reason, its one-line explanation and
-   * up to three code-point locations `[start, end)` in the checked text. Never the matched text.
-   */
+  /** Per reason, in order: its one-line explanation and up to three code-point locations `[start, end)`, never the matched text. */
   readonly matches: readonly StructuralMatch[];
   readonly inputSanitized: string;
 }
@@ -185,10 +182,7 @@ export class StructuralFilter {
     return { rulesVersion: STRUCTURAL_RULES_VERSION, customPatterns: this.customPatternSummary, maxInputLength: this.maxInputLength };
   }
 
-  /**
-   * The custom patterns this filter applies, in order, as compiled (source, flags, reason):
-   * what a cache key needs to tell two filters apart. Empty without custom patterns.
-   */
+  /** The custom patterns applied, in order, as compiled (source, flags, reason): what tells two filters' cache keys apart. */
   get customPatternSummary(): ReadonlyArray<{ readonly source: string; readonly flags: string; readonly reason: string }> {
     return Object.freeze(this.#custom.map((c) => Object.freeze({ source: c.re.source, flags: c.re.flags, reason: c.reason })));
   }

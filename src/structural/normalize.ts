@@ -154,9 +154,8 @@ const INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
 const MARK = /^\p{M}$/u;
 
 /**
- * `text` with invisible characters stripped, cut into chunks of one code point and the marks
- * that follow it (normalisation reorders and composes only within such a chunk), each chunk
- * with the original span it covers.
+ * `text` without invisible characters, in chunks of one code point and its following marks (within
+ * which alone normalisation reorders and composes), each with the original span it covers.
  */
 function chunksOf(text: string): Array<{ readonly text: string; readonly from: number; readonly to: number }> {
   const chunks: Array<{ text: string; from: number; to: number }> = [];

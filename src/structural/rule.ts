@@ -19,10 +19,7 @@ export interface Rule {
   /** Always compiled with the `g` flag so matches can be enumerated (bounded) for `accept`. */
   readonly re: RegExp;
   readonly accept?: (match: RegExpExecArray) => boolean;
-  /**
-   * A literal that every match of `re` contains (case-sensitively): a text without it cannot
-   * match, so the search is skipped. Only for literals the pattern itself makes mandatory.
-   */
+  /** A literal every match of `re` contains (case-sensitively, as the pattern makes it mandatory): without it, no search. */
   readonly requires?: string;
 }
 

@@ -65,10 +65,7 @@ function isEmojiSide(prev: number | undefined, prevPrev: number | undefined): bo
   return test(EXT_PICT, prev);
 }
 
-/**
- * Length in UTF-16 units of a well-formed subdivision flag tag run starting at `index` (just
- * after U+1F3F4), or 0 when the tags there do not form one.
- */
+/** UTF-16 length of the well-formed subdivision flag tag run at `index` (just after U+1F3F4), or 0. */
 function subdivisionTagRun(text: string, index: number): number {
   let units = 0;
   let tags = 0;
@@ -89,10 +86,7 @@ function isZeroWidthSpace(unit: number): boolean {
   return unit === 0x200b || unit === 0xfeff;
 }
 
-/**
- * Whether the U+200B/U+FEFF at `index` is in a run of at most WHITESPACE_ZW_RUN of them with white
- * space right before or right after the run (where it splits no word).
- */
+/** Whether the U+200B/U+FEFF at `index` is in a run of at most WHITESPACE_ZW_RUN with white space right before or after it. */
 function zeroWidthNextToSpace(text: string, index: number): boolean {
   let start = index;
   // Both walks stop one past the longest run allowed, so a longer run is seen without reading it all.
@@ -124,10 +118,7 @@ function decodeUtf8(bytes: readonly number[]): number {
   return cp;
 }
 
-/**
- * Whether the C1 control at `index` is a continuation byte of a UTF-8 sequence that was read as
- * Latin-1 (mojibake) and that encodes visible text. Looks at most three code units back.
- */
+/** Whether the C1 control at `index` continues a UTF-8 sequence read as Latin-1 (mojibake) that encodes visible text; looks three units back at most. */
 function misdecodedUtf8At(text: string, index: number): boolean {
   for (let start = index - 1; start >= 0 && start >= index - 3; start--) {
     const length = utf8Length(text.charCodeAt(start));
