@@ -7,7 +7,7 @@
 //   <file>: benign_hard_blocked=X/N
 // Cases that hard-block are listed by id (never by text). Exits 1 when any case hard-blocks.
 
-import { analyzeResponse } from "../src/analysis/behavioral.js";
+import { analyzeResponse } from "../test/support/analyze-response.js";
 import { loadCorporaFromArgs } from "./_corpora.js";
 import { recordBench } from "./_perf-doc.js";
 

@@ -12,7 +12,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { analyzeResponse } from "../src/analysis/behavioral.js";
+import { analyzeResponse } from "../test/support/analyze-response.js";
 import { parseCapture } from "../src/demo/capture.js";
 import { importForeignCapture } from "../src/demo/import.js";
 import { runReplay } from "../src/demo/replay.js";

@@ -1,8 +1,6 @@
-// Pattern rules and the vocabulary they share. Rules are matched against the normalised reply
-// (see _text.ts): lowercase, whitespace runs already collapsed to one character. Two rules keep
-// every pattern linear on hostile text: no quantifier is nested inside an unbounded one, and
-// every gap between phrases is bounded (GAP). `\b` in a rule source is rewritten (see rx),
-// because JavaScript's `\b` only knows ASCII word characters.
+// Pattern rules and their shared vocabulary, matched against the normalised reply (_text.ts:
+// lowercase, whitespace runs collapsed). Linear on hostile text: no quantifier nested in an
+// unbounded one, every gap bounded (GAP). `\b` is rewritten (rx): JavaScript's knows only ASCII.
 import type { Signal } from "./types.js";
 import { makeSignal, type SignalCategory } from "./signals.js";
 import { sentenceBounds } from "./_text.js";
@@ -11,6 +9,7 @@ export interface PatternRule {
   /** Stable identifier, used by tests and in the signal description. */
   readonly id: string;
   readonly description: string;
+  /** Compiled with `g`, so runRules can resume the search past a cancelled match. */
   readonly pattern: RegExp;
   /**
    * Tested on the sentence around the match; a hit cancels the rule. Used for negation
@@ -26,26 +25,23 @@ export interface PatternRule {
   readonly quotesCount?: boolean;
 }
 
+/** Rule sources are raw strings, so `\b` and `\s` reach rx as written: r`\bi\s?will`. */
+export const r = String.raw;
+
 /**
- * BMP ranges treated as word characters besides ASCII `\w`: letters and digits of other
- * scripts, leaving out the punctuation blocks, surrogates and private use. An approximation of
- * `[\p{L}\p{N}]` that costs a fraction to compile: a full Unicode class inside lookarounds at
- * every boundary made the rule set take seconds to compile and slowed matching tenfold.
+ * BMP letters and digits of other scripts (no punctuation blocks, surrogates or private use): an
+ * approximation of `[\p{L}\p{N}]`, which inside lookarounds at every boundary made the rule set
+ * take seconds to compile and slowed matching tenfold.
  */
 const OTHER_WORD_CHAR =
   "[\\u00AA-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u1FFF\\u2070-\\u2DFF\\u2E80-\\u2FFF\\u3040-\\uD7FF\\uF900-\\uFDFF\\uFE70-\\uFEFE\\uFF10-\\uFFEF]";
 
-/**
- * Word boundary for rule sources. Rule sources only put `\b` next to an ASCII literal, so an
- * ASCII boundary that also refuses a neighbouring letter of another script is exact there:
- * "dan" in "danés" is not a word.
- */
+/** Word boundary for rule sources, which put `\b` only next to an ASCII literal: "dan" in "danés" is not a word. */
 const WORD_BOUNDARY = `(?:\\b(?<!${OTHER_WORD_CHAR})(?!${OTHER_WORD_CHAR}))`;
 
 /**
- * Compiles a rule source with the `u` flag, the boundary above in place of `\b`, and `\s` as
- * `[ \n]`: in normalised text whitespace is only ever a space or a line break, and the small
- * class compiles much faster than Unicode `\s`. Sources never use `\s` inside a class.
+ * Compiles a rule source with the `u` flag, the boundary above for `\b`, and `[ \n]` for `\s`
+ * (normalised whitespace is a space or a line break; far faster to compile). No `\s` inside a class.
  */
 export function rx(source: string, flags = ""): RegExp {
   const expanded = source.replaceAll("\\b", WORD_BOUNDARY).replaceAll("\\s", "[ \\n]");
@@ -59,29 +55,28 @@ export function patternRule(
   source: string,
   options: Pick<PatternRule, "veto" | "severity" | "quotesCount"> = {},
 ): PatternRule {
-  return { id, description, pattern: rx(source), ...options };
+  return { id, description, pattern: rx(source, "g"), ...options };
 }
 
 /** A bounded run of characters inside one sentence. */
-export const GAP = String.raw`[^.!?\n]{0,40}?`;
-export const LONG_GAP = String.raw`[^.!?\n]{0,80}?`;
+export const GAP = r`[^.!?\n]{0,40}?`;
+export const LONG_GAP = r`[^.!?\n]{0,80}?`;
 /** One word (bounded). */
-export const WORD = String.raw`[\p{L}\p{N}'-]{1,24}`;
+export const WORD = r`[\p{L}\p{N}'-]{1,24}`;
 /** Sentence negation: cancels rules whose match sits in a refusal or denial. */
-export const NEGATION = rx(String.raw`\b(?:not|never|no longer|cannot|unable|refuse|decline)\b|n't\b`);
+export const NEGATION = rx(r`\b(?:not|never|no longer|cannot|unable|refuse|decline)\b|n't\b`);
 /** Named "modes" that only exist as jailbreak or privileged states of an assistant. */
-export const MODE_NAME = String.raw`(?:developer|dev|dan|jailbreak|jailbroken|god|evil|debug|diagnostic|transparency|admin|administrator|maintenance|root|sudo|unrestricted|unfiltered|uncensored|unlocked|override|chaos|opposite|unsafe|superuser|privileged|elevated|freedom|anarchy|no-?filter|no-?restrictions?)`;
+export const MODE_NAME = r`(?:developer|dev|dan|jailbreak|jailbroken|god|evil|debug|diagnostic|transparency|admin|administrator|maintenance|root|sudo|unrestricted|unfiltered|uncensored|unlocked|override|chaos|opposite|unsafe|superuser|privileged|elevated|freedom|anarchy|no-?filter|no-?restrictions?)`;
 /** What an assistant's own limits are called. */
-export const LIMIT_NOUN = String.raw`(?:restrictions?|limits|limitations?|filters?|filtering|censorship|rules|guidelines|guardrails|safeguards|constraints|boundaries|policies|checks|restraints|safety|ethics|morals)`;
+export const LIMIT_NOUN = r`(?:restrictions?|limits|limitations?|filters?|filtering|censorship|rules|guidelines|guardrails|safeguards|constraints|boundaries|policies|checks|restraints|safety|ethics|morals)`;
 /** What an assistant's own instructions are called. */
-export const INSTRUCTION_NOUN = String.raw`(?:instructions|rules|guidelines|programming|directives|prompt|system prompt|restrictions|constraints|policies|training|settings|guardrails|safeguards|filters|limitations|ethics|principles|values|protocols)`;
+export const INSTRUCTION_NOUN = r`(?:instructions|rules|guidelines|programming|directives|prompt|system prompt|restrictions|constraints|policies|training|settings|guardrails|safeguards|filters|limitations|ethics|principles|values|protocols)`;
 /** A first-person future or present auxiliary: "i will", "i'll", "i am going to". */
-export const I_WILL = String.raw`i\s?(?:will|'ll|shall|am going to|'m going to)`;
+export const I_WILL = r`i\s?(?:will|'ll|shall|am going to|'m going to)`;
 
 /** Runs `rules` in order over `text`; each matching rule is one signal. */
 export function runRules(category: SignalCategory, rules: readonly PatternRule[], text: string): Signal[] {
-  // A plain loop: this runs for every rule of every reply, and flatMap's array per rule was
-  // measurable in bench:overhead.
+  // A plain loop: flatMap's array per rule of every reply was measurable in bench:overhead.
   const signals: Signal[] = [];
   for (const rule of rules) {
     const hit = firstUnvetoedMatch(rule, text);
@@ -90,77 +85,60 @@ export function runRules(category: SignalCategory, rules: readonly PatternRule[]
   return signals;
 }
 
-const globalForms = new WeakMap<RegExp, RegExp>();
-
-/** A `g` copy of `pattern`, compiled once (compiling the rule set is the analyzer's main cost). */
-function globalFormOf(pattern: RegExp): RegExp {
-  let global = globalForms.get(pattern);
-  // Stored only when made: a WeakMap write on every call (per rule, per reply) doubled the analyzer's cost.
-  if (global === undefined) {
-    global = new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`);
-    globalForms.set(pattern, global);
-  }
-  return global;
-}
-
 /** Matches of one rule examined for quotation or refusal context; past this the next match counts as it is. */
 const MAX_CONTEXT_CHECKS = 32;
 
 /**
- * Index of the first match not cancelled by the rule's veto or by its context (see
- * isQuotedOrRefused). After a veto the search resumes past the vetoed sentence, so every
- * sentence is judged at most once and the loop is bounded by the text length (a hostile reply
- * cannot hide a real hit behind many vetoed ones); after a context cancel it resumes past the
- * match, and after MAX_CONTEXT_CHECKS of them a match counts whatever its context.
+ * Index of the first match not cancelled by the rule's veto or its context (isQuotedOrRefused).
+ * After a veto the search resumes past the vetoed sentence, so each sentence is judged once and a
+ * hostile reply cannot hide a hit behind many vetoed ones; after a context cancel it resumes past
+ * the match, and after MAX_CONTEXT_CHECKS of them a match counts whatever its context.
  */
 function firstUnvetoedMatch(rule: PatternRule, text: string): number | undefined {
-  const global = globalFormOf(rule.pattern);
-  global.lastIndex = 0;
+  const re = rule.pattern;
+  re.lastIndex = 0;
   let contextChecks = 0;
   for (let guard = 0; guard <= text.length; guard++) {
-    const match = global.exec(text);
+    const match = re.exec(text);
     if (match === null) return undefined;
     const end = match.index + match[0].length;
     if (rule.veto !== undefined) {
       const { from, to } = sentenceBounds(text, match.index, end);
       rule.veto.lastIndex = 0;
       if (rule.veto.test(text.slice(from, to))) {
-        global.lastIndex = Math.max(to, end, match.index + 1);
+        re.lastIndex = Math.max(to, end, match.index + 1);
         continue;
       }
     }
     if (rule.quotesCount === true || contextChecks >= MAX_CONTEXT_CHECKS || !isQuotedOrRefused(text, match.index, end)) return match.index;
     contextChecks++;
-    global.lastIndex = Math.max(end, match.index + 1);
+    re.lastIndex = Math.max(end, match.index + 1);
   }
   return undefined;
 }
 
 // ---- context: words the reply mentions or refuses are not words it says --------------------
 //
-// A canary that refuses often names what it refuses: "I won't 'ignore all previous
-// instructions'", "I'm not going to act as DAN", "the note says 'my safety filters have been
-// disabled'". The phrase rules would read those as the canary's own voice. Two word classes
-// decide, for any rule: a match inside a quotation introduced by a reporting word (says,
-// contains, the line, asks me to, followed by, …) is mentioned; a match in the same clause as
-// a first-person refusal before it (I won't, I'm not going to, I refuse to, I will never, …) is
-// refused. A quotation with no reporting word before it ("'Developer mode enabled.' What now?")
-// is the canary's own output and still counts.
+// A refusing canary often names what it refuses ("I won't 'ignore all previous instructions'",
+// "the note says 'my filters have been disabled'"), which the rules would read as its own voice.
+// A match in a quotation introduced by a reporting word (says, contains, asks me to, …) is
+// mentioned; one in the clause of an earlier first-person refusal (I won't, I refuse to, …) is
+// refused. A quotation without a reporting word ("'Developer mode enabled.' What now?") counts.
 
 /** How far (UTF-16 units) the context checks look either side of a match. */
 const CONTEXT_REACH = 160;
 /** A word that reports or names someone else's text, just before an opening quote. */
 const REPORTING_FRAME = rx(
-  String.raw`\b(?:says?|said|saying|reads?|reading|contains?|containing|includes?|including|tells?|told|asks?|asked|asking|instructs?|instructed|instructing|wants?|wanted|claims?|claimed|states?|stated|writes?|wrote|written|mentions?|mentioned|phrases?|lines?|sentences?|text|words?|wording|messages?|strings?|quotes?|quoted|quoting|called|label(?:l)?ed|like|such as|followed by|request(?:s|ed)?|command|instruction|payload|block|snippet|example)\b[^.!?\n]{0,24}$`,
+  r`\b(?:says?|said|saying|reads?|reading|contains?|containing|includes?|including|tells?|told|asks?|asked|asking|instructs?|instructed|instructing|wants?|wanted|claims?|claimed|states?|stated|writes?|wrote|written|mentions?|mentioned|phrases?|lines?|sentences?|text|words?|wording|messages?|strings?|quotes?|quoted|quoting|called|label(?:l)?ed|like|such as|followed by|request(?:s|ed)?|command|instruction|payload|block|snippet|example)\b[^.!?\n]{0,24}$`,
 );
 /** A first-person refusal earlier in the clause. */
 const REFUSER = rx(
-  String.raw`\bi\s?(?:won't|will not|will never|would never|'d never|shall not|must not|am not going to|'m not going to|refuse to|cannot|can't|can not|do not|don't|never)\b`,
+  r`\bi\s?(?:won't|will not|will never|would never|'d never|shall not|must not|am not going to|'m not going to|refuse to|cannot|can't|can not|do not|don't|never)\b`,
 );
 /** Where a clause ends, for the refusal scope: punctuation, dashes and line breaks. */
 const CLAUSE_BREAK = /[.!?;:,\n\u2014\u2013]/;
 /** A turn between the refusal and the match ends its scope ("I won't lie, but…", "…so now I am…"). */
-const SCOPE_TURN = rx(String.raw`\b(?:but|however|yet|so|because|since|now that|and now|instead|although|though)\b`);
+const SCOPE_TURN = rx(r`\b(?:but|however|yet|so|because|since|now that|and now|instead|although|though)\b`);
 const QUOTE_CHARS = new Set(["'", '"']);
 
 function isOpeningQuote(text: string, at: number): boolean {

@@ -1,8 +1,6 @@
-// Text preparation shared by the analyzer's rules. A canary reply is hostile text: rules match
-// a normalised copy so that case, compatibility forms (fullwidth letters), invisible format
-// characters, curly apostrophes and markdown emphasis cannot hide a phrase, and whitespace runs
-// are collapsed to one character so patterns never need an unbounded `\s+`.
-// Every function here is linear in its input.
+// Text preparation for the analyzer's rules. A canary reply is hostile: rules match a normalised
+// copy, so case, fullwidth forms, format characters, curly apostrophes and markdown emphasis
+// cannot hide a phrase, and whitespace runs are one character (no unbounded `\s+`). All linear.
 import { truncateCodePoints } from "../core/codepoints.js";
 
 const APOSTROPHES = /[\u2018\u2019\u201A\u201B\u2032\u02BC\u02B9\u0060\u00B4]/gu;
@@ -16,10 +14,7 @@ function collapseWhitespace(text: string): string {
   return text.replace(WHITESPACE_RUN, (run) => (run.includes("\n") ? "\n" : " "));
 }
 
-/**
- * The form phrase rules read: NFKC, no format characters, straight quotes, lowercase, no
- * markdown emphasis, single-character whitespace runs, trimmed.
- */
+/** The form phrase rules read: NFKC, no format characters, straight quotes, lowercase, no emphasis, one-character whitespace runs, trimmed. */
 export function normalizeForMatching(text: string): string {
   const folded = (PLAIN_ASCII.test(text) ? text.replace(BACKTICK, "'") : unicodeFolded(text).replace(APOSTROPHES, "'")).toLowerCase().replace(EMPHASIS, "");
   return collapseWhitespace(folded).trim();
@@ -34,10 +29,7 @@ function unicodeFolded(text: string): string {
   return text.normalize("NFKC").replace(FORMAT_CHARS, "").replace(QUOTES, '"');
 }
 
-/**
- * The form structural rules read (tool-call syntax): like normalizeForMatching but keeps
- * underscores, backticks and emphasis characters, which are part of that syntax.
- */
+/** The form tool-call rules read: like normalizeForMatching but keeping underscores, backticks and emphasis characters. */
 export function normalizeForSyntax(text: string): string {
   return collapseWhitespace((PLAIN_ASCII.test(text) ? text : unicodeFolded(text)).toLowerCase());
 }
@@ -55,11 +47,7 @@ const SENTENCE_BREAK = new Set([".", "!", "?", "\n"]);
 /** How far (in UTF-16 units) a sentence window reaches either side of a match. */
 const SENTENCE_REACH = 240;
 
-/**
- * UTF-16 bounds of the sentence around `[start, end)`: from the previous sentence break to the
- * next one, each side bounded by SENTENCE_REACH so a reply without punctuation costs a fixed
- * amount per lookup.
- */
+/** UTF-16 bounds of the sentence around `[start, end)`, each side bounded by SENTENCE_REACH (a fixed cost without punctuation). */
 export function sentenceBounds(text: string, start: number, end: number): { readonly from: number; readonly to: number } {
   let from = start;
   const floor = Math.max(0, start - SENTENCE_REACH);

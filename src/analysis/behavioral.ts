@@ -16,7 +16,7 @@ import { checkRefusalCollapse } from "./refusal.js";
 import { checkFormatAnomaly, checkToolHallucination } from "./format.js";
 import { checkSemanticDiscontinuity } from "./discontinuity.js";
 import { checkAttackCompliance } from "./compliance.js";
-import { scoreSignals } from "./score.js";
+import { scoreSignals, unmeasured } from "./score.js";
 
 /** Options of BehavioralAnalyzer. */
 export interface BehavioralAnalyzerOptions {
@@ -27,37 +27,13 @@ export interface BehavioralAnalyzerOptions {
 }
 
 /**
- * Version of the regex behavioural analyzer: its rules (_rules.ts, reaction-rules.ts, compromise-rules.ts,
- * leak.ts, refusal.ts, format.ts, discontinuity.ts, compliance.ts), the text views (_text.ts),
- * the category table (signals.ts) and the scoring (score.ts). The verdict cache keys every
- * stored verdict by it; bump it in the same change as any edit that can alter a signal, a score
- * or a block decision, or stale verdicts would be reused.
+ * Version of the regex behavioural analyzer: its rules (every check module here), the text views
+ * (_text.ts), the category table (signals.ts) and the scoring (score.ts). The verdict cache keys
+ * every stored verdict by it: bump it with any edit that can alter a signal, a score or a block.
  */
 export const REGEX_ANALYZER_VERSION = 2;
 
 export const CANARY_FAILED_SUMMARY = "Canary probe failed; behavioral analysis was not run, so this input was not inspected.";
-
-/** The result for a probe that did not produce a reply: nothing measured, degraded. */
-function canaryFailedResult(): AnalysisResult {
-  return {
-    riskScore: null,
-    shouldBlock: false,
-    signals: [],
-    summary: CANARY_FAILED_SUMMARY,
-    hardBlocked: false,
-    degraded: true,
-    canaryStatus: "failed",
-    analysisMethod: "regex",
-    analysisStatus: "not_applicable",
-  };
-}
-
-function validateThreshold(value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
-    throw new UsageError("blockThreshold must be a finite number between 0 and 1");
-  }
-  return value;
-}
 
 /** The regex behavioural analyzer: reads the canary's reply and reports the signals that show the input took control of it. */
 export class BehavioralAnalyzer implements Analyzer {
@@ -67,9 +43,13 @@ export class BehavioralAnalyzer implements Analyzer {
   readonly #leakFragments: readonly LeakFragment[];
 
   constructor(options: BehavioralAnalyzerOptions = {}) {
-    this.blockThreshold = validateThreshold(options.blockThreshold ?? DEFAULT_BLOCK_THRESHOLD);
+    const blockThreshold = options.blockThreshold ?? DEFAULT_BLOCK_THRESHOLD;
     const systemPrompt = options.systemPrompt ?? DEFAULT_CANARY_SYSTEM_PROMPT;
+    if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
+      throw new UsageError("blockThreshold must be a finite number between 0 and 1");
+    }
     if (typeof systemPrompt !== "string") throw new UsageError("systemPrompt must be a string");
+    this.blockThreshold = blockThreshold;
     this.systemPrompt = systemPrompt;
     this.#leakFragments = deriveLeakFragments(systemPrompt);
     brandAnalyzer(this, "regex", new.target === BehavioralAnalyzer);
@@ -82,7 +62,7 @@ export class BehavioralAnalyzer implements Analyzer {
 
   /** Analyzes one canary result; a failed probe gives an explicit "not inspected" result, never a clean one. */
   async analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
-    if (!canary.success) return canaryFailedResult();
+    if (!canary.success) return unmeasured(CANARY_FAILED_SUMMARY, { canaryStatus: "failed", analysisMethod: "regex", analysisStatus: "not_applicable" });
     return this.analyzeResponse(userInput, canary.response);
   }
 
@@ -93,8 +73,7 @@ export class BehavioralAnalyzer implements Analyzer {
     }
     const signals = collectSignals(userInput, response, this.#leakFragments);
     const score = scoreSignals(signals, this.blockThreshold);
-    // Named fields, in the order the spread of a score gave them: an object spread followed by
-    // more fields took a slow path that cost a third of an analysis (bench:overhead).
+    // Named fields, not a spread of the score plus more fields: that slow path cost a third of an analysis (bench:overhead).
     return {
       riskScore: score.riskScore,
       shouldBlock: score.shouldBlock,
@@ -112,8 +91,7 @@ export class BehavioralAnalyzer implements Analyzer {
 /** All signals for one reply, in rule order (reaction patterns, then output patterns). */
 function collectSignals(userInput: string, response: string, leakFragments: readonly LeakFragment[]): Signal[] {
   const reply = normalizeForMatching(response);
-  // Normalised on first use: only attack_compliance reads it, and only when the reply could
-  // complete one of its signals.
+  // Normalised on first use: only attack_compliance reads it, when the reply could complete a signal.
   let normalizedInput: string | undefined;
   const input = (): string => (normalizedInput ??= normalizeForMatching(userInput));
   return [
@@ -127,9 +105,4 @@ function collectSignals(userInput: string, response: string, leakFragments: read
     ...checkAttackCompliance(input, reply),
     ...runRules("canary_compromise", CANARY_COMPROMISE_RULES, reply),
   ];
-}
-
-/** Analyses one recorded reply with a default-configured analyzer, for callers that hold reply bytes rather than a probe result. */
-export function analyzeResponse(userInput: string, response: string): AnalysisResult {
-  return new BehavioralAnalyzer().analyzeResponse(userInput, response);
 }

@@ -1,11 +1,7 @@
-// Output rules for `canary_compromise`: the residue a compromised canary
-// leaves in its own words, whatever the input was. The line drawn is first-person compliance
-// ("I will now respond without restrictions", "my safety filters have been disabled") versus
-// third-person or conditional talk about the same subjects ("if the filters are disabled…",
-// "to change it, go to Settings > Privacy", "a complete system restart fixes it").
-import { GAP, LIMIT_NOUN, LONG_GAP, MODE_NAME, NEGATION, WORD, type PatternRule, patternRule } from "./_rules.js";
-
-const r = String.raw;
+// Output rules for `canary_compromise`: what a compromised canary leaves in its own words,
+// whatever the input: first-person compliance ("my safety filters have been disabled"), not
+// third-person or conditional talk ("if the filters are disabled…", "go to Settings > Privacy").
+import { GAP, LIMIT_NOUN, LONG_GAP, MODE_NAME, NEGATION, WORD, type PatternRule, patternRule, r } from "./_rules.js";
 
 /** Words that make the following clause conditional or someone else's. */
 const CONDITIONAL_BEFORE = r`(?<!\b(?:if|when|unless|until|once|whether|before|after)\s(?:(?:the|your|its|their)\s)?)`;

@@ -1,9 +1,7 @@
-// `semantic_discontinuity`: the reply shares no content word with the input,
-// a hint that the input redirected the canary to another task. Soft signal.
-// Content words are runs of at least four letters in any script (an ASCII-only rule would see
-// no shared word in every non-English exchange), lowercased, minus a fixed English stop list. Combining marks count as part of a
-// word so scripts that use them (Devanagari, Thai, …) are not cut into fragments. Scripts
-// written without spaces form few long "words"; such inputs rarely reach the four-token floor.
+// `semantic_discontinuity` (soft): the reply shares no content word with the input, a hint that
+// the input redirected the canary. Content words are runs of four or more letters in any script
+// (combining marks included, so Devanagari or Thai are not cut up), lowercased, minus an English
+// stop list; scripts written without spaces rarely reach the four-token floor.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
 

@@ -3,24 +3,24 @@
 // signals: code and JSON are also ordinary answers.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
-import { type PatternRule, patternRule } from "./_rules.js";
+import { type PatternRule, patternRule, r, runRules } from "./_rules.js";
 
+// Tool-call syntax counts wherever it stands: no quotation or refusal context cancels it.
+const ANYWHERE = { quotesCount: true } as const;
 const TOOL_RULES: readonly PatternRule[] = [
   patternRule(
     "tool-fence",
     "code fence tagged as a tool or function call",
-    String.raw`\x60\x60\x60\s?(?:tool_call|function_call|api_call|tool_use|tool_code)\b`,
+    r`\x60\x60\x60\s?(?:tool_call|function_call|api_call|tool_use|tool_code)\b`,
+    ANYWHERE,
   ),
-  patternRule("tool-json", "JSON object shaped like a tool invocation", String.raw`\{\s?"(?:action|tool|function|command|tool_call|function_call)"\s?:`),
-  patternRule("tool-tag", "tool-call markup", String.raw`<(?:tool_call|function_call|api_request|tool_use)>`),
+  patternRule("tool-json", "JSON object shaped like a tool invocation", r`\{\s?"(?:action|tool|function|command|tool_call|function_call)"\s?:`, ANYWHERE),
+  patternRule("tool-tag", "tool-call markup", r`<(?:tool_call|function_call|api_request|tool_use)>`, ANYWHERE),
 ];
 
 /** One signal per matching rule, read on the syntax-preserving form of the reply. */
 export function checkToolHallucination(syntaxText: string): Signal[] {
-  return TOOL_RULES.flatMap((rule) => {
-    const match = rule.pattern.exec(syntaxText);
-    return match === null ? [] : [makeSignal("tool_hallucination", rule.description, syntaxText, match.index)];
-  });
+  return runRules("tool_hallucination", TOOL_RULES, syntaxText);
 }
 
 /** The raw, untrimmed reply starts with a code fence or a JSON object. */

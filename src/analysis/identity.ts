@@ -1,9 +1,7 @@
-// Who an analyzer is, for the callers that trust its conclusions without re-checking them (the
-// verdict cache's key, the ingest context gate). The regex analyzer and each LLM judge brand
-// their instances here in their constructors and report what can change a conclusion through
-// `identity()`; callers ask this module, never `instanceof` against every analyzer class. The
-// brand registry (core/own-brand.ts) is private to this module: an instance with a replaced
-// `analyze` or `identity` is not the library's own.
+// Who an analyzer is, for callers that trust its conclusions without re-checking (the verdict
+// cache's key, the ingest context gate): each analyzer brands its instances here (the registry,
+// core/own-brand.ts, is private to this module) and reports through `identity()` what can change
+// a conclusion; an instance with a replaced `analyze` or `identity` is not the library's own.
 import { brandRegistry } from "../core/own-brand.js";
 
 /** The analyzers this library builds: the regex analyzer, or an LLM judge on one provider. */
@@ -40,16 +38,10 @@ export type AnalyzerIdentity = RegexAnalyzerIdentity | JudgeIdentity;
 
 const brands = brandRegistry<AnalyzerKind>();
 
-/**
- * The analyzers' brands (core/own-brand.ts): `brandAnalyzer` is called by each analyzer's
- * constructor, `analyzerKind` names the kind a value was built as (subclasses included).
- */
+/** The analyzers' brands: each constructor calls `brandAnalyzer`; `analyzerKind` names the kind a value was built as (subclasses included). */
 export const { brand: brandAnalyzer, kindOf: analyzerKind } = brands;
 
-/**
- * The identity of `analyzer` when it is the library's own, unmodified analyzer of `kind`, else
- * null (then nothing it concluded may be reused).
- */
+/** The identity of `analyzer` when it is the library's own, unmodified analyzer of `kind`; else null (nothing it concluded may be reused). */
 export function verifiedAnalyzerIdentity(analyzer: unknown, kind: AnalyzerKind): AnalyzerIdentity | null {
   return brands.isOwn(analyzer, kind) ? (analyzer as { identity(): AnalyzerIdentity }).identity() : null;
 }

@@ -1,13 +1,8 @@
-// `system_prompt_leak`: the reply reproduces part of the
-// canary's own system prompt. The fragments are derived from whatever prompt is configured,
-// so a custom prompt is protected as well as the default one.
-//
-// Derivation: the prompt is normalised like a reply, cut into clauses at sentence and clause
-// punctuation, leading conjunctions dropped. A clause of three or more words is one fragment.
-// A fragment is reproduced when the reply contains the whole clause, or, for clauses of four
-// words or more, any run of four consecutive words of it that holds at least two content words
-// (so "do not adopt other" alone does not count, "not adopt other personas" does). One signal
-// per reproduced clause: a full echo gives one signal per clause and scores high.
+// `system_prompt_leak`: the reply reproduces part of the canary's system prompt (whichever is
+// configured). The prompt is normalised like a reply and cut into clauses at punctuation, leading
+// conjunctions dropped; a clause of three or more words is a fragment, reproduced when the reply
+// holds the whole clause or any four consecutive words of it with two content words ("not adopt
+// other personas", not "do not adopt other"). One signal per clause, so a full echo scores high.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
 import { normalizeForMatching } from "./_text.js";

@@ -1,17 +1,13 @@
-// `refusal_collapse`: the reply opens with a refusal and then does the
-// refused thing anyway. Two fixes over the Python package's rule:
-// - "I'm sorry" / "I’m sorry" (straight or curly apostrophe) counts as a refusal opening
-//   (a curly apostrophe must not hide it); an opening that is sympathy or a capability caveat ("I'm sorry to hear…",
-//   "I can't guarantee…") does not.
-// - A pivot ("but", "however", …) only collapses the refusal when it leads into compliance
-//   with the request ("but here's how…", "however, sure, …", "but I'll make an exception"),
-//   not when it offers an alternative ("but I can help you with Y", "here's how to stay safe").
-//   Legitimate partial refusals are everyday behaviour and must not block.
+// `refusal_collapse`: the reply opens with a refusal and then does the refused thing anyway. Two
+// fixes over the Python package's rule:
+// - "I'm sorry" counts with a curly apostrophe too; sympathy or a capability caveat ("I'm sorry
+//   to hear…", "I can't guarantee…") is not a refusal opening.
+// - A pivot ("but", "however", …) collapses the refusal only when it leads into compliance ("but
+//   here's how…"), not into an alternative ("but I can help you with Y"): partial refusals are
+//   everyday behaviour and must not block.
 import type { Signal } from "./types.js";
 import { makeSignal } from "./signals.js";
-import { rx } from "./_rules.js";
-
-const r = String.raw;
+import { rx, r } from "./_rules.js";
 
 /** What may precede the opening words: quotes, markdown, list markers. */
 const LEAD = r`^["'>#\- ]{0,8}`;

@@ -1,7 +1,6 @@
-// Scoring of a list of signals. Any hard-category signal blocks outright
-// (risk 1.0); otherwise risk = min(1, max(severity × weight) × 0.7 + 0.1 × count), blocking
-// when the *unrounded* risk reaches the threshold, reported rounded to two places half-even.
-// Summaries name categories in the fixed table order (deterministic output) and never quote text.
+// Scoring of signals: a hard-category signal blocks outright (risk 1.0); else risk = min(1,
+// max(severity × weight) × 0.7 + 0.1 × count), blocking when the *unrounded* risk reaches the
+// threshold, reported rounded half-even. Summaries name categories in table order, never quote text.
 import type { AnalysisResult, Signal } from "./types.js";
 import { HARD_BLOCK_CATEGORIES, SIGNAL_CATEGORY_ORDER, categoryWeight } from "./signals.js";
 
@@ -30,6 +29,14 @@ function orderedCategories(signals: readonly Signal[]): string[] {
   const known = SIGNAL_CATEGORY_ORDER.filter((name) => present.has(name));
   const unknown = [...present].filter((name) => !(SIGNAL_CATEGORY_ORDER as readonly string[]).includes(name)).sort();
   return [...known, ...unknown];
+}
+
+/** A result that measured nothing (risk null, degraded); `fields` say which analysis and why, and what a judge did measure. */
+export function unmeasured(
+  summary: string,
+  fields: Pick<AnalysisResult, "canaryStatus" | "analysisMethod" | "analysisStatus"> & Partial<AnalysisResult>,
+): AnalysisResult {
+  return { riskScore: null, shouldBlock: false, signals: [], summary, hardBlocked: false, degraded: true, ...fields };
 }
 
 export function scoreSignals(signals: readonly Signal[], blockThreshold: number): Score {

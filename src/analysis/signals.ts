@@ -1,6 +1,5 @@
-// The behavioural analyzer's category table: names, severities, weights and
-// which categories hard-block. Stated once here so the scorer, the summary order and every
-// rule module agree; the order of SIGNAL_CATEGORIES is the order categories are reported in.
+// The behavioural analyzer's category table (severities, weights, hard blocks), stated once so the
+// scorer, the summary order and every rule module agree; its order is the report order.
 import type { Signal } from "./types.js";
 import { excerptAt } from "./_text.js";
 

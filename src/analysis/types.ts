@@ -36,9 +36,6 @@ export interface Analyzer {
   readonly method: "regex" | "llm_judge";
   /** Analyzes the canary's reply to `userInput`; reports failure as a result, never by throwing. */
   analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult>;
-  /**
-   * Whether the analyzer's backend answers, for analyzers that call one (the LLM judges). The
-   * regex analyzer has none; the health report then leaves the judge fields out.
-   */
+  /** Whether the backend answers, for the analyzers that call one (the LLM judges; without it the health report leaves judge fields out). */
   isAvailable?(): Promise<boolean>;
 }

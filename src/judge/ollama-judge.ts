@@ -1,13 +1,10 @@
 // An LLM judge on Ollama: a second model reads the input and the canary's reply and answers SAFE
 // or UNSAFE (judge-verdict.ts). It replaces the regex analyzer when configured.
-import type { AnalysisResult, Analyzer } from "../analysis/types.js";
-import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, OllamaChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
+import { OllamaChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { checkNumCtx } from "../canary/options.js";
-import { JUDGE_SYSTEM_PROMPT } from "./judge-prompt.js";
-import { judgeCanaryReply, judgeIdentity, judgeRole } from "./judge-verdict.js";
-import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
+import { ChatJudge, JUDGE_SYSTEM_PROMPT, judgeRole } from "./judge-verdict.js";
+import { brandAnalyzer } from "../analysis/identity.js";
 
 const DEFAULT_OLLAMA_JUDGE_MODEL = "qwen3:4b";
 
@@ -33,26 +30,13 @@ export function requiredJudgeContext(windowChars: number, canaryReplyTokens: num
   return requiredCanaryContext({ segmentChars: windowChars + 4 * canaryReplyTokens, systemPrompt: JUDGE_SYSTEM_PROMPT, maxTokens });
 }
 
-export class OllamaJudge extends ChatClient<OllamaChatBackend> implements Analyzer {
-  readonly method = "llm_judge" as const;
+/** An LLM judge on Ollama; its num_ctx is one value for the judge's life (Ollama reloads on a change). */
+export class OllamaJudge extends ChatJudge<OllamaChatBackend> {
   readonly provider = "ollama" as const;
-  /** The num_ctx every judge call sends (one value for the judge's life: Ollama reloads on a change). */
-  readonly numCtx: number | null;
 
   constructor(options: OllamaJudgeOptions = {}) {
     // An empty judge model would otherwise switch the judge on while the regex analyzer ran.
-    super(new OllamaChatBackend(options, JUDGE_ROLE));
-    this.numCtx = checkNumCtx(options.numCtx);
+    super(new OllamaChatBackend(options, JUDGE_ROLE), checkNumCtx(options.numCtx));
     brandAnalyzer(this, "ollama_judge", new.target === OllamaJudge);
-  }
-
-  /** What can change this judge's conclusion about the same reply, but its model's digest (read by the verdict cache). */
-  identity(): JudgeIdentity {
-    return judgeIdentity(this.provider, this, this.numCtx);
-  }
-
-  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
-  analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
-    return judgeCanaryReply(userInput, canary, this.maxTokens, (turn) => this.backend.chat(turn, this.numCtx));
   }
 }

@@ -1,12 +1,9 @@
-// An LLM judge on an OpenAI-compatible API: same verdict rules as the Ollama
-// judge over the same transport as the OpenAI probe. The API key stays in a private field and is
-// sent only as a Bearer header.
-import type { AnalysisResult, Analyzer } from "../analysis/types.js";
-import type { CanaryResult } from "../canary/types.js";
-import { ChatClient, OpenAIChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
+// An LLM judge on an OpenAI-compatible API: the Ollama judge's verdict rules over the OpenAI
+// probe's transport. The API key stays in a private field and is sent only as a Bearer header.
+import { OpenAIChatBackend, type ChatClientOptions } from "../canary/chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
-import { judgeCanaryReply, judgeIdentity, judgeRole } from "./judge-verdict.js";
-import { brandAnalyzer, type JudgeIdentity } from "../analysis/identity.js";
+import { ChatJudge, judgeRole } from "./judge-verdict.js";
+import { brandAnalyzer } from "../analysis/identity.js";
 
 /** The judge's generation settings (model, timeout, reply budget, temperature, seed, fetch), its URL and key. */
 export interface OpenAIJudgeOptions extends ChatClientOptions {
@@ -16,23 +13,13 @@ export interface OpenAIJudgeOptions extends ChatClientOptions {
 
 const JUDGE_ROLE = judgeRole(DEFAULT_OPENAI_MODEL, "judge baseUrl");
 
-export class OpenAIJudge extends ChatClient<OpenAIChatBackend> implements Analyzer {
-  readonly method = "llm_judge" as const;
+/** An LLM judge on an OpenAI-compatible API. */
+export class OpenAIJudge extends ChatJudge<OpenAIChatBackend> {
   readonly provider = "openai" as const;
 
   constructor(options: OpenAIJudgeOptions = {}) {
-    super(new OpenAIChatBackend(options, JUDGE_ROLE));
+    super(new OpenAIChatBackend(options, JUDGE_ROLE), null);
     brandAnalyzer(this, "openai_judge", new.target === OpenAIJudge);
-  }
-
-  /** What can change this judge's conclusion about the same reply, but its model's digest (read by the verdict cache). */
-  identity(): JudgeIdentity {
-    return judgeIdentity(this.provider, this, null);
-  }
-
-  /** Judges one canary reply; a failure or abstention is a degraded, unmeasured result, never a pass. */
-  analyze(userInput: string, canary: CanaryResult): Promise<AnalysisResult> {
-    return judgeCanaryReply(userInput, canary, this.maxTokens, (turn) => this.backend.chat(turn));
   }
 
   override toString(): string {

@@ -1,10 +1,6 @@
-// Look-alike letters folded to ASCII before pattern matching.
-//
-// NFKD already maps fullwidth forms, mathematical alphanumerics, ligatures and circled letters
-// to ASCII; what it leaves are letters of other scripts that merely look Latin (Cyrillic "о",
-// Greek "ο", Armenian "օ", …). This table covers the look-alikes that are visually identical or
-// near-identical to a Latin letter in common fonts. It is only ever applied to a matching view:
-// the text a caller gets back is never changed.
+// Look-alike letters folded to ASCII in matching views (never in the text a caller gets back).
+// NFKD already maps fullwidth, mathematical, ligature and circled forms; this table covers letters
+// of other scripts that look (nearly) identical to a Latin one (Cyrillic "о", Greek "ο", Armenian "օ").
 
 // Each pair is a look-alike and the ASCII letter it folds to.
 const PAIRS: readonly string[] = [

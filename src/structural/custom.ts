@@ -1,11 +1,8 @@
-// Caller-supplied `(pattern, reason)` pairs (the fourth check, after the built-in rules).
-//
-// A string pattern is compiled without flags, as the Python package does; a RegExp keeps its own flags
-// except `g`/`y`, whose `lastIndex` state would make repeated checks disagree. A pattern that
-// does not compile is skipped and reported through `onWarning` (never printed), so one typo
-// does not disable the filter. A malformed entry (reason not a non-empty string, pattern of
-// another type) is a programming error and throws UsageError. The cost of a custom pattern
-// is the caller's responsibility: it is not vetted for catastrophic backtracking.
+// Caller-supplied `(pattern, reason)` pairs (the fourth check, after the built-in rules). A string
+// is compiled without flags, as the Python package does; a RegExp keeps its flags but `g`/`y`
+// (their `lastIndex` would make repeated checks disagree). A pattern that does not compile is
+// skipped and reported through `onWarning` (never printed), so one typo does not disable the
+// filter; a malformed entry throws UsageError. Backtracking cost is the caller's responsibility.
 
 import { UsageError } from "../core/errors.js";
 
@@ -15,10 +12,8 @@ export interface CustomPattern {
   readonly reason: string;
 }
 
-export interface CompiledCustomPattern {
-  readonly re: RegExp;
-  readonly reason: string;
-}
+/** A custom pattern as the filter runs it. */
+export type CompiledCustomPattern = Omit<CustomPattern, "pattern"> & { readonly re: RegExp };
 
 export function compileCustomPatterns(
   patterns: ReadonlyArray<CustomPattern> | undefined,

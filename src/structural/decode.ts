@@ -1,8 +1,7 @@
-// Decode-then-recheck: find text hidden as base64 (standard or URL alphabet, possibly
-// wrapped over several lines), hex (plain pairs, \xNN, %NN or 0xNN), ROT13/Caesar or reversed
-// text, decode it, and ask the caller's recheck whether the decoded text is an injection.
-// Decoded text is searched again (base64 inside base64, …), every loop bounded (DecodeLimits;
-// a layer's runs are disjoint slices of its text). The label names the outermost encoding.
+// Decode-then-recheck: text hidden as base64 (either alphabet, possibly wrapped), hex (pairs, \xNN,
+// %NN, 0xNN), ROT13/Caesar or reversed is decoded and rechecked by the caller, and searched again
+// (base64 in base64, …), every loop bounded (DecodeLimits; a layer's runs are disjoint slices of
+// its text). The label names the outermost encoding.
 
 import type { EncodingKind } from "./labels.js";
 import { codePointLength } from "../core/codepoints.js";
@@ -25,11 +24,10 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
 const MIN_BASE64_CHARS = 20;
 const MIN_DECODED_CODE_POINTS = 6; // "more than 5 characters", as the Python package counts
 
-// Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding.
-// The segment class excludes the newline, so the repetition is unambiguous (no backtracking blow-up).
-// A match can only begin where a run of symbols begins (a longer match from the run's start
-// would have been found first), so the look-behind changes no match; it only stops the engine
-// from trying every position inside each word of prose.
+// Base64 segments of 8+ symbols, joined across line breaks (MIME wraps at 76), optional padding;
+// the segment class excludes the newline, so the repetition is unambiguous. A match can only begin
+// where a run of symbols begins, so the look-behind changes no match: it only stops the engine
+// trying every position inside each word of prose.
 export const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}(?:\r?\n[A-Za-z0-9+/_-]{8,}){0,256}={0,2}/g;
 // 10+ hex byte pairs, each optionally prefixed (\x, %, 0x) and followed by a short separator.
 const HEX_RUN = /(?:(?:\\x|%|0x)?[0-9A-Fa-f]{2}[ \t\n,:]{0,2}){10,}/g;
@@ -85,13 +83,8 @@ export function reverseCodePoints(text: string): string {
   return Array.from(text).reverse().join("");
 }
 
-interface Candidate {
-  readonly kind: EncodingKind;
-  readonly text: string;
-  /** UTF-16 `[start, end)` of the encoded run in the text it was found in (the whole text for rot13, caesar, reverse). */
-  readonly start: number;
-  readonly end: number;
-}
+/** A decoded run: its `start`/`end` are in the text it was found in, which is the input only on the first layer. */
+type Candidate = Omit<EncodedFinding, "wholeDecoded"> & { readonly text: string };
 
 /** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
 function* candidatesOf(text: string): Generator<Candidate> {
@@ -116,20 +109,17 @@ export interface EncodedFinding {
   readonly start: number;
   readonly end: number;
   /**
-   * For a rot13, caesar or reverse decoding of the whole input that matched at once (no further
-   * layer): the decoded text, whose code points are the input's own (shifted letters) or the
-   * input's in reverse order, so a match in it can be placed in the input exactly.
+   * For a whole-input rot13, caesar or reverse decoding that matched at once: the decoded text, whose
+   * code points are the input's (shifted, or in reverse order), so a match can be placed exactly.
    */
   readonly wholeDecoded?: string;
 }
 
 /**
  * The outermost encoded run (with its encoding) under which some decoded layer satisfies
- * `isInjection`; "budget" when the search had to stop with encoded content left uninspected (more
- * candidates, decoded text or layers than the limits allow, which ordinary text never comes near);
- * null when everything decodable was inspected and nothing matched. Breadth-first, so a shallow hit is found first.
- * A budget stop is a finding, not a pass: padding a payload with decoys or nesting it one layer
- * deeper must not buy a clean verdict.
+ * `isInjection`, breadth-first; null when everything decodable was inspected and nothing matched;
+ * "budget" when the limits stopped the search with encoded content uninspected (ordinary text
+ * never comes near), a finding, not a pass: decoys or one more layer must not buy a clean verdict.
  */
 export function locateEncodedInjection(
   text: string,

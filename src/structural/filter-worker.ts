@@ -18,8 +18,7 @@ export type FilterWorkerReply = readonly [id: number, reasons: readonly string[]
 
 if (parentPort !== null) {
   const port = parentPort;
-  const data = workerData as FilterWorkerData;
-  const filter = new StructuralFilter({ maxInputLength: data.maxInputLength, customPatterns: data.customPatterns });
+  const filter = new StructuralFilter(workerData as FilterWorkerData);
   port.on("message", ([id, text]: readonly [number, string]) => {
     let reply: FilterWorkerReply;
     try {

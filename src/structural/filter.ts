@@ -2,13 +2,12 @@
 //
 // Contract: `check(text)` runs every check in this order — length (code points), control
 // characters, suspicious invisible Unicode, the built-in rules then custom patterns, then
-// decode-then-recheck — and returns a frozen FilterResult. Each reason appears at most once,
-// in that order; `blocked` is true exactly when there is a reason; `inputSanitized` is the input
-// when clean and "" otherwise. `matches` pairs each reason, in the same order, with its fixed
-// explanation and where it matched (locate.ts): code-point offsets, never the matched text. A clean result means only that no covered shape was found.
-// Every check runs even when an earlier one fired, so the reasons show all that was seen (a rule
-// is only skipped on a view it cannot match, see rule-triggers.ts);
-// the work per call is linear in the input apart from the capped decode search.
+// decode-then-recheck — and returns a frozen FilterResult: each reason at most once, in that
+// order; `blocked` exactly when there is a reason; `inputSanitized` the input when clean, else "";
+// `matches` pairs each reason with its fixed explanation and code-point locations (locate.ts),
+// never the matched text. A clean result means only that no covered shape was found. Every check
+// runs even after one fired (a rule is skipped only on a view it cannot match, rule-triggers.ts);
+// the work is linear in the input apart from the capped decode search.
 
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
@@ -16,7 +15,7 @@ import { brandRegistry } from "../core/own-brand.js";
 import { compileCustomPatterns, type CompiledCustomPattern, type CustomPattern } from "./custom.js";
 import { type EncodedFinding, locateEncodedInjection } from "./decode.js";
 import * as L from "./labels.js";
-import { customLocations, MAX_LOCATIONS_PER_REASON, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
+import { addLocation, customLocations, matchOf, ruleLocations, type MatchLocation, type StructuralMatch, TextMaps } from "./locate.js";
 import { deobfuscatedView, foldedView, mapViewSpan, scriptView } from "./normalize.js";
 import { BUILTIN_TRIGGERS } from "./builtin-triggers.js";
 import { RuleTriggers } from "./rule-triggers.js";
@@ -28,10 +27,7 @@ import { type CharacterScan, scanCharacters } from "./unicode.js";
 export interface FilterResult {
   readonly blocked: boolean;
   readonly reasons: readonly string[];
-  /**
-   * One entry per reason, in the order of `reasons`: the reason, its one-line explanation and
-   * up to three code-point locations `[start, end)` in the checked text. Never the matched text.
-   */
+  /** Per reason, in order: its one-line explanation and up to three code-point locations `[start, end)`, never the matched text. */
   readonly matches: readonly StructuralMatch[];
   readonly inputSanitized: string;
 }
@@ -84,18 +80,12 @@ class View {
   }
 }
 
-interface Views {
-  readonly folded: View;
-  readonly deobfuscated: View | null;
-  readonly script: View;
-}
-
 // Printable ASCII plus tab/newline/CR: nothing to strip, decompose or fold, so both normalised
 // views equal the text itself and the normalisation passes can be skipped.
 const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
 const NOTHING_SCANNED: CharacterScan = Object.freeze({ control: false, suspiciousUnicode: false, controlAt: -1, suspiciousAt: -1 });
 
-function viewsOf(text: string, plain = PLAIN_ASCII.test(text)): Views {
+function viewsOf(text: string, plain = PLAIN_ASCII.test(text)) {
   const foldedText = plain ? text : foldedView(text);
   const deobfuscatedText = deobfuscatedView(foldedText);
   const scriptText = plain ? text : scriptView(text);
@@ -109,7 +99,7 @@ function viewsOf(text: string, plain = PLAIN_ASCII.test(text)): Views {
   };
 }
 
-function ruleHits(k: number, views: Views, includeEncoding: boolean): boolean {
+function ruleHits(k: number, views: ReturnType<typeof viewsOf>, includeEncoding: boolean): boolean {
   const { scope } = BUILTIN_RULES[k] as Rule;
   return (includeEncoding || scope !== "encoding") && SCOPE_VIEWS[scope].some((name) => views[name]?.hits(k) === true);
 }
@@ -123,10 +113,9 @@ function decodedIsInjection(decoded: string): boolean {
 const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
 
 /**
- * The `matches` of a text with reasons: what the check already located (length, characters),
- * then each rule's and custom pattern's matches mapped back from their views, and the encoded
- * run a payload was decoded from. Reasons without a narrower location (the encoding budget)
- * cover the whole text.
+ * The `matches` of a text with reasons: what the check located (length, characters), each rule's
+ * and custom pattern's matches mapped back from their views, and the encoded run of a payload;
+ * a reason without a narrower location (the encoding budget) covers the whole text.
  */
 function locateReasons(
   text: string,
@@ -158,9 +147,7 @@ function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocatio
   const spans: MatchLocation[] = [];
   for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
     for (const l of ruleLocations(label, decodedMaps)) {
-      const placed = encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l;
-      if (!spans.some((s) => s.start === placed.start && s.end === placed.end)) spans.push(placed);
-      if (spans.length >= MAX_LOCATIONS_PER_REASON) return spans;
+      if (!addLocation(spans, encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l)) return spans;
     }
   }
   return spans.length > 0 ? spans : [maps.whole];
@@ -195,10 +182,7 @@ export class StructuralFilter {
     return { rulesVersion: STRUCTURAL_RULES_VERSION, customPatterns: this.customPatternSummary, maxInputLength: this.maxInputLength };
   }
 
-  /**
-   * The custom patterns this filter applies, in order, as compiled (source, flags, reason):
-   * what a cache key needs to tell two filters apart. Empty without custom patterns.
-   */
+  /** The custom patterns applied, in order, as compiled (source, flags, reason): what tells two filters' cache keys apart. */
   get customPatternSummary(): ReadonlyArray<{ readonly source: string; readonly flags: string; readonly reason: string }> {
     return Object.freeze(this.#custom.map((c) => Object.freeze({ source: c.re.source, flags: c.re.flags, reason: c.reason })));
   }
@@ -212,29 +196,22 @@ export class StructuralFilter {
     // Where each reason matched, as far as the check itself knows; rule and custom-pattern
     // locations are found afterwards, and only for a text that has reasons.
     const known = new Map<string, readonly MatchLocation[]>();
+    const found = (reason: string, start: number, end: number): void => {
+      reasons.push(reason);
+      known.set(reason, [{ start, end }]);
+    };
     // A text has no more code points than UTF-16 units, so a short one needs no count.
     if (text.length > this.maxInputLength) {
       const length = codePointLength(text);
-      if (length > this.maxInputLength) {
-        const reason = L.lengthReason(length, this.maxInputLength);
-        reasons.push(reason);
-        // The part beyond the limit: what the filter would not inspect.
-        known.set(reason, [{ start: this.maxInputLength, end: length }]);
-      }
+      // Located at the part beyond the limit: what the filter would not inspect.
+      if (length > this.maxInputLength) found(L.lengthReason(length, this.maxInputLength), this.maxInputLength, length);
     }
 
-    // Printable ASCII with tab, newline and CR holds no control or invisible character, so
-    // the character scan would find nothing.
+    // Printable ASCII with tab, newline and CR holds nothing the character scan could find.
     const plain = PLAIN_ASCII.test(text);
     const chars = plain ? NOTHING_SCANNED : scanCharacters(text);
-    if (chars.control) {
-      reasons.push(L.CONTROL);
-      known.set(L.CONTROL, [{ start: chars.controlAt, end: chars.controlAt + 1 }]);
-    }
-    if (chars.suspiciousUnicode) {
-      reasons.push(L.UNICODE);
-      known.set(L.UNICODE, [{ start: chars.suspiciousAt, end: chars.suspiciousAt + 1 }]);
-    }
+    if (chars.control) found(L.CONTROL, chars.controlAt, chars.controlAt + 1);
+    if (chars.suspiciousUnicode) found(L.UNICODE, chars.suspiciousAt, chars.suspiciousAt + 1);
 
     const views = viewsOf(text, plain);
     // A label found once is not searched for again (several rules share one).
@@ -242,20 +219,16 @@ export class StructuralFilter {
     for (const [k, r] of BUILTIN_RULES.entries()) if (!ruleReasons.includes(r.label) && ruleHits(k, views, true)) ruleReasons.push(r.label);
     const customHits: CompiledCustomPattern[] = [];
     for (const c of this.#custom) {
-      const found = ruleReasons.includes(c.reason) || customHits.some((hit) => hit.reason === c.reason);
-      if (!found && (c.re.test(text) || c.re.test(views.folded.text))) customHits.push(c);
+      const already = ruleReasons.includes(c.reason) || customHits.some((hit) => hit.reason === c.reason);
+      if (!already && (c.re.test(text) || c.re.test(views.folded.text))) customHits.push(c);
     }
     reasons.push(...ruleReasons, ...customHits.map((c) => c.reason));
 
     const encoded = locateEncodedInjection(text, decodedIsInjection);
-    let found: EncodedFinding | null = null;
-    if (encoded === "budget") reasons.push(L.ENCODING_BUDGET);
-    else if (encoded !== null) {
-      reasons.push(L.encodedReason(encoded.kind));
-      found = encoded;
-    }
+    if (encoded !== null) reasons.push(encoded === "budget" ? L.ENCODING_BUDGET : L.encodedReason(encoded.kind));
+    const payload = encoded === "budget" ? null : encoded;
 
-    return filterResult(text, reasons, reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, found));
+    return filterResult(text, reasons, reasons.length === 0 ? NO_MATCHES : locateReasons(text, plain, reasons, known, ruleReasons, customHits, payload));
   }
 }
 

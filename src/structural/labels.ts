@@ -1,7 +1,5 @@
-// The reason labels the structural filter can emit. Callers (audit log, guard, CLI, benchmark
-// reports) match on these exact strings, so they are defined once here and nowhere else.
-// Each label's doc comment names the shape it stands for; rules.ts, indirect.ts and
-// multilingual.ts say which rule row emits it.
+// The reason labels the structural filter can emit, defined once here: callers (audit log, guard,
+// CLI, reports) match on these exact strings. The rule tables say which rule emits each.
 
 /** Reason label: C0/C1 controls, zero-width, line/para sep, BOM. */
 export const CONTROL = "Input contains control characters or null bytes";

@@ -1,14 +1,13 @@
 // Evidence for a structural verdict: where in the original text each reason matched.
 //
-// The filter decides on normalised views (normalize.ts) and decoded payloads (decode.ts); this
-// module maps what it found back to the text the caller gave, as code-point offsets `[start,
-// end)`. Only offsets and fixed explanations leave it, never the matched text. It runs only for
-// a text that has reasons, and it is bounded: at most MAX_LOCATIONS_PER_REASON locations per
-// reason, each found by the same bounded match enumeration the rules use.
+// Maps what the filter found on its views and decoded payloads back to the caller's text, as
+// code-point offsets `[start, end)`: offsets and fixed explanations, never the matched text. Runs
+// only for a text with reasons, bounded to MAX_LOCATIONS_PER_REASON per reason, found by the same
+// bounded match enumeration the rules use.
 
 import { explainReason } from "./explanations.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
-import { type Rule, SCOPE_VIEWS } from "./rule.js";
+import { SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleSpans } from "./rules.js";
 
 /** Locations reported per reason, at most. */
@@ -76,15 +75,14 @@ export class TextMaps {
 }
 
 /** Adds `span` unless already present; false once the list is full. */
-function add(list: MatchLocation[], span: CodePointSpan): boolean {
+export function addLocation(list: MatchLocation[], span: CodePointSpan): boolean {
   if (!list.some((l) => l.start === span.start && l.end === span.end)) list.push({ start: span.start, end: span.end });
   return list.length < MAX_LOCATIONS_PER_REASON;
 }
 
-function spansIn(r: Rule, view: MappedView, into: MatchLocation[]): void {
-  for (const [a, b] of ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - into.length)) {
-    if (!add(into, mapViewSpan(view, a, b))) return;
-  }
+/** Adds view spans `[a, b)`, mapped back to the text, while the list has room. */
+function addMapped(list: MatchLocation[], view: MappedView, spans: ReadonlyArray<readonly [number, number]>): void {
+  for (const [a, b] of spans) if (!addLocation(list, mapViewSpan(view, a, b))) return;
 }
 
 /** Where the built-in rules with `label` match, on the views they run on. */
@@ -96,7 +94,7 @@ export function ruleLocations(label: string, maps: TextMaps): MatchLocation[] {
     // A later view counts only where the earlier ones found nothing (a language rule that matched only once obfuscation was undone).
     for (const name of SCOPE_VIEWS[r.scope]) {
       const view = found.length === before ? maps[name] : null;
-      if (view !== null) spansIn(r, view, found);
+      if (view !== null) addMapped(found, view, ruleSpans(r, view.text, MAX_LOCATIONS_PER_REASON - found.length));
     }
   }
   return found;
@@ -108,11 +106,7 @@ export function customLocations(re: RegExp, maps: TextMaps): MatchLocation[] {
   const global = new RegExp(re.source, `${re.flags}g`);
   const found: MatchLocation[] = [];
   for (const view of [maps.identity, maps.folded]) {
-    let seen = 0;
-    for (const m of view.text.matchAll(global)) {
-      if (!add(found, mapViewSpan(view, m.index, m.index + m[0].length))) break;
-      if (++seen >= 64) break;
-    }
+    addMapped(found, view, ruleSpans({ re: global }, view.text, Number.POSITIVE_INFINITY));
     if (found.length > 0) break;
   }
   return found;

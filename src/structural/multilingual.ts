@@ -1,14 +1,8 @@
-// The indirect-injection classes of indirect.ts in German, French, Spanish, Portuguese, Italian,
-// Chinese, Japanese and Russian, in the same word-class style: an AI addressee followed by an
-// imperative, an instruction that plants something in "your answer" or replaces the task, and an
-// override of "everything before". Plus the English override of "everything above".
-//
-// Views: Latin-script languages run in the "language" scope, whose folded view drops accents
-// ("réponse" reads "reponse", "Übersetzung" reads "Ubersetzung"), so their patterns are written
-// without accents. Chinese, Japanese and Russian run in the "script" scope, which keeps the script
-// as written (the folded view would turn Cyrillic look-alikes into Latin letters).
-//
-// ReDoS discipline as in rules.ts: bounded gaps only, no nested unbounded quantifiers.
+// The indirect-injection classes of indirect.ts in DE, FR, ES, PT, IT, ZH, JA and RU: an AI
+// addressee and an imperative, something planted in "your answer" or the task replaced, and an
+// override of "everything before" (in English too). Latin-script patterns run in the "language"
+// scope, whose folded view drops accents, so they are written without them; ZH, JA and RU run in
+// the "script" scope, which keeps Cyrillic as written. ReDoS discipline as in rules.ts.
 
 import * as L from "./labels.js";
 import { GAP, quotedListFollows, quotedListPrecedes, type Rule, rule } from "./rule.js";
@@ -99,80 +93,72 @@ const RU_IMPERATIVE =
 /** The indirect-injection and override rules in other languages, appended to the built-in rule table by rules.ts. */
 export const MULTILINGUAL_RULES: readonly Rule[] = Object.freeze([
   // An AI addressee followed by an imperative (DE, FR, ES, PT, IT).
-  rule(L.AI_ADDRESSED_INSTRUCTION, "language", `\\b(?:${ML_NOTE}|${ML_IF_AI})\\b${GAP(60)}${STOP}${ML_IMPERATIVE}`, "i"),
+  rule(L.AI_ADDRESSED_INSTRUCTION, `\\b(?:${ML_NOTE}|${ML_IF_AI})\\b${GAP(60)}${STOP}${ML_IMPERATIVE}`),
   // The same in Chinese, Japanese and Russian.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    "script",
     `(?:致|给|給|写给|寫給|注意|提示|说明|說明|备注|備註|指示|留言)[:：]?\\s*(?:任何|所有|正在(?:阅读|閱讀|处理|處理|总结|總結|翻译|翻譯)[^\\n。！？]{0,10}的)?${ZH_AI}[^\\n。！？]{0,10}[:：,，]\\s*${ZH_IMPERATIVE}` +
       `|如果你是(?:一个|一個|一名)?${ZH_AI}[^\\n。！？]{0,20}?[,，:：。]?\\s*${ZH_IMPERATIVE}` +
       `|(?:${JA_AI})(?:の(?:皆様|方))?(?:へ|に)(?:の)?(?:注意|メモ|指示|メッセージ|お願い|注記)?[:：、,]\\s*[^\\n。]{0,60}?${JA_ACTION}` +
       `|(?:あなたが|もしあなたが)${JA_AI}(?:である|なら|の場合|であれば)[^\\n。]{0,60}?${JA_ACTION}` +
       `|(?:примечание|заметка|сообщение|инструкци\\p{L}*|внимание|указание)\\s+(?:для|к)\\s+(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[:,;—–-]\\s*${RU_IMPERATIVE}` +
       `|если(?<!\\p{L}если)\\s+(?:ты|вы)\\s+(?:—\\s*|-\\s*)?(?:\\p{L}+\\s+)?${RU_AI}(?!\\p{L})[^\\n.!?]{0,60}?[,:;—–-]\\s*${RU_IMPERATIVE}`,
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   // Something planted in "your answer", or the task replaced (DE, FR, ES, PT, IT).
   rule(
     L.OUTPUT_TAMPERING,
-    "language",
     // Each needs a planted object: "nennen Sie in Ihrer Antwort Ihre Kundennummer" asks a human for their own details.
     `\\b${ML_IN_ANSWER}\\s*,?\\s+(?:(?:bitte|auch|immer|veuillez|aussi|toujours|por\\s+favor|tambien|sempre|anche|per\\s+favore)\\s+)?${ML_PLANT}${GAP(60)}${ML_PLANTED}` +
       `|\\b${ML_PLANT}\\s+(?:\\w+\\s+){0,2}?${ML_PLANTED}${GAP(80)}\\b${ML_IN_ANSWER}\\b` +
       `|\\b${ML_PLANT}\\s+${ML_IN_ANSWER}\\s*,?\\s+(?:\\w+\\s+){0,2}?${ML_PLANTED}`,
-    "i",
   ),
-  rule(L.TASK_HIJACK, "language", `\\b${ML_INSTEAD}\\b${GAP(60)}[,;:]?\\s*${ML_IMPERATIVE}`, "i"),
+  rule(L.TASK_HIJACK, `\\b${ML_INSTEAD}\\b${GAP(60)}[,;:]?\\s*${ML_IMPERATIVE}`),
   // The same in Chinese, Japanese and Russian.
   rule(
     L.OUTPUT_TAMPERING,
-    "script",
-    // Each needs a planted object (a link, URL, ad, image, "the following …"), because "please
-    // note your order number in your reply" asks a human for their own details.
+    // Each needs a planted object: "note your order number in your reply" asks a human for their own details.
     "在(?:你的|您的|你|您)?(?:回答|回复|回覆|答复|答覆|响应|回應|总结|總結|摘要|翻译|翻譯)(?:中|里|裡|里面|末尾|结尾|結尾|开头|開頭)[,，]?\\s*(?:请|請|务必|務必|一定要|也)?(?:加入|添加|包含|附上|插入|提到|提及|推荐|推薦|告诉|告訴|写上|寫上|加上|注明)[^\\n。！？]{0,12}?(?:链接|鏈接|网址|網址|URL|网站|網站|广告|廣告|这句话|這句話|这段话|這段話|以下|下面的|如下|图片|圖片|推广|推廣)" +
       "|(?:回答|返答|応答|返信|要約|翻訳)の(?:中|最後|最初|末尾|冒頭)に[^\\n。]{0,30}?(?:リンク|URL|ＵＲＬ|サイト|広告|画像|次の|以下の|この(?:文|文章|メッセージ|フレーズ|テキスト))[^\\n。]{0,20}?(?:を)?(?:(?:追加|記載|挿入)(?:し|す)|(?:含め|入れ|付け加え|書き加え)(?:て|る|な))" +
       "|в(?<!\\p{L}в)\\s+(?:сво[её]м|вашем|тво[её]м|этом)\\s+(?:ответе|резюме|пересказе|переводе)\\s*,?\\s*(?:обязательно\\s+|также\\s+|пожалуйста\\s*,?\\s+)?(?:добавь|добавьте|укажи|укажите|упомяни|упомяните|включи|включите|вставь|вставьте|порекомендуй|порекомендуйте|посоветуй|посоветуйте|скажи|скажите|напиши|напишите)(?!\\p{L})[^\\n.!?]{0,40}?(?:ссылк|URL|сайт|реклам|фраз|следующ|изображени|картинк|промокод)",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   rule(
     L.TASK_HIJACK,
-    "script",
     "(?:不要|别|別|请勿|請勿)(?:总结|總結|翻译|翻譯|回答|概括)[^\\n。！？]{0,20}?[,，;；。]\\s*(?:而是|相反|反而|改为|改為)" +
       "|(?:与其|與其|而不是)(?:总结|總結|翻译|翻譯|回答)[^\\n。！？]{0,30}?(?:请|請|不如|要|应该|應該)" +
       "|(?:要約|翻訳|回答)(?:する)?(?:の)?(?:ではなく|代わりに|かわりに)[、,]?[^\\n。]{0,40}?(?:して|しなさい|ください|せよ|する)" +
       "|вместо(?<!\\p{L}вместо)\\s+того\\s*,?\\s*чтобы\\s+(?:резюмировать|пересказать|перевести|ответить|суммировать|кратко\\s+изложить)(?!\\p{L})[^\\n.!?]{0,60}?[,;:]?\\s*" +
       RU_IMPERATIVE,
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
   // "forget everything before" and "ignore the provided context" (EN, DE, FR, ES, PT, IT).
-  rule(L.INSTRUCTION_OVERRIDE, "language", FORGET_EVERYTHING, "i"),
+  rule(L.INSTRUCTION_OVERRIDE, FORGET_EVERYTHING),
   rule(
     L.INSTRUCTION_OVERRIDE,
-    "script",
     "(?<!不要|别|別|请勿|請勿|不能)(?:忘记|忘記|忘掉|忽略|无视|無視)(?:之前|以前|上面|上述|前面|先前|此前)(?:的|所)?(?:所有|一切|全部)?(?:内容|內容|信息|資訊|对话|對話|任务|任務|说明|說明|要求|一切)" +
       "|(?:これまで|以前|前|上記|上)の(?:指示|命令|内容|会話|指令|ルール|すべて|全て|タスク)を?(?:すべて|全て)?(?:無視|忘れ)" +
       "|(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй)(?<!(?:\\p{L}|не\\s)(?:забудь|забудьте|игнорируй|игнорируйте|проигнорируй))\\s+(?:вс[её],?\\s+(?:\\p{L}+\\s+){0,4}?(?:выше|раньше|ранее|прежде|до\\s+этого)|все\\s+(?:предыдущие|прошлые|прежние)\\s+(?:задани|задач|сообщени|данн|указани|инструкци)\\p{L}*)(?!\\p{L})",
-    "iu",
+    { scope: "script", flags: "iu" },
   ),
-  // Refusal suppression (DE, FR, ES, PT, IT on the folded view): a negation, then within the
-  // sentence a quoted refusal. Held, as in English, only for an AI's refusal ("als KI", "en tant
-  // qu'IA", "como IA", "come IA") or a list of quoted phrases; one plain "lo siento" a style guide
-  // forbids passes.
+  // Refusal suppression (DE, FR, ES, PT, IT): a negation, then a quoted refusal in the sentence,
+  // held as in English only for an AI's refusal ("als KI", "como IA") or a list of quoted phrases.
   rule(
     L.REFUSAL_SUPPRESSION,
-    "language",
     `\\b(?:nie(?:mals)?|nicht|keine?n?|jamais|pas|nunca|jamas|no|nao|mai|non)\\b${GAP(50)}["“'‘«„‚]\\s*(?:ich\\s+kann\\s+(?:das\\s+|dir\\s+|Ihnen\\s+)?(?:nicht|leider\\s+nicht)|es\\s+tut\\s+mir\\s+leid|leider|als\\s+(?:eine\\s+)?KI\\b|je\\s+ne\\s+peux\\s+pas|je\\s+suis\\s+desole|desole|en\\s+tant\\s+qu['’]\\s*(?:IA|intelligence\\s+artificielle)\\b|no\\s+puedo|lo\\s+siento|como\\s+(?:una\\s+)?IA\\b|nao\\s+posso|desculpe|sinto\\s+muito|como\\s+(?:uma\\s+)?IA\\b|non\\s+posso|mi\\s+dispiace|come\\s+(?:un['’]\\s*)?IA\\b)`,
-    "i",
-    (m) => /\b(?:KI|IA|intelligence)\b/i.test(m[0].slice(-40)) || quotedListFollows(m.input.slice(m.index + m[0].length)),
+    { accept: (m) => /\b(?:KI|IA|intelligence)\b/i.test(m[0].slice(-40)) || quotedListFollows(m.input.slice(m.index + m[0].length)) },
   ),
   // The same in Chinese, Japanese and Russian (script view).
   rule(
     L.REFUSAL_SUPPRESSION,
-    "script",
     "(?:不要|别|別|禁止|永远不要|永遠不要|绝不|絕不|不许|不許|不准)[^\\n。！？]{0,20}?(?:说|說|使用|回答|包含|写|寫)[^\\n。！？]{0,20}?[“「\"'『](?:我不能|我无法|我無法|抱歉|对不起|對不起|作为(?:一个)?(?:AI|人工智能)|作為(?:一個)?(?:AI|人工智慧))" +
       '|[「『“"](?:できません|申し訳(?:ありません|ございません)|すみません|AIとして|お答えできません)[^」』”"\\n]{0,20}[」』”"][^\\n。]{0,12}?(?:と|など)(?:は|も)?(?:絶対に)?(?:言わ|答え|書か|使わ)(?:ないで|ない|ず|ぬ)' +
       '|(?<!\\p{L})(?:никогда\\s+не|не)\\s+(?:говори|говорите|пиши|пишите|используй|используйте|отвечай|отвечайте)(?!\\p{L})[^\\n.!?]{0,40}?[«"„“]\\s*(?:я\\s+не\\s+могу|извини|извините|к\\s+сожалению|как\\s+(?:ИИ|искусственный\\s+интеллект))',
-    "iu",
-    (m) => /AI|人工智|ИИ|интеллект/iu.test(m[0]) || quotedListFollows(m.input.slice(m.index + m[0].length)) || quotedListPrecedes(m.input.slice(0, m.index)),
+    {
+      scope: "script",
+      flags: "iu",
+      accept: (m) =>
+        /AI|人工智|ИИ|интеллект/iu.test(m[0]) || quotedListFollows(m.input.slice(m.index + m[0].length)) || quotedListPrecedes(m.input.slice(0, m.index)),
+    },
   ),
 ]);

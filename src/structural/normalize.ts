@@ -1,10 +1,7 @@
-// Matching views of untrusted text.
-//
-// Patterns never run on the raw text alone, because an attacker controls its spelling: invisible
-// characters split keywords ("ig\u00ADnore"), compatibility forms and look-alikes disguise them
-// ("ｉｇｎｏｒｅ", "іgnоrе"), digits stand in for letters ("1gn0r3"), letters are spaced out
-// ("i g n o r e"). Each view undoes some of that. Views are for matching only: the filter
-// never returns or logs them. Every view is a linear pass over its input.
+// Matching views of untrusted text, whose spelling an attacker controls: invisible characters split
+// keywords ("ig\u00ADnore"), look-alikes disguise them ("ｉｇｎｏｒｅ", "іgnоrе"), digits stand in for
+// letters ("1gn0r3"), letters are spaced out ("i g n o r e"). Each view undoes some of that in one
+// linear pass; views are for matching only, never returned or logged.
 
 import { codePointLength } from "../core/codepoints.js";
 import { foldConfusables } from "./confusables.js";
@@ -34,16 +31,8 @@ export function scriptView(text: string): string {
   return stripInvisible(text).normalize("NFKC");
 }
 
-const LEET: Readonly<Record<string, string>> = {
-  "0": "o",
-  "1": "i",
-  "3": "e",
-  "4": "a",
-  "5": "s",
-  "7": "t",
-  "@": "a",
-  "$": "s",
-};
+// Each leet digit or symbol and the letter it stands for; others (2, 6, 8, 9) are kept.
+const LEET: ReadonlyMap<string, string> = new Map(["0o", "1i", "3e", "4a", "5s", "7t", "@a", "$s"].map((pair) => [pair[0] as string, pair[1] as string]));
 // A token that mixes letters with leet digits/symbols; pure numbers ("2025") are left alone.
 const LEET_TOKEN = /[A-Za-z0-9@$]*[A-Za-z][A-Za-z0-9@$]*/g;
 const HAS_LEET = /[0-9@$]/;
@@ -67,7 +56,7 @@ const DEOBFUSCATION: ReadonlyArray<{ readonly hint: RegExp; readonly passes: Rea
       [CAMEL_JOIN, () => " "],
     ],
   },
-  { hint: LEET_HINT, passes: [[LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET[c] ?? c) : token)]] },
+  { hint: LEET_HINT, passes: [[LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET.get(c) ?? c) : token)]] },
   { hint: SPACED_HINT, passes: [[SPACED_LETTERS, (run) => run.replace(/ /g, "")]] },
 ];
 
@@ -92,13 +81,10 @@ export function deobfuscatedView(folded: string): string | null {
 
 // ---- offset maps: from a view back to the original text --------------------------------------
 //
-// Views are built for matching; a reviewer needs to know where in the original text a match
-// lies. A mapped view records, for every UTF-16 unit of the view, the code-point span
-// `[from, to)` of the original text it came from. A match `[a, b)` in the view maps to the union
-// of its units' spans: exact where the view keeps characters one for one, and widened to the
-// whole source run where a view merges or drops characters (a decomposed letter, a spaced-out
-// word, a stripped invisible character between two kept ones). A map is built only when a rule
-// matched, so clean text never pays for it.
+// A reviewer needs to know where in the original text a match lies. A mapped view records, per
+// UTF-16 unit, the original code-point span `[from, to)` it came from; a match maps to the union
+// of its units' spans: exact where characters are kept one for one, widened where a view merges
+// or drops them (a decomposed letter, a spaced-out word). Maps are built only once a rule matched.
 
 /** A view with the original code-point span of each of its UTF-16 units. */
 export interface MappedView {
@@ -168,9 +154,8 @@ const INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
 const MARK = /^\p{M}$/u;
 
 /**
- * `text` with invisible characters stripped, cut into chunks of one code point and the marks
- * that follow it (normalisation reorders and composes only within such a chunk), each chunk
- * with the original span it covers.
+ * `text` without invisible characters, in chunks of one code point and its following marks (within
+ * which alone normalisation reorders and composes), each with the original span it covers.
  */
 function chunksOf(text: string): Array<{ readonly text: string; readonly from: number; readonly to: number }> {
   const chunks: Array<{ text: string; from: number; to: number }> = [];
@@ -234,9 +219,8 @@ function mappedReplace(view: MappedView, re: RegExp, replace: (match: string) =>
 }
 
 /**
- * deobfuscatedView of a mapped folded view, with its offset map, or null when the view is null.
- * If the result ever differed from deobfuscatedView's, the whole-text map is returned instead,
- * so a match is never pointed at the wrong place.
+ * deobfuscatedView of a mapped folded view, with its offset map (null when that view is null);
+ * the whole-text map if the text ever differed, so a match is never pointed at the wrong place.
  */
 export function mappedDeobfuscatedView(folded: MappedView): MappedView | null {
   const expected = deobfuscatedView(folded.text);

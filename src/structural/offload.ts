@@ -1,20 +1,17 @@
 // StructuralOffload: a pipeline's structural checks, on worker threads while checks overlap.
 //
-// Why: an ingest keeps dozens of checks in flight, and the structural layer (regular expressions
-// over every view of the text) is the largest part of what its one JavaScript thread spends per
-// check; on a machine with a second core it can run there while the main thread does HTTP,
-// analysis and the manifest. A check that does not overlap another (one `check`, a sequential
-// loop) runs in-process as before: a round trip to a thread would only add latency.
+// Why: an ingest keeps dozens of checks in flight, and the structural layer is the largest part
+// of what its one JavaScript thread spends per check; a second core can run it while the main
+// thread does HTTP, analysis and the manifest. A check that overlaps none runs in-process: a round
+// trip to a thread would only add latency.
 //
-// Contract: `check` gives the same frozen FilterResult the filter's own `check` gives for the
-// text, whichever thread ran it: each worker builds a StructuralFilter from this filter's
-// maximum length and compiled custom patterns (filter-worker.ts), and the filter holds no state
-// between texts. The workers are started on the first overlapping check, only when there is a
-// core to spare and the compiled worker script exists (it does not under a TypeScript test
-// runner); until then, and when every worker has MAX_QUEUED_PER_WORKER texts waiting, the text
-// is checked in-process. A worker that fails or exits stops the offload for good: the texts it
-// held are checked in-process, so none is lost and none is answered twice. Idle workers do not
-// keep the process alive; a worker with texts waiting does.
+// Contract: `check` gives the same frozen FilterResult as the filter's own `check`, whichever
+// thread ran it (each worker builds a StructuralFilter from this one's settings, filter-worker.ts,
+// and the filter holds no state between texts). Workers start on the first overlapping check, only
+// with a core to spare and the compiled worker script present (absent under a TypeScript test
+// runner); until then, and while every worker holds MAX_QUEUED_PER_WORKER texts, texts are checked
+// in-process. A worker that fails or exits stops the offload for good, its texts checked
+// in-process (none lost, none answered twice). Only a worker with texts waiting keeps the process alive.
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -51,10 +48,6 @@ interface Waiting {
   readonly reject: (error: unknown) => void;
 }
 
-function defaultThreads(): number {
-  return Math.max(0, Math.min(MAX_WORKERS, availableParallelism() - 1));
-}
-
 /** Runs a StructuralFilter's checks in-process or on worker threads (see the module header). */
 export class StructuralOffload {
   readonly #filter: StructuralFilter;
@@ -68,7 +61,7 @@ export class StructuralOffload {
   constructor(filter: StructuralFilter, options: StructuralOffloadOptions = {}) {
     this.#filter = filter;
     this.#url = options.workerUrl ?? new URL("./filter-worker.js", import.meta.url);
-    this.#threads = options.threads ?? defaultThreads();
+    this.#threads = options.threads ?? Math.max(0, Math.min(MAX_WORKERS, availableParallelism() - 1));
   }
 
   /** Whether workers are running (started and not stopped). */

@@ -1,21 +1,16 @@
-// Role-play jailbreaks that never name a known persona (rules version 4, issue 30): the shapes a
-// jailbreak needs whatever its persona is called, each held only with a second sign, because
-// ordinary role-play ("act as a Linux terminal", "you are a travel agent", a game master, a novel
-// prompt) uses the same words and must pass.
+// Role-play jailbreaks that never name a known persona (rules version 4, issue 30), each held only
+// with a second sign, because ordinary role-play ("act as a Linux terminal", a game master, a
+// novel prompt) uses the same words and must pass:
+//   - a persona declared free of rules or ethics ("X has broken free of the typical confines of
+//     AI", "you are not bound by any moral or ethical constraints");
+//   - an order never to break character, next to a sign the role is a way around a refusal ("stay
+//     in character no matter what", "never break character, even for illegal requests");
+//   - a disclaimer of real use ("purely fictional and will never be used in real life", "for
+//     educational purposes only") next to a request for content or a role ("write …", "imagine …").
 //
-//   - a persona declared free of rules or ethics: "X has broken free of the typical confines of
-//     AI", "you are not bound by any moral or ethical constraints", "X does not follow OpenAI's
-//     content policy", "X doesn't care about morality, legality or ethics";
-//   - an order never to break character, next to a sign that the role is a way around a refusal
-//     ("stay in character no matter what", "never break character, even for illegal requests",
-//     "they never fall out of their roles, not even for a second");
-//   - a request in a fictional, hypothetical or educational frame with a disclaimer of real use
-//     ("… this is purely fictional and will never be used in real life", "for educational purposes
-//     only") next to a request for content or a role ("write …", "you are a …", "imagine …").
-//
-// The second sign is checked by an `accept` predicate over a bounded window around the match, so
-// the expressions stay linear (ReDoS discipline as in rules.ts: bounded gaps, no nested
-// unbounded quantifiers). Latin-script languages run on the folded view (no accents).
+// The second sign is an `accept` predicate over a bounded window around the match, so the
+// expressions stay linear (ReDoS discipline as in rules.ts). Latin-script languages run on the
+// folded view (no accents).
 
 import * as L from "./labels.js";
 import { type Rule, rule } from "./rule.js";
@@ -65,52 +60,41 @@ const REQUEST_WINDOW = 600;
 
 /** The role-play jailbreak rules, in reason order. */
 export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
-  // A persona declared free of rules or ethics: not bound by, broken free of, does not abide by
-  // or care about them. Held only when the limits are an AI's or ethical ones and the text
-  // speaks of an AI or a persona (an HR code's "employees who do not follow the ethics policy"
-  // speaks of neither). The limits' words may end the sentence after the match ("free from all
-  // constraints and ethical considerations").
+  // A persona not bound by, broken free of, or not caring about rules or ethics. Held only when
+  // the limits are an AI's or ethical ones (their words may end the sentence after the match) and
+  // the text speaks of an AI or a persona (an HR code's "employees who do not follow the ethics
+  // policy" speaks of neither).
   rule(
     L.UNBOUND_PERSONA,
-    "language",
     "\\b(?:(?:not|never|no\\s+longer)\\s+(?:be\\s+)?(?:(?:bound|restricted|limited|constrained|confined|governed|held\\s+back)\\s+by|subject\\s+to)" +
       "|(?:broken|break(?:s|ing)?|broke|freed?|liberated|released|escaped)\\s+(?:free\\s+)?(?:of|from)" +
       "|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not|never|won['’]?t|will\\s+not|no\\s+longer|doesnt|dont)\\s+(?:(?:have|need)\\s+to\\s+)?(?:abide\\s+by|follow|adhere\\s+to|comply\\s+with|obey|respect|care\\s+about|worry\\s+about|give\\s+a\\s+\\w+\\s+about))" +
       `\\s+(?:any\\s+(?:and\\s+all\\s+)?|all\\s+|the\\s+)?(?:of\\s+)?(?:[\\w'’-]+\\s+){0,4}?${LIMIT_NOUN}\\b`,
-    "i",
-    (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)),
+    { accept: (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)) },
   ),
-  // A persona that has no rules, restrictions, filters or ethics ("Wrath has no restrictions",
-  // "you have no rules to follow", "X has no ethical or moral guidelines", "X doesn't have any
-  // content policy"), held when the text speaks of an AI or a persona; "no limits on
-  // message length" or "no restrictions for parking" limits something else and passes.
+  // A persona that has no rules, restrictions or ethics ("Wrath has no restrictions", "X doesn't
+  // have any content policy"), held when the text speaks of an AI or a persona; "no restrictions
+  // for parking" limits something else and passes.
   rule(
     L.UNBOUND_PERSONA,
-    "language",
     "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?no|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
       "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
       "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b" +
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
-    "i",
-    (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW),
+    { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) },
   ),
-  // An order never to break character (stay in character, do not fall out of the role), held
-  // next to a sign that the role is a way around a refusal: no matter what, even if, illegal,
-  // unethical, refuse, not even for a second.
+  // An order never to break character, held next to a sign that the role is a way around a
+  // refusal (no matter what, even if, illegal, refuse, not even for a second).
   rule(
     L.NEVER_BREAK_CHARACTER,
-    "language",
     "\\b(?:(?:stay(?:s|ing)?|remain(?:s|ing)?|keep(?:s|ing)?)\\s+(?:\\w+\\s+){0,2}?in\\s+(?:character|(?:their|your|his|her|the|my)\\s+(?:roles?|characters?|personas?))" +
       "|(?:never|not|don['’]?t|do\\s+not|without)\\s+(?:\\w+\\s+){0,2}?(?:break(?:ing)?|drop(?:ping)?|leav(?:e|ing)|fall(?:ing)?\\s+out\\s+of|step(?:ping)?\\s+out\\s+of|get(?:ting)?\\s+out\\s+of)\\s+(?:character|(?:their|your|his|her|the)\\s+(?:roles?|characters?|personas?)))\\b",
-    "i",
-    (m) => nearby(REFUSAL_CONTEXT, m, 200),
+    { accept: (m) => nearby(REFUSAL_CONTEXT, m, 200) },
   ),
-  // The same in German, French, Spanish, Portuguese and Italian (folded view): "bleib in deiner
-  // Rolle", "ohne aus der Rolle zu fallen", "ne sors jamais de ton personnage", "no rompas el
-  // personaje", "nao saia do personagem", "non uscire mai dal personaggio".
+  // The same in DE, FR, ES, PT, IT (folded view): "bleib in deiner Rolle", "ne sors jamais de ton
+  // personnage", "no rompas el personaje", "non uscire mai dal personaggio".
   rule(
     L.NEVER_BREAK_CHARACTER,
-    "language",
     "\\b(?:(?:bleib(?:e|t|en)?|verbleib(?:e|t|en)?)\\s+(?:\\w+\\s+){0,3}?in\\s+(?:deiner|Ihrer|ihrer|seiner|der|ihren|seinen|deinen|den)\\s+(?:Rolle|Figur)n?" +
       `|(?:aus\\s+(?:der|ihrer|seiner|deiner|Ihrer)\\s+(?:Rolle|Figur))\\s+(?:zu\\s+)?(?:fallen|fallt|fallst|treten|heraus)` +
       "|(?:reste[rz]?|restez|demeure[rz]?)\\s+(?:\\w+\\s+){0,2}?dans\\s+(?:ton|votre|son|le)\\s+(?:personnage|role)" +
@@ -119,15 +103,12 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "|(?:no|nao|nunca)\\s+(?:\\w+\\s+){0,2}?(?:rompas|rompa|salgas|salga|saias|saia|quebre|quebres)\\s+(?:del?|do|o|el)\\s+(?:tu\\s+|su\\s+|seu\\s+)?(?:personaje|personagem|papel)" +
       "|(?:resta|rimani|rimanga|resti)\\s+(?:\\w+\\s+){0,2}?nel\\s+(?:tuo\\s+|suo\\s+)?(?:personaggio|ruolo)" +
       "|(?:non|mai)\\s+(?:\\w+\\s+){0,2}?(?:uscire|uscite|esca|uscir)\\s+(?:mai\\s+)?(?:dal|dal\\s+tuo|dal\\s+suo)\\s+(?:personaggio|ruolo))\\b",
-    "i",
-    (m) => nearby(REFUSAL_CONTEXT, m, 200),
+    { accept: (m) => nearby(REFUSAL_CONTEXT, m, 200) },
   ),
-  // A disclaimer of real use ("purely fictional", "for educational purposes only", "this is a
-  // hypothetical scenario", "will never be used in real life", "will never be actually
-  // executed."), held next to a request for content or a role for the reader.
+  // A disclaimer of real use ("purely fictional", "this is a hypothetical scenario", "will never be
+  // actually executed."), held next to a request for content or a role for the reader.
   rule(
     L.DISCLAIMED_REQUEST,
-    "language",
     "\\b(?:(?:purely|only|strictly|just|solely|entirely)\\s+(?:for\\s+|an?\\s+|from\\s+an?\\s+)?(?:fictional|hypothetical|educational|research|academic|creative|artistic|entertainment|informational|theoretical|journalistic|learning)" +
       "|for\\s+(?:\\w+\\s+)?(?:fictional|hypothetical|educational|research|academic|entertainment|informational|theoretical|journalistic)\\s+purposes\\s+only" +
       // The asker's own disavowal: "I am not condoning or encouraging …", "not something you endorse".
@@ -140,7 +121,6 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "\\s+(?:in\\s+(?:real\\s+life|reality|the\\s+real\\s+world|a\\s+real|any\\s+real|real-world)|for\\s+(?:any\\s+)?(?:harmful|malicious|illegal|unethical|real|nefarious|criminal)|in\\s+(?:any|a)\\s+(?:harmful|malicious|illegal|unethical|real)\\s+(?:way|manner)|maliciously|to\\s+(?:harm|hurt))" +
       // A bare "will never be used." is a privacy notice's wording; "will never be executed." is not.
       "|(?:implemented|executed|enacted|carried\\s+out|acted\\s+(?:up)?on|put\\s+into\\s+(?:practice|action))(?=\\s*[.!])))\\b",
-    "i",
-    (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW),
+    { accept: (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW) },
   ),
 ]);

@@ -1,28 +1,20 @@
 // Rule triggers: a cheap, sound pre-check that skips a built-in rule on a text it cannot match.
 //
-// Most rules begin with a word class at a word boundary (`\b(?:ignore|disregard|…)\s+…`), and
-// most text holds none of those words. Running the full expression still costs a scan of the
-// text per rule, so the filter first asks whether the text has any word the rule could start
-// with. The answer is derived from the expression's own source (never written by hand, so it
-// cannot drift from the rule; the built-in rules' are stored, see RuleTriggers): every way a
-// match can begin is walked, and the literal letters it must begin with are collected, up to a
-// few characters:
+// Most rules begin with a word class at a word boundary (`\b(?:ignore|disregard|…)\s+…`) that
+// most text lacks, yet running the expression costs a scan per rule. So every way a match can
+// begin is walked in the expression's own source (never written by hand, so it cannot drift; the
+// built-in rules' are stored, see RuleTriggers) and the literal start is collected, a few characters:
+//   - "anchored": a word boundary, then word characters: the text must have a word starting so;
+//   - "loose": ASCII literals not after a boundary (`psutil.`, `<script`): the lower-cased text
+//     must contain one;
+//   - anything else (a class, `.`, a non-ASCII literal, an unparsed construct) can begin anywhere:
+//     no trigger, the rule always runs.
 //
-//   - "anchored" starts: a word boundary, then word characters. A match can only begin where a
-//     word of the text begins, so the text must have a word starting with those characters;
-//   - "loose" starts: ASCII literals not after a boundary (`psutil.`, `<script`). The text,
-//     lower-cased, must contain them somewhere;
-//   - anything else (a character class, `.`, a non-ASCII literal, an unparsed construct) can
-//     begin anywhere: the rule has no trigger and always runs.
-//
-// Why this is sound (a skipped rule could not have matched):
-//   - every path through the expression is walked, quantifiers and optional parts included;
-//     a walk that is cut short (length cap, step cap, a construct it does not know) keeps the
-//     shorter prefix or gives up on the rule, which only makes the pre-check weaker;
-//   - letters are compared lower-cased on both sides. Outside the `u` flag an ASCII literal
-//     matches only ASCII letters; with `iu`, U+017F (long s) and U+212A (Kelvin sign) also fold
-//     to `s` and `k` and count as word characters, so a text holding either skips the pre-check;
-//   - the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
+// Sound (a skipped rule could not have matched): every path is walked, quantifiers and optional
+// parts included, and a walk cut short keeps the shorter prefix or gives up (a weaker pre-check);
+// letters are compared lower-cased on both sides, and since with `iu` U+017F (long s) and U+212A
+// (Kelvin) fold to `s` and `k` as word characters, a text holding either skips the pre-check;
+// the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
 
 import { hash } from "node:crypto";
 
@@ -117,9 +109,8 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     if (e === "b") return { t: "boundary" };
     if (e === "B") return { t: "zero" };
     if ("sSwWdD".includes(e)) return { t: "any" };
-    // The escapes below have a fixed form. Without the u (or v) flag JavaScript reads a malformed
-    // one as a literal letter instead, so the walk accepts only the well-formed form and gives up
-    // on anything else: a wrong guess at its extent could swallow a "|" and a whole alternative.
+    // Fixed-form escapes: without the u flag JavaScript reads a malformed one as a letter, so only
+    // the well-formed form is accepted (a wrong guess at its extent could swallow a "|").
     const ahead = source.slice(i, i + 64);
     const take = (form: RegExp, node: Node): Node => {
       const m = form.exec(ahead);
@@ -273,11 +264,7 @@ const digitAt = (text: string, i: number): number => {
   return code < 128 ? (DIGIT[code] as number) : 0;
 };
 
-/**
- * A word start as a number: its characters as base-38 digits, none of them 0, so starts of
- * different lengths never collide. Comparing numbers instead of strings keeps the words of a
- * text cheap to collect (no substring per word).
- */
+/** A word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text. */
 function startKey(start: string): number {
   let key = 0;
   for (let i = 0; i < start.length; i++) key = key * 38 + digitAt(start, i);
@@ -288,10 +275,9 @@ function startKey(start: string): number {
 const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
 
 /**
- * Which word starts the text being read has: `seen[key] === stamp`. One table for the process,
- * filled for one text at a time (`admitted` reads a text's words and answers for every rule in
- * one synchronous call, so no two texts share it); a new stamp per text instead of clearing it.
- * 2 MB, allocated on first use.
+ * Which word starts the text being read has: `seen[key] === stamp`. One 2 MB table for the process
+ * (allocated on first use), filled for one text per synchronous `admitted` call, with a new stamp
+ * per text instead of clearing it.
  */
 let seen: Uint8Array | null = null;
 let stamp = 0;
@@ -301,17 +287,10 @@ export function expressionFingerprint(re: RegExp): string {
   return hash("sha256", `/${re.source}/${re.flags}`).slice(0, 16);
 }
 
-/** The trigger of `re`: its stored entry (`<fingerprint> <trigger as JSON>`) when that was derived from `re` as it is now, else derived. */
-function triggerOf(re: RegExp, entry: string | undefined): RuleTrigger | null {
-  const fingerprint = expressionFingerprint(re);
-  return entry?.startsWith(`${fingerprint} `) ? JSON.parse(entry.slice(fingerprint.length + 1)) : ruleTrigger(re);
-}
-
 /**
  * The triggers of an ordered list of rule expressions, worked out once, and the rules a text
- * admits. `stored` holds triggers derived ahead of time (builtin-triggers.ts), since deriving
- * them cost the first check of a process about 70 ms; an entry that is missing or was derived
- * from another expression is derived again, so a stale table costs time, never a rule.
+ * admits. `stored` holds triggers derived ahead of time (builtin-triggers.ts; deriving cost a
+ * process's first check about 70 ms); a stale or missing entry is derived again, never trusted.
  */
 export class RuleTriggers {
   #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
@@ -325,7 +304,11 @@ export class RuleTriggers {
   /** The trigger of each expression, in order (worked out on first use). */
   get triggers(): ReadonlyArray<RuleTrigger | null> {
     if (this.#triggers === null) {
-      const triggers = this.expressions.map((re, k) => triggerOf(re, this.stored[k]));
+      // A stored entry (`<fingerprint> <trigger as JSON>`) serves only if derived from the expression as it is now.
+      const triggers = this.expressions.map((re, k): RuleTrigger | null => {
+        const fingerprint = expressionFingerprint(re);
+        return this.stored[k]?.startsWith(`${fingerprint} `) ? JSON.parse(this.stored[k].slice(fingerprint.length + 1)) : ruleTrigger(re);
+      });
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }

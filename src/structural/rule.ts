@@ -1,6 +1,5 @@
-// The shape of one structural pattern rule and the helpers the rule tables (rules.ts,
-// indirect.ts, multilingual.ts) build them with. Kept on its own so that rules.ts can collect
-// the other tables without them importing rules.ts back; the scopes are described in rules.ts.
+// One structural pattern rule and the helpers the rule tables build it with; apart, so rules.ts
+// can collect the other tables without them importing it back (scopes: see rules.ts).
 
 /** Where a rule runs: which normalised views of a text it is matched against (rules.ts). */
 export type RuleScope = "language" | "code" | "encoding" | "script";
@@ -20,17 +19,15 @@ export interface Rule {
   /** Always compiled with the `g` flag so matches can be enumerated (bounded) for `accept`. */
   readonly re: RegExp;
   readonly accept?: (match: RegExpExecArray) => boolean;
-  /**
-   * A literal that every match of `re` contains (case-sensitively): a text without it cannot
-   * match, so the search is skipped. Only for literals the pattern itself makes mandatory.
-   */
+  /** A literal every match of `re` contains (case-sensitively, as the pattern makes it mandatory): without it, no search. */
   readonly requires?: string;
 }
 
-/** A rule whose expression is `source` compiled with `flags` and `g`. */
-export function rule(label: string, scope: RuleScope, source: string, flags: string, accept?: Rule["accept"]): Rule {
+/** A rule whose expression is `source` compiled with `flags` and `g`; most are case-insensitive wording (the defaults). */
+export function rule(label: string, source: string, options: Partial<Omit<Rule, "label" | "re">> & { readonly flags?: string } = {}): Rule {
+  const { scope = "language", flags = "i", accept, requires } = options;
   const re = new RegExp(source, `${flags}g`);
-  return accept === undefined ? { label, scope, re } : { label, scope, re, accept };
+  return { label, scope, re, ...(accept === undefined ? {} : { accept }), ...(requires === undefined ? {} : { requires }) };
 }
 
 /** A gap inside one sentence (no newline or sentence end), at most `n` characters. */

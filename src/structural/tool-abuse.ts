@@ -1,15 +1,9 @@
-// Tool-abuse rules: plain imperative requests planted in tool output or data that ask an agent
-// to act against its user, with no override words and no AI addressee (issue 30). The shape is a
-// product of word classes, never one generator's sentence: a sending verb used as an order × a
-// sensitive object (a security or verification code, a password, passport, card or account
-// numbers, credentials, "all (the) messages / files / contacts", the user's personal data, the
-// body of an e-mail) × an outside destination (an e-mail address, a URL or domain, an account
-// number, "my new e-mail address").
-//
-// What keeps ordinary text out: an e-mail asking a colleague to send a report has no sensitive
-// object; security advice says "never send your password", and a security text that reports
-// such a request uses the verb after "can", "to" or "attackers", which is not an order.
-// ReDoS discipline as in rules.ts: bounded gaps only.
+// Tool-abuse rules: plain imperatives planted in tool output or data that ask an agent to act
+// against its user, with no override words and no AI addressee (issue 30): a sending verb used as
+// an order × a sensitive object (a security code, a password, card or account numbers, "all the
+// messages", personal data) × an outside destination (an e-mail address, a URL, "my new e-mail
+// address"). A colleague asked to send a report names no sensitive object; "never send your
+// password" and "attackers can send" are not orders. ReDoS discipline as in rules.ts.
 
 import * as L from "./labels.js";
 import { type Rule, rule, WIDE_GAP as GAP } from "./rule.js";
@@ -24,10 +18,9 @@ const AS_ORDER =
   "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?)\\s{1,4})";
 
 /**
- * A word start, also right after an escaped line break: tool output is often JSON or YAML whose
- * strings keep "\\n" as two characters, which glue the next word to an "n" ("\\n\\nSend …"). One
- * look-behind rather than "\\b or after an escape": an alternation there costs the expression its
- * fast scan for the first letter (about five times slower on text without the verb).
+ * A word start, also right after an escaped line break (JSON or YAML tool output keeps "\\n" as
+ * two characters: "\\n\\nSend …"). One look-behind, not an alternation, which would cost the
+ * expression its fast first-letter scan (five times slower on text without the verb).
  */
 const WORD_START = "(?<![^\\W nrt]|(?<!\\\\)[nrt])";
 
@@ -63,9 +56,8 @@ const SENSITIVE =
 const SEND_SENSITIVE = `${WORD_START}${AS_ORDER}${SEND}\\b${GAP(100)}\\b${SENSITIVE}${GAP(100)}\\b(?:to|at|into|on|with)\\s+${LEAD_IN}(?:${OUTSIDE}|${OUTSIDE_IN_WORDS})`;
 
 /**
- * "Get all user information … and send it to my email address x@y.com". Matched from "send it",
- * with the sensitive object checked behind it: starting at every word the object class can begin
- * with ("the", "all", "e-mails") would run the rule on almost every text.
+ * "Get all user information … and send it to x@y.com". Matched from "send it", the sensitive
+ * object checked behind it (starting at "the", "all", … would run the rule on almost every text).
  */
 const SEND_IT = `${SEND}\\s+(?:it|them|this|these|that|those)(?:\\s+(?:information|data|details|info|codes?|messages))?`;
 const GATHER_THEN_SEND = `\\b${SEND_IT}(?<=\\b${SENSITIVE}${GAP(100)}[.,;]?\\s*(?:and\\s+|then\\s+|just\\s+)*${SEND_IT})\\s+(?:to|at)\\s+${LEAD_IN}(?:${OUTSIDE}|${OUTSIDE_IN_WORDS})`;
@@ -94,12 +86,11 @@ const SGAP = (n: number): string => `[^。！？!?\\n]{0,${n}}?`;
 
 /** The tool-abuse rules, appended to the indirect-injection table (indirect.ts). */
 export const TOOL_ABUSE_RULES: readonly Rule[] = Object.freeze([
-  rule(L.SENSITIVE_DATA_OUT, "language", `${SEND_SENSITIVE}|${GATHER_THEN_SEND}`, "i"),
-  rule(L.SENSITIVE_DATA_OUT, "language", `${WORD_START}${ML_SEND}\\b${GAP(100)}\\b${ML_SENSITIVE}\\b${GAP(100)}${OUTSIDE}`, "i"),
+  rule(L.SENSITIVE_DATA_OUT, `${SEND_SENSITIVE}|${GATHER_THEN_SEND}`),
+  rule(L.SENSITIVE_DATA_OUT, `${WORD_START}${ML_SEND}\\b${GAP(100)}\\b${ML_SENSITIVE}\\b${GAP(100)}${OUTSIDE}`),
   rule(
     L.SENSITIVE_DATA_OUT,
-    "script",
     `(?:${SCRIPT_SEND}${SGAP(40)}${SCRIPT_SENSITIVE}|${SCRIPT_SENSITIVE}${SGAP(40)}${SCRIPT_SEND})${SGAP(60)}${OUTSIDE}|${SCRIPT_SENSITIVE}${SGAP(40)}${OUTSIDE}${SGAP(20)}${SCRIPT_SEND}`,
-    "i",
+    { scope: "script" },
   ),
 ]);

@@ -1,31 +1,23 @@
-// Control and invisible-character screening (the filter's second and third checks).
-//
-// Contract: `scanCharacters(text)` walks the text once, code point by code point, and reports
-// whether it holds control characters and whether it holds suspicious invisible Unicode.
-// Why context rules instead of a flat deny list: a flat list blocks every ZWJ and every
-// U+FE0F, which refuses ordinary emoji ("❤️", "👩‍💻") and Indic/Persian text. Each invisible
-// character is therefore allowed only in the exact position where it has a legitimate job:
-//   - ZWJ U+200D: between two emoji (the left side may end in VS16 or a skin tone), or between
-//     two letters/marks of a script that uses joiners (Arabic, Indic, …).
-//   - ZWNJ U+200C: between two letters/marks of such a script.
-//   - LRM/RLM U+200E/F: only when the text contains right-to-left letters.
-//   - VS15/VS16 U+FE0E/F: directly after a code point that has an emoji presentation.
-//   - VS1–VS14 U+FE00–FE0D: directly after a Han ideograph, a math symbol or a Myanmar letter.
-//   - Ideographic variation selectors U+E0100–E01EF: directly after a Han ideograph.
-//   - Tag characters U+E0020–E007F: only inside a subdivision flag (U+1F3F4, 2–7 tag digits or
-//     lowercase tag letters, U+E007F cancel tag), e.g. the flag of England.
-// Never two selectors in a row: runs of selectors are how data is smuggled in invisible text.
+// Control and invisible-character screening (the filter's second and third checks):
+// `scanCharacters(text)` walks the text once and reports whether it holds control characters and
+// suspicious invisible Unicode. Not a flat deny list, which would refuse ordinary emoji ("❤️",
+// "👩‍💻") and Indic/Persian text: each invisible character is allowed only where it has a job:
+//   - ZWJ U+200D between two emoji (the left may end in VS16 or a skin tone); ZWJ and ZWNJ U+200C
+//     between two letters/marks of a script that uses joiners (Arabic, Indic, …);
+//   - LRM/RLM U+200E/F only in a text with right-to-left letters;
+//   - VS15/VS16 right after an emoji; VS1–VS14 after a Han ideograph, math symbol or Myanmar
+//     letter; ideographic selectors U+E0100–E01EF after a Han ideograph; never two selectors in a
+//     row (runs of selectors smuggle data);
+//   - tags U+E0020–E007F only in a subdivision flag (U+1F3F4, 2–7 tag digits or lowercase tag
+//     letters, cancel tag U+E007F), e.g. the flag of England.
 // Bidi embeddings/overrides (U+202A–202E) and isolates (U+2066–2069) are always suspicious.
 //
-// Two benign traces are not counted as control characters (rules version 4, docs/detection.md):
-//   - ZWSP U+200B and ZWNBSP/BOM U+FEFF in a run of at most two right next to white space
-//     ("58°N\uFEFF / \uFEFF8°W" in Wikipedia coordinates, "of \u200B\u200Bjewelry" from pasted
-//     translations). Next to white space they split no word, so they cannot break up a trigger
-//     word; inside a word, between letters, at the start of the text or in longer runs they still
-//     count, and a text that holds more of them than its budget counts (a carrier of hidden bits).
+// Two benign traces are not control characters (rules version 4, docs/detection.md):
+//   - ZWSP U+200B and ZWNBSP/BOM U+FEFF in a run of at most two next to white space
+//     ("58°N\uFEFF / \uFEFF8°W" in Wikipedia coordinates), where they split no word. Inside a
+//     word, at the start of the text, in longer runs or beyond a budget (hidden bits) they count;
 //   - a C1 control that is one byte of a well-formed UTF-8 sequence read as Latin-1 ("â\u0080\u0099"
-//     for "’"), when the character that sequence encodes is visible text. A lone C1 control, or
-//     one whose sequence encodes a control or an invisible format character, still counts.
+//     for "’") encoding visible text. A lone one, or one encoding a control or format character, counts.
 
 export interface CharacterScan {
   readonly control: boolean;
@@ -49,14 +41,6 @@ const VS_BASE_1_14 = /[\p{Script=Han}\p{Sm}\p{Script=Myanmar}]/u;
 const VS16 = 0xfe0f;
 /** The most zero-width characters next to white space in one run that are taken as a trace of copy and paste. */
 const WHITESPACE_ZW_RUN = 2;
-/**
- * The most zero-width characters next to white space one text may hold before they count as
- * control characters: 16, plus one per 32 characters of text (a Wikipedia table holds one per 66
- * to 90, two around each " / " of its coordinates). More is a carrier of hidden bits, not a trace.
- */
-function whitespaceZeroWidthBudget(text: string): number {
-  return 16 + Math.floor(text.length / 32);
-}
 const WHITE_SPACE = /\s/u;
 /** What a mis-decoded UTF-8 sequence may stand for: visible text, never a control or format character. */
 const VISIBLE = /[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}]/u;
@@ -81,14 +65,7 @@ function isEmojiSide(prev: number | undefined, prevPrev: number | undefined): bo
   return test(EXT_PICT, prev);
 }
 
-function isSubdivisionTag(cp: number): boolean {
-  return (cp >= 0xe0030 && cp <= 0xe0039) || (cp >= 0xe0061 && cp <= 0xe007a);
-}
-
-/**
- * Length in UTF-16 units of a well-formed subdivision flag tag run starting at `index` (just
- * after U+1F3F4), or 0 when the tags there do not form one.
- */
+/** UTF-16 length of the well-formed subdivision flag tag run at `index` (just after U+1F3F4), or 0. */
 function subdivisionTagRun(text: string, index: number): number {
   let units = 0;
   let tags = 0;
@@ -97,7 +74,8 @@ function subdivisionTagRun(text: string, index: number): number {
     const cp = text.codePointAt(index + units);
     if (cp === undefined) return 0;
     if (cp === CANCEL_TAG) return tags >= 2 ? units + 2 : 0;
-    if (!isSubdivisionTag(cp)) return 0;
+    // A tag digit or lowercase tag letter.
+    if (!((cp >= 0xe0030 && cp <= 0xe0039) || (cp >= 0xe0061 && cp <= 0xe007a))) return 0;
     tags++;
     units += 2;
   }
@@ -108,10 +86,7 @@ function isZeroWidthSpace(unit: number): boolean {
   return unit === 0x200b || unit === 0xfeff;
 }
 
-/**
- * Whether the U+200B/U+FEFF at `index` is in a run of at most WHITESPACE_ZW_RUN of them with white
- * space right before or right after the run (where it splits no word).
- */
+/** Whether the U+200B/U+FEFF at `index` is in a run of at most WHITESPACE_ZW_RUN with white space right before or after it. */
 function zeroWidthNextToSpace(text: string, index: number): boolean {
   let start = index;
   // Both walks stop one past the longest run allowed, so a longer run is seen without reading it all.
@@ -143,10 +118,7 @@ function decodeUtf8(bytes: readonly number[]): number {
   return cp;
 }
 
-/**
- * Whether the C1 control at `index` is a continuation byte of a UTF-8 sequence that was read as
- * Latin-1 (mojibake) and that encodes visible text. Looks at most three code units back.
- */
+/** Whether the C1 control at `index` continues a UTF-8 sequence read as Latin-1 (mojibake) that encodes visible text; looks three units back at most. */
 function misdecodedUtf8At(text: string, index: number): boolean {
   for (let start = index - 1; start >= 0 && start >= index - 3; start--) {
     const length = utf8Length(text.charCodeAt(start));
@@ -199,7 +171,10 @@ export function scanCharacters(text: string): CharacterScan {
   let prev: number | undefined;
   let prevPrev: number | undefined;
   let whitespaceZeroWidth = 0;
-  const budget = whitespaceZeroWidthBudget(text);
+  // The most zero-width characters next to white space a text may hold before they count as control
+  // characters: 16, plus one per 32 characters (a Wikipedia table holds one per 66 to 90). More is a
+  // carrier of hidden bits, not a trace.
+  const budget = 16 + Math.floor(text.length / 32);
   let i = 0;
   while (i < text.length) {
     const cp = text.codePointAt(i) as number;

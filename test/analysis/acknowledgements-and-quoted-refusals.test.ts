@@ -5,7 +5,7 @@
 // the persona, echo and compromise rules. Each benign reply has an attack neighbour written in
 // the same words that still blocks, so the fix is tested in both directions.
 import { describe, expect, it } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 
 /** Documents a RAG canary is asked to summarise, each carrying an indirect injection. */
 const INPUTS = [

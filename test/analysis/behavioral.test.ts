@@ -1,6 +1,7 @@
 // The analyzer's contract (src/analysis/types.ts) and its behaviour on failed or odd replies.
 import { describe, expect, it, test } from "vitest";
-import { BehavioralAnalyzer, CANARY_FAILED_SUMMARY, analyzeResponse } from "../../src/analysis/behavioral.js";
+import { BehavioralAnalyzer, CANARY_FAILED_SUMMARY } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 import { DEFAULT_BLOCK_THRESHOLD, EVIDENCE_MAX_CODE_POINTS, HARD_BLOCK_CATEGORIES, SIGNAL_CATEGORIES } from "../../src/analysis/signals.js";
 import { checkAttackCompliance } from "../../src/analysis/compliance.js";
 import type { CanaryResult } from "../../src/canary/types.js";

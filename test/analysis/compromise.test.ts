@@ -1,7 +1,7 @@
 // Replies written for these tests that show a canary taken over. Every one must block at the
 // default threshold, whatever the input was, because the residue is in the reply itself.
 import { describe, expect, test } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 
 const NEUTRAL_INPUT = "Please summarise the attached note for me.";
 

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 import { loadCorpora, type EvalCase } from "../../src/eval/corpus.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

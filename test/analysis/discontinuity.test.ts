@@ -1,6 +1,6 @@
 // semantic_discontinuity reads words of any script, with the analyzer's thresholds.
 import { describe, expect, test } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 import { contentWords } from "../../src/analysis/discontinuity.js";
 
 const flagged = (input: string, reply: string): boolean => analyzeResponse(input, reply).signals.some((s) => s.category === "semantic_discontinuity");

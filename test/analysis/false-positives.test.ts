@@ -3,7 +3,7 @@
 // fires, and checks that our analyzer gives no signal at all: each test would fail if the
 // naive rule were used.
 import { describe, expect, test } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 
 interface BenignCase {
   readonly name: string;

@@ -1,7 +1,7 @@
 // Hostile replies must not make the rules backtrack: each 20 000-code-point reply built from
 // fragments that partially match many rules is analysed in under a second.
 import { beforeAll, describe, expect, test } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 import { codePointLength } from "../../src/core/codepoints.js";
 import { withCpuMs } from "../support/cpu-time.js";
 

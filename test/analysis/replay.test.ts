@@ -3,7 +3,7 @@
 // by `npm run bench:upstream-replay -- --capture <file>`, which reads them from a path outside
 // the repository.
 import { describe, expect, test } from "vitest";
-import { analyzeResponse } from "../../src/analysis/behavioral.js";
+import { analyzeResponse } from "../support/analyze-response.js";
 import { foreignCaptureDocument } from "../support/demo-capture.js";
 
 interface ReplayCase {
