@@ -9,8 +9,7 @@ import { OllamaChatBackend } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
-import { ollamaModelMissing } from "./ollama-chat.js";
+import { failed, ollamaModelMissing, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
 import { ollamaModelDigest } from "./ollama-inventory.js";
 import {
   UNVERIFIED_TEXT,

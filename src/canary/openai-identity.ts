@@ -8,7 +8,6 @@ import { isPlainObject } from "../core/guards.js";
 import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
 import { endpointOrigin } from "./endpoint.js";
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
-import { openAIHeaders } from "./openai-chat.js";
 import { quotedText } from "../core/display-text.js";
 import type { ServedModels } from "./served-models.js";
 
@@ -73,8 +72,7 @@ export function tokenizeBaseUrl(baseUrl: string): string {
 
 /** One bounded request to `path` under `base` (default: the server's base URL), authenticated as an OpenAI-compatible call. */
 function call(server: OpenAIServer, path: string, maxBodyBytes: number, json?: unknown, base = server.baseUrl): Promise<JsonAnswer> {
-  const headersFor = (urlAuthorization: string | null): Record<string, string> => openAIHeaders(server.apiKey, urlAuthorization);
-  return requestJson(server.fetch, base, path, { json, timeoutMs: server.timeoutMs, maxBodyBytes, headersFor });
+  return requestJson(server.fetch, base, path, { json, timeoutMs: server.timeoutMs, maxBodyBytes, apiKey: server.apiKey });
 }
 
 function transportText(outcome: HttpCallOutcome | null, where: string, what: string): OpenAIIdentityFailure | null {
