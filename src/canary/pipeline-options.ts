@@ -20,6 +20,7 @@ import { basename, resolve } from "node:path";
 /** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
 export type PipelineMode = "block" | "advisory" | "full";
 const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
+const PROVIDERS: readonly CanaryProvider[] = ["ollama", "openai", "embedded"];
 /** What a degraded or unexercised verdict means: allowed (`fail_open`) or denied (`fail_closed`). */
 export type DegradedPolicy = "fail_open" | "fail_closed";
 
@@ -249,9 +250,7 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
   const provider = options.provider ?? "ollama";
-  if (provider !== "ollama" && provider !== "openai" && provider !== "embedded") {
-    throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
-  }
+  if (!PROVIDERS.includes(provider)) throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
   const embedded = provider === "embedded" ? resolveEmbedded(options) : null;
   const onDegraded = options.onDegraded ?? "fail_open";
   if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
@@ -266,9 +265,8 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
   }
   const maxSegments = checkPositiveInteger(options.maxSegments ?? 64, "maxSegments");
   const blockThreshold = options.blockThreshold ?? 0.6;
-  if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
+  if (typeof blockThreshold !== "number" || !(blockThreshold >= 0 && blockThreshold <= 1))
     throw new UsageError("blockThreshold must be a finite number from 0 to 1");
-  }
   const temperature = checkTemperature(options.temperature ?? 0);
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
@@ -285,15 +283,9 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
     canaryTimeout: checkTimeoutSeconds(options.canaryTimeout ?? 10, "canaryTimeout"),
     canaryMaxTokens: maxTokens,
     canaryNumCtx:
-      options.canaryNumCtx !== undefined
-        ? options.canaryNumCtx
-        : provider === "ollama"
-          ? requiredCanaryContext({
-              segmentChars: maxInputLength,
-              systemPrompt: options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT,
-              maxTokens,
-            })
-          : null,
+      provider === "ollama" && options.canaryNumCtx === undefined
+        ? requiredCanaryContext({ segmentChars: maxInputLength, systemPrompt: options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens })
+        : (options.canaryNumCtx ?? null),
     temperature,
     seed,
     blockThreshold,

@@ -32,8 +32,6 @@ export function resolveCanaryTimeout(flag: number | undefined, env: Readonly<Rec
   const raw = env[TIMEOUT_ENV];
   if (raw === undefined || raw.trim() === "") return DEFAULT_CANARY_TIMEOUT_SECONDS;
   const value = parseSeconds(raw);
-  if (value === null) {
-    throw new ConfigError(`${TIMEOUT_ENV} must be a finite positive number of seconds`);
-  }
+  if (value === null) throw new ConfigError(`${TIMEOUT_ENV} must be a finite positive number of seconds`);
   return value;
 }
