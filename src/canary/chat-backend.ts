@@ -6,7 +6,7 @@ import type { CanaryMetadata } from "./types.js";
 import { CHAT_PROTOCOLS, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
 import { resolveClientEndpoint } from "./endpoint.js";
-import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
+import { ollamaServedModels } from "./ollama-inventory.js";
 import type { ServedModels } from "./served-models.js";
 import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount } from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
@@ -98,14 +98,15 @@ export class OllamaChatBackend extends ChatBackendBase {
     super(options, options.ollamaUrl ?? DEFAULT_OLLAMA_URL, role, () => "");
   }
 
-  /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
-  isAvailable(): Promise<boolean> {
-    return ollamaModelInstalled(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model);
+  /** True iff /api/tags answers 200 within 3 s and lists the model (name equal or `<model>:` prefix). */
+  async isAvailable(): Promise<boolean> {
+    const served = await this.servedModels(3_000);
+    return served.kind === "listed" && served.hasModel;
   }
 
   /** What GET /api/tags says about the model (see ollamaServedModels). */
-  servedModels(): Promise<ServedModels> {
-    return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
+  servedModels(timeoutMs = modelListTimeoutMs(this.settings.timeoutSeconds)): Promise<ServedModels> {
+    return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, timeoutMs);
   }
 }
 

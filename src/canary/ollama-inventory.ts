@@ -33,26 +33,13 @@ async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutM
   return { kind: "listed", entries };
 }
 
-/** What /api/tags says about `tag` (the availability rule below), for the pre-run model check; never throws. */
+/** What /api/tags says about `tag`, for the availability check and the pre-run model check; never throws. */
 export async function ollamaServedModels(fetchFn: FetchLike, baseUrl: string, tag: string, timeoutMs: number): Promise<ServedModels> {
   const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
   if (read.kind !== "listed") return read;
   const names = read.entries.map((e) => e.name).filter((name): name is string => name !== null);
-  return { kind: "listed", names, hasModel: inventoryHasModel(read.entries, tag) };
-}
-
-/** How long an availability check waits for /api/tags. */
-const AVAILABILITY_TIMEOUT_MS = 3_000;
-
-/** Whether /api/tags answers within 3 s and lists `tag` (the availability rule below). */
-export async function ollamaModelInstalled(fetchFn: FetchLike, baseUrl: string, tag: string): Promise<boolean> {
-  const read = await readOllamaInventory(fetchFn, baseUrl, AVAILABILITY_TIMEOUT_MS);
-  return read.kind === "listed" && inventoryHasModel(read.entries, tag);
-}
-
-/** The availability rule: some entry's name equals the tag or starts with `<tag>:`. */
-function inventoryHasModel(entries: readonly InventoryEntry[], tag: string): boolean {
-  return entries.some((e) => e.name !== null && (e.name === tag || e.name.startsWith(`${tag}:`)));
+  // The availability rule: some entry's name equals the tag or starts with `<tag>:`.
+  return { kind: "listed", names, hasModel: names.some((name) => name === tag || name.startsWith(`${tag}:`)) };
 }
 
 const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
