@@ -45,12 +45,9 @@ export interface PullModelResult {
   readonly alreadyPresent: boolean;
 }
 
+/** The size of the file at `path`, or null when there is none. */
 async function sizeOf(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return null;
-  }
+  return (await stat(path).catch(() => null))?.size ?? null;
 }
 
 /** `bytes START-END/TOTAL` → START, or null. */
@@ -216,22 +213,13 @@ function shownUrl(raw: string): string {
   }
 }
 
-/** Why a transfer failed, in fixed words: the network cause and its code (`DNS failure, ENOTFOUND`), else the error's class. */
+/** Why a transfer failed, in fixed words: the network cause (else the error's class) and the first plain `code` on its cause chain (`DNS failure, ENOTFOUND`). */
 function failureText(error: unknown): string {
   if (error === undefined) return "the server closed the transfer early";
-  const cause = networkFailureCause(error);
-  const code = errorCode(error);
-  if (cause !== null) return code === null ? cause : `${cause}, ${code}`;
-  return code === null ? errorClassName(error) : `${errorClassName(error)}, ${code}`;
-}
-
-/** The first `code` on a short cause chain, when it is a plain identifier. */
-function errorCode(error: unknown): string | null {
-  for (const current of causeChain(error)) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(code)) return code;
-  }
-  return null;
+  const codes = [...causeChain(error)].map((current) => (current as { code?: unknown }).code);
+  const code = codes.find((c): c is string => typeof c === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(c));
+  const cause = networkFailureCause(error) ?? errorClassName(error);
+  return code === undefined ? cause : `${cause}, ${code}`;
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -113,11 +113,6 @@ export class EmbeddedEngineMissingError extends LittleCanaryError {
   }
 }
 
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
-}
-
 function looksLikeEngine(value: unknown): value is EmbeddedEngineModule {
   const m = value as Partial<EmbeddedEngineModule> | null;
   return typeof m === "object" && m !== null && typeof m.getLlama === "function" && typeof m.resolveChatWrapper === "function";
@@ -148,10 +143,8 @@ export function engineVersionSupported(version: string): boolean {
  * stand-in) is not refused here; its identity records "unknown".
  */
 async function checkEngineVersion(module: EmbeddedEngineModule): Promise<void> {
-  if (module.getModuleVersion === undefined) return;
-  const version = await module.getModuleVersion().catch(() => null);
-  if (typeof version !== "string") return;
-  if (engineVersionSupported(version)) return;
+  const version = await module.getModuleVersion?.().catch(() => null);
+  if (typeof version !== "string" || engineVersionSupported(version)) return;
   // Shown only when it is a plain release string; anything else is named, never echoed.
   const shown = releaseNumbers(version) !== null && version.length <= 64 ? version : "of an unrecognised version";
   throw new EmbeddedEngineMissingError(
@@ -165,13 +158,10 @@ export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbe
   try {
     loaded = await loader();
   } catch (error) {
-    const why = isModuleNotFound(error) ? "is not installed" : "could not be loaded";
-    throw new EmbeddedEngineMissingError(
-      `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_VERSION}, which ${why}; install it with\n${engineInstallLines()}`,
-      {
-        cause: error,
-      },
-    );
+    const code = (error as { code?: unknown } | null)?.code;
+    const why = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" ? "is not installed" : "could not be loaded";
+    const message = `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_VERSION}, which ${why}; install it with\n${engineInstallLines()}`;
+    throw new EmbeddedEngineMissingError(message, { cause: error });
   }
   const module =
     (loaded as { default?: unknown } | null)?.default !== undefined && !looksLikeEngine(loaded) ? (loaded as { default: unknown }).default : loaded;
