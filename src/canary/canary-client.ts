@@ -154,6 +154,10 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
 
   /** Called when a check could not reach the backend; the Ollama probe proves its context again. */
   protected onUnreachable(): void {}
+
+  override toString(): string {
+    return `${this.provider === "ollama" ? "OllamaCanaryProbe" : "OpenAICanaryProbe"}(${this.model} at ${this.endpointOrigin})`;
+  }
 }
 
 // The model a reply names (`model`, in both providers' replies), checked against the pinned one:

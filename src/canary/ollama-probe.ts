@@ -153,17 +153,9 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     return { ...super.toJSON(), numCtx: this.numCtx };
   }
 
-  override toString(): string {
-    return `OllamaCanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
-
   /** Digest of the installed model from /api/tags (where Ollama gives it), or null when unknown. */
-  async modelDigest(): Promise<string | null> {
-    try {
-      return await ollamaModelDigest(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.model, this.timeoutSeconds * 1000);
-    } catch {
-      return null;
-    }
+  modelDigest(): Promise<string | null> {
+    return ollamaModelDigest(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.model, this.timeoutSeconds * 1000);
   }
 
   /** The model's trained context length from `POST /api/show`, or null; also kept in lastContextLength. */

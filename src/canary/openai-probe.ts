@@ -137,8 +137,4 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       serverProblem: identity.ok ? null : identity.message,
     };
   }
-
-  override toString(): string {
-    return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
 }

@@ -253,10 +253,6 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     );
   }
 
-  #free(state: MemberState): boolean {
-    return state.active && (state.member.concurrency === null || state.inFlight < state.member.concurrency);
-  }
-
   #hasCandidate(tried: ReadonlySet<number>): boolean {
     return this.#states.some((s) => s.active && !tried.has(s.index));
   }
@@ -265,7 +261,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   #pick(tried: ReadonlySet<number>): MemberState | null {
     let best: MemberState | null = null;
     for (const state of this.#states) {
-      if (tried.has(state.index) || !this.#free(state)) continue;
+      if (tried.has(state.index) || !state.active || room(state) <= 0) continue;
       if (best === null || state.inFlight < best.inFlight || (state.inFlight === best.inFlight && room(state) > room(best))) best = state;
     }
     return best;
