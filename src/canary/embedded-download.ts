@@ -8,8 +8,7 @@ import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { errorClassName, LittleCanaryError } from "../core/errors.js";
-import { fileSha256, hashFile } from "./embedded-model-file.js";
-import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
+import { cachedModelPath, fileSha256, hashFile, type PinnedModel } from "./embedded-models.js";
 import { causeChain, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
 

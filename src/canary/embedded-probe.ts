@@ -23,7 +23,7 @@ import {
   importEmbeddedEngine,
   loadEmbeddedEngine,
 } from "./embedded-engine.js";
-import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
+import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-models.js";
 import { formatSeconds } from "./http-call.js";
 import { ChatSettings, checkPositiveInteger, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { probeRole, type CanaryClientOptions } from "./canary-client.js";

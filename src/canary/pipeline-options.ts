@@ -11,8 +11,7 @@ import type { CanaryPoolOptions } from "./pool.js";
 import type { PoolEndpointSpec } from "./pool-endpoints.js";
 import type { CanaryProvider } from "./types.js";
 import type { EmbeddedCanaryProbeOptions } from "./embedded-probe.js";
-import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "./embedded-models.js";
-import { checkModelSha256 } from "./embedded-model-file.js";
+import { cachedModelPath, checkModelSha256, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "./embedded-models.js";
 import { checkPositiveInteger, checkTemperature, checkTimeoutSeconds } from "./options.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
 import { basename, resolve } from "node:path";
@@ -111,7 +110,7 @@ export interface PipelineSettings {
   readonly now?: () => number;
 }
 
-/** The endpoints of a canary pool and where its events go (the pool's `onWarning` and `onAttempt`, the endpoint log of canary/pool-log.ts). */
+/** The endpoints of a canary pool and where its events go (the pool's `onWarning` and `onAttempt`, the endpoint log of canary/pool-endpoints.ts). */
 export interface CanaryPoolConfig extends Pick<CanaryPoolOptions, "onWarning" | "onAttempt"> {
   /** One or more endpoints (canary/pool-endpoints.ts parses the `URL#N` form). */
   readonly endpoints: readonly PoolEndpointSpec[];

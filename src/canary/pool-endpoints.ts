@@ -1,6 +1,12 @@
-// The endpoints of a canary pool as a user writes them: `URL` or `URL#N` (N checks in flight at
-// most). Errors name the flag and the rule, never the value, which may hold a secret.
+// A canary pool as a user configures it: its endpoints, written `URL` or `URL#N` (N checks in flight
+// at most; errors name the flag and the rule, never the value, which may hold a secret), and its
+// endpoint log: one JSON line per attempt (pool.ts EndpointAttempt plus the time), a side file never
+// hashed, opened O_APPEND on the first attempt, never through a symlink (core/append.ts), and written
+// one whole line per write, so concurrent runs never tear a line.
+import { writeSync } from "node:fs";
+import { openAppendNoFollowSync } from "../core/append.js";
 import { UsageError } from "../core/errors.js";
+import type { EndpointAttempt } from "./pool.js";
 import { endpointOrigin, validateBaseUrl, validateServiceUrl } from "./endpoint.js";
 
 /** One endpoint of a pool: its base URL and its own cap on checks in flight (null: none of its own). */
@@ -56,4 +62,15 @@ export function parsePoolEndpoints(raws: readonly unknown[], flagName: string, k
     seen.add(origin);
   }
   return specs;
+}
+
+/** Returns an attempt sink that appends JSONL lines to `path` (created, mode 0600, on the first attempt). */
+export function endpointLogWriter(path: string, clock: () => Date = () => new Date()): (attempt: EndpointAttempt) => void {
+  let fd: number | null = null;
+  return (attempt) => {
+    fd ??= openAppendNoFollowSync(path);
+    const line = Buffer.from(`${JSON.stringify({ time: clock().toISOString(), ...attempt })}\n`, "utf8");
+    let written = 0;
+    while (written < line.length) written += writeSync(fd, line, written, line.length - written);
+  };
 }
