@@ -6,7 +6,7 @@ import type { CanaryMetadata } from "./types.js";
 import { CHAT_PROTOCOLS, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
 import { resolveClientEndpoint } from "./endpoint.js";
-import { ollamaServedModels } from "./ollama-inventory.js";
+import { ollamaServedModels } from "./run-context.js";
 import type { ServedModels } from "./served-models.js";
 import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount } from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";

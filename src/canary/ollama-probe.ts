@@ -10,10 +10,10 @@ import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
 import { failed, ollamaModelMissing, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
-import { ollamaModelDigest } from "./ollama-inventory.js";
 import {
   UNVERIFIED_TEXT,
   calibrate,
+  ollamaModelDigest,
   minimumPromptTokens,
   readLoadedContext,
   UNVERIFIED_SAFE_CONTEXT,
