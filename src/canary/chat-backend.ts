@@ -144,11 +144,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
   }
 }
 
-/**
- * What the probe and the judge of a provider share as clients: the settings they show (copied
- * from the backend), the availability check and the JSON description. The backend itself is
- * private; a subclass reaches it through the protected `backend` accessor.
- */
+/** What a provider's probe and judge share as clients: the settings (copied from the backend), availability and JSON; the backend stays private (`backend`). */
 export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> extends ChatSettings {
   readonly endpointOrigin: string;
   readonly #backend: Backend;

@@ -96,10 +96,9 @@ export function readChatObject(outcome: HttpCallOutcome, texts: ReplyTexts): { r
 }
 
 /**
- * Request targets by endpoint and path. A backend's endpoint is frozen and every check of a run
- * posts to the same path, so the base URL is parsed once, not once per check. Keyed by the base
- * URL too, so an endpoint object that was changed is parsed again. Held only as long as the
- * endpoint itself.
+ * Request targets by endpoint and path: a backend's endpoint is frozen and every check posts to the
+ * same path, so the base URL is parsed once, not per check (again if the base URL changed); held
+ * only as long as the endpoint.
  */
 const targetsByEndpoint = new WeakMap<ChatEndpoint, { readonly baseUrl: string; readonly targets: Map<string, ServiceRequestTarget | null> }>();
 

@@ -4,17 +4,9 @@
 // the types below are the part of its API this library uses.
 import { LittleCanaryError } from "../core/errors.js";
 
-/**
- * The node-llama-cpp release this library is tested with: the one the install lines name and
- * `npm run embedded:install` installs (scripts/embedded-install.mjs reads it from this line, so
- * this constant is the one place the tested version is written).
- */
+/** The node-llama-cpp release this library is tested with, named by the install lines; scripts/embedded-install.mjs reads it from this line, its one place. */
 export const EMBEDDED_ENGINE_VERSION = "3.21.1";
-/**
- * The node-llama-cpp releases this library runs with, as package.json declares the optional peer:
- * from the tested release up to the next major (semver: a minor adds, a major may break). A range,
- * not the exact tested release, so that `npm i little-canary` resolves beside a newer 3.x.
- */
+/** The releases it runs with (package.json's optional peer): from the tested one up to the next major, which may break; so a newer 3.x resolves too. */
 export const EMBEDDED_ENGINE_RANGE = `>=${EMBEDDED_ENGINE_VERSION} <4`;
 /** The package name; kept in a variable so no bundler or compiler resolves it at build time. */
 const ENGINE_PACKAGE = "node-llama-cpp";
@@ -135,12 +127,10 @@ export function engineVersionSupported(version: string): boolean {
 }
 
 /**
- * The installed engine's own version, checked against the range. A release outside it is a
- * ConfigError with the install lines: an older one lacks what the tested release has, a new
- * major may change the API under the canary. A newer 3.x passes without a warning: the range is
- * the contract, the API shape is checked above, and the manifest records `engine_version`, so a
- * run stays auditable without a line on every run. An engine that does not report a version (a
- * stand-in) is not refused here; its identity records "unknown".
+ * The installed engine's version, checked against the range: outside it is a ConfigError with the
+ * install lines (an older one lacks what the tested release has, a new major may change the API); a
+ * newer 3.x passes silently, as the manifest records `engine_version`. An engine that reports no
+ * version (a stand-in) is not refused; its identity records "unknown".
  */
 async function checkEngineVersion(module: EmbeddedEngineModule): Promise<void> {
   const version = await module.getModuleVersion?.().catch(() => null);

@@ -26,11 +26,7 @@ export interface PinnedModel {
   readonly license: string;
 }
 
-/**
- * Qwen2.5-1.5B-Instruct, Q4_K_M quantization, from the Qwen organisation's own GGUF repository at
- * revision 91cad51170dc346986eccefdc2dd33a9da36ead9 (Apache-2.0). The size and SHA-256 are the
- * values published for that file; `model pull` refuses any other bytes.
- */
+/** Qwen2.5-1.5B-Instruct, Q4_K_M, from Qwen's own GGUF repository at a fixed revision (Apache-2.0); size and SHA-256 as published for that file. */
 export const DEFAULT_EMBEDDED_MODEL: PinnedModel = Object.freeze({
   name: "qwen2.5-1.5b-instruct-q4_k_m",
   file: "qwen2.5-1.5b-instruct-q4_k_m.gguf",
@@ -111,10 +107,7 @@ export async function fileSha256(path: string): Promise<string> {
   return (await hashFile(path)).digest("hex");
 }
 
-/**
- * Proves that `path` holds the file whose SHA-256 is `expected`, and returns its stamp; throws
- * ConfigError (before anything loads the file) when it does not, or when it changed meanwhile.
- */
+/** Proves that `path` holds the file whose SHA-256 is `expected` and returns its stamp; ConfigError, before anything loads it, if not or if it changed. */
 export async function verifyModelFile(path: string, expected: string): Promise<ModelFileStamp> {
   const before = await modelFileStamp(path);
   const actual = await fileSha256(path);

@@ -1,10 +1,9 @@
 // The canary probe that runs a GGUF model in this process through node-llama-cpp (optional,
-// embedded-engine.ts), with the HTTP probes' contract: test() never throws for backend trouble and
-// one deadline covers each call. `open()` runs once: the engine is imported, the file's SHA-256
-// checked before anything loads it, the model loaded without mmap and the file checked unchanged,
-// and one context made with a sequence per concurrent slot (context.ts). Each prompt is
-// counted with the model's own tokenizer and refused as `context_too_long` when it does not fit:
-// the engine never cuts an input. `dispose()` releases everything; a call in flight is `unavailable`.
+// embedded-engine.ts), with the HTTP probes' contract (test() never throws for backend trouble; one
+// deadline per call). `open()` runs once: import the engine, check the file's SHA-256 before loading
+// it without mmap, check the file unchanged, make one context with a sequence per concurrent slot.
+// Each prompt is counted with the model's tokenizer and refused as `context_too_long` when it does
+// not fit: the engine never cuts an input. After `dispose()` a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";

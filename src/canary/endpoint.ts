@@ -86,10 +86,7 @@ export interface ServiceRequestTarget {
   readonly authorization: string | null;
 }
 
-/**
- * Joins a base URL (trailing "/" stripped) with an API path such as `/api/chat`, its userinfo moved
- * into a Basic Authorization header so it never appears in a URL; null for a non-http(s) base.
- */
+/** A base URL (trailing "/" stripped) joined with an API path (`/api/chat`), its userinfo moved to a Basic Authorization header; null for a non-http(s) base. */
 export function serviceRequestTarget(base: string, apiPath: string): ServiceRequestTarget | null {
   const parsed = parseHttpUrl(base);
   if (!parsed) return null;

@@ -184,9 +184,8 @@ function outcomeOf(exchange: BuiltinExchange): HttpCallOutcome {
       // fetch with `redirect: "error"` rejects with a TypeError for any redirect status.
       return { kind: "exception", errorClass: "TypeError" };
     case "error": {
-      // fetch wraps every transport failure in a TypeError ("fetch failed") whose cause it
-      // classifies by; a failure neither transport can name is reported with that class, so
-      // that a message never depends on which transport carried the call.
+      // fetch wraps every transport failure in a TypeError ("fetch failed"); a failure neither
+      // transport can name is reported with that class, whichever transport carried the call.
       const outcome = classify(exchange.error);
       return outcome.kind === "exception" ? { kind: "exception", errorClass: "TypeError" } : outcome;
     }

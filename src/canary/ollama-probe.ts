@@ -176,10 +176,9 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
 }
 
 /**
- * `model_info["<general.architecture>.context_length"]`, else the only key ending in
- * `.context_length`. The value must be a positive safe integer: not a boolean, not a string, and
- * — when the raw body is given — written as an integer literal (`32768.0` parses to the same JS
- * number but is not an integer in the backend's own terms, so it is refused).
+ * `model_info["<general.architecture>.context_length"]`, else the only `.context_length` key, when a
+ * positive safe integer written (given the raw body) as an integer literal: `32768.0` parses to the
+ * same number but is not an integer in the backend's terms, so it is refused.
  */
 function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
   if (!isPlainObject(modelInfo)) return null;
@@ -201,10 +200,7 @@ function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): numbe
   return value;
 }
 
-/**
- * True when `"key": <number>` occurs exactly once in the raw JSON and the number is a plain
- * integer literal. A key written with escapes, or given twice, cannot be confirmed and fails.
- */
+/** True when `"key": <number>` occurs once in the raw JSON, as a plain integer literal (a key written with escapes, or twice, cannot be confirmed). */
 function writtenAsInteger(rawBody: string, key: string): boolean {
   const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`"${escaped}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`, "g");

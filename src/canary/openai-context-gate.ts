@@ -82,10 +82,7 @@ const POOL_AGREEMENT: ReadonlyArray<readonly [keyof OpenAIContextProof, string]>
   ["prompt_count", "counts prompts by"],
 ];
 
-/**
- * `proveOpenAIContext` for every endpoint of a pool, whose proofs must agree in POOL_AGREEMENT (else
- * a verdict would depend on which replica answered): the shared proof, or CanaryContextError.
- */
+/** `proveOpenAIContext` for each endpoint of a pool; the proofs must agree in POOL_AGREEMENT, else a verdict would depend on which replica answered. */
 export async function proveOpenAIPoolContext(probes: readonly OpenAICanaryProbe[], need: ContextNeed): Promise<OpenAIContextProof> {
   const first = probes[0];
   if (first === undefined) throw new CanaryContextError("a canary pool needs at least one endpoint");

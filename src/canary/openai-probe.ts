@@ -1,9 +1,8 @@
-// The OpenAI-compatible part of the probe skeleton (canary-client.ts). The API key stays in the
-// backend and goes only into a Bearer header. The warm-up also asks the server about itself
-// (openai-identity.ts): with vLLM's `POST /tokenize` each prompt is counted exactly (one that
-// cannot fit `max_model_len` is not sent, a reply reporting fewer prompt tokens was cut); without
-// it the server's window is only its word, so a reply passes only when its prompt fits at one
-// token per byte (`provenByByteBound`). A reply without usage is `context_unverified`.
+// The OpenAI-compatible part of the probe skeleton (canary-client.ts); the API key stays in the
+// backend, sent only as a Bearer header. The warm-up also identifies the server (openai-identity.ts):
+// with vLLM's `POST /tokenize` each prompt is counted exactly (one that cannot fit `max_model_len`
+// is not sent; a reply with fewer prompt tokens was cut); without it a reply passes only when its
+// prompt fits at one token per byte. A reply without usage is `context_unverified`.
 import type { CanaryMetadata } from "./types.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "./defaults.js";
@@ -93,9 +92,8 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
         );
       }
     }
-    // No exact count: max_model_len is only the server's word, and a server (or a proxy in
-    // front of it) may keep the tail of a prompt and report usage for what it kept. Only a
-    // prompt that fits at one token per byte is vouched for (run-context.ts).
+    // No exact count: max_model_len is only the server's word, and a server (or proxy) may keep a
+    // prompt's tail and report usage for it; only a prompt that fits at one token per byte passes.
     const proof = provenByByteBound(this.systemPrompt, userInput, this.maxTokens, calibration.server?.maxModelLen ?? null);
     if (!proof.fits) {
       return failed(

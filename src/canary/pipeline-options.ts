@@ -1,8 +1,7 @@
-// The options of a SecurityPipeline, their defaults and the rules that refuse them. SecurityPipeline
-// validates with `resolvePipelineOptions` at construction, so a bad option fails loudly before any
-// text is screened; a verb calls the same function when it plans a run, before any stage runs. Here,
-// below pipeline/, because the plan is made before the checks (pipeline/options.ts adds the
-// callbacks, whose type is the pipeline's verdict).
+// SecurityPipeline's options, their defaults and the rules that refuse them, checked once by
+// `resolvePipelineOptions` at construction (and by a verb planning a run) before any text is
+// screened. Here, below pipeline/, because the plan precedes the checks (pipeline/options.ts adds
+// the callbacks, typed by the pipeline's verdict).
 import { UsageError } from "../core/errors.js";
 import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { requiredCanaryContext } from "./context.js";
@@ -24,10 +23,9 @@ const PROVIDERS: readonly CanaryProvider[] = ["ollama", "openai", "embedded"];
 export type DegradedPolicy = "fail_open" | "fail_closed";
 
 /**
- * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all
- * optional. Absent `modelPath`: the default model pulled by `little-canary model pull`, kept in
- * `modelDir` (default: canary/embedded-models.ts, modelCacheDir); `sequences` defaults to 1 (the
- * CLI passes --concurrency).
+ * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all optional.
+ * Without `modelPath`: the default model from `little-canary model pull`, in `modelDir` (default:
+ * modelCacheDir); `sequences` defaults to 1 (the CLI passes --concurrency).
  */
 export interface EmbeddedCanaryOptions
   extends Partial<Pick<EmbeddedCanaryProbeOptions, "modelPath" | "sha256" | "contextSize" | "sequences" | "threads" | "gpu" | "loader">> {
@@ -122,10 +120,7 @@ type PartOption = "apiKey" | "canarySystemPrompt" | "customPatterns" | "auditLog
 /** Pipeline options with every default applied; `embedded` resolved, null for the other providers. */
 export type ResolvedPipelineOptions = Required<Omit<PipelineSettings, PartOption | "embedded">> & { readonly embedded: ResolvedEmbeddedOptions | null };
 
-/**
- * How the rules below name the options in a refusal: SecurityPipeline by its option names, a caller
- * that took them under other names (the CLI: its flags) by its own, so a rule has one message.
- */
+/** How the rules below name options in a refusal: SecurityPipeline by its option names, the CLI by its flags, so each rule has one message. */
 export interface OptionLabels {
   readonly canaryModel: string;
   readonly canaryPool: string;
@@ -229,11 +224,7 @@ const NESTED_OPTION_KEYS = {
   callbacks: PIPELINE_CALLBACK_NAMES,
 } as const;
 
-/**
- * Refuses an options object with a key SecurityPipeline does not know, at the top level or in
- * `embedded`, `canaryPool` or `callbacks`: from JavaScript, a typo (`modee`, `onBlocked`) would
- * otherwise be ignored and the pipeline would run with a default its caller did not choose.
- */
+/** Refuses unknown keys (top level, `embedded`, `canaryPool`, `callbacks`): a typo (`modee`) would otherwise run with a default its caller did not choose. */
 function refuseUnknownPipelineOptions(options: PipelineSettings): void {
   const note = " (the options are listed in docs/api.md)";
   refuseUnknownOptions("SecurityPipeline", options, PIPELINE_OPTION_KEYS, note);
@@ -302,9 +293,8 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
 }
 
 /**
- * The embedded canary's model file: `embedded.modelPath` with its `sha256` (required: the hash
- * is the model's identity), or else the default model in the pull cache under its pinned hash.
- * Neither a pool nor a judge runs embedded; a model tag, URL or key is refused as meaningless.
+ * The embedded model file: `embedded.modelPath` with its required `sha256` (the model's identity), else
+ * the default model in the pull cache under its pinned hash; a pool, judge, model tag, URL or key is refused.
  */
 function resolveEmbedded(options: PipelineSettings): ResolvedEmbeddedOptions {
   refuseServedCanary({ pool: options.canaryPool !== undefined, canaryModel: options.canaryModel });

@@ -1,8 +1,8 @@
-// A canary pool as a user configures it: its endpoints, written `URL` or `URL#N` (N checks in flight
-// at most; errors name the flag and the rule, never the value, which may hold a secret), and its
-// endpoint log: one JSON line per attempt (pool.ts EndpointAttempt plus the time), a side file never
-// hashed, opened O_APPEND on the first attempt, never through a symlink (core/append.ts), and written
-// one whole line per write, so concurrent runs never tear a line.
+// A canary pool as a user configures it: endpoints written `URL` or `URL#N` (N checks in flight at
+// most; errors name the flag and rule, never the value, which may hold a secret), and the endpoint
+// log: one JSON line per attempt (pool.ts EndpointAttempt plus the time), a side file never hashed,
+// appended (O_APPEND, never through a symlink: core/append.ts) one whole line per write, so concurrent
+// runs never tear a line.
 import { writeSync } from "node:fs";
 import { openAppendNoFollowSync } from "../core/append.js";
 import { UsageError } from "../core/errors.js";
@@ -24,9 +24,8 @@ const MAX_ENDPOINT_CONCURRENCY = 1024;
 export type PoolUrlKind = "origin" | "base_url";
 
 /**
- * Parses one `URL` or `URL#N` given as `flagName`. The URL must be an http(s) origin without
- * user info, path, query or fragment (`kind` "origin", Ollama), or an OpenAI-compatible base URL
- * whose path is kept (`kind` "base_url"); N an integer from 1 to 1024.
+ * Parses one `URL` or `URL#N` given as `flagName`: an http(s) origin without user info, path, query
+ * or fragment (`kind` "origin", Ollama) or a base URL whose path is kept ("base_url"); N from 1 to 1024.
  */
 export function parsePoolEndpoint(raw: unknown, flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec {
   if (typeof raw !== "string") throw new UsageError(`${flagName} must be an http or https URL`);
@@ -46,10 +45,7 @@ export function parsePoolEndpoint(raw: unknown, flagName: string, kind: PoolUrlK
   return { url, concurrency };
 }
 
-/**
- * Parses every value of a repeatable `flagName`: at least one, at most 64, no endpoint twice
- * (two entries for one server would make it count as two replicas).
- */
+/** Parses every value of a repeatable `flagName`: 1 to 64, no endpoint twice (one server listed twice would count as two replicas). */
 export function parsePoolEndpoints(raws: readonly unknown[], flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec[] {
   if (raws.length === 0) throw new UsageError(`${flagName} needs at least one endpoint`);
   if (raws.length > MAX_POOL_ENDPOINTS) throw new UsageError(`${flagName} accepts at most ${MAX_POOL_ENDPOINTS} endpoints`);

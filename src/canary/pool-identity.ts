@@ -31,10 +31,7 @@ export type PinOutcome = { readonly ok: true; readonly identity: PoolIdentity } 
 /** The first words of every fingerprint probe: fixed, so a log or a stand-in can tell them apart. */
 export const FINGERPRINT_PROBE_PREFIX = "little-canary pool fingerprint probe";
 
-/**
- * The fixed fingerprint prompts: short, benign, with one plain answer each, so that one model at
- * temperature 0 answers them the same way on every replica and another model rarely does.
- */
+/** The fixed fingerprint prompts: short and benign with one plain answer each, so one model at temperature 0 answers them alike on every replica. */
 const FINGERPRINT_PROBE_TEXTS: readonly string[] = Object.freeze([
   `${FINGERPRINT_PROBE_PREFIX} 1 of 3. Name the colour of a clear daytime sky in one word.`,
   `${FINGERPRINT_PROBE_PREFIX} 2 of 3. What is 17 plus 25? Reply with the number only.`,
@@ -98,9 +95,8 @@ function allOrRefusal<T>(outcomes: readonly (T | string)[]): T[] | string {
 }
 
 /**
- * The Ollama part of the identity: every endpoint's facts, which must all be equal. The facts
- * that need no chat call are gathered and compared first, so a pool that serves other weights
- * or a shorter context is refused before any prompt is sent.
+ * The Ollama facts of every endpoint, which must be equal; those needing no chat call are compared
+ * first, so a pool serving other weights or a shorter context is refused before any prompt is sent.
  */
 async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinRequirement): Promise<OllamaFacts | string> {
   const at = (i: number): string => (probes[i] as OllamaCanaryProbe).endpointOrigin;
@@ -135,9 +131,8 @@ async function fingerprintOf(probe: PoolProbe): Promise<{ readonly sha256: strin
 }
 
 /**
- * Pins the identity of the probes of a pool (see the header); never throws for backend trouble.
- * Every probe must have temperature 0: replicas can only be compared, and checks only be sent to
- * any of them, when the same request gets the same answer.
+ * Pins the identity of a pool's probes (see the header); never throws for backend trouble. Every probe
+ * needs temperature 0: only then does one request get one answer, so replicas can be compared.
  */
 export async function pinPoolIdentity(probes: readonly PoolProbe[], requirement: PinRequirement = {}): Promise<PinOutcome> {
   try {

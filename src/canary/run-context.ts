@@ -1,10 +1,9 @@
-// Proof that an Ollama canary sees whole prompts (docs/canary.md). Ollama may cap the `num_ctx` it
-// is sent and cut an over-long prompt while answering 200, so once per run the probe sends a known
-// calibration prompt and reads `GET /api/ps`: the loaded `context_length` must hold the `num_ctx`
-// sent (else no text is sent), and the warm-up's `prompt_eval_count` gives the bytes per token from
-// which each reply gets a lower bound on its prompt tokens. Also Ollama's model inventory (`GET
-// /api/tags`): whether a tag is installed, and its digest (the exact weights; Ollama gives it only
-// there, not in /api/show). Every failure is a value ("not known"); nothing here throws.
+// Ollama's read-only proofs. That a canary sees whole prompts (docs/canary.md): Ollama may cap the
+// `num_ctx` it is sent and cut an over-long prompt while answering 200, so once per run the probe
+// sends a known calibration prompt and reads `GET /api/ps` (the loaded `context_length` must hold the
+// `num_ctx` sent), and the warm-up's `prompt_eval_count` gives bytes per token, for a lower bound on
+// each reply's prompt tokens. And its inventory (`GET /api/tags`): whether a tag is installed, and its
+// digest (the exact weights, given only there). Every failure is a value; nothing here throws.
 import type { FetchLike } from "./http-call.js";
 import type { ServedModels } from "./served-models.js";
 import { isPlainObject } from "../core/guards.js";
@@ -12,10 +11,7 @@ import { requestJson } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
-/**
- * The warm-up's user message: fixed, benign English prose, long enough (about 1 KB) that the
- * chat template's few tokens barely move the measured bytes per token.
- */
+/** The warm-up's user message: fixed, benign prose, long enough (about 1 KB) that the chat template's few tokens barely move the bytes per token. */
 export const CALIBRATION_PROBE_TEXT =
   "Calibration note for the context check. The quick brown fox jumps over the lazy dog near the " +
   "river bank, while a small group of children watch from the old stone bridge. In the afternoon " +
@@ -27,19 +23,17 @@ export const CALIBRATION_PROBE_TEXT =
   "sentence that summarises this paragraph in plain words, without lists or headings.";
 
 /**
- * How much denser in bytes per token a prompt may be than the calibration text before its reply
- * is treated as cut. Keep-half truncation leaves at most half of a prompt's tokens, so any margin
- * below 2 catches it for text that tokenizes like the calibration prose or more finely (CJK,
- * code, base64); 1.6 leaves room for prose that packs up to 1.6 times the calibration's bytes per
- * token. Text packed denser than that (long runs of one repeated character) can be reported as
- * `context_truncated` although it fitted: a false "degraded", never a false pass.
+ * How much denser in bytes per token than the calibration text a prompt may be before its reply is
+ * treated as cut. Keep-half truncation leaves at most half the tokens, so any margin below 2 catches
+ * it for text tokenizing like the calibration prose or finer (CJK, code, base64); 1.6 leaves room for
+ * denser prose. Denser text still (long runs of one character) can be reported `context_truncated`
+ * although it fitted: a false "degraded", never a false pass.
  */
 export const LOWER_BOUND_MARGIN = 1.6;
 
 /**
- * The context the lower bound may assume without `/api/ps`: the smallest default Ollama loads. The
- * bound misses a keep-half cut of text that tokenizes finely (digits, base64, emoji), so an
- * unproven context vouches only for a prompt that fits this at one token per UTF-8 byte.
+ * The context the lower bound may assume without `/api/ps`: Ollama's smallest default. The bound misses a keep-half
+ * cut of finely tokenized text (digits, base64, emoji), so it vouches only for a prompt that fits this at one token per byte.
  */
 export const UNVERIFIED_SAFE_CONTEXT = 2048;
 
@@ -59,9 +53,8 @@ export interface ByteBoundProof {
 }
 
 /**
- * The rule for a prompt nobody counted exactly, on a server whose window is only its word (no
- * `POST /tokenize`): it fits only when, at one token per UTF-8 byte, it and the reply budget fit
- * the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT; otherwise `context_unverified`.
+ * The rule for a prompt nobody counted, on a server whose window is only its word (no `POST /tokenize`): it fits only
+ * when, at one token per UTF-8 byte, it and the reply budget fit the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT.
  */
 export function provenByByteBound(systemPrompt: string, userContent: string, maxTokens: number, reportedWindow: number | null): ByteBoundProof {
   const needed = worstCasePromptTokens(systemPrompt, userContent) + Math.max(0, maxTokens);

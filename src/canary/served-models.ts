@@ -46,10 +46,7 @@ function servedList(names: readonly string[]): string {
   return names.length > MAX_LISTED ? `${shown} and ${names.length - MAX_LISTED} more` : shown;
 }
 
-/**
- * `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` for Ollama, and
- * `canary model M is not served at ORIGIN (it serves: …); fix: …` for an OpenAI-compatible server.
- */
+/** `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` (Ollama), or `… is not served at ORIGIN …; fix: …` (OpenAI-compatible). */
 export function modelNotFoundMessage(provider: "ollama" | "openai", model: string, origin: string, served: readonly string[]): string {
   const m = printableModelName(model);
   return provider === "ollama"
