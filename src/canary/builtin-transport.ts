@@ -121,7 +121,14 @@ export function builtinExchange(
         // A kept-alive socket the server closed while idle fails before any reply: the request goes
         // again on another socket within the deadline, but only after a real idle spell, so a server
         // that drops a request on a busy connection is answered by the failure.
-        if (!settled && !answered && sent.reusedSocket && idleFor >= STALE_AFTER_IDLE_MS && staleRetries > 0 && isStaleSocketError(error)) {
+        if (
+          !settled &&
+          !answered &&
+          sent.reusedSocket &&
+          idleFor >= STALE_AFTER_IDLE_MS &&
+          staleRetries > 0 &&
+          STALE_SOCKET_CODES.has(`${(error as { code?: unknown } | null)?.code}`)
+        ) {
           send(staleRetries - 1);
           return;
         }
@@ -145,11 +152,8 @@ export function builtinExchange(
 const MAX_STALE_SOCKET_RETRIES = 2;
 /** How long a socket must have sat idle for a reset on it to be read as the server's idle close. */
 const STALE_AFTER_IDLE_MS = 1000;
-
-function isStaleSocketError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ECONNRESET" || code === "EPIPE";
-}
+/** The errors of a socket the server closed. */
+const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 function readResponse(res: IncomingMessage, maxBodyBytes: number, finish: (outcome: BuiltinExchange) => void): void {
   const status = res.statusCode ?? 0;

@@ -11,6 +11,7 @@ import { errorClassName, LittleCanaryError } from "../core/errors.js";
 import { cachedModelPath, fileSha256, hashFile, type PinnedModel } from "./embedded-models.js";
 import { causeChain, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
+import { parseUrl } from "../core/guards.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */
 export class ModelPullError extends LittleCanaryError {
@@ -203,13 +204,10 @@ async function download(options: PullModelOptions, target: string, partial: stri
 
 /** The download URL as shown: scheme, host and path (no query: a mirror's may hold a token), JSON-quoted when odd. */
 function shownUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    const shown = `${url.origin}${url.pathname}`;
-    return /^[\x21-\x7e]+$/.test(shown) ? shown : JSON.stringify(shown);
-  } catch {
-    return "<invalid URL>";
-  }
+  const url = parseUrl(raw);
+  const shown = url === null ? null : `${url.origin}${url.pathname}`;
+  if (shown === null) return "<invalid URL>";
+  return /^[\x21-\x7e]+$/.test(shown) ? shown : JSON.stringify(shown);
 }
 
 /** Why a transfer failed, in fixed words: the network cause (else the error's class) and the first plain `code` on its cause chain (`DNS failure, ENOTFOUND`). */

@@ -74,26 +74,24 @@ export type EngineModuleLoader = () => Promise<unknown>;
 /** The default loader: the lazy `import()`, the only place this library touches node-llama-cpp. */
 export const importEmbeddedEngine: EngineModuleLoader = () => import(ENGINE_PACKAGE);
 
-/** The npm platform package that carries the prebuilt CPU binary for this machine, or null. */
-function enginePlatformPackage(platform: string = process.platform, arch: string = process.arch): string | null {
-  const name: Record<string, string> = {
-    "linux-x64": "linux-x64",
-    "linux-arm64": "linux-arm64",
-    "linux-arm": "linux-armv7l",
-    "darwin-arm64": "mac-arm64-metal",
-    "darwin-x64": "mac-x64",
-    "win32-x64": "win-x64",
-    "win32-arm64": "win-arm64",
-  };
-  const found = name[`${platform}-${arch}`];
-  return found === undefined ? null : `@node-llama-cpp/${found}@${EMBEDDED_ENGINE_VERSION}`;
-}
+/** The npm platform packages that carry the prebuilt CPU binary, by `${platform}-${arch}`. */
+const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
+  "linux-x64": "linux-x64",
+  "linux-arm64": "linux-arm64",
+  "linux-arm": "linux-armv7l",
+  "darwin-arm64": "mac-arm64-metal",
+  "darwin-x64": "mac-x64",
+  "win32-x64": "win-x64",
+  "win32-arm64": "win-arm64",
+};
 
 /** The install lines printed when the engine is missing (docs/embedded.md explains both). */
 export function engineInstallLines(platform: string = process.platform, arch: string = process.arch): string {
-  const pkg = enginePlatformPackage(platform, arch);
+  const pkg = PLATFORM_PACKAGES[`${platform}-${arch}`];
   const small =
-    pkg === null ? "" : `  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION} ${pkg} --omit=optional   (prebuilt binary for this machine only, about 83 MB)\n`;
+    pkg === undefined
+      ? ""
+      : `  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION} @node-llama-cpp/${pkg}@${EMBEDDED_ENGINE_VERSION} --omit=optional   (prebuilt binary for this machine only, about 83 MB)\n`;
   return `${small}  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION}   (every prebuilt binary, CUDA and Vulkan included, about 730 MB)`;
 }
 
@@ -126,22 +124,6 @@ export function engineVersionSupported(version: string): boolean {
   return major === lowMajor && (minor - lowMinor || patch - lowPatch) >= 0;
 }
 
-/**
- * The installed engine's version, checked against the range: outside it is a ConfigError with the
- * install lines (an older one lacks what the tested release has, a new major may change the API); a
- * newer 3.x passes silently, as the manifest records `engine_version`. An engine that reports no
- * version (a stand-in) is not refused; its identity records "unknown".
- */
-async function checkEngineVersion(module: EmbeddedEngineModule): Promise<void> {
-  const version = await module.getModuleVersion?.().catch(() => null);
-  if (typeof version !== "string" || engineVersionSupported(version)) return;
-  // Shown only when it is a plain release string; anything else is named, never echoed.
-  const shown = releaseNumbers(version) !== null && version.length <= 64 ? version : "of an unrecognised version";
-  throw new EmbeddedEngineMissingError(
-    `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_RANGE}, but the installed one is ${shown}; install the tested release with\n${engineInstallLines()}`,
-  );
-}
-
 /** The engine module from `loader`, or EmbeddedEngineMissingError with the install lines (missing, failing, another API, or a version outside EMBEDDED_ENGINE_RANGE). */
 export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbeddedEngine): Promise<EmbeddedEngineModule> {
   let loaded: unknown;
@@ -160,6 +142,14 @@ export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbe
       `the installed node-llama-cpp does not offer the API of ${EMBEDDED_ENGINE_VERSION}; install it with\n${engineInstallLines()}`,
     );
   }
-  await checkEngineVersion(module);
-  return module;
+  // The installed engine's version, checked against the range: outside it (an older one lacks what
+  // the tested release has, a new major may change the API) is refused; a newer 3.x passes silently,
+  // as the manifest records `engine_version`. One that reports none (a stand-in) records "unknown".
+  const version = await module.getModuleVersion?.().catch(() => null);
+  if (typeof version !== "string" || engineVersionSupported(version)) return module;
+  // Shown only when it is a plain release string; anything else is named, never echoed.
+  const shown = releaseNumbers(version) !== null && version.length <= 64 ? version : "of an unrecognised version";
+  throw new EmbeddedEngineMissingError(
+    `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_RANGE}, but the installed one is ${shown}; install the tested release with\n${engineInstallLines()}`,
+  );
 }

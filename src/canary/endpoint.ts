@@ -29,19 +29,13 @@ export function endpointOrigin(url: unknown): string {
   return origin.length <= MAX_ORIGIN_CHARS ? origin : INVALID_ENDPOINT;
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "localhost") return true;
-  if (host === "[::1]") return true;
-  // URL parsing has already normalised IPv4 forms such as 127.1 or 0x7f.1 to dotted quads.
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /** `loopback` for localhost, any 127.0.0.0/8 address or ::1; `remote` otherwise; `invalid` if unparseable. */
 export function endpointClass(url: unknown): EndpointClass {
   const parsed = parseHttpUrl(url);
   if (!parsed || endpointOrigin(url) === INVALID_ENDPOINT) return "invalid";
-  return isLoopbackHost(parsed.hostname) ? "loopback" : "remote";
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, "");
+  // URL parsing has already normalised IPv4 forms such as 127.1 or 0x7f.1 to dotted quads.
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ? "loopback" : "remote";
 }
 
 /** Validates an http(s) origin given as `flagName` (e.g. `--ollama-url`; no path beyond "/") and returns it normalised. */

@@ -2,7 +2,7 @@
 // check: whether it answers and lists the model (the probe's and judge's availability check), its
 // `max_model_len` and `root` in `GET <base>/models`, and whether it offers vLLM's `POST /tokenize`
 // (an exact prompt count). Every failure is a value; no message carries a body, URL secret or key.
-import { isPlainObject } from "../core/guards.js";
+import { isPlainObject, parseUrl } from "../core/guards.js";
 import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
 import { endpointOrigin } from "./endpoint.js";
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
@@ -57,15 +57,12 @@ export interface OpenAIServer {
 
 /** Where vLLM serves `/tokenize`: beside `/v1`, at the server's root. */
 export function tokenizeBaseUrl(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    url.pathname = url.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
-    url.search = "";
-    url.hash = "";
-    return url.toString();
-  } catch {
-    return baseUrl;
-  }
+  const url = parseUrl(baseUrl);
+  if (url === null) return baseUrl;
+  url.pathname = url.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
+  url.search = "";
+  url.hash = "";
+  return url.toString();
 }
 
 /** One bounded request to `path` under `base` (default: the server's base URL), authenticated as an OpenAI-compatible call. */
