@@ -272,8 +272,7 @@ function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
 
 /** Applies the reply checks to a finished HTTP exchange with `/chat/completions` (an unfinished completion is never a success). */
 export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: ProtocolTexts): ChatOutcome {
-  // An over-long prompt is refused, not cut: the check did not run, and sending the same prompt
-  // again cannot change that, so it is its own failure and never a transport error to retry.
+  // An over-long prompt is refused, not cut: the check did not run, and a retry cannot change that, so it is its own failure.
   if (isContextLengthRefusal(outcome)) {
     return failed("context_too_long", `the prompt is longer than the maximum context length of the server at ${texts.origin} (HTTP 400)`);
   }

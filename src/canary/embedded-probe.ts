@@ -280,8 +280,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     const sequence = await Promise.race([waiting.sequence, deadline]);
     if (sequence === "timeout" || sequence === null) {
       clearTimeout(timer);
-      // A deadline that passed while waiting gives up the place in the queue (or the sequence,
-      // when one was handed over at the same moment), so no sequence is ever lost.
+      // A deadline passed while waiting gives up the place in the queue (or the sequence handed over at that moment): none is lost.
       waiting.cancel();
       return { kind: sequence === null ? "disposed" : "timeout", tokens };
     }
@@ -302,8 +301,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
       }
     } finally {
       clearTimeout(timer);
-      // The sequence is reused only once its evaluation has stopped and its history is cleared,
-      // so no check ever sees another's tokens.
+      // A sequence is reused only once its evaluation stopped and its history is cleared: no check sees another's tokens.
       void (async () => {
         await generator.return(undefined).catch(() => undefined);
         await sequence.clearHistory().catch(() => undefined);

@@ -1,5 +1,4 @@
-// Endpoints of canary and judge backends: a redacted origin, a loopback/remote class, and strict
-// validators. A URL may carry secrets, so nothing here returns or throws the raw string.
+// Canary and judge endpoints: a redacted origin, a loopback/remote class, strict validators; a URL may hold secrets, so none is returned or thrown.
 import { UsageError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
 
@@ -44,8 +43,7 @@ export function validateServiceUrl(url: unknown, flagName: string): string {
   if (!parsed || typeof url !== "string") {
     throw new UsageError(`${flagName} must be an http or https URL`);
   }
-  // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty
-  // parts that would otherwise slip through.
+  // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty parts that would slip through.
   const afterScheme = url.slice(url.indexOf("//") + 2);
   const authority = afterScheme.split(/[/?#]/, 1)[0] ?? "";
   if (parsed.username !== "" || parsed.password !== "" || authority.includes("@")) {

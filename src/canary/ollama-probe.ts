@@ -100,8 +100,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   protected proveReply(userInput: string, metadata: CanaryMetadata, warm: Extract<RunContextOutcome, { ok: true }>): ReplyProof {
     const promptTokens = metadata["prompt_eval_count"];
     if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
-      // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
-      // shortened input says nothing about the whole input, so it is not a pass.
+      // Ollama drops the start of an over-long prompt and still answers 200: a reply to a shortened input is not a pass.
       const why = `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`;
       return failed("context_truncated", why, metadata);
     }

@@ -60,8 +60,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   protected proveReply(userInput: string, metadata: CanaryMetadata, calibration: Calibrated, exact: number | null): ReplyProof {
     const promptTokens = metadata["prompt_tokens"];
     if (typeof promptTokens !== "number") {
-      // Without usage nothing shows how much of the prompt the model read: a server that cut
-      // it would answer exactly like one that did not.
+      // Without usage nothing shows how much of the prompt was read: a server that cut it would answer alike.
       return failed(
         "context_unverified",
         `Canary context cannot be confirmed: the server at ${this.endpointOrigin} reported no usage.prompt_tokens, so the reply cannot show that the whole prompt was read`,
@@ -69,8 +68,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       );
     }
     if (exact !== null) {
-      // The exact count is what the server's own tokenizer makes of this prompt: a reply that
-      // reports fewer prompt tokens was computed on less than the whole prompt.
+      // The exact count is the server's own tokenization: a reply reporting fewer prompt tokens read less than the whole prompt.
       if (promptTokens < exact) {
         return failed(
           "context_truncated",
@@ -81,8 +79,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       return { ok: true, metadata: { ...metadata, prompt_count: exact, context_check: "tokenize" } };
     }
     if (calibration.bytesPerToken !== null) {
-      // Not a proof (the margin is a guess at the densest prose), only a cheap catch of a cut
-      // that leaves a prompt clearly too few tokens: it can degrade a reply, never pass one.
+      // Not a proof (the margin guesses at the densest prose), a cheap catch of a clearly cut prompt: it can degrade, never pass.
       const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
       if (promptTokens < minimum) {
         return failed(

@@ -1,5 +1,4 @@
-// Validation of the options shared by the probes and the judges: a caller's mistake throws
-// UsageError at construction, long before any text is screened.
+// Validation of the options the probes and judges share: a caller's mistake throws UsageError at construction, before any text is screened.
 import { ConfigError, UsageError } from "../core/errors.js";
 
 /** `value` when `valid`, else throws `Refusal` (UsageError unless told) with `message`: the skeleton of every check below. */
