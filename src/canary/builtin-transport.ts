@@ -1,8 +1,7 @@
-// httpCall's default transport (http-call.ts): Node's HTTP client over keep-alive agents, because
-// on a loopback canary fetch's streams cost several times the rest of a check. Same outcomes as the
-// fetch path: one deadline destroys request and socket; the body is capped (also after
-// decompression) and one cut short is an error; a redirect fails as with `redirect: "error"`. Only
-// plain http(s) URLs without credentials, on ports fetch allows, are taken (`builtinTarget`).
+// httpCall's default transport (http-call.ts): Node's HTTP client over keep-alive agents, because on a loopback canary
+// fetch's streams cost several times the rest of a check. Same outcomes as the fetch path: one deadline destroys request
+// and socket; the body is capped (also after decompression) and one cut short is an error; a redirect fails as with
+// `redirect: "error"`. Only plain http(s) URLs without credentials, on ports fetch allows, are taken (`builtinTarget`).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";

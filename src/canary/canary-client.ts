@@ -1,8 +1,7 @@
-// The skeleton both HTTP canary probes share: a check's order (the run's warm-up, the provider's
-// checks before sending, one chat, a pool member's pinned-model check, the provider's proof that the
-// whole prompt was read); each provider adds its request, reply evidence and proof. test() never
-// throws for backend trouble, so a canary that did not run cannot look like a pass; the backend
-// (full URL, any key) stays private: String(), JSON and messages show model and origin only.
+// The skeleton both HTTP canary probes share: a check's order (the run's warm-up, the provider's checks before sending,
+// one chat, a pool member's pinned-model check, the provider's proof that the whole prompt was read); each provider
+// adds its request, reply evidence and proof. test() never throws for backend trouble, so a canary that did not run
+// cannot look like a pass; the backend (full URL, any key) stays private: String(), JSON, messages show model and origin.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { ChatClient, type ChatClientOptions, type ChatRole, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
 import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";

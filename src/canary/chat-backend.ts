@@ -1,6 +1,6 @@
-// One chat backend per provider, shared by the canary probe and the LLM judge: the validated
-// settings, the endpoint (the full base URL, which may hold credentials, stays private), the chat
-// call, the availability check and the public description. The roles keep only what is theirs.
+// One chat backend per provider, shared by the canary probe and the LLM judge: the validated settings, the endpoint
+// (its full base URL, which may hold credentials, stays private), the chat call, the availability check and the
+// public description. The roles keep only what is theirs.
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import type { CanaryMetadata } from "./types.js";
 import { CHAT_PROTOCOLS, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";

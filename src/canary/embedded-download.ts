@@ -1,8 +1,7 @@
-// `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes
-// the cached one: bytes go to a partial file, hashed as they arrive, renamed onto the target only
-// with the pinned SHA-256 (after an fsync); a cut-off pull keeps its partial file and the next one
-// resumes it with a Range request; bytes past the pinned size are refused, a stalled transfer is
-// aborted, and a lock allows one pull at a time per model.
+// `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes the cached one:
+// bytes go to a partial file, hashed as they arrive, renamed onto the target only with the pinned SHA-256 (after an
+// fsync); a cut-off pull keeps its partial file for the next to resume with a Range request; bytes past the pinned
+// size are refused, a stalled transfer is aborted, and a lock allows one pull at a time per model.
 import { createHash, type Hash } from "node:crypto";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";

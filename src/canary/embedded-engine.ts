@@ -1,7 +1,6 @@
-// The one door to node-llama-cpp, the embedded canary's optional peer dependency: nothing imports
-// it when the library loads, only `loadEmbeddedEngine`'s lazy `import()` of a variable specifier
-// (so the build needs no types of it). A missing package is a ConfigError with the install lines;
-// the types below are the part of its API this library uses.
+// The one door to node-llama-cpp, the embedded canary's optional peer dependency: only `loadEmbeddedEngine`'s lazy
+// `import()` of a variable specifier loads it (so the build needs no types of it); a missing package is a ConfigError
+// with the install lines. The types below are the part of its API this library uses.
 import { LittleCanaryError } from "../core/errors.js";
 
 /** The node-llama-cpp release this library is tested with, named by the install lines; scripts/embedded-install.mjs reads it from this line, its one place. */

@@ -1,8 +1,7 @@
-// The embedded canary's model files. The models `little-canary model pull` knows are pinned by URL
-// (an exact repository revision), size and SHA-256, and cached in one directory; `--canary embedded`
-// without a path uses the default one from there. Any model file's SHA-256 is its identity (a GGUF
-// carries no trustworthy name), checked before the engine sees the file; its stamp (inode, size,
-// mtime) is compared after hashing and after loading: a file replaced meanwhile refuses the run.
+// The embedded canary's model files. The models `little-canary model pull` knows are pinned by URL (an exact repository
+// revision), size and SHA-256, and cached in one directory; `--canary embedded` without a path uses the default one.
+// Any model file's SHA-256 is its identity (a GGUF carries no trustworthy name), checked before the engine sees it; its
+// stamp (inode, size, mtime) is compared after hashing and after loading: a file replaced meanwhile refuses the run.
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream, type Stats } from "node:fs";
 import { stat } from "node:fs/promises";

@@ -1,9 +1,8 @@
-// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional,
-// embedded-engine.ts), with the HTTP probes' contract (test() never throws for backend trouble; one
-// deadline per call). `open()` runs once: import the engine, check the file's SHA-256 before loading
-// it without mmap, check the file unchanged, make one context with a sequence per concurrent slot.
-// Each prompt is counted with the model's tokenizer and refused as `context_too_long` when it does
-// not fit: the engine never cuts an input. After `dispose()` a call in flight is `unavailable`.
+// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional, embedded-engine.ts), with
+// the HTTP probes' contract (test() never throws for backend trouble; one deadline per call). `open()` runs once: import
+// the engine, check the file's SHA-256 before loading it without mmap, check the file unchanged, make one context with a
+// sequence per concurrent slot. Each prompt is counted with the model's tokenizer and refused as `context_too_long` when
+// it does not fit: the engine never cuts an input. After `dispose()` a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";

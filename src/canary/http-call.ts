@@ -1,7 +1,6 @@
-// One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body
-// read is capped, and every failure is a value (timeout, unavailable, or exception with only the
-// error's class name); the body is never placed in an error. Node's own `fetch`, passed or
-// defaulted, means the built-in transport (builtin-transport.ts); any other function is a fetch.
+// One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body read is capped, and
+// every failure is a value (timeout, unavailable, or exception with only the error's class name; never the body).
+// Node's own `fetch`, passed or defaulted, means the built-in transport (builtin-transport.ts); any other is a fetch.
 import { errorClassName } from "../core/errors.js";
 import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 

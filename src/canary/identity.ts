@@ -1,7 +1,7 @@
-// Who a canary backend is, for callers that trust its verdicts (the verdict cache's key, the ingest
-// gate) or treat a kind differently (a pool, an Ollama digest): each backend class brands its instances
-// here and reports what can change its replies through `identity()`, so nobody tests `instanceof`. The
-// brand registry (core/own-brand.ts) is private: an instance with a replaced method is not the library's own.
+// Who a canary backend is, for callers that trust its verdicts (the verdict cache's key, the ingest gate) or treat a
+// kind differently (a pool, an Ollama digest): each backend class brands its instances here and reports what can
+// change its replies through `identity()`, so nobody tests `instanceof`. The brand registry (core/own-brand.ts) is
+// private: an instance with a replaced method is not the library's own.
 import { brandRegistry } from "../core/own-brand.js";
 import type { ChatSettings } from "./options.js";
 import type { CanaryProbe, CanaryProvider } from "./types.js";

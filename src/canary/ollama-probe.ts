@@ -1,9 +1,8 @@
-// The Ollama part of the probe skeleton (canary-client.ts): the `/api/chat` request with one
-// num_ctx for the run, the reply's timings and counts, and the context proof. Ollama cuts an
-// over-long prompt silently and still answers 200, so the warm-up proves once per instance that the
-// backend loaded the context it was sent (`GET /api/ps`) and calibrates a lower bound on prompt
-// tokens (run-context.ts); a reply that fails either proof is `context_truncated`. Also here: the
-// model's digest (/api/tags) and trained context length (/api/show) that the manifest records.
+// The Ollama part of the probe skeleton (canary-client.ts): the `/api/chat` request with one num_ctx for the run, the
+// reply's timings and counts, and the context proof. Ollama cuts an over-long prompt silently and still answers 200,
+// so the warm-up proves once per instance that the backend loaded the context it was sent (`GET /api/ps`) and
+// calibrates a lower bound on prompt tokens (run-context.ts); a reply failing either proof is `context_truncated`.
+// Also here: the model's digest (/api/tags) and trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
 import { OllamaChatBackend } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
@@ -121,10 +120,9 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
       }
     }
     if (context.loaded.kind === "verified") {
-      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
-      // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
-      // (digits, base64), and it omits the count of a cached prompt: only a prompt that fits
-      // num_ctx even at one token per byte is vouched for (always true with the default num_ctx).
+      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under both the num_ctx −
+      // num_predict flag and the lower bound for finely tokenized text (digits, base64), and omits a cached prompt's
+      // count: only a prompt that fits num_ctx even at one token per byte is vouched for (always, at the default).
       const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
       if (this.numCtx === null || needed <= this.numCtx) return null;
       return (

@@ -1,7 +1,7 @@
-// What an OpenAI-compatible server (vLLM, or anything speaking its API) says about itself before any
-// check: whether it answers and lists the model (the probe's and judge's availability check), its
-// `max_model_len` and `root` in `GET <base>/models`, and whether it offers vLLM's `POST /tokenize`
-// (an exact prompt count). Every failure is a value; no message carries a body, URL secret or key.
+// What an OpenAI-compatible server (vLLM, or anything speaking its API) says about itself before any check: whether it
+// answers and lists the model (the probe's and judge's availability check), its `max_model_len` and `root` in `GET
+// <base>/models`, and whether it offers vLLM's `POST /tokenize` (an exact prompt count). Every failure is a value; no
+// message carries a body, URL secret or key.
 import { isPlainObject, parseUrl } from "../core/guards.js";
 import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
 import { endpointOrigin } from "./endpoint.js";

@@ -1,8 +1,7 @@
-// The OpenAI-compatible part of the probe skeleton (canary-client.ts); the API key stays in the
-// backend, sent only as a Bearer header. The warm-up also identifies the server (openai-identity.ts):
-// with vLLM's `POST /tokenize` each prompt is counted exactly (one that cannot fit `max_model_len`
-// is not sent; a reply with fewer prompt tokens was cut); without it a reply passes only when its
-// prompt fits at one token per byte. A reply without usage is `context_unverified`.
+// The OpenAI-compatible part of the probe skeleton (canary-client.ts); the API key stays in the backend, sent only as a
+// Bearer header. The warm-up also identifies the server (openai-identity.ts): with vLLM's `POST /tokenize` each prompt
+// is counted exactly (one that cannot fit `max_model_len` is not sent; a reply with fewer prompt tokens was cut);
+// without it a reply passes only when its prompt fits at one token per byte. A reply without usage is unverified.
 import type { CanaryMetadata } from "./types.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "./defaults.js";

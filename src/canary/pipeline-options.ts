@@ -1,7 +1,6 @@
-// SecurityPipeline's options, their defaults and the rules that refuse them, checked once by
-// `resolvePipelineOptions` at construction (and by a verb planning a run) before any text is
-// screened. Here, below pipeline/, because the plan precedes the checks (pipeline/options.ts adds
-// the callbacks, typed by the pipeline's verdict).
+// SecurityPipeline's options, their defaults and the rules that refuse them, checked once by `resolvePipelineOptions`
+// at construction (and by a verb planning a run) before any text is screened. Here, below pipeline/, because the plan
+// precedes the checks (pipeline/options.ts adds the callbacks, typed by the pipeline's verdict).
 import { UsageError } from "../core/errors.js";
 import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { requiredCanaryContext } from "./context.js";

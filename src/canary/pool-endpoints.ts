@@ -1,8 +1,7 @@
-// A canary pool as a user configures it: endpoints written `URL` or `URL#N` (N checks in flight at
-// most; errors name the flag and rule, never the value, which may hold a secret), and the endpoint
-// log: one JSON line per attempt (pool.ts EndpointAttempt plus the time), a side file never hashed,
-// appended (O_APPEND, never through a symlink: core/append.ts) one whole line per write, so concurrent
-// runs never tear a line.
+// A canary pool as a user configures it: endpoints written `URL` or `URL#N` (N checks in flight at most; errors name
+// the flag and rule, never the value, which may hold a secret), and the endpoint log: one JSON line per attempt (pool.ts
+// EndpointAttempt plus the time), a side file never hashed, appended (O_APPEND, never through a symlink: core/append.ts)
+// one whole line per write, so concurrent runs never tear a line.
 import { writeSync } from "node:fs";
 import { openAppendNoFollowSync } from "../core/append.js";
 import { UsageError } from "../core/errors.js";

@@ -1,8 +1,7 @@
-// Pinning the identity of a canary pool before its first check: replicas that disagree about what
-// they serve would make a verdict depend on which one answered, so the pool is refused unless every
-// endpoint lists the model, (Ollama) reports the same digest, trained context and loaded context,
-// and answers the fixed fingerprint probes, sent exactly as a check, with the same SHA-256 (which
-// catches another model under the same name). Refusals are values naming endpoints by origin.
+// Pinning a canary pool's identity before its first check: replicas that disagree about what they serve would make a
+// verdict depend on which one answered, so every endpoint must list the model, (Ollama) report the same digest,
+// trained and loaded context, and answer the fixed fingerprint probes, sent exactly as a check, with the same SHA-256
+// (which catches another model under the same name). Refusals are values naming endpoints by origin.
 import { sha256Hex } from "../core/hash.js";
 import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";

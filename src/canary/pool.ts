@@ -1,9 +1,8 @@
-// A pool of canary endpoints serving one model, used as one canary probe. Each check goes, in queue
-// order, to the least-loaded endpoint with a free slot; an endpoint that cannot be reached, answers 503
-// or times out gets the same request sent to one not yet tried (MAX_POOL_ATTEMPTS in all), and is taken
-// out after TAKE_OUT_AFTER such failures in a row. The pool pins every endpoint's identity before its
-// first check (pool-identity.ts). Which endpoint answered goes only to the attempt log, so a run's
-// documents are the same whatever the number of endpoints.
+// A pool of canary endpoints serving one model, used as one canary probe. Each check goes, in queue order, to the
+// least-loaded endpoint with a free slot; an endpoint that cannot be reached, answers 503 or times out gets the same
+// request sent to one not yet tried (MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in
+// a row. The pool pins every endpoint's identity before its first check (pool-identity.ts). Which endpoint answered goes
+// only to the attempt log, so a run's documents are the same whatever the number of endpoints.
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { pinPoolIdentity, type PinOutcome, type PinRequirement, type PoolProbe } from "./pool-identity.js";

@@ -1,9 +1,8 @@
-// Ollama's read-only proofs. That a canary sees whole prompts (docs/canary.md): Ollama may cap the
-// `num_ctx` it is sent and cut an over-long prompt while answering 200, so once per run the probe
-// sends a known calibration prompt and reads `GET /api/ps` (the loaded `context_length` must hold the
-// `num_ctx` sent), and the warm-up's `prompt_eval_count` gives bytes per token, for a lower bound on
-// each reply's prompt tokens. And its inventory (`GET /api/tags`): whether a tag is installed, and its
-// digest (the exact weights, given only there). Every failure is a value; nothing here throws.
+// Ollama's read-only proofs. That a canary sees whole prompts (docs/canary.md): Ollama may cap the `num_ctx` it is sent
+// and cut an over-long prompt while answering 200, so once per run the probe sends a known calibration prompt and reads
+// `GET /api/ps` (the loaded `context_length` must hold the `num_ctx` sent), and the warm-up's `prompt_eval_count` gives
+// bytes per token, for a lower bound on each reply's prompt tokens. And its inventory (`GET /api/tags`): whether a tag
+// is installed, and its digest (the exact weights, given only there). Every failure is a value; nothing here throws.
 import type { FetchLike } from "./http-call.js";
 import type { ServedModels } from "./served-models.js";
 import { isPlainObject } from "../core/guards.js";

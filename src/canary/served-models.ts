@@ -1,6 +1,5 @@
-// Whether the canary's server serves the model, asked once before the first check, and the
-// one-line messages that say what is wrong and how to fix it. A server's model names are untrusted:
-// the list printed is capped and stripped of control characters.
+// Whether the canary's server serves the model, asked once before the first check, and the one-line messages that say
+// what is wrong and how to fix it. A server's model names are untrusted: the list printed is capped and cleaned.
 import { LittleCanaryError } from "../core/errors.js";
 import type { NetworkFailureCause } from "./http-call.js";
 

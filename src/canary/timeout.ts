@@ -1,6 +1,6 @@
-// One validation for every canary timeout, shared by every command: a finite number of seconds > 0, from
-// `--timeout`, else LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the
-// original, because an infinite deadline is a hang and NaN disables the deadline entirely.
+// One validation for every canary timeout, shared by every command: finite seconds > 0, from `--timeout`, else
+// LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the original, because an infinite deadline is
+// a hang and NaN disables the deadline entirely.
 import { ConfigError, UsageError } from "../core/errors.js";
 
 /** The canary timeout in seconds when neither `--timeout` nor LITTLE_CANARY_TIMEOUT is set. */
