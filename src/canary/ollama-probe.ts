@@ -158,26 +158,21 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   /** The model's trained context length from `POST /api/show`, or null; also kept in lastContextLength. */
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
-    try {
-      const { fetch, baseUrl } = this.backend.endpoint;
-      const json = { model: this.model };
-      const { outcome, object } = await requestJson(fetch, baseUrl, "/api/show", { json, timeoutMs: this.timeoutSeconds * 1000, maxBodyBytes: MAX_SHOW_BYTES });
-      if (object === null || outcome?.kind !== "response") return null;
-      const length = contextLengthFromModelInfo(object["model_info"], outcome.body);
-      this.lastContextLength = length;
-      return length;
-    } catch {
-      return null;
-    }
+    const { fetch, baseUrl } = this.backend.endpoint;
+    const json = { model: this.model };
+    const { outcome, object } = await requestJson(fetch, baseUrl, "/api/show", { json, timeoutMs: this.timeoutSeconds * 1000, maxBodyBytes: MAX_SHOW_BYTES });
+    if (object === null || outcome?.kind !== "response") return null;
+    this.lastContextLength = contextLengthFromModelInfo(object["model_info"], outcome.body);
+    return this.lastContextLength;
   }
 }
 
 /**
  * `model_info["<general.architecture>.context_length"]`, else the only `.context_length` key, when a
- * positive safe integer written (given the raw body) as an integer literal: `32768.0` parses to the
+ * positive safe integer written in the raw body as an integer literal: `32768.0` parses to the
  * same number but is not an integer in the backend's terms, so it is refused.
  */
-function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
+function contextLengthFromModelInfo(modelInfo: unknown, rawBody: string): number | null {
   if (!isPlainObject(modelInfo)) return null;
   let key: string;
   const architecture = modelInfo["general.architecture"];
@@ -193,7 +188,7 @@ function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): numbe
   }
   const value = modelInfo[key];
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) return null;
-  if (rawBody !== undefined && !writtenAsInteger(rawBody, key)) return null;
+  if (!writtenAsInteger(rawBody, key)) return null;
   return value;
 }
 

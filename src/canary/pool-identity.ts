@@ -55,7 +55,7 @@ export interface PinRequirement {
 }
 
 /** Phase 1, without a chat call: reachable, the model listed, its digest and trained context. */
-async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<{ digest: string; contextLength: number } | string> {
+async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<Omit<OllamaFacts, "loaded"> | string> {
   const at = probe.endpointOrigin;
   if (!(await probe.isAvailable())) return `canary endpoint ${at} is unreachable or does not list the model ${displayText(probe.model)} in /api/tags`;
   const digest = await probe.modelDigest();
@@ -101,7 +101,7 @@ async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinR
   const at = (i: number): string => (probes[i] as OllamaCanaryProbe).endpointOrigin;
   const facts = allOrRefusal(await Promise.all(probes.map((probe) => inventoryFacts(probe, requirement))));
   if (typeof facts === "string") return facts;
-  const first = facts[0] as { digest: string; contextLength: number };
+  const first = facts[0] as Omit<OllamaFacts, "loaded">;
   const odd = facts.findIndex((f) => f.digest !== first.digest || f.contextLength !== first.contextLength);
   const f = facts[odd];
   if (f !== undefined) {

@@ -41,21 +41,17 @@ export function worstCasePromptTokens(systemPrompt: string, userContent: string)
   return utf8ByteLength(systemPrompt) + utf8ByteLength(userContent) + CHAT_TEMPLATE_ALLOWANCE;
 }
 
-/** What the one-token-per-byte rule found for one prompt (see `provenByByteBound`). */
-export interface ByteBoundProof {
-  /** True when the whole prompt and its reply budget fit `window` even at one token per byte. */
-  readonly fits: boolean;
-  /** Most tokens the prompt and its reply budget can need: `worstCasePromptTokens` + `maxTokens`. */
-  readonly needed: number;
-  /** The window the prompt was held to. */
-  readonly window: number;
-}
-
 /**
- * The rule for a prompt nobody counted, on a server whose window is only its word (no `POST /tokenize`): it fits only
- * when, at one token per UTF-8 byte, it and the reply budget fit the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT.
+ * The rule for a prompt nobody counted, on a server whose window is only its word (no `POST /tokenize`): it `fits` only when,
+ * at one token per UTF-8 byte, it and the reply budget (`needed`: worstCasePromptTokens + maxTokens) fit the `window` it is
+ * held to, the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT.
  */
-export function provenByByteBound(systemPrompt: string, userContent: string, maxTokens: number, reportedWindow: number | null): ByteBoundProof {
+export function provenByByteBound(
+  systemPrompt: string,
+  userContent: string,
+  maxTokens: number,
+  reportedWindow: number | null,
+): { fits: boolean; needed: number; window: number } {
   const needed = worstCasePromptTokens(systemPrompt, userContent) + Math.max(0, maxTokens);
   const window = reportedWindow === null ? UNVERIFIED_SAFE_CONTEXT : Math.min(reportedWindow, UNVERIFIED_SAFE_CONTEXT);
   return { fits: needed <= window, needed, window };
