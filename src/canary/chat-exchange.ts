@@ -5,7 +5,7 @@
 import { isPlainObject } from "../core/guards.js";
 import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
 import { serviceRequestTarget, type ServiceRequestTarget } from "./endpoint.js";
-import { formatSeconds, httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
+import { formatSeconds, httpCall, type FetchLike, type HttpCallOptions, type HttpCallOutcome } from "./http-call.js";
 import { finiteNonNegative, type ChatSettings } from "./options.js";
 
 /** Enough for any honest chat reply of a few hundred tokens; a larger body is not trusted. */
@@ -123,40 +123,21 @@ export interface JsonAnswer {
   readonly object: Record<string, unknown> | null;
 }
 
-/** Authorization for a call: the API key when set (OpenAI-compatible), else the configured URL's userinfo, else none. */
-function authorizationHeaders(apiKey: string, urlAuthorization: string | null): Record<string, string> {
-  if (apiKey !== "") return { authorization: `Bearer ${apiKey}` };
-  return urlAuthorization ? { authorization: urlAuthorization } : {};
+/** What one request sends: a JSON body (a GET without one), its bounds, and an API key sent as a Bearer token when non-empty. */
+type RequestSpec = Pick<HttpCallOptions, "json" | "timeoutMs" | "maxBodyBytes"> & { readonly apiKey?: string };
+
+/** One bounded request to `target`, authorized by the API key when set, else by the configured URL's userinfo, else not. */
+function send(fetchFn: FetchLike, target: ServiceRequestTarget, { json, timeoutMs, maxBodyBytes, apiKey = "" }: RequestSpec): Promise<HttpCallOutcome> {
+  const authorization = apiKey !== "" ? `Bearer ${apiKey}` : target.authorization;
+  const headers: Record<string, string> = authorization ? { authorization } : {};
+  return httpCall(fetchFn, target.url, { method: json === undefined ? "GET" : "POST", headers, json, timeoutMs, maxBodyBytes });
 }
 
 /** One bounded request to `path` under `baseUrl` (a GET unless `json` is given); never throws. */
-export async function requestJson(
-  fetchFn: FetchLike,
-  baseUrl: string,
-  path: string,
-  request: {
-    readonly json?: unknown;
-    readonly timeoutMs: number;
-    readonly maxBodyBytes: number;
-    /** Sent as a Bearer token when non-empty (see authorizationHeaders). */
-    readonly apiKey?: string;
-  },
-): Promise<JsonAnswer> {
+export async function requestJson(fetchFn: FetchLike, baseUrl: string, path: string, request: RequestSpec): Promise<JsonAnswer> {
   const target = serviceRequestTarget(baseUrl, path);
   if (!target) return { outcome: null, object: null };
-  let outcome: HttpCallOutcome;
-  try {
-    const { json, timeoutMs, maxBodyBytes, apiKey = "" } = request;
-    outcome = await httpCall(fetchFn, target.url, {
-      method: json === undefined ? "GET" : "POST",
-      headers: authorizationHeaders(apiKey, target.authorization),
-      json,
-      timeoutMs,
-      maxBodyBytes,
-    });
-  } catch {
-    outcome = { kind: "exception", errorClass: "Error" };
-  }
+  const outcome = await send(fetchFn, target, request).catch((): HttpCallOutcome => ({ kind: "exception", errorClass: "Error" }));
   const parsed = outcome.kind === "response" && outcome.status === 200 ? parseJsonBody(outcome.body) : null;
   return { outcome, object: parsed?.ok && isPlainObject(parsed.value) ? parsed.value : null };
 }
@@ -165,13 +146,7 @@ export async function requestJson(
 export async function postChat(endpoint: ChatEndpoint, path: string, body: Record<string, unknown>, apiKey: string): Promise<HttpCallOutcome | null> {
   const target = chatTarget(endpoint, path);
   if (!target) return null;
-  return httpCall(endpoint.fetch, target.url, {
-    method: "POST",
-    headers: authorizationHeaders(apiKey, target.authorization),
-    json: body,
-    timeoutMs: endpoint.timeoutSeconds * 1000,
-    maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
-  });
+  return send(endpoint.fetch, target, { json: body, timeoutMs: endpoint.timeoutSeconds * 1000, maxBodyBytes: MAX_CHAT_RESPONSE_BYTES, apiKey });
 }
 
 /** The failure text of a reply without content (also of one that is not a JSON object at all). */
