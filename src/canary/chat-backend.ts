@@ -5,7 +5,8 @@ import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import type { CanaryMetadata } from "./types.js";
 import { CHAT_PROTOCOLS, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { resolveClientEndpoint } from "./endpoint.js";
+import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { UsageError } from "../core/errors.js";
 import { ollamaServedModels } from "./run-context.js";
 import type { ServedModels } from "./served-models.js";
 import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount } from "./openai-identity.js";
@@ -46,9 +47,15 @@ abstract class ChatBackendBase {
     this.settings = Object.freeze(resolveChatSettings(options, role.defaults, role.name));
     role.check?.();
     this.#apiKey = checkKey();
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(url, role.urlOption);
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds });
+    // The full URL stays private (it may hold credentials); only its origin is shown.
+    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) throw new UsageError(`${role.urlOption} must be an http or https URL`);
+    this.endpointOrigin = endpointOrigin(url);
+    this.#endpoint = Object.freeze({
+      fetch: options.fetch ?? globalThis.fetch,
+      baseUrl: url,
+      origin: this.endpointOrigin,
+      timeoutSeconds: this.settings.timeoutSeconds,
+    });
   }
 
   /** Where and how chat requests go (holds the full base URL: for the owning client only). */

@@ -17,11 +17,3 @@ export function requiredCanaryContext({ segmentChars, systemPrompt, maxTokens }:
 export function embeddedRequiredContext(need: { templateTokens: number; windowChars: number; maxTokens: number }): number {
   return need.templateTokens + MAX_TOKENS_PER_CODE_POINT * need.windowChars + need.maxTokens + CHAT_TEMPLATE_ALLOWANCE;
 }
-
-/** The embedded canary's refusal text for a prompt that does not fit (no prompt text, only counts). */
-export function contextTooLongMessage(promptTokens: number, maxTokens: number, contextSize: number): string {
-  return (
-    `the prompt needs ${promptTokens} tokens (counted with the model's own tokenizer) and ${maxTokens} for the reply, ` +
-    `more than the embedded canary's context of ${contextSize} tokens; nothing was evaluated`
-  );
-}

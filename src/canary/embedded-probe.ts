@@ -8,7 +8,7 @@ import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { contextTooLongMessage, embeddedRequiredContext } from "./context.js";
+import { embeddedRequiredContext } from "./context.js";
 import {
   type EmbeddedEngineModule,
   type EngineChatWrapper,
@@ -251,7 +251,10 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
       const prompt = this.#render(engine.model, engine.wrapper, userInput);
       const contextSize = engine.identity.context_size;
       if (prompt.length + this.maxTokens > contextSize) {
-        return result.failure("context_too_long", contextTooLongMessage(prompt.length, this.maxTokens, contextSize), { prompt_count: prompt.length });
+        // The refusal names counts only, never prompt text.
+        const needs = `the prompt needs ${prompt.length} tokens (counted with the model's own tokenizer) and ${this.maxTokens} for the reply`;
+        const message = `${needs}, more than the embedded canary's context of ${contextSize} tokens; nothing was evaluated`;
+        return result.failure("context_too_long", message, { prompt_count: prompt.length });
       }
       const generated = await this.#generate(engine, prompt);
       const metadata = { prompt_eval_count: prompt.length, prompt_count: prompt.length, eval_count: generated.tokens.length, context_size: contextSize };

@@ -102,11 +102,3 @@ function safeDecode(part: string): string {
     return part;
   }
 }
-
-/** A client's endpoint: the full URL for the caller to keep private, and the origin safe to show; UsageError for an unusable URL. */
-export function resolveClientEndpoint(url: unknown, optionName: string): { readonly baseUrl: string; readonly endpointOrigin: string } {
-  if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
-    throw new UsageError(`${optionName} must be an http or https URL`);
-  }
-  return { baseUrl: url, endpointOrigin: endpointOrigin(url) };
-}
