@@ -161,8 +161,7 @@ function readResponse(res: IncomingMessage, maxBodyBytes: number, finish: (outco
     finish({ kind: "redirect" });
     return;
   }
-  const declaredText = res.headers["content-length"];
-  const declared = declaredText === undefined ? Number.NaN : Number(declaredText);
+  const declared = Number(res.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBodyBytes) {
     res.destroy();
     finish({ kind: "too_large", status });

@@ -109,8 +109,7 @@ function classify(error: unknown): HttpCallOutcome {
 
 async function readCapped(response: Response, maxBytes: number): Promise<{ ok: true; text: string } | { ok: false; reason: "too_large" | "not_utf8" }> {
   if (response.body === null) return { ok: true, text: "" };
-  const declaredText = response.headers.get("content-length");
-  const declared = declaredText === null ? Number.NaN : Number(declaredText);
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body.cancel().catch(() => undefined);
     return { ok: false, reason: "too_large" };

@@ -13,7 +13,7 @@ import {
   UNVERIFIED_TEXT,
   calibrate,
   ollamaModelDigest,
-  minimumPromptTokens,
+  belowLowerBound,
   readLoadedContext,
   UNVERIFIED_SAFE_CONTEXT,
   worstCasePromptTokens,
@@ -113,12 +113,8 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   #lowerBoundFailure(userInput: string, promptTokens: CanaryMetadata[string] | undefined, context: RunContext): string | null {
     const counted = typeof promptTokens === "number" && Number.isSafeInteger(promptTokens) ? promptTokens : null;
     const measured = counted !== null && context.bytesPerToken !== null;
-    if (measured) {
-      const minimum = minimumPromptTokens(this.systemPrompt, userInput, context.bytesPerToken);
-      if (counted < minimum) {
-        return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
-      }
-    }
+    const cut = measured ? belowLowerBound("prompt_eval_count", counted, this.systemPrompt, userInput, context.bytesPerToken) : null;
+    if (cut !== null) return cut;
     if (context.loaded.kind === "verified") {
       // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under both the num_ctx −
       // num_predict flag and the lower bound for finely tokenized text (digits, base64), and omits a cached prompt's

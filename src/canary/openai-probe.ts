@@ -6,7 +6,7 @@ import type { CanaryMetadata } from "./types.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 import { isPlainObject } from "../core/guards.js";
-import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
+import { belowLowerBound, calibrate, provenByByteBound } from "./run-context.js";
 import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { failed, type ChatFailure } from "./chat-exchange.js";
@@ -77,17 +77,10 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       }
       return { ok: true, metadata: { ...metadata, prompt_count: exact, context_check: "tokenize" } };
     }
-    if (calibration.bytesPerToken !== null) {
-      // Not a proof (the margin guesses at the densest prose), a cheap catch of a clearly cut prompt: it can degrade, never pass.
-      const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
-      if (promptTokens < minimum) {
-        return failed(
-          "context_truncated",
-          `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${minimum} tokens the whole prompt needs)`,
-          metadata,
-        );
-      }
-    }
+    // Not a proof (the margin guesses at the densest prose), a cheap catch of a clearly cut prompt: it can degrade, never pass.
+    const { bytesPerToken } = calibration;
+    const cut = bytesPerToken === null ? null : belowLowerBound("prompt_tokens", promptTokens, this.systemPrompt, userInput, bytesPerToken);
+    if (cut !== null) return failed("context_truncated", cut, metadata);
     // No exact count: max_model_len is only the server's word, and a server (or proxy) may keep a
     // prompt's tail and report usage for it; only a prompt that fits at one token per byte passes.
     const proof = provenByByteBound(this.systemPrompt, userInput, this.maxTokens, calibration.server?.maxModelLen ?? null);

@@ -97,6 +97,12 @@ export function minimumPromptTokens(systemPrompt: string, userContent: string, b
   return Math.floor(bytes / (bytesPerToken * LOWER_BOUND_MARGIN));
 }
 
+/** The `context_truncated` text when a reply's `counted` prompt tokens (its `field`) fall below minimumPromptTokens, else null. */
+export function belowLowerBound(field: string, counted: number, systemPrompt: string, userContent: string, bytesPerToken: number): string | null {
+  const minimum = minimumPromptTokens(systemPrompt, userContent, bytesPerToken);
+  return counted < minimum ? `Canary prompt was truncated by the backend (${field} ${counted} is below the ${minimum} tokens the whole prompt needs)` : null;
+}
+
 /** The context length of the tag's entry in a `/api/ps` body (`name` or `model` equal, or `<tag>:latest`; never a prefix). */
 export function psEntryContextLength(body: unknown, tag: string): number | "not_loaded" | "missing" | "invalid" {
   if (!isPlainObject(body) || !Array.isArray(body["models"])) return "invalid";
