@@ -13,16 +13,10 @@ const ENGINE_PACKAGE = "node-llama-cpp";
 /** A llama.cpp token id. */
 export type EngineToken = number & { readonly __token?: never };
 
-/** What a context sequence's `evaluate` takes. */
-interface EngineEvaluateOptions {
-  readonly temperature: number;
-  readonly seed?: number;
-}
-
 /** One sequence of a context: its own token history, evaluated independently of the others. */
 export interface EngineSequence {
   readonly contextSize: number;
-  evaluate(tokens: EngineToken[], options: EngineEvaluateOptions): AsyncGenerator<EngineToken, void, unknown>;
+  evaluate(tokens: EngineToken[], options: { readonly temperature: number; readonly seed?: number }): AsyncGenerator<EngineToken, void, unknown>;
   clearHistory(): Promise<void>;
   dispose(): void;
 }
@@ -44,14 +38,9 @@ export interface EngineModel {
   dispose(): Promise<void>;
 }
 
-/** A rendered prompt, as the model's chat wrapper builds it. */
-interface EngineLlamaText {
-  tokenize(tokenizer: EngineModel["tokenizer"]): EngineToken[];
-}
-
-/** A model's chat wrapper: renders a conversation as its chat template does. */
+/** A model's chat wrapper: renders a conversation as its chat template does (a text its model tokenizes). */
 export interface EngineChatWrapper {
-  generateContextState(options: { chatHistory: readonly unknown[] }): { contextText: EngineLlamaText };
+  generateContextState(options: { chatHistory: readonly unknown[] }): { contextText: { tokenize(tokenizer: EngineModel["tokenizer"]): EngineToken[] } };
 }
 
 /** The llama.cpp binding. */
