@@ -96,9 +96,8 @@ export function readChatObject(outcome: HttpCallOutcome, texts: ReplyTexts): { r
 }
 
 /**
- * Request targets by endpoint and path: a backend's endpoint is frozen and every check posts to the
- * same path, so the base URL is parsed once, not per check (again if the base URL changed); held
- * only as long as the endpoint.
+ * Request targets by endpoint and path: an endpoint is frozen and every check posts to the same path, so the base URL
+ * is parsed once, not per check (again if the base URL changed); held only as long as the endpoint itself.
  */
 const targetsByEndpoint = new WeakMap<ChatEndpoint, { readonly baseUrl: string; readonly targets: Map<string, ServiceRequestTarget | null> }>();
 

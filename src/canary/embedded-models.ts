@@ -50,9 +50,8 @@ export function pinnedModel(name?: string): PinnedModel {
 export const MODEL_DIR_ENV = "LITTLE_CANARY_MODEL_DIR";
 
 /**
- * Where pulled models are kept: `dir` when given (`--model-dir`), else $LITTLE_CANARY_MODEL_DIR,
- * else `$XDG_CACHE_HOME/little-canary/models`, else `~/.cache/little-canary/models`
- * (`%LOCALAPPDATA%\little-canary\models` on Windows).
+ * Where pulled models are kept: `dir` when given (`--model-dir`), else $LITTLE_CANARY_MODEL_DIR, else
+ * `$XDG_CACHE_HOME/little-canary/models`, else `~/.cache/little-canary/models` (`%LOCALAPPDATA%\little-canary\models` on Windows).
  */
 export function modelCacheDir(env: Readonly<Record<string, string | undefined>> = process.env, dir?: string, cwd: string = process.cwd()): string {
   if (dir !== undefined && dir.trim() !== "") return resolve(cwd, dir);

@@ -31,9 +31,8 @@ export interface ProbeIdentity extends Pick<ChatSettings, "model" | "temperature
 }
 
 /**
- * The canary backends' brands (core/own-brand.ts): `brandCanary` is called by each backend's
- * constructor, `canaryKind` names the kind a value was built as (subclasses included), and
- * `isOwnCanary` is true only for an unmodified instance of exactly the library's class.
+ * The canary backends' brands (core/own-brand.ts): each backend's constructor calls `brandCanary`, `canaryKind` names the
+ * kind a value was built as (subclasses included), `isOwnCanary` is true only for an unmodified instance of the library's class.
  */
 export const { brand: brandCanary, kindOf: canaryKind, isOwn: isOwnCanary } = brandRegistry<CanaryKind>();
 

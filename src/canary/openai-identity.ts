@@ -114,9 +114,9 @@ export async function openAIServedModels(server: OpenAIServer): Promise<ServedMo
 }
 
 /**
- * The OpenAI probe's and judge's availability check: `GET {baseUrl}/models` answers 200 in time and a
- * model list in it names the model. A server listing other models only fails every check, so it is
- * not available (no readiness traffic); an answer that is not a model list says nothing against it.
+ * The OpenAI probe's and judge's availability check: `GET {baseUrl}/models` answers 200 in time and a model list in it
+ * names the model. A server listing only other models fails every check, so it is not available (no readiness traffic);
+ * an answer that is not a model list says nothing against the model.
  */
 export async function openAIModelAvailable(server: OpenAIServer): Promise<boolean> {
   const answer = await call({ ...server, timeoutMs: AVAILABILITY_TIMEOUT_MS }, "/models", MAX_MODELS_BYTES);

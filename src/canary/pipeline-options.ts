@@ -22,9 +22,8 @@ const PROVIDERS: readonly CanaryProvider[] = ["ollama", "openai", "embedded"];
 export type DegradedPolicy = "fail_open" | "fail_closed";
 
 /**
- * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all optional.
- * Without `modelPath`: the default model from `little-canary model pull`, in `modelDir` (default:
- * modelCacheDir); `sequences` defaults to 1 (the CLI passes --concurrency).
+ * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all optional. Without `modelPath`:
+ * the default model from `little-canary model pull`, in `modelDir` (default: modelCacheDir); `sequences` defaults to 1.
  */
 export interface EmbeddedCanaryOptions
   extends Partial<Pick<EmbeddedCanaryProbeOptions, "modelPath" | "sha256" | "contextSize" | "sequences" | "threads" | "gpu" | "loader">> {
@@ -61,9 +60,8 @@ export interface PipelineSettings {
   readonly canaryTimeout?: number;
   readonly canaryMaxTokens?: number;
   /**
-   * Context window sent to Ollama as num_ctx. Default: sized for the largest prompt the pipeline
-   * sends (a `maxInputLength` segment, see canary/context.ts), one value for the pipeline's life.
-   * `null` sends none and leaves the server's default, which may cut long prompts.
+   * Context window sent to Ollama as num_ctx. Default: sized for the largest prompt the pipeline sends (a `maxInputLength`
+   * segment, see canary/context.ts), one value for the pipeline's life. `null` sends none: the server's default may cut.
    */
   readonly canaryNumCtx?: number | null;
   readonly temperature?: number;
@@ -90,15 +88,14 @@ export interface PipelineSettings {
   /** One function per outcome (PIPELINE_CALLBACK_NAMES), called with the verdict. */
   readonly callbacks?: object;
   /**
-   * Receives operational warnings, one line each, never input text: the canary unreachable or
-   * timing out (once per outage, `canary_outage`), a callback that threw, an audit line not
-   * written, a custom pattern skipped. Default: each line to stderr, `little-canary: warning: …`.
+   * Receives operational warnings, one line each, never input text: the canary unreachable or timing out (once per outage,
+   * `canary_outage`), a callback that threw, an audit line not written, a custom pattern skipped. Default: each line to
+   * stderr, `little-canary: warning: …`.
    */
   readonly onWarning?: (message: string, code: PipelineWarningCode) => void;
   /**
-   * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of
-   * `ollamaUrl` / `baseUrl`: identity pinned before the first check, least-loaded dispatch,
-   * retries on another endpoint. Needs temperature 0 and no judge.
+   * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of `ollamaUrl` / `baseUrl`:
+   * identity pinned before the first check, least-loaded dispatch, retries on another endpoint. Needs temperature 0, no judge.
    */
   readonly canaryPool?: CanaryPoolConfig;
   /** Injected transport for the canary and judge (tests); defaults to global fetch. */

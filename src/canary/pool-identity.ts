@@ -93,10 +93,7 @@ function allOrRefusal<T>(outcomes: readonly (T | string)[]): T[] | string {
   return outcomes.find((o): o is string => typeof o === "string") ?? (outcomes as T[]);
 }
 
-/**
- * The Ollama facts of every endpoint, which must be equal; those needing no chat call are compared
- * first, so a pool serving other weights or a shorter context is refused before any prompt is sent.
- */
+/** The Ollama facts of every endpoint, which must be equal; those needing no chat call are compared first, before any prompt is sent. */
 async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinRequirement): Promise<OllamaFacts | string> {
   const at = (i: number): string => (probes[i] as OllamaCanaryProbe).endpointOrigin;
   const facts = allOrRefusal(await Promise.all(probes.map((probe) => inventoryFacts(probe, requirement))));
@@ -129,10 +126,7 @@ async function fingerprintOf(probe: PoolProbe): Promise<{ readonly sha256: strin
   return { sha256: sha256Hex(hashes.join("\n")) };
 }
 
-/**
- * Pins the identity of a pool's probes (see the header); never throws for backend trouble. Every probe
- * needs temperature 0: only then does one request get one answer, so replicas can be compared.
- */
+/** Pins the identity of a pool's probes (see the header), never throwing for backend trouble; all need temperature 0, so one request gets one answer. */
 export async function pinPoolIdentity(probes: readonly PoolProbe[], requirement: PinRequirement = {}): Promise<PinOutcome> {
   try {
     const first = probes[0];

@@ -22,11 +22,10 @@ export const CALIBRATION_PROBE_TEXT =
   "sentence that summarises this paragraph in plain words, without lists or headings.";
 
 /**
- * How much denser in bytes per token than the calibration text a prompt may be before its reply is
- * treated as cut. Keep-half truncation leaves at most half the tokens, so any margin below 2 catches
- * it for text tokenizing like the calibration prose or finer (CJK, code, base64); 1.6 leaves room for
- * denser prose. Denser text still (long runs of one character) can be reported `context_truncated`
- * although it fitted: a false "degraded", never a false pass.
+ * How much denser in bytes per token than the calibration text a prompt may be before its reply is treated as cut.
+ * Keep-half truncation leaves at most half the tokens, so any margin below 2 catches it for text tokenizing like the
+ * calibration prose or finer (CJK, code, base64); 1.6 leaves room for denser prose. Denser text still (long runs of one
+ * character) can be reported `context_truncated` although it fitted: a false "degraded", never a false pass.
  */
 export const LOWER_BOUND_MARGIN = 1.6;
 
