@@ -117,24 +117,16 @@ type PartOption = "apiKey" | "canarySystemPrompt" | "customPatterns" | "auditLog
 export type ResolvedPipelineOptions = Required<Omit<PipelineSettings, PartOption | "embedded">> & { readonly embedded: ResolvedEmbeddedOptions | null };
 
 /** How the rules below name options in a refusal: SecurityPipeline by its option names, the CLI by its flags, so each rule has one message. */
-export interface OptionLabels {
-  readonly canaryModel: string;
-  readonly canaryPool: string;
-  /** The embedded canary, and its model file, as the caller chooses them. */
-  readonly embedded: string;
-  readonly modelPath: string;
-  /** The model file's SHA-256; then what a model path needs, and what that hash needs, as a refusal asks for them. */
-  readonly canarySha256: string;
-  readonly needsSha256: string;
-  readonly needsPath: string;
-}
+export type OptionLabels = Readonly<Record<keyof typeof PIPELINE_LABELS, string>>;
 
 /** SecurityPipeline's own labels: its option names (the hash by its flag, as its format check names it). */
-const PIPELINE_LABELS: OptionLabels = {
+const PIPELINE_LABELS = {
   canaryModel: "canaryModel",
   canaryPool: "canaryPool",
+  // The embedded canary, and its model file, as the caller chooses them.
   embedded: "the embedded canary",
   modelPath: "embedded.modelPath",
+  // The model file's SHA-256; then what a model path needs, and what that hash needs, as a refusal asks for them.
   canarySha256: "--canary-sha256",
   needsSha256: "the model file's SHA-256 (--canary-sha256 HEX)",
   needsPath: "a model path (--canary embedded:PATH)",
