@@ -151,7 +151,6 @@ export function builtinExchange(
 const MAX_STALE_SOCKET_RETRIES = 2;
 /** How long a socket must have sat idle for a reset on it to be read as the server's idle close. */
 const STALE_AFTER_IDLE_MS = 1000;
-/** The errors of a socket the server closed. */
 const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 function readResponse(res: IncomingMessage, maxBodyBytes: number, finish: (outcome: BuiltinExchange) => void): void {

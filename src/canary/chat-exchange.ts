@@ -158,7 +158,6 @@ function unfinished(service: string, reason: unknown, metadata: CanaryMetadata):
   return failed(reason === "length" ? "output_limit" : "incomplete_response", `${service} protocol error: incomplete chat response`, metadata);
 }
 
-/** The texts a provider's reply checks may show: the origin and the deadline. */
 type ProtocolTexts = Omit<ReplyTexts, "service">;
 
 /** A chat request with Ollama's own setting: the context window sent as options.num_ctx. */

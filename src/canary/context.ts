@@ -5,7 +5,6 @@
 import { codePointLength } from "../core/codepoints.js";
 
 export const CHAT_TEMPLATE_ALLOWANCE = 64;
-/** The most tokens one code point can cost (see the header). */
 const MAX_TOKENS_PER_CODE_POINT = 4;
 
 /** The context window (in tokens) the canary needs for one segment: the segment and the system prompt, the reply budget and the template allowance. */

@@ -16,7 +16,6 @@ export interface PoolEndpointSpec {
 
 /** Most endpoints one pool may have; more is a configuration mistake, not a deployment. */
 const MAX_POOL_ENDPOINTS = 64;
-/** Highest per-endpoint concurrency accepted after `#`. */
 const MAX_ENDPOINT_CONCURRENCY = 1024;
 
 /** How a pool's URLs are written: Ollama origins, or OpenAI-compatible base URLs (with a path such as `/v1`). */

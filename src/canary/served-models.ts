@@ -23,7 +23,6 @@ export class CanaryModelError extends LittleCanaryError {
 
 /** Most model names printed from a server's list; the rest are counted. */
 const MAX_LISTED = 12;
-/** Most code points printed of one name. */
 const MAX_NAME_CHARS = 80;
 
 /** A plain model tag (letters, digits and `._:/@+-`) prints as it is; anything else JSON-quoted. */

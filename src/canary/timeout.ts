@@ -3,7 +3,6 @@
 // a hang and NaN disables the deadline entirely.
 import { ConfigError, UsageError } from "../core/errors.js";
 
-/** The canary timeout in seconds when neither `--timeout` nor LITTLE_CANARY_TIMEOUT is set. */
 const DEFAULT_CANARY_TIMEOUT_SECONDS = 600;
 /** The environment variable that sets the canary timeout in seconds. */
 export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT";
