@@ -117,9 +117,8 @@ export function builtinExchange(
         idleFor = since === undefined ? 0 : Date.now() - since;
       });
       sent.on("error", (error) => {
-        // A kept-alive socket the server closed while idle fails before any reply: the request goes
-        // again on another socket within the deadline, but only after a real idle spell, so a server
-        // that drops a request on a busy connection is answered by the failure.
+        // A kept-alive socket the server closed while idle fails before any reply: the request goes again on another socket within the
+        // deadline, but only after a real idle spell, so a server that drops a request on a busy connection is answered by the failure.
         if (
           !settled &&
           !answered &&

@@ -155,9 +155,8 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   }
 }
 
-// The model a reply names, checked against the pinned one: behind a router one URL stands for many
-// replicas, and one serving another model would answer unnoticed. A reply without a string `model`
-// cannot vouch for what answered. For Ollama, `<expected>:latest` names an untagged `expected`.
+// The model a reply names, checked against the pinned one: behind a router one URL stands for many replicas, and one serving another
+// model would answer unnoticed; a reply without a string `model` cannot vouch for it. For Ollama, `<m>:latest` names an untagged `m`.
 function replyModelMatches(provider: CanaryProvider, replyModel: unknown, expected: string): boolean {
   if (typeof replyModel !== "string") return false;
   if (replyModel === expected) return true;

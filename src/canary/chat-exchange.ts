@@ -262,8 +262,7 @@ export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: ProtocolTex
   const content = isPlainObject(message) ? message["content"] : undefined;
   if (typeof content !== "string" || content.trim() === "") return failed("empty_response", emptyContent("API"));
   const finishReason = isPlainObject(first) ? first["finish_reason"] : undefined;
-  // A missing (or null) finish_reason is accepted: several OpenAI-compatible servers omit it on
-  // complete answers (as the Python package accepted). Any other reason but "stop" is unfinished.
+  // A missing or null finish_reason is accepted (compatible servers omit it on complete answers, as the Python package knew); any but "stop" is unfinished.
   if (finishReason !== undefined && finishReason !== null && finishReason !== "stop") {
     const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
     return unfinished("API", finishReason, {

@@ -130,9 +130,8 @@ export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbe
       `the installed node-llama-cpp does not offer the API of ${EMBEDDED_ENGINE_VERSION}; install it with\n${engineInstallLines()}`,
     );
   }
-  // The installed engine's version, checked against the range: outside it (an older one lacks what
-  // the tested release has, a new major may change the API) is refused; a newer 3.x passes silently,
-  // as the manifest records `engine_version`. One that reports none (a stand-in) records "unknown".
+  // The installed engine's version, checked against the range: outside it is refused (an older one lacks what the tested release has, a
+  // new major may change the API); a newer 3.x passes silently, the manifest records `engine_version`; none (a stand-in) is "unknown".
   const version = await module.getModuleVersion?.().catch(() => null);
   if (typeof version !== "string" || engineVersionSupported(version)) return module;
   // Shown only when it is a plain release string; anything else is named, never echoed.

@@ -133,8 +133,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     this.maxInputLength = checkPositiveInteger(options.maxInputLength ?? 4000, "maxInputLength", ConfigError);
     this.contextSize = options.contextSize == null ? null : checkPositiveInteger(options.contextSize, "the embedded context size", ConfigError);
     this.sequences = checkPositiveInteger(options.sequences ?? 1, "the embedded canary's sequences (--concurrency)", ConfigError);
-    // Half the cores: llama.cpp's threads spin while they wait, and on a machine shared with other
-    // work every core in use slows evaluation by orders of magnitude (docs/embedded.md).
+    // Half the cores: llama.cpp's threads spin while waiting, and on a shared machine every core in use slows evaluation vastly (docs/embedded.md).
     this.threads = checkPositiveInteger(options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)), "the embedded canary's threads", ConfigError);
     if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new ConfigError("gpu must be 'auto' or false");
     this.gpu = options.gpu ?? "auto";

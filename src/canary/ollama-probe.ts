@@ -116,9 +116,9 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     const cut = measured ? belowLowerBound("prompt_eval_count", counted, this.systemPrompt, userInput, context.bytesPerToken) : null;
     if (cut !== null) return cut;
     if (context.loaded.kind === "verified") {
-      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under both the num_ctx −
-      // num_predict flag and the lower bound for finely tokenized text (digits, base64), and omits a cached prompt's
-      // count: only a prompt that fits num_ctx even at one token per byte is vouched for (always, at the default).
+      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under both the num_ctx − num_predict flag and
+      // the lower bound for finely tokenized text (digits, base64), and omits a cached prompt's count: only a prompt that fits num_ctx
+      // even at one token per byte is vouched for (always, at the default num_ctx).
       const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
       if (this.numCtx === null || needed <= this.numCtx) return null;
       return (
@@ -128,8 +128,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     }
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
     if (!measured) return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
-    // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
-    // a prompt too small to be cut by any default context is vouched for without /api/ps.
+    // The bound cannot see a cut of text tokenized more finely than the calibration: without /api/ps, only a prompt no default context cuts passes.
     const worst = worstCasePromptTokens(this.systemPrompt, userInput);
     if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
     return (

@@ -81,8 +81,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
     const { bytesPerToken } = calibration;
     const cut = bytesPerToken === null ? null : belowLowerBound("prompt_tokens", promptTokens, this.systemPrompt, userInput, bytesPerToken);
     if (cut !== null) return failed("context_truncated", cut, metadata);
-    // No exact count: max_model_len is only the server's word, and a server (or proxy) may keep a
-    // prompt's tail and report usage for it; only a prompt that fits at one token per byte passes.
+    // No exact count: max_model_len is the server's word, and a server (or proxy) may keep a prompt's tail and report usage for it.
     const proof = provenByByteBound(this.systemPrompt, userInput, this.maxTokens, calibration.server?.maxModelLen ?? null);
     if (!proof.fits) {
       return failed(

@@ -265,8 +265,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   /** A slot on an endpoint not yet tried for this check, waiting in turn for one; null when none can come. */
   #acquire(tried: ReadonlySet<number>): Promise<MemberState | null> {
     if (!this.#hasCandidate(tried)) return Promise.resolve(null);
-    // Waiting checks keep their order: a new check queues behind those already waiting, and
-    // the queue is served at once (it takes a free slot now if no earlier check can use it).
+    // Waiting checks keep their order: a new one queues behind those waiting, and the queue is served at once (a slot no earlier check can use).
     return new Promise((resolve) => {
       this.#waiters.push({ tried, resolve });
       this.#serveWaiters();
