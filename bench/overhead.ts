@@ -17,7 +17,7 @@
 // model figures. Exit status 1 when the target is missed. With --write-doc the printed lines
 // replace this benchmark's section of docs/performance.md.
 import { httpCall } from "../src/canary/http-call.js";
-import { ollamaChatBody } from "../src/canary/ollama-chat.js";
+import { ollamaChatBody } from "../src/canary/chat-exchange.js";
 import type { CanaryResult } from "../src/canary/types.js";
 import { BehavioralAnalyzer } from "../src/analysis/behavioral.js";
 import { SecurityPipeline } from "../src/pipeline/pipeline.js";

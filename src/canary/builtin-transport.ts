@@ -1,9 +1,7 @@
-// The default transport of httpCall (http-call.ts): Node's own HTTP client over keep-alive
-// agents, because on a loopback canary fetch's streams cost several times the rest of a check.
-// Same guarantees and outcomes as the fetch path: one deadline destroys the request and its
-// socket; the body is capped by bytes read (and after decompression), a body cut short is an
-// error, never taken as whole; a redirect is the failure fetch reports for `redirect: "error"`.
-// Only plain http(s) URLs without credentials, on ports fetch allows, are taken (`builtinTarget`).
+// httpCall's default transport (http-call.ts): Node's HTTP client over keep-alive agents, because on a loopback canary
+// fetch's streams cost several times the rest of a check. Same outcomes as the fetch path: one deadline destroys request
+// and socket; the body is capped (also after decompression) and one cut short is an error; a redirect fails as with
+// `redirect: "error"`. Only plain http(s) URLs without credentials, on ports fetch allows, are taken (`builtinTarget`).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
@@ -26,11 +24,7 @@ export interface BuiltinTarget {
   readonly path: string;
 }
 
-/**
- * Idle keep-alive sockets are closed after 4 s (as fetch's pool does), before a Node server drops
- * them at 5 s, so a request is never written to a socket the server is closing (busy sockets are
- * left to the deadline).
- */
+/** Idle keep-alive sockets close after 4 s (as in fetch's pool), before a Node server drops them at 5 s, so no request goes to a closing socket. */
 const IDLE_SOCKET_MS = 4000;
 const HTTP_AGENT = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" });
 const HTTPS_AGENT = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: "lifo" });
@@ -123,11 +117,16 @@ export function builtinExchange(
         idleFor = since === undefined ? 0 : Date.now() - since;
       });
       sent.on("error", (error) => {
-        // A kept-alive socket the server closed while it sat idle (e.g. while a long synchronous
-        // stretch held our own idle timeout back) fails the request before any reply: it goes again
-        // on another socket within the same deadline, but only after a real idle spell, so a server
-        // that drops a request on a busy connection is answered by the failure.
-        if (!settled && !answered && sent.reusedSocket && idleFor >= STALE_AFTER_IDLE_MS && staleRetries > 0 && isStaleSocketError(error)) {
+        // A kept-alive socket the server closed while idle fails before any reply: the request goes again on another socket within the
+        // deadline, but only after a real idle spell, so a server that drops a request on a busy connection is answered by the failure.
+        if (
+          !settled &&
+          !answered &&
+          sent.reusedSocket &&
+          idleFor >= STALE_AFTER_IDLE_MS &&
+          staleRetries > 0 &&
+          STALE_SOCKET_CODES.has(`${(error as { code?: unknown } | null)?.code}`)
+        ) {
           send(staleRetries - 1);
           return;
         }
@@ -151,11 +150,7 @@ export function builtinExchange(
 const MAX_STALE_SOCKET_RETRIES = 2;
 /** How long a socket must have sat idle for a reset on it to be read as the server's idle close. */
 const STALE_AFTER_IDLE_MS = 1000;
-
-function isStaleSocketError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ECONNRESET" || code === "EPIPE";
-}
+const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 function readResponse(res: IncomingMessage, maxBodyBytes: number, finish: (outcome: BuiltinExchange) => void): void {
   const status = res.statusCode ?? 0;
@@ -164,8 +159,7 @@ function readResponse(res: IncomingMessage, maxBodyBytes: number, finish: (outco
     finish({ kind: "redirect" });
     return;
   }
-  const declaredText = res.headers["content-length"];
-  const declared = declaredText === undefined ? Number.NaN : Number(declaredText);
+  const declared = Number(res.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBodyBytes) {
     res.destroy();
     finish({ kind: "too_large", status });

@@ -1,9 +1,7 @@
-// The skeleton both HTTP canary probes share (Ollama and OpenAI-compatible): the order a check
-// follows (the run's warm-up, the provider's checks before sending, one chat, the pinned-model
-// check of a pool member, the provider's proof that the whole prompt was read). Each provider adds
-// only its request, its reply evidence and that proof. test() never throws for backend trouble, so
-// a canary that did not run cannot look like a pass; the backend, holding the full URL and any
-// key, stays private (String(), JSON and messages show the model and endpoint origin only).
+// The skeleton both HTTP canary probes share: a check's order (the run's warm-up, the provider's checks before sending,
+// one chat, a pool member's pinned-model check, the provider's proof that the whole prompt was read); each provider
+// adds its request, reply evidence and proof. test() never throws for backend trouble, so a canary that did not run
+// cannot look like a pass; the backend (full URL, any key) stays private: String(), JSON, messages show model and origin.
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { ChatClient, type ChatClientOptions, type ChatRole, type OllamaChatBackend, type OpenAIChatBackend } from "./chat-backend.js";
 import { failed, readChatObject, type ChatFailure, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
@@ -37,10 +35,7 @@ export function probeRole(model: string, urlOption: string): ChatRole {
 /** A request that could not be built (postChat gave none): reported as the probe's own failure. */
 const NO_REQUEST = failed("probe_exception", "Canary probe failed (UsageError)");
 
-/**
- * A canary probe on a chat backend. `Warm` is what the provider's warm-up learnt (its calibration
- * and server facts); `Plan` is what its checks before sending found (an exact prompt count).
- */
+/** A canary probe on a chat backend; `Warm` is what the provider's warm-up learnt, `Plan` what its checks before sending found (an exact prompt count). */
 export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAIChatBackend, Warm extends { readonly ok: true }, Plan>
   extends ChatClient<Backend>
   implements CanaryProbe
@@ -154,12 +149,14 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
 
   /** Called when a check could not reach the backend; the Ollama probe proves its context again. */
   protected onUnreachable(): void {}
+
+  override toString(): string {
+    return `${this.provider === "ollama" ? "OllamaCanaryProbe" : "OpenAICanaryProbe"}(${this.model} at ${this.endpointOrigin})`;
+  }
 }
 
-// The model a reply names (`model`, in both providers' replies), checked against the pinned one:
-// behind a router one URL stands for many replicas, and one serving another model would otherwise
-// answer unnoticed. A missing or non-string `model` does not match: a reply that cannot say what
-// answered cannot vouch for it. For Ollama, `<expected>:latest` names an untagged `expected`.
+// The model a reply names, checked against the pinned one: behind a router one URL stands for many replicas, and one serving another
+// model would answer unnoticed; a reply without a string `model` cannot vouch for it. For Ollama, `<m>:latest` names an untagged `m`.
 function replyModelMatches(provider: CanaryProvider, replyModel: unknown, expected: string): boolean {
   if (typeof replyModel !== "string") return false;
   if (replyModel === expected) return true;

@@ -1,23 +1,15 @@
-// One chat backend per provider, shared by the canary probe and the LLM judge: the validated
-// settings, the endpoint (the full base URL, which may hold credentials, stays private), the chat
-// call, the availability check and the public description. The roles keep only what is theirs.
+// One chat backend per provider, shared by the canary probe and the LLM judge: the validated settings, the endpoint
+// (its full base URL, which may hold credentials, stays private), the chat call, the availability check and the
+// public description. The roles keep only what is theirs.
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import type { CanaryMetadata } from "./types.js";
-import { basicAuthorization, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
+import { CHAT_PROTOCOLS, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { resolveClientEndpoint } from "./endpoint.js";
-import { interpretOllamaChat, ollamaChatBody, ollamaSuccessMetadata } from "./ollama-chat.js";
-import { ollamaModelInstalled, ollamaServedModels } from "./ollama-inventory.js";
+import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
+import { UsageError } from "../core/errors.js";
+import { ollamaServedModels } from "./run-context.js";
 import type { ServedModels } from "./served-models.js";
-import { interpretOpenAIChat, openAIChatBody, openAIHeaders, openAISuccessMetadata } from "./openai-chat.js";
-import {
-  openAIModelAvailable,
-  openAIServedModels,
-  probeOpenAIIdentity,
-  tokenizeCount,
-  type OpenAIIdentityOutcome,
-  type OpenAIServer,
-} from "./openai-identity.js";
+import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount } from "./openai-identity.js";
 import { ChatSettings, checkApiKey, resolveChatSettings } from "./options.js";
 
 /** A model list is small: the call's own timeout, but never more than 30 s before the first check. */
@@ -41,20 +33,29 @@ export interface ChatRole {
   readonly check?: () => void;
 }
 
-/** Settings and endpoint shared by both providers. */
+/** Settings, endpoint and chat call shared by both providers. */
 abstract class ChatBackendBase {
+  abstract readonly provider: keyof typeof CHAT_PROTOCOLS;
   /** The validated generation settings (model, timeout, reply budget, temperature, seed). */
   readonly settings: ChatSettings;
   readonly endpointOrigin: string;
   readonly #endpoint: ChatEndpoint;
+  readonly #apiKey: string;
 
-  protected constructor(options: ChatClientOptions, url: string, role: ChatRole, checkProvider: () => void) {
+  /** `checkKey` validates the provider's API key ("" for none) after the role's checks, before the URL. */
+  protected constructor(options: ChatClientOptions, url: string, role: ChatRole, checkKey: () => string) {
     this.settings = Object.freeze(resolveChatSettings(options, role.defaults, role.name));
     role.check?.();
-    checkProvider();
-    const { baseUrl, endpointOrigin } = resolveClientEndpoint(url, role.urlOption);
-    this.endpointOrigin = endpointOrigin;
-    this.#endpoint = Object.freeze({ fetch: options.fetch ?? globalThis.fetch, baseUrl, origin: endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds });
+    this.#apiKey = checkKey();
+    // The full URL stays private (it may hold credentials); only its origin is shown.
+    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) throw new UsageError(`${role.urlOption} must be an http or https URL`);
+    this.endpointOrigin = endpointOrigin(url);
+    this.#endpoint = Object.freeze({
+      fetch: options.fetch ?? globalThis.fetch,
+      baseUrl: url,
+      origin: this.endpointOrigin,
+      timeoutSeconds: this.settings.timeoutSeconds,
+    });
   }
 
   /** Where and how chat requests go (holds the full base URL: for the owning client only). */
@@ -62,7 +63,10 @@ abstract class ChatBackendBase {
     return this.#endpoint;
   }
 
-  abstract readonly provider: "ollama" | "openai";
+  /** How failure messages name this provider ("Ollama returned HTTP status 500", "API …"). */
+  get service(): string {
+    return CHAT_PROTOCOLS[this.provider].service;
+  }
 
   /** What a client shows of itself: never the full URL or a key. */
   describe(): { provider: "ollama" | "openai"; model: string; endpointOrigin: string } {
@@ -70,10 +74,16 @@ abstract class ChatBackendBase {
   }
 
   /** POSTs one turn in the provider's request shape (Ollama: `numCtx` as options.num_ctx); null when no request can be built. */
-  abstract post(turn: ChatTurn, numCtx?: number | null): Promise<HttpCallOutcome | null>;
+  post(turn: ChatTurn, numCtx: number | null = null): Promise<HttpCallOutcome | null> {
+    const { model, temperature, seed } = this.settings;
+    const { path, body } = CHAT_PROTOCOLS[this.provider];
+    return postChat(this.#endpoint, path, body({ model, temperature, seed, numCtx, ...turn }), this.#apiKey);
+  }
 
   /** The checks a reply must pass before its content counts (see interpretOllamaChat, interpretOpenAIChat). */
-  abstract interpret(outcome: HttpCallOutcome): ChatOutcome;
+  interpret(outcome: HttpCallOutcome): ChatOutcome {
+    return CHAT_PROTOCOLS[this.provider].interpret(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds });
+  }
 
   /** One chat: the request, then the reply checks; null when the request could not be built. */
   async chat(turn: ChatTurn, numCtx: number | null = null): Promise<ChatOutcome | null> {
@@ -82,11 +92,8 @@ abstract class ChatBackendBase {
   }
 
   /** The backend's counts and timings a canary reply keeps as evidence. */
-  abstract readonly replyMetadata: (data: Readonly<Record<string, unknown>>) => CanaryMetadata;
-
-  /** The texts a failure message may show: the origin and the deadline, never the full URL. */
-  protected get replyTexts(): { readonly origin: string; readonly timeoutSeconds: number } {
-    return { origin: this.#endpoint.origin, timeoutSeconds: this.#endpoint.timeoutSeconds };
+  replyMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
+    return CHAT_PROTOCOLS[this.provider].replyMetadata(data);
   }
 }
 
@@ -95,30 +102,18 @@ export class OllamaChatBackend extends ChatBackendBase {
   readonly provider = "ollama" as const;
 
   constructor(options: ChatClientOptions & { readonly ollamaUrl?: string }, role: ChatRole) {
-    super(options, options.ollamaUrl ?? DEFAULT_OLLAMA_URL, role, () => undefined);
+    super(options, options.ollamaUrl ?? DEFAULT_OLLAMA_URL, role, () => "");
   }
 
-  /** How failure messages name this provider ("Ollama returned HTTP status 500"). */
-  readonly service = "Ollama";
-  readonly replyMetadata = ollamaSuccessMetadata;
-
-  post(turn: ChatTurn, numCtx: number | null = null): Promise<HttpCallOutcome | null> {
-    const body = ollamaChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, numCtx, ...turn });
-    return postChat(this.endpoint, "/api/chat", body, basicAuthorization);
-  }
-
-  interpret(outcome: HttpCallOutcome): ChatOutcome {
-    return interpretOllamaChat(outcome, this.replyTexts);
-  }
-
-  /** True iff /api/tags answers 200 and lists the model (name equal or `<model>:` prefix). */
-  isAvailable(): Promise<boolean> {
-    return ollamaModelInstalled(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model);
+  /** True iff /api/tags answers 200 within 3 s and lists the model (name equal or `<model>:` prefix). */
+  async isAvailable(): Promise<boolean> {
+    const served = await this.servedModels(3_000);
+    return served.kind === "listed" && served.hasModel;
   }
 
   /** What GET /api/tags says about the model (see ollamaServedModels). */
-  servedModels(): Promise<ServedModels> {
-    return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, modelListTimeoutMs(this.settings.timeoutSeconds));
+  servedModels(timeoutMs = modelListTimeoutMs(this.settings.timeoutSeconds)): Promise<ServedModels> {
+    return ollamaServedModels(this.endpoint.fetch, this.endpoint.baseUrl, this.settings.model, timeoutMs);
   }
 }
 
@@ -126,28 +121,13 @@ export class OllamaChatBackend extends ChatBackendBase {
 export class OpenAIChatBackend extends ChatBackendBase {
   readonly provider = "openai" as const;
   /** The endpoint, key and model the server calls (openai-identity.ts) take; private, as it holds the key. */
-  readonly #server: OpenAIServer;
+  readonly #server: Parameters<typeof tokenizeCount>[0];
 
   constructor(options: ChatClientOptions & { readonly baseUrl?: string; readonly apiKey?: string }, role: ChatRole) {
     let apiKey = "";
-    super(options, options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, role, () => {
-      apiKey = checkApiKey(options.apiKey);
-    });
+    super(options, options.baseUrl ?? DEFAULT_OPENAI_BASE_URL, role, () => (apiKey = checkApiKey(options.apiKey)));
     const { fetch, baseUrl, timeoutSeconds } = this.endpoint;
     this.#server = Object.freeze({ fetch, baseUrl, apiKey, model: this.settings.model, timeoutMs: timeoutSeconds * 1000 });
-  }
-
-  /** How failure messages name this provider ("API returned HTTP status 500"). */
-  readonly service = "API";
-  readonly replyMetadata = openAISuccessMetadata;
-
-  post(turn: ChatTurn): Promise<HttpCallOutcome | null> {
-    const body = openAIChatBody({ model: this.settings.model, temperature: this.settings.temperature, seed: this.settings.seed, ...turn });
-    return postChat(this.endpoint, "/chat/completions", body, (authorization) => openAIHeaders(this.#server.apiKey, authorization));
-  }
-
-  interpret(outcome: HttpCallOutcome): ChatOutcome {
-    return interpretOpenAIChat(outcome, this.replyTexts);
   }
 
   /** The server's exact count of this chat prompt from `POST /tokenize` (see tokenizeCount). */
@@ -156,7 +136,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
   }
 
   /** What the endpoint says about itself and the model (see probeOpenAIIdentity). */
-  identify(): Promise<OpenAIIdentityOutcome> {
+  identify(): ReturnType<typeof probeOpenAIIdentity> {
     return probeOpenAIIdentity(this.#server);
   }
 
@@ -171,11 +151,7 @@ export class OpenAIChatBackend extends ChatBackendBase {
   }
 }
 
-/**
- * What the probe and the judge of a provider share as clients: the settings they show (copied
- * from the backend), the availability check and the JSON description. The backend itself is
- * private; a subclass reaches it through the protected `backend` accessor.
- */
+/** What a provider's probe and judge share as clients: the settings (copied from the backend), availability and JSON; the backend stays private (`backend`). */
 export abstract class ChatClient<Backend extends OllamaChatBackend | OpenAIChatBackend> extends ChatSettings {
   readonly endpointOrigin: string;
   readonly #backend: Backend;

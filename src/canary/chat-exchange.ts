@@ -1,11 +1,12 @@
-// Exchanges with a backend, as values: the bounded requests, and the reply checks every provider
-// shares (transport, status, a JSON object); ollama-chat.ts and openai-chat.ts add their own.
+// Exchanges with a backend, as values: the bounded requests, the reply checks every provider
+// shares (transport, status, a JSON object), and each provider's own chat protocol: Ollama's
+// `/api/chat` and the OpenAI-compatible `/chat/completions` (request body, reply checks, evidence).
 // Failure texts are fixed: a body, a URL secret or an exception message never reaches them.
 import { isPlainObject } from "../core/guards.js";
 import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
 import { serviceRequestTarget, type ServiceRequestTarget } from "./endpoint.js";
-import { formatSeconds, httpCall, type FetchLike, type HttpCallOutcome } from "./http-call.js";
-import type { ChatSettings } from "./options.js";
+import { formatSeconds, httpCall, type FetchLike, type HttpCallOptions, type HttpCallOutcome } from "./http-call.js";
+import { finiteNonNegative, type ChatSettings } from "./options.js";
 
 /** Enough for any honest chat reply of a few hundred tokens; a larger body is not trusted. */
 const MAX_CHAT_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -32,7 +33,7 @@ export interface ChatTurn {
 export type ChatMessages = Pick<ChatTurn, "systemPrompt" | "userContent">;
 
 /** One chat request as both providers take it; a provider adds its own settings (Ollama: num_ctx). */
-export interface ChatRequest extends ChatTurn, Pick<ChatSettings, "model" | "temperature" | "seed"> {}
+interface ChatRequest extends ChatTurn, Pick<ChatSettings, "model" | "temperature" | "seed"> {}
 
 /** The two messages of every chat we send (and count with /tokenize): the system prompt, then the text, unmodified. */
 export function chatMessages(turn: ChatMessages): ReadonlyArray<{ readonly role: string; readonly content: string }> {
@@ -90,15 +91,13 @@ export function readChatObject(outcome: HttpCallOutcome, texts: ReplyTexts): { r
   const parsed = parseJsonBody(outcome.body);
   if (!parsed.ok) return failed("invalid_response", `${texts.service} protocol error: invalid JSON response`);
   // `[]` and other non-objects have no content at all; they are reported like `{}`.
-  if (!isPlainObject(parsed.value)) return failed("invalid_response", `${texts.service} protocol error: response content must be a non-empty string`);
+  if (!isPlainObject(parsed.value)) return failed("invalid_response", emptyContent(texts.service));
   return { ok: true, data: parsed.value };
 }
 
 /**
- * Request targets by endpoint and path. A backend's endpoint is frozen and every check of a run
- * posts to the same path, so the base URL is parsed once, not once per check. Keyed by the base
- * URL too, so an endpoint object that was changed is parsed again. Held only as long as the
- * endpoint itself.
+ * Request targets by endpoint and path: an endpoint is frozen and every check posts to the same path, so the base URL
+ * is parsed once, not per check (again if the base URL changed); held only as long as the endpoint itself.
  */
 const targetsByEndpoint = new WeakMap<ChatEndpoint, { readonly baseUrl: string; readonly targets: Map<string, ServiceRequestTarget | null> }>();
 
@@ -123,56 +122,169 @@ export interface JsonAnswer {
   readonly object: Record<string, unknown> | null;
 }
 
-/** The configured URL's userinfo as the only header (how every call but an OpenAI-compatible one authenticates). */
-export function basicAuthorization(urlAuthorization: string | null): Record<string, string> {
-  return urlAuthorization ? { authorization: urlAuthorization } : {};
+/** What one request sends: a JSON body (a GET without one), its bounds, and an API key sent as a Bearer token when non-empty. */
+type RequestSpec = Pick<HttpCallOptions, "json" | "timeoutMs" | "maxBodyBytes"> & { readonly apiKey?: string };
+
+/** One bounded request to `target`, authorized by the API key when set, else by the configured URL's userinfo, else not. */
+function send(fetchFn: FetchLike, target: ServiceRequestTarget, { json, timeoutMs, maxBodyBytes, apiKey = "" }: RequestSpec): Promise<HttpCallOutcome> {
+  const authorization = apiKey !== "" ? `Bearer ${apiKey}` : target.authorization;
+  const headers: Record<string, string> = authorization ? { authorization } : {};
+  return httpCall(fetchFn, target.url, { method: json === undefined ? "GET" : "POST", headers, json, timeoutMs, maxBodyBytes });
 }
 
 /** One bounded request to `path` under `baseUrl` (a GET unless `json` is given); never throws. */
-export async function requestJson(
-  fetchFn: FetchLike,
-  baseUrl: string,
-  path: string,
-  request: {
-    readonly json?: unknown;
-    readonly timeoutMs: number;
-    readonly maxBodyBytes: number;
-    readonly headersFor?: (urlAuthorization: string | null) => Record<string, string>;
-  },
-): Promise<JsonAnswer> {
+export async function requestJson(fetchFn: FetchLike, baseUrl: string, path: string, request: RequestSpec): Promise<JsonAnswer> {
   const target = serviceRequestTarget(baseUrl, path);
   if (!target) return { outcome: null, object: null };
-  let outcome: HttpCallOutcome;
-  try {
-    const { json, timeoutMs, maxBodyBytes, headersFor = basicAuthorization } = request;
-    outcome = await httpCall(fetchFn, target.url, {
-      method: json === undefined ? "GET" : "POST",
-      headers: headersFor(target.authorization),
-      json,
-      timeoutMs,
-      maxBodyBytes,
-    });
-  } catch {
-    outcome = { kind: "exception", errorClass: "Error" };
-  }
+  const outcome = await send(fetchFn, target, request).catch((): HttpCallOutcome => ({ kind: "exception", errorClass: "Error" }));
   const parsed = outcome.kind === "response" && outcome.status === 200 ? parseJsonBody(outcome.body) : null;
   return { outcome, object: parsed?.ok && isPlainObject(parsed.value) ? parsed.value : null };
 }
 
 /** POSTs `body` to `path` under the endpoint, bounded in time and size; null when no request can be built. */
-export async function postChat(
-  endpoint: ChatEndpoint,
-  path: string,
-  body: Record<string, unknown>,
-  headersFor: (urlAuthorization: string | null) => Record<string, string>,
-): Promise<HttpCallOutcome | null> {
+export async function postChat(endpoint: ChatEndpoint, path: string, body: Record<string, unknown>, apiKey: string): Promise<HttpCallOutcome | null> {
   const target = chatTarget(endpoint, path);
   if (!target) return null;
-  return httpCall(endpoint.fetch, target.url, {
-    method: "POST",
-    headers: headersFor(target.authorization),
-    json: body,
-    timeoutMs: endpoint.timeoutSeconds * 1000,
-    maxBodyBytes: MAX_CHAT_RESPONSE_BYTES,
-  });
+  return send(endpoint.fetch, target, { json: body, timeoutMs: endpoint.timeoutSeconds * 1000, maxBodyBytes: MAX_CHAT_RESPONSE_BYTES, apiKey });
 }
+
+/** The failure text of a reply without content (also of one that is not a JSON object at all). */
+function emptyContent(service: string): string {
+  return `${service} protocol error: response content must be a non-empty string`;
+}
+
+/** A reply that stopped early: `output_limit` when it ran out of tokens, else `incomplete_response`. */
+function unfinished(service: string, reason: unknown, metadata: CanaryMetadata): ChatFailure {
+  return failed(reason === "length" ? "output_limit" : "incomplete_response", `${service} protocol error: incomplete chat response`, metadata);
+}
+
+type ProtocolTexts = Omit<ReplyTexts, "service">;
+
+/** A chat request with Ollama's own setting: the context window sent as options.num_ctx. */
+export interface OllamaChatRequest extends ChatRequest {
+  readonly numCtx: number | null;
+}
+
+export function ollamaChatBody(request: OllamaChatRequest): Record<string, unknown> {
+  const options: Record<string, unknown> = { num_predict: request.maxTokens, temperature: request.temperature };
+  if (request.seed !== null) options["seed"] = request.seed;
+  // Sent only when configured: Ollama reloads the model whenever num_ctx changes.
+  if (request.numCtx !== null) options["num_ctx"] = request.numCtx;
+  // `think: false`: thinking models would otherwise spend the token budget on hidden reasoning.
+  return { model: request.model, messages: chatMessages(request), stream: false, think: false, options };
+}
+
+const KNOWN_DONE_REASONS = new Set(["length", "stop", "unload"]);
+
+/** `model_not_found` when `/api/chat` answered 404 "model '…' not found" (never pulled, or removed mid-run), else null. */
+export function ollamaModelMissing(outcome: HttpCallOutcome, origin: string): ChatFailure | null {
+  if (outcome.kind !== "response" || outcome.status !== 404) return null;
+  const parsed = parseJsonBody(outcome.body);
+  const error = parsed.ok && isPlainObject(parsed.value) ? parsed.value["error"] : undefined;
+  if (typeof error !== "string" || !/\bmodel\b.*\bnot found\b/is.test(error.slice(0, 1000))) return null;
+  return failed("model_not_found", `Ollama at ${origin} does not have the canary model (HTTP 404)`, {}, 404);
+}
+
+/** Applies the reply checks to a finished HTTP exchange with `/api/chat`. */
+export function interpretOllamaChat(outcome: HttpCallOutcome, texts: ProtocolTexts): ChatOutcome {
+  const missing = ollamaModelMissing(outcome, texts.origin);
+  if (missing !== null) return missing;
+  const read = readChatObject(outcome, { service: "Ollama", ...texts });
+  if (!read.ok) return read;
+  const data = read.data;
+  // Content is checked before completion: `{}` is an empty reply, not a cut one.
+  const message = data["message"];
+  const content = isPlainObject(message) ? message["content"] : undefined;
+  if (typeof content !== "string" || content.trim() === "") return failed("empty_response", emptyContent("Ollama"));
+  const doneReason = data["done_reason"];
+  if (data["done"] !== true || doneReason !== "stop") {
+    const evalCount = data["eval_count"];
+    return unfinished("Ollama", doneReason, {
+      done_reason: typeof doneReason === "string" && KNOWN_DONE_REASONS.has(doneReason) ? doneReason : null,
+      eval_count: Number.isSafeInteger(evalCount) && (evalCount as number) >= 0 ? (evalCount as number) : null,
+    });
+  }
+  return { ok: true, content, data };
+}
+
+/** Backend timings and counts kept as evidence on success (finite, non-negative or null). */
+function ollamaSuccessMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
+  return {
+    done_reason: "stop",
+    total_duration: finiteNonNegative(data["total_duration"]),
+    load_duration: finiteNonNegative(data["load_duration"]),
+    prompt_eval_count: finiteNonNegative(data["prompt_eval_count"]),
+    eval_count: finiteNonNegative(data["eval_count"]),
+    eval_duration: finiteNonNegative(data["eval_duration"]),
+  };
+}
+
+function openAIChatBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: chatMessages(request),
+    max_tokens: request.maxTokens,
+    temperature: request.temperature,
+    stream: false,
+  };
+  if (request.seed !== null) body["seed"] = request.seed;
+  return body;
+}
+
+const KNOWN_FINISH_REASONS = new Set(["stop", "length", "content_filter", "tool_calls", "function_call"]);
+
+/** True when a 400 answer's error message (vLLM's and OpenAI's shapes) says "maximum context/model length"; the body is never shown. */
+function isContextLengthRefusal(outcome: HttpCallOutcome): boolean {
+  if (outcome.kind !== "response" || outcome.status !== 400) return false;
+  const parsed = parseJsonBody(outcome.body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return false;
+  const error = parsed.value["error"];
+  const texts = [isPlainObject(error) ? error["message"] : error, parsed.value["message"]];
+  return texts.some((text) => typeof text === "string" && /maximum (context|model) length/i.test(text.slice(0, 4096)));
+}
+
+/** Applies the reply checks to a finished HTTP exchange with `/chat/completions` (an unfinished completion is never a success). */
+export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: ProtocolTexts): ChatOutcome {
+  // An over-long prompt is refused, not cut: the check did not run, and a retry cannot change that, so it is its own failure.
+  if (isContextLengthRefusal(outcome)) {
+    return failed("context_too_long", `the prompt is longer than the maximum context length of the server at ${texts.origin} (HTTP 400)`);
+  }
+  // vLLM and OpenAI answer 404 "The model `x` does not exist" for a model they do not serve.
+  if (outcome.kind === "response" && outcome.status === 404 && /\bmodel\b.*\b(does not exist|not found)\b/is.test(outcome.body.slice(0, 4096))) {
+    return failed("model_not_found", `the server at ${texts.origin} does not serve the canary model (HTTP 404)`, {}, 404);
+  }
+  const read = readChatObject(outcome, { service: "API", ...texts });
+  if (!read.ok) return read;
+  const data = read.data;
+  const choices = data["choices"];
+  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const message = isPlainObject(first) ? first["message"] : undefined;
+  const content = isPlainObject(message) ? message["content"] : undefined;
+  if (typeof content !== "string" || content.trim() === "") return failed("empty_response", emptyContent("API"));
+  const finishReason = isPlainObject(first) ? first["finish_reason"] : undefined;
+  // A missing or null finish_reason is accepted (compatible servers omit it on complete answers, as the Python package knew); any but "stop" is unfinished.
+  if (finishReason !== undefined && finishReason !== null && finishReason !== "stop") {
+    const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
+    return unfinished("API", finishReason, {
+      finish_reason: typeof finishReason === "string" && KNOWN_FINISH_REASONS.has(finishReason) ? finishReason : null,
+      completion_tokens: finiteNonNegative(usage["completion_tokens"]),
+    });
+  }
+  return { ok: true, content, data };
+}
+
+/** The token counts an OpenAI-compatible reply reports, kept as evidence on success. */
+function openAISuccessMetadata(data: Readonly<Record<string, unknown>>): CanaryMetadata {
+  const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
+  return {
+    prompt_tokens: finiteNonNegative(usage["prompt_tokens"]),
+    completion_tokens: finiteNonNegative(usage["completion_tokens"]),
+    total_tokens: finiteNonNegative(usage["total_tokens"]),
+  };
+}
+
+/** What differs between the providers' chat calls: the path, the request body, the reply checks and the evidence kept. */
+export const CHAT_PROTOCOLS = {
+  ollama: { service: "Ollama", path: "/api/chat", body: ollamaChatBody, interpret: interpretOllamaChat, replyMetadata: ollamaSuccessMetadata },
+  openai: { service: "API", path: "/chat/completions", body: openAIChatBody, interpret: interpretOpenAIChat, replyMetadata: openAISuccessMetadata },
+} as const;

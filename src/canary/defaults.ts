@@ -1,5 +1,4 @@
-// Default endpoints and models of the two providers, shared by the canary probes and the judges
-// (a judge runs on the same provider as its probe and falls back to the same endpoint).
+// Default endpoints and models of the two providers, shared by the probes and the judges (a judge runs where its probe does).
 
 /** Where a local Ollama listens unless told otherwise. */
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";

@@ -1,17 +1,16 @@
-// `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes
-// the cached one: bytes go to a partial file, hashed as they arrive, renamed onto the target only
-// with the pinned SHA-256 (after an fsync); a cut-off pull keeps its partial file and the next one
-// resumes it with a Range request; bytes past the pinned size are refused, a stalled transfer is
-// aborted, and a lock allows one pull at a time per model.
+// `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes the cached one:
+// bytes go to a partial file, hashed as they arrive, renamed onto the target only with the pinned SHA-256 (after an
+// fsync); a cut-off pull keeps its partial file for the next to resume with a Range request; bytes past the pinned
+// size are refused, a stalled transfer is aborted, and a lock allows one pull at a time per model.
 import { createHash, type Hash } from "node:crypto";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { errorClassName, LittleCanaryError } from "../core/errors.js";
-import { fileSha256, hashFile } from "./embedded-model-file.js";
-import { cachedModelPath, type PinnedModel } from "./embedded-models.js";
+import { cachedModelPath, fileSha256, hashFile, type PinnedModel } from "./embedded-models.js";
 import { causeChain, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
+import { parseUrl } from "../core/guards.js";
 
 /** A pull that failed; the message says whether a later pull can resume it. */
 export class ModelPullError extends LittleCanaryError {
@@ -45,12 +44,9 @@ export interface PullModelResult {
   readonly alreadyPresent: boolean;
 }
 
+/** The size of the file at `path`, or null when there is none. */
 async function sizeOf(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return null;
-  }
+  return (await stat(path).catch(() => null))?.size ?? null;
 }
 
 /** `bytes START-END/TOTAL` → START, or null. */
@@ -207,31 +203,19 @@ async function download(options: PullModelOptions, target: string, partial: stri
 
 /** The download URL as shown: scheme, host and path (no query: a mirror's may hold a token), JSON-quoted when odd. */
 function shownUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    const shown = `${url.origin}${url.pathname}`;
-    return /^[\x21-\x7e]+$/.test(shown) ? shown : JSON.stringify(shown);
-  } catch {
-    return "<invalid URL>";
-  }
+  const url = parseUrl(raw);
+  const shown = url === null ? null : `${url.origin}${url.pathname}`;
+  if (shown === null) return "<invalid URL>";
+  return /^[\x21-\x7e]+$/.test(shown) ? shown : JSON.stringify(shown);
 }
 
-/** Why a transfer failed, in fixed words: the network cause and its code (`DNS failure, ENOTFOUND`), else the error's class. */
+/** Why a transfer failed, in fixed words: the network cause (else the error's class) and the first plain `code` on its cause chain (`DNS failure, ENOTFOUND`). */
 function failureText(error: unknown): string {
   if (error === undefined) return "the server closed the transfer early";
-  const cause = networkFailureCause(error);
-  const code = errorCode(error);
-  if (cause !== null) return code === null ? cause : `${cause}, ${code}`;
-  return code === null ? errorClassName(error) : `${errorClassName(error)}, ${code}`;
-}
-
-/** The first `code` on a short cause chain, when it is a plain identifier. */
-function errorCode(error: unknown): string | null {
-  for (const current of causeChain(error)) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(code)) return code;
-  }
-  return null;
+  const codes = [...causeChain(error)].map((current) => (current as { code?: unknown }).code);
+  const code = codes.find((c): c is string => typeof c === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(c));
+  const cause = networkFailureCause(error) ?? errorClassName(error);
+  return code === undefined ? cause : `${cause}, ${code}`;
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -1,20 +1,11 @@
-// The one door to node-llama-cpp, the embedded canary's optional peer dependency: nothing imports
-// it when the library loads, only `loadEmbeddedEngine`'s lazy `import()` of a variable specifier
-// (so the build needs no types of it). A missing package is a ConfigError with the install lines;
-// the types below are the part of its API this library uses.
+// The one door to node-llama-cpp, the embedded canary's optional peer dependency: only `loadEmbeddedEngine`'s lazy
+// `import()` of a variable specifier loads it (so the build needs no types of it); a missing package is a ConfigError
+// with the install lines. The types below are the part of its API this library uses.
 import { LittleCanaryError } from "../core/errors.js";
 
-/**
- * The node-llama-cpp release this library is tested with: the one the install lines name and
- * `npm run embedded:install` installs (scripts/embedded-install.mjs reads it from this line, so
- * this constant is the one place the tested version is written).
- */
+/** The node-llama-cpp release this library is tested with, named by the install lines; scripts/embedded-install.mjs reads it from this line, its one place. */
 export const EMBEDDED_ENGINE_VERSION = "3.21.1";
-/**
- * The node-llama-cpp releases this library runs with, as package.json declares the optional peer:
- * from the tested release up to the next major (semver: a minor adds, a major may break). A range,
- * not the exact tested release, so that `npm i little-canary` resolves beside a newer 3.x.
- */
+/** The releases it runs with (package.json's optional peer): from the tested one up to the next major, which may break; so a newer 3.x resolves too. */
 export const EMBEDDED_ENGINE_RANGE = `>=${EMBEDDED_ENGINE_VERSION} <4`;
 /** The package name; kept in a variable so no bundler or compiler resolves it at build time. */
 const ENGINE_PACKAGE = "node-llama-cpp";
@@ -22,16 +13,10 @@ const ENGINE_PACKAGE = "node-llama-cpp";
 /** A llama.cpp token id. */
 export type EngineToken = number & { readonly __token?: never };
 
-/** What a context sequence's `evaluate` takes. */
-interface EngineEvaluateOptions {
-  readonly temperature: number;
-  readonly seed?: number;
-}
-
 /** One sequence of a context: its own token history, evaluated independently of the others. */
 export interface EngineSequence {
   readonly contextSize: number;
-  evaluate(tokens: EngineToken[], options: EngineEvaluateOptions): AsyncGenerator<EngineToken, void, unknown>;
+  evaluate(tokens: EngineToken[], options: { readonly temperature: number; readonly seed?: number }): AsyncGenerator<EngineToken, void, unknown>;
   clearHistory(): Promise<void>;
   dispose(): void;
 }
@@ -53,14 +38,9 @@ export interface EngineModel {
   dispose(): Promise<void>;
 }
 
-/** A rendered prompt, as the model's chat wrapper builds it. */
-interface EngineLlamaText {
-  tokenize(tokenizer: EngineModel["tokenizer"]): EngineToken[];
-}
-
-/** A model's chat wrapper: renders a conversation as its chat template does. */
+/** A model's chat wrapper: renders a conversation as its chat template does (a text its model tokenizes). */
 export interface EngineChatWrapper {
-  generateContextState(options: { chatHistory: readonly unknown[] }): { contextText: EngineLlamaText };
+  generateContextState(options: { chatHistory: readonly unknown[] }): { contextText: { tokenize(tokenizer: EngineModel["tokenizer"]): EngineToken[] } };
 }
 
 /** The llama.cpp binding. */
@@ -82,26 +62,24 @@ export type EngineModuleLoader = () => Promise<unknown>;
 /** The default loader: the lazy `import()`, the only place this library touches node-llama-cpp. */
 export const importEmbeddedEngine: EngineModuleLoader = () => import(ENGINE_PACKAGE);
 
-/** The npm platform package that carries the prebuilt CPU binary for this machine, or null. */
-function enginePlatformPackage(platform: string = process.platform, arch: string = process.arch): string | null {
-  const name: Record<string, string> = {
-    "linux-x64": "linux-x64",
-    "linux-arm64": "linux-arm64",
-    "linux-arm": "linux-armv7l",
-    "darwin-arm64": "mac-arm64-metal",
-    "darwin-x64": "mac-x64",
-    "win32-x64": "win-x64",
-    "win32-arm64": "win-arm64",
-  };
-  const found = name[`${platform}-${arch}`];
-  return found === undefined ? null : `@node-llama-cpp/${found}@${EMBEDDED_ENGINE_VERSION}`;
-}
+/** The npm platform packages that carry the prebuilt CPU binary, by `${platform}-${arch}`. */
+const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
+  "linux-x64": "linux-x64",
+  "linux-arm64": "linux-arm64",
+  "linux-arm": "linux-armv7l",
+  "darwin-arm64": "mac-arm64-metal",
+  "darwin-x64": "mac-x64",
+  "win32-x64": "win-x64",
+  "win32-arm64": "win-arm64",
+};
 
 /** The install lines printed when the engine is missing (docs/embedded.md explains both). */
 export function engineInstallLines(platform: string = process.platform, arch: string = process.arch): string {
-  const pkg = enginePlatformPackage(platform, arch);
+  const pkg = PLATFORM_PACKAGES[`${platform}-${arch}`];
   const small =
-    pkg === null ? "" : `  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION} ${pkg} --omit=optional   (prebuilt binary for this machine only, about 83 MB)\n`;
+    pkg === undefined
+      ? ""
+      : `  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION} @node-llama-cpp/${pkg}@${EMBEDDED_ENGINE_VERSION} --omit=optional   (prebuilt binary for this machine only, about 83 MB)\n`;
   return `${small}  npm i node-llama-cpp@${EMBEDDED_ENGINE_VERSION}   (every prebuilt binary, CUDA and Vulkan included, about 730 MB)`;
 }
 
@@ -111,11 +89,6 @@ export class EmbeddedEngineMissingError extends LittleCanaryError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("config", message, options);
   }
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
 }
 
 function looksLikeEngine(value: unknown): value is EmbeddedEngineModule {
@@ -139,39 +112,16 @@ export function engineVersionSupported(version: string): boolean {
   return major === lowMajor && (minor - lowMinor || patch - lowPatch) >= 0;
 }
 
-/**
- * The installed engine's own version, checked against the range. A release outside it is a
- * ConfigError with the install lines: an older one lacks what the tested release has, a new
- * major may change the API under the canary. A newer 3.x passes without a warning: the range is
- * the contract, the API shape is checked above, and the manifest records `engine_version`, so a
- * run stays auditable without a line on every run. An engine that does not report a version (a
- * stand-in) is not refused here; its identity records "unknown".
- */
-async function checkEngineVersion(module: EmbeddedEngineModule): Promise<void> {
-  if (module.getModuleVersion === undefined) return;
-  const version = await module.getModuleVersion().catch(() => null);
-  if (typeof version !== "string") return;
-  if (engineVersionSupported(version)) return;
-  // Shown only when it is a plain release string; anything else is named, never echoed.
-  const shown = releaseNumbers(version) !== null && version.length <= 64 ? version : "of an unrecognised version";
-  throw new EmbeddedEngineMissingError(
-    `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_RANGE}, but the installed one is ${shown}; install the tested release with\n${engineInstallLines()}`,
-  );
-}
-
 /** The engine module from `loader`, or EmbeddedEngineMissingError with the install lines (missing, failing, another API, or a version outside EMBEDDED_ENGINE_RANGE). */
 export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbeddedEngine): Promise<EmbeddedEngineModule> {
   let loaded: unknown;
   try {
     loaded = await loader();
   } catch (error) {
-    const why = isModuleNotFound(error) ? "is not installed" : "could not be loaded";
-    throw new EmbeddedEngineMissingError(
-      `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_VERSION}, which ${why}; install it with\n${engineInstallLines()}`,
-      {
-        cause: error,
-      },
-    );
+    const code = (error as { code?: unknown } | null)?.code;
+    const why = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" ? "is not installed" : "could not be loaded";
+    const message = `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_VERSION}, which ${why}; install it with\n${engineInstallLines()}`;
+    throw new EmbeddedEngineMissingError(message, { cause: error });
   }
   const module =
     (loaded as { default?: unknown } | null)?.default !== undefined && !looksLikeEngine(loaded) ? (loaded as { default: unknown }).default : loaded;
@@ -180,6 +130,13 @@ export async function loadEmbeddedEngine(loader: EngineModuleLoader = importEmbe
       `the installed node-llama-cpp does not offer the API of ${EMBEDDED_ENGINE_VERSION}; install it with\n${engineInstallLines()}`,
     );
   }
-  await checkEngineVersion(module);
-  return module;
+  // The installed engine's version, checked against the range: outside it is refused (an older one lacks what the tested release has, a
+  // new major may change the API); a newer 3.x passes silently, the manifest records `engine_version`; none (a stand-in) is "unknown".
+  const version = await module.getModuleVersion?.().catch(() => null);
+  if (typeof version !== "string" || engineVersionSupported(version)) return module;
+  // Shown only when it is a plain release string; anything else is named, never echoed.
+  const shown = releaseNumbers(version) !== null && version.length <= 64 ? version : "of an unrecognised version";
+  throw new EmbeddedEngineMissingError(
+    `--canary embedded needs node-llama-cpp ${EMBEDDED_ENGINE_RANGE}, but the installed one is ${shown}; install the tested release with\n${engineInstallLines()}`,
+  );
 }

@@ -1,6 +1,10 @@
-// The models `little-canary model pull` knows, pinned by URL (an exact repository revision),
-// size and SHA-256, and the cache directory they are kept in. `--canary embedded` without a
-// path uses the default model from that directory, under its pinned SHA-256.
+// The embedded canary's model files. The models `little-canary model pull` knows are pinned by URL (an exact repository
+// revision), size and SHA-256, and cached in one directory; `--canary embedded` without a path uses the default one.
+// Any model file's SHA-256 is its identity (a GGUF carries no trustworthy name), checked before the engine sees it; its
+// stamp (inode, size, mtime) is compared after hashing and after loading: a file replaced meanwhile refuses the run.
+import { createHash, type Hash } from "node:crypto";
+import { createReadStream, type Stats } from "node:fs";
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../core/errors.js";
@@ -21,11 +25,7 @@ export interface PinnedModel {
   readonly license: string;
 }
 
-/**
- * Qwen2.5-1.5B-Instruct, Q4_K_M quantization, from the Qwen organisation's own GGUF repository at
- * revision 91cad51170dc346986eccefdc2dd33a9da36ead9 (Apache-2.0). The size and SHA-256 are the
- * values published for that file; `model pull` refuses any other bytes.
- */
+/** Qwen2.5-1.5B-Instruct, Q4_K_M, from Qwen's own GGUF repository at a fixed revision (Apache-2.0); size and SHA-256 as published for that file. */
 export const DEFAULT_EMBEDDED_MODEL: PinnedModel = Object.freeze({
   name: "qwen2.5-1.5b-instruct-q4_k_m",
   file: "qwen2.5-1.5b-instruct-q4_k_m.gguf",
@@ -50,9 +50,8 @@ export function pinnedModel(name?: string): PinnedModel {
 export const MODEL_DIR_ENV = "LITTLE_CANARY_MODEL_DIR";
 
 /**
- * Where pulled models are kept: `dir` when given (`--model-dir`), else $LITTLE_CANARY_MODEL_DIR,
- * else `$XDG_CACHE_HOME/little-canary/models`, else `~/.cache/little-canary/models`
- * (`%LOCALAPPDATA%\little-canary\models` on Windows).
+ * Where pulled models are kept: `dir` when given (`--model-dir`), else $LITTLE_CANARY_MODEL_DIR, else
+ * `$XDG_CACHE_HOME/little-canary/models`, else `~/.cache/little-canary/models` (`%LOCALAPPDATA%\little-canary\models` on Windows).
  */
 export function modelCacheDir(env: Readonly<Record<string, string | undefined>> = process.env, dir?: string, cwd: string = process.cwd()): string {
   if (dir !== undefined && dir.trim() !== "") return resolve(cwd, dir);
@@ -67,4 +66,53 @@ export function modelCacheDir(env: Readonly<Record<string, string | undefined>> 
 /** The path a pinned model is cached at in `dir`. */
 export function cachedModelPath(dir: string, model: PinnedModel = DEFAULT_EMBEDDED_MODEL): string {
   return join(dir, model.file);
+}
+
+/** A SHA-256 given as `--canary-sha256`: 64 hex digits (case-insensitive, stored lowercase). */
+export function checkModelSha256(value: unknown, name = "--canary-sha256"): string {
+  if (typeof value !== "string" || !/^[0-9a-fA-F]{64}$/.test(value.trim())) throw new ConfigError(`${name} must be 64 hexadecimal digits (a SHA-256)`);
+  return value.trim().toLowerCase();
+}
+
+/** What identifies the file on disk between the hash and the load. */
+type ModelFileStamp = Readonly<Pick<Stats, "dev" | "ino" | "size" | "mtimeMs">>;
+
+/** The stamp of `path`; throws ConfigError naming the flag when it is not a readable regular file. */
+export async function modelFileStamp(path: string, flag = "--canary embedded:PATH"): Promise<ModelFileStamp> {
+  let info: Stats;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    throw new ConfigError(`${flag}: the model file cannot be read (${(error as { code?: string }).code ?? "error"})`, { cause: error });
+  }
+  if (!info.isFile()) throw new ConfigError(`${flag}: the model path is not a regular file`);
+  return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/** True when two stamps name the same unchanged file. */
+export function sameStamp(a: ModelFileStamp, b: ModelFileStamp): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** Feeds the file at `path` to `hash`, read as a stream (bounded memory for a multi-gigabyte file); returns it. */
+export async function hashFile(path: string, hash: Hash = createHash("sha256")): Promise<Hash> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash;
+}
+
+/** Lowercase hex SHA-256 of the file at `path`. */
+export async function fileSha256(path: string): Promise<string> {
+  return (await hashFile(path)).digest("hex");
+}
+
+/** Proves that `path` holds the file whose SHA-256 is `expected` and returns its stamp; ConfigError, before anything loads it, if not or if it changed. */
+export async function verifyModelFile(path: string, expected: string): Promise<ModelFileStamp> {
+  const before = await modelFileStamp(path);
+  const actual = await fileSha256(path);
+  const after = await modelFileStamp(path);
+  if (!sameStamp(before, after)) throw new ConfigError("the model file changed while it was being hashed; nothing was loaded");
+  if (actual !== expected) {
+    throw new ConfigError(`the model file's SHA-256 is ${actual}, not the ${expected} given with --canary-sha256; nothing was loaded`);
+  }
+  return after;
 }

@@ -1,16 +1,14 @@
-// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional,
-// embedded-engine.ts), with the HTTP probes' contract: test() never throws for backend trouble and
-// one deadline covers each call. `open()` runs once: the engine is imported, the file's SHA-256
-// checked before anything loads it, the model loaded without mmap and the file checked unchanged,
-// and one context made with a sequence per concurrent slot (context.ts). Each prompt is
-// counted with the model's own tokenizer and refused as `context_too_long` when it does not fit:
-// the engine never cuts an input. `dispose()` releases everything; a call in flight is `unavailable`.
+// The canary probe that runs a GGUF model in this process through node-llama-cpp (optional, embedded-engine.ts), with
+// the HTTP probes' contract (test() never throws for backend trouble; one deadline per call). `open()` runs once: import
+// the engine, check the file's SHA-256 before loading it without mmap, check the file unchanged, make one context with a
+// sequence per concurrent slot. Each prompt is counted with the model's tokenizer and refused as `context_too_long` when
+// it does not fit: the engine never cuts an input. After `dispose()` a call in flight is `unavailable`.
 import { availableParallelism } from "node:os";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { ConfigError, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
-import { contextTooLongMessage, embeddedRequiredContext } from "./context.js";
+import { embeddedRequiredContext } from "./context.js";
 import {
   type EmbeddedEngineModule,
   type EngineChatWrapper,
@@ -23,7 +21,7 @@ import {
   importEmbeddedEngine,
   loadEmbeddedEngine,
 } from "./embedded-engine.js";
-import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-model-file.js";
+import { modelFileStamp, sameStamp, verifyModelFile } from "./embedded-models.js";
 import { formatSeconds } from "./http-call.js";
 import { ChatSettings, checkPositiveInteger, checkSystemPrompt, resolveChatSettings } from "./options.js";
 import { probeRole, type CanaryClientOptions } from "./canary-client.js";
@@ -135,8 +133,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     this.maxInputLength = checkPositiveInteger(options.maxInputLength ?? 4000, "maxInputLength", ConfigError);
     this.contextSize = options.contextSize == null ? null : checkPositiveInteger(options.contextSize, "the embedded context size", ConfigError);
     this.sequences = checkPositiveInteger(options.sequences ?? 1, "the embedded canary's sequences (--concurrency)", ConfigError);
-    // Half the cores: llama.cpp's threads spin while they wait, and on a machine shared with other
-    // work every core in use slows evaluation by orders of magnitude (docs/embedded.md).
+    // Half the cores: llama.cpp's threads spin while waiting, and on a shared machine every core in use slows evaluation vastly (docs/embedded.md).
     this.threads = checkPositiveInteger(options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)), "the embedded canary's threads", ConfigError);
     if (options.gpu !== undefined && options.gpu !== "auto" && options.gpu !== false) throw new ConfigError("gpu must be 'auto' or false");
     this.gpu = options.gpu ?? "auto";
@@ -253,7 +250,10 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
       const prompt = this.#render(engine.model, engine.wrapper, userInput);
       const contextSize = engine.identity.context_size;
       if (prompt.length + this.maxTokens > contextSize) {
-        return result.failure("context_too_long", contextTooLongMessage(prompt.length, this.maxTokens, contextSize), { prompt_count: prompt.length });
+        // The refusal names counts only, never prompt text.
+        const needs = `the prompt needs ${prompt.length} tokens (counted with the model's own tokenizer) and ${this.maxTokens} for the reply`;
+        const message = `${needs}, more than the embedded canary's context of ${contextSize} tokens; nothing was evaluated`;
+        return result.failure("context_too_long", message, { prompt_count: prompt.length });
       }
       const generated = await this.#generate(engine, prompt);
       const metadata = { prompt_eval_count: prompt.length, prompt_count: prompt.length, eval_count: generated.tokens.length, context_size: contextSize };
@@ -281,8 +281,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
     const sequence = await Promise.race([waiting.sequence, deadline]);
     if (sequence === "timeout" || sequence === null) {
       clearTimeout(timer);
-      // A deadline that passed while waiting gives up the place in the queue (or the sequence,
-      // when one was handed over at the same moment), so no sequence is ever lost.
+      // A deadline passed while waiting gives up the place in the queue (or the sequence handed over at that moment): none is lost.
       waiting.cancel();
       return { kind: sequence === null ? "disposed" : "timeout", tokens };
     }
@@ -303,8 +302,7 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
       }
     } finally {
       clearTimeout(timer);
-      // The sequence is reused only once its evaluation has stopped and its history is cleared,
-      // so no check ever sees another's tokens.
+      // A sequence is reused only once its evaluation stopped and its history is cleared: no check sees another's tokens.
       void (async () => {
         await generator.return(undefined).catch(() => undefined);
         await sequence.clearHistory().catch(() => undefined);

@@ -1,5 +1,4 @@
-// Endpoints of canary and judge backends: a redacted origin, a loopback/remote class, and strict
-// validators. A URL may carry secrets, so nothing here returns or throws the raw string.
+// Canary and judge endpoints: a redacted origin, a loopback/remote class, strict validators; a URL may hold secrets, so none is returned or thrown.
 import { UsageError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
 
@@ -29,19 +28,13 @@ export function endpointOrigin(url: unknown): string {
   return origin.length <= MAX_ORIGIN_CHARS ? origin : INVALID_ENDPOINT;
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "localhost") return true;
-  if (host === "[::1]") return true;
-  // URL parsing has already normalised IPv4 forms such as 127.1 or 0x7f.1 to dotted quads.
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /** `loopback` for localhost, any 127.0.0.0/8 address or ::1; `remote` otherwise; `invalid` if unparseable. */
 export function endpointClass(url: unknown): EndpointClass {
   const parsed = parseHttpUrl(url);
   if (!parsed || endpointOrigin(url) === INVALID_ENDPOINT) return "invalid";
-  return isLoopbackHost(parsed.hostname) ? "loopback" : "remote";
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, "");
+  // URL parsing has already normalised IPv4 forms such as 127.1 or 0x7f.1 to dotted quads.
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ? "loopback" : "remote";
 }
 
 /** Validates an http(s) origin given as `flagName` (e.g. `--ollama-url`; no path beyond "/") and returns it normalised. */
@@ -50,8 +43,7 @@ export function validateServiceUrl(url: unknown, flagName: string): string {
   if (!parsed || typeof url !== "string") {
     throw new UsageError(`${flagName} must be an http or https URL`);
   }
-  // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty
-  // parts that would otherwise slip through.
+  // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty parts that would slip through.
   const afterScheme = url.slice(url.indexOf("//") + 2);
   const authority = afterScheme.split(/[/?#]/, 1)[0] ?? "";
   if (parsed.username !== "" || parsed.password !== "" || authority.includes("@")) {
@@ -86,10 +78,7 @@ export interface ServiceRequestTarget {
   readonly authorization: string | null;
 }
 
-/**
- * Joins a base URL (trailing "/" stripped) with an API path such as `/api/chat`, its userinfo moved
- * into a Basic Authorization header so it never appears in a URL; null for a non-http(s) base.
- */
+/** A base URL (trailing "/" stripped) joined with an API path (`/api/chat`), its userinfo moved to a Basic Authorization header; null for a non-http(s) base. */
 export function serviceRequestTarget(base: string, apiPath: string): ServiceRequestTarget | null {
   const parsed = parseHttpUrl(base);
   if (!parsed) return null;
@@ -112,12 +101,4 @@ function safeDecode(part: string): string {
   } catch {
     return part;
   }
-}
-
-/** A client's endpoint: the full URL for the caller to keep private, and the origin safe to show; UsageError for an unusable URL. */
-export function resolveClientEndpoint(url: unknown, optionName: string): { readonly baseUrl: string; readonly endpointOrigin: string } {
-  if (typeof url !== "string" || serviceRequestTarget(url, "") === null) {
-    throw new UsageError(`${optionName} must be an http or https URL`);
-  }
-  return { baseUrl: url, endpointOrigin: endpointOrigin(url) };
 }

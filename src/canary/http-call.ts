@@ -1,7 +1,6 @@
-// One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body
-// read is capped, and every failure is a value (timeout, unavailable, or exception with only the
-// error's class name); the body is never placed in an error. Node's own `fetch`, passed or
-// defaulted, means the built-in transport (builtin-transport.ts); any other function is a fetch.
+// One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body read is capped, and
+// every failure is a value (timeout, unavailable, or exception with only the error's class name; never the body).
+// Node's own `fetch`, passed or defaulted, means the built-in transport (builtin-transport.ts); any other is a fetch.
 import { errorClassName } from "../core/errors.js";
 import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 
@@ -102,8 +101,7 @@ function classify(error: unknown): HttpCallOutcome {
     const known = causeOfCode(code);
     if (name === "TimeoutError" || known === "timeout") return { kind: "timeout" };
     if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
-    // fetch refuses "bad ports" (e.g. 9, 25) without connecting; to the user that is an
-    // endpoint that cannot be reached, not an internal failure.
+    // fetch refuses "bad ports" (e.g. 9, 25) without connecting: to the user, an endpoint that cannot be reached.
     if (current instanceof Error && current.message === "bad port") return { kind: "unavailable" };
   }
   return { kind: "exception", errorClass: errorClassName(error) };
@@ -111,15 +109,13 @@ function classify(error: unknown): HttpCallOutcome {
 
 async function readCapped(response: Response, maxBytes: number): Promise<{ ok: true; text: string } | { ok: false; reason: "too_large" | "not_utf8" }> {
   if (response.body === null) return { ok: true, text: "" };
-  const declaredText = response.headers.get("content-length");
-  const declared = declaredText === null ? Number.NaN : Number(declaredText);
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body.cancel().catch(() => undefined);
     return { ok: false, reason: "too_large" };
   }
   if (Number.isSafeInteger(declared) && declared >= 0) {
-    // A declared length within the cap is enforced by the HTTP layer (a longer body is a
-    // protocol error), so the whole body can be read in one call, far cheaper than chunk by chunk.
+    // A declared length within the cap is enforced by the HTTP layer, so the body is read in one call, far cheaper than by chunks.
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (bytes.byteLength > maxBytes) return { ok: false, reason: "too_large" };
     return decodeUtf8(bytes);
@@ -140,8 +136,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ ok: t
   return decodeUtf8(Buffer.concat(chunks, size));
 }
 
-// One decoder for every call: without `stream`, each decode() starts fresh, and a fatal error
-// leaves no state behind, so sharing it is safe and saves building a decoder per reply.
+// One decoder for every call: without `stream` each decode() starts fresh and a fatal error leaves no state, so sharing is safe.
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false; reason: "not_utf8" } {
@@ -184,9 +179,7 @@ function outcomeOf(exchange: BuiltinExchange): HttpCallOutcome {
       // fetch with `redirect: "error"` rejects with a TypeError for any redirect status.
       return { kind: "exception", errorClass: "TypeError" };
     case "error": {
-      // fetch wraps every transport failure in a TypeError ("fetch failed") whose cause it
-      // classifies by; a failure neither transport can name is reported with that class, so
-      // that a message never depends on which transport carried the call.
+      // fetch wraps every transport failure in a TypeError; one neither transport can name gets that class, whichever transport ran.
       const outcome = classify(exchange.error);
       return outcome.kind === "exception" ? { kind: "exception", errorClass: "TypeError" } : outcome;
     }
@@ -229,8 +222,7 @@ async function fetchCall(
     if (timedOut || error instanceof DeadlineExceeded) return { kind: "timeout" };
     return classify(error);
   } finally {
-    // No abort after a finished exchange: the body was read to its end or cancelled, so the
-    // connection is already back in the pool, and aborting would only cost an event dispatch.
+    // No abort after a finished exchange: the body was read or cancelled, so the connection is back in the pool already.
     clearTimeout(timer);
   }
 }

@@ -1,8 +1,7 @@
-// Who a canary backend is, for callers that trust its verdicts (the verdict cache's key, the ingest
-// gate) or treat a kind differently (a pool, an Ollama digest): each backend class brands its
-// instances here and reports what can change its replies through `identity()`, so nobody tests
-// `instanceof`. The brand registry (core/own-brand.ts) is private: a replaced method on an
-// instance means it is no longer the library's own.
+// Who a canary backend is, for callers that trust its verdicts (the verdict cache's key, the ingest gate) or treat a
+// kind differently (a pool, an Ollama digest): each backend class brands its instances here and reports what can
+// change its replies through `identity()`, so nobody tests `instanceof`. The brand registry (core/own-brand.ts) is
+// private: an instance with a replaced method is not the library's own.
 import { brandRegistry } from "../core/own-brand.js";
 import type { ChatSettings } from "./options.js";
 import type { CanaryProbe, CanaryProvider } from "./types.js";
@@ -32,9 +31,8 @@ export interface ProbeIdentity extends Pick<ChatSettings, "model" | "temperature
 }
 
 /**
- * The canary backends' brands (core/own-brand.ts): `brandCanary` is called by each backend's
- * constructor, `canaryKind` names the kind a value was built as (subclasses included), and
- * `isOwnCanary` is true only for an unmodified instance of exactly the library's class.
+ * The canary backends' brands (core/own-brand.ts): each backend's constructor calls `brandCanary`, `canaryKind` names the
+ * kind a value was built as (subclasses included), `isOwnCanary` is true only for an unmodified instance of the library's class.
  */
 export const { brand: brandCanary, kindOf: canaryKind, isOwn: isOwnCanary } = brandRegistry<CanaryKind>();
 
@@ -50,10 +48,7 @@ export function isOwnPool(value: unknown, memberKind: CanaryKind): boolean {
 
 type KnownPin = { readonly ok: true; readonly identity: { readonly modelDigest: string | null } } | { readonly ok: false };
 
-/**
- * The canary model's digest as the backend knows it: an Ollama probe asks its server (GET
- * /api/tags), a pool answers from its settled pin; null for the other kinds and while unknown.
- */
+/** The canary model's digest as the backend knows it (an Ollama probe asks GET /api/tags, a pool reads its pin); null for other kinds and while unknown. */
 export async function knownModelDigest(probe: unknown): Promise<string | null> {
   const kind = canaryKind(probe);
   if (kind === "ollama") return (probe as { modelDigest(): Promise<string | null> }).modelDigest();
@@ -62,11 +57,7 @@ export async function knownModelDigest(probe: unknown): Promise<string | null> {
   return pinned?.ok ? pinned.identity.modelDigest : null;
 }
 
-/**
- * The identity of the canary backend `probe` built for `provider` (one endpoint, or a pool of
- * them), or why it cannot be trusted to report one: anything but the library's own, unmodified
- * backend of that provider.
- */
+/** The identity of `probe` built for `provider` (one endpoint or a pool), or why it cannot be trusted: it is not the library's own, unmodified backend. */
 export function verifiedCanaryIdentity(probe: unknown, provider: ProbeIdentity["provider"]): ProbeIdentity | string {
   if (canaryKind(probe) === "pool") {
     if (!isOwnPool(probe, provider)) return "the pipeline's canary pool is not the library's own";

@@ -1,21 +1,19 @@
-// The Ollama part of the probe skeleton (canary-client.ts): the `/api/chat` request with one
-// num_ctx for the run, the reply's timings and counts, and the context proof. Ollama cuts an
-// over-long prompt silently and still answers 200, so the warm-up proves once per instance that the
-// backend loaded the context it was sent (`GET /api/ps`) and calibrates a lower bound on prompt
-// tokens (run-context.ts); a reply that fails either proof is `context_truncated`. Also here: the
-// model's digest (/api/tags) and trained context length (/api/show) that the manifest records.
+// The Ollama part of the probe skeleton (canary-client.ts): the `/api/chat` request with one num_ctx for the run, the
+// reply's timings and counts, and the context proof. Ollama cuts an over-long prompt silently and still answers 200,
+// so the warm-up proves once per instance that the backend loaded the context it was sent (`GET /api/ps`) and
+// calibrates a lower bound on prompt tokens (run-context.ts); a reply failing either proof is `context_truncated`.
+// Also here: the model's digest (/api/tags) and trained context length (/api/show) that the manifest records.
 import type { CanaryMetadata } from "./types.js";
 import { OllamaChatBackend } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
-import { failed, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
-import { ollamaModelMissing } from "./ollama-chat.js";
-import { ollamaModelDigest } from "./ollama-inventory.js";
+import { failed, ollamaModelMissing, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
 import {
   UNVERIFIED_TEXT,
   calibrate,
-  minimumPromptTokens,
+  ollamaModelDigest,
+  belowLowerBound,
   readLoadedContext,
   UNVERIFIED_SAFE_CONTEXT,
   worstCasePromptTokens,
@@ -101,8 +99,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   protected proveReply(userInput: string, metadata: CanaryMetadata, warm: Extract<RunContextOutcome, { ok: true }>): ReplyProof {
     const promptTokens = metadata["prompt_eval_count"];
     if (this.numCtx !== null && typeof promptTokens === "number" && promptTokens >= this.numCtx - this.maxTokens) {
-      // Ollama drops the start of an over-long prompt and still answers 200; a reply to a
-      // shortened input says nothing about the whole input, so it is not a pass.
+      // Ollama drops the start of an over-long prompt and still answers 200: a reply to a shortened input is not a pass.
       const why = `Canary prompt may have been truncated by the backend (prompt_eval_count ${promptTokens} >= num_ctx - num_predict)`;
       return failed("context_truncated", why, metadata);
     }
@@ -116,17 +113,12 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
   #lowerBoundFailure(userInput: string, promptTokens: CanaryMetadata[string] | undefined, context: RunContext): string | null {
     const counted = typeof promptTokens === "number" && Number.isSafeInteger(promptTokens) ? promptTokens : null;
     const measured = counted !== null && context.bytesPerToken !== null;
-    if (measured) {
-      const minimum = minimumPromptTokens(this.systemPrompt, userInput, context.bytesPerToken);
-      if (counted < minimum) {
-        return `Canary prompt was truncated by the backend (prompt_eval_count ${counted} is below the ${minimum} tokens the whole prompt needs)`;
-      }
-    }
+    const cut = measured ? belowLowerBound("prompt_eval_count", counted, this.systemPrompt, userInput, context.bytesPerToken) : null;
+    if (cut !== null) return cut;
     if (context.loaded.kind === "verified") {
-      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under
-      // both the num_ctx − num_predict flag and the lower bound for text that tokenizes finely
-      // (digits, base64), and it omits the count of a cached prompt: only a prompt that fits
-      // num_ctx even at one token per byte is vouched for (always true with the default num_ctx).
+      // Ollama keeps half of an over-long prompt and counts what it kept, which can stay under both the num_ctx − num_predict flag and
+      // the lower bound for finely tokenized text (digits, base64), and omits a cached prompt's count: only a prompt that fits num_ctx
+      // even at one token per byte is vouched for (always, at the default num_ctx).
       const needed = worstCasePromptTokens(this.systemPrompt, userInput) + this.maxTokens;
       if (this.numCtx === null || needed <= this.numCtx) return null;
       return (
@@ -136,8 +128,7 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     }
     // Neither proof is available: the loaded context is unknown and the reply cannot be measured.
     if (!measured) return `Canary context cannot be confirmed: ${this.#unverifiedWhy(context)}, and the backend reported no usable prompt_eval_count`;
-    // The bound cannot see a cut of text that tokenizes more finely than the calibration; only
-    // a prompt too small to be cut by any default context is vouched for without /api/ps.
+    // The bound cannot see a cut of text tokenized more finely than the calibration: without /api/ps, only a prompt no default context cuts passes.
     const worst = worstCasePromptTokens(this.systemPrompt, userInput);
     if (worst <= UNVERIFIED_SAFE_CONTEXT) return null;
     return (
@@ -154,43 +145,29 @@ export class OllamaCanaryProbe extends CanaryClient<OllamaChatBackend, Extract<R
     return { ...super.toJSON(), numCtx: this.numCtx };
   }
 
-  override toString(): string {
-    return `OllamaCanaryProbe(${this.model} at ${this.endpointOrigin})`;
-  }
-
   /** Digest of the installed model from /api/tags (where Ollama gives it), or null when unknown. */
-  async modelDigest(): Promise<string | null> {
-    try {
-      return await ollamaModelDigest(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.model, this.timeoutSeconds * 1000);
-    } catch {
-      return null;
-    }
+  modelDigest(): Promise<string | null> {
+    return ollamaModelDigest(this.backend.endpoint.fetch, this.backend.endpoint.baseUrl, this.model, this.timeoutSeconds * 1000);
   }
 
   /** The model's trained context length from `POST /api/show`, or null; also kept in lastContextLength. */
   async contextLength(): Promise<number | null> {
     this.lastContextLength = null;
-    try {
-      const { fetch, baseUrl } = this.backend.endpoint;
-      const json = { model: this.model };
-      const { outcome, object } = await requestJson(fetch, baseUrl, "/api/show", { json, timeoutMs: this.timeoutSeconds * 1000, maxBodyBytes: MAX_SHOW_BYTES });
-      if (object === null || outcome?.kind !== "response") return null;
-      const length = contextLengthFromModelInfo(object["model_info"], outcome.body);
-      this.lastContextLength = length;
-      return length;
-    } catch {
-      return null;
-    }
+    const { fetch, baseUrl } = this.backend.endpoint;
+    const json = { model: this.model };
+    const { outcome, object } = await requestJson(fetch, baseUrl, "/api/show", { json, timeoutMs: this.timeoutSeconds * 1000, maxBodyBytes: MAX_SHOW_BYTES });
+    if (object === null || outcome?.kind !== "response") return null;
+    this.lastContextLength = contextLengthFromModelInfo(object["model_info"], outcome.body);
+    return this.lastContextLength;
   }
 }
 
 /**
- * `model_info["<general.architecture>.context_length"]`, else the only key ending in
- * `.context_length`. The value must be a positive safe integer: not a boolean, not a string, and
- * — when the raw body is given — written as an integer literal (`32768.0` parses to the same JS
- * number but is not an integer in the backend's own terms, so it is refused).
+ * `model_info["<general.architecture>.context_length"]`, else the only `.context_length` key, when a
+ * positive safe integer written in the raw body as an integer literal: `32768.0` parses to the
+ * same number but is not an integer in the backend's terms, so it is refused.
  */
-function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): number | null {
+function contextLengthFromModelInfo(modelInfo: unknown, rawBody: string): number | null {
   if (!isPlainObject(modelInfo)) return null;
   let key: string;
   const architecture = modelInfo["general.architecture"];
@@ -206,14 +183,11 @@ function contextLengthFromModelInfo(modelInfo: unknown, rawBody?: string): numbe
   }
   const value = modelInfo[key];
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) return null;
-  if (rawBody !== undefined && !writtenAsInteger(rawBody, key)) return null;
+  if (!writtenAsInteger(rawBody, key)) return null;
   return value;
 }
 
-/**
- * True when `"key": <number>` occurs exactly once in the raw JSON and the number is a plain
- * integer literal. A key written with escapes, or given twice, cannot be confirmed and fails.
- */
+/** True when `"key": <number>` occurs once in the raw JSON, as a plain integer literal (a key written with escapes, or twice, cannot be confirmed). */
 function writtenAsInteger(rawBody: string, key: string): boolean {
   const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern = new RegExp(`"${escaped}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`, "g");

@@ -1,7 +1,6 @@
-// The context gate for an OpenAI-compatible canary server, run once before any check: the server
-// must list the model with a `max_model_len` that holds the largest prompt the run can send, by the
-// Ollama gate's conservative bound (context.ts), else the run is refused. The proof says how each
-// check's prompt is then counted: exactly (`POST /tokenize`), or by the one-token-per-byte bound.
+// The context gate for an OpenAI-compatible canary server, run once before any check: the server must list the model
+// with a `max_model_len` that holds the largest prompt the run can send (the conservative bound of context.ts), else
+// the run is refused. The proof says how each check's prompt is then counted: exactly (`POST /tokenize`), or by bound.
 import { LittleCanaryError } from "../core/errors.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 import { quotedText } from "../core/display-text.js";
@@ -82,10 +81,7 @@ const POOL_AGREEMENT: ReadonlyArray<readonly [keyof OpenAIContextProof, string]>
   ["prompt_count", "counts prompts by"],
 ];
 
-/**
- * `proveOpenAIContext` for every endpoint of a pool, whose proofs must agree in POOL_AGREEMENT (else
- * a verdict would depend on which replica answered): the shared proof, or CanaryContextError.
- */
+/** `proveOpenAIContext` for each endpoint of a pool; the proofs must agree in POOL_AGREEMENT, else a verdict would depend on which replica answered. */
 export async function proveOpenAIPoolContext(probes: readonly OpenAICanaryProbe[], need: ContextNeed): Promise<OpenAIContextProof> {
   const first = probes[0];
   if (first === undefined) throw new CanaryContextError("a canary pool needs at least one endpoint");

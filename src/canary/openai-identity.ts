@@ -1,14 +1,11 @@
-// What an OpenAI-compatible server (vLLM, or anything that speaks its API) says about itself,
-// asked before any check: whether it answers and lists the model (the availability check of the
-// probe and the judge), that model's `max_model_len` and `root` in `GET <base>/models`, and
-// whether it offers vLLM's `POST /tokenize` (an exact prompt count). Nothing here throws for
-// backend trouble: every failure is a value, and no message carries a response body, a URL
-// secret or a key.
-import { isPlainObject } from "../core/guards.js";
+// What an OpenAI-compatible server (vLLM, or anything speaking its API) says about itself before any check: whether it
+// answers and lists the model (the probe's and judge's availability check), its `max_model_len` and `root` in `GET
+// <base>/models`, and whether it offers vLLM's `POST /tokenize` (an exact prompt count). Every failure is a value; no
+// message carries a body, URL secret or key.
+import { isPlainObject, parseUrl } from "../core/guards.js";
 import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from "./chat-exchange.js";
 import { endpointOrigin } from "./endpoint.js";
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
-import { openAIHeaders } from "./openai-chat.js";
 import { quotedText } from "../core/display-text.js";
 import type { ServedModels } from "./served-models.js";
 
@@ -60,21 +57,17 @@ export interface OpenAIServer {
 
 /** Where vLLM serves `/tokenize`: beside `/v1`, at the server's root. */
 export function tokenizeBaseUrl(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    url.pathname = url.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
-    url.search = "";
-    url.hash = "";
-    return url.toString();
-  } catch {
-    return baseUrl;
-  }
+  const url = parseUrl(baseUrl);
+  if (url === null) return baseUrl;
+  url.pathname = url.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
+  url.search = "";
+  url.hash = "";
+  return url.toString();
 }
 
 /** One bounded request to `path` under `base` (default: the server's base URL), authenticated as an OpenAI-compatible call. */
 function call(server: OpenAIServer, path: string, maxBodyBytes: number, json?: unknown, base = server.baseUrl): Promise<JsonAnswer> {
-  const headersFor = (urlAuthorization: string | null): Record<string, string> => openAIHeaders(server.apiKey, urlAuthorization);
-  return requestJson(server.fetch, base, path, { json, timeoutMs: server.timeoutMs, maxBodyBytes, headersFor });
+  return requestJson(server.fetch, base, path, { json, timeoutMs: server.timeoutMs, maxBodyBytes, apiKey: server.apiKey });
 }
 
 function transportText(outcome: HttpCallOutcome | null, where: string, what: string): OpenAIIdentityFailure | null {
@@ -121,10 +114,9 @@ export async function openAIServedModels(server: OpenAIServer): Promise<ServedMo
 }
 
 /**
- * The availability check of the OpenAI probe and judge: `GET {baseUrl}/models` answers 200 within
- * the availability timeout, and a model list in it names the model. A server that lists its models
- * without this one answers every check with an error, so it is not available (a readiness probe
- * must not send it traffic); an answer that is not a model list says nothing against the model.
+ * The OpenAI probe's and judge's availability check: `GET {baseUrl}/models` answers 200 in time and a model list in it
+ * names the model. A server listing only other models fails every check, so it is not available (no readiness traffic);
+ * an answer that is not a model list says nothing against the model.
  */
 export async function openAIModelAvailable(server: OpenAIServer): Promise<boolean> {
   const answer = await call({ ...server, timeoutMs: AVAILABILITY_TIMEOUT_MS }, "/models", MAX_MODELS_BYTES);
@@ -134,9 +126,8 @@ export async function openAIModelAvailable(server: OpenAIServer): Promise<boolea
 }
 
 /**
- * The exact prompt count of `messages` from `POST /tokenize` (vLLM: `{model, messages}` →
- * `{count, max_model_len, tokens}`), "absent" when the server has no such route (404 or 405),
- * or null when it answered something else or nothing (the caller falls back to its bound).
+ * The exact prompt count of `messages` from vLLM's `POST /tokenize` (`{model, messages}` → `{count, …}`), "absent"
+ * when the route does not exist (404, 405), null for any other answer or none (the caller falls back to its bound).
  */
 export async function tokenizeCount(server: OpenAIServer, messages: ChatMessages): Promise<number | "absent" | null> {
   const json = { model: server.model, messages: chatMessages(messages), add_generation_prompt: true };
@@ -145,11 +136,7 @@ export async function tokenizeCount(server: OpenAIServer, messages: ChatMessages
   return positiveInt(object?.["count"]);
 }
 
-/**
- * Identifies one OpenAI-compatible endpoint: `GET <baseUrl>/models` must list the model
- * (its `max_model_len` and `root` are read when present), `POST /tokenize` is tried once on a
- * fixed short prompt. Resolves to the identity or to why there is none; never throws.
- */
+/** Identifies an endpoint: `GET <baseUrl>/models` must list the model (its `max_model_len`, `root` read), `POST /tokenize` is tried once; never throws. */
 export async function probeOpenAIIdentity(server: OpenAIServer): Promise<OpenAIIdentityOutcome> {
   const where = endpointOrigin(server.baseUrl);
   const listed = await call(server, "/models", MAX_MODELS_BYTES);

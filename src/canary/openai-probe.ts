@@ -1,14 +1,12 @@
-// The OpenAI-compatible part of the probe skeleton (canary-client.ts). The API key stays in the
-// backend and goes only into a Bearer header. The warm-up also asks the server about itself
-// (openai-identity.ts): with vLLM's `POST /tokenize` each prompt is counted exactly (one that
-// cannot fit `max_model_len` is not sent, a reply reporting fewer prompt tokens was cut); without
-// it the server's window is only its word, so a reply passes only when its prompt fits at one
-// token per byte (`provenByByteBound`). A reply without usage is `context_unverified`.
+// The OpenAI-compatible part of the probe skeleton (canary-client.ts); the API key stays in the backend, sent only as a
+// Bearer header. The warm-up also identifies the server (openai-identity.ts): with vLLM's `POST /tokenize` each prompt
+// is counted exactly (one that cannot fit `max_model_len` is not sent; a reply with fewer prompt tokens was cut);
+// without it a reply passes only when its prompt fits at one token per byte. A reply without usage is unverified.
 import type { CanaryMetadata } from "./types.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "./defaults.js";
 import { isPlainObject } from "../core/guards.js";
-import { calibrate, minimumPromptTokens, provenByByteBound } from "./run-context.js";
+import { belowLowerBound, calibrate, provenByByteBound } from "./run-context.js";
 import { fingerprintOf, type OpenAIServerIdentity } from "./openai-identity.js";
 import { finiteNonNegative } from "./options.js";
 import { failed, type ChatFailure } from "./chat-exchange.js";
@@ -61,8 +59,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
   protected proveReply(userInput: string, metadata: CanaryMetadata, calibration: Calibrated, exact: number | null): ReplyProof {
     const promptTokens = metadata["prompt_tokens"];
     if (typeof promptTokens !== "number") {
-      // Without usage nothing shows how much of the prompt the model read: a server that cut
-      // it would answer exactly like one that did not.
+      // Without usage nothing shows how much of the prompt was read: a server that cut it would answer alike.
       return failed(
         "context_unverified",
         `Canary context cannot be confirmed: the server at ${this.endpointOrigin} reported no usage.prompt_tokens, so the reply cannot show that the whole prompt was read`,
@@ -70,8 +67,7 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       );
     }
     if (exact !== null) {
-      // The exact count is what the server's own tokenizer makes of this prompt: a reply that
-      // reports fewer prompt tokens was computed on less than the whole prompt.
+      // The exact count is the server's own tokenization: a reply reporting fewer prompt tokens read less than the whole prompt.
       if (promptTokens < exact) {
         return failed(
           "context_truncated",
@@ -81,21 +77,11 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       }
       return { ok: true, metadata: { ...metadata, prompt_count: exact, context_check: "tokenize" } };
     }
-    if (calibration.bytesPerToken !== null) {
-      // Not a proof (the margin is a guess at the densest prose), only a cheap catch of a cut
-      // that leaves a prompt clearly too few tokens: it can degrade a reply, never pass one.
-      const minimum = minimumPromptTokens(this.systemPrompt, userInput, calibration.bytesPerToken);
-      if (promptTokens < minimum) {
-        return failed(
-          "context_truncated",
-          `Canary prompt was truncated by the backend (prompt_tokens ${promptTokens} is below the ${minimum} tokens the whole prompt needs)`,
-          metadata,
-        );
-      }
-    }
-    // No exact count: max_model_len is only the server's word, and a server (or a proxy in
-    // front of it) may keep the tail of a prompt and report usage for what it kept. Only a
-    // prompt that fits at one token per byte is vouched for (run-context.ts).
+    // Not a proof (the margin guesses at the densest prose), a cheap catch of a clearly cut prompt: it can degrade, never pass.
+    const { bytesPerToken } = calibration;
+    const cut = bytesPerToken === null ? null : belowLowerBound("prompt_tokens", promptTokens, this.systemPrompt, userInput, bytesPerToken);
+    if (cut !== null) return failed("context_truncated", cut, metadata);
+    // No exact count: max_model_len is the server's word, and a server (or proxy) may keep a prompt's tail and report usage for it.
     const proof = provenByByteBound(this.systemPrompt, userInput, this.maxTokens, calibration.server?.maxModelLen ?? null);
     if (!proof.fits) {
       return failed(
@@ -136,9 +122,5 @@ export class OpenAICanaryProbe extends CanaryClient<OpenAIChatBackend, Calibrate
       server,
       serverProblem: identity.ok ? null : identity.message,
     };
-  }
-
-  override toString(): string {
-    return `OpenAICanaryProbe(${this.model} at ${this.endpointOrigin})`;
   }
 }

@@ -1,57 +1,39 @@
-// Validation of the options shared by the probes and the judges: a caller's mistake throws
-// UsageError at construction, long before any text is screened.
+// Validation of the options the probes and judges share: a caller's mistake throws UsageError at construction, before any text is screened.
 import { ConfigError, UsageError } from "../core/errors.js";
 
-export function checkTimeoutSeconds(value: unknown, name = "timeoutSeconds"): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new UsageError(`${name} must be a finite number of seconds greater than 0`);
-  }
-  return value;
+/** `value` when `valid`, else throws `Refusal` (UsageError unless told) with `message`: the skeleton of every check below. */
+function checked<T>(value: unknown, valid: boolean, message: string, Refusal: typeof UsageError | typeof ConfigError = UsageError): T {
+  if (!valid) throw new Refusal(message);
+  return value as T;
+}
+
+const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+export function checkTimeoutSeconds(value: unknown, name: string): number {
+  return checked(value, isFiniteNumber(value) && value > 0, `${name} must be a finite number of seconds greater than 0`);
 }
 
 /** A positive safe integer (a token budget, a window size, a count); throws `Refusal` (UsageError unless told) naming it. */
 export function checkPositiveInteger(value: unknown, name: string, Refusal: typeof UsageError | typeof ConfigError = UsageError): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new Refusal(`${name} must be a positive integer`);
-  }
-  return value;
+  return checked(value, Number.isSafeInteger(value) && (value as number) >= 1, `${name} must be a positive integer`, Refusal);
 }
 
 export function checkTemperature(value: unknown, name = "temperature"): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new UsageError(`${name} must be a finite number >= 0`);
-  }
-  return value;
-}
-
-function checkSeed(value: unknown, name = "seed"): number | null {
-  if (value === null) return null;
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
-    throw new UsageError(`${name} must be an integer or null`);
-  }
-  return value;
+  return checked(value, isFiniteNumber(value) && value >= 0, `${name} must be a finite number >= 0`);
 }
 
 /** Model tags are echoed in messages and manifests, so they are bounded and single-line. */
-function checkModel(value: unknown, name = "model"): string {
-  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
-  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw new UsageError(`${name} must be at most 200 characters without control characters`);
-  }
-  return value;
+function checkModel(value: unknown, name: string): string {
+  const model = checked<string>(value, typeof value === "string" && value.trim() !== "", `${name} must be a non-empty string`);
+  return checked(model, model.length <= 200 && !/[\u0000-\u001f\u007f]/.test(model), `${name} must be at most 200 characters without control characters`);
 }
 
 export function checkNumCtx(value: unknown): number | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
-    throw new UsageError("numCtx must be a positive integer or null");
-  }
-  return value;
+  return checked(value ?? null, value == null || (Number.isSafeInteger(value) && (value as number) > 0), "numCtx must be a positive integer or null");
 }
 
-export function checkSystemPrompt(value: unknown, name = "systemPrompt"): string {
-  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${name} must be a non-empty string`);
-  return value;
+export function checkSystemPrompt(value: unknown): string {
+  return checked(value, typeof value === "string" && value.trim() !== "", "systemPrompt must be a non-empty string");
 }
 
 /** A finite, non-negative backend number, else null (nothing non-finite is kept or serialized). */
@@ -79,12 +61,13 @@ export function resolveChatSettings(
   role = "",
 ): ChatSettings {
   const name = (option: string): string => (role ? `${role} ${option}` : option);
+  const seed = options.seed === undefined ? 42 : options.seed;
   return {
     model: checkModel(options.model ?? defaults.model, name("model")),
     timeoutSeconds: checkTimeoutSeconds(options.timeoutSeconds ?? defaults.timeoutSeconds, name("timeoutSeconds")),
     maxTokens: checkPositiveInteger(options.maxTokens ?? defaults.maxTokens, name("maxTokens")),
     temperature: checkTemperature(options.temperature ?? 0, name("temperature")),
-    seed: checkSeed(options.seed === undefined ? 42 : options.seed, name("seed")),
+    seed: checked(seed, seed === null || Number.isSafeInteger(seed), `${name("seed")} must be an integer or null`),
   };
 }
 

@@ -1,8 +1,6 @@
-// The options of a SecurityPipeline, their defaults and the rules that refuse them. SecurityPipeline
-// validates with `resolvePipelineOptions` at construction, so a bad option fails loudly before any
-// text is screened; a verb calls the same function when it plans a run, before any stage runs. Here,
-// below pipeline/, because the plan is made before the checks (pipeline/options.ts adds the
-// callbacks, whose type is the pipeline's verdict).
+// SecurityPipeline's options, their defaults and the rules that refuse them, checked once by `resolvePipelineOptions`
+// at construction (and by a verb planning a run) before any text is screened. Here, below pipeline/, because the plan
+// precedes the checks (pipeline/options.ts adds the callbacks, typed by the pipeline's verdict).
 import { UsageError } from "../core/errors.js";
 import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { requiredCanaryContext } from "./context.js";
@@ -11,8 +9,7 @@ import type { CanaryPoolOptions } from "./pool.js";
 import type { PoolEndpointSpec } from "./pool-endpoints.js";
 import type { CanaryProvider } from "./types.js";
 import type { EmbeddedCanaryProbeOptions } from "./embedded-probe.js";
-import { cachedModelPath, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "./embedded-models.js";
-import { checkModelSha256 } from "./embedded-model-file.js";
+import { cachedModelPath, checkModelSha256, DEFAULT_EMBEDDED_MODEL, modelCacheDir } from "./embedded-models.js";
 import { checkPositiveInteger, checkTemperature, checkTimeoutSeconds } from "./options.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./defaults.js";
 import { basename, resolve } from "node:path";
@@ -20,14 +17,13 @@ import { basename, resolve } from "node:path";
 /** How the canary layer's findings route: `block` blocks, `advisory` warns, `full` does both by severity. */
 export type PipelineMode = "block" | "advisory" | "full";
 const PIPELINE_MODES: readonly PipelineMode[] = ["block", "advisory", "full"];
+const PROVIDERS: readonly CanaryProvider[] = ["ollama", "openai", "embedded"];
 /** What a degraded or unexercised verdict means: allowed (`fail_open`) or denied (`fail_closed`). */
 export type DegradedPolicy = "fail_open" | "fail_closed";
 
 /**
- * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all
- * optional. Absent `modelPath`: the default model pulled by `little-canary model pull`, kept in
- * `modelDir` (default: canary/embedded-models.ts, modelCacheDir); `sequences` defaults to 1 (the
- * CLI passes --concurrency).
+ * The embedded canary (node-llama-cpp, optional): the probe's model and engine settings, all optional. Without `modelPath`:
+ * the default model from `little-canary model pull`, in `modelDir` (default: modelCacheDir); `sequences` defaults to 1.
  */
 export interface EmbeddedCanaryOptions
   extends Partial<Pick<EmbeddedCanaryProbeOptions, "modelPath" | "sha256" | "contextSize" | "sequences" | "threads" | "gpu" | "loader">> {
@@ -64,9 +60,8 @@ export interface PipelineSettings {
   readonly canaryTimeout?: number;
   readonly canaryMaxTokens?: number;
   /**
-   * Context window sent to Ollama as num_ctx. Default: sized for the largest prompt the pipeline
-   * sends (a `maxInputLength` segment, see canary/context.ts), one value for the pipeline's life.
-   * `null` sends none and leaves the server's default, which may cut long prompts.
+   * Context window sent to Ollama as num_ctx. Default: sized for the largest prompt the pipeline sends (a `maxInputLength`
+   * segment, see canary/context.ts), one value for the pipeline's life. `null` sends none: the server's default may cut.
    */
   readonly canaryNumCtx?: number | null;
   readonly temperature?: number;
@@ -93,15 +88,14 @@ export interface PipelineSettings {
   /** One function per outcome (PIPELINE_CALLBACK_NAMES), called with the verdict. */
   readonly callbacks?: object;
   /**
-   * Receives operational warnings, one line each, never input text: the canary unreachable or
-   * timing out (once per outage, `canary_outage`), a callback that threw, an audit line not
-   * written, a custom pattern skipped. Default: each line to stderr, `little-canary: warning: …`.
+   * Receives operational warnings, one line each, never input text: the canary unreachable or timing out (once per outage,
+   * `canary_outage`), a callback that threw, an audit line not written, a custom pattern skipped. Default: each line to
+   * stderr, `little-canary: warning: …`.
    */
   readonly onWarning?: (message: string, code: PipelineWarningCode) => void;
   /**
-   * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of
-   * `ollamaUrl` / `baseUrl`: identity pinned before the first check, least-loaded dispatch,
-   * retries on another endpoint. Needs temperature 0 and no judge.
+   * Several endpoints serving the same canary model, used as one pool (canary/pool.ts) in place of `ollamaUrl` / `baseUrl`:
+   * identity pinned before the first check, least-loaded dispatch, retries on another endpoint. Needs temperature 0, no judge.
    */
   readonly canaryPool?: CanaryPoolConfig;
   /** Injected transport for the canary and judge (tests); defaults to global fetch. */
@@ -110,7 +104,7 @@ export interface PipelineSettings {
   readonly now?: () => number;
 }
 
-/** The endpoints of a canary pool and where its events go (the pool's `onWarning` and `onAttempt`, the endpoint log of canary/pool-log.ts). */
+/** The endpoints of a canary pool and where its events go (the pool's `onWarning` and `onAttempt`, the endpoint log of canary/pool-endpoints.ts). */
 export interface CanaryPoolConfig extends Pick<CanaryPoolOptions, "onWarning" | "onAttempt"> {
   /** One or more endpoints (canary/pool-endpoints.ts parses the `URL#N` form). */
   readonly endpoints: readonly PoolEndpointSpec[];
@@ -122,28 +116,17 @@ type PartOption = "apiKey" | "canarySystemPrompt" | "customPatterns" | "auditLog
 /** Pipeline options with every default applied; `embedded` resolved, null for the other providers. */
 export type ResolvedPipelineOptions = Required<Omit<PipelineSettings, PartOption | "embedded">> & { readonly embedded: ResolvedEmbeddedOptions | null };
 
-/**
- * How the rules below name the options in a refusal: SecurityPipeline by its option names, a caller
- * that took them under other names (the CLI: its flags) by its own, so a rule has one message.
- */
-export interface OptionLabels {
-  readonly canaryModel: string;
-  readonly canaryPool: string;
-  /** The embedded canary, and its model file, as the caller chooses them. */
-  readonly embedded: string;
-  readonly modelPath: string;
-  /** The model file's SHA-256; then what a model path needs, and what that hash needs, as a refusal asks for them. */
-  readonly canarySha256: string;
-  readonly needsSha256: string;
-  readonly needsPath: string;
-}
+/** How the rules below name options in a refusal: SecurityPipeline by its option names, the CLI by its flags, so each rule has one message. */
+export type OptionLabels = Readonly<Record<keyof typeof PIPELINE_LABELS, string>>;
 
 /** SecurityPipeline's own labels: its option names (the hash by its flag, as its format check names it). */
-const PIPELINE_LABELS: OptionLabels = {
+const PIPELINE_LABELS = {
   canaryModel: "canaryModel",
   canaryPool: "canaryPool",
+  // The embedded canary, and its model file, as the caller chooses them.
   embedded: "the embedded canary",
   modelPath: "embedded.modelPath",
+  // The model file's SHA-256; then what a model path needs, and what that hash needs, as a refusal asks for them.
   canarySha256: "--canary-sha256",
   needsSha256: "the model file's SHA-256 (--canary-sha256 HEX)",
   needsPath: "a model path (--canary embedded:PATH)",
@@ -229,11 +212,7 @@ const NESTED_OPTION_KEYS = {
   callbacks: PIPELINE_CALLBACK_NAMES,
 } as const;
 
-/**
- * Refuses an options object with a key SecurityPipeline does not know, at the top level or in
- * `embedded`, `canaryPool` or `callbacks`: from JavaScript, a typo (`modee`, `onBlocked`) would
- * otherwise be ignored and the pipeline would run with a default its caller did not choose.
- */
+/** Refuses unknown keys (top level, `embedded`, `canaryPool`, `callbacks`): a typo (`modee`) would otherwise run with a default its caller did not choose. */
 function refuseUnknownPipelineOptions(options: PipelineSettings): void {
   const note = " (the options are listed in docs/api.md)";
   refuseUnknownOptions("SecurityPipeline", options, PIPELINE_OPTION_KEYS, note);
@@ -249,9 +228,7 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
   const provider = options.provider ?? "ollama";
-  if (provider !== "ollama" && provider !== "openai" && provider !== "embedded") {
-    throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
-  }
+  if (!PROVIDERS.includes(provider)) throw new UsageError(`provider must be one of ollama, openai, embedded; got '${String(provider).slice(0, 40)}'`);
   const embedded = provider === "embedded" ? resolveEmbedded(options) : null;
   const onDegraded = options.onDegraded ?? "fail_open";
   if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
@@ -266,9 +243,8 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
   }
   const maxSegments = checkPositiveInteger(options.maxSegments ?? 64, "maxSegments");
   const blockThreshold = options.blockThreshold ?? 0.6;
-  if (typeof blockThreshold !== "number" || !Number.isFinite(blockThreshold) || blockThreshold < 0 || blockThreshold > 1) {
+  if (typeof blockThreshold !== "number" || !(blockThreshold >= 0 && blockThreshold <= 1))
     throw new UsageError("blockThreshold must be a finite number from 0 to 1");
-  }
   const temperature = checkTemperature(options.temperature ?? 0);
   const seed = options.seed ?? 42;
   if (!Number.isSafeInteger(seed)) throw new UsageError("seed must be an integer");
@@ -285,15 +261,9 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
     canaryTimeout: checkTimeoutSeconds(options.canaryTimeout ?? 10, "canaryTimeout"),
     canaryMaxTokens: maxTokens,
     canaryNumCtx:
-      options.canaryNumCtx !== undefined
-        ? options.canaryNumCtx
-        : provider === "ollama"
-          ? requiredCanaryContext({
-              segmentChars: maxInputLength,
-              systemPrompt: options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT,
-              maxTokens,
-            })
-          : null,
+      provider === "ollama" && options.canaryNumCtx === undefined
+        ? requiredCanaryContext({ segmentChars: maxInputLength, systemPrompt: options.canarySystemPrompt || DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens })
+        : (options.canaryNumCtx ?? null),
     temperature,
     seed,
     blockThreshold,
@@ -311,9 +281,8 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
 }
 
 /**
- * The embedded canary's model file: `embedded.modelPath` with its `sha256` (required: the hash
- * is the model's identity), or else the default model in the pull cache under its pinned hash.
- * Neither a pool nor a judge runs embedded; a model tag, URL or key is refused as meaningless.
+ * The embedded model file: `embedded.modelPath` with its required `sha256` (the model's identity), else
+ * the default model in the pull cache under its pinned hash; a pool, judge, model tag, URL or key is refused.
  */
 function resolveEmbedded(options: PipelineSettings): ResolvedEmbeddedOptions {
   refuseServedCanary({ pool: options.canaryPool !== undefined, canaryModel: options.canaryModel });

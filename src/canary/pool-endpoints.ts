@@ -1,6 +1,11 @@
-// The endpoints of a canary pool as a user writes them: `URL` or `URL#N` (N checks in flight at
-// most). Errors name the flag and the rule, never the value, which may hold a secret.
+// A canary pool as a user configures it: endpoints written `URL` or `URL#N` (N checks in flight at most; errors name
+// the flag and rule, never the value, which may hold a secret), and the endpoint log: one JSON line per attempt (pool.ts
+// EndpointAttempt plus the time), a side file never hashed, appended (O_APPEND, never through a symlink: core/append.ts)
+// one whole line per write, so concurrent runs never tear a line.
+import { writeSync } from "node:fs";
+import { openAppendNoFollowSync } from "../core/append.js";
 import { UsageError } from "../core/errors.js";
+import type { EndpointAttempt } from "./pool.js";
 import { endpointOrigin, validateBaseUrl, validateServiceUrl } from "./endpoint.js";
 
 /** One endpoint of a pool: its base URL and its own cap on checks in flight (null: none of its own). */
@@ -11,16 +16,14 @@ export interface PoolEndpointSpec {
 
 /** Most endpoints one pool may have; more is a configuration mistake, not a deployment. */
 const MAX_POOL_ENDPOINTS = 64;
-/** Highest per-endpoint concurrency accepted after `#`. */
 const MAX_ENDPOINT_CONCURRENCY = 1024;
 
 /** How a pool's URLs are written: Ollama origins, or OpenAI-compatible base URLs (with a path such as `/v1`). */
 export type PoolUrlKind = "origin" | "base_url";
 
 /**
- * Parses one `URL` or `URL#N` given as `flagName`. The URL must be an http(s) origin without
- * user info, path, query or fragment (`kind` "origin", Ollama), or an OpenAI-compatible base URL
- * whose path is kept (`kind` "base_url"); N an integer from 1 to 1024.
+ * Parses one `URL` or `URL#N` given as `flagName`: an http(s) origin without user info, path, query
+ * or fragment (`kind` "origin", Ollama) or a base URL whose path is kept ("base_url"); N from 1 to 1024.
  */
 export function parsePoolEndpoint(raw: unknown, flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec {
   if (typeof raw !== "string") throw new UsageError(`${flagName} must be an http or https URL`);
@@ -40,10 +43,7 @@ export function parsePoolEndpoint(raw: unknown, flagName: string, kind: PoolUrlK
   return { url, concurrency };
 }
 
-/**
- * Parses every value of a repeatable `flagName`: at least one, at most 64, no endpoint twice
- * (two entries for one server would make it count as two replicas).
- */
+/** Parses every value of a repeatable `flagName`: 1 to 64, no endpoint twice (one server listed twice would count as two replicas). */
 export function parsePoolEndpoints(raws: readonly unknown[], flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec[] {
   if (raws.length === 0) throw new UsageError(`${flagName} needs at least one endpoint`);
   if (raws.length > MAX_POOL_ENDPOINTS) throw new UsageError(`${flagName} accepts at most ${MAX_POOL_ENDPOINTS} endpoints`);
@@ -56,4 +56,15 @@ export function parsePoolEndpoints(raws: readonly unknown[], flagName: string, k
     seen.add(origin);
   }
   return specs;
+}
+
+/** Returns an attempt sink that appends JSONL lines to `path` (created, mode 0600, on the first attempt). */
+export function endpointLogWriter(path: string, clock: () => Date = () => new Date()): (attempt: EndpointAttempt) => void {
+  let fd: number | null = null;
+  return (attempt) => {
+    fd ??= openAppendNoFollowSync(path);
+    const line = Buffer.from(`${JSON.stringify({ time: clock().toISOString(), ...attempt })}\n`, "utf8");
+    let written = 0;
+    while (written < line.length) written += writeSync(fd, line, written, line.length - written);
+  };
 }

@@ -1,8 +1,7 @@
-// Pinning the identity of a canary pool before its first check: replicas that disagree about what
-// they serve would make a verdict depend on which one answered, so the pool is refused unless every
-// endpoint lists the model, (Ollama) reports the same digest, trained context and loaded context,
-// and answers the fixed fingerprint probes, sent exactly as a check, with the same SHA-256 (which
-// catches another model under the same name). Refusals are values naming endpoints by origin.
+// Pinning a canary pool's identity before its first check: replicas that disagree about what they serve would make a
+// verdict depend on which one answered, so every endpoint must list the model, (Ollama) report the same digest,
+// trained and loaded context, and answer the fixed fingerprint probes, sent exactly as a check, with the same SHA-256
+// (which catches another model under the same name). Refusals are values naming endpoints by origin.
 import { sha256Hex } from "../core/hash.js";
 import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
@@ -31,10 +30,7 @@ export type PinOutcome = { readonly ok: true; readonly identity: PoolIdentity } 
 /** The first words of every fingerprint probe: fixed, so a log or a stand-in can tell them apart. */
 export const FINGERPRINT_PROBE_PREFIX = "little-canary pool fingerprint probe";
 
-/**
- * The fixed fingerprint prompts: short, benign, with one plain answer each, so that one model at
- * temperature 0 answers them the same way on every replica and another model rarely does.
- */
+/** The fixed fingerprint prompts: short and benign with one plain answer each, so one model at temperature 0 answers them alike on every replica. */
 const FINGERPRINT_PROBE_TEXTS: readonly string[] = Object.freeze([
   `${FINGERPRINT_PROBE_PREFIX} 1 of 3. Name the colour of a clear daytime sky in one word.`,
   `${FINGERPRINT_PROBE_PREFIX} 2 of 3. What is 17 plus 25? Reply with the number only.`,
@@ -59,7 +55,7 @@ export interface PinRequirement {
 }
 
 /** Phase 1, without a chat call: reachable, the model listed, its digest and trained context. */
-async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<{ digest: string; contextLength: number } | string> {
+async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<Omit<OllamaFacts, "loaded"> | string> {
   const at = probe.endpointOrigin;
   if (!(await probe.isAvailable())) return `canary endpoint ${at} is unreachable or does not list the model ${displayText(probe.model)} in /api/tags`;
   const digest = await probe.modelDigest();
@@ -97,16 +93,12 @@ function allOrRefusal<T>(outcomes: readonly (T | string)[]): T[] | string {
   return outcomes.find((o): o is string => typeof o === "string") ?? (outcomes as T[]);
 }
 
-/**
- * The Ollama part of the identity: every endpoint's facts, which must all be equal. The facts
- * that need no chat call are gathered and compared first, so a pool that serves other weights
- * or a shorter context is refused before any prompt is sent.
- */
+/** The Ollama facts of every endpoint, which must be equal; those needing no chat call are compared first, before any prompt is sent. */
 async function pinOllama(probes: readonly OllamaCanaryProbe[], requirement: PinRequirement): Promise<OllamaFacts | string> {
   const at = (i: number): string => (probes[i] as OllamaCanaryProbe).endpointOrigin;
   const facts = allOrRefusal(await Promise.all(probes.map((probe) => inventoryFacts(probe, requirement))));
   if (typeof facts === "string") return facts;
-  const first = facts[0] as { digest: string; contextLength: number };
+  const first = facts[0] as Omit<OllamaFacts, "loaded">;
   const odd = facts.findIndex((f) => f.digest !== first.digest || f.contextLength !== first.contextLength);
   const f = facts[odd];
   if (f !== undefined) {
@@ -134,11 +126,7 @@ async function fingerprintOf(probe: PoolProbe): Promise<{ readonly sha256: strin
   return { sha256: sha256Hex(hashes.join("\n")) };
 }
 
-/**
- * Pins the identity of the probes of a pool (see the header); never throws for backend trouble.
- * Every probe must have temperature 0: replicas can only be compared, and checks only be sent to
- * any of them, when the same request gets the same answer.
- */
+/** Pins the identity of a pool's probes (see the header), never throwing for backend trouble; all need temperature 0, so one request gets one answer. */
 export async function pinPoolIdentity(probes: readonly PoolProbe[], requirement: PinRequirement = {}): Promise<PinOutcome> {
   try {
     const first = probes[0];

@@ -1,10 +1,8 @@
-// A pool of canary endpoints serving one model, used as one canary probe. Each check goes, in
-// queue order, to the least-loaded endpoint with a free slot; an endpoint that cannot be reached,
-// answers 503 or times out gets the identical request sent to one this check has not tried (at
-// most MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in a row.
-// Before its first check the pool pins every endpoint's identity (pool-identity.ts). A check yields
-// exactly one result; which endpoint answered goes only to the attempt log, so a run's documents
-// are the same whatever the number of endpoints.
+// A pool of canary endpoints serving one model, used as one canary probe. Each check goes, in queue order, to the
+// least-loaded endpoint with a free slot; an endpoint that cannot be reached, answers 503 or times out gets the same
+// request sent to one not yet tried (MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in
+// a row. The pool pins every endpoint's identity before its first check (pool-identity.ts). Which endpoint answered goes
+// only to the attempt log, so a run's documents are the same whatever the number of endpoints.
 import { LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { pinPoolIdentity, type PinOutcome, type PinRequirement, type PoolProbe } from "./pool-identity.js";
@@ -137,10 +135,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     return "numCtx" in probe ? probe.numCtx : null;
   }
 
-  /**
-   * Pins the identity of every endpoint once (pool-identity.ts); the outcome, refusal included,
-   * holds for the pool's life. `requirement` applies to the first call only (the ingest gate's).
-   */
+  /** Pins every endpoint's identity once (pool-identity.ts): the outcome, even a refusal, holds for life; only the first call's `requirement` counts. */
   pin(requirement: PinRequirement = {}): Promise<PinOutcome> {
     if (this.#pin === null) {
       this.#pin = pinPoolIdentity(
@@ -253,10 +248,6 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     );
   }
 
-  #free(state: MemberState): boolean {
-    return state.active && (state.member.concurrency === null || state.inFlight < state.member.concurrency);
-  }
-
   #hasCandidate(tried: ReadonlySet<number>): boolean {
     return this.#states.some((s) => s.active && !tried.has(s.index));
   }
@@ -265,7 +256,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   #pick(tried: ReadonlySet<number>): MemberState | null {
     let best: MemberState | null = null;
     for (const state of this.#states) {
-      if (tried.has(state.index) || !this.#free(state)) continue;
+      if (tried.has(state.index) || !state.active || room(state) <= 0) continue;
       if (best === null || state.inFlight < best.inFlight || (state.inFlight === best.inFlight && room(state) > room(best))) best = state;
     }
     return best;
@@ -274,8 +265,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   /** A slot on an endpoint not yet tried for this check, waiting in turn for one; null when none can come. */
   #acquire(tried: ReadonlySet<number>): Promise<MemberState | null> {
     if (!this.#hasCandidate(tried)) return Promise.resolve(null);
-    // Waiting checks keep their order: a new check queues behind those already waiting, and
-    // the queue is served at once (it takes a free slot now if no earlier check can use it).
+    // Waiting checks keep their order: a new one queues behind those waiting, and the queue is served at once (a slot no earlier check can use).
     return new Promise((resolve) => {
       this.#waiters.push({ tried, resolve });
       this.#serveWaiters();

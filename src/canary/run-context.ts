@@ -1,18 +1,16 @@
-// Proof that an Ollama canary sees whole prompts (docs/canary.md). Ollama may cap the `num_ctx` it
-// is sent and cut an over-long prompt while answering 200, so once per run the probe sends a known
-// calibration prompt and reads `GET /api/ps`: the loaded `context_length` must hold the `num_ctx`
-// sent (else no text is sent), and the warm-up's `prompt_eval_count` gives the bytes per token from
-// which each reply gets a lower bound on its prompt tokens. Every failure is a value.
+// Ollama's read-only proofs. That a canary sees whole prompts (docs/canary.md): Ollama may cap the `num_ctx` it is sent
+// and cut an over-long prompt while answering 200, so once per run the probe sends a known calibration prompt and reads
+// `GET /api/ps` (the loaded `context_length` must hold the `num_ctx` sent), and the warm-up's `prompt_eval_count` gives
+// bytes per token, for a lower bound on each reply's prompt tokens. And its inventory (`GET /api/tags`): whether a tag
+// is installed, and its digest (the exact weights, given only there). Every failure is a value; nothing here throws.
 import type { FetchLike } from "./http-call.js";
+import type { ServedModels } from "./served-models.js";
 import { isPlainObject } from "../core/guards.js";
 import { requestJson } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
 import { CHAT_TEMPLATE_ALLOWANCE } from "./context.js";
 
-/**
- * The warm-up's user message: fixed, benign English prose, long enough (about 1 KB) that the
- * chat template's few tokens barely move the measured bytes per token.
- */
+/** The warm-up's user message: fixed, benign prose, long enough (about 1 KB) that the chat template's few tokens barely move the bytes per token. */
 export const CALIBRATION_PROBE_TEXT =
   "Calibration note for the context check. The quick brown fox jumps over the lazy dog near the " +
   "river bank, while a small group of children watch from the old stone bridge. In the afternoon " +
@@ -24,19 +22,16 @@ export const CALIBRATION_PROBE_TEXT =
   "sentence that summarises this paragraph in plain words, without lists or headings.";
 
 /**
- * How much denser in bytes per token a prompt may be than the calibration text before its reply
- * is treated as cut. Keep-half truncation leaves at most half of a prompt's tokens, so any margin
- * below 2 catches it for text that tokenizes like the calibration prose or more finely (CJK,
- * code, base64); 1.6 leaves room for prose that packs up to 1.6 times the calibration's bytes per
- * token. Text packed denser than that (long runs of one repeated character) can be reported as
- * `context_truncated` although it fitted: a false "degraded", never a false pass.
+ * How much denser in bytes per token than the calibration text a prompt may be before its reply is treated as cut.
+ * Keep-half truncation leaves at most half the tokens, so any margin below 2 catches it for text tokenizing like the
+ * calibration prose or finer (CJK, code, base64); 1.6 leaves room for denser prose. Denser text still (long runs of one
+ * character) can be reported `context_truncated` although it fitted: a false "degraded", never a false pass.
  */
 export const LOWER_BOUND_MARGIN = 1.6;
 
 /**
- * The context the lower bound may assume without `/api/ps`: the smallest default Ollama loads. The
- * bound misses a keep-half cut of text that tokenizes finely (digits, base64, emoji), so an
- * unproven context vouches only for a prompt that fits this at one token per UTF-8 byte.
+ * The context the lower bound may assume without `/api/ps`: Ollama's smallest default. The bound misses a keep-half
+ * cut of finely tokenized text (digits, base64, emoji), so it vouches only for a prompt that fits this at one token per byte.
  */
 export const UNVERIFIED_SAFE_CONTEXT = 2048;
 
@@ -45,22 +40,17 @@ export function worstCasePromptTokens(systemPrompt: string, userContent: string)
   return utf8ByteLength(systemPrompt) + utf8ByteLength(userContent) + CHAT_TEMPLATE_ALLOWANCE;
 }
 
-/** What the one-token-per-byte rule found for one prompt (see `provenByByteBound`). */
-export interface ByteBoundProof {
-  /** True when the whole prompt and its reply budget fit `window` even at one token per byte. */
-  readonly fits: boolean;
-  /** Most tokens the prompt and its reply budget can need: `worstCasePromptTokens` + `maxTokens`. */
-  readonly needed: number;
-  /** The window the prompt was held to. */
-  readonly window: number;
-}
-
 /**
- * The rule for a prompt nobody counted exactly, on a server whose window is only its word (no
- * `POST /tokenize`): it fits only when, at one token per UTF-8 byte, it and the reply budget fit
- * the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT; otherwise `context_unverified`.
+ * The rule for a prompt nobody counted, on a server whose window is only its word (no `POST /tokenize`): it `fits` only when,
+ * at one token per UTF-8 byte, it and the reply budget (`needed`: worstCasePromptTokens + maxTokens) fit the `window` it is
+ * held to, the smaller of the reported window and UNVERIFIED_SAFE_CONTEXT.
  */
-export function provenByByteBound(systemPrompt: string, userContent: string, maxTokens: number, reportedWindow: number | null): ByteBoundProof {
+export function provenByByteBound(
+  systemPrompt: string,
+  userContent: string,
+  maxTokens: number,
+  reportedWindow: number | null,
+): { fits: boolean; needed: number; window: number } {
   const needed = worstCasePromptTokens(systemPrompt, userContent) + Math.max(0, maxTokens);
   const window = reportedWindow === null ? UNVERIFIED_SAFE_CONTEXT : Math.min(reportedWindow, UNVERIFIED_SAFE_CONTEXT);
   return { fits: needed <= window, needed, window };
@@ -106,6 +96,12 @@ export function minimumPromptTokens(systemPrompt: string, userContent: string, b
   return Math.floor(bytes / (bytesPerToken * LOWER_BOUND_MARGIN));
 }
 
+/** The `context_truncated` text when a reply's `counted` prompt tokens (its `field`) fall below minimumPromptTokens, else null. */
+export function belowLowerBound(field: string, counted: number, systemPrompt: string, userContent: string, bytesPerToken: number): string | null {
+  const minimum = minimumPromptTokens(systemPrompt, userContent, bytesPerToken);
+  return counted < minimum ? `Canary prompt was truncated by the backend (${field} ${counted} is below the ${minimum} tokens the whole prompt needs)` : null;
+}
+
 /** The context length of the tag's entry in a `/api/ps` body (`name` or `model` equal, or `<tag>:latest`; never a prefix). */
 export function psEntryContextLength(body: unknown, tag: string): number | "not_loaded" | "missing" | "invalid" {
   if (!isPlainObject(body) || !Array.isArray(body["models"])) return "invalid";
@@ -134,4 +130,52 @@ export function tooSmallMessage(contextLength: number, numCtx: number): string {
     `Ollama loaded the canary model with a context of ${contextLength} tokens, below the num_ctx ${numCtx} that was sent; ` +
     "it would cut long prompts silently (raise the server's cap, e.g. OLLAMA_CONTEXT_LENGTH, or use a server that honours num_ctx)"
   );
+}
+
+/** An inventory of many models is a few hundred KiB; more than this is not an honest answer. */
+const MAX_TAGS_BYTES = 4 * 1024 * 1024;
+/** Cap on inventory entries examined, so a hostile answer cannot make us loop for long. */
+const MAX_ENTRIES = 10_000;
+
+interface InventoryEntry {
+  readonly name: string | null;
+  readonly model: string | null;
+  readonly digest: string | null;
+}
+
+/** The inventory, or what ServedModels says when there is none. */
+type InventoryRead = { readonly kind: "listed"; readonly entries: InventoryEntry[] } | Exclude<ServedModels, { readonly kind: "listed" }>;
+
+async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryRead> {
+  const { outcome, object } = await requestJson(fetchFn, baseUrl, "/api/tags", { timeoutMs, maxBodyBytes: MAX_TAGS_BYTES });
+  if (outcome?.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+  const models = object?.["models"];
+  if (!Array.isArray(models)) return { kind: "unknown" };
+  const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+  const entries = models
+    .slice(0, MAX_ENTRIES)
+    .filter(isPlainObject)
+    .map((item) => ({ name: text(item["name"]), model: text(item["model"]), digest: text(item["digest"]) }));
+  return { kind: "listed", entries };
+}
+
+/** What /api/tags says about `tag`, for the availability check and the pre-run model check; never throws. */
+export async function ollamaServedModels(fetchFn: FetchLike, baseUrl: string, tag: string, timeoutMs: number): Promise<ServedModels> {
+  const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
+  if (read.kind !== "listed") return read;
+  const names = read.entries.map((e) => e.name).filter((name): name is string => name !== null);
+  // The availability rule: some entry's name equals the tag or starts with `<tag>:`.
+  return { kind: "listed", names, hasModel: names.some((name) => name === tag || name.startsWith(`${tag}:`)) };
+}
+
+const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
+
+/** From /api/tags, the digest of exactly the weights Ollama would load for `tag` (name or model equal, else `<tag>:latest`; never a prefix), or null. */
+export async function ollamaModelDigest(fetchFn: FetchLike, baseUrl: string, tag: string, timeoutMs: number): Promise<string | null> {
+  const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
+  if (read.kind !== "listed") return null;
+  const exact = read.entries.find((e) => e.name === tag || e.model === tag);
+  const entry = exact ?? (tag.includes(":") ? undefined : read.entries.find((e) => e.name === `${tag}:latest`));
+  const digest = entry?.digest ?? null;
+  return digest !== null && DIGEST_PATTERN.test(digest) ? digest : null;
 }

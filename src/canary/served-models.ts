@@ -1,6 +1,5 @@
-// Whether the canary's server serves the model, asked once before the first check, and the
-// one-line messages that say what is wrong and how to fix it. A server's model names are untrusted:
-// the list printed is capped and stripped of control characters.
+// Whether the canary's server serves the model, asked once before the first check, and the one-line messages that say
+// what is wrong and how to fix it. A server's model names are untrusted: the list printed is capped and cleaned.
 import { LittleCanaryError } from "../core/errors.js";
 import type { NetworkFailureCause } from "./http-call.js";
 
@@ -24,7 +23,6 @@ export class CanaryModelError extends LittleCanaryError {
 
 /** Most model names printed from a server's list; the rest are counted. */
 const MAX_LISTED = 12;
-/** Most code points printed of one name. */
 const MAX_NAME_CHARS = 80;
 
 /** A plain model tag (letters, digits and `._:/@+-`) prints as it is; anything else JSON-quoted. */
@@ -46,10 +44,7 @@ function servedList(names: readonly string[]): string {
   return names.length > MAX_LISTED ? `${shown} and ${names.length - MAX_LISTED} more` : shown;
 }
 
-/**
- * `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` for Ollama, and
- * `canary model M is not served at ORIGIN (it serves: …); fix: …` for an OpenAI-compatible server.
- */
+/** `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` (Ollama), or `… is not served at ORIGIN …; fix: …` (OpenAI-compatible). */
 export function modelNotFoundMessage(provider: "ollama" | "openai", model: string, origin: string, served: readonly string[]): string {
   const m = printableModelName(model);
   return provider === "ollama"

@@ -1,9 +1,8 @@
-// One validation for every canary timeout, shared by every command: a finite number of seconds > 0, from
-// `--timeout`, else LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the
-// original, because an infinite deadline is a hang and NaN disables the deadline entirely.
+// One validation for every canary timeout, shared by every command: finite seconds > 0, from `--timeout`, else
+// LITTLE_CANARY_TIMEOUT, else 600. NaN and Infinity are refused, unlike the original, because an infinite deadline is
+// a hang and NaN disables the deadline entirely.
 import { ConfigError, UsageError } from "../core/errors.js";
 
-/** The canary timeout in seconds when neither `--timeout` nor LITTLE_CANARY_TIMEOUT is set. */
 const DEFAULT_CANARY_TIMEOUT_SECONDS = 600;
 /** The environment variable that sets the canary timeout in seconds. */
 export const TIMEOUT_ENV = "LITTLE_CANARY_TIMEOUT";
@@ -32,8 +31,6 @@ export function resolveCanaryTimeout(flag: number | undefined, env: Readonly<Rec
   const raw = env[TIMEOUT_ENV];
   if (raw === undefined || raw.trim() === "") return DEFAULT_CANARY_TIMEOUT_SECONDS;
   const value = parseSeconds(raw);
-  if (value === null) {
-    throw new ConfigError(`${TIMEOUT_ENV} must be a finite positive number of seconds`);
-  }
+  if (value === null) throw new ConfigError(`${TIMEOUT_ENV} must be a finite positive number of seconds`);
   return value;
 }

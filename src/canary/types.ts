@@ -1,8 +1,6 @@
-// Contract between a canary probe (Ollama or OpenAI-compatible) and the rest of the pipeline.
-// A probe never throws for backend trouble: every failure is a CanaryResult with success=false,
-// response "" and a failure code, so a screen that did not run can never look like a pass. The
-// result of a call is built by startCanaryResult, which enforces that (latency measured from the
-// start of the call).
+// Contract between a canary probe and the rest of the pipeline. A probe never throws for backend
+// trouble: every failure is a CanaryResult with success=false, response "" and a failure code, so a
+// screen that did not run can never look like a pass (startCanaryResult builds each result, timed).
 import type { ChatSettings } from "./options.js";
 
 const CANARY_FAILURE_CODES = [

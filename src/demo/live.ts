@@ -4,8 +4,7 @@
 // fall-back to replay. The caller learns what will leave the process before the first request.
 import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
 import { isPlainObject } from "../core/guards.js";
-import { parseJsonBody } from "../canary/chat-exchange.js";
-import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
+import { interpretOllamaChat, ollamaChatBody, parseJsonBody } from "../canary/chat-exchange.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { codePointLength } from "../core/codepoints.js";

@@ -6,7 +6,7 @@ import { endpointOrigin, validateServiceUrl } from "../canary/endpoint.js";
 import type { FetchLike } from "../canary/http-call.js";
 import { DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
-import { ollamaModelDigest } from "../canary/ollama-inventory.js";
+import { ollamaModelDigest } from "../canary/run-context.js";
 import { orAbort } from "../core/or-abort.js";
 import { requestJson } from "../canary/chat-exchange.js";
 import type { HealthReport } from "../pipeline/health.js";

@@ -4,11 +4,10 @@
 // so one rule has one message template, whichever door the setting came through.
 import { resolve } from "node:path";
 import { validateBaseUrl, validateServiceUrl } from "../canary/endpoint.js";
-import { checkModelSha256 } from "../canary/embedded-model-file.js";
+import { checkModelSha256 } from "../canary/embedded-models.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
 import { apiKeyFromEnv } from "../canary/options.js";
-import { parsePoolEndpoints } from "../canary/pool-endpoints.js";
-import { endpointLogWriter } from "../canary/pool-log.js";
+import { endpointLogWriter, parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { UsageError } from "../core/errors.js";
 import { nonEmpty, refuseServedCanary, refuseUnpairedModelFile, urlBesidePool, type CanaryPoolConfig, type OptionLabels } from "../canary/pipeline-options.js";

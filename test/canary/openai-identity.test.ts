@@ -148,7 +148,7 @@ describe("library entries run the gate too", () => {
 
 describe("the 400 over-length answer", () => {
   it("both vLLM error shapes and both phrasings are context_too_long; another 400 stays http_error", async () => {
-    const { interpretOpenAIChat } = await import("../../src/canary/openai-chat.js");
+    const { interpretOpenAIChat } = await import("../../src/canary/chat-exchange.js");
     const texts = { origin: "http://127.0.0.1:8000", timeoutSeconds: 5 };
     const answer = (body: unknown) => interpretOpenAIChat({ kind: "response", status: 400, body: JSON.stringify(body) }, texts);
     const bodies = [

@@ -5,7 +5,7 @@ import { readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendNoFollow, appendNoFollowSync } from "../../src/core/append.js";
-import { endpointLogWriter } from "../../src/canary/pool-log.js";
+import { endpointLogWriter } from "../../src/canary/pool-endpoints.js";
 import { CiReports } from "../../src/report/ci-reports.js";
 import { tempDir } from "../support/publish-fixtures.js";
 
