@@ -160,7 +160,6 @@ async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: Publicati
   const note = plan.reporter.warn;
   return publish(
     {
-      framed: true,
       manifest: run.manifest,
       export: run.export,
       exportRequested: run.summary.head.run.export_requested,
