@@ -177,8 +177,8 @@ export type IngestStep =
   /** The checks finished: the documents are framed and published next. */
   | { readonly step: "checked"; readonly report: IngestRunReport };
 
-/** Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its reporter (`resumeAfter`). */
-export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
+/** Steps 2 to 7 of a resolved plan, `tell` told of each `IngestStep` and awaited: a reporter that throws (at once too) fails the run there. */
+export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) => unknown): Promise<IngestFilesResult> {
   const { signal } = plan;
   const { exportPath } = plan.targets;
   // A read from a stream (stdin) can wait forever; destroying the stream ends it.
@@ -193,7 +193,7 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
   try {
     // Steps 2 and 3, then step 4: the resources opened, then the input read.
     const { store, reports, lock, ids } = await resources.open();
-    yield { step: "start" };
+    await tell({ step: "start" });
     const prefetch = await resources.startPrefetch();
     const { read, shard } = await readInput(plan, ids, prefetch);
     const prefetched = prefetch === null ? null : await prefetch.finish();
@@ -225,7 +225,7 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
       }).catch(abortFirst(plan));
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen, canary: run.canary };
-      yield { step: "checked", report };
+      await tell({ step: "checked", report });
       const published = await publishRun(run, plan, lock);
       if (reports !== null) await writeReports(reports, run.summary, published);
       return {
@@ -259,22 +259,8 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   const settings = await resolveRunSettings(options);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline(settings.policy) : options.pipeline;
   const reporter = options.reporter ?? {};
-  const steps = ingestSteps(Object.freeze({ ...settings, pipeline: { built: pipeline } }));
-  let next = await steps.next();
-  while (next.done !== true) {
-    const step = next.value;
-    // Told inside a promise: a reporter that throws at once fails the run at this step too.
-    const tell = async () => (step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report));
-    next = await resumeAfter(steps, tell());
-  }
-  return next.value;
-}
-
-/** Resumes the run once the caller has told its reporter about a step, or fails it there when telling failed. */
-export function resumeAfter(steps: AsyncGenerator<IngestStep, IngestFilesResult>, told: Promise<unknown>) {
-  return told.then(
-    () => steps.next(),
-    (error: unknown) => steps.throw(error),
+  return ingestSteps(Object.freeze({ ...settings, pipeline: { built: pipeline } }), (step) =>
+    step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report),
   );
 }
 
