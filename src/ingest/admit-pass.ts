@@ -15,6 +15,7 @@ import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../publish/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../publish/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
+import type { DuplicateId } from "./run-summary.js";
 import { holdBeforeChecks, snapshotOf } from "./record-check.js";
 import { displayText } from "../core/display-text.js";
 
@@ -101,6 +102,7 @@ function admission(
   sink: PreparedSink,
   options: AdmissionOptions,
   onPlanned?: AdmitPassOptions["onPlanned"],
+  onDuplicate?: (duplicate: DuplicateId) => void,
 ): { readonly add: (record: RawRecord) => Promise<void>; readonly idDigestsMayRepeat: () => boolean } {
   const { policy, ids, uniqueIds, manifestVersion } = options;
   let duplicates = 0;
@@ -114,6 +116,7 @@ function admission(
       const seen = ids.firstIndex(`id:${record.id}`, record.index);
       if (seen !== record.index) {
         duplicates++;
+        onDuplicate?.({ index: record.index, firstIndex: seen });
         if (uniqueIds) duplicateOf = seen;
       }
     }
@@ -190,12 +193,16 @@ export async function admitPass(
   }
 }
 
-/** Records already in memory through the same admission, kept in an array: what `ingestRecords` feeds the second pass. */
+/**
+ * Records already in memory through the same admission, kept in an array: what `ingestRecords`
+ * feeds the second pass, with the valid records whose string id an earlier valid record used.
+ */
 export async function admitRecords(
   records: readonly RawRecord[],
   options: AdmissionOptions & { readonly inputSha256: string | null },
-): Promise<AdmitPassResult> {
+): Promise<AdmitPassResult & { readonly duplicateIds: readonly DuplicateId[] }> {
   const lines: PreparedLine[] = [];
+  const duplicateIds: DuplicateId[] = [];
   const admit = admission(
     {
       held: async (line) => {
@@ -208,6 +215,8 @@ export async function admitRecords(
       },
     },
     options,
+    undefined,
+    (duplicate) => duplicateIds.push(duplicate),
   );
   for (const record of records) await admit.add(record);
   const prepared: PreparedRecords = {
@@ -224,6 +233,7 @@ export async function admitRecords(
     inputSha256: options.inputSha256,
     idDigestsMayRepeat: admit.idDigestsMayRepeat(),
     manifestVersion: options.manifestVersion,
+    duplicateIds,
   };
 }
 

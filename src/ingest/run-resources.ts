@@ -58,17 +58,10 @@ export class RunResources {
       stopIfAborted(this.plan);
       if (targets.overwrite) {
         const existing = [targets.manifestPath, targets.exportPath].filter((path): path is string => path !== null);
-        const present = await Promise.all(
-          existing.map((path) =>
-            lstat(path).then(
-              () => true,
-              () => false,
-            ),
-          ),
-        );
+        const present = await Promise.all(existing.map((path) => lstat(path).catch(() => null)));
         // Marked once the removal is done: its own errors say what they did and did not remove.
         await removePreviousPair(targets, fs);
-        this.removedPair = present.some(Boolean);
+        this.removedPair = present.some((info) => info !== null);
       }
       await checkTargetDirectories(targets);
       // Scratch files of a run that was killed before it could remove them; the lock says no
@@ -89,11 +82,8 @@ export class RunResources {
     const { plan, store } = this;
     if (plan.cache === null || store === null || plan.source.kind !== "file") return null;
     // Only a head start: an input that cannot be stat'ed here is refused by the reader, not here.
-    const size = await stat(plan.source.path).then(
-      (s) => s.size,
-      () => null,
-    );
-    if (size === null || size < plan.cache.prefetch.minInputBytes) return null;
+    const size = (await stat(plan.source.path).catch(() => null))?.size;
+    if (size === undefined || size < plan.cache.prefetch.minInputBytes) return null;
     this.prefetch = await RecordPrefetch.start({
       cachePath: store.path,
       settings: plan.recordSettings,

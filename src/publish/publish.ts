@@ -13,9 +13,9 @@ import { errorCode } from "../core/errors.js";
 import { lockTargets, type PublicationLock } from "./lock.js";
 import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
-import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
+import { removeTemps, withdrawTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, type PublishTargets } from "./targets.js";
-import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
+import { randomName, syncDirectory, unlinkQuietly, writeTemp, type TempFile } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
 /**
@@ -123,7 +123,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
 
   const lock = options.lock ?? (await lockTargets({ manifestPath, exportPath }, options.waitLockSeconds ?? 0));
   const temps = new Set<string>();
-  const published: PublishedTarget[] = [];
+  const published: TempFile[] = [];
   const checkpoint = (): void => {
     if (options.signal?.aborted) throw new PublishError("interrupted during publication");
     if (lock.compromised !== null) throw new PublishError(`the publication lock ${displayText(lock.lockPath)} was lost (${lock.compromised.message})`);
