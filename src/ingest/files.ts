@@ -21,7 +21,6 @@ import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import type { PublicationLock } from "../publish/lock.js";
 import { publish, type PublishResult } from "../publish/publish.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { CiReports } from "../report/ci-reports.js";
@@ -154,22 +153,6 @@ async function readInput(
   };
 }
 
-/** Step 6, the only step that writes a target, under the run's lock: anything at a target now came during the run, never replaced. */
-async function publishRun(run: StreamedRun, plan: IngestRunPlan, lock: PublicationLock): Promise<PublishResult> {
-  const { targets, fs, signal } = plan;
-  const note = plan.reporter.warn;
-  return publish(
-    {
-      manifest: run.manifest,
-      export: run.export,
-      exportRequested: run.summary.head.run.export_requested,
-      exportNamesManifest: run.export === null ? null : run.manifest.sha256,
-    },
-    { manifestPath: targets.manifestPath, exportPath: targets.exportPath, overwrite: false },
-    { fs, lock, ...(signal ? { signal } : {}), ...(note ? { log: note } : {}) },
-  );
-}
-
 /** Where a run stands when it hands control back to its caller (`ingestSteps`). */
 export type IngestStep =
   /** The locks are held and the targets ready: the input is read next. */
@@ -202,7 +185,9 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
       if (prefetched !== null) plan.cache?.prefetch.onStats?.(prefetched.stats);
       // Step 5: the checks, by the caller's pipeline or one built now from the planned options.
       const pipeline = "built" in plan.pipeline ? plan.pipeline.built : new SecurityPipeline(plan.pipeline.options);
-      const gate = await gateRun(plan, pipeline);
+      // The context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped.
+      const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
+      const gate = await orAbort(gating, signal, () => abortReason(signal as AbortSignal));
       const cached = store === null ? undefined : runCache(store, pipeline, gate, plan.recordSettings, plan.reporter.warn);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
       run = await streamIngestRun(pipeline, read, {
@@ -226,7 +211,17 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen, canary: run.canary };
       await tell({ step: "checked", report });
-      const published = await publishRun(run, plan, lock);
+      // Step 6, the only step that writes a target, under the run's lock: anything at a target now came during the run, never replaced.
+      const published = await publish(
+        {
+          manifest: run.manifest,
+          export: run.export,
+          exportRequested: run.summary.head.run.export_requested,
+          exportNamesManifest: run.export === null ? null : run.manifest.sha256,
+        },
+        { manifestPath: plan.targets.manifestPath, exportPath, overwrite: false },
+        { fs: plan.fs, lock, signal, log: plan.reporter.warn },
+      );
       if (reports !== null) await writeReports(reports, run.summary, published);
       return {
         run: report,
@@ -262,12 +257,6 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   return ingestSteps(Object.freeze({ ...settings, pipeline: { built: pipeline } }), (step) =>
     step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report),
   );
-}
-
-/** Step 5's context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped. */
-function gateRun(plan: IngestRunPlan, pipeline: CheckingPipeline): Promise<GateResult> {
-  const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
-  return orAbort(gating, plan.signal, () => abortReason(plan.signal as AbortSignal));
 }
 
 /** Writes the CI reports of a published run; the pair stands, so a failure's error says it was published. */

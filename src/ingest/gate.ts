@@ -96,7 +96,7 @@ async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<G
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
   const identity = pinned.identity;
   return {
-    verified: exactlyCounted(server),
+    verified: server.prompt_count === "tokenize",
     required,
     contextLength: server.max_model_len,
     modelDigest: null,
@@ -195,16 +195,9 @@ export async function runContextGate(
   // proof is made before the first check the run really sends, so a re-run whose every verdict
   // is cached makes no chat call. No check is sent without it, and a failed proof refuses the run.
   const modelDigest = await probe.modelDigest();
-  return { verified: true, required, contextLength, modelDigest, beforeFirstCheck: once(() => proveLoadedContext(probe)) };
-}
-
-/** `fn` called at most once; every caller shares its one outcome. */
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let outcome: Promise<void> | null = null;
-  return () => {
-    outcome ??= fn();
-    return outcome;
-  };
+  // Proved at most once: every caller shares its one outcome.
+  let proof: Promise<void> | null = null;
+  return { verified: true, required, contextLength, modelDigest, beforeFirstCheck: () => (proof ??= proveLoadedContext(probe)) };
 }
 
 /** The warm-up call and GET /api/ps prove the num_ctx was honoured; throws IngestGateError (code `backend`) when they do not. */
@@ -223,14 +216,6 @@ async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
       `could not verify the canary's loaded context: ${UNVERIFIED_TEXT[loaded.reason]}; ingest refuses to run without it (an Ollama that reports context_length in /api/ps is needed)`,
     );
   }
-}
-
-/**
- * Whether an OpenAI-compatible server's context is verified: only exact counts (`POST /tokenize`)
- * make max_model_len more than its word; without them each segment must fit at one token per byte.
- */
-function exactlyCounted(server: OpenAIContextProof): boolean {
-  return server.prompt_count === "tokenize";
 }
 
 /** Before the context proofs: the server must answer and list the canary model, or one line names model, origin and fix. */
@@ -254,7 +239,9 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
   const required = segmentContext(policy, probe);
   await requireServedModel(probe);
   const server = await proveSegmentContext((need) => proveOpenAIContext(probe, need), required, policy);
-  return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
+  // Only exact counts (`POST /tokenize`) make max_model_len more than its word; without them each
+  // segment must fit at one token per byte.
+  return { verified: server.prompt_count === "tokenize", required, contextLength: server.max_model_len, modelDigest: null, server };
 }
 
 /** The gate for an embedded canary: the engine opens, and its context holds the prompt, the longest segment and the reply budget. */

@@ -134,16 +134,6 @@ function storedLine(run: StreamRunContext, line: PlannedLine, stored: Prefetched
   return { facts: stored.facts, json, entry, checks: 0, exported, line: line.line };
 }
 
-/** A prefetched entry as the record's finished line (parsed only when needed), or null. */
-function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
-  let parsed: ManifestRecord | null = null;
-  const entry = (): ManifestRecord => {
-    parsed ??= JSON.parse(prefetched.json) as ManifestRecord;
-    return parsed;
-  };
-  return storedLine(run, line, prefetched, entry);
-}
-
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
 function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | null {
   const reused = line.lineSha256 === null ? null : (run.records?.lookup(line.lineSha256, line.index) ?? null);
@@ -153,7 +143,10 @@ function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | nu
 
 async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFinish): Promise<FinishedLine> {
   if ("held" in line) return finished(line.entry, line.held, 0, null, line.line);
-  const reused = (prefetched === null ? null : prefetchedLine(run, line, prefetched)) ?? reusedLine(run, line);
+  // A prefetched entry is parsed only when needed.
+  let parsed: ManifestRecord | null = null;
+  const reused =
+    (prefetched === null ? null : storedLine(run, line, prefetched, () => (parsed ??= JSON.parse(prefetched.json) as ManifestRecord))) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
   const prepared = { index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
