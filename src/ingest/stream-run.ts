@@ -21,7 +21,7 @@ import type { AdmitPassResult, PreparedLine } from "./admit-pass.js";
 import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { checkRecord, entryFromCache, pipelineInfo, type RunContext } from "./record-check.js";
+import { checkRecord, pipelineInfo, type RunContext } from "./record-check.js";
 import { entryFacts, RunTally, type EntryFacts, type IngestRunSummary } from "./run-summary.js";
 import type { PrefetchedEntries, PrefetchedEntry } from "./record-prefetch.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
@@ -153,7 +153,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
   const outcome = await checkRecord(run, prepared);
   if (run.records !== undefined && line.lineSha256 !== null) {
     // Built again from the cache alone: the entry a later run would make by reusing verdicts.
-    const reusable = outcome.checks === 0 ? outcome.entry : entryFromCache(run, prepared);
+    const reusable = outcome.checks === 0 ? outcome.entry : ((await checkRecord(run, prepared, true))?.entry ?? null);
     if (reusable !== null) run.records.offer(line.lineSha256, reusable);
   }
   // Serialized here, once, in the lane, while other records wait on the canary.
