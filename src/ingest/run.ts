@@ -10,7 +10,7 @@ import type { CanonicalDocument } from "../documents/manifest-build.js";
 import type { IngestExport, IngestManifest } from "../documents/schemas.js";
 import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { LittleCanaryError } from "../core/errors.js";
-import { MemorySpool, type FramedDocument } from "../publish/framed-document.js";
+import { ArraySpool, type FramedDocument } from "../publish/framed-document.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import { admitRecords } from "./admit-pass.js";
@@ -124,8 +124,8 @@ export async function ingestRecords(
     gate,
     concurrency: options.concurrency ?? 1,
     maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
-    manifestSpool: async () => new MemorySpool(),
-    exportSpool: options.exportRequested === true ? async () => new MemorySpool() : null,
+    manifestSpool: async () => new ArraySpool(),
+    exportSpool: options.exportRequested === true ? async () => new ArraySpool() : null,
     ids,
     clock,
     ...(options.signal ? { signal: options.signal } : {}),

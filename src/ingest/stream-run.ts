@@ -16,7 +16,7 @@ import { canaryTarget, type CanaryTarget } from "../pipeline/canary-warning.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import { CanaryCircuitBreaker, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { mapOrderedStream } from "../pipeline/map-ordered.js";
-import { frameDocument, type FramedDocument, type ItemSpool } from "../publish/framed-document.js";
+import { frameDocument, type ArraySpool, type FramedDocument } from "../publish/framed-document.js";
 import type { AdmitPassResult, PreparedLine } from "./admit-pass.js";
 import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
@@ -33,10 +33,10 @@ export interface StreamRunOptions {
   readonly gate: GateResult;
   readonly concurrency: number;
   readonly maxCanaryFailures: number;
-  /** Creates the spool of the manifest's records (an ArraySpool beside the target, or a MemorySpool); it is removed with the run. */
-  readonly manifestSpool: () => Promise<ItemSpool>;
+  /** Creates the spool of the manifest's records (an ArraySpool beside the target, or in memory); it is removed with the run. */
+  readonly manifestSpool: () => Promise<ArraySpool>;
   /** The same for the export's records, or null for a manifest only. */
-  readonly exportSpool: (() => Promise<ItemSpool>) | null;
+  readonly exportSpool: (() => Promise<ArraySpool>) | null;
   /** Id digests are looked up here (keys prefixed `digest:`), for counts.duplicate_ids. */
   readonly ids: RecordIdIndex;
   /** The manifest's timestamps: `started_at` read when the run starts, `finished_at` when its checks are over. */
