@@ -11,7 +11,8 @@
 // (`interruptedAfterCommit`).
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
-import type { VerdictCache } from "../cache/verdict-cache.js";
+import { IdIndex } from "../cache/id-index.js";
+import { VerdictCache } from "../cache/verdict-cache.js";
 import { LittleCanaryError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
 import type { ManifestRecord } from "../documents/schemas.js";
@@ -23,9 +24,11 @@ import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import { publish, type PublishResult } from "../publish/publish.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
-import type { CiReports } from "../report/ci-reports.js";
+import { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import { ArraySpool } from "../publish/framed-document.js";
+import type { PublicationLock } from "../publish/lock.js";
+import { scratchPathFor } from "../publish/scratch-file.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { IngestOutcomeCode } from "./exit-code.js";
@@ -33,7 +36,7 @@ import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.j
 import type { RecordIdIndex } from "./id-index.js";
 import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
 import type { RecordPrefetch } from "./record-prefetch.js";
-import { RunResources } from "./run-resources.js";
+import { lockAndPrepareTargets, startPrefetch } from "./run-resources.js";
 import {
   abortFirst,
   abortReason,
@@ -172,12 +175,24 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
     if (signal?.aborted) endStream();
     else signal?.addEventListener("abort", endStream, { once: true });
   }
-  const resources = new RunResources(plan);
+  // What the run holds open besides its input, each closed once (below), whatever happened.
+  let store: VerdictCache | null = null;
+  let reports: CiReports | null = null;
+  let lock: PublicationLock | null = null;
+  let ids: IdIndex | null = null;
+  let prefetch: RecordPrefetch | null = null;
+  let pairRemoved = false;
   try {
-    // Steps 2 and 3, then step 4: the resources opened, then the input read.
-    const { store, reports, lock, ids } = await resources.open();
+    // Steps 2 and 3, then step 4: the resources opened (the verdict cache first: a file that is
+    // not one refuses the run before anything is read), then the input read.
+    store = plan.cache === null ? null : VerdictCache.open(plan.cache.path, { clock: plan.clock });
+    reports = plan.reports === null ? null : await CiReports.open(plan.reports.options, plan.reports.input, plan.cwd, plan.reports.outputs);
+    lock = await lockAndPrepareTargets(plan, () => {
+      pairRemoved = true;
+    });
+    ids = IdIndex.createAt(scratchPathFor(plan.targets.manifestPath, "ids"));
     await tell({ step: "start" });
-    const prefetch = await resources.startPrefetch();
+    prefetch = await startPrefetch(plan, store);
     const { read, shard } = await readInput(plan, ids, prefetch);
     const prefetched = prefetch === null ? null : await prefetch.finish();
     let run: StreamedRun | null = null;
@@ -206,7 +221,7 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
         clock: plan.clock,
         ...(signal ? { signal } : {}),
         ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
-        ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
+        ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports?.add(reportItemFromRecord(entry, line)) } : {}),
       }).catch(abortFirst(plan));
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen, canary: run.canary };
@@ -236,10 +251,15 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
       await read.prepared.remove();
     }
   } catch (error) {
-    throw resources.previousPairRemoved ? previousPairGone(error) : error;
+    throw pairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
-    await resources.close();
+    // In reverse order of need; the locks last.
+    await prefetch?.remove();
+    ids?.close();
+    store?.close();
+    await reports?.remove();
+    await lock?.release();
   }
 }
 
