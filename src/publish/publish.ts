@@ -15,7 +15,7 @@ import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
 import { removeTemps, withdrawTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, type PublishTargets } from "./targets.js";
-import { randomName, syncDirectory, unlinkQuietly, writeTemp, type TempFile } from "./temp.js";
+import { syncDirectory, unlinkQuietly, writeTemp, type TempFile } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
 /**
@@ -41,16 +41,12 @@ export type PublishRequest = Pick<PublishTargets, "manifestPath" | "overwrite"> 
 /** Options of `publish`. */
 export interface PublishOptions {
   readonly fs?: PublishFs;
-  /** A lock the caller already holds on this manifest path (the CLI holds it from pre-flight on). */
+  /** A lock the caller already holds on this manifest path (the CLI holds it from pre-flight on); without one, another run's lock fails at once. */
   readonly lock?: PublicationLock;
-  /** Without `lock`: how long to wait for another run's lock (default 0: fail at once). */
-  readonly waitLockSeconds?: number;
   /** Aborting before the commit rolls back and rejects with PublishError. */
   readonly signal?: AbortSignal;
   /** Rollback and cleanup notes (a retained concurrent file, a leftover temp). */
   readonly log?: RollbackLog;
-  /** Random part of temporary file names (tests make it predictable). */
-  readonly randomName?: () => string;
 }
 
 /** What publication wrote. */
@@ -104,7 +100,6 @@ async function linkNoClobber(fs: PublishFs, temp: string, target: string): Promi
 export async function publish(documents: PublishDocuments, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
   const fs = options.fs ?? nodePublishFs;
   const log = options.log ?? (() => undefined);
-  const random = options.randomName ?? randomName;
   const manifestPath = resolve(request.manifestPath);
   const exportPath = request.exportPath == null ? null : resolve(request.exportPath);
   if (exportPath === manifestPath) throw new PublishError("manifest and export paths must be different files");
@@ -121,7 +116,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
     throw new PublishError("refusing to publish: the export is not bound to this manifest");
   }
 
-  const lock = options.lock ?? (await lockTargets({ manifestPath, exportPath }, options.waitLockSeconds ?? 0));
+  const lock = options.lock ?? (await lockTargets({ manifestPath, exportPath }, 0));
   const temps = new Set<string>();
   const published: TempFile[] = [];
   const checkpoint = (): void => {
@@ -136,12 +131,12 @@ export async function publish(documents: PublishDocuments, request: PublishReque
       if (request.overwrite) await removePreviousPair({ manifestPath, exportPath }, fs);
       checkpoint();
       step = `writing the manifest ${displayText(manifestPath)}`;
-      const manifest = await writeTemp(fs, manifestPath, documents.manifest, (path) => temps.add(path), random);
+      const manifest = await writeTemp(fs, manifestPath, documents.manifest, (path) => temps.add(path));
       manifestTemp = manifest.path;
       checkpoint();
       if (documents.export !== null && exportPath !== null) {
         step = `writing the export ${displayText(exportPath)}`;
-        const exported = await writeTemp(fs, exportPath, documents.export, (path) => temps.add(path), random);
+        const exported = await writeTemp(fs, exportPath, documents.export, (path) => temps.add(path));
         checkpoint();
         await linkNoClobber(fs, exported.path, exportPath);
         published.push({ path: exportPath, identity: exported.identity });
@@ -157,7 +152,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
     } catch (error) {
       // Newest first: the export is the only target that can have been published here.
       await removeTemps(fs, temps, log);
-      for (const target of published.reverse()) await withdrawTarget(fs, target, log, random);
+      for (const target of published.reverse()) await withdrawTarget(fs, target, log);
       throw new PublishError(`${describe(error, step)}; nothing published`, { cause: error });
     }
     // Committed. Nothing below may undo or fail the publication.

@@ -42,8 +42,8 @@ async function removeRecoveryDir(fs: PublishFs, directory: string, log: Rollback
 }
 
 /** Takes back one published target (its path, the identity its temp had) if it is still ours; never deletes anyone else's file. */
-export async function withdrawTarget(fs: PublishFs, target: TempFile, log: RollbackLog, random: () => string = randomName): Promise<void> {
-  const recovery = join(dirname(target.path), `${RECOVERY_PREFIX}${random()}`);
+export async function withdrawTarget(fs: PublishFs, target: TempFile, log: RollbackLog): Promise<void> {
+  const recovery = join(dirname(target.path), `${RECOVERY_PREFIX}${randomName()}`);
   const held = join(recovery, basename(target.path));
   try {
     await retryOnce(async () => {
