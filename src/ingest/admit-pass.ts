@@ -103,7 +103,11 @@ function admission(
   options: AdmissionOptions,
   onPlanned?: AdmitPassOptions["onPlanned"],
   onDuplicate?: (duplicate: DuplicateId) => void,
-): { readonly add: (record: RawRecord) => Promise<void>; readonly idDigestsMayRepeat: () => boolean } {
+): {
+  readonly add: (record: RawRecord) => Promise<void>;
+  /** The pass's result once every record was added. */
+  readonly result: <S extends string | null>(prepared: PreparedRecords, records: number, inputSha256: S) => AdmitPassResult & { readonly inputSha256: S };
+} {
   const { policy, ids, uniqueIds, manifestVersion } = options;
   let duplicates = 0;
   // Malformed records with a string id: their entries carry its digest, but the id is not indexed.
@@ -126,7 +130,10 @@ function admission(
     const digest = await sink.planned(record);
     if (digest !== null) await onPlanned?.(record.index, digest);
   };
-  return { add, idDigestsMayRepeat: () => duplicates > 0 || unindexedIds > 0 };
+  return {
+    add,
+    result: (prepared, records, inputSha256) => ({ prepared, records, inputSha256, idDigestsMayRepeat: duplicates > 0 || unindexedIds > 0, manifestVersion }),
+  };
 }
 
 /** A sink that writes each prepared record as one line of `spool`. */
@@ -161,32 +168,20 @@ export async function admitPass(
     return admit.add(record);
   };
   try {
-    const outcome = await scanRecords(
-      source,
-      {
-        kind: "ingest",
-        limits: readerLimitsForPolicy(policy),
-        keepLineBytes: true,
-        ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }),
-      },
-      onRecord,
-    );
+    const limits = readerLimitsForPolicy(policy);
+    const outcome = await scanRecords(source, { kind: "ingest", limits, keepLineBytes: true, firstLine: options.firstLine }, onRecord);
     if (!outcome.ok) {
       await spool.remove();
       return outcome;
     }
     await spool.seal();
-    const prepared: PreparedRecords = { lines: () => preparedLines(spool), remove: () => spool.remove() };
-    return {
-      ok: true,
-      result: {
-        prepared,
-        records: outcome.records,
-        inputSha256: outcome.inputSha256,
-        idDigestsMayRepeat: admit.idDigestsMayRepeat(),
-        manifestVersion: options.manifestVersion,
+    const prepared: PreparedRecords = {
+      lines: async function* () {
+        for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool);
       },
+      remove: () => spool.remove(),
     };
+    return { ok: true, result: admit.result(prepared, outcome.records, outcome.inputSha256) };
   } catch (error) {
     await spool.remove();
     throw error;
@@ -227,14 +222,7 @@ export async function admitRecords(
       lines.length = 0;
     },
   };
-  return {
-    prepared,
-    records: records.length,
-    inputSha256: options.inputSha256,
-    idDigestsMayRepeat: admit.idDigestsMayRepeat(),
-    manifestVersion: options.manifestVersion,
-    duplicateIds,
-  };
+  return { ...admit.result(prepared, records.length, options.inputSha256), duplicateIds };
 }
 
 /** The line in `bytes[start, end)`, valid only until the next is read: what a record keeps is copied (latin1, byte for byte). */
@@ -264,9 +252,4 @@ function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile): Prepare
       return snapshot;
     },
   };
-}
-
-/** The prepared lines of a sealed first-pass scratch file, in order. */
-async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
-  for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool);
 }
