@@ -16,7 +16,7 @@ import { VerdictCache } from "../cache/verdict-cache.js";
 import { LittleCanaryError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
 import type { ManifestRecord } from "../documents/schemas.js";
-import { shardRange, type LineRange, type ShardSpec } from "../documents/shard.js";
+import { shardRange, type LineRange } from "../documents/shard.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
@@ -115,12 +115,12 @@ async function readInput(
   const stop = (): void => stopIfAborted(plan);
   let source = input.kind === "file" ? fromFile(input.path) : fromNodeStream(input.stream);
   // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
-  let cut: { counted: InputLineCount; range: LineRange; shard: ShardSpec } | null = null;
+  let cut: { counted: InputLineCount; range: LineRange } | null = null;
   if (plan.shard !== null && input.kind === "file") {
     const counted = await countInputLines(source, signal).catch(abortFirst(plan));
     stop();
     if (counted.lines === 0) throw new IngestRefusedError("no lines in input, nothing to shard; nothing written");
-    cut = { counted, range: shardRange(plan.shard, counted.lines), shard: plan.shard };
+    cut = { counted, range: shardRange(plan.shard, counted.lines) };
     source = selectLineRange(fromFile(input.path), cut.range, counted, input.path);
   }
   const read = await admitPass(source, {
@@ -147,13 +147,11 @@ async function readInput(
     await read.result.prepared.remove();
     throw error;
   }
-  if (cut === null) return { read: read.result, shard: undefined };
-  const { counted, range, shard } = cut;
+  if (cut === null || plan.shard === null) return { read: read.result, shard: undefined };
+  const { counted, range } = cut;
   // The reader hashed exactly the bytes of the shard's range.
-  return {
-    read: read.result,
-    shard: { inputSha256: counted.sha256, shard: { k: shard.k, n: shard.n, ...range, input_lines: counted.lines, range_sha256: read.result.inputSha256 } },
-  };
+  const shard = { k: plan.shard.k, n: plan.shard.n, ...range, input_lines: counted.lines, range_sha256: read.result.inputSha256 };
+  return { read: read.result, shard: { inputSha256: counted.sha256, shard } };
 }
 
 /** Where a run stands when it hands control back to its caller (`ingestSteps`). */
