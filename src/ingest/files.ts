@@ -1,7 +1,7 @@
 // `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
 // pair, crash-safe; `ingestSteps` is the same run for a caller that tells its own reporter
 // between the steps (the `ingest` verb). In order: 1. every setting resolved and checked
-// (run-plan.ts), the pipeline built or its options checked; 2. the resources opened (run-resources.ts), the locks taken
+// (run-plan.ts), the pipeline built or its options checked; 2. the resources opened, the locks taken
 // and the pre-flight repeated under them (only answers under the lock are final); 3. with
 // `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one that
 // looks current), the directories checked; 4. the input read strictly (a shard: counted, then
@@ -9,6 +9,7 @@
 // writes, rolled back on failure, abort or lost lock before its commit; 7. the locks released.
 // An abort before the commit leaves nothing written; after it the pair stands
 // (`interruptedAfterCommit`).
+import { lstat, stat } from "node:fs/promises";
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import { IdIndex } from "../cache/id-index.js";
@@ -22,21 +23,21 @@ import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import { publish, type PublishResult } from "../publish/publish.js";
+import { publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import { ArraySpool } from "../publish/framed-document.js";
-import type { PublicationLock } from "../publish/lock.js";
-import { scratchPathFor } from "../publish/scratch-file.js";
+import { lockTargets, type PublicationLock } from "../publish/lock.js";
+import { removeLeftoverScratch, scratchPathFor } from "../publish/scratch-file.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { IngestOutcomeCode } from "./exit-code.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
+import { checkTargetDirectories, preflightTargets } from "./target-checks.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
-import type { RecordPrefetch } from "./record-prefetch.js";
-import { lockAndPrepareTargets, startPrefetch } from "./run-resources.js";
+import { RecordPrefetch } from "./record-prefetch.js";
 import {
   abortFirst,
   abortReason,
@@ -152,6 +153,52 @@ async function readInput(
   // The reader hashed exactly the bytes of the shard's range.
   const shard = { k: plan.shard.k, n: plan.shard.n, ...range, input_lines: counted.lines, range_sha256: read.result.inputSha256 };
   return { read: read.result, shard: { inputSha256: counted.sha256, shard } };
+}
+
+/**
+ * Steps 2 and 3: the locks, the pre-flight repeated under them, the previous pair removed (then
+ * `onPairRemoved` is told: the run's error must say so), the directories; releases the locks on failure.
+ */
+async function lockAndPrepareTargets(plan: IngestRunPlan, onPairRemoved: () => void): Promise<PublicationLock> {
+  const { targets, fs, reporter } = plan;
+  const lock = await lockTargets(targets, plan.lock.waitSeconds, plan.signal);
+  try {
+    await preflightTargets(targets);
+    stopIfAborted(plan);
+    if (targets.overwrite) {
+      const existing = [targets.manifestPath, targets.exportPath].filter((path): path is string => path !== null);
+      const present = await Promise.all(existing.map((path) => lstat(path).catch(() => null)));
+      // Told once the removal is done: its own errors say what they did and did not remove.
+      await removePreviousPair(targets, fs);
+      if (present.some((info) => info !== null)) onPairRemoved();
+    }
+    await checkTargetDirectories(targets);
+    // Scratch files of a run that was killed before it could remove them; the lock says no
+    // live run owns them.
+    for (const target of [targets.manifestPath, targets.exportPath]) {
+      if (target === null) continue;
+      for (const path of await removeLeftoverScratch(target)) reporter.warn?.(`removed a scratch file left by an interrupted run: ${displayText(path)}`);
+    }
+    return lock;
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** The record prefetch for this run, or null when the run has no cache, reads standard input or a small file, or the worker script is missing. */
+async function startPrefetch(plan: IngestRunPlan, store: VerdictCache | null): Promise<RecordPrefetch | null> {
+  if (plan.cache === null || store === null || plan.source.kind !== "file") return null;
+  // Only a head start: an input that cannot be stat'ed here is refused by the reader, not here.
+  const size = (await stat(plan.source.path).catch(() => null))?.size;
+  if (size === undefined || size < plan.cache.prefetch.minInputBytes) return null;
+  return RecordPrefetch.start({
+    cachePath: store.path,
+    settings: plan.recordSettings,
+    besidePath: plan.targets.manifestPath,
+    ...(plan.signal ? { signal: plan.signal } : {}),
+    ...(plan.cache.prefetch.workerUrl ? { workerUrl: plan.cache.prefetch.workerUrl } : {}),
+  });
 }
 
 /** Where a run stands when it hands control back to its caller (`ingestSteps`). */
