@@ -42,8 +42,6 @@ export function snapshotOf(record: RawRecord): SegmentableRecord {
   });
 }
 
-const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
-
 /** One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says about the canary. Never throws. */
 export async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
@@ -72,7 +70,7 @@ export async function checkSegment(pipeline: CheckingPipeline, slice: string): P
     };
     return { result, canary: observeCanary(json as VerdictJson) };
   } catch (error) {
-    return failed(errorName(error));
+    return failed(error instanceof Error ? error.constructor.name : "Error");
   }
 }
 
