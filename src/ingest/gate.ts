@@ -78,13 +78,9 @@ export interface CheckingPipeline {
 
 // A replaced probe's context cannot be verified, so only the library's own, unmodified backends
 // pass (canary/identity.ts keeps the brand; a method shadowed on the instance fails it).
-const isGenuineOpenAIProbe = (probe: unknown): probe is OpenAICanaryProbe => isOwnCanary(probe, "openai");
-const isGenuineOllamaProbe = (probe: unknown): probe is OllamaCanaryProbe => isOwnCanary(probe, "ollama");
-const isGenuineEmbeddedProbe = (probe: unknown): probe is EmbeddedCanaryProbe => isOwnCanary(probe, "embedded");
-/** A pool whose every endpoint is a genuine Ollama probe. */
-const isGenuineOllamaPool = (probe: unknown): probe is CanaryPool => isOwnPool(probe, "ollama");
-/** A pool whose every endpoint is a genuine OpenAI-compatible probe. */
-const isGenuineOpenAIPool = (probe: unknown): probe is CanaryPool => isOwnPool(probe, "openai");
+const isGenuineProbe = <P>(probe: unknown, kind: "openai" | "ollama" | "embedded"): probe is P => isOwnCanary(probe, kind);
+/** A pool whose every endpoint is a genuine probe of `kind`. */
+const isGenuinePool = (probe: unknown, kind: "openai" | "ollama"): probe is CanaryPool => isOwnPool(probe, kind);
 
 /** The gate for a pool of OpenAI-compatible servers: one served model, weights, engine and window for a segment, and the pool's pin. */
 async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<GateResult> {
@@ -162,7 +158,7 @@ export async function runContextGate(
   const probe = pipeline.probe;
   if (o.provider === "embedded") return embeddedGate(probe, policy);
   if (o.provider === "openai") return openAIGate(probe, policy);
-  if (isGenuineOllamaPool(probe)) {
+  if (isGenuinePool(probe, "ollama")) {
     const numCtx = probe.numCtx;
     const required = segmentContext(policy, probe);
     if (numCtx === null || numCtx < required) {
@@ -170,7 +166,7 @@ export async function runContextGate(
     }
     return poolGate(probe, required);
   }
-  if (!isGenuineOllamaProbe(probe)) {
+  if (!isGenuineProbe<OllamaCanaryProbe>(probe, "ollama")) {
     throw new IngestGateError("config", REPLACED_PROBE);
   }
   const required = segmentContext(policy, probe);
@@ -232,8 +228,8 @@ async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe):
 
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
 async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
-  if (isGenuineOpenAIPool(probe)) return openAIPoolGate(probe, policy);
-  if (!isGenuineOpenAIProbe(probe)) {
+  if (isGenuinePool(probe, "openai")) return openAIPoolGate(probe, policy);
+  if (!isGenuineProbe<OpenAICanaryProbe>(probe, "openai")) {
     throw new IngestGateError("config", REPLACED_PROBE);
   }
   const required = segmentContext(policy, probe);
@@ -246,7 +242,7 @@ async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateRes
 
 /** The gate for an embedded canary: the engine opens, and its context holds the prompt, the longest segment and the reply budget. */
 async function embeddedGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
-  if (!isGenuineEmbeddedProbe(probe)) {
+  if (!isGenuineProbe<EmbeddedCanaryProbe>(probe, "embedded")) {
     throw new IngestGateError("config", REPLACED_PROBE);
   }
   const opened = await probe.open();
