@@ -11,11 +11,11 @@
 
 import os from "node:os";
 import { maxLineBytes, type ReaderLimits } from "../src/documents/reader-limits.js";
-import { readRecords } from "../src/jsonl/read.js";
-import { fromBytes, READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
+import { READ_CHUNK_BYTES } from "../src/jsonl/sources.js";
 import { recordBench, recordPrintedLines } from "./_perf-doc.js";
 import { median } from "./_stats.js";
 import { seededRandom } from "./_random.js";
+import { readRecords, fromBytes } from "../test/support/jsonl-reads.js";
 
 const MIB = 1024 * 1024;
 const INPUT_BYTES = 64 * MIB;

@@ -15,6 +15,7 @@ import type { RawRecord } from "../jsonl/record.js";
 import { ScratchFile, ScratchFileError } from "../publish/scratch-file.js";
 import { scratchLines, type ScratchLine } from "../publish/scratch-lines.js";
 import type { RecordIdIndex } from "./id-index.js";
+import type { DuplicateId } from "./run-summary.js";
 import { holdBeforeChecks, snapshotOf } from "./record-check.js";
 import { displayText } from "../core/display-text.js";
 
@@ -101,7 +102,12 @@ function admission(
   sink: PreparedSink,
   options: AdmissionOptions,
   onPlanned?: AdmitPassOptions["onPlanned"],
-): { readonly add: (record: RawRecord) => Promise<void>; readonly idDigestsMayRepeat: () => boolean } {
+  onDuplicate?: (duplicate: DuplicateId) => void,
+): {
+  readonly add: (record: RawRecord) => Promise<void>;
+  /** The pass's result once every record was added. */
+  readonly result: <S extends string | null>(prepared: PreparedRecords, records: number, inputSha256: S) => AdmitPassResult & { readonly inputSha256: S };
+} {
   const { policy, ids, uniqueIds, manifestVersion } = options;
   let duplicates = 0;
   // Malformed records with a string id: their entries carry its digest, but the id is not indexed.
@@ -114,6 +120,7 @@ function admission(
       const seen = ids.firstIndex(`id:${record.id}`, record.index);
       if (seen !== record.index) {
         duplicates++;
+        onDuplicate?.({ index: record.index, firstIndex: seen });
         if (uniqueIds) duplicateOf = seen;
       }
     }
@@ -123,7 +130,10 @@ function admission(
     const digest = await sink.planned(record);
     if (digest !== null) await onPlanned?.(record.index, digest);
   };
-  return { add, idDigestsMayRepeat: () => duplicates > 0 || unindexedIds > 0 };
+  return {
+    add,
+    result: (prepared, records, inputSha256) => ({ prepared, records, inputSha256, idDigestsMayRepeat: duplicates > 0 || unindexedIds > 0, manifestVersion }),
+  };
 }
 
 /** A sink that writes each prepared record as one line of `spool`. */
@@ -158,44 +168,36 @@ export async function admitPass(
     return admit.add(record);
   };
   try {
-    const outcome = await scanRecords(
-      source,
-      {
-        kind: "ingest",
-        limits: readerLimitsForPolicy(policy),
-        keepLineBytes: true,
-        ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }),
-      },
-      onRecord,
-    );
+    const limits = readerLimitsForPolicy(policy);
+    const outcome = await scanRecords(source, { kind: "ingest", limits, keepLineBytes: true, firstLine: options.firstLine }, onRecord);
     if (!outcome.ok) {
       await spool.remove();
       return outcome;
     }
     await spool.seal();
-    const prepared: PreparedRecords = { lines: () => preparedLines(spool), remove: () => spool.remove() };
-    return {
-      ok: true,
-      result: {
-        prepared,
-        records: outcome.records,
-        inputSha256: outcome.inputSha256,
-        idDigestsMayRepeat: admit.idDigestsMayRepeat(),
-        manifestVersion: options.manifestVersion,
+    const prepared: PreparedRecords = {
+      lines: async function* () {
+        for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool);
       },
+      remove: () => spool.remove(),
     };
+    return { ok: true, result: admit.result(prepared, outcome.records, outcome.inputSha256) };
   } catch (error) {
     await spool.remove();
     throw error;
   }
 }
 
-/** Records already in memory through the same admission, kept in an array: what `ingestRecords` feeds the second pass. */
+/**
+ * Records already in memory through the same admission, kept in an array: what `ingestRecords`
+ * feeds the second pass, with the valid records whose string id an earlier valid record used.
+ */
 export async function admitRecords(
   records: readonly RawRecord[],
   options: AdmissionOptions & { readonly inputSha256: string | null },
-): Promise<AdmitPassResult> {
+): Promise<AdmitPassResult & { readonly duplicateIds: readonly DuplicateId[] }> {
   const lines: PreparedLine[] = [];
+  const duplicateIds: DuplicateId[] = [];
   const admit = admission(
     {
       held: async (line) => {
@@ -208,6 +210,8 @@ export async function admitRecords(
       },
     },
     options,
+    undefined,
+    (duplicate) => duplicateIds.push(duplicate),
   );
   for (const record of records) await admit.add(record);
   const prepared: PreparedRecords = {
@@ -218,13 +222,7 @@ export async function admitRecords(
       lines.length = 0;
     },
   };
-  return {
-    prepared,
-    records: records.length,
-    inputSha256: options.inputSha256,
-    idDigestsMayRepeat: admit.idDigestsMayRepeat(),
-    manifestVersion: options.manifestVersion,
-  };
+  return { ...admit.result(prepared, records.length, options.inputSha256), duplicateIds };
 }
 
 /** The line in `bytes[start, end)`, valid only until the next is read: what a record keeps is copied (latin1, byte for byte). */
@@ -254,9 +252,4 @@ function lineAt({ bytes, start, end }: ScratchLine, spool: ScratchFile): Prepare
       return snapshot;
     },
   };
-}
-
-/** The prepared lines of a sealed first-pass scratch file, in order. */
-async function* preparedLines(spool: ScratchFile): AsyncGenerator<PreparedLine> {
-  for await (const line of scratchLines(spool, "the first pass's scratch file")) yield lineAt(line, spool);
 }

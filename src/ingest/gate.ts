@@ -78,13 +78,9 @@ export interface CheckingPipeline {
 
 // A replaced probe's context cannot be verified, so only the library's own, unmodified backends
 // pass (canary/identity.ts keeps the brand; a method shadowed on the instance fails it).
-const isGenuineOpenAIProbe = (probe: unknown): probe is OpenAICanaryProbe => isOwnCanary(probe, "openai");
-const isGenuineOllamaProbe = (probe: unknown): probe is OllamaCanaryProbe => isOwnCanary(probe, "ollama");
-const isGenuineEmbeddedProbe = (probe: unknown): probe is EmbeddedCanaryProbe => isOwnCanary(probe, "embedded");
-/** A pool whose every endpoint is a genuine Ollama probe. */
-const isGenuineOllamaPool = (probe: unknown): probe is CanaryPool => isOwnPool(probe, "ollama");
-/** A pool whose every endpoint is a genuine OpenAI-compatible probe. */
-const isGenuineOpenAIPool = (probe: unknown): probe is CanaryPool => isOwnPool(probe, "openai");
+const isGenuineProbe = <P>(probe: unknown, kind: "openai" | "ollama" | "embedded"): probe is P => isOwnCanary(probe, kind);
+/** A pool whose every endpoint is a genuine probe of `kind`. */
+const isGenuinePool = (probe: unknown, kind: "openai" | "ollama"): probe is CanaryPool => isOwnPool(probe, kind);
 
 /** The gate for a pool of OpenAI-compatible servers: one served model, weights, engine and window for a segment, and the pool's pin. */
 async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<GateResult> {
@@ -96,7 +92,7 @@ async function openAIPoolGate(pool: CanaryPool, policy: IngestPolicy): Promise<G
   if (!pinned.ok) throw new IngestGateError("backend", `${pinned.error}; ingest refuses to run`);
   const identity = pinned.identity;
   return {
-    verified: exactlyCounted(server),
+    verified: server.prompt_count === "tokenize",
     required,
     contextLength: server.max_model_len,
     modelDigest: null,
@@ -162,7 +158,7 @@ export async function runContextGate(
   const probe = pipeline.probe;
   if (o.provider === "embedded") return embeddedGate(probe, policy);
   if (o.provider === "openai") return openAIGate(probe, policy);
-  if (isGenuineOllamaPool(probe)) {
+  if (isGenuinePool(probe, "ollama")) {
     const numCtx = probe.numCtx;
     const required = segmentContext(policy, probe);
     if (numCtx === null || numCtx < required) {
@@ -170,7 +166,7 @@ export async function runContextGate(
     }
     return poolGate(probe, required);
   }
-  if (!isGenuineOllamaProbe(probe)) {
+  if (!isGenuineProbe<OllamaCanaryProbe>(probe, "ollama")) {
     throw new IngestGateError("config", REPLACED_PROBE);
   }
   const required = segmentContext(policy, probe);
@@ -195,16 +191,9 @@ export async function runContextGate(
   // proof is made before the first check the run really sends, so a re-run whose every verdict
   // is cached makes no chat call. No check is sent without it, and a failed proof refuses the run.
   const modelDigest = await probe.modelDigest();
-  return { verified: true, required, contextLength, modelDigest, beforeFirstCheck: once(() => proveLoadedContext(probe)) };
-}
-
-/** `fn` called at most once; every caller shares its one outcome. */
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let outcome: Promise<void> | null = null;
-  return () => {
-    outcome ??= fn();
-    return outcome;
-  };
+  // Proved at most once: every caller shares its one outcome.
+  let proof: Promise<void> | null = null;
+  return { verified: true, required, contextLength, modelDigest, beforeFirstCheck: () => (proof ??= proveLoadedContext(probe)) };
 }
 
 /** The warm-up call and GET /api/ps prove the num_ctx was honoured; throws IngestGateError (code `backend`) when they do not. */
@@ -225,14 +214,6 @@ async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
   }
 }
 
-/**
- * Whether an OpenAI-compatible server's context is verified: only exact counts (`POST /tokenize`)
- * make max_model_len more than its word; without them each segment must fit at one token per byte.
- */
-function exactlyCounted(server: OpenAIContextProof): boolean {
-  return server.prompt_count === "tokenize";
-}
-
 /** Before the context proofs: the server must answer and list the canary model, or one line names model, origin and fix. */
 async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe): Promise<void> {
   let served: ServedModels | null;
@@ -247,19 +228,21 @@ async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe):
 
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */
 async function openAIGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
-  if (isGenuineOpenAIPool(probe)) return openAIPoolGate(probe, policy);
-  if (!isGenuineOpenAIProbe(probe)) {
+  if (isGenuinePool(probe, "openai")) return openAIPoolGate(probe, policy);
+  if (!isGenuineProbe<OpenAICanaryProbe>(probe, "openai")) {
     throw new IngestGateError("config", REPLACED_PROBE);
   }
   const required = segmentContext(policy, probe);
   await requireServedModel(probe);
   const server = await proveSegmentContext((need) => proveOpenAIContext(probe, need), required, policy);
-  return { verified: exactlyCounted(server), required, contextLength: server.max_model_len, modelDigest: null, server };
+  // Only exact counts (`POST /tokenize`) make max_model_len more than its word; without them each
+  // segment must fit at one token per byte.
+  return { verified: server.prompt_count === "tokenize", required, contextLength: server.max_model_len, modelDigest: null, server };
 }
 
 /** The gate for an embedded canary: the engine opens, and its context holds the prompt, the longest segment and the reply budget. */
 async function embeddedGate(probe: unknown, policy: IngestPolicy): Promise<GateResult> {
-  if (!isGenuineEmbeddedProbe(probe)) {
+  if (!isGenuineProbe<EmbeddedCanaryProbe>(probe, "embedded")) {
     throw new IngestGateError("config", REPLACED_PROBE);
   }
   const opened = await probe.open();

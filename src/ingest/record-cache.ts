@@ -73,21 +73,18 @@ function placedAt(stored: string, index: number): string | null {
   return `${stored.slice(0, at)},"index":${index},"length":${stored.slice(at + AT_ZERO.length)}`;
 }
 
-/** Whether the entry's segments are the policy's windows for its stated lengths and count. */
-function followsPlan(entry: Record<string, unknown>, segments: readonly Record<string, unknown>[], policy: IngestPolicy): boolean {
-  const { length, chars_total: charsTotal, segments_total: total } = entry;
-  if (!Number.isSafeInteger(length) || !Number.isSafeInteger(charsTotal) || total !== segments.length) return false;
-  return segmentsFollowPlan(length as number, charsTotal as number, segments, { chars: policy.segment_chars, overlap: policy.segment_overlap });
-}
-
 /** Whether a parsed stored entry holds together (see the header); its fields are then trusted as the manifest's. */
 function holdsTogether(value: unknown, policy: IngestPolicy): value is ManifestRecord {
   if (!isPlainObject(value)) return false;
   const entry = value as Record<string, unknown>;
   if (entry.index !== 0 || entry.admission_basis !== undefined || !Array.isArray(entry.segments) || entry.segments.length === 0) return false;
-  if (!entry.segments.every(isPlainObject) || !followsPlan(entry, entry.segments as Record<string, unknown>[], policy)) return false;
+  const segments = entry.segments as Record<string, unknown>[];
+  // The segments must be the policy's windows for the entry's stated lengths and count.
+  const { length, chars_total: charsTotal, segments_total: total } = entry;
+  if (!segments.every(isPlainObject) || !Number.isSafeInteger(length) || !Number.isSafeInteger(charsTotal) || total !== segments.length) return false;
+  if (!segmentsFollowPlan(length as number, charsTotal as number, segments, { chars: policy.segment_chars, overlap: policy.segment_overlap })) return false;
   const outcomes: SegmentOutcome[] = [];
-  for (const s of entry.segments as Record<string, unknown>[]) {
+  for (const s of segments) {
     if (s.reused !== true || typeof s.checked_at !== "string") return false;
     if (s.kind !== "metadata" && s.kind !== "text") return false;
     if (typeof s.start !== "number" || typeof s.end !== "number") return false;

@@ -42,8 +42,6 @@ export function snapshotOf(record: RawRecord): SegmentableRecord {
   });
 }
 
-const errorName = (error: unknown): string => (error instanceof Error ? error.constructor.name : "Error");
-
 /** One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says about the canary. Never throws. */
 export async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
@@ -72,7 +70,7 @@ export async function checkSegment(pipeline: CheckingPipeline, slice: string): P
     };
     return { result, canary: observeCanary(json as VerdictJson) };
   } catch (error) {
-    return failed(errorName(error));
+    return failed(error instanceof Error ? error.constructor.name : "Error");
   }
 }
 
@@ -137,61 +135,46 @@ export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplic
 /**
  * Checks a planned record's segments in plan order. With `stop_after_hold` the first hold stops
  * the record's canary calls, not the structural layer (a later block is recorded as one); once
- * the breaker is open no segment goes to the canary (`error`, `canary_circuit_open`).
+ * the breaker is open no segment goes to the canary (`error`, `canary_circuit_open`). With
+ * `cacheOnly` nothing is sent and no lookup counted: the entry the same steps give from cached
+ * verdicts alone (what a later run would make), or null when a segment would need a check.
  */
-export async function checkRecord(run: RunContext, prepared: PlannedRecord): Promise<RecordOutcome> {
+export function checkRecord(run: RunContext, prepared: PlannedRecord): Promise<RecordOutcome>;
+export function checkRecord(run: RunContext, prepared: PlannedRecord, cacheOnly: true): Promise<RecordOutcome | null>;
+export async function checkRecord(run: RunContext, prepared: PlannedRecord, cacheOnly = false): Promise<RecordOutcome | null> {
   const { index, snapshot, plan } = prepared;
-  const { pipeline, policy, profile, breaker } = run;
+  const { pipeline, policy, profile, breaker, cache } = run;
+  if (cacheOnly && cache === undefined) return null;
   const results: SegmentResult[] = [];
   let checks = 0;
   let stopped = false;
   for (const segment of plan.segments) {
     // A verdict reused from the cache costs no call, even with the breaker open; once the
     // record has stopped, later segments are not checked, cached or not.
-    const reused = stopped ? null : (run.cache?.lookup(segment.sha256) ?? null);
+    const reused = stopped ? null : ((cacheOnly ? cache?.peek(segment.sha256) : cache?.lookup(segment.sha256)) ?? null);
     if (reused !== null) {
       results.push(reused);
       if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(reused.state)) stopped = true;
       continue;
     }
     // The structural pre-check is only needed when the canary may not be called.
-    if ((stopped || breaker.open) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
+    if ((stopped || (!cacheOnly && breaker.open)) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
       results.push(stopped ? NOT_CHECKED : CIRCUIT_OPEN);
       stopped = stopped || policy.stop_after_hold;
       continue;
     }
+    // Not in the cache, or a stopped segment the structural layer would see: only a check gives it.
+    if (cacheOnly) return null;
     await run.beforeCheck?.();
     checks++;
     const { result, canary } = await checkSegment(pipeline, segment.text);
     breaker.record(canary);
-    run.cache?.store(segment.sha256, result);
+    cache?.store(segment.sha256, result);
     results.push(result);
     if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(result.state)) stopped = true;
   }
   const entry = checkedRecordEntry({ index, record: snapshot, plan, results, ...(run.allowlist ? { allowlist: run.allowlist } : {}) });
   return { entry, checks };
-}
-
-/** The entry `checkRecord` gives, built by the same steps from cached verdicts alone; null when one is missing. */
-export function entryFromCache(run: RunContext, prepared: PlannedRecord): ManifestRecord | null {
-  const { cache, policy, profile } = run;
-  if (cache === undefined) return null;
-  const results: SegmentResult[] = [];
-  let stopped = false;
-  for (const segment of prepared.plan.segments) {
-    if (stopped) {
-      // checkRecord would send this segment through the structural layer: not from the cache.
-      if (profile.skipsCanaryOn?.(segment.text) ?? false) return null;
-      results.push(NOT_CHECKED);
-      continue;
-    }
-    const reused = cache.peek(segment.sha256);
-    if (reused === null) return null;
-    results.push(reused);
-    if (policy.stop_after_hold && profile.canaryCalls && stopsChecking(reused.state)) stopped = true;
-  }
-  const { index, snapshot, plan } = prepared;
-  return checkedRecordEntry({ index, record: snapshot, plan, results, ...(run.allowlist ? { allowlist: run.allowlist } : {}) });
 }
 
 /** What the manifest records about the pipeline and the context gate. */

@@ -136,7 +136,7 @@ export class RecordPrefetch {
     const failed = this.#failed;
     await this.#worker.terminate();
     await this.#appended;
-    const stats: RecordPrefetchStats = { ...this.stats, failed };
+    const stats: RecordPrefetchStats = { offered: this.#offered, answered: this.#answered, entries: this.#entries, failed };
     try {
       // A failed append may have left part of a line: then nothing written is used.
       if (this.#appendFailed) throw new ScratchFileError(`could not write the scratch file ${displayText(this.#spool.path)}`);
@@ -147,11 +147,6 @@ export class RecordPrefetch {
     }
     // Entries written before the worker failed stay good: each was whole when it was appended.
     return new PrefetchedEntries(this.#spool, stats);
-  }
-
-  /** What the prefetch has done so far. */
-  get stats(): RecordPrefetchStats {
-    return { offered: this.#offered, answered: this.#answered, entries: this.#entries, failed: this.#failed };
   }
 
   /** Stops the worker and deletes the scratch file (on failure or abort). Never throws. */

@@ -1,7 +1,7 @@
 // The run plan of one ingest run: its options resolved once, at its start, into one immutable
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
-// anything is opened (run-resources.ts), read (files.ts), checked or deleted.
+// anything is opened, read (files.ts), checked or deleted.
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -144,10 +144,7 @@ export interface IngestRunPlan {
   /** What a stored whole-record entry depends on besides the canary identity (record-cache.ts). */
   readonly recordSettings: RecordEntrySettings;
   /** The verdict cache file and its record prefetch, or null for a run without a cache. */
-  readonly cache: {
-    readonly path: string;
-    readonly prefetch: { readonly minInputBytes: number; readonly workerUrl?: URL; readonly onStats?: (stats: RecordPrefetchStats) => void };
-  } | null;
+  readonly cache: { readonly path: string; readonly prefetch: RecordPrefetchOptions & { readonly minInputBytes: number } } | null;
   /** The CI reports to open, the input they name, the paths they may not overwrite; null for none. */
   readonly reports: { readonly options: CiReportOptions; readonly input: string | null; readonly outputs: readonly string[] } | null;
   readonly lock: { readonly waitSeconds: number };
@@ -206,7 +203,6 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
   const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;
   const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
   const allowlist = options.allow == null ? null : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
-  const prefetch = options.recordPrefetch;
   const outputs = [targets.manifestPath, ...(targets.exportPath === null ? [] : [targets.exportPath])];
   return Object.freeze({
     targets,
@@ -224,11 +220,7 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
         ? null
         : {
             path: resolve(cwd, options.cache),
-            prefetch: {
-              minInputBytes: prefetch?.minInputBytes ?? RECORD_PREFETCH_MIN_BYTES,
-              ...(prefetch?.workerUrl ? { workerUrl: prefetch.workerUrl } : {}),
-              ...(prefetch?.onStats ? { onStats: prefetch.onStats } : {}),
-            },
+            prefetch: { ...options.recordPrefetch, minInputBytes: options.recordPrefetch?.minInputBytes ?? RECORD_PREFETCH_MIN_BYTES },
           },
     reports: wantsReports(options.reports)
       ? { options: options.reports as CiReportOptions, input: typeof options.input === "string" ? options.input : null, outputs }

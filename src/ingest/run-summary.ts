@@ -27,29 +27,24 @@ export interface DuplicateId {
   readonly firstIndex: number;
 }
 
-/** Records whose id repeats an earlier record's, as `counts.duplicate_ids` counts them: how many, and the first pair. */
-interface DuplicateIdSummary {
-  readonly count: number;
-  readonly first: DuplicateId | null;
-}
-
-/** The canary's failures over the run, by records affected. */
-interface CanaryTrouble {
-  /** Records with a segment the run did not send because the circuit breaker had opened. */
-  readonly circuitNotSent: number;
-  /** The first outage reason a checked segment reported, and how many records had one. */
-  readonly outage: { readonly reason: CanaryOutageReason; readonly records: number } | null;
-}
-
 /** Everything a run reports besides its documents. */
 export interface IngestRunSummary {
   readonly head: ManifestHead;
   readonly outcome: IngestOutcomeCode;
   /** The first HELD_SAMPLE_SIZE held records, in input order (`head.counts.held` says how many there are). */
   readonly held: readonly HeldRecordNote[];
-  /** Its count is `head.counts.duplicate_ids`: the caller tells `observe` what the counter counted. */
-  readonly duplicateIds: DuplicateIdSummary;
-  readonly canary: CanaryTrouble;
+  /**
+   * Records whose id repeats an earlier record's: how many (`head.counts.duplicate_ids`: the caller
+   * tells `observe` what the counter counted), and the first pair.
+   */
+  readonly duplicateIds: { readonly count: number; readonly first: DuplicateId | null };
+  /** The canary's failures over the run, by records affected. */
+  readonly canary: {
+    /** Records with a segment the run did not send because the circuit breaker had opened. */
+    readonly circuitNotSent: number;
+    /** The first outage reason a checked segment reported, and how many records had one. */
+    readonly outage: { readonly reason: CanaryOutageReason; readonly records: number } | null;
+  };
 }
 
 /**

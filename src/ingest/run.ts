@@ -10,7 +10,7 @@ import type { CanonicalDocument } from "../documents/manifest-build.js";
 import type { IngestExport, IngestManifest } from "../documents/schemas.js";
 import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { LittleCanaryError } from "../core/errors.js";
-import { MemorySpool, type FramedDocument } from "../publish/framed-document.js";
+import { ArraySpool, type FramedDocument } from "../publish/framed-document.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
 import { admitRecords } from "./admit-pass.js";
@@ -70,19 +70,6 @@ export interface IngestRun {
   readonly summary: IngestRunSummary;
 }
 
-/** Valid records (by index) whose string id an earlier valid record used, in input order (a malformed record's id is no label). */
-function findDuplicateIds(records: readonly RawRecord[]): DuplicateId[] {
-  const first = new Map<string, number>();
-  const duplicates: DuplicateId[] = [];
-  for (const record of records) {
-    if (typeof record.id !== "string" || record.problems.some((p) => p.severity === "malformed")) continue;
-    const seen = first.get(record.id);
-    if (seen === undefined) first.set(record.id, record.index);
-    else duplicates.push({ index: record.index, firstIndex: seen });
-  }
-  return duplicates;
-}
-
 /** In-memory records through the reader's record rules, with the run-level count/size limits. */
 export function admitIngestInputs(inputs: readonly IngestInput[], policy: IngestPolicy): RawRecord[] {
   const limits = readerLimitsForPolicy(policy);
@@ -137,8 +124,8 @@ export async function ingestRecords(
     gate,
     concurrency: options.concurrency ?? 1,
     maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
-    manifestSpool: async () => new MemorySpool(),
-    exportSpool: options.exportRequested === true ? async () => new MemorySpool() : null,
+    manifestSpool: async () => new ArraySpool(),
+    exportSpool: options.exportRequested === true ? async () => new ArraySpool() : null,
     ids,
     clock,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -152,7 +139,7 @@ export async function ingestRecords(
       export: run.export === null ? null : await inMemory<IngestExport>(run.export),
       gate,
       circuitOpen: run.circuitOpen,
-      duplicateIds: findDuplicateIds(records),
+      duplicateIds: prepared.duplicateIds,
     };
   } finally {
     await run.remove();

@@ -36,23 +36,6 @@ export interface VerdictStore {
 
 const CACHEABLE = new Set(["pass", "flag", "block"]);
 
-/** True for the results the cache keeps: exercised passes, flags and blocks. */
-function isCacheable(result: SegmentResult): result is SegmentResult & { state: "pass" | "flag" | "block" } {
-  return result.exercised && CACHEABLE.has(result.state) && result.verdict !== null && result.error === null;
-}
-
-/** What is stored for a result: everything the manifest records of it. */
-function storedValueOf(result: SegmentResult): Record<string, unknown> {
-  return {
-    state: result.state,
-    exercised: result.exercised,
-    verdict: result.verdict,
-    latency: result.latency,
-    prompt_eval_count: result.prompt_eval_count,
-    signals: [...(result.signals ?? [])],
-  };
-}
-
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
 /** A stored value back as a result, or null unless it holds together (see the header). */
@@ -94,7 +77,14 @@ export function segmentVerdictCache(store: VerdictStore): SegmentVerdictCache {
       return result;
     },
     store(segmentSha256, result) {
-      if (isCacheable(result)) store.put(segmentSha256, storedValueOf(result), result.state);
+      // Only exercised passes, flags and blocks, with everything the manifest records of them.
+      if (!result.exercised || !CACHEABLE.has(result.state) || result.verdict === null || result.error !== null) return;
+      const { state, exercised, verdict, latency, prompt_eval_count } = result;
+      store.put(
+        segmentSha256,
+        { state, exercised, verdict, latency, prompt_eval_count, signals: [...(result.signals ?? [])] },
+        state as "pass" | "flag" | "block",
+      );
     },
     peek,
     countHits(count) {

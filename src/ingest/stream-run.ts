@@ -16,12 +16,12 @@ import { canaryTarget, type CanaryTarget } from "../pipeline/canary-warning.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
 import { CanaryCircuitBreaker, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { mapOrderedStream } from "../pipeline/map-ordered.js";
-import { frameDocument, type FramedDocument, type ItemSpool } from "../publish/framed-document.js";
+import { frameDocument, type ArraySpool, type FramedDocument } from "../publish/framed-document.js";
 import type { AdmitPassResult, PreparedLine } from "./admit-pass.js";
 import type { RecordEntryCache } from "./record-cache.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
-import { checkRecord, entryFromCache, pipelineInfo, type RunContext } from "./record-check.js";
+import { checkRecord, pipelineInfo, type RunContext } from "./record-check.js";
 import { entryFacts, RunTally, type EntryFacts, type IngestRunSummary } from "./run-summary.js";
 import type { PrefetchedEntries, PrefetchedEntry } from "./record-prefetch.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
@@ -33,10 +33,10 @@ export interface StreamRunOptions {
   readonly gate: GateResult;
   readonly concurrency: number;
   readonly maxCanaryFailures: number;
-  /** Creates the spool of the manifest's records (an ArraySpool beside the target, or a MemorySpool); it is removed with the run. */
-  readonly manifestSpool: () => Promise<ItemSpool>;
+  /** Creates the spool of the manifest's records (an ArraySpool beside the target, or in memory); it is removed with the run. */
+  readonly manifestSpool: () => Promise<ArraySpool>;
   /** The same for the export's records, or null for a manifest only. */
-  readonly exportSpool: (() => Promise<ItemSpool>) | null;
+  readonly exportSpool: (() => Promise<ArraySpool>) | null;
   /** Id digests are looked up here (keys prefixed `digest:`), for counts.duplicate_ids. */
   readonly ids: RecordIdIndex;
   /** The manifest's timestamps: `started_at` read when the run starts, `finished_at` when its checks are over. */
@@ -134,16 +134,6 @@ function storedLine(run: StreamRunContext, line: PlannedLine, stored: Prefetched
   return { facts: stored.facts, json, entry, checks: 0, exported, line: line.line };
 }
 
-/** A prefetched entry as the record's finished line (parsed only when needed), or null. */
-function prefetchedLine(run: StreamRunContext, line: PlannedLine, prefetched: PrefetchedEntry): FinishedLine | null {
-  let parsed: ManifestRecord | null = null;
-  const entry = (): ManifestRecord => {
-    parsed ??= JSON.parse(prefetched.json) as ManifestRecord;
-    return parsed;
-  };
-  return storedLine(run, line, prefetched, entry);
-}
-
 /** The record's stored whole entry (record-cache.ts) when it can stand for this record, else null. */
 function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | null {
   const reused = line.lineSha256 === null ? null : (run.records?.lookup(line.lineSha256, line.index) ?? null);
@@ -153,14 +143,17 @@ function reusedLine(run: StreamRunContext, line: PlannedLine): FinishedLine | nu
 
 async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFinish): Promise<FinishedLine> {
   if ("held" in line) return finished(line.entry, line.held, 0, null, line.line);
-  const reused = (prefetched === null ? null : prefetchedLine(run, line, prefetched)) ?? reusedLine(run, line);
+  // A prefetched entry is parsed only when needed.
+  let parsed: ManifestRecord | null = null;
+  const reused =
+    (prefetched === null ? null : storedLine(run, line, prefetched, () => (parsed ??= JSON.parse(prefetched.json) as ManifestRecord))) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
   const prepared = { index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
   const outcome = await checkRecord(run, prepared);
   if (run.records !== undefined && line.lineSha256 !== null) {
     // Built again from the cache alone: the entry a later run would make by reusing verdicts.
-    const reusable = outcome.checks === 0 ? outcome.entry : entryFromCache(run, prepared);
+    const reusable = outcome.checks === 0 ? outcome.entry : ((await checkRecord(run, prepared, true))?.entry ?? null);
     if (reusable !== null) run.records.offer(line.lineSha256, reusable);
   }
   // Serialized here, once, in the lane, while other records wait on the canary.

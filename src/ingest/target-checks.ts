@@ -10,12 +10,9 @@ import { displayText } from "../core/display-text.js";
 import { fileIdentity, sameFile } from "../core/file-identity.js";
 import { PublishError, type PublishTargets } from "../publish/targets.js";
 
-async function statOrNull(path: string, follow: boolean) {
-  try {
-    return follow ? await stat(path) : await lstat(path);
-  } catch {
-    return null;
-  }
+/** Each target with the flag that names it. */
+function flagged(targets: PublishTargets): Array<[string, string]> {
+  return [["--manifest", targets.manifestPath], ...(targets.exportPath === null ? [] : [["--export", targets.exportPath] as [string, string]])];
 }
 
 /** Pre-flight checks of the output paths, before anything is read or deleted; throws PublishError naming the path. */
@@ -32,20 +29,16 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
     if (sameFile(input, manifest)) throw new PublishError("--manifest must not be the input file");
     if (exported !== null && sameFile(input, exported)) throw new PublishError("--export must not be the input file");
   }
-  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
-  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
-  for (const [flag, path] of checks) {
-    if ((await statOrNull(path, true))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
-    if ((await statOrNull(path, false)) !== null && !targets.overwrite)
+  for (const [flag, path] of flagged(targets)) {
+    if ((await stat(path).catch(() => null))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
+    if ((await lstat(path).catch(() => null)) !== null && !targets.overwrite)
       throw new PublishError(`${flag} ${displayText(path)} already exists (use --overwrite to replace it)`);
   }
 }
 
 /** Each target's directory must exist, be a directory and be writable; the error says which failed. */
 export async function checkTargetDirectories(targets: PublishTargets): Promise<void> {
-  const checks: Array<[string, string]> = [["--manifest", targets.manifestPath]];
-  if (targets.exportPath !== null) checks.push(["--export", targets.exportPath]);
-  for (const [flag, path] of checks) {
+  for (const [flag, path] of flagged(targets)) {
     const dir = dirname(resolve(path));
     const info = await stat(dir).catch(() => null);
     // A missing directory is named as missing: "not writable" sends the user after permissions.

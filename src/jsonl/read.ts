@@ -40,7 +40,7 @@ export interface ReaderRefusal {
   problem?: RecordProblem;
 }
 
-/** Options of `readRecords`: the command whose rules apply and the limits. */
+/** Options of the strict read: the command whose rules apply and the limits. */
 export interface ReadOptions {
   kind: ReaderKind;
   limits: ReaderLimits;
@@ -78,20 +78,7 @@ export type ScanOutcome =
     }
   | { ok: false; refusal: ReaderRefusal };
 
-/** The result of `readRecords`: every record, or a run-level refusal. */
-export type ReadOutcome = Exclude<ScanOutcome, { ok: true }> | (Omit<Extract<ScanOutcome, { ok: true }>, "records"> & { records: RawRecord[] });
-
-/** Reads JSONL strictly into records, refusals as values; holds every record (for any size, `scanRecords`). */
-export async function readRecords(source: AsyncIterable<Uint8Array>, options: ReadOptions): Promise<ReadOutcome> {
-  const records: RawRecord[] = [];
-  const outcome = await scanRecords(source, options, (record) => void records.push(record));
-  return outcome.ok ? { ...outcome, records } : outcome;
-}
-
-/**
- * The strict read handing each record to `onRecord` (awaited) in input order instead of keeping
- * it (`recordBatches` as a push).
- */
+/** The strict read handing each record to `onRecord` (awaited) in input order (`recordBatches` as a push). */
 export async function scanRecords(
   source: AsyncIterable<Uint8Array>,
   options: ReadOptions,

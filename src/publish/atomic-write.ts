@@ -7,13 +7,11 @@
 import { dirname } from "node:path";
 import type { FramedDocument } from "./framed-document.js";
 import { nodePublishFs, type PublishFs } from "./fs.js";
-import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
+import { syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
 export interface AtomicWriteOptions {
   /** The file system (default the real one); tests and benches wrap it (bench/_fs-hooks.ts). */
   readonly fs?: PublishFs;
-  /** Mode of the new file before the umask (default 0o666, as for any new file). */
-  readonly mode?: number;
 }
 
 /**
@@ -25,7 +23,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let temporary: string | null = null;
   try {
-    const temp = await writeTemp(fs, path, bytes, (p) => (temporary = p), randomName, options.mode ?? 0o666);
+    // Mode 0o666 before the umask, as for any new file (publication's temps are 0600).
+    const temp = await writeTemp(fs, path, bytes, (p) => (temporary = p), 0o666);
     await fs.rename(temp.path, path);
     temporary = null;
   } catch (error) {

@@ -7,72 +7,49 @@ import { createHash } from "node:crypto";
 import type { CanonicalFrame } from "../core/canonical.js";
 import { ScratchFile, ScratchFileError } from "./scratch-file.js";
 
-/** The items of one array as a run appends them: on disk (ArraySpool) or in memory (MemorySpool). */
-export interface ItemSpool extends SpooledBytes {
-  /** Items appended so far. */
-  readonly count: number;
-  /** Appends one item's canonical text. */
-  append(itemText: string): Promise<void>;
-  /** No more items. */
-  seal(): Promise<void>;
-  /** Frees the items (never throws). */
-  remove(): Promise<void>;
-}
-
-/** The items of one array, appended as they become final (each item's canonical text). */
-export class ArraySpool implements ItemSpool {
+/**
+ * The items of one array, appended as they become final (each item's canonical text) and joined
+ * by ",": in a scratch file (`create`), or in memory (`new ArraySpool()`, for `ingestRecords`:
+ * the same items framed and hashed the same way, without a scratch file).
+ */
+export class ArraySpool implements SpooledBytes {
   private items = 0;
+  private readonly texts: string[] = [];
 
-  private constructor(private readonly file: ScratchFile) {}
+  constructor(private readonly file: ScratchFile | null = null) {}
 
   /** An empty spool beside `target` (see ScratchFile for where and how). */
   static async create(target: string, label: string): Promise<ArraySpool> {
     return new ArraySpool(await ScratchFile.create(target, label));
   }
 
+  /** Items appended so far. */
   get count(): number {
     return this.items;
   }
 
+  /** Appends one item's canonical text. */
   async append(itemText: string): Promise<void> {
-    await this.file.append(this.items === 0 ? itemText : `,${itemText}`);
+    if (this.file === null) this.texts.push(itemText);
+    else await this.file.append(this.items === 0 ? itemText : `,${itemText}`);
     this.items++;
   }
 
-  seal(): Promise<void> {
-    return this.file.seal();
+  /** No more items. */
+  async seal(): Promise<void> {
+    await this.file?.seal();
   }
 
   /** The spooled bytes (seal first). */
-  chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
-    return this.file.chunks(options);
+  async *chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
+    if (this.file === null) yield Buffer.from(this.texts.join(","), "utf8");
+    else yield* this.file.chunks(options);
   }
 
-  remove(): Promise<void> {
-    return this.file.remove();
-  }
-}
-
-/** An ArraySpool in memory, for `ingestRecords`: the same items framed and hashed the same way, without a scratch file. */
-export class MemorySpool implements ItemSpool {
-  private readonly texts: string[] = [];
-
-  get count(): number {
-    return this.texts.length;
-  }
-
-  async append(itemText: string): Promise<void> {
-    this.texts.push(itemText);
-  }
-
-  async seal(): Promise<void> {}
-
-  async *chunks(): AsyncGenerator<Buffer> {
-    yield Buffer.from(this.texts.join(","), "utf8");
-  }
-
+  /** Frees the items (never throws). */
   async remove(): Promise<void> {
     this.texts.length = 0;
+    await this.file?.remove();
   }
 }
 

@@ -106,10 +106,11 @@ export async function lockTargets(
   signal?: AbortSignal,
 ): Promise<PublicationLock> {
   const paths = [targets.manifestPath, ...(targets.exportPath == null ? [] : [targets.exportPath])];
-  const ordered = [...new Set(await Promise.all(paths.map(lockTarget)))].sort();
+  const canonical = (path: string) => canonicalPath(dirname(resolve(path))).then((directory) => join(directory, basename(resolve(path))));
+  const ordered = [...new Set(await Promise.all(paths.map(canonical)))].sort();
   const held: PublicationLock[] = [];
   try {
-    for (const path of ordered) held.push(await acquirePublicationLock(path, { waitSeconds, ...(signal ? { signal } : {}) }));
+    for (const path of ordered) held.push(await acquirePublicationLock(path, { waitSeconds, signal }));
   } catch (error) {
     for (const lock of held.reverse()) await lock.release();
     throw error;
@@ -123,9 +124,4 @@ export async function lockTargets(
       for (const lock of [...held].reverse()) await lock.release();
     },
   };
-}
-
-async function lockTarget(path: string): Promise<string> {
-  const absolute = resolve(path);
-  return join(await canonicalPath(dirname(absolute)), basename(absolute));
 }

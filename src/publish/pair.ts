@@ -6,7 +6,7 @@
 // cannot be any manifest's pair and is replaced as before.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { type FileHandle, lstat, open } from "node:fs/promises";
+import { lstat, open } from "node:fs/promises";
 import { MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
@@ -17,23 +17,13 @@ const BINDING_PREFIX = new RegExp(
 );
 const PREFIX_BYTES = 256;
 
-async function isRegularFile(path: string): Promise<boolean> {
-  try {
-    return (await lstat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
+const isRegularFile = async (path: string): Promise<boolean> => (await lstat(path).catch(() => null))?.isFile() === true;
 
 /** The manifest sha256 an export written by this package is bound to, or null when it is not one. */
 export async function exportBinding(exportPath: string): Promise<string | null> {
   if (!(await isRegularFile(exportPath))) return null;
-  let handle: FileHandle;
-  try {
-    handle = await open(exportPath, "r");
-  } catch {
-    return null;
-  }
+  const handle = await open(exportPath, "r").catch(() => null);
+  if (handle === null) return null;
   try {
     const buffer = Buffer.alloc(PREFIX_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, PREFIX_BYTES, 0);

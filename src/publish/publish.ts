@@ -1,5 +1,5 @@
 // Crash-safe publication of an ingest run (docs/publication.md tells users the same rules).
-// Order: validate both documents → take the lock (unless the caller holds it) → with
+// Order: check the pair's binding → take the lock (unless the caller holds it) → with
 // `overwrite`, remove the previous pair (manifest first) → write both temps (0600, fsynced) →
 // link the export (no-clobber) → fsync its directory → link the manifest: COMMIT → remove the
 // temps, fsync the directory. So a manifest only appears after its export (a kill -9 can leave
@@ -13,13 +13,24 @@ import { errorCode } from "../core/errors.js";
 import { lockTargets, type PublicationLock } from "./lock.js";
 import { assertExportBelongsToManifest } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
-import { validateDocuments, type PublishDocuments } from "./prepare.js";
-import { removeTemps, withdrawTarget, type PublishedTarget, type RollbackLog } from "./rollback.js";
+import { removeTemps, withdrawTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, type PublishTargets } from "./targets.js";
-import { randomName, syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
+import { syncDirectory, unlinkQuietly, writeTemp, type TempFile } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
-export type { InMemoryDocuments, PublishDocuments } from "./prepare.js";
+/**
+ * The documents of a run, framed from their spools: each was validated piece by piece as it was
+ * built (every record against its schema, the head against the document schema), so what
+ * `publish` checks is the binding between them.
+ */
+export interface PublishDocuments {
+  readonly manifest: FramedDocument;
+  readonly export: FramedDocument | null;
+  /** What the manifest's run block records as export_requested. */
+  readonly exportRequested: boolean;
+  /** The manifest digest the export's head names (null without an export). */
+  readonly exportNamesManifest: string | null;
+}
 
 /**
  * Where to publish: the manifest path, the export path (optional), and whether to overwrite: remove
@@ -30,16 +41,12 @@ export type PublishRequest = Pick<PublishTargets, "manifestPath" | "overwrite"> 
 /** Options of `publish`. */
 export interface PublishOptions {
   readonly fs?: PublishFs;
-  /** A lock the caller already holds on this manifest path (the CLI holds it from pre-flight on). */
+  /** A lock the caller already holds on this manifest path (the CLI holds it from pre-flight on); without one, another run's lock fails at once. */
   readonly lock?: PublicationLock;
-  /** Without `lock`: how long to wait for another run's lock (default 0: fail at once). */
-  readonly waitLockSeconds?: number;
   /** Aborting before the commit rolls back and rejects with PublishError. */
   readonly signal?: AbortSignal;
   /** Rollback and cleanup notes (a retained concurrent file, a leftover temp). */
   readonly log?: RollbackLog;
-  /** Random part of temporary file names (tests make it predictable). */
-  readonly randomName?: () => string;
 }
 
 /** What publication wrote. */
@@ -93,15 +100,25 @@ async function linkNoClobber(fs: PublishFs, temp: string, target: string): Promi
 export async function publish(documents: PublishDocuments, request: PublishRequest, options: PublishOptions = {}): Promise<PublishResult> {
   const fs = options.fs ?? nodePublishFs;
   const log = options.log ?? (() => undefined);
-  const random = options.randomName ?? randomName;
   const manifestPath = resolve(request.manifestPath);
   const exportPath = request.exportPath == null ? null : resolve(request.exportPath);
   if (exportPath === manifestPath) throw new PublishError("manifest and export paths must be different files");
-  validateDocuments(documents, exportPath !== null);
+  // Nothing touches the disk unless the documents form a complete pair bound to each other.
+  if (documents.exportRequested !== (exportPath !== null)) {
+    throw new PublishError(
+      exportPath !== null
+        ? "refusing to publish: an export path was given but the manifest records export_requested=false"
+        : "refusing to publish: the manifest records an export but no export path was given",
+    );
+  }
+  if ((documents.export !== null) !== (exportPath !== null)) throw new PublishError("an export path needs an export document and the reverse");
+  if (documents.export !== null && documents.exportNamesManifest !== documents.manifest.sha256) {
+    throw new PublishError("refusing to publish: the export is not bound to this manifest");
+  }
 
-  const lock = options.lock ?? (await lockTargets({ manifestPath, exportPath }, options.waitLockSeconds ?? 0));
+  const lock = options.lock ?? (await lockTargets({ manifestPath, exportPath }, 0));
   const temps = new Set<string>();
-  const published: PublishedTarget[] = [];
+  const published: TempFile[] = [];
   const checkpoint = (): void => {
     if (options.signal?.aborted) throw new PublishError("interrupted during publication");
     if (lock.compromised !== null) throw new PublishError(`the publication lock ${displayText(lock.lockPath)} was lost (${lock.compromised.message})`);
@@ -114,12 +131,12 @@ export async function publish(documents: PublishDocuments, request: PublishReque
       if (request.overwrite) await removePreviousPair({ manifestPath, exportPath }, fs);
       checkpoint();
       step = `writing the manifest ${displayText(manifestPath)}`;
-      const manifest = await writeTemp(fs, manifestPath, contentOf(documents.manifest), (path) => temps.add(path), random);
+      const manifest = await writeTemp(fs, manifestPath, documents.manifest, (path) => temps.add(path));
       manifestTemp = manifest.path;
       checkpoint();
       if (documents.export !== null && exportPath !== null) {
         step = `writing the export ${displayText(exportPath)}`;
-        const exported = await writeTemp(fs, exportPath, contentOf(documents.export), (path) => temps.add(path), random);
+        const exported = await writeTemp(fs, exportPath, documents.export, (path) => temps.add(path));
         checkpoint();
         await linkNoClobber(fs, exported.path, exportPath);
         published.push({ path: exportPath, identity: exported.identity });
@@ -135,7 +152,7 @@ export async function publish(documents: PublishDocuments, request: PublishReque
     } catch (error) {
       // Newest first: the export is the only target that can have been published here.
       await removeTemps(fs, temps, log);
-      for (const target of published.reverse()) await withdrawTarget(fs, target, log, random);
+      for (const target of published.reverse()) await withdrawTarget(fs, target, log);
       throw new PublishError(`${describe(error, step)}; nothing published`, { cause: error });
     }
     // Committed. Nothing below may undo or fail the publication.
@@ -152,9 +169,4 @@ export async function publish(documents: PublishDocuments, request: PublishReque
     exportPath,
     exportSha256: documents.export?.sha256 ?? null,
   };
-}
-
-/** What a temp file is written from: the bytes in memory, or the framed document itself. */
-function contentOf(document: { readonly bytes: Uint8Array } | FramedDocument): Uint8Array | FramedDocument {
-  return "bytes" in document ? document.bytes : document;
 }

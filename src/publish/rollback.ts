@@ -5,19 +5,14 @@
 // size): ours is deleted; anything else is linked back (no-clobber, else it stays there and the
 // path is logged). Rollback never deletes a file that is not ours.
 import { basename, dirname, join } from "node:path";
-import { sameIdentity, type FileIdentity, type PublishFs } from "./fs.js";
+import { sameIdentity, type PublishFs } from "./fs.js";
 import { errorCode } from "../core/errors.js";
-import { randomName, unlinkQuietly } from "./temp.js";
+import { randomName, unlinkQuietly, type TempFile } from "./temp.js";
 import { displayText } from "../core/display-text.js";
 
 const RECOVERY_PREFIX = ".ingest-recovery-";
 
 export type RollbackLog = (message: string) => void;
-
-export interface PublishedTarget {
-  readonly path: string;
-  readonly identity: FileIdentity;
-}
 
 /** Removes each registered temp; what cannot be removed stays in the set and is logged. */
 export async function removeTemps(fs: PublishFs, temps: Set<string>, log: RollbackLog): Promise<void> {
@@ -46,9 +41,9 @@ async function removeRecoveryDir(fs: PublishFs, directory: string, log: Rollback
   }
 }
 
-/** Takes back one published target if it is still ours; never deletes anyone else's file. */
-export async function withdrawTarget(fs: PublishFs, target: PublishedTarget, log: RollbackLog, random: () => string = randomName): Promise<void> {
-  const recovery = join(dirname(target.path), `${RECOVERY_PREFIX}${random()}`);
+/** Takes back one published target (its path, the identity its temp had) if it is still ours; never deletes anyone else's file. */
+export async function withdrawTarget(fs: PublishFs, target: TempFile, log: RollbackLog): Promise<void> {
+  const recovery = join(dirname(target.path), `${RECOVERY_PREFIX}${randomName()}`);
   const held = join(recovery, basename(target.path));
   try {
     await retryOnce(async () => {

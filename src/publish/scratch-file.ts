@@ -25,7 +25,15 @@ export class ScratchFileError extends LittleCanaryError {
   }
 }
 
-const reason = (error: unknown): string => errorCode(error) ?? (error instanceof Error ? error.message : "unknown error");
+/** `operation` on the scratch file at `path`, its failure a ScratchFileError saying what could not be done (`verb`) and why. */
+async function scratchIo<T>(path: string, verb: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    const reason = errorCode(error) ?? (error instanceof Error ? error.message : "unknown error");
+    throw new ScratchFileError(`could not ${verb} the scratch file ${displayText(path)} (${reason})`, { cause: error });
+  }
+}
 
 // Scratch files not yet removed. A process that ends through process.exit (a second Ctrl-C
 // forcing the exit while a run is still unwinding) runs no async cleanup, so they are unlinked
@@ -75,13 +83,9 @@ export class ScratchFile {
   /** Creates an empty scratch file beside `target` (exclusively, mode 0600). */
   static async create(target: string, label: string): Promise<ScratchFile> {
     const path = scratchPathFor(target, label);
-    try {
-      const file = new ScratchFile(path, await open(path, "wx", 0o600));
-      track(path);
-      return file;
-    } catch (error) {
-      throw new ScratchFileError(`could not create the scratch file ${displayText(path)} (${reason(error)})`, { cause: error });
-    }
+    const file = new ScratchFile(path, await scratchIo(path, "create", () => open(path, "wx", 0o600)));
+    track(path);
+    return file;
   }
 
   /** Bytes appended so far (flushed or not). */
@@ -120,13 +124,10 @@ export class ScratchFile {
   }
 
   private async writeOut(data: Uint8Array): Promise<void> {
-    if (this.handle === null) return;
-    try {
-      await writeAll(this.handle, data);
-      this.written += data.byteLength;
-    } catch (error) {
-      throw new ScratchFileError(`could not write the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });
-    }
+    const handle = this.handle;
+    if (handle === null) return;
+    await scratchIo(this.path, "write", () => writeAll(handle, data));
+    this.written += data.byteLength;
   }
 
   /** Flushes and closes the file; no more appends. */
@@ -137,22 +138,13 @@ export class ScratchFile {
     this.sealed = true;
     const handle = this.handle;
     this.handle = null;
-    try {
-      await handle?.close();
-    } catch (error) {
-      throw new ScratchFileError(`could not close the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });
-    }
+    await scratchIo(this.path, "close", async () => handle?.close());
   }
 
   /** The file's bytes, in chunks of up to a megabyte (seal first). */
   async *chunks(options: { readonly reuseBuffer?: boolean } = {}): AsyncGenerator<Buffer> {
     if (!this.sealed) throw new ScratchFileError(`scratch file ${displayText(this.path)} must be sealed before it is read`);
-    let handle: FileHandle;
-    try {
-      handle = await open(this.path, "r");
-    } catch (error) {
-      throw new ScratchFileError(`could not read the scratch file ${displayText(this.path)} (${reason(error)})`, { cause: error });
-    }
+    const handle = await scratchIo(this.path, "read", () => open(this.path, "r"));
     try {
       let position = 0;
       // With `reuseBuffer`, one buffer serves every chunk (a chunk is valid only until the next

@@ -29,10 +29,9 @@ export async function writeTemp(
   target: string,
   content: Uint8Array | FramedDocument,
   register: (path: string) => void,
-  random: () => string = randomName,
   mode: number = 0o600,
 ): Promise<TempFile> {
-  const path = join(dirname(target), `.${basename(target)}.${random()}${TEMP_SUFFIX}`);
+  const path = join(dirname(target), `.${basename(target)}.${randomName()}${TEMP_SUFFIX}`);
   const handle = await fs.open(path, "create", mode);
   register(path);
   try {

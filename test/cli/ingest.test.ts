@@ -9,10 +9,9 @@ import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { fromBytes } from "../../src/jsonl/sources.js";
-import { readRecords } from "../../src/jsonl/read.js";
 import { readerLimitsForPolicy } from "../../src/documents/policy.js";
 import { STRICT_V1 } from "../../src/documents/policy.js";
+import { fromBytes, readRecords } from "../support/jsonl-reads.js";
 
 let ollama: OllamaStandIn;
 let dir: string;

@@ -17,11 +17,10 @@ import { ingestFiles } from "../../src/ingest/files.js";
 import type { CheckingPipeline } from "../../src/ingest/gate.js";
 import { readerLimitsForPolicy } from "../../src/documents/policy.js";
 import { ingestRecords } from "../../src/ingest/run.js";
-import { readRecords } from "../../src/jsonl/read.js";
-import { fromBytes } from "../../src/jsonl/sources.js";
 import { resolvePolicy, type IngestPolicy } from "../../src/documents/policy.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
+import { readRecords, fromBytes } from "../support/jsonl-reads.js";
 
 const LATENCY = /"(latency|total_latency)":-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 const SUMMARY_SECONDS = /("summary":"(?:[^"\\]|\\.)*)\(\d+\.\d{3}s\)"/g;

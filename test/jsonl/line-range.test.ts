@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { shardRange } from "../../src/documents/shard.js";
 import { countInputLines, InputChangedError, selectLineRange } from "../../src/jsonl/line-range.js";
-import { fromBytes } from "../../src/jsonl/sources.js";
+import { fromBytes } from "../support/jsonl-reads.js";
 
 async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];

@@ -8,10 +8,9 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../../src/documents/reader-limits.js";
 import { SkippedValue } from "../../src/core/parse-line.js";
 import { parseJsonLine } from "../support/core-text.js";
-import { readRecords, type ReadOutcome } from "../../src/jsonl/read.js";
 import { RECORD_SHAPE } from "../../src/jsonl/record.js";
-import { fromBytes } from "../../src/jsonl/sources.js";
 import { runCli } from "../support/cli.js";
+import { readRecords, type ReadOutcome, fromBytes } from "../support/jsonl-reads.js";
 
 /** `{"<key>":[{},{},…]}` with `count` empty objects. */
 const hostileLine = (count: number, key = "text"): string => `{"${key}":[${Array(count).fill("{}").join(",")}]}`;

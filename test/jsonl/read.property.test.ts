@@ -1,9 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_READER_LIMITS, type ReaderKind, type ReaderLimits } from "../../src/documents/reader-limits.js";
-import { readRecords, type ReadOutcome } from "../../src/jsonl/read.js";
-import { fromBytes } from "../../src/jsonl/sources.js";
 import { isBlankText, utf8ByteLength } from "../../src/core/codepoints.js";
+import { readRecords, type ReadOutcome, fromBytes } from "../support/jsonl-reads.js";
 
 const REFUSAL_CODES = [
   "line_too_long",

@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_READER_LIMITS, maxLineBytes, type ReaderKind, type ReaderLimits } from "../../src/documents/reader-limits.js";
-import { readRecords, type ReadOutcome, type ReaderRefusal } from "../../src/jsonl/read.js";
+import type { ReaderRefusal } from "../../src/jsonl/read.js";
 import type { RawRecord } from "../../src/jsonl/record.js";
-import { fromBytes, fromFile } from "../../src/jsonl/sources.js";
+import { fromFile } from "../../src/jsonl/sources.js";
+import { readRecords, type ReadOutcome, fromBytes } from "../support/jsonl-reads.js";
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/jsonl/${name}`, import.meta.url));
 

@@ -3,9 +3,9 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from "../../src/documents/reader-limits.js";
-import { readRecords, scanRecords } from "../../src/jsonl/read.js";
+import { scanRecords } from "../../src/jsonl/read.js";
 import type { RawRecord } from "../../src/jsonl/record.js";
-import { fromBytes } from "../../src/jsonl/sources.js";
+import { readRecords, fromBytes } from "../support/jsonl-reads.js";
 
 const limits = (overrides: Partial<ReaderLimits> = {}): ReaderLimits => ({ ...DEFAULT_READER_LIMITS, ...overrides });
 

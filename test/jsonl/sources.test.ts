@@ -5,8 +5,8 @@ import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LittleCanaryError } from "../../src/core/errors.js";
 import { DEFAULT_READER_LIMITS } from "../../src/documents/reader-limits.js";
-import { readRecords } from "../../src/jsonl/read.js";
-import { fromBytes, fromFile, fromNodeStream, READ_CHUNK_BYTES } from "../../src/jsonl/sources.js";
+import { fromFile, fromNodeStream, READ_CHUNK_BYTES } from "../../src/jsonl/sources.js";
+import { readRecords, fromBytes } from "../support/jsonl-reads.js";
 
 async function collect(source: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];

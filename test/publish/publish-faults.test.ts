@@ -7,11 +7,19 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { publish, type InMemoryDocuments } from "../../src/publish/publish.js";
 import { PublishError } from "../../src/publish/targets.js";
 import type { PublishFsCall } from "../../bench/_fs-hooks.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
-import { ERROR_CODES, dirState, failingFs, recordingFs, tempDir, type DirState } from "../support/publish-fixtures.js";
+import {
+  ERROR_CODES,
+  dirState,
+  failingFs,
+  publishInMemory as publish,
+  recordingFs,
+  tempDir,
+  type DirState,
+  type InMemoryDocuments,
+} from "../support/publish-fixtures.js";
 
 let fresh: InMemoryDocuments;
 let fresher: InMemoryDocuments;

@@ -9,6 +9,14 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { verifyFiles, type VerifyFilesResult } from "../../src/verify/verify-files.js";
 import { hookedFs, injectedFsError, type PublishFsCall } from "../../bench/_fs-hooks.js";
 import { nodePublishFs, type PublishFs } from "../../src/publish/fs.js";
+import type { z } from "zod";
+import { sha256Hex } from "../../src/core/hash.js";
+import type { CanonicalDocument } from "../../src/documents/manifest-build.js";
+import { exportDocumentSchema, exportSchemaFor, manifestDocumentSchema, type ManifestDocument } from "../../src/documents/manifest-v2.js";
+import type { IngestExport } from "../../src/documents/schemas.js";
+import type { FramedDocument } from "../../src/publish/framed-document.js";
+import { publish, type PublishOptions, type PublishRequest, type PublishResult } from "../../src/publish/publish.js";
+import { PublishError } from "../../src/publish/targets.js";
 import { afterEach, beforeEach } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "./ollama-stand-in.js";
 
@@ -128,4 +136,55 @@ export function standInAndDirPerTest(): StandInAndDir {
       return now().dir;
     },
   };
+}
+
+/** The documents of a run held in memory (what `ingestRecords` gives), to publish. */
+export interface InMemoryDocuments {
+  /** A manifest of any version; the export must be of the same version. */
+  readonly manifest: CanonicalDocument<ManifestDocument>;
+  readonly export: CanonicalDocument<IngestExport> | null;
+}
+
+function checkBytes(label: string, document: CanonicalDocument<unknown>, schema: z.ZodType): void {
+  if (sha256Hex(document.bytes) !== document.sha256) throw new PublishError(`refusing to publish: the ${label} bytes do not match its sha256`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(document.bytes);
+  } catch (error) {
+    throw new PublishError(`refusing to publish: the ${label} bytes are not UTF-8`, { cause: error });
+  }
+  if (text !== document.json) throw new PublishError(`refusing to publish: the ${label} bytes are not its JSON text`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PublishError(`refusing to publish: the ${label} is not JSON`, { cause: error });
+  }
+  if (!schema.safeParse(parsed).success) throw new PublishError(`refusing to publish: the ${label} does not match its schema`);
+}
+
+/**
+ * `publish` of documents in memory: their bytes checked first (digest, UTF-8, JSON text, schema),
+ * nothing touching the disk on a mismatch, then published as framed documents whose binding
+ * `publish` checks. The product publishes only framed documents (src/ingest/files.ts).
+ */
+export async function publishInMemory(documents: InMemoryDocuments, request: PublishRequest, options?: PublishOptions): Promise<PublishResult> {
+  const named = documents.manifest.document.schema;
+  checkBytes("manifest", documents.manifest, manifestDocumentSchema(named));
+  if (documents.export !== null) checkBytes("export", documents.export, exportDocumentSchema(exportSchemaFor(named)));
+  const framed = (document: CanonicalDocument<unknown>): FramedDocument => ({
+    sha256: document.sha256,
+    size: document.bytes.byteLength,
+    writeTo: (write) => write(document.bytes),
+  });
+  return publish(
+    {
+      manifest: framed(documents.manifest),
+      export: documents.export === null ? null : framed(documents.export),
+      exportRequested: documents.manifest.document.run.export_requested,
+      exportNamesManifest: documents.export?.document.manifest_sha256 ?? null,
+    },
+    request,
+    options,
+  );
 }
