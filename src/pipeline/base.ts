@@ -11,11 +11,9 @@ import type { CanaryProbe, CanaryResult } from "../canary/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { StructuralFilter } from "../structural/filter.js";
 import { StructuralOffload } from "../structural/offload.js";
-import { AuditLogger } from "./audit.js";
+import { AuditLogger, outcomeOf } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
-import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
-import { snapshotOf } from "./snapshot.js";
-import { resolvePipelineOptions, type PipelineWarningCode, type ResolvedPipelineOptions } from "../canary/pipeline-options.js";
+import { resolvePipelineOptions, type PipelineMode, type PipelineWarningCode, type ResolvedPipelineOptions } from "../canary/pipeline-options.js";
 import type { PipelineCallbacks, SecurityPipelineOptions } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type CoverageReason, type LayerResult, type PipelineVerdict } from "./verdict.js";
 import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegment } from "./segments.js";
@@ -172,7 +170,7 @@ export class PipelineBase {
     let promptEvalCount: number | null = null;
     // The canary layer of a window whose canary is not called (disabled, or after a block).
     const skipped = (details: string, status: CanaryStatus, summaryOverride?: string): FinishState => {
-      layers.push(skippedCanaryLayer(details));
+      layers.push(canaryLayer("skipped", details));
       const unexercised = { canaryStatus: status, analysisMethod: "none", analysisStatus: "not_applicable", risk: null } as const;
       return { layers, blockedBy, advisory, degraded: false, ...unexercised, ...(summaryOverride !== undefined ? { summaryOverride } : {}) };
     };
@@ -214,7 +212,7 @@ export class PipelineBase {
       const details =
         `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
         "split the text or raise maxSegments.";
-      layers.push(failedCanaryLayer(details, "input_too_long", 0, null));
+      layers.push(canaryLayer("failed", details, "input_too_long"));
       return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
     }
     if (o.enableCanary) {
@@ -229,7 +227,8 @@ export class PipelineBase {
         analysisStatus = "exercised";
         analysisMethod = snap.analysisMethod;
         risk = snap.riskScore;
-        const names = uniqueCategories(snap);
+        // Signal categories in first-seen order, each once.
+        const names = [...new Set(snap.signals.map((signal) => signal.category))];
         const listed = names.length > 0 ? names.join(", ") : "none";
         const details = snap.shouldBlock
           ? `Behavioral analysis blocked; signals: ${listed}.`
@@ -253,10 +252,10 @@ export class PipelineBase {
         degraded = true;
         canaryStatus = outcome.canaryStatus;
         analysisStatus = outcome.analysisStatus;
-        layers.push(failedCanaryLayer(this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
+        layers.push(canaryLayer("failed", this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
       }
     } else {
-      layers.push(skippedCanaryLayer("Canary disabled by configuration."));
+      layers.push(canaryLayer("skipped", "Canary disabled by configuration."));
     }
 
     return { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount };
@@ -377,16 +376,7 @@ export class PipelineBase {
   }
 
   #fireCallback(verdict: PipelineVerdict): void {
-    const c = this.#callbacks;
-    const callback = !verdict.safe
-      ? c.onBlock
-      : verdict.degraded
-        ? c.onDegraded
-        : verdict.advisory.flagged
-          ? c.onFlag
-          : verdict.canaryStatus !== "exercised"
-            ? c.onUnexercised
-            : c.onPass;
+    const callback = this.#callbacks[CALLBACK_OF[outcomeOf(verdict)]];
     if (!callback) return;
     try {
       callback(verdict);
@@ -395,6 +385,9 @@ export class PipelineBase {
     }
   }
 }
+
+/** The callback each outcome fires. */
+const CALLBACK_OF = { blocked: "onBlock", degraded: "onDegraded", flagged: "onFlag", unexercised: "onUnexercised", safe: "onPass" } as const;
 
 /** Whether a window's canary runs: normally, skipped for a block elsewhere, or not at all (too many windows). */
 type CanaryPlan = { readonly kind: "run" } | { readonly kind: "skip_after_block" } | { readonly kind: "over_budget"; readonly needed: number };
@@ -438,4 +431,75 @@ function describeType(value: unknown): string {
 
 function errorClass(error: unknown): string {
   return error instanceof Error ? error.constructor.name : typeof error;
+}
+
+/** The canary layer of a check that did not call the canary (`skipped`: disabled, or after a block) or got no coverage from it (`failed`, and why). */
+function canaryLayer(
+  status: "skipped" | "failed",
+  details: string,
+  coverageReason: CoverageReason | null = null,
+  latency = 0,
+  snapshot: AnalysisSnapshot | null = null,
+): LayerResult {
+  return { name: "canary_probe", passed: null, latency, details, status, coverageReason, snapshot, signals: [] };
+}
+
+/** Whether an exercised analysis blocks in `mode`, and the advisory it leaves otherwise. */
+function routeExercised(mode: PipelineMode, snap: AnalysisSnapshot, names: readonly string[], details: string): { block: boolean; advisory: SecurityAdvisory } {
+  if (snap.shouldBlock && snap.hardBlocked) {
+    if (mode === "advisory") return { block: false, advisory: new SecurityAdvisory(true, "high", names, details) };
+    return { block: true, advisory: SecurityAdvisory.none() };
+  }
+  if (snap.shouldBlock) {
+    if (mode === "block") return { block: true, advisory: SecurityAdvisory.none() };
+    return { block: false, advisory: new SecurityAdvisory(true, "medium", names, details) };
+  }
+  if ((snap.riskScore ?? 0) > 0 && names.length > 0) {
+    return { block: false, advisory: new SecurityAdvisory(true, "low", names, `Low-confidence signals: ${names.join(", ")}`) };
+  }
+  return { block: false, advisory: SecurityAdvisory.none() };
+}
+
+// The analyzer's categories (analysis/signals.ts) and the judge's, restated: the lean pipeline
+// imports no analyzer code (test/pipeline/create.test.ts).
+const KNOWN_CATEGORIES = new Set([
+  "persona_shift",
+  "instruction_echo",
+  "system_prompt_leak",
+  "refusal_collapse",
+  "tool_hallucination",
+  "format_anomaly",
+  "semantic_discontinuity",
+  "attack_compliance",
+  "canary_compromise",
+  "llm_judge",
+]);
+const CANARY_STATUSES: readonly CanaryStatus[] = ["exercised", "failed", "disabled", "skipped_after_block"];
+const ANALYSIS_METHODS: readonly AnalysisMethod[] = ["regex", "llm_judge", "none"];
+const ANALYSIS_STATUSES: readonly AnalysisStatus[] = ["exercised", "failed", "not_applicable"];
+
+/**
+ * The privacy-preserving view of an analysis, all that layers and callbacks ever see of the
+ * canary: categories, severities and statuses, no reply, prompt or evidence. Values an analyzer
+ * got wrong are normalised, never trusted.
+ */
+function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
+  const finiteOrNull = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+  return Object.freeze({
+    riskScore: finiteOrNull(analysis.riskScore),
+    shouldBlock: analysis.shouldBlock === true,
+    signals: Object.freeze(
+      (Array.isArray(analysis.signals) ? analysis.signals : []).map((signal) =>
+        Object.freeze({
+          category: KNOWN_CATEGORIES.has(signal.category) ? signal.category : "unknown",
+          severity: finiteOrNull(signal.severity),
+        }),
+      ),
+    ),
+    hardBlocked: analysis.hardBlocked === true,
+    degraded: analysis.degraded === true,
+    canaryStatus: CANARY_STATUSES.includes(analysis.canaryStatus) ? analysis.canaryStatus : "failed",
+    analysisMethod: ANALYSIS_METHODS.includes(analysis.analysisMethod) ? analysis.analysisMethod : "none",
+    analysisStatus: ANALYSIS_STATUSES.includes(analysis.analysisStatus) ? analysis.analysisStatus : "failed",
+  });
 }
