@@ -1,11 +1,13 @@
-// The optional bearer token of the service (`serve --token-file`, library option `token`): the
-// one comparison of a request's `Authorization` header with it.
+// The optional bearer token of the service (`serve --token-file`, library option `token`): its file,
+// read once at start by the rules of core/token-file.ts, and the one comparison of a request's
+// `Authorization` header with it.
 // Both sides are hashed to SHA-256 first and compared with crypto.timingSafeEqual, so the time a
 // comparison takes depends neither on where a guess first differs nor on its length. The token is
 // held only as its digest; it never reaches a log line, an error message or an answer.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { UsageError } from "../core/errors.js";
-import { tokenProblem } from "../core/token-file.js";
+import { displayText } from "../core/display-text.js";
+import { readTokenFile, tokenProblem } from "../core/token-file.js";
 import { errorReply, type Reply } from "./json-reply.js";
 
 /** A token held for comparison: its SHA-256 only. */
@@ -20,6 +22,13 @@ export function bearerToken(token: string): BearerToken {
   const problem = tokenProblem(token);
   if (problem !== null) throw new UsageError(`token refused: ${problem}`);
   return Object.freeze({ digest: digestOf(token) });
+}
+
+/** Reads and checks the token in `path` (`serve --token-file`); throws UsageError (path and rule, never content) when it is refused. */
+export async function readServeToken(path: string, platform: NodeJS.Platform = process.platform): Promise<string> {
+  const read = await readTokenFile(path, platform);
+  if (!read.ok) throw new UsageError(`--token-file ${displayText(path)}: ${read.problem}`);
+  return read.token;
 }
 
 /** 401 with no usable credentials: RFC 6750 asks for the challenge alone. */

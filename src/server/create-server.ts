@@ -14,10 +14,9 @@ import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
 import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
-import { parseScreenBody, SCREEN_BODY_LIMIT } from "./screen-request.js";
-import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
+import { loggedCoverage, loggedMethod, loggedRoute, silentLog, type AccessLog, type AccessLogEntry, type ServerLog } from "./access-log.js";
 import { admitCaller, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
-import { CHECK_BODY_LIMIT, checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type BodyLimit, type Route } from "./check-request.js";
+import { checkHeaders, headFromRaw, isReply, parseCheckBody, parseRawHead, parseScreenBody, routeMethod, routeRequest, type RawHead } from "./check-request.js";
 import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache } from "./health-cache.js";
@@ -32,8 +31,6 @@ import {
   DEFAULT_READ_TIMEOUT_MS,
   RETRY_AFTER_SECONDS,
 } from "./limits.js";
-import { silentLog, type ServerLog } from "./log.js";
-import { headFromRaw, parseRawHead, type RawHead } from "./raw-head.js";
 import { readBody } from "./read-body.js";
 
 /** Options of `createServer`. */
@@ -162,7 +159,7 @@ async function runQueued<T>(
 }
 
 /**
- * A POST route's request: its body read within `limit` and parsed by `parse`, with the pipeline
+ * A POST route's request: its body read within the route's limit and parsed by `parse`, with the pipeline
  * that will check it; null once the request was answered (bad headers, a body too slow, a bad
  * body, or no pipeline) or dropped.
  */
@@ -171,10 +168,10 @@ async function admitPost<T>(
   req: IncomingMessage,
   res: ServerResponse,
   head: RawHead,
-  limit: BodyLimit,
+  route: "check" | "screen",
   parse: (bytes: Uint8Array) => T | Reply,
 ): Promise<{ readonly parsed: T; readonly pipeline: SecurityPipeline } | null> {
-  const declared = checkHeaders(head, limit);
+  const declared = checkHeaders(head, route);
   if (isReply(declared)) {
     sendReply(res, declared);
     return null;
@@ -203,7 +200,7 @@ async function admitPost<T>(
 }
 
 async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
-  const admitted = await admitPost(control, req, res, head, CHECK_BODY_LIMIT, parseCheckBody);
+  const admitted = await admitPost(control, req, res, head, "check", parseCheckBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
@@ -228,16 +225,13 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
  * prints. A caller that goes away stops its batch.
  */
 async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
-  const admitted = await admitPost(control, req, res, head, SCREEN_BODY_LIMIT, parseScreenBody);
+  const admitted = await admitPost(control, req, res, head, "screen", parseScreenBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
   const done = await runQueued(control, res, async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { signal: gone })), true);
   if (done === null) return;
   return sendReply(res, { status: 200, body: {}, json: done.value }, control.draining);
 }
-
-/** The routes a token guards: the ones that take text. Probes stay open (docs/serve.md). */
-const GUARDED: ReadonlySet<Route> = new Set(["check", "screen"]);
 
 async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const head = headFromRaw(req.method ?? "", req.url ?? "", req.rawHeaders);
@@ -257,8 +251,9 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(head);
   if (isReply(route)) return sendReply(res, route);
-  // Before a body byte is read: a caller without the token gets no check, no batch, no slot.
-  const refused = control.token !== null && GUARDED.has(route) ? authorize(control.token, head.authorization) : null;
+  // Before a body byte is read: a caller without the token gets no check, no batch, no slot. The
+  // token guards the routes that take text; probes stay open (docs/serve.md).
+  const refused = control.token !== null && (route === "check" || route === "screen") ? authorize(control.token, head.authorization) : null;
   if (refused !== null) return sendReply(res, refused);
   if (route === "check") return answerCheck(control, req, res, head);
   if (route === "screen") return answerScreen(control, req, res, head);
@@ -279,10 +274,10 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
   if (!caller.admitted) return caller.reply;
   const route = routeRequest(head);
   if (isReply(route)) return route;
-  if (GUARDED.has(route)) {
+  if (route === "check" || route === "screen") {
     const refused = control.token === null ? null : authorize(control.token, head.authorization);
     if (refused !== null) return refused;
-    const declared = checkHeaders(head, route === "screen" ? SCREEN_BODY_LIMIT : CHECK_BODY_LIMIT);
+    const declared = checkHeaders(head, route);
     if (isReply(declared)) return declared;
   }
   return REPLIES.badRequest;

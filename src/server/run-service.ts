@@ -9,7 +9,7 @@ import { poolMembers } from "../canary/identity.js";
 import { CanaryModelError } from "../canary/served-models.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
-import type { ServerLog } from "./log.js";
+import type { ServerLog } from "./access-log.js";
 import { displayText } from "../core/display-text.js";
 
 /** Options of `runService`. */
