@@ -9,19 +9,21 @@
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
 //   (CacheFileError naming the path) and never altered. One of version 1 or 2 (plain JSON text
 //   values) is read as it is when opened read-only and converted in place, in one transaction,
-//   when opened for writing: a stored form is only ever read as its file's version says.
+//   when opened for writing: a stored form is only ever read as its file's version says. What is
+//   not an SQLite database is refused before SQLite touches it; SQLite's own errors become
+//   CacheFileError values that name the path (the id index's too).
 // - Values and record entries are stored packed (stored-json.ts).
 // - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
 //   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { UsageError } from "../core/errors.js";
 import { isPlainObject } from "../core/guards.js";
 import { TimestampSchema } from "../documents/schemas.js";
-import { CacheFileError, UncacheableVerdictError } from "./errors.js";
+import { CACHE_FILE_PROBLEMS, CacheFileError, UncacheableVerdictError, type CacheFileProblem } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
-import { assertSqliteHeader, fileSize, inSqlite, sqliteFailure } from "./sqlite-file.js";
 import { packJson, unpackJson } from "./stored-json.js";
 import { displayText } from "../core/display-text.js";
 
@@ -102,6 +104,9 @@ export interface StoredRecordEntryRow extends StoredRecordEntry {
 
 /** Record keys `recordEntriesUnder` reads at once, at most (SQLite allows far more bound values). */
 export const RECORD_KEYS_PER_READ = 512;
+
+/** Stores a row of `table` (its hex digest, then the rest after the identity's row id) under an identity, in one IMMEDIATE transaction. */
+type RowWriter = (table: "verdicts" | "record_entries", identity: { key: string; identity: string }, row: readonly [string, ...unknown[]]) => void;
 
 /** A record entry row as SQLite gives it back: `entry` is the packed text (anything, if edited by hand). */
 type RecordRow = { entry: unknown; entry_sha256: Buffer; oldest_checked_at: string };
@@ -202,7 +207,8 @@ export class VerdictCache {
   /** Identity keys already checked against their identity's canonical JSON in this process. */
   readonly #knownKeys = new Map<string, string>();
   readonly #get: Database.Statement<[string, Buffer], { state: string; value: unknown; checked_at: string }>;
-  readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: Buffer; checkedAt: string }) => void) | null;
+  /** Null when opened read-only. */
+  readonly #write: RowWriter | null;
   /** Null when the file is a version 1 cache opened read-only (it has no record entries). */
   readonly #getRecord: Database.Statement<[number, Buffer], RecordRow> | null;
   /** The text a stored value or entry holds, by the form the file's version stores (null: not one). */
@@ -218,11 +224,11 @@ export class VerdictCache {
    * identity's entry.
    */
   readonly #identityIds = new Map<string, number>();
-  readonly #putRecord: ((put: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => void) | null;
 
   private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions, found: "current" | "convertible" | "empty") {
     this.path = path;
-    this.#storedText = found === "convertible" ? legacyText : unpackJson;
+    // A version 1 or 2 file stores plain JSON text.
+    this.#storedText = found === "convertible" ? (stored) => (typeof stored === "string" ? stored : null) : unpackJson;
     this.#version = db.prepare("SELECT version FROM little_canary_cache").pluck().get() as number;
     this.readonly = options.readonly === true;
     this.#db = db;
@@ -235,25 +241,21 @@ export class VerdictCache {
       ? db.prepare("SELECT entry, entry_sha256, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?")
       : null;
     this.#identityId = db.prepare<[string], number>("SELECT id FROM identities WHERE key = ?").pluck();
-    if (this.readonly) {
-      this.#put = null;
-      this.#putRecord = null;
-    } else {
+    if (this.readonly) this.#write = null;
+    else {
       const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
-      const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
+      const insert = {
+        verdicts: db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)"),
+        record_entries: db.prepare(
+          "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
+        ),
+      };
       // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
       // never has to upgrade a read snapshot another process has since made stale.
-      this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: Buffer; checkedAt: string }) => {
+      this.#write = db.transaction<RowWriter>((table, { key, identity }, [digest, ...rest]) => {
         // Looked up in the transaction every time: a concurrent prune may forget an identity.
-        addIdentity.run(p.key, p.identity);
-        addVerdict.run(Buffer.from(p.text, "hex"), this.#identityId.get(p.key), p.state, p.value, p.checkedAt);
-      }).immediate;
-      const addRecord = db.prepare(
-        "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
-      );
-      this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
-        addIdentity.run(p.key, p.identity);
-        addRecord.run(Buffer.from(p.recordKey, "hex"), this.#identityId.get(p.key), packJson(p.entry), hash("sha256", p.entry, "buffer"), p.oldest);
+        addIdentity.run(key, identity);
+        insert[table].run(Buffer.from(digest, "hex"), this.#identityId.get(key), ...rest);
       }).immediate;
     }
   }
@@ -332,25 +334,23 @@ export class VerdictCache {
    */
   put(entry: CachePut): void {
     if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) throw new UncacheableVerdictError(entry.state, entry.exercised === true);
-    if (this.#put === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    const write = this.#writable();
     const text = hex64("textSha256", entry.textSha256);
-    const { key, identity } = this.#identity(entry.identity);
+    const identity = this.#identity(entry.identity);
     if (!isPlainObject(entry.value)) throw new UsageError("a cached value must be a plain JSON object");
     const value = packJson(canonicalJsonUnchecked(entry.value));
     const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
     if (!TimestampSchema.safeParse(checkedAt).success) throw new UsageError("checkedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    const put = this.#put;
-    inSqlite(this.path, () => put({ text, key, identity, state: entry.state, value, checkedAt }));
+    inSqlite(this.path, () => write("verdicts", identity, [text, entry.state, value, checkedAt]));
   }
 
   /** The record entry stored under this record key and identity, or null (a miss). */
   getRecord(recordKey: string, identityKey: string): StoredRecordEntry | null {
-    hex64("recordKey", recordKey);
-    hex64("identityKey", identityKey);
+    const key = Buffer.from(hex64("recordKey", recordKey), "hex");
+    const id = this.identityRowId(identityKey);
     const getRecord = this.#getRecord;
-    const id = getRecord === null ? null : this.identityRowId(identityKey);
     if (getRecord === null || id === null) return null;
-    const row = inSqlite(this.path, () => getRecord.get(id, Buffer.from(recordKey, "hex")), "unopenable");
+    const row = inSqlite(this.path, () => getRecord.get(id, key), "unopenable");
     return row === undefined ? null : this.#readBack(row);
   }
 
@@ -417,13 +417,12 @@ export class VerdictCache {
 
   /** Stores one record entry, committed before returning (replacing one under the same key). */
   putRecord(put: RecordEntryPut): void {
-    if (this.#putRecord === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    const write = this.#writable();
     const recordKey = hex64("recordKey", put.recordKey);
-    const { key, identity } = this.#identity(put.identity);
+    const identity = this.#identity(put.identity);
     if (typeof put.entry !== "string" || put.entry === "") throw new UsageError("a record entry must be a non-empty string");
     if (!TimestampSchema.safeParse(put.oldestCheckedAt).success) throw new UsageError("oldestCheckedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    const putRecord = this.#putRecord;
-    inSqlite(this.path, () => putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt }));
+    inSqlite(this.path, () => write("record_entries", identity, [recordKey, packJson(put.entry), hash("sha256", put.entry, "buffer"), put.oldestCheckedAt]));
   }
 
   /** Entry counts (overall, per state, per identity), time range and size on disk, by SQL aggregates. */
@@ -469,7 +468,7 @@ export class VerdictCache {
    * identities left without entries are forgotten too. Throws UsageError when no condition is given.
    */
   prune(options: PruneOptions): number {
-    if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    this.#writable();
     // AGE stands for the age column: a record entry is as old as the oldest verdict it was built from.
     const where: string[] = [];
     const params: string[] = [];
@@ -508,7 +507,7 @@ export class VerdictCache {
    * MIN_CACHE_FILE_BYTES (an empty cache file alone takes about 40 KiB).
    */
   pruneToSize(maxBytes: number): { readonly removed: number; readonly sizeBytes: number } {
-    if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    this.#writable();
     if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_CACHE_FILE_BYTES) {
       throw new UsageError(`maxBytes must be a whole number of bytes, at least ${MIN_CACHE_FILE_BYTES}`);
     }
@@ -569,6 +568,12 @@ export class VerdictCache {
     if (this.#db.open) this.#db.close();
   }
 
+  /** The row writer; throws UsageError when the file was opened read-only. */
+  #writable(): RowWriter {
+    if (this.#write === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    return this.#write;
+  }
+
   /** A stored row (`what`) that does not read back as it was written. */
   #corrupt(what: string): CacheFileError {
     const message = `the cache file ${displayText(this.path)} holds ${what} that does not read back; prune it or use a new cache`;
@@ -585,11 +590,6 @@ export class VerdictCache {
     this.#knownKeys.set(key, text);
     return { key, identity: text };
   }
-}
-
-/** A stored value or entry of a version 1 or 2 file: plain JSON text. */
-function legacyText(stored: unknown): string | null {
-  return typeof stored === "string" ? stored : null;
 }
 
 /** The plain object `text` holds as JSON, or null (not JSON, or not an object). */
@@ -690,4 +690,65 @@ function createSchema(db: Database.Database, path: string): void {
     db.exec(SCHEMA_SQL);
     db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
   }).immediate();
+}
+
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
+
+/** Whether the file at `path` exists (as anything) and its size; null when it does not exist. */
+function fileSize(path: string): { readonly size: number; readonly isFile: boolean } | null {
+  try {
+    const stat = statSync(path);
+    return { size: stat.size, isFile: stat.isFile() };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+      cause: error,
+    });
+  }
+}
+
+/** Refuses a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
+function assertSqliteHeader(path: string): void {
+  const found = fileSize(path);
+  if (found === null || found.size === 0) return;
+  if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${displayText(path)} is not a regular file`);
+  const header = Buffer.alloc(SQLITE_MAGIC.length);
+  let read = 0;
+  const fd = openSync(path, "r");
+  try {
+    read = readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (read < header.length || !header.equals(SQLITE_MAGIC)) {
+    throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; give a new path or an existing verdict cache`);
+  }
+}
+
+const PROBLEM_OF_CODE: Readonly<Record<string, CacheFileProblem>> = {
+  SQLITE_NOTADB: "not_sqlite",
+  SQLITE_CORRUPT: "not_sqlite",
+  SQLITE_BUSY: "busy",
+  SQLITE_LOCKED: "busy",
+  SQLITE_CANTOPEN: "unopenable",
+  SQLITE_PERM: "unopenable",
+  SQLITE_AUTH: "unopenable",
+};
+
+/** A CacheFileError for an error SQLite threw while using the file at `path` (other errors pass through). */
+export function sqliteFailure(error: unknown, path: string, fallback: CacheFileProblem = "write_failed"): unknown {
+  if (!(error instanceof Database.SqliteError)) return error;
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
+  const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
+  return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
+}
+
+/** `step()`, with an error SQLite throws turned into sqliteFailure's CacheFileError for `path`. */
+export function inSqlite<T>(path: string, step: () => T, fallback?: CacheFileProblem): T {
+  try {
+    return step();
+  } catch (error) {
+    throw sqliteFailure(error, path, fallback);
+  }
 }

@@ -16,7 +16,7 @@ import { BATCH_STATES, type BatchItem, type BatchState } from "../documents/sche
 import { metadataMaterial } from "../documents/segment-material.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
-import { canaryProfile } from "../pipeline/canary-profile.js";
+import { canaryProfile } from "../pipeline/genuine.js";
 import { type CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, observeCanary } from "../pipeline/circuit-breaker.js";
 import type { ScreenItem } from "./admit.js";
 import { batchState } from "./state.js";

@@ -31,7 +31,7 @@ import {
   DEFAULT_READ_TIMEOUT_MS,
   RETRY_AFTER_SECONDS,
 } from "./limits.js";
-import { readBody } from "./read-body.js";
+import { readUntilSettled } from "../core/read-until-settled.js";
 
 /** Options of `createServer`. */
 export interface ServeOptions {
@@ -156,6 +156,43 @@ async function runQueued<T>(
     case "done":
       return { value: outcome.value };
   }
+}
+
+/** A body read: its bytes, a timeout, or aborted. */
+type BodyRead =
+  | { readonly kind: "ok"; readonly bytes: Uint8Array }
+  | { readonly kind: "timeout" }
+  /** The client went away, or sent a different number of bytes than it declared. */
+  | { readonly kind: "aborted" };
+
+/**
+ * Reads exactly `declaredLength` body bytes of `req` within `timeoutMs`, so a client that announces
+ * N bytes and sends fewer cannot hold a connection or a check slot; the buffer is sized from the
+ * declared length (at most the route's limit) and nothing beyond it is kept.
+ */
+function readBody(req: IncomingMessage, declaredLength: number, timeoutMs: number): Promise<BodyRead> {
+  const buffer = Buffer.allocUnsafe(declaredLength);
+  let received = 0;
+  return readUntilSettled<BodyRead>(
+    req,
+    timeoutMs,
+    { kind: "timeout" },
+    (settle) => ({
+      data: (chunk) => {
+        const bytes = chunk as Buffer;
+        if (received + bytes.byteLength > declaredLength) return settle({ kind: "aborted" });
+        bytes.copy(buffer, received);
+        received += bytes.byteLength;
+      },
+      end: () => settle(received === declaredLength ? { kind: "ok", bytes: buffer.subarray(0, received) } : { kind: "aborted" }),
+      error: () => settle({ kind: "aborted" }),
+      close: () => {
+        if (!req.complete) settle({ kind: "aborted" });
+      },
+    }),
+    // Stop buffering anything else the client sends; the caller answers and closes.
+    (outcome) => outcome.kind !== "ok",
+  );
 }
 
 /**
