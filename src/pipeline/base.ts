@@ -21,21 +21,6 @@ import { segmentSpans } from "../documents/segment-spans.js";
 import { sliceSpans } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
 
-/** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
-export interface PipelineDescription {
-  readonly mode: ResolvedPipelineOptions["mode"];
-  readonly provider: ResolvedPipelineOptions["provider"] | null;
-  readonly canaryModel: string | null;
-  readonly analysisMethod: "judge" | "regex";
-  readonly structuralFilter: boolean;
-  /** The built-in structural rules' version, or null when the structural layer is off. */
-  readonly structuralRulesVersion: number | null;
-  readonly canaryEnabled: boolean;
-  readonly canaryNumCtx: number | null;
-  readonly canaryTimeout: number | null;
-  readonly onDegraded: ResolvedPipelineOptions["onDegraded"];
-}
-
 /** A pipeline's canary backends: the probe and the analyzer of its replies. */
 export interface CanaryClients {
   readonly probe: CanaryProbe;
@@ -99,8 +84,11 @@ export class PipelineBase {
     return Object.values(this.#callbacks).some((callback) => typeof callback === "function");
   }
 
-  /** The pipeline's configuration without secrets. */
-  describe(): PipelineDescription {
+  /**
+   * Public, secret-free description of the pipeline (manifest `pipeline`, `/health`);
+   * `structuralRulesVersion` is the built-in structural rules' version, or null with the layer off.
+   */
+  describe() {
     const o = this.options;
     return {
       mode: o.mode,
@@ -113,7 +101,7 @@ export class PipelineBase {
       canaryNumCtx: o.enableCanary && o.provider === "ollama" ? o.canaryNumCtx : null,
       canaryTimeout: o.enableCanary ? o.canaryTimeout : null,
       onDegraded: o.onDegraded,
-    };
+    } as const;
   }
 
   /**
@@ -160,14 +148,8 @@ export class PipelineBase {
   async #evaluate(text: string, canaryPlan: CanaryPlan): Promise<FinishState> {
     const o = this.options;
     const layers: LayerResult[] = [];
-    let canaryStatus: CanaryStatus = o.enableCanary ? "failed" : "disabled";
-    let analysisMethod: AnalysisMethod = o.enableCanary ? (o.judgeModel !== null ? "llm_judge" : "regex") : "none";
-    let analysisStatus: AnalysisStatus = "not_applicable";
-    let degraded = false;
-    let risk: number | null = null;
     let blockedBy: BlockedBy | null = null;
     let advisory = SecurityAdvisory.none();
-    let promptEvalCount: number | null = null;
     // The canary layer of a window whose canary is not called (disabled, or after a block).
     const skipped = (details: string, status: CanaryStatus, summaryOverride?: string): FinishState => {
       layers.push(canaryLayer("skipped", details));
@@ -206,59 +188,49 @@ export class PipelineBase {
       }
     }
 
-    if (o.enableCanary && canaryPlan.kind === "skip_after_block")
-      return skipped("Skipped after structural filter block in another segment.", "skipped_after_block");
-    if (o.enableCanary && canaryPlan.kind === "over_budget") {
+    if (!o.enableCanary) return skipped("Canary disabled by configuration.", "disabled");
+    if (canaryPlan.kind === "skip_after_block") return skipped("Skipped after structural filter block in another segment.", "skipped_after_block");
+    const analysisMethod = o.judgeModel !== null ? "llm_judge" : "regex";
+    if (canaryPlan.kind === "over_budget") {
       const details =
         `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
         "split the text or raise maxSegments.";
       layers.push(canaryLayer("failed", details, "input_too_long"));
       return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
     }
-    if (o.enableCanary) {
-      const t1 = this.#now();
-      const outcome = await this.#runCanary(text);
-      const latency = seconds(this.#now() - t1);
-      this.#watchCanary(outcome);
-      if (outcome.kind === "exercised") {
-        const snap = outcome.snapshot;
-        promptEvalCount = outcome.promptEvalCount;
-        canaryStatus = "exercised";
-        analysisStatus = "exercised";
-        analysisMethod = snap.analysisMethod;
-        risk = snap.riskScore;
-        // Signal categories in first-seen order, each once.
-        const names = [...new Set(snap.signals.map((signal) => signal.category))];
-        const listed = names.length > 0 ? names.join(", ") : "none";
-        const details = snap.shouldBlock
-          ? `Behavioral analysis blocked; signals: ${listed}.`
-          : (snap.riskScore ?? 0) > 0
-            ? `Behavioral risk ${(snap.riskScore ?? 0).toFixed(2)}; signals: ${listed}.`
-            : "No behavioral anomalies detected.";
-        layers.push({
-          name: "canary_probe",
-          passed: !snap.shouldBlock,
-          latency,
-          details,
-          status: snap.shouldBlock ? "blocked" : "passed",
-          coverageReason: null,
-          snapshot: snap,
-          signals: names,
-        });
-        const canaryAdvisory = routeExercised(o.mode, snap, names, details);
-        if (canaryAdvisory.block) blockedBy ??= "canary_probe";
-        advisory = SecurityAdvisory.merge(advisory, canaryAdvisory.advisory);
-      } else {
-        degraded = true;
-        canaryStatus = outcome.canaryStatus;
-        analysisStatus = outcome.analysisStatus;
-        layers.push(canaryLayer("failed", this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
-      }
-    } else {
-      layers.push(canaryLayer("skipped", "Canary disabled by configuration."));
+    const t1 = this.#now();
+    const outcome = await this.#runCanary(text);
+    const latency = seconds(this.#now() - t1);
+    this.#watchCanary(outcome);
+    if (outcome.kind === "failed") {
+      layers.push(canaryLayer("failed", this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
+      const { canaryStatus, analysisStatus } = outcome;
+      return { layers, blockedBy, advisory, degraded: true, canaryStatus, analysisMethod, analysisStatus, risk: null, promptEvalCount: null };
     }
-
-    return { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount };
+    const snap = outcome.snapshot;
+    // Signal categories in first-seen order, each once.
+    const names = [...new Set(snap.signals.map((signal) => signal.category))];
+    const listed = names.length > 0 ? names.join(", ") : "none";
+    const details = snap.shouldBlock
+      ? `Behavioral analysis blocked; signals: ${listed}.`
+      : (snap.riskScore ?? 0) > 0
+        ? `Behavioral risk ${(snap.riskScore ?? 0).toFixed(2)}; signals: ${listed}.`
+        : "No behavioral anomalies detected.";
+    const status = snap.shouldBlock ? "blocked" : "passed";
+    layers.push({ name: "canary_probe", passed: !snap.shouldBlock, latency, details, status, coverageReason: null, snapshot: snap, signals: names });
+    const routed = routeExercised(o.mode, snap, names, details);
+    if (routed.block) blockedBy ??= "canary_probe";
+    return {
+      layers,
+      blockedBy,
+      advisory: SecurityAdvisory.merge(advisory, routed.advisory),
+      degraded: false,
+      canaryStatus: "exercised",
+      analysisMethod: snap.analysisMethod,
+      analysisStatus: "exercised",
+      risk: snap.riskScore,
+      promptEvalCount: outcome.promptEvalCount,
+    };
   }
 
   async #runCanary(text: string): Promise<CanaryOutcome> {
