@@ -59,12 +59,6 @@ async function probeAvailability(check: () => Promise<boolean>): Promise<{ avail
 /** The report before its verdict fields; built in the order its keys are serialized. */
 type HealthDraft = { -readonly [K in keyof Omit<HealthReport, "ready" | "degraded" | "status" | "coverage">]: HealthReport[K] };
 
-/** The analyzer's own readiness check, bound to it, or null when it has none (the regex analyzer). */
-function analyzerCheck(analyzer: Analyzer): (() => Promise<boolean>) | null {
-  const isAvailable = analyzer.isAvailable;
-  return isAvailable === undefined ? null : () => isAvailable.call(analyzer);
-}
-
 /** The configuration part of a report, which no backend's answer changes. */
 function configuration(o: ResolvedPipelineOptions): HealthDraft {
   return {
@@ -101,10 +95,11 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
   let ready = true;
   if (o.enableCanary) {
     const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
-    const judgeCheck = o.judgeModel !== null ? analyzerCheck(pipeline.analyzer) : null;
+    // The judge's own readiness check (the regex analyzer has none).
+    const judgeCheck = o.judgeModel !== null ? pipeline.analyzer.isAvailable?.bind(pipeline.analyzer) : undefined;
     const [canary, judge] = await Promise.all([
       probeAvailability(() => pipeline.probe.isAvailable()),
-      judgeCheck !== null ? probeAvailability(judgeCheck) : Promise.resolve(null),
+      judgeCheck !== undefined ? probeAvailability(judgeCheck) : Promise.resolve(null),
     ]);
     report.canary_model = o.canaryModel;
     report.canary_available = canary.available;
