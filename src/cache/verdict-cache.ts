@@ -470,25 +470,20 @@ export class VerdictCache {
   prune(options: PruneOptions): number {
     this.#writable();
     // AGE stands for the age column: a record entry is as old as the oldest verdict it was built from.
-    const where: string[] = [];
-    const params: string[] = [];
+    const conditions: Array<readonly [sql: string, param: string]> = [];
     if (options.olderThan !== undefined) {
       if (typeof options.olderThan !== "number" || !Number.isFinite(options.olderThan) || options.olderThan < 0) {
         throw new UsageError("olderThan must be a non-negative number of milliseconds");
       }
-      where.push("AGE < ?");
-      params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
+      conditions.push(["AGE < ?", new Date(this.#clock().getTime() - options.olderThan).toISOString()]);
     }
-    if (options.identityKey !== undefined) {
-      where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
-      params.push(hex64("identityKey", options.identityKey));
-    }
-    if (options.keepIdentity !== undefined) {
-      where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
-      params.push(hex64("keepIdentity", options.keepIdentity));
-    }
-    if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
-    const condition = where.join(" AND ");
+    if (options.identityKey !== undefined)
+      conditions.push(["identity_id IN (SELECT id FROM identities WHERE key = ?)", hex64("identityKey", options.identityKey)]);
+    if (options.keepIdentity !== undefined)
+      conditions.push(["identity_id NOT IN (SELECT id FROM identities WHERE key = ?)", hex64("keepIdentity", options.keepIdentity)]);
+    if (conditions.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
+    const condition = conditions.map(([sql]) => sql).join(" AND ");
+    const params = conditions.map(([, param]) => param);
     const prune = this.#db.transaction(() => {
       const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${condition.replace("AGE", "checked_at")}`).run(...params).changes;
       this.#db.prepare(`DELETE FROM record_entries WHERE ${condition.replace("AGE", "oldest_checked_at")}`).run(...params);

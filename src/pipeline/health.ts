@@ -3,19 +3,12 @@
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { canaryKind } from "../canary/identity.js";
 import type { RunContext } from "../canary/run-context.js";
-import type { Analyzer } from "../analysis/types.js";
+import type { CanaryClients, PipelineBase } from "./base.js";
 import type { CanaryProbe } from "../canary/types.js";
 import type { ResolvedPipelineOptions } from "../canary/pipeline-options.js";
 
-/**
- * What a readiness report reads of a pipeline: its options and its two backends. A structural
- * type, so this module needs nothing from pipeline.ts (which calls it) and no import cycle forms.
- */
-export interface HealthSubject {
-  readonly options: ResolvedPipelineOptions;
-  readonly probe: CanaryProbe;
-  readonly analyzer: Analyzer;
-}
+/** What a readiness report reads of a pipeline: its options and its two backends (pipeline.ts calls this module). */
+export type HealthSubject = Pick<PipelineBase, "options"> & CanaryClients;
 
 /** Readiness of a pipeline: its configuration and whether its backends answer; no secrets. */
 export interface HealthReport {

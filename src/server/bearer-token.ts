@@ -31,30 +31,28 @@ export async function readServeToken(path: string, platform: NodeJS.Platform = p
   return read.token;
 }
 
-/** 401 with no usable credentials: RFC 6750 asks for the challenge alone. */
-const MISSING = errorReply(401, "unauthorized: send Authorization: Bearer <token>", {
-  headers: { "www-authenticate": 'Bearer realm="little-canary"' },
-  close: true,
-});
-/** 401 with a token that is not the service's. */
-const WRONG = errorReply(401, "unauthorized: invalid token", {
-  headers: { "www-authenticate": 'Bearer realm="little-canary", error="invalid_token"' },
-  close: true,
-});
-
-/** The fixed 401 replies, by name, for tests and docs. */
-export const UNAUTHORIZED = { missing: MISSING, wrong: WRONG } as const;
+/** The fixed 401 replies, by name, for tests and docs: `missing` (no usable credentials: RFC 6750 asks for the challenge alone) and `wrong` (a token that is not the service's). */
+export const UNAUTHORIZED = {
+  missing: errorReply(401, "unauthorized: send Authorization: Bearer <token>", {
+    headers: { "www-authenticate": 'Bearer realm="little-canary"' },
+    close: true,
+  }),
+  wrong: errorReply(401, "unauthorized: invalid token", {
+    headers: { "www-authenticate": 'Bearer realm="little-canary", error="invalid_token"' },
+    close: true,
+  }),
+} as const;
 
 /**
  * The 401 reply for a request whose `Authorization` values (every one it sent, raw) do not carry
  * the token, or null when exactly one `Bearer` credential equal to the token was sent.
  */
 export function authorize(expected: BearerToken, authorization: readonly string[]): Reply | null {
-  if (authorization.length === 0) return MISSING;
+  if (authorization.length === 0) return UNAUTHORIZED.missing;
   // Two Authorization headers are ambiguous: refused rather than picking one.
-  if (authorization.length > 1) return WRONG;
+  if (authorization.length > 1) return UNAUTHORIZED.wrong;
   const match = /^bearer +(\S{1,4096}) *$/i.exec(authorization[0] ?? "");
-  if (match === null) return MISSING;
+  if (match === null) return UNAUTHORIZED.missing;
   // Equal-length digests: timingSafeEqual never throws and never short-circuits.
-  return timingSafeEqual(digestOf(match[1] ?? ""), expected.digest) ? null : WRONG;
+  return timingSafeEqual(digestOf(match[1] ?? ""), expected.digest) ? null : UNAUTHORIZED.wrong;
 }

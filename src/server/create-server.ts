@@ -243,8 +243,7 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
   const done = await runQueued(control, res, async () => {
     const verdict = await pipeline.check(parsed.text);
-    const wire: Record<string, unknown> = { ...verdict.toDict() };
-    return { verdict, wire };
+    return { verdict, wire: verdict.toDict() };
   });
   if (done === null) return;
   const { verdict, wire } = done.value;

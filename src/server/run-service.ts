@@ -62,11 +62,8 @@ export async function runService(options: RunServiceOptions): Promise<void> {
       if (embedded) log("INFO", `   Embedded canary (in this process): model file SHA-256 ${pipeline.options.embedded?.sha256 ?? "unknown"}`);
       else
         log("INFO", `   ${pooled ? "Canary pool" : openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
-      if (served !== null)
-        log(
-          "INFO",
-          `   max_model_len: ${served.max_model_len} (prompts counted by ${served.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound"})`,
-        );
+      const counted = served?.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound";
+      if (served !== null) log("INFO", `   max_model_len: ${served.max_model_len} (prompts counted by ${counted})`);
       log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
       const remote = pooled ? members.some((m) => endpointClass(m.endpointOrigin) === "remote") : !embedded && endpointClass(url) === "remote";
       if (remote) {
