@@ -9,9 +9,8 @@
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
 //   (CacheFileError naming the path) and never altered. One of version 1 or 2 (plain JSON text
 //   values) is read as it is when opened read-only and converted in place, in one transaction,
-//   when opened for writing: a stored form is only ever read as its file's version says. What is
-//   not an SQLite database is refused before SQLite touches it; SQLite's own errors become
-//   CacheFileError values that name the path (the id index's too).
+//   when opened for writing: a stored form is only ever read as its file's version says. A non-SQLite
+//   file is refused before SQLite touches it; SQLite's errors become CacheFileError (the id index's too).
 // - Values and record entries are stored packed (stored-json.ts).
 // - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
 //   old as their oldest segment verdict and are pruned with them and with their identity.
@@ -218,11 +217,7 @@ export class VerdictCache {
   /** Statements of `recordEntriesUnder`, by the number of keys they read. */
   readonly #getRecordsIn = new Map<number, Database.Statement<Buffer[]>>();
   readonly #identityId: Database.Statement<[string], number>;
-  /**
-   * Row ids of identities seen in this process. Ids are never reused (AUTOINCREMENT), so an id
-   * whose identity another process has since pruned finds nothing: a miss, never another
-   * identity's entry.
-   */
+  /** Row ids of identities seen here. Never reused (AUTOINCREMENT): an id pruned since finds nothing, never another identity's entry. */
   readonly #identityIds = new Map<string, number>();
 
   private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions, found: "current" | "convertible" | "empty") {

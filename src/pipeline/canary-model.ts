@@ -1,8 +1,7 @@
-// The model check every checking command runs once before its first check: the canary's server
-// must list the canary model (Ollama: GET /api/tags; OpenAI-compatible: GET /models), or the run
-// is refused with one line naming the model, the server, what it serves and the fix
-// (CanaryModelError, code `backend`). A server that does not answer is each command's own rule
-// (check and screen fail open, ingest refuses); its cause is kept for the command's warning.
+// The model check every checking command runs once before its first check (Ollama: GET /api/tags;
+// OpenAI-compatible: GET /models); a refusal names the model, the server, what it serves and the
+// fix. A server that does not answer is each command's own rule (check and screen fail open,
+// ingest refuses); its cause is kept for the command's warning.
 import { canaryKind } from "../canary/identity.js";
 import { missingModelError, type ServedModels } from "../canary/served-models.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";

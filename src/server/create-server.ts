@@ -1,11 +1,9 @@
-// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready`,
-// `POST /check` and `POST /screen` (a batch through the one screen path, src/screen/) with the
-// request ladder of check-request.ts, an optional bearer token on the two POST routes
-// (bearer-token.ts), behind a bounded queue, with header and body deadlines, a JSON body for every
-// answer and a health report that never waits on the canary backend (binding and shutdown:
-// lifecycle.ts). The pipeline is called only for a request that passed every rule; a check that
-// throws is a fixed 503 and one log line naming the error class; request text, verdicts and
-// exception messages are never logged.
+// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready`, `POST /check`
+// and `POST /screen` (through the one screen path, src/screen/), behind the request ladder
+// (check-request.ts), an optional bearer token, a bounded queue and header and body deadlines; a JSON
+// body for every answer and a health report that never waits on the canary (binding and shutdown:
+// lifecycle.ts). A check that throws is a fixed 503 and one log line naming the error class;
+// request text, verdicts and exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
