@@ -289,8 +289,7 @@ export class VerdictCache {
           db.pragma("synchronous = NORMAL");
           // The log is reset after each checkpoint; this caps the file it leaves on disk.
           db.pragma("journal_size_limit = 67108864");
-          if (found === "empty") createSchema(db, path);
-          else converted = upgradeSchema(db, path);
+          if (found !== "current") converted = writeSchema(db, path);
         });
         // The old texts' pages are free now: give them back, so the file shrinks (it is the
         // same file either way; a VACUUM another process blocks is left to `cache prune --max-bytes`).
@@ -639,19 +638,23 @@ function retryWhileBusy(timeoutMs: number, step: () => void): void {
 }
 
 /**
- * Converts a version 1 or 2 cache to version 3 under SQLite's write lock, in one transaction (a
- * killed conversion leaves the old file as it was): values and record entries packed (their texts,
- * and so the entries' SHA-256, unchanged), the record entries' table added to a version 1 file,
- * the indexes version 3 does without dropped. Returns whether it converted anything.
+ * Creates the schema in an empty database, or converts a version 1 or 2 cache to version 3, under
+ * SQLite's write lock in one transaction, so two processes opening one file do it once and a killed
+ * conversion leaves the old file as it was. Converting packs values and record entries (their texts,
+ * and so the entries' SHA-256, unchanged), adds the record entries' table to a version 1 file and
+ * drops the indexes version 3 does without. Returns whether it converted anything.
  */
-function upgradeSchema(db: Database.Database, path: string): boolean {
-  const version = db.prepare("SELECT version FROM little_canary_cache").pluck().get();
-  if (version === VERDICT_CACHE_SCHEMA_VERSION) return false;
+function writeSchema(db: Database.Database, path: string): boolean {
   db.function("little_canary_pack", { deterministic: true }, (text: unknown) => packJson(String(text)));
   return db
     .transaction(() => {
-      // Another process may have converted it between the look and the lock.
-      if (inspectSchema(db, path) === "current") return false;
+      // Another process may have created or converted it between the look and the lock.
+      const found = inspectSchema(db, path);
+      if (found === "empty") {
+        db.exec(SCHEMA_SQL);
+        db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
+      }
+      if (found !== "convertible") return false;
       db.exec(RECORD_ENTRIES_SQL);
       db.exec("UPDATE verdicts SET value = little_canary_pack(value) WHERE typeof(value) = 'text'");
       db.exec("UPDATE record_entries SET entry = little_canary_pack(entry) WHERE typeof(entry) = 'text'");
@@ -670,16 +673,6 @@ function upgradeSchema(db: Database.Database, path: string): boolean {
 function reclaimSpace(db: Database.Database): void {
   db.exec("VACUUM");
   db.pragma("wal_checkpoint(TRUNCATE)");
-}
-
-/** Creates the schema in an empty database under SQLite's write lock, so two processes opening one new file create it once. */
-function createSchema(db: Database.Database, path: string): void {
-  db.transaction(() => {
-    // Another process may have created the schema between the look and the lock.
-    if (inspectSchema(db, path) !== "empty") return;
-    db.exec(SCHEMA_SQL);
-    db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
-  }).immediate();
 }
 
 /** The first 16 bytes of every SQLite 3 database file. */
