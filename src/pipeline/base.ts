@@ -27,11 +27,7 @@ export interface CanaryClients {
   readonly analyzer: Analyzer;
 }
 
-/**
- * The checks of SecurityPipeline (pipeline.ts), given its canary backends; without them (null)
- * only for a pipeline whose canary is off (create.ts). Every verdict says what was detected and
- * how much was inspected.
- */
+/** The checks of SecurityPipeline (pipeline.ts), given its canary backends (null only with the canary off: create.ts). */
 export class PipelineBase {
   readonly options: ResolvedPipelineOptions;
   readonly structuralFilter: StructuralFilter;

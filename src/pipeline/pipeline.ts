@@ -17,10 +17,7 @@ import { PipelineBase } from "./base.js";
 import { buildHealthReport, type HealthReport } from "./health.js";
 import type { SecurityPipelineOptions } from "./options.js";
 
-/**
- * The screening pipeline: the structural filter, then the canary probe and its analysis; every
- * verdict says what was detected and how much was inspected.
- */
+/** The screening pipeline: the structural filter, then the canary probe and its analysis; every verdict says what was detected and how much was inspected. */
 export class SecurityPipeline extends PipelineBase {
   declare readonly probe: CanaryProbe;
   declare readonly analyzer: Analyzer;
