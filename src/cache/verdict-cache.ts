@@ -18,13 +18,64 @@ import { hash } from "node:crypto";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
-import { UsageError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { isPlainObject } from "../core/guards.js";
 import { TimestampSchema } from "../documents/schemas.js";
-import { CACHE_FILE_PROBLEMS, CacheFileError, UncacheableVerdictError, type CacheFileProblem } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
 import { packJson, unpackJson } from "./stored-json.js";
 import { displayText } from "../core/display-text.js";
+
+/** Why a cache (or id index) file cannot be used, and how a message about an SQLite error says it. */
+const CACHE_FILE_PROBLEMS = {
+  missing: "does not exist", // and the caller asked not to create it
+  not_sqlite: "is not an SQLite database (or is damaged)",
+  foreign: "is not a little-canary verdict cache",
+  unknown_schema: "has an unknown schema", // a schema version this library does not know
+  unopenable: "cannot be opened", // a directory, no permission, ...
+  busy: "stayed locked by another process for longer than the busy timeout",
+  corrupt_entry: "holds an entry that does not read back",
+  write_failed: "could not be written", // disk full, read-only file, ...
+} as const;
+type CacheFileProblem = keyof typeof CACHE_FILE_PROBLEMS;
+
+/** A verdict cache or id index file cannot be used; the message names the path (the caller's, never record text). */
+export class CacheFileError extends LittleCanaryError {
+  override readonly name = "CacheFileError";
+  /** What is wrong with the file. */
+  readonly problem: CacheFileProblem;
+  /** The file's path as the caller gave it. */
+  readonly path: string;
+
+  constructor(problem: CacheFileProblem, path: string, message: string, options?: { cause?: unknown }) {
+    // An unknown schema is a configuration problem (the wrong file, or a newer library); the
+    // rest are files that cannot be read or written.
+    super(problem === "unknown_schema" || problem === "foreign" ? "config" : "io", message, options);
+    this.problem = problem;
+    this.path = path;
+  }
+}
+
+/**
+ * A caller tried to store a verdict the cache never keeps: anything but an exercised pass, flag
+ * or block (a degraded, unexercised, error or not_checked result must be checked again).
+ */
+export class UncacheableVerdictError extends LittleCanaryError {
+  override readonly name = "UncacheableVerdictError";
+  /** The state the caller tried to store. */
+  readonly state: string;
+  /** The exercised flag the caller gave. */
+  readonly exercised: boolean;
+
+  constructor(state: string, exercised: boolean) {
+    super(
+      "usage",
+      `the verdict cache stores only exercised pass, flag or block verdicts; refused state ${JSON.stringify(String(state).slice(0, 20))}` +
+        `${exercised ? "" : " (not exercised)"}`,
+    );
+    this.state = state;
+    this.exercised = exercised;
+  }
+}
 
 /** The schema version this library reads and writes. */
 export const VERDICT_CACHE_SCHEMA_VERSION = 3;
