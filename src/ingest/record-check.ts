@@ -18,7 +18,7 @@ import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type Cana
 import type { VerdictJson } from "../documents/verdict-schema.js";
 import { isOverBudget, planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
-import { isGenuinePipeline, type CanaryProfile } from "../pipeline/genuine.js";
+import { isGenuinePipeline, type CanaryProfile } from "../pipeline/pipeline.js";
 import { UNVERIFIED_GATE, type CheckingPipeline, type GateResult } from "./gate.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";

@@ -12,7 +12,7 @@ import type { IngestPolicy } from "../documents/policy.js";
 import type { ManifestShard } from "../documents/shard.js";
 import { ExportRecordSchema, type ExportRecord, type ManifestRecord } from "../documents/schemas.js";
 import { canaryTarget, type CanaryTarget } from "../pipeline/canary-warning.js";
-import { canaryProfile, isGenuinePipeline } from "../pipeline/genuine.js";
+import { canaryProfile, isGenuinePipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { mapOrderedStream } from "../pipeline/map-ordered.js";
 import { frameDocument, type FramedDocument, type ItemSpool } from "../publish/framed-document.js";

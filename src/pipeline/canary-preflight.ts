@@ -7,7 +7,7 @@ import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } f
 import { canaryKind, poolMembers } from "../canary/identity.js";
 import type { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
-import { isGenuinePipeline } from "./genuine.js";
+import { isGenuinePipeline } from "./pipeline.js";
 import { confirmCanaryModel } from "./canary-model.js";
 
 /**

@@ -2,7 +2,10 @@
 // options (its probe, Ollama, OpenAI-compatible, a pool or embedded; its analyzer, regex or an LLM
 // judge), built at construction so `probe` and `analyzer` are there at once. The API key is passed
 // through to the client and kept nowhere else. The instance is frozen after construction, so no
-// caller can swap its probe, analyzer or `check` (ingest relies on that to trust its verdicts).
+// caller can swap its probe, analyzer or `check`: callers that trust a pipeline's verdicts without
+// re-checking them (the ingest context gate, the verdict cache's identity) start from
+// `isGenuinePipeline`, and so does what a pipeline's checks cost the canary (`canaryProfile`, read
+// once per batch run so the checks certain not to call it still run after the breaker opened).
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import type { Analyzer } from "../analysis/types.js";
 import { OllamaCanaryProbe } from "../canary/ollama-probe.js";
@@ -94,4 +97,30 @@ function buildAnalyzer(resolved: ResolvedPipelineOptions, options: SecurityPipel
         // checked text and the canary's reply, and Ollama would cut an over-long prompt silently.
         numCtx: resolved.canaryNumCtx === null ? null : requiredJudgeContext(resolved.maxInputLength, resolved.canaryMaxTokens),
       });
+}
+
+/** True for a frozen instance of SecurityPipeline itself (a subclass or a look-alike is not genuine). */
+export function isGenuinePipeline(pipeline: unknown): pipeline is SecurityPipeline {
+  return pipeline instanceof SecurityPipeline && Object.getPrototypeOf(pipeline) === SecurityPipeline.prototype && Object.isFrozen(pipeline);
+}
+
+/**
+ * `canaryCalls` is false only for a library pipeline with the canary disabled (structural checks
+ * only). `skipsCanaryOn` tells whether a check of a text is certain not to call the canary (none
+ * at all, or a structural block that ends the check first); null when that cannot be known.
+ */
+export interface CanaryProfile {
+  readonly canaryCalls: boolean;
+  readonly skipsCanaryOn: ((text: string) => boolean) | null;
+}
+
+/** The canary profile of `pipeline`: exact for a genuine pipeline, "always calls" for anything else. */
+export function canaryProfile(pipeline: unknown): CanaryProfile {
+  // Only a frozen pipeline of this library's own class is known to behave as its options say.
+  if (!isGenuinePipeline(pipeline)) return { canaryCalls: true, skipsCanaryOn: null };
+  const o = pipeline.options;
+  if (!o.enableCanary) return { canaryCalls: false, skipsCanaryOn: () => true };
+  if (!o.enableStructuralFilter || !o.skipCanaryIfStructuralBlocks || o.mode === "advisory") return { canaryCalls: true, skipsCanaryOn: null };
+  const filter = pipeline.structuralFilter;
+  return { canaryCalls: true, skipsCanaryOn: (text) => filter.check(text).blocked };
 }
