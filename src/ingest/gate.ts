@@ -18,7 +18,7 @@ import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { analyzerKind } from "../analysis/identity.js";
 import type { EmbeddedCanaryProbe, EmbeddedIdentity } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "../pipeline/pipeline.js";
-import { confirmCanaryModel } from "../pipeline/canary-model.js";
+import { confirmCanaryModel } from "../pipeline/canary-warning.js";
 import { CanaryModelError, unreachableMessage, type ServedModels } from "../canary/served-models.js";
 import type { IngestPolicy } from "../documents/policy.js";
 
