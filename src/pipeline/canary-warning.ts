@@ -34,11 +34,6 @@ export async function confirmCanaryModel(probe: CanaryProbe): Promise<ServedMode
   return served;
 }
 
-/** The cause the last model check of `probe` found its server unreachable for; undefined when it was reachable or not checked. */
-export function lastUnreachableCause(probe: CanaryProbe): NetworkFailureCause | null | undefined {
-  return unreachableCauses.get(probe);
-}
-
 /** How to get a local Ollama serving `model`. */
 export function ollamaFixHint(model: string): string {
   return (
@@ -61,7 +56,8 @@ export interface CanaryTarget {
 /** Where a pipeline's canary calls go (its probe's redacted origin), for which model, its timeout, and what the model check saw. */
 export function canaryTarget(pipeline: { readonly probe: CanaryProbe }): CanaryTarget {
   const probe = pipeline.probe;
-  const cause = lastUnreachableCause(probe);
+  // Undefined when the model check found the server reachable, or did not run.
+  const cause = unreachableCauses.get(probe);
   return {
     provider: probe.provider,
     url: probe.endpointOrigin,
