@@ -157,39 +157,34 @@ async function runQueued<T>(
 }
 
 /** A body read: its bytes, a timeout, or aborted. */
-type BodyRead =
-  | { readonly kind: "ok"; readonly bytes: Uint8Array }
-  | { readonly kind: "timeout" }
-  /** The client went away, or sent a different number of bytes than it declared. */
-  | { readonly kind: "aborted" };
-
 /**
  * Reads exactly `declaredLength` body bytes of `req` within `timeoutMs`, so a client that announces
  * N bytes and sends fewer cannot hold a connection or a check slot; the buffer is sized from the
- * declared length (at most the route's limit) and nothing beyond it is kept.
+ * declared length (at most the route's limit) and nothing beyond it is kept. Resolves to the bytes,
+ * "timeout", or "aborted" (the client went away, or sent a different number of bytes than it declared).
  */
-function readBody(req: IncomingMessage, declaredLength: number, timeoutMs: number): Promise<BodyRead> {
+function readBody(req: IncomingMessage, declaredLength: number, timeoutMs: number): Promise<Uint8Array | "timeout" | "aborted"> {
   const buffer = Buffer.allocUnsafe(declaredLength);
   let received = 0;
-  return readUntilSettled<BodyRead>(
+  return readUntilSettled<Uint8Array | "timeout" | "aborted">(
     req,
     timeoutMs,
-    { kind: "timeout" },
+    "timeout",
     (settle) => ({
       data: (chunk) => {
         const bytes = chunk as Buffer;
-        if (received + bytes.byteLength > declaredLength) return settle({ kind: "aborted" });
+        if (received + bytes.byteLength > declaredLength) return settle("aborted");
         bytes.copy(buffer, received);
         received += bytes.byteLength;
       },
-      end: () => settle(received === declaredLength ? { kind: "ok", bytes: buffer.subarray(0, received) } : { kind: "aborted" }),
-      error: () => settle({ kind: "aborted" }),
+      end: () => settle(received === declaredLength ? buffer.subarray(0, received) : "aborted"),
+      error: () => settle("aborted"),
       close: () => {
-        if (!req.complete) settle({ kind: "aborted" });
+        if (!req.complete) settle("aborted");
       },
     }),
     // Stop buffering anything else the client sends; the caller answers and closes.
-    (outcome) => outcome.kind !== "ok",
+    (outcome) => typeof outcome === "string",
   );
 }
 
@@ -214,18 +209,18 @@ async function admitPost<T>(
   // Until the body is in, a stalled body may be closed to make room (after every idle connection).
   control.connections.bodyStarted(req.socket);
   const read = await readBody(req, declared.length, control.readTimeoutMs);
-  if (read.kind === "timeout") {
+  if (read === "timeout") {
     sendReply(res, REPLIES.bodyTimeout);
     return null;
   }
-  if (read.kind === "aborted") {
+  if (read === "aborted") {
     // Nobody is left to answer, or the client broke its own Content-Length promise.
     res.destroy();
     return null;
   }
   // From here the connection carries real work and is never closed to make room for another.
   control.connections.workStarted(req.socket);
-  const parsed = parse(read.bytes);
+  const parsed = parse(read);
   const answer = isReply(parsed) ? parsed : control.pipeline === null ? REPLIES.pipelineUnavailable : null;
   if (answer !== null) {
     sendReply(res, answer);
