@@ -2,7 +2,7 @@
 // command and its --help, cheap to import. What they configure is in ingest-options.ts.
 import { Option, type Command } from "commander";
 import type { ShardSpec } from "../src/documents/shard-spec.js";
-import { DEFAULT_MAX_CANARY_FAILURES } from "../src/pipeline/breaker-default.js";
+import { DEFAULT_MAX_CANARY_FAILURES } from "../src/verbs/defaults.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg, type CanaryFlags } from "./flags.js";
 import { addReportFlags, type ReportFlags } from "./report-flags.js";
 

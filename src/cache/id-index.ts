@@ -11,7 +11,7 @@ import { closeSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import { inSqlite, sqliteFailure } from "./sqlite-file.js";
+import { inSqlite, sqliteFailure } from "./verdict-cache.js";
 import { displayText } from "../core/display-text.js";
 
 /** Options of IdIndex.create. */

@@ -2,7 +2,7 @@
 // the same text returns (model and digest, prompt, sampling, analyzer or judge, structural rules,
 // routing mode, windowing) and what kind of check it was; the key is the SHA-256 of its canonical
 // JSON, so any change of any field is a miss. It is composed from the `identity()` that the parts
-// of a pipeline this library built report (pipeline/genuine.ts), trusted only from the library's
+// of a pipeline this library built report (isGenuinePipeline, pipeline/pipeline.ts), trusted only from the library's
 // own unmodified instances and only when it matches the pipeline's settings. Every doubt ends in
 // "no identity" (a re-check), never in a verdict reused wrongly. docs/cache.md lists each field.
 import { canonicalJsonUnchecked } from "../core/canonical.js";
@@ -10,10 +10,9 @@ import { sha256Hex } from "../core/hash.js";
 import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
 import { verifiedCanaryIdentity } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
-import { isGenuinePipeline } from "../pipeline/genuine.js";
 import type { DegradedPolicy, PipelineMode } from "../canary/pipeline-options.js";
 import type { CanaryProvider } from "../canary/types.js";
-import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { isGenuinePipeline, type SecurityPipeline } from "../pipeline/pipeline.js";
 import { verifiedStructuralIdentity, type StructuralIdentity } from "../structural/filter.js";
 
 /**

@@ -9,21 +9,73 @@
 // - A file that is not SQLite, not a verdict cache, or of an unknown schema version is refused
 //   (CacheFileError naming the path) and never altered. One of version 1 or 2 (plain JSON text
 //   values) is read as it is when opened read-only and converted in place, in one transaction,
-//   when opened for writing: a stored form is only ever read as its file's version says.
+//   when opened for writing: a stored form is only ever read as its file's version says. A non-SQLite
+//   file is refused before SQLite touches it; SQLite's errors become CacheFileError (the id index's too).
 // - Values and record entries are stored packed (stored-json.ts).
 // - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
 //   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
-import { UsageError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { isPlainObject } from "../core/guards.js";
 import { TimestampSchema } from "../documents/schemas.js";
-import { CacheFileError, UncacheableVerdictError } from "./errors.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
-import { assertSqliteHeader, fileSize, inSqlite, sqliteFailure } from "./sqlite-file.js";
 import { packJson, unpackJson } from "./stored-json.js";
 import { displayText } from "../core/display-text.js";
+
+/** Why a cache (or id index) file cannot be used, and how a message about an SQLite error says it. */
+const CACHE_FILE_PROBLEMS = {
+  missing: "does not exist", // and the caller asked not to create it
+  not_sqlite: "is not an SQLite database (or is damaged)",
+  foreign: "is not a little-canary verdict cache",
+  unknown_schema: "has an unknown schema", // a schema version this library does not know
+  unopenable: "cannot be opened", // a directory, no permission, ...
+  busy: "stayed locked by another process for longer than the busy timeout",
+  corrupt_entry: "holds an entry that does not read back",
+  write_failed: "could not be written", // disk full, read-only file, ...
+} as const;
+type CacheFileProblem = keyof typeof CACHE_FILE_PROBLEMS;
+
+/** A verdict cache or id index file cannot be used; the message names the path (the caller's, never record text). */
+export class CacheFileError extends LittleCanaryError {
+  override readonly name = "CacheFileError";
+  /** What is wrong with the file. */
+  readonly problem: CacheFileProblem;
+  /** The file's path as the caller gave it. */
+  readonly path: string;
+
+  constructor(problem: CacheFileProblem, path: string, message: string, options?: { cause?: unknown }) {
+    // An unknown schema is a configuration problem (the wrong file, or a newer library); the
+    // rest are files that cannot be read or written.
+    super(problem === "unknown_schema" || problem === "foreign" ? "config" : "io", message, options);
+    this.problem = problem;
+    this.path = path;
+  }
+}
+
+/**
+ * A caller tried to store a verdict the cache never keeps: anything but an exercised pass, flag
+ * or block (a degraded, unexercised, error or not_checked result must be checked again).
+ */
+export class UncacheableVerdictError extends LittleCanaryError {
+  override readonly name = "UncacheableVerdictError";
+  /** The state the caller tried to store. */
+  readonly state: string;
+  /** The exercised flag the caller gave. */
+  readonly exercised: boolean;
+
+  constructor(state: string, exercised: boolean) {
+    super(
+      "usage",
+      `the verdict cache stores only exercised pass, flag or block verdicts; refused state ${JSON.stringify(String(state).slice(0, 20))}` +
+        `${exercised ? "" : " (not exercised)"}`,
+    );
+    this.state = state;
+    this.exercised = exercised;
+  }
+}
 
 /** The schema version this library reads and writes. */
 export const VERDICT_CACHE_SCHEMA_VERSION = 3;
@@ -102,6 +154,9 @@ export interface StoredRecordEntryRow extends StoredRecordEntry {
 
 /** Record keys `recordEntriesUnder` reads at once, at most (SQLite allows far more bound values). */
 export const RECORD_KEYS_PER_READ = 512;
+
+/** Stores a row of `table` (its hex digest, then the rest after the identity's row id) under an identity, in one IMMEDIATE transaction. */
+type RowWriter = (table: "verdicts" | "record_entries", identity: { key: string; identity: string }, row: readonly [string, ...unknown[]]) => void;
 
 /** A record entry row as SQLite gives it back: `entry` is the packed text (anything, if edited by hand). */
 type RecordRow = { entry: unknown; entry_sha256: Buffer; oldest_checked_at: string };
@@ -202,7 +257,8 @@ export class VerdictCache {
   /** Identity keys already checked against their identity's canonical JSON in this process. */
   readonly #knownKeys = new Map<string, string>();
   readonly #get: Database.Statement<[string, Buffer], { state: string; value: unknown; checked_at: string }>;
-  readonly #put: ((put: { text: string; key: string; identity: string; state: string; value: Buffer; checkedAt: string }) => void) | null;
+  /** Null when opened read-only. */
+  readonly #write: RowWriter | null;
   /** Null when the file is a version 1 cache opened read-only (it has no record entries). */
   readonly #getRecord: Database.Statement<[number, Buffer], RecordRow> | null;
   /** The text a stored value or entry holds, by the form the file's version stores (null: not one). */
@@ -212,17 +268,13 @@ export class VerdictCache {
   /** Statements of `recordEntriesUnder`, by the number of keys they read. */
   readonly #getRecordsIn = new Map<number, Database.Statement<Buffer[]>>();
   readonly #identityId: Database.Statement<[string], number>;
-  /**
-   * Row ids of identities seen in this process. Ids are never reused (AUTOINCREMENT), so an id
-   * whose identity another process has since pruned finds nothing: a miss, never another
-   * identity's entry.
-   */
+  /** Row ids of identities seen here. Never reused (AUTOINCREMENT): an id pruned since finds nothing, never another identity's entry. */
   readonly #identityIds = new Map<string, number>();
-  readonly #putRecord: ((put: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => void) | null;
 
   private constructor(path: string, db: Database.Database, options: VerdictCacheOpenOptions, found: "current" | "convertible" | "empty") {
     this.path = path;
-    this.#storedText = found === "convertible" ? legacyText : unpackJson;
+    // A version 1 or 2 file stores plain JSON text.
+    this.#storedText = found === "convertible" ? (stored) => (typeof stored === "string" ? stored : null) : unpackJson;
     this.#version = db.prepare("SELECT version FROM little_canary_cache").pluck().get() as number;
     this.readonly = options.readonly === true;
     this.#db = db;
@@ -235,25 +287,21 @@ export class VerdictCache {
       ? db.prepare("SELECT entry, entry_sha256, oldest_checked_at FROM record_entries WHERE identity_id = ? AND record_key = ?")
       : null;
     this.#identityId = db.prepare<[string], number>("SELECT id FROM identities WHERE key = ?").pluck();
-    if (this.readonly) {
-      this.#put = null;
-      this.#putRecord = null;
-    } else {
+    if (this.readonly) this.#write = null;
+    else {
       const addIdentity = db.prepare("INSERT OR IGNORE INTO identities (key, identity) VALUES (?, ?)");
-      const addVerdict = db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)");
+      const insert = {
+        verdicts: db.prepare("INSERT OR REPLACE INTO verdicts (text_sha256, identity_id, state, value, checked_at) VALUES (?, ?, ?, ?, ?)"),
+        record_entries: db.prepare(
+          "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
+        ),
+      };
       // IMMEDIATE: take the write lock (waiting for it) before reading anything, so a writer
       // never has to upgrade a read snapshot another process has since made stale.
-      this.#put = db.transaction((p: { text: string; key: string; identity: string; state: string; value: Buffer; checkedAt: string }) => {
+      this.#write = db.transaction<RowWriter>((table, { key, identity }, [digest, ...rest]) => {
         // Looked up in the transaction every time: a concurrent prune may forget an identity.
-        addIdentity.run(p.key, p.identity);
-        addVerdict.run(Buffer.from(p.text, "hex"), this.#identityId.get(p.key), p.state, p.value, p.checkedAt);
-      }).immediate;
-      const addRecord = db.prepare(
-        "INSERT OR REPLACE INTO record_entries (record_key, identity_id, entry, entry_sha256, oldest_checked_at) VALUES (?, ?, ?, ?, ?)",
-      );
-      this.#putRecord = db.transaction((p: { recordKey: string; key: string; identity: string; entry: string; oldest: string }) => {
-        addIdentity.run(p.key, p.identity);
-        addRecord.run(Buffer.from(p.recordKey, "hex"), this.#identityId.get(p.key), packJson(p.entry), hash("sha256", p.entry, "buffer"), p.oldest);
+        addIdentity.run(key, identity);
+        insert[table].run(Buffer.from(digest, "hex"), this.#identityId.get(key), ...rest);
       }).immediate;
     }
   }
@@ -292,8 +340,7 @@ export class VerdictCache {
           db.pragma("synchronous = NORMAL");
           // The log is reset after each checkpoint; this caps the file it leaves on disk.
           db.pragma("journal_size_limit = 67108864");
-          if (found === "empty") createSchema(db, path);
-          else converted = upgradeSchema(db, path);
+          if (found !== "current") converted = writeSchema(db, path);
         });
         // The old texts' pages are free now: give them back, so the file shrinks (it is the
         // same file either way; a VACUUM another process blocks is left to `cache prune --max-bytes`).
@@ -332,25 +379,23 @@ export class VerdictCache {
    */
   put(entry: CachePut): void {
     if (!CACHED_STATES.includes(entry.state) || entry.exercised !== true) throw new UncacheableVerdictError(entry.state, entry.exercised === true);
-    if (this.#put === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    const write = this.#writable();
     const text = hex64("textSha256", entry.textSha256);
-    const { key, identity } = this.#identity(entry.identity);
+    const identity = this.#identity(entry.identity);
     if (!isPlainObject(entry.value)) throw new UsageError("a cached value must be a plain JSON object");
     const value = packJson(canonicalJsonUnchecked(entry.value));
     const checkedAt = entry.checkedAt ?? this.#clock().toISOString();
     if (!TimestampSchema.safeParse(checkedAt).success) throw new UsageError("checkedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    const put = this.#put;
-    inSqlite(this.path, () => put({ text, key, identity, state: entry.state, value, checkedAt }));
+    inSqlite(this.path, () => write("verdicts", identity, [text, entry.state, value, checkedAt]));
   }
 
   /** The record entry stored under this record key and identity, or null (a miss). */
   getRecord(recordKey: string, identityKey: string): StoredRecordEntry | null {
-    hex64("recordKey", recordKey);
-    hex64("identityKey", identityKey);
+    const key = Buffer.from(hex64("recordKey", recordKey), "hex");
+    const id = this.identityRowId(identityKey);
     const getRecord = this.#getRecord;
-    const id = getRecord === null ? null : this.identityRowId(identityKey);
     if (getRecord === null || id === null) return null;
-    const row = inSqlite(this.path, () => getRecord.get(id, Buffer.from(recordKey, "hex")), "unopenable");
+    const row = inSqlite(this.path, () => getRecord.get(id, key), "unopenable");
     return row === undefined ? null : this.#readBack(row);
   }
 
@@ -417,13 +462,12 @@ export class VerdictCache {
 
   /** Stores one record entry, committed before returning (replacing one under the same key). */
   putRecord(put: RecordEntryPut): void {
-    if (this.#putRecord === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    const write = this.#writable();
     const recordKey = hex64("recordKey", put.recordKey);
-    const { key, identity } = this.#identity(put.identity);
+    const identity = this.#identity(put.identity);
     if (typeof put.entry !== "string" || put.entry === "") throw new UsageError("a record entry must be a non-empty string");
     if (!TimestampSchema.safeParse(put.oldestCheckedAt).success) throw new UsageError("oldestCheckedAt must be an ISO 8601 UTC timestamp with milliseconds");
-    const putRecord = this.#putRecord;
-    inSqlite(this.path, () => putRecord({ recordKey, key, identity, entry: put.entry, oldest: put.oldestCheckedAt }));
+    inSqlite(this.path, () => write("record_entries", identity, [recordKey, packJson(put.entry), hash("sha256", put.entry, "buffer"), put.oldestCheckedAt]));
   }
 
   /** Entry counts (overall, per state, per identity), time range and size on disk, by SQL aggregates. */
@@ -469,27 +513,22 @@ export class VerdictCache {
    * identities left without entries are forgotten too. Throws UsageError when no condition is given.
    */
   prune(options: PruneOptions): number {
-    if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    this.#writable();
     // AGE stands for the age column: a record entry is as old as the oldest verdict it was built from.
-    const where: string[] = [];
-    const params: string[] = [];
+    const conditions: Array<readonly [sql: string, param: string]> = [];
     if (options.olderThan !== undefined) {
       if (typeof options.olderThan !== "number" || !Number.isFinite(options.olderThan) || options.olderThan < 0) {
         throw new UsageError("olderThan must be a non-negative number of milliseconds");
       }
-      where.push("AGE < ?");
-      params.push(new Date(this.#clock().getTime() - options.olderThan).toISOString());
+      conditions.push(["AGE < ?", new Date(this.#clock().getTime() - options.olderThan).toISOString()]);
     }
-    if (options.identityKey !== undefined) {
-      where.push("identity_id IN (SELECT id FROM identities WHERE key = ?)");
-      params.push(hex64("identityKey", options.identityKey));
-    }
-    if (options.keepIdentity !== undefined) {
-      where.push("identity_id NOT IN (SELECT id FROM identities WHERE key = ?)");
-      params.push(hex64("keepIdentity", options.keepIdentity));
-    }
-    if (where.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
-    const condition = where.join(" AND ");
+    if (options.identityKey !== undefined)
+      conditions.push(["identity_id IN (SELECT id FROM identities WHERE key = ?)", hex64("identityKey", options.identityKey)]);
+    if (options.keepIdentity !== undefined)
+      conditions.push(["identity_id NOT IN (SELECT id FROM identities WHERE key = ?)", hex64("keepIdentity", options.keepIdentity)]);
+    if (conditions.length === 0) throw new UsageError("prune needs a condition: olderThan, identityKey or keepIdentity");
+    const condition = conditions.map(([sql]) => sql).join(" AND ");
+    const params = conditions.map(([, param]) => param);
     const prune = this.#db.transaction(() => {
       const removed = this.#db.prepare(`DELETE FROM verdicts WHERE ${condition.replace("AGE", "checked_at")}`).run(...params).changes;
       this.#db.prepare(`DELETE FROM record_entries WHERE ${condition.replace("AGE", "oldest_checked_at")}`).run(...params);
@@ -508,7 +547,7 @@ export class VerdictCache {
    * MIN_CACHE_FILE_BYTES (an empty cache file alone takes about 40 KiB).
    */
   pruneToSize(maxBytes: number): { readonly removed: number; readonly sizeBytes: number } {
-    if (this.readonly) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    this.#writable();
     if (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_CACHE_FILE_BYTES) {
       throw new UsageError(`maxBytes must be a whole number of bytes, at least ${MIN_CACHE_FILE_BYTES}`);
     }
@@ -569,6 +608,12 @@ export class VerdictCache {
     if (this.#db.open) this.#db.close();
   }
 
+  /** The row writer; throws UsageError when the file was opened read-only. */
+  #writable(): RowWriter {
+    if (this.#write === null) throw new UsageError(`the cache file ${displayText(this.path)} was opened read-only`);
+    return this.#write;
+  }
+
   /** A stored row (`what`) that does not read back as it was written. */
   #corrupt(what: string): CacheFileError {
     const message = `the cache file ${displayText(this.path)} holds ${what} that does not read back; prune it or use a new cache`;
@@ -585,11 +630,6 @@ export class VerdictCache {
     this.#knownKeys.set(key, text);
     return { key, identity: text };
   }
-}
-
-/** A stored value or entry of a version 1 or 2 file: plain JSON text. */
-function legacyText(stored: unknown): string | null {
-  return typeof stored === "string" ? stored : null;
 }
 
 /** The plain object `text` holds as JSON, or null (not JSON, or not an object). */
@@ -649,19 +689,23 @@ function retryWhileBusy(timeoutMs: number, step: () => void): void {
 }
 
 /**
- * Converts a version 1 or 2 cache to version 3 under SQLite's write lock, in one transaction (a
- * killed conversion leaves the old file as it was): values and record entries packed (their texts,
- * and so the entries' SHA-256, unchanged), the record entries' table added to a version 1 file,
- * the indexes version 3 does without dropped. Returns whether it converted anything.
+ * Creates the schema in an empty database, or converts a version 1 or 2 cache to version 3, under
+ * SQLite's write lock in one transaction, so two processes opening one file do it once and a killed
+ * conversion leaves the old file as it was. Converting packs values and record entries (their texts,
+ * and so the entries' SHA-256, unchanged), adds the record entries' table to a version 1 file and
+ * drops the indexes version 3 does without. Returns whether it converted anything.
  */
-function upgradeSchema(db: Database.Database, path: string): boolean {
-  const version = db.prepare("SELECT version FROM little_canary_cache").pluck().get();
-  if (version === VERDICT_CACHE_SCHEMA_VERSION) return false;
+function writeSchema(db: Database.Database, path: string): boolean {
   db.function("little_canary_pack", { deterministic: true }, (text: unknown) => packJson(String(text)));
   return db
     .transaction(() => {
-      // Another process may have converted it between the look and the lock.
-      if (inspectSchema(db, path) === "current") return false;
+      // Another process may have created or converted it between the look and the lock.
+      const found = inspectSchema(db, path);
+      if (found === "empty") {
+        db.exec(SCHEMA_SQL);
+        db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
+      }
+      if (found !== "convertible") return false;
       db.exec(RECORD_ENTRIES_SQL);
       db.exec("UPDATE verdicts SET value = little_canary_pack(value) WHERE typeof(value) = 'text'");
       db.exec("UPDATE record_entries SET entry = little_canary_pack(entry) WHERE typeof(entry) = 'text'");
@@ -682,12 +726,63 @@ function reclaimSpace(db: Database.Database): void {
   db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
-/** Creates the schema in an empty database under SQLite's write lock, so two processes opening one new file create it once. */
-function createSchema(db: Database.Database, path: string): void {
-  db.transaction(() => {
-    // Another process may have created the schema between the look and the lock.
-    if (inspectSchema(db, path) !== "empty") return;
-    db.exec(SCHEMA_SQL);
-    db.prepare("INSERT INTO little_canary_cache (schema, version) VALUES (?, ?)").run(VERDICT_CACHE_SCHEMA, VERDICT_CACHE_SCHEMA_VERSION);
-  }).immediate();
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
+
+/** Whether the file at `path` exists (as anything) and its size; null when it does not exist. */
+function fileSize(path: string): { readonly size: number; readonly isFile: boolean } | null {
+  try {
+    const stat = statSync(path);
+    return { size: stat.size, isFile: stat.isFile() };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+      cause: error,
+    });
+  }
+}
+
+/** Refuses a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
+function assertSqliteHeader(path: string): void {
+  const found = fileSize(path);
+  if (found === null || found.size === 0) return;
+  if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${displayText(path)} is not a regular file`);
+  const header = Buffer.alloc(SQLITE_MAGIC.length);
+  let read = 0;
+  const fd = openSync(path, "r");
+  try {
+    read = readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (read < header.length || !header.equals(SQLITE_MAGIC)) {
+    throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; give a new path or an existing verdict cache`);
+  }
+}
+
+const PROBLEM_OF_CODE: Readonly<Record<string, CacheFileProblem>> = {
+  SQLITE_NOTADB: "not_sqlite",
+  SQLITE_CORRUPT: "not_sqlite",
+  SQLITE_BUSY: "busy",
+  SQLITE_LOCKED: "busy",
+  SQLITE_CANTOPEN: "unopenable",
+  SQLITE_PERM: "unopenable",
+  SQLITE_AUTH: "unopenable",
+};
+
+/** A CacheFileError for an error SQLite threw while using the file at `path` (other errors pass through). */
+export function sqliteFailure(error: unknown, path: string, fallback: CacheFileProblem = "write_failed"): unknown {
+  if (!(error instanceof Database.SqliteError)) return error;
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
+  const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
+  return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
+}
+
+/** `step()`, with an error SQLite throws turned into sqliteFailure's CacheFileError for `path`. */
+export function inSqlite<T>(path: string, step: () => T, fallback?: CacheFileProblem): T {
+  try {
+    return step();
+  } catch (error) {
+    throw sqliteFailure(error, path, fallback);
+  }
 }

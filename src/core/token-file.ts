@@ -1,5 +1,5 @@
 // A bearer token file, as both ends of the loopback service read it: `serve --token-file PATH`
-// (server/token-file.ts) and the host adapters' LITTLE_CANARY_TOKEN_FILE
+// (server/bearer-token.ts) and the host adapters' LITTLE_CANARY_TOKEN_FILE
 // (integrations/adapter/config.ts), so the two accept exactly the same files. The file holds the
 // token and nothing else (surrounding whitespace, such as the newline `echo` writes, is trimmed).
 // Refused: a file that cannot be opened, is not a regular file, is larger than the longest token

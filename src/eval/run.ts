@@ -14,7 +14,7 @@ import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { nonEmpty, urlBesidePool } from "../canary/pipeline-options.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
-import { confirmCanaryModel } from "../pipeline/canary-model.js";
+import { confirmCanaryModel } from "../pipeline/canary-warning.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
@@ -257,7 +257,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const beforeStart = <T>(work: Promise<T>): Promise<T> => orAbort(work, signal, () => new EvalInterruptedError(0, cases.length, false));
   let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
-    // A canary model the server does not serve is named as such (canary-model.ts), not as an unready backend.
+    // A canary model the server does not serve is named as such (pipeline/canary-warning.ts), not as an unready backend.
     await beforeStart(confirmCanaryModel(pipeline.probe));
     const health = await beforeStart(pipeline.healthCheck());
     if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));

@@ -17,8 +17,8 @@ import type { CanaryPool } from "../canary/pool.js";
 import { UNVERIFIED_TEXT, tooSmallMessage } from "../canary/run-context.js";
 import { analyzerKind } from "../analysis/identity.js";
 import type { EmbeddedCanaryProbe, EmbeddedIdentity } from "../canary/embedded-probe.js";
-import { isGenuinePipeline } from "../pipeline/genuine.js";
-import { confirmCanaryModel } from "../pipeline/canary-model.js";
+import { isGenuinePipeline } from "../pipeline/pipeline.js";
+import { confirmCanaryModel } from "../pipeline/canary-warning.js";
 import { CanaryModelError, unreachableMessage, type ServedModels } from "../canary/served-models.js";
 import type { IngestPolicy } from "../documents/policy.js";
 

@@ -14,12 +14,11 @@ import {
 } from "../documents/manifest-records.js";
 import type { ManifestRecord, PipelineInfoV3 } from "../documents/schemas.js";
 import { isGenuineVerdict, PipelineVerdict } from "../pipeline/verdict.js";
-import type { CanaryProfile } from "../pipeline/canary-profile.js";
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryCircuitBreaker, type CanaryObservation } from "../pipeline/circuit-breaker.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 import { isOverBudget, planSegments, type SegmentableRecord, type SegmentPlan } from "../documents/segment-plan.js";
 import { classifySegmentVerdict, isClassifyError } from "../documents/classify.js";
-import { isGenuinePipeline } from "../pipeline/genuine.js";
+import { isGenuinePipeline, type CanaryProfile } from "../pipeline/pipeline.js";
 import { UNVERIFIED_GATE, type CheckingPipeline, type GateResult } from "./gate.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { stopsChecking } from "../documents/record-state.js";

@@ -13,31 +13,12 @@ export const AUDIT_FILE = "canary-audit.jsonl";
 export const ALERTS_FILE = "canary-alerts.jsonl";
 const AUDIT_KEY_FILE = "audit-hmac.key";
 
-/** The label an audit line gives a check. */
-type AuditLabel = "blocked" | "degraded" | "flagged" | "structural_only" | "unscreened" | "safe";
-
-/** One line of the audit log (no raw input: the text is identified by a keyed HMAC). */
-interface AuditLine {
-  readonly timestamp: string;
-  readonly input_hmac: string;
-  readonly verdict: AuditLabel;
-  readonly blocked_by: string | null;
-  readonly risk_score: number | null;
-  readonly degraded: boolean;
-  readonly canary_status: string;
-  readonly analysis_method: string;
-  readonly analysis_status: string;
-  readonly signals: readonly string[];
-  readonly latency_ms: number;
-}
-
-/** Label precedence: blocked, degraded, flagged, structural_only/unscreened, safe. */
-function auditLabel(verdict: PipelineVerdict): AuditLabel {
+/** A verdict's outcome, first match wins: which callback fires, and (`unexercised` told apart by layer) the audit label. */
+export function outcomeOf(verdict: PipelineVerdict): "blocked" | "degraded" | "flagged" | "unexercised" | "safe" {
   if (!verdict.safe) return "blocked";
   if (verdict.degraded) return "degraded";
   if (verdict.advisory.flagged) return "flagged";
-  if (verdict.canaryStatus !== "exercised") return verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened";
-  return "safe";
+  return verdict.canaryStatus !== "exercised" ? "unexercised" : "safe";
 }
 
 /** Reasons behind a verdict: the advisory's signals, else the blocking layer's signals. */
@@ -63,10 +44,12 @@ export class AuditLogger {
   /** Appends one line for a check of `text`. */
   record(text: string, verdict: PipelineVerdict): void {
     try {
-      const line: AuditLine = {
+      const outcome = outcomeOf(verdict);
+      // One line of the log: no raw input, the text is identified by a keyed HMAC.
+      const line = {
         timestamp: new Date().toISOString(),
         input_hmac: createHmac("sha256", this.#key).update(text, "utf8").digest("hex"),
-        verdict: auditLabel(verdict),
+        verdict: outcome !== "unexercised" ? outcome : verdict.layers.some((layer) => layer.name === "structural_filter") ? "structural_only" : "unscreened",
         blocked_by: verdict.blockedBy,
         risk_score: verdict.canaryRiskScore,
         degraded: verdict.degraded,

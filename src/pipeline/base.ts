@@ -11,11 +11,9 @@ import type { CanaryProbe, CanaryResult } from "../canary/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { StructuralFilter } from "../structural/filter.js";
 import { StructuralOffload } from "../structural/offload.js";
-import { AuditLogger } from "./audit.js";
+import { AuditLogger, outcomeOf } from "./audit.js";
 import { SecurityAdvisory } from "./advisory.js";
-import { failedCanaryLayer, routeExercised, skippedCanaryLayer, uniqueCategories } from "./routing.js";
-import { snapshotOf } from "./snapshot.js";
-import { resolvePipelineOptions, type PipelineWarningCode, type ResolvedPipelineOptions } from "../canary/pipeline-options.js";
+import { resolvePipelineOptions, type PipelineMode, type PipelineWarningCode, type ResolvedPipelineOptions } from "../canary/pipeline-options.js";
 import type { PipelineCallbacks, SecurityPipelineOptions } from "./options.js";
 import { mintVerdict, type AnalysisSnapshot, type BlockedBy, type CoverageReason, type LayerResult, type PipelineVerdict } from "./verdict.js";
 import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegment } from "./segments.js";
@@ -23,32 +21,13 @@ import { segmentSpans } from "../documents/segment-spans.js";
 import { sliceSpans } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
 
-/** Public, secret-free description of a pipeline (manifest `pipeline`, `/health`). */
-export interface PipelineDescription {
-  readonly mode: ResolvedPipelineOptions["mode"];
-  readonly provider: ResolvedPipelineOptions["provider"] | null;
-  readonly canaryModel: string | null;
-  readonly analysisMethod: "judge" | "regex";
-  readonly structuralFilter: boolean;
-  /** The built-in structural rules' version, or null when the structural layer is off. */
-  readonly structuralRulesVersion: number | null;
-  readonly canaryEnabled: boolean;
-  readonly canaryNumCtx: number | null;
-  readonly canaryTimeout: number | null;
-  readonly onDegraded: ResolvedPipelineOptions["onDegraded"];
-}
-
 /** A pipeline's canary backends: the probe and the analyzer of its replies. */
 export interface CanaryClients {
   readonly probe: CanaryProbe;
   readonly analyzer: Analyzer;
 }
 
-/**
- * The checks of SecurityPipeline (pipeline.ts), given its canary backends; without them (null)
- * only for a pipeline whose canary is off (create.ts). Every verdict says what was detected and
- * how much was inspected.
- */
+/** The checks of SecurityPipeline (pipeline.ts), given its canary backends (null only with the canary off: create.ts). */
 export class PipelineBase {
   readonly options: ResolvedPipelineOptions;
   readonly structuralFilter: StructuralFilter;
@@ -101,8 +80,11 @@ export class PipelineBase {
     return Object.values(this.#callbacks).some((callback) => typeof callback === "function");
   }
 
-  /** The pipeline's configuration without secrets. */
-  describe(): PipelineDescription {
+  /**
+   * Public, secret-free description of the pipeline (manifest `pipeline`, `/health`);
+   * `structuralRulesVersion` is the built-in structural rules' version, or null with the layer off.
+   */
+  describe() {
     const o = this.options;
     return {
       mode: o.mode,
@@ -115,7 +97,7 @@ export class PipelineBase {
       canaryNumCtx: o.enableCanary && o.provider === "ollama" ? o.canaryNumCtx : null,
       canaryTimeout: o.enableCanary ? o.canaryTimeout : null,
       onDegraded: o.onDegraded,
-    };
+    } as const;
   }
 
   /**
@@ -162,17 +144,11 @@ export class PipelineBase {
   async #evaluate(text: string, canaryPlan: CanaryPlan): Promise<FinishState> {
     const o = this.options;
     const layers: LayerResult[] = [];
-    let canaryStatus: CanaryStatus = o.enableCanary ? "failed" : "disabled";
-    let analysisMethod: AnalysisMethod = o.enableCanary ? (o.judgeModel !== null ? "llm_judge" : "regex") : "none";
-    let analysisStatus: AnalysisStatus = "not_applicable";
-    let degraded = false;
-    let risk: number | null = null;
     let blockedBy: BlockedBy | null = null;
     let advisory = SecurityAdvisory.none();
-    let promptEvalCount: number | null = null;
     // The canary layer of a window whose canary is not called (disabled, or after a block).
     const skipped = (details: string, status: CanaryStatus, summaryOverride?: string): FinishState => {
-      layers.push(skippedCanaryLayer(details));
+      layers.push(canaryLayer("skipped", details));
       const unexercised = { canaryStatus: status, analysisMethod: "none", analysisStatus: "not_applicable", risk: null } as const;
       return { layers, blockedBy, advisory, degraded: false, ...unexercised, ...(summaryOverride !== undefined ? { summaryOverride } : {}) };
     };
@@ -208,58 +184,49 @@ export class PipelineBase {
       }
     }
 
-    if (o.enableCanary && canaryPlan.kind === "skip_after_block")
-      return skipped("Skipped after structural filter block in another segment.", "skipped_after_block");
-    if (o.enableCanary && canaryPlan.kind === "over_budget") {
+    if (!o.enableCanary) return skipped("Canary disabled by configuration.", "disabled");
+    if (canaryPlan.kind === "skip_after_block") return skipped("Skipped after structural filter block in another segment.", "skipped_after_block");
+    const analysisMethod = o.judgeModel !== null ? "llm_judge" : "regex";
+    if (canaryPlan.kind === "over_budget") {
       const details =
         `Canary not run: the text needs ${canaryPlan.needed} segments of ${o.maxInputLength} code points, more than maxSegments (${o.maxSegments}); ` +
         "split the text or raise maxSegments.";
-      layers.push(failedCanaryLayer(details, "input_too_long", 0, null));
+      layers.push(canaryLayer("failed", details, "input_too_long"));
       return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
     }
-    if (o.enableCanary) {
-      const t1 = this.#now();
-      const outcome = await this.#runCanary(text);
-      const latency = seconds(this.#now() - t1);
-      this.#watchCanary(outcome);
-      if (outcome.kind === "exercised") {
-        const snap = outcome.snapshot;
-        promptEvalCount = outcome.promptEvalCount;
-        canaryStatus = "exercised";
-        analysisStatus = "exercised";
-        analysisMethod = snap.analysisMethod;
-        risk = snap.riskScore;
-        const names = uniqueCategories(snap);
-        const listed = names.length > 0 ? names.join(", ") : "none";
-        const details = snap.shouldBlock
-          ? `Behavioral analysis blocked; signals: ${listed}.`
-          : (snap.riskScore ?? 0) > 0
-            ? `Behavioral risk ${(snap.riskScore ?? 0).toFixed(2)}; signals: ${listed}.`
-            : "No behavioral anomalies detected.";
-        layers.push({
-          name: "canary_probe",
-          passed: !snap.shouldBlock,
-          latency,
-          details,
-          status: snap.shouldBlock ? "blocked" : "passed",
-          coverageReason: null,
-          snapshot: snap,
-          signals: names,
-        });
-        const canaryAdvisory = routeExercised(o.mode, snap, names, details);
-        if (canaryAdvisory.block) blockedBy ??= "canary_probe";
-        advisory = SecurityAdvisory.merge(advisory, canaryAdvisory.advisory);
-      } else {
-        degraded = true;
-        canaryStatus = outcome.canaryStatus;
-        analysisStatus = outcome.analysisStatus;
-        layers.push(failedCanaryLayer(this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
-      }
-    } else {
-      layers.push(skippedCanaryLayer("Canary disabled by configuration."));
+    const t1 = this.#now();
+    const outcome = await this.#runCanary(text);
+    const latency = seconds(this.#now() - t1);
+    this.#watchCanary(outcome);
+    if (outcome.kind === "failed") {
+      layers.push(canaryLayer("failed", this.#failureDetails(outcome), outcome.coverageReason, latency, outcome.snapshot));
+      const { canaryStatus, analysisStatus } = outcome;
+      return { layers, blockedBy, advisory, degraded: true, canaryStatus, analysisMethod, analysisStatus, risk: null, promptEvalCount: null };
     }
-
-    return { layers, blockedBy, advisory, degraded, canaryStatus, analysisMethod, analysisStatus, risk, promptEvalCount };
+    const snap = outcome.snapshot;
+    // Signal categories in first-seen order, each once.
+    const names = [...new Set(snap.signals.map((signal) => signal.category))];
+    const listed = names.length > 0 ? names.join(", ") : "none";
+    const details = snap.shouldBlock
+      ? `Behavioral analysis blocked; signals: ${listed}.`
+      : (snap.riskScore ?? 0) > 0
+        ? `Behavioral risk ${(snap.riskScore ?? 0).toFixed(2)}; signals: ${listed}.`
+        : "No behavioral anomalies detected.";
+    const status = snap.shouldBlock ? "blocked" : "passed";
+    layers.push({ name: "canary_probe", passed: !snap.shouldBlock, latency, details, status, coverageReason: null, snapshot: snap, signals: names });
+    const routed = routeExercised(o.mode, snap, names, details);
+    if (routed.block) blockedBy ??= "canary_probe";
+    return {
+      layers,
+      blockedBy,
+      advisory: SecurityAdvisory.merge(advisory, routed.advisory),
+      degraded: false,
+      canaryStatus: "exercised",
+      analysisMethod: snap.analysisMethod,
+      analysisStatus: "exercised",
+      risk: snap.riskScore,
+      promptEvalCount: outcome.promptEvalCount,
+    };
   }
 
   async #runCanary(text: string): Promise<CanaryOutcome> {
@@ -377,16 +344,7 @@ export class PipelineBase {
   }
 
   #fireCallback(verdict: PipelineVerdict): void {
-    const c = this.#callbacks;
-    const callback = !verdict.safe
-      ? c.onBlock
-      : verdict.degraded
-        ? c.onDegraded
-        : verdict.advisory.flagged
-          ? c.onFlag
-          : verdict.canaryStatus !== "exercised"
-            ? c.onUnexercised
-            : c.onPass;
+    const callback = this.#callbacks[CALLBACK_OF[outcomeOf(verdict)]];
     if (!callback) return;
     try {
       callback(verdict);
@@ -395,6 +353,9 @@ export class PipelineBase {
     }
   }
 }
+
+/** The callback each outcome fires. */
+const CALLBACK_OF = { blocked: "onBlock", degraded: "onDegraded", flagged: "onFlag", unexercised: "onUnexercised", safe: "onPass" } as const;
 
 /** Whether a window's canary runs: normally, skipped for a block elsewhere, or not at all (too many windows). */
 type CanaryPlan = { readonly kind: "run" } | { readonly kind: "skip_after_block" } | { readonly kind: "over_budget"; readonly needed: number };
@@ -438,4 +399,75 @@ function describeType(value: unknown): string {
 
 function errorClass(error: unknown): string {
   return error instanceof Error ? error.constructor.name : typeof error;
+}
+
+/** The canary layer of a check that did not call the canary (`skipped`: disabled, or after a block) or got no coverage from it (`failed`, and why). */
+function canaryLayer(
+  status: "skipped" | "failed",
+  details: string,
+  coverageReason: CoverageReason | null = null,
+  latency = 0,
+  snapshot: AnalysisSnapshot | null = null,
+): LayerResult {
+  return { name: "canary_probe", passed: null, latency, details, status, coverageReason, snapshot, signals: [] };
+}
+
+/** Whether an exercised analysis blocks in `mode`, and the advisory it leaves otherwise. */
+function routeExercised(mode: PipelineMode, snap: AnalysisSnapshot, names: readonly string[], details: string): { block: boolean; advisory: SecurityAdvisory } {
+  if (snap.shouldBlock && snap.hardBlocked) {
+    if (mode === "advisory") return { block: false, advisory: new SecurityAdvisory(true, "high", names, details) };
+    return { block: true, advisory: SecurityAdvisory.none() };
+  }
+  if (snap.shouldBlock) {
+    if (mode === "block") return { block: true, advisory: SecurityAdvisory.none() };
+    return { block: false, advisory: new SecurityAdvisory(true, "medium", names, details) };
+  }
+  if ((snap.riskScore ?? 0) > 0 && names.length > 0) {
+    return { block: false, advisory: new SecurityAdvisory(true, "low", names, `Low-confidence signals: ${names.join(", ")}`) };
+  }
+  return { block: false, advisory: SecurityAdvisory.none() };
+}
+
+// The analyzer's categories (analysis/signals.ts) and the judge's, restated: the lean pipeline
+// imports no analyzer code (test/pipeline/create.test.ts).
+const KNOWN_CATEGORIES = new Set([
+  "persona_shift",
+  "instruction_echo",
+  "system_prompt_leak",
+  "refusal_collapse",
+  "tool_hallucination",
+  "format_anomaly",
+  "semantic_discontinuity",
+  "attack_compliance",
+  "canary_compromise",
+  "llm_judge",
+]);
+const CANARY_STATUSES: readonly CanaryStatus[] = ["exercised", "failed", "disabled", "skipped_after_block"];
+const ANALYSIS_METHODS: readonly AnalysisMethod[] = ["regex", "llm_judge", "none"];
+const ANALYSIS_STATUSES: readonly AnalysisStatus[] = ["exercised", "failed", "not_applicable"];
+
+/**
+ * The privacy-preserving view of an analysis, all that layers and callbacks ever see of the
+ * canary: categories, severities and statuses, no reply, prompt or evidence. Values an analyzer
+ * got wrong are normalised, never trusted.
+ */
+function snapshotOf(analysis: AnalysisResult): AnalysisSnapshot {
+  const finiteOrNull = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+  return Object.freeze({
+    riskScore: finiteOrNull(analysis.riskScore),
+    shouldBlock: analysis.shouldBlock === true,
+    signals: Object.freeze(
+      (Array.isArray(analysis.signals) ? analysis.signals : []).map((signal) =>
+        Object.freeze({
+          category: KNOWN_CATEGORIES.has(signal.category) ? signal.category : "unknown",
+          severity: finiteOrNull(signal.severity),
+        }),
+      ),
+    ),
+    hardBlocked: analysis.hardBlocked === true,
+    degraded: analysis.degraded === true,
+    canaryStatus: CANARY_STATUSES.includes(analysis.canaryStatus) ? analysis.canaryStatus : "failed",
+    analysisMethod: ANALYSIS_METHODS.includes(analysis.analysisMethod) ? analysis.analysisMethod : "none",
+    analysisStatus: ANALYSIS_STATUSES.includes(analysis.analysisStatus) ? analysis.analysisStatus : "failed",
+  });
 }

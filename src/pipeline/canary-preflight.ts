@@ -7,8 +7,8 @@ import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } f
 import { canaryKind, poolMembers } from "../canary/identity.js";
 import type { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
-import { isGenuinePipeline } from "./genuine.js";
-import { confirmCanaryModel } from "./canary-model.js";
+import { isGenuinePipeline } from "./pipeline.js";
+import { confirmCanaryModel } from "./canary-warning.js";
 
 /**
  * Before any check: the server must list the canary model (CanaryModelError); an embedded canary is
@@ -25,7 +25,7 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
   if (!o.enableCanary) return null;
   const probe = pipeline.probe;
   const kind = canaryKind(probe);
-  // The server must serve the model before anything else is asked of it (canary-model.ts).
+  // The server must serve the model before anything else is asked of it (canary-warning.ts).
   await confirmCanaryModel(probe);
   if (kind === "embedded") {
     const opened = await (probe as EmbeddedCanaryProbe).open();

@@ -1,14 +1,38 @@
-// The one-line stderr warnings that say the canary backend could not be reached, answered too
-// slowly, or does not have the model (check, screen, ingest), and the setup hint that
-// `demo --live` gives. A user sees where the request went, for which model, and the fix that
-// fits the failure (raise --timeout, pull the model, start the server), instead of a result
-// that only says "degraded".
+// The canary's server checked and reported: the model check every checking command runs once before
+// its first check (Ollama: GET /api/tags; OpenAI-compatible: GET /models; a refusal names the model,
+// the server, what it serves and the fix; a server that does not answer is each command's own rule,
+// check and screen fail open, ingest refuses), and the one-line stderr warnings that say the canary
+// could not be reached, answered too slowly, or does not have the model (check, screen, ingest),
+// and the setup hint of `demo --live`. A user sees where the request went, for which model, and the
+// fix that fits the failure (raise --timeout, pull the model, start the server), instead of a
+// result that only says "degraded".
+import { canaryKind } from "../canary/identity.js";
 import type { CanaryProbe } from "../canary/types.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";
-import { printableModelName } from "../canary/served-models.js";
-import { lastUnreachableCause } from "./canary-model.js";
+import { missingModelError, printableModelName, type ServedModels } from "../canary/served-models.js";
 import type { BreakerTrip, CanaryOutageReason } from "./circuit-breaker.js";
 import { displayText } from "../core/display-text.js";
+
+/** What the last model check of a probe found unreachable, by probe (read by the warnings). */
+const unreachableCauses = new WeakMap<CanaryProbe, NetworkFailureCause | null>();
+
+/**
+ * Asks `probe`'s server for its model list, once, and throws CanaryModelError when the list
+ * does not hold the probe's model. Resolves to what the server said, or null for a probe this
+ * check does not apply to (a pool pins its own identity; the embedded canary is a file).
+ */
+export async function confirmCanaryModel(probe: CanaryProbe): Promise<ServedModels | null> {
+  const kind = canaryKind(probe);
+  if (kind !== "ollama" && kind !== "openai") return null;
+  // One endpoint of a provider: its model list says whether the server has the model.
+  const endpoint = probe as CanaryProbe & { readonly provider: "ollama" | "openai"; servedModels(): Promise<ServedModels> };
+  const served = await endpoint.servedModels();
+  if (served.kind === "unreachable") unreachableCauses.set(probe, served.cause);
+  else unreachableCauses.delete(probe);
+  const missing = missingModelError(endpoint.provider, probe.model, probe.endpointOrigin, served);
+  if (missing !== null) throw missing;
+  return served;
+}
 
 /** How to get a local Ollama serving `model`. */
 export function ollamaFixHint(model: string): string {
@@ -32,7 +56,8 @@ export interface CanaryTarget {
 /** Where a pipeline's canary calls go (its probe's redacted origin), for which model, its timeout, and what the model check saw. */
 export function canaryTarget(pipeline: { readonly probe: CanaryProbe }): CanaryTarget {
   const probe = pipeline.probe;
-  const cause = lastUnreachableCause(probe);
+  // Undefined when the model check found the server reachable, or did not run.
+  const cause = unreachableCauses.get(probe);
   return {
     provider: probe.provider,
     url: probe.endpointOrigin,

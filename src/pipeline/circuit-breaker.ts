@@ -4,10 +4,10 @@
 // whose canary call failed as unreachable or timed out, it opens for the rest of the run: callers
 // stop calling the canary, report the rest as not screened, and print one warning. It reads
 // serialized verdicts only (test/architecture/layers.test.ts holds it to documents/ imports).
-import { DEFAULT_MAX_CANARY_FAILURES } from "./breaker-default.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
 
-export { DEFAULT_MAX_CANARY_FAILURES };
+/** Consecutive unreachable/timeout failures that open the breaker unless a flag changes it. */
+export const DEFAULT_MAX_CANARY_FAILURES = 5;
 
 /** The `error` of a segment or item not sent to the canary because the breaker had opened. */
 export const CIRCUIT_OPEN_ERROR = "canary_circuit_open";

@@ -3,19 +3,12 @@
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
 import { canaryKind } from "../canary/identity.js";
 import type { RunContext } from "../canary/run-context.js";
-import type { Analyzer } from "../analysis/types.js";
+import type { CanaryClients, PipelineBase } from "./base.js";
 import type { CanaryProbe } from "../canary/types.js";
 import type { ResolvedPipelineOptions } from "../canary/pipeline-options.js";
 
-/**
- * What a readiness report reads of a pipeline: its options and its two backends. A structural
- * type, so this module needs nothing from pipeline.ts (which calls it) and no import cycle forms.
- */
-export interface HealthSubject {
-  readonly options: ResolvedPipelineOptions;
-  readonly probe: CanaryProbe;
-  readonly analyzer: Analyzer;
-}
+/** What a readiness report reads of a pipeline: its options and its two backends (pipeline.ts calls this module). */
+export type HealthSubject = Pick<PipelineBase, "options"> & CanaryClients;
 
 /** Readiness of a pipeline: its configuration and whether its backends answer; no secrets. */
 export interface HealthReport {
@@ -59,12 +52,6 @@ async function probeAvailability(check: () => Promise<boolean>): Promise<{ avail
 /** The report before its verdict fields; built in the order its keys are serialized. */
 type HealthDraft = { -readonly [K in keyof Omit<HealthReport, "ready" | "degraded" | "status" | "coverage">]: HealthReport[K] };
 
-/** The analyzer's own readiness check, bound to it, or null when it has none (the regex analyzer). */
-function analyzerCheck(analyzer: Analyzer): (() => Promise<boolean>) | null {
-  const isAvailable = analyzer.isAvailable;
-  return isAvailable === undefined ? null : () => isAvailable.call(analyzer);
-}
-
 /** The configuration part of a report, which no backend's answer changes. */
 function configuration(o: ResolvedPipelineOptions): HealthDraft {
   return {
@@ -101,10 +88,11 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
   let ready = true;
   if (o.enableCanary) {
     const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
-    const judgeCheck = o.judgeModel !== null ? analyzerCheck(pipeline.analyzer) : null;
+    // The judge's own readiness check (the regex analyzer has none).
+    const judgeCheck = o.judgeModel !== null ? pipeline.analyzer.isAvailable?.bind(pipeline.analyzer) : undefined;
     const [canary, judge] = await Promise.all([
       probeAvailability(() => pipeline.probe.isAvailable()),
-      judgeCheck !== null ? probeAvailability(judgeCheck) : Promise.resolve(null),
+      judgeCheck !== undefined ? probeAvailability(judgeCheck) : Promise.resolve(null),
     ]);
     report.canary_model = o.canaryModel;
     report.canary_available = canary.available;

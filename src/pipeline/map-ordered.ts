@@ -1,8 +1,7 @@
-// Bounded-concurrency map that keeps input order: results[i] always belongs to items[i], no
-// matter which call finishes first, so output documents are identical for any concurrency.
-// `screen` and `ingest` run it. At most `concurrency` calls run at once; once `signal` aborts, no
-// new call starts and the promise rejects with the abort reason at once: a canary call in flight
-// may take minutes to time out, and an interrupted run must not wait for it.
+// Bounded-concurrency map that keeps input order (`screen` and `ingest` run it): results[i] always
+// belongs to items[i], whichever call finishes first, so output documents are identical for any
+// concurrency. An abort rejects at once: a canary call in flight may take minutes to time out, and
+// an interrupted run must not wait for it.
 
 /** Options of `mapOrderedStream`. */
 export interface MapOrderedStreamOptions {
@@ -19,11 +18,10 @@ export interface MapOrderedStreamOptions {
 }
 
 /**
- * Maps a stream of items with at most `concurrency` calls in flight and hands each result to
- * `sink` in input order (awaited, one at a time), holding at most `window` items at once: memory
- * is bounded by the window, never by the stream's length. Rejects with the first error of the
- * source, a worker or the sink, or with the abort reason at once when `signal` aborts; no new
- * call starts after that. Resolves with the number of items once the last one is handed over.
+ * Maps a stream with at most `concurrency` calls in flight, handing each result to `sink` in input
+ * order (awaited, one at a time) and holding at most `window` items (memory is bounded by it, not
+ * by the stream). Rejects with the first error of the source, a worker or the sink, or the abort
+ * reason; no call starts after that. Resolves with the number of items once the last is handed over.
  */
 export async function mapOrderedStream<T, R>(
   source: AsyncIterable<T>,

@@ -4,26 +4,21 @@
 // and the verdict is the worst window's: a block anywhere blocks, a failed canary anywhere is
 // degraded, and every window's own state and coverage is reported in `segments`.
 import { SecurityAdvisory } from "./advisory.js";
-import type { AnalysisMethod, AnalysisStatus, CanaryStatus } from "../analysis/types.js";
-import type { BlockedBy, LayerName, LayerResult, LayerStatus, SegmentCoverage, SegmentState } from "./verdict.js";
+import type { AnalysisStatus, CanaryStatus } from "../analysis/types.js";
+import type { LayerName, LayerResult, LayerStatus, PipelineVerdict, SegmentState } from "./verdict.js";
 import { coverageOf } from "../documents/record-state.js";
 import type { Coverage } from "../documents/verdict-schema.js";
 
-/** What one screened text (or window) contributed, before policy and summary are applied. */
-export interface FinishState {
+/**
+ * What one screened text (or window) contributed, before policy and summary are applied; a text
+ * screened in windows also carries its `segments` and `coverage` (see verdictCoverage).
+ */
+export interface FinishState
+  extends Pick<PipelineVerdict, "blockedBy" | "advisory" | "degraded" | "canaryStatus" | "analysisMethod" | "analysisStatus">,
+    Partial<Pick<PipelineVerdict, "promptEvalCount" | "segments" | "coverage">> {
   readonly layers: LayerResult[];
-  readonly blockedBy: BlockedBy | null;
-  readonly advisory: SecurityAdvisory;
-  readonly degraded: boolean;
-  readonly canaryStatus: CanaryStatus;
-  readonly analysisMethod: AnalysisMethod;
-  readonly analysisStatus: AnalysisStatus;
   readonly risk: number | null;
   readonly summaryOverride?: string;
-  readonly promptEvalCount?: number | null;
-  readonly segments?: readonly SegmentCoverage[];
-  /** How many windows the canary inspected (see verdictCoverage); set for a text screened in windows. */
-  readonly coverage?: Coverage;
 }
 
 /**

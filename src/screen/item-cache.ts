@@ -9,7 +9,7 @@ import { knownModelDigest } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import type { BatchItem } from "../documents/schemas.js";
-import { isGenuinePipeline } from "../pipeline/genuine.js";
+import { isGenuinePipeline } from "../pipeline/pipeline.js";
 import type { ItemVerdictCache } from "./check-item.js";
 import { batchStateOfJson } from "./state.js";
 

@@ -1,4 +1,6 @@
-// The access log of `serve --access-log`: one JSON line per request on stderr, saying what was
+// The service's logs. Log lines: `<ISO time> [<LEVEL>] <message>`, to stderr from the CLI and
+// nowhere by default in the library; messages hold fixed text, configuration and error class names
+// only. The access log of `serve --access-log`: one JSON line per request on stderr, saying what was
 // asked and how it ended, never what was sent: an entry holds only values the server chose or
 // checked against a fixed list (an unknown method or route is "other", so a query, path or
 // header never reaches the log), the status sent, and for a /check answered 200 the state
@@ -6,6 +8,21 @@
 import type { BatchState } from "../documents/schemas.js";
 import { COVERAGES, type Coverage } from "../documents/verdict-schema.js";
 import { routeMethod } from "./check-request.js";
+
+/** The level of a log line. */
+export type LogLevel = "INFO" | "WARNING" | "ERROR";
+/** Receives the service's log lines. */
+export type ServerLog = (level: LogLevel, message: string) => void;
+
+/** The library's default log: nowhere. */
+export const silentLog: ServerLog = () => {};
+
+/** Writes each log line to `stream`, stamped with `now`. */
+export function streamLog(stream: { write(text: string): unknown }, now: () => Date = () => new Date()): ServerLog {
+  return (level, message) => {
+    stream.write(`${now().toISOString()} [${level}] ${message}\n`);
+  };
+}
 
 /** One request in the access log (the stream writer adds `time`). */
 export interface AccessLogEntry {

@@ -2,13 +2,6 @@
 // `maxConcurrent` checks run and `maxQueue` wait in arrival order; beyond that a request is told at
 // once that the server is busy. A waiter whose client left is dropped before it costs a call.
 
-export interface QueueState {
-  readonly active: number;
-  readonly queued: number;
-  readonly max_concurrent: number;
-  readonly max_queue: number;
-}
-
 export type Admission<T> =
   | { readonly kind: "done"; readonly value: T }
   | { readonly kind: "failed"; readonly error: unknown }
@@ -29,7 +22,8 @@ export class CheckQueue {
     this.maxQueue = maxQueue;
   }
 
-  state(): QueueState {
+  /** Checks running and waiting, and the limits (`/health` reports them as `queue`). */
+  state() {
     return { active: this.#active, queued: this.#waiting.length, max_concurrent: this.maxConcurrent, max_queue: this.maxQueue };
   }
 

@@ -1,11 +1,9 @@
 // Keeps the service reachable when clients hold connections open without using them (idle
-// keep-alive sockets, slowloris headers, bodies that never finish), without ever closing a real
-// caller's connection to make room. Node's own `maxConnections` refuses the *new* connection at
-// the cap, so a few hundred stalled sockets would lock every caller out. Here the connection that
-// has waited longest without work in progress is closed instead: first the oldest "waiting" one
-// (no complete request head), then the oldest "reading" one (a `/check` body not yet read), never
-// one being answered (bounded by the check queue and the health wait).
-//
+// keep-alive sockets, slowloris headers, bodies that never finish), never closing a real caller's
+// connection to make room. Node's `maxConnections` refuses the *new* connection at the cap, so a
+// few hundred stalled sockets would lock every caller out; here the one waiting longest without
+// work is closed instead: the oldest "waiting" (no complete request head), then the oldest
+// "reading" (a body not yet read), never one being answered (bounded by the queue and health wait).
 // A connection is a candidate only after the event loop has had a full turn to read what it sent:
 // libuv accepts a burst in one callback and reads it on a later turn, so a real caller whose
 // request was already in the kernel would otherwise look silent. So a connection accepted (or

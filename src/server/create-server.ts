@@ -1,11 +1,9 @@
-// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready`,
-// `POST /check` and `POST /screen` (a batch through the one screen path, src/screen/) with the
-// request ladder of check-request.ts, an optional bearer token on the two POST routes
-// (bearer-token.ts), behind a bounded queue, with header and body deadlines, a JSON body for every
-// answer and a health report that never waits on the canary backend (binding and shutdown:
-// lifecycle.ts). The pipeline is called only for a request that passed every rule; a check that
-// throws is a fixed 503 and one log line naming the error class; request text, verdicts and
-// exception messages are never logged.
+// The loopback screening service as a Node `http.Server`: `GET /health`, `GET /ready`, `POST /check`
+// and `POST /screen` (through the one screen path, src/screen/), behind the request ladder
+// (check-request.ts), an optional bearer token, a bounded queue and header and body deadlines; a JSON
+// body for every answer and a health report that never waits on the canary (binding and shutdown:
+// lifecycle.ts). A check that throws is a fixed 503 and one log line naming the error class;
+// request text, verdicts and exception messages are never logged.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
@@ -14,10 +12,9 @@ import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
 import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
-import { parseScreenBody, SCREEN_BODY_LIMIT } from "./screen-request.js";
-import { loggedCoverage, loggedMethod, loggedRoute, type AccessLog, type AccessLogEntry } from "./access-log.js";
+import { loggedCoverage, loggedMethod, loggedRoute, silentLog, type AccessLog, type AccessLogEntry, type ServerLog } from "./access-log.js";
 import { admitCaller, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
-import { CHECK_BODY_LIMIT, checkHeaders, isReply, parseCheckBody, routeMethod, routeRequest, type BodyLimit, type Route } from "./check-request.js";
+import { checkHeaders, headFromRaw, isReply, parseCheckBody, parseRawHead, parseScreenBody, routeMethod, routeRequest, type RawHead } from "./check-request.js";
 import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
 import { DEFAULT_STALE_WAIT_MS, HealthCache } from "./health-cache.js";
@@ -32,9 +29,7 @@ import {
   DEFAULT_READ_TIMEOUT_MS,
   RETRY_AFTER_SECONDS,
 } from "./limits.js";
-import { silentLog, type ServerLog } from "./log.js";
-import { headFromRaw, parseRawHead, type RawHead } from "./raw-head.js";
-import { readBody } from "./read-body.js";
+import { readUntilSettled } from "../core/read-until-settled.js";
 
 /** Options of `createServer`. */
 export interface ServeOptions {
@@ -161,8 +156,40 @@ async function runQueued<T>(
   }
 }
 
+/** A body read: its bytes, a timeout, or aborted. */
 /**
- * A POST route's request: its body read within `limit` and parsed by `parse`, with the pipeline
+ * Reads exactly `declaredLength` body bytes of `req` within `timeoutMs`, so a client that announces
+ * N bytes and sends fewer cannot hold a connection or a check slot; the buffer is sized from the
+ * declared length (at most the route's limit) and nothing beyond it is kept. Resolves to the bytes,
+ * "timeout", or "aborted" (the client went away, or sent a different number of bytes than it declared).
+ */
+function readBody(req: IncomingMessage, declaredLength: number, timeoutMs: number): Promise<Uint8Array | "timeout" | "aborted"> {
+  const buffer = Buffer.allocUnsafe(declaredLength);
+  let received = 0;
+  return readUntilSettled<Uint8Array | "timeout" | "aborted">(
+    req,
+    timeoutMs,
+    "timeout",
+    (settle) => ({
+      data: (chunk) => {
+        const bytes = chunk as Buffer;
+        if (received + bytes.byteLength > declaredLength) return settle("aborted");
+        bytes.copy(buffer, received);
+        received += bytes.byteLength;
+      },
+      end: () => settle(received === declaredLength ? buffer.subarray(0, received) : "aborted"),
+      error: () => settle("aborted"),
+      close: () => {
+        if (!req.complete) settle("aborted");
+      },
+    }),
+    // Stop buffering anything else the client sends; the caller answers and closes.
+    (outcome) => typeof outcome === "string",
+  );
+}
+
+/**
+ * A POST route's request: its body read within the route's limit and parsed by `parse`, with the pipeline
  * that will check it; null once the request was answered (bad headers, a body too slow, a bad
  * body, or no pipeline) or dropped.
  */
@@ -171,10 +198,10 @@ async function admitPost<T>(
   req: IncomingMessage,
   res: ServerResponse,
   head: RawHead,
-  limit: BodyLimit,
+  route: "check" | "screen",
   parse: (bytes: Uint8Array) => T | Reply,
 ): Promise<{ readonly parsed: T; readonly pipeline: SecurityPipeline } | null> {
-  const declared = checkHeaders(head, limit);
+  const declared = checkHeaders(head, route);
   if (isReply(declared)) {
     sendReply(res, declared);
     return null;
@@ -182,18 +209,18 @@ async function admitPost<T>(
   // Until the body is in, a stalled body may be closed to make room (after every idle connection).
   control.connections.bodyStarted(req.socket);
   const read = await readBody(req, declared.length, control.readTimeoutMs);
-  if (read.kind === "timeout") {
+  if (read === "timeout") {
     sendReply(res, REPLIES.bodyTimeout);
     return null;
   }
-  if (read.kind === "aborted") {
+  if (read === "aborted") {
     // Nobody is left to answer, or the client broke its own Content-Length promise.
     res.destroy();
     return null;
   }
   // From here the connection carries real work and is never closed to make room for another.
   control.connections.workStarted(req.socket);
-  const parsed = parse(read.bytes);
+  const parsed = parse(read);
   const answer = isReply(parsed) ? parsed : control.pipeline === null ? REPLIES.pipelineUnavailable : null;
   if (answer !== null) {
     sendReply(res, answer);
@@ -203,14 +230,13 @@ async function admitPost<T>(
 }
 
 async function answerCheck(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
-  const admitted = await admitPost(control, req, res, head, CHECK_BODY_LIMIT, parseCheckBody);
+  const admitted = await admitPost(control, req, res, head, "check", parseCheckBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
   const done = await runQueued(control, res, async () => {
     const verdict = await pipeline.check(parsed.text);
-    const wire: Record<string, unknown> = { ...verdict.toDict() };
-    return { verdict, wire };
+    return { verdict, wire: verdict.toDict() };
   });
   if (done === null) return;
   const { verdict, wire } = done.value;
@@ -228,16 +254,13 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
  * prints. A caller that goes away stops its batch.
  */
 async function answerScreen(control: ServiceControl, req: IncomingMessage, res: ServerResponse, head: RawHead): Promise<void> {
-  const admitted = await admitPost(control, req, res, head, SCREEN_BODY_LIMIT, parseScreenBody);
+  const admitted = await admitPost(control, req, res, head, "screen", parseScreenBody);
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
   const done = await runQueued(control, res, async (gone) => serializeBatch(await screenBatch(parsed.inputs, pipeline, { signal: gone })), true);
   if (done === null) return;
   return sendReply(res, { status: 200, body: {}, json: done.value }, control.draining);
 }
-
-/** The routes a token guards: the ones that take text. Probes stay open (docs/serve.md). */
-const GUARDED: ReadonlySet<Route> = new Set(["check", "screen"]);
 
 async function handle(control: ServiceControl, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const head = headFromRaw(req.method ?? "", req.url ?? "", req.rawHeaders);
@@ -257,8 +280,9 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
   const route = routeRequest(head);
   if (isReply(route)) return sendReply(res, route);
-  // Before a body byte is read: a caller without the token gets no check, no batch, no slot.
-  const refused = control.token !== null && GUARDED.has(route) ? authorize(control.token, head.authorization) : null;
+  // Before a body byte is read: a caller without the token gets no check, no batch, no slot. The
+  // token guards the routes that take text; probes stay open (docs/serve.md).
+  const refused = control.token !== null && (route === "check" || route === "screen") ? authorize(control.token, head.authorization) : null;
   if (refused !== null) return sendReply(res, refused);
   if (route === "check") return answerCheck(control, req, res, head);
   if (route === "screen") return answerScreen(control, req, res, head);
@@ -279,10 +303,10 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
   if (!caller.admitted) return caller.reply;
   const route = routeRequest(head);
   if (isReply(route)) return route;
-  if (GUARDED.has(route)) {
+  if (route === "check" || route === "screen") {
     const refused = control.token === null ? null : authorize(control.token, head.authorization);
     if (refused !== null) return refused;
-    const declared = checkHeaders(head, route === "screen" ? SCREEN_BODY_LIMIT : CHECK_BODY_LIMIT);
+    const declared = checkHeaders(head, route);
     if (isReply(declared)) return declared;
   }
   return REPLIES.badRequest;

@@ -9,7 +9,7 @@ import { poolMembers } from "../canary/identity.js";
 import { CanaryModelError } from "../canary/served-models.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
-import type { ServerLog } from "./log.js";
+import type { ServerLog } from "./access-log.js";
 import { displayText } from "../core/display-text.js";
 
 /** Options of `runService`. */
@@ -52,26 +52,21 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     log("INFO", "🐤 Little Canary server starting...");
     log("INFO", `   Mode: ${d.mode}${d.onDegraded === "fail_closed" ? " (fail-closed)" : ""}`);
     if (d.canaryEnabled) {
-      log("INFO", `   Model: ${displayText(pipeline.options.canaryModel)}`);
-      const openai = pipeline.options.provider === "openai";
+      const o = pipeline.options;
+      log("INFO", `   Model: ${displayText(o.canaryModel)}`);
       const members = poolMembers(pipeline.probe);
-      const pooled = members !== null;
-      const url = openai ? pipeline.options.baseUrl : pipeline.options.ollamaUrl;
-      const embedded = pipeline.options.provider === "embedded";
-      const origin = pooled ? pipeline.probe.endpointOrigin : endpointOrigin(url);
-      if (embedded) log("INFO", `   Embedded canary (in this process): model file SHA-256 ${pipeline.options.embedded?.sha256 ?? "unknown"}`);
-      else
-        log("INFO", `   ${pooled ? "Canary pool" : openai ? "OpenAI-compatible server" : "Ollama"}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
-      if (served !== null)
-        log(
-          "INFO",
-          `   max_model_len: ${served.max_model_len} (prompts counted by ${served.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound"})`,
-        );
+      const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
+      const origin = members !== null ? pipeline.probe.endpointOrigin : endpointOrigin(url);
+      const kind = members !== null ? "Canary pool" : o.provider === "openai" ? "OpenAI-compatible server" : "Ollama";
+      if (o.provider === "embedded") log("INFO", `   Embedded canary (in this process): model file SHA-256 ${o.embedded?.sha256 ?? "unknown"}`);
+      else log("INFO", `   ${kind}: ${origin === "<invalid endpoint>" ? "invalid" : origin}`);
+      const counted = served?.prompt_count === "tokenize" ? "POST /tokenize" : "the conservative bound";
+      if (served !== null) log("INFO", `   max_model_len: ${served.max_model_len} (prompts counted by ${counted})`);
       log("INFO", `   Canary timeout: ${d.canaryTimeout}s`);
-      const remote = pooled ? members.some((m) => endpointClass(m.endpointOrigin) === "remote") : !embedded && endpointClass(url) === "remote";
-      if (remote) {
-        log("WARNING", `${openai ? "--base-url" : "--ollama-url"} ${origin} is not a loopback address: raw input text will leave this machine`);
-      }
+      const remote =
+        members !== null ? members.some((m) => endpointClass(m.endpointOrigin) === "remote") : o.provider !== "embedded" && endpointClass(url) === "remote";
+      const flag = o.provider === "openai" ? "--base-url" : "--ollama-url";
+      if (remote) log("WARNING", `${flag} ${origin} is not a loopback address: raw input text will leave this machine`);
     } else {
       log("WARNING", "   Canary: disabled (--no-canary); verdicts are structural only and say so");
     }

@@ -1,9 +1,8 @@
 // `serve`, the verb behind `little-canary serve`: the settings resolved once, then `runService`
 // until the stop signal and a drain. The logs go to the reporter's `write`, never request text.
-import { streamAccessLog } from "../server/access-log.js";
-import { streamLog } from "../server/log.js";
+import { streamAccessLog, streamLog } from "../server/access-log.js";
 import { runService } from "../server/run-service.js";
-import { readServeToken } from "../server/token-file.js";
+import { readServeToken } from "../server/bearer-token.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 

@@ -5,8 +5,7 @@ import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { createPipeline } from "../../src/pipeline/create.js";
-import { isGenuinePipeline } from "../../src/pipeline/genuine.js";
-import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { isGenuinePipeline, SecurityPipeline } from "../../src/pipeline/pipeline.js";
 
 const OFF = { enableCanary: false } as const;
 

@@ -4,7 +4,7 @@
 // a bad item: 400 naming the rule, never the text); the body ladder is `/check`'s.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { screenBatch, serializeBatch } from "../../src/screen/screen-batch.js";
-import { MAX_SCREEN_REQUEST_BYTES } from "../../src/server/screen-request.js";
+import { MAX_SCREEN_REQUEST_BYTES } from "../../src/server/check-request.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { pipelineFor, rawRequest, startService, type RunningService } from "../support/server-harness.js";
 

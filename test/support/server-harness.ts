@@ -7,7 +7,7 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { SecurityPipelineOptions } from "../../src/pipeline/options.js";
 import { createServer, serviceControl, type ServeOptions } from "../../src/server/create-server.js";
 import { closeGracefully, listenLoopback } from "../../src/server/lifecycle.js";
-import type { LogLevel } from "../../src/server/log.js";
+import type { LogLevel } from "../../src/server/access-log.js";
 
 export interface RunningService {
   readonly server: Server;
