@@ -60,11 +60,9 @@ export interface QueryScreenPlan<D> {
   readonly onHeld: ((held: readonly HeldDocument<D>[]) => void | Promise<void>) | null;
 }
 
-/** A document to pass on: what was screened of it, its metadata marked with the outcome. */
-export interface PassedDocument<D> {
-  readonly original: D;
-  readonly state: QueryScreenState;
-  readonly reasons: readonly DocumentHoldReason[];
+/** A document to pass on: the adapter's one reading of it, and what was screened of it. */
+export interface PassedDocument<R> {
+  readonly reading: R;
   /** Text, id and a plain metadata copy with SCREEN_STATE_KEY and HOLD_REASONS_KEY set. */
   readonly fields: ScreenedFields;
 }
@@ -112,32 +110,33 @@ function marked(
  * on, in order; reports the held ones to `onHeld`. Throws what the screen throws (a refused context
  * gate, for instance), whatever `onDegraded` says.
  */
-export async function screenAtQueryTime<D>(
+export async function screenAtQueryTime<D, R extends DocumentFields>(
   documents: readonly D[],
-  read: (document: D) => DocumentFields,
+  read: (document: D) => R,
   plan: QueryScreenPlan<D>,
-): Promise<PassedDocument<D>[]> {
+): Promise<PassedDocument<R>[]> {
   if (documents.length === 0) {
     await plan.onHeld?.([]);
     return [];
   }
-  // The document screen reads each document once; what is passed on comes from that reading.
-  const outcome = await screenDocumentRecords(documents, read, plan.screen, (_, document) => document);
+  // The document screen reads each document once, in order; what is passed on comes from that reading.
+  const readings: R[] = [];
+  const remembered = (document: D): R => readings[readings.push(read(document)) - 1] as R;
+  const outcome = await screenDocumentRecords(documents, remembered, plan.screen, (_, document) => document);
   const heldAt = new Map(outcome.held.map((h) => [h.index, h]));
-  const passed: PassedDocument<D>[] = [];
-  documents.forEach((original, index) => {
+  const passed: PassedDocument<R>[] = [];
+  readings.forEach((reading, index) => {
     const { text, id, metadata } = outcome.reads.get(index) as DocumentRead;
     const h = heldAt.get(index);
     if (h === undefined) {
-      passed.push({ original, state: "admitted", reasons: [], fields: marked(text as string, id, metadata ?? {}, "admitted", []) });
+      passed.push({ reading, fields: marked(text as string, id, metadata ?? {}, "admitted", []) });
       return;
     }
     const coverageOnly = h.reasons.every((reason) => COVERAGE_ONLY.has(reason));
     if (plan.failOpen && coverageOnly && typeof text === "string" && metadata !== null) {
-      passed.push({ original, state: "fail_open", reasons: h.reasons, fields: marked(text, id, metadata, "fail_open", h.reasons) });
+      passed.push({ reading, fields: marked(text, id, metadata, "fail_open", h.reasons) });
     } else if (plan.held === "flag") {
-      const shown = typeof text === "string" ? text : "";
-      passed.push({ original, state: "held", reasons: h.reasons, fields: marked(shown, id, metadata ?? {}, "held", h.reasons) });
+      passed.push({ reading, fields: marked(typeof text === "string" ? text : "", id, metadata ?? {}, "held", h.reasons) });
     }
   });
   await plan.onHeld?.(outcome.held);

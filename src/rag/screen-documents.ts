@@ -9,7 +9,6 @@ import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
 import { snapshotMetadata } from "./flatten-metadata.js";
-import { siblingsToHold } from "./source-groups.js";
 
 /** How documents are screened. */
 export interface ScreenDocumentsOptions {
@@ -50,8 +49,6 @@ export interface ScreenedDocuments<D> {
   /** The admitted documents, in the order given, each rebuilt from what was screened (see `rebuild`). */
   readonly admitted: readonly D[];
   readonly held: readonly HeldDocument<D>[];
-  /** SHA-256 of the run's manifest (in memory; not published). */
-  readonly manifestSha256: string;
   /** What was read of each document, by position: its metadata copy is null when the metadata could not be read. */
   readonly reads: ReadonlyMap<number, DocumentRead>;
 }
@@ -84,7 +81,7 @@ export interface ScreenedFields {
  * Screens `documents`: `fields` reads each one's text, id and metadata (once), `rebuild` makes the
  * document to pass on from what was screened. Metadata that cannot be flattened is held as
  * malformed before any check. With `sourceOf` (a document's source, or null), a document admitted
- * on its own is held as `sibling_held` when another document of its source is held (source-groups.ts).
+ * on its own is held as `sibling_held` when another document of its source is held (siblingsToHold).
  */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
@@ -154,5 +151,27 @@ export async function screenDocumentRecords<D>(
     } else if (result !== undefined) held.push(result);
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
-  return { admitted, held, manifestSha256: run.manifest.sha256, reads };
+  return { admitted, held, reads };
+}
+
+// Holding a source document whole: screening chunks one by one lets a payload's neighbours through
+// (the chunk that carries it is held, the next one admitted), so a caller that cannot screen before
+// splitting groups the chunks by their source document's identity.
+
+/**
+ * The admitted documents to hold because another document of their source was held, each mapped to
+ * the first held one of that source. `sources` maps an index to its source (none: absent, a group of its own).
+ */
+export function siblingsToHold(sources: ReadonlyMap<number, string>, held: ReadonlySet<number>): Map<number, number> {
+  const firstHeld = new Map<string, number>();
+  for (const [index, source] of sources) {
+    const first = firstHeld.get(source);
+    if (held.has(index) && (first === undefined || index < first)) firstHeld.set(source, index);
+  }
+  const toHold = new Map<number, number>();
+  for (const [index, source] of sources) {
+    const first = firstHeld.get(source);
+    if (first !== undefined && !held.has(index)) toHold.set(index, first);
+  }
+  return toHold;
 }
