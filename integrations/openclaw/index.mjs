@@ -176,51 +176,37 @@ function parseFailureMode(raw) {
 		error: INVALID_FAILURE_MODE
 	};
 }
+var MISSING_FIELDS = Object.freeze({
+	decision: "unscreened",
+	cause: "unavailable",
+	reason: REASON_MISSING_FIELDS,
+	flagged: false
+});
+var notExercised = (flagged) => ({
+	decision: "unscreened",
+	cause: "incomplete",
+	reason: REASON_NOT_EXERCISED,
+	flagged
+});
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return MISSING_FIELDS;
 	const advisory = verdict["advisory"];
 	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-	if (verdict["blocked_by"] === "fail_closed") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
+	if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
 	if (verdict["safe"] === false) return {
 		decision: "deny",
 		cause: null,
 		reason: null,
 		flagged
 	};
-	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
-	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
-	if (flagged) return {
-		decision: "warn",
-		cause: null,
-		reason: null,
-		flagged: true
-	};
+	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
 	return {
-		decision: "allow",
+		decision: flagged ? "warn" : "allow",
 		cause: null,
 		reason: null,
-		flagged: false
+		flagged
 	};
 }
 function withPolicy(classified, failureMode) {
@@ -248,7 +234,6 @@ function unscreenedForHost(reason, options) {
 		flagged: false
 	}, options?.failureMode);
 }
-// src/integrations/adapter/endpoint.ts
 /** The service origin OpenClaw uses when `serviceUrl` is unset. */
 var DEFAULT_SERVICE_ORIGIN = "http://127.0.0.1:18421";
 /** The rule a refused OpenClaw `serviceUrl` breaks (reported instead of the value). */
@@ -279,20 +264,21 @@ function parseLoopback(raw, expectedPath) {
 		origin: `http://${url.host}`
 	};
 }
-/**
-* OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check
-* URL is `<origin>/check`. Unset means the default origin.
-*/
-function parseServiceOrigin(raw) {
-	const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? DEFAULT_SERVICE_ORIGIN : raw, "/");
-	return endpoint ? {
-		ok: true,
-		endpoint
-	} : {
-		ok: false,
-		error: SERVICE_URL_RULE
+/** A loopback setting: unset or empty means `fallback`; anything refused is reported as `rule`, never echoed. */
+function loopbackSetting(fallback, path, rule) {
+	return (raw) => {
+		const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? fallback : raw, path);
+		return endpoint ? {
+			ok: true,
+			endpoint
+		} : {
+			ok: false,
+			error: rule
+		};
 	};
 }
+/** OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check URL is `<origin>/check`. Unset means the default origin. */
+var parseServiceOrigin = loopbackSetting(DEFAULT_SERVICE_ORIGIN, "/", SERVICE_URL_RULE);
 // src/integrations/adapter/config.ts
 /** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */
 var TOKEN_FILE_ENV = "LITTLE_CANARY_TOKEN_FILE";
@@ -367,6 +353,22 @@ async function readAdapterToken(tokenFile, platform = process.platform) {
 		ok: false,
 		problem: invalidConfiguration(`${TOKEN_FILE_ENV}: ${read.problem}`)
 	};
+}
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 // src/integrations/adapter/client.ts
 /** The most response bytes an adapter holds. */
@@ -531,38 +533,19 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
-// src/core/or-abort.ts
-/**
-* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
-* aborts; a late outcome of `work`, a failure too, is dropped.
-*/
-function orAbort(work, signal, reason = () => signal?.reason) {
-	if (signal === void 0) return work;
-	work.catch(() => void 0);
-	if (signal.aborted) return Promise.reject(reason());
-	let onAbort = () => void 0;
-	const aborted = new Promise((_, reject) => {
-		onAbort = () => reject(reason());
-		signal.addEventListener("abort", onAbort, { once: true });
-	});
-	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-// src/integrations/adapter/health-notice.ts
+// src/integrations/adapter/screener.ts
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+var HEALTH_GRACE_MS = 250;
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
-function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
+function healthNotices(health, adapterTimeoutMs, adapterName) {
 	if (!isPlainObject(health)) return [];
-	const notices = [];
-	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
 	const canaryTimeout = health["canary_timeout"];
-	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
-	return notices;
+	const slow = typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs;
+	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`] : []];
 }
-// src/integrations/adapter/screener.ts
-/** How long a verdict may wait for the `/health` read after `/check` has answered. */
-var HEALTH_GRACE_MS = 250;
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -601,7 +584,6 @@ function createScreener(options) {
 		};
 	};
 }
-// src/integrations/adapter/plugin-screener.ts
 /** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
 function screenerFor(config, adapterName) {
 	if (config.ok) return createScreener({

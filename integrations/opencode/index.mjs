@@ -75,51 +75,37 @@ function parseFailureMode(raw) {
 		error: INVALID_FAILURE_MODE
 	};
 }
+var MISSING_FIELDS = Object.freeze({
+	decision: "unscreened",
+	cause: "unavailable",
+	reason: REASON_MISSING_FIELDS,
+	flagged: false
+});
+var notExercised = (flagged) => ({
+	decision: "unscreened",
+	cause: "incomplete",
+	reason: REASON_NOT_EXERCISED,
+	flagged
+});
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return MISSING_FIELDS;
 	const advisory = verdict["advisory"];
 	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-	if (verdict["blocked_by"] === "fail_closed") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
+	if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
 	if (verdict["safe"] === false) return {
 		decision: "deny",
 		cause: null,
 		reason: null,
 		flagged
 	};
-	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
-	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
-	if (flagged) return {
-		decision: "warn",
-		cause: null,
-		reason: null,
-		flagged: true
-	};
+	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
 	return {
-		decision: "allow",
+		decision: flagged ? "warn" : "allow",
 		cause: null,
 		reason: null,
-		flagged: false
+		flagged
 	};
 }
 function withPolicy(classified, failureMode) {
@@ -146,6 +132,22 @@ function unscreenedForHost(reason, options) {
 		reason,
 		flagged: false
 	}, options?.failureMode);
+}
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
@@ -279,20 +281,21 @@ function parseLoopback(raw, expectedPath) {
 		origin: `http://${url.host}`
 	};
 }
-/**
-* LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`. Unset or
-* empty means the default endpoint.
-*/
-function parseCheckEndpoint(raw) {
-	const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? DEFAULT_CHECK_ENDPOINT : raw, "/check");
-	return endpoint ? {
-		ok: true,
-		endpoint
-	} : {
-		ok: false,
-		error: ENDPOINT_RULE
+/** A loopback setting: unset or empty means `fallback`; anything refused is reported as `rule`, never echoed. */
+function loopbackSetting(fallback, path, rule) {
+	return (raw) => {
+		const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? fallback : raw, path);
+		return endpoint ? {
+			ok: true,
+			endpoint
+		} : {
+			ok: false,
+			error: rule
+		};
 	};
 }
+/** LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`; unset or empty means the default endpoint. */
+var parseCheckEndpoint = loopbackSetting(DEFAULT_CHECK_ENDPOINT, "/check", ENDPOINT_RULE);
 // src/integrations/adapter/config.ts
 /** Environment variable naming the loopback `/check` URL. */
 var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
@@ -534,38 +537,19 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
-// src/core/or-abort.ts
-/**
-* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
-* aborts; a late outcome of `work`, a failure too, is dropped.
-*/
-function orAbort(work, signal, reason = () => signal?.reason) {
-	if (signal === void 0) return work;
-	work.catch(() => void 0);
-	if (signal.aborted) return Promise.reject(reason());
-	let onAbort = () => void 0;
-	const aborted = new Promise((_, reject) => {
-		onAbort = () => reject(reason());
-		signal.addEventListener("abort", onAbort, { once: true });
-	});
-	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-// src/integrations/adapter/health-notice.ts
+// src/integrations/adapter/screener.ts
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+var HEALTH_GRACE_MS = 250;
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
-function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
+function healthNotices(health, adapterTimeoutMs, adapterName) {
 	if (!isPlainObject(health)) return [];
-	const notices = [];
-	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
 	const canaryTimeout = health["canary_timeout"];
-	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
-	return notices;
+	const slow = typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs;
+	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`] : []];
 }
-// src/integrations/adapter/screener.ts
-/** How long a verdict may wait for the `/health` read after `/check` has answered. */
-var HEALTH_GRACE_MS = 250;
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -604,7 +588,6 @@ function createScreener(options) {
 		};
 	};
 }
-// src/integrations/adapter/plugin-screener.ts
 /** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
 function screenerFor(config, adapterName) {
 	if (config.ok) return createScreener({
@@ -716,8 +699,7 @@ function createOpenCodeHooks(options = {}) {
 		} catch {}
 	}
 	async function report(message, notices) {
-		if (message !== null) await warn(message);
-		for (const notice of notices) await warn(notice);
+		for (const line of message === null ? notices : [message, ...notices]) await warn(line);
 	}
 	return {
 		"chat.message": async (_input, output) => {

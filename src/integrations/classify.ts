@@ -53,6 +53,9 @@ export function parseFailureMode(raw: unknown): FailureModeParse {
 
 type Classified = Omit<HostClassification, "block" | "failureMode">;
 
+const MISSING_FIELDS: Classified = Object.freeze({ decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false });
+const notExercised = (flagged: boolean): Classified => ({ decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged });
+
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 export function classifyVerdict(verdict: unknown): Classified {
   if (
@@ -62,20 +65,15 @@ export function classifyVerdict(verdict: unknown): Classified {
     typeof verdict["canary_status"] !== "string" ||
     typeof verdict["analysis_status"] !== "string"
   ) {
-    return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
+    return MISSING_FIELDS;
   }
   const advisory = verdict["advisory"];
   const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-  if (verdict["blocked_by"] === "fail_closed") return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
+  if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
   if (verdict["safe"] === false) return { decision: "deny", cause: null, reason: null, flagged };
-  if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") {
-    return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
-  }
-  if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") {
-    return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
-  }
-  if (flagged) return { decision: "warn", cause: null, reason: null, flagged: true };
-  return { decision: "allow", cause: null, reason: null, flagged: false };
+  if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+  if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
+  return { decision: flagged ? "warn" : "allow", cause: null, reason: null, flagged };
 }
 
 function withPolicy(classified: Classified, failureMode: unknown): HostClassification {

@@ -57,22 +57,16 @@ function parseLoopback(raw: unknown, expectedPath: string): ServiceEndpoint | nu
   };
 }
 
-/**
- * LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`. Unset or
- * empty means the default endpoint.
- */
-export function parseCheckEndpoint(raw: unknown): EndpointParse {
-  const value = raw === undefined || raw === null || raw === "" ? DEFAULT_CHECK_ENDPOINT : raw;
-  const endpoint = parseLoopback(value, "/check");
-  return endpoint ? { ok: true, endpoint } : { ok: false, error: ENDPOINT_RULE };
+/** A loopback setting: unset or empty means `fallback`; anything refused is reported as `rule`, never echoed. */
+function loopbackSetting(fallback: string, path: string, rule: string): (raw: unknown) => EndpointParse {
+  return (raw) => {
+    const endpoint = parseLoopback(raw === undefined || raw === null || raw === "" ? fallback : raw, path);
+    return endpoint ? { ok: true, endpoint } : { ok: false, error: rule };
+  };
 }
 
-/**
- * OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check
- * URL is `<origin>/check`. Unset means the default origin.
- */
-export function parseServiceOrigin(raw: unknown): EndpointParse {
-  const value = raw === undefined || raw === null || raw === "" ? DEFAULT_SERVICE_ORIGIN : raw;
-  const endpoint = parseLoopback(value, "/");
-  return endpoint ? { ok: true, endpoint } : { ok: false, error: SERVICE_URL_RULE };
-}
+/** LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`; unset or empty means the default endpoint. */
+export const parseCheckEndpoint = loopbackSetting(DEFAULT_CHECK_ENDPOINT, "/check", ENDPOINT_RULE);
+
+/** OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check URL is `<origin>/check`. Unset means the default origin. */
+export const parseServiceOrigin = loopbackSetting(DEFAULT_SERVICE_ORIGIN, "/", SERVICE_URL_RULE);

@@ -6,7 +6,7 @@
 import type { HostClassification } from "../classify.js";
 import { adapterConfig, type AdapterEnv, type TimeoutLimits } from "../adapter/config.js";
 import { parseServiceOrigin } from "../adapter/endpoint.js";
-import { isConfigProblem, screenerFor } from "../adapter/plugin-screener.js";
+import { isConfigProblem, screenerFor } from "../adapter/screener.js";
 
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
 export const PLUGIN_ID = "little-canary-openclaw";
