@@ -12,9 +12,8 @@ import { frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
 import { junitFormat } from "./junit.js";
-import type { ReportItem } from "./report-item.js";
+import type { ReportFormat, ReportItem, ReportRun } from "./report-item.js";
 import { artifactUri, sarifFormat } from "./sarif.js";
-import type { ReportFormat, ReportRun } from "./report-format.js";
 import { displayText } from "../core/display-text.js";
 
 /** Where GitHub Actions output goes. */

@@ -3,10 +3,8 @@
 // end, in memory bounded by one result. One result per item that did not pass, at its input line,
 // fingerprinted by the item's SHA-256 so a code-scanning service can follow it across runs.
 import { VERSION } from "../core/version.js";
-import type { ReportItem, ReportMatch } from "./report-item.js";
-import { resultMessage } from "./report-item.js";
+import { resultMessage, type ReportFormat, type ReportItem, type ReportMatch, type ReportRun } from "./report-item.js";
 import { RULE_LIST, ruleIndex } from "./rules.js";
-import type { ReportFormat, ReportRun } from "./report-format.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
 const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -27,7 +27,7 @@ import { ScratchFile } from "../publish/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
 import type { ItemVerdictCache } from "./check-item.js";
 import { screenStream } from "./screen-stream.js";
-import type { BatchSummary } from "./tally.js";
+import type { BatchSummary } from "./screen-stream.js";
 import { screenCacheIdentity, screenItemCache } from "./item-cache.js";
 import { displayText } from "../core/display-text.js";
 

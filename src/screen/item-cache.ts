@@ -10,8 +10,7 @@ import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import type { BatchItem } from "../documents/schemas.js";
 import { isGenuinePipeline } from "../pipeline/genuine.js";
-import type { ItemVerdictCache } from "./check-item.js";
-import { batchStateOfJson } from "./state.js";
+import { batchStateOfJson, type ItemVerdictCache } from "./check-item.js";
 
 /** True when the canary and the analysis both ran for this verdict and its coverage held. */
 function exercised(verdict: VerdictJson): boolean {
