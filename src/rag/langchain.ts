@@ -1,27 +1,21 @@
 // `little-canary/langchain`: LangChain.js adapters (docs/rag.md): a document loader over a
 // verified ingest pair, a transformer that screens Documents as an ingest run does and reports
 // every held one to `onHeld`, never dropping one in silence, and a query-time compressor (the rules
-// are query-screen.ts's). `@langchain/core` is an optional peer dependency: only a program that
+// are screen-documents.ts's). `@langchain/core` is an optional peer dependency: only a program that
 // imports this subpath needs it.
 import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { UsageError } from "../core/errors.js";
-import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./query-screen.js";
-import {
-  screenDocumentRecords,
-  type DocumentFields,
-  type HeldDocument,
-  type ScreenDocumentsOptions,
-  type ScreenedFields,
-  type SourceFields,
-} from "./screen-documents.js";
+import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./screen-documents.js";
+import { screenDocumentRecords, type DocumentFields, type ScreenDocumentsOptions, type ScreenedFields } from "./screen-documents.js";
+import type { HeldDocument, SourceFields } from "./screen-documents.js";
 import { admittedLoader, type AdmittedDocument, type VerifiedExportOptions } from "./verified-export.js";
 
 export { ExportVerificationError, PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance, type VerifiedExportOptions } from "./verified-export.js";
 export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
 export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
-export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./query-screen.js";
+export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./screen-documents.js";
 
 /**
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent` is

@@ -1,16 +1,17 @@
 // `little-canary/llamaindex`: a LlamaIndex.TS reader over a published ingest pair and a query-time
-// node postprocessor (the rules are query-screen.ts's) (docs/rag.md). `llamaindex` is an optional
+// node postprocessor (the rules are screen-documents.ts's) (docs/rag.md). `llamaindex` is an optional
 // peer dependency: only a program that imports this subpath needs it.
 // Why a reader and not a screening step inside an IngestionPipeline: its docstore records a
 // document before the transformations run and its cache replays a transformation's earlier
 // output, so a screen there can be skipped while a held document is already stored. Screening
 // belongs before LlamaIndex sees the documents: `little-canary ingest`, then this reader.
 import { Document, TextNode, type BaseNodePostprocessor, type BaseReader, type MessageContent, type NodeWithScore } from "llamaindex";
-import { HOLD_REASONS_KEY, resolveQueryScreen, SCREEN_STATE_KEY, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./query-screen.js";
+import { HOLD_REASONS_KEY, SCREEN_STATE_KEY } from "./screen-documents.js";
+import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./screen-documents.js";
 import { admittedLoader, type AdmittedDocument, type VerifiedExportOptions } from "./verified-export.js";
 
 export { ExportVerificationError, PROVENANCE_PREFIX, type Provenance, type VerifiedExportOptions } from "./verified-export.js";
-export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./query-screen.js";
+export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./screen-documents.js";
 export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js";
 
 /**
