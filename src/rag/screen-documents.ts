@@ -262,17 +262,6 @@ export function resolveQueryScreen<D>(options: QueryScreenOptions<D>): QueryScre
   return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
 }
 
-function marked(
-  text: string,
-  id: string | null,
-  metadata: Record<string, unknown>,
-  state: QueryScreenState,
-  reasons: readonly DocumentHoldReason[],
-): ScreenedFields {
-  // Set last, over any key of the same name the document brought: the mark is the screen's word.
-  return { text, id, metadata: { ...metadata, [SCREEN_STATE_KEY]: state, [HOLD_REASONS_KEY]: reasons.join(",") } };
-}
-
 /**
  * Screens `documents` (see the module comment), each read once by `read`, and returns those to pass
  * on, in order; reports the held ones to `onHeld`. Throws what the screen throws (a refused context
@@ -291,21 +280,16 @@ export async function screenAtQueryTime<D, R extends DocumentFields>(
   const readings: R[] = [];
   const remembered = (document: D): R => readings[readings.push(read(document)) - 1] as R;
   const outcome = await screenDocumentRecords(documents, remembered, plan.screen, (_, document) => document);
-  const heldAt = new Map(outcome.held.map((h) => [h.index, h]));
-  const passed: PassedDocument<R>[] = [];
-  readings.forEach((reading, index) => {
+  const heldAt = new Map(outcome.held.map((h) => [h.index, h.reasons]));
+  const passed = readings.flatMap((reading, index): PassedDocument<R>[] => {
     const { text, id, metadata } = outcome.reads.get(index) as DocumentRead;
-    const h = heldAt.get(index);
-    if (h === undefined) {
-      passed.push({ reading, fields: marked(text as string, id, metadata ?? {}, "admitted", []) });
-      return;
-    }
-    const coverageOnly = h.reasons.every((reason) => COVERAGE_ONLY.has(reason));
-    if (plan.failOpen && coverageOnly && typeof text === "string" && metadata !== null) {
-      passed.push({ reading, fields: marked(text, id, metadata, "fail_open", h.reasons) });
-    } else if (plan.held === "flag") {
-      passed.push({ reading, fields: marked(typeof text === "string" ? text : "", id, metadata ?? {}, "held", h.reasons) });
-    }
+    const reasons = heldAt.get(index);
+    const failOpen = plan.failOpen && reasons?.every((reason) => COVERAGE_ONLY.has(reason)) && typeof text === "string" && metadata !== null;
+    const state: QueryScreenState | null = reasons === undefined ? "admitted" : failOpen ? "fail_open" : plan.held === "flag" ? "held" : null;
+    if (state === null) return [];
+    // Set last, over any key of the same name the document brought: the mark is the screen's word.
+    const marks = { [SCREEN_STATE_KEY]: state, [HOLD_REASONS_KEY]: (reasons ?? []).join(",") };
+    return [{ reading, fields: { text: typeof text === "string" ? text : "", id, metadata: { ...metadata, ...marks } } }];
   });
   await plan.onHeld?.(outcome.held);
   return passed;
