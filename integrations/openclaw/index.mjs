@@ -510,8 +510,8 @@ var ANSWER_REASONS = {
 	json: "JSONDecodeError",
 	object: "ValueError"
 };
-/** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
-async function postCheck(endpoint, text, options) {
+/** Screens `text`, sending `token` as the bearer token (null: none): the parsed `/check` answer (an object; the classifier judges its fields). */
+async function postCheck(endpoint, text, token, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
 	if (body.length > MAX_REQUEST_BYTES) return {
 		ok: false,
@@ -521,7 +521,7 @@ async function postCheck(endpoint, text, options) {
 		method: "POST",
 		path: endpoint.checkPath,
 		body,
-		token: options.token ?? null
+		token
 	}, options);
 }
 /** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */
@@ -565,10 +565,7 @@ function createScreener(options) {
 			deadline,
 			signal: healthAbort.signal
 		});
-		const check = await postCheck(endpoint, text, {
-			deadline,
-			token: auth.token
-		});
+		const check = await postCheck(endpoint, text, auth.token, { deadline });
 		let notices = [];
 		if (health !== null) {
 			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);

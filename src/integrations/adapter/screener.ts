@@ -74,7 +74,7 @@ export function createScreener(options: ScreenerOptions): Screen {
     if (!auth.ok) return { outcome: unscreenedForHost(auth.problem, { failureMode }), notices: [] };
     const healthAbort = new AbortController();
     const health = healthRead ? null : getHealth(endpoint, { deadline, signal: healthAbort.signal });
-    const check = await postCheck(endpoint, text, { deadline, token: auth.token });
+    const check = await postCheck(endpoint, text, auth.token, { deadline });
     let notices: string[] = [];
     if (health !== null) {
       const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
