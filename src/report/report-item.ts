@@ -133,12 +133,8 @@ function heldRule(record: ManifestRecord): ReportRule | null {
 
 /** The report item of one manifest record (held records break a rule; admitted ones pass), read from line `line`. */
 export function reportItemFromRecord(record: ManifestRecord, line: number): ReportItem {
-  const outcome =
-    record.admission === "admitted"
-      ? record.admission_basis === "allowlist"
-        ? "admitted (allowlist)"
-        : "admitted"
-      : `held (${record.hold_reasons.join(", ")})`;
+  const basis = record.admission_basis === "allowlist" ? " (allowlist)" : "";
+  const outcome = record.admission === "admitted" ? `admitted${basis}` : `held (${record.hold_reasons.join(", ")})`;
   const matches: ReportMatch[] = [];
   for (const segment of record.segments) verdictMatches(segment.verdict, matches, segment.index);
   return { index: record.index, line, rule: heldRule(record), outcome, sha256: record.sha256, id: idLabel(record.id, record.id_sha256), matches };
