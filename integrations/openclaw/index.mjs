@@ -5,6 +5,40 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { Buffer as Buffer$1 } from "node:buffer";
 import { request } from "node:http";
+// src/core/errors.ts
+/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
+var LittleCanaryError = class extends Error {
+	code;
+	name = "LittleCanaryError";
+	constructor(code, message, options) {
+		super(message, options);
+		this.code = code;
+	}
+};
+/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
+var UsageError = class extends LittleCanaryError {
+	name = "UsageError";
+	constructor(message, options) {
+		super("usage", message, options);
+	}
+};
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
+function parseUrl(raw) {
+	try {
+		return new URL(raw);
+	} catch {
+		return null;
+	}
+}
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
 async function readAtMost(handle, max) {
@@ -105,40 +139,6 @@ async function readTokenFile(path, platform = process.platform) {
 		ok: true,
 		token
 	} : refused(problem);
-}
-// src/core/errors.ts
-/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
-var LittleCanaryError = class extends Error {
-	code;
-	name = "LittleCanaryError";
-	constructor(code, message, options) {
-		super(message, options);
-		this.code = code;
-	}
-};
-/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
-var UsageError = class extends LittleCanaryError {
-	name = "UsageError";
-	constructor(message, options) {
-		super("usage", message, options);
-	}
-};
-// src/core/guards.ts
-/**
-* True for a non-null object that is not an array: what a parsed JSON object looks like.
-* It does not look at the prototype (a parsed value never has an unusual one); code that
-* must refuse class instances checks that separately.
-*/
-function isPlainObject(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
-function parseUrl(raw) {
-	try {
-		return new URL(raw);
-	} catch {
-		return null;
-	}
 }
 // src/integrations/classify.ts
 /** Environment variable holding the failure mode (`allow` or `deny`). */
@@ -279,7 +279,6 @@ function loopbackSetting(fallback, path, rule) {
 }
 /** OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check URL is `<origin>/check`. Unset means the default origin. */
 var parseServiceOrigin = loopbackSetting(DEFAULT_SERVICE_ORIGIN, "/", SERVICE_URL_RULE);
-// src/integrations/adapter/config.ts
 /** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */
 var TOKEN_FILE_ENV = "LITTLE_CANARY_TOKEN_FILE";
 Object.freeze({

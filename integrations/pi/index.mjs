@@ -250,7 +250,7 @@ async function readTokenFile(path, platform = process.platform) {
 		token
 	} : refused(problem);
 }
-// src/integrations/adapter/endpoint.ts
+// src/integrations/adapter/config.ts
 /** The check URL an adapter uses when LITTLE_CANARY_ENDPOINT is unset. */
 var DEFAULT_CHECK_ENDPOINT = "http://127.0.0.1:18421/check";
 /** The rule a refused LITTLE_CANARY_ENDPOINT breaks (reported instead of the value). */
@@ -296,7 +296,6 @@ function loopbackSetting(fallback, path, rule) {
 }
 /** LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`; unset or empty means the default endpoint. */
 var parseCheckEndpoint = loopbackSetting(DEFAULT_CHECK_ENDPOINT, "/check", ENDPOINT_RULE);
-// src/integrations/adapter/config.ts
 /** Environment variable naming the loopback `/check` URL. */
 var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */

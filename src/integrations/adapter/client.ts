@@ -8,8 +8,7 @@
 // refused the one sent; the token goes in the `Authorization` header of `/check` only, never in a
 // URL, a reason or a log line.
 import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";
-import { TOKEN_FILE_ENV } from "./config.js";
-import type { ServiceEndpoint } from "./endpoint.js";
+import { TOKEN_FILE_ENV, type ServiceEndpoint } from "./config.js";
 import { isPlainObject } from "../../core/guards.js";
 
 /** The most response bytes an adapter holds. */

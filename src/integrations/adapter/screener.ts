@@ -14,9 +14,8 @@ import { isPlainObject } from "../../core/guards.js";
 import { classifyForHost, unscreenedForHost, type FailureMode, type HostClassification } from "../classify.js";
 import { orAbort } from "../../core/or-abort.js";
 import { getHealth, postCheck, UNAUTHORIZED } from "./client.js";
-import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, readAdapterToken, TIMEOUT_ENV } from "./config.js";
-import type { AdapterConfig, AdapterEnv, AdapterToken } from "./config.js";
-import { parseCheckEndpoint, type ServiceEndpoint } from "./endpoint.js";
+import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, parseCheckEndpoint, readAdapterToken, TIMEOUT_ENV } from "./config.js";
+import type { AdapterConfig, AdapterEnv, AdapterToken, ServiceEndpoint } from "./config.js";
 
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
 const HEALTH_GRACE_MS = 250;
