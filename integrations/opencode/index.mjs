@@ -53,24 +53,11 @@ var REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 * whitespace means `allow`. Anything else is an error value, never a silent allow.
 */
 function parseFailureMode(raw) {
-	if (raw === void 0 || raw === null) return {
-		ok: true,
-		mode: "allow"
-	};
-	if (typeof raw !== "string") return {
-		ok: false,
-		error: INVALID_FAILURE_MODE
-	};
-	const value = raw.trim().toLowerCase();
-	if (value === "") return {
-		ok: true,
-		mode: "allow"
-	};
-	if (value === "allow" || value === "deny") return {
+	const value = raw === void 0 || raw === null ? "allow" : typeof raw === "string" ? raw.trim().toLowerCase() || "allow" : null;
+	return value === "allow" || value === "deny" ? {
 		ok: true,
 		mode: value
-	};
-	return {
+	} : {
 		ok: false,
 		error: INVALID_FAILURE_MODE
 	};

@@ -43,12 +43,8 @@ export type FailureModeParse = { readonly ok: true; readonly mode: FailureMode }
  * whitespace means `allow`. Anything else is an error value, never a silent allow.
  */
 export function parseFailureMode(raw: unknown): FailureModeParse {
-  if (raw === undefined || raw === null) return { ok: true, mode: "allow" };
-  if (typeof raw !== "string") return { ok: false, error: INVALID_FAILURE_MODE };
-  const value = raw.trim().toLowerCase();
-  if (value === "") return { ok: true, mode: "allow" };
-  if (value === "allow" || value === "deny") return { ok: true, mode: value };
-  return { ok: false, error: INVALID_FAILURE_MODE };
+  const value = raw === undefined || raw === null ? "allow" : typeof raw === "string" ? raw.trim().toLowerCase() || "allow" : null;
+  return value === "allow" || value === "deny" ? { ok: true, mode: value } : { ok: false, error: INVALID_FAILURE_MODE };
 }
 
 type Classified = Omit<HostClassification, "block" | "failureMode">;

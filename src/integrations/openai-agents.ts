@@ -98,18 +98,13 @@ function checkFunction(checker: GuardrailChecker): (text: string) => unknown {
 export function extractUserText(input: unknown): string {
   if (typeof input === "string") return input;
   if (!Array.isArray(input)) return "";
-  const chunks: string[] = [];
-  for (const item of input) {
-    if (!isPlainObject(item) || item["role"] !== "user") continue;
+  const chunks = input.flatMap((item): unknown[] => {
+    if (!isPlainObject(item) || item["role"] !== "user") return [];
     const content = item["content"];
-    if (typeof content === "string") chunks.push(content);
-    else if (Array.isArray(content)) {
-      for (const part of content) {
-        if (isPlainObject(part) && part["type"] === "input_text" && typeof part["text"] === "string") chunks.push(part["text"]);
-      }
-    }
-  }
-  return chunks.filter((chunk) => chunk !== "").join("\n");
+    if (!Array.isArray(content)) return [content];
+    return content.flatMap((part) => (isPlainObject(part) && part["type"] === "input_text" ? [part["text"]] : []));
+  });
+  return chunks.filter((chunk) => typeof chunk === "string" && chunk !== "").join("\n");
 }
 
 function errorName(error: unknown): string {
