@@ -153,7 +153,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
     }
     if (!isGenuineVerdict(verdict)) return notScreened("TypeError", codePointLength(text));
     const wire = verdict.toDict();
-    return finish(classifyForHost(wire, { failureMode }), wire.degraded, {
+    return finish(classifyForHost(wire, { failureMode }), {
       safe: wire.safe,
       degraded: wire.degraded,
       canary_status: wire.canary_status,
@@ -170,7 +170,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
   /** The info of an input the checker was not called for (no user text, `error` null) or failed on (`error` its class name). */
   function notScreened(error: string | null, screenedChars: number): LittleCanaryGuardrailInfo {
     const failed = error !== null;
-    return finish(unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode }), failed, {
+    return finish(unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode }), {
       safe: null,
       degraded: failed,
       canary_status: failed ? "failed" : null,
@@ -186,10 +186,9 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
 
   function finish(
     outcome: HostClassification,
-    degraded: boolean,
     fields: Omit<LittleCanaryGuardrailInfo, "coverage" | "tripwire_triggered" | "policy">,
   ): LittleCanaryGuardrailInfo {
-    const coverage = coverageOf(outcome, degraded);
+    const coverage = coverageOf(outcome, fields.degraded);
     const tripwire = outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe");
     return Object.freeze({ coverage, tripwire_triggered: tripwire, policy, ...fields, signals: Object.freeze([...fields.signals]) });
   }

@@ -1,15 +1,12 @@
 // One screen of one text through the loopback service, as every HTTP adapter does it: POST
-// /check (with the bearer token of LITTLE_CANARY_TOKEN_FILE, read at the first screen and kept),
-// classify the answer, and until it has been read once read `/health` alongside to find a service
-// that cannot gate, delaying the verdict by at most HEALTH_GRACE_MS. A token file that cannot be
-// used is a configuration problem: every screen reports it, and nothing is sent.
-// Timeout honesty: a fresh install fails open twice over: `serve` defaults to advisory mode (never
-// `safe:false`), and its canary timeout (600 s by default) dwarfs an adapter's few seconds, so
-// slow screens end as "unavailable". The `/health` read (only `mode` and `canary_timeout`) says
-// so, in sentences that hold nothing from the prompt.
-// The in-process plugins (OpenCode, Pi, OpenClaw) check their configuration once, when created
-// (config.ts order); a problem never throws inside the host: each screen reports it as
-// `unscreened` (refused under `deny`) without any request.
+// /check (with the bearer token of LITTLE_CANARY_TOKEN_FILE, read at the first screen and kept;
+// a token file that cannot be used is a configuration problem: reported, nothing sent), then
+// classify the answer. Until it has been read once, `/health` is read alongside (delaying the
+// verdict by at most HEALTH_GRACE_MS) for timeout honesty: a fresh install fails open twice over,
+// as `serve` defaults to advisory mode (never `safe:false`) and its canary timeout (600 s) dwarfs an
+// adapter's few seconds; the notices say so, holding nothing from the prompt. The in-process
+// plugins check their configuration once, when created; a problem never throws inside the host:
+// each screen reports it as `unscreened` (refused under `deny`) without any request.
 import { isPlainObject } from "../../core/guards.js";
 import { classifyForHost, unscreenedForHost, type FailureMode, type HostClassification } from "../classify.js";
 import { orAbort } from "../../core/or-abort.js";
