@@ -96,9 +96,9 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
 
   /** Screens `documents`; returns the admitted ones and reports the held ones to `onHeld`. */
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
-    const outcome = await screenDocumentRecords(documents, readDocument, this.options, screenedDocument, this.sourceOf);
+    const outcome = await screenDocumentRecords(documents, readDocument, this.options, this.sourceOf);
     await this.options.onHeld(outcome.held);
-    return [...outcome.admitted];
+    return outcome.admitted.map(screenedDocument);
   }
 }
 

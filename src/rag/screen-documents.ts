@@ -47,8 +47,8 @@ export interface HeldDocument<D> {
 
 /** Every document, admitted or held. */
 export interface ScreenedDocuments<D> {
-  /** The admitted documents, in the order given, each rebuilt from what was screened (see `rebuild`). */
-  readonly admitted: readonly D[];
+  /** What was screened of each admitted document, in the order given (the caller rebuilds the document from it). */
+  readonly admitted: readonly ScreenedFields[];
   readonly held: readonly HeldDocument<D>[];
   /** What was read of each document, by position: its metadata copy is null when the metadata could not be read. */
   readonly reads: ReadonlyMap<number, DocumentRead>;
@@ -79,16 +79,15 @@ export interface ScreenedFields {
 }
 
 /**
- * Screens `documents`: `fields` reads each one's text, id and metadata (once), `rebuild` makes the
- * document to pass on from what was screened. Metadata that cannot be flattened is held as
- * malformed before any check. With `sourceOf` (a document's source, or null), a document admitted
- * on its own is held as `sibling_held` when another document of its source is held (siblingsToHold).
+ * Screens `documents`: `fields` reads each one's text, id and metadata (once). Metadata that cannot
+ * be flattened is held as malformed before any check. With `sourceOf` (a document's source, or null),
+ * a document admitted on its own is held as `sibling_held` when another document of its source is
+ * held (siblingsToHold).
  */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
   fields: (document: D) => DocumentFields,
   options: ScreenDocumentsOptions,
-  rebuild: (screened: ScreenedFields, original: D) => D,
   sourceOf?: (document: SourceFields) => string | null,
 ): Promise<ScreenedDocuments<D>> {
   const inputs: IngestInput[] = [];
@@ -140,15 +139,15 @@ export async function screenDocumentRecords<D>(
     const detail = `held with its source document: document ${first} of the same source was held (${reasons})`;
     outcome.set(index, { document: documents[index] as D, index, reasons: ["sibling_held"], detail });
   }
-  const admitted: D[] = [];
+  const admitted: ScreenedFields[] = [];
   const held: HeldDocument<D>[] = [];
-  documents.forEach((document, index) => {
+  documents.forEach((_, index) => {
     const result = outcome.get(index);
     if (result === "admitted") {
       const { text, id, metadata } = reads.get(index) ?? {};
       // Only a string text can be admitted; anything else is held as malformed by ingest.
       if (typeof text !== "string" || !metadata) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
-      admitted.push(rebuild({ text, id: id ?? null, metadata }, document));
+      admitted.push({ text, id: id ?? null, metadata });
     } else if (result !== undefined) held.push(result);
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
@@ -279,7 +278,7 @@ export async function screenAtQueryTime<D, R extends DocumentFields>(
   // The document screen reads each document once, in order; what is passed on comes from that reading.
   const readings: R[] = [];
   const remembered = (document: D): R => readings[readings.push(read(document)) - 1] as R;
-  const outcome = await screenDocumentRecords(documents, remembered, plan.screen, (_, document) => document);
+  const outcome = await screenDocumentRecords(documents, remembered, plan.screen);
   const heldAt = new Map(outcome.held.map((h) => [h.index, h.reasons]));
   const passed = readings.flatMap((reading, index): PassedDocument<R>[] => {
     const { text, id, metadata } = outcome.reads.get(index) as DocumentRead;
