@@ -176,21 +176,19 @@ export function siblingsToHold(sources: ReadonlyMap<number, string>, held: Reado
   return toHold;
 }
 
-// Query-time screening (docs/rag.md, "Query-time screening"): the documents a retriever returns
-// (a web search tool, an upload) screened by the one document screen, screenDocumentRecords, and
-// sorted into what the framework adapter passes on. The rules, stated once here for the LangChain
-// compressor and the LlamaIndex postprocessor alike:
+// Query-time screening (docs/rag.md, "Query-time screening"): what a retriever returns (a web
+// search tool, an upload) is screened by screenDocumentRecords and sorted into what the adapter
+// passes on, by these rules (one copy for the LangChain compressor and the LlamaIndex postprocessor):
 // - an admitted document is passed on, rebuilt from what was screened, marked `admitted`;
 // - a held document is dropped (default) or, with `held: "flag"`, passed on marked `held` with its
 //   reason codes (never its text, never the manifest detail);
-// - a document held only because the canary did not see all of it (degraded, unexercised,
-//   incomplete) is a held document like any other, unless the caller chose `onDegraded:
-//   "fail_open"`: it is then passed on marked `fail_open`. Fail-open never passes a detection
-//   (blocked, flagged), a malformed or over-budget document, or one a segment of which was not
-//   checked at all (`error`: a check failed, the circuit breaker opened);
+// - one held only because the canary did not see all of it (degraded, unexercised, incomplete) is
+//   held like any other unless `onDegraded: "fail_open"`: then it is passed on marked `fail_open`.
+//   Fail-open never passes a detection (blocked, flagged), a malformed or over-budget document, or
+//   one with a segment not checked at all (`error`: a check failed, the circuit breaker opened);
 // - every held document, whatever happens to it next, is reported to `onHeld`.
-// Each document is read once (the adapter's `read`), and its metadata copied in that one read, so
-// what a held or fail-open document passes on is the reading that was screened, not a later one.
+// Each document is read once (the adapter's `read`), its metadata copied in that read, so a held or
+// fail-open document passes on the reading that was screened, not a later one.
 
 /** The metadata key that says what the screen made of a document passed on: see QueryScreenState. */
 export const SCREEN_STATE_KEY = "little_canary_screen";
