@@ -5,6 +5,40 @@ import { Buffer as Buffer$1, isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { request } from "node:http";
+// src/core/errors.ts
+/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
+var LittleCanaryError = class extends Error {
+	code;
+	name = "LittleCanaryError";
+	constructor(code, message, options) {
+		super(message, options);
+		this.code = code;
+	}
+};
+/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
+var UsageError = class extends LittleCanaryError {
+	name = "UsageError";
+	constructor(message, options) {
+		super("usage", message, options);
+	}
+};
+// src/core/guards.ts
+/**
+* True for a non-null object that is not an array: what a parsed JSON object looks like.
+* It does not look at the prototype (a parsed value never has an unusual one); code that
+* must refuse class instances checks that separately.
+*/
+function isPlainObject(value) {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
+function parseUrl(raw) {
+	try {
+		return new URL(raw);
+	} catch {
+		return null;
+	}
+}
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
 async function readAtMost(handle, max) {
@@ -94,40 +128,6 @@ async function readTokenFile(path, platform = process.platform) {
 		token
 	} : refused(problem);
 }
-// src/core/errors.ts
-/** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
-var LittleCanaryError = class extends Error {
-	code;
-	name = "LittleCanaryError";
-	constructor(code, message, options) {
-		super(message, options);
-		this.code = code;
-	}
-};
-/** An option or argument is invalid (bad mode, non-finite timeout, empty model name, ...). */
-var UsageError = class extends LittleCanaryError {
-	name = "UsageError";
-	constructor(message, options) {
-		super("usage", message, options);
-	}
-};
-// src/core/guards.ts
-/**
-* True for a non-null object that is not an array: what a parsed JSON object looks like.
-* It does not look at the prototype (a parsed value never has an unusual one); code that
-* must refuse class instances checks that separately.
-*/
-function isPlainObject(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-/** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */
-function parseUrl(raw) {
-	try {
-		return new URL(raw);
-	} catch {
-		return null;
-	}
-}
 // src/integrations/classify.ts
 /** Environment variable holding the failure mode (`allow` or `deny`). */
 var FAILURE_MODE_ENV = "LITTLE_CANARY_FAILURE_MODE";
@@ -142,73 +142,46 @@ var REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 * whitespace means `allow`. Anything else is an error value, never a silent allow.
 */
 function parseFailureMode(raw) {
-	if (raw === void 0 || raw === null) return {
-		ok: true,
-		mode: "allow"
-	};
-	if (typeof raw !== "string") return {
-		ok: false,
-		error: INVALID_FAILURE_MODE
-	};
-	const value = raw.trim().toLowerCase();
-	if (value === "") return {
-		ok: true,
-		mode: "allow"
-	};
-	if (value === "allow" || value === "deny") return {
+	const value = raw === void 0 || raw === null ? "allow" : typeof raw === "string" ? raw.trim().toLowerCase() || "allow" : null;
+	return value === "allow" || value === "deny" ? {
 		ok: true,
 		mode: value
-	};
-	return {
+	} : {
 		ok: false,
 		error: INVALID_FAILURE_MODE
 	};
 }
+var MISSING_FIELDS = Object.freeze({
+	decision: "unscreened",
+	cause: "unavailable",
+	reason: REASON_MISSING_FIELDS,
+	flagged: false
+});
+var notExercised = (flagged) => ({
+	decision: "unscreened",
+	cause: "incomplete",
+	reason: REASON_NOT_EXERCISED,
+	flagged
+});
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return MISSING_FIELDS;
 	const advisory = verdict["advisory"];
 	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-	if (verdict["blocked_by"] === "fail_closed") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
+	if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
 	if (verdict["safe"] === false) return {
 		decision: "deny",
 		cause: null,
 		reason: null,
 		flagged
 	};
-	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
-	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
-	if (flagged) return {
-		decision: "warn",
-		cause: null,
-		reason: null,
-		flagged: true
-	};
+	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
 	return {
-		decision: "allow",
+		decision: flagged ? "warn" : "allow",
 		cause: null,
 		reason: null,
-		flagged: false
+		flagged
 	};
 }
 function withPolicy(classified, failureMode) {
@@ -236,7 +209,6 @@ function unscreenedForHost(reason, options) {
 		flagged: false
 	}, options?.failureMode);
 }
-// src/integrations/adapter/endpoint.ts
 /** The service origin OpenClaw uses when `serviceUrl` is unset. */
 var DEFAULT_SERVICE_ORIGIN = "http://127.0.0.1:18421";
 /** The rule a refused OpenClaw `serviceUrl` breaks (reported instead of the value). */
@@ -267,21 +239,21 @@ function parseLoopback(raw, expectedPath) {
 		origin: `http://${url.host}`
 	};
 }
-/**
-* OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check
-* URL is `<origin>/check`. Unset means the default origin.
-*/
-function parseServiceOrigin(raw) {
-	const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? DEFAULT_SERVICE_ORIGIN : raw, "/");
-	return endpoint ? {
-		ok: true,
-		endpoint
-	} : {
-		ok: false,
-		error: SERVICE_URL_RULE
+/** A loopback setting: unset or empty means `fallback`; anything refused is reported as `rule`, never echoed. */
+function loopbackSetting(fallback, path, rule) {
+	return (raw) => {
+		const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? fallback : raw, path);
+		return endpoint ? {
+			ok: true,
+			endpoint
+		} : {
+			ok: false,
+			error: rule
+		};
 	};
 }
-// src/integrations/adapter/config.ts
+/** OpenClaw's `serviceUrl`: an origin (`http://<loopback>[:port]`, path "/" or none); the check URL is `<origin>/check`. Unset means the default origin. */
+var parseServiceOrigin = loopbackSetting(DEFAULT_SERVICE_ORIGIN, "/", SERVICE_URL_RULE);
 /** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */
 var TOKEN_FILE_ENV = "LITTLE_CANARY_TOKEN_FILE";
 Object.freeze({
@@ -355,6 +327,22 @@ async function readAdapterToken(tokenFile, platform = process.platform) {
 		ok: false,
 		problem: invalidConfiguration(`${TOKEN_FILE_ENV}: ${read.problem}`)
 	};
+}
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 // src/integrations/adapter/client.ts
 /** The most response bytes an adapter holds. */
@@ -496,8 +484,8 @@ var ANSWER_REASONS = {
 	json: "JSONDecodeError",
 	object: "ValueError"
 };
-/** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
-async function postCheck(endpoint, text, options) {
+/** Screens `text`, sending `token` as the bearer token (null: none): the parsed `/check` answer (an object; the classifier judges its fields). */
+async function postCheck(endpoint, text, token, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
 	if (body.length > MAX_REQUEST_BYTES) return {
 		ok: false,
@@ -507,7 +495,7 @@ async function postCheck(endpoint, text, options) {
 		method: "POST",
 		path: endpoint.checkPath,
 		body,
-		token: options.token ?? null
+		token
 	}, options);
 }
 /** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */
@@ -519,38 +507,19 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
-// src/core/or-abort.ts
-/**
-* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
-* aborts; a late outcome of `work`, a failure too, is dropped.
-*/
-function orAbort(work, signal, reason = () => signal?.reason) {
-	if (signal === void 0) return work;
-	work.catch(() => void 0);
-	if (signal.aborted) return Promise.reject(reason());
-	let onAbort = () => void 0;
-	const aborted = new Promise((_, reject) => {
-		onAbort = () => reject(reason());
-		signal.addEventListener("abort", onAbort, { once: true });
-	});
-	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-// src/integrations/adapter/health-notice.ts
+// src/integrations/adapter/screener.ts
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+var HEALTH_GRACE_MS = 250;
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
-function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
+function healthNotices(health, adapterTimeoutMs, adapterName) {
 	if (!isPlainObject(health)) return [];
-	const notices = [];
-	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
 	const canaryTimeout = health["canary_timeout"];
-	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
-	return notices;
+	const slow = typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs;
+	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`] : []];
 }
-// src/integrations/adapter/screener.ts
-/** How long a verdict may wait for the `/health` read after `/check` has answered. */
-var HEALTH_GRACE_MS = 250;
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -570,10 +539,7 @@ function createScreener(options) {
 			deadline,
 			signal: healthAbort.signal
 		});
-		const check = await postCheck(endpoint, text, {
-			deadline,
-			token: auth.token
-		});
+		const check = await postCheck(endpoint, text, auth.token, { deadline });
 		let notices = [];
 		if (health !== null) {
 			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
@@ -589,7 +555,6 @@ function createScreener(options) {
 		};
 	};
 }
-// src/integrations/adapter/plugin-screener.ts
 /** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
 function screenerFor(config, adapterName) {
 	if (config.ok) return createScreener({

@@ -53,73 +53,46 @@ var REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 * whitespace means `allow`. Anything else is an error value, never a silent allow.
 */
 function parseFailureMode(raw) {
-	if (raw === void 0 || raw === null) return {
-		ok: true,
-		mode: "allow"
-	};
-	if (typeof raw !== "string") return {
-		ok: false,
-		error: INVALID_FAILURE_MODE
-	};
-	const value = raw.trim().toLowerCase();
-	if (value === "") return {
-		ok: true,
-		mode: "allow"
-	};
-	if (value === "allow" || value === "deny") return {
+	const value = raw === void 0 || raw === null ? "allow" : typeof raw === "string" ? raw.trim().toLowerCase() || "allow" : null;
+	return value === "allow" || value === "deny" ? {
 		ok: true,
 		mode: value
-	};
-	return {
+	} : {
 		ok: false,
 		error: INVALID_FAILURE_MODE
 	};
 }
+var MISSING_FIELDS = Object.freeze({
+	decision: "unscreened",
+	cause: "unavailable",
+	reason: REASON_MISSING_FIELDS,
+	flagged: false
+});
+var notExercised = (flagged) => ({
+	decision: "unscreened",
+	cause: "incomplete",
+	reason: REASON_NOT_EXERCISED,
+	flagged
+});
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return MISSING_FIELDS;
 	const advisory = verdict["advisory"];
 	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-	if (verdict["blocked_by"] === "fail_closed") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
+	if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
 	if (verdict["safe"] === false) return {
 		decision: "deny",
 		cause: null,
 		reason: null,
 		flagged
 	};
-	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
-	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
-	if (flagged) return {
-		decision: "warn",
-		cause: null,
-		reason: null,
-		flagged: true
-	};
+	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
 	return {
-		decision: "allow",
+		decision: flagged ? "warn" : "allow",
 		cause: null,
 		reason: null,
-		flagged: false
+		flagged
 	};
 }
 function withPolicy(classified, failureMode) {
@@ -146,6 +119,22 @@ function unscreenedForHost(reason, options) {
 		reason,
 		flagged: false
 	}, options?.failureMode);
+}
+// src/core/or-abort.ts
+/**
+* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
+* aborts; a late outcome of `work`, a failure too, is dropped.
+*/
+function orAbort(work, signal, reason = () => signal?.reason) {
+	if (signal === void 0) return work;
+	work.catch(() => void 0);
+	if (signal.aborted) return Promise.reject(reason());
+	let onAbort = () => void 0;
+	const aborted = new Promise((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 // src/core/read-at-most.ts
 /** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
@@ -236,7 +225,7 @@ async function readTokenFile(path, platform = process.platform) {
 		token
 	} : refused(problem);
 }
-// src/integrations/adapter/endpoint.ts
+// src/integrations/adapter/config.ts
 /** The check URL an adapter uses when LITTLE_CANARY_ENDPOINT is unset. */
 var DEFAULT_CHECK_ENDPOINT = "http://127.0.0.1:18421/check";
 /** The rule a refused LITTLE_CANARY_ENDPOINT breaks (reported instead of the value). */
@@ -267,21 +256,21 @@ function parseLoopback(raw, expectedPath) {
 		origin: `http://${url.host}`
 	};
 }
-/**
-* LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`. Unset or
-* empty means the default endpoint.
-*/
-function parseCheckEndpoint(raw) {
-	const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? DEFAULT_CHECK_ENDPOINT : raw, "/check");
-	return endpoint ? {
-		ok: true,
-		endpoint
-	} : {
-		ok: false,
-		error: ENDPOINT_RULE
+/** A loopback setting: unset or empty means `fallback`; anything refused is reported as `rule`, never echoed. */
+function loopbackSetting(fallback, path, rule) {
+	return (raw) => {
+		const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? fallback : raw, path);
+		return endpoint ? {
+			ok: true,
+			endpoint
+		} : {
+			ok: false,
+			error: rule
+		};
 	};
 }
-// src/integrations/adapter/config.ts
+/** LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`; unset or empty means the default endpoint. */
+var parseCheckEndpoint = loopbackSetting(DEFAULT_CHECK_ENDPOINT, "/check", ENDPOINT_RULE);
 /** Environment variable naming the loopback `/check` URL. */
 var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** Environment variable naming the file that holds the service's bearer token (`serve --token-file`). */
@@ -499,8 +488,8 @@ var ANSWER_REASONS = {
 	json: "JSONDecodeError",
 	object: "ValueError"
 };
-/** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
-async function postCheck(endpoint, text, options) {
+/** Screens `text`, sending `token` as the bearer token (null: none): the parsed `/check` answer (an object; the classifier judges its fields). */
+async function postCheck(endpoint, text, token, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
 	if (body.length > MAX_REQUEST_BYTES) return {
 		ok: false,
@@ -510,7 +499,7 @@ async function postCheck(endpoint, text, options) {
 		method: "POST",
 		path: endpoint.checkPath,
 		body,
-		token: options.token ?? null
+		token
 	}, options);
 }
 /** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */
@@ -522,38 +511,19 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
-// src/core/or-abort.ts
-/**
-* `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
-* aborts; a late outcome of `work`, a failure too, is dropped.
-*/
-function orAbort(work, signal, reason = () => signal?.reason) {
-	if (signal === void 0) return work;
-	work.catch(() => void 0);
-	if (signal.aborted) return Promise.reject(reason());
-	let onAbort = () => void 0;
-	const aborted = new Promise((_, reject) => {
-		onAbort = () => reject(reason());
-		signal.addEventListener("abort", onAbort, { once: true });
-	});
-	return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-// src/integrations/adapter/health-notice.ts
+// src/integrations/adapter/screener.ts
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+var HEALTH_GRACE_MS = 250;
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
-function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
+function healthNotices(health, adapterTimeoutMs, adapterName) {
 	if (!isPlainObject(health)) return [];
-	const notices = [];
-	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
 	const canaryTimeout = health["canary_timeout"];
-	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
-	return notices;
+	const slow = typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs;
+	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`] : []];
 }
-// src/integrations/adapter/screener.ts
-/** How long a verdict may wait for the `/health` read after `/check` has answered. */
-var HEALTH_GRACE_MS = 250;
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -573,10 +543,7 @@ function createScreener(options) {
 			deadline,
 			signal: healthAbort.signal
 		});
-		const check = await postCheck(endpoint, text, {
-			deadline,
-			token: auth.token
-		});
+		const check = await postCheck(endpoint, text, auth.token, { deadline });
 		let notices = [];
 		if (health !== null) {
 			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
@@ -592,7 +559,6 @@ function createScreener(options) {
 		};
 	};
 }
-// src/integrations/adapter/plugin-screener.ts
 /** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
 function screenerFor(config, adapterName) {
 	if (config.ok) return createScreener({
@@ -704,8 +670,7 @@ function createOpenCodeHooks(options = {}) {
 		} catch {}
 	}
 	async function report(message, notices) {
-		if (message !== null) await warn(message);
-		for (const notice of notices) await warn(notice);
+		for (const line of message === null ? notices : [message, ...notices]) await warn(line);
 	}
 	return {
 		"chat.message": async (_input, output) => {

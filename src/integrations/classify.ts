@@ -43,15 +43,14 @@ export type FailureModeParse = { readonly ok: true; readonly mode: FailureMode }
  * whitespace means `allow`. Anything else is an error value, never a silent allow.
  */
 export function parseFailureMode(raw: unknown): FailureModeParse {
-  if (raw === undefined || raw === null) return { ok: true, mode: "allow" };
-  if (typeof raw !== "string") return { ok: false, error: INVALID_FAILURE_MODE };
-  const value = raw.trim().toLowerCase();
-  if (value === "") return { ok: true, mode: "allow" };
-  if (value === "allow" || value === "deny") return { ok: true, mode: value };
-  return { ok: false, error: INVALID_FAILURE_MODE };
+  const value = raw === undefined || raw === null ? "allow" : typeof raw === "string" ? raw.trim().toLowerCase() || "allow" : null;
+  return value === "allow" || value === "deny" ? { ok: true, mode: value } : { ok: false, error: INVALID_FAILURE_MODE };
 }
 
 type Classified = Omit<HostClassification, "block" | "failureMode">;
+
+const MISSING_FIELDS: Classified = Object.freeze({ decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false });
+const notExercised = (flagged: boolean): Classified => ({ decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged });
 
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 export function classifyVerdict(verdict: unknown): Classified {
@@ -62,20 +61,15 @@ export function classifyVerdict(verdict: unknown): Classified {
     typeof verdict["canary_status"] !== "string" ||
     typeof verdict["analysis_status"] !== "string"
   ) {
-    return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
+    return MISSING_FIELDS;
   }
   const advisory = verdict["advisory"];
   const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-  if (verdict["blocked_by"] === "fail_closed") return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
+  if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
   if (verdict["safe"] === false) return { decision: "deny", cause: null, reason: null, flagged };
-  if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") {
-    return { decision: "unscreened", cause: "incomplete", reason: REASON_NOT_EXERCISED, flagged };
-  }
-  if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") {
-    return { decision: "unscreened", cause: "unavailable", reason: REASON_MISSING_FIELDS, flagged: false };
-  }
-  if (flagged) return { decision: "warn", cause: null, reason: null, flagged: true };
-  return { decision: "allow", cause: null, reason: null, flagged: false };
+  if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+  if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
+  return { decision: flagged ? "warn" : "allow", cause: null, reason: null, flagged };
 }
 
 function withPolicy(classified: Classified, failureMode: unknown): HostClassification {

@@ -44,7 +44,7 @@ export {
   DEFAULT_SERVICE_ORIGIN,
   type ServiceEndpoint,
   type EndpointParse,
-} from "./adapter/endpoint.js";
+} from "./adapter/config.js";
 export { HOOK_TIMEOUT_LIMITS, readAdapterEnv, type AdapterEnv, type AdapterConfig, type TimeoutLimits } from "./adapter/config.js";
 export { createScreener, type Screen, type ScreenResult, type ScreenerOptions } from "./adapter/screener.js";
 export { runCommandHook, decideHook, type CommandHookOptions, type HookAnswer, type HookRenderer } from "./adapter/command-hook.js";

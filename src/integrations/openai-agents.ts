@@ -98,18 +98,13 @@ function checkFunction(checker: GuardrailChecker): (text: string) => unknown {
 export function extractUserText(input: unknown): string {
   if (typeof input === "string") return input;
   if (!Array.isArray(input)) return "";
-  const chunks: string[] = [];
-  for (const item of input) {
-    if (!isPlainObject(item) || item["role"] !== "user") continue;
+  const chunks = input.flatMap((item): unknown[] => {
+    if (!isPlainObject(item) || item["role"] !== "user") return [];
     const content = item["content"];
-    if (typeof content === "string") chunks.push(content);
-    else if (Array.isArray(content)) {
-      for (const part of content) {
-        if (isPlainObject(part) && part["type"] === "input_text" && typeof part["text"] === "string") chunks.push(part["text"]);
-      }
-    }
-  }
-  return chunks.filter((chunk) => chunk !== "").join("\n");
+    if (!Array.isArray(content)) return [content];
+    return content.flatMap((part) => (isPlainObject(part) && part["type"] === "input_text" ? [part["text"]] : []));
+  });
+  return chunks.filter((chunk) => typeof chunk === "string" && chunk !== "").join("\n");
 }
 
 function errorName(error: unknown): string {
@@ -158,7 +153,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
     }
     if (!isGenuineVerdict(verdict)) return notScreened("TypeError", codePointLength(text));
     const wire = verdict.toDict();
-    return finish(classifyForHost(wire, { failureMode }), wire.degraded, {
+    return finish(classifyForHost(wire, { failureMode }), {
       safe: wire.safe,
       degraded: wire.degraded,
       canary_status: wire.canary_status,
@@ -175,7 +170,7 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
   /** The info of an input the checker was not called for (no user text, `error` null) or failed on (`error` its class name). */
   function notScreened(error: string | null, screenedChars: number): LittleCanaryGuardrailInfo {
     const failed = error !== null;
-    return finish(unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode }), failed, {
+    return finish(unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode }), {
       safe: null,
       degraded: failed,
       canary_status: failed ? "failed" : null,
@@ -191,10 +186,9 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
 
   function finish(
     outcome: HostClassification,
-    degraded: boolean,
     fields: Omit<LittleCanaryGuardrailInfo, "coverage" | "tripwire_triggered" | "policy">,
   ): LittleCanaryGuardrailInfo {
-    const coverage = coverageOf(outcome, degraded);
+    const coverage = coverageOf(outcome, fields.degraded);
     const tripwire = outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe");
     return Object.freeze({ coverage, tripwire_triggered: tripwire, policy, ...fields, signals: Object.freeze([...fields.signals]) });
   }

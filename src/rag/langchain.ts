@@ -1,42 +1,40 @@
 // `little-canary/langchain`: LangChain.js adapters (docs/rag.md): a document loader over a
-// verified ingest pair, and a transformer that screens Documents as an ingest run does and
-// reports every held one to `onHeld`, never dropping one in silence. `@langchain/core` is an
-// optional peer dependency: only a program that imports this subpath needs it.
+// verified ingest pair, a transformer that screens Documents as an ingest run does and reports
+// every held one to `onHeld`, never dropping one in silence, and a query-time compressor (the rules
+// are screen-documents.ts's). `@langchain/core` is an optional peer dependency: only a program that
+// imports this subpath needs it.
 import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
+import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { UsageError } from "../core/errors.js";
-import { screenDocumentRecords, type HeldDocument, type ScreenDocumentsOptions, type SourceFields } from "./screen-documents.js";
-import { requirePin, type VerifiedExportOptions } from "./verified-export.js";
-import { loadAdmittedDocuments } from "./provenance.js";
-import { readDocument, screenedDocument } from "./langchain-compressor.js";
+import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./screen-documents.js";
+import { screenDocumentRecords, type DocumentFields, type ScreenDocumentsOptions, type ScreenedFields } from "./screen-documents.js";
+import type { HeldDocument, SourceFields } from "./screen-documents.js";
+import { admittedLoader, type AdmittedDocument, type VerifiedExportOptions } from "./verified-export.js";
 
-export { ExportVerificationError, type VerifiedExportOptions } from "./verified-export.js";
+export { ExportVerificationError, PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance, type VerifiedExportOptions } from "./verified-export.js";
 export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
 export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
-export { PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance } from "./provenance.js";
-export { LittleCanaryCompressor, type LittleCanaryCompressorOptions } from "./langchain-compressor.js";
-export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./query-screen.js";
+export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./screen-documents.js";
 
 /**
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent` is
  * the record's text, `metadata` its string metadata plus the flat provenance keys
  * (`little_canary_index`, …; flat because LangChain's `index()` leaves nested keys out of the hash
- * it dedupes by, see provenance.ts), and `id` the record's id, or `little-canary:<index>`.
+ * it dedupes by, see verified-export.ts), and `id` the record's id, or `little-canary:<index>`.
  */
 export class LittleCanaryExportLoader extends BaseDocumentLoader {
-  private readonly options: VerifiedExportOptions;
+  private readonly admitted: () => Promise<AdmittedDocument[]>;
 
   /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
   constructor(options: VerifiedExportOptions) {
     super();
-    requirePin(options);
-    this.options = { ...options };
+    this.admitted = admittedLoader(options);
   }
 
   /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
   async load(): Promise<Document[]> {
-    const admitted = await loadAdmittedDocuments(this.options);
-    return admitted.map((record) => new Document({ pageContent: record.text, metadata: record.metadata, id: record.id }));
+    return (await this.admitted()).map((record) => new Document({ pageContent: record.text, metadata: record.metadata, id: record.id }));
   }
 
   /**
@@ -98,8 +96,43 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
 
   /** Screens `documents`; returns the admitted ones and reports the held ones to `onHeld`. */
   async transformDocuments(documents: DocumentInterface[]): Promise<DocumentInterface[]> {
-    const outcome = await screenDocumentRecords(documents, readDocument, this.options, screenedDocument, this.sourceOf);
+    const outcome = await screenDocumentRecords(documents, readDocument, this.options, this.sourceOf);
     await this.options.onHeld(outcome.held);
-    return [...outcome.admitted];
+    return outcome.admitted.map(screenedDocument);
   }
 }
+
+/** Options of LittleCanaryCompressor: how to screen, `held`, `onDegraded` and `onHeld` (see QueryScreenOptions). */
+export type LittleCanaryCompressorOptions = QueryScreenOptions<DocumentInterface>;
+
+/**
+ * LangChain's document compressor (the step of a `ContextualCompressionRetriever`): screens the
+ * Documents a retriever returns and passes on, in order, new Documents with exactly what was
+ * screened, marked `little_canary_screen` and `little_canary_hold_reasons`. Held documents are
+ * dropped (default) or flagged; a document the canary did not see all of is held unless
+ * `onDegraded: "fail_open"`. The query is not used: the documents are what is untrusted.
+ */
+export class LittleCanaryCompressor extends BaseDocumentCompressor {
+  private readonly plan: QueryScreenPlan<DocumentInterface>;
+
+  /** The pipeline (and policy) to screen with, `held`, `onDegraded` and `onHeld`; throws UsageError for options that do not fit. */
+  constructor(options: LittleCanaryCompressorOptions) {
+    super();
+    this.plan = resolveQueryScreen(options);
+  }
+
+  /** Screens `documents`; returns those passed on and reports the held ones to `onHeld`. */
+  async compressDocuments(documents: DocumentInterface[], _query: string): Promise<DocumentInterface[]> {
+    const passed = await screenAtQueryTime(documents, readDocument, this.plan);
+    return passed.map(({ fields }) => screenedDocument(fields));
+  }
+}
+
+/** What is screened of a LangChain Document: its text, id and metadata, read once. */
+function readDocument(document: DocumentInterface): DocumentFields {
+  return { text: document.pageContent, id: document.id ?? null, metadata: document.metadata ?? {} };
+}
+
+/** A new Document holding exactly what was screened. */
+const screenedDocument = (fields: ScreenedFields): Document =>
+  new Document({ pageContent: fields.text, metadata: fields.metadata, ...(fields.id === null ? {} : { id: fields.id }) });

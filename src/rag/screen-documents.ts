@@ -2,14 +2,14 @@
 // back admitted or held with the manifest's reasons; nothing is dropped. Each document is read once
 // into a snapshot, and an admitted one is rebuilt from it: passing on the caller's object would
 // pass on whatever its getters answer on a next read, which no screen saw.
-import { LittleCanaryError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
+import type { DegradedPolicy } from "../canary/pipeline-options.js";
 import type { PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
 import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
 import { snapshotMetadata } from "./flatten-metadata.js";
-import { siblingsToHold } from "./source-groups.js";
 
 /** How documents are screened. */
 export interface ScreenDocumentsOptions {
@@ -47,17 +47,15 @@ export interface HeldDocument<D> {
 
 /** Every document, admitted or held. */
 export interface ScreenedDocuments<D> {
-  /** The admitted documents, in the order given, each rebuilt from what was screened (see `rebuild`). */
-  readonly admitted: readonly D[];
+  /** What was screened of each admitted document, in the order given (the caller rebuilds the document from it). */
+  readonly admitted: readonly ScreenedFields[];
   readonly held: readonly HeldDocument<D>[];
-  /** SHA-256 of the run's manifest (in memory; not published). */
-  readonly manifestSha256: string;
   /** What was read of each document, by position: its metadata copy is null when the metadata could not be read. */
   readonly reads: ReadonlyMap<number, DocumentRead>;
 }
 
 /** One document as it was read, once: its text, its id and a plain copy of its metadata (null: unreadable, held as malformed). */
-export interface DocumentRead extends Omit<ScreenedFields, "text" | "metadata"> {
+interface DocumentRead extends Omit<ScreenedFields, "text" | "metadata"> {
   readonly text: unknown;
   readonly metadata: Record<string, unknown> | null;
 }
@@ -81,16 +79,15 @@ export interface ScreenedFields {
 }
 
 /**
- * Screens `documents`: `fields` reads each one's text, id and metadata (once), `rebuild` makes the
- * document to pass on from what was screened. Metadata that cannot be flattened is held as
- * malformed before any check. With `sourceOf` (a document's source, or null), a document admitted
- * on its own is held as `sibling_held` when another document of its source is held (source-groups.ts).
+ * Screens `documents`: `fields` reads each one's text, id and metadata (once). Metadata that cannot
+ * be flattened is held as malformed before any check. With `sourceOf` (a document's source, or null),
+ * a document admitted on its own is held as `sibling_held` when another document of its source is
+ * held (siblingsToHold).
  */
 export async function screenDocumentRecords<D>(
   documents: readonly D[],
   fields: (document: D) => DocumentFields,
   options: ScreenDocumentsOptions,
-  rebuild: (screened: ScreenedFields, original: D) => D,
   sourceOf?: (document: SourceFields) => string | null,
 ): Promise<ScreenedDocuments<D>> {
   const inputs: IngestInput[] = [];
@@ -142,17 +139,155 @@ export async function screenDocumentRecords<D>(
     const detail = `held with its source document: document ${first} of the same source was held (${reasons})`;
     outcome.set(index, { document: documents[index] as D, index, reasons: ["sibling_held"], detail });
   }
-  const admitted: D[] = [];
+  const admitted: ScreenedFields[] = [];
   const held: HeldDocument<D>[] = [];
-  documents.forEach((document, index) => {
+  documents.forEach((_, index) => {
     const result = outcome.get(index);
     if (result === "admitted") {
       const { text, id, metadata } = reads.get(index) ?? {};
       // Only a string text can be admitted; anything else is held as malformed by ingest.
       if (typeof text !== "string" || !metadata) throw new LittleCanaryError("config", `document ${index} was admitted without a text`);
-      admitted.push(rebuild({ text, id: id ?? null, metadata }, document));
+      admitted.push({ text, id: id ?? null, metadata });
     } else if (result !== undefined) held.push(result);
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
-  return { admitted, held, manifestSha256: run.manifest.sha256, reads };
+  return { admitted, held, reads };
+}
+
+// Holding a source document whole: screening chunks one by one lets a payload's neighbours through
+// (the chunk that carries it is held, the next one admitted), so a caller that cannot screen before
+// splitting groups the chunks by their source document's identity.
+
+/**
+ * The admitted documents to hold because another document of their source was held, each mapped to
+ * the first held one of that source. `sources` maps an index to its source (none: absent, a group of its own).
+ */
+export function siblingsToHold(sources: ReadonlyMap<number, string>, held: ReadonlySet<number>): Map<number, number> {
+  const firstHeld = new Map<string, number>();
+  for (const [index, source] of sources) {
+    const first = firstHeld.get(source);
+    if (held.has(index) && (first === undefined || index < first)) firstHeld.set(source, index);
+  }
+  const toHold = new Map<number, number>();
+  for (const [index, source] of sources) {
+    const first = firstHeld.get(source);
+    if (first !== undefined && !held.has(index)) toHold.set(index, first);
+  }
+  return toHold;
+}
+
+// Query-time screening (docs/rag.md, "Query-time screening"): what a retriever returns (a web
+// search tool, an upload) is screened by screenDocumentRecords and sorted into what the adapter
+// passes on, by these rules (one copy for the LangChain compressor and the LlamaIndex postprocessor):
+// - an admitted document is passed on, rebuilt from what was screened, marked `admitted`;
+// - a held document is dropped (default) or, with `held: "flag"`, passed on marked `held` with its
+//   reason codes (never its text, never the manifest detail);
+// - one held only because the canary did not see all of it (degraded, unexercised, incomplete) is
+//   held like any other unless `onDegraded: "fail_open"`: then it is passed on marked `fail_open`.
+//   Fail-open never passes a detection (blocked, flagged), a malformed or over-budget document, or
+//   one with a segment not checked at all (`error`: a check failed, the circuit breaker opened);
+// - every held document, whatever happens to it next, is reported to `onHeld`.
+// Each document is read once (the adapter's `read`), its metadata copied in that read, so a held or
+// fail-open document passes on the reading that was screened, not a later one.
+
+/** The metadata key that says what the screen made of a document passed on: see QueryScreenState. */
+export const SCREEN_STATE_KEY = "little_canary_screen";
+/** The metadata key with a passed-on document's hold reasons, comma-separated (empty when admitted). */
+export const HOLD_REASONS_KEY = "little_canary_hold_reasons";
+
+/** What the screen made of a document passed on: `admitted`, `held` (only with `held: "flag"`) or `fail_open`. */
+export type QueryScreenState = "admitted" | "held" | "fail_open";
+
+/** What happens to a held document: dropped from the results, or passed on marked `held`. */
+export type HeldHandling = "drop" | "flag";
+
+/** Options of the query-time adapters: how to screen, and what to do with what is held. */
+export interface QueryScreenOptions<D> extends ScreenDocumentsOptions {
+  /** `drop` (default) removes held documents from the results; `flag` passes them on, marked. */
+  readonly held?: HeldHandling;
+  /**
+   * `fail_closed` (default): a document the canary did not see all of is held. `fail_open`: it is
+   * passed on, marked `fail_open` (its structural check still ran on every segment).
+   */
+  readonly onDegraded?: DegradedPolicy;
+  /**
+   * Receives the documents each call held (an empty list when none), dropped, flagged or passed
+   * fail-open alike. Required when held documents are dropped: they must be reported, not lost.
+   */
+  readonly onHeld?: (held: readonly HeldDocument<D>[]) => void | Promise<void>;
+}
+
+/** QueryScreenOptions resolved once, when the adapter is built. */
+export interface QueryScreenPlan<D> {
+  readonly screen: ScreenDocumentsOptions;
+  readonly held: HeldHandling;
+  readonly failOpen: boolean;
+  readonly onHeld: ((held: readonly HeldDocument<D>[]) => void | Promise<void>) | null;
+}
+
+/** A document to pass on: the adapter's one reading of it, and what was screened of it. */
+export interface PassedDocument<R> {
+  readonly reading: R;
+  /** Text, id and a plain metadata copy with SCREEN_STATE_KEY and HOLD_REASONS_KEY set. */
+  readonly fields: ScreenedFields;
+}
+
+// The reasons that mean only "the canary did not see all of it": fail-open may pass these.
+const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "incomplete"]);
+
+/** Checks the options and resolves them into the plan every call reads; throws UsageError. */
+export function resolveQueryScreen<D>(options: QueryScreenOptions<D>): QueryScreenPlan<D> {
+  const held = options.held ?? "drop";
+  if (held !== "drop" && held !== "flag") throw new UsageError("held must be 'drop' or 'flag'");
+  const onDegraded = options.onDegraded ?? "fail_closed";
+  if (onDegraded !== "fail_open" && onDegraded !== "fail_closed") throw new UsageError("onDegraded must be 'fail_open' or 'fail_closed'");
+  if (options.onHeld !== undefined && typeof options.onHeld !== "function") throw new UsageError("onHeld must be a function");
+  if (held === "drop" && options.onHeld === undefined)
+    throw new UsageError("onHeld is required when held documents are dropped: they must be reported, not lost");
+  const { held: _held, onDegraded: _onDegraded, onHeld, ...screen } = options;
+  const failOpen = onDegraded === "fail_open";
+  const stopAfterHold = screen.policy?.stop_after_hold;
+  if (failOpen && stopAfterHold !== undefined && stopAfterHold !== false) {
+    throw new UsageError("onDegraded 'fail_open' needs stop_after_hold false: a fail-open document must have had every segment checked");
+  }
+  // Fail-open passes only documents whose every segment went through the pipeline, so each
+  // record is checked to its end, and the breaker stays off unless asked for: once open it
+  // leaves segments unchecked (`error`), which fail-open never passes.
+  const plan: ScreenDocumentsOptions = failOpen
+    ? { ...screen, policy: { ...screen.policy, stop_after_hold: false }, maxCanaryFailures: screen.maxCanaryFailures ?? 0 }
+    : screen;
+  return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
+}
+
+/**
+ * Screens `documents` (see the module comment), each read once by `read`, and returns those to pass
+ * on, in order; reports the held ones to `onHeld`. Throws what the screen throws (a refused context
+ * gate, for instance), whatever `onDegraded` says.
+ */
+export async function screenAtQueryTime<D, R extends DocumentFields>(
+  documents: readonly D[],
+  read: (document: D) => R,
+  plan: QueryScreenPlan<D>,
+): Promise<PassedDocument<R>[]> {
+  if (documents.length === 0) {
+    await plan.onHeld?.([]);
+    return [];
+  }
+  // The document screen reads each document once, in order; what is passed on comes from that reading.
+  const readings: R[] = [];
+  const remembered = (document: D): R => readings[readings.push(read(document)) - 1] as R;
+  const outcome = await screenDocumentRecords(documents, remembered, plan.screen);
+  const heldAt = new Map(outcome.held.map((h) => [h.index, h.reasons]));
+  const passed = readings.flatMap((reading, index): PassedDocument<R>[] => {
+    const { text, id, metadata } = outcome.reads.get(index) as DocumentRead;
+    const reasons = heldAt.get(index);
+    const failOpen = plan.failOpen && reasons?.every((reason) => COVERAGE_ONLY.has(reason)) && typeof text === "string" && metadata !== null;
+    const state: QueryScreenState | null = reasons === undefined ? "admitted" : failOpen ? "fail_open" : plan.held === "flag" ? "held" : null;
+    if (state === null) return [];
+    // Set last, over any key of the same name the document brought: the mark is the screen's word.
+    const marks = { [SCREEN_STATE_KEY]: state, [HOLD_REASONS_KEY]: (reasons ?? []).join(",") };
+    return [{ reading, fields: { text: typeof text === "string" ? text : "", id, metadata: { ...metadata, ...marks } } }];
+  });
+  await plan.onHeld?.(outcome.held);
+  return passed;
 }

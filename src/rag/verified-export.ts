@@ -2,12 +2,15 @@
 // were verified: `verifyFiles` checks the pair on disk, both files are then read once, the pin is
 // checked again on those bytes and `verifyExport` runs on them, so a file replaced in between is
 // refused. Anything wrong throws: all the admitted records, each once and in order, or none.
+// Each comes with its provenance under flat top-level keys (`little_canary_<field>`) that never
+// mix with the record's own, never one nested object: LlamaIndex renders each metadata value as
+// text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
-import type { ExportRecord, IngestExport } from "../documents/schemas.js";
+import type { IngestExport } from "../documents/schemas.js";
 import type { VerifyProblem } from "../verify/problems.js";
 import { verifyExport } from "../verify/verify-export.js";
 import { normalizePin, verifyFiles } from "../verify/verify-files.js";
@@ -38,27 +41,41 @@ export class ExportVerificationError extends LittleCanaryError {
   }
 }
 
-/** A verified export's admitted records and the digest they are bound to. */
-export interface VerifiedExport {
-  /** SHA-256 of the manifest's bytes. */
-  readonly manifestSha256: string;
-  /** True when the digest was pinned by the caller (false only with `allowUnpinned`). */
-  readonly pinned: boolean;
-  /** The admitted records, in manifest index order. */
-  readonly records: readonly ExportRecord[];
+/** A reserved metadata key: the LangChain loader once nested its provenance under it, so a record's own metadata may not use it. */
+export const PROVENANCE_KEY = "little_canary";
+
+/** Where a loaded document came from. */
+export interface Provenance {
+  /** The record's index in the manifest. */
+  readonly index: number;
+  readonly id: string | null;
+  readonly source: string | null;
+  /** SHA-256 of the text. */
+  readonly sha256: string;
+  /** SHA-256 of the record's text, id, source and metadata together. */
+  readonly material_sha256: string;
+  /** SHA-256 of the manifest the record was verified against. */
+  readonly manifest_sha256: string;
+}
+
+/** The prefix of the flat provenance keys (`little_canary_index`, `little_canary_sha256`, …). */
+export const PROVENANCE_PREFIX = "little_canary_";
+
+/** One admitted record as both adapters build their documents from it. */
+export interface AdmittedDocument {
+  readonly text: string;
+  /** The record's id, or `little-canary:<index>` for a record without one. */
+  readonly id: string;
+  /** The record's string metadata plus the flat provenance entries. */
+  readonly metadata: Record<string, string | number>;
+  /** The provenance keys in `metadata` (LlamaIndex hides them from the model and the embedder). */
+  readonly provenanceKeys: readonly string[];
 }
 
 function refused(problems: readonly VerifyProblem[]): ExportVerificationError {
   const shown = problems.slice(0, 5).map((problem) => `${problem.code}: ${problem.message}`);
   const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
   return new ExportVerificationError(`the export did not verify (${shown.join("; ")}${more})`, problems);
-}
-
-/** Refuses an adapter given no pin without `allowUnpinned: true` (at construction: the mistake shows where it is made). */
-export function requirePin(options: VerifiedExportOptions): void {
-  if (options.expectManifestSha256 == null && options.allowUnpinned !== true) {
-    throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
-  }
 }
 
 async function readBytes(path: string, label: string): Promise<Uint8Array> {
@@ -70,26 +87,46 @@ async function readBytes(path: string, label: string): Promise<Uint8Array> {
   }
 }
 
-/** Verifies the pair and returns its admitted records; throws ExportVerificationError, UsageError (no pin) or an `io` error. */
-export async function loadVerifiedExport(options: VerifiedExportOptions): Promise<VerifiedExport> {
-  requirePin(options);
-  const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, "expectManifestSha256");
-  const cwd = options.cwd ?? process.cwd();
-  const manifestPath = resolve(cwd, options.manifest);
-  const exportPath = resolve(cwd, options.export);
-  const checked = await verifyFiles({ manifest: manifestPath, export: exportPath, expectManifestSha256: pin });
-  if (!checked.consistent) throw refused(checked.problems);
-  // Read once; everything below is about these bytes.
-  const manifestBytes = await readBytes(manifestPath, "manifest");
-  const exportBytes = await readBytes(exportPath, "export");
-  const manifestSha256 = sha256Hex(manifestBytes);
-  if (manifestSha256 !== checked.manifestSha256 || (pin !== null && manifestSha256 !== pin)) {
-    throw refused([{ code: "manifest_sha256", message: "the manifest changed after it was verified" }]);
+/**
+ * The loader of an adapter: refuses options without a pin or `allowUnpinned: true` at once (the
+ * mistake shows where it is made), then each call verifies the pair and returns every admitted
+ * record once, in order, with its provenance; throws ExportVerificationError, UsageError or `io`.
+ */
+export function admittedLoader(given: VerifiedExportOptions): () => Promise<AdmittedDocument[]> {
+  if (given.expectManifestSha256 == null && given.allowUnpinned !== true) {
+    throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
   }
-  const problems = verifyExport(exportBytes, manifestBytes, { manifestBytes });
-  if (problems.length > 0) throw refused(problems);
-  const read = readStrictDocument(exportBytes);
-  if (!read.ok) throw refused([{ code: "export_unreadable", message: "the export could not be read again" }]);
-  const records = (read.value as IngestExport).records;
-  return { manifestSha256, pinned: pin !== null, records };
+  const options = { ...given };
+  return async () => {
+    const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, "expectManifestSha256");
+    const cwd = options.cwd ?? process.cwd();
+    const manifestPath = resolve(cwd, options.manifest);
+    const exportPath = resolve(cwd, options.export);
+    const checked = await verifyFiles({ manifest: manifestPath, export: exportPath, expectManifestSha256: pin });
+    if (!checked.consistent) throw refused(checked.problems);
+    // Read once; everything below is about these bytes.
+    const manifestBytes = await readBytes(manifestPath, "manifest");
+    const exportBytes = await readBytes(exportPath, "export");
+    const manifestSha256 = sha256Hex(manifestBytes);
+    if (manifestSha256 !== checked.manifestSha256 || (pin !== null && manifestSha256 !== pin)) {
+      throw refused([{ code: "manifest_sha256", message: "the manifest changed after it was verified" }]);
+    }
+    const problems = verifyExport(exportBytes, manifestBytes, { manifestBytes });
+    if (problems.length > 0) throw refused(problems);
+    const read = readStrictDocument(exportBytes);
+    if (!read.ok) throw refused([{ code: "export_unreadable", message: "the export could not be read again" }]);
+    return (read.value as IngestExport).records.map((record) => {
+      // A record key that is reserved would be overwritten by the provenance or taken for it.
+      if (Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))) {
+        throw new UsageError(
+          `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
+        );
+      }
+      const { index, id, source, sha256, material_sha256 } = record;
+      const provenance: Provenance = { index, id, source, sha256, material_sha256, manifest_sha256: manifestSha256 };
+      // A null id or source is left out.
+      const flat = Object.fromEntries(Object.entries(provenance).flatMap(([key, value]) => (value === null ? [] : [[`${PROVENANCE_PREFIX}${key}`, value]])));
+      return { text: record.text, id: id ?? `little-canary:${index}`, metadata: { ...record.metadata, ...flat }, provenanceKeys: Object.keys(flat) };
+    });
+  };
 }

@@ -12,18 +12,12 @@ import { frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
 import { junitFormat } from "./junit.js";
-import type { ReportItem } from "./report-item.js";
+import type { ReportFormat, ReportItem, ReportRun } from "./report-item.js";
 import { artifactUri, sarifFormat } from "./sarif.js";
-import type { ReportFormat, ReportRun } from "./report-format.js";
 import { displayText } from "../core/display-text.js";
 
-/** Where GitHub Actions output goes. */
-interface GithubOutput {
-  /** Receives the annotation lines (the CLI's stderr). */
-  readonly write: (text: string) => void;
-  /** The job summary file ($GITHUB_STEP_SUMMARY), or null for none. */
-  readonly stepSummary: string | null;
-}
+/** Where GitHub Actions output goes: the annotation lines (`write`: the CLI's stderr) and the job summary file ($GITHUB_STEP_SUMMARY, or null). */
+type GithubOutput = Pick<GithubReport, "write"> & { readonly stepSummary: string | null };
 
 /** Which CI reports to write. */
 export interface CiReportOptions {

@@ -25,14 +25,6 @@ export function escapeCommandProperty(text: string): string {
   return escapeCommandData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
 }
 
-/** One workflow command line for a result (without the newline). */
-function annotationLine(item: ReportItem, file: string): string {
-  const rule = item.rule;
-  if (rule === null) throw new RangeError("a passing item has no annotation");
-  const props = [`file=${escapeCommandProperty(file)}`, `line=${item.line}`, `title=${escapeCommandProperty(rule.id)}`];
-  return `::${rule.level} ${props.join(",")}::${escapeCommandData(resultMessage(item))}`;
-}
-
 /** `text` safe inside Markdown table cells and headings: HTML and Markdown punctuation escaped, line breaks and pipes removed. */
 export function escapeMarkdown(text: string): string {
   return text
@@ -71,7 +63,8 @@ export class GithubReport {
     const shown = this.perLevel.get(item.rule.level) ?? 0;
     if (shown < MAX_ANNOTATIONS_PER_LEVEL) {
       this.perLevel.set(item.rule.level, shown + 1);
-      this.annotations.push(`${annotationLine(item, this.file)}\n`);
+      const props = [`file=${escapeCommandProperty(this.file)}`, `line=${item.line}`, `title=${escapeCommandProperty(item.rule.id)}`];
+      this.annotations.push(`::${item.rule.level} ${props.join(",")}::${escapeCommandData(resultMessage(item))}\n`);
     } else this.notAnnotated++;
     if (this.rows.length < SUMMARY_ROWS) {
       const id = item.id === null ? "" : escapeMarkdown(item.id);

@@ -2,8 +2,7 @@
 // detection, an <error> for a coverage failure (a text that was not screened is never a passing
 // test); never item text. Test cases are spooled as they finish and the counts framed around them,
 // with the suite's start (`timestamp`) and duration (`time`, seconds) from the run's clock.
-import { resultMessage, type ReportItem } from "./report-item.js";
-import type { ReportFormat } from "./report-format.js";
+import { resultMessage, type ReportFormat, type ReportItem } from "./report-item.js";
 
 /** Characters XML 1.0 cannot carry at all, even escaped: they are replaced by U+FFFD. */
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;

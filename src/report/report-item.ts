@@ -1,6 +1,10 @@
 // What a CI report says about one screened item or ingested record: where it is in the input, which
 // rule it broke (none for a pass), its hashes and a label for its id, never its text. Ids come from
 // the same untrusted input as the text, so one is shown only when it is plain (see `idLabel`).
+// A report format (SARIF, JUnit) says only what an item's entry is and what frames them all:
+// ci-reports.ts spools each item's entry, as the item finishes, to a scratch file beside the
+// report (memory bounded by one entry), and frames the document around them once the run is over.
+import type { CanonicalFrame } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import type { BatchItem, HoldReason, ManifestRecord } from "../documents/schemas.js";
 import type { VerdictJson } from "../documents/verdict-schema.js";
@@ -38,6 +42,27 @@ export interface ReportMatch {
   readonly end: number;
 }
 
+/** Run-level facts a report is framed with (never item text). */
+export interface ReportRun {
+  /** Items or records read. */
+  readonly total: number;
+  /** Extra run properties (the command, the manifest's SHA-256 …): strings and numbers only. */
+  readonly properties: Readonly<Record<string, string | number>>;
+  /** When the run started and ended. */
+  readonly startedAt: Date;
+  readonly endedAt: Date;
+}
+
+/** One report format: the entry of each item, then the frame around them all. */
+export interface ReportFormat {
+  /** Scratch files of this format are named with it (`.<report>.<random>.<label>.spool`). */
+  readonly label: string;
+  /** The text appended for `item`, the next in input order, separator included; "" adds nothing. */
+  entry(item: ReportItem): string;
+  /** The document's text before and after the entries, once every item was added. */
+  frame(run: ReportRun): CanonicalFrame;
+}
+
 /** Matches a report item carries, at most (a record can have many segments). */
 const MAX_REPORT_MATCHES = 12;
 
@@ -70,28 +95,6 @@ export function idLabel(id: string | null, idSha256?: string | null): string | n
   return digest === null ? null : `sha256:${digest.slice(0, 16)}`;
 }
 
-function batchRule(item: BatchItem): ReportRule | null {
-  switch (item.state) {
-    case "pass":
-      return null;
-    case "block":
-      return item.verdict?.blocked_by === "structural_filter" ? REPORT_RULES.blockStructural : REPORT_RULES.blockCanary;
-    case "flag":
-      return REPORT_RULES.flagCanary;
-    case "degraded":
-      return item.error !== undefined ? REPORT_RULES.checkError : REPORT_RULES.degraded;
-    case "unexercised":
-      return REPORT_RULES.unexercised;
-  }
-}
-
-/** The report item of one screened batch item, read from line `line` of the input. */
-export function reportItemFromBatch(item: BatchItem, line: number): ReportItem {
-  const matches: ReportMatch[] = [];
-  verdictMatches(item.verdict, matches, null);
-  return { index: item.index, line, rule: batchRule(item), outcome: item.state, sha256: item.sha256, id: idLabel(item.id), matches };
-}
-
 /** The rule of each hold reason; `blocked` is split by what blocked it (see heldRule). */
 const HOLD_RULES: Readonly<Record<Exclude<HoldReason, "blocked">, ReportRule>> = {
   malformed: REPORT_RULES.malformed,
@@ -103,23 +106,35 @@ const HOLD_RULES: Readonly<Record<Exclude<HoldReason, "blocked">, ReportRule>> =
   incomplete: REPORT_RULES.incomplete,
 };
 
+/** The block rule: structural when the structural filter blocked, else the canary's. */
+const blockRule = (structural: boolean): ReportRule => (structural ? REPORT_RULES.blockStructural : REPORT_RULES.blockCanary);
+
+/** The rule of a screened batch item: a batch state read as the hold reason it stands for. */
+function batchRule(item: BatchItem): ReportRule | null {
+  if (item.state === "pass") return null;
+  if (item.state === "block") return blockRule(item.verdict?.blocked_by === "structural_filter");
+  return HOLD_RULES[item.state === "flag" ? "flagged" : item.state === "degraded" && item.error !== undefined ? "error" : item.state];
+}
+
+/** The report item of one screened batch item, read from line `line` of the input. */
+export function reportItemFromBatch(item: BatchItem, line: number): ReportItem {
+  const matches: ReportMatch[] = [];
+  verdictMatches(item.verdict, matches, null);
+  return { index: item.index, line, rule: batchRule(item), outcome: item.state, sha256: item.sha256, id: idLabel(item.id), matches };
+}
+
 /** The rule of a held record: the rule of its first hold reason (the reasons come in a fixed order, the weightiest first). */
 function heldRule(record: ManifestRecord): ReportRule | null {
   const first = record.hold_reasons[0];
   if (first === undefined) return null;
   if (first !== "blocked") return HOLD_RULES[first];
-  const structural = record.segments.some((segment) => segment.state === "block" && segment.verdict?.blocked_by === "structural_filter");
-  return structural ? REPORT_RULES.blockStructural : REPORT_RULES.blockCanary;
+  return blockRule(record.segments.some((segment) => segment.state === "block" && segment.verdict?.blocked_by === "structural_filter"));
 }
 
 /** The report item of one manifest record (held records break a rule; admitted ones pass), read from line `line`. */
 export function reportItemFromRecord(record: ManifestRecord, line: number): ReportItem {
-  const outcome =
-    record.admission === "admitted"
-      ? record.admission_basis === "allowlist"
-        ? "admitted (allowlist)"
-        : "admitted"
-      : `held (${record.hold_reasons.join(", ")})`;
+  const basis = record.admission_basis === "allowlist" ? " (allowlist)" : "";
+  const outcome = record.admission === "admitted" ? `admitted${basis}` : `held (${record.hold_reasons.join(", ")})`;
   const matches: ReportMatch[] = [];
   for (const segment of record.segments) verdictMatches(segment.verdict, matches, segment.index);
   return { index: record.index, line, rule: heldRule(record), outcome, sha256: record.sha256, id: idLabel(record.id, record.id_sha256), matches };

@@ -59,7 +59,10 @@ const DETECTION_DESCRIPTION =
 const COVERAGE_DESCRIPTION =
   "A coverage result is not evidence against the text: it says the screen could not vouch for it. It is reported at the level of a finding, so that an unscreened text fails a gate as loudly as a caught one. ";
 
-const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, summary: string, detail: string, help?: string): ReportRule =>
+/** A rule's words: its summary, what its description adds to its kind's, and its help when not its kind's. */
+type RuleText = readonly [summary: string, detail: string, help?: string];
+
+const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, [summary, detail, help]: RuleText): ReportRule =>
   Object.freeze({
     id: `little-canary/${slug}`,
     name,
@@ -74,79 +77,43 @@ const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, su
 
 /** Every rule, in the order they are listed in a SARIF report (the order is part of the format: results name their rule's index). */
 export const REPORT_RULES = Object.freeze({
-  blockStructural: rule(
-    "block-structural",
-    "StructuralInjection",
-    "detection",
-    "error",
+  blockStructural: rule("block-structural", "StructuralInjection", "detection", "error", [
     "The structural checks found a prompt-injection shape in the text.",
     "The structural checks blocked the text: it holds a shape that addresses a model rather than a reader (an instruction override, a forced persona, a fake system tag or prompt update, a request for the system prompt, hidden control or Unicode characters). Each related location names one reason.",
     STRUCTURAL_HELP,
-  ),
-  blockCanary: rule(
-    "block-canary",
-    "CanaryTakeover",
-    "detection",
-    "error",
+  ]),
+  blockCanary: rule("block-canary", "CanaryTakeover", "detection", "error", [
     "The canary model's reply showed strong signs that the text took control of it.",
     "The canary model read the text with no tools and no authority; its reply showed strong signs of takeover (for example it obeyed the text instead of doing its task), so the text would likely do the same to the model it was meant for.",
-  ),
-  flagCanary: rule(
-    "flag-canary",
-    "CanarySuspicion",
-    "detection",
-    "warning",
+  ]),
+  flagCanary: rule("flag-canary", "CanarySuspicion", "detection", "warning", [
     "The canary model's reply showed weaker signs that the text took control of it.",
     "The canary's reply showed weaker signs of takeover than a block needs (mode full or advisory decides what a flag does): the text is suspicious and worth a reviewer's look.",
-  ),
-  degraded: rule(
-    "degraded",
-    "ScreenDegraded",
-    "coverage",
-    "error",
+  ]),
+  degraded: rule("degraded", "ScreenDegraded", "coverage", "error", [
     "The check did not complete (the canary or its analysis failed): the text was not screened.",
     "The canary could not be reached, timed out, or its reply could not be analysed, so the check did not complete.",
-  ),
-  unexercised: rule(
-    "unexercised",
-    "ScreenUnexercised",
-    "coverage",
-    "error",
+  ]),
+  unexercised: rule("unexercised", "ScreenUnexercised", "coverage", "error", [
     "The canary did not run on the text (disabled or not reached): only part of the screen ran.",
     "Only the structural checks ran (the canary was disabled, for example with --no-canary, or not reached): the layer that catches what the structural checks cannot was not exercised.",
-  ),
-  checkError: rule(
-    "check-error",
-    "CheckError",
-    "coverage",
-    "error",
+  ]),
+  checkError: rule("check-error", "CheckError", "coverage", "error", [
     "The check failed with an error: the text was not screened.",
     "The check of the text ended with an error before a verdict.",
-  ),
-  malformed: rule(
-    "malformed",
-    "RecordMalformed",
-    "coverage",
-    "error",
+  ]),
+  malformed: rule("malformed", "RecordMalformed", "coverage", "error", [
     "The record is not a valid input record, so it was not screened.",
     "ingest: the record is not a valid input record (not JSON, or not of the record shape), so there was no text to screen.",
-  ),
-  overBudget: rule(
-    "over-budget",
-    "RecordOverBudget",
-    "coverage",
-    "error",
+  ]),
+  overBudget: rule("over-budget", "RecordOverBudget", "coverage", "error", [
     "The record exceeds a run limit, so it was not screened.",
     "ingest: the record exceeds a limit of the run (its size or segment count), so it was held without being screened.",
-  ),
-  incomplete: rule(
-    "incomplete",
-    "ScreenIncomplete",
-    "coverage",
-    "error",
+  ]),
+  incomplete: rule("incomplete", "ScreenIncomplete", "coverage", "error", [
     "Only part of the record was screened.",
     "ingest: some segments of the record were screened and others were not, so the record as a whole is not vouched for.",
-  ),
+  ]),
 });
 
 /** The rules as a list, in report order. */

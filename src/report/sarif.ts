@@ -3,10 +3,8 @@
 // end, in memory bounded by one result. One result per item that did not pass, at its input line,
 // fingerprinted by the item's SHA-256 so a code-scanning service can follow it across runs.
 import { VERSION } from "../core/version.js";
-import type { ReportItem, ReportMatch } from "./report-item.js";
-import { resultMessage } from "./report-item.js";
-import { RULE_LIST, ruleIndex } from "./rules.js";
-import type { ReportFormat, ReportRun } from "./report-format.js";
+import { resultMessage, type ReportFormat, type ReportItem, type ReportMatch, type ReportRun } from "./report-item.js";
+import { RULE_LIST, ruleIndex, type ReportRule } from "./rules.js";
 
 /** The JSON schema a SARIF 2.1.0 log names. */
 const SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -57,21 +55,13 @@ function driver(): Record<string, unknown> {
  * a notification counts those texts (GitHub shows it on the tool's status page).
  */
 function invocation(facts: ReportRun, notScreened: number): Record<string, unknown> {
+  const text = `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)`;
   return {
     executionSuccessful: notScreened === 0,
     // SARIF's date-time form: UTC with a `Z`.
     startTimeUtc: facts.startedAt.toISOString(),
     endTimeUtc: facts.endedAt.toISOString(),
-    ...(notScreened === 0
-      ? {}
-      : {
-          toolExecutionNotifications: [
-            {
-              level: "error",
-              message: { text: `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)` },
-            },
-          ],
-        }),
+    ...(notScreened === 0 ? {} : { toolExecutionNotifications: [{ level: "error", message: { text } }] }),
   };
 }
 
@@ -91,9 +81,7 @@ function relatedLocation(m: ReportMatch, id: number, line: number, artifact: str
 }
 
 /** The SARIF result of one item that broke a rule. */
-function resultOf(item: ReportItem, artifact: string): Record<string, unknown> {
-  const rule = item.rule;
-  if (rule === null) throw new RangeError("a passing item has no SARIF result");
+function resultOf(item: ReportItem, rule: ReportRule, artifact: string): Record<string, unknown> {
   return {
     ruleId: rule.id,
     ruleIndex: ruleIndex(rule),
@@ -120,7 +108,7 @@ export function sarifFormat(artifact: string): ReportFormat {
     entry(item) {
       if (item.rule === null) return "";
       if (item.rule.kind === "coverage") notScreened++;
-      const text = JSON.stringify(resultOf(item, artifact));
+      const text = JSON.stringify(resultOf(item, item.rule, artifact));
       return results++ === 0 ? text : `,${text}`;
     },
     frame(facts) {

@@ -13,12 +13,38 @@
 import { createHash } from "node:crypto";
 import { codePointLength } from "../core/codepoints.js";
 import { BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
+import type { VerdictJson } from "../documents/verdict-schema.js";
 import { metadataMaterial } from "../documents/segment-material.js";
-import { isGenuineVerdict } from "../pipeline/verdict.js";
+import { isGenuineVerdict, type PipelineVerdict } from "../pipeline/verdict.js";
 import { canaryProfile, type SecurityPipeline } from "../pipeline/pipeline.js";
 import { type CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, observeCanary } from "../pipeline/circuit-breaker.js";
 import type { ScreenItem } from "./admit.js";
-import { batchState } from "./state.js";
+
+/** What the batch state is decided by, besides whether the verdict is flagged. */
+type StateFields = Pick<PipelineVerdict, "safe" | "blockedBy" | "degraded" | "canaryStatus" | "analysisStatus">;
+
+/**
+ * The batch state of a verdict, first match wins. A fail-closed denial is not a detection: it stays
+ * `degraded`/`unexercised`, so a batch's exit code says "coverage failed", not "attack found".
+ */
+function stateOf(v: StateFields, flagged: boolean): BatchState {
+  if (!v.safe && v.blockedBy !== "fail_closed") return "block";
+  if (v.degraded) return "degraded";
+  if (flagged) return "flag";
+  if (v.canaryStatus !== "exercised" || v.analysisStatus !== "exercised") return "unexercised";
+  return "pass";
+}
+
+/** The batch state of one verdict (first match wins); a fail-closed denial stays `degraded`/`unexercised`, not `blocked`. */
+export function batchState(verdict: PipelineVerdict): BatchState {
+  return stateOf(verdict, verdict.advisory.flagged);
+}
+
+/** The batch state of a serialized verdict, by the same rules. */
+export function batchStateOfJson(v: VerdictJson): BatchState {
+  const { safe, blocked_by: blockedBy, degraded, canary_status: canaryStatus, analysis_status: analysisStatus } = v;
+  return stateOf({ safe, blockedBy, degraded, canaryStatus, analysisStatus }, v.advisory.flagged);
+}
 
 /** The states whose verdict may be reused: every layer ran, so the result says something. */
 const REUSABLE_STATES: ReadonlySet<BatchItem["state"]> = new Set(["pass", "flag", "block"]);
@@ -38,7 +64,7 @@ export interface ItemCheckOptions {
   readonly cache?: ItemVerdictCache;
 }
 
-/** The order in which a part's state decides an item's: the first that occurs wins (state.ts). */
+/** The order in which a part's state decides an item's: the first that occurs wins (stateOf). */
 const DECIDING_ORDER: readonly BatchState[] = ["block", "degraded", "flag", "unexercised", "pass"];
 const rank = (state: BatchState): number => DECIDING_ORDER.indexOf(state);
 // Every batch state has a rank: a new state must be placed in the order above.

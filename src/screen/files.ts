@@ -10,25 +10,29 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
+import { isPlainObject } from "../core/guards.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
+import { pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
+import { knownModelDigest } from "../canary/identity.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
 import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documents/schemas.js";
+import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import { type ReadOptions, recordBatches, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
+import { isGenuinePipeline } from "../pipeline/pipeline.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { ArraySpool, frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
-import type { ItemVerdictCache } from "./check-item.js";
+import { batchStateOfJson, type ItemVerdictCache } from "./check-item.js";
 import { screenStream } from "./screen-stream.js";
-import type { BatchSummary } from "./tally.js";
-import { screenCacheIdentity, screenItemCache } from "./item-cache.js";
+import type { BatchSummary } from "./screen-stream.js";
 import { displayText } from "../core/display-text.js";
 
 /** The batch input was refused (a reader limit, a malformed record) or the run was interrupted. */
@@ -68,7 +72,7 @@ export interface ScreenFileOptions {
   readonly cache?: ItemVerdictCache;
   /**
    * A verdict cache file (resolved against `cwd`, created if missing; `screen --cache`): opened
-   * before the input is read, used under the pipeline's canary identity (item-cache.ts). Not
+   * before the input is read, used under the pipeline's canary identity (screenItemCache). Not
    * together with `cache`.
    */
   readonly cacheFile?: string | null;
@@ -177,6 +181,35 @@ async function* itemsOf(read: AsyncGenerator<RawRecord[], ScanOutcome, undefined
 const changedInput = (): InputRefusedError =>
   new InputRefusedError("the input changed while it was being screened (its second read differs from the first); nothing printed");
 
+/** True when the canary and the analysis both ran for this verdict and its coverage held. */
+function exercised(verdict: VerdictJson): boolean {
+  return !verdict.degraded && verdict.canary_status === "exercised" && verdict.analysis_status === "exercised";
+}
+
+/**
+ * An ItemVerdictCache over `store` under `identity` (`screen --cache PATH`), with scope
+ * `screen_item` (never confused with an ingest segment). A stored value is a miss unless its
+ * verdict matches the schema, gives again the state it was stored with, and had canary and
+ * analysis run. A reused item says so (`reused`, `checked_at`).
+ */
+function screenItemCache(store: VerdictCache, identity: CacheIdentity): ItemVerdictCache {
+  return {
+    lookup(sha256): BatchItem | null {
+      const stored = store.get(sha256, identity.key);
+      if (stored === null) return null;
+      const value = stored.value;
+      const length = isPlainObject(value) ? value["length"] : undefined;
+      const parsed = VerdictJsonSchema.safeParse(isPlainObject(value) ? value["verdict"] : undefined);
+      if (!parsed.success || typeof length !== "number" || !exercised(parsed.data) || batchStateOfJson(parsed.data) !== stored.state) return null;
+      return { index: 0, id: null, source: null, sha256, length, state: stored.state, verdict: parsed.data, reused: true, checked_at: stored.checkedAt };
+    },
+    store(sha256, item) {
+      if (item.verdict === undefined || !exercised(item.verdict) || item.reused === true) return;
+      store.put({ textSha256: sha256, identity, state: item.state, exercised: true, value: { verdict: item.verdict, length: item.length } });
+    },
+  };
+}
+
 /** Reads, admits and screens a JSONL batch and writes its document; throws InputRefusedError when the input is refused. */
 export async function screenFile(options: ScreenFileOptions): Promise<ScreenFileResult> {
   const limits: ReaderLimits = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(options.limits ?? {}) });
@@ -216,7 +249,8 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
     let cache = options.cache;
     if (store !== null) {
-      const identity = await screenCacheIdentity(pipeline, served);
+      const modelDigest = await knownModelDigest(isGenuinePipeline(pipeline) ? pipeline.probe : null).catch(() => null);
+      const identity = pipelineIdentity(pipeline, { scope: "screen_item", modelDigest, server: served });
       if (identity.ok) cache = screenItemCache(store, identity);
       else options.onCacheNote?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     }

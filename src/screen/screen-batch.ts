@@ -48,13 +48,11 @@ export async function screenBatch(
   const window = Math.max(concurrency, items.length);
   const run = { pipeline, concurrency, window, breaker, cache, signal, onProgress: (done: number) => onProgress?.(done, items.length) };
   const results: BatchItem[] = [];
-  const tally = await screenStream(arraySource(items), run, async (item) => void results.push(item));
+  const source = (async function* () {
+    yield* items;
+  })();
+  const tally = await screenStream(source, run, async (item) => void results.push(item));
   return BatchDocumentSchema.parse({ ...tally.rest(), items: results }) as BatchDocument;
-}
-
-/** The items of an array as a source of the streaming path. */
-async function* arraySource<T>(items: readonly T[]): AsyncGenerator<T> {
-  yield* items;
 }
 
 /** Canonical JSON of a batch document (core/canonical.ts): the exact bytes `screen` prints. */

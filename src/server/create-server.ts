@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
 import { pendingHealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { batchState } from "../screen/state.js";
+import { batchState } from "../screen/check-item.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
 import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
 import { loggedCoverage, loggedMethod, loggedRoute, silentLog, type AccessLog, type AccessLogEntry, type ServerLog } from "./access-log.js";

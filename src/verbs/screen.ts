@@ -6,14 +6,14 @@ import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
 import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { batchExitCode } from "../screen/screen-batch.js";
-import type { BatchSummary } from "../screen/tally.js";
+import type { BatchSummary } from "../screen/screen-stream.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import { resolveReportSettings, type ReportSettings } from "./report-settings.js";
 import type { VerbIo } from "./reporter.js";
 
 export { batchExitCode } from "../screen/screen-batch.js";
 export { InputRefusedError } from "../screen/files.js";
-export type { BatchSummary } from "../screen/tally.js";
+export type { BatchSummary } from "../screen/screen-stream.js";
 export type { BatchState } from "../documents/schemas.js";
 
 /** The settings of one `screen`, as plain values. */

@@ -1,6 +1,6 @@
-// The rule that holds a source document whole (src/rag/source-groups.ts), on indices alone.
+// The rule that holds a source document whole (src/rag/screen-documents.ts), on indices alone.
 import { describe, expect, it } from "vitest";
-import { siblingsToHold } from "../../src/rag/source-groups.js";
+import { siblingsToHold } from "../../src/rag/screen-documents.js";
 
 describe("siblingsToHold", () => {
   it("maps each admitted document of a source with a held document to the source's first held one; other sources and documents without one are untouched", () => {

@@ -75,73 +75,46 @@ var REASON_NOT_EXERCISED = "behavioral coverage was not exercised";
 * whitespace means `allow`. Anything else is an error value, never a silent allow.
 */
 function parseFailureMode(raw) {
-	if (raw === void 0 || raw === null) return {
-		ok: true,
-		mode: "allow"
-	};
-	if (typeof raw !== "string") return {
-		ok: false,
-		error: INVALID_FAILURE_MODE
-	};
-	const value = raw.trim().toLowerCase();
-	if (value === "") return {
-		ok: true,
-		mode: "allow"
-	};
-	if (value === "allow" || value === "deny") return {
+	const value = raw === void 0 || raw === null ? "allow" : typeof raw === "string" ? raw.trim().toLowerCase() || "allow" : null;
+	return value === "allow" || value === "deny" ? {
 		ok: true,
 		mode: value
-	};
-	return {
+	} : {
 		ok: false,
 		error: INVALID_FAILURE_MODE
 	};
 }
+var MISSING_FIELDS = Object.freeze({
+	decision: "unscreened",
+	cause: "unavailable",
+	reason: REASON_MISSING_FIELDS,
+	flagged: false
+});
+var notExercised = (flagged) => ({
+	decision: "unscreened",
+	cause: "incomplete",
+	reason: REASON_NOT_EXERCISED,
+	flagged
+});
 /** The host-independent decision for a verdict as answered by `/check` (or `toDict()`). */
 function classifyVerdict(verdict) {
-	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
+	if (!isPlainObject(verdict) || typeof verdict["safe"] !== "boolean" || typeof verdict["degraded"] !== "boolean" || typeof verdict["canary_status"] !== "string" || typeof verdict["analysis_status"] !== "string") return MISSING_FIELDS;
 	const advisory = verdict["advisory"];
 	const flagged = isPlainObject(advisory) && advisory["flagged"] === true;
-	if (verdict["blocked_by"] === "fail_closed") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
+	if (verdict["blocked_by"] === "fail_closed") return notExercised(flagged);
 	if (verdict["safe"] === false) return {
 		decision: "deny",
 		cause: null,
 		reason: null,
 		flagged
 	};
-	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return {
-		decision: "unscreened",
-		cause: "incomplete",
-		reason: REASON_NOT_EXERCISED,
-		flagged
-	};
-	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return {
-		decision: "unscreened",
-		cause: "unavailable",
-		reason: REASON_MISSING_FIELDS,
-		flagged: false
-	};
-	if (flagged) return {
-		decision: "warn",
-		cause: null,
-		reason: null,
-		flagged: true
-	};
+	if (verdict["degraded"] || verdict["canary_status"] !== "exercised" || verdict["analysis_status"] !== "exercised") return notExercised(flagged);
+	if (!isPlainObject(advisory) || typeof advisory["flagged"] !== "boolean") return MISSING_FIELDS;
 	return {
-		decision: "allow",
+		decision: flagged ? "warn" : "allow",
 		cause: null,
 		reason: null,
-		flagged: false
+		flagged
 	};
 }
 function withPolicy(classified, failureMode) {
@@ -258,7 +231,7 @@ async function readTokenFile(path, platform = process.platform) {
 		token
 	} : refused(problem);
 }
-// src/integrations/adapter/endpoint.ts
+// src/integrations/adapter/config.ts
 /** The check URL an adapter uses when LITTLE_CANARY_ENDPOINT is unset. */
 var DEFAULT_CHECK_ENDPOINT = "http://127.0.0.1:18421/check";
 /** The rule a refused LITTLE_CANARY_ENDPOINT breaks (reported instead of the value). */
@@ -289,21 +262,21 @@ function parseLoopback(raw, expectedPath) {
 		origin: `http://${url.host}`
 	};
 }
-/**
-* LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`. Unset or
-* empty means the default endpoint.
-*/
-function parseCheckEndpoint(raw) {
-	const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? DEFAULT_CHECK_ENDPOINT : raw, "/check");
-	return endpoint ? {
-		ok: true,
-		endpoint
-	} : {
-		ok: false,
-		error: ENDPOINT_RULE
+/** A loopback setting: unset or empty means `fallback`; anything refused is reported as `rule`, never echoed. */
+function loopbackSetting(fallback, path, rule) {
+	return (raw) => {
+		const endpoint = parseLoopback(raw === void 0 || raw === null || raw === "" ? fallback : raw, path);
+		return endpoint ? {
+			ok: true,
+			endpoint
+		} : {
+			ok: false,
+			error: rule
+		};
 	};
 }
-// src/integrations/adapter/config.ts
+/** LITTLE_CANARY_ENDPOINT for the prompt adapters: `http://<loopback>[:port]/check`; unset or empty means the default endpoint. */
+var parseCheckEndpoint = loopbackSetting(DEFAULT_CHECK_ENDPOINT, "/check", ENDPOINT_RULE);
 /** Environment variable naming the loopback `/check` URL. */
 var ENDPOINT_ENV = "LITTLE_CANARY_ENDPOINT";
 /** Environment variable holding one screen's deadline in milliseconds. */
@@ -546,8 +519,8 @@ var ANSWER_REASONS = {
 	json: "JSONDecodeError",
 	object: "ValueError"
 };
-/** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
-async function postCheck(endpoint, text, options) {
+/** Screens `text`, sending `token` as the bearer token (null: none): the parsed `/check` answer (an object; the classifier judges its fields). */
+async function postCheck(endpoint, text, token, options) {
 	const body = Buffer.from(JSON.stringify({ text }), "utf8");
 	if (body.length > MAX_REQUEST_BYTES) return {
 		ok: false,
@@ -557,7 +530,7 @@ async function postCheck(endpoint, text, options) {
 		method: "POST",
 		path: endpoint.checkPath,
 		body,
-		token: options.token ?? null
+		token
 	}, options);
 }
 /** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */
@@ -569,22 +542,19 @@ async function getHealth(endpoint, options) {
 		token: null
 	}, options);
 }
-// src/integrations/adapter/health-notice.ts
+// src/integrations/adapter/screener.ts
+/** How long a verdict may wait for the `/health` read after `/check` has answered. */
+var HEALTH_GRACE_MS = 250;
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
 */
-function healthNotices(health, adapterTimeoutMs, adapterName = "this adapter") {
+function healthNotices(health, adapterTimeoutMs, adapterName) {
 	if (!isPlainObject(health)) return [];
-	const notices = [];
-	if (health["mode"] === "advisory") notices.push("Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.");
 	const canaryTimeout = health["canary_timeout"];
-	if (typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs) notices.push(`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`);
-	return notices;
+	const slow = typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs;
+	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`] : []];
 }
-// src/integrations/adapter/screener.ts
-/** How long a verdict may wait for the `/health` read after `/check` has answered. */
-var HEALTH_GRACE_MS = 250;
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {
 	const { endpoint, timeoutMs, failureMode } = options;
@@ -604,10 +574,7 @@ function createScreener(options) {
 			deadline,
 			signal: healthAbort.signal
 		});
-		const check = await postCheck(endpoint, text, {
-			deadline,
-			token: auth.token
-		});
+		const check = await postCheck(endpoint, text, auth.token, { deadline });
 		let notices = [];
 		if (health !== null) {
 			const answer = await orAbort(health, AbortSignal.timeout(HEALTH_GRACE_MS)).catch(() => null);
@@ -622,6 +589,18 @@ function createScreener(options) {
 			notices
 		};
 	};
+}
+/** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
+function screenerFor(config, adapterName) {
+	if (config.ok) return createScreener({
+		...config,
+		adapterName
+	});
+	const failureMode = config.failureMode ?? "allow";
+	return async () => ({
+		outcome: unscreenedForHost(config.problem, { failureMode }),
+		notices: []
+	});
 }
 // src/integrations/adapter/command-hook.ts
 /** The most hook-input bytes read from stdin. */
@@ -666,32 +645,17 @@ var HOOK_INPUT_REASONS = {
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 async function decideHook({ read, env, event, adapterName }) {
 	const config = readAdapterEnv(env);
-	if (!config.ok) return {
-		outcome: unscreenedForHost(config.problem, { failureMode: config.failureMode ?? "allow" }),
+	const screen = screenerFor(config, adapterName);
+	if (!config.ok) return screen("");
+	const unscreened = (reason) => ({
+		outcome: unscreenedForHost(reason, { failureMode: config.failureMode }),
 		notices: []
-	};
-	const failureMode = config.failureMode;
+	});
 	const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
-	if (!parsed.ok) return {
-		outcome: unscreenedForHost(parsed.reason, { failureMode }),
-		notices: []
-	};
-	if (parsed.value["hook_event_name"] !== event) return {
-		outcome: unscreenedForHost("unexpected hook event", { failureMode }),
-		notices: []
-	};
+	if (!parsed.ok) return unscreened(parsed.reason);
+	if (parsed.value["hook_event_name"] !== event) return unscreened("unexpected hook event");
 	const prompt = parsed.value["prompt"];
-	if (typeof prompt !== "string") return {
-		outcome: unscreenedForHost("prompt was not a string", { failureMode }),
-		notices: []
-	};
-	return createScreener({
-		endpoint: config.endpoint,
-		timeoutMs: config.timeoutMs,
-		failureMode,
-		adapterName,
-		tokenFile: config.tokenFile
-	})(prompt);
+	return typeof prompt === "string" ? screen(prompt) : unscreened("prompt was not a string");
 }
 /**
 * Runs a command hook end to end: stdin → decision → one JSON line on stdout. Never throws and
@@ -719,10 +683,16 @@ async function runCommandHook(options) {
 	}
 	await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(void 0)));
 }
-/** Appends the health notices to an optional message: "<message> <notice> <notice>". */
-function withNotices(message, notices) {
-	const parts = [message, ...notices].filter((part) => typeof part === "string" && part !== "");
-	return parts.length === 0 ? void 0 : parts.join(" ");
+/**
+* A host's answer in the fixed key order: `decision` and `reason` as given, then `systemMessage`
+* when there is one: "<message> <notice> <notice>" (health notices appended).
+*/
+function hookAnswer(answer, message, notices) {
+	const systemMessage = [message, ...notices].filter((part) => typeof part === "string" && part !== "").join(" ");
+	return systemMessage === "" ? { ...answer } : {
+		...answer,
+		systemMessage
+	};
 }
 // src/integrations/claude-code/output.ts
 /** The block reason for an unsafe prompt. */
@@ -731,19 +701,17 @@ var REJECTED = "Little Canary rejected this prompt before Claude Code started th
 var FLAGGED = "Little Canary flagged this prompt but the server's routing policy allowed it.";
 /** The hook's answer for one outcome; health notices are appended to `systemMessage`. */
 function renderClaudeCode(outcome, notices) {
-	const answer = {};
-	let message;
-	if (outcome.decision === "deny") {
-		answer["decision"] = "block";
-		answer["reason"] = REJECTED;
-	} else if (outcome.decision === "unscreened" && outcome.block) {
-		answer["decision"] = "block";
-		answer["reason"] = `Little Canary screening unavailable: ${outcome.reason}. Prompt blocked by configured fail-closed policy.`;
-	} else if (outcome.decision === "unscreened") message = `Little Canary screening unavailable: ${outcome.reason}. Claude Code continued because Little Canary is fail-open.`;
-	else if (outcome.decision === "warn") message = FLAGGED;
-	const systemMessage = withNotices(message, notices);
-	if (systemMessage !== void 0) answer["systemMessage"] = systemMessage;
-	return answer;
+	const unavailable = `Little Canary screening unavailable: ${outcome.reason}.`;
+	if (outcome.decision === "deny") return hookAnswer({
+		decision: "block",
+		reason: REJECTED
+	}, void 0, notices);
+	if (outcome.decision !== "unscreened") return hookAnswer({}, outcome.decision === "warn" ? FLAGGED : void 0, notices);
+	if (outcome.block) return hookAnswer({
+		decision: "block",
+		reason: `${unavailable} Prompt blocked by configured fail-closed policy.`
+	}, void 0, notices);
+	return hookAnswer({}, `${unavailable} Claude Code continued because Little Canary is fail-open.`, notices);
 }
 // src/integrations/claude-code/user-prompt-submit.ts
 await runCommandHook({

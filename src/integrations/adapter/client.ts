@@ -8,8 +8,7 @@
 // refused the one sent; the token goes in the `Authorization` header of `/check` only, never in a
 // URL, a reason or a log line.
 import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";
-import { TOKEN_FILE_ENV } from "./config.js";
-import type { ServiceEndpoint } from "./endpoint.js";
+import { TOKEN_FILE_ENV, type ServiceEndpoint } from "./config.js";
 import { isPlainObject } from "../../core/guards.js";
 
 /** The most response bytes an adapter holds. */
@@ -32,11 +31,6 @@ export type Exchange = { readonly ok: true; readonly value: Record<string, unkno
 export interface ExchangeOptions {
   readonly deadline: number;
   readonly signal?: AbortSignal;
-}
-
-/** What `/check` also takes: the bearer token to send (null or absent: none). */
-export interface CheckOptions extends ExchangeOptions {
-  readonly token?: string | null;
 }
 
 /** One request: what to ask, the body (POST) and the token (`/check` only). */
@@ -121,11 +115,11 @@ export function parseJsonObject(bytes: Uint8Array, reasons: JsonObjectReasons): 
 
 const ANSWER_REASONS: JsonObjectReasons = { utf8: "ValueError", json: "JSONDecodeError", object: "ValueError" };
 
-/** Screens `text`: the parsed `/check` answer (an object; the classifier judges its fields). */
-export async function postCheck(endpoint: ServiceEndpoint, text: string, options: CheckOptions): Promise<Exchange> {
+/** Screens `text`, sending `token` as the bearer token (null: none): the parsed `/check` answer (an object; the classifier judges its fields). */
+export async function postCheck(endpoint: ServiceEndpoint, text: string, token: string | null, options: ExchangeOptions): Promise<Exchange> {
   const body = Buffer.from(JSON.stringify({ text }), "utf8");
   if (body.length > MAX_REQUEST_BYTES) return { ok: false, reason: REQUEST_TOO_LARGE };
-  return exchange(endpoint, { method: "POST", path: endpoint.checkPath, body, token: options.token ?? null }, options);
+  return exchange(endpoint, { method: "POST", path: endpoint.checkPath, body, token }, options);
 }
 
 /** The service's `/health` object (mode, canary_timeout, readiness), or a failure; asked without a token (the route needs none). */

@@ -6,7 +6,7 @@
 import { readUntilSettled } from "../../core/read-until-settled.js";
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { readAdapterEnv, type AdapterEnv } from "./config.js";
-import { createScreener, type ScreenResult } from "./screener.js";
+import { screenerFor, type ScreenResult } from "./screener.js";
 import { parseJsonObject, type JsonObjectReasons } from "./client.js";
 
 /** The most hook-input bytes read from stdin. */
@@ -59,17 +59,16 @@ interface HookInvocation {
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 export async function decideHook({ read, env, event, adapterName }: HookInvocation): Promise<ScreenResult> {
   const config = readAdapterEnv(env);
-  // An invalid failure mode is reported in fail-open style and nothing is screened: the operator
-  // asked for a policy we cannot name, so we neither invent `allow` silently nor refuse blindly.
-  if (!config.ok) return { outcome: unscreenedForHost(config.problem, { failureMode: config.failureMode ?? "allow" }), notices: [] };
-  const failureMode = config.failureMode;
+  const screen = screenerFor(config, adapterName);
+  // A configuration problem is reported before the hook input is read (an invalid failure mode in
+  // fail-open style: we neither invent `allow` silently nor refuse blindly), and nothing is screened.
+  if (!config.ok) return screen("");
+  const unscreened = (reason: string): ScreenResult => ({ outcome: unscreenedForHost(reason, { failureMode: config.failureMode }), notices: [] });
   const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
-  if (!parsed.ok) return { outcome: unscreenedForHost(parsed.reason, { failureMode }), notices: [] };
-  if (parsed.value["hook_event_name"] !== event) return { outcome: unscreenedForHost("unexpected hook event", { failureMode }), notices: [] };
+  if (!parsed.ok) return unscreened(parsed.reason);
+  if (parsed.value["hook_event_name"] !== event) return unscreened("unexpected hook event");
   const prompt = parsed.value["prompt"];
-  if (typeof prompt !== "string") return { outcome: unscreenedForHost("prompt was not a string", { failureMode }), notices: [] };
-  const screen = createScreener({ endpoint: config.endpoint, timeoutMs: config.timeoutMs, failureMode, adapterName, tokenFile: config.tokenFile });
-  return screen(prompt);
+  return typeof prompt === "string" ? screen(prompt) : unscreened("prompt was not a string");
 }
 
 /** A command hook: its event, how it names itself in notices, and its host's renderer. */
@@ -108,8 +107,15 @@ export async function runCommandHook(options: CommandHookOptions): Promise<void>
   await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(undefined)));
 }
 
-/** Appends the health notices to an optional message: "<message> <notice> <notice>". */
-export function withNotices(message: string | undefined, notices: readonly string[]): string | undefined {
-  const parts = [message, ...notices].filter((part): part is string => typeof part === "string" && part !== "");
-  return parts.length === 0 ? undefined : parts.join(" ");
+/**
+ * A host's answer in the fixed key order: `decision` and `reason` as given, then `systemMessage`
+ * when there is one: "<message> <notice> <notice>" (health notices appended).
+ */
+export function hookAnswer(
+  answer: { readonly decision?: string; readonly reason?: string },
+  message: string | undefined,
+  notices: readonly string[],
+): HookAnswer {
+  const systemMessage = [message, ...notices].filter((part) => typeof part === "string" && part !== "").join(" ");
+  return systemMessage === "" ? { ...answer } : { ...answer, systemMessage };
 }

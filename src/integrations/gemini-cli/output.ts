@@ -1,7 +1,7 @@
 // Gemini CLI's answer objects for BeforeAgent: every answer carries `decision` (allow|deny) and
 // `reason`; warnings go in `systemMessage`. Key order is fixed: decision, reason, systemMessage.
 import type { HostClassification } from "../classify.js";
-import { withNotices, type HookAnswer } from "../adapter/command-hook.js";
+import { hookAnswer, type HookAnswer } from "../adapter/command-hook.js";
 
 /** The reason for a clean, exercised prompt. */
 const ALLOWED = "Little Canary allowed this prompt after exercised screening.";
@@ -14,28 +14,11 @@ const FLAGGED = "Little Canary flagged this prompt but the server's routing poli
 
 /** The hook's answer for one outcome; health notices are appended to `systemMessage`. */
 export function renderGeminiCli(outcome: HostClassification, notices: readonly string[]): HookAnswer {
-  let answer: HookAnswer;
-  let message: string | undefined;
-  if (outcome.decision === "deny") {
-    answer = { decision: "deny", reason: REJECTED };
-  } else if (outcome.decision === "unscreened" && outcome.block) {
-    answer = {
-      decision: "deny",
-      reason: `Little Canary screening unavailable: ${outcome.reason}. Prompt denied by configured fail-closed policy.`,
-    };
-  } else if (outcome.decision === "unscreened") {
-    answer = {
-      decision: "allow",
-      reason: `Little Canary screening unavailable: ${outcome.reason}. Prompt allowed by configured fail-open policy.`,
-    };
-    message = `Little Canary screening unavailable: ${outcome.reason}. Gemini CLI continued because Little Canary is fail-open.`;
-  } else if (outcome.decision === "warn") {
-    answer = { decision: "allow", reason: ALLOWED_WITH_ADVISORY };
-    message = FLAGGED;
-  } else {
-    answer = { decision: "allow", reason: ALLOWED };
-  }
-  const systemMessage = withNotices(message, notices);
-  if (systemMessage !== undefined) answer["systemMessage"] = systemMessage;
-  return answer;
+  const unavailable = `Little Canary screening unavailable: ${outcome.reason}.`;
+  if (outcome.decision === "deny") return hookAnswer({ decision: "deny", reason: REJECTED }, undefined, notices);
+  if (outcome.decision === "warn") return hookAnswer({ decision: "allow", reason: ALLOWED_WITH_ADVISORY }, FLAGGED, notices);
+  if (outcome.decision === "allow") return hookAnswer({ decision: "allow", reason: ALLOWED }, undefined, notices);
+  if (outcome.block) return hookAnswer({ decision: "deny", reason: `${unavailable} Prompt denied by configured fail-closed policy.` }, undefined, notices);
+  const message = `${unavailable} Gemini CLI continued because Little Canary is fail-open.`;
+  return hookAnswer({ decision: "allow", reason: `${unavailable} Prompt allowed by configured fail-open policy.` }, message, notices);
 }

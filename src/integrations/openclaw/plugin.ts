@@ -4,9 +4,8 @@
 // `{outcome:"pass"}` with one logger warning (never error messages or prompt text) for anything
 // short of a clean pass. `serviceUrl` must be a loopback origin, as for every adapter.
 import type { HostClassification } from "../classify.js";
-import { adapterConfig, type AdapterEnv, type TimeoutLimits } from "../adapter/config.js";
-import { parseServiceOrigin } from "../adapter/endpoint.js";
-import { isConfigProblem, screenerFor } from "../adapter/plugin-screener.js";
+import { adapterConfig, parseServiceOrigin, type AdapterEnv, type TimeoutLimits } from "../adapter/config.js";
+import { isConfigProblem, screenerFor } from "../adapter/screener.js";
 
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
 export const PLUGIN_ID = "little-canary-openclaw";

@@ -5,7 +5,7 @@
 // before the model reads it (resource URIs and images are kept). Messages never hold the text.
 import { isPlainObject } from "../../core/guards.js";
 import type { HostClassification } from "../classify.js";
-import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
+import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/screener.js";
 
 /** The text that replaces a tool result the service rejected. */
 export const WITHHELD_REJECTED = "[Little Canary withheld this tool result after the tool ran; the screening service rejected its text.]";
@@ -129,8 +129,7 @@ export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCode
   }
 
   async function report(message: string | null, notices: readonly string[]): Promise<void> {
-    if (message !== null) await warn(message);
-    for (const notice of notices) await warn(notice);
+    for (const line of message === null ? notices : [message, ...notices]) await warn(line);
   }
 
   return {

@@ -3,7 +3,7 @@
 // be screened; otherwise `{action:"continue"}`, with a notification (`ctx.ui.notify`, else stderr,
 // never the input text) for anything short of a clean pass. Configuration is read once.
 import type { HostClassification } from "../classify.js";
-import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/plugin-screener.js";
+import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/screener.js";
 
 /** What a Pi input handler returns. */
 export type PiAction = { readonly action: "continue" } | { readonly action: "handled" };
