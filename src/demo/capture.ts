@@ -1,6 +1,6 @@
 // The replay capture format `little-canary-demo-replay/v1`: its schema, its payload hash (over our
-// canonical JSON, independent of any language's float formatting; see import.ts) and its loading.
-// Failures are values with fixed messages that echo nothing from the file.
+// canonical JSON, independent of any language's float formatting; see scripts/foreign-capture.ts)
+// and its loading. Failures are values with fixed messages that echo nothing from the file.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { isPlainObject } from "../core/guards.js";

@@ -4,6 +4,7 @@
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
 import type { AnalysisResult } from "../analysis/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
+import { errorClassName } from "../core/errors.js";
 
 export interface ResponseAnalyzer {
   analyzeResponse(input: string, response: string): Pick<AnalysisResult, "riskScore" | "shouldBlock" | "signals">;
@@ -54,10 +55,4 @@ export function analyzeCase(analyzer: ResponseAnalyzer, input: string, response:
   } catch (error) {
     return { ok: false, errorClass: errorClassName(error) };
   }
-}
-
-/** The class name of a thrown value when it is a plain identifier, else "Error" (never its message). */
-export function errorClassName(error: unknown): string {
-  const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  return typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error";
 }

@@ -4,7 +4,8 @@
 // capture (none is packaged) the answer is REPLAY UNAVAILABLE, never a made-up result.
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, errorClassName, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { errorClassName } from "../core/errors.js";
+import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { parseCapture, type Capture } from "./capture.js";
 import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";

@@ -3,7 +3,7 @@
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { LittleCanaryError } from "../core/errors.js";
+import { errorCode, LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { truncateCodePoints } from "../core/codepoints.js";
@@ -110,8 +110,8 @@ async function readBounded(path: string, what: string, readFile: ReadFileFn = fs
   try {
     bytes = await readFile(path);
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    throw new CorpusError(`${what}: cannot be read${typeof code === "string" ? ` (${code})` : ""}`, { cause: error });
+    const code = errorCode(error);
+    throw new CorpusError(`${what}: cannot be read${code !== null ? ` (${code})` : ""}`, { cause: error });
   }
   if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
   return bytes;

@@ -61,17 +61,14 @@ function kindRow(label: string, counts: KindCounts, rates: KindRates | null): st
   );
 }
 
-interface ChartRow {
-  readonly label: string;
-  readonly kind: "attack" | "benign";
-  readonly counts: KindCounts & { readonly rates: KindRates | null };
-}
-
-function chartRows(categories: Readonly<Record<string, GroupSummary>>): ChartRow[] {
-  return Object.entries(categories).flatMap(([label, g]) => [
-    ...(g.attack ? [{ label, kind: "attack" as const, counts: g.attack }] : []),
-    ...(g.benign ? [{ label, kind: "benign" as const, counts: g.benign }] : []),
-  ]);
+/** One row per category and kind that has cases. */
+function chartRows(categories: Readonly<Record<string, GroupSummary>>) {
+  return Object.entries(categories).flatMap(([label, g]) =>
+    (["attack", "benign"] as const).flatMap((kind) => {
+      const counts = g[kind];
+      return counts ? [{ label, kind, counts }] : [];
+    }),
+  );
 }
 
 const BAR_X = 260;

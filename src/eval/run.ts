@@ -28,7 +28,7 @@ import { EVAL_SCHEMA, jsonlLine, resultLine, type RunHeader } from "./records.js
 import { renderReport, type ReportCase } from "./report.js";
 import { EVAL_MODES, scoreException, scoreVerdict, type CaseScore, type EvalMode } from "./score.js";
 import { openFileSink, writeFileAtomically, type LineSink } from "./sink.js";
-import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
+import { summarize, type EvalSummary } from "./summary.js";
 
 const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
@@ -270,7 +270,6 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
 
   const sink = await (options.openSink ?? openFileSink)(resolve(cwd, options.output));
   const finished: ReportCase[] = [];
-  const scored: ScoredCase[] = [];
   try {
     await sink.write(jsonlLine(header));
     options.onHeader?.(header);
@@ -289,10 +288,9 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
       const latencyMs = Number.isFinite(elapsed) && elapsed > 0 ? roundHalfEven(elapsed, 1) : 0;
       await sink.write(jsonlLine(resultLine(c, index, cases.length, score, latencyMs)));
       finished.push({ case: c, score, latencyMs });
-      scored.push({ kind: c.kind, category: c.category, stealth: c.stealth, adjudication: c.adjudication, score, latencyMs });
       options.onProgress?.(index + 1, cases.length);
     }
-    const summary = summarize(scored);
+    const summary = summarize(finished.map(({ case: c, score, latencyMs }) => ({ ...c, score, latencyMs })));
     await sink.write(jsonlLine({ type: "complete", finished_at: clock().toISOString(), summary }));
     await sink.close();
     if (options.report) await writeFileAtomically(resolve(cwd, options.report), renderReport(header, summary, finished));

@@ -1,5 +1,6 @@
 // Scoring one case: scored only when every layer the mode relies on ran. An unscored case keeps its
 // routing result as raw_actual_safe, so nobody has to guess what a fail-open deployment would do.
+import { errorClassName } from "../core/errors.js";
 import type { LayerResult, PipelineVerdict } from "../pipeline/verdict.js";
 import type { CaseKind } from "./corpus.js";
 import { toMs1 } from "./rates.js";
@@ -87,7 +88,6 @@ export function scoreVerdict(verdict: PipelineVerdict, mode: EvalMode, kind: Cas
 
 /** A check that threw: unscored as `pipeline_exception`, degraded, statuses `failed`. */
 export function scoreException(error: unknown): CaseScore {
-  const name = error instanceof Error ? error.constructor.name : "Error";
   return {
     scored: false,
     unscoredReason: "pipeline_exception",
@@ -108,7 +108,7 @@ export function scoreException(error: unknown): CaseScore {
     structuralLayerLatencyMs: null,
     canaryLayerLatencyMs: null,
     // Only a class-name-shaped string: an exception message could quote the input.
-    errorType: /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error",
+    errorType: errorClassName(error instanceof Error ? error : null),
     signals: [],
   };
 }

@@ -46,25 +46,17 @@ function evalTimeout(setting: number | undefined, env: VerbIo["env"]): number {
   return resolveCanaryTimeout(undefined, env);
 }
 
-/** The ollamaUrl, or the pool of canaryEndpoint with its warnings and endpoint log. */
-function poolOrUrl(options: EvaluateOptions): Pick<EvalOptions, "ollamaUrl" | "canaryEndpoints" | "onPoolWarning" | "onPoolAttempt"> {
-  const { io } = options;
-  // A canary mode is required of a pool by runEval itself, with eval's own message.
-  const pool = canaryPoolFromSettings(options, { ...io, warn: (message) => io.reporter.warn(message) }, true);
-  if (pool === null) return { ollamaUrl: options.ollamaUrl };
-  return {
-    canaryEndpoints: pool.endpoints,
-    ...(pool.onWarning ? { onPoolWarning: pool.onWarning } : {}),
-    ...(pool.onAttempt ? { onPoolAttempt: pool.onAttempt } : {}),
-  };
-}
-
 /** The `runEval` options the settings ask for, resolved once, apart from the signal and the callbacks. */
 function evalPlan(options: EvaluateOptions): EvalOptions {
   const { io } = options;
   const canaryMode = (options.mode ?? (options.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
   // model stays required in canary modes (runEval says so); the provider settings only choose the server.
   const backend = providerOptionsFromSettings(options, io, options.model ?? "");
+  // The environment is read only when a canary will be called (as `demo` does).
+  const timeout = canaryMode ? { timeoutSeconds: evalTimeout(options.timeout, io.env) } : {};
+  // The ollamaUrl, or the pool of canaryEndpoint with its warnings and endpoint log. A canary mode
+  // is required of a pool by runEval itself, with eval's own message.
+  const pool = canaryPoolFromSettings(options, { ...io, warn: (message) => io.reporter.warn(message) }, true);
   return Object.freeze({
     corpus: options.corpus,
     idsFile: options.idsFile ?? null,
@@ -72,10 +64,9 @@ function evalPlan(options: EvaluateOptions): EvalOptions {
     model: options.model ?? null,
     judge: options.judge ?? null,
     threshold: options.threshold,
-    // The environment is read only when a canary will be called (as `demo` does).
-    ...(canaryMode ? { timeoutSeconds: evalTimeout(options.timeout, io.env) } : {}),
+    ...timeout,
     warmup: options.warmup === true,
-    ...poolOrUrl(options),
+    ...(pool === null ? { ollamaUrl: options.ollamaUrl } : { canaryEndpoints: pool.endpoints, onPoolWarning: pool.onWarning, onPoolAttempt: pool.onAttempt }),
     ...(backend.provider === "openai" ? { provider: "openai" as const, baseUrl: backend.baseUrl as string, apiKey: backend.apiKey ?? "" } : {}),
     output: options.output,
     report: options.report ?? null,
