@@ -76,10 +76,7 @@ export function sealCapture(payload: CapturePayload): Capture {
   return { ...payload, payload_sha256: capturePayloadSha256(payload as unknown as Record<string, unknown>) };
 }
 
-export type CaptureLoad =
-  | { readonly kind: "ok"; readonly capture: Capture }
-  | { readonly kind: "unavailable"; readonly detail: string }
-  | { readonly kind: "integrity"; readonly detail: string };
+export type CaptureLoad = { readonly kind: "ok"; readonly capture: Capture } | { readonly kind: "integrity"; readonly detail: string };
 
 const integrity = (detail: string): CaptureLoad => ({ kind: "integrity", detail });
 

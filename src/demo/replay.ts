@@ -65,7 +65,6 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
     const bytes = await readCaptureBytes(options.capturePath);
     if (!(bytes instanceof Uint8Array)) return failure("REPLAY UNAVAILABLE", bytes.detail);
     const loaded = parseCapture(bytes);
-    if (loaded.kind === "unavailable") return failure("REPLAY UNAVAILABLE", loaded.detail);
     if (loaded.kind === "integrity") return failure("REPLAY INTEGRITY FAILURE", loaded.detail);
     capture = loaded.capture;
   } catch (error) {

@@ -47,12 +47,6 @@ export interface RunHeader {
   readonly case_ids: readonly string[];
 }
 
-export interface CompleteLine {
-  readonly type: "complete";
-  readonly finished_at: string;
-  readonly summary: EvalSummary;
-}
-
 export function promptPreview(prompt: string): string {
   return codePointLength(prompt) > PREVIEW_CHARS ? `${truncateCodePoints(prompt, PREVIEW_CHARS)}...` : prompt;
 }
@@ -97,7 +91,7 @@ export function resultLine(c: EvalCase, index: number, total: number, score: Cas
   };
 }
 
-/** One JSONL line (with its newline) for any eval record. */
-export function jsonlLine(record: RunHeader | ReturnType<typeof resultLine> | CompleteLine): string {
+/** One JSONL line (with its newline) for any eval record: the header, a result, or the `complete` line. */
+export function jsonlLine(record: RunHeader | ReturnType<typeof resultLine> | { type: "complete"; finished_at: string; summary: EvalSummary }): string {
   return `${inertJson(record)}\n`;
 }

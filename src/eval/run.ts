@@ -84,19 +84,15 @@ class BackendUnavailableError extends LittleCanaryError {
   }
 }
 
-/** The run was stopped (signal); the JSONL has no completion line. */
+/** The run was stopped (signal) after `written` cases, or before the first (null); the JSONL has no completion line. */
 class EvalInterruptedError extends LittleCanaryError {
   override readonly name = "EvalInterruptedError";
-  constructor(
-    readonly written: number,
-    readonly total: number,
-    started = true,
-  ) {
+  constructor(written: number | null, total: number) {
     super(
       "input_refused",
-      started
-        ? `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line`
-        : `interrupted before the first case; no output was written`,
+      written === null
+        ? "interrupted before the first case; no output was written"
+        : `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line`,
     );
   }
 }
@@ -254,7 +250,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const pipeline = buildPipeline(r, options);
 
   const signal = options.signal;
-  const beforeStart = <T>(work: Promise<T>): Promise<T> => orAbort(work, signal, () => new EvalInterruptedError(0, cases.length, false));
+  const beforeStart = <T>(work: Promise<T>): Promise<T> => orAbort(work, signal, () => new EvalInterruptedError(null, cases.length));
   let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
     // A canary model the server does not serve is named as such (canary-model.ts), not as an unready backend.
