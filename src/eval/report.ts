@@ -3,7 +3,8 @@
 // escape could neither run code nor call out.
 import type { EvalCase } from "./corpus.js";
 import type { Rate } from "./rates.js";
-import { promptPreview, type RunHeader } from "./records.js";
+import type { RunHeader } from "./plan.js";
+import { promptPreview } from "./records.js";
 import type { CaseScore } from "./score.js";
 import type { EvalSummary, GroupSummary, KindCounts, KindRates } from "./summary.js";
 

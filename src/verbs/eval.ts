@@ -1,16 +1,16 @@
 // `evaluate`, the verb behind `little-canary eval`: its settings resolved once (the backend and pool
 // by the rules every checking verb shares), then `runEval`; the summary is returned, never printed.
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../canary/timeout.js";
-import { runEval, type EvalOptions } from "../eval/run.js";
+import { runEval } from "../eval/run.js";
 import type { EvalMode } from "../eval/score.js";
-import type { RunHeader } from "../eval/records.js";
+import type { EvalOptions, RunHeader } from "../eval/plan.js";
 import type { EvalSummary } from "../eval/summary.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../eval/timeout-default.js";
 import { canaryPoolFromSettings, providerOptionsFromSettings, type PoolSettings, type ProviderSettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
 export type { Rate } from "../eval/rates.js";
-export type { RunHeader } from "../eval/records.js";
+export type { RunHeader } from "../eval/plan.js";
 export type { EvalSummary, KindCounts } from "../eval/summary.js";
 
 /** The settings of one evaluation run, as plain values. */
