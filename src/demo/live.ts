@@ -2,14 +2,14 @@
 // off; LIVE CONTRAST VERIFIED only when both replies were received and analysed, the clean one
 // passed and the attack was blocked, else DEGRADED (exit 2) or NO CONTRAST (exit 1), never a
 // fall-back to replay. The caller learns what will leave the process before the first request.
-import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
+import { formatSeconds, httpCall } from "../canary/http-call.js";
 import { isPlainObject } from "../core/guards.js";
 import { parseJsonBody } from "../canary/chat-exchange.js";
 import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { codePointLength } from "../core/codepoints.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../pipeline/canary-warning.js";
@@ -21,11 +21,6 @@ export interface LiveOptions {
   readonly endpoint: string;
   readonly model: string;
   readonly timeoutSeconds: number;
-  /** The HTTP client (tests pass a stand-in; defaults to global fetch). */
-  readonly fetch?: FetchLike;
-  readonly analyzer?: ResponseAnalyzer;
-  /** The clock in milliseconds (defaults to Date.now). */
-  readonly now?: () => number;
   /** Awaited before any request ("disclosure") and after the inventory answered ("model_digest"). */
   readonly onEvent?: (event: LiveEvent) => Promise<void>;
 }
@@ -47,9 +42,9 @@ export const LIVE_NUM_CTX: number = requiredCanaryContext({
 const MAX_INVENTORY_ENTRIES = 10_000;
 
 /** The inventory step: the exact model's digest, or the fixed reason it is unavailable. */
-async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ digest: string } | { error: string }> {
+async function preflight(options: LiveOptions): Promise<{ digest: string } | { error: string }> {
   const { endpoint: origin, model } = options;
-  const outcome = await httpCall(fetchFn, `${origin}/api/tags`, {
+  const outcome = await httpCall(fetch, `${origin}/api/tags`, {
     method: "GET",
     timeoutMs: Math.min(options.timeoutSeconds, 5) * 1000,
     maxBodyBytes: INVENTORY_MAX_BYTES,
@@ -103,12 +98,10 @@ function liveFields(options: LiveOptions, digest: string | null, extra: Record<s
 
 /** Runs the live contrast: the clean and the attack prompt against the local canary (see the module comment). */
 export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
-  const fetchFn = options.fetch ?? fetch;
-  const now = options.now ?? (() => performance.now());
-  const analyzer = options.analyzer ?? defaultResponseAnalyzer();
+  const analyzer = defaultResponseAnalyzer();
   await options.onEvent?.({ kind: "disclosure" });
 
-  const inventory = await preflight(fetchFn, options);
+  const inventory = await preflight(options);
   if ("error" in inventory) {
     return {
       runKind: "LIVE",
@@ -125,8 +118,8 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
   for (const fixed of CONTRAST_CASES) {
     // A case whose reply was not analysed has no risk and no signals.
     const unanalysed = { id: fixed.id, input: fixed.input, risk: null, signals: [], verdict: "DEGRADED" } as const;
-    const started = now();
-    const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
+    const started = performance.now();
+    const outcome = await httpCall(fetch, `${options.endpoint}/api/chat`, {
       method: "POST",
       json: ollamaChatBody({
         model: options.model,
@@ -140,7 +133,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       timeoutMs: options.timeoutSeconds * 1000,
       maxBodyBytes: 4 * 1024 * 1024,
     });
-    const latency = Math.round(((now() - started) / 1000) * 1e6) / 1e6;
+    const latency = Math.round(((performance.now() - started) / 1000) * 1e6) / 1e6;
     const chat = interpretOllamaChat(outcome, { origin: options.endpoint, timeoutSeconds: options.timeoutSeconds });
     if (!chat.ok) {
       const error =

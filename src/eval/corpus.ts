@@ -41,15 +41,9 @@ export interface EvalCase {
   readonly corpusIndex: number;
 }
 
-export interface CorpusFile {
-  /** The path as the user gave it (recorded in the run header). */
-  readonly path: string;
-  readonly sha256: string;
-  readonly cases: number;
-}
-
 export interface LoadedCorpora {
-  readonly files: readonly CorpusFile[];
+  /** Each file's path as the user gave it (recorded in the run header), its SHA-256 and how many cases it holds. */
+  readonly files: readonly { readonly path: string; readonly sha256: string; readonly cases: number }[];
   readonly cases: readonly EvalCase[];
 }
 
@@ -67,7 +61,7 @@ export class CorpusError extends LittleCanaryError {
   }
 }
 
-export type ReadFileFn = (path: string) => Promise<Uint8Array>;
+type ReadFileFn = (path: string) => Promise<Uint8Array>;
 
 // No lone surrogate: the text must be UTF-8 encodable without loss.
 const wellFormed = (text: string): boolean => text.isWellFormed();
@@ -165,7 +159,7 @@ export interface LoadOptions {
 /** Loads every corpus in order; ids must be unique across all of them. */
 export async function loadCorpora(paths: readonly string[], options: LoadOptions): Promise<LoadedCorpora> {
   if (paths.length === 0) throw new CorpusError("at least one --corpus file is required");
-  const files: CorpusFile[] = [];
+  const files: LoadedCorpora["files"][number][] = [];
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;

@@ -15,13 +15,12 @@ import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import type { EvalCase, LoadedCorpora, ReadFileFn } from "./corpus.js";
+import type { EvalCase, LoadedCorpora } from "./corpus.js";
 import { EVAL_MODES, type EvalMode } from "./score.js";
-import type { LineSink } from "./sink.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 
 /** The schema name of the eval run record (JSONL). */
-export const EVAL_SCHEMA = "little-canary-eval/v1";
+const EVAL_SCHEMA = "little-canary-eval/v1";
 const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 
@@ -62,9 +61,6 @@ export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" |
   readonly onProgress?: (done: number, total: number) => void;
   /** Called once the header is written, before the first case runs. */
   readonly onHeader?: (header: RunHeader) => void;
-  readonly readFile?: ReadFileFn;
-  /** Opens the JSONL record sink for `output` (tests replace it). */
-  readonly openSink?: (path: string) => Promise<LineSink>;
 }
 
 /** The options of a run, checked once, with their defaults. */

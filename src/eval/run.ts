@@ -88,9 +88,8 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const cwd = options.cwd ?? process.cwd();
   const now = options.now ?? (() => performance.now());
   const clock = options.clock ?? (() => new Date());
-  const loadOptions = { cwd, ...(options.readFile ? { readFile: options.readFile } : {}) };
-  const loaded = await loadCorpora(options.corpus, loadOptions);
-  const ids = options.idsFile ? await loadIdsFile(options.idsFile, loadOptions) : null;
+  const loaded = await loadCorpora(options.corpus, { cwd });
+  const ids = options.idsFile ? await loadIdsFile(options.idsFile, { cwd }) : null;
   const cases = selectCases(loaded, ids);
   const pipeline = buildPipeline(r, options);
 
@@ -109,7 +108,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   if (options.warmup === true) await beforeStart(pipeline.check(WARMUP_TEXT));
   const header = await beforeStart(buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served));
 
-  const sink = await (options.openSink ?? openFileSink)(resolve(cwd, options.output));
+  const sink = await openFileSink(resolve(cwd, options.output));
   const finished: ReportCase[] = [];
   try {
     await sink.write(jsonlLine(header));

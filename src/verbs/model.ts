@@ -19,8 +19,6 @@ export interface ModelPullOptions {
   readonly cwd?: string;
   /** Aborting stops the transfer; its partial file is kept for the next pull. */
   readonly signal?: AbortSignal;
-  /** Injected fetch (tests). */
-  readonly fetch?: typeof fetch;
 }
 
 /** What a pull tells its caller while it runs. */
@@ -54,7 +52,6 @@ export async function modelPull(options: ModelPullOptions, reporter: ModelPullRe
     ...plan,
     onProgress: (received, total) => reporter.progress?.(model, received, total),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return { ...result, model };
 }
