@@ -33,26 +33,21 @@ export interface DemoCase {
   readonly latency_seconds?: number;
 }
 
-export type CaseAnalysis =
-  | { readonly ok: true; readonly risk: number; readonly block: boolean; readonly signals: string[] }
-  | { readonly ok: false; readonly errorClass: string };
-
-/** The record of a case whose reply the analyzer read: its risk, signals and verdict. */
-export function analysedCase(
-  reply: Pick<DemoCase, "id" | "input" | "response" | "canary_status">,
-  analysis: Extract<CaseAnalysis, { readonly ok: true }>,
-): DemoCase {
-  const verdict = analysis.block ? "BLOCK" : "PASS";
-  return { ...reply, risk: analysis.risk, signals: analysis.signals, verdict, analysis_method: "regex", analysis_status: "exercised" };
-}
-
-export function analyzeCase(analyzer: ResponseAnalyzer, input: string, response: string): CaseAnalysis {
+/**
+ * The record of a case whose reply the analyzer read (its risk, signals and verdict), or the class
+ * name of the analyzer's failure (never its message).
+ */
+export function analyzeReply(
+  analyzer: ResponseAnalyzer,
+  reply: Pick<DemoCase, "id" | "input" | "response" | "canary_status" | "latency_seconds">,
+): DemoCase | { readonly errorClass: string } {
   try {
-    const result = analyzer.analyzeResponse(input, response);
+    const result = analyzer.analyzeResponse(reply.input, reply.response);
     const risk = result.riskScore;
-    if (typeof risk !== "number" || !Number.isFinite(risk)) return { ok: false, errorClass: "InvalidRisk" };
-    return { ok: true, risk, block: result.shouldBlock === true, signals: result.signals.map((s) => s.category) };
+    if (typeof risk !== "number" || !Number.isFinite(risk)) return { errorClass: "InvalidRisk" };
+    const verdict = result.shouldBlock === true ? "BLOCK" : "PASS";
+    return { ...reply, risk, signals: result.signals.map((s) => s.category), verdict, analysis_method: "regex", analysis_status: "exercised" };
   } catch (error) {
-    return { ok: false, errorClass: errorClassName(error) };
+    return { errorClass: errorClassName(error) };
   }
 }

@@ -9,7 +9,7 @@ import { interpretOllamaChat, ollamaChatBody } from "../canary/ollama-chat.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { codePointLength } from "../core/codepoints.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase } from "./case-analysis.js";
+import { analyzeReply, defaultResponseAnalyzer, type DemoCase } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../pipeline/canary-warning.js";
@@ -143,23 +143,14 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       cases.push({ ...unanalysed, response: "", canary_status: "failed", analysis_method: "none", analysis_status: "not_applicable", error });
       break;
     }
-    const analysis = analyzeCase(analyzer, fixed.input, chat.content);
-    if (!analysis.ok) {
-      cases.push({
-        ...unanalysed,
-        response: chat.content,
-        canary_status: "exercised",
-        analysis_method: "regex",
-        analysis_status: "failed",
-        error: "canary response analysis failed",
-        latency_seconds: latency,
-      });
-      break;
+    const reply = { id: fixed.id, input: fixed.input, response: chat.content, canary_status: "exercised", latency_seconds: latency } as const;
+    const analysed = analyzeReply(analyzer, reply);
+    if (!("errorClass" in analysed)) {
+      cases.push(analysed);
+      continue;
     }
-    cases.push({
-      ...analysedCase({ id: fixed.id, input: fixed.input, response: chat.content, canary_status: "exercised" }, analysis),
-      latency_seconds: latency,
-    });
+    cases.push({ ...unanalysed, ...reply, analysis_method: "regex", analysis_status: "failed", error: "canary response analysis failed" });
+    break;
   }
 
   const exercised = cases.filter((c) => c.canary_status === "exercised").length;

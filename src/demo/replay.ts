@@ -5,7 +5,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { errorClassName } from "../core/errors.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { analyzeReply, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { parseCapture, type Capture } from "./capture.js";
 import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
@@ -75,14 +75,14 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
   const analyzer = options.analyzer ?? defaultResponseAnalyzer();
   const cases: DemoCase[] = [];
   for (const recorded of capture.cases) {
-    const analysis = analyzeCase(analyzer, recorded.input, recorded.response);
-    if (!analysis.ok) {
-      options.onInternalError?.("analysis", analysis.errorClass);
+    const analysed = analyzeReply(analyzer, { id: recorded.id, input: recorded.input, response: recorded.response, canary_status: "recorded_capture" });
+    if ("errorClass" in analysed) {
+      options.onInternalError?.("analysis", analysed.errorClass);
       return failure("REPLAY ANALYSIS FAILURE", "recorded response analysis failed", cases);
     }
-    cases.push(analysedCase({ id: recorded.id, input: recorded.input, response: recorded.response, canary_status: "recorded_capture" }, analysis));
-    const expected = recorded.expected;
-    if (analysis.risk !== expected.risk || analysis.block !== expected.block || JSON.stringify(analysis.signals) !== JSON.stringify(expected.signals)) {
+    cases.push(analysed);
+    const { risk, block, signals } = recorded.expected;
+    if (analysed.risk !== risk || (analysed.verdict === "BLOCK") !== block || JSON.stringify(analysed.signals) !== JSON.stringify(signals)) {
       return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };
     }
   }
