@@ -47,12 +47,6 @@ export interface LoadedCorpora {
   readonly cases: readonly EvalCase[];
 }
 
-export interface IdsFile {
-  readonly path: string;
-  readonly sha256: string;
-  readonly ids: readonly string[];
-}
-
 /** A corpus or ids file could not be used; the run does not start. */
 export class CorpusError extends LittleCanaryError {
   override readonly name = "CorpusError";
@@ -179,7 +173,7 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
 }
 
 /** Reads an ids file: a JSON list of unique case-id strings. */
-export async function loadIdsFile(path: string, options: LoadOptions): Promise<IdsFile> {
+export async function loadIdsFile(path: string, options: LoadOptions) {
   const what = `IDs file (${shownPath(path)})`;
   const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
   const value = parseStrict(bytes, what);
@@ -196,7 +190,7 @@ export async function loadIdsFile(path: string, options: LoadOptions): Promise<I
  * order. A paired probe (cases with `adjudication`) is never mixed with ordinary cases, because
  * its counts are reported per pair type and must not be pooled into attack/benign rates.
  */
-export function selectCases(loaded: LoadedCorpora, idsFile: IdsFile | null): EvalCase[] {
+export function selectCases(loaded: LoadedCorpora, idsFile: { readonly ids: readonly string[] } | null): EvalCase[] {
   const byId = new Map(loaded.cases.map((c) => [c.id, c]));
   const unknown = idsFile?.ids.filter((id) => !byId.has(id)) ?? [];
   if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}`);

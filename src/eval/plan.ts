@@ -123,16 +123,11 @@ export async function buildHeader(
 ) {
   const canary = r.mode !== "structural-only";
   const fetchFn = options.fetch ?? globalThis.fetch;
-  let modelDigest: string | null = null;
-  let judgeDigest: string | null = null;
-  let version: string | null = null;
-  if (canary) {
-    modelDigest = await knownModelDigest(pipeline.probe);
-    if (r.judge !== null && r.provider === "ollama") {
-      judgeDigest = await ollamaModelDigest(fetchFn, r.ollamaUrl, r.judge, (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000);
-    }
-    version = r.provider === "ollama" ? await backendVersion(fetchFn, r.pool !== null ? (r.pool[0] as PoolEndpointSpec).url : r.ollamaUrl) : null;
-  }
+  const modelDigest = canary ? await knownModelDigest(pipeline.probe) : null;
+  const ollama = canary && r.provider === "ollama";
+  const judgeTimeoutMs = (r.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS) * 1000;
+  const judgeDigest = ollama && r.judge !== null ? await ollamaModelDigest(fetchFn, r.ollamaUrl, r.judge, judgeTimeoutMs) : null;
+  const version = ollama ? await backendVersion(fetchFn, r.pool !== null ? (r.pool[0] as PoolEndpointSpec).url : r.ollamaUrl) : null;
   const o = pipeline.options;
   return {
     type: "run",
