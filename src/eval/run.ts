@@ -51,13 +51,7 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
     skipCanaryIfStructuralBlocks: false,
     blockThreshold: r.threshold,
     ...(r.pool !== null
-      ? {
-          canaryPool: {
-            endpoints: r.pool,
-            ...(options.onPoolWarning ? { onWarning: options.onPoolWarning } : {}),
-            ...(options.onPoolAttempt ? { onAttempt: options.onPoolAttempt } : {}),
-          },
-        }
+      ? { canaryPool: { endpoints: r.pool, onWarning: options.onPoolWarning, onAttempt: options.onPoolAttempt } }
       : { ollamaUrl: r.ollamaUrl }),
     ...(r.provider === "openai"
       ? { provider: "openai" as const, ...(r.pool === null ? { baseUrl: r.backendUrl } : {}), ...(options.apiKey ? { apiKey: options.apiKey } : {}) }
