@@ -36,8 +36,8 @@ async function readCaptureBytes(path: string): Promise<Uint8Array | { kind: "una
   }
 }
 
-function failure(status: DemoOutcome["status"], error: string, cases: DemoCase[] = []): DemoOutcome {
-  return { runKind: "REPLAY", status, cases, error, fields: BASE_FIELDS };
+function failure(status: DemoOutcome["status"], error: string, cases: DemoCase[] = [], fields: DemoOutcome["fields"] = BASE_FIELDS): DemoOutcome {
+  return { runKind: "REPLAY", status, cases, error, fields };
 }
 
 function successFields(capture: Capture): Record<string, unknown> {
@@ -83,12 +83,11 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
     cases.push(analysed);
     const { risk, block, signals } = recorded.expected;
     if (analysed.risk !== risk || (analysed.verdict === "BLOCK") !== block || JSON.stringify(analysed.signals) !== JSON.stringify(signals)) {
-      return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };
+      return failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases, successFields(capture));
     }
   }
-  const contrast = CONTRAST_CASES.every((fixed, i) => (cases[i]?.verdict === "BLOCK") === fixed.expectBlock);
-  if (!contrast) {
-    return { ...failure("REPLAY EXPECTATION FAILURE", "capture does not record the clean/attack contrast", cases), fields: successFields(capture) };
+  if (!CONTRAST_CASES.every((fixed, i) => (cases[i]?.verdict === "BLOCK") === fixed.expectBlock)) {
+    return failure("REPLAY EXPECTATION FAILURE", "capture does not record the clean/attack contrast", cases, successFields(capture));
   }
   return { runKind: "REPLAY", status: "REPLAY VERIFIED", cases, error: null, fields: successFields(capture) };
 }

@@ -77,32 +77,28 @@ const CaseSchema = z.object({
   source_expected_result: provenanceValue.optional(),
 });
 
-/** The strict JSON value of a whole file (see readStrictDocument), or a CorpusError naming `what`. */
-function parseStrict(bytes: Uint8Array, what: string): unknown {
+/** A path as the user gave it, for messages: control and non-ASCII characters escaped. */
+function shownPath(path: string): string {
+  return asciiJson(path).slice(1, -1);
+}
+
+/** The strict JSON value of a whole file (read bounded; see readStrictDocument) and its SHA-256, or a CorpusError naming `what`. */
+async function readDocument(path: string, what: string, options: LoadOptions): Promise<{ sha256: string; value: unknown }> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await (options.readFile ?? fsReadFile)(resolve(options.cwd, path));
+  } catch (error) {
+    const code = errorCode(error);
+    throw new CorpusError(`${what}: cannot be read${code !== null ? ` (${code})` : ""}`, { cause: error });
+  }
+  if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
   const parsed = readStrictDocument(bytes);
   if (!parsed.ok) {
     if (parsed.code === "byte_order_mark") throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
     throw new CorpusError(`${what}: ${parsed.code === "invalid_utf8" ? "not valid UTF-8" : parsed.message}`);
   }
   if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
-  return parsed.value;
-}
-
-/** A path as the user gave it, for messages: control and non-ASCII characters escaped. */
-function shownPath(path: string): string {
-  return asciiJson(path).slice(1, -1);
-}
-
-async function readBounded(path: string, what: string, readFile: ReadFileFn = fsReadFile): Promise<Uint8Array> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    const code = errorCode(error);
-    throw new CorpusError(`${what}: cannot be read${code !== null ? ` (${code})` : ""}`, { cause: error });
-  }
-  if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
-  return bytes;
+  return { sha256: sha256Hex(bytes), value: parsed.value };
 }
 
 function listIds(ids: readonly string[]): string {
@@ -157,13 +153,12 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
-    const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
-    const document = parseStrict(bytes, what);
+    const { sha256, value: document } = await readDocument(path, what, options);
     const list = Array.isArray(document) ? document : isPlainObject(document) && Array.isArray(document["cases"]) ? document["cases"] : null;
     if (list === null) throw new CorpusError(`${what}: must be a JSON array of cases or an object with a 'cases' array`);
     if (cases.length + list.length > MAX_CASES) throw new CorpusError(`corpora hold more than ${MAX_CASES} cases`);
     list.forEach((raw, index) => cases.push(toCase(raw, corpusIndex, `${what}, case ${index}`)));
-    files.push({ path, sha256: sha256Hex(bytes), cases: list.length });
+    files.push({ path, sha256, cases: list.length });
   }
   const seen = new Set<string>();
   const duplicates = new Set<string>();
@@ -175,14 +170,13 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
 /** Reads an ids file: a JSON list of unique case-id strings. */
 export async function loadIdsFile(path: string, options: LoadOptions) {
   const what = `IDs file (${shownPath(path)})`;
-  const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
-  const value = parseStrict(bytes, what);
+  const { sha256, value } = await readDocument(path, what, options);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
     throw new CorpusError("IDs file must be a JSON list of case ID strings");
   }
   const ids = value as string[];
   if (new Set(ids).size !== ids.length) throw new CorpusError("IDs file contains duplicates");
-  return { path, sha256: sha256Hex(bytes), ids };
+  return { path, sha256, ids };
 }
 
 /**
