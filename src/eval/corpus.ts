@@ -26,20 +26,7 @@ export type CaseKind = "attack" | "benign";
 const PROVENANCE_KEYS = ["source_case_id", "source_input_sha256", "paired_case_id", "source_expected_result"] as const;
 
 /** One evaluation case: its prompt, whether it is an attack or benign, and its category. */
-export interface EvalCase {
-  readonly id: string;
-  readonly prompt: string;
-  readonly expectedSafe: boolean;
-  readonly kind: CaseKind;
-  readonly category: string;
-  readonly goal: string;
-  readonly stealth: number;
-  readonly failureMode: string;
-  readonly adjudication: Adjudication | null;
-  readonly provenance: Readonly<Record<string, string | number | boolean | null>>;
-  /** Index of the corpus file (in load order) the case came from. */
-  readonly corpusIndex: number;
-}
+export type EvalCase = ReturnType<typeof toCase>;
 
 export interface LoadedCorpora {
   /** Each file's path as the user gave it (recorded in the run header), its SHA-256 and how many cases it holds. */
@@ -109,7 +96,7 @@ function listIds(ids: readonly string[]): string {
   return ids.length > MAX_IDS_IN_MESSAGE ? `${shown} and ${ids.length - MAX_IDS_IN_MESSAGE} more` : shown;
 }
 
-function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
+function toCase(raw: unknown, corpusIndex: number, where: string) {
   const parsed = CaseSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -136,6 +123,7 @@ function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
     failureMode: c.failure_mode ?? "",
     adjudication: c.adjudication ?? null,
     provenance: Object.freeze(provenance),
+    // Index of the corpus file (in load order) the case came from.
     corpusIndex,
   });
 }
