@@ -24,8 +24,8 @@ const EVAL_SCHEMA = "little-canary-eval/v1";
 const DEFAULT_EVAL_THRESHOLD = 0.6;
 const VERSION_PROBE_TIMEOUT_MS = 3_000;
 
-/** Options of `runEval`; the Ollama URL, API key (never written anywhere) and clock as SecurityPipeline's. */
-export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" | "apiKey" | "now"> {
+/** Options of `runEval`; the Ollama URL, the OpenAI-compatible base URL, the API key (never written anywhere) and the clock as SecurityPipeline's. */
+export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" | "baseUrl" | "apiKey" | "now"> {
   /** Corpus files, in order (relative paths resolve against cwd). */
   readonly corpus: readonly string[];
   readonly idsFile?: string | null;
@@ -37,10 +37,8 @@ export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" |
   /** Seconds per canary (and judge) call. */
   readonly timeoutSeconds?: number;
   readonly warmup?: boolean;
-  /** The canary backend (default ollama); `openai` for vLLM and other OpenAI-compatible servers. */
+  /** The canary backend (default ollama); `openai` for vLLM and other OpenAI-compatible servers, at `baseUrl` (required unless pooled). */
   readonly provider?: "ollama" | "openai";
-  /** The OpenAI-compatible base URL (with provider openai), e.g. http://127.0.0.1:8000/v1. */
-  readonly baseUrl?: string;
   /** A pool of canary endpoints in place of `ollamaUrl` (docs/scale.md); pinned before the first case. */
   readonly canaryEndpoints?: readonly PoolEndpointSpec[];
   /** Receives the pool's warnings (an endpoint taken out, a reply from another model). */
@@ -56,6 +54,7 @@ export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" |
   readonly fetch?: FetchLike;
   /** Wall clock (timestamps). */
   readonly clock?: () => Date;
+  /** Stops the run at once: a call in flight is dropped, not awaited. */
   readonly signal?: AbortSignal;
   /** Called after each case, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;

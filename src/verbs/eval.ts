@@ -2,7 +2,6 @@
 // by the rules every checking verb shares), then `runEval`; the summary is returned, never printed.
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../canary/timeout.js";
 import { runEval } from "../eval/run.js";
-import type { EvalMode } from "../eval/score.js";
 import type { EvalOptions, RunHeader } from "../eval/plan.js";
 import type { EvalSummary } from "../eval/summary.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../eval/timeout-default.js";
@@ -14,22 +13,16 @@ export type { RunHeader } from "../eval/plan.js";
 export type { EvalSummary, KindCounts } from "../eval/summary.js";
 
 /** The settings of one evaluation run, as plain values. */
-export interface EvaluateOptions extends ProviderSettings, PoolSettings {
-  readonly corpus: readonly string[];
+export interface EvaluateOptions extends ProviderSettings, PoolSettings, Pick<EvalOptions, "corpus" | "mode" | "warmup" | "output" | "signal"> {
   readonly idsFile?: string;
-  readonly mode?: EvalMode;
   readonly model?: string;
   readonly judge?: string;
   readonly threshold: number;
   /** Seconds per call; absent: LITTLE_CANARY_TIMEOUT, else 10. */
   readonly timeout?: number;
-  readonly warmup?: boolean;
   readonly ollamaUrl: string;
-  readonly output: string;
   readonly report?: string;
   readonly io: VerbIo;
-  /** Stops the run at once (a call in flight is dropped, see runEval). */
-  readonly signal?: AbortSignal;
 }
 
 /** What an evaluation run found, and the header it wrote (null if it stopped before one). */
