@@ -2,19 +2,15 @@
 // analyzer is injected so replay can prove an analyzer failure is reported as ANALYSIS FAILURE;
 // by default it is this build's regex analyzer with the default canary system prompt.
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
-import type { AnalysisResult } from "../analysis/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import { errorClassName } from "../core/errors.js";
 
-export interface ResponseAnalyzer {
-  analyzeResponse(input: string, response: string): Pick<AnalysisResult, "riskScore" | "shouldBlock" | "signals">;
-}
+/** What the demo needs of an analyzer (replay's tests inject a failing one). */
+export type ResponseAnalyzer = Pick<BehavioralAnalyzer, "analyzeResponse">;
 
 export function defaultResponseAnalyzer(): ResponseAnalyzer {
   return new BehavioralAnalyzer({ systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT });
 }
-
-type CaseVerdict = "PASS" | "BLOCK" | "DEGRADED";
 
 /** One case as reported by `demo` (human and JSON). Inputs are the fixed synthetic pair. */
 export interface DemoCase {
@@ -25,7 +21,7 @@ export interface DemoCase {
   readonly risk: number | null;
   /** Signal categories in the analyzer's order, duplicates kept. */
   readonly signals: readonly string[];
-  readonly verdict: CaseVerdict;
+  readonly verdict: "PASS" | "BLOCK" | "DEGRADED";
   readonly canary_status: "exercised" | "failed" | "recorded_capture";
   readonly analysis_method: "regex" | "none";
   readonly analysis_status: "exercised" | "failed" | "not_applicable";
