@@ -21,11 +21,11 @@ export interface LiveOptions {
   readonly endpoint: string;
   readonly model: string;
   readonly timeoutSeconds: number;
-  /** Awaited before any request ("disclosure") and after the inventory answered ("model_digest"). */
-  readonly onEvent?: (event: LiveEvent) => Promise<void>;
+  /** Awaited before any request. */
+  readonly onDisclosure?: () => Promise<void>;
+  /** Awaited once the inventory named the model's digest. */
+  readonly onModelDigest?: (digest: string) => Promise<void>;
 }
-
-export type LiveEvent = { readonly kind: "disclosure" } | { readonly kind: "model_digest"; readonly digest: string };
 
 const INVENTORY_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -99,7 +99,7 @@ function liveFields(options: LiveOptions, digest: string | null, extra: Record<s
 /** Runs the live contrast: the clean and the attack prompt against the local canary (see the module comment). */
 export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
   const analyzer = defaultResponseAnalyzer();
-  await options.onEvent?.({ kind: "disclosure" });
+  await options.onDisclosure?.();
 
   const inventory = await preflight(options);
   if ("error" in inventory) {
@@ -112,7 +112,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       modelCall: false,
     };
   }
-  await options.onEvent?.({ kind: "model_digest", digest: inventory.digest });
+  await options.onModelDigest?.(inventory.digest);
 
   const cases: DemoCase[] = [];
   for (const fixed of CONTRAST_CASES) {
