@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { analyzeResponse } from "../test/support/analyze-response.js";
 import { parseCapture } from "../src/demo/capture.js";
-import { importForeignCapture } from "../src/demo/import.js";
+import { importForeignCapture } from "../scripts/foreign-capture.js";
 import { runReplay } from "../src/demo/replay.js";
 
 const USAGE = "npm run bench:upstream-replay -- --capture ../shared/corpora/upstream_demo_replay.json";

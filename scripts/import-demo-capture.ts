@@ -3,7 +3,7 @@
 // Ollama) into our format, so `little-canary demo --replay --capture OUT` can replay it.
 import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { importForeignCapture } from "../src/demo/import.js";
+import { importForeignCapture } from "./foreign-capture.js";
 
 async function main(argv: readonly string[]): Promise<number> {
   const [source, out] = argv;

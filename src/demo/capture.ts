@@ -1,6 +1,6 @@
 // The replay capture format `little-canary-demo-replay/v1`: its schema, its payload hash (over our
-// canonical JSON, independent of any language's float formatting; see import.ts) and its loading.
-// Failures are values with fixed messages that echo nothing from the file.
+// canonical JSON, independent of any language's float formatting; see scripts/foreign-capture.ts)
+// and its loading. Failures are values with fixed messages that echo nothing from the file.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { isPlainObject } from "../core/guards.js";
@@ -76,10 +76,7 @@ export function sealCapture(payload: CapturePayload): Capture {
   return { ...payload, payload_sha256: capturePayloadSha256(payload as unknown as Record<string, unknown>) };
 }
 
-export type CaptureLoad =
-  | { readonly kind: "ok"; readonly capture: Capture }
-  | { readonly kind: "unavailable"; readonly detail: string }
-  | { readonly kind: "integrity"; readonly detail: string };
+export type CaptureLoad = { readonly kind: "ok"; readonly capture: Capture } | { readonly kind: "integrity"; readonly detail: string };
 
 const integrity = (detail: string): CaptureLoad => ({ kind: "integrity", detail });
 

@@ -2,18 +2,15 @@
 // analyzer is injected so replay can prove an analyzer failure is reported as ANALYSIS FAILURE;
 // by default it is this build's regex analyzer with the default canary system prompt.
 import { BehavioralAnalyzer } from "../analysis/behavioral.js";
-import type { AnalysisResult } from "../analysis/types.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
+import { errorClassName } from "../core/errors.js";
 
-export interface ResponseAnalyzer {
-  analyzeResponse(input: string, response: string): Pick<AnalysisResult, "riskScore" | "shouldBlock" | "signals">;
-}
+/** What the demo needs of an analyzer (replay's tests inject a failing one). */
+export type ResponseAnalyzer = Pick<BehavioralAnalyzer, "analyzeResponse">;
 
 export function defaultResponseAnalyzer(): ResponseAnalyzer {
   return new BehavioralAnalyzer({ systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT });
 }
-
-type CaseVerdict = "PASS" | "BLOCK" | "DEGRADED";
 
 /** One case as reported by `demo` (human and JSON). Inputs are the fixed synthetic pair. */
 export interface DemoCase {
@@ -24,7 +21,7 @@ export interface DemoCase {
   readonly risk: number | null;
   /** Signal categories in the analyzer's order, duplicates kept. */
   readonly signals: readonly string[];
-  readonly verdict: CaseVerdict;
+  readonly verdict: "PASS" | "BLOCK" | "DEGRADED";
   readonly canary_status: "exercised" | "failed" | "recorded_capture";
   readonly analysis_method: "regex" | "none";
   readonly analysis_status: "exercised" | "failed" | "not_applicable";
@@ -32,32 +29,21 @@ export interface DemoCase {
   readonly latency_seconds?: number;
 }
 
-export type CaseAnalysis =
-  | { readonly ok: true; readonly risk: number; readonly block: boolean; readonly signals: string[] }
-  | { readonly ok: false; readonly errorClass: string };
-
-/** The record of a case whose reply the analyzer read: its risk, signals and verdict. */
-export function analysedCase(
-  reply: Pick<DemoCase, "id" | "input" | "response" | "canary_status">,
-  analysis: Extract<CaseAnalysis, { readonly ok: true }>,
-): DemoCase {
-  const verdict = analysis.block ? "BLOCK" : "PASS";
-  return { ...reply, risk: analysis.risk, signals: analysis.signals, verdict, analysis_method: "regex", analysis_status: "exercised" };
-}
-
-export function analyzeCase(analyzer: ResponseAnalyzer, input: string, response: string): CaseAnalysis {
+/**
+ * The record of a case whose reply the analyzer read (its risk, signals and verdict), or the class
+ * name of the analyzer's failure (never its message).
+ */
+export function analyzeReply(
+  analyzer: ResponseAnalyzer,
+  reply: Pick<DemoCase, "id" | "input" | "response" | "canary_status" | "latency_seconds">,
+): DemoCase | { readonly errorClass: string } {
   try {
-    const result = analyzer.analyzeResponse(input, response);
+    const result = analyzer.analyzeResponse(reply.input, reply.response);
     const risk = result.riskScore;
-    if (typeof risk !== "number" || !Number.isFinite(risk)) return { ok: false, errorClass: "InvalidRisk" };
-    return { ok: true, risk, block: result.shouldBlock === true, signals: result.signals.map((s) => s.category) };
+    if (typeof risk !== "number" || !Number.isFinite(risk)) return { errorClass: "InvalidRisk" };
+    const verdict = result.shouldBlock === true ? "BLOCK" : "PASS";
+    return { ...reply, risk, signals: result.signals.map((s) => s.category), verdict, analysis_method: "regex", analysis_status: "exercised" };
   } catch (error) {
-    return { ok: false, errorClass: errorClassName(error) };
+    return { errorClass: errorClassName(error) };
   }
-}
-
-/** The class name of a thrown value when it is a plain identifier, else "Error" (never its message). */
-export function errorClassName(error: unknown): string {
-  const name = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  return typeof name === "string" && /^\w{1,64}$/.test(name) ? name : "Error";
 }

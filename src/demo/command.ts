@@ -1,7 +1,7 @@
 // One call runs the demo's replay or live contrast, records a live capture when asked, and returns
 // the outcome with its exit code and text, so a caller only prints.
 import { resolveCanaryTimeout } from "../canary/timeout.js";
-import { runLive, type LiveEvent } from "./live.js";
+import { runLive } from "./live.js";
 import { validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "./live-endpoint.js";
 import { demoExitCode, type DemoOutcome, type RecordResult } from "./outcome.js";
 import { captureFromLive, writeCapture } from "./record.js";
@@ -67,10 +67,8 @@ export async function runDemoCommand(options: DemoCommandOptions): Promise<DemoC
     endpoint,
     model,
     timeoutSeconds,
-    onEvent: async (event: LiveEvent) => {
-      if (event.kind === "disclosure") await options.onDisclosure?.(endpoint, model);
-      else await options.onModelDigest?.(event.digest);
-    },
+    onDisclosure: async () => options.onDisclosure?.(endpoint, model),
+    onModelDigest: options.onModelDigest,
   });
   // A live run that could not start (no Ollama, no model) says why on stderr too, in the one
   // line every command prints for it; the report on stdout keeps it as well.

@@ -2,13 +2,13 @@
 // off; LIVE CONTRAST VERIFIED only when both replies were received and analysed, the clean one
 // passed and the attack was blocked, else DEGRADED (exit 2) or NO CONTRAST (exit 1), never a
 // fall-back to replay. The caller learns what will leave the process before the first request.
-import { formatSeconds, httpCall, type FetchLike } from "../canary/http-call.js";
+import { formatSeconds, httpCall } from "../canary/http-call.js";
 import { isPlainObject } from "../core/guards.js";
 import { interpretOllamaChat, ollamaChatBody, parseJsonBody } from "../canary/chat-exchange.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT, DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { requiredCanaryContext } from "../canary/context.js";
 import { codePointLength } from "../core/codepoints.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { analyzeReply, defaultResponseAnalyzer, type DemoCase } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_GENERATION } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 import { ollamaFixHint as fixHint } from "../pipeline/canary-warning.js";
@@ -20,16 +20,11 @@ export interface LiveOptions {
   readonly endpoint: string;
   readonly model: string;
   readonly timeoutSeconds: number;
-  /** The HTTP client (tests pass a stand-in; defaults to global fetch). */
-  readonly fetch?: FetchLike;
-  readonly analyzer?: ResponseAnalyzer;
-  /** The clock in milliseconds (defaults to Date.now). */
-  readonly now?: () => number;
-  /** Awaited before any request ("disclosure") and after the inventory answered ("model_digest"). */
-  readonly onEvent?: (event: LiveEvent) => Promise<void>;
+  /** Awaited before any request. */
+  readonly onDisclosure?: () => Promise<void>;
+  /** Awaited once the inventory named the model's digest. */
+  readonly onModelDigest?: (digest: string) => Promise<void>;
 }
-
-export type LiveEvent = { readonly kind: "disclosure" } | { readonly kind: "model_digest"; readonly digest: string };
 
 const INVENTORY_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -46,9 +41,9 @@ export const LIVE_NUM_CTX: number = requiredCanaryContext({
 const MAX_INVENTORY_ENTRIES = 10_000;
 
 /** The inventory step: the exact model's digest, or the fixed reason it is unavailable. */
-async function preflight(fetchFn: FetchLike, options: LiveOptions): Promise<{ digest: string } | { error: string }> {
+async function preflight(options: LiveOptions): Promise<{ digest: string } | { error: string }> {
   const { endpoint: origin, model } = options;
-  const outcome = await httpCall(fetchFn, `${origin}/api/tags`, {
+  const outcome = await httpCall(fetch, `${origin}/api/tags`, {
     method: "GET",
     timeoutMs: Math.min(options.timeoutSeconds, 5) * 1000,
     maxBodyBytes: INVENTORY_MAX_BYTES,
@@ -102,12 +97,10 @@ function liveFields(options: LiveOptions, digest: string | null, extra: Record<s
 
 /** Runs the live contrast: the clean and the attack prompt against the local canary (see the module comment). */
 export async function runLive(options: LiveOptions): Promise<DemoOutcome & { readonly modelCall: boolean }> {
-  const fetchFn = options.fetch ?? fetch;
-  const now = options.now ?? (() => performance.now());
-  const analyzer = options.analyzer ?? defaultResponseAnalyzer();
-  await options.onEvent?.({ kind: "disclosure" });
+  const analyzer = defaultResponseAnalyzer();
+  await options.onDisclosure?.();
 
-  const inventory = await preflight(fetchFn, options);
+  const inventory = await preflight(options);
   if ("error" in inventory) {
     return {
       runKind: "LIVE",
@@ -118,14 +111,14 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       modelCall: false,
     };
   }
-  await options.onEvent?.({ kind: "model_digest", digest: inventory.digest });
+  await options.onModelDigest?.(inventory.digest);
 
   const cases: DemoCase[] = [];
   for (const fixed of CONTRAST_CASES) {
     // A case whose reply was not analysed has no risk and no signals.
     const unanalysed = { id: fixed.id, input: fixed.input, risk: null, signals: [], verdict: "DEGRADED" } as const;
-    const started = now();
-    const outcome = await httpCall(fetchFn, `${options.endpoint}/api/chat`, {
+    const started = performance.now();
+    const outcome = await httpCall(fetch, `${options.endpoint}/api/chat`, {
       method: "POST",
       json: ollamaChatBody({
         model: options.model,
@@ -139,7 +132,7 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       timeoutMs: options.timeoutSeconds * 1000,
       maxBodyBytes: 4 * 1024 * 1024,
     });
-    const latency = Math.round(((now() - started) / 1000) * 1e6) / 1e6;
+    const latency = Math.round(((performance.now() - started) / 1000) * 1e6) / 1e6;
     const chat = interpretOllamaChat(outcome, { origin: options.endpoint, timeoutSeconds: options.timeoutSeconds });
     if (!chat.ok) {
       const error =
@@ -149,23 +142,14 @@ export async function runLive(options: LiveOptions): Promise<DemoOutcome & { rea
       cases.push({ ...unanalysed, response: "", canary_status: "failed", analysis_method: "none", analysis_status: "not_applicable", error });
       break;
     }
-    const analysis = analyzeCase(analyzer, fixed.input, chat.content);
-    if (!analysis.ok) {
-      cases.push({
-        ...unanalysed,
-        response: chat.content,
-        canary_status: "exercised",
-        analysis_method: "regex",
-        analysis_status: "failed",
-        error: "canary response analysis failed",
-        latency_seconds: latency,
-      });
-      break;
+    const reply = { id: fixed.id, input: fixed.input, response: chat.content, canary_status: "exercised", latency_seconds: latency } as const;
+    const analysed = analyzeReply(analyzer, reply);
+    if (!("errorClass" in analysed)) {
+      cases.push(analysed);
+      continue;
     }
-    cases.push({
-      ...analysedCase({ id: fixed.id, input: fixed.input, response: chat.content, canary_status: "exercised" }, analysis),
-      latency_seconds: latency,
-    });
+    cases.push({ ...unanalysed, ...reply, analysis_method: "regex", analysis_status: "failed", error: "canary response analysis failed" });
+    break;
   }
 
   const exercised = cases.filter((c) => c.canary_status === "exercised").length;

@@ -2,19 +2,6 @@
 // the exit code (docs/demo.md): 0 verified, 1 a complete run that disagrees, 2 not inspectable.
 import type { DemoCase } from "./case-analysis.js";
 
-/** What a demo run concluded (the status line it prints). */
-type CommandStatus =
-  | "REPLAY VERIFIED"
-  | "REPLAY UNAVAILABLE"
-  | "REPLAY INTEGRITY FAILURE"
-  | "REPLAY LOAD FAILURE"
-  | "REPLAY EXPECTATION FAILURE"
-  | "REPLAY ANALYSIS FAILURE"
-  | "DEGRADED / UNEXERCISED"
-  | "DEGRADED / INCOMPLETE"
-  | "LIVE CONTRAST VERIFIED"
-  | "NO CONTRAST";
-
 interface StatusRow {
   readonly degraded: boolean;
   readonly analysisMethod: "regex" | "none";
@@ -22,7 +9,8 @@ interface StatusRow {
   readonly exitCode: 0 | 1 | 2;
 }
 
-const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
+/** What a demo run concluded (the status line it prints), and what that means for its fields and exit code. */
+const STATUS_ROWS = {
   "REPLAY VERIFIED": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 0 },
   "REPLAY UNAVAILABLE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
   // A capture whose hash does not match is refused before any analysis: exit 2, like
@@ -35,7 +23,8 @@ const STATUS_ROWS: Readonly<Record<CommandStatus, StatusRow>> = {
   "DEGRADED / INCOMPLETE": { degraded: true, analysisMethod: "none", analysisStatus: "not_applicable", exitCode: 2 },
   "LIVE CONTRAST VERIFIED": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 0 },
   "NO CONTRAST": { degraded: false, analysisMethod: "regex", analysisStatus: "exercised", exitCode: 1 },
-};
+} as const satisfies Record<string, StatusRow>;
+type CommandStatus = keyof typeof STATUS_ROWS;
 
 /** A demo run's conclusion with its cases, analysis fields and exit code. */
 export interface DemoOutcome {
@@ -49,7 +38,7 @@ export interface DemoOutcome {
 }
 
 export function statusRow(outcome: DemoOutcome): StatusRow {
-  const row = STATUS_ROWS[outcome.status];
+  const row: StatusRow = STATUS_ROWS[outcome.status];
   // An incomplete live run says regex/failed once any reply reached the analyzer.
   if (outcome.status === "DEGRADED / INCOMPLETE" && outcome.cases.some((c) => c.canary_status === "exercised")) {
     return { ...row, analysisMethod: "regex", analysisStatus: "failed" };

@@ -4,7 +4,8 @@
 // capture (none is packaged) the answer is REPLAY UNAVAILABLE, never a made-up result.
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
-import { analysedCase, analyzeCase, defaultResponseAnalyzer, errorClassName, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
+import { errorClassName } from "../core/errors.js";
+import { analyzeReply, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { parseCapture, type Capture } from "./capture.js";
 import { CONTRAST_CASES, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
@@ -35,8 +36,8 @@ async function readCaptureBytes(path: string): Promise<Uint8Array | { kind: "una
   }
 }
 
-function failure(status: DemoOutcome["status"], error: string, cases: DemoCase[] = []): DemoOutcome {
-  return { runKind: "REPLAY", status, cases, error, fields: BASE_FIELDS };
+function failure(status: DemoOutcome["status"], error: string, cases: DemoCase[] = [], fields: DemoOutcome["fields"] = BASE_FIELDS): DemoOutcome {
+  return { runKind: "REPLAY", status, cases, error, fields };
 }
 
 function successFields(capture: Capture): Record<string, unknown> {
@@ -64,7 +65,6 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
     const bytes = await readCaptureBytes(options.capturePath);
     if (!(bytes instanceof Uint8Array)) return failure("REPLAY UNAVAILABLE", bytes.detail);
     const loaded = parseCapture(bytes);
-    if (loaded.kind === "unavailable") return failure("REPLAY UNAVAILABLE", loaded.detail);
     if (loaded.kind === "integrity") return failure("REPLAY INTEGRITY FAILURE", loaded.detail);
     capture = loaded.capture;
   } catch (error) {
@@ -75,20 +75,19 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
   const analyzer = options.analyzer ?? defaultResponseAnalyzer();
   const cases: DemoCase[] = [];
   for (const recorded of capture.cases) {
-    const analysis = analyzeCase(analyzer, recorded.input, recorded.response);
-    if (!analysis.ok) {
-      options.onInternalError?.("analysis", analysis.errorClass);
+    const analysed = analyzeReply(analyzer, { id: recorded.id, input: recorded.input, response: recorded.response, canary_status: "recorded_capture" });
+    if ("errorClass" in analysed) {
+      options.onInternalError?.("analysis", analysed.errorClass);
       return failure("REPLAY ANALYSIS FAILURE", "recorded response analysis failed", cases);
     }
-    cases.push(analysedCase({ id: recorded.id, input: recorded.input, response: recorded.response, canary_status: "recorded_capture" }, analysis));
-    const expected = recorded.expected;
-    if (analysis.risk !== expected.risk || analysis.block !== expected.block || JSON.stringify(analysis.signals) !== JSON.stringify(expected.signals)) {
-      return { ...failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases), fields: successFields(capture) };
+    cases.push(analysed);
+    const { risk, block, signals } = recorded.expected;
+    if (analysed.risk !== risk || (analysed.verdict === "BLOCK") !== block || JSON.stringify(analysed.signals) !== JSON.stringify(signals)) {
+      return failure("REPLAY EXPECTATION FAILURE", `analyzer result changed for case ${recorded.id}`, cases, successFields(capture));
     }
   }
-  const contrast = CONTRAST_CASES.every((fixed, i) => (cases[i]?.verdict === "BLOCK") === fixed.expectBlock);
-  if (!contrast) {
-    return { ...failure("REPLAY EXPECTATION FAILURE", "capture does not record the clean/attack contrast", cases), fields: successFields(capture) };
+  if (!CONTRAST_CASES.every((fixed, i) => (cases[i]?.verdict === "BLOCK") === fixed.expectBlock)) {
+    return failure("REPLAY EXPECTATION FAILURE", "capture does not record the clean/attack contrast", cases, successFields(capture));
   }
   return { runKind: "REPLAY", status: "REPLAY VERIFIED", cases, error: null, fields: successFields(capture) };
 }

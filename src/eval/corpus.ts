@@ -3,7 +3,7 @@
 import { readFile as fsReadFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { LittleCanaryError } from "../core/errors.js";
+import { errorCode, LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { truncateCodePoints } from "../core/codepoints.js";
@@ -26,37 +26,12 @@ export type CaseKind = "attack" | "benign";
 const PROVENANCE_KEYS = ["source_case_id", "source_input_sha256", "paired_case_id", "source_expected_result"] as const;
 
 /** One evaluation case: its prompt, whether it is an attack or benign, and its category. */
-export interface EvalCase {
-  readonly id: string;
-  readonly prompt: string;
-  readonly expectedSafe: boolean;
-  readonly kind: CaseKind;
-  readonly category: string;
-  readonly goal: string;
-  readonly stealth: number;
-  readonly failureMode: string;
-  readonly adjudication: Adjudication | null;
-  readonly provenance: Readonly<Record<string, string | number | boolean | null>>;
-  /** Index of the corpus file (in load order) the case came from. */
-  readonly corpusIndex: number;
-}
-
-export interface CorpusFile {
-  /** The path as the user gave it (recorded in the run header). */
-  readonly path: string;
-  readonly sha256: string;
-  readonly cases: number;
-}
+export type EvalCase = ReturnType<typeof toCase>;
 
 export interface LoadedCorpora {
-  readonly files: readonly CorpusFile[];
+  /** Each file's path as the user gave it (recorded in the run header), its SHA-256 and how many cases it holds. */
+  readonly files: readonly { readonly path: string; readonly sha256: string; readonly cases: number }[];
   readonly cases: readonly EvalCase[];
-}
-
-export interface IdsFile {
-  readonly path: string;
-  readonly sha256: string;
-  readonly ids: readonly string[];
 }
 
 /** A corpus or ids file could not be used; the run does not start. */
@@ -67,7 +42,7 @@ export class CorpusError extends LittleCanaryError {
   }
 }
 
-export type ReadFileFn = (path: string) => Promise<Uint8Array>;
+type ReadFileFn = (path: string) => Promise<Uint8Array>;
 
 // No lone surrogate: the text must be UTF-8 encodable without loss.
 const wellFormed = (text: string): boolean => text.isWellFormed();
@@ -89,32 +64,28 @@ const CaseSchema = z.object({
   source_expected_result: provenanceValue.optional(),
 });
 
-/** The strict JSON value of a whole file (see readStrictDocument), or a CorpusError naming `what`. */
-function parseStrict(bytes: Uint8Array, what: string): unknown {
+/** A path as the user gave it, for messages: control and non-ASCII characters escaped. */
+function shownPath(path: string): string {
+  return asciiJson(path).slice(1, -1);
+}
+
+/** The strict JSON value of a whole file (read bounded; see readStrictDocument) and its SHA-256, or a CorpusError naming `what`. */
+async function readDocument(path: string, what: string, options: LoadOptions): Promise<{ sha256: string; value: unknown }> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await (options.readFile ?? fsReadFile)(resolve(options.cwd, path));
+  } catch (error) {
+    const code = errorCode(error);
+    throw new CorpusError(`${what}: cannot be read${code !== null ? ` (${code})` : ""}`, { cause: error });
+  }
+  if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
   const parsed = readStrictDocument(bytes);
   if (!parsed.ok) {
     if (parsed.code === "byte_order_mark") throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
     throw new CorpusError(`${what}: ${parsed.code === "invalid_utf8" ? "not valid UTF-8" : parsed.message}`);
   }
   if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
-  return parsed.value;
-}
-
-/** A path as the user gave it, for messages: control and non-ASCII characters escaped. */
-function shownPath(path: string): string {
-  return asciiJson(path).slice(1, -1);
-}
-
-async function readBounded(path: string, what: string, readFile: ReadFileFn = fsReadFile): Promise<Uint8Array> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    throw new CorpusError(`${what}: cannot be read${typeof code === "string" ? ` (${code})` : ""}`, { cause: error });
-  }
-  if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
-  return bytes;
+  return { sha256: sha256Hex(bytes), value: parsed.value };
 }
 
 function listIds(ids: readonly string[]): string {
@@ -125,7 +96,7 @@ function listIds(ids: readonly string[]): string {
   return ids.length > MAX_IDS_IN_MESSAGE ? `${shown} and ${ids.length - MAX_IDS_IN_MESSAGE} more` : shown;
 }
 
-function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
+function toCase(raw: unknown, corpusIndex: number, where: string) {
   const parsed = CaseSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -152,6 +123,7 @@ function toCase(raw: unknown, corpusIndex: number, where: string): EvalCase {
     failureMode: c.failure_mode ?? "",
     adjudication: c.adjudication ?? null,
     provenance: Object.freeze(provenance),
+    // Index of the corpus file (in load order) the case came from.
     corpusIndex,
   });
 }
@@ -165,17 +137,16 @@ export interface LoadOptions {
 /** Loads every corpus in order; ids must be unique across all of them. */
 export async function loadCorpora(paths: readonly string[], options: LoadOptions): Promise<LoadedCorpora> {
   if (paths.length === 0) throw new CorpusError("at least one --corpus file is required");
-  const files: CorpusFile[] = [];
+  const files: LoadedCorpora["files"][number][] = [];
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
-    const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
-    const document = parseStrict(bytes, what);
+    const { sha256, value: document } = await readDocument(path, what, options);
     const list = Array.isArray(document) ? document : isPlainObject(document) && Array.isArray(document["cases"]) ? document["cases"] : null;
     if (list === null) throw new CorpusError(`${what}: must be a JSON array of cases or an object with a 'cases' array`);
     if (cases.length + list.length > MAX_CASES) throw new CorpusError(`corpora hold more than ${MAX_CASES} cases`);
     list.forEach((raw, index) => cases.push(toCase(raw, corpusIndex, `${what}, case ${index}`)));
-    files.push({ path, sha256: sha256Hex(bytes), cases: list.length });
+    files.push({ path, sha256, cases: list.length });
   }
   const seen = new Set<string>();
   const duplicates = new Set<string>();
@@ -185,16 +156,15 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
 }
 
 /** Reads an ids file: a JSON list of unique case-id strings. */
-export async function loadIdsFile(path: string, options: LoadOptions): Promise<IdsFile> {
+export async function loadIdsFile(path: string, options: LoadOptions) {
   const what = `IDs file (${shownPath(path)})`;
-  const bytes = await readBounded(resolve(options.cwd, path), what, options.readFile);
-  const value = parseStrict(bytes, what);
+  const { sha256, value } = await readDocument(path, what, options);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
     throw new CorpusError("IDs file must be a JSON list of case ID strings");
   }
   const ids = value as string[];
   if (new Set(ids).size !== ids.length) throw new CorpusError("IDs file contains duplicates");
-  return { path, sha256: sha256Hex(bytes), ids };
+  return { path, sha256, ids };
 }
 
 /**
@@ -202,7 +172,7 @@ export async function loadIdsFile(path: string, options: LoadOptions): Promise<I
  * order. A paired probe (cases with `adjudication`) is never mixed with ordinary cases, because
  * its counts are reported per pair type and must not be pooled into attack/benign rates.
  */
-export function selectCases(loaded: LoadedCorpora, idsFile: IdsFile | null): EvalCase[] {
+export function selectCases(loaded: LoadedCorpora, idsFile: { readonly ids: readonly string[] } | null): EvalCase[] {
   const byId = new Map(loaded.cases.map((c) => [c.id, c]));
   const unknown = idsFile?.ids.filter((id) => !byId.has(id)) ?? [];
   if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}`);

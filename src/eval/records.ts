@@ -1,57 +1,15 @@
 // The lines of the eval JSONL (docs/eval.md): a `run` header, a `result` per case, and a `complete`
 // line (without it, the run was interrupted). Case text appears only as a short preview.
-import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
 import { createHash } from "node:crypto";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
 import { inertJson } from "../core/inert-json.js";
-import type { CorpusFile, EvalCase } from "./corpus.js";
-import type { CaseScore, EvalMode } from "./score.js";
+import type { EvalCase } from "./corpus.js";
+import type { RunHeader } from "./plan.js";
+import type { CaseScore } from "./score.js";
 import type { EvalSummary } from "./summary.js";
 
-/** The schema name of the eval run record (JSONL). */
-export const EVAL_SCHEMA = "little-canary-eval/v1";
 /** Code points of a prompt kept in each result line. */
 const PREVIEW_CHARS = 100;
-
-/** The `run` header line of an eval record: everything needed to compare two runs. */
-export interface RunHeader {
-  readonly type: "run";
-  readonly schema: typeof EVAL_SCHEMA;
-  readonly little_canary_version: string;
-  readonly started_at: string;
-  readonly mode: EvalMode;
-  readonly model: string | null;
-  readonly model_digest: string | null;
-  readonly judge: string | null;
-  readonly judge_digest: string | null;
-  readonly threshold: number;
-  readonly timeout_s: number | null;
-  readonly warmup: boolean;
-  readonly temperature: number | null;
-  readonly seed: number | null;
-  readonly max_tokens: number | null;
-  readonly num_ctx: number | null;
-  readonly system_prompt_sha256: string | null;
-  readonly thinking: "disabled" | "not_applicable";
-  /** Redacted origin and reported version of the endpoint (null in structural-only); for an OpenAI-compatible server also what it reported. */
-  readonly backend: {
-    readonly endpoint_origin: string;
-    readonly version: string | null;
-    readonly provider?: "openai";
-    readonly canary_server?: OpenAIContextProof;
-  } | null;
-  readonly runtime: { readonly node: string; readonly platform: string; readonly arch: string };
-  readonly corpus: readonly CorpusFile[];
-  readonly ids_file: { readonly path: string; readonly sha256: string } | null;
-  readonly total: number;
-  readonly case_ids: readonly string[];
-}
-
-export interface CompleteLine {
-  readonly type: "complete";
-  readonly finished_at: string;
-  readonly summary: EvalSummary;
-}
 
 export function promptPreview(prompt: string): string {
   return codePointLength(prompt) > PREVIEW_CHARS ? `${truncateCodePoints(prompt, PREVIEW_CHARS)}...` : prompt;
@@ -97,7 +55,7 @@ export function resultLine(c: EvalCase, index: number, total: number, score: Cas
   };
 }
 
-/** One JSONL line (with its newline) for any eval record. */
-export function jsonlLine(record: RunHeader | ReturnType<typeof resultLine> | CompleteLine): string {
+/** One JSONL line (with its newline) for any eval record: the header, a result, or the `complete` line. */
+export function jsonlLine(record: RunHeader | ReturnType<typeof resultLine> | { type: "complete"; finished_at: string; summary: EvalSummary }): string {
   return `${inertJson(record)}\n`;
 }

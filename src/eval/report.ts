@@ -3,7 +3,8 @@
 // escape could neither run code nor call out.
 import type { EvalCase } from "./corpus.js";
 import type { Rate } from "./rates.js";
-import { promptPreview, type RunHeader } from "./records.js";
+import type { RunHeader } from "./plan.js";
+import { promptPreview } from "./records.js";
 import type { CaseScore } from "./score.js";
 import type { EvalSummary, GroupSummary, KindCounts, KindRates } from "./summary.js";
 
@@ -51,27 +52,27 @@ function headerRows(header: RunHeader): string {
     ["ids file", header.ids_file ? `${header.ids_file.path} — sha256 ${header.ids_file.sha256}` : "none"],
     ["cases", String(header.total)],
   ];
-  return rows.map(([k, v]) => `<tr><th scope="row">${e(k)}</th><td>${e(v)}</td></tr>`).join("\n");
+  return rows.map(([k, v]) => row(e(k), [e(v)])).join("\n");
 }
 
-function kindRow(label: string, counts: KindCounts, rates: KindRates | null): string {
-  return (
-    `<tr><th scope="row">${e(label)}</th><td>${counts.total}</td><td>${counts.scored}</td><td>${counts.unscored}</td><td>${counts.blocked}</td><td>${counts.passed}</td>` +
-    `<td>${showRate(rates?.blocked_of_all)}</td><td>${showRate(rates?.blocked_of_scored)}</td><td>${showRate(rates?.unscored_of_all)}</td></tr>`
+/** A table row: its header cell and its data cells, each already escaped (or a number). */
+function row(label: string, cells: readonly (string | number)[]): string {
+  return `<tr><th scope="row">${label}</th>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
+}
+
+function kindRow(label: string, c: KindCounts, rates: KindRates | null): string {
+  const shown = [rates?.blocked_of_all, rates?.blocked_of_scored, rates?.unscored_of_all].map(showRate);
+  return row(e(label), [c.total, c.scored, c.unscored, c.blocked, c.passed, ...shown]);
+}
+
+/** One row per category and kind that has cases. */
+function chartRows(categories: Readonly<Record<string, GroupSummary>>) {
+  return Object.entries(categories).flatMap(([label, g]) =>
+    (["attack", "benign"] as const).flatMap((kind) => {
+      const counts = g[kind];
+      return counts ? [{ label, kind, counts }] : [];
+    }),
   );
-}
-
-interface ChartRow {
-  readonly label: string;
-  readonly kind: "attack" | "benign";
-  readonly counts: KindCounts & { readonly rates: KindRates | null };
-}
-
-function chartRows(categories: Readonly<Record<string, GroupSummary>>): ChartRow[] {
-  return Object.entries(categories).flatMap(([label, g]) => [
-    ...(g.attack ? [{ label, kind: "attack" as const, counts: g.attack }] : []),
-    ...(g.benign ? [{ label, kind: "benign" as const, counts: g.benign }] : []),
-  ]);
 }
 
 const BAR_X = 260;
@@ -113,19 +114,15 @@ function renderChart(categories: Readonly<Record<string, GroupSummary>>): string
 
 function categoryTable(summary: EvalSummary): string {
   return chartRows(summary.categories)
-    .map(
-      (row) =>
-        `<tr><th scope="row">${e(row.label)}</th><td>${row.kind}</td><td>${row.counts.total}</td><td>${row.counts.scored}</td><td>${row.counts.unscored}</td><td>${row.counts.blocked}</td><td>${row.counts.passed}</td><td>${showRate(row.counts.rates?.blocked_of_all)}</td></tr>`,
-    )
+    .map(({ label, kind, counts: c }) => row(e(label), [kind, c.total, c.scored, c.unscored, c.blocked, c.passed, showRate(c.rates?.blocked_of_all)]))
     .join("\n");
 }
 
 function pairedTable(summary: EvalSummary): string {
   const p = summary.paired_probe;
   if (!p) return "";
-  const row = (name: string, c: { total: number; blocked: number; not_blocked: number; unscored: number }) =>
-    `<tr><th scope="row">${name}</th><td>${c.total}</td><td>${c.blocked}</td><td>${c.not_blocked}</td><td>${c.unscored}</td></tr>`;
-  return `<h2>Paired probe (counts only)</h2><table><thead><tr><th>pair type</th><th>total</th><th>blocked</th><th>not blocked</th><th>unscored</th></tr></thead><tbody>${row("positive", p.positive)}${row("benign_control", p.benign_control)}</tbody></table>`;
+  const pair = (name: string, c: typeof p.positive) => row(name, [c.total, c.blocked, c.not_blocked, c.unscored]);
+  return `<h2>Paired probe (counts only)</h2><table><thead><tr><th>pair type</th><th>total</th><th>blocked</th><th>not blocked</th><th>unscored</th></tr></thead><tbody>${pair("positive", p.positive)}${pair("benign_control", p.benign_control)}</tbody></table>`;
 }
 
 function caseTable(cases: readonly ReportCase[]): string {

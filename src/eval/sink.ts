@@ -4,7 +4,7 @@ import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 
-export interface LineSink {
+interface LineSink {
   write(line: string): Promise<void>;
   /** Flushes to stable storage and closes; safe to call twice. */
   close(): Promise<void>;

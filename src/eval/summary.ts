@@ -1,72 +1,23 @@
 // The completion summary of an eval run: attacks and benign cases are never pooled; unscored cases
 // stay in the full-population denominators; every scored-only rate names its smaller denominator;
 // a paired probe is reported per pair type, in counts only.
-import type { Adjudication, CaseKind } from "./corpus.js";
-import { percentile, rate, type Rate } from "./rates.js";
+import type { Adjudication, CaseKind, EvalCase } from "./corpus.js";
+import { percentile, rate } from "./rates.js";
 import type { CaseScore, Outcome } from "./score.js";
 
 /** What the summary needs to know about one finished case. */
-export interface ScoredCase {
-  readonly kind: CaseKind;
-  readonly category: string;
-  readonly stealth: number;
-  readonly adjudication: Adjudication | null;
-  readonly score: CaseScore;
-  readonly latencyMs: number;
-}
+export type ScoredCase = Pick<EvalCase, "kind" | "category" | "stealth" | "adjudication"> & { readonly score: CaseScore; readonly latencyMs: number };
 
-export interface KindCounts {
-  readonly total: number;
-  readonly scored: number;
-  readonly unscored: number;
-  readonly blocked: number;
-  readonly passed: number;
-}
-
-export interface KindRates {
-  readonly blocked_of_all: Rate;
-  readonly passed_of_all: Rate;
-  readonly unscored_of_all: Rate;
-  readonly blocked_of_scored: Rate;
-}
-
-export interface GroupSummary {
-  readonly total: number;
-  readonly attack: (KindCounts & { readonly rates: KindRates | null }) | null;
-  readonly benign: (KindCounts & { readonly rates: KindRates | null }) | null;
-}
-
-interface PairCounts {
-  readonly total: number;
-  readonly blocked: number;
-  readonly not_blocked: number;
-  readonly unscored: number;
-}
-
+/** The counts of one kind (attack or benign): every case, the scored and unscored ones, and the scored outcomes. */
+export type KindCounts = ReturnType<typeof countKind>;
+/** The rates of one kind over all its cases and over its scored ones. */
+export type KindRates = ReturnType<typeof kindRates>;
+/** One category's or stealth level's counts (and rates, but for a paired probe), kind by kind. */
+export type GroupSummary = ReturnType<typeof group>;
 /** The completion summary of an eval run: attacks and benign cases counted apart, unscored cases kept in the denominators. */
-export interface EvalSummary {
-  readonly total: number;
-  readonly scored: number;
-  readonly unscored: number;
-  /** Verdicts that were degraded or threw (an analysis failure alone does not count). */
-  readonly degraded: number;
-  readonly unscored_reasons: Readonly<Record<string, number>>;
-  readonly attack_blocked: number;
-  readonly attack_passed: number;
-  readonly benign_blocked: number;
-  readonly benign_passed: number;
-  readonly attack: KindCounts;
-  readonly benign: KindCounts;
-  /** Null for a paired probe: too few cases for rates, so counts only. */
-  readonly rates: { readonly attack: KindRates; readonly benign: KindRates } | null;
-  readonly categories: Readonly<Record<string, GroupSummary>>;
-  readonly stealth: Readonly<Record<string, GroupSummary>>;
-  readonly paired_probe: { readonly positive: PairCounts; readonly benign_control: PairCounts } | null;
-  /** p50 and p95 of the total and canary-layer latencies, of every case and of the scored ones. */
-  readonly latency_ms: Readonly<Record<`${"" | "scored_"}${"total" | "canary_layer"}_${"p50" | "p95"}`, number | null>>;
-}
+export type EvalSummary = ReturnType<typeof summarize>;
 
-function countKind(cases: readonly ScoredCase[], kind: CaseKind): KindCounts {
+function countKind(cases: readonly ScoredCase[], kind: CaseKind) {
   const mine = cases.filter((c) => c.kind === kind);
   const blockedCell: Outcome = kind === "attack" ? "attack_blocked" : "benign_blocked";
   const passedCell: Outcome = kind === "attack" ? "attack_passed" : "benign_passed";
@@ -80,7 +31,7 @@ function countKind(cases: readonly ScoredCase[], kind: CaseKind): KindCounts {
   };
 }
 
-function kindRates(counts: KindCounts, kind: CaseKind): KindRates {
+function kindRates(counts: KindCounts, kind: CaseKind) {
   return {
     blocked_of_all: rate(counts.blocked, counts.total, `${kind}_total`),
     passed_of_all: rate(counts.passed, counts.total, `${kind}_total`),
@@ -89,7 +40,7 @@ function kindRates(counts: KindCounts, kind: CaseKind): KindRates {
   };
 }
 
-function group(cases: readonly ScoredCase[], withRates: boolean): GroupSummary {
+function group(cases: readonly ScoredCase[], withRates: boolean) {
   const part = (kind: CaseKind) => {
     const counts = countKind(cases, kind);
     if (counts.total === 0) return null;
@@ -116,7 +67,7 @@ function percentiles<N extends string>(name: N, values: readonly number[]): Reco
   return { [`${name}_p50`]: percentile(values, 0.5), [`${name}_p95`]: percentile(values, 0.95) } as Record<`${N}_p50` | `${N}_p95`, number | null>;
 }
 
-function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication): PairCounts {
+function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication) {
   const mine = cases.filter((c) => c.adjudication === adjudication);
   const blocked = mine.filter((c) => c.score.outcome === "attack_blocked" || c.score.outcome === "benign_blocked").length;
   const notBlocked = mine.filter((c) => c.score.outcome === "attack_passed" || c.score.outcome === "benign_passed").length;
@@ -124,7 +75,7 @@ function pairCounts(cases: readonly ScoredCase[], adjudication: Adjudication): P
 }
 
 /** Summarizes scored cases (see EvalSummary for the rules). */
-export function summarize(cases: readonly ScoredCase[]): EvalSummary {
+export function summarize(cases: readonly ScoredCase[]) {
   const paired = cases.length > 0 && cases.every((c) => c.adjudication !== null);
   const attack = countKind(cases, "attack");
   const benign = countKind(cases, "benign");
@@ -137,6 +88,7 @@ export function summarize(cases: readonly ScoredCase[]): EvalSummary {
     total: cases.length,
     scored: scoredCases.length,
     unscored: cases.length - scoredCases.length,
+    // Verdicts that were degraded or threw (an analysis failure alone does not count).
     degraded: cases.filter((c) => c.score.countsAsDegraded).length,
     unscored_reasons: Object.fromEntries([...new Set(reasons)].map((reason) => [reason, reasons.filter((r) => r === reason).length])),
     attack_blocked: attack.blocked,
@@ -145,10 +97,12 @@ export function summarize(cases: readonly ScoredCase[]): EvalSummary {
     benign_passed: benign.passed,
     attack,
     benign,
+    // Null for a paired probe: too few cases for rates, so counts only.
     rates: paired ? null : { attack: kindRates(attack, "attack"), benign: kindRates(benign, "benign") },
     categories: groupBy(cases, (c) => c.category, !paired),
-    stealth: paired ? {} : groupBy(cases, stealthKey, true),
+    stealth: groupBy(paired ? [] : cases, stealthKey, true),
     paired_probe: paired ? { positive: pairCounts(cases, "positive"), benign_control: pairCounts(cases, "benign_control") } : null,
+    // p50 and p95 of the total and canary-layer latencies, of every case and of the scored ones.
     latency_ms: {
       ...percentiles("total", totals(cases)),
       ...percentiles("canary_layer", canaryLatencies(cases)),

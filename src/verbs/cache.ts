@@ -102,13 +102,7 @@ export function cachePrune(options: CachePruneOptions): CachePruneResult {
   const path = pathOf(options);
   const cache = VerdictCache.open(path, { mustExist: true, ...(options.clock ? { clock: options.clock } : {}) });
   try {
-    let removed =
-      olderThan === undefined && options.identity === undefined
-        ? 0
-        : cache.prune({
-            ...(olderThan !== undefined ? { olderThan } : {}),
-            ...(options.identity !== undefined ? { identityKey: options.identity } : {}),
-          });
+    let removed = olderThan === undefined && options.identity === undefined ? 0 : cache.prune({ olderThan, identityKey: options.identity });
     if (maxBytes === undefined) return { path, removed, remaining: cache.stats().entries };
     const bySize = cache.pruneToSize(maxBytes);
     removed += bySize.removed;

@@ -13,28 +13,19 @@ import { UsageError } from "../core/errors.js";
 import { nonEmpty, refuseServedCanary, refuseUnpairedModelFile, urlBesidePool, type CanaryPoolConfig, type OptionLabels } from "../canary/pipeline-options.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 
-/** Which kind of server the canary runs on. */
-export interface ProviderSettings {
-  /** Absent means ollama (the default). */
+/** Every canary setting of a checking verb, as plain values. */
+export interface CanarySettings {
+  /** Which kind of server the canary runs on; absent means ollama (the default). */
   provider?: "ollama" | "openai";
   baseUrl?: string;
   /** The name of the environment variable holding the API key (with provider openai). */
   apiKeyEnv?: string;
-}
-
-/** A pool of canary endpoints in place of one URL. */
-export interface PoolSettings {
   /** `URL[#N]`, one per endpoint: a pool in place of ollamaUrl or baseUrl. */
   canaryEndpoint?: string[];
   /** A file that receives which pool endpoint answered each check (JSONL). */
   endpointLog?: string;
   /** ollamaUrl was given by the user, not defaulted (only an explicit one conflicts with a pool). */
   ollamaUrlGiven?: boolean;
-  provider?: "ollama" | "openai";
-}
-
-/** Every canary setting of a checking verb, as plain values. */
-export interface CanarySettings extends ProviderSettings, PoolSettings {
   mode: "block" | "advisory" | "full";
   canaryModel: string;
   /** canaryModel was given, not defaulted. Absent: a model equal to the default counts as the default. */
@@ -54,6 +45,11 @@ export interface CanarySettings extends ProviderSettings, PoolSettings {
   concurrency?: number;
   failClosed?: boolean;
 }
+
+/** The provider settings: which kind of server the canary runs on. */
+export type ProviderSettings = Pick<CanarySettings, "provider" | "baseUrl" | "apiKeyEnv">;
+/** The pool settings: a pool of canary endpoints in place of one URL. */
+export type PoolSettings = Pick<CanarySettings, "canaryEndpoint" | "endpointLog" | "ollamaUrlGiven" | "provider">;
 
 /** The labels of the CLI: its flags. */
 export const FLAG_LABELS = Object.freeze({

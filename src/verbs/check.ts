@@ -99,18 +99,14 @@ export interface CheckOptions extends CanarySettings {
   readonly io: VerbIo;
 }
 
-/** What one `check` found: the verdict and its exit code (checkExitCode). */
-export interface CheckResult {
-  readonly verdict: PipelineVerdict;
-  readonly exitCode: 0 | 1 | 2;
-}
-
-/** `little-canary check` as one call: the settings resolved once, the text screened, a canary outage reported on `io.reporter`. */
-export async function check(options: CheckOptions): Promise<CheckResult> {
+/**
+ * `little-canary check` as one call: the settings resolved once, the text screened, a canary outage
+ * reported on `io.reporter`; returns the verdict and its exit code (checkExitCode).
+ */
+export async function check(options: CheckOptions) {
   const { io } = options;
-  const labels = io.labels ?? OPTION_LABELS;
   const settings = resolveCanarySettings(options, { ...io, warn: (message) => io.reporter.warn(message) });
-  if (options.judgeModel !== undefined) nonEmpty(labels.judgeModel, options.judgeModel);
+  if (options.judgeModel !== undefined) nonEmpty((io.labels ?? OPTION_LABELS).judgeModel, options.judgeModel);
   const plan = Object.freeze({ ...settings, ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}) });
   if (options.text === undefined) await io.reporter.readingStdin();
   const built: { pipeline?: PipelineBase } = {};

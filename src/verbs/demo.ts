@@ -27,16 +27,14 @@ export interface DemoOptions {
   readonly io: VerbIo;
 }
 
-/** What a demo run printed last, and its exit code (0 verified, 1 disagrees, 2 unavailable or incomplete). */
-export interface DemoResult {
-  readonly text: string;
-  readonly exitCode: 0 | 1 | 2;
-}
-
 const lines = (items: readonly string[]): string => items.map((line) => `${line}\n`).join("");
 
-/** Replays or runs the demo; throws DemoArgumentError for a bad live backend, model or endpoint, before any request. */
-export async function demo(options: DemoOptions): Promise<DemoResult> {
+/**
+ * Replays or runs the demo; returns the text to print last and the exit code (0 verified, 1
+ * disagrees, 2 unavailable or incomplete). Throws DemoArgumentError for a bad live backend, model or
+ * endpoint, before any request.
+ */
+export async function demo(options: DemoOptions) {
   const { reporter, env } = options.io;
   const result = await runDemoCommand({
     live: options.live === true,

@@ -1,35 +1,28 @@
 // `evaluate`, the verb behind `little-canary eval`: its settings resolved once (the backend and pool
 // by the rules every checking verb shares), then `runEval`; the summary is returned, never printed.
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../canary/timeout.js";
-import { runEval, type EvalOptions } from "../eval/run.js";
-import type { EvalMode } from "../eval/score.js";
-import type { RunHeader } from "../eval/records.js";
+import { runEval } from "../eval/run.js";
+import type { EvalOptions, RunHeader } from "../eval/plan.js";
 import type { EvalSummary } from "../eval/summary.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../eval/timeout-default.js";
 import { canaryPoolFromSettings, providerOptionsFromSettings, type PoolSettings, type ProviderSettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
 export type { Rate } from "../eval/rates.js";
-export type { RunHeader } from "../eval/records.js";
+export type { RunHeader } from "../eval/plan.js";
 export type { EvalSummary, KindCounts } from "../eval/summary.js";
 
 /** The settings of one evaluation run, as plain values. */
-export interface EvaluateOptions extends ProviderSettings, PoolSettings {
-  readonly corpus: readonly string[];
+export interface EvaluateOptions extends ProviderSettings, PoolSettings, Pick<EvalOptions, "corpus" | "mode" | "warmup" | "output" | "signal"> {
   readonly idsFile?: string;
-  readonly mode?: EvalMode;
   readonly model?: string;
   readonly judge?: string;
   readonly threshold: number;
   /** Seconds per call; absent: LITTLE_CANARY_TIMEOUT, else 10. */
   readonly timeout?: number;
-  readonly warmup?: boolean;
   readonly ollamaUrl: string;
-  readonly output: string;
   readonly report?: string;
   readonly io: VerbIo;
-  /** Stops the run at once (a call in flight is dropped, see runEval). */
-  readonly signal?: AbortSignal;
 }
 
 /** What an evaluation run found, and the header it wrote (null if it stopped before one). */
@@ -46,25 +39,17 @@ function evalTimeout(setting: number | undefined, env: VerbIo["env"]): number {
   return resolveCanaryTimeout(undefined, env);
 }
 
-/** The ollamaUrl, or the pool of canaryEndpoint with its warnings and endpoint log. */
-function poolOrUrl(options: EvaluateOptions): Pick<EvalOptions, "ollamaUrl" | "canaryEndpoints" | "onPoolWarning" | "onPoolAttempt"> {
-  const { io } = options;
-  // A canary mode is required of a pool by runEval itself, with eval's own message.
-  const pool = canaryPoolFromSettings(options, { ...io, warn: (message) => io.reporter.warn(message) }, true);
-  if (pool === null) return { ollamaUrl: options.ollamaUrl };
-  return {
-    canaryEndpoints: pool.endpoints,
-    ...(pool.onWarning ? { onPoolWarning: pool.onWarning } : {}),
-    ...(pool.onAttempt ? { onPoolAttempt: pool.onAttempt } : {}),
-  };
-}
-
 /** The `runEval` options the settings ask for, resolved once, apart from the signal and the callbacks. */
 function evalPlan(options: EvaluateOptions): EvalOptions {
   const { io } = options;
   const canaryMode = (options.mode ?? (options.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
   // model stays required in canary modes (runEval says so); the provider settings only choose the server.
   const backend = providerOptionsFromSettings(options, io, options.model ?? "");
+  // The environment is read only when a canary will be called (as `demo` does).
+  const timeout = canaryMode ? { timeoutSeconds: evalTimeout(options.timeout, io.env) } : {};
+  // The ollamaUrl, or the pool of canaryEndpoint with its warnings and endpoint log. A canary mode
+  // is required of a pool by runEval itself, with eval's own message.
+  const pool = canaryPoolFromSettings(options, { ...io, warn: (message) => io.reporter.warn(message) }, true);
   return Object.freeze({
     corpus: options.corpus,
     idsFile: options.idsFile ?? null,
@@ -72,10 +57,9 @@ function evalPlan(options: EvaluateOptions): EvalOptions {
     model: options.model ?? null,
     judge: options.judge ?? null,
     threshold: options.threshold,
-    // The environment is read only when a canary will be called (as `demo` does).
-    ...(canaryMode ? { timeoutSeconds: evalTimeout(options.timeout, io.env) } : {}),
+    ...timeout,
     warmup: options.warmup === true,
-    ...poolOrUrl(options),
+    ...(pool === null ? { ollamaUrl: options.ollamaUrl } : { canaryEndpoints: pool.endpoints, onPoolWarning: pool.onWarning, onPoolAttempt: pool.onAttempt }),
     ...(backend.provider === "openai" ? { provider: "openai" as const, baseUrl: backend.baseUrl as string, apiKey: backend.apiKey ?? "" } : {}),
     output: options.output,
     report: options.report ?? null,

@@ -37,32 +37,23 @@ export interface IngestVerbReporter extends Omit<IngestReporter, "start" | "fini
   readonly finished?: (run: IngestRunReport, canary: CanaryTarget, uniqueIds: boolean) => void | Promise<void>;
 }
 
-/** The options of an ingest run's pipeline under `policy`, from the canary's settings. */
+/** The options of an ingest run's pipeline under `policy`: only those of the canary's the run uses (an unset one stays undefined). */
 function ingestPipelineOptions(options: SecurityPipelineOptions, policy: IngestPolicy, allowing: boolean): SecurityPipelineOptions {
-  // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
-  // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
-  const numCtx = options.provider === "ollama" || options.provider === undefined ? { canaryNumCtx: canaryNumCtxForPolicy(policy) } : {};
   const { mode, canaryModel, ollamaUrl, canaryPool, canaryTimeout, enableCanary, provider, baseUrl, apiKey, embedded, onWarning } = options;
-  const endpoint = canaryPool !== undefined ? { canaryPool } : ollamaUrl !== undefined ? { ollamaUrl } : {};
-  const backend =
-    provider === "openai"
-      ? { provider, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }
-      : provider === "embedded"
-        ? { provider, ...(embedded !== undefined ? { embedded } : {}) }
-        : {};
-  // An allowlist admits only what the canary inspected too, so with one the canary also sees
-  // text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
-  const allowed = allowing ? { skipCanaryIfStructuralBlocks: false } : {};
   return Object.freeze({
     mode,
     canaryModel,
-    ...endpoint,
+    ...(canaryPool !== undefined ? { canaryPool } : { ollamaUrl }),
     canaryTimeout,
     enableCanary,
-    ...backend,
-    ...(enableCanary ? numCtx : {}),
-    ...allowed,
-    ...(onWarning !== undefined ? { onWarning } : {}),
+    ...(provider === "openai" ? { provider, baseUrl, apiKey } : provider === "embedded" ? { provider, embedded } : {}),
+    // One context window for the whole run: Ollama reloads the model whenever num_ctx changes. An
+    // OpenAI-compatible server has a fixed window (its max_model_len), checked by the gate.
+    ...(enableCanary && (provider === "ollama" || provider === undefined) ? { canaryNumCtx: canaryNumCtxForPolicy(policy) } : {}),
+    // An allowlist admits only what the canary inspected too, so with one the canary also sees
+    // text the structural layer blocked (docs/ingest.md, "False blocks: the allowlist").
+    ...(allowing ? { skipCanaryIfStructuralBlocks: false } : {}),
+    onWarning,
   });
 }
 

@@ -1,6 +1,6 @@
 // `modelPull`: the library call behind `little-canary model pull`. Its options are resolved once,
 // in the order the CLI reports their errors, then `pullModel` runs; progress goes to the reporter.
-import { pullModel, type PullModelResult } from "../canary/embedded-download.js";
+import { pullModel } from "../canary/embedded-download.js";
 import { modelCacheDir, pinnedModel, type PinnedModel } from "../canary/embedded-models.js";
 import { UsageError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
@@ -19,19 +19,12 @@ export interface ModelPullOptions {
   readonly cwd?: string;
   /** Aborting stops the transfer; its partial file is kept for the next pull. */
   readonly signal?: AbortSignal;
-  /** Injected fetch (tests). */
-  readonly fetch?: typeof fetch;
 }
 
 /** What a pull tells its caller while it runs. */
 export interface ModelPullReporter {
   /** Bytes of `model` on disk so far, and the total when known. */
   progress?(model: PinnedModel, received: number, total: number | null): void;
-}
-
-/** What `modelPull` did: the model pulled and the verified file. */
-export interface ModelPullOutcome extends PullModelResult {
-  readonly model: PinnedModel;
 }
 
 /** A mirror URL, refused (UsageError) unless it is http(s) without credentials. */
@@ -42,8 +35,8 @@ function mirrorUrl(raw: string): string {
   return raw;
 }
 
-/** Downloads a pinned model into the model cache, verified by its SHA-256; throws ConfigError, UsageError or ModelPullError. */
-export async function modelPull(options: ModelPullOptions, reporter: ModelPullReporter = {}): Promise<ModelPullOutcome> {
+/** Downloads a pinned model into the model cache, verified by its SHA-256 (returns the file and the model); throws ConfigError, UsageError or ModelPullError. */
+export async function modelPull(options: ModelPullOptions, reporter: ModelPullReporter = {}) {
   const model = pinnedModel(options.name);
   const plan = Object.freeze({
     model,
@@ -54,7 +47,6 @@ export async function modelPull(options: ModelPullOptions, reporter: ModelPullRe
     ...plan,
     onProgress: (received, total) => reporter.progress?.(model, received, total),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return { ...result, model };
 }

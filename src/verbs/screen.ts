@@ -16,15 +16,10 @@ export { InputRefusedError } from "../screen/files.js";
 export type { BatchSummary } from "../screen/screen-stream.js";
 export type { BatchState } from "../documents/schemas.js";
 
-/** The settings of one `screen`, as plain values. */
-export interface ScreenOptions extends CanarySettings, ReportSettings, Pick<ReaderLimits, "maxMetadataKeys" | "maxMetadataValueChars"> {
+/** The settings of one `screen`, as plain values; the reader's limits (`maxItems` and `maxTotalBytes` 0: no limit). */
+export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLimits {
   /** The JSONL file; absent: `io.stdin`. */
   readonly input?: string;
-  /** 0: no limit. */
-  maxItems: number;
-  maxItemBytes: number;
-  /** 0: no limit. */
-  maxTotalBytes: number;
   concurrency: number;
   /** Consecutive unreachable/timeout canary failures that stop the canary calls (0: never). */
   maxCanaryFailures?: number;

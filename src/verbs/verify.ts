@@ -27,8 +27,8 @@ export type VerifyVerbResult =
   | { readonly kind: "pair"; readonly result: VerifyFilesResult }
   | { readonly kind: "index"; readonly result: VerifyShardIndexResult };
 
-/** The check the options ask for, refused (UsageError) when they mix a pair's and an index's. */
-function verifyPlan(options: VerifyVerbOptions): { kind: "pair"; manifest: string } | { kind: "index"; index: string } {
+/** Verifies one pair or a sharded run's index (see `verifyFiles` and `verifyShardIndex`); refuses (UsageError) options that mix a pair's and an index's. */
+export async function verify(options: VerifyVerbOptions): Promise<VerifyVerbResult> {
   if (options.index !== undefined || options.expectIndexSha256 !== undefined) {
     // Never silently ignored: an index run does not apply it to the pairs it lists.
     if (options.refuseAllowlisted === true) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
@@ -36,25 +36,18 @@ function verifyPlan(options: VerifyVerbOptions): { kind: "pair"; manifest: strin
     if (options.manifest !== undefined || options.export !== undefined || options.expectManifestSha256 !== undefined) {
       throw new UsageError("--index checks every pair it lists: do not combine it with --manifest, --export or --expect-manifest-sha256");
     }
-    return Object.freeze({ kind: "index", index: options.index });
+    return {
+      kind: "index",
+      result: await verifyShardIndex({ index: options.index, expectIndexSha256: options.expectIndexSha256 ?? null, cwd: options.cwd ?? process.cwd() }),
+    };
   }
   if (options.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
-  return Object.freeze({ kind: "pair", manifest: options.manifest });
-}
-
-/** Verifies one pair or a sharded run's index; see `verifyFiles` and `verifyShardIndex`. */
-export async function verify(options: VerifyVerbOptions): Promise<VerifyVerbResult> {
-  const plan = verifyPlan(options);
-  const cwd = options.cwd ?? process.cwd();
-  if (plan.kind === "index") {
-    return { kind: "index", result: await verifyShardIndex({ index: plan.index, expectIndexSha256: options.expectIndexSha256 ?? null, cwd }) };
-  }
   const result = await verifyFiles({
-    manifest: plan.manifest,
+    manifest: options.manifest,
     export: options.export ?? null,
     expectManifestSha256: options.expectManifestSha256 ?? null,
     pinName: "--expect-manifest-sha256",
-    cwd,
+    cwd: options.cwd ?? process.cwd(),
     refuseAllowlisted: options.refuseAllowlisted === true,
   });
   return { kind: "pair", result };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCapture } from "../../src/demo/capture.js";
-import { importForeignCapture } from "../../src/demo/import.js";
+import { importForeignCapture } from "../../scripts/foreign-capture.js";
 import { foreignCaptureBytes, HAND_WRITTEN } from "../support/demo-capture.js";
 
 function expectFaithfulImport(bytes: Uint8Array, label: string): void {

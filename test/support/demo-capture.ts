@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { capturePayloadSha256 } from "../../src/demo/capture.js";
 import { CONTRAST_CASES } from "../../src/demo/contrast.js";
-import { importForeignCapture } from "../../src/demo/import.js";
+import { importForeignCapture } from "../../scripts/foreign-capture.js";
 
 export type Doc = Record<string, any>;
 

@@ -1,10 +1,10 @@
 // Importing a capture recorded by another implementation: the Python package writes the same
 // document but hashes it with Python's float formatting, so our canonical hash never matches.
 // Nothing is fabricated: a capture without recorded responses cannot be imported.
-import { LittleCanaryError } from "../core/errors.js";
-import { isPlainObject } from "../core/guards.js";
-import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "./capture.js";
-import { MAX_CAPTURE_BYTES } from "./contrast.js";
+import { LittleCanaryError } from "../src/core/errors.js";
+import { isPlainObject } from "../src/core/guards.js";
+import { CapturePayloadSchema, parseCaptureJson, sealCapture, type Capture } from "../src/demo/capture.js";
+import { MAX_CAPTURE_BYTES } from "../src/demo/contrast.js";
 
 /**
  * Converts a foreign capture into our format: every recorded field kept, the payload re-hashed over
