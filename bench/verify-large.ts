@@ -5,7 +5,7 @@
 // Generates N records (default 100,000; 200–4,000 characters of words, one in five with
 // metadata, one in fifty held by a scripted canary block) and writes the manifest and export
 // ingest would write for them into a temporary directory (or --dir), by streaming canonical
-// pieces: each record entry is made canonical on its own (canonicalRecordEntry) and spooled,
+// pieces: each record entry is made canonical on its own (finishedEntryText) and spooled,
 // and the document's rest is joined around the spooled records by the serializer's rules
 // (canonicalObjectWithArray). A self-check first builds a small pair both this way and with
 // buildManifest/buildExport and requires identical bytes. Then it runs the CLI's `verify` in a
@@ -32,7 +32,7 @@ import { canonicalObjectWithArray } from "../test/support/core-text.js";
 import { sha256Hex } from "../src/core/hash.js";
 import { classifySegmentVerdict } from "../src/documents/classify.js";
 import { countRecords } from "../src/documents/counts.js";
-import { canonicalRecordEntry } from "../src/documents/manifest-build.js";
+import { finishedEntryText } from "../src/documents/manifest-build.js";
 import { buildExport, buildManifest, type AdmittedSnapshot } from "../test/support/whole-documents.js";
 import { checkedRecordEntry, NOT_CHECKED, type SegmentResult } from "../src/documents/manifest-records.js";
 import { resolvePolicy, type IngestPolicy } from "../src/documents/policy.js";
@@ -213,7 +213,7 @@ async function writePair(dir: string, n: number): Promise<{ manifest: string; ex
     input.update(`${JSON.stringify(record)}\n`);
     const made = entryFor(i, record, policy);
     checks += made.checks;
-    const minted = canonicalRecordEntry(made.entry, i);
+    const minted = { json: finishedEntryText(made.entry, i, policy, 1) };
     manifestRecordBytes.push(Buffer.byteLength(minted.json));
     addCounts(counts, countRecords([made.entry]) as unknown as Record<string, unknown>);
     await write(mOut, i === 0 ? minted.json : `,${minted.json}`);

@@ -44,24 +44,10 @@ export type ManifestInput = Pick<IngestManifest, "little_canary_version" | "star
     readonly records: readonly ManifestRecord[];
   };
 
-/** One manifest record entry that passed the index guard and the record schema at its place, with its canonical text. */
-export interface CanonicalRecordEntry {
-  readonly entry: ManifestRecord;
-  readonly json: string;
-}
-
 function deepFreeze(value: unknown): void {
   if (typeof value !== "object" || value === null) return;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
-}
-
-/** Validates and serializes a finished record entry for a v1 manifest at `position`, and freezes it so the text cannot go stale. */
-export function canonicalRecordEntry(entry: ManifestRecord, position: number): CanonicalRecordEntry {
-  if (entry.index !== position) throw new UsageError(`manifest record at position ${position} has index ${entry.index}`);
-  const json = canonicalJson(ManifestRecordSchema, entry, ["records", position]);
-  deepFreeze(entry);
-  return Object.freeze({ entry, json });
 }
 
 /**

@@ -9,11 +9,10 @@
 // cannot be caught: whoever can write the cache can store a clean verdict (docs/cache.md).
 import { createHash, hash } from "node:crypto";
 import { z } from "zod";
-import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { canonicalJson, canonicalJsonUnchecked } from "../core/canonical.js";
 import { isPlainObject } from "../core/guards.js";
 import { VERSION } from "../core/version.js";
 import type { Allowlist } from "../documents/allowlist.js";
-import { canonicalRecordEntry } from "../documents/manifest-build.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { recordState, statesRecordState, type SegmentOutcome } from "../documents/record-state.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
@@ -147,7 +146,7 @@ export function recordEntryCache(store: RecordEntryStore, settings: RecordEntryS
     offer(lineSha256, entry) {
       if (entry.admission_basis !== undefined || entry.segments.length === 0) return;
       if (!entry.segments.every((s) => s.reused === true && s.checked_at !== undefined)) return;
-      const { json } = canonicalRecordEntry({ ...entry, index: 0 }, 0);
+      const json = canonicalJson(ManifestRecordSchema, { ...entry, index: 0 }, ["records", 0]);
       // ISO 8601 UTC timestamps of one form sort as text in time order.
       const [oldest] = entry.segments.map((s) => s.checked_at as string).sort();
       store.put(keyOf(lineSha256), json, oldest as string);

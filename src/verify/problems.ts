@@ -1,6 +1,7 @@
 // Verification problems are data: a stable machine-readable `code` plus the human sentence.
 // Sentences are fixed (consumers and tests match them word for word); they name record
 // indices and positions only, never text, ids, sources or metadata.
+import { isInt, isObj, own } from "./_values.js";
 
 /** Every verification problem code. */
 export const VERIFY_PROBLEM_CODES = [
@@ -132,4 +133,24 @@ export function failureProblem(error: unknown): VerifyProblem {
     // A hostile error object; keep the generic name.
   }
   return { code: "verify_failed", message: `verification failed (${name})` };
+}
+
+/**
+ * `counts.allowlisted` of a manifest (its head or the whole document), or 0. Read from the counts,
+ * which the recount ties to the records (else `counts_mismatch`), so streamed and held agree.
+ */
+export function allowlistedAdmissions(manifest: unknown): number {
+  if (!isObj(manifest)) return 0;
+  const counts = own(manifest, "counts");
+  const n = isObj(counts) ? own(counts, "allowlisted") : undefined;
+  return isInt(n) && n > 0 ? n : 0;
+}
+
+/** When the caller refuses them (`verify --no-allowlisted`), `count` allow-listed admissions become one problem. */
+export function refuseAllowlisted(refuse: boolean | undefined, count: number, problems: VerifyProblem[]): void {
+  if (refuse !== true || count === 0) return;
+  problems.push({
+    code: "allowlisted_admission",
+    message: `${count} record${count === 1 ? " was" : "s were"} admitted by an ingest allowlist (refused by --no-allowlisted)`,
+  });
 }

@@ -3,9 +3,8 @@
 // records arrays as its sources. They return the problem list ([] = consistent) and never throw:
 // wrong types, huge numbers, deep nesting and non-object items all become problems.
 import { sha256Hex } from "../core/hash.js";
-import { failureProblem, ProblemList, type VerifyProblem } from "./problems.js";
+import { allowlistedAdmissions, failureProblem, ProblemList, refuseAllowlisted, type VerifyProblem } from "./problems.js";
 import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
-import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 import type { ManifestFileSha } from "./pair-checks.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 

@@ -4,14 +4,13 @@
 import { resolve } from "node:path";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import { failureProblem, type VerifyNote, type VerifyProblem } from "./problems.js";
+import { allowlistedAdmissions, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { headOf, streamPair, type PairReader, type PairReading } from "./stream-pair.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { isExportSchemaName, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
-import { allowlistedAdmissions, refuseAllowlisted } from "./allowlisted.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */

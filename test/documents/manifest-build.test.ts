@@ -3,7 +3,7 @@ import stringify from "fast-json-stable-stringify";
 import { describe, expect, it } from "vitest";
 import { LittleCanaryError } from "../../src/core/errors.js";
 import { STRICT_V1, resolvePolicy } from "../../src/documents/policy.js";
-import { canonicalRecordEntry, manifestHead } from "../../src/documents/manifest-build.js";
+import { finishedEntryText, manifestHead } from "../../src/documents/manifest-build.js";
 import { buildExport, buildManifest } from "../support/whole-documents.js";
 import { countRecords } from "../../src/documents/counts.js";
 import { CanonicalJsonError } from "../../src/core/canonical.js";
@@ -148,7 +148,7 @@ describe("buildManifest", () => {
     const joined = canonicalObjectWithArray(
       manifestHead(shell, records.length, countRecords(records)),
       "records",
-      records.map((r, i) => canonicalRecordEntry(r, i).json),
+      records.map((r, i) => finishedEntryText(r, i, STRICT_V1, 1)),
     );
     expect(joined).toBe(whole.json);
     expect(whole.json).toBe(stringify(whole.document));
@@ -156,16 +156,16 @@ describe("buildManifest", () => {
 
   it("made-canonical entries are frozen and checked at their place", () => {
     const [record] = synthRun([doc1]).records;
-    const minted = canonicalRecordEntry(record!, 0);
-    expect(Object.isFrozen(minted.entry)).toBe(true);
-    expect(Object.isFrozen(minted.entry.segments[0])).toBe(true);
+    finishedEntryText(record!, 0, STRICT_V1, 1);
+    expect(Object.isFrozen(record)).toBe(true);
+    expect(Object.isFrozen(record!.segments[0])).toBe(true);
     const [other] = synthRun([doc1]).records;
-    expect(() => canonicalRecordEntry({ ...other!, latency: 1 } as never, 0)).toThrow(/schema at \.records\[0\]/);
+    expect(() => finishedEntryText({ ...other!, latency: 1 } as never, 0, STRICT_V1, 1)).toThrow(/schema at \.records\[0\]/);
     const bad = structuredClone(other!);
     (bad.segments[0] as { latency: number }).latency = Number.NaN;
-    expect(() => canonicalRecordEntry(bad, 0)).toThrow(CanonicalJsonError);
-    expect(() => canonicalRecordEntry(bad, 0)).toThrow("non-finite number at .records[0].segments[0].latency");
-    expect(() => canonicalRecordEntry(other!, 3)).toThrow(/position 3/);
+    expect(() => finishedEntryText(bad, 0, STRICT_V1, 1)).toThrow(CanonicalJsonError);
+    expect(() => finishedEntryText(bad, 0, STRICT_V1, 1)).toThrow("non-finite number at .records[0].segments[0].latency");
+    expect(() => finishedEntryText(other!, 3, STRICT_V1, 1)).toThrow(/position 3/);
   });
 
   it("joining member texts equals serializing the whole, for any JSON document", () => {
