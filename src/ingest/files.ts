@@ -1,7 +1,7 @@
 // `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
 // pair, crash-safe; `ingestSteps` is the same run for a caller that tells its own reporter
 // between the steps (the `ingest` verb). In order: 1. every setting resolved and checked
-// (run-plan.ts), the pipeline built or its options checked; 2. the resources opened, the locks taken
+// (run-plan.ts), the pipeline built or its options checked; 2. the resources opened (run-resources.ts), the locks taken
 // and the pre-flight repeated under them (only answers under the lock are final); 3. with
 // `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one that
 // looks current), the directories checked; 4. the input read strictly (a shard: counted, then
@@ -9,11 +9,9 @@
 // writes, rolled back on failure, abort or lost lock before its commit; 7. the locks released.
 // An abort before the commit leaves nothing written; after it the pair stands
 // (`interruptedAfterCommit`).
-import { lstat, stat } from "node:fs/promises";
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
-import { IdIndex } from "../cache/id-index.js";
-import { VerdictCache } from "../cache/verdict-cache.js";
+import type { VerdictCache } from "../cache/verdict-cache.js";
 import { LittleCanaryError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
 import type { ManifestRecord } from "../documents/schemas.js";
@@ -23,24 +21,21 @@ import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import { publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
+import { publish, type PublishResult } from "../publish/publish.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
-import { CiReports } from "../report/ci-reports.js";
+import type { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import { ArraySpool } from "../publish/framed-document.js";
-import { lockTargets, type PublicationLock } from "../publish/lock.js";
-import { removeLeftoverScratch, scratchPathFor } from "../publish/scratch-file.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
 import type { IngestOutcomeCode } from "./exit-code.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
-import { checkTargetDirectories, preflightTargets } from "./target-checks.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
-import { RecordPrefetch } from "./record-prefetch.js";
+import type { RecordPrefetch } from "./record-prefetch.js";
+import { RunResources } from "./run-resources.js";
 import {
   abortFirst,
-  abortReason,
   IngestRefusedError,
   resolveRunSettings,
   stopIfAborted,
@@ -155,52 +150,6 @@ async function readInput(
   return { read: read.result, shard: { inputSha256: counted.sha256, shard } };
 }
 
-/**
- * Steps 2 and 3: the locks, the pre-flight repeated under them, the previous pair removed (then
- * `onPairRemoved` is told: the run's error must say so), the directories; releases the locks on failure.
- */
-async function lockAndPrepareTargets(plan: IngestRunPlan, onPairRemoved: () => void): Promise<PublicationLock> {
-  const { targets, fs, reporter } = plan;
-  const lock = await lockTargets(targets, plan.lock.waitSeconds, plan.signal);
-  try {
-    await preflightTargets(targets);
-    stopIfAborted(plan);
-    if (targets.overwrite) {
-      const existing = [targets.manifestPath, targets.exportPath].filter((path): path is string => path !== null);
-      const present = await Promise.all(existing.map((path) => lstat(path).catch(() => null)));
-      // Told once the removal is done: its own errors say what they did and did not remove.
-      await removePreviousPair(targets, fs);
-      if (present.some((info) => info !== null)) onPairRemoved();
-    }
-    await checkTargetDirectories(targets);
-    // Scratch files of a run that was killed before it could remove them; the lock says no
-    // live run owns them.
-    for (const target of [targets.manifestPath, targets.exportPath]) {
-      if (target === null) continue;
-      for (const path of await removeLeftoverScratch(target)) reporter.warn?.(`removed a scratch file left by an interrupted run: ${displayText(path)}`);
-    }
-    return lock;
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-}
-
-/** The record prefetch for this run, or null when the run has no cache, reads standard input or a small file, or the worker script is missing. */
-async function startPrefetch(plan: IngestRunPlan, store: VerdictCache | null): Promise<RecordPrefetch | null> {
-  if (plan.cache === null || store === null || plan.source.kind !== "file") return null;
-  // Only a head start: an input that cannot be stat'ed here is refused by the reader, not here.
-  const size = (await stat(plan.source.path).catch(() => null))?.size;
-  if (size === undefined || size < plan.cache.prefetch.minInputBytes) return null;
-  return RecordPrefetch.start({
-    cachePath: store.path,
-    settings: plan.recordSettings,
-    besidePath: plan.targets.manifestPath,
-    ...(plan.signal ? { signal: plan.signal } : {}),
-    ...(plan.cache.prefetch.workerUrl ? { workerUrl: plan.cache.prefetch.workerUrl } : {}),
-  });
-}
-
 /** Where a run stands when it hands control back to its caller (`ingestSteps`). */
 export type IngestStep =
   /** The locks are held and the targets ready: the input is read next. */
@@ -208,8 +157,8 @@ export type IngestStep =
   /** The checks finished: the documents are framed and published next. */
   | { readonly step: "checked"; readonly report: IngestRunReport };
 
-/** Steps 2 to 7 of a resolved plan, `tell` told of each `IngestStep` and awaited: a reporter that throws (at once too) fails the run there. */
-export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) => unknown): Promise<IngestFilesResult> {
+/** Steps 2 to 7 of a resolved plan, pausing at each `IngestStep` while the caller tells its reporter (`resumeAfter`). */
+export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestStep, IngestFilesResult> {
   const { signal } = plan;
   const { exportPath } = plan.targets;
   // A read from a stream (stdin) can wait forever; destroying the stream ends it.
@@ -220,24 +169,12 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
     if (signal?.aborted) endStream();
     else signal?.addEventListener("abort", endStream, { once: true });
   }
-  // What the run holds open besides its input, each closed once (below), whatever happened.
-  let store: VerdictCache | null = null;
-  let reports: CiReports | null = null;
-  let lock: PublicationLock | null = null;
-  let ids: IdIndex | null = null;
-  let prefetch: RecordPrefetch | null = null;
-  let pairRemoved = false;
+  const resources = new RunResources(plan);
   try {
-    // Steps 2 and 3, then step 4: the resources opened (the verdict cache first: a file that is
-    // not one refuses the run before anything is read), then the input read.
-    store = plan.cache === null ? null : VerdictCache.open(plan.cache.path, { clock: plan.clock });
-    reports = plan.reports === null ? null : await CiReports.open(plan.reports.options, plan.reports.input, plan.cwd, plan.reports.outputs);
-    lock = await lockAndPrepareTargets(plan, () => {
-      pairRemoved = true;
-    });
-    ids = IdIndex.createAt(scratchPathFor(plan.targets.manifestPath, "ids"));
-    await tell({ step: "start" });
-    prefetch = await startPrefetch(plan, store);
+    // Steps 2 and 3, then step 4: the resources opened, then the input read.
+    const { store, reports, lock, ids } = await resources.open();
+    yield { step: "start" };
+    const prefetch = await resources.startPrefetch();
     const { read, shard } = await readInput(plan, ids, prefetch);
     const prefetched = prefetch === null ? null : await prefetch.finish();
     let run: StreamedRun | null = null;
@@ -247,7 +184,7 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
       const pipeline = "built" in plan.pipeline ? plan.pipeline.built : new SecurityPipeline(plan.pipeline.options);
       // The context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped.
       const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
-      const gate = await orAbort(gating, signal, () => abortReason(signal as AbortSignal));
+      const gate = await orAbort(gating, signal).catch(abortFirst(plan));
       const cached = store === null ? undefined : runCache(store, pipeline, gate, plan.recordSettings, plan.reporter.warn);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
       run = await streamIngestRun(pipeline, read, {
@@ -266,11 +203,11 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
         clock: plan.clock,
         ...(signal ? { signal } : {}),
         ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
-        ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports?.add(reportItemFromRecord(entry, line)) } : {}),
+        ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
       }).catch(abortFirst(plan));
       stopIfAborted(plan);
       const report: IngestRunReport = { summary: run.summary, gate, circuitOpen: run.circuitOpen, canary: run.canary };
-      await tell({ step: "checked", report });
+      yield { step: "checked", report };
       // Step 6, the only step that writes a target, under the run's lock: anything at a target now came during the run, never replaced.
       const published = await publish(
         {
@@ -296,15 +233,10 @@ export async function ingestSteps(plan: IngestRunPlan, tell: (step: IngestStep) 
       await read.prepared.remove();
     }
   } catch (error) {
-    throw pairRemoved ? previousPairGone(error) : error;
+    throw resources.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);
-    // In reverse order of need; the locks last.
-    await prefetch?.remove();
-    ids?.close();
-    store?.close();
-    await reports?.remove();
-    await lock?.release();
+    await resources.close();
   }
 }
 
@@ -319,8 +251,22 @@ export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFi
   const settings = await resolveRunSettings(options);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline(settings.policy) : options.pipeline;
   const reporter = options.reporter ?? {};
-  return ingestSteps(Object.freeze({ ...settings, pipeline: { built: pipeline } }), (step) =>
-    step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report),
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline: { built: pipeline } }));
+  let next = await steps.next();
+  while (next.done !== true) {
+    const step = next.value;
+    // Told inside a promise: a reporter that throws at once fails the run at this step too.
+    const tell = async () => (step.step === "start" ? reporter.start?.() : reporter.finished?.(step.report));
+    next = await resumeAfter(steps, tell());
+  }
+  return next.value;
+}
+
+/** Resumes the run once the caller has told its reporter about a step, or fails it there when telling failed. */
+export function resumeAfter(steps: AsyncGenerator<IngestStep, IngestFilesResult>, told: Promise<unknown>) {
+  return told.then(
+    () => steps.next(),
+    (error: unknown) => steps.throw(error),
   );
 }
 

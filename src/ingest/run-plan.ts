@@ -1,7 +1,7 @@
 // The run plan of one ingest run: its options resolved once, at its start, into one immutable
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
-// anything is opened, read (files.ts), checked or deleted.
+// anything is opened (run-resources.ts), read (files.ts), checked or deleted.
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";

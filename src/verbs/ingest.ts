@@ -6,6 +6,7 @@ import type { IngestPolicy } from "../documents/policy.js";
 import {
   canaryNumCtxForPolicy,
   ingestSteps,
+  resumeAfter,
   type IngestFilesOptions,
   type IngestFilesResult,
   type IngestReporter,
@@ -68,10 +69,17 @@ export async function ingest(options: IngestOptions, reporter: IngestVerbReporte
   const pipelineOptions = ingestPipelineOptions(canaryOptions, settings.policy, options.allow != null);
   // Refused now, as the pipeline would refuse them, so a bad option opens, reads and deletes nothing.
   resolvePipelineOptions(pipelineOptions);
-  return ingestSteps(Object.freeze({ ...settings, pipeline: { options: pipelineOptions } }), (step) =>
-    step.step === "start"
-      ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
-      : // The verb's own pipeline is one this library built, so the run reports its target.
-        reporter.finished?.(step.report, step.report.canary as CanaryTarget, settings.limits.uniqueIds),
-  );
+  const steps = ingestSteps(Object.freeze({ ...settings, pipeline: { options: pipelineOptions } }));
+  let next = await steps.next();
+  while (next.done !== true) {
+    const step = next.value;
+    // Told inside a promise: a reporter that throws at once fails the run at this step too.
+    const tell = async () =>
+      step.step === "start"
+        ? reporter.start?.({ canary: canaryOptions.enableCanary !== false, stdin: settings.source.kind === "stream" })
+        : // The verb's own pipeline is one this library built, so the run reports its target.
+          reporter.finished?.(step.report, step.report.canary as CanaryTarget, settings.limits.uniqueIds);
+    next = await resumeAfter(steps, tell());
+  }
+  return next.value;
 }
