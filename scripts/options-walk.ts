@@ -48,7 +48,7 @@ interface WalkSpec {
   readonly maxClimbs: number;
 }
 
-const SPECS: readonly WalkSpec[] = [
+export const SPECS: readonly WalkSpec[] = [
   { command: "ingest", entry: "cli/commands/ingest.ts", parameter: "flags", stages: ["jsonl", "pipeline", "publish"], maxClimbs: 2 },
   { command: "check", entry: "cli/commands/check.ts", parameter: "flags", stages: ["pipeline"], maxClimbs: 3 },
 ];

@@ -3,11 +3,12 @@
 // the closure the CLI hands over as an option and the verb calls as a call up (a climb), a plain
 // call down as no climb, leaves a string handed to a helper and a library method of the same name
 // as a closure (`Map.get`) alone, and counts a stage folder entered again after another as a return.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { edgeLabel, type OptionsWalk, walkFigures, walkOptions } from "../../scripts/options-walk.js";
+import { parseLayers } from "../../scripts/import-graph.js";
+import { edgeLabel, type OptionsWalk, SPECS, walkFigures, walkOptions } from "../../scripts/options-walk.js";
 
 const TREE: Record<string, string> = {
   "tsconfig.json": JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true } }),
@@ -91,4 +92,17 @@ describe("the options walk", () => {
       inOrder: true,
     });
   });
+});
+
+describe("the repository's own options walks", () => {
+  const repo = new URL("../../", import.meta.url).pathname;
+  const { layerOf, order } = parseLayers(readFileSync(join(repo, "docs/architecture.md"), "utf8"));
+  for (const spec of SPECS) {
+    it(`${spec.command}: enters its stage folders once each, in order (${spec.stages.join(" → ")}), with at most ${spec.maxClimbs} climbs`, () => {
+      const figures = walkFigures(walkOptions(repo, spec.entry, spec.parameter), layerOf, order, spec.stages);
+      expect(figures.stageSequence).toEqual(spec.stages);
+      expect(figures.returns.map(edgeLabel)).toEqual([]);
+      expect(figures.climbs.length).toBeLessThanOrEqual(spec.maxClimbs);
+    }, 120_000);
+  }
 });
