@@ -160,7 +160,7 @@ export interface IngestRunPlan {
 }
 
 /** What an abort rejects with: the caller's own error when it is one of ours. */
-export function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof LittleCanaryError) return reason;
   return new IngestRefusedError("interrupted; nothing written", { cause: reason });
