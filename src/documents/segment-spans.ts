@@ -41,12 +41,7 @@ export function segmentSpans(length: number, chars: number, overlap: number): Sp
 }
 
 /** A segment's place in its record, as a manifest states it (values unchecked). */
-export interface StatedSpan {
-  readonly kind?: unknown;
-  readonly index?: unknown;
-  readonly start?: unknown;
-  readonly end?: unknown;
-}
+export type StatedSpan = Readonly<Partial<Record<"kind" | "index" | "start" | "end", unknown>>>;
 
 /** The segment geometry of a policy: window size and overlap, in code points. */
 export interface Geometry {
