@@ -15,10 +15,7 @@ import { count, sha256 } from "./fields.js";
 export { MAX_SHARDS, parseShardSpec, validateShardSpec, type ShardSpec } from "./shard-spec.js";
 
 /** A range of physical lines: `lines` lines from `first_line` (1-based); `lines` may be 0. */
-export interface LineRange {
-  readonly first_line: number;
-  readonly lines: number;
-}
+export type LineRange = Readonly<Pick<ManifestShard, "first_line" | "lines">>;
 
 /** The line range of shard `k` of `n` over an input of `inputLines` physical lines. */
 export function shardRange(shard: ShardSpec, inputLines: number): LineRange {
