@@ -58,10 +58,7 @@ export interface CheckTextResult {
 /** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
   // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
-  const text =
-    typeof options.input === "string"
-      ? options.input
-      : (await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES)).replace(/\r?\n$/, "");
+  const text = typeof options.input === "string" ? options.input : (await readBoundedText(options.input, options.maxInputBytes)).replace(/\r?\n$/, "");
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   // A text of whitespace alone is refused the same way: there is nothing to screen, and a
   // canary call on it would be spent for a verdict that says nothing.
