@@ -55,10 +55,7 @@ export interface BuildShardIndexResult {
   readonly problems: ShardIndexProblem[];
 }
 
-/**
- * An existing file at `--out` is replaced only when it is an index itself, so a slip of the
- * argument cannot overwrite the input, a manifest or anything else.
- */
+/** An existing `--out` is replaced only when it is an index, so a slip of the argument cannot overwrite the input, a manifest or any other file. */
 async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
   const info = await lstat(indexPath).catch(() => null);
   if (info === null) return;

@@ -40,10 +40,7 @@ async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_IN
 export interface CheckTextOptions {
   /** The text itself (used as given), or a stream read bounded, as strict UTF-8 without BOM, one trailing newline dropped. */
   readonly input: string | Readable;
-  /**
-   * The pipeline, or a function that builds it once the input is read (so an empty input is
-   * reported before a bad pipeline setting, as the CLI does).
-   */
+  /** The pipeline, or a function building it once the input is read (so an empty input is refused before a bad pipeline setting). */
   readonly pipeline: Pick<SecurityPipeline, "check"> | (() => Pick<SecurityPipeline, "check"> | Promise<Pick<SecurityPipeline, "check">>);
   /** Most bytes read from a stream input (default MAX_CHECK_INPUT_BYTES). */
   readonly maxInputBytes?: number;
