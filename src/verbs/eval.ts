@@ -27,9 +27,7 @@ export interface EvaluateOptions extends ProviderSettings, PoolSettings, Pick<Ev
 /** The setting, else LITTLE_CANARY_TIMEOUT (validated like every verb's), else the harness's 10 s. */
 function evalTimeout(setting: number | undefined, env: VerbIo["env"]): number {
   if (setting !== undefined) return setting;
-  const raw = env[TIMEOUT_ENV];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_EVAL_TIMEOUT_SECONDS;
-  return resolveCanaryTimeout(undefined, env);
+  return env[TIMEOUT_ENV]?.trim() ? resolveCanaryTimeout(undefined, env) : DEFAULT_EVAL_TIMEOUT_SECONDS;
 }
 
 /** The `runEval` options the settings ask for, resolved once, apart from the signal and the callbacks. */
