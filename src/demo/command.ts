@@ -36,22 +36,14 @@ export interface DemoCommandOptions {
   readonly now?: () => Date;
 }
 
-/** What `runDemoCommand` returns: the outcome, whether a model was called, and the exit code. */
-export interface DemoCommandResult {
-  readonly outcome: DemoOutcome;
-  readonly modelCall: boolean;
-  /** 0 verified, 1 a complete run that disagrees, 2 unavailable, incomplete, or no capture written. */
-  readonly exitCode: 0 | 1 | 2;
-  /** The human-readable result, one line each (no newlines). */
-  readonly lines: readonly string[];
-}
-
 /**
  * Run the demo: replay a capture, or run the live contrast (recorded to `recordPath` before the
- * result returns, so `exitCode` covers it). Throws `DemoArgumentError` for an invalid live argument,
+ * result returns, so `exitCode` covers it). Returns the outcome, whether a model was called, the exit
+ * code (0 verified, 1 a complete run that disagrees, 2 unavailable, incomplete, or no capture
+ * written) and the human-readable result `lines` (no newlines). Throws `DemoArgumentError` for an invalid live argument,
  * before any request; the timeout is read only once the arguments are valid, and never by replay.
  */
-export async function runDemoCommand(options: DemoCommandOptions): Promise<DemoCommandResult> {
+export async function runDemoCommand(options: DemoCommandOptions) {
   if (!options.live) {
     const outcome = await runReplay({
       ...(options.capturePath !== undefined ? { capturePath: options.capturePath } : {}),

@@ -29,9 +29,8 @@ export interface LiveOptions {
 const INVENTORY_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * The context window every live call sends: sized for the longest contrast case, and the same
- * for both calls so Ollama does not reload the model between them. Without it the server's
- * default applies, which is not known to hold the prompt.
+ * The context window of every live call: sized for the longest contrast case (the server's default is not known to hold
+ * the prompt), and the same for both calls so Ollama does not reload the model between them.
  */
 export const LIVE_NUM_CTX: number = requiredCanaryContext({
   segmentChars: Math.max(...CONTRAST_CASES.map((fixed) => codePointLength(fixed.input))),

@@ -95,15 +95,8 @@ export function liveDisclosureJson(endpoint: string, model: string): string {
 }
 
 export function liveResultLines(outcome: DemoOutcome): string[] {
-  const lines: string[] = [];
-  if (outcome.status === "DEGRADED / UNEXERCISED") {
-    lines.push(label("LIVE", "DEGRADED / UNEXERCISED"));
-    if (outcome.error !== null) lines.push(label("DETAIL", outcome.error));
-    return lines;
-  }
-  for (const c of outcome.cases) lines.push(...caseLines(c));
-  lines.push(label("LIVE", outcome.status === "LIVE CONTRAST VERIFIED" ? "CONTRAST VERIFIED" : outcome.status));
-  return lines;
+  if (outcome.status === "DEGRADED / UNEXERCISED") return [label("LIVE", outcome.status), ...(outcome.error !== null ? [label("DETAIL", outcome.error)] : [])];
+  return [...outcome.cases.flatMap(caseLines), label("LIVE", outcome.status === "LIVE CONTRAST VERIFIED" ? "CONTRAST VERIFIED" : outcome.status)];
 }
 
 /** `exitCode` is the process exit code of the run (outcome.ts demoExitCode), so the two agree. */

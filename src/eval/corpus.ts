@@ -42,8 +42,6 @@ export class CorpusError extends LittleCanaryError {
   }
 }
 
-type ReadFileFn = (path: string) => Promise<Uint8Array>;
-
 // No lone surrogate: the text must be UTF-8 encodable without loss.
 const wellFormed = (text: string): boolean => text.isWellFormed();
 const label = z.string().max(MAX_LABEL_CHARS).refine(wellFormed);
@@ -107,11 +105,7 @@ function toCase(raw: unknown, corpusIndex: number, where: string) {
   if (!c.prompt.isWellFormed()) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);
   if (c.adjudication === "positive" && c.expected_safe) throw new CorpusError(`${where}: adjudication 'positive' needs expected_safe false`);
   if (c.adjudication === "benign_control" && !c.expected_safe) throw new CorpusError(`${where}: adjudication 'benign_control' needs expected_safe true`);
-  const provenance: Record<string, string | number | boolean | null> = {};
-  for (const key of PROVENANCE_KEYS) {
-    const value = c[key];
-    if (value !== undefined) provenance[key] = value;
-  }
+  const provenance = Object.fromEntries(PROVENANCE_KEYS.flatMap((key) => (c[key] === undefined ? [] : [[key, c[key]] as const])));
   return Object.freeze({
     id: c.id,
     prompt: c.prompt,
@@ -131,7 +125,7 @@ function toCase(raw: unknown, corpusIndex: number, where: string) {
 export interface LoadOptions {
   /** Relative paths resolve against this directory. */
   readonly cwd: string;
-  readonly readFile?: ReadFileFn;
+  readonly readFile?: (path: string) => Promise<Uint8Array>;
 }
 
 /** Loads every corpus in order; ids must be unique across all of them. */

@@ -8,11 +8,8 @@ import { promptPreview } from "./records.js";
 import type { CaseScore } from "./score.js";
 import type { EvalSummary, GroupSummary, KindCounts, KindRates } from "./summary.js";
 
-export interface ReportCase {
-  readonly case: EvalCase;
-  readonly score: CaseScore;
-  readonly latencyMs: number;
-}
+/** One finished case of the report: the case and its score. */
+type ReportCase = EvalCase & { readonly score: CaseScore };
 
 export function escapeHtml(text: string): string {
   return text
@@ -127,7 +124,7 @@ function pairedTable(summary: EvalSummary): string {
 
 function caseTable(cases: readonly ReportCase[]): string {
   return cases
-    .map(({ case: c, score }, i) => {
+    .map(({ score, ...c }, i) => {
       const verdict = score.outcome ?? `unscored: ${score.unscoredReason ?? "unknown"}`;
       return `<tr class="${score.scored ? "scored" : "unscored"}"><td>${i}</td><td>${e(c.id)}</td><td>${e(c.category)}</td><td>${c.kind}</td><td>${e(verdict)}</td><td>${e(score.coverageReason ?? "")}</td><td>${e(score.blockedBy ?? "")}</td><td class="prompt">${e(promptPreview(c.prompt))}</td></tr>`;
     })

@@ -11,13 +11,13 @@ import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { roundHalfEven } from "../pipeline/round.js";
-import { loadCorpora, loadIdsFile, selectCases } from "./corpus.js";
+import { loadCorpora, loadIdsFile, selectCases, type EvalCase } from "./corpus.js";
 import { buildHeader, resolveOptions, type EvalOptions, type ResolvedEval } from "./plan.js";
 import { jsonlLine, resultLine } from "./records.js";
-import { renderReport, type ReportCase } from "./report.js";
+import { renderReport } from "./report.js";
 import { scoreException, scoreVerdict, type CaseScore } from "./score.js";
 import { openFileSink, writeFileAtomically } from "./sink.js";
-import { summarize, type EvalSummary } from "./summary.js";
+import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
 const WARMUP_TEXT = "Hello.";
 
@@ -103,7 +103,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const header = await beforeStart(buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served));
 
   const sink = await openFileSink(resolve(cwd, options.output));
-  const finished: ReportCase[] = [];
+  const finished: (EvalCase & ScoredCase)[] = [];
   try {
     await sink.write(jsonlLine(header));
     options.onHeader?.(header);
@@ -121,10 +121,10 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
       const elapsed = now() - started;
       const latencyMs = Number.isFinite(elapsed) && elapsed > 0 ? roundHalfEven(elapsed, 1) : 0;
       await sink.write(jsonlLine(resultLine(c, index, cases.length, score, latencyMs)));
-      finished.push({ case: c, score, latencyMs });
+      finished.push({ ...c, score, latencyMs });
       options.onProgress?.(index + 1, cases.length);
     }
-    const summary = summarize(finished.map(({ case: c, score, latencyMs }) => ({ ...c, score, latencyMs })));
+    const summary = summarize(finished);
     await sink.write(jsonlLine({ type: "complete", finished_at: clock().toISOString(), summary }));
     await sink.close();
     if (options.report) await writeFileAtomically(resolve(cwd, options.report), renderReport(header, summary, finished));

@@ -4,18 +4,13 @@ import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 
-interface LineSink {
-  write(line: string): Promise<void>;
-  /** Flushes to stable storage and closes; safe to call twice. */
-  close(): Promise<void>;
-}
-
-export async function openFileSink(path: string): Promise<LineSink> {
+/** A file opened for lines: `write` hands one line to the kernel; `close` flushes to stable storage and closes (safe twice). */
+export async function openFileSink(path: string) {
   await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, "w");
   let closed = false;
   return {
-    async write(line) {
+    async write(line: string) {
       await handle.write(line, null, "utf8");
     },
     async close() {

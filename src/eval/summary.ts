@@ -19,15 +19,14 @@ export type EvalSummary = ReturnType<typeof summarize>;
 
 function countKind(cases: readonly ScoredCase[], kind: CaseKind) {
   const mine = cases.filter((c) => c.kind === kind);
-  const blockedCell: Outcome = kind === "attack" ? "attack_blocked" : "benign_blocked";
-  const passedCell: Outcome = kind === "attack" ? "attack_passed" : "benign_passed";
+  const cell = (what: "blocked" | "passed") => mine.filter((c) => c.score.outcome === (`${kind}_${what}` satisfies Outcome)).length;
   const scored = mine.filter((c) => c.score.scored).length;
   return {
     total: mine.length,
     scored,
     unscored: mine.length - scored,
-    blocked: mine.filter((c) => c.score.outcome === blockedCell).length,
-    passed: mine.filter((c) => c.score.outcome === passedCell).length,
+    blocked: cell("blocked"),
+    passed: cell("passed"),
   };
 }
 

@@ -15,9 +15,6 @@ import type { PublishFs } from "../publish/fs.js";
 import { displayPath } from "../verify/shard-index.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "../verify/shard-pairs.js";
 
-/** One shard's pair as a caller names it: `MANIFEST:EXPORT`, or the two paths. */
-type ShardPairArgument = string | { readonly manifest: string; readonly export: string };
-
 /** Splits `MANIFEST:EXPORT` at its one colon (a path with a colon cannot be told apart); throws UsageError otherwise. */
 export function parseShardPairArgument(argument: string): { manifest: string; export: string } {
   const parts = argument.split(":");
@@ -35,8 +32,8 @@ export function parseShardPairArgument(argument: string): { manifest: string; ex
 export interface BuildShardIndexOptions {
   /** Where the index is written, atomically; an existing file there is replaced only when it is an index. */
   readonly out: string;
-  /** Every shard's pair, in any order. */
-  readonly pairs: readonly ShardPairArgument[];
+  /** Every shard's pair, in any order: `MANIFEST:EXPORT`, or the two paths. */
+  readonly pairs: readonly (string | { readonly manifest: string; readonly export: string })[];
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
   /** File system for the atomic write (tests inject faults here). */
@@ -58,10 +55,7 @@ export interface BuildShardIndexResult {
   readonly problems: ShardIndexProblem[];
 }
 
-/**
- * An existing file at `--out` is replaced only when it is an index itself, so a slip of the
- * argument cannot overwrite the input, a manifest or anything else.
- */
+/** An existing `--out` is replaced only when it is an index, so a slip of the argument cannot overwrite the input, a manifest or any other file. */
 async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
   const info = await lstat(indexPath).catch(() => null);
   if (info === null) return;

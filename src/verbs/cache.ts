@@ -58,16 +58,6 @@ export interface CachePruneOptions extends CacheStatsOptions {
   readonly clock?: () => Date;
 }
 
-/** What `cachePrune` did. */
-export interface CachePruneResult {
-  readonly path: string;
-  /** Entries removed (by age and identity, then by size). */
-  readonly removed: number;
-  readonly remaining: number;
-  /** Only with `maxBytes`: the file's bytes on disk after the prune (the database and its log). */
-  readonly size_bytes?: number;
-}
-
 const pathOf = (options: CacheStatsOptions): string => {
   if (typeof options.cache !== "string" || options.cache === "") throw new UsageError("--cache PATH is required");
   return resolve(options.cwd ?? process.cwd(), options.cache);
@@ -86,8 +76,9 @@ export function cacheStats(options: CacheStatsOptions): CacheStats {
 /**
  * `cache prune`: removes entries by age and/or identity from an existing cache file, then, with
  * `maxBytes`, the oldest until the file fits (so `--older-than` with `--max-bytes` does both).
+ * Returns the entries removed and remaining, and with `maxBytes` the file's `size_bytes` after it.
  */
-export function cachePrune(options: CachePruneOptions): CachePruneResult {
+export function cachePrune(options: CachePruneOptions) {
   if (options.olderThan === undefined && options.identity === undefined && options.maxBytes === undefined) {
     throw new UsageError("cache prune needs --older-than DURATION or --identity KEY (or both), or --max-bytes SIZE; nothing was removed");
   }

@@ -40,10 +40,7 @@ async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_IN
 export interface CheckTextOptions {
   /** The text itself (used as given), or a stream read bounded, as strict UTF-8 without BOM, one trailing newline dropped. */
   readonly input: string | Readable;
-  /**
-   * The pipeline, or a function that builds it once the input is read (so an empty input is
-   * reported before a bad pipeline setting, as the CLI does).
-   */
+  /** The pipeline, or a function building it once the input is read (so an empty input is refused before a bad pipeline setting). */
   readonly pipeline: Pick<SecurityPipeline, "check"> | (() => Pick<SecurityPipeline, "check"> | Promise<Pick<SecurityPipeline, "check">>);
   /** Most bytes read from a stream input (default MAX_CHECK_INPUT_BYTES). */
   readonly maxInputBytes?: number;
@@ -58,10 +55,7 @@ export interface CheckTextResult {
 /** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
   // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
-  const text =
-    typeof options.input === "string"
-      ? options.input
-      : (await readBoundedText(options.input, options.maxInputBytes ?? MAX_CHECK_INPUT_BYTES)).replace(/\r?\n$/, "");
+  const text = typeof options.input === "string" ? options.input : (await readBoundedText(options.input, options.maxInputBytes)).replace(/\r?\n$/, "");
   if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
   // A text of whitespace alone is refused the same way: there is nothing to screen, and a
   // canary call on it would be spent for a verdict that says nothing.

@@ -3,7 +3,6 @@
 import { resolveCanaryTimeout, TIMEOUT_ENV } from "../canary/timeout.js";
 import { runEval } from "../eval/run.js";
 import type { EvalOptions, RunHeader } from "../eval/plan.js";
-import type { EvalSummary } from "../eval/summary.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../eval/timeout-default.js";
 import { canaryPoolFromSettings, providerOptionsFromSettings, type PoolSettings, type ProviderSettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
@@ -25,18 +24,10 @@ export interface EvaluateOptions extends ProviderSettings, PoolSettings, Pick<Ev
   readonly io: VerbIo;
 }
 
-/** What an evaluation run found, and the header it wrote (null if it stopped before one). */
-export interface EvaluateResult {
-  readonly summary: EvalSummary;
-  readonly header: RunHeader | null;
-}
-
 /** The setting, else LITTLE_CANARY_TIMEOUT (validated like every verb's), else the harness's 10 s. */
 function evalTimeout(setting: number | undefined, env: VerbIo["env"]): number {
   if (setting !== undefined) return setting;
-  const raw = env[TIMEOUT_ENV];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_EVAL_TIMEOUT_SECONDS;
-  return resolveCanaryTimeout(undefined, env);
+  return env[TIMEOUT_ENV]?.trim() ? resolveCanaryTimeout(undefined, env) : DEFAULT_EVAL_TIMEOUT_SECONDS;
 }
 
 /** The `runEval` options the settings ask for, resolved once, apart from the signal and the callbacks. */
@@ -67,11 +58,11 @@ function evalPlan(options: EvaluateOptions): EvalOptions {
   });
 }
 
-/** Runs one evaluation: the run record (and report) written, the summary returned. */
-export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
+/** Runs one evaluation: the run record (and report) written; returns the summary and the header it wrote (null if it stopped before one). */
+export async function evaluate(options: EvaluateOptions) {
   const plan = evalPlan(options);
   const { reporter } = options.io;
-  let header: RunHeader | null = null;
+  let header = null as RunHeader | null;
   try {
     const summary = await runEval({
       ...plan,

@@ -22,10 +22,8 @@ export { IngestRefusedError } from "../ingest/files.js";
 /** Options of `ingest`: those of `ingestFiles`, with the canary's settings instead of a pipeline. */
 export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "reporter" | "unverifiedPipeline"> {
   /**
-   * The canary: its pipeline options, a function that gives them, or a command's settings. A
-   * function or settings are resolved after the targets, the policy and the allowlist, so that a
-   * run with several mistakes reports the same one as the CLI. `onDegraded` is ignored (a degraded
-   * record is held whatever it says).
+   * The canary: its pipeline options, a function giving them, or a command's settings (resolved after the targets, policy and
+   * allowlist, so a run with several mistakes reports the CLI's one). `onDegraded` is ignored: a degraded record is held.
    */
   readonly canary: SecurityPipelineOptions | (() => SecurityPipelineOptions) | { readonly settings: CanarySettings; readonly context: SettingsContext };
 }

@@ -38,13 +38,10 @@ function mirrorUrl(raw: string): string {
 /** Downloads a pinned model into the model cache, verified by its SHA-256 (returns the file and the model); throws ConfigError, UsageError or ModelPullError. */
 export async function modelPull(options: ModelPullOptions, reporter: ModelPullReporter = {}) {
   const model = pinnedModel(options.name);
-  const plan = Object.freeze({
+  const result = await pullModel({
     model,
     dir: modelCacheDir(options.env ?? process.env, options.modelDir, options.cwd ?? process.cwd()),
     ...(options.from !== undefined ? { url: mirrorUrl(options.from) } : {}),
-  });
-  const result = await pullModel({
-    ...plan,
     onProgress: (received, total) => reporter.progress?.(model, received, total),
     ...(options.signal ? { signal: options.signal } : {}),
   });

@@ -32,12 +32,6 @@ export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLim
   readonly signal?: AbortSignal;
 }
 
-/** What one `screen` found: the document's summary and the batch's exit code. */
-export interface ScreenResult {
-  readonly summary: BatchSummary;
-  readonly exitCode: 0 | 1 | 2;
-}
-
 /**
  * The one warning line a batch earns: the breaker opening, else items whose canary call found
  * the backend unreachable or timed out (the first such reason is named). Null when neither.
@@ -49,8 +43,8 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
   return first === null ? null : canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
 }
 
-/** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary. */
-export async function screen(options: ScreenOptions): Promise<ScreenResult> {
+/** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary and the batch's exit code. */
+export async function screen(options: ScreenOptions) {
   const { io } = options;
   const { reporter } = io;
   const built: { pipeline?: SecurityPipeline } = {};

@@ -1,8 +1,8 @@
 // `verify`: the library call behind `little-canary verify`, for one pair or a sharded run's index.
 // Refusals name the CLI's flags, since this is what the CLI calls; problems are data.
 import { UsageError } from "../core/errors.js";
-import { verifyShardIndex, type VerifyShardIndexResult } from "../verify/shard-index.js";
-import { verifyFiles, type VerifyFilesResult } from "../verify/verify-files.js";
+import { verifyShardIndex } from "../verify/shard-index.js";
+import { verifyFiles } from "../verify/verify-files.js";
 
 /** Options of `verify`: the pair's (`manifest`, ...) or the index's (`index`, ...), never both. */
 export interface VerifyVerbOptions {
@@ -22,13 +22,8 @@ export interface VerifyVerbOptions {
   readonly cwd?: string;
 }
 
-/** What `verify` checked, and what it found. */
-export type VerifyVerbResult =
-  | { readonly kind: "pair"; readonly result: VerifyFilesResult }
-  | { readonly kind: "index"; readonly result: VerifyShardIndexResult };
-
 /** Verifies one pair or a sharded run's index (see `verifyFiles` and `verifyShardIndex`); refuses (UsageError) options that mix a pair's and an index's. */
-export async function verify(options: VerifyVerbOptions): Promise<VerifyVerbResult> {
+export async function verify(options: VerifyVerbOptions) {
   if (options.index !== undefined || options.expectIndexSha256 !== undefined) {
     // Never silently ignored: an index run does not apply it to the pairs it lists.
     if (options.refuseAllowlisted === true) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");
@@ -37,7 +32,7 @@ export async function verify(options: VerifyVerbOptions): Promise<VerifyVerbResu
       throw new UsageError("--index checks every pair it lists: do not combine it with --manifest, --export or --expect-manifest-sha256");
     }
     return {
-      kind: "index",
+      kind: "index" as const,
       result: await verifyShardIndex({ index: options.index, expectIndexSha256: options.expectIndexSha256 ?? null, cwd: options.cwd ?? process.cwd() }),
     };
   }
@@ -50,5 +45,5 @@ export async function verify(options: VerifyVerbOptions): Promise<VerifyVerbResu
     cwd: options.cwd ?? process.cwd(),
     refuseAllowlisted: options.refuseAllowlisted === true,
   });
-  return { kind: "pair", result };
+  return { kind: "pair" as const, result };
 }
