@@ -137,7 +137,7 @@ function locateReasons(
 function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocation[] {
   if (encoded.wholeDecoded === undefined) return [mapViewSpan(maps.identity, encoded.start, encoded.end)];
   const decodedMaps = new TextMaps(encoded.wholeDecoded, PLAIN_ASCII.test(encoded.wholeDecoded));
-  const n = maps.length;
+  const n = maps.identity.length;
   const spans: MatchLocation[] = [];
   for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
     for (const l of ruleLocations(label, decodedMaps)) {

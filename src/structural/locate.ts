@@ -63,14 +63,9 @@ export class TextMaps {
     return this.#script;
   }
 
-  /** Code points of the text. */
-  get length(): number {
-    return this.identity.length;
-  }
-
   /** The whole text as one location. */
   get whole(): MatchLocation {
-    return { start: 0, end: this.length };
+    return { start: 0, end: this.identity.length };
   }
 }
 
