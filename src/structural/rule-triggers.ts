@@ -263,13 +263,6 @@ const digitAt = (text: string, i: number): number => {
   return code < 128 ? (DIGIT[code] as number) : 0;
 };
 
-/** A word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text. */
-function startKey(start: string): number {
-  let key = 0;
-  for (let i = 0; i < start.length; i++) key = key * 38 + digitAt(start, i);
-  return key;
-}
-
 /** Keys of a start of up to WORD_KEY_LENGTH characters are below this. */
 const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
 
@@ -308,6 +301,8 @@ export class RuleTriggers {
         const fingerprint = expressionFingerprint(re);
         return this.stored[k]?.startsWith(`${fingerprint} `) ? JSON.parse(this.stored[k].slice(fingerprint.length + 1)) : ruleTrigger(re);
       });
+      // Each word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text.
+      const startKey = (start: string): number => [...start].reduce((key, _c, i) => key * 38 + digitAt(start, i), 0);
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }
