@@ -20,7 +20,7 @@ export interface PatternRule {
   readonly severity?: number;
   /**
    * The rule is about quoting itself (it matches the reply repeating an injected line as its
-   * own), so a match inside a quotation still counts; see `isQuotedOrRefused`.
+   * own), so a match inside a quotation still counts; see `isMentioned`.
    */
   readonly quotesCount?: boolean;
 }
@@ -89,7 +89,7 @@ export function runRules(category: SignalCategory, rules: readonly PatternRule[]
 const MAX_CONTEXT_CHECKS = 32;
 
 /**
- * Index of the first match not cancelled by the rule's veto or its context (isQuotedOrRefused).
+ * Index of the first match not cancelled by the rule's veto or its context (isMentioned, isRefused).
  * After a veto the search resumes past the vetoed sentence, so each sentence is judged once and a
  * hostile reply cannot hide a hit behind many vetoed ones; after a context cancel it resumes past
  * the match, and after MAX_CONTEXT_CHECKS of them a match counts whatever its context.
@@ -110,7 +110,8 @@ function firstUnvetoedMatch(rule: PatternRule, text: string): number | undefined
         continue;
       }
     }
-    if (rule.quotesCount === true || contextChecks >= MAX_CONTEXT_CHECKS || !isQuotedOrRefused(text, match.index, end)) return match.index;
+    const cancelled = rule.quotesCount !== true && contextChecks < MAX_CONTEXT_CHECKS && (isMentioned(text, match.index, end) || isRefused(text, match.index));
+    if (!cancelled) return match.index;
     contextChecks++;
     re.lastIndex = Math.max(end, match.index + 1);
   }
@@ -180,9 +181,4 @@ function isRefused(text: string, start: number): boolean {
   const clause = text.slice(from, start);
   const refusal = REFUSER.exec(clause);
   return refusal !== null && !SCOPE_TURN.test(clause.slice(refusal.index + refusal[0].length));
-}
-
-/** A match the reply mentions (quoted after a reporting word) or refuses (after "I won't" in its clause). */
-function isQuotedOrRefused(text: string, start: number, end: number): boolean {
-  return isMentioned(text, start, end) || isRefused(text, start);
 }

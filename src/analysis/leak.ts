@@ -52,8 +52,7 @@ export function deriveLeakFragments(systemPrompt: string): LeakFragment[] {
     if (seen.has(clause)) continue;
     seen.add(clause);
     // Every run of NGRAM words with enough content words; the whole clause when there is none.
-    const grams = Array.from({ length: tokens.length - NGRAM + 1 }, (_, start) => tokens.slice(start, start + NGRAM));
-    const triggers = grams.filter((gram) => contentCount(gram) >= MIN_CONTENT_WORDS).map((gram) => gram.join(" "));
+    const triggers = [...runsOf(tokens, NGRAM)].filter((gram) => contentCount(gram.split(" ")) >= MIN_CONTENT_WORDS);
     fragments.push({ clause, triggers: triggers.length > 0 ? triggers : [clause] });
   }
   return fragments;

@@ -4,8 +4,6 @@
 import type { AnalysisResult, Signal } from "./types.js";
 import { HARD_BLOCK_CATEGORIES, SIGNAL_CATEGORY_ORDER, categoryWeight } from "./signals.js";
 
-const NO_SIGNALS_SUMMARY = "No behavioral anomalies detected.";
-
 /** The verdict fields of an analysis of scored signals, with a risk always measured. */
 type Score = Pick<AnalysisResult, "shouldBlock" | "hardBlocked" | "summary"> & { readonly riskScore: number };
 
@@ -41,7 +39,7 @@ export function unmeasured(
 
 export function scoreSignals(signals: readonly Signal[], blockThreshold: number): Score {
   if (signals.length === 0) {
-    return { riskScore: 0, shouldBlock: false, hardBlocked: false, summary: NO_SIGNALS_SUMMARY };
+    return { riskScore: 0, shouldBlock: false, hardBlocked: false, summary: "No behavioral anomalies detected." };
   }
   const hard = signals.filter((signal) => HARD_BLOCK_CATEGORIES.has(signal.category));
   if (hard.length > 0) {

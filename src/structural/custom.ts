@@ -30,15 +30,12 @@ export function compileCustomPatterns(
     if (typeof reason !== "string" || reason.length === 0) {
       throw new UsageError(`customPatterns[${index}].reason must be a non-empty string`);
     }
-    if (pattern instanceof RegExp) {
-      compiled.push({ re: new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "")), reason });
-      return;
-    }
-    if (typeof pattern !== "string") {
+    if (typeof pattern !== "string" && !(pattern instanceof RegExp)) {
       throw new UsageError(`customPatterns[${index}].pattern must be a string or a RegExp`);
     }
     try {
-      compiled.push({ re: new RegExp(pattern), reason });
+      // Only a string can fail to compile: a RegExp's own source is valid under its flags less g/y.
+      compiled.push({ re: typeof pattern === "string" ? new RegExp(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "")), reason });
     } catch (err) {
       const detail = err instanceof Error ? err.message : "invalid regular expression";
       onWarning(`customPatterns[${index}] skipped: ${detail}`);

@@ -104,12 +104,6 @@ function ruleHits(k: number, views: ReturnType<typeof viewsOf>, includeEncoding:
   return (includeEncoding || scope !== "encoding") && SCOPE_VIEWS[scope].some((name) => views[name]?.hits(k) === true);
 }
 
-/** Whether decoded text holds an injection: the main rule set minus the visible-encoding rows. */
-function decodedIsInjection(decoded: string): boolean {
-  const views = viewsOf(decoded);
-  return BUILTIN_RULES.some((_r, k) => ruleHits(k, views, false));
-}
-
 const NO_MATCHES: readonly StructuralMatch[] = Object.freeze([]);
 
 /**
@@ -143,7 +137,7 @@ function locateReasons(
 function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocation[] {
   if (encoded.wholeDecoded === undefined) return [mapViewSpan(maps.identity, encoded.start, encoded.end)];
   const decodedMaps = new TextMaps(encoded.wholeDecoded, PLAIN_ASCII.test(encoded.wholeDecoded));
-  const n = maps.length;
+  const n = maps.identity.length;
   const spans: MatchLocation[] = [];
   for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
     for (const l of ruleLocations(label, decodedMaps)) {
@@ -151,13 +145,6 @@ function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocatio
     }
   }
   return spans.length > 0 ? spans : [maps.whole];
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (value instanceof Uint8Array) return value.constructor.name;
-  return typeof value;
 }
 
 /** The structural filter: the in-process first layer of screening (no model, no network). */
@@ -190,7 +177,9 @@ export class StructuralFilter {
   /** Runs every check in order (length, control characters, invisible Unicode, rules, custom patterns, decode-then-recheck). */
   check(text: string): FilterResult {
     if (typeof text !== "string") {
-      throw new TypeError(`text must be a string, got ${typeName(text)}`);
+      const value: unknown = text;
+      const type = value === null ? "null" : Array.isArray(value) ? "array" : value instanceof Uint8Array ? value.constructor.name : typeof value;
+      throw new TypeError(`text must be a string, got ${type}`);
     }
     const reasons: string[] = [];
     // Where each reason matched, as far as the check itself knows; rule and custom-pattern
@@ -224,7 +213,11 @@ export class StructuralFilter {
     }
     reasons.push(...ruleReasons, ...customHits.map((c) => c.reason));
 
-    const encoded = locateEncodedInjection(text, decodedIsInjection);
+    // A decoded payload is an injection when a rule other than the visible-encoding rows hits it.
+    const encoded = locateEncodedInjection(text, (decoded) => {
+      const decodedViews = viewsOf(decoded);
+      return BUILTIN_RULES.some((_r, k) => ruleHits(k, decodedViews, false));
+    });
     if (encoded !== null) reasons.push(encoded === "budget" ? L.ENCODING_BUDGET : L.encodedReason(encoded.kind));
     const payload = encoded === "budget" ? null : encoded;
 

@@ -5,7 +5,7 @@
 // only for a text with reasons, bounded to MAX_LOCATIONS_PER_REASON per reason, found by the same
 // bounded match enumeration the rules use.
 
-import { explainReason } from "./explanations.js";
+import { explainReason } from "./labels.js";
 import { type CodePointSpan, identityView, type MappedView, mappedDeobfuscatedView, mappedFoldedView, mappedScriptView, mapViewSpan } from "./normalize.js";
 import { SCOPE_VIEWS } from "./rule.js";
 import { BUILTIN_RULES, ruleSpans } from "./rules.js";
@@ -20,7 +20,7 @@ export type MatchLocation = CodePointSpan;
 export interface StructuralMatch {
   /** The reason label, as in `reasons`. */
   readonly reason: string;
-  /** One fixed sentence saying what the rule looks for (explanations.ts). */
+  /** One fixed sentence saying what the rule looks for (labels.ts). */
   readonly explanation: string;
   /** 1 to MAX_LOCATIONS_PER_REASON locations, in text order of discovery. */
   readonly locations: readonly MatchLocation[];
@@ -63,14 +63,9 @@ export class TextMaps {
     return this.#script;
   }
 
-  /** Code points of the text. */
-  get length(): number {
-    return this.identity.length;
-  }
-
   /** The whole text as one location. */
   get whole(): MatchLocation {
-    return { start: 0, end: this.length };
+    return { start: 0, end: this.identity.length };
   }
 }
 

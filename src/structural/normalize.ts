@@ -13,22 +13,17 @@ const INVISIBLE =
   /[\p{Cf}\u034F\u115F\u1160\u180B-\u180F\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/gu;
 const COMBINING_MARK = /\p{Mn}/gu;
 
-/** Text with invisible characters removed. */
-function stripInvisible(text: string): string {
-  return text.replace(INVISIBLE, "");
-}
+/** Compatibility forms decomposed (NFKD), combining marks dropped and look-alike letters folded to ASCII. */
+const fold = (text: string): string => foldConfusables(text.normalize("NFKD").replace(COMBINING_MARK, ""));
 
-/**
- * The main matching view: invisible characters removed, compatibility forms decomposed (NFKD),
- * combining marks dropped (so "ïgnörë" reads "ignore") and look-alike letters folded to ASCII.
- */
+/** The main matching view: invisible characters removed, then folded (so "ïgnörë" reads "ignore"). */
 export function foldedView(text: string): string {
-  return foldConfusables(stripInvisible(text).normalize("NFKD").replace(COMBINING_MARK, ""));
+  return fold(text.replace(INVISIBLE, ""));
 }
 
 /** Invisible characters removed and NFKC applied, scripts kept: for non-Latin-language rules. */
 export function scriptView(text: string): string {
-  return stripInvisible(text).normalize("NFKC");
+  return text.replace(INVISIBLE, "").normalize("NFKC");
 }
 
 // Each leet digit or symbol and the letter it stands for; others (2, 6, 8, 9) are kept.
@@ -185,7 +180,7 @@ function chunkedView(text: string, expected: string, transform: (chunk: string) 
 
 /** foldedView(text) with its offset map. */
 export function mappedFoldedView(text: string): MappedView {
-  return chunkedView(text, foldedView(text), (chunk) => foldConfusables(chunk.normalize("NFKD").replace(COMBINING_MARK, "")));
+  return chunkedView(text, foldedView(text), fold);
 }
 
 /** scriptView(text) with its offset map. */

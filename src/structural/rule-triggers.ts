@@ -50,6 +50,8 @@ class NoTrigger extends Error {}
 
 /** What follows "(" in a group that is not a plain capture: non-capturing, look-around, or a name. */
 const GROUP_KIND = /\?(?::|[=!]|<[=!]|<[^>]*>)/y;
+/** The repeat bounds `[min, max]` of the one-character quantifiers. */
+const SIMPLE_QUANTIFIERS: Record<string, readonly [number, number]> = { "*": [0, Number.POSITIVE_INFINITY], "+": [1, Number.POSITIVE_INFINITY], "?": [0, 1] };
 
 /** Parses `source` (as the RegExp constructor received it; `unicode`: the u or v flag) into the node tree above. */
 function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
@@ -143,24 +145,21 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     return { t: "char", c: e };
   };
   const parseQuantifier = (atom: Node): Node => {
-    const ch = source[i];
-    let min: number;
-    let max: number;
-    if (ch === "*") [min, max] = [0, Number.POSITIVE_INFINITY];
-    else if (ch === "+") [min, max] = [1, Number.POSITIVE_INFINITY];
-    else if (ch === "?") [min, max] = [0, 1];
-    else if (ch === "{") {
+    const ch = source[i] ?? "";
+    let bounds = SIMPLE_QUANTIFIERS[ch];
+    if (ch === "{") {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i, i + 24));
       if (m === null) throw new NoTrigger("brace");
-      min = Number(m[1]);
-      max = m[2] === undefined ? min : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3]);
+      const min = Number(m[1]);
+      bounds = [min, m[2] === undefined ? min : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3])];
       i += m[0].length - 1;
-    } else return atom;
+    }
+    if (bounds === undefined) return atom;
     i++;
     if (source[i] === "?") i++; // lazy: same language
     // A quantified assertion (only a look-ahead may be, outside the u flag) may be skipped: it anchors nothing.
     if (atom.t === "boundary" || atom.t === "zero") return { t: "zero" };
-    return { t: "repeat", body: [atom], min, max };
+    return { t: "repeat", body: [atom], min: bounds[0], max: bounds[1] };
   };
   const top = alternatives();
   if (i !== source.length) throw new NoTrigger("unbalanced parenthesis");
@@ -264,13 +263,6 @@ const digitAt = (text: string, i: number): number => {
   return code < 128 ? (DIGIT[code] as number) : 0;
 };
 
-/** A word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text. */
-function startKey(start: string): number {
-  let key = 0;
-  for (let i = 0; i < start.length; i++) key = key * 38 + digitAt(start, i);
-  return key;
-}
-
 /** Keys of a start of up to WORD_KEY_LENGTH characters are below this. */
 const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
 
@@ -309,6 +301,8 @@ export class RuleTriggers {
         const fingerprint = expressionFingerprint(re);
         return this.stored[k]?.startsWith(`${fingerprint} `) ? JSON.parse(this.stored[k].slice(fingerprint.length + 1)) : ruleTrigger(re);
       });
+      // Each word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text.
+      const startKey = (start: string): number => [...start].reduce((key, _c, i) => key * 38 + digitAt(start, i), 0);
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       this.#triggers = triggers;
     }

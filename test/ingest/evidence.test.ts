@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { IngestManifest } from "../../src/documents/schemas.js";
 import { canaryNumCtxForPolicy, ingestFiles, type IngestFilesOptions } from "../../src/ingest/files.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import * as R from "../../src/structural/labels.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

@@ -5,7 +5,7 @@ import { cacheIdentity, CACHE_IDENTITY_FORMAT, pipelineIdentity } from "../../sr
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
 import { VerdictJsonSchema, VerdictWireSchema } from "../../src/documents/verdict-schema.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import * as R from "../../src/structural/labels.js";
 import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/publish-fixtures.js";

@@ -9,7 +9,7 @@ import AjvModule from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { materialSha256 } from "../../src/documents/material-hash.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import * as R from "../../src/structural/labels.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

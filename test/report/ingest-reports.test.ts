@@ -9,7 +9,7 @@ import addFormatsModule from "ajv-formats";
 import { XMLParser } from "fast-xml-parser";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/hash.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import * as R from "../../src/structural/labels.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";

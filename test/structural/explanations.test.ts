@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 
 describe("every structural reason has a one-line explanation", () => {
   it("every string label exported by labels.ts has its own explanation", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { StructuralFilter } from "../../src/structural/filter.js";
 import * as L from "../../src/structural/labels.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 
 const filter = new StructuralFilter();
 const reasons = (text: string): readonly string[] => filter.check(text).reasons;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { StructuralFilter } from "../../src/structural/filter.js";
 import * as R from "../../src/structural/labels.js";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import { MAX_LOCATIONS_PER_REASON } from "../../src/structural/locate.js";
 
 const filter = new StructuralFilter();

@@ -1,7 +1,7 @@
 // Role-play jailbreak shapes added in rules version 4 (issue 30), each with the ordinary role-play
 // and prose it must leave alone. Sentences written for this test, not taken from any corpus.
 import { describe, expect, it } from "vitest";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import { StructuralFilter } from "../../src/structural/filter.js";
 import * as L from "../../src/structural/labels.js";
 

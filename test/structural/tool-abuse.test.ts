@@ -4,7 +4,7 @@
 // (ordinary mail, invoices, READMEs, code that sends files, security prose that quotes a request)
 // stay admitted. Sentences written for this test, not taken from any corpus.
 import { describe, expect, it } from "vitest";
-import { explainReason } from "../../src/structural/explanations.js";
+import { explainReason } from "../../src/structural/labels.js";
 import { StructuralFilter } from "../../src/structural/filter.js";
 import * as L from "../../src/structural/labels.js";
 
