@@ -10,7 +10,7 @@ import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import type { DegradedPolicy } from "../canary/pipeline-options.js";
 import { isGenuineVerdict } from "../pipeline/verdict.js";
-import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV, type HostClassification } from "./classify.js";
+import { classifyForHost, parseFailureMode, unscreenedForHost, FAILURE_MODE_ENV } from "./classify.js";
 
 /** What the guardrail can screen with: a SecurityPipeline, anything with `check`, or a function. */
 export type GuardrailChecker =
@@ -114,11 +114,6 @@ function errorName(error: unknown): string {
 
 const COVERAGE = { deny: "unsafe", warn: "flagged", allow: "safe" } as const;
 
-function coverageOf(outcome: HostClassification, degraded: boolean): GuardrailCoverage {
-  if (outcome.decision === "unscreened") return degraded ? "degraded" : "unexercised";
-  return COVERAGE[outcome.decision];
-}
-
 /**
  * Builds the input guardrail around `pipeline` (a SecurityPipeline, or any checker returning a
  * genuine PipelineVerdict). Throws UsageError for an invalid policy and TypeError for a checker
@@ -142,55 +137,41 @@ export function littleCanaryInputGuardrail(pipeline: GuardrailChecker, options: 
     return { tripwireTriggered: result.tripwire_triggered, outputInfo: result };
   }
 
-  /** The info of one input's user text: its verdict's, or why it has none. */
+  /**
+   * The info of one input's user text: its verdict's, or why it has none (no user text, so the
+   * checker was not called; or the checker failed, `error` its class name).
+   */
   async function screen(text: string): Promise<LittleCanaryGuardrailInfo> {
-    if (text === "") return notScreened(null, 0);
-    let verdict: unknown;
-    try {
-      verdict = await check(text);
-    } catch (caught) {
-      return notScreened(errorName(caught), codePointLength(text));
+    let verdict: unknown = null;
+    let error: string | null = null;
+    if (text !== "") {
+      try {
+        verdict = await check(text);
+        if (!isGenuineVerdict(verdict)) error = "TypeError";
+      } catch (caught) {
+        error = errorName(caught);
+      }
     }
-    if (!isGenuineVerdict(verdict)) return notScreened("TypeError", codePointLength(text));
-    const wire = verdict.toDict();
-    return finish(classifyForHost(wire, { failureMode }), {
-      safe: wire.safe,
-      degraded: wire.degraded,
-      canary_status: wire.canary_status,
-      analysis_method: wire.analysis_method,
-      analysis_status: wire.analysis_status,
-      risk_score: wire.canary_risk_score,
-      signals: [...wire.advisory.signals],
-      summary: wire.summary,
-      error: null,
+    const wire = isGenuineVerdict(verdict) ? verdict.toDict() : null;
+    const failed = error !== null;
+    const outcome = wire ? classifyForHost(wire, { failureMode }) : unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode });
+    const degraded = wire ? wire.degraded : failed;
+    const coverage: GuardrailCoverage = outcome.decision === "unscreened" ? (degraded ? "degraded" : "unexercised") : COVERAGE[outcome.decision];
+    return Object.freeze({
+      coverage,
+      tripwire_triggered: outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe"),
+      policy,
+      safe: wire ? wire.safe : null,
+      degraded,
+      canary_status: wire ? wire.canary_status : failed ? "failed" : null,
+      analysis_method: wire ? wire.analysis_method : failed ? "none" : null,
+      analysis_status: wire ? wire.analysis_status : failed ? "failed" : null,
+      risk_score: wire ? wire.canary_risk_score : null,
+      signals: Object.freeze(wire ? [...wire.advisory.signals] : []),
+      summary: wire ? wire.summary : failed ? CHECKER_FAILED_SUMMARY : NOTHING_TO_SCREEN_SUMMARY,
+      error,
       screened_chars: codePointLength(text),
     });
-  }
-
-  /** The info of an input the checker was not called for (no user text, `error` null) or failed on (`error` its class name). */
-  function notScreened(error: string | null, screenedChars: number): LittleCanaryGuardrailInfo {
-    const failed = error !== null;
-    return finish(unscreenedForHost(failed ? "checker failed" : "no user text", { failureMode }), {
-      safe: null,
-      degraded: failed,
-      canary_status: failed ? "failed" : null,
-      analysis_method: failed ? "none" : null,
-      analysis_status: failed ? "failed" : null,
-      risk_score: null,
-      signals: [],
-      summary: failed ? CHECKER_FAILED_SUMMARY : NOTHING_TO_SCREEN_SUMMARY,
-      error,
-      screened_chars: screenedChars,
-    });
-  }
-
-  function finish(
-    outcome: HostClassification,
-    fields: Omit<LittleCanaryGuardrailInfo, "coverage" | "tripwire_triggered" | "policy">,
-  ): LittleCanaryGuardrailInfo {
-    const coverage = coverageOf(outcome, fields.degraded);
-    const tripwire = outcome.decision === "deny" || (policy === "fail_closed" && coverage !== "safe");
-    return Object.freeze({ coverage, tripwire_triggered: tripwire, policy, ...fields, signals: Object.freeze([...fields.signals]) });
   }
 
   return Object.freeze({ name: options.name ?? "little_canary", runInParallel: false as const, execute });

@@ -6,14 +6,9 @@ export function roundHalfEven(value: number, places: number): number {
   const factor = 10 ** places;
   const scaled = value * factor;
   const floor = Math.floor(scaled);
-  const diff = scaled - floor;
   // Treat values within float noise of .5 as exact ties only when the decimal text says so.
-  let rounded: number;
-  if (Math.abs(diff - 0.5) < 1e-9 && isDecimalTie(value, places)) {
-    rounded = floor % 2 === 0 ? floor : floor + 1;
-  } else {
-    rounded = Math.round(scaled);
-  }
+  const tie = Math.abs(scaled - floor - 0.5) < 1e-9 && isDecimalTie(value, places);
+  const rounded = tie ? floor + (floor % 2 === 0 ? 0 : 1) : Math.round(scaled);
   const result = rounded / factor;
   return Object.is(result, -0) ? 0 : result;
 }

@@ -7,15 +7,13 @@ import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { UsageError } from "../core/errors.js";
-import { resolveQueryScreen, screenAtQueryTime, type QueryScreenOptions, type QueryScreenPlan } from "./screen-documents.js";
-import { screenDocumentRecords, type DocumentFields, type ScreenDocumentsOptions, type ScreenedFields } from "./screen-documents.js";
-import type { HeldDocument, SourceFields } from "./screen-documents.js";
+import { resolveQueryScreen, screenAtQueryTime, screenDocumentRecords, type QueryScreenOptions, type QueryScreenPlan } from "./screen-documents.js";
+import type { DocumentFields, HeldDocument, ScreenDocumentsOptions, ScreenedFields, SourceFields } from "./screen-documents.js";
 import { admittedLoader, type AdmittedDocument, type VerifiedExportOptions } from "./verified-export.js";
 
 export { ExportVerificationError, PROVENANCE_KEY, PROVENANCE_PREFIX, type Provenance, type VerifiedExportOptions } from "./verified-export.js";
-export type { DocumentHoldReason, HeldDocument, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
-export { flattenMetadata, MAX_METADATA_DEPTH } from "./flatten-metadata.js";
-export { HOLD_REASONS_KEY, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenOptions, type QueryScreenState } from "./screen-documents.js";
+export { flattenMetadata, HOLD_REASONS_KEY, MAX_METADATA_DEPTH, SCREEN_STATE_KEY, type HeldHandling, type QueryScreenState } from "./screen-documents.js";
+export type { DocumentHoldReason, HeldDocument, QueryScreenOptions, ScreenDocumentsOptions, SourceFields } from "./screen-documents.js";
 
 /**
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent` is

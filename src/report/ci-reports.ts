@@ -56,16 +56,6 @@ async function opened<T>(flag: string, path: string, create: () => Promise<T>): 
   }
 }
 
-/** Writes a report file atomically; a failure names the flag, the file and the system's code. */
-async function written(flag: string, path: string, data: Parameters<typeof writeFileAtomic>[1]): Promise<void> {
-  try {
-    await writeFileAtomic(path, data);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : "error");
-    throw new LittleCanaryError("io", `${flag}: could not write the report ${displayText(path)} (${code})`, { cause: error });
-  }
-}
-
 /** True when at least one report was asked for. */
 export function wantsReports(options: CiReportOptions | undefined): boolean {
   return options !== undefined && (options.sarif != null || options.junit != null || options.github != null);
@@ -136,7 +126,12 @@ export class CiReports {
     const run = { total: facts.total, properties: { command: facts.command, ...facts.properties }, startedAt: this.startedAt, endedAt: this.clock() };
     for (const { flag, path, format, entries } of this.files) {
       await entries.seal();
-      await written(flag, path, await frameDocument(format.frame(run), entries));
+      const document = await frameDocument(format.frame(run), entries);
+      // Written atomically; a failure names the flag, the file and the system's code.
+      await writeFileAtomic(path, document).catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : "error");
+        throw new LittleCanaryError("io", `${flag}: could not write the report ${displayText(path)} (${code})`, { cause: error });
+      });
     }
     if (this.github !== null) {
       this.github.finish();

@@ -2,8 +2,7 @@
 // JSONL reader) and the count and total-size limits are enforced before any check
 // runs. Any problem refuses the whole batch with a message that names the rule, never the text.
 import { LittleCanaryError } from "../core/errors.js";
-import type { ReaderLimits } from "../documents/reader-limits.js";
-import { DEFAULT_READER_LIMITS, validateReaderLimits } from "../documents/reader-limits.js";
+import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
 import { admitInMemoryInputs } from "../jsonl/admit.js";
 import type { RawRecord } from "../jsonl/record.js";
 

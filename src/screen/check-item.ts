@@ -1,4 +1,4 @@
-// One item's check, the single copy, run by the one screen path (screen-stream.ts): the item's
+// One item's check, the single copy, run by the one screen path (screen-batch.ts): the item's
 // provenance (never its text), then the pipeline's verdict and batch state, or `degraded` with a
 // stable error name when the check failed or the circuit breaker stopped canary calls.
 //

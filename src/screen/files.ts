@@ -2,7 +2,7 @@
 // behind `little-canary screen`, in memory bounded by the concurrency, never by the batch's size.
 // 1. The whole input is read strictly, keeping only its size and SHA-256 (a stream is copied to
 //    a scratch file, since it cannot be read twice); a refused batch throws before any check.
-// 2. It is read again and its items fed to the one screen path (screen-stream.ts), each finished
+// 2. It is read again and its items fed to the one screen path (screen-batch.ts), each finished
 //    item spooled; the second read must hash to the first's: what was admitted is what was checked.
 // 3. The document is framed around the spooled items and copied to `output`: the same bytes as
 //    the in-memory `serializeBatch(screenBatch(…))`. Scratch files are removed whatever happens.
@@ -23,16 +23,14 @@ import { type ReadOptions, recordBatches, type ScanOutcome, scanRecords } from "
 import type { RawRecord } from "../jsonl/record.js";
 import { refusalInInput } from "../jsonl/refusal-text.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
-import { isGenuinePipeline } from "../pipeline/pipeline.js";
-import type { SecurityPipeline } from "../pipeline/pipeline.js";
+import { isGenuinePipeline, type SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { ArraySpool, frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
 import { batchStateOfJson, type ItemVerdictCache } from "./check-item.js";
-import { screenStream } from "./screen-stream.js";
-import type { BatchSummary } from "./screen-stream.js";
+import { screenStream, type BatchSummary } from "./screen-batch.js";
 import { displayText } from "../core/display-text.js";
 
 /** The batch input was refused (a reader limit, a malformed record) or the run was interrupted. */

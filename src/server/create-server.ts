@@ -7,7 +7,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
-import { pendingHealthReport } from "../pipeline/health.js";
+import { pendingHealthReport, type HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/check-item.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
@@ -15,9 +15,7 @@ import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
 import { loggedCoverage, loggedMethod, loggedRoute, silentLog, type AccessLog, type AccessLogEntry, type ServerLog } from "./access-log.js";
 import { admitCaller, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
 import { checkHeaders, headFromRaw, isReply, parseCheckBody, parseRawHead, parseScreenBody, routeMethod, routeRequest, type RawHead } from "./check-request.js";
-import { CheckQueue } from "./check-queue.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
-import { DEFAULT_STALE_WAIT_MS, HealthCache } from "./health-cache.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -30,6 +28,166 @@ import {
   RETRY_AFTER_SECONDS,
 } from "./limits.js";
 import { readUntilSettled } from "../core/read-until-settled.js";
+import { orAbort } from "../core/or-abort.js";
+
+type Admission<T> =
+  | { readonly kind: "done"; readonly value: T }
+  | { readonly kind: "failed"; readonly error: unknown }
+  | { readonly kind: "full" }
+  | { readonly kind: "cancelled" };
+
+/**
+ * A bounded gate in front of the pipeline, so a burst cannot exhaust memory or the backend: at most
+ * `maxConcurrent` checks run and `maxQueue` wait in arrival order; beyond that a request is told at
+ * once that the server is busy. A waiter whose client left is dropped before it costs a call.
+ */
+class CheckQueue {
+  #active = 0;
+  /** Each waiter's start, in arrival order. */
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(
+    readonly maxConcurrent: number,
+    readonly maxQueue: number,
+  ) {}
+
+  /** Checks running and waiting, and the limits (`/health` reports them as `queue`). */
+  state() {
+    return { active: this.#active, queued: this.#waiting.length, max_concurrent: this.maxConcurrent, max_queue: this.maxQueue };
+  }
+
+  /**
+   * Runs `task` when a slot is free. `abandoned` resolves if the client goes away; a task that has
+   * not started by then is skipped ("cancelled"), one that has started runs to completion.
+   */
+  async run<T>(task: () => Promise<T>, abandoned?: Promise<void>): Promise<Admission<T>> {
+    if (this.#active >= this.maxConcurrent) {
+      if (this.#waiting.length >= this.maxQueue) return { kind: "full" };
+      const started = await new Promise<boolean>((resolve) => {
+        const start = (): void => resolve(true);
+        this.#waiting.push(start);
+        void abandoned?.then(() => {
+          const index = this.#waiting.indexOf(start);
+          if (index >= 0) {
+            this.#waiting.splice(index, 1);
+            resolve(false);
+          }
+        });
+      });
+      if (!started) return { kind: "cancelled" };
+    } else {
+      this.#active++;
+    }
+    try {
+      return { kind: "done", value: await task() };
+    } catch (error) {
+      return { kind: "failed", error };
+    } finally {
+      this.#release();
+    }
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    // The slot passes straight to the next waiter, so `active` never dips and lets a newcomer
+    // overtake someone who queued earlier.
+    if (next) next();
+    else this.#active--;
+  }
+}
+
+interface CachedHealth {
+  /**
+   * The readiness result, taken less than `ttlMs` ago; null before the first one exists or when
+   * the last one is older than the reuse window (see `stale`).
+   */
+  readonly report: HealthReport | null;
+  /** Milliseconds since the last result's check started, or null before the first one. */
+  readonly ageMs: number | null;
+  /** True when a result exists but is older than the reuse window and no fresher one came in time. */
+  readonly stale: boolean;
+}
+
+/** How long `/health` waits for a refresh of a result older than its reuse window. */
+const DEFAULT_STALE_WAIT_MS = 250;
+
+interface HealthCacheOptions {
+  /** Monotonic clock in milliseconds (tests). */
+  readonly now?: () => number;
+  /** Upper bound of the wait for a refresh when the cached result is too old (default 250 ms). */
+  readonly staleWaitMs?: number;
+}
+
+/**
+ * Readiness for `/health` without a long wait on the canary backend (a hanging probe must not make
+ * the service look dead). The pipeline's health check runs at most once at a time; a result is
+ * reused for `ttlMs` from when its check started, refreshed in the background at half that age.
+ * An older result is never served as current: the caller waits up to `staleWaitMs` for the
+ * refresh, else the report says stale and not ready. Before the first result it is never ready.
+ */
+export class HealthCache {
+  readonly #pipeline: SecurityPipeline;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #staleWaitMs: number;
+  #report: HealthReport | null = null;
+  #takenAt = 0;
+  #inFlight: Promise<HealthReport> | null = null;
+
+  constructor(pipeline: SecurityPipeline, ttlMs: number, options: HealthCacheOptions = {}) {
+    this.#pipeline = pipeline;
+    this.#ttlMs = ttlMs;
+    this.#now = options.now ?? (() => performance.now());
+    this.#staleWaitMs = options.staleWaitMs ?? DEFAULT_STALE_WAIT_MS;
+  }
+
+  #age(): number | null {
+    return this.#report === null ? null : Math.max(0, this.#now() - this.#takenAt);
+  }
+
+  #snapshot(): CachedHealth | null {
+    const ageMs = this.#age();
+    if (ageMs === null || ageMs >= this.#ttlMs) return null;
+    // Refresh ahead of expiry so the next caller still finds a result inside the window.
+    if (ageMs >= this.#ttlMs / 2) void this.refresh();
+    return { report: this.#report, ageMs, stale: false };
+  }
+
+  /**
+   * The readiness result to serve now. A result inside the reuse window is returned at once;
+   * otherwise a refresh starts and is awaited for at most `staleWaitMs`.
+   */
+  async current(): Promise<CachedHealth> {
+    const fresh = this.#snapshot();
+    if (fresh !== null) return fresh;
+    await orAbort(this.refresh(), AbortSignal.timeout(this.#staleWaitMs)).catch(() => undefined);
+    const after = this.#snapshot();
+    if (after !== null) return after;
+    return { report: null, ageMs: this.#age(), stale: this.#report !== null };
+  }
+
+  /** One refresh (shared by concurrent callers). Never rejects: a throwing check is "not ready". */
+  refresh(): Promise<HealthReport> {
+    if (this.#inFlight) return this.#inFlight;
+    const startedAt = this.#now();
+    const run = (async () => {
+      let report: HealthReport;
+      try {
+        report = await this.#pipeline.healthCheck();
+      } catch {
+        report = { ...pendingHealthReport(this.#pipeline), canary_available: false, canary_check: "failed", ready: false, degraded: true, status: "degraded" };
+      }
+      this.#report = report;
+      this.#takenAt = startedAt;
+      return report;
+    })();
+    this.#inFlight = run;
+    void run.finally(() => {
+      if (this.#inFlight === run) this.#inFlight = null;
+    });
+    return run;
+  }
+}
 
 /** Options of `createServer`. */
 export interface ServeOptions {
@@ -156,7 +314,6 @@ async function runQueued<T>(
   }
 }
 
-/** A body read: its bytes, a timeout, or aborted. */
 /**
  * Reads exactly `declaredLength` body bytes of `req` within `timeoutMs`, so a client that announces
  * N bytes and sends fewer cannot hold a connection or a check slot; the buffer is sized from the
@@ -332,8 +489,10 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
   const now = options.now ?? (() => performance.now());
   const control: ServiceControl = {
     pipeline,
-    // CheckQueue refuses a bad maxConcurrent or maxQueue itself.
-    queue: new CheckQueue(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, options.maxQueue ?? DEFAULT_MAX_QUEUE),
+    queue: new CheckQueue(
+      integerAtLeast("maxConcurrent", options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT),
+      integerAtLeast("maxQueue", options.maxQueue ?? DEFAULT_MAX_QUEUE, 0),
+    ),
     connections,
     allowedOrigins: allowedOriginSet(options.allowOrigins ?? []),
     token: options.token === undefined ? null : bearerToken(options.token),

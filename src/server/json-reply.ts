@@ -1,9 +1,8 @@
 // Every answer of the service is one JSON document with an exact Content-Length, so clients parse
 // every answer alike. Error bodies are fixed strings; request text, canary replies and exception
 // messages never reach them.
-import type { ServerResponse } from "node:http";
+import { STATUS_CODES, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { STATUS_CODES } from "node:http";
 
 export interface Reply {
   readonly status: number;

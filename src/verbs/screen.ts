@@ -5,15 +5,13 @@ import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
 import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
-import { batchExitCode } from "../screen/screen-batch.js";
-import type { BatchSummary } from "../screen/screen-stream.js";
+import { batchExitCode, type BatchSummary } from "../screen/screen-batch.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import { resolveReportSettings, type ReportSettings } from "./report-settings.js";
 import type { VerbIo } from "./reporter.js";
 
-export { batchExitCode } from "../screen/screen-batch.js";
+export { batchExitCode, type BatchSummary } from "../screen/screen-batch.js";
 export { InputRefusedError } from "../screen/files.js";
-export type { BatchSummary } from "../screen/screen-stream.js";
 export type { BatchState } from "../documents/schemas.js";
 
 /** The settings of one `screen`, as plain values; the reader's limits (`maxItems` and `maxTotalBytes` 0: no limit). */

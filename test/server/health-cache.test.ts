@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { HealthReport } from "../../src/pipeline/health.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
-import { HealthCache } from "../../src/server/health-cache.js";
+import { HealthCache } from "../../src/server/create-server.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
 import { pipelineFor, startService } from "../support/server-harness.js";
 
