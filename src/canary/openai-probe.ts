@@ -3,7 +3,7 @@
 // is counted exactly (one that cannot fit `max_model_len` is not sent; a reply with fewer prompt tokens was cut);
 // without it a reply passes only when its prompt fits at one token per byte. A reply without usage is unverified.
 import type { CanaryMetadata } from "./types.js";
-import { LittleCanaryError } from "../core/errors.js";
+import { CanaryRefusal } from "./served-models.js";
 import { quotedText } from "../core/display-text.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "./defaults.js";
@@ -144,11 +144,8 @@ export interface OpenAIContextProof {
 }
 
 /** The canary server cannot be shown to hold a whole prompt; the run must not start. */
-export class CanaryContextError extends LittleCanaryError {
+export class CanaryContextError extends CanaryRefusal {
   override readonly name = "CanaryContextError";
-  constructor(message: string) {
-    super("backend", message);
-  }
 }
 
 /** What the caller's largest prompt is and how a user makes it smaller. */

@@ -3,7 +3,7 @@
 // request sent to one not yet tried (MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in
 // a row. The pool pins every endpoint's identity before its first check (pool-identity.ts). Which endpoint answered goes
 // only to the attempt log, so a run's documents are the same whatever the number of endpoints.
-import { LittleCanaryError } from "../core/errors.js";
+import { CanaryRefusal } from "./served-models.js";
 import { sha256Hex } from "../core/hash.js";
 import { pinPoolIdentity, type PinOutcome, type PinRequirement, type PoolProbe } from "./pool-identity.js";
 import { replyModelMismatchText } from "./canary-client.js";
@@ -298,11 +298,8 @@ function room(state: MemberState): number {
 }
 
 /** A canary pool whose endpoints could not be pinned to one identity: the run must not start. */
-class CanaryPoolError extends LittleCanaryError {
+class CanaryPoolError extends CanaryRefusal {
   override readonly name = "CanaryPoolError";
-  constructor(message: string) {
-    super("backend", message);
-  }
 }
 
 /** Pins `probe`'s identity when it is a canary pool, before a run's first check; throws CanaryPoolError ("backend") on refusal. */

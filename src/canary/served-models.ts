@@ -10,15 +10,18 @@ export type ServedModels =
   /** It answered, but not with a model list (an error status, a timeout, another shape). */
   | { readonly kind: "unknown" };
 
-/** The canary model is not served where the canary calls go: no check can run. */
-export class CanaryModelError extends LittleCanaryError {
-  override readonly name = "CanaryModelError";
-  /** The coverage reason a check would have had. */
-  readonly reason = "model_not_found" as const;
-  /** `message` is the one line shown to the user (modelNotFoundMessage). */
+/** A canary refusal before any check (model, context, pool), code "backend"; `message` is the one line shown to the user. */
+export class CanaryRefusal extends LittleCanaryError {
   constructor(message: string) {
     super("backend", message);
   }
+}
+
+/** The canary model is not served where the canary calls go: no check can run (message: modelNotFoundMessage). */
+export class CanaryModelError extends CanaryRefusal {
+  override readonly name = "CanaryModelError";
+  /** The coverage reason a check would have had. */
+  readonly reason = "model_not_found" as const;
 }
 
 /** Most model names printed from a server's list; the rest are counted. */
