@@ -137,15 +137,13 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
 
   /** Pins every endpoint's identity once (pool-identity.ts): the outcome, even a refusal, holds for life; only the first call's `requirement` counts. */
   pin(requirement: PinRequirement = {}): Promise<PinOutcome> {
-    if (this.#pin === null) {
-      this.#pin = pinPoolIdentity(
-        this.members.map((m) => m.probe),
-        requirement,
-      ).then((outcome) => {
-        this.#settled = outcome;
-        return outcome;
-      });
-    }
+    this.#pin ??= pinPoolIdentity(
+      this.members.map((m) => m.probe),
+      requirement,
+    ).then((outcome) => {
+      this.#settled = outcome;
+      return outcome;
+    });
     return this.#pin;
   }
 
@@ -276,17 +274,13 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   #serveWaiters(): void {
     for (let i = 0; i < this.#waiters.length; ) {
       const waiter = this.#waiters[i] as Waiter;
-      if (!this.#hasCandidate(waiter.tried)) {
-        this.#waiters.splice(i, 1);
-        waiter.resolve(null);
-        continue;
-      }
+      // A free slot is handed over; with none now but one to come, the check keeps its place; with none to come, it gets null.
       const state = this.#pick(waiter.tried);
-      if (state === null) {
+      if (state === null && this.#hasCandidate(waiter.tried)) {
         i++;
         continue;
       }
-      state.inFlight++;
+      if (state !== null) state.inFlight++;
       this.#waiters.splice(i, 1);
       waiter.resolve(state);
     }
