@@ -9,7 +9,7 @@ import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
 import { verifiedCanaryIdentity } from "../canary/identity.js";
-import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
+import type { OpenAIContextProof } from "../canary/openai-probe.js";
 import type { DegradedPolicy, PipelineMode } from "../canary/pipeline-options.js";
 import type { CanaryProvider } from "../canary/types.js";
 import { isGenuinePipeline, type SecurityPipeline } from "../pipeline/pipeline.js";

@@ -92,7 +92,7 @@ class Disposed extends Error {}
 
 /** A check waiting for a free sequence; `cancelled` once its deadline passed first. */
 interface Waiter {
-  readonly resolve: (sequence: EngineSequence | null) => void;
+  resolve: (sequence: EngineSequence | null) => void;
   cancelled: boolean;
   given: EngineSequence | null;
 }
@@ -316,21 +316,17 @@ export class EmbeddedCanaryProbe extends ChatSettings implements CanaryProbe {
   #acquire(): { readonly sequence: Promise<EngineSequence | null>; cancel(): void } {
     if (this.#disposed) return { sequence: Promise.resolve(null), cancel: () => undefined };
     const free = this.#free.pop();
-    if (free !== undefined) {
-      return { sequence: Promise.resolve(free), cancel: () => this.#release1(free) };
-    }
-    let waiter: Waiter | null = null;
+    if (free !== undefined) return { sequence: Promise.resolve(free), cancel: () => this.#release1(free) };
+    const waiter: Waiter = { resolve: () => undefined, cancelled: false, given: null };
     const sequence = new Promise<EngineSequence | null>((resolve) => {
-      waiter = { resolve, cancelled: false, given: null };
-      this.#waiting.push(waiter);
+      waiter.resolve = resolve;
     });
+    this.#waiting.push(waiter);
     return {
       sequence,
       cancel: () => {
-        const w = waiter as Waiter | null;
-        if (w === null) return;
-        w.cancelled = true;
-        if (w.given !== null) this.#release1(w.given);
+        waiter.cancelled = true;
+        if (waiter.given !== null) this.#release1(waiter.given);
       },
     };
   }

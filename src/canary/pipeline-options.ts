@@ -212,19 +212,15 @@ const NESTED_OPTION_KEYS = {
   callbacks: PIPELINE_CALLBACK_NAMES,
 } as const;
 
-/** Refuses unknown keys (top level, `embedded`, `canaryPool`, `callbacks`): a typo (`modee`) would otherwise run with a default its caller did not choose. */
-function refuseUnknownPipelineOptions(options: PipelineSettings): void {
+/** Validates `options` once (unknown keys, ranges, combinations) and applies every default; throws UsageError. */
+export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipelineOptions {
+  // Unknown keys (top level, `embedded`, `canaryPool`, `callbacks`) are refused: a typo (`modee`) would otherwise run with a default its caller did not choose.
   const note = " (the options are listed in docs/api.md)";
   refuseUnknownOptions("SecurityPipeline", options, PIPELINE_OPTION_KEYS, note);
   for (const [name, known] of Object.entries(NESTED_OPTION_KEYS)) {
     const nested: unknown = options[name as keyof typeof NESTED_OPTION_KEYS];
     if (isPlainObject(nested)) refuseUnknownOptions(name, nested, known, note);
   }
-}
-
-/** Validates `options` once (unknown keys, ranges, combinations) and applies every default; throws UsageError. */
-export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipelineOptions {
-  refuseUnknownPipelineOptions(options);
   const mode = options.mode ?? "block";
   if (!PIPELINE_MODES.includes(mode)) throw new UsageError(`mode must be one of block, advisory, full; got '${String(mode).slice(0, 40)}'`);
   const provider = options.provider ?? "ollama";

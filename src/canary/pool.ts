@@ -3,7 +3,7 @@
 // request sent to one not yet tried (MAX_POOL_ATTEMPTS in all), and is taken out after TAKE_OUT_AFTER such failures in
 // a row. The pool pins every endpoint's identity before its first check (pool-identity.ts). Which endpoint answered goes
 // only to the attempt log, so a run's documents are the same whatever the number of endpoints.
-import { LittleCanaryError } from "../core/errors.js";
+import { CanaryRefusal, shownList } from "./served-models.js";
 import { sha256Hex } from "../core/hash.js";
 import { pinPoolIdentity, type PinOutcome, type PinRequirement, type PoolProbe } from "./pool-identity.js";
 import { replyModelMismatchText } from "./canary-client.js";
@@ -75,12 +75,6 @@ function isRetryableFailure(result: CanaryResult): boolean {
 
 const NONE_LEFT = "no canary endpoint is left in the pool: every endpoint was taken out after repeated failures";
 
-/** Up to four origins, then how many more: what a message shows of a pool. */
-function describeOrigins(origins: readonly string[]): string {
-  const shown = origins.slice(0, 4).join(", ");
-  return origins.length > 4 ? `${shown} and ${origins.length - 4} more` : shown;
-}
-
 /** Several endpoints serving one model, used as one canary probe (see the header). */
 export class CanaryPool extends ChatSettings implements CanaryProbe {
   readonly provider: CanaryProvider;
@@ -115,7 +109,10 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     this.members = Object.freeze([...members]);
     this.provider = first.provider;
     this.systemPrompt = first.systemPrompt;
-    this.endpointOrigin = describeOrigins(members.map((m) => m.probe.endpointOrigin));
+    this.endpointOrigin = shownList(
+      members.map((m) => m.probe.endpointOrigin),
+      4,
+    );
     this.#states = members.map((member, index) => ({ index, member, inFlight: 0, consecutiveFailures: 0, active: true }));
     this.#onWarning = options.onWarning ?? (() => {});
     this.#onAttempt = options.onAttempt ?? null;
@@ -137,15 +134,13 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
 
   /** Pins every endpoint's identity once (pool-identity.ts): the outcome, even a refusal, holds for life; only the first call's `requirement` counts. */
   pin(requirement: PinRequirement = {}): Promise<PinOutcome> {
-    if (this.#pin === null) {
-      this.#pin = pinPoolIdentity(
-        this.members.map((m) => m.probe),
-        requirement,
-      ).then((outcome) => {
-        this.#settled = outcome;
-        return outcome;
-      });
-    }
+    this.#pin ??= pinPoolIdentity(
+      this.members.map((m) => m.probe),
+      requirement,
+    ).then((outcome) => {
+      this.#settled = outcome;
+      return outcome;
+    });
     return this.#pin;
   }
 
@@ -276,17 +271,13 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
   #serveWaiters(): void {
     for (let i = 0; i < this.#waiters.length; ) {
       const waiter = this.#waiters[i] as Waiter;
-      if (!this.#hasCandidate(waiter.tried)) {
-        this.#waiters.splice(i, 1);
-        waiter.resolve(null);
-        continue;
-      }
+      // A free slot is handed over; with none now but one to come, the check keeps its place; with none to come, it gets null.
       const state = this.#pick(waiter.tried);
-      if (state === null) {
+      if (state === null && this.#hasCandidate(waiter.tried)) {
         i++;
         continue;
       }
-      state.inFlight++;
+      if (state !== null) state.inFlight++;
       this.#waiters.splice(i, 1);
       waiter.resolve(state);
     }
@@ -298,11 +289,8 @@ function room(state: MemberState): number {
 }
 
 /** A canary pool whose endpoints could not be pinned to one identity: the run must not start. */
-class CanaryPoolError extends LittleCanaryError {
+class CanaryPoolError extends CanaryRefusal {
   override readonly name = "CanaryPoolError";
-  constructor(message: string) {
-    super("backend", message);
-  }
 }
 
 /** Pins `probe`'s identity when it is a canary pool, before a run's first check; throws CanaryPoolError ("backend") on refusal. */

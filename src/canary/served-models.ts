@@ -10,15 +10,18 @@ export type ServedModels =
   /** It answered, but not with a model list (an error status, a timeout, another shape). */
   | { readonly kind: "unknown" };
 
-/** The canary model is not served where the canary calls go: no check can run. */
-export class CanaryModelError extends LittleCanaryError {
-  override readonly name = "CanaryModelError";
-  /** The coverage reason a check would have had. */
-  readonly reason = "model_not_found" as const;
-  /** `message` is the one line shown to the user (modelNotFoundMessage). */
+/** A canary refusal before any check (model, context, pool), code "backend"; `message` is the one line shown to the user. */
+export class CanaryRefusal extends LittleCanaryError {
   constructor(message: string) {
     super("backend", message);
   }
+}
+
+/** The canary model is not served where the canary calls go: no check can run (message: modelNotFoundMessage). */
+export class CanaryModelError extends CanaryRefusal {
+  override readonly name = "CanaryModelError";
+  /** The coverage reason a check would have had. */
+  readonly reason = "model_not_found" as const;
 }
 
 /** Most model names printed from a server's list; the rest are counted. */
@@ -37,19 +40,19 @@ function sanitizedName(name: string): string {
   return cut === "" ? '""' : cut;
 }
 
-/** `a, b, c`, `a, b and 3 more`, or `nothing`: what a server's list shows a user. */
-function servedList(names: readonly string[]): string {
-  if (names.length === 0) return "nothing";
-  const shown = names.slice(0, MAX_LISTED).map(sanitizedName).join(", ");
-  return names.length > MAX_LISTED ? `${shown} and ${names.length - MAX_LISTED} more` : shown;
+/** `a, b, c` or `a, b and 3 more`: the first `max` of `items` (each through `show`), then how many more; what a message shows of a list. */
+export function shownList(items: readonly string[], max: number, show: (item: string) => string = (item) => item): string {
+  const shown = items.slice(0, max).map(show).join(", ");
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
 }
 
 /** `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` (Ollama), or `… is not served at ORIGIN …; fix: …` (OpenAI-compatible). */
 export function modelNotFoundMessage(provider: "ollama" | "openai", model: string, origin: string, served: readonly string[]): string {
   const m = printableModelName(model);
+  const list = served.length === 0 ? "nothing" : shownList(served, MAX_LISTED, sanitizedName);
   return provider === "ollama"
-    ? `canary model ${m} is not available at ${origin} (it serves: ${servedList(served)}); fix: ollama pull ${m}`
-    : `canary model ${m} is not served at ${origin} (it serves: ${servedList(served)}); fix: serve that model there, or give --canary-model one it serves`;
+    ? `canary model ${m} is not available at ${origin} (it serves: ${list}); fix: ollama pull ${m}`
+    : `canary model ${m} is not served at ${origin} (it serves: ${list}); fix: serve that model there, or give --canary-model one it serves`;
 }
 
 /** `canary at ORIGIN is not reachable (cause); fix: start it … or pass --ollama-url` (or --base-url). */

@@ -9,7 +9,7 @@ import { endpointOrigin, validateServiceUrl } from "../canary/endpoint.js";
 import type { FetchLike } from "../canary/http-call.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
 import { ollamaModelDigest } from "../canary/run-context.js";
-import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
+import type { OpenAIContextProof } from "../canary/openai-probe.js";
 import { nonEmpty, urlBesidePool } from "../canary/pipeline-options.js";
 import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";

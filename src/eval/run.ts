@@ -5,7 +5,7 @@ import { LittleCanaryError } from "../core/errors.js";
 import { asciiJson } from "../core/inert-json.js";
 import { orAbort } from "../core/or-abort.js";
 import { endpointOrigin } from "../canary/endpoint.js";
-import type { OpenAIContextProof } from "../canary/openai-context-gate.js";
+import type { OpenAIContextProof } from "../canary/openai-probe.js";
 import { confirmCanaryModel } from "../pipeline/canary-warning.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { HealthReport } from "../pipeline/health.js";

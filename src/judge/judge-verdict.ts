@@ -101,13 +101,12 @@ export abstract class ChatJudge<Backend extends OllamaChatBackend | OpenAIChatBa
   /** What can change this judge's conclusion about the same reply, but its model's digest (read by the verdict cache). */
   identity(): JudgeIdentity {
     const { model, maxTokens, temperature, seed } = this;
-    const promptSha256 = sha256Hex(JUDGE_SYSTEM_PROMPT);
     return {
       method: "llm_judge",
       version: JUDGE_RULES_VERSION,
       provider: this.backend.provider,
       model,
-      promptSha256,
+      promptSha256: sha256Hex(JUDGE_SYSTEM_PROMPT),
       numCtx: this.numCtx,
       maxTokens,
       temperature,

@@ -3,9 +3,8 @@
 // first call instead (canary/run-context.ts), and ingest has its own gate sized by the policy's
 // segments (ingest/gate.ts): for those, this proves no context.
 import { requiredCanaryContext } from "../canary/context.js";
-import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAIContextProof } from "../canary/openai-context-gate.js";
+import { proveOpenAIContext, proveOpenAIPoolContext, type OpenAICanaryProbe, type OpenAIContextProof } from "../canary/openai-probe.js";
 import { canaryKind, poolMembers } from "../canary/identity.js";
-import type { OpenAICanaryProbe } from "../canary/openai-probe.js";
 import type { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "./pipeline.js";
 import { confirmCanaryModel } from "./canary-warning.js";

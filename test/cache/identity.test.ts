@@ -16,7 +16,7 @@ import {
   type IdentityOptions,
 } from "../../src/cache/identity.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
-import type { OpenAIContextProof } from "../../src/canary/openai-context-gate.js";
+import type { OpenAIContextProof } from "../../src/canary/openai-probe.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { JUDGE_RULES_VERSION } from "../../src/judge/judge-verdict.js";
 import type { SecurityPipelineOptions } from "../../src/pipeline/options.js";
