@@ -21,7 +21,7 @@ import { shardRange, type LineRange } from "../documents/shard.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
-import { refusalInInput } from "../jsonl/refusal-text.js";
+import { refusalInInput } from "../jsonl/read.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import { publish, removePreviousPair, type PublishResult } from "../publish/publish.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -32,7 +32,6 @@ import { lockTargets, type PublicationLock } from "../publish/lock.js";
 import { removeLeftoverScratch, scratchPathFor } from "../publish/scratch-file.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
-import type { IngestOutcomeCode } from "./exit-code.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { checkTargetDirectories, preflightTargets } from "./target-checks.js";
 import type { RecordIdIndex } from "./id-index.js";
@@ -48,7 +47,7 @@ import {
   type IngestRunPlan,
   type IngestRunReport,
 } from "./run-plan.js";
-import type { IngestRunSummary } from "./run-summary.js";
+import type { IngestOutcomeCode, IngestRunSummary } from "./run-summary.js";
 import type { ManifestHead } from "../documents/manifest-v2.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
