@@ -1,9 +1,8 @@
 // What `little-canary eval` prints on stdout: a banner and a summary with counts and rates only
 // (case text appears only in the output files).
-import { asciiJson } from "../src/core/inert-json.js";
+import { asciiJson, displayText } from "../src/core/display-text.js";
 import type { EvalSummary, KindCounts, Rate, RunHeader } from "../src/verbs/eval.js";
 import { plural } from "./plural.js";
-import { displayText } from "../src/core/display-text.js";
 
 function showRate(r: Rate): string {
   if (r.percent === null || r.wilson95 === null) return `-- (0 ${r.of})`;

@@ -3,7 +3,7 @@
 // errors carry a stable `code` (src/errors.ts); ERROR_OUTCOME says what each one means here.
 import { CommanderError } from "commander";
 import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
-import type { IngestOutcomeCode } from "../src/ingest/exit-code.js";
+import type { IngestOutcomeCode } from "../src/ingest/run-summary.js";
 import { OutputClosedError } from "./io.js";
 
 export type CommandName = "main" | "check" | "screen" | "ingest" | "verify" | "index" | "serve" | "demo" | "eval" | "cache" | "model";

@@ -1,9 +1,8 @@
 // What `little-canary ingest` prints: the summary on stdout (never record text) and the warnings
 // a finished run earns on stderr. Data in, lines out; the run itself is `ingestFiles`.
 import { describeRange, type ManifestShard } from "../src/documents/shard.js";
-import type { IngestRunReport } from "../src/ingest/files.js";
-import { EXIT_EXPLANATIONS } from "../src/ingest/exit-code.js";
-import { HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
+import type { IngestRunReport } from "../src/ingest/run-plan.js";
+import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
 import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
 import type { PublishResult } from "../src/publish/publish.js";

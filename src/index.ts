@@ -24,7 +24,8 @@ export { screenBatch, type ScreenOptions } from "./screen/screen-batch.js";
 export { screenFile, type ScreenFileOptions, type ScreenFileResult } from "./screen/files.js";
 export { screenWithReports } from "./report/screen-reports.js";
 export { ingestRecords, type IngestOptions, type IngestRun } from "./ingest/run.js";
-export { ingestFiles, canaryNumCtxForPolicy, type IngestFilesOptions, type IngestFilesResult, type IngestReporter } from "./ingest/files.js";
+export { ingestFiles, canaryNumCtxForPolicy, type IngestFilesResult } from "./ingest/files.js";
+export type { IngestFilesOptions, IngestReporter } from "./ingest/run-plan.js";
 export { readAllowlistFile } from "./ingest/allow-file.js";
 export { verifyFiles } from "./verify/verify-files.js";
 /** What `verifyFiles` takes (the two paths, the pin, the bounds) and what it returns (every problem and note as data). */

@@ -57,3 +57,29 @@ const RARE_BREAKS = /[\v\f\u0085\u2028\u2029]/gu;
 export function neutraliseCommandLines(text: string): string {
   return text.replace(BREAK_BEFORE_COMMAND, escapeUnit).replace(RARE_BREAKS, escapeUnit);
 }
+
+// JSON of values that may hold hostile case text, inert in a terminal or editor: besides what JSON.stringify
+// escapes, the characters that can reorder or hide text (C1, bidi, zero-width, separators, BOM). Outside
+// strings JSON text is ASCII and an escape denotes the same value, so a global replace is exact.
+const INVISIBLE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g;
+const NON_ASCII = /[^\x20-\x7e]/g;
+
+/** JSON text of `value` (by `serialise`) with every character `pattern` matches written as a `\uXXXX` escape. */
+function escapedJson(value: unknown, pattern: RegExp, serialise: (value: unknown) => string | undefined = JSON.stringify): string {
+  const text = serialise(value);
+  if (text === undefined) throw new TypeError("value is not JSON-serialisable");
+  return text.replace(pattern, escapeUnit);
+}
+
+/** JSON text with invisible and reordering characters escaped (for files: JSONL lines). */
+export function inertJson(value: unknown): string {
+  return escapedJson(value, INVISIBLE);
+}
+
+/**
+ * JSON text that is pure printable ASCII (for anything shown on stdout or stderr); `serialise`
+ * replaces JSON.stringify (the demo's sorted-key documents).
+ */
+export function asciiJson(value: unknown, serialise?: (value: unknown) => string | undefined): string {
+  return escapedJson(value, NON_ASCII, serialise);
+}

@@ -9,9 +9,7 @@
 // words them with the setting's name.
 import { isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
-import { readAtMost } from "./read-at-most.js";
-import { fileReason } from "./strict-json-stream.js";
+import { readSmallFile } from "./read-at-most.js";
 
 /** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
 const MIN_TOKEN_CHARS = 16;
@@ -44,20 +42,18 @@ const refused = (problem: string): TokenFileRead => ({ ok: false, problem });
 
 /** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
 export async function readTokenFile(path: string, platform: NodeJS.Platform = process.platform): Promise<TokenFileRead> {
-  let handle: FileHandle | undefined;
-  let bytes: Buffer;
-  try {
-    handle = await open(path, OPEN_FLAGS);
-    const stats = await handle.stat();
-    if (!stats.isFile()) return refused("not a regular file");
-    // Windows has no group/other permission bits to check.
-    if (platform !== "win32" && (stats.mode & 0o077) !== 0) return refused("readable or writable by group or others (chmod 600 it)");
-    bytes = await readAtMost(handle, MAX_TOKEN_FILE_BYTES);
-  } catch (error) {
-    return refused(`cannot read file (${fileReason(error)})`);
-  } finally {
-    await handle?.close();
-  }
+  const read = await readSmallFile(
+    path,
+    MAX_TOKEN_FILE_BYTES,
+    (stats) => {
+      if (!stats.isFile()) return "not a regular file";
+      // Windows has no group/other permission bits to check.
+      return platform !== "win32" && (stats.mode & 0o077) !== 0 ? "readable or writable by group or others (chmod 600 it)" : null;
+    },
+    OPEN_FLAGS,
+  );
+  if (!("bytes" in read)) return refused("problem" in read ? read.problem : `cannot read file (${read.unreadable})`);
+  const { bytes } = read;
   // Judged by the bytes read, not by stat: the file may grow after stat.
   if (bytes.length > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
   if (!isUtf8(bytes)) return refused("not UTF-8 text");

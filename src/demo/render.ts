@@ -5,7 +5,7 @@ import stringify from "fast-json-stable-stringify";
 import type { DemoCase } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_SCHEMA } from "./contrast.js";
 import { statusRow, type DemoOutcome } from "./outcome.js";
-import { asciiJson } from "../core/inert-json.js";
+import { asciiJson } from "../core/display-text.js";
 
 export function label(name: string, value: string): string {
   return `${name.padEnd(10)} ${value}`;

@@ -7,7 +7,7 @@ import { errorCode, LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
 import { truncateCodePoints } from "../core/codepoints.js";
-import { asciiJson } from "../core/inert-json.js";
+import { asciiJson } from "../core/display-text.js";
 import { isPlainObject } from "../core/guards.js";
 
 /** A corpus file larger than this is refused before it is decoded. */

@@ -2,7 +2,7 @@
 // line (without it, the run was interrupted). Case text appears only as a short preview.
 import { createHash } from "node:crypto";
 import { codePointLength, truncateCodePoints } from "../core/codepoints.js";
-import { inertJson } from "../core/inert-json.js";
+import { inertJson } from "../core/display-text.js";
 import type { EvalCase } from "./corpus.js";
 import type { RunHeader } from "./plan.js";
 import type { CaseScore } from "./score.js";

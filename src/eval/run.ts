@@ -2,7 +2,7 @@
 // time (so contention does not skew latencies), each flushed as one JSONL line.
 import { resolve } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
-import { asciiJson } from "../core/inert-json.js";
+import { asciiJson } from "../core/display-text.js";
 import { orAbort } from "../core/or-abort.js";
 import { endpointOrigin } from "../canary/endpoint.js";
 import type { OpenAIContextProof } from "../canary/openai-probe.js";

@@ -1,14 +1,12 @@
-// `ingestFiles`: one ingest run from a JSONL file (or stream) to a published manifest/export
-// pair, crash-safe; `ingestSteps` is the same run for a caller that tells its own reporter
-// between the steps (the `ingest` verb). In order: 1. every setting resolved and checked
-// (run-plan.ts), the pipeline built or its options checked; 2. the resources opened (run-resources.ts), the locks taken
-// and the pre-flight repeated under them (only answers under the lock are final); 3. with
-// `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one that
-// looks current), the directories checked; 4. the input read strictly (a shard: counted, then
-// its lines read); 5. the checks, by the pipeline built now when the plan holds its options (an abort answers at once); 6. publication, the one step that
-// writes, rolled back on failure, abort or lost lock before its commit; 7. the locks released.
-// An abort before the commit leaves nothing written; after it the pair stands
-// (`interruptedAfterCommit`).
+// `ingestFiles`: one crash-safe ingest run from a JSONL file (or stream) to a published pair;
+// `ingestSteps` is the same run telling its caller's reporter between the steps (the `ingest` verb).
+// Steps: 1. settings resolved and checked (run-plan.ts), the pipeline built or its options checked;
+// 2. resources opened (run-resources.ts), locks taken, pre-flight repeated under them (only those answers are final);
+// 3. with `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one
+// that looks current), directories checked; 4. the strict read (a shard: counted, then its lines);
+// 5. the checks (an abort answers at once); 6. publication, the one step that writes, rolled back
+// on failure, abort or lost lock before its commit (after it the pair stands:
+// `interruptedAfterCommit`); 7. the locks released.
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
@@ -19,7 +17,7 @@ import { shardRange, type LineRange } from "../documents/shard.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../documents/system-prompt.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/line-range.js";
-import { refusalInInput } from "../jsonl/refusal-text.js";
+import { refusalInInput } from "../jsonl/read.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import { publish, type PublishResult } from "../publish/publish.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -28,7 +26,6 @@ import { reportItemFromRecord } from "../report/report-item.js";
 import { ArraySpool } from "../publish/framed-document.js";
 import { displayText } from "../core/display-text.js";
 import { admitPass, type AdmitPassResult } from "./admit-pass.js";
-import type { IngestOutcomeCode } from "./exit-code.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import type { RecordIdIndex } from "./id-index.js";
 import { recordEntryCache, type RecordEntryCache, type RecordEntrySettings } from "./record-cache.js";
@@ -43,17 +40,10 @@ import {
   type IngestRunPlan,
   type IngestRunReport,
 } from "./run-plan.js";
-import type { IngestRunSummary } from "./run-summary.js";
+import type { IngestOutcomeCode, IngestRunSummary } from "./run-summary.js";
 import type { ManifestHead } from "../documents/manifest-v2.js";
 import { segmentVerdictCache, type SegmentVerdictCache } from "./segment-cache.js";
 import { streamIngestRun, type StreamedRun, type StreamRunOptions } from "./stream-run.js";
-
-export {
-  IngestRefusedError,
-  type IngestFilesOptions,
-  type IngestReporter,
-  type IngestRunReport,
-} from "./run-plan.js";
 
 /** What `ingestFiles` gives back once the pair is published. */
 export interface IngestFilesResult {

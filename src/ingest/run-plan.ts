@@ -13,9 +13,8 @@ import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublishTargets } from "../publish/targets.js";
 import { preflightTargets } from "./target-checks.js";
 import { wantsReports, type CiReportOptions } from "../report/ci-reports.js";
-import { DEFAULT_MAX_CANARY_FAILURES } from "../pipeline/circuit-breaker.js";
+import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { readAllowlistFile } from "./allow-file.js";
-import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
 import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import type { CheckingPipeline, GateResult } from "./gate.js";
@@ -179,11 +178,8 @@ export function abortFirst(plan: Pick<IngestRunPlan, "signal">): (error: unknown
   };
 }
 
-/** A run plan but for its pipeline, which is built from the plan's policy. */
-export type IngestRunSettings = Omit<IngestRunPlan, "pipeline">;
-
 /** Step 1: the targets pre-flighted, then every setting but the pipeline, which the caller builds next for the policy. */
-export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipeline">): Promise<IngestRunSettings> {
+export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipeline">): Promise<Omit<IngestRunPlan, "pipeline">> {
   const cwd = options.cwd ?? process.cwd();
   const targets: PublishTargets = {
     manifestPath: resolve(cwd, options.manifest),
@@ -233,5 +229,5 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
     cwd,
     clock: options.clock ?? (() => new Date()),
     reporter: options.reporter ?? {},
-  } satisfies IngestRunSettings);
+  } satisfies Omit<IngestRunPlan, "pipeline">);
 }

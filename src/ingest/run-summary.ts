@@ -5,7 +5,26 @@
 import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import type { ManifestHead } from "../documents/manifest-v2.js";
-import { recordOutcomeCode, type IngestOutcomeCode } from "./exit-code.js";
+
+const OPERATIONAL = new Set(["malformed", "over_budget", "degraded", "unexercised", "error"]);
+const DETECTION = new Set(["blocked", "flagged"]);
+
+/** An ingest outcome: 0 all admitted, 1 held for detection only, 2 held for an operational or coverage reason. */
+export type IngestOutcomeCode = 0 | 1 | 2;
+
+/** What one record contributes to the outcome (docs/ingest.md): 0 admitted, 1 held for detection only, 2 held for an operational or coverage reason or for no detection reason at all (exit 3, refused, is the caller's). */
+function recordOutcomeCode(record: Pick<ManifestRecord, "admission" | "hold_reasons">): IngestOutcomeCode {
+  if (record.admission !== "held") return 0;
+  const reasons = record.hold_reasons;
+  return reasons.some((reason) => OPERATIONAL.has(reason)) || !reasons.some((reason) => DETECTION.has(reason)) ? 2 : 1;
+}
+
+/** Each outcome code in words, as the CLI explains it. */
+export const EXIT_EXPLANATIONS: Readonly<Record<IngestOutcomeCode, string>> = {
+  0: "every record admitted",
+  1: "held for detection only (blocked/flagged)",
+  2: "held for an operational/coverage reason",
+};
 
 /** Held records a summary names one by one; the rest are only counted. */
 export const HELD_SAMPLE_SIZE = 20;

@@ -9,7 +9,7 @@
 import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { UsageError } from "../core/errors.js";
-import { isBlankBytes } from "./blank.js";
+import { displayText } from "../core/display-text.js";
 import { maxLineBytes, validateReaderLimits, type ReaderKind, type ReaderLimits } from "../documents/reader-limits.js";
 import { BoundedLineSplitter } from "./lines.js";
 import { startsWithByteOrderMark } from "../core/strict-document.js";
@@ -184,4 +184,33 @@ export async function* recordBatches(source: AsyncIterable<Uint8Array>, options:
   if (stop !== null) return { ok: false, refusal: stop };
   if (pending.length > 0) yield pending;
   return { ok: true, inputSha256: hash.digest("hex"), bytesRead, records: recordCount };
+}
+
+/**
+ * Lines of Python `str.isspace()` whitespace only (the batch format was defined by a Python reader),
+ * by UTF-16 code unit (no astral character is whitespace): unlike JS `trim()` it includes
+ * \x1c-\x1f and \x85 and excludes U+FEFF (a stray BOM is never silently skipped; it is refused).
+ */
+const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+/** True when every character of `line` is Python whitespace (or the line is empty). */
+export function isBlankLine(line: string): boolean {
+  return PYTHON_BLANK.test(line);
+}
+
+/** `isBlankLine` for valid UTF-8 bytes, decoding only a line still blank at its first non-ASCII byte (a JSON line: one byte of work). */
+export function isBlankBytes(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const unit = bytes[i] as number;
+    if (unit >= 0x80) return isBlankLine(Buffer.from(bytes.buffer, bytes.byteOffset + i, bytes.length - i).toString("utf8"));
+    // \t \n \v \f \r, the information separators \x1c-\x1f, and space.
+    if (!((unit >= 0x09 && unit <= 0x0d) || (unit >= 0x1c && unit <= 0x20))) return false;
+  }
+  return true;
+}
+
+/** `message` with ` (in PATH)` when the input is a file the message does not already name (so a user with several inputs knows which to fix); unchanged for a stream. */
+export function refusalInInput(message: string, path: string | null): string {
+  if (path === null || message.includes(displayText(path))) return message;
+  return `${message} (in ${displayText(path)})`;
 }

@@ -8,8 +8,6 @@ import type { FramedDocument } from "./framed-document.js";
 import type { FileIdentity, PublishFs } from "./fs.js";
 import { errorCode } from "../core/errors.js";
 
-const TEMP_SUFFIX = ".tmp";
-
 export interface TempFile {
   readonly path: string;
   /** Recorded after fsync; a published target is "ours" only while it still has this identity. */
@@ -31,7 +29,7 @@ export async function writeTemp(
   register: (path: string) => void,
   mode: number = 0o600,
 ): Promise<TempFile> {
-  const path = join(dirname(target), `.${basename(target)}.${randomName()}${TEMP_SUFFIX}`);
+  const path = join(dirname(target), `.${basename(target)}.${randomName()}.tmp`);
   const handle = await fs.open(path, "create", mode);
   register(path);
   try {

@@ -3,21 +3,13 @@
 // checked before anything is opened; then the run's steps (ingest/files.ts), reported as they end.
 import type { CanaryTarget } from "../pipeline/canary-warning.js";
 import type { IngestPolicy } from "../documents/policy.js";
-import {
-  canaryNumCtxForPolicy,
-  ingestSteps,
-  resumeAfter,
-  type IngestFilesOptions,
-  type IngestFilesResult,
-  type IngestReporter,
-  type IngestRunReport,
-} from "../ingest/files.js";
+import { canaryNumCtxForPolicy, ingestSteps, resumeAfter, type IngestFilesResult } from "../ingest/files.js";
 import { resolvePipelineOptions } from "../canary/pipeline-options.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
-import { resolveRunSettings } from "../ingest/run-plan.js";
+import { resolveRunSettings, type IngestFilesOptions, type IngestReporter, type IngestRunReport } from "../ingest/run-plan.js";
 import { resolveCanarySettings, type CanarySettings, type SettingsContext } from "./canary-settings.js";
 
-export { IngestRefusedError } from "../ingest/files.js";
+export { IngestRefusedError } from "../ingest/run-plan.js";
 
 /** Options of `ingest`: those of `ingestFiles`, with the canary's settings instead of a pipeline. */
 export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "reporter" | "unverifiedPipeline"> {

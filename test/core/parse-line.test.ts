@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_NESTING_DEPTH, parseJsonBytes } from "../../src/core/parse-line.js";
 import { parseJsonLine } from "../support/core-text.js";
-import { isBlankBytes, isBlankLine } from "../../src/jsonl/blank.js";
+import { isBlankBytes, isBlankLine } from "../../src/jsonl/read.js";
 
 /** Strings that may hold lone surrogate halves (JSON.stringify escapes those as \udXXX). */
 const anyUnit = fc.oneof(

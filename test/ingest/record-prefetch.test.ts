@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { packJson, unpackJson } from "../../src/cache/stored-json.js";
 import { VerdictCache, RECORD_KEYS_PER_READ } from "../../src/cache/verdict-cache.js";
 import { canaryNumCtxForPolicy, SecurityPipeline } from "../../src/index.js";
-import { ingestFiles, type IngestFilesOptions } from "../../src/ingest/files.js";
+import { ingestFiles } from "../../src/ingest/files.js";
+import type { IngestFilesOptions } from "../../src/ingest/run-plan.js";
 import { recordEntryKeyOf, storedRecordEntry } from "../../src/ingest/record-cache.js";
 import { MAX_IDENTITIES, prefetchBatch } from "../../src/ingest/record-prefetch-batch.js";
 import { RecordPrefetch, type RecordPrefetchStats } from "../../src/ingest/record-prefetch.js";

@@ -4,7 +4,8 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ingestFiles, IngestRefusedError } from "../../src/ingest/files.js";
+import { ingestFiles } from "../../src/ingest/files.js";
+import { IngestRefusedError } from "../../src/ingest/run-plan.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { ingestOptions, tempDir } from "../support/publish-fixtures.js";

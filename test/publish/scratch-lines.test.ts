@@ -6,8 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScratchFile, ScratchFileError } from "../../src/publish/scratch-file.js";
-import { scratchLines } from "../../src/publish/scratch-lines.js";
+import { ScratchFile, ScratchFileError, scratchLines } from "../../src/publish/scratch-file.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -4,7 +4,8 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canaryNumCtxForPolicy, type IngestFilesOptions } from "../../src/ingest/files.js";
+import { canaryNumCtxForPolicy } from "../../src/ingest/files.js";
+import type { IngestFilesOptions } from "../../src/ingest/run-plan.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { verifyFiles, type VerifyFilesResult } from "../../src/verify/verify-files.js";
 import { hookedFs, injectedFsError, type PublishFsCall } from "../../bench/_fs-hooks.js";
