@@ -142,18 +142,6 @@ function unscreenedForHost(reason, options) {
 		flagged: false
 	}, options?.failureMode);
 }
-// src/core/read-at-most.ts
-/** The file's bytes from its current position, up to `max` + 1 of them (more than `max`: too large). */
-async function readAtMost(handle, max) {
-	const buffer = Buffer.alloc(max + 1);
-	let filled = 0;
-	while (filled < buffer.byteLength) {
-		const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
-		if (bytesRead === 0) break;
-		filled += bytesRead;
-	}
-	return buffer.subarray(0, filled);
-}
 (() => {
 	const shape = {
 		scalars: /* @__PURE__ */ new Set([
@@ -186,6 +174,28 @@ function fileReason(error) {
 	if (code === "ENOENT") return "not_found";
 	return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
 }
+// src/core/read-at-most.ts
+/** Opens `path` with `flags`, asks `refuse` about its stats (a problem, or null to read it), then reads it; never throws. */
+async function readSmallFile(path, max, refuse, flags = "r") {
+	let handle;
+	try {
+		handle = await open(path, flags);
+		const problem = refuse(await handle.stat());
+		if (problem !== null) return { problem };
+		const buffer = Buffer.alloc(max + 1);
+		let filled = 0;
+		while (filled < buffer.byteLength) {
+			const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
+			if (bytesRead === 0) break;
+			filled += bytesRead;
+		}
+		return { bytes: buffer.subarray(0, filled) };
+	} catch (error) {
+		return { unreadable: fileReason(error) };
+	} finally {
+		await handle?.close();
+	}
+}
 // src/core/token-file.ts
 /** Fewest characters of a token: shorter secrets can be guessed by a local process that retries. */
 var MIN_TOKEN_CHARS = 16;
@@ -209,19 +219,12 @@ var refused = (problem) => ({
 });
 /** Reads and checks the token in `path`; never throws for a file problem (that is the result). */
 async function readTokenFile(path, platform = process.platform) {
-	let handle;
-	let bytes;
-	try {
-		handle = await open(path, OPEN_FLAGS);
-		const stats = await handle.stat();
-		if (!stats.isFile()) return refused("not a regular file");
-		if (platform !== "win32" && (stats.mode & 63) !== 0) return refused("readable or writable by group or others (chmod 600 it)");
-		bytes = await readAtMost(handle, MAX_TOKEN_FILE_BYTES);
-	} catch (error) {
-		return refused(`cannot read file (${fileReason(error)})`);
-	} finally {
-		await handle?.close();
-	}
+	const read = await readSmallFile(path, MAX_TOKEN_FILE_BYTES, (stats) => {
+		if (!stats.isFile()) return "not a regular file";
+		return platform !== "win32" && (stats.mode & 63) !== 0 ? "readable or writable by group or others (chmod 600 it)" : null;
+	}, OPEN_FLAGS);
+	if (!("bytes" in read)) return refused("problem" in read ? read.problem : `cannot read file (${read.unreadable})`);
+	const { bytes } = read;
 	if (bytes.length > MAX_TOKEN_FILE_BYTES) return refused(`larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
 	if (!isUtf8(bytes)) return refused("not UTF-8 text");
 	const token = bytes.toString("utf8").trim();
