@@ -35,13 +35,24 @@ const MAX_FAST_DEPTH = 32;
 const DEFAULT_CHUNK_BYTES = 1 << 18;
 
 /**
+ * Which elements this reader checks, when several threads read the same file and each checks its
+ * share (verify/pair-share.ts): the rest are split out and hashed but neither parsed nor yielded.
+ * `owns` is asked for every element in order; `accepts` then sees the value of an owned one.
+ * Either may throw NotCanonicalLayout.
+ */
+export interface ElementShare {
+  owns(bytes: Buffer, position: number): boolean;
+  accepts(value: unknown): boolean;
+}
+
+/**
  * Walks a canonical document file: the events of readStrictJsonFile with the same options (which
  * must stream exactly one key), then its `end`. Throws NotCanonicalLayout when the bytes are not
  * laid out canonically (or the file cannot be read): read it with readStrictJsonFile then.
  */
 export async function* readCanonicalJsonFile(
   path: string,
-  options: GrammarOptions & { readonly chunkBytes?: number },
+  options: GrammarOptions & { readonly chunkBytes?: number; readonly share?: ElementShare },
 ): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const streamed = [...(options.stream ?? new Map())];
   if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
@@ -61,14 +72,17 @@ export async function* readCanonicalJsonFile(
   // The element sits two levels below the root (the root object, then the array).
   const limits = { maxValues: element.maxValues, maxDepth: maxDepth - 2 };
   const hash = createHash("sha256");
+  const share = options.share;
   let bytes = 0;
   let count = 0;
   let pending: StrictStreamEvent[] = [];
   const sink = (kind: SplitPieceKind, piece: Buffer): void => {
     if (kind === "element") {
+      const position = count++;
+      if (share !== undefined && !share.owns(piece, position)) return;
       const value = canonicalValue(piece, elementShape, limits);
-      if (value === NOT_CANONICAL) throw new NotCanonicalLayout("an element is not canonical");
-      pending.push({ type: "element", key, index: count++, value });
+      if (value === NOT_CANONICAL || (share !== undefined && !share.accepts(value))) throw new NotCanonicalLayout("an element is not canonical");
+      pending.push({ type: "element", key, index: position, value });
       return;
     }
     if (!isUtf8(piece)) throw new NotCanonicalLayout("the frame is not UTF-8");

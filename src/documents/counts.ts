@@ -48,6 +48,21 @@ export class RecordCounter {
     if (typeof idDigest === "string" && this.seenBefore(idDigest)) counts.duplicate_ids++;
   }
 
+  /**
+   * Adds the counts of other records, counted apart (verify's second thread), of which
+   * `repeatedIds` more repeat an id counted here.
+   */
+  absorb(counts: ManifestCounts, repeatedIds: number): void {
+    const tally = this.tally;
+    tally.admitted += counts.admitted;
+    tally.held += counts.held;
+    tally.duplicate_ids += counts.duplicate_ids + repeatedIds;
+    for (const reason of HOLD_REASONS) tally.by_reason[reason] += counts.by_reason[reason];
+    for (const key of ["none", "flag", "block", "not_checked"] as const) tally.detection[key] += counts.detection[key];
+    for (const key of ["complete", "partial", "none"] as const) tally.coverage[key] += counts.coverage[key];
+    this.allowlisted += counts.allowlisted ?? 0;
+  }
+
   /** The counts so far (a fresh copy). */
   counts(): ManifestCounts {
     return { ...structuredClone(this.tally), ...(this.allowlisted > 0 ? { allowlisted: this.allowlisted } : {}) };

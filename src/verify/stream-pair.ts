@@ -3,12 +3,14 @@
 // record being checked on each side is held; verify-stream.ts assembles the problems.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, StrictStreamError, type Shape, type StrictStreamEvent } from "../core/parse-line.js";
-import { NotCanonicalLayout, readCanonicalJsonFile } from "../core/canonical-json-file.js";
+import { Worker } from "node:worker_threads";
+import { NotCanonicalLayout, readCanonicalJsonFile, type ElementShare } from "../core/canonical-json-file.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
-import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest } from "./verify-stream.js";
+import { exportShare, manifestShare, type PairShare } from "./pair-share.js";
+import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest, type ExportShareState, type ManifestShareState } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
 
 /**
@@ -66,6 +68,8 @@ class Walk {
   notCanonical = false;
   /** Members before the records array, once it started. */
   members: Obj | null = null;
+  /** Elements of the records array, once it ended (a share is yielded only its own). */
+  elements: number | null = null;
   private inRecords = false;
 
   constructor(
@@ -75,15 +79,18 @@ class Walk {
     elementShape: Shape,
     chunkBytes: number | undefined,
     reader: PairReader,
+    share: ElementShare | undefined,
   ) {
-    this.events = (reader === "canonical" ? readCanonicalJsonFile : readStrictJsonFile)(path, {
+    const options = {
       shape,
       stream: new Map([[RECORDS_KEY, elementShape]]),
       rest: BUDGET,
       element: BUDGET,
       maxTokenBytes: BUDGET.maxChars,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
-    });
+    };
+    this.events =
+      reader === "canonical" ? readCanonicalJsonFile(path, { ...options, ...(share === undefined ? {} : { share }) }) : readStrictJsonFile(path, options);
   }
 
   private async pull(): Promise<StrictStreamEvent | StrictFileEnd | null> {
@@ -124,7 +131,10 @@ class Walk {
       const event = await this.pull();
       if (event === null) return null;
       if (event.type === "element") return { value: event.value, index: event.index };
-      if (event.type === "array_end") this.inRecords = false;
+      if (event.type === "array_end") {
+        this.inRecords = false;
+        this.elements = event.count;
+      }
     }
     return null;
   }
@@ -142,19 +152,29 @@ class Walk {
   }
 }
 
+/** The two documents walked and the verifier's state: what `readingOf` assembles. */
+interface PairWalk {
+  readonly m: Walk;
+  readonly e: Walk | null;
+  readonly manifest: StreamedManifest;
+  readonly exported: StreamedExport;
+}
+
 /**
- * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
- * the whole documents, or "exact" when the canonical `reader` met bytes it does not read. Never
- * throws for any file content; an unreadable file is a read problem.
+ * Walks the manifest (and export, when given) and checks their records, or only `share`'s part
+ * of them (pair-share.ts; canonical reading only). "reread" when the pair needs the whole
+ * documents, "exact" when the canonical `reader` met bytes it does not read. Never throws for
+ * any file content; an unreadable file is a read failure of its walk.
  */
-export async function streamPair(
+async function walkPair(
   manifestPath: string,
   exportPath: string | null,
   chunkBytes: number | undefined,
   reader: PairReader,
-): Promise<PairReading | "reread" | "exact"> {
-  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader);
-  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader);
+  share?: PairShare,
+): Promise<PairWalk | "reread" | "exact"> {
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share));
+  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share));
   // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
   const manifest = new StreamedManifest(false, reader === "canonical");
   const exported = new StreamedExport();
@@ -200,6 +220,14 @@ export async function streamPair(
     if (e !== null) await e.stop();
   }
   if (m.notCanonical || e?.notCanonical === true) return "exact";
+  // A share saw only its records: the lists' lengths are the arrays' own.
+  if (m.elements !== null) manifest.count = m.elements;
+  if (e?.elements != null) exported.count = e.elements;
+  return { m, e, manifest, exported };
+}
+
+/** The problems of a walked pair, or "reread" when a manifest member that sorts before `records` came after it. */
+function readingOf({ m, e, manifest, exported }: PairWalk): PairReading | "reread" {
   const readProblems = [m.failure, e?.failure ?? null].filter((p): p is VerifyProblem => p !== null);
   const manifestSha256 = m.end?.sha256 ?? null;
   const exportSha256 = e?.end?.sha256 ?? null;
@@ -211,4 +239,104 @@ export async function streamPair(
   if (facts === "reread") return "reread";
   const problems = assembleProblems(e?.end?.value, manifestRoot, facts, manifestSha256, manifest, e?.end == null ? null : exported);
   return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems };
+}
+
+/**
+ * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
+ * the whole documents, or "exact" when the canonical `reader` met bytes it does not read. Never
+ * throws for any file content; an unreadable file is a read problem.
+ */
+export async function streamPair(
+  manifestPath: string,
+  exportPath: string | null,
+  chunkBytes: number | undefined,
+  reader: PairReader,
+): Promise<PairReading | "reread" | "exact"> {
+  const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader);
+  return typeof walk === "string" ? walk : readingOf(walk);
+}
+
+/** What a share's walk found, for the thread that assembles the pair (posted by pair-worker.ts). */
+export type ShareOutcome =
+  | "reread"
+  | "exact"
+  | {
+      readonly manifestSha256: string | null;
+      readonly exportSha256: string | null;
+      readonly failed: boolean;
+      readonly manifest: ManifestShareState;
+      readonly exported: ExportShareState;
+    };
+
+/** Walks a pair canonically, checking only `share`'s records (pair-share.ts). */
+export async function walkShare(manifestPath: string, exportPath: string | null, chunkBytes: number | undefined, share: PairShare): Promise<ShareOutcome> {
+  const walk = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share);
+  if (typeof walk === "string") return walk;
+  return {
+    manifestSha256: walk.m.end?.sha256 ?? null,
+    exportSha256: walk.e?.end?.sha256 ?? null,
+    failed: walk.m.failure !== null || (walk.e?.failure ?? null) !== null,
+    manifest: walk.manifest.shareState(),
+    exported: walk.exported.shareState(),
+  };
+}
+
+/** Where the other share is checked: on a worker thread (`url`, pair-worker.ts) or, with null, here after this one. */
+export interface OtherShare {
+  readonly url: URL | null;
+  readonly block: number;
+}
+
+/**
+ * streamPair's canonical reading on two threads (pair-share.ts): this one checks share 0 while
+ * a worker checks share 1, and the worker's findings are absorbed before the problems are
+ * assembled, in the order one thread gives. A worker that fails or exits is replaced by checking
+ * its share here; two shares that read different bytes give "exact" (the pair is read again).
+ */
+export async function streamPairInShares(
+  manifestPath: string,
+  exportPath: string | null,
+  chunkBytes: number | undefined,
+  other: OtherShare,
+): Promise<PairReading | "reread" | "exact"> {
+  const share = (part: number): PairShare => ({ part, parts: 2, block: other.block });
+  const worker = other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1) });
+  try {
+    const mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0));
+    if (typeof mine === "string") return mine;
+    const theirs = (await worker?.outcome) ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1)));
+    if (typeof theirs === "string") return theirs;
+    const failed = mine.m.failure !== null || (mine.e?.failure ?? null) !== null;
+    if (theirs.failed !== failed || theirs.manifestSha256 !== (mine.m.end?.sha256 ?? null) || theirs.exportSha256 !== (mine.e?.end?.sha256 ?? null))
+      return "exact";
+    mine.manifest.absorb(theirs.manifest);
+    mine.exported.absorb(theirs.exported);
+    return readingOf(mine);
+  } finally {
+    worker?.stop();
+  }
+}
+
+/** What pair-worker.ts is started with. */
+export interface PairWorkerData {
+  readonly manifestPath: string;
+  readonly exportPath: string | null;
+  readonly chunkBytes: number | undefined;
+  readonly share: PairShare;
+}
+
+/** A worker checking one share; `outcome` is null when it failed or exited without answering. */
+function shareOnWorker(url: URL, data: PairWorkerData): { outcome: Promise<ShareOutcome | null>; stop: () => void } {
+  let worker: Worker;
+  try {
+    worker = new Worker(url, { workerData: data });
+  } catch {
+    return { outcome: Promise.resolve(null), stop: () => {} };
+  }
+  const outcome = new Promise<ShareOutcome | null>((resolve) => {
+    worker.once("message", (reply: ShareOutcome | null) => resolve(reply));
+    worker.once("error", () => resolve(null));
+    worker.once("exit", () => resolve(null));
+  });
+  return { outcome, stop: () => void worker.terminate() };
 }

@@ -1,13 +1,18 @@
 // `verifyFiles`: the file-based verification behind `little-canary verify`, as a library call.
 // Unreadable files, a pin mismatch and every consistency problem are problems with stable codes,
 // never exceptions (only an invalid option throws).
+import { existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { allowlistedAdmissions, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { headOf, streamPair, type PairReader, type PairReading } from "./stream-pair.js";
+import { headOf, streamPair, streamPairInShares, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
+import { SHARE_BLOCK } from "./pair-share.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
 import { isExportSchemaName, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
@@ -122,10 +127,13 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * `reader` (internal, for tests): "canonical" (the default) reads canonical files fast and any
  * other again with the strict grammar; "exact" uses the strict grammar only. The result says
  * which one read the pair; the outcome is the same either way (test/verify/fast-read.test.ts).
+ * `other` (internal, for tests): where the canonical reader checks its second share of the
+ * records (null: one thread); by default a worker thread for a large pair (`secondShare`).
  */
 export async function verifyFilesWithMode(
   options: VerifyFilesOptions,
   reader: PairReader = "canonical",
+  other?: OtherShare | null,
 ): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
@@ -135,7 +143,13 @@ export async function verifyFilesWithMode(
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
   // A pair laid out as ingest writes it is read fast; any other is read again by the strict grammar.
-  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical") : "exact";
+  const shares = reader === "canonical" ? (other === undefined ? await secondShare(manifestPath, exportPath) : other) : null;
+  const fast =
+    reader !== "canonical"
+      ? "exact"
+      : shares === null
+        ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical")
+        : await streamPairInShares(manifestPath, exportPath, options.chunkBytes, shares);
   const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact") : fast;
   // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
   const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
@@ -163,6 +177,29 @@ export async function verifyFilesWithMode(
   };
   const documents = { manifestHead: swapped === null ? reading.manifestHead : null, exportSha256: readable ? reading.exportSha256 : null };
   return { result, mode, reader: fast === "exact" ? "exact" : "canonical", documents };
+}
+
+/** Pairs of at least this many bytes are checked on two threads: a worker takes about 0.1 s to start. */
+const TWO_THREADS_MIN_BYTES = 8 << 20;
+
+/**
+ * Where a canonical read checks its second share of the records: on a worker thread when the
+ * pair is large, a second core is there and the compiled worker script is present (it is not
+ * under a TypeScript test runner); else null, and one thread checks them all.
+ */
+async function secondShare(manifestPath: string, exportPath: string | null): Promise<OtherShare | null> {
+  const url = new URL("./pair-worker.js", import.meta.url);
+  if (availableParallelism() < 2 || !existsSync(fileURLToPath(url))) return null;
+  let bytes = 0;
+  for (const path of [manifestPath, exportPath]) {
+    if (path === null) continue;
+    try {
+      bytes += (await stat(path)).size;
+    } catch {
+      return null; // the read reports it
+    }
+  }
+  return bytes >= TWO_THREADS_MIN_BYTES ? { url, block: SHARE_BLOCK } : null;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
+import type { ManifestCounts } from "../documents/schemas.js";
 import { EXPORT_SCHEMA, ExportRecordSchema } from "../documents/schemas.js";
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
@@ -34,6 +35,8 @@ function digestKey(digest: string): string {
  */
 export class StreamedManifest {
   readonly problems = new ProblemList();
+  /** The position of the record each problem is about (to merge a share's problems in order). */
+  private readonly positions: number[] = [];
   /** Records seen so far (the next record's position). */
   count = 0;
   /** False when the records array did not stream (it is missing or not an array). */
@@ -115,7 +118,40 @@ export class StreamedManifest {
         this.recountable = false;
       }
     }
+    tagProblems(this.problems, this.positions, position);
     return usable;
+  }
+
+  /** What this share's records gave, for `absorb` on the thread that assembles the pair. */
+  shareState(): ManifestShareState {
+    return {
+      problems: this.problems.items,
+      positions: this.positions,
+      recordIssue: this.recordIssue,
+      firstOfShape: this.firstOfShape,
+      idDigests: this.idDigests,
+      counts: this.recountable ? this.recount.counts() : null,
+    };
+  }
+
+  /** Takes in another share's records (pair-share.ts): as if this one had checked them in order. */
+  absorb(other: ManifestShareState): void {
+    mergeProblems(this.problems, this.positions, other.problems, other.positions);
+    const otherIssueAt = other.recordIssue?.[1] as number | undefined;
+    if (otherIssueAt !== undefined && (this.recordIssue === null || otherIssueAt < (this.recordIssue[1] as number))) this.recordIssue = other.recordIssue;
+    for (const shape of ["v1", "v2"] as const) {
+      const theirs = other.firstOfShape[shape];
+      if (theirs !== null && (this.firstOfShape[shape] === null || theirs < (this.firstOfShape[shape] as number))) this.firstOfShape[shape] = theirs;
+    }
+    if (other.counts === null) this.recountable = false;
+    if (!this.recountable || other.counts === null) return;
+    // An id digest both shares saw is one more record repeating an earlier record's id.
+    let repeated = 0;
+    for (const key of other.idDigests) {
+      if (this.idDigests.has(key)) repeated++;
+      else this.idDigests.add(key);
+    }
+    this.recount.absorb(other.counts, repeated);
   }
 
   /** Whether a usable record's verdicts were found to re-classify as recorded (not classified again). */
@@ -186,6 +222,8 @@ export class StreamedManifest {
  */
 export class StreamedExport {
   readonly problems = new ProblemList();
+  /** The position in the export of the record each problem is about. */
+  private readonly positions: number[] = [];
   count = 0;
   streamed = false;
   outOfOrder = false;
@@ -207,6 +245,7 @@ export class StreamedExport {
     const index = isObj(item) ? own(item, "index") : undefined;
     if (!isObj(item) || !isInt(index)) {
       this.problems.add("export_record_malformed", `export record at position ${position}: malformed`);
+      tagProblems(this.problems, this.positions, position);
       this.schemaOk = false;
       this.foreign = true;
       return null;
@@ -216,6 +255,7 @@ export class StreamedExport {
     // Strictly increasing indices cannot repeat, so only a held export needs the set.
     if (this.seen?.has(index) === true) {
       this.problems.add("record_duplicated", `record ${index}: duplicated in export`);
+      tagProblems(this.problems, this.positions, position);
       this.foreign = true;
     }
     this.seen?.add(index);
@@ -238,7 +278,23 @@ export class StreamedExport {
   record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, verdictsAgree = false): void {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
     checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree);
+    tagProblems(this.problems, this.positions, this.count - 1);
     if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
+  }
+
+  /** What this share's records gave, for `absorb` on the thread that assembles the pair. */
+  shareState(): ExportShareState {
+    return { problems: this.problems.items, positions: this.positions, missing: this.missing, schemaOk: this.schemaOk, foreign: this.foreign };
+  }
+
+  /** Takes in another share's records (pair-share.ts): as if this one had checked them in order. */
+  absorb(other: ExportShareState): void {
+    mergeProblems(this.problems, this.positions, other.problems, other.positions);
+    this.missing.push(...other.missing);
+    this.missing.sort((a, b) => a - b);
+    // Each share judged the schema only while it had no problem; with any problem it is not asked.
+    this.schemaOk &&= other.schemaOk;
+    this.foreign ||= other.foreign;
   }
 
   /** Steps 12–16 into `problems`; false when step 12 ended the pair (no record list). */
@@ -263,6 +319,44 @@ export class StreamedExport {
     if (!this.schemaOk || !exportDocumentSchema(name).safeParse(withEmptyRecords(exportRest)).success)
       problems.add("export_fields", `export does not match the ${isExportSchemaName(name) ? name : EXPORT_SCHEMA} schema`);
   }
+}
+
+/** What a share of the manifest's records gave (StreamedManifest.absorb). */
+export interface ManifestShareState {
+  readonly problems: readonly VerifyProblem[];
+  readonly positions: readonly number[];
+  readonly recordIssue: readonly PropertyKey[] | null;
+  readonly firstOfShape: { readonly v1: number | null; readonly v2: number | null };
+  /** Its distinct id digests, as kept (digestKey). */
+  readonly idDigests: ReadonlySet<string>;
+  /** Its recount, or null when one of its records could not be counted. */
+  readonly counts: ManifestCounts | null;
+}
+
+/** What a share of the export's records gave (StreamedExport.absorb). */
+export interface ExportShareState {
+  readonly problems: readonly VerifyProblem[];
+  readonly positions: readonly number[];
+  readonly missing: readonly number[];
+  readonly schemaOk: boolean;
+  readonly foreign: boolean;
+}
+
+/** Tags the problems added since the last tag with `position`. */
+function tagProblems(problems: ProblemList, positions: number[], position: number): void {
+  while (positions.length < problems.items.length) positions.push(position);
+}
+
+/** Merges another share's problems into `problems`, both in position order (a position is in one share only). */
+function mergeProblems(problems: ProblemList, positions: number[], more: readonly VerifyProblem[], at: readonly number[]): void {
+  const merged = [
+    ...problems.items.map((problem, i) => ({ problem, position: positions[i] as number })),
+    ...more.map((problem, i) => ({ problem, position: at[i] as number })),
+  ];
+  // A stable sort keeps each position's problems in the order they were found.
+  merged.sort((a, b) => a.position - b.position);
+  problems.items.splice(0, problems.items.length, ...merged.map((m) => m.problem));
+  positions.splice(0, positions.length, ...merged.map((m) => m.position));
 }
 
 /** Assembles the problems in check order: of a pair, or of a manifest alone (`exported` null). */

@@ -34,7 +34,11 @@ interface Pair {
   readonly exported: Uint8Array;
 }
 
-/** Verifies the pair both ways; expects the same outcome and returns which reader the fast one used. */
+/**
+ * Verifies the pair both ways, and the fast way again with its records dealt out one at a time
+ * to two shares (checked here one after the other); expects the same outcome from all three and
+ * returns which reader the fast one used.
+ */
 async function bothWays(dir: string, pair: Pair, chunkBytes?: number): Promise<"canonical" | "exact"> {
   const paths = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json") };
   await writeFile(paths.manifest, pair.manifest);
@@ -46,6 +50,10 @@ async function bothWays(dir: string, pair: Pair, chunkBytes?: number): Promise<"
   expect(fast.result).toEqual(exact.result);
   expect(fast.mode).toBe(exact.mode);
   expect(fast.documents).toEqual(exact.documents);
+  const shared = await verifyFilesWithMode(options, "canonical", { url: null, block: 1 });
+  expect(shared.result).toEqual(exact.result);
+  expect(shared.mode).toBe(exact.mode);
+  expect(shared.documents).toEqual(exact.documents);
   return fast.reader;
 }
 

@@ -89,8 +89,13 @@ export async function agree(dir: string, manifest: Uint8Array, exported: Uint8Ar
   const paths = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json") };
   await writeFile(paths.manifest, manifest);
   if (exported !== null) await writeFile(paths.export, exported);
-  const { result, mode } = await verifyFilesWithMode({ manifest: paths.manifest, export: exported === null ? null : paths.export, chunkBytes });
+  const options = { manifest: paths.manifest, export: exported === null ? null : paths.export, chunkBytes };
+  const { result, mode } = await verifyFilesWithMode(options);
   stats[mode]++;
+  // The records dealt out one at a time to two shares (checked one after the other) give the same.
+  const shared = await verifyFilesWithMode(options, "canonical", { url: null, block: 1 });
+  expect(shared.result).toEqual(result);
+  expect(shared.mode).toBe(mode);
   const expected = wholeProblems(manifest, exported, paths);
   const unreadable = expected.some((p) => p.code.endsWith("_unreadable"));
   if (unreadable) {

@@ -1,0 +1,82 @@
+// How a pair read fast is checked on two threads: each thread reads both files whole (splitting,
+// hashing and checking the frame are cheap) but parses and checks only its share of the records,
+// blocks of record indices dealt out in turn, so the costly part is split across cores. A manifest
+// record belongs to the share of its position; an export record to the share of the index it
+// names, read from its first bytes without parsing (a canonical export record begins
+// `{"id":…,"index":N,`), so the manifest record it is checked against is read by the same thread.
+// The share that owns an export record parses it and must find exactly that index. Anything
+// else (an export record that does not begin so, indices that do not strictly increase) is not
+// the layout ingest writes: the pair is then read by the exact path, which says what is wrong.
+import { NotCanonicalLayout, type ElementShare } from "../core/canonical-json-file.js";
+import { isObj, own } from "./_values.js";
+
+/** One thread's part of a pair: `part` of `parts`, records dealt out `block` indices at a time. */
+export interface PairShare {
+  readonly part: number;
+  readonly parts: number;
+  readonly block: number;
+}
+
+/** Records dealt out at a time: large enough that each thread reads long runs, small for balance. */
+export const SHARE_BLOCK = 256;
+
+const owner = (index: number, share: PairShare): number => Math.floor(index / share.block) % share.parts;
+
+/** The manifest's elements this share checks: those whose position falls in its blocks. */
+export function manifestShare(share: PairShare): ElementShare {
+  return { owns: (_bytes, position) => owner(position, share) === share.part, accepts: () => true };
+}
+
+/** The export's elements this share checks: those whose index falls in its blocks (see the header). */
+export function exportShare(share: PairShare): ElementShare {
+  let last = -1;
+  return {
+    owns(bytes) {
+      const index = exportIndexHint(bytes);
+      if (index === null || index <= last) throw new NotCanonicalLayout("export records do not name increasing indices first");
+      last = index;
+      return owner(index, share) === share.part;
+    },
+    accepts: (value) => isObj(value) && own(value, "index") === last,
+  };
+}
+
+const ID_KEY = Buffer.from('{"id":', "latin1");
+const NULL = Buffer.from("null", "latin1");
+const INDEX_KEY = Buffer.from(',"index":', "latin1");
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The index a canonical export record names (`{"id":null|"…","index":N,`), or null when it does not begin so. */
+export function exportIndexHint(bytes: Buffer): number | null {
+  if (!startsWith(bytes, ID_KEY, 0)) return null;
+  let at = ID_KEY.length;
+  if (startsWith(bytes, NULL, at)) {
+    at += NULL.length;
+  } else if (bytes[at] === QUOTE) {
+    // The string ends at the first quote not escaped: one after an even run of backslashes.
+    const open = at;
+    for (at = bytes.indexOf(QUOTE, open + 1); at !== -1; at = bytes.indexOf(QUOTE, at + 1)) {
+      let run = 0;
+      while (bytes[at - 1 - run] === BACKSLASH) run++;
+      if (run % 2 === 0) break;
+    }
+    if (at === -1) return null;
+    at++;
+  } else {
+    return null;
+  }
+  if (!startsWith(bytes, INDEX_KEY, at)) return null;
+  at += INDEX_KEY.length;
+  const first = at;
+  let index = 0;
+  for (; at < bytes.length && (bytes[at] as number) >= 0x30 && (bytes[at] as number) <= 0x39; at++) index = index * 10 + ((bytes[at] as number) - 0x30);
+  const digits = at - first;
+  // Canonical integers: no leading zero, and within what a double holds exactly.
+  if (digits === 0 || digits > 15 || (digits > 1 && bytes[first] === 0x30) || bytes[at] !== 0x2c) return null;
+  return index;
+}
+
+function startsWith(bytes: Buffer, prefix: Buffer, at: number): boolean {
+  return at + prefix.length <= bytes.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}

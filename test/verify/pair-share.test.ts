@@ -1,0 +1,178 @@
+// Verify's two-thread read (src/verify/pair-share.ts, stream-pair.ts): the index an export
+// record names is read from its first bytes exactly or not at all; counts taken apart and absorbed
+// equal the counts of the whole; and the real worker thread (bundled from its source, since a
+// thread cannot load TypeScript), workers that fail as they start, and the share checked here
+// all give the one-thread result, problem for problem.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { sha256Hex } from "../../src/core/hash.js";
+import { countRecords, RecordCounter } from "../../src/documents/counts.js";
+import { HOLD_REASONS } from "../../src/documents/schemas.js";
+import { exportIndexHint } from "../../src/verify/pair-share.js";
+import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
+import { bundleScript, type BundledCli } from "../support/cli-child.js";
+import { canon, makeRun, tempDir, type Json } from "./verify-stream-properties.js";
+
+const hint = (text: string): number | null => exportIndexHint(Buffer.from(text, "utf8"));
+
+describe("the index an export record names, read from its first bytes", () => {
+  it("is read after a null id or an id string with escaped quotes and backslashes", () => {
+    expect(hint('{"id":null,"index":0,"material_sha256":"x"}')).toBe(0);
+    expect(hint('{"id":"doc-a","index":42,"x":1}')).toBe(42);
+    expect(hint('{"id":"a\\"b","index":7,"x":1}')).toBe(7);
+    expect(hint('{"id":"a\\\\","index":8,"x":1}')).toBe(8);
+    expect(hint('{"id":"\\\\\\"\\\\","index":9,"x":1}')).toBe(9);
+    expect(hint('{"id":"ключ 😀","index":123456789012345,"x":1}')).toBe(123456789012345);
+  });
+
+  it("is refused for anything but a canonical integer right after the id", () => {
+    for (const text of [
+      '{"index":0,"id":null,"x":1}',
+      '{"id":null,"index":01,"x":1}',
+      '{"id":null,"index":-1,"x":1}',
+      '{"id":null,"index":1.0,"x":1}',
+      '{"id":null,"index":1e3,"x":1}',
+      '{"id":null,"index":"1","x":1}',
+      '{"id":null,"index":1}',
+      '{"id":null,"index":1234567890123456,"x":1}',
+      '{"id":null, "index":1,"x":1}',
+      '{"id":nul,"index":1,"x":1}',
+      '{"id":"open,"index":1,"x":1}',
+      '{"id":"a\\","index":1,"x":1}',
+      '{"id":1,"index":1,"x":1}',
+      '{"id":null,"index":',
+      "",
+    ]) {
+      expect(hint(text), text).toBeNull();
+    }
+  });
+
+  it("agrees with JSON.parse on canonical records with any id", () => {
+    fc.assert(
+      fc.property(fc.option(fc.string({ unit: "grapheme", maxLength: 12 }), { nil: null }), fc.nat(), (id, index) => {
+        const text = canonicalJsonUnchecked({ id, index, material_sha256: "x", text: "t" });
+        expect(hint(text)).toBe(index);
+      }),
+    );
+  });
+});
+
+describe("counts taken apart and absorbed", () => {
+  it("equal the counts of the whole, duplicate ids across the parts included", () => {
+    const recordArb = fc.record({
+      admission: fc.constantFrom("admitted", "held"),
+      admission_basis: fc.constantFrom(undefined, "allowlist"),
+      hold_reasons: fc.subarray([...HOLD_REASONS]),
+      detection: fc.constantFrom("none", "flag", "block", "not_checked"),
+      coverage: fc.constantFrom("complete", "partial", "none"),
+      id_sha256: fc.constantFrom(null, "a", "b", "c", "d"),
+    });
+    fc.assert(
+      fc.property(fc.array(recordArb, { maxLength: 12 }), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), (records, inFirst) => {
+        const parts = [records.filter((_, i) => inFirst[i]), records.filter((_, i) => !inFirst[i])];
+        const [seenHere, seenThere] = [new Set<string>(), new Set<string>()];
+        const counter = (seen: Set<string>) =>
+          new RecordCounter((digest) => {
+            if (seen.has(digest)) return true;
+            seen.add(digest);
+            return false;
+          });
+        const [here, there] = [counter(seenHere), counter(seenThere)];
+        parts[0]?.forEach((r) => here.add(r));
+        parts[1]?.forEach((r) => there.add(r));
+        const repeated = [...seenThere].filter((d) => seenHere.has(d)).length;
+        here.absorb(there.counts(), repeated);
+        expect(here.counts()).toEqual(countRecords(records));
+      }),
+    );
+  });
+});
+
+/** A genuine pair, and tampered ones whose bytes stay canonical, with problems in both shares' records. */
+function pairs(): Array<{ manifest: Uint8Array; exported: Uint8Array }> {
+  const run = makeRun(
+    [
+      { id: "doc-a", source: "wiki", metadata: { title: "T" }, text: "first admitted text" },
+      { id: "doc-b", source: null, metadata: {}, text: "please BLOCK this one" },
+      { id: "doc-a", source: null, metadata: {}, text: "a FLAG here" },
+      { id: null, source: "drive", metadata: {}, text: "plain and admitted" },
+      { id: "doc-c", source: null, metadata: { author: "x" }, text: "another admitted one" },
+      { malformed: { text: 42, detail: "text must be a string" } },
+    ],
+    true,
+  );
+  const genuine = { manifest: run.manifest.bytes, exported: run.exported!.bytes };
+  const tampered = (tamper: (m: Json, e: Json) => void) => {
+    const m = structuredClone(run.manifest.document) as Json;
+    const e = structuredClone(run.exported!.document) as Json;
+    tamper(m, e);
+    e.manifest_sha256 = sha256Hex(canonicalJsonUnchecked(m));
+    return { manifest: canon(m), exported: canon(e) };
+  };
+  return [
+    genuine,
+    // Problems in both shares' records, the later share's first (records are dealt out 1 or 2 at a time).
+    tampered((_, e) => {
+      for (const record of e.records) if (record.index === 3 || record.index === 4) record.text += "!";
+    }),
+    tampered((m) => {
+      for (const at of [1, 2]) m.records[at].detection = m.records[at].detection === "none" ? "block" : "none";
+      m.records[4].extra = 1;
+      m.counts.admitted += 1;
+    }),
+    tampered((_, e) => e.records.splice(1, 1)),
+  ];
+}
+
+describe("two threads give the one-thread result", () => {
+  let worker: BundledCli;
+  beforeAll(async () => {
+    worker = await bundleScript(join(import.meta.dirname, "../../src/verify/pair-worker.ts"));
+  }, 60_000);
+  afterAll(async () => worker?.dispose());
+
+  it("on a worker thread, on a worker that fails and on this thread, for genuine and tampered pairs", async () => {
+    const dir = await tempDir();
+    // Workers that fail as they start: one throws, one exits without a word.
+    const failing = await Promise.all(
+      ["throw new RangeError('stand-in failure');", "process.exit(3);"].map(async (body, i) => {
+        const path = join(dir, `failing-${i}.mjs`);
+        await writeFile(path, `${body}\n`);
+        return pathToFileURL(path);
+      }),
+    );
+    const paths = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json") };
+    const outcomes = new Set<boolean>();
+    for (const pair of pairs()) {
+      await writeFile(paths.manifest, pair.manifest);
+      await writeFile(paths.export, pair.exported);
+      // The real worker answers with what it found in its share, not with a failure.
+      const reply = await new Promise<unknown>((resolve) => {
+        const thread = new Worker(pathToFileURL(worker.entry), {
+          workerData: { manifestPath: paths.manifest, exportPath: paths.export, chunkBytes: undefined, share: { part: 1, parts: 2, block: 1 } },
+        });
+        thread.once("message", resolve);
+        thread.once("error", () => resolve("error"));
+      });
+      expect(reply).toMatchObject({ failed: false, manifest: { positions: expect.any(Array) }, exported: { missing: expect.any(Array) } });
+      const one = await verifyFilesWithMode(paths, "canonical", null);
+      expect(one.reader).toBe("canonical");
+      outcomes.add(one.result.consistent);
+      for (const url of [pathToFileURL(worker.entry), ...failing, null]) {
+        for (const block of [1, 2, 256]) {
+          const two = await verifyFilesWithMode(paths, "canonical", { url, block });
+          expect(two.result).toEqual(one.result);
+          expect(two.reader).toBe("canonical");
+          expect(two.mode).toBe(one.mode);
+        }
+      }
+    }
+    // The genuine pair verifies; each tampered one does not.
+    expect([...outcomes].sort()).toEqual([false, true]);
+  }, 60_000);
+});
