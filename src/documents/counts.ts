@@ -49,14 +49,14 @@ export class RecordCounter {
   }
 
   /**
-   * Adds the counts of other records, counted apart (verify's second thread), of which
-   * `repeatedIds` more repeat an id counted here.
+   * Adds the counts of other records, counted apart (verify's second thread); `duplicate_ids`
+   * are added as they are (verify counts repeated ids across both itself).
    */
-  absorb(counts: ManifestCounts, repeatedIds: number): void {
+  absorb(counts: ManifestCounts): void {
     const tally = this.tally;
     tally.admitted += counts.admitted;
     tally.held += counts.held;
-    tally.duplicate_ids += counts.duplicate_ids + repeatedIds;
+    tally.duplicate_ids += counts.duplicate_ids;
     for (const reason of HOLD_REASONS) tally.by_reason[reason] += counts.by_reason[reason];
     for (const key of ["none", "flag", "block", "not_checked"] as const) tally.detection[key] += counts.detection[key];
     for (const key of ["complete", "partial", "none"] as const) tally.coverage[key] += counts.coverage[key];

@@ -6,8 +6,8 @@ import { walkShare, type PairWorkerData } from "./stream-pair.js";
 
 if (parentPort !== null) {
   const port = parentPort;
-  const { manifestPath, exportPath, chunkBytes, share } = workerData as PairWorkerData;
-  walkShare(manifestPath, exportPath, chunkBytes, share).then(
+  const { manifestPath, exportPath, chunkBytes, share, ids } = workerData as PairWorkerData;
+  walkShare(manifestPath, exportPath, chunkBytes, share, ids).then(
     (outcome) => port.postMessage(outcome),
     () => port.postMessage(null),
   );

@@ -3,6 +3,9 @@
 // record being checked on each side is held; verify-stream.ts assembles the problems.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, StrictStreamError, type Shape, type StrictStreamEvent } from "../core/parse-line.js";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { NotCanonicalLayout, readCanonicalJsonFile, type ElementShare } from "../core/canonical-json-file.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
@@ -10,6 +13,7 @@ import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
 import { exportShare, manifestShare, type PairShare } from "./pair-share.js";
+import { newBucketKey, type IdDigestOptions } from "./id-digests.js";
 import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest, type ExportShareState, type ManifestShareState } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
 
@@ -172,11 +176,12 @@ async function walkPair(
   chunkBytes: number | undefined,
   reader: PairReader,
   share?: PairShare,
+  ids?: IdDigestOptions,
 ): Promise<PairWalk | "reread" | "exact"> {
   const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share));
   const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share));
   // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
-  const manifest = new StreamedManifest(false, reader === "canonical");
+  const manifest = new StreamedManifest(false, reader === "canonical", ids);
   const exported = new StreamedExport();
   try {
     await m.toRecords();
@@ -193,6 +198,7 @@ async function walkPair(
         if (exported.outOfOrder) {
           // Duplicates and order need the whole lists: the pair is read whole and checked held.
           await Promise.all([m.stop(), e.stop()]);
+          manifest.close();
           return m.notCanonical || e.notCanonical ? "exact" : "reread";
         }
         let target: Obj | undefined;
@@ -219,7 +225,10 @@ async function walkPair(
     await m.stop();
     if (e !== null) await e.stop();
   }
-  if (m.notCanonical || e?.notCanonical === true) return "exact";
+  if (m.notCanonical || e?.notCanonical === true) {
+    manifest.close();
+    return "exact";
+  }
   // A share saw only its records: the lists' lengths are the arrays' own.
   if (m.elements !== null) manifest.count = m.elements;
   if (e?.elements != null) exported.count = e.elements;
@@ -253,7 +262,12 @@ export async function streamPair(
   reader: PairReader,
 ): Promise<PairReading | "reread" | "exact"> {
   const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader);
-  return typeof walk === "string" ? walk : readingOf(walk);
+  if (typeof walk === "string") return walk;
+  try {
+    return readingOf(walk);
+  } finally {
+    walk.manifest.close();
+  }
 }
 
 /** What a share's walk found, for the thread that assembles the pair (posted by pair-worker.ts). */
@@ -268,9 +282,18 @@ export type ShareOutcome =
       readonly exported: ExportShareState;
     };
 
-/** Walks a pair canonically, checking only `share`'s records (pair-share.ts). */
-export async function walkShare(manifestPath: string, exportPath: string | null, chunkBytes: number | undefined, share: PairShare): Promise<ShareOutcome> {
-  const walk = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share);
+/**
+ * Walks a pair canonically, checking only `share`'s records (pair-share.ts). The id digests'
+ * files (`ids`) are left for the thread that absorbs the outcome.
+ */
+export async function walkShare(
+  manifestPath: string,
+  exportPath: string | null,
+  chunkBytes: number | undefined,
+  share: PairShare,
+  ids: IdDigestOptions,
+): Promise<ShareOutcome> {
+  const walk = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share, ids);
   if (typeof walk === "string") return walk;
   return {
     manifestSha256: walk.m.end?.sha256 ?? null,
@@ -281,10 +304,14 @@ export async function walkShare(manifestPath: string, exportPath: string | null,
   };
 }
 
-/** Where the other share is checked: on a worker thread (`url`, pair-worker.ts) or, with null, here after this one. */
+/**
+ * Where the other share is checked: on a worker thread (`url`, pair-worker.ts) or, with null,
+ * here after this one. `maxIdsInMemory` (tests): id digests held before they go to disk.
+ */
 export interface OtherShare {
   readonly url: URL | null;
   readonly block: number;
+  readonly maxIdsInMemory?: number;
 }
 
 /**
@@ -300,11 +327,15 @@ export async function streamPairInShares(
   other: OtherShare,
 ): Promise<PairReading | "reread" | "exact"> {
   const share = (part: number): PairShare => ({ part, parts: 2, block: other.block });
-  const worker = other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1) });
+  // Both shares' id digest files under one directory, removed whatever happens to the worker.
+  const parent = await mkdtemp(join(tmpdir(), "lc-verify-"));
+  const ids: IdDigestOptions = { key: newBucketKey(), parent, ...(other.maxIdsInMemory === undefined ? {} : { maxInMemory: other.maxIdsInMemory }) };
+  const worker = other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids });
+  let mine: PairWalk | "reread" | "exact" = "exact";
   try {
-    const mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0));
+    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0), ids);
     if (typeof mine === "string") return mine;
-    const theirs = (await worker?.outcome) ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1)));
+    const theirs = (await worker?.outcome) ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
     if (typeof theirs === "string") return theirs;
     const failed = mine.m.failure !== null || (mine.e?.failure ?? null) !== null;
     if (theirs.failed !== failed || theirs.manifestSha256 !== (mine.m.end?.sha256 ?? null) || theirs.exportSha256 !== (mine.e?.end?.sha256 ?? null))
@@ -314,6 +345,8 @@ export async function streamPairInShares(
     return readingOf(mine);
   } finally {
     worker?.stop();
+    if (typeof mine !== "string") mine.manifest.close();
+    await rm(parent, { recursive: true, force: true });
   }
 }
 
@@ -323,6 +356,7 @@ export interface PairWorkerData {
   readonly exportPath: string | null;
   readonly chunkBytes: number | undefined;
   readonly share: PairShare;
+  readonly ids: IdDigestOptions;
 }
 
 /** A worker checking one share; `outcome` is null when it failed or exited without answering. */

@@ -8,6 +8,7 @@ import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
 import type { ManifestCounts } from "../documents/schemas.js";
+import { IdDigestTally, type IdDigestOptions, type IdDigestState } from "./id-digests.js";
 import { EXPORT_SCHEMA, ExportRecordSchema } from "../documents/schemas.js";
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
@@ -22,11 +23,6 @@ export const RECORDS_KEY = "records";
 /** `{...rest, records: []}`: a document's head with its streamed list left empty. */
 function withEmptyRecords(rest: Obj): Obj {
   return { ...rest, [RECORDS_KEY]: [] };
-}
-
-/** A distinct `id_sha256`, stored compactly but exactly (hex digests as 32 bytes, others as is). */
-function digestKey(digest: string): string {
-  return /^[0-9a-f]{64}$/.test(digest) ? `h${Buffer.from(digest, "hex").toString("latin1")}` : `s${digest}`;
 }
 
 /**
@@ -46,12 +42,11 @@ export class StreamedManifest {
   private hash: Hash | null = createHash("sha256");
   private prefix: string | null = null;
   private recordIssue: readonly PropertyKey[] | null = null;
-  private readonly idDigests = new Set<string>();
-  // duplicate_ids is the one count that spans records: the counter asks for each id digest.
+  // duplicate_ids is the one count that spans records: the tally takes each id digest and
+  // gives the count at the end (the counter's own is then 0).
+  private readonly idDigests: IdDigestTally;
   private readonly recount = new RecordCounter((digest) => {
-    const key = digestKey(digest);
-    if (this.idDigests.has(key)) return true;
-    this.idDigests.add(key);
+    this.idDigests.add(digest);
     return false;
   });
   private recountable = true;
@@ -71,7 +66,10 @@ export class StreamedManifest {
   constructor(
     private readonly held = false,
     private readonly canonicalFile = false,
-  ) {}
+    idDigests: IdDigestOptions = {},
+  ) {
+    this.idDigests = new IdDigestTally(idDigests);
+  }
 
   /** The records array starts; `members` are the manifest's members before it in the file. */
   begin(members: Obj): void {
@@ -129,7 +127,7 @@ export class StreamedManifest {
       positions: this.positions,
       recordIssue: this.recordIssue,
       firstOfShape: this.firstOfShape,
-      idDigests: this.idDigests,
+      idDigests: this.idDigests.state(),
       counts: this.recountable ? this.recount.counts() : null,
     };
   }
@@ -143,15 +141,15 @@ export class StreamedManifest {
       const theirs = other.firstOfShape[shape];
       if (theirs !== null && (this.firstOfShape[shape] === null || theirs < (this.firstOfShape[shape] as number))) this.firstOfShape[shape] = theirs;
     }
+    // Taken in even when not recountable, so that its files are removed by `close`.
+    this.idDigests.absorb(other.idDigests);
     if (other.counts === null) this.recountable = false;
-    if (!this.recountable || other.counts === null) return;
-    // An id digest both shares saw is one more record repeating an earlier record's id.
-    let repeated = 0;
-    for (const key of other.idDigests) {
-      if (this.idDigests.has(key)) repeated++;
-      else this.idDigests.add(key);
-    }
-    this.recount.absorb(other.counts, repeated);
+    if (this.recountable && other.counts !== null) this.recount.absorb(other.counts);
+  }
+
+  /** Removes what the id digests left on disk (theirs too, once absorbed). */
+  close(): void {
+    this.idDigests.close();
   }
 
   /** Whether a usable record's verdicts were found to re-classify as recorded (not classified again). */
@@ -210,7 +208,7 @@ export class StreamedManifest {
 
   /** Step 17. */
   addCountsProblem(head: Obj, problems: ProblemList): void {
-    checkRecount(head, this.recountable ? this.recount.counts() : undefined, problems);
+    checkRecount(head, this.recountable ? { ...this.recount.counts(), duplicate_ids: this.idDigests.repeats() } : undefined, problems);
   }
 }
 
@@ -327,8 +325,8 @@ export interface ManifestShareState {
   readonly positions: readonly number[];
   readonly recordIssue: readonly PropertyKey[] | null;
   readonly firstOfShape: { readonly v1: number | null; readonly v2: number | null };
-  /** Its distinct id digests, as kept (digestKey). */
-  readonly idDigests: ReadonlySet<string>;
+  /** Its id digests. */
+  readonly idDigests: IdDigestState;
   /** Its recount, or null when one of its records could not be counted. */
   readonly counts: ManifestCounts | null;
 }
@@ -405,6 +403,14 @@ function recordsOf(root: unknown): unknown[] | null {
  */
 export function verifyHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: ManifestFileSha): VerifyProblem[] {
   const manifest = new StreamedManifest(true);
+  try {
+    return checkHeld(exportRoot, manifestRoot, fileSha, manifest);
+  } finally {
+    manifest.close();
+  }
+}
+
+function checkHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: ManifestFileSha, manifest: StreamedManifest): VerifyProblem[] {
   const manifestRecords = recordsOf(manifestRoot);
   const usable: Array<Obj | null> = [];
   if (manifestRecords !== null) {

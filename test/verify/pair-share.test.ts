@@ -3,6 +3,7 @@
 // equal the counts of the whole; and the real worker thread (bundled from its source, since a
 // thread cannot load TypeScript), workers that fail as they start, and the share checked here
 // all give the one-thread result, problem for problem.
+import { readdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,6 +14,7 @@ import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { countRecords, RecordCounter } from "../../src/documents/counts.js";
 import { HOLD_REASONS } from "../../src/documents/schemas.js";
+import { IdDigestTally, newBucketKey } from "../../src/verify/id-digests.js";
 import { exportIndexHint } from "../../src/verify/pair-share.js";
 import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
 import { bundleScript, type BundledCli } from "../support/cli-child.js";
@@ -63,6 +65,8 @@ describe("the index an export record names, read from its first bytes", () => {
 });
 
 describe("counts taken apart and absorbed", () => {
+  const digestArb = fc.oneof(fc.constantFrom("a", "b", "ключ"), fc.constantFrom(...["0", "1", "f"].map((c) => c.repeat(64))));
+
   it("equal the counts of the whole, duplicate ids across the parts included", () => {
     const recordArb = fc.record({
       admission: fc.constantFrom("admitted", "held"),
@@ -70,24 +74,43 @@ describe("counts taken apart and absorbed", () => {
       hold_reasons: fc.subarray([...HOLD_REASONS]),
       detection: fc.constantFrom("none", "flag", "block", "not_checked"),
       coverage: fc.constantFrom("complete", "partial", "none"),
-      id_sha256: fc.constantFrom(null, "a", "b", "c", "d"),
+      id_sha256: fc.option(digestArb, { nil: null }),
     });
     fc.assert(
       fc.property(fc.array(recordArb, { maxLength: 12 }), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), (records, inFirst) => {
-        const parts = [records.filter((_, i) => inFirst[i]), records.filter((_, i) => !inFirst[i])];
-        const [seenHere, seenThere] = [new Set<string>(), new Set<string>()];
-        const counter = (seen: Set<string>) =>
-          new RecordCounter((digest) => {
-            if (seen.has(digest)) return true;
-            seen.add(digest);
+        const key = newBucketKey();
+        const part = (keep: boolean) => {
+          const ids = new IdDigestTally({ key, maxInMemory: 2 });
+          const counter = new RecordCounter((digest) => {
+            ids.add(digest);
             return false;
           });
-        const [here, there] = [counter(seenHere), counter(seenThere)];
-        parts[0]?.forEach((r) => here.add(r));
-        parts[1]?.forEach((r) => there.add(r));
-        const repeated = [...seenThere].filter((d) => seenHere.has(d)).length;
-        here.absorb(there.counts(), repeated);
-        expect(here.counts()).toEqual(countRecords(records));
+          records.forEach((r, i) => inFirst[i] === keep && counter.add(r));
+          return { ids, counter };
+        };
+        const [here, there] = [part(true), part(false)];
+        here.counter.absorb(there.counter.counts());
+        here.ids.absorb(there.ids.state());
+        expect({ ...here.counter.counts(), duplicate_ids: here.ids.repeats() }).toEqual(countRecords(records));
+        here.ids.close();
+      }),
+    );
+  });
+
+  it("repeated id digests are counted the same held in memory or on disk, and the files are removed", async () => {
+    const parent = await tempDir();
+    fc.assert(
+      fc.property(fc.array(digestArb, { maxLength: 20 }), fc.array(digestArb, { maxLength: 20 }), fc.nat(4), fc.nat(4), (mine, theirs, keptHere, keptThere) => {
+        const key = newBucketKey();
+        const here = new IdDigestTally({ key, maxInMemory: keptHere, parent });
+        const there = new IdDigestTally({ key, maxInMemory: keptThere, parent });
+        for (const digest of mine) here.add(digest);
+        for (const digest of theirs) there.add(digest);
+        here.absorb(there.state());
+        const all = [...mine, ...theirs];
+        expect(here.repeats()).toBe(all.length - new Set(all).size);
+        here.close();
+        expect(readdirSync(parent)).toEqual([]);
       }),
     );
   });
@@ -154,7 +177,7 @@ describe("two threads give the one-thread result", () => {
       // The real worker answers with what it found in its share, not with a failure.
       const reply = await new Promise<unknown>((resolve) => {
         const thread = new Worker(pathToFileURL(worker.entry), {
-          workerData: { manifestPath: paths.manifest, exportPath: paths.export, chunkBytes: undefined, share: { part: 1, parts: 2, block: 1 } },
+          workerData: { manifestPath: paths.manifest, exportPath: paths.export, chunkBytes: undefined, share: { part: 1, parts: 2, block: 1 }, ids: {} },
         });
         thread.once("message", resolve);
         thread.once("error", () => resolve("error"));
@@ -164,8 +187,17 @@ describe("two threads give the one-thread result", () => {
       expect(one.reader).toBe("canonical");
       outcomes.add(one.result.consistent);
       for (const url of [pathToFileURL(worker.entry), ...failing, null]) {
-        for (const block of [1, 2, 256]) {
-          const two = await verifyFilesWithMode(paths, "canonical", { url, block });
+        for (const [block, maxIdsInMemory] of [
+          [1, undefined],
+          [2, 0],
+          [256, 1],
+        ]) {
+          // With 0 or 1 id digest held in memory, both shares' digests go to disk.
+          const two = await verifyFilesWithMode(paths, "canonical", {
+            url,
+            block: block as number,
+            ...(maxIdsInMemory === undefined ? {} : { maxIdsInMemory }),
+          });
           expect(two.result).toEqual(one.result);
           expect(two.reader).toBe("canonical");
           expect(two.mode).toBe(one.mode);
