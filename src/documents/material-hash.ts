@@ -23,6 +23,19 @@ export function materialSha256(record: Readonly<Material>): string {
   return sha256Hex(canonicalJson(MaterialSchema, material));
 }
 
+/**
+ * The canonical JSON text of a material that fits MaterialSchema and whose strings are all
+ * well-formed (verify checks both first): exactly what canonicalJson writes for it, composed
+ * directly since its shape is fixed (keys in code-unit order, metadata's sorted the same way).
+ */
+export function materialJson(material: Readonly<Material>): string {
+  let metadata = "";
+  for (const key of Object.keys(material.metadata).sort()) {
+    metadata += `${metadata === "" ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(material.metadata[key])}`;
+  }
+  return `{"id":${JSON.stringify(material.id)},"metadata":{${metadata}},"source":${JSON.stringify(material.source)},"text":${JSON.stringify(material.text)}}`;
+}
+
 const memo = new WeakMap<object, { readonly sha256: string; readonly material: string }>();
 
 /**

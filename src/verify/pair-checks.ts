@@ -7,9 +7,10 @@
 // (`manifest_invalid`), and every manifest record must be recomputable from its segments
 // (manifest-checks.ts), so a hand-forged pair that is consistent but off-schema is refused.
 import { classifySegmentVerdict } from "../documents/classify.js";
-import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { assertCanonicalValue, canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
+import { materialJson } from "../documents/material-hash.js";
 import { EXPORT_SCHEMA } from "../documents/schemas.js";
 import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
@@ -166,7 +167,11 @@ export function checkExportRecord(
   const labelsUsable = (id === null || isWellFormedString(id)) && (source === null || isWellFormedString(source));
   let materialSha: string | null = null;
   try {
-    if (labelsUsable) materialSha = sha256Hex(canonicalJsonUnchecked({ id, source, metadata, text }));
+    // The labels and text are well-formed strings (or null) here: with metadata of canonical form, so is the material.
+    if (labelsUsable) {
+      assertCanonicalValue(metadata);
+      materialSha = sha256Hex(materialJson({ id: id as string | null, source: source as string | null, metadata, text }));
+    }
   } catch {
     // No canonical form: a mismatch.
   }

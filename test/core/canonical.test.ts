@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { CanonicalJsonError, canonicalJson, canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { sha256Hex } from "../../src/core/hash.js";
-import { materialSha256 } from "../../src/documents/material-hash.js";
+import fc from "fast-check";
+import { materialJson, materialSha256 } from "../../src/documents/material-hash.js";
 import { UsageError } from "../../src/core/errors.js";
 
 const Any = z.unknown();
@@ -131,6 +132,27 @@ describe("hashes", () => {
   it("material_sha256 tells {id} apart from {metadata:{id}}", () => {
     expect(materialSha256({ id: "x", source: null, metadata: {}, text: "t" })).not.toBe(
       materialSha256({ id: null, source: null, metadata: { id: "x" }, text: "t" }),
+    );
+  });
+
+  it("materialJson writes exactly the canonical JSON of any well-formed material", () => {
+    const label = fc.option(fc.string({ unit: "grapheme" }), { nil: null });
+    // Keys a generic serializer could order differently: integer-like, __proto__, non-ASCII, empty.
+    const key = fc.oneof(fc.string({ unit: "grapheme", maxLength: 6 }), fc.constantFrom("10", "9", "0", "__proto__", "", "é", "😀", "Z", "a"));
+    fc.assert(
+      fc.property(
+        label,
+        label,
+        fc.array(fc.tuple(key, fc.string({ unit: "grapheme" })), { maxLength: 6 }),
+        fc.string({ unit: "grapheme" }),
+        (id, source, entries, text) => {
+          // As JSON.parse builds it (Object.fromEntries, too, makes `__proto__` an own property).
+          const metadata: Record<string, string> = JSON.parse(JSON.stringify(Object.fromEntries(entries)));
+          expect(Object.keys(metadata).length).toBe(new Set(entries.map(([k]) => k)).size);
+          const material = { id, source, metadata, text };
+          expect(materialJson(material)).toBe(canonicalJsonUnchecked(material));
+        },
+      ),
     );
   });
 });
