@@ -33,8 +33,8 @@ function field(obj: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(obj, key) ? obj[key] : null;
 }
 
-/** The shape rules and the schema; returns the typed verdict or the first problem. */
-function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
+/** The shape rules and the schema (unless the verdict already matched it); returns the typed verdict or the first problem. */
+function checkShape(verdictJson: unknown, schemaChecked: boolean): VerdictJson | ClassifyError {
   if (!isPlainObject(verdictJson)) return invalid("verdict must be an object");
   const safe = field(verdictJson, "safe");
   const degraded = field(verdictJson, "degraded");
@@ -48,14 +48,19 @@ function checkShape(verdictJson: unknown): VerdictJson | ClassifyError {
     return invalid("canary_risk_score must be a finite number in [0, 1]");
   }
   if (safe && field(verdictJson, "blocked_by") !== null) return invalid("a safe verdict must not name a blocking layer");
+  if (schemaChecked) return verdictJson as VerdictJson;
   const parsed = VerdictJsonSchema.safeParse(verdictJson);
   if (!parsed.success) return invalid("verdict does not match the verdict schema");
   return parsed.data;
 }
 
-/** `(state, exercised)` of a serialized verdict, or the reason it cannot be classified. */
-export function classifySegmentVerdict(verdictJson: unknown): Classified | ClassifyError {
-  const shaped = checkShape(verdictJson);
+/**
+ * `(state, exercised)` of a serialized verdict, or the reason it cannot be classified.
+ * `schemaChecked`: the verdict is zod's output of VerdictJsonSchema (verify's manifest record
+ * schema holds each segment's verdict to it), which is not parsed again; the other rules still run.
+ */
+export function classifySegmentVerdict(verdictJson: unknown, schemaChecked = false): Classified | ClassifyError {
+  const shaped = checkShape(verdictJson, schemaChecked);
   if ("error" in shaped) return shaped;
   const v = shaped;
   const risk = v.canary_risk_score;

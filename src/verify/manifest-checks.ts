@@ -149,7 +149,8 @@ function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
     if (s.reused === true && !(s.exercised && (s.state === "pass" || s.state === "flag" || s.state === "block"))) return false;
     if (CLASSIFIED_STATES.has(s.state)) {
       if (s.verdict === null) return false;
-      const c = classifySegmentVerdict(s.verdict);
+      // The record schema held the verdict to the verdict schema already.
+      const c = classifySegmentVerdict(s.verdict, true);
       return !("error" in c) && c.state === s.state && c.exercised === s.exercised;
     }
     if (s.state === "error") return s.verdict === null && !s.exercised;

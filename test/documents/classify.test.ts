@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifySegmentVerdict, detectionSignals, extractSignals } from "../../src/documents/classify.js";
+import { VerdictJsonSchema } from "../../src/documents/verdict-schema.js";
 import { canaryBlockVerdict, degradedVerdict, flagVerdict, passVerdict, structuralBlockVerdict } from "../support/verdicts.js";
 
 const classify = (v: unknown) => classifySegmentVerdict(v);
@@ -78,6 +79,30 @@ describe("classifySegmentVerdict", () => {
     const denied = { ...degradedVerdict(), safe: false, blocked_by: "fail_closed" };
     expect(classify(denied)).toEqual({ state: "degraded", exercised: false });
     expect(extractSignals(denied)).toEqual([]);
+  });
+
+  it("a verdict already held to the verdict schema classifies the same without parsing it again", () => {
+    const verdicts: unknown[] = [
+      passVerdict(),
+      structuralBlockVerdict(),
+      canaryBlockVerdict(),
+      flagVerdict(),
+      degradedVerdict(),
+      { ...degradedVerdict(), safe: false, blocked_by: "fail_closed" },
+      passVerdict({ canary_risk_score: null }),
+      passVerdict({ blocked_by: "canary_probe" }),
+      passVerdict({ analysis_method: "llm_judge" }),
+      passVerdict({ analysis_status: "failed" }),
+      ...[-0.1, 0.3, 1, 1.5].map((risk) => passVerdict({ canary_risk_score: risk })),
+    ];
+    let parsed = 0;
+    for (const verdict of verdicts) {
+      const checked = VerdictJsonSchema.safeParse(verdict);
+      if (!checked.success) continue;
+      parsed++;
+      expect(classifySegmentVerdict(checked.data, true)).toEqual(classify(verdict));
+    }
+    expect(parsed).toBeGreaterThanOrEqual(10);
   });
 
   it("error messages never contain verdict text", () => {
