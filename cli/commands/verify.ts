@@ -10,6 +10,7 @@ import { Command } from "commander";
 import { VERIFY_EXIT } from "../exit-codes.js";
 import { VERIFY_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
+import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
 
 export interface VerifyFlags {
@@ -49,7 +50,15 @@ export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
     import("../index-output.js"),
   ]);
   const { allowlisted, json, ...files } = flags;
-  const verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd });
+  // A large pair takes minutes: megabytes read, drawn on stderr only when it is a terminal.
+  const progress = createProgress(io, "verify, MB read");
+  const onProgress = (read: number, total: number) => progress.update(Math.floor(read / 1e6), Math.ceil(total / 1e6));
+  let verified: Awaited<ReturnType<typeof verify>>;
+  try {
+    verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd, ...(files.index === undefined ? { onProgress } : {}) });
+  } finally {
+    progress.finish();
+  }
   if (verified.kind === "index") return printVerifyIndex(verified.result, json === true, io);
   const { result } = verified;
   if (!result.readable) {

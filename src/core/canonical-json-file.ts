@@ -18,7 +18,7 @@ import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./ca
 import { canonicalValue, NOT_CANONICAL } from "./canonical-value.js";
 import { StrictStreamError, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
 import { isPlainObject } from "./guards.js";
-import { readFileChunks, type StrictFileEnd } from "./strict-json-stream.js";
+import { readFileChunks, type FileReadOptions, type StrictFileEnd } from "./strict-json-stream.js";
 
 export { NotCanonicalLayout };
 
@@ -52,7 +52,7 @@ export interface ElementShare {
  */
 export async function* readCanonicalJsonFile(
   path: string,
-  options: GrammarOptions & { readonly chunkBytes?: number; readonly share?: ElementShare },
+  options: GrammarOptions & FileReadOptions & { readonly share?: ElementShare },
 ): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const streamed = [...(options.stream ?? new Map())];
   if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
@@ -115,6 +115,7 @@ export async function* readCanonicalJsonFile(
   try {
     for await (const chunk of readFileChunks(path, options.chunkBytes ?? DEFAULT_CHUNK_BYTES)) {
       hash.update(chunk);
+      options.onChunk?.(chunk.byteLength);
       bytes += chunk.byteLength;
       splitter.feed(chunk, sink);
       const events = pending;

@@ -124,6 +124,12 @@ export function fileReason(error: unknown): string {
   return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
 }
 
+/** How a document file is read: the size of one read, and who hears of each read's bytes (progress). */
+export interface FileReadOptions {
+  readonly chunkBytes?: number;
+  readonly onChunk?: (bytes: number) => void;
+}
+
 /**
  * Walks a document file: yields the reader's events as they complete, then one `end` event.
  * Throws StrictFileError when the file cannot be opened or read, and StrictStreamError (with
@@ -132,12 +138,13 @@ export function fileReason(error: unknown): string {
  */
 export async function* readStrictJsonFile(
   path: string,
-  options: GrammarOptions & { readonly chunkBytes?: number } = {},
+  options: GrammarOptions & FileReadOptions = {},
 ): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const reader = new StrictJsonStream(options);
   const hash = createHash("sha256");
   for await (const chunk of readFileChunks(path, options.chunkBytes)) {
     hash.update(chunk);
+    options.onChunk?.(chunk.byteLength);
     const events = reader.write(chunk);
     // After a problem the rest is only scanned; its events are not worth handing out.
     if (reader.failed === null) for (const event of events) yield event;

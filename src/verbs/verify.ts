@@ -20,6 +20,8 @@ export interface VerifyVerbOptions {
   readonly refuseAllowlisted?: boolean;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
+  /** One pair only: hears how far reading got (see `verifyFiles`). */
+  readonly onProgress?: (read: number, total: number) => void;
 }
 
 /** Verifies one pair or a sharded run's index (see `verifyFiles` and `verifyShardIndex`); refuses (UsageError) options that mix a pair's and an index's. */
@@ -44,6 +46,7 @@ export async function verify(options: VerifyVerbOptions) {
     pinName: "--expect-manifest-sha256",
     cwd: options.cwd ?? process.cwd(),
     refuseAllowlisted: options.refuseAllowlisted === true,
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   return { kind: "pair" as const, result };
 }

@@ -84,6 +84,7 @@ class Walk {
     chunkBytes: number | undefined,
     reader: PairReader,
     share: ElementShare | undefined,
+    onChunk: ((bytes: number) => void) | undefined,
   ) {
     const options = {
       shape,
@@ -92,6 +93,7 @@ class Walk {
       element: BUDGET,
       maxTokenBytes: BUDGET.maxChars,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
+      ...(onChunk === undefined ? {} : { onChunk }),
     };
     this.events =
       reader === "canonical" ? readCanonicalJsonFile(path, { ...options, ...(share === undefined ? {} : { share }) }) : readStrictJsonFile(path, options);
@@ -177,9 +179,11 @@ async function walkPair(
   reader: PairReader,
   share?: PairShare,
   ids?: IdDigestOptions,
+  onChunk?: (bytes: number) => void,
 ): Promise<PairWalk | "reread" | "exact"> {
-  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share));
-  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share));
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share), onChunk);
+  const e =
+    exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share), onChunk);
   // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
   const manifest = new StreamedManifest(false, reader === "canonical", ids);
   const exported = new StreamedExport();
@@ -260,8 +264,9 @@ export async function streamPair(
   exportPath: string | null,
   chunkBytes: number | undefined,
   reader: PairReader,
+  onChunk?: (bytes: number) => void,
 ): Promise<PairReading | "reread" | "exact"> {
-  const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader);
+  const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader, undefined, undefined, onChunk);
   if (typeof walk === "string") return walk;
   try {
     return readingOf(walk);
@@ -325,6 +330,7 @@ export async function streamPairInShares(
   exportPath: string | null,
   chunkBytes: number | undefined,
   other: OtherShare,
+  onChunk?: (bytes: number) => void,
 ): Promise<PairReading | "reread" | "exact"> {
   const share = (part: number): PairShare => ({ part, parts: 2, block: other.block });
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
@@ -333,7 +339,8 @@ export async function streamPairInShares(
   const worker = other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids });
   let mine: PairWalk | "reread" | "exact" = "exact";
   try {
-    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0), ids);
+    // This thread reads every byte, so its reads are the pair's progress.
+    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0), ids, onChunk);
     if (typeof mine === "string") return mine;
     const theirs = (await worker?.outcome) ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
     if (typeof theirs === "string") return theirs;

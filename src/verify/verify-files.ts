@@ -38,6 +38,11 @@ export interface VerifyFilesOptions {
    * `verify --no-allowlisted`, for consumers who accept only records nothing was detected in.
    */
   readonly refuseAllowlisted?: boolean;
+  /**
+   * Hears how far reading got: bytes of both files read so far, of their total. A pair not laid
+   * out as ingest writes it is read a second time, strictly, and that reading counts from 0 again.
+   */
+  readonly onProgress?: (read: number, total: number) => void;
 }
 
 export interface VerifyFilesResult {
@@ -78,6 +83,7 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
   cwd: true,
   chunkBytes: true,
   refuseAllowlisted: true,
+  onProgress: true,
 } satisfies Record<keyof VerifyFilesOptions, true>);
 
 /** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
@@ -143,14 +149,16 @@ export async function verifyFilesWithMode(
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
   // A pair laid out as ingest writes it is read fast; any other is read again by the strict grammar.
-  const shares = reader === "canonical" ? (other === undefined ? await secondShare(manifestPath, exportPath) : other) : null;
+  const total = await pairBytes(manifestPath, exportPath);
+  const shares = reader === "canonical" ? (other === undefined ? secondShare(total) : other) : null;
+  const newReading = progressOf(options.onProgress, total);
   const fast =
     reader !== "canonical"
       ? "exact"
       : shares === null
-        ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical")
-        : await streamPairInShares(manifestPath, exportPath, options.chunkBytes, shares);
-  const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact") : fast;
+        ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading())
+        : await streamPairInShares(manifestPath, exportPath, options.chunkBytes, shares, newReading());
+  const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact", newReading()) : fast;
   // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
   const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
   const reading = typeof streamed === "string" ? await readWhole(manifestPath, exportPath) : streamed;
@@ -188,24 +196,41 @@ export async function verifyFilesWithMode(
  */
 const TWO_THREADS_MIN_BYTES = 128 << 20;
 
-/**
- * Where a canonical read checks its second share of the records: on a worker thread when the
- * pair is large, a second core is there and the compiled worker script is present (it is not
- * under a TypeScript test runner); else null, and one thread checks them all.
- */
-async function secondShare(manifestPath: string, exportPath: string | null): Promise<OtherShare | null> {
-  const url = new URL("./pair-worker.js", import.meta.url);
-  if (availableParallelism() < 2 || !existsSync(fileURLToPath(url))) return null;
+/** Bytes of the pair's files (null when one cannot be stat'ed: the read reports it). */
+async function pairBytes(manifestPath: string, exportPath: string | null): Promise<number | null> {
   let bytes = 0;
   for (const path of [manifestPath, exportPath]) {
     if (path === null) continue;
     try {
       bytes += (await stat(path)).size;
     } catch {
-      return null; // the read reports it
+      return null;
     }
   }
-  return bytes >= TWO_THREADS_MIN_BYTES ? { url, block: SHARE_BLOCK } : null;
+  return bytes;
+}
+
+/**
+ * Where a canonical read checks its second share of the records: on a worker thread when the
+ * pair is large, a second core is there and the compiled worker script is present (it is not
+ * under a TypeScript test runner); else null, and one thread checks them all.
+ */
+function secondShare(bytes: number | null): OtherShare | null {
+  const url = new URL("./pair-worker.js", import.meta.url);
+  if (bytes === null || bytes < TWO_THREADS_MIN_BYTES || availableParallelism() < 2 || !existsSync(fileURLToPath(url))) return null;
+  return { url, block: SHARE_BLOCK };
+}
+
+/** A new counter of one reading's bytes for each reading, told to `onProgress` (nothing without one). */
+function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number | null): () => ((bytes: number) => void) | undefined {
+  return () => {
+    if (onProgress === undefined || total === null) return undefined;
+    let read = 0;
+    return (bytes) => {
+      read += bytes;
+      onProgress(read, total);
+    };
+  };
 }
 
 /**
