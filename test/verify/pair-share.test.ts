@@ -18,7 +18,9 @@ import { IdDigestTally, newBucketKey } from "../../src/verify/id-digests.js";
 import { exportIndexHint } from "../../src/verify/pair-share.js";
 import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
 import { bundleScript, type BundledCli } from "../support/cli-child.js";
-import { canon, makeRun, tempDir, type Json } from "./verify-stream-properties.js";
+import { resolvePolicy } from "../../src/documents/policy.js";
+import { synthRun } from "../support/run-data.js";
+import { canon, tempDir, type Json } from "./verify-stream-properties.js";
 
 const hint = (text: string): number | null => exportIndexHint(Buffer.from(text, "utf8"));
 
@@ -116,9 +118,13 @@ describe("counts taken apart and absorbed", () => {
   });
 });
 
-/** A genuine pair, and tampered ones whose bytes stay canonical, with problems in both shares' records. */
-function pairs(): Array<{ manifest: Uint8Array; exported: Uint8Array }> {
-  const run = makeRun(
+/**
+ * A genuine pair, and tampered ones whose bytes stay canonical, with problems in both shares'
+ * records; of a v1 manifest and of a v3 one (compact records, each checked as the v1 record it
+ * stands for).
+ */
+function pairs(manifestVersion: 1 | 3): Array<{ manifest: Uint8Array; exported: Uint8Array }> {
+  const run = synthRun(
     [
       { id: "doc-a", source: "wiki", metadata: { title: "T" }, text: "first admitted text" },
       { id: "doc-b", source: null, metadata: {}, text: "please BLOCK this one" },
@@ -127,7 +133,7 @@ function pairs(): Array<{ manifest: Uint8Array; exported: Uint8Array }> {
       { id: "doc-c", source: null, metadata: { author: "x" }, text: "another admitted one" },
       { malformed: { text: 42, detail: "text must be a string" } },
     ],
-    true,
+    { policy: resolvePolicy({ segment_chars: 10, segment_overlap: 2, max_segments: 20 }), manifestVersion },
   );
   const genuine = { manifest: run.manifest.bytes, exported: run.exported!.bytes };
   const tampered = (tamper: (m: Json, e: Json) => void) => {
@@ -145,10 +151,17 @@ function pairs(): Array<{ manifest: Uint8Array; exported: Uint8Array }> {
     }),
     tampered((m) => {
       for (const at of [1, 2]) m.records[at].detection = m.records[at].detection === "none" ? "block" : "none";
+      // The first schema issue is in the later share's record (3), another in the earlier one's (4).
+      m.records[3].extra = 1;
       m.records[4].extra = 1;
       m.counts.admitted += 1;
     }),
     tampered((_, e) => e.records.splice(1, 1)),
+    // A record of the other version's shape (v1 records name their index, v3 records do not).
+    tampered((m) => {
+      if (manifestVersion === 1) delete m.records[3].index;
+      else m.records[3].index = 3;
+    }),
   ];
 }
 
@@ -171,7 +184,7 @@ describe("two threads give the one-thread result", () => {
     );
     const paths = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json") };
     const outcomes = new Set<boolean>();
-    for (const pair of pairs()) {
+    for (const pair of [...pairs(1), ...pairs(3)]) {
       await writeFile(paths.manifest, pair.manifest);
       await writeFile(paths.export, pair.exported);
       // The real worker answers with what it found in its share, not with a failure.
