@@ -23,6 +23,8 @@ const KEY_BYTES = 33;
 /** What a tally holds, to be absorbed by another (posted between threads). */
 export interface IdDigestState {
   readonly added: number;
+  /** Why its digests could not be kept on disk (see IdDigestTally.failure). */
+  readonly failure: string | null;
   /** The distinct digests as kept, while they are all in memory. */
   readonly memory: readonly string[] | null;
   /** The directory of its bucket files, once it spilled. */
@@ -54,6 +56,7 @@ function keyOf(digest: string): string {
 /** Counts id digests and how many repeat an earlier one (see the module header). */
 export class IdDigestTally {
   #added = 0;
+  #failure: string | null = null;
   #memory: Set<string> | null = new Set();
   #dir: string | null = null;
   /** Other tallies' bucket directories, read with this one's at the end and removed by `close`. */
@@ -70,10 +73,30 @@ export class IdDigestTally {
     this.#parent = options.parent ?? tmpdir();
   }
 
+  /**
+   * Why the digests could not be kept on disk (the temporary directory could not be made or
+   * written: an errno code such as ENOSPC), once that happened; the count is then unknown.
+   */
+  get failure(): string | null {
+    return this.#failure;
+  }
+
   /** One record's id digest. */
   add(digest: string): void {
+    if (this.#failure !== null) return;
     this.#added++;
-    this.#keep(keyOf(digest));
+    this.#guard(() => this.#keep(keyOf(digest)));
+  }
+
+  /** Runs a step that may touch the disk; a failure ends the tally (null) instead of the verification. */
+  #guard<T>(step: () => T): T | null {
+    try {
+      return step();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      this.#failure = typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unwritable";
+      return null;
+    }
   }
 
   #keep(key: string): void {
@@ -108,23 +131,33 @@ export class IdDigestTally {
 
   /** What this tally holds, for another's `absorb` (its files stay until that one's `close`). */
   state(): IdDigestState {
-    for (let bucket = 0; bucket < this.#fill.length; bucket++) this.#flush(bucket);
-    return { added: this.#added, memory: this.#memory === null ? null : [...this.#memory], dir: this.#dir };
+    this.#guard(() => {
+      for (let bucket = 0; bucket < this.#fill.length; bucket++) this.#flush(bucket);
+    });
+    return { added: this.#added, failure: this.#failure, memory: this.#memory === null ? null : [...this.#memory], dir: this.#dir };
   }
 
   /** Adds another tally's digests (built with the same key); its files are read and removed with this one's. */
   absorb(other: IdDigestState): void {
     this.#added += other.added;
-    if (other.dir !== null) {
-      if (this.#memory !== null) this.#spill();
-      this.#absorbedDirs.push(other.dir);
-    }
-    for (const key of other.memory ?? []) this.#keep(key);
+    if (other.dir !== null) this.#absorbedDirs.push(other.dir);
+    this.#failure ??= other.failure;
+    if (this.#failure !== null) return;
+    this.#guard(() => {
+      if (other.dir !== null && this.#memory !== null) this.#spill();
+      for (const key of other.memory ?? []) this.#keep(key);
+    });
   }
 
-  /** Digests added that repeat an earlier one: added less distinct. */
-  repeats(): number {
+  /** Digests added that repeat an earlier one (added less distinct), or null when the tally failed (`failure`). */
+  repeats(): number | null {
+    if (this.#failure !== null) return null;
     if (this.#memory !== null) return this.#added - this.#memory.size;
+    const distinct = this.#guard(() => this.#distinctOnDisk());
+    return distinct === null ? null : this.#added - distinct;
+  }
+
+  #distinctOnDisk(): number {
     for (let bucket = 0; bucket < BUCKETS; bucket++) this.#flush(bucket);
     let distinct = 0;
     const dirs = [this.#dir as string, ...this.#absorbedDirs];
@@ -136,7 +169,7 @@ export class IdDigestTally {
       }
       distinct += seen.size;
     }
-    return this.#added - distinct;
+    return distinct;
   }
 
   /** Removes the bucket files, this tally's and those it absorbed. */

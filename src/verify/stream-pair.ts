@@ -334,7 +334,9 @@ export async function streamPairInShares(
 ): Promise<PairReading | "reread" | "exact"> {
   const share = (part: number): PairShare => ({ part, parts: 2, block: other.block });
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
-  const parent = await mkdtemp(join(tmpdir(), "lc-verify-"));
+  // Without one (a temporary directory that cannot be written), one thread checks every record.
+  const parent = await mkdtemp(join(tmpdir(), "lc-verify-")).catch(() => null);
+  if (parent === null) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", onChunk);
   const ids: IdDigestOptions = { key: newBucketKey(), parent, ...(other.maxIdsInMemory === undefined ? {} : { maxInMemory: other.maxIdsInMemory }) };
   const worker = other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids });
   let mine: PairWalk | "reread" | "exact" = "exact";

@@ -208,7 +208,13 @@ export class StreamedManifest {
 
   /** Step 17. */
   addCountsProblem(head: Obj, problems: ProblemList): void {
-    checkRecount(head, this.recountable ? { ...this.recount.counts(), duplicate_ids: this.idDigests.repeats() } : undefined, problems);
+    const repeats = this.idDigests.repeats();
+    if (repeats === null) {
+      // Not a problem of the pair: the recount could not be done, so the pair is not verified.
+      problems.add("verify_failed", `verification failed (repeated ids could not be counted: the temporary directory failed with ${this.idDigests.failure})`);
+      return;
+    }
+    checkRecount(head, this.recountable ? { ...this.recount.counts(), duplicate_ids: repeats } : undefined, problems);
   }
 }
 

@@ -99,6 +99,22 @@ describe("counts taken apart and absorbed", () => {
     );
   });
 
+  it("a temporary directory that cannot be made or written leaves the count unknown, without throwing", async () => {
+    const parent = await tempDir();
+    const notADirectory = join(parent, "file");
+    await writeFile(notADirectory, "");
+    const here = new IdDigestTally({ maxInMemory: 1, parent: notADirectory });
+    for (const digest of ["a", "b", "c", "a"]) here.add(digest);
+    expect(here.repeats()).toBeNull();
+    expect(here.failure).toBe("ENOTDIR");
+    // Absorbed into a tally that works, the failure carries over.
+    const there = new IdDigestTally();
+    there.add("a");
+    there.absorb(here.state());
+    expect(there.repeats()).toBeNull();
+    there.close();
+  });
+
   it("repeated id digests are counted the same held in memory or on disk, and the files are removed", async () => {
     const parent = await tempDir();
     fc.assert(
@@ -216,6 +232,19 @@ describe("two threads give the one-thread result", () => {
           expect(two.mode).toBe(one.mode);
         }
       }
+    }
+    // With a temporary directory that cannot be made, one thread checks the pair, with the same result.
+    const [pair] = pairs(3);
+    await writeFile(paths.manifest, pair!.manifest);
+    await writeFile(paths.export, pair!.exported);
+    const one = await verifyFilesWithMode(paths, "canonical", null);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, "failing-0.mjs");
+    try {
+      expect((await verifyFilesWithMode(paths, "canonical", { url: pathToFileURL(worker.entry), block: 1 })).result).toEqual(one.result);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
     }
     // The genuine pair verifies; each tampered one does not.
     expect([...outcomes].sort()).toEqual([false, true]);
