@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { sha256Hex } from "../core/hash.js";
 
 /** Distinct digests kept in memory (about 80 bytes each) before they go to disk. */
-const MAX_IN_MEMORY = 250_000;
+const MAX_IN_MEMORY = 100_000;
 /** Buckets on disk: at 10^8 distinct digests, about 400,000 (some 30 MB as a Set) to count at once. */
 const BUCKETS = 256;
 /** Bytes of one bucket's buffer before it is appended to its file. */
