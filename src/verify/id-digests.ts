@@ -15,8 +15,8 @@ import { sha256Hex } from "../core/hash.js";
 const MAX_IN_MEMORY = 100_000;
 /** Buckets on disk: at 10^8 distinct digests, about 400,000 (some 30 MB as a Set) to count at once. */
 const BUCKETS = 256;
-/** Bytes of one bucket's buffer before it is appended to its file. */
-const BUCKET_BUFFER_BYTES = 16 * 1024;
+/** Bytes of one bucket's buffer before it is appended to its file (512 digests). */
+const BUCKET_BUFFER_BYTES = 512 * 33;
 /** Bytes of one digest as kept: a tag, then 32 bytes. */
 const KEY_BYTES = 33;
 
@@ -107,9 +107,9 @@ export class IdDigestTally {
     }
     const bucket = createHmac("sha256", this.#key).update(key, "latin1").digest()[0] as number;
     const buffer = this.#buffers[bucket] as Buffer;
+    if ((this.#fill[bucket] as number) + KEY_BYTES > buffer.length) this.#flush(bucket);
     buffer.write(key, this.#fill[bucket] as number, "latin1");
     this.#fill[bucket] = (this.#fill[bucket] as number) + KEY_BYTES;
-    if (this.#fill[bucket] === buffer.length) this.#flush(bucket);
   }
 
   /** Moves the digests held in memory to bucket files; every later one goes there too. */

@@ -99,6 +99,17 @@ describe("counts taken apart and absorbed", () => {
     );
   });
 
+  it("counts exactly when the bucket files take many buffers' worth of digests", () => {
+    // 400,000 digests over 256 buckets: about 1,560 each, three buffers' worth and more.
+    const digest = (n: number) => sha256Hex(`id-${n}`);
+    const here = new IdDigestTally({ maxInMemory: 1000 });
+    for (let n = 0; n < 300_000; n++) here.add(digest(n));
+    for (let n = 0; n < 100_000; n++) here.add(digest(n * 3));
+    expect(here.repeats()).toBe(100_000);
+    expect(here.failure).toBeNull();
+    here.close();
+  });
+
   it("a temporary directory that cannot be made or written leaves the count unknown, without throwing", async () => {
     const parent = await tempDir();
     const notADirectory = join(parent, "file");
