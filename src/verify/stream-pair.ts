@@ -265,7 +265,9 @@ export async function streamPair(
   chunkBytes: number | undefined,
   reader: PairReader,
   onChunk?: (bytes: number) => void,
+  other?: OtherShare | null,
 ): Promise<PairReading | "reread" | "exact"> {
+  if (reader === "canonical" && other != null) return streamInShares({ manifestPath, exportPath, chunkBytes, onChunk }, other);
   const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader, undefined, undefined, onChunk);
   if (typeof walk === "string") return walk;
   try {
@@ -319,19 +321,22 @@ export interface OtherShare {
   readonly maxIdsInMemory?: number;
 }
 
+/** The files streamPair reads, and who hears of the bytes read. */
+interface PairFiles {
+  readonly manifestPath: string;
+  readonly exportPath: string | null;
+  readonly chunkBytes: number | undefined;
+  readonly onChunk: ((bytes: number) => void) | undefined;
+}
+
 /**
- * streamPair's canonical reading on two threads (pair-share.ts): this one checks share 0 while
+ * streamPair's canonical reading on two threads (pair-share.ts, `other`): this one checks share 0 while
  * a worker checks share 1, and the worker's findings are absorbed before the problems are
  * assembled, in the order one thread gives. A worker that fails or exits is replaced by checking
  * its share here; two shares that read different bytes give "exact" (the pair is read again).
  */
-export async function streamPairInShares(
-  manifestPath: string,
-  exportPath: string | null,
-  chunkBytes: number | undefined,
-  other: OtherShare,
-  onChunk?: (bytes: number) => void,
-): Promise<PairReading | "reread" | "exact"> {
+async function streamInShares(files: PairFiles, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
+  const { manifestPath, exportPath, chunkBytes, onChunk } = files;
   const share = (part: number): PairShare => ({ part, parts: 2, block: other.block });
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
   // Without one (a temporary directory that cannot be written), one thread checks every record.

@@ -11,7 +11,7 @@ import { refuseUnknownOptions } from "../core/guards.js";
 import { allowlistedAdmissions, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { headOf, streamPair, streamPairInShares, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
+import { headOf, streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
 import { SHARE_BLOCK } from "./pair-share.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { own, type Obj } from "./_values.js";
@@ -152,12 +152,7 @@ export async function verifyFilesWithMode(
   const total = await pairBytes(manifestPath, exportPath);
   const shares = reader === "canonical" ? (other === undefined ? secondShare(total) : other) : null;
   const newReading = progressOf(options.onProgress, total);
-  const fast =
-    reader !== "canonical"
-      ? "exact"
-      : shares === null
-        ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading())
-        : await streamPairInShares(manifestPath, exportPath, options.chunkBytes, shares, newReading());
+  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares) : "exact";
   const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact", newReading()) : fast;
   // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
   const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
