@@ -104,7 +104,8 @@ export function planSegments(record: SegmentableRecord, policy: PlanPolicy, opti
   const charsTotal = textLength + materialLength;
 
   let reason: OverBudget | null = null;
-  if (utf8ByteLength(record.text) > policy.max_item_bytes) {
+  // Without a byte budget (verify rebuilding a plan) the text is not measured at all.
+  if (policy.max_item_bytes !== Number.POSITIVE_INFINITY && utf8ByteLength(record.text) > policy.max_item_bytes) {
     reason = { code: "text_bytes", message: `text exceeds ${policy.max_item_bytes} bytes` };
   } else if (total > policy.max_segments) {
     reason = { code: "segments", message: `needs ${total} segments, limit ${policy.max_segments}` };
