@@ -55,7 +55,7 @@ export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
   const onProgress = (read: number, total: number) => progress.update(Math.floor(read / 1e6), Math.ceil(total / 1e6));
   let verified: Awaited<ReturnType<typeof verify>>;
   try {
-    verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd, ...(files.index === undefined ? { onProgress } : {}) });
+    verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd, onProgress });
   } finally {
     progress.finish();
   }

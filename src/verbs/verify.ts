@@ -20,7 +20,7 @@ export interface VerifyVerbOptions {
   readonly refuseAllowlisted?: boolean;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
-  /** One pair only: hears how far reading got (see `verifyFiles`). */
+  /** Hears how far reading got: bytes of the files read, of their total (see `verifyFiles`). */
   readonly onProgress?: (read: number, total: number) => void;
 }
 
@@ -35,7 +35,12 @@ export async function verify(options: VerifyVerbOptions) {
     }
     return {
       kind: "index" as const,
-      result: await verifyShardIndex({ index: options.index, expectIndexSha256: options.expectIndexSha256 ?? null, cwd: options.cwd ?? process.cwd() }),
+      result: await verifyShardIndex({
+        index: options.index,
+        expectIndexSha256: options.expectIndexSha256 ?? null,
+        cwd: options.cwd ?? process.cwd(),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      }),
     };
   }
   if (options.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");

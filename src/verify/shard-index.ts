@@ -23,6 +23,8 @@ export interface VerifyShardIndexOptions {
   readonly expectIndexSha256?: string | null;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
+  /** Hears how far reading the pairs got: bytes of every listed file read so far, of their total. */
+  readonly onProgress?: (read: number, total: number) => void;
 }
 
 /** What `verifyShardIndex` found. */
@@ -108,7 +110,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     pins: { manifest: entry.manifest.sha256, export: entry.export.sha256 },
     expected: { k: entry.k, n: entry.n },
   }));
-  const examined = await examineShards(pairs, dir);
+  const examined = await examineShards(pairs, dir, options.onProgress);
   problems.push(...examined.problems);
   if (examined.document !== null) problems.push(...entryMismatches(recorded, examined.document));
   return result(problems, examined.readable, read.sha256, recorded.shards.length);

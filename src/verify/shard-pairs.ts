@@ -13,7 +13,7 @@ import { IngestManifestSchema, pipelineWithoutRulesVersion, type ManifestCounts 
 import { IngestManifestV2Schema, IngestManifestV3Schema, type ManifestHead } from "../documents/manifest-v2.js";
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
-import { verifyFilesWithMode } from "./verify-files.js";
+import { filesBytes, verifyFilesWithMode } from "./verify-files.js";
 import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
 import { displayText } from "../core/display-text.js";
 import { isObj } from "./_values.js";
@@ -102,11 +102,17 @@ function label(entry: ExaminedPair): string {
 const PRINTABLE = /^[\x20-\x7e]{1,1024}$/;
 
 /** Verifies one pair and reports its problems under its label. */
-async function examinePair(pair: ShardPair, position: number, problems: ShardIndexProblem[]): Promise<{ entry: ExaminedPair; readable: boolean }> {
+async function examinePair(
+  pair: ShardPair,
+  position: number,
+  problems: ShardIndexProblem[],
+  onProgress: ((read: number, total: number) => void) | undefined,
+): Promise<{ entry: ExaminedPair; readable: boolean }> {
   const { result, documents } = await verifyFilesWithMode({
     manifest: pair.manifestPath,
     export: pair.exportPath,
     expectManifestSha256: pair.pins?.manifest ?? null,
+    ...(onProgress === undefined ? {} : { onProgress }),
   });
   const parsed = documents.manifestHead === null ? null : HeadSchema.safeParse(documents.manifestHead);
   const head = parsed?.success ? parsed.data : null;
@@ -289,12 +295,23 @@ function assemble(shards: readonly ShardedPair[], indexDir: string): IngestIndex
  * assembles the index (paths relative to `indexDir`) when nothing is wrong. Never throws for
  * any file content.
  */
-export async function examineShards(pairs: readonly ShardPair[], indexDir: string): Promise<ExaminedShards> {
+export async function examineShards(
+  pairs: readonly ShardPair[],
+  indexDir: string,
+  onProgress?: (read: number, total: number) => void,
+): Promise<ExaminedShards> {
   const problems: ShardIndexProblem[] = [];
   const examined: ExaminedPair[] = [];
   let readable = true;
+  // Progress over every pair: the bytes of the pairs done and of the one being read, of all.
+  const sizes = onProgress === undefined ? [] : await Promise.all(pairs.map((pair) => filesBytes([pair.manifestPath, pair.exportPath])));
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  let done = 0;
   for (const [position, pair] of pairs.entries()) {
-    const { entry, readable: read } = await examinePair(pair, position, problems);
+    const size = sizes[position] ?? 0;
+    const told = onProgress === undefined ? undefined : (read: number) => onProgress(done + Math.min(read, size), total);
+    const { entry, readable: read } = await examinePair(pair, position, problems, told);
+    done += size;
     readable &&= read;
     examined.push(entry);
   }

@@ -149,7 +149,7 @@ export async function verifyFilesWithMode(
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);
   // A pair laid out as ingest writes it is read fast; any other is read again by the strict grammar.
-  const total = await pairBytes(manifestPath, exportPath);
+  const total = await filesBytes([manifestPath, exportPath]);
   const shares = reader === "canonical" ? (other === undefined ? secondShare(total) : other) : null;
   const newReading = progressOf(options.onProgress, total);
   const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares) : "exact";
@@ -191,16 +191,15 @@ export async function verifyFilesWithMode(
  */
 const TWO_THREADS_MIN_BYTES = 128 << 20;
 
-/** Bytes of the pair's files (null when one cannot be stat'ed: the read reports it). */
-async function pairBytes(manifestPath: string, exportPath: string | null): Promise<number | null> {
+/** Bytes of the files (0 for one that cannot be stat'ed: its read reports it). */
+export async function filesBytes(paths: ReadonlyArray<string | null>): Promise<number> {
   let bytes = 0;
-  for (const path of [manifestPath, exportPath]) {
+  for (const path of paths) {
     if (path === null) continue;
-    try {
-      bytes += (await stat(path)).size;
-    } catch {
-      return null;
-    }
+    bytes += await stat(path).then(
+      (stats) => stats.size,
+      () => 0,
+    );
   }
   return bytes;
 }
@@ -210,16 +209,16 @@ async function pairBytes(manifestPath: string, exportPath: string | null): Promi
  * pair is large, a second core is there and the compiled worker script is present (it is not
  * under a TypeScript test runner); else null, and one thread checks them all.
  */
-function secondShare(bytes: number | null): OtherShare | null {
+function secondShare(bytes: number): OtherShare | null {
   const url = new URL("./pair-worker.js", import.meta.url);
-  if (bytes === null || bytes < TWO_THREADS_MIN_BYTES || availableParallelism() < 2 || !existsSync(fileURLToPath(url))) return null;
+  if (bytes < TWO_THREADS_MIN_BYTES || availableParallelism() < 2 || !existsSync(fileURLToPath(url))) return null;
   return { url, block: SHARE_BLOCK };
 }
 
 /** A new counter of one reading's bytes for each reading, told to `onProgress` (nothing without one). */
-function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number | null): () => ((bytes: number) => void) | undefined {
+function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number): () => ((bytes: number) => void) | undefined {
   return () => {
-    if (onProgress === undefined || total === null) return undefined;
+    if (onProgress === undefined) return undefined;
     let read = 0;
     return (bytes) => {
       read += bytes;

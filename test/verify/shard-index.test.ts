@@ -49,6 +49,22 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
   });
 
+  it("verifyShardIndex tells how far reading every listed pair got, up to all their bytes", async () => {
+    const built = await buildShardIndex({ out: "progress-index.json", pairs, cwd: dir });
+    const calls: Array<[number, number]> = [];
+    const verified = await verifyShardIndex({ index: "progress-index.json", cwd: dir, onProgress: (read, total) => calls.push([read, total]) });
+    expect(verified.consistent).toBe(true);
+    expect(built.written).toBe(true);
+    const all = pairs.reduce((sum, pair) => sum + readFileSync(join(dir, pair.manifest)).length + readFileSync(join(dir, pair.export)).length, 0);
+    expect(new Set(calls.map(([, total]) => total))).toEqual(new Set([all]));
+    const reads = calls.map(([read]) => read);
+    expect(reads).toEqual([...reads].sort((a, b) => a - b));
+    expect(reads.at(-1)).toBe(all);
+    // The first pair's bytes are told before the second's begin.
+    const first = readFileSync(join(dir, "m0.json")).length + readFileSync(join(dir, "e0.json")).length;
+    expect(reads).toContain(first);
+  });
+
   it("an index that does not match its pin is refused before any file it names is opened", async () => {
     const built = await buildShardIndex({ out: "pinned-index.json", pairs, cwd: dir });
     const text = readFileSync(join(dir, "pinned-index.json"), "utf8");
