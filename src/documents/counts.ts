@@ -57,9 +57,12 @@ export class RecordCounter {
     tally.admitted += counts.admitted;
     tally.held += counts.held;
     tally.duplicate_ids += counts.duplicate_ids;
-    for (const reason of HOLD_REASONS) tally.by_reason[reason] += counts.by_reason[reason];
-    for (const key of ["none", "flag", "block", "not_checked"] as const) tally.detection[key] += counts.detection[key];
-    for (const key of ["complete", "partial", "none"] as const) tally.coverage[key] += counts.coverage[key];
+    // Every key of each group, as the tally itself lists them.
+    for (const group of ["by_reason", "detection", "coverage"] as const) {
+      const into = tally[group] as Record<string, number>;
+      const from = counts[group] as Record<string, number>;
+      for (const key of Object.keys(into)) into[key] = (into[key] as number) + (from[key] as number);
+    }
     this.allowlisted += counts.allowlisted ?? 0;
   }
 

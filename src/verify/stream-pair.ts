@@ -1,6 +1,8 @@
 // Walks the manifest and the export file in lockstep: each up to its records, then each export
 // record together with the manifest records up to its index, then the rest of both. Only the
-// record being checked on each side is held; verify-stream.ts assembles the problems.
+// record being checked on each side is held; verify-stream.ts assembles the problems. A large
+// pair read canonically is walked twice at once, on this thread and a worker (pair-worker.ts),
+// each checking its share of the records (pair-share.ts), and the worker's findings are merged.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, StrictStreamError, type Shape, type StrictStreamEvent } from "../core/parse-line.js";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -7,9 +7,8 @@
 import { createHash, type Hash } from "node:crypto";
 import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } from "../core/canonical.js";
 import { RecordCounter } from "../documents/counts.js";
-import type { ManifestCounts } from "../documents/schemas.js";
 import { IdDigestTally, type IdDigestOptions, type IdDigestState } from "./id-digests.js";
-import { EXPORT_SCHEMA, ExportRecordSchema } from "../documents/schemas.js";
+import { EXPORT_SCHEMA, ExportRecordSchema, type ManifestCounts } from "../documents/schemas.js";
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
