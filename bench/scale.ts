@@ -11,7 +11,9 @@
 // child; then time a bare `JSON.parse` + SHA-256 of the same manifest and export bytes in this
 // process (_bare-parse.ts), the yardstick verify is held to. Prints per point: records/s,
 // checks/s, CPU ms per record, peak RSS, manifest and export bytes per record (and per clean
-// 2-segment record), cache bytes per cached segment, verify MB/s beside the bare MB/s. Then one
+// 2-segment record), cache bytes per cached segment, verify MB/s beside the bare MB/s, and the
+// floor of a canonical check by re-serialization on one thread (parse, UTF-8 check, stringify and
+// compare, hash; _bare-parse.ts) beside that. Then one
 // `target_met=yes|no` line per target of issue 28 that this measures, and a linear projection of
 // 10^7 records from the largest point (docs/scale.md, "Ten million records").
 //
@@ -26,7 +28,7 @@ import { parseArgs } from "node:util";
 import { resolvePolicy } from "../src/documents/policy.js";
 import { planSegments } from "../src/documents/segment-plan.js";
 import { positiveIntegerArg } from "./_args.js";
-import { bareMbPerSecond, bareParseFile, type BarePass } from "./_bare-parse.js";
+import { bareMbPerSecond, bareParseFile, canonicalFloorMbPerSecond, type BarePass } from "./_bare-parse.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { generatedRecords, writeGeneratedCorpus } from "./_generated-corpus.js";
 import { benchIngestArgs, startBenchStandIn } from "./_standin.js";
@@ -146,6 +148,7 @@ function report(p: Point): string {
   const parseS = p.bare.reduce((s, pass) => s + pass.parseSeconds, 0);
   const sha256S = p.bare.reduce((s, pass) => s + pass.sha256Seconds, 0);
   const bare = bareMbPerSecond(p.bare);
+  const misses = p.bare.reduce((s, pass) => s + pass.canonicalMisses, 0);
   return [
     `records=${p.records} input_mb=${fixed(p.inputBytes / 1e6, 1)} held=${p.held}`,
     `  ingest_s=${fixed(p.ingest.seconds, 1)} records_per_s=${fixed(p.records / p.ingest.seconds)} checks=${p.checks} checks_per_s=${fixed(p.checks / p.ingest.seconds)} ` +
@@ -155,6 +158,8 @@ function report(p: Point): string {
     `  verify_s=${fixed(p.verify.seconds, 1)} verify_cpu_s=${fixed(p.verify.cpuSeconds, 1)} verify_mb_per_s=${fixed(verifyMbPerS(p), 1)} verify_peak_rss_mb=${fixed(p.verify.peakRssMb, 1)} ` +
       `bare_mb_per_s=${fixed(bare, 1)} (json_parse_mb_per_s=${fixed(pairBytes(p) / 1e6 / parseS, 1)} sha256_mb_per_s=${fixed(pairBytes(p) / 1e6 / sha256S)}) ` +
       `verify_over_bare=${fixed(verifyMbPerS(p) / bare, 2)}`,
+    `  canonical_floor_mb_per_s=${fixed(canonicalFloorMbPerSecond(p.bare), 1)} canonical_floor_over_bare=${fixed(canonicalFloorMbPerSecond(p.bare) / bare, 2)}` +
+      (misses > 0 ? ` (${misses} entries did not re-serialize to their own text)` : ""),
   ].join("\n");
 }
 
