@@ -43,7 +43,7 @@ export function define(io: CliIo, state: RunState): Command {
 
 /** Verifies one pair (or an index), prints the report and returns the exit code. */
 export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
-  const [{ verify }, { UNVERIFIABLE_PROBLEM_CODES }, { verifyOutput }, { printVerifyIndex }] = await Promise.all([
+  const [{ verify }, { UNVERIFIABLE_PROBLEM_CODES }, { verifyOutput, strictReadNotifier }, { printVerifyIndex }] = await Promise.all([
     import("../../src/verbs/verify.js"),
     import("../../src/verify/problems.js"),
     import("../verify-output.js"),
@@ -53,9 +53,11 @@ export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
   // A large pair takes minutes: megabytes read, drawn on stderr only when it is a terminal.
   const progress = createProgress(io, "verify, MB read");
   const onProgress = (read: number, total: number) => progress.update(Math.floor(read / 1e6), Math.ceil(total / 1e6));
+  // A large pair the fast read gives up on is read again, more slowly: say why.
+  const onStrictRead = strictReadNotifier(io);
   let verified: Awaited<ReturnType<typeof verify>>;
   try {
-    verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd, onProgress });
+    verified = await verify({ ...files, refuseAllowlisted: allowlisted === false, cwd: io.cwd, onProgress, onStrictRead });
   } finally {
     progress.finish();
   }

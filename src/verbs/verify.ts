@@ -1,7 +1,7 @@
 // `verify`: the library call behind `little-canary verify`, for one pair or a sharded run's index.
 // Refusals name the CLI's flags, since this is what the CLI calls; problems are data.
 import { UsageError } from "../core/errors.js";
-import { verifyShardIndex } from "../verify/shard-index.js";
+import { displayPath, verifyShardIndex } from "../verify/shard-index.js";
 import { verifyFiles } from "../verify/verify-files.js";
 
 /** Options of `verify`: the pair's (`manifest`, ...) or the index's (`index`, ...), never both. */
@@ -22,6 +22,11 @@ export interface VerifyVerbOptions {
   readonly cwd?: string;
   /** Hears how far reading got: bytes of the files read, of their total (see `verifyFiles`). */
   readonly onProgress?: (read: number, total: number) => void;
+  /**
+   * Hears that a pair is read again by the strict reader (see `verifyFiles`), with its manifest's
+   * path as given or as the index lists it (JSON-quoted; shown only when printable) and its bytes.
+   */
+  readonly onStrictRead?: (manifest: string, totalBytes: number) => void;
 }
 
 /** Verifies one pair or a sharded run's index (see `verifyFiles` and `verifyShardIndex`); refuses (UsageError) options that mix a pair's and an index's. */
@@ -40,18 +45,21 @@ export async function verify(options: VerifyVerbOptions) {
         expectIndexSha256: options.expectIndexSha256 ?? null,
         cwd: options.cwd ?? process.cwd(),
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        ...(options.onStrictRead === undefined ? {} : { onStrictRead: options.onStrictRead }),
       }),
     };
   }
-  if (options.manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
+  const manifest = options.manifest;
+  if (manifest === undefined) throw new UsageError("verify needs --manifest (one pair) or --index (a sharded run's index)");
   const result = await verifyFiles({
-    manifest: options.manifest,
+    manifest,
     export: options.export ?? null,
     expectManifestSha256: options.expectManifestSha256 ?? null,
     pinName: "--expect-manifest-sha256",
     cwd: options.cwd ?? process.cwd(),
     refuseAllowlisted: options.refuseAllowlisted === true,
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(options.onStrictRead === undefined ? {} : { onStrictRead: (total: number) => options.onStrictRead?.(displayPath(manifest), total) }),
   });
   return { kind: "pair" as const, result };
 }

@@ -25,6 +25,8 @@ export interface VerifyShardIndexOptions {
   readonly cwd?: string;
   /** Hears how far reading the pairs got: bytes of every listed file read so far, of their total. */
   readonly onProgress?: (read: number, total: number) => void;
+  /** Hears that a listed pair is read again by the strict reader (see `verifyFiles`), with its manifest's path as displayPath shows it and its bytes. */
+  readonly onStrictRead?: (manifest: string, totalBytes: number) => void;
 }
 
 /** What `verifyShardIndex` found. */
@@ -110,7 +112,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     pins: { manifest: entry.manifest.sha256, export: entry.export.sha256 },
     expected: { k: entry.k, n: entry.n },
   }));
-  const examined = await examineShards(pairs, dir, options.onProgress);
+  const examined = await examineShards(pairs, dir, options.onProgress, options.onStrictRead);
   problems.push(...examined.problems);
   if (examined.document !== null) problems.push(...entryMismatches(recorded, examined.document));
   return result(problems, examined.readable, read.sha256, recorded.shards.length);

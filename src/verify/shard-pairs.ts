@@ -107,12 +107,14 @@ async function examinePair(
   position: number,
   problems: ShardIndexProblem[],
   onProgress: ((read: number, total: number) => void) | undefined,
+  onStrictRead: ((manifest: string, totalBytes: number) => void) | undefined,
 ): Promise<{ entry: ExaminedPair; readable: boolean }> {
   const { result, documents } = await verifyFilesWithMode({
     manifest: pair.manifestPath,
     export: pair.exportPath,
     expectManifestSha256: pair.pins?.manifest ?? null,
     ...(onProgress === undefined ? {} : { onProgress }),
+    ...(onStrictRead === undefined ? {} : { onStrictRead: (total: number) => onStrictRead(pair.manifest, total) }),
   });
   const parsed = documents.manifestHead === null ? null : HeadSchema.safeParse(documents.manifestHead);
   const head = parsed?.success ? parsed.data : null;
@@ -299,6 +301,7 @@ export async function examineShards(
   pairs: readonly ShardPair[],
   indexDir: string,
   onProgress?: (read: number, total: number) => void,
+  onStrictRead?: (manifest: string, totalBytes: number) => void,
 ): Promise<ExaminedShards> {
   const problems: ShardIndexProblem[] = [];
   const examined: ExaminedPair[] = [];
@@ -310,7 +313,7 @@ export async function examineShards(
   for (const [position, pair] of pairs.entries()) {
     const size = sizes[position] ?? 0;
     const told = onProgress === undefined ? undefined : (read: number) => onProgress(done + Math.min(read, size), total);
-    const { entry, readable: read } = await examinePair(pair, position, problems, told);
+    const { entry, readable: read } = await examinePair(pair, position, problems, told, onStrictRead);
     done += size;
     readable &&= read;
     examined.push(entry);

@@ -43,6 +43,14 @@ export interface VerifyFilesOptions {
    * out as ingest writes it is read a second time, strictly, and that reading counts from 0 again.
    */
   readonly onProgress?: (read: number, total: number) => void;
+  /**
+   * Hears, once and before it starts, that the fast read gave up, so the strict reader reads the
+   * pair again, with the bytes of both files: on one thread and after the fast read's wasted part,
+   * so a large pair takes about twice as long or more, which a caller may want to say. The fast read gives up on bytes not laid out as ingest writes them (edited,
+   * damaged or written by another tool) and on a file it cannot read (the strict reader then says
+   * which and why).
+   */
+  readonly onStrictRead?: (totalBytes: number) => void;
 }
 
 export interface VerifyFilesResult {
@@ -84,6 +92,7 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
   chunkBytes: true,
   refuseAllowlisted: true,
   onProgress: true,
+  onStrictRead: true,
 } satisfies Record<keyof VerifyFilesOptions, true>);
 
 /** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
@@ -153,6 +162,7 @@ export async function verifyFilesWithMode(
   const shares = reader === "canonical" ? (other === undefined ? secondShare(total) : other) : null;
   const newReading = progressOf(options.onProgress, total);
   const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares) : "exact";
+  if (fast === "exact" && reader === "canonical") options.onStrictRead?.(total);
   const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact", newReading()) : fast;
   // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
   const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";

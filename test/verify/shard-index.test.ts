@@ -65,6 +65,22 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(reads).toContain(first);
   });
 
+  it("verifyShardIndex tells onStrictRead which listed pair is read again by the strict reader, and only that one", async () => {
+    // A space before the export document: not the layout ingest writes, still a consistent pair.
+    writeFileSync(join(dir, "e1-spaced.json"), ` ${readFileSync(join(dir, "e1.json"), "utf8")}`);
+    const built = await buildShardIndex({
+      out: "spaced-index.json",
+      pairs: [pairs[0] as (typeof pairs)[0], { manifest: "m1.json", export: "e1-spaced.json" }],
+      cwd: dir,
+    });
+    expect(built.problems).toEqual([]);
+    const told: Array<[string, number]> = [];
+    const verified = await verifyShardIndex({ index: "spaced-index.json", cwd: dir, onStrictRead: (manifest, total) => told.push([manifest, total]) });
+    expect(verified.consistent).toBe(true);
+    const bytes = readFileSync(join(dir, "m1.json")).length + readFileSync(join(dir, "e1-spaced.json")).length;
+    expect(told).toEqual([['"m1.json"', bytes]]);
+  });
+
   it("an index that does not match its pin is refused before any file it names is opened", async () => {
     const built = await buildShardIndex({ out: "pinned-index.json", pairs, cwd: dir });
     const text = readFileSync(join(dir, "pinned-index.json"), "utf8");

@@ -1,11 +1,14 @@
 // How far verify's reading got: verifyFiles tells `onProgress` the bytes of both files read, up
 // to their total, once per reading (a pair read fast and then strictly counts from 0 again, and
 // on two threads the main thread's reads, which cover every byte, are the ones counted); the CLI
-// draws it on stderr only when stderr is a terminal, clears it, and keeps stdout as it was.
+// draws it on stderr only when stderr is a terminal, clears it, and keeps stdout as it was. A pair
+// read again strictly is told to `onStrictRead` once, with its bytes; the CLI says so on stderr from
+// 64 MiB of pair, terminal or not.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { verifyFiles, verifyFilesWithMode } from "../../src/verify/verify-files.js";
+import { strictReadNotice } from "../../cli/verify-output.js";
 import { runCli } from "../support/cli.js";
 import { makeRun, tempDir } from "./verify-stream-properties.js";
 
@@ -80,5 +83,41 @@ describe("verify tells how far reading got", () => {
     expect(drawn.stdout).toBe(plain.stdout);
     expect(drawn.stderr).toMatch(/^\rverify, MB read: 0\/1 {2}elapsed /);
     expect(drawn.stderr.endsWith("\r\x1b[K")).toBe(true);
+  });
+});
+
+describe("verify says when a pair is read again by the strict reader", () => {
+  it("onStrictRead hears the pair's bytes once for a pair not laid out as ingest writes it, never for one that is", async () => {
+    const laidOut = await pair();
+    const spaced = await pair((m) => ` ${m}`);
+    for (const other of [null, { url: null, block: 1 }]) {
+      const told: number[] = [];
+      const { result, reader } = await verifyFilesWithMode({ ...laidOut.paths, onStrictRead: (total) => told.push(total) }, "canonical", other);
+      expect([result.consistent, reader, told]).toEqual([true, "canonical", []]);
+    }
+    const told: number[] = [];
+    const again = await verifyFilesWithMode({ ...spaced.paths, onStrictRead: (total) => told.push(total) });
+    // Read strictly, the leading space is allowed: the pair is readable, only slower to read.
+    expect([again.result.readable, again.reader, told]).toEqual([true, "exact", [spaced.total]]);
+    // The strict reader chosen from the start is not a second reading.
+    told.length = 0;
+    await verifyFilesWithMode({ ...spaced.paths, onStrictRead: (total) => told.push(total) }, "exact");
+    expect(told).toEqual([]);
+  });
+
+  it("the CLI's line names the manifest and the megabytes from 64 MiB of pair, clears a terminal's progress line first, and is empty below", () => {
+    const line = strictReadNotice('"m.json"', 64 << 20, false);
+    expect(line).toMatch(/^verify: the pair of "m\.json" \(67 MB\) is not laid out byte for byte as ingest writes it .*strict reader.*\n$/);
+    expect(line.split("\n")).toHaveLength(2);
+    expect(strictReadNotice('"m.json"', 64 << 20, true)).toBe(`\r\x1b[K${line}`);
+    expect(strictReadNotice('"m.json"', (64 << 20) - 1, false)).toBe("");
+    expect(strictReadNotice('"m.json"', (64 << 20) - 1, true)).toBe("");
+  });
+
+  it("the CLI adds nothing to stderr or stdout for a small pair read again strictly", async () => {
+    const { dir, paths } = await pair((m) => ` ${m}`);
+    const run = await runCli(["verify", "--manifest", paths.manifest, "--export", paths.export], { cwd: dir });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/^verify: /);
   });
 });

@@ -2,12 +2,14 @@
 // which split every kind of token across reads, and the per-record value budget. Heavy: a read per
 // few bytes makes each pair cost about ten times what the larger reads of the normal suite do (about
 // 30 s for the file), and the budget test writes and reads manifests of two million values (2.4 s on
-// a quiet machine, 10 to 15 s at load average 15).
+// a quiet machine, 10 to 15 s at load average 15). And the CLI's stderr line for a pair of 64 MiB
+// read again by the strict reader, which needs a pair that large (64 MiB of leading spaces here).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
+import { runCli } from "../support/cli.js";
 import { makeRun, tempDir, verifyStreamProperties, type Json } from "./verify-stream-properties.js";
 
 describe("verifyFiles streaming the files in reads of a few bytes agrees with the verifier fed the documents from memory", () => {
@@ -34,5 +36,24 @@ describe("verifyFiles holds one record of a manifest to its value budget", () =>
     expect(result.problems).toEqual([
       { code: "manifest_unreadable", message: `cannot read manifest ${manifestPath} (more than 2000000 JSON values in one record, the most verify holds)` },
     ]);
+  });
+});
+
+describe("verify says on stderr why a large pair takes longer", () => {
+  it("a 64 MiB pair the fast read gives up on: one line naming the manifest, before the report", async () => {
+    const dir = await tempDir();
+    const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], true);
+    const manifestPath = join(dir, "manifest.json");
+    const exportPath = join(dir, "export.json");
+    // Leading whitespace: the strict reader reads it, the fast one gives up at the first byte.
+    await writeFile(manifestPath, Buffer.concat([Buffer.alloc(64 << 20, 0x20), Buffer.from(run.manifest.bytes)]));
+    await writeFile(exportPath, run.exported!.bytes);
+    const verified = await runCli(["verify", "--manifest", "manifest.json", "--export", "export.json"], { cwd: dir });
+    const lines = verified.stderr.split("\n").filter((line) => line !== "");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^verify: the pair of "manifest\.json" \(67 MB\) is not laid out byte for byte as ingest writes it/);
+    // The file's bytes are no longer the manifest's canonical form: reported as before.
+    expect(verified.stdout).toMatch(/^verify: 1 problem\n {2}- \[manifest_bytes\]/);
+    expect(verified.code).toBe(1);
   });
 });
