@@ -22,6 +22,16 @@ var UsageError = class extends LittleCanaryError {
 		super("usage", message, options);
 	}
 };
+/** The `code` of a Node system error (ENOENT, EACCES, …), or null. */
+function errorCode(error) {
+	const code = error?.code;
+	return typeof code === "string" ? code : null;
+}
+/** The error's `code` when it has an errno's shape (EACCES, ENOSPC, …), so it is safe to show; else null. */
+function errnoCode(error) {
+	const code = errorCode(error);
+	return code !== null && /^E[A-Z]{2,12}$/.test(code) ? code : null;
+}
 // src/core/guards.ts
 /**
 * True for a non-null object that is not an array: what a parsed JSON object looks like.
@@ -164,9 +174,9 @@ Buffer$1.alloc(0);
 Buffer$1.alloc(0);
 /** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
 function fileReason(error) {
-	const code = error?.code;
+	const code = errnoCode(error);
 	if (code === "ENOENT") return "not_found";
-	return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
+	return code ?? "unreadable";
 }
 // src/core/read-at-most.ts
 /** Opens `path` with `flags`, asks `refuse` about its stats (a problem, or null to read it), then reads it; never throws. */

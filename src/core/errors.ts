@@ -51,3 +51,9 @@ export function errorCode(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : null;
 }
+
+/** The error's `code` when it has an errno's shape (EACCES, ENOSPC, …), so it is safe to show; else null. */
+export function errnoCode(error: unknown): string | null {
+  const code = errorCode(error);
+  return code !== null && /^E[A-Z]{2,12}$/.test(code) ? code : null;
+}

@@ -14,6 +14,7 @@
 import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
+import { errnoCode } from "./errors.js";
 import { StrictJsonParser, StrictStreamError, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
 import { startsWithByteOrderMark } from "./strict-document.js";
 
@@ -119,9 +120,9 @@ export class StrictFileError extends Error {
 
 /** A StrictFileError's reason for a system error: "not_found", its errno code, or "unreadable". */
 export function fileReason(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errnoCode(error);
   if (code === "ENOENT") return "not_found";
-  return typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unreadable";
+  return code ?? "unreadable";
 }
 
 /** How a document file is read: the size of one read, and who hears of each read's bytes (progress). */

@@ -4,7 +4,7 @@ import { lstat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { canonicalJson } from "../core/canonical.js";
 import { fileIdentity, sameFile } from "../core/file-identity.js";
-import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { errnoCode, LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { isPlainObject } from "../core/guards.js";
 import { readJsonDocument } from "../core/read-document.js";
@@ -95,8 +95,8 @@ export async function buildShardIndex(options: BuildShardIndexOptions): Promise<
   try {
     await writeFileAtomic(indexPath, json, options.fs ? { fs: options.fs } : {});
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    const reason = typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? ` (${code})` : "";
+    const code = errnoCode(error);
+    const reason = code === null ? "" : ` (${code})`;
     throw new LittleCanaryError("publish", `could not write the index ${displayPath(options.out)}${reason}; no index written`, { cause: error });
   }
   return { written: true, readable: true, indexPath, indexSha256: sha256Hex(json), index: examined.document, problems: [] };

@@ -9,6 +9,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { errnoCode } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 
 /**
@@ -97,8 +98,7 @@ export class IdDigestTally {
     try {
       return step();
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      this.#failure = typeof code === "string" && /^E[A-Z]{2,12}$/.test(code) ? code : "unwritable";
+      this.#failure = errnoCode(error) ?? "unwritable";
       return null;
     }
   }

@@ -7,7 +7,7 @@ import { canonicalJson, canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { readFailureMessage, readJsonDocument } from "../core/read-document.js";
 import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
-import { examineShards, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
+import { examineShards, type PairReadingHooks, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
 import { normalizePin } from "./verify-files.js";
 
 /** A shown path: printable ASCII as is (JSON-quoted), anything else not echoed. */
@@ -16,17 +16,13 @@ export function displayPath(path: string): string {
 }
 
 /** Options of `verifyShardIndex`. */
-export interface VerifyShardIndexOptions {
+export interface VerifyShardIndexOptions extends PairReadingHooks {
   /** Path of the index file; the pairs it lists are resolved against its directory. */
   readonly index: string;
   /** The index's SHA-256 (64 hex digits, any case) as pinned out of band. */
   readonly expectIndexSha256?: string | null;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
-  /** Hears how far reading the pairs got: bytes of every listed file read so far, of their total. */
-  readonly onProgress?: (read: number, total: number) => void;
-  /** Hears that a listed pair is read again by the strict reader (see `verifyFiles`), with its manifest's path as displayPath shows it and its bytes. */
-  readonly onStrictRead?: (manifest: string, totalBytes: number) => void;
 }
 
 /** What `verifyShardIndex` found. */
@@ -112,7 +108,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     pins: { manifest: entry.manifest.sha256, export: entry.export.sha256 },
     expected: { k: entry.k, n: entry.n },
   }));
-  const examined = await examineShards(pairs, dir, options.onProgress, options.onStrictRead);
+  const examined = await examineShards(pairs, dir, options);
   problems.push(...examined.problems);
   if (examined.document !== null) problems.push(...entryMismatches(recorded, examined.document));
   return result(problems, examined.readable, read.sha256, recorded.shards.length);

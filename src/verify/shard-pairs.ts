@@ -13,7 +13,7 @@ import { IngestManifestSchema, pipelineWithoutRulesVersion, type ManifestCounts 
 import { IngestManifestV2Schema, IngestManifestV3Schema, type ManifestHead } from "../documents/manifest-v2.js";
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
-import { filesBytes, verifyFilesWithMode } from "./verify-files.js";
+import { filesBytes, verifyFilesWithMode, type VerifyFilesOptions } from "./verify-files.js";
 import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
 import { displayText } from "../core/display-text.js";
 import { isObj } from "./_values.js";
@@ -106,15 +106,13 @@ async function examinePair(
   pair: ShardPair,
   position: number,
   problems: ShardIndexProblem[],
-  onProgress: ((read: number, total: number) => void) | undefined,
-  onStrictRead: ((manifest: string, totalBytes: number) => void) | undefined,
+  hooks: Pick<VerifyFilesOptions, "onProgress" | "onStrictRead">,
 ): Promise<{ entry: ExaminedPair; readable: boolean }> {
   const { result, documents } = await verifyFilesWithMode({
     manifest: pair.manifestPath,
     export: pair.exportPath,
     expectManifestSha256: pair.pins?.manifest ?? null,
-    ...(onProgress === undefined ? {} : { onProgress }),
-    ...(onStrictRead === undefined ? {} : { onStrictRead: (total: number) => onStrictRead(pair.manifest, total) }),
+    ...hooks,
   });
   const parsed = documents.manifestHead === null ? null : HeadSchema.safeParse(documents.manifestHead);
   const head = parsed?.success ? parsed.data : null;
@@ -292,17 +290,21 @@ function assemble(shards: readonly ShardedPair[], indexDir: string): IngestIndex
   };
 }
 
+/** Who hears how reading the listed pairs goes (options of `verifyShardIndex`). */
+export interface PairReadingHooks {
+  /** Hears how far reading the pairs got: bytes of every listed file read so far, of their total. */
+  readonly onProgress?: (read: number, total: number) => void;
+  /** Hears that a listed pair is read again by the strict reader (see `verifyFiles`), with its manifest's path as displayPath shows it and its bytes. */
+  readonly onStrictRead?: (manifest: string, totalBytes: number) => void;
+}
+
 /**
  * Verifies every pair, checks that the shards agree and tile the input exactly once, and
  * assembles the index (paths relative to `indexDir`) when nothing is wrong. Never throws for
  * any file content.
  */
-export async function examineShards(
-  pairs: readonly ShardPair[],
-  indexDir: string,
-  onProgress?: (read: number, total: number) => void,
-  onStrictRead?: (manifest: string, totalBytes: number) => void,
-): Promise<ExaminedShards> {
+export async function examineShards(pairs: readonly ShardPair[], indexDir: string, hooks: PairReadingHooks = {}): Promise<ExaminedShards> {
+  const { onProgress, onStrictRead } = hooks;
   const problems: ShardIndexProblem[] = [];
   const examined: ExaminedPair[] = [];
   let readable = true;
@@ -312,8 +314,10 @@ export async function examineShards(
   let done = 0;
   for (const [position, pair] of pairs.entries()) {
     const size = sizes[position] ?? 0;
-    const told = onProgress === undefined ? undefined : (read: number) => onProgress(done + Math.min(read, size), total);
-    const { entry, readable: read } = await examinePair(pair, position, problems, told, onStrictRead);
+    const { entry, readable: read } = await examinePair(pair, position, problems, {
+      ...(onProgress === undefined ? {} : { onProgress: (read: number) => onProgress(done + Math.min(read, size), total) }),
+      ...(onStrictRead === undefined ? {} : { onStrictRead: (bytes: number) => onStrictRead(pair.manifest, bytes) }),
+    });
     done += size;
     readable &&= read;
     examined.push(entry);

@@ -46,9 +46,9 @@ export interface VerifyFilesOptions {
   /**
    * Hears, once and before it starts, that the fast read gave up, so the strict reader reads the
    * pair again, with the bytes of both files: on one thread and after the fast read's wasted part,
-   * so a large pair takes about twice as long or more, which a caller may want to say. The fast read gives up on bytes not laid out as ingest writes them (edited,
-   * damaged or written by another tool) and on a file it cannot read (the strict reader then says
-   * which and why).
+   * so a large pair takes about twice as long or more, which a caller may want to say. The fast
+   * read gives up on bytes not laid out as ingest writes them (edited, damaged or written by
+   * another tool) and on a file it cannot read (the strict reader then says which and why).
    */
   readonly onStrictRead?: (totalBytes: number) => void;
 }
