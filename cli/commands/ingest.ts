@@ -55,7 +55,8 @@ export async function run(input: string, flags: IngestFlags, io: CliIo, options:
     const { published, outcome } = result;
     const printing = flags.json ? output.printPublishedManifest(published, io) : writeOut(io.stdout, output.formatIngestSummary(result.run.summary, published));
     await printing.catch((error: unknown) => {
-      const note = `the pair was published: check it with little-canary verify --manifest ${displayText(published.manifestPath)}`;
+      const pair = `--manifest ${displayText(published.manifestPath)}${published.exportPath === null ? "" : ` --export ${displayText(published.exportPath)}`}`;
+      const note = `the pair was published: check it with little-canary verify ${pair}`;
       // Not "refused, nothing written" (3): the pair stands, so this has its own exit code (4).
       throw error instanceof OutputClosedError ? error.afterCommitted(note) : error;
     });

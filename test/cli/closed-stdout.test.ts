@@ -63,7 +63,11 @@ describe("closed stdout", () => {
     const run = await runChild(cli, args, { cwd: dir, closeStdoutAfter: 100 });
     expect(run.code).toBe(4);
     expectOneCleanLine(run.stderr);
-    expect(run.stderr).toContain("the pair was published: check it with little-canary verify --manifest");
+    // The hint names both files, so the command it gives verifies the pair as published.
+    const hint = /check it with little-canary verify --manifest (\S+) --export (\S+)/.exec(run.stderr);
+    expect(hint?.slice(1)).toEqual([join(dir, "big-m.json"), join(dir, "big-e.json")]);
+    const verified = await runChild(cli, ["verify", "--manifest", hint?.[1] ?? "", "--export", hint?.[2] ?? ""], { cwd: dir });
+    expect(verified.code).toBe(0);
     const manifest = await readFile(join(dir, "big-m.json"));
     expect(manifest.length).toBeGreaterThan(1 << 20);
     // The export on disk is bound to the manifest on disk: the pair was published whole.
