@@ -28,7 +28,14 @@ export type HttpCallOutcome =
   | { readonly kind: "exception"; readonly errorClass: string };
 
 /** Why a request got no answer, in words a user can act on (see networkFailureCause). */
-export type NetworkFailureCause = "DNS failure" | "connection refused" | "connection reset" | "host unreachable" | "TLS failure" | "timeout";
+export type NetworkFailureCause =
+  | "DNS failure"
+  | "connection refused"
+  | "connection reset"
+  | "host unreachable"
+  | "TLS failure"
+  | "timeout"
+  | "a port fetch never connects to";
 
 /** TLS and certificate error codes (Node's own and OpenSSL's, as undici passes them on). */
 const TLS_CODES = new Set([
@@ -101,8 +108,9 @@ function classify(error: unknown): HttpCallOutcome {
     const known = causeOfCode(code);
     if (name === "TimeoutError" || known === "timeout") return { kind: "timeout" };
     if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
-    // fetch refuses "bad ports" (e.g. 9, 25) without connecting: to the user, an endpoint that cannot be reached.
-    if (current instanceof Error && current.message === "bad port") return { kind: "unavailable" };
+    // fetch refuses "bad ports" (e.g. 9, 25) without connecting: an endpoint that cannot be
+    // reached, for a reason the user cannot see from outside (the port answers to curl).
+    if (current instanceof Error && current.message === "bad port") return { kind: "unavailable", cause: "a port fetch never connects to" };
   }
   return { kind: "exception", errorClass: errorClassName(error) };
 }

@@ -55,10 +55,19 @@ export function modelNotFoundMessage(provider: "ollama" | "openai", model: strin
     : `canary model ${m} is not served at ${origin} (it serves: ${list}); fix: serve that model there, or give --canary-model one it serves`;
 }
 
-/** `canary at ORIGIN is not reachable (cause); fix: start it … or pass --ollama-url` (or --base-url). */
+/**
+ * The fix for a server that could not be reached: start it or give its URL, or, on a port fetch
+ * never connects to (9, 25, 6000, …, whatever listens there), move it to another port.
+ */
+export function unreachableFix(provider: "ollama" | "openai", cause: NetworkFailureCause | null): string {
+  const flag = provider === "ollama" ? "--ollama-url" : "--base-url";
+  if (cause === "a port fetch never connects to") return `fix: serve the canary on another port (Ollama's own is 11434) and pass it with ${flag}`;
+  return provider === "ollama" ? `fix: start it (ollama serve) or pass ${flag}` : `fix: start the server or pass ${flag}`;
+}
+
+/** `canary at ORIGIN is not reachable (cause); fix: …` (unreachableFix). */
 export function unreachableMessage(provider: "ollama" | "openai", origin: string, cause: NetworkFailureCause | null): string {
-  const fix = provider === "ollama" ? "start it (ollama serve) or pass --ollama-url" : "start the server or pass --base-url";
-  return `canary at ${origin} is not reachable (${cause ?? "no answer"}); fix: ${fix}`;
+  return `canary at ${origin} is not reachable (${cause ?? "no answer"}); ${unreachableFix(provider, cause)}`;
 }
 
 /** The refusal for a model the server does not list, or null (a server with no list is left to the checks). */

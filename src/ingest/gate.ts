@@ -176,12 +176,14 @@ export async function runContextGate(
         `construct SecurityPipeline({ canaryNumCtx: ${required} }) or larger, or lower segment_chars`,
     );
   }
-  await requireServedModel(probe);
+  const served = await requireServedModel(probe);
   const contextLength = await probe.contextLength();
   if (contextLength === null) {
+    // Neither listing answered as Ollama does: most likely another service at that URL.
+    const notOllama = served?.kind === "unknown" ? `; ${NOT_OLLAMA}` : "";
     throw new IngestGateError(
       "backend",
-      `could not read the canary model's context length from POST /api/show at ${probe.endpointOrigin}; ingest refuses to run without it`,
+      `could not read the canary model's context length from POST /api/show at ${probe.endpointOrigin}; ingest refuses to run without it${notOllama}`,
     );
   }
   if (contextLength < required) throw trainedTooShort(contextLength, required);
@@ -213,8 +215,12 @@ async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
   }
 }
 
-/** Before the context proofs: the server must answer and list the canary model, or one line names model, origin and fix. */
-async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe): Promise<void> {
+/** What a server that answers but gives no Ollama model list most likely is, and the fix. */
+const NOT_OLLAMA =
+  "GET /api/tags gave no model list either, so the server may not be Ollama: fix: point --ollama-url at an Ollama server (an OpenAI-compatible one such as vLLM takes --base-url)";
+
+/** Before the context proofs: the server must answer and list the canary model, or one line names model, origin and fix; returns what it said. */
+async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe): Promise<ServedModels | null> {
   let served: ServedModels | null;
   try {
     served = await confirmCanaryModel(probe);
@@ -223,6 +229,7 @@ async function requireServedModel(probe: OllamaCanaryProbe | OpenAICanaryProbe):
     throw error;
   }
   if (served?.kind === "unreachable") throw new IngestGateError("backend", unreachableMessage(probe.provider, probe.endpointOrigin, served.cause));
+  return served;
 }
 
 /** The gate for an OpenAI-compatible server: GET /v1/models must give a max_model_len that holds a segment. */

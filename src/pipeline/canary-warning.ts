@@ -9,7 +9,7 @@
 import { canaryKind } from "../canary/identity.js";
 import type { CanaryProbe } from "../canary/types.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";
-import { missingModelError, printableModelName, type ServedModels } from "../canary/served-models.js";
+import { missingModelError, printableModelName, unreachableFix, type ServedModels } from "../canary/served-models.js";
 import type { BreakerTrip, CanaryOutageReason } from "./circuit-breaker.js";
 import { displayText } from "../core/display-text.js";
 
@@ -78,7 +78,7 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
   if (reason === "model_not_found") {
     return target.provider === "ollama" ? `fix: ollama pull ${model}` : "fix: serve that model there, or give --canary-model one it serves";
   }
-  return target.provider === "ollama" ? "fix: start it (ollama serve) or pass --ollama-url" : "fix: start the server or pass --base-url";
+  return unreachableFix(target.provider, target.unreachableCause ?? null);
 }
 
 function what(reason: CanaryOutageReason, target: CanaryTarget): string {
@@ -93,6 +93,22 @@ function what(reason: CanaryOutageReason, target: CanaryTarget): string {
 export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageReason, affected: string | null = null): string {
   const scope = affected === null ? "" : ` for ${affected}`;
   return `warning: ${what(reason, target)}${scope}: ${reason}; the canary did not screen it; ${fix(target, reason)}\n`;
+}
+
+/** Canary failures that mean a server answered, but not as the canary's server does: most often another service at that URL. */
+const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_response"]);
+
+/**
+ * `warning: …` (one line) for a check whose canary call was answered with an HTTP error status or
+ * a body of another shape (`reason`, its coverage reason), or null for any other reason.
+ */
+export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string): string | null {
+  if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return null;
+  const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
+  return (
+    `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason}); ` +
+    `the canary did not screen it; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`
+  );
 }
 
 /** `warning: …` (one line) when the circuit breaker stopped the canary calls of a batch. */

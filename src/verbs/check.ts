@@ -109,9 +109,12 @@ export async function check(options: CheckOptions) {
     // Built after the input is read: an empty input is refused before a bad pipeline setting.
     pipeline: async () => (built.pipeline = await createPipeline(plan)),
   });
-  if (canaryOutage !== null) {
-    const { canaryOutageWarning, canaryTarget } = await import("../pipeline/canary-warning.js");
-    await io.reporter.diagnostic(canaryOutageWarning(canaryTarget(built.pipeline as SecurityPipeline), canaryOutage));
+  const failed = verdict.toRecord().layers.find((layer) => layer.name === "canary_probe" && layer.status === "failed")?.coverage_reason;
+  if (failed !== undefined) {
+    const { canaryOutageWarning, canaryWrongAnswerWarning, canaryTarget } = await import("../pipeline/canary-warning.js");
+    const target = canaryTarget(built.pipeline as SecurityPipeline);
+    const warning = canaryOutage !== null ? canaryOutageWarning(target, canaryOutage) : canaryWrongAnswerWarning(target, failed);
+    if (warning !== null) await io.reporter.diagnostic(warning);
   }
   return { verdict, exitCode: checkExitCode(verdict) };
 }

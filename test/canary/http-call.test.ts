@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorClassName } from "../../src/core/errors.js";
 import { formatSeconds, httpCall } from "../../src/canary/http-call.js";
+import { unreachableFix, unreachableMessage } from "../../src/canary/served-models.js";
 
 describe("formatSeconds", () => {
   it.each([
@@ -29,8 +30,17 @@ describe("errorClassName", () => {
 });
 
 describe("ports fetch refuses to use", () => {
-  it("a blocked port (9) is reported as unavailable, not as an internal exception", async () => {
+  it("a blocked port (9) is reported as unavailable with that cause, not as an internal exception", async () => {
     const outcome = await httpCall(fetch, "http://127.0.0.1:9/api/tags", { method: "GET", timeoutMs: 2000, maxBodyBytes: 1024 });
-    expect(outcome.kind).toBe("unavailable");
+    expect(outcome).toEqual({ kind: "unavailable", cause: "a port fetch never connects to" });
+  });
+
+  it("the fix for a blocked port is another port, for any other cause the server started or its URL given", () => {
+    expect(unreachableMessage("ollama", "http://127.0.0.1:9", "a port fetch never connects to")).toBe(
+      "canary at http://127.0.0.1:9 is not reachable (a port fetch never connects to); fix: serve the canary on another port (Ollama's own is 11434) and pass it with --ollama-url",
+    );
+    expect(unreachableFix("openai", "a port fetch never connects to")).toMatch(/another port .* --base-url$/);
+    expect(unreachableFix("ollama", "connection refused")).toBe("fix: start it (ollama serve) or pass --ollama-url");
+    expect(unreachableFix("openai", null)).toBe("fix: start the server or pass --base-url");
   });
 });

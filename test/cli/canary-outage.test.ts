@@ -1,6 +1,12 @@
-// For `screen` and `check`: an unreachable or hung canary is named on stderr in one
+// For `screen` and `check`: an unreachable or hung canary, or a server that is not the canary's, is named on stderr in one
 // line (URL, cause, the hint that fits: start it, or raise --timeout), and a batch stops sending checks once the circuit
 // breaker opens.
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { refusedUrl } from "../support/free-port.js";
@@ -40,6 +46,41 @@ describe("check names an unreachable canary", () => {
     expect(run.stderr).toContain(`canary at ${ollama.url} (model qwen2.5:1.5b) did not answer before the timeout: timeout`);
     expect(run.stderr).toContain("fix: the canary answered too slowly: raise --timeout (now 0.3s)");
     expect(run.stderr).not.toContain("install Ollama");
+  });
+
+  it("check against a port fetch never connects to says so, and that the fix is another port", async () => {
+    const run = await runCli(["check", "--ollama-url", "http://127.0.0.1:9"], { stdin: "hello" });
+    expect(run.code).toBe(2);
+    expect(warningsOf(run.stderr)).toEqual([
+      "warning: canary at http://127.0.0.1:9 is not reachable (a port fetch never connects to): unavailable; the canary did not screen it; " +
+        "fix: serve the canary on another port (Ollama's own is 11434) and pass it with --ollama-url",
+    ]);
+  });
+
+  it("a server that is not Ollama (404 to every path) is named on stderr, and ingest says why it refuses", async () => {
+    const other = createServer((_request, response) => response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
+    await new Promise<void>((done) => other.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const dir = await mkdtemp(join(tmpdir(), "lc-not-ollama-"));
+    try {
+      const checked = await runCli(["check", "--ollama-url", url], { stdin: "hello" });
+      expect(checked.code).toBe(2);
+      expect(JSON.parse(checked.stdout)).toMatchObject({ degraded: true, coverage: "none" });
+      expect(warningsOf(checked.stderr)).toEqual([
+        `warning: canary at ${url} (model qwen2.5:1.5b) answered, but not as Ollama does (http_error); the canary did not screen it; ` +
+          "fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)",
+      ]);
+      await writeFile(join(dir, "r.jsonl"), '{"id":"a","text":"hello"}\n');
+      const ingested = await runCli(["ingest", "r.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", url], { cwd: dir });
+      expect(ingested.code).toBe(3);
+      expect(ingested.stderr).toContain(
+        "GET /api/tags gave no model list either, so the server may not be Ollama: fix: point --ollama-url at an Ollama server",
+      );
+      expect(existsSync(join(dir, "m.json"))).toBe(false);
+    } finally {
+      other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("no warning when the canary answered or is disabled", async () => {
