@@ -120,14 +120,16 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
     .option("--canary-sha256 <hex>", "SHA-256 of the --canary embedded:PATH model file (required with a path: it is the model's identity)")
     .option("--model-dir <dir>", `where \`model pull\` keeps models, for --canary embedded without a path (default: $${MODEL_DIR_ENV}, else the user cache)`)
     .option("--no-canary", "structural layer only: the canary is not run and results say so")
+    // --canary BACKEND and --no-canary share one option value, where the last given wins: each
+    // is noted as it is parsed, so that both given are refused (src/verbs/canary-settings.ts)
+    // instead of one silently overriding the other.
+    .on("option:canary", (value: string) => command.setOptionValue("canaryBackend", value))
+    .on("option:no-canary", () => command.setOptionValue("noCanaryGiven", true))
     .hook("preAction", (self) => {
-      // --canary BACKEND and --no-canary share one option value: keep the backend apart, and
       // `canary` a plain boolean (absent means on), as every command reads it.
-      const value: unknown = self.getOptionValue("canary");
       const modelSource = self.getOptionValueSource("canaryModel");
       self.setOptionValue("canaryModelGiven", modelSource !== undefined && modelSource !== "default");
-      self.setOptionValue("canaryBackend", typeof value === "string" ? value : undefined);
-      self.setOptionValue("canary", value !== false);
+      self.setOptionValue("canary", self.getOptionValue("noCanaryGiven") !== true);
     });
   return addPoolFlags(command);
 }

@@ -114,6 +114,9 @@ describe("embedded canary without node-llama-cpp", () => {
       [["--canary", "embedded", "--ollama-url", "http://127.0.0.1:1"], /cannot be used with --ollama-url/],
       [["--canary", "embedded", "--canary-model", "llama3"], /the embedded canary's model is its file/],
       [["--canary", "embedded:/tmp/x.gguf", "--canary-sha256", "xyz"], /--canary-sha256 must be 64 hexadecimal digits/],
+      // The two share one option value, where the last given would win: both are refused, in either order.
+      [["--canary", "embedded", "--no-canary"], /give --canary or --no-canary, not both/],
+      [["--no-canary", "--canary", "embedded"], /give --canary or --no-canary, not both/],
     ];
     for (const [flags, message] of cases) {
       const run = await runCli(["check", "--text", "hello", ...flags]);
