@@ -4,6 +4,7 @@
 // capture (none is packaged) the answer is REPLAY UNAVAILABLE, never a made-up result.
 import { readFile, stat } from "node:fs/promises";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
+import { displayText } from "../core/display-text.js";
 import { errorClassName } from "../core/errors.js";
 import { analyzeReply, defaultResponseAnalyzer, type DemoCase, type ResponseAnalyzer } from "./case-analysis.js";
 import { parseCapture, type Capture } from "./capture.js";
@@ -24,15 +25,17 @@ const NO_CAPTURE = "no replay capture is packaged with this build; pass --captur
 const BASE_FIELDS = { run_canary_status: "not_exercised", egress: "none" } as const;
 
 async function readCaptureBytes(path: string): Promise<Uint8Array | { kind: "unavailable"; detail: string }> {
+  // The detail names the file and the flag, so a mistyped path is seen at once.
+  const named = `--capture ${displayText(path)}`;
   try {
     const info = await stat(path);
-    if (!info.isFile()) return { kind: "unavailable", detail: "capture file cannot be read" };
+    if (!info.isFile()) return { kind: "unavailable", detail: `capture file cannot be read (not a file): ${named}` };
     // Read no more than one byte past the cap, so an oversized file is refused without loading it.
     if (info.size > MAX_CAPTURE_BYTES) return new Uint8Array(MAX_CAPTURE_BYTES + 1);
     return await readFile(path);
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    return { kind: "unavailable", detail: code === "ENOENT" ? "capture file not found" : "capture file cannot be read" };
+    return { kind: "unavailable", detail: code === "ENOENT" ? `capture file not found: ${named}` : `capture file cannot be read: ${named}` };
   }
 }
 

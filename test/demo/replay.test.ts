@@ -1,6 +1,7 @@
 // `demo` replay. The capture is the suite's hand-written one (test/support/demo-capture.ts: written
 // in another implementation's format, imported with the library's importer); no model produced its
 // responses. A real recording is replayed by `npm run bench:upstream-replay -- --capture <file>`.
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../../src/documents/system-prompt.js";
 import { parseCapture } from "../../src/demo/capture.js";
@@ -89,10 +90,16 @@ describe("replay failures", () => {
     });
   });
 
-  it("reports a missing capture file as unavailable", async () => {
+  it("reports a missing capture file as unavailable, naming the flag and the path", async () => {
     const { code, stdout } = await demo(["--capture", "/nonexistent/capture.json"]);
     expect(code).toBe(2);
-    expect(stdout).toContain("REPLAY     UNAVAILABLE\nDETAIL     capture file not found\n");
+    expect(stdout).toContain("REPLAY     UNAVAILABLE\nDETAIL     capture file not found: --capture /nonexistent/capture.json\n");
+  });
+
+  it("reports a directory given as the capture as unreadable, naming it", async () => {
+    const { code, stdout } = await demo(["--capture", tmpdir()]);
+    expect(code).toBe(2);
+    expect(stdout).toContain(`DETAIL     capture file cannot be read (not a file): --capture ${tmpdir()}\n`);
   });
 
   it("refuses a capture whose payload_sha256 is wrong (response altered under the old hash) with exit 2", async () => {
