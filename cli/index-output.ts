@@ -46,11 +46,15 @@ export async function printVerifyIndex(result: VerifyShardIndexResult, json: boo
     await printUnreadable(result.problems, io);
     return VERIFY_EXIT.unreadable;
   }
-  const { consistent, indexSha256, pinned, shards, problems } = result;
-  if (json) await writeOut(io.stdout, `${JSON.stringify({ consistent, index_sha256: indexSha256, pinned, shards, problems })}\n`);
-  else if (consistent) {
-    const pin = pinned ? ", matches the pin" : ", not pinned";
-    await writeOut(io.stdout, `verify: consistent (index sha256=${indexSha256}${pin}; ${shards} shard${shards === 1 ? "" : "s"} verified)\n`);
-  } else await printProblems("verify", problems, io);
+  const { consistent, indexSha256, pinned, shards, problems, notes } = result;
+  if (json) await writeOut(io.stdout, `${JSON.stringify({ consistent, index_sha256: indexSha256, pinned, shards, problems, notes })}\n`);
+  else {
+    if (consistent) {
+      const pin = pinned ? ", matches the pin" : ", not pinned";
+      await writeOut(io.stdout, `verify: consistent (index sha256=${indexSha256}${pin}; ${shards} shard${shards === 1 ? "" : "s"} verified)\n`);
+    } else await printProblems("verify", problems, io);
+    // As for one pair: facts that are not problems, after the verdict.
+    for (const note of notes) await writeOut(io.stdout, `note: ${note.message}\n`);
+  }
   return consistent ? VERIFY_EXIT.consistent : VERIFY_EXIT.problems;
 }

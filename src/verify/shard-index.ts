@@ -8,6 +8,7 @@ import { sha256Hex } from "../core/hash.js";
 import { readFailureMessage, readJsonDocument } from "../core/read-document.js";
 import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { examineShards, type PairReadingHooks, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
+import type { VerifyNote } from "./problems.js";
 import { normalizePin } from "./verify-files.js";
 
 /** A shown path: printable ASCII as is (JSON-quoted), anything else not echoed. */
@@ -37,6 +38,8 @@ export interface VerifyShardIndexResult {
   /** Shards the index lists (0 when it could not be read or parsed). */
   readonly shards: number;
   readonly problems: ShardIndexProblem[];
+  /** Facts about the pairs that are not problems (such as `canary_disabled`), each saying how many pairs it holds for. */
+  readonly notes: VerifyNote[];
 }
 
 /** Where the recorded index and the one rebuilt from its pairs differ, shard by shard. */
@@ -70,13 +73,20 @@ function entryMismatches(recorded: IngestIndex, rebuilt: IngestIndex): ShardInde
 export async function verifyShardIndex(options: VerifyShardIndexOptions): Promise<VerifyShardIndexResult> {
   const pin = options.expectIndexSha256 == null ? null : normalizePin(options.expectIndexSha256, "--expect-index-sha256");
   const indexPath = resolve(options.cwd ?? process.cwd(), options.index);
-  const result = (problems: ShardIndexProblem[], readable: boolean, indexSha256: string | null, shards: number): VerifyShardIndexResult => ({
+  const result = (
+    problems: ShardIndexProblem[],
+    readable: boolean,
+    indexSha256: string | null,
+    shards: number,
+    notes: VerifyNote[] = [],
+  ): VerifyShardIndexResult => ({
     consistent: problems.length === 0,
     readable,
     indexSha256,
     pinned: pin !== null,
     shards,
     problems,
+    notes,
   });
   let read: { value: unknown; sha256: string };
   try {
@@ -111,5 +121,5 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
   const examined = await examineShards(pairs, dir, options);
   problems.push(...examined.problems);
   if (examined.document !== null) problems.push(...entryMismatches(recorded, examined.document));
-  return result(problems, examined.readable, read.sha256, recorded.shards.length);
+  return result(problems, examined.readable, read.sha256, recorded.shards.length, examined.notes);
 }

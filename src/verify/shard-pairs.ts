@@ -14,7 +14,7 @@ import { IngestManifestV2Schema, IngestManifestV3Schema, type ManifestHead } fro
 import { describeRange, shardRange, type ManifestShard } from "../documents/shard.js";
 import { countRecords } from "../documents/counts.js";
 import { filesBytes, verifyFilesWithMode, type VerifyFilesOptions } from "./verify-files.js";
-import { UNVERIFIABLE_PROBLEM_CODES } from "./problems.js";
+import { UNVERIFIABLE_PROBLEM_CODES, type VerifyNote } from "./problems.js";
 import { displayText } from "../core/display-text.js";
 import { isObj } from "./_values.js";
 
@@ -76,6 +76,8 @@ interface ExaminedPair {
   readonly head: ManifestHead | null;
   readonly manifestSha256: string | null;
   readonly exportSha256: string | null;
+  /** The pair's notes (facts that are not problems, as verifyFiles gives them). */
+  readonly notes: readonly VerifyNote[];
 }
 
 /** A sharded pair (its head records a shard). */
@@ -91,6 +93,21 @@ export interface ExaminedShards {
   readonly problems: ShardIndexProblem[];
   /** The index document, when there is no problem at all. */
   readonly document: IngestIndex | null;
+  /** The pairs' notes, one per kind, each saying how many of the pairs it holds for (notesOfPairs). */
+  readonly notes: VerifyNote[];
+}
+
+/** One note per code the pairs carry, in the order first met, saying how many of `pairs` pairs it holds for. */
+function notesOfPairs(examined: readonly ExaminedPair[], pairs: number): VerifyNote[] {
+  const byCode = new Map<string, { note: VerifyNote; count: number }>();
+  for (const entry of examined) {
+    for (const note of entry.notes) {
+      const seen = byCode.get(note.code);
+      if (seen === undefined) byCode.set(note.code, { note, count: 1 });
+      else seen.count++;
+    }
+  }
+  return [...byCode.values()].map(({ note, count }) => ({ code: note.code, message: `${note.message} in ${count} of ${pairs} pair${pairs === 1 ? "" : "s"}` }));
 }
 
 function label(entry: ExaminedPair): string {
@@ -116,7 +133,7 @@ async function examinePair(
   });
   const parsed = documents.manifestHead === null ? null : HeadSchema.safeParse(documents.manifestHead);
   const head = parsed?.success ? parsed.data : null;
-  const entry: ExaminedPair = { position, pair, head, manifestSha256: result.manifestSha256, exportSha256: documents.exportSha256 };
+  const entry: ExaminedPair = { position, pair, head, manifestSha256: result.manifestSha256, exportSha256: documents.exportSha256, notes: result.notes };
   const name = label(entry);
   if (!result.readable) {
     for (const problem of result.problems) {
@@ -337,6 +354,7 @@ export async function examineShards(pairs: readonly ShardPair[], indexDir: strin
   const tiled = checkTiling(agreeing(sharded, problems), problems);
   // Problems are listed pair by pair, then the index-wide ones (missing shards).
   problems.sort((a, b) => (a.pair ?? Number.MAX_SAFE_INTEGER) - (b.pair ?? Number.MAX_SAFE_INTEGER));
-  if (problems.length > 0 || tiled.length === 0) return { readable, problems, document: null };
-  return { readable, problems, document: assemble(tiled, indexDir) };
+  const notes = notesOfPairs(examined, pairs.length);
+  if (problems.length > 0 || tiled.length === 0) return { readable, problems, document: null, notes };
+  return { readable, problems, document: assemble(tiled, indexDir), notes };
 }

@@ -152,7 +152,24 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(verified.code).toBe(0);
     expect(verified.stdout).toBe(`verify: consistent (index sha256=${sha}, matches the pin; 4 shards verified)\n`);
     const json = await runChild(cli, ["verify", "--index", "index.json", "--json"], { cwd: dir });
-    expect(JSON.parse(json.stdout)).toEqual({ consistent: true, index_sha256: sha, pinned: false, shards: 4, problems: [] });
+    expect(JSON.parse(json.stdout)).toEqual({ consistent: true, index_sha256: sha, pinned: false, shards: 4, problems: [], notes: [] });
+  });
+
+  it("verify --index keeps the pairs' notes: shards ingested with --no-canary say nothing was admitted, and in how many pairs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lc-shards-off-"));
+    work.push(dir);
+    writeFileSync(join(dir, "in.jsonl"), `${inputLines("in").join("\n")}\n`);
+    for (const k of [0, 1]) {
+      const run = await runCli(["ingest", "in.jsonl", "--shard", `${k}/2`, "--manifest", `m${k}.json`, "--export", `e${k}.json`, "--no-canary"], { cwd: dir });
+      expect(run.code, run.stderr).toBe(2);
+    }
+    expect((await index(dir, pairs([0, 1]))).code).toBe(0);
+    const verified = await verifyIndex(dir);
+    expect(verified.code).toBe(0);
+    const note = "canary disabled: nothing admitted (the run turned the canary off, so only the structural layer ran) in 2 of 2 pairs";
+    expect(verified.stdout.split("\n").slice(1)).toEqual([`note: ${note}`, ""]);
+    const json = await verifyIndex(dir, ["--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ consistent: true, notes: [{ code: "canary_disabled", message: note }] });
   });
 
   it("the xargs -P script runs the same flow on one machine and prints the index's SHA-256", async () => {

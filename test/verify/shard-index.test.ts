@@ -45,7 +45,7 @@ describe("buildShardIndex and verifyShardIndex", () => {
       [1, 2, 2, 2],
     ]);
     const verified = await verifyShardIndex({ index: "index.json", expectIndexSha256: built.indexSha256, cwd: dir });
-    expect(verified).toEqual({ consistent: true, readable: true, indexSha256: built.indexSha256, pinned: true, shards: 2, problems: [] });
+    expect(verified).toEqual({ consistent: true, readable: true, indexSha256: built.indexSha256, pinned: true, shards: 2, problems: [], notes: [] });
     expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
   });
 
