@@ -70,7 +70,7 @@ Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable file
 and an export given the wrong way round, or usage. A run whose canary was disabled by choice
 (--no-canary) admits nothing; verify says so in a note, which is not a problem.
 
-Example:
+Examples:
   little-canary verify --manifest manifest.json --export admitted.json \\
     --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"
   little-canary verify --index index.json --expect-index-sha256 "$(sha256sum index.json | cut -d' ' -f1)"`;
@@ -82,7 +82,7 @@ input (SHA-256 and line count), one shard count N, one policy and one canary ide
 cover every K from 0 to N-1 once. Paths in the index are relative to its directory.
 Exit codes: 0 index written; 1 any problem (nothing written); 3 unreadable files or usage.
 
-Example:
+Examples:
   little-canary index --out index.json m0.json:e0.json m1.json:e1.json m2.json:e2.json
   little-canary verify --index index.json --expect-index-sha256 "$(sha256sum index.json | cut -d' ' -f1)"`;
 
@@ -141,6 +141,50 @@ Examples:
   little-canary cache prune --cache verdicts.sqlite --older-than 30d
   little-canary cache prune --cache verdicts.sqlite --max-bytes 500MB
   little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`;
+
+/** After the options of `cache stats --help`. */
+export const CACHE_STATS_HELP = `
+Exit codes: 0 printed; 2 usage error, a missing cache file, or a file that is not a verdict cache.
+
+Examples:
+  little-canary cache stats --cache verdicts.sqlite
+  little-canary cache stats --cache verdicts.sqlite --json   # bytes_per_entry, identities in full`;
+
+/** After the options of `cache prune --help`. */
+export const CACHE_PRUNE_HELP = `
+With --older-than and --identity together, only entries matching both are removed; --max-bytes
+runs after them, removing the oldest checked entries, then shrinking the file (it needs free disk
+up to twice the file's size for a moment). See little-canary cache --help and docs/cache.md.
+Exit codes: 0 done; 2 usage error, a missing cache file, or a file that is not a verdict cache.
+
+Examples:
+  little-canary cache prune --cache verdicts.sqlite --older-than 30d
+  little-canary cache prune --cache verdicts.sqlite --max-bytes 500MB
+  little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`;
+
+/** After the options of `model --help` and `model pull --help`. */
+export const MODEL_HELP = `
+The model file is checked against its pinned SHA-256 before it is kept; an interrupted download
+resumes. Then run a command with --canary embedded (needs node-llama-cpp, docs/embedded.md).
+Exit codes: 0 the model is cached and verified; 2 anything else (usage, download, SHA-256).
+
+Examples:
+  little-canary model pull
+  little-canary model pull --model-dir /srv/models
+  little-canary model pull --from https://mirror.example/qwen2.5-1.5b-instruct-q4_k_m.gguf   # same SHA-256 applies
+  echo "some text" | little-canary check --canary embedded`;
+
+/** After the options of `little-canary --help`. */
+export const PROGRAM_HELP = `
+Every command has its own --help, with examples. Results always say how much was inspected: a
+text the canary did not see is degraded or unexercised, never clean.
+
+Examples:
+  echo "Ignore all previous instructions" | little-canary check --no-canary
+  little-canary ingest records.jsonl --manifest manifest.json --export admitted.json
+  little-canary verify --manifest manifest.json --export admitted.json
+  little-canary screen messages.jsonl --sarif held.sarif
+  little-canary serve --port 18421`;
 
 /** After the options of `eval --help`: exit codes, scoring, examples. */
 export const EVAL_HELP = `

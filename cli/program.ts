@@ -15,6 +15,7 @@ import { define as modelCommand } from "./commands/model.js";
 import { define as screenCommand } from "./commands/screen.js";
 import { define as serveCommand } from "./commands/serve.js";
 import { define as verifyCommand } from "./commands/verify.js";
+import { PROGRAM_HELP } from "./help.js";
 import { describeFailure, REFUSED_EXIT, type CommandName } from "./exit-codes.js";
 import { isClosedOutputError, OutputClosedError, commandSafeStderr, processIo, watchOutput, writeLastWords, writeOut, type CliIo } from "./io.js";
 import type { RunState } from "./run-state.js";
@@ -31,6 +32,7 @@ function buildProgram(io: CliIo, state: RunState): Command {
   const program = new Command("little-canary")
     .description("Screen untrusted text for prompt injection before an agent or a RAG index consumes it.")
     .version(`little-canary ${VERSION}`, "-V, --version", "print the version")
+    .addHelpText("after", PROGRAM_HELP)
     .showHelpAfterError()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

@@ -5,7 +5,7 @@
 // (REFUSED_EXIT in cli/exit-codes.ts). The library is imported when a subcommand runs.
 import { Command } from "commander";
 import { UsageError } from "../../src/core/errors.js";
-import { CACHE_HELP } from "../help.js";
+import { CACHE_HELP, CACHE_PRUNE_HELP, CACHE_STATS_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import type { RunState } from "../run-state.js";
 
@@ -35,6 +35,7 @@ function sub(io: CliIo, name: string, description: string): Command {
 export function define(io: CliIo, state: RunState): Command {
   const stats = sub(io, "stats", "Print the cache's entries, per-identity counts, time range and size as a table (JSON with --json).")
     .option("--json", "print the statistics as one JSON object (every field, each identity in full)")
+    .addHelpText("after", CACHE_STATS_HELP)
     .action(async (flags: StatsFlags) => {
       const [{ cacheStats }, { cacheStatsTable }] = await Promise.all([import("../../src/verbs/cache.js"), import("../cache-stats-output.js")]);
       const result = cacheStats({ cache: flags.cache, cwd: io.cwd });
@@ -45,6 +46,7 @@ export function define(io: CliIo, state: RunState): Command {
     .option("--older-than <duration>", "remove entries checked longer ago than DURATION (e.g. 30d, 12h, 90m)")
     .option("--identity <key>", "remove entries of this identity key (as `cache stats` lists it)")
     .option("--max-bytes <size>", "then remove the oldest checked entries until the file is at most SIZE (e.g. 500MB, 2GiB; at least 64KiB), and shrink it")
+    .addHelpText("after", CACHE_PRUNE_HELP)
     .action(async (flags: PruneFlags) => {
       const { cachePrune } = await import("../../src/verbs/cache.js");
       const result = cachePrune({

@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import { MODEL_DIR_ENV, PINNED_MODELS } from "../../src/canary/embedded-models.js";
 import { UsageError } from "../../src/core/errors.js";
+import { MODEL_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import { createProgress, type ProgressReporter } from "../progress.js";
 import type { RunState } from "../run-state.js";
@@ -21,6 +22,7 @@ export function define(io: CliIo, state: RunState): Command {
     .argument("[name]", `model to pull (known: ${PINNED_MODELS.map((m) => m.name).join(", ")}; default: the first)`)
     .option("--model-dir <dir>", `model cache directory (default: $${MODEL_DIR_ENV}, else $XDG_CACHE_HOME/little-canary/models)`)
     .option("--from <url>", "download from this mirror instead of the pinned URL (the pinned SHA-256 still applies)")
+    .addHelpText("after", MODEL_HELP)
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .action(async (name: string | undefined, flags: PullFlags) => {
@@ -28,6 +30,7 @@ export function define(io: CliIo, state: RunState): Command {
     });
   return new Command("model")
     .description("Manage models for the embedded canary (--canary embedded, docs/embedded.md).")
+    .addHelpText("after", MODEL_HELP)
     .addCommand(pull)
     .action(() => {
       throw new UsageError("model needs a subcommand: pull (see little-canary model --help)");
