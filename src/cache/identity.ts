@@ -7,6 +7,7 @@
 // "no identity" (a re-check), never in a verdict reused wrongly. docs/cache.md lists each field.
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
+import { displayText } from "../core/display-text.js";
 import { verifiedAnalyzerIdentity } from "../analysis/identity.js";
 import { verifiedCanaryIdentity } from "../canary/identity.js";
 import type { OpenAIContextProof } from "../canary/openai-probe.js";
@@ -193,6 +194,18 @@ function servedIdentity(model: string, server: OpenAIContextProof | null): { dig
   };
 }
 
+/** Why a run with its canary off does not use a verdict cache (the file is not even opened). */
+const CANARY_OFF = "the canary is disabled, so no check is exercised";
+
+/**
+ * The note for a cache file that a run whose canary is off (`canaryOn` false) does not open, or
+ * null when the canary is on: nothing such a run checks could be stored or reused, so the file is
+ * neither created nor changed.
+ */
+export function cacheNotOpened(path: string, canaryOn: boolean): string | null {
+  return canaryOn ? null : `the verdict cache ${displayText(path)} is not used for this run: ${CANARY_OFF} (the file was not opened)`;
+}
+
 /**
  * The canary identity of `pipeline` for checks of `options.scope`, or why there is none: a
  * pipeline this library did not build (or whose parts were replaced or re-configured), a disabled
@@ -202,7 +215,7 @@ export function pipelineIdentity(pipeline: unknown, options: IdentityOptions): I
   if (!SCOPES.includes(options.scope)) return refuse("unknown check scope");
   if (!isGenuinePipeline(pipeline)) return refuse("the pipeline is not one this library built");
   const o = pipeline.options;
-  if (!o.enableCanary) return refuse("the canary is disabled, so no check is exercised");
+  if (!o.enableCanary) return refuse(CANARY_OFF);
   if (pipeline.hasCallbacks) return refuse("the pipeline has callbacks");
   const filter = verifiedStructuralIdentity(pipeline.structuralFilter);
   if (filter === null || filter.maxInputLength !== o.maxInputLength) return refuse("the pipeline's structural filter is not the library's own");

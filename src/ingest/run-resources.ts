@@ -5,6 +5,8 @@
 import { lstat, stat } from "node:fs/promises";
 import { displayText } from "../core/display-text.js";
 import { IdIndex } from "../cache/id-index.js";
+import { cacheNotOpened } from "../cache/identity.js";
+import { isGenuinePipeline } from "../pipeline/pipeline.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { lockTargets, type PublicationLock } from "../publish/lock.js";
 import { removePreviousPair } from "../publish/publish.js";
@@ -42,11 +44,23 @@ export class RunResources {
   /** Opens the cache, the reports, the locks (preparing the targets under them) and the id index. */
   async open(): Promise<OpenRunResources> {
     const { plan } = this;
-    this.store = plan.cache === null ? null : VerdictCache.open(plan.cache.path, { clock: plan.clock });
+    this.store = plan.cache === null || this.cacheUnused(plan.cache.path) ? null : VerdictCache.open(plan.cache.path, { clock: plan.clock });
     this.reports = plan.reports === null ? null : await CiReports.open(plan.reports.options, plan.reports.input, plan.cwd, plan.reports.outputs);
     this.lock = await this.prepareTargets();
     this.ids = IdIndex.createAt(scratchPathFor(plan.targets.manifestPath, "ids"));
     return { store: this.store, reports: this.reports, lock: this.lock, ids: this.ids };
+  }
+
+  /**
+   * True (with a note) when the run's canary is off: nothing it checks could be stored or reused,
+   * so the cache file is neither created nor opened.
+   */
+  private cacheUnused(path: string): boolean {
+    const { pipeline } = this.plan;
+    const off = "options" in pipeline ? pipeline.options.enableCanary === false : isGenuinePipeline(pipeline.built) && !pipeline.built.options.enableCanary;
+    const note = cacheNotOpened(path, !off);
+    if (note !== null) this.plan.reporter.warn?.(note);
+    return note !== null;
   }
 
   /** Steps 2 and 3: locks, the repeated pre-flight, the previous pair, the directories. */

@@ -2,6 +2,7 @@
 // and makes no canary call, a changed record is checked again, degraded results are never
 // reused, a pipeline without an identity runs uncached and says so, two runs share one cache
 // file at once, and a run killed with SIGKILL resumes repeating at most the checks in flight.
+import { existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -117,8 +118,10 @@ describe("ingest with --cache", () => {
   it("with --no-canary the cache is not used, a warning says why, and the manifest records no cache", async () => {
     await writeFile(join(dir, "in.jsonl"), records(2));
     const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--no-canary", "--cache", "v.sqlite"], { cwd: dir });
-    expect(run.stderr).toMatch(/warning: the verdict cache .*v\.sqlite is not used for this run: the canary is disabled/);
+    expect(run.stderr).toMatch(/warning: the verdict cache .*v\.sqlite is not used for this run: the canary is disabled.*\(the file was not opened\)/);
     expect((await manifestOf("m.json")).run.cache).toBeUndefined();
+    // Nothing the run checks could be stored, so no cache file is created.
+    expect(existsSync(join(dir, "v.sqlite"))).toBe(false);
   });
 
   it("a file that is not a verdict cache refuses the run before anything is read, and is left as it was", async () => {

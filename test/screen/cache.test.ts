@@ -1,5 +1,6 @@
 // `screen --cache`: a re-run reuses every exercised item verdict without a canary call and says
 // so per item; what was not exercised is never reused; a pipeline with no identity runs uncached.
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -65,8 +66,10 @@ describe("screen --cache", () => {
   it("with --no-canary the cache is not used and a warning says why", async () => {
     await writeFile(join(dir, "in.jsonl"), JSON.stringify("The quarterly report."));
     const run = await runCli(["screen", "in.jsonl", "--no-canary", "--cache", "v.sqlite"], { cwd: dir });
-    expect(run.stderr).toMatch(/warning: the verdict cache .*v\.sqlite is not used for this run: the canary is disabled/);
+    expect(run.stderr).toMatch(/warning: the verdict cache .*v\.sqlite is not used for this run: the canary is disabled.*\(the file was not opened\)/);
     expect((JSON.parse(run.stdout) as Batch).items[0]?.reused).toBeUndefined();
+    // Nothing the run checks could be stored, so no cache file is created.
+    expect(existsSync(join(dir, "v.sqlite"))).toBe(false);
   });
 });
 
