@@ -58,16 +58,35 @@ function buildProgram(io: CliIo, state: RunState): Command {
     cacheCommand,
     modelCommand,
   ]) {
-    program.addCommand(
-      make(io, state)
-        .exitOverride()
-        .configureOutput({
-          writeOut: (text) => io.stdout.write(text),
-          writeErr: (text) => io.stderr.write(text),
-        }),
-    );
+    const command = make(io, state)
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => io.stdout.write(text),
+        writeErr: (text) => io.stderr.write(text),
+      });
+    requireAfterUnknownOptions(command);
+    program.addCommand(command);
   }
   return program;
+}
+
+/**
+ * commander reports a missing mandatory option before an unknown one, so `--manifst m.json` read
+ * "required option '--manifest <path>' not specified", with no word of the typo. Each mandatory
+ * option (of `command` and its subcommands) is checked in a preAction hook instead: by then
+ * commander has refused an unknown option and named the one meant ("Did you mean --manifest?").
+ */
+function requireAfterUnknownOptions(command: Command): void {
+  const required = command.options.filter((option) => option.mandatory);
+  for (const option of required) option.makeOptionMandatory(false);
+  if (required.length > 0) {
+    command.hook("preAction", (self) => {
+      const missing = required.find((option) => self.getOptionValue(option.attributeName()) === undefined);
+      // The words and code of commander's own check.
+      if (missing !== undefined) self.error(`error: required option '${missing.flags}' not specified`, { code: "commander.missingMandatoryOptionValue" });
+    });
+  }
+  for (const sub of command.commands) requireAfterUnknownOptions(sub);
 }
 
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {

@@ -23,6 +23,24 @@ afterEach(async () => {
 });
 
 describe("messages", () => {
+  it("a misspelt required flag is named with the one meant; a missing one is reported missing, with the usage exit code", async () => {
+    const cases: Array<[string[], string, number]> = [
+      [["ingest", "r.jsonl", "--manifst", "m.json"], "error: unknown option '--manifst'\n(Did you mean --manifest?)", 3],
+      [["ingest", "r.jsonl"], "error: required option '--manifest <path>' not specified", 3],
+      [["cache", "stats", "--cach", "v.sqlite"], "error: unknown option '--cach'\n(Did you mean --cache?)", 2],
+      [["cache", "prune"], "error: required option '--cache <path>' not specified", 2],
+      [["eval", "--corpus", "c.json"], "error: required option '--output <file>' not specified", 2],
+      [["index", "m.json:e.json"], "error: required option '--out <path>' not specified", 3],
+    ];
+    for (const [args, message, code] of cases) {
+      const run = await runCli(args, { cwd: dir });
+      // The message first; the usage may follow it (showHelpAfterError).
+      expect(run.stderr.startsWith(`${message}\n`), `${args.join(" ")}: ${run.stderr}`).toBe(true);
+      expect(run.code, args.join(" ")).toBe(code);
+      expect(run.stdout, args.join(" ")).toBe("");
+    }
+  });
+
   it("a refused input names its file in screen and ingest; stdin needs no name", async () => {
     await writeFile(join(dir, "dup.jsonl"), '{"text":"a"}\n{"text":"a","text":"b"}\n');
     const screen = await runCli(["screen", "dup.jsonl", "--no-canary"], { cwd: dir });
