@@ -43,7 +43,7 @@ export function addIngestFlags(command: Command): Command {
     .option("--export <path>", "where to write the admitted records (written before the manifest)")
     .option(
       "--overwrite",
-      "replace an existing manifest/export: the old pair is removed once the settings, the input file and the canary are checked, before the input is read, so a later refusal leaves no pair (docs/publication.md); an export of another manifest is refused",
+      "replace an existing manifest/export (the old pair is removed once all settings are valid; an export that belongs to another manifest is refused)",
     )
     .option("--json", "print the canonical manifest on stdout instead of the summary");
   addCanaryFlags(command, "full")

@@ -1,7 +1,6 @@
 // `ingestFiles`: one crash-safe ingest run from a JSONL file (or stream) to a published pair;
 // `ingestSteps` is the same run telling its caller's reporter between the steps (the `ingest` verb).
-// Steps: 1. settings resolved and checked (run-plan.ts), the input file found readable, the
-// pipeline built or its options checked, then the canary's context gate (ingest/gate.ts);
+// Steps: 1. settings resolved and checked (run-plan.ts), the pipeline built or its options checked;
 // 2. resources opened (run-resources.ts), locks taken, pre-flight repeated under them (only those answers are final);
 // 3. with `overwrite`, the previous pair removed (a later failure leaves no pair, never an old one
 // that looks current), directories checked; 4. the strict read (a shard: counted, then its lines);
@@ -162,13 +161,6 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
   }
   const resources = new RunResources(plan);
   try {
-    // The checks' pipeline (the caller's, or one built now from the planned options) and its
-    // context gate come first: a canary that is down, lacks the model or cannot hold a segment
-    // refuses the run before the locks, so --overwrite has removed nothing. A gate waiting on a
-    // slow backend answers an abort at once, its late outcome dropped.
-    const pipeline = "built" in plan.pipeline ? plan.pipeline.built : new SecurityPipeline(plan.pipeline.options);
-    const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
-    const gate = await orAbort(gating, signal).catch(abortFirst(plan));
     // Steps 2 and 3, then step 4: the resources opened, then the input read.
     const { store, reports, lock, ids } = await resources.open();
     yield { step: "start" };
@@ -178,7 +170,11 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
     let run: StreamedRun | null = null;
     try {
       if (prefetched !== null) plan.cache?.prefetch.onStats?.(prefetched.stats);
-      // Step 5: the checks.
+      // Step 5: the checks, by the caller's pipeline or one built now from the planned options.
+      const pipeline = "built" in plan.pipeline ? plan.pipeline.built : new SecurityPipeline(plan.pipeline.options);
+      // The context gate; one waiting on a slow backend answers an abort at once, its late outcome dropped.
+      const gating = runContextGate(pipeline, plan.policy, { unverifiedPipeline: plan.canary.unverifiedPipeline });
+      const gate = await orAbort(gating, signal).catch(abortFirst(plan));
       const cached = store === null ? undefined : runCache(store, pipeline, gate, plan.recordSettings, plan.reporter.warn);
       const identityRow = cached === undefined || prefetched === null ? null : (store as VerdictCache).identityRowId(cached.identityKey);
       run = await streamIngestRun(pipeline, read, {

@@ -12,7 +12,6 @@ import { manifestVersionOf, type ManifestVersion } from "../documents/manifest-v
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
 import type { PublishTargets } from "../publish/targets.js";
 import { preflightTargets } from "./target-checks.js";
-import { assertInputReadable } from "../jsonl/sources.js";
 import { wantsReports, type CiReportOptions } from "../report/ci-reports.js";
 import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { readAllowlistFile } from "./allow-file.js";
@@ -189,8 +188,6 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
     overwrite: options.overwrite === true,
   };
   await preflightTargets(targets);
-  // A missing or unreadable input refuses the run here, before --overwrite removes anything.
-  if (targets.inputPath !== null) await assertInputReadable(targets.inputPath);
   if (options.shard != null) {
     validateShardSpec(options.shard);
     if (typeof options.input !== "string") {

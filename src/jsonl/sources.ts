@@ -1,8 +1,7 @@
 // Byte sources for the reader: a file, or a Node stream (stdin). Never decoded text: a stream with
 // an encoding set is a caller error, since decoding would hide invalid UTF-8 the reader must refuse.
 
-import { constants, createReadStream } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { createReadStream } from "node:fs";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { displayText } from "../core/display-text.js";
 
@@ -18,32 +17,14 @@ export async function* fromNodeStream(stream: NodeJS.ReadableStream): AsyncGener
   }
 }
 
-/**
- * Throws the error fromFile would (LittleCanaryError "io", naming the file and the errno code)
- * when `path` is missing, a directory or not readable, without opening it: a named pipe
- * (`<(…)`) is not opened, so nothing a writer sends is taken or lost before the real read.
- */
-export async function assertInputReadable(path: string): Promise<void> {
-  try {
-    if ((await stat(path)).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    await access(path, constants.R_OK);
-  } catch (error) {
-    throw inputReadError(path, error);
-  }
-}
-
-function inputReadError(path: string, error: unknown): LittleCanaryError {
-  const reason = typeof (error as { code?: unknown })?.code === "string" ? ` (${(error as { code: string }).code})` : "";
-  return new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
-}
-
 /** Chunks of a file, read READ_CHUNK_BYTES at a time. Read errors become LittleCanaryError("io"). */
 export async function* fromFile(path: string): AsyncGenerator<Uint8Array> {
   const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
   try {
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (error) {
-    throw inputReadError(path, error);
+    const reason = typeof (error as { code?: unknown })?.code === "string" ? ` (${(error as { code: string }).code})` : "";
+    throw new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
   } finally {
     stream.destroy();
   }

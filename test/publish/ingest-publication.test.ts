@@ -195,28 +195,6 @@ describe("overwrite", () => {
     expect((await readFile(join(dir, "e.json"))).equals(previous.export)).toBe(true);
   });
 
-  it("a canary that is down, or an input file that is missing or a directory, refuses before the previous pair is removed", async () => {
-    const previous = await writePreviousPair();
-    const untouched = async () => {
-      expect((await readFile(join(dir, "m.json"))).equals(previous.manifest)).toBe(true);
-      expect((await readFile(join(dir, "e.json"))).equals(previous.export)).toBe(true);
-    };
-    const url = ollama.url;
-    await ollama.close();
-    const refused = ingestFiles(ingestOptions(dir, url, { overwrite: true }));
-    await expect(refused).rejects.toThrow(/not reachable \(connection refused\)/);
-    await expect(refused).rejects.not.toThrow(/previous pair was already removed/);
-    await untouched();
-    ollama = await startOllamaStandIn({ reply: BENIGN });
-    await expect(ingestFiles(options({ input: "missing.jsonl", overwrite: true }))).rejects.toThrow(/could not read input file .*missing\.jsonl \(ENOENT\)$/);
-    await mkdir(join(dir, "folder"));
-    await expect(ingestFiles(options({ input: "folder", overwrite: true }))).rejects.toThrow(/could not read input file .*folder \(EISDIR\)$/);
-    await untouched();
-    // With a canary that answers and a readable input, the same run replaces the pair.
-    expect((await ingestFiles(options({ overwrite: true }))).outcome).toBe(0);
-    expect((await readFile(join(dir, "m.json"))).equals(previous.manifest)).toBe(false);
-  });
-
   it("a failure after the pre-flight checks leaves no pair rather than the old one", async () => {
     await writePreviousPair();
     await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
