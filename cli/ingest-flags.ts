@@ -43,7 +43,7 @@ export function addIngestFlags(command: Command): Command {
     .option("--export <path>", "where to write the admitted records (written before the manifest)")
     .option(
       "--overwrite",
-      "replace an existing manifest/export (the old pair is removed once all settings are valid; an export that belongs to another manifest is refused)",
+      "replace an existing manifest/export: the old pair is removed as soon as the settings are valid, before the input is read or the canary asked, so any later refusal (input, canary, publication) leaves no pair rather than a stale one; an export of another manifest is refused",
     )
     .option("--json", "print the canonical manifest on stdout instead of the summary");
   addCanaryFlags(command, "full")
