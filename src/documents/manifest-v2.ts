@@ -364,13 +364,23 @@ function compactVerdict(full: VerdictJson): Loose {
 export function expandRecordV2(compact: ManifestRecordV2, position: number, geometry: Geometry): ManifestRecord {
   const r = expansionOf(RECORD_SLOTS, compact, { index: position });
   const length = compact.length;
+  const stated = compact.segments.length;
   let places: ReturnType<typeof segmentPlaces>;
   try {
-    places = compact.segments.length === 0 ? [] : segmentPlaces(length, compact.chars_total, geometry);
+    // Counted first: hostile lengths (10^15 code points) never make us build a huge plan, and a
+    // plan of another count than the segments stated is no place for them anyway.
+    const materialLength = compact.chars_total - length;
+    if (
+      stated > 0 &&
+      (materialLength < 0 || segmentCount(materialLength, geometry.chars, geometry.overlap) + segmentCount(length, geometry.chars, geometry.overlap) !== stated)
+    ) {
+      throw new RecordV2Error(["segments"]);
+    }
+    places = stated === 0 ? [] : segmentPlaces(length, compact.chars_total, geometry);
   } catch {
     throw new RecordV2Error(["segments"]);
   }
-  if (places.length !== compact.segments.length) throw new RecordV2Error(["segments"]);
+  if (places.length !== stated) throw new RecordV2Error(["segments"]);
   r["segments"] = compact.segments.map((segment, i) => {
     const place = places[i] as (typeof places)[number];
     const s = expansionOf(SEGMENT_SLOTS, segment, place);

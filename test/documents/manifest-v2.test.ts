@@ -12,6 +12,7 @@ import {
   MANIFEST_SCHEMA_V2,
   manifestFacts,
   ManifestRecordV2Schema,
+  RecordV2Error,
 } from "../../src/documents/manifest-v2.js";
 import { resolvePolicy, STRICT_V1 } from "../../src/documents/policy.js";
 import { HOLD_REASONS, ManifestRecordSchema } from "../../src/documents/schemas.js";
@@ -101,6 +102,25 @@ describe("manifest v2 carries every fact of v1", () => {
     forged.records[0] = { ...forged.records[0], admission: "admitted", hold_reasons: [] };
     const codes = verifyExport(reparse(v2.exported?.document), forged).map((p) => p.code);
     expect(codes).toContain("record_state_mismatch");
+  });
+
+  it("a v2 record stating lengths of 10^15 code points is refused by its segment count, before any plan is built", () => {
+    const { v2 } = bothVersions([{ id: "a", source: null, metadata: { k: "v" }, text: "plain words here" }], { policy: POLICY });
+    const manifest = reparse(v2.manifest.document) as { records: Array<Record<string, unknown>> };
+    const record = manifest.records[0] as Record<string, unknown>;
+    const geometry = { chars: POLICY.segment_chars as number, overlap: POLICY.segment_overlap as number };
+    expect((record["segments"] as unknown[]).length).toBe(2);
+    // Building the plan of these lengths would take a billion windows and exhaust the heap.
+    for (const [length, charsTotal] of [
+      [1e15, 1e15 + 67],
+      [1e15, 1e15],
+      [10, 1e15],
+    ]) {
+      const hostile = { ...record, length, chars_total: charsTotal } as unknown as Parameters<typeof expandRecordV2>[0];
+      expect(() => expandRecordV2(hostile, 0, geometry)).toThrow(RecordV2Error);
+      const problems = verifyExport(reparse(v2.exported?.document), { ...manifest, records: [hostile] });
+      expect(problems.map((p) => p.code)).toContain("manifest_invalid");
+    }
   });
 
   it("a v1 record inside a v2 manifest is a schema problem of the v2 manifest", () => {
