@@ -177,6 +177,17 @@ export class StreamedManifest {
     return { canonicalSha: canonical, issuePath: this.issuePath(rest) };
   }
 
+  /**
+   * The facts of a manifest held whole (`verifyHeld`), its records already fed: the canonical
+   * SHA-256 of the whole, and its first schema issue found as for a streamed manifest, so that a
+   * record the schema passes but that has no v1 form (or the wrong version's shape) is named the
+   * same way whichever path read it.
+   */
+  heldFacts(root: Obj): ManifestFacts {
+    const whole = factsOf(root);
+    return this.streamed ? { canonicalSha: whole.canonicalSha, issuePath: this.issuePath(root) } : whole;
+  }
+
   /** The whole manifest's first schema issue: the head's issues in shape order around the records'. */
   private issuePath(rest: Obj): readonly PropertyKey[] | null {
     const schema = manifestDocumentSchema(own(rest, "schema"));
@@ -426,8 +437,8 @@ function checkHeld(exportRoot: unknown, manifestRoot: unknown, fileSha: Manifest
     // Holes are skipped as the record list is walked, but counted in its length.
     manifest.count = manifestRecords.length;
   }
-  // Held whole, the manifest is hashed and schema-checked whole: its members may be in any order.
-  const facts = isObj(manifestRoot) ? factsOf(manifestRoot) : { canonicalSha: null, issuePath: null };
+  // Held whole, the manifest is hashed whole: its members may be in any order.
+  const facts = isObj(manifestRoot) ? manifest.heldFacts(manifestRoot) : { canonicalSha: null, issuePath: null };
   if (exportRoot === NO_EXPORT) return assembleProblems(exportRoot, manifestRoot, facts, fileSha, manifest, null);
   const exported = new StreamedExport(true);
   const exportRecords = recordsOf(exportRoot);

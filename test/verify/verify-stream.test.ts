@@ -5,6 +5,10 @@
 // read a byte at a time here too. The per-record value budget (manifests of two million values) is
 // in verify-stream.heavy.test.ts.
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/core/hash.js";
+import { resolvePolicy } from "../../src/documents/policy.js";
+import { verifyExport } from "../../src/verify/verify-export.js";
+import { synthRun } from "../support/run-data.js";
 import { agree, canon, enc, makeRun, tempDir, verifyStreamProperties, type Json } from "./verify-stream-properties.js";
 
 describe("verifyFiles streaming the files agrees with the verifier fed the documents from memory", () => {
@@ -28,5 +32,28 @@ describe("verifyFiles streaming the files agrees with the verifier fed the docum
     expect(await agree(dir, enc(JSON.stringify({ records, run: r, ...rest })), run.exported!.bytes, 5)).toBe("whole");
     e.records.reverse();
     expect(await agree(dir, run.manifest.bytes, canon(e), 5)).toBe("whole");
+  });
+
+  it("records the schema passes but that have no v1 form (a changed segment geometry) give the same problems streamed, whole and alone", async () => {
+    const dir = await tempDir();
+    const inputs = [
+      { id: "a", source: null, metadata: { k: "v" }, text: "one two three four" },
+      { id: "b", source: null, metadata: {}, text: "five six seven eight nine" },
+    ];
+    for (const manifestVersion of [2, 3] as const) {
+      const run = synthRun(inputs, { policy: resolvePolicy({ segment_chars: 10, segment_overlap: 2, max_segments: 20 }), manifestVersion });
+      const m = structuredClone(run.manifest.document) as Json;
+      expect(m.schema).toBe(`little-canary-ingest-manifest/v${manifestVersion}`);
+      // Fewer code points per segment: the texts would need more segments than the records state.
+      m.policy.segment_chars = 5;
+      const e = structuredClone(run.exported!.document) as Json;
+      e.manifest_sha256 = sha256Hex(canon(m));
+      expect(await agree(dir, canon(m), canon(e), 509)).toBe("streamed");
+      const problems = verifyExport(canon(e), canon(m)).map((p) => p.code);
+      expect(problems).toContain("manifest_invalid");
+      e.records.reverse();
+      expect(await agree(dir, canon(m), canon(e), 509)).toBe("whole");
+      expect(await agree(dir, canon(m), null, 509)).toBe("streamed");
+    }
   });
 });
