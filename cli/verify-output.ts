@@ -1,5 +1,5 @@
 // What `little-canary verify` prints on stdout for a pair it could read: the JSON report with
-// --json (every problem, uncapped), else one verdict line and the first problems, then the notes.
+// --json (every problem kept: the first 10,000 of each document's records, then one counting the rest), else one verdict line and the first problems, then the notes.
 // Data in, text out. And the one line on stderr that says why a large pair takes longer.
 import { problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../src/verify/problems.js";
 import type { VerifyFilesResult } from "../src/verify/verify-files.js";
@@ -9,7 +9,7 @@ import type { CliIo } from "./io.js";
 export function verifyOutput(result: VerifyFilesResult, json: boolean): { readonly report: string; readonly notes: string } {
   const { consistent, manifestSha256, problems } = result;
   if (json) {
-    // Data: every problem, uncapped.
+    // Data: every problem kept (problems.ts, MAX_KEPT_RECORD_PROBLEMS).
     const report = {
       consistent,
       manifest_sha256: manifestSha256,

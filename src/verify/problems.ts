@@ -52,6 +52,7 @@ export const VERIFY_PROBLEM_CODES = [
   "allowlist_unrecorded",
   "allowlisted_admission",
   "verify_failed",
+  "problems_not_kept",
 ] as const;
 
 /** The stable code of a verification problem. */
@@ -121,6 +122,31 @@ export class ProblemList {
   add(code: VerifyProblemCode, message: string): void {
     this.items.push({ code, message });
   }
+  /** Appends `more` in order (one push each: a spread call overflows the stack past ~10^5 items). */
+  addAll(more: readonly VerifyProblem[]): void {
+    appendAll(this.items, more);
+  }
+}
+
+/** Appends `more` to `into` in order, one push each: `into.push(...more)` overflows the stack for a long list. */
+export function appendAll<T>(into: T[], more: readonly T[]): void {
+  for (const item of more) into.push(item);
+}
+
+/**
+ * Most problems kept of one document's records (per document, per verification): a pair damaged
+ * throughout (records rotated by one, an export of ten million `{}`) finds several per record, and
+ * keeping them all would take memory in proportion. The first ones, in record order, are kept; the
+ * rest are counted (`problems_not_kept`).
+ */
+export const MAX_KEPT_RECORD_PROBLEMS = 10_000;
+
+/** The one problem that stands for `count` problems of `document`'s records found and not kept. */
+export function problemsNotKept(document: "manifest" | "export", count: number): VerifyProblem {
+  return {
+    code: "problems_not_kept",
+    message: `${count} more problem${count === 1 ? "" : "s"} in the ${document}'s records not kept (verify keeps the first ${MAX_KEPT_RECORD_PROBLEMS} of each document)`,
+  };
 }
 
 /** The problem for an unexpected exception: only the error's class name, if it is plain. */

@@ -8,7 +8,7 @@ import { sha256Hex } from "../core/hash.js";
 import { readFailureMessage, readJsonDocument } from "../core/read-document.js";
 import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { examineShards, type PairReadingHooks, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
-import type { VerifyNote } from "./problems.js";
+import { appendAll, type VerifyNote } from "./problems.js";
 import { normalizePin } from "./verify-files.js";
 
 /** A shown path: printable ASCII as is (JSON-quoted), anything else not echoed. */
@@ -119,7 +119,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     expected: { k: entry.k, n: entry.n },
   }));
   const examined = await examineShards(pairs, dir, options);
-  problems.push(...examined.problems);
-  if (examined.document !== null) problems.push(...entryMismatches(recorded, examined.document));
+  appendAll(problems, examined.problems);
+  if (examined.document !== null) appendAll(problems, entryMismatches(recorded, examined.document));
   return result(problems, examined.readable, read.sha256, recorded.shards.length, examined.notes);
 }

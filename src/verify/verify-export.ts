@@ -63,7 +63,7 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
     const exported = documentValue(exportDoc, "export", problems);
     const manifest = documentValue(manifestDoc, "manifest", problems);
     if (exported === null || manifest === null) return problems.items;
-    problems.items.push(...verifyHeld(exported.value, manifest.value, fileShaFrom(options, manifestDoc)));
+    problems.addAll(verifyHeld(exported.value, manifest.value, fileShaFrom(options, manifestDoc)));
     refuseAllowlisted(options.refuseAllowlisted, allowlistedAdmissions(manifest.value), problems.items);
   } catch (error) {
     problems.items.push(failureProblem(error));

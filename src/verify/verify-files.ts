@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import { allowlistedAdmissions, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
+import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { headOf, streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
@@ -175,7 +175,7 @@ export async function verifyFilesWithMode(
   if (swapped === null && manifestSha !== null && pin !== null && pin !== manifestSha) {
     problems.push({ code: "manifest_sha256", message: `manifest sha256 does not match ${pinName}` });
   }
-  if (readable) problems.push(...reading.problems);
+  if (readable) appendAll(problems, reading.problems);
   const allowlisted = readable ? allowlistedAdmissions(reading.manifestHead) : 0;
   refuseAllowlisted(options.refuseAllowlisted, allowlisted, problems);
   const result = {

@@ -13,7 +13,7 @@ import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manif
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
-import { ProblemList, type VerifyProblem } from "./problems.js";
+import { appendAll, MAX_KEPT_RECORD_PROBLEMS, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
 /** The key of the streamed arrays in both documents. */
@@ -32,6 +32,8 @@ export class StreamedManifest {
   readonly problems = new ProblemList();
   /** The position of the record each problem is about (to merge a share's problems in order). */
   private readonly positions: number[] = [];
+  /** Problems of its records found past MAX_KEPT_RECORD_PROBLEMS. */
+  private readonly kept: KeptProblems = { notKept: 0 };
   /** Records seen so far (the next record's position). */
   count = 0;
   /** False when the records array did not stream (it is missing or not an array). */
@@ -115,7 +117,7 @@ export class StreamedManifest {
         this.recountable = false;
       }
     }
-    tagProblems(this.problems, this.positions, position);
+    tagProblems(this.problems, this.positions, position, this.kept);
     return usable;
   }
 
@@ -124,6 +126,7 @@ export class StreamedManifest {
     return {
       problems: this.problems.items,
       positions: this.positions,
+      notKept: this.kept.notKept,
       recordIssue: this.recordIssue,
       firstOfShape: this.firstOfShape,
       idDigests: this.idDigests.state(),
@@ -133,7 +136,7 @@ export class StreamedManifest {
 
   /** Takes in another share's records (pair-share.ts): as if this one had checked them in order. */
   absorb(other: ManifestShareState): void {
-    mergeProblems(this.problems, this.positions, other.problems, other.positions);
+    mergeProblems(this.problems, this.positions, other.problems, other.positions, this.kept, other.notKept);
     const otherIssueAt = other.recordIssue?.[1] as number | undefined;
     if (otherIssueAt !== undefined && (this.recordIssue === null || otherIssueAt < (this.recordIssue[1] as number))) this.recordIssue = other.recordIssue;
     for (const shape of ["v1", "v2"] as const) {
@@ -212,7 +215,8 @@ export class StreamedManifest {
   /** Steps 10–11 into `problems` (the head's problems come first, added by the caller). */
   addRecordProblems(head: Obj, problems: ProblemList): void {
     if (!this.streamed) problems.add("manifest_records_missing", "manifest records missing");
-    problems.items.push(...this.problems.items);
+    problems.addAll(this.problems.items);
+    if (this.kept.notKept > 0) problems.items.push(problemsNotKept("manifest", this.kept.notKept));
     checkRecordsTotal(head, this.count, problems);
   }
 
@@ -238,6 +242,8 @@ export class StreamedExport {
   readonly problems = new ProblemList();
   /** The position in the export of the record each problem is about. */
   private readonly positions: number[] = [];
+  /** Problems of its records found past MAX_KEPT_RECORD_PROBLEMS. */
+  private readonly kept: KeptProblems = { notKept: 0 };
   count = 0;
   streamed = false;
   outOfOrder = false;
@@ -259,7 +265,7 @@ export class StreamedExport {
     const index = isObj(item) ? own(item, "index") : undefined;
     if (!isObj(item) || !isInt(index)) {
       this.problems.add("export_record_malformed", `export record at position ${position}: malformed`);
-      tagProblems(this.problems, this.positions, position);
+      tagProblems(this.problems, this.positions, position, this.kept);
       this.schemaOk = false;
       this.foreign = true;
       return null;
@@ -269,7 +275,7 @@ export class StreamedExport {
     // Strictly increasing indices cannot repeat, so only a held export needs the set.
     if (this.seen?.has(index) === true) {
       this.problems.add("record_duplicated", `record ${index}: duplicated in export`);
-      tagProblems(this.problems, this.positions, position);
+      tagProblems(this.problems, this.positions, position, this.kept);
       this.foreign = true;
     }
     this.seen?.add(index);
@@ -292,19 +298,26 @@ export class StreamedExport {
   record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, verdictsAgree = false): void {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
     checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree);
-    tagProblems(this.problems, this.positions, this.count - 1);
+    tagProblems(this.problems, this.positions, this.count - 1, this.kept);
     if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
   }
 
   /** What this share's records gave, for `absorb` on the thread that assembles the pair. */
   shareState(): ExportShareState {
-    return { problems: this.problems.items, positions: this.positions, missing: this.missing, schemaOk: this.schemaOk, foreign: this.foreign };
+    return {
+      problems: this.problems.items,
+      positions: this.positions,
+      notKept: this.kept.notKept,
+      missing: this.missing,
+      schemaOk: this.schemaOk,
+      foreign: this.foreign,
+    };
   }
 
   /** Takes in another share's records (pair-share.ts): as if this one had checked them in order. */
   absorb(other: ExportShareState): void {
-    mergeProblems(this.problems, this.positions, other.problems, other.positions);
-    this.missing.push(...other.missing);
+    mergeProblems(this.problems, this.positions, other.problems, other.positions, this.kept, other.notKept);
+    appendAll(this.missing, other.missing);
     this.missing.sort((a, b) => a - b);
     // Each share judged the schema only while it had no problem; with any problem it is not asked.
     this.schemaOk &&= other.schemaOk;
@@ -317,7 +330,8 @@ export class StreamedExport {
       problems.add("export_records_missing", "export records missing");
       return false;
     }
-    problems.items.push(...this.problems.items);
+    problems.addAll(this.problems.items);
+    if (this.kept.notKept > 0) problems.items.push(problemsNotKept("export", this.kept.notKept));
     if (this.missing.length > 0) problems.add("admitted_missing", `admitted records missing from export: [${this.missing.join(", ")}]`);
     // All admitted, none missing and none repeated is the manifest's admitted set, in its
     // increasing order exactly when the indices strictly increase (always so when streamed).
@@ -339,6 +353,8 @@ export class StreamedExport {
 export interface ManifestShareState {
   readonly problems: readonly VerifyProblem[];
   readonly positions: readonly number[];
+  /** Its problems found past MAX_KEPT_RECORD_PROBLEMS. */
+  readonly notKept: number;
   readonly recordIssue: readonly PropertyKey[] | null;
   readonly firstOfShape: { readonly v1: number | null; readonly v2: number | null };
   /** Its id digests. */
@@ -351,26 +367,62 @@ export interface ManifestShareState {
 export interface ExportShareState {
   readonly problems: readonly VerifyProblem[];
   readonly positions: readonly number[];
+  /** Its problems found past MAX_KEPT_RECORD_PROBLEMS. */
+  readonly notKept: number;
   readonly missing: readonly number[];
   readonly schemaOk: boolean;
   readonly foreign: boolean;
 }
 
-/** Tags the problems added since the last tag with `position`. */
-function tagProblems(problems: ProblemList, positions: number[], position: number): void {
-  while (positions.length < problems.items.length) positions.push(position);
+/** How many of a document's record problems were found and not kept (MAX_KEPT_RECORD_PROBLEMS). */
+interface KeptProblems {
+  notKept: number;
 }
 
-/** Merges another share's problems into `problems`, both in position order (a position is in one share only). */
-function mergeProblems(problems: ProblemList, positions: number[], more: readonly VerifyProblem[], at: readonly number[]): void {
+/**
+ * Tags the problems added since the last tag with `position`, then drops the last ones past
+ * MAX_KEPT_RECORD_PROBLEMS (they come in position order, so the first ones are kept) and counts them.
+ */
+function tagProblems(problems: ProblemList, positions: number[], position: number, kept: KeptProblems): void {
+  while (positions.length < problems.items.length) positions.push(position);
+  keepFirst(problems, positions, kept);
+}
+
+function keepFirst(problems: ProblemList, positions: number[], kept: KeptProblems): void {
+  const over = problems.items.length - MAX_KEPT_RECORD_PROBLEMS;
+  if (over <= 0) return;
+  problems.items.length = MAX_KEPT_RECORD_PROBLEMS;
+  positions.length = MAX_KEPT_RECORD_PROBLEMS;
+  kept.notKept += over;
+}
+
+/**
+ * Merges another share's problems into `problems`, both in position order (a position is in one
+ * share only), keeping the first as one share would: each share kept its first ones, so the first
+ * of both are among them; the other share's count of those not kept is added.
+ */
+function mergeProblems(
+  problems: ProblemList,
+  positions: number[],
+  more: readonly VerifyProblem[],
+  at: readonly number[],
+  kept: KeptProblems,
+  otherNotKept: number,
+): void {
   const merged = [
     ...problems.items.map((problem, i) => ({ problem, position: positions[i] as number })),
     ...more.map((problem, i) => ({ problem, position: at[i] as number })),
   ];
   // A stable sort keeps each position's problems in the order they were found.
   merged.sort((a, b) => a.position - b.position);
-  problems.items.splice(0, problems.items.length, ...merged.map((m) => m.problem));
-  positions.splice(0, positions.length, ...merged.map((m) => m.position));
+  problems.items.length = 0;
+  positions.length = 0;
+  for (const m of merged) {
+    problems.items.push(m.problem);
+    positions.push(m.position);
+  }
+  kept.notKept += otherNotKept;
+  keepFirst(problems, positions, kept);
 }
 
 /** Assembles the problems in check order: of a pair, or of a manifest alone (`exported` null). */

@@ -1,0 +1,53 @@
+// A pair damaged throughout finds several problems per record: verify keeps the first
+// MAX_KEPT_RECORD_PROBLEMS of each document's records, in record order, and counts the rest in one
+// problem, whichever path read the pair (streamed on one thread or in two shares, or held whole).
+import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { MAX_KEPT_RECORD_PROBLEMS } from "../../src/verify/problems.js";
+import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
+import { agree, canon, enc, makeRun, tempDir, type Json } from "./verify-stream-properties.js";
+
+describe("problems kept of a pair damaged throughout", () => {
+  it("an export of many malformed records: the first ones kept in order, the rest counted, the same on every path", async () => {
+    const dir = await tempDir();
+    const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
+    const e = structuredClone(run.exported!.document) as Json;
+    const extra = 25;
+    e.records = Array.from({ length: MAX_KEPT_RECORD_PROBLEMS + extra }, () => ({}));
+    // Streamed, in two shares dealt one record at a time, and held whole all give the same list.
+    expect(await agree(dir, run.manifest.bytes, canon(e), 4096)).toBe("streamed");
+    const { result } = await verifyFilesWithMode({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json") }, "canonical", {
+      url: null,
+      block: 1,
+    });
+    const codes = result.problems.map((p) => p.code);
+    const malformed = result.problems.filter((p) => p.code === "export_record_malformed");
+    expect(malformed).toHaveLength(MAX_KEPT_RECORD_PROBLEMS);
+    expect(malformed[0]?.message).toBe("export record at position 0: malformed");
+    expect(malformed.at(-1)?.message).toBe(`export record at position ${MAX_KEPT_RECORD_PROBLEMS - 1}: malformed`);
+    expect(result.problems[codes.indexOf("problems_not_kept")]?.message).toBe(
+      `${extra} more problems in the export's records not kept (verify keeps the first ${MAX_KEPT_RECORD_PROBLEMS} of each document)`,
+    );
+    // The problems of the pair as a whole still follow.
+    expect(codes.slice(MAX_KEPT_RECORD_PROBLEMS)).toEqual(["problems_not_kept", "admitted_missing", "admitted_count"]);
+  });
+
+  it("a manifest of 30,000 malformed records: the problems past the first are counted, alone and with an export", async () => {
+    const dir = await tempDir();
+    const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
+    const m = structuredClone(run.manifest.document) as Json;
+    m.records = Array.from({ length: 30_000 }, () => 1);
+    const bytes = enc(JSON.stringify(m));
+    for (const exported of [null, run.exported!.bytes]) {
+      // agree compares the streamed, two-share and held readings of the files it writes.
+      await agree(dir, bytes, exported, 65536);
+      const paths = { manifest: join(dir, "manifest.json"), export: exported === null ? null : join(dir, "export.json") };
+      const { result } = await verifyFilesWithMode(paths);
+      expect(result.readable).toBe(true);
+      const notKept = result.problems.find((p) => p.code === "problems_not_kept");
+      expect(notKept?.message).toBe(
+        `${30_000 - MAX_KEPT_RECORD_PROBLEMS} more problems in the manifest's records not kept (verify keeps the first ${MAX_KEPT_RECORD_PROBLEMS} of each document)`,
+      );
+    }
+  });
+});
