@@ -32,6 +32,8 @@ export interface LockOptions {
   readonly waitSeconds?: number;
   /** Stops waiting (an interrupted run must not sit in the wait loop). */
   readonly signal?: AbortSignal;
+  /** The flag that named the path, for a refusal that names its directory (default `--manifest`). */
+  readonly flag?: string;
 }
 
 export function lockPathFor(manifestPath: string): string {
@@ -89,7 +91,7 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       if (code === "ENOENT" || code === "ENOTDIR") {
         // Same message as the directory check, so a missing directory reads the same either way.
         const what = code === "ENOENT" ? "does not exist" : "is not a directory";
-        throw new PublishError(`--manifest directory ${what}: ${displayText(dirname(manifestPath))}`, { cause: error });
+        throw new PublishError(`${options.flag ?? "--manifest"} directory ${what}: ${displayText(dirname(manifestPath))}`, { cause: error });
       }
       throw new PublishError(`could not lock ${displayText(manifestPath)} (${code ?? "unknown error"})`, { cause: error });
     }
@@ -105,12 +107,21 @@ export async function lockTargets(
   waitSeconds: number,
   signal?: AbortSignal,
 ): Promise<PublicationLock> {
-  const paths = [targets.manifestPath, ...(targets.exportPath == null ? [] : [targets.exportPath])];
+  const paths: Array<[string, string]> = [
+    ["--manifest", targets.manifestPath],
+    ...(targets.exportPath == null ? [] : [["--export", targets.exportPath] as [string, string]]),
+  ];
   const canonical = (path: string) => canonicalPath(dirname(resolve(path))).then((directory) => join(directory, basename(resolve(path))));
-  const ordered = [...new Set(await Promise.all(paths.map(canonical)))].sort();
+  // Each canonical path once, with the flag that first named it (for a refusal naming its directory).
+  const flagOf = new Map<string, string>();
+  for (const [flag, path] of paths) {
+    const key = await canonical(path);
+    if (!flagOf.has(key)) flagOf.set(key, flag);
+  }
+  const ordered = [...flagOf.keys()].sort();
   const held: PublicationLock[] = [];
   try {
-    for (const path of ordered) held.push(await acquirePublicationLock(path, { waitSeconds, signal }));
+    for (const path of ordered) held.push(await acquirePublicationLock(path, { waitSeconds, ...(signal ? { signal } : {}), flag: flagOf.get(path) as string }));
   } catch (error) {
     for (const lock of held.reverse()) await lock.release();
     throw error;

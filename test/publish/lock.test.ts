@@ -3,7 +3,7 @@
 import { mkdir, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquirePublicationLock, lockPathFor, STALE_LOCK_MS } from "../../src/publish/lock.js";
+import { acquirePublicationLock, lockPathFor, lockTargets, STALE_LOCK_MS } from "../../src/publish/lock.js";
 import { tempDir } from "../support/publish-fixtures.js";
 
 let dir: string;
@@ -87,5 +87,12 @@ describe("publication lock", () => {
 
   it("reports a missing directory the way the directory check does", async () => {
     await expect(acquirePublicationLock(join(dir, "missing", "m.json"))).rejects.toThrow(`--manifest directory does not exist: ${join(dir, "missing")}`);
+  });
+
+  it("names the flag whose directory is missing: the export's when only the export's is", async () => {
+    const exportOnly = { manifestPath: join(dir, "m.json"), exportPath: join(dir, "gone", "e.json") };
+    await expect(lockTargets(exportOnly, 0)).rejects.toThrow(`--export directory does not exist: ${join(dir, "gone")}`);
+    const manifestOnly = { manifestPath: join(dir, "gone", "m.json"), exportPath: join(dir, "e.json") };
+    await expect(lockTargets(manifestOnly, 0)).rejects.toThrow(`--manifest directory does not exist: ${join(dir, "gone")}`);
   });
 });
