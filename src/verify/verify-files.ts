@@ -31,7 +31,10 @@ export interface VerifyFilesOptions {
   readonly pinName?: string;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
-  /** Size of one read in bytes (default 64 KiB); tests use tiny reads to exercise chunk boundaries. */
+  /**
+   * Size of one read in bytes, a whole number from 1 to 64 MiB (default 256 KiB on the fast read,
+   * 64 KiB on the exact one); tests use tiny reads to exercise chunk boundaries.
+   */
   readonly chunkBytes?: number;
   /**
    * Treat records admitted by an ingest allowlist as a problem (`allowlisted_admission`):
@@ -82,6 +85,9 @@ function notesOf(manifestHead: Obj | null): VerifyNote[] {
   return [{ code: "canary_disabled", message: "canary disabled: nothing admitted (the run turned the canary off, so only the structural layer ran)" }];
 }
 
+/** The largest read verifyFiles takes (chunkBytes): memory holds a few chunks per file. */
+const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
+
 /** Every option verifyFiles takes; `satisfies` keeps the list equal to the interface. */
 const VERIFY_FILES_OPTION_KEYS = Object.keys({
   manifest: true,
@@ -128,7 +134,7 @@ export type VerifyMode = "streamed" | "whole";
  * at any depth), the pin, then every consistency check of `verifyExport` (or `verifyManifestOnly`
  * without an export). Both files are streamed, so memory is bounded by one record of each
  * (docs/ingest.md, "Verify memory"). Problems name codes and record indices, never content.
- * Throws only UsageError, for an invalid pin or an option it does not know.
+ * Throws only UsageError, for an invalid pin or chunkBytes, or an option it does not know.
  */
 export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFilesResult> {
   return (await verifyFilesWithMode(options)).result;
@@ -152,6 +158,10 @@ export async function verifyFilesWithMode(
 ): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
+  // A read size that is not a size would make every read fail: a caller's mistake, not an unreadable file.
+  if (options.chunkBytes !== undefined && !(Number.isSafeInteger(options.chunkBytes) && options.chunkBytes >= 1 && options.chunkBytes <= MAX_CHUNK_BYTES)) {
+    throw new UsageError(`chunkBytes must be a whole number of bytes from 1 to ${MAX_CHUNK_BYTES}`);
+  }
   const pinName = options.pinName ?? "expectManifestSha256";
   const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, pinName);
   const base = options.cwd ?? process.cwd();

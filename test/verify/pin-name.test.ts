@@ -39,4 +39,12 @@ describe("the pin's name in verify messages", () => {
     const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
     await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
   });
+
+  it("a read size that is not a whole number of bytes from 1 to 64 MiB is refused, not reported as unreadable files", async () => {
+    for (const chunkBytes of [Number.NaN, 0, -1, 0.5, 1e12, Number.POSITIVE_INFINITY]) {
+      await expect(verifyFiles({ manifest: "m.json", cwd: dir, chunkBytes }), String(chunkBytes)).rejects.toThrow(
+        new UsageError("chunkBytes must be a whole number of bytes from 1 to 67108864"),
+      );
+    }
+  });
 });
