@@ -13,6 +13,7 @@
 // documents can be walked in lockstep, holding only one chunk plus the element being assembled of each.
 import { Buffer, isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { errnoCode } from "./errors.js";
 import { StrictJsonParser, StrictStreamError, type GrammarOptions, type StrictStreamEvent } from "./parse-line.js";
@@ -160,7 +161,10 @@ export async function* readStrictJsonFile(
  */
 export async function* readFileChunks(path: string, chunkBytes = 1 << 16): AsyncGenerator<Buffer, void, void> {
   const size = Math.max(1, Math.floor(chunkBytes));
-  const handle = await open(path, "r").catch((error: unknown) => {
+  // O_NONBLOCK: opening a named pipe waits for a writer, forever when none comes (or the one there
+  // was had left); without the wait it is opened at once and refused below as not a regular file.
+  // Reads of a regular file are not affected by the flag.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => {
     throw new StrictFileError(fileReason(error));
   });
   try {

@@ -1,5 +1,6 @@
 // verifyFiles and verification from bytes: duplicate keys in an export are seen,
 // hostile documents stay within the memory bound, and `verify` caps what it prints.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,6 +88,24 @@ describe("verification sees duplicate keys in an export", () => {
     expect(missing).toMatchObject({ readable: false, manifestSha256: null });
     expect(missing.problems.map((p) => p.code)).toEqual(["manifest_unreadable", "export_unreadable"]);
     await expect(verifyFiles({ manifest, expectManifestSha256: "xyz" })).rejects.toMatchObject({ code: "usage" });
+  });
+
+  it("a named pipe given as the export is refused at once, with or without a writer, never waited on", async () => {
+    const { manifest, dir } = await writtenPair();
+    const fifo = join(dir, "fifo");
+    execFileSync("mkfifo", ["-m", "600", fifo]);
+    // Without a writer an open for reading would wait forever; with one, the fast read's refusal
+    // used to leave the strict reader waiting on a pipe the writer had left.
+    const writer = spawn("sh", ["-c", `cat "${manifest}" > "${fifo}"`], { stdio: "ignore" });
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await verifyFiles({ manifest, export: fifo });
+        expect(result.readable).toBe(false);
+        expect(result.problems).toEqual([{ code: "export_unreadable", message: `cannot read export ${fifo} (not a regular file)` }]);
+      }
+    } finally {
+      writer.kill();
+    }
   });
 
   it("`verify` on the doubled export exits 3 naming the file and the rule", async () => {
