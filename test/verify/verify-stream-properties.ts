@@ -18,6 +18,7 @@ import type { VerifyProblem } from "../../src/verify/problems.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
 import { verifyFiles, verifyFilesWithMode, type VerifyMode } from "../../src/verify/verify-files.js";
 import { synthRun, type SynthInput } from "../support/run-data.js";
+import type { ManifestVersion } from "../../src/documents/manifest-v2.js";
 import { parseAllowlist } from "../../src/documents/allowlist.js";
 import { materialSha256 } from "../../src/documents/material-hash.js";
 import { planSegments } from "../../src/documents/segment-plan.js";
@@ -51,6 +52,8 @@ const runArb = (chunks: readonly number[]) =>
     inputs: fc.array(inputArb, { minLength: 0, maxLength: 4 }),
     small: fc.boolean(),
     chunk: fc.constantFrom(...chunks),
+    // The compact manifest ingest writes by default, and the v1 one it writes when asked.
+    version: fc.constantFrom<ManifestVersion>(1, 3),
   });
 
 /** A new temporary directory for one test's pair files. */
@@ -58,10 +61,10 @@ export async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), "lc-verify-stream-"));
 }
 
-/** A synthetic run of `inputs`, under a policy of 10-character segments when `small`. */
-export function makeRun(inputs: readonly SynthInput[], small: boolean) {
+/** A synthetic run of `inputs`, under a policy of 10-character segments when `small`, its manifest of `version` (default 1). */
+export function makeRun(inputs: readonly SynthInput[], small: boolean, version: ManifestVersion = 1) {
   const policy = small ? resolvePolicy({ segment_chars: 10, segment_overlap: 2, max_segments: 20 }) : undefined;
-  return synthRun(inputs, policy === undefined ? {} : { policy });
+  return synthRun(inputs, { ...(policy === undefined ? {} : { policy }), manifestVersion: version });
 }
 
 /** The whole-document verdict with read problems' messages given the file path, as verifyFiles names them. */
@@ -256,8 +259,8 @@ export function verifyStreamProperties(chunks: readonly number[]): void {
   it("random genuine pairs (and manifests alone) agree, in any chunk size", async () => {
     const dir = await tempDir();
     await fc.assert(
-      fc.asyncProperty(runArb(chunks), async ({ inputs, small, chunk }) => {
-        const run = makeRun(inputs, small);
+      fc.asyncProperty(runArb(chunks), async ({ inputs, small, chunk, version }) => {
+        const run = makeRun(inputs, small, version);
         const mode = await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk);
         expect(mode).toBe("streamed");
         expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
@@ -281,35 +284,44 @@ export function verifyStreamProperties(chunks: readonly number[]): void {
     const dir = await tempDir();
     let allowlisted = 0;
     await fc.assert(
-      fc.asyncProperty(runArb(chunks), fc.array(fc.constantFrom("none", "record", "segment"), { maxLength: 8 }), async ({ inputs, small, chunk }, scopes) => {
-        const policy = resolvePolicy(small ? { segment_chars: 10, segment_overlap: 2, max_segments: 20, stop_after_hold: false } : { stop_after_hold: false });
-        // Each valid input listed by its material hash, by all its segments' hashes, or not at all.
-        const entries = inputs.flatMap((input, i) => {
-          if ("malformed" in input || scopes[i] === undefined || scopes[i] === "none") return [];
-          const listed = { reason: "reviewed", by: "tester" };
-          if (scopes[i] === "record") return [{ sha256: materialSha256(input), scope: "record", ...listed }];
-          const plan = planSegments(input, policy);
-          return [...new Set(plan.segments.map((s) => s.sha256))].map((sha256) => ({ sha256, scope: "segment", ...listed }));
-        });
-        const unique = [...new Map(entries.map((e) => [`${e.scope}:${e.sha256}`, e])).values()];
-        const run = synthRun(inputs, { policy, allowlist: parseAllowlist(enc(JSON.stringify(unique))) });
-        allowlisted += run.manifest.document.counts.allowlisted ?? 0;
-        expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk)).toBe("streamed");
-        expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
-        const files = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk };
-        const plain = await verifyFiles(files);
-        expect(plain).toMatchObject({ consistent: true, allowlisted: run.manifest.document.counts.allowlisted ?? 0 });
-        const refused = await verifyFiles({ ...files, refuseAllowlisted: true });
-        expect(refused.problems).toEqual(verifyExport(run.exported!.bytes, run.manifest.bytes, { refuseAllowlisted: true }));
-        expect(refused.consistent).toBe((run.manifest.document.counts.allowlisted ?? 0) === 0);
-      }),
+      fc.asyncProperty(
+        runArb(chunks),
+        fc.array(fc.constantFrom("none", "record", "segment"), { maxLength: 8 }),
+        async ({ inputs, small, chunk, version }, scopes) => {
+          const policy = resolvePolicy(
+            small ? { segment_chars: 10, segment_overlap: 2, max_segments: 20, stop_after_hold: false } : { stop_after_hold: false },
+          );
+          // Each valid input listed by its material hash, by all its segments' hashes, or not at all.
+          const entries = inputs.flatMap((input, i) => {
+            if ("malformed" in input || scopes[i] === undefined || scopes[i] === "none") return [];
+            const listed = { reason: "reviewed", by: "tester" };
+            if (scopes[i] === "record") return [{ sha256: materialSha256(input), scope: "record", ...listed }];
+            const plan = planSegments(input, policy);
+            return [...new Set(plan.segments.map((s) => s.sha256))].map((sha256) => ({ sha256, scope: "segment", ...listed }));
+          });
+          const unique = [...new Map(entries.map((e) => [`${e.scope}:${e.sha256}`, e])).values()];
+          const run = synthRun(inputs, { policy, allowlist: parseAllowlist(enc(JSON.stringify(unique))), manifestVersion: version });
+          allowlisted += run.manifest.document.counts.allowlisted ?? 0;
+          expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk)).toBe("streamed");
+          expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
+          const files = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk };
+          const plain = await verifyFiles(files);
+          expect(plain).toMatchObject({ consistent: true, allowlisted: run.manifest.document.counts.allowlisted ?? 0 });
+          const refused = await verifyFiles({ ...files, refuseAllowlisted: true });
+          expect(refused.problems).toEqual(verifyExport(run.exported!.bytes, run.manifest.bytes, { refuseAllowlisted: true }));
+          expect(refused.consistent).toBe((run.manifest.document.counts.allowlisted ?? 0) === 0);
+        },
+      ),
       {
         numRuns: 40,
         // Random runs may list no held record; these two always admit one by the allowlist (by its
         // material hash, by its segments' hashes), so the count below never rests on chance.
         examples: [
-          [{ inputs: [{ id: "a", source: null, metadata: {}, text: "BLOCK this one" }], small: false, chunk: chunks[0] as number }, ["record"]],
-          [{ inputs: [{ id: "b", source: null, metadata: {}, text: "plain words then BLOCK" }], small: true, chunk: chunks.at(-1) as number }, ["segment"]],
+          [{ inputs: [{ id: "a", source: null, metadata: {}, text: "BLOCK this one" }], small: false, chunk: chunks[0] as number, version: 1 }, ["record"]],
+          [
+            { inputs: [{ id: "b", source: null, metadata: {}, text: "plain words then BLOCK" }], small: true, chunk: chunks.at(-1) as number, version: 3 },
+            ["segment"],
+          ],
         ],
       },
     );
@@ -321,6 +333,8 @@ export function verifyStreamProperties(chunks: readonly number[]): void {
     const dir = await tempDir();
     for (const [name, tamper] of Object.entries(TAMPERS)) {
       await fc.assert(
+        // v1 manifests: these tampers edit v1's fields (a record's `index`, `admission`), which a
+        // v3 record leaves out when they follow from its position and its other fields.
         fc.asyncProperty(runArb(chunks), fc.nat(), async ({ inputs, small, chunk }, n) => {
           const run = makeRun(inputs, small);
           const pair = tamper(structuredClone(run.manifest.document) as Json, structuredClone(run.exported!.document) as Json, n);
@@ -341,8 +355,8 @@ export function verifyStreamProperties(chunks: readonly number[]): void {
     const dir = await tempDir();
     for (const [name, tamper] of Object.entries(BYTE_TAMPERS)) {
       await fc.assert(
-        fc.asyncProperty(runArb(chunks), fc.nat(), fc.integer({ min: 0, max: 255 }), async ({ inputs, small, chunk }, n, b) => {
-          const run = makeRun(inputs.length === 0 ? [{ id: "x", source: null, metadata: {}, text: "t" }] : inputs, small);
+        fc.asyncProperty(runArb(chunks), fc.nat(), fc.integer({ min: 0, max: 255 }), async ({ inputs, small, chunk, version }, n, b) => {
+          const run = makeRun(inputs.length === 0 ? [{ id: "x", source: null, metadata: {}, text: "t" }] : inputs, small, version);
           const pair = tamper(run.manifest.bytes, run.exported!.bytes, n, b);
           if (pair === null) return;
           try {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/core/hash.js";
 import { resolvePolicy } from "../../src/documents/policy.js";
 import { verifyExport } from "../../src/verify/verify-export.js";
-import { synthRun } from "../support/run-data.js";
+import { synthRun, type SynthInput } from "../support/run-data.js";
 import { agree, canon, enc, makeRun, tempDir, verifyStreamProperties, type Json } from "./verify-stream-properties.js";
 
 describe("verifyFiles streaming the files agrees with the verifier fed the documents from memory", () => {
@@ -36,7 +36,7 @@ describe("verifyFiles streaming the files agrees with the verifier fed the docum
 
   it("records the schema passes but that have no v1 form (a changed segment geometry) give the same problems streamed, whole and alone", async () => {
     const dir = await tempDir();
-    const inputs = [
+    const inputs: SynthInput[] = [
       { id: "a", source: null, metadata: { k: "v" }, text: "one two three four" },
       { id: "b", source: null, metadata: {}, text: "five six seven eight nine" },
     ];
