@@ -67,16 +67,11 @@ export function checkHeaders(head: RequestHead, route: "check" | "screen"): { re
   return { length };
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /** Rules 6–10 (plus a refusal of lone surrogates): the text to screen, or the reply. */
 export function parseCheckBody(bytes: Uint8Array): { readonly text: string } | Reply {
-  let value: unknown;
-  try {
-    value = JSON.parse(utf8.decode(bytes));
-  } catch {
-    return REPLIES.malformedJson;
-  }
+  const read = strictBody(bytes, CHECK_DETAILED);
+  if (isReply(read)) return read;
+  const { value } = read;
   if (!isPlainObject(value)) return REPLIES.notAnObject;
   if (!Object.hasOwn(value, "text")) return REPLIES.textRequired;
   const text = value["text"];
@@ -102,20 +97,37 @@ export const MAX_SCREEN_REQUEST_BYTES = 1_048_576;
 const SIZE_REASONS: ReadonlySet<string> = new Set(["too_many_items", "total_bytes"]);
 
 /**
+ * A request body read by the one strict reader (no byte order mark, strict UTF-8, no duplicate key
+ * at any depth) with whether a string holds an escaped lone surrogate, or the reply that refuses
+ * it. A duplicate key is refused because a consumer whose parser keeps the first of two `text`
+ * keys would read other text than the one screened.
+ */
+function strictBody(bytes: Uint8Array, detailed: (code: string) => boolean): { readonly value: unknown; readonly loneSurrogate: boolean } | Reply {
+  const read = readStrictDocument(bytes);
+  if (!read.ok) return detailed(read.code) ? errorReply(400, `malformed JSON: ${read.message}`) : REPLIES.malformedJson;
+  return { value: read.value, loneSurrogate: read.loneSurrogate };
+}
+
+/** `/check` answers exactly `malformed JSON` for a body that is not JSON (its published ladder), and names a duplicate key. */
+const CHECK_DETAILED = (code: string): boolean => code === "duplicate_key";
+/** `/screen` names every rule of the strict reader but plain syntax and UTF-8. */
+const SCREEN_DETAILED = (code: string): boolean => code !== "malformed_json" && code !== "invalid_utf8";
+
+/**
  * The body rules of `POST /screen`: the bytes, read by the one strict reader (no byte order mark,
  * strict UTF-8, no duplicate key at any depth), as `{"items": [...]}` of what `screen` reads in a
  * line, admitted all-or-nothing by `screen`'s admission (src/screen/admit.ts, its default limits)
  * before a check slot is taken; `screenBatch` admits them again. Replies name the rule, never the text.
  */
 export function parseScreenBody(bytes: Uint8Array): { readonly inputs: readonly ScreenInput[] } | Reply {
-  const read = readStrictDocument(bytes);
-  if (!read.ok)
-    return read.code === "malformed_json" || read.code === "invalid_utf8" ? REPLIES.malformedJson : errorReply(400, `malformed JSON: ${read.message}`);
-  if (!isPlainObject(read.value)) return REPLIES.notAnObject;
+  const read = strictBody(bytes, SCREEN_DETAILED);
+  if (isReply(read)) return read;
+  const { value } = read;
+  if (!isPlainObject(value)) return REPLIES.notAnObject;
   // Lengths are code points; an escaped lone surrogate has no code point to count (as /check).
   if (read.loneSurrogate) return REPLIES.textNotWellFormed;
-  if (!Object.hasOwn(read.value, "items")) return errorReply(400, "items is required");
-  const inputs = read.value["items"];
+  if (!Object.hasOwn(value, "items")) return errorReply(400, "items is required");
+  const inputs = value["items"];
   if (!Array.isArray(inputs)) return errorReply(400, "items must be an array");
   if (inputs.length === 0) return errorReply(400, "items must not be empty");
   try {
