@@ -553,6 +553,15 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       socket.destroy();
       return;
     }
+    // Bytes after a request received whole and still being answered (a pipelined request) that
+    // the parser refuses: that request keeps its answer, logged as sent, and the connection
+    // closes after it; a refusal written now would end the socket under it. An error while the
+    // request in progress is still being received (its body cut short, timed out) is about that
+    // request itself, and is answered below.
+    if (inProgress?.req?.complete === true && error.code !== "ERR_HTTP_REQUEST_TIMEOUT") {
+      inProgress.shouldKeepAlive = false;
+      return;
+    }
     const reply = replyForClientError(error, socket.localPort ?? -1, control);
     // A request already handed to the handler is logged when its response closes, not twice.
     if (control.accessLog !== null && !inProgress) {

@@ -95,6 +95,26 @@ describe("serve --access-log", () => {
     expect(run.stderr.text).not.toContain(MARKER);
   });
 
+  it("a malformed request pipelined after a check does not take that check's answer: it is sent and logged, then the connection closes", async () => {
+    ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
+    // The check waits on the canary, so the bad bytes behind it are parsed while it is answered.
+    ollama.setLatency(300);
+    const entries: AccessLogEntry[] = [];
+    const service = await startService(pipelineFor(ollama.url), { accessLog: (entry) => entries.push(entry) });
+    try {
+      const body = '{"text":"hello"}';
+      const check = `POST /check HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const answer = await rawRequest(service.port, `${check}GARBAGE\r\n\r\n`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("connection")).toBe("close");
+      expect(JSON.parse(answer.body)).toMatchObject({ safe_input: "hello" });
+    } finally {
+      await service.close();
+    }
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ method: "POST", route: "/check", status: 200 });
+  });
+
   it("classes a verdict whose canary did not answer as degraded, and a request abandoned before its answer as status null", async () => {
     const entries: AccessLogEntry[] = [];
     let closed: () => void = () => undefined;
