@@ -141,6 +141,12 @@ export function appendAll<T>(into: T[], more: readonly T[]): void {
  */
 export const MAX_KEPT_RECORD_PROBLEMS = 10_000;
 
+/**
+ * Most indices the `admitted_missing` problem lists (and verify keeps): an export cut short at ten
+ * million records would otherwise list, and hold, every one. The rest are counted in its sentence.
+ */
+export const MAX_LISTED_MISSING = 10_000;
+
 /** The one problem that stands for `count` problems of `document`'s records found and not kept. */
 export function problemsNotKept(document: "manifest" | "export", count: number): VerifyProblem {
   return {

@@ -13,7 +13,7 @@ import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manif
 import { isInt, isObj, own, planGeometry, type Obj } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
-import { appendAll, MAX_KEPT_RECORD_PROBLEMS, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
+import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
 /** The key of the streamed arrays in both documents. */
@@ -248,7 +248,9 @@ export class StreamedExport {
   streamed = false;
   outOfOrder = false;
   private last = Number.NEGATIVE_INFINITY;
+  /** The first MAX_LISTED_MISSING admitted indices missing from the export, in order, and how many there are in all. */
   private readonly missing: number[] = [];
+  private missingCount = 0;
   private schemaOk = true;
   /** The exported indices, kept only for an export held whole. */
   private readonly seen: Set<number> | null;
@@ -288,7 +290,11 @@ export class StreamedExport {
    */
   passed(position: number, usable: Obj | null, wanted: number | null): void {
     const held = this.seen === null ? position === wanted : this.seen.has(position);
-    if (usable !== null && own(usable, "admission") === "admitted" && !held) this.missing.push(position);
+    if (usable !== null && own(usable, "admission") === "admitted" && !held) {
+      // Positions come in increasing order: the first ones are the smallest.
+      this.missingCount++;
+      if (this.missing.length < MAX_LISTED_MISSING) this.missing.push(position);
+    }
   }
 
   /**
@@ -309,6 +315,7 @@ export class StreamedExport {
       positions: this.positions,
       notKept: this.kept.notKept,
       missing: this.missing,
+      missingCount: this.missingCount,
       schemaOk: this.schemaOk,
       foreign: this.foreign,
     };
@@ -317,8 +324,11 @@ export class StreamedExport {
   /** Takes in another share's records (pair-share.ts): as if this one had checked them in order. */
   absorb(other: ExportShareState): void {
     mergeProblems(this.problems, this.positions, other.problems, other.positions, this.kept, other.notKept);
+    // Each share kept its smallest missing indices, so the smallest of both are among them.
     appendAll(this.missing, other.missing);
     this.missing.sort((a, b) => a - b);
+    if (this.missing.length > MAX_LISTED_MISSING) this.missing.length = MAX_LISTED_MISSING;
+    this.missingCount += other.missingCount;
     // Each share judged the schema only while it had no problem; with any problem it is not asked.
     this.schemaOk &&= other.schemaOk;
     this.foreign ||= other.foreign;
@@ -332,10 +342,13 @@ export class StreamedExport {
     }
     problems.addAll(this.problems.items);
     if (this.kept.notKept > 0) problems.items.push(problemsNotKept("export", this.kept.notKept));
-    if (this.missing.length > 0) problems.add("admitted_missing", `admitted records missing from export: [${this.missing.join(", ")}]`);
+    if (this.missingCount > 0) {
+      const more = this.missingCount - this.missing.length;
+      problems.add("admitted_missing", `admitted records missing from export: [${this.missing.join(", ")}]${more > 0 ? ` and ${more} more` : ""}`);
+    }
     // All admitted, none missing and none repeated is the manifest's admitted set, in its
     // increasing order exactly when the indices strictly increase (always so when streamed).
-    if (this.missing.length === 0 && !this.foreign && this.outOfOrder) problems.add("export_order", "export records are not in manifest order");
+    if (this.missingCount === 0 && !this.foreign && this.outOfOrder) problems.add("export_order", "export records are not in manifest order");
     checkAdmittedCount(manifestHead, this.count, problems);
     return true;
   }
@@ -370,6 +383,8 @@ export interface ExportShareState {
   /** Its problems found past MAX_KEPT_RECORD_PROBLEMS. */
   readonly notKept: number;
   readonly missing: readonly number[];
+  /** How many admitted indices are missing in all (`missing` lists the first MAX_LISTED_MISSING). */
+  readonly missingCount: number;
   readonly schemaOk: boolean;
   readonly foreign: boolean;
 }

@@ -1,13 +1,31 @@
 // A pair damaged throughout finds several problems per record: verify keeps the first
 // MAX_KEPT_RECORD_PROBLEMS of each document's records, in record order, and counts the rest in one
-// problem, whichever path read the pair (streamed on one thread or in two shares, or held whole).
+// problem; it lists the first MAX_LISTED_MISSING admitted records missing from the export and
+// counts the rest. The same whichever path read the pair (streamed on one thread or in two
+// shares, or held whole).
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { MAX_KEPT_RECORD_PROBLEMS } from "../../src/verify/problems.js";
+import { MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING } from "../../src/verify/problems.js";
 import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
 import { agree, canon, enc, makeRun, tempDir, type Json } from "./verify-stream-properties.js";
 
 describe("problems kept of a pair damaged throughout", () => {
+  it("an export missing more admitted records than are listed: the first indices listed, the rest counted, the same on every path", async () => {
+    const dir = await tempDir();
+    const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
+    const m = structuredClone(run.manifest.document) as Json;
+    const [record] = m.records;
+    const extra = 7;
+    m.records = Array.from({ length: MAX_LISTED_MISSING + extra }, (_, index) => ({ ...record, index }));
+    const e = structuredClone(run.exported!.document) as Json;
+    e.records = [];
+    // Streamed, in two shares dealt one record at a time, and held whole all give the same list.
+    expect(await agree(dir, canon(m), canon(e), 65536)).toBe("streamed");
+    const { result } = await verifyFilesWithMode({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json") });
+    const listed = Array.from({ length: MAX_LISTED_MISSING }, (_, i) => i).join(", ");
+    expect(result.problems.find((p) => p.code === "admitted_missing")?.message).toBe(`admitted records missing from export: [${listed}] and ${extra} more`);
+  });
+
   it("an export of many malformed records: the first ones kept in order, the rest counted, the same on every path", async () => {
     const dir = await tempDir();
     const run = makeRun([{ id: "a", source: null, metadata: {}, text: "one" }], false);
