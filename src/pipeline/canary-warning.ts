@@ -99,14 +99,16 @@ export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageRe
 const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_response"]);
 
 /**
- * `warning: …` (one line) for a check whose canary call was answered with an HTTP error status or
- * a body of another shape (`reason`, its coverage reason), or null for any other reason.
+ * `warning: …` (one line) for checks whose canary call was answered with an HTTP error status or
+ * a body of another shape (`reason`, the first one's coverage reason; `affected`: how many, as
+ * "3 items of 10"), or null for any other reason.
  */
-export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string): string | null {
+export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string, affected: string | null = null): string | null {
   if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return null;
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
+  const scope = affected === null ? "" : ` for ${affected}`;
   return (
-    `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason}); ` +
+    `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason})${scope}; ` +
     `the canary did not screen it; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`
   );
 }

@@ -104,6 +104,8 @@ export interface BatchSummary {
   readonly notSent: number;
   /** Items whose canary call found the backend unreachable or timed out, and the first such reason. */
   readonly outage: { readonly affected: number; readonly first: CanaryOutageReason | null };
+  /** Items whose canary call failed for another reason (an answer that is not a canary's, …), and the first such coverage reason. */
+  readonly failed: { readonly affected: number; readonly first: string | null };
 }
 
 /** Adds up finished items in input order. */
@@ -113,6 +115,8 @@ export class BatchTally {
   private notSent = 0;
   private affected = 0;
   private first: CanaryOutageReason | null = null;
+  private failedAffected = 0;
+  private firstFailed: string | null = null;
 
   /** Counts one finished item. */
   add(item: BatchItem): void {
@@ -121,14 +125,26 @@ export class BatchTally {
     if (item.error === CIRCUIT_OPEN_ERROR) this.notSent++;
     if (item.verdict === undefined) return;
     const seen = observeCanary(item.verdict);
-    if (seen.kind !== "outage") return;
-    this.first ??= seen.reason;
-    this.affected++;
+    if (seen.kind === "outage") {
+      this.first ??= seen.reason;
+      this.affected++;
+      return;
+    }
+    const failed = item.verdict.layers.find((layer) => layer.name === "canary_probe" && layer.status === "failed")?.coverage_reason;
+    if (failed === undefined) return;
+    this.firstFailed ??= failed;
+    this.failedAffected++;
   }
 
   /** The totals so far. */
   summary(): BatchSummary {
-    return { total: this.total, counts: { ...this.counts }, notSent: this.notSent, outage: { affected: this.affected, first: this.first } };
+    return {
+      total: this.total,
+      counts: { ...this.counts },
+      notSent: this.notSent,
+      outage: { affected: this.affected, first: this.first },
+      failed: { affected: this.failedAffected, first: this.firstFailed },
+    };
   }
 
   /** The document's members other than `items`, for the items counted so far. */

@@ -1,6 +1,6 @@
 // `screen`, the verb behind `little-canary screen`: a JSONL batch checked, the little-canary-batch/v1
 // document streamed to the reporter's output, CI reports written, the summary returned.
-import { canaryOutageWarning, canaryTarget, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
+import { canaryOutageWarning, canaryTarget, canaryWrongAnswerWarning, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
@@ -38,7 +38,9 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
   if (trip !== null) return circuitOpenWarning(target, trip, `${n(summary.notSent, "item")} of ${summary.total}`);
   const { first, affected } = summary.outage;
-  return first === null ? null : canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
+  if (first !== null) return canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
+  const failed = summary.failed;
+  return failed.first === null ? null : canaryWrongAnswerWarning(target, failed.first, `${n(failed.affected, "item")} of ${summary.total}`);
 }
 
 /** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary and the batch's exit code. */

@@ -57,7 +57,7 @@ describe("check names an unreachable canary", () => {
     ]);
   });
 
-  it("a server that is not Ollama (404 to every path) is named on stderr, and ingest says why it refuses", async () => {
+  it("a server that is not Ollama (404 to every path) is named on stderr by check and screen, and ingest says why it refuses", async () => {
     const other = createServer((_request, response) => response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
     await new Promise<void>((done) => other.listen(0, "127.0.0.1", done));
     const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
@@ -68,6 +68,12 @@ describe("check names an unreachable canary", () => {
       expect(JSON.parse(checked.stdout)).toMatchObject({ degraded: true, coverage: "none" });
       expect(warningsOf(checked.stderr)).toEqual([
         `warning: canary at ${url} (model qwen2.5:1.5b) answered, but not as Ollama does (http_error); the canary did not screen it; ` +
+          "fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)",
+      ]);
+      const screened = await runCli(["screen", "--ollama-url", url], { stdin: unlabelled(3) });
+      expect(screened.code).toBe(2);
+      expect(warningsOf(screened.stderr)).toEqual([
+        `warning: canary at ${url} (model qwen2.5:1.5b) answered, but not as Ollama does (http_error) for 3 items of 3; the canary did not screen it; ` +
           "fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)",
       ]);
       await writeFile(join(dir, "r.jsonl"), '{"id":"a","text":"hello"}\n');
