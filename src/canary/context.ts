@@ -1,7 +1,7 @@
 // How many tokens a canary's context window must hold. Four per code point is pessimistic on purpose: a code point
 // is at most 4 UTF-8 bytes, a byte-level BPE (or SentencePiece with byte fallback) spends at most one token per byte,
 // and a prompt that does not fit is cut (Ollama silently; node-llama-cpp keeps the tail, so the embedded probe
-// refuses it as `context_too_long`). Defaults give 15044 for an Ollama segment.
+// refuses it as `context_too_long`). Defaults give 15060 for an ingest segment (3500 code points).
 import { codePointLength } from "../core/codepoints.js";
 
 export const CHAT_TEMPLATE_ALLOWANCE = 64;

@@ -7,7 +7,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { parseAllDocuments } from "yaml";
+import { requiredCanaryContext } from "../../src/canary/context.js";
+import { resolvePipelineOptions } from "../../src/canary/pipeline-options.js";
+import { STRICT_V1 } from "../../src/documents/policy.js";
+import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
 import { pipelineFor, startService } from "../support/server-harness.js";
 
@@ -98,6 +104,56 @@ describe("examples/kubernetes", () => {
     const missing = spawnSync("sh", [join(DIR, "shard-wrapper.sh")], { env: { PATH: process.env["PATH"] ?? "", SHARDS: "4" }, encoding: "utf8" });
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toContain("JOB_COMPLETION_INDEX");
+  });
+
+  it("vLLM's --max-model-len holds the largest prompt of the runs that use it: an ingest segment and a serve window", () => {
+    const [deployment] = docs("vllm.yaml") as [Doc];
+    const args = deployment["spec"]["template"]["spec"]["containers"][0]["args"] as string[];
+    const maxModelLen = Number(args.find((arg) => arg.startsWith("--max-model-len="))?.split("=")[1]);
+    const need = (segmentChars: number) => requiredCanaryContext({ segmentChars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
+    const DEFAULT_MAX_INPUT_LENGTH = resolvePipelineOptions({}).maxInputLength;
+    // strict/v1's segment for ingest; serve's (and check's) default window for the sidecar.
+    expect(maxModelLen).toBeGreaterThanOrEqual(need(STRICT_V1.segment_chars));
+    expect(maxModelLen).toBeGreaterThanOrEqual(need(DEFAULT_MAX_INPUT_LENGTH));
+    // The numbers the docs and the manifest's comment give are the ones the gates compute.
+    const vllmDoc = readFileSync(resolve(DIR, "../../docs/vllm.md"), "utf8");
+    const comment = readFileSync(join(DIR, "vllm.yaml"), "utf8");
+    for (const text of [vllmDoc, comment]) {
+      expect(text).toContain(String(need(STRICT_V1.segment_chars)));
+      expect(text).toContain(String(need(DEFAULT_MAX_INPUT_LENGTH)));
+    }
+  });
+
+  it("the screening sidecar first waits for the canary its serve command names: 0 once it lists a model, 1 past WAIT_SECONDS", async () => {
+    const [deployment] = docs("serve-sidecar.yaml") as [Doc];
+    const spec = deployment["spec"]["template"]["spec"];
+    const [wait] = spec["initContainers"] as [Doc];
+    const sidecar = (spec["containers"] as Doc[]).find((c) => c["name"] === "little-canary")!;
+    const endpoint = (sidecar["command"] as string[]).find((arg) => arg.startsWith("--canary-endpoint="))!.split("=")[1]!;
+    const modelsUrl = env(wait, "CANARY_MODELS_URL") as string;
+    expect(new URL(modelsUrl).host).toBe(new URL(endpoint.split("#")[0]!).host);
+    expect(new URL(modelsUrl).pathname).toBe("/v1/models");
+    let listing = false;
+    const server = createServer((_request, response) => {
+      if (!listing) response.writeHead(503).end();
+      else response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: [{ id: "m" }] }));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/models`;
+    const run = (waitSeconds: string): Promise<number | null> =>
+      new Promise((done) => {
+        const [program, ...args] = wait["command"] as string[];
+        expect(program).toBe("node");
+        const child = spawn(process.execPath, args, { stdio: "ignore", env: { ...process.env, CANARY_MODELS_URL: url, WAIT_SECONDS: waitSeconds } });
+        child.once("close", (code) => done(code));
+      });
+    try {
+      expect(await run("0")).toBe(1);
+      listing = true;
+      expect(await run("1800")).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 
   it("the screening sidecar's readiness probe asks /ready (fails while the canary is down) and its liveness probe /health (does not)", async () => {
