@@ -206,6 +206,11 @@ export function cacheNotOpened(path: string, canaryOn: boolean): string | null {
   return canaryOn ? null : `the verdict cache ${displayText(path)} is not used for this run: ${CANARY_OFF} (the file was not opened)`;
 }
 
+/** Whether `pipeline` is one this library built with its canary off (pipelineIdentity then refuses it, CANARY_OFF). */
+export function canaryOff(pipeline: unknown): boolean {
+  return isGenuinePipeline(pipeline) && !pipeline.options.enableCanary;
+}
+
 /**
  * The canary identity of `pipeline` for checks of `options.scope`, or why there is none: a
  * pipeline this library did not build (or whose parts were replaced or re-configured), a disabled

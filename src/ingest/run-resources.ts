@@ -5,8 +5,7 @@
 import { lstat, stat } from "node:fs/promises";
 import { displayText } from "../core/display-text.js";
 import { IdIndex } from "../cache/id-index.js";
-import { cacheNotOpened } from "../cache/identity.js";
-import { isGenuinePipeline } from "../pipeline/pipeline.js";
+import { cacheNotOpened, canaryOff } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { lockTargets, type PublicationLock } from "../publish/lock.js";
 import { removePreviousPair } from "../publish/publish.js";
@@ -57,7 +56,7 @@ export class RunResources {
    */
   private cacheUnused(path: string): boolean {
     const { pipeline } = this.plan;
-    const off = "options" in pipeline ? pipeline.options.enableCanary === false : isGenuinePipeline(pipeline.built) && !pipeline.built.options.enableCanary;
+    const off = "options" in pipeline ? pipeline.options.enableCanary === false : canaryOff(pipeline.built);
     const note = cacheNotOpened(path, !off);
     if (note !== null) this.plan.reporter.warn?.(note);
     return note !== null;

@@ -41,12 +41,21 @@ export interface BreakerTrip {
  * is `answered`; a check that skipped or disabled the canary says nothing about it.
  */
 export function observeCanary(verdict: VerdictJson): CanaryObservation {
-  const layer = verdict.layers.find((l) => l.name === "canary_probe");
+  const layer = canaryLayer(verdict);
   if (layer === undefined || layer.status === "skipped") return { kind: "not_called" };
-  if (layer.status === "failed" && layer.coverage_reason !== undefined && OUTAGE_REASONS.has(layer.coverage_reason)) {
-    return { kind: "outage", reason: layer.coverage_reason as CanaryOutageReason };
-  }
+  const failed = failedCanaryReason(verdict);
+  if (failed !== null && OUTAGE_REASONS.has(failed)) return { kind: "outage", reason: failed as CanaryOutageReason };
   return { kind: "answered" };
+}
+
+function canaryLayer(verdict: VerdictJson): VerdictJson["layers"][number] | undefined {
+  return verdict.layers.find((l) => l.name === "canary_probe");
+}
+
+/** The coverage reason of a serialized verdict's failed canary layer (an outage or any other failure), or null. */
+export function failedCanaryReason(verdict: VerdictJson): string | null {
+  const layer = canaryLayer(verdict);
+  return layer?.status === "failed" ? (layer.coverage_reason ?? null) : null;
 }
 
 /** Counts consecutive canary outages; once open it stays open for the rest of the run. */

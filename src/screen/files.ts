@@ -13,7 +13,7 @@ import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { isPlainObject } from "../core/guards.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
-import { cacheNotOpened, pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
+import { cacheNotOpened, canaryOff, pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { knownModelDigest } from "../canary/identity.js";
 import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
@@ -217,8 +217,7 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
   // Opened before anything is read, so a file that is not a verdict cache refuses the run now;
   // not opened at all when the canary is off (nothing checked could be stored).
-  const unused =
-    options.cacheFile == null ? null : cacheNotOpened(resolve(cwd, options.cacheFile), !isGenuinePipeline(pipeline) || pipeline.options.enableCanary);
+  const unused = options.cacheFile == null ? null : cacheNotOpened(resolve(cwd, options.cacheFile), !canaryOff(pipeline));
   if (unused !== null) options.onCacheNote?.(unused);
   const store = options.cacheFile == null || unused !== null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;

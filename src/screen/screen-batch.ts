@@ -9,7 +9,7 @@ import { canonicalJson } from "../core/canonical.js";
 import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, type BatchItem, type BatchState } from "../documents/schemas.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, observeCanary } from "../pipeline/circuit-breaker.js";
+import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, failedCanaryReason, observeCanary } from "../pipeline/circuit-breaker.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
@@ -130,8 +130,8 @@ export class BatchTally {
       this.affected++;
       return;
     }
-    const failed = item.verdict.layers.find((layer) => layer.name === "canary_probe" && layer.status === "failed")?.coverage_reason;
-    if (failed === undefined) return;
+    const failed = failedCanaryReason(item.verdict);
+    if (failed === null) return;
     this.firstFailed ??= failed;
     this.failedAffected++;
   }

@@ -9,7 +9,7 @@ import { PipelineBase } from "../pipeline/base.js";
 import { createPipeline } from "../pipeline/create.js";
 import { nonEmpty } from "../canary/pipeline-options.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
-import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
+import { failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import type { VerbIo } from "./reporter.js";
 
@@ -109,8 +109,8 @@ export async function check(options: CheckOptions) {
     // Built after the input is read: an empty input is refused before a bad pipeline setting.
     pipeline: async () => (built.pipeline = await createPipeline(plan)),
   });
-  const failed = verdict.toRecord().layers.find((layer) => layer.name === "canary_probe" && layer.status === "failed")?.coverage_reason;
-  if (failed !== undefined) {
+  const failed = failedCanaryReason(verdict.toRecord());
+  if (failed !== null) {
     const { canaryOutageWarning, canaryWrongAnswerWarning, canaryTarget } = await import("../pipeline/canary-warning.js");
     const target = canaryTarget(built.pipeline as SecurityPipeline);
     const warning = canaryOutage !== null ? canaryOutageWarning(target, canaryOutage) : canaryWrongAnswerWarning(target, failed);
