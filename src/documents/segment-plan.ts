@@ -45,10 +45,11 @@ export type PlanPolicy = Pick<IngestPolicy, "segment_chars" | "segment_overlap" 
  * Slices of `text` for spans whose starts and ends both ascend, found in one pass over the
  * string (a per-span code-point walk would be quadratic for tiny segments).
  */
-export function sliceSpans(text: string, spans: readonly Span[]): string[] {
+export function sliceSpans(text: string, spans: readonly Span[], length?: number): string[] {
   // Without surrogates every code point is one UTF-16 unit, so offsets are unit offsets (the
-  // common case, and a native scan instead of a walk in JavaScript).
-  if (!SURROGATE.test(text)) return spans.map((s) => text.slice(s.start, s.end));
+  // common case, and a native scan instead of a walk in JavaScript). A known code-point `length`
+  // equal to the unit count says the same without scanning again.
+  if (length === text.length || !SURROGATE.test(text)) return spans.map((s) => text.slice(s.start, s.end));
   const wanted = [...new Set(spans.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
   const unitAt = new Map<number, number>();
   let unit = 0;
@@ -65,12 +66,18 @@ export function sliceSpans(text: string, spans: readonly Span[]): string[] {
   return spans.map((s) => text.slice(unitAt.get(s.start) as number, unitAt.get(s.end) as number));
 }
 
-function planKind(kind: PlannedSegment["kind"], material: string, length: number, policy: PlanPolicy): PlannedSegment[] {
+/**
+ * The segments of one kind's material of `length` code points. `wholeSha256`: the material's own
+ * SHA-256 when the caller has it: a segment that is the whole material (the usual text segment
+ * of a short record) takes it instead of hashing the same bytes again.
+ */
+function planKind(kind: PlannedSegment["kind"], material: string, length: number, policy: PlanPolicy, wholeSha256?: string): PlannedSegment[] {
   const spans = segmentSpans(length, policy.segment_chars, policy.segment_overlap);
-  const slices = sliceSpans(material, spans);
+  const slices = sliceSpans(material, spans, length);
   return spans.map((span, index) => {
     const slice = slices[index] as string;
-    return { kind, index, start: span.start, end: span.end, text: slice, sha256: sha256Hex(slice) };
+    const whole = wholeSha256 !== undefined && span.start === 0 && span.end === length;
+    return { kind, index, start: span.start, end: span.end, text: slice, sha256: whole ? wholeSha256 : sha256Hex(slice) };
   });
 }
 
@@ -90,12 +97,19 @@ export function isOverBudget(record: SegmentableRecord, policy: PlanPolicy): boo
   return planSegments(record, policy, { budgetOnly: true }).over_budget;
 }
 
+/** How planSegments is asked. */
+export interface PlanOptions {
+  /** Only whether the record is over budget: a plan within budget then has no segments. */
+  readonly budgetOnly?: boolean;
+  /** `sha256Hex(record.text)`, when the caller has computed it (a whole-text segment reuses it). */
+  readonly textSha256?: string;
+}
+
 /**
  * Plan the segments of a validated record (every string well-formed; sha256Hex refuses
- * otherwise). Throws UsageError when the policy's segment geometry is invalid. With
- * `budgetOnly`, a plan within budget has no segments: it answers only `over_budget`.
+ * otherwise). Throws UsageError when the policy's segment geometry is invalid.
  */
-export function planSegments(record: SegmentableRecord, policy: PlanPolicy, options: { readonly budgetOnly?: boolean } = {}): SegmentPlan {
+export function planSegments(record: SegmentableRecord, policy: PlanPolicy, options: PlanOptions = {}): SegmentPlan {
   const material = metadataMaterial(record);
   const materialLength = codePointLength(material);
   const textLength = codePointLength(record.text);
@@ -114,7 +128,7 @@ export function planSegments(record: SegmentableRecord, policy: PlanPolicy, opti
   // run), so nothing is sliced or hashed.
   const segments =
     reason === null && options.budgetOnly !== true
-      ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy)]
+      ? [...planKind("metadata", material, materialLength, policy), ...planKind("text", record.text, textLength, policy, options.textSha256)]
       : [];
   return {
     material,

@@ -7,6 +7,7 @@ import { VERSION } from "../core/version.js";
 import { RecordCounter } from "../documents/counts.js";
 import { exportHead, exportRecordFor, finishedEntryText, manifestHead } from "../documents/manifest-build.js";
 import type { ManifestVersion } from "../documents/manifest-v2.js";
+import { recordDigests } from "../documents/material-hash.js";
 import { planSegments } from "../documents/segment-plan.js";
 import type { IngestPolicy } from "../documents/policy.js";
 import type { ManifestShard } from "../documents/shard.js";
@@ -148,7 +149,8 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
     (prefetched === null ? null : storedLine(run, line, prefetched, () => (parsed ??= JSON.parse(prefetched.json) as ManifestRecord))) ?? reusedLine(run, line);
   if (reused !== null) return reused;
   const snapshot = line.record();
-  const prepared = { index: line.index, snapshot, plan: planSegments(snapshot, run.policy) };
+  // The text's digest is one the entry needs anyway (memoized per snapshot); the plan reuses it.
+  const prepared = { index: line.index, snapshot, plan: planSegments(snapshot, run.policy, { textSha256: recordDigests(snapshot).sha256 }) };
   const outcome = await checkRecord(run, prepared);
   if (run.records !== undefined && line.lineSha256 !== null) {
     // Built again from the cache alone: the entry a later run would make by reusing verdicts.

@@ -90,14 +90,17 @@ function evidenceSupportsAdmission(record: Obj, verdictsAgree: boolean): boolean
   });
 }
 
-/** Step 13.14: the plan rebuilt over the exported record equals the recorded segments. */
-function segmentsCoverMaterial(record: Obj, exported: SegmentableRecord, geometry: Geometry | null): boolean {
+/**
+ * Step 13.14: the plan rebuilt over the exported record equals the recorded segments
+ * (`textSha256`: the SHA-256 computed here of the exported text, which a whole-text segment reuses).
+ */
+function segmentsCoverMaterial(record: Obj, exported: SegmentableRecord, geometry: Geometry | null, textSha256: string): boolean {
   const segments = own(record, "segments");
   if (geometry === null || !Array.isArray(segments)) return false;
   // A plan of more segments than recorded is over budget, so it is never sliced: a hostile
   // policy cannot make us build a huge plan.
   const policy = { segment_chars: geometry.chars, segment_overlap: geometry.overlap, max_segments: segments.length, max_item_bytes: Number.POSITIVE_INFINITY };
-  const plan = planSegments(exported, policy);
+  const plan = planSegments(exported, policy, { textSha256 });
   if (own(record, "chars_total") !== plan.chars_total || plan.segments_total !== segments.length) return false;
   return plan.segments.every((e, i) => {
     const s: unknown = segments[i];
@@ -202,7 +205,7 @@ export function checkExportRecord(
   ) {
     problems.add("metadata_keys_mismatch", `${at}metadata keys mismatch`);
   }
-  if (!labelsUsable || !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry)) {
+  if (!labelsUsable || !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry, sha)) {
     problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
   }
 }

@@ -103,6 +103,26 @@ describe("planSegments", () => {
       }),
     );
   });
+
+  it("a given text digest gives the same plan as hashing, with or without a whole-text segment", () => {
+    fc.assert(
+      fc.property(mixedText, fc.integer({ min: 1, max: 200 }), (text, chars) => {
+        const r = record(text, { id: "x" });
+        const p = policy(chars, Math.min(2, chars - 1), 1000);
+        const given = planSegments(r, p, { textSha256: sha(text) });
+        expect(given).toEqual(planSegments(r, p));
+      }),
+    );
+  });
+
+  it("the given text digest stands only for a segment that is the whole text", () => {
+    const r = record("abcdefghij");
+    const marked = planSegments(r, policy(20, 2), { textSha256: "given" }).segments.filter((s) => s.kind === "text");
+    expect(marked.map((s) => s.sha256)).toEqual(["given"]);
+    const split = planSegments(r, policy(6, 2), { textSha256: "given" }).segments.filter((s) => s.kind === "text");
+    expect(split.length).toBeGreaterThan(1);
+    expect(split.map((s) => s.sha256)).toEqual(split.map((s) => sha(s.text)));
+  });
 });
 
 describe("sliceSpans' shortcut for texts without surrogates", () => {
@@ -114,7 +134,9 @@ describe("sliceSpans' shortcut for texts without surrogates", () => {
         const points = [...text];
         const overlap = Math.min(overlapRaw, chars - 1);
         const spans = segmentSpans(points.length, chars, overlap);
-        expect(sliceSpans(text, spans)).toEqual(spans.map((s) => points.slice(s.start, s.end).join("")));
+        const expected = spans.map((s) => points.slice(s.start, s.end).join(""));
+        expect(sliceSpans(text, spans)).toEqual(expected);
+        expect(sliceSpans(text, spans, points.length)).toEqual(expected);
       }),
       { numRuns: 300 },
     );
