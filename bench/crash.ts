@@ -22,22 +22,21 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { readStrictDocument } from "../src/core/strict-document.js";
 import { exportDocumentSchema, manifestDocumentSchema } from "../src/documents/manifest-v2.js";
 import { verifyExport } from "../src/verify/verify-export.js";
 import { startBenchStandIn } from "./_standin.js";
+import { benchArgs } from "./_args.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "crash-child.js");
 const CHILD_TIMEOUT_MS = 60_000;
 
-const { values } = parseArgs({
-  options: {
-    trials: { type: "string", default: "200" },
-    "fsync-delay-ms": { type: "string", default: "25" },
-    parallel: { type: "string", default: "2" },
-    seed: { type: "string" },
-  },
+const USAGE = "usage: npm run test:crash [-- --trials 200 --fsync-delay-ms 25 --parallel 2 --seed N]\nexample: npm run test:crash -- --trials 20 --seed 7";
+const values = benchArgs("test:crash", USAGE, {
+  trials: { type: "string", default: "200" },
+  "fsync-delay-ms": { type: "string", default: "25" },
+  parallel: { type: "string", default: "2" },
+  seed: { type: "string" },
 });
 const trials = Number(values.trials);
 const fsyncDelayMs = Number(values["fsync-delay-ms"]);

@@ -17,23 +17,22 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { STRICT_V1 } from "../src/documents/policy.js";
 import { planSegments } from "../src/documents/segment-plan.js";
-import { positiveIntegerArg } from "./_args.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { generatedRecords, seeded, writeGeneratedCorpus } from "./_generated-corpus.js";
 import { benchIngestArgs, startBenchStandIn, type BenchStandIn } from "./_standin.js";
 
 const MIN_MB_PER_S = 20;
 
-const { values } = parseArgs({
-  options: {
-    records: { type: "string", default: "100000" },
-    "kill-records": { type: "string", default: "20000" },
-    concurrency: { type: "string", default: "16" },
-    seed: { type: "string", default: "1" },
-  },
+const USAGE =
+  "usage: npm run bench:incremental [-- --records 100000 --kill-records 20000 --concurrency 16 --seed 1]\nexample: npm run bench:incremental -- --records 20000 --kill-records 5000";
+const values = benchArgs("bench:incremental", USAGE, {
+  records: { type: "string", default: "100000" },
+  "kill-records": { type: "string", default: "20000" },
+  concurrency: { type: "string", default: "16" },
+  seed: { type: "string", default: "1" },
 });
 const positive = (name: string, text: string): number => positiveIntegerArg("bench:incremental", name, text);
 const records = positive("records", values.records);

@@ -18,23 +18,22 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { positiveIntegerArg } from "./_args.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 import { recordBench, recordPrintedLines } from "./_perf-doc.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { STAND_IN_MODEL, startBenchStandIn, type BenchStandIn } from "./_standin.js";
 
 const TARGET_RATIO = 3.5;
 
-const { values } = parseArgs({
-  options: {
-    records: { type: "string", default: "800" },
-    latency: { type: "string", default: "50" },
-    slots: { type: "string", default: "4" },
-    endpoints: { type: "string", default: "4" },
-    keep: { type: "string" },
-    "write-doc": { type: "boolean" },
-  },
+const USAGE =
+  "usage: npm run bench:pool [-- --records 800 --latency 50 --slots 4 --endpoints 4 --keep DIR --write-doc]\nexample: npm run bench:pool -- --records 400";
+const values = benchArgs("bench:pool", USAGE, {
+  records: { type: "string", default: "800" },
+  latency: { type: "string", default: "50" },
+  slots: { type: "string", default: "4" },
+  endpoints: { type: "string", default: "4" },
+  keep: { type: "string" },
+  "write-doc": { type: "boolean" },
 });
 const positive = (name: string, text: string): number => positiveIntegerArg("bench:pool", name, text);
 const records = positive("records", values.records);

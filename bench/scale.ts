@@ -24,10 +24,9 @@
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { resolvePolicy } from "../src/documents/policy.js";
 import { planSegments } from "../src/documents/segment-plan.js";
-import { positiveIntegerArg } from "./_args.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 import { bareMbPerSecond, bareParseFile, canonicalFloorMbPerSecond, type BarePass } from "./_bare-parse.js";
 import { runCliMeasured, type ChildRun } from "./_child-run.js";
 import { generatedRecords, writeGeneratedCorpus } from "./_generated-corpus.js";
@@ -43,13 +42,17 @@ const VERIFY_SHARE_OF_BARE = 0.5;
 const RSS_LIMIT_MB = 256;
 const RSS_GROWTH_LIMIT = 1.2;
 
-const { values } = parseArgs({
-  options: {
-    points: { type: "string", default: DEFAULT_POINTS },
-    concurrency: { type: "string", default: "16" },
-    "manifest-version": { type: "string" },
-    keep: { type: "string" },
-  },
+const USAGE = `usage: npm run bench:scale [-- --points N,N,... --concurrency N --manifest-version 1|2|3 --keep DIR]
+  --points            record counts to ingest and verify (default ${DEFAULT_POINTS}; 500000 alone takes about 12 minutes here, 1000000 about 26 and 9 GB of disk)
+  --concurrency       ingest --concurrency (default 16)
+  --manifest-version  the manifest version ingest writes (default: ingest's)
+  --keep DIR          keep each point's records, pair and cache in DIR
+example: npm run bench:scale -- --points 10000 --keep /tmp/scale`;
+const values = benchArgs("bench:scale", USAGE, {
+  points: { type: "string", default: DEFAULT_POINTS },
+  concurrency: { type: "string", default: "16" },
+  "manifest-version": { type: "string" },
+  keep: { type: "string" },
 });
 const points = [...new Set(values.points.split(",").map((text) => positiveIntegerArg("bench:scale", "points", text.trim())))].sort((a, b) => a - b);
 const concurrency = positiveIntegerArg("bench:scale", "concurrency", values.concurrency);

@@ -12,12 +12,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { cacheIdentity, type CanaryIdentity } from "../src/cache/identity.js";
 import { VerdictCache } from "../src/cache/verdict-cache.js";
 import { sha256Hex } from "../src/core/hash.js";
 import { cacheStats } from "../src/verbs/cache.js";
-import { positiveIntegerArg } from "./_args.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 import { runCliMeasured } from "./_child-run.js";
 import { writeGeneratedCorpus } from "./_generated-corpus.js";
 import { benchIngestArgs, startBenchStandIn } from "./_standin.js";
@@ -25,13 +24,13 @@ import { benchIngestArgs, startBenchStandIn } from "./_standin.js";
 /** Issue 28's target for the cache's bytes on disk per cached segment. */
 const MAX_BYTES_PER_SEGMENT = 1000;
 
-const { values } = parseArgs({
-  options: {
-    records: { type: "string", default: "5000" },
-    entries: { type: "string", default: "20000" },
-    concurrency: { type: "string", default: "16" },
-    dir: { type: "string", default: tmpdir() },
-  },
+const USAGE =
+  "usage: npm run bench:verdict-cache [-- --records 5000 --entries 20000 --concurrency 16 --dir DIR]\nexample: npm run bench:verdict-cache -- --records 1000 --entries 5000";
+const values = benchArgs("bench:verdict-cache", USAGE, {
+  records: { type: "string", default: "5000" },
+  entries: { type: "string", default: "20000" },
+  concurrency: { type: "string", default: "16" },
+  dir: { type: "string", default: tmpdir() },
 });
 const positive = (name: string, text: string): number => positiveIntegerArg("bench:verdict-cache", name, text);
 const records = positive("records", values.records);

@@ -52,22 +52,24 @@ import { planSegments, type SegmentableRecord } from "../src/documents/segment-p
 import type { VerdictJson } from "../src/documents/verdict-schema.js";
 import { bareParseFile } from "./_bare-parse.js";
 import { PLAIN_WORDS, seededRandom } from "./_random.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 
 const TARGET_RSS_MB = 256;
 /** Issue 28: verify reaches at least this fraction of a bare JSON.parse + SHA-256 over the same bytes. */
 const TARGET_BARE_RATIO = 0.5;
 const MARK = "\u0000";
 
-function argValue(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? undefined : process.argv[at + 1];
-}
-
-const RECORDS = Number(argValue("--records") ?? "100000");
-if (!Number.isSafeInteger(RECORDS) || RECORDS < 1) {
-  process.stderr.write("bench:verify: --records must be a positive integer\n");
-  process.exit(2);
-}
+const USAGE = `usage: npm run bench:verify [-- --records N --dir PATH --keep]
+  --records N   records in the generated pair (default 100000)
+  --dir PATH    write the pair under PATH and keep it (default: a temporary directory, removed)
+  --keep        keep the temporary directory
+example: npm run bench:verify -- --records 20000`;
+const ARGS = benchArgs("bench:verify", USAGE, {
+  records: { type: "string", default: "100000" },
+  dir: { type: "string" },
+  keep: { type: "boolean", default: false },
+});
+const RECORDS = positiveIntegerArg("bench:verify", "records", ARGS.records);
 
 const PIPELINE: PipelineInfo = {
   mode: "full",
@@ -349,10 +351,10 @@ async function runVerify(
 }
 
 async function main(): Promise<void> {
-  const given = argValue("--dir");
+  const given = ARGS.dir;
   const dir = given === undefined ? await mkdtemp(join(tmpdir(), "lc-bench-verify-")) : resolve(given);
   await mkdir(dir, { recursive: true });
-  const keep = given !== undefined || process.argv.includes("--keep");
+  const keep = given !== undefined || ARGS.keep;
   try {
     await selfCheck(dir);
     process.stdout.write("self_check=ok (streamed pair of 60 records equals buildManifest/buildExport byte for byte)\n");
