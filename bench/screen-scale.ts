@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { machineLine, writeSection } from "./_perf-doc.js";
 import { startBenchStandIn } from "./_standin.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 
 const CONCURRENCY = 16;
 const RSS_LIMIT_MB = 256;
@@ -29,13 +30,11 @@ interface RunFigures {
   readonly documentBytes: number;
 }
 
-function argument(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
+const ARGS = benchArgs(
+  "bench:screen-scale",
+  "usage: npm run bench:screen-scale [-- --items 100000 --small 10000 --write-doc]\nexample: npm run bench:screen-scale -- --items 20000 --small 2000",
+  { items: { type: "string", default: "100000" }, small: { type: "string", default: "10000" }, "write-doc": { type: "boolean", default: false } },
+);
 
 /** A deterministic pseudo-random text of 200–4,000 characters for item `i`. */
 function text(i: number): string {
@@ -93,8 +92,8 @@ const line = (run: RunFigures): string =>
   `items=${run.items} seconds=${run.seconds.toFixed(1)} items_per_s=${(run.items / run.seconds).toFixed(0)} peak_rss_mb=${run.peakRssMb.toFixed(1)} document_bytes=${run.documentBytes} exit_code=${run.exitCode}`;
 
 async function main(): Promise<void> {
-  const large = argument("--items", 100_000);
-  const small = argument("--small", 10_000);
+  const large = positiveIntegerArg("bench:screen-scale", "items", ARGS.items);
+  const small = positiveIntegerArg("bench:screen-scale", "small", ARGS.small);
   const dir = await mkdtemp(join(tmpdir(), "lc-bench-screen-scale-"));
   const standIn = await startBenchStandIn({ latencyMs: 0, replies: "mixed" });
   try {

@@ -12,20 +12,20 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { positiveIntegerArg } from "./_args.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 import { machineLine } from "./_perf-doc.js";
 import { median } from "./_stats.js";
 
 const VERSION_TARGET_MS = 100;
 const CHECK_TARGET_MS = 250;
 
-function option(name: string): string | undefined {
-  const at = process.argv.indexOf(`--${name}`);
-  return at === -1 ? undefined : process.argv[at + 1];
-}
-
-const runs = positiveIntegerArg("bench:startup", "runs", option("runs") ?? process.env.BENCH_STARTUP_RUNS ?? "15");
-const cli = option("cli") ?? fileURLToPath(new URL("../cli/main.js", import.meta.url));
+const ARGS = benchArgs(
+  "bench:startup",
+  "usage: npm run bench:startup [-- --runs 15 --cli PATH]  (BENCH_STARTUP_RUNS also sets --runs)\nexample: npm run bench:startup -- --runs 5",
+  { runs: { type: "string" }, cli: { type: "string" } },
+);
+const runs = positiveIntegerArg("bench:startup", "runs", ARGS.runs ?? process.env.BENCH_STARTUP_RUNS ?? "15");
+const cli = ARGS.cli ?? fileURLToPath(new URL("../cli/main.js", import.meta.url));
 
 const CASES: ReadonlyArray<{ readonly name: string; readonly args: readonly string[]; readonly exit: number }> = [
   { name: "node", args: ["-e", "0"], exit: 0 },
