@@ -11,13 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tinyGguf } from "../scripts/tiny-gguf-model.js";
 import { disposeEmbeddedCanaries, EmbeddedCanaryProbe } from "../src/canary/embedded-probe.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 
-const arg = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const threads = arg("--threads", 1);
-const tokens = arg("--tokens", 2000);
+const ARGS = benchArgs(
+  "bench:embedded",
+  "usage: npm run bench:embedded [-- --threads 1 --tokens 2000]  (needs npm run embedded:install)\nexample: npm run bench:embedded -- --threads 2 --tokens 500",
+  { threads: { type: "string", default: "1" }, tokens: { type: "string", default: "2000" } },
+);
+const threads = positiveIntegerArg("bench:embedded", "threads", ARGS.threads);
+const tokens = positiveIntegerArg("bench:embedded", "tokens", ARGS.tokens);
 const dir = mkdtempSync(join(tmpdir(), "lc-bench-embedded-"));
 const write = (name: string, bytes: Buffer): { modelPath: string; sha256: string } => {
   const modelPath = join(dir, name);

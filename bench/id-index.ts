@@ -7,18 +7,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IdIndex } from "../src/cache/id-index.js";
+import { benchArgs, positiveIntegerArg } from "./_args.js";
 
 const TARGET_IDS_PER_S = 200_000;
 
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(name);
-  return at >= 0 && process.argv[at + 1] !== undefined ? (process.argv[at + 1] as string) : fallback;
-}
+const ARGS = benchArgs("bench:id-index", "usage: node dist/bench/id-index.js [--ids 1000000 --dir DIR]\nexample: node dist/bench/id-index.js --ids 100000", {
+  ids: { type: "string", default: "1000000" },
+  dir: { type: "string" },
+});
 
 function main(): void {
-  const count = Number(flag("--ids", "1000000"));
-  if (!Number.isSafeInteger(count) || count < 1) throw new Error("--ids must be a positive integer");
-  const dir = mkdtempSync(join(flag("--dir", tmpdir()), "lc-bench-ids-"));
+  const count = positiveIntegerArg("bench:id-index", "ids", ARGS.ids);
+  const dir = mkdtempSync(join(ARGS.dir ?? tmpdir(), "lc-bench-ids-"));
   let peakRss = process.memoryUsage().rss;
   let duplicates = 0;
   const index = IdIndex.create(dir);
