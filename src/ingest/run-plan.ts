@@ -2,6 +2,7 @@
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
 // anything is opened (run-resources.ts), read (files.ts), checked or deleted.
+import { fstatSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -178,6 +179,22 @@ export function abortFirst(plan: Pick<IngestRunPlan, "signal">): (error: unknown
   };
 }
 
+/**
+ * `dev:ino` of the regular file a stream reads, when it exposes its descriptor (`process.stdin`
+ * redirected from a file, an fs read stream once open), else null: a pipe or a socket is no
+ * file a target could be.
+ */
+function streamFileInode(stream: unknown): string | null {
+  const fd = typeof stream === "object" && stream !== null ? (stream as { fd?: unknown }).fd : undefined;
+  if (typeof fd !== "number") return null;
+  try {
+    const info = fstatSync(fd, { bigint: true });
+    return info.isFile() ? `${info.dev}:${info.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Step 1: the targets pre-flighted, then every setting but the pipeline, which the caller builds next for the policy. */
 export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipeline">): Promise<Omit<IngestRunPlan, "pipeline">> {
   const cwd = options.cwd ?? process.cwd();
@@ -185,6 +202,7 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
     manifestPath: resolve(cwd, options.manifest),
     exportPath: options.export == null ? null : resolve(cwd, options.export),
     inputPath: typeof options.input === "string" ? resolve(cwd, options.input) : null,
+    inputInode: typeof options.input === "string" ? null : streamFileInode(options.input),
     overwrite: options.overwrite === true,
   };
   await preflightTargets(targets);

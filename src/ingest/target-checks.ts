@@ -7,7 +7,7 @@ import { constants } from "node:fs";
 import { access, lstat, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { displayText } from "../core/display-text.js";
-import { fileIdentity, sameFile } from "../core/file-identity.js";
+import { fileIdentity, sameFile, type FileIdentity } from "../core/file-identity.js";
 import { PublishError, type PublishTargets } from "../publish/targets.js";
 
 /** Each target with the flag that names it. */
@@ -24,11 +24,13 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   if (exported !== null && sameFile(exported, manifest)) {
     throw new PublishError("--manifest and --export must be different paths");
   }
-  if (targets.inputPath !== null) {
-    const input = await fileIdentity(targets.inputPath);
-    if (sameFile(input, manifest)) throw new PublishError("--manifest must not be the input file");
-    if (exported !== null && sameFile(input, exported)) throw new PublishError("--export must not be the input file");
-  }
+  // A streamed input read from a file (`- < records.jsonl`) is known by its inode alone: with
+  // --overwrite, a target that is that file would be deleted before a byte of it was read.
+  const input = targets.inputPath !== null ? await fileIdentity(targets.inputPath) : { path: null, inode: targets.inputInode ?? null };
+  const isInput = (target: FileIdentity): boolean =>
+    input.path === null ? input.inode !== null && input.inode === target.inode : sameFile(input as FileIdentity, target);
+  if (isInput(manifest)) throw new PublishError("--manifest must not be the input file");
+  if (exported !== null && isInput(exported)) throw new PublishError("--export must not be the input file");
   for (const [flag, path] of flagged(targets)) {
     if ((await stat(path).catch(() => null))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
     if ((await lstat(path).catch(() => null)) !== null && !targets.overwrite)

@@ -8,6 +8,11 @@ export interface PublishTargets {
   readonly exportPath: string | null;
   /** The input file, when the input is a file (never published over). */
   readonly inputPath: string | null;
+  /**
+   * `dev:ino` of the file a streamed input is read from, when it is an open regular file
+   * (standard input redirected from a file: `ingest - < records.jsonl`), else null or absent.
+   */
+  readonly inputInode?: string | null;
   readonly overwrite: boolean;
 }
 
