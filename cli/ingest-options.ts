@@ -2,11 +2,24 @@
 // policy overrides, canary settings, tuning knobs and reports), one plain object. The verb checks
 // and resolves them, the canary flags after the targets and the policy, so errors come in the
 // same order as from the library. Imported only when ingest runs.
+import type { PolicyLabels } from "../src/documents/policy.js";
 import type { IngestOptions } from "../src/verbs/ingest.js";
 import { resolveReportSettings } from "../src/verbs/report-settings.js";
 import type { IngestFlags } from "./ingest-flags.js";
 import type { CliIo } from "./io.js";
 import { verbIo } from "./verb-io.js";
+
+/** The flag that sets each policy limit, for refusals of its value. */
+const POLICY_FLAGS = Object.freeze({
+  segment_chars: "--segment-chars",
+  segment_overlap: "--segment-overlap",
+  max_segments: "--max-segments",
+  max_item_bytes: "--max-item-bytes",
+  max_items: "--max-items",
+  max_total_bytes: "--max-total-bytes",
+  max_metadata_keys: "--max-metadata-keys",
+  max_metadata_value_chars: "--max-metadata-value-chars",
+} satisfies PolicyLabels);
 
 /** The options of one `ingest` run from its flags (`-` reads `stdin`). */
 export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: CliIo): IngestOptions {
@@ -28,6 +41,7 @@ export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: Cl
       max_metadata_keys: flags.maxMetadataKeys,
       max_metadata_value_chars: flags.maxMetadataValueChars,
     },
+    policyLabels: POLICY_FLAGS,
     canary: { settings: flags, context: { cwd, env, labels, warn: reporter.warn } },
     concurrency: flags.concurrency,
     waitLockSeconds: flags.waitLock ?? 0,

@@ -76,6 +76,12 @@ export type PolicyOverrides = Partial<Record<PolicyLimitName | "stop_after_hold"
 
 const OVERRIDABLE = new Set<string>([...POLICY_LIMIT_NAMES, "stop_after_hold"]);
 
+/**
+ * How a caller names each policy limit (the CLI: the flag that sets it): a refusal keeps its
+ * documented words, which name the keys, and ends with the names of the limits it is about.
+ */
+export type PolicyLabels = Readonly<Partial<Record<PolicyLimitName, string>>>;
+
 /** `check_limit`: the first problem with one limit value, or null. */
 function checkLimit(name: string, value: unknown, max?: number): string | null {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) return `${name} must be a non-negative integer`;
@@ -87,16 +93,25 @@ function checkLimit(name: string, value: unknown, max?: number): string | null {
  * The first problem of a would-be policy, in the documented order of the limits, or null when valid.
  * Works on unknown values so the same checks guard CLI flags and policy documents.
  */
-function policyProblem(candidate: Record<string, unknown>): string | null {
+function policyProblem(candidate: Record<string, unknown>, labels: PolicyLabels): string | null {
   const chars = candidate["segment_chars"];
   const overlap = candidate["segment_overlap"];
+  // `problem` about these limits, ending with the caller's names for them when it has any.
+  const about = (problem: string | null, ...names: PolicyLimitName[]): string | null => {
+    const named = names.flatMap((name) => labels[name] ?? []);
+    return problem === null || named.length === 0 ? problem : `${problem} (${named.join(", ")})`;
+  };
   // The comparisons are guarded: a value that is not a number has its own problem first.
   const problems = [
-    checkLimit("segment_chars", chars, ceilingOf("segment_chars")),
-    typeof chars === "number" && chars < 1 ? "segment_chars must be at least 1" : null,
-    checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")),
-    typeof chars === "number" && typeof overlap === "number" && overlap >= chars ? "segment_overlap must be smaller than segment_chars" : null,
-    ...POLICY_LIMIT_NAMES.slice(2).map((name) => checkLimit(name, candidate[name], ceilingOf(name))),
+    about(checkLimit("segment_chars", chars, ceilingOf("segment_chars")), "segment_chars"),
+    about(typeof chars === "number" && chars < 1 ? "segment_chars must be at least 1" : null, "segment_chars"),
+    about(checkLimit("segment_overlap", overlap, ceilingOf("segment_overlap")), "segment_overlap"),
+    about(
+      typeof chars === "number" && typeof overlap === "number" && overlap >= chars ? "segment_overlap must be smaller than segment_chars" : null,
+      "segment_overlap",
+      "segment_chars",
+    ),
+    ...POLICY_LIMIT_NAMES.slice(2).map((name) => about(checkLimit(name, candidate[name], ceilingOf(name)), name)),
     typeof candidate["stop_after_hold"] === "boolean" ? null : "stop_after_hold must be a boolean",
   ];
   return problems.find((problem) => problem !== null) ?? null;
@@ -105,16 +120,17 @@ function policyProblem(candidate: Record<string, unknown>): string | null {
 /**
  * `STRICT_V1` with `overrides` applied. Throws UsageError on an unknown override name or on
  * the first invalid value (in the documented order). Zero is legal for every limit except
- * `segment_chars`. An override whose value is `undefined` is treated as absent.
+ * `segment_chars`. An override whose value is `undefined` is treated as absent. `labels`: the
+ * caller's names of the limits, which a refusal ends with (the CLI's flags).
  */
-export function resolvePolicy(overrides: PolicyOverrides = {}): IngestPolicy {
+export function resolvePolicy(overrides: PolicyOverrides = {}, labels: PolicyLabels = {}): IngestPolicy {
   const candidate: Record<string, unknown> = { ...STRICT_V1 };
   for (const key of Object.keys(overrides)) {
     if (!OVERRIDABLE.has(key)) throw new UsageError("unknown policy setting");
     const value = (overrides as Record<string, unknown>)[key];
     if (value !== undefined) candidate[key] = value;
   }
-  const problem = policyProblem(candidate);
+  const problem = policyProblem(candidate, labels);
   if (problem !== null) throw new UsageError(problem);
   // The ordered checks above cover every rule of the schema; parsing still guards the shape.
   return IngestPolicySchema.parse(candidate);

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { Allowlist } from "../documents/allowlist.js";
-import { resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
+import { resolvePolicy, type IngestPolicy, type PolicyLabels, type PolicyOverrides } from "../documents/policy.js";
 import { validateShardSpec, type ShardSpec } from "../documents/shard.js";
 import { manifestVersionOf, type ManifestVersion } from "../documents/manifest-v2.js";
 import { nodePublishFs, type PublishFs } from "../publish/fs.js";
@@ -78,6 +78,8 @@ export interface IngestFilesOptions {
   readonly overwrite?: boolean;
   /** strict/v1 with these overrides; an invalid value throws UsageError before anything is read. */
   readonly policy?: PolicyOverrides;
+  /** The caller's names of the `policy` limits (the CLI: its flags), which a refusal of one ends with. */
+  readonly policyLabels?: PolicyLabels;
   /** The pipeline, or a function building it for the resolved policy after the pre-flight (see `canaryNumCtxForPolicy`). */
   readonly pipeline: CheckingPipeline | ((policy: IngestPolicy) => CheckingPipeline);
   /** Records checked at once (default 1); the manifest is the same for any value. */
@@ -215,7 +217,7 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
   // An allowlist can only admit a record whose every segment was inspected, so with one a
   // hold does not stop the checks of its record unless the caller asks for that.
   const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;
-  const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}));
+  const policy = resolvePolicy(allowing ? { ...options.policy, stop_after_hold: false } : (options.policy ?? {}), options.policyLabels);
   const allowlist = options.allow == null ? null : typeof options.allow === "string" ? await readAllowlistFile(resolve(cwd, options.allow)) : options.allow;
   const outputs = [targets.manifestPath, ...(targets.exportPath === null ? [] : [targets.exportPath])];
   return Object.freeze({

@@ -181,8 +181,8 @@ describe("ingest refuses with exit 3 and creates no file", () => {
 
   it("bad settings: segment_chars 0, overlap ≥ segment, bad env timeout, same paths", async () => {
     for (const [extra, env, pattern] of [
-      [["--segment-chars", "0"], {}, /segment_chars must be at least 1/],
-      [["--segment-overlap", "3500"], {}, /segment_overlap must be smaller than segment_chars/],
+      [["--segment-chars", "0"], {}, /segment_chars must be at least 1 \(--segment-chars\)/],
+      [["--segment-overlap", "3500"], {}, /segment_overlap must be smaller than segment_chars \(--segment-overlap, --segment-chars\)/],
       [["--segment-chars", "5000"], {}, /exceeds the pipeline's max_input_length/],
     ] as const) {
       const run = await ingest(jsonl(RECORDS), [...extra], { ...env });

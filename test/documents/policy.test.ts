@@ -45,6 +45,23 @@ describe("strict/v1 policy", () => {
     expect(refusal({ segment_chars: 0 })).toBe("segment_chars must be at least 1");
   });
 
+  it("a refusal keeps its words and ends with the caller's names of the limits it is about", () => {
+    const flags = { segment_chars: "--segment-chars", segment_overlap: "--segment-overlap", max_item_bytes: "--max-item-bytes" };
+    const refused = (overrides: Record<string, unknown>) => {
+      try {
+        resolvePolicy(overrides, flags);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return null;
+    };
+    expect(refused({ segment_chars: 10, segment_overlap: 20 })).toBe("segment_overlap must be smaller than segment_chars (--segment-overlap, --segment-chars)");
+    expect(refused({ max_item_bytes: 1e11 })).toBe("max_item_bytes must not exceed 67108864 (--max-item-bytes)");
+    expect(refused({ segment_chars: 0 })).toBe("segment_chars must be at least 1 (--segment-chars)");
+    // A limit the caller gave no name keeps the plain message.
+    expect(refused({ max_items: -1 })).toBe("max_items must be a non-negative integer");
+  });
+
   it("segment_overlap must be smaller than segment_chars", () => {
     expect(refusal({ segment_overlap: 3500 })).toBe("segment_overlap must be smaller than segment_chars");
     expect(refusal({ segment_chars: 10, segment_overlap: 11 })).toBe("segment_overlap must be smaller than segment_chars");
