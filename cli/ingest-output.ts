@@ -3,7 +3,7 @@
 import { describeRange, type ManifestShard } from "../src/documents/shard.js";
 import type { IngestRunReport } from "../src/ingest/run-plan.js";
 import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
-import { canaryOutageWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
+import { canaryOutageWarning, canaryWrongAnswerWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
 import type { PublishResult } from "../src/publish/publish.js";
 import { copyPublishedFile } from "../src/publish/published-copy.js";
@@ -112,7 +112,14 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
     warnings.push(circuitOpenWarning(target, run.circuitOpen, `${plural(canary.circuitNotSent, "record")} of ${total}`));
     return warnings;
   }
-  if (canary.outage !== null) warnings.push(canaryOutageWarning(target, canary.outage.reason, `${plural(canary.outage.records, "record")} of ${total}`));
+  if (canary.outage !== null) {
+    warnings.push(canaryOutageWarning(target, canary.outage.reason, `${plural(canary.outage.records, "record")} of ${total}`));
+    return warnings;
+  }
+  // A server answered, but not as a canary's does (another service at that URL, an HTTP error).
+  const wrong =
+    canary.failed === null ? null : canaryWrongAnswerWarning(target, canary.failed.reason, `${plural(canary.failed.records, "record")} of ${total}`);
+  if (wrong !== null) warnings.push(wrong);
   return warnings;
 }
 

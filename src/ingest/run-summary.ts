@@ -2,7 +2,7 @@
 // input order, from a file or memory) so a run of any size prints its summary and warnings
 // without holding its manifest: the manifest's head, the outcome, the first held records with
 // their lines, repeated ids (as counts.duplicate_ids counts them) and the canary failures' cost.
-import { CIRCUIT_OPEN_ERROR, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
+import { CIRCUIT_OPEN_ERROR, failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import type { ManifestHead } from "../documents/manifest-v2.js";
 
@@ -63,6 +63,11 @@ export interface IngestRunSummary {
     readonly circuitNotSent: number;
     /** The first outage reason a checked segment reported, and how many records had one. */
     readonly outage: { readonly reason: CanaryOutageReason; readonly records: number } | null;
+    /**
+     * The first other canary failure a checked segment reported (an answer that is not a canary's,
+     * an HTTP error status, …), and how many records had one (and no outage).
+     */
+    readonly failed: { readonly reason: string; readonly records: number } | null;
   };
 }
 
@@ -76,15 +81,21 @@ export interface EntryFacts
   readonly circuit_not_sent: boolean;
   /** The first canary outage reason a segment's verdict reports, or null. */
   readonly outage: CanaryOutageReason | null;
+  /** Without an outage, the first other failed canary layer's coverage reason, or null. */
+  readonly failed: string | null;
 }
 
 /** The facts of `entry` (see EntryFacts). */
 export function entryFacts(entry: ManifestRecord): EntryFacts {
   let outage: EntryFacts["outage"] = null;
+  let failed: string | null = null;
   for (const segment of entry.segments) {
     if (segment.verdict === null) continue;
     const observation = observeCanary(segment.verdict);
-    if (observation.kind !== "outage") continue;
+    if (observation.kind !== "outage") {
+      failed ??= failedCanaryReason(segment.verdict);
+      continue;
+    }
     outage = observation.reason;
     break;
   }
@@ -99,6 +110,7 @@ export function entryFacts(entry: ManifestRecord): EntryFacts {
     detail: entry.detail,
     circuit_not_sent: entry.segments.some((segment) => segment.error === CIRCUIT_OPEN_ERROR),
     outage,
+    failed: outage === null ? failed : null,
   };
 }
 
@@ -109,6 +121,8 @@ export class RunTally {
   private circuitNotSent = 0;
   private outageReason: CanaryOutageReason | null = null;
   private outageRecords = 0;
+  private failedReason: string | null = null;
+  private failedRecords = 0;
   private duplicates = 0;
   private firstDuplicate: DuplicateId | null = null;
 
@@ -127,6 +141,10 @@ export class RunTally {
       this.outageReason ??= facts.outage;
       this.outageRecords++;
     }
+    if (facts.failed !== null) {
+      this.failedReason ??= facts.failed;
+      this.failedRecords++;
+    }
   }
 
   /** The summary of the records observed, under `head`. */
@@ -139,6 +157,7 @@ export class RunTally {
       canary: {
         circuitNotSent: this.circuitNotSent,
         outage: this.outageReason === null ? null : { reason: this.outageReason, records: this.outageRecords },
+        failed: this.failedReason === null ? null : { reason: this.failedReason, records: this.failedRecords },
       },
     };
   }

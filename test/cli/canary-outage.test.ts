@@ -1,4 +1,4 @@
-// For `screen` and `check`: an unreachable or hung canary, or a server that is not the canary's, is named on stderr in one
+// For `screen`, `check` and `ingest`: an unreachable or hung canary, or a server that is not the canary's, is named on stderr in one
 // line (URL, cause, the hint that fits: start it, or raise --timeout), and a batch stops sending checks once the circuit
 // breaker opens.
 import { existsSync } from "node:fs";
@@ -85,6 +85,25 @@ describe("check names an unreachable canary", () => {
       expect(existsSync(join(dir, "m.json"))).toBe(false);
     } finally {
       other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [{ fault: "garbage" }, "invalid_response"],
+    [{ fault: "status", status: 500 }, "http_error"],
+  ] as const)("ingest against a canary that answers chats with %j names it on stderr, with the records affected", async (fault, reason) => {
+    ollama.setReply(fault);
+    const dir = await mkdtemp(join(tmpdir(), "lc-wrong-answer-"));
+    try {
+      await writeFile(join(dir, "r.jsonl"), batch(3));
+      const run = await runCli(["ingest", "r.jsonl", "--manifest", "m.json", "--export", "e.json", "--ollama-url", ollama.url, "--timeout", "5"], { cwd: dir });
+      expect(run.code).toBe(2);
+      expect(warningsOf(run.stderr)).toEqual([
+        `warning: canary at ${ollama.url} (model qwen2.5:1.5b) answered, but not as Ollama does (${reason}) for 3 records of 3; the canary did not screen it; ` +
+          "fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)",
+      ]);
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
