@@ -27,8 +27,14 @@ export function checkRunAndContext(manifest: Obj, problems: ProblemList): void {
   if ((!isObj(pipeline) || own(pipeline, "canary_context_verified") !== true) && !canaryDisabledByChoice(manifest)) {
     problems.add("context_unverified", "manifest does not record a verified canary context window");
   }
-  // The recount ties counts.allowlisted to the records; the allow file must be named with them.
+  // The recount ties counts.admitted to the records; a run whose canary was off admits none (no
+  // segment of it can have been exercised), whatever its records were edited to say.
   const counts = own(manifest, "counts");
+  const admitted = isObj(counts) ? own(counts, "admitted") : undefined;
+  if (isObj(pipeline) && own(pipeline, "canary_enabled") === false && isInt(admitted) && admitted > 0) {
+    problems.add("pipeline_inconsistent", "manifest records the canary disabled but admits records");
+  }
+  // The recount ties counts.allowlisted to the records; the allow file must be named with them.
   if (isObj(counts) && own(counts, "allowlisted") !== undefined && (!isObj(run) || own(run, "allowlist") === undefined)) {
     problems.add("allowlist_unrecorded", "manifest admits records by an allowlist but does not record the allow file");
   }
@@ -183,6 +189,8 @@ function stateMatches(record: ManifestRecord): boolean {
   if (expected === null) return false;
   const want = allowlistedState(record, expected);
   if (want === null) return false;
+  // `detail` says why a record was held unchecked (malformed, over budget); a checked one has none.
+  if ((record.segments.length === 0) !== (record.detail !== null)) return false;
   return (
     statesRecordState(record, want) && (record.segments.length === 0 || record.segments_total === record.segments.length) && segmentsAgreeWithVerdicts(record)
   );

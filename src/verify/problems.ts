@@ -50,6 +50,7 @@ export const VERIFY_PROBLEM_CODES = [
   "counts_mismatch",
   "shard_invalid",
   "allowlist_unrecorded",
+  "pipeline_inconsistent",
   "allowlisted_admission",
   "verify_failed",
   "problems_not_kept",

@@ -254,6 +254,39 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
   });
 });
 
+describe("verifyExport catches a manifest that contradicts itself", () => {
+  it("a pipeline edited to say the canary was off, while records are admitted", () => {
+    const { manifest, exported } = pair();
+    manifest.pipeline.canary_enabled = false;
+    rehash(manifest, exported);
+    expect(verifyExport(exported, manifest)).toContainEqual({
+      code: "pipeline_inconsistent",
+      message: "manifest records the canary disabled but admits records",
+    });
+  });
+
+  it("a run with the canary off that admits nothing is not a contradiction", () => {
+    const run = synthRun([held]);
+    const manifest = reparse(run.manifest.document) as Json;
+    expect(manifest.counts.admitted).toBe(0);
+    manifest.pipeline.canary_enabled = false;
+    expect(codes(verifyManifestOnly(manifest))).not.toContain("pipeline_inconsistent");
+  });
+
+  it("a detail on a checked record, or none on a record held unchecked", () => {
+    const { manifest, exported } = pair();
+    manifest.records[0].detail = "x";
+    rehash(manifest, exported);
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: recorded state does not match its segments");
+    const malformed = synthRun([{ malformed: { text: "", detail: "record 0: text is empty" } }], { exportRequested: false });
+    const unchecked = reparse(malformed.manifest.document) as Json;
+    expect(unchecked.records[0].segments).toEqual([]);
+    expect(verifyManifestOnly(unchecked)).toEqual([]);
+    unchecked.records[0].detail = null;
+    expect(messages(verifyManifestOnly(unchecked))).toContain("record 0: recorded state does not match its segments");
+  });
+});
+
 describe("verifyExport never throws on hostile input", () => {
   it("wrong top-level types", () => {
     expect(verifyExport(null, {})).toEqual([{ code: "export_not_object", message: "export is not an object" }]);
