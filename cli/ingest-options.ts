@@ -2,8 +2,7 @@
 // policy overrides, canary settings, tuning knobs and reports), one plain object. The verb checks
 // and resolves them, the canary flags after the targets and the policy, so errors come in the
 // same order as from the library. Imported only when ingest runs.
-import type { PolicyLabels } from "../src/documents/policy.js";
-import type { IngestOptions } from "../src/verbs/ingest.js";
+import type { IngestOptions, PolicyLabels } from "../src/verbs/ingest.js";
 import { resolveReportSettings } from "../src/verbs/report-settings.js";
 import type { IngestFlags } from "./ingest-flags.js";
 import type { CliIo } from "./io.js";

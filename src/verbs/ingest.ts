@@ -10,6 +10,7 @@ import { resolveRunSettings, type IngestFilesOptions, type IngestReporter, type 
 import { resolveCanarySettings, type CanarySettings, type SettingsContext } from "./canary-settings.js";
 
 export { IngestRefusedError } from "../ingest/run-plan.js";
+export type { PolicyLabels } from "../documents/policy.js";
 
 /** Options of `ingest`: those of `ingestFiles`, with the canary's settings instead of a pipeline. */
 export interface IngestOptions extends Omit<IngestFilesOptions, "pipeline" | "reporter" | "unverifiedPipeline"> {
