@@ -86,3 +86,20 @@ export async function refuseSharedFiles(cwd: string, files: readonly RunFile[], 
   for (const file of files) await claim(file, false);
   for (const file of sides) await claim(file, true);
 }
+
+/**
+ * What `path` is when it exists and is a special file ("a named pipe", "a character device",
+ * …), else null. A whole-file write renames over its target and `--overwrite` unlinks it, so
+ * either would put a regular file where `/dev/null` or a named pipe was (as root, for every
+ * process of the host); a symlink is replaced itself, never what it points to, and a rename over
+ * a directory fails (callers that can name a directory better do so first).
+ */
+export async function specialFileKind(path: string): Promise<string | null> {
+  const info = await lstat(path).catch(() => null);
+  if (info === null || info.isFile() || info.isSymbolicLink() || info.isDirectory()) return null;
+  if (info.isFIFO()) return "a named pipe";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isSocket()) return "a socket";
+  return "not a regular file";
+}

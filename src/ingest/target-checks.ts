@@ -7,7 +7,7 @@ import { constants } from "node:fs";
 import { access, lstat, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { displayText } from "../core/display-text.js";
-import { fileIdentity, sameFile, type FileIdentity } from "../core/file-identity.js";
+import { fileIdentity, sameFile, specialFileKind, type FileIdentity } from "../core/file-identity.js";
 import { PublishError, type PublishTargets } from "../publish/targets.js";
 
 /** Each target with the flag that names it. */
@@ -33,6 +33,8 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   if (exported !== null && isInput(exported)) throw new PublishError("--export must not be the input file");
   for (const [flag, path] of flagged(targets)) {
     if ((await stat(path).catch(() => null))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
+    const special = await specialFileKind(path);
+    if (special !== null) throw new PublishError(`${flag} ${displayText(path)} is ${special}, not a regular file: name a file to write`);
     if ((await lstat(path).catch(() => null)) !== null && !targets.overwrite)
       throw new PublishError(`${flag} ${displayText(path)} already exists (use --overwrite to replace it)`);
   }

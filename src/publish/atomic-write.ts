@@ -5,8 +5,11 @@
 // Publication itself links instead of renaming (it must never replace a file); everything else
 // that rewrites a whole file (eval reports, demo captures) comes through here.
 import { dirname } from "node:path";
+import { displayText } from "../core/display-text.js";
+import { specialFileKind } from "../core/file-identity.js";
 import type { FramedDocument } from "./framed-document.js";
 import { nodePublishFs, type PublishFs } from "./fs.js";
+import { PublishError } from "./targets.js";
 import { syncDirectory, unlinkQuietly, writeTemp } from "./temp.js";
 
 export interface AtomicWriteOptions {
@@ -20,6 +23,9 @@ export interface AtomicWriteOptions {
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array | FramedDocument, options: AtomicWriteOptions = {}): Promise<void> {
   const fs = options.fs ?? nodePublishFs;
+  // Callers name their flag first; this is the last guard of every whole-file write.
+  const special = await specialFileKind(path);
+  if (special !== null) throw new PublishError(`${displayText(path)} is ${special}, not a regular file: refusing to replace it`);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let temporary: string | null = null;
   try {

@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { appendNoFollow } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import { refuseSharedFiles, type RunFile } from "../core/file-identity.js";
+import { refuseSharedFiles, specialFileKind, type RunFile } from "../core/file-identity.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import { frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
@@ -46,6 +46,9 @@ export interface CiRunFacts extends Pick<ReportRun, "total">, Partial<Pick<Repor
 async function opened<T>(flag: string, path: string, create: () => Promise<T>): Promise<T> {
   const existing = await stat(path).catch(() => null);
   if (existing?.isDirectory()) throw new UsageError(`${flag}: cannot write the report ${displayText(path)} (it is a directory)`);
+  // Renaming the report over /dev/null or a named pipe would put a regular file in its place.
+  const special = await specialFileKind(path);
+  if (special !== null) throw new UsageError(`${flag}: cannot write the report ${displayText(path)} (it is ${special}, not a regular file)`);
   try {
     return await create();
   } catch (error) {
