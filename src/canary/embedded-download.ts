@@ -3,7 +3,8 @@
 // fsync); a cut-off pull keeps its partial file for the next to resume with a Range request; bytes past the pinned
 // size are refused, a stalled transfer is aborted, and a lock allows one pull at a time per model.
 import { createHash, type Hash } from "node:crypto";
-import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { errorClassName, LittleCanaryError } from "../core/errors.js";
@@ -90,6 +91,10 @@ export async function pullModel(options: PullModelOptions): Promise<PullModelRes
 async function download(options: PullModelOptions, target: string, partial: string): Promise<PullModelResult> {
   const { model } = options;
   const fetchFn = options.fetch ?? globalThis.fetch;
+  // The partial file is ours by its name only: anything else at that name (a symlink planted in a
+  // shared model directory) is removed, never read as a prefix or written through.
+  const there = await lstat(partial).catch(() => null);
+  if (there !== null && !there.isFile()) await unlink(partial);
   let offset = (await sizeOf(partial)) ?? 0;
   if (model.size !== null && offset > model.size) {
     await rm(partial, { force: true });
@@ -153,13 +158,13 @@ async function download(options: PullModelOptions, target: string, partial: stri
       // The partial file already holds every byte; only its hash is left to check.
       await cancel();
     } else if (response.status === 206 && offset > 0 && rangeStart(response.headers.get("content-range")) === offset) {
-      file = await open(partial, "a");
+      file = await open(partial, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
     } else if (response.status === 200) {
       // No range asked, or a server that ignores it: the whole file comes again.
       digest = offset > 0 ? createHash("sha256") : hash;
       received = 0;
       resumedFrom = 0;
-      file = await open(partial, "w");
+      file = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
     } else {
       await cancel();
       throw new ModelPullError("io", `the model server answered HTTP ${response.status} for ${model.name}; nothing was cached`);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -108,6 +108,20 @@ describe("model pull", () => {
     await expect(pullModel({ model: spec(server), dir, idleTimeoutMs: 300 })).rejects.toThrow(/no data for 0.3s/);
     const result = await pullModel({ model: spec(server), dir });
     expect(result.resumedFrom).toBe(30_000);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+
+  it("a symlink planted at the partial file's name is removed, never written through or read as a prefix", async () => {
+    const server = await serve();
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    const victim = join(dir, "..", "victim.txt");
+    writeFileSync(victim, "VICTIM");
+    symlinkSync(victim, join(dir, `.tiny.gguf.${SHA.slice(0, 16)}.partial`));
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.resumedFrom).toBe(0);
+    expect(server.ranges).toEqual([null]);
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM");
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
