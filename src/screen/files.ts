@@ -21,7 +21,7 @@ import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documen
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import { type ReadOptions, recordBatches, refusalInInput, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
-import { fromFile, fromNodeStream } from "../jsonl/sources.js";
+import { fromFile, fromNodeStream, isRereadable } from "../jsonl/sources.js";
 import { isGenuinePipeline, type SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
@@ -230,10 +230,12 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     await options.beforeRead?.();
     // First pass: validation only.
     let source: AsyncIterable<Uint8Array>;
-    if (inputPath !== null) source = fromFile(inputPath);
+    if (inputPath !== null && (await isRereadable(inputPath))) source = fromFile(inputPath);
     else {
+      // Standard input, or a named pipe or device given by path: it can be read once, so the
+      // second pass reads the copy made during the first.
       copy = await ScratchFile.create(scratchTarget, "input");
-      source = copiedTo(fromNodeStream(options.input as Readable), copy);
+      source = copiedTo(inputPath !== null ? fromFile(inputPath) : fromNodeStream(options.input as Readable), copy);
     }
     const first = await scanRecords(untilAborted(source, signal), read, () => undefined);
     if (!first.ok) throw new InputRefusedError(refusalInInput(first.refusal.message, inputPath));

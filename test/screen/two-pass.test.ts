@@ -1,6 +1,7 @@
 // screenFile's two passes: the whole batch is validated before the first check, the second read
 // must be the bytes the first admitted, a stream is copied to a scratch file for it, and every
 // scratch file is gone afterwards, whatever happened.
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,6 +118,26 @@ describe("screenFile two passes", () => {
     expect(mode).toBe(0o600);
     expect(result.summary.total).toBe(7);
     expect(JSON.parse(Buffer.concat(written).toString("utf8")).items).toHaveLength(7);
+    expect(await spools()).toEqual([]);
+  });
+
+  it("a named pipe given by path is read once and copied like stdin, not waited on for a second writer", async () => {
+    const fifo = join(dir, "pipe");
+    execFileSync("mkfifo", ["-m", "600", fifo]);
+    // The writer opens the pipe, writes the batch once and closes it.
+    const writer = writeFile(fifo, lines(4));
+    let seen: string[] = [];
+    const result = await screenFile({
+      input: fifo,
+      pipeline: countingPipeline(),
+      output,
+      scratchDir: scratch,
+      afterRead: async () => void (seen = await spools()),
+    });
+    await writer;
+    expect(seen).toHaveLength(1);
+    expect(result.summary.total).toBe(4);
+    expect(JSON.parse(Buffer.concat(written).toString("utf8")).items).toHaveLength(4);
     expect(await spools()).toEqual([]);
   });
 
