@@ -745,15 +745,23 @@ function fileSize(path: string): { readonly size: number; readonly isFile: boole
 /** Refuses a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
 function assertSqliteHeader(path: string): void {
   const found = fileSize(path);
-  if (found === null || found.size === 0) return;
+  if (found === null) return;
+  // Before the size: a device reads as empty, and SQLite would then leave a journal beside it.
   if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${displayText(path)} is not a regular file`);
+  if (found.size === 0) return;
   const header = Buffer.alloc(SQLITE_MAGIC.length);
   let read = 0;
-  const fd = openSync(path, "r");
   try {
-    read = readSync(fd, header, 0, header.length, 0);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(path, "r");
+    try {
+      read = readSync(fd, header, 0, header.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+      cause: error,
+    });
   }
   if (read < header.length || !header.equals(SQLITE_MAGIC)) {
     throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; give a new path or an existing verdict cache`);

@@ -1,6 +1,7 @@
 // The SQLite verdict cache in one process: what it stores and refuses, stats and pruning with an
 // injected clock, and the files it refuses to open (left untouched).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -148,6 +149,19 @@ describe("verdict cache", () => {
       expect((error as Error).message).toContain(path);
     }
     expect(() => readFileSync(path)).toThrow();
+  });
+
+  it("a named pipe or a device is refused as not a regular file, and nothing is created beside it", () => {
+    const fifo = join(dir, "pipe.sqlite");
+    execFileSync("mkfifo", ["-m", "600", fifo]);
+    for (const path of [fifo, "/dev/null"]) {
+      const error = catchError(() => VerdictCache.open(path));
+      expect(error, path).toBeInstanceOf(CacheFileError);
+      expect((error as CacheFileError).problem, path).toBe("unopenable");
+      expect((error as Error).message, path).toBe(`the cache path ${path} is not a regular file`);
+    }
+    expect(readdirSync(dir)).toEqual(["pipe.sqlite"]);
+    expect(existsSync("/dev/null-journal")).toBe(false);
   });
 
   it("a file that is not SQLite, a damaged one, another application's database and an unknown schema are refused and left untouched", () => {
