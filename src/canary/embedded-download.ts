@@ -7,7 +7,7 @@ import { constants } from "node:fs";
 import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
-import { errorClassName, LittleCanaryError } from "../core/errors.js";
+import { errnoCode, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { cachedModelPath, fileSha256, hashFile, type PinnedModel } from "./embedded-models.js";
 import { causeChain, networkFailureCause } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
@@ -66,17 +66,31 @@ function declaredTotal(response: Response): number | null {
   return response.status === 200 && length !== null && /^\d+$/.test(length.trim()) ? Number(length) : null;
 }
 
+/** The errno-style code of a failed file operation, or "error". */
+const errnoOf = (error: unknown): string => errnoCode(error) ?? "error";
+
 /** Downloads `options.model` into `options.dir` (see the header); throws ModelPullError, `io` or `verification` (wrong bytes). */
 export async function pullModel(options: PullModelOptions): Promise<PullModelResult> {
   const { model, dir } = options;
   const target = cachedModelPath(dir, model);
   const partial = join(dir, `.${model.file}.${model.sha256.slice(0, 16)}.partial`);
-  await mkdir(dir, { recursive: true });
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    // EEXIST from a recursive mkdir, or ENOTDIR: a file is in the way (of the directory or a parent).
+    const why = errnoOf(error) === "EEXIST" || errnoOf(error) === "ENOTDIR" ? "a file is in its way" : errnoOf(error);
+    throw new ModelPullError("io", `cannot use the model directory ${displayText(dir)} (${why}): pass --model-dir a directory you can write`, { cause: error });
+  }
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(partial, { realpath: false, lockfilePath: `${partial}.lock`, stale: 30_000, update: 5_000 });
   } catch (error) {
-    throw new ModelPullError("io", `another model pull of ${displayText(model.name)} is running in ${displayText(dir)}`, { cause: error });
+    // ELOCKED: the lock is held; anything else (EACCES on a read-only directory) is the directory's.
+    const why =
+      errnoOf(error) === "ELOCKED"
+        ? `another model pull of ${displayText(model.name)} is running in ${displayText(dir)}`
+        : `cannot write in the model directory ${displayText(dir)} (${errnoOf(error)}): pass --model-dir a directory you can write`;
+    throw new ModelPullError("io", why, { cause: error });
   }
   try {
     if ((await sizeOf(target)) !== null && (await fileSha256(target)) === model.sha256) {

@@ -125,6 +125,19 @@ describe("model pull", () => {
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
+  it("a model directory that a file is in the way of is named as such, not as an unexpected failure", async () => {
+    const server = await serve();
+    const parent = mkdtempSync(join(tmpdir(), "lc-pull-"));
+    const file = join(parent, "models");
+    writeFileSync(file, "not a directory");
+    for (const dir of [file, join(file, "sub")]) {
+      const error = await pullModel({ model: spec(server), dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelPullError);
+      expect((error as Error).message).toBe(`cannot use the model directory ${dir} (a file is in its way): pass --model-dir a directory you can write`);
+    }
+    expect(server.ranges).toEqual([]);
+  });
+
   it("a wrong file already at the target is replaced by the verified download", async () => {
     const server = await serve();
     const dir = freshDir();
