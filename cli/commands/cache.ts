@@ -55,6 +55,7 @@ export function define(io: CliIo, state: RunState): Command {
         ...(flags.olderThan !== undefined ? { olderThan: flags.olderThan } : {}),
         ...(flags.identity !== undefined ? { identity: flags.identity } : {}),
         ...(flags.maxBytes !== undefined ? { maxBytes: flags.maxBytes } : {}),
+        onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
       });
       await writeOut(io.stdout, `${JSON.stringify(result)}\n`);
       state.exitCode = 0;

@@ -56,6 +56,8 @@ export interface CachePruneOptions extends CacheStatsOptions {
   readonly maxBytes?: string | number;
   /** The clock ages are measured against (default the system clock). */
   readonly clock?: () => Date;
+  /** Told when the file is still larger than `maxBytes` after the prune (another process held it open). */
+  readonly onWarning?: (message: string) => void;
 }
 
 const pathOf = (options: CacheStatsOptions): string => {
@@ -97,6 +99,11 @@ export function cachePrune(options: CachePruneOptions) {
     if (maxBytes === undefined) return { path, removed, remaining: cache.stats().entries };
     const bySize = cache.pruneToSize(maxBytes);
     removed += bySize.removed;
+    if (bySize.sizeBytes > maxBytes) {
+      options.onWarning?.(
+        `the cache file is still ${bySize.sizeBytes} bytes, above --max-bytes ${maxBytes}: another process held it open, so its write-ahead log could not be emptied; run cache prune again once it is closed`,
+      );
+    }
     return { path, removed, remaining: cache.stats().entries, size_bytes: bySize.sizeBytes };
   } finally {
     cache.close();
