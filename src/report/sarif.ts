@@ -54,14 +54,27 @@ function driver(): Record<string, unknown> {
  * in which some text was not screened did not do its job: `executionSuccessful` is false then, and
  * a notification counts those texts (GitHub shows it on the tool's status page).
  */
-function invocation(facts: ReportRun, notScreened: number): Record<string, unknown> {
+function invocation(facts: ReportRun, notScreened: number, notListed: number): Record<string, unknown> {
   const text = `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)`;
+  const notifications = [
+    ...(notScreened === 0 ? [] : [{ level: "error", message: { text } }]),
+    ...(notListed === 0
+      ? []
+      : [
+          {
+            level: "warning",
+            message: {
+              text: `${notListed} more result${notListed === 1 ? "" : "s"} not listed: a run lists at most ${MAX_SARIF_RESULTS} (GitHub code scanning rejects a run with more); the command's own output lists every item`,
+            },
+          },
+        ]),
+  ];
   return {
     executionSuccessful: notScreened === 0,
     // SARIF's date-time form: UTC with a `Z`.
     startTimeUtc: facts.startedAt.toISOString(),
     endTimeUtc: facts.endedAt.toISOString(),
-    ...(notScreened === 0 ? {} : { toolExecutionNotifications: [{ level: "error", message: { text } }] }),
+    ...(notifications.length === 0 ? {} : { toolExecutionNotifications: notifications }),
   };
 }
 
@@ -96,6 +109,12 @@ function resultOf(item: ReportItem, rule: ReportRule, artifact: string): Record<
 }
 
 /**
+ * Most results one run lists, in input order: GitHub code scanning rejects a SARIF run of more
+ * than 25,000 results, and a rejected upload shows no alert at all.
+ */
+export const MAX_SARIF_RESULTS = 25_000;
+
+/**
  * The SARIF format of a log naming the input `artifact` (see `artifactUri`): one result per item
  * that did not pass, as a member of the run's `results` array.
  */
@@ -103,20 +122,26 @@ export function sarifFormat(artifact: string): ReportFormat {
   let results = 0;
   /** Results under a coverage rule: texts the run did not (fully) screen. */
   let notScreened = 0;
+  /** Results past MAX_SARIF_RESULTS, counted in a notification instead. */
+  let notListed = 0;
   return {
     label: "sarif-results",
     entry(item) {
       if (item.rule === null) return "";
       if (item.rule.kind === "coverage") notScreened++;
+      if (results >= MAX_SARIF_RESULTS) {
+        notListed++;
+        return "";
+      }
       const text = JSON.stringify(resultOf(item, item.rule, artifact));
       return results++ === 0 ? text : `,${text}`;
     },
     frame(facts) {
       const run = {
         tool: { driver: driver() },
-        invocations: [invocation(facts, notScreened)],
+        invocations: [invocation(facts, notScreened, notListed)],
         columnKind: "unicodeCodePoints",
-        properties: { total: facts.total, ...facts.properties },
+        properties: { total: facts.total, ...(notListed === 0 ? {} : { resultsNotListed: notListed }), ...facts.properties },
       };
       const head = JSON.stringify({ $schema: SARIF_SCHEMA_URI, version: "2.1.0", runs: [{ ...run, results: [] }] });
       // The frame: everything before and after the empty results array of the one run.

@@ -9,6 +9,8 @@ import AjvModule from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestFiles } from "../../src/ingest/files.js";
+import { REPORT_RULES } from "../../src/report/rules.js";
+import { MAX_SARIF_RESULTS, sarifFormat } from "../../src/report/sarif.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
 import { screenWithReportsIn } from "./screen-fixture.js";
@@ -157,5 +159,32 @@ describe("ingest's SARIF log", () => {
     // The malformed record was not screened: the run did not fully do its job.
     expect(log.runs[0]?.invocations[0]).toMatchObject({ executionSuccessful: false, startTimeUtc: START.toISOString(), endTimeUtc: END.toISOString() });
     expect(check(JSON.parse(JSON.stringify(log).replace('"version":"2.1.0"', '"version":"2.1"'))).ok).toBe(false);
+  });
+});
+
+describe("the SARIF results cap", () => {
+  it("a run lists at most MAX_SARIF_RESULTS results, in input order; a warning notification and a property count the rest, and the log still validates", async () => {
+    const format = sarifFormat("in.jsonl");
+    const extra = 3;
+    const entries: string[] = [];
+    for (let i = 0; i < MAX_SARIF_RESULTS + extra; i++) {
+      entries.push(format.entry({ index: i, line: i + 1, rule: REPORT_RULES.degraded, outcome: "degraded", sha256: "a".repeat(64), id: null, matches: [] }));
+    }
+    // A pass adds nothing either way.
+    entries.push(format.entry({ index: 0, line: 1, rule: null, outcome: "pass", sha256: "a".repeat(64), id: null, matches: [] }));
+    const frame = format.frame({ total: MAX_SARIF_RESULTS + extra + 1, properties: {}, startedAt: START, endedAt: END });
+    const log = JSON.parse(`${frame.prefix}${entries.join("")}${frame.suffix}`) as Log & { runs: Array<{ properties: Record<string, unknown> }> };
+    const run = log.runs[0];
+    if (run === undefined) throw new Error("no run");
+    expect(run.results).toHaveLength(MAX_SARIF_RESULTS);
+    expect((run.results.at(-1) as unknown as { properties: { index: number } }).properties.index).toBe(MAX_SARIF_RESULTS - 1);
+    expect(run.properties["resultsNotListed"]).toBe(extra);
+    const notes = run.invocations[0]?.toolExecutionNotifications ?? [];
+    expect(notes.map((n) => n.level)).toEqual(["error", "warning"]);
+    expect(notes[0]?.message.text).toBe(`${MAX_SARIF_RESULTS + extra} of ${MAX_SARIF_RESULTS + extra + 1} items not fully screened (coverage results)`);
+    expect(notes[1]?.message.text).toContain(`${extra} more results not listed: a run lists at most ${MAX_SARIF_RESULTS}`);
+    const validate = await validator();
+    const verdict = validate(log);
+    expect(verdict.ok, verdict.errors).toBe(true);
   });
 });
