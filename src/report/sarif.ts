@@ -15,15 +15,18 @@ const RULES_URI = `${INFORMATION_URI}/blob/main/docs/ci.md#rules`;
 
 /**
  * The URI reference SARIF names the input by: the path as given, with `\` turned into `/` and
- * each segment percent-encoded; standard input is `stdin`.
+ * each segment percent-encoded; an absolute path as a `file://` URI (SARIF's form for an absolute
+ * path: a bare `/tmp/x` is not an absolute URI);
+ * standard input is `stdin`.
  */
 export function artifactUri(input: string | null): string {
   if (input === null || input === "-") return "stdin";
-  return input
+  const encoded = input
     .replaceAll("\\", "/")
     .split("/")
     .map((segment) => encodeURIComponent(segment))
     .join("/");
+  return encoded.startsWith("/") ? `file://${encoded}` : encoded;
 }
 
 /**

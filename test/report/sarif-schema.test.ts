@@ -10,7 +10,7 @@ import addFormatsModule from "ajv-formats";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestFiles } from "../../src/ingest/files.js";
 import { REPORT_RULES } from "../../src/report/rules.js";
-import { MAX_SARIF_RESULTS, sarifFormat } from "../../src/report/sarif.js";
+import { artifactUri, MAX_SARIF_RESULTS, sarifFormat } from "../../src/report/sarif.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
 import { screenWithReportsIn } from "./screen-fixture.js";
@@ -186,5 +186,15 @@ describe("the SARIF results cap", () => {
     const validate = await validator();
     const verdict = validate(log);
     expect(verdict.ok, verdict.errors).toBe(true);
+  });
+});
+
+describe("the SARIF artifact URI", () => {
+  it("is the path as given for a relative path, a file:// URI for an absolute one, and stdin for standard input", () => {
+    expect(artifactUri("docs/in.jsonl")).toBe("docs/in.jsonl");
+    expect(artifactUri("dir\\in put.jsonl")).toBe("dir/in%20put.jsonl");
+    expect(artifactUri("/tmp/a b/x.jsonl")).toBe("file:///tmp/a%20b/x.jsonl");
+    expect(artifactUri("-")).toBe("stdin");
+    expect(artifactUri(null)).toBe("stdin");
   });
 });
