@@ -156,6 +156,21 @@ describe("examples/kubernetes", () => {
     }
   });
 
+  it("the agent is told the sidecar's /check by the variable the host adapters read, on the sidecar's port", () => {
+    const [deployment] = docs("serve-sidecar.yaml") as [Doc];
+    const containers = deployment["spec"]["template"]["spec"]["containers"] as Doc[];
+    const agent = containers.find((c) => c["name"] === "agent")!;
+    const sidecar = containers.find((c) => c["name"] === "little-canary")!;
+    const endpoint = new URL(env(agent, "LITTLE_CANARY_ENDPOINT") as string);
+    expect(endpoint.pathname).toBe("/check");
+    expect(endpoint.hostname).toBe("127.0.0.1");
+    // The sidecar gives no --port: serve's default, which its probes use too.
+    expect((sidecar["command"] as string[]).some((arg) => arg.startsWith("--port"))).toBe(false);
+    expect(endpoint.port).toBe("18421");
+    const hook = readFileSync(join(DIR, "..", "..", "integrations", "claude-code", "hooks", "user-prompt-submit.mjs"), "utf8");
+    expect(hook).toContain("LITTLE_CANARY_ENDPOINT");
+  });
+
   it("the screening sidecar's readiness probe asks /ready (fails while the canary is down) and its liveness probe /health (does not)", async () => {
     const [deployment] = docs("serve-sidecar.yaml") as [Doc];
     const sidecar = (deployment["spec"]["template"]["spec"]["containers"] as Doc[]).find((c) => c["name"] === "little-canary")!;
