@@ -578,7 +578,7 @@ function screenerFor(config, adapterName) {
 		...config,
 		adapterName
 	});
-	const failureMode = config.failureMode ?? "allow";
+	const failureMode = config.failureMode ?? "deny";
 	return async () => ({
 		outcome: unscreenedForHost(config.problem, { failureMode }),
 		notices: []

@@ -609,7 +609,7 @@ function screenerFor(config, adapterName) {
 		...config,
 		adapterName
 	});
-	const failureMode = config.failureMode ?? "allow";
+	const failureMode = config.failureMode ?? "deny";
 	return async () => ({
 		outcome: unscreenedForHost(config.problem, { failureMode }),
 		notices: []
@@ -691,7 +691,7 @@ async function runCommandHook(options) {
 		answer = options.render(outcome, notices);
 	} catch (error) {
 		const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
-		const mode = readAdapterEnv(env).failureMode ?? "allow";
+		const mode = readAdapterEnv(env).failureMode ?? "deny";
 		answer = options.render(unscreenedForHost(name, { failureMode: mode }), []);
 	}
 	await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(void 0)));

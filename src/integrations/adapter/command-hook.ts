@@ -101,7 +101,7 @@ export async function runCommandHook(options: CommandHookOptions): Promise<void>
     answer = options.render(outcome, notices);
   } catch (error) {
     const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
-    const mode = readAdapterEnv(env).failureMode ?? "allow";
+    const mode = readAdapterEnv(env).failureMode ?? "deny";
     answer = options.render(unscreenedForHost(name, { failureMode: mode }), []);
   }
   await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(undefined)));

@@ -88,7 +88,8 @@ export function createScreener(options: ScreenerOptions): Screen {
 /** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
 export function screenerFor(config: AdapterConfig, adapterName: string): Screen {
   if (config.ok) return createScreener({ ...config, adapterName });
-  const failureMode = config.failureMode ?? "allow";
+  // An invalid failure mode is a setting the user meant to make: refuse, never read it as allow.
+  const failureMode = config.failureMode ?? "deny";
   return async () => ({ outcome: unscreenedForHost(config.problem, { failureMode }), notices: [] });
 }
 

@@ -164,10 +164,11 @@ describe("configuration and hook input", () => {
     expect(run.stdout).toBe(line(failClosed("invalid adapter configuration (timeout must be an integer from 100 to 5000 milliseconds)")));
   });
 
-  it("an invalid failure mode is reported as a warning with no decision, never silently allowed", async () => {
-    const run = await runHook(SCRIPT, "not json at all", { LITTLE_CANARY_FAILURE_MODE: "bogus" });
-    expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
-    expect(JSON.parse(run.stdout)).not.toHaveProperty("decision");
+  it("an invalid failure mode is reported and refuses the prompt, never read as allow", async () => {
+    for (const input of ["not json at all", hookInput(EVENT, BENIGN_PROMPT)]) {
+      const run = await runHook(SCRIPT, input, { LITTLE_CANARY_FAILURE_MODE: "dney" });
+      expect(run.stdout).toBe(line(failClosed("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
+    }
   });
 
   it("another hook event is blocked under deny", async () => {

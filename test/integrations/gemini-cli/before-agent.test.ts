@@ -78,9 +78,11 @@ describe("failures and configuration", () => {
     expect(run.stdout).toBe(line(failClosed("invalid adapter configuration (endpoint must be an HTTP loopback /check URL without credentials or query data)")));
   });
 
-  it("an invalid failure mode is reported even when stdin is bad (no quiet allow)", async () => {
-    const run = await runHook(SCRIPT, "{broken", { LITTLE_CANARY_FAILURE_MODE: "sometimes" });
-    expect(run.stdout).toBe(line(failOpen("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
+  it("an invalid failure mode is reported and denies, even when stdin is bad (no quiet allow)", async () => {
+    for (const input of ["{broken", hookInput(EVENT, BENIGN_PROMPT)]) {
+      const run = await runHook(SCRIPT, input, { LITTLE_CANARY_FAILURE_MODE: "sometimes" });
+      expect(run.stdout).toBe(line(failClosed("invalid adapter configuration (failure mode must be 'allow' or 'deny')")));
+    }
   });
 
   it("a Claude Code event name is not accepted as BeforeAgent", async () => {

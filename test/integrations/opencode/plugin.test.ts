@@ -140,7 +140,7 @@ describe("what is screened", () => {
     const hooks = createOpenCodeHooks({ client, env: { LITTLE_CANARY_FAILURE_MODE: "bogus" }, stderr: { write: (s: string) => stderr.push(s) } });
     await hooks["chat.message"]({}, { parts: [{ type: "text", text: BENIGN_PROMPT }] });
     expect(stderr).toEqual([
-      "Little Canary: Screening unavailable: invalid adapter configuration (failure mode must be 'allow' or 'deny'); OpenCode continued.\n",
+      "Little Canary: Screening unavailable: invalid adapter configuration (failure mode must be 'allow' or 'deny'); OpenCode continued. This OpenCode hook cannot block the turn, so the fail-closed policy could not be applied.\n",
     ]);
   });
 
