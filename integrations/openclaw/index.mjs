@@ -574,9 +574,19 @@ function screenerFor(config, adapterName) {
 		...config,
 		adapterName
 	});
+	const unscreened = unscreenedFor(config);
+	return async () => unscreened("");
+}
+/**
+* What a hook gives an input it could not send (`reason`, fixed words such as "prompt was not a
+* string"): unscreened, refused under `deny`. A configuration problem is named instead of the
+* reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
+*/
+function unscreenedFor(config) {
 	const failureMode = config.failureMode ?? "deny";
-	return async () => ({
-		outcome: unscreenedForHost(config.problem, { failureMode }),
+	const problem = config.ok ? null : config.problem;
+	return (reason) => ({
+		outcome: unscreenedForHost(problem ?? reason, { failureMode }),
 		notices: []
 	});
 }
@@ -638,7 +648,9 @@ function createBeforeAgentRunHandler(options = {}) {
 	const config = typeof options.config === "object" && options.config !== null ? options.config : {};
 	const env = options.env ?? process.env;
 	const logger = options.logger ?? { warn: (message) => process.stderr.write(`${message}\n`) };
-	const screen = screenerFor(adapterConfig(env, parseServiceOrigin(config["serviceUrl"]), config["timeoutMs"], OPENCLAW_TIMEOUT_LIMITS), "this plugin");
+	const settings = adapterConfig(env, parseServiceOrigin(config["serviceUrl"]), config["timeoutMs"], OPENCLAW_TIMEOUT_LIMITS);
+	const screen = screenerFor(settings, "this plugin");
+	const unscreened = unscreenedFor(settings);
 	function warn(message) {
 		try {
 			logger.warn(PREFIX + message);
@@ -646,8 +658,8 @@ function createBeforeAgentRunHandler(options = {}) {
 	}
 	return async function beforeAgentRun(event) {
 		const prompt = event?.prompt;
-		if (typeof prompt !== "string" || prompt === "") return PASS;
-		const { outcome, notices } = await screen(prompt);
+		if (prompt === void 0 || prompt === null || prompt === "") return PASS;
+		const { outcome, notices } = typeof prompt === "string" ? await screen(prompt) : unscreened("prompt was not a string");
 		const message = warning(outcome);
 		if (message !== null) warn(message);
 		for (const notice of notices) warn(notice);

@@ -578,17 +578,29 @@ function screenerFor(config, adapterName) {
 		...config,
 		adapterName
 	});
+	const unscreened = unscreenedFor(config);
+	return async () => unscreened("");
+}
+/**
+* What a hook gives an input it could not send (`reason`, fixed words such as "prompt was not a
+* string"): unscreened, refused under `deny`. A configuration problem is named instead of the
+* reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
+*/
+function unscreenedFor(config) {
 	const failureMode = config.failureMode ?? "deny";
-	return async () => ({
-		outcome: unscreenedForHost(config.problem, { failureMode }),
+	const problem = config.ok ? null : config.problem;
+	return (reason) => ({
+		outcome: unscreenedForHost(problem ?? reason, { failureMode }),
 		notices: []
 	});
 }
 /** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
 function createHookPluginScreener(options, adapterName) {
 	const env = options.env ?? process.env;
+	const config = adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"], HOOK_TIMEOUT_LIMITS);
 	return {
-		screen: screenerFor(adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"], HOOK_TIMEOUT_LIMITS), adapterName),
+		screen: screenerFor(config, adapterName),
+		unscreened: unscreenedFor(config),
 		stderr: options.stderr ?? process.stderr
 	};
 }

@@ -578,17 +578,29 @@ function screenerFor(config, adapterName) {
 		...config,
 		adapterName
 	});
+	const unscreened = unscreenedFor(config);
+	return async () => unscreened("");
+}
+/**
+* What a hook gives an input it could not send (`reason`, fixed words such as "prompt was not a
+* string"): unscreened, refused under `deny`. A configuration problem is named instead of the
+* reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
+*/
+function unscreenedFor(config) {
 	const failureMode = config.failureMode ?? "deny";
-	return async () => ({
-		outcome: unscreenedForHost(config.problem, { failureMode }),
+	const problem = config.ok ? null : config.problem;
+	return (reason) => ({
+		outcome: unscreenedForHost(problem ?? reason, { failureMode }),
 		notices: []
 	});
 }
 /** Such a plugin's screen (LITTLE_CANARY_ENDPOINT, and `timeoutMs` or else LITTLE_CANARY_TIMEOUT_MS) and its stderr. */
 function createHookPluginScreener(options, adapterName) {
 	const env = options.env ?? process.env;
+	const config = adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"], HOOK_TIMEOUT_LIMITS);
 	return {
-		screen: screenerFor(adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env["LITTLE_CANARY_TIMEOUT_MS"], HOOK_TIMEOUT_LIMITS), adapterName),
+		screen: screenerFor(config, adapterName),
+		unscreened: unscreenedFor(config),
 		stderr: options.stderr ?? process.stderr
 	};
 }
@@ -618,7 +630,7 @@ function notification(outcome) {
 }
 /** Builds the `input` handler; the configuration is checked once, here. */
 function createInputHandler(options = {}) {
-	const { screen, stderr } = createHookPluginScreener(options, "this extension");
+	const { screen, unscreened, stderr } = createHookPluginScreener(options, "this extension");
 	function notify(ctx, message, level) {
 		try {
 			if (ctx?.hasUI && typeof ctx.ui?.notify === "function") ctx.ui.notify(message, level);
@@ -627,9 +639,9 @@ function createInputHandler(options = {}) {
 	}
 	return async function onInput(event, ctx) {
 		const text = event?.text;
-		if (typeof text !== "string" || text === "") return CONTINUE;
+		if (text === void 0 || text === null || text === "") return CONTINUE;
 		const context = ctx;
-		const { outcome, notices } = await screen(text);
+		const { outcome, notices } = typeof text === "string" ? await screen(text) : unscreened("prompt was not a string");
 		const note = notification(outcome);
 		if (note !== null) notify(context, note[0], note[1]);
 		for (const notice of notices) notify(context, notice, "warning");

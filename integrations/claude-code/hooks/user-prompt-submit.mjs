@@ -327,7 +327,7 @@ function parseTimeoutMs(raw, limits) {
 }
 /**
 * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS and the name in
-* LITTLE_CANARY_TOKEN_FILE. An invalid failure mode is reported fail-open style, never read as allow.
+* LITTLE_CANARY_TOKEN_FILE. An invalid failure mode is reported (`failureMode` null) and counts as deny, never as allow.
 */
 function readAdapterEnv(env, limits = HOOK_TIMEOUT_LIMITS) {
 	return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);
@@ -609,9 +609,19 @@ function screenerFor(config, adapterName) {
 		...config,
 		adapterName
 	});
+	const unscreened = unscreenedFor(config);
+	return async () => unscreened("");
+}
+/**
+* What a hook gives an input it could not send (`reason`, fixed words such as "prompt was not a
+* string"): unscreened, refused under `deny`. A configuration problem is named instead of the
+* reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
+*/
+function unscreenedFor(config) {
 	const failureMode = config.failureMode ?? "deny";
-	return async () => ({
-		outcome: unscreenedForHost(config.problem, { failureMode }),
+	const problem = config.ok ? null : config.problem;
+	return (reason) => ({
+		outcome: unscreenedForHost(problem ?? reason, { failureMode }),
 		notices: []
 	});
 }
@@ -660,10 +670,7 @@ async function decideHook({ read, env, event, adapterName }) {
 	const config = readAdapterEnv(env);
 	const screen = screenerFor(config, adapterName);
 	if (!config.ok) return screen("");
-	const unscreened = (reason) => ({
-		outcome: unscreenedForHost(reason, { failureMode: config.failureMode }),
-		notices: []
-	});
+	const unscreened = unscreenedFor(config);
 	const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
 	if (!parsed.ok) return unscreened(parsed.reason);
 	if (parsed.value["hook_event_name"] !== event) return unscreened("unexpected hook event");

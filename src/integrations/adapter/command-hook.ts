@@ -6,7 +6,7 @@
 import { readUntilSettled } from "../../core/read-until-settled.js";
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { readAdapterEnv, type AdapterEnv } from "./config.js";
-import { screenerFor, type ScreenResult } from "./screener.js";
+import { screenerFor, unscreenedFor, type ScreenResult } from "./screener.js";
 import { parseJsonObject, type JsonObjectReasons } from "./client.js";
 
 /** The most hook-input bytes read from stdin. */
@@ -60,10 +60,10 @@ interface HookInvocation {
 export async function decideHook({ read, env, event, adapterName }: HookInvocation): Promise<ScreenResult> {
   const config = readAdapterEnv(env);
   const screen = screenerFor(config, adapterName);
-  // A configuration problem is reported before the hook input is read (an invalid failure mode in
-  // fail-open style: we neither invent `allow` silently nor refuse blindly), and nothing is screened.
+  // A configuration problem is reported before the hook input is read (an invalid failure mode
+  // counts as deny), and nothing is screened.
   if (!config.ok) return screen("");
-  const unscreened = (reason: string): ScreenResult => ({ outcome: unscreenedForHost(reason, { failureMode: config.failureMode }), notices: [] });
+  const unscreened = unscreenedFor(config);
   const parsed = read.ok ? parseJsonObject(read.bytes, HOOK_INPUT_REASONS) : read;
   if (!parsed.ok) return unscreened(parsed.reason);
   if (parsed.value["hook_event_name"] !== event) return unscreened("unexpected hook event");

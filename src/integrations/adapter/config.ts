@@ -133,7 +133,7 @@ export type AdapterConfig =
 
 /**
  * Reads LITTLE_CANARY_FAILURE_MODE, LITTLE_CANARY_ENDPOINT, LITTLE_CANARY_TIMEOUT_MS and the name in
- * LITTLE_CANARY_TOKEN_FILE. An invalid failure mode is reported fail-open style, never read as allow.
+ * LITTLE_CANARY_TOKEN_FILE. An invalid failure mode is reported (`failureMode` null) and counts as deny, never as allow.
  */
 export function readAdapterEnv(env: AdapterEnv, limits: TimeoutLimits = HOOK_TIMEOUT_LIMITS): AdapterConfig {
   return adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), env[TIMEOUT_ENV], limits);

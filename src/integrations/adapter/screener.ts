@@ -88,9 +88,19 @@ export function createScreener(options: ScreenerOptions): Screen {
 /** The screen every hook call of a plugin uses, for its configuration (checked once, by adapterConfig). */
 export function screenerFor(config: AdapterConfig, adapterName: string): Screen {
   if (config.ok) return createScreener({ ...config, adapterName });
-  // An invalid failure mode is a setting the user meant to make: refuse, never read it as allow.
+  const unscreened = unscreenedFor(config);
+  return async () => unscreened("");
+}
+
+/**
+ * What a hook gives an input it could not send (`reason`, fixed words such as "prompt was not a
+ * string"): unscreened, refused under `deny`. A configuration problem is named instead of the
+ * reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
+ */
+export function unscreenedFor(config: AdapterConfig): (reason: string) => ScreenResult {
   const failureMode = config.failureMode ?? "deny";
-  return async () => ({ outcome: unscreenedForHost(config.problem, { failureMode }), notices: [] });
+  const problem = config.ok ? null : config.problem;
+  return (reason) => ({ outcome: unscreenedForHost(problem ?? reason, { failureMode }), notices: [] });
 }
 
 /** What a plugin configured as the command hooks are reads: the environment, a stderr for its warnings and a deadline. */
@@ -107,10 +117,10 @@ export interface HookPluginOptions {
 export function createHookPluginScreener(
   options: HookPluginOptions,
   adapterName: string,
-): { screen: Screen; stderr: NonNullable<HookPluginOptions["stderr"]> } {
+): { screen: Screen; unscreened: (reason: string) => ScreenResult; stderr: NonNullable<HookPluginOptions["stderr"]> } {
   const env = options.env ?? process.env;
   const config = adapterConfig(env, parseCheckEndpoint(env[ENDPOINT_ENV]), options.timeoutMs ?? env[TIMEOUT_ENV], HOOK_TIMEOUT_LIMITS);
-  return { screen: screenerFor(config, adapterName), stderr: options.stderr ?? process.stderr };
+  return { screen: screenerFor(config, adapterName), unscreened: unscreenedFor(config), stderr: options.stderr ?? process.stderr };
 }
 
 /**

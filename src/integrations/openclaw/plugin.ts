@@ -5,7 +5,7 @@
 // short of a clean pass. `serviceUrl` must be a loopback origin, as for every adapter.
 import type { HostClassification } from "../classify.js";
 import { adapterConfig, parseServiceOrigin, type AdapterEnv, type TimeoutLimits } from "../adapter/config.js";
-import { isConfigProblem, screenerFor } from "../adapter/screener.js";
+import { isConfigProblem, screenerFor, unscreenedFor } from "../adapter/screener.js";
 
 /** The plugin id in openclaw.plugin.json (and the prefix of every warning). */
 export const PLUGIN_ID = "little-canary-openclaw";
@@ -71,7 +71,9 @@ export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}
   const config = (typeof options.config === "object" && options.config !== null ? options.config : {}) as Record<string, unknown>;
   const env = options.env ?? process.env;
   const logger = options.logger ?? { warn: (message: string) => process.stderr.write(`${message}\n`) };
-  const screen = screenerFor(adapterConfig(env, parseServiceOrigin(config["serviceUrl"]), config["timeoutMs"], OPENCLAW_TIMEOUT_LIMITS), "this plugin");
+  const settings = adapterConfig(env, parseServiceOrigin(config["serviceUrl"]), config["timeoutMs"], OPENCLAW_TIMEOUT_LIMITS);
+  const screen = screenerFor(settings, "this plugin");
+  const unscreened = unscreenedFor(settings);
 
   function warn(message: string): void {
     try {
@@ -83,8 +85,9 @@ export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}
 
   return async function beforeAgentRun(event: unknown): Promise<OpenClawResult> {
     const prompt = (event as { prompt?: unknown } | null | undefined)?.prompt;
-    if (typeof prompt !== "string" || prompt === "") return PASS;
-    const { outcome, notices } = await screen(prompt);
+    // No prompt is nothing to screen; a prompt of another shape cannot be screened, so it is unscreened.
+    if (prompt === undefined || prompt === null || prompt === "") return PASS;
+    const { outcome, notices } = typeof prompt === "string" ? await screen(prompt) : unscreened("prompt was not a string");
     const message = warning(outcome);
     if (message !== null) warn(message);
     for (const notice of notices) warn(notice);

@@ -51,7 +51,7 @@ export type PiInputHandler = (event: unknown, ctx: unknown) => Promise<PiAction>
 
 /** Builds the `input` handler; the configuration is checked once, here. */
 export function createInputHandler(options: PiHandlerOptions = {}): PiInputHandler {
-  const { screen, stderr } = createHookPluginScreener(options, "this extension");
+  const { screen, unscreened, stderr } = createHookPluginScreener(options, "this extension");
 
   function notify(ctx: PiContext | undefined, message: string, level: PiLevel): void {
     try {
@@ -64,9 +64,10 @@ export function createInputHandler(options: PiHandlerOptions = {}): PiInputHandl
 
   return async function onInput(event: unknown, ctx: unknown): Promise<PiAction> {
     const text = (event as { text?: unknown } | null | undefined)?.text;
-    if (typeof text !== "string" || text === "") return CONTINUE;
+    // No text is nothing to screen; text of another shape cannot be screened, so it is unscreened.
+    if (text === undefined || text === null || text === "") return CONTINUE;
     const context = ctx as PiContext | undefined;
-    const { outcome, notices } = await screen(text);
+    const { outcome, notices } = typeof text === "string" ? await screen(text) : unscreened("prompt was not a string");
     const note = notification(outcome);
     if (note !== null) notify(context, note[0], note[1]);
     for (const notice of notices) notify(context, notice, "warning");

@@ -57,6 +57,20 @@ describe("what is screened and where it may go", () => {
     expect(raw.requests).toHaveLength(0);
   });
 
+  it("a prompt that is not a string cannot be screened: blocked under deny, passed with a warning under allow, no request", async () => {
+    const raw = await startRawService(answering("{}"));
+    open.push(raw);
+    for (const prompt of [[UNSAFE_PROMPT], { text: UNSAFE_PROMPT }, 42]) {
+      const deny = handlerFor(raw.origin, { LITTLE_CANARY_FAILURE_MODE: "deny" });
+      expect(await deny.handler({ prompt })).toEqual(BLOCK_UNSCREENED);
+      expect(deny.warnings).toEqual([`${P}screening failed (prompt was not a string); blocking run (fail-closed policy)`]);
+      const allow = handlerFor(raw.origin);
+      expect(await allow.handler({ prompt })).toEqual({ outcome: "pass" });
+      expect(allow.warnings).toEqual([`${P}screening failed (prompt was not a string); allowing run`]);
+    }
+    expect(raw.requests).toHaveLength(0);
+  });
+
   it.each([
     ["https", "https://127.0.0.1:PORT"],
     ["a non-loopback host", "http://192.0.2.10:PORT"],

@@ -42,7 +42,7 @@ describe("the four acceptance cases in both failure modes", () => {
 });
 
 describe("edges", () => {
-  it("empty or non-string text continues without a request", async () => {
+  it("empty or missing text continues without a request", async () => {
     const raw = await startRawService(answering("{}"));
     open.push(raw);
     const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: raw.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" } });
@@ -50,6 +50,23 @@ describe("edges", () => {
     expect(await handler({ text: "" }, ctx)).toEqual({ action: "continue" });
     expect(await handler({ images: [] }, ctx)).toEqual({ action: "continue" });
     expect(notes).toEqual([]);
+    expect(raw.requests).toHaveLength(0);
+  });
+
+  it("text that is not a string cannot be screened: stopped under deny, continued with a warning under allow, no request", async () => {
+    const raw = await startRawService(answering("{}"));
+    open.push(raw);
+    for (const [mode, action, level] of [
+      ["deny", "handled", "error"],
+      ["allow", "continue", "warning"],
+    ] as const) {
+      const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: raw.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode } });
+      for (const text of [["an array of text"], { text: "an object" }, 42]) {
+        const { ctx, notes } = uiContext();
+        expect(await handler({ text }, ctx)).toEqual({ action });
+        expect(notes.map(([, l]) => l)).toEqual([level]);
+      }
+    }
     expect(raw.requests).toHaveLength(0);
   });
 
