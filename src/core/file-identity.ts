@@ -92,10 +92,11 @@ export async function refuseSharedFiles(cwd: string, files: readonly RunFile[], 
  * …), else null. A whole-file write renames over its target and `--overwrite` unlinks it, so
  * either would put a regular file where `/dev/null` or a named pipe was (as root, for every
  * process of the host); a symlink is replaced itself, never what it points to, and a rename over
- * a directory fails (callers that can name a directory better do so first).
+ * a directory fails (callers that can name a directory better do so first). `follow`: for a
+ * writer that opens the path instead, what a symlink there leads to (it would write into that).
  */
-export async function specialFileKind(path: string): Promise<string | null> {
-  const info = await lstat(path).catch(() => null);
+export async function specialFileKind(path: string, options: { readonly follow?: boolean } = {}): Promise<string | null> {
+  const info = await (options.follow === true ? stat(path) : lstat(path)).catch(() => null);
   if (info === null || info.isFile() || info.isSymbolicLink() || info.isDirectory()) return null;
   if (info.isFIFO()) return "a named pipe";
   if (info.isCharacterDevice()) return "a character device";

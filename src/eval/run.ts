@@ -16,7 +16,7 @@ import { buildHeader, resolveOptions, type EvalOptions, type ResolvedEval } from
 import { jsonlLine, resultLine } from "./records.js";
 import { renderReport } from "./report.js";
 import { scoreException, scoreVerdict, type CaseScore } from "./score.js";
-import { openFileSink, writeFileAtomically } from "./sink.js";
+import { checkOutputPath, openFileSink, writeFileAtomically } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
 const WARMUP_TEXT = "Hello.";
@@ -82,6 +82,10 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const cwd = options.cwd ?? process.cwd();
   const now = options.now ?? (() => performance.now());
   const clock = options.clock ?? (() => new Date());
+  const output = resolve(cwd, options.output);
+  const report = options.report ? resolve(cwd, options.report) : null;
+  await checkOutputPath("--output", output);
+  if (report !== null) await checkOutputPath("--report", report);
   const loaded = await loadCorpora(options.corpus, { cwd });
   const ids = options.idsFile ? await loadIdsFile(options.idsFile, { cwd }) : null;
   const cases = selectCases(loaded, ids);
@@ -102,7 +106,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   if (options.warmup === true) await beforeStart(pipeline.check(WARMUP_TEXT));
   const header = await beforeStart(buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served));
 
-  const sink = await openFileSink(resolve(cwd, options.output));
+  const sink = await openFileSink("--output", output);
   const finished: (EvalCase & ScoredCase)[] = [];
   try {
     await sink.write(jsonlLine(header));
@@ -127,7 +131,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
     const summary = summarize(finished);
     await sink.write(jsonlLine({ type: "complete", finished_at: clock().toISOString(), summary }));
     await sink.close();
-    if (options.report) await writeFileAtomically(resolve(cwd, options.report), renderReport(header, summary, finished));
+    if (report !== null) await writeFileAtomically("--report", report, renderReport(header, summary, finished));
     return summary;
   } finally {
     await sink.close();

@@ -1,6 +1,7 @@
 // `little-canary eval` end to end: the fixture corpus fixtures/corpora/mixed.json (written for this
 // suite: 12 attacks and 5 benign neighbours), the real pipeline, and the loopback Ollama stand-in.
 // Figures from the stand-in describe the harness, not any model.
+import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -219,6 +220,23 @@ describe("usage and interruption", () => {
       const run = await runEvalCli(args, { cwd: REPO });
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toMatch(message);
+    }
+    await expect(readFile(out)).rejects.toThrow();
+  });
+
+  test("an --output or --report that is a directory or a named pipe is refused before the first case, naming the flag", async () => {
+    const fifo = join(dir, "pipe");
+    execFileSync("mkfifo", ["-m", "600", fifo]);
+    const out = join(dir, "o.jsonl");
+    const cases: Array<[string[], string]> = [
+      [["--output", dir], `error: --output: cannot write ${dir} (it is a directory)`],
+      [["--output", fifo], `error: --output: cannot write ${fifo} (it is a named pipe, not a regular file)`],
+      [["--output", out, "--report", dir], `error: --report: cannot write ${dir} (it is a directory)`],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runEvalCli(["--corpus", PROMPTS, "--mode", "structural-only", ...args], { cwd: REPO });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr.trim()).toBe(message);
     }
     await expect(readFile(out)).rejects.toThrow();
   });

@@ -43,7 +43,7 @@ describe("writeFileAtomic", () => {
 
   it("eval reports and demo captures go through it (no temp file left, parents created for eval)", async () => {
     const d = dir();
-    await writeFileAtomically(join(d, "a", "b", "report.md"), "# report\n");
+    await writeFileAtomically("--report", join(d, "a", "b", "report.md"), "# report\n");
     expect(readFileSync(join(d, "a", "b", "report.md"), "utf8")).toBe("# report\n");
     expect(readdirSync(join(d, "a", "b"))).toEqual(["report.md"]);
     await expect(writeCapture(join(d, "missing", "c.json"), {} as never)).rejects.toMatchObject({ code: "ENOENT" });
