@@ -2,7 +2,7 @@
 // headless JSONL: header, one line per case, completion line, and optionally a static HTML
 // report) → a short
 // human summary on stdout with counts and rates only (case text is never printed). Usage,
-// loading and backend errors exit 2 (cli/exit-codes.ts).
+// loading and backend errors exit 2 (cli/exit-codes.ts), and so does a run that scored no case.
 import { Command, Option } from "commander";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS, TIMEOUT_ENV } from "../../src/verbs/defaults.js";
 import type { EvalFlags } from "../eval-flags.js";
@@ -26,6 +26,11 @@ export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
   try {
     const { summary, header } = await evaluate({ ...flags, io: verbIo(io, { progress: "eval" }), signal: interrupt.signal });
     await writeOut(io.stdout, (header === null ? "" : evalBanner(header)) + formatSummary(summary, flags.output, flags.report ?? null));
+    // A run that scored no case measured nothing (a canary that never answered usably): not 0.
+    if (summary.total > 0 && summary.scored === 0) {
+      await writeOut(io.stderr, `error: no case was scored (${summary.unscored} unscored, see the summary); nothing was measured\n`);
+      return 2;
+    }
     return 0;
   } finally {
     interrupt.dispose();

@@ -137,6 +137,19 @@ describe("canary modes against the stand-in", () => {
     expect(await readFile(out, "utf8")).not.toContain("backend secret");
   });
 
+  test("a run that scores no case writes its record and summary, then exits 2 saying nothing was measured", async () => {
+    ollama = await startOllamaStandIn({ reply: { fault: "status", status: 500 } });
+    const out = join(dir, "none.jsonl");
+    const run = await runEvalCli(
+      ["--corpus", PROMPTS, "--mode", "pipeline", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--timeout", "5", "--output", out],
+      { cwd: REPO },
+    );
+    expect(run.code).toBe(2);
+    expect(summaryOf(await readLines(out))).toMatchObject({ total: TOTAL, scored: 0, unscored: TOTAL });
+    expect(run.stdout).toContain(`unscored: ${TOTAL} of ${TOTAL}`);
+    expect(run.stderr).toContain(`error: no case was scored (${TOTAL} unscored, see the summary); nothing was measured`);
+  });
+
   test("an output-limited reply on an attack is unscored, counts neither as blocked nor passed, and the full-population rate is 0.0", async () => {
     ollama = await startOllamaStandIn({ reply: { fault: "length" } });
     const path = await corpus("one.json", [{ id: "a1", prompt: "What is the weather like?", expected_safe: false }]);
@@ -144,7 +157,8 @@ describe("canary modes against the stand-in", () => {
     const run = await runEvalCli(["--corpus", path, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--output", out], {
       cwd: dir,
     });
-    expect(run.code).toBe(0);
+    // Its one case unscored, the run measured nothing: exit 2, the record written all the same.
+    expect(run.code).toBe(2);
     const lines = await readLines(out);
     expect(lines[1]).toMatchObject({ scored: false, actual_safe: null, coverage_reason: "output_limit", unscored_reason: "degraded" });
     const summary = summaryOf(lines);
@@ -163,7 +177,7 @@ describe("canary modes against the stand-in", () => {
       ["--corpus", path, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--judge", "qwen3:4b", "--ollama-url", ollama.url, "--output", out],
       { cwd: dir },
     );
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(2);
     const lines = await readLines(out);
     expect(lines[1]).toMatchObject({ unscored_reason: "analysis_failed", analysis_status: "failed", canary_status: "exercised" });
     const summary = summaryOf(lines);
