@@ -4,7 +4,7 @@ import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { runLive } from "./live.js";
 import { validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "./live-endpoint.js";
 import { demoExitCode, type DemoOutcome, type RecordResult } from "./outcome.js";
-import { captureFromLive, writeCapture } from "./record.js";
+import { captureFromLive, replaceableByCapture, writeCapture } from "./record.js";
 import { liveResultLines, replayLines } from "./render.js";
 import { runReplay } from "./replay.js";
 import { displayText } from "../core/display-text.js";
@@ -77,6 +77,10 @@ async function recordCapture(path: string, outcome: DemoOutcome, now: Date, note
   if (capture === null) {
     await note("DEMO ERROR: no capture recorded: only a verified live contrast is recorded");
     return "not_recorded";
+  }
+  if (!(await replaceableByCapture(path))) {
+    await note(`DEMO ERROR: ${displayText(path)} exists and is not a demo capture; it is never replaced (give --record a new path)`);
+    return "write_failed";
   }
   try {
     await writeCapture(path, capture);

@@ -1,11 +1,13 @@
 // `demo --live --record PATH`: turns a verified live run into a capture in our format, so a user
 // with Ollama can make the capture this package cannot ship. Only a complete contrast is recorded;
 // expectations are what this build's analyzer said about these exact reply bytes.
+import { lstat, readFile } from "node:fs/promises";
+import { isPlainObject } from "../core/guards.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import { VERSION } from "../core/version.js";
 import { sealCapture, type Capture } from "./capture.js";
-import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION } from "./contrast.js";
+import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 
 /** A replay capture made from a live outcome, or null when the outcome is not complete enough to replay. */
@@ -39,6 +41,23 @@ export function captureFromLive(outcome: DemoOutcome, recordedAt: Date): Capture
       expected: { risk: c.risk ?? 0, block: c.verdict === "BLOCK", signals: [...c.signals] },
     })),
   });
+}
+
+/**
+ * Whether `path` may take a capture: nothing there yet, or an earlier capture. Anything else (the
+ * input of another command, a manifest, a symlink) is never replaced: a slip of `--record` must
+ * not cost a file.
+ */
+export async function replaceableByCapture(path: string): Promise<boolean> {
+  const info = await lstat(path).catch(() => null);
+  if (info === null) return true;
+  if (!info.isFile() || info.size > MAX_CAPTURE_BYTES) return false;
+  try {
+    const value: unknown = JSON.parse(await readFile(path, "utf8"));
+    return isPlainObject(value) && value["schema"] === CAPTURE_SCHEMA;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes the capture file atomically and durably (the one atomic write). */

@@ -1,6 +1,6 @@
 // `demo --live` against the loopback Ollama stand-in (docs/demo.md),
 // and `--record` producing a capture that replays to VERIFIED.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -144,6 +144,22 @@ describe("live --record exit codes", () => {
     expect(code).toBe(2);
     expect(doc["exit_code"]).toBe(2);
     expect(stderr).toContain(`the capture file ${file} could not be written`);
+  });
+
+  it("an existing file that is not a capture is never replaced by --record (exit 2, named); an earlier capture is", async () => {
+    const stand = await contrastStandIn();
+    const dir = mkdtempSync(path.join(tmpdir(), "lc-record-"));
+    const other = path.join(dir, "notes.json");
+    writeFileSync(other, '{"keep":"me"}\n');
+    const refused = await live(["--endpoint", stand.url, "--record", other]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`DEMO ERROR: ${other} exists and is not a demo capture; it is never replaced (give --record a new path)`);
+    expect(readFileSync(other, "utf8")).toBe('{"keep":"me"}\n');
+    const capture = path.join(dir, "capture.json");
+    expect((await live(["--endpoint", stand.url, "--record", capture])).code).toBe(0);
+    const first = readFileSync(capture, "utf8");
+    expect((await live(["--endpoint", stand.url, "--record", capture])).code).toBe(0);
+    expect(JSON.parse(readFileSync(capture, "utf8"))["schema"]).toBe(JSON.parse(first)["schema"]);
   });
 
   it("without --record the JSON exit_code is the process exit code", async () => {
