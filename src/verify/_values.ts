@@ -35,3 +35,19 @@ export function planGeometry(manifest: Obj): Geometry | null {
   if (!isInt(chars) || !isInt(overlap) || chars < 1 || overlap < 0 || overlap >= chars) return null;
   return { chars, overlap };
 }
+
+/** The per-record limits of a manifest's policy that a checked record must be within. */
+export interface RecordLimits {
+  readonly maxSegments: number;
+  readonly maxMetadataKeys: number;
+}
+
+/** The record limits of a manifest's policy (`manifest`: the document or its head), when they are whole numbers. */
+export function planLimits(manifest: Obj): RecordLimits | null {
+  const policy = own(manifest, "policy");
+  if (!isObj(policy)) return null;
+  const maxSegments = own(policy, "max_segments");
+  const maxMetadataKeys = own(policy, "max_metadata_keys");
+  if (!isInt(maxSegments) || !isInt(maxMetadataKeys) || maxSegments < 0 || maxMetadataKeys < 0) return null;
+  return { maxSegments, maxMetadataKeys };
+}

@@ -13,7 +13,7 @@ import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestSh
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
 import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
-import { isInt, isObj, own, type Obj } from "./_values.js";
+import { isInt, isObj, own, type Obj, type RecordLimits } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import type { ProblemList } from "./problems.js";
 
@@ -90,7 +90,13 @@ export interface ManifestRecordCheck {
 }
 
 /** Step 10 for the manifest record at `position`: its shape and index, then whether its state and plan follow from its segments. */
-export function checkManifestRecordAt(record: unknown, position: number, geometry: Geometry | null, problems: ProblemList): ManifestRecordCheck {
+export function checkManifestRecordAt(
+  record: unknown,
+  position: number,
+  geometry: Geometry | null,
+  problems: ProblemList,
+  limits: RecordLimits | null = null,
+): ManifestRecordCheck {
   const parsed = ManifestRecordSchema.safeParse(record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
   const index = isObj(record) ? own(record, "index") : undefined;
@@ -104,7 +110,7 @@ export function checkManifestRecordAt(record: unknown, position: number, geometr
     return { usable: null, issuePath, verdictsAgree: false };
   }
   // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
-  const verdictsAgree = parsed.success && checkRecordConsistency(parsed.data, index, geometry, problems);
+  const verdictsAgree = parsed.success && checkRecordConsistency(parsed.data, index, geometry, problems, limits);
   return { usable: record, issuePath, verdictsAgree };
 }
 
@@ -196,9 +202,18 @@ function stateMatches(record: ManifestRecord): boolean {
   );
 }
 
+/**
+ * A checked record is within its policy's limits: one past them (more segments, more metadata
+ * keys) is held unchecked by ingest (over budget, malformed), with no segments at all.
+ */
+function withinLimits(record: ManifestRecord, limits: RecordLimits | null): boolean {
+  if (limits === null || record.segments.length === 0) return true;
+  return record.segments_total <= limits.maxSegments && record.metadata_key_count <= limits.maxMetadataKeys;
+}
+
 /** Steps 10.1–10.2; true when the recorded state matched (its verdicts re-classified as recorded). */
-function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList): boolean {
-  const matches = stateMatches(record);
+function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList, limits: RecordLimits | null): boolean {
+  const matches = stateMatches(record) && withinLimits(record, limits);
   if (!matches) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
   if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);

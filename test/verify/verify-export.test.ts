@@ -273,6 +273,29 @@ describe("verifyExport catches a manifest that contradicts itself", () => {
     expect(codes(verifyManifestOnly(manifest))).not.toContain("pipeline_inconsistent");
   });
 
+  it("a policy edited below what its checked records hold: more segments or more metadata keys than it allows", () => {
+    const { manifest, exported } = pair();
+    expect(manifest.records[0].segments.length).toBeGreaterThan(1);
+    expect(manifest.records[0].metadata_key_count).toBe(2);
+    for (const [key, value] of [
+      ["max_segments", 1],
+      ["max_metadata_keys", 1],
+    ] as const) {
+      const m = structuredClone(manifest);
+      const e = structuredClone(exported);
+      m.policy[key] = value;
+      rehash(m, e);
+      expect(messages(verifyExport(e, m)), key).toContain("record 0: recorded state does not match its segments");
+    }
+    // At the record's own counts, nothing is wrong.
+    const m = structuredClone(manifest);
+    const e = structuredClone(exported);
+    m.policy.max_segments = manifest.records[0].segments_total;
+    m.policy.max_metadata_keys = 2;
+    rehash(m, e);
+    expect(codes(verifyExport(e, m))).not.toContain("record_state_mismatch");
+  });
+
   it("a detail on a checked record, or none on a record held unchecked", () => {
     const { manifest, exported } = pair();
     manifest.records[0].detail = "x";
