@@ -36,18 +36,21 @@ export function planGeometry(manifest: Obj): Geometry | null {
   return { chars, overlap };
 }
 
-/** The per-record limits of a manifest's policy that a checked record must be within. */
+/** What a manifest's head bounds each checked record by: its policy's limits, and whether the structural layer ran. */
 export interface RecordLimits {
   readonly maxSegments: number;
   readonly maxMetadataKeys: number;
+  /** The pipeline records the structural layer off: no verdict may carry its layer. */
+  readonly structuralOff: boolean;
 }
 
-/** The record limits of a manifest's policy (`manifest`: the document or its head), when they are whole numbers. */
+/** The record limits of a manifest (`manifest`: the document or its head), when its policy's are whole numbers. */
 export function planLimits(manifest: Obj): RecordLimits | null {
   const policy = own(manifest, "policy");
   if (!isObj(policy)) return null;
   const maxSegments = own(policy, "max_segments");
   const maxMetadataKeys = own(policy, "max_metadata_keys");
   if (!isInt(maxSegments) || !isInt(maxMetadataKeys) || maxSegments < 0 || maxMetadataKeys < 0) return null;
-  return { maxSegments, maxMetadataKeys };
+  const pipeline = own(manifest, "pipeline");
+  return { maxSegments, maxMetadataKeys, structuralOff: isObj(pipeline) && own(pipeline, "structural_filter") === false };
 }

@@ -203,12 +203,14 @@ function stateMatches(record: ManifestRecord): boolean {
 }
 
 /**
- * A checked record is within its policy's limits: one past them (more segments, more metadata
- * keys) is held unchecked by ingest (over budget, malformed), with no segments at all.
+ * A checked record is within its head's bounds: one past the policy's limits (more segments, more
+ * metadata keys) is held unchecked by ingest (over budget, malformed), with no segments at all;
+ * and with the structural layer off, no verdict carries that layer.
  */
 function withinLimits(record: ManifestRecord, limits: RecordLimits | null): boolean {
   if (limits === null || record.segments.length === 0) return true;
-  return record.segments_total <= limits.maxSegments && record.metadata_key_count <= limits.maxMetadataKeys;
+  if (record.segments_total > limits.maxSegments || record.metadata_key_count > limits.maxMetadataKeys) return false;
+  return !limits.structuralOff || record.segments.every((s) => s.verdict === null || s.verdict.layers.every((l) => l.name !== "structural_filter"));
 }
 
 /** Steps 10.1–10.2; true when the recorded state matched (its verdicts re-classified as recorded). */

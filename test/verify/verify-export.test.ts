@@ -296,6 +296,14 @@ describe("verifyExport catches a manifest that contradicts itself", () => {
     expect(codes(verifyExport(e, m))).not.toContain("record_state_mismatch");
   });
 
+  it("a pipeline edited to say the structural layer was off, while verdicts carry it", () => {
+    const { manifest, exported } = pair();
+    expect(manifest.records[0].segments[0].verdict.layers.map((l: { name: string }) => l.name)).toContain("structural_filter");
+    manifest.pipeline.structural_filter = false;
+    rehash(manifest, exported);
+    expect(messages(verifyExport(exported, manifest))).toContain("record 0: recorded state does not match its segments");
+  });
+
   it("a detail on a checked record, or none on a record held unchecked", () => {
     const { manifest, exported } = pair();
     manifest.records[0].detail = "x";
