@@ -346,6 +346,13 @@ function adapterConfig(env, endpoint, rawTimeout, limits) {
 	};
 }
 /**
+* The failure mode a configuration works under: its own, or `deny` when the setting itself is
+* invalid (a value the user meant to set, never read as `allow`).
+*/
+function failureModeOf(config) {
+	return config.failureMode ?? "deny";
+}
+/**
 * The token in `tokenFile`, read by the service's own rules (core/token-file.ts): a file the service
 * would refuse, or one that is missing, unreadable or empty, is a configuration problem naming
 * LITTLE_CANARY_TOKEN_FILE and the rule, never the path or a byte of the file.
@@ -587,7 +594,7 @@ function screenerFor(config, adapterName) {
 * reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
 */
 function unscreenedFor(config) {
-	const failureMode = config.failureMode ?? "deny";
+	const failureMode = failureModeOf(config);
 	const problem = config.ok ? null : config.problem;
 	return (reason) => ({
 		outcome: unscreenedForHost(problem ?? reason, { failureMode }),

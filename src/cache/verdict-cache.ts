@@ -729,6 +729,13 @@ function reclaimSpace(db: Database.Database): void {
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
 
+/** The cache file could not be read (stat'ed or opened): named with the error's code. */
+function unreadableCacheFile(path: string, error: unknown): CacheFileError {
+  return new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+    cause: error,
+  });
+}
+
 /** Whether the file at `path` exists (as anything) and its size; null when it does not exist. */
 function fileSize(path: string): { readonly size: number; readonly isFile: boolean } | null {
   try {
@@ -736,9 +743,7 @@ function fileSize(path: string): { readonly size: number; readonly isFile: boole
     return { size: stat.size, isFile: stat.isFile() };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
-      cause: error,
-    });
+    throw unreadableCacheFile(path, error);
   }
 }
 
@@ -759,9 +764,7 @@ function assertSqliteHeader(path: string): void {
       closeSync(fd);
     }
   } catch (error) {
-    throw new CacheFileError("unopenable", path, `cannot read the cache file ${displayText(path)} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
-      cause: error,
-    });
+    throw unreadableCacheFile(path, error);
   }
   if (read < header.length || !header.equals(SQLITE_MAGIC)) {
     throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; give a new path or an existing verdict cache`);

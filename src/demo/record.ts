@@ -6,7 +6,7 @@ import { isPlainObject } from "../core/guards.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT_SHA256 } from "../documents/system-prompt.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 import { VERSION } from "../core/version.js";
-import { sealCapture, type Capture } from "./capture.js";
+import { parseCaptureJson, sealCapture, type Capture } from "./capture.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, DEMO_GENERATION, MAX_CAPTURE_BYTES } from "./contrast.js";
 import type { DemoOutcome } from "./outcome.js";
 
@@ -53,7 +53,7 @@ export async function replaceableByCapture(path: string): Promise<boolean> {
   if (info === null) return true;
   if (!info.isFile() || info.size > MAX_CAPTURE_BYTES) return false;
   try {
-    const value: unknown = JSON.parse(await readFile(path, "utf8"));
+    const value = parseCaptureJson(await readFile(path));
     return isPlainObject(value) && value["schema"] === CAPTURE_SCHEMA;
   } catch {
     return false;

@@ -26,9 +26,9 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   }
   // A streamed input read from a file (`- < records.jsonl`) is known by its inode alone: with
   // --overwrite, a target that is that file would be deleted before a byte of it was read.
-  const input = targets.inputPath !== null ? await fileIdentity(targets.inputPath) : { path: null, inode: targets.inputInode ?? null };
-  const isInput = (target: FileIdentity): boolean =>
-    input.path === null ? input.inode !== null && input.inode === target.inode : sameFile(input as FileIdentity, target);
+  const input = targets.inputPath === null ? null : await fileIdentity(targets.inputPath);
+  const streamed = targets.inputInode ?? null;
+  const isInput = (target: FileIdentity): boolean => (input !== null ? sameFile(input, target) : streamed !== null && streamed === target.inode);
   if (isInput(manifest)) throw new PublishError("--manifest must not be the input file");
   if (exported !== null && isInput(exported)) throw new PublishError("--export must not be the input file");
   for (const [flag, path] of flagged(targets)) {

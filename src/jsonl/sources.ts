@@ -2,7 +2,6 @@
 // an encoding set is a caller error, since decoding would hide invalid UTF-8 the reader must refuse.
 
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { displayText } from "../core/display-text.js";
 
@@ -29,15 +28,4 @@ export async function* fromFile(path: string): AsyncGenerator<Uint8Array> {
   } finally {
     stream.destroy();
   }
-}
-
-/**
- * True unless `path` is something that can be read only once: a named pipe, a character device
- * (`<(cmd)`, `/dev/stdin` on a pipe), a socket. A reader that makes two passes copies such an
- * input as it reads it, as it does standard input. A path that cannot be stat'ed counts as a
- * file: reading it then names the failure.
- */
-export async function isRereadable(path: string): Promise<boolean> {
-  const info = await stat(path).catch(() => null);
-  return info === null || info.isFile() || info.isDirectory();
 }

@@ -59,19 +59,13 @@ function driver(): Record<string, unknown> {
  */
 function invocation(facts: ReportRun, notScreened: number, notListed: number): Record<string, unknown> {
   const text = `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)`;
-  const notifications = [
-    ...(notScreened === 0 ? [] : [{ level: "error", message: { text } }]),
-    ...(notListed === 0
-      ? []
-      : [
-          {
-            level: "warning",
-            message: {
-              text: `${notListed} more result${notListed === 1 ? "" : "s"} not listed: a run lists at most ${MAX_SARIF_RESULTS} (GitHub code scanning rejects a run with more); the command's own output lists every item`,
-            },
-          },
-        ]),
-  ];
+  const notifications: Array<{ level: string; message: { text: string } }> = [];
+  if (notScreened > 0) notifications.push({ level: "error", message: { text } });
+  if (notListed > 0) {
+    const more = `${notListed} more result${notListed === 1 ? "" : "s"}`;
+    const why = `a run lists at most ${MAX_SARIF_RESULTS} (GitHub code scanning rejects a run with more); the command's own output lists every item`;
+    notifications.push({ level: "warning", message: { text: `${more} not listed: ${why}` } });
+  }
   return {
     executionSuccessful: notScreened === 0,
     // SARIF's date-time form: UTC with a `Z`.

@@ -13,6 +13,7 @@ import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
 import { isPlainObject } from "../core/guards.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
+import { specialFileKind } from "../core/file-identity.js";
 import { cacheNotOpened, canaryOff, pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { knownModelDigest } from "../canary/identity.js";
@@ -21,7 +22,7 @@ import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documen
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import { type ReadOptions, recordBatches, refusalInInput, type ScanOutcome, scanRecords } from "../jsonl/read.js";
 import type { RawRecord } from "../jsonl/record.js";
-import { fromFile, fromNodeStream, isRereadable } from "../jsonl/sources.js";
+import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import { isGenuinePipeline, type SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
@@ -230,10 +231,10 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     await options.beforeRead?.();
     // First pass: validation only.
     let source: AsyncIterable<Uint8Array>;
-    if (inputPath !== null && (await isRereadable(inputPath))) source = fromFile(inputPath);
+    // A named pipe or a device given by path (`<(cmd)`, `/dev/stdin`) can be read only once.
+    if (inputPath !== null && (await specialFileKind(inputPath, { follow: true })) === null) source = fromFile(inputPath);
     else {
-      // Standard input, or a named pipe or device given by path: it can be read once, so the
-      // second pass reads the copy made during the first.
+      // Standard input, or such a path: the second pass reads the copy made during the first.
       copy = await ScratchFile.create(scratchTarget, "input");
       source = copiedTo(inputPath !== null ? fromFile(inputPath) : fromNodeStream(options.input as Readable), copy);
     }

@@ -37,15 +37,15 @@ export function planGeometry(manifest: Obj): Geometry | null {
 }
 
 /** What a manifest's head bounds each checked record by: its policy's limits, and whether the structural layer ran. */
-export interface RecordLimits {
+export interface RecordBounds {
   readonly maxSegments: number;
   readonly maxMetadataKeys: number;
   /** The pipeline records the structural layer off: no verdict may carry its layer. */
   readonly structuralOff: boolean;
 }
 
-/** The record limits of a manifest (`manifest`: the document or its head), when its policy's are whole numbers. */
-export function planLimits(manifest: Obj): RecordLimits | null {
+/** The record bounds of a manifest (`manifest`: the document or its head), when its policy's limits are whole numbers. */
+export function recordBounds(manifest: Obj): RecordBounds | null {
   const policy = own(manifest, "policy");
   if (!isObj(policy)) return null;
   const maxSegments = own(policy, "max_segments");

@@ -13,7 +13,7 @@ import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestSh
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
 import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
-import { isInt, isObj, own, type Obj, type RecordLimits } from "./_values.js";
+import { isInt, isObj, own, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import type { ProblemList } from "./problems.js";
 
@@ -95,7 +95,7 @@ export function checkManifestRecordAt(
   position: number,
   geometry: Geometry | null,
   problems: ProblemList,
-  limits: RecordLimits | null = null,
+  bounds: RecordBounds | null = null,
 ): ManifestRecordCheck {
   const parsed = ManifestRecordSchema.safeParse(record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
@@ -110,7 +110,7 @@ export function checkManifestRecordAt(
     return { usable: null, issuePath, verdictsAgree: false };
   }
   // Shape problems are reported once, by the schema check; only well-shaped records are recomputed.
-  const verdictsAgree = parsed.success && checkRecordConsistency(parsed.data, index, geometry, problems, limits);
+  const verdictsAgree = parsed.success && checkRecordConsistency(parsed.data, index, geometry, problems, bounds);
   return { usable: record, issuePath, verdictsAgree };
 }
 
@@ -207,15 +207,15 @@ function stateMatches(record: ManifestRecord): boolean {
  * metadata keys) is held unchecked by ingest (over budget, malformed), with no segments at all;
  * and with the structural layer off, no verdict carries that layer.
  */
-function withinLimits(record: ManifestRecord, limits: RecordLimits | null): boolean {
-  if (limits === null || record.segments.length === 0) return true;
-  if (record.segments_total > limits.maxSegments || record.metadata_key_count > limits.maxMetadataKeys) return false;
-  return !limits.structuralOff || record.segments.every((s) => s.verdict === null || s.verdict.layers.every((l) => l.name !== "structural_filter"));
+function withinBounds(record: ManifestRecord, bounds: RecordBounds | null): boolean {
+  if (bounds === null || record.segments.length === 0) return true;
+  if (record.segments_total > bounds.maxSegments || record.metadata_key_count > bounds.maxMetadataKeys) return false;
+  return !bounds.structuralOff || record.segments.every((s) => s.verdict === null || s.verdict.layers.every((l) => l.name !== "structural_filter"));
 }
 
 /** Steps 10.1–10.2; true when the recorded state matched (its verdicts re-classified as recorded). */
-function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList, limits: RecordLimits | null): boolean {
-  const matches = stateMatches(record) && withinLimits(record, limits);
+function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList, bounds: RecordBounds | null): boolean {
+  const matches = stateMatches(record) && withinBounds(record, bounds);
   if (!matches) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
   if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);

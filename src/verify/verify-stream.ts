@@ -10,7 +10,7 @@ import { RecordCounter } from "../documents/counts.js";
 import { IdDigestTally, type IdDigestOptions, type IdDigestState } from "./id-digests.js";
 import { EXPORT_SCHEMA, ExportRecordSchema, type ManifestCounts } from "../documents/schemas.js";
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
-import { isInt, isObj, own, planGeometry, planLimits, type Obj, type RecordLimits } from "./_values.js";
+import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
@@ -40,8 +40,8 @@ export class StreamedManifest {
   streamed = false;
   /** The segment geometry of its policy, once the records start (null when unusable). */
   geometry: Geometry | null = null;
-  /** The per-record limits of its policy, once the records start (null when unusable). */
-  private limits: RecordLimits | null = null;
+  /** What its head bounds each checked record by, once the records start (null when unusable). */
+  private bounds: RecordBounds | null = null;
   private hash: Hash | null = createHash("sha256");
   private prefix: string | null = null;
   private recordIssue: readonly PropertyKey[] | null = null;
@@ -78,7 +78,7 @@ export class StreamedManifest {
   begin(members: Obj): void {
     this.streamed = true;
     this.geometry = planGeometry(members);
-    this.limits = planLimits(members);
+    this.bounds = recordBounds(members);
     if (this.held || this.canonicalFile) {
       this.hash = null;
       return;
@@ -100,7 +100,7 @@ export class StreamedManifest {
     const shape = compact ? "v2" : "v1";
     this.firstOfShape[shape] ??= position;
     const expanded = compact ? expandedRecord(value, position, this.geometry) : { record: value, issuePath: null };
-    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.limits);
+    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds);
     const usable = checked.usable;
     if (usable !== null && checked.verdictsAgree) this.agreeing.add(usable);
     const issuePath = expanded.issuePath ?? checked.issuePath;

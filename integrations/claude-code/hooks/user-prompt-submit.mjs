@@ -361,6 +361,13 @@ function adapterConfig(env, endpoint, rawTimeout, limits) {
 	};
 }
 /**
+* The failure mode a configuration works under: its own, or `deny` when the setting itself is
+* invalid (a value the user meant to set, never read as `allow`).
+*/
+function failureModeOf(config) {
+	return config.failureMode ?? "deny";
+}
+/**
 * The token in `tokenFile`, read by the service's own rules (core/token-file.ts): a file the service
 * would refuse, or one that is missing, unreadable or empty, is a configuration problem naming
 * LITTLE_CANARY_TOKEN_FILE and the rule, never the path or a byte of the file.
@@ -618,7 +625,7 @@ function screenerFor(config, adapterName) {
 * reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
 */
 function unscreenedFor(config) {
-	const failureMode = config.failureMode ?? "deny";
+	const failureMode = failureModeOf(config);
 	const problem = config.ok ? null : config.problem;
 	return (reason) => ({
 		outcome: unscreenedForHost(problem ?? reason, { failureMode }),
@@ -698,8 +705,7 @@ async function runCommandHook(options) {
 		answer = options.render(outcome, notices);
 	} catch (error) {
 		const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
-		const mode = readAdapterEnv(env).failureMode ?? "deny";
-		answer = options.render(unscreenedForHost(name, { failureMode: mode }), []);
+		answer = options.render(unscreenedForHost(name, { failureMode: failureModeOf(readAdapterEnv(env)) }), []);
 	}
 	await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(void 0)));
 }

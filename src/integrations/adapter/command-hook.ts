@@ -5,7 +5,7 @@
 // the input) are never repeated; the caller writes one JSON object and nothing to stderr.
 import { readUntilSettled } from "../../core/read-until-settled.js";
 import { unscreenedForHost, type HostClassification } from "../classify.js";
-import { readAdapterEnv, type AdapterEnv } from "./config.js";
+import { failureModeOf, readAdapterEnv, type AdapterEnv } from "./config.js";
 import { screenerFor, unscreenedFor, type ScreenResult } from "./screener.js";
 import { parseJsonObject, type JsonObjectReasons } from "./client.js";
 
@@ -101,8 +101,7 @@ export async function runCommandHook(options: CommandHookOptions): Promise<void>
     answer = options.render(outcome, notices);
   } catch (error) {
     const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
-    const mode = readAdapterEnv(env).failureMode ?? "deny";
-    answer = options.render(unscreenedForHost(name, { failureMode: mode }), []);
+    answer = options.render(unscreenedForHost(name, { failureMode: failureModeOf(readAdapterEnv(env)) }), []);
   }
   await new Promise((resolve) => stdout.write(`${JSON.stringify(answer)}\n`, () => resolve(undefined)));
 }

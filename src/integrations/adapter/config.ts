@@ -150,6 +150,14 @@ export function adapterConfig(env: AdapterEnv, endpoint: EndpointParse, rawTimeo
   return { ok: true, failureMode: mode.mode, endpoint: endpoint.endpoint, timeoutMs: timeout.timeoutMs, tokenFile: tokenFile === "" ? null : tokenFile };
 }
 
+/**
+ * The failure mode a configuration works under: its own, or `deny` when the setting itself is
+ * invalid (a value the user meant to set, never read as `allow`).
+ */
+export function failureModeOf(config: AdapterConfig): FailureMode {
+  return config.failureMode ?? "deny";
+}
+
 /** The bearer token to send (null: none), or the configuration problem of its file. */
 export type AdapterToken = { readonly ok: true; readonly token: string | null } | { readonly ok: false; readonly problem: string };
 

@@ -11,7 +11,7 @@ import { isPlainObject } from "../../core/guards.js";
 import { classifyForHost, unscreenedForHost, type FailureMode, type HostClassification } from "../classify.js";
 import { orAbort } from "../../core/or-abort.js";
 import { getHealth, postCheck, UNAUTHORIZED } from "./client.js";
-import { adapterConfig, ENDPOINT_ENV, HOOK_TIMEOUT_LIMITS, parseCheckEndpoint, readAdapterToken, TIMEOUT_ENV } from "./config.js";
+import { adapterConfig, ENDPOINT_ENV, failureModeOf, HOOK_TIMEOUT_LIMITS, parseCheckEndpoint, readAdapterToken, TIMEOUT_ENV } from "./config.js";
 import type { AdapterConfig, AdapterEnv, AdapterToken, ServiceEndpoint } from "./config.js";
 
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
@@ -98,7 +98,7 @@ export function screenerFor(config: AdapterConfig, adapterName: string): Screen 
  * reason, and an invalid failure mode, a setting the user meant to make, counts as `deny`.
  */
 export function unscreenedFor(config: AdapterConfig): (reason: string) => ScreenResult {
-  const failureMode = config.failureMode ?? "deny";
+  const failureMode = failureModeOf(config);
   const problem = config.ok ? null : config.problem;
   return (reason) => ({ outcome: unscreenedForHost(problem ?? reason, { failureMode }), notices: [] });
 }
