@@ -13,6 +13,7 @@ import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestSh
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
 import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
+import { compileCheck, fastSafeParse } from "../documents/schema-check.js";
 import { isInt, isObj, own, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import type { ProblemList } from "./problems.js";
@@ -75,6 +76,10 @@ function checkShard(run: unknown, problems: ProblemList): void {
   if (typeof own(run as Obj, "input_sha256") !== "string") problems.add("shard_invalid", "manifest run.shard: a sharded run must record the input's sha256");
 }
 
+// Each record is checked against its schema by a compiled predicate first (zod parses only a record it refuses).
+const RECORD_V1_CHECK = compileCheck(ManifestRecordSchema);
+const RECORD_V2_CHECK = compileCheck(ManifestRecordV2Schema);
+
 /** What the per-record check of one manifest record found, beyond the problems it added. */
 export interface ManifestRecordCheck {
   /** The record, when export records can be matched to it (an object whose index is its position). */
@@ -97,7 +102,7 @@ export function checkManifestRecordAt(
   problems: ProblemList,
   bounds: RecordBounds | null = null,
 ): ManifestRecordCheck {
-  const parsed = ManifestRecordSchema.safeParse(record);
+  const parsed = fastSafeParse(ManifestRecordSchema, RECORD_V1_CHECK, record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
   const index = isObj(record) ? own(record, "index") : undefined;
   if (!isObj(record) || !isInt(index)) {
@@ -120,7 +125,7 @@ export function checkManifestRecordAt(
  * checks then find it malformed) with the path of its first problem.
  */
 export function expandedRecord(record: Obj, position: number, geometry: Geometry | null): { record: unknown; issuePath: readonly PropertyKey[] | null } {
-  const parsed = ManifestRecordV2Schema.safeParse(record);
+  const parsed = fastSafeParse(ManifestRecordV2Schema, RECORD_V2_CHECK, record);
   if (!parsed.success) return { record, issuePath: parsed.error.issues[0]?.path ?? [] };
   if (geometry === null) return { record, issuePath: ["segments"] };
   try {
