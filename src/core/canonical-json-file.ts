@@ -2,8 +2,9 @@
 // streamed array (`records`) is split out element by element. It yields exactly the events and
 // the end that readStrictJsonFile (the strict grammar) would yield for the same bytes, or throws
 // NotCanonicalLayout, and the caller then reads the file with readStrictJsonFile, which reports
-// exactly what is wrong. So a caller cannot tell the readers apart by what they return; the fast
-// one only costs less for the bytes it accepts.
+// exactly what is wrong. So a caller cannot tell the readers apart by what they return, except
+// that the fast one also gives each element's bytes (proved `JSON.stringify` of its value, so a
+// caller may hash them instead of serializing again); it only costs less for the bytes it accepts.
 //
 // How: canonical-split.ts cuts the bytes into the head (up to the array's `[`), the elements and
 // the tail (from its `]`) without parsing them. The frame (head + tail, a few kilobytes) goes
@@ -82,7 +83,7 @@ export async function* readCanonicalJsonFile(
       if (share !== undefined && !share.owns(piece, position)) return;
       const value = canonicalValue(piece, elementShape, limits);
       if (value === NOT_CANONICAL || (share !== undefined && !share.accepts(value))) throw new NotCanonicalLayout("an element is not canonical");
-      pending.push({ type: "element", key, index: position, value });
+      pending.push({ type: "element", key, index: position, value, bytes: piece });
       return;
     }
     if (!isUtf8(piece)) throw new NotCanonicalLayout("the frame is not UTF-8");

@@ -36,8 +36,8 @@ export interface SplitLimits {
 export type SplitPieceKind = "head" | "element" | "tail";
 
 /**
- * Receives each piece as it completes. `bytes` is a view of the splitter's buffer, valid only
- * during the call: copy or consume it before returning.
+ * Receives each piece as it completes. `bytes` is a view of the splitter's buffer, valid until
+ * the next `feed` or `end`: copy or consume it before then.
  */
 export type SplitSink = (kind: SplitPieceKind, bytes: Buffer) => void;
 
@@ -69,6 +69,14 @@ export class CanonicalSplitter {
 
   /** Scans the next chunk, handing completed pieces to `sink`. */
   feed(chunk: Uint8Array, sink: SplitSink): void {
+    // Keep only the current piece: move it to the front. Done here, not after the scan, so that
+    // the pieces handed over by the last feed stay intact until this one.
+    if (this.pieceStart > 0) {
+      this.acc.copyWithin(0, this.pieceStart, this.length);
+      this.length -= this.pieceStart;
+      this.scanned -= this.pieceStart;
+      this.pieceStart = 0;
+    }
     const needed = this.length + chunk.byteLength;
     if (needed > this.acc.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.acc.length * 2, 1 << 16));
@@ -80,13 +88,6 @@ export class CanonicalSplitter {
     this.scan(sink);
     const limit = this.phase === ELEMENTS ? this.limits.maxElementBytes : this.limits.maxFrameBytes;
     if (this.length - this.pieceStart > limit) throw new NotCanonicalLayout("a piece is larger than its limit");
-    // Keep only the current piece: move it to the front.
-    if (this.pieceStart > 0) {
-      this.acc.copyWithin(0, this.pieceStart, this.length);
-      this.length -= this.pieceStart;
-      this.scanned -= this.pieceStart;
-      this.pieceStart = 0;
-    }
   }
 
   /** The input ended: hands the tail to `sink`, or throws when the document is not complete. */

@@ -129,7 +129,18 @@ export interface GrammarOptions {
 export type StrictStreamEvent =
   /** A streamed array starts; `members` are the top-level members completed before it. */
   | { readonly type: "array_start"; readonly key: string; readonly members: Readonly<Record<string, unknown>> }
-  | { readonly type: "element"; readonly key: string; readonly index: number; readonly value: unknown }
+  | {
+      readonly type: "element";
+      readonly key: string;
+      readonly index: number;
+      readonly value: unknown;
+      /**
+       * The element's bytes, given only by the fast reader (core/canonical-json-file.ts), which
+       * proved them exactly `JSON.stringify(value)`. A view of the reader's buffer: valid until the
+       * next event is pulled, so a consumer reads it before it asks for more.
+       */
+      readonly bytes?: Buffer;
+    }
   | { readonly type: "array_end"; readonly key: string; readonly count: number };
 
 /** Why the grammar refused: the codes of parseJsonBytes, a stream's character budgets, a chunked document's byte order mark. */

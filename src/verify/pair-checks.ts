@@ -10,7 +10,7 @@ import { classifySegmentVerdict } from "../documents/classify.js";
 import { assertCanonicalValue, canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
-import { materialJson } from "../documents/material-hash.js";
+import { exportDigests, type ExportDigests } from "./export-digests.js";
 import { EXPORT_SCHEMA } from "../documents/schemas.js";
 import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
@@ -124,6 +124,8 @@ function detectionAllowsAdmission(m: Obj): boolean {
 /**
  * Step 13 for one export record. `verdictsAgree`: the manifest check found the record's verdicts
  * re-classify as recorded (ManifestRecordCheck), so they are not classified again.
+ * `canonicalBytes`: the record's bytes, when the fast reader proved them `JSON.stringify(item)`
+ * (its digests are then hashed from them: export-digests.ts).
  */
 export function checkExportRecord(
   item: Obj,
@@ -132,6 +134,7 @@ export function checkExportRecord(
   geometry: Geometry | null,
   problems: ProblemList,
   verdictsAgree = false,
+  canonicalBytes?: Buffer,
 ): void {
   const at = `record ${index}: `;
   if (!sameKeySet(item, EXPORT_RECORD_KEYS)) problems.add("record_fields", `${at}unexpected or missing fields`);
@@ -161,23 +164,23 @@ export function checkExportRecord(
     problems.add("metadata_invalid", `${at}metadata invalid`);
     return;
   }
-  const sha = sha256Hex(text);
-  if (own(item, "sha256") !== sha || own(m, "sha256") !== sha) problems.add("sha256_mismatch", `${at}sha256 mismatch`);
-  if (own(m, "length") !== codePointLength(text)) problems.add("length_mismatch", `${at}length mismatch`);
-
   const id = own(item, "id");
   const source = own(item, "source");
   const labelsUsable = (id === null || isWellFormedString(id)) && (source === null || isWellFormedString(source));
-  let materialSha: string | null = null;
+  let digests: ExportDigests | null = null;
   try {
     // The labels and text are well-formed strings (or null) here: with metadata of canonical form, so is the material.
     if (labelsUsable) {
       assertCanonicalValue(metadata);
-      materialSha = sha256Hex(materialJson({ id: id as string | null, source: source as string | null, metadata, text }));
+      digests = exportDigests(item, { id: id as string | null, source: source as string | null, metadata, text }, canonicalBytes);
     }
   } catch {
-    // No canonical form: a mismatch.
+    // No canonical form: a material mismatch.
   }
+  const sha = digests?.text ?? sha256Hex(text);
+  if (own(item, "sha256") !== sha || own(m, "sha256") !== sha) problems.add("sha256_mismatch", `${at}sha256 mismatch`);
+  if (own(m, "length") !== codePointLength(text)) problems.add("length_mismatch", `${at}length mismatch`);
+  const materialSha = digests?.material ?? null;
   if (materialSha === null || own(item, "material_sha256") !== materialSha || own(m, "material_sha256") !== materialSha) {
     problems.add("material_sha256_mismatch", `${at}material_sha256 mismatch`);
   }

@@ -134,11 +134,11 @@ class Walk {
   }
 
   /** The next record, or null once the records array (or the document, or reading) ended. */
-  async nextRecord(): Promise<{ value: unknown; index: number } | null> {
+  async nextRecord(): Promise<{ value: unknown; index: number; bytes: Buffer | undefined } | null> {
     while (this.inRecords) {
       const event = await this.pull();
       if (event === null) return null;
-      if (event.type === "element") return { value: event.value, index: event.index };
+      if (event.type === "element") return { value: event.value, index: event.index, bytes: event.bytes };
       if (event.type === "array_end") {
         this.inRecords = false;
         this.elements = event.count;
@@ -216,8 +216,9 @@ async function walkPair(
           exported.passed(record.index, usable, index);
           if (record.index === index && usable !== null) target = usable;
         }
-        // Without streamed manifest records there is no target, so the geometry is not needed.
-        exported.record(item.value as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target));
+        // Without streamed manifest records there is no target, so the geometry is not needed. The
+        // record's bytes are still valid: only the manifest's reader was pulled since.
+        exported.record(item.value as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target), item.bytes);
       }
     }
     for (;;) {

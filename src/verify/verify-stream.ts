@@ -13,8 +13,12 @@ import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manif
 import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
+import { compileCheck } from "../documents/schema-check.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
+
+/** The export record's schema as a compiled predicate (zod parses only a record it refuses). */
+const EXPORT_RECORD_CHECK = compileCheck(ExportRecordSchema);
 
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
@@ -302,13 +306,14 @@ export class StreamedExport {
 
   /**
    * Step 13 for one well-formed export record (`manifestRecord`: the usable one at its index;
-   * `verdictsAgree`: its verdicts were re-classified as recorded by the manifest check).
+   * `verdictsAgree`: its verdicts were re-classified as recorded by the manifest check;
+   * `canonicalBytes`: its bytes, when the fast reader proved them canonical).
    */
-  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, verdictsAgree = false): void {
+  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, verdictsAgree = false, canonicalBytes?: Buffer): void {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
-    checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree);
+    checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree, canonicalBytes);
     tagProblems(this.problems, this.positions, this.count - 1, this.kept);
-    if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = ExportRecordSchema.safeParse(item).success;
+    if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = EXPORT_RECORD_CHECK.check(item) || ExportRecordSchema.safeParse(item).success;
   }
 
   /** What this share's records gave, for `absorb` on the thread that assembles the pair. */
