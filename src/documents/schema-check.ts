@@ -154,12 +154,13 @@ function compileStrictObject(def: Def, delegated: string[]): ValueCheck | null {
   const shape = def.shape;
   // A declared key that objects inherit (`toString`) would be read from the prototype: zod checks it.
   if (Object.keys(shape).some((key) => key in Object.prototype || key === "__proto__")) return null;
-  const fields = Object.keys(shape).map((key) => [key, compileNode(shape[key] as Node, delegated)] as const);
-  const declared = new Set(fields.map(([key]) => key));
+  const keys = Object.keys(shape);
+  const checks = keys.map((key) => compileNode(shape[key] as Node, delegated));
+  const declared = new Set(keys);
   return (v) => {
     if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
     const record = v as Record<string, unknown>;
-    for (const [key, field] of fields) if (!field(record[key])) return false;
+    for (let i = 0; i < keys.length; i++) if (!(checks[i] as ValueCheck)(record[keys[i] as string])) return false;
     for (const key in record) if (!declared.has(key)) return false;
     return true;
   };

@@ -103,6 +103,8 @@ export interface PlanOptions {
   readonly budgetOnly?: boolean;
   /** `sha256Hex(record.text)`, when the caller has computed it (a whole-text segment reuses it). */
   readonly textSha256?: string;
+  /** `codePointLength(record.text)`, when the caller has computed it (the text is not scanned again). */
+  readonly textLength?: number;
 }
 
 /**
@@ -112,7 +114,7 @@ export interface PlanOptions {
 export function planSegments(record: SegmentableRecord, policy: PlanPolicy, options: PlanOptions = {}): SegmentPlan {
   const material = metadataMaterial(record);
   const materialLength = codePointLength(material);
-  const textLength = codePointLength(record.text);
+  const textLength = options.textLength ?? codePointLength(record.text);
   const { segment_chars: chars, segment_overlap: overlap } = policy;
   const total = segmentCount(materialLength, chars, overlap) + segmentCount(textLength, chars, overlap);
   const charsTotal = textLength + materialLength;

@@ -92,15 +92,20 @@ function evidenceSupportsAdmission(record: Obj, verdictsAgree: boolean): boolean
 
 /**
  * Step 13.14: the plan rebuilt over the exported record equals the recorded segments
- * (`textSha256`: the SHA-256 computed here of the exported text, which a whole-text segment reuses).
+ * (`text`: the SHA-256 and code-point length computed here of the exported text, which the plan reuses).
  */
-function segmentsCoverMaterial(record: Obj, exported: SegmentableRecord, geometry: Geometry | null, textSha256: string): boolean {
+function segmentsCoverMaterial(
+  record: Obj,
+  exported: SegmentableRecord,
+  geometry: Geometry | null,
+  text: { readonly sha256: string; readonly length: number },
+): boolean {
   const segments = own(record, "segments");
   if (geometry === null || !Array.isArray(segments)) return false;
   // A plan of more segments than recorded is over budget, so it is never sliced: a hostile
   // policy cannot make us build a huge plan.
   const policy = { segment_chars: geometry.chars, segment_overlap: geometry.overlap, max_segments: segments.length, max_item_bytes: Number.POSITIVE_INFINITY };
-  const plan = planSegments(exported, policy, { textSha256 });
+  const plan = planSegments(exported, policy, { textSha256: text.sha256, textLength: text.length });
   if (own(record, "chars_total") !== plan.chars_total || plan.segments_total !== segments.length) return false;
   return plan.segments.every((e, i) => {
     const s: unknown = segments[i];
@@ -179,7 +184,8 @@ export function checkExportRecord(
   }
   const sha = digests?.text ?? sha256Hex(text);
   if (own(item, "sha256") !== sha || own(m, "sha256") !== sha) problems.add("sha256_mismatch", `${at}sha256 mismatch`);
-  if (own(m, "length") !== codePointLength(text)) problems.add("length_mismatch", `${at}length mismatch`);
+  const length = codePointLength(text);
+  if (own(m, "length") !== length) problems.add("length_mismatch", `${at}length mismatch`);
   const materialSha = digests?.material ?? null;
   if (materialSha === null || own(item, "material_sha256") !== materialSha || own(m, "material_sha256") !== materialSha) {
     problems.add("material_sha256_mismatch", `${at}material_sha256 mismatch`);
@@ -208,7 +214,10 @@ export function checkExportRecord(
   ) {
     problems.add("metadata_keys_mismatch", `${at}metadata keys mismatch`);
   }
-  if (!labelsUsable || !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry, sha)) {
+  if (
+    !labelsUsable ||
+    !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry, { sha256: sha, length })
+  ) {
     problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
   }
 }
