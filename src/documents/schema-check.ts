@@ -11,6 +11,7 @@
 // zod itself (`schema.safeParse(value).success`), so the answer is never a guess. A test compares
 // the two over genuine and damaged records.
 import type { z } from "zod";
+import { codePointLength } from "../core/codepoints.js";
 
 /** True only when the schema accepts the value and would return it unchanged. */
 type ValueCheck = (value: unknown) => boolean;
@@ -169,7 +170,9 @@ function compileStrictObject(def: Def, delegated: string[]): ValueCheck | null {
 /** One of a node's checks in zod's terms, or null for one compiled here not at all. */
 function compileRule(rule: CheckDef, type: string): ValueCheck | null {
   // A length check applies to whatever has a length (zod's default `when`); any other `when` is zod's.
-  const lengthOf = (v: unknown): number => (v as { length: number }).length;
+  // zod measures a string in code points (a pair of surrogates is one, a lone one is one too, as
+  // codePointLength counts), an array in elements.
+  const lengthOf = type === "string" ? (v: unknown): number => codePointLength(v as string) : (v: unknown): number => (v as unknown[]).length;
   const defaultWhen = rule.when === undefined || (typeof rule.when === "function" && rule.when.name === "_whenHasLength");
   switch (rule.check) {
     case "min_length": {

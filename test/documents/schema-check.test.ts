@@ -171,6 +171,18 @@ describe("a zod schema compiled to a predicate", () => {
     expect(compiled.check({ mail: "a@b.example", tags: {}, n: 3 })).toBe(false);
   });
 
+  it("measures a string's length in code points and an array's in elements, as zod does", () => {
+    const schema = z.strictObject({ name: z.string().min(2).max(3), tags: z.array(z.string()).min(2).max(3) });
+    const compiled = compileCheck(schema);
+    expect(compiled.delegated).toEqual([]);
+    const names = ["ab", "abcd", "\u{1F600}", "\u{1F600}\u{1F600}", "\u{1F600}\u{1F600}\u{1F600}\u{1F600}", "a\ud800", "\udc00\ud800\udc00", "a"];
+    for (const name of names) {
+      for (const tags of [["x"], ["x", "y"], ["x", "y", "z", "w"]]) {
+        expect(compiled.check({ name, tags })).toBe(schema.safeParse({ name, tags }).success);
+      }
+    }
+  });
+
   it("counts a refinement passed only when it returns true, and reads a strict object's inherited keys as zod does", () => {
     const refined = z.strictObject({ a: z.int() }).refine((v) => v.a < 5);
     expect(compileCheck(refined).check({ a: 4 })).toBe(true);
