@@ -61,11 +61,12 @@ export function compileCheck(schema: z.ZodType): CompiledCheck {
 
 /**
  * `schema.safeParse`, answered without parsing when the compiled check accepts the value: then
- * `data` is the value itself (zod's output would be an equal copy). Use it only with a schema
- * whose compiled check hands nothing to zod, so that an accepted value is not copied by zod.
+ * `data` is the value itself (zod's output would be an equal copy). With a schema whose compiled
+ * check hands a node to zod, zod parses every value, since such a node may copy what it accepts.
  */
 export function fastSafeParse<S extends z.ZodType>(schema: S, compiled: CompiledCheck, value: unknown): z.ZodSafeParseResult<z.output<S>> {
-  if (compiled.check(value)) return { success: true, data: value as z.output<S> } as z.ZodSafeParseResult<z.output<S>>;
+  // A node handed to zod may copy what it accepts (a pipe, a record), so its value is not zod's output.
+  if (compiled.delegated.length === 0 && compiled.check(value)) return { success: true, data: value as z.output<S> } as z.ZodSafeParseResult<z.output<S>>;
   return schema.safeParse(value);
 }
 

@@ -131,7 +131,7 @@ describe("a zod schema compiled to a predicate", () => {
     expect(compileCheck(ExportRecordSchema).delegated).toEqual(["pipe"]);
   });
 
-  it("accepts every genuine record, and fastSafeParse returns it equal to zod's output", () => {
+  it("accepts every genuine record; fastSafeParse returns it when nothing is handed to zod, else zod's copy", () => {
     expect(v1.length).toBe(INPUTS.length);
     expect(exported.length).toBeGreaterThan(0);
     for (const [schema, records] of [
@@ -144,7 +144,9 @@ describe("a zod schema compiled to a predicate", () => {
         expect(compiled.check(record)).toBe(true);
         const fast = fastSafeParse(schema, compiled, record);
         expect(fast.success).toBe(true);
-        expect(fast.data).toBe(record);
+        // The export record's metadata map is zod's (a pipe that copies it): its output is zod's own.
+        if (compiled.delegated.length === 0) expect(fast.data).toBe(record);
+        else expect(fast.data).not.toBe(record);
         expect(fast.data).toEqual(schema.parse(record));
       }
     }
