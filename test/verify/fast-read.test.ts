@@ -4,7 +4,9 @@
 // invalid UTF-8, non-canonical numbers and escapes, whitespace, reordered records, a lone
 // surrogate, `__proto__` and integer-like keys. A pair laid out as ingest writes it is read fast,
 // damaged bytes fall back to the exact reader, and damage that keeps the bytes canonical (a changed
-// digest, a forged count) is reported by the fast read itself.
+// digest, a forged count) is reported by the fast read itself. A pair of long records verifies
+// consistent at read sizes smaller and larger than its records, so each record's bytes, from which
+// the export digests are taken, are still intact when they are used.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -80,6 +82,28 @@ describe("verify reads a pair fast and exactly with the same result", () => {
     for (const chunk of [7, 61, 4096, undefined]) expect(await bothWays(dir, pair, chunk)).toBe("canonical");
     const { result } = await verifyFilesWithMode({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json") });
     expect(result.consistent).toBe(true);
+  });
+
+  it("a pair of long records verifies consistent through the fast read at any read size", async () => {
+    const dir = await tempDir();
+    // Records of about 1 to 5 KB, so that reads end inside, between and after them: each export
+    // record's bytes must still be intact when its digests are taken from them.
+    const words = (count: number, seed: string): string => Array.from({ length: count }, (_, i) => `${seed}${i % 97} Zürich 東京`).join(" ");
+    const inputs = Array.from({ length: 12 }, (_, i) => ({
+      id: `long-${i}`,
+      source: null,
+      metadata: (i % 3 === 0 ? { lang: "en" } : {}) as Record<string, string>,
+      text: words(40 + ((i * 37) % 200), `w${i}-`),
+    }));
+    const run = makeRun(inputs, false, 3);
+    expect(run.exported?.document.records.length).toBe(inputs.length);
+    const pair = { manifest: run.manifest.bytes, exported: run.exported!.bytes };
+    const paths = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json") };
+    for (const chunk of [61, 509, 4096, 65536, undefined]) {
+      expect(await bothWays(dir, pair, chunk)).toBe("canonical");
+      const { result } = await verifyFilesWithMode({ ...paths, ...(chunk === undefined ? {} : { chunkBytes: chunk }) }, "canonical", null);
+      expect(result.problems).toEqual([]);
+    }
   });
 
   it("byte flips at many positions of either file agree", async () => {
