@@ -1,9 +1,10 @@
 // A zod schema compiled to a plain predicate over a parsed JSON value, for the checks that run once
 // per record on a large pair (verify reads millions). zod builds an output object and an issue list
 // for every value it parses; the predicate builds nothing. It answers true only when zod would
-// accept the value and return it unchanged, so a value it accepts needs no zod parse at all, and a
-// value it refuses is parsed by zod, which names the issue exactly as before. So a caller cannot
-// tell which one ran, except by the time taken.
+// accept the value, and when it hands no node to zod (below), zod would also return the value
+// unchanged: so a value it accepts needs no zod parse at all, and a value it refuses is parsed by
+// zod, which names the issue exactly as before. So a caller cannot tell which one ran, except by
+// the time taken.
 //
 // Why the two agree: each node below does what zod 4 does for that node (the same type tests, the
 // same `for...in` walk of a strict object's keys, the same reads of `value[key]`, the same checks in
@@ -13,10 +14,10 @@
 import type { z } from "zod";
 import { codePointLength } from "../core/codepoints.js";
 
-/** True only when the schema accepts the value and would return it unchanged. */
+/** True only when the schema accepts the value (and returns it unchanged, when no node was handed to zod). */
 type ValueCheck = (value: unknown) => boolean;
 
-/** A compiled schema: the predicate, and the kinds of node it handed to zod (none for a record schema). */
+/** A compiled schema: the predicate, and the kinds of node it handed to zod (none for a manifest record's schema). */
 export interface CompiledCheck {
   readonly check: ValueCheck;
   /** Node kinds handed to zod, one entry per node; tests require none for the per-record schemas. */
