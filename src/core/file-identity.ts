@@ -6,6 +6,7 @@
 // The identity of a path is the real path it resolves to (every symlink followed, the missing
 // tail kept as given under the real path of its nearest existing ancestor) and, when the file
 // exists, its (device, inode) pair: two paths are one file when either matches.
+import { fstatSync } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "./errors.js";
@@ -52,7 +53,25 @@ export async function fileIdentity(path: string, cwd: string = process.cwd()): P
   const resolved = await resolvedPath(resolve(cwd, path), 0);
   // stat follows symlinks: a symlink and its target, or two hard links, give one (dev, ino).
   const info = await stat(resolved, { bigint: true }).catch(() => lstat(resolved, { bigint: true }).catch(() => null));
-  return { path: resolved, inode: info === null ? null : `${info.dev}:${info.ino}` };
+  return { path: resolved, inode: info === null ? null : inodeKey(info) };
+}
+
+/** The (device, inode) pair as FileIdentity keeps it. */
+function inodeKey(info: { readonly dev: bigint; readonly ino: bigint }): string {
+  return `${info.dev}:${info.ino}`;
+}
+
+/**
+ * The (device, inode) of the regular file an open descriptor reads (`process.stdin` redirected
+ * from a file), as FileIdentity keeps it; null for a pipe, a socket or a descriptor that fails.
+ */
+export function descriptorInode(fd: number): string | null {
+  try {
+    const info = fstatSync(fd, { bigint: true });
+    return info.isFile() ? inodeKey(info) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** True when two identities are one file: the same resolved path, or the same (device, inode). */

@@ -2,10 +2,10 @@
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
 // anything is opened (run-resources.ts), read (files.ts), checked or deleted.
-import { fstatSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { descriptorInode } from "../core/file-identity.js";
 import type { Allowlist } from "../documents/allowlist.js";
 import { resolvePolicy, type IngestPolicy, type PolicyLabels, type PolicyOverrides } from "../documents/policy.js";
 import { validateShardSpec, type ShardSpec } from "../documents/shard.js";
@@ -182,19 +182,13 @@ export function abortFirst(plan: Pick<IngestRunPlan, "signal">): (error: unknown
 }
 
 /**
- * `dev:ino` of the regular file a stream reads, when it exposes its descriptor (`process.stdin`
- * redirected from a file, an fs read stream once open), else null: a pipe or a socket is no
- * file a target could be.
+ * The (device, inode) of the regular file a stream reads, when it exposes its descriptor
+ * (`process.stdin` redirected from a file, an fs read stream once open), else null: a pipe or a
+ * socket is no file a target could be.
  */
 function streamFileInode(stream: unknown): string | null {
   const fd = typeof stream === "object" && stream !== null ? (stream as { fd?: unknown }).fd : undefined;
-  if (typeof fd !== "number") return null;
-  try {
-    const info = fstatSync(fd, { bigint: true });
-    return info.isFile() ? `${info.dev}:${info.ino}` : null;
-  } catch {
-    return null;
-  }
+  return typeof fd === "number" ? descriptorInode(fd) : null;
 }
 
 /** Step 1: the targets pre-flighted, then every setting but the pipeline, which the caller builds next for the policy. */

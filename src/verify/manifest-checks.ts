@@ -13,7 +13,7 @@ import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestSh
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
 import { CLASSIFIED_STATES } from "../documents/states.js";
 import { expandRecordV2, ManifestRecordV2Schema, RecordV2Error } from "../documents/manifest-v2.js";
-import { compileCheck, fastSafeParse } from "../documents/schema-check.js";
+import { compileCheck } from "../core/schema-check.js";
 import { isInt, isObj, own, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import type { ProblemList } from "./problems.js";
@@ -102,7 +102,7 @@ export function checkManifestRecordAt(
   problems: ProblemList,
   bounds: RecordBounds | null = null,
 ): ManifestRecordCheck {
-  const parsed = fastSafeParse(ManifestRecordSchema, RECORD_V1_CHECK, record);
+  const parsed = RECORD_V1_CHECK.safeParse(record);
   const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
   const index = isObj(record) ? own(record, "index") : undefined;
   if (!isObj(record) || !isInt(index)) {
@@ -125,7 +125,7 @@ export function checkManifestRecordAt(
  * checks then find it malformed) with the path of its first problem.
  */
 export function expandedRecord(record: Obj, position: number, geometry: Geometry | null): { record: unknown; issuePath: readonly PropertyKey[] | null } {
-  const parsed = fastSafeParse(ManifestRecordV2Schema, RECORD_V2_CHECK, record);
+  const parsed = RECORD_V2_CHECK.safeParse(record);
   if (!parsed.success) return { record, issuePath: parsed.error.issues[0]?.path ?? [] };
   if (geometry === null) return { record, issuePath: ["segments"] };
   try {

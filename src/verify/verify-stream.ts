@@ -13,7 +13,7 @@ import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manif
 import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
-import { compileCheck } from "../documents/schema-check.js";
+import { compileCheck } from "../core/schema-check.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
@@ -313,7 +313,7 @@ export class StreamedExport {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
     checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree, canonicalBytes);
     tagProblems(this.problems, this.positions, this.count - 1, this.kept);
-    if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = EXPORT_RECORD_CHECK.check(item) || ExportRecordSchema.safeParse(item).success;
+    if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = EXPORT_RECORD_CHECK.accepts(item);
   }
 
   /** What this share's records gave, for `absorb` on the thread that assembles the pair. */

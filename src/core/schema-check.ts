@@ -12,16 +12,25 @@
 // zod itself (`schema.safeParse(value).success`), so the answer is never a guess. A test compares
 // the two over genuine and damaged records.
 import type { z } from "zod";
-import { codePointLength } from "../core/codepoints.js";
+import { codePointLength } from "./codepoints.js";
 
 /** True only when the schema accepts the value (and returns it unchanged, when no node was handed to zod). */
 type ValueCheck = (value: unknown) => boolean;
 
-/** A compiled schema: the predicate, and the kinds of node it handed to zod (none for a manifest record's schema). */
-export interface CompiledCheck {
+/** A zod schema with its compiled predicate, asked in the two ways verify asks a schema. */
+export interface CompiledSchema<S extends z.ZodType> {
+  /** The predicate alone: true only when the schema accepts the value (see the file's head). */
   readonly check: ValueCheck;
-  /** Node kinds handed to zod, one entry per node; tests require none for the per-record schemas. */
+  /** Node kinds handed to zod, one entry per node; tests require none for a manifest record's schema. */
   readonly delegated: readonly string[];
+  /** `schema.safeParse(value).success`, zod parsing only a value the predicate refuses. */
+  accepts(value: unknown): boolean;
+  /**
+   * `schema.safeParse(value)`, answered without parsing when the predicate accepts the value: then
+   * `data` is the value itself (zod's output would be an equal copy). When any node was handed to
+   * zod, zod parses every value, since such a node may copy what it accepts.
+   */
+  safeParse(value: unknown): z.ZodSafeParseResult<z.output<S>>;
 }
 
 // zod 4 keeps a schema's definition under `_zod.def`; only the fields read here are typed.
@@ -55,20 +64,18 @@ interface Node {
 }
 
 /** Compiles `schema` (see the file's head); throws nothing: what it cannot compile, zod checks. */
-export function compileCheck(schema: z.ZodType): CompiledCheck {
+export function compileCheck<S extends z.ZodType>(schema: S): CompiledSchema<S> {
   const delegated: string[] = [];
-  return { check: compileNode(schema as unknown as Node, delegated), delegated };
-}
-
-/**
- * `schema.safeParse`, answered without parsing when the compiled check accepts the value: then
- * `data` is the value itself (zod's output would be an equal copy). With a schema whose compiled
- * check hands a node to zod, zod parses every value, since such a node may copy what it accepts.
- */
-export function fastSafeParse<S extends z.ZodType>(schema: S, compiled: CompiledCheck, value: unknown): z.ZodSafeParseResult<z.output<S>> {
-  // A node handed to zod may copy what it accepts (a pipe, a record), so its value is not zod's output.
-  if (compiled.delegated.length === 0 && compiled.check(value)) return { success: true, data: value as z.output<S> } as z.ZodSafeParseResult<z.output<S>>;
-  return schema.safeParse(value);
+  const check = compileNode(schema as unknown as Node, delegated);
+  // A node handed to zod may copy what it accepts (a pipe, a record), so a value is then not zod's output.
+  const identical = delegated.length === 0;
+  return {
+    check,
+    delegated,
+    accepts: (value) => check(value) || schema.safeParse(value).success,
+    safeParse: (value) =>
+      identical && check(value) ? ({ success: true, data: value as z.output<S> } as z.ZodSafeParseResult<z.output<S>>) : schema.safeParse(value),
+  };
 }
 
 function compileNode(node: Node, delegated: string[]): ValueCheck {
