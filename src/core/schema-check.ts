@@ -181,16 +181,21 @@ function compileRule(rule: CheckDef, type: string): ValueCheck | null {
   // A length check applies to whatever has a length (zod's default `when`); any other `when` is zod's.
   // zod measures a string in code points (a pair of surrogates is one, a lone one is one too, as
   // codePointLength counts), an array in elements.
-  const lengthOf = type === "string" ? (v: unknown): number => codePointLength(v as string) : (v: unknown): number => (v as unknown[]).length;
+  // A string of n UTF-16 units holds from ceil(n / 2) to n code points, so most bounds are decided
+  // by its unit count alone, and only a length between those is counted (a scan of the string).
   const defaultWhen = rule.when === undefined || (typeof rule.when === "function" && rule.when.name === "_whenHasLength");
   switch (rule.check) {
     case "min_length": {
       const min = rule.minimum;
-      return min === undefined || !defaultWhen || (type !== "string" && type !== "array") ? null : (v) => lengthOf(v) >= min;
+      if (min === undefined || !defaultWhen || (type !== "string" && type !== "array")) return null;
+      if (type === "array") return (v) => (v as unknown[]).length >= min;
+      return (v) => ((v as string).length + 1) >> 1 >= min || codePointLength(v as string) >= min;
     }
     case "max_length": {
       const max = rule.maximum;
-      return max === undefined || !defaultWhen || (type !== "string" && type !== "array") ? null : (v) => lengthOf(v) <= max;
+      if (max === undefined || !defaultWhen || (type !== "string" && type !== "array")) return null;
+      if (type === "array") return (v) => (v as unknown[]).length <= max;
+      return (v) => (v as string).length <= max || codePointLength(v as string) <= max;
     }
     case "greater_than": {
       const bound = rule.value;

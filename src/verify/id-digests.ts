@@ -2,10 +2,11 @@
 // record repeats an earlier record's id when its digest was seen before, so the count is the
 // digests added less the distinct ones, whatever order they came in (which also lets two threads
 // tally apart and add up). Up to MAX_IN_MEMORY distinct digests are kept in a Set; past that every
-// digest goes to one of BUCKETS files on disk, chosen by a keyed hash (HMAC with a random key per
-// verification, so a hostile manifest cannot pile its digests into one bucket), and the distinct
-// ones are counted bucket by bucket at the end, one bucket in memory at a time.
-import { createHmac, randomBytes } from "node:crypto";
+// digest goes to one of BUCKETS files on disk, chosen by a keyed hash (simple tabulation over a
+// table drawn from a random key per verification, so a hostile manifest, which never sees the
+// table, cannot pile its digests into one bucket), and the distinct ones are counted bucket by
+// bucket at the end, one bucket in memory at a time.
+import { createHash, randomBytes } from "node:crypto";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,12 +70,12 @@ export class IdDigestTally {
   #buffers: Buffer[] = [];
   #fill: number[] = [];
   readonly #maxInMemory: number;
-  readonly #key: Uint8Array;
+  readonly #table: Uint8Array;
   readonly #parent: string;
 
   constructor(options: IdDigestOptions = {}) {
     this.#maxInMemory = options.maxInMemory ?? MAX_IN_MEMORY;
-    this.#key = options.key ?? newBucketKey();
+    this.#table = bucketTable(options.key ?? newBucketKey());
     this.#parent = options.parent ?? tmpdir();
   }
 
@@ -109,7 +110,7 @@ export class IdDigestTally {
       if (this.#memory.size > this.#maxInMemory) this.#spill();
       return;
     }
-    const bucket = createHmac("sha256", this.#key).update(key, "latin1").digest()[0] as number;
+    const bucket = bucketOf(this.#table, key);
     const buffer = this.#buffers[bucket] as Buffer;
     if ((this.#fill[bucket] as number) + KEY_BYTES > buffer.length) this.#flush(bucket);
     buffer.write(key, this.#fill[bucket] as number, "latin1");
@@ -182,6 +183,27 @@ export class IdDigestTally {
     this.#dir = null;
     this.#absorbedDirs.length = 0;
   }
+}
+
+/**
+ * The bucket hash's table: one random byte for each (position, byte value) of a kept digest, drawn
+ * from the key (SHAKE256 stretches it), so tallies built with the same key bucket alike.
+ */
+function bucketTable(key: Uint8Array): Uint8Array {
+  return createHash("shake256", { outputLength: KEY_BYTES * 256 })
+    .update(key)
+    .digest();
+}
+
+/**
+ * A kept digest's bucket: the exclusive-or of its bytes' table entries (simple tabulation hashing,
+ * which spreads any fixed set of keys about as evenly as a random function; the keys are chosen
+ * before the table is drawn, as a manifest is written before it is verified).
+ */
+function bucketOf(table: Uint8Array, key: string): number {
+  let bucket = 0;
+  for (let at = 0; at < KEY_BYTES; at++) bucket ^= table[(at << 8) | (key.charCodeAt(at) & 0xff)] as number;
+  return bucket;
 }
 
 /** A bucket file's bytes; a bucket no digest went to has no file. */

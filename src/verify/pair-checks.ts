@@ -15,7 +15,7 @@ import { EXPORT_SCHEMA } from "../documents/schemas.js";
 import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
-import { codePointLength } from "../core/codepoints.js";
+import { wellFormedLength } from "../core/codepoints.js";
 import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkRunAndContext } from "./manifest-checks.js";
@@ -160,7 +160,8 @@ export function checkExportRecord(
   }
   if (!evidenceSupportsAdmission(m, verdictsAgree)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
   const text = own(item, "text");
-  if (!isWellFormedString(text)) {
+  const length = typeof text === "string" ? wellFormedLength(text) : null;
+  if (typeof text !== "string" || length === null) {
     problems.add("text_invalid", `${at}text missing or invalid`);
     return;
   }
@@ -184,7 +185,6 @@ export function checkExportRecord(
   }
   const sha = digests?.text ?? sha256Hex(text);
   if (own(item, "sha256") !== sha || own(m, "sha256") !== sha) problems.add("sha256_mismatch", `${at}sha256 mismatch`);
-  const length = codePointLength(text);
   if (own(m, "length") !== length) problems.add("length_mismatch", `${at}length mismatch`);
   const materialSha = digests?.material ?? null;
   if (materialSha === null || own(item, "material_sha256") !== materialSha || own(m, "material_sha256") !== materialSha) {

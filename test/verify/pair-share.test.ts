@@ -110,6 +110,20 @@ describe("counts taken apart and absorbed", () => {
     here.close();
   });
 
+  it("digests that differ only in their last bytes are spread over many bucket files", async () => {
+    // A manifest chooses its digests: had the bucket been a byte of the digest, these would all
+    // share one file. The table drawn from the random key spreads them (about 160 of 256 expected).
+    const parent = await tempDir();
+    const here = new IdDigestTally({ maxInMemory: 0, parent });
+    const common = "ab".repeat(31);
+    for (let n = 0; n < 256; n++) here.add(`${common}${n.toString(16).padStart(2, "0")}`);
+    const { dir } = here.state();
+    expect(dir).not.toBeNull();
+    expect(readdirSync(dir as string).length).toBeGreaterThan(100);
+    expect(here.repeats()).toBe(0);
+    here.close();
+  });
+
   it("a temporary directory that cannot be made or written leaves the count unknown, without throwing", async () => {
     const parent = await tempDir();
     const notADirectory = join(parent, "file");
