@@ -54,11 +54,11 @@ async function cacheFiles(io: CliIo, cache: string | false | undefined): Promise
 }
 
 /**
- * Throws UsageError when a side file of a `screen` or `ingest` run (`--sarif`, `--junit`,
- * `--cache` and its SQLite side files, `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub
- * output is on) is one file with
- * the input (`-` is standard input, no file), the manifest, the export, the file standard output
- * was redirected to, or an earlier side file.
+ * Throws UsageError when the file standard output was redirected to, or a side file of a
+ * `screen` or `ingest` run (`--sarif`, `--junit`, `--cache` and its SQLite side files,
+ * `--endpoint-log`, `$GITHUB_STEP_SUMMARY` when GitHub output is on), is one file with the input
+ * (`-` is standard input, no file), the manifest, the export, their publication locks, or an
+ * earlier one of these.
  */
 export async function refuseSharedFiles(input: string | null, flags: RunFileFlags, io: CliIo): Promise<void> {
   const github = flags.github ?? io.env.GITHUB_ACTIONS === "true";
@@ -72,11 +72,12 @@ export async function refuseSharedFiles(input: string | null, flags: RunFileFlag
       // named there could not be written after the pair was published.
       ["--manifest's publication lock", flags.manifest === undefined ? undefined : `${flags.manifest}.lock`],
       ["--export's publication lock", flags.export === undefined ? undefined : `${flags.export}.lock`],
-      // Redirected to a file, stdout carries the run's document there: a report renamed over it
-      // or a log appended to it would replace or corrupt that document.
-      ["standard output", io.stdoutFile],
     ],
     [
+      // Redirected to a file, stdout carries the run's document there: the input read from it,
+      // the pair published over it, a report renamed over it or a log appended to it would
+      // replace or corrupt one or the other. So it is compared with every file of the run.
+      ["standard output", io.stdoutFile],
       ["--sarif", flags.sarif],
       ["--junit", flags.junit],
       ...(await cacheFiles(io, flags.cache)),

@@ -43,6 +43,27 @@ describe("standard output redirected to a file", () => {
     expect(await readFile(join(dir, "out.json"), "utf8")).toBe("");
   });
 
+  it("ingest with stdout redirected to its --export or --manifest is refused, naming the flag, and nothing is published", async () => {
+    for (const [flag, out] of [
+      ["--export", "pair.export.json"],
+      ["--manifest", "pair.manifest.json"],
+    ] as const) {
+      const run = await runToFile(["ingest", "in.jsonl", "--manifest", "pair.manifest.json", "--export", "pair.export.json", "--no-canary"], out);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`standard output names the same file as ${flag}`);
+      // Only the file the redirection made, empty: no pair was published.
+      expect(await readFile(join(dir, out), "utf8")).toBe("");
+      await rm(join(dir, out));
+    }
+  });
+
+  it("ingest with stdout redirected to its input is refused before the input is read", async () => {
+    await writeFile(join(dir, "own.jsonl"), "");
+    const run = await runToFile(["ingest", "own.jsonl", "--manifest", "own.manifest.json", "--export", "own.export.json", "--no-canary"], "own.jsonl");
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("standard output names the same file as the input");
+  });
+
   it("a report beside the redirected file is not refused: the document lands in the file", async () => {
     const run = await runToFile(["screen", "in.jsonl", "--no-canary", "--sarif", "report.sarif"], "doc.json");
     expect(run.code).toBe(2);
