@@ -25,13 +25,15 @@ INPUT="${INPUT:-/data/input.jsonl}"
 OUT="${OUT:-/data/shards}"
 LITTLE_CANARY="${LITTLE_CANARY:-little-canary}"
 K="$JOB_COMPLETION_INDEX"
+MANIFEST="$OUT/shard-$K.manifest.json"
+EXPORT="$OUT/shard-$K.export.json"
 
 mkdir -p "$OUT"
 set +e
 # --overwrite: a retried pod replaces the pair of an attempt that died after publishing.
 # shellcheck disable=SC2086 # LITTLE_CANARY and LITTLE_CANARY_ARGS are word lists on purpose
 $LITTLE_CANARY ingest "$INPUT" --shard "$K/$SHARDS" \
-  --manifest "$OUT/shard-$K.manifest.json" --export "$OUT/shard-$K.export.json" \
+  --manifest "$MANIFEST" --export "$EXPORT" \
   --overwrite --wait-lock 60 ${LITTLE_CANARY_ARGS:-}
 code=$?
 set -e
@@ -44,6 +46,11 @@ case "$code" in
     ;;
   3)
     echo "shard $K/$SHARDS: ingest refused (exit 3), nothing written" >&2
+    # An export with no manifest beside it is what an attempt killed while publishing leaves;
+    # ingest will not replace it, so a retry cannot help (docs/shards.md, "Exit codes").
+    if [ -e "$EXPORT" ] && [ ! -e "$MANIFEST" ]; then
+      echo "shard $K/$SHARDS: $EXPORT has no manifest beside it (left by an attempt killed while publishing); if no copy of that attempt's manifest is in use, delete it and run the Job again" >&2
+    fi
     exit 3
     ;;
   *)

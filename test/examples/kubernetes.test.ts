@@ -3,7 +3,7 @@
 // results (0, 1, 2) into a succeeded pod, and an index step over the same N shards.
 // (`yaml` is installed with the documentation tooling; no dependency is added for this test.)
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -100,6 +100,20 @@ describe("examples/kubernetes", () => {
       expect(args).toContain(`${out}/shard-2.manifest.json`);
       expect(existsSync(join(out, "shard-2.exit"))).toBe(podExit === 0);
       if (podExit === 0) expect(readFileSync(join(out, "shard-2.exit"), "utf8")).toBe(`${ingestExit}\n`);
+    }
+    // Exit 3 beside an export with no manifest (an attempt killed while publishing): the wrapper
+    // names the export, since a retry would be refused the same way; beside a whole pair it does not.
+    for (const manifestToo of [false, true]) {
+      const out = join(scratch, `orphan-${manifestToo}`);
+      mkdirSync(out, { recursive: true });
+      writeFileSync(join(out, "shard-2.export.json"), "{}");
+      if (manifestToo) writeFileSync(join(out, "shard-2.manifest.json"), "{}");
+      const run = spawnSync("sh", [join(DIR, "shard-wrapper.sh")], {
+        env: { PATH: process.env["PATH"] ?? "", SHARDS: "4", JOB_COMPLETION_INDEX: "2", OUT: out, LITTLE_CANARY: `sh ${fake}`, FAKE_EXIT: "3" },
+        encoding: "utf8",
+      });
+      expect(run.status).toBe(3);
+      expect(run.stderr.includes(`${out}/shard-2.export.json has no manifest beside it`)).toBe(!manifestToo);
     }
     const missing = spawnSync("sh", [join(DIR, "shard-wrapper.sh")], { env: { PATH: process.env["PATH"] ?? "", SHARDS: "4" }, encoding: "utf8" });
     expect(missing.status).not.toBe(0);
