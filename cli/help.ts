@@ -105,7 +105,7 @@ Examples:
   little-canary serve --port 0 --mode block --fail-closed --timeout 60
   curl -s -H 'content-type: application/json' -d '{"text":"hello"}' http://127.0.0.1:18421/check
   little-canary serve --token-file ~/.config/little-canary/token      # chmod 600 the file
-  curl -s -H "authorization: Bearer $(cat ~/.config/little-canary/token)" -H 'content-type: application/json' \
+  curl -s -H "authorization: Bearer $(cat ~/.config/little-canary/token)" -H 'content-type: application/json' \\
     -d '{"items":["hello",{"id":"a","text":"world"}]}' http://127.0.0.1:18421/screen`;
 
 /** After the options of `demo --help`. */

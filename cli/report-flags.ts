@@ -22,7 +22,7 @@ export function addReportFlags(command: Command, what: string, stdout: string): 
 CI reports (docs/ci.md): --sarif and --junit are extra files, written atomically once the
 run's result is final; GitHub annotations go to stderr. None of them changes stdout:
 ${stdout}.
-A ${what} that was not screened (degraded, unexercised) is an error result in both reports,
+${/^[aeiou]/.test(what) ? "An" : "A"} ${what} that was not screened (degraded, unexercised) is an error result in both reports,
 never a pass. No text is written, and an id only when it is plain (letters, digits,
 ._@+/-, at most 100), else its sha256.`,
     );

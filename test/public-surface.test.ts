@@ -53,5 +53,9 @@ describe("public API surface", () => {
     expect(values.filter((name) => !listed.has(name))).toEqual([]);
     // A listed name that is not a value must be a type: it starts with a capital and is no value of the entry.
     expect([...listed].filter((name) => !values.includes(name) && !/^[A-Z]/.test(name))).toEqual([]);
+    // The counts the section and the README state are those of the list.
+    const types = [...listed].filter((name) => !values.includes(name)).length;
+    expect(section).toContain(`${values.length} values and ${types} types (${values.length + types} names)`);
+    expect(readFileSync(new URL("README.md", repo), "utf8")).toContain(`exports ${values.length + types} names`);
   });
 });
