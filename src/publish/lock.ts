@@ -84,7 +84,9 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
         }
         throw new PublishError(
           `another run is publishing to ${displayText(manifestPath)} (lock ${displayText(lockPath)} is held)` +
-            (waitSeconds > 0 ? `; still held after waiting ${waitSeconds}s` : "; retry later or pass --wait-lock SECONDS"),
+            (waitSeconds > 0 ? `; still held after waiting ${waitSeconds}s` : "; retry later or pass --wait-lock SECONDS") +
+            // A kill -9 leaves the lock behind: say that it is not forever, so nobody deletes it by hand.
+            ` (a lock left by a killed run is taken over ${STALE_LOCK_MS / 1000} s after its last refresh)`,
           { cause: error },
         );
       }

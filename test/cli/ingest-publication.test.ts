@@ -59,7 +59,7 @@ describe("ingest publication through the CLI", () => {
     expect(codes).toEqual([0, 3]);
     const refused = runs.find((run) => run.code === 3)!;
     expect(refused.stderr).toMatch(
-      /^error: another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS\n$/,
+      /^error: another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS \(a lock left by a killed run is taken over 20 s after its last refresh\)\n$/,
     );
     expect(refused.stdout).toBe("");
     const state = await dirState(dir);

@@ -127,7 +127,7 @@ describe("two runs on the same paths", () => {
     expect(refused.reason).toMatchObject({
       code: "publish",
       message: expect.stringMatching(
-        /^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS$/,
+        /^another run is publishing to \/.*\/[em]\.json \(lock \/.*\/[em]\.json\.lock is held\); retry later or pass --wait-lock SECONDS \(a lock left by a killed run is taken over 20 s after its last refresh\)$/,
       ),
     });
     expect((await dirState(dir)).files).toEqual(["e.json", "in.jsonl", "m.json"]);
