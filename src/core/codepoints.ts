@@ -4,10 +4,18 @@
 
 const SURROGATE = /[\ud800-\udfff]/;
 
+/**
+ * Whether `text` holds any surrogate, paired or lone (one native scan). Without one, every code
+ * point is one UTF-16 unit, so unit counts and offsets are code-point counts and offsets.
+ */
+export function hasSurrogate(text: string): boolean {
+  return SURROGATE.test(text);
+}
+
 /** Number of Unicode code points in `text` (a lone surrogate counts as one). */
 export function codePointLength(text: string): number {
   // Without surrogates every code point is one UTF-16 unit; the native scan is far cheaper.
-  if (!SURROGATE.test(text)) return text.length;
+  if (!hasSurrogate(text)) return text.length;
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -25,7 +33,7 @@ export function codePointLength(text: string): number {
  * scan for a text with no surrogate at all, the common case, instead of one for each question.
  */
 export function wellFormedLength(text: string): number | null {
-  if (!SURROGATE.test(text)) return text.length;
+  if (!hasSurrogate(text)) return text.length;
   return text.isWellFormed() ? codePointLength(text) : null;
 }
 

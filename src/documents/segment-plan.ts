@@ -6,7 +6,7 @@
 import type { IngestPolicy } from "./policy.js";
 import type { ManifestSegment } from "./schemas.js";
 import { sha256Hex } from "../core/hash.js";
-import { codePointLength, utf8ByteLength } from "../core/codepoints.js";
+import { codePointLength, hasSurrogate, utf8ByteLength } from "../core/codepoints.js";
 import { metadataMaterial, type MaterialSource } from "./segment-material.js";
 import { segmentCount, segmentSpans, type Span } from "./segment-spans.js";
 
@@ -37,8 +37,6 @@ export interface SegmentableRecord extends MaterialSource {
   readonly text: string;
 }
 
-const SURROGATE = /[\ud800-\udfff]/;
-
 export type PlanPolicy = Pick<IngestPolicy, "segment_chars" | "segment_overlap" | "max_segments" | "max_item_bytes">;
 
 /**
@@ -49,7 +47,7 @@ export function sliceSpans(text: string, spans: readonly Span[], length?: number
   // Without surrogates every code point is one UTF-16 unit, so offsets are unit offsets (the
   // common case, and a native scan instead of a walk in JavaScript). A known code-point `length`
   // equal to the unit count says the same without scanning again.
-  if (length === text.length || !SURROGATE.test(text)) return spans.map((s) => text.slice(s.start, s.end));
+  if (length === text.length || !hasSurrogate(text)) return spans.map((s) => text.slice(s.start, s.end));
   const wanted = [...new Set(spans.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
   const unitAt = new Map<number, number>();
   let unit = 0;
