@@ -95,6 +95,10 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
         const what = code === "ENOENT" ? "does not exist" : "is not a directory";
         throw new PublishError(`${options.flag ?? "--manifest"} directory ${what}: ${displayText(dirname(manifestPath))}`, { cause: error });
       }
+      if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
+        // The lock is the first thing written beside the target: say it is the directory that refused.
+        throw new PublishError(`${options.flag ?? "--manifest"} directory is not writable: ${displayText(dirname(manifestPath))} (${code})`, { cause: error });
+      }
       throw new PublishError(`could not lock ${displayText(manifestPath)} (${code ?? "unknown error"})`, { cause: error });
     }
   }
