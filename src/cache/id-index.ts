@@ -9,7 +9,8 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqlite } from "./sqlite-open.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { inSqlite, sqliteFailure } from "./verdict-cache.js";
 import { displayText } from "../core/display-text.js";
@@ -101,7 +102,7 @@ export class IdIndex {
     }
     let db: Database.Database | null = null;
     try {
-      db = new Database(path);
+      db = openSqlite(path);
       db.pragma("journal_mode = OFF");
       db.pragma("synchronous = OFF");
       db.pragma("locking_mode = EXCLUSIVE");

@@ -17,6 +17,7 @@
 import { hash } from "node:crypto";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
+import { openSqlite } from "./sqlite-open.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { isPlainObject } from "../core/guards.js";
@@ -322,7 +323,7 @@ export class VerdictCache {
     assertSqliteHeader(path);
     let db: Database.Database;
     try {
-      db = new Database(path, { readonly, fileMustExist: readonly || options.mustExist === true, timeout });
+      db = openSqlite(path, { readonly, fileMustExist: readonly || options.mustExist === true, timeout });
     } catch (error) {
       throw sqliteFailure(error, path, "unopenable");
     }
