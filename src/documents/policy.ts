@@ -126,7 +126,7 @@ function policyProblem(candidate: Record<string, unknown>, labels: PolicyLabels)
 export function resolvePolicy(overrides: PolicyOverrides = {}, labels: PolicyLabels = {}): IngestPolicy {
   const candidate: Record<string, unknown> = { ...STRICT_V1 };
   for (const key of Object.keys(overrides)) {
-    if (!OVERRIDABLE.has(key)) throw new UsageError("unknown policy setting");
+    if (!OVERRIDABLE.has(key)) throw new UsageError(unknownSettingMessage(key));
     const value = (overrides as Record<string, unknown>)[key];
     if (value !== undefined) candidate[key] = value;
   }
@@ -134,6 +134,17 @@ export function resolvePolicy(overrides: PolicyOverrides = {}, labels: PolicyLab
   if (problem !== null) throw new UsageError(problem);
   // The ordered checks above cover every rule of the schema; parsing still guards the shape.
   return IngestPolicySchema.parse(candidate);
+}
+
+/**
+ * The refusal of an override that is not a setting: it names the key when it is a plain name (a
+ * caller's own code wrote it), points a camelCase spelling at the setting it means, and lists the settings.
+ */
+function unknownSettingMessage(key: string): string {
+  const name = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(key) ? key : null;
+  const snake = name?.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  const hint = snake !== undefined && snake !== name && OVERRIDABLE.has(snake) ? ` (did you mean "${snake}"?)` : "";
+  return `unknown policy setting ${name === null ? "(a key that is not a plain name)" : `"${name}"`}${hint}; the settings are ${[...OVERRIDABLE].join(", ")}`;
 }
 
 /** Reader limits implied by a policy (so the reader and the policy can never disagree). */

@@ -95,7 +95,15 @@ describe("strict/v1 policy", () => {
   });
 
   it("refuses an unknown override name", () => {
-    expect(refusal({ name: "lax" } as never)).toBe("unknown policy setting");
+    expect(refusal({ name: "lax" } as never)).toBe(
+      'unknown policy setting "name"; the settings are segment_chars, segment_overlap, max_segments, max_item_bytes, max_items, max_total_bytes, max_metadata_keys, max_metadata_value_chars, stop_after_hold',
+    );
+  });
+
+  it("points a camelCase override at the setting it spells, and never quotes a key that is not a plain name", () => {
+    expect(refusal({ segmentChars: 2000 } as never)).toMatch(/^unknown policy setting "segmentChars" \(did you mean "segment_chars"\?\); the settings are /);
+    expect(refusal({ "a\nb": 1 } as never)).toMatch(/^unknown policy setting \(a key that is not a plain name\); the settings are /);
+    expect(refusal({ colour: 1 } as never)).toMatch(/^unknown policy setting "colour"; the settings are /);
   });
 
   it("the schema refuses unknown keys and an overlap not below segment_chars", () => {
