@@ -2,12 +2,18 @@
 // different manifest (two runs with different manifests and one export, one after the other,
 // would leave the first manifest without its export; the locks cannot prevent that). An export
 // names its manifest by hash (`manifest_sha256`; a manifest cannot name its export), read from
-// the first bytes of a canonical export this package wrote; a file not recognisable as one
-// cannot be any manifest's pair and is replaced as before.
+// the first bytes of a canonical export this package wrote. An export reformatted by another
+// tool (indented, keys reordered) still verifies against its manifest, so when those first bytes
+// do not match, the file is read with the strict grammar (its records skipped, not built) and its
+// top-level members decide. Only a file that is not such a document cannot be any manifest's
+// pair, and is replaced as before.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, open } from "node:fs/promises";
 import { MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
+import { fieldsShape, SKIP_SHAPE, STRING_SHAPE } from "../core/parse-line.js";
+import { readStrictJsonFile } from "../core/strict-json-stream.js";
+import { isPlainObject } from "../core/guards.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
 
@@ -28,11 +34,37 @@ export async function exportBinding(exportPath: string): Promise<string | null> 
     const buffer = Buffer.alloc(PREFIX_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, PREFIX_BYTES, 0);
     const match = BINDING_PREFIX.exec(buffer.subarray(0, bytesRead).toString("latin1"));
-    return match?.[1] ?? null;
+    if (match !== null) return match[1] as string;
   } catch {
     return null;
   } finally {
     await handle.close();
+  }
+  return strictBinding(exportPath);
+}
+
+/** The two members that bind an export to its manifest; everything else, records included, is skipped. */
+const BINDING_SHAPE = fieldsShape([
+  ["manifest_schema", STRING_SHAPE],
+  ["manifest_sha256", STRING_SHAPE],
+]);
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+/** Longest string, key or number held while looking: the two members are short; anything else is skipped. */
+const MAX_TOKEN_BYTES = 16 << 20;
+
+/** The binding of a document that is not laid out canonically, read strictly: null when it is not an export's. */
+async function strictBinding(exportPath: string): Promise<string | null> {
+  try {
+    let root: unknown = null;
+    const options = { shape: BINDING_SHAPE, stream: new Map([["records", SKIP_SHAPE]]), maxTokenBytes: MAX_TOKEN_BYTES };
+    for await (const event of readStrictJsonFile(exportPath, options)) if (event.type === "end") root = event.value;
+    if (!isPlainObject(root)) return null;
+    const schema = root["manifest_schema"];
+    const sha256 = root["manifest_sha256"];
+    return typeof schema === "string" && MANIFEST_SCHEMAS.includes(schema) && typeof sha256 === "string" && HEX_SHA256.test(sha256) ? sha256 : null;
+  } catch {
+    // Not a strict JSON document (or unreadable): verify cannot take it for any manifest's pair either.
+    return null;
   }
 }
 
@@ -56,7 +88,7 @@ export async function assertExportBelongsToManifest(manifestPath: string, export
   if (bound === null) return;
   if ((await fileSha256(manifestPath)) === bound) return;
   throw new PublishError(
-    `refusing to replace --export ${exportPath}: it is the export of another manifest (manifest_sha256 ${bound}), ` +
+    `refusing to replace --export ${displayText(exportPath)}: it is the export of another manifest (manifest_sha256 ${bound}), ` +
       `not of --manifest ${displayText(manifestPath)}, and replacing it would leave that manifest without its export. ` +
       `Choose another --export, or delete ${displayText(exportPath)} yourself if no manifest needs it (for example one left by an interrupted run)`,
   );

@@ -65,6 +65,38 @@ describe("pair identity under --overwrite", () => {
     expect((await verify("m2.json")).code).toBe(0);
   });
 
+  it("an export reformatted by another tool, which still verifies, is refused like the canonical one; the first pair still verifies", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const canonical = JSON.parse(await readFile(join(dir, "e.json"), "utf8")) as Record<string, unknown>;
+    // Indented, and its members in another order than the canonical one (records first).
+    const { records, ...head } = canonical;
+    await writeFile(join(dir, "e.json"), `\n${JSON.stringify({ records, ...head }, null, 2)}\n`);
+    const reformatted = await readFile(join(dir, "e.json"));
+    expect((await verify("m1.json")).code).toBe(0);
+    const second = await ingest("other.jsonl", "m2.json", true);
+    expect(second.code).toBe(3);
+    expect(second.error).toContain("it is the export of another manifest");
+    expect(await readFile(join(dir, "e.json"))).toEqual(reformatted);
+    expect((await verify("m1.json")).code).toBe(0);
+  });
+
+  it("a JSON document that only looks like an export (an unknown manifest schema, a short hash, broken JSON) binds to nothing", async () => {
+    const path = join(dir, "e.json");
+    const sha = "a".repeat(64);
+    const cases: Array<[string, string | null]> = [
+      [JSON.stringify({ records: [], manifest_sha256: sha, manifest_schema: "little-canary-ingest-manifest/v1" }, null, 1), sha],
+      [JSON.stringify({ manifest_sha256: sha, manifest_schema: "little-canary-ingest-manifest/v9", records: [] }, null, 1), null],
+      [JSON.stringify({ manifest_sha256: "abc", manifest_schema: "little-canary-ingest-manifest/v1" }, null, 1), null],
+      [` {"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}","records":[`, null],
+      [` {"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}","manifest_sha256":"${sha}"}`, null],
+      [` [{"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}"}]`, null],
+    ];
+    for (const [text, bound] of cases) {
+      await writeFile(path, text);
+      expect(await exportBinding(path)).toBe(bound);
+    }
+  });
+
   it("a file at the export path that is not an export of this package is replaced as before", async () => {
     await writeFile(join(dir, "e.json"), '{"old":"export"}');
     const run = await ingestFiles(ingestOptions(dir, ollama.url, { manifest: "m2.json", overwrite: true }));
