@@ -99,7 +99,7 @@ async function readInput(
 ): Promise<{ read: AdmitPassResult; shard: StreamRunOptions["shard"] }> {
   const { source: input, targets, signal } = plan;
   const stop = (): void => stopIfAborted(plan);
-  let source = input.kind === "file" ? fromFile(input.path) : fromNodeStream(input.stream);
+  let source = input.kind === "file" ? fromFile(input.path, signal) : fromNodeStream(input.stream);
   // A shard: the whole file counted first, then only its range read (a stream was refused in step 1).
   let cut: { counted: InputLineCount; range: LineRange } | null = null;
   if (plan.shard !== null && input.kind === "file") {
@@ -107,7 +107,7 @@ async function readInput(
     stop();
     if (counted.lines === 0) throw new IngestRefusedError("no lines in input, nothing to shard; nothing written");
     cut = { counted, range: shardRange(plan.shard, counted.lines) };
-    source = selectLineRange(fromFile(input.path), cut.range, counted, input.path);
+    source = selectLineRange(fromFile(input.path, signal), cut.range, counted, input.path);
   }
   const read = await admitPass(source, {
     policy: plan.policy,

@@ -1,7 +1,9 @@
 // Byte sources for the reader: a file, or a Node stream (stdin). Never decoded text: a stream with
 // an encoding set is a caller error, since decoding would hide invalid UTF-8 the reader must refuse.
 
-import { createReadStream } from "node:fs";
+import { closeSync, constants, createReadStream, fstatSync, open, openSync, statSync } from "node:fs";
+import { Socket } from "node:net";
+import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { displayText } from "../core/display-text.js";
 
@@ -17,15 +19,61 @@ export async function* fromNodeStream(stream: NodeJS.ReadableStream): AsyncGener
   }
 }
 
-/** Chunks of a file, read READ_CHUNK_BYTES at a time. Read errors become LittleCanaryError("io"). */
-export async function* fromFile(path: string): AsyncGenerator<Uint8Array> {
-  const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+/**
+ * Chunks of a file, read READ_CHUNK_BYTES at a time. Read errors become LittleCanaryError("io").
+ * `signal`: an abort ends the reading even when the file is a named pipe that nobody writes to
+ * (see releaseFifoOpen), so the caller sees the input end and can stop.
+ */
+export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  let stream: Readable | null = null;
+  let opening = true;
+  const abandon = (): void => {
+    if (opening) releaseFifoOpen(path);
+    else stream?.destroy();
+  };
+  // Aborted already: nothing is opened (a pipe's open could not be released before it starts).
+  if (signal?.aborted) return;
+  signal?.addEventListener("abort", abandon, { once: true });
   try {
+    const fd = await openForReading(path);
+    opening = false;
+    // A pipe is read as a socket (epoll, not a pool thread blocked in read), so destroying it
+    // ends a read that waits for a writer who never writes; a file is read as usual.
+    try {
+      stream = fstatSync(fd).isFIFO() ? new Socket({ fd, readable: true, writable: false }) : createReadStream(path, { fd, highWaterMark: READ_CHUNK_BYTES });
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    if (signal?.aborted) stream.destroy();
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (error) {
     const reason = typeof (error as { code?: unknown })?.code === "string" ? ` (${(error as { code: string }).code})` : "";
     throw new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
   } finally {
-    stream.destroy();
+    signal?.removeEventListener("abort", abandon);
+    stream?.destroy();
+  }
+}
+
+/** The descriptor of `path` opened for reading (closed by the stream that takes it). */
+function openForReading(path: string): Promise<number> {
+  return new Promise((resolve, reject) => open(path, "r", (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+
+/**
+ * Opening a named pipe for reading waits, on a thread of libuv's pool, until some process opens
+ * it for writing; nothing can cancel that wait, and while it lasts the process cannot exit (not
+ * even by process.exit, which joins those threads). So an interrupted run whose input is a pipe
+ * that nobody opened for writing would hang, holding its lock. Opening the pipe for writing without blocking,
+ * and closing it at once, ends that wait: the reader then sees the end of an empty input. Nothing
+ * is written; a path that is not a named pipe (or no longer one) is left alone.
+ */
+function releaseFifoOpen(path: string): void {
+  try {
+    if (!statSync(path).isFIFO()) return;
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // No reader is waiting (ENXIO), or the path changed: there is no open to release.
   }
 }

@@ -232,11 +232,11 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     // First pass: validation only.
     let source: AsyncIterable<Uint8Array>;
     // A named pipe or a device given by path (`<(cmd)`, `/dev/stdin`) can be read only once.
-    if (inputPath !== null && (await specialFileKind(inputPath, { follow: true })) === null) source = fromFile(inputPath);
+    if (inputPath !== null && (await specialFileKind(inputPath, { follow: true })) === null) source = fromFile(inputPath, signal);
     else {
       // Standard input, or such a path: the second pass reads the copy made during the first.
       copy = await ScratchFile.create(scratchTarget, "input");
-      source = copiedTo(inputPath !== null ? fromFile(inputPath) : fromNodeStream(options.input as Readable), copy);
+      source = copiedTo(inputPath !== null ? fromFile(inputPath, signal) : fromNodeStream(options.input as Readable), copy);
     }
     const first = await scanRecords(untilAborted(source, signal), read, () => undefined);
     if (!first.ok) throw new InputRefusedError(refusalInInput(first.refusal.message, inputPath));
@@ -257,7 +257,7 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
       if (identity.ok) cache = screenItemCache(store, identity);
       else options.onCacheNote?.(`the verdict cache ${displayText(store.path)} is not used for this run: ${identity.reason}`);
     }
-    const again = copy !== null ? copy.chunks() : fromFile(inputPath as string);
+    const again = copy !== null ? copy.chunks() : fromFile(inputPath as string, signal);
     const records = recordBatches(atMost(untilAborted(again, signal), first.bytesRead), read);
     const total = first.records;
     // The lines of the items taken and not yet finished: at most the concurrency window.
