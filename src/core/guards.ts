@@ -50,13 +50,17 @@ export function refuseUnknownOptions(where: string, options: unknown, known: rea
   throw new UsageError(`unknown ${where} option ${JSON.stringify(unknown.key.slice(0, 60))}${hint}${note}`);
 }
 
-/** True when `a` becomes `b` by one inserted, deleted or replaced UTF-16 unit (names are ASCII). */
+/**
+ * True when `a` becomes `b` by one inserted, deleted or replaced UTF-16 unit, or by two
+ * neighbours swapped (`exprot`, the commonest slip of the fingers; names are ASCII).
+ */
 function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false;
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const rest = (x: string, skip: number) => x.slice(i + skip);
-  return rest(a, 1) === rest(b, 1) || rest(a, 1) === rest(b, 0) || rest(a, 0) === rest(b, 1);
+  const swapped = a.length === b.length && a[i] === b[i + 1] && a[i + 1] === b[i] && rest(a, 2) === rest(b, 2);
+  return swapped || rest(a, 1) === rest(b, 1) || rest(a, 1) === rest(b, 0) || rest(a, 0) === rest(b, 1);
 }
 
 /** `raw` parsed as a WHATWG URL, or null when it is not one (Node 20 has no `URL.parse`). */

@@ -11,6 +11,7 @@ import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
 import { LittleCanaryError } from "../core/errors.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 import { orAbort } from "../core/or-abort.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import { shardRange, type LineRange } from "../documents/shard.js";
@@ -230,6 +231,33 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
   }
 }
 
+/** Every option ingestFiles takes; `satisfies` keeps the list equal to the interface. */
+const INGEST_FILES_OPTION_KEYS = Object.keys({
+  input: true,
+  manifest: true,
+  export: true,
+  overwrite: true,
+  policy: true,
+  policyLabels: true,
+  pipeline: true,
+  concurrency: true,
+  waitLockSeconds: true,
+  maxCanaryFailures: true,
+  uniqueIds: true,
+  cache: true,
+  shard: true,
+  unverifiedPipeline: true,
+  allow: true,
+  reports: true,
+  manifestVersion: true,
+  signal: true,
+  fs: true,
+  cwd: true,
+  clock: true,
+  recordPrefetch: true,
+  reporter: true,
+} satisfies Record<keyof IngestFilesOptions, true>);
+
 /**
  * Ingests a JSONL file (or stream) and publishes its manifest (and export) crash-safely; returns
  * the run and where the pair went. A refusal throws a LittleCanaryError with a stable `code`
@@ -237,6 +265,8 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
  * pair (with `overwrite`) untouched before the locks or gone after its removal, never half replaced.
  */
 export async function ingestFiles(options: IngestFilesOptions): Promise<IngestFilesResult> {
+  // A misspelt option (`exprot`) would otherwise run without it in silence: no export, no pin.
+  refuseUnknownOptions("ingestFiles", options, INGEST_FILES_OPTION_KEYS);
   // Step 1: every option resolved and checked before anything is opened, read or deleted.
   const settings = await resolveRunSettings(options);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline(settings.policy) : options.pipeline;

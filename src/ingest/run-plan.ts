@@ -108,7 +108,7 @@ export interface IngestFilesOptions {
   readonly allow?: Allowlist | string | null;
   /** CI reports of the held records (docs/ci.md): opened before the read, written once the pair is published. */
   readonly reports?: CiReportOptions;
-  /** The manifest format written: 2 (compact, the default) or 1 for consumers pinned to v1 (docs/compatibility.md). */
+  /** The manifest format written: 3 (compact, the default), 2, or 1 for consumers pinned to v1 (docs/compatibility.md). */
   readonly manifestVersion?: ManifestVersion;
   /** Aborting stops the run; before the commit it rolls back and rejects, after it the pair stands. */
   readonly signal?: AbortSignal;

@@ -9,7 +9,8 @@ import type { RawRecord } from "../jsonl/record.js";
 import type { CanonicalDocument } from "../documents/manifest-build.js";
 import type { IngestExport, IngestManifest } from "../documents/schemas.js";
 import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
-import { LittleCanaryError } from "../core/errors.js";
+import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { ArraySpool, type FramedDocument } from "../publish/framed-document.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
@@ -52,7 +53,7 @@ export interface IngestOptions {
   readonly uniqueIds?: boolean;
   /** An allowlist (parseAllowlist): held records whose every hold is a detection and whose hash is listed are admitted. */
   readonly allowlist?: Allowlist;
-  /** The manifest format: 2 (compact, the default; docs/compatibility.md) or 1 (`little-canary-ingest-manifest/v1`). */
+  /** The manifest format: 3 (compact, the default), 2 (compact, without the rules version) or 1 (`little-canary-ingest-manifest/v1`); docs/compatibility.md. */
   readonly manifestVersion?: ManifestVersion;
 }
 
@@ -99,12 +100,38 @@ async function inMemory<D>(framed: FramedDocument): Promise<CanonicalDocument<D>
   return { document: JSON.parse(json) as D, json, bytes: new TextEncoder().encode(json), sha256: framed.sha256 };
 }
 
+/** Every option ingestRecords takes; `satisfies` keeps the list equal to the interface. */
+const INGEST_OPTION_KEYS = Object.keys({
+  policy: true,
+  unverifiedPipeline: true,
+  concurrency: true,
+  exportRequested: true,
+  inputSha256: true,
+  signal: true,
+  onProgress: true,
+  clock: true,
+  maxCanaryFailures: true,
+  uniqueIds: true,
+  allowlist: true,
+  manifestVersion: true,
+} satisfies Record<keyof IngestOptions, true>);
+
+/** `{ inputs: [...] }`, or an array of the reader's records (objects with a line number): never bare strings. */
+function isInMemoryInput(input: unknown): input is readonly RawRecord[] | { readonly inputs: readonly IngestInput[] } {
+  if (Array.isArray(input)) return input.every((record) => isPlainObject(record) && typeof record["line"] === "number" && isPlainObject(record["keys"]));
+  return isPlainObject(input) && Array.isArray(input["inputs"]);
+}
+
 /** Runs a whole ingest over records already read (or in-memory inputs); returns the documents with their canonical bytes. */
 export async function ingestRecords(
   pipeline: CheckingPipeline,
   input: readonly RawRecord[] | { readonly inputs: readonly IngestInput[] },
   options: IngestOptions = {},
 ): Promise<IngestRun> {
+  refuseUnknownOptions("ingestRecords", options, INGEST_OPTION_KEYS);
+  if (!isInMemoryInput(input)) {
+    throw new UsageError("ingestRecords takes { inputs: [...] }, each input a string or { text, id?, source?, metadata? }");
+  }
   const { name: _name, ...overrides } = { ...(options.policy ?? {}) } as Record<string, unknown>;
   if (_name !== undefined && _name !== "strict/v1") throw new LittleCanaryError("usage", "only the strict/v1 policy is supported");
   const policy = resolvePolicy(overrides as PolicyOverrides);

@@ -10,6 +10,7 @@ import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, ty
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, failedCanaryReason, observeCanary } from "../pipeline/circuit-breaker.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
@@ -33,6 +34,16 @@ export interface ScreenOptions {
   readonly cache?: ItemVerdictCache;
 }
 
+/** Every option screenBatch takes; `satisfies` keeps the list equal to the interface. */
+const SCREEN_OPTION_KEYS = Object.keys({
+  concurrency: true,
+  limits: true,
+  signal: true,
+  onProgress: true,
+  breaker: true,
+  cache: true,
+} satisfies Record<keyof ScreenOptions, true>);
+
 /**
  * Validates `records` all-or-nothing (admit.ts), screens them and returns the batch document. The
  * window spans the whole array (it is in memory already), so a free lane always takes the next item.
@@ -42,6 +53,7 @@ export async function screenBatch(
   pipeline: Pick<SecurityPipeline, "check">,
   options: ScreenOptions = {},
 ): Promise<BatchDocument> {
+  refuseUnknownOptions("screenBatch", options, SCREEN_OPTION_KEYS);
   const items = admitScreenInputs(records, options.limits);
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);

@@ -62,5 +62,9 @@ describe("unknown SecurityPipeline options", () => {
     expect(unknownKey({ MODE: 1 }, ["mode"])).toEqual({ key: "MODE", suggestion: "mode" });
     expect(unknownKey({ speed: 1 }, ["mode", "seed"])).toEqual({ key: "speed", suggestion: "seed" });
     expect(unknownKey({ flavour: 1 }, ["mode", "seed"])).toEqual({ key: "flavour", suggestion: null });
+    // Two neighbours swapped count as one slip; two apart do not.
+    expect(unknownKey({ exprot: 1 }, ["input", "export"])).toEqual({ key: "exprot", suggestion: "export" });
+    expect(unknownKey({ epxort: 1 }, ["input", "export"])).toEqual({ key: "epxort", suggestion: "export" });
+    expect(unknownKey({ exrpot: 1 }, ["input", "export"])).toEqual({ key: "exrpot", suggestion: null });
   });
 });
