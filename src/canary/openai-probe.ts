@@ -2,7 +2,7 @@
 // Bearer header. The warm-up also identifies the server (openai-identity.ts): with vLLM's `POST /tokenize` each prompt
 // is counted exactly (one that cannot fit `max_model_len` is not sent; a reply with fewer prompt tokens was cut);
 // without it a reply passes only when its prompt fits at one token per byte. A reply without usage is unverified.
-import type { CanaryMetadata } from "./types.js";
+import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
 import { CanaryRefusal } from "./served-models.js";
 import { quotedText } from "../core/display-text.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
@@ -158,13 +158,30 @@ export interface ContextNeed {
   readonly remedy: string;
 }
 
+/** What a failed warm-up call's code means, in words (the code stays in the message too, for a search). */
+const WARM_UP_FAILURE_WORDS: Partial<Record<CanaryFailureCode, string>> = {
+  unavailable: "unavailable: nothing answered at that address",
+  timeout: "timeout: no answer before the timeout",
+  http_error: "http_error: the server answered with an error status",
+  invalid_response: "invalid_response: the answer is not an OpenAI-compatible chat completion",
+  model_not_found: "model_not_found: the server does not serve that model",
+};
+const WRONG_URL_FIX = "fix: check that --base-url is the server's OpenAI-compatible base URL, path included (vLLM's ends in /v1; docs/vllm.md)";
+/** The fix that fits each failure of the warm-up call. */
+const WARM_UP_FAILURE_FIX: Partial<Record<CanaryFailureCode, string>> = {
+  unavailable: "fix: start the server, or pass its base URL with --base-url",
+  timeout: "fix: raise --timeout (a server loading the model answers its first call late), or check that the server is not stuck",
+  model_not_found: "fix: serve that model there, or give --canary-model one it serves",
+};
+
 /** Proves the server behind `probe` holds `need.required` tokens (after the probe's warm-up), or throws CanaryContextError. */
 export async function proveOpenAIContext(probe: OpenAICanaryProbe, need: ContextNeed): Promise<OpenAIContextProof> {
   const where = probe.endpointOrigin;
   const calibration = await probe.calibration();
   if (!calibration.ok) {
     throw new CanaryContextError(
-      `the canary warm-up call to ${where} failed (${calibration.failureCode}); the run is refused without proof of the server's context window`,
+      `the canary warm-up call to ${where} failed (${WARM_UP_FAILURE_WORDS[calibration.failureCode] ?? calibration.failureCode}); ` +
+        `the run is refused without proof of the server's context window; ${WARM_UP_FAILURE_FIX[calibration.failureCode] ?? WRONG_URL_FIX}`,
     );
   }
   const server = calibration.server;

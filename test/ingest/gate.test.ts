@@ -6,6 +6,8 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { freePort } from "../support/free-port.js";
+import { preflightCanary } from "../../src/pipeline/canary-preflight.js";
 
 const REQUIRED = requiredCanaryContext({ segmentChars: STRICT_V1.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
 
@@ -58,6 +60,22 @@ describe("the canary context gate", () => {
     const openai = new SecurityPipeline({ provider: "openai", baseUrl: `${ollama.url}/v1` });
     // Ollama's stand-in has no /v1 routes: the warm-up fails, and the gate says where.
     await expect(runContextGate(openai, STRICT_V1)).rejects.toThrow(/warm-up call to http:\/\/127\.0\.0\.1:\d+ failed/);
+    // It answers 404 there: the fix points at the base URL.
+    await expect(runContextGate(openai, STRICT_V1)).rejects.toThrow(
+      /failed \(http_error: the server answered with an error status\); .*; fix: check that --base-url is the server's OpenAI-compatible base URL/,
+    );
+  });
+
+  it("names the cause and the fix when nothing answers at an OpenAI-compatible base URL, in ingest's gate and in the preflight of check and screen", async () => {
+    const closed = await freePort();
+    const openai = new SecurityPipeline({ provider: "openai", baseUrl: `http://127.0.0.1:${closed}/v1` });
+    await expect(runContextGate(openai, STRICT_V1)).rejects.toThrow(
+      `canary at http://127.0.0.1:${closed} is not reachable (connection refused); fix: start the server or pass --base-url`,
+    );
+    await expect(preflightCanary(openai)).rejects.toThrow(
+      `the canary warm-up call to http://127.0.0.1:${closed} failed (unavailable: nothing answered at that address); ` +
+        "the run is refused without proof of the server's context window; fix: start the server, or pass its base URL with --base-url",
+    );
   });
 
   it("refuses segment_chars above the pipeline's max input length", async () => {
