@@ -149,6 +149,8 @@ type InventoryRead = { readonly kind: "listed"; readonly entries: InventoryEntry
 async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutMs: number): Promise<InventoryRead> {
   const { outcome, object } = await requestJson(fetchFn, baseUrl, "/api/tags", { timeoutMs, maxBodyBytes: MAX_TAGS_BYTES });
   if (outcome?.kind === "unavailable") return { kind: "unreachable", cause: outcome.cause ?? null };
+  // A server that accepts the connection and never answers is not "not Ollama": say it timed out.
+  if (outcome?.kind === "timeout") return { kind: "unknown", timedOut: true };
   const models = object?.["models"];
   if (!Array.isArray(models)) return { kind: "unknown" };
   const text = (v: unknown): string | null => (typeof v === "string" ? v : null);

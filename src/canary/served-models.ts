@@ -7,8 +7,8 @@ import type { NetworkFailureCause } from "./http-call.js";
 export type ServedModels =
   | { readonly kind: "listed"; readonly names: readonly string[]; readonly hasModel: boolean }
   | { readonly kind: "unreachable"; readonly cause: NetworkFailureCause | null }
-  /** It answered, but not with a model list (an error status, a timeout, another shape). */
-  | { readonly kind: "unknown" };
+  /** It answered, but not with a model list (an error status, another shape), or it did not answer in time (`timedOut`). */
+  | { readonly kind: "unknown"; readonly timedOut?: true };
 
 /** A canary refusal before any check (model, context, pool), code "backend"; `message` is the one line shown to the user. */
 export class CanaryRefusal extends LittleCanaryError {

@@ -180,6 +180,14 @@ export async function runContextGate(
   const contextLength = await probe.contextLength();
   if (contextLength === null) {
     // Neither listing answered as Ollama does: most likely another service at that URL.
+    if (served?.kind === "unknown" && served.timedOut === true) {
+      throw new IngestGateError(
+        "backend",
+        `the canary at ${probe.endpointOrigin} accepted the connection but did not answer GET /api/tags before the timeout ` +
+          "(--timeout, at most 30 s for this listing); ingest refuses to run without the model's context length; " +
+          "fix: check that the server is not stuck or still starting, or raise a --timeout below 30 s",
+      );
+    }
     const notOllama = served?.kind === "unknown" ? `; ${NOT_OLLAMA}` : "";
     throw new IngestGateError(
       "backend",

@@ -7,6 +7,8 @@ import { requiredCanaryContext } from "../../src/canary/context.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { freePort } from "../support/free-port.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { preflightCanary } from "../../src/pipeline/canary-preflight.js";
 
 const REQUIRED = requiredCanaryContext({ segmentChars: STRICT_V1.segment_chars, systemPrompt: DEFAULT_CANARY_SYSTEM_PROMPT, maxTokens: 256 });
@@ -76,6 +78,25 @@ describe("the canary context gate", () => {
       `the canary warm-up call to http://127.0.0.1:${closed} failed (unavailable: nothing answered at that address); ` +
         "the run is refused without proof of the server's context window; fix: start the server, or pass its base URL with --base-url",
     );
+  });
+
+  it("says a server that accepts the connection and never answers timed out, not that it may not be Ollama", async () => {
+    const silent = createServer(() => {
+      // Accepts, reads nothing, answers nothing.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const hanging = gated({ ollamaUrl: `http://127.0.0.1:${port}`, canaryTimeout: 0.3 });
+      const error = (await runContextGate(hanging, STRICT_V1).catch((e: unknown) => e)) as Error;
+      expect(error.message).toMatch(
+        new RegExp(`^the canary at http://127\\.0\\.0\\.1:${port} accepted the connection but did not answer GET /api/tags before the timeout`),
+      );
+      expect(error.message).not.toContain("may not be Ollama");
+    } finally {
+      silent.closeAllConnections?.();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("refuses segment_chars above the pipeline's max input length", async () => {
