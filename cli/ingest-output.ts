@@ -109,7 +109,7 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
   }
   const total = head.run.records_total;
   if (run.circuitOpen !== null) {
-    warnings.push(circuitOpenWarning(target, run.circuitOpen, `${plural(canary.circuitNotSent, "record")} of ${total}`));
+    warnings.push(circuitOpenWarning(target, run.circuitOpen, canary.circuitNotSent === 0 ? null : `${plural(canary.circuitNotSent, "record")} of ${total}`));
     return warnings;
   }
   if (canary.outage !== null) {

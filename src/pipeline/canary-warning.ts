@@ -113,11 +113,16 @@ export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string, a
   );
 }
 
-/** `warning: …` (one line) when the circuit breaker stopped the canary calls of a batch. */
-export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notSent: string): string {
+/**
+ * `warning: …` (one line) when the circuit breaker stopped the canary calls of a batch; `notSent`
+ * says how many were then never sent ("5 items of 8"), null when none was left to send (the
+ * failed checks themselves are counted in the summary, not here).
+ */
+export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notSent: string | null): string {
+  const unsent = notSent === null ? "but every check had already been sent" : `${notSent} not screened by the canary (error canary_circuit_open)`;
   return (
     `warning: ${what(trip.reason, target)}: ${trip.failures} checks in a row failed (${trip.reason}); ` +
-    `stopped sending checks, ${notSent} not screened by the canary (error canary_circuit_open); ` +
+    `stopped sending checks, ${unsent}; ` +
     `--max-canary-failures N changes when this happens (0 never stops); ${tripFix(target, trip)}\n`
   );
 }

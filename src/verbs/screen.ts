@@ -36,7 +36,7 @@ export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLim
  */
 function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
-  if (trip !== null) return circuitOpenWarning(target, trip, `${n(summary.notSent, "item")} of ${summary.total}`);
+  if (trip !== null) return circuitOpenWarning(target, trip, summary.notSent === 0 ? null : `${n(summary.notSent, "item")} of ${summary.total}`);
   const { first, affected } = summary.outage;
   if (first !== null) return canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
   const failed = summary.failed;

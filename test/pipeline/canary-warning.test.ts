@@ -38,6 +38,10 @@ describe("the fix a canary warning gives", () => {
       "fix: the canary answered too slowly: raise --timeout (now 600s)",
     );
     expect(circuitOpenWarning(ollama, { ...trip, reason: "model_not_found" }, "10 items of 12")).toContain("fix: ollama pull qwen2.5:1.5b\n");
+    // Tripped by the last checks: nothing was left unsent, and the line does not count "0 items".
+    const none = circuitOpenWarning(ollama, { ...trip, reason: "unavailable" }, null);
+    expect(none).toContain("stopped sending checks, but every check had already been sent; ");
+    expect(none).not.toContain("not screened by the canary");
     expect(circuitOpenWarning(ollama, { ...trip, reason: "unavailable" }, "10 items of 12")).toContain("fix: start it (ollama serve) or pass --ollama-url\n");
     expect(circuitOpenWarning(ollama, { failures: 5, answeredBefore: 3, reason: "model_not_found" }, "7 items of 12")).toContain(
       "it had answered 3 checks earlier in this run, so the model was removed mid-run: fix: ollama pull qwen2.5:1.5b\n",
