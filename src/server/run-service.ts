@@ -6,7 +6,8 @@ import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { poolMembers } from "../canary/identity.js";
-import { CanaryModelError } from "../canary/served-models.js";
+import { CanaryModelError, unreachableMessage } from "../canary/served-models.js";
+import { confirmCanaryModel } from "../pipeline/canary-warning.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./access-log.js";
@@ -81,7 +82,11 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     if (options.service.accessLog !== undefined) log("INFO", "   Access log: one JSON line per request (never the text)");
     log("INFO", `   Port: ${port}`);
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
-    else log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
+    else {
+      log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
+      const why = d.canaryEnabled ? await degradedReason(pipeline) : null;
+      if (why !== null) log("WARNING", `   ${why}`);
+    }
     await options.stop;
     log("INFO", "🐤 Shutting down...");
     await closeGracefully(server, options.force);
@@ -89,4 +94,21 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   } finally {
     if (server.listening) server.closeAllConnections();
   }
+}
+
+/**
+ * Why the canary is not ready at start, in one line with its fix, when its model list says so:
+ * not reachable, not answering in time, or answering without a model list (a server that is not
+ * the one named). A missing model was logged by the preflight already; anything else is null.
+ */
+async function degradedReason(pipeline: SecurityPipeline): Promise<string | null> {
+  const served = await confirmCanaryModel(pipeline.probe).catch(() => null);
+  if (served === null || served.kind === "listed") return null;
+  const provider = pipeline.options.provider === "openai" ? "openai" : "ollama";
+  const origin = pipeline.probe.endpointOrigin;
+  if (served.kind === "unreachable") return unreachableMessage(provider, origin, served.cause);
+  if (served.timedOut === true)
+    return `canary at ${origin} accepted the connection but did not list its models before the timeout; fix: check that the server is not stuck or still starting`;
+  const flag = provider === "openai" ? "--base-url" : "--ollama-url";
+  return `canary at ${origin} answered, but not with a model list, so it may not be the server ${flag} should name; fix: point ${flag} at it`;
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { runLocal } from "../support/run-local.js";
+import { refusedUrl } from "../support/free-port.js";
 
 let ollama: OllamaStandIn | undefined;
 afterEach(async () => {
@@ -135,6 +136,17 @@ describe("serve run", () => {
     expect(verdict).toMatchObject({ safe: false, degraded: true, blocked_by: "fail_closed" });
     run.signal("SIGTERM");
     expect(await run.done).toBe(0);
+  });
+
+  it("says at start why the canary is not ready when nothing answers at its URL, and only once", async () => {
+    const url = await refusedUrl();
+    const run = runLocal(["serve", "--port", "0", "--ollama-url", url]);
+    await run.stderr.waitFor(/\[WARNING\] 🐤 Canary server listening — DEGRADED on http:\/\/127\.0\.0\.1:(\d+)/);
+    const reason = `[WARNING]    canary at ${url} is not reachable (connection refused); fix: start it (ollama serve) or pass --ollama-url\n`;
+    await run.stderr.waitFor(new RegExp(reason.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+    run.signal("SIGTERM");
+    expect(await run.done).toBe(0);
+    expect(run.stderr.text.split(reason).length).toBe(2);
   });
 
   it("reports a busy port in one line and exits 1", async () => {
