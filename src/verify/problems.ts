@@ -8,6 +8,7 @@ export const VERIFY_PROBLEM_CODES = [
   "manifest_unreadable",
   "export_unreadable",
   "manifest_is_export",
+  "export_is_manifest",
   "export_not_object",
   "manifest_not_object",
   "export_fields",
@@ -85,6 +86,7 @@ export const UNVERIFIABLE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Se
   "manifest_unreadable",
   "export_unreadable",
   "manifest_is_export",
+  "export_is_manifest",
 ]);
 
 /**

@@ -255,12 +255,27 @@ function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number)
  */
 function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGiven: boolean): VerifyProblem | null {
   const named = manifestHead === null ? undefined : own(manifestHead, "schema");
-  if (manifestHead === null || !isExportSchemaName(named)) return null;
+  if (manifestHead === null || !isExportSchemaName(named)) return exportIsManifest(manifestHead, exportHead);
   const message =
     exportGiven && exportHead !== null && MANIFEST_SCHEMAS.includes(own(exportHead, "schema") as string)
       ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"
       : `the file given as the manifest looks like an export (${String(named)}), not a manifest: give the manifest with --manifest and this file with --export`;
   return { code: "manifest_is_export", message };
+}
+
+/**
+ * The file given as the export is a manifest while the one given as the manifest is one too (the
+ * same file given twice, or two manifests): there is no export to check, and a list of export
+ * schema problems would not say so. Null otherwise.
+ */
+function exportIsManifest(manifestHead: Obj | null, exportHead: Obj | null): VerifyProblem | null {
+  const manifestSchema = manifestHead === null ? undefined : own(manifestHead, "schema");
+  const exportSchema = exportHead === null ? undefined : own(exportHead, "schema");
+  if (typeof exportSchema !== "string" || !MANIFEST_SCHEMAS.includes(exportSchema) || !MANIFEST_SCHEMAS.includes(manifestSchema as string)) return null;
+  return {
+    code: "export_is_manifest",
+    message: `the file given as the export is a manifest (${exportSchema}), not an export: give the export that ingest wrote beside this manifest with --export`,
+  };
 }
 
 /**
