@@ -67,7 +67,7 @@ Examples:
 /** After the options of `verify --help`. */
 export const VERIFY_HELP = `
 Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable files, a manifest
-and an export given the wrong way round, or usage. A run whose canary was disabled by choice
+and an export given the wrong way round, a manifest given as the export, or usage. A run whose canary was disabled by choice
 (--no-canary) admits nothing; verify says so in a note, which is not a problem.
 
 Examples:
