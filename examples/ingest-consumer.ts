@@ -21,6 +21,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { IngestIndexSchema, manifestFacts, materialSha256, readStrictDocument, sha256Hex, verifyExport, verifyShardIndex } from "little-canary";
 
+/** A surrogate not part of a pair: with the `u` flag a pair is one code point, so only a lone one matches (String.isWellFormed needs ES2024's lib). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 export interface ConsumedRecord {
   readonly index: number;
   readonly id: string | null;
@@ -82,7 +85,7 @@ function recheck(exportDoc: unknown, manifestDoc: unknown): { problems: string[]
       continue;
     }
     const { text, id, source, metadata } = item;
-    if (typeof text !== "string" || !text.isWellFormed() || !isObj(metadata) || Object.values(metadata).some((v) => typeof v !== "string")) {
+    if (typeof text !== "string" || LONE_SURROGATE.test(text) || !isObj(metadata) || Object.values(metadata).some((v) => typeof v !== "string")) {
       problems.push("export or manifest structure invalid");
       continue;
     }
