@@ -108,13 +108,24 @@ export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<
 /** How many problems `problemsToShow` lists when none is structural. */
 export const DEFAULT_PROBLEMS_SHOWN = 20;
 
+/** Mismatches of a document's shape: when one follows another, each names a different document. */
+const SHAPE_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<VerifyProblemCode>([
+  "export_not_object",
+  "manifest_not_object",
+  "export_schema",
+  "manifest_schema",
+]);
+
 /**
- * The problems worth printing: up to and including the first structural one (a hash or schema
- * mismatch, after which the rest follow from it), and never more than `max`. `hidden` counts
- * the ones left out.
+ * The problems worth printing: up to the first structural one (a hash or schema mismatch, after
+ * which the rest follow from it), with the shape mismatches right after a first shape mismatch
+ * (the export's schema is checked before the manifest's, and a manifest that is not of its schema
+ * must still be named), never more than `max`. `hidden` counts the ones left out.
  */
 export function problemsToShow(problems: readonly VerifyProblem[], max: number = DEFAULT_PROBLEMS_SHOWN): { shown: VerifyProblem[]; hidden: number } {
-  const structural = problems.findIndex((p) => STRUCTURAL_PROBLEM_CODES.has(p.code));
+  const isShape = (at: number) => SHAPE_PROBLEM_CODES.has((problems[at] as VerifyProblem).code);
+  let structural = problems.findIndex((p) => STRUCTURAL_PROBLEM_CODES.has(p.code));
+  if (structural !== -1 && isShape(structural)) while (structural + 1 < problems.length && isShape(structural + 1)) structural++;
   const end = Math.min(structural === -1 ? problems.length : structural + 1, Math.max(1, max));
   return { shown: problems.slice(0, end), hidden: problems.length - end };
 }

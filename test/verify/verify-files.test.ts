@@ -196,6 +196,14 @@ describe("verify stops listing at the first structural mismatch and counts the r
     expect(problemsToShow(many)).toMatchObject({ hidden: 10 });
     expect(problemsToShow(many).shown).toHaveLength(20);
     expect(problemsToShow([p("sha256_mismatch")])).toEqual({ shown: [p("sha256_mismatch")], hidden: 0 });
+    // Shape mismatches found one after another are all shown: the export's schema is checked
+    // first, and a manifest that is not of its schema must still be named.
+    expect(problemsToShow([p("export_schema"), p("manifest_schema"), p("manifest_sha256"), p("policy_name")])).toEqual({
+      shown: [p("export_schema"), p("manifest_schema")],
+      hidden: 2,
+    });
+    // A hash mismatch is not followed by its restatements.
+    expect(problemsToShow([p("manifest_sha256"), p("manifest_bytes"), p("policy_name")])).toEqual({ shown: [p("manifest_sha256")], hidden: 2 });
   });
 
   it("a stale export (another manifest) prints the hash mismatch and a count, --json lists all", async () => {
