@@ -13,8 +13,13 @@ import { missingModelError, printableModelName, unreachableFix, type ServedModel
 import type { BreakerTrip, CanaryOutageReason } from "./circuit-breaker.js";
 import { displayText } from "../core/display-text.js";
 
-/** What the last model check of a probe found unreachable, by probe (read by the warnings). */
-const unreachableCauses = new WeakMap<CanaryProbe, NetworkFailureCause | null>();
+/** What the last model check of each probe found (read by the warnings and serve's start-up log). */
+const lastChecks = new WeakMap<CanaryProbe, ServedModels>();
+
+/** What the last model check of `probe` found, or undefined when none ran (it runs before the first check). */
+export function lastModelCheck(probe: CanaryProbe): ServedModels | undefined {
+  return lastChecks.get(probe);
+}
 
 /**
  * Asks `probe`'s server for its model list, once, and throws CanaryModelError when the list
@@ -27,8 +32,7 @@ export async function confirmCanaryModel(probe: CanaryProbe): Promise<ServedMode
   // One endpoint of a provider: its model list says whether the server has the model.
   const endpoint = probe as CanaryProbe & { readonly provider: "ollama" | "openai"; servedModels(): Promise<ServedModels> };
   const served = await endpoint.servedModels();
-  if (served.kind === "unreachable") unreachableCauses.set(probe, served.cause);
-  else unreachableCauses.delete(probe);
+  lastChecks.set(probe, served);
   const missing = missingModelError(endpoint.provider, probe.model, probe.endpointOrigin, served);
   if (missing !== null) throw missing;
   return served;
@@ -57,7 +61,8 @@ export interface CanaryTarget {
 export function canaryTarget(pipeline: { readonly probe: CanaryProbe }): CanaryTarget {
   const probe = pipeline.probe;
   // Undefined when the model check found the server reachable, or did not run.
-  const cause = unreachableCauses.get(probe);
+  const last = lastChecks.get(probe);
+  const cause = last?.kind === "unreachable" ? last.cause : undefined;
   return {
     provider: probe.provider,
     url: probe.endpointOrigin,

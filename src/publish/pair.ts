@@ -12,7 +12,7 @@ import { createReadStream } from "node:fs";
 import { lstat, open } from "node:fs/promises";
 import { MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { fieldsShape, SKIP_SHAPE, STRING_SHAPE } from "../core/parse-line.js";
-import { readStrictJsonFile } from "../core/strict-json-stream.js";
+import { readFileChunks, StrictJsonStream } from "../core/strict-json-stream.js";
 import { isPlainObject } from "../core/guards.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
@@ -52,20 +52,38 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
 /** Longest string, key or number held while looking: the two members are short; anything else is skipped. */
 const MAX_TOKEN_BYTES = 16 << 20;
 
-/** The binding of a document that is not laid out canonically, read strictly: null when it is not an export's. */
+/**
+ * The binding of a document that is not laid out canonically, read with the strict grammar: null
+ * when it is not an export's. The read stops at the first byte the grammar refuses (verify would
+ * refuse the file too), and as soon as both members are known before the records array (a tool
+ * that indents an export keeps them there), so a file that is not JSON costs a few bytes. Only a
+ * document whose members come after its records is read to its end.
+ */
 async function strictBinding(exportPath: string): Promise<string | null> {
+  const reader = new StrictJsonStream({ shape: BINDING_SHAPE, stream: new Map([["records", SKIP_SHAPE]]), maxTokenBytes: MAX_TOKEN_BYTES });
   try {
-    let root: unknown = null;
-    const options = { shape: BINDING_SHAPE, stream: new Map([["records", SKIP_SHAPE]]), maxTokenBytes: MAX_TOKEN_BYTES };
-    for await (const event of readStrictJsonFile(exportPath, options)) if (event.type === "end") root = event.value;
-    if (!isPlainObject(root)) return null;
-    const schema = root["manifest_schema"];
-    const sha256 = root["manifest_sha256"];
-    return typeof schema === "string" && MANIFEST_SCHEMAS.includes(schema) && typeof sha256 === "string" && HEX_SHA256.test(sha256) ? sha256 : null;
+    for await (const chunk of readFileChunks(exportPath, 1 << 18)) {
+      const events = reader.write(chunk);
+      if (reader.failed !== null) return null;
+      for (const event of events) {
+        // Members before the array: a later duplicate or a broken document would make verify
+        // refuse the file, and then keeping it is only the cautious side.
+        if (event.type === "array_start" && bindingOf(event.members) !== null) return bindingOf(event.members);
+      }
+    }
+    return bindingOf(reader.end().value);
   } catch {
     // Not a strict JSON document (or unreadable): verify cannot take it for any manifest's pair either.
     return null;
   }
+}
+
+/** The manifest sha256 `root` binds to, when it is an export's top level. */
+function bindingOf(root: unknown): string | null {
+  if (!isPlainObject(root)) return null;
+  const schema = root["manifest_schema"];
+  const sha256 = root["manifest_sha256"];
+  return typeof schema === "string" && MANIFEST_SCHEMAS.includes(schema) && typeof sha256 === "string" && HEX_SHA256.test(sha256) ? sha256 : null;
 }
 
 async function fileSha256(path: string): Promise<string | null> {

@@ -7,7 +7,7 @@ import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { poolMembers } from "../canary/identity.js";
 import { CanaryModelError, unreachableMessage } from "../canary/served-models.js";
-import { confirmCanaryModel } from "../pipeline/canary-warning.js";
+import { lastModelCheck } from "../pipeline/canary-warning.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./access-log.js";
@@ -84,7 +84,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
     else {
       log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
-      const why = d.canaryEnabled ? await degradedReason(pipeline) : null;
+      const why = d.canaryEnabled ? degradedReason(pipeline) : null;
       if (why !== null) log("WARNING", `   ${why}`);
     }
     await options.stop;
@@ -97,13 +97,14 @@ export async function runService(options: RunServiceOptions): Promise<void> {
 }
 
 /**
- * Why the canary is not ready at start, in one line with its fix, when its model list says so:
- * not reachable, not answering in time, or answering without a model list (a server that is not
- * the one named). A missing model was logged by the preflight already; anything else is null.
+ * Why the canary is not ready at start, in one line with its fix, when the model check the
+ * preflight made says so (no second call, so nothing here can hold up a shutdown): not reachable,
+ * not answering in time, or answering without a model list (a server that is not the one named).
+ * A missing model was logged by the preflight already; anything else is null.
  */
-async function degradedReason(pipeline: SecurityPipeline): Promise<string | null> {
-  const served = await confirmCanaryModel(pipeline.probe).catch(() => null);
-  if (served === null || served.kind === "listed") return null;
+function degradedReason(pipeline: SecurityPipeline): string | null {
+  const served = lastModelCheck(pipeline.probe);
+  if (served === undefined || served.kind === "listed") return null;
   const provider = pipeline.options.provider === "openai" ? "openai" : "ollama";
   const origin = pipeline.probe.endpointOrigin;
   if (served.kind === "unreachable") return unreachableMessage(provider, origin, served.cause);

@@ -80,16 +80,19 @@ describe("pair identity under --overwrite", () => {
     expect((await verify("m1.json")).code).toBe(0);
   });
 
-  it("a JSON document that only looks like an export (an unknown manifest schema, a short hash, broken JSON) binds to nothing", async () => {
+  it("a JSON document that only looks like an export (an unknown manifest schema, a short hash, broken JSON before the members, a duplicate) binds to nothing", async () => {
     const path = join(dir, "e.json");
     const sha = "a".repeat(64);
     const cases: Array<[string, string | null]> = [
       [JSON.stringify({ records: [], manifest_sha256: sha, manifest_schema: "little-canary-ingest-manifest/v1" }, null, 1), sha],
       [JSON.stringify({ manifest_sha256: sha, manifest_schema: "little-canary-ingest-manifest/v9", records: [] }, null, 1), null],
       [JSON.stringify({ manifest_sha256: "abc", manifest_schema: "little-canary-ingest-manifest/v1" }, null, 1), null],
-      [` {"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}","records":[`, null],
+      [` {"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}","records":[`, sha],
       [` {"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}","manifest_sha256":"${sha}"}`, null],
       [` [{"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}"}]`, null],
+      [` {"manifest_schema":"little-canary-ingest-manifest/v1",,"manifest_sha256":"${sha}","records":[]}`, null],
+      // Both members before the records decide at once, even if the rest is broken: keeping such a file is the cautious side.
+      [`{ "manifest_schema": "little-canary-ingest-manifest/v3", "manifest_sha256": "${sha}", "records": [ {"text": "a"}, `, sha],
     ];
     for (const [text, bound] of cases) {
       await writeFile(path, text);
