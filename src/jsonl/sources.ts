@@ -27,16 +27,25 @@ export async function* fromNodeStream(stream: NodeJS.ReadableStream): AsyncGener
 export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
   let stream: Readable | null = null;
   let opening = true;
+  let retry: NodeJS.Timeout | null = null;
   const abandon = (): void => {
-    if (opening) releaseFifoOpen(path);
-    else stream?.destroy();
+    if (!opening) {
+      stream?.destroy();
+      return;
+    }
+    // The open may still wait for a free pool thread, and a release made before it starts is
+    // lost: release again until it has returned.
+    releaseFifoOpen(path);
+    retry = setInterval(() => releaseFifoOpen(path), FIFO_RELEASE_RETRY_MS);
   };
   // Aborted already: nothing is opened (a pipe's open could not be released before it starts).
   if (signal?.aborted) return;
   signal?.addEventListener("abort", abandon, { once: true });
   try {
-    const fd = await openForReading(path);
-    opening = false;
+    const fd = await openForReading(path).finally(() => {
+      opening = false;
+      if (retry !== null) clearInterval(retry);
+    });
     // A pipe is read as a socket (epoll, not a pool thread blocked in read), so destroying it
     // ends a read that waits for a writer who never writes; a file is read as usual.
     try {
@@ -52,9 +61,13 @@ export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenera
     throw new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
   } finally {
     signal?.removeEventListener("abort", abandon);
+    if (retry !== null) clearInterval(retry);
     stream?.destroy();
   }
 }
+
+/** How often a pending open of a named pipe is released again after an abort. */
+const FIFO_RELEASE_RETRY_MS = 50;
 
 /** The descriptor of `path` opened for reading (closed by the stream that takes it). */
 function openForReading(path: string): Promise<number> {
@@ -67,7 +80,9 @@ function openForReading(path: string): Promise<number> {
  * even by process.exit, which joins those threads). So an interrupted run whose input is a pipe
  * that nobody opened for writing would hang, holding its lock. Opening the pipe for writing without blocking,
  * and closing it at once, ends that wait: the reader then sees the end of an empty input. Nothing
- * is written; a path that is not a named pipe (or no longer one) is left alone.
+ * is written; a path that is not a named pipe (or no longer one) is left alone. (A path swapped
+ * for something else between the stat and the open would be opened for writing without being
+ * written or truncated; an input path is the caller's own.)
  */
 function releaseFifoOpen(path: string): void {
   try {
