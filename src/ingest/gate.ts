@@ -185,7 +185,7 @@ export async function runContextGate(
         "backend",
         `the canary at ${probe.endpointOrigin} accepted the connection but did not answer GET /api/tags before the timeout ` +
           "(--timeout, at most 30 s for this listing); ingest refuses to run without the model's context length; " +
-          "fix: check that the server is not stuck or still starting, or raise a --timeout below 30 s",
+          "fix: check that the server is not stuck or still starting (a --timeout under 30 s also shortens this wait)",
       );
     }
     const notOllama = served?.kind === "unknown" ? `; ${NOT_OLLAMA}` : "";

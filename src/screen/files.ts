@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
-import { isPlainObject } from "../core/guards.js";
+import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
 import { specialFileKind } from "../core/file-identity.js";
@@ -208,8 +208,30 @@ function screenItemCache(store: VerdictCache, identity: CacheIdentity): ItemVerd
   };
 }
 
+/** Every option screenFile takes; `satisfies` keeps the list equal to the interface. */
+const SCREEN_FILE_OPTION_KEYS = Object.keys({
+  input: true,
+  pipeline: true,
+  output: true,
+  limits: true,
+  concurrency: true,
+  maxCanaryFailures: true,
+  scratchDir: true,
+  cache: true,
+  cacheFile: true,
+  onCacheNote: true,
+  signal: true,
+  beforeRead: true,
+  afterRead: true,
+  onItem: true,
+  onProgress: true,
+  beforeOutput: true,
+  cwd: true,
+} satisfies Record<keyof ScreenFileOptions, true>);
+
 /** Reads, admits and screens a JSONL batch and writes its document; throws InputRefusedError when the input is refused. */
 export async function screenFile(options: ScreenFileOptions): Promise<ScreenFileResult> {
+  refuseUnknownOptions("screenFile", options, SCREEN_FILE_OPTION_KEYS);
   const limits: ReaderLimits = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(options.limits ?? {}) });
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
   const concurrency = options.concurrency ?? 1;

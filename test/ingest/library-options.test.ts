@@ -8,6 +8,7 @@ import { UsageError } from "../../src/core/errors.js";
 import { ingestFiles } from "../../src/ingest/files.js";
 import { ingestRecords } from "../../src/ingest/run.js";
 import { screenBatch } from "../../src/screen/screen-batch.js";
+import { screenFile } from "../../src/screen/files.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 
 let dir: string;
@@ -42,6 +43,11 @@ describe("library options are checked, not ignored", () => {
     await expect(screenBatch(["a note"], pipeline(), { concurrrency: 4 } as never)).rejects.toThrow(
       new UsageError(`unknown screenBatch option "concurrrency"; did you mean 'concurrency'?`),
     );
+  });
+
+  it("screenFile refuses a misspelt option before reading", async () => {
+    const options = { input: "in.jsonl", cwd: dir, pipeline: pipeline(), output: async () => {}, concurency: 2 };
+    await expect(screenFile(options as never)).rejects.toThrow(new UsageError(`unknown screenFile option "concurency"; did you mean 'concurrency'?`));
   });
 
   it("each runs as before with only known options", async () => {
