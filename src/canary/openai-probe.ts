@@ -3,7 +3,7 @@
 // is counted exactly (one that cannot fit `max_model_len` is not sent; a reply with fewer prompt tokens was cut);
 // without it a reply passes only when its prompt fits at one token per byte. A reply without usage is unverified.
 import type { CanaryFailureCode, CanaryMetadata } from "./types.js";
-import { CanaryRefusal } from "./served-models.js";
+import { CanaryRefusal, OPENAI_MODEL_FIX } from "./served-models.js";
 import { quotedText } from "../core/display-text.js";
 import { OpenAIChatBackend } from "./chat-backend.js";
 import { DEFAULT_OPENAI_MODEL } from "./defaults.js";
@@ -171,7 +171,7 @@ const WRONG_URL_FIX = "fix: check that --base-url is the server's OpenAI-compati
 const WARM_UP_FAILURE_FIX: Partial<Record<CanaryFailureCode, string>> = {
   unavailable: "fix: start the server, or pass its base URL with --base-url",
   timeout: "fix: raise --timeout (a server loading the model answers its first call late), or check that the server is not stuck",
-  model_not_found: "fix: serve that model there, or give --canary-model one it serves",
+  model_not_found: OPENAI_MODEL_FIX,
 };
 
 /** Proves the server behind `probe` holds `need.required` tokens (after the probe's warm-up), or throws CanaryContextError. */

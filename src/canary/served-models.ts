@@ -46,13 +46,16 @@ export function shownList(items: readonly string[], max: number, show: (item: st
   return items.length > max ? `${shown} and ${items.length - max} more` : shown;
 }
 
+/** The fix for a model an OpenAI-compatible server does not serve (its refusal, its warm-up failure, its outage warning). */
+export const OPENAI_MODEL_FIX = "fix: serve that model there, or give --canary-model one it serves";
+
 /** `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` (Ollama), or `… is not served at ORIGIN …; fix: …` (OpenAI-compatible). */
 export function modelNotFoundMessage(provider: "ollama" | "openai", model: string, origin: string, served: readonly string[]): string {
   const m = printableModelName(model);
   const list = served.length === 0 ? "nothing" : shownList(served, MAX_LISTED, sanitizedName);
   return provider === "ollama"
     ? `canary model ${m} is not available at ${origin} (it serves: ${list}); fix: ollama pull ${m}`
-    : `canary model ${m} is not served at ${origin} (it serves: ${list}); fix: serve that model there, or give --canary-model one it serves`;
+    : `canary model ${m} is not served at ${origin} (it serves: ${list}); ${OPENAI_MODEL_FIX}`;
 }
 
 /**

@@ -179,7 +179,7 @@ export async function runContextGate(
   const served = await requireServedModel(probe);
   const contextLength = await probe.contextLength();
   if (contextLength === null) {
-    // Neither listing answered as Ollama does: most likely another service at that URL.
+    // The listing never came: a stuck or starting server, not (as far as anyone can tell) another service.
     if (served?.kind === "unknown" && served.timedOut === true) {
       throw new IngestGateError(
         "backend",
@@ -188,6 +188,7 @@ export async function runContextGate(
           "fix: check that the server is not stuck or still starting (a --timeout under 30 s also shortens this wait)",
       );
     }
+    // Neither listing answered as Ollama does: most likely another service at that URL.
     const notOllama = served?.kind === "unknown" ? `; ${NOT_OLLAMA}` : "";
     throw new IngestGateError(
       "backend",

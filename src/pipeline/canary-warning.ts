@@ -9,16 +9,29 @@
 import { canaryKind } from "../canary/identity.js";
 import type { CanaryProbe } from "../canary/types.js";
 import type { NetworkFailureCause } from "../canary/http-call.js";
-import { missingModelError, printableModelName, unreachableFix, type ServedModels } from "../canary/served-models.js";
+import { missingModelError, OPENAI_MODEL_FIX, printableModelName, unreachableFix, unreachableMessage, type ServedModels } from "../canary/served-models.js";
 import type { BreakerTrip, CanaryOutageReason } from "./circuit-breaker.js";
 import { displayText } from "../core/display-text.js";
 
-/** What the last model check of each probe found (read by the warnings and serve's start-up log). */
+/** What the last model check of each probe found (read by the warnings and modelCheckProblem). */
 const lastChecks = new WeakMap<CanaryProbe, ServedModels>();
 
-/** What the last model check of `probe` found, or undefined when none ran (it runs before the first check). */
-export function lastModelCheck(probe: CanaryProbe): ServedModels | undefined {
-  return lastChecks.get(probe);
+/**
+ * Why the canary is not ready, in one line with its fix, when the last model check of `probe`
+ * says so (no call of its own, so nothing here can hold up a shutdown): not reachable, not
+ * answering in time, or answering without a model list (a server that is not the one named).
+ * A missing model is the check's own refusal; anything else, or no check yet, is null.
+ */
+export function modelCheckProblem(probe: CanaryProbe): string | null {
+  const served = lastChecks.get(probe);
+  if (served === undefined || served.kind === "listed") return null;
+  const provider = probe.provider === "openai" ? "openai" : "ollama";
+  const origin = probe.endpointOrigin;
+  if (served.kind === "unreachable") return unreachableMessage(provider, origin, served.cause);
+  if (served.timedOut === true)
+    return `canary at ${origin} accepted the connection but did not list its models before the timeout; fix: check that the server is not stuck or still starting`;
+  const flag = provider === "openai" ? "--base-url" : "--ollama-url";
+  return `canary at ${origin} answered, but not with a model list, so it may not be the server ${flag} should name; fix: point ${flag} at it`;
 }
 
 /**
@@ -81,7 +94,7 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
     return `fix: the canary answered too slowly: raise --timeout${now}; a CPU canary may need several minutes per check`;
   }
   if (reason === "model_not_found") {
-    return target.provider === "ollama" ? `fix: ollama pull ${model}` : "fix: serve that model there, or give --canary-model one it serves";
+    return target.provider === "ollama" ? `fix: ollama pull ${model}` : OPENAI_MODEL_FIX;
   }
   return unreachableFix(target.provider, target.unreachableCause ?? null);
 }

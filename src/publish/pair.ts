@@ -14,6 +14,7 @@ import { MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { fieldsShape, SKIP_SHAPE, STRING_SHAPE } from "../core/parse-line.js";
 import { readFileChunks, StrictJsonStream } from "../core/strict-json-stream.js";
 import { isPlainObject } from "../core/guards.js";
+import { sha256 as Sha256Field } from "../documents/fields.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
 
@@ -48,7 +49,6 @@ const BINDING_SHAPE = fieldsShape([
   ["manifest_schema", STRING_SHAPE],
   ["manifest_sha256", STRING_SHAPE],
 ]);
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
 /** Longest string, key or number held while looking: the two members are short; anything else is skipped. */
 const MAX_TOKEN_BYTES = 16 << 20;
 
@@ -68,7 +68,8 @@ async function strictBinding(exportPath: string): Promise<string | null> {
       for (const event of events) {
         // Members before the array: a later duplicate or a broken document would make verify
         // refuse the file, and then keeping it is only the cautious side.
-        if (event.type === "array_start" && bindingOf(event.members) !== null) return bindingOf(event.members);
+        const bound = event.type === "array_start" ? bindingOf(event.members) : null;
+        if (bound !== null) return bound;
       }
     }
     return bindingOf(reader.end().value);
@@ -83,7 +84,7 @@ function bindingOf(root: unknown): string | null {
   if (!isPlainObject(root)) return null;
   const schema = root["manifest_schema"];
   const sha256 = root["manifest_sha256"];
-  return typeof schema === "string" && MANIFEST_SCHEMAS.includes(schema) && typeof sha256 === "string" && HEX_SHA256.test(sha256) ? sha256 : null;
+  return typeof schema === "string" && MANIFEST_SCHEMAS.includes(schema) && Sha256Field.safeParse(sha256).success ? (sha256 as string) : null;
 }
 
 async function fileSha256(path: string): Promise<string | null> {

@@ -6,8 +6,8 @@ import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import { poolMembers } from "../canary/identity.js";
-import { CanaryModelError, unreachableMessage } from "../canary/served-models.js";
-import { lastModelCheck } from "../pipeline/canary-warning.js";
+import { CanaryModelError } from "../canary/served-models.js";
+import { modelCheckProblem } from "../pipeline/canary-warning.js";
 import { createServer, serviceControl, type ServeOptions } from "./create-server.js";
 import { closeGracefully, listenLoopback } from "./lifecycle.js";
 import type { ServerLog } from "./access-log.js";
@@ -84,7 +84,7 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     if (report?.ready) log("INFO", `🐤 Canary server ready on http://127.0.0.1:${port}`);
     else {
       log("WARNING", `🐤 Canary server listening — DEGRADED on http://127.0.0.1:${port}`);
-      const why = d.canaryEnabled ? degradedReason(pipeline) : null;
+      const why = d.canaryEnabled ? modelCheckProblem(pipeline.probe) : null;
       if (why !== null) log("WARNING", `   ${why}`);
     }
     await options.stop;
@@ -94,22 +94,4 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   } finally {
     if (server.listening) server.closeAllConnections();
   }
-}
-
-/**
- * Why the canary is not ready at start, in one line with its fix, when the model check the
- * preflight made says so (no second call, so nothing here can hold up a shutdown): not reachable,
- * not answering in time, or answering without a model list (a server that is not the one named).
- * A missing model was logged by the preflight already; anything else is null.
- */
-function degradedReason(pipeline: SecurityPipeline): string | null {
-  const served = lastModelCheck(pipeline.probe);
-  if (served === undefined || served.kind === "listed") return null;
-  const provider = pipeline.options.provider === "openai" ? "openai" : "ollama";
-  const origin = pipeline.probe.endpointOrigin;
-  if (served.kind === "unreachable") return unreachableMessage(provider, origin, served.cause);
-  if (served.timedOut === true)
-    return `canary at ${origin} accepted the connection but did not list its models before the timeout; fix: check that the server is not stuck or still starting`;
-  const flag = provider === "openai" ? "--base-url" : "--ollama-url";
-  return `canary at ${origin} answered, but not with a model list, so it may not be the server ${flag} should name; fix: point ${flag} at it`;
 }
