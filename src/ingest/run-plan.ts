@@ -2,6 +2,7 @@
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
 // anything is opened (run-resources.ts), read (files.ts), checked or deleted.
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -191,6 +192,23 @@ function streamFileInode(stream: unknown): string | null {
   return typeof fd === "number" ? descriptorInode(fd) : null;
 }
 
+/**
+ * Refuses an input path no run can read as it needs, before anything is removed or opened: a
+ * directory, and for a sharded run anything but a regular file. A sharded run reads its input
+ * twice (once to hash and count it, once for its range): a named pipe or a process substitution
+ * (`<(cmd)`) would be empty the second time, and the run would end saying the input changed. A
+ * stat opens nothing (opening a pipe would wait for its writer); a path that cannot be stat'ed
+ * is left to the read, which names the problem.
+ */
+async function refuseInputKind(given: string, path: string, sharded: boolean): Promise<void> {
+  const info = await stat(path).catch(() => null);
+  if (info === null || info.isFile()) return;
+  if (info.isDirectory()) throw new UsageError(`the input ${JSON.stringify(given)} is a directory; give a JSONL file (or - for standard input)`);
+  if (!sharded) return;
+  const kind = info.isFIFO() ? "a pipe (a named pipe or <(command))" : "not a regular file";
+  throw new UsageError(`--shard needs an input file that can be read twice: ${JSON.stringify(given)} is ${kind}; save it to a file first`);
+}
+
 /** Step 1: the targets pre-flighted, then every setting but the pipeline, which the caller builds next for the policy. */
 export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipeline">): Promise<Omit<IngestRunPlan, "pipeline">> {
   const cwd = options.cwd ?? process.cwd();
@@ -208,6 +226,7 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
       throw new UsageError("--shard needs an input file: standard input cannot be read twice (save it to a file first)");
     }
   }
+  if (typeof options.input === "string") await refuseInputKind(options.input, targets.inputPath as string, options.shard != null);
   // An allowlist can only admit a record whose every segment was inspected, so with one a
   // hold does not stop the checks of its record unless the caller asks for that.
   const allowing = options.allow != null && options.policy?.stop_after_hold === undefined;

@@ -1,6 +1,7 @@
 // `ingest --shard K/N` on its own: what a shard reads, records and refuses. The canary is off
 // (--no-canary) where only the reading matters.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -86,6 +87,28 @@ describe("ingest --shard", () => {
       expect(run.stderr).toContain("--shard");
     }
   });
+
+  it.skipIf(process.platform === "win32")(
+    "a named pipe is refused before it is opened, naming --shard and the pipe; a directory input is refused and the old pair kept",
+    async () => {
+      const fifo = join(dir, "in.fifo");
+      execFileSync("mkfifo", [fifo]);
+      // Nothing ever writes to the pipe: a run that opened it would wait forever, so the refusal must come first.
+      const piped = await runCli(["ingest", "in.fifo", "--manifest", "m.json", "--no-canary", "--shard", "0/2"], { cwd: dir });
+      expect(piped.code).toBe(3);
+      expect(piped.stderr).toBe(
+        'error: --shard needs an input file that can be read twice: "in.fifo" is a pipe (a named pipe or <(command)); save it to a file first\n',
+      );
+      writeFileSync(join(dir, "in.jsonl"), `${record(1)}\n`);
+      expect((await ingest([])).code).toBe(2);
+      const before = readFileSync(join(dir, "m.json"), "utf8");
+      mkdirSync(join(dir, "folder"));
+      const folder = await runCli(["ingest", "folder", "--manifest", "m.json", "--export", "e.json", "--no-canary", "--overwrite"], { cwd: dir });
+      expect(folder.code).toBe(3);
+      expect(folder.stderr).toContain('error: the input "folder" is a directory; give a JSONL file (or - for standard input)\n');
+      expect(readFileSync(join(dir, "m.json"), "utf8")).toBe(before);
+    },
+  );
 
   it("an empty shard (more shards than lines, or blank lines only) publishes an empty pair that verifies", async () => {
     writeFileSync(join(dir, "in.jsonl"), `${record(1)}\n\n${record(3)}\n`);
