@@ -14,17 +14,24 @@ export function timeoutArg(raw: string): number {
   }
 }
 
-export function nonNegativeIntArg(raw: string): number {
-  if (!/^\d+$/.test(raw.trim())) throw new InvalidArgumentError("must be a non-negative integer");
+/** An integer of `least` or more, in decimal digits; a refusal names the smallest value allowed. */
+function intArg(raw: string, least: 0 | 1): number {
+  const words = least === 0 ? "must be a non-negative integer" : "must be an integer of 1 or more";
+  if (!/^\d+$/.test(raw.trim())) throw new InvalidArgumentError(words);
   const value = Number(raw.trim());
   if (!Number.isSafeInteger(value)) throw new InvalidArgumentError("must not exceed 9007199254740991");
+  if (value < least) throw new InvalidArgumentError(words);
   return value;
 }
 
+/** An integer of 0 or more. */
+export function nonNegativeIntArg(raw: string): number {
+  return intArg(raw, 0);
+}
+
+/** An integer of 1 or more. */
 export function positiveIntArg(raw: string): number {
-  const value = nonNegativeIntArg(raw);
-  if (value < 1) throw new InvalidArgumentError("must be at least 1");
-  return value;
+  return intArg(raw, 1);
 }
 
 /** `--shard K/N` (0-based K): the messages of parseShardSpec, as commander's argument error. */

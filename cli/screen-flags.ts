@@ -21,7 +21,7 @@ export function addScreenFlags(command: Command): Command {
     .option("--scratch-dir <dir>", "where the scratch files go: a copy of stdin, the items until the end (default: $TMPDIR, else the OS temp dir)")
     .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged items, store new ones as they complete")
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
-    .option("--concurrency <n>", "pipeline checks run at once (output is identical for any value)", positiveIntArg, 1)
+    .option("--concurrency <n>", "pipeline checks run at once (any value gives the same items, states and order; only latencies differ)", positiveIntArg, 1)
     .option(
       "--max-canary-failures <n>",
       "stop sending canary checks after N consecutive unreachable/timeout failures; the rest are degraded (0: never stop)",

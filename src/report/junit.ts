@@ -54,11 +54,17 @@ export function junitFormat(suite: string): ReportFormat {
       return testcase(item, suite);
     },
     frame({ startedAt, endedAt }) {
-      const counts = `tests="${tests}" failures="${failures}" errors="${errors}"`;
+      // An input of no items screened nothing (the command exits 2): one erroring case says so,
+      // since most CI systems read a suite of no tests as a pass.
+      const empty =
+        tests === 0
+          ? `<testcase classname="${xmlEscape(suite)}" name="input"><error type="little-canary/no-items" message="the input held no items: nothing was screened"></error></testcase>\n`
+          : "";
+      const counts = tests === 0 ? `tests="1" failures="0" errors="1"` : `tests="${tests}" failures="${failures}" errors="${errors}"`;
       const time = `time="${seconds(startedAt, endedAt)}"`;
       const prefix =
         `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="little-canary" ${counts} ${time}>\n` +
-        `<testsuite name="${xmlEscape(suite)}" ${counts} skipped="0" ${time} timestamp="${junitTimestamp(startedAt)}">\n`;
+        `<testsuite name="${xmlEscape(suite)}" ${counts} skipped="0" ${time} timestamp="${junitTimestamp(startedAt)}">\n${empty}`;
       return { prefix, suffix: "</testsuite>\n</testsuites>\n" };
     },
   };

@@ -54,20 +54,23 @@ function driver(): Record<string, unknown> {
 
 /**
  * The run's one invocation. Reports are written only for a run that reached its end, but a run
- * in which some text was not screened did not do its job: `executionSuccessful` is false then, and
- * a notification counts those texts (GitHub shows it on the tool's status page).
+ * in which some text was not screened, or that had no text at all, did not do its job:
+ * `executionSuccessful` is false then, and a notification says why (GitHub shows it on the
+ * tool's status page).
  */
 function invocation(facts: ReportRun, notScreened: number, notListed: number): Record<string, unknown> {
   const text = `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)`;
   const notifications: Array<{ level: string; message: { text: string } }> = [];
   if (notScreened > 0) notifications.push({ level: "error", message: { text } });
+  // An input of no items screened nothing: the command exits 2 for it, and the log must not read as a clean run.
+  if (facts.total === 0) notifications.push({ level: "error", message: { text: "the input held no items: nothing was screened" } });
   if (notListed > 0) {
     const more = `${notListed} more result${notListed === 1 ? "" : "s"}`;
     const why = `a run lists at most ${MAX_SARIF_RESULTS} (GitHub code scanning rejects a run with more); the command's own output lists every item`;
     notifications.push({ level: "warning", message: { text: `${more} not listed: ${why}` } });
   }
   return {
-    executionSuccessful: notScreened === 0,
+    executionSuccessful: notScreened === 0 && facts.total > 0,
     // SARIF's date-time form: UTC with a `Z`.
     startTimeUtc: facts.startedAt.toISOString(),
     endTimeUtc: facts.endedAt.toISOString(),

@@ -56,7 +56,8 @@ export interface CheckTextResult {
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
   // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
   const text = typeof options.input === "string" ? options.input : (await readBoundedText(options.input, options.maxInputBytes)).replace(/\r?\n$/, "");
-  if (text === "") throw new UsageError("no input text: pipe text on stdin or pass --text");
+  const given = typeof options.input === "string" ? "the text given (--text) is empty" : "no input text on stdin";
+  if (text === "") throw new UsageError(`${given}: nothing to screen; pipe text on stdin or pass --text with some text`);
   // A text of whitespace alone is refused the same way: there is nothing to screen, and a
   // canary call on it would be spent for a verdict that says nothing.
   if (isBlankText(text)) throw new UsageError("the input text is only whitespace: nothing to screen; pipe text on stdin or pass --text");

@@ -101,7 +101,13 @@ describe("little-canary check", () => {
     }
     const empty = await check([], "");
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toMatch(/no input text/);
+    expect(empty.stderr).toMatch(/no input text on stdin/);
+    const emptyFlag = await runCli(["check", "--text", ""], { stdin: "" });
+    expect(emptyFlag.code).toBe(2);
+    expect(emptyFlag.stderr).toContain("the text given (--text) is empty: nothing to screen");
+    const negative = await runCli(["screen", "in.jsonl", "--concurrency", "-1"], { stdin: "" });
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain("must be an integer of 1 or more");
     const badUrl = await runCli(["check", "--ollama-url", "http://user:hunter2@127.0.0.1:1/x?token=t"], { stdin: "hello" });
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).not.toContain("hunter2");

@@ -178,6 +178,28 @@ describe("screen --junit", () => {
   });
 });
 
+describe("an input of no items", () => {
+  it("exits 2, and neither report reads as a clean run: SARIF's invocation failed with a notification, JUnit has one erroring case", async () => {
+    await writeFile(join(dir, "in.jsonl"), "\n  \n");
+    const run = await screen(["--sarif", "out.sarif", "--junit", "out.xml"]);
+    expect(run.code).toBe(2);
+    const log = JSON.parse(await readFile(join(dir, "out.sarif"), "utf8"));
+    const validate = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
+    addFormats(validate);
+    expect(validate.validate(JSON.parse(await readFile(SARIF_SCHEMA_PATH, "utf8")), log), JSON.stringify(validate.errors)).toBe(true);
+    expect(log.runs[0].results).toEqual([]);
+    expect(log.runs[0].invocations[0].executionSuccessful).toBe(false);
+    expect(log.runs[0].invocations[0].toolExecutionNotifications).toEqual([
+      { level: "error", message: { text: "the input held no items: nothing was screened" } },
+    ]);
+    const text = await readFile(join(dir, "out.xml"), "utf8");
+    expect(XMLValidator.validate(text)).toBe(true);
+    const suite = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" }).parse(text).testsuites.testsuite;
+    expect([suite["@_tests"], suite["@_failures"], suite["@_errors"]]).toEqual(["1", "0", "1"]);
+    expect(suite.testcase[0].error["@_type"]).toBe("little-canary/no-items");
+  });
+});
+
 describe("screen --github", () => {
   it("under GITHUB_ACTIONS annotations go to stderr escaped, stdout stays JSON, and the job summary is appended", async () => {
     await writeFile(join(dir, "summary.md"), "earlier step\n");
