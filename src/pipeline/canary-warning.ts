@@ -117,12 +117,13 @@ export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageRe
 const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_response"]);
 
 /**
- * `warning: …` (one line) for checks whose canary call was answered with an HTTP error status or
- * a body of another shape (`reason`, the first one's coverage reason; `affected`: how many, as
- * "3 items of 10"), or null for any other reason.
+ * `warning: …` (one line) for checks whose canary call was answered but not used (`reason`, the
+ * first one's coverage reason; `affected`: how many, as "3 items of 10"): an HTTP error status or
+ * a body of another shape names the server's address as the likely cause; any other reason
+ * (an empty or cut-off reply, a prompt not shown read whole) has its own fix.
  */
-export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string, affected: string | null = null): string | null {
-  if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return null;
+export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string, affected: string | null = null): string {
+  if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return unusableReplyWarning(target, reason, affected);
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
   const scope = affected === null ? "" : ` for ${affected}`;
   return (
@@ -158,4 +159,31 @@ function tripFix(target: CanaryTarget, trip: BreakerTrip): string {
 
 function checks(n: number): string {
   return `${n} ${n === 1 ? "check" : "checks"}`;
+}
+
+/** What to do about a canary reply that came but could not be used, by its coverage reason. */
+function unusableReplyFix(target: CanaryTarget, reason: string): string {
+  const model = printableModelName(target.model);
+  if (reason === "empty_response") {
+    const byHand = target.provider === "ollama" ? `try it by hand (ollama run ${model}) or ` : "";
+    return `fix: the model replied with nothing: ${byHand}choose another --canary-model`;
+  }
+  if (reason === "output_limit" || reason === "incomplete_response") {
+    return "fix: the reply ended before it was complete: read the server's log; a model or server that stops early cannot vouch for a text";
+  }
+  if (reason.startsWith("context_")) return "fix: the canary did not show it read the whole prompt: see the canary's context in docs/troubleshooting.md";
+  return "fix: run again; if it repeats, see docs/troubleshooting.md";
+}
+
+/**
+ * `warning: …` (one line) for checks whose canary call came back but could not be used (an empty
+ * or cut-off reply, a prompt the server may not have read whole, an unforeseen error): such a
+ * check is degraded like an outage, and the run says so on stderr as it does for an outage.
+ */
+function unusableReplyWarning(target: CanaryTarget, reason: string, affected: string | null): string {
+  const scope = affected === null ? "" : ` for ${affected}`;
+  return (
+    `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but its reply could not be used (${reason})${scope}; ` +
+    `the canary did not screen it; ${unusableReplyFix(target, reason)}\n`
+  );
 }

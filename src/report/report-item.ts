@@ -29,6 +29,17 @@ export interface ReportItem {
    * explanation, and code-point offsets `[start, end)` into one segment's text. Never the text.
    */
   readonly matches: readonly ReportMatch[];
+  /**
+   * True when the item's rule is a detection but a part of it was not (fully) screened (screen:
+   * a block in the item's labels while its text's canary call failed). The run then did not
+   * screen every text, which SARIF's invocation says.
+   */
+  readonly unscreenedPart?: boolean;
+  /**
+   * True when the finding is in the item's labels, not its text (screen: the id, source and
+   * metadata material decided the item); its matches' offsets are then into that material.
+   */
+  readonly inLabels?: boolean;
 }
 
 /** One structural match as the reports name it. */
@@ -116,11 +127,22 @@ function batchRule(item: BatchItem): ReportRule | null {
   return HOLD_RULES[item.state === "flag" ? "flagged" : item.state === "degraded" && item.error !== undefined ? "error" : item.state];
 }
 
+/** What the reports learn of a batch item from its parts (screen/check-item.ts CheckedItem). */
+export interface BatchItemParts {
+  /** A part of the item was not (fully) screened (hasUnscreenedPart). */
+  readonly unscreenedPart: boolean;
+  /** Whose verdict the item carries. */
+  readonly decidedBy: "text" | "labels";
+}
+
 /** The report item of one screened batch item, read from line `line` of the input. */
-export function reportItemFromBatch(item: BatchItem, line: number): ReportItem {
+export function reportItemFromBatch(item: BatchItem, line: number, parts: BatchItemParts = { unscreenedPart: false, decidedBy: "text" }): ReportItem {
   const matches: ReportMatch[] = [];
   verdictMatches(item.verdict, matches, null);
-  return { index: item.index, line, rule: batchRule(item), outcome: item.state, sha256: item.sha256, id: idLabel(item.id), matches };
+  const rule = batchRule(item);
+  const partly = parts.unscreenedPart && rule !== null && rule.kind === "detection" ? { unscreenedPart: true } : {};
+  const labels = parts.decidedBy === "labels" && rule !== null ? { inLabels: true } : {};
+  return { index: item.index, line, rule, outcome: item.state, sha256: item.sha256, id: idLabel(item.id), matches, ...partly, ...labels };
 }
 
 /** The rule of a held record: the rule of its first hold reason (the reasons come in a fixed order, the weightiest first). */
@@ -152,6 +174,12 @@ export function resultMessage(item: ReportItem): string {
   const rule = item.rule === null ? "" : `: ${item.rule.summary}`;
   const named = new Map<string, ReportMatch>();
   for (const m of item.matches) if (!named.has(m.reason) && named.size < MESSAGE_REASONS) named.set(m.reason, m);
-  const reasons = [...named.values()].map((m) => ` ${m.reason} (segment ${m.segment}, code points ${m.start}-${m.end}): ${m.explanation}`).join("");
-  return `item ${item.index}${id} ${item.outcome}${rule}${reasons}`;
+  // A finding in the labels is said to be there, and its offsets to be into their material, so
+  // that nobody looks for it in the text (and finds nothing to fix).
+  const where = item.inLabels === true ? "id, source and metadata material" : null;
+  const place = (m: ReportMatch): string => (where === null ? `segment ${m.segment}` : where);
+  const reasons = [...named.values()].map((m) => ` ${m.reason} (${place(m)}, code points ${m.start}-${m.end}): ${m.explanation}`).join("");
+  const outcome = where === null ? item.outcome : `${item.outcome} (found in the item's id, source or metadata, not in its text)`;
+  const partly = item.unscreenedPart === true ? " Part of the item was not screened (its canary check failed or did not run)." : "";
+  return `item ${item.index}${id} ${outcome}${rule}${reasons}${partly}`;
 }

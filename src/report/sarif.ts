@@ -84,12 +84,14 @@ function invocation(facts: ReportRun, notScreened: number, notListed: number): R
  * not of the input file: the text sits JSON-escaped in its line, so no region of the file (SARIF
  * `charOffset`, which counts the artifact's characters) would point at the same place.
  */
-function relatedLocation(m: ReportMatch, id: number, line: number, artifact: string): Record<string, unknown> {
+function relatedLocation(m: ReportMatch, id: number, line: number, artifact: string, inLabels: boolean): Record<string, unknown> {
+  // A match in the labels (screen): its offsets are into the id, source and metadata material.
+  const material = inLabels ? { material: "labels" } : {};
   return {
     id,
     physicalLocation: { artifactLocation: { uri: artifact }, region: { startLine: line } },
     message: { text: `${m.reason}: ${m.explanation}` },
-    properties: { reason: m.reason, segment: m.segment, textStart: m.start, textEnd: m.end, textOffsetUnit: "unicodeCodePoints" },
+    properties: { reason: m.reason, segment: m.segment, textStart: m.start, textEnd: m.end, textOffsetUnit: "unicodeCodePoints", ...material },
   };
 }
 
@@ -101,7 +103,7 @@ function resultOf(item: ReportItem, rule: ReportRule, artifact: string): Record<
     level: rule.level,
     message: { text: resultMessage(item) },
     locations: [{ physicalLocation: { artifactLocation: { uri: artifact }, region: { startLine: item.line } } }],
-    ...(item.matches.length > 0 ? { relatedLocations: item.matches.map((m, i) => relatedLocation(m, i, item.line, artifact)) } : {}),
+    ...(item.matches.length > 0 ? { relatedLocations: item.matches.map((m, i) => relatedLocation(m, i, item.line, artifact, item.inLabels === true)) } : {}),
     // The text's digest: the same text is the same finding, wherever it moves in the file.
     ...(item.sha256 === "" ? {} : { partialFingerprints: { "itemSha256/v1": item.sha256 } }),
     properties: { index: item.index, outcome: item.outcome },
@@ -120,7 +122,7 @@ export const MAX_SARIF_RESULTS = 25_000;
  */
 export function sarifFormat(artifact: string): ReportFormat {
   let results = 0;
-  /** Results under a coverage rule: texts the run did not (fully) screen. */
+  /** Results under a coverage rule, or a detection with a part not screened: texts the run did not (fully) screen. */
   let notScreened = 0;
   /** Results past MAX_SARIF_RESULTS, counted in a notification instead. */
   let notListed = 0;
@@ -128,7 +130,7 @@ export function sarifFormat(artifact: string): ReportFormat {
     label: "sarif-results",
     entry(item) {
       if (item.rule === null) return "";
-      if (item.rule.kind === "coverage") notScreened++;
+      if (item.rule.kind === "coverage" || item.unscreenedPart === true) notScreened++;
       if (results >= MAX_SARIF_RESULTS) {
         notListed++;
         return "";

@@ -1,6 +1,7 @@
 // `screen` with CI reports: `screenFile` exactly as without them (the same bytes on `output`), each
 // finished item also given to the reports, which are written before the document is copied out,
 // so a report that cannot be written fails the run before anything reaches `output`.
+import { hasUnscreenedPart } from "../screen/check-item.js";
 import { screenFile, type ScreenFileOptions, type ScreenFileResult } from "../screen/files.js";
 import { CiReports, wantsReports, type CiReportOptions } from "./ci-reports.js";
 import { reportItemFromBatch } from "./report-item.js";
@@ -19,9 +20,9 @@ export async function screenWithReports(options: ScreenWithReportsOptions): Prom
   try {
     return await screenFile({
       ...screen,
-      onItem: async (item, line) => {
-        await reports.add(reportItemFromBatch(item, line));
-        await options.onItem?.(item, line);
+      onItem: async (item, line, checked) => {
+        await reports.add(reportItemFromBatch(item, line, { unscreenedPart: hasUnscreenedPart(checked), decidedBy: checked.decidedBy }));
+        await options.onItem?.(item, line, checked);
       },
       beforeOutput: async (summary, circuitOpen) => {
         await reports.finish({ command: "screen", total: summary.total, counts: summary.counts });

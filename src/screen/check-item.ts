@@ -80,8 +80,31 @@ function combined(text: BatchItem, metadata: BatchItem): BatchItem {
   return { ...rest, state: metadata.state, ...verdict, ...(metadata.error === undefined ? {} : { error: metadata.error }), ...reused };
 }
 
+/**
+ * One item's result and the result of each part it was screened in. The item carries only the
+ * deciding part's verdict (the batch schema has one per item), so a part outvoted by a block in
+ * the other (its canary call timed out, say) is seen only here: the run's canary warnings and
+ * the CI reports read it from `parts`, so a canary outage or an unscreened text is never hidden
+ * behind a block found in an item's labels.
+ */
+export interface CheckedItem {
+  readonly item: BatchItem;
+  /** The labels' result (when the item has an id, a source or metadata), then the text's. */
+  readonly parts: readonly BatchItem[];
+  /** Whose verdict the item carries: its text's, or its labels' (id, source and metadata material). */
+  readonly decidedBy: "text" | "labels";
+}
+
+/** States of a part the screen did not vouch for (nothing, or only the structural layer, looked at it). */
+const UNSCREENED_STATES: ReadonlySet<BatchState> = new Set(["degraded", "unexercised"]);
+
+/** True when a part of the item was not (fully) screened though the item's own state is a finding. */
+export function hasUnscreenedPart(checked: CheckedItem): boolean {
+  return !UNSCREENED_STATES.has(checked.item.state) && checked.parts.some((part) => UNSCREENED_STATES.has(part.state));
+}
+
 /** The check of one item against `pipeline`, as a function of the item (see the file comment). */
-export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: ItemCheckOptions): (item: ScreenItem) => Promise<BatchItem> {
+export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: ItemCheckOptions): (item: ScreenItem) => Promise<CheckedItem> {
   const { breaker, cache } = options;
   const profile = canaryProfile(pipeline);
   const checkText = async (text: string, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
@@ -123,6 +146,7 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
     const text = await part(item.text, provenance);
     // The item's provenance is its text's (SHA-256 and length), whichever part decided it.
     const decided = labels === null ? text : combined(text, labels);
-    return { ...decided, sha256: text.sha256, length: text.length };
+    const decidedBy = labels !== null && rank(labels.state) < rank(text.state) ? "labels" : "text";
+    return { item: { ...decided, sha256: text.sha256, length: text.length }, parts: labels === null ? [text] : [labels, text], decidedBy };
   };
 }

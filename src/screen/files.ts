@@ -29,7 +29,7 @@ import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } f
 import { ArraySpool, frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
-import { batchStateOfJson, type ItemVerdictCache } from "./check-item.js";
+import { batchStateOfJson, type CheckedItem, type ItemVerdictCache } from "./check-item.js";
 import { screenStream, type BatchSummary } from "./screen-batch.js";
 import { displayText } from "../core/display-text.js";
 
@@ -83,10 +83,10 @@ export interface ScreenFileOptions {
   /** Called once the input is read and admitted, before the first check. */
   readonly afterRead?: (itemCount: number) => void | Promise<void>;
   /**
-   * Called with each finished item, in input order, and the 1-based input line it was read from
-   * (blank lines count); awaited before the next item is taken.
+   * Called with each finished item, in input order, the 1-based input line it was read from
+   * (blank lines count) and its parts' results (CheckedItem); awaited before the next item is taken.
    */
-  readonly onItem?: (item: BatchItem, line: number) => Promise<void>;
+  readonly onItem?: (item: BatchItem, line: number, checked: CheckedItem) => Promise<void>;
   /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Called once every item is checked, just before the document is copied to `output`. */
@@ -288,9 +288,9 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     const tally = await screenStream(
       itemsOf(records, first, lines),
       { pipeline, concurrency, breaker, cache, signal, onProgress: onProgress && ((done) => onProgress(done, total)) },
-      async (item, index) => {
+      async (item, index, checked) => {
         await spool.append(canonicalJson(BatchItemSchema, item, ["items", index]));
-        await options.onItem?.(item, lines.shift() as number);
+        await options.onItem?.(item, lines.shift() as number, checked);
       },
     );
     await spool.seal();

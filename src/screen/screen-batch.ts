@@ -14,7 +14,7 @@ import { refuseUnknownOptions } from "../core/guards.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
-import { itemChecker, type ItemCheckOptions, type ItemVerdictCache } from "./check-item.js";
+import { itemChecker, type CheckedItem, type ItemCheckOptions, type ItemVerdictCache } from "./check-item.js";
 
 /** Options of `screenBatch`. */
 export interface ScreenOptions {
@@ -91,16 +91,20 @@ export interface ScreenRun extends ItemCheckOptions, MapOrderedStreamOptions {
   readonly pipeline: Pick<SecurityPipeline, "check">;
 }
 
-/** Resolves with the items' tally once the last is handed to `sink`, or rejects with the first error of the source, the cache or the sink, or with the abort reason at once. */
+/**
+ * Resolves with the items' tally once the last is handed to `sink` (with its parts' results, see
+ * CheckedItem), or rejects with the first error of the source, the cache or the sink, or with the
+ * abort reason at once.
+ */
 export async function screenStream(
   items: AsyncIterable<ScreenItem>,
   run: ScreenRun,
-  sink: (item: BatchItem, index: number) => Promise<void>,
+  sink: (item: BatchItem, index: number, checked: CheckedItem) => Promise<void>,
 ): Promise<BatchTally> {
   const tally = new BatchTally();
-  const handOver = async (item: BatchItem, index: number): Promise<void> => {
-    tally.add(item);
-    await sink(item, index);
+  const handOver = async (checked: CheckedItem, index: number): Promise<void> => {
+    tally.add(checked);
+    await sink(checked.item, index, checked);
   };
   // A falsy cache (a JavaScript caller's null) is no cache, as it always was.
   const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined });
@@ -130,22 +134,29 @@ export class BatchTally {
   private failedAffected = 0;
   private firstFailed: string | null = null;
 
-  /** Counts one finished item. */
-  add(item: BatchItem): void {
+  /**
+   * Counts one finished item. What its canary calls met is read from every part it was screened
+   * in, not only the deciding one: an item counts once for each kind of trouble any part met.
+   */
+  add({ item, parts }: CheckedItem): void {
     this.total++;
     this.counts[item.state]++;
-    if (item.error === CIRCUIT_OPEN_ERROR) this.notSent++;
-    if (item.verdict === undefined) return;
-    const seen = observeCanary(item.verdict);
-    if (seen.kind === "outage") {
-      this.first ??= seen.reason;
-      this.affected++;
-      return;
+    if (parts.some((part) => part.error === CIRCUIT_OPEN_ERROR)) this.notSent++;
+    let outage: CanaryOutageReason | null = null;
+    let failed: string | null = null;
+    for (const { verdict } of parts) {
+      if (verdict === undefined) continue;
+      const seen = observeCanary(verdict);
+      if (seen.kind === "outage") outage ??= seen.reason;
+      else failed ??= failedCanaryReason(verdict);
     }
-    const failed = failedCanaryReason(item.verdict);
-    if (failed === null) return;
-    this.firstFailed ??= failed;
-    this.failedAffected++;
+    if (outage !== null) {
+      this.first ??= outage;
+      this.affected++;
+    } else if (failed !== null) {
+      this.firstFailed ??= failed;
+      this.failedAffected++;
+    }
   }
 
   /** The totals so far. */
