@@ -10,7 +10,8 @@ export type LittleCanaryErrorCode =
   | "backend" // the canary backend could not be verified (context gate)
   | "publish" // publication of output files failed
   | "verification" // a published manifest/export pair failed verification (or was not pinned)
-  | "io"; // a file could not be read
+  | "io" // a file could not be read
+  | "bind_failed"; // a service could not listen on its loopback port (ServerBindError)
 
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 export class LittleCanaryError extends Error {

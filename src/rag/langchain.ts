@@ -7,7 +7,15 @@ import { BaseDocumentLoader } from "@langchain/core/document_loaders/base";
 import { BaseDocumentTransformer, Document, type DocumentInterface } from "@langchain/core/documents";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { UsageError } from "../core/errors.js";
-import { resolveQueryScreen, screenAtQueryTime, screenDocumentRecords, type QueryScreenOptions, type QueryScreenPlan } from "./screen-documents.js";
+import { refuseUnknownOptions } from "../core/guards.js";
+import {
+  SCREEN_DOCUMENTS_OPTION_KEYS,
+  resolveQueryScreen,
+  screenAtQueryTime,
+  screenDocumentRecords,
+  type QueryScreenOptions,
+  type QueryScreenPlan,
+} from "./screen-documents.js";
 import type { DocumentFields, HeldDocument, ScreenDocumentsOptions, ScreenedFields, SourceFields } from "./screen-documents.js";
 import { admittedLoader, type AdmittedDocument, type VerifiedExportOptions } from "./verified-export.js";
 
@@ -27,7 +35,7 @@ export class LittleCanaryExportLoader extends BaseDocumentLoader {
   /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
   constructor(options: VerifiedExportOptions) {
     super();
-    this.admitted = admittedLoader(options);
+    this.admitted = admittedLoader(options, "LittleCanaryExportLoader");
   }
 
   /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
@@ -64,6 +72,12 @@ export interface LittleCanaryTransformerOptions extends ScreenDocumentsOptions {
   readonly holdSiblingChunks?: boolean | ((chunk: SourceFields) => string | null);
 }
 
+/** Every option of LittleCanaryTransformerOptions; `satisfies` keeps the list equal to the interface. */
+const TRANSFORMER_OPTION_KEYS: readonly string[] = [
+  ...SCREEN_DOCUMENTS_OPTION_KEYS,
+  ...Object.keys({ onHeld: true, holdSiblingChunks: true } satisfies Record<Exclude<keyof LittleCanaryTransformerOptions, keyof ScreenDocumentsOptions>, true>),
+];
+
 /** The source a LangChain loader gives a document and a splitter copies to each chunk: `metadata.source`. */
 function metadataSource(chunk: SourceFields): string | null {
   const source = chunk.metadata.source;
@@ -85,6 +99,8 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
   /** The pipeline (and policy) to screen with, the `onHeld` callback and `holdSiblingChunks`. */
   constructor(options: LittleCanaryTransformerOptions) {
     super();
+    // A misspelt option (`holdSiblingChunk`) would otherwise leave its default in force, unseen.
+    refuseUnknownOptions("LittleCanaryTransformer", options, TRANSFORMER_OPTION_KEYS);
     if (typeof options.onHeld !== "function") throw new UsageError("onHeld is required: held documents must be reported, not dropped");
     const hold = options.holdSiblingChunks ?? false;
     if (typeof hold !== "boolean" && typeof hold !== "function") throw new UsageError("holdSiblingChunks must be true, false or a function");
@@ -116,7 +132,7 @@ export class LittleCanaryCompressor extends BaseDocumentCompressor {
   /** The pipeline (and policy) to screen with, `held`, `onDegraded` and `onHeld`; throws UsageError for options that do not fit. */
   constructor(options: LittleCanaryCompressorOptions) {
     super();
-    this.plan = resolveQueryScreen(options);
+    this.plan = resolveQueryScreen(options, "LittleCanaryCompressor");
   }
 
   /** Screens `documents`; returns those passed on and reports the held ones to `onHeld`. */

@@ -26,7 +26,7 @@ export class LittleCanaryExportReader implements BaseReader<Document> {
 
   /** The manifest and export paths and the manifest's pinned SHA-256 (or `allowUnpinned: true`). */
   constructor(options: VerifiedExportOptions) {
-    this.admitted = admittedLoader(options);
+    this.admitted = admittedLoader(options, "LittleCanaryExportReader");
   }
 
   /** Verifies the pair, then returns every admitted record once, in order; throws on any problem. */
@@ -79,7 +79,7 @@ export class LittleCanaryNodePostprocessor implements BaseNodePostprocessor {
 
   /** The pipeline (and policy) to screen with, `held`, `onDegraded` and `onHeld`; throws UsageError for options that do not fit. */
   constructor(options: LittleCanaryNodePostprocessorOptions) {
-    this.plan = resolveQueryScreen(options);
+    this.plan = resolveQueryScreen(options, "LittleCanaryNodePostprocessor");
   }
 
   /** Screens `nodes`; returns those passed on and reports the held ones to `onHeld`. */

@@ -10,7 +10,7 @@ import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
-import { hasPlainPrototype } from "../core/guards.js";
+import { hasPlainPrototype, refuseUnknownOptions } from "../core/guards.js";
 
 /** How documents are screened. */
 export interface ScreenDocumentsOptions {
@@ -25,6 +25,15 @@ export interface ScreenDocumentsOptions {
   /** Consecutive unreachable/timeout canary failures that stop the canary calls (default 5). */
   readonly maxCanaryFailures?: number;
 }
+
+/** Every option of ScreenDocumentsOptions; `satisfies` keeps the list equal to the interface. */
+export const SCREEN_DOCUMENTS_OPTION_KEYS: readonly string[] = Object.keys({
+  pipeline: true,
+  policy: true,
+  concurrency: true,
+  unverifiedPipeline: true,
+  maxCanaryFailures: true,
+} satisfies Record<keyof ScreenDocumentsOptions, true>);
 
 /**
  * Why a document was held: the manifest's hold reasons, or `sibling_held` for a document admitted
@@ -218,6 +227,15 @@ export interface QueryScreenOptions<D> extends ScreenDocumentsOptions {
   readonly onHeld?: (held: readonly HeldDocument<D>[]) => void | Promise<void>;
 }
 
+/** Every option of QueryScreenOptions; `satisfies` keeps the list equal to the interface. */
+const QUERY_SCREEN_OPTION_KEYS: readonly string[] = [
+  ...SCREEN_DOCUMENTS_OPTION_KEYS,
+  ...Object.keys({ held: true, onDegraded: true, onHeld: true } satisfies Record<
+    Exclude<keyof QueryScreenOptions<unknown>, keyof ScreenDocumentsOptions>,
+    true
+  >),
+];
+
 /** QueryScreenOptions resolved once, when the adapter is built. */
 export interface QueryScreenPlan<D> {
   readonly screen: ScreenDocumentsOptions;
@@ -237,7 +255,9 @@ export interface PassedDocument<R> {
 const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "incomplete"]);
 
 /** Checks the options and resolves them into the plan every call reads; throws UsageError. */
-export function resolveQueryScreen<D>(options: QueryScreenOptions<D>): QueryScreenPlan<D> {
+export function resolveQueryScreen<D>(options: QueryScreenOptions<D>, where: string): QueryScreenPlan<D> {
+  // A misspelt option (`hold: "flag"`) would otherwise leave its default in force, unseen.
+  refuseUnknownOptions(where, options, QUERY_SCREEN_OPTION_KEYS);
   const held = options.held ?? "drop";
   if (held !== "drop" && held !== "flag") throw new UsageError("held must be 'drop' or 'flag'");
   const onDegraded = options.onDegraded ?? "fail_closed";

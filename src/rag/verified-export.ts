@@ -5,7 +5,8 @@
 // Each comes with its provenance under flat top-level keys (`little_canary_<field>`) that never
 // mix with the record's own, never one nested object: LlamaIndex renders each metadata value as
 // text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
-import { readFile } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
+import { MAX_DOCUMENT_BYTES } from "../core/read-document.js";
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
@@ -15,6 +16,7 @@ import type { VerifyProblem } from "../verify/problems.js";
 import { verifyExport } from "../verify/verify-export.js";
 import { normalizePin, verifyFiles } from "../verify/verify-files.js";
 import { displayText } from "../core/display-text.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 
 /** Where the pair is and how it is pinned. */
 export interface VerifiedExportOptions {
@@ -28,7 +30,23 @@ export interface VerifiedExportOptions {
   readonly allowUnpinned?: boolean;
   /** Directory relative paths are resolved against (default: the process's). */
   readonly cwd?: string;
+  /**
+   * Refuse the pair when any record was admitted by an ingest allowlist (something was detected
+   * in it and a person let it through): for indexes that take only records nothing was detected
+   * in, as `verify --no-allowlisted`. Default false.
+   */
+  readonly refuseAllowlisted?: boolean;
 }
+
+/** Every option of VerifiedExportOptions; `satisfies` keeps the list equal to the interface. */
+const VERIFIED_EXPORT_OPTION_KEYS: readonly string[] = Object.keys({
+  manifest: true,
+  export: true,
+  expectManifestSha256: true,
+  allowUnpinned: true,
+  cwd: true,
+  refuseAllowlisted: true,
+} satisfies Record<keyof VerifiedExportOptions, true>);
 
 /** The pair failed verification (or was not pinned): nothing of it may be used. */
 export class ExportVerificationError extends LittleCanaryError {
@@ -78,12 +96,38 @@ function refused(problems: readonly VerifyProblem[]): ExportVerificationError {
   return new ExportVerificationError(`the export did not verify (${shown.join("; ")}${more})`, problems);
 }
 
+/**
+ * The bytes of one file of the pair, read once into memory, never more than MAX_DOCUMENT_BYTES:
+ * the size is checked before anything is read (a padded export verifies with `verify`, which
+ * streams, but must not be pulled whole into memory here), and the read stops past the limit
+ * should the file grow meanwhile.
+ */
 async function readBytes(path: string, label: string): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new LittleCanaryError(
+      "io",
+      `cannot read the ${label} ${displayText(path)}: larger than ${MAX_DOCUMENT_BYTES} bytes, the most the RAG loaders hold in memory (verify it with verifyFiles, which streams, and read its records as they come)`,
+    );
+  let file: FileHandle | null = null;
   try {
-    return await readFile(path);
+    file = await open(path, "r");
+    const info = await file.stat();
+    if (info.size > MAX_DOCUMENT_BYTES) throw tooLarge();
+    const buffer = Buffer.alloc(info.size + 1);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, filled, buffer.length - filled, null);
+      if (bytesRead === 0) return buffer.subarray(0, filled);
+      filled += bytesRead;
+      // One byte more than the size: the file grew while it was read; it is read no further.
+      if (filled === buffer.length) throw new LittleCanaryError("io", `cannot read the ${label} ${displayText(path)}: it changed while it was read`);
+    }
   } catch (error) {
+    if (error instanceof LittleCanaryError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new LittleCanaryError("io", `cannot read the ${label} ${displayText(path)} (${code})`, { cause: error });
+  } finally {
+    await file?.close();
   }
 }
 
@@ -92,17 +136,27 @@ async function readBytes(path: string, label: string): Promise<Uint8Array> {
  * mistake shows where it is made), then each call verifies the pair and returns every admitted
  * record once, in order, with its provenance; throws ExportVerificationError, UsageError or `io`.
  */
-export function admittedLoader(given: VerifiedExportOptions): () => Promise<AdmittedDocument[]> {
+export function admittedLoader(given: VerifiedExportOptions, where: string): () => Promise<AdmittedDocument[]> {
+  // A misspelt pin (`expectManifestSHA256`) beside `allowUnpinned` would otherwise load unpinned.
+  refuseUnknownOptions(where, given, VERIFIED_EXPORT_OPTION_KEYS);
   if (given.expectManifestSha256 == null && given.allowUnpinned !== true) {
     throw new UsageError("expectManifestSha256 is required: pin the manifest's SHA-256 (or pass allowUnpinned: true to check consistency only)");
   }
+  for (const key of ["manifest", "export"] as const) {
+    if (typeof given[key] !== "string" || given[key] === "") throw new UsageError(`${where} option ${key} must be the path of the pair's ${key} file`);
+  }
+  if (given.cwd !== undefined && typeof given.cwd !== "string") throw new UsageError(`${where} option cwd must be a directory path`);
+  if (given.refuseAllowlisted !== undefined && typeof given.refuseAllowlisted !== "boolean")
+    throw new UsageError(`${where} option refuseAllowlisted must be true or false`);
+  // The pin is checked here too, so an empty or malformed one (an unset variable) is refused where it is given.
+  const pin = given.expectManifestSha256 == null ? null : normalizePin(given.expectManifestSha256, "expectManifestSha256");
   const options = { ...given };
   return async () => {
-    const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, "expectManifestSha256");
     const cwd = options.cwd ?? process.cwd();
     const manifestPath = resolve(cwd, options.manifest);
     const exportPath = resolve(cwd, options.export);
-    const checked = await verifyFiles({ manifest: manifestPath, export: exportPath, expectManifestSha256: pin });
+    const refuseAllowlisted = options.refuseAllowlisted === true;
+    const checked = await verifyFiles({ manifest: manifestPath, export: exportPath, expectManifestSha256: pin, refuseAllowlisted });
     if (!checked.consistent) throw refused(checked.problems);
     // Read once; everything below is about these bytes.
     const manifestBytes = await readBytes(manifestPath, "manifest");
@@ -111,7 +165,7 @@ export function admittedLoader(given: VerifiedExportOptions): () => Promise<Admi
     if (manifestSha256 !== checked.manifestSha256 || (pin !== null && manifestSha256 !== pin)) {
       throw refused([{ code: "manifest_sha256", message: "the manifest changed after it was verified" }]);
     }
-    const problems = verifyExport(exportBytes, manifestBytes, { manifestBytes });
+    const problems = verifyExport(exportBytes, manifestBytes, { manifestBytes, refuseAllowlisted });
     if (problems.length > 0) throw refused(problems);
     const read = readStrictDocument(exportBytes);
     if (!read.ok) throw refused([{ code: "export_unreadable", message: "the export could not be read again" }]);

@@ -1,17 +1,18 @@
 // Binding (to 127.0.0.1 only) and shutdown of a service made by createServer.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { LittleCanaryError } from "../core/errors.js";
 import { BIND_HOST, LISTEN_BACKLOG } from "./limits.js";
 import { serviceControl } from "./create-server.js";
 
 /** The service could not bind its loopback port. `reason` is the system code (EADDRINUSE, …). */
-export class ServerBindError extends Error {
-  readonly code = "bind_failed";
+export class ServerBindError extends LittleCanaryError {
+  override readonly code = "bind_failed" as const;
   override readonly name = "ServerBindError";
   readonly reason: string;
   readonly port: number;
   constructor(port: number, reason: string) {
-    super(`cannot listen on ${BIND_HOST}:${port} (${reason})`);
+    super("bind_failed", `cannot listen on ${BIND_HOST}:${port} (${reason})`);
     this.port = port;
     this.reason = reason;
   }

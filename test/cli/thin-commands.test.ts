@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { replayLines } from "../../src/demo/render.js";
 import { DemoArgumentError } from "../../src/demo/live-endpoint.js";
-import { runDemoCommand, runService, ServerBindError } from "../../src/index.js";
+import { LittleCanaryError, runDemoCommand, runService, ServerBindError } from "../../src/index.js";
 
 const COMMANDS = join(import.meta.dirname, "../../cli/commands");
 
@@ -106,6 +106,8 @@ describe("thin CLI commands", () => {
       });
       await expect(run).rejects.toMatchObject({ code: "bind_failed" });
       await expect(run).rejects.toBeInstanceOf(ServerBindError);
+      // One base class for every library error, this one too.
+      await expect(run).rejects.toBeInstanceOf(LittleCanaryError);
       expect(log).toEqual([]);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -16,6 +16,7 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { buildShardIndex, verifyShardIndex } from "../../src/index.js";
+import { LittleCanaryExportReader } from "../../src/rag/llamaindex.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { tempDir } from "../support/publish-fixtures.js";
@@ -115,6 +116,13 @@ describe("ingest --allow", () => {
     expect((await exportOf()).records.map((r) => r.id)).toEqual(["ok", "report-7"]);
     const verified = await verifyFiles({ manifest: "m.json", export: "e.json", cwd: dir });
     expect(verified).toMatchObject({ consistent: true, allowlisted: 1, problems: [] });
+    // The RAG loaders take the allowlisted record by default, and refuse the pair when asked to.
+    const loader = (extra: object) => new LittleCanaryExportReader({ manifest: "m.json", export: "e.json", cwd: dir, allowUnpinned: true, ...extra });
+    expect((await loader({}).loadData()).map((d) => d.id_)).toEqual(["ok", "report-7"]);
+    await expect(loader({ refuseAllowlisted: true }).loadData()).rejects.toMatchObject({
+      code: "verification",
+      problems: expect.arrayContaining([expect.objectContaining({ code: "allowlisted_admission" })]),
+    });
   });
 
   it("a listed hash that does not match (the text sha256 under scope record, the material hash under scope segment) changes nothing", async () => {

@@ -8,7 +8,15 @@ import { BaseRetriever } from "@langchain/core/retrievers";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { describe, expect, it } from "vitest";
 import { IngestGateError } from "../../src/ingest/gate.js";
-import { HOLD_REASONS_KEY, LittleCanaryCompressor, SCREEN_STATE_KEY, type HeldDocument, type LittleCanaryCompressorOptions } from "../../src/rag/langchain.js";
+import {
+  HOLD_REASONS_KEY,
+  LittleCanaryCompressor,
+  LittleCanaryTransformer,
+  SCREEN_STATE_KEY,
+  type HeldDocument,
+  type LittleCanaryCompressorOptions,
+} from "../../src/rag/langchain.js";
+import { LittleCanaryNodePostprocessor } from "../../src/rag/llamaindex.js";
 import { BENIGN_REPLY, CANARY_TRIGGER, ragStandInPerTest, STRUCTURAL_ATTACK } from "../support/rag-stand-in.js";
 
 const canary = ragStandInPerTest();
@@ -186,6 +194,20 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
     ).toThrow(/stop_after_hold false/);
     // Flagging needs no callback: nothing leaves the results.
     expect(new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag" })).toBeInstanceOf(BaseDocumentCompressor);
+    // A misspelt option is refused, not left at its default (here: dropping, where flagging was meant).
+    expect(() => new LittleCanaryCompressor({ pipeline: pipeline(), hold: "flag", onHeld: () => undefined } as never)).toThrow(
+      /unknown LittleCanaryCompressor option "hold"; did you mean 'held'\?/,
+    );
+  });
+
+  it("the transformer and the LlamaIndex postprocessor refuse a misspelt option too", () => {
+    expect(() => new LittleCanaryTransformer({ pipeline: pipeline(), onHeld: () => undefined, holdSiblingChunk: true } as never)).toThrow(
+      /unknown LittleCanaryTransformer option "holdSiblingChunk"; did you mean 'holdSiblingChunks'\?/,
+    );
+    expect(() => new LittleCanaryNodePostprocessor({ pipeline: pipeline(), onDegrade: "fail_open", onHeld: () => undefined } as never)).toThrow(
+      /unknown LittleCanaryNodePostprocessor option "onDegrade"; did you mean 'onDegraded'\?/,
+    );
+    expect(new LittleCanaryTransformer({ pipeline: pipeline(), onHeld: () => undefined, holdSiblingChunks: true })).toBeInstanceOf(LittleCanaryTransformer);
   });
 
   it("a page whose getters answer a second read differently passes on as it was screened, fail-open included", async () => {

@@ -127,8 +127,23 @@ describe("LittleCanaryExportLoader", () => {
     expect(() => loader(null)).toThrow(/expectManifestSha256 is required/);
     await expect(loader(null, { allowUnpinned: true }).load()).resolves.toHaveLength(2);
     await expect(loader("0".repeat(64)).load()).rejects.toThrow(/manifest_sha256/);
-    expect(() => loader("not-hex")).not.toThrow();
-    await expect(loader("not-hex").load()).rejects.toThrow(/64 hex digits/);
+    // A malformed or empty pin (an unset variable) is refused where it is given, like a missing one.
+    expect(() => loader("not-hex")).toThrow(/expectManifestSha256 must be 64 hex digits/);
+    expect(() => loader("")).toThrow(/expectManifestSha256 must be 64 hex digits/);
+  });
+
+  it("a misspelt or missing option is refused when the loader is built, never ignored: a misspelt pin beside allowUnpinned does not load unpinned", async () => {
+    const pin = await publish();
+    expect(() => loader(null, { expectManifestSHA256: pin, allowUnpinned: true })).toThrow(
+      /unknown LittleCanaryExportLoader option "expectManifestSHA256"; did you mean 'expectManifestSha256'\?/,
+    );
+    expect(() => new LittleCanaryExportLoader({ manifest: join(dir, "m.json"), exprot: join(dir, "e.json"), expectManifestSha256: pin } as never)).toThrow(
+      /unknown LittleCanaryExportLoader option "exprot"; did you mean 'export'\?/,
+    );
+    expect(() => new LittleCanaryExportLoader({ manifest: join(dir, "m.json"), expectManifestSha256: pin } as never)).toThrow(/option export must be the path/);
+    expect(() => new LittleCanaryExportLoader(null as never)).toThrow(/options must be an object/);
+    // Its neighbour, spelt right, loads.
+    await expect(loader(pin).load()).resolves.toHaveLength(2);
   });
 });
 
