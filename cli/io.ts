@@ -16,7 +16,7 @@ export interface CliIo {
   readonly stderrIsTTY: boolean;
   /** True when stdin is a terminal (someone would have to type the input). */
   readonly stdinIsTTY?: boolean;
-  /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
+  /** Registers a handler for SIGINT, SIGTERM and SIGHUP (see INTERRUPTS); returns an unregister function. */
   readonly onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
   /**
    * Ends the process now with `code`, for a second Ctrl-C that must not wait for anything.
@@ -31,13 +31,20 @@ export interface CliIo {
   readonly stdoutFile?: string;
 }
 
+/**
+ * The signals that interrupt a command as Ctrl-C does. SIGHUP is the closed terminal or ssh
+ * session: without a handler it kills the process on the spot, leaving its scratch files and
+ * publication lock for the next run to clear, where an interrupted run removes them itself.
+ */
+export const INTERRUPTS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 /** The conventional exit code of a process ended by `signal` (128 + its number). */
 export function signalExitCode(signal: NodeJS.Signals): number {
-  return signal === "SIGTERM" ? 143 : 130;
+  return signal === "SIGTERM" ? 143 : signal === "SIGHUP" ? 129 : 130;
 }
 
 /**
- * An abort signal for a run: the first SIGINT/SIGTERM aborts it, a second one ends the process
+ * An abort signal for a run: the first interrupt (INTERRUPTS) aborts it, a second one ends the process
  * at once (`forceExit`, with the signal's exit code) whatever is still running.
  */
 export function abortOnSignals(io: CliIo): { readonly signal: AbortSignal; readonly dispose: () => void } {
@@ -63,11 +70,9 @@ export function processIo(): CliIo {
     forceExit: (code) => process.exit(code),
     ...stdoutFile(),
     onSignal(handler) {
-      process.on("SIGINT", handler);
-      process.on("SIGTERM", handler);
+      for (const signal of INTERRUPTS) process.on(signal, handler);
       return () => {
-        process.off("SIGINT", handler);
-        process.off("SIGTERM", handler);
+        for (const signal of INTERRUPTS) process.off(signal, handler);
       };
     },
   };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Executable entry point: the only place that touches process exit state.
 import { tuneHeapGrowth } from "./heap-tuning.js";
+import { INTERRUPTS } from "./io.js";
 import { runMain } from "./program.js";
 import { compileRegexpsToMachineCode } from "./regexp-tuning.js";
 
@@ -11,8 +12,7 @@ process.exitCode = code;
 // The command has finished: its output is written, its locks released. An interrupt now can no
 // longer change what happened, so it must not turn the result into a signal death (exit 130).
 const keepResult = (): void => undefined;
-process.on("SIGINT", keepResult);
-process.on("SIGTERM", keepResult);
+for (const signal of INTERRUPTS) process.on(signal, keepResult);
 // A command has finished and flushed its output. Work it abandoned (a canary call still in
 // flight after Ctrl-C, which may wait minutes for its deadline) must not keep the process
 // alive: give it a moment, then exit with the command's code. The timer does not by itself

@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 describe("screen scratch files in a real process", () => {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // SIGHUP: the terminal or ssh session closed, which interrupts a run as Ctrl-C does.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     it(`${signal} while stdin is open removes the stdin copy and exits 2 with nothing on stdout`, async () => {
       const child = spawn(process.execPath, [cli.entry, "screen", "-", "--no-canary", "--scratch-dir", scratch], {
         env: { PATH: process.env["PATH"] ?? "" },
