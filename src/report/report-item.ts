@@ -120,11 +120,25 @@ const HOLD_RULES: Readonly<Record<Exclude<HoldReason, "blocked">, ReportRule>> =
 /** The block rule: structural when the structural filter blocked, else the canary's. */
 const blockRule = (structural: boolean): ReportRule => (structural ? REPORT_RULES.blockStructural : REPORT_RULES.blockCanary);
 
+/**
+ * The rule of a flag, by what found it. In mode `advisory` nothing is blocked: a structural match
+ * or a strong canary finding is a flag (advisory severity `high`), and keeps the rule and level of
+ * what found it rather than reading as weaker canary evidence. In the other modes those block, so
+ * a flag there is weaker canary evidence (severity `medium` or `low`).
+ */
+function flagRule(verdicts: ReadonlyArray<VerdictJson | null | undefined>): ReportRule {
+  const structural = verdicts.some((v) => v?.layers.some((layer) => layer.name === "structural_filter" && layer.status === "blocked") === true);
+  if (structural) return REPORT_RULES.blockStructural;
+  const strong = verdicts.some((v) => v?.advisory.flagged === true && v.advisory.severity === "high");
+  return strong ? REPORT_RULES.blockCanary : REPORT_RULES.flagCanary;
+}
+
 /** The rule of a screened batch item: a batch state read as the hold reason it stands for. */
 function batchRule(item: BatchItem): ReportRule | null {
   if (item.state === "pass") return null;
   if (item.state === "block") return blockRule(item.verdict?.blocked_by === "structural_filter");
-  return HOLD_RULES[item.state === "flag" ? "flagged" : item.state === "degraded" && item.error !== undefined ? "error" : item.state];
+  if (item.state === "flag") return flagRule([item.verdict]);
+  return HOLD_RULES[item.state === "degraded" && item.error !== undefined ? "error" : item.state];
 }
 
 /** What the reports learn of a batch item from its parts (screen/check-item.ts CheckedItem). */
@@ -149,6 +163,7 @@ export function reportItemFromBatch(item: BatchItem, line: number, parts: BatchI
 function heldRule(record: ManifestRecord): ReportRule | null {
   const first = record.hold_reasons[0];
   if (first === undefined) return null;
+  if (first === "flagged") return flagRule(record.segments.filter((segment) => segment.state === "flag").map((segment) => segment.verdict));
   if (first !== "blocked") return HOLD_RULES[first];
   return blockRule(record.segments.some((segment) => segment.state === "block" && segment.verdict?.blocked_by === "structural_filter"));
 }

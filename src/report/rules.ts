@@ -79,16 +79,16 @@ const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, [s
 export const REPORT_RULES = Object.freeze({
   blockStructural: rule("block-structural", "StructuralInjection", "detection", "error", [
     "The structural checks found a prompt-injection shape in the text.",
-    "The structural checks blocked the text: it holds a shape that addresses a model rather than a reader (an instruction override, a forced persona, a fake system tag or prompt update, a request for the system prompt, hidden control or Unicode characters). Each related location names one reason.",
+    "The structural checks blocked the text (in mode advisory, flagged it): it holds a shape that addresses a model rather than a reader (an instruction override, a forced persona, a fake system tag or prompt update, a request for the system prompt, hidden control or Unicode characters). Each related location names one reason.",
     STRUCTURAL_HELP,
   ]),
   blockCanary: rule("block-canary", "CanaryTakeover", "detection", "error", [
     "The canary model's reply showed strong signs that the text took control of it.",
-    "The canary model read the text with no tools and no authority; its reply showed strong signs of takeover (for example it obeyed the text instead of doing its task), so the text would likely do the same to the model it was meant for.",
+    "The canary model read the text with no tools and no authority; its reply showed strong signs of takeover (for example it obeyed the text instead of doing its task), so the text would likely do the same to the model it was meant for. In mode advisory such a text is flagged rather than blocked, under this rule all the same.",
   ]),
   flagCanary: rule("flag-canary", "CanarySuspicion", "detection", "warning", [
     "The canary model's reply showed weaker signs that the text took control of it.",
-    "The canary's reply showed weaker signs of takeover than a block needs (mode full or advisory decides what a flag does): the text is suspicious and worth a reviewer's look.",
+    "The canary's reply showed weaker signs of takeover than a block needs (mode full or advisory decides what a flag does): the text is suspicious and worth a reviewer's look. A structural match or a strong canary finding flagged in mode advisory is reported under its own rule instead.",
   ]),
   degraded: rule("degraded", "ScreenDegraded", "coverage", "error", [
     "The check did not complete (the canary or its analysis failed): the text was not screened.",

@@ -208,6 +208,21 @@ describe("a block found in an item's labels", () => {
   });
 });
 
+describe("mode advisory", () => {
+  it("a structural match or a strong canary finding is a flag there, reported under the rule of what found it, not as weaker canary evidence", async () => {
+    await writeInput(ITEMS.slice(0, 3));
+    const run = await screen(["--mode", "advisory", "--sarif", "out.sarif"]);
+    expect(JSON.parse(run.stdout).items.map((item: { state: string }) => item.state)).toEqual(["pass", "flag", "flag"]);
+    const log = JSON.parse(await readFile(join(dir, "out.sarif"), "utf8"));
+    const results = log.runs[0].results as Array<{ ruleId: string; level: string; message: { text: string } }>;
+    expect(results.map((r) => [r.ruleId, r.level])).toEqual([
+      ["little-canary/block-structural", "error"],
+      ["little-canary/block-canary", "error"],
+    ]);
+    expect(results[0]?.message.text).toMatch(/^item 1 \(id doc-2\) flag: The structural checks found/);
+  });
+});
+
 describe("an input of no items", () => {
   it("exits 2, and neither report reads as a clean run: SARIF's invocation failed with a notification, JUnit has one erroring case", async () => {
     await writeFile(join(dir, "in.jsonl"), "\n  \n");
