@@ -330,7 +330,8 @@ export class VerdictCache {
     try {
       // Inspect before any pragma that writes: a file that is not a verdict cache stays untouched.
       const found = inspectSchema(db, path);
-      if (found === "empty" && readonly) {
+      // A command that needs an existing cache (stats, prune) does not make one of an empty file.
+      if (found === "empty" && (readonly || options.mustExist === true)) {
         throw new CacheFileError("foreign", path, `the file ${displayText(path)} is an empty SQLite database, not a little-canary verdict cache`);
       }
       if (!readonly) {

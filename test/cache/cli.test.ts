@@ -1,7 +1,7 @@
 // `little-canary cache stats|prune` in-process: a table (stats) or JSON (stats --json, prune) on
 // stdout, refusals on stderr naming the flag or the file, and the refused exit code (2) for usage
 // errors and unusable files.
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -163,6 +163,17 @@ describe("cache CLI", () => {
       expect(run.stderr).toContain(`the cache file ${join(dir, "absent.sqlite")} does not exist`);
     }
     expect(() => VerdictCache.open(join(dir, "absent.sqlite"), { mustExist: true })).toThrow(/does not exist/);
+  });
+
+  it("an empty file is refused by stats and prune alike, and prune leaves it as it was (no cache made of it)", async () => {
+    writeFileSync(join(dir, "empty.sqlite"), "");
+    for (const args of [["stats"], ["prune", "--older-than", "1d"], ["prune", "--max-bytes", "1MiB"]]) {
+      const run = await runCli(["cache", ...args, "--cache", "empty.sqlite"], { cwd: dir });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(`${join(dir, "empty.sqlite")} is an empty SQLite database, not a little-canary verdict cache`);
+      expect(readFileSync(join(dir, "empty.sqlite")).length).toBe(0);
+    }
   });
 
   it("a file that is not a verdict cache is refused naming the path (exit 2)", async () => {
