@@ -169,13 +169,20 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
     if (problems.length > 0) throw refused(problems);
     const read = readStrictDocument(exportBytes);
     if (!read.ok) throw refused([{ code: "export_unreadable", message: "the export could not be read again" }]);
-    return (read.value as IngestExport).records.map((record) => {
-      // A record key that is reserved would be overwritten by the provenance or taken for it.
-      if (Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))) {
-        throw new UsageError(
-          `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
-        );
-      }
+    const records = (read.value as IngestExport).records;
+    // A record key that is reserved would be overwritten by the provenance or taken for it. The
+    // pair is sound, but this loader cannot hand it on as it is: a refusal of the export (code
+    // `verification`, every such record listed), since a caller's option is not at fault.
+    const reserved = records.filter((record) => Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX)));
+    if (reserved.length > 0) {
+      throw refused(
+        reserved.map((record) => ({
+          code: "reserved_metadata_key",
+          message: `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
+        })),
+      );
+    }
+    return records.map((record) => {
       const { index, id, source, sha256, material_sha256 } = record;
       const provenance: Provenance = { index, id, source, sha256, material_sha256, manifest_sha256: manifestSha256 };
       // A null id or source is left out.

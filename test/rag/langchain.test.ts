@@ -120,6 +120,7 @@ describe("LittleCanaryExportLoader", () => {
   it("a record whose own metadata uses the reserved provenance key is refused, not overwritten", async () => {
     const pin = await publish([{ text: "A clean page about shipping.", metadata: { little_canary: "mine" } }]);
     await expect(loader(pin).load()).rejects.toThrow(/record 0 has a metadata key "little_canary"/);
+    await expect(loader(pin).load()).rejects.toMatchObject({ code: "verification", problems: [expect.objectContaining({ code: "reserved_metadata_key" })] });
   });
 
   it("without a pin the loader refuses unless allowUnpinned; a wrong pin throws", async () => {
