@@ -25,14 +25,18 @@ export function escapeCommandProperty(text: string): string {
   return escapeCommandData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
 }
 
-/** `text` safe inside Markdown table cells and headings: HTML and Markdown punctuation escaped, line breaks and pipes removed. */
+/** `text` safe inside Markdown table cells and headings: HTML and Markdown punctuation and `@` mentions escaped, line breaks and pipes removed. */
 export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/[\r\n\t\u0000-\u001f\u007f]/g, " ")
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replace(/[\\`*_{}[\]()#+\-.!|~]/g, (c) => `\\${c}`);
+  return (
+    text
+      .replace(/[\r\n\t\u0000-\u001f\u007f]/g, " ")
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;")
+      .replace(/[\\`*_{}[\]()#+\-.!|~]/g, (c) => `\\${c}`)
+      // An `@name` would be rendered as a mention of a GitHub user or team (last: its `#` stays as it is).
+      .replaceAll("@", "&#64;")
+  );
 }
 
 /** Counts by outcome for the summary table. */

@@ -37,6 +37,8 @@ describe("escaping", () => {
   it("Markdown escaping removes line breaks and pipes' meaning, and HTML", () => {
     expect(escapeMarkdown("a|b\n<img src=x>")).toBe("a\\|b &lt;img src=x&gt;");
     expect(escapeMarkdown("`code` *x* [l](u)")).toBe("\\`code\\` \\*x\\* \\[l\\]\\(u\\)");
+    // A mention of a user or team renders as plain text; an ampersand before it stays escaped too.
+    expect(escapeMarkdown("@github/security & @me")).toBe("&#64;github/security &amp; &#64;me");
   });
 
   it("a plain id is its own label; anything else, or a long one, is its digest label", () => {
