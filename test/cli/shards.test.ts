@@ -189,6 +189,14 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(readFileSync(join(dir, "out/shard-1.exit"), "utf8")).toBe("1\n");
   }, 120_000);
 
+  it("exports given to the wrong manifests are named as the pair's own problem, not as a manifest the index records otherwise", async () => {
+    const dir = copyOfBase();
+    const swapped = await index(dir, ["m0.json:e1.json", "m1.json:e0.json", "m2.json:e2.json", "m3.json:e3.json"]);
+    expect(swapped.code).toBe(1);
+    expect(swapped.stdout).toMatch(/- \[shard_pair\] shard 0\/4 \("m0.json"\): \[manifest_sha256\] /);
+    expect(swapped.stdout).not.toContain("shard_manifest_sha256");
+  });
+
   it("a tampered manifest fails index and verify --index, naming the shard", async () => {
     const dir = copyOfBase();
     expect((await index(dir, pairs())).code).toBe(0);
