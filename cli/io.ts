@@ -2,7 +2,7 @@
 // run them in-process with captured streams, a chosen environment and no TTY.
 import { fstatSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
-import { type Readable, Writable } from "node:stream";
+import { Readable, Writable } from "node:stream";
 import { neutraliseCommandLines } from "../src/core/display-text.js";
 import { LittleCanaryError } from "../src/core/errors.js";
 
@@ -60,7 +60,7 @@ export function abortOnSignals(io: CliIo): { readonly signal: AbortSignal; reado
 
 export function processIo(): CliIo {
   return {
-    stdin: process.stdin,
+    stdin: standardInput(),
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
@@ -76,6 +76,26 @@ export function processIo(): CliIo {
       };
     },
   };
+}
+
+/**
+ * The process's standard input, or, when it is a directory (`< somedir`), a stream that fails
+ * with that as its reason: read as it is, a directory ends at once, and the command would report
+ * an empty input rather than what is wrong.
+ */
+function standardInput(): Readable {
+  let directory = false;
+  try {
+    directory = fstatSync(0).isDirectory();
+  } catch {
+    // No standard input to inspect (closed): it is read, and fails, as it is.
+  }
+  if (!directory) return process.stdin;
+  return new Readable({
+    read() {
+      this.destroy(new LittleCanaryError("io", "standard input is a directory; redirect a file (< records.jsonl) or pass the file's path"));
+    },
+  });
 }
 
 /** `/dev/fd/1` when standard output is a regular file (its identity is that file's), else nothing. */

@@ -3,7 +3,7 @@
 // summary appended to the runner's file. Paths are checked and spools created before the input is
 // read, so a bad report path refuses the run before anything is checked.
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { appendNoFollow } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, specialFileKind, type RunFile } from "../core/file-identity.js";
@@ -54,7 +54,15 @@ async function opened<T>(flag: string, path: string, create: () => Promise<T>): 
   } catch (error) {
     const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
     const code = cause?.code ?? (error as NodeJS.ErrnoException).code ?? "error";
-    const why = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" ? "its directory is not writable" : code;
+    // ENOENT with the directory there is a file system that makes no files (/proc): say that instead.
+    const missing = code === "ENOENT" && (await stat(dirname(path)).catch(() => null)) === null;
+    const why = missing
+      ? "its directory does not exist"
+      : code === "ENOENT"
+        ? "no file can be created in its directory (ENOENT)"
+        : code === "EACCES" || code === "EPERM"
+          ? "its directory is not writable"
+          : code;
     throw new UsageError(`${flag}: cannot write the report ${displayText(path)} (${why})`);
   }
 }
