@@ -259,6 +259,8 @@ describe("cache CLI", () => {
     expect([parseByteSize("1048576"), parseByteSize("64KiB"), parseByteSize("500MB"), parseByteSize("2 GiB"), parseByteSize("1tb")]).toEqual([
       1_048_576, 65_536, 500_000_000, 2_147_483_648, 1e12,
     ]);
+    // A size past what a byte count can be here says so, naming the most there is.
+    expect(() => parseByteSize("9000TiB")).toThrow("--max-bytes is too large: at most 9007199254740991 bytes (8 PiB)");
   });
 
   it("durations take s, m, h, d and w; the library verb refuses no condition", () => {
