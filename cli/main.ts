@@ -13,6 +13,11 @@ process.exitCode = code;
 // longer change what happened, so it must not turn the result into a signal death (exit 130).
 const keepResult = (): void => undefined;
 for (const signal of INTERRUPTS) process.on(signal, keepResult);
+// When nothing is left to run, exit at once rather than by running out of work: a natural exit
+// first tears the process down with the signal handlers already gone, and an interrupt landing in
+// those milliseconds killed a finished run (exit 130 after its summary). An explicit exit keeps
+// the handler above to the end.
+process.once("beforeExit", () => process.exit(code));
 // A command has finished and flushed its output. Work it abandoned (a canary call still in
 // flight after Ctrl-C, which may wait minutes for its deadline) must not keep the process
 // alive: give it a moment, then exit with the command's code. The timer does not by itself
