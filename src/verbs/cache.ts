@@ -32,7 +32,8 @@ export function parseByteSize(text: string, flag = "--max-bytes"): number {
   const unit = SIZE_UNITS[(match?.[2] ?? "b").toLowerCase()];
   const bytes = match === null || unit === undefined ? Number.NaN : Number(match[1]) * unit;
   // Well formed but past what a size can be here: say so, rather than that it is not a size.
-  if (match !== null && unit !== undefined && !Number.isSafeInteger(bytes)) throw new UsageError(`${flag} is too large: at most ${Number.MAX_SAFE_INTEGER} bytes (8 PiB)`);
+  if (match !== null && unit !== undefined && !Number.isSafeInteger(bytes))
+    throw new UsageError(`${flag} is too large: at most ${Number.MAX_SAFE_INTEGER} bytes (8 PiB)`);
   if (!Number.isSafeInteger(bytes)) {
     throw new UsageError(`${flag} must be a whole number of bytes, optionally with a unit (KB, MB, GB, TB or KiB, MiB, GiB, TiB), for example 500MB or 2GiB`);
   }
