@@ -78,8 +78,8 @@ const MODE_DEFAULT_REASONS: Readonly<Record<string, readonly string[]>> = {
   ],
   serve: [
     "the service is often put in front of a working agent to observe first: it",
-    "never refuses, so adding it cannot break a flow. Use --mode block (and",
-    "--fail-closed) where its answer routes text.",
+    "never refuses, so adding it cannot break a flow. Use --mode block with",
+    "--fail-closed where its answer routes text.",
   ],
 };
 

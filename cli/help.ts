@@ -89,8 +89,9 @@ Examples:
 /** After the options of `serve --help`. */
 export const SERVE_HELP = `
 The service binds 127.0.0.1 only. Mode defaults to advisory (flag, never block) on purpose;
-use --mode block or --fail-closed where the service routes text. HTTP 200 does not mean
-screened: read safe, degraded, canary_status and analysis_status of each verdict.
+where the service routes text on safe alone, use --mode block and --fail-closed together
+(either alone still answers safe:true for a detection or for an unscreened text). HTTP 200 does
+not mean screened: read safe, degraded, canary_status and analysis_status of each verdict.
 Logs go to stderr and never contain request text. GET /ready is 503 while the canary is down
 (readiness probes); GET /health is always 200 (liveness). POST /screen takes {"items":[...]} (at
 most 1000, body at most 1 MiB) and answers screen's batch document. With --token-file, POST routes

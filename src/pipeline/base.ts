@@ -280,8 +280,8 @@ export class PipelineBase {
     const what = reason === "timeout" ? `canary ${where} did not answer within ${String(o.canaryTimeout)}s (timeout)` : `canary unreachable ${where}`;
     const routing =
       o.onDegraded === "fail_closed"
-        ? "they are denied (onDegraded fail_closed)"
-        : 'they still read safe: true under the fail-open default: trust only safe && coverage === "complete", or set onDegraded: "fail_closed"';
+        ? "they are denied (fail-closed)"
+        : 'they still read safe: true under the fail-open default: trust only safe && coverage === "complete", or run fail-closed (--fail-closed; library: onDegraded: "fail_closed")';
     this.#warn(`${what}; checks are not screened by the canary until it answers again (their coverage is not "complete"), and ${routing}`, "canary_outage");
   }
 

@@ -145,7 +145,7 @@ describe("the canary outage warning", () => {
     const warnings = sink();
     await new SecurityPipeline({ ollamaUrl: await refusedUrl(), onDegraded: "fail_closed", onWarning: warnings.onWarning }).check("hello");
     expect(warnings.lines).toHaveLength(1);
-    expect(warnings.lines[0]?.[0]).toContain("they are denied (onDegraded fail_closed)");
+    expect(warnings.lines[0]?.[0]).toContain("they are denied (fail-closed)");
   });
 
   it("without onWarning the warning goes to stderr, never stdout", async () => {
