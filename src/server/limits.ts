@@ -34,8 +34,10 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 2_000;
 export const DEFAULT_HEALTH_TTL_MS = 5_000;
 
 /**
- * Open connections at once; each holds at most one 64 KiB body. At the cap the oldest idle or
- * stalled connection is closed to admit the new one (connection-limiter.ts).
+ * Open connections at once; each holds at most one body, 64 KiB for `/check` and 1 MiB for
+ * `/screen` (check-request.ts), so the default cap bounds bodies in memory at about 320 MiB
+ * (a quarter more connections for one turn, see connection-limiter.ts). At the cap the oldest
+ * idle or stalled connection is closed to admit the new one.
  */
 export const DEFAULT_MAX_CONNECTIONS = 256;
 
