@@ -222,6 +222,11 @@ function withinBounds(record: ManifestRecord, bounds: RecordBounds | null): bool
 function checkRecordConsistency(record: ManifestRecord, index: number, geometry: Geometry | null, problems: ProblemList, bounds: RecordBounds | null): boolean {
   const matches = stateMatches(record) && withinBounds(record, bounds);
   if (!matches) problems.add("record_state_mismatch", `record ${index}: recorded state does not match its segments`);
+  // A held record's labels are recorded as digests only: no export record vouches for plaintext
+  // ones, which could then say anything (even contradict the digest beside them).
+  if (record.admission === "held" && (record.id !== null || record.source !== null || record.metadata_keys !== null)) {
+    problems.add("held_record_labels", `record ${index}: a held record must not carry its id, source or metadata keys in plaintext`);
+  }
   if (geometry !== null && record.segments.length > 0 && !segmentsFollowPlan(record.length, record.chars_total, record.segments, geometry)) {
     problems.add("segment_plan_mismatch", `record ${index}: segments do not match the policy's plan`);
   }

@@ -55,6 +55,7 @@ export const VERIFY_PROBLEM_CODES = [
   "allowlisted_admission",
   "verify_failed",
   "problems_not_kept",
+  "held_record_labels",
   // Only the RAG export loaders: a sound pair whose record uses a metadata key they reserve.
   "reserved_metadata_key",
 ] as const;

@@ -243,6 +243,24 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
     );
   });
 
+  it("a held record carrying a plaintext id, source or metadata keys is a problem, whatever its digests say; the genuine one is not", () => {
+    const { manifest, exported } = pair();
+    expect(manifest.records[1].admission).toBe("held");
+    expect(codes(verifyExport(exported, manifest))).not.toContain("held_record_labels");
+    for (const [key, value] of [
+      ["id", "zzz"],
+      ["source", "wiki"],
+      ["metadata_keys", ["a"]],
+    ] as const) {
+      const m = structuredClone(manifest);
+      const e = structuredClone(exported);
+      m.records[1][key] = value;
+      if (key === "metadata_keys") m.records[1].metadata_key_count = 1;
+      rehash(m, e);
+      expect(messages(verifyExport(e, m)), key).toContain("record 1: a held record must not carry its id, source or metadata keys in plaintext");
+    }
+  });
+
   it("a forged state on a held record is caught from the manifest alone", () => {
     const { manifest, exported } = pair();
     manifest.records[1].segments[0].state = "flag";
