@@ -158,6 +158,11 @@ export function checkRecount(manifest: Obj, recount: unknown, problems: ProblemL
   if (!same) problems.add("counts_mismatch", "manifest counts do not match its records");
 }
 
+/** A layer passed exactly when its status is `passed`, failed to pass when `blocked`, and neither (null) when it was skipped or failed to run: as every pipeline verdict writes it. */
+function layerPassedFollowsStatus(layer: { readonly status: string; readonly passed: boolean | null }): boolean {
+  return layer.passed === (layer.status === "passed" ? true : layer.status === "blocked" ? false : null);
+}
+
 function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
   return record.segments.every((s) => {
     // A verdict reused from the cache names when it was checked, and only a cacheable one is
@@ -165,12 +170,13 @@ function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
     if ((s.reused === true) !== (s.checked_at !== undefined)) return false;
     if (s.reused === true && !(s.exercised && (s.state === "pass" || s.state === "flag" || s.state === "block"))) return false;
     if (CLASSIFIED_STATES.has(s.state)) {
-      if (s.verdict === null) return false;
+      // A classified segment has a verdict and no error; each layer's `passed` says its status.
+      if (s.verdict === null || s.error !== null || !s.verdict.layers.every(layerPassedFollowsStatus)) return false;
       // The record schema held the verdict to the verdict schema already.
       const c = classifySegmentVerdict(s.verdict, true);
       return !("error" in c) && c.state === s.state && c.exercised === s.exercised;
     }
-    if (s.state === "error") return s.verdict === null && !s.exercised;
+    if (s.state === "error") return s.verdict === null && !s.exercised && s.error !== null;
     return s.verdict === null && !s.exercised && s.error === null; // not_checked
   });
 }

@@ -261,6 +261,26 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
     }
   });
 
+  it("a layer whose passed does not follow its status, or a classified segment with an error, is a state mismatch; the genuine record is not", () => {
+    const { manifest, exported } = pair();
+    const segment = manifest.records[0].segments[0];
+    expect(segment.verdict.layers.length).toBeGreaterThan(0);
+    expect(codes(verifyExport(exported, manifest))).not.toContain("record_state_mismatch");
+    const forgeries: Array<[string, (s: Json) => void]> = [
+      ["status failed, passed true", (s) => Object.assign(s.verdict.layers.at(-1), { status: "failed", passed: true })],
+      ["status passed, passed false", (s) => Object.assign(s.verdict.layers[0], { passed: false })],
+      ["status skipped, passed true", (s) => Object.assign(s.verdict.layers.at(-1), { status: "skipped" })],
+      ["an error on a pass", (s) => Object.assign(s, { error: "x" })],
+    ];
+    for (const [name, forge] of forgeries) {
+      const m = structuredClone(manifest);
+      const e = structuredClone(exported);
+      forge(m.records[0].segments[0]);
+      rehash(m, e);
+      expect(codes(verifyExport(e, m)), name).toContain("record_state_mismatch");
+    }
+  });
+
   it("a forged state on a held record is caught from the manifest alone", () => {
     const { manifest, exported } = pair();
     manifest.records[1].segments[0].state = "flag";
