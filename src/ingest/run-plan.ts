@@ -194,14 +194,16 @@ function streamFileInode(stream: unknown): string | null {
 
 /**
  * Refuses an input path no run can read as it needs, before anything is removed or opened: a
- * directory, and for a sharded run anything but a regular file. A sharded run reads its input
+ * path that does not exist, a directory, and for a sharded run anything but a regular file. A sharded run reads its input
  * twice (once to hash and count it, once for its range): a named pipe or a process substitution
  * (`<(cmd)`) would be empty the second time, and the run would end saying the input changed. A
  * stat opens nothing (opening a pipe would wait for its writer); a path that cannot be stat'ed
  * is left to the read, which names the problem.
  */
 async function refuseInputKind(given: string, path: string, sharded: boolean): Promise<void> {
-  const info = await stat(path).catch(() => null);
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? ("missing" as const) : null));
+  // A mistyped input path is a setting that cannot work: refused before --overwrite removes anything.
+  if (info === "missing") throw new UsageError(`the input ${JSON.stringify(given)} does not exist`);
   if (info === null || info.isFile()) return;
   if (info.isDirectory()) throw new UsageError(`the input ${JSON.stringify(given)} is a directory; give a JSONL file (or - for standard input)`);
   if (!sharded) return;

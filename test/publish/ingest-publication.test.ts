@@ -195,6 +195,16 @@ describe("overwrite", () => {
     expect((await readFile(join(dir, "e.json"))).equals(previous.export)).toBe(true);
   });
 
+  it("an input path that does not exist is a refused setting: the previous pair is untouched", async () => {
+    const previous = await writePreviousPair();
+    await expect(ingestFiles(options({ input: "typo.jsonl", overwrite: true }))).rejects.toMatchObject({
+      code: "usage",
+      message: 'the input "typo.jsonl" does not exist',
+    });
+    expect((await readFile(join(dir, "m.json"))).equals(previous.manifest)).toBe(true);
+    expect((await readFile(join(dir, "e.json"))).equals(previous.export)).toBe(true);
+  });
+
   it("a failure after the pre-flight checks leaves no pair rather than the old one", async () => {
     await writePreviousPair();
     await writeFile(join(dir, "bad.jsonl"), RECORDS + '{"text":"a","text":"b"}\n');
