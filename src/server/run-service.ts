@@ -70,6 +70,8 @@ export async function runService(options: RunServiceOptions): Promise<void> {
       if (remote) log("WARNING", `${flag} ${origin} is not a loopback address: raw input text will leave this machine`);
     } else {
       log("WARNING", "   Canary: disabled (--no-canary); verdicts are structural only and say so");
+      // Nothing can be fully screened without a canary, so fail-closed denies every text.
+      if (d.onDegraded === "fail_closed") log("WARNING", "   Fail-closed without a canary: every check is denied (blocked_by fail_closed)");
     }
     const report = await serviceControl(server)?.health?.refresh();
     if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);

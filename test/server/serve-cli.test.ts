@@ -165,6 +165,20 @@ describe("serve run", () => {
     expect(await check(["--ollama-url", ollama.url, "--mode", "block", "--fail-closed"], attack)).toMatchObject({ safe: false });
   }, 60_000);
 
+  it("warns at start that fail-closed without a canary denies every check, and only then", async () => {
+    const warning = "Fail-closed without a canary: every check is denied (blocked_by fail_closed)";
+    for (const [flags, warned] of [
+      [["--no-canary", "--fail-closed"], true],
+      [["--no-canary"], false],
+    ] as const) {
+      const run = runLocal(["serve", "--port", "0", ...flags]);
+      await run.stderr.waitFor(/Canary server ready on http:\/\/127\.0\.0\.1:\d+/);
+      run.signal("SIGTERM");
+      expect(await run.done).toBe(0);
+      expect(run.stderr.text.includes(warning), flags.join(" ")).toBe(warned);
+    }
+  });
+
   it("says at start why the canary is not ready when nothing answers at its URL, and only once", async () => {
     const url = await refusedUrl();
     const run = runLocal(["serve", "--port", "0", "--ollama-url", url]);
