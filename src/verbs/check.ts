@@ -3,6 +3,7 @@
 import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 import { isBlankText } from "../core/codepoints.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { PipelineBase } from "../pipeline/base.js";
@@ -46,6 +47,12 @@ export interface CheckTextOptions {
   readonly maxInputBytes?: number;
 }
 
+/** Every option of CheckTextOptions; `satisfies` keeps the list equal to the interface. */
+const CHECK_TEXT_OPTION_KEYS: readonly string[] = Object.keys({ input: true, pipeline: true, maxInputBytes: true } satisfies Record<
+  keyof CheckTextOptions,
+  true
+>);
+
 export interface CheckTextResult {
   readonly verdict: PipelineVerdict;
   /** Why the canary backend was out for this check (unreachable, timeout…), or null. */
@@ -54,6 +61,14 @@ export interface CheckTextResult {
 
 /** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
+  refuseUnknownOptions("checkText", options, CHECK_TEXT_OPTION_KEYS);
+  const input: unknown = options.input;
+  const readable = typeof input === "object" && input !== null && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
+  if (typeof input !== "string" && !readable) throw new UsageError("checkText option input must be a string or a readable stream");
+  const builder: unknown = options.pipeline;
+  if (typeof builder !== "function" && !(typeof builder === "object" && builder !== null && typeof (builder as { check?: unknown }).check === "function")) {
+    throw new UsageError("checkText option pipeline must be a pipeline (with check) or a function that builds one");
+  }
   // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
   const text = typeof options.input === "string" ? options.input : (await readBoundedText(options.input, options.maxInputBytes)).replace(/\r?\n$/, "");
   const given = typeof options.input === "string" ? "the text given (--text) is empty" : "no input text on stdin";
