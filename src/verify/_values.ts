@@ -40,8 +40,11 @@ export function planGeometry(manifest: Obj): Geometry | null {
 export interface RecordBounds {
   readonly maxSegments: number;
   readonly maxMetadataKeys: number;
-  /** The pipeline records the structural layer off: no verdict may carry its layer. */
-  readonly structuralOff: boolean;
+  /**
+   * Whether the pipeline records the structural layer on (every verdict carries its layer) or off
+   * (none does); null when it records neither (a pipeline this library did not build).
+   */
+  readonly structuralFilter: boolean | null;
 }
 
 /** The record bounds of a manifest (`manifest`: the document or its head), when its policy's limits are whole numbers. */
@@ -52,5 +55,6 @@ export function recordBounds(manifest: Obj): RecordBounds | null {
   const maxMetadataKeys = own(policy, "max_metadata_keys");
   if (!isInt(maxSegments) || !isInt(maxMetadataKeys) || maxSegments < 0 || maxMetadataKeys < 0) return null;
   const pipeline = own(manifest, "pipeline");
-  return { maxSegments, maxMetadataKeys, structuralOff: isObj(pipeline) && own(pipeline, "structural_filter") === false };
+  const structural = isObj(pipeline) ? own(pipeline, "structural_filter") : null;
+  return { maxSegments, maxMetadataKeys, structuralFilter: typeof structural === "boolean" ? structural : null };
 }

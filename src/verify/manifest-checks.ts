@@ -163,6 +163,12 @@ function layerPassedFollowsStatus(layer: { readonly status: string; readonly pas
   return layer.passed === (layer.status === "passed" ? true : layer.status === "blocked" ? false : null);
 }
 
+/** The layers every pipeline verdict has: the structural filter (unless it is off), then the canary probe, each once (one that did not run says so in its status). */
+function layersInOrder(layers: ReadonlyArray<{ readonly name: string }>): boolean {
+  const names = layers.map((layer) => layer.name).join(",");
+  return names === "structural_filter,canary_probe" || names === "canary_probe";
+}
+
 function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
   return record.segments.every((s) => {
     // A verdict reused from the cache names when it was checked, and only a cacheable one is
@@ -171,7 +177,7 @@ function segmentsAgreeWithVerdicts(record: ManifestRecord): boolean {
     if (s.reused === true && !(s.exercised && (s.state === "pass" || s.state === "flag" || s.state === "block"))) return false;
     if (CLASSIFIED_STATES.has(s.state)) {
       // A classified segment has a verdict and no error; each layer's `passed` says its status.
-      if (s.verdict === null || s.error !== null || !s.verdict.layers.every(layerPassedFollowsStatus)) return false;
+      if (s.verdict === null || s.error !== null || !layersInOrder(s.verdict.layers) || !s.verdict.layers.every(layerPassedFollowsStatus)) return false;
       // The record schema held the verdict to the verdict schema already.
       const c = classifySegmentVerdict(s.verdict, true);
       return !("error" in c) && c.state === s.state && c.exercised === s.exercised;
@@ -216,12 +222,15 @@ function stateMatches(record: ManifestRecord): boolean {
 /**
  * A checked record is within its head's bounds: one past the policy's limits (more segments, more
  * metadata keys) is held unchecked by ingest (over budget, malformed), with no segments at all;
- * and with the structural layer off, no verdict carries that layer.
+ * and every verdict carries the structural layer exactly when the pipeline says it was on (when
+ * it says either).
  */
 function withinBounds(record: ManifestRecord, bounds: RecordBounds | null): boolean {
   if (bounds === null || record.segments.length === 0) return true;
   if (record.segments_total > bounds.maxSegments || record.metadata_key_count > bounds.maxMetadataKeys) return false;
-  return !bounds.structuralOff || record.segments.every((s) => s.verdict === null || s.verdict.layers.every((l) => l.name !== "structural_filter"));
+  // With the structural layer on, every verdict carries it; with it off, none does.
+  const structural = bounds.structuralFilter;
+  return structural === null || record.segments.every((s) => s.verdict === null || s.verdict.layers.some((l) => l.name === "structural_filter") === structural);
 }
 
 /** Steps 10.1–10.2; true when the recorded state matched (its verdicts re-classified as recorded). */

@@ -261,7 +261,7 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
     }
   });
 
-  it("a layer whose passed does not follow its status, or a classified segment with an error, is a state mismatch; the genuine record is not", () => {
+  it("a layer whose passed does not follow its status, layers missing or out of order, or a classified segment with an error, is a state mismatch; the genuine record is not", () => {
     const { manifest, exported } = pair();
     const segment = manifest.records[0].segments[0];
     expect(segment.verdict.layers.length).toBeGreaterThan(0);
@@ -271,6 +271,9 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
       ["status passed, passed false", (s) => Object.assign(s.verdict.layers[0], { passed: false })],
       ["status skipped, passed true", (s) => Object.assign(s.verdict.layers.at(-1), { status: "skipped" })],
       ["an error on a pass", (s) => Object.assign(s, { error: "x" })],
+      ["the canary layer removed", (s) => s.verdict.layers.pop()],
+      ["the layers swapped", (s) => s.verdict.layers.reverse()],
+      ["the structural layer removed while the pipeline says it ran", (s) => s.verdict.layers.shift()],
     ];
     for (const [name, forge] of forgeries) {
       const m = structuredClone(manifest);
