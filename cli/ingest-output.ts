@@ -3,7 +3,7 @@
 import { describeRange, type ManifestShard } from "../src/documents/shard.js";
 import type { IngestRunReport } from "../src/ingest/run-plan.js";
 import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
-import { canaryOutageWarning, canaryWrongAnswerWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
+import { canaryOutageWarning, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
 import type { PublishResult } from "../src/publish/publish.js";
 import { copyPublishedFile } from "../src/publish/published-copy.js";
@@ -116,10 +116,8 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
     warnings.push(canaryOutageWarning(target, canary.outage.reason, `${plural(canary.outage.records, "record")} of ${total}`));
     return warnings;
   }
-  // A server answered, but not as a canary's does (another service at that URL, an HTTP error).
-  const wrong =
-    canary.failed === null ? null : canaryWrongAnswerWarning(target, canary.failed.reason, `${plural(canary.failed.records, "record")} of ${total}`);
-  if (wrong !== null) warnings.push(wrong);
+  // A server answered, but its reply could not be used (another service at that URL, an empty or cut-off reply).
+  if (canary.failed !== null) warnings.push(canaryReplyWarning(target, canary.failed.reason, `${plural(canary.failed.records, "record")} of ${total}`));
   return warnings;
 }
 

@@ -122,7 +122,7 @@ const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_respo
  * a body of another shape names the server's address as the likely cause; any other reason
  * (an empty or cut-off reply, a prompt not shown read whole) has its own fix.
  */
-export function canaryWrongAnswerWarning(target: CanaryTarget, reason: string, affected: string | null = null): string {
+export function canaryReplyWarning(target: CanaryTarget, reason: string, affected: string | null = null): string {
   if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return unusableReplyWarning(target, reason, affected);
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
   const scope = affected === null ? "" : ` for ${affected}`;

@@ -5,8 +5,8 @@
 // Each comes with its provenance under flat top-level keys (`little_canary_<field>`) that never
 // mix with the record's own, never one nested object: LlamaIndex renders each metadata value as
 // text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
-import { open, type FileHandle } from "node:fs/promises";
 import { MAX_DOCUMENT_BYTES } from "../core/read-document.js";
+import { readSmallFile } from "../core/read-at-most.js";
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
@@ -99,36 +99,16 @@ function refused(problems: readonly VerifyProblem[]): ExportVerificationError {
 /**
  * The bytes of one file of the pair, read once into memory, never more than MAX_DOCUMENT_BYTES:
  * the size is checked before anything is read (a padded export verifies with `verify`, which
- * streams, but must not be pulled whole into memory here), and the read stops past the limit
- * should the file grow meanwhile.
+ * streams, but must not be pulled whole into memory here), and a file that grows past the limit
+ * meanwhile is refused by the bytes read.
  */
 async function readBytes(path: string, label: string): Promise<Uint8Array> {
-  const tooLarge = () =>
-    new LittleCanaryError(
-      "io",
-      `cannot read the ${label} ${displayText(path)}: larger than ${MAX_DOCUMENT_BYTES} bytes, the most the RAG loaders hold in memory (verify it with verifyFiles, which streams, and read its records as they come)`,
-    );
-  let file: FileHandle | null = null;
-  try {
-    file = await open(path, "r");
-    const info = await file.stat();
-    if (info.size > MAX_DOCUMENT_BYTES) throw tooLarge();
-    const buffer = Buffer.alloc(info.size + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await file.read(buffer, filled, buffer.length - filled, null);
-      if (bytesRead === 0) return buffer.subarray(0, filled);
-      filled += bytesRead;
-      // One byte more than the size: the file grew while it was read; it is read no further.
-      if (filled === buffer.length) throw new LittleCanaryError("io", `cannot read the ${label} ${displayText(path)}: it changed while it was read`);
-    }
-  } catch (error) {
-    if (error instanceof LittleCanaryError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new LittleCanaryError("io", `cannot read the ${label} ${displayText(path)} (${code})`, { cause: error });
-  } finally {
-    await file?.close();
-  }
+  const tooLarge = `larger than ${MAX_DOCUMENT_BYTES} bytes, the most the RAG loaders hold in memory (verify it with verifyFiles, which streams, and read its records as they come)`;
+  const read = await readSmallFile(path, MAX_DOCUMENT_BYTES, (stats) => (stats.size > MAX_DOCUMENT_BYTES ? tooLarge : null));
+  if ("bytes" in read && read.bytes.length <= MAX_DOCUMENT_BYTES) return read.bytes;
+  const unreadable = "unreadable" in read ? (read.unreadable === "not_found" ? "file not found" : read.unreadable) : null;
+  const why = "problem" in read ? `: ${read.problem}` : unreadable !== null ? ` (${unreadable})` : `: ${tooLarge}`;
+  throw new LittleCanaryError("io", `cannot read the ${label} ${displayText(path)}${why}`);
 }
 
 /**

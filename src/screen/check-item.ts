@@ -70,9 +70,8 @@ const rank = (state: BatchState): number => DECIDING_ORDER.indexOf(state);
 // Every batch state has a rank: a new state must be placed in the order above.
 if (BATCH_STATES.some((state) => rank(state) === -1)) throw new Error("a batch state has no place in DECIDING_ORDER");
 
-/** The item the text's and the metadata's results give together (see the file comment). */
-function combined(text: BatchItem, metadata: BatchItem): BatchItem {
-  if (rank(metadata.state) >= rank(text.state)) return text;
+/** The item the text's result gives when the metadata's decided it (a worse state: see the file comment). */
+function decidedByMetadata(text: BatchItem, metadata: BatchItem): BatchItem {
   const verdict = metadata.verdict === undefined ? {} : { verdict: { ...metadata.verdict, summary: `metadata: ${metadata.verdict.summary}` } };
   // `reused` and `checked_at` describe the verdict the item carries: the deciding part's.
   const { verdict: _text, error: _error, reused: _reused, checked_at: _checkedAt, ...rest } = text;
@@ -145,8 +144,9 @@ export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: 
     const labels = material === "" ? null : await part(material, provenance);
     const text = await part(item.text, provenance);
     // The item's provenance is its text's (SHA-256 and length), whichever part decided it.
-    const decided = labels === null ? text : combined(text, labels);
+    // The worse part decides (the text on a tie).
     const decidedBy = labels !== null && rank(labels.state) < rank(text.state) ? "labels" : "text";
+    const decided = labels !== null && decidedBy === "labels" ? decidedByMetadata(text, labels) : text;
     return { item: { ...decided, sha256: text.sha256, length: text.length }, parts: labels === null ? [text] : [labels, text], decidedBy };
   };
 }

@@ -127,10 +127,10 @@ export async function check(options: CheckOptions) {
   });
   const failed = failedCanaryReason(verdict.toRecord());
   if (failed !== null) {
-    const { canaryOutageWarning, canaryWrongAnswerWarning, canaryTarget } = await import("../pipeline/canary-warning.js");
+    const { canaryOutageWarning, canaryReplyWarning, canaryTarget } = await import("../pipeline/canary-warning.js");
     const target = canaryTarget(built.pipeline as SecurityPipeline);
-    const warning = canaryOutage !== null ? canaryOutageWarning(target, canaryOutage) : canaryWrongAnswerWarning(target, failed);
-    if (warning !== null) await io.reporter.diagnostic(warning);
+    const warning = canaryOutage !== null ? canaryOutageWarning(target, canaryOutage) : canaryReplyWarning(target, failed);
+    await io.reporter.diagnostic(warning);
   }
   return { verdict, exitCode: checkExitCode(verdict) };
 }

@@ -1,6 +1,6 @@
 // `screen`, the verb behind `little-canary screen`: a JSONL batch checked, the little-canary-batch/v1
 // document streamed to the reporter's output, CI reports written, the summary returned.
-import { canaryOutageWarning, canaryTarget, canaryWrongAnswerWarning, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
+import { canaryOutageWarning, canaryTarget, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
@@ -40,7 +40,7 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
   const { first, affected } = summary.outage;
   if (first !== null) return canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
   const failed = summary.failed;
-  return failed.first === null ? null : canaryWrongAnswerWarning(target, failed.first, `${n(failed.affected, "item")} of ${summary.total}`);
+  return failed.first === null ? null : canaryReplyWarning(target, failed.first, `${n(failed.affected, "item")} of ${summary.total}`);
 }
 
 /** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary and the batch's exit code. */

@@ -1,7 +1,7 @@
 // The hint in a canary warning fits the failure: a timeout asks for a larger --timeout (naming
 // the current one), a missing model for a pull, an unreachable server for starting it.
 import { describe, expect, it } from "vitest";
-import { canaryOutageWarning, canaryWrongAnswerWarning, circuitOpenWarning, type CanaryTarget } from "../../src/pipeline/canary-warning.js";
+import { canaryOutageWarning, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../../src/pipeline/canary-warning.js";
 
 const ollama: CanaryTarget = { provider: "ollama", url: "http://127.0.0.1:11434", model: "qwen2.5:1.5b", timeoutSeconds: 600 };
 const openai: CanaryTarget = { provider: "openai", url: "http://127.0.0.1:8000", model: "gpt-4o-mini", timeoutSeconds: 30 };
@@ -17,15 +17,15 @@ describe("the fix a canary warning gives", () => {
   });
 
   it("a reply that came but could not be used is warned about too, with a fix by its reason; an HTTP error still points at the address", () => {
-    expect(canaryWrongAnswerWarning(ollama, "empty_response", "2 items of 5")).toBe(
+    expect(canaryReplyWarning(ollama, "empty_response", "2 items of 5")).toBe(
       "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered, but its reply could not be used (empty_response) for 2 items of 5; " +
         "the canary did not screen it; fix: the model replied with nothing: try it by hand (ollama run qwen2.5:1.5b) or choose another --canary-model\n",
     );
-    expect(canaryWrongAnswerWarning(openai, "empty_response")).not.toContain("ollama run");
-    expect(canaryWrongAnswerWarning(ollama, "output_limit")).toContain("fix: the reply ended before it was complete");
-    expect(canaryWrongAnswerWarning(openai, "context_unverified")).toContain("fix: the canary did not show it read the whole prompt");
-    expect(canaryWrongAnswerWarning(ollama, "probe_exception")).toContain("fix: run again");
-    expect(canaryWrongAnswerWarning(ollama, "http_error")).toContain("answered, but not as Ollama does (http_error)");
+    expect(canaryReplyWarning(openai, "empty_response")).not.toContain("ollama run");
+    expect(canaryReplyWarning(ollama, "output_limit")).toContain("fix: the reply ended before it was complete");
+    expect(canaryReplyWarning(openai, "context_unverified")).toContain("fix: the canary did not show it read the whole prompt");
+    expect(canaryReplyWarning(ollama, "probe_exception")).toContain("fix: run again");
+    expect(canaryReplyWarning(ollama, "http_error")).toContain("answered, but not as Ollama does (http_error)");
   });
 
   it("a missing model asks for ollama pull of that model (OpenAI-compatible: serve it or change --canary-model)", () => {
