@@ -190,14 +190,20 @@ async function readSmallFile(path, max, refuse, flags = "r") {
 	let handle;
 	try {
 		handle = await open(path, flags);
-		const problem = refuse(await handle.stat());
+		const stats = await handle.stat();
+		const problem = refuse(stats);
 		if (problem !== null) return { problem };
-		const buffer = Buffer.alloc(max + 1);
+		let buffer = Buffer.alloc(Math.min(stats.size, max) + 1);
 		let filled = 0;
-		while (filled < buffer.byteLength) {
+		for (;;) {
 			const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null);
 			if (bytesRead === 0) break;
 			filled += bytesRead;
+			if (filled < buffer.byteLength) continue;
+			if (buffer.byteLength === max + 1) break;
+			const grown = Buffer.alloc(Math.min(buffer.byteLength * 2, max + 1));
+			buffer.copy(grown, 0, 0, filled);
+			buffer = grown;
 		}
 		return { bytes: buffer.subarray(0, filled) };
 	} catch (error) {
