@@ -136,7 +136,7 @@ describe("the GitHub Action", () => {
     ]);
   });
 
-  it("the action installs no dev dependency and builds nothing: setup-node, then the published package at package.json's exact version", async () => {
+  it("the action sets up Node, then installs package.json's exact version, building only in the install script's registry-refusal branch", async () => {
     const action = await readAction();
     const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };
     const names = action.runs.steps.map((step) => step.uses?.replace(/@.*$/, "") ?? step.id ?? step.name);
@@ -150,7 +150,15 @@ describe("the GitHub Action", () => {
     const scripts = await readdir(join(REPO, "action"));
     for (const script of scripts) {
       const text = await readFile(join(REPO, "action", script), "utf8");
-      expect(text, script).not.toMatch(/npm ci|npm run|npm install(?![^\n]*--omit=dev)/);
+      // Every install is of runtime dependencies only; a build happens in install.sh's one
+      // function for a version the registry does not have (tested below), nowhere else.
+      expect(text, script).not.toMatch(/npm install(?![^\n]*--omit=dev)/);
+      const code = text
+        .split("\n")
+        .filter((line) => !line.trimStart().startsWith("#"))
+        .join("\n");
+      const builds = code.match(/npm ci|npm run|npm pack/g) ?? [];
+      expect(builds, script).toEqual(script === "install.sh" ? ["npm ci", "npm pack"] : []);
     }
   });
 
@@ -333,17 +341,34 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       join(dir, "bin", "npm"),
       [
         "#!/usr/bin/env bash",
+        // Records its arguments; `NPM_REGISTRY` says what the registry answers for the package:
+        // "has" (installs it), "missing" (E404), "no-version" (ETARGET) or "down" (a network error).
         'echo "$*" >>"$NPM_LOG"',
-        'prefix=""; while [[ $# -gt 0 ]]; do if [[ "$1" == --prefix ]]; then prefix="$2"; shift; fi; shift; done',
+        'args=("$@"); prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
+        'last="${args[${#args[@]}-1]}"',
+        'case "${args[0]}" in',
+        "  ci) exit 0;;",
+        '  pack) touch "$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
+        "esac",
+        'if [[ "$last" == little-canary@* ]]; then',
+        '  case "${NPM_REGISTRY:-has}" in',
+        '    missing) echo "npm error code E404" >&2; exit 1;;',
+        '    no-version) echo "npm error code ETARGET" >&2; exit 1;;',
+        '    down) echo "npm error code ECONNREFUSED" >&2; exit 1;;',
+        "  esac",
+        "fi",
         'mkdir -p "$prefix/node_modules/little-canary/dist/cli" && echo "// cli" >"$prefix/node_modules/little-canary/dist/cli/main.js"',
         "",
       ].join("\n"),
     );
     await chmod(join(dir, "bin", "npm"), 0o755);
+    await mkdir(join(dir, "action-checkout", "node_modules", "left-over"), { recursive: true });
+    await writeFile(join(dir, "action-checkout", "action.yml"), "name: stand-in\n");
     return () => rm(dir, { recursive: true, force: true });
   });
 
-  const install = (version: string): Promise<{ code: number | null; stderr: string }> =>
+  /** Runs install.sh as the runner would; `registry` is what the stand-in registry answers, `checkout` the action checkout's package.json version. */
+  const install = (version: string, registry = "has", checkout = version): Promise<{ code: number | null; stderr: string }> =>
     new Promise((resolvePromise, reject) => {
       const child = spawn("bash", [join(REPO, "action", "install.sh")], {
         cwd: dir,
@@ -352,7 +377,10 @@ describe("the action's install step, run locally against a stand-in npm", () => 
           LITTLE_CANARY_VERSION: version,
           RUNNER_TEMP: join(dir, "runner-temp"),
           GITHUB_OUTPUT: join(dir, "output.txt"),
+          GITHUB_ACTION_PATH: join(dir, "action-checkout"),
           NPM_LOG: join(dir, "npm.log"),
+          NPM_REGISTRY: registry,
+          NPM_PACKED: checkout,
         },
         stdio: ["ignore", "ignore", "pipe"],
       });
@@ -379,5 +407,43 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       expect(run.code, version).not.toBe(0);
     }
     await expect(readFile(join(dir, "npm.log"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  const checkoutVersion = (version: string): Promise<void> =>
+    writeFile(join(dir, "action-checkout", "package.json"), JSON.stringify({ name: "little-canary", version }));
+
+  for (const registry of ["missing", "no-version"]) {
+    it(`builds the action's own checkout when the registry answers ${registry === "missing" ? "E404" : "ETARGET"}, says so, and installs the packed tarball with runtime dependencies only`, async () => {
+      await checkoutVersion("0.1.0");
+      const run = await install("0.1.0", registry);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/::warning title=little-canary::little-canary@0\.1\.0 is not on the npm registry; building it from the action's own checkout/);
+      const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
+      expect(calls.map((call) => call.split(" ")[0])).toEqual(["install", "ci", "pack", "install"]);
+      const tarball = join(dir, "runner-temp", "little-canary-pack-0.1.0", "little-canary-0.1.0.tgz");
+      expect(calls[3]?.split(" ")).toEqual(expect.arrayContaining(["--omit=dev", "--omit=peer", tarball]));
+      const cli = join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
+      expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cli}\n`);
+      // The build starts from a copy of the checkout without its node_modules.
+      const copied = await readdir(join(dir, "runner-temp", "little-canary-src-0.1.0"));
+      expect(copied.sort()).toEqual(["action.yml", "package.json"]);
+    });
+  }
+
+  it("fails without building when the registry cannot be reached (only a version the registry lacks is built)", async () => {
+    await checkoutVersion("0.1.0");
+    const run = await install("0.1.0", "down");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/::error title=little-canary::npm could not install little-canary@0\.1\.0 \(exit 1\)/);
+    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(1);
+    await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("refuses to build a checkout whose package.json names another version than the action's", async () => {
+    await checkoutVersion("0.2.0");
+    const run = await install("0.1.0", "missing", "0.2.0");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/the action's checkout \(.*\) is version 0\.2\.0, not 0\.1\.0/);
+    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(1);
   });
 });
