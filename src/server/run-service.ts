@@ -28,6 +28,24 @@ export interface RunServiceOptions {
   readonly force: Promise<void>;
 }
 
+/** Says, before the pre-start check of the canary, which canary it is and how long it may wait (nothing without a canary). */
+function logCanaryCheck(pipeline: SecurityPipeline, log: ServerLog): void {
+  const d = pipeline.describe();
+  if (!d.canaryEnabled) return;
+  const o = pipeline.options;
+  if (o.provider === "embedded") {
+    log("INFO", "🐤 Opening the embedded canary before listening (model file checked and loaded)...");
+    return;
+  }
+  const members = poolMembers(pipeline.probe);
+  const origin = members !== null ? pipeline.probe.endpointOrigin : endpointOrigin(o.provider === "openai" ? o.baseUrl : o.ollamaUrl);
+  // One server's model list waits the canary timeout, at most 30 s (canary/chat-backend.ts); a
+  // pool asks each replica and then pins the pool, so no single figure bounds it.
+  const wait = members !== null ? "" : ` (up to ${Math.min(o.canaryTimeout, 30)}s)`;
+  const where = origin === "<invalid endpoint>" ? "invalid endpoint" : origin;
+  log("INFO", `🐤 Checking the canary before listening: ${where}, model ${displayText(o.canaryModel)}${wait}...`);
+}
+
 /**
  * Run the loopback screening service until `stop` resolves and the drain has finished. Throws
  * `ServerBindError` when the port cannot be bound; whatever happens, no connection stays open.
@@ -36,7 +54,9 @@ export async function runService(options: RunServiceOptions): Promise<void> {
   const { log } = options;
   const pipeline = new SecurityPipeline({ ...options.pipeline, onWarning: (message) => log("WARNING", message) });
   // Before the port is bound: a canary pool is pinned to one identity, and a server that cannot
-  // hold a whole window refuses the start.
+  // hold a whole window refuses the start. A canary that accepts connections but never answers
+  // holds the start for the model list's deadline, so the log says first what it waits for.
+  logCanaryCheck(pipeline, log);
   const served = await preflightCanary(pipeline).catch((error: unknown) => {
     // An Ollama without the canary model: the service starts degraded (it never refuses, so
     // putting it in front of a flow cannot break it) and the start-up log says what to pull.

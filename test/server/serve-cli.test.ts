@@ -190,6 +190,19 @@ describe("serve run", () => {
     expect(run.stderr.text.split(reason).length).toBe(2);
   });
 
+  it("says which canary it checks before listening, so a canary that never answers is not a silent wait", async () => {
+    ollama = await startOllamaStandIn({ reply: "A short summary of the text." });
+    ollama.setRouteFault("/api/tags", { fault: "hang" });
+    const run = runLocal(["serve", "--port", "0", "--ollama-url", ollama.url, "--timeout", "1"]);
+    await run.stderr.waitFor(/Canary server listening — DEGRADED on http:\/\/127\.0\.0\.1:\d+/);
+    const text = run.stderr.text;
+    const checking = text.indexOf(`[INFO] 🐤 Checking the canary before listening: ${ollama.url}, model qwen2.5:1.5b (up to 1s)...\n`);
+    expect(checking).toBeGreaterThanOrEqual(0);
+    expect(checking).toBeLessThan(text.indexOf("Little Canary server starting"));
+    run.signal("SIGTERM");
+    expect(await run.done).toBe(0);
+  });
+
   it("reports a busy port in one line and exits 1", async () => {
     const blocker = createNetServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve()));
