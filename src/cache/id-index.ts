@@ -15,6 +15,9 @@ import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { inSqlite, sqliteFailure } from "./verdict-cache.js";
 import { displayText } from "../core/display-text.js";
 
+/** What an SQLite failure's message calls this file: ingest's own scratch file, not the verdict cache the user named. */
+const ID_INDEX_LABEL = "ingest's temporary id index";
+
 /** Options of IdIndex.create. */
 export interface IdIndexOptions {
   /** New ids held before they are written, sorted, in one transaction (default 16384). */
@@ -114,7 +117,7 @@ export class IdIndex {
     } catch (error) {
       db?.close();
       rmSync(path, { force: true });
-      throw sqliteFailure(error, path, "unopenable");
+      throw sqliteFailure(error, path, "unopenable", ID_INDEX_LABEL);
     }
   }
 
@@ -136,7 +139,7 @@ export class IdIndex {
     if (seen) {
       const pending = this.#pending.get(id);
       if (pending !== undefined) return pending.first;
-      const row = inSqlite(this.path, () => this.#find.get(h, id));
+      const row = inSqlite(this.path, () => this.#find.get(h, id), undefined, ID_INDEX_LABEL);
       if (row !== undefined) return row.first;
     }
     this.#pending.set(id, { h, id, first: index });
@@ -187,7 +190,7 @@ export class IdIndex {
       }
       this.#db.exec("COMMIT");
     } catch (error) {
-      throw sqliteFailure(error, this.path);
+      throw sqliteFailure(error, this.path, undefined, ID_INDEX_LABEL);
     }
     this.#pending = new Map();
   }

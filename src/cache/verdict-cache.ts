@@ -783,19 +783,22 @@ const PROBLEM_OF_CODE: Readonly<Record<string, CacheFileProblem>> = {
   SQLITE_AUTH: "unopenable",
 };
 
-/** A CacheFileError for an error SQLite threw while using the file at `path` (other errors pass through). */
-export function sqliteFailure(error: unknown, path: string, fallback: CacheFileProblem = "write_failed"): unknown {
+/**
+ * A CacheFileError for an error SQLite threw while using the file at `path` (other errors pass
+ * through); `label` is what the message calls the file (ingest's id index is not a cache).
+ */
+export function sqliteFailure(error: unknown, path: string, fallback: CacheFileProblem = "write_failed", label = "the cache file"): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
   const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
-  return new CacheFileError(problem, path, `the cache file ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
+  return new CacheFileError(problem, path, `${label} ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
 }
 
 /** `step()`, with an error SQLite throws turned into sqliteFailure's CacheFileError for `path`. */
-export function inSqlite<T>(path: string, step: () => T, fallback?: CacheFileProblem): T {
+export function inSqlite<T>(path: string, step: () => T, fallback?: CacheFileProblem, label?: string): T {
   try {
     return step();
   } catch (error) {
-    throw sqliteFailure(error, path, fallback);
+    throw sqliteFailure(error, path, fallback, label);
   }
 }

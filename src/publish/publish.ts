@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path";
 import { nodePublishFs, type PublishFs } from "./fs.js";
 import { errorCode } from "../core/errors.js";
 import { lockTargets, type PublicationLock } from "./lock.js";
-import { assertExportBelongsToManifest } from "./pair.js";
+import { assertPairReplaceable } from "./pair.js";
 import type { FramedDocument } from "./framed-document.js";
 import { removeTemps, withdrawTarget, type RollbackLog } from "./rollback.js";
 import { PublishError, type PublishTargets } from "./targets.js";
@@ -59,10 +59,11 @@ export interface PublishResult {
 
 /**
  * Removes the previous manifest, then the previous export. Missing files are fine. Refuses,
- * before removing anything, an export that belongs to a different manifest (pair.ts).
+ * before removing anything, to break another pair (pair.ts): an export at the manifest path, a
+ * manifest at the export path, an export that belongs to a different manifest.
  */
 export async function removePreviousPair(request: Pick<PublishRequest, "manifestPath" | "exportPath">, fs: PublishFs = nodePublishFs): Promise<void> {
-  if (request.exportPath != null) await assertExportBelongsToManifest(request.manifestPath, request.exportPath);
+  await assertPairReplaceable(request.manifestPath, request.exportPath ?? null);
   // Manifest first: if the export cannot be removed, no manifest is left that vouches for it.
   const targets: Array<[string, string]> = [["manifest", request.manifestPath]];
   if (request.exportPath != null) targets.push(["export", request.exportPath]);

@@ -7,6 +7,9 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IdIndex, idHash } from "../../src/cache/id-index.js";
 import { UsageError } from "../../src/core/errors.js";
+import Database from "better-sqlite3";
+import { readFileSync } from "node:fs";
+import { sqliteFailure } from "../../src/cache/verdict-cache.js";
 
 let dir: string;
 beforeEach(() => {
@@ -142,5 +145,24 @@ describe("id index", () => {
     } finally {
       index.close();
     }
+  });
+});
+
+describe("id index failures", () => {
+  it("an SQLite failure names the file as ingest's temporary id index, never as a cache file", () => {
+    // Every SQLite failure of the id index goes through sqliteFailure with its own label.
+    const source = readFileSync(new URL("../../src/cache/id-index.ts", import.meta.url), "utf8");
+    const calls = source.match(/(?:sqliteFailure|inSqlite)\([^\n]*\)/g) ?? [];
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    for (const call of calls) expect(call).toContain("ID_INDEX_LABEL");
+    const failure = sqliteFailure(
+      new Database.SqliteError("unable to open", "SQLITE_CANTOPEN"),
+      "/d/.m.json.1.ids.spool",
+      "unopenable",
+      "ingest's temporary id index",
+    );
+    expect((failure as Error).message).toBe("ingest's temporary id index /d/.m.json.1.ids.spool cannot be opened (SQLITE_CANTOPEN)");
+    const cache = sqliteFailure(new Database.SqliteError("unable to open", "SQLITE_CANTOPEN"), "/d/c.sqlite", "unopenable");
+    expect((cache as Error).message).toBe("the cache file /d/c.sqlite cannot be opened (SQLITE_CANTOPEN)");
   });
 });

@@ -5,7 +5,7 @@ import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestFiles } from "../../src/ingest/files.js";
-import { exportBinding } from "../../src/publish/pair.js";
+import { exportBinding, pairDocumentOf } from "../../src/publish/pair.js";
 import { removePreviousPair } from "../../src/publish/publish.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
@@ -26,8 +26,8 @@ afterEach(async () => {
 });
 
 /** One run through the library: its outcome, or the message of the error that refused it. */
-const ingest = (input: string, manifest: string, overwrite = false) =>
-  ingestFiles(ingestOptions(dir, ollama.url, { input, manifest, overwrite })).then(
+const ingest = (input: string, manifest: string, overwrite = false, exported = "e.json") =>
+  ingestFiles(ingestOptions(dir, ollama.url, { input, manifest, overwrite, export: exported })).then(
     (result) => ({ code: result.outcome as number, error: "" }),
     (error: Error & { code?: string }) => ({ code: error.code === "publish" ? 3 : -1, error: error.message }),
   );
@@ -105,6 +105,59 @@ describe("pair identity under --overwrite", () => {
     const run = await ingestFiles(ingestOptions(dir, ollama.url, { manifest: "m2.json", overwrite: true }));
     expect(run.outcome).toBe(0);
     expect((await verify("m2.json")).code).toBe(0);
+  });
+
+  it("an export named as --manifest is refused under --overwrite, naming it, and its pair still verifies", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const before = await readFile(join(dir, "e.json"));
+    const swapped = await ingest("other.jsonl", "e.json", true, "q.json");
+    expect(swapped.code).toBe(3);
+    expect(swapped.error).toContain(`refusing to replace --manifest ${join(dir, "e.json")}: it is an export (of manifest_sha256 `);
+    expect(await readFile(join(dir, "e.json"))).toEqual(before);
+    await expect(readFile(join(dir, "q.json"))).rejects.toThrow(/ENOENT/);
+    expect((await verify("m1.json")).code).toBe(0);
+    // Without an export path too.
+    const alone = await ingestFiles(ingestOptions(dir, ollama.url, { input: "other.jsonl", manifest: "e.json", export: null, overwrite: true })).catch(
+      (error: Error) => error.message,
+    );
+    expect(alone).toContain(`refusing to replace --manifest ${join(dir, "e.json")}: it is an export`);
+    expect(await readFile(join(dir, "e.json"))).toEqual(before);
+  });
+
+  it("a manifest named as --export is refused under --overwrite, naming it, and its pair still verifies", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const before = await readFile(join(dir, "m1.json"));
+    const swapped = await ingest("other.jsonl", "q.json", true, "m1.json");
+    expect(swapped.code).toBe(3);
+    expect(swapped.error).toContain(`refusing to replace --export ${join(dir, "m1.json")}: it is a manifest, not an export`);
+    expect(await readFile(join(dir, "m1.json"))).toEqual(before);
+    await expect(readFile(join(dir, "q.json"))).rejects.toThrow(/ENOENT/);
+    expect((await verify("m1.json")).code).toBe(0);
+  });
+
+  it("tells a manifest from an export and from neither, canonical or reformatted, by the members that decide", async () => {
+    expect((await ingest("in.jsonl", "m1.json")).code).toBe(0);
+    const manifest = JSON.parse(await readFile(join(dir, "m1.json"), "utf8")) as Record<string, unknown>;
+    const path = join(dir, "doc.json");
+    const sha = "b".repeat(64);
+    const { records, ...head } = manifest;
+    const cases: Array<[string, Awaited<ReturnType<typeof pairDocumentOf>>]> = [
+      [await readFile(join(dir, "m1.json"), "utf8"), { kind: "manifest" }],
+      // Reformatted with the records first: its schema member decides, at the end.
+      [JSON.stringify({ records, ...head }, null, 2), { kind: "manifest" }],
+      // Its own members before the records decide before a broken rest is read.
+      [`{"counts":{},"pipeline":{},"policy":{},"records":[{"broken"`, { kind: "manifest" }],
+      [`{"counts":{},"policy":{},"records":[]}`, null],
+      [JSON.stringify({ schema: "little-canary-ingest-manifest/v9", records: [] }), null],
+      [await readFile(join(dir, "e.json"), "utf8"), { kind: "export", manifestSha256: sha256Hex(await readFile(join(dir, "m1.json"))) }],
+      // A member neither document has, before the records: neither, whatever follows.
+      [`{"other":1,"records":[],"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}"}`, null],
+      ['{"old":"export"}', null],
+    ];
+    for (const [text, kind] of cases) {
+      await writeFile(path, text);
+      expect(await pairDocumentOf(path), text.slice(0, 60)).toEqual(kind);
+    }
   });
 
   it("the library's removePreviousPair refuses before removing anything", async () => {
