@@ -42,9 +42,10 @@ Examples:
 
 /** After the options of `ingest --help`. */
 export const INGEST_HELP = `
-Exit codes: 0 every record admitted; 1 records held for detection only (blocked/flagged);
+Exit codes: 0 every record admitted; 1 records held for detection only (blocked/flagged,
+possibly also incomplete: segments left unchecked once a detection held the record);
 2 records held for an operational or coverage reason (malformed, over budget, degraded,
-unexercised, error, incomplete); 3 refused: nothing was written; 4 the pair was published, but
+unexercised, error, or incomplete without a detection); 3 refused: nothing was written; 4 the pair was published, but
 stdout was closed by its reader or could not be written before the summary (or the --json
 manifest) was complete: the files stand, check them with little-canary verify.
 Before any check, the canary model's context window is verified against the segment size

@@ -52,14 +52,26 @@ function driver(): Record<string, unknown> {
   };
 }
 
+/** Results of texts the run did not fully screen: under a coverage rule, or detections with a part not screened. */
+interface UnscreenedCounts {
+  coverage: number;
+  detection: number;
+}
+
 /**
  * The run's one invocation. Reports are written only for a run that reached its end, but a run
  * in which some text was not screened, or that had no text at all, did not do its job:
  * `executionSuccessful` is false then, and a notification says why (GitHub shows it on the
  * tool's status page).
  */
-function invocation(facts: ReportRun, notScreened: number, notListed: number): Record<string, unknown> {
-  const text = `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (coverage results)`;
+function invocation(facts: ReportRun, unscreened: UnscreenedCounts, notListed: number): Record<string, unknown> {
+  const notScreened = unscreened.coverage + unscreened.detection;
+  // Which results they are, so the count matches what the log lists: a detection whose canary did not run is one of them.
+  const which =
+    unscreened.detection === 0
+      ? "coverage results"
+      : `${unscreened.coverage} coverage result${unscreened.coverage === 1 ? "" : "s"}, ${unscreened.detection} detection result${unscreened.detection === 1 ? "" : "s"} with a part not screened`;
+  const text = `${notScreened} of ${facts.total} item${facts.total === 1 ? "" : "s"} not fully screened (${which})`;
   const notifications: Array<{ level: string; message: { text: string } }> = [];
   if (notScreened > 0) notifications.push({ level: "error", message: { text } });
   // An input of no items screened nothing: the command exits 2 for it, and the log must not read as a clean run.
@@ -122,15 +134,16 @@ export const MAX_SARIF_RESULTS = 25_000;
  */
 export function sarifFormat(artifact: string): ReportFormat {
   let results = 0;
-  /** Results under a coverage rule, or a detection with a part not screened: texts the run did not (fully) screen. */
-  let notScreened = 0;
+  /** Results under a coverage rule, and detections with a part not screened: texts the run did not (fully) screen. */
+  const unscreened: UnscreenedCounts = { coverage: 0, detection: 0 };
   /** Results past MAX_SARIF_RESULTS, counted in a notification instead. */
   let notListed = 0;
   return {
     label: "sarif-results",
     entry(item) {
       if (item.rule === null) return "";
-      if (item.rule.kind === "coverage" || item.unscreenedPart === true) notScreened++;
+      if (item.rule.kind === "coverage") unscreened.coverage++;
+      else if (item.unscreenedPart === true) unscreened.detection++;
       if (results >= MAX_SARIF_RESULTS) {
         notListed++;
         return "";
@@ -141,7 +154,7 @@ export function sarifFormat(artifact: string): ReportFormat {
     frame(facts) {
       const run = {
         tool: { driver: driver() },
-        invocations: [invocation(facts, notScreened, notListed)],
+        invocations: [invocation(facts, unscreened, notListed)],
         columnKind: "unicodeCodePoints",
         properties: { total: facts.total, ...(notListed === 0 ? {} : { resultsNotListed: notListed }), ...facts.properties },
       };
