@@ -37,16 +37,22 @@ function resembles(known: string, key: string): boolean {
   return short.length >= 3 && long.length - short.length <= 2 && long.startsWith(short);
 }
 
+/** Most options a refusal lists when it has no near miss to suggest. */
+const MAX_LISTED_OPTIONS = 8;
+
 /**
  * Throws UsageError for the first key of a library caller's options object that `known` does
- * not list (`unknown <where> option "modee"; did you mean 'mode'?` plus `note`), and for options
- * that are not an object. One rule for every entry point that checks its options.
+ * not list (`unknown <where> option "modee"; did you mean 'mode'?`, or with no near miss and at
+ * most MAX_LISTED_OPTIONS known, the list of them; plus `note`), and for options that are not an
+ * object. One rule for every entry point that checks its options.
  */
 export function refuseUnknownOptions(where: string, options: unknown, known: readonly string[], note = ""): void {
   if (!isPlainObject(options)) throw new UsageError(`${where} options must be an object`);
   const unknown = unknownKey(options, known);
   if (unknown === null) return;
-  const hint = unknown.suggestion === null ? "" : `; did you mean '${unknown.suggestion}'?`;
+  // Without a near miss, a short list of what is known says it at once (`text` for `input`).
+  const listed = known.length <= MAX_LISTED_OPTIONS ? `; ${where} takes ${known.join(", ")}` : "";
+  const hint = unknown.suggestion === null ? listed : `; did you mean '${unknown.suggestion}'?`;
   throw new UsageError(`unknown ${where} option ${JSON.stringify(unknown.key.slice(0, 60))}${hint}${note}`);
 }
 

@@ -130,7 +130,11 @@ export async function ingestRecords(
 ): Promise<IngestRun> {
   refuseUnknownOptions("ingestRecords", options, INGEST_OPTION_KEYS);
   if (!isInMemoryInput(input)) {
-    throw new UsageError("ingestRecords takes { inputs: [...] }, each input a string or { text, id?, source?, metadata? }");
+    // The commonest slip: the inputs first (screenBatch takes its items first, ingestRecords its pipeline).
+    const swapped = isInMemoryInput(pipeline as unknown) ? " (the first argument is the inputs: pass the pipeline first)" : "";
+    throw new UsageError(
+      `ingestRecords(pipeline, { inputs: [...] }, options?) takes the pipeline first, then { inputs: [...] }, each input a string or { text, id?, source?, metadata? }${swapped}`,
+    );
   }
   const { name: _name, ...overrides } = { ...(options.policy ?? {}) } as Record<string, unknown>;
   if (_name !== undefined && _name !== "strict/v1") throw new LittleCanaryError("usage", "only the strict/v1 policy is supported");

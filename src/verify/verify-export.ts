@@ -7,6 +7,8 @@ import { allowlistedAdmissions, failureProblem, ProblemList, refuseAllowlisted, 
 import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
 import type { ManifestFileSha } from "./pair-checks.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
+import { headOf } from "./stream-pair.js";
+import { ARGUMENT_WORDING, MANIFEST_ONLY_WORDING, swappedDocuments } from "./swapped.js";
 
 /** Options of `verifyExport` and `verifyManifestOnly`. */
 export interface VerifyOptions {
@@ -63,6 +65,15 @@ export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: 
     const exported = documentValue(exportDoc, "export", problems);
     const manifest = documentValue(manifestDoc, "manifest", problems);
     if (exported === null || manifest === null) return problems.items;
+    // Documents passed the wrong way round verify nothing: the one problem says what to fix.
+    const exportGiven = exportDoc !== NO_EXPORT;
+    const swapped = swappedDocuments(
+      headOf(manifest.value),
+      exportGiven ? headOf(exported.value) : null,
+      exportGiven,
+      exportGiven ? ARGUMENT_WORDING : MANIFEST_ONLY_WORDING,
+    );
+    if (swapped !== null) return [swapped];
     problems.addAll(verifyHeld(exported.value, manifest.value, fileShaFrom(options, manifestDoc)));
     refuseAllowlisted(options.refuseAllowlisted, allowlistedAdmissions(manifest.value), problems.items);
   } catch (error) {

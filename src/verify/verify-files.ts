@@ -14,8 +14,8 @@ import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocu
 import { headOf, streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
 import { SHARE_BLOCK } from "./pair-share.js";
 import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
-import { own, type Obj } from "./_values.js";
-import { isExportSchemaName, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
+import { FILE_WORDING, swappedDocuments } from "./swapped.js";
+import type { Obj } from "./_values.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -178,7 +178,7 @@ export async function verifyFilesWithMode(
   const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
   const reading = typeof streamed === "string" ? await readWhole(manifestPath, exportPath) : streamed;
   const manifestSha = reading.manifestSha256;
-  const swapped = reading.readProblems.length === 0 ? swappedFiles(reading.manifestHead, reading.exportHead, exportPath !== null) : null;
+  const swapped = reading.readProblems.length === 0 ? swappedDocuments(reading.manifestHead, reading.exportHead, exportPath !== null, FILE_WORDING) : null;
   // Files given the wrong way round verify nothing: the one problem says what to fix.
   const readable = reading.readProblems.length === 0 && swapped === null;
   const problems: VerifyProblem[] = swapped === null ? [...reading.readProblems] : [swapped];
@@ -244,37 +244,6 @@ function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number)
       read += bytes;
       onProgress(read, total);
     };
-  };
-}
-
-/**
- * The file given as the manifest is an export: the two files were given the wrong way round (the
- * other one is a manifest) or the export was given alone. Nothing can be verified then, and a
- * list of schema problems would hide the one thing to fix, so it is said plainly instead. Null
- * when the manifest file is not an export.
- */
-function swappedFiles(manifestHead: Obj | null, exportHead: Obj | null, exportGiven: boolean): VerifyProblem | null {
-  const named = manifestHead === null ? undefined : own(manifestHead, "schema");
-  if (manifestHead === null || !isExportSchemaName(named)) return exportIsManifest(manifestHead, exportHead);
-  const message =
-    exportGiven && exportHead !== null && MANIFEST_SCHEMAS.includes(own(exportHead, "schema") as string)
-      ? "the file given as the manifest looks like an export and the file given as the export like a manifest: swap them (--manifest MANIFEST --export EXPORT)"
-      : `the file given as the manifest looks like an export (${String(named)}), not a manifest: give the manifest with --manifest and this file with --export`;
-  return { code: "manifest_is_export", message };
-}
-
-/**
- * The file given as the export is a manifest while the one given as the manifest is one too (the
- * same file given twice, or two manifests): there is no export to check, and a list of export
- * schema problems would not say so. Null otherwise.
- */
-function exportIsManifest(manifestHead: Obj | null, exportHead: Obj | null): VerifyProblem | null {
-  const manifestSchema = manifestHead === null ? undefined : own(manifestHead, "schema");
-  const exportSchema = exportHead === null ? undefined : own(exportHead, "schema");
-  if (typeof exportSchema !== "string" || !MANIFEST_SCHEMAS.includes(exportSchema) || !MANIFEST_SCHEMAS.includes(manifestSchema as string)) return null;
-  return {
-    code: "export_is_manifest",
-    message: `the file given as the export is a manifest (${exportSchema}), not an export: give the export that ingest wrote beside this manifest with --export`,
   };
 }
 

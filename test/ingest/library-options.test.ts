@@ -35,7 +35,14 @@ describe("library options are checked, not ignored", () => {
   });
 
   it("ingestRecords refuses bare strings in place of { inputs }, saying which forms it takes", async () => {
-    await expect(ingestRecords(pipeline(), ["a note"] as never)).rejects.toThrow(/^ingestRecords takes \{ inputs: \[\.\.\.\] \}/);
+    await expect(ingestRecords(pipeline(), ["a note"] as never)).rejects.toThrow(
+      /^ingestRecords\(pipeline, \{ inputs: \[\.\.\.\] \}, options\?\) takes the pipeline first/,
+    );
+    // The arguments the wrong way round, or the pipeline inside the inputs object: the message says which comes first.
+    await expect(ingestRecords({ inputs: ["a note"] } as never, pipeline() as never)).rejects.toThrow(
+      /the first argument is the inputs: pass the pipeline first\)$/,
+    );
+    await expect(ingestRecords({ inputs: ["a note"], pipeline: pipeline() } as never, undefined as never)).rejects.toThrow(/takes the pipeline first/);
     await expect(ingestRecords(pipeline(), { input: ["a note"] } as never)).rejects.toThrow(UsageError);
   });
 

@@ -30,6 +30,10 @@ describe("checkText", () => {
     await expect(checkText({ input: "hi", pipelin: structuralOnly } as never)).rejects.toThrow(
       new UsageError(`unknown checkText option "pipelin"; did you mean 'pipeline'?`),
     );
+    // No near miss: the options it takes are listed (`text` is `input` here).
+    await expect(checkText({ text: "hi", pipeline: structuralOnly } as never)).rejects.toThrow(
+      new UsageError(`unknown checkText option "text"; checkText takes input, pipeline, maxInputBytes`),
+    );
     await expect(checkText({ input: "hi" } as never)).rejects.toThrow(/checkText option pipeline must be a pipeline/);
     await expect(checkText({ input: 42, pipeline: structuralOnly } as never)).rejects.toThrow(/checkText option input must be a string or a readable stream/);
     await expect(checkText(undefined as never)).rejects.toThrow(/checkText options must be an object/);
