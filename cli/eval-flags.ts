@@ -4,8 +4,21 @@ import type { RunFile } from "../src/core/file-identity.js";
 import type { EvaluateOptions } from "../src/verbs/eval.js";
 import type { CliIo } from "./io.js";
 import { refuseSharedPaths } from "./shared-files.js";
+import { UsageError } from "../src/core/errors.js";
 
-export type EvalFlags = Omit<EvaluateOptions, "io" | "signal" | "corpus"> & { corpus: string[] };
+export type EvalFlags = Omit<EvaluateOptions, "io" | "signal" | "corpus"> & {
+  corpus: string[];
+  /** `--canary-model`: what every other command calls `--model` here; the same setting. */
+  canaryModel?: string;
+};
+
+/** `--model` and `--canary-model` as one setting (UsageError when they name different models). */
+export function evalModel(flags: Pick<EvalFlags, "model" | "canaryModel">): string | undefined {
+  if (flags.model !== undefined && flags.canaryModel !== undefined && flags.model !== flags.canaryModel) {
+    throw new UsageError("--canary-model is another name of --model: give one of them, not two different values");
+  }
+  return flags.model ?? flags.canaryModel;
+}
 
 /**
  * The run record, the report and the endpoint log are written: one that is a corpus, the ids file

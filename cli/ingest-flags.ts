@@ -45,7 +45,7 @@ export function addIngestFlags(command: Command): Command {
       "--overwrite",
       "replace an existing manifest/export: the old pair is removed as soon as the settings are valid, before the input is read or the canary asked, so any later refusal (input, canary, publication) leaves no pair rather than a stale one; an export of another manifest is refused",
     )
-    .option("--json", "print the canonical manifest on stdout instead of the summary");
+    .option("--json", "print the canonical manifest on stdout instead of the summary (the manifest file's bytes, then one newline)");
   addCanaryFlags(command, "full")
     .option("--segment-chars <n>", "code points per segment (strict/v1: 3500)", nonNegativeIntArg)
     .option("--segment-overlap <n>", "code points shared by consecutive segments (strict/v1: 500)", nonNegativeIntArg)

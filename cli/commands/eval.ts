@@ -13,18 +13,25 @@ import type { RunState } from "../run-state.js";
 
 /** Runs the evaluation, prints its summary and returns the exit code. */
 export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
-  const [{ evaluate }, { refuseSharedEvalFiles }, { evalBanner, formatSummary }, { verbIo }] = await Promise.all([
+  const [{ evaluate }, { evalModel, refuseSharedEvalFiles }, { evalBanner, formatSummary }, { verbIo }] = await Promise.all([
     import("../../src/verbs/eval.js"),
     import("../eval-flags.js"),
     import("../eval-output.js"),
     import("../verb-io.js"),
   ]);
+  const { canaryModel: _canaryModel, ...settings } = flags;
+  const model = evalModel(flags);
   await refuseSharedEvalFiles(flags, io);
   // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
   // second one ends the process whatever is still running.
   const interrupt = abortOnSignals(io);
   try {
-    const { summary, header } = await evaluate({ ...flags, io: verbIo(io, { progress: "eval" }), signal: interrupt.signal });
+    const { summary, header } = await evaluate({
+      ...settings,
+      ...(model === undefined ? {} : { model }),
+      io: verbIo(io, { progress: "eval" }),
+      signal: interrupt.signal,
+    });
     await writeOut(io.stdout, (header === null ? "" : evalBanner(header)) + formatSummary(summary, flags.output, flags.report ?? null));
     // A run that scored no case measured nothing (a canary that never answered usably): not 0.
     if (summary.total > 0 && summary.scored === 0) {
@@ -51,6 +58,7 @@ export function define(io: CliIo, state: RunState): Command {
       ]),
     )
     .option("--model <tag>", "canary model (required for pipeline and model-only)")
+    .option("--canary-model <tag>", "the same as --model, under the name the other commands use")
     .option("--judge <tag>", "experimental LLM judge instead of the regex analyzer (canary modes only)")
     .option("--threshold <n>", "behavioural block threshold, 0..1", thresholdArg, 0.6)
     .option("--timeout <seconds>", `per-call canary timeout (default: $${TIMEOUT_ENV}, else ${DEFAULT_EVAL_TIMEOUT_SECONDS})`, timeoutArg)

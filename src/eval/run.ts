@@ -6,7 +6,7 @@ import { asciiJson } from "../core/display-text.js";
 import { orAbort } from "../core/or-abort.js";
 import { endpointOrigin } from "../canary/endpoint.js";
 import type { OpenAIContextProof } from "../canary/openai-probe.js";
-import { confirmCanaryModel } from "../pipeline/canary-warning.js";
+import { confirmCanaryModel, modelCheckProblem } from "../pipeline/canary-warning.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -64,13 +64,17 @@ function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline 
   });
 }
 
-/** One readable line naming what is missing and where; never the raw health report. */
-function unavailableMessage(r: ResolvedEval, health: HealthReport): string {
+/**
+ * One readable line naming what is missing and where, with why when the model list said (`why`:
+ * unreachable and its cause, no answer in time, not a model list); never the raw health report.
+ */
+function unavailableMessage(r: ResolvedEval, health: HealthReport, why: string | null): string {
   const origin = r.pool !== null ? r.pool.map((endpoint) => endpointOrigin(endpoint.url)).join(", ") : endpointOrigin(r.backendUrl);
   const missing: string[] = [];
   if (health.canary_available !== true && r.model !== null) missing.push(`canary model ${asciiJson(r.model)}`);
   if (r.judge !== null && health.judge_available !== true) missing.push(`judge model ${asciiJson(r.judge)}`);
   const what = missing.length > 0 ? missing.join(" and ") : "the backend";
+  if (why !== null) return `${what} not available: ${why}; nothing was run`;
   if (r.provider === "openai") return `${what} not available at ${origin}; nothing was run (is the server running, and does GET /v1/models answer?)`;
   const pulls = [r.model, r.judge].filter((tag): tag is string => tag !== null).map((tag) => `ollama pull ${asciiJson(tag)}`);
   return `${what} not available at ${origin}; nothing was run (is \`ollama serve\` running? ${pulls.join(", ")})`;
@@ -98,7 +102,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
     // A canary model the server does not serve is named as such (pipeline/canary-warning.ts), not as an unready backend.
     await beforeStart(confirmCanaryModel(pipeline.probe));
     const health = await beforeStart(pipeline.healthCheck());
-    if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health));
+    if (!health.ready) throw new BackendUnavailableError(unavailableMessage(r, health, modelCheckProblem(pipeline.probe)));
     // A canary pool is pinned to one identity, and an OpenAI-compatible server must show it holds
     // a whole window, before the first case.
     served = await beforeStart(preflightCanary(pipeline));

@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { runEvalCli } from "../support/eval-cli.js";
+import { refusedUrl } from "../support/free-port.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const PROMPTS = "fixtures/corpora/mixed.json";
@@ -184,6 +185,21 @@ describe("canary modes against the stand-in", () => {
     expect(summary.degraded).toBe(0);
     expect(summary.rates.attack.blocked_of_scored.percent).toBeNull();
     expect((lines[0] as Record<string, any>).judge_digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test("an unreachable canary is refused with its cause, and --canary-model is the same setting as --model", async () => {
+    const url = await refusedUrl();
+    const out = join(dir, "u.jsonl");
+    const run = await runEvalCli(["--corpus", PROMPTS, "--mode", "pipeline", "--canary-model", "qwen2.5:1.5b", "--ollama-url", url, "--output", out], {
+      cwd: REPO,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `error: canary model "qwen2.5:1.5b" not available: canary at ${url} is not reachable (connection refused); fix: start it (ollama serve) or pass --ollama-url; nothing was run\n`,
+    );
+    const both = await runEvalCli(["--corpus", PROMPTS, "--model", "a:1b", "--canary-model", "b:1b", "--output", out], { cwd: REPO });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe("error: --canary-model is another name of --model: give one of them, not two different values\n");
   });
 
   test("model-only runs no structural layer and calls the canary for every case; warmup is not scored or emitted", async () => {
