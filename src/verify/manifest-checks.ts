@@ -202,6 +202,18 @@ function allowlistedState(record: ManifestRecord, expected: RecordState): Record
   return { ...expected, hold_reasons: [], admission: "admitted" };
 }
 
+/**
+ * A malformed record (held before its fields could be trusted) records no digest, no material and
+ * no plan: empty digests, no characters, no segments, no metadata keys (its `length` counts its
+ * text when it had one). Every other record, over budget or checked, records its two digests.
+ */
+function digestsFitHold(record: ManifestRecord): boolean {
+  if (record.segments.length === 0 && record.hold_reasons[0] === "malformed") {
+    return record.sha256 === "" && record.material_sha256 === "" && record.chars_total === 0 && record.segments_total === 0 && record.metadata_key_count === 0;
+  }
+  return record.sha256 !== "" && record.material_sha256 !== "";
+}
+
 function stateMatches(record: ManifestRecord): boolean {
   const expected =
     record.segments.length === 0
@@ -214,6 +226,7 @@ function stateMatches(record: ManifestRecord): boolean {
   if (want === null) return false;
   // `detail` says why a record was held unchecked (malformed, over budget); a checked one has none.
   if ((record.segments.length === 0) !== (record.detail !== null)) return false;
+  if (!digestsFitHold(record)) return false;
   return (
     statesRecordState(record, want) && (record.segments.length === 0 || record.segments_total === record.segments.length) && segmentsAgreeWithVerdicts(record)
   );

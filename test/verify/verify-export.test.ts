@@ -284,6 +284,34 @@ describe("verifyExport catches a re-hashed, forged manifest", () => {
     }
   });
 
+  it("a malformed record carries no digests, characters, segments or metadata keys; an over-budget or checked one carries both digests", () => {
+    const run = synthRun([doc1, { malformed: { text: "some text", detail: "record 1: metadata must be an object" } }, doc3]);
+    const manifest: Json = reparse(run.manifest.document);
+    const exported: Json = reparse(run.exported?.document);
+    expect(codes(verifyExport(exported, manifest))).toEqual([]);
+    // Its length counts the text it had: that is not a forgery.
+    expect(manifest.records[1].length).toBe(9);
+    for (const [name, forge] of [
+      ["a sha256 on a malformed record", (r: Json) => Object.assign(r, { sha256: "a".repeat(64) })],
+      ["a material_sha256 on a malformed record", (r: Json) => Object.assign(r, { material_sha256: "a".repeat(64) })],
+      ["characters on a malformed record", (r: Json) => Object.assign(r, { chars_total: 9 })],
+      ["segments planned for a malformed record", (r: Json) => Object.assign(r, { segments_total: 1 })],
+      ["metadata keys on a malformed record", (r: Json) => Object.assign(r, { metadata_key_count: 2 })],
+    ] as const) {
+      const m = structuredClone(manifest);
+      const e = structuredClone(exported);
+      forge(m.records[1]);
+      rehash(m, e);
+      expect(messages(verifyExport(e, m)), name).toContain("record 1: recorded state does not match its segments");
+    }
+    // A checked record without its digests.
+    const m = structuredClone(manifest);
+    const e = structuredClone(exported);
+    m.records[0].material_sha256 = "";
+    rehash(m, e);
+    expect(messages(verifyExport(e, m))).toContain("record 0: recorded state does not match its segments");
+  });
+
   it("a forged state on a held record is caught from the manifest alone", () => {
     const { manifest, exported } = pair();
     manifest.records[1].segments[0].state = "flag";
