@@ -95,6 +95,9 @@ export function networkFailureCause(error: unknown): NetworkFailureCause | null 
     if (typeof code === "string" && (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_"))) {
       return "TLS failure";
     }
+    // fetch refuses "bad ports" (e.g. 1, 9, 25) without connecting: an endpoint that cannot be
+    // reached, for a reason the user cannot see from outside (the port answers to curl).
+    if (current instanceof Error && current.message === "bad port") return "a port fetch never connects to";
   }
   return null;
 }
@@ -108,8 +111,6 @@ function classify(error: unknown): HttpCallOutcome {
     const known = causeOfCode(code);
     if (name === "TimeoutError" || known === "timeout") return { kind: "timeout" };
     if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
-    // fetch refuses "bad ports" (e.g. 9, 25) without connecting: an endpoint that cannot be
-    // reached, for a reason the user cannot see from outside (the port answers to curl).
     if (current instanceof Error && current.message === "bad port") return { kind: "unavailable", cause: "a port fetch never connects to" };
   }
   return { kind: "exception", errorClass: errorClassName(error) };

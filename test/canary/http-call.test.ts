@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { errorClassName } from "../../src/core/errors.js";
-import { formatSeconds, httpCall } from "../../src/canary/http-call.js";
+import { formatSeconds, httpCall, networkFailureCause } from "../../src/canary/http-call.js";
 import { unreachableFix, unreachableMessage } from "../../src/canary/served-models.js";
 
 describe("formatSeconds", () => {
@@ -33,6 +33,12 @@ describe("ports fetch refuses to use", () => {
   it("a blocked port (9) is reported as unavailable with that cause, not as an internal exception", async () => {
     const outcome = await httpCall(fetch, "http://127.0.0.1:9/api/tags", { method: "GET", timeoutMs: 2000, maxBodyBytes: 1024 });
     expect(outcome).toEqual({ kind: "unavailable", cause: "a port fetch never connects to" });
+  });
+
+  it("a blocked port's fetch error names that cause wherever a failure is explained (a model download too)", async () => {
+    const error = await fetch("http://127.0.0.1:1/x.gguf").catch((e: unknown) => e);
+    expect(networkFailureCause(error)).toBe("a port fetch never connects to");
+    expect(networkFailureCause(new TypeError("fetch failed"))).toBeNull();
   });
 
   it("the fix for a blocked port is another port, for any other cause the server started or its URL given", () => {
