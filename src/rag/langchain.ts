@@ -27,7 +27,7 @@ export type { DocumentHoldReason, HeldDocument, QueryScreenOptions, ScreenDocume
  * Loads the admitted records of a published ingest pair as LangChain Documents: `pageContent` is
  * the record's text, `metadata` its string metadata plus the flat provenance keys
  * (`little_canary_index`, …; flat because LangChain's `index()` leaves nested keys out of the hash
- * it dedupes by, see verified-export.ts), and `id` the record's id, or `little-canary:<index>`.
+ * it dedupes by, see verified-export.ts), and `id` the record's id, or `little-canary:<index>` (`little-canary:K/N:<index>` in shard K of N).
  */
 export class LittleCanaryExportLoader extends BaseDocumentLoader {
   private readonly admitted: () => Promise<AdmittedDocument[]>;

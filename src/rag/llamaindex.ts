@@ -16,7 +16,7 @@ export type { HeldDocument, ScreenDocumentsOptions } from "./screen-documents.js
 
 /**
  * Reads the admitted records of a published ingest pair as LlamaIndex Documents: `text` is the
- * record's text, `id_` its id (or `little-canary:<index>`), `metadata` its string metadata plus
+ * record's text, `id_` its id (or `little-canary:<index>` (`little-canary:K/N:<index>` in shard K of N)), `metadata` its string metadata plus
  * the flat provenance keys (`little_canary_index`, `little_canary_sha256`, …; see verified-export.ts),
  * which are listed in `excludedLlmMetadataKeys` and `excludedEmbedMetadataKeys`: never shown to
  * the model nor embedded.

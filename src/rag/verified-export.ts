@@ -16,7 +16,7 @@ import type { VerifyProblem } from "../verify/problems.js";
 import { verifyExport } from "../verify/verify-export.js";
 import { normalizePin, verifyFiles } from "../verify/verify-files.js";
 import { displayText } from "../core/display-text.js";
-import { refuseUnknownOptions } from "../core/guards.js";
+import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 
 /** Where the pair is and how it is pinned. */
 export interface VerifiedExportOptions {
@@ -79,10 +79,27 @@ export interface Provenance {
 /** The prefix of the flat provenance keys (`little_canary_index`, `little_canary_sha256`, …). */
 export const PROVENANCE_PREFIX = "little_canary_";
 
+/** Every id the adapters generate for a record without one starts so; a record's own id may not. */
+export const GENERATED_ID_PREFIX = "little-canary:";
+
+/**
+ * The generated id of a record without one, less its index: `little-canary:` for a pair, and
+ * `little-canary:K/N:` for shard K of N, since every shard counts its records from 0 and the
+ * shards of one run are loaded into one store. The pair verified, so its manifest reads.
+ */
+function generatedIdPrefix(manifestBytes: Uint8Array): string {
+  const read = readStrictDocument(manifestBytes);
+  const run = read.ok && isPlainObject(read.value) ? read.value["run"] : undefined;
+  const shard = isPlainObject(run) ? run["shard"] : undefined;
+  return isPlainObject(shard) && Number.isSafeInteger(shard["k"]) && Number.isSafeInteger(shard["n"])
+    ? `${GENERATED_ID_PREFIX}${String(shard["k"])}/${String(shard["n"])}:`
+    : GENERATED_ID_PREFIX;
+}
+
 /** One admitted record as both adapters build their documents from it. */
 export interface AdmittedDocument {
   readonly text: string;
-  /** The record's id, or `little-canary:<index>` for a record without one. */
+  /** The record's id, or for a record without one `little-canary:<index>` (`little-canary:K/N:<index>` in shard K of N). */
   readonly id: string;
   /** The record's string metadata plus the flat provenance entries. */
   readonly metadata: Record<string, string | number>;
@@ -153,21 +170,33 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
     // A record key that is reserved would be overwritten by the provenance or taken for it. The
     // pair is sound, but this loader cannot hand it on as it is: a refusal of the export (code
     // `verification`, every such record listed), since a caller's option is not at fault.
-    const reserved = records.filter((record) => Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX)));
-    if (reserved.length > 0) {
-      throw refused(
-        reserved.map((record) => ({
-          code: "reserved_metadata_key",
-          message: `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
-        })),
-      );
-    }
+    const reserved = records.flatMap((record): VerifyProblem[] => [
+      ...(Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))
+        ? [
+            {
+              code: "reserved_metadata_key" as const,
+              message: `record ${record.index} has a metadata key "${PROVENANCE_KEY}" or one starting "${PROVENANCE_PREFIX}", which the adapters reserve for provenance`,
+            },
+          ]
+        : []),
+      // An id in the namespace of generated ids could be a record's without one, and replace it in a store keyed by id.
+      ...(record.id?.startsWith(GENERATED_ID_PREFIX)
+        ? [
+            {
+              code: "reserved_id" as const,
+              message: `record ${record.index} has an id starting "${GENERATED_ID_PREFIX}", which the adapters reserve for records without an id`,
+            },
+          ]
+        : []),
+    ]);
+    if (reserved.length > 0) throw refused(reserved);
+    const generated = generatedIdPrefix(manifestBytes);
     return records.map((record) => {
       const { index, id, source, sha256, material_sha256 } = record;
       const provenance: Provenance = { index, id, source, sha256, material_sha256, manifest_sha256: manifestSha256 };
       // A null id or source is left out.
       const flat = Object.fromEntries(Object.entries(provenance).flatMap(([key, value]) => (value === null ? [] : [[`${PROVENANCE_PREFIX}${key}`, value]])));
-      return { text: record.text, id: id ?? `little-canary:${index}`, metadata: { ...record.metadata, ...flat }, provenanceKeys: Object.keys(flat) };
+      return { text: record.text, id: id ?? `${generated}${index}`, metadata: { ...record.metadata, ...flat }, provenanceKeys: Object.keys(flat) };
     });
   };
 }

@@ -56,8 +56,9 @@ export const VERIFY_PROBLEM_CODES = [
   "verify_failed",
   "problems_not_kept",
   "held_record_labels",
-  // Only the RAG export loaders: a sound pair whose record uses a metadata key they reserve.
+  // Only the RAG export loaders: a sound pair whose record uses a metadata key or an id they reserve.
   "reserved_metadata_key",
+  "reserved_id",
 ] as const;
 
 /** The stable code of a verification problem. */

@@ -123,6 +123,34 @@ describe("LittleCanaryExportLoader", () => {
     await expect(loader(pin).load()).rejects.toMatchObject({ code: "verification", problems: [expect.objectContaining({ code: "reserved_metadata_key" })] });
   });
 
+  it("a record whose own id is in the namespace of generated ids is refused, so it cannot replace a record without an id", async () => {
+    const pin = await publish([{ text: "A clean page about shipping." }, { id: "little-canary:0", text: "Another clean page about returns." }]);
+    await expect(loader(pin).load()).rejects.toMatchObject({
+      code: "verification",
+      problems: [{ code: "reserved_id", message: 'record 1 has an id starting "little-canary:", which the adapters reserve for records without an id' }],
+    });
+  });
+
+  it("the shards of one run generate distinct ids for records without one (each shard counts from 0)", async () => {
+    await writeFile(
+      join(dir, "in.jsonl"),
+      `${["First page.", "Second page.", "Third page.", "Fourth page."].map((t) => JSON.stringify({ text: t })).join("\n")}\n`,
+    );
+    const ids: string[] = [];
+    for (const k of [0, 1]) {
+      const manifest = `m${k}.json`;
+      const exported = `e${k}.json`;
+      const result = await ingestFiles(ingestOptions(dir, ollama.url, { manifest, export: exported, shard: { k, n: 2 } }));
+      const documents = await new LittleCanaryExportLoader({
+        manifest: join(dir, manifest),
+        export: join(dir, exported),
+        expectManifestSha256: result.published.manifestSha256,
+      }).load();
+      ids.push(...documents.map((d) => d.id as string));
+    }
+    expect(ids).toEqual(["little-canary:0/2:0", "little-canary:0/2:1", "little-canary:1/2:0", "little-canary:1/2:1"]);
+  });
+
   it("without a pin the loader refuses unless allowUnpinned; a wrong pin throws", async () => {
     await publish();
     expect(() => loader(null)).toThrow(/expectManifestSha256 is required/);
