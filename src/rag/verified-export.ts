@@ -80,7 +80,7 @@ export interface Provenance {
 export const PROVENANCE_PREFIX = "little_canary_";
 
 /** Every id the adapters generate for a record without one starts so; a record's own id may not. */
-export const GENERATED_ID_PREFIX = "little-canary:";
+const GENERATED_ID_PREFIX = "little-canary:";
 
 /**
  * The generated id of a record without one, less its index: `little-canary:` for a pair, and
