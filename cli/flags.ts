@@ -4,7 +4,7 @@
 // happens in options.ts, which a command imports only when it runs.
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { CanarySettings } from "../src/verbs/canary-settings.js";
-import { DEFAULT_CANARY_MODEL, MODEL_DIR_ENV, parseShardSpec, parseTimeoutFlag, type ShardSpec } from "../src/verbs/defaults.js";
+import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL, MODEL_DIR_ENV, parseShardSpec, parseTimeoutFlag, type ShardSpec } from "../src/verbs/defaults.js";
 
 export function timeoutArg(raw: string): number {
   try {
@@ -120,7 +120,13 @@ export function addCanaryFlags(command: Command, defaultMode: CanaryFlags["mode"
       new Option("--mode <mode>", "what a finding does: block, full or advisory (see Modes below)").choices(["block", "advisory", "full"]).default(defaultMode),
     )
     .addHelpText("after", modeHelpText(command.name(), defaultMode))
-    .option("--canary-model <tag>", "canary model tag", DEFAULT_CANARY_MODEL)
+    // The default shown says both: under --provider openai the model a run uses is another (docs/vllm.md).
+    .addOption(
+      new Option("--canary-model <tag>", "canary model tag").default(
+        DEFAULT_CANARY_MODEL,
+        `"${DEFAULT_CANARY_MODEL}"; with --provider openai "${DEFAULT_OPENAI_MODEL}"`,
+      ),
+    )
     .option("--ollama-url <url>", "Ollama endpoint (http or https origin)", "http://127.0.0.1:11434")
     .option("--timeout <seconds>", "per-call canary timeout (default: $LITTLE_CANARY_TIMEOUT, else 600)", timeoutArg)
     .option("--canary <backend>", "embedded or embedded:PATH.gguf: run the canary in this process with node-llama-cpp (docs/embedded.md)")

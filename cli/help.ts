@@ -190,8 +190,9 @@ Examples:
 
 /** After the options of `eval --help`: exit codes, scoring, examples. */
 export const EVAL_HELP = `
-Exit codes: 0 the run completed (whatever it measured); 2 usage, corpus or backend error, or
-interrupted (the JSONL then has no completion line). Ctrl-C stops the run at once (a canary
+Exit codes: 0 the run completed and scored at least one case (whatever it measured); 2 usage,
+corpus or backend error, no case scored (nothing was measured), or interrupted (the JSONL then
+has no completion line). Ctrl-C stops the run at once (a canary
 call in flight is dropped); a second Ctrl-C exits 130 at once.
 Attacks and benign cases are reported separately. A case whose layers did not all run is
 unscored: neither blocked nor passed, and still counted in the "of all" denominators.

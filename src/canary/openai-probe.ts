@@ -169,7 +169,7 @@ const WARM_UP_FAILURE_WORDS: Partial<Record<CanaryFailureCode, string>> = {
 const WRONG_URL_FIX = "fix: check that --base-url is the server's OpenAI-compatible base URL, path included (vLLM's ends in /v1; docs/vllm.md)";
 /** The fix that fits each failure of the warm-up call. */
 const WARM_UP_FAILURE_FIX: Partial<Record<CanaryFailureCode, string>> = {
-  unavailable: "fix: start the server, or pass its base URL with --base-url",
+  unavailable: "fix: start the server, or name it rightly: its base URL with --base-url (--canary-endpoint for each server of a pool)",
   timeout: "fix: raise --timeout (a server loading the model answers its first call late), or check that the server is not stuck",
   model_not_found: OPENAI_MODEL_FIX,
 };

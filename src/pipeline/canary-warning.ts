@@ -182,6 +182,13 @@ function unusableReplyFix(target: CanaryTarget, reason: string): string {
  */
 function unusableReplyWarning(target: CanaryTarget, reason: string, affected: string | null): string {
   const scope = affected === null ? "" : ` for ${affected}`;
+  // Not a reply at all: a text past the most windows a check screens is never sent to the canary.
+  if (reason === "input_too_long") {
+    return (
+      `warning: a text needs more canary windows than one check screens (input_too_long)${scope}, so it was not sent to the canary at ${target.url}; ` +
+      "the canary did not screen it; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n"
+    );
+  }
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but its reply could not be used (${reason})${scope}; ` +
     `the canary did not screen it; ${unusableReplyFix(target, reason)}\n`

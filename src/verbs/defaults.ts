@@ -1,7 +1,7 @@
 // The defaults and value rules a command's flags are defined with. Kept apart from the verbs, and
 // made only of small leaf modules, so defining every command stays cheap: the program defines all
 // of them before it knows which one runs.
-export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL } from "../canary/defaults.js";
+export { DEFAULT_CANARY_MODEL, DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
 export { MODEL_DIR_ENV } from "../canary/embedded-models.js";
 export { parseTimeoutFlag, TIMEOUT_ENV } from "../canary/timeout.js";
 export { parseShardSpec, type ShardSpec } from "../documents/shard-spec.js";

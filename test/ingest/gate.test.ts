@@ -76,7 +76,7 @@ describe("the canary context gate", () => {
     );
     await expect(preflightCanary(openai)).rejects.toThrow(
       `the canary warm-up call to http://127.0.0.1:${closed} failed (unavailable: nothing answered at that address); ` +
-        "the run is refused without proof of the server's context window; fix: start the server, or pass its base URL with --base-url",
+        "the run is refused without proof of the server's context window; fix: start the server, or name it rightly: its base URL with --base-url (--canary-endpoint for each server of a pool)",
     );
   });
 

@@ -28,6 +28,15 @@ describe("the fix a canary warning gives", () => {
     expect(canaryReplyWarning(ollama, "http_error")).toContain("answered, but not as Ollama does (http_error)");
   });
 
+  it("a text too long to send is not called a reply, and its fix is a shorter text, not another run", () => {
+    const line = canaryReplyWarning(ollama, "input_too_long", "1 item of 3");
+    expect(line).toBe(
+      "warning: a text needs more canary windows than one check screens (input_too_long) for 1 item of 3, so it was not sent to the canary at http://127.0.0.1:11434; " +
+        "the canary did not screen it; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n",
+    );
+    expect(line).not.toMatch(/answered|run again/);
+  });
+
   it("a missing model asks for ollama pull of that model (OpenAI-compatible: serve it or change --canary-model)", () => {
     expect(canaryOutageWarning(ollama, "model_not_found")).toBe(
       "warning: canary model qwen2.5:1.5b is not available at http://127.0.0.1:11434: model_not_found; the canary did not screen it; fix: ollama pull qwen2.5:1.5b\n",
