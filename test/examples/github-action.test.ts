@@ -342,18 +342,25 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       [
         "#!/usr/bin/env bash",
         // Records its arguments; `NPM_REGISTRY` says what the registry answers for the package:
-        // "has" (installs it), "missing" (E404), "no-version" (ETARGET) or "down" (a network error).
+        // "has" (installs it), "missing" (no such package: E404), "no-version" (the package
+        // without that version: `npm view` prints nothing), "down" (a network error) or
+        // "dependency-missing" (the package is there, a dependency of it is not: the install fails with E404).
         'echo "$*" >>"$NPM_LOG"',
         'first="$1"; for last in "$@"; do :; done; prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
         'case "$first" in',
+        "  view)",
+        '    case "$NPM_REGISTRY" in',
+        '      missing) echo "npm error code E404" >&2; exit 1;;',
+        "      no-version) exit 0;;",
+        '      down) echo "npm error code ECONNREFUSED" >&2; exit 1;;',
+        '      *) echo "$NPM_PACKED"; exit 0;;',
+        "    esac;;",
         "  ci) exit 0;;",
         '  pack) touch "$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
         "esac",
         'if [[ "$last" == little-canary@* ]]; then',
         '  case "$NPM_REGISTRY" in',
-        '    missing) echo "npm error code E404" >&2; exit 1;;',
-        '    no-version) echo "npm error code ETARGET" >&2; exit 1;;',
-        '    down) echo "npm error code ECONNREFUSED" >&2; exit 1;;',
+        '    dependency-missing) echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.npmjs.org/some-dependency" >&2; exit 1;;',
         "  esac",
         "fi",
         'mkdir -p "$prefix/node_modules/little-canary/dist/cli" && echo "// cli" >"$prefix/node_modules/little-canary/dist/cli/main.js"',
@@ -394,10 +401,12 @@ describe("the action's install step, run locally against a stand-in npm", () => 
     const cli = join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
     expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cli}\n`);
     const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
-    expect(calls).toHaveLength(1);
-    expect(calls[0]?.split(" ")).toEqual(expect.arrayContaining(["install", "--omit=dev", "--omit=peer", "little-canary@0.1.0"]));
+    // The registry is asked about this version of little-canary alone, then it is installed.
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toBe("view little-canary@0.1.0 version");
+    expect(calls[1]?.split(" ")).toEqual(expect.arrayContaining(["install", "--omit=dev", "--omit=peer", "little-canary@0.1.0"]));
     expect((await install("0.1.0")).code).toBe(0);
-    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(1);
+    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(2);
   });
 
   it("refuses a version that is not exact (a range or a tag would run whatever was published last)", async () => {
@@ -412,13 +421,13 @@ describe("the action's install step, run locally against a stand-in npm", () => 
     writeFile(join(dir, "action-checkout", "package.json"), JSON.stringify({ name: "little-canary", version }));
 
   for (const registry of ["missing", "no-version"]) {
-    it(`builds the action's own checkout when the registry answers ${registry === "missing" ? "E404" : "ETARGET"}, says so, and installs the packed tarball with runtime dependencies only`, async () => {
+    it(`builds the action's own checkout when the registry has ${registry === "missing" ? "no such package (E404)" : "the package without that version"}, says so, and installs the packed tarball with runtime dependencies only`, async () => {
       await checkoutVersion("0.1.0");
       const run = await install("0.1.0", registry);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/::warning title=little-canary::little-canary@0\.1\.0 is not on the npm registry; building it from the action's own checkout/);
       const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
-      expect(calls.map((call) => call.split(" ")[0])).toEqual(["install", "ci", "pack", "install"]);
+      expect(calls.map((call) => call.split(" ")[0])).toEqual(["view", "ci", "pack", "install"]);
       const tarball = join(dir, "runner-temp", "little-canary-pack-0.1.0", "little-canary-0.1.0.tgz");
       expect(calls[3]?.split(" ")).toEqual(expect.arrayContaining(["--omit=dev", "--omit=peer", tarball]));
       const cli = join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
@@ -429,12 +438,20 @@ describe("the action's install step, run locally against a stand-in npm", () => 
     });
   }
 
-  it("fails without building when the registry cannot be reached (only a version the registry lacks is built)", async () => {
+  it("fails without building when the registry cannot be asked, or when a dependency is missing (only a version the registry lacks is built)", async () => {
     await checkoutVersion("0.1.0");
-    const run = await install("0.1.0", "down");
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/::error title=little-canary::npm could not install little-canary@0\.1\.0 \(exit 1\)/);
-    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(1);
+    const down = await install("0.1.0", "down");
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/::error title=little-canary::the npm registry could not be asked whether little-canary@0\.1\.0 is published/);
+    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toEqual(["view little-canary@0.1.0 version"]);
+    await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+    // npm's E404 about a dependency of the published package is an install failure, not a reason to build.
+    const dependency = await install("0.1.0", "dependency-missing");
+    expect(dependency.code).toBe(2);
+    expect(dependency.stderr).toMatch(/::error title=little-canary::npm could not install little-canary@0\.1\.0; see the log above/);
+    expect(dependency.stderr).not.toContain("building it from the action's own checkout");
+    const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
+    expect(calls.map((call) => call.split(" ")[0])).toEqual(["view", "view", "install"]);
     await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
 
