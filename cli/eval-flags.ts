@@ -14,6 +14,7 @@ export type EvalFlags = Omit<EvaluateOptions, "io" | "signal" | "corpus"> & {
 
 /** `--model` and `--canary-model` as one setting (UsageError when they name different models). */
 export function evalModel(flags: Pick<EvalFlags, "model" | "canaryModel">): string | undefined {
+  if (flags.canaryModel === "") throw new UsageError("--canary-model must not be empty");
   if (flags.model !== undefined && flags.canaryModel !== undefined && flags.model !== flags.canaryModel) {
     throw new UsageError("--canary-model is another name of --model: give one of them, not two different values");
   }

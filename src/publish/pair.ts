@@ -18,6 +18,7 @@ import { readFileChunks, StrictJsonStream } from "../core/strict-json-stream.js"
 import { isPlainObject } from "../core/guards.js";
 import { sha256 as Sha256Field } from "../documents/fields.js";
 import { IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
+import { INDEX_SCHEMA } from "../documents/ingest-index.js";
 import { PublishError } from "./targets.js";
 import { displayText } from "../core/display-text.js";
 
@@ -32,8 +33,11 @@ const isRegularFile = async (path: string): Promise<boolean> => (await lstat(pat
 /** The canonical manifest of every version starts so (sorted keys: `counts` first, `admitted` first in it). */
 const MANIFEST_PREFIX = '{"counts":{"admitted":';
 
-/** What a file at a target path is: an export (bound to a manifest's sha256), a manifest, or neither (null). */
-export type PairDocument = { readonly kind: "export"; readonly manifestSha256: string } | { readonly kind: "manifest" } | null;
+/** What a file at a target path is: an export (bound to a manifest's sha256), a manifest, a sharded run's index, or none of them (null). */
+export type PairDocument = { readonly kind: "export"; readonly manifestSha256: string } | { readonly kind: "manifest" } | { readonly kind: "index" } | null;
+
+/** A UTF-8 byte order mark: verify refuses a file with one, but a re-save that added it must not cost the file. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** The pair document the file at `path` is (see the file's head); null for a file that is neither, or none. */
 export async function pairDocumentOf(path: string): Promise<PairDocument> {
@@ -43,7 +47,8 @@ export async function pairDocumentOf(path: string): Promise<PairDocument> {
   try {
     const buffer = Buffer.alloc(PREFIX_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, PREFIX_BYTES, 0);
-    const prefix = buffer.subarray(0, bytesRead).toString("latin1");
+    const read = buffer.subarray(0, bytesRead);
+    const prefix = (read.subarray(0, BOM.length).equals(BOM) ? read.subarray(BOM.length) : read).toString("latin1");
     const match = BINDING_PREFIX.exec(prefix);
     if (match !== null) return { kind: "export", manifestSha256: match[1] as string };
     if (prefix.startsWith(MANIFEST_PREFIX)) return { kind: "manifest" };
@@ -84,8 +89,12 @@ const MANIFEST_ONLY_MEMBERS = ["counts", "pipeline", "policy"] as const;
  */
 async function strictPairDocument(path: string): Promise<PairDocument> {
   const reader = new StrictJsonStream({ shape: BINDING_SHAPE, stream: new Map([["records", SKIP_SHAPE]]), maxTokenBytes: MAX_TOKEN_BYTES });
+  let first = true;
   try {
-    for await (const chunk of readFileChunks(path, 1 << 18)) {
+    for await (const read of readFileChunks(path, 1 << 18)) {
+      // A leading byte order mark is skipped: the document behind it decides (chunks are far longer than the mark).
+      const chunk = first && read.subarray(0, BOM.length).equals(BOM) ? read.subarray(BOM.length) : read;
+      first = false;
       const events = reader.write(chunk);
       if (reader.failed !== null) return null;
       for (const event of events) {
@@ -115,6 +124,7 @@ function documentOf(root: unknown, whole: boolean): PairDocument {
   }
   const named = root["schema"];
   if (typeof named === "string" && MANIFEST_SCHEMAS.includes(named)) return { kind: "manifest" };
+  if (named === INDEX_SCHEMA) return { kind: "index" };
   // A manifest's schema member sorts after its records; its own members before them say enough.
   if (!whole && MANIFEST_ONLY_MEMBERS.every((key) => isPlainObject(root[key]))) return { kind: "manifest" };
   return null;
@@ -132,29 +142,40 @@ async function fileSha256(path: string): Promise<string | null> {
 }
 
 /**
- * Refuses (PublishError, nothing touched) to replace what would break another pair: an export at
- * `manifestPath` (its records would be lost), a manifest at `exportPath` (its export would be left
- * without one), or an export at `exportPath` bound to a manifest other than the one at
- * `manifestPath` (that manifest would be left without its export).
+ * Refuses (PublishError, nothing touched) to replace what would break another pair or run: a
+ * sharded run's index at either path (consumers pin it), an export at `manifestPath` (its
+ * records would be lost), a manifest at `exportPath` (its export would be left without one), or
+ * an export at `exportPath` bound to a manifest other than the one at `manifestPath` (that
+ * manifest would be left without its export).
  */
 export async function assertPairReplaceable(manifestPath: string, exportPath: string | null): Promise<void> {
   const atManifest = await pairDocumentOf(manifestPath);
+  const atExport = exportPath === null ? null : await pairDocumentOf(exportPath);
+  for (const [flag, path, found] of [
+    ["--manifest", manifestPath, atManifest],
+    ["--export", exportPath, atExport],
+  ] as const) {
+    if (found?.kind === "index" && path !== null) {
+      throw new PublishError(
+        `refusing to replace ${flag} ${displayText(path)}: it is the index of a sharded run (${INDEX_SCHEMA}), which consumers pin, not a${flag === "--manifest" ? " manifest" : "n export"}. ` +
+          `Choose another ${flag}, or delete ${displayText(path)} yourself if nothing needs it`,
+      );
+    }
+  }
   if (atManifest?.kind === "export") {
     throw new PublishError(
       `refusing to replace --manifest ${displayText(manifestPath)}: it is an export (of manifest_sha256 ${atManifest.manifestSha256}), not a manifest, ` +
         `and replacing it would lose that pair's records. Name the manifest with --manifest, or delete ${displayText(manifestPath)} yourself if no manifest needs it`,
     );
   }
-  if (exportPath === null) return;
-  const atExport = await pairDocumentOf(exportPath);
-  if (atExport === null) return;
+  if (exportPath === null || atExport === null) return;
   if (atExport.kind === "manifest") {
     throw new PublishError(
       `refusing to replace --export ${displayText(exportPath)}: it is a manifest, not an export, and replacing it would leave its export without a manifest. ` +
         `Choose another --export, or delete ${displayText(exportPath)} yourself if no export needs it`,
     );
   }
-  if ((await fileSha256(manifestPath)) === atExport.manifestSha256) return;
+  if (atExport.kind !== "export" || (await fileSha256(manifestPath)) === atExport.manifestSha256) return;
   throw new PublishError(
     `refusing to replace --export ${displayText(exportPath)}: it is the export of another manifest (manifest_sha256 ${atExport.manifestSha256}), ` +
       `not of --manifest ${displayText(manifestPath)}, and replacing it would leave that manifest without its export. ` +

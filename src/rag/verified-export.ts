@@ -180,11 +180,12 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
           ]
         : []),
       // An id in the namespace of generated ids could be a record's without one, and replace it in a store keyed by id.
-      ...(record.id?.startsWith(GENERATED_ID_PREFIX)
+      // Compared case-folded and NFKC-normalized: a store that folds either must not see a collision either.
+      ...(record.id?.normalize("NFKC").toLowerCase().startsWith(GENERATED_ID_PREFIX)
         ? [
             {
               code: "reserved_id" as const,
-              message: `record ${record.index} has an id starting "${GENERATED_ID_PREFIX}", which the adapters reserve for records without an id`,
+              message: `record ${record.index} has an id starting "${GENERATED_ID_PREFIX}" (in any case or width), which the adapters reserve for records without an id`,
             },
           ]
         : []),

@@ -39,9 +39,12 @@ function logCanaryCheck(pipeline: SecurityPipeline, log: ServerLog): void {
   }
   const members = poolMembers(pipeline.probe);
   const origin = members !== null ? pipeline.probe.endpointOrigin : endpointOrigin(o.provider === "openai" ? o.baseUrl : o.ollamaUrl);
-  // One server's model list waits the canary timeout, at most 30 s (canary/chat-backend.ts); a
+  // One server's model list waits the canary timeout, at most 30 s (canary/chat-backend.ts); an
+  // OpenAI-compatible server then answers one warm-up chat, which may take the whole timeout; a
   // pool asks each replica and then pins the pool, so no single figure bounds it.
-  const wait = members !== null ? "" : ` (up to ${Math.min(o.canaryTimeout, 30)}s)`;
+  const list = Math.min(o.canaryTimeout, 30);
+  const wait =
+    members !== null ? "" : o.provider === "openai" ? ` (its model list up to ${list}s, then one warm-up call up to ${o.canaryTimeout}s)` : ` (up to ${list}s)`;
   const where = origin === "<invalid endpoint>" ? "invalid endpoint" : origin;
   log("INFO", `🐤 Checking the canary before listening: ${where}, model ${displayText(o.canaryModel)}${wait}...`);
 }

@@ -200,6 +200,9 @@ describe("canary modes against the stand-in", () => {
     const both = await runEvalCli(["--corpus", PROMPTS, "--model", "a:1b", "--canary-model", "b:1b", "--output", out], { cwd: REPO });
     expect(both.code).toBe(2);
     expect(both.stderr).toBe("error: --canary-model is another name of --model: give one of them, not two different values\n");
+    const empty = await runEvalCli(["--corpus", PROMPTS, "--canary-model", "", "--output", out], { cwd: REPO });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe("error: --canary-model must not be empty\n");
   });
 
   test("model-only runs no structural layer and calls the canary for every case; warmup is not scored or emitted", async () => {

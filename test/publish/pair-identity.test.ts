@@ -153,10 +153,30 @@ describe("pair identity under --overwrite", () => {
       // A member neither document has, before the records: neither, whatever follows.
       [`{"other":1,"records":[],"manifest_schema":"little-canary-ingest-manifest/v1","manifest_sha256":"${sha}"}`, null],
       ['{"old":"export"}', null],
+      // A byte order mark in front (a re-save by an editor) hides neither document.
+      [`\ufeff${await readFile(join(dir, "m1.json"), "utf8")}`, { kind: "manifest" }],
+      [`\ufeff${JSON.stringify({ records, ...head }, null, 2)}`, { kind: "manifest" }],
+      [`\ufeff${await readFile(join(dir, "e.json"), "utf8")}`, { kind: "export", manifestSha256: sha256Hex(await readFile(join(dir, "m1.json"))) }],
+      // A sharded run's index.
+      [JSON.stringify({ schema: "little-canary-ingest-index/v1", shards: [] }), { kind: "index" }],
     ];
     for (const [text, kind] of cases) {
       await writeFile(path, text);
       expect(await pairDocumentOf(path), text.slice(0, 60)).toEqual(kind);
+    }
+  });
+
+  it("a sharded run's index named as --manifest or --export is refused under --overwrite, naming it", async () => {
+    const index = JSON.stringify({ schema: "little-canary-ingest-index/v1", shard_count: 1, shards: [] });
+    await writeFile(join(dir, "index.json"), index);
+    for (const [manifest, exported, flag] of [
+      ["index.json", "q.json", "--manifest"],
+      ["q.json", "index.json", "--export"],
+    ] as const) {
+      const run = await ingest("in.jsonl", manifest, true, exported);
+      expect(run.code, flag).toBe(3);
+      expect(run.error).toContain(`refusing to replace ${flag} ${join(dir, "index.json")}: it is the index of a sharded run (little-canary-ingest-index/v1)`);
+      expect(await readFile(join(dir, "index.json"), "utf8")).toBe(index);
     }
   });
 

@@ -127,8 +127,18 @@ describe("LittleCanaryExportLoader", () => {
     const pin = await publish([{ text: "A clean page about shipping." }, { id: "little-canary:0", text: "Another clean page about returns." }]);
     await expect(loader(pin).load()).rejects.toMatchObject({
       code: "verification",
-      problems: [{ code: "reserved_id", message: 'record 1 has an id starting "little-canary:", which the adapters reserve for records without an id' }],
+      problems: [
+        {
+          code: "reserved_id",
+          message: 'record 1 has an id starting "little-canary:" (in any case or width), which the adapters reserve for records without an id',
+        },
+      ],
     });
+    // Another case or a full-width colon is the same id to a store that folds them.
+    for (const id of ["Little-Canary:0", "LITTLE-CANARY:1", "little-canary\uff1a0"]) {
+      const pinned = await publish([{ text: "A clean page about shipping." }, { id, text: "Another clean page about returns." }]);
+      await expect(loader(pinned).load(), id).rejects.toMatchObject({ problems: [expect.objectContaining({ code: "reserved_id" })] });
+    }
   });
 
   it("the shards of one run generate distinct ids for records without one (each shard counts from 0)", async () => {

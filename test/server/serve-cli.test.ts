@@ -203,6 +203,15 @@ describe("serve run", () => {
     expect(await run.done).toBe(0);
   });
 
+  it("with an OpenAI-compatible canary says the warm-up call may take the whole timeout", async () => {
+    const url = await refusedUrl();
+    const run = runLocal(["serve", "--port", "0", "--provider", "openai", "--base-url", `${url}/v1`, "--canary-model", "m1", "--timeout", "5"]);
+    expect(await run.done).toBe(2);
+    expect(run.stderr.text).toContain(
+      `[INFO] 🐤 Checking the canary before listening: ${url}, model m1 (its model list up to 5s, then one warm-up call up to 5s)...\n`,
+    );
+  });
+
   it("reports a busy port in one line and exits 1", async () => {
     const blocker = createNetServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve()));
