@@ -95,11 +95,17 @@ export function networkFailureCause(error: unknown): NetworkFailureCause | null 
     if (typeof code === "string" && (TLS_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_"))) {
       return "TLS failure";
     }
-    // fetch refuses "bad ports" (e.g. 1, 9, 25) without connecting: an endpoint that cannot be
-    // reached, for a reason the user cannot see from outside (the port answers to curl).
-    if (current instanceof Error && current.message === "bad port") return "a port fetch never connects to";
+    if (isBadPort(current)) return "a port fetch never connects to";
   }
   return null;
+}
+
+/**
+ * fetch refuses "bad ports" (e.g. 1, 9, 25) without connecting: an endpoint that cannot be
+ * reached, for a reason the user cannot see from outside (the port answers to curl).
+ */
+function isBadPort(error: object): boolean {
+  return error instanceof Error && error.message === "bad port";
 }
 
 class DeadlineExceeded extends Error {}
@@ -111,7 +117,7 @@ function classify(error: unknown): HttpCallOutcome {
     const known = causeOfCode(code);
     if (name === "TimeoutError" || known === "timeout") return { kind: "timeout" };
     if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
-    if (current instanceof Error && current.message === "bad port") return { kind: "unavailable", cause: "a port fetch never connects to" };
+    if (isBadPort(current)) return { kind: "unavailable", cause: "a port fetch never connects to" };
   }
   return { kind: "exception", errorClass: errorClassName(error) };
 }

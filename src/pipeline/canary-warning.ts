@@ -123,12 +123,22 @@ const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_respo
  * (an empty or cut-off reply, a prompt not shown read whole) has its own fix.
  */
 export function canaryReplyWarning(target: CanaryTarget, reason: string, affected: string | null = null): string {
+  if (reason === "input_too_long") return notSentWarning(target, affected);
   if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return unusableReplyWarning(target, reason, affected);
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
   const scope = affected === null ? "" : ` for ${affected}`;
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason})${scope}; ` +
     `the canary did not screen it; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`
+  );
+}
+
+/** Not a reply at all: a text past the most windows one check screens is never sent to the canary. */
+function notSentWarning(target: CanaryTarget, affected: string | null): string {
+  const scope = affected === null ? "" : ` for ${affected}`;
+  return (
+    `warning: a text needs more canary windows than one check screens (input_too_long)${scope}, so it was not sent to the canary at ${target.url}; ` +
+    "the canary did not screen it; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n"
   );
 }
 
@@ -182,13 +192,6 @@ function unusableReplyFix(target: CanaryTarget, reason: string): string {
  */
 function unusableReplyWarning(target: CanaryTarget, reason: string, affected: string | null): string {
   const scope = affected === null ? "" : ` for ${affected}`;
-  // Not a reply at all: a text past the most windows a check screens is never sent to the canary.
-  if (reason === "input_too_long") {
-    return (
-      `warning: a text needs more canary windows than one check screens (input_too_long)${scope}, so it was not sent to the canary at ${target.url}; ` +
-      "the canary did not screen it; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n"
-    );
-  }
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but its reply could not be used (${reason})${scope}; ` +
     `the canary did not screen it; ${unusableReplyFix(target, reason)}\n`

@@ -16,6 +16,7 @@ import { MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { fieldsShape, SKIP_SHAPE, STRING_SHAPE } from "../core/parse-line.js";
 import { readFileChunks, StrictJsonStream } from "../core/strict-json-stream.js";
 import { isPlainObject } from "../core/guards.js";
+import { startsWithByteOrderMark } from "../core/strict-document.js";
 import { sha256 as Sha256Field } from "../documents/fields.js";
 import { IngestExportSchema, IngestManifestSchema } from "../documents/schemas.js";
 import { INDEX_SCHEMA } from "../documents/ingest-index.js";
@@ -36,8 +37,13 @@ const MANIFEST_PREFIX = '{"counts":{"admitted":';
 /** What a file at a target path is: an export (bound to a manifest's sha256), a manifest, a sharded run's index, or none of them (null). */
 export type PairDocument = { readonly kind: "export"; readonly manifestSha256: string } | { readonly kind: "manifest" } | { readonly kind: "index" } | null;
 
-/** A UTF-8 byte order mark: verify refuses a file with one, but a re-save that added it must not cost the file. */
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/**
+ * `bytes` without a leading UTF-8 byte order mark: verify refuses a file with one, but a re-save
+ * that added it must not cost the file, so the document behind it decides.
+ */
+function withoutByteOrderMark(bytes: Buffer): Buffer {
+  return startsWithByteOrderMark(bytes) ? bytes.subarray(3) : bytes;
+}
 
 /** The pair document the file at `path` is (see the file's head); null for a file that is neither, or none. */
 export async function pairDocumentOf(path: string): Promise<PairDocument> {
@@ -47,8 +53,7 @@ export async function pairDocumentOf(path: string): Promise<PairDocument> {
   try {
     const buffer = Buffer.alloc(PREFIX_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, PREFIX_BYTES, 0);
-    const read = buffer.subarray(0, bytesRead);
-    const prefix = (read.subarray(0, BOM.length).equals(BOM) ? read.subarray(BOM.length) : read).toString("latin1");
+    const prefix = withoutByteOrderMark(buffer.subarray(0, bytesRead)).toString("latin1");
     const match = BINDING_PREFIX.exec(prefix);
     if (match !== null) return { kind: "export", manifestSha256: match[1] as string };
     if (prefix.startsWith(MANIFEST_PREFIX)) return { kind: "manifest" };
@@ -58,12 +63,6 @@ export async function pairDocumentOf(path: string): Promise<PairDocument> {
     await handle.close();
   }
   return strictPairDocument(path);
-}
-
-/** The manifest sha256 an export written by this package is bound to, or null when the file is not one. */
-export async function exportBinding(exportPath: string): Promise<string | null> {
-  const document = await pairDocumentOf(exportPath);
-  return document?.kind === "export" ? document.manifestSha256 : null;
 }
 
 /** The members that say what a document is; everything else, records included, is skipped. */
@@ -92,8 +91,8 @@ async function strictPairDocument(path: string): Promise<PairDocument> {
   let first = true;
   try {
     for await (const read of readFileChunks(path, 1 << 18)) {
-      // A leading byte order mark is skipped: the document behind it decides (chunks are far longer than the mark).
-      const chunk = first && read.subarray(0, BOM.length).equals(BOM) ? read.subarray(BOM.length) : read;
+      // Only the first chunk can start with the mark (chunks are far longer than it).
+      const chunk = first ? withoutByteOrderMark(read) : read;
       first = false;
       const events = reader.write(chunk);
       if (reader.failed !== null) return null;

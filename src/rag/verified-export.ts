@@ -5,7 +5,7 @@
 // Each comes with its provenance under flat top-level keys (`little_canary_<field>`) that never
 // mix with the record's own, never one nested object: LlamaIndex renders each metadata value as
 // text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
-import { MAX_DOCUMENT_BYTES } from "../core/read-document.js";
+import { MAX_DOCUMENT_BYTES, parseJsonDocument, readFailureMessage } from "../core/read-document.js";
 import { readSmallFile } from "../core/read-at-most.js";
 import { resolve } from "node:path";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -85,11 +85,10 @@ const GENERATED_ID_PREFIX = "little-canary:";
 /**
  * The generated id of a record without one, less its index: `little-canary:` for a pair, and
  * `little-canary:K/N:` for shard K of N, since every shard counts its records from 0 and the
- * shards of one run are loaded into one store. The pair verified, so its manifest reads.
+ * shards of one run are loaded into one store. `manifest` is the verified manifest's value.
  */
-function generatedIdPrefix(manifestBytes: Uint8Array): string {
-  const read = readStrictDocument(manifestBytes);
-  const run = read.ok && isPlainObject(read.value) ? read.value["run"] : undefined;
+function generatedIdPrefix(manifest: unknown): string {
+  const run = isPlainObject(manifest) ? manifest["run"] : undefined;
   const shard = isPlainObject(run) ? run["shard"] : undefined;
   return isPlainObject(shard) && Number.isSafeInteger(shard["k"]) && Number.isSafeInteger(shard["n"])
     ? `${GENERATED_ID_PREFIX}${String(shard["k"])}/${String(shard["n"])}:`
@@ -162,7 +161,14 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
     if (manifestSha256 !== checked.manifestSha256 || (pin !== null && manifestSha256 !== pin)) {
       throw refused([{ code: "manifest_sha256", message: "the manifest changed after it was verified" }]);
     }
-    const problems = verifyExport(exportBytes, manifestBytes, { manifestBytes, refuseAllowlisted });
+    // The manifest parsed once, as verifyExport parses bytes: it is checked, and it names the shard.
+    let manifest: unknown;
+    try {
+      manifest = parseJsonDocument(manifestBytes, "manifest").value;
+    } catch (error) {
+      throw refused([{ code: "manifest_unreadable", message: readFailureMessage(error, "manifest") }]);
+    }
+    const problems = verifyExport(exportBytes, manifest, { manifestBytes, refuseAllowlisted });
     if (problems.length > 0) throw refused(problems);
     const read = readStrictDocument(exportBytes);
     if (!read.ok) throw refused([{ code: "export_unreadable", message: "the export could not be read again" }]);
@@ -191,7 +197,7 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
         : []),
     ]);
     if (reserved.length > 0) throw refused(reserved);
-    const generated = generatedIdPrefix(manifestBytes);
+    const generated = generatedIdPrefix(manifest);
     return records.map((record) => {
       const { index, id, source, sha256, material_sha256 } = record;
       const provenance: Provenance = { index, id, source, sha256, material_sha256, manifest_sha256: manifestSha256 };

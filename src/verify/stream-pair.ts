@@ -16,7 +16,7 @@ import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
 import { exportShare, manifestShare, type PairShare } from "./pair-share.js";
 import { newBucketKey, type IdDigestOptions } from "./id-digests.js";
-import { assembleProblems, RECORDS_KEY, StreamedExport, StreamedManifest, type ExportShareState, type ManifestShareState } from "./verify-stream.js";
+import { assembleProblems, headOf, RECORDS_KEY, StreamedExport, StreamedManifest, type ExportShareState, type ManifestShareState } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
 
 /**
@@ -47,13 +47,6 @@ export interface PairReading {
   /** The export's members other than `records`, likewise (null without an export). */
   readonly exportHead: Obj | null;
   readonly problems: VerifyProblem[];
-}
-
-/** A document's members other than `records`. */
-export function headOf(root: unknown): Obj | null {
-  if (!isObj(root)) return null;
-  const { [RECORDS_KEY]: _records, ...head } = root;
-  return head;
 }
 
 function readReason(error: unknown): string {

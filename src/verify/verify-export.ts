@@ -6,8 +6,7 @@ import { sha256Hex } from "../core/hash.js";
 import { allowlistedAdmissions, failureProblem, ProblemList, refuseAllowlisted, type VerifyProblem } from "./problems.js";
 import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
 import type { ManifestFileSha } from "./pair-checks.js";
-import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
-import { headOf } from "./stream-pair.js";
+import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { ARGUMENT_WORDING, MANIFEST_ONLY_WORDING, swappedDocuments } from "./swapped.js";
 
 /** Options of `verifyExport` and `verifyManifestOnly`. */

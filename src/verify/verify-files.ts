@@ -11,9 +11,9 @@ import { refuseUnknownOptions } from "../core/guards.js";
 import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
-import { headOf, streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
+import { streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
 import { SHARE_BLOCK } from "./pair-share.js";
-import { NO_EXPORT, verifyHeld } from "./verify-stream.js";
+import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { FILE_WORDING, swappedDocuments } from "./swapped.js";
 import type { Obj } from "./_values.js";
 

@@ -23,6 +23,13 @@ const EXPORT_RECORD_CHECK = compileCheck(ExportRecordSchema);
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
 
+/** A document's members other than `records` (null when it is not an object). */
+export function headOf(root: unknown): Obj | null {
+  if (!isObj(root)) return null;
+  const { [RECORDS_KEY]: _records, ...head } = root;
+  return head;
+}
+
 /** `{...rest, records: []}`: a document's head with its streamed list left empty. */
 function withEmptyRecords(rest: Obj): Obj {
   return { ...rest, [RECORDS_KEY]: [] };

@@ -5,11 +5,17 @@ import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestFiles } from "../../src/ingest/files.js";
-import { exportBinding, pairDocumentOf } from "../../src/publish/pair.js";
+import { pairDocumentOf } from "../../src/publish/pair.js";
 import { removePreviousPair } from "../../src/publish/publish.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { RECORDS, ingestOptions, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
+
+/** The manifest sha256 the file at `path` is bound to, when it is an export, else null. */
+const exportBinding = async (path: string): Promise<string | null> => {
+  const document = await pairDocumentOf(path);
+  return document?.kind === "export" ? document.manifestSha256 : null;
+};
 
 let ollama: OllamaStandIn;
 let dir: string;
