@@ -251,124 +251,153 @@ const BYTE_TAMPERS: Record<string, ByteTamper> = {
   "non-JSON whitespace": (m, e, n) => ({ manifest: m, exported: n % 2 === 0 ? enc(`\u00a0${dec(e)}`) : enc(`${dec(e)}\u2028`) }),
 };
 
+/** The four agreement properties, by name: `verifyStreamProperties` defines all or some of them. */
+export type StreamProperty = "genuine pairs" | "allow-listed admissions" | "tampered documents" | "tampered bytes";
+
+const ALL_PROPERTIES: readonly StreamProperty[] = ["genuine pairs", "allow-listed admissions", "tampered documents", "tampered bytes"];
+
 /**
- * The four agreement properties (genuine pairs, allow-listed admissions, tampered documents, tampered
- * bytes), each pair read in reads of one of `chunks` bytes.
+ * The agreement properties named in `properties` (all four by default: genuine pairs, allow-listed
+ * admissions, tampered documents, tampered bytes), each pair read in reads of one of `chunks`
+ * bytes. A suite may split them over files so that two cores check them at once.
  */
-export function verifyStreamProperties(chunks: readonly number[]): void {
-  it("random genuine pairs (and manifests alone) agree, in any chunk size", async () => {
-    const dir = await tempDir();
-    await fc.assert(
-      fc.asyncProperty(runArb(chunks), async ({ inputs, small, chunk, version }) => {
-        const run = makeRun(inputs, small, version);
-        const mode = await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk);
-        expect(mode).toBe("streamed");
-        expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
-        const result = await verifyFiles({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk });
-        expect(result.consistent).toBe(true);
-      }),
-      { numRuns: 40 },
-    );
-    // One byte at a time, for a small pair.
-    const run = makeRun(
-      [
-        { id: "é", source: null, metadata: { "ключ": "😀" }, text: "two 😀 words" },
-        { id: null, source: null, metadata: {}, text: "BLOCK" },
-      ],
-      true,
-    );
-    expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, 1)).toBe("streamed");
-  }, 240_000);
-
-  it("random pairs with allow-listed admissions agree streamed and whole, and --no-allowlisted agrees too", async () => {
-    const dir = await tempDir();
-    let allowlisted = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        runArb(chunks),
-        fc.array(fc.constantFrom("none", "record", "segment"), { maxLength: 8 }),
-        async ({ inputs, small, chunk, version }, scopes) => {
-          const policy = resolvePolicy(
-            small ? { segment_chars: 10, segment_overlap: 2, max_segments: 20, stop_after_hold: false } : { stop_after_hold: false },
-          );
-          // Each valid input listed by its material hash, by all its segments' hashes, or not at all.
-          const entries = inputs.flatMap((input, i) => {
-            if ("malformed" in input || scopes[i] === undefined || scopes[i] === "none") return [];
-            const listed = { reason: "reviewed", by: "tester" };
-            if (scopes[i] === "record") return [{ sha256: materialSha256(input), scope: "record", ...listed }];
-            const plan = planSegments(input, policy);
-            return [...new Set(plan.segments.map((s) => s.sha256))].map((sha256) => ({ sha256, scope: "segment", ...listed }));
-          });
-          const unique = [...new Map(entries.map((e) => [`${e.scope}:${e.sha256}`, e])).values()];
-          const run = synthRun(inputs, { policy, allowlist: parseAllowlist(enc(JSON.stringify(unique))), manifestVersion: version });
-          allowlisted += run.manifest.document.counts.allowlisted ?? 0;
-          expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk)).toBe("streamed");
+export function verifyStreamProperties(chunks: readonly number[], properties: readonly StreamProperty[] = ALL_PROPERTIES): void {
+  const property = (name: StreamProperty, title: string, body: () => Promise<void>, timeout?: number): void => {
+    if (properties.includes(name)) it(title, body, timeout);
+  };
+  property(
+    "genuine pairs",
+    "random genuine pairs (and manifests alone) agree, in any chunk size",
+    async () => {
+      const dir = await tempDir();
+      await fc.assert(
+        fc.asyncProperty(runArb(chunks), async ({ inputs, small, chunk, version }) => {
+          const run = makeRun(inputs, small, version);
+          const mode = await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk);
+          expect(mode).toBe("streamed");
           expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
-          const files = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk };
-          const plain = await verifyFiles(files);
-          expect(plain).toMatchObject({ consistent: true, allowlisted: run.manifest.document.counts.allowlisted ?? 0 });
-          const refused = await verifyFiles({ ...files, refuseAllowlisted: true });
-          expect(refused.problems).toEqual(verifyExport(run.exported!.bytes, run.manifest.bytes, { refuseAllowlisted: true }));
-          expect(refused.consistent).toBe((run.manifest.document.counts.allowlisted ?? 0) === 0);
-        },
-      ),
-      {
-        numRuns: 40,
-        // Random runs may list no held record; these two always admit one by the allowlist (by its
-        // material hash, by its segments' hashes), so the count below never rests on chance.
-        examples: [
-          [{ inputs: [{ id: "a", source: null, metadata: {}, text: "BLOCK this one" }], small: false, chunk: chunks[0] as number, version: 1 }, ["record"]],
-          [
-            { inputs: [{ id: "b", source: null, metadata: {}, text: "plain words then BLOCK" }], small: true, chunk: chunks.at(-1) as number, version: 3 },
-            ["segment"],
-          ],
+          const result = await verifyFiles({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk });
+          expect(result.consistent).toBe(true);
+        }),
+        { numRuns: 40 },
+      );
+      // One byte at a time, for a small pair.
+      const run = makeRun(
+        [
+          { id: "é", source: null, metadata: { "ключ": "😀" }, text: "two 😀 words" },
+          { id: null, source: null, metadata: {}, text: "BLOCK" },
         ],
-      },
-    );
-    // The property saw allow-listed admissions, not only runs without any.
-    expect(allowlisted).toBeGreaterThan(0);
-  }, 240_000);
-
-  it("tampered documents get the same problems, codes and messages", async () => {
-    const dir = await tempDir();
-    for (const [name, tamper] of Object.entries(TAMPERS)) {
-      await fc.assert(
-        // v1 manifests: these tampers edit v1's fields (a record's `index`, `admission`), which a
-        // v3 record leaves out when they follow from its position and its other fields.
-        fc.asyncProperty(runArb(chunks), fc.nat(), async ({ inputs, small, chunk }, n) => {
-          const run = makeRun(inputs, small);
-          const pair = tamper(structuredClone(run.manifest.document) as Json, structuredClone(run.exported!.document) as Json, n);
-          if (pair === null) return;
-          try {
-            await agree(dir, pair.manifest, pair.exported, chunk);
-            await agree(dir, pair.manifest, null, chunk);
-          } catch (error) {
-            throw new Error(`${name}: ${(error as Error).message}`);
-          }
-        }),
-        { numRuns: 10 },
+        true,
       );
-    }
-  }, 240_000);
+      expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, 1)).toBe("streamed");
+    },
+    240_000,
+  );
 
-  it("byte flips, truncation, invalid UTF-8 and deep duplicate keys agree", async () => {
-    const dir = await tempDir();
-    for (const [name, tamper] of Object.entries(BYTE_TAMPERS)) {
+  property(
+    "allow-listed admissions",
+    "random pairs with allow-listed admissions agree streamed and whole, and --no-allowlisted agrees too",
+    async () => {
+      const dir = await tempDir();
+      let allowlisted = 0;
       await fc.assert(
-        fc.asyncProperty(runArb(chunks), fc.nat(), fc.integer({ min: 0, max: 255 }), async ({ inputs, small, chunk, version }, n, b) => {
-          const run = makeRun(inputs.length === 0 ? [{ id: "x", source: null, metadata: {}, text: "t" }] : inputs, small, version);
-          const pair = tamper(run.manifest.bytes, run.exported!.bytes, n, b);
-          if (pair === null) return;
-          try {
-            await agree(dir, pair.manifest, pair.exported, chunk);
-          } catch (error) {
-            throw new Error(`${name}: ${(error as Error).message}`);
-          }
-        }),
-        { numRuns: 15 },
+        fc.asyncProperty(
+          runArb(chunks),
+          fc.array(fc.constantFrom("none", "record", "segment"), { maxLength: 8 }),
+          async ({ inputs, small, chunk, version }, scopes) => {
+            const policy = resolvePolicy(
+              small ? { segment_chars: 10, segment_overlap: 2, max_segments: 20, stop_after_hold: false } : { stop_after_hold: false },
+            );
+            // Each valid input listed by its material hash, by all its segments' hashes, or not at all.
+            const entries = inputs.flatMap((input, i) => {
+              if ("malformed" in input || scopes[i] === undefined || scopes[i] === "none") return [];
+              const listed = { reason: "reviewed", by: "tester" };
+              if (scopes[i] === "record") return [{ sha256: materialSha256(input), scope: "record", ...listed }];
+              const plan = planSegments(input, policy);
+              return [...new Set(plan.segments.map((s) => s.sha256))].map((sha256) => ({ sha256, scope: "segment", ...listed }));
+            });
+            const unique = [...new Map(entries.map((e) => [`${e.scope}:${e.sha256}`, e])).values()];
+            const run = synthRun(inputs, { policy, allowlist: parseAllowlist(enc(JSON.stringify(unique))), manifestVersion: version });
+            allowlisted += run.manifest.document.counts.allowlisted ?? 0;
+            expect(await agree(dir, run.manifest.bytes, run.exported!.bytes, chunk)).toBe("streamed");
+            expect(await agree(dir, run.manifest.bytes, null, chunk)).toBe("streamed");
+            const files = { manifest: join(dir, "manifest.json"), export: join(dir, "export.json"), chunkBytes: chunk };
+            const plain = await verifyFiles(files);
+            expect(plain).toMatchObject({ consistent: true, allowlisted: run.manifest.document.counts.allowlisted ?? 0 });
+            const refused = await verifyFiles({ ...files, refuseAllowlisted: true });
+            expect(refused.problems).toEqual(verifyExport(run.exported!.bytes, run.manifest.bytes, { refuseAllowlisted: true }));
+            expect(refused.consistent).toBe((run.manifest.document.counts.allowlisted ?? 0) === 0);
+          },
+        ),
+        {
+          numRuns: 40,
+          // Random runs may list no held record; these two always admit one by the allowlist (by its
+          // material hash, by its segments' hashes), so the count below never rests on chance.
+          examples: [
+            [{ inputs: [{ id: "a", source: null, metadata: {}, text: "BLOCK this one" }], small: false, chunk: chunks[0] as number, version: 1 }, ["record"]],
+            [
+              { inputs: [{ id: "b", source: null, metadata: {}, text: "plain words then BLOCK" }], small: true, chunk: chunks.at(-1) as number, version: 3 },
+              ["segment"],
+            ],
+          ],
+        },
       );
-    }
-    // Most tampered pairs were checked by streaming, not by the whole-document fallback.
-    expect(stats.streamed).toBeGreaterThan(stats.whole * 4);
-  }, 240_000);
+      // The property saw allow-listed admissions, not only runs without any.
+      expect(allowlisted).toBeGreaterThan(0);
+    },
+    240_000,
+  );
+
+  property(
+    "tampered documents",
+    "tampered documents get the same problems, codes and messages",
+    async () => {
+      const dir = await tempDir();
+      for (const [name, tamper] of Object.entries(TAMPERS)) {
+        await fc.assert(
+          // v1 manifests: these tampers edit v1's fields (a record's `index`, `admission`), which a
+          // v3 record leaves out when they follow from its position and its other fields.
+          fc.asyncProperty(runArb(chunks), fc.nat(), async ({ inputs, small, chunk }, n) => {
+            const run = makeRun(inputs, small);
+            const pair = tamper(structuredClone(run.manifest.document) as Json, structuredClone(run.exported!.document) as Json, n);
+            if (pair === null) return;
+            try {
+              await agree(dir, pair.manifest, pair.exported, chunk);
+              await agree(dir, pair.manifest, null, chunk);
+            } catch (error) {
+              throw new Error(`${name}: ${(error as Error).message}`);
+            }
+          }),
+          { numRuns: 10 },
+        );
+      }
+    },
+    240_000,
+  );
+
+  property(
+    "tampered bytes",
+    "byte flips, truncation, invalid UTF-8 and deep duplicate keys agree",
+    async () => {
+      const dir = await tempDir();
+      for (const [name, tamper] of Object.entries(BYTE_TAMPERS)) {
+        await fc.assert(
+          fc.asyncProperty(runArb(chunks), fc.nat(), fc.integer({ min: 0, max: 255 }), async ({ inputs, small, chunk, version }, n, b) => {
+            const run = makeRun(inputs.length === 0 ? [{ id: "x", source: null, metadata: {}, text: "t" }] : inputs, small, version);
+            const pair = tamper(run.manifest.bytes, run.exported!.bytes, n, b);
+            if (pair === null) return;
+            try {
+              await agree(dir, pair.manifest, pair.exported, chunk);
+            } catch (error) {
+              throw new Error(`${name}: ${(error as Error).message}`);
+            }
+          }),
+          { numRuns: 15 },
+        );
+      }
+      // Most tampered pairs were checked by streaming, not by the whole-document fallback.
+      expect(stats.streamed).toBeGreaterThan(stats.whole * 4);
+    },
+    240_000,
+  );
 }

@@ -1,7 +1,7 @@
 // The one verifier gives the same problems whichever source feeds it: the files streamed in
 // lockstep (verifyFiles) or the same bytes held in memory (verifyExport / verifyManifestOnly), on
 // random genuine pairs and on tampered ones (verify-stream-properties.ts), read in 61-, 509- and
-// 4096-byte chunks here and in 5- and 7-byte chunks in verify-stream.heavy.test.ts; one small pair is
+// 4096-byte chunks here and in 5- and 7-byte chunks in verify-stream.heavy.test.ts and verify-stream-tampered.heavy.test.ts; one small pair is
 // read a byte at a time here too. The per-record value budget (manifests of two million values) is
 // in verify-stream.heavy.test.ts.
 import { describe, expect, it } from "vitest";
